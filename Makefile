@@ -1,0 +1,40 @@
+# byteclub: build, run, test and benchmark.
+SHELL := /bin/bash
+SWIFT ?= swift
+APT_PACKAGES := libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev tmux pkg-config curl
+BENCH_SIZE ?= 1GiB
+
+.PHONY: all build run test bench deps clean
+
+all: build
+
+## deps: install the Debian packages the build and the tests need, when any is missing.
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+run: build
+	$(SWIFT) run byteclub
+
+## test: every unit and end-to-end test, against real servers on loopback.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## bench: Transfer against the curl CLI and FoundationNetworking's URLSession, side by side.
+bench: deps
+	$(SWIFT) build -c release --product transfer-bench
+	.build/release/transfer-bench compare --size $(BENCH_SIZE)
+
+clean:
+	rm -rf .build

@@ -1,0 +1,1 @@
+print("transfer-bench: not written yet")

@@ -61,6 +61,11 @@ final class EasyTransfer: @unchecked Sendable {
     private var progressScheduled = false
     private(set) var isFinished = false
 
+    // Our own receive limit (see `throttle`)
+    private var throttleStart: UInt64 = 0
+    private var throttleBytes: Int64 = 0
+    private var throttled = false
+
     static let maxErrorBody = 1 << 20
     static let maxPendingData = 1 << 20
 
@@ -392,6 +397,7 @@ final class EasyTransfer: @unchecked Sendable {
             }
             return count
         }
+        if throttle(count) { return Int(BC_CURL_WRITEFUNC_PAUSE) }
         switch sink {
         case .file(let fd, let path):
             var offset = 0
@@ -420,6 +426,34 @@ final class EasyTransfer: @unchecked Sendable {
         }
         noteProgress()
         return count
+    }
+
+    /// Enforces `maxReceiveBytesPerSecond`. curl 7.88 reads everything a socket has in one go
+    /// before it checks its own limit, so on a fast link its limit does nothing; instead we
+    /// pause the transfer from the write callback (curl keeps the chunk and hands it back)
+    /// until the average rate is back under the limit. Returns true to pause.
+    private func throttle(_ count: Int) -> Bool {
+        guard let limit = configuration.maxReceiveBytesPerSecond, limit > 0 else { return false }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if throttleStart == 0 { throttleStart = now }
+        let elapsed = Double(now - throttleStart) / 1e9
+        // Allow a tenth of a second's worth as a burst.
+        let allowance = Double(limit) * (elapsed + 0.1)
+        guard Double(throttleBytes + Int64(count)) > allowance, throttleBytes > 0 else {
+            throttleBytes += Int64(count)
+            return false
+        }
+        guard !throttled else { return true }
+        throttled = true
+        let wait = max(0.001, (Double(throttleBytes + Int64(count)) - allowance) / Double(limit))
+        session.queue.asyncAfter(deadline: .now() + wait) { [self] in
+            throttled = false
+            // Leave a transfer alone that finished or that the caller suspended meanwhile.
+            guard !isFinished, task.shared.withLock({ $0.lifecycle.state }) == .running else { return }
+            setPaused(false)
+            session.kick()
+        }
+        return true
     }
 
     fileprivate func header(_ line: String) {

@@ -22,6 +22,19 @@ public struct ResumeData: Codable, Sendable, Equatable {
     public var lastModified: String?
     public var temporaryPath: String
 
+    public init(version: Int = ResumeData.currentVersion, url: URL, method: String, headers: [String: String], offset: Int64,
+                expectedLength: Int64?, etag: String?, lastModified: String?, temporaryPath: String) {
+        self.version = version
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.offset = offset
+        self.expectedLength = expectedLength
+        self.etag = etag
+        self.lastModified = lastModified
+        self.temporaryPath = temporaryPath
+    }
+
     public func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

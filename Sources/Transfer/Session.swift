@@ -27,7 +27,6 @@ public final class Session: @unchecked Sendable {
     private var invalidation = Invalidation.none
 
     private let nextIdentifier = Atomic<Int>(1)
-    private let invalidated = Atomic<Bool>(false)
     private static let sessionCounter = Atomic<Int>(0)
 
     /// - Parameters:
@@ -131,7 +130,6 @@ public final class Session: @unchecked Sendable {
 
     /// Lets running tasks finish, refuses new ones, then delivers `didBecomeInvalidWithError(nil)` last.
     public func finishTasksAndInvalidate() {
-        invalidated.store(true, ordering: .releasing)
         queue.async {
             guard self.invalidation == .none else { return }
             self.invalidation = .finishing
@@ -141,7 +139,6 @@ public final class Session: @unchecked Sendable {
 
     /// Cancels every running task, then invalidates as `finishTasksAndInvalidate()` does.
     public func invalidateAndCancel() {
-        invalidated.store(true, ordering: .releasing)
         queue.async {
             guard self.invalidation != .invalidated else { return }
             self.invalidation = .finishing
@@ -181,7 +178,8 @@ public final class Session: @unchecked Sendable {
 
     func start(_ task: TransferTask) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard invalidation == .none, !invalidated.load(ordering: .acquiring) else {
+        // Queue order decides: a task resumed before finishTasksAndInvalidate() still runs.
+        guard invalidation == .none else {
             finish(task, transfer: nil, error: .sessionInvalidated, keepDownload: false)
             return
         }
@@ -213,6 +211,11 @@ public final class Session: @unchecked Sendable {
         guard let transfer = active[task.taskIdentifier] else { return }
         transfer.setPaused(paused)
         if !paused { driver?.kick() }
+    }
+
+    /// Lets curl look at its timers now, after a transfer was unpaused.
+    func kick() {
+        driver?.kick()
     }
 
     func cancelUnstarted(_ task: TransferTask, resumeDataHandler: (@Sendable (Data?) -> Void)?) {
@@ -248,7 +251,7 @@ public final class Session: @unchecked Sendable {
         if let callbackError = transfer.callbackError {
             error = callbackError
         } else if code != CURLE_OK {
-            error = TransferError.from(code: code, detail: transfer.curlErrorDetail, url: task.originalRequest.url, elapsed: transfer.elapsed, configuration: configuration)
+            error = TransferError.from(code: code, detail: transfer.curlErrorDetail, osErrno: Int32(transfer.easy.infoLong(CURLINFO_OS_ERRNO)), url: task.originalRequest.url, elapsed: transfer.elapsed, configuration: configuration)
         } else if transfer.rangeRefused {
             error = .invalidResumeData(reason: "the server no longer has that part of the file")
         } else if let response = transfer.finalResponse, !response.isSuccess {

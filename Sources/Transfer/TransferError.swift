@@ -71,17 +71,22 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Maps a libcurl result to a typed error. `detail` is curl's error buffer.
-    static func from(code: CURLcode, detail: String, url: URL, elapsed: Double, configuration: SessionConfiguration) -> TransferError {
+    static func from(code: CURLcode, detail: String, osErrno: Int32, url: URL, elapsed: Double, configuration: SessionConfiguration) -> TransferError {
         let host = url.host ?? url.absoluteString
         let hostPort = url.port.map { "\(host):\($0)" } ?? host
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL where ["http", "https"].contains(url.scheme?.lowercased() ?? ""):
+            // For an HTTP URL this means the reply was not HTTP (curl refuses HTTP/0.9).
+            return .malformedResponse(detail: text)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return .badURL(url.absoluteString)
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return .dnsFailure(host: host)
         case CURLE_COULDNT_CONNECT:
-            return .cannotConnect(host: hostPort, detail: text.contains("refused") ? "connection refused" : text)
+            // curl's own text hides the reason; the socket's errno has it.
+            let reason = osErrno == ECONNREFUSED ? "connection refused" : osErrno != 0 ? String(cString: strerror(osErrno)) : text
+            return .cannotConnect(host: hostPort, detail: reason)
         case CURLE_OPERATION_TIMEDOUT:
             // curl reports both timeouts with one code; the elapsed time tells them apart.
             let resource = configuration.timeoutIntervalForResource

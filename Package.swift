@@ -7,24 +7,47 @@ let package = Package(
     products: [
         .executable(name: "byteclub", targets: ["byteclub"]),
         .executable(name: "transfer-bench", targets: ["transfer-bench"]),
+        .executable(name: "ui-bench", targets: ["ui-bench"]),
         .library(name: "Transfer", targets: ["Transfer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
+        // MARK: C libraries (system-library targets with shim headers)
+
         // libcurl through pkg-config, with small C shims for its variadic functions.
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // ncursesw, with NCURSES_WIDECHAR forced on and shims for macros and C globals.
+        .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
+        // libjpeg-turbo's TurboJPEG API.
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+
+        // MARK: Layers
+
         // URLSession-style networking on libcurl multi + Dispatch. No app knowledge.
+        .target(name: "Transfer", dependencies: ["CCurl"]),
+        // JPEG decode (with DCT scaling), resize and encode.
+        .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
+        // The Dropbox-v2-compatible club server over a folder (Hummingbird 2).
         .target(
-            name: "Transfer",
-            dependencies: ["CCurl"]
+            name: "ClubServer",
+            dependencies: [
+                "Imaging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
+        // ncursesw driver, Canvas, keys, event loop, compositor and widgets.
+        .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
+
+        // MARK: Test and benchmark support
+
         // A small, scriptable HTTP/1.1 server on loopback for tests and benchmarks.
         .target(
             name: "LoopbackHTTP",
@@ -34,11 +57,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+
+        // MARK: Executables
+
         .executableTarget(
             name: "byteclub",
             dependencies: [
                 "Transfer",
+                "ClubServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -49,14 +77,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(
-            name: "LoopbackHTTPTests",
-            dependencies: ["LoopbackHTTP"]
-        ),
-        .testTarget(
-            name: "TransferTests",
-            dependencies: ["Transfer", "LoopbackHTTP"]
-        ),
+
+        .executableTarget(name: "ui-bench", dependencies: ["TerminalUI"]),
+
+        // MARK: Tests
+
+        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+        .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -390,6 +390,8 @@ final class EasyTransfer: @unchecked Sendable {
     }
 
     fileprivate func write(_ buffer: UnsafeRawBufferPointer) -> Int {
+        // A cancel is on its way: stop taking data so curl returns to the queue at once.
+        if task.cancelRequested.load(ordering: .relaxed) { return Int(BC_CURL_WRITEFUNC_PAUSE) }
         let count = buffer.count
         guard let response = finalResponse, response.isSuccess else {
             if errorBody.count < Self.maxErrorBody {
@@ -532,6 +534,7 @@ final class EasyTransfer: @unchecked Sendable {
     }
 
     fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if task.cancelRequested.load(ordering: .relaxed) { return Int(BC_CURL_READFUNC_PAUSE) }
         switch source {
         case .none:
             return 0

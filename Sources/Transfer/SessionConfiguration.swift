@@ -22,8 +22,9 @@ public struct SessionConfiguration: Sendable {
     public var sharesCookies: Bool = true
     /// Where download tasks write their temporary files.
     public var temporaryDirectory: URL = FileManager.default.temporaryDirectory
-    /// The smallest gap between two progress callbacks of one task (60 Hz by default).
-    public var progressInterval: TimeInterval = 1.0 / 60.0
+    /// The smallest gap between two progress callbacks of one task: 50 Hz by default, so that
+    /// with the final value added a task never gets more than 60 a second.
+    public var progressInterval: TimeInterval = 1.0 / 50.0
     /// curl's receive buffer. Larger buffers mean fewer callbacks on fast links.
     public var receiveBufferSize: Int = 512 * 1024
     /// curl's upload buffer (curl allows up to 2 MiB).

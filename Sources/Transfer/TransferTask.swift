@@ -50,6 +50,9 @@ public final class TransferTask: Sendable, CustomStringConvertible {
     let body: Body
     let completion: Completion
     let shared = Mutex(Shared())
+    /// Set the moment `cancel()` is called, so curl's callbacks can stop a busy transfer before
+    /// the session queue gets to the cancel itself (one `socket_action` may move many MiB).
+    let cancelRequested = Atomic<Bool>(false)
 
     init(session: Session, identifier: Int, kind: Kind, request: Request, body: Body, completion: Completion) {
         self.session = session
@@ -122,7 +125,9 @@ public final class TransferTask: Sendable, CustomStringConvertible {
 
     private func cancel(producingResumeData handler: (@Sendable (Data?) -> Void)?) {
         shared.withLock { shared in
-            switch shared.lifecycle.cancel() {
+            let action = shared.lifecycle.cancel()
+            if action != .none { cancelRequested.store(true, ordering: .relaxed) }
+            switch action {
             case .completeUnstarted:
                 session.queue.async { self.session.cancelUnstarted(self, resumeDataHandler: handler) }
             case .abort:

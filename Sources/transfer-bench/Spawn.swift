@@ -7,6 +7,8 @@ import Glibc
 struct ChildRun {
     var exitStatus: Int32
     var wallSeconds: Double
+    /// The child's own peak RSS (VmHWM), polled from /proc while it runs. `wait4`'s
+    /// `ru_maxrss` cannot be used: with posix_spawn's vfork it includes this parent's RSS.
     var peakRSSBytes: Int64
     var stdout: String
 }
@@ -31,6 +33,8 @@ func spawnAndMeasure(_ arguments: [String]) throws -> ChildRun {
         close(pipeFDs[0])
         throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))")
     }
+    let poller = HighWaterPoller(pid: pid)
+    poller.start()
     var output = Data()
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -42,11 +46,12 @@ func spawnAndMeasure(_ arguments: [String]) throws -> ChildRun {
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
     let end = DispatchTime.now().uptimeNanoseconds
+    let peak = poller.stop()
     let exited = (status & 0x7f) == 0
     return ChildRun(
         exitStatus: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f),
         wallSeconds: Double(end - start) / 1e9,
-        peakRSSBytes: Int64(usage.ru_maxrss) * 1024,
+        peakRSSBytes: peak,
         stdout: String(decoding: output, as: UTF8.self))
 }
 
@@ -62,4 +67,47 @@ func parseSize(_ text: String) -> Int64? {
         return Double(text.dropLast(suffix.count)).map { Int64($0 * Double(factor)) }
     }
     return Int64(text)
+}
+
+/// Reads a process's VmHWM (peak resident set of its current image) every 2 ms.
+final class HighWaterPoller: @unchecked Sendable {
+    // @unchecked Sendable: `peak` and `running` are only touched under `lock`.
+    private let pid: pid_t
+    private let lock = NSLock()
+    private var peak: Int64 = 0
+    private var running = true
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(pid: pid_t) { self.pid = pid }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            while lock.withLock({ running }) {
+                if let value = Self.highWater(pid) { lock.withLock { peak = max(peak, value) } }
+                usleep(2000)
+            }
+            finished.signal()
+        }
+    }
+
+    func stop() -> Int64 {
+        lock.withLock { running = false }
+        finished.wait()
+        return lock.withLock { peak }
+    }
+
+    /// VmHWM of `pid` in bytes, or nil once the process is gone.
+    static func highWater(_ pid: pid_t) -> Int64? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.dropFirst(6).filter(\.isNumber)
+            return Int64(digits).map { $0 * 1024 }
+        }
+        return nil
+    }
+}
+
+/// This process's own peak RSS, read at the end of a run.
+func ownPeakRSSBytes() -> Int64? {
+    HighWaterPoller.highWater(getpid())
 }

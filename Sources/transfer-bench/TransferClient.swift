@@ -11,6 +11,8 @@ struct RunReport: Codable {
     var status: Int
     var cancel_ms: Double?
     var error: String?
+    /// VmHWM at the end of the run; exact where polling from outside could miss a peak.
+    var peak_rss_bytes: Int64?
 }
 
 /// Counts progress callbacks and waits for the end of one task.

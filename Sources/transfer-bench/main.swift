@@ -66,6 +66,8 @@ struct Download: ParsableCommand {
 
 /// Prints the report and exits non-zero unless the run did what was asked.
 func finish(_ report: RunReport, cancelling: Bool) throws {
+    var report = report
+    report.peak_rss_bytes = ownPeakRSSBytes()
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     print(String(decoding: try encoder.encode(report), as: UTF8.self))

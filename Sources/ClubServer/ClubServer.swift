@@ -1,0 +1,3 @@
+import Foundation
+/// Placeholder; replaced by the club server.
+public enum ClubServerPlaceholder {}

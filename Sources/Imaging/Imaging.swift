@@ -1,0 +1,3 @@
+import Foundation
+/// Placeholder; replaced by the JPEG codec.
+public enum ImagingPlaceholder {}

@@ -1,0 +1,1 @@
+print("ui-bench: not written yet")

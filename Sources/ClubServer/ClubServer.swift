@@ -1,3 +1,111 @@
 import Foundation
-/// Placeholder; replaced by the club server.
-public enum ClubServerPlaceholder {}
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// Settings for one club server.
+public struct ClubServerConfiguration: Sendable {
+    /// The served folder; Dropbox path "/x" is `root/x`.
+    public var root: String
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port.
+    public var port: Int = 0
+    /// The bearer token every request must carry.
+    public var token: String
+    public var chaos: ChaosSpec?
+    public var chaosSeed: UInt64 = 1
+    /// Per-request body cap; larger files go through upload sessions (Dropbox's limit).
+    public var maxRequestBodyBytes: Int64 = 150 * 1024 * 1024
+    public var logger: Logger
+
+    public init(root: String, token: String, logger: Logger = Logger(label: "byteclub.server")) {
+        self.root = root
+        self.token = token
+        self.logger = logger
+    }
+}
+
+/// A running club server. `start` returns once it listens; `stop` shuts it down.
+public final class ClubServer: Sendable {
+    public let port: Int
+    public let host: String
+    public let root: String
+    private let task: Task<Void, any Error>
+
+    public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
+
+    private init(port: Int, host: String, root: String, task: Task<Void, any Error>) {
+        self.port = port
+        self.host = host
+        self.root = root
+        self.task = task
+    }
+
+    /// Starts serving in the background and returns once the socket is bound.
+    public static func start(_ configuration: ClubServerConfiguration) async throws -> ClubServer {
+        let api = try ClubAPI(configuration)
+        let bound = BoundPort()
+        let application = api.application { port in bound.set(port) }
+        let task = Task {
+            try await application.runService(gracefulShutdownSignals: [])
+        }
+        guard let port = await bound.wait(orFailureOf: task) else {
+            task.cancel()
+            throw ClubServerError.cannotBind("\(configuration.host):\(configuration.port)")
+        }
+        return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task)
+    }
+
+    /// Serves in the foreground until SIGINT or SIGTERM. `onListening` gets the bound port.
+    public static func run(_ configuration: ClubServerConfiguration, onListening: @escaping @Sendable (Int, String) -> Void) async throws {
+        let api = try ClubAPI(configuration)
+        let root = api.store.root
+        let application = api.application { port in onListening(port, root) }
+        try await application.runService()
+    }
+
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+/// Hands the bound port from the server's start callback to `start`.
+private final class BoundPort: Sendable {
+    private struct State {
+        var done = false
+        var port: Int?
+        var waiter: CheckedContinuation<Int?, Never>?
+    }
+    private let state = Mutex(State())
+
+    /// The first call wins: a port once bound, or nil when the server ended without binding.
+    func set(_ port: Int?) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int?, Never>? in
+            guard !state.done else { return nil }
+            state.done = true
+            state.port = port
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: port)
+    }
+
+    /// Waits for the port, or for the server task to end first (a bind failure).
+    func wait(orFailureOf task: Task<Void, any Error>) async -> Int? {
+        let watcher = Task {
+            _ = await task.result
+            self.set(nil)
+        }
+        defer { watcher.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Int?? in
+                if state.done { return .some(state.port) }
+                state.waiter = continuation
+                return .none
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

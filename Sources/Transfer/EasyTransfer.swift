@@ -278,9 +278,12 @@ final class EasyTransfer: @unchecked Sendable {
 
     // MARK: - Finishing
 
-    /// Releases curl and the file descriptors. Returns the download file's path if it was kept.
-    func tearDown(driver: MultiDriver, keepDownloadFile: Bool) {
-        guard !isFinished else { return }
+    /// Releases curl and the file descriptors. Returns the path of a download file that is
+    /// not kept, for the caller to delete once the completion is on its way: unlinking a
+    /// large file can take tens of milliseconds, which would delay the cancel callback.
+    @discardableResult
+    func tearDown(driver: MultiDriver, keepDownloadFile: Bool) -> String? {
+        guard !isFinished else { return nil }
         isFinished = true
         driver.remove(easy.raw)
         curl_easy_cleanup(easy.raw)
@@ -289,8 +292,9 @@ final class EasyTransfer: @unchecked Sendable {
         source = .none
         if case .file(let fd, let path) = sink {
             close(fd)
-            if !keepDownloadFile { unlink(path) }
+            if !keepDownloadFile { return path }
         }
+        return nil
     }
 
     /// Resume data for the bytes already on disk, if the server gave a validator to resume against.

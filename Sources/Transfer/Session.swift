@@ -196,7 +196,7 @@ public final class Session: @unchecked Sendable {
         }
         let code = driver.add(transfer.easy.raw)
         guard code == CURLM_OK else {
-            transfer.tearDown(driver: driver, keepDownloadFile: false)
+            if let leftover = transfer.tearDown(driver: driver, keepDownloadFile: false) { unlink(leftover) }
             finish(task, transfer: nil, error: .curl(code: Int(code.rawValue), detail: String(cString: curl_multi_strerror(code))), keepDownload: false)
             return
         }
@@ -267,7 +267,7 @@ public final class Session: @unchecked Sendable {
             task.shared.withLock { $0.resumeData = resume.encoded() }
         }
         guard task.shared.withLock({ $0.lifecycle.finish() }) == .deliver else {
-            if let driver { transfer.tearDown(driver: driver, keepDownloadFile: false) }
+            if let driver, let leftover = transfer.tearDown(driver: driver, keepDownloadFile: false) { unlink(leftover) }
             active[task.taskIdentifier] = nil
             return
         }
@@ -282,6 +282,7 @@ public final class Session: @unchecked Sendable {
 
     private func finishDelivering(_ task: TransferTask, transfer: EasyTransfer?, error: TransferError?, keepDownload: Bool) {
         var downloadedFile: URL?
+        var leftover: String?
         var body = Data()
         if let transfer, let driver {
             transfer.deliverProgress()
@@ -290,7 +291,7 @@ public final class Session: @unchecked Sendable {
             }
             body = transfer.takeBody()
             // Keep a finished download until the delegate or handler has had it; it is deleted below.
-            transfer.tearDown(driver: driver, keepDownloadFile: keepDownload || downloadedFile != nil)
+            leftover = transfer.tearDown(driver: driver, keepDownloadFile: keepDownload || downloadedFile != nil)
             active[task.taskIdentifier] = nil
         }
         task.shared.withLock { $0.error = error }
@@ -321,6 +322,8 @@ public final class Session: @unchecked Sendable {
                 if let file { try? FileManager.default.removeItem(at: file) }
             }
         }
+        // Only now, with the completion queued: the delegate hears of a cancel at once.
+        if let leftover { unlink(leftover) }
         invalidateIfIdle()
     }
 }

@@ -36,6 +36,16 @@ final class SessionFaultTests: XCTestCase {
         return completions.first ?? nil
     }
 
+    /// The files in the temp dir once discarded partial files are gone. Completion is queued
+    /// before a discarded file is unlinked (so a cancel is heard at once); poll with a deadline.
+    private func settledTemporaryFiles(expecting expected: Int = 0) -> [String] {
+        let deadline = Date().addingTimeInterval(10)
+        while temporaryFiles().count > expected, Date() < deadline {
+            _ = recorder.wait(timeout: 0.01) { _ in false }
+        }
+        return temporaryFiles()
+    }
+
     private func temporaryFiles() -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
     }
@@ -68,7 +78,7 @@ final class SessionFaultTests: XCTestCase {
         }
         // This reply had no ETag or Last-Modified to resume against, so nothing is kept.
         XCTAssertNil(task.resumeDataAfterFailure)
-        XCTAssertEqual(temporaryFiles(), [])
+        XCTAssertEqual(settledTemporaryFiles(), [])
     }
 
     func testADownloadCutOffByATimeoutKeepsResumeData() throws {
@@ -108,7 +118,7 @@ final class SessionFaultTests: XCTestCase {
         let task = session.downloadTask(with: Request(url: server.url("/status/404")))
         XCTAssertEqual(failure(of: task), .httpStatus(404, body: Data("status 404".utf8)))
         XCTAssertFalse(recorder.events.contains(.finished(task: task.taskIdentifier)))
-        XCTAssertEqual(temporaryFiles(), [])
+        XCTAssertEqual(settledTemporaryFiles(), [])
     }
 
     func testMissingUploadFile() throws {
@@ -166,6 +176,6 @@ final class SessionFaultTests: XCTestCase {
         let task = session.downloadTask(with: Request(url: server.url("/bytes/\(8 << 20)?chunk=65536&delay_ms=2")))
         recorder.onProgress.withLock { $0 = { task, written in if written > 0 { task.cancel() } } }
         XCTAssertEqual(failure(of: task), .cancelled)
-        XCTAssertEqual(temporaryFiles(), [])
+        XCTAssertEqual(settledTemporaryFiles(), [])
     }
 }

@@ -1,0 +1,330 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Imaging
+import NIOCore
+
+/// Content endpoints: the argument comes in `Dropbox-API-Arg`, the bytes in the body.
+extension ClubAPI {
+    private static let resultHeader = HTTPField.Name("Dropbox-API-Result")!
+    private static let chunkSize = 1 << 20
+
+    // MARK: Download
+
+    func download(_ request: Request) async throws -> Response {
+        let arguments = try argument(request, what: "download")
+        let target = try DropboxPath.parse(try arguments.string("path"))
+        guard !target.isRoot else { throw APIError.endpoint(["path", "not_file"]) }
+        let opened = try await store.openForReading(target)
+        let file = opened.file
+        let size = file.size
+        let etag = "\"\(file.rev)\""
+        var headers: HTTPFields = [
+            .contentType: "application/octet-stream",
+            Self.resultHeader: JSON.asciiHeader(file.json),
+            .eTag: etag,
+            .acceptRanges: "bytes",
+        ]
+        var status = HTTPResponse.Status.ok
+        var range: ClosedRange<Int64>? = size > 0 ? 0...(size - 1) : nil
+        if let rangeHeader = request.headers[.range], request.headers[.ifRange].map({ $0 == etag }) ?? true {
+            switch Self.parseRange(rangeHeader, size: size) {
+            case .some(.some(let requested)):
+                range = requested
+                status = .partialContent
+                headers[.contentRange] = "bytes \(requested.lowerBound)-\(requested.upperBound)/\(size)"
+            case .some(.none):
+                headers[.contentRange] = "bytes */\(size)"
+                return Response(status: .rangeNotSatisfiable, headers: headers, body: .init())
+            case .none:
+                break
+            }
+        }
+        let handle = opened.handle
+        guard let range else {
+            return Response(status: status, headers: headers, body: .init())
+        }
+        let length = Int(range.upperBound - range.lowerBound + 1)
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: length) { writer in
+            var offset = range.lowerBound
+            var remaining = length
+            var buffer = ByteBufferAllocator().buffer(capacity: Self.chunkSize)
+            while remaining > 0 {
+                buffer.clear()
+                let want = min(remaining, Self.chunkSize)
+                let got = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { pointer in
+                    let count = pread(handle.fd, pointer.baseAddress, want, off_t(offset))
+                    guard count > 0 else { throw APIError.badRequest("download: the file changed while it was being read") }
+                    return count
+                }
+                offset += Int64(got)
+                remaining -= got
+                try await writer.write(buffer)
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// nil: no usable Range (send everything); .some(nil): unsatisfiable; else the byte range.
+    static func parseRange(_ header: String, size: Int64) -> ClosedRange<Int64>?? {
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes="), !trimmed.contains(",") else { return nil }
+        let spec = trimmed.dropFirst(6)
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
+        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+        if first.isEmpty {
+            guard let suffix = Int64(last), suffix > 0 else { return nil }
+            guard size > 0 else { return .some(nil) }
+            return .some(max(0, size - suffix)...(size - 1))
+        }
+        guard let start = Int64(first), start >= 0 else { return nil }
+        guard start < size else { return .some(nil) }
+        var end = size - 1
+        if !last.isEmpty {
+            guard let value = Int64(last), value >= start else { return nil }
+            end = min(value, size - 1)
+        }
+        return .some(start...end)
+    }
+
+    // MARK: Upload
+
+    func upload(_ request: Request, fault: Fault) async throws -> Response {
+        let arguments = try argument(request, what: "upload")
+        let target = try DropboxPath.parse(try arguments.string("path"))
+        let commit = try Self.commitInfo(arguments)
+        let temp = store.tempDirectory + "/upload-\(UUID().uuidString)"
+        let hash = try await receive(request.body, into: temp, append: false, fault: fault)
+        let metadata = try await store.commit(temp: temp, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
+                                              clientModified: commit.clientModified, discardOnFailure: true)
+        return jsonBody(metadata.json)
+    }
+
+    struct CommitInfo {
+        var mode: FolderStore.WriteMode
+        var autorename: Bool
+        var clientModified: Date?
+    }
+
+    static func commitInfo(_ arguments: Arguments) throws(APIError) -> CommitInfo {
+        var mode = FolderStore.WriteMode.add
+        switch arguments.object["mode"] {
+        case nil, is NSNull: break
+        case let tag as String:
+            mode = try writeMode(tag, rev: nil, what: arguments.what)
+        case let object as [String: Any]:
+            guard let tag = object[".tag"] as? String else { throw .badRequest("\(arguments.what): 'mode' needs a '.tag'") }
+            mode = try writeMode(tag, rev: object["update"] as? String, what: arguments.what)
+        default:
+            throw .badRequest("\(arguments.what): 'mode' must be a string or an object")
+        }
+        var clientModified: Date?
+        if let text = try arguments.optionalString("client_modified") {
+            guard let date = Timestamp.parse(text) else { throw .badRequest("\(arguments.what): 'client_modified' must look like 2026-11-21T20:56:10Z") }
+            clientModified = date
+        }
+        _ = try arguments.bool("mute", default: false)
+        _ = try arguments.bool("strict_conflict", default: false)
+        return CommitInfo(mode: mode, autorename: try arguments.bool("autorename", default: false), clientModified: clientModified)
+    }
+
+    private static func writeMode(_ tag: String, rev: String?, what: String) throws(APIError) -> FolderStore.WriteMode {
+        switch tag {
+        case "add": return .add
+        case "overwrite": return .overwrite
+        case "update":
+            guard let rev, rev.count >= 9, rev.allSatisfy(\.isHexDigit) else { throw .badRequest("\(what): 'update' needs a rev of at least 9 hex digits") }
+            return .update(rev: rev)
+        default: throw .badRequest("\(what): unknown mode '\(tag)'")
+        }
+    }
+
+    /// Streams a request body into a file, hashing as it goes, within the per-request cap.
+    /// Any failure (a dropped connection included) removes what was written, unless appending
+    /// to a session, where the bytes that did arrive stay and set the next correct offset.
+    func receive(_ body: RequestBody, into path: String, append: Bool, fault: Fault) async throws -> String {
+        let flags = append ? (O_WRONLY | O_APPEND | O_CLOEXEC) : (O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC)
+        let fd = open(path, flags, 0o600)
+        guard fd >= 0 else {
+            throw errno == ENOSPC ? APIError.uploadPath(["insufficient_space"]) : APIError.uploadPath(["no_write_permission"])
+        }
+        var closed = false
+        defer { if !closed { close(fd) } }
+        var hasher = ContentHasher()
+        let cap = configuration.maxRequestBodyBytes
+        // Chaos `drop` on an upload: cut the connection once this many bytes arrived.
+        var dropAfter: Int64? = nil
+        if case .drop(let fraction) = fault { dropAfter = Int64(fraction * 4 * 1024 * 1024) }
+        do {
+            for try await buffer in body {
+                if hasher.byteCount + Int64(buffer.readableBytes) > cap {
+                    throw APIError.badRequest("the request body is larger than \(cap / 1024 / 1024) MiB; use an upload session")
+                }
+                try buffer.withUnsafeReadableBytes { bytes throws(APIError) in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                        if written < 0 {
+                            if errno == EINTR { continue }
+                            throw errno == ENOSPC ? APIError.uploadPath(["insufficient_space"]) : APIError.uploadPath(["no_write_permission"])
+                        }
+                        offset += written
+                    }
+                    hasher.update(bytes)
+                }
+                if let limit = dropAfter, hasher.byteCount >= limit { throw ChaosDrop() }
+            }
+            guard fsync(fd) == 0 else { throw APIError.uploadPath(["insufficient_space"]) }
+            closed = true
+            close(fd)
+        } catch {
+            if !append { unlink(path) }
+            throw error
+        }
+        return hasher.finalize()
+    }
+
+    private func jsonBody(_ object: Any) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: JSON.data(object))))
+    }
+
+    // MARK: Upload sessions
+
+    func sessionStart(_ request: Request, fault: Fault) async throws -> Response {
+        let arguments = try argument(request, what: "upload_session/start")
+        let close = try arguments.bool("close", default: false)
+        let id = FolderStore.randomToken(bytes: 18)
+        let path = store.sessionDirectory + "/" + id
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw APIError.uploadPath(["no_write_permission"])
+        }
+        do {
+            _ = try await receive(request.body, into: path, append: true, fault: fault)
+        } catch {
+            // A start whose body failed leaves no session behind.
+            unlink(path)
+            throw error
+        }
+        if close { _ = FileManager.default.createFile(atPath: path + ".closed", contents: nil) }
+        return jsonBody(["session_id": id])
+    }
+
+    func sessionAppend(_ request: Request, fault: Fault) async throws -> Response {
+        let arguments = try argument(request, what: "upload_session/append_v2")
+        guard let cursor = try arguments.object("cursor") else { throw APIError.badRequest("append_v2: missing required field 'cursor'") }
+        let session = try await lookupSession(cursor, nested: false)
+        let close = try arguments.bool("close", default: false)
+        try await appendToSession(session, body: request.body, fault: fault)
+        if close { _ = FileManager.default.createFile(atPath: session + ".closed", contents: nil) }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
+    }
+
+    func sessionFinish(_ request: Request, fault: Fault) async throws -> Response {
+        let arguments = try argument(request, what: "upload_session/finish")
+        guard let cursor = try arguments.object("cursor") else { throw APIError.badRequest("finish: missing required field 'cursor'") }
+        guard let commitArguments = try arguments.object("commit") else { throw APIError.badRequest("finish: missing required field 'commit'") }
+        let target = try DropboxPath.parse(try commitArguments.string("path"))
+        let commit = try Self.commitInfo(commitArguments)
+        let session = try await lookupSession(cursor, nested: true, allowClosed: true)
+        try await appendToSession(session, body: request.body, fault: fault)
+        let hash: String
+        do { hash = try ContentHasher.hash(fileAt: session) } catch { throw APIError.endpoint(["lookup_failed", "not_found"]) }
+        let metadata = try await store.commit(temp: session, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
+                                              clientModified: commit.clientModified, discardOnFailure: false)
+        unlink(session + ".closed")
+        return jsonBody(metadata.json)
+    }
+
+    /// Finds a session's file and checks the client's offset against what actually arrived.
+    private func lookupSession(_ cursor: Arguments, nested: Bool, allowClosed: Bool = false) async throws -> String {
+        func failure(_ tags: [String], extra: [String: Any] = [:]) -> APIError {
+            nested ? .endpoint(["lookup_failed"] + tags, extra: extra) : .endpoint(tags, extra: extra)
+        }
+        let id = try cursor.string("session_id")
+        // The id becomes a file name: accept only what we hand out.
+        guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw failure(["not_found"])
+        }
+        guard let offset = try cursor.int("offset", default: nil, range: 0...Int.max) else {
+            throw APIError.badRequest("cursor: missing required field 'offset'")
+        }
+        let path = store.sessionDirectory + "/" + id
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw failure(["not_found"]) }
+        if !allowClosed, FileManager.default.fileExists(atPath: path + ".closed") { throw failure(["closed"]) }
+        guard Int64(info.st_size) == Int64(offset) else {
+            throw failure(["incorrect_offset"], extra: ["correct_offset": Int(info.st_size)])
+        }
+        return path
+    }
+
+    private func appendToSession(_ path: String, body: RequestBody, fault: Fault) async throws {
+        guard await store.lease(path) else { throw APIError.rateLimited(retryAfter: 1) }
+        defer { Task { await store.release(path) } }
+        _ = try await receive(body, into: path, append: true, fault: fault)
+    }
+
+    // MARK: Thumbnails
+
+    func thumbnail(_ request: Request) async throws -> Response {
+        let arguments = try argument(request, what: "get_thumbnail_v2")
+        guard let resource = try arguments.object("resource") else { throw APIError.badRequest("get_thumbnail_v2: missing 'resource'") }
+        guard try resource.string(".tag") == "path" else { throw APIError.badRequest("get_thumbnail_v2: only path resources are supported") }
+        let target: DropboxPath
+        do { target = try DropboxPath.parse(try resource.string("path")) } catch { throw APIError.endpoint(["path", "malformed_path"]) }
+        let format = try arguments.optionalString("format") ?? "jpeg"
+        guard format == "jpeg" else { throw APIError.badRequest("get_thumbnail_v2: only the jpeg format is supported") }
+        guard let size = ThumbnailSize(rawValue: try arguments.optionalString("size") ?? "w64h64") else {
+            throw APIError.badRequest("get_thumbnail_v2: unknown size")
+        }
+        guard let mode = ThumbnailMode(rawValue: try arguments.optionalString("mode") ?? "strict") else {
+            throw APIError.badRequest("get_thumbnail_v2: unknown mode")
+        }
+        let ext = (target.name as NSString).pathExtension.lowercased()
+        guard ["jpg", "jpeg"].contains(ext) else { throw APIError.endpoint(["unsupported_extension"]) }
+        let opened = try await store.openForReading(target)
+        guard opened.file.size <= 64 << 20 else { throw APIError.endpoint(["unsupported_image"]) }
+        var data = Data(count: Int(opened.file.size))
+        let read = data.withUnsafeMutableBytes { pread(opened.handle.fd, $0.baseAddress, $0.count, 0) }
+        guard read == Int(opened.file.size) else { throw APIError.endpoint(["conversion_error"]) }
+        let jpeg: Data
+        do {
+            jpeg = try Thumbnail.make(from: data, size: size, mode: mode)
+        } catch {
+            throw APIError.endpoint(["unsupported_image"])
+        }
+        return Response(status: .ok, headers: [
+            .contentType: "image/jpeg",
+            Self.resultHeader: JSON.asciiHeader(["file_metadata": opened.file.json]),
+        ], body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+    }
+}
+
+/// An open file descriptor that closes itself, so a response body can own it.
+final class FileHandleBox: Sendable {
+    let fd: Int32
+    init(fd: Int32) { self.fd = fd }
+    deinit { close(fd) }
+}
+
+extension FolderStore {
+    struct Opened: Sendable {
+        var file: FileMetadata
+        var handle: FileHandleBox
+    }
+
+    /// Opens a file for reading together with the metadata of exactly what was opened, so a
+    /// concurrent replace cannot mix one version's metadata with another's bytes.
+    func openForReading(_ path: DropboxPath) throws(APIError) -> Opened {
+        let resolved = try resolve(path)
+        guard resolved.exists else { throw .notFound }
+        guard !resolved.isDirectory else { throw .notFile }
+        let fd = open(resolved.host, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .notFound }
+        let handle = FileHandleBox(fd: fd)
+        var info = stat()
+        guard fstat(fd, &info) == 0, case .file(let file) = try metadata(resolved, info: info) else { throw .notFile }
+        return Opened(file: file, handle: handle)
+    }
+}

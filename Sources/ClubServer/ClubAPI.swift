@@ -1,0 +1,311 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Imaging
+import Logging
+import NIOCore
+
+/// The Dropbox v2 subset, as Hummingbird routes over a `FolderStore`.
+struct ClubAPI: Sendable {
+    let configuration: ClubServerConfiguration
+    let store: FolderStore
+    let chaos: ChaosMonkey?
+    private let tokenBytes: [UInt8]
+
+    init(_ configuration: ClubServerConfiguration) throws {
+        self.configuration = configuration
+        self.store = try FolderStore(root: configuration.root, logger: configuration.logger)
+        self.chaos = configuration.chaos.map { ChaosMonkey(spec: $0, seed: configuration.chaosSeed) }
+        self.tokenBytes = Array(configuration.token.utf8)
+    }
+
+    func application(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
+        let router = Router(context: BasicRequestContext.self)
+        router.middlewares.add(AccessLog(logger: configuration.logger))
+        router.middlewares.add(BearerAuth(token: tokenBytes))
+        let api = self
+        // RPC endpoints: JSON in, JSON out.
+        for (path, handler) in rpcEndpoints() {
+            router.post(RouterPath(path)) { request, _ in
+                await api.respond { fault in
+                    var request = request
+                    let body = try await request.collectBody(upTo: 1 << 20)
+                    let object = try JSON.object(Data(buffer: body), what: path)
+                    let result = try await handler(Arguments(object: object, what: path))
+                    return api.jsonResponse(result, fault: fault)
+                }
+            }
+        }
+        router.post("/2/files/download") { request, _ in await api.respond { _ in try await api.download(request) } }
+        router.post("/2/files/upload") { request, _ in await api.respond { fault in try await api.upload(request, fault: fault) } }
+        router.post("/2/files/upload_session/start") { request, _ in await api.respond { fault in try await api.sessionStart(request, fault: fault) } }
+        router.post("/2/files/upload_session/append_v2") { request, _ in await api.respond { fault in try await api.sessionAppend(request, fault: fault) } }
+        router.post("/2/files/upload_session/finish") { request, _ in await api.respond { fault in try await api.sessionFinish(request, fault: fault) } }
+        router.post("/2/files/get_thumbnail_v2") { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
+
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },
+            logger: configuration.logger
+        )
+    }
+
+    // MARK: - Plumbing
+
+    /// Runs a handler, applying chaos first and turning `APIError`s into Dropbox-shaped answers.
+    private func respond(_ body: (Fault) async throws -> Response) async -> Response {
+        let fault = chaos?.roll() ?? .none
+        switch fault {
+        case .rateLimit: return Self.response(for: .rateLimited(retryAfter: 1))
+        case .serverError(let code):
+            return Response(status: .init(code: code), headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "chaos: server error \(code)")))
+        default: break
+        }
+        do {
+            return try await body(fault)
+        } catch let error as APIError {
+            return Self.response(for: error)
+        } catch is ChaosDrop {
+            // Closing the connection is the point: a body that fails makes Hummingbird drop it.
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(contentLength: 2) { _ in throw ChaosDrop() })
+        } catch {
+            configuration.logger.error("request failed: \(error)")
+            return Self.response(for: APIError(status: .internalServerError, contentType: "text/plain", body: Data("Internal error".utf8)))
+        }
+    }
+
+    static func response(for error: APIError) -> Response {
+        var headers: HTTPFields = [.contentType: error.contentType]
+        if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
+    }
+
+    private func jsonResponse(_ object: Any, fault: Fault) -> Response {
+        let data = JSON.data(object)
+        return shaped(data, contentType: "application/json", fault: fault)
+    }
+
+    /// Applies response-side chaos to a complete body.
+    private func shaped(_ data: Data, contentType: String, extraHeaders: HTTPFields = [:], fault: Fault) -> Response {
+        var headers: HTTPFields = [.contentType: contentType]
+        headers.append(contentsOf: extraHeaders)
+        switch fault {
+        case .truncate:
+            let cut = data.prefix(data.count / 2)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: cut)))
+        case .drop(let fraction):
+            // Promise the whole body, send part of it, then close: a connection lost mid-body.
+            let cut = Int(Double(data.count) * fraction)
+            return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: data.count) { writer in
+                try await writer.write(ByteBuffer(bytes: data.prefix(cut)))
+                throw ChaosDrop()
+            })
+        case .slow:
+            return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: data.count) { writer in
+                let step = max(1, data.count / 20)
+                var offset = 0
+                while offset < data.count {
+                    try await writer.write(ByteBuffer(bytes: data[offset..<min(data.count, offset + step)]))
+                    offset += step
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try await writer.finish(nil)
+            })
+        default:
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+    }
+
+    /// The JSON argument of a content endpoint, from `Dropbox-API-Arg` (or the `arg` query).
+    func argument(_ request: Request, what: String) throws(APIError) -> Arguments {
+        let headerName = HTTPField.Name("Dropbox-API-Arg")!
+        guard let text = request.headers[headerName] ?? request.uri.queryParameters.get("arg") else {
+            throw .badRequest("\(what): missing the Dropbox-API-Arg header")
+        }
+        return Arguments(object: try JSON.object(Data(text.utf8), what: what), what: what)
+    }
+
+    private func path(_ arguments: Arguments, _ key: String = "path") throws(APIError) -> DropboxPath {
+        try DropboxPath.parse(try arguments.string(key))
+    }
+
+    // MARK: - RPC endpoints
+
+    private typealias Handler = @Sendable (Arguments) async throws -> Any
+
+    private func rpcEndpoints() -> [(String, Handler)] {
+        [
+            ("/2/files/list_folder", listFolder),
+            ("/2/files/list_folder/continue", listFolderContinue),
+            ("/2/files/get_metadata", getMetadata),
+            ("/2/files/search_v2", search),
+            ("/2/files/search/continue_v2", searchContinue),
+            ("/2/files/delete_v2", delete),
+            ("/2/files/move_v2", move),
+            ("/2/files/create_folder_v2", createFolder),
+        ]
+    }
+
+    private struct ListCursor: Codable {
+        var path: String
+        var recursive: Bool
+        var offset: Int
+        var limit: Int
+        var stamp: String
+    }
+
+    private func listFolder(_ arguments: Arguments) async throws -> Any {
+        let folder = try path(arguments)
+        let recursive = try arguments.bool("recursive", default: false)
+        let limit = try arguments.int("limit", default: 2000, range: 1...2000) ?? 2000
+        let stamp = await store.folderStamp(folder)
+        return try await listPage(ListCursor(path: folder.display, recursive: recursive, offset: 0, limit: limit, stamp: stamp))
+    }
+
+    private func listFolderContinue(_ arguments: Arguments) async throws -> Any {
+        let cursor = try Self.decodeCursor(ListCursor.self, try arguments.string("cursor"), what: "list_folder/continue")
+        let folder = try DropboxPath.parse(cursor.path)
+        // Pages are offsets into a sorted listing; if the folder changed since, they no longer
+        // line up, so the client must list again (Dropbox's `reset`).
+        guard await store.folderStamp(folder) == cursor.stamp else { throw APIError.endpoint(["reset"]) }
+        return try await listPage(cursor)
+    }
+
+    private func listPage(_ cursor: ListCursor) async throws -> Any {
+        let folder = try DropboxPath.parse(cursor.path)
+        let entries = try await store.list(folder, recursive: cursor.recursive)
+        let page = entries.dropFirst(cursor.offset).prefix(cursor.limit)
+        var next = cursor
+        next.offset = min(entries.count, cursor.offset + page.count)
+        return ["entries": page.map(\.json), "cursor": Self.encodeCursor(next), "has_more": next.offset < entries.count] as [String: Any]
+    }
+
+    private func getMetadata(_ arguments: Arguments) async throws -> Any {
+        let target = try path(arguments)
+        guard !target.isRoot else { throw APIError.badRequest("get_metadata: the root folder is unsupported") }
+        return try await store.metadata(target).json
+    }
+
+    private struct SearchCursor: Codable {
+        var query: String
+        var path: String
+        var extensions: [String]
+        var offset: Int
+        var limit: Int
+    }
+
+    private func search(_ arguments: Arguments) async throws -> Any {
+        let query = try arguments.string("query")
+        let options = try arguments.object("options")
+        let scope = try options.map { options throws(APIError) in try DropboxPath.parse(try options.optionalString("path") ?? "") } ?? .root
+        let limit = try options?.int("max_results", default: 100, range: 1...1000) ?? 100
+        var extensions: [String] = []
+        if let raw = options?.object["file_extensions"], !(raw is NSNull) {
+            guard let list = raw as? [String] else { throw APIError.badRequest("search_v2: 'file_extensions' must be a list of strings") }
+            extensions = list
+        }
+        guard !query.isEmpty || !extensions.isEmpty else { throw APIError.badRequest("search_v2: 'query' must not be empty") }
+        return try await searchPage(SearchCursor(query: query, path: scope.display, extensions: extensions, offset: 0, limit: limit))
+    }
+
+    private func searchContinue(_ arguments: Arguments) async throws -> Any {
+        let cursor = try Self.decodeCursor(SearchCursor.self, try arguments.string("cursor"), what: "search/continue_v2")
+        return try await searchPage(cursor)
+    }
+
+    private func searchPage(_ cursor: SearchCursor) async throws -> Any {
+        let scope = try DropboxPath.parse(cursor.path)
+        let found = try await store.search(scope: scope, query: cursor.query, extensions: cursor.extensions)
+        let page = found.dropFirst(cursor.offset).prefix(cursor.limit)
+        var next = cursor
+        next.offset = cursor.offset + page.count
+        var result: [String: Any] = [
+            "matches": page.map { ["metadata": [".tag": "metadata", "metadata": $0.json], "match_type": [".tag": "filename"]] },
+            "has_more": next.offset < found.count,
+        ]
+        if next.offset < found.count { result["cursor"] = Self.encodeCursor(next) }
+        return result
+    }
+
+    private func delete(_ arguments: Arguments) async throws -> Any {
+        let target: DropboxPath
+        do { target = try path(arguments) } catch { throw APIError.endpoint(["path_lookup", "malformed_path"]) }
+        return ["metadata": try await store.delete(target).json]
+    }
+
+    private func move(_ arguments: Arguments) async throws -> Any {
+        let from: DropboxPath
+        let to: DropboxPath
+        do { from = try path(arguments, "from_path") } catch { throw APIError.endpoint(["from_lookup", "malformed_path"]) }
+        do { to = try path(arguments, "to_path") } catch { throw APIError.endpoint(["to", "malformed_path"]) }
+        let autorename = try arguments.bool("autorename", default: false)
+        return ["metadata": try await store.move(from: from, to: to, autorename: autorename).json]
+    }
+
+    private func createFolder(_ arguments: Arguments) async throws -> Any {
+        let target = try path(arguments)
+        let autorename = try arguments.bool("autorename", default: false)
+        return ["metadata": try await store.createFolder(target, autorename: autorename).json]
+    }
+
+    private static func encodeCursor<T: Encodable>(_ value: T) -> String {
+        let data = (try? JSONEncoder().encode(value)) ?? Data()
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    }
+
+    private static func decodeCursor<T: Decodable>(_ type: T.Type, _ text: String, what: String) throws(APIError) -> T {
+        let base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard let data = Data(base64Encoded: base64), let value = try? JSONDecoder().decode(type, from: data) else {
+            throw .badRequest("\(what): invalid cursor")
+        }
+        return value
+    }
+}
+
+/// Thrown from a response body to cut the connection (chaos `drop`).
+struct ChaosDrop: Error {}
+
+/// Requires `Authorization: Bearer <token>`, compared in constant time.
+struct BearerAuth: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let token: [UInt8]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+              Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token) else {
+            return ClubAPI.response(for: .unauthorized())
+        }
+        return try await next(request, context)
+    }
+
+    /// Takes the same time for every wrong token of a given length, so timing leaks nothing.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            let x = index < a.count ? a[index] : 0
+            let y = index < b.count ? b[index] : 0
+            difference |= x ^ y
+        }
+        return difference == 0 && !b.isEmpty
+    }
+}
+
+/// One line per request: method, path, status, milliseconds. Never headers (tokens live there).
+struct AccessLog: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            let elapsed = ContinuousClock.now - start
+            logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms")
+            return response
+        } catch {
+            logger.info("\(request.method) \(request.uri.path) failed: \(error)")
+            throw error
+        }
+    }
+}

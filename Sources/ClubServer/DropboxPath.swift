@@ -1,0 +1,55 @@
+import Foundation
+
+/// A validated Dropbox-style path: "" is the root, otherwise "/a/b".
+///
+/// Validation is the first line of the server's confinement: nothing that could climb out
+/// of the root, or mean something else to the host file system, gets past it.
+struct DropboxPath: Sendable, Hashable, CustomStringConvertible {
+    /// Components as the client spelled them.
+    let components: [String]
+
+    static let root = DropboxPath(components: [])
+    /// The server's own folder inside the root; hidden and untouchable through the API.
+    static let reservedName = ".byteclub"
+    static let maxComponentBytes = 255
+    static let maxPathBytes = 4096
+
+    var isRoot: Bool { components.isEmpty }
+    var name: String { components.last ?? "" }
+    var display: String { components.isEmpty ? "" : "/" + components.joined(separator: "/") }
+    var lower: String { display.lowercased() }
+    var parent: DropboxPath { DropboxPath(components: Array(components.dropLast())) }
+    var description: String { display }
+
+    func appending(_ name: String) -> DropboxPath { DropboxPath(components: components + [name]) }
+
+    /// Parses a client's path, throwing `malformed_path` for anything unsafe or ill-formed.
+    static func parse(_ text: String) throws(APIError) -> DropboxPath {
+        if text.isEmpty || text == "/" { return .root }
+        guard text.hasPrefix("/") else { throw .malformedPath() }
+        guard text.utf8.count <= maxPathBytes else { throw .malformedPath() }
+        let parts = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for part in parts {
+            guard isSafeComponent(part) else { throw .malformedPath() }
+        }
+        if parts.first?.lowercased() == reservedName { throw .malformedPath() }
+        return DropboxPath(components: parts)
+    }
+
+    /// A name that is a plain file name on every platform we care about.
+    static func isSafeComponent(_ part: String) -> Bool {
+        if part.isEmpty || part == "." || part == ".." { return false }
+        if part.utf8.count > maxComponentBytes { return false }
+        for scalar in part.unicodeScalars {
+            // NUL and other control characters, and path separators of any host.
+            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\\" || scalar == "/" { return false }
+        }
+        // "%2e%2e" and friends: never meaningful here, and dangerous to anything that decodes.
+        if let decoded = part.removingPercentEncoding, decoded != part {
+            if decoded == "." || decoded == ".." || decoded.contains("/") || decoded.contains("\\") || decoded.contains("\0") { return false }
+        }
+        // Trailing spaces and dots are stripped by some file systems, turning one name into another.
+        if part.hasSuffix(" ") || part.hasSuffix(".") { return false }
+        return true
+    }
+}

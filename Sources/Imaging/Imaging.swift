@@ -1,3 +1,0 @@
-import Foundation
-/// Placeholder; replaced by the JPEG codec.
-public enum ImagingPlaceholder {}

@@ -1,0 +1,107 @@
+/// A stack of ``Layer``s: renders bottom-up, offers keys top-down, and owns the global keys.
+///
+/// Keys that no layer consumes fall through to ``globalBindings``: help (`?`, `F1`), redraw
+/// (`Ctrl-L`) and interrupt (`Ctrl-C`, which the raw terminal delivers as a key). The owner,
+/// usually ``Terminal``, connects the callbacks; in tests the compositor runs on its own.
+@MainActor
+public final class Compositor {
+    /// What the global keys do.
+    public enum GlobalAction: Hashable, Sendable {
+        case help, redraw, interrupt
+    }
+
+    public private(set) var layers: [any Layer] = []
+    /// Below this size the screen shows ``TooSmall`` instead of the layers.
+    public var minimumSize = TooSmall.minimum
+    /// Keys handled when no layer consumes them; listed in help under "General".
+    public var globalBindings = KeyBindings<GlobalAction>(group: "General", [
+        .init([.char("?"), .f(1)], .help, "Show this help"),
+        .init([.ctrl("l")], .redraw, "Redraw the screen"),
+        .init([.ctrl("c")], .interrupt, "Quit at once"),
+    ])
+    /// The animation counter, for spinners; ``Terminal`` advances it while animating.
+    public var tick = 0
+
+    /// Called when a frame is wanted; the owner coalesces calls into one frame.
+    public var onNeedsRedraw: (() -> Void)?
+    /// Called for Ctrl-L: repaint the whole terminal, not only what changed.
+    public var onForceRedraw: (() -> Void)?
+    /// Called for an unconsumed Ctrl-C.
+    public var onInterrupt: (() -> Void)?
+
+    public init() {}
+
+    /// The topmost layer.
+    public var top: (any Layer)? { layers.last }
+
+    public func push(_ layer: any Layer) {
+        layers.append(layer)
+        setNeedsRedraw()
+    }
+
+    /// Removes and returns the top layer.
+    @discardableResult
+    public func pop() -> (any Layer)? {
+        guard let layer = layers.popLast() else { return nil }
+        setNeedsRedraw()
+        return layer
+    }
+
+    /// Removes `layer` wherever it is in the stack.
+    public func remove(_ layer: any Layer) {
+        layers.removeAll { $0 === layer }
+        setNeedsRedraw()
+    }
+
+    public func contains(_ layer: any Layer) -> Bool { layers.contains { $0 === layer } }
+
+    public func setNeedsRedraw() { onNeedsRedraw?() }
+
+    /// Draws every layer, bottom first, or the too-small notice when the canvas is too small.
+    public func render(into canvas: any Canvas) {
+        canvas.cursor = nil
+        guard canvas.size.covers(minimumSize) else {
+            TooSmall(minimum: minimumSize).render(into: canvas, area: canvas.bounds)
+            return
+        }
+        for layer in layers { layer.render(into: canvas, area: canvas.bounds) }
+    }
+
+    /// Offers `key` to each layer from the top until one consumes it, then to the global keys.
+    @discardableResult
+    public func handle(_ key: Key) -> EventResult {
+        for layer in layers.reversed() where contains(layer) {
+            if layer.handle(key, context: LayerContext(compositor: self, layer: layer)) == .consumed {
+                setNeedsRedraw()
+                return .consumed
+            }
+        }
+        guard let action = globalBindings.action(for: key) else { return .ignored }
+        switch action {
+        case .help: showHelp()
+        case .redraw: onForceRedraw?()
+        case .interrupt: onInterrupt?()
+        }
+        setNeedsRedraw()
+        return .consumed
+    }
+
+    /// Every command of the layers on the stack, top layer first, then the global ones.
+    ///
+    /// Duplicates (the same keys and description from two layers) are listed once.
+    public func commands() -> [Command] {
+        var seen = Set<Command>()
+        var result: [Command] = []
+        for command in layers.reversed().flatMap({ $0.commands() }) + globalBindings.commands
+        where seen.insert(command).inserted {
+            result.append(command)
+        }
+        return result
+    }
+
+    /// Pushes a ``HelpOverlay`` listing ``commands()``; does nothing if help is already open.
+    public func showHelp() {
+        guard !(top is HelpOverlay) else { return }
+        push(HelpOverlay(commands: commands()))
+    }
+}

@@ -1,0 +1,54 @@
+/// A key press (or click, or resize) after decoding.
+public enum Key: Hashable, Sendable {
+    /// A printable character, including CJK and emoji.
+    case char(Character)
+    case up, down, left, right
+    case home, end, pageUp, pageDown
+    case insert
+    /// A function key, `F1` is `.f(1)`.
+    case f(Int)
+    case enter, tab, backTab, backspace, delete, escape
+    /// A control-letter, always lowercase: Ctrl-S is `.ctrl("s")`.
+    ///
+    /// Ctrl-I, Ctrl-M and Ctrl-H arrive as `.tab`, `.enter` and `.backspace`, since terminals
+    /// send the same byte for both.
+    case ctrl(Character)
+    /// A character typed with Alt (or after a lone ESC, which terminals cannot tell apart).
+    case alt(Character)
+    /// A left click at a cell.
+    case mouse(x: Int, y: Int)
+    /// The terminal changed size.
+    case resize
+
+    /// How the key is written in help and hints, e.g. `Ctrl-S`, `PgUp`, `Shift-Tab`, `↑`.
+    public var label: String {
+        switch self {
+        case .char(" "): return "Space"
+        case .char(let c): return String(c)
+        case .up: return "↑"
+        case .down: return "↓"
+        case .left: return "←"
+        case .right: return "→"
+        case .home: return "Home"
+        case .end: return "End"
+        case .pageUp: return "PgUp"
+        case .pageDown: return "PgDn"
+        case .insert: return "Insert"
+        case .f(let n): return "F\(n)"
+        case .enter: return "Enter"
+        case .tab: return "Tab"
+        case .backTab: return "Shift-Tab"
+        case .backspace: return "Backspace"
+        case .delete: return "Delete"
+        case .escape: return "Esc"
+        case .ctrl(let c): return "Ctrl-" + String(c).uppercased()
+        case .alt(let c): return "Alt-" + String(c)
+        case .mouse(let x, let y): return "Click(\(x),\(y))"
+        case .resize: return "Resize"
+        }
+    }
+}
+
+extension Key: CustomStringConvertible {
+    public var description: String { label }
+}

@@ -1,0 +1,50 @@
+/// What a layer did with a key.
+public enum EventResult: Sendable, Equatable {
+    /// The key was used; no layer below sees it.
+    case consumed
+    /// The key goes on to the layer below.
+    case ignored
+}
+
+/// One level of the screen: the main view at the bottom, dialogs and overlays above it.
+///
+/// Rendering goes bottom-up, so an upper layer draws over the ones below; keys go top-down
+/// until a layer consumes one, so a dialog has first claim on keys simply by being on top.
+@MainActor
+public protocol Layer: AnyObject {
+    /// Draws the layer; `area` is the whole screen, and a layer draws only where it wants to.
+    func render(into canvas: any Canvas, area: Rect)
+
+    /// Offers a key to the layer.
+    func handle(_ key: Key, context: LayerContext) -> EventResult
+
+    /// The layer's key bindings, for help. Layers built on ``KeyBindings`` return its `commands`.
+    func commands() -> [Command]
+}
+
+extension Layer {
+    public func commands() -> [Command] { [] }
+}
+
+/// What a layer can do to the screen while it handles a key.
+@MainActor
+public struct LayerContext {
+    public let compositor: Compositor
+    /// The layer the key is being offered to.
+    public let layer: any Layer
+
+    /// Puts `layer` on top of the stack.
+    public func push(_ newLayer: any Layer) { compositor.push(newLayer) }
+
+    /// Removes the layer handling the key (a dialog closing itself).
+    public func dismiss() { compositor.remove(layer) }
+
+    /// Asks for a new frame; several requests in one turn of the queue make one frame.
+    public func setNeedsRedraw() { compositor.setNeedsRedraw() }
+
+    /// Opens help listing the bindings of every layer on the stack.
+    public func showHelp() { compositor.showHelp() }
+
+    /// The animation counter, advanced while the terminal animates (spinners).
+    public var tick: Int { compositor.tick }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import Transfer
+
+/// The byteclub command line.
+@main
+struct ByteClub: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "byteclub",
+        abstract: "A terminal client for a club's shared folder of notes and photos.",
+        discussion: """
+        Run with no arguments for the terminal UI on an embedded club server. `byteclub serve`
+        shares a folder with your club over the Dropbox v2 API subset.
+        """,
+        version: "0.1.0",
+        subcommands: [Open.self, Serve.self],
+        defaultSubcommand: Open.self
+    )
+}
+
+/// The default command: the terminal UI. Until it lands, it says so.
+struct Open: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open the terminal UI (the default).",
+        shouldDisplay: false
+    )
+
+    func run() async throws {
+        print("byteclub \(ByteClub.configuration.version): the terminal UI is not written yet.")
+        print("What works today: `byteclub serve --root DIR` (a Dropbox-v2-compatible club server),")
+        print("the Transfer networking layer (libcurl \(Transfer.libcurlVersion)) and `make bench`.")
+    }
+}

@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: C libraries (system-library targets with shim headers)
@@ -41,10 +42,13 @@ let package = Package(
                 "Imaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The sample club (notes and photos) that seeds the embedded server on first run.
+        .target(name: "SampleClub", path: "Resources", sources: ["SampleClub.swift"], resources: [.copy("SampleClub")]),
         // ncursesw driver, Canvas, keys, event loop, compositor and widgets.
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
 
@@ -67,6 +71,7 @@ let package = Package(
             dependencies: [
                 "Transfer",
                 "ClubServer",
+                "SampleClub",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -87,7 +92,7 @@ let package = Package(
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer"]),
+        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]

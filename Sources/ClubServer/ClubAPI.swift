@@ -229,16 +229,19 @@ struct ClubAPI: Sendable {
     }
 
     private func delete(_ arguments: Arguments) async throws -> Any {
+        let text = try arguments.string("path")
         let target: DropboxPath
-        do { target = try path(arguments) } catch { throw APIError.endpoint(["path_lookup", "malformed_path"]) }
+        do { target = try DropboxPath.parse(text) } catch { throw APIError.endpoint(["path_lookup", "malformed_path"]) }
         return ["metadata": try await store.delete(target).json]
     }
 
     private func move(_ arguments: Arguments) async throws -> Any {
+        let fromText = try arguments.string("from_path")
+        let toText = try arguments.string("to_path")
         let from: DropboxPath
         let to: DropboxPath
-        do { from = try path(arguments, "from_path") } catch { throw APIError.endpoint(["from_lookup", "malformed_path"]) }
-        do { to = try path(arguments, "to_path") } catch { throw APIError.endpoint(["to", "malformed_path"]) }
+        do { from = try DropboxPath.parse(fromText) } catch { throw APIError.endpoint(["from_lookup", "malformed_path"]) }
+        do { to = try DropboxPath.parse(toText) } catch { throw APIError.endpoint(["to", "malformed_path"]) }
         let autorename = try arguments.bool("autorename", default: false)
         return ["metadata": try await store.move(from: from, to: to, autorename: autorename).json]
     }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// Settings for one club server.
@@ -32,14 +33,16 @@ public final class ClubServer: Sendable {
     public let host: String
     public let root: String
     private let task: Task<Void, any Error>
+    private let group: ServiceGroup
 
     public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
-    private init(port: Int, host: String, root: String, task: Task<Void, any Error>) {
+    private init(port: Int, host: String, root: String, task: Task<Void, any Error>, group: ServiceGroup) {
         self.port = port
         self.host = host
         self.root = root
         self.task = task
+        self.group = group
     }
 
     /// Starts serving in the background and returns once the socket is bound.
@@ -47,14 +50,15 @@ public final class ClubServer: Sendable {
         let api = try ClubAPI(configuration)
         let bound = BoundPort()
         let application = api.application { port in bound.set(port) }
+        let group = ServiceGroup(configuration: .init(services: [application], logger: configuration.logger))
         let task = Task {
-            try await application.runService(gracefulShutdownSignals: [])
+            try await group.run()
         }
         guard let port = await bound.wait(orFailureOf: task) else {
             task.cancel()
             throw ClubServerError.cannotBind("\(configuration.host):\(configuration.port)")
         }
-        return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task)
+        return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task, group: group)
     }
 
     /// Serves in the foreground until SIGINT or SIGTERM. `onListening` gets the bound port.
@@ -65,8 +69,9 @@ public final class ClubServer: Sendable {
         try await application.runService()
     }
 
+    /// Stops accepting, lets requests in flight finish, then returns.
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 }

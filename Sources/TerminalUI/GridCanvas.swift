@@ -87,6 +87,14 @@ public final class GridCanvas: Canvas {
         (0..<size.height).map(line).joined(separator: "\n")
     }
 
+    /// Where `text` first appears, scanning rows from the top (for tests).
+    public func position(of text: String) -> Point? {
+        for y in 0..<size.height {
+            if let x = column(of: text, inRow: y) { return Point(x: x, y: y) }
+        }
+        return nil
+    }
+
     /// The column where `text` first appears on row `y`, counted in cells (for tests).
     public func column(of text: String, inRow y: Int) -> Int? {
         var columns: [Int] = []

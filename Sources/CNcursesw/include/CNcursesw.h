@@ -113,23 +113,27 @@ static inline int bc_get_click(int *x, int *y) {
 
 /// A UTF-8 LC_CTYPE locale used only for `wcwidth`, so cell widths do not depend on the
 /// process locale (tests run under "C"). glibc's wcwidth reads the thread's locale, which
-/// `uselocale` switches cheaply and without touching other threads.
-static pthread_once_t bc_width_locale_once = PTHREAD_ONCE_INIT;
-static locale_t bc_width_locale = (locale_t)0;
+/// `uselocale` switches cheaply and without touching other threads. `pthread_once` makes the
+/// lazy creation safe from any thread.
+static inline locale_t *bc_width_locale(void) {
+    static locale_t locale = (locale_t)0;
+    return &locale;
+}
 
 static inline void bc_make_width_locale(void) {
-    bc_width_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-    if (bc_width_locale == (locale_t)0) {
-        bc_width_locale = newlocale(LC_CTYPE_MASK, "C.utf8", (locale_t)0);
-    }
+    locale_t made = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    if (made == (locale_t)0) { made = newlocale(LC_CTYPE_MASK, "C.utf8", (locale_t)0); }
+    *bc_width_locale() = made;
 }
 
 /// Columns a Unicode scalar takes: 2 for wide (CJK, most emoji), 0 for combining marks,
 /// -1 for control characters.
 static inline int bc_wcwidth(unsigned int scalar) {
-    pthread_once(&bc_width_locale_once, bc_make_width_locale);
-    if (bc_width_locale == (locale_t)0) { return wcwidth((wchar_t)scalar); }
-    locale_t previous = uselocale(bc_width_locale);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, bc_make_width_locale);
+    locale_t utf8 = *bc_width_locale();
+    if (utf8 == (locale_t)0) { return wcwidth((wchar_t)scalar); }
+    locale_t previous = uselocale(utf8);
     int width = wcwidth((wchar_t)scalar);
     uselocale(previous);
     return width;
@@ -146,6 +150,15 @@ static inline int bc_put_cell(WINDOW *win, int y, int x, const wchar_t *chars, a
     return mvwadd_wch(win, y, x, &cell);
 }
 
+/// Fills `n` cells of row `y` from column `x` with blanks, letting curses do the run.
+static inline int bc_fill_row(WINDOW *win, int y, int x, int n, attr_t attrs, int pair) {
+    cchar_t cell;
+    wchar_t blank[2] = { L' ', 0 };
+    int extended = pair;
+    if (setcchar(&cell, blank, attrs, 0, &extended) != OK) { return ERR; }
+    return mvwhline_set(win, y, x, &cell, n);
+}
+
 /// Forgets what curses believes is on the screen, so the next update repaints everything.
 static inline void bc_force_repaint(void) { clearok(curscr, TRUE); }
 
@@ -159,35 +172,53 @@ static inline int bc_window_size(int fd, int *rows, int *cols) {
     return 1;
 }
 
+/// Bytes waiting on `fd`, or -1 on error; 0 when a read source fires means end of input.
+static inline int bc_bytes_available(int fd) {
+    int n = 0;
+    if (ioctl(fd, FIONREAD, &n) != 0) { return -1; }
+    return n;
+}
+
 // MARK: - Emergency restore
 
 /// What a crashing process writes to put the terminal back: the bytes that leave the alternate
 /// screen, show the cursor, reset attributes and stop mouse reports, plus the termios saved
-/// before curses changed it. Filled once by `bc_emergency_prepare` before any handler is
-/// installed, then only read, from signal handlers, with async-signal-safe calls.
-static char bc_emergency_bytes[256];
-static size_t bc_emergency_length = 0;
-static struct termios bc_emergency_termios;
-static int bc_emergency_have_termios = 0;
-static volatile sig_atomic_t bc_emergency_armed = 0;
-static struct sigaction bc_emergency_previous[65];
+/// before curses changed it. Filled by `bc_emergency_prepare` before any handler is installed,
+/// then only read, from signal handlers, with async-signal-safe calls.
+struct bc_emergency_state {
+    char bytes[256];
+    size_t length;
+    struct termios termios;
+    int have_termios;
+    volatile sig_atomic_t armed;
+    struct sigaction previous[65];
+};
+
+/// The one emergency state. A function-local static, because Swift's Clang importer does not
+/// emit file-level static aggregates from a header into the module that uses them.
+static inline struct bc_emergency_state *bc_emergency(void) {
+    static struct bc_emergency_state state;
+    return &state;
+}
 
 static inline void bc_emergency_append(const char *s) {
+    struct bc_emergency_state *e = bc_emergency();
     if (s == NULL || s == (const char *)-1) { return; }
     size_t n = strlen(s);
-    if (bc_emergency_length + n >= sizeof bc_emergency_bytes) { return; }
-    memcpy(bc_emergency_bytes + bc_emergency_length, s, n);
-    bc_emergency_length += n;
+    if (e->length + n >= sizeof e->bytes) { return; }
+    memcpy(e->bytes + e->length, s, n);
+    e->length += n;
 }
 
 /// Saves the terminal state to restore; call before curses starts (for termios) and again with
 /// `after_setup` = 1 once terminfo is loaded (for the reset strings).
 static inline void bc_emergency_prepare(int after_setup) {
+    struct bc_emergency_state *e = bc_emergency();
     if (!after_setup) {
-        bc_emergency_have_termios = tcgetattr(STDIN_FILENO, &bc_emergency_termios) == 0;
+        e->have_termios = tcgetattr(STDIN_FILENO, &e->termios) == 0;
         return;
     }
-    bc_emergency_length = 0;
+    e->length = 0;
     bc_emergency_append("\033[?1000l\033[?1002l\033[?1006l");
     bc_emergency_append(tigetstr("sgr0"));
     bc_emergency_append(tigetstr("rmkx"));
@@ -197,14 +228,15 @@ static inline void bc_emergency_prepare(int after_setup) {
 
 /// Restores the terminal using only async-signal-safe calls (write, tcsetattr).
 static inline void bc_emergency_restore(void) {
-    if (!bc_emergency_armed) { return; }
-    bc_emergency_armed = 0;
-    if (bc_emergency_length > 0) {
-        ssize_t ignored = write(STDOUT_FILENO, bc_emergency_bytes, bc_emergency_length);
+    struct bc_emergency_state *e = bc_emergency();
+    if (!e->armed) { return; }
+    e->armed = 0;
+    if (e->length > 0) {
+        ssize_t ignored = write(STDOUT_FILENO, e->bytes, e->length);
         (void)ignored;
     }
-    if (bc_emergency_have_termios) {
-        tcsetattr(STDIN_FILENO, TCSANOW, &bc_emergency_termios);
+    if (e->have_termios) {
+        tcsetattr(STDIN_FILENO, TCSANOW, &e->termios);
     }
 }
 
@@ -214,7 +246,7 @@ static inline void bc_emergency_restore(void) {
 /// context; signals that would not repeat are raised again.
 static inline void bc_emergency_handler(int sig) {
     bc_emergency_restore();
-    if (sig > 0 && sig < 65) { sigaction(sig, &bc_emergency_previous[sig], NULL); }
+    if (sig > 0 && sig < 65) { sigaction(sig, &bc_emergency()->previous[sig], NULL); }
     if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) { return; }
     raise(sig);
 }
@@ -227,12 +259,12 @@ static inline void bc_emergency_install(void) {
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_NODEFER; /* the handler may raise the same signal again */
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
-        sigaction(signals[i], &action, &bc_emergency_previous[signals[i]]);
+        sigaction(signals[i], &action, &bc_emergency()->previous[signals[i]]);
     }
-    bc_emergency_armed = 1;
+    bc_emergency()->armed = 1;
 }
 
-static inline void bc_emergency_disarm(void) { bc_emergency_armed = 0; }
+static inline void bc_emergency_disarm(void) { bc_emergency()->armed = 0; }
 
 /// Blocks the signals the event loop receives through libdispatch, on the calling thread and so
 /// on every thread created after it. libdispatch reads them with signalfd, which only sees a

@@ -5,15 +5,17 @@
 /// scrolls with the list keys when the commands do not fit.
 @MainActor
 public final class HelpOverlay: Layer {
-    public let commands: [Command]
+    /// What help lists (the commands of the layers below, as it opened).
+    public let entries: [Command]
     public var title: String
     /// The first content line shown.
     public private(set) var scroll = 0
     private var visibleHeight = 1
+    /// Lines in the single scrolling column; 0 when everything fits.
     private var contentHeight = 0
 
     public init(commands: [Command], title: String = "Help") {
-        self.commands = commands
+        self.entries = commands
         self.title = title
     }
 
@@ -37,69 +39,118 @@ public final class HelpOverlay: Layer {
         case blank
     }
 
-    /// The commands as lines, grouped in order of each group's first appearance.
-    func lines() -> [Line] {
+    /// The commands grouped, each group a heading and its commands, in order of each group's
+    /// first appearance.
+    func groups() -> [[Line]] {
         var order: [String] = []
         var groups: [String: [Command]] = [:]
-        for command in commands {
+        for command in entries {
             if groups[command.group] == nil { order.append(command.group) }
             groups[command.group, default: []].append(command)
         }
-        var lines: [Line] = []
-        for group in order {
-            if !lines.isEmpty { lines.append(.blank) }
-            lines.append(.heading(group))
-            for command in groups[group] ?? [] {
-                lines.append(.command(keys: command.keyLabel, description: command.description))
+        return order.map { group in
+            [.heading(group)] + (groups[group] ?? []).map { .command(keys: $0.keyLabel, description: $0.description) }
+        }
+    }
+
+    /// The groups poured into columns at most `height` lines tall, a blank line between groups
+    /// and a group split only when it is taller than a column.
+    static func flow(_ groups: [[Line]], height: Int) -> [[Line]] {
+        guard height > 0 else { return [] }
+        var columns: [[Line]] = [[]]
+        for group in groups {
+            var rest = group[...]
+            if !columns[columns.count - 1].isEmpty {
+                if columns[columns.count - 1].count + 1 + rest.count <= height {
+                    columns[columns.count - 1].append(.blank)
+                } else {
+                    columns.append([])
+                }
+            }
+            while !rest.isEmpty {
+                let room = height - columns[columns.count - 1].count
+                if room <= 0 {
+                    columns.append([])
+                    continue
+                }
+                columns[columns.count - 1] += rest.prefix(room)
+                rest = rest.dropFirst(room)
             }
         }
-        return lines
+        return columns
     }
 
     public func render(into canvas: any Canvas, area: Rect) {
         let area = area.intersection(canvas.bounds)
         let theme = canvas.theme
-        let lines = lines()
-        let keyWidth = min(24, lines.map { if case .command(let k, _) = $0 { TextWidth.of(k) } else { 0 } }.max() ?? 0)
-        let textWidth = lines.map {
+        let groups = groups()
+        let all = Array(groups.joined(separator: [.blank]))
+        let keyWidth = min(24, all.map { if case .command(let k, _) = $0 { TextWidth.of(k) } else { 0 } }.max() ?? 0)
+        let columnWidth = all.map {
             switch $0 {
             case .heading(let h): TextWidth.of(h)
-            case .command(_, let d): keyWidth + 3 + TextWidth.of(d)
+            case .command(_, let d): 1 + keyWidth + 3 + TextWidth.of(d)
             case .blank: 0
             }
         }.max() ?? 0
         let footer = "Esc or ? to close"
-        let width = min(area.width - 2, max(textWidth, TextWidth.of(footer), 36) + 6)
-        let height = min(area.height - 2, lines.count + 4)
+        let columnGap = 4
+        // Content sits 3 cells from the left border and 2 from the right; a footer row and the
+        // borders take 3 rows.
+        let maxContentHeight = area.height - 2 - 3
+        let maxContentWidth = area.width - 2 - 5
+
+        // As few columns as fit, balanced; one scrolling column if even that does not fit.
+        var columns = [all]
+        if all.count > maxContentHeight, maxContentHeight > 0 {
+            let widest = max(1, (maxContentWidth + columnGap) / (columnWidth + columnGap))
+            search: for count in 2...max(2, widest) where count <= widest {
+                for height in ((all.count + count - 1) / count)...max((all.count + count - 1) / count, maxContentHeight) {
+                    let poured = Self.flow(groups, height: height)
+                    if poured.count <= count {
+                        columns = poured
+                        break search
+                    }
+                }
+            }
+        }
+        let isScrolling = columns.count == 1 && all.count > maxContentHeight
+        let contentWidth = columns.count * columnWidth + (columns.count - 1) * columnGap
+        let contentHeight = columns.map(\.count).max() ?? 0
+        let width = min(area.width - 2, max(contentWidth, TextWidth.of(footer) + 8, 36) + 5)
+        let height = min(area.height - 2, contentHeight + 3)
         let box = area.centered(width: width, height: height)
         guard box.width >= 6, box.height >= 3 else { return }
         canvas.fill(box, style: theme.panel)
         canvas.drawBox(box, style: theme.border, title: title, titleStyle: theme.title)
         let content = box.inset(top: 1, left: 3, bottom: 2, right: 2)
         visibleHeight = max(1, content.height)
-        contentHeight = lines.count
-        scroll = min(scroll, max(0, contentHeight - visibleHeight))
+        self.contentHeight = isScrolling ? all.count : 0
+        scroll = isScrolling ? min(scroll, max(0, all.count - visibleHeight)) : 0
 
-        for (i, line) in lines.dropFirst(scroll).prefix(visibleHeight).enumerated() {
-            let row = content.row(i)
-            switch line {
-            case .heading(let text):
-                canvas.put(text, in: row, alignment: .left, style: theme.accent)
-            case .command(let keys, let description):
-                let keyCell = Rect(x: row.x + 1, y: row.y, width: min(keyWidth, row.width - 1), height: 1)
-                canvas.put(keys, in: keyCell, alignment: .left, style: theme.text.bold)
-                let descriptionCell = Rect(x: keyCell.maxX + 3, y: row.y, width: row.maxX - keyCell.maxX - 3, height: 1)
-                canvas.put(description, in: descriptionCell, alignment: .left, style: theme.text)
-            case .blank:
-                break
+        for (index, column) in columns.enumerated() {
+            let x = content.x + index * (columnWidth + columnGap)
+            let columnArea = Rect(x: x, y: content.y, width: min(columnWidth, content.maxX - x), height: content.height)
+            for (i, line) in column.dropFirst(scroll).prefix(visibleHeight).enumerated() {
+                let row = columnArea.row(i)
+                switch line {
+                case .heading(let text):
+                    canvas.put(text, in: row, alignment: .left, style: theme.accent)
+                case .command(let keys, let description):
+                    let keyCell = Rect(x: row.x + 1, y: row.y, width: min(keyWidth, row.width - 1), height: 1)
+                    canvas.put(keys, in: keyCell, alignment: .left, style: theme.text.bold)
+                    let descriptionCell = Rect(x: keyCell.maxX + 3, y: row.y, width: row.maxX - keyCell.maxX - 3, height: 1)
+                    canvas.put(description, in: descriptionCell, alignment: .left, style: theme.text)
+                case .blank:
+                    break
+                }
             }
         }
 
         let footerRow = Rect(x: box.x + 2, y: box.maxY - 2, width: box.width - 4, height: 1)
         var footerText = footer
-        if contentHeight > visibleHeight {
-            let more = scroll + visibleHeight < contentHeight ? "↓ more" : "↑ top"
-            footerText += " · " + more
+        if isScrolling {
+            footerText += " · " + (scroll + visibleHeight < all.count ? "↓ more" : "↑ top")
         }
         if box.height >= 4 { canvas.put(footerText, in: footerRow, alignment: .center, style: theme.muted) }
     }

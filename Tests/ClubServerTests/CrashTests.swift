@@ -1,0 +1,111 @@
+import Foundation
+import Transfer
+import XCTest
+
+/// A `byteclub serve` process, for tests that must kill a real server.
+final class ServeProcess {
+    let process = Process()
+    let port: Int
+    private let output = Pipe()
+
+    /// The built `byteclub` next to the test bundle (SwiftPM puts both in one folder).
+    static var executable: URL? {
+        var candidates: [URL] = []
+        if let override = ProcessInfo.processInfo.environment["BYTECLUB_BIN"] { candidates.append(URL(fileURLWithPath: override)) }
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent("byteclub"))
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("byteclub"))
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(repository.appendingPathComponent(".build/debug/byteclub"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    init(root: URL, token: String) throws {
+        guard let executable = Self.executable else { throw XCTSkip("the byteclub executable is not built") }
+        process.executableURL = executable
+        process.arguments = ["serve", "--root", root.path, "--port", "0", "--token", token, "--log-level", "warning"]
+        process.standardOutput = output
+        try process.run()
+        // Wait, with a deadline, for the one line that says where it listens.
+        let deadline = Date().addingTimeInterval(20)
+        var text = ""
+        let handle = output.fileHandleForReading
+        while !text.contains("\n") && Date() < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let match = text.range(of: #"listening on http://127\.0\.0\.1:(\d+) "#, options: .regularExpression),
+              let port = Int(text[match].split(separator: ":").last?.split(separator: " ").first ?? "") else {
+            process.terminate()
+            throw NSError(domain: "ServeProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text)"])
+        }
+        XCTAssertTrue(text.hasPrefix("byteclub serve: listening on http://127.0.0.1:\(port) (root "), text)
+        self.port = port
+    }
+
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+final class CrashTests: XCTestCase {
+    func testKillingTheServerMidUploadLeavesTheOldFileIntact() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("club-crash-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("club")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: base) }
+        let original = Data("the original note, which must survive\n".utf8)
+        try original.write(to: root.appendingPathComponent("byteclub/note.txt"))
+        let token = "crash-token"
+
+        let server = try ServeProcess(root: root, token: token)
+        var configuration = SessionConfiguration.ephemeral
+        configuration.additionalHeaders = ["Authorization": "Bearer \(token)"]
+        configuration.maxSendBytesPerSecond = 4 << 20
+        let session = Session(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        let big = base.appendingPathComponent("big.bin")
+        try Data(repeating: 0x5A, count: 64 << 20).write(to: big)
+        let request = Request(url: URL(string: "http://127.0.0.1:\(server.port)/2/files/upload")!, method: "POST", headers: [
+            "Dropbox-API-Arg": #"{"path":"/byteclub/note.txt","mode":"overwrite"}"#, "Content-Type": "application/octet-stream",
+        ])
+        let finished = DispatchSemaphore(value: 0)
+        let task = session.uploadTask(with: request, fromFile: big) { _, _, _ in finished.signal() }
+        task.resume()
+
+        // Wait until the server is inside the body: its temp file has bytes.
+        let temp = root.appendingPathComponent(".byteclub/tmp")
+        let deadline = Date().addingTimeInterval(20)
+        var inBody = false
+        while !inBody && Date() < deadline {
+            let sizes = ((try? FileManager.default.contentsOfDirectory(atPath: temp.path)) ?? []).compactMap {
+                (try? FileManager.default.attributesOfItem(atPath: temp.appendingPathComponent($0).path))?[.size] as? Int
+            }
+            inBody = sizes.contains { $0 > 0 }
+            if !inBody { _ = finished.wait(timeout: .now() + .milliseconds(5)) }
+        }
+        XCTAssertTrue(inBody, "the upload never reached the server's body handling")
+        server.kill()
+        XCTAssertEqual(finished.wait(timeout: .now() + 20), .success)
+        XCTAssertNotNil(task.error, "the upload cannot have succeeded")
+
+        XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("byteclub/note.txt")), original, "the old file is byte-identical")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("byteclub").path), ["note.txt"], "no partial file is visible")
+
+        // After a restart the leftover temp file is gone and the listing shows just the note.
+        let restarted = try ServeProcess(root: root, token: token)
+        defer { restarted.kill() }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temp.path), [])
+        let list = Request(url: URL(string: "http://127.0.0.1:\(restarted.port)/2/files/list_folder")!, method: "POST",
+                           headers: ["Content-Type": "application/json"], body: Data(#"{"path":"/byteclub"}"#.utf8))
+        let box = DispatchSemaphore(value: 0)
+        // Written once by the completion handler before it signals `box`, read only after the wait.
+        nonisolated(unsafe) var listing: Data?
+        session.dataTask(with: list) { data, _, _ in listing = data; box.signal() }.resume()
+        XCTAssertEqual(box.wait(timeout: .now() + 20), .success)
+        let entries = ((try? JSONSerialization.jsonObject(with: listing ?? Data())) as? [String: Any])?["entries"] as? [[String: Any]]
+        XCTAssertEqual(entries?.compactMap { $0["name"] as? String }, ["note.txt"])
+        XCTAssertEqual(entries?.first?["size"] as? Int, original.count)
+    }
+}

@@ -1,0 +1,101 @@
+import ClubServer
+import Foundation
+import Transfer
+import XCTest
+
+/// A club server on a random loopback port over a temp folder, and a plain HTTP client for it.
+final class ServerFixture: @unchecked Sendable {
+    // @unchecked Sendable: every property is a `let` of a Sendable type or set once in init.
+    let root: URL
+    let outside: URL
+    let server: ClubServer
+    let token = "test-token-\(UUID().uuidString)"
+    let session = Session(configuration: .ephemeral)
+
+    init(chaos: ChaosSpec? = nil) async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("club-tests-\(UUID().uuidString)")
+        root = base.appendingPathComponent("club")
+        outside = base
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        var configuration = ClubServerConfiguration(root: root.path, token: token)
+        configuration.chaos = chaos
+        configuration.logger.logLevel = .warning
+        server = try await ClubServer.start(configuration)
+    }
+
+    func tearDown() async {
+        session.invalidateAndCancel()
+        await server.stop()
+        try? FileManager.default.removeItem(at: outside)
+    }
+
+    struct Reply {
+        var status: Int
+        var body: Data
+        var headers: HTTPResponse?
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        /// `error_summary`'s tags, e.g. "path/not_found".
+        var summary: String {
+            let value = json["error_summary"] as? String ?? ""
+            return value.hasSuffix("/..") ? String(value.dropLast(3)) : value
+        }
+        func result() -> [String: Any] {
+            guard let text = headers?.value(forHeader: "Dropbox-API-Result"), let data = text.data(using: .utf8) else { return [:] }
+            return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        }
+    }
+
+    /// POSTs to an endpoint and returns whatever came back, errors included.
+    func post(_ endpoint: String, body: Data?, headers: [String: String] = [:], token: String? = nil) async throws -> Reply {
+        var allHeaders = headers
+        if let token = token ?? Optional(self.token), !token.isEmpty { allHeaders["Authorization"] = "Bearer \(token)" }
+        let request = Request(url: server.baseURL.appendingPathComponent(endpoint), method: "POST", headers: allHeaders, body: body ?? Data())
+        do {
+            let (data, response) = try await session.data(for: request)
+            return Reply(status: response.statusCode, body: data, headers: response)
+        } catch let error {
+            if case .httpStatus(let code, let body) = error { return Reply(status: code, body: body, headers: nil) }
+            throw error
+        }
+    }
+
+    /// An RPC call with a JSON argument.
+    func rpc(_ endpoint: String, _ argument: Any, token: String? = nil) async throws -> Reply {
+        let body = try JSONSerialization.data(withJSONObject: argument)
+        return try await post(endpoint, body: body, headers: ["Content-Type": "application/json"], token: token)
+    }
+
+    /// A content call: the argument in `Dropbox-API-Arg`, bytes in the body.
+    func content(_ endpoint: String, _ argument: Any, body: Data = Data(), extraHeaders: [String: String] = [:]) async throws -> Reply {
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: argument), as: UTF8.self)
+        var headers = extraHeaders
+        headers["Dropbox-API-Arg"] = Self.asciiEscaped(text)
+        headers["Content-Type"] = "application/octet-stream"
+        return try await post(endpoint, body: body, headers: headers)
+    }
+
+    @discardableResult
+    func upload(_ path: String, _ data: Data, mode: Any = "add", autorename: Bool = false) async throws -> Reply {
+        try await content("2/files/upload", ["path": path, "mode": mode, "autorename": autorename], body: data)
+    }
+
+    func write(_ relative: String, _ text: String) throws {
+        let url = root.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func read(_ relative: String) -> String? {
+        FileManager.default.contents(atPath: root.appendingPathComponent(relative).path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// HTTP headers must be ASCII; Dropbox clients escape everything else as \uXXXX.
+    static func asciiEscaped(_ text: String) -> String {
+        var out = ""
+        for unit in text.utf16 {
+            if unit < 0x80 { out.unicodeScalars.append(Unicode.Scalar(UInt8(unit))) } else { out += String(format: "\\u%04x", unit) }
+        }
+        return out
+    }
+}

@@ -31,10 +31,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: Transfer against the curl CLI and FoundationNetworking's URLSession, side by side.
+## bench: Transfer against the curl CLI and URLSession; the club server against nginx.
 bench: deps
+	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
+		$$SUDO apt-get install -y -qq nginx-light; }
 	$(SWIFT) build -c release --product transfer-bench
+	$(SWIFT) build -c release --product ui-bench
 	.build/release/transfer-bench compare --size $(BENCH_SIZE)
+	.build/release/transfer-bench server --size $(BENCH_SIZE)
+	.build/release/ui-bench
 
 clean:
 	rm -rf .build

@@ -35,11 +35,22 @@ let package = Package(
         .target(name: "Transfer", dependencies: ["CCurl"]),
         // JPEG decode (with DCT scaling), resize and encode.
         .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
+        // RemoteStore and the Dropbox v2 client over Transfer, with retries and OAuth2 PKCE.
+        .target(
+            name: "Remote",
+            dependencies: [
+                "Transfer",
+                "Imaging",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The Dropbox-v2-compatible club server over a folder (Hummingbird 2).
         .target(
             name: "ClubServer",
             dependencies: [
                 "Imaging",
+                "Remote",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -70,6 +81,7 @@ let package = Package(
             name: "byteclub",
             dependencies: [
                 "Transfer",
+                "Remote",
                 "ClubServer",
                 "SampleClub",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -81,6 +93,8 @@ let package = Package(
             dependencies: [
                 "Transfer",
                 "LoopbackHTTP",
+                "ClubServer",
+                "Imaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -92,6 +106,10 @@ let package = Package(
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(
+            name: "RemoteTests",
+            dependencies: ["Remote", "ClubServer", "Transfer", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], exclude: ["__Snapshots__"]),
     ],

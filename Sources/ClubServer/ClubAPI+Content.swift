@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import Imaging
 import NIOCore
+import Remote
+import Synchronization
 
 /// Content endpoints: the argument comes in `Dropbox-API-Arg`, the bytes in the body.
 extension ClubAPI {
@@ -152,6 +154,7 @@ extension ClubAPI {
         var closed = false
         defer { if !closed { close(fd) } }
         var hasher = ContentHasher()
+        counters.uploadRequests.wrappingAdd(1, ordering: .relaxed)
         let cap = configuration.maxRequestBodyBytes
         // Chaos `drop` on an upload: cut the connection once this many bytes arrived.
         var dropAfter: Int64? = nil
@@ -173,6 +176,7 @@ extension ClubAPI {
                     }
                     hasher.update(bytes)
                 }
+                counters.bodyBytesReceived.wrappingAdd(Int64(buffer.readableBytes), ordering: .relaxed)
                 if let limit = dropAfter, hasher.byteCount >= limit { throw ChaosDrop() }
             }
             guard fsync(fd) == 0 else { throw APIError.uploadPath(["insufficient_space"]) }

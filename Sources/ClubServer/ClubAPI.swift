@@ -4,12 +4,14 @@ import Hummingbird
 import Imaging
 import Logging
 import NIOCore
+import Synchronization
 
 /// The Dropbox v2 subset, as Hummingbird routes over a `FolderStore`.
 struct ClubAPI: Sendable {
     let configuration: ClubServerConfiguration
     let store: FolderStore
     let chaos: ChaosMonkey?
+    let counters: Counters
     private let tokenBytes: [UInt8]
 
     init(_ configuration: ClubServerConfiguration) throws {
@@ -17,6 +19,7 @@ struct ClubAPI: Sendable {
         self.store = try FolderStore(root: configuration.root, logger: configuration.logger)
         self.chaos = configuration.chaos.map { ChaosMonkey(spec: $0, seed: configuration.chaosSeed) }
         self.tokenBytes = Array(configuration.token.utf8)
+        self.counters = Counters()
     }
 
     func application(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
@@ -264,6 +267,12 @@ struct ClubAPI: Sendable {
         }
         return value
     }
+}
+
+/// What the server has seen, for tests and benchmarks.
+final class Counters: Sendable {
+    let bodyBytesReceived = Atomic<Int64>(0)
+    let uploadRequests = Atomic<Int>(0)
 }
 
 /// Thrown from a response body to cut the connection (chaos `drop`).

@@ -34,10 +34,17 @@ public final class ClubServer: Sendable {
     public let root: String
     private let task: Task<Void, any Error>
     private let group: ServiceGroup
+    private let counters: Counters
+
+    /// Request-body bytes read from the network since start (uploads and sessions).
+    public var bodyBytesReceived: Int64 { counters.bodyBytesReceived.load(ordering: .relaxed) }
+    /// Upload requests (upload, session start/append/finish) seen since start.
+    public var uploadRequests: Int { counters.uploadRequests.load(ordering: .relaxed) }
 
     public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
-    private init(port: Int, host: String, root: String, task: Task<Void, any Error>, group: ServiceGroup) {
+    private init(port: Int, host: String, root: String, task: Task<Void, any Error>, group: ServiceGroup, counters: Counters) {
+        self.counters = counters
         self.port = port
         self.host = host
         self.root = root
@@ -58,7 +65,7 @@ public final class ClubServer: Sendable {
             task.cancel()
             throw ClubServerError.cannotBind("\(configuration.host):\(configuration.port)")
         }
-        return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task, group: group)
+        return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task, group: group, counters: api.counters)
     }
 
     /// Serves in the foreground until SIGINT or SIGTERM. `onListening` gets the bound port.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import Remote
 
 /// The club folder on disk, seen through Dropbox's data model.
 ///
@@ -188,15 +189,27 @@ actor FolderStore {
 
     // MARK: - Listing and search
 
+    /// The last non-recursive listing, reused while the folder's stamp is unchanged, so that
+    /// paging through a big folder does not stat every file once per page.
+    /// Entries are only reused for a few seconds: a file edited in place by another program
+    /// does not touch the folder's mtime.
+    private var listingCache: (key: String, time: ContinuousClock.Instant, entries: [Metadata])?
+
     /// Every entry under `path` (its children, or all descendants), sorted by lower-case path.
     func list(_ path: DropboxPath, recursive: Bool) throws(APIError) -> [Metadata] {
         let resolved = try resolve(path)
         guard resolved.exists else { throw .notFound }
         guard resolved.isDirectory else { throw .notFolder }
+        // Adding or removing an entry changes the folder's mtime; rewriting a file in place
+        // renames a new inode over it, which does too. Recursive listings are never cached.
+        let key = recursive ? nil : resolved.host + "|" + folderStamp(path)
+        if let key, let cache = listingCache, cache.key == key, ContinuousClock.now - cache.time < .seconds(5) { return cache.entries }
         var entries: [Metadata] = []
         walk(resolved, recursive: recursive) { entries.append($0) }
         flushIdentifiers()
-        return entries.sorted { $0.pathLower < $1.pathLower }
+        entries.sort { $0.pathLower < $1.pathLower }
+        if let key { listingCache = (key, ContinuousClock.now, entries) }
+        return entries
     }
 
     private func walk(_ directory: Resolved, recursive: Bool, _ visit: (Metadata) -> Void) {

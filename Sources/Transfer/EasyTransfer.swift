@@ -12,7 +12,8 @@ final class EasyTransfer: @unchecked Sendable {
     private enum Source {
         case none
         case memory(Data, position: Int)
-        case file(fd: Int32, path: String, size: Int64)
+        /// Bytes `start ..< start + length` of a file; `position` is relative to `start`.
+        case file(fd: Int32, path: String, start: Int64, length: Int64, position: Int64)
     }
 
     private enum Sink {
@@ -99,7 +100,7 @@ final class EasyTransfer: @unchecked Sendable {
         case .data(let data):
             source = .memory(data, position: 0)
             bodyLength = Int64(data.count)
-        case .file(let fileURL):
+        case .file(let fileURL, let offset, let length):
             let path = fileURL.path
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
@@ -111,8 +112,18 @@ final class EasyTransfer: @unchecked Sendable {
                 close(fd)
                 throw .cannotReadFile(path: path, reason: "not a regular file")
             }
-            source = .file(fd: fd, path: path, size: Int64(info.st_size))
-            bodyLength = Int64(info.st_size)
+            let size = Int64(info.st_size)
+            guard offset >= 0, offset <= size, (length ?? 0) >= 0, offset + (length ?? 0) <= size else {
+                close(fd)
+                throw .cannotReadFile(path: path, reason: "the range \(offset)+\(length ?? 0) is outside the file (\(size) bytes)")
+            }
+            let count = length ?? (size - offset)
+            guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
+                close(fd)
+                throw .cannotReadFile(path: path, reason: String(cString: strerror(errno)))
+            }
+            source = .file(fd: fd, path: path, start: offset, length: count, position: 0)
+            bodyLength = count
         case .resume(let result):
             let resume: ResumeData
             switch result {
@@ -288,7 +299,7 @@ final class EasyTransfer: @unchecked Sendable {
         driver.remove(easy.raw)
         curl_easy_cleanup(easy.raw)
         headerList = nil
-        if case .file(let fd, _, _) = source { close(fd) }
+        if case .file(let fd, _, _, _, _) = source { close(fd) }
         source = .none
         if case .file(let fd, let path) = sink {
             close(fd)
@@ -550,10 +561,20 @@ final class EasyTransfer: @unchecked Sendable {
             }
             source = .memory(data, position: position + count)
             return count
-        case .file(let fd, let path, _):
+        case .file(let fd, let path, let start, let length, let position):
+            let want = Int(min(Int64(buffer.count), length - position))
+            guard want > 0 else { return 0 }
             while true {
-                let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-                if count >= 0 { return count }
+                let count = Glibc.read(fd, buffer.baseAddress, want)
+                if count > 0 {
+                    source = .file(fd: fd, path: path, start: start, length: length, position: position + Int64(count))
+                    return count
+                }
+                if count == 0 {
+                    // The file shrank under us: fail rather than send a short body.
+                    callbackError = .cannotReadFile(path: path, reason: "the file changed size during the upload")
+                    return Int(BC_CURL_READFUNC_ABORT)
+                }
                 if errno == EINTR { continue }
                 callbackError = .cannotReadFile(path: path, reason: String(cString: strerror(errno)))
                 return Int(BC_CURL_READFUNC_ABORT)
@@ -571,8 +592,10 @@ final class EasyTransfer: @unchecked Sendable {
             guard offset >= 0, offset <= Int64(data.count) else { return false }
             source = .memory(data, position: Int(offset))
             return true
-        case .file(let fd, _, _):
-            return lseek(fd, off_t(offset), SEEK_SET) >= 0
+        case .file(let fd, let path, let start, let length, _):
+            guard offset >= 0, offset <= length, lseek(fd, off_t(start + offset), SEEK_SET) >= 0 else { return false }
+            source = .file(fd: fd, path: path, start: start, length: length, position: offset)
+            return true
         }
     }
 }

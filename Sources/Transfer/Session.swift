@@ -87,11 +87,17 @@ public final class Session: @unchecked Sendable {
 
     /// Streams the file as the request body, in constant memory.
     public func uploadTask(with request: Request, fromFile file: URL) -> TransferTask {
-        makeTask(.upload, request, body: .file(file), completion: .none)
+        makeTask(.upload, request, body: .file(file, offset: 0, length: nil), completion: .none)
     }
 
     public func uploadTask(with request: Request, fromFile file: URL, completionHandler: @escaping @Sendable (Data?, HTTPResponse?, TransferError?) -> Void) -> TransferTask {
-        makeTask(.upload, request, body: .file(file), completion: .data(completionHandler))
+        makeTask(.upload, request, body: .file(file, offset: 0, length: nil), completion: .data(completionHandler))
+    }
+
+    /// Streams `length` bytes of the file starting at `offset`: one chunk of a large upload.
+    public func uploadTask(with request: Request, fromFile file: URL, offset: Int64, length: Int64,
+                           completionHandler: @escaping @Sendable (Data?, HTTPResponse?, TransferError?) -> Void) -> TransferTask {
+        makeTask(.upload, request, body: .file(file, offset: offset, length: length), completion: .data(completionHandler))
     }
 
     /// Writes the response body to a temporary file and hands it to `didFinishDownloadingTo`.

@@ -18,7 +18,8 @@ public final class TransferTask: Sendable, CustomStringConvertible {
     enum Body: Sendable {
         case none
         case data(Data)
-        case file(URL)
+        /// A file, or `length` bytes of it from `offset` (an upload-session chunk).
+        case file(URL, offset: Int64, length: Int64?)
         /// A download continuing from resume data (or failing on corrupt data).
         case resume(Result<ResumeData, TransferError>)
     }

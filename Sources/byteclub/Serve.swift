@@ -45,7 +45,7 @@ struct Serve: AsyncParsableCommand {
         let secret: String
         do {
             secret = try token ?? ProcessInfo.processInfo.environment["BYTECLUB_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? TokenFile.loadOrCreate(root: rootPath)
+                ?? ServerTokenFile.loadOrCreate(root: rootPath)
         } catch {
             throw ValidationError("cannot set up the token under \(rootPath)/.byteclub: \(error)")
         }
@@ -68,7 +68,7 @@ struct Serve: AsyncParsableCommand {
 }
 
 /// The generated token, kept in ROOT/.byteclub/token with mode 0600.
-enum TokenFile {
+enum ServerTokenFile {
     static func loadOrCreate(root: String) throws -> String {
         let directory = root + "/.byteclub"
         let path = directory + "/token"

@@ -241,13 +241,16 @@ static inline void bc_emergency_restore(void) {
 }
 
 /// Fatal-signal handler: restore the terminal, put back whoever handled the signal before us
-/// (Swift's backtracer or the default action) and let it run. Faults (SEGV, BUS, ILL, FPE)
-/// return and re-execute the faulting instruction, so the previous handler sees the original
-/// context; signals that would not repeat are raised again.
-static inline void bc_emergency_handler(int sig) {
+/// (Swift's backtracer or the default action) and let it run. A fault the kernel raised
+/// (si_code > 0 for SEGV, BUS, ILL, FPE) returns and re-executes the faulting instruction, so
+/// the previous handler sees the original context; anything else (abort, a trap, a `kill`) is
+/// raised again.
+static inline void bc_emergency_handler(int sig, siginfo_t *info, void *context) {
+    (void)context;
     bc_emergency_restore();
     if (sig > 0 && sig < 65) { sigaction(sig, &bc_emergency()->previous[sig], NULL); }
-    if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) { return; }
+    int is_fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
+    if (is_fault && info != NULL && info->si_code > 0) { return; }
     raise(sig);
 }
 
@@ -255,9 +258,9 @@ static inline void bc_emergency_install(void) {
     static const int signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_handler = bc_emergency_handler;
+    action.sa_sigaction = bc_emergency_handler;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_NODEFER; /* the handler may raise the same signal again */
+    action.sa_flags = SA_SIGINFO | SA_NODEFER; /* NODEFER: the handler raises the same signal again */
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
         sigaction(signals[i], &action, &bc_emergency()->previous[signals[i]]);
     }

@@ -94,10 +94,10 @@ public final class HelpOverlay: Layer {
             }
         }.max() ?? 0
         let footer = "Esc or ? to close"
-        let columnGap = 4
-        // Content sits 3 cells from the left border and 2 from the right; a footer row and the
-        // borders take 3 rows.
-        let maxContentHeight = area.height - 2 - 3
+        let columnGap = 3
+        // Content sits 3 cells from the left border and 2 from the right; the borders, a blank
+        // line and the footer take 4 rows.
+        let maxContentHeight = area.height - 2 - 4
         let maxContentWidth = area.width - 2 - 5
 
         // As few columns as fit, balanced; one scrolling column if even that does not fit.
@@ -118,7 +118,7 @@ public final class HelpOverlay: Layer {
         let contentWidth = columns.count * columnWidth + (columns.count - 1) * columnGap
         let contentHeight = columns.map(\.count).max() ?? 0
         let width = min(area.width - 2, max(contentWidth, TextWidth.of(footer) + 8, 36) + 5)
-        let height = min(area.height - 2, contentHeight + 3)
+        let height = min(area.height - 2, contentHeight + 4)  // + borders, a blank line and the footer
         let box = area.centered(width: width, height: height)
         guard box.width >= 6, box.height >= 3 else { return }
         canvas.fill(box, style: theme.panel)

@@ -18,7 +18,10 @@ public struct TooSmall: Sendable {
         let area = area.intersection(canvas.bounds)
         guard !area.isEmpty else { return }
         canvas.fill(area, style: canvas.theme.text)
-        let lines = TextWidth.wrap(message, width: area.width)
+        // Whole when it fits, else split where it reads well, and only then wrapped anywhere.
+        let parts = TextWidth.of(message) <= area.width
+            ? [message] : ["Terminal too small", "(need \(minimum.width)×\(minimum.height))"]
+        let lines = parts.flatMap { TextWidth.wrap($0, width: area.width) }
         let top = area.y + max(0, (area.height - lines.count) / 2)
         for (i, line) in lines.enumerated() where top + i < area.maxY {
             canvas.put(line, in: area.row(top + i - area.y), alignment: .center, style: canvas.theme.text.bold)

@@ -3,15 +3,17 @@ import Foundation
 
 /// Dropbox's content hash: SHA-256 of each 4 MiB block, then SHA-256 of those digests
 /// concatenated, as lowercase hex. Fed incrementally, so uploads hash as they stream.
-struct ContentHasher {
-    static let blockSize = 4 * 1024 * 1024
+public struct ContentHasher {
+    public init() {}
+
+    public static let blockSize = 4 * 1024 * 1024
 
     private var overall = SHA256()
     private var block = SHA256()
     private var blockFill = 0
-    private(set) var byteCount: Int64 = 0
+    public private(set) var byteCount: Int64 = 0
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         var offset = 0
         while offset < bytes.count {
             let take = min(Self.blockSize - blockFill, bytes.count - offset)
@@ -27,11 +29,11 @@ struct ContentHasher {
         byteCount += Int64(bytes.count)
     }
 
-    mutating func update(_ data: Data) {
+    public mutating func update(_ data: Data) {
         data.withUnsafeBytes { update($0) }
     }
 
-    func finalize() -> String {
+    public func finalize() -> String {
         var overall = self.overall
         if blockFill > 0 {
             overall.update(data: Data(block.finalize()))
@@ -40,7 +42,7 @@ struct ContentHasher {
     }
 
     /// Hashes a file on disk.
-    static func hash(fileAt path: String) throws -> String {
+    public static func hash(fileAt path: String) throws -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(fd) }

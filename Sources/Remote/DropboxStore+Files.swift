@@ -1,0 +1,212 @@
+import Foundation
+import Transfer
+
+extension DropboxStore {
+    public func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
+        let reply: [String: Any]
+        if let cursor {
+            reply = try await rpc("2/files/list_folder/continue", ["cursor": cursor], path: folder, idempotent: true)
+        } else {
+            reply = try await rpc("2/files/list_folder", ["path": folder, "recursive": false, "limit": max(1, min(2000, limit))], path: folder, idempotent: true)
+        }
+        guard let raw = reply["entries"] as? [[String: Any]] else { throw .server(status: 0, detail: "list_folder answered without entries") }
+        var entries: [RemoteEntry] = []
+        for item in raw { entries.append(try Self.entry(item)) }
+        let hasMore = reply["has_more"] as? Bool ?? false
+        return (entries, hasMore ? reply["cursor"] as? String : nil)
+    }
+
+    /// Every entry of a folder. If the folder changes while paging (Dropbox's `reset`), it
+    /// starts over, so the result is never a mix of two states.
+    public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        var restarts = 0
+        while true {
+            var entries: [RemoteEntry] = []
+            var cursor: String? = nil
+            do {
+                repeat {
+                    let page = try await listPage(folder, cursor: cursor, limit: 2000)
+                    entries += page.entries
+                    cursor = page.next
+                } while cursor != nil
+                return entries
+            } catch .server(409, let detail) where detail.hasPrefix("reset") && restarts < 5 {
+                restarts += 1
+            }
+        }
+    }
+
+    public func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry {
+        try Self.entry(try await rpc("2/files/get_metadata", ["path": path], path: path, idempotent: true))
+    }
+
+    public func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
+        var matches: [RemoteEntry] = []
+        var reply: [String: Any]
+        do {
+            reply = try await rpc("2/files/search_v2", ["query": "", "options": ["path": folder, "file_extensions": extensions, "max_results": 1000, "filename_only": true]],
+                                  path: folder, idempotent: true)
+        } catch .server(400, _) {
+            // Servers that insist on a query word: list the folder instead.
+            return try await listRecursive(folder).filter { entry in
+                entry.kind == .file && extensions.contains { entry.name.lowercased().hasSuffix("." + $0.lowercased()) }
+            }
+        }
+        while true {
+            for match in reply["matches"] as? [[String: Any]] ?? [] {
+                if let wrapper = match["metadata"] as? [String: Any], let metadata = wrapper["metadata"] as? [String: Any] {
+                    matches.append(try Self.entry(metadata))
+                }
+            }
+            guard reply["has_more"] as? Bool == true, let cursor = reply["cursor"] as? String else { return matches }
+            reply = try await rpc("2/files/search/continue_v2", ["cursor": cursor], path: folder, idempotent: true)
+        }
+    }
+
+    func listRecursive(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        var entries: [RemoteEntry] = []
+        var reply = try await rpc("2/files/list_folder", ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true)
+        while true {
+            for item in reply["entries"] as? [[String: Any]] ?? [] { entries.append(try Self.entry(item)) }
+            guard reply["has_more"] as? Bool == true, let cursor = reply["cursor"] as? String else { return entries }
+            reply = try await rpc("2/files/list_folder/continue", ["cursor": cursor], path: folder, idempotent: true)
+        }
+    }
+
+    public func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data {
+        let argument: [String: Any] = ["resource": [".tag": "path", "path": path], "format": "jpeg", "size": size.rawValue, "mode": "strict"]
+        return try await withRetries(idempotent: true) { () async throws(RemoteError) -> Data in
+            let request = try await self.request(self.endpoints.content, "2/files/get_thumbnail_v2", arg: argument)
+            let reply = await self.exchange(request, body: .none)
+            try self.check(reply, path: path)
+            guard reply.body.count > 2, reply.body.prefix(2) == Data([0xFF, 0xD8]) else {
+                throw .server(status: 0, detail: "the thumbnail is not a JPEG")
+            }
+            return reply.body
+        }
+    }
+
+    public func delete(_ path: String) async throws(RemoteError) -> RemoteEntry {
+        let reply = try await rpc("2/files/delete_v2", ["path": path], path: path, idempotent: false)
+        guard let metadata = reply["metadata"] as? [String: Any] else { throw .server(status: 0, detail: "delete_v2 answered without metadata") }
+        return try Self.entry(metadata)
+    }
+
+    public func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        let reply = try await rpc("2/files/move_v2", ["from_path": from, "to_path": to, "autorename": autorename], path: to, idempotent: false)
+        guard let metadata = reply["metadata"] as? [String: Any] else { throw .server(status: 0, detail: "move_v2 answered without metadata") }
+        return try Self.entry(metadata)
+    }
+
+    public func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry {
+        let reply = try await rpc("2/files/create_folder_v2", ["path": path, "autorename": false], path: path, idempotent: false)
+        guard let metadata = reply["metadata"] as? [String: Any] else { throw .server(status: 0, detail: "create_folder_v2 answered without metadata") }
+        return try Self.entry(metadata)
+    }
+
+    // MARK: - Download
+
+    public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                         onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
+        var resume = resumeData
+        return try await withRetries(idempotent: true) { () async throws(RemoteError) -> RemoteEntry in
+            let request = try await self.request(self.endpoints.content, "2/files/download", arg: ["path": path])
+            let attempt = await self.downloadOnce(request, path: path, resumeData: resume, destination: destination, progress: progress, onResumeData: onResumeData)
+            switch attempt {
+            case .success(let entry):
+                return entry
+            case .failure(let error, let partial):
+                // A download cut off mid-way continues from what arrived, not from zero.
+                if let partial { resume = partial }
+                if case .local(let detail) = error, detail.hasPrefix("Cannot resume"), resume != nil {
+                    resume = nil
+                    throw RemoteError.network("the partial download could not be resumed; starting over")
+                }
+                throw error
+            }
+        }
+    }
+
+    enum DownloadAttempt: Sendable {
+        case success(RemoteEntry)
+        case failure(RemoteError, partial: Data?)
+    }
+
+    private func downloadOnce(_ request: Request, path: String, resumeData: Data?, destination: URL, progress: ProgressHandler?,
+                              onResumeData: (@Sendable (Data) -> Void)?) async -> DownloadAttempt {
+        let box = TaskBox()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<DownloadAttempt, Never>) in
+                let handler: @Sendable (URL?, HTTPResponse?, TransferError?) -> Void = { location, response, error in
+                    continuation.resume(returning: Self.finishDownload(location: location, response: response, error: error,
+                                                                       path: path, destination: destination, task: box.task))
+                }
+                let task: TransferTask
+                if let resumeData, var decoded = try? ResumeData.decode(resumeData).get() {
+                    // Resume data never stores the token; add the current one.
+                    decoded.headers["Authorization"] = request.header("Authorization")
+                    decoded.headers["Dropbox-API-Arg"] = request.header("Dropbox-API-Arg")
+                    task = session.downloadTask(withResumeData: decoded.encoded(), completionHandler: handler)
+                } else {
+                    task = session.downloadTask(with: request, completionHandler: handler)
+                }
+                if let progress { router.register(task, progress) }
+                var resumeSink: (@Sendable (Data?) -> Void)? = nil
+                if let sink = onResumeData {
+                    resumeSink = { @Sendable (data: Data?) -> Void in if let data { sink(data) } }
+                }
+                box.set(task, resumeData: resumeSink)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+
+    /// Turns a download task's outcome into an attempt result, placing the file on success.
+    private static func finishDownload(location: URL?, response: HTTPResponse?, error: TransferError?, path: String,
+                                       destination: URL, task: TransferTask?) -> DownloadAttempt {
+        if let error {
+            return .failure(remoteError(error, response: response, path: path), partial: task?.resumeDataAfterFailure)
+        }
+        guard let location, let response else { return .failure(.server(status: 0, detail: "no response"), partial: nil) }
+        let entry: RemoteEntry
+        do { entry = try resultEntry(response) } catch { return .failure(error, partial: nil) }
+        do {
+            try place(location, at: destination)
+        } catch let error as RemoteError {
+            return .failure(error, partial: nil)
+        } catch {
+            return .failure(.local("Cannot write \(destination.path): \(error.localizedDescription)"), partial: nil)
+        }
+        return .success(entry)
+    }
+
+    static func resultEntry(_ response: HTTPResponse) throws(RemoteError) -> RemoteEntry {
+        guard let text = response.value(forHeader: "Dropbox-API-Result"), let data = text.data(using: .utf8) else {
+            throw .server(status: 0, detail: "the download had no Dropbox-API-Result header")
+        }
+        return try entry(try object(data))
+    }
+
+    /// Moves a finished download into place atomically, replacing what was there.
+    static func place(_ location: URL, at destination: URL) throws {
+        let directory = destination.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let staging = directory.appendingPathComponent(".\(destination.lastPathComponent).byteclub-\(UUID().uuidString)")
+        do {
+            try FileManager.default.moveItem(at: location, to: staging)
+        } catch {
+            try FileManager.default.copyItem(at: location, to: staging)
+        }
+        // The temp file was private (0600); a downloaded file gets the usual permissions.
+        let mask = umask(0)
+        umask(mask)
+        chmod(staging.path, 0o666 & ~mask)
+        guard rename(staging.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: staging)
+            throw RemoteError.local("Cannot write \(destination.path): \(reason)")
+        }
+    }
+}

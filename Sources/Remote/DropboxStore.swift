@@ -1,0 +1,358 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import Transfer
+
+/// Where a Dropbox-v2 API lives. Real Dropbox splits RPC and content hosts; a club server has one.
+public struct DropboxEndpoints: Sendable, Equatable {
+    public var rpc: URL
+    public var content: URL
+
+    public init(rpc: URL, content: URL) {
+        self.rpc = rpc
+        self.content = content
+    }
+
+    public static let dropbox = DropboxEndpoints(rpc: URL(string: "https://api.dropboxapi.com")!, content: URL(string: "https://content.dropboxapi.com")!)
+
+    public static func club(_ base: URL) -> DropboxEndpoints { DropboxEndpoints(rpc: base, content: base) }
+}
+
+/// Supplies the bearer token for each request.
+public protocol AccessTokenProvider: Sendable {
+    func accessToken() async throws(RemoteError) -> String
+    /// Called when the server said the token expired; true if a fresh one is now available.
+    func refreshAfterExpiry() async -> Bool
+}
+
+/// A fixed token: the embedded server and club servers.
+public struct StaticToken: AccessTokenProvider {
+    let token: String
+    public init(_ token: String) { self.token = token }
+    public func accessToken() async throws(RemoteError) -> String { token }
+    public func refreshAfterExpiry() async -> Bool { false }
+}
+
+/// How hard to try again after transient failures.
+public struct RetryPolicy: Sendable {
+    public var maxAttempts = 8
+    public var baseDelay: TimeInterval = 0.2
+    public var maxDelay: TimeInterval = 10
+    /// The longest `Retry-After` we wait for before giving up with `.rateLimited`.
+    public var maxRetryAfter: TimeInterval = 60
+
+    public init() {}
+
+    /// Exponential backoff with full jitter.
+    func delay(afterAttempt attempt: Int) -> TimeInterval {
+        let ceiling = min(maxDelay, baseDelay * pow(2, Double(attempt)))
+        return Double.random(in: ceiling / 2...ceiling)
+    }
+}
+
+/// The Dropbox v2 client, over one shared Transfer session.
+///
+/// Works against real Dropbox and against `byteclub serve` alike.
+public final class DropboxStore: RemoteStore, Sendable {
+    public let displayName: String
+    public let endpoints: DropboxEndpoints
+    let tokens: any AccessTokenProvider
+    let session: Session
+    let router: ProgressRouter
+    let retry: RetryPolicy
+    /// Files above this go through upload sessions.
+    public let singleUploadLimit: Int64
+    /// Upload-session chunk size, a multiple of 4 MiB.
+    public let chunkSize: Int64
+    let logger: Logger
+
+    public init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
+                configuration: SessionConfiguration = .default, retry: RetryPolicy = RetryPolicy(),
+                singleUploadLimit: Int64 = 8 << 20, chunkSize: Int64 = 32 << 20, logger: Logger = Logger(label: "byteclub.remote")) {
+        self.displayName = displayName
+        self.endpoints = endpoints
+        self.tokens = tokens
+        self.retry = retry
+        self.singleUploadLimit = min(singleUploadLimit, 150 << 20)
+        // Dropbox wants every chunk but the last to be a multiple of 4 MiB, and at most 150 MiB.
+        let block: Int64 = 4 << 20
+        self.chunkSize = min(max(block, (chunkSize / block) * block), 148 << 20)
+        self.logger = logger
+        let router = ProgressRouter()
+        self.router = router
+        self.session = Session(configuration: configuration, delegate: router, delegateQueue: DispatchQueue(label: "byteclub.remote.callbacks"))
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    // MARK: - Requests
+
+    /// What came back from one HTTP exchange.
+    struct Reply: Sendable {
+        var body: Data
+        var response: HTTPResponse?
+        var error: TransferError?
+    }
+
+    enum Body: Sendable {
+        case none
+        case data(Data)
+        case file(URL, offset: Int64, length: Int64)
+    }
+
+    /// Sends one request and waits, cancelling the transfer if the Swift task is cancelled.
+    func exchange(_ request: Request, body: Body, progress: ProgressHandler? = nil) async -> Reply {
+        let box = TaskBox()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
+                let handler: @Sendable (Data?, HTTPResponse?, TransferError?) -> Void = { data, response, error in
+                    continuation.resume(returning: Reply(body: data ?? Data(), response: response, error: error))
+                }
+                let task: TransferTask
+                switch body {
+                case .none, .data:
+                    var withBody = request
+                    if case .data(let data) = body { withBody.body = data } else if withBody.body == nil { withBody.body = Data() }
+                    task = session.dataTask(with: withBody, completionHandler: handler)
+                case .file(let url, let offset, let length):
+                    task = session.uploadTask(with: request, fromFile: url, offset: offset, length: length, completionHandler: handler)
+                }
+                if let progress { router.register(task, progress) }
+                box.set(task)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+
+    /// Builds a request with the current token.
+    func request(_ base: URL, _ endpoint: String, arg: Any? = nil, json: Bool = false) async throws(RemoteError) -> Request {
+        let token = try await tokens.accessToken()
+        var headers = ["Authorization": "Bearer \(token)"]
+        if let arg {
+            headers["Dropbox-API-Arg"] = try Self.asciiJSON(arg)
+            headers["Content-Type"] = "application/octet-stream"
+        } else if json {
+            headers["Content-Type"] = "application/json"
+        }
+        return Request(url: base.appendingPathComponent(endpoint), method: "POST", headers: headers)
+    }
+
+    /// JSON with every non-ASCII character escaped, as HTTP headers require.
+    static func asciiJSON(_ object: Any) throws(RemoteError) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            throw .local("cannot encode the request argument")
+        }
+        var out = ""
+        for unit in String(decoding: data, as: UTF8.self).utf16 {
+            if unit < 0x80 { out.unicodeScalars.append(Unicode.Scalar(UInt8(unit))) } else { out += String(format: "\\u%04x", unit) }
+        }
+        return out
+    }
+
+    /// An RPC call: JSON in, JSON out, retried when `idempotent` (or only on 429 otherwise).
+    func rpc(_ endpoint: String, _ argument: [String: Any], path: String, idempotent: Bool) async throws(RemoteError) -> [String: Any] {
+        let body: Data
+        do { body = try JSONSerialization.data(withJSONObject: argument) } catch { throw .local("cannot encode the request") }
+        return try await withRetries(idempotent: idempotent) { () async throws(RemoteError) -> [String: Any] in
+            let request = try await self.request(self.endpoints.rpc, endpoint, json: true)
+            let reply = await self.exchange(request, body: .data(body))
+            try self.check(reply, path: path)
+            return try Self.object(reply.body)
+        }
+    }
+
+    static func object(_ data: Data) throws(RemoteError) -> [String: Any] {
+        guard let object = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) as? [String: Any] else {
+            // A cut-off or garbled answer: the server (or a proxy) failed; worth retrying.
+            throw .server(status: 0, detail: "the server's answer was not valid JSON")
+        }
+        return object
+    }
+
+    // MARK: - Errors and retries
+
+    /// Throws the typed error a failed reply stands for.
+    func check(_ reply: Reply, path: String) throws(RemoteError) {
+        guard let error = reply.error else { return }
+        throw Self.remoteError(error, response: reply.response, path: path)
+    }
+
+    static func remoteError(_ error: TransferError, response: HTTPResponse?, path: String) -> RemoteError {
+        switch error {
+        case .cancelled:
+            return .cancelled
+        case .httpStatus(let status, let body):
+            let summary = errorSummary(body)
+            switch status {
+            case 400:
+                return .server(status: 400, detail: String(decoding: body.prefix(300), as: UTF8.self))
+            case 401:
+                return summary.hasPrefix("expired_access_token") ? .server(status: 401, detail: "expired_access_token") : .unauthorized
+            case 409:
+                return endpointError(summary, path: path)
+            case 429:
+                return .rateLimited(retryAfter: retryAfter(response: response, body: body))
+            case 507:
+                return .insufficientSpace
+            default:
+                let detail = summary.isEmpty ? String(decoding: body.prefix(200), as: UTF8.self) : summary
+                return .server(status: status, detail: detail.isEmpty ? "HTTP \(status)" : detail)
+            }
+        case .fileNotFound(let local):
+            return .local("No such file: \(local)")
+        case .cannotReadFile(let local, let reason):
+            return .local("Cannot read \(local): \(reason)")
+        case .cannotWriteFile(let local, let reason):
+            return .local("Cannot write \(local): \(reason)")
+        case .malformedResponse(let detail):
+            return .server(status: 0, detail: detail)
+        case .invalidResumeData(let reason):
+            return .local("Cannot resume: \(reason)")
+        default:
+            return .network(error.message)
+        }
+    }
+
+    static func errorSummary(_ body: Data) -> String {
+        ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["error_summary"] as? String ?? ""
+    }
+
+    static func endpointError(_ summary: String, path: String) -> RemoteError {
+        let tags = summary.split(separator: "/").map(String.init)
+        if tags.contains("not_found") { return .notFound(path) }
+        if tags.contains("conflict") { return .conflict(path) }
+        if tags.contains("malformed_path") || tags.contains("disallowed_name") { return .malformedPath(path) }
+        if tags.contains("insufficient_space") { return .insufficientSpace }
+        if tags.contains("too_many_write_operations") { return .rateLimited(retryAfter: 1) }
+        return .server(status: 409, detail: summary.isEmpty ? "conflict" : summary)
+    }
+
+    /// `Retry-After` from the header, else Dropbox's JSON body, else one second.
+    static func retryAfter(response: HTTPResponse?, body: Data) -> TimeInterval {
+        if let header = response?.value(forHeader: "Retry-After"), let seconds = Double(header.trimmingCharacters(in: .whitespaces)) {
+            return max(0, seconds)
+        }
+        if let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
+           let seconds = (object["error"] as? [String: Any])?["retry_after"] as? Double {
+            return max(0, seconds)
+        }
+        return 1
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or the retries run out.
+    ///
+    /// Rate limits are always retried (the server did nothing); other transient failures only
+    /// when the call is idempotent. An expired token is refreshed once.
+    func withRetries<T>(idempotent: Bool, _ attempt: () async throws(RemoteError) -> T) async throws(RemoteError) -> T {
+        var tries = 0
+        var refreshed = false
+        while true {
+            do {
+                return try await attempt()
+            } catch {
+                if Task.isCancelled || error == .cancelled { throw .cancelled }
+                if case .server(401, _) = error {
+                    guard !refreshed, await tokens.refreshAfterExpiry() else { throw .unauthorized }
+                    refreshed = true
+                    continue
+                }
+                tries += 1
+                var wait = retry.delay(afterAttempt: tries - 1)
+                switch error {
+                case .rateLimited(let seconds):
+                    guard seconds <= retry.maxRetryAfter, tries < retry.maxAttempts else { throw error }
+                    wait = seconds
+                default:
+                    guard idempotent, error.isTransient, tries < retry.maxAttempts else { throw error }
+                }
+                logger.debug("retrying after \(error.message) in \(String(format: "%.2f", wait)) s")
+                do {
+                    try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+                } catch {
+                    throw .cancelled
+                }
+            }
+        }
+    }
+
+    // MARK: - Decoding
+
+    static func entry(_ object: [String: Any]) throws(RemoteError) -> RemoteEntry {
+        guard let tag = object[".tag"] as? String, let name = object["name"] as? String,
+              let display = object["path_display"] as? String ?? object["path_lower"] as? String else {
+            throw .server(status: 0, detail: "the server sent metadata without a name or path")
+        }
+        let kind: RemoteEntry.Kind = tag == "folder" ? .folder : .file
+        let modified = (object["server_modified"] as? String).flatMap(parseTimestamp)
+        let size = (object["size"] as? Int).map(Int64.init) ?? 0
+        return RemoteEntry(kind: kind, name: name, path: display, pathLower: object["path_lower"] as? String ?? display.lowercased(),
+                           id: object["id"] as? String, rev: object["rev"] as? String, size: size, modified: modified,
+                           contentHash: object["content_hash"] as? String)
+    }
+
+    static func parseTimestamp(_ text: String) -> Date? {
+        let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        guard digits.count >= 6 else { return nil }
+        var components = DateComponents()
+        components.year = digits[0]; components.month = digits[1]; components.day = digits[2]
+        components.hour = digits[3]; components.minute = digits[4]; components.second = digits[5]
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: components)
+    }
+}
+
+/// Routes a session's progress callbacks to per-task handlers.
+final class ProgressRouter: SessionDelegate {
+    private let handlers = Mutex<[Int: ProgressHandler]>([:])
+
+    func register(_ task: TransferTask, _ handler: @escaping ProgressHandler) {
+        handlers.withLock { $0[task.taskIdentifier] = handler }
+    }
+
+    func session(_ session: Session, task: TransferTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        handlers.withLock { $0[task.taskIdentifier] }?(totalBytesSent, totalBytesExpectedToSend)
+    }
+
+    func session(_ session: Session, downloadTask: TransferTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        handlers.withLock { $0[downloadTask.taskIdentifier] }?(totalBytesWritten, totalBytesExpectedToWrite)
+    }
+
+    func session(_ session: Session, task: TransferTask, didCompleteWithError error: TransferError?) {
+        _ = handlers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+    }
+}
+
+/// Hands a transfer task to a cancellation handler that may run before it exists.
+final class TaskBox: Sendable {
+    private let state = Mutex<(task: TransferTask?, cancelled: Bool, resumeData: (@Sendable (Data?) -> Void)?)>((nil, false, nil))
+
+    var task: TransferTask? { state.withLock { $0.task } }
+
+    /// `resumeData`, if set, makes a cancel produce resume data (downloads).
+    func set(_ task: TransferTask, resumeData: (@Sendable (Data?) -> Void)? = nil) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            state.resumeData = resumeData
+            return state.cancelled
+        }
+        if cancelled { cancel(task, resumeData) }
+    }
+
+    func cancel() {
+        let (task, handler) = state.withLock { state in
+            state.cancelled = true
+            return (state.task, state.resumeData)
+        }
+        if let task { cancel(task, handler) }
+    }
+
+    private func cancel(_ task: TransferTask, _ handler: (@Sendable (Data?) -> Void)?) {
+        if let handler { task.cancel(byProducingResumeData: handler) } else { task.cancel() }
+    }
+}

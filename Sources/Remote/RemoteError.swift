@@ -1,0 +1,45 @@
+import Foundation
+import Transfer
+
+/// Every way a remote operation fails, each with a one-line message for people.
+/// Messages never include tokens or request headers.
+public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case conflict(String)
+    case unauthorized
+    case rateLimited(retryAfter: TimeInterval)
+    case insufficientSpace
+    case malformedPath(String)
+    /// The server failed or answered something we cannot use (status 0: no status).
+    case server(status: Int, detail: String)
+    case network(String)
+    case cancelled
+    /// A local file could not be read or written.
+    case local(String)
+
+    public var description: String { message }
+
+    public var message: String {
+        switch self {
+        case .notFound(let path): return "Not found: \(path.isEmpty ? "/" : path)"
+        case .conflict(let path): return "Conflict: \(path) was changed by someone else"
+        case .unauthorized: return "Not authorized: the token was refused (log in again?)"
+        case .rateLimited(let seconds): return "The server is busy; retry in \(Int(seconds.rounded(.up))) s"
+        case .insufficientSpace: return "No space left on the server"
+        case .malformedPath(let path): return "Not a valid path: \(path)"
+        case .server(let status, let detail): return status == 0 ? "Server error: \(detail)" : "Server error \(status): \(detail)"
+        case .network(let detail): return "Network error: \(detail)"
+        case .cancelled: return "Cancelled"
+        case .local(let detail): return detail
+        }
+    }
+
+    /// Worth retrying the same request later.
+    public var isTransient: Bool {
+        switch self {
+        case .rateLimited, .network: return true
+        case .server(let status, _): return status == 0 || status >= 500
+        default: return false
+        }
+    }
+}

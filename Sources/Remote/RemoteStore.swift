@@ -1,0 +1,89 @@
+import Foundation
+import Imaging
+
+/// One file or folder in a club folder, whatever the backend.
+public struct RemoteEntry: Sendable, Equatable, Codable, Hashable {
+    public enum Kind: String, Sendable, Codable { case file, folder }
+
+    public var kind: Kind
+    public var name: String
+    /// As displayed, e.g. "/byteclub/Welcome.txt".
+    public var path: String
+    /// For comparisons: paths are case-insensitive.
+    public var pathLower: String
+    public var id: String?
+    /// Changes on every write; nil for folders.
+    public var rev: String?
+    public var size: Int64
+    /// The server's modification time (nil for folders).
+    public var modified: Date?
+    public var contentHash: String?
+
+    public init(kind: Kind, name: String, path: String, pathLower: String? = nil, id: String? = nil, rev: String? = nil,
+                size: Int64 = 0, modified: Date? = nil, contentHash: String? = nil) {
+        self.kind = kind
+        self.name = name
+        self.path = path
+        self.pathLower = pathLower ?? path.lowercased()
+        self.id = id
+        self.rev = rev
+        self.size = size
+        self.modified = modified
+        self.contentHash = contentHash
+    }
+}
+
+/// How an upload treats an existing file.
+public enum WriteMode: Sendable, Equatable {
+    /// Never replace: conflict (or autorename) if the path exists with other content.
+    case add
+    case overwrite
+    /// Replace only if the file is still at this rev; else conflict (or a conflicted copy).
+    case update(rev: String)
+}
+
+/// Progress of a transfer: bytes done and expected (-1 if unknown). Called on no particular
+/// thread; hop to the UI queue yourself.
+public typealias ProgressHandler = @Sendable (_ done: Int64, _ expected: Int64) -> Void
+
+/// Thumbnail sizes are Dropbox's names, shared with the server through `Imaging`.
+public typealias ThumbnailSize = Imaging.ThumbnailSize
+
+/// A club folder: the embedded server, a club server on the LAN, real Dropbox, later WebDAV.
+///
+/// Paths are Dropbox-style: "" is the root, otherwise "/a/b". Every method is cancellable
+/// through Swift task cancellation and throws only `RemoteError`.
+public protocol RemoteStore: Sendable {
+    /// For the status bar: "embedded", "http://host:port" or "dropbox".
+    var displayName: String { get }
+
+    /// One page of a folder's entries, and a cursor for the next page (nil when done).
+    func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?)
+    func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry
+    /// Files under `folder` (recursively) with one of `extensions`.
+    func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry]
+    /// Downloads to `destination` (replaced atomically). Resumes from `resumeData` if given;
+    /// on cancel, hands resume data to `onResumeData` before throwing `.cancelled`.
+    func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                  onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry
+    func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry
+    func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry
+    func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data
+    func delete(_ path: String) async throws(RemoteError) -> RemoteEntry
+    func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry
+    func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry
+}
+
+extension RemoteStore {
+    /// Every entry of a folder, following cursors to the end.
+    public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        var entries: [RemoteEntry] = []
+        var cursor: String? = nil
+        repeat {
+            let page = try await listPage(folder, cursor: cursor, limit: 2000)
+            entries += page.entries
+            cursor = page.next
+        } while cursor != nil
+        return entries
+    }
+}

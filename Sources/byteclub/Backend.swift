@@ -1,0 +1,100 @@
+import ArgumentParser
+import ClubServer
+import Foundation
+import Logging
+import Remote
+import SampleClub
+import Transfer
+
+/// Which club folder to talk to: `--server URL --token T`, `--dropbox`, or (by default) the
+/// embedded server over `--data-dir`.
+struct BackendOptions: ParsableArguments {
+    @Option(help: "A club server, e.g. http://192.168.1.20:8421.") var server: String?
+    @Option(help: "The club server's token (or set BYTECLUB_TOKEN).") var token: String?
+    @Flag(help: "Use your Dropbox (after `byteclub login dropbox`).") var dropbox = false
+    @Option(help: "The embedded club folder (default: $XDG_DATA_HOME/byteclub/club).") var dataDir: String?
+    @Option(help: "Bandwidth limit per transfer, e.g. 500K or 2M (bytes per second).") var bwlimit: String?
+    @Option(help: .hidden) var dropboxApi: String?
+    @Option(help: .hidden) var oauthTokenUrl: String?
+
+    func validate() throws {
+        if server != nil && dropbox { throw ValidationError("use either --server or --dropbox, not both") }
+        if let server {
+            guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ValidationError("--server must be an http:// or https:// URL, e.g. http://192.168.1.20:8421")
+            }
+        }
+        if let bwlimit, Self.parseRate(bwlimit) == nil { throw ValidationError("bad --bwlimit '\(bwlimit)': use e.g. 500K, 2M or 1048576") }
+    }
+
+    /// "500K" → 512000 bytes per second.
+    static func parseRate(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let units: [(String, Double)] = [("G", 1_073_741_824), ("M", 1_048_576), ("K", 1024), ("B", 1)]
+        for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
+            guard let value = Double(trimmed.dropLast()), value > 0 else { return nil }
+            return Int64(value * factor)
+        }
+        guard let value = Int64(trimmed), value > 0 else { return nil }
+        return value
+    }
+
+    var sessionConfiguration: SessionConfiguration {
+        var configuration = SessionConfiguration.default
+        configuration.userAgent = "byteclub/\(ByteClub.configuration.version)"
+        configuration.timeoutIntervalForRequest = 60
+        if let rate = bwlimit.flatMap(Self.parseRate) {
+            configuration.maxSendBytesPerSecond = rate
+            configuration.maxReceiveBytesPerSecond = rate
+        }
+        return configuration
+    }
+
+    /// Connects, starting the embedded server if that is the backend. Call `close` when done.
+    func connect() async throws -> Backend {
+        if dropbox {
+            let endpoints = dropboxApi.flatMap(URL.init(string:)).map(DropboxEndpoints.club) ?? .dropbox
+            var oauth = OAuthEndpoints.dropbox
+            if let tokenURL = oauthTokenUrl.flatMap(URL.init(string:)) { oauth.token = tokenURL }
+            let file = TokenFile(url: Paths.tokens)
+            let stored = try file.load()
+            let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
+            return Backend(store: DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, configuration: sessionConfiguration), server: nil)
+        }
+        if let server, let url = URL(string: server) {
+            guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
+                throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
+            }
+            return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
+                                               configuration: sessionConfiguration), server: nil)
+        }
+        // Embedded: our own server on 127.0.0.1, a random port and a random token.
+        let root = dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub
+        do {
+            try SampleClub.seed(into: root)
+        } catch {
+            throw ValidationError("cannot set up the club folder \(root.path): \(error.localizedDescription)")
+        }
+        let secret = Self.randomToken()
+        var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.embedded"))
+        configuration.logger.logLevel = .warning
+        let server = try await ClubServer.start(configuration)
+        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), configuration: sessionConfiguration)
+        return Backend(store: store, server: server)
+    }
+
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+/// A connected store, and the embedded server behind it if there is one.
+struct Backend: Sendable {
+    let store: DropboxStore
+    let server: ClubServer?
+
+    func close() async {
+        await server?.stop()
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Where byteclub keeps things on this machine (XDG base directories).
+enum Paths {
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+    static var home: URL { URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()) }
+
+    private static func xdg(_ variable: String, _ fallback: String) -> URL {
+        if let value = environment[variable], value.hasPrefix("/") { return URL(fileURLWithPath: value) }
+        return home.appendingPathComponent(fallback)
+    }
+
+    static var dataHome: URL { xdg("XDG_DATA_HOME", ".local/share") }
+    static var stateHome: URL { xdg("XDG_STATE_HOME", ".local/state") }
+    static var configHome: URL { xdg("XDG_CONFIG_HOME", ".config") }
+    static var cacheHome: URL { xdg("XDG_CACHE_HOME", ".cache") }
+
+    /// The embedded club folder (the served root).
+    static var defaultClub: URL { dataHome.appendingPathComponent("byteclub/club") }
+    static var state: URL { stateHome.appendingPathComponent("byteclub") }
+    static var tokens: URL { state.appendingPathComponent("tokens.json") }
+    static var resumeData: URL { state.appendingPathComponent("resume") }
+    static var log: URL { state.appendingPathComponent("byteclub.log") }
+    static var downloads: URL { home.appendingPathComponent("Downloads/byteclub") }
+}

@@ -1,0 +1,254 @@
+import ArgumentParser
+import Foundation
+import Remote
+import Transfer
+
+/// Runs a remote operation for a command: Ctrl-C cancels it, errors print one line to stderr
+/// and exit non-zero, and the embedded server is stopped on every path.
+func runRemote(_ options: BackendOptions, _ body: @escaping @Sendable (Backend) async throws -> Void) async throws {
+    let backend: Backend
+    do {
+        backend = try await options.connect()
+    } catch let error as RemoteError {
+        throw fail(error)
+    }
+    let work = Task { try await body(backend) }
+    signal(SIGINT, SIG_IGN)
+    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    interrupt.setEventHandler { work.cancel() }
+    interrupt.activate()
+    defer { interrupt.cancel() }
+    let result = await work.result
+    await backend.close()
+    switch result {
+    case .success:
+        return
+    case .failure(let error as RemoteError):
+        throw fail(error)
+    case .failure(let error):
+        throw error
+    }
+}
+
+/// Prints "byteclub: message" and picks an exit code a script can branch on.
+func fail(_ error: RemoteError) -> ExitCode {
+    FileHandle.standardError.write(Data("byteclub: \(error.message)\n".utf8))
+    switch error {
+    case .notFound: return ExitCode(3)
+    case .conflict: return ExitCode(4)
+    case .unauthorized: return ExitCode(5)
+    case .network, .rateLimited, .server: return ExitCode(6)
+    case .cancelled: return ExitCode(130)
+    default: return ExitCode(1)
+    }
+}
+
+/// A one-line progress bar on stderr, only when stderr is a terminal.
+final class ProgressLine: @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is guarded by `lock`.
+    private let lock = NSLock()
+    private let label: String
+    private let enabled = isatty(2) == 1
+    private let start = Date()
+    private var lastDraw = Date.distantPast
+
+    init(_ label: String) { self.label = label }
+
+    func update(_ done: Int64, _ total: Int64) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 || (total > 0 && done >= total) else { return }
+        lastDraw = now
+        let elapsed = max(0.001, now.timeIntervalSince(start))
+        let rate = Double(done) / elapsed
+        var line = "\r\(label) "
+        if total > 0 {
+            let fraction = min(1, Double(done) / Double(total))
+            let filled = Int(fraction * 24)
+            line += "[" + String(repeating: "█", count: filled) + String(repeating: "·", count: 24 - filled) + "] "
+            line += String(format: "%3d%% ", Int(fraction * 100))
+            line += "\(Self.bytes(done)) / \(Self.bytes(total))  \(Self.bytes(Int64(rate)))/s"
+            if rate > 0 && done < total {
+                let eta = Int(Double(total - done) / rate)
+                line += String(format: "  ETA %d:%02d", eta / 60, eta % 60)
+            }
+        } else {
+            line += "\(Self.bytes(done))  \(Self.bytes(Int64(rate)))/s"
+        }
+        FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}
+
+/// "/a/b" from what a user typed: "a/b", "/a/b/", "" or "/".
+func remotePath(_ text: String) -> String {
+    var path = text.trimmingCharacters(in: .whitespaces)
+    while path.hasSuffix("/") { path.removeLast() }
+    if path.isEmpty { return "" }
+    return path.hasPrefix("/") ? path : "/" + path
+}
+
+struct Ls: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List a folder.")
+    @Argument(help: "The folder, e.g. /byteclub (default: the root).") var path: String = ""
+    @Flag(help: "Print JSON, one array of entries.") var json = false
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        let path = remotePath(self.path)
+        let json = self.json
+        try await runRemote(backend) { backend in
+            let entries = try await backend.store.list(path).sorted { $0.pathLower < $1.pathLower }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                encoder.dateEncodingStrategy = .iso8601
+                FileHandle.standardOutput.write(try encoder.encode(entries) + Data("\n".utf8))
+                return
+            }
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd HH:mm"
+            var lines = ""
+            for entry in entries {
+                let size = entry.kind == .folder ? "-" : ProgressLine.bytes(entry.size)
+                let date = entry.modified.map(formatter.string) ?? ""
+                let name = entry.kind == .folder ? entry.name + "/" : entry.name
+                lines += size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
+                    + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  " + name + "\n"
+            }
+            FileHandle.standardOutput.write(Data(lines.utf8))
+        }
+    }
+}
+
+struct Get: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download a file.",
+        discussion: "Interrupted downloads (Ctrl-C or a lost connection) resume where they stopped when you run the same command again.")
+    @Argument(help: "The remote file, e.g. /byteclub/photos/alps.jpg.") var remote: String
+    @Argument(help: "Where to put it (default: its name, here).") var local: String?
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        let path = remotePath(remote)
+        guard !path.isEmpty else { throw ValidationError("give a file to download") }
+        var destination = URL(fileURLWithPath: local ?? (path as NSString).lastPathComponent)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            destination = destination.appendingPathComponent((path as NSString).lastPathComponent)
+        }
+        let target = destination
+        let key = backend.server ?? (backend.dropbox ? "dropbox" : "embedded:" + (backend.dataDir ?? ""))
+        let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(key + "\n" + path + "\n" + target.path) + ".json")
+        try await runRemote(backend) { backend in
+            let saved = FileManager.default.contents(atPath: resumeFile.path)
+            let progress = ProgressLine((path as NSString).lastPathComponent)
+            if let saved, let offset = try? ResumeData.decode(saved).get().offset, offset > 0 {
+                FileHandle.standardError.write(Data("byteclub: resuming \(path) at \(ProgressLine.bytes(offset))\n".utf8))
+            }
+            do {
+                let entry = try await backend.store.download(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
+                                                             onResumeData: { data in ResumeKey.save(data, to: resumeFile) })
+                progress.finish()
+                try? FileManager.default.removeItem(at: resumeFile)
+                FileHandle.standardError.write(Data("byteclub: saved \(target.path) (\(ProgressLine.bytes(entry.size)))\n".utf8))
+            } catch let error as RemoteError where error == .cancelled {
+                progress.finish()
+                throw RemoteError.local("Download interrupted; run the same command again to resume")
+            }
+        }
+    }
+}
+
+/// Names resume-data files after what they resume.
+enum ResumeKey {
+    static func make(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(format: "%016llx", hash)
+    }
+
+    static func save(_ data: Data, to url: URL) {
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? data.write(to: url, options: .atomic)
+    }
+}
+
+struct Put: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Upload a file.")
+    @Argument(help: "The local file.") var local: String
+    @Argument(help: "Where to put it, e.g. /byteclub/photos/ (a trailing / keeps the name).") var remote: String
+    @Option(help: "add (never replace) or overwrite.") var mode: String = "add"
+    @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        guard ["add", "overwrite"].contains(mode) else { throw ValidationError("--mode must be add or overwrite") }
+    }
+
+    func run() async throws {
+        let file = URL(fileURLWithPath: local)
+        guard FileManager.default.isReadableFile(atPath: file.path) else { throw fail(.local("Cannot read \(file.path)")) }
+        var path = remotePath(remote)
+        if remote.hasSuffix("/") || path.isEmpty { path += "/" + file.lastPathComponent }
+        let writeMode: WriteMode = mode == "overwrite" ? .overwrite : .add
+        let autorename = self.autorename
+        let target = path
+        try await runRemote(backend) { backend in
+            let progress = ProgressLine(file.lastPathComponent)
+            let entry = try await backend.store.upload(file: file, to: target, mode: writeMode, autorename: autorename,
+                                                       progress: { done, total in progress.update(done, total) })
+            progress.finish()
+            FileHandle.standardOutput.write(Data("\(entry.path)\n".utf8))
+        }
+    }
+}
+
+struct Rm: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete a file or folder.")
+    @Argument(help: "What to delete.") var path: String
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        let target = remotePath(path)
+        guard !target.isEmpty else { throw ValidationError("refusing to delete the root") }
+        try await runRemote(backend) { backend in
+            _ = try await backend.store.delete(target)
+        }
+    }
+}
+
+struct Mv: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Move or rename a file or folder.")
+    @Argument(help: "From.") var from: String
+    @Argument(help: "To.") var to: String
+    @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        let from = remotePath(self.from)
+        let to = remotePath(self.to)
+        let autorename = self.autorename
+        try await runRemote(backend) { backend in
+            let entry = try await backend.store.move(from: from, to: to, autorename: autorename)
+            FileHandle.standardOutput.write(Data("\(entry.path)\n".utf8))
+        }
+    }
+}

@@ -73,8 +73,9 @@ public final class Terminal {
     public init(compositor: Compositor = Compositor(), options: Options = Options()) throws {
         self.compositor = compositor
         self.options = options
-        // Block and ignore before curses starts, so that curses installs no handlers of its own
-        // for these and libdispatch's signalfd is the only reader.
+        // Block and ignore before curses starts: curses then installs no handlers of its own for
+        // these (it only replaces SIG_DFL), and a signal that arrives before start() waits for
+        // libdispatch's signal sources instead of killing the process with the terminal in raw mode.
         let signals = [SIGWINCH] + Self.exitSignals
         signals.withUnsafeBufferPointer { bc_block_signals($0.baseAddress, Int32($0.count)) }
         for signal in signals { _ = Glibc.signal(signal, SIG_IGN) }
@@ -95,7 +96,8 @@ public final class Terminal {
 
         let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
         input.setEventHandler { [weak self] in
-            // The source's queue is .main, so this runs on the main thread.
+            // The source's queue is .main, the main actor's executor. (After dispatchMain() on
+            // Linux, worker threads drain the main queue; it stays serial, which is what counts.)
             MainActor.assumeIsolated { self?.readInput() }
         }
         sources.append(input)

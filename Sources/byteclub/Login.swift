@@ -24,8 +24,10 @@ struct Login: AsyncParsableCommand {
         if let url = tokenUrl.flatMap(URL.init(string:)) { endpoints.token = url }
         let client = OAuthClient(appKey: key, endpoints: endpoints)
         let pkce = PKCE.generate()
-        print("1. Open this page and allow byteclub:\n\n   \(client.authorizeURL(pkce).absoluteString)\n")
-        print("2. Paste the code Dropbox shows you, then press Enter:", terminator: " ")
+        // Unbuffered: the prompt must show before we wait for input, even through a pipe.
+        let prompt = "1. Open this page and allow byteclub:\n\n   \(client.authorizeURL(pkce).absoluteString)\n\n"
+            + "2. Paste the code Dropbox shows you, then press Enter: "
+        FileHandle.standardOutput.write(Data(prompt.utf8))
         guard let code = readLine(strippingNewline: true), !code.isEmpty else {
             throw fail(.local("No code was entered; nothing changed"))
         }

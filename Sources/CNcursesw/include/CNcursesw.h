@@ -244,13 +244,17 @@ static inline void bc_emergency_restore(void) {
 /// (Swift's backtracer or the default action) and let it run. A fault the kernel raised
 /// (si_code > 0 for SEGV, BUS, ILL, FPE) returns and re-executes the faulting instruction, so
 /// the previous handler sees the original context; anything else (abort, a trap, a `kill`) is
-/// raised again.
+/// raised again, and then once more with the default action in case that handler returned.
 static inline void bc_emergency_handler(int sig, siginfo_t *info, void *context) {
     (void)context;
     bc_emergency_restore();
     if (sig > 0 && sig < 65) { sigaction(sig, &bc_emergency()->previous[sig], NULL); }
     int is_fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
     if (is_fault && info != NULL && info->si_code > 0) { return; }
+    raise(sig);
+    /* The previous handler returned (Swift's backtracer does, expecting a fault to repeat):
+       make sure the process still dies of the signal. */
+    signal(sig, SIG_DFL);
     raise(sig);
 }
 
@@ -270,8 +274,10 @@ static inline void bc_emergency_install(void) {
 static inline void bc_emergency_disarm(void) { bc_emergency()->armed = 0; }
 
 /// Blocks the signals the event loop receives through libdispatch, on the calling thread and so
-/// on every thread created after it. libdispatch reads them with signalfd, which only sees a
-/// signal that is blocked; an unblocked, ignored one is discarded when it is sent.
+/// on every thread created after it. libdispatch reads them with signalfd, which sees only a
+/// blocked signal (its own handler repairs a delivery to an unblocked thread by blocking and
+/// re-sending); blocking up front means a signal that arrives before the source is registered
+/// waits, pending, instead of being discarded or killing the process.
 static inline void bc_block_signals(const int *signals, int count) {
     sigset_t set;
     sigemptyset(&set);

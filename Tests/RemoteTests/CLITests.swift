@@ -1,0 +1,220 @@
+import ClubServer
+import Foundation
+import Remote
+import Transfer
+import XCTest
+
+/// The built `byteclub` binary, run as a script would run it.
+struct CLI {
+    static var executable: URL? {
+        var candidates: [URL] = []
+        if let override = ProcessInfo.processInfo.environment["BYTECLUB_BIN"] { candidates.append(URL(fileURLWithPath: override)) }
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent("byteclub"))
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("byteclub"))
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(repository.appendingPathComponent(".build/debug/byteclub"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    let environment: [String: String]
+    let directory: URL
+
+    /// Runs to completion (with a deadline) and collects the output.
+    func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Result {
+        let process = try start(arguments)
+        let out = process.standardOutput as! Pipe
+        let err = process.standardError as! Pipe
+        let stdoutData = Mutex2<Data>(Data())
+        let stderrData = Mutex2<Data>(Data())
+        let group = DispatchGroup()
+        for (pipe, sink) in [(out, stdoutData), (err, stderrData)] {
+            group.enter()
+            DispatchQueue.global().async {
+                sink.set(pipe.fileHandleForReading.readDataToEndOfFile())
+                group.leave()
+            }
+        }
+        guard group.wait(timeout: .now() + timeout) == .success else {
+            process.terminate()
+            throw XCTSkip("byteclub \(arguments) did not finish in \(timeout) s")
+        }
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData.get(), as: UTF8.self),
+                      stderr: String(decoding: stderrData.get(), as: UTF8.self))
+    }
+
+    func start(_ arguments: [String], stdin: Pipe? = nil) throws -> Process {
+        guard let executable = Self.executable else { throw XCTSkip("the byteclub executable is not built") }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = directory
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        if let stdin { process.standardInput = stdin }
+        try process.run()
+        return process
+    }
+}
+
+/// A tiny lock-protected box for values handed between threads in these tests.
+final class Mutex2<T>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var value: T
+    init(_ value: T) { self.value = value }
+    func set(_ newValue: T) { lock.withLock { value = newValue } }
+    func get() -> T { lock.withLock { value } }
+}
+
+final class CLITests: XCTestCase {
+    var club: ClubFixture!
+    var cli: CLI!
+
+    override func setUp() async throws {
+        club = try await ClubFixture()
+        let home = club.base.appendingPathComponent("home")
+        let work = club.base.appendingPathComponent("work")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        environment["TMPDIR"] = club.base.appendingPathComponent("tmp").path
+        environment["BYTECLUB_TOKEN"] = nil
+        try FileManager.default.createDirectory(at: club.base.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        cli = CLI(environment: environment, directory: work)
+    }
+
+    override func tearDown() async throws {
+        await club?.close()
+    }
+
+    var server: [String] { ["--server", club.server.baseURL.absoluteString, "--token", club.token] }
+
+    func testScriptingCommandsEndToEnd() throws {
+        let local = cli.directory.appendingPathComponent("你好.txt")
+        try Data("hello from a script\n".utf8).write(to: local)
+
+        let put = try cli.run(["put", local.path, "/byteclub/"] + server)
+        XCTAssertEqual(put.status, 0, put.stderr)
+        XCTAssertEqual(put.stdout, "/byteclub/你好.txt\n")
+        XCTAssertEqual(try String(contentsOf: club.file("byteclub/你好.txt"), encoding: .utf8), "hello from a script\n")
+
+        let listing = try cli.run(["ls", "/byteclub", "--json"] + server)
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        let entries = try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(entries?.compactMap { $0["name"] as? String }, ["你好.txt"])
+        XCTAssertEqual(entries?.first?["size"] as? Int, 20)
+        let human = try cli.run(["ls", "byteclub"] + server)
+        XCTAssertTrue(human.stdout.contains("你好.txt"), human.stdout)
+
+        let moved = try cli.run(["mv", "/byteclub/你好.txt", "/byteclub/Grüße.txt"] + server)
+        XCTAssertEqual(moved.status, 0, moved.stderr)
+        let got = try cli.run(["get", "/byteclub/Grüße.txt", "copy.txt"] + server)
+        XCTAssertEqual(got.status, 0, got.stderr)
+        XCTAssertEqual(try String(contentsOf: cli.directory.appendingPathComponent("copy.txt"), encoding: .utf8), "hello from a script\n")
+
+        // Exit codes a script can branch on, each with a one-line message.
+        let missing = try cli.run(["get", "/byteclub/nope.txt"] + server)
+        XCTAssertEqual(missing.status, 3)
+        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/nope.txt\n")
+        try Data("different".utf8).write(to: local)
+        let conflict = try cli.run(["put", local.path, "/byteclub/Grüße.txt"] + server)
+        XCTAssertEqual(conflict.status, 4)
+        XCTAssertTrue(conflict.stderr.hasPrefix("byteclub: Conflict"), conflict.stderr)
+        let overwritten = try cli.run(["put", local.path, "/byteclub/Grüße.txt", "--mode", "overwrite"] + server)
+        XCTAssertEqual(overwritten.status, 0, overwritten.stderr)
+        let badToken = try cli.run(["ls", "--server", club.server.baseURL.absoluteString, "--token", "nope"])
+        XCTAssertEqual(badToken.status, 5)
+        XCTAssertFalse(badToken.stderr.contains("nope"), "tokens never appear in messages")
+        let badRate = try cli.run(["ls", "--bwlimit", "fast"] + server)
+        XCTAssertNotEqual(badRate.status, 0)
+        XCTAssertTrue(badRate.stderr.contains("bwlimit"), badRate.stderr)
+        let dead = try cli.run(["ls", "--server", "http://127.0.0.1:9", "--token", "x"])
+        XCTAssertEqual(dead.status, 6)
+        XCTAssertTrue(dead.stderr.contains("Network error"), dead.stderr)
+
+        let removed = try cli.run(["rm", "/byteclub/Grüße.txt"] + server)
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: club.file("byteclub/Grüße.txt").path))
+    }
+
+    func testEmbeddedClubIsSeededAndServed() throws {
+        let dataDir = club.base.appendingPathComponent("embedded")
+        let listing = try cli.run(["ls", "/byteclub", "--data-dir", dataDir.path])
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        XCTAssertTrue(listing.stdout.contains("Welcome to Byte Club.txt"), listing.stdout)
+        let photos = try cli.run(["ls", "/byteclub/photos", "--json", "--data-dir", dataDir.path])
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(photos.stdout.utf8)) as? [Any])?.count, 4)
+    }
+
+    func testInterruptedGetResumesInANewProcess() throws {
+        let size = 32 << 20
+        let source = try club.makeFile("pano.bin", size: size)
+        try FileManager.default.copyItem(at: source, to: club.file("byteclub/pano.bin"))
+        let first = try cli.start(["get", "/byteclub/pano.bin", "pano.bin", "--bwlimit", "8M"] + server)
+        // Poll (with a deadline) until a good part of it is on disk, then press Ctrl-C.
+        let temp = club.base.appendingPathComponent("tmp")
+        let deadline = Date().addingTimeInterval(30)
+        var partial = 0
+        while partial < 4 << 20 && Date() < deadline && first.isRunning {
+            partial = ((try? FileManager.default.contentsOfDirectory(atPath: temp.path)) ?? []).filter { $0.hasSuffix(".download") }
+                .compactMap { (try? FileManager.default.attributesOfItem(atPath: temp.appendingPathComponent($0).path))?[.size] as? Int }.max() ?? 0
+            if partial < 4 << 20 { usleep(5_000) }
+        }
+        XCTAssertGreaterThanOrEqual(partial, 4 << 20)
+        first.interrupt()
+        first.waitUntilExit()
+        let firstError = String(decoding: (first.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(first.terminationStatus, 1)
+        XCTAssertTrue(firstError.contains("run the same command again to resume"), firstError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("pano.bin").path))
+
+        let second = try cli.run(["get", "/byteclub/pano.bin", "pano.bin"] + server)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stderr.contains("resuming /byteclub/pano.bin at"), second.stderr)
+        XCTAssertEqual(try Data(contentsOf: cli.directory.appendingPathComponent("pano.bin")), try Data(contentsOf: source))
+    }
+
+    func testLoginDropboxWithPKCEAgainstAFakeEndpoint() async throws {
+        let fake = try await FakeDropbox()
+        defer { fake.stop() }
+        let input = Pipe()
+        let process = try cli.start(["login", "dropbox", "--app-key", "app-key", "--token-url", fake.oauth.token.absoluteString], stdin: input)
+        // Read the authorize URL the user would open, and "approve" it at the fake.
+        let output = (process.standardOutput as! Pipe).fileHandleForReading
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("code_challenge_method") && Date() < deadline {
+            let chunk = output.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let urlText = try XCTUnwrap(text.split(separator: " ").first { $0.hasPrefix("https://www.dropbox.com/oauth2/authorize?") })
+        let components = try XCTUnwrap(URLComponents(string: String(urlText).trimmingCharacters(in: .whitespacesAndNewlines)))
+        fake.state.withLock { $0.challenge = components.queryItems?.first { $0.name == "code_challenge" }?.value }
+        input.fileHandleForWriting.write(Data("good-code\n".utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let tokens = URL(fileURLWithPath: cli.environment["XDG_STATE_HOME"]!).appendingPathComponent("byteclub/tokens.json")
+        let stored = try TokenFile(url: tokens).load()
+        XCTAssertEqual(stored.refreshToken, "rt-1")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: tokens.path)[.posixPermissions] as? Int, 0o600)
+
+        // And `--dropbox` then works against the (fake) API with that login.
+        let listing = try cli.run(["ls", "--dropbox", "--dropbox-api", fake.baseURL.absoluteString, "--oauth-token-url", fake.oauth.token.absoluteString, "--json"])
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        XCTAssertTrue(listing.stdout.contains("a.txt"))
+    }
+}

@@ -63,6 +63,9 @@ let package = Package(
         // ncursesw driver, Canvas, keys, event loop, compositor and widgets.
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
 
+        // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
+        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", .product(name: "Logging", package: "swift-log")]),
+
         // MARK: Test and benchmark support
 
         // A small, scriptable HTTP/1.1 server on loopback for tests and benchmarks.
@@ -84,6 +87,8 @@ let package = Package(
                 "Remote",
                 "ClubServer",
                 "SampleClub",
+                "ByteClubApp",
+                "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -111,6 +116,8 @@ let package = Package(
             dependencies: ["Remote", "ClubServer", "Transfer", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging"]),
+        .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer"], exclude: ["__Snapshots__"]),
+        .testTarget(name: "EndToEndTests", dependencies: []),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,2 @@
+/// App state and screens; see docs/architecture.md.
+enum ByteClubAppPlaceholder {}

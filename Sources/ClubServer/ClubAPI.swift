@@ -85,7 +85,7 @@ struct ClubAPI: Sendable {
     }
 
     private func jsonResponse(_ object: Any, fault: Fault) -> Response {
-        let data = JSON.data(object)
+        let data = (object as? RawJSON).map { Data($0.text.utf8) } ?? JSON.data(object)
         return shaped(data, contentType: "application/json", fault: fault)
     }
 
@@ -181,7 +181,10 @@ struct ClubAPI: Sendable {
         let page = entries.dropFirst(cursor.offset).prefix(cursor.limit)
         var next = cursor
         next.offset = min(entries.count, cursor.offset + page.count)
-        return ["entries": page.map(\.json), "cursor": Self.encodeCursor(next), "has_more": next.offset < entries.count] as [String: Any]
+        var text = "{\"cursor\":"
+        JSON.appendString(Self.encodeCursor(next), to: &text)
+        text += ",\"entries\":[" + page.map(\.jsonText).joined(separator: ",") + "],\"has_more\":" + (next.offset < entries.count ? "true" : "false") + "}"
+        return RawJSON(text: text)
     }
 
     private func getMetadata(_ arguments: Arguments) async throws -> Any {

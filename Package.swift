@@ -115,7 +115,7 @@ let package = Package(
             name: "RemoteTests",
             dependencies: ["Remote", "ClubServer", "Transfer", .product(name: "Hummingbird", package: "hummingbird")]
         ),
-        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging"]),
+        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging", "Remote"]),
         .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer"], exclude: ["__Snapshots__"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], exclude: ["__Snapshots__"]),

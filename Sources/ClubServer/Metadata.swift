@@ -1,4 +1,5 @@
 import Foundation
+import Remote
 
 /// Dropbox file metadata, in the exact JSON shape of API v2.
 struct FileMetadata: Sendable, Equatable {
@@ -162,15 +163,7 @@ enum JSON {
 
     /// For HTTP headers (`Dropbox-API-Result`): JSON with every non-ASCII character as \uXXXX.
     static func asciiHeader(_ object: Any) -> String {
-        var out = ""
-        for unit in String(decoding: data(object), as: UTF8.self).utf16 {
-            if unit < 0x80 {
-                out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
-            } else {
-                out += String(format: "\\u%04x", unit)
-            }
-        }
-        return out
+        DropboxJSON.asciiEscaped(String(decoding: data(object), as: UTF8.self))
     }
 
     /// Parses a JSON object or throws a 400 naming the problem.

@@ -19,6 +19,19 @@ public struct DropboxEndpoints: Sendable, Equatable {
     public static func club(_ base: URL) -> DropboxEndpoints { DropboxEndpoints(rpc: base, content: base) }
 }
 
+/// Helpers for Dropbox's JSON conventions, shared by the client and the server.
+public enum DropboxJSON {
+    /// Escapes every non-ASCII character of JSON text as \\uXXXX (UTF-16 units), which is what
+    /// `Dropbox-API-Arg` and `Dropbox-API-Result` headers carry.
+    public static func asciiEscaped(_ json: String) -> String {
+        var out = ""
+        for unit in json.utf16 {
+            if unit < 0x80 { out.unicodeScalars.append(Unicode.Scalar(UInt8(unit))) } else { out += String(format: "\\u%04x", unit) }
+        }
+        return out
+    }
+}
+
 /// Supplies the bearer token for each request.
 public protocol AccessTokenProvider: Sendable {
     func accessToken() async throws(RemoteError) -> String
@@ -147,11 +160,7 @@ public final class DropboxStore: RemoteStore, Sendable {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             throw .local("cannot encode the request argument")
         }
-        var out = ""
-        for unit in String(decoding: data, as: UTF8.self).utf16 {
-            if unit < 0x80 { out.unicodeScalars.append(Unicode.Scalar(UInt8(unit))) } else { out += String(format: "\\u%04x", unit) }
-        }
-        return out
+        return DropboxJSON.asciiEscaped(String(decoding: data, as: UTF8.self))
     }
 
     /// An RPC call: JSON in, JSON out, retried when `idempotent` (or only on 429 otherwise).

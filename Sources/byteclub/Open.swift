@@ -1,8 +1,14 @@
 import ArgumentParser
+import ByteClubApp
+import Dispatch
 import Foundation
-import Transfer
+import Logging
+import TerminalUI
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The default command: the terminal UI. Until it lands, it says so.
+/// The default command: the terminal UI on the embedded club, a club server or Dropbox.
 struct Open: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
@@ -10,9 +16,86 @@ struct Open: AsyncParsableCommand {
         shouldDisplay: false
     )
 
+    @OptionGroup var backend: BackendOptions
+    @Option(help: "Where downloaded photos go (default: ~/Downloads/byteclub).") var downloadDir: String?
+
     func run() async throws {
-        print("byteclub \(ByteClub.configuration.version): the terminal UI is not written yet.")
-        print("What works today: `byteclub serve --root DIR` (a Dropbox-v2-compatible club server),")
-        print("the Transfer networking layer (libcurl \(Transfer.libcurlVersion)) and `make bench`.")
+        if let problem = Self.terminalProblem(environment: Paths.environment) {
+            FileHandle.standardError.write(Data("byteclub: \(problem)\n".utf8))
+            throw ExitCode(2)
+        }
+        // Before anything logs: the embedded server's logger must never write to the screen.
+        FileLog.bootstrap(url: Paths.log)
+        let logger = Logger(label: "byteclub")
+        logger.info("starting", metadata: ["version": "\(ByteClub.configuration.version)"])
+
+        // Connecting runs on the cooperative pool, whose threads (libdispatch workers) block
+        // every async signal; the server's NIO threads started from there inherit that mask,
+        // so SIGWINCH and SIGINT reach the terminal's signal sources and no other thread.
+        let connected: Backend
+        do {
+            connected = try await backend.connect()
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            logger.error("cannot connect: \(error)")
+            FileHandle.standardError.write(Data("byteclub: cannot open the club: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        logger.info("connected", metadata: ["backend": "\(connected.store.displayName)"])
+
+        let downloads = downloadDir.map { URL(fileURLWithPath: $0) } ?? Paths.downloads
+        do {
+            try await MainActor.run { try UI.open(connected, downloads: downloads) }
+        } catch {
+            await connected.close()
+            FileHandle.standardError.write(Data("byteclub: cannot open the terminal: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        // The UI now runs on DispatchQueue.main, which the async entry point drains with
+        // dispatchMain(). This task waits for ever; the process ends through Terminal.quit.
+        await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+    }
+
+    /// Why the UI cannot run here, or nil: it needs a TTY on stdin and stdout and a real TERM.
+    static func terminalProblem(environment: [String: String]) -> String? {
+        let term = environment["TERM"] ?? ""
+        if isatty(STDIN_FILENO) != 1 || isatty(STDOUT_FILENO) != 1 {
+            return "the terminal UI needs a terminal (stdin and stdout must be a TTY); for scripts use byteclub ls, get, put, rm or mv"
+        }
+        if term.isEmpty || term == "dumb" {
+            return "the terminal UI cannot run with TERM=\(term.isEmpty ? "(unset)" : term); set TERM (e.g. xterm-256color), or use byteclub ls, get, put, rm or mv"
+        }
+        return nil
+    }
+}
+
+/// The live UI: a ``Terminal`` showing a ``ClubApp``.
+@MainActor
+enum UI {
+    /// Kept alive for the life of the process.
+    private static var current: (terminal: Terminal, app: ClubApp)?
+
+    static func open(_ backend: Backend, downloads: URL) throws {
+        let terminal = try Terminal()
+        var configuration = AppConfiguration()
+        configuration.downloadDirectory = downloads
+        let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
+        app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }
+        app.onQuit = { [unowned terminal] status in terminal.quit(status: status) }
+        terminal.onExit = { status in
+            Logger(label: "byteclub").info("quitting", metadata: ["status": "\(status)"])
+            // Stop the embedded server cleanly, but never hang the way out on it.
+            let done = DispatchSemaphore(value: 0)
+            Task.detached {
+                await backend.close()
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + 2)
+            FileLog.flush()
+        }
+        current = (terminal, app)
+        terminal.start()
+        app.start()
     }
 }

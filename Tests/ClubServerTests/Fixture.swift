@@ -1,5 +1,6 @@
 import ClubServer
 import Foundation
+import Remote
 import Transfer
 import XCTest
 
@@ -70,7 +71,7 @@ final class ServerFixture: @unchecked Sendable {
     func content(_ endpoint: String, _ argument: Any, body: Data = Data(), extraHeaders: [String: String] = [:]) async throws -> Reply {
         let text = String(decoding: try JSONSerialization.data(withJSONObject: argument), as: UTF8.self)
         var headers = extraHeaders
-        headers["Dropbox-API-Arg"] = Self.asciiEscaped(text)
+        headers["Dropbox-API-Arg"] = DropboxJSON.asciiEscaped(text)
         headers["Content-Type"] = "application/octet-stream"
         return try await post(endpoint, body: body, headers: headers)
     }
@@ -88,14 +89,5 @@ final class ServerFixture: @unchecked Sendable {
 
     func read(_ relative: String) -> String? {
         FileManager.default.contents(atPath: root.appendingPathComponent(relative).path).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// HTTP headers must be ASCII; Dropbox clients escape everything else as \uXXXX.
-    static func asciiEscaped(_ text: String) -> String {
-        var out = ""
-        for unit in text.utf16 {
-            if unit < 0x80 { out.unicodeScalars.append(Unicode.Scalar(UInt8(unit))) } else { out += String(format: "\\u%04x", unit) }
-        }
-        return out
     }
 }

@@ -1,0 +1,107 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The two tabs, in the order the tab bar shows them.
+public enum Tab: Int, CaseIterable, Hashable, Sendable {
+    case notes, photos
+
+    /// The tab bar's word for the tab (the end-to-end tests look for these).
+    public var title: String {
+        switch self {
+        case .notes: return "Notes"
+        case .photos: return "PanoPhotos"
+        }
+    }
+
+    /// What the tab lists, for messages: "notes", "photos".
+    var noun: String { self == .notes ? "notes" : "photos" }
+}
+
+/// One tab's list: what the server last returned, whether a load is running, and the
+/// selection and filter that last between frames.
+public struct Listing: Equatable, Sendable {
+    /// The entries of the last successful load, already sorted for display.
+    public var entries: [RemoteEntry] = []
+    /// Whether a load has ever succeeded (before that, an empty list means "loading").
+    public var hasLoaded = false
+    public var isLoading = false
+    /// The last load's failure; the entries of the load before it stay on screen.
+    public var error: String?
+    public var list = ListState()
+    /// Which load is the latest; an older load that finishes late is dropped.
+    var generation = 0
+
+    public init() {}
+}
+
+/// Everything the shell shows, as a value: the screen is a function of it (and the clock).
+///
+/// Mutations that follow the network (``beginLoad(_:)``, ``finishLoad(_:generation:result:)``)
+/// are plain methods, so they are tested without a server or a terminal.
+public struct AppState: Equatable, Sendable {
+    public var tab: Tab = .notes
+    public var notes = Listing()
+    public var photos = Listing()
+    /// The status bar's label for the backend: "embedded", "http://host:port" or "dropbox".
+    public var backend: String
+    /// The last message; errors are shown in the error style.
+    public var message: StatusMessage?
+    /// Requests in flight; the status bar spins while this is above zero.
+    public private(set) var inFlight = 0
+    /// Set by the editor (issue 6) while a note has unsaved changes.
+    public var hasUnsavedEdits = false
+    /// Uploads and downloads still running (issue 7), in the foreground or background.
+    public var runningTransfers = 0
+
+    public init(backend: String) {
+        self.backend = backend
+    }
+
+    public var isBusy: Bool { inFlight > 0 }
+
+    /// Whether `q` must ask before quitting.
+    public var needsQuitConfirmation: Bool { hasUnsavedEdits || runningTransfers > 0 }
+
+    public subscript(tab: Tab) -> Listing {
+        get { tab == .notes ? notes : photos }
+        set {
+            if tab == .notes { notes = newValue } else { photos = newValue }
+        }
+    }
+
+    /// Marks a load of `tab` as started and returns its generation.
+    public mutating func beginLoad(_ tab: Tab) -> Int {
+        inFlight += 1
+        self[tab].isLoading = true
+        self[tab].generation += 1
+        return self[tab].generation
+    }
+
+    /// Applies the result of a load. A stale load (an older generation) only stops counting
+    /// as in flight; the failure of the latest load keeps the old entries and shows the error.
+    public mutating func finishLoad(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>) {
+        inFlight = max(0, inFlight - 1)
+        guard generation == self[tab].generation else { return }
+        self[tab].isLoading = false
+        switch result {
+        case .success(let entries):
+            self[tab].entries = entries
+            self[tab].hasLoaded = true
+            self[tab].error = nil
+            if message?.kind == .error || tab == self.tab {
+                message = StatusMessage(Self.summary(count: entries.count, tab: tab))
+            }
+        case .failure(let error):
+            let text = "Could not load \(tab.noun): \(error.message)"
+            self[tab].error = text
+            message = .error(text)
+        }
+    }
+
+    /// "1 note", "4 photos".
+    static func summary(count: Int, tab: Tab) -> String {
+        let noun = tab == .notes ? "note" : "photo"
+        return "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+}

@@ -1,2 +1,0 @@
-/// App state and screens; see docs/architecture.md.
-enum ByteClubAppPlaceholder {}

@@ -1,0 +1,54 @@
+import Remote
+
+/// Where the club keeps things in its folder: notes in `/byteclub`, photos in `/byteclub/photos`.
+public struct ClubLayout: Sendable, Equatable {
+    /// The app folder.
+    public var folder: String
+    public static let noteExtensions = ["txt", "md"]
+    public static let photoExtensions = ["jpg", "jpeg"]
+
+    public init(folder: String = "/byteclub") {
+        self.folder = folder
+    }
+
+    public var photosFolder: String { folder + "/photos" }
+
+    /// The entries `tab` lists, sorted for display. A missing folder is an empty list.
+    public func fetch(_ tab: Tab, from store: any RemoteStore) async throws(RemoteError) -> [RemoteEntry] {
+        do {
+            switch tab {
+            case .notes:
+                return Self.sortedNotes(try await store.list(folder))
+            case .photos:
+                return Self.sortedPhotos(try await store.search(in: photosFolder, extensions: Self.photoExtensions))
+            }
+        } catch .notFound {
+            return []
+        }
+    }
+
+    /// Notes are the `.txt` and `.md` files directly in the folder, newest first.
+    public static func sortedNotes(_ entries: [RemoteEntry]) -> [RemoteEntry] {
+        entries.filter { $0.kind == .file && hasExtension($0.name, in: noteExtensions) }.sorted { a, b in
+            let da = a.modified ?? .distantPast, db = b.modified ?? .distantPast
+            return da != db ? da > db : a.pathLower < b.pathLower
+        }
+    }
+
+    /// Photos are the JPEGs under the photos folder, by name.
+    public static func sortedPhotos(_ entries: [RemoteEntry]) -> [RemoteEntry] {
+        entries.filter { $0.kind == .file && hasExtension($0.name, in: photoExtensions) }
+            .sorted { $0.pathLower < $1.pathLower }
+    }
+
+    /// A note's title: its name without the extension.
+    public static func title(of name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
+    static func hasExtension(_ name: String, in extensions: [String]) -> Bool {
+        guard let dot = name.lastIndex(of: ".") else { return false }
+        return extensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+
+/// swift-log to `$XDG_STATE_HOME/byteclub/byteclub.log`: the UI owns the screen, so nothing
+/// may log to stdout or stderr while it runs.
+///
+/// The level comes from `BYTECLUB_LOG_LEVEL` (default `info`). If the file cannot be opened,
+/// logs are dropped rather than shown.
+enum FileLog {
+    static func bootstrap(url: URL) {
+        let level = Paths.environment["BYTECLUB_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let sink = LogFile(url: url)
+        LoggingSystem.bootstrap { label in
+            guard let sink else { return SwiftLogNoOpLogHandler(label) }
+            var handler = FileLogHandler(label: label, sink: sink)
+            handler.logLevel = level
+            return handler
+        }
+        shared.set(sink)
+    }
+
+    static func flush() { shared.get()?.synchronize() }
+
+    private static let shared = Box()
+
+    /// The open sink, for flushing at exit.
+    // @unchecked Sendable: `sink` is only read and written while holding `lock`.
+    private final class Box: @unchecked Sendable {
+        private let lock = NSLock()
+        private var sink: LogFile?
+        func set(_ value: LogFile?) { lock.withLock { sink = value } }
+        func get() -> LogFile? { lock.withLock { sink } }
+    }
+}
+
+/// An append-only log file shared by every logger.
+final class LogFile: Sendable {
+    private let lock = NSLock()
+    private let descriptor: Int32
+
+    init?(url: URL) {
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        descriptor = fd
+    }
+
+    func write(_ line: String) {
+        lock.withLock {
+            var bytes = Array(line.utf8)
+            bytes.append(UInt8(ascii: "\n"))
+            _ = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+
+    func synchronize() { lock.withLock { _ = fsync(descriptor) } }
+}
+
+/// One line per message: time, level, label, message and metadata.
+struct FileLogHandler: LogHandler {
+    let label: String
+    let sink: LogFile
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    init(label: String, sink: LogFile) {
+        self.label = label
+        self.sink = sink
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
+             file: String, function: String, line: UInt) {
+        var line = Self.timestamp() + " " + level.rawValue + " " + label + ": " + message.description
+        let all = metadata.merging(extra ?? [:]) { $1 }
+        if !all.isEmpty {
+            line += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        sink.write(line)
+    }
+
+    private static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                      parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+    }
+}

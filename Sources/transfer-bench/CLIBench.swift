@@ -1,0 +1,132 @@
+import ArgumentParser
+import ClubServer
+import Foundation
+
+/// `byteclub put` / `byteclub get` of a large file against a club server, next to the curl CLI
+/// driving the same endpoints, in the same run.
+struct CLIBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "cli", abstract: "byteclub put/get vs curl on the same upload_session and download endpoints.")
+
+    @Option(help: "File size.") var size: String = "1GiB"
+    @Option(help: "Runs per row; the table shows the median.") var runs: Int = 3
+    @Option(help: "The byteclub binary (default: next to this one).") var byteclub: String?
+    @Option(help: "The curl CLI.") var curl: String = "/usr/bin/curl"
+
+    func run() throws {
+        guard let bytes = parseSize(size), bytes > 0 else { throw ValidationError("bad --size \(size)") }
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let binary = byteclub ?? URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("byteclub").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else { throw ValidationError("build byteclub first (\(binary))") }
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("cli-bench-\(getpid())")
+        let root = base.appendingPathComponent("club")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let payload = base.appendingPathComponent("payload.bin")
+        let chunk: Int64 = 32 << 20
+        FileHandle.standardError.write(Data("cli bench: writing \(format(bytes: bytes)) and its \(format(bytes: chunk)) chunks for curl\n".utf8))
+        var chunks: [URL] = []
+        do {
+            guard FileManager.default.createFile(atPath: payload.path, contents: nil) else { throw BenchError("cannot create \(payload.path)") }
+            let handle = try FileHandle(forWritingTo: payload)
+            var block = Data((0..<Int(chunk)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 9) })
+            var written: Int64 = 0
+            var index = 0
+            while written < bytes {
+                let count = Int(min(chunk, bytes - written))
+                block[0] = UInt8(truncatingIfNeeded: index)
+                try handle.write(contentsOf: block.prefix(count))
+                let piece = base.appendingPathComponent("chunk-\(index)")
+                try block.prefix(count).write(to: piece)
+                chunks.append(piece)
+                written += Int64(count)
+                index += 1
+            }
+            try handle.close()
+        }
+
+        let token = "cli-bench"
+        let server = try blocking { try await ClubServer.start(ClubServerConfiguration(root: root.path, token: token)) }
+        defer { blocking { await server.stop() } }
+        let url = server.baseURL.absoluteString
+        let auth = "Authorization: Bearer \(token)"
+
+        var rows: [(String, [Double], [Int64])] = []
+        func row(_ name: String, _ body: () throws -> (Double, Int64)) throws {
+            var walls: [Double] = []
+            var rss: [Int64] = []
+            for _ in 0..<runs {
+                try? FileManager.default.removeItem(at: root.appendingPathComponent("byteclub/big.bin"))
+                try? FileManager.default.removeItem(at: base.appendingPathComponent("got.bin"))
+                let (wall, peak) = try body()
+                walls.append(wall)
+                rss.append(peak)
+            }
+            rows.append((name, walls, rss))
+        }
+        func spawn(_ arguments: [String]) throws -> ChildRun {
+            let result = try spawnAndMeasure(arguments)
+            guard result.exitStatus == 0 else { throw BenchError("\(arguments.first ?? "") failed with \(result.exitStatus)") }
+            return result
+        }
+
+        try row("byteclub put (upload sessions)") {
+            let result = try spawn([binary, "put", payload.path, "/byteclub/big.bin", "--server", url, "--token", token])
+            return (result.wallSeconds, result.peakRSSBytes)
+        }
+        try row("curl: start + append_v2 + finish") {
+            var wall = 0.0
+            var peak: Int64 = 0
+            var session = ""
+            var offset: Int64 = 0
+            for (index, piece) in chunks.enumerated() {
+                let size = Int64((try FileManager.default.attributesOfItem(atPath: piece.path)[.size] as? Int) ?? 0)
+                let arg: String
+                let endpoint: String
+                if index == 0 {
+                    endpoint = "2/files/upload_session/start"; arg = #"{"close":false}"#
+                } else if index == chunks.count - 1 {
+                    endpoint = "2/files/upload_session/finish"
+                    arg = #"{"cursor":{"session_id":"\#(session)","offset":\#(offset)},"commit":{"path":"/byteclub/big.bin","mode":"add","autorename":false}}"#
+                } else {
+                    endpoint = "2/files/upload_session/append_v2"
+                    arg = #"{"cursor":{"session_id":"\#(session)","offset":\#(offset)},"close":false}"#
+                }
+                let result = try spawn([curl, "-sS", "-X", "POST", "-H", auth, "-H", "Dropbox-API-Arg: \(arg)", "-H", "Content-Type: application/octet-stream",
+                                        "-H", "Expect:", "-T", piece.path, "\(url)/\(endpoint)"])
+                wall += result.wallSeconds
+                peak = max(peak, result.peakRSSBytes)
+                if index == 0, let data = result.stdout.data(using: .utf8),
+                   let id = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["session_id"] as? String {
+                    session = id
+                }
+                offset += size
+            }
+            guard FileManager.default.fileExists(atPath: root.appendingPathComponent("byteclub/big.bin").path) else { throw BenchError("curl's session did not commit") }
+            return (wall, peak)
+        }
+        try row("byteclub get") {
+            try FileManager.default.copyItem(at: payload, to: root.appendingPathComponent("byteclub/big.bin"))
+            let result = try spawn([binary, "get", "/byteclub/big.bin", base.appendingPathComponent("got.bin").path, "--server", url, "--token", token])
+            return (result.wallSeconds, result.peakRSSBytes)
+        }
+        try row("curl: /2/files/download") {
+            try FileManager.default.copyItem(at: payload, to: root.appendingPathComponent("byteclub/big.bin"))
+            let result = try spawn([curl, "-sS", "-X", "POST", "-H", auth, "-H", #"Dropbox-API-Arg: {"path":"/byteclub/big.bin"}"#,
+                                    "-o", base.appendingPathComponent("got.bin").path, "\(url)/2/files/download"])
+            return (result.wallSeconds, result.peakRSSBytes)
+        }
+
+        print("byteclub CLI against `byteclub serve` on loopback, \(format(bytes: bytes)), median of \(runs) run(s).")
+        print("")
+        print("| command | wall (s) | MB/s | peak RSS (MiB) |")
+        print("|---|---:|---:|---:|")
+        for (name, walls, rss) in rows {
+            let wall = median(walls) ?? 0
+            print(String(format: "| %@ | %.3f | %.0f | %.1f |", name, wall, Double(bytes) / wall / 1e6, Double(rss.max() ?? 0) / 1048576))
+        }
+        let put = median(rows[0].1) ?? 0, curlPut = median(rows[1].1) ?? 1
+        let get = median(rows[2].1) ?? 0, curlGet = median(rows[3].1) ?? 1
+        print("")
+        print(String(format: "- put / curl = %.2f× (target ≤ 1.25×); get / curl = %.2f× (target ≤ 1.25×).", put / curlPut, get / curlGet))
+    }
+}

@@ -1,0 +1,125 @@
+import ByteClubApp
+import Dispatch
+import Foundation
+import Remote
+import TerminalUI
+import XCTest
+
+/// Keys, tabs, filtering, the main-queue rule, and the formatting of sizes and times.
+@MainActor
+final class ShellBehaviourTests: XCTestCase {
+    static let notes = [
+        FakeStore.file("/byteclub/ideas.md", size: 1234, modified: Clock.ago(90)),
+        FakeStore.file("/byteclub/Welcome.txt", size: 678, modified: Clock.ago(7200)),
+        FakeStore.file("/byteclub/old.txt", size: 5, modified: Clock.ago(30 * 86_400)),
+        FakeStore.file("/byteclub/binary.bin", size: 5, modified: Clock.ago(60)),
+        FakeStore.file("/byteclub/photos/desk.jpeg", size: 2_500_000, modified: Clock.ago(60)),
+        FakeStore.file("/byteclub/photos/readme.txt", size: 5, modified: Clock.ago(60)),
+    ]
+
+    func testRemoteResultsReachTheAppOnTheMainQueue() async throws {
+        let key = DispatchSpecificKey<String>()
+        DispatchQueue.main.setSpecific(key: key, value: "main")
+        defer { DispatchQueue.main.setSpecific(key: key, value: nil) }
+        let club = try await SampleClubServer()
+        let harness = Harness(store: club.store())
+        var queues: [String?] = []
+        let previous = harness.app.onLoadFinished
+        harness.app.onLoadFinished = { tab in
+            queues.append(DispatchQueue.getSpecific(key: key))
+            previous?(tab)
+        }
+        await harness.start()
+        harness.press(.char("r"))
+        await harness.waitForLoads(3)
+        await club.close()
+        XCTAssertEqual(queues, ["main", "main", "main"])
+        XCTAssertEqual(harness.app.state.notes.entries.count, 2)
+    }
+
+    func testTabsSwitchWithTabShiftTabNumbersAndClicks() async throws {
+        let harness = Harness(store: FakeStore(files: Self.notes))
+        await harness.start()
+        XCTAssertEqual(harness.app.state.tab, .notes)
+        harness.press(.tab)
+        XCTAssertEqual(harness.app.state.tab, .photos)
+        harness.press(.backTab)
+        XCTAssertEqual(harness.app.state.tab, .notes)
+        harness.press(.char("2"))
+        XCTAssertEqual(harness.app.state.tab, .photos)
+        harness.press(.char("1"))
+        XCTAssertEqual(harness.app.state.tab, .notes)
+
+        let canvas = harness.render(width: 80, height: 24)
+        let photos = try XCTUnwrap(canvas.position(of: "PanoPhotos"))
+        harness.press(.mouse(x: photos.x + 2, y: photos.y))
+        XCTAssertEqual(harness.app.state.tab, .photos)
+        let notes = try XCTUnwrap(canvas.position(of: "Notes"))
+        harness.press(.mouse(x: notes.x, y: notes.y))
+        XCTAssertEqual(harness.app.state.tab, .notes)
+    }
+
+    func testListsShowNotesAndPhotosOnly() async throws {
+        let harness = Harness(store: FakeStore(files: Self.notes))
+        await harness.start()
+        XCTAssertEqual(harness.app.state.notes.entries.map(\.name), ["ideas.md", "Welcome.txt", "old.txt"])
+        XCTAssertEqual(harness.app.state.photos.entries.map(\.name), ["desk.jpeg"])
+        let canvas = harness.render(width: 80, height: 24)
+        XCTAssertEqual(canvas.line(2).trimmingCharacters(in: .whitespaces), "ideas" + String(repeating: " ", count: 47) + "1.2 KB  1 min ago")
+        XCTAssertTrue(canvas.line(3).hasSuffix("678 B  2 h ago     "), canvas.line(3))
+        XCTAssertTrue(canvas.line(4).contains("2026-10-22"), canvas.line(4))
+        XCTAssertEqual(harness.app.state.message, StatusMessage("3 notes"))
+        harness.press(.char("2"))
+        XCTAssertEqual(harness.app.state.message, StatusMessage("1 photo"))
+        XCTAssertTrue(harness.render(width: 80, height: 24).line(2).contains("2.5 MB  2026-11-21"))
+    }
+
+    func testSlashFiltersAndTypedLettersAreNotCommands() async throws {
+        let harness = Harness(store: FakeStore(files: Self.notes))
+        await harness.start()
+        harness.press(.char("/"), .char("w"), .char("e"), .char("l"), .char("q"), .char("2"))
+        XCTAssertNil(harness.quitStatus, "q is text while filtering")
+        XCTAssertEqual(harness.app.state.tab, .notes, "2 is text while filtering")
+        harness.press(.backspace, .backspace)
+        let canvas = harness.render(width: 80, height: 24)
+        XCTAssertNotNil(canvas.position(of: "Welcome"))
+        XCTAssertNil(canvas.position(of: "ideas"))
+        XCTAssertNotNil(canvas.position(of: "1 of 3"))
+        harness.press(.enter, .char("j"))
+        XCTAssertEqual(harness.app.state.notes.list.filter, "wel")
+        harness.press(.escape)
+        XCTAssertEqual(harness.app.state.notes.list.filter, "")
+    }
+
+    func testStaleLoadsAreDropped() async throws {
+        var state = AppState(backend: "embedded")
+        let first = state.beginLoad(.notes)
+        let second = state.beginLoad(.notes)
+        state.finishLoad(.notes, generation: second, result: .success([FakeStore.file("/byteclub/new.txt", size: 1, modified: Clock.now)]))
+        state.finishLoad(.notes, generation: first, result: .failure(.network("late")))
+        XCTAssertEqual(state.notes.entries.map(\.name), ["new.txt"])
+        XCTAssertNil(state.notes.error)
+        XCTAssertFalse(state.isBusy)
+    }
+
+    func testFormatting() async {
+        let format = Clock.format
+        XCTAssertEqual(format.relative(Clock.ago(5)), "just now")
+        XCTAssertEqual(format.relative(Clock.ago(-300)), "just now", "a clock a little ahead is not the future")
+        XCTAssertEqual(format.relative(Clock.ago(61)), "1 min ago")
+        XCTAssertEqual(format.relative(Clock.ago(3 * 3600 + 5)), "3 h ago")
+        XCTAssertEqual(format.relative(Clock.ago(30 * 3600)), "yesterday")
+        XCTAssertEqual(format.relative(Clock.ago(4 * 86_400)), "4 days ago")
+        XCTAssertEqual(format.relative(Clock.ago(8 * 86_400)), "2026-11-13")
+        XCTAssertEqual(format.relative(nil), "")
+        XCTAssertEqual(DisplayFormat.size(0), "0 B")
+        XCTAssertEqual(DisplayFormat.size(999), "999 B")
+        XCTAssertEqual(DisplayFormat.size(1234), "1.2 KB")
+        XCTAssertEqual(DisplayFormat.size(183_138), "183 KB")
+        XCTAssertEqual(DisplayFormat.size(999_999), "1.0 MB")
+        XCTAssertEqual(DisplayFormat.size(3_635_600), "3.6 MB")
+        XCTAssertEqual(ClubLayout.title(of: "Welcome to Byte Club.txt"), "Welcome to Byte Club")
+        XCTAssertEqual(ClubLayout.title(of: ".hidden"), ".hidden")
+        XCTAssertEqual(ClubLayout.title(of: "v1.2 notes.md"), "v1.2 notes")
+    }
+}

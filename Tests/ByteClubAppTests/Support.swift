@@ -1,0 +1,233 @@
+import ByteClubApp
+import ClubServer
+import Foundation
+import Remote
+import Synchronization
+import TerminalUI
+import XCTest
+
+// Test methods in `@MainActor` classes are `async`: swift-corelibs-xctest's test discovery
+// cannot call a synchronous main-actor method.
+
+/// Compares a rendered grid with the golden text in `__Snapshots__/NAME.txt`.
+///
+/// With `RECORD_SNAPSHOTS=1`, or when the golden file does not exist yet, the snapshot is
+/// written and the test fails, so a new or changed snapshot is never accepted unread.
+@MainActor
+func assertSnapshot(_ canvas: GridCanvas, named name: String, file: StaticString = #filePath, line: UInt = #line) {
+    let directory = URL(fileURLWithPath: "\(file)").deletingLastPathComponent().appendingPathComponent("__Snapshots__")
+    let url = directory.appendingPathComponent("\(name).txt")
+    let actual = canvas.dump() + "\n"
+    let recording = ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"].map { !$0.isEmpty && $0 != "0" } ?? false
+
+    guard !recording, let expected = try? String(contentsOf: url, encoding: .utf8) else {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try actual.write(to: url, atomically: true, encoding: .utf8)
+            XCTFail("Recorded snapshot \(name).txt (\(canvas.size)); check it, then run again without RECORD_SNAPSHOTS.\n\(actual)", file: file, line: line)
+        } catch {
+            XCTFail("Cannot record snapshot \(url.path): \(error)", file: file, line: line)
+        }
+        return
+    }
+    if expected != actual {
+        XCTFail("Snapshot \(name).txt differs.\n--- expected\n\(expected)--- actual\n\(actual)", file: file, line: line)
+    }
+}
+
+/// Fixed times, so relative dates print the same on every run.
+enum Clock {
+    /// "Now" for every test: 2026-11-21 21:00:00 UTC.
+    static let now = Date(timeIntervalSince1970: 1_795_294_800)
+
+    static var format: DisplayFormat {
+        DisplayFormat(now: { Clock.now }, timeZone: TimeZone(identifier: "UTC")!)
+    }
+
+    static func ago(_ seconds: TimeInterval) -> Date { now.addingTimeInterval(-seconds) }
+}
+
+/// A real club server on loopback, seeded with the sample club from the source tree (the same
+/// folder `SampleClub.seed(into:)` copies on first run), and a DropboxStore talking to it.
+final class SampleClubServer: Sendable {
+    let base: URL
+    let server: ClubServer
+    let token = "app-tests-\(UUID().uuidString)"
+
+    init() async throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-app-tests-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("club")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/SampleClub/byteclub")
+        try FileManager.default.copyItem(at: sample, to: root.appendingPathComponent("byteclub"))
+        var configuration = ClubServerConfiguration(root: root.path, token: token)
+        configuration.logger.logLevel = .error
+        server = try await ClubServer.start(configuration)
+    }
+
+    /// The store, with the server's modification times (which follow the copy) replaced by
+    /// fixed ones so the snapshots do not depend on when the test ran.
+    func store() -> any RemoteStore {
+        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(token),
+                                 configuration: .ephemeral)
+        return StampedStore(base: store, stamps: [
+            "Welcome to Byte Club.txt": Clock.ago(2 * 3600),
+            "Challenge 1 - Unicode widths.txt": Clock.ago(3 * 86_400 + 600),
+            "alps-sunrise.jpg": Clock.ago(40 * 86_400),
+            "city-dusk.jpg": Clock.ago(38 * 86_400),
+            "coast-noon.jpg": Clock.ago(12 * 86_400),
+            "desk-at-night.jpg": Clock.ago(86_400),
+        ])
+    }
+
+    func close() async {
+        await server.stop()
+        try? FileManager.default.removeItem(at: base)
+    }
+}
+
+/// A RemoteStore that forwards to another and overrides the modification time of named files.
+struct StampedStore: RemoteStore {
+    let base: any RemoteStore
+    let stamps: [String: Date]
+
+    var displayName: String { base.displayName }
+
+    private func stamp(_ entry: RemoteEntry) -> RemoteEntry {
+        var entry = entry
+        if let date = stamps[entry.name] { entry.modified = date }
+        return entry
+    }
+
+    func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
+        let page = try await base.listPage(folder, cursor: cursor, limit: limit)
+        return (page.entries.map(stamp), page.next)
+    }
+    func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry { stamp(try await base.metadata(path)) }
+    func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
+        try await base.search(in: folder, extensions: extensions).map(stamp)
+    }
+    func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                  onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
+        try await base.download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
+    }
+    func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        try await base.upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
+    }
+    func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        try await base.upload(data: data, to: path, mode: mode, autorename: autorename)
+    }
+    func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data { try await base.thumbnail(path, size: size) }
+    func delete(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.delete(path) }
+    func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        try await base.move(from: from, to: to, autorename: autorename)
+    }
+    func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.createFolder(path) }
+}
+
+/// A scripted store: lists what `files` holds, or fails with `failure` when it is set.
+final class FakeStore: RemoteStore {
+    let displayName: String
+    private let script: Mutex<(files: [RemoteEntry], failure: RemoteError?)>
+
+    init(displayName: String = "http://192.168.1.20:8421", files: [RemoteEntry] = [], failure: RemoteError? = nil) {
+        self.displayName = displayName
+        self.script = Mutex((files, failure))
+    }
+
+    func set(files: [RemoteEntry]? = nil, failure: RemoteError?) {
+        script.withLock {
+            if let files { $0.files = files }
+            $0.failure = failure
+        }
+    }
+
+    private func current() throws(RemoteError) -> [RemoteEntry] {
+        let (files, failure) = script.withLock { ($0.files, $0.failure) }
+        if let failure { throw failure }
+        return files
+    }
+
+    static func file(_ path: String, size: Int64, modified: Date) -> RemoteEntry {
+        RemoteEntry(kind: .file, name: (path as NSString).lastPathComponent, path: path, size: size, modified: modified)
+    }
+
+    func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
+        let prefix = folder.lowercased() + "/"
+        return (try current().filter { $0.pathLower.hasPrefix(prefix) && !$0.pathLower.dropFirst(prefix.count).contains("/") }, nil)
+    }
+    func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
+        let prefix = folder.lowercased() + "/"
+        return try current().filter { entry in
+            entry.pathLower.hasPrefix(prefix) && extensions.contains { entry.pathLower.hasSuffix("." + $0) }
+        }
+    }
+    func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry { throw .notFound(path) }
+    func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                  onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry { throw .notFound(path) }
+    func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        throw .local("read-only fake")
+    }
+    func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        throw .local("read-only fake")
+    }
+    func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data { throw .notFound(path) }
+    func delete(_ path: String) async throws(RemoteError) -> RemoteEntry { throw .notFound(path) }
+    func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry { throw .notFound(from) }
+    func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry { throw .local("read-only fake") }
+}
+
+/// An app on a bare compositor, as the terminal would hold it, with a way to wait for loads.
+@MainActor
+final class Harness {
+    let app: ClubApp
+    let compositor = Compositor()
+    var quitStatus: Int32?
+    private var finished: [Tab] = []
+    private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    init(store: any RemoteStore) {
+        var configuration = AppConfiguration()
+        configuration.format = Clock.format
+        app = ClubApp(store: store, compositor: compositor, configuration: configuration)
+        app.onQuit = { [unowned self] status in self.quitStatus = status }
+        app.onLoadFinished = { [unowned self] tab in
+            self.finished.append(tab)
+            let ready = self.waiters.filter { $0.count <= self.finished.count }
+            self.waiters.removeAll { $0.count <= self.finished.count }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+    }
+
+    /// Waits until `count` loads in all have finished (each delivered on the main queue).
+    func waitForLoads(_ count: Int, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) async {
+        guard finished.count < count else { return }
+        let deadline = Task { @MainActor [weak self] in
+            try? await Task.sleep(for: .seconds(timeout))
+            guard let self, !Task.isCancelled, self.finished.count < count else { return }
+            XCTFail("only \(self.finished.count) of \(count) loads finished in \(timeout) s", file: file, line: line)
+            let waiters = self.waiters
+            self.waiters.removeAll()
+            for waiter in waiters { waiter.continuation.resume() }
+        }
+        await withCheckedContinuation { waiters.append((count, $0)) }
+        deadline.cancel()
+    }
+
+    /// Starts the app and waits for both tabs' first load.
+    func start() async {
+        app.start()
+        await waitForLoads(2)
+    }
+
+    func press(_ keys: Key...) {
+        for key in keys { compositor.handle(key) }
+    }
+
+    func render(width: Int, height: Int) -> GridCanvas {
+        let canvas = GridCanvas(width: width, height: height)
+        compositor.render(into: canvas)
+        return canvas
+    }
+}

@@ -141,7 +141,7 @@ public struct OAuthClient: Sendable {
             throw .server(status: 0, detail: "the token endpoint answered without tokens")
         }
         let expiresIn = reply["expires_in"] as? Double ?? 14_400
-        return StoredTokens(accessToken: access, refreshToken: refresh, expiresAt: now.addingTimeInterval(expiresIn), appKey: appKey)
+        return StoredTokens(accessToken: access, refreshToken: refresh, expiresAt: Self.wholeSeconds(now.addingTimeInterval(expiresIn)), appKey: appKey)
     }
 
     /// A fresh access token from the refresh token.
@@ -150,9 +150,14 @@ public struct OAuthClient: Sendable {
         guard let access = reply["access_token"] as? String else { throw .server(status: 0, detail: "the token endpoint answered without a token") }
         var updated = tokens
         updated.accessToken = access
-        updated.expiresAt = now.addingTimeInterval(reply["expires_in"] as? Double ?? 14_400)
+        updated.expiresAt = Self.wholeSeconds(now.addingTimeInterval(reply["expires_in"] as? Double ?? 14_400))
         if let rotated = reply["refresh_token"] as? String { updated.refreshToken = rotated }
         return updated
+    }
+
+    /// Expiry times are kept to the second, so they survive the token file's JSON unchanged.
+    static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 
     public func revoke(_ tokens: StoredTokens) async throws(RemoteError) {

@@ -52,6 +52,8 @@ final class EasyTransfer: @unchecked Sendable {
     private var requestedRange = false
     private var resumedFrom: ResumeData?
     private var bytesWritten: Int64 = 0
+    private var fileBuffer: [UInt8] = []
+    static let fileBufferSize = 1 << 20
 
     // Progress, as last seen and as last delivered
     private var sent: Int64 = 0
@@ -311,6 +313,8 @@ final class EasyTransfer: @unchecked Sendable {
     /// Resume data for the bytes already on disk, if the server gave a validator to resume against.
     func makeResumeData() -> ResumeData? {
         guard task.kind == .download, let downloadPath, let response = finalResponse, response.isSuccess else { return nil }
+        // Resume data promises every byte up to its offset is on disk.
+        guard flushDownload() else { return nil }
         let offset = resumeOffset + bytesWritten
         let etag = response.value(forHeader: "ETag") ?? resumedFrom?.etag
         let lastModified = response.value(forHeader: "Last-Modified") ?? resumedFrom?.lastModified
@@ -416,16 +420,13 @@ final class EasyTransfer: @unchecked Sendable {
         }
         if throttle(count) { return Int(BC_CURL_WRITEFUNC_PAUSE) }
         switch sink {
-        case .file(let fd, let path):
-            var offset = 0
-            while offset < count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    callbackError = .cannotWriteFile(path: path, reason: String(cString: strerror(errno)))
-                    return 0
-                }
-                offset += written
+        case .file:
+            // curl hands over at most 16 KiB per call; gather them so the disk sees 1 MiB writes.
+            if fileBuffer.count + count > Self.fileBufferSize, !flushDownload() { return 0 }
+            if count >= Self.fileBufferSize {
+                guard writeToFile(buffer) else { return 0 }
+            } else {
+                fileBuffer.append(contentsOf: buffer)
             }
             bytesWritten += Int64(count)
             let total = resumeOffset + bytesWritten
@@ -443,6 +444,29 @@ final class EasyTransfer: @unchecked Sendable {
         }
         noteProgress()
         return count
+    }
+
+    /// Writes what `write` gathered. False (with `callbackError` set) if the disk refused.
+    @discardableResult
+    func flushDownload() -> Bool {
+        guard !fileBuffer.isEmpty else { return true }
+        defer { fileBuffer.removeAll(keepingCapacity: true) }
+        return fileBuffer.withUnsafeBytes { writeToFile($0) }
+    }
+
+    private func writeToFile(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard case .file(let fd, let path) = sink else { return false }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                callbackError = .cannotWriteFile(path: path, reason: String(cString: strerror(errno)))
+                return false
+            }
+            offset += written
+        }
+        return true
     }
 
     /// Enforces `maxReceiveBytesPerSecond`. curl 7.88 reads everything a socket has in one go
@@ -508,6 +532,7 @@ final class EasyTransfer: @unchecked Sendable {
         if task.kind == .download, response.isSuccess, case .file(let fd, _) = sink {
             if requestedRange && status == 200 {
                 // The server sent the whole file again (the file changed, or it ignores ranges).
+                fileBuffer.removeAll(keepingCapacity: true)
                 _ = ftruncate(fd, 0)
                 _ = lseek(fd, 0, SEEK_SET)
                 resumeOffset = 0

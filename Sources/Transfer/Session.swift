@@ -254,6 +254,8 @@ public final class Session: @unchecked Sendable {
         let task = transfer.task
 
         var error: TransferError?
+        // Write out the last gathered bytes before deciding how the task ended.
+        if code == CURLE_OK { transfer.flushDownload() }
         if let callbackError = transfer.callbackError {
             error = callbackError
         } else if code != CURLE_OK {

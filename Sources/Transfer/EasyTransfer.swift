@@ -60,7 +60,9 @@ final class EasyTransfer: @unchecked Sendable {
     private var expectedSend: Int64 = 0
     private var deliveredSent: Int64 = 0
     private var deliveredWritten: Int64 = 0
-    private var lastDelivery: UInt64 = 0
+    // Counting from the start, the first report comes one interval in: a transfer that ends
+    // sooner reports only its final value.
+    private var lastDelivery: UInt64 = DispatchTime.now().uptimeNanoseconds
     private var progressScheduled = false
     private(set) var isFinished = false
 
@@ -355,7 +357,8 @@ final class EasyTransfer: @unchecked Sendable {
             progressScheduled = true
             session.queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: lastDelivery &+ interval)) { [self] in
                 progressScheduled = false
-                if !isFinished { deliverProgress(now: DispatchTime.now().uptimeNanoseconds) }
+                // A busy queue may already have delivered on time; let noteProgress decide again.
+                if !isFinished { noteProgress() }
             }
         }
     }

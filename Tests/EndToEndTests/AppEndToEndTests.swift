@@ -1,0 +1,145 @@
+import Foundation
+import XCTest
+
+/// The built `byteclub`, run with no subcommand in a real terminal (tmux, 120×36) against the
+/// embedded club server over temp `HOME`/`XDG_*` dirs and `--data-dir`.
+final class AppEndToEndTests: XCTestCase {
+    var base: URL!
+    var tmux: TmuxSession?
+
+    /// The built binary, found the way the CLI tests find it.
+    static var executable: URL? {
+        var candidates: [URL] = []
+        if let override = ProcessInfo.processInfo.environment["BYTECLUB_BIN"] { candidates.append(URL(fileURLWithPath: override)) }
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent("byteclub"))
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("byteclub"))
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(repository.appendingPathComponent(".build/debug/byteclub"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    override func setUpWithError() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base.appendingPathComponent("home"), withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        tmux?.kill()
+        tmux = nil
+        try? FileManager.default.removeItem(at: base)
+    }
+
+    var club: URL { base.appendingPathComponent("club") }
+
+    /// A shell in tmux with the app's environment, and `byteclub` typed into it.
+    func launch() throws -> TmuxSession {
+        guard let binary = Self.executable else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
+        let home = base.appendingPathComponent("home")
+        let tmux = try TmuxSession(width: 120, height: 36, environment: [
+            "HOME": home.path,
+            "XDG_DATA_HOME": base.appendingPathComponent("data").path,
+            "XDG_STATE_HOME": base.appendingPathComponent("state").path,
+            "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
+            "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
+            "TMPDIR": FileManager.default.temporaryDirectory.path,
+            "PATH": "/usr/bin:/bin",
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "SWIFT_BACKTRACE": "interactive=no",
+            "PS1": "e2e> ",
+        ])
+        self.tmux = tmux
+        tmux.waitFor("e2e>")
+        try tmux.type("\(TmuxSession.quote(binary.path)) --data-dir \(TmuxSession.quote(club.path)); echo \"BYTECLUB-EXIT=$?\"")
+        try tmux.press("Enter")
+        return tmux
+    }
+
+    func testTabsHelpResizeAndQuit() throws {
+        let tmux = try launch()
+
+        // The first screen: both tabs, and the sample club's welcome note, seeded on first run.
+        var screen = tmux.waitFor("Welcome to Byte Club")
+        XCTAssertTrue(screen.contains("Notes"), screen)
+        XCTAssertTrue(screen.contains("PanoPhotos"), screen)
+        XCTAssertTrue(screen.contains("embedded"), screen)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: club.appendingPathComponent("byteclub/Welcome to Byte Club.txt").path))
+
+        // 2 switches to the photos.
+        try tmux.type("2")
+        screen = tmux.waitFor("alps-sunrise")
+        XCTAssertFalse(screen.contains("Welcome to Byte Club"), screen)
+        try tmux.type("1")
+        tmux.waitFor("Welcome to Byte Club")
+
+        // ? opens help, Esc closes it.
+        try tmux.type("?")
+        screen = tmux.waitFor("Show this help")
+        XCTAssertTrue(screen.contains("PanoPhotos tab"), screen)
+        try tmux.press("Escape")
+        tmux.waitFor("help closed") { !$0.contains("Show this help") && $0.contains("Welcome to Byte Club") }
+
+        // Resizes at any moment: smaller, too small, and back.
+        try tmux.resize(width: 50, height: 12)
+        tmux.waitFor("the 50×12 layout") { screen in
+            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            return screen.contains("Welcome to Byte Club") && screen.contains("? help") && lines.allSatisfy { $0.count <= 50 }
+        }
+        try tmux.resize(width: 20, height: 5)
+        tmux.waitFor("Terminal too small")
+        try tmux.resize(width: 120, height: 36)
+        screen = tmux.waitFor("the 120×36 layout") { $0.contains("Welcome to Byte Club") && $0.contains("PanoPhotos") && !$0.contains("too small") }
+        XCTAssertEqual(tmux.currentCommand(), "byteclub")
+        // Still answering keys after all that.
+        try tmux.type("2")
+        tmux.waitFor("alps-sunrise")
+
+        // q quits at once (nothing unsaved, no transfers), and the shell is back, in cooked mode.
+        try tmux.type("q")
+        screen = tmux.waitFor("BYTECLUB-EXIT=0")
+        XCTAssertFalse(screen.contains("PanoPhotos"), "the alternate screen is gone:\n\(screen)")
+        tmux.waitFor("the shell in the foreground") { _ in tmux.currentCommand() == "sh" }
+        try tmux.type("case \"$(stty -a)\" in *-icanon*) echo TTY-RAW;; *) echo TTY-COOKED;; esac")
+        try tmux.press("Enter")
+        tmux.waitFor("TTY-COOKED")
+
+        // The log went to the state dir, not the screen.
+        let log = try String(contentsOf: base.appendingPathComponent("state/byteclub/byteclub.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("loaded notes"), log)
+    }
+
+    func testDumbTerminalOrNoTTYIsAClearError() throws {
+        guard let binary = Self.executable else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
+        for term in ["dumb", "xterm-256color"] {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["--data-dir", club.path]
+            process.environment = ["HOME": base.appendingPathComponent("home").path, "TERM": term, "PATH": "/usr/bin:/bin",
+                                   "XDG_STATE_HOME": base.appendingPathComponent("state").path, "SWIFT_BACKTRACE": "interactive=no"]
+            let errors = Pipe()
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = Pipe()
+            process.standardError = errors
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertNotEqual(process.terminationStatus, 0)
+            XCTAssertTrue(text.hasPrefix("byteclub: the terminal UI needs a terminal"), text)
+            XCTAssertEqual(text.filter { $0 == "\n" }.count, 1, "one line: \(text)")
+        }
+    }
+
+    func testDumbTermInATerminalIsAClearError() throws {
+        guard let binary = Self.executable else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
+        let tmux = try TmuxSession(width: 120, height: 36, environment: [
+            "HOME": base.appendingPathComponent("home").path, "PATH": "/usr/bin:/bin", "PS1": "e2e> ",
+            "XDG_STATE_HOME": base.appendingPathComponent("state").path, "SWIFT_BACKTRACE": "interactive=no",
+        ])
+        self.tmux = tmux
+        tmux.waitFor("e2e>")
+        try tmux.type("TERM=dumb \(TmuxSession.quote(binary.path)) --data-dir \(TmuxSession.quote(club.path)); echo \"EXIT=$?\"")
+        try tmux.press("Enter")
+        let screen = tmux.waitFor("EXIT=2")
+        XCTAssertTrue(screen.contains("byteclub: the terminal UI cannot run with TERM=dumb"), screen)
+    }
+}

@@ -75,29 +75,33 @@ actor FolderStore {
                 let rest = path.components[index...].joined(separator: "/")
                 return Resolved(host: host + "/" + rest, path: DropboxPath(components: display), exists: false, isDirectory: false)
             }
-            let candidate = host + "/" + name
-            var info = stat()
-            guard lstat(candidate, &info) == 0 else { throw .notFound }
-            if (info.st_mode & S_IFMT) == S_IFLNK {
-                guard let target = realpath(candidate, nil) else { throw .notFound }
-                let resolved = String(cString: target)
-                free(target)
-                guard resolved == root || resolved.hasPrefix(root + "/"), !resolved.hasPrefix(metaDirectory) else {
-                    // A link out of the club folder: refuse, never follow.
-                    throw .malformedPath()
-                }
-            }
-            var followed = stat()
-            guard stat(candidate, &followed) == 0 else { throw .notFound }
-            let isDirectory = (followed.st_mode & S_IFMT) == S_IFDIR
-            if !isLast && !isDirectory { throw .notFolder }
-            host = candidate
+            let (entry, _) = try existingEntry(named: name, in: host, parent: DropboxPath(components: display))
+            if !isLast && !entry.isDirectory { throw .notFolder }
+            if isLast { return entry }
+            host = entry.host
             display.append(name)
-            if isLast {
-                return Resolved(host: host, path: DropboxPath(components: display), exists: true, isDirectory: isDirectory)
-            }
         }
         return Resolved(host: root, path: .root, exists: true, isDirectory: true)
+    }
+
+    /// An entry that exists in `directory` under exactly `name`, with its `stat` (links followed).
+    /// A symlink is followed only if its real target stays inside the root.
+    private func existingEntry(named name: String, in directory: String, parent: DropboxPath) throws(APIError) -> (Resolved, stat) {
+        let candidate = directory + "/" + name
+        var info = stat()
+        guard lstat(candidate, &info) == 0 else { throw .notFound }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            guard let target = realpath(candidate, nil) else { throw .notFound }
+            let resolved = String(cString: target)
+            free(target)
+            guard resolved == root || resolved.hasPrefix(root + "/"), !resolved.hasPrefix(metaDirectory) else {
+                // A link out of the club folder: refuse, never follow.
+                throw .malformedPath()
+            }
+            guard stat(candidate, &info) == 0 else { throw .notFound }
+        }
+        let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+        return (Resolved(host: candidate, path: parent.appending(name), exists: true, isDirectory: isDirectory), info)
     }
 
     private func matchingName(in directory: String, for component: String) -> String? {
@@ -225,8 +229,9 @@ actor FolderStore {
         for name in names {
             if directory.path.isRoot && name.lowercased() == DropboxPath.reservedName { continue }
             guard DropboxPath.isSafeComponent(name) else { continue }
-            let child = DropboxPath(components: directory.path.components + [name])
-            guard let resolved = try? resolve(child), resolved.exists, let entry = try? metadata(resolved) else { continue }
+            // The directory listing gave the exact name: no need to resolve from the root again.
+            guard let (resolved, info) = try? existingEntry(named: name, in: directory.host, parent: directory.path),
+                  let entry = try? metadata(resolved, info: info) else { continue }
             visit(entry)
             if recursive, resolved.isDirectory {
                 walk(resolved, recursive: true, visit)

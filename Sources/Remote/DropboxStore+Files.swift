@@ -21,15 +21,8 @@ extension DropboxStore {
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         var restarts = 0
         while true {
-            var entries: [RemoteEntry] = []
-            var cursor: String? = nil
             do {
-                repeat {
-                    let page = try await listPage(folder, cursor: cursor, limit: 2000)
-                    entries += page.entries
-                    cursor = page.next
-                } while cursor != nil
-                return entries
+                return try await listAllPages(folder)
             } catch .server(409, let detail) where detail.hasPrefix("reset") && restarts < 5 {
                 restarts += 1
             }

@@ -59,6 +59,9 @@ public protocol RemoteStore: Sendable {
 
     /// One page of a folder's entries, and a cursor for the next page (nil when done).
     func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?)
+    /// Every entry of a folder. A requirement, so that a backend can restart a listing that its
+    /// server invalidated mid-way, even when called through `any RemoteStore`.
+    func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry]
     func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry
     /// Files under `folder` (recursively) with one of `extensions`.
     func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry]
@@ -75,8 +78,12 @@ public protocol RemoteStore: Sendable {
 }
 
 extension RemoteStore {
-    /// Every entry of a folder, following cursors to the end.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        try await listAllPages(folder)
+    }
+
+    /// Every entry of a folder, following cursors to the end.
+    public func listAllPages(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
         var cursor: String? = nil
         repeat {

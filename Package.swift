@@ -108,17 +108,20 @@ let package = Package(
 
         // MARK: Tests
 
+        // Helpers shared by the test targets: snapshot assertions, the built binary's location.
+        .target(name: "TestSupport", dependencies: ["TerminalUI"], path: "Tests/TestSupport"),
+
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(
             name: "RemoteTests",
-            dependencies: ["Remote", "ClubServer", "Transfer", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: ["Remote", "ClubServer", "Transfer", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")]
         ),
-        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging", "Remote"]),
-        .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer"], exclude: ["__Snapshots__"]),
-        .testTarget(name: "EndToEndTests", dependencies: []),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], exclude: ["__Snapshots__"]),
+        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
+        .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport"], exclude: ["__Snapshots__"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"], exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@ import ByteClubApp
 import Foundation
 import Remote
 import TerminalUI
+import TestSupport
 import XCTest
 
 /// The shell rendered into a GridCanvas at 80×24 and 120×36, against a real club server seeded

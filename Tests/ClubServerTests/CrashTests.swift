@@ -1,5 +1,6 @@
 import Foundation
 import Transfer
+import TestSupport
 import XCTest
 
 /// A `byteclub serve` process, for tests that must kill a real server.
@@ -8,16 +9,7 @@ final class ServeProcess {
     let port: Int
     private let output = Pipe()
 
-    /// The built `byteclub` next to the test bundle (SwiftPM puts both in one folder).
-    static var executable: URL? {
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BYTECLUB_BIN"] { candidates.append(URL(fileURLWithPath: override)) }
-        candidates.append(Bundle.main.bundleURL.appendingPathComponent("byteclub"))
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("byteclub"))
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(repository.appendingPathComponent(".build/debug/byteclub"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static var executable: URL? { BuiltExecutable.byteclub }
 
     init(root: URL, token: String) throws {
         guard let executable = Self.executable else { throw XCTSkip("the byteclub executable is not built") }

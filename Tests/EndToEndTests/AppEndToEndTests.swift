@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The built `byteclub`, run with no subcommand in a real terminal (tmux, 120×36) against the
@@ -7,16 +8,7 @@ final class AppEndToEndTests: XCTestCase {
     var base: URL!
     var tmux: TmuxSession?
 
-    /// The built binary, found the way the CLI tests find it.
-    static var executable: URL? {
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BYTECLUB_BIN"] { candidates.append(URL(fileURLWithPath: override)) }
-        candidates.append(Bundle.main.bundleURL.appendingPathComponent("byteclub"))
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("byteclub"))
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(repository.appendingPathComponent(".build/debug/byteclub"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static var executable: URL? { BuiltExecutable.byteclub }
 
     override func setUpWithError() throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-e2e-\(UUID().uuidString)")

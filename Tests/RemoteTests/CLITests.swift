@@ -2,19 +2,12 @@ import ClubServer
 import Foundation
 import Remote
 import Transfer
+import TestSupport
 import XCTest
 
 /// The built `byteclub` binary, run as a script would run it.
 struct CLI {
-    static var executable: URL? {
-        var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["BYTECLUB_BIN"] { candidates.append(URL(fileURLWithPath: override)) }
-        candidates.append(Bundle.main.bundleURL.appendingPathComponent("byteclub"))
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("byteclub"))
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(repository.appendingPathComponent(".build/debug/byteclub"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static var executable: URL? { BuiltExecutable.byteclub }
 
     struct Result {
         var status: Int32

@@ -1,4 +1,5 @@
 import TerminalUI
+import TestSupport
 import XCTest
 
 /// Whole screens rendered into a grid and compared with golden text (see `assertSnapshot`).

@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
-        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Transfer", "Remote", "Imaging", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Test and benchmark support
 
@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
         .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport"], exclude: ["__Snapshots__"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "ClubServer", "Imaging"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"], exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]

@@ -49,8 +49,14 @@ public struct AppState: Equatable, Sendable {
     public var message: StatusMessage?
     /// Requests in flight; the status bar spins while this is above zero.
     public private(set) var inFlight = 0
-    /// Set by the editor (issue 6) while a note has unsaved changes.
+    /// Set by the editor while a note has unsaved changes.
     public var hasUnsavedEdits = false
+    /// Drafts kept on disk: edits not yet confirmed by the server, offered in the notes list.
+    public var drafts: [Draft] = []
+    /// Paused downloads by lowercased path: the photos list shows `paused 42%`.
+    public var paused: [String: PausedDownload] = [:]
+    /// The last message a load put up, which the next load may replace (others it leaves).
+    var loadMessage: StatusMessage?
     /// Uploads and downloads still running (issue 7), in the foreground or background.
     public var runningTransfers = 0
 
@@ -69,6 +75,10 @@ public struct AppState: Equatable, Sendable {
             if tab == .notes { notes = newValue } else { photos = newValue }
         }
     }
+
+    /// Counts a request (a save, a delete) as in flight, for the spinner.
+    public mutating func beginRequest() { inFlight += 1 }
+    public mutating func endRequest() { inFlight = max(0, inFlight - 1) }
 
     /// Marks a load of `tab` as started and returns its generation.
     public mutating func beginLoad(_ tab: Tab) -> Int {
@@ -89,13 +99,17 @@ public struct AppState: Equatable, Sendable {
             self[tab].entries = entries
             self[tab].hasLoaded = true
             self[tab].error = nil
-            if message?.kind == .error || tab == self.tab {
+            // A load's summary replaces only "Loading…" or an older load's message, never
+            // what an action said ("Saved …", an error from a save).
+            if tab == self.tab, message == nil || message == loadMessage || message?.text == "Loading…" {
                 message = StatusMessage(Self.summary(count: entries.count, tab: tab))
+                loadMessage = message
             }
         case .failure(let error):
             let text = "Could not load \(tab.noun): \(error.message)"
             self[tab].error = text
             message = .error(text)
+            loadMessage = message
         }
     }
 

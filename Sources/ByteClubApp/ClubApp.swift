@@ -8,8 +8,18 @@ import TerminalUI
 /// the clock lists are shown against.
 public struct AppConfiguration: Sendable {
     public var layout = ClubLayout()
-    /// Where downloaded photos go (used by the PanoPhotos issue).
+    /// Where downloaded photos go.
     public var downloadDirectory: URL?
+    /// Where every edit is journalled; nil keeps drafts in memory only (some tests).
+    public var drafts: DraftStore?
+    /// Where paused downloads keep their resume data; nil keeps none.
+    public var pausedDownloads: PausedDownloads?
+    /// Where thumbnails are cached between runs; nil keeps them in memory only.
+    public var thumbnailsDirectory: URL?
+    /// Where the upload file chooser starts.
+    public var uploadStartDirectory = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? "/")
+    /// Names conflicted copies: "Title (conflicted copy of ray 2026-11-22 10.42.07).txt".
+    public var userName = ProcessInfo.processInfo.environment["USER"] ?? "me"
     public var format = DisplayFormat()
 
     public init() {}
@@ -39,7 +49,46 @@ public final class ClubApp {
     /// Called on the UI queue after a load's result is applied (tests wait on it).
     public var onLoadFinished: (@MainActor (Tab) -> Void)?
 
-    private let logger = Logger(label: "byteclub.app")
+    let logger = Logger(label: "byteclub.app")
+
+    /// The note open in the editor pane, if any.
+    public internal(set) var noteSession: NoteSession? {
+        didSet { if !changingQuietly { compositor.setNeedsRedraw() } }
+    }
+    private var changingQuietly = false
+
+    /// Changes the open note during a frame (what drawing learned), without asking for another.
+    func noteSessionWithoutRedraw(_ change: (inout NoteSession) -> Void) {
+        guard var session = noteSession else { return }
+        change(&session)
+        changingQuietly = true
+        noteSession = session
+        changingQuietly = false
+    }
+    /// The download of the note being opened, which Esc abandons.
+    var loadTask: Task<Void, Never>?
+    /// Whether a journal write is scheduled.
+    var journalScheduled = false
+    private var generationCounter = 0
+    /// Uploads and downloads by id, while they run (and a failed one while its modal shows it).
+    var transfers: [Int: PhotoTransfer] = [:]
+    var transferTasks: [Int: Task<Void, Never>] = [:]
+    /// The transfer modal on screen and the transfer it shows.
+    var transferModal: TransferModal?
+    var transferModalID: Int?
+    /// Larger pictures for the preview pane (`p`).
+    public private(set) lazy var previews: Thumbnails = {
+        let previews = Thumbnails(store: store, directory: configuration.thumbnailsDirectory, size: .w1024h768)
+        previews.capacity = 24
+        previews.maxConcurrentFetches = 2
+        previews.onChange = { [weak self] in self?.compositor.setNeedsRedraw() }
+        return previews
+    }()
+    public private(set) lazy var thumbnails: Thumbnails = {
+        let thumbnails = Thumbnails(store: store, directory: configuration.thumbnailsDirectory)
+        thumbnails.onChange = { [weak self] in self?.compositor.setNeedsRedraw() }
+        return thumbnails
+    }()
 
     public init(store: any RemoteStore, compositor: Compositor, configuration: AppConfiguration = AppConfiguration()) {
         self.store = store
@@ -52,7 +101,40 @@ public final class ClubApp {
     public func start() {
         if !compositor.contains(screen) { compositor.push(screen) }
         state.message = StatusMessage("Loading…")
+        reloadDrafts()
+        reloadPausedDownloads()
+        if !state.drafts.isEmpty {
+            let count = state.drafts.count
+            state.message = StatusMessage("\(count) unsaved draft\(count == 1 ? "" : "s") kept from last time, marked ✎ in Notes")
+        }
         for tab in Tab.allCases { refresh(tab) }
+    }
+
+    /// A number no earlier load or save of this app used.
+    func nextGeneration() -> Int {
+        generationCounter += 1
+        return generationCounter
+    }
+
+    /// Runs `work` off the main queue and delivers its result on the UI queue: the design's
+    /// main-thread rule for everything that comes back from the network.
+    @discardableResult
+    func perform<T: Sendable>(_ work: @escaping @Sendable () async throws(RemoteError) -> T,
+                              then deliver: @escaping @MainActor (Result<T, RemoteError>) -> Void) -> Task<Void, Never> {
+        Task.detached {
+            let result: Result<T, RemoteError>
+            do throws(RemoteError) {
+                result = .success(try await work())
+            } catch {
+                result = .failure(error)
+            }
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    dispatchPrecondition(condition: .onQueue(.main))
+                    deliver(result)
+                }
+            }
+        }
     }
 
     /// Changes the state and asks for a frame; the one way the screen changes the state.
@@ -69,32 +151,25 @@ public final class ClubApp {
     }
 
     /// Loads `tab`'s list again; the current entries stay on screen until the result is in.
-    public func refresh(_ tab: Tab) {
+    /// The selection stays on the same file, or moves to `select` (a lowercased path).
+    public func refresh(_ tab: Tab, select: String? = nil) {
         var started = 0
         update { started = $0.beginLoad(tab) }
         let generation = started
         let store = self.store, layout = configuration.layout
-        Task.detached { [weak self] in
-            let result: Result<[RemoteEntry], RemoteError>
-            do throws(RemoteError) {
-                result = .success(try await layout.fetch(tab, from: store))
-            } catch {
-                result = .failure(error)
-            }
-            // The design's main-thread rule: results reach the app on the UI queue only.
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated { self?.deliver(tab, generation: generation, result: result) }
-            }
+        perform({ () async throws(RemoteError) in try await layout.fetch(tab, from: store) }) { [weak self] result in
+            self?.deliver(tab, generation: generation, result: result, select: select)
         }
     }
 
-    private func deliver(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>) {
-        dispatchPrecondition(condition: .onQueue(.main))
+    private func deliver(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>, select: String?) {
+        let keep = select ?? selectedPath(tab)
         switch result {
         case .success(let entries): logger.info("loaded \(tab.noun)", metadata: ["count": "\(entries.count)"])
         case .failure(let error): logger.error("could not load \(tab.noun): \(error.message)")
         }
         update { $0.finishLoad(tab, generation: generation, result: result) }
+        if let keep { reselect(tab, path: keep) }
         onLoadFinished?(tab)
     }
 

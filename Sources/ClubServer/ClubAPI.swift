@@ -306,17 +306,19 @@ struct BearerAuth: RouterMiddleware {
     }
 }
 
-/// One line per request: method, path, status, milliseconds. Never headers (tokens live there).
+/// One line per request: method, path, status, milliseconds, and the `Range` asked for (a
+/// resumed download shows as `range=bytes=N-`). Never other headers (tokens live there).
 struct AccessLog: RouterMiddleware {
     typealias Context = BasicRequestContext
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
+        let range = request.headers[.range].map { " range=\($0)" } ?? ""
         do {
             let response = try await next(request, context)
             let elapsed = ContinuousClock.now - start
-            logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms")
+            logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms\(range)")
             return response
         } catch {
             logger.info("\(request.method) \(request.uri.path) failed: \(error)")

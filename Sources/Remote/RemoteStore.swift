@@ -94,3 +94,19 @@ extension RemoteStore {
         return entries
     }
 }
+
+extension RemoteStore {
+    /// A small file's bytes (a note), through ``download(_:to:resumeData:progress:onResumeData:)``
+    /// into a private temporary file that is removed afterwards.
+    public func read(_ path: String) async throws(RemoteError) -> (data: Data, entry: RemoteEntry) {
+        let temporary = FileManager.default.temporaryDirectory
+            .appendingPathComponent("byteclub-read-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let entry = try await download(path, to: temporary, resumeData: nil, progress: nil, onResumeData: nil)
+        do {
+            return (try Data(contentsOf: temporary), entry)
+        } catch {
+            throw .local("cannot read the downloaded \(entry.name): \(error.localizedDescription)")
+        }
+    }
+}

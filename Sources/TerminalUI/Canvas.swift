@@ -11,6 +11,8 @@ public protocol Canvas: AnyObject {
     var theme: Theme { get }
     /// Where the terminal cursor is shown after the frame; `nil` hides it.
     var cursor: Point? { get set }
+    /// How many colors the canvas shows; pictures (``CellImage``) are drawn for it.
+    var colorDepth: ColorDepth { get }
 
     /// Puts one cluster whose `width` columns are known to lie inside the canvas.
     func setCell(x: Int, y: Int, cluster: CellCluster, style: Style)

@@ -17,12 +17,15 @@ public final class GridCanvas: Canvas {
     public let size: Size
     public var theme: Theme
     public var cursor: Point?
+    /// The depth pictures are drawn for; 256 colors by default, like the default theme.
+    public var colorDepth: ColorDepth
     private var cells: [Cell]
 
     /// A blank canvas; the theme defaults to the 256-color one, as most terminals have.
-    public init(width: Int, height: Int, theme: Theme = .standard(for: .indexed256)) {
+    public init(width: Int, height: Int, theme: Theme = .standard(for: .indexed256), colorDepth: ColorDepth = .indexed256) {
         size = Size(width: max(0, width), height: max(0, height))
         self.theme = theme
+        self.colorDepth = colorDepth
         cells = Array(repeating: .blank, count: size.width * size.height)
     }
 

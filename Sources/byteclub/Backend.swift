@@ -51,7 +51,9 @@ struct BackendOptions: ParsableArguments {
     }
 
     /// Connects, starting the embedded server if that is the backend. Call `close` when done.
-    func connect() async throws -> Backend {
+    /// Connects to the chosen club. `serverLogLevel` is the embedded server's: the UI logs its
+    /// access lines to byteclub.log (`.info`); scripts, whose log is stderr, keep it quiet.
+    func connect(serverLogLevel: Logger.Level = .warning) async throws -> Backend {
         if dropbox {
             let endpoints = dropboxApi.flatMap(URL.init(string:)).map(DropboxEndpoints.club) ?? .dropbox
             var oauth = OAuthEndpoints.dropbox
@@ -77,7 +79,7 @@ struct BackendOptions: ParsableArguments {
         }
         let secret = Self.randomToken()
         var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.embedded"))
-        configuration.logger.logLevel = .warning
+        configuration.logger.logLevel = serverLogLevel
         let server = try await ClubServer.start(configuration)
         let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), configuration: sessionConfiguration)
         return Backend(store: store, server: server)

@@ -34,7 +34,7 @@ struct Open: AsyncParsableCommand {
         // so SIGWINCH and SIGINT reach the terminal's signal sources and no other thread.
         let connected: Backend
         do {
-            connected = try await backend.connect()
+            connected = try await backend.connect(serverLogLevel: .info)
         } catch let error as ValidationError {
             throw error
         } catch {
@@ -80,6 +80,10 @@ enum UI {
         let terminal = try Terminal()
         var configuration = AppConfiguration()
         configuration.downloadDirectory = downloads
+        configuration.drafts = DraftStore(directory: Paths.drafts)
+        configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
+        configuration.thumbnailsDirectory = Paths.thumbnails
+        configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }
         app.onQuit = { [unowned terminal] status in terminal.quit(status: status) }

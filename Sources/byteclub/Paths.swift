@@ -20,6 +20,8 @@ enum Paths {
     static var state: URL { stateHome.appendingPathComponent("byteclub") }
     static var tokens: URL { state.appendingPathComponent("tokens.json") }
     static var resumeData: URL { state.appendingPathComponent("resume") }
+    static var drafts: URL { state.appendingPathComponent("drafts") }
+    static var thumbnails: URL { cacheHome.appendingPathComponent("byteclub/thumbnails") }
     static var log: URL { state.appendingPathComponent("byteclub.log") }
     static var downloads: URL { home.appendingPathComponent("Downloads/byteclub") }
 }

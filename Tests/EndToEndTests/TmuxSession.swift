@@ -76,6 +76,11 @@ final class TmuxSession {
         }
     }
 
+    /// The screen with its colors and attributes as escape sequences (`capture-pane -e`).
+    func captureWithEscapes() -> String {
+        (try? run(["capture-pane", "-p", "-e", "-t", session])) ?? ""
+    }
+
     /// The command in the foreground of the pane, e.g. "byteclub" or "sh".
     func currentCommand() -> String {
         ((try? run(["display-message", "-p", "-t", session, "#{pane_current_command}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)

@@ -145,8 +145,10 @@ public struct ListView: Sendable {
         }
     }
 
+    /// Draws the filter line (`/text`, then "N of M") in `line`; lists that lay out their own
+    /// rows (the photos with thumbnails) use it too.
     @MainActor
-    private func drawFilterLine(_ canvas: any Canvas, _ line: Rect, state: ListState, matches: Int) {
+    public func drawFilterLine(_ canvas: any Canvas, _ line: Rect, state: ListState, matches: Int) {
         let theme = canvas.theme
         let counter = "\(matches) of \(rows.count)"
         let counterWidth = TextWidth.of(counter)

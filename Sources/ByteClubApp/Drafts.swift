@@ -1,0 +1,123 @@
+import Foundation
+
+/// The text of a note being edited, journalled to disk before anything is sent, so that no
+/// failure (a dead server, a conflict, `kill -9`) loses a word.
+///
+/// A draft of an existing note remembers the note's path and the rev it was opened at, so
+/// saving it later still detects a change made meanwhile. A draft of a new note has no path.
+public struct Draft: Codable, Equatable, Sendable {
+    /// The file name stem under the drafts folder: stable per note (see ``id(forPath:)``), or a
+    /// UUID for a new note.
+    public var id: String
+    /// The note this edits (as displayed), or nil for a new note.
+    public var path: String?
+    /// The rev the note was opened at; a save updates exactly this rev.
+    public var baseRev: String?
+    public var title: String
+    public var body: String
+    /// When the draft was last written.
+    public var updated: Date
+
+    public init(id: String, path: String?, baseRev: String?, title: String, body: String, updated: Date) {
+        self.id = id
+        self.path = path
+        self.baseRev = baseRev
+        self.title = title
+        self.body = body
+        self.updated = updated
+    }
+
+    /// The draft id of an existing note: its lowercased path, made safe as a file name.
+    /// Paths are case-insensitive, so "/byteclub/A.txt" and "/byteclub/a.txt" share a draft.
+    public static func id(forPath path: String) -> String {
+        var id = "note-"
+        for byte in path.lowercased().utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                id.append(Character(UnicodeScalar(byte)))
+            default:
+                id += String(format: "_%02x", byte)
+            }
+        }
+        // File names are limited to 255 bytes; very long paths keep a unique, readable prefix.
+        if id.utf8.count > 200 { id = String(id.prefix(160)) + "-" + String(UInt64(bitPattern: Int64(path.lowercased().hashValueStable)), radix: 16) }
+        return id
+    }
+
+    /// A new note's draft id.
+    public static func newID() -> String { "new-" + UUID().uuidString.lowercased() }
+}
+
+extension String {
+    /// FNV-1a over the UTF-8 bytes: a hash that is the same in every process (unlike `hashValue`).
+    var hashValueStable: Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Int(bitPattern: UInt(hash))
+    }
+}
+
+/// Drafts as JSON files in one folder (`$XDG_STATE_HOME/byteclub/drafts/`).
+///
+/// Every write goes to a temporary file, is flushed to disk and renamed over the old draft, so
+/// a crash leaves either the old draft or the new one, never half of one. Files that are not
+/// drafts (or are damaged) are skipped by ``all()``, never deleted.
+public struct DraftStore: Sendable {
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    private func url(_ id: String) -> URL { directory.appendingPathComponent(id + ".json") }
+
+    /// Writes `draft` atomically and durably.
+    public func save(_ draft: Draft) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(draft)
+        let target = url(draft.id)
+        let temporary = directory.appendingPathComponent(".\(draft.id).\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: temporary)
+            defer { try? handle.close() }
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            if rename(temporary.path, target.path) != 0 {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    public func load(_ id: String) -> Draft? {
+        guard let data = try? Data(contentsOf: url(id)) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(Draft.self, from: data)
+    }
+
+    /// Removes a draft; a missing one is not an error.
+    public func remove(_ id: String) {
+        try? FileManager.default.removeItem(at: url(id))
+    }
+
+    /// Every readable draft, newest first.
+    public func all() -> [Draft] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+            .compactMap { load(String($0.dropLast(5))) }
+            .sorted { $0.updated > $1.updated }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The note open in the editor pane: what it is on the server, the editor's text, and where
+/// the save stands.
+///
+/// The editor's own state (``NoteEditorState``) knows nothing of servers; this adds the rev the
+/// note was opened at (a save updates exactly that rev, so another member's change is never
+/// silently overwritten) and the draft that journals every edit.
+public struct NoteSession: Sendable {
+    public enum Phase: Equatable, Sendable {
+        /// The note's text is downloading; the list keeps the keys, Esc abandons.
+        case loading
+        case editing
+        /// A save is in flight; typing goes on, and the text saved is the one at Ctrl-S.
+        case saving
+    }
+
+    public var phase: Phase
+    /// The note on the server, or nil for a note not saved yet.
+    public var entry: RemoteEntry?
+    /// The rev the text was opened at, which a save must update.
+    public var baseRev: String?
+    public var editor: NoteEditorState
+    /// A line above the editor: a restored draft, a read-only warning.
+    public var banner: String?
+    /// Text that is not valid UTF-8 opens read-only and is never saved back.
+    public var isReadOnly = false
+    /// The draft this session journals to.
+    public var draftID: String
+    /// Counts edits; ``savedVersion`` is the count the server has.
+    var version = 0
+    var savedVersion = 0
+    /// The version last written to the draft.
+    var journalledVersion = 0
+    /// Which load or save is current; late results of an abandoned one are dropped.
+    var generation = 0
+    /// Close the editor once the running save succeeds (Esc → Save).
+    var closeAfterSave = false
+
+    /// Whether the text differs from what the server has (the `[+]` marker).
+    public var isModified: Bool { version != savedVersion }
+
+    /// A session for `entry`, waiting for its text.
+    init(loading entry: RemoteEntry) {
+        phase = .loading
+        self.entry = entry
+        baseRev = entry.rev
+        editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: "", isNew: false)
+        draftID = Draft.id(forPath: entry.path)
+    }
+
+    /// A new, empty note.
+    init(newNote draftID: String = Draft.newID()) {
+        phase = .editing
+        editor = NoteEditorState(title: "", body: "", isNew: true)
+        self.draftID = draftID
+    }
+
+    /// A session restored from `draft`: the draft's text, over the rev it was opened at.
+    init(draft: Draft, entry: RemoteEntry?, savedAt: String) {
+        phase = .editing
+        self.entry = entry
+        baseRev = entry == nil ? nil : draft.baseRev
+        editor = NoteEditorState(title: draft.title, body: draft.body, isNew: false)
+        draftID = draft.id
+        banner = "Restored your unsaved draft from \(savedAt) · Ctrl-S saves it · Esc, Discard drops it"
+        version = 1
+        journalledVersion = 1
+    }
+
+    /// The file name a save writes: the title, with `.txt` when it has no extension.
+    public var fileName: String { NoteSession.fileName(forTitle: editor.title.text) }
+
+    public static func fileName(forTitle title: String) -> String {
+        let title = title.trimmingCharacters(in: .whitespaces)
+        return title.contains(".") ? title : title + ".txt"
+    }
+
+    /// Why the title cannot be saved as a file name, or nil.
+    public static func titleProblem(_ title: String) -> String? {
+        let trimmed = title.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return "The note needs a title (Ctrl-T goes to the title)" }
+        if trimmed.contains("/") || trimmed.contains("\\") { return "A title cannot contain / or \\" }
+        if trimmed == "." || trimmed == ".." || trimmed.hasPrefix(".") { return "A title cannot start with a dot" }
+        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "A title cannot contain control characters"
+        }
+        if fileName(forTitle: trimmed).utf8.count > 255 { return "The title is too long for a file name" }
+        return nil
+    }
+
+    /// The draft of the current text.
+    func draft(at date: Date) -> Draft {
+        Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: editor.body.text, updated: date)
+    }
+}
+
+/// A row of the notes list: a note on the server (perhaps with a draft), or a draft of a note
+/// that is not on the server.
+public enum NoteItem: Equatable, Sendable {
+    case note(RemoteEntry, hasDraft: Bool)
+    case draft(Draft)
+}

@@ -1,0 +1,106 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The built `byteclub` in a tmux terminal over temp `HOME` and `XDG_*` dirs: launched, killed
+/// and launched again in the same shell, with its files on disk at hand.
+final class AppHarness {
+    let base: URL
+    private(set) var tmux: TmuxSession?
+
+    init() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    }
+
+    var home: URL { base.appendingPathComponent("home") }
+    /// The embedded club folder (`--data-dir`).
+    var club: URL { base.appendingPathComponent("club") }
+    var state: URL { base.appendingPathComponent("state/byteclub") }
+    var drafts: URL { state.appendingPathComponent("drafts") }
+    var downloads: URL { base.appendingPathComponent("downloads") }
+    var log: URL { state.appendingPathComponent("byteclub.log") }
+
+    static var binary: URL {
+        get throws {
+            guard let binary = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
+            return binary
+        }
+    }
+
+    /// Starts the app with `arguments` (default: the embedded club in ``club``) in a
+    /// `width`×`height` terminal; every exit prints `BYTECLUB-EXIT=<status>` after restoring the tty.
+    @discardableResult
+    func launch(_ arguments: [String]? = nil, width: Int = 120, height: Int = 36, term: String = "xterm-256color") throws -> TmuxSession {
+        let binary = try Self.binary
+        let tmux: TmuxSession
+        if let existing = self.tmux {
+            tmux = existing
+        } else {
+            tmux = try TmuxSession(width: width, height: height, environment: [
+                "HOME": home.path,
+                "XDG_DATA_HOME": base.appendingPathComponent("data").path,
+                "XDG_STATE_HOME": base.appendingPathComponent("state").path,
+                "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
+                "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
+                "TMPDIR": FileManager.default.temporaryDirectory.path,
+                "PATH": "/usr/bin:/bin",
+                "TERM": term,
+                "LANG": "C.UTF-8",
+                "USER": "ray",
+                "SWIFT_BACKTRACE": "interactive=no",
+                "PS1": "e2e> ",
+            ])
+            self.tmux = tmux
+            tmux.waitFor("e2e>")
+        }
+        let arguments = arguments ?? ["--data-dir", club.path, "--download-dir", downloads.path]
+        let command = ([binary.path] + arguments).map(TmuxSession.quote).joined(separator: " ")
+        // `stty sane` puts the tty back even after kill -9, so the shell takes the next command.
+        try tmux.type("\(command); s=$?; stty sane; echo \"BYTECLUB-EXIT=$s\"")
+        try tmux.press("Enter")
+        return tmux
+    }
+
+    /// The running byteclub's pid: the child of the pane's shell.
+    func appPID() -> pid_t? {
+        guard let tmux, let shell = Int32(((try? tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_pid}"])) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8) else { continue }
+            // "pid (comm) state ppid …": comm may hold spaces, so split after the last ')'.
+            guard let close = stat.lastIndex(of: ")"), let open = stat.firstIndex(of: "(") else { continue }
+            let comm = stat[stat.index(after: open)..<close]
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if comm == "byteclub", fields.count > 1, Int32(fields[1]) == shell { return pid }
+        }
+        return nil
+    }
+
+    /// Polls until `condition` holds or `timeout` passes (for files on disk); false on timeout.
+    @discardableResult
+    static func eventually(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
+                           _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else {
+                XCTFail("timed out after \(timeout) s waiting for \(what)", file: file, line: line)
+                return false
+            }
+            usleep(20_000)
+        }
+        return true
+    }
+
+    /// A file's text, or nil.
+    static func text(_ url: URL) -> String? {
+        (try? Data(contentsOf: url)).flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    func close() {
+        tmux?.kill()
+        tmux = nil
+        try? FileManager.default.removeItem(at: base)
+    }
+}

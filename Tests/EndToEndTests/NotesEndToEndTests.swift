@@ -1,0 +1,229 @@
+import ClubServer
+import Foundation
+import XCTest
+
+/// The Notes tab in a real terminal: writing, saving, conflicts, drafts across `kill -9`, a
+/// dead server, delete, rename, and the unsaved-changes prompt. Results are checked on disk.
+final class NotesEndToEndTests: XCTestCase {
+    var app: AppHarness!
+
+    override func setUpWithError() throws {
+        app = try AppHarness()
+    }
+
+    override func tearDown() {
+        app.close()
+    }
+
+    var notes: URL { app.club.appendingPathComponent("byteclub") }
+    var welcome: URL { notes.appendingPathComponent("Welcome to Byte Club.txt") }
+
+    /// The drafts on disk, as text.
+    func draftTexts() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: app.drafts.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.compactMap { AppHarness.text(app.drafts.appendingPathComponent($0)) }
+    }
+
+    func testCreateSaveReopenAndEditANote() throws {
+        let tmux = try app.launch()
+        tmux.waitFor("Welcome to Byte Club")
+
+        try tmux.type("n")
+        tmux.waitFor("Title")
+        try tmux.type("Challenge for Ray")
+        try tmux.press("Enter")
+        try tmux.type("Beat this: 你好, Grüße!")
+        tmux.waitFor("[+]")
+        try tmux.press("C-s")
+        tmux.waitFor("Saved \"Challenge for Ray.txt\"")
+        let file = notes.appendingPathComponent("Challenge for Ray.txt")
+        XCTAssertEqual(try Data(contentsOf: file), Data("Beat this: 你好, Grüße!".utf8))
+        // Saved: the marker is gone, and the draft went with the server's confirmation.
+        tmux.waitFor("no [+]") { !$0.contains("[+]") }
+        AppHarness.eventually("the draft removed") { self.draftTexts().isEmpty }
+
+        // Close, reopen (the saved note is selected, newest first), edit and save again.
+        try tmux.press("Escape")
+        tmux.waitFor("the editor closed") { !$0.contains("Ctrl-S saves") && $0.contains("Challenge for Ray") }
+        try tmux.press("Enter")
+        tmux.waitFor("Beat this")
+        try tmux.press("C-e")
+        try tmux.type(" Again, 再见!")
+        tmux.waitFor("[+]")
+        try tmux.press("C-s")
+        AppHarness.eventually("the edit on disk") { AppHarness.text(file) == "Beat this: 你好, Grüße! Again, 再见!" }
+        tmux.waitFor("Saved \"Challenge for Ray.txt\"")
+    }
+
+    func testConflictDialogReloadOverwriteAndCopy() throws {
+        let tmux = try app.launch()
+        tmux.waitFor("Welcome to Byte Club")
+        try openWelcomeByFilter(tmux)
+
+        // 1. Theirs changes behind our back; Reload theirs shows theirs and keeps ours as a draft.
+        try "Theirs, version 1\n".write(to: welcome, atomically: true, encoding: .utf8)
+        try tmux.press("C-e")
+        try tmux.type(" MINE-1")
+        try tmux.press("C-s")
+        tmux.waitFor("Reload theirs")
+        try tmux.type("r")
+        tmux.waitFor("Theirs, version 1")
+        tmux.waitFor("Welcome to Byte Club (my version) (draft)")
+        XCTAssertEqual(AppHarness.text(welcome), "Theirs, version 1\n")
+        AppHarness.eventually("my text kept as a draft") { self.draftTexts().contains { $0.contains("MINE-1") } }
+
+        // 2. Again; Overwrite puts ours over theirs.
+        try "Theirs, version 2\n".write(to: welcome, atomically: true, encoding: .utf8)
+        try tmux.press("C-e")
+        try tmux.type(" MINE-2")
+        try tmux.press("C-s")
+        tmux.waitFor("Reload theirs")
+        try tmux.type("o")
+        tmux.waitFor("Saved \"Welcome to Byte Club.txt\"")
+        XCTAssertEqual(AppHarness.text(welcome), "Theirs, version 1 MINE-2\n")
+
+        // 3. Again; Save as copy keeps theirs and writes ours beside it.
+        try "Theirs, version 3\n".write(to: welcome, atomically: true, encoding: .utf8)
+        try tmux.type(" MINE-3")
+        try tmux.press("C-s")
+        tmux.waitFor("Reload theirs")
+        try tmux.type("s")
+        tmux.waitFor("Saved \"Welcome to Byte Club (conflicted copy of ray")
+        XCTAssertEqual(AppHarness.text(welcome), "Theirs, version 3\n")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: notes.path).filter { $0.contains("conflicted copy of ray") }
+        XCTAssertEqual(copies.count, 1, "\(copies)")
+        XCTAssertEqual(AppHarness.text(notes.appendingPathComponent(copies.first ?? "-")), "Theirs, version 1 MINE-2 MINE-3\n")
+    }
+
+    /// Filters the list to the welcome note and opens it.
+    func openWelcomeByFilter(_ tmux: TmuxSession) throws {
+        try tmux.type("/")
+        try tmux.type("Welcome to Byte Club")
+        try tmux.press("Enter")
+        tmux.waitFor("1 of")
+        try tmux.press("Enter")
+        tmux.waitFor("Ctrl-S saves")
+    }
+
+    func testDraftSurvivesKill9AndIsOffered() throws {
+        let tmux = try app.launch()
+        tmux.waitFor("Welcome to Byte Club")
+        try openWelcomeByFilter(tmux)
+        try tmux.press("C-e")
+        try tmux.type(" UNSAVED-草稿")
+        tmux.waitFor("[+]")
+        AppHarness.eventually("the edit journalled", timeout: 5) { self.draftTexts().contains { $0.contains("UNSAVED-草稿") } }
+
+        let pid = try XCTUnwrap(app.appPID())
+        kill(pid, SIGKILL)
+        tmux.waitFor("BYTECLUB-EXIT=137")
+        XCTAssertFalse((AppHarness.text(welcome) ?? "").contains("UNSAVED"), "nothing was saved")
+
+        // A new run offers the draft, and opening the note restores it.
+        try app.launch()
+        tmux.waitFor("unsaved draft")
+        tmux.waitFor("✎ Welcome to Byte Club")
+        try openWelcomeByFilter(tmux)
+        let screen = tmux.waitFor("Restored your unsaved draft")
+        XCTAssertTrue(screen.contains("UNSAVED-草稿"), screen)
+        XCTAssertTrue(screen.contains("[+]"), screen)
+        try tmux.press("C-s")
+        tmux.waitFor("Saved \"Welcome to Byte Club.txt\"")
+        XCTAssertTrue((AppHarness.text(welcome) ?? "").contains("UNSAVED-草稿"))
+        AppHarness.eventually("the draft removed after the save") { self.draftTexts().isEmpty }
+    }
+
+    func testSaveToADeadServerKeepsTheDraftAndRetries() async throws {
+        // A club server of our own, stopped and started again on the same port.
+        let root = app.base.appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        let note = root.appendingPathComponent("byteclub/Plans.txt")
+        try "Meet on Friday".write(to: note, atomically: true, encoding: .utf8)
+        var configuration = ClubServerConfiguration(root: root.path, token: "dead-server-test")
+        configuration.logger.logLevel = .error
+        var server = try await ClubServer.start(configuration)
+        let port = server.port
+        let tmux = try app.launch(["--server", "http://127.0.0.1:\(port)", "--token", "dead-server-test"])
+        tmux.waitFor("Plans")
+        try tmux.press("Enter")
+        tmux.waitFor("Meet on Friday")
+        try tmux.press("C-e")
+        try tmux.type(" at 6")
+        tmux.waitFor("[+]")
+
+        await server.stop()
+        try tmux.press("C-s")
+        let screen = tmux.waitFor("Could not save")
+        XCTAssertTrue(screen.contains("Meet on Friday at 6"), "the text stays in the editor:\n\(screen)")
+        XCTAssertTrue(draftTexts().contains { $0.contains("Meet on Friday at 6") })
+        XCTAssertEqual(AppHarness.text(note), "Meet on Friday")
+
+        configuration.port = port
+        server = try await ClubServer.start(configuration)
+        try tmux.press("C-s")
+        tmux.waitFor("Saved \"Plans.txt\"")
+        XCTAssertEqual(AppHarness.text(note), "Meet on Friday at 6")
+        AppHarness.eventually("the draft removed") { self.draftTexts().isEmpty }
+        await server.stop()
+    }
+
+    func testRenameAndDeleteWithConfirm() throws {
+        let tmux = try app.launch()
+        tmux.waitFor("Welcome to Byte Club")
+        try tmux.type("/")
+        try tmux.type("Welcome to Byte Club")
+        try tmux.press("Enter")
+        tmux.waitFor("1 of")
+
+        try tmux.type("R")
+        tmux.waitFor("Rename note")
+        try tmux.press("C-u")
+        try tmux.type("Hello Club")
+        try tmux.press("Enter")
+        tmux.waitFor("Renamed to \"Hello Club.txt\"")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: notes.appendingPathComponent("Hello Club.txt").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: welcome.path))
+
+        try tmux.press("Escape")  // clear the filter
+        try tmux.type("/")
+        try tmux.type("Hello Club")
+        try tmux.press("Enter")
+        tmux.waitFor("1 of")
+        try tmux.type("d")
+        tmux.waitFor("Delete \"Hello Club.txt\"")
+        // Cancel is the default: Enter keeps the note.
+        try tmux.press("Enter")
+        tmux.waitFor("the dialog closed") { !$0.contains("Delete \"Hello Club.txt\"") }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: notes.appendingPathComponent("Hello Club.txt").path))
+        try tmux.press("Delete")
+        tmux.waitFor("Delete \"Hello Club.txt\"")
+        try tmux.type("d")
+        tmux.waitFor("Deleted \"Hello Club.txt\"")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: notes.appendingPathComponent("Hello Club.txt").path))
+    }
+
+    func testEscapeWithUnsavedChangesAsks() throws {
+        let tmux = try app.launch()
+        tmux.waitFor("Welcome to Byte Club")
+        try openWelcomeByFilter(tmux)
+        let before = AppHarness.text(welcome)
+        try tmux.type("typed")
+        tmux.waitFor("[+]")
+
+        try tmux.press("Escape")
+        tmux.waitFor("Unsaved changes")
+        tmux.waitFor("Discard")
+        try tmux.type("c")
+        tmux.waitFor("back in the editor") { !$0.contains("Unsaved changes") && $0.contains("[+]") }
+
+        try tmux.press("Escape")
+        tmux.waitFor("Unsaved changes")
+        try tmux.type("d")
+        tmux.waitFor("the editor closed") { !$0.contains("[+]") && !$0.contains("Ctrl-S saves") }
+        XCTAssertEqual(AppHarness.text(welcome), before)
+        AppHarness.eventually("the draft dropped") { self.draftTexts().isEmpty }
+        // Quitting now does not ask: nothing is unsaved.
+        try tmux.type("q")
+        tmux.waitFor("BYTECLUB-EXIT=0")
+    }
+}

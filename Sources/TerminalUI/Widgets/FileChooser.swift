@@ -145,6 +145,7 @@ public struct FileChooserState: Sendable {
     public var directoryDisplay: String { display(directory.path) }
 
     /// Applies a key.
+    @discardableResult
     public mutating func handle(_ key: Key) -> FileChooserOutcome {
         let action = Self.bindings.action(for: key)
         if action == .parent, !input.text.isEmpty {

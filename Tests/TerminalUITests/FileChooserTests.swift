@@ -318,6 +318,10 @@ final class FileChooserTests: XCTestCase {
             FileEntry(name: "sub", isDirectory: true),
         ])
         XCTAssertThrowsError(try FileChooserState.listDirectory(root.appendingPathComponent("missing")))
+        let missing = FileChooserState(directory: root.appendingPathComponent("missing"))
+        let message = try XCTUnwrap(missing.error)
+        XCTAssertTrue(message.hasPrefix("Cannot open \(root.path)/missing: "), message)
+        XCTAssertGreaterThan(message.count, "Cannot open \(root.path)/missing: ".count + 5, "with a reason: \(message)")
 
         var state = FileChooserState(directory: root)
         XCTAssertEqual(names(state), ["..", "link", "sub", "dangling.jpg", "photo.jpg"])

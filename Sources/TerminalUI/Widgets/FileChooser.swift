@@ -355,8 +355,16 @@ public struct FileChooserState: Sendable {
 
     /// An error as one short line.
     static func describe(_ error: any Error) -> String {
+        let ns = error as NSError
+        // The system's own words ("Permission denied") when the error wraps an errno.
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
         if let localized = error as? any LocalizedError, let text = localized.errorDescription { return text }
-        return (error as NSError).localizedDescription
+        let text = ns.localizedDescription
+        let boilerplate = "The operation could not be completed. "
+        return text.hasPrefix(boilerplate) && text.count > boilerplate.count ? String(text.dropFirst(boilerplate.count)) : text
     }
 
     // MARK: The real file system

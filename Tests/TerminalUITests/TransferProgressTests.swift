@@ -355,7 +355,7 @@ final class TransferModalTests: XCTestCase {
         let labels = compositor.commands().map { "\($0.keyLabel) \($0.description)" }
         XCTAssertTrue(labels.contains("Esc / c Cancel the transfer"), "\(labels)")
         XCTAssertTrue(labels.contains("b Keep it running in the background"), "\(labels)")
-        modal.progress.finish(at: 9)
+        modal.transfer.finish(at: 9)
         XCTAssertEqual(modal.commands().map(\.keyLabel), ["Esc / Enter / c"])
     }
 

@@ -10,7 +10,7 @@
 /// │  Esc cancel · b background                         │
 /// ╰────────────────────────────────────────────────────╯
 /// ```
-/// It does no timing and no transferring of its own. The owner feeds events into ``progress``
+/// It does no timing and no transferring of its own. The owner feeds events into ``transfer``
 /// as they arrive and asks the compositor for a frame; a key the modal acts on removes the
 /// modal from the stack, then reports an ``Outcome`` for the owner to carry out (cancel the
 /// task, show it in the status bar). Once the transfer has ended (finished, failed, cancelled
@@ -44,22 +44,22 @@ public final class TransferModal: Layer {
     public static let endedHint = "Esc close"
 
     /// The transfer shown; update it and ask for a redraw.
-    public var progress: TransferProgress
+    public var transfer: TransferProgress
     private let onOutcome: @MainActor (Outcome) -> Void
 
-    public init(_ progress: TransferProgress, onOutcome: @escaping @MainActor (Outcome) -> Void) {
-        self.progress = progress
+    public init(_ transfer: TransferProgress, onOutcome: @escaping @MainActor (Outcome) -> Void) {
+        self.transfer = transfer
         self.onOutcome = onOutcome
     }
 
     /// The keys that apply now.
     public var bindings: KeyBindings<Outcome> {
-        progress.isActive ? Self.runningBindings : Self.endedBindings
+        transfer.isActive ? Self.runningBindings : Self.endedBindings
     }
 
     /// The dialog for the current state.
     public var modal: Modal {
-        let p = progress
+        let p = transfer
         var body: [String] = []
         if let outcome = p.outcomeText {
             body.append(outcome)

@@ -24,8 +24,16 @@ public struct Modal: Sendable {
     /// The preferred inner width; the dialog grows for long titles and button rows and shrinks
     /// to fit the screen.
     public var width: Int
+    /// The text right of the bar (at most 4 columns); by default `progress` as a whole
+    /// percentage rounded down. Set it when the caller counts percent more exactly.
+    public var progressLabel: String?
+    /// Draws the body in the error style, for a dialog that reports a failure.
+    public var bodyIsError: Bool
 
-    public init(title: String, body: [String] = [], buttons: [String] = [], progress: Double? = nil, progressDetail: String? = nil, hint: String? = nil, width: Int = 44) {
+    public init(
+        title: String, body: [String] = [], buttons: [String] = [], progress: Double? = nil, progressDetail: String? = nil,
+        hint: String? = nil, width: Int = 44, progressLabel: String? = nil, bodyIsError: Bool = false
+    ) {
         self.title = title
         self.body = body
         self.buttons = buttons
@@ -33,6 +41,8 @@ public struct Modal: Sendable {
         self.progressDetail = progressDetail
         self.hint = hint
         self.width = width
+        self.progressLabel = progressLabel
+        self.bodyIsError = bodyIsError
     }
 
     /// The button row's text width, each button drawn as "[ Label ]" with two spaces between.
@@ -90,7 +100,7 @@ public struct Modal: Sendable {
             y += 1
         }
         let (_, bodyLines) = layout(in: area)
-        for text in bodyLines { line(text, theme.text) }
+        for text in bodyLines { line(text, bodyIsError ? theme.error : theme.text) }
         if let progress {
             if !bodyLines.isEmpty { y += 1 }
             if y < content.maxY { drawProgress(canvas, fraction: progress, in: content.row(y - content.y)) }
@@ -121,7 +131,7 @@ public struct Modal: Sendable {
     @MainActor
     private func drawProgress(_ canvas: any Canvas, fraction: Double, in row: Rect) {
         let fraction = fraction.isFinite ? min(max(fraction, 0), 1) : 0
-        let percent = String(Int((fraction * 100).rounded(.down))) + "%"
+        let percent = progressLabel ?? String(Int((fraction * 100).rounded(.down))) + "%"
         let label = String(repeating: " ", count: max(0, 4 - percent.count)) + percent
         let barWidth = max(0, row.width - 6)
         let eighths = Int((fraction * Double(barWidth * 8)).rounded(.down))

@@ -88,8 +88,8 @@ final class NoteEditorTests: XCTestCase {
 
     func testPasteIntoTheTitleIsOneLine() async {
         var state = NoteEditorState(isNew: true)
-        XCTAssertEqual(state.handle(.paste("two\nlines")), .edited)
-        XCTAssertEqual(state.title.text, "two lines")
+        XCTAssertEqual(state.handle(.paste("two\nlines\n")), .edited)
+        XCTAssertEqual(state.title.text, "two lines", "inner breaks become spaces, trailing ones go")
         XCTAssertEqual(state.focus, .title)
     }
 

@@ -395,6 +395,16 @@ final class TextBufferTests: XCTestCase {
         assertBytes(buffer, text)
         buffer.moveToDocumentEnd()
         XCTAssertEqual(buffer.scroll.line, 20_000 - 34)
+
+        // The same megabyte pasted into an empty note, as one undo step.
+        var pasted = TextBuffer()
+        pasted.setViewport(width: 120, height: 34)
+        pasted.insert(text)
+        assertBytes(pasted, text)
+        XCTAssertEqual(pasted.cursor, P(line: 19_999, offset: lines[19_999].count))
+        XCTAssertNotNil(pasted.cursorInView())
+        pasted.undo()
+        assertBytes(pasted, "")
     }
 
     func testTextRoundTripsExactly() {

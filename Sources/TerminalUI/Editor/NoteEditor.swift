@@ -139,15 +139,7 @@ public struct NoteEditorState: Sendable {
             return .moved
         }
         var field = title
-        let outcome: TextInputOutcome
-        if case .paste(let text) = key {
-            // A title is one line.
-            field.insert(text.split(whereSeparator: \.isNewline).joined(separator: " "))
-            outcome = .edited
-        } else {
-            outcome = field.handle(key)
-        }
-        switch outcome {
+        switch field.handle(key) {
         case .ignored: return .ignored
         case .edited:
             if isReadOnly { return .readOnly }

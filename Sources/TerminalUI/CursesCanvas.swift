@@ -18,6 +18,14 @@ func restoreTerminal() {
     guard cursesActive.exchange(false, ordering: .acquiringAndReleasing) else { return }
     bc_emergency_disarm()
     endwin()
+    // Bracketed paste is not a curses mode, so endwin leaves it on; harmless if it never was.
+    writeToTerminal(Terminal.bracketedPasteOff)
+}
+
+/// Writes control bytes straight to the terminal, outside curses (for modes it does not know).
+func writeToTerminal(_ sequence: String) {
+    var bytes = Array(sequence.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
 }
 
 /// Registers ``restoreTerminal()`` with `atexit` once, however many canvases are made.

@@ -17,6 +17,17 @@ public enum Key: Hashable, Sendable {
     case alt(Character)
     /// A left click at a cell.
     case mouse(x: Int, y: Int)
+    /// Ctrl-← or Alt-← (`ESC[1;5D`, `ESC[1;3D`): one word back.
+    case wordLeft
+    /// Ctrl-→ or Alt-→ (`ESC[1;5C`, `ESC[1;3C`): one word forward.
+    case wordRight
+    /// Ctrl-Home (`ESC[1;5H`): the start of the document.
+    case documentStart
+    /// Ctrl-End (`ESC[1;5F`): the end of the document.
+    case documentEnd
+    /// A bracketed paste (`ESC[200~ … ESC[201~`) as one key: the pasted text, its line breaks
+    /// (CR LF, CR) all turned into "\n".
+    case paste(String)
     /// The terminal changed size.
     case resize
 
@@ -44,6 +55,11 @@ public enum Key: Hashable, Sendable {
         case .ctrl(let c): return "Ctrl-" + String(c).uppercased()
         case .alt(let c): return "Alt-" + String(c)
         case .mouse(let x, let y): return "Click(\(x),\(y))"
+        case .wordLeft: return "Ctrl-←"
+        case .wordRight: return "Ctrl-→"
+        case .documentStart: return "Ctrl-Home"
+        case .documentEnd: return "Ctrl-End"
+        case .paste: return "Paste"
         case .resize: return "Resize"
         }
     }

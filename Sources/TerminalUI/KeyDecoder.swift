@@ -8,13 +8,25 @@
 ///
 /// An ESC at the end of the input so far may start a sequence or be the Esc key; it is held
 /// until more bytes arrive or ``flush()`` says the input went quiet.
+///
+/// A bracketed paste (`ESC[200~`, the text, `ESC[201~`) becomes one ``Key/paste(_:)``. The
+/// text usually arrives over many reads (and, through curses, one character at a time); it is
+/// collected until the end marker comes, whatever ``flush()`` says in between, and is scanned
+/// for the marker once, so a paste of megabytes costs time in proportion to its length.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
+    /// The bytes of the bracketed paste under way, or `nil` outside one.
+    private var pasted: [UInt8]?
+    /// How far `pasted` has been searched for the end marker.
+    private var pasteScanned = 0
 
     public init() {}
 
-    /// Whether bytes are held waiting for the rest of a sequence.
-    public var hasPending: Bool { !pending.isEmpty }
+    /// Whether bytes are held waiting for the rest of a sequence or of a paste.
+    public var hasPending: Bool { !pending.isEmpty || pasted != nil }
+
+    /// Whether a bracketed paste has begun and its end marker has not arrived yet.
+    public var isInPaste: Bool { pasted != nil }
 
     /// Decodes `bytes`, holding back an incomplete sequence at the end.
     public mutating func feed<S: Sequence>(_ bytes: S) -> [Key] where S.Element == UInt8 {
@@ -43,6 +55,13 @@ public struct KeyDecoder: Sendable {
         var keys: [Key] = []
         var start = 0
         while start < pending.count {
+            if pasted != nil {
+                // Inside a paste even at the end of the input: the rest of it is still on its way.
+                guard let paste = continuePaste(from: start) else { return keys }
+                keys.append(paste)
+                start = 0  // `pending` now holds what followed the end marker
+                continue
+            }
             switch Self.decodeOne(pending[start...], atEnd: atEnd) {
             case .needMore:
                 pending.removeFirst(start)
@@ -50,15 +69,70 @@ public struct KeyDecoder: Sendable {
             case .key(let key, let length):
                 if let key { keys.append(key) }
                 start += length
+            case .pasteStart(let length):
+                start += length
+                pasted = []
+                pasteScanned = 0
             }
         }
         pending.removeAll(keepingCapacity: true)
         return keys
     }
 
+    /// The bracketed-paste end marker, `ESC [ 2 0 1 ~`.
+    private static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]
+
+    /// Moves `pending[start...]` into the paste; returns the paste key once its end marker is
+    /// in, leaving the bytes after the marker in `pending`.
+    private mutating func continuePaste(from start: Int) -> Key? {
+        pasted!.append(contentsOf: pending[start...])
+        pending.removeAll(keepingCapacity: true)
+        let bytes = pasted!
+        // The marker may have begun in bytes already searched, so back up by its length less one.
+        var i = max(0, pasteScanned - (Self.pasteEnd.count - 1))
+        while let escape = bytes[i...].firstIndex(of: Self.esc) {
+            if bytes.count - escape < Self.pasteEnd.count {
+                // A partial marker at the end: search again from here when more arrives.
+                pasteScanned = escape
+                return nil
+            }
+            if bytes[escape..<(escape + Self.pasteEnd.count)].elementsEqual(Self.pasteEnd) {
+                pending = Array(bytes[(escape + Self.pasteEnd.count)...])
+                pasted = nil
+                pasteScanned = 0
+                return .paste(Self.pasteText(bytes[..<escape]))
+            }
+            i = escape + 1
+        }
+        pasteScanned = bytes.count
+        return nil
+    }
+
+    /// Pasted bytes as text: invalid UTF-8 becomes U+FFFD, and CR LF and lone CRs become LF
+    /// (terminals send a pasted line break as CR).
+    static func pasteText(_ bytes: ArraySlice<UInt8>) -> String {
+        guard bytes.contains(0x0D) else { return String(decoding: bytes, as: UTF8.self) }
+        var normalised: [UInt8] = []
+        normalised.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let byte = bytes[i]
+            if byte == 0x0D {
+                normalised.append(0x0A)
+                if i + 1 < bytes.endIndex, bytes[i + 1] == 0x0A { i += 1 }
+            } else {
+                normalised.append(byte)
+            }
+            i += 1
+        }
+        return String(decoding: normalised, as: UTF8.self)
+    }
+
     private enum Step {
         /// A key (or nothing, for a sequence we recognise and ignore) taking `length` bytes.
         case key(Key?, length: Int)
+        /// `ESC[200~`, `length` bytes: what follows is pasted text.
+        case pasteStart(length: Int)
         case needMore
     }
 
@@ -132,10 +206,18 @@ public struct KeyDecoder: Sendable {
             case UInt8(ascii: "Q"): key = .f(2)
             case UInt8(ascii: "R"): key = .f(3)
             case UInt8(ascii: "S"): key = .f(4)
+            case UInt8(ascii: "c"): key = .wordRight  // rxvt's Ctrl-→
+            case UInt8(ascii: "d"): key = .wordLeft   // rxvt's Ctrl-←
             default: key = nil
             }
             return .key(key, length: 3)
         case esc:
+            // rxvt's Alt-←/→ put an ESC before the arrow's own `ESC [ D`/`ESC [ C`.
+            let bracket = UInt8(ascii: "["), right = UInt8(ascii: "C"), left = UInt8(ascii: "D")
+            if b.count >= 4, b[i + 2] == bracket, b[i + 3] == right || b[i + 3] == left {
+                return .key(b[i + 3] == right ? .wordRight : .wordLeft, length: 4)
+            }
+            if !atEnd, b.count < 4, b.count == 2 || b[i + 2] == bracket { return .needMore }
             return .key(.escape, length: 1)
         case 0x20..<0x7F:
             return .key(.alt(Character(Unicode.Scalar(second))), length: 2)
@@ -144,6 +226,7 @@ public struct KeyDecoder: Sendable {
             case .needMore: return .needMore
             case .key(.char(let c), let length): return .key(.alt(c), length: 1 + length)
             case .key(_, let length): return .key(nil, length: 1 + length)
+            case .pasteStart: return .key(nil, length: 1)  // decodeUTF8 never starts a paste
             }
         default:
             // ESC then a control key (Alt-Backspace, Alt-Enter): report both keys on their own.
@@ -176,14 +259,18 @@ public struct KeyDecoder: Sendable {
             .split(separator: ";", omittingEmptySubsequences: false)
             .map { Int($0) ?? 0 }
         let p1 = params.first ?? 0
+        // xterm's modifier parameter is 1 + a bit set: Shift 1, Alt 2, Ctrl 4 (`ESC[1;5C` is Ctrl-→).
+        let modifiers = params.count >= 2 ? max(0, params[1] - 1) : 0
+        let isWordMove = modifiers & (2 | 4) != 0
+        let isCtrl = modifiers & 4 != 0
 
         switch final {
         case UInt8(ascii: "A"): return .key(.up, length: length)
         case UInt8(ascii: "B"): return .key(.down, length: length)
-        case UInt8(ascii: "C"): return .key(.right, length: length)
-        case UInt8(ascii: "D"): return .key(.left, length: length)
-        case UInt8(ascii: "H"): return .key(.home, length: length)
-        case UInt8(ascii: "F"): return .key(.end, length: length)
+        case UInt8(ascii: "C"): return .key(isWordMove ? .wordRight : .right, length: length)
+        case UInt8(ascii: "D"): return .key(isWordMove ? .wordLeft : .left, length: length)
+        case UInt8(ascii: "H"): return .key(isCtrl ? .documentStart : .home, length: length)
+        case UInt8(ascii: "F"): return .key(isCtrl ? .documentEnd : .end, length: length)
         case UInt8(ascii: "Z"): return .key(.backTab, length: length)
         case UInt8(ascii: "P"): return .key(.f(1), length: length)
         case UInt8(ascii: "Q"): return .key(.f(2), length: length)
@@ -198,16 +285,17 @@ public struct KeyDecoder: Sendable {
         case UInt8(ascii: "~"):
             let key: Key?
             switch p1 {
-            case 1, 7: key = .home
+            case 1, 7: key = isCtrl ? .documentStart : .home
             case 2: key = .insert
             case 3: key = .delete
-            case 4, 8: key = .end
+            case 4, 8: key = isCtrl ? .documentEnd : .end
             case 5: key = .pageUp
             case 6: key = .pageDown
             case 11...15: key = .f(p1 - 10)
             case 17...21: key = .f(p1 - 11)
             case 23, 24: key = .f(p1 - 12)
-            default: key = nil  // bracketed-paste markers (200/201) and the like
+            case 200: return .pasteStart(length: length)
+            default: key = nil  // a stray paste end (201) and the like
             }
             return .key(key, length: length)
         default:
@@ -244,7 +332,9 @@ extension KeyDecoder {
     /// `KEY_MOUSE`, whose event the caller must fetch with `getmouse`).
     ///
     /// `name` is curses' `keyname` for the code; it lets terminfo's extended keys with
-    /// modifiers (`kRIT5` for Ctrl-Right, `kDC3`, …) count as their plain key.
+    /// modifiers count: Ctrl- or Alt-arrows (`kRIT5`, `kLFT3`) are word moves, Ctrl-Home and
+    /// Ctrl-End (`kHOM5`, `kEND5`) go to the document's ends, and any other (`kDC3`, `kUP2`)
+    /// counts as its plain key.
     public static func key(cursesKeyCode code: Int32, name: String? = nil) -> Key? {
         typealias K = CursesKeyCode
         switch code {
@@ -271,7 +361,17 @@ extension KeyDecoder {
             ("kEND", .end), ("kDC", .delete), ("kIC", .insert), ("kNXT", .pageDown), ("kPRV", .pageUp),
         ]
         for (prefix, key) in prefixes where name.hasPrefix(prefix) {
-            if name.dropFirst(prefix.count).allSatisfy(\.isNumber) { return key }
+            let suffix = name.dropFirst(prefix.count)
+            guard suffix.allSatisfy(\.isNumber) else { continue }
+            // The digit is xterm's modifier parameter: 3 Alt, 5 Ctrl, 7 Ctrl-Alt (2, 4, 6 add Shift).
+            let modifiers = max(0, (Int(suffix) ?? 1) - 1)
+            switch key {
+            case .left where modifiers & (2 | 4) != 0: return .wordLeft
+            case .right where modifiers & (2 | 4) != 0: return .wordRight
+            case .home where modifiers & 4 != 0: return .documentStart
+            case .end where modifiers & 4 != 0: return .documentEnd
+            default: return key
+            }
         }
         return nil
     }

@@ -120,10 +120,19 @@ public final class Terminal {
         }
         for source in sources { source.resume() }
 
+        // Pastes arrive as one Key.paste instead of as typed keys (Enter would otherwise act on
+        // each pasted line). Every way out turns it off again (see restoreTerminal and the
+        // emergency reset bytes).
+        writeToTerminal(Self.bracketedPasteOn)
+
         // The size may have changed between opening curses and now.
         updateSize()
         redrawNow()
     }
+
+    /// Turns bracketed paste on and off (xterm's mode 2004).
+    nonisolated static let bracketedPasteOn = "\u{1B}[?2004h"
+    nonisolated static let bracketedPasteOff = "\u{1B}[?2004l"
 
     /// Asks for a frame at the end of this turn of the main queue.
     public func setNeedsRedraw() {
@@ -189,6 +198,7 @@ public final class Terminal {
             let status = wget_wch(window, &value)
             if status == bc_ERR() { break }
             if status == bc_KEY_CODE_YES() {
+                // Inside a paste, flush holds the text back until its end marker arrives.
                 keys += decoder.flush()
                 let code = Int32(value)
                 if code == bc_KEY_MOUSE() {

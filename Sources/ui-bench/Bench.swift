@@ -64,6 +64,53 @@ enum Bench {
         })
     }
 
+    /// The note editor on a 1 MiB note of 20,000 lines, cursor in the middle: each frame is one
+    /// key followed by a full redraw of the editor into a 120×36 grid.
+    static func runEditor(iterations: Int) {
+        let (editorWidth, editorHeight) = (120, 36)
+        var text = ""
+        for i in 0..<20_000 {
+            if i > 0 { text += "\n" }
+            text += "\(i): " + ["Grüße 你好 🎉 fizzbuzz in one line, ", "the quick brown fox jumps over the lazy dog; "][i % 2]
+        }
+        while text.utf8.count < 1 << 20 { text += "padding " }
+        let bytes = text.utf8.count
+        print("ui-bench editor: \(bytes / 1024) KiB note, 20,000 lines, \(editorWidth)×\(editorHeight) GridCanvas, \(iterations) keys per scenario")
+        print("")
+        print(pad("scenario", 34) + pad("median ms", 12, right: true) + pad("p99 ms", 12, right: true) + pad("max ms", 12, right: true))
+        print(String(repeating: "─", count: 70))
+
+        func scenario(_ name: String, _ key: (Int) -> Key) {
+            var state = NoteEditorState(title: "big-note.txt", body: text, isNew: false)
+            state.body.moveCursor(to: TextBuffer.Position(line: 10_000, offset: 10))
+            let editor = NoteEditor(isModified: true)
+            let canvas = GridCanvas(width: editorWidth, height: editorHeight)
+            func frame(_ i: Int) {
+                _ = state.handle(key(i))
+                canvas.clear()
+                editor.render(into: canvas, area: canvas.bounds, state: &state)
+            }
+            for i in 0..<min(50, iterations) { frame(i) }  // warm up
+            let clock = ContinuousClock()
+            var samples: [Double] = []
+            samples.reserveCapacity(iterations)
+            for i in 0..<iterations {
+                // Timed inline: a `clock.measure` closure would carry the main-actor state off it.
+                let start = clock.now
+                frame(i)
+                let elapsed = start.duration(to: clock.now)
+                samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
+            }
+            report(name, samples.sorted())
+        }
+
+        let letters = Array("hello world ")
+        scenario("insert 1 character + redraw") { .char(letters[$0 % letters.count]) }
+        scenario("Enter (split a line) + redraw") { _ in .enter }
+        scenario("Backspace + redraw") { _ in .backspace }
+        scenario("PgDn/PgUp + redraw") { $0 % 40 < 20 ? .pageDown : .pageUp }
+    }
+
     /// One frame: clear (as `werase`), tab bar, list, status bar.
     static func screen(_ canvas: GridCanvas, rows: [ListRow], columns: [ListColumn], state: inout ListState) {
         canvas.clear()

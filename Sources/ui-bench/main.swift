@@ -4,6 +4,7 @@ import Glibc
 #endif
 
 // ui-bench            frame-time benchmark of the TerminalUI widgets (into an in-memory grid)
+// ui-bench editor     key + redraw times of the note editor on a 1 MiB, 20,000-line note
 // ui-bench demo       an interactive demo on the real terminal, for manual and tmux checks
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -12,9 +13,13 @@ case "demo":
     dispatchMain()
 case nil, "bench":
     Bench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 2000 : 2000)
+    print("")
+    Bench.runEditor(iterations: 500)
+case "editor":
+    Bench.runEditor(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
 case "-h", "--help", "help":
-    print("usage: ui-bench [bench [ITERATIONS]] | demo")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo")
 default:
-    print("usage: ui-bench [bench [ITERATIONS]] | demo")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo")
     exit(2)
 }

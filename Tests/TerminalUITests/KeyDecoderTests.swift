@@ -5,7 +5,7 @@ final class KeyDecoderTests: XCTestCase {
     func testArrowsAndModifiedArrows() {
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D"), [.up, .down, .right, .left])
         XCTAssertEqual(KeyDecoder.decode("\u{1B}OA\u{1B}OD"), [.up, .left], "application cursor mode")
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;5C\u{1B}[1;2A"), [.right, .up], "modifiers are dropped")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;2C\u{1B}[1;2A"), [.right, .up], "Shift is dropped")
     }
 
     func testEditingAndFunctionKeys() {
@@ -28,7 +28,7 @@ final class KeyDecoderTests: XCTestCase {
         XCTAssertEqual(decoder.feed(Array("\u{1B}".utf8)), [])
         XCTAssertTrue(decoder.hasPending)
         XCTAssertEqual(decoder.feed(Array("[1;5".utf8)), [])
-        XCTAssertEqual(decoder.feed(Array("Cq".utf8)), [.right, .char("q")])
+        XCTAssertEqual(decoder.feed(Array("Cq".utf8)), [.wordRight, .char("q")])
         XCTAssertEqual(decoder.feed(Array("\u{1B}".utf8)), [])
         XCTAssertEqual(decoder.flush(), [.escape], "quiet input turns a held ESC into the Esc key")
     }
@@ -57,7 +57,7 @@ final class KeyDecoderTests: XCTestCase {
     }
 
     func testIgnoredSequences() {
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}[200~hi\u{1B}[201~"), [.char("h"), .char("i")], "paste markers")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[201~"), [], "a paste end without a start")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[I\u{1B}[O"), [], "focus reports")
     }
 
@@ -69,13 +69,89 @@ final class KeyDecoderTests: XCTestCase {
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: K.f0 + 1), .f(1))
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: K.delete), .delete)
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: K.resize), .resize)
-        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kRIT5"), .right)
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kRIT5"), .wordRight)
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kLFT3"), .wordLeft)
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kRIT2"), .right, "Shift-→ is →")
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kHOM5"), .documentStart)
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kEND5"), .documentEnd)
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kEND3"), .end, "Alt-End is End")
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kDC5"), .delete)
         XCTAssertNil(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kLFT3x"))
         XCTAssertNil(KeyDecoder.key(cursesKeyCode: K.mouse))
         // Characters from wget_wch go through the byte decoder.
         var decoder = KeyDecoder()
         XCTAssertEqual(decoder.feed(scalar: "好"), [.char("好")])
         XCTAssertEqual(decoder.feed(scalar: "\u{1B}") + decoder.feed(scalar: "[") + decoder.feed(scalar: "Z"), [.backTab])
+    }
+
+    func testWordMovesAndDocumentEnds() {
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;5D\u{1B}[1;5C"), [.wordLeft, .wordRight], "Ctrl-arrows")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;3D\u{1B}[1;3C"), [.wordLeft, .wordRight], "Alt-arrows")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;7C\u{1B}[1;6D"), [.wordRight, .wordLeft], "Ctrl-Alt, Ctrl-Shift")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}Od\u{1B}Oc"), [.wordLeft, .wordRight], "rxvt's Ctrl-arrows")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{1B}[D\u{1B}\u{1B}[C"), [.wordLeft, .wordRight], "rxvt's Alt-arrows")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{1B}[A\u{1B}\u{1B}"), [.escape, .up, .escape, .escape], "Esc then another key")
+        var decoder = KeyDecoder()
+        XCTAssertEqual(decoder.feed(Array("\u{1B}\u{1B}".utf8)) + decoder.feed(Array("[".utf8)), [], "held for the arrow")
+        XCTAssertEqual(decoder.feed(Array("D".utf8)), [.wordLeft])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}b\u{1B}f"), [.alt("b"), .alt("f")], "Alt-B/F stay letters for the key tables")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;5H\u{1B}[1;5F"), [.documentStart, .documentEnd])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;5~\u{1B}[4;5~\u{1B}[7;5~\u{1B}[8;5~"),
+                       [.documentStart, .documentEnd, .documentStart, .documentEnd])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;3H\u{1B}[1;2F"), [.home, .end], "Alt- and Shift-Home are Home")
+        XCTAssertEqual(Key.wordLeft.label, "Ctrl-←")
+        XCTAssertEqual(Key.documentEnd.description, "Ctrl-End")
+    }
+
+    func testBracketedPasteIsOneKey() {
+        XCTAssertEqual(KeyDecoder.decode("a\u{1B}[200~hi\u{1B}[201~b"), [.char("a"), .paste("hi"), .char("b")])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[200~\u{1B}[201~"), [.paste("")])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[200~one\r\ntwo\rthree\nfour\r\u{1B}[201~"), [.paste("one\ntwo\nthree\nfour\n")],
+                       "CR LF and CR become LF")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[200~\u{1B}[A\t\u{7F}\u{1B}[201~"), [.paste("\u{1B}[A\t\u{7F}")],
+                       "keys inside a paste are text")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[200~你好 🎉\u{1B}[201~"), [.paste("你好 🎉")])
+        XCTAssertEqual(KeyDecoder.decode([0x1B, 0x5B, 0x32, 0x30, 0x30, 0x7E, 0x61, 0xFF, 0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]),
+                       [.paste("a\u{FFFD}")], "invalid UTF-8 is replaced")
+    }
+
+    func testPasteSplitOverReadsWaitsThroughFlushes() {
+        var decoder = KeyDecoder()
+        XCTAssertEqual(decoder.feed(Array("\u{1B}[20".utf8)), [])
+        XCTAssertEqual(decoder.feed(Array("0~ab".utf8)), [])
+        XCTAssertTrue(decoder.isInPaste)
+        XCTAssertEqual(decoder.flush(), [], "quiet input does not end a paste")
+        XCTAssertTrue(decoder.hasPending)
+        XCTAssertEqual(decoder.feed(Array("c\r".utf8)), [])
+        XCTAssertEqual(decoder.feed(Array("\n\u{1B}".utf8)), [], "a lone ESC inside a paste may start its end marker")
+        XCTAssertEqual(decoder.flush(), [])
+        XCTAssertEqual(decoder.feed(Array("[20".utf8)), [])
+        XCTAssertEqual(decoder.feed(Array("1~x".utf8)), [.paste("abc\n"), .char("x")])
+        XCTAssertFalse(decoder.isInPaste)
+        XCTAssertFalse(decoder.hasPending)
+        // An ESC in the paste that is not the marker stays text.
+        XCTAssertEqual(decoder.feed(Array("\u{1B}[200~\u{1B}".utf8)), [])
+        XCTAssertEqual(decoder.feed(Array("[1~\u{1B}[201~".utf8)), [.paste("\u{1B}[1~")])
+    }
+
+    func testLargePasteArrivingOneCharacterAtATime() {
+        // 1 MiB of lines, delivered as wget_wch does: one scalar per call, flushes between reads.
+        let line = String(repeating: "Grüße 你好 ", count: 4) + "🎉\r"
+        var text = ""
+        while text.utf8.count < 1 << 20 { text += line }
+        var decoder = KeyDecoder()
+        var keys: [Key] = []
+        for scalar in "\u{1B}[200~".unicodeScalars { keys += decoder.feed(scalar: scalar) }
+        for (i, scalar) in text.unicodeScalars.enumerated() {
+            keys += decoder.feed(scalar: scalar)
+            if i % 4_096 == 0 { keys += decoder.flush() }
+        }
+        for scalar in "\u{1B}[201~".unicodeScalars { keys += decoder.feed(scalar: scalar) }
+        keys += decoder.flush()
+        XCTAssertEqual(keys.count, 1)
+        guard case .paste(let pasted) = keys.first else { return XCTFail("expected a paste, got \(keys.prefix(3))") }
+        let expected = String(text.map { $0 == "\r" ? "\n" : $0 })
+        XCTAssertEqual(Array(pasted.utf8), Array(expected.utf8))
     }
 
     func testLabels() {

@@ -219,7 +219,7 @@ static inline void bc_emergency_prepare(int after_setup) {
         return;
     }
     e->length = 0;
-    bc_emergency_append("\033[?1000l\033[?1002l\033[?1006l");
+    bc_emergency_append("\033[?1000l\033[?1002l\033[?1006l\033[?2004l"); /* mouse reports, bracketed paste */
     bc_emergency_append(tigetstr("sgr0"));
     bc_emergency_append(tigetstr("rmkx"));
     bc_emergency_append(tigetstr("cnorm"));

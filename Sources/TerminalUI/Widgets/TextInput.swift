@@ -56,6 +56,14 @@ public struct TextInputState: Hashable, Sendable {
 
     private func index(_ offset: Int) -> String.Index { text.index(text.startIndex, offsetBy: offset) }
 
+    /// Pasted text for a one-line field: trailing line breaks dropped (a copied path usually
+    /// ends in one), the others turned into spaces.
+    public static func oneLine(_ text: String) -> String {
+        var text = Substring(text)
+        while let last = text.last, last.isNewline { text.removeLast() }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
+    }
+
     /// Inserts `string` at the cursor and moves the cursor after it.
     public mutating func insert(_ string: String) {
         let before = text.count
@@ -67,6 +75,10 @@ public struct TextInputState: Hashable, Sendable {
     public mutating func handle(_ key: Key, bindings: KeyBindings<Action> = TextInputState.bindings) -> TextInputOutcome {
         if case .char(let c) = key {
             insert(String(c))
+            return .edited
+        }
+        if case .paste(let text) = key {
+            insert(Self.oneLine(text))
             return .edited
         }
         guard let action = bindings.action(for: key) else { return .ignored }

@@ -73,10 +73,10 @@ extension ClubApp {
     /// `u`: the file chooser, then the upload.
     public func chooseUpload() {
         let start = configuration.uploadStartDirectory
-        let chooser = FileChooser(
-            directory: start, extensions: ClubLayout.photoExtensions
-        ) { [weak self] outcome in
-            if case .chosen(let url) = outcome { self?.upload(url) }
+        let home = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
+        let state = FileChooserState(directory: start, extensions: ClubLayout.photoExtensions, homeDirectory: home)
+        let chooser = FileChooser(title: "Upload a photo", state: state) { [weak self] result in
+            if case .chosen(let url) = result { self?.upload(url) }
         }
         compositor.push(chooser)
     }
@@ -307,7 +307,7 @@ extension ClubApp {
 
     private func syncModal(_ id: Int) {
         guard let modal = transferModal, transferModalID == id, let transfer = transfers[id] else { return }
-        modal.progress = transfer.progress
+        modal.transfer = transfer.progress
     }
 
     private func closeModal(_ id: Int) {

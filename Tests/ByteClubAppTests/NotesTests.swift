@@ -1,0 +1,194 @@
+import ByteClubApp
+import Foundation
+import Remote
+import TerminalUI
+import TestSupport
+import XCTest
+
+/// The Notes tab against a real club server with the sample club: the editor, saving (add,
+/// update at the opened rev, rename), the conflict dialog, drafts and read-only notes.
+@MainActor
+final class NotesTests: XCTestCase {
+    var club: SampleClubServer?
+    var draftsDirectory: URL!
+
+    override func setUp() async throws {
+        draftsDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-drafts-\(UUID().uuidString)")
+    }
+
+    override func tearDown() async throws {
+        await club?.close()
+        club = nil
+        try? FileManager.default.removeItem(at: draftsDirectory)
+    }
+
+    var notesFolder: URL { club!.base.appendingPathComponent("club/byteclub") }
+    var welcome: URL { notesFolder.appendingPathComponent("Welcome to Byte Club.txt") }
+
+    private func harness(start: Bool = true) async throws -> Harness {
+        let club = try await SampleClubServer()
+        self.club = club
+        let harness = Harness(store: club.store(), drafts: DraftStore(directory: draftsDirectory))
+        if start { await harness.start() }
+        return harness
+    }
+
+    private func type(_ harness: Harness, _ text: String) {
+        for character in text { harness.press(.char(character)) }
+    }
+
+    /// Opens the note at `row` of the list and waits for its text.
+    private func open(_ harness: Harness, row: Int = 0) async {
+        harness.app.update { $0.notes.list.selected = row }
+        harness.press(.enter)
+        await harness.waitUntil("the note to open") { harness.app.noteSession?.phase == .editing }
+    }
+
+    func testANewNoteIsSavedWithAddAndTxt() async throws {
+        let harness = try await harness()
+        harness.press(.char("n"))
+        XCTAssertEqual(harness.app.noteSession?.editor.focus, .title)
+        type(harness, "Challenge for Ray")
+        harness.press(.enter)
+        XCTAssertEqual(harness.app.noteSession?.editor.focus, .body)
+        type(harness, "Beat this: 你好, Grüße!")
+        XCTAssertTrue(harness.app.noteSession?.isModified ?? false)
+        XCTAssertTrue(harness.app.state.hasUnsavedEdits)
+        for (width, height) in [(80, 24), (120, 36)] {
+            assertSnapshot(harness.render(width: width, height: height), named: "editor-new-\(width)x\(height)")
+        }
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"Challenge for Ray.txt\"" }
+        XCTAssertEqual(try Data(contentsOf: notesFolder.appendingPathComponent("Challenge for Ray.txt")), Data("Beat this: 你好, Grüße!".utf8))
+        XCTAssertFalse(harness.app.noteSession?.isModified ?? true)
+        XCTAssertFalse(harness.app.state.hasUnsavedEdits)
+        XCTAssertEqual(DraftStore(directory: draftsDirectory).all(), [], "the draft goes once the server confirmed")
+        await harness.waitUntil("the list to show it") { harness.app.state.notes.entries.contains { $0.name == "Challenge for Ray.txt" } }
+    }
+
+    func testEditingAnExistingNoteUpdatesItsRevAndJournalsADraft() async throws {
+        let harness = try await harness()
+        await open(harness)
+        let session = try XCTUnwrap(harness.app.noteSession)
+        XCTAssertEqual(session.entry?.name, "Welcome to Byte Club.txt")
+        XCTAssertEqual(session.editor.focus, .body)
+        XCTAssertEqual(session.editor.body.text, try String(contentsOf: welcome, encoding: .utf8))
+        for (width, height) in [(80, 24), (120, 36)] {
+            assertSnapshot(harness.render(width: width, height: height), named: "editor-open-\(width)x\(height)")
+        }
+        type(harness, "Hi! ")
+        await harness.waitUntil("the draft on disk") {
+            DraftStore(directory: self.draftsDirectory).all().first?.body.hasPrefix("Hi! ") == true
+        }
+        let draft = try XCTUnwrap(DraftStore(directory: draftsDirectory).all().first)
+        XCTAssertEqual(draft.path, "/byteclub/Welcome to Byte Club.txt")
+        XCTAssertEqual(draft.baseRev, session.baseRev)
+
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"Welcome to Byte Club.txt\"" }
+        XCTAssertTrue(try String(contentsOf: welcome, encoding: .utf8).hasPrefix("Hi! "))
+        XCTAssertNotEqual(harness.app.noteSession?.baseRev, session.baseRev, "the next save updates the new rev")
+        XCTAssertEqual(DraftStore(directory: draftsDirectory).all(), [])
+    }
+
+    func testAConflictOffersThreeChoicesAndCancelKeepsTheText() async throws {
+        let harness = try await harness()
+        await open(harness)
+        try "Changed by Anna\n".write(to: welcome, atomically: true, encoding: .utf8)
+        type(harness, "Mine ")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the conflict dialog") { harness.compositor.top is DialogLayer }
+        for (width, height) in [(80, 24), (120, 36)] {
+            assertSnapshot(harness.render(width: width, height: height), named: "conflict-\(width)x\(height)")
+        }
+        harness.press(.escape)
+        XCTAssertFalse(harness.compositor.top is DialogLayer)
+        XCTAssertTrue(harness.app.noteSession?.editor.body.text.hasPrefix("Mine ") ?? false)
+        XCTAssertEqual(try String(contentsOf: welcome, encoding: .utf8), "Changed by Anna\n")
+        XCTAssertTrue(DraftStore(directory: draftsDirectory).all().contains { $0.body.hasPrefix("Mine ") })
+    }
+
+    func testSurvivingDraftsAreMarkedAndRestoredWithABanner() async throws {
+        let harness = try await harness(start: false)
+        let entry = try await club!.store().metadata("/byteclub/Welcome to Byte Club.txt")
+        let drafts = DraftStore(directory: draftsDirectory)
+        try drafts.save(Draft(id: Draft.id(forPath: entry.path), path: entry.path, baseRev: entry.rev, title: "Welcome to Byte Club",
+                              body: "My unsaved welcome", updated: Clock.ago(300)))
+        try drafts.save(Draft(id: "new-1", path: nil, baseRev: nil, title: "Half an idea", body: "so far", updated: Clock.ago(60)))
+        await harness.start()
+        XCTAssertEqual(harness.app.state.drafts.count, 2)
+        for (width, height) in [(80, 24), (120, 36)] {
+            assertSnapshot(harness.render(width: width, height: height), named: "notes-drafts-\(width)x\(height)")
+        }
+        // Row 0 is the new note's draft; row 1 the welcome note, marked.
+        await open(harness, row: 1)
+        let session = try XCTUnwrap(harness.app.noteSession)
+        XCTAssertEqual(session.editor.body.text, "My unsaved welcome")
+        XCTAssertEqual(session.baseRev, entry.rev, "a restored draft still saves against the rev it was opened at")
+        XCTAssertTrue(session.isModified)
+        for (width, height) in [(80, 24), (120, 36)] {
+            assertSnapshot(harness.render(width: width, height: height), named: "draft-banner-\(width)x\(height)")
+        }
+    }
+
+    func testTextThatIsNotUTF8OpensReadOnlyAndIsNeverSaved() async throws {
+        let harness = try await harness(start: false)
+        let bytes = Data([0x48, 0x69, 0x20, 0xFF, 0xFE, 0x0A])
+        try bytes.write(to: notesFolder.appendingPathComponent("Binary.txt"))
+        await harness.start()
+        let row = harness.app.noteItems.firstIndex { if case .note(let e, _) = $0 { return e.name == "Binary.txt" } else { return false } }
+        await open(harness, row: try XCTUnwrap(row))
+        XCTAssertTrue(harness.app.noteSession?.isReadOnly ?? false)
+        XCTAssertEqual(harness.app.state.message?.kind, .error)
+        harness.press(.char("x"))
+        harness.press(.ctrl("s"))
+        XCTAssertEqual(try Data(contentsOf: notesFolder.appendingPathComponent("Binary.txt")), bytes)
+        XCTAssertFalse(harness.app.noteSession?.isModified ?? true)
+        harness.press(.escape)
+        XCTAssertNil(harness.app.noteSession, "nothing to ask about: a read-only note closes at once")
+    }
+
+    func testEscapeWithChangesAsksAndAnEmptyNoteAsksBeforeSaving() async throws {
+        let harness = try await harness()
+        harness.press(.char("n"))
+        type(harness, "Empty")
+        harness.press(.enter)
+        harness.press(.ctrl("s"))
+        let dialog = try XCTUnwrap(harness.compositor.top as? DialogLayer)
+        XCTAssertEqual(dialog.modal.title, "Empty note")
+        harness.press(.escape)
+        harness.press(.escape)
+        let ask = try XCTUnwrap(harness.compositor.top as? DialogLayer)
+        XCTAssertEqual(ask.modal.buttons, ["Save", "Discard", "Cancel"])
+        harness.press(.char("d"))
+        XCTAssertNil(harness.app.noteSession)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: notesFolder.appendingPathComponent("Empty.txt").path))
+    }
+
+    func testTitlesThatCannotBeFileNamesAreRefusedWithAReason() {
+        XCTAssertNotNil(NoteSession.titleProblem(""))
+        XCTAssertNotNil(NoteSession.titleProblem("a/b"))
+        XCTAssertNotNil(NoteSession.titleProblem(".hidden"))
+        XCTAssertNotNil(NoteSession.titleProblem("tab\there"))
+        XCTAssertNotNil(NoteSession.titleProblem(String(repeating: "é", count: 200)))
+        XCTAssertNil(NoteSession.titleProblem("Challenge for Ray"))
+        XCTAssertEqual(NoteSession.fileName(forTitle: "Challenge for Ray"), "Challenge for Ray.txt")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "notes.md"), "notes.md")
+    }
+
+    func testDraftsAreWrittenAtomicallyAndDamagedOnesSkipped() throws {
+        let store = DraftStore(directory: draftsDirectory)
+        let draft = Draft(id: Draft.id(forPath: "/byteclub/Ünïcode & co.txt"), path: "/byteclub/Ünïcode & co.txt", baseRev: "0123456789",
+                          title: "Ünïcode & co", body: "你好\n👨‍👩‍👧", updated: Clock.now)
+        try store.save(draft)
+        XCTAssertEqual(store.load(draft.id), draft)
+        XCTAssertFalse(draft.id.contains("/"))
+        XCTAssertEqual(Draft.id(forPath: "/byteclub/A.txt"), Draft.id(forPath: "/BYTECLUB/a.TXT"), "paths are case-insensitive")
+        try Data("{ not json".utf8).write(to: draftsDirectory.appendingPathComponent("broken.json"))
+        XCTAssertEqual(store.all(), [draft])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: draftsDirectory.path).filter { $0.hasSuffix(".tmp") }
+        XCTAssertEqual(leftovers, [])
+        store.remove(draft.id)
+        XCTAssertNil(store.load(draft.id))
+    }
+}

@@ -5,6 +5,7 @@ import Glibc
 
 // ui-bench            frame-time benchmark of the TerminalUI widgets (into an in-memory grid)
 // ui-bench demo       an interactive demo on the real terminal, for manual and tmux checks
+// ui-bench images [N] thumbnail-to-cells benchmark; `ui-bench images demo` shows them on the terminal
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "demo":
@@ -12,9 +13,14 @@ case "demo":
     dispatchMain()
 case nil, "bench":
     Bench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 2000 : 2000)
+case "images" where arguments.count > 1 && arguments[1] == "demo":
+    ImageDemo.run()
+    dispatchMain()
+case "images":
+    ImageBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
 case "-h", "--help", "help":
-    print("usage: ui-bench [bench [ITERATIONS]] | demo")
+    print("usage: ui-bench [bench [ITERATIONS]] | demo | images [ITERATIONS | demo]")
 default:
-    print("usage: ui-bench [bench [ITERATIONS]] | demo")
+    print("usage: ui-bench [bench [ITERATIONS]] | demo | images [ITERATIONS | demo]")
     exit(2)
 }

@@ -35,8 +35,8 @@ extension CellImage {
         chafa_canvas_config_set_color_extractor(config, CHAFA_COLOR_EXTRACTOR_AVERAGE)
         // Chafa's contrast and saturation boost helps only when there are no colors to match.
         chafa_canvas_config_set_preprocessing_enabled(config, grayscale ? 1 : 0)
-        // Alpha is ignored (as by the half-block renderer): no pixel is transparent.
-        chafa_canvas_config_set_transparency_threshold(config, 0)
+        // Alpha is ignored (as by the half-block renderer): at 1, no pixel counts as transparent.
+        chafa_canvas_config_set_transparency_threshold(config, 1)
 
         guard let canvas = chafa_canvas_new(config) else { return nil }
         defer { chafa_canvas_unref(canvas) }

@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
         // libjpeg-turbo's TurboJPEG API.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // libchafa's canvas (image to terminal symbols); its pkg-config file needs glib's headers.
+        .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
 
         // MARK: Layers
 
@@ -60,8 +62,8 @@ let package = Package(
         ),
         // The sample club (notes and photos) that seeds the embedded server on first run.
         .target(name: "SampleClub", path: "Resources", sources: ["SampleClub.swift"], resources: [.copy("SampleClub")]),
-        // ncursesw driver, Canvas, keys, event loop, compositor and widgets.
-        .target(name: "TerminalUI", dependencies: ["CNcursesw"]),
+        // ncursesw driver, Canvas, keys, event loop, compositor, widgets, and images drawn in cells.
+        .target(name: "TerminalUI", dependencies: ["CNcursesw", "CChafa"]),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
         .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Transfer", "Remote", "Imaging", .product(name: "Logging", package: "swift-log")]),

@@ -6,6 +6,7 @@ import Glibc
 // ui-bench            frame-time benchmark of the TerminalUI widgets (into an in-memory grid)
 // ui-bench editor     key + redraw times of the note editor on a 1 MiB, 20,000-line note
 // ui-bench demo       an interactive demo on the real terminal, for manual and tmux checks
+// ui-bench images [N] thumbnail-to-cells benchmark; `ui-bench images demo` shows them on the terminal
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "demo":
@@ -17,9 +18,14 @@ case nil, "bench":
     Bench.runEditor(iterations: 500)
 case "editor":
     Bench.runEditor(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
+case "images" where arguments.count > 1 && arguments[1] == "demo":
+    ImageDemo.run()
+    dispatchMain()
+case "images":
+    ImageBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
 case "-h", "--help", "help":
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo | images [ITERATIONS | demo]")
 default:
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo | images [ITERATIONS | demo]")
     exit(2)
 }

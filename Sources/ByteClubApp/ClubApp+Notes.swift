@@ -63,7 +63,10 @@ extension ClubApp {
     public func newNote() {
         if let session = noteSession, session.phase != .loading { return }
         noteSession = NoteSession(newNote: Draft.newID())
-        update { $0.hasUnsavedEdits = false }
+        update {
+            $0.hasUnsavedEdits = false
+            $0.message = StatusMessage("New note · Enter goes to the text · Ctrl-S saves · Esc closes")
+        }
     }
 
     private func open(draft: Draft, entry: RemoteEntry?) {

@@ -26,6 +26,14 @@ public struct PausedDownload: Codable, Equatable, Sendable {
     /// The Transfer layer's resume data.
     public var resumeData: Data
 
+    public init(path: String, rev: String?, done: Int64, total: Int64, resumeData: Data) {
+        self.path = path
+        self.rev = rev
+        self.done = done
+        self.total = total
+        self.resumeData = resumeData
+    }
+
     public var percent: Int { total > 0 ? min(99, Int(done * 100 / total)) : 0 }
 }
 
@@ -197,8 +205,9 @@ extension ClubApp {
             let done = (try? ResumeData.decode(data).get())?.offset ?? 0
             paused?.save(PausedDownload(path: path, rev: rev, done: done, total: total, resumeData: data))
         }
+        let resumeData = resume?.resumeData
         transferTasks[id] = perform({ () async throws(RemoteError) -> RemoteEntry in
-            try await store.download(path, to: part, resumeData: resume?.resumeData, progress: relay, onResumeData: keep)
+            try await store.download(path, to: part, resumeData: resumeData, progress: relay, onResumeData: keep)
         }) { [weak self] result in
             self?.finishDownload(id, entry: entry, directory: directory, result)
         }

@@ -134,6 +134,8 @@ public final class MainScreen: Layer {
         let active = app.activeTransfers
         if let first = active.first {
             progress = first.progress.statusText(nameWidth: 18) + (active.count > 1 ? " +\(active.count - 1)" : "")
+        } else if state.runningTransfers > 0 {
+            progress = state.runningTransfers == 1 ? "1 transfer" : "\(state.runningTransfers) transfers"
         }
         StatusBar(backend: state.backend, isBusy: state.isBusy || !active.isEmpty, tick: app.compositor.tick, message: state.message,
                   progress: progress, hint: "? help").render(into: canvas, area: bottom)
@@ -393,7 +395,7 @@ extension ClubApp {
     }
 
     /// The photo under the selection.
-    var selectedPhoto: RemoteEntry? {
+    public var selectedPhoto: RemoteEntry? {
         let rows = screen.photoRows()
         guard let index = state.photos.list.selectedRow(in: rows), state.photos.entries.indices.contains(index) else { return nil }
         return state.photos.entries[index]

@@ -72,7 +72,10 @@ final class ShellBehaviourTests: XCTestCase {
         XCTAssertEqual(harness.app.state.message, StatusMessage("3 notes"))
         harness.press(.char("2"))
         XCTAssertEqual(harness.app.state.message, StatusMessage("1 photo"))
-        XCTAssertTrue(harness.render(width: 80, height: 24).line(2).contains("2.5 MB  2026-11-21"))
+        // A photo row is four lines tall: the thumbnail beside the name, then size and date.
+        let photos = harness.render(width: 80, height: 24)
+        XCTAssertTrue(photos.line(1).contains("desk.jpeg"), photos.line(1))
+        XCTAssertTrue(photos.line(2).contains("2.5 MB · 2026-11-21"), photos.line(2))
     }
 
     func testSlashFiltersAndTypedLettersAreNotCommands() async throws {

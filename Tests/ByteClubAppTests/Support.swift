@@ -162,9 +162,11 @@ final class Harness {
     private var finished: [Tab] = []
     private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(store: any RemoteStore) {
+    init(store: any RemoteStore, drafts: DraftStore? = nil, configure: (inout AppConfiguration) -> Void = { _ in }) {
         var configuration = AppConfiguration()
         configuration.format = Clock.format
+        configuration.drafts = drafts
+        configure(&configuration)
         app = ClubApp(store: store, compositor: compositor, configuration: configuration)
         app.onQuit = { [unowned self] status in self.quitStatus = status }
         app.onLoadFinished = { [unowned self] tab in
@@ -188,6 +190,20 @@ final class Harness {
         }
         await withCheckedContinuation { waiters.append((count, $0)) }
         deadline.cancel()
+    }
+
+    /// Polls `condition` while the main queue delivers results, until it holds or the deadline passes.
+    func waitUntil(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
+                   _ condition: @MainActor () -> Bool) async {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else {
+                XCTFail("timed out after \(timeout) s waiting for \(what)", file: file, line: line)
+                return
+            }
+            // Lets the main queue run the deliveries this waits for.
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Starts the app and waits for both tabs' first load.

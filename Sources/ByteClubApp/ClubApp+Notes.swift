@@ -100,7 +100,12 @@ extension ClubApp {
             session.baseRev = entry.rev
             if let text = String(validating: data, as: UTF8.self) {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
-                update { $0.message = StatusMessage("Editing \"\(entry.name)\" · Ctrl-S saves · Esc closes") }
+                update {
+                    // Keep what an action said (reloading theirs); replace only "Opening …".
+                    if $0.message?.text.hasPrefix("Opening") ?? true {
+                        $0.message = StatusMessage("Editing \"\(entry.name)\" · Ctrl-S saves · Esc closes")
+                    }
+                }
             } else {
                 // Never re-save a damaged form: show what decodes, and refuse edits.
                 let shown = String(decoding: data, as: UTF8.self)

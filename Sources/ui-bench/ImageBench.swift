@@ -79,12 +79,17 @@ final class ImageDemo: Layer {
     let terminal: Terminal
     var shift = 0
 
-    init(terminal: Terminal) { self.terminal = terminal }
+    init(terminal: Terminal, shift: Int) {
+        self.terminal = terminal
+        self.shift = shift
+    }
 
-    static func run() {
+    /// Starts the demo at color set `shift` (a fresh start at N must look like N presses of Space,
+    /// which checks that recycling color pairs on the way loses nothing).
+    static func run(shift: Int) {
         do {
             let terminal = try Terminal()
-            terminal.compositor.push(ImageDemo(terminal: terminal))
+            terminal.compositor.push(ImageDemo(terminal: terminal, shift: shift))
             terminal.start()
         } catch {
             let text = "ui-bench images demo: \(error)\n"

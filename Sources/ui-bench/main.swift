@@ -6,7 +6,7 @@ import Glibc
 // ui-bench            frame-time benchmark of the TerminalUI widgets (into an in-memory grid)
 // ui-bench editor     key + redraw times of the note editor on a 1 MiB, 20,000-line note
 // ui-bench demo       an interactive demo on the real terminal, for manual and tmux checks
-// ui-bench images [N] thumbnail-to-cells benchmark; `ui-bench images demo` shows them on the terminal
+// ui-bench images [N] thumbnail-to-cells benchmark; `ui-bench images demo [SHIFT]` shows them on the terminal
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "demo":
@@ -19,13 +19,13 @@ case nil, "bench":
 case "editor":
     Bench.runEditor(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
 case "images" where arguments.count > 1 && arguments[1] == "demo":
-    ImageDemo.run()
+    ImageDemo.run(shift: arguments.count > 2 ? Int(arguments[2]) ?? 0 : 0)
     dispatchMain()
 case "images":
     ImageBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
 case "-h", "--help", "help":
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo | images [ITERATIONS | demo]")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]]")
 default:
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo | images [ITERATIONS | demo]")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]]")
     exit(2)
 }

@@ -68,7 +68,8 @@ final class NotesEndToEndTests: XCTestCase {
         tmux.waitFor("Reload theirs")
         try tmux.type("r")
         tmux.waitFor("Theirs, version 1")
-        tmux.waitFor("Welcome to Byte Club (my version) (draft)")
+        // The list (narrow beside the editor) shows my text as a draft row.
+        tmux.waitFor("✎ Welcome to Byt")
         XCTAssertEqual(AppHarness.text(welcome), "Theirs, version 1\n")
         AppHarness.eventually("my text kept as a draft") { self.draftTexts().contains { $0.contains("MINE-1") } }
 

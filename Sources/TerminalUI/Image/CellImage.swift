@@ -7,7 +7,7 @@
 public struct CellImage: Hashable, Sendable {
     /// One cell of the picture.
     public struct Cell: Hashable, Sendable {
-        /// A narrow symbol: `▀`, a block, a shade or a space.
+        /// A narrow symbol: `▀` or another block element, a shade, or a space.
         public var symbol: Unicode.Scalar
         public var foreground: Color
         public var background: Color
@@ -33,7 +33,7 @@ public struct CellImage: Hashable, Sendable {
 
     /// Which code turns pixels into cells.
     public enum Renderer: String, Sendable, Hashable, CaseIterable {
-        /// libchafa, choosing among block and half-block symbols per cell.
+        /// libchafa, choosing each cell's symbol (space, full, half, eighth or quadrant block) and colors.
         case chafa
         /// Our own: every cell is `▀`, foreground the upper pixel and background the lower.
         case halfBlock

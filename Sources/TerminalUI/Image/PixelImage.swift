@@ -66,8 +66,10 @@ extension PixelImage {
     /// `region` scaled to `outputWidth × outputHeight` by area averaging: each output pixel is the
     /// mean of the source pixels under it, weighted by how much of each it covers.
     ///
-    /// Done in two passes (rows, then columns), so the cost is per source pixel, not per pixel
-    /// pair. - Returns: tightly packed RGB.
+    /// Done in two passes (along rows, then down columns), so the cost is per source pixel, not
+    /// per pair of source and output pixels.
+    ///
+    /// - Returns: tightly packed RGB, `outputWidth × outputHeight` pixels.
     func averaged(_ region: PixelRegion, toWidth outputWidth: Int, height outputHeight: Int) -> [UInt8] {
         let columns = Self.taps(from: region.x, length: region.width, count: outputWidth, limit: width)
         let rows = Self.taps(from: region.y, length: region.height, count: outputHeight, limit: height)

@@ -122,7 +122,7 @@ let package = Package(
         ),
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
         .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport"], exclude: ["__Snapshots__"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "ClubServer", "Imaging"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"], exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]

@@ -223,9 +223,11 @@ extension ClubApp {
         guard let session = noteSession else { return }
         configuration.drafts?.remove(session.draftID)
         noteSession = nil
+        let name = session.entry?.name ?? (session.editor.title.text.isEmpty ? "the new note" : session.fileName)
         update {
             $0.hasUnsavedEdits = false
             $0.drafts.removeAll { $0.id == session.draftID }
+            $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(name)" : "Closed \(name)")
         }
     }
 

@@ -136,7 +136,9 @@ extension DropboxStore {
                 }
                 let task: TransferTask
                 if let resumeData, var decoded = try? ResumeData.decode(resumeData).get() {
-                    // Resume data never stores the token; add the current one.
+                    // Resume data never stores the token; add the current one. The endpoint is
+                    // today's too: an embedded server listens on a new port in every run.
+                    decoded.url = request.url
                     decoded.headers["Authorization"] = request.header("Authorization")
                     decoded.headers["Dropbox-API-Arg"] = request.header("Dropbox-API-Arg")
                     task = session.downloadTask(withResumeData: decoded.encoded(), completionHandler: handler)

@@ -51,9 +51,11 @@ struct BackendOptions: ParsableArguments {
     }
 
     /// Connects, starting the embedded server if that is the backend. Call `close` when done.
-    /// Connects to the chosen club. `serverLogLevel` is the embedded server's: the UI logs its
-    /// access lines to byteclub.log (`.info`); scripts, whose log is stderr, keep it quiet.
-    func connect(serverLogLevel: Logger.Level = .warning) async throws -> Backend {
+    ///
+    /// `serverLogLevel` is the embedded server's: the UI logs its access lines to byteclub.log
+    /// (`.info`); scripts, whose log is stderr, keep it quiet. `retry` is how long requests keep
+    /// trying: scripts wait out long outages, the UI reports within seconds (and keeps drafts).
+    func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy()) async throws -> Backend {
         if dropbox {
             let endpoints = dropboxApi.flatMap(URL.init(string:)).map(DropboxEndpoints.club) ?? .dropbox
             var oauth = OAuthEndpoints.dropbox
@@ -61,14 +63,14 @@ struct BackendOptions: ParsableArguments {
             let file = TokenFile(url: Paths.tokens)
             let stored = try file.load()
             let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
-            return Backend(store: DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, configuration: sessionConfiguration), server: nil)
+            return Backend(store: DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, configuration: sessionConfiguration, retry: retry), server: nil)
         }
         if let server, let url = URL(string: server) {
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
                 throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
             }
             return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
-                                               configuration: sessionConfiguration), server: nil)
+                                               configuration: sessionConfiguration, retry: retry), server: nil)
         }
         // Embedded: our own server on 127.0.0.1, a random port and a random token.
         let root = dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub
@@ -81,7 +83,7 @@ struct BackendOptions: ParsableArguments {
         var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.embedded"))
         configuration.logger.logLevel = serverLogLevel
         let server = try await ClubServer.start(configuration)
-        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), configuration: sessionConfiguration)
+        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), configuration: sessionConfiguration, retry: retry)
         return Backend(store: store, server: server)
     }
 

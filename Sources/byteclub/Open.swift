@@ -3,6 +3,7 @@ import ByteClubApp
 import Dispatch
 import Foundation
 import Logging
+import Remote
 import TerminalUI
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +35,11 @@ struct Open: AsyncParsableCommand {
         // so SIGWINCH and SIGINT reach the terminal's signal sources and no other thread.
         let connected: Backend
         do {
-            connected = try await backend.connect(serverLogLevel: .info)
+            // Interactive: give up after about 3 s of retries and say so; drafts keep the text.
+            var retry = RetryPolicy()
+            retry.maxAttempts = 5
+            retry.maxDelay = 2
+            connected = try await backend.connect(serverLogLevel: .info, retry: retry)
         } catch let error as ValidationError {
             throw error
         } catch {

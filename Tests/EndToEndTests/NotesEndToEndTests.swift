@@ -1,4 +1,3 @@
-import ClubServer
 import Foundation
 import XCTest
 
@@ -134,15 +133,46 @@ final class NotesEndToEndTests: XCTestCase {
         AppHarness.eventually("the draft removed after the save") { self.draftTexts().isEmpty }
     }
 
-    func testSaveToADeadServerKeepsTheDraftAndRetries() async throws {
-        // A club server of our own, stopped and started again on the same port.
+    /// `byteclub serve` in a process of its own, which the test kills outright.
+    final class ServeProcess {
+        let process = Process()
+        private(set) var port = 0
+
+        init(root: URL, port: Int, token: String) throws {
+            process.executableURL = try AppHarness.binary
+            process.arguments = ["serve", "--root", root.path, "--port", "\(port)", "--token", token, "--log-level", "error"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // "byteclub serve: listening on http://127.0.0.1:PORT (root …)"
+            var text = ""
+            while !text.contains("\n") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+                  let bound = Int(text[range].split(separator: ":").last ?? "") else {
+                throw NSError(domain: "serve", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text)"])
+            }
+            self.port = bound
+        }
+
+        func kill() {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    func testSaveToADeadServerKeepsTheDraftAndRetries() throws {
+        // A club server in its own process, killed with SIGKILL and started again on its port.
         let root = app.base.appendingPathComponent("served")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
         let note = root.appendingPathComponent("byteclub/Plans.txt")
         try "Meet on Friday".write(to: note, atomically: true, encoding: .utf8)
-        var configuration = ClubServerConfiguration(root: root.path, token: "dead-server-test")
-        configuration.logger.logLevel = .error
-        var server = try await ClubServer.start(configuration)
+        var server = try ServeProcess(root: root, port: 0, token: "dead-server-test")
+        defer { server.kill() }
         let port = server.port
         let tmux = try app.launch(["--server", "http://127.0.0.1:\(port)", "--token", "dead-server-test"])
         tmux.waitFor("Plans")
@@ -152,20 +182,18 @@ final class NotesEndToEndTests: XCTestCase {
         try tmux.type(" at 6")
         tmux.waitFor("[+]")
 
-        await server.stop()
+        server.kill()
         try tmux.press("C-s")
         let screen = tmux.waitFor("Could not save")
         XCTAssertTrue(screen.contains("Meet on Friday at 6"), "the text stays in the editor:\n\(screen)")
         XCTAssertTrue(draftTexts().contains { $0.contains("Meet on Friday at 6") })
         XCTAssertEqual(AppHarness.text(note), "Meet on Friday")
 
-        configuration.port = port
-        server = try await ClubServer.start(configuration)
+        server = try ServeProcess(root: root, port: port, token: "dead-server-test")
         try tmux.press("C-s")
         tmux.waitFor("Saved \"Plans.txt\"")
         XCTAssertEqual(AppHarness.text(note), "Meet on Friday at 6")
         AppHarness.eventually("the draft removed") { self.draftTexts().isEmpty }
-        await server.stop()
     }
 
     func testRenameAndDeleteWithConfirm() throws {
@@ -185,7 +213,9 @@ final class NotesEndToEndTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: notes.appendingPathComponent("Hello Club.txt").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: welcome.path))
 
-        try tmux.press("Escape")  // clear the filter
+        // Esc clears the filter; wait for it, or the next key would read as Alt-/.
+        try tmux.press("Escape")
+        tmux.waitFor("the filter cleared") { !$0.contains("/ Welcome to Byte Club") && $0.contains("Hello Club") }
         try tmux.type("/")
         try tmux.type("Hello Club")
         try tmux.press("Enter")

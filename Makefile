@@ -31,15 +31,20 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: Transfer against the curl CLI and URLSession; the club server against nginx.
+## bench: Transfer against the curl CLI and URLSession; the club server against nginx; the
+## widgets, the editor and thumbnails; the whole app (first frames, scrolling, progress, cancel, key echo).
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get install -y -qq nginx-light; }
 	$(SWIFT) build -c release --product transfer-bench
 	$(SWIFT) build -c release --product ui-bench
+	$(SWIFT) build -c release --product app-bench
+	$(SWIFT) build -c release --product byteclub
 	.build/release/transfer-bench compare --size $(BENCH_SIZE)
 	.build/release/transfer-bench server --size $(BENCH_SIZE)
 	.build/release/ui-bench
+	.build/release/ui-bench images
+	.build/release/app-bench all $(BENCH_SIZE)
 
 clean:
 	rm -rf .build

@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "byteclub", targets: ["byteclub"]),
         .executable(name: "transfer-bench", targets: ["transfer-bench"]),
         .executable(name: "ui-bench", targets: ["ui-bench"]),
+        .executable(name: "app-bench", targets: ["app-bench"]),
         .library(name: "Transfer", targets: ["Transfer"]),
     ],
     dependencies: [
@@ -107,6 +108,11 @@ let package = Package(
         ),
 
         .executableTarget(name: "ui-bench", dependencies: ["TerminalUI"]),
+        // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
+        .executableTarget(
+            name: "app-bench",
+            dependencies: ["ByteClubApp", "ClubServer", "Remote", "Imaging", "TerminalUI", .product(name: "Logging", package: "swift-log")]
+        ),
 
         // MARK: Tests
 

@@ -285,6 +285,7 @@ extension ClubApp {
     }
 
     private func transferProgressed(_ id: Int, done: Int64, expected: Int64) {
+        transferProgressEvents += 1
         guard var transfer = transfers[id] else { return }
         _ = transfer.progress.progress(done: done, total: expected > 0 ? expected : nil, at: now)
         transfers[id] = transfer

@@ -73,6 +73,8 @@ public final class ClubApp {
     /// Uploads and downloads by id, while they run (and a failed one while its modal shows it).
     var transfers: [Int: PhotoTransfer] = [:]
     var transferTasks: [Int: Task<Void, Never>] = [:]
+    /// Progress reports that reached the UI queue (for the benchmark: they arrive at 10–60 Hz).
+    public internal(set) var transferProgressEvents = 0
     /// The transfer modal on screen and the transfer it shows.
     var transferModal: TransferModal?
     var transferModalID: Int?

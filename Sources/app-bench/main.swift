@@ -1,0 +1,62 @@
+import ByteClubApp
+import ClubServer
+import Dispatch
+import Foundation
+import Imaging
+import Logging
+import Remote
+import TerminalUI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// app-bench [all [SIZE]]    every scenario below
+// app-bench notes           10,000 notes: from start to the first frame that lists them
+// app-bench photos          200 photos: frame times while scrolling as thumbnails arrive
+// app-bench upload [SIZE]   a 1 GiB upload through the app: progress events reaching the UI per second
+// app-bench cancel          Esc during an upload: until the modal is gone, and until the task has ended
+// app-bench echo [SIZE]     key echo in a real pty, idle and during a 1 GiB background upload
+//
+// The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
+// HTTP through Remote and Transfer. Frames go to an in-memory GridCanvas (the echo scenario
+// runs the real binary in a pseudo-terminal instead). Build in release:
+// `swift build -c release --product app-bench && .build/release/app-bench`.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
+
+func parseSize(_ text: String?) -> Int64? {
+    guard let text else { return nil }
+    let units: [(String, Int64)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)]
+    for (suffix, factor) in units where text.hasSuffix(suffix) {
+        return Int64(text.dropLast(suffix.count)).map { $0 * factor }
+    }
+    return Int64(text)
+}
+
+Task { @MainActor in
+    let size = parseSize(arguments.count > 1 ? arguments[1] : nil) ?? (1 << 30)
+    do {
+        switch arguments.first {
+        case nil, "all":
+            try await AppBench.notes()
+            try await AppBench.photos()
+            try await AppBench.upload(size: size)
+            try await AppBench.cancel()
+            try await EchoBench.run(size: size)
+        case "notes": try await AppBench.notes()
+        case "photos": try await AppBench.photos()
+        case "upload": try await AppBench.upload(size: size)
+        case "cancel": try await AppBench.cancel()
+        case "echo": try await EchoBench.run(size: size)
+        default:
+            print("usage: app-bench [all [SIZE] | notes | photos | upload [SIZE] | cancel | echo [SIZE]]")
+            exit(2)
+        }
+        exit(0)
+    } catch {
+        print("app-bench: \(error)")
+        exit(1)
+    }
+}
+dispatchMain()

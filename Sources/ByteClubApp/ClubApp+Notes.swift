@@ -178,9 +178,10 @@ extension ClubApp {
         }
     }
 
-    /// Writes the open note's text to its draft if it changed since the last write.
+    /// Writes the open note's text to its draft if it changed since the last write. The app
+    /// calls it after every edit (debounced) and before every save; call it on the way out too.
     @discardableResult
-    func journal() -> Bool {
+    public func journal() -> Bool {
         guard var session = noteSession, session.phase != .loading, !session.isReadOnly,
               session.version != session.journalledVersion, let drafts = configuration.drafts else { return true }
         do {

@@ -29,16 +29,20 @@ public struct ClubLayout: Sendable, Equatable {
 
     /// Notes are the `.txt` and `.md` files directly in the folder, newest first.
     public static func sortedNotes(_ entries: [RemoteEntry]) -> [RemoteEntry] {
-        entries.filter { $0.kind == .file && hasExtension($0.name, in: noteExtensions) }.sorted { a, b in
+        newestFirst(entries.filter { $0.kind == .file && hasExtension($0.name, in: noteExtensions) })
+    }
+
+    /// Photos are the JPEGs under the photos folder, newest first.
+    public static func sortedPhotos(_ entries: [RemoteEntry]) -> [RemoteEntry] {
+        newestFirst(entries.filter { $0.kind == .file && hasExtension($0.name, in: photoExtensions) })
+    }
+
+    /// Newest first; files of the same time by path, so the order is stable.
+    static func newestFirst(_ entries: [RemoteEntry]) -> [RemoteEntry] {
+        entries.sorted { a, b in
             let da = a.modified ?? .distantPast, db = b.modified ?? .distantPast
             return da != db ? da > db : a.pathLower < b.pathLower
         }
-    }
-
-    /// Photos are the JPEGs under the photos folder, by name.
-    public static func sortedPhotos(_ entries: [RemoteEntry]) -> [RemoteEntry] {
-        entries.filter { $0.kind == .file && hasExtension($0.name, in: photoExtensions) }
-            .sorted { $0.pathLower < $1.pathLower }
     }
 
     /// A note's title: its name without the extension.

@@ -92,7 +92,9 @@ enum UI {
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }
         app.onQuit = { [unowned terminal] status in terminal.quit(status: status) }
-        terminal.onExit = { status in
+        terminal.onExit = { [weak app] status in
+            // Ctrl-C, SIGTERM and SIGHUP leave at once: the last keystrokes reach the draft first.
+            app?.journal()
             Logger(label: "byteclub").info("quitting", metadata: ["status": "\(status)"])
             // Stop the embedded server cleanly, but never hang the way out on it.
             let done = DispatchSemaphore(value: 0)

@@ -85,6 +85,9 @@ final class PhotosTests: XCTestCase {
         try Data(contentsOf: photosFolder.appendingPathComponent("city-dusk.jpg")).write(to: photosFolder.appendingPathComponent("alps-sunrise.jpg"))
         harness.press(.char("r"))
         await harness.waitForLoads(3)
+        // Newest first: the alps, oldest of the sample, is the last row.
+        harness.press(.char("G"))
+        XCTAssertEqual(harness.app.selectedPhoto?.name, "alps-sunrise.jpg")
         harness.press(.enter)
         XCTAssertEqual(harness.app.state.message?.text.contains("starting again"), true, harness.app.state.message?.text ?? "")
         await harness.waitUntil("the download") { harness.app.state.message?.text.hasPrefix("Downloaded") == true }

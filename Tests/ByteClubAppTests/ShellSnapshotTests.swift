@@ -41,7 +41,8 @@ final class ShellSnapshotTests: XCTestCase {
         let harness = try await sampleHarness()
         harness.press(.char("2"))
         XCTAssertEqual(harness.app.state.tab, .photos)
-        XCTAssertEqual(harness.app.state.photos.entries.map(\.name), ["alps-sunrise.jpg", "city-dusk.jpg", "coast-noon.jpg", "desk-at-night.jpg"])
+        XCTAssertEqual(harness.app.state.photos.entries.map(\.name), ["desk-at-night.jpg", "coast-noon.jpg", "city-dusk.jpg", "alps-sunrise.jpg"],
+                       "newest first")
         for (width, height) in Self.sizes {
             assertSnapshot(harness.render(width: width, height: height), named: "photos-\(width)x\(height)")
         }

@@ -234,69 +234,113 @@ extension ClubApp {
 
     // MARK: Saving
 
+    /// What a save sent: the result of the upload, and the note's new place if it was moved
+    /// first (a move that succeeded stays done even when the upload after it fails).
+    struct SaveReply: Sendable {
+        var moved: RemoteEntry?
+        var result: Result<RemoteEntry, RemoteError>
+    }
+
     /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;
-    /// a changed title moves the file first.
+    /// a changed title moves the file first (after checking the rev, so a rename never hides
+    /// someone else's change).
     public func save(confirmedEmpty: Bool = false) {
-        guard var session = noteSession, session.phase == .editing else { return }
+        guard let session = noteSession, session.phase == .editing else { return }
         if session.isReadOnly {
             update { $0.message = .error("This note is read-only: it is not valid UTF-8 text") }
             return
         }
         if let problem = NoteSession.titleProblem(session.editor.title.text) {
-            session.closeAfterSave = false
-            noteSession = session
+            noteSession?.closeAfterSave = false
             update { $0.message = .error(problem) }
             return
         }
-        let body = session.editor.body.text
-        if body.isEmpty, !confirmedEmpty {
+        if session.editor.body.isEmpty, !confirmedEmpty {
             let modal = Modal(title: "Empty note", body: ["The note has no text. Save it empty?"], buttons: ["Save", "Cancel"])
             compositor.push(DialogLayer(modal, selected: 1) { [weak self] choice in
                 if choice == 0 { self?.save(confirmedEmpty: true) } else { self?.noteSession?.closeAfterSave = false }
             })
             return
         }
-        // The journal first: whatever happens to the request, the text is on disk.
-        journal()
         let name = session.fileName
         let target = configuration.layout.folder + "/" + name
-        let savedVersion = session.version
+        let store = self.store, entry = session.entry, baseRev = session.baseRev
+        sendSave(name: name, status: "Saving \"\(name)\"…") { data in
+            guard let entry, let baseRev else {
+                return SaveReply(result: await attempt { () async throws(RemoteError) in
+                    try await store.upload(data: data, to: target, mode: .add, autorename: false)
+                })
+            }
+            var path = entry.path, rev = baseRev
+            var moved: RemoteEntry?
+            // A new title (or only its case changed): move first.
+            if entry.pathLower != target.lowercased() || entry.name != name {
+                let move = await attempt { () async throws(RemoteError) -> RemoteEntry in
+                    let current = try await store.metadata(entry.path)
+                    guard current.rev == baseRev else { throw RemoteError.conflict(entry.path) }
+                    return try await store.move(from: entry.path, to: target, autorename: false)
+                }
+                switch move {
+                case .success(let entry):
+                    moved = entry
+                    path = entry.path
+                    rev = entry.rev ?? baseRev
+                case .failure(let error):
+                    return SaveReply(result: .failure(error))
+                }
+            }
+            let upload = await attempt { () async throws(RemoteError) in
+                try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)
+            }
+            return SaveReply(moved: moved, result: upload)
+        }
+    }
+
+    /// Journals the text, marks the session as saving and sends `work` the text's bytes; the
+    /// reply comes back to ``finishSave``. `adoptName` makes the editor take the saved file's name
+    /// (a conflicted copy).
+    private func sendSave(name: String, status: String, adoptName: Bool = false,
+                          _ work: @escaping @Sendable (Data) async -> SaveReply) {
+        // The journal first: whatever happens to the request, the text is on disk.
+        journal()
+        guard var session = noteSession, session.phase == .editing else { return }
+        let data = Data(session.editor.body.text.utf8), version = session.version
         session.phase = .saving
         session.generation = nextGeneration()
         let generation = session.generation
         noteSession = session
         update {
             $0.beginRequest()
-            $0.message = StatusMessage("Saving \"\(name)\"…")
+            $0.message = StatusMessage(status)
         }
-        let store = self.store, data = Data(body.utf8)
-        let entry = session.entry, baseRev = session.baseRev
-        perform({ () async throws(RemoteError) -> RemoteEntry in
-            guard let entry, let baseRev else {
-                return try await store.upload(data: data, to: target, mode: .add, autorename: false)
-            }
-            var path = entry.path
-            if entry.pathLower != target.lowercased() || entry.name != name {
-                path = try await store.move(from: entry.path, to: target, autorename: false).path
-            }
-            return try await store.upload(data: data, to: path, mode: .update(rev: baseRev), autorename: false)
-        }) { [weak self] result in
-            self?.finishSave(generation: generation, version: savedVersion, name: name, result: result)
+        perform({ () async throws(RemoteError) in await work(data) }) { [weak self] reply in
+            // `work` never throws; a failure is inside the reply.
+            guard case .success(let reply) = reply else { return }
+            self?.finishSave(generation: generation, version: version, name: name, adoptName: adoptName, reply: reply)
         }
     }
 
-    private func finishSave(generation: Int, version: Int, name: String, result: Result<RemoteEntry, RemoteError>) {
+    private func finishSave(generation: Int, version: Int, name: String, adoptName: Bool, reply: SaveReply) {
         update { $0.endRequest() }
         guard var session = noteSession, session.generation == generation, session.phase == .saving else { return }
         session.phase = .editing
-        switch result {
+        if let moved = reply.moved {
+            // The note is at its new name now, whatever the upload did.
+            session.entry = moved
+            session.baseRev = moved.rev
+        }
+        switch reply.result {
         case .success(let entry):
+            if adoptName { session.editor.title.text = ClubLayout.title(of: entry.name) }
             saved(session: &session, entry: entry, version: version)
         case .failure(.conflict):
             session.closeAfterSave = false
             noteSession = session
-            update { $0.message = .error("\"\(name)\" was changed on the server since you opened it") }
-            showConflict(name: name)
+            let isNew = session.entry == nil
+            update {
+                $0.message = .error(isNew ? "A note named \"\(name)\" already exists" : "\"\(name)\" was changed on the server since you opened it")
+            }
+            showConflict(name: name, isNew: isNew)
         case .failure(let error):
             session.closeAfterSave = false
             noteSession = session
@@ -312,7 +356,8 @@ extension ClubApp {
         session.baseRev = entry.rev
         session.savedVersion = version
         session.banner = nil
-        if session.isModified {
+        let stillModified = session.isModified
+        if stillModified {
             // Typed during the save: that text is newer than the server's and stays journalled.
             session.journalledVersion = -1
         } else {
@@ -322,32 +367,36 @@ extension ClubApp {
         let oldDraft = session.draftID
         session.draftID = Draft.id(forPath: entry.path)
         if oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
-        let close = session.closeAfterSave
+        // Esc → Save closes once saved, unless more was typed meanwhile: that text stays open.
+        let close = session.closeAfterSave && !stillModified
+        session.closeAfterSave = false
         noteSession = close ? nil : session
-        let stillModified = session.isModified
         update {
-            $0.hasUnsavedEdits = close ? false : stillModified
+            $0.hasUnsavedEdits = !close && stillModified
             $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
-            $0.message = StatusMessage("Saved \"\(entry.name)\"")
+            $0.message = StatusMessage("Saved \"\(entry.name)\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
         if stillModified { noteEdited() }
         refresh(.notes, select: entry.pathLower)
     }
 
-    /// The conflict dialog: the server's note changed since it was opened.
-    private func showConflict(name: String) {
-        let modal = Modal(
-            title: "Conflict",
-            body: ["\"\(name)\" was changed on the server since you opened it.",
-                   "Overwrite replaces their version with yours. Save as copy keeps both.",
-                   "Reload theirs opens their version; yours stays as a draft."],
-            buttons: ["Overwrite", "Save as copy", "Reload theirs", "Cancel"]
-        )
-        compositor.push(DialogLayer(modal, selected: 3) { [weak self] choice in
-            switch choice {
-            case 0: self?.overwrite()
-            case 1: self?.saveAsCopy()
-            case 2: self?.reloadTheirs()
+    /// The conflict dialog: the server's note changed since it was opened (or, for a new note,
+    /// one of that name exists).
+    private func showConflict(name: String, isNew: Bool) {
+        let body = isNew
+            ? ["A note named \"\(name)\" already exists.",
+               "Overwrite replaces it with yours. Save as copy keeps both."]
+            : ["\"\(name)\" was changed on the server since you opened it.",
+               "Overwrite replaces their version with yours. Save as copy keeps both.",
+               "Reload theirs opens their version; yours stays as a draft."]
+        let buttons = isNew ? ["Overwrite", "Save as copy", "Cancel"] : ["Overwrite", "Save as copy", "Reload theirs", "Cancel"]
+        let modal = Modal(title: "Conflict", body: body, buttons: buttons)
+        // Cancel is the default: Enter on a reflex must not overwrite anyone.
+        compositor.push(DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
+            switch choice.map({ buttons[$0] }) {
+            case "Overwrite": self?.overwrite()
+            case "Save as copy": self?.saveAsCopy()
+            case "Reload theirs": self?.reloadTheirs()
             default: self?.update { $0.message = StatusMessage("Not saved; your text is kept as a draft") }
             }
         })
@@ -355,69 +404,47 @@ extension ClubApp {
 
     /// Overwrite: saves over the server's current rev, whatever it is.
     private func overwrite() {
-        guard var session = noteSession, session.phase == .editing else { return }
-        journal()
+        guard let session = noteSession else { return }
         let name = session.fileName
         let target = configuration.layout.folder + "/" + name
-        let data = Data(session.editor.body.text.utf8), version = session.version
-        let from = session.entry?.path
-        session.phase = .saving
-        session.generation = nextGeneration()
-        let generation = session.generation
-        noteSession = session
-        update {
-            $0.beginRequest()
-            $0.message = StatusMessage("Overwriting \"\(name)\"…")
-        }
-        let store = self.store
-        perform({ () async throws(RemoteError) -> RemoteEntry in
-            var path = target
-            if let from, from.lowercased() != target.lowercased() {
-                path = try await store.move(from: from, to: target, autorename: false).path
+        let from = session.entry, store = self.store
+        sendSave(name: name, status: "Overwriting \"\(name)\"…") { data in
+            var moved: RemoteEntry?
+            if let from = from?.path, from.lowercased() != target.lowercased() || (from as NSString).lastPathComponent != name {
+                switch await attempt({ () async throws(RemoteError) in try await store.move(from: from, to: target, autorename: false) }) {
+                case .success(let entry): moved = entry
+                case .failure(let error): return SaveReply(result: .failure(error))
+                }
             }
-            // The rev the server has now: another change after this still conflicts.
-            let current: RemoteEntry?
-            do throws(RemoteError) {
-                current = try await store.metadata(path)
-            } catch .notFound {
-                current = nil
+            let upload = await attempt { () async throws(RemoteError) -> RemoteEntry in
+                // The rev the server has now: a change after this one still conflicts.
+                let current: RemoteEntry?
+                do throws(RemoteError) {
+                    current = try await store.metadata(target)
+                } catch .notFound {
+                    current = nil
+                }
+                let mode: WriteMode = current?.rev.map { .update(rev: $0) } ?? .add
+                return try await store.upload(data: data, to: target, mode: mode, autorename: false)
             }
-            let mode: WriteMode = current?.rev.map { .update(rev: $0) } ?? .add
-            return try await store.upload(data: data, to: path, mode: mode, autorename: false)
-        }) { [weak self] result in
-            self?.finishSave(generation: generation, version: version, name: name, result: result)
+            return SaveReply(moved: moved, result: upload)
         }
     }
 
-    /// Save as copy: a new file beside theirs, named with the user and the time.
+    /// Save as copy: a new file beside theirs, named with the user and the time; the editor then
+    /// edits the copy.
     private func saveAsCopy() {
-        guard var session = noteSession, session.phase == .editing else { return }
-        journal()
+        guard let session = noteSession else { return }
         let title = ClubLayout.title(of: session.fileName)
         let ext = session.fileName.dropFirst(title.count)
         let stamp = copyStamp(configuration.format.now())
         let name = "\(title) (conflicted copy of \(configuration.userName) \(stamp))\(ext)"
         let target = configuration.layout.folder + "/" + name
-        let data = Data(session.editor.body.text.utf8), version = session.version
-        session.phase = .saving
-        session.generation = nextGeneration()
-        let generation = session.generation
-        noteSession = session
-        update {
-            $0.beginRequest()
-            $0.message = StatusMessage("Saving a copy as \"\(name)\"…")
-        }
         let store = self.store
-        perform({ () async throws(RemoteError) -> RemoteEntry in
-            try await store.upload(data: data, to: target, mode: .add, autorename: true)
-        }) { [weak self] result in
-            guard let self else { return }
-            if case .success(let entry) = result, var session = self.noteSession, session.generation == generation {
-                // The editor now edits the copy.
-                session.editor.title.text = ClubLayout.title(of: entry.name)
-                self.noteSession = session
-            }
-            self.finishSave(generation: generation, version: version, name: name, result: result)
+        sendSave(name: name, status: "Saving a copy as \"\(name)\"…", adoptName: true) { data in
+            SaveReply(result: await attempt { () async throws(RemoteError) in
+                try await store.upload(data: data, to: target, mode: .add, autorename: true)
+            })
         }
     }
 
@@ -465,29 +492,13 @@ extension ClubApp {
                 }
             })
         case .note(let entry, _):
-            let modal = Modal(title: "Delete note", body: ["Delete \"\(entry.name)\" from the club folder?"], buttons: ["Delete", "Cancel"])
-            compositor.push(DialogLayer(modal, selected: 1) { [weak self] choice in
-                guard choice == 0, let self else { return }
-                self.update {
-                    $0.beginRequest()
-                    $0.message = StatusMessage("Deleting \"\(entry.name)\"…")
+            confirmDelete(entry, kind: "note", tab: .notes) { [weak self] in
+                // A note deleted while open, without changes, closes; one with changes stays open
+                // (its text can still be saved as a new note).
+                if self?.noteSession?.entry?.pathLower == entry.pathLower, self?.noteSession?.isModified == false {
+                    self?.noteSession = nil
                 }
-                let store = self.store
-                self.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [weak self] result in
-                    guard let self else { return }
-                    self.update { $0.endRequest() }
-                    switch result {
-                    case .success:
-                        if self.noteSession?.entry?.pathLower == entry.pathLower, self.noteSession?.isModified == false {
-                            self.noteSession = nil
-                        }
-                        self.update { $0.message = StatusMessage("Deleted \"\(entry.name)\"") }
-                        self.refresh(.notes)
-                    case .failure(let error):
-                        self.update { $0.message = .error("Could not delete \"\(entry.name)\": \(error.message)") }
-                    }
-                }
-            })
+            }
         }
     }
 
@@ -551,5 +562,14 @@ extension ClubApp {
         calendar.timeZone = configuration.format.timeZone
         let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         return String(format: "%04d-%02d-%02d %02d.%02d.%02d", p.year ?? 0, p.month ?? 0, p.day ?? 0, p.hour ?? 0, p.minute ?? 0, p.second ?? 0)
+    }
+}
+
+/// The outcome of `body` as a value.
+func attempt<T>(_ body: () async throws(RemoteError) -> T) async -> Result<T, RemoteError> {
+    do throws(RemoteError) {
+        return .success(try await body())
+    } catch {
+        return .failure(error)
     }
 }

@@ -366,7 +366,12 @@ extension ClubApp {
     /// `d` on a photo: asks, then deletes it from the club folder.
     public func deleteSelectedPhoto() {
         guard let entry = selectedPhoto else { return }
-        let modal = Modal(title: "Delete photo", body: ["Delete \"\(entry.name)\" from the club folder?"], buttons: ["Delete", "Cancel"])
+        confirmDelete(entry, kind: "photo", tab: .photos) {}
+    }
+
+    /// Asks "Delete x from the club folder?" (Cancel the default), then deletes and refreshes `tab`.
+    func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, then deleted: @escaping @MainActor () -> Void) {
+        let modal = Modal(title: "Delete \(kind)", body: ["Delete \"\(entry.name)\" from the club folder?"], buttons: ["Delete", "Cancel"])
         compositor.push(DialogLayer(modal, selected: 1) { [weak self] choice in
             guard choice == 0, let self else { return }
             self.update {
@@ -379,8 +384,9 @@ extension ClubApp {
                 self.update { $0.endRequest() }
                 switch result {
                 case .success:
+                    deleted()
                     self.update { $0.message = StatusMessage("Deleted \"\(entry.name)\"") }
-                    self.refresh(.photos)
+                    self.refresh(tab)
                 case .failure(let error):
                     self.update { $0.message = .error("Could not delete \"\(entry.name)\": \(error.message)") }
                 }

@@ -165,6 +165,49 @@ final class NotesTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: notesFolder.appendingPathComponent("Empty.txt").path))
     }
 
+    func testANewTitleMovesTheNoteThenSavesAtItsNewRev() async throws {
+        let harness = try await harness()
+        await open(harness)
+        type(harness, "Renamed and edited. ")
+        harness.press(.ctrl("t"))
+        harness.press(.ctrl("u"))
+        type(harness, "Hello Club")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"Hello Club.txt\"" }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: welcome.path))
+        let moved = notesFolder.appendingPathComponent("Hello Club.txt")
+        XCTAssertTrue(try String(contentsOf: moved, encoding: .utf8).hasPrefix("Renamed and edited. Welcome"))
+        XCTAssertEqual(harness.app.noteSession?.entry?.name, "Hello Club.txt")
+
+        // Renaming a note someone else changed meanwhile is a conflict, not a silent move.
+        try "Anna was here\n".write(to: moved, atomically: true, encoding: .utf8)
+        harness.press(.ctrl("t"))
+        harness.press(.ctrl("u"))
+        type(harness, "Hello again")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the conflict dialog") { harness.compositor.top is DialogLayer }
+        XCTAssertEqual(try String(contentsOf: moved, encoding: .utf8), "Anna was here\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: notesFolder.appendingPathComponent("Hello again.txt").path))
+    }
+
+    func testANewNoteNamedLikeAnExistingOneAsksWithoutReloadTheirs() async throws {
+        let harness = try await harness()
+        harness.press(.char("n"))
+        type(harness, "Welcome to Byte Club")
+        harness.press(.enter)
+        type(harness, "Mine")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the conflict dialog") { harness.compositor.top is DialogLayer }
+        let dialog = try XCTUnwrap(harness.compositor.top as? DialogLayer)
+        XCTAssertEqual(dialog.modal.buttons, ["Overwrite", "Save as copy", "Cancel"])
+        XCTAssertEqual(dialog.state.selected, 2, "Cancel is the default")
+        harness.press(.char("s"))
+        await harness.waitUntil("the copy") { harness.app.state.message?.text.hasPrefix("Saved \"Welcome to Byte Club (conflicted copy of") == true }
+        XCTAssertTrue(try String(contentsOf: welcome, encoding: .utf8).hasPrefix("Welcome to Byte Club!"), "theirs untouched")
+        XCTAssertTrue(harness.app.noteSession?.editor.title.text.hasPrefix("Welcome to Byte Club (conflicted copy of") ?? false,
+                      "the editor now edits the copy")
+    }
+
     func testTitlesThatCannotBeFileNamesAreRefusedWithAReason() {
         XCTAssertNotNil(NoteSession.titleProblem(""))
         XCTAssertNotNil(NoteSession.titleProblem("a/b"))

@@ -5,46 +5,23 @@ import XCTest
 /// The built `byteclub`, run with no subcommand in a real terminal (tmux, 120×36) against the
 /// embedded club server over temp `HOME`/`XDG_*` dirs and `--data-dir`.
 final class AppEndToEndTests: XCTestCase {
-    var base: URL!
-    var tmux: TmuxSession?
-
-    static var executable: URL? { BuiltExecutable.byteclub }
+    var app: AppHarness!
 
     override func setUpWithError() throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: base.appendingPathComponent("home"), withIntermediateDirectories: true)
+        app = try AppHarness()
     }
 
     override func tearDown() {
-        tmux?.kill()
-        tmux = nil
-        try? FileManager.default.removeItem(at: base)
+        app.close()
     }
 
-    var club: URL { base.appendingPathComponent("club") }
+    var base: URL { app.base }
+    var club: URL { app.club }
+    static var executable: URL? { BuiltExecutable.byteclub }
 
-    /// A shell in tmux with the app's environment, and `byteclub` typed into it.
+    /// The app in tmux; the tty is left as the app leaves it, which this suite checks.
     func launch() throws -> TmuxSession {
-        guard let binary = Self.executable else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
-        let home = base.appendingPathComponent("home")
-        let tmux = try TmuxSession(width: 120, height: 36, environment: [
-            "HOME": home.path,
-            "XDG_DATA_HOME": base.appendingPathComponent("data").path,
-            "XDG_STATE_HOME": base.appendingPathComponent("state").path,
-            "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
-            "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
-            "TMPDIR": FileManager.default.temporaryDirectory.path,
-            "PATH": "/usr/bin:/bin",
-            "TERM": "xterm-256color",
-            "LANG": "C.UTF-8",
-            "SWIFT_BACKTRACE": "interactive=no",
-            "PS1": "e2e> ",
-        ])
-        self.tmux = tmux
-        tmux.waitFor("e2e>")
-        try tmux.type("\(TmuxSession.quote(binary.path)) --data-dir \(TmuxSession.quote(club.path)); echo \"BYTECLUB-EXIT=$?\"")
-        try tmux.press("Enter")
-        return tmux
+        try app.launch(["--data-dir", club.path], resetTTY: false)
     }
 
     func testTabsHelpResizeAndQuit() throws {
@@ -127,7 +104,7 @@ final class AppEndToEndTests: XCTestCase {
             "HOME": base.appendingPathComponent("home").path, "PATH": "/usr/bin:/bin", "PS1": "e2e> ",
             "XDG_STATE_HOME": base.appendingPathComponent("state").path, "SWIFT_BACKTRACE": "interactive=no",
         ])
-        self.tmux = tmux
+        defer { tmux.kill() }
         tmux.waitFor("e2e>")
         try tmux.type("TERM=dumb \(TmuxSession.quote(binary.path)) --data-dir \(TmuxSession.quote(club.path)); echo \"EXIT=$?\"")
         try tmux.press("Enter")

@@ -29,9 +29,11 @@ final class AppHarness {
     }
 
     /// Starts the app with `arguments` (default: the embedded club in ``club``) in a
-    /// `width`×`height` terminal; every exit prints `BYTECLUB-EXIT=<status>` after restoring the tty.
+    /// `width`×`height` terminal; every exit prints `BYTECLUB-EXIT=<status>`. With `resetTTY`,
+    /// `stty sane` runs first (after a `kill -9`); without it, the tty is as the app left it.
     @discardableResult
-    func launch(_ arguments: [String]? = nil, width: Int = 120, height: Int = 36, term: String = "xterm-256color") throws -> TmuxSession {
+    func launch(_ arguments: [String]? = nil, width: Int = 120, height: Int = 36, term: String = "xterm-256color",
+                resetTTY: Bool = true) throws -> TmuxSession {
         let binary = try Self.binary
         let tmux: TmuxSession
         if let existing = self.tmux {
@@ -57,7 +59,7 @@ final class AppHarness {
         let arguments = arguments ?? ["--data-dir", club.path, "--download-dir", downloads.path]
         let command = ([binary.path] + arguments).map(TmuxSession.quote).joined(separator: " ")
         // `stty sane` puts the tty back even after kill -9, so the shell takes the next command.
-        try tmux.type("\(command); s=$?; stty sane; echo \"BYTECLUB-EXIT=$s\"")
+        try tmux.type("\(command); s=$?; \(resetTTY ? "stty sane; " : "")echo \"BYTECLUB-EXIT=$s\"")
         try tmux.press("Enter")
         return tmux
     }

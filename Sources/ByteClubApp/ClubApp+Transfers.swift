@@ -352,6 +352,16 @@ extension ClubApp {
         update { $0.message = StatusMessage(transfer.progress.direction == .upload ? "Cancelling the upload…" : "Pausing the download…") }
     }
 
+    /// On the way out: downloads stop with their resume data (so `Enter` resumes them next time),
+    /// uploads stop. The resume data is written from Transfer's queue, not this one, so it lands
+    /// while the process waits for the session to close.
+    public func stopTransfersForExit() {
+        for (id, task) in transferTasks {
+            logger.info("stopping a transfer on exit", metadata: ["name": "\(transfers[id]?.progress.name ?? "")"])
+            task.cancel()
+        }
+    }
+
     /// Reads the paused downloads kept from earlier runs.
     func reloadPausedDownloads() {
         guard let store = configuration.pausedDownloads else { return }

@@ -193,9 +193,11 @@ public final class ClubApp {
             return
         }
         var reasons: [String] = []
-        if state.hasUnsavedEdits { reasons.append("A note has unsaved changes.") }
-        if state.runningTransfers == 1 { reasons.append("A transfer is still running.") }
-        if state.runningTransfers > 1 { reasons.append("\(state.runningTransfers) transfers are still running.") }
+        if state.hasUnsavedEdits { reasons.append("A note has unsaved changes (its draft is kept for next time).") }
+        if state.runningTransfers == 1 { reasons.append("A transfer is still running: a download pauses (Enter resumes it next time), an upload stops.") }
+        if state.runningTransfers > 1 {
+            reasons.append("\(state.runningTransfers) transfers are still running: downloads pause (Enter resumes them next time), uploads stop.")
+        }
         let modal = Modal(title: "Quit byteclub?", body: reasons + ["Quit anyway?"], buttons: ["Quit", "Cancel"])
         // Cancel is the default: Enter on a reflex must not lose work.
         compositor.push(DialogLayer(modal, selected: 1) { [weak self] choice in

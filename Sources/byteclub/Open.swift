@@ -95,6 +95,7 @@ enum UI {
         terminal.onExit = { [weak app] status in
             // Ctrl-C, SIGTERM and SIGHUP leave at once: the last keystrokes reach the draft first.
             app?.journal()
+            app?.stopTransfersForExit()
             Logger(label: "byteclub").info("quitting", metadata: ["status": "\(status)"])
             // Stop the embedded server cleanly, but never hang the way out on it.
             let done = DispatchSemaphore(value: 0)

@@ -160,6 +160,36 @@ final class PhotosEndToEndTests: XCTestCase {
         tmux.waitFor("no paused row") { !$0.contains("paused ") }
     }
 
+    func testQuittingDuringADownloadPausesIt() throws {
+        var tmux = try app.launch()
+        tmux.waitFor("Welcome to Byte Club")
+        try tmux.type("q")
+        tmux.waitFor("BYTECLUB-EXIT=0")
+        let source = try makeJPEG(named: "huge.jpg", bytes: 8 << 20)
+        try FileManager.default.copyItem(at: source, to: photos.appendingPathComponent("huge.jpg"))
+
+        let arguments = ["--data-dir", app.club.path, "--download-dir", app.downloads.path, "--bwlimit", "1M"]
+        tmux = try app.launch(arguments)
+        openPhotos(tmux)
+        try selectHuge(tmux)
+        try tmux.press("Enter")
+        tmux.waitFor("a few percent") { (self.percent($0) ?? 0) >= 5 }
+        try tmux.type("b")
+        try tmux.type("q")
+        tmux.waitFor("Quit byteclub?")
+        try tmux.type("q")
+        tmux.waitFor("BYTECLUB-EXIT=0")
+
+        tmux = try app.launch(arguments)
+        openPhotos(tmux)
+        tmux.waitFor("paused ")
+        try selectHuge(tmux)
+        try tmux.press("Enter")
+        tmux.waitFor("Resuming at")
+        tmux.waitFor("Downloaded \"huge.jpg\"", timeout: 30)
+        XCTAssertEqual(try Data(contentsOf: app.downloads.appendingPathComponent("huge.jpg")), try Data(contentsOf: source))
+    }
+
     /// Filters the photos down to huge.jpg.
     func selectHuge(_ tmux: TmuxSession) throws {
         try tmux.type("/")

@@ -239,6 +239,8 @@ extension ClubApp {
     struct SaveReply: Sendable {
         var moved: RemoteEntry?
         var result: Result<RemoteEntry, RemoteError>
+        /// The new title's file name belongs to another note.
+        var nameTaken = false
     }
 
     /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;
@@ -275,8 +277,18 @@ extension ClubApp {
             var moved: RemoteEntry?
             // A new title (or only its case changed): move first.
             if entry.pathLower != target.lowercased() || entry.name != name {
+                // Another note has that name: say so, never move over it.
+                if entry.pathLower != target.lowercased(), case .success = await attempt({ () async throws(RemoteError) in try await store.metadata(target) }) {
+                    return SaveReply(result: .failure(.conflict(target)), nameTaken: true)
+                }
                 let move = await attempt { () async throws(RemoteError) -> RemoteEntry in
-                    let current = try await store.metadata(entry.path)
+                    let current: RemoteEntry
+                    do throws(RemoteError) {
+                        current = try await store.metadata(entry.path)
+                    } catch .notFound {
+                        // Deleted on the server since it was opened: a conflict, as an update would be.
+                        throw RemoteError.conflict(entry.path)
+                    }
                     guard current.rev == baseRev else { throw RemoteError.conflict(entry.path) }
                     return try await store.move(from: entry.path, to: target, autorename: false)
                 }
@@ -302,16 +314,18 @@ extension ClubApp {
     private func sendSave(name: String, status: String, adoptName: Bool = false,
                           _ work: @escaping @Sendable (Data) async -> SaveReply) {
         // The journal first: whatever happens to the request, the text is on disk.
-        journal()
+        let journalled = journal()
         guard var session = noteSession, session.phase == .editing else { return }
         let data = Data(session.editor.body.text.utf8), version = session.version
         session.phase = .saving
         session.generation = nextGeneration()
         let generation = session.generation
         noteSession = session
+        let draftProblem = journalled ? nil : state.message?.text
         update {
             $0.beginRequest()
-            $0.message = StatusMessage(status)
+            // Sending is now the best way to keep the text; the draft's failure stays on screen.
+            $0.message = draftProblem.map { .error(status + " " + $0) } ?? StatusMessage(status)
         }
         perform({ () async throws(RemoteError) in await work(data) }) { [weak self] reply in
             // `work` never throws; a failure is inside the reply.
@@ -333,6 +347,10 @@ extension ClubApp {
         case .success(let entry):
             if adoptName { session.editor.title.text = ClubLayout.title(of: entry.name) }
             saved(session: &session, entry: entry, version: version)
+        case .failure where reply.nameTaken:
+            session.closeAfterSave = false
+            noteSession = session
+            update { $0.message = .error("A note named \"\(name)\" already exists; change the title (Ctrl-T) or rename that note first") }
         case .failure(.conflict):
             session.closeAfterSave = false
             noteSession = session
@@ -357,26 +375,28 @@ extension ClubApp {
         session.savedVersion = version
         session.banner = nil
         let stillModified = session.isModified
-        if stillModified {
-            // Typed during the save: that text is newer than the server's and stays journalled.
-            session.journalledVersion = -1
-        } else {
-            configuration.drafts?.remove(session.draftID)
-        }
         // From now on the draft of this text belongs to the saved note's path.
         let oldDraft = session.draftID
         session.draftID = Draft.id(forPath: entry.path)
-        if oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
         // Esc → Save closes once saved, unless more was typed meanwhile: that text stays open.
         let close = session.closeAfterSave && !stillModified
         session.closeAfterSave = false
-        noteSession = close ? nil : session
+        if stillModified {
+            // Typed during the save: that text is newer than the server's. It goes to the draft
+            // under its new name now, and the old draft goes only once that write succeeded.
+            session.journalledVersion = -1
+            noteSession = session
+            if journal(), oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
+        } else {
+            configuration.drafts?.remove(session.draftID)
+            if oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
+            noteSession = close ? nil : session
+        }
         update {
             $0.hasUnsavedEdits = !close && stillModified
             $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
             $0.message = StatusMessage("Saved \"\(entry.name)\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
-        if stillModified { noteEdited() }
         refresh(.notes, select: entry.pathLower)
     }
 
@@ -413,6 +433,7 @@ extension ClubApp {
             if let from = from?.path, from.lowercased() != target.lowercased() || (from as NSString).lastPathComponent != name {
                 switch await attempt({ () async throws(RemoteError) in try await store.move(from: from, to: target, autorename: false) }) {
                 case .success(let entry): moved = entry
+                case .failure(.notFound): break  // deleted on the server: the upload below recreates it
                 case .failure(let error): return SaveReply(result: .failure(error))
                 }
             }
@@ -511,9 +532,7 @@ extension ClubApp {
             validate: { NoteSession.titleProblem($0) }
         ) { [weak self] text in
             guard let self, let text else { return }
-            let keepExtension = entry.name.dropFirst(ClubLayout.title(of: entry.name).count)
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            let name = trimmed.contains(".") ? trimmed : trimmed + (keepExtension.isEmpty ? ".txt" : String(keepExtension))
+            let name = NoteSession.fileName(forTitle: text, replacing: entry.name)
             guard name != entry.name else { return }
             self.update {
                 $0.beginRequest()

@@ -120,6 +120,7 @@ extension ClubApp {
         let id = nextGeneration()
         transfers[id] = PhotoTransfer(id: id, progress: progress, remotePath: target, local: file)
         showModal(id)
+        startTicker()
         update {
             $0.runningTransfers += 1
             $0.message = StatusMessage("Uploading \"\(name)\"…")
@@ -138,6 +139,17 @@ extension ClubApp {
         guard var transfer = transfers[id] else { return }
         update { $0.runningTransfers = max(0, $0.runningTransfers - 1) }
         switch result {
+        case .success(let entry) where transfer.progress.phase == .cancelled:
+            // Esc came after the server had committed the file: take it back, as cancel promises.
+            transfers[id] = nil
+            let store = self.store
+            perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [weak self] result in
+                if case .failure(let error) = result {
+                    self?.update { $0.message = .error("The upload finished as it was cancelled, and \"\(entry.name)\" could not be removed: \(error.message)") }
+                } else {
+                    self?.update { $0.message = StatusMessage("Upload cancelled") }
+                }
+            }
         case .success(let entry):
             _ = transfer.progress.finish(at: now)
             transfers[id] = nil
@@ -162,8 +174,16 @@ extension ClubApp {
     /// `Enter` on a photo: downloads it, resuming a paused download of the same rev.
     public func downloadSelectedPhoto() {
         guard let entry = selectedPhoto else { return }
-        if let running = transfers.values.first(where: { $0.remotePath.lowercased() == entry.pathLower && $0.progress.isActive }) {
-            showModal(running.id)
+        if let running = transfers.values.first(where: { $0.remotePath.lowercased() == entry.pathLower }) {
+            if running.progress.isActive {
+                showModal(running.id)
+            } else if transferTasks[running.id] != nil {
+                // Esc was just pressed: its resume data is on the way; a second task now would
+                // share the partial file.
+                update { $0.message = StatusMessage("Still stopping the last download of \"\(entry.name)\"; press Enter again in a moment") }
+            } else {
+                showModal(running.id)
+            }
             return
         }
         guard let directory = configuration.downloadDirectory else {
@@ -189,6 +209,7 @@ extension ClubApp {
         let id = nextGeneration()
         transfers[id] = PhotoTransfer(id: id, progress: progress, remotePath: entry.path, local: part)
         showModal(id)
+        startTicker()
         update {
             $0.runningTransfers += 1
             if let resume {
@@ -206,8 +227,12 @@ extension ClubApp {
             paused?.save(PausedDownload(path: path, rev: rev, done: done, total: total, resumeData: data))
         }
         let resumeData = resume?.resumeData
+        // Left when the download has ended (after its resume data is written): quitting waits.
+        let running = downloadsRunning
+        running.enter()
         transferTasks[id] = perform({ () async throws(RemoteError) -> RemoteEntry in
-            try await store.download(path, to: part, resumeData: resumeData, progress: relay, onResumeData: keep)
+            defer { running.leave() }
+            return try await store.download(path, to: part, resumeData: resumeData, progress: relay, onResumeData: keep)
         }) { [weak self] result in
             self?.finishDownload(id, entry: entry, directory: directory, result)
         }
@@ -232,6 +257,8 @@ extension ClubApp {
                 _ = transfer.progress.fail("Cannot place the file: \(error.localizedDescription)")
                 transfers[id] = transfer
                 syncModal(id)
+                try? FileManager.default.removeItem(at: transfer.local)
+                if transfer.isBackground || transferModalID != id { transfers[id] = nil }
                 update { $0.message = .error("Downloaded \"\(entry.name)\" but cannot place it: \(error.localizedDescription)") }
             }
         case .failure(let error):
@@ -268,7 +295,20 @@ extension ClubApp {
                 unlink(file.path)
                 return candidate
             }
-            if errno != EEXIST { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: candidate.path]) }
+            switch errno {
+            case EEXIST:
+                continue
+            case EPERM, ENOTSUP, EOPNOTSUPP, EXDEV:
+                // No hard links here (vfat, some network mounts): rename to a name not taken.
+                if !FileManager.default.fileExists(atPath: candidate.path) {
+                    guard rename(file.path, candidate.path) == 0 else { break }
+                    return candidate
+                }
+                continue
+            default:
+                break
+            }
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: candidate.path])
         }
         throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: directory.path])
     }
@@ -290,6 +330,37 @@ extension ClubApp {
         _ = transfer.progress.progress(done: done, total: expected > 0 ? expected : nil, at: now)
         transfers[id] = transfer
         syncModal(id)
+        compositor.setNeedsRedraw()
+    }
+
+    /// While transfers run: the figures are fed again 4 times a second, so a stalled connection
+    /// shows its rate falling instead of the last one, and the spinner turns.
+    private func startTicker() {
+        guard transferTicker == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        timer.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.tick() }
+        }
+        transferTicker = timer
+        onBusyChanged?(true)
+        timer.resume()
+    }
+
+    private func tick() {
+        let active = transfers.values.filter { $0.progress.isActive }
+        guard !active.isEmpty else {
+            transferTicker?.cancel()
+            transferTicker = nil
+            onBusyChanged?(isAnimating)
+            return
+        }
+        for transfer in active {
+            var updated = transfer
+            _ = updated.progress.progress(done: transfer.progress.done, at: now)
+            transfers[transfer.id] = updated
+            syncModal(transfer.id)
+        }
         compositor.setNeedsRedraw()
     }
 
@@ -359,6 +430,10 @@ extension ClubApp {
         for (id, task) in transferTasks {
             logger.info("stopping a transfer on exit", metadata: ["name": "\(transfers[id]?.progress.name ?? "")"])
             task.cancel()
+        }
+        // The downloads' ends run off this queue, so waiting here cannot block them.
+        if downloadsRunning.wait(timeout: .now() + 2) == .timedOut {
+            logger.warning("a download did not stop within 2 s; its resume data may be older")
         }
     }
 

@@ -75,6 +75,10 @@ public final class ClubApp {
     var transferTasks: [Int: Task<Void, Never>] = [:]
     /// Progress reports that reached the UI queue (for the benchmark: they arrive at 10–60 Hz).
     public internal(set) var transferProgressEvents = 0
+    /// Downloads whose tasks have not ended yet; quitting waits for their resume data.
+    let downloadsRunning = DispatchGroup()
+    /// Feeds running transfers' figures while they run (see `startTicker`).
+    var transferTicker: DispatchSourceTimer?
     /// The transfer modal on screen and the transfer it shows.
     var transferModal: TransferModal?
     var transferModalID: Int?
@@ -139,11 +143,14 @@ public final class ClubApp {
         }
     }
 
+    /// Whether the spinner turns: requests in flight, or transfers running.
+    var isAnimating: Bool { state.isBusy || transferTicker != nil }
+
     /// Changes the state and asks for a frame; the one way the screen changes the state.
     public func update(_ change: (inout AppState) -> Void) {
-        let wasBusy = state.isBusy
+        let wasBusy = isAnimating
         change(&state)
-        if state.isBusy != wasBusy { onBusyChanged?(state.isBusy) }
+        if isAnimating != wasBusy { onBusyChanged?(isAnimating) }
         compositor.setNeedsRedraw()
     }
 

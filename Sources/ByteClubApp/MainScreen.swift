@@ -281,6 +281,8 @@ public final class MainScreen: Layer {
 
     private func renderPreview(into canvas: any Canvas, area: Rect, entry: RemoteEntry?) {
         canvas.fill(area, style: canvas.theme.text)
+        // Only the selected photo's preview is worth fetching; scrolled-past ones are dropped.
+        app.previews.keepOnly(entry.map { [$0] } ?? [])
         guard let entry else { return }
         let (picture, caption) = area.inset(left: 1, right: 1).splitBottom(1)
         canvas.put(entry.name, in: caption, alignment: .center, style: canvas.theme.muted)
@@ -310,7 +312,9 @@ public final class MainScreen: Layer {
             return .ignored
         }
         let tab = app.state.tab
-        if tab == .notes, app.handleEditorKey(key) { return .consumed }
+        // While a note loads, a filter being typed keeps its Esc; otherwise Esc abandons the load.
+        let filterTyping = app.state.notes.list.isEditingFilter && app.noteSession?.phase == .loading
+        if tab == .notes, !filterTyping, app.handleEditorKey(key) { return .consumed }
         if tab == .notes, let session = app.noteSession, session.phase != .loading {
             // The editor has the keys; what it leaves goes to the shell (Tab, Ctrl keys), not the list.
             return handleShellKey(key, tab: tab)
@@ -353,7 +357,10 @@ public final class MainScreen: Layer {
     private func handleShellKey(_ key: Key, tab: Tab) -> EventResult {
         guard let action = Self.bindings.action(for: key) else { return .ignored }
         // While the editor is open, only Tab and Shift-Tab of the shell keys apply: letters are text.
-        if app.noteSession != nil, tab == .notes, action != .nextTab, action != .previousTab { return .ignored }
+        // (While a note only loads, the list and the shell keep their keys.)
+        if let session = app.noteSession, session.phase != .loading, tab == .notes, action != .nextTab, action != .previousTab {
+            return .ignored
+        }
         switch action {
         case .nextTab, .previousTab:
             // Two tabs: forward and back are the same move.
@@ -361,7 +368,10 @@ public final class MainScreen: Layer {
         case .notes: app.select(.notes)
         case .photos: app.select(.photos)
         case .refresh:
-            if tab == .photos { app.thumbnails.retryFailures() }
+            if tab == .photos {
+                app.thumbnails.retryFailures()
+                app.previews.retryFailures()
+            }
             app.refresh(tab)
         case .quit: app.requestQuit()
         }

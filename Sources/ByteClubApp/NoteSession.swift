@@ -70,12 +70,20 @@ public struct NoteSession: Sendable {
         journalledVersion = 1
     }
 
-    /// The file name a save writes: the title, with `.txt` when it has no extension.
-    public var fileName: String { NoteSession.fileName(forTitle: editor.title.text) }
+    /// The file name a save writes. An unchanged title keeps the note's name (`rules.md` stays
+    /// `.md`); a new title keeps the note's extension, or gets `.txt`, unless it ends in a note
+    /// extension itself. A dot elsewhere in a title ("v1.2 plan") is part of the title.
+    public var fileName: String { NoteSession.fileName(forTitle: editor.title.text, replacing: entry?.name) }
 
-    public static func fileName(forTitle title: String) -> String {
+    /// The file name for `title`, for a note now named `current` (nil for a new note).
+    public static func fileName(forTitle title: String, replacing current: String? = nil) -> String {
         let title = title.trimmingCharacters(in: .whitespaces)
-        return title.contains(".") ? title : title + ".txt"
+        if let current, title == ClubLayout.title(of: current) { return current }
+        if ClubLayout.hasExtension(title, in: ClubLayout.noteExtensions) { return title }
+        let ext = current.flatMap { name -> String? in
+            ClubLayout.hasExtension(name, in: ClubLayout.noteExtensions) ? String(name.dropFirst(ClubLayout.title(of: name).count)) : nil
+        } ?? ".txt"
+        return title + ext
     }
 
     /// Why the title cannot be saved as a file name, or nil.

@@ -208,6 +208,44 @@ final class NotesTests: XCTestCase {
                       "the editor now edits the copy")
     }
 
+    func testSavingKeepsAMarkdownNoteMarkdownAndATakenTitleIsRefused() async throws {
+        let harness = try await harness(start: false)
+        try "# Rules\n".write(to: notesFolder.appendingPathComponent("rules.md"), atomically: true, encoding: .utf8)
+        try "Taken\n".write(to: notesFolder.appendingPathComponent("Taken.md"), atomically: true, encoding: .utf8)
+        await harness.start()
+        let row = harness.app.noteItems.firstIndex { if case .note(let e, _) = $0 { return e.name == "rules.md" } else { return false } }
+        await open(harness, row: try XCTUnwrap(row))
+        type(harness, "More ")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"rules.md\"" }
+        XCTAssertEqual(try String(contentsOf: notesFolder.appendingPathComponent("rules.md"), encoding: .utf8), "More # Rules\n")
+
+        // A new title keeps the extension; one that another note has is refused, nothing moves.
+        harness.press(.ctrl("t"))
+        harness.press(.ctrl("u"))
+        type(harness, "Taken")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the refusal") { harness.app.state.message?.text.contains("already exists") == true }
+        XCTAssertEqual(harness.app.state.message?.text.hasPrefix("A note named \"Taken.md\""), true)
+        XCTAssertEqual(try String(contentsOf: notesFolder.appendingPathComponent("Taken.md"), encoding: .utf8), "Taken\n")
+        harness.press(.ctrl("u"))
+        type(harness, "House rules")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the rename") { harness.app.state.message?.text == "Saved \"House rules.md\"" }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: notesFolder.appendingPathComponent("rules.md").path))
+    }
+
+    func testFileNamesFollowTheTitle() {
+        XCTAssertEqual(NoteSession.fileName(forTitle: "v1.2 plan"), "v1.2 plan.txt", "a dot inside a title is not an extension")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "notes.md"), "notes.md")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "rules", replacing: "rules.md"), "rules.md")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "house rules", replacing: "rules.md"), "house rules.md")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "v1.2 plan", replacing: "v1.2 plan.txt"), "v1.2 plan.txt")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "x (conflicted copy of ray 2026-11-22 10.42.07)",
+                                            replacing: "x (conflicted copy of ray 2026-11-22 10.42.07).txt"),
+                       "x (conflicted copy of ray 2026-11-22 10.42.07).txt")
+    }
+
     func testTitlesThatCannotBeFileNamesAreRefusedWithAReason() {
         XCTAssertNotNil(NoteSession.titleProblem(""))
         XCTAssertNotNil(NoteSession.titleProblem("a/b"))

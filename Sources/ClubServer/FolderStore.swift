@@ -18,6 +18,10 @@ actor FolderStore {
     private var ids: [String: String] = [:]
     private var idsDirty = false
     private var hashCache: [FileKey: String] = [:]
+    /// Hashes computed since the cache file was last written, and the keys this run has used
+    /// (the file keeps only those once it grows large, so stale versions do not pile up).
+    private var hashesDirty = false
+    private var hashesUsed = Set<FileKey>()
     private let logger: Logger
 
     /// What identifies one version of a file on disk: a write is a rename of a new inode.
@@ -49,6 +53,42 @@ actor FolderStore {
         if let data = FileManager.default.contents(atPath: metaDirectory + "/ids.json"),
            let stored = try? JSONDecoder().decode([String: String].self, from: data) {
             ids = stored
+        }
+        hashCache = Self.readHashes(metaDirectory + "/content-hashes")
+    }
+
+    // MARK: - The content-hash cache
+
+    /// Content hashes survive restarts in `.byteclub/content-hashes`, one line per file
+    /// version: "inode size ctime-ns mtime-ns hash". Without it, the first listing after a start
+    /// reads every file to hash it (0.75 s for 10,000 small notes). A damaged line is skipped;
+    /// a file whose key changed is hashed again, so a stale line can never give a wrong hash.
+    static func readHashes(_ path: String) -> [FileKey: String] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        var cache: [FileKey: String] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 5, let inode = UInt64(fields[0]), let size = Int64(fields[1]),
+                  let ctime = Int64(fields[2]), let mtime = Int64(fields[3]), fields[4].count == 64,
+                  fields[4].allSatisfy(\.isHexDigit) else { continue }
+            cache[FileKey(inode: inode, size: size, ctimeNanoseconds: ctime, mtimeNanoseconds: mtime)] = String(fields[4])
+        }
+        return cache
+    }
+
+    /// Writes the hash cache if it changed (temp file, then rename).
+    func flushHashes() {
+        guard hashesDirty else { return }
+        hashesDirty = false
+        if hashCache.count > 50_000 { hashCache = hashCache.filter { hashesUsed.contains($0.key) } }
+        var text = ""
+        text.reserveCapacity(hashCache.count * 110)
+        for (key, hash) in hashCache {
+            text += "\(key.inode) \(key.size) \(key.ctimeNanoseconds) \(key.mtimeNanoseconds) \(hash)\n"
+        }
+        let temp = tempDirectory + "/hashes-\(UUID().uuidString)"
+        if FileManager.default.createFile(atPath: temp, contents: Data(text.utf8)) {
+            rename(temp, metaDirectory + "/content-hashes")
         }
     }
 
@@ -143,8 +183,12 @@ actor FolderStore {
             hash = cached
         } else {
             hash = (try? ContentHasher.hash(fileAt: resolved.host)) ?? ""
-            hashCache[key] = hash
+            if !hash.isEmpty {
+                hashCache[key] = hash
+                hashesDirty = true
+            }
         }
+        hashesUsed.insert(key)
         return .file(FileMetadata(
             name: resolved.path.name, id: id, pathLower: pathLower, pathDisplay: resolved.path.display,
             clientModified: Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)),
@@ -219,6 +263,7 @@ actor FolderStore {
         var entries: [Metadata] = []
         walk(resolved, recursive: recursive) { entries.append($0) }
         flushIdentifiers()
+        flushHashes()
         entries.sort { $0.pathLower < $1.pathLower }
         if let key { listingCache = (key, ContinuousClock.now, entries) }
         return entries
@@ -330,7 +375,10 @@ actor FolderStore {
         placed.isDirectory = false
         // We hashed the body as it streamed in; no need to read the file again.
         var info = stat()
-        if stat(target.host, &info) == 0 { hashCache[Self.key(info)] = contentHash }
+        if stat(target.host, &info) == 0 {
+            hashCache[Self.key(info)] = contentHash
+            hashesDirty = true
+        }
         let result = try metadata(placed)
         flushIdentifiers()
         return result

@@ -92,14 +92,31 @@ enum AppBench {
             compositor.render(into: canvas)
             let elapsed = milliseconds(since: start)
             guard canvas.position(of: "note 0") != nil else { throw BenchError("the first frame does not list the notes") }
-            let label = run == 0 ? "cold (server lists the folder)" : "warm \(run)"
+            let label = run == 0 ? "first listing, hashes all" : "again \(run)"
             print(row([label, String(format: "%.1f", elapsed), "\(app.state.notes.entries.count)"], [24, 16, 8]))
             if run > 0 { samples.append(elapsed) }
         }
         samples.sort()
-        print(row(["median of warm runs", String(format: "%.1f", percentile(samples, 0.5)), ""], [24, 16, 8]))
+        print(row(["median of again 1–5", String(format: "%.1f", percentile(samples, 0.5)), ""], [24, 16, 8]))
+
+        // What an app start sees: a server started anew on the same folder, its hash cache on disk.
+        await club.server.stop()
+        var configuration = ClubServerConfiguration(root: club.root.path, token: club.token)
+        configuration.logger.logLevel = .critical
+        let restarted = try await ClubServer.start(configuration)
+        let compositor = Compositor()
+        var appConfiguration = AppConfiguration()
+        appConfiguration.downloadDirectory = club.base
+        let app = ClubApp(store: DropboxStore(displayName: "embedded", endpoints: .club(restarted.baseURL), tokens: StaticToken(club.token)),
+                          compositor: compositor, configuration: appConfiguration)
+        let start = ContinuousClock.now
+        app.start()
+        try await wait("the notes") { app.state.notes.hasLoaded }
+        compositor.render(into: GridCanvas(width: 120, height: 36))
+        print(row(["server restarted", String(format: "%.1f", milliseconds(since: start)), "\(app.state.notes.entries.count)"], [24, 16, 8]))
         print("target: ≤ 300 ms\n")
-        await club.close()
+        await restarted.stop()
+        try? FileManager.default.removeItem(at: club.base)
     }
 
     // MARK: 200 photos, scrolling while thumbnails arrive

@@ -1,0 +1,51 @@
+import ClubServer
+import Foundation
+import Remote
+import XCTest
+
+/// Content hashes are kept across server restarts in `.byteclub/content-hashes`, and a file
+/// changed while the server was down is hashed again, never served with its old hash.
+final class HashCacheTests: XCTestCase {
+    var base: URL!
+
+    override func setUpWithError() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("hash-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: base)
+    }
+
+    /// Lists /byteclub on a server started for the call, by name → content_hash.
+    func listHashes() async throws -> [String: String] {
+        var configuration = ClubServerConfiguration(root: base.path, token: "t")
+        configuration.logger.logLevel = .error
+        let server = try await ClubServer.start(configuration)
+        let store = DropboxStore(displayName: "test", endpoints: .club(server.baseURL), tokens: StaticToken("t"), configuration: .ephemeral)
+        let entries = try await store.list("/byteclub")
+        await server.stop()
+        return Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0.contentHash ?? "") })
+    }
+
+    func testHashesSurviveARestartAndChangedFilesAreHashedAgain() async throws {
+        let notes = base.appendingPathComponent("byteclub")
+        for i in 0..<20 { try Data("note \(i)\n".utf8).write(to: notes.appendingPathComponent("n\(i).txt")) }
+        let first = try await listHashes()
+        XCTAssertEqual(first["n3.txt"], try ContentHasher.hash(fileAt: notes.appendingPathComponent("n3.txt").path))
+        let cacheFile = base.appendingPathComponent(".byteclub/content-hashes")
+        let lines = try String(contentsOf: cacheFile, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 20)
+
+        // Changed in place (same inode) while the server is down, plus a damaged cache line.
+        let handle = try FileHandle(forWritingTo: notes.appendingPathComponent("n3.txt"))
+        try handle.write(contentsOf: Data("changed behind the server's back\n".utf8))
+        try handle.close()
+        try (String(contentsOf: cacheFile, encoding: .utf8) + "garbage line\n1 2 3\n").write(to: cacheFile, atomically: true, encoding: .utf8)
+
+        let second = try await listHashes()
+        XCTAssertEqual(second["n3.txt"], try ContentHasher.hash(fileAt: notes.appendingPathComponent("n3.txt").path))
+        XCTAssertNotEqual(second["n3.txt"], first["n3.txt"])
+        XCTAssertEqual(second["n4.txt"], first["n4.txt"])
+    }
+}

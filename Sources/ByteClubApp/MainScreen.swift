@@ -381,7 +381,8 @@ public final class MainScreen: Layer {
     public func commands() -> [Command] {
         let tab = app.state.tab
         if tab == .notes, let session = app.noteSession, session.phase != .loading {
-            let tabKeys = KeyBindings(group: "General", Self.bindings.bindings.filter { $0.action == .nextTab || $0.action == .previousTab })
+            // In the editor Tab indents; Shift-Tab still goes to the other tab.
+            let tabKeys = KeyBindings(group: "General", Self.bindings.bindings.filter { $0.action == .previousTab })
             return NoteEditorState.commands + tabKeys.commands
         }
         var commands = Self.bindings.commands

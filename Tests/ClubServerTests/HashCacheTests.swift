@@ -49,3 +49,23 @@ final class HashCacheTests: XCTestCase {
         XCTAssertEqual(second["n4.txt"], first["n4.txt"])
     }
 }
+
+/// A stopped server frees its port at once, even with a client's keep-alive connection open.
+final class RestartTests: XCTestCase {
+    func testAServerRestartsOnTheSamePort() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        var configuration = ClubServerConfiguration(root: root.path, token: "t")
+        configuration.logger.logLevel = .error
+        let first = try await ClubServer.start(configuration)
+        let store = DropboxStore(displayName: "test", endpoints: .club(first.baseURL), tokens: StaticToken("t"), configuration: .ephemeral)
+        _ = try await store.list("/byteclub")
+        await first.stop()
+        configuration.port = first.port
+        let second = try await ClubServer.start(configuration)
+        XCTAssertEqual(second.port, first.port)
+        _ = try await store.list("/byteclub")
+        await second.stop()
+    }
+}

@@ -202,13 +202,25 @@ final class PhotosEndToEndTests: XCTestCase {
         let tmux = try app.launch()
         openPhotos(tmux)
         // 256-color backgrounds and foregrounds in the thumbnail cells: ESC[38;5;N and ESC[48;5;N.
-        tmux.waitFor("colored thumbnail cells") { _ in
-            let screen = tmux.captureWithEscapes()
-            let lines = screen.split(separator: "\n")
-            let colored = lines.filter { $0.contains("48;5;") && $0.contains("38;5;") }
-            return colored.count >= 8
+        tmux.waitFor("256-color thumbnail cells") { _ in
+            let lines = tmux.captureWithEscapes().split(separator: "\n")
+            return lines.filter { $0.contains("48;5;") && $0.contains("38;5;") }.count >= 8
         }
         let plain = tmux.capture()
         XCTAssertFalse(plain.contains("no preview"), plain)
+    }
+
+    func testThumbnailsUseTruecolorOnADirectColorTerminal() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/share/terminfo/x/xterm-direct")
+            || FileManager.default.fileExists(atPath: "/lib/terminfo/x/xterm-direct") else {
+            throw XCTSkip("no xterm-direct terminfo (apt-get install ncurses-term, or make deps)")
+        }
+        let tmux = try app.launch(term: "xterm-direct")
+        openPhotos(tmux)
+        // 24-bit colors: ESC[38;2;R;G;B and ESC[48;2;R;G;B.
+        tmux.waitFor("truecolor thumbnail cells") { _ in
+            let lines = tmux.captureWithEscapes().split(separator: "\n")
+            return lines.filter { $0.contains("48;2;") && $0.contains("38;2;") }.count >= 8
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Fault injection for testing clients: `--chaos drop=0.1,429=0.05,5xx=0.05,slow=0.05,truncate=0.05`.
+/// Fault injection for testing clients: `--chaos drop=0.1,429=0.05,5xx=0.05,slow=0.05,truncate=0.05,stall=0.01`.
 ///
 /// Each request rolls once, with a seeded generator so a failing client test can be replayed.
 public struct ChaosSpec: Sendable, Equatable, CustomStringConvertible {
@@ -15,6 +15,8 @@ public struct ChaosSpec: Sendable, Equatable, CustomStringConvertible {
     public var slow: Double = 0
     /// Cut a JSON response in half.
     public var truncate: Double = 0
+    /// Say nothing at all for five minutes (then 503): the client's idle timeout must notice.
+    public var stall: Double = 0
 
     public init() {}
 
@@ -31,26 +33,27 @@ public struct ChaosSpec: Sendable, Equatable, CustomStringConvertible {
             case "5xx", "error": serverError = value
             case "slow": slow = value
             case "truncate": truncate = value
+            case "stall": stall = value
             default: throw ChaosSpecError(text: String(pair))
             }
         }
-        guard drop + rateLimit + serverError + slow + truncate <= 1 else { throw ChaosSpecError(text: "probabilities add up to more than 1") }
+        guard drop + rateLimit + serverError + slow + truncate + stall <= 1 else { throw ChaosSpecError(text: "probabilities add up to more than 1") }
     }
 
     public var description: String {
-        "drop=\(drop),429=\(rateLimit),5xx=\(serverError),slow=\(slow),truncate=\(truncate)"
+        "drop=\(drop),429=\(rateLimit),5xx=\(serverError),slow=\(slow),truncate=\(truncate),stall=\(stall)"
     }
 }
 
 public struct ChaosSpecError: Error, CustomStringConvertible {
     var text: String
     public var description: String {
-        "bad --chaos entry '\(text)': expected drop|429|5xx|slow|truncate=P with P between 0 and 1"
+        "bad --chaos entry '\(text)': expected drop|429|5xx|slow|truncate|stall=P with P between 0 and 1"
     }
 }
 
 enum Fault: Sendable, Equatable {
-    case none, drop(fraction: Double), rateLimit, serverError(Int), slow, truncate
+    case none, drop(fraction: Double), rateLimit, serverError(Int), slow, truncate, stall
 }
 
 /// Rolls faults with SplitMix64 behind a mutex, so the sequence depends only on the seed.
@@ -79,7 +82,7 @@ final class ChaosMonkey: Sendable {
         let detail = next()
         for (probability, fault) in [(spec.drop, Fault.drop(fraction: detail)), (spec.rateLimit, .rateLimit),
                                      (spec.serverError, .serverError(detail < 0.5 ? 500 : 503)), (spec.slow, .slow),
-                                     (spec.truncate, .truncate)] {
+                                     (spec.truncate, .truncate), (spec.stall, .stall)] {
             if roll < probability { return fault }
             roll -= probability
         }

@@ -63,6 +63,10 @@ struct ClubAPI: Sendable {
         case .rateLimit: return Self.response(for: .rateLimited(retryAfter: 1))
         case .serverError(let code):
             return Response(status: .init(code: code), headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "chaos: server error \(code)")))
+        case .stall:
+            // Not a byte, until the client gives up (its connection closing cancels this task).
+            try? await Task.sleep(for: .seconds(300))
+            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "chaos: stalled")))
         default: break
         }
         do {

@@ -70,6 +70,9 @@ final class EasyTransfer: @unchecked Sendable {
     private var throttleStart: UInt64 = 0
     private var throttleBytes: Int64 = 0
     private var throttled = false
+    /// For the idle watchdog: bytes moved (down and up) when it last looked, and when they last changed.
+    private var idleMoved: Int64 = -1
+    private var lastActivity = DispatchTime.now().uptimeNanoseconds
 
     static let maxErrorBody = 1 << 20
     static let maxPendingData = 1 << 20
@@ -411,6 +414,28 @@ final class EasyTransfer: @unchecked Sendable {
         noteProgress()
     }
 
+    /// The idle timeout, watched here: curl's low-speed check averages the speed over several
+    /// seconds, so on its own a 1 s timeout fired after about 6 s. curl calls the progress
+    /// callback at least once a second, so this fires within a second of the limit.
+    fileprivate func idleExpired(moved: Int64) -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        // Bytes moved, or our own receive limit holds the transfer back: not idle.
+        if moved != idleMoved || throttled {
+            idleMoved = moved
+            lastActivity = now
+            return false
+        }
+        let limit = configuration.timeoutIntervalForRequest
+        guard limit > 0, Double(now - lastActivity) / 1e9 > limit else { return false }
+        // A suspended task is not idle, it is waiting for its caller.
+        guard task.shared.withLock({ $0.lifecycle.state }) == .running else {
+            lastActivity = now
+            return false
+        }
+        callbackError = .timedOut(.idle, seconds: limit)
+        return true
+    }
+
     fileprivate func write(_ buffer: UnsafeRawBufferPointer) -> Int {
         // A cancel is on its way: stop taking data so curl returns to the queue at once.
         if task.cancelRequested.load(ordering: .relaxed) { return Int(BC_CURL_WRITEFUNC_PAUSE) }
@@ -657,7 +682,9 @@ private let easySeekCallback: curl_seek_callback = { userdata, offset, origin in
     return transfer.seek(to: Int64(offset)) ? BC_CURL_SEEKFUNC_OK : BC_CURL_SEEKFUNC_FAIL
 }
 
-private let easyProgressCallback: curl_xferinfo_callback = { userdata, _, _, ultotal, ulnow in
-    transfer(userdata)?.progress(ulnow: Int64(ulnow), ultotal: Int64(ultotal))
-    return 0
+private let easyProgressCallback: curl_xferinfo_callback = { userdata, _, dlnow, ultotal, ulnow in
+    guard let transfer = transfer(userdata) else { return 0 }
+    transfer.progress(ulnow: Int64(ulnow), ultotal: Int64(ultotal))
+    // A non-zero return aborts the transfer (CURLE_ABORTED_BY_CALLBACK).
+    return transfer.idleExpired(moved: Int64(dlnow) + Int64(ulnow)) ? 1 : 0
 }

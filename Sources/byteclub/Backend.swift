@@ -14,6 +14,7 @@ struct BackendOptions: ParsableArguments {
     @Flag(help: "Use your Dropbox (after `byteclub login dropbox`).") var dropbox = false
     @Option(help: "The embedded club folder (default: $XDG_DATA_HOME/byteclub/club).") var dataDir: String?
     @Option(help: "Bandwidth limit per transfer, e.g. 500K or 2M (bytes per second).") var bwlimit: String?
+    @Option(help: "Seconds without any data before a request fails.") var timeout: Double = 60
     @Option(help: .hidden) var dropboxApi: String?
     @Option(help: .hidden) var oauthTokenUrl: String?
 
@@ -25,6 +26,7 @@ struct BackendOptions: ParsableArguments {
             }
         }
         if let bwlimit, Self.parseRate(bwlimit) == nil { throw ValidationError("bad --bwlimit '\(bwlimit)': use e.g. 500K, 2M or 1048576") }
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
     }
 
     /// "500K" → 512000 bytes per second.
@@ -42,7 +44,7 @@ struct BackendOptions: ParsableArguments {
     var sessionConfiguration: SessionConfiguration {
         var configuration = SessionConfiguration.default
         configuration.userAgent = "byteclub/\(ByteClub.configuration.version)"
-        configuration.timeoutIntervalForRequest = 60
+        configuration.timeoutIntervalForRequest = timeout
         if let rate = bwlimit.flatMap(Self.parseRate) {
             configuration.maxSendBytesPerSecond = rate
             configuration.maxReceiveBytesPerSecond = rate

@@ -15,7 +15,8 @@ struct Serve: AsyncParsableCommand {
         --chaos injects faults for testing clients, e.g.
           --chaos drop=0.05,429=0.05,5xx=0.05,slow=0.05,truncate=0.05 --chaos-seed 7
         drop: cut the connection mid-body; 429: rate limit with Retry-After; 5xx: 500/503;
-        slow: trickle the response; truncate: cut JSON answers in half.
+        slow: trickle the response; truncate: cut JSON answers in half; stall: say nothing
+        for five minutes (clients must time out).
         """
     )
 

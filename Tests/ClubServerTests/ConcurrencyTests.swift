@@ -100,5 +100,7 @@ final class ChaosTests: XCTestCase {
         XCTAssertThrowsError(try ChaosSpec(parsing: "drop=2"))
         XCTAssertThrowsError(try ChaosSpec(parsing: "explode=0.1"))
         XCTAssertThrowsError(try ChaosSpec(parsing: "drop=0.6,429=0.6"))
+        XCTAssertEqual(try ChaosSpec(parsing: "stall=0.25").stall, 0.25)
+        XCTAssertThrowsError(try ChaosSpec(parsing: "stall=0.5,drop=0.6"))
     }
 }

@@ -138,9 +138,10 @@ final class NotesEndToEndTests: XCTestCase {
         let process = Process()
         private(set) var port = 0
 
-        init(root: URL, port: Int, token: String) throws {
+        init(root: URL, port: Int, token: String, chaos: String? = nil) throws {
             process.executableURL = try AppHarness.binary
             process.arguments = ["serve", "--root", root.path, "--port", "\(port)", "--token", token, "--log-level", "error"]
+                + (chaos.map { ["--chaos", $0] } ?? [])
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -194,6 +195,20 @@ final class NotesEndToEndTests: XCTestCase {
         tmux.waitFor("Saved \"Plans.txt\"")
         XCTAssertEqual(AppHarness.text(note), "Meet on Friday at 6")
         AppHarness.eventually("the draft removed") { self.draftTexts().isEmpty }
+    }
+
+    func testAStalledServerTimesOutWithAMessage() throws {
+        // Every request gets no answer at all; the app must say so, not hang.
+        let root = app.base.appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        let server = try ServeProcess(root: root, port: 0, token: "stall-test", chaos: "stall=1")
+        defer { server.kill() }
+        let tmux = try app.launch(["--server", "http://127.0.0.1:\(server.port)", "--token", "stall-test", "--timeout", "1"])
+        let screen = tmux.waitFor("Timed out: no data for 1 s", timeout: 40)
+        XCTAssertTrue(screen.contains("Could not load"), screen)
+        XCTAssertEqual(tmux.currentCommand(), "byteclub", "still running, still answering")
+        try tmux.type("q")
+        tmux.waitFor("BYTECLUB-EXIT=0")
     }
 
     func testRenameAndDeleteWithConfirm() throws {

@@ -161,9 +161,12 @@ final class SessionControlTests: XCTestCase {
         let session = Session(configuration: configuration, delegate: recorder, delegateQueue: recorder.queue)
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: server.url("/stall"))
+        let start = Date()
         task.resume()
         XCTAssertTrue(recorder.waitForCompletion([task], timeout: 15))
         XCTAssertEqual(recorder.completions(of: task), [.timedOut(.idle, seconds: 1)])
+        // Within about a second of the limit (curl's own low-speed check alone took about 6 s).
+        XCTAssertLessThan(Date().timeIntervalSince(start), 3.5)
     }
 
     func testResourceTimeoutEvenWhileDataKeepsFlowing() throws {

@@ -174,17 +174,20 @@ extension ClubApp {
     /// `Enter` on a photo: downloads it, resuming a paused download of the same rev.
     public func downloadSelectedPhoto() {
         guard let entry = selectedPhoto else { return }
-        if let running = transfers.values.first(where: { $0.remotePath.lowercased() == entry.pathLower }) {
-            if running.progress.isActive {
-                showModal(running.id)
-            } else if transferTasks[running.id] != nil {
+        if let earlier = transfers.values.first(where: { $0.remotePath.lowercased() == entry.pathLower }) {
+            if earlier.progress.isActive {
+                showModal(earlier.id)
+                return
+            }
+            if transferTasks[earlier.id] != nil {
                 // Esc was just pressed: its resume data is on the way; a second task now would
                 // share the partial file.
                 update { $0.message = StatusMessage("Still stopping the last download of \"\(entry.name)\"; press Enter again in a moment") }
-            } else {
-                showModal(running.id)
+                return
             }
-            return
+            // An ended one (a failure still on record): Enter tries again.
+            if transferModalID == earlier.id { closeModal(earlier.id) }
+            transfers[earlier.id] = nil
         }
         guard let directory = configuration.downloadDirectory else {
             update { $0.message = .error("No download folder is set (--download-dir)") }

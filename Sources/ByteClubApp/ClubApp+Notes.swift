@@ -84,7 +84,10 @@ extension ClubApp {
         session.generation = nextGeneration()
         let generation = session.generation
         noteSession = session
-        update { $0.message = StatusMessage("Opening \"\(entry.name)\"…") }
+        update {
+            $0.beginRequest()
+            $0.message = StatusMessage("Opening \"\(entry.name)\"…")
+        }
         let store = self.store
         loadTask = perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
             self?.finishLoad(generation: generation, result: result)
@@ -92,6 +95,8 @@ extension ClubApp {
     }
 
     private func finishLoad(generation: Int, result: Result<(data: Data, entry: RemoteEntry), RemoteError>) {
+        // Every load ends here exactly once, abandoned or not: the spinner's count goes down.
+        update { $0.endRequest() }
         guard var session = noteSession, session.generation == generation, session.phase == .loading else { return }
         loadTask = nil
         switch result {

@@ -134,7 +134,7 @@ extension ClubApp {
 
     /// A key for the open editor; returns whether it was taken.
     func handleEditorKey(_ key: Key) -> Bool {
-        guard var session = noteSession else { return false }
+        guard let session = noteSession else { return false }
         if session.phase == .loading {
             // The list has the keys; Esc abandons the download.
             if key == .escape {
@@ -146,23 +146,19 @@ extension ClubApp {
             }
             return false
         }
-        let outcome = session.editor.handle(key)
+        // In place: a copy of the session would copy a big note's lines on every key.
+        guard let outcome = noteSession?.editor.handle(key) else { return false }
         switch outcome {
         case .edited:
-            session.version += 1
-            noteSession = session
+            noteSession?.version += 1
             noteEdited()
         case .moved:
-            noteSession = session
             compositor.setNeedsRedraw()
         case .save:
-            noteSession = session
             save()
         case .close:
-            noteSession = session
             closeEditor()
         case .readOnly:
-            noteSession = session
             update { $0.message = .error("This note is read-only: it is not valid UTF-8 text") }
         case .ignored:
             return false

@@ -57,13 +57,13 @@ public final class ClubApp {
     }
     private var changingQuietly = false
 
-    /// Changes the open note during a frame (what drawing learned), without asking for another.
-    func noteSessionWithoutRedraw(_ change: (inout NoteSession) -> Void) {
-        guard var session = noteSession else { return }
-        change(&session)
+    /// Changes the open note's editor in place during a frame (what drawing learned), without
+    /// asking for another frame and without copying the note.
+    func withEditorQuietly(_ change: (inout NoteEditorState) -> Void) {
+        guard noteSession != nil else { return }
         changingQuietly = true
-        noteSession = session
-        changingQuietly = false
+        defer { changingQuietly = false }
+        change(&noteSession!.editor)
     }
     /// The download of the note being opened, which Esc abandons.
     var loadTask: Task<Void, Never>?

@@ -175,7 +175,7 @@ public final class MainScreen: Layer {
             // Drawing clamps the selection and learns the page size; keep that without a redraw.
             if list != app.state.notes.list { app.silentlyUpdate(.notes, list: list) }
         }
-        guard var session, !editorArea.isEmpty else { return }
+        guard let session, !editorArea.isEmpty else { return }
         if session.phase == .loading {
             canvas.fill(editorArea, style: canvas.theme.text)
             let spinner = StatusBar.spinnerFrames[app.compositor.tick % StatusBar.spinnerFrames.count]
@@ -186,9 +186,10 @@ public final class MainScreen: Layer {
         }
         var banner = session.banner
         if session.phase == .saving { banner = "Saving…" + (banner.map { " · " + $0 } ?? "") }
-        NoteEditor(isModified: session.isModified, banner: banner)
-            .render(into: canvas, area: editorArea, state: &session.editor)
-        app.silentlyUpdate(editor: session.editor)
+        // Drawn in place (it learns its scroll position), without a copy of the note or a new frame.
+        app.withEditorQuietly { editor in
+            NoteEditor(isModified: session.isModified, banner: banner).render(into: canvas, area: editorArea, state: &editor)
+        }
     }
 
     private func renderPhotos(into canvas: any Canvas, pane: Rect) {
@@ -399,11 +400,7 @@ extension ClubApp {
         updateWithoutRedraw { $0[tab].list = list }
     }
 
-    /// Stores what drawing the editor learned (its scroll position), without another frame.
-    func silentlyUpdate(editor: NoteEditorState) {
-        guard noteSession != nil else { return }
-        noteSessionWithoutRedraw { $0.editor = editor }
-    }
+
 
     /// The photo under the selection.
     public var selectedPhoto: RemoteEntry? {

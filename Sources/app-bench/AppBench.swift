@@ -119,6 +119,50 @@ enum AppBench {
         try? FileManager.default.removeItem(at: club.base)
     }
 
+    // MARK: Typing in a 1 MiB note, through the whole app
+
+    static func editor() async throws {
+        var text = ""
+        for i in 0..<20_000 {
+            text += "Line \(i): the quick brown fox jumps over the lazy dog, 你好 Grüße 🎉.\n".prefix(52)
+            text += "\n"
+        }
+        let body = text
+        let club = try await BenchClub { folder in
+            try Data(body.utf8).write(to: folder.appendingPathComponent("big note.txt"))
+        }
+        let drafts = club.base.appendingPathComponent("drafts")
+        let compositor = Compositor()
+        var configuration = AppConfiguration()
+        configuration.drafts = DraftStore(directory: drafts)
+        let app = ClubApp(store: club.store(), compositor: compositor, configuration: configuration)
+        app.start()
+        try await wait("the notes") { app.state.notes.hasLoaded }
+        compositor.handle(.enter)
+        try await wait("the note") { app.noteSession?.phase == .editing }
+        for _ in 0..<10_000 { compositor.handle(.down) }  // the middle of the note
+        let canvas = GridCanvas(width: 120, height: 36)
+        compositor.render(into: canvas)
+        var samples: [Double] = []
+        for i in 0..<500 {
+            let start = ContinuousClock.now
+            compositor.handle(.char(i % 10 == 9 ? " " : "x"))
+            canvas.clear()
+            compositor.render(into: canvas)
+            samples.append(milliseconds(since: start))
+            // Let the journal's timer run now and then, as it would between keystrokes.
+            if i % 50 == 49 { try await Task.sleep(for: .milliseconds(400)) }
+        }
+        samples.sort()
+        print("app-bench editor: a 1 MiB note of \(body.split(separator: "\n", omittingEmptySubsequences: false).count - 1) lines opened from the server, 500 keys at its middle, each + a 120×36 frame")
+        print(row(["keys", "median ms", "p99 ms", "max ms", "draft on disk"], [6, 10, 8, 8, 14]))
+        let draft = DraftStore(directory: drafts).all().first?.body.count ?? 0
+        print(row(["500", String(format: "%.2f", percentile(samples, 0.5)), String(format: "%.2f", percentile(samples, 0.99)),
+                   String(format: "%.2f", samples.last ?? 0), "\(draft) chars"], [6, 10, 8, 8, 14]))
+        print("target: ≤ 5 ms per key and redraw\n")
+        await club.close()
+    }
+
     // MARK: 200 photos, scrolling while thumbnails arrive
 
     static func photos() async throws {

@@ -12,6 +12,7 @@ import Glibc
 
 // app-bench [all [SIZE]]    every scenario below
 // app-bench notes           10,000 notes: from start to the first frame that lists them
+// app-bench editor          typing in a 1 MiB note opened through the app: key + frame
 // app-bench photos          200 photos: frame times while scrolling as thumbnails arrive
 // app-bench upload [SIZE]   a 1 GiB upload through the app: progress events reaching the UI per second
 // app-bench cancel          Esc during an upload: until the modal is gone, and until the task has ended
@@ -40,17 +41,19 @@ Task { @MainActor in
         switch arguments.first {
         case nil, "all":
             try await AppBench.notes()
+            try await AppBench.editor()
             try await AppBench.photos()
             try await AppBench.upload(size: size)
             try await AppBench.cancel()
             try await EchoBench.run(size: size)
         case "notes": try await AppBench.notes()
+        case "editor": try await AppBench.editor()
         case "photos": try await AppBench.photos()
         case "upload": try await AppBench.upload(size: size)
         case "cancel": try await AppBench.cancel()
         case "echo": try await EchoBench.run(size: size)
         default:
-            print("usage: app-bench [all [SIZE] | notes | photos | upload [SIZE] | cancel | echo [SIZE]]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE]]")
             exit(2)
         }
         exit(0)

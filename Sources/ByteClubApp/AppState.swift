@@ -31,6 +31,8 @@ public struct Listing: Equatable, Sendable {
     public var list = ListState()
     /// Which load is the latest; an older load that finishes late is dropped.
     var generation = 0
+    /// Counts the times ``entries`` was replaced (what cached rows are checked against).
+    public internal(set) var version = 0
 
     public init() {}
 }
@@ -97,6 +99,7 @@ public struct AppState: Equatable, Sendable {
         switch result {
         case .success(let entries):
             self[tab].entries = entries
+            self[tab].version += 1
             self[tab].hasLoaded = true
             self[tab].error = nil
             // A load's summary replaces only "Loading…" or an older load's message, never

@@ -13,8 +13,18 @@ extension ClubApp {
 
     // MARK: The list
 
-    /// The notes list's rows: drafts of notes the server does not have, then the notes.
-    public var noteItems: [NoteItem] {
+    /// The notes list's items: drafts of notes the server does not have, then the notes.
+    public var noteItems: [NoteItem] { noteListing.items }
+
+    /// The items and their rows, built once per change of the list, the drafts or the minute
+    /// (relative times): a 10,000-note list formats 10,000 sizes and dates, which is too much
+    /// for every key and frame.
+    var noteListing: (items: [NoteItem], rows: [ListRow]) {
+        let signature = NoteListingSignature(
+            entries: state.notes.version, loaded: state.notes.hasLoaded,
+            drafts: state.drafts.map { "\($0.id) \($0.updated.timeIntervalSince1970) \($0.title) \($0.body.utf8.count)" },
+            minute: Int(configuration.format.now().timeIntervalSince1970 / 60))
+        if let cached = noteListingCache, cached.signature == signature { return (cached.items, cached.rows) }
         let draftsByPath = Dictionary(state.drafts.compactMap { d in d.path.map { ($0.lowercased(), d) } }, uniquingKeysWith: { a, _ in a })
         let known = Set(state.notes.entries.map(\.pathLower))
         let orphans = state.drafts.filter { draft in
@@ -22,14 +32,16 @@ extension ClubApp {
             // Until the list has loaded, a draft's note may well be there: show it once we know.
             return state.notes.hasLoaded && !known.contains(path.lowercased())
         }
-        return orphans.map { NoteItem.draft($0) }
+        let items = orphans.map { NoteItem.draft($0) }
             + state.notes.entries.map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
+        let rows = MainScreen.noteRows(items, format: configuration.format)
+        noteListingCache = NoteListingCache(signature: signature, items: items, rows: rows)
+        return (items, rows)
     }
 
     /// The item under the notes list's selection.
     var selectedNoteItem: NoteItem? {
-        let items = noteItems
-        let rows = screen.noteRows(items)
+        let (items, rows) = noteListing
         guard let index = state.notes.list.selectedRow(in: rows), items.indices.contains(index) else { return nil }
         return items[index]
     }
@@ -592,4 +604,18 @@ func attempt<T>(_ body: () async throws(RemoteError) -> T) async -> Result<T, Re
     } catch {
         return .failure(error)
     }
+}
+
+/// What the notes list's rows depend on.
+struct NoteListingSignature: Equatable {
+    var entries: Int
+    var loaded: Bool
+    var drafts: [String]
+    var minute: Int
+}
+
+struct NoteListingCache {
+    var signature: NoteListingSignature
+    var items: [NoteItem]
+    var rows: [ListRow]
 }

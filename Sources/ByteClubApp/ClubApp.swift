@@ -70,6 +70,8 @@ public final class ClubApp {
     /// Whether a journal write is scheduled.
     var journalScheduled = false
     private var generationCounter = 0
+    /// The notes list's items and rows, until what they depend on changes.
+    var noteListingCache: NoteListingCache?
     /// Uploads and downloads by id, while they run (and a failed one while its modal shows it).
     var transfers: [Int: PhotoTransfer] = [:]
     var transferTasks: [Int: Task<Void, Never>] = [:]

@@ -23,7 +23,12 @@ public struct DisplayFormat: Sendable {
             value /= 1000
             unit += 1
         }
-        return value < 9.95 ? String(format: "%.1f %@", value, units[unit]) : "\(Int(value.rounded())) \(units[unit])"
+        // Integer arithmetic, not String(format:): a 10,000-note list formats 10,000 sizes.
+        if value < 9.95 {
+            let tenths = Int((value * 10).rounded())
+            return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+        }
+        return "\(Int(value.rounded())) \(units[unit])"
     }
 
     /// "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", then the date.
@@ -40,12 +45,23 @@ public struct DisplayFormat: Sendable {
         }
     }
 
-    /// "2026-11-21" in ``timeZone``.
+    /// "2026-11-21" in ``timeZone``. Arithmetic on the day number (a Calendar per row made a
+    /// list of 10,000 old notes slow to draw).
     public func day(_ date: Date?) -> String {
         guard let date else { return "" }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        let local = Int((date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))).rounded(.down))
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        // Civil date from days since 1970-01-01 (proleptic Gregorian).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))"
     }
 }

@@ -84,9 +84,8 @@ public final class MainScreen: Layer {
 
     /// The notes list's rows: a draft of a note the server lacks reads "✎ title (draft)"; a note
     /// with a draft is marked "✎".
-    func noteRows(_ items: [NoteItem]) -> [ListRow] {
-        let format = app.configuration.format
-        return items.map { item in
+    static func noteRows(_ items: [NoteItem], format: DisplayFormat) -> [ListRow] {
+        items.map { item in
             switch item {
             case .draft(let draft):
                 let title = draft.title.isEmpty ? "untitled" : draft.title
@@ -106,7 +105,7 @@ public final class MainScreen: Layer {
 
     /// The rows `tab`'s list keys work on.
     func rows(_ tab: Tab) -> [ListRow] {
-        tab == .notes ? noteRows(app.noteItems) : photoRows()
+        tab == .notes ? app.noteListing.rows : photoRows()
     }
 
     // MARK: Drawing
@@ -169,7 +168,7 @@ public final class MainScreen: Layer {
         }
         if !listArea.isEmpty {
             var list = app.state.notes.list
-            ListView(columns: Self.notesColumns, rows: noteRows(app.noteItems), emptyHint: emptyHint(.notes),
+            ListView(columns: Self.notesColumns, rows: app.noteListing.rows, emptyHint: emptyHint(.notes),
                      isFocused: session == nil || session?.phase == .loading)
                 .render(into: canvas, area: listArea, state: &list)
             // Drawing clamps the selection and learns the page size; keep that without a redraw.

@@ -264,7 +264,9 @@ actor FolderStore {
         walk(resolved, recursive: recursive) { entries.append($0) }
         flushIdentifiers()
         flushHashes()
-        entries.sort { $0.pathLower < $1.pathLower }
+        // Sorted by a key taken once per entry: comparing through the enum's computed
+        // `pathLower` copied two strings per comparison (140,000 of them for 10,000 files).
+        entries = entries.map { ($0.pathLower, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         if let key { listingCache = (key, ContinuousClock.now, entries) }
         return entries
     }

@@ -3,17 +3,17 @@ import Transfer
 
 extension DropboxStore {
     public func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
-        let reply: [String: Any]
+        let page: ListPage
         if let cursor {
-            reply = try await rpc("2/files/list_folder/continue", ["cursor": cursor], path: folder, idempotent: true)
+            page = try await rpc("2/files/list_folder/continue", ["cursor": cursor], path: folder, idempotent: true, decoding: ListPage.self)
         } else {
-            reply = try await rpc("2/files/list_folder", ["path": folder, "recursive": false, "limit": max(1, min(2000, limit))], path: folder, idempotent: true)
+            page = try await rpc("2/files/list_folder", ["path": folder, "recursive": false, "limit": max(1, min(2000, limit))],
+                                 path: folder, idempotent: true, decoding: ListPage.self)
         }
-        guard let raw = reply["entries"] as? [[String: Any]] else { throw .server(status: 0, detail: "list_folder answered without entries") }
         var entries: [RemoteEntry] = []
-        for item in raw { entries.append(try Self.entry(item)) }
-        let hasMore = reply["has_more"] as? Bool ?? false
-        return (entries, hasMore ? reply["cursor"] as? String : nil)
+        entries.reserveCapacity(page.entries.count)
+        for item in page.entries { entries.append(try item.entry()) }
+        return (entries, page.hasMore == true ? page.cursor : nil)
     }
 
     /// Every entry of a folder. If the folder changes while paging (Dropbox's `reset`), it

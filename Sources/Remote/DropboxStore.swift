@@ -175,6 +175,24 @@ public final class DropboxStore: RemoteStore, Sendable {
         }
     }
 
+    /// An RPC whose answer is decoded as `T` (inside the retries: a garbled answer is retried).
+    /// For big answers: JSONDecoder takes half the time of JSONSerialization plus casts.
+    func rpc<T: Decodable & Sendable>(_ endpoint: String, _ argument: [String: Any], path: String, idempotent: Bool,
+                                       decoding type: T.Type) async throws(RemoteError) -> T {
+        let body: Data
+        do { body = try JSONSerialization.data(withJSONObject: argument) } catch { throw .local("cannot encode the request") }
+        return try await withRetries(idempotent: idempotent) { () async throws(RemoteError) -> T in
+            let request = try await self.request(self.endpoints.rpc, endpoint, json: true)
+            let reply = await self.exchange(request, body: .data(body))
+            try self.check(reply, path: path)
+            do {
+                return try JSONDecoder().decode(T.self, from: reply.body)
+            } catch {
+                throw .server(status: 0, detail: "the server's answer was not valid JSON")
+            }
+        }
+    }
+
     static func object(_ data: Data) throws(RemoteError) -> [String: Any] {
         guard let object = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) as? [String: Any] else {
             // A cut-off or garbled answer: the server (or a proxy) failed; worth retrying.
@@ -291,6 +309,43 @@ public final class DropboxStore: RemoteStore, Sendable {
 
     // MARK: - Decoding
 
+    /// File or folder metadata as the wire has it, for decoding listings.
+    struct WireEntry: Decodable, Sendable {
+        var tag: String?
+        var name: String?
+        var pathLower: String?
+        var pathDisplay: String?
+        var id: String?
+        var rev: String?
+        var size: Int64?
+        var serverModified: String?
+        var contentHash: String?
+
+        enum CodingKeys: String, CodingKey {
+            case tag = ".tag", name, pathLower = "path_lower", pathDisplay = "path_display", id, rev, size
+            case serverModified = "server_modified", contentHash = "content_hash"
+        }
+
+        /// The same rules as ``DropboxStore/entry(_:)``.
+        func entry() throws(RemoteError) -> RemoteEntry {
+            guard let tag, let name, let display = pathDisplay ?? pathLower else {
+                throw .server(status: 0, detail: "the server sent metadata without a name or path")
+            }
+            return RemoteEntry(kind: tag == "folder" ? .folder : .file, name: name, path: display,
+                               pathLower: pathLower ?? display.lowercased(), id: id, rev: rev, size: size ?? 0,
+                               modified: serverModified.flatMap(DropboxStore.parseTimestamp), contentHash: contentHash)
+        }
+    }
+
+    /// A `list_folder` (or `continue`) answer.
+    struct ListPage: Decodable, Sendable {
+        var entries: [WireEntry]
+        var cursor: String?
+        var hasMore: Bool?
+
+        enum CodingKeys: String, CodingKey { case entries, cursor, hasMore = "has_more" }
+    }
+
     static func entry(_ object: [String: Any]) throws(RemoteError) -> RemoteEntry {
         guard let tag = object[".tag"] as? String, let name = object["name"] as? String,
               let display = object["path_display"] as? String ?? object["path_lower"] as? String else {
@@ -304,15 +359,35 @@ public final class DropboxStore: RemoteStore, Sendable {
                            contentHash: object["content_hash"] as? String)
     }
 
+    /// "2026-11-21T20:56:10Z" as a date. Plain arithmetic on the UTC fields: building a
+    /// Calendar per timestamp cost about 40 µs each, 0.4 s for a listing of 10,000 notes.
     static func parseTimestamp(_ text: String) -> Date? {
-        let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-        guard digits.count >= 6 else { return nil }
-        var components = DateComponents()
-        components.year = digits[0]; components.month = digits[1]; components.day = digits[2]
-        components.hour = digits[3]; components.minute = digits[4]; components.second = digits[5]
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: components)
+        var fields: [Int] = []
+        fields.reserveCapacity(6)
+        var value = 0, inNumber = false
+        for byte in text.utf8 {
+            if byte >= 48 && byte <= 57 {
+                value = value * 10 + Int(byte - 48)
+                inNumber = true
+            } else if inNumber {
+                fields.append(value)
+                value = 0
+                inNumber = false
+                if fields.count == 6 { break }
+            }
+        }
+        if inNumber, fields.count < 6 { fields.append(value) }
+        guard fields.count >= 6 else { return nil }
+        let (year, month, day, hour, minute, second) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        // Days from 1970-01-01 to the civil date (the proleptic Gregorian calendar).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + second))
     }
 }
 

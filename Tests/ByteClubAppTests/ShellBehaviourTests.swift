@@ -125,5 +125,24 @@ final class ShellBehaviourTests: XCTestCase {
         XCTAssertEqual(ClubLayout.title(of: "Welcome to Byte Club.txt"), "Welcome to Byte Club")
         XCTAssertEqual(ClubLayout.title(of: ".hidden"), ".hidden")
         XCTAssertEqual(ClubLayout.title(of: "v1.2 notes.md"), "v1.2 notes")
+        XCTAssertEqual(DisplayFormat.size(9_949), "9.9 KB")
+        XCTAssertEqual(DisplayFormat.size(9_950), "10 KB")
+    }
+
+    func testDaysAgreeWithTheCalendarInEveryTimeZone() async {
+        for zone in ["UTC", "Asia/Tokyo", "America/Los_Angeles", "Australia/Lord_Howe", "Asia/Kolkata"] {
+            let timeZone = TimeZone(identifier: zone)!
+            let format = DisplayFormat(now: { Clock.now }, timeZone: timeZone)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            // Every 7 hours 13 minutes over three years, across DST changes and a leap day.
+            var date = Date(timeIntervalSince1970: 1_700_000_000)
+            for _ in 0..<3_600 {
+                let parts = calendar.dateComponents([.year, .month, .day], from: date)
+                XCTAssertEqual(format.day(date), String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!), "\(zone) \(date)")
+                date.addTimeInterval(7 * 3600 + 13 * 60)
+            }
+        }
+        XCTAssertEqual(Clock.format.day(Date(timeIntervalSince1970: -1)), "1969-12-31")
     }
 }

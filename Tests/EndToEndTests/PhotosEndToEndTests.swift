@@ -123,19 +123,24 @@ final class PhotosEndToEndTests: XCTestCase {
         XCTAssertTrue(tmux.capture().contains("typing goes on"))
     }
 
-    func testDownloadPausedQuitAndResumedInANewRun() throws {
-        // Seed the club, then add a big photo to it.
-        var tmux = try app.launch()
+    /// Seeds the club with a first run, adds `huge.jpg` of `bytes` to it, and starts a run at
+    /// 1 MB/s with that photo selected. Returns the photo's source and the run's arguments.
+    func startWithAHugePhoto(bytes: Int) throws -> (source: URL, arguments: [String], tmux: TmuxSession) {
+        let tmux = try app.launch()
         tmux.waitFor("Welcome to Byte Club")
         try tmux.type("q")
         tmux.waitFor("BYTECLUB-EXIT=0")
-        let source = try makeJPEG(named: "huge.jpg", bytes: 12 << 20)
+        let source = try makeJPEG(named: "huge.jpg", bytes: bytes)
         try FileManager.default.copyItem(at: source, to: photos.appendingPathComponent("huge.jpg"))
-
         let arguments = ["--data-dir", app.club.path, "--download-dir", app.downloads.path, "--bwlimit", "1M"]
-        tmux = try app.launch(arguments)
+        try app.launch(arguments)
         openPhotos(tmux)
         try selectHuge(tmux)
+        return (source, arguments, tmux)
+    }
+
+    func testDownloadPausedQuitAndResumedInANewRun() throws {
+        var (source, arguments, tmux) = try startWithAHugePhoto(bytes: 12 << 20)
         try tmux.press("Enter")
         tmux.waitFor("Downloading huge.jpg")
         tmux.waitFor("a few percent") { (self.percent($0) ?? 0) >= 8 }
@@ -161,17 +166,7 @@ final class PhotosEndToEndTests: XCTestCase {
     }
 
     func testQuittingDuringADownloadPausesIt() throws {
-        var tmux = try app.launch()
-        tmux.waitFor("Welcome to Byte Club")
-        try tmux.type("q")
-        tmux.waitFor("BYTECLUB-EXIT=0")
-        let source = try makeJPEG(named: "huge.jpg", bytes: 8 << 20)
-        try FileManager.default.copyItem(at: source, to: photos.appendingPathComponent("huge.jpg"))
-
-        let arguments = ["--data-dir", app.club.path, "--download-dir", app.downloads.path, "--bwlimit", "1M"]
-        tmux = try app.launch(arguments)
-        openPhotos(tmux)
-        try selectHuge(tmux)
+        var (source, arguments, tmux) = try startWithAHugePhoto(bytes: 8 << 20)
         try tmux.press("Enter")
         tmux.waitFor("a few percent") { (self.percent($0) ?? 0) >= 5 }
         try tmux.type("b")

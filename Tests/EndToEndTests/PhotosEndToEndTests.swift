@@ -151,14 +151,7 @@ final class PhotosEndToEndTests: XCTestCase {
 
         try tmux.type("q")
         tmux.waitFor("BYTECLUB-EXIT=0")
-        tmux = try app.launch(arguments)
-        openPhotos(tmux)
-        tmux.waitFor("paused ")
-        try selectHuge(tmux)
-        try tmux.press("Enter")
-        tmux.waitFor("Resuming at")
-        tmux.waitFor("Downloaded \"huge.jpg\"", timeout: 30)
-        XCTAssertEqual(try Data(contentsOf: app.downloads.appendingPathComponent("huge.jpg")), try Data(contentsOf: source))
+        tmux = try resumeInANewRun(arguments, source: source)
         let log = AppHarness.text(app.log) ?? ""
         XCTAssertTrue(log.contains("range=bytes="), "the resumed download asked for a range:\n\(log.suffix(2000))")
         // The paused marker is gone with the resume data.
@@ -166,7 +159,7 @@ final class PhotosEndToEndTests: XCTestCase {
     }
 
     func testQuittingDuringADownloadPausesIt() throws {
-        var (source, arguments, tmux) = try startWithAHugePhoto(bytes: 8 << 20)
+        let (source, arguments, tmux) = try startWithAHugePhoto(bytes: 8 << 20)
         try tmux.press("Enter")
         tmux.waitFor("a few percent") { (self.percent($0) ?? 0) >= 5 }
         try tmux.type("b")
@@ -174,8 +167,12 @@ final class PhotosEndToEndTests: XCTestCase {
         tmux.waitFor("Quit byteclub?")
         try tmux.type("q")
         tmux.waitFor("BYTECLUB-EXIT=0")
+        _ = try resumeInANewRun(arguments, source: source)
+    }
 
-        tmux = try app.launch(arguments)
+    /// A new run shows huge.jpg paused, resumes it with Enter, and ends with the same bytes.
+    func resumeInANewRun(_ arguments: [String], source: URL) throws -> TmuxSession {
+        let tmux = try app.launch(arguments)
         openPhotos(tmux)
         tmux.waitFor("paused ")
         try selectHuge(tmux)
@@ -183,6 +180,7 @@ final class PhotosEndToEndTests: XCTestCase {
         tmux.waitFor("Resuming at")
         tmux.waitFor("Downloaded \"huge.jpg\"", timeout: 30)
         XCTAssertEqual(try Data(contentsOf: app.downloads.appendingPathComponent("huge.jpg")), try Data(contentsOf: source))
+        return tmux
     }
 
     /// Filters the photos down to huge.jpg.

@@ -1,0 +1,287 @@
+import Dispatch
+import Foundation
+import Remote
+import TerminalUI
+
+/// Saving a note: `add` for a new one, `update` at the rev it was opened at otherwise, a move
+/// first for a new title, and the conflict dialog (Overwrite, Save as copy, Reload theirs) when
+/// the server's note changed meanwhile. The text is journalled before anything is sent, and its
+/// draft goes only once the server confirmed the save.
+extension ClubApp {
+    /// What a save sent: the result of the upload, and the note's new place if it was moved
+    /// first (a move that succeeded stays done even when the upload after it fails).
+    struct SaveReply: Sendable {
+        var moved: RemoteEntry?
+        var result: Result<RemoteEntry, RemoteError>
+        /// The new title's file name belongs to another note.
+        var nameTaken = false
+    }
+
+    /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;
+    /// a changed title moves the file first (after checking the rev, so a rename never hides
+    /// someone else's change).
+    public func save(confirmedEmpty: Bool = false) {
+        guard let session = noteSession, session.phase == .editing else { return }
+        if session.isReadOnly {
+            update { $0.message = .error("This note is read-only: it is not valid UTF-8 text") }
+            return
+        }
+        if let problem = NoteSession.titleProblem(session.editor.title.text) {
+            noteSession?.closeAfterSave = false
+            update { $0.message = .error(problem) }
+            return
+        }
+        if session.editor.body.isEmpty, !confirmedEmpty {
+            let modal = Modal(title: "Empty note", body: ["The note has no text. Save it empty?"], buttons: ["Save", "Cancel"])
+            compositor.push(DialogLayer(modal, selected: 1) { [weak self] choice in
+                if choice == 0 { self?.save(confirmedEmpty: true) } else { self?.noteSession?.closeAfterSave = false }
+            })
+            return
+        }
+        let name = session.fileName
+        let target = configuration.layout.folder + "/" + name
+        let store = self.store, entry = session.entry, baseRev = session.baseRev
+        sendSave(name: name, status: "Saving \"\(name)\"…") { data in
+            guard let entry, let baseRev else {
+                return SaveReply(result: await attempt { () async throws(RemoteError) in
+                    try await store.upload(data: data, to: target, mode: .add, autorename: false)
+                })
+            }
+            var path = entry.path, rev = baseRev
+            var moved: RemoteEntry?
+            // A new title (or only its case changed): move first.
+            if entry.pathLower != target.lowercased() || entry.name != name {
+                // Another note has that name: say so, never move over it.
+                if entry.pathLower != target.lowercased(), case .success = await attempt({ () async throws(RemoteError) in try await store.metadata(target) }) {
+                    return SaveReply(result: .failure(.conflict(target)), nameTaken: true)
+                }
+                let move = await attempt { () async throws(RemoteError) -> RemoteEntry in
+                    let current: RemoteEntry
+                    do throws(RemoteError) {
+                        current = try await store.metadata(entry.path)
+                    } catch .notFound {
+                        // Deleted on the server since it was opened: a conflict, as an update would be.
+                        throw RemoteError.conflict(entry.path)
+                    }
+                    guard current.rev == baseRev else { throw RemoteError.conflict(entry.path) }
+                    return try await store.move(from: entry.path, to: target, autorename: false)
+                }
+                switch move {
+                case .success(let entry):
+                    moved = entry
+                    path = entry.path
+                    rev = entry.rev ?? baseRev
+                case .failure(let error):
+                    return SaveReply(result: .failure(error))
+                }
+            }
+            let upload = await attempt { () async throws(RemoteError) in
+                try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)
+            }
+            return SaveReply(moved: moved, result: upload)
+        }
+    }
+
+    /// Journals the text, marks the session as saving and sends `work` the text's bytes; the
+    /// reply comes back to ``finishSave``. `adoptName` makes the editor take the saved file's name
+    /// (a conflicted copy).
+    private func sendSave(name: String, status: String, adoptName: Bool = false,
+                          _ work: @escaping @Sendable (Data) async -> SaveReply) {
+        // The journal first: whatever happens to the request, the text is on disk.
+        let journalled = journal()
+        guard var session = noteSession, session.phase == .editing else { return }
+        let data = Data(session.editor.body.text.utf8), version = session.version
+        session.phase = .saving
+        session.generation = nextGeneration()
+        let generation = session.generation
+        noteSession = session
+        let draftProblem = journalled ? nil : state.message?.text
+        update {
+            $0.beginRequest()
+            // Sending is now the best way to keep the text; the draft's failure stays on screen.
+            $0.message = draftProblem.map { .error(status + " " + $0) } ?? StatusMessage(status)
+        }
+        perform({ () async throws(RemoteError) in await work(data) }) { [weak self] reply in
+            // `work` never throws; a failure is inside the reply.
+            guard case .success(let reply) = reply else { return }
+            self?.finishSave(generation: generation, version: version, name: name, adoptName: adoptName, reply: reply)
+        }
+    }
+
+    private func finishSave(generation: Int, version: Int, name: String, adoptName: Bool, reply: SaveReply) {
+        update { $0.endRequest() }
+        guard var session = noteSession, session.generation == generation, session.phase == .saving else { return }
+        session.phase = .editing
+        if let moved = reply.moved {
+            // The note is at its new name now, whatever the upload did.
+            session.entry = moved
+            session.baseRev = moved.rev
+        }
+        switch reply.result {
+        case .success(let entry):
+            if adoptName { session.editor.title.text = ClubLayout.title(of: entry.name) }
+            saved(session: &session, entry: entry, version: version)
+        case .failure where reply.nameTaken:
+            session.closeAfterSave = false
+            noteSession = session
+            update { $0.message = .error("A note named \"\(name)\" already exists; change the title (Ctrl-T) or rename that note first") }
+        case .failure(.conflict):
+            session.closeAfterSave = false
+            noteSession = session
+            let isNew = session.entry == nil
+            update {
+                $0.message = .error(isNew ? "A note named \"\(name)\" already exists" : "\"\(name)\" was changed on the server since you opened it")
+            }
+            showConflict(name: name, isNew: isNew)
+        case .failure(let error):
+            session.closeAfterSave = false
+            noteSession = session
+            update {
+                $0.message = .error("Could not save \"\(name)\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
+            }
+        }
+    }
+
+    /// After the server confirmed a save: the baseline moves, the draft goes, the list follows.
+    private func saved(session: inout NoteSession, entry: RemoteEntry, version: Int) {
+        session.entry = entry
+        session.baseRev = entry.rev
+        session.savedVersion = version
+        session.banner = nil
+        let stillModified = session.isModified
+        // From now on the draft of this text belongs to the saved note's path.
+        let oldDraft = session.draftID
+        session.draftID = Draft.id(forPath: entry.path)
+        // Esc → Save closes once saved, unless more was typed meanwhile: that text stays open.
+        let close = session.closeAfterSave && !stillModified
+        session.closeAfterSave = false
+        if stillModified {
+            // Typed during the save: that text is newer than the server's. It goes to the draft
+            // under its new name now, and the old draft goes only once that write succeeded.
+            session.journalledVersion = -1
+            noteSession = session
+            if journal(), oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
+        } else {
+            configuration.drafts?.remove(session.draftID)
+            if oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
+            noteSession = close ? nil : session
+        }
+        update {
+            $0.hasUnsavedEdits = !close && stillModified
+            $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
+            $0.message = StatusMessage("Saved \"\(entry.name)\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
+        }
+        refresh(.notes, select: entry.pathLower)
+    }
+
+    /// The conflict dialog: the server's note changed since it was opened (or, for a new note,
+    /// one of that name exists).
+    private func showConflict(name: String, isNew: Bool) {
+        let body = isNew
+            ? ["A note named \"\(name)\" already exists.",
+               "Overwrite replaces it with yours. Save as copy keeps both."]
+            : ["\"\(name)\" was changed on the server since you opened it.",
+               "Overwrite replaces their version with yours. Save as copy keeps both.",
+               "Reload theirs opens their version; yours stays as a draft."]
+        let buttons = isNew ? ["Overwrite", "Save as copy", "Cancel"] : ["Overwrite", "Save as copy", "Reload theirs", "Cancel"]
+        let modal = Modal(title: "Conflict", body: body, buttons: buttons)
+        // Cancel is the default: Enter on a reflex must not overwrite anyone.
+        compositor.push(DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
+            switch choice.map({ buttons[$0] }) {
+            case "Overwrite": self?.overwrite()
+            case "Save as copy": self?.saveAsCopy()
+            case "Reload theirs": self?.reloadTheirs()
+            default: self?.update { $0.message = StatusMessage("Not saved; your text is kept as a draft") }
+            }
+        })
+    }
+
+    /// Overwrite: saves over the server's current rev, whatever it is.
+    private func overwrite() {
+        guard let session = noteSession else { return }
+        let name = session.fileName
+        let target = configuration.layout.folder + "/" + name
+        let from = session.entry, store = self.store
+        sendSave(name: name, status: "Overwriting \"\(name)\"…") { data in
+            var moved: RemoteEntry?
+            if let from = from?.path, from.lowercased() != target.lowercased() || (from as NSString).lastPathComponent != name {
+                switch await attempt({ () async throws(RemoteError) in try await store.move(from: from, to: target, autorename: false) }) {
+                case .success(let entry): moved = entry
+                case .failure(.notFound): break  // deleted on the server: the upload below recreates it
+                case .failure(let error): return SaveReply(result: .failure(error))
+                }
+            }
+            let upload = await attempt { () async throws(RemoteError) -> RemoteEntry in
+                // The rev the server has now: a change after this one still conflicts.
+                let current: RemoteEntry?
+                do throws(RemoteError) {
+                    current = try await store.metadata(target)
+                } catch .notFound {
+                    current = nil
+                }
+                let mode: WriteMode = current?.rev.map { .update(rev: $0) } ?? .add
+                return try await store.upload(data: data, to: target, mode: mode, autorename: false)
+            }
+            return SaveReply(moved: moved, result: upload)
+        }
+    }
+
+    /// Save as copy: a new file beside theirs, named with the user and the time; the editor then
+    /// edits the copy.
+    private func saveAsCopy() {
+        guard let session = noteSession else { return }
+        let title = ClubLayout.title(of: session.fileName)
+        let ext = session.fileName.dropFirst(title.count)
+        let stamp = copyStamp(configuration.format.now())
+        let name = "\(title) (conflicted copy of \(configuration.userName) \(stamp))\(ext)"
+        let target = configuration.layout.folder + "/" + name
+        let store = self.store
+        sendSave(name: name, status: "Saving a copy as \"\(name)\"…", adoptName: true) { data in
+            SaveReply(result: await attempt { () async throws(RemoteError) in
+                try await store.upload(data: data, to: target, mode: .add, autorename: true)
+            })
+        }
+    }
+
+    /// Reload theirs: the editor shows the server's text; yours becomes a draft of a new note.
+    private func reloadTheirs() {
+        guard let session = noteSession, let entry = session.entry else { return }
+        let title = session.editor.title.text.trimmingCharacters(in: .whitespaces)
+        var mine = session.draft(at: configuration.format.now())
+        mine.id = Draft.newID()
+        mine.path = nil
+        mine.baseRev = nil
+        mine.title = (title.isEmpty ? ClubLayout.title(of: entry.name) : ClubLayout.title(of: NoteSession.fileName(forTitle: title)))
+            + " (my version)"
+        do {
+            try configuration.drafts?.save(mine)
+        } catch {
+            // Keep the text in the editor rather than lose it.
+            update { $0.message = .error("Could not keep your text as a draft (\(error.localizedDescription)); nothing reloaded") }
+            return
+        }
+        configuration.drafts?.remove(session.draftID)
+        reloadDrafts()
+        load(entry)
+        update {
+            $0.hasUnsavedEdits = false
+            $0.message = StatusMessage("Reloading theirs; your text is the draft \"\(mine.title)\"")
+        }
+    }
+
+    private func copyStamp(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = configuration.format.timeZone
+        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d-%02d-%02d %02d.%02d.%02d", p.year ?? 0, p.month ?? 0, p.day ?? 0, p.hour ?? 0, p.minute ?? 0, p.second ?? 0)
+    }
+}
+
+/// The outcome of `body` as a value.
+func attempt<T>(_ body: () async throws(RemoteError) -> T) async -> Result<T, RemoteError> {
+    do throws(RemoteError) {
+        return .success(try await body())
+    } catch {
+        return .failure(error)
+    }
+}

@@ -1,0 +1,13 @@
+import Foundation
+import Transfer
+
+/// What the app may know of a paused download's resume data without importing Transfer.
+///
+/// The bytes stay opaque (they are handed back to ``RemoteStore/download(_:to:resumeData:progress:onResumeData:)``
+/// as they are); only the offset is read, to show "paused 42%".
+public enum DownloadResume {
+    /// The number of bytes already on disk, or nil when `data` is not resume data.
+    public static func offset(of data: Data) -> Int64? {
+        try? ResumeData.decode(data).get().offset
+    }
+}

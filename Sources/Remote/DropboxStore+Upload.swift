@@ -61,107 +61,86 @@ extension DropboxStore {
 
     /// Large files: upload_session start / append_v2 / finish, in chunks.
     ///
-    /// The server's offset is the truth. After any failure the next request is sent at the
-    /// offset we believe; if the server says `incorrect_offset`, we continue from its
-    /// `correct_offset`. So a dropped connection costs only the bytes in flight, never a restart.
+    /// ``UploadSessionStateMachine`` decides what to send and when to give up; this carries
+    /// out its actions: the requests, the waits, the token refresh and the final check.
     private func sessionUpload(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool,
                                progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         let commit: [String: Any] = ["path": path, "mode": Self.modeArgument(mode), "autorename": autorename, "mute": false, "strict_conflict": false]
-        var sessionID: String?
-        var offset: Int64 = 0
-        var failures = 0
-        var finishAttempted = false
-
+        var machine = UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry)
+        var action = machine.begin()
         while true {
-            if Task.isCancelled { throw .cancelled }
-            let length = min(chunkSize, size - offset)
-            let isLast = offset + length >= size
-            let base = offset
-            var chunkProgress: ProgressHandler? = nil
-            if let report = progress {
-                chunkProgress = { @Sendable (sent: Int64, _: Int64) -> Void in report(base + sent, size) }
-            }
-            let reply: Reply
-            let endpoint: String
-            if let id = sessionID {
-                let cursor: [String: Any] = ["session_id": id, "offset": offset]
-                if isLast {
-                    endpoint = "2/files/upload_session/finish"
-                    finishAttempted = true
-                    let request = try await self.request(endpoints.content, endpoint, arg: ["cursor": cursor, "commit": commit])
-                    reply = await exchange(request, body: .file(file, offset: offset, length: length), progress: chunkProgress)
-                } else {
-                    endpoint = "2/files/upload_session/append_v2"
-                    let request = try await self.request(endpoints.content, endpoint, arg: ["cursor": cursor, "close": false])
-                    reply = await exchange(request, body: .file(file, offset: offset, length: length), progress: chunkProgress)
-                }
-            } else {
-                endpoint = "2/files/upload_session/start"
-                let request = try await self.request(endpoints.content, endpoint, arg: ["close": false])
-                reply = await exchange(request, body: .file(file, offset: 0, length: min(chunkSize, size)), progress: chunkProgress)
-            }
-
-            guard let error = reply.error else {
-                if sessionID == nil {
-                    guard let id = (try? Self.object(reply.body))?["session_id"] as? String else {
-                        // Started, but the answer was lost: that session is unusable. Start again.
-                        try await pause(after: &failures, .server(status: 0, detail: "upload_session/start answered without a session id"))
-                        continue
-                    }
-                    sessionID = id
-                    offset = min(chunkSize, size)
-                } else if isLast {
-                    do {
-                        return try Self.entry(try Self.object(reply.body))
-                    } catch {
-                        // Committed, but the answer was cut short: ask for the metadata.
-                        return try await verifyCommitted(file: file, path: path)
-                    }
-                } else {
-                    offset += length
-                }
-                failures = 0
-                progress?(offset, size)
-                continue
-            }
-
-            let remote = Self.remoteError(error, response: reply.response, path: path)
-            if remote == .cancelled || Task.isCancelled { throw .cancelled }
-            if case .httpStatus(409, let body) = error {
-                if let correct = Self.correctOffset(body) {
-                    // The server has more (or less) than we thought: continue from its offset.
-                    offset = correct
-                    failures = 0
+            switch action {
+            case .send(let next, let done):
+                if let done { progress?(done, size) }
+                if Task.isCancelled {
+                    action = machine.cancelled()
                     continue
                 }
-                let summary = Self.errorSummary(body)
-                if finishAttempted, summary.contains("not_found"), sessionID != nil {
-                    // The session is gone: an earlier finish committed it and its answer was lost.
-                    return try await verifyCommitted(file: file, path: path)
+                let reply = try await send(next, file: file, commit: commit, size: size, progress: progress)
+                if let error = reply.error {
+                    action = Task.isCancelled ? machine.cancelled() : machine.failed(Self.sessionFailure(error, response: reply.response, path: path))
+                    continue
                 }
-                throw remote
+                switch next {
+                case .start:
+                    action = machine.started(sessionID: (try? Self.object(reply.body))?["session_id"] as? String)
+                case .append:
+                    action = machine.appended()
+                case .finish:
+                    action = machine.finished(try? Self.entry(try Self.object(reply.body)))
+                }
+            case .wait(let delay):
+                let seconds: TimeInterval
+                switch delay {
+                case .backoff(let attempt): seconds = retry.delay(afterAttempt: attempt)
+                case .retryAfter(let after): seconds = after
+                }
+                do {
+                    try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                    action = machine.waited()
+                } catch {
+                    action = machine.cancelled()
+                }
+            case .refreshToken:
+                action = machine.tokenRefreshed(await tokens.refreshAfterExpiry())
+            case .verifyCommitted:
+                return try await verifyCommitted(file: file, path: path)
+            case .succeed(let entry):
+                return entry
+            case .fail(let error):
+                throw error
             }
-            if case .server(401, _) = remote {
-                guard await tokens.refreshAfterExpiry() else { throw .unauthorized }
-                continue
-            }
-            guard remote.isTransient else { throw remote }
-            try await pause(after: &failures, remote)
         }
     }
 
-    /// Waits before the next try, or gives up when the retries are spent.
-    private func pause(after failures: inout Int, _ error: RemoteError) async throws(RemoteError) {
-        failures += 1
-        guard failures < retry.maxAttempts else { throw error }
-        let wait: TimeInterval
-        if case .rateLimited(let seconds) = error {
-            guard seconds <= retry.maxRetryAfter else { throw error }
-            wait = seconds
-        } else {
-            wait = retry.delay(afterAttempt: failures - 1)
+    /// Sends one request of an upload session, its body a range of `file`.
+    private func send(_ next: UploadSessionStateMachine.Request, file: URL, commit: [String: Any], size: Int64,
+                      progress: ProgressHandler?) async throws(RemoteError) -> Reply {
+        let base = next.offset
+        var chunkProgress: ProgressHandler? = nil
+        if let report = progress {
+            chunkProgress = { @Sendable (sent: Int64, _: Int64) -> Void in report(base + sent, size) }
         }
-        do { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) } catch { throw .cancelled }
+        let request: Request
+        switch next {
+        case .start:
+            request = try await self.request(endpoints.content, "2/files/upload_session/start", arg: ["close": false])
+        case .append(let id, let offset, _):
+            let cursor: [String: Any] = ["session_id": id, "offset": offset]
+            request = try await self.request(endpoints.content, "2/files/upload_session/append_v2", arg: ["cursor": cursor, "close": false])
+        case .finish(let id, let offset, _):
+            let cursor: [String: Any] = ["session_id": id, "offset": offset]
+            request = try await self.request(endpoints.content, "2/files/upload_session/finish", arg: ["cursor": cursor, "commit": commit])
+        }
+        return await exchange(request, body: .file(file, offset: next.offset, length: next.length), progress: chunkProgress)
+    }
+
+    /// What a failed session request means to the state machine.
+    static func sessionFailure(_ error: TransferError, response: HTTPResponse?, path: String) -> UploadSessionStateMachine.Failure {
+        let remote = remoteError(error, response: response, path: path)
+        guard case .httpStatus(409, let body) = error else { return .error(remote) }
+        if let correct = correctOffset(body) { return .incorrectOffset(correct: correct) }
+        return .refused(remote, summary: errorSummary(body))
     }
 
     /// Confirms that what is at `path` is our file, by Dropbox content hash.

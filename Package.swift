@@ -86,7 +86,6 @@ let package = Package(
         .executableTarget(
             name: "byteclub",
             dependencies: [
-                "Transfer",
                 "Remote",
                 "ClubServer",
                 "SampleClub",

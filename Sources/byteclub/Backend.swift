@@ -4,7 +4,6 @@ import Foundation
 import Logging
 import Remote
 import SampleClub
-import Transfer
 
 /// Which club folder to talk to: `--server URL --token T`, `--dropbox`, or (by default) the
 /// embedded server over `--data-dir`.
@@ -41,15 +40,8 @@ struct BackendOptions: ParsableArguments {
         return value
     }
 
-    var sessionConfiguration: SessionConfiguration {
-        var configuration = SessionConfiguration.default
-        configuration.userAgent = "byteclub/\(ByteClub.configuration.version)"
-        configuration.timeoutIntervalForRequest = timeout
-        if let rate = bwlimit.flatMap(Self.parseRate) {
-            configuration.maxSendBytesPerSecond = rate
-            configuration.maxReceiveBytesPerSecond = rate
-        }
-        return configuration
+    var connection: ConnectionOptions {
+        ConnectionOptions(idleTimeout: timeout, bandwidthLimit: bwlimit.flatMap(Self.parseRate), userAgent: "byteclub/\(ByteClub.configuration.version)")
     }
 
     /// Connects, starting the embedded server if that is the backend. Call `close` when done.
@@ -65,14 +57,14 @@ struct BackendOptions: ParsableArguments {
             let file = TokenFile(url: Paths.tokens)
             let stored = try file.load()
             let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
-            return Backend(store: DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, configuration: sessionConfiguration, retry: retry), server: nil)
+            return Backend(store: DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry), server: nil)
         }
         if let server, let url = URL(string: server) {
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
                 throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
             }
             return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
-                                               configuration: sessionConfiguration, retry: retry), server: nil)
+                                               connection: connection, retry: retry), server: nil)
         }
         // Embedded: our own server on 127.0.0.1, a random port and a random token.
         let root = dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub
@@ -85,7 +77,7 @@ struct BackendOptions: ParsableArguments {
         var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.embedded"))
         configuration.logger.logLevel = serverLogLevel
         let server = try await ClubServer.start(configuration)
-        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), configuration: sessionConfiguration, retry: retry)
+        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), connection: connection, retry: retry)
         return Backend(store: store, server: server)
     }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Transfer
 
 /// The byteclub command line.
 @main

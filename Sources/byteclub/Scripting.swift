@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Remote
-import Transfer
 
 /// Runs a remote operation for a command: Ctrl-C cancels it, errors print one line to stderr
 /// and exit non-zero, and the embedded server is stopped on every path.
@@ -160,7 +159,7 @@ struct Get: AsyncParsableCommand {
         try await runRemote(backend) { backend in
             let saved = FileManager.default.contents(atPath: resumeFile.path)
             let progress = ProgressLine((path as NSString).lastPathComponent)
-            if let saved, let offset = try? ResumeData.decode(saved).get().offset, offset > 0 {
+            if let saved, let offset = DownloadResume.offset(of: saved), offset > 0 {
                 FileHandle.standardError.write(Data("byteclub: resuming \(path) at \(ProgressLine.bytes(offset))\n".utf8))
             }
             do {

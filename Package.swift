@@ -38,6 +38,8 @@ let package = Package(
         .target(name: "Transfer", dependencies: ["CCurl"]),
         // JPEG decode (with DCT scaling), resize and encode.
         .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
+        // The Dropbox v2 wire vocabulary, one definition each: metadata, unions, timestamps, errors.
+        .target(name: "DropboxWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // RemoteStore and the Dropbox v2 client over Transfer, with retries and OAuth2 PKCE.
         .target(
             name: "Remote",
@@ -121,6 +123,7 @@ let package = Package(
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",
             dependencies: ["Remote", "ClubServer", "Transfer", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")]

@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "CChafa"]),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
-        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Transfer", "Remote", "Imaging", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Test and benchmark support
 

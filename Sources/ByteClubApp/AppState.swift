@@ -37,11 +37,15 @@ public struct Listing: Equatable, Sendable {
     public init() {}
 }
 
-/// Everything the shell shows, as a value: the screen is a function of it (and the clock).
+/// Everything the app shows, as one value: the screen is a function of it (and the clock, and
+/// the pictures cached for it).
 ///
-/// Mutations that follow the network (``beginLoad(_:)``, ``finishLoad(_:generation:result:)``)
+/// It holds both lists with their selections, the note open in the editor, the transfers with
+/// the modal, and the preview flag. What can be derived (unsaved edits, running transfers, the
+/// rows, the selected item) is derived, never counted beside it. Mutations that follow the
+/// network (``beginLoad(_:)``, ``finishLoad(_:generation:result:)``, the ``Transfers`` machine)
 /// are plain methods, so they are tested without a server or a terminal.
-public struct AppState: Equatable, Sendable {
+public struct AppState: Sendable {
     public var tab: Tab = .notes
     public var notes = Listing()
     public var photos = Listing()
@@ -51,22 +55,33 @@ public struct AppState: Equatable, Sendable {
     public var message: StatusMessage?
     /// Requests in flight; the status bar spins while this is above zero.
     public private(set) var inFlight = 0
-    /// Set by the editor while a note has unsaved changes.
-    public var hasUnsavedEdits = false
+    /// The note open in the editor pane (or loading into it), if any.
+    public var note: NoteSession?
     /// Drafts kept on disk: edits not yet confirmed by the server, offered in the notes list.
     public var drafts: [Draft] = []
     /// Paused downloads by lowercased path: the photos list shows `paused 42%`.
     public var paused: [String: PausedDownload] = [:]
     /// The last message a load put up, which the next load may replace (others it leaves).
     var loadMessage: StatusMessage?
-    /// Uploads and downloads still running (issue 7), in the foreground or background.
-    public var runningTransfers = 0
+    /// Uploads and downloads, and which one the transfer modal shows.
+    public var transfers = Transfers()
+    /// Whether the photos tab shows the selected photo larger beside the list (`p`).
+    public var showsPreview = false
 
     public init(backend: String) {
         self.backend = backend
     }
 
     public var isBusy: Bool { inFlight > 0 }
+
+    /// Whether the spinner turns: requests in flight, or transfers moving bytes.
+    public var isAnimating: Bool { isBusy || transfers.hasActive }
+
+    /// Whether the open note has changes the server does not have.
+    public var hasUnsavedEdits: Bool { note?.isModified ?? false }
+
+    /// Uploads and downloads whose tasks have not ended, in the foreground or background.
+    public var runningTransfers: Int { transfers.running }
 
     /// Whether `q` must ask before quitting.
     public var needsQuitConfirmation: Bool { hasUnsavedEdits || runningTransfers > 0 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Imaging
 import Remote
@@ -27,6 +26,7 @@ public final class Thumbnails {
     public var maxConcurrentFetches = 4
 
     private let store: any RemoteStore
+    private let effects: any UIEffects
     private var images: [String: (image: RGBImage, used: UInt64)] = [:]
     private var failures: [String: String] = [:]
     private var pending: [(key: String, entry: RemoteEntry)] = []
@@ -37,8 +37,9 @@ public final class Thumbnails {
     public private(set) var fetchedCount = 0
     public private(set) var diskHits = 0
 
-    public init(store: any RemoteStore, directory: URL?, size: ThumbnailSize = .w128h128) {
+    init(store: any RemoteStore, directory: URL?, size: ThumbnailSize = .w128h128, effects: any UIEffects) {
         self.store = store
+        self.effects = effects
         self.directory = directory
         self.size = size
     }
@@ -80,11 +81,9 @@ public final class Thumbnails {
         guard !startScheduled else { return }
         startScheduled = true
         // Not from inside a frame: start fetches on the next turn of the UI queue.
-        DispatchQueue.main.async { [weak self] in
-            MainActor.assumeIsolated {
-                self?.startScheduled = false
-                self?.startFetches()
-            }
+        effects.after(.zero) { [weak self] in
+            self?.startScheduled = false
+            self?.startFetches()
         }
     }
 
@@ -98,39 +97,38 @@ public final class Thumbnails {
     private func fetch(_ key: String, _ entry: RemoteEntry) {
         let store = self.store, size = self.size
         let file = directory.map { $0.appendingPathComponent(Self.fileName(key)) }
-        Task.detached { [weak self] in
-            let outcome: Result<(RGBImage, fromDisk: Bool), RemoteError>
+        effects.perform({ () async throws(RemoteError) -> Fetched in
             if let file, let data = try? Data(contentsOf: file), let image = try? JPEG.decode(data) {
-                outcome = .success((image, true))
-            } else {
-                do throws(RemoteError) {
-                    let data = try await store.thumbnail(entry.path, size: size)
-                    if let file {
-                        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                        try? data.write(to: file, options: .atomic)
-                    }
-                    do {
-                        outcome = .success((try JPEG.decode(data), false))
-                    } catch {
-                        outcome = .failure(.local("not a JPEG thumbnail (\(error))"))
-                    }
-                } catch {
-                    outcome = .failure(error)
-                }
+                return Fetched(image: image, fromDisk: true)
             }
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated { self?.finish(key, outcome) }
+            let data = try await store.thumbnail(entry.path, size: size)
+            if let file {
+                try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? data.write(to: file, options: .atomic)
             }
+            do {
+                return Fetched(image: try JPEG.decode(data), fromDisk: false)
+            } catch {
+                throw .local("not a JPEG thumbnail (\(error))")
+            }
+        }) { [weak self] outcome in
+            self?.finish(key, outcome)
         }
     }
 
-    private func finish(_ key: String, _ outcome: Result<(RGBImage, fromDisk: Bool), RemoteError>) {
+    /// A decoded thumbnail and whether it came from the disk cache.
+    private struct Fetched: Sendable {
+        var image: RGBImage
+        var fromDisk: Bool
+    }
+
+    private func finish(_ key: String, _ outcome: Result<Fetched, RemoteError>) {
         running.remove(key)
         switch outcome {
-        case .success(let (image, fromDisk)):
-            if fromDisk { diskHits += 1 } else { fetchedCount += 1 }
+        case .success(let fetched):
+            if fetched.fromDisk { diskHits += 1 } else { fetchedCount += 1 }
             useCounter += 1
-            images[key] = (image, useCounter)
+            images[key] = (fetched.image, useCounter)
             evictIfNeeded()
         case .failure(let error):
             failures[key] = error.message

@@ -139,7 +139,7 @@ enum AppBench {
         app.start()
         try await wait("the notes") { app.state.notes.hasLoaded }
         compositor.handle(.enter)
-        try await wait("the note") { app.noteSession?.phase == .editing }
+        try await wait("the note") { app.state.note?.phase == .editing }
         for _ in 0..<10_000 { compositor.handle(.down) }  // the middle of the note
         let canvas = GridCanvas(width: 120, height: 36)
         compositor.render(into: canvas)
@@ -287,7 +287,7 @@ enum AppBench {
         var gone: [Double] = [], ended: [Double] = []
         for run in 1...10 {
             app.upload(file)
-            try await wait("some progress") { app.activeTransfers.first.map { $0.progress.done > 16 << 20 } ?? false }
+            try await wait("some progress") { app.state.transfers.active.first.map { $0.progress.done > 16 << 20 } ?? false }
             let start = ContinuousClock.now
             compositor.handle(.escape)
             let modalGone = milliseconds(since: start)

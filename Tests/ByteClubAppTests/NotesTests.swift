@@ -41,18 +41,18 @@ final class NotesTests: XCTestCase {
     private func open(_ harness: Harness, row: Int = 0) async {
         harness.app.update { $0.notes.list.selected = row }
         harness.press(.enter)
-        await harness.waitUntil("the note to open") { harness.app.noteSession?.phase == .editing }
+        await harness.waitUntil("the note to open") { harness.app.state.note?.phase == .editing }
     }
 
     func testANewNoteIsSavedWithAddAndTxt() async throws {
         let harness = try await harness()
         harness.press(.char("n"))
-        XCTAssertEqual(harness.app.noteSession?.editor.focus, .title)
+        XCTAssertEqual(harness.app.state.note?.editor.focus, .title)
         type(harness, "Challenge for Ray")
         harness.press(.enter)
-        XCTAssertEqual(harness.app.noteSession?.editor.focus, .body)
+        XCTAssertEqual(harness.app.state.note?.editor.focus, .body)
         type(harness, "Beat this: 你好, Grüße!")
-        XCTAssertTrue(harness.app.noteSession?.isModified ?? false)
+        XCTAssertTrue(harness.app.state.note?.isModified ?? false)
         XCTAssertTrue(harness.app.state.hasUnsavedEdits)
         for (width, height) in [(80, 24), (120, 36)] {
             assertSnapshot(harness.render(width: width, height: height), named: "editor-new-\(width)x\(height)")
@@ -60,7 +60,7 @@ final class NotesTests: XCTestCase {
         harness.press(.ctrl("s"))
         await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"Challenge for Ray.txt\"" }
         XCTAssertEqual(try Data(contentsOf: notesFolder.appendingPathComponent("Challenge for Ray.txt")), Data("Beat this: 你好, Grüße!".utf8))
-        XCTAssertFalse(harness.app.noteSession?.isModified ?? true)
+        XCTAssertFalse(harness.app.state.note?.isModified ?? true)
         XCTAssertFalse(harness.app.state.hasUnsavedEdits)
         XCTAssertEqual(DraftStore(directory: draftsDirectory).all(), [], "the draft goes once the server confirmed")
         await harness.waitUntil("the list to show it") { harness.app.state.notes.entries.contains { $0.name == "Challenge for Ray.txt" } }
@@ -69,7 +69,7 @@ final class NotesTests: XCTestCase {
     func testEditingAnExistingNoteUpdatesItsRevAndJournalsADraft() async throws {
         let harness = try await harness()
         await open(harness)
-        let session = try XCTUnwrap(harness.app.noteSession)
+        let session = try XCTUnwrap(harness.app.state.note)
         XCTAssertEqual(session.entry?.name, "Welcome to Byte Club.txt")
         XCTAssertEqual(session.editor.focus, .body)
         XCTAssertEqual(session.editor.body.text, try String(contentsOf: welcome, encoding: .utf8))
@@ -87,7 +87,7 @@ final class NotesTests: XCTestCase {
         harness.press(.ctrl("s"))
         await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"Welcome to Byte Club.txt\"" }
         XCTAssertTrue(try String(contentsOf: welcome, encoding: .utf8).hasPrefix("Hi! "))
-        XCTAssertNotEqual(harness.app.noteSession?.baseRev, session.baseRev, "the next save updates the new rev")
+        XCTAssertNotEqual(harness.app.state.note?.baseRev, session.baseRev, "the next save updates the new rev")
         XCTAssertEqual(DraftStore(directory: draftsDirectory).all(), [])
     }
 
@@ -103,7 +103,7 @@ final class NotesTests: XCTestCase {
         }
         harness.press(.escape)
         XCTAssertFalse(harness.compositor.top is DialogLayer)
-        XCTAssertTrue(harness.app.noteSession?.editor.body.text.hasPrefix("Mine ") ?? false)
+        XCTAssertTrue(harness.app.state.note?.editor.body.text.hasPrefix("Mine ") ?? false)
         XCTAssertEqual(try String(contentsOf: welcome, encoding: .utf8), "Changed by Anna\n")
         XCTAssertTrue(DraftStore(directory: draftsDirectory).all().contains { $0.body.hasPrefix("Mine ") })
     }
@@ -122,7 +122,7 @@ final class NotesTests: XCTestCase {
         }
         // Row 0 is the new note's draft; row 1 the welcome note, marked.
         await open(harness, row: 1)
-        let session = try XCTUnwrap(harness.app.noteSession)
+        let session = try XCTUnwrap(harness.app.state.note)
         XCTAssertEqual(session.editor.body.text, "My unsaved welcome")
         XCTAssertEqual(session.baseRev, entry.rev, "a restored draft still saves against the rev it was opened at")
         XCTAssertTrue(session.isModified)
@@ -138,14 +138,14 @@ final class NotesTests: XCTestCase {
         await harness.start()
         let row = harness.app.noteItems.firstIndex { if case .note(let e, _) = $0 { return e.name == "Binary.txt" } else { return false } }
         await open(harness, row: try XCTUnwrap(row))
-        XCTAssertTrue(harness.app.noteSession?.isReadOnly ?? false)
+        XCTAssertTrue(harness.app.state.note?.isReadOnly ?? false)
         XCTAssertEqual(harness.app.state.message?.kind, .error)
         harness.press(.char("x"))
         harness.press(.ctrl("s"))
         XCTAssertEqual(try Data(contentsOf: notesFolder.appendingPathComponent("Binary.txt")), bytes)
-        XCTAssertFalse(harness.app.noteSession?.isModified ?? true)
+        XCTAssertFalse(harness.app.state.note?.isModified ?? true)
         harness.press(.escape)
-        XCTAssertNil(harness.app.noteSession, "nothing to ask about: a read-only note closes at once")
+        XCTAssertNil(harness.app.state.note, "nothing to ask about: a read-only note closes at once")
     }
 
     func testEscapeWithChangesAsksAndAnEmptyNoteAsksBeforeSaving() async throws {
@@ -161,7 +161,7 @@ final class NotesTests: XCTestCase {
         let ask = try XCTUnwrap(harness.compositor.top as? DialogLayer)
         XCTAssertEqual(ask.modal.buttons, ["Save", "Discard", "Cancel"])
         harness.press(.char("d"))
-        XCTAssertNil(harness.app.noteSession)
+        XCTAssertNil(harness.app.state.note)
         XCTAssertFalse(FileManager.default.fileExists(atPath: notesFolder.appendingPathComponent("Empty.txt").path))
     }
 
@@ -177,7 +177,7 @@ final class NotesTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: welcome.path))
         let moved = notesFolder.appendingPathComponent("Hello Club.txt")
         XCTAssertTrue(try String(contentsOf: moved, encoding: .utf8).hasPrefix("Renamed and edited. Welcome"))
-        XCTAssertEqual(harness.app.noteSession?.entry?.name, "Hello Club.txt")
+        XCTAssertEqual(harness.app.state.note?.entry?.name, "Hello Club.txt")
 
         // Renaming a note someone else changed meanwhile is a conflict, not a silent move.
         try "Anna was here\n".write(to: moved, atomically: true, encoding: .utf8)
@@ -204,7 +204,7 @@ final class NotesTests: XCTestCase {
         harness.press(.char("s"))
         await harness.waitUntil("the copy") { harness.app.state.message?.text.hasPrefix("Saved \"Welcome to Byte Club (conflicted copy of") == true }
         XCTAssertTrue(try String(contentsOf: welcome, encoding: .utf8).hasPrefix("Welcome to Byte Club!"), "theirs untouched")
-        XCTAssertTrue(harness.app.noteSession?.editor.title.text.hasPrefix("Welcome to Byte Club (conflicted copy of") ?? false,
+        XCTAssertTrue(harness.app.state.note?.editor.title.text.hasPrefix("Welcome to Byte Club (conflicted copy of") ?? false,
                       "the editor now edits the copy")
     }
 

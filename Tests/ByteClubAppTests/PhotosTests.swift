@@ -87,7 +87,7 @@ final class PhotosTests: XCTestCase {
         await harness.waitForLoads(3)
         // Newest first: the alps, oldest of the sample, is the last row.
         harness.press(.char("G"))
-        XCTAssertEqual(harness.app.selectedPhoto?.name, "alps-sunrise.jpg")
+        XCTAssertEqual(harness.app.state.selectedPhoto?.name, "alps-sunrise.jpg")
         harness.press(.enter)
         XCTAssertEqual(harness.app.state.message?.text.contains("starting again"), true, harness.app.state.message?.text ?? "")
         await harness.waitUntil("the download") { harness.app.state.message?.text.hasPrefix("Downloaded") == true }
@@ -112,7 +112,7 @@ final class PhotosTests: XCTestCase {
         await harness.waitUntil("the upload") { harness.app.state.message?.text == "Uploaded \"my desk.jpg\"" }
         XCTAssertFalse(harness.compositor.top is TransferModal)
         XCTAssertEqual(try Data(contentsOf: photosFolder.appendingPathComponent("my desk.jpg")), try Data(contentsOf: file))
-        await harness.waitUntil("the new photo selected") { harness.app.selectedPhoto?.name == "my desk.jpg" }
+        await harness.waitUntil("the new photo selected") { harness.app.state.selectedPhoto?.name == "my desk.jpg" }
         XCTAssertEqual(harness.app.state.runningTransfers, 0)
     }
 

@@ -127,10 +127,20 @@ final class ShellSnapshotTests: XCTestCase {
 
     func testQuitAsksFirstWhenTransfersRunOrEditsAreUnsaved() async throws {
         let harness = try await sampleHarness()
+        // A new note with a letter typed, and a download still stopping after Esc: both are
+        // derived from the state, never set as flags.
+        // (With the editor open `q` is text: the quit key is reached from the other tab.)
+        harness.press(.char("n"), .char("x"), .backTab)
+        XCTAssertTrue(harness.app.state.hasUnsavedEdits)
+        XCTAssertEqual(harness.app.state.tab, .photos)
+        let part = URL(fileURLWithPath: "/tmp/.alps-sunrise.jpg.byteclub-download")
+        let progress = TransferProgress(direction: .download, name: "alps-sunrise.jpg", total: 1000)
         harness.app.update {
-            $0.runningTransfers = 1
-            $0.hasUnsavedEdits = true
+            _ = $0.transfers.started(PhotoTransfer(id: 99, progress: progress, remotePath: "/byteclub/photos/alps-sunrise.jpg", local: part), at: 1)
+            _ = $0.transfers.cancelRequested(99)
         }
+        XCTAssertEqual(harness.app.state.runningTransfers, 1)
+        XCTAssertFalse(harness.app.state.transfers.hasActive)
         harness.press(.char("q"))
         XCTAssertNil(harness.quitStatus, "asks first")
         XCTAssertTrue(harness.compositor.top is DialogLayer)

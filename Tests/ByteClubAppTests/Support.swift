@@ -162,12 +162,13 @@ final class Harness {
     private var finished: [Tab] = []
     private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(store: any RemoteStore, drafts: DraftStore? = nil, configure: (inout AppConfiguration) -> Void = { _ in }) {
+    init(store: any RemoteStore, drafts: DraftStore? = nil, effects: any UIEffects = MainQueueEffects(),
+         configure: (inout AppConfiguration) -> Void = { _ in }) {
         var configuration = AppConfiguration()
         configuration.format = Clock.format
         configuration.drafts = drafts
         configure(&configuration)
-        app = ClubApp(store: store, compositor: compositor, configuration: configuration)
+        app = ClubApp(store: store, compositor: compositor, configuration: configuration, effects: effects)
         app.onQuit = { [unowned self] status in self.quitStatus = status }
         app.onLoadFinished = { [unowned self] tab in
             self.finished.append(tab)
@@ -220,5 +221,60 @@ final class Harness {
         let canvas = GridCanvas(width: width, height: height)
         compositor.render(into: canvas)
         return canvas
+    }
+}
+
+/// UI effects whose clock the test turns: delayed and repeated work runs only in ``advance(by:)``,
+/// synchronously, in time order; results of work off the queue arrive as on the app's main queue.
+@MainActor
+final class ManualEffects: UIEffects {
+    private let live = MainQueueEffects()
+    private(set) var clock: Double = 1000
+    private var timers: [(due: Double, interval: Double?, body: @MainActor () -> Void, handle: Handle)] = []
+
+    final class Handle: UIRepeating {
+        var isCancelled = false
+        func cancel() { isCancelled = true }
+    }
+
+    func perform<T: Sendable>(_ work: @escaping @Sendable () async throws(RemoteError) -> T,
+                              then deliver: @escaping @MainActor (Result<T, RemoteError>) -> Void) -> Task<Void, Never> {
+        live.perform(work, then: deliver)
+    }
+
+    func after(_ delay: Duration, _ body: @escaping @MainActor () -> Void) {
+        timers.append((clock + seconds(delay), nil, body, Handle()))
+    }
+
+    func repeating(every interval: Duration, _ body: @escaping @MainActor () -> Void) -> any UIRepeating {
+        let handle = Handle()
+        timers.append((clock + seconds(interval), seconds(interval), body, handle))
+        return handle
+    }
+
+    func relay(_ body: @escaping @MainActor @Sendable (Int64, Int64) -> Void) -> ProgressHandler {
+        live.relay(body)
+    }
+
+    func now() -> Double { clock }
+
+    /// How many delayed or repeating pieces of work wait.
+    var pending: Int { timers.filter { !$0.handle.isCancelled }.count }
+
+    /// Moves the clock on, running what falls due on the way.
+    func advance(by duration: Duration) {
+        let end = clock + seconds(duration)
+        while let index = timers.indices.filter({ !timers[$0].handle.isCancelled && timers[$0].due <= end })
+                .min(by: { timers[$0].due < timers[$1].due }) {
+            let timer = timers.remove(at: index)
+            clock = max(clock, timer.due)
+            if let interval = timer.interval { timers.append((timer.due + interval, interval, timer.body, timer.handle)) }
+            timer.body()
+        }
+        clock = end
+    }
+
+    private func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -41,7 +41,7 @@ final class TinyTerminalTests: XCTestCase {
         harness.press(.enter)
         harness.press(.paste(String(repeating: "你好 Grüße 👨‍👩‍👧 ", count: 200)))
         renderEverywhere(harness, "editor")
-        XCTAssertEqual(harness.app.noteSession?.editor.body.text, String(repeating: "你好 Grüße 👨‍👩‍👧 ", count: 200),
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, String(repeating: "你好 Grüße 👨‍👩‍👧 ", count: 200),
                        "drawing never changes the text")
 
         // Its dialogs.

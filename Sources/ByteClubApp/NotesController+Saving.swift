@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Remote
 import TerminalUI
@@ -7,7 +6,7 @@ import TerminalUI
 /// first for a new title, and the conflict dialog (Overwrite, Save as copy, Reload theirs) when
 /// the server's note changed meanwhile. The text is journalled before anything is sent, and its
 /// draft goes only once the server confirmed the save.
-extension ClubApp {
+extension NotesController {
     /// What a save sent: the result of the upload, and the note's new place if it was moved
     /// first (a move that succeeded stays done even when the upload after it fails).
     struct SaveReply: Sendable {
@@ -20,27 +19,29 @@ extension ClubApp {
     /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;
     /// a changed title moves the file first (after checking the rev, so a rename never hides
     /// someone else's change).
-    public func save(confirmedEmpty: Bool = false) {
-        guard let session = noteSession, session.phase == .editing else { return }
+    func save(confirmedEmpty: Bool = false) {
+        guard let session = state.note, session.phase == .editing else { return }
         if session.isReadOnly {
-            update { $0.message = .error("This note is read-only: it is not valid UTF-8 text") }
+            context.say(.error("This note is read-only: it is not valid UTF-8 text"))
             return
         }
         if let problem = NoteSession.titleProblem(session.editor.title.text) {
-            noteSession?.closeAfterSave = false
-            update { $0.message = .error(problem) }
+            context.update {
+                $0.note?.closeAfterSave = false
+                $0.message = .error(problem)
+            }
             return
         }
         if session.editor.body.isEmpty, !confirmedEmpty {
             let modal = Modal(title: "Empty note", body: ["The note has no text. Save it empty?"], buttons: ["Save", "Cancel"])
-            compositor.push(DialogLayer(modal, selected: 1) { [weak self] choice in
-                if choice == 0 { self?.save(confirmedEmpty: true) } else { self?.noteSession?.closeAfterSave = false }
+            context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+                if choice == 0 { self?.save(confirmedEmpty: true) } else { self?.context.model.updateQuietly { $0.note?.closeAfterSave = false } }
             })
             return
         }
         let name = session.fileName
         let target = configuration.layout.folder + "/" + name
-        let store = self.store, entry = session.entry, baseRev = session.baseRev
+        let store = context.store, entry = session.entry, baseRev = session.baseRev
         sendSave(name: name, status: "Saving \"\(name)\"…") { data in
             guard let entry, let baseRev else {
                 return SaveReply(result: await attempt { () async throws(RemoteError) in
@@ -89,19 +90,18 @@ extension ClubApp {
                           _ work: @escaping @Sendable (Data) async -> SaveReply) {
         // The journal first: whatever happens to the request, the text is on disk.
         let journalled = journal()
-        guard var session = noteSession, session.phase == .editing else { return }
+        guard let session = state.note, session.phase == .editing else { return }
         let data = Data(session.editor.body.text.utf8), version = session.version
-        session.phase = .saving
-        session.generation = nextGeneration()
-        let generation = session.generation
-        noteSession = session
+        let generation = context.model.nextID()
         let draftProblem = journalled ? nil : state.message?.text
-        update {
+        context.update {
+            $0.note?.phase = .saving
+            $0.note?.generation = generation
             $0.beginRequest()
             // Sending is now the best way to keep the text; the draft's failure stays on screen.
             $0.message = draftProblem.map { .error(status + " " + $0) } ?? StatusMessage(status)
         }
-        perform({ () async throws(RemoteError) in await work(data) }) { [weak self] reply in
+        context.perform({ () async throws(RemoteError) in await work(data) }) { [weak self] reply in
             // `work` never throws; a failure is inside the reply.
             guard case .success(let reply) = reply else { return }
             self?.finishSave(generation: generation, version: version, name: name, adoptName: adoptName, reply: reply)
@@ -109,8 +109,8 @@ extension ClubApp {
     }
 
     private func finishSave(generation: Int, version: Int, name: String, adoptName: Bool, reply: SaveReply) {
-        update { $0.endRequest() }
-        guard var session = noteSession, session.generation == generation, session.phase == .saving else { return }
+        context.update { $0.endRequest() }
+        guard var session = state.note, session.generation == generation, session.phase == .saving else { return }
         session.phase = .editing
         if let moved = reply.moved {
             // The note is at its new name now, whatever the upload did.
@@ -123,20 +123,22 @@ extension ClubApp {
             saved(session: &session, entry: entry, version: version)
         case .failure where reply.nameTaken:
             session.closeAfterSave = false
-            noteSession = session
-            update { $0.message = .error("A note named \"\(name)\" already exists; change the title (Ctrl-T) or rename that note first") }
+            context.update {
+                $0.note = session
+                $0.message = .error("A note named \"\(name)\" already exists; change the title (Ctrl-T) or rename that note first")
+            }
         case .failure(.conflict):
             session.closeAfterSave = false
-            noteSession = session
             let isNew = session.entry == nil
-            update {
+            context.update {
+                $0.note = session
                 $0.message = .error(isNew ? "A note named \"\(name)\" already exists" : "\"\(name)\" was changed on the server since you opened it")
             }
             showConflict(name: name, isNew: isNew)
         case .failure(let error):
             session.closeAfterSave = false
-            noteSession = session
-            update {
+            context.update {
+                $0.note = session
                 $0.message = .error("Could not save \"\(name)\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
             }
         }
@@ -159,19 +161,18 @@ extension ClubApp {
             // Typed during the save: that text is newer than the server's. It goes to the draft
             // under its new name now, and the old draft goes only once that write succeeded.
             session.journalledVersion = -1
-            noteSession = session
+            context.model.updateQuietly { $0.note = session }
             if journal(), oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
         } else {
             configuration.drafts?.remove(session.draftID)
             if oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
-            noteSession = close ? nil : session
+            context.model.updateQuietly { $0.note = close ? nil : session }
         }
-        update {
-            $0.hasUnsavedEdits = !close && stillModified
+        context.update {
             $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
             $0.message = StatusMessage("Saved \"\(entry.name)\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
-        refresh(.notes, select: entry.pathLower)
+        lists.refresh(.notes, select: entry.pathLower)
     }
 
     /// The conflict dialog: the server's note changed since it was opened (or, for a new note,
@@ -186,22 +187,22 @@ extension ClubApp {
         let buttons = isNew ? ["Overwrite", "Save as copy", "Cancel"] : ["Overwrite", "Save as copy", "Reload theirs", "Cancel"]
         let modal = Modal(title: "Conflict", body: body, buttons: buttons)
         // Cancel is the default: Enter on a reflex must not overwrite anyone.
-        compositor.push(DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
+        context.present(DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
             switch choice.map({ buttons[$0] }) {
             case "Overwrite": self?.overwrite()
             case "Save as copy": self?.saveAsCopy()
             case "Reload theirs": self?.reloadTheirs()
-            default: self?.update { $0.message = StatusMessage("Not saved; your text is kept as a draft") }
+            default: self?.context.say(StatusMessage("Not saved; your text is kept as a draft"))
             }
         })
     }
 
     /// Overwrite: saves over the server's current rev, whatever it is.
     private func overwrite() {
-        guard let session = noteSession else { return }
+        guard let session = state.note else { return }
         let name = session.fileName
         let target = configuration.layout.folder + "/" + name
-        let from = session.entry, store = self.store
+        let from = session.entry, store = context.store
         sendSave(name: name, status: "Overwriting \"\(name)\"…") { data in
             var moved: RemoteEntry?
             if let from = from?.path, from.lowercased() != target.lowercased() || (from as NSString).lastPathComponent != name {
@@ -229,13 +230,13 @@ extension ClubApp {
     /// Save as copy: a new file beside theirs, named with the user and the time; the editor then
     /// edits the copy.
     private func saveAsCopy() {
-        guard let session = noteSession else { return }
+        guard let session = state.note else { return }
         let title = ClubLayout.title(of: session.fileName)
         let ext = session.fileName.dropFirst(title.count)
         let stamp = copyStamp(configuration.format.now())
         let name = "\(title) (conflicted copy of \(configuration.userName) \(stamp))\(ext)"
         let target = configuration.layout.folder + "/" + name
-        let store = self.store
+        let store = context.store
         sendSave(name: name, status: "Saving a copy as \"\(name)\"…", adoptName: true) { data in
             SaveReply(result: await attempt { () async throws(RemoteError) in
                 try await store.upload(data: data, to: target, mode: .add, autorename: true)
@@ -245,7 +246,7 @@ extension ClubApp {
 
     /// Reload theirs: the editor shows the server's text; yours becomes a draft of a new note.
     private func reloadTheirs() {
-        guard let session = noteSession, let entry = session.entry else { return }
+        guard let session = state.note, let entry = session.entry else { return }
         let title = session.editor.title.text.trimmingCharacters(in: .whitespaces)
         var mine = session.draft(at: configuration.format.now())
         mine.id = Draft.newID()
@@ -257,14 +258,13 @@ extension ClubApp {
             try configuration.drafts?.save(mine)
         } catch {
             // Keep the text in the editor rather than lose it.
-            update { $0.message = .error("Could not keep your text as a draft (\(error.localizedDescription)); nothing reloaded") }
+            context.say(.error("Could not keep your text as a draft (\(error.localizedDescription)); nothing reloaded"))
             return
         }
         configuration.drafts?.remove(session.draftID)
-        reloadDrafts()
+        lists.reloadDrafts()
         load(entry)
-        update {
-            $0.hasUnsavedEdits = false
+        context.update {
             $0.message = StatusMessage("Reloading theirs; your text is the draft \"\(mine.title)\"")
         }
     }

@@ -1,0 +1,81 @@
+import Logging
+import Remote
+import TerminalUI
+
+/// Holds the one ``AppState`` value. Every change goes through ``update(_:)``, which asks for a
+/// frame and says when the spinner should start or stop turning.
+@MainActor
+public final class AppModel {
+    public private(set) var state: AppState
+    /// Asks for a frame (the compositor's redraw).
+    var onRedraw: () -> Void = {}
+    /// Called when ``AppState/isAnimating`` flips.
+    var onAnimatingChanged: (Bool) -> Void = { _ in }
+    let format: DisplayFormat
+    private var idCounter = 0
+    private var listingCache: (signature: NoteListing.Signature, listing: NoteListing)?
+
+    init(state: AppState, format: DisplayFormat) {
+        self.state = state
+        self.format = format
+    }
+
+    /// Changes the state and asks for a frame.
+    public func update(_ change: (inout AppState) -> Void) {
+        let wasAnimating = state.isAnimating
+        change(&state)
+        if state.isAnimating != wasAnimating { onAnimatingChanged(state.isAnimating) }
+        onRedraw()
+    }
+
+    /// Changes the state during a frame (what drawing learned: a list's page size, an editor's
+    /// scroll position), without asking for another frame. The open note is changed in place.
+    func updateQuietly(_ change: (inout AppState) -> Void) {
+        change(&state)
+    }
+
+    /// A number no earlier load, save or transfer of this app used.
+    func nextID() -> Int {
+        idCounter += 1
+        return idCounter
+    }
+
+    /// The notes list of the current state, kept until the list, the drafts or the minute change.
+    var noteListing: NoteListing {
+        let signature = NoteListing.Signature(state, format: format)
+        if let cached = listingCache, cached.signature == signature { return cached.listing }
+        let listing = NoteListing.make(state, format: format)
+        listingCache = (signature, listing)
+        return listing
+    }
+}
+
+/// What every controller is given: the store, the configuration, the state, a way to present
+/// layers (dialogs, the modal) and the UI effects. Nothing else is shared between them.
+@MainActor
+struct AppContext {
+    let store: any RemoteStore
+    let configuration: AppConfiguration
+    let model: AppModel
+    let effects: any UIEffects
+    let compositor: Compositor
+    let logger: Logger
+
+    var state: AppState { model.state }
+
+    func update(_ change: (inout AppState) -> Void) { model.update(change) }
+
+    /// Shows a dialog or a modal above everything else.
+    func present(_ layer: any Layer) { compositor.push(layer) }
+
+    func dismiss(_ layer: any Layer) { compositor.remove(layer) }
+
+    /// Says `message` in the status bar.
+    func say(_ message: StatusMessage) { update { $0.message = message } }
+
+    @discardableResult
+    func perform<T: Sendable>(_ work: @escaping @Sendable () async throws(RemoteError) -> T,
+                              then deliver: @escaping @MainActor (Result<T, RemoteError>) -> Void) -> Task<Void, Never> {
+        effects.perform(work, then: deliver)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The notes list's items and their rows.
+public struct NoteListing: Sendable {
+    public var items: [NoteItem]
+    public var rows: [ListRow]
+
+    /// The notes list of `state`: drafts of notes the server does not have, then the notes.
+    public static func make(_ state: AppState, format: DisplayFormat) -> NoteListing {
+        let draftsByPath = Dictionary(state.drafts.compactMap { d in d.path.map { ($0.lowercased(), d) } }, uniquingKeysWith: { a, _ in a })
+        let known = Set(state.notes.entries.map(\.pathLower))
+        let orphans = state.drafts.filter { draft in
+            guard let path = draft.path else { return true }
+            // Until the list has loaded, a draft's note may well be there: show it once we know.
+            return state.notes.hasLoaded && !known.contains(path.lowercased())
+        }
+        let items = orphans.map { NoteItem.draft($0) }
+            + state.notes.entries.map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
+        return NoteListing(items: items, rows: rows(items, format: format))
+    }
+
+    /// A draft of a note the server lacks reads "✎ title (draft)"; a note with a draft is marked "✎".
+    static func rows(_ items: [NoteItem], format: DisplayFormat) -> [ListRow] {
+        items.map { item in
+            switch item {
+            case .draft(let draft):
+                let title = draft.title.isEmpty ? "untitled" : draft.title
+                return ListRow(["✎ " + title + " (draft)", DisplayFormat.size(Int64(draft.body.utf8.count)), format.relative(draft.updated)],
+                               searchText: title)
+            case .note(let entry, let hasDraft):
+                let title = ClubLayout.title(of: entry.name)
+                return ListRow([(hasDraft ? "✎ " : "") + title, DisplayFormat.size(entry.size), format.relative(entry.modified)],
+                               searchText: title)
+            }
+        }
+    }
+
+    /// What the rows depend on: a 10,000-note list formats 10,000 sizes and dates, which is too
+    /// much for every key and frame, so the rows are kept until this changes.
+    struct Signature: Equatable {
+        var entries: Int
+        var loaded: Bool
+        var drafts: [String]
+        var minute: Int
+
+        init(_ state: AppState, format: DisplayFormat) {
+            entries = state.notes.version
+            loaded = state.notes.hasLoaded
+            drafts = state.drafts.map { "\($0.id) \($0.updated.timeIntervalSince1970) \($0.title) \($0.body.utf8.count)" }
+            minute = Int(format.now().timeIntervalSince1970 / 60)
+        }
+    }
+}
+
+/// Rows and selections, computed from the state alone.
+extension AppState {
+    /// The photos list's rows (the screen draws thumbnails beside them).
+    public var photoRows: [ListRow] {
+        photos.entries.map { ListRow([$0.name], searchText: $0.name) }
+    }
+
+    /// The photo under the selection.
+    public var selectedPhoto: RemoteEntry? {
+        guard let index = photos.list.selectedRow(in: photoRows), photos.entries.indices.contains(index) else { return nil }
+        return photos.entries[index]
+    }
+
+    /// The notes item under the selection, in `listing` (the notes list of this state).
+    public func selectedNoteItem(in listing: NoteListing) -> NoteItem? {
+        guard let index = notes.list.selectedRow(in: listing.rows), listing.items.indices.contains(index) else { return nil }
+        return listing.items[index]
+    }
+
+    /// The selected item's path in `tab`, to keep the selection across a refresh.
+    func selectedPath(_ tab: Tab, notes listing: NoteListing) -> String? {
+        switch tab {
+        case .notes:
+            if case .note(let entry, _)? = selectedNoteItem(in: listing) { return entry.pathLower }
+            return nil
+        case .photos:
+            return selectedPhoto?.pathLower
+        }
+    }
+
+    /// Selects the row of `path` (lowercased) in `tab`, if it is listed.
+    mutating func reselect(_ tab: Tab, path: String, notes listing: NoteListing) {
+        let index: Int?
+        let rows: [ListRow]
+        switch tab {
+        case .notes:
+            rows = listing.rows
+            index = listing.items.firstIndex { if case .note(let entry, _) = $0 { return entry.pathLower == path } else { return false } }
+        case .photos:
+            rows = photoRows
+            index = photos.entries.firstIndex { $0.pathLower == path }
+        }
+        guard let index else { return }
+        self[tab].list.select(row: index, in: rows)
+    }
+}

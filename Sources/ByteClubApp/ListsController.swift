@@ -1,0 +1,91 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The lists: loading each tab, switching tabs, the drafts and paused downloads kept on disk,
+/// and quitting.
+@MainActor
+final class ListsController {
+    let context: AppContext
+    /// Called after a load's result is applied (tests wait on it).
+    var onLoadFinished: (@MainActor (Tab) -> Void)?
+    /// Called to leave the app, with the exit status.
+    var onQuit: (@MainActor (Int32) -> Void)?
+
+    init(context: AppContext) {
+        self.context = context
+    }
+
+    /// Loads `tab`'s list again; the current entries stay on screen until the result is in.
+    /// The selection stays on the same file, or moves to `select` (a lowercased path).
+    func refresh(_ tab: Tab, select: String? = nil) {
+        var generation = 0
+        context.update { generation = $0.beginLoad(tab) }
+        let store = context.store, layout = context.configuration.layout
+        context.perform({ () async throws(RemoteError) in try await layout.fetch(tab, from: store) }) { [weak self] result in
+            self?.deliver(tab, generation: generation, result: result, select: select)
+        }
+    }
+
+    private func deliver(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>, select: String?) {
+        let model = context.model
+        let keep = select ?? model.state.selectedPath(tab, notes: model.noteListing)
+        switch result {
+        case .success(let entries): context.logger.info("loaded \(tab.noun)", metadata: ["count": "\(entries.count)"])
+        case .failure(let error): context.logger.error("could not load \(tab.noun): \(error.message)")
+        }
+        context.update { $0.finishLoad(tab, generation: generation, result: result) }
+        if let keep {
+            let listing = tab == .notes ? model.noteListing : NoteListing(items: [], rows: [])
+            context.update { $0.reselect(tab, path: keep, notes: listing) }
+        }
+        onLoadFinished?(tab)
+    }
+
+    /// Switches to `tab`, loading it if it never loaded.
+    func select(_ tab: Tab) {
+        context.update {
+            $0.tab = tab
+            if $0[tab].hasLoaded, $0.message?.kind != .error {
+                $0.message = StatusMessage(AppState.summary(count: $0[tab].entries.count, tab: tab))
+            }
+        }
+        if !context.state[tab].hasLoaded, !context.state[tab].isLoading { refresh(tab) }
+    }
+
+    /// Reads the drafts folder (at start, and after a draft is set aside).
+    func reloadDrafts() {
+        guard let drafts = context.configuration.drafts else { return }
+        let all = drafts.all()
+        context.update { $0.drafts = all }
+    }
+
+    /// Reads the paused downloads kept from earlier runs.
+    func reloadPausedDownloads() {
+        guard let store = context.configuration.pausedDownloads else { return }
+        let all = store.all()
+        context.update { state in
+            state.paused = Dictionary(all.map { ($0.path.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// `q`: quits, or first asks when edits are unsaved or transfers are running.
+    func requestQuit() {
+        let state = context.state
+        guard state.needsQuitConfirmation else {
+            onQuit?(0)
+            return
+        }
+        var reasons: [String] = []
+        if state.hasUnsavedEdits { reasons.append("A note has unsaved changes (its draft is kept for next time).") }
+        if state.runningTransfers == 1 { reasons.append("A transfer is still running: a download pauses (Enter resumes it next time), an upload stops.") }
+        if state.runningTransfers > 1 {
+            reasons.append("\(state.runningTransfers) transfers are still running: downloads pause (Enter resumes them next time), uploads stop.")
+        }
+        let modal = Modal(title: "Quit byteclub?", body: reasons + ["Quit anyway?"], buttons: ["Quit", "Cancel"])
+        // Cancel is the default: Enter on a reflex must not lose work.
+        context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+            if choice == 0 { self?.onQuit?(0) }
+        })
+    }
+}

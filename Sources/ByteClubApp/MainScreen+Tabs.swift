@@ -1,0 +1,178 @@
+import Remote
+import TerminalUI
+
+/// Drawing the two tabs: the notes list with the editor pane, and the photos with their
+/// thumbnails, transfer lines and the preview pane.
+extension MainScreen {
+    func emptyHint(_ tab: Tab) -> String {
+        let listing = model.state[tab]
+        switch (tab, listing.hasLoaded) {
+        case (_, false) where listing.error == nil: return "Loading \(tab.noun)…"
+        case (_, false): return "Nothing loaded yet. Press r to try again."
+        case (.notes, true): return "No notes yet. Press n to write one."
+        case (.photos, true): return "No photos in \(configuration.layout.photosFolder) yet. Press u to upload one."
+        }
+    }
+
+    func renderNotes(into canvas: any Canvas, pane: Rect) {
+        // The session's scalars only: the editor itself is drawn in place below.
+        let session = model.state.note.map { NoteGlance(phase: $0.phase, name: $0.entry?.name ?? "", isModified: $0.isModified, banner: $0.banner) }
+        var listArea = pane, editorArea = Rect.zero
+        if session != nil {
+            if pane.width >= 90 {
+                let listWidth = max(30, pane.width * 36 / 100)
+                listArea = Rect(x: pane.x, y: pane.y, width: listWidth, height: pane.height)
+                editorArea = Rect(x: pane.x + listWidth + 1, y: pane.y, width: pane.width - listWidth - 1, height: pane.height)
+                for y in pane.y..<pane.maxY { canvas.put("│", at: Point(x: pane.x + listWidth, y: y), style: canvas.theme.border) }
+            } else {
+                // Too narrow for both: the editor takes the pane (the list while loading).
+                if session?.phase != .loading { listArea = .zero }
+                editorArea = session?.phase == .loading ? listArea.splitBottom(1).bottom : pane
+                if session?.phase == .loading { listArea = listArea.splitBottom(1).rest }
+            }
+        }
+        if !listArea.isEmpty {
+            var list = model.state.notes.list
+            ListView(columns: Self.notesColumns, rows: model.noteListing.rows, emptyHint: emptyHint(.notes),
+                     isFocused: session == nil || session?.phase == .loading)
+                .render(into: canvas, area: listArea, state: &list)
+            // Drawing clamps the selection and learns the page size; keep that without a redraw.
+            if list != model.state.notes.list { model.updateQuietly { $0.notes.list = list } }
+        }
+        guard let session, !editorArea.isEmpty else { return }
+        if session.phase == .loading {
+            canvas.fill(editorArea, style: canvas.theme.text)
+            let spinner = StatusBar.spinnerFrames[tick() % StatusBar.spinnerFrames.count]
+            let name = session.name
+            canvas.put("\(spinner) Opening \"\(name)\"… Esc stops", in: editorArea.row(editorArea.height / 2).inset(left: 1, right: 1),
+                       alignment: .center, style: canvas.theme.muted)
+            return
+        }
+        var banner = session.banner
+        if session.phase == .saving { banner = "Saving…" + (banner.map { " · " + $0 } ?? "") }
+        // Drawn in place (it learns its scroll position), without a copy of the note or a new frame.
+        model.updateQuietly { state in
+            guard state.note != nil else { return }
+            NoteEditor(isModified: session.isModified, banner: banner).render(into: canvas, area: editorArea, state: &state.note!.editor)
+        }
+    }
+
+    func renderPhotos(into canvas: any Canvas, pane: Rect) {
+        var listArea = pane
+        var previewArea = Rect.zero
+        if model.state.showsPreview, pane.width >= 60 {
+            let listWidth = max(40, pane.width / 2)
+            listArea = Rect(x: pane.x, y: pane.y, width: listWidth, height: pane.height)
+            previewArea = Rect(x: pane.x + listWidth + 1, y: pane.y, width: pane.width - listWidth - 1, height: pane.height)
+            for y in pane.y..<pane.maxY { canvas.put("│", at: Point(x: pane.x + listWidth, y: y), style: canvas.theme.border) }
+        }
+        var list = model.state.photos.list
+        let entries = model.state.photos.entries
+        let rows = model.state.photoRows
+        let theme = canvas.theme
+        canvas.fill(listArea, style: theme.text)
+        var body = listArea
+        if list.isFiltering { body = body.splitBottom(1).rest }
+        let visible = list.visibleIndices(in: rows)
+        let perPage = max(1, body.height / (Self.photoRowHeight + 1))
+        list.pageSize = perPage
+        list.clamp(count: visible.count, height: perPage)
+        if visible.isEmpty {
+            let hint = rows.isEmpty ? emptyHint(.photos) : "No matches for “\(list.filter)”"
+            canvas.put(hint, in: body.row(body.height / 2), alignment: .center, style: theme.muted)
+        }
+        var shown: [RemoteEntry] = []
+        let depth = canvas.colorDepth
+        for position in list.offset..<min(visible.count, list.offset + perPage) {
+            let entry = entries[visible[position]]
+            shown.append(entry)
+            let rowTop = body.y + (position - list.offset) * (Self.photoRowHeight + 1)
+            let row = Rect(x: body.x, y: rowTop, width: body.width, height: Self.photoRowHeight)
+            let selected = position == list.selected
+            let textStyle = selected ? theme.selection : theme.text
+            let thumbArea = Rect(x: row.x + 1, y: row.y, width: min(Self.thumbnailColumns, max(0, row.width - 2)), height: row.height)
+            let textArea = Rect(x: thumbArea.maxX + 2, y: row.y, width: max(0, row.maxX - thumbArea.maxX - 3), height: row.height)
+            if selected { canvas.fill(Rect(x: textArea.x - 1, y: row.y, width: textArea.width + 2, height: row.height), style: textStyle) }
+            drawThumbnail(entry, in: thumbArea, canvas: canvas, depth: depth)
+            canvas.put(entry.name, in: textArea.row(0), alignment: .left, style: textStyle.bold)
+            let format = configuration.format
+            canvas.put("\(DisplayFormat.size(entry.size)) · \(format.day(entry.modified))", in: textArea.row(1), alignment: .left,
+                       style: selected ? textStyle : theme.muted)
+            if let status = transferLine(for: entry) {
+                canvas.put(status, in: textArea.row(2), alignment: .left, style: selected ? textStyle : theme.accent)
+            }
+        }
+        thumbnails.keepOnly(shown)
+        if list.isFiltering {
+            ListView(columns: [ListColumn("Name")], rows: rows).drawFilterLine(canvas, listArea.splitBottom(1).bottom, state: list,
+                                                                                matches: visible.count)
+        }
+        if list != model.state.photos.list { model.updateQuietly { $0.photos.list = list } }
+        if !previewArea.isEmpty { renderPreview(into: canvas, area: previewArea, entry: list.selectedRow(in: rows).map { entries[$0] }) }
+    }
+
+    /// "paused 42%", "↓ 37%", "↑ 12%" under a photo's name.
+    private func transferLine(for entry: RemoteEntry) -> String? {
+        if let running = model.state.transfers.active.first(where: { $0.remotePath.lowercased() == entry.pathLower }) {
+            return (running.progress.direction == .upload ? "↑ " : "↓ ") + running.progress.percentText
+        }
+        if let paused = model.state.paused[entry.pathLower] {
+            return "paused \(paused.percent)% · Enter resumes"
+        }
+        return nil
+    }
+
+    private func drawThumbnail(_ entry: RemoteEntry, in area: Rect, canvas: any Canvas, depth: ColorDepth) {
+        guard !area.isEmpty else { return }
+        switch thumbnails.image(for: entry) {
+        case .loading:
+            canvas.fill(area, style: canvas.theme.muted)
+            canvas.put("…", in: area.row(area.height / 2), alignment: .center, style: canvas.theme.muted)
+        case .failed:
+            canvas.put("✗ no preview", in: area.row(area.height / 2), alignment: .center, style: canvas.theme.error)
+        case .ready(let image):
+            let key = Thumbnails.key(entry, size: thumbnails.size) + "\(area.width)x\(area.height)\(depth)"
+            let cells: CellImage
+            if let cached = cellCache[key] {
+                cells = cached
+            } else {
+                if cellCache.count > 600 { cellCache.removeAll(keepingCapacity: true) }
+                cells = CellImage.render(PixelImage(width: image.width, height: image.height, bytes: image.pixels),
+                                         columns: area.width, rows: area.height, depth: depth)
+                cellCache[key] = cells
+            }
+            cells.draw(into: canvas, centeredIn: area)
+        }
+    }
+
+    private func renderPreview(into canvas: any Canvas, area: Rect, entry: RemoteEntry?) {
+        canvas.fill(area, style: canvas.theme.text)
+        // Only the selected photo's preview is worth fetching; scrolled-past ones are dropped.
+        previews.keepOnly(entry.map { [$0] } ?? [])
+        guard let entry else { return }
+        let (picture, caption) = area.inset(left: 1, right: 1).splitBottom(1)
+        canvas.put(entry.name, in: caption, alignment: .center, style: canvas.theme.muted)
+        switch previews.image(for: entry) {
+        case .loading:
+            canvas.put("Loading the preview…", in: picture.row(picture.height / 2), alignment: .center, style: canvas.theme.muted)
+        case .failed(let why):
+            canvas.put("✗ " + why, in: picture.row(picture.height / 2), alignment: .center, style: canvas.theme.error)
+        case .ready(let image):
+            let depth = canvas.colorDepth
+            let key = "preview\n" + Thumbnails.key(entry, size: previews.size) + "\(picture.width)x\(picture.height)\(depth)"
+            let cells = cellCache[key] ?? CellImage.render(PixelImage(width: image.width, height: image.height, bytes: image.pixels),
+                                                           columns: picture.width, rows: picture.height, depth: depth)
+            cellCache[key] = cells
+            cells.draw(into: canvas, centeredIn: picture)
+        }
+    }
+}
+
+/// What drawing needs of the open note besides its editor, copied out so that the editor can
+/// be drawn in place without copying the note.
+private struct NoteGlance {
+    var phase: NoteSession.Phase
+    var name: String
+    var isModified: Bool
+    var banner: String?
+}

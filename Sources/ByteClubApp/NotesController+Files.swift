@@ -1,0 +1,103 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// Deleting and renaming notes, and the delete confirmation the photos share.
+extension NotesController {
+    /// `d` / `Delete`: asks, then deletes the selected note (or drops the selected draft).
+    func deleteSelected() {
+        guard let item = selectedItem else { return }
+        switch item {
+        case .draft(let draft):
+            let modal = Modal(title: "Delete draft", body: ["Drop the draft \"\(draft.title.isEmpty ? "untitled" : draft.title)\"? Its text is lost."],
+                              buttons: ["Delete", "Cancel"])
+            context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+                guard choice == 0, let self else { return }
+                self.configuration.drafts?.remove(draft.id)
+                self.context.update {
+                    $0.drafts.removeAll { $0.id == draft.id }
+                    $0.message = StatusMessage("Draft dropped")
+                }
+            })
+        case .note(let entry, _):
+            confirmDelete(entry, kind: "note", tab: .notes, context: context, lists: lists) { [weak self] in
+                // A note deleted while open, without changes, closes; one with changes stays open
+                // (its text can still be saved as a new note).
+                guard let self, let note = self.state.note, note.entry?.pathLower == entry.pathLower, !note.isModified else { return }
+                self.context.update { $0.note = nil }
+            }
+        }
+    }
+
+    /// `R`: renames the selected note with `move_v2`; the prompt starts with its title.
+    func renameSelected() {
+        guard case .note(let entry, _)? = selectedItem else { return }
+        let folder = configuration.layout.folder
+        let prompt = PromptLayer(
+            title: "Rename note", body: ["New title for \"\(entry.name)\":"], text: ClubLayout.title(of: entry.name),
+            validate: { NoteSession.titleProblem($0) }
+        ) { [weak self] text in
+            guard let self, let text else { return }
+            let name = NoteSession.fileName(forTitle: text, replacing: entry.name)
+            guard name != entry.name else { return }
+            self.context.update {
+                $0.beginRequest()
+                $0.message = StatusMessage("Renaming \"\(entry.name)\"…")
+            }
+            let store = self.context.store
+            self.context.perform({ () async throws(RemoteError) in
+                try await store.move(from: entry.path, to: folder + "/" + name, autorename: false)
+            }) { [weak self] result in
+                self?.renamed(entry, to: name, result)
+            }
+        }
+        context.present(prompt)
+    }
+
+    private func renamed(_ entry: RemoteEntry, to name: String, _ result: Result<RemoteEntry, RemoteError>) {
+        context.update { $0.endRequest() }
+        switch result {
+        case .success(let moved):
+            context.update {
+                if var session = $0.note, session.entry?.pathLower == entry.pathLower {
+                    session.entry = moved
+                    session.baseRev = moved.rev
+                    if !session.isModified { session.editor.title.text = ClubLayout.title(of: moved.name) }
+                    $0.note = session
+                }
+                $0.message = StatusMessage("Renamed to \"\(moved.name)\"")
+            }
+            lists.refresh(.notes, select: moved.pathLower)
+        case .failure(.conflict):
+            context.say(.error("A note named \"\(name)\" already exists"))
+        case .failure(let error):
+            context.say(.error("Could not rename \"\(entry.name)\": \(error.message)"))
+        }
+    }
+}
+
+/// Asks "Delete x from the club folder?" (Cancel the default), then deletes and refreshes `tab`.
+@MainActor
+func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppContext, lists: ListsController,
+                   then deleted: @escaping @MainActor () -> Void) {
+    let modal = Modal(title: "Delete \(kind)", body: ["Delete \"\(entry.name)\" from the club folder?"], buttons: ["Delete", "Cancel"])
+    context.present(DialogLayer(modal, selected: 1) { choice in
+        guard choice == 0 else { return }
+        context.update {
+            $0.beginRequest()
+            $0.message = StatusMessage("Deleting \"\(entry.name)\"…")
+        }
+        let store = context.store
+        context.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [weak lists] result in
+            context.update { $0.endRequest() }
+            switch result {
+            case .success:
+                deleted()
+                context.say(StatusMessage("Deleted \"\(entry.name)\""))
+                lists?.refresh(tab)
+            case .failure(let error):
+                context.say(.error("Could not delete \"\(entry.name)\": \(error.message)"))
+            }
+        }
+    })
+}

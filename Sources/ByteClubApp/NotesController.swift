@@ -1,0 +1,233 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The Notes tab: open, edit, drafts, delete and rename (saving is in NotesController+Saving.swift).
+///
+/// Every edit is journalled to a ``Draft`` (at most ``journalDelay`` later, and always before a
+/// save is sent); a draft is removed only once the server has confirmed the save.
+@MainActor
+final class NotesController {
+    /// How long an edit may wait before it is written to its draft.
+    static let journalDelay: Duration = .milliseconds(300)
+
+    let context: AppContext
+    let lists: ListsController
+    /// The download of the note being opened, which Esc abandons.
+    private var loadTask: Task<Void, Never>?
+    /// Whether a journal write is scheduled.
+    private var journalScheduled = false
+
+    init(context: AppContext, lists: ListsController) {
+        self.context = context
+        self.lists = lists
+    }
+
+    var state: AppState { context.state }
+    var configuration: AppConfiguration { context.configuration }
+
+    /// The item under the notes list's selection.
+    var selectedItem: NoteItem? { state.selectedNoteItem(in: context.model.noteListing) }
+
+    // MARK: Opening
+
+    /// `Enter` on the notes list.
+    func openSelected() {
+        guard let item = selectedItem else { return }
+        if let note = state.note, note.phase != .loading { return }
+        switch item {
+        case .draft(let draft):
+            open(draft: draft, entry: nil)
+        case .note(let entry, let hasDraft):
+            if hasDraft, let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
+                open(draft: draft, entry: entry)
+            } else {
+                load(entry)
+            }
+        }
+    }
+
+    /// `n`: a new, empty note with the cursor in the title.
+    func newNote() {
+        if let note = state.note, note.phase != .loading { return }
+        context.update {
+            $0.note = NoteSession(newNote: Draft.newID())
+            $0.message = StatusMessage("New note · Enter goes to the text · Ctrl-S saves · Esc closes")
+        }
+    }
+
+    private func open(draft: Draft, entry: RemoteEntry?) {
+        let session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        context.update {
+            $0.note = session
+            $0.message = StatusMessage("Restored the draft of \"\(draft.title.isEmpty ? "untitled" : draft.title)\"")
+        }
+    }
+
+    /// Downloads `entry`'s text into a new session; the list keeps the keys meanwhile.
+    func load(_ entry: RemoteEntry) {
+        loadTask?.cancel()
+        var session = NoteSession(loading: entry)
+        session.generation = context.model.nextID()
+        let generation = session.generation
+        context.update {
+            $0.note = session
+            $0.beginRequest()
+            $0.message = StatusMessage("Opening \"\(entry.name)\"…")
+        }
+        let store = context.store
+        loadTask = context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
+            self?.finishLoad(generation: generation, result: result)
+        }
+    }
+
+    private func finishLoad(generation: Int, result: Result<(data: Data, entry: RemoteEntry), RemoteError>) {
+        // Every load ends here exactly once, abandoned or not: the spinner's count goes down.
+        context.update { $0.endRequest() }
+        guard var session = state.note, session.generation == generation, session.phase == .loading else { return }
+        loadTask = nil
+        switch result {
+        case .success(let (data, entry)):
+            session.entry = entry
+            session.baseRev = entry.rev
+            var message = state.message
+            if let text = String(validating: data, as: UTF8.self) {
+                session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
+                // Keep what an action said (reloading theirs); replace only "Opening …".
+                if message?.text.hasPrefix("Opening") ?? true {
+                    message = StatusMessage("Editing \"\(entry.name)\" · Ctrl-S saves · Esc closes")
+                }
+            } else {
+                // Never re-save a damaged form: show what decodes, and refuse edits.
+                let shown = String(decoding: data, as: UTF8.self)
+                session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: shown, isNew: false, isReadOnly: true)
+                session.isReadOnly = true
+                session.banner = "Not valid UTF-8: opened read-only; byteclub will not save it back"
+                message = .error("\"\(entry.name)\" is not valid UTF-8 text; opened read-only")
+            }
+            session.phase = .editing
+            context.update {
+                $0.note = session
+                $0.message = message
+            }
+        case .failure(.cancelled):
+            break
+        case .failure(let error):
+            context.update {
+                $0.note = nil
+                $0.message = .error("Could not open \"\(session.entry?.name ?? "")\": \(error.message)")
+            }
+        }
+    }
+
+    // MARK: Editing
+
+    /// A key for the open editor; returns whether it was taken.
+    func handleEditorKey(_ key: Key) -> Bool {
+        guard let session = state.note else { return false }
+        if session.phase == .loading {
+            // The list has the keys; Esc abandons the download.
+            guard key == .escape else { return false }
+            loadTask?.cancel()
+            loadTask = nil
+            context.update {
+                $0.note = nil
+                $0.message = StatusMessage("Stopped opening \"\(session.entry?.name ?? "")\"")
+            }
+            return true
+        }
+        // In place: a copy of the session would copy a big note's lines on every key.
+        var outcome: NoteEditorOutcome?
+        context.model.updateQuietly { outcome = $0.note?.editor.handle(key) }
+        switch outcome {
+        case .edited?:
+            context.update { $0.note?.version += 1 }
+            scheduleJournal()
+        case .moved?:
+            context.compositor.setNeedsRedraw()
+        case .save?:
+            save()
+        case .close?:
+            closeEditor()
+        case .readOnly?:
+            context.say(.error("This note is read-only: it is not valid UTF-8 text"))
+        case .ignored?, nil:
+            return false
+        }
+        return true
+    }
+
+    /// After every edit: a journal write soon.
+    private func scheduleJournal() {
+        guard !journalScheduled else { return }
+        journalScheduled = true
+        context.effects.after(Self.journalDelay) { [weak self] in
+            self?.journalScheduled = false
+            self?.journal()
+        }
+    }
+
+    /// Writes the open note's text to its draft if it changed since the last write. Called after
+    /// every edit (debounced), before every save, and on the way out.
+    @discardableResult
+    func journal() -> Bool {
+        guard let session = state.note, session.phase != .loading, !session.isReadOnly,
+              session.version != session.journalledVersion, let drafts = configuration.drafts else { return true }
+        do {
+            try drafts.save(session.draft(at: configuration.format.now()))
+            context.model.updateQuietly { $0.note?.journalledVersion = session.version }
+            return true
+        } catch {
+            context.logger.error("cannot write the draft: \(error)")
+            context.say(.error("Could not write the draft: \(error.localizedDescription)"))
+            return false
+        }
+    }
+
+    /// `Esc` in the editor: closes it, first asking about unsaved changes.
+    func closeEditor() {
+        guard let session = state.note else { return }
+        guard session.isModified, !session.isReadOnly else {
+            discardEditor()
+            return
+        }
+        let name = session.editor.title.text.isEmpty ? "this new note" : "\"\(session.fileName)\""
+        let modal = Modal(title: "Unsaved changes", body: ["Save \(name) before closing?"], buttons: ["Save", "Discard", "Cancel"])
+        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+            guard let self else { return }
+            switch choice {
+            case 0:
+                self.context.model.updateQuietly { $0.note?.closeAfterSave = true }
+                self.save()
+            case 1:
+                self.discardEditor()
+            default:
+                break
+            }
+        })
+    }
+
+    /// Closes the editor and drops its draft.
+    private func discardEditor() {
+        guard let session = state.note else { return }
+        configuration.drafts?.remove(session.draftID)
+        let name = session.entry?.name ?? (session.editor.title.text.isEmpty ? "the new note" : session.fileName)
+        context.update {
+            $0.note = nil
+            $0.drafts.removeAll { $0.id == session.draftID }
+            $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(name)" : "Closed \(name)")
+        }
+    }
+
+    // MARK: Helpers
+
+    func timeOfDay(_ date: Date) -> String {
+        let format = configuration.format
+        let sameDay = format.day(date) == format.day(format.now())
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = format.timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        return sameDay ? time : format.day(date) + " " + time
+    }
+}

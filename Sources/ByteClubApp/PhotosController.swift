@@ -1,0 +1,237 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The PanoPhotos tab: uploads (`u`), downloads (`Enter`, resuming a paused one), deletes, the
+/// thumbnails and the preview pane. The transfers themselves are the ``Transfers`` value in the
+/// state; this carries out what it asks for (PhotosController+Modal.swift).
+@MainActor
+final class PhotosController {
+    let context: AppContext
+    let lists: ListsController
+    /// Running transfers' tasks, by transfer id: what cancelling stops.
+    var tasks: [Int: Task<Void, Never>] = [:]
+    /// Downloads whose tasks have not ended yet; quitting waits for their resume data.
+    let downloadsRunning = DispatchGroup()
+    /// Feeds running transfers' figures while they run.
+    var ticker: (any UIRepeating)?
+    /// The transfer modal on screen and the transfer it shows.
+    var modal: (layer: TransferModal, id: Int)?
+    /// Progress reports that reached the UI queue (for the benchmark: they arrive at 10–60 Hz).
+    var progressEvents = 0
+
+    let thumbnails: Thumbnails
+    /// Larger pictures for the preview pane (`p`).
+    let previews: Thumbnails
+
+    init(context: AppContext, lists: ListsController) {
+        self.context = context
+        self.lists = lists
+        let redraw: @MainActor () -> Void = { [compositor = context.compositor] in compositor.setNeedsRedraw() }
+        thumbnails = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, effects: context.effects)
+        thumbnails.onChange = redraw
+        previews = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, size: .w1024h768,
+                              effects: context.effects)
+        previews.capacity = 24
+        previews.maxConcurrentFetches = 2
+        previews.onChange = redraw
+    }
+
+    var state: AppState { context.state }
+    var configuration: AppConfiguration { context.configuration }
+
+    // MARK: Upload
+
+    /// `u`: the file chooser, then the upload.
+    func chooseUpload() {
+        let start = configuration.uploadStartDirectory
+        let home = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
+        let chooserState = FileChooserState(directory: start, extensions: ClubLayout.photoExtensions, homeDirectory: home)
+        context.present(FileChooser(title: "Upload a photo", state: chooserState) { [weak self] result in
+            if case .chosen(let url) = result { self?.upload(url) }
+        })
+    }
+
+    /// Why `file` cannot be uploaded as a photo, or nil.
+    nonisolated static func uploadProblem(_ file: URL) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+            return "No such file: \(file.path)"
+        }
+        if isDirectory.boolValue { return "\(file.lastPathComponent) is a folder, not a photo" }
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return "Cannot read \(file.path)" }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 3)) ?? Data()
+        guard magic.count == 3, magic[magic.startIndex] == 0xFF, magic[magic.startIndex + 1] == 0xD8, magic[magic.startIndex + 2] == 0xFF else {
+            return "\(file.lastPathComponent) is not a JPEG photo; PanoPhotos takes .jpg files"
+        }
+        return nil
+    }
+
+    /// Uploads `file` to the photos folder (renamed if the name is taken), with the modal.
+    func upload(_ file: URL) {
+        if let problem = Self.uploadProblem(file) {
+            context.say(.error(problem))
+            return
+        }
+        var name = file.lastPathComponent
+        if !ClubLayout.hasExtension(name, in: ClubLayout.photoExtensions) { name += ".jpg" }
+        let target = configuration.layout.photosFolder + "/" + name
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+        let id = context.model.nextID()
+        let transfer = PhotoTransfer(id: id, progress: TransferProgress(direction: .upload, name: name, total: size), remotePath: target, local: file)
+        let now = context.effects.now()
+        apply { $0.started(transfer, at: now) }
+        let store = context.store
+        let relay = progressRelay(id)
+        tasks[id] = context.perform({ () async throws(RemoteError) in
+            try await store.upload(file: file, to: target, mode: .add, autorename: true, progress: relay)
+        }) { [weak self] result in
+            guard let self else { return }
+            self.tasks[id] = nil
+            let now = self.context.effects.now()
+            self.apply { $0.uploadFinished(id, result, at: now) }
+        }
+    }
+
+    // MARK: Download
+
+    /// `Enter` on a photo: downloads it, resuming a paused download of the same rev.
+    func downloadSelected() {
+        guard let entry = state.selectedPhoto else { return }
+        if let earlier = state.transfers.transfer(ofPath: entry.path) {
+            if earlier.progress.isActive {
+                apply { $0.show(earlier.id); return [] }
+                return
+            }
+            if earlier.isRunning {
+                // Esc was just pressed: its resume data is on the way; a second task now would
+                // share the partial file.
+                context.say(StatusMessage("Still stopping the last download of \"\(entry.name)\"; press Enter again in a moment"))
+                return
+            }
+            // An ended one (a failure still on record): Enter tries again.
+            apply { $0.forget(earlier.id); return [] }
+        }
+        guard let directory = configuration.downloadDirectory else {
+            context.say(.error("No download folder is set (--download-dir)"))
+            return
+        }
+        var resume: PausedDownload? = state.paused[entry.pathLower]
+        if let paused = resume, paused.rev != entry.rev {
+            configuration.pausedDownloads?.remove(entry.path)
+            context.update {
+                $0.paused[entry.pathLower] = nil
+                $0.message = StatusMessage("\"\(entry.name)\" changed since the download paused; starting again")
+            }
+            resume = nil
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            context.say(.error("Cannot create \(directory.path): \(error.localizedDescription)"))
+            return
+        }
+        let part = directory.appendingPathComponent(".\(entry.name).byteclub-download")
+        let progress = TransferProgress(direction: .download, name: entry.name, total: entry.size, resumedFrom: resume?.done ?? 0)
+        let id = context.model.nextID()
+        let now = context.effects.now()
+        apply { $0.started(PhotoTransfer(id: id, progress: progress, remotePath: entry.path, local: part), at: now) }
+        context.update {
+            if let resume {
+                $0.message = StatusMessage("Resuming at \(resume.percent)%")
+            } else if $0.message?.text.contains("starting again") != true {
+                $0.message = StatusMessage("Downloading \"\(entry.name)\"…")
+            }
+        }
+        let store = context.store, paused = configuration.pausedDownloads
+        let relay = progressRelay(id)
+        let rev = entry.rev, total = entry.size, path = entry.path
+        // Written from the network's thread the moment resume data exists, so it survives a crash too.
+        let keep: @Sendable (Data) -> Void = { data in
+            let done = DownloadResume.offset(of: data) ?? 0
+            paused?.save(PausedDownload(path: path, rev: rev, done: done, total: total, resumeData: data))
+        }
+        let resumeData = resume?.resumeData
+        // Left when the download has ended (after its resume data is written): quitting waits.
+        let running = downloadsRunning
+        running.enter()
+        tasks[id] = context.perform({ () async throws(RemoteError) -> RemoteEntry in
+            defer { running.leave() }
+            return try await store.download(path, to: part, resumeData: resumeData, progress: relay, onResumeData: keep)
+        }) { [weak self] result in
+            self?.downloadEnded(id, entry: entry, directory: directory, result)
+        }
+    }
+
+    private func downloadEnded(_ id: Int, entry: RemoteEntry, directory: URL, _ result: Result<RemoteEntry, RemoteError>) {
+        tasks[id] = nil
+        // Cancelled or failed, what arrived stays as resume data for the next Enter.
+        var saved: PausedDownload?
+        if case .failure = result {
+            saved = configuration.pausedDownloads?.all().first { $0.path.lowercased() == entry.pathLower }
+            context.update { $0.paused[entry.pathLower] = saved }
+        }
+        let actions = mutateTransfers { $0.downloadFinished(id, result, resumable: saved != nil) }
+        guard actions.contains(.placeDownload(id)), let transfer = state.transfers[id] else {
+            perform(actions)
+            return
+        }
+        do {
+            let final = try Self.placeUnique(transfer.local, in: directory, name: entry.name)
+            configuration.pausedDownloads?.remove(entry.path)
+            context.update { $0.paused[entry.pathLower] = nil }
+            apply { $0.downloadPlaced(id, at: final) }
+        } catch {
+            apply { $0.downloadNotPlaced(id, why: error.localizedDescription) }
+        }
+    }
+
+    /// Moves a finished download to `name` in `directory`, or `name (1).jpg` and so on if taken.
+    nonisolated static func placeUnique(_ file: URL, in directory: URL, name: String) throws -> URL {
+        let title = ClubLayout.title(of: name)
+        let ext = String(name.dropFirst(title.count))
+        for attempt in 0..<10_000 {
+            let candidate = directory.appendingPathComponent(attempt == 0 ? name : "\(title) (\(attempt))\(ext)")
+            // link() fails if the name exists, so two downloads never take the same name.
+            if link(file.path, candidate.path) == 0 {
+                unlink(file.path)
+                return candidate
+            }
+            switch errno {
+            case EEXIST:
+                continue
+            case EPERM, ENOTSUP, EOPNOTSUPP, EXDEV:
+                // No hard links here (vfat, some network mounts): rename to a name not taken.
+                if !FileManager.default.fileExists(atPath: candidate.path) {
+                    guard rename(file.path, candidate.path) == 0 else { break }
+                    return candidate
+                }
+                continue
+            default:
+                break
+            }
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: candidate.path])
+        }
+        throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: directory.path])
+    }
+
+    // MARK: Delete and preview
+
+    /// `d` on a photo: asks, then deletes it from the club folder.
+    func deleteSelected() {
+        guard let entry = state.selectedPhoto else { return }
+        confirmDelete(entry, kind: "photo", tab: .photos, context: context, lists: lists) {}
+    }
+
+    /// `p`: shows or hides the preview pane.
+    func togglePreview() {
+        context.update { $0.showsPreview.toggle() }
+    }
+
+    /// `r` on the photos: failed pictures are tried again too.
+    func retryPictures() {
+        thumbnails.retryFailures()
+        previews.retryFailures()
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// An upload or download of a photo, as the app follows it.
+public struct PhotoTransfer: Sendable, Equatable {
+    public let id: Int
+    public var progress: TransferProgress
+    /// The photo's path in the club folder (for an upload: where it goes).
+    public var remotePath: String
+    /// The local file read (upload) or written (download, the partial file).
+    public var local: URL
+    /// Sent to the background with `b`: shown in the status bar, not in the modal.
+    public var isBackground = false
+    /// Its task has not ended yet. A cancelled transfer keeps running until its task has stopped;
+    /// a failed one stays on record, not running, while its modal shows the failure.
+    public var isRunning = true
+
+    public init(id: Int, progress: TransferProgress, remotePath: String, local: URL) {
+        self.id = id
+        self.progress = progress
+        self.remotePath = remotePath
+        self.local = local
+    }
+}
+
+/// The app's uploads and downloads and the transfer modal, as a value: events go in, actions
+/// come out, and the photos controller carries the actions out (async-http-client's shape, like
+/// Transfer's `TaskStateMachine`).
+///
+/// Which transfer the modal shows is part of the value (``modalID``); the controller puts the
+/// modal layer on screen to match.
+public struct Transfers: Sendable, Equatable {
+    /// What the owner must do after an event.
+    public enum Action: Equatable, Sendable {
+        /// Put this in the status bar.
+        case say(StatusMessage)
+        /// Stop the transfer's task; its end comes back as a `finished` event.
+        case cancelTask(Int)
+        /// Esc came after the server had committed the upload: delete the file, as cancel promises.
+        case deleteCommittedUpload(RemoteEntry)
+        /// The download is complete: move it into the download folder, then report
+        /// ``Transfers/downloadPlaced(_:at:)`` or ``Transfers/downloadNotPlaced(_:why:)``.
+        case placeDownload(Int)
+        /// Remove a partial file that will not be used.
+        case removeFile(URL)
+        /// The upload is in: load the photos again with it selected.
+        case refreshPhotos(select: String)
+    }
+
+    public private(set) var byID: [Int: PhotoTransfer] = [:]
+    /// The transfer the modal shows, if the modal is up.
+    public private(set) var modalID: Int?
+
+    public init() {}
+
+    public subscript(id: Int) -> PhotoTransfer? { byID[id] }
+
+    /// The transfers still moving bytes, oldest first.
+    public var active: [PhotoTransfer] { byID.values.filter { $0.progress.isActive }.sorted { $0.id < $1.id } }
+    public var hasActive: Bool { byID.values.contains { $0.progress.isActive } }
+    /// Transfers whose tasks have not ended (what quitting must ask about).
+    public var running: Int { byID.values.reduce(0) { $0 + ($1.isRunning ? 1 : 0) } }
+
+    /// The transfer of the photo at `path`, if one is on record.
+    public func transfer(ofPath path: String) -> PhotoTransfer? {
+        let lower = path.lowercased()
+        return byID.values.first { $0.remotePath.lowercased() == lower }
+    }
+
+    // MARK: Events
+
+    /// A transfer's task was started: the modal shows it.
+    public mutating func started(_ transfer: PhotoTransfer, at time: Double) -> [Action] {
+        var transfer = transfer
+        transfer.isRunning = true
+        transfer.isBackground = false
+        _ = transfer.progress.start(total: transfer.progress.total, at: time)
+        byID[transfer.id] = transfer
+        modalID = transfer.id
+        return transfer.progress.direction == .upload ? [.say(StatusMessage("Uploading \"\(transfer.progress.name)\"…"))] : []
+    }
+
+    /// Bytes moved. Returns whether a transfer on record changed.
+    public mutating func progressed(_ id: Int, done: Int64, expected: Int64, at time: Double) -> Bool {
+        guard byID[id] != nil else { return false }
+        _ = byID[id]!.progress.progress(done: done, total: expected > 0 ? expected : nil, at: time)
+        return true
+    }
+
+    /// The clock moved: the figures of running transfers are fed again, so a stalled connection
+    /// shows its rate falling instead of the last one.
+    public mutating func ticked(at time: Double) {
+        for (id, transfer) in byID where transfer.progress.isActive {
+            _ = byID[id]!.progress.progress(done: transfer.progress.done, at: time)
+        }
+    }
+
+    /// An upload's task ended.
+    public mutating func uploadFinished(_ id: Int, _ result: Result<RemoteEntry, RemoteError>, at time: Double) -> [Action] {
+        guard var transfer = byID[id] else { return [] }
+        transfer.isRunning = false
+        switch result {
+        case .success(let entry) where transfer.progress.phase == .cancelled:
+            byID[id] = nil
+            return [.deleteCommittedUpload(entry)]
+        case .success(let entry):
+            _ = transfer.progress.finish(at: time)
+            byID[id] = nil
+            closeModal(id)
+            return [.say(StatusMessage("Uploaded \"\(entry.name)\"")), .refreshPhotos(select: entry.pathLower)]
+        case .failure(.cancelled):
+            byID[id] = nil
+            closeModal(id)
+            return [.say(StatusMessage("Upload cancelled"))]
+        case .failure(let error):
+            _ = transfer.progress.fail(error.message)
+            keepFailure(transfer)
+            return [.say(.error("Upload of \"\(transfer.progress.name)\" failed: \(error.message)"))]
+        }
+    }
+
+    /// A download's task ended. `resumable`: resume data of it is kept, so Enter resumes.
+    public mutating func downloadFinished(_ id: Int, _ result: Result<RemoteEntry, RemoteError>, resumable: Bool) -> [Action] {
+        guard var transfer = byID[id] else { return [] }
+        transfer.isRunning = false
+        switch result {
+        case .success:
+            byID[id] = transfer
+            return [.placeDownload(id)]
+        case .failure(.cancelled):
+            byID[id] = nil
+            closeModal(id)
+            return [.say(StatusMessage(resumable ? "Download paused, Enter resumes" : "Download cancelled"))]
+        case .failure(let error):
+            _ = transfer.progress.fail(error.message)
+            keepFailure(transfer)
+            return [.say(.error("Download of \"\(transfer.progress.name)\" failed: \(error.message)" + (resumable ? "; Enter resumes" : "")))]
+        }
+    }
+
+    /// The finished download is in the download folder at `url`.
+    public mutating func downloadPlaced(_ id: Int, at url: URL) -> [Action] {
+        guard let transfer = byID[id] else { return [] }
+        byID[id] = nil
+        closeModal(id)
+        return [.say(StatusMessage("Downloaded \"\(transfer.progress.name)\" to \(url.path)"))]
+    }
+
+    /// The finished download could not be moved into the download folder.
+    public mutating func downloadNotPlaced(_ id: Int, why: String) -> [Action] {
+        guard var transfer = byID[id] else { return [] }
+        _ = transfer.progress.fail("Cannot place the file: \(why)")
+        keepFailure(transfer)
+        return [.removeFile(transfer.local), .say(.error("Downloaded \"\(transfer.progress.name)\" but cannot place it: \(why)"))]
+    }
+
+    /// Esc or `c` in the modal: the modal goes now; the task's end follows as `finished`.
+    /// A download pauses (its resume data is kept), an upload is cancelled.
+    public mutating func cancelRequested(_ id: Int) -> [Action] {
+        closeModal(id)
+        guard var transfer = byID[id] else { return [] }
+        let isUpload = transfer.progress.direction == .upload
+        _ = isUpload ? transfer.progress.cancel() : transfer.progress.pause()
+        byID[id] = transfer
+        return [.cancelTask(id), .say(StatusMessage(isUpload ? "Cancelling the upload…" : "Pausing the download…"))]
+    }
+
+    /// `b` in the modal: the transfer goes on, shown in the status bar.
+    public mutating func backgrounded(_ id: Int) -> [Action] {
+        byID[id]?.isBackground = true
+        closeModal(id)
+        return [.say(StatusMessage("Still running in the background · t shows it"))]
+    }
+
+    /// The modal of a transfer that ended was closed: its record goes.
+    public mutating func modalClosed(_ id: Int) {
+        closeModal(id)
+        guard let transfer = byID[id], !transfer.progress.isActive else { return }
+        if transfer.isRunning {
+            // Still stopping: its end drops it (a background failure is not kept).
+            byID[id]?.isBackground = true
+        } else {
+            byID[id] = nil
+        }
+    }
+
+    /// Shows transfer `id` in the modal.
+    public mutating func show(_ id: Int) {
+        guard byID[id] != nil else { return }
+        byID[id]?.isBackground = false
+        modalID = id
+    }
+
+    /// `t`: shows the newest running transfer.
+    public mutating func showNewest() -> [Action] {
+        guard let newest = active.last else { return [.say(StatusMessage("No transfer is running"))] }
+        show(newest.id)
+        return []
+    }
+
+    /// Drops an ended transfer from the record (Enter tries a failed download again).
+    public mutating func forget(_ id: Int) {
+        guard byID[id]?.isRunning == false else { return }
+        closeModal(id)
+        byID[id] = nil
+    }
+
+    // MARK: Helpers
+
+    private mutating func closeModal(_ id: Int) {
+        if modalID == id { modalID = nil }
+    }
+
+    /// A failure stays on record while its modal shows it; in the background it is only said.
+    private mutating func keepFailure(_ transfer: PhotoTransfer) {
+        if transfer.isBackground || modalID != transfer.id {
+            byID[transfer.id] = nil
+        } else {
+            byID[transfer.id] = transfer
+        }
+    }
+}

@@ -27,6 +27,9 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // ncursesw, with NCURSES_WIDECHAR forced on and shims for macros and C globals.
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
+        // The terminal's own C (a real target, like swift-nio's CNIOLinux): crash handlers that restore
+        // the terminal, the signal mask, size and input ioctls, cell widths. Uses terminfo from ncursesw.
+        .target(name: "CTerminalShim", dependencies: ["CNcursesw"]),
         // libjpeg-turbo's TurboJPEG API.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // libchafa's canvas (image to terminal symbols); its pkg-config file needs glib's headers.
@@ -66,7 +69,7 @@ let package = Package(
         // The sample club (notes and photos) that seeds the embedded server on first run.
         .target(name: "SampleClub", path: "Resources", sources: ["SampleClub.swift"], resources: [.copy("SampleClub")]),
         // ncursesw driver, Canvas, keys, event loop, compositor, widgets, and images drawn in cells.
-        .target(name: "TerminalUI", dependencies: ["CNcursesw", "CChafa"]),
+        .target(name: "TerminalUI", dependencies: ["CNcursesw", "CTerminalShim", "CChafa"]),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
         .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", .product(name: "Logging", package: "swift-log")]),
@@ -131,7 +134,7 @@ let package = Package(
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
         .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport"], exclude: ["__Snapshots__"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"], exclude: ["__Snapshots__"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CTerminalShim", "CNcursesw", "TestSupport"], exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]
 )

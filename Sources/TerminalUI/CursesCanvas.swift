@@ -1,4 +1,5 @@
 internal import CNcursesw
+internal import CTerminalShim
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +73,7 @@ public final class CursesCanvas: Canvas {
     init(mouse: Bool, escapeDelay: Int32) throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else { throw TerminalError.notATerminal }
         setlocale(LC_ALL, "")
-        bc_emergency_prepare(0)
+        bc_emergency_save_terminal(STDIN_FILENO, STDOUT_FILENO)
         guard bc_newterm() != nil, let window = bc_stdscr() else {
             throw TerminalError.cannotInitialize(term: getenv("TERM").map { String(cString: $0) } ?? "")
         }
@@ -104,7 +105,7 @@ public final class CursesCanvas: Canvas {
         bc_getmaxyx(window, &rows, &cols)
         size = Size(width: Int(cols), height: Int(rows))
 
-        bc_emergency_prepare(1)
+        bc_emergency_save_reset()
         bc_emergency_install()
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 internal import CNcursesw
+internal import CTerminalShim
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

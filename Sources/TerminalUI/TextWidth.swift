@@ -1,4 +1,4 @@
-internal import CNcursesw
+internal import CTerminalShim
 
 /// One terminal cell's worth of text: a spacing character and the zero-width marks after it.
 ///

@@ -5,6 +5,10 @@
 /// before any system header. Everything prefixed `bc_` wraps a macro Swift cannot import or a
 /// mutable C global (`stdscr`, `COLORS`, `ESCDELAY`) that Swift 6 would reject as unsafe shared
 /// state. These shims are only called on the UI queue, where every ncurses call happens.
+///
+/// Only declarations and those small wrappers live here. C with state of its own (the crash
+/// handlers that restore the terminal, the width locale) is compiled once, in the CTerminalShim
+/// target.
 #ifndef BYTECLUB_CNCURSESW_H
 #define BYTECLUB_CNCURSESW_H
 
@@ -19,20 +23,10 @@
 #endif
 #define NCURSES_WIDECHAR 1
 
-#include <locale.h>
 #include <wchar.h>
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <termios.h>
-#include <unistd.h>
-#include <pthread.h>
-#include <sys/ioctl.h>
 #include <ncursesw/curses.h>
 #include <ncursesw/term.h>
-
-/* Swift's Glibc module builds <wchar.h> without _XOPEN_SOURCE, so it leaves wcwidth out. */
-extern int wcwidth(wchar_t c);
 
 // MARK: - Globals and macros
 
@@ -109,36 +103,6 @@ static inline int bc_get_click(int *x, int *y) {
     return 1;
 }
 
-// MARK: - Character width
-
-/// A UTF-8 LC_CTYPE locale used only for `wcwidth`, so cell widths do not depend on the
-/// process locale (tests run under "C"). glibc's wcwidth reads the thread's locale, which
-/// `uselocale` switches cheaply and without touching other threads. `pthread_once` makes the
-/// lazy creation safe from any thread.
-static inline locale_t *bc_width_locale(void) {
-    static locale_t locale = (locale_t)0;
-    return &locale;
-}
-
-static inline void bc_make_width_locale(void) {
-    locale_t made = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-    if (made == (locale_t)0) { made = newlocale(LC_CTYPE_MASK, "C.utf8", (locale_t)0); }
-    *bc_width_locale() = made;
-}
-
-/// Columns a Unicode scalar takes: 2 for wide (CJK, most emoji), 0 for combining marks,
-/// -1 for control characters.
-static inline int bc_wcwidth(unsigned int scalar) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, bc_make_width_locale);
-    locale_t utf8 = *bc_width_locale();
-    if (utf8 == (locale_t)0) { return wcwidth((wchar_t)scalar); }
-    locale_t previous = uselocale(utf8);
-    int width = wcwidth((wchar_t)scalar);
-    uselocale(previous);
-    return width;
-}
-
 // MARK: - Drawing
 
 /// Puts one cell: a spacing character plus up to four combining marks, with attributes and an
@@ -161,128 +125,5 @@ static inline int bc_fill_row(WINDOW *win, int y, int x, int n, attr_t attrs, in
 
 /// Forgets what curses believes is on the screen, so the next update repaints everything.
 static inline void bc_force_repaint(void) { clearok(curscr, TRUE); }
-
-/// The terminal size from the kernel; 0 on failure. curses' own LINES/COLS are stale after a
-/// SIGWINCH that libdispatch consumed.
-static inline int bc_window_size(int fd, int *rows, int *cols) {
-    struct winsize ws;
-    if (ioctl(fd, TIOCGWINSZ, &ws) != 0) { return 0; }
-    *rows = ws.ws_row;
-    *cols = ws.ws_col;
-    return 1;
-}
-
-/// Bytes waiting on `fd`, or -1 on error; 0 when a read source fires means end of input.
-static inline int bc_bytes_available(int fd) {
-    int n = 0;
-    if (ioctl(fd, FIONREAD, &n) != 0) { return -1; }
-    return n;
-}
-
-// MARK: - Emergency restore
-
-/// What a crashing process writes to put the terminal back: the bytes that leave the alternate
-/// screen, show the cursor, reset attributes and stop mouse reports, plus the termios saved
-/// before curses changed it. Filled by `bc_emergency_prepare` before any handler is installed,
-/// then only read, from signal handlers, with async-signal-safe calls.
-struct bc_emergency_state {
-    char bytes[256];
-    size_t length;
-    struct termios termios;
-    int have_termios;
-    volatile sig_atomic_t armed;
-    struct sigaction previous[65];
-};
-
-/// The one emergency state. A function-local static, because Swift's Clang importer does not
-/// emit file-level static aggregates from a header into the module that uses them.
-static inline struct bc_emergency_state *bc_emergency(void) {
-    static struct bc_emergency_state state;
-    return &state;
-}
-
-static inline void bc_emergency_append(const char *s) {
-    struct bc_emergency_state *e = bc_emergency();
-    if (s == NULL || s == (const char *)-1) { return; }
-    size_t n = strlen(s);
-    if (e->length + n >= sizeof e->bytes) { return; }
-    memcpy(e->bytes + e->length, s, n);
-    e->length += n;
-}
-
-/// Saves the terminal state to restore; call before curses starts (for termios) and again with
-/// `after_setup` = 1 once terminfo is loaded (for the reset strings).
-static inline void bc_emergency_prepare(int after_setup) {
-    struct bc_emergency_state *e = bc_emergency();
-    if (!after_setup) {
-        e->have_termios = tcgetattr(STDIN_FILENO, &e->termios) == 0;
-        return;
-    }
-    e->length = 0;
-    bc_emergency_append("\033[?1000l\033[?1002l\033[?1006l\033[?2004l"); /* mouse reports, bracketed paste */
-    bc_emergency_append(tigetstr("sgr0"));
-    bc_emergency_append(tigetstr("rmkx"));
-    bc_emergency_append(tigetstr("cnorm"));
-    bc_emergency_append(tigetstr("rmcup"));
-}
-
-/// Restores the terminal using only async-signal-safe calls (write, tcsetattr).
-static inline void bc_emergency_restore(void) {
-    struct bc_emergency_state *e = bc_emergency();
-    if (!e->armed) { return; }
-    e->armed = 0;
-    if (e->length > 0) {
-        ssize_t ignored = write(STDOUT_FILENO, e->bytes, e->length);
-        (void)ignored;
-    }
-    if (e->have_termios) {
-        tcsetattr(STDIN_FILENO, TCSANOW, &e->termios);
-    }
-}
-
-/// Fatal-signal handler: restore the terminal, put back whoever handled the signal before us
-/// (Swift's backtracer or the default action) and let it run. A fault the kernel raised
-/// (si_code > 0 for SEGV, BUS, ILL, FPE) returns and re-executes the faulting instruction, so
-/// the previous handler sees the original context; anything else (abort, a trap, a `kill`) is
-/// raised again, and then once more with the default action in case that handler returned.
-static inline void bc_emergency_handler(int sig, siginfo_t *info, void *context) {
-    (void)context;
-    bc_emergency_restore();
-    if (sig > 0 && sig < 65) { sigaction(sig, &bc_emergency()->previous[sig], NULL); }
-    int is_fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
-    if (is_fault && info != NULL && info->si_code > 0) { return; }
-    raise(sig);
-    /* The previous handler returned (Swift's backtracer does, expecting a fault to repeat):
-       make sure the process still dies of the signal. */
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static inline void bc_emergency_install(void) {
-    static const int signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_sigaction = bc_emergency_handler;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_SIGINFO | SA_NODEFER; /* NODEFER: the handler raises the same signal again */
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
-        sigaction(signals[i], &action, &bc_emergency()->previous[signals[i]]);
-    }
-    bc_emergency()->armed = 1;
-}
-
-static inline void bc_emergency_disarm(void) { bc_emergency()->armed = 0; }
-
-/// Blocks the signals the event loop receives through libdispatch, on the calling thread and so
-/// on every thread created after it. libdispatch reads them with signalfd, which sees only a
-/// blocked signal (its own handler repairs a delivery to an unblocked thread by blocking and
-/// re-sending); blocking up front means a signal that arrives before the source is registered
-/// waits, pending, instead of being discarded or killing the process.
-static inline void bc_block_signals(const int *signals, int count) {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int i = 0; i < count; i++) { sigaddset(&set, signals[i]); }
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-}
 
 #endif

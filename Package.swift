@@ -48,7 +48,7 @@ let package = Package(
             name: "Remote",
             dependencies: [
                 "Transfer",
-                "Imaging",
+                "DropboxWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",
-            dependencies: ["Remote", "ClubServer", "Transfer", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: ["Remote", "DropboxWire", "ClubServer", "Transfer", "Imaging", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
         .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport"], exclude: ["__Snapshots__"]),

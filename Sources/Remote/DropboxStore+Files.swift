@@ -1,19 +1,20 @@
+import DropboxWire
 import Foundation
 import Transfer
 
 extension DropboxStore {
     public func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
-        let page: ListPage
+        let page: ListFolderResult
         if let cursor {
-            page = try await rpc("2/files/list_folder/continue", ["cursor": cursor], path: folder, idempotent: true, decoding: ListPage.self)
+            page = try await rpc("2/files/list_folder/continue", ["cursor": cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
         } else {
             page = try await rpc("2/files/list_folder", ["path": folder, "recursive": false, "limit": max(1, min(2000, limit))],
-                                 path: folder, idempotent: true, decoding: ListPage.self)
+                                 path: folder, idempotent: true, decoding: ListFolderResult.self)
         }
         var entries: [RemoteEntry] = []
         entries.reserveCapacity(page.entries.count)
-        for item in page.entries { entries.append(try item.entry()) }
-        return (entries, page.hasMore == true ? page.cursor : nil)
+        for item in page.entries { entries.append(try RemoteEntry(item)) }
+        return (entries, page.hasMore ? page.cursor : nil)
     }
 
     /// Every entry of a folder. If the folder changes while paging (Dropbox's `reset`), it
@@ -30,15 +31,15 @@ extension DropboxStore {
     }
 
     public func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry {
-        try Self.entry(try await rpc("2/files/get_metadata", ["path": path], path: path, idempotent: true))
+        try RemoteEntry(try await rpc("2/files/get_metadata", ["path": path], path: path, idempotent: true, decoding: Metadata.self))
     }
 
     public func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
         var matches: [RemoteEntry] = []
-        var reply: [String: Any]
+        var reply: SearchResult
         do {
             reply = try await rpc("2/files/search_v2", ["query": "", "options": ["path": folder, "file_extensions": extensions, "max_results": 1000, "filename_only": true]],
-                                  path: folder, idempotent: true)
+                                  path: folder, idempotent: true, decoding: SearchResult.self)
         } catch .server(400, _) {
             // Servers that insist on a query word: list the folder instead.
             return try await listRecursive(folder).filter { entry in
@@ -46,28 +47,25 @@ extension DropboxStore {
             }
         }
         while true {
-            for match in reply["matches"] as? [[String: Any]] ?? [] {
-                if let wrapper = match["metadata"] as? [String: Any], let metadata = wrapper["metadata"] as? [String: Any] {
-                    matches.append(try Self.entry(metadata))
-                }
-            }
-            guard reply["has_more"] as? Bool == true, let cursor = reply["cursor"] as? String else { return matches }
-            reply = try await rpc("2/files/search/continue_v2", ["cursor": cursor], path: folder, idempotent: true)
+            for match in reply.matches { matches.append(try RemoteEntry(match.metadata)) }
+            guard reply.hasMore, let cursor = reply.cursor else { return matches }
+            reply = try await rpc("2/files/search/continue_v2", ["cursor": cursor], path: folder, idempotent: true, decoding: SearchResult.self)
         }
     }
 
     func listRecursive(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
-        var reply = try await rpc("2/files/list_folder", ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true)
+        var reply = try await rpc("2/files/list_folder", ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true,
+                                  decoding: ListFolderResult.self)
         while true {
-            for item in reply["entries"] as? [[String: Any]] ?? [] { entries.append(try Self.entry(item)) }
-            guard reply["has_more"] as? Bool == true, let cursor = reply["cursor"] as? String else { return entries }
-            reply = try await rpc("2/files/list_folder/continue", ["cursor": cursor], path: folder, idempotent: true)
+            for item in reply.entries { entries.append(try RemoteEntry(item)) }
+            guard reply.hasMore else { return entries }
+            reply = try await rpc("2/files/list_folder/continue", ["cursor": reply.cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
         }
     }
 
     public func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data {
-        let argument: [String: Any] = ["resource": [".tag": "path", "path": path], "format": "jpeg", "size": size.rawValue, "mode": "strict"]
+        let argument = ThumbnailArgument(path: path, format: .jpeg, size: size, mode: .strict)
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> Data in
             let request = try await self.request(self.endpoints.content, "2/files/get_thumbnail_v2", arg: argument)
             let reply = await self.exchange(request, body: .none)
@@ -80,21 +78,17 @@ extension DropboxStore {
     }
 
     public func delete(_ path: String) async throws(RemoteError) -> RemoteEntry {
-        let reply = try await rpc("2/files/delete_v2", ["path": path], path: path, idempotent: false)
-        guard let metadata = reply["metadata"] as? [String: Any] else { throw .server(status: 0, detail: "delete_v2 answered without metadata") }
-        return try Self.entry(metadata)
+        try RemoteEntry(try await rpc("2/files/delete_v2", ["path": path], path: path, idempotent: false, decoding: MetadataResult.self).metadata)
     }
 
     public func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
-        let reply = try await rpc("2/files/move_v2", ["from_path": from, "to_path": to, "autorename": autorename], path: to, idempotent: false)
-        guard let metadata = reply["metadata"] as? [String: Any] else { throw .server(status: 0, detail: "move_v2 answered without metadata") }
-        return try Self.entry(metadata)
+        try RemoteEntry(try await rpc("2/files/move_v2", ["from_path": from, "to_path": to, "autorename": autorename], path: to, idempotent: false,
+                                      decoding: MetadataResult.self).metadata)
     }
 
     public func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry {
-        let reply = try await rpc("2/files/create_folder_v2", ["path": path, "autorename": false], path: path, idempotent: false)
-        guard let metadata = reply["metadata"] as? [String: Any] else { throw .server(status: 0, detail: "create_folder_v2 answered without metadata") }
-        return try Self.entry(metadata)
+        try RemoteEntry(try await rpc("2/files/create_folder_v2", ["path": path, "autorename": false], path: path, idempotent: false,
+                                      decoding: MetadataResult.self).metadata)
     }
 
     // MARK: - Download
@@ -181,7 +175,7 @@ extension DropboxStore {
         guard let text = response.value(forHeader: "Dropbox-API-Result"), let data = text.data(using: .utf8) else {
             throw .server(status: 0, detail: "the download had no Dropbox-API-Result header")
         }
-        return try entry(try object(data))
+        return try RemoteEntry(try decode(FileMetadata.self, from: data))
     }
 
     /// Moves a finished download into place atomically, replacing what was there.

@@ -1,3 +1,4 @@
+import DropboxWire
 import Foundation
 import Transfer
 
@@ -27,20 +28,12 @@ extension DropboxStore {
         return try await sessionUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress)
     }
 
-    static func modeArgument(_ mode: WriteMode) -> Any {
-        switch mode {
-        case .add: return "add"
-        case .overwrite: return "overwrite"
-        case .update(let rev): return [".tag": "update", "update": rev]
-        }
-    }
-
     /// One request. Retried only where a repeat cannot do harm: `add` and `update`, whose
     /// conflict on a retry is checked against our own content hash (our first try may have
     /// landed before its answer was lost). `overwrite` could clobber a newer write, so no.
     private func singleUpload(_ body: Body, contentHash: String, to path: String, mode: WriteMode, autorename: Bool,
                               progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
-        let argument: [String: Any] = ["path": path, "mode": Self.modeArgument(mode), "autorename": autorename, "mute": false, "strict_conflict": false]
+        let argument: [String: Any] = ["path": path, "mode": mode.jsonValue, "autorename": autorename, "mute": false, "strict_conflict": false]
         let retriable = mode != .overwrite
         var attempt = 0
         return try await withRetries(idempotent: retriable) { () async throws(RemoteError) -> RemoteEntry in
@@ -55,7 +48,7 @@ extension DropboxStore {
                 }
                 throw remote
             }
-            return try Self.entry(try Self.object(reply.body))
+            return try RemoteEntry(try Self.decode(FileMetadata.self, from: reply.body))
         }
     }
 
@@ -65,7 +58,7 @@ extension DropboxStore {
     /// out its actions: the requests, the waits, the token refresh and the final check.
     private func sessionUpload(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool,
                                progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
-        let commit: [String: Any] = ["path": path, "mode": Self.modeArgument(mode), "autorename": autorename, "mute": false, "strict_conflict": false]
+        let commit: [String: Any] = ["path": path, "mode": mode.jsonValue, "autorename": autorename, "mute": false, "strict_conflict": false]
         var machine = UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry)
         var action = machine.begin()
         while true {
@@ -83,11 +76,11 @@ extension DropboxStore {
                 }
                 switch next {
                 case .start:
-                    action = machine.started(sessionID: (try? Self.object(reply.body))?["session_id"] as? String)
+                    action = machine.started(sessionID: (try? Self.decode(UploadSessionStart.self, from: reply.body))?.sessionID)
                 case .append:
                     action = machine.appended()
                 case .finish:
-                    action = machine.finished(try? Self.entry(try Self.object(reply.body)))
+                    action = machine.finished(try? RemoteEntry(try Self.decode(FileMetadata.self, from: reply.body)))
                 }
             case .wait(let delay):
                 let seconds: TimeInterval
@@ -139,8 +132,10 @@ extension DropboxStore {
     static func sessionFailure(_ error: TransferError, response: HTTPResponse?, path: String) -> UploadSessionStateMachine.Failure {
         let remote = remoteError(error, response: response, path: path)
         guard case .httpStatus(409, let body) = error else { return .error(remote) }
-        if let correct = correctOffset(body) { return .incorrectOffset(correct: correct) }
-        return .refused(remote, summary: errorSummary(body))
+        let wire = dropboxError(body)
+        // `correct_offset` sits under `incorrect_offset`, at the top or under `lookup_failed`.
+        if let correct = wire?.correctOffset { return .incorrectOffset(correct: correct) }
+        return .refused(remote, summary: wire?.errorSummary ?? "")
     }
 
     /// Confirms that what is at `path` is our file, by Dropbox content hash.
@@ -152,12 +147,11 @@ extension DropboxStore {
         return entry
     }
 
-    /// `correct_offset` from an `incorrect_offset` error, at the top level or under `lookup_failed`.
-    static func correctOffset(_ body: Data) -> Int64? {
-        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
-              let error = object["error"] as? [String: Any] else { return nil }
-        if let value = error["correct_offset"] as? Int { return Int64(value) }
-        if let nested = error["lookup_failed"] as? [String: Any], let value = nested["correct_offset"] as? Int { return Int64(value) }
-        return nil
-    }
+}
+
+/// `upload_session/start`'s answer.
+struct UploadSessionStart: Decodable {
+    var sessionID: String
+
+    enum CodingKeys: String, CodingKey { case sessionID = "session_id" }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Transfer
 
 /// Every way a remote operation fails, each with a one-line message for people.
 /// Messages never include tokens or request headers.

@@ -1,5 +1,4 @@
 import Foundation
-import Imaging
 
 /// One file or folder in a club folder, whatever the backend.
 public struct RemoteEntry: Sendable, Equatable, Codable, Hashable {
@@ -33,21 +32,9 @@ public struct RemoteEntry: Sendable, Equatable, Codable, Hashable {
     }
 }
 
-/// How an upload treats an existing file.
-public enum WriteMode: Sendable, Equatable {
-    /// Never replace: conflict (or autorename) if the path exists with other content.
-    case add
-    case overwrite
-    /// Replace only if the file is still at this rev; else conflict (or a conflicted copy).
-    case update(rev: String)
-}
-
 /// Progress of a transfer: bytes done and expected (-1 if unknown). Called on no particular
 /// thread; hop to the UI queue yourself.
 public typealias ProgressHandler = @Sendable (_ done: Int64, _ expected: Int64) -> Void
-
-/// Thumbnail sizes are Dropbox's names, shared with the server through `Imaging`.
-public typealias ThumbnailSize = Imaging.ThumbnailSize
 
 /// A club folder: the embedded server, a club server on the LAN, real Dropbox, later WebDAV.
 ///

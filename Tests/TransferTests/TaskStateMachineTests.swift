@@ -70,9 +70,9 @@ final class ResumeDataTests: XCTestCase {
     }
 
     func testContentRangeParsing() {
-        XCTAssertEqual(EasyTransfer.contentRangeStart("bytes 100-199/200"), 100)
-        XCTAssertEqual(EasyTransfer.contentRangeStart("bytes */200"), nil)
-        XCTAssertEqual(EasyTransfer.contentRangeStart("items 1-2/3"), nil)
+        XCTAssertEqual(ContentRange.start("bytes 100-199/200"), 100)
+        XCTAssertEqual(ContentRange.start("bytes */200"), nil)
+        XCTAssertEqual(ContentRange.start("items 1-2/3"), nil)
     }
 
     func testErrorMessagesAreOneLine() {

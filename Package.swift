@@ -57,8 +57,8 @@ let package = Package(
         .target(
             name: "ClubServer",
             dependencies: [
+                "DropboxWire",
                 "Imaging",
-                "Remote",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -131,7 +131,7 @@ let package = Package(
             name: "RemoteTests",
             dependencies: ["Remote", "DropboxWire", "ClubServer", "Transfer", "Imaging", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")]
         ),
-        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
+        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "DropboxWire", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
         .testTarget(name: "ByteClubAppTests", dependencies: ["ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport"], exclude: ["__Snapshots__"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CTerminalShim", "CNcursesw", "TestSupport"], exclude: ["__Snapshots__"]),

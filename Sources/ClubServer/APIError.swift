@@ -1,3 +1,4 @@
+import DropboxWire
 import Foundation
 import HTTPTypes
 
@@ -7,6 +8,8 @@ struct APIError: Error, Sendable {
     var contentType: String
     var body: Data
     var retryAfter: Int?
+    /// The JSON error, for the 401, 409 and 429 answers.
+    var wire: DropboxError?
 
     /// 400 with a plain-text reason, as Dropbox answers malformed arguments.
     static func badRequest(_ reason: String) -> APIError {
@@ -14,49 +17,38 @@ struct APIError: Error, Sendable {
     }
 
     static func unauthorized() -> APIError {
-        json(.unauthorized, summary: "invalid_access_token/", error: [".tag": "invalid_access_token"])
+        json(.unauthorized, .invalidAccessToken)
     }
 
     static func rateLimited(retryAfter seconds: Int) -> APIError {
-        var error = json(.tooManyRequests, summary: "too_many_requests/",
-                         error: ["reason": [".tag": "too_many_requests"], "retry_after": seconds])
+        var error = json(.tooManyRequests, .rateLimited(retryAfter: Int64(seconds)))
         error.retryAfter = seconds
         return error
     }
 
-    /// A 409 endpoint error. `tags` is the nested tag path, e.g. ["path", "not_found"]:
+    /// A 409 endpoint error along nested tags, e.g. [.path, .notFound]:
     /// `{"error_summary":"path/not_found/..","error":{".tag":"path","path":{".tag":"not_found"}}}`.
-    static func endpoint(_ tags: [String], extra: [String: Any] = [:]) -> APIError {
-        json(.conflict, summary: tags.joined(separator: "/") + "/", error: nest(tags, extra: extra))
+    static func endpoint(_ tags: [ErrorTag], numbers: [String: Int64] = [:]) -> APIError {
+        json(.conflict, .endpoint(tags, numbers: numbers))
     }
 
     /// An upload's write error: `{".tag":"path","reason":{...},"upload_session_id":""}`.
-    static func uploadPath(_ reasonTags: [String]) -> APIError {
-        json(.conflict, summary: (["path"] + reasonTags).joined(separator: "/") + "/",
-             error: [".tag": "path", "reason": nest(reasonTags, extra: [:]), "upload_session_id": ""])
+    static func uploadPath(_ reason: [ErrorTag]) -> APIError {
+        json(.conflict, .uploadPath(reason))
     }
 
-    /// Builds `{".tag":a, a:{".tag":b, b:{...}}}` from [a, b, …]; the last level gets `extra`.
-    private static func nest(_ tags: [String], extra: [String: Any]) -> [String: Any] {
-        guard let first = tags.first else { return extra }
-        var object: [String: Any] = [".tag": first]
-        if tags.count > 1 {
-            object[first] = nest(Array(tags.dropFirst()), extra: extra)
-        } else {
-            object.merge(extra) { _, new in new }
-        }
-        return object
-    }
-
-    private static func json(_ status: HTTPResponse.Status, summary: String, error: [String: Any]) -> APIError {
-        let object: [String: Any] = ["error_summary": summary + "..", "error": error]
-        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return APIError(status: status, contentType: "application/json", body: body)
+    private static func json(_ status: HTTPResponse.Status, _ error: DropboxError) -> APIError {
+        APIError(status: status, contentType: "application/json", body: error.json, wire: error)
     }
 
     // Common lookups.
-    static let notFound = endpoint(["path", "not_found"])
-    static let notFile = endpoint(["path", "not_file"])
-    static let notFolder = endpoint(["path", "not_folder"])
-    static func malformedPath() -> APIError { endpoint(["path", "malformed_path"]) }
+    static let notFound = endpoint([.path, .notFound])
+    static let notFile = endpoint([.path, .notFile])
+    static let notFolder = endpoint([.path, .notFolder])
+    static func malformedPath() -> APIError { endpoint([.path, .malformedPath]) }
+
+    /// Whether this is the 409 along exactly `tags`.
+    func isEndpoint(_ tags: [ErrorTag]) -> Bool {
+        wire == DropboxError.endpoint(tags)
+    }
 }

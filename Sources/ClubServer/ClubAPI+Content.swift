@@ -1,9 +1,9 @@
+import DropboxWire
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Imaging
 import NIOCore
-import Remote
 import Synchronization
 
 /// Content endpoints: the argument comes in `Dropbox-API-Arg`, the bytes in the body.
@@ -16,14 +16,14 @@ extension ClubAPI {
     func download(_ request: Request) async throws -> Response {
         let arguments = try argument(request, what: "download")
         let target = try DropboxPath.parse(try arguments.string("path"))
-        guard !target.isRoot else { throw APIError.endpoint(["path", "not_file"]) }
+        guard !target.isRoot else { throw APIError.endpoint([.path, .notFile]) }
         let opened = try await store.openForReading(target)
         let file = opened.file
         let size = file.size
         let etag = "\"\(file.rev)\""
         var headers: HTTPFields = [
             .contentType: "application/octet-stream",
-            Self.resultHeader: JSON.asciiHeader(file.json),
+            Self.resultHeader: JSON.resultHeader(.file(file)),
             .eTag: etag,
             .acceptRanges: "bytes",
         ]
@@ -95,51 +95,12 @@ extension ClubAPI {
     func upload(_ request: Request, fault: Fault) async throws -> Response {
         let arguments = try argument(request, what: "upload")
         let target = try DropboxPath.parse(try arguments.string("path"))
-        let commit = try Self.commitInfo(arguments)
+        let commit = try arguments.decode(CommitInfo.self)
         let temp = store.tempDirectory + "/upload-\(UUID().uuidString)"
         let hash = try await receive(request.body, into: temp, append: false, fault: fault)
         let metadata = try await store.commit(temp: temp, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
                                               clientModified: commit.clientModified, discardOnFailure: true)
-        return jsonBody(metadata.json)
-    }
-
-    struct CommitInfo {
-        var mode: FolderStore.WriteMode
-        var autorename: Bool
-        var clientModified: Date?
-    }
-
-    static func commitInfo(_ arguments: Arguments) throws(APIError) -> CommitInfo {
-        var mode = FolderStore.WriteMode.add
-        switch arguments.object["mode"] {
-        case nil, is NSNull: break
-        case let tag as String:
-            mode = try writeMode(tag, rev: nil, what: arguments.what)
-        case let object as [String: Any]:
-            guard let tag = object[".tag"] as? String else { throw .badRequest("\(arguments.what): 'mode' needs a '.tag'") }
-            mode = try writeMode(tag, rev: object["update"] as? String, what: arguments.what)
-        default:
-            throw .badRequest("\(arguments.what): 'mode' must be a string or an object")
-        }
-        var clientModified: Date?
-        if let text = try arguments.optionalString("client_modified") {
-            guard let date = Timestamp.parse(text) else { throw .badRequest("\(arguments.what): 'client_modified' must look like 2026-11-21T20:56:10Z") }
-            clientModified = date
-        }
-        _ = try arguments.bool("mute", default: false)
-        _ = try arguments.bool("strict_conflict", default: false)
-        return CommitInfo(mode: mode, autorename: try arguments.bool("autorename", default: false), clientModified: clientModified)
-    }
-
-    private static func writeMode(_ tag: String, rev: String?, what: String) throws(APIError) -> FolderStore.WriteMode {
-        switch tag {
-        case "add": return .add
-        case "overwrite": return .overwrite
-        case "update":
-            guard let rev, rev.count >= 9, rev.allSatisfy(\.isHexDigit) else { throw .badRequest("\(what): 'update' needs a rev of at least 9 hex digits") }
-            return .update(rev: rev)
-        default: throw .badRequest("\(what): unknown mode '\(tag)'")
-        }
+        return jsonBody(metadata)
     }
 
     /// Streams a request body into a file, hashing as it goes, within the per-request cap.
@@ -149,7 +110,7 @@ extension ClubAPI {
         let flags = append ? (O_WRONLY | O_APPEND | O_CLOEXEC) : (O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC)
         let fd = open(path, flags, 0o600)
         guard fd >= 0 else {
-            throw errno == ENOSPC ? APIError.uploadPath(["insufficient_space"]) : APIError.uploadPath(["no_write_permission"])
+            throw errno == ENOSPC ? APIError.uploadPath([.insufficientSpace]) : APIError.uploadPath([.noWritePermission])
         }
         var closed = false
         defer { if !closed { close(fd) } }
@@ -170,7 +131,7 @@ extension ClubAPI {
                         let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                         if written < 0 {
                             if errno == EINTR { continue }
-                            throw errno == ENOSPC ? APIError.uploadPath(["insufficient_space"]) : APIError.uploadPath(["no_write_permission"])
+                            throw errno == ENOSPC ? APIError.uploadPath([.insufficientSpace]) : APIError.uploadPath([.noWritePermission])
                         }
                         offset += written
                     }
@@ -179,7 +140,7 @@ extension ClubAPI {
                 counters.bodyBytesReceived.wrappingAdd(Int64(buffer.readableBytes), ordering: .relaxed)
                 if let limit = dropAfter, hasher.byteCount >= limit { throw ChaosDrop() }
             }
-            guard fsync(fd) == 0 else { throw APIError.uploadPath(["insufficient_space"]) }
+            guard fsync(fd) == 0 else { throw APIError.uploadPath([.insufficientSpace]) }
             closed = true
             close(fd)
         } catch {
@@ -189,8 +150,8 @@ extension ClubAPI {
         return hasher.finalize()
     }
 
-    private func jsonBody(_ object: Any) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: JSON.data(object))))
+    private func jsonBody(_ metadata: Metadata) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: metadata.jsonText)))
     }
 
     // MARK: Upload sessions
@@ -201,7 +162,7 @@ extension ClubAPI {
         let id = FolderStore.randomToken(bytes: 18)
         let path = store.sessionDirectory + "/" + id
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw APIError.uploadPath(["no_write_permission"])
+            throw APIError.uploadPath([.noWritePermission])
         }
         do {
             _ = try await receive(request.body, into: path, append: true, fault: fault)
@@ -211,7 +172,9 @@ extension ClubAPI {
             throw error
         }
         if close { _ = FileManager.default.createFile(atPath: path + ".closed", contents: nil) }
-        return jsonBody(["session_id": id])
+        var text = "{\"session_id\":"
+        DropboxJSON.appendQuoted(id, to: &text)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text + "}")))
     }
 
     func sessionAppend(_ request: Request, fault: Fault) async throws -> Response {
@@ -229,36 +192,36 @@ extension ClubAPI {
         guard let cursor = try arguments.object("cursor") else { throw APIError.badRequest("finish: missing required field 'cursor'") }
         guard let commitArguments = try arguments.object("commit") else { throw APIError.badRequest("finish: missing required field 'commit'") }
         let target = try DropboxPath.parse(try commitArguments.string("path"))
-        let commit = try Self.commitInfo(commitArguments)
+        let commit = try commitArguments.decode(CommitInfo.self)
         let session = try await lookupSession(cursor, nested: true, allowClosed: true)
         try await appendToSession(session, body: request.body, fault: fault)
         let hash: String
-        do { hash = try ContentHasher.hash(fileAt: session) } catch { throw APIError.endpoint(["lookup_failed", "not_found"]) }
+        do { hash = try ContentHasher.hash(fileAt: session) } catch { throw APIError.endpoint([.lookupFailed, .notFound]) }
         let metadata = try await store.commit(temp: session, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
                                               clientModified: commit.clientModified, discardOnFailure: false)
         unlink(session + ".closed")
-        return jsonBody(metadata.json)
+        return jsonBody(metadata)
     }
 
     /// Finds a session's file and checks the client's offset against what actually arrived.
     private func lookupSession(_ cursor: Arguments, nested: Bool, allowClosed: Bool = false) async throws -> String {
-        func failure(_ tags: [String], extra: [String: Any] = [:]) -> APIError {
-            nested ? .endpoint(["lookup_failed"] + tags, extra: extra) : .endpoint(tags, extra: extra)
+        func failure(_ tags: [ErrorTag], numbers: [String: Int64] = [:]) -> APIError {
+            nested ? .endpoint([.lookupFailed] + tags, numbers: numbers) : .endpoint(tags, numbers: numbers)
         }
         let id = try cursor.string("session_id")
         // The id becomes a file name: accept only what we hand out.
         guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            throw failure(["not_found"])
+            throw failure([.notFound])
         }
         guard let offset = try cursor.int("offset", default: nil, range: 0...Int.max) else {
             throw APIError.badRequest("cursor: missing required field 'offset'")
         }
         let path = store.sessionDirectory + "/" + id
         var info = stat()
-        guard stat(path, &info) == 0 else { throw failure(["not_found"]) }
-        if !allowClosed, FileManager.default.fileExists(atPath: path + ".closed") { throw failure(["closed"]) }
+        guard stat(path, &info) == 0 else { throw failure([.notFound]) }
+        if !allowClosed, FileManager.default.fileExists(atPath: path + ".closed") { throw failure([.closed]) }
         guard Int64(info.st_size) == Int64(offset) else {
-            throw failure(["incorrect_offset"], extra: ["correct_offset": Int(info.st_size)])
+            throw failure([.incorrectOffset], numbers: ["correct_offset": Int64(info.st_size)])
         }
         return path
     }
@@ -273,35 +236,38 @@ extension ClubAPI {
 
     func thumbnail(_ request: Request) async throws -> Response {
         let arguments = try argument(request, what: "get_thumbnail_v2")
-        guard let resource = try arguments.object("resource") else { throw APIError.badRequest("get_thumbnail_v2: missing 'resource'") }
-        guard try resource.string(".tag") == "path" else { throw APIError.badRequest("get_thumbnail_v2: only path resources are supported") }
+        // format, size, mode and resource are unions: "jpeg" or {".tag":"jpeg"} alike.
+        let thumbnail = try arguments.decode(ThumbnailArgument.self)
+        guard case .path(let path) = thumbnail.resource else { throw APIError.badRequest("get_thumbnail_v2: only path resources are supported") }
         let target: DropboxPath
-        do { target = try DropboxPath.parse(try resource.string("path")) } catch { throw APIError.endpoint(["path", "malformed_path"]) }
-        let format = try arguments.optionalString("format") ?? "jpeg"
-        guard format == "jpeg" else { throw APIError.badRequest("get_thumbnail_v2: only the jpeg format is supported") }
-        guard let size = ThumbnailSize(rawValue: try arguments.optionalString("size") ?? "w64h64") else {
-            throw APIError.badRequest("get_thumbnail_v2: unknown size")
-        }
-        guard let mode = ThumbnailMode(rawValue: try arguments.optionalString("mode") ?? "strict") else {
-            throw APIError.badRequest("get_thumbnail_v2: unknown mode")
-        }
+        do { target = try DropboxPath.parse(path) } catch { throw APIError.endpoint([.path, .malformedPath]) }
+        guard thumbnail.format == .jpeg else { throw APIError.badRequest("get_thumbnail_v2: only the jpeg format is supported") }
         let ext = (target.name as NSString).pathExtension.lowercased()
-        guard ["jpg", "jpeg"].contains(ext) else { throw APIError.endpoint(["unsupported_extension"]) }
+        guard ["jpg", "jpeg"].contains(ext) else { throw APIError.endpoint([.unsupportedExtension]) }
         let opened = try await store.openForReading(target)
-        guard opened.file.size <= 64 << 20 else { throw APIError.endpoint(["unsupported_image"]) }
+        guard opened.file.size <= 64 << 20 else { throw APIError.endpoint([.unsupportedImage]) }
         var data = Data(count: Int(opened.file.size))
         let read = data.withUnsafeMutableBytes { pread(opened.handle.fd, $0.baseAddress, $0.count, 0) }
-        guard read == Int(opened.file.size) else { throw APIError.endpoint(["conversion_error"]) }
+        guard read == Int(opened.file.size) else { throw APIError.endpoint([.conversionError]) }
         let jpeg: Data
         do {
-            jpeg = try Thumbnail.make(from: data, size: size, mode: mode)
+            jpeg = try Thumbnail.make(from: data, boxWidth: thumbnail.size.width, boxHeight: thumbnail.size.height, fit: Self.fit(thumbnail.mode))
         } catch {
-            throw APIError.endpoint(["unsupported_image"])
+            throw APIError.endpoint([.unsupportedImage])
         }
         return Response(status: .ok, headers: [
             .contentType: "image/jpeg",
-            Self.resultHeader: JSON.asciiHeader(["file_metadata": opened.file.json]),
+            Self.resultHeader: JSON.resultHeader(.file(opened.file), under: "file_metadata"),
         ], body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+    }
+
+    /// Dropbox's thumbnail modes as Imaging's fits.
+    static func fit(_ mode: ThumbnailMode) -> Thumbnail.Fit {
+        switch mode {
+        case .strict: return .within
+        case .bestfit: return .withinEitherWay
+        case .fitoneBestfit: return .coverEitherWay
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import DropboxWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -175,7 +176,7 @@ struct ClubAPI: Sendable {
         let folder = try DropboxPath.parse(cursor.path)
         // Pages are offsets into a sorted listing; if the folder changed since, they no longer
         // line up, so the client must list again (Dropbox's `reset`).
-        guard await store.folderStamp(folder) == cursor.stamp else { throw APIError.endpoint(["reset"]) }
+        guard await store.folderStamp(folder) == cursor.stamp else { throw APIError.endpoint([.reset]) }
         return try await listPage(cursor)
     }
 
@@ -186,15 +187,20 @@ struct ClubAPI: Sendable {
         var next = cursor
         next.offset = min(entries.count, cursor.offset + page.count)
         var text = "{\"cursor\":"
-        JSON.appendString(Self.encodeCursor(next), to: &text)
-        text += ",\"entries\":[" + page.map(\.jsonText).joined(separator: ",") + "],\"has_more\":" + (next.offset < entries.count ? "true" : "false") + "}"
+        DropboxJSON.appendQuoted(Self.encodeCursor(next), to: &text)
+        text += ",\"entries\":["
+        for (index, entry) in page.enumerated() {
+            if index > 0 { text += "," }
+            entry.appendJSON(to: &text)
+        }
+        text += "],\"has_more\":" + (next.offset < entries.count ? "true" : "false") + "}"
         return RawJSON(text: text)
     }
 
     private func getMetadata(_ arguments: Arguments) async throws -> Any {
         let target = try path(arguments)
         guard !target.isRoot else { throw APIError.badRequest("get_metadata: the root folder is unsupported") }
-        return try await store.metadata(target).json
+        return RawJSON(text: try await store.metadata(target).jsonText)
     }
 
     private struct SearchCursor: Codable {
@@ -203,20 +209,25 @@ struct ClubAPI: Sendable {
         var extensions: [String]
         var offset: Int
         var limit: Int
+        var categories: [FileCategory]? = nil
+        var deleted: Bool? = nil
+        var newestFirst: Bool? = nil
     }
 
     private func search(_ arguments: Arguments) async throws -> Any {
         let query = try arguments.string("query")
-        let options = try arguments.object("options")
-        let scope = try options.map { options throws(APIError) in try DropboxPath.parse(try options.optionalString("path") ?? "") } ?? .root
-        let limit = try options?.int("max_results", default: 100, range: 1...1000) ?? 100
-        var extensions: [String] = []
-        if let raw = options?.object["file_extensions"], !(raw is NSNull) {
-            guard let list = raw as? [String] else { throw APIError.badRequest("search_v2: 'file_extensions' must be a list of strings") }
-            extensions = list
-        }
-        guard !query.isEmpty || !extensions.isEmpty else { throw APIError.badRequest("search_v2: 'query' must not be empty") }
-        return try await searchPage(SearchCursor(query: query, path: scope.display, extensions: extensions, offset: 0, limit: limit))
+        // Options hold unions (file_status, order_by, file_categories): decoded as wire types.
+        let options = try arguments.decode(SearchOptions.self, "options") ?? SearchOptions()
+        let scope = try DropboxPath.parse(options.path ?? "")
+        let limit = options.maxResults ?? 100
+        guard (1...1000).contains(limit) else { throw APIError.badRequest("search_v2: 'max_results' must be between 1 and 1000") }
+        let extensions = options.fileExtensions ?? []
+        let categories = options.fileCategories ?? []
+        guard !query.isEmpty || !extensions.isEmpty || !categories.isEmpty else { throw APIError.badRequest("search_v2: 'query' must not be empty") }
+        return try await searchPage(SearchCursor(
+            query: query, path: scope.display, extensions: extensions, offset: 0, limit: limit,
+            categories: categories.isEmpty ? nil : categories, deleted: options.fileStatus == .deleted ? true : nil,
+            newestFirst: options.orderBy == .lastModifiedTime ? true : nil))
     }
 
     private func searchContinue(_ arguments: Arguments) async throws -> Any {
@@ -226,23 +237,36 @@ struct ClubAPI: Sendable {
 
     private func searchPage(_ cursor: SearchCursor) async throws -> Any {
         let scope = try DropboxPath.parse(cursor.path)
-        let found = try await store.search(scope: scope, query: cursor.query, extensions: cursor.extensions)
+        // Nothing here is ever deleted-but-remembered, so a search of deleted files finds nothing.
+        let found = cursor.deleted == true ? [] : try await store.search(
+            scope: scope, query: cursor.query, extensions: cursor.extensions, categories: cursor.categories ?? [],
+            newestFirst: cursor.newestFirst ?? false)
         let page = found.dropFirst(cursor.offset).prefix(cursor.limit)
         var next = cursor
         next.offset = cursor.offset + page.count
-        var result: [String: Any] = [
-            "matches": page.map { ["metadata": [".tag": "metadata", "metadata": $0.json], "match_type": [".tag": "filename"]] },
-            "has_more": next.offset < found.count,
-        ]
-        if next.offset < found.count { result["cursor"] = Self.encodeCursor(next) }
-        return result
+        let hasMore = next.offset < found.count
+        // Written by hand like listings; keys sorted, as Dropbox and our encoder write them.
+        var text = "{"
+        if hasMore {
+            text += "\"cursor\":"
+            DropboxJSON.appendQuoted(Self.encodeCursor(next), to: &text)
+            text += ","
+        }
+        text += "\"has_more\":" + (hasMore ? "true" : "false") + ",\"matches\":["
+        for (index, entry) in page.enumerated() {
+            text += index > 0 ? ",{" : "{"
+            text += "\"match_type\":{\".tag\":\"filename\"},\"metadata\":{\".tag\":\"metadata\",\"metadata\":"
+            entry.appendJSON(to: &text)
+            text += "}}"
+        }
+        return RawJSON(text: text + "]}")
     }
 
     private func delete(_ arguments: Arguments) async throws -> Any {
         let text = try arguments.string("path")
         let target: DropboxPath
-        do { target = try DropboxPath.parse(text) } catch { throw APIError.endpoint(["path_lookup", "malformed_path"]) }
-        return ["metadata": try await store.delete(target).json]
+        do { target = try DropboxPath.parse(text) } catch { throw APIError.endpoint([.pathLookup, .malformedPath]) }
+        return JSON.metadataResult(try await store.delete(target))
     }
 
     private func move(_ arguments: Arguments) async throws -> Any {
@@ -250,16 +274,16 @@ struct ClubAPI: Sendable {
         let toText = try arguments.string("to_path")
         let from: DropboxPath
         let to: DropboxPath
-        do { from = try DropboxPath.parse(fromText) } catch { throw APIError.endpoint(["from_lookup", "malformed_path"]) }
-        do { to = try DropboxPath.parse(toText) } catch { throw APIError.endpoint(["to", "malformed_path"]) }
+        do { from = try DropboxPath.parse(fromText) } catch { throw APIError.endpoint([.fromLookup, .malformedPath]) }
+        do { to = try DropboxPath.parse(toText) } catch { throw APIError.endpoint([.to, .malformedPath]) }
         let autorename = try arguments.bool("autorename", default: false)
-        return ["metadata": try await store.move(from: from, to: to, autorename: autorename).json]
+        return JSON.metadataResult(try await store.move(from: from, to: to, autorename: autorename))
     }
 
     private func createFolder(_ arguments: Arguments) async throws -> Any {
         let target = try path(arguments)
         let autorename = try arguments.bool("autorename", default: false)
-        return ["metadata": try await store.createFolder(target, autorename: autorename).json]
+        return JSON.metadataResult(try await store.createFolder(target, autorename: autorename))
     }
 
     private static func encodeCursor<T: Encodable>(_ value: T) -> String {

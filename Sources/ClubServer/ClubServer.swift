@@ -121,3 +121,15 @@ private final class BoundPort: Sendable {
         }
     }
 }
+
+public enum ClubServerError: Error, CustomStringConvertible {
+    case badRoot(String, String)
+    case cannotBind(String)
+
+    public var description: String {
+        switch self {
+        case .badRoot(let path, let reason): return "Cannot use \(path) as the club folder: \(reason)"
+        case .cannotBind(let reason): return "Cannot start the server: \(reason)"
+        }
+    }
+}

@@ -16,7 +16,9 @@ extension Metadata {
     public func appendJSON(to out: inout String, asciiOnly: Bool = false) {
         func field(_ key: String, _ value: String?) {
             guard let value else { return }
-            out += ",\"" + key + "\":"
+            out += ",\""
+            out += key
+            out += "\":"
             DropboxJSON.appendQuoted(value, to: &out, asciiOnly: asciiOnly)
         }
         switch self {

@@ -1,58 +1,44 @@
 import Foundation
 
-/// Dropbox's thumbnail sizes and modes, and the geometry they imply.
-public enum ThumbnailMode: String, Sendable, CaseIterable {
-    /// Scale down to fit within the size.
-    case strict
-    /// Scale down to fit within the size or its transpose, whichever keeps more pixels.
-    case bestfit
-    /// Scale down to cover the size (or its transpose) completely.
-    case fitoneBestfit = "fitone_bestfit"
-}
-
-public enum ThumbnailSize: String, Sendable, CaseIterable {
-    case w32h32, w64h64, w128h128, w256h256, w480h320, w640h480, w960h640, w1024h768, w2048h1536
-
-    public var box: (width: Int, height: Int) {
-        switch self {
-        case .w32h32: return (32, 32)
-        case .w64h64: return (64, 64)
-        case .w128h128: return (128, 128)
-        case .w256h256: return (256, 256)
-        case .w480h320: return (480, 320)
-        case .w640h480: return (640, 480)
-        case .w960h640: return (960, 640)
-        case .w1024h768: return (1024, 768)
-        case .w2048h1536: return (2048, 1536)
-        }
-    }
-}
-
+/// Thumbnail geometry and making: an image scaled down into a box.
+///
+/// Imaging knows boxes and fits, not Dropbox's names for them; the server maps a wire size
+/// and mode onto these.
 public enum Thumbnail {
-    /// The output size for an image of `width`×`height`. Never larger than the source.
-    public static func targetSize(width: Int, height: Int, size: ThumbnailSize, mode: ThumbnailMode) -> (width: Int, height: Int) {
-        let box = size.box
-        func fit(_ w: Int, _ h: Int, cover: Bool) -> Double {
+    /// How an image goes into its box.
+    public enum Fit: Sendable, Hashable, CaseIterable {
+        /// Scale down to fit within the box.
+        case within
+        /// Scale down to fit within the box or its transpose, whichever keeps more pixels.
+        case withinEitherWay
+        /// Scale down to cover the box (or its transpose) completely.
+        case coverEitherWay
+    }
+
+    /// The output size for an image of `width`×`height` in a `boxWidth`×`boxHeight` box.
+    /// Never larger than the source.
+    public static func targetSize(width: Int, height: Int, boxWidth: Int, boxHeight: Int, fit: Fit) -> (width: Int, height: Int) {
+        func scale(_ w: Int, _ h: Int, cover: Bool) -> Double {
             let scaleX = Double(w) / Double(width)
             let scaleY = Double(h) / Double(height)
             return min(1, cover ? max(scaleX, scaleY) : min(scaleX, scaleY))
         }
-        let scale: Double
-        switch mode {
-        case .strict:
-            scale = fit(box.width, box.height, cover: false)
-        case .bestfit:
-            scale = max(fit(box.width, box.height, cover: false), fit(box.height, box.width, cover: false))
-        case .fitoneBestfit:
-            scale = min(fit(box.width, box.height, cover: true), fit(box.height, box.width, cover: true))
+        let factor: Double
+        switch fit {
+        case .within:
+            factor = scale(boxWidth, boxHeight, cover: false)
+        case .withinEitherWay:
+            factor = max(scale(boxWidth, boxHeight, cover: false), scale(boxHeight, boxWidth, cover: false))
+        case .coverEitherWay:
+            factor = min(scale(boxWidth, boxHeight, cover: true), scale(boxHeight, boxWidth, cover: true))
         }
-        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+        return (max(1, Int((Double(width) * factor).rounded())), max(1, Int((Double(height) * factor).rounded())))
     }
 
     /// Makes a JPEG thumbnail of JPEG `data`.
-    public static func make(from data: Data, size: ThumbnailSize, mode: ThumbnailMode, quality: Int = 80) throws(ImagingError) -> Data {
+    public static func make(from data: Data, boxWidth: Int, boxHeight: Int, fit: Fit, quality: Int = 80) throws(ImagingError) -> Data {
         let source = try JPEG.dimensions(of: data)
-        let target = targetSize(width: source.width, height: source.height, size: size, mode: mode)
+        let target = targetSize(width: source.width, height: source.height, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit)
         let decoded = try JPEG.decode(data, covering: target.width, target.height)
         return try JPEG.encode(decoded.resized(width: target.width, height: target.height), quality: quality)
     }

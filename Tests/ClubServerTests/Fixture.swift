@@ -1,6 +1,6 @@
 import ClubServer
+import DropboxWire
 import Foundation
-import Remote
 import Transfer
 import XCTest
 

@@ -1,4 +1,5 @@
 import ClubServer
+import DropboxWire
 import Foundation
 import Remote
 import XCTest
@@ -32,7 +33,7 @@ final class HashCacheTests: XCTestCase {
         let notes = base.appendingPathComponent("byteclub")
         for i in 0..<20 { try Data("note \(i)\n".utf8).write(to: notes.appendingPathComponent("n\(i).txt")) }
         let first = try await listHashes()
-        XCTAssertEqual(first["n3.txt"], try ContentHasher.hash(fileAt: notes.appendingPathComponent("n3.txt").path))
+        XCTAssertEqual(first["n3.txt"], try DropboxWire.ContentHasher.hash(fileAt: notes.appendingPathComponent("n3.txt").path))
         let cacheFile = base.appendingPathComponent(".byteclub/content-hashes")
         let lines = try String(contentsOf: cacheFile, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 20)
@@ -44,7 +45,7 @@ final class HashCacheTests: XCTestCase {
         try (String(contentsOf: cacheFile, encoding: .utf8) + "garbage line\n1 2 3\n").write(to: cacheFile, atomically: true, encoding: .utf8)
 
         let second = try await listHashes()
-        XCTAssertEqual(second["n3.txt"], try ContentHasher.hash(fileAt: notes.appendingPathComponent("n3.txt").path))
+        XCTAssertEqual(second["n3.txt"], try DropboxWire.ContentHasher.hash(fileAt: notes.appendingPathComponent("n3.txt").path))
         XCTAssertNotEqual(second["n3.txt"], first["n3.txt"])
         XCTAssertEqual(second["n4.txt"], first["n4.txt"])
     }

@@ -43,16 +43,18 @@ final class ImagingTests: XCTestCase {
     }
 
     func testThumbnailGeometry() {
-        XCTAssertTrue(Thumbnail.targetSize(width: 8000, height: 2000, size: .w256h256, mode: .strict) == (256, 64))
-        XCTAssertTrue(Thumbnail.targetSize(width: 2000, height: 8000, size: .w480h320, mode: .strict) == (80, 320))
-        XCTAssertTrue(Thumbnail.targetSize(width: 2000, height: 8000, size: .w480h320, mode: .bestfit) == (120, 480), "bestfit may use the transposed box")
-        XCTAssertTrue(Thumbnail.targetSize(width: 8000, height: 2000, size: .w64h64, mode: .fitoneBestfit) == (256, 64), "covers 64×64")
-        XCTAssertTrue(Thumbnail.targetSize(width: 100, height: 50, size: .w1024h768, mode: .strict) == (100, 50), "never upscales")
+        XCTAssertTrue(Thumbnail.targetSize(width: 8000, height: 2000, boxWidth: 256, boxHeight: 256, fit: .within) == (256, 64))
+        XCTAssertTrue(Thumbnail.targetSize(width: 2000, height: 8000, boxWidth: 480, boxHeight: 320, fit: .within) == (80, 320))
+        XCTAssertTrue(Thumbnail.targetSize(width: 2000, height: 8000, boxWidth: 480, boxHeight: 320, fit: .withinEitherWay) == (120, 480),
+                      "may use the transposed box")
+        XCTAssertTrue(Thumbnail.targetSize(width: 8000, height: 2000, boxWidth: 64, boxHeight: 64, fit: .coverEitherWay) == (256, 64), "covers 64×64")
+        XCTAssertTrue(Thumbnail.targetSize(width: 100, height: 50, boxWidth: 1024, boxHeight: 768, fit: .within) == (100, 50), "never upscales")
+        XCTAssertTrue(Thumbnail.targetSize(width: 3, height: 3000, boxWidth: 64, boxHeight: 64, fit: .within) == (1, 64), "never below one pixel")
     }
 
     func testThumbnailOfAPanorama() throws {
         let jpeg = try JPEG.encode(ramp(width: 4000, height: 1000))
-        let thumbnail = try Thumbnail.make(from: jpeg, size: .w128h128, mode: .strict)
+        let thumbnail = try Thumbnail.make(from: jpeg, boxWidth: 128, boxHeight: 128, fit: .within)
         let size = try JPEG.dimensions(of: thumbnail)
         XCTAssertEqual(size.width, 128)
         XCTAssertEqual(size.height, 32)

@@ -1,0 +1,85 @@
+import DropboxWire
+import Foundation
+
+/// Listings and search, sorted by lower-case path.
+extension FolderStore {
+    /// Every entry under `path` (its children, or all descendants), sorted by lower-case path.
+    func list(_ path: DropboxPath, recursive: Bool) throws(APIError) -> [Metadata] {
+        let resolved = try resolve(path)
+        guard resolved.exists else { throw .notFound }
+        guard resolved.isDirectory else { throw .notFolder }
+        // Adding or removing an entry changes the folder's mtime; rewriting a file in place
+        // renames a new inode over it, which does too. Recursive listings are never cached.
+        let key = recursive ? nil : resolved.host + "|" + folderStamp(path)
+        if let key, let cache = listingCache, cache.key == key, ContinuousClock.now - cache.time < .seconds(5) { return cache.entries }
+        var entries: [Metadata] = []
+        walk(resolved, recursive: recursive) { entries.append($0) }
+        flushIdentifiers()
+        flushHashes()
+        // Sorted by a key taken once per entry: comparing through the enum's computed
+        // `pathLower` copied two strings per comparison (140,000 of them for 10,000 files).
+        entries = entries.map { ($0.pathLower ?? "", $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        if let key { listingCache = (key, ContinuousClock.now, entries) }
+        return entries
+    }
+
+    private func walk(_ directory: Resolved, recursive: Bool, _ visit: (Metadata) -> Void) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.host) else { return }
+        for name in names {
+            if directory.path.isRoot && name.lowercased() == DropboxPath.reservedName { continue }
+            guard DropboxPath.isSafeComponent(name) else { continue }
+            // The directory listing gave the exact name: no need to resolve from the root again.
+            guard let (resolved, info) = try? existingEntry(named: name, in: directory.host, parent: directory.path),
+                  let entry = try? metadata(resolved, info: info) else { continue }
+            visit(entry)
+            if recursive, resolved.isDirectory {
+                walk(resolved, recursive: true, visit)
+            }
+        }
+    }
+
+    /// A version stamp of a folder: its mtime changes whenever an entry is added or removed.
+    func folderStamp(_ path: DropboxPath) -> String {
+        guard let resolved = try? resolve(path), resolved.exists else { return "gone" }
+        var info = stat()
+        guard stat(resolved.host, &info) == 0 else { return "gone" }
+        return "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+
+    /// Files and folders under `scope` whose names contain every word of `query`, with one of
+    /// `extensions` and in one of `categories` (when given), by path or newest first.
+    func search(scope: DropboxPath, query: String, extensions: [String], categories: [FileCategory] = [],
+                newestFirst: Bool = false) throws(APIError) -> [Metadata] {
+        let words = query.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
+        let wanted = Set(extensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
+        let found = try list(scope, recursive: true).filter { entry in
+            let name = entry.name.lowercased()
+            let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) }
+            if !wanted.isEmpty {
+                guard case .file = entry, let ext, wanted.contains(ext) else { return false }
+            }
+            if !categories.isEmpty, !categories.contains(where: { Self.entry(entry, extension: ext, isIn: $0) }) { return false }
+            return words.allSatisfy { name.contains($0) }
+        }
+        guard newestFirst else { return found }
+        func modified(_ entry: Metadata) -> Date {
+            if case .file(let file) = entry { return file.serverModified }
+            return .distantPast
+        }
+        // Ties keep path order, so pages stay stable from one call to the next.
+        return found.enumerated().sorted { a, b in
+            let (x, y) = (modified(a.element), modified(b.element))
+            return x != y ? x > y : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// Whether an entry belongs to a Dropbox file category, judged by its extension.
+    private static func entry(_ entry: Metadata, extension ext: String?, isIn category: FileCategory) -> Bool {
+        switch (entry, category) {
+        case (.folder, .folder): return true
+        case (.folder, _), (_, .folder), (.deleted, _): return false
+        case (.file, .others): return !FileCategory.allCases.contains { ext.map($0.extensions.contains) ?? false }
+        case (.file, _): return ext.map(category.extensions.contains) ?? false
+        }
+    }
+}

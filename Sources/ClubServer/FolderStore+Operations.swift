@@ -1,0 +1,93 @@
+import DropboxWire
+import Foundation
+
+/// Folder creation, delete and move, with the ids following their entries.
+extension FolderStore {
+    func createFolder(_ path: DropboxPath, autorename: Bool) throws(APIError) -> Metadata {
+        guard !path.isRoot else { throw .endpoint([.path, .conflict, .folder]) }
+        var target = try resolve(path)
+        if target.exists {
+            guard autorename else { throw .endpoint([.path, .conflict, (target.isDirectory ? .folder : .file)]) }
+            target = try freeName(near: target, suffix: nil)
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: target.host, withIntermediateDirectories: true)
+        } catch {
+            throw .endpoint([.path, .noWritePermission])
+        }
+        target.exists = true
+        target.isDirectory = true
+        let result = try metadata(target)
+        flushIdentifiers()
+        return result
+    }
+
+    func delete(_ path: DropboxPath) throws(APIError) -> Metadata {
+        guard !path.isRoot else { throw .endpoint([.pathLookup, .malformedPath]) }
+        let target: Resolved
+        do { target = try resolve(path) } catch { throw Self.relabel(error, as: .pathLookup) }
+        guard target.exists else { throw .endpoint([.pathLookup, .notFound]) }
+        let result = try metadata(target)
+        do {
+            try FileManager.default.removeItem(atPath: target.host)
+        } catch {
+            throw .endpoint([.pathWrite, .noWritePermission])
+        }
+        let prefix = target.path.lower
+        ids = ids.filter { $0.key != prefix && !$0.key.hasPrefix(prefix + "/") }
+        idsDirty = true
+        flushIdentifiers()
+        return result
+    }
+
+    func move(from: DropboxPath, to: DropboxPath, autorename: Bool) throws(APIError) -> Metadata {
+        guard !from.isRoot else { throw .endpoint([.fromLookup, .malformedPath]) }
+        guard !to.isRoot else { throw .endpoint([.to, .malformedPath]) }
+        let source: Resolved
+        do { source = try resolve(from) } catch { throw Self.relabel(error, as: .fromLookup) }
+        guard source.exists else { throw .endpoint([.fromLookup, .notFound]) }
+        if to.lower.hasPrefix(source.path.lower + "/") { throw .endpoint([.cantMoveFolderIntoItself]) }
+        var target: Resolved
+        do { target = try resolve(to) } catch { throw Self.relabel(error, as: .to) }
+        // A case-only rename of the same entry is allowed.
+        if target.exists && target.path.lower != source.path.lower {
+            guard autorename else { throw .endpoint([.to, .conflict, (target.isDirectory ? .folder : .file)]) }
+            target = try freeName(near: target, suffix: nil)
+        }
+        do {
+            try makeParents(of: target)
+        } catch {
+            throw .endpoint([.to, .conflict, .file])
+        }
+        guard rename(source.host, target.host) == 0 else { throw .endpoint([.to, .noWritePermission]) }
+        Self.syncDirectory(of: target.host)
+        // The id follows the entry, and its descendants' ids follow too.
+        let oldPrefix = source.path.lower
+        let newPrefix = target.path.lower
+        var moved: [String: String] = [:]
+        for (key, value) in ids {
+            if key == oldPrefix {
+                moved[newPrefix] = value
+            } else if key.hasPrefix(oldPrefix + "/") {
+                moved[newPrefix + key.dropFirst(oldPrefix.count)] = value
+            } else {
+                moved[key] = value
+            }
+        }
+        ids = moved
+        idsDirty = true
+        target.exists = true
+        target.isDirectory = source.isDirectory
+        let result = try metadata(target)
+        flushIdentifiers()
+        return result
+    }
+
+    /// Re-tags a lookup error for endpoints whose errors sit under another field.
+    private static func relabel(_ error: APIError, as field: ErrorTag) -> APIError {
+        for tag in [ErrorTag.notFound, .notFolder, .notFile, .malformedPath] where error.isEndpoint([.path, tag]) {
+            return .endpoint([field, tag])
+        }
+        return error
+    }
+}

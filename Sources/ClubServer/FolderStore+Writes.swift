@@ -1,0 +1,120 @@
+import DropboxWire
+import Foundation
+
+/// Commits of uploaded files, with write modes and autorename, and the space they need.
+extension FolderStore {
+    /// Moves a fully written, fsynced temp file into place, applying the write mode.
+    ///
+    /// The temp file lives in `.byteclub/tmp` on the same file system, so the final step is one
+    /// atomic rename: readers see the old file or the new one, never a mix.
+    /// - Parameter discardOnFailure: remove `temp` if the commit fails (a session's file stays,
+    ///   so the client can finish it again with another commit).
+    func commit(temp: String, contentHash: String, to path: DropboxPath, mode: WriteMode, autorename: Bool, clientModified: Date?, discardOnFailure: Bool) throws(APIError) -> Metadata {
+        var committed = false
+        defer { if discardOnFailure || committed { unlink(temp) } }
+        let result = try commitChecked(temp: temp, contentHash: contentHash, to: path, mode: mode, autorename: autorename, clientModified: clientModified)
+        committed = true
+        return result
+    }
+
+    private func commitChecked(temp: String, contentHash: String, to path: DropboxPath, mode: WriteMode, autorename: Bool, clientModified: Date?) throws(APIError) -> Metadata {
+        guard !path.isRoot else { throw .uploadPath([.malformedPath]) }
+        var target = try resolveForWrite(path)
+        if target.exists {
+            guard !target.isDirectory else {
+                if autorename { target = try freeName(near: target, suffix: nil) } else { throw .uploadPath([.conflict, .folder]) }
+                return try place(temp, contentHash: contentHash, at: target, clientModified: clientModified)
+            }
+            let current = try metadata(target)
+            guard case .file(let file) = current else { throw .uploadPath([.conflict, .file]) }
+            switch mode {
+            case .overwrite:
+                break
+            case .add:
+                // Dropbox treats re-adding identical content as a no-op, not a conflict.
+                if file.contentHash == contentHash { return current }
+                guard autorename else { throw .uploadPath([.conflict, .file]) }
+                target = try freeName(near: target, suffix: nil)
+            case .update(let rev):
+                if rev != file.rev {
+                    if file.contentHash == contentHash { return current }
+                    guard autorename else { throw .uploadPath([.conflict, .file]) }
+                    target = try freeName(near: target, suffix: "conflicted copy")
+                }
+            }
+        } else if case .update = mode {
+            // Updating a rev of a file that is gone is a conflict in Dropbox's model too.
+            guard autorename else { throw .uploadPath([.conflict, .file]) }
+        }
+        return try place(temp, contentHash: contentHash, at: target, clientModified: clientModified)
+    }
+
+    private func place(_ temp: String, contentHash: String, at target: Resolved, clientModified: Date?) throws(APIError) -> Metadata {
+        try makeParents(of: target)
+        if let clientModified {
+            var times = [timespec(tv_sec: time(nil), tv_nsec: 0), timespec(tv_sec: Int(clientModified.timeIntervalSince1970), tv_nsec: 0)]
+            times[0].tv_nsec = (1 << 30) - 2 // UTIME_OMIT: leave the access time alone
+            _ = utimensat(AT_FDCWD, temp, &times, 0)
+        }
+        guard rename(temp, target.host) == 0 else {
+            throw errno == ENOSPC ? .uploadPath([.insufficientSpace]) : .uploadPath([.noWritePermission])
+        }
+        Self.syncDirectory(of: target.host)
+        var placed = target
+        placed.exists = true
+        placed.isDirectory = false
+        // We hashed the body as it streamed in; no need to read the file again.
+        var info = stat()
+        if stat(target.host, &info) == 0 {
+            hashCache[Self.key(info)] = contentHash
+            hashesDirty = true
+        }
+        let result = try metadata(placed)
+        flushIdentifiers()
+        return result
+    }
+
+    /// Resolves a path for writing: the parent chain may be missing (it is created), but it
+    /// must not run through a file.
+    private func resolveForWrite(_ path: DropboxPath) throws(APIError) -> Resolved {
+        switch Result(catching: { () throws(APIError) in try resolve(path) }) {
+        case .success(let resolved):
+            return resolved
+        case .failure(let error):
+            // A file where a parent folder should be.
+            throw error.isEndpoint([.path, .notFolder]) ? .uploadPath([.conflict, .file]) : error
+        }
+    }
+
+    func makeParents(of target: Resolved) throws(APIError) {
+        let parent = (target.host as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw .uploadPath([.conflict, .file]) }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        } catch {
+            throw .uploadPath([.noWritePermission])
+        }
+    }
+
+    /// "name (1).txt", "name (2).txt", … or "name (conflicted copy).txt", then numbered.
+    func freeName(near target: Resolved, suffix: String?) throws(APIError) -> Resolved {
+        let name = target.path.name
+        let ext = (name as NSString).pathExtension
+        let base = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        let dotExt = ext.isEmpty ? "" : "." + ext
+        var candidates: [String] = []
+        if let suffix { candidates.append("\(base) (\(suffix))\(dotExt)") }
+        for number in 1...10_000 {
+            candidates.append(suffix.map { "\(base) (\($0) \(number))\(dotExt)" } ?? "\(base) (\(number))\(dotExt)")
+        }
+        for candidate in candidates {
+            let resolved = try resolve(target.path.parent.appending(candidate))
+            if !resolved.exists { return resolved }
+        }
+        throw .uploadPath([.conflict, .file])
+    }
+}

@@ -28,11 +28,13 @@ final class NotesEndToEndTests: XCTestCase {
         tmux.waitFor("Welcome to Byte Club")
 
         try tmux.type("n")
-        tmux.waitFor("Title")
+        // Not "Title": the list's column header says that before the editor opens.
+        tmux.waitFor("Enter goes to the text")
         try tmux.type("Challenge for Ray")
+        tmux.waitFor("Title: Challenge for Ray")
         try tmux.press("Enter")
         try tmux.type("Beat this: 你好, Grüße!")
-        tmux.waitFor("[+]")
+        tmux.waitFor("Beat this: 你好, Grüße!")
         try tmux.press("C-s")
         tmux.waitFor("Saved \"Challenge for Ray.txt\"")
         let file = notes.appendingPathComponent("Challenge for Ray.txt")
@@ -42,10 +44,12 @@ final class NotesEndToEndTests: XCTestCase {
         AppHarness.eventually("the draft removed") { self.draftTexts().isEmpty }
 
         // Close, reopen (the saved note is selected, newest first), edit and save again.
+        // Waits for what each key says it did: the old editor's text stays on the screen until Esc
+        // is handled, and keys sent while the note loads go to the list.
         try tmux.press("Escape")
-        tmux.waitFor("the editor closed") { !$0.contains("Ctrl-S saves") && $0.contains("Challenge for Ray") }
+        tmux.waitFor("Closed Challenge for Ray.txt")
         try tmux.press("Enter")
-        tmux.waitFor("Beat this")
+        tmux.waitFor("Editing \"Challenge for Ray.txt\"")
         try tmux.press("C-e")
         try tmux.type(" Again, 再见!")
         tmux.waitFor("[+]")

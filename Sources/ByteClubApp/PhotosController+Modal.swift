@@ -40,7 +40,8 @@ extension PhotosController {
                 // The download's end places the file itself (it knows the folder and the name).
                 break
             case .removeFile(let url):
-                try? FileManager.default.removeItem(at: url)
+                // A file only: never a folder, and a link is removed, not followed.
+                unlink(url.path)
             case .refreshPhotos(let select):
                 lists.refresh(.photos, select: select)
             }

@@ -132,7 +132,9 @@ final class PhotosController {
             context.say(.error("Cannot create \(directory.path): \(error.localizedDescription)"))
             return
         }
-        let part = directory.appendingPathComponent(".\(entry.name).byteclub-download")
+        // The server chose the name: only a single safe path component names a file here.
+        let local = SafeName.sanitized(entry.name)
+        let part = directory.appendingPathComponent(Self.partName(for: local))
         let progress = TransferProgress(direction: .download, name: entry.name, total: entry.size, resumedFrom: resume?.done ?? 0)
         let id = context.model.nextID()
         let now = context.effects.now()
@@ -142,6 +144,9 @@ final class PhotosController {
                 $0.message = StatusMessage("Resuming at \(resume.percent)%")
             } else if $0.message?.text.contains("starting again") != true {
                 $0.message = StatusMessage("Downloading \"\(entry.name)\"…")
+            }
+            if let problem = SafeName.problem(entry.name) {
+                $0.message = StatusMessage("Downloading \"\(entry.name)\" as \"\(local)\": the server's name is not a safe file name (\(problem.reason))")
             }
         }
         let store = context.store, paused = configuration.pausedDownloads
@@ -177,43 +182,35 @@ final class PhotosController {
             perform(actions)
             return
         }
+        let local = SafeName.sanitized(entry.name)
         do {
-            let final = try Self.placeUnique(transfer.local, in: directory, name: entry.name)
+            let final = try Self.placeUnique(transfer.local, in: directory, name: local)
             configuration.pausedDownloads?.remove(entry.path)
             context.update { $0.paused[entry.pathLower] = nil }
             apply { $0.downloadPlaced(id, at: final) }
+            if let problem = SafeName.problem(entry.name) {
+                context.say(StatusMessage("Downloaded \"\(entry.name)\" to \(final.path): renamed, as the server's name is not a safe file name (\(problem.reason))"))
+            }
         } catch {
-            apply { $0.downloadNotPlaced(id, why: error.localizedDescription) }
+            apply { $0.downloadNotPlaced(id, why: error.message) }
         }
     }
 
-    /// Moves a finished download to `name` in `directory`, or `name (1).jpg` and so on if taken.
-    nonisolated static func placeUnique(_ file: URL, in directory: URL, name: String) throws -> URL {
-        let title = ClubLayout.title(of: name)
-        let ext = String(name.dropFirst(title.count))
-        for attempt in 0..<10_000 {
-            let candidate = directory.appendingPathComponent(attempt == 0 ? name : "\(title) (\(attempt))\(ext)")
-            // link() fails if the name exists, so two downloads never take the same name.
-            if link(file.path, candidate.path) == 0 {
-                unlink(file.path)
-                return candidate
-            }
-            switch errno {
-            case EEXIST:
-                continue
-            case EPERM, ENOTSUP, EOPNOTSUPP, EXDEV:
-                // No hard links here (vfat, some network mounts): rename to a name not taken.
-                if !FileManager.default.fileExists(atPath: candidate.path) {
-                    guard rename(file.path, candidate.path) == 0 else { break }
-                    return candidate
-                }
-                continue
-            default:
-                break
-            }
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: candidate.path])
-        }
-        throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: directory.path])
+    /// The hidden part file a download of `name` (a safe name) is written to, beside where it
+    /// will land; cut so it still fits in 255 bytes.
+    nonisolated static func partName(for name: String) -> String {
+        let suffix = ".byteclub-download"
+        var stem = Substring(name)
+        while !stem.isEmpty, 1 + stem.utf8.count + suffix.utf8.count > SafeName.maxBytes { stem.removeLast() }
+        return "." + stem + suffix
+    }
+
+    /// Moves a finished download (a file in `directory`) to `name` there, or `name (1).jpg` and
+    /// so on if taken; by name, relative to the folder held open (``LocalFolder``), so neither
+    /// name can leave the folder.
+    nonisolated static func placeUnique(_ file: URL, in directory: URL, name: String) throws(RemoteError) -> URL {
+        let folder = try LocalFolder(directory)
+        return folder.url(of: try folder.placeUnique(file.lastPathComponent, as: name))
     }
 
     // MARK: Delete and preview

@@ -37,8 +37,9 @@ extension DropboxStore {
     /// A store whose connections follow `connection`.
     public convenience init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                             connection: ConnectionOptions, retry: RetryPolicy = RetryPolicy(),
-                            singleUploadLimit: Int64 = 8 << 20, chunkSize: Int64 = 32 << 20, logger: Logger = Logger(label: "byteclub.remote")) {
+                            singleUploadLimit: Int64 = 8 << 20, chunkSize: Int64 = 32 << 20, logger: Logger = Logger(label: "byteclub.remote"),
+                            listingLimits: ListingLimits = .standard) {
         self.init(displayName: displayName, endpoints: endpoints, tokens: tokens, configuration: connection.sessionConfiguration,
-                  retry: retry, singleUploadLimit: singleUploadLimit, chunkSize: chunkSize, logger: logger)
+                  retry: retry, singleUploadLimit: singleUploadLimit, chunkSize: chunkSize, logger: logger, listingLimits: listingLimits)
     }
 }

@@ -13,17 +13,25 @@ extension DropboxStore {
         }
         var entries: [RemoteEntry] = []
         entries.reserveCapacity(page.entries.count)
-        for item in page.entries { entries.append(try RemoteEntry(item)) }
+        for item in page.entries { entries.append(try Self.entry(item, in: folder)) }
         return (entries, page.hasMore ? page.cursor : nil)
     }
 
+    /// An entry of an answer about `folder`, refused if its path lies outside it.
+    static func entry(_ metadata: Metadata, in folder: String) throws(RemoteError) -> RemoteEntry {
+        let entry = try RemoteEntry(metadata)
+        try ListingGuard.check(entry, in: folder)
+        return entry
+    }
+
     /// Every entry of a folder. If the folder changes while paging (Dropbox's `reset`), it
-    /// starts over, so the result is never a mix of two states.
+    /// starts over, so the result is never a mix of two states. A listing that never ends
+    /// stops at ``listingLimits``.
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         var restarts = 0
         while true {
             do {
-                return try await listAllPages(folder)
+                return try await listAllPages(folder, limits: listingLimits)
             } catch .server(409, let detail) where detail.hasPrefix("reset") && restarts < 5 {
                 restarts += 1
             }
@@ -46,8 +54,10 @@ extension DropboxStore {
                 entry.kind == .file && extensions.contains { entry.name.lowercased().hasSuffix("." + $0.lowercased()) }
             }
         }
+        var paging = ListingGuard(folder: folder, limits: listingLimits)
         while true {
-            for match in reply.matches { matches.append(try RemoteEntry(match.metadata)) }
+            try paging.page(count: reply.matches.count, next: reply.hasMore ? reply.cursor : nil)
+            for match in reply.matches { matches.append(try Self.entry(match.metadata, in: folder)) }
             guard reply.hasMore, let cursor = reply.cursor else { return matches }
             reply = try await rpc("2/files/search/continue_v2", ["cursor": cursor], path: folder, idempotent: true, decoding: SearchResult.self)
         }
@@ -57,8 +67,10 @@ extension DropboxStore {
         var entries: [RemoteEntry] = []
         var reply = try await rpc("2/files/list_folder", ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true,
                                   decoding: ListFolderResult.self)
+        var paging = ListingGuard(folder: folder, limits: listingLimits)
         while true {
-            for item in reply.entries { entries.append(try RemoteEntry(item)) }
+            try paging.page(count: reply.entries.count, next: reply.hasMore ? reply.cursor : nil)
+            for item in reply.entries { entries.append(try Self.entry(item, in: folder)) }
             guard reply.hasMore else { return entries }
             reply = try await rpc("2/files/list_folder/continue", ["cursor": reply.cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
         }
@@ -163,10 +175,8 @@ extension DropboxStore {
         do { entry = try resultEntry(response) } catch { return .failure(error, partial: nil) }
         do {
             try place(location, at: destination)
-        } catch let error as RemoteError {
-            return .failure(error, partial: nil)
         } catch {
-            return .failure(.local("Cannot write \(destination.path): \(error.localizedDescription)"), partial: nil)
+            return .failure(error, partial: nil)
         }
         return .success(entry)
     }
@@ -178,24 +188,12 @@ extension DropboxStore {
         return try RemoteEntry(try decode(FileMetadata.self, from: data))
     }
 
-    /// Moves a finished download into place atomically, replacing what was there.
-    static func place(_ location: URL, at destination: URL) throws {
-        let directory = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let staging = directory.appendingPathComponent(".\(destination.lastPathComponent).byteclub-\(UUID().uuidString)")
-        do {
-            try FileManager.default.moveItem(at: location, to: staging)
-        } catch {
-            try FileManager.default.copyItem(at: location, to: staging)
-        }
-        // The temp file was private (0600); a downloaded file gets the usual permissions.
-        let mask = umask(0)
-        umask(mask)
-        chmod(staging.path, 0o666 & ~mask)
-        guard rename(staging.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: staging)
-            throw RemoteError.local("Cannot write \(destination.path): \(reason)")
-        }
+    /// Moves a finished download into place atomically, replacing what was there: by name,
+    /// relative to the destination's folder held open (``LocalFolder``), so a symlink at the
+    /// name is replaced and never followed. The folder is the caller's (created if missing);
+    /// the name must be one safe path component.
+    static func place(_ location: URL, at destination: URL) throws(RemoteError) {
+        let folder = try LocalFolder(destination.deletingLastPathComponent(), create: true)
+        try folder.moveIn(location, as: destination.lastPathComponent)
     }
 }

@@ -66,12 +66,16 @@ public final class DropboxStore: RemoteStore, Sendable {
     public let singleUploadLimit: Int64
     /// Upload-session chunk size, a multiple of 4 MiB.
     public let chunkSize: Int64
+    /// When a listing or a search stops following cursors.
+    public let listingLimits: ListingLimits
     let logger: Logger
 
     public init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                 configuration: SessionConfiguration = .default, retry: RetryPolicy = RetryPolicy(),
-                singleUploadLimit: Int64 = 8 << 20, chunkSize: Int64 = 32 << 20, logger: Logger = Logger(label: "byteclub.remote")) {
+                singleUploadLimit: Int64 = 8 << 20, chunkSize: Int64 = 32 << 20, logger: Logger = Logger(label: "byteclub.remote"),
+                listingLimits: ListingLimits = .standard) {
         self.displayName = displayName
+        self.listingLimits = listingLimits
         self.endpoints = endpoints
         self.tokens = tokens
         self.retry = retry

@@ -12,6 +12,10 @@ public typealias ThumbnailSize = DropboxWire.ThumbnailSize
 public typealias ContentHasher = DropboxWire.ContentHasher
 /// Dropbox's JSON conventions (the ASCII-only escaping of header arguments).
 public typealias DropboxJSON = DropboxWire.DropboxJSON
+/// The rule for a name from the network used as a local file name (one path component).
+public typealias SafeName = DropboxWire.SafeName
+/// The one sanitizer for text from the network printed to a terminal.
+public typealias TerminalSafe = DropboxWire.TerminalSafe
 
 extension RemoteEntry {
     /// The one mapping from the wire's metadata to an entry.

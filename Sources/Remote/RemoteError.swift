@@ -1,7 +1,12 @@
+import DropboxWire
 import Foundation
 
 /// Every way a remote operation fails, each with a one-line message for people.
 /// Messages never include tokens or request headers.
+///
+/// The details often come from the server (an error body, a path in its answer), so
+/// ``message`` is shown through ``TerminalSafe``: control characters become `\x1b`-style
+/// escapes, and whoever prints a message, the CLI or the status bar, prints one safe line.
 public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     case conflict(String)
@@ -18,7 +23,11 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
-    public var message: String {
+    /// One line for people, with every control character escaped (``TerminalSafe``).
+    public var message: String { TerminalSafe.escape(rawMessage) }
+
+    /// The message as composed, before escaping.
+    private var rawMessage: String {
         switch self {
         case .notFound(let path): return "Not found: \(path.isEmpty ? "/" : path)"
         case .conflict(let path): return "Conflict: \(path) was changed by someone else"

@@ -69,12 +69,20 @@ extension RemoteStore {
         try await listAllPages(folder)
     }
 
-    /// Every entry of a folder, following cursors to the end.
+    /// Every entry of a folder, following cursors to the end, within the standard limits.
     public func listAllPages(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        try await listAllPages(folder, limits: .standard)
+    }
+
+    /// Every entry of a folder, following cursors to the end; a listing that would never end
+    /// (past `limits`, or a cursor seen before) stops with an error.
+    public func listAllPages(_ folder: String, limits: ListingLimits) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
+        var paging = ListingGuard(folder: folder, limits: limits)
         var cursor: String? = nil
         repeat {
             let page = try await listPage(folder, cursor: cursor, limit: 2000)
+            try paging.page(count: page.entries.count, next: page.next)
             entries += page.entries
             cursor = page.next
         } while cursor != nil

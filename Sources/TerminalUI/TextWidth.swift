@@ -18,9 +18,13 @@ public struct CellCluster: Hashable, Sendable {
 /// terminal agree: CJK ideographs and most emoji take 2 cells, combining marks 0.
 public enum TextWidth {
     /// The columns one scalar takes: 2, 1, 0 (combining, zero-width joiner) or -1 (control).
+    ///
+    /// Controls are C0, DEL and C1 (U+0080–U+009F, whose U+009B is CSI to some terminals),
+    /// decided here rather than by the C library, whose answer depends on its locale data.
     public static func of(_ scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
         if v >= 0x20 && v < 0x7F { return 1 }
+        if v < 0xA0 { return -1 }  // C0, DEL, C1
         return Int(bc_wcwidth(v))
     }
 

@@ -16,6 +16,8 @@ struct BackendOptions: ParsableArguments {
     @Option(help: "Seconds without any data before a request fails.") var timeout: Double = 60
     @Option(help: .hidden) var dropboxApi: String?
     @Option(help: .hidden) var oauthTokenUrl: String?
+    /// The most entries a listing gathers before it stops (tests lower it; default 1,000,000).
+    @Option(help: .hidden) var listingLimit: Int?
 
     func validate() throws {
         if server != nil && dropbox { throw ValidationError("use either --server or --dropbox, not both") }
@@ -26,6 +28,7 @@ struct BackendOptions: ParsableArguments {
         }
         if let bwlimit, Self.parseRate(bwlimit) == nil { throw ValidationError("bad --bwlimit '\(bwlimit)': use e.g. 500K, 2M or 1048576") }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let listingLimit, listingLimit < 1 { throw ValidationError("--listing-limit must be at least 1") }
     }
 
     /// "500K" → 512000 bytes per second.
@@ -50,6 +53,7 @@ struct BackendOptions: ParsableArguments {
     /// (`.info`); scripts, whose log is stderr, keep it quiet. `retry` is how long requests keep
     /// trying: scripts wait out long outages, the UI reports within seconds (and keeps drafts).
     func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy()) async throws -> Backend {
+        let limits = listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard
         if dropbox {
             let endpoints = dropboxApi.flatMap(URL.init(string:)).map(DropboxEndpoints.club) ?? .dropbox
             var oauth = OAuthEndpoints.dropbox
@@ -57,14 +61,15 @@ struct BackendOptions: ParsableArguments {
             let file = TokenFile(url: Paths.tokens)
             let stored = try file.load()
             let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
-            return Backend(store: DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry), server: nil)
+            return Backend(store: DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry,
+                                               listingLimits: limits), server: nil)
         }
         if let server, let url = URL(string: server) {
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
                 throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
             }
             return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
-                                               connection: connection, retry: retry), server: nil)
+                                               connection: connection, retry: retry, listingLimits: limits), server: nil)
         }
         // Embedded: our own server on 127.0.0.1, a random port and a random token.
         let root = dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub
@@ -77,7 +82,8 @@ struct BackendOptions: ParsableArguments {
         var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.embedded"))
         configuration.logger.logLevel = serverLogLevel
         let server = try await ClubServer.start(configuration)
-        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), connection: connection, retry: retry)
+        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), connection: connection, retry: retry,
+                                 listingLimits: limits)
         return Backend(store: store, server: server)
     }
 

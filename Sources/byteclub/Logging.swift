@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Remote
 
 /// swift-log to `$XDG_STATE_HOME/byteclub/byteclub.log`: the UI owns the screen, so nothing
 /// may log to stdout or stderr while it runs.
@@ -12,7 +13,7 @@ enum FileLog {
         let sink = LogFile(url: url)
         LoggingSystem.bootstrap { label in
             guard let sink else { return SwiftLogNoOpLogHandler(label) }
-            var handler = FileLogHandler(label: label, sink: sink)
+            var handler = LineLogHandler(label: label, sink: .file(sink))
             handler.logLevel = level
             return handler
         }
@@ -57,14 +58,34 @@ final class LogFile: Sendable {
     func synchronize() { lock.withLock { _ = fsync(descriptor) } }
 }
 
-/// One line per message: time, level, label, message and metadata.
-struct FileLogHandler: LogHandler {
+/// The scripting commands' log (ls, get, put, rm, mv): stderr, as swift-log's default handler
+/// writes it, but each line through the one sanitizer, since log lines carry names and error
+/// bodies from the server.
+enum StderrLog {
+    static func bootstrap() {
+        let level = Paths.environment["BYTECLUB_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = LineLogHandler(label: label, sink: .standardError)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+/// One line per message: time, level, label, message and metadata, with control characters
+/// escaped (``TerminalSafe``): a log file is read with `tail -f` in a terminal too.
+struct LineLogHandler: LogHandler {
+    enum Sink: Sendable {
+        case file(LogFile)
+        case standardError
+    }
+
     let label: String
-    let sink: LogFile
+    let sink: Sink
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
 
-    init(label: String, sink: LogFile) {
+    init(label: String, sink: Sink) {
         self.label = label
         self.sink = sink
     }
@@ -81,7 +102,11 @@ struct FileLogHandler: LogHandler {
         if !all.isEmpty {
             line += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
-        sink.write(line)
+        line = TerminalSafe.escape(line)
+        switch sink {
+        case .file(let file): file.write(line)
+        case .standardError: FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
     }
 
     private static func timestamp() -> String {

@@ -56,7 +56,7 @@ struct Logout: AsyncParsableCommand {
         do {
             try await OAuthClient(appKey: tokens.appKey, endpoints: endpoints).revoke(tokens)
         } catch {
-            FileHandle.standardError.write(Data("byteclub: could not revoke the token (\(error.message)); forgetting it anyway\n".utf8))
+            say("could not revoke the token (\(error.message)); forgetting it anyway")
         }
         file.delete()
         print("Logged out.")

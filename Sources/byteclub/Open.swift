@@ -44,7 +44,7 @@ struct Open: AsyncParsableCommand {
             throw error
         } catch {
             logger.error("cannot connect: \(error)")
-            FileHandle.standardError.write(Data("byteclub: cannot open the club: \(error)\n".utf8))
+            say("cannot open the club: \(error)")
             throw ExitCode(1)
         }
         logger.info("connected", metadata: ["backend": "\(connected.store.displayName)"])
@@ -54,7 +54,7 @@ struct Open: AsyncParsableCommand {
             try await MainActor.run { try UI.open(connected, downloads: downloads) }
         } catch {
             await connected.close()
-            FileHandle.standardError.write(Data("byteclub: cannot open the terminal: \(error)\n".utf8))
+            say("cannot open the terminal: \(error)")
             throw ExitCode(1)
         }
         // The UI now runs on DispatchQueue.main, which the async entry point drains with

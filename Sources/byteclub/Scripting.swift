@@ -5,6 +5,7 @@ import Remote
 /// Runs a remote operation for a command: Ctrl-C cancels it, errors print one line to stderr
 /// and exit non-zero, and the embedded server is stopped on every path.
 func runRemote(_ options: BackendOptions, _ body: @escaping @Sendable (Backend) async throws -> Void) async throws {
+    StderrLog.bootstrap()
     let backend: Backend
     do {
         backend = try await options.connect()
@@ -31,7 +32,7 @@ func runRemote(_ options: BackendOptions, _ body: @escaping @Sendable (Backend) 
 
 /// Prints "byteclub: message" and picks an exit code a script can branch on.
 func fail(_ error: RemoteError) -> ExitCode {
-    FileHandle.standardError.write(Data("byteclub: \(error.message)\n".utf8))
+    say(error.message)
     switch error {
     case .notFound: return ExitCode(3)
     case .conflict: return ExitCode(4)
@@ -96,6 +97,13 @@ final class ProgressLine: @unchecked Sendable {
     }
 }
 
+/// Writes "byteclub: message" to stderr, one line, through the one sanitizer: the message often
+/// holds a name, a path or an error body from the server, whose control characters would act on
+/// the terminal (``TerminalSafe``: `ESC` is shown as `\x1b`).
+func say(_ message: String) {
+    FileHandle.standardError.write(Data("byteclub: \(TerminalSafe.escape(message))\n".utf8))
+}
+
 /// "/a/b" from what a user typed: "a/b", "/a/b/", "" or "/".
 func remotePath(_ text: String) -> String {
     var path = text.trimmingCharacters(in: .whitespaces)
@@ -116,10 +124,12 @@ struct Ls: AsyncParsableCommand {
         try await runRemote(backend) { backend in
             let entries = try await backend.store.list(path).sorted { $0.pathLower < $1.pathLower }
             if json {
+                // The names exactly, as JSON escapes them (ESC is \u001b); DEL and C1, which
+                // encoders leave raw, are escaped too, so even JSON is safe on a terminal.
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 encoder.dateEncodingStrategy = .iso8601
-                FileHandle.standardOutput.write(try encoder.encode(entries) + Data("\n".utf8))
+                FileHandle.standardOutput.write(TerminalSafe.jsonText(try encoder.encode(entries)) + Data("\n".utf8))
                 return
             }
             let formatter = DateFormatter()
@@ -128,7 +138,8 @@ struct Ls: AsyncParsableCommand {
             for entry in entries {
                 let size = entry.kind == .folder ? "-" : ProgressLine.bytes(entry.size)
                 let date = entry.modified.map(formatter.string) ?? ""
-                let name = entry.kind == .folder ? entry.name + "/" : entry.name
+                // Names from the server, shown as `ls -b` would: control characters as `\x1b`.
+                let name = TerminalSafe.escape(entry.kind == .folder ? entry.name + "/" : entry.name)
                 lines += size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
                     + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  " + name + "\n"
             }
@@ -148,31 +159,55 @@ struct Get: AsyncParsableCommand {
     func run() async throws {
         let path = remotePath(remote)
         guard !path.isEmpty else { throw ValidationError("give a file to download") }
-        var destination = URL(fileURLWithPath: local ?? (path as NSString).lastPathComponent)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            destination = destination.appendingPathComponent((path as NSString).lastPathComponent)
-        }
-        let target = destination
+        let (folder, name, note) = Self.destination(remote: path, local: local)
+        if let note { say(note) }
+        let target = folder.appendingPathComponent(name)
         let key = backend.server ?? (backend.dropbox ? "dropbox" : "embedded:" + (backend.dataDir ?? ""))
         let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(key + "\n" + path + "\n" + target.path) + ".json")
         try await runRemote(backend) { backend in
             let saved = FileManager.default.contents(atPath: resumeFile.path)
-            let progress = ProgressLine((path as NSString).lastPathComponent)
+            let progress = ProgressLine(TerminalSafe.escape(name))
             if let saved, let offset = DownloadResume.offset(of: saved), offset > 0 {
-                FileHandle.standardError.write(Data("byteclub: resuming \(path) at \(ProgressLine.bytes(offset))\n".utf8))
+                say("resuming \(path) at \(ProgressLine.bytes(offset))")
             }
             do {
                 let entry = try await backend.store.download(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
                                                              onResumeData: { data in ResumeKey.save(data, to: resumeFile) })
                 progress.finish()
                 try? FileManager.default.removeItem(at: resumeFile)
-                FileHandle.standardError.write(Data("byteclub: saved \(target.path) (\(ProgressLine.bytes(entry.size)))\n".utf8))
+                say("saved \(target.path) (\(ProgressLine.bytes(entry.size)))")
             } catch let error as RemoteError where error == .cancelled {
                 progress.finish()
                 throw RemoteError.local("Download interrupted; run the same command again to resume")
             }
         }
+    }
+
+    /// The folder a download goes to and its name there, and a note when the name had to change.
+    ///
+    /// A name taken from the remote path (no local name given, or a folder given) is one the
+    /// server may have suggested through a listing, so it must be a single safe path component:
+    /// `../../evil.jpg` is saved as `evil.jpg`, and the note says so. A local path the user
+    /// typed is theirs, folders included.
+    static func destination(remote path: String, local: String?) -> (folder: URL, name: String, note: String?) {
+        let remoteName = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let name = SafeName.sanitized(remoteName)
+        let note = SafeName.problem(remoteName).map { SafeName.Refusal(name: remoteName, problem: $0).message + "; saving it as \"\(name)\"" }
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        var isDirectory: ObjCBool = false
+        guard let local else {
+            // As before, `get /x/photos` with a folder ./photos here saves into it.
+            if note == nil, FileManager.default.fileExists(atPath: here.appendingPathComponent(name).path, isDirectory: &isDirectory),
+               isDirectory.boolValue {
+                return (here.appendingPathComponent(name), name, nil)
+            }
+            return (here, name, note)
+        }
+        let url = URL(fileURLWithPath: local)
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return (url, name, note)
+        }
+        return (url.deletingLastPathComponent(), url.lastPathComponent, nil)
     }
 }
 
@@ -215,7 +250,7 @@ struct Put: AsyncParsableCommand {
             let entry = try await backend.store.upload(file: file, to: target, mode: writeMode, autorename: autorename,
                                                        progress: { done, total in progress.update(done, total) })
             progress.finish()
-            FileHandle.standardOutput.write(Data("\(entry.path)\n".utf8))
+            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
         }
     }
 }
@@ -247,7 +282,7 @@ struct Mv: AsyncParsableCommand {
         let autorename = self.autorename
         try await runRemote(backend) { backend in
             let entry = try await backend.store.move(from: from, to: to, autorename: autorename)
-            FileHandle.standardOutput.write(Data("\(entry.path)\n".utf8))
+            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
         }
     }
 }

@@ -1,4 +1,5 @@
 import TerminalUI
+import TestSupport
 import XCTest
 
 final class TextBufferTests: XCTestCase {
@@ -413,19 +414,6 @@ final class TextBufferTests: XCTestCase {
         }
         XCTAssertEqual(TextBuffer(text: "a\r\nb\r\n").lineCount, 3, "lines end at LF; the CR stays in its line")
         XCTAssertEqual(TextBuffer(text: "x"), TextBuffer(text: "x"))
-    }
-}
-
-/// A fixed-seed generator (SplitMix64), so a failure can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -46,6 +46,9 @@ struct APIError: Error, Sendable {
     static let notFile = endpoint([.path, .notFile])
     static let notFolder = endpoint([.path, .notFolder])
     static func malformedPath() -> APIError { endpoint([.path, .malformedPath]) }
+    /// Work given up because its task was cancelled; the client is gone or the server stopping.
+    static let cancelled = APIError(status: .serviceUnavailable, contentType: "text/plain; charset=utf-8",
+                                    body: Data("The server stopped this request.".utf8))
 
     /// Whether this is the 409 along exactly `tags`.
     func isEndpoint(_ tags: [ErrorTag]) -> Bool {

@@ -30,6 +30,8 @@ enum JSON {
     /// Parses a JSON object or throws a 400 naming the problem.
     static func object(_ data: Data, what: String) throws(APIError) -> [String: Any] {
         guard !data.isEmpty else { throw .badRequest("\(what): expected a JSON object, got an empty body") }
+        // Checked here, not left to the parser: a lenient one would turn bad bytes into U+FFFD.
+        guard String(validating: data, as: UTF8.self) != nil else { throw .badRequest("\(what): the body is not valid UTF-8") }
         guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             throw .badRequest("\(what): could not decode input as JSON")
         }
@@ -45,6 +47,24 @@ enum JSON {
 struct Arguments {
     let object: [String: Any]
     let what: String
+
+    init(object: [String: Any], what: String) {
+        self.object = object
+        self.what = what
+    }
+
+    /// A content endpoint's argument, from the text of `Dropbox-API-Arg` (or the `arg` query).
+    ///
+    /// The HTTP parser decodes header bytes as UTF-8 and puts U+FFFD where they were not valid,
+    /// so a raw U+FFFD here means bytes that were not text (a raw 0xFF would otherwise become a
+    /// file named "\u{FFFD}.txt"). Clients escape non-ASCII as `\uXXXX`, as Dropbox asks, and
+    /// "\ufffd" written that way stays welcome.
+    init(headerText text: String, what: String) throws(APIError) {
+        if text.unicodeScalars.contains("\u{FFFD}") {
+            throw .badRequest("\(what): the Dropbox-API-Arg header is not valid UTF-8; escape non-ASCII characters as \\uXXXX")
+        }
+        self.init(object: try JSON.object(Data(text.utf8), what: what), what: what)
+    }
 
     func string(_ key: String) throws(APIError) -> String {
         guard let value = object[key] else { throw .badRequest("\(what): missing required field '\(key)'") }

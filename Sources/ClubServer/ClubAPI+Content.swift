@@ -8,7 +8,7 @@ import Synchronization
 
 /// Content endpoints: the argument comes in `Dropbox-API-Arg`, the bytes in the body.
 extension ClubAPI {
-    private static let resultHeader = HTTPField.Name("Dropbox-API-Result")!
+    static let resultHeader = HTTPField.Name("Dropbox-API-Result")!
     private static let chunkSize = 1 << 20
 
     // MARK: Download
@@ -123,7 +123,9 @@ extension ClubAPI {
         do {
             for try await buffer in body {
                 if hasher.byteCount + Int64(buffer.readableBytes) > cap {
-                    throw APIError.badRequest("the request body is larger than \(cap / 1024 / 1024) MiB; use an upload session")
+                    // The same 413 as a declared length over the cap; it closes the connection
+                    // rather than drain the rest of the body.
+                    throw ConnectionAnswer.payloadTooLarge.apiError
                 }
                 try buffer.withUnsafeReadableBytes { bytes throws(APIError) in
                     var offset = 0
@@ -231,44 +233,6 @@ extension ClubAPI {
         defer { Task { await store.release(path) } }
         _ = try await receive(body, into: path, append: true, fault: fault)
     }
-
-    // MARK: Thumbnails
-
-    func thumbnail(_ request: Request) async throws -> Response {
-        let arguments = try argument(request, what: "get_thumbnail_v2")
-        // format, size, mode and resource are unions: "jpeg" or {".tag":"jpeg"} alike.
-        let thumbnail = try arguments.decode(ThumbnailArgument.self)
-        guard case .path(let path) = thumbnail.resource else { throw APIError.badRequest("get_thumbnail_v2: only path resources are supported") }
-        let target: DropboxPath
-        do { target = try DropboxPath.parse(path) } catch { throw APIError.endpoint([.path, .malformedPath]) }
-        guard thumbnail.format == .jpeg else { throw APIError.badRequest("get_thumbnail_v2: only the jpeg format is supported") }
-        let ext = (target.name as NSString).pathExtension.lowercased()
-        guard ["jpg", "jpeg"].contains(ext) else { throw APIError.endpoint([.unsupportedExtension]) }
-        let opened = try await store.openForReading(target)
-        guard opened.file.size <= 64 << 20 else { throw APIError.endpoint([.unsupportedImage]) }
-        var data = Data(count: Int(opened.file.size))
-        let read = data.withUnsafeMutableBytes { pread(opened.handle.fd, $0.baseAddress, $0.count, 0) }
-        guard read == Int(opened.file.size) else { throw APIError.endpoint([.conversionError]) }
-        let jpeg: Data
-        do {
-            jpeg = try Thumbnail.make(from: data, boxWidth: thumbnail.size.width, boxHeight: thumbnail.size.height, fit: Self.fit(thumbnail.mode))
-        } catch {
-            throw APIError.endpoint([.unsupportedImage])
-        }
-        return Response(status: .ok, headers: [
-            .contentType: "image/jpeg",
-            Self.resultHeader: JSON.resultHeader(.file(opened.file), under: "file_metadata"),
-        ], body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
-    }
-
-    /// Dropbox's thumbnail modes as Imaging's fits.
-    static func fit(_ mode: ThumbnailMode) -> Thumbnail.Fit {
-        switch mode {
-        case .strict: return .within
-        case .bestfit: return .withinEitherWay
-        case .fitoneBestfit: return .coverEitherWay
-        }
-    }
 }
 
 /// An open file descriptor that closes itself, so a response body can own it.
@@ -290,11 +254,13 @@ extension FolderStore {
         let resolved = try resolve(path)
         guard resolved.exists else { throw .notFound }
         guard !resolved.isDirectory else { throw .notFile }
-        let fd = open(resolved.host, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO someone left in the folder must not wait for a writer
+        // (it changes nothing for the regular files that are all we read).
+        let fd = open(resolved.host, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .notFound }
         let handle = FileHandleBox(fd: fd)
         var info = stat()
-        guard fstat(fd, &info) == 0, case .file(let file) = try metadata(resolved, info: info) else { throw .notFile }
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, case .file(let file) = try metadata(resolved, info: info) else { throw .notFile }
         return Opened(file: file, handle: handle)
     }
 }

@@ -2,9 +2,11 @@ import DropboxWire
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Imaging
 import Logging
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// The Dropbox v2 subset, as Hummingbird routes over a `FolderStore`.
@@ -13,27 +15,34 @@ struct ClubAPI: Sendable {
     let store: FolderStore
     let chaos: ChaosMonkey?
     let counters: Counters
+    /// Open connections, in all and per client address (ConnectionLimits).
+    let admission: ConnectionAdmission
+    /// Past this many open sockets (served or being refused), the server stops accepting.
+    let acceptCap: Int
     private let tokenBytes: [UInt8]
 
     init(_ configuration: ClubServerConfiguration) throws {
         self.configuration = configuration
-        self.store = try FolderStore(root: configuration.root, logger: configuration.logger)
+        self.store = try FolderStore(root: configuration.root, logger: configuration.logger, sessionExpiry: configuration.sessionExpiry)
         self.chaos = configuration.chaos.map { ChaosMonkey(spec: $0, seed: configuration.chaosSeed) }
         self.tokenBytes = Array(configuration.token.utf8)
         self.counters = Counters()
+        (self.admission, self.acceptCap) = Self.admission(for: configuration)
     }
 
     func application(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(AccessLog(logger: configuration.logger))
+        router.middlewares.add(BodyLimit(contentCap: configuration.maxRequestBodyBytes, contentPaths: [
+            "/2/files/upload", "/2/files/upload_session/start", "/2/files/upload_session/append_v2", "/2/files/upload_session/finish",
+        ]))
         router.middlewares.add(BearerAuth(token: tokenBytes))
         let api = self
         // RPC endpoints: JSON in, JSON out.
         for (path, handler) in rpcEndpoints() {
             router.post(RouterPath(path)) { request, _ in
                 await api.respond { fault in
-                    var request = request
-                    let body = try await request.collectBody(upTo: 1 << 20)
+                    let body = try await api.jsonBody(request)
                     let object = try JSON.object(Data(buffer: body), what: path)
                     let result = try await handler(Arguments(object: object, what: path))
                     return api.jsonResponse(result, fault: fault)
@@ -49,7 +58,10 @@ struct ClubAPI: Sendable {
 
         return Application(
             router: router,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            server: ClubChildChannel.builder(limits: configuration.limits, admission: admission, logger: configuration.logger),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                                 availableConnectionsDelegate: MaximumAvailableConnections(acceptCap, logger: configuration.logger)),
+            services: [SessionSweeper(store: store, expiry: configuration.sessionExpiry)],
             onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },
             logger: configuration.logger
         )
@@ -74,6 +86,9 @@ struct ClubAPI: Sendable {
             return try await body(fault)
         } catch let error as APIError {
             return Self.response(for: error)
+        } catch let error as HTTPParserError {
+            // A body that breaks HTTP (bad chunking, cut short): the client's fault, not ours.
+            return Self.response(for: ConnectionAnswer.malformedRequest("the request is not valid HTTP/1.1 (\(error))").apiError)
         } catch is ChaosDrop {
             // Closing the connection is the point: a body that fails makes Hummingbird drop it.
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(contentLength: 2) { _ in throw ChaosDrop() })
@@ -131,7 +146,7 @@ struct ClubAPI: Sendable {
         guard let text = request.headers[headerName] ?? request.uri.queryParameters.get("arg") else {
             throw .badRequest("\(what): missing the Dropbox-API-Arg header")
         }
-        return Arguments(object: try JSON.object(Data(text.utf8), what: what), what: what)
+        return try Arguments(headerText: text, what: what)
     }
 
     private func path(_ arguments: Arguments, _ key: String = "path") throws(APIError) -> DropboxPath {

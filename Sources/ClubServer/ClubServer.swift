@@ -18,6 +18,11 @@ public struct ClubServerConfiguration: Sendable {
     public var chaosSeed: UInt64 = 1
     /// Per-request body cap; larger files go through upload sessions (Dropbox's limit).
     public var maxRequestBodyBytes: Int64 = 150 * 1024 * 1024
+    /// Timeouts and connection caps (docs/server.md, "Limits and timeouts").
+    public var limits = ConnectionLimits()
+    /// Upload sessions with nothing appended for this long are removed, with their files, at
+    /// start and by a sweep while running (hourly, or every quarter of a shorter expiry).
+    public var sessionExpiry: Duration = .seconds(48 * 3600)
     public var logger: Logger
 
     public init(root: String, token: String, logger: Logger = Logger(label: "byteclub.server")) {
@@ -35,16 +40,23 @@ public final class ClubServer: Sendable {
     private let task: Task<Void, any Error>
     private let group: ServiceGroup
     private let counters: Counters
+    private let admission: ConnectionAdmission
 
     /// Request-body bytes read from the network since start (uploads and sessions).
     public var bodyBytesReceived: Int64 { counters.bodyBytesReceived.load(ordering: .relaxed) }
     /// Upload requests (upload, session start/append/finish) seen since start.
     public var uploadRequests: Int { counters.uploadRequests.load(ordering: .relaxed) }
+    /// Connections being served now (refused ones not counted).
+    public var openConnections: Int { admission.openConnections }
+    /// The cap on connections in force: `limits.maxConnections`, or less if the descriptor limit is lower.
+    public var maxConnections: Int { admission.maxConnections }
 
     public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
-    private init(port: Int, host: String, root: String, task: Task<Void, any Error>, group: ServiceGroup, counters: Counters) {
+    private init(port: Int, host: String, root: String, task: Task<Void, any Error>, group: ServiceGroup, counters: Counters,
+                 admission: ConnectionAdmission) {
         self.counters = counters
+        self.admission = admission
         self.port = port
         self.host = host
         self.root = root
@@ -65,7 +77,8 @@ public final class ClubServer: Sendable {
             task.cancel()
             throw ClubServerError.cannotBind("\(configuration.host):\(configuration.port)")
         }
-        return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task, group: group, counters: api.counters)
+        return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task, group: group, counters: api.counters,
+                          admission: api.admission)
     }
 
     /// Serves in the foreground until SIGINT or SIGTERM. `onListening` gets the bound port.

@@ -41,8 +41,9 @@ struct DropboxPath: Sendable, Hashable, CustomStringConvertible {
         if part.isEmpty || part == "." || part == ".." { return false }
         if part.utf8.count > maxComponentBytes { return false }
         for scalar in part.unicodeScalars {
-            // NUL and other control characters, and path separators of any host.
-            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\\" || scalar == "/" { return false }
+            // NUL and other control characters (C0, DEL and C1: a terminal takes U+0080–U+009F as
+            // controls too), and path separators of any host.
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\\" || scalar == "/" { return false }
         }
         // "%2e%2e" and friends: never meaningful here, and dangerous to anything that decodes.
         if let decoded = part.removingPercentEncoding, decoded != part {

@@ -13,7 +13,7 @@ extension FolderStore {
         let key = recursive ? nil : resolved.host + "|" + folderStamp(path)
         if let key, let cache = listingCache, cache.key == key, ContinuousClock.now - cache.time < .seconds(5) { return cache.entries }
         var entries: [Metadata] = []
-        walk(resolved, recursive: recursive) { entries.append($0) }
+        try walk(resolved, recursive: recursive) { entries.append($0) }
         flushIdentifiers()
         flushHashes()
         // Sorted by a key taken once per entry: comparing through the enum's computed
@@ -23,18 +23,51 @@ extension FolderStore {
         return entries
     }
 
-    private func walk(_ directory: Resolved, recursive: Bool, _ visit: (Metadata) -> Void) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.host) else { return }
-        for name in names {
-            if directory.path.isRoot && name.lowercased() == DropboxPath.reservedName { continue }
-            guard DropboxPath.isSafeComponent(name) else { continue }
-            // The directory listing gave the exact name: no need to resolve from the root again.
-            guard let (resolved, info) = try? existingEntry(named: name, in: directory.host, parent: directory.path),
-                  let entry = try? metadata(resolved, info: info) else { continue }
-            visit(entry)
-            if recursive, resolved.isDirectory {
-                walk(resolved, recursive: true, visit)
+    /// How many levels below the root a recursive walk enters; folders deeper than this are
+    /// listed but not entered (their paths would be near Dropbox's 4096-byte limit anyway).
+    static let maxWalkDepth = 64
+
+    /// Visits every entry of `start` (and, if `recursive`, of its folders), each once.
+    ///
+    /// The walk never enters a symlinked folder (it is listed, and reachable by name) and never
+    /// enters a folder it has already seen by device and inode (a bind mount of an ancestor), so
+    /// `ln -s . loop` costs one entry, not an endless descent. It stops at `maxWalkDepth` and
+    /// when its task is cancelled (the server shutting down, the client gone).
+    private func walk(_ start: Resolved, recursive: Bool, _ visit: (Metadata) -> Void) throws(APIError) {
+        var visited = Set<DirectoryID>()
+        var info = stat()
+        guard stat(start.host, &info) == 0 else { return }
+        visited.insert(DirectoryID(info))
+        var pending = [start]
+        var truncated = false
+        while let directory = pending.popLast() {
+            if Task.isCancelled { throw .cancelled }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.host) else { continue }
+            for name in names {
+                if directory.path.isRoot && name.lowercased() == DropboxPath.reservedName { continue }
+                guard DropboxPath.isSafeComponent(name) else { continue }
+                // The directory listing gave the exact name: no need to resolve from the root again.
+                guard let (resolved, info) = try? existingEntry(named: name, in: directory.host, parent: directory.path),
+                      let entry = try? metadata(resolved, info: info) else { continue }
+                visit(entry)
+                guard recursive, resolved.isDirectory, !resolved.isLink else { continue }
+                guard resolved.path.components.count < Self.maxWalkDepth else {
+                    truncated = true
+                    continue
+                }
+                if visited.insert(DirectoryID(info)).inserted { pending.append(resolved) }
             }
+        }
+        if truncated { logger.warning("a walk of \(start.path) stopped at \(Self.maxWalkDepth) levels below the root") }
+    }
+
+    /// A folder's identity on the host, to enter each folder once.
+    private struct DirectoryID: Hashable {
+        var device: UInt64
+        var inode: UInt64
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
         }
     }
 

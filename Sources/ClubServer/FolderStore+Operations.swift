@@ -49,8 +49,15 @@ extension FolderStore {
         if to.lower.hasPrefix(source.path.lower + "/") { throw .endpoint([.cantMoveFolderIntoItself]) }
         var target: Resolved
         do { target = try resolve(to) } catch { throw Self.relabel(error, as: .to) }
-        // A case-only rename of the same entry is allowed.
-        if target.exists && target.path.lower != source.path.lower {
+        if target.exists && target.path.lower == source.path.lower && Self.sameEntry(target.host, source.host) {
+            // A case-only rename: `to` found the source itself. Rename it to the new spelling of
+            // its last component, as Dropbox does (the folders above keep theirs).
+            guard to.name != source.path.name else { return try metadata(source) }
+            target = Resolved(host: (source.host as NSString).deletingLastPathComponent + "/" + to.name,
+                              path: source.path.parent.appending(to.name), exists: false, isDirectory: source.isDirectory)
+        } else if target.exists {
+            // Another entry, even one whose name differs only in case (two can exist on a
+            // case-sensitive disk): never replaced by a move.
             guard autorename else { throw .endpoint([.to, .conflict, (target.isDirectory ? .folder : .file)]) }
             target = try freeName(near: target, suffix: nil)
         }
@@ -81,6 +88,14 @@ extension FolderStore {
         let result = try metadata(target)
         flushIdentifiers()
         return result
+    }
+
+    /// Whether two host paths name one directory entry (a case-insensitive disk finds "A.txt"
+    /// under "a.txt" too).
+    private static func sameEntry(_ a: String, _ b: String) -> Bool {
+        var x = stat()
+        var y = stat()
+        return lstat(a, &x) == 0 && lstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
     }
 
     /// Re-tags a lookup error for endpoints whose errors sit under another field.

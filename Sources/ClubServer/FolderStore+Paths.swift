@@ -8,6 +8,9 @@ extension FolderStore {
         var path: DropboxPath
         var exists: Bool
         var isDirectory: Bool
+        /// Reached through a symlink (inside the root): followed when asked for by name, never
+        /// entered by a walk.
+        var isLink = false
     }
 
     /// Maps a Dropbox path to the host, component by component, matching names
@@ -38,18 +41,19 @@ extension FolderStore {
         let candidate = directory + "/" + name
         var info = stat()
         guard lstat(candidate, &info) == 0 else { throw .notFound }
-        if (info.st_mode & S_IFMT) == S_IFLNK {
+        let isLink = (info.st_mode & S_IFMT) == S_IFLNK
+        if isLink {
             guard let target = realpath(candidate, nil) else { throw .notFound }
             let resolved = String(cString: target)
             free(target)
-            guard resolved == root || resolved.hasPrefix(root + "/"), !resolved.hasPrefix(metaDirectory) else {
-                // A link out of the club folder: refuse, never follow.
+            guard resolved == root || resolved.hasPrefix(root + "/"), resolved != metaDirectory, !resolved.hasPrefix(metaDirectory + "/") else {
+                // A link out of the club folder (or into the server's own): refuse, never follow.
                 throw .malformedPath()
             }
             guard stat(candidate, &info) == 0 else { throw .notFound }
         }
         let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
-        return (Resolved(host: candidate, path: parent.appending(name), exists: true, isDirectory: isDirectory), info)
+        return (Resolved(host: candidate, path: parent.appending(name), exists: true, isDirectory: isDirectory, isLink: isLink), info)
     }
 
     private func matchingName(in directory: String, for component: String) -> String? {

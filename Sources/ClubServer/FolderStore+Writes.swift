@@ -51,6 +51,11 @@ extension FolderStore {
 
     private func place(_ temp: String, contentHash: String, at target: Resolved, clientModified: Date?) throws(APIError) -> Metadata {
         try makeParents(of: target)
+        // Temp files are private (0600) while they fill; the placed file gets the mode of the
+        // file it replaces, or a new file's mode under the umask.
+        var current = stat()
+        let replaced = target.exists && stat(target.host, &current) == 0 && (current.st_mode & S_IFMT) == S_IFREG
+        chmod(temp, replaced ? current.st_mode & 0o1777 : newFileMode) // never set-id bits
         if let clientModified {
             var times = [timespec(tv_sec: time(nil), tv_nsec: 0), timespec(tv_sec: Int(clientModified.timeIntervalSince1970), tv_nsec: 0)]
             times[0].tv_nsec = (1 << 30) - 2 // UTIME_OMIT: leave the access time alone

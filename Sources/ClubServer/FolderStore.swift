@@ -32,7 +32,10 @@ actor FolderStore {
     var listingCache: (key: String, time: ContinuousClock.Instant, entries: [Metadata])?
     /// Upload sessions with an append in progress.
     var leases: Set<String> = []
-    private let logger: Logger
+    /// The mode of a new file: what `open(…, 0666)` would give under the process's umask, so
+    /// uploads land like files any other tool writes there (temp files are 0600 until commit).
+    let newFileMode: mode_t
+    let logger: Logger
 
     /// What identifies one version of a file on disk: a write is a rename of a new inode.
     struct FileKey: Hashable, Sendable {
@@ -42,7 +45,8 @@ actor FolderStore {
         var mtimeNanoseconds: Int64
     }
 
-    init(root rootPath: String, logger: Logger) throws {
+    /// - Parameter sessionExpiry: upload sessions idle for longer are removed here, at start.
+    init(root rootPath: String, logger: Logger, sessionExpiry: Duration = .seconds(48 * 3600)) throws {
         try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
         guard let real = realpath(rootPath, nil) else {
             throw ClubServerError.badRoot(rootPath, String(cString: strerror(errno)))
@@ -53,6 +57,7 @@ actor FolderStore {
         tempDirectory = metaDirectory + "/tmp"
         sessionDirectory = metaDirectory + "/sessions"
         self.logger = logger
+        newFileMode = 0o666 & ~Self.processUmask()
         for directory in [metaDirectory, tempDirectory, sessionDirectory] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
@@ -60,6 +65,8 @@ actor FolderStore {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: tempDirectory)) ?? [] {
             unlink(tempDirectory + "/" + name)
         }
+        let expired = Self.sweepSessions(in: sessionDirectory, olderThan: sessionExpiry, now: Date(), keeping: [])
+        if !expired.isEmpty { logger.info("removed \(expired.count) expired upload session file(s)") }
         if let data = FileManager.default.contents(atPath: metaDirectory + "/ids.json"),
            let stored = try? JSONDecoder().decode([String: String].self, from: data) {
             ids = stored
@@ -140,6 +147,36 @@ actor FolderStore {
 
     func release(_ session: String) {
         leases.remove(session)
+    }
+
+    /// The umask, read without changing it where the kernel says it (`Umask:` in
+    /// /proc/self/status, Linux 4.7+); elsewhere set and put back at once, before any thread of
+    /// ours creates files.
+    static func processUmask() -> mode_t {
+        if let status = readSmallFile("/proc/self/status"),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+           let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) {
+            return value
+        }
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }
+
+    /// A file read to its end in one go; for /proc files, whose size `stat` gives as 0.
+    static func readSmallFile(_ path: String, limit: Int = 1 << 20) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < limit {
+            let got = read(fd, &chunk, chunk.count)
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            bytes += chunk[0..<got]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func syncDirectory(of path: String) {

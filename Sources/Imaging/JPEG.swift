@@ -95,8 +95,9 @@ public enum JPEG {
         return RGBImage(width: width, height: height, pixels: pixels)
     }
 
-    /// Encodes RGB pixels as a baseline JPEG with 4:2:0 chroma subsampling.
-    public static func encode(_ image: RGBImage, quality: Int = 85) throws(ImagingError) -> Data {
+    /// Encodes RGB pixels as a JPEG with 4:2:0 chroma subsampling: baseline, or progressive
+    /// (several scans, coarse to fine) when asked.
+    public static func encode(_ image: RGBImage, quality: Int = 85, progressive: Bool = false) throws(ImagingError) -> Data {
         guard image.width > 0, image.height > 0 else { throw .encodeFailed("empty image") }
         guard let handle = tjInitCompress() else { throw .encodeFailed("cannot start the encoder") }
         defer { tjDestroy(handle) }
@@ -104,7 +105,8 @@ public enum JPEG {
         var size: UInt = 0
         let result = image.pixels.withUnsafeBufferPointer { source in
             tjCompress2(handle, source.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGB.rawValue),
-                        &output, &size, Int32(TJSAMP_420.rawValue), Int32(max(1, min(100, quality))), TJFLAG_FASTDCT)
+                        &output, &size, Int32(TJSAMP_420.rawValue), Int32(max(1, min(100, quality))),
+                        TJFLAG_FASTDCT | (progressive ? TJFLAG_PROGRESSIVE : 0))
         }
         defer { if let output { tjFree(output) } }
         guard result == 0, let output else { throw .encodeFailed(errorString(handle)) }

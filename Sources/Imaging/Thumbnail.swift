@@ -35,8 +35,35 @@ public enum Thumbnail {
         return (max(1, Int((Double(width) * factor).rounded())), max(1, Int((Double(height) * factor).rounded())))
     }
 
-    /// Makes a JPEG thumbnail of JPEG `data`.
-    public static func make(from data: Data, boxWidth: Int, boxHeight: Int, fit: Fit, quality: Int = 80) throws(ImagingError) -> Data {
+    /// What decoding one image for a thumbnail may cost, judged from its header alone.
+    public struct Limits: Sendable, Equatable {
+        /// Pixels of the full-size image.
+        public var maxPixels: Int
+        /// Bytes of the whole-image coefficient buffer that progressive and multi-scan images
+        /// need (`JPEG.Header.coefficientBytes`); single-scan images do not have one.
+        public var maxBufferedBytes: Int
+
+        public init(maxPixels: Int, maxBufferedBytes: Int) {
+            self.maxPixels = maxPixels
+            self.maxBufferedBytes = maxBufferedBytes
+        }
+
+        /// Only `JPEG.maxPixels`, the decoder's own bomb guard.
+        public static let decoderDefault = Limits(maxPixels: JPEG.maxPixels, maxBufferedBytes: .max)
+
+        /// Throws `tooLarge` for an image that would cost more than allowed to decode.
+        public func check(_ header: JPEG.Header) throws(ImagingError) {
+            guard header.pixels <= maxPixels else { throw .tooLarge(width: header.width, height: header.height) }
+            if header.buffersWholeImage, header.coefficientBytes > maxBufferedBytes {
+                throw .tooLarge(width: header.width, height: header.height)
+            }
+        }
+    }
+
+    /// Makes a JPEG thumbnail of JPEG `data`, refusing images beyond `limits` before decoding.
+    public static func make(from data: Data, boxWidth: Int, boxHeight: Int, fit: Fit, quality: Int = 80,
+                            limits: Limits = .decoderDefault) throws(ImagingError) -> Data {
+        if limits != .decoderDefault { try limits.check(try JPEG.header(of: data)) }
         let source = try JPEG.dimensions(of: data)
         let target = targetSize(width: source.width, height: source.height, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit)
         let decoded = try JPEG.decode(data, covering: target.width, target.height)

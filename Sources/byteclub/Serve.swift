@@ -17,6 +17,12 @@ struct Serve: AsyncParsableCommand {
         drop: cut the connection mid-body; 429: rate limit with Retry-After; 5xx: 500/503;
         slow: trickle the response; truncate: cut JSON answers in half; stall: say nothing
         for five minutes (clients must time out).
+
+        Connections: one with no request in progress closes after --idle-timeout; headers must
+        arrive within --header-timeout (else 408); a body stalled for --body-timeout is dropped.
+        Past --max-connections, or --max-connections-per-client from one address, new ones get
+        503 with Retry-After. Behind a reverse proxy every client has the proxy's address: use
+        --max-connections-per-client 0 there.
         """
     )
 
@@ -27,12 +33,45 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Fault injection for testing clients (see above).") var chaos: String?
     @Option(help: "Seed for --chaos, to replay a run.") var chaosSeed: UInt64 = 1
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
+    @Option(help: "Seconds a connection with no request in progress stays open.") var idleTimeout: Double = Self.defaults.idleTimeout.seconds
+    @Option(help: "Seconds a request's headers may take to arrive (then 408).") var headerTimeout: Double = Self.defaults.headerTimeout.seconds
+    @Option(help: "Seconds a request body may make no progress (then it is dropped).") var bodyTimeout: Double = Self.defaults.bodyTimeout.seconds
+    @Option(help: "Open connections at most (more get 503 + Retry-After).") var maxConnections: Int = Self.defaults.maxConnections
+    @Option(help: "Open connections per client address at most; 0: no cap (use behind a reverse proxy).")
+    var maxConnectionsPerClient: Int = Self.defaults.maxConnectionsPerClient
+    @Option(help: "Bytes of request line and headers at most (more get 431).") var maxHeaderBytes: Int = Self.defaults.maxHeaderBytes
+    @Option(help: "Remove upload sessions idle for this many hours (with their files).") var sessionExpiry: Double = 48
+
+    private static let defaults = ConnectionLimits()
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if let chaos { _ = try ChaosSpec(parsing: chaos) }
         if let token, token.isEmpty { throw ValidationError("--token must not be empty") }
+        try validateLimits()
+        guard sessionExpiry >= 0.001, sessionExpiry <= 87_600 else { throw ValidationError("--session-expiry must be between 0.001 and 87600 hours") }
+    }
+
+    private func validateLimits() throws {
+        for (name, seconds) in [("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout)] {
+            guard seconds >= 0.1, seconds <= 86_400 else { throw ValidationError("\(name) must be between 0.1 and 86400 seconds") }
+        }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard maxConnectionsPerClient >= 0 else { throw ValidationError("--max-connections-per-client must be 0 (no cap) or more") }
+        guard (1024...(16 << 20)).contains(maxHeaderBytes) else { throw ValidationError("--max-header-bytes must be between 1024 and 16777216") }
+    }
+
+    /// The connection options as the server's limits.
+    var limits: ConnectionLimits {
+        var limits = ConnectionLimits()
+        limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        limits.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
+        limits.bodyTimeout = .milliseconds(Int64(bodyTimeout * 1000))
+        limits.maxConnections = maxConnections
+        limits.maxConnectionsPerClient = maxConnectionsPerClient
+        limits.maxHeaderBytes = maxHeaderBytes
+        return limits
     }
 
     func run() async throws {
@@ -54,7 +93,9 @@ struct Serve: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.chaosSeed = chaosSeed
+        configuration.sessionExpiry = .milliseconds(Int64(sessionExpiry * 3_600_000))
         configuration.chaos = try chaos.map { try ChaosSpec(parsing: $0) }
+        configuration.limits = limits
         let host = self.host
         do {
             try await ClubServer.run(configuration) { port, realRoot in
@@ -88,5 +129,12 @@ enum ServerTokenFile {
         let line = token + "\n"
         guard write(fd, line, line.utf8.count) == line.utf8.count else { throw POSIXError(.EIO) }
         return token
+    }
+}
+
+private extension Duration {
+    /// As fractional seconds, for an option's default.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -10,18 +10,40 @@ final class ServerFixture: @unchecked Sendable {
     let root: URL
     let outside: URL
     let server: ClubServer
-    let token = "test-token-\(UUID().uuidString)"
+    let token: String
     let session = Session(configuration: .ephemeral)
+    /// What the server was started with, for `restart()`.
+    let configuration: ClubServerConfiguration
 
-    init(chaos: ChaosSpec? = nil) async throws {
+    /// - Parameter configure: changes to the server's settings (root and token are set).
+    init(chaos: ChaosSpec? = nil, configure: (inout ClubServerConfiguration) -> Void = { _ in }) async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("club-tests-\(UUID().uuidString)")
         root = base.appendingPathComponent("club")
         outside = base
+        token = "test-token-\(UUID().uuidString)"
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var configuration = ClubServerConfiguration(root: root.path, token: token)
         configuration.chaos = chaos
         configuration.logger.logLevel = .warning
+        configure(&configuration)
+        self.configuration = configuration
         server = try await ClubServer.start(configuration)
+    }
+
+    private init(restarting previous: ServerFixture) async throws {
+        root = previous.root
+        outside = previous.outside
+        token = previous.token
+        configuration = previous.configuration
+        server = try await ClubServer.start(configuration)
+    }
+
+    /// Stops this server, keeping its folder, and starts a new one on it with the same settings
+    /// (on a new port). Tear down the one returned.
+    func restart() async throws -> ServerFixture {
+        session.invalidateAndCancel()
+        await server.stop()
+        return try await ServerFixture(restarting: self)
     }
 
     func tearDown() async {

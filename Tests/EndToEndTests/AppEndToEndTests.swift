@@ -65,12 +65,14 @@ final class AppEndToEndTests: XCTestCase {
 
         // q quits at once (nothing unsaved, no transfers), and the shell is back, in cooked mode.
         try tmux.type("q")
-        screen = tmux.waitFor("BYTECLUB-EXIT=0")
+        screen = tmux.waitFor(app.exitLine(0))
         XCTAssertFalse(screen.contains("PanoPhotos"), "the alternate screen is gone:\n\(screen)")
         tmux.waitFor("the shell in the foreground") { _ in tmux.currentCommand() == "sh" }
-        try tmux.type("case \"$(stty -a)\" in *-icanon*) echo TTY-RAW;; *) echo TTY-COOKED;; esac")
+        // The answers are quoted in the command, so the shell's echo of the typed line is not one.
+        try tmux.type("case \"$(stty -a)\" in *-icanon*) echo TTY-\"RAW\";; *) echo TTY-\"COOKED\";; esac")
         try tmux.press("Enter")
-        tmux.waitFor("TTY-COOKED")
+        screen = tmux.waitFor("the tty's mode") { $0.contains("TTY-COOKED") || $0.contains("TTY-RAW") }
+        XCTAssertTrue(screen.contains("TTY-COOKED"), screen)
 
         // The log went to the state dir, not the screen.
         let log = try String(contentsOf: base.appendingPathComponent("state/byteclub/byteclub.log"), encoding: .utf8)

@@ -7,6 +7,8 @@ import XCTest
 final class AppHarness {
     let base: URL
     private(set) var tmux: TmuxSession?
+    /// How many times the app was launched; numbers each run's exit line.
+    private(set) var runs = 0
 
     init() throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-e2e-\(UUID().uuidString)")
@@ -29,8 +31,9 @@ final class AppHarness {
     }
 
     /// Starts the app with `arguments` (default: the embedded club in ``club``) in a
-    /// `width`×`height` terminal; every exit prints `BYTECLUB-EXIT=<status>`. With `resetTTY`,
-    /// `stty sane` runs first (after a `kill -9`); without it, the tty is as the app left it.
+    /// `width`×`height` terminal; every exit prints `BYTECLUB-EXIT=<status> (run <n>)` (see
+    /// ``exitLine(_:)``). With `resetTTY`, `stty sane` runs first (after a `kill -9`); without
+    /// it, the tty is as the app left it.
     @discardableResult
     func launch(_ arguments: [String]? = nil, width: Int = 120, height: Int = 36, term: String = "xterm-256color",
                 resetTTY: Bool = true) throws -> TmuxSession {
@@ -58,10 +61,29 @@ final class AppHarness {
         }
         let arguments = arguments ?? ["--data-dir", club.path, "--download-dir", downloads.path]
         let command = ([binary.path] + arguments).map(TmuxSession.quote).joined(separator: " ")
+        runs += 1
         // `stty sane` puts the tty back even after kill -9, so the shell takes the next command.
-        try tmux.type("\(command); s=$?; \(resetTTY ? "stty sane; " : "")echo \"BYTECLUB-EXIT=$s\"")
+        try tmux.type("\(command); s=$?; \(resetTTY ? "stty sane; " : "")echo \"BYTECLUB-EXIT=$s (run \(runs))\"")
         try tmux.press("Enter")
         return tmux
+    }
+
+    /// The line the latest run prints when it exits with `status`.
+    ///
+    /// Numbered: an earlier run's exit line stays on the shell's screen, and shows again as soon
+    /// as the next run leaves the alternate screen, before that run has exited.
+    func exitLine(_ status: Int32) -> String { "BYTECLUB-EXIT=\(status) (run \(runs))" }
+
+    /// Whether a line of `screen` other than the status bar shows `text`: a list row, not the
+    /// message an action left (the status bar is the line with the "? help" hint).
+    static func listed(_ text: String, in screen: String) -> Bool {
+        screen.split(separator: "\n").contains { $0.contains(text) && !$0.contains("? help") }
+    }
+
+    /// How many times the log says a load of `noun` ("notes", "photos") was applied; the log
+    /// line is written just before the list changes, on the same turn of the UI queue.
+    func loads(of noun: String) -> Int {
+        (Self.text(log) ?? "").components(separatedBy: "loaded \(noun)").count - 1
     }
 
     /// The running byteclub's pid: the child of the pane's shell.

@@ -47,7 +47,13 @@ final class NotesEndToEndTests: XCTestCase {
         // Waits for what each key says it did: the old editor's text stays on the screen until Esc
         // is handled, and keys sent while the note loads go to the list.
         try tmux.press("Escape")
-        tmux.waitFor("Closed Challenge for Ray.txt")
+        // The save's refresh of the list (which lists the note and selects it) may still be on
+        // its way: Enter before it opens the note selected before. So wait for the row too; the
+        // status bar ("Closed …") and the editor's "Title: …" are not rows.
+        tmux.waitFor("the editor closed and the note listed") { screen in
+            screen.contains("Closed Challenge for Ray.txt")
+                && screen.split(separator: "\n").contains { $0.contains("Challenge for Ray") && !$0.contains("Closed") && !$0.contains("Title:") }
+        }
         try tmux.press("Enter")
         tmux.waitFor("Editing \"Challenge for Ray.txt\"")
         try tmux.press("C-e")
@@ -104,9 +110,19 @@ final class NotesEndToEndTests: XCTestCase {
         try tmux.type("/")
         try tmux.type("Welcome to Byte Club")
         try tmux.press("Enter")
-        tmux.waitFor("1 of")
+        waitForFilter(tmux, "Welcome to Byte Club", matches: 1)
         try tmux.press("Enter")
         tmux.waitFor("Ctrl-S saves")
+    }
+
+    /// Waits for the filter line of the whole `filter` with its count: a frame drawn while the
+    /// filter was half typed can say "1 of" too ("H" matches "Challenge 1").
+    func waitForFilter(_ tmux: TmuxSession, _ filter: String, matches: Int, file: StaticString = #filePath, line: UInt = #line) {
+        tmux.waitFor("the filter line “/ \(filter)” with \(matches) match(es)", file: file, line: line) { screen in
+            screen.split(separator: "\n").contains { row in
+                row.contains("/ \(filter)") && row.range(of: "[^0-9]\(matches) of [0-9]", options: .regularExpression) != nil
+            }
+        }
     }
 
     func testDraftSurvivesKill9AndIsOffered() throws {
@@ -120,7 +136,7 @@ final class NotesEndToEndTests: XCTestCase {
 
         let pid = try XCTUnwrap(app.appPID())
         kill(pid, SIGKILL)
-        tmux.waitFor("BYTECLUB-EXIT=137")
+        tmux.waitFor(app.exitLine(137))
         XCTAssertFalse((AppHarness.text(welcome) ?? "").contains("UNSAVED"), "nothing was saved")
 
         // A new run offers the draft, and opening the note restores it.
@@ -212,7 +228,7 @@ final class NotesEndToEndTests: XCTestCase {
         XCTAssertTrue(screen.contains("Could not load"), screen)
         XCTAssertEqual(tmux.currentCommand(), "byteclub", "still running, still answering")
         try tmux.type("q")
-        tmux.waitFor("BYTECLUB-EXIT=0")
+        tmux.waitFor(app.exitLine(0))
     }
 
     func testRenameAndDeleteWithConfirm() throws {
@@ -221,7 +237,7 @@ final class NotesEndToEndTests: XCTestCase {
         try tmux.type("/")
         try tmux.type("Welcome to Byte Club")
         try tmux.press("Enter")
-        tmux.waitFor("1 of")
+        waitForFilter(tmux, "Welcome to Byte Club", matches: 1)
 
         try tmux.type("R")
         tmux.waitFor("Rename note")
@@ -238,7 +254,9 @@ final class NotesEndToEndTests: XCTestCase {
         try tmux.type("/")
         try tmux.type("Hello Club")
         try tmux.press("Enter")
-        tmux.waitFor("1 of")
+        // One match only once the rename's refresh of the list is in; before it, `d` finds no
+        // row under the filter and does nothing.
+        waitForFilter(tmux, "Hello Club", matches: 1)
         try tmux.type("d")
         tmux.waitFor("Delete \"Hello Club.txt\"")
         // Cancel is the default: Enter keeps the note.
@@ -274,6 +292,6 @@ final class NotesEndToEndTests: XCTestCase {
         AppHarness.eventually("the draft dropped") { self.draftTexts().isEmpty }
         // Quitting now does not ask: nothing is unsaved.
         try tmux.type("q")
-        tmux.waitFor("BYTECLUB-EXIT=0")
+        tmux.waitFor(app.exitLine(0))
     }
 }

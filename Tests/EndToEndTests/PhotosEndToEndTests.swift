@@ -78,10 +78,10 @@ final class PhotosEndToEndTests: XCTestCase {
             return now > first
         }
 
+        // How fast Esc cancels is a benchmark figure (transfer-bench's cancel → callback), not
+        // a timed test: here it must cancel, close the modal and leave nothing behind.
         try tmux.press("Escape")
-        let pressed = Date()
-        tmux.waitFor("the modal to close", timeout: 1) { !$0.contains("Esc cancel · b background") }
-        XCTAssertLessThan(Date().timeIntervalSince(pressed), 1.0)
+        tmux.waitFor("the modal to close") { !$0.contains("Esc cancel · b background") }
         tmux.waitFor("Upload cancelled")
         // Nothing new in the folder: no file, no partial file.
         XCTAssertEqual(photoNames(), before)

@@ -23,7 +23,8 @@ struct ClubAPI: Sendable {
 
     init(_ configuration: ClubServerConfiguration) throws {
         self.configuration = configuration
-        self.store = try FolderStore(root: configuration.root, logger: configuration.logger, sessionExpiry: configuration.sessionExpiry)
+        self.store = try FolderStore(root: configuration.root, logger: configuration.logger, sessionExpiry: configuration.sessionExpiry,
+                                     journalLimit: configuration.journalLimit)
         self.chaos = configuration.chaos.map { ChaosMonkey(spec: $0, seed: configuration.chaosSeed) }
         self.tokenBytes = Array(configuration.token.utf8)
         self.counters = Counters()
@@ -36,7 +37,8 @@ struct ClubAPI: Sendable {
         router.middlewares.add(BodyLimit(contentCap: configuration.maxRequestBodyBytes, contentPaths: [
             "/2/files/upload", "/2/files/upload_session/start", "/2/files/upload_session/append_v2", "/2/files/upload_session/finish",
         ]))
-        router.middlewares.add(BearerAuth(token: tokenBytes))
+        // Longpolls need no token, as on Dropbox's notify host (ClubAPI+Changes).
+        router.middlewares.add(BearerAuth(token: tokenBytes, exempt: ["/2/files/list_folder/longpoll"]))
         let api = self
         // RPC endpoints: JSON in, JSON out.
         for (path, handler) in rpcEndpoints() {
@@ -61,7 +63,8 @@ struct ClubAPI: Sendable {
             server: ClubChildChannel.builder(limits: configuration.limits, admission: admission, logger: configuration.logger),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(acceptCap, logger: configuration.logger)),
-            services: [SessionSweeper(store: store, expiry: configuration.sessionExpiry)],
+            services: [SessionSweeper(store: store, expiry: configuration.sessionExpiry),
+                       ChangeWatcher(store: store, interval: configuration.rescanInterval)],
             onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },
             logger: configuration.logger
         )
@@ -161,6 +164,8 @@ struct ClubAPI: Sendable {
         [
             ("/2/files/list_folder", listFolder),
             ("/2/files/list_folder/continue", listFolderContinue),
+            ("/2/files/list_folder/get_latest_cursor", getLatestCursor),
+            ("/2/files/list_folder/longpoll", longpoll),
             ("/2/files/get_metadata", getMetadata),
             ("/2/files/search_v2", search),
             ("/2/files/search/continue_v2", searchContinue),
@@ -168,48 +173,6 @@ struct ClubAPI: Sendable {
             ("/2/files/move_v2", move),
             ("/2/files/create_folder_v2", createFolder),
         ]
-    }
-
-    private struct ListCursor: Codable {
-        var path: String
-        var recursive: Bool
-        var offset: Int
-        var limit: Int
-        var stamp: String
-    }
-
-    private func listFolder(_ arguments: Arguments) async throws -> Any {
-        let folder = try path(arguments)
-        let recursive = try arguments.bool("recursive", default: false)
-        let limit = try arguments.int("limit", default: 2000, range: 1...2000) ?? 2000
-        let stamp = await store.folderStamp(folder)
-        return try await listPage(ListCursor(path: folder.display, recursive: recursive, offset: 0, limit: limit, stamp: stamp))
-    }
-
-    private func listFolderContinue(_ arguments: Arguments) async throws -> Any {
-        let cursor = try Self.decodeCursor(ListCursor.self, try arguments.string("cursor"), what: "list_folder/continue")
-        let folder = try DropboxPath.parse(cursor.path)
-        // Pages are offsets into a sorted listing; if the folder changed since, they no longer
-        // line up, so the client must list again (Dropbox's `reset`).
-        guard await store.folderStamp(folder) == cursor.stamp else { throw APIError.endpoint([.reset]) }
-        return try await listPage(cursor)
-    }
-
-    private func listPage(_ cursor: ListCursor) async throws -> Any {
-        let folder = try DropboxPath.parse(cursor.path)
-        let entries = try await store.list(folder, recursive: cursor.recursive)
-        let page = entries.dropFirst(cursor.offset).prefix(cursor.limit)
-        var next = cursor
-        next.offset = min(entries.count, cursor.offset + page.count)
-        var text = "{\"cursor\":"
-        DropboxJSON.appendQuoted(Self.encodeCursor(next), to: &text)
-        text += ",\"entries\":["
-        for (index, entry) in page.enumerated() {
-            if index > 0 { text += "," }
-            entry.appendJSON(to: &text)
-        }
-        text += "],\"has_more\":" + (next.offset < entries.count ? "true" : "false") + "}"
-        return RawJSON(text: text)
     }
 
     private func getMetadata(_ arguments: Arguments) async throws -> Any {
@@ -328,8 +291,11 @@ struct ChaosDrop: Error {}
 struct BearerAuth: RouterMiddleware {
     typealias Context = BasicRequestContext
     let token: [UInt8]
+    /// Paths served without a token (a token sent there anyway is ignored).
+    var exempt: Set<String> = []
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if exempt.contains(request.uri.path) { return try await next(request, context) }
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
               Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token) else {
             return ClubAPI.response(for: .unauthorized())

@@ -23,6 +23,16 @@ public struct ClubServerConfiguration: Sendable {
     /// Upload sessions with nothing appended for this long are removed, with their files, at
     /// start and by a sweep while running (hourly, or every quarter of a shorter expiry).
     public var sessionExpiry: Duration = .seconds(48 * 3600)
+    /// Change-journal records kept after a compaction; the journal is compacted when it holds
+    /// twice as many (docs/server.md, "Change journal"). A cursor older than what is kept gets
+    /// `reset`.
+    public var journalLimit = 10_000
+    /// How often the whole folder is compared with what the server last saw of it, to notice
+    /// changes made on disk behind its back.
+    public var rescanInterval: Duration = .seconds(1)
+    /// What one second of a longpoll's `timeout` lasts. Always one second in service; tests
+    /// shrink it so a 30-second longpoll times out in a fraction of a second.
+    public var longpollTimeUnit: Duration = .seconds(1)
     public var logger: Logger
 
     public init(root: String, token: String, logger: Logger = Logger(label: "byteclub.server")) {
@@ -41,7 +51,10 @@ public final class ClubServer: Sendable {
     private let group: ServiceGroup
     private let counters: Counters
     private let admission: ConnectionAdmission
+    private let journal: ChangeJournal
 
+    /// Longpolls waiting for a change now (for tests and benchmarks).
+    public var waitingLongpolls: Int { journal.waiting }
     /// Request-body bytes read from the network since start (uploads and sessions).
     public var bodyBytesReceived: Int64 { counters.bodyBytesReceived.load(ordering: .relaxed) }
     /// Upload requests (upload, session start/append/finish) seen since start.
@@ -54,7 +67,8 @@ public final class ClubServer: Sendable {
     public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
     private init(port: Int, host: String, root: String, task: Task<Void, any Error>, group: ServiceGroup, counters: Counters,
-                 admission: ConnectionAdmission) {
+                 admission: ConnectionAdmission, journal: ChangeJournal) {
+        self.journal = journal
         self.counters = counters
         self.admission = admission
         self.port = port
@@ -78,7 +92,7 @@ public final class ClubServer: Sendable {
             throw ClubServerError.cannotBind("\(configuration.host):\(configuration.port)")
         }
         return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task, group: group, counters: api.counters,
-                          admission: api.admission)
+                          admission: api.admission, journal: api.store.journal)
     }
 
     /// Serves in the foreground until SIGINT or SIGTERM. `onListening` gets the bound port.

@@ -116,3 +116,53 @@ extension FolderStore {
         }
     }
 }
+
+/// Deltas: what changed under a folder, from journal records.
+extension FolderStore {
+    /// One entry of a delta, with the key that orders (and pages) it.
+    struct DeltaEntry {
+        var pathLower: String
+        /// 0 for a deletion, 1 for an entry: a path removed and written again within one delta
+        /// (a folder deleted and made anew) is reported deleted first, so a client drops what
+        /// was inside it.
+        var rank: Int
+        var metadata: Metadata
+    }
+
+    /// The entries that `records` change under `folder`, as current metadata or deletions,
+    /// ordered by `path_lower` (so a folder comes before what is in it) then rank.
+    ///
+    /// Several records of one path collapse into its state now: its metadata if it exists, a
+    /// deletion if not. The folder itself (or an ancestor) removed is reported as the folder's
+    /// deletion.
+    func delta(of folder: DropboxPath, recursive: Bool, records: [JournalRecord]) -> [DeltaEntry] {
+        let folderLower = folder.lower
+        var folderRemoved = false
+        var paths: [String: (display: String, last: JournalRecord.Kind, removed: Bool)] = [:]
+        for record in records where record.concerns(folder: folderLower, recursive: recursive) {
+            guard record.lower.count > folderLower.count else {
+                if record.kind == .removed { folderRemoved = true }
+                continue
+            }
+            let removedBefore = paths[record.lower]?.removed ?? false
+            paths[record.lower] = (record.display, record.kind, removedBefore || record.kind == .removed)
+        }
+        func deleted(_ display: String) -> Metadata {
+            .deleted(DeletedMetadata(name: (display as NSString).lastPathComponent, pathLower: display.lowercased(), pathDisplay: display))
+        }
+        var entries: [DeltaEntry] = []
+        if folderRemoved { entries.append(DeltaEntry(pathLower: folderLower, rank: 0, metadata: deleted(folder.display))) }
+        for (lower, state) in paths {
+            if state.removed { entries.append(DeltaEntry(pathLower: lower, rank: 0, metadata: deleted(state.display))) }
+            guard state.last == .written else { continue }
+            if let path = try? DropboxPath.parse(state.display), let current = try? metadata(path), current.pathLower == lower {
+                entries.append(DeltaEntry(pathLower: lower, rank: 1, metadata: current))
+            } else if !state.removed {
+                entries.append(DeltaEntry(pathLower: lower, rank: 0, metadata: deleted(state.display)))
+            }
+        }
+        flushIdentifiers()
+        flushHashes()
+        return entries.sorted { $0.pathLower != $1.pathLower ? $0.pathLower < $1.pathLower : $0.rank < $1.rank }
+    }
+}

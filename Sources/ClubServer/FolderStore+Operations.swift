@@ -18,6 +18,7 @@ extension FolderStore {
         target.exists = true
         target.isDirectory = true
         let result = try metadata(target)
+        recordChanges(at: target.path)
         flushIdentifiers()
         return result
     }
@@ -33,6 +34,7 @@ extension FolderStore {
         } catch {
             throw .endpoint([.pathWrite, .noWritePermission])
         }
+        recordChanges(at: target.path)
         let prefix = target.path.lower
         ids = ids.filter { $0.key != prefix && !$0.key.hasPrefix(prefix + "/") }
         idsDirty = true
@@ -68,6 +70,7 @@ extension FolderStore {
         }
         guard rename(source.host, target.host) == 0 else { throw .endpoint([.to, .noWritePermission]) }
         Self.syncDirectory(of: target.host)
+        recordChanges(at: source.path, target.path)
         // The id follows the entry, and its descendants' ids follow too.
         let oldPrefix = source.path.lower
         let newPrefix = target.path.lower

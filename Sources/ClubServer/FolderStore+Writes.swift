@@ -75,6 +75,7 @@ extension FolderStore {
             hashesDirty = true
         }
         let result = try metadata(placed)
+        recordChanges(at: placed.path)
         flushIdentifiers()
         return result
     }

@@ -32,6 +32,10 @@ actor FolderStore {
     var listingCache: (key: String, time: ContinuousClock.Instant, entries: [Metadata])?
     /// Upload sessions with an append in progress.
     var leases: Set<String> = []
+    /// The change journal (`.byteclub/journal`), readable and waitable without the actor, and
+    /// the tree snapshot it is fed from (FolderStore+Journal).
+    let journal: ChangeJournal
+    let tree: TreeSnapshot
     /// The mode of a new file: what `open(…, 0666)` would give under the process's umask, so
     /// uploads land like files any other tool writes there (temp files are 0600 until commit).
     let newFileMode: mode_t
@@ -46,7 +50,8 @@ actor FolderStore {
     }
 
     /// - Parameter sessionExpiry: upload sessions idle for longer are removed here, at start.
-    init(root rootPath: String, logger: Logger, sessionExpiry: Duration = .seconds(48 * 3600)) throws {
+    init(root rootPath: String, logger: Logger, sessionExpiry: Duration = .seconds(48 * 3600),
+         journalLimit: Int = 10_000) throws {
         try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
         guard let real = realpath(rootPath, nil) else {
             throw ClubServerError.badRoot(rootPath, String(cString: strerror(errno)))
@@ -72,6 +77,7 @@ actor FolderStore {
             ids = stored
         }
         hashCache = Self.readHashes(metaDirectory + "/content-hashes")
+        (journal, tree) = Self.startChangeTracking(root: root, metaDirectory: metaDirectory, limit: journalLimit, logger: logger)
     }
 
     // MARK: - The content-hash cache

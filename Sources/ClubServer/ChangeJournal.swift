@@ -1,0 +1,293 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// One change the journal remembers: a path that was written (created, replaced, moved or copied
+/// there) or removed, with its sequence number.
+struct JournalRecord: Sendable, Equatable {
+    enum Kind: Character, Sendable {
+        case written = "+"
+        case removed = "-"
+    }
+
+    var seq: UInt64
+    var kind: Kind
+    /// The path as it was spelled on disk; `path_lower` is its lower case, as everywhere else.
+    var display: String
+    var lower: String
+
+    init(seq: UInt64, kind: Kind, display: String) {
+        self.seq = seq
+        self.kind = kind
+        self.display = display
+        self.lower = display.lowercased()
+    }
+
+    /// Whether a listing of `folder` (lower case, "" for the root) would show this change: a direct
+    /// child, any descendant when `recursive`, or the folder itself or one of its ancestors (which
+    /// may have been removed or replaced). Continue and longpoll both use this, so a longpoll's
+    /// `{"changes":true}` always has a delta behind it.
+    func concerns(folder: String, recursive: Bool) -> Bool {
+        if lower.count > folder.count {
+            guard lower.hasPrefix(folder), lower.utf8[lower.utf8.index(lower.utf8.startIndex, offsetBy: folder.utf8.count)] == UInt8(ascii: "/") else {
+                return false
+            }
+            if recursive { return true }
+            // A direct child: no other slash after the folder's.
+            return !lower.utf8.dropFirst(folder.utf8.count + 1).contains(UInt8(ascii: "/"))
+        }
+        // The folder itself, or an ancestor of it.
+        return !folder.isEmpty && (lower == folder || folder.hasPrefix(lower + "/"))
+    }
+}
+
+/// The change journal: every commit the server makes, and every change it notices on disk, as a
+/// numbered record, kept in `.byteclub/journal` so that cursors outlive the process.
+///
+/// A `Sendable` class behind one mutex, not part of the `FolderStore` actor's state: a longpoll
+/// checks and waits here without queueing behind commits. Only the actor appends (so records are
+/// numbered in commit order); anyone may read and wait.
+///
+/// The file is a header line, `byteclub-journal 1 <secret> <compacted-through>`, then one line
+/// per record, `<seq> <+|-> <path_display>` (paths never hold control characters, so neither tab
+/// nor newline can occur in one). It is appended and fdatasynced with each batch, and rewritten
+/// (temp file, then rename) when it holds twice `limit` records, keeping the newest `limit`.
+/// The secret signs cursors, so a cursor from another server (or from before the journal was
+/// lost) is told apart from one of ours.
+final class ChangeJournal: Sendable {
+    /// How a longpoll's wait ended.
+    enum Outcome: Sendable, Equatable {
+        case changed
+        case timedOut
+        /// The cursor is older than what the journal still holds: list again.
+        case reset
+    }
+
+    struct Position: Sendable {
+        var head: UInt64
+        var compactedThrough: UInt64
+    }
+
+    private struct Waiter {
+        var folder: String
+        var recursive: Bool
+        var continuation: CheckedContinuation<Outcome, Never>?
+        var outcome: Outcome?
+    }
+
+    private struct State {
+        var records: [JournalRecord] = []
+        var head: UInt64 = 0
+        /// Records up to this one were dropped by compaction; cursors before it get `reset`.
+        var compactedThrough: UInt64 = 0
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    let path: String
+    /// Records kept after a compaction (docs/server.md, "Change journal").
+    let limit: Int
+    /// Signs cursors: 32 random bytes, made with the journal.
+    private let secret: Data
+    private let secretText: String
+    private let state: Mutex<State>
+
+    /// Loads the journal at `path`, or starts a new one (with a new secret, so that cursors of a
+    /// lost journal are refused rather than misread).
+    init(path: String, limit: Int) {
+        self.path = path
+        self.limit = max(1, limit)
+        var loaded = State()
+        var secretText: String?
+        if let data = FileManager.default.contents(atPath: path) {
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            let header = lines.first?.split(separator: " ") ?? []
+            if header.count == 4, header[0] == "byteclub-journal", header[1] == "1", let through = UInt64(header[3]),
+               Data(base64Encoded: String(header[2]))?.count == 32 {
+                secretText = String(header[2])
+                loaded.compactedThrough = through
+                loaded.head = through
+                // The last line may be cut short by a crash: it has no newline, and is dropped.
+                for line in lines.dropFirst().dropLast() {
+                    let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+                    guard fields.count == 3, let seq = UInt64(fields[0]), seq > loaded.head,
+                          let symbol = fields[1].first, fields[1].count == 1, let kind = JournalRecord.Kind(rawValue: symbol),
+                          fields[2].hasPrefix("/") else { break }
+                    loaded.records.append(JournalRecord(seq: seq, kind: kind, display: String(fields[2])))
+                    loaded.head = seq
+                }
+            }
+        }
+        let fresh = secretText == nil
+        self.secretText = secretText ?? Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64EncodedString()
+        self.secret = Data(base64Encoded: self.secretText) ?? Data()
+        self.state = Mutex(loaded)
+        if fresh { rewrite(loaded.records, compactedThrough: 0) }
+    }
+
+    /// The newest record's number and the compaction boundary, read together.
+    var position: Position {
+        state.withLock { Position(head: $0.head, compactedThrough: $0.compactedThrough) }
+    }
+
+    /// Records after `seq` up to `through`, or nil when some of them were compacted away.
+    func records(after seq: UInt64, through: UInt64) -> [JournalRecord]? {
+        state.withLock { state in
+            guard seq >= state.compactedThrough, through <= state.head, seq <= through else { return nil }
+            return Self.slice(state.records, after: seq).prefix { $0.seq <= through }.map { $0 }
+        }
+    }
+
+    private static func slice(_ records: [JournalRecord], after seq: UInt64) -> ArraySlice<JournalRecord> {
+        // Numbers are increasing: binary search for the first record after `seq`.
+        var low = 0
+        var high = records.count
+        while low < high {
+            let middle = (low + high) / 2
+            if records[middle].seq <= seq { low = middle + 1 } else { high = middle }
+        }
+        return records[low...]
+    }
+
+    // MARK: - Appending (the FolderStore actor only)
+
+    /// Numbers, stores and publishes changes, waking the longpolls they concern. Called only from
+    /// the `FolderStore` actor, so numbering follows commit order.
+    func append(_ changes: [(JournalRecord.Kind, String)]) {
+        guard !changes.isEmpty else { return }
+        // Only this actor-serialized caller moves `head`, so numbering outside the lock is safe.
+        var seq = position.head
+        let records = changes.map { change -> JournalRecord in
+            seq += 1
+            return JournalRecord(seq: seq, kind: change.0, display: change.1)
+        }
+        writeDurably(records)
+        var woken: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
+        let compact: (records: [JournalRecord], through: UInt64)? = state.withLock { state in
+            state.records.append(contentsOf: records)
+            state.head = seq
+            for (id, waiter) in state.waiters where waiter.outcome == nil {
+                guard records.contains(where: { $0.concerns(folder: waiter.folder, recursive: waiter.recursive) }) else { continue }
+                if let continuation = waiter.continuation {
+                    state.waiters[id] = nil
+                    woken.append((continuation, .changed))
+                } else {
+                    state.waiters[id]?.outcome = .changed
+                }
+            }
+            guard state.records.count > 2 * limit else { return nil }
+            let dropped = state.records.count - limit
+            state.compactedThrough = state.records[dropped - 1].seq
+            state.records.removeFirst(dropped)
+            // A waiter now behind the boundary was not concerned by what was dropped (it would
+            // have been woken above); its next call gets `reset`.
+            return (state.records, state.compactedThrough)
+        }
+        for (continuation, outcome) in woken { continuation.resume(returning: outcome) }
+        if let compact { rewrite(compact.records, compactedThrough: compact.through) }
+    }
+
+    private func line(_ record: JournalRecord) -> String {
+        "\(record.seq) \(record.kind.rawValue) \(record.display)\n"
+    }
+
+    private func writeDurably(_ records: [JournalRecord]) {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let text = records.map(line).joined()
+        _ = Self.writeAll(fd, Array(text.utf8))
+        fdatasync(fd)
+    }
+
+    /// Replaces the file with a header and `records` (temp file, fsync, rename).
+    private func rewrite(_ records: [JournalRecord], compactedThrough: UInt64) {
+        let temp = path + ".new"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        var text = "byteclub-journal 1 \(secretText) \(compactedThrough)\n"
+        text.reserveCapacity(records.count * 40)
+        for record in records { text += line(record) }
+        let ok = Self.writeAll(fd, Array(text.utf8)) && fsync(fd) == 0
+        close(fd)
+        if ok { rename(temp, path) } else { unlink(temp) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+
+    // MARK: - Waiting (longpolls)
+
+    enum Registration: Sendable {
+        case now(Outcome)
+        case waiting(UInt64)
+    }
+
+    /// Registers a longpoll on `folder` after `seq`: answered at once when a change it concerns
+    /// is already in, or when the cursor is too old; otherwise a waiter to `wait` on.
+    func register(after seq: UInt64, folder: String, recursive: Bool) -> Registration {
+        state.withLock { state in
+            guard seq >= state.compactedThrough, seq <= state.head else { return .now(.reset) }
+            if Self.slice(state.records, after: seq).contains(where: { $0.concerns(folder: folder, recursive: recursive) }) {
+                return .now(.changed)
+            }
+            state.nextWaiter += 1
+            state.waiters[state.nextWaiter] = Waiter(folder: folder, recursive: recursive)
+            return .waiting(state.nextWaiter)
+        }
+    }
+
+    /// Suspends (holding no thread) until the waiter is resolved by a change, `resolve` (its
+    /// timeout, a shutdown) or the task's cancellation.
+    func wait(_ id: UInt64) async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let ready = state.withLock { state -> Outcome? in
+                    guard let waiter = state.waiters[id] else { return .timedOut }
+                    if let outcome = waiter.outcome {
+                        state.waiters[id] = nil
+                        return outcome
+                    }
+                    state.waiters[id]?.continuation = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            resolve(id, .timedOut)
+        }
+    }
+
+    /// Ends a wait with `outcome`, unless it has already ended.
+    func resolve(_ id: UInt64, _ outcome: Outcome) {
+        let continuation = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+            guard let waiter = state.waiters[id], waiter.outcome == nil else { return nil }
+            if let continuation = waiter.continuation {
+                state.waiters[id] = nil
+                return continuation
+            }
+            state.waiters[id]?.outcome = outcome
+            return nil
+        }
+        continuation?.resume(returning: outcome)
+    }
+
+    /// Longpolls waiting now (for tests and benchmarks).
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
+    // MARK: - Cursor signatures
+
+    /// A short signature of a cursor's text under this journal's secret.
+    func sign(_ payload: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: SymmetricKey(data: secret))
+        return ListCursor.base64URL(Data(code.prefix(16)))
+    }
+}

@@ -1,0 +1,156 @@
+import ClubServer
+import Foundation
+import XCTest
+
+/// `list_folder/longpoll` over real HTTP: no token needed, woken by commits and by changes made
+/// on disk, `{"changes":false}` after its timeout, refused timeouts and dead cursors.
+///
+/// A longpoll's second lasts 10 ms here (`longpollTimeUnit`), so `timeout: 30` ends after 0.3 s
+/// and `timeout: 480` after 4.8 s: long enough that a wake-up is never mistaken for a timeout.
+final class LongpollTests: XCTestCase {
+    var club: ServerFixture!
+
+    override func setUp() async throws {
+        club = try await ServerFixture {
+            $0.longpollTimeUnit = .milliseconds(10)
+            $0.rescanInterval = .milliseconds(50)
+        }
+    }
+
+    override func tearDown() async throws {
+        await club?.tearDown()
+    }
+
+    /// A longpoll sent without any Authorization header, as Dropbox's notify host takes it.
+    func longpoll(_ cursor: String, timeout: Any? = nil, token: String = "") async throws -> ServerFixture.Reply {
+        var argument: [String: Any] = ["cursor": cursor]
+        if let timeout { argument["timeout"] = timeout }
+        return try await club.rpc("2/files/list_folder/longpoll", argument, token: token)
+    }
+
+    /// Starts a longpoll and returns once the server holds it waiting.
+    func waitingLongpoll(_ cursor: String) async throws -> Task<(ServerFixture.Reply, Duration), any Error> {
+        let before = club.server.waitingLongpolls
+        let club = self.club!
+        let task = Task {
+            let start = ContinuousClock.now
+            let reply = try await club.rpc("2/files/list_folder/longpoll", ["cursor": cursor, "timeout": 480], token: "")
+            return (reply, ContinuousClock.now - start)
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while club.server.waitingLongpolls <= before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertGreaterThan(club.server.waitingLongpolls, before, "the longpoll never started waiting")
+        return task
+    }
+
+    func testFalseAfterItsTimeoutWithoutAToken() async throws {
+        let cursor = try await club.latestCursor("")
+        let start = ContinuousClock.now
+        let reply = try await longpoll(cursor)
+        XCTAssertEqual(reply.status, 200, reply.text)
+        XCTAssertEqual(reply.json as NSDictionary, ["changes": false] as NSDictionary)
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .milliseconds(280), "the default timeout is 30 (s)")
+        XCTAssertEqual(club.server.waitingLongpolls, 0)
+    }
+
+    func testWokenByACommit() async throws {
+        _ = try await club.rpc("2/files/create_folder_v2", ["path": "/w"])
+        let cursor = try await club.latestCursor("/w")
+        let waiting = try await waitingLongpoll(cursor)
+        try await club.upload("/w/new.txt", Data("n".utf8))
+        let (reply, elapsed) = try await waiting.value
+        XCTAssertEqual(reply.json as NSDictionary, ["changes": true] as NSDictionary)
+        XCTAssertLessThan(elapsed, .seconds(3))
+        let delta = try await club.changes(cursor)
+        XCTAssertEqual(delta.paths, ["/w/new.txt"])
+    }
+
+    func testWokenByAChangeMadeDirectlyOnDisk() async throws {
+        try await club.upload("/disk/a.txt", Data("a".utf8))
+        let cursor = try await club.latestCursor("/disk")
+        let waiting = try await waitingLongpoll(cursor)
+        try club.write("disk/a.txt", "edited in an editor")
+        let (reply, elapsed) = try await waiting.value
+        XCTAssertEqual(reply.json["changes"] as? Bool, true)
+        XCTAssertLessThan(elapsed, .seconds(3))
+        let delta = try await club.changes(cursor)
+        XCTAssertEqual(delta.entries.first?["size"] as? Int, 19)
+    }
+
+    func testOnlyChangesUnderItsFolderWakeIt() async throws {
+        try await club.upload("/a/x.txt", Data("x".utf8))
+        let cursor = try await club.latestCursor("/a")
+        let waiting = try await waitingLongpoll(cursor)
+        try await club.upload("/b/y.txt", Data("y".utf8))
+        try await club.upload("/a/sub/deep.txt", Data("d".utf8))
+        // `/a/sub` is a new child of /a: that wakes it; `/b` and the file inside sub did not count.
+        let (reply, _) = try await waiting.value
+        XCTAssertEqual(reply.json["changes"] as? Bool, true)
+        let delta = try await club.changes(cursor)
+        XCTAssertEqual(delta.paths, ["/a/sub"])
+
+        let quiet = try await club.latestCursor("/a")
+        try await club.upload("/b/z.txt", Data("z".utf8))
+        let unrelated = try await longpoll(quiet, timeout: 30)
+        XCTAssertEqual(unrelated.json["changes"] as? Bool, false)
+    }
+
+    func testAnswersAtOnceWhenChangesAreAlreadyIn() async throws {
+        let cursor = try await club.latestCursor("")
+        try await club.upload("/early.txt", Data("e".utf8))
+        let start = ContinuousClock.now
+        let reply = try await longpoll(cursor, timeout: 480)
+        XCTAssertEqual(reply.json["changes"] as? Bool, true)
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(2))
+    }
+
+    func testATokenSentAnywayIsAccepted() async throws {
+        let cursor = try await club.latestCursor("")
+        let withToken = try await longpoll(cursor, timeout: 30, token: club.token)
+        XCTAssertEqual(withToken.status, 200, withToken.text)
+        let wrongToken = try await longpoll(cursor, timeout: 30, token: "not-the-token")
+        XCTAssertEqual(wrongToken.status, 200, wrongToken.text)
+        // Every other endpoint still wants the token.
+        let listing = try await club.rpc("2/files/list_folder/get_latest_cursor", ["path": ""], token: "")
+        XCTAssertEqual(listing.status, 401)
+    }
+
+    func testTimeoutOutsideItsRangeIsRefused() async throws {
+        let cursor = try await club.latestCursor("")
+        for timeout: Any in [29, 481, 0, -1, "30", 30.5] {
+            let reply = try await longpoll(cursor, timeout: timeout)
+            XCTAssertEqual(reply.status, 400, "\(timeout): \(reply.text)")
+            XCTAssertTrue(reply.text.contains("timeout"), reply.text)
+        }
+        let missing = try await club.rpc("2/files/list_folder/longpoll", ["timeout": 30], token: "")
+        XCTAssertEqual(missing.status, 400)
+        let notJSON = try await club.post("2/files/list_folder/longpoll", body: Data("{".utf8), headers: ["Content-Type": "application/json"], token: "")
+        XCTAssertEqual(notJSON.status, 400)
+    }
+
+    func testADeadCursorGetsReset() async throws {
+        await club.tearDown()
+        club = try await ServerFixture {
+            $0.journalLimit = 2
+            $0.longpollTimeUnit = .milliseconds(10)
+        }
+        _ = try await club.rpc("2/files/create_folder_v2", ["path": "/z"])
+        let cursor = try await club.latestCursor("/z")
+        for index in 0..<6 { try await club.upload("/elsewhere/\(index).txt", Data("\(index)".utf8)) }
+        let reply = try await longpoll(cursor, timeout: 30)
+        XCTAssertEqual(reply.status, 409, reply.text)
+        XCTAssertEqual(reply.summary, "reset")
+    }
+
+    func testStoppingTheServerAnswersWaitingLongpolls() async throws {
+        await club.tearDown()
+        club = try await ServerFixture()
+        let cursor = try await club.latestCursor("")
+        // A real 480-second wait: only the shutdown can end it in time.
+        let waiting = try await waitingLongpoll(cursor)
+        let start = ContinuousClock.now
+        await club.server.stop()
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(3))
+        if let (reply, _) = try? await waiting.value { XCTAssertEqual(reply.json["changes"] as? Bool, false) }
+    }
+}

@@ -29,6 +29,9 @@ final class TreeSnapshot {
     var entries: [String: Entry]
     /// Changed since it was last saved to `.byteclub/tree`.
     var dirty = false
+    /// Counts commits that updated the snapshot: a walk made outside the actor is applied only
+    /// if none came in while it ran.
+    var generation = 0
     var savedAt = ContinuousClock.now
 
     init(entries: [String: Entry]) {
@@ -91,15 +94,37 @@ extension FolderStore {
             for key in stale.keys { tree.entries[key] = nil }
             tree.entries.merge(fresh) { _, new in new }
         }
+        tree.generation += 1
         guard !changes.isEmpty else { return }
         tree.dirty = true
         journal.append(changes)
     }
 
-    /// Compares the whole tree with the snapshot and records the differences: the periodic
-    /// rescan. Runs inside the actor, so it never interleaves with a commit.
-    func rescan() {
+    /// The periodic rescan, with the walk (a `stat` per entry) done outside the actor so that
+    /// commits and listings do not wait for it; false if a commit came in meanwhile (the walk
+    /// may have seen half of it) and nothing was applied.
+    nonisolated func rescanConcurrently() async -> Bool {
+        let generation = await snapshotGeneration()
         let current = Self.scanTree(root: root, metaDirectory: metaDirectory)
+        return await applyRescan(current, generation: generation)
+    }
+
+    private func snapshotGeneration() -> Int { tree.generation }
+
+    private func applyRescan(_ current: [String: TreeSnapshot.Entry], generation: Int) -> Bool {
+        guard tree.generation == generation else { return false }
+        applyRescan(current)
+        return true
+    }
+
+    /// Compares the whole tree with the snapshot and records the differences, all inside the
+    /// actor, so it never interleaves with a commit (used when commits keep interrupting
+    /// `rescanConcurrently`).
+    func rescan() {
+        applyRescan(Self.scanTree(root: root, metaDirectory: metaDirectory))
+    }
+
+    private func applyRescan(_ current: [String: TreeSnapshot.Entry]) {
         let changes = Self.diff(old: tree.entries, new: current)
         tree.entries = current
         guard !changes.isEmpty else { return }
@@ -223,9 +248,19 @@ struct ChangeWatcher: Service {
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
+            var interrupted = 0
             while !Task.isCancelled {
                 try await Task.sleep(for: interval)
-                await store.rescan()
+                if await store.rescanConcurrently() {
+                    interrupted = 0
+                } else {
+                    // Busy with commits: after three tries, walk inside the actor once.
+                    interrupted += 1
+                    if interrupted >= 3 {
+                        await store.rescan()
+                        interrupted = 0
+                    }
+                }
                 await store.saveTreeIfDirty(minimumAge: .seconds(5))
             }
         }

@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-        .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",
             dependencies: ["Remote", "DropboxWire", "ClubServer", "Transfer", "Imaging", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")]

@@ -121,6 +121,13 @@ public enum SafeName {
     /// of the folder however it is read. A listing of `/byteclub/photos` answering
     /// `/etc/x.jpg` or `/byteclub/other/y.jpg` is refused with this.
     public static func path(_ path: String, isInside folder: String) -> Bool {
+        // Checked for every entry of every listing: the usual case, the folder's bytes then a
+        // slash, is settled on the UTF-8 bytes without splitting or lowercasing.
+        quickCheck(path, isInside: folder) ?? fullCheck(path, isInside: folder)
+    }
+
+    /// ``path(_:isInside:)`` by components, for every case.
+    static func fullCheck(_ path: String, isInside folder: String) -> Bool {
         guard path.hasPrefix("/") else { return false }
         let parts = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         guard parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") }) else { return false }
@@ -130,5 +137,31 @@ public enum SafeName {
             return false
         }
         return true
+    }
+
+    /// ``path(_:isInside:)`` when `path` starts with exactly `folder`'s bytes and a slash (or
+    /// `folder` is the root): whether every component after it is sound. Nil when the bytes
+    /// differ (another case, a trailing slash on the folder), for the full comparison.
+    static func quickCheck(_ path: String, isInside folder: String) -> Bool? {
+        let path = path.utf8, folder = folder.utf8
+        guard folder.last != UInt8(ascii: "/"), path.count > folder.count, path.starts(with: folder) else { return nil }
+        var rest = path.dropFirst(folder.count)
+        guard rest.first == UInt8(ascii: "/") else { return nil }
+        if !folder.isEmpty, folder.first != UInt8(ascii: "/") { return nil }
+        rest = rest.dropFirst()
+        // Each component after the folder: not empty, not `.` or `..`, no NUL.
+        var length = 0, dots = 0
+        for byte in rest {
+            if byte == UInt8(ascii: "/") {
+                if length == 0 || dots == length && length <= 2 { return false }
+                length = 0
+                dots = 0
+                continue
+            }
+            if byte == 0 { return false }
+            length += 1
+            if byte == UInt8(ascii: ".") { dots += 1 }
+        }
+        return !(length == 0 || dots == length && length <= 2)
     }
 }

@@ -1,4 +1,5 @@
-import DropboxWire
+@testable import DropboxWire
+import TestSupport
 import Foundation
 import XCTest
 
@@ -90,6 +91,29 @@ final class SafeNameTests: XCTestCase {
             XCTAssertFalse(SafeName.path(outside, isInside: "/byteclub/photos"), outside)
         }
         XCTAssertFalse(SafeName.path("/../etc", isInside: ""))
+    }
+
+    /// The byte-level shortcut answers as the component-by-component check does, wherever it
+    /// answers at all.
+    func testTheQuickPathCheckAgreesWithTheFullOne() {
+        let folders = ["", "/byteclub", "/byteclub/photos", "/ByteClub", "/byteclub/", "byteclub"]
+        let pieces = ["byteclub", "ByteClub", "photos", "a.jpg", ".", "..", "...", "", "a\0b", "日本", ".hidden", "x."]
+        var generator = SeededGenerator(seed: 7)
+        var quickAnswers = 0
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...4, using: &generator)
+            var path = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined(separator: "/")
+            if Bool.random(using: &generator) { path = "/" + path }
+            if Int.random(in: 0..<8, using: &generator) == 0 { path += "/" }
+            let folder = folders.randomElement(using: &generator)!
+            let full = SafeName.fullCheck(path, isInside: folder)
+            if let quick = SafeName.quickCheck(path, isInside: folder) {
+                quickAnswers += 1
+                XCTAssertEqual(quick, full, "\(path.debugDescription) in \(folder.debugDescription)")
+            }
+            XCTAssertEqual(SafeName.path(path, isInside: folder), full)
+        }
+        XCTAssertGreaterThan(quickAnswers, 1_000, "the shortcut is taken")
     }
 
     func testTerminalSafeEscapesC0DelAndC1Only() throws {

@@ -15,9 +15,8 @@ extension ClubAPI {
 
     func download(_ request: Request) async throws -> Response {
         let arguments = try argument(request, what: "download")
-        let target = try DropboxPath.parse(try arguments.string("path"))
-        guard !target.isRoot else { throw APIError.endpoint([.path, .notFile]) }
-        let opened = try await store.openForReading(target)
+        // A path, or a revision: `rev:<rev>` (ClubAPI+Revisions).
+        let opened = try await openForDownload(arguments)
         let file = opened.file
         let size = file.size
         let etag = "\"\(file.rev)\""

@@ -19,14 +19,15 @@ struct ClubAPI: Sendable {
     let admission: ConnectionAdmission
     /// Past this many open sockets (served or being refused), the server stops accepting.
     let acceptCap: Int
-    private let tokenBytes: [UInt8]
+    /// Each accepted token with the member it speaks for.
+    private let tokens: [BearerAuth.Credential]
 
     init(_ configuration: ClubServerConfiguration) throws {
         self.configuration = configuration
         self.store = try FolderStore(root: configuration.root, logger: configuration.logger, sessionExpiry: configuration.sessionExpiry,
-                                     journalLimit: configuration.journalLimit)
+                                     showsAuthors: !configuration.members.isEmpty, journalLimit: configuration.journalLimit)
         self.chaos = configuration.chaos.map { ChaosMonkey(spec: $0, seed: configuration.chaosSeed) }
-        self.tokenBytes = Array(configuration.token.utf8)
+        self.tokens = BearerAuth.credentials(sharedToken: configuration.token, members: configuration.members)
         self.counters = Counters()
         (self.admission, self.acceptCap) = Self.admission(for: configuration)
     }
@@ -38,7 +39,7 @@ struct ClubAPI: Sendable {
             "/2/files/upload", "/2/files/upload_session/start", "/2/files/upload_session/append_v2", "/2/files/upload_session/finish",
         ]))
         // Longpolls need no token, as on Dropbox's notify host (ClubAPI+Changes).
-        router.middlewares.add(BearerAuth(token: tokenBytes, exempt: ["/2/files/list_folder/longpoll"]))
+        router.middlewares.add(BearerAuth(credentials: tokens, exempt: ["/2/files/list_folder/longpoll"]))
         let api = self
         // RPC endpoints: JSON in, JSON out.
         for (path, handler) in rpcEndpoints() {
@@ -57,6 +58,7 @@ struct ClubAPI: Sendable {
         router.post("/2/files/upload_session/append_v2") { request, _ in await api.respond { fault in try await api.sessionAppend(request, fault: fault) } }
         router.post("/2/files/upload_session/finish") { request, _ in await api.respond { fault in try await api.sessionFinish(request, fault: fault) } }
         router.post("/2/files/get_thumbnail_v2") { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
+        router.post("/2/users/get_current_account") { request, _ in await api.respond { _ in try await api.currentAccount(request) } }
 
         return Application(
             router: router,
@@ -172,7 +174,7 @@ struct ClubAPI: Sendable {
             ("/2/files/delete_v2", delete),
             ("/2/files/move_v2", move),
             ("/2/files/create_folder_v2", createFolder),
-        ]
+        ] + revisionEndpoints()
     }
 
     private func getMetadata(_ arguments: Arguments) async throws -> Any {
@@ -287,20 +289,40 @@ final class Counters: Sendable {
 /// Thrown from a response body to cut the connection (chaos `drop`).
 struct ChaosDrop: Error {}
 
-/// Requires `Authorization: Bearer <token>`, compared in constant time.
+/// Requires `Authorization: Bearer <token>` with a member's token (or the shared one), each
+/// compared in constant time; the handler runs with the member's name in `Caller.member`.
 struct BearerAuth: RouterMiddleware {
     typealias Context = BasicRequestContext
-    let token: [UInt8]
+    /// A token's bytes and whom it speaks for.
+    struct Credential: Sendable {
+        var token: [UInt8]
+        var member: String
+    }
+    let credentials: [Credential]
     /// Paths served without a token (a token sent there anyway is ignored).
     var exempt: Set<String> = []
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if exempt.contains(request.uri.path) { return try await next(request, context) }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-              Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token) else {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
             return ClubAPI.response(for: .unauthorized())
         }
-        return try await next(request, context)
+        let presented = Array(header.utf8.dropFirst(7))
+        // Every credential is compared, whichever matches: the time taken says nothing of which.
+        var member: String?
+        for credential in credentials where Self.constantTimeEqual(presented, credential.token) {
+            member = credential.member
+        }
+        guard let member else { return ClubAPI.response(for: .unauthorized()) }
+        return try await Caller.$member.withValue(member) {
+            try await next(request, context)
+        }
+    }
+
+    /// The shared token (unless empty: a club of members only) speaks for `club`.
+    static func credentials(sharedToken: String, members: [ClubMember]) -> [Credential] {
+        let shared = sharedToken.isEmpty ? [] : [Credential(token: Array(sharedToken.utf8), member: ClubMember.sharedName)]
+        return shared + members.map { Credential(token: Array($0.token.utf8), member: $0.name) }
     }
 
     /// Takes the same time for every wrong token of a given length, so timing leaks nothing.

@@ -12,8 +12,12 @@ public struct ClubServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// 0 picks a free port.
     public var port: Int = 0
-    /// The bearer token every request must carry.
+    /// The bearer token every request must carry; it speaks for the member `club`. Empty: no
+    /// shared token, only `members`.
     public var token: String
+    /// Members with tokens of their own (`serve --member NAME=TOKEN`); with any, file metadata
+    /// says who made each revision (`sharing_info.modified_by`).
+    public var members: [ClubMember] = []
     public var chaos: ChaosSpec?
     public var chaosSeed: UInt64 = 1
     /// Per-request body cap; larger files go through upload sessions (Dropbox's limit).

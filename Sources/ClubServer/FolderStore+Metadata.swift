@@ -38,11 +38,12 @@ extension FolderStore {
             }
         }
         hashesUsed.insert(key)
+        let rev = Self.rev(key)
         return .file(FileMetadata(
             name: resolved.path.name, id: id, pathLower: pathLower, pathDisplay: resolved.path.display,
             clientModified: Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)),
             serverModified: Date(timeIntervalSince1970: TimeInterval(info.st_ctim.tv_sec)),
-            rev: Self.rev(key), size: Int64(info.st_size), contentHash: hash))
+            rev: rev, size: Int64(info.st_size), contentHash: hash, sharingInfo: sharingInfo(id: id, rev: rev)))
     }
 
     static func key(_ info: stat) -> FileKey {

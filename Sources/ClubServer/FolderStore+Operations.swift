@@ -29,6 +29,8 @@ extension FolderStore {
         do { target = try resolve(path) } catch { throw Self.relabel(error, as: .pathLookup) }
         guard target.exists else { throw .endpoint([.pathLookup, .notFound]) }
         let result = try metadata(target)
+        // Histories outlive their files (FolderStore+Revisions).
+        retireForDelete(target)
         do {
             try FileManager.default.removeItem(atPath: target.host)
         } catch {
@@ -89,8 +91,10 @@ extension FolderStore {
         target.exists = true
         target.isDirectory = source.isDirectory
         let result = try metadata(target)
+        // A moved file has a new rev (the rename sets its ctime): a revision by the mover.
+        if case .file(let file) = result { reconcile(file, member: Caller.member ?? ClubMember.sharedName) }
         flushIdentifiers()
-        return result
+        return try metadata(target)
     }
 
     /// Whether two host paths name one directory entry (a case-insensitive disk finds "A.txt"

@@ -61,6 +61,8 @@ extension FolderStore {
             times[0].tv_nsec = (1 << 30) - 2 // UTIME_OMIT: leave the access time alone
             _ = utimensat(AT_FDCWD, temp, &times, 0)
         }
+        // The version being replaced goes into its history (FolderStore+Revisions).
+        if replaced { retire(target) }
         guard rename(temp, target.host) == 0 else {
             throw errno == ENOSPC ? .uploadPath([.insufficientSpace]) : .uploadPath([.noWritePermission])
         }
@@ -74,7 +76,13 @@ extension FolderStore {
             hashCache[Self.key(info)] = contentHash
             hashesDirty = true
         }
-        let result = try metadata(placed)
+        reclaimIdentifier(for: placed.path.lower)
+        var result = try metadata(placed)
+        if case .file(var file) = result {
+            recordCommit(file, at: placed.host)
+            file.sharingInfo = sharingInfo(id: file.id, rev: file.rev)
+            result = .file(file)
+        }
         recordChanges(at: placed.path)
         flushIdentifiers()
         return result

@@ -32,6 +32,8 @@ actor FolderStore {
     var listingCache: (key: String, time: ContinuousClock.Instant, entries: [Metadata])?
     /// Upload sessions with an append in progress.
     var leases: Set<String> = []
+    /// Histories and who made them (FolderStore+Revisions).
+    var revisions = RevisionState()
     /// The change journal (`.byteclub/journal`), readable and waitable without the actor, and
     /// the tree snapshot it is fed from (FolderStore+Journal).
     let journal: ChangeJournal
@@ -50,8 +52,10 @@ actor FolderStore {
     }
 
     /// - Parameter sessionExpiry: upload sessions idle for longer are removed here, at start.
-    init(root rootPath: String, logger: Logger, sessionExpiry: Duration = .seconds(48 * 3600),
+    /// - Parameter showsAuthors: file metadata carries `sharing_info` (the server has members).
+    init(root rootPath: String, logger: Logger, sessionExpiry: Duration = .seconds(48 * 3600), showsAuthors: Bool = false,
          journalLimit: Int = 10_000) throws {
+        revisions.showsAuthors = showsAuthors
         try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
         guard let real = realpath(rootPath, nil) else {
             throw ClubServerError.badRoot(rootPath, String(cString: strerror(errno)))

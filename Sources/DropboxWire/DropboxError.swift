@@ -28,6 +28,10 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     case noWritePermission = "no_write_permission"
     case tooManyWriteOperations = "too_many_write_operations"
     case cantMoveFolderIntoItself = "cant_move_folder_into_itself"
+    case tooManyFiles = "too_many_files"
+    // Revisions.
+    case invalidRevision = "invalid_revision"
+    case invalidBeforeRev = "invalid_before_rev"
     // Listings and upload sessions.
     case reset
     case incorrectOffset = "incorrect_offset"

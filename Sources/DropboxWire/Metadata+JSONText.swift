@@ -35,7 +35,20 @@ extension Metadata {
             field("rev", file.rev)
             out += ",\"server_modified\":\""
             out += DropboxTimestamp.format(file.serverModified)
-            out += "\",\"size\":"
+            out += "\""
+            if let sharing = file.sharingInfo {
+                // Keys sorted, as everywhere: "sharing_info" falls between "server_modified" and "size".
+                out += ",\"sharing_info\":{"
+                if let modifiedBy = sharing.modifiedBy {
+                    out += "\"modified_by\":"
+                    DropboxJSON.appendQuoted(modifiedBy, to: &out, asciiOnly: asciiOnly)
+                    out += ","
+                }
+                out += "\"parent_shared_folder_id\":"
+                DropboxJSON.appendQuoted(sharing.parentSharedFolderID, to: &out, asciiOnly: asciiOnly)
+                out += ",\"read_only\":" + (sharing.readOnly ? "true" : "false") + "}"
+            }
+            out += ",\"size\":"
             out += String(file.size)
             out += "}"
         case .folder(let folder):

@@ -16,9 +16,11 @@ public struct FileMetadata: Sendable, Hashable, Codable {
     public var size: Int64
     public var contentHash: String?
     public var isDownloadable: Bool
+    /// Present in a shared folder (a club with members): who made this revision.
+    public var sharingInfo: FileSharingInfo?
 
     public init(name: String, id: String, pathLower: String?, pathDisplay: String?, clientModified: Date, serverModified: Date,
-                rev: String, size: Int64, contentHash: String?, isDownloadable: Bool = true) {
+                rev: String, size: Int64, contentHash: String?, isDownloadable: Bool = true, sharingInfo: FileSharingInfo? = nil) {
         self.name = name
         self.id = id
         self.pathLower = pathLower
@@ -29,11 +31,13 @@ public struct FileMetadata: Sendable, Hashable, Codable {
         self.size = size
         self.contentHash = contentHash
         self.isDownloadable = isDownloadable
+        self.sharingInfo = sharingInfo
     }
 
     enum CodingKeys: String, CodingKey {
         case name, id, pathLower = "path_lower", pathDisplay = "path_display", clientModified = "client_modified"
         case serverModified = "server_modified", rev, size, contentHash = "content_hash", isDownloadable = "is_downloadable"
+        case sharingInfo = "sharing_info"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -54,6 +58,8 @@ public struct FileMetadata: Sendable, Hashable, Codable {
         size = try object.decode(Int64.self, forKey: WireKey(CodingKeys.size))
         contentHash = try object.decodeIfPresent(String.self, forKey: WireKey(CodingKeys.contentHash))
         isDownloadable = try object.decodeIfPresent(Bool.self, forKey: WireKey(CodingKeys.isDownloadable)) ?? true
+        // Optional extra: a sharing_info of an unexpected shape never costs the entry.
+        sharingInfo = (try? object.decodeIfPresent(FileSharingInfo.self, forKey: WireKey(CodingKeys.sharingInfo))) ?? nil
     }
 
     /// A timestamp read as a string and parsed by arithmetic (no nested decode per date).
@@ -78,6 +84,7 @@ public struct FileMetadata: Sendable, Hashable, Codable {
         try object.encode(size, forKey: WireKey(CodingKeys.size))
         try object.encodeIfPresent(contentHash, forKey: WireKey(CodingKeys.contentHash))
         try object.encode(isDownloadable, forKey: WireKey(CodingKeys.isDownloadable))
+        try object.encodeIfPresent(sharingInfo, forKey: WireKey(CodingKeys.sharingInfo))
     }
 }
 

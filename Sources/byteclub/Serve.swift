@@ -12,6 +12,10 @@ struct Serve: AsyncParsableCommand {
         from --token, or BYTECLUB_TOKEN, or is generated once and kept (mode 0600) in
         ROOT/.byteclub/token.
 
+        --member NAME=TOKEN (repeatable) gives a member a token of their own, so revisions say
+        who made them. With members and no --token (or BYTECLUB_TOKEN), only members' tokens
+        are accepted.
+
         --chaos injects faults for testing clients, e.g.
           --chaos drop=0.05,429=0.05,5xx=0.05,slow=0.05,truncate=0.05 --chaos-seed 7
         drop: cut the connection mid-body; 429: rate limit with Retry-After; 5xx: 500/503;
@@ -30,6 +34,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The address to listen on. Use 0.0.0.0 to share on your LAN.") var host: String = "127.0.0.1"
     @Option(help: "The port; 0 picks a free one.") var port: Int = 8421
     @Option(help: "The bearer token clients must send (default: BYTECLUB_TOKEN or a stored one).") var token: String?
+    @Option(name: .customLong("member"), help: ArgumentHelp("A member and their own token (repeatable).", valueName: "NAME=TOKEN"))
+    var memberSpecs: [String] = []
     @Option(help: "Fault injection for testing clients (see above).") var chaos: String?
     @Option(help: "Seed for --chaos, to replay a run.") var chaosSeed: UInt64 = 1
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel: String = "info"
@@ -49,6 +55,7 @@ struct Serve: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if let chaos { _ = try ChaosSpec(parsing: chaos) }
         if let token, token.isEmpty { throw ValidationError("--token must not be empty") }
+        _ = try members()
         try validateLimits()
         guard sessionExpiry >= 0.001, sessionExpiry <= 87_600 else { throw ValidationError("--session-expiry must be between 0.001 and 87600 hours") }
     }
@@ -60,6 +67,17 @@ struct Serve: AsyncParsableCommand {
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard maxConnectionsPerClient >= 0 else { throw ValidationError("--max-connections-per-client must be 0 (no cap) or more") }
         guard (1024...(16 << 20)).contains(maxHeaderBytes) else { throw ValidationError("--max-header-bytes must be between 1024 and 16777216") }
+    }
+
+    /// The `--member` options, parsed and checked (distinct tokens, none equal to --token).
+    func members() throws -> [ClubMember] {
+        do {
+            let members = try memberSpecs.map { text throws(MemberError) in try ClubMember(parsing: text) }
+            try ClubMember.validate(members, sharedToken: token)
+            return members
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     /// The connection options as the server's limits.
@@ -82,13 +100,16 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let rootPath = URL(fileURLWithPath: root).standardizedFileURL.path
+        let members = try members()
         let secret: String
         do {
-            secret = try token ?? ProcessInfo.processInfo.environment["BYTECLUB_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? ServerTokenFile.loadOrCreate(root: rootPath)
+            let given = token ?? ProcessInfo.processInfo.environment["BYTECLUB_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+            // A club of members needs no shared token unless one is asked for.
+            secret = try given ?? (members.isEmpty ? ServerTokenFile.loadOrCreate(root: rootPath) : "")
         } catch {
             throw ValidationError("cannot set up the token under \(rootPath)/.byteclub: \(error)")
         }
+        do { try ClubMember.validate(members, sharedToken: secret) } catch { throw ValidationError(error.description) }
         var configuration = ClubServerConfiguration(root: rootPath, token: secret, logger: Logger(label: "byteclub.serve"))
         configuration.host = host
         configuration.port = port
@@ -96,6 +117,7 @@ struct Serve: AsyncParsableCommand {
         configuration.sessionExpiry = .milliseconds(Int64(sessionExpiry * 3_600_000))
         configuration.chaos = try chaos.map { try ChaosSpec(parsing: $0) }
         configuration.limits = limits
+        configuration.members = members
         let host = self.host
         do {
             try await ClubServer.run(configuration) { port, realRoot in

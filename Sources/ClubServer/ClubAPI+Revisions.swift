@@ -1,0 +1,65 @@
+import DropboxWire
+import Foundation
+
+/// `list_revisions`, `restore` and `copy_v2` (the histories live in FolderStore+Revisions).
+extension ClubAPI {
+    func revisionEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
+        [
+            ("/2/files/list_revisions", listRevisions),
+            ("/2/files/restore", restore),
+            ("/2/files/copy_v2", copy),
+        ]
+    }
+
+    private func listRevisions(_ arguments: Arguments) async throws -> Any {
+        // `mode` is a union: decoded as the wire type, in either form.
+        let argument = try arguments.decode(ListRevisionsArg.self)
+        guard (1...100).contains(argument.limit) else { throw APIError.badRequest("list_revisions: 'limit' must be between 1 and 100") }
+        let (target, entries, hasMore) = try await store.listRevisions(argument.path, limit: argument.limit, beforeRev: argument.beforeRev)
+        // Written by hand like listings, keys sorted.
+        var text = "{\"entries\":["
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { text += "," }
+            Metadata.file(entry).appendJSON(to: &text)
+        }
+        text += "],\"has_more\":" + (hasMore ? "true" : "false")
+        text += ",\"is_deleted\":" + (target.live == nil ? "true" : "false")
+        if target.live == nil, let tombstone = target.tombstone {
+            text += ",\"server_deleted\":\"" + DropboxTimestamp.format(Date(timeIntervalSince1970: TimeInterval(tombstone.deleted))) + "\""
+        }
+        return RawJSON(text: text + "}")
+    }
+
+    private func restore(_ arguments: Arguments) async throws -> Any {
+        let argument = try arguments.decode(RestoreArg.self)
+        return RawJSON(text: try await store.restore(argument.path, rev: argument.rev).jsonText)
+    }
+
+    private func copy(_ arguments: Arguments) async throws -> Any {
+        let fromText = try arguments.string("from_path")
+        let toText = try arguments.string("to_path")
+        let from: DropboxPath
+        let to: DropboxPath
+        do { from = try DropboxPath.parse(fromText) } catch { throw APIError.endpoint([.fromLookup, .malformedPath]) }
+        do { to = try DropboxPath.parse(toText) } catch { throw APIError.endpoint([.to, .malformedPath]) }
+        let autorename = try arguments.bool("autorename", default: false)
+        return JSON.metadataResult(try await store.copy(from: from, to: to, autorename: autorename))
+    }
+
+    /// What `download` serves: a path, `rev:<rev>`, or a path with the (deprecated) `rev` field.
+    func openForDownload(_ arguments: Arguments) async throws -> FolderStore.Opened {
+        let text = try arguments.string("path")
+        if text.hasPrefix("rev:") {
+            let rev = String(text.dropFirst(4))
+            guard FolderStore.isWellFormedRev(rev) else { throw APIError.malformedPath() }
+            return try await store.openRevision(rev, path: nil)
+        }
+        if let rev = try arguments.optionalString("rev") {
+            guard FolderStore.isWellFormedRev(rev) else { throw APIError.malformedPath() }
+            return try await store.openRevision(rev, path: text)
+        }
+        let target = try DropboxPath.parse(text)
+        guard !target.isRoot else { throw APIError.endpoint([.path, .notFile]) }
+        return try await store.openForReading(target)
+    }
+}

@@ -27,17 +27,27 @@ struct JournalRecord: Sendable, Equatable {
     /// child, any descendant when `recursive`, or the folder itself or one of its ancestors (which
     /// may have been removed or replaced). Continue and longpoll both use this, so a longpoll's
     /// `{"changes":true}` always has a delta behind it.
+    ///
+    /// Paths are compared byte for byte, as names on disk are: a name spelled with a combining
+    /// accent is another name than the same one precomposed.
     func concerns(folder: String, recursive: Bool) -> Bool {
-        if lower.count > folder.count {
-            guard lower.hasPrefix(folder), lower.utf8[lower.utf8.index(lower.utf8.startIndex, offsetBy: folder.utf8.count)] == UInt8(ascii: "/") else {
-                return false
-            }
+        let path = lower.utf8
+        let base = folder.utf8
+        if path.count > base.count {
+            guard path.starts(with: base), path.dropFirst(base.count).first == UInt8(ascii: "/") else { return false }
             if recursive { return true }
             // A direct child: no other slash after the folder's.
-            return !lower.utf8.dropFirst(folder.utf8.count + 1).contains(UInt8(ascii: "/"))
+            return !path.dropFirst(base.count + 1).contains(UInt8(ascii: "/"))
         }
         // The folder itself, or an ancestor of it.
-        return !folder.isEmpty && (lower == folder || folder.hasPrefix(lower + "/"))
+        guard !folder.isEmpty, base.starts(with: path) else { return false }
+        return path.count == base.count || base.dropFirst(path.count).first == UInt8(ascii: "/")
+    }
+
+    /// Whether this record is about the listed folder itself or one of its ancestors (rather
+    /// than something inside it).
+    func isAtOrAbove(folder: String) -> Bool {
+        lower.utf8.count <= folder.utf8.count
     }
 }
 

@@ -140,7 +140,7 @@ extension FolderStore {
         var folderRemoved = false
         var paths: [String: (display: String, last: JournalRecord.Kind, removed: Bool)] = [:]
         for record in records where record.concerns(folder: folderLower, recursive: recursive) {
-            guard record.lower.count > folderLower.count else {
+            guard !record.isAtOrAbove(folder: folderLower) else {
                 if record.kind == .removed { folderRemoved = true }
                 continue
             }

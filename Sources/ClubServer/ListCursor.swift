@@ -58,8 +58,17 @@ struct ListCursor: Codable, Sendable, Equatable {
         }
         guard let data = data(fromBase64: String(parts[0])), let cursor = try? JSONDecoder().decode(ListCursor.self, from: data),
               (1...2000).contains(cursor.limit) else { throw .malformed }
-        guard journal.sign(String(parts[0])) == parts[1] else { throw .foreign }
+        guard sameBytes(Array(parts[1].utf8), Array(journal.sign(String(parts[0])).utf8)) else { throw .foreign }
         return cursor
+    }
+
+    /// Compares in time that depends only on the lengths, so a longpoll (which needs no token)
+    /// cannot find a valid signature byte by byte.
+    private static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in 0..<a.count { difference |= a[index] ^ b[index] }
+        return difference == 0
     }
 
     static func base64URL(_ data: Data) -> String {

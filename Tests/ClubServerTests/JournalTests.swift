@@ -1,4 +1,4 @@
-import ClubServer
+@testable import ClubServer
 import Foundation
 import XCTest
 
@@ -209,6 +209,27 @@ final class JournalTests: XCTestCase {
 
     static func paths(_ reply: ServerFixture.Reply) -> [String] {
         (reply.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["path_lower"] as? String }
+    }
+}
+
+/// Which records a folder's delta (and longpoll) takes, without a server.
+final class JournalRecordTests: XCTestCase {
+    func record(_ path: String) -> JournalRecord { JournalRecord(seq: 1, kind: .written, display: path) }
+
+    func testConcerns() {
+        XCTAssertTrue(record("/a/b.txt").concerns(folder: "/a", recursive: false))
+        XCTAssertFalse(record("/a/b/c.txt").concerns(folder: "/a", recursive: false))
+        XCTAssertTrue(record("/a/b/c.txt").concerns(folder: "/a", recursive: true))
+        XCTAssertFalse(record("/ab/c.txt").concerns(folder: "/a", recursive: true), "a sibling with a longer name")
+        XCTAssertTrue(record("/x.txt").concerns(folder: "", recursive: false))
+        XCTAssertFalse(record("/x/y.txt").concerns(folder: "", recursive: false))
+        XCTAssertTrue(record("/A").concerns(folder: "/a/b", recursive: false), "an ancestor removed or replaced")
+        XCTAssertTrue(record("/a/b").concerns(folder: "/a/b", recursive: false))
+        XCTAssertFalse(record("/a/bc").concerns(folder: "/a/b", recursive: false))
+        // Byte for byte: a decomposed "é" is another name than the precomposed one.
+        XCTAssertFalse(record("/cafe\u{301}/x.txt").concerns(folder: "/caf\u{e9}", recursive: true))
+        XCTAssertFalse(record("/caf\u{e9}/x.txt").concerns(folder: "/cafe\u{301}", recursive: true))
+        XCTAssertTrue(record("/caf\u{e9}/x.txt").concerns(folder: "/caf\u{e9}", recursive: false))
     }
 }
 

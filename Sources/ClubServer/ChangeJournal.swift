@@ -243,16 +243,29 @@ final class ChangeJournal: Sendable {
 
     /// Registers a longpoll on `folder` after `seq`: answered at once when a change it concerns
     /// is already in, or when the cursor is too old; otherwise a waiter to `wait` on.
-    func register(after seq: UInt64, folder: String, recursive: Bool) -> Registration {
-        state.withLock { state in
-            guard seq >= state.compactedThrough, seq <= state.head else { return .now(.reset) }
+    ///
+    /// At most `cap` wait at once; past it the oldest is answered `{"changes":false}` (its client
+    /// polls again). Hummingbird does not cancel a request whose client hung up, so a longpoll
+    /// whose client is gone waits out its timeout; without a cap, clients that need no token could
+    /// pile up such waiters faster than they expire. A live waiter holds a connection, so the
+    /// connection cap is the natural bound.
+    func register(after seq: UInt64, folder: String, recursive: Bool, cap: Int) -> Registration {
+        let (registration, evicted) = state.withLock { state -> (Registration, CheckedContinuation<Outcome, Never>?) in
+            guard seq >= state.compactedThrough, seq <= state.head else { return (.now(.reset), nil) }
             if Self.slice(state.records, after: seq).contains(where: { $0.concerns(folder: folder, recursive: recursive) }) {
-                return .now(.changed)
+                return (.now(.changed), nil)
+            }
+            var evicted: CheckedContinuation<Outcome, Never>?
+            if state.waiters.count >= max(1, cap), let oldest = state.waiters.keys.min() {
+                evicted = state.waiters[oldest]?.continuation
+                if evicted != nil { state.waiters[oldest] = nil } else { state.waiters[oldest]?.outcome = .timedOut }
             }
             state.nextWaiter += 1
             state.waiters[state.nextWaiter] = Waiter(folder: folder, recursive: recursive)
-            return .waiting(state.nextWaiter)
+            return (.waiting(state.nextWaiter), evicted)
         }
+        evicted?.resume(returning: .timedOut)
+        return registration
     }
 
     /// Suspends (holding no thread) until the waiter is resolved by a change, `resolve` (its

@@ -54,7 +54,7 @@ extension ClubAPI {
         let folder = try DropboxPath.parse(cursor.path)
         let journal = store.journal
         let outcome: ChangeJournal.Outcome
-        switch journal.register(after: cursor.seq, folder: folder.lower, recursive: cursor.recursive) {
+        switch journal.register(after: cursor.seq, folder: folder.lower, recursive: cursor.recursive, cap: admission.maxConnections) {
         case .now(let now):
             outcome = now
         case .waiting(let id):

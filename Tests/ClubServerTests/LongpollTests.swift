@@ -142,6 +142,34 @@ final class LongpollTests: XCTestCase {
         XCTAssertEqual(reply.summary, "reset")
     }
 
+    func testLongpollsOfClientsThatHungUpAreBoundedByTheirCap() async throws {
+        await club.tearDown()
+        club = try await ServerFixture {
+            $0.longpollTimeUnit = .milliseconds(10)
+            $0.limits.maxConnectionsPerClient = 4
+        }
+        let cursor = try await club.latestCursor("")
+        let body = "{\"cursor\":\"\(cursor)\",\"timeout\":480}"
+        let request = "POST /2/files/list_folder/longpoll HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+        // Twelve longpolls from 127.0.0.2 whose clients hang up at once. Hummingbird does not
+        // cancel a request whose client is gone, so each waits out its timeout (4.8 s here) and
+        // keeps its connection: past the per-client cap of 4, that client is refused, not served.
+        for _ in 0..<12 {
+            let socket = try TestSocket(port: club.server.port, source: "127.0.0.2")
+            try socket.send(request)
+        }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while club.server.waitingLongpolls < 4, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(club.server.waitingLongpolls, 4)
+        // Another client is not affected.
+        let other = try await waitingLongpoll(cursor)
+        XCTAssertEqual(club.server.waitingLongpolls, 5)
+        try await club.upload("/wake.txt", Data("w".utf8))
+        let (reply, _) = try await other.value
+        XCTAssertEqual(reply.json["changes"] as? Bool, true)
+    }
+
     func testStoppingTheServerAnswersWaitingLongpolls() async throws {
         await club.tearDown()
         club = try await ServerFixture()

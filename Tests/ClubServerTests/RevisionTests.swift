@@ -192,6 +192,28 @@ final class RevisionTests: XCTestCase {
         XCTAssertEqual(Array(back.entries.map(\.rev).dropFirst()), [second.rev, first.rev])
     }
 
+    func testHistoryFollowsAMoveAndOutlivesAFolderDelete() async throws {
+        let first = try await save("/f/m.txt", "one")
+        let second = try await save("/f/m.txt", "two")
+        let moved = try await club.rpc("2/files/move_v2", ["from_path": "/f/m.txt", "to_path": "/g/moved.txt"])
+        XCTAssertEqual(moved.status, 200, moved.text)
+        let movedRev = (moved.json["metadata"] as? [String: Any])?["rev"] as? String
+        let history = try await revisions(["path": "/g/moved.txt"])
+        XCTAssertEqual(history.entries.first?.rev, movedRev)
+        XCTAssertEqual(Array(history.entries.map(\.rev).suffix(2)), [second.rev, first.rev])
+        XCTAssertEqual(Set(history.entries.map(\.pathDisplay)), ["/g/moved.txt"])
+        let gone = try await club.rpc("2/files/list_revisions", ["path": "/f/m.txt"])
+        XCTAssertEqual(gone.summary, "path/not_found")
+
+        let deleted = try await club.rpc("2/files/delete_v2", ["path": "/g"])
+        XCTAssertEqual(deleted.status, 200, deleted.text)
+        let afterDelete = try await revisions(["path": "/G/MOVED.txt"])
+        XCTAssertTrue(afterDelete.isDeleted)
+        XCTAssertEqual(afterDelete.entries.count, history.entries.count)
+        let old = try await download(["path": "rev:" + first.rev])
+        XCTAssertEqual(old.text, "one")
+    }
+
     func testChangesMadeOnDiskAreRecorded() async throws {
         let saved = try await save("/disk.txt", "by the server")
         try club.write("disk.txt", "edited in place by hand, longer")
@@ -202,6 +224,25 @@ final class RevisionTests: XCTestCase {
         // The note's earlier text was copied at commit, so it outlives the edit on disk.
         let earlier = try await download(["path": "rev:" + saved.rev])
         XCTAssertEqual(earlier.text, "by the server")
+    }
+
+    /// Restore and copy are commits: the change journal has them, as `list_folder/continue`
+    /// shows straight after (no rescan needed).
+    func testRestoreAndCopyReachTheChangeJournal() async throws {
+        let first = try await save("/j/a.txt", "one")
+        _ = try await save("/j/a.txt", "two")
+        try club.write("j/sub/n.md", "inside")
+        let cursor = try await club.latestCursor("/j", recursive: true)
+        let restored = try await club.rpc("2/files/restore", ["path": "/j/a.txt", "rev": first.rev])
+        XCTAssertEqual(restored.status, 200, restored.text)
+        let copied = try await club.rpc("2/files/copy_v2", ["from_path": "/j/a.txt", "to_path": "/j/b.txt"])
+        XCTAssertEqual(copied.status, 200, copied.text)
+        let folder = try await club.rpc("2/files/copy_v2", ["from_path": "/j/sub", "to_path": "/j/sub2"])
+        XCTAssertEqual(folder.status, 200, folder.text)
+        let delta = try await club.changes(cursor)
+        XCTAssertEqual(Set(delta.paths), ["/j/a.txt", "/j/b.txt", "/j/sub2", "/j/sub2/n.md"])
+        let restoredEntry = delta.entries.first { $0["path_lower"] as? String == "/j/a.txt" }
+        XCTAssertEqual(restoredEntry?["rev"] as? String, restored.json["rev"] as? String)
     }
 
     func testCopyFilesAndFolders() async throws {

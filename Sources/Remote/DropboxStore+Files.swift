@@ -32,7 +32,7 @@ extension DropboxStore {
         while true {
             do {
                 return try await listAllPages(folder, limits: listingLimits)
-            } catch .server(409, let detail) where detail.hasPrefix("reset") && restarts < 5 {
+            } catch .cursorReset where restarts < 5 {
                 restarts += 1
             }
         }

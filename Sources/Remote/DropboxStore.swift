@@ -5,17 +5,23 @@ import Logging
 import Synchronization
 import Transfer
 
-/// Where a Dropbox-v2 API lives. Real Dropbox splits RPC and content hosts; a club server has one.
+/// Where a Dropbox-v2 API lives. Real Dropbox splits RPC, content and notify (longpoll) hosts;
+/// a club server has one.
 public struct DropboxEndpoints: Sendable, Equatable {
     public var rpc: URL
     public var content: URL
+    /// Where `list_folder/longpoll` goes, without the Authorization header.
+    public var notify: URL
 
-    public init(rpc: URL, content: URL) {
+    /// `notify` defaults to the RPC host.
+    public init(rpc: URL, content: URL, notify: URL? = nil) {
         self.rpc = rpc
         self.content = content
+        self.notify = notify ?? rpc
     }
 
-    public static let dropbox = DropboxEndpoints(rpc: URL(string: "https://api.dropboxapi.com")!, content: URL(string: "https://content.dropboxapi.com")!)
+    public static let dropbox = DropboxEndpoints(rpc: URL(string: "https://api.dropboxapi.com")!, content: URL(string: "https://content.dropboxapi.com")!,
+                                                 notify: URL(string: "https://notify.dropboxapi.com")!)
 
     public static func club(_ base: URL) -> DropboxEndpoints { DropboxEndpoints(rpc: base, content: base) }
 }
@@ -60,6 +66,10 @@ public final class DropboxStore: RemoteStore, Sendable {
     public let endpoints: DropboxEndpoints
     let tokens: any AccessTokenProvider
     let session: Session
+    /// The session's configuration, from which longpolls get theirs (a longer idle timeout).
+    let configuration: SessionConfiguration
+    /// The longpolls' own session, and the backoff the server last asked for.
+    let longpolls = LongpollState()
     let router: ProgressRouter
     let retry: RetryPolicy
     /// Files above this go through upload sessions.
@@ -84,6 +94,7 @@ public final class DropboxStore: RemoteStore, Sendable {
         let block: Int64 = 4 << 20
         self.chunkSize = min(max(block, (chunkSize / block) * block), 148 << 20)
         self.logger = logger
+        self.configuration = configuration
         let router = ProgressRouter()
         self.router = router
         self.session = Session(configuration: configuration, delegate: router, delegateQueue: DispatchQueue(label: "byteclub.remote.callbacks"))
@@ -91,6 +102,7 @@ public final class DropboxStore: RemoteStore, Sendable {
 
     deinit {
         session.invalidateAndCancel()
+        longpolls.invalidate()
     }
 
     // MARK: - Requests
@@ -109,7 +121,9 @@ public final class DropboxStore: RemoteStore, Sendable {
     }
 
     /// Sends one request and waits, cancelling the transfer if the Swift task is cancelled.
-    func exchange(_ request: Request, body: Body, progress: ProgressHandler? = nil) async -> Reply {
+    /// `session` is the store's own unless given (longpolls have theirs).
+    func exchange(_ request: Request, body: Body, progress: ProgressHandler? = nil, on session: Session? = nil) async -> Reply {
+        let session = session ?? self.session
         let box = TaskBox()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
@@ -166,7 +180,13 @@ public final class DropboxStore: RemoteStore, Sendable {
                                        decoding type: T.Type) async throws(RemoteError) -> T {
         let body: Data
         do { body = try JSONSerialization.data(withJSONObject: argument) } catch { throw .local("cannot encode the request") }
-        return try await withRetries(idempotent: idempotent) { () async throws(RemoteError) -> T in
+        return try await rpc(endpoint, body: body, path: path, idempotent: idempotent, decoding: type)
+    }
+
+    /// An RPC call with its JSON body as bytes (`null` for calls that take no argument).
+    func rpc<T: Decodable & Sendable>(_ endpoint: String, body: Data, path: String, idempotent: Bool,
+                                       decoding type: T.Type) async throws(RemoteError) -> T {
+        try await withRetries(idempotent: idempotent) { () async throws(RemoteError) -> T in
             let request = try await self.request(self.endpoints.rpc, endpoint, json: true)
             let reply = await self.exchange(request, body: .data(body))
             try self.check(reply, path: path)
@@ -232,6 +252,7 @@ public final class DropboxStore: RemoteStore, Sendable {
 
     static func endpointError(_ summary: String, path: String) -> RemoteError {
         let tags = summary.split(separator: "/").map(String.init)
+        if tags.first == "reset" { return .cursorReset }
         if tags.contains("not_found") { return .notFound(path) }
         if tags.contains("conflict") { return .conflict(path) }
         if tags.contains("malformed_path") || tags.contains("disallowed_name") { return .malformedPath(path) }

@@ -62,8 +62,26 @@ struct ListingGuard {
     /// is refused rather than the entry dropped: a server that names files outside the folder
     /// it lists is broken or hostile, and saying so beats a listing that is quietly short.
     static func check(_ entry: RemoteEntry, in folder: String) throws(RemoteError) {
-        guard SafeName.path(entry.path, isInside: folder), SafeName.path(entry.pathLower, isInside: folder) else {
-            throw .server(status: 0, detail: "the server answered a listing of \(folder.isEmpty ? "/" : folder) with \(entry.path), which is not inside it; refused")
+        try check(path: entry.path, pathLower: entry.pathLower, in: folder)
+    }
+
+    /// The same check on a path and its lower-case form. Change pages may also name the folder
+    /// itself (`allowingFolderItself`), when a recursive cursor's folder is deleted or made again.
+    static func check(path: String, pathLower: String, in folder: String, allowingFolderItself: Bool = false) throws(RemoteError) {
+        func fits(_ candidate: String) -> Bool {
+            if SafeName.path(candidate, isInside: folder) { return true }
+            return allowingFolderItself && !folder.isEmpty && isFolder(candidate, folder)
         }
+        guard fits(path), fits(pathLower) else {
+            throw .server(status: 0, detail: "the server answered a listing of \(folder.isEmpty ? "/" : folder) with \(path), which is not inside it; refused")
+        }
+    }
+
+    /// Whether `path` is `folder` itself: a well-formed absolute path (no empty, `.` or `..`
+    /// component) naming the same components, compared case-insensitively.
+    private static func isFolder(_ path: String, _ folder: String) -> Bool {
+        guard SafeName.path(path, isInside: "") else { return false }
+        let parts = path.split(separator: "/").map { $0.lowercased() }
+        return parts == folder.split(separator: "/").map { $0.lowercased() }
     }
 }

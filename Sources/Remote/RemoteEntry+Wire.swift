@@ -37,16 +37,17 @@ extension RemoteEntry {
     /// A file's entry. Uploads and downloads answer with a file's metadata alone, without `.tag`.
     init(_ file: FileMetadata) throws(RemoteError) {
         try self.init(kind: .file, name: file.name, pathDisplay: file.pathDisplay, pathLower: file.pathLower, id: file.id,
-                      rev: file.rev, size: file.size, modified: file.serverModified, contentHash: file.contentHash)
+                      rev: file.rev, size: file.size, modified: file.serverModified, contentHash: file.contentHash,
+                      modifiedBy: file.sharingInfo?.modifiedBy)
     }
 
     private init(kind: Kind, name: String, pathDisplay: String?, pathLower: String?, id: String? = nil, rev: String? = nil,
-                 size: Int64 = 0, modified: Date? = nil, contentHash: String? = nil) throws(RemoteError) {
+                 size: Int64 = 0, modified: Date? = nil, contentHash: String? = nil, modifiedBy: String? = nil) throws(RemoteError) {
         guard let display = pathDisplay ?? pathLower else {
             throw .server(status: 0, detail: "the server sent metadata without a name or path")
         }
         self.init(kind: kind, name: name, path: display, pathLower: pathLower ?? display.lowercased(), id: id, rev: rev,
-                  size: size, modified: modified, contentHash: contentHash)
+                  size: size, modified: modified, contentHash: contentHash, modifiedBy: modifiedBy)
     }
 }
 

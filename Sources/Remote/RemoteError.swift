@@ -20,6 +20,10 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     case cancelled
     /// A local file could not be read or written.
     case local(String)
+    /// A change cursor the server no longer knows (Dropbox's `reset`): list the folder again.
+    case cursorReset
+    /// This kind of remote cannot do that (a WebDAV folder has no revisions, say).
+    case notSupported(String)
 
     public var description: String { message }
 
@@ -39,6 +43,8 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network(let detail): return "Network error: \(detail)"
         case .cancelled: return "Cancelled"
         case .local(let detail): return detail
+        case .cursorReset: return "The server no longer knows this cursor (reset); list the folder again"
+        case .notSupported(let what): return "Not supported by this remote: \(what)"
         }
     }
 

@@ -17,9 +17,12 @@ public struct RemoteEntry: Sendable, Equatable, Codable, Hashable {
     /// The server's modification time (nil for folders).
     public var modified: Date?
     public var contentHash: String?
+    /// Who made this revision, as the server names them (Dropbox's `sharing_info.modified_by`,
+    /// an account id); nil when the server does not say.
+    public var modifiedBy: String?
 
     public init(kind: Kind, name: String, path: String, pathLower: String? = nil, id: String? = nil, rev: String? = nil,
-                size: Int64 = 0, modified: Date? = nil, contentHash: String? = nil) {
+                size: Int64 = 0, modified: Date? = nil, contentHash: String? = nil, modifiedBy: String? = nil) {
         self.kind = kind
         self.name = name
         self.path = path
@@ -29,6 +32,7 @@ public struct RemoteEntry: Sendable, Equatable, Codable, Hashable {
         self.size = size
         self.modified = modified
         self.contentHash = contentHash
+        self.modifiedBy = modifiedBy
     }
 }
 
@@ -62,6 +66,26 @@ public protocol RemoteStore: Sendable {
     func delete(_ path: String) async throws(RemoteError) -> RemoteEntry
     func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry
     func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry
+
+    // The live club (RemoteStore+Live.swift has the types, and defaults that throw
+    // `.notSupported` for stores that cannot do these).
+
+    /// A cursor at the folder's present state, without listing it (`get_latest_cursor`).
+    func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor
+    /// Waits until something under the cursor's folder changes, or about `timeout` seconds pass
+    /// (30–480). Needs no token. A `backoff` in the answer is also kept by the store: the next
+    /// longpoll waits it out first.
+    func longpoll(_ cursor: RemoteCursor, timeout: TimeInterval) async throws(RemoteError) -> LongpollAnswer
+    /// What changed since `cursor`, every page, and the cursor after it. Throws `.cursorReset`
+    /// when the server can no longer say: list again.
+    func listChanges(since cursor: RemoteCursor) async throws(RemoteError) -> RemoteChanges
+    /// A file's revisions, newest first, at most `limit` (1–100), older than `before` if given.
+    func revisions(_ path: String, limit: Int, before: String?) async throws(RemoteError) -> RemoteRevisions
+    /// Makes `rev` the file's newest revision again; answers that new revision.
+    func restore(_ path: String, rev: String) async throws(RemoteError) -> RemoteEntry
+    func copy(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry
+    /// Who the token belongs to.
+    func currentAccount() async throws(RemoteError) -> RemoteAccount
 }
 
 extension RemoteStore {

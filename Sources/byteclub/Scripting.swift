@@ -4,11 +4,14 @@ import Remote
 
 /// Runs a remote operation for a command: Ctrl-C cancels it, errors print one line to stderr
 /// and exit non-zero, and the embedded server is stopped on every path.
-func runRemote(_ options: BackendOptions, _ body: @escaping @Sendable (Backend) async throws -> Void) async throws {
+///
+/// `retry` is how long each request keeps trying before its error reaches `body`.
+func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(),
+               _ body: @escaping @Sendable (Backend) async throws -> Void) async throws {
     StderrLog.bootstrap()
     let backend: Backend
     do {
-        backend = try await options.connect()
+        backend = try await options.connect(retry: retry)
     } catch let error as RemoteError {
         throw fail(error)
     }
@@ -152,12 +155,13 @@ struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Download a file.",
         discussion: "Interrupted downloads (Ctrl-C or a lost connection) resume where they stopped when you run the same command again.")
-    @Argument(help: "The remote file, e.g. /byteclub/photos/alps.jpg.") var remote: String
+    @Argument(help: "The remote file, e.g. /byteclub/photos/alps.jpg, or one revision of a file, rev:REV (from `byteclub log`).") var remote: String
     @Argument(help: "Where to put it (default: its name, here).") var local: String?
     @OptionGroup var backend: BackendOptions
 
     func run() async throws {
-        let path = remotePath(remote)
+        // "rev:0123abcd" names a revision, as Dropbox's download takes it; anything else a path.
+        let path = remote.hasPrefix("rev:") ? remote : remotePath(remote)
         guard !path.isEmpty else { throw ValidationError("give a file to download") }
         let (folder, name, note) = Self.destination(remote: path, local: local)
         if let note { say(note) }

@@ -1,0 +1,61 @@
+import DropboxWire
+import Foundation
+
+// Revisions, restores, copies and the account over Dropbox v2: `list_revisions`, `restore`,
+// `copy_v2` and `users/get_current_account`. Downloads of a revision are plain downloads of the
+// path `rev:<rev>` (RemoteStore+Live.swift).
+
+extension DropboxStore {
+    public func revisions(_ path: String, limit: Int, before: String?) async throws(RemoteError) -> RemoteRevisions {
+        var argument: [String: Any] = ["path": path, "mode": "path", "limit": max(1, min(100, limit))]
+        if let before { argument["before_rev"] = before }
+        let answer = try await rpc("2/files/list_revisions", argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
+        let parent = Self.parent(of: path)
+        var entries: [RemoteEntry] = []
+        entries.reserveCapacity(answer.entries.count)
+        for revision in answer.entries {
+            let entry = try RemoteEntry(revision)
+            // A revision of a file lives where the file does: in its folder, never elsewhere.
+            try ListingGuard.check(entry, in: parent)
+            entries.append(entry)
+        }
+        if entries.count > 100 {
+            throw .server(status: 0, detail: "the server answered \(entries.count) revisions of \(path) where at most 100 were asked for; refused")
+        }
+        return RemoteRevisions(entries: entries, isDeleted: answer.isDeleted, serverDeleted: answer.serverDeleted, hasMore: answer.hasMore)
+    }
+
+    /// An unknown rev (`invalid_revision`, or a rev of another file) is `.notFound("rev R of PATH")`.
+    public func restore(_ path: String, rev: String) async throws(RemoteError) -> RemoteEntry {
+        do {
+            let file = try await rpc("2/files/restore", ["path": path, "rev": rev], path: path, idempotent: false, decoding: FileMetadata.self)
+            return try RemoteEntry(file)
+        } catch .server(409, let summary) where summary.hasPrefix("invalid_revision") {
+            throw .notFound("rev \(rev) of \(path)")
+        }
+    }
+
+    /// A missing source is `.notFound(from)`; a taken destination `.conflict(to)`.
+    public func copy(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        do {
+            return try RemoteEntry(try await rpc("2/files/copy_v2", ["from_path": from, "to_path": to, "autorename": autorename], path: to,
+                                                 idempotent: false, decoding: MetadataResult.self).metadata)
+        } catch .notFound {
+            // `from_lookup/not_found`: the destination's folders are made as needed, so only the
+            // source can be missing.
+            throw .notFound(from)
+        }
+    }
+
+    public func currentAccount() async throws(RemoteError) -> RemoteAccount {
+        // Dropbox's calls without an argument take the JSON `null` as their body.
+        let answer = try await rpc("2/users/get_current_account", body: Data("null".utf8), path: "", idempotent: true, decoding: Account.self)
+        return RemoteAccount(id: answer.accountID, displayName: answer.name.displayName, email: answer.email)
+    }
+
+    /// "/a/b" of "/a/b/c.txt"; "" of "/c.txt".
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+}

@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import Remote
+
+struct Log: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List a file's revisions, newest first.",
+        discussion: """
+            One line per revision: its rev, when it was made, its size and who made it (you, or \
+            the member's account id). Give a rev to `byteclub restore PATH REV` to bring it back, \
+            or to `byteclub get rev:REV FILE` to download it.
+            """)
+    @Argument(help: "The file, e.g. /byteclub/notes.txt.") var path: String
+    @Option(help: "How many revisions, 1 to 100.") var limit = 10
+    @Flag(help: "Print JSON, one array of revisions.") var json = false
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        guard (1...100).contains(limit) else { throw ValidationError("--limit must be between 1 and 100") }
+    }
+
+    func run() async throws {
+        let path = remotePath(self.path)
+        guard !path.isEmpty else { throw ValidationError("give a file, e.g. /byteclub/notes.txt") }
+        let (limit, json) = (self.limit, self.json)
+        try await runRemote(backend) { backend in
+            // Who "you" are, to name your own revisions; a server without accounts is fine.
+            async let me = try? await backend.store.currentAccount()
+            let history = try await backend.store.revisions(path, limit: limit)
+            let account = await me
+            if json {
+                FileHandle.standardOutput.write(try JSONLines.encode(history.entries.map { RevisionJSON($0, you: account) }) + Data("\n".utf8))
+                return
+            }
+            if history.isDeleted { say("\(path) is deleted; its revisions can still be restored") }
+            var lines = ""
+            for entry in history.entries {
+                let date = entry.modified.map(JSONLines.localTime) ?? ""
+                let size = ProgressLine.bytes(entry.size)
+                // Revs and ids come from the server: shown escaped, like every name.
+                lines += TerminalSafe.escape(entry.rev ?? "-") + "  " + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
+                    + size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
+                    + TerminalSafe.escape(Self.who(entry.modifiedBy, you: account)) + "\n"
+            }
+            FileHandle.standardOutput.write(Data(lines.utf8))
+        }
+    }
+
+    /// "you (Ada)" for your own revisions, the account id for others', "-" when unknown.
+    static func who(_ id: String?, you: RemoteAccount?) -> String {
+        guard let id else { return "-" }
+        if let you, you.id == id { return "you (\(you.displayName))" }
+        return id
+    }
+}
+
+/// A revision as `log --json` prints it.
+private struct RevisionJSON: Encodable {
+    var rev: String?
+    var path: String
+    var size: Int64
+    var modified: Date?
+    var modifiedBy: String?
+    var you: Bool
+
+    init(_ entry: RemoteEntry, you account: RemoteAccount?) {
+        rev = entry.rev
+        path = entry.path
+        size = entry.size
+        modified = entry.modified
+        modifiedBy = entry.modifiedBy
+        you = account != nil && account?.id == entry.modifiedBy
+    }
+
+    enum CodingKeys: String, CodingKey { case rev, path, size, modified, modifiedBy = "modified_by", you }
+}
+
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring back an earlier revision of a file.",
+        discussion: "The old content becomes a new revision (nothing is lost: the present one stays in the log). Find revs with `byteclub log PATH`.")
+    @Argument(help: "The file, e.g. /byteclub/notes.txt.") var path: String
+    @Argument(help: "The revision to bring back, from `byteclub log`.") var rev: String
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        guard !rev.isEmpty, rev.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }) else {
+            throw ValidationError("'\(TerminalSafe.escape(rev))' is not a rev: revs are letters and digits, as `byteclub log` prints them")
+        }
+    }
+
+    func run() async throws {
+        let path = remotePath(self.path)
+        guard !path.isEmpty else { throw ValidationError("give a file, e.g. /byteclub/notes.txt") }
+        let rev = self.rev
+        try await runRemote(backend) { backend in
+            let entry = try await backend.store.restore(path, rev: rev)
+            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path)) \(TerminalSafe.escape(entry.rev ?? ""))\n".utf8))
+            say("restored \(entry.path) to \(rev) as the new revision \(entry.rev ?? "?")")
+        }
+    }
+}
+
+struct Cp: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy a file or folder on the server.",
+        discussion: "Never replaces: copying onto an existing name fails (exit 4) unless --autorename picks a free one. A destination ending in / keeps the name.")
+    @Argument(help: "From, e.g. /byteclub/a.txt.") var from: String
+    @Argument(help: "To, e.g. /byteclub/b.txt or /byteclub/archive/.") var to: String
+    @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        let from = remotePath(self.from)
+        var to = remotePath(self.to)
+        guard !from.isEmpty else { throw ValidationError("refusing to copy the root") }
+        if self.to.hasSuffix("/") || to.isEmpty { to += "/" + (from.split(separator: "/").last.map(String.init) ?? "") }
+        let (target, autorename) = (to, self.autorename)
+        try await runRemote(backend) { backend in
+            do {
+                let entry = try await backend.store.copy(from: from, to: target, autorename: autorename)
+                FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
+            } catch RemoteError.conflict(let path) {
+                // The server's "conflict" here means the name is taken, not a lost race.
+                say("\(path) already exists; choose another name or add --autorename")
+                throw ExitCode(4)
+            }
+        }
+    }
+}
+
+/// Dates and JSON lines for the history and watch commands.
+enum JSONLines {
+    /// One line of JSON, keys sorted, dates ISO 8601, and safe for a terminal (``TerminalSafe/jsonText(_:)``).
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return TerminalSafe.jsonText(try encoder.encode(value))
+    }
+
+    /// "2026-11-22 14:03" in local time, as `ls` prints dates.
+    static func localTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}

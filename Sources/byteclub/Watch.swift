@@ -47,8 +47,13 @@ struct Watcher {
     let pollTimeout: TimeInterval
     var seen = SeenEntries()
     var cursor: RemoteCursor?
+    /// The first listing is taken as it is; later ones (after a reset) print what differs.
+    var started = false
     /// Failures in a row; the wait after each grows from 0.5 s to 30 s.
     var failures = 0
+    /// Resets with no change page or longpoll answered between them: a server that resets
+    /// every fresh cursor is waited on like a failing one, not listed in a tight loop.
+    var resetsInARow = 0
 
     init(store: any RemoteStore, folder: String, recursive: Bool, json: Bool, pollTimeout: TimeInterval) {
         self.store = store
@@ -65,8 +70,10 @@ struct Watcher {
         while !Task.isCancelled {
             do throws(RemoteError) {
                 guard let cursor else {
-                    try await start(printingDifferences: false)
-                    say("watching \(folder.isEmpty ? "/" : folder)\(recursive ? " and its subfolders" : "") (Ctrl-C stops)")
+                    try await start(printingDifferences: started)
+                    if !started { say("watching \(shown)\(recursive ? " and its subfolders" : "") (Ctrl-C stops)") }
+                    started = true
+                    catchUp = false
                     continue
                 }
                 if catchUp {
@@ -74,36 +81,39 @@ struct Watcher {
                     for change in delta.changes { if let line = seen.apply(change) { emit(line) } }
                     self.cursor = delta.cursor
                     catchUp = false
+                    resetsInARow = 0
                     recovered()
                 }
                 guard let current = self.cursor else { continue }
-                let started = ContinuousClock.now
+                let began = ContinuousClock.now
                 let answer = try await store.longpoll(current, timeout: pollTimeout)
+                resetsInARow = 0
                 recovered()
                 catchUp = answer.changes
                 // A server that answers "nothing" at once, without asking for a backoff, would
                 // otherwise be asked again in a tight loop.
-                if !answer.changes && answer.backoff == nil && ContinuousClock.now - started < .seconds(1) {
+                if !answer.changes && answer.backoff == nil && ContinuousClock.now - began < .seconds(1) {
                     try await pause(1)
                 }
             } catch .cancelled {
                 return
             } catch .cursorReset {
-                say("the server reset the watch; listing \(folder.isEmpty ? "/" : folder) again")
-                do throws(RemoteError) {
-                    try await start(printingDifferences: true)
-                    catchUp = false
-                } catch .cancelled {
-                    return
-                } catch {
-                    guard try await failed(error) else { return }
-                }
+                say("the server reset the watch; listing \(shown) again")
+                // The top of the loop lists again and prints what differs.
+                cursor = nil
+                resetsInARow += 1
+                if resetsInARow > 1 { guard try await failed(.cursorReset) else { return } }
             } catch {
+                // What waiting alone will not mend (a 400 for a cursor the server gave) starts
+                // over from a fresh cursor once the wait is over.
+                if !error.isTransient { cursor = nil }
                 catchUp = cursor != nil
                 guard try await failed(error) else { return }
             }
         }
     }
+
+    private var shown: String { folder.isEmpty ? "/" : folder }
 
     /// A fresh cursor, then the listing (in that order, so nothing between them is missed:
     /// a change made meanwhile comes again as a change, and is printed only if it is news).
@@ -160,7 +170,8 @@ struct Watcher {
 /// What the watch has seen: each path's rev (nil for folders), to tell `added` from `changed`
 /// and to drop changes that are no news. A value with no I/O.
 struct SeenEntries {
-    private var revs: [String: String?] = [:]
+    /// By lower-case path: the path as displayed, and the rev (nil for folders).
+    private var known: [String: (path: String, rev: String?)] = [:]
 
     /// One printed change.
     struct Line: Equatable {
@@ -187,16 +198,16 @@ struct SeenEntries {
     mutating func apply(_ change: RemoteChange) -> Line? {
         switch change {
         case .updated(let entry):
-            let known = revs[entry.pathLower]
-            revs[entry.pathLower] = .some(entry.rev)
-            guard let known else { return Line(change: .added, path: entry.path, entry: entry) }
-            if entry.kind == .folder || known == entry.rev { return nil }
+            let before = known[entry.pathLower]
+            known[entry.pathLower] = (entry.path, entry.rev)
+            guard let before else { return Line(change: .added, path: entry.path, entry: entry) }
+            if entry.kind == .folder || before.rev == entry.rev { return nil }
             return Line(change: .changed, path: entry.path, entry: entry)
         case .deleted(_, let path, let pathLower):
             // A deleted folder takes everything under it along.
             let prefix = pathLower + "/"
-            for key in revs.keys where key.hasPrefix(prefix) { revs[key] = nil }
-            guard revs.removeValue(forKey: pathLower) != nil else { return nil }
+            for key in known.keys where key.hasPrefix(prefix) { known[key] = nil }
+            guard known.removeValue(forKey: pathLower) != nil else { return nil }
             return Line(change: .deleted, path: path, entry: nil)
         }
     }
@@ -204,19 +215,19 @@ struct SeenEntries {
     /// Takes a fresh listing as the whole truth, and answers how it differs from what was seen.
     mutating func replace(with entries: [RemoteEntry]) -> [Line] {
         var lines: [Line] = []
-        var fresh: [String: String?] = [:]
+        var fresh: [String: (path: String, rev: String?)] = [:]
         for entry in entries.sorted(by: { $0.pathLower < $1.pathLower }) {
-            fresh[entry.pathLower] = .some(entry.rev)
-            if let known = revs[entry.pathLower] {
-                if entry.kind == .file && known != entry.rev { lines.append(Line(change: .changed, path: entry.path, entry: entry)) }
+            fresh[entry.pathLower] = (entry.path, entry.rev)
+            if let before = known[entry.pathLower] {
+                if entry.kind == .file && before.rev != entry.rev { lines.append(Line(change: .changed, path: entry.path, entry: entry)) }
             } else {
                 lines.append(Line(change: .added, path: entry.path, entry: entry))
             }
         }
-        for key in revs.keys.sorted() where fresh[key] == nil {
-            lines.append(Line(change: .deleted, path: key, entry: nil))
+        for key in known.keys.sorted() where fresh[key] == nil {
+            lines.append(Line(change: .deleted, path: known[key]?.path ?? key, entry: nil))
         }
-        revs = fresh
+        known = fresh
         return lines
     }
 }

@@ -173,7 +173,7 @@ final class LiveCLITests: XCTestCase {
         club = try await LiveClub { $0.journalLimit = 2 }
         cli = try Self.cli(in: club.base)
         let alice = club.store(LiveClub.alice)
-        _ = try await alice.upload(data: Data("x".utf8), to: "/byteclub/gone.txt", mode: .add, autorename: false)
+        _ = try await alice.upload(data: Data("x".utf8), to: "/byteclub/Gone.txt", mode: .add, autorename: false)
         let kept = try await alice.upload(data: Data("x".utf8), to: "/byteclub/kept.txt", mode: .add, autorename: false)
         let (watch, out, err) = try startWatch()
         kill(watch.processIdentifier, SIGSTOP)
@@ -185,7 +185,7 @@ final class LiveCLITests: XCTestCase {
         _ = try await bob.upload(data: Data("y".utf8), to: "/byteclub/kept.txt", mode: .update(rev: try XCTUnwrap(kept.rev)), autorename: false)
         kill(watch.processIdentifier, SIGCONT)
         let all = out.wait { text in
-            (0..<12).allSatisfy { text.contains("added /byteclub/n\($0).txt\n") } && text.contains("deleted /byteclub/gone.txt\n")
+            (0..<12).allSatisfy { text.contains("added /byteclub/n\($0).txt\n") } && text.contains("deleted /byteclub/Gone.txt\n")
                 && text.contains("changed /byteclub/kept.txt\n")
         }
         XCTAssertNotNil(all, out.current + err.current)

@@ -31,7 +31,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: Transfer against the curl CLI and URLSession; the club server against nginx; the
+## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; the
 ## widgets, the editor and thumbnails; the whole app (first frames, scrolling, progress, cancel, key echo).
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
@@ -42,6 +42,7 @@ bench: deps
 	$(SWIFT) build -c release --product byteclub
 	.build/release/transfer-bench compare --size $(BENCH_SIZE)
 	.build/release/transfer-bench server --size $(BENCH_SIZE)
+	.build/release/transfer-bench live
 	.build/release/ui-bench
 	.build/release/ui-bench images
 	.build/release/app-bench all $(BENCH_SIZE)

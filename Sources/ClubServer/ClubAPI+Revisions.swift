@@ -36,13 +36,7 @@ extension ClubAPI {
     }
 
     private func copy(_ arguments: Arguments) async throws -> Any {
-        let fromText = try arguments.string("from_path")
-        let toText = try arguments.string("to_path")
-        let from: DropboxPath
-        let to: DropboxPath
-        do { from = try DropboxPath.parse(fromText) } catch { throw APIError.endpoint([.fromLookup, .malformedPath]) }
-        do { to = try DropboxPath.parse(toText) } catch { throw APIError.endpoint([.to, .malformedPath]) }
-        let autorename = try arguments.bool("autorename", default: false)
+        let (from, to, autorename) = try relocation(arguments)
         return JSON.metadataResult(try await store.copy(from: from, to: to, autorename: autorename))
     }
 

@@ -250,14 +250,19 @@ struct ClubAPI: Sendable {
     }
 
     private func move(_ arguments: Arguments) async throws -> Any {
+        let (from, to, autorename) = try relocation(arguments)
+        return JSON.metadataResult(try await store.move(from: from, to: to, autorename: autorename))
+    }
+
+    /// `move_v2`'s and `copy_v2`'s arguments, with their errors for a malformed path.
+    func relocation(_ arguments: Arguments) throws -> (from: DropboxPath, to: DropboxPath, autorename: Bool) {
         let fromText = try arguments.string("from_path")
         let toText = try arguments.string("to_path")
         let from: DropboxPath
         let to: DropboxPath
         do { from = try DropboxPath.parse(fromText) } catch { throw APIError.endpoint([.fromLookup, .malformedPath]) }
         do { to = try DropboxPath.parse(toText) } catch { throw APIError.endpoint([.to, .malformedPath]) }
-        let autorename = try arguments.bool("autorename", default: false)
-        return JSON.metadataResult(try await store.move(from: from, to: to, autorename: autorename))
+        return (from, to, try arguments.bool("autorename", default: false))
     }
 
     private func createFolder(_ arguments: Arguments) async throws -> Any {

@@ -9,8 +9,11 @@ extension FolderStore {
         guard resolved.exists else { throw .notFound }
         guard resolved.isDirectory else { throw .notFolder }
         // Adding or removing an entry changes the folder's mtime; rewriting a file in place
-        // renames a new inode over it, which does too. Recursive listings are never cached.
-        let key = recursive ? nil : resolved.host + "|" + folderStamp(path)
+        // renames a new inode over it, which does too. A file edited in place on disk, or two
+        // commits within one tick of the file system's clock, do not: the journal's head is in
+        // the key as well, so a listing never hands out entries older than its cursor.
+        // Recursive listings are never cached.
+        let key = recursive ? nil : resolved.host + "|" + folderStamp(path) + "|" + String(journal.position.head)
         if let key, let cache = listingCache, cache.key == key, ContinuousClock.now - cache.time < .seconds(5) { return cache.entries }
         var entries: [Metadata] = []
         try walk(resolved, recursive: recursive) { entries.append($0) }

@@ -169,6 +169,22 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(removed.paths, ["/d/new.txt"])
     }
 
+    /// A file rewritten in place changes neither its inode nor its folder's mtime: once the
+    /// rescan has journaled it, a listing must show it too, or its cursor would skip the change.
+    func testAListingAfterAnInPlaceEditShowsTheEdit() async throws {
+        try await club.upload("/c/a.txt", Data("one".utf8))
+        let first = try await club.listAll("/c")
+        XCTAssertEqual(first.entries.first?["size"] as? Int, 3)
+        let handle = try FileHandle(forWritingTo: club.root.appendingPathComponent("c/a.txt"))
+        try handle.write(contentsOf: Data("two, longer".utf8))
+        try handle.close()
+        _ = try await club.waitForChanges(first.cursor) { $0["/c/a.txt"]?["size"] as? Int == 11 }
+        let again = try await club.listAll("/c")
+        XCTAssertEqual(again.entries.first?["size"] as? Int, 11, "the listing is as new as its cursor")
+        let after = try await club.changes(again.cursor)
+        XCTAssertEqual(after.paths, [], "nothing the listing already showed comes again")
+    }
+
     func testGetLatestCursor() async throws {
         try await club.upload("/g/a.txt", Data("a".utf8))
         let cursor = try await club.latestCursor("/g")

@@ -101,7 +101,9 @@ final class LiveStoreTests: XCTestCase {
         _ = try await club.store(LiveClub.bob).upload(data: Data("hi".utf8), to: "/byteclub/hello.txt", mode: .add, autorename: false)
         let (answer, answered) = try await poll.value
         XCTAssertTrue(answer.changes)
-        XCTAssertLessThan(answered - committed, .milliseconds(500), "the longpoll answered as soon as the commit landed")
+        // Woken by the commit, long before its 480 s ran out (how soon is a benchmark figure:
+        // transfer-bench live).
+        XCTAssertLessThan(answered - committed, .seconds(10), "the commit woke the longpoll")
     }
 
     func testLongpollNeedsNoToken() async throws {

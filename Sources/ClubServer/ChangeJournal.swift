@@ -92,14 +92,17 @@ final class ChangeJournal: Sendable {
         var compactedThrough: UInt64 = 0
         var waiters: [UInt64: Waiter] = [:]
         var nextWaiter: UInt64 = 0
+        /// Signs cursors: 32 random bytes, made with the journal, and made anew when an append
+        /// could not be kept (so no cursor outlives records the file may have lost).
+        var secretText: String
+        /// False after an append failed: the file is no longer a prefix of `records`, so the next
+        /// append rewrites it whole instead of appending to it.
+        var fileIsCurrent = true
     }
 
     let path: String
     /// Records kept after a compaction (docs/server.md, "Change journal").
     let limit: Int
-    /// Signs cursors: 32 random bytes, made with the journal.
-    private let secret: Data
-    private let secretText: String
     private let state: Mutex<State>
 
     /// Loads the journal at `path`, or starts a new one (with a new secret, so that cursors of a
@@ -107,32 +110,58 @@ final class ChangeJournal: Sendable {
     init(path: String, limit: Int) {
         self.path = path
         self.limit = max(1, limit)
-        var loaded = State()
-        var secretText: String?
+        var loaded = State(secretText: Self.newSecret())
+        var fresh = true
         if let data = FileManager.default.contents(atPath: path) {
-            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            let header = lines.first?.split(separator: " ") ?? []
-            if header.count == 4, header[0] == "byteclub-journal", header[1] == "1", let through = UInt64(header[3]),
+            // Split by bytes, so `kept` counts the bytes of the lines read whole.
+            let lines = Array(data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            let header = lines.first.map { String(decoding: $0, as: UTF8.self) }?.split(separator: " ") ?? []
+            if lines.count > 1, header.count == 4, header[0] == "byteclub-journal", header[1] == "1", let through = UInt64(header[3]),
                Data(base64Encoded: String(header[2]))?.count == 32 {
-                secretText = String(header[2])
+                fresh = false
+                loaded.secretText = String(header[2])
                 loaded.compactedThrough = through
                 loaded.head = through
-                // The last line may be cut short by a crash: it has no newline, and is dropped.
-                for line in lines.dropFirst().dropLast() {
+                var kept = lines[0].count + 1
+                // The last piece has no newline after it: empty, or a line cut short by a crash.
+                for bytes in lines.dropFirst().dropLast() {
+                    let line = String(decoding: bytes, as: UTF8.self)
                     let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
                     guard fields.count == 3, let seq = UInt64(fields[0]), seq > loaded.head,
                           let symbol = fields[1].first, fields[1].count == 1, let kind = JournalRecord.Kind(rawValue: symbol),
                           fields[2].hasPrefix("/") else { break }
                     loaded.records.append(JournalRecord(seq: seq, kind: kind, display: String(fields[2])))
                     loaded.head = seq
+                    kept += bytes.count + 1
                 }
+                // Cut what was not read (a torn last line, or anything after a bad one) before
+                // appending: a record glued onto a torn "5" would read back as another number,
+                // and every record after a bad line would be dropped on the next load.
+                if kept < data.count && !Self.truncate(path, to: kept) { loaded.fileIsCurrent = false }
             }
         }
-        let fresh = secretText == nil
-        self.secretText = secretText ?? Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64EncodedString()
-        self.secret = Data(base64Encoded: self.secretText) ?? Data()
         self.state = Mutex(loaded)
-        if fresh { rewrite(loaded.records, compactedThrough: 0) }
+        if fresh || !loaded.fileIsCurrent {
+            let written = rewrite(loaded.records, compactedThrough: loaded.compactedThrough, secretText: loaded.secretText)
+            state.withLock { state in
+                state.fileIsCurrent = written
+                // A file that could not be repaired keeps its secret: cursors made now must not
+                // be taken for its own after a restart.
+                if !written { state.secretText = Self.newSecret() }
+            }
+        }
+    }
+
+    private static func newSecret() -> String {
+        Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64EncodedString()
+    }
+
+    /// Shortens the file to its first `length` bytes, durably.
+    private static func truncate(_ path: String, to length: Int) -> Bool {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return ftruncate(fd, off_t(length)) == 0 && fsync(fd) == 0
     }
 
     /// The newest record's number and the compaction boundary, read together.
@@ -171,11 +200,20 @@ final class ChangeJournal: Sendable {
             seq += 1
             return JournalRecord(seq: seq, kind: change.0, display: change.1)
         }
-        writeDurably(records)
+        let appended = state.withLock { $0.fileIsCurrent } && writeDurably(records)
         var woken: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
-        let compact: (records: [JournalRecord], through: UInt64)? = state.withLock { state in
+        let compact: (records: [JournalRecord], through: UInt64, secret: String)? = state.withLock { state in
             state.records.append(contentsOf: records)
             state.head = seq
+            if !appended && state.fileIsCurrent {
+                // The file may now hold part of these records, or none: a restart could number
+                // new changes over them, and a cursor made from here on would then skip those.
+                // A new secret makes every cursor made so far answer `reset`, and cursors made
+                // from now on are good only once the file is rewritten with it (below, or at a
+                // later append); a file that is never rewritten keeps the old secret.
+                state.secretText = Self.newSecret()
+                state.fileIsCurrent = false
+            }
             for (id, waiter) in state.waiters where waiter.outcome == nil {
                 guard records.contains(where: { $0.concerns(folder: waiter.folder, recursive: waiter.recursive) }) else { continue }
                 if let continuation = waiter.continuation {
@@ -185,42 +223,58 @@ final class ChangeJournal: Sendable {
                     state.waiters[id]?.outcome = .changed
                 }
             }
-            guard state.records.count > 2 * limit else { return nil }
-            let dropped = state.records.count - limit
-            state.compactedThrough = state.records[dropped - 1].seq
-            state.records.removeFirst(dropped)
-            // A waiter now behind the boundary was not concerned by what was dropped (it would
-            // have been woken above); its next call gets `reset`.
-            return (state.records, state.compactedThrough)
+            if state.records.count > 2 * limit {
+                let dropped = state.records.count - limit
+                state.compactedThrough = state.records[dropped - 1].seq
+                state.records.removeFirst(dropped)
+                // A waiter now behind the boundary was not concerned by what was dropped (it would
+                // have been woken above); its next call gets `reset`.
+            } else if state.fileIsCurrent {
+                return nil
+            }
+            return (state.records, state.compactedThrough, state.secretText)
         }
         for (continuation, outcome) in woken { continuation.resume(returning: outcome) }
-        if let compact { rewrite(compact.records, compactedThrough: compact.through) }
+        guard let compact else { return }
+        if rewrite(compact.records, compactedThrough: compact.through, secretText: compact.secret) {
+            state.withLock { $0.fileIsCurrent = true }
+        } else if !state.withLock({ $0.fileIsCurrent }) {
+            // Neither appended nor rewritten: remove the file, so that a restart starts a new
+            // journal (and a new secret) rather than loading the old secret with records missing.
+            unlink(path)
+        }
     }
 
     private func line(_ record: JournalRecord) -> String {
         "\(record.seq) \(record.kind.rawValue) \(record.display)\n"
     }
 
-    private func writeDurably(_ records: [JournalRecord]) {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
+    /// Appends `records` to the file and fdatasyncs it; false when any step failed. The file
+    /// must exist (a missing one is not recreated without its header).
+    private func writeDurably(_ records: [JournalRecord]) -> Bool {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         let text = records.map(line).joined()
-        _ = Self.writeAll(fd, Array(text.utf8))
-        fdatasync(fd)
+        return Self.writeAll(fd, Array(text.utf8)) && fdatasync(fd) == 0
     }
 
-    /// Replaces the file with a header and `records` (temp file, fsync, rename).
-    private func rewrite(_ records: [JournalRecord], compactedThrough: UInt64) {
+    /// Replaces the file with a header and `records` (temp file, fsync, rename); false when
+    /// the file was left as it was.
+    private func rewrite(_ records: [JournalRecord], compactedThrough: UInt64, secretText: String) -> Bool {
         let temp = path + ".new"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return false }
         var text = "byteclub-journal 1 \(secretText) \(compactedThrough)\n"
         text.reserveCapacity(records.count * 40)
         for record in records { text += line(record) }
         let ok = Self.writeAll(fd, Array(text.utf8)) && fsync(fd) == 0
         close(fd)
-        if ok { rename(temp, path) } else { unlink(temp) }
+        guard ok, rename(temp, path) == 0 else {
+            unlink(temp)
+            return false
+        }
+        return true
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
@@ -310,6 +364,7 @@ final class ChangeJournal: Sendable {
 
     /// A short signature of a cursor's text under this journal's secret.
     func sign(_ payload: String) -> String {
+        let secret = Data(base64Encoded: state.withLock { $0.secretText }) ?? Data()
         let code = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: SymmetricKey(data: secret))
         return ListCursor.base64URL(Data(code.prefix(16)))
     }

@@ -47,9 +47,11 @@ extension FolderStore {
     /// the server was not running (against the snapshot saved when it last ran).
     static func startChangeTracking(root: String, metaDirectory: String, limit: Int, logger: Logger) -> (ChangeJournal, TreeSnapshot) {
         let journal = ChangeJournal(path: metaDirectory + "/journal", limit: limit)
-        let current = scanTree(root: root, metaDirectory: metaDirectory)
+        let scan = scanTree(root: root, metaDirectory: metaDirectory)
+        let saved = readTree(metaDirectory + "/tree")
+        let current = scan.entries(keepingUnreadFrom: saved ?? [:])
         let tree = TreeSnapshot(entries: current)
-        if let saved = readTree(metaDirectory + "/tree") {
+        if let saved {
             let changes = diff(old: saved, new: current)
             if !changes.isEmpty { logger.info("\(changes.count) change(s) made in the folder while the server was stopped") }
             journal.append(changes)
@@ -80,11 +82,12 @@ extension FolderStore {
                 changes.append((.written, ancestor.display))
             }
             let lower = resolved.lower
-            var fresh: [String: TreeSnapshot.Entry] = [:]
+            var scan = TreeScan()
             if let (entry, enter) = Self.treeEntry(root + resolved.display, display: resolved.display, root: root, metaDirectory: metaDirectory) {
-                fresh[lower] = entry
-                if enter { Self.walkTree(host: root + resolved.display, display: resolved.display, depth: resolved.components.count, root: root, metaDirectory: metaDirectory, into: &fresh) }
+                scan.entries[lower] = entry
+                if enter { Self.walkTree(host: root + resolved.display, display: resolved.display, depth: resolved.components.count, root: root, metaDirectory: metaDirectory, into: &scan) }
             }
+            let fresh = scan.entries(keepingUnreadFrom: tree.entries)
             var stale: [String: TreeSnapshot.Entry] = [:]
             stale[lower] = tree.entries[lower]
             if stale[lower]?.isDirectory == true || fresh[lower]?.isDirectory == true {
@@ -111,7 +114,7 @@ extension FolderStore {
 
     private func snapshotGeneration() -> Int { tree.generation }
 
-    private func applyRescan(_ current: [String: TreeSnapshot.Entry], generation: Int) -> Bool {
+    private func applyRescan(_ current: TreeScan, generation: Int) -> Bool {
         guard tree.generation == generation else { return false }
         applyRescan(current)
         return true
@@ -124,7 +127,8 @@ extension FolderStore {
         applyRescan(Self.scanTree(root: root, metaDirectory: metaDirectory))
     }
 
-    private func applyRescan(_ current: [String: TreeSnapshot.Entry]) {
+    private func applyRescan(_ scan: TreeScan) {
+        let current = scan.entries(keepingUnreadFrom: tree.entries)
         let changes = Self.diff(old: tree.entries, new: current)
         tree.entries = current
         guard !changes.isEmpty else { return }
@@ -159,19 +163,64 @@ extension FolderStore {
 
     // MARK: - The walk
 
-    /// Every entry under the root that a listing would show, by `path_lower`.
-    static func scanTree(root: String, metaDirectory: String) -> [String: TreeSnapshot.Entry] {
+    /// What one walk found: the entries it saw, and the folders it could not read.
+    struct TreeScan {
+        /// By `path_lower`.
         var entries: [String: TreeSnapshot.Entry] = [:]
-        walkTree(host: root, display: "", depth: 0, root: root, metaDirectory: metaDirectory, into: &entries)
-        return entries
+        /// Folders (`path_lower`, "" for the root) that exist but could not be opened this time
+        /// (out of file descriptors, an I/O error, no permission): their contents are unknown,
+        /// not gone.
+        var unread: [String] = []
+        /// Folders entered, by device and inode, so that one reached twice (a bind mount of an
+        /// ancestor, a folder mounted in two places) is walked once.
+        var visited = Set<FolderIdentity>()
+
+        /// The entries, with what `previous` had below each unread folder kept as it was, so
+        /// that a folder that failed to open is not recorded as emptied.
+        func entries(keepingUnreadFrom previous: [String: TreeSnapshot.Entry]) -> [String: TreeSnapshot.Entry] {
+            guard !unread.isEmpty else { return entries }
+            var kept = entries
+            for folder in unread {
+                let prefix = folder + "/"
+                for (key, entry) in previous where key.hasPrefix(prefix) && kept[key] == nil { kept[key] = entry }
+            }
+            return kept
+        }
+    }
+
+    /// A folder's identity on the host.
+    struct FolderIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Every entry under the root that a listing would show, by `path_lower`.
+    static func scanTree(root: String, metaDirectory: String) -> TreeScan {
+        var scan = TreeScan()
+        walkTree(host: root, display: "", depth: 0, root: root, metaDirectory: metaDirectory, into: &scan)
+        return scan
     }
 
     /// Adds the entries below a folder, by the rules of the listing walk: names a path may hold,
-    /// symlinks only when they stay inside the root and never entered, at most `maxWalkDepth`.
+    /// symlinks only when they stay inside the root and never entered, each folder (by device
+    /// and inode) entered once, at most `maxWalkDepth`.
     static func walkTree(host: String, display: String, depth: Int, root: String, metaDirectory: String,
-                         into entries: inout [String: TreeSnapshot.Entry]) {
-        guard depth < maxWalkDepth, let directory = opendir(host) else { return }
+                         into scan: inout TreeScan) {
+        guard depth < maxWalkDepth else { return }
+        guard let directory = opendir(host) else {
+            // Gone (or replaced by a file) since its entry was read: its contents are gone too.
+            // Any other failure says nothing about them.
+            if errno != ENOENT && errno != ENOTDIR { scan.unread.append(display.lowercased()) }
+            return
+        }
         defer { closedir(directory) }
+        // The identity of what was opened, not of what the path names now.
+        var info = stat()
+        guard fstat(dirfd(directory), &info) == 0 else {
+            scan.unread.append(display.lowercased())
+            return
+        }
+        guard scan.visited.insert(FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { return }
         while let item = readdir(directory) {
             let name = withUnsafeBytes(of: item.pointee.d_name) { raw -> String? in
                 let bytes = raw.prefix { $0 != 0 }
@@ -181,8 +230,8 @@ extension FolderStore {
             if depth == 0 && name.lowercased() == DropboxPath.reservedName { continue }
             let childDisplay = display + "/" + name
             guard let (entry, enter) = treeEntry(host + "/" + name, display: childDisplay, root: root, metaDirectory: metaDirectory) else { continue }
-            entries[childDisplay.lowercased()] = entry
-            if enter { walkTree(host: host + "/" + name, display: childDisplay, depth: depth + 1, root: root, metaDirectory: metaDirectory, into: &entries) }
+            scan.entries[childDisplay.lowercased()] = entry
+            if enter { walkTree(host: host + "/" + name, display: childDisplay, depth: depth + 1, root: root, metaDirectory: metaDirectory, into: &scan) }
         }
     }
 

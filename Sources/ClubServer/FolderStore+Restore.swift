@@ -86,10 +86,16 @@ extension FolderStore {
         guard Self.isWellFormedRev(rev), let record = records(target.key).last(where: { $0.rev == rev }),
               let source = contentPath(record, of: target) else { throw .endpoint([.invalidRevision]) }
         guard let destination = try? DropboxPath.parse(target.pathDisplay) else { throw .endpoint([.pathLookup, .notFound]) }
+        // A deleted file comes back at its old path only if that is still free: whatever lives
+        // there now is another file (or a folder), and is not the restore's to replace.
+        if target.live == nil, let occupant = try? resolve(destination), occupant.exists {
+            throw .endpoint([.pathWrite, .conflict, occupant.isDirectory ? .folder : .file])
+        }
         let temp = tempDirectory + "/restore-\(UUID().uuidString)"
         guard Self.copyFile(from: source, to: temp, temp: tempDirectory) else { throw .endpoint([.pathWrite, .insufficientSpace]) }
         do {
-            return try commit(temp: temp, contentHash: record.hash, to: destination, mode: .overwrite, autorename: false,
+            return try commit(temp: temp, contentHash: record.hash, to: destination, mode: target.live == nil ? .add : .overwrite,
+                              autorename: false,
                               clientModified: Date(timeIntervalSince1970: TimeInterval(record.client)), discardOnFailure: true)
         } catch {
             throw Self.relabeledWrite(error, as: .pathWrite)

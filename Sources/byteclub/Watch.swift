@@ -204,10 +204,13 @@ struct SeenEntries {
             if entry.kind == .folder || before.rev == entry.rev { return nil }
             return Line(change: .changed, path: entry.path, entry: entry)
         case .deleted(_, let path, let pathLower):
-            // A deleted folder takes everything under it along.
+            // A deleted folder takes everything under it along, and is news if anything seen
+            // was under it: the watched folder itself is never listed, but its deletion must
+            // not pass in silence.
             let prefix = pathLower + "/"
-            for key in known.keys where key.hasPrefix(prefix) { known[key] = nil }
-            guard known.removeValue(forKey: pathLower) != nil else { return nil }
+            let under = known.keys.filter { $0.hasPrefix(prefix) }
+            for key in under { known[key] = nil }
+            guard known.removeValue(forKey: pathLower) != nil || !under.isEmpty else { return nil }
             return Line(change: .deleted, path: path, entry: nil)
         }
     }

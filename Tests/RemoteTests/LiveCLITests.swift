@@ -133,6 +133,17 @@ final class LiveCLITests: XCTestCase {
         interrupt(watch)
     }
 
+    /// The watched folder itself is never in its listing; deleting it is still a line.
+    func testWatchSaysWhenTheWatchedFolderIsDeleted() async throws {
+        let (watch, out, _) = try startWatch()
+        _ = try await club.store(LiveClub.bob).upload(data: Data("x".utf8), to: "/byteclub/x.txt", mode: .add, autorename: false)
+        XCTAssertNotNil(out.wait(for: "added /byteclub/x.txt\n"), out.current)
+        _ = try await club.store(LiveClub.bob).delete("/byteclub")
+        let lines = { out.current.split(separator: "\n").map(String.init) }
+        XCTAssertNotNil(out.wait { _ in lines().contains("deleted /byteclub") }, out.current)
+        interrupt(watch)
+    }
+
     func testWatchJSONLines() async throws {
         let (watch, out, _) = try startWatch(["--json"])
         let bob = club.store(LiveClub.bob)

@@ -44,7 +44,7 @@ struct ClubChildChannel: ServerChildChannel {
         guard decision == .admitted else {
             return channel.eventLoop.makeCompletedFuture {
                 let answer = ConnectionAnswer.tooManyConnections(retryAfter: limits.retryAfterSeconds)
-                try channel.pipeline.syncOperations.addHandler(RefusingHandler(answer: answer, linger: .nanoseconds(limits.linger.nanoseconds)))
+                try channel.pipeline.syncOperations.addHandler(RefusingHandler(answer: answer, linger: TimeAmount(limits.linger)))
                 return Value(channel: channel, http: nil)
             }
         }

@@ -26,7 +26,9 @@ public struct ClubServerConfiguration: Sendable {
     public var limits = ConnectionLimits()
     /// Upload sessions with nothing appended for this long are removed, with their files, at
     /// start and by a sweep while running (hourly, or every quarter of a shorter expiry).
-    public var sessionExpiry: Duration = .seconds(48 * 3600)
+    public var sessionExpiry: Duration = Self.defaultSessionExpiry
+    /// 48 hours: Dropbox keeps sessions a week, but a club's disk is smaller.
+    public static let defaultSessionExpiry: Duration = .seconds(48 * 3600)
     /// Change-journal records kept after a compaction; the journal is compacted when it holds
     /// twice as many (docs/server.md, "Change journal"). A cursor older than what is kept gets
     /// `reset`.

@@ -40,7 +40,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     init(limits: ConnectionLimits, logger: Logger) {
         self.machine = ConnectionTimeoutMachine(limits: .init(limits), now: .now())
-        self.linger = .nanoseconds(limits.linger.nanoseconds)
+        self.linger = TimeAmount(limits.linger)
         self.logger = logger
     }
 

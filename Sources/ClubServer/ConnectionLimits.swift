@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// How long a connection may sit idle or stall, and how many connections the server holds open.
 ///
@@ -43,6 +44,13 @@ extension Duration {
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }
         return whole.addingReportingOverflow(attoseconds / 1_000_000_000).overflow ? .max : whole + attoseconds / 1_000_000_000
+    }
+}
+
+extension TimeAmount {
+    /// `duration` in NIO's terms, saturating.
+    init(_ duration: Duration) {
+        self = .nanoseconds(duration.nanoseconds)
     }
 }
 

@@ -32,8 +32,7 @@ struct ConnectionTimeoutMachine {
         }
 
         init(_ limits: ConnectionLimits) {
-            self.init(idle: .nanoseconds(limits.idleTimeout.nanoseconds), header: .nanoseconds(limits.headerTimeout.nanoseconds),
-                      body: .nanoseconds(limits.bodyTimeout.nanoseconds))
+            self.init(idle: TimeAmount(limits.idleTimeout), header: TimeAmount(limits.headerTimeout), body: TimeAmount(limits.bodyTimeout))
         }
     }
 

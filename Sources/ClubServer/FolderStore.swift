@@ -53,7 +53,7 @@ actor FolderStore {
 
     /// - Parameter sessionExpiry: upload sessions idle for longer are removed here, at start.
     /// - Parameter showsAuthors: file metadata carries `sharing_info` (the server has members).
-    init(root rootPath: String, logger: Logger, sessionExpiry: Duration = .seconds(48 * 3600), showsAuthors: Bool = false,
+    init(root rootPath: String, logger: Logger, sessionExpiry: Duration = ClubServerConfiguration.defaultSessionExpiry, showsAuthors: Bool = false,
          journalLimit: Int = 10_000) throws {
         revisions.showsAuthors = showsAuthors
         try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)

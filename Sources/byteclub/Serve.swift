@@ -46,7 +46,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Open connections per client address at most; 0: no cap (use behind a reverse proxy).")
     var maxConnectionsPerClient: Int = Self.defaults.maxConnectionsPerClient
     @Option(help: "Bytes of request line and headers at most (more get 431).") var maxHeaderBytes: Int = Self.defaults.maxHeaderBytes
-    @Option(help: "Remove upload sessions idle for this many hours (with their files).") var sessionExpiry: Double = 48
+    @Option(help: "Remove upload sessions idle for this many hours (with their files).") var sessionExpiry: Double = Double(ClubServerConfiguration.defaultSessionExpiry.components.seconds) / 3600
 
     private static let defaults = ConnectionLimits()
 

@@ -33,9 +33,10 @@ struct Log: AsyncParsableCommand {
                 return
             }
             if history.isDeleted { say("\(path) is deleted; its revisions can still be restored") }
+            let formatter = JSONLines.localTimeFormatter()
             var lines = ""
             for entry in history.entries {
-                let date = entry.modified.map(JSONLines.localTime) ?? ""
+                let date = entry.modified.map(formatter.string) ?? ""
                 let size = ProgressLine.bytes(entry.size)
                 // Revs and ids come from the server: shown escaped, like every name.
                 lines += TerminalSafe.escape(entry.rev ?? "-") + "  " + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
@@ -139,10 +140,11 @@ enum JSONLines {
         return TerminalSafe.jsonText(try encoder.encode(value))
     }
 
-    /// "2026-11-22 14:03" in local time, as `ls` prints dates.
-    static func localTime(_ date: Date) -> String {
+    /// Dates as `ls` and `log` print them, "2026-11-22 14:03" in local time: one formatter per
+    /// listing, not one per line.
+    static func localTimeFormatter() -> DateFormatter {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
+        return formatter
     }
 }

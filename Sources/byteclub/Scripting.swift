@@ -129,14 +129,10 @@ struct Ls: AsyncParsableCommand {
             if json {
                 // The names exactly, as JSON escapes them (ESC is \u001b); DEL and C1, which
                 // encoders leave raw, are escaped too, so even JSON is safe on a terminal.
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                encoder.dateEncodingStrategy = .iso8601
-                FileHandle.standardOutput.write(TerminalSafe.jsonText(try encoder.encode(entries)) + Data("\n".utf8))
+                FileHandle.standardOutput.write(try JSONLines.encode(entries) + Data("\n".utf8))
                 return
             }
-            let formatter = DateFormatter()
-            formatter.dateFormat = "yyyy-MM-dd HH:mm"
+            let formatter = JSONLines.localTimeFormatter()
             var lines = ""
             for entry in entries {
                 let size = entry.kind == .folder ? "-" : ProgressLine.bytes(entry.size)

@@ -93,9 +93,10 @@ struct BackendOptions: ParsableArguments {
     }
 }
 
-/// A connected store, and the embedded server behind it if there is one.
+/// A connected store, whatever its kind (a club server, Dropbox, WebDAV), and the embedded
+/// server behind it if there is one.
 struct Backend: Sendable {
-    let store: DropboxStore
+    let store: any RemoteStore
     let server: ClubServer?
 
     func close() async {

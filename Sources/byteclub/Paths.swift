@@ -15,6 +15,8 @@ enum Paths {
     static var configHome: URL { xdg("XDG_CONFIG_HOME", ".config") }
     static var cacheHome: URL { xdg("XDG_CACHE_HOME", ".cache") }
 
+    /// Named remotes and the default one (`byteclub remotes`).
+    static var config: URL { configHome.appendingPathComponent("byteclub/config.toml") }
     /// The embedded club folder (the served root).
     static var defaultClub: URL { dataHome.appendingPathComponent("byteclub/club") }
     static var state: URL { stateHome.appendingPathComponent("byteclub") }

@@ -1,0 +1,284 @@
+import Foundation
+import TOMLKit
+
+/// `$XDG_CONFIG_HOME/byteclub/config.toml`: named remotes, and the one used when no backend flag
+/// is given.
+///
+/// ```toml
+/// default = "club"
+/// [remote.club]
+/// type = "club"
+/// url = "http://192.168.1.20:8421"
+/// token_command = "pass show byteclub/club"
+/// ```
+///
+/// Parsed with TOMLKit (toml++), then checked strictly: an unknown key, a key of the wrong type, a
+/// key another type of remote uses, a missing `url` or a `default` that names no remote is an
+/// error naming the file, the line and the key, because a typo silently ignored would send a
+/// token to the wrong place or files to the wrong folder.
+struct ClubConfig: Sendable, Equatable {
+    /// Where it was read from; every message names it.
+    var file: URL
+    /// The remote used when no backend flag is given.
+    var defaultName: String?
+    /// By name.
+    var remotes: [String: RemoteConfig]
+    /// The file's text, kept to find the line of a key for a later message (a failing
+    /// `token_command`). It may hold a `token`: it is never printed.
+    var text: String
+
+    /// The remotes sorted by name, as `byteclub remotes` lists them.
+    var sortedRemotes: [RemoteConfig] { remotes.values.sorted { $0.name < $1.name } }
+
+    /// The config at `file`, or nil when there is none.
+    static func load(from file: URL = Paths.config) throws(ConfigError) -> ClubConfig? {
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw ConfigError(file: file, line: nil, key: nil, message: "cannot read the config file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(file: file, line: nil, key: nil, message: "the config file is not UTF-8 text")
+        }
+        return try parse(text, file: file)
+    }
+
+    /// Parses and checks `text`; `file` is only named in messages.
+    static func parse(_ text: String, file: URL) throws(ConfigError) -> ClubConfig {
+        let document: TOMLTable
+        do {
+            document = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(file: file, line: error.source.begin.line, key: nil, message: "not valid TOML: \(error.description)")
+        } catch {
+            throw ConfigError(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
+        }
+        var checker = ConfigChecker(file: file, text: text)
+        let config = checker.check(document)
+        if let error = checker.error { throw error }
+        return config
+    }
+
+    /// The remote named `name`, or an error listing the ones there are.
+    func remote(named name: String, key: String? = nil) throws(ConfigError) -> RemoteConfig {
+        if let remote = remotes[name] { return remote }
+        let known = remotes.isEmpty ? "it has none" : "it has " + sortedRemotes.map(\.name).joined(separator: ", ")
+        let line = key.flatMap { ConfigLines.line(of: [$0], in: text) }
+        throw ConfigError(file: file, line: line, key: key, message: "no remote named \"\(name)\" (\(known))")
+    }
+}
+
+/// One `[remote.NAME]` table.
+struct RemoteConfig: Sendable, Equatable {
+    /// What the remote speaks.
+    enum Kind: String, Sendable, CaseIterable {
+        /// A `byteclub serve` (the Dropbox v2 subset), with a bearer token.
+        case club
+        /// Any WebDAV server, with a user and a password.
+        case webdav
+        /// Your Dropbox, after `byteclub login dropbox`.
+        case dropbox
+
+        /// The keys a remote of this type may have; any other is an error.
+        var keys: [String] {
+            let common = ["type", "folder", "download_dir"]
+            switch self {
+            case .club: return common + ["url", "token", "token_command"]
+            case .webdav: return common + ["url", "user", "password_command"]
+            case .dropbox: return common
+            }
+        }
+    }
+
+    var name: String
+    var kind: Kind
+    var url: URL?
+    var user: String?
+    /// A token written in the file itself (the file should then be private to you).
+    var token: String?
+    /// A shell command whose first line of output is the token.
+    var tokenCommand: String?
+    /// A shell command whose first line of output is the WebDAV password.
+    var passwordCommand: String?
+    /// The app folder: notes in it, photos in its `photos` folder.
+    var folder: String = "/byteclub"
+    /// Where the UI saves downloaded photos (nil: the default, or `--download-dir`).
+    var downloadDirectory: URL?
+}
+
+/// A config problem: the file, the line and the key, and what is wrong. Exit status 2.
+struct ConfigError: Error, Equatable, CustomStringConvertible {
+    var file: URL
+    var line: Int?
+    var key: String?
+    var message: String
+
+    /// `/home/ray/.config/byteclub/config.toml:4: key "tpye" …`: the form editors jump to.
+    var description: String {
+        file.path + (line.map { ":\($0)" } ?? "") + ": " + message
+    }
+}
+
+/// Walks a parsed document, building the config and keeping the first problem in file order.
+private struct ConfigChecker {
+    let file: URL
+    let text: String
+    private(set) var error: ConfigError?
+
+    init(file: URL, text: String) {
+        self.file = file
+        self.text = text
+    }
+
+    /// Records a problem at `path`'s line; of several, the earliest in the file wins, so the
+    /// message is the one a reader meets first.
+    mutating func problem(_ path: [String], _ message: String) {
+        let line = ConfigLines.line(of: path, in: text)
+        let found = ConfigError(file: file, line: line, key: path.joined(separator: "."), message: message)
+        if let current = error, (current.line ?? .max) <= (line ?? .max) { return }
+        error = found
+    }
+
+    mutating func check(_ document: TOMLTable) -> ClubConfig {
+        var config = ClubConfig(file: file, defaultName: nil, remotes: [:], text: text)
+        for key in document.keys {
+            guard let value = document[key] else { continue }
+            switch key {
+            case "default":
+                if let name = value.string { config.defaultName = name } else { wrongType(["default"], value, "a string naming a remote") }
+            case "remote":
+                guard let table = value.table else {
+                    wrongType(["remote"], value, "tables, one per remote: [remote.NAME]")
+                    continue
+                }
+                for name in table.keys {
+                    guard let remote = table[name]?.table else {
+                        problem(["remote", name], "remote.\(name) must be a table: write [remote.\(name)] and its keys under it")
+                        continue
+                    }
+                    if let checked = check(remote: remote, named: name) { config.remotes[name] = checked }
+                }
+            default:
+                let hint = Self.nearest(key, in: ["default", "remote"]).map { "did you mean \($0)? " } ?? ""
+                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default and [remote.NAME] tables)")
+            }
+        }
+        if let name = config.defaultName, config.remotes[name] == nil, error == nil {
+            let known = config.remotes.isEmpty ? "there are none" : "there are " + config.sortedRemotes.map(\.name).joined(separator: ", ")
+            problem(["default"], "default = \"\(name)\" names no remote (\(known))")
+        }
+        return config
+    }
+
+    /// One remote's table, or nil when it has a problem (recorded).
+    mutating func check(remote table: TOMLTable, named name: String) -> RemoteConfig? {
+        let path = ["remote", name]
+        guard let typeValue = table["type"] else {
+            problem(path, "remote \"\(name)\" needs a type: type = \"club\", \"webdav\" or \"dropbox\"")
+            return nil
+        }
+        guard let typeName = typeValue.string, let kind = RemoteConfig.Kind(rawValue: typeName) else {
+            problem(path + ["type"], "type must be \"club\", \"webdav\" or \"dropbox\", not \(Self.shown(typeValue))")
+            return nil
+        }
+        var remote = RemoteConfig(name: name, kind: kind)
+        let problemsBefore = error
+        for key in table.keys where key != "type" {
+            guard let value = table[key] else { continue }
+            guard kind.keys.contains(key) else {
+                if RemoteConfig.Kind.allCases.contains(where: { $0.keys.contains(key) }) {
+                    problem(path + [key], "\(key) is not used by a \(kind.rawValue) remote (its keys: \(kind.keys.joined(separator: ", ")))")
+                } else {
+                    let hint = Self.nearest(key, in: kind.keys).map { "did you mean \($0)? " } ?? ""
+                    problem(path + [key], "unknown key \"\(key)\" in [remote.\(name)] (\(hint)its keys: \(kind.keys.joined(separator: ", ")))")
+                }
+                continue
+            }
+            guard let string = value.string else {
+                wrongType(path + [key], value, "a string")
+                continue
+            }
+            switch key {
+            case "url": remote.url = checkedURL(string, at: path + [key])
+            case "user": remote.user = string
+            case "token": remote.token = string
+            case "token_command": remote.tokenCommand = string
+            case "password_command": remote.passwordCommand = string
+            case "folder": remote.folder = checkedFolder(string, at: path + [key])
+            case "download_dir": remote.downloadDirectory = checkedDirectory(string, at: path + [key])
+            default: break
+            }
+        }
+        // What is missing is checked only when nothing else is wrong: `ulr = …` is a typo to
+        // point at, not a missing url.
+        guard error == problemsBefore else { return nil }
+        if kind != .dropbox, table["url"] == nil {
+            problem(path, "remote \"\(name)\" (type \(kind.rawValue)) needs a url, e.g. url = \"\(kind == .club ? "http://192.168.1.20:8421" : "https://cloud.example.org/remote.php/dav/files/NAME/")\"")
+        }
+        if kind == .webdav, table["user"] == nil {
+            problem(path, "remote \"\(name)\" (type webdav) needs a user, e.g. user = \"ray\"")
+        }
+        if table["token"] != nil, table["token_command"] != nil {
+            problem(path + ["token_command"], "remote \"\(name)\" has both token and token_command; keep one")
+        }
+        return error == problemsBefore ? remote : nil
+    }
+
+    /// The known key `key` is most likely a typo of (at most two edits away), or nil.
+    static func nearest(_ key: String, in known: [String]) -> String? {
+        let typed = Array(key.lowercased())
+        func distance(_ other: String) -> Int {
+            let target = Array(other)
+            var previous = Array(0...target.count)
+            for (i, a) in typed.enumerated() {
+                var current = [i + 1]
+                for (j, b) in target.enumerated() {
+                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (a == b ? 0 : 1)))
+                }
+                previous = current
+            }
+            return previous[target.count]
+        }
+        return known.map { ($0, distance($0)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
+    }
+
+    mutating func wrongType(_ path: [String], _ value: any TOMLValueConvertible, _ expected: String) {
+        problem(path, "\(path.last ?? "") must be \(expected), not \(Self.shown(value))")
+    }
+
+    /// What a wrong value is, for a message. A string's text is left out: it may be a secret.
+    static func shown(_ value: any TOMLValueConvertible) -> String {
+        value.type == .string ? "that string" : "a TOML \(value.type.description)"
+    }
+
+    mutating func checkedURL(_ text: String, at path: [String]) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            problem(path, "url must be an http:// or https:// URL, e.g. http://192.168.1.20:8421")
+            return nil
+        }
+        // A password in the URL would be listed by `byteclub remotes` and sent wherever the URL goes.
+        if url.user != nil || url.password != nil {
+            problem(path, "url must not hold a user or password: use user and password_command (or token_command)")
+            return nil
+        }
+        return url
+    }
+
+    mutating func checkedFolder(_ text: String, at path: [String]) -> String {
+        guard text.hasPrefix("/"), !text.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) else {
+            problem(path, "folder must be a path in the remote from its root, e.g. folder = \"/byteclub\"")
+            return "/byteclub"
+        }
+        return remotePath(text)
+    }
+
+    mutating func checkedDirectory(_ text: String, at path: [String]) -> URL? {
+        var expanded = text
+        if expanded == "~" || expanded.hasPrefix("~/") { expanded = Paths.home.path + expanded.dropFirst() }
+        guard expanded.hasPrefix("/") else {
+            problem(path, "download_dir must be an absolute path or start with ~/, e.g. download_dir = \"~/Downloads/club\"")
+            return nil
+        }
+        return URL(fileURLWithPath: expanded, isDirectory: true)
+    }
+}

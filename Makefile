@@ -1,7 +1,7 @@
 # byteclub: build, run, test and benchmark.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl
+APT_PACKAGES := libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone
 BENCH_SIZE ?= 1GiB
 
 .PHONY: all build run test bench deps clean

@@ -45,12 +45,14 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
         // The Dropbox v2 wire vocabulary, one definition each: metadata, unions, timestamps, errors.
         .target(name: "DropboxWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        // RemoteStore and the Dropbox v2 client over Transfer, with retries and OAuth2 PKCE.
+        // RemoteStore, the Dropbox v2 and WebDAV clients over Transfer, with retries and OAuth2 PKCE.
         .target(
             name: "Remote",
             dependencies: [
                 "Transfer",
                 "DropboxWire",
+                // WebDAV has no thumbnails: WebDAVStore makes them from the JPEG.
+                "Imaging",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -13,6 +13,9 @@ enum Route: Equatable {
     case echo
     case delay(Int)
     case redirect
+    /// `/auth/basic` or `/auth/digest`: 401 with that scheme's challenge until a request
+    /// carries an Authorization of that scheme, then the echo.
+    case auth(String)
     case notFound
     case badRequest(String)
 
@@ -36,6 +39,7 @@ enum Route: Equatable {
         case ("delay", 2):
             if let ms = Int(parts[1]), ms >= 0 { self = .delay(ms) } else { self = .badRequest("bad delay") }
         case ("redirect", 1): self = .redirect
+        case ("auth", 2) where ["basic", "digest"].contains(parts[1]): self = .auth(parts[1])
         default: self = .notFound
         }
     }

@@ -33,6 +33,7 @@ struct Responder {
             try await Task.sleep(for: .milliseconds(ms))
             return try await sendText(.ok, "ok")
         case .redirect: return try await redirect()
+        case .auth(let scheme): return try await auth(scheme)
         case .notFound: return try await sendText(.notFound, "not found")
         case .badRequest(let reason): return try await sendText(.badRequest, reason)
         }
@@ -208,6 +209,18 @@ struct Responder {
             + "\"headers\":{\(headersJSON)},"
             + "\"bodyBytes\":\(request.bodyBytes)}"
         return try await sendBody(.ok, ByteBuffer(string: json), contentType: "application/json")
+    }
+
+    /// Challenges until the Authorization header uses `scheme`, then echoes the request (so a
+    /// test sees what the client sent). The Digest challenge is fixed: checking the response
+    /// hash is curl's business, not this server's.
+    private func auth(_ scheme: String) async throws -> Bool {
+        let authorization = request.head.headers.first(name: "authorization") ?? ""
+        if authorization.lowercased().hasPrefix(scheme + " ") { return try await echo() }
+        let challenge = scheme == "basic"
+            ? "Basic realm=\"loopback\""
+            : "Digest realm=\"loopback\", qop=\"auth\", nonce=\"6c6f6f706261636b\", algorithm=MD5"
+        return try await sendText(.unauthorized, "authenticate", headers: [("WWW-Authenticate", challenge)])
     }
 
     private func redirect() async throws -> Bool {

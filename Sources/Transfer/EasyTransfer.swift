@@ -137,6 +137,12 @@ final class EasyTransfer: @unchecked Sendable {
         easy.set(CURLOPT_UPLOAD_BUFFERSIZE, min(configuration.uploadBufferSize, 2 * 1024 * 1024))
         if let share = driver.share { easy.set(CURLOPT_SHARE, pointer: share) }
         if configuration.sharesCookies { easy.set(CURLOPT_COOKIEFILE, "") }
+        if let credentials = configuration.credentials {
+            // curl answers the challenge itself, and only to this host (not after a redirect elsewhere).
+            easy.set(CURLOPT_USERNAME, credentials.user)
+            easy.set(CURLOPT_PASSWORD, credentials.password)
+            easy.set(CURLOPT_HTTPAUTH, credentials.curlMask)
+        }
 
         // Timeouts: curl's low-speed check is our idle timeout, CURLOPT_TIMEOUT the total one.
         let idle = max(0.001, configuration.timeoutIntervalForRequest)

@@ -31,6 +31,9 @@ public struct SessionConfiguration: Sendable {
     public var uploadBufferSize: Int = 2 * 1024 * 1024
     /// The User-Agent sent unless a request or `additionalHeaders` sets one.
     public var userAgent: String = "byteclub/0.1"
+    /// A user name and password for HTTP authentication (Basic, Digest), answered by curl
+    /// itself; nil for none. Never part of resume data or of any description.
+    public var credentials: Credentials?
 
     public init() {}
 

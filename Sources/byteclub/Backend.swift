@@ -11,6 +11,9 @@ struct BackendOptions: ParsableArguments {
     @Option(help: "A club server, e.g. http://192.168.1.20:8421.") var server: String?
     @Option(help: "The club server's token (or set BYTECLUB_TOKEN).") var token: String?
     @Flag(help: "Use your Dropbox (after `byteclub login dropbox`).") var dropbox = false
+    @Option(help: "A WebDAV folder, e.g. https://cloud.example.org/remote.php/dav/files/ray/ (password from BYTECLUB_WEBDAV_PASSWORD or a prompt).")
+    var webdav: String?
+    @Option(help: "The WebDAV user name (with --webdav).") var user: String?
     @Option(help: "The embedded club folder (default: $XDG_DATA_HOME/byteclub/club).") var dataDir: String?
     @Option(help: "Bandwidth limit per transfer, e.g. 500K or 2M (bytes per second).") var bwlimit: String?
     @Option(help: "Seconds without any data before a request fails.") var timeout: Double = 60
@@ -21,6 +24,7 @@ struct BackendOptions: ParsableArguments {
 
     func validate() throws {
         if server != nil && dropbox { throw ValidationError("use either --server or --dropbox, not both") }
+        try validateWebDAV()
         if let server {
             guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ValidationError("--server must be an http:// or https:// URL, e.g. http://192.168.1.20:8421")
@@ -54,6 +58,10 @@ struct BackendOptions: ParsableArguments {
     /// trying: scripts wait out long outages, the UI reports within seconds (and keeps drafts).
     func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy()) async throws -> Backend {
         let limits = listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard
+        if let webdav, let url = URL(string: webdav) {
+            let password = try WebDAVPassword.obtain(user: user ?? "", url: url)
+            return try await Self.connectWebDAV(url: url, user: user ?? "", password: password, connection: connection, retry: retry, limits: limits)
+        }
         if dropbox {
             let endpoints = dropboxApi.flatMap(URL.init(string:)).map(DropboxEndpoints.club) ?? .dropbox
             var oauth = OAuthEndpoints.dropbox

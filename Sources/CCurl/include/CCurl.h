@@ -58,5 +58,8 @@ static const int BC_CURL_SEEKFUNC_FAIL = CURL_SEEKFUNC_FAIL;
 static const int BC_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
 static const size_t BC_CURL_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;
 static const long BC_CURL_HTTP_VERSION_1_1 = CURL_HTTP_VERSION_1_1;
+/* HTTP authentication schemes for CURLOPT_HTTPAUTH (macros built from casts and shifts). */
+static const long BC_CURLAUTH_BASIC = (long)CURLAUTH_BASIC;
+static const long BC_CURLAUTH_DIGEST = (long)CURLAUTH_DIGEST;
 
 #endif

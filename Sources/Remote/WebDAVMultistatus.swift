@@ -1,0 +1,163 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// One `<response>` of a WebDAV `207 Multi-Status` answer to PROPFIND, with the properties
+/// byteclub reads from its `200` propstat.
+public struct WebDAVResource: Sendable, Equatable {
+    /// The `<href>` as sent (percent-encoded; a path or a whole URL).
+    public var href: String
+    public var isCollection: Bool
+    /// `getetag`, as sent (quotes and any `W/` kept): a file's rev.
+    public var etag: String?
+    public var contentLength: Int64?
+    /// `getlastmodified` (an RFC 1123 date).
+    public var lastModified: Date?
+    /// Nextcloud's and ownCloud's `oc:fileid`, when the server has one.
+    public var fileID: String?
+    /// The status of the whole response when it has no propstat (`<status>` directly), e.g. 404.
+    public var status: Int?
+}
+
+/// A PROPFIND answer, parsed with a real XML parser (FoundationXML on libxml2) with namespace
+/// processing on: elements are told apart by namespace URI and local name, never by prefix,
+/// so `<D:href>`, `<d:href>`, `<href xmlns="DAV:">` and `<x:href xmlns:x="DAV:">` are all the
+/// same and `<oc:href>` is not.
+///
+/// Only properties inside a propstat whose status is 2xx count; the values of 404 propstats
+/// (properties the server does not have) are ignored. External entities are not resolved.
+public enum WebDAVMultistatus {
+    static let dav = "DAV:"
+    static let owncloud = "http://owncloud.org/ns"
+
+    /// The responses, in the server's order; throws when the body is not a multistatus.
+    public static func parse(_ data: Data) throws(RemoteError) -> [WebDAVResource] {
+        let delegate = Reader()
+        let parser = XMLParser(data: data)
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = false
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = delegate
+        guard parser.parse(), delegate.sawMultistatus, delegate.closedMultistatus else {
+            let reason = parser.parserError.map { " (\($0.localizedDescription))" } ?? ""
+            throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus\(reason)")
+        }
+        return delegate.resources
+    }
+
+    /// "Sun, 22 Nov 2026 19:01:21 GMT" (RFC 1123, as `getlastmodified` is written).
+    static func date(_ text: String, formatter: DateFormatter) -> Date? {
+        formatter.date(from: text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static func makeDateFormatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
+    }
+
+    /// "HTTP/1.1 404 Not Found" → 404.
+    static func statusCode(_ line: String) -> Int? {
+        let parts = line.split(separator: " ")
+        return parts.count >= 2 ? Int(parts[1]) : nil
+    }
+
+    /// The parser's delegate: a small state machine over the element stack. It lives and
+    /// dies inside one `parse` call, on one thread.
+    private final class Reader: NSObject, XMLParserDelegate {
+        var resources: [WebDAVResource] = []
+        var sawMultistatus = false
+        /// The root closed: a cut-off answer (which libxml2 may let pass) is not a listing.
+        var closedMultistatus = false
+        private let formatter = WebDAVMultistatus.makeDateFormatter()
+        /// (namespace, local name) of each open element.
+        private var stack: [(String, String)] = []
+        private var text = ""
+        /// The response being read, and the properties of its current propstat.
+        private var response: WebDAVResource?
+        private var props = WebDAVResource(href: "", isCollection: false)
+        private var propstatStatus: Int?
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
+                    attributes attributeDict: [String: String] = [:]) {
+            let element = (namespaceURI ?? "", elementName)
+            stack.append(element)
+            text = ""
+            guard element.0 == WebDAVMultistatus.dav else { return }
+            switch element.1 {
+            case "multistatus" where stack.count == 1:
+                sawMultistatus = true
+            case "response":
+                response = WebDAVResource(href: "", isCollection: false)
+            case "propstat":
+                props = WebDAVResource(href: "", isCollection: false)
+                propstatStatus = nil
+            case "collection" where inside("resourcetype"):
+                props.isCollection = true
+            default:
+                break
+            }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            text += string
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            text += String(decoding: CDATABlock, as: UTF8.self)
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+            let element = stack.popLast() ?? ("", elementName)
+            defer { text = "" }
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            switch element {
+            case (WebDAVMultistatus.dav, "href") where parentIs("response"):
+                response?.href = value
+            case (WebDAVMultistatus.dav, "status") where parentIs("propstat"):
+                propstatStatus = WebDAVMultistatus.statusCode(value)
+            case (WebDAVMultistatus.dav, "status") where parentIs("response"):
+                response?.status = WebDAVMultistatus.statusCode(value)
+            case (WebDAVMultistatus.dav, "getetag") where inside("prop"):
+                props.etag = value.isEmpty ? nil : value
+            case (WebDAVMultistatus.dav, "getcontentlength") where inside("prop"):
+                props.contentLength = Int64(value)
+            case (WebDAVMultistatus.dav, "getlastmodified") where inside("prop"):
+                props.lastModified = WebDAVMultistatus.date(value, formatter: formatter)
+            case (WebDAVMultistatus.owncloud, "fileid") where inside("prop"):
+                props.fileID = value.isEmpty ? nil : value
+            case (WebDAVMultistatus.dav, "propstat"):
+                // Only a 2xx propstat (or one with no status at all) says what the resource has.
+                if let status = propstatStatus, !(200..<300).contains(status) { break }
+                guard var current = response else { break }
+                if props.isCollection { current.isCollection = true }
+                if let etag = props.etag { current.etag = etag }
+                if let length = props.contentLength { current.contentLength = length }
+                if let date = props.lastModified { current.lastModified = date }
+                if let id = props.fileID { current.fileID = id }
+                response = current
+            case (WebDAVMultistatus.dav, "multistatus") where stack.isEmpty:
+                closedMultistatus = true
+            case (WebDAVMultistatus.dav, "response"):
+                if let response, !response.href.isEmpty { resources.append(response) }
+                response = nil
+            default:
+                break
+            }
+        }
+
+        /// Whether the element enclosing the one just closed (the stack's top, after popping
+        /// it) is DAV's `local`.
+        private func parentIs(_ local: String) -> Bool {
+            guard let parent = stack.last else { return false }
+            return parent.0 == WebDAVMultistatus.dav && parent.1 == local
+        }
+
+        private func inside(_ local: String) -> Bool {
+            stack.contains { $0.0 == WebDAVMultistatus.dav && $0.1 == local }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Remote
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension BackendOptions {
+    /// `--webdav URL --user NAME`: an http(s) URL, a user, and no other backend beside them.
+    func validateWebDAV() throws {
+        guard let webdav else {
+            if user != nil { throw ValidationError("--user goes with --webdav URL") }
+            return
+        }
+        if server != nil || dropbox { throw ValidationError("use one of --webdav, --server or --dropbox") }
+        guard let url = URL(string: webdav), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw ValidationError("--webdav must be an http:// or https:// URL, e.g. https://cloud.example.org/remote.php/dav/files/ray/")
+        }
+        guard url.user == nil, url.password == nil else {
+            throw ValidationError("put no user or password in the --webdav URL: use --user, and BYTECLUB_WEBDAV_PASSWORD or the prompt")
+        }
+        guard let user, !user.isEmpty else { throw ValidationError("--webdav needs --user NAME") }
+    }
+
+    /// A backend on the WebDAV folder at `url`: the one step from (url, user, password) to a
+    /// connected store, for flags and named remotes alike. Checks the password at once: a
+    /// refused one fails here with `.unauthorized` (exit 5).
+    static func connectWebDAV(url: URL, user: String, password: String, connection: ConnectionOptions, retry: RetryPolicy,
+                              limits: ListingLimits = .standard) async throws -> Backend {
+        let store = try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: retry,
+                                                  listingLimits: limits)
+        return Backend(store: store, server: nil)
+    }
+}
+
+/// Where a WebDAV password comes from: `BYTECLUB_WEBDAV_PASSWORD`, else a prompt on the
+/// terminal with echo off. It is never an argument, so it shows in no process title.
+enum WebDAVPassword {
+    static let variable = "BYTECLUB_WEBDAV_PASSWORD"
+
+    static func obtain(user: String, url: URL) throws -> String {
+        if let password = Paths.environment[variable], !password.isEmpty { return password }
+        guard isatty(STDIN_FILENO) == 1 else {
+            throw ValidationError("--webdav needs a password: set \(variable), or run byteclub on a terminal to be asked")
+        }
+        guard let password = prompt("Password for \(user) at \(url.host ?? url.absoluteString): "), !password.isEmpty else {
+            throw ValidationError("no password given for \(user)")
+        }
+        return password
+    }
+
+    /// Reads one line from the terminal with echo off, restoring the terminal's mode on every path.
+    private static func prompt(_ text: String) -> String? {
+        FileHandle.standardError.write(Data(text.utf8))
+        var saved = termios()
+        let hasMode = tcgetattr(STDIN_FILENO, &saved) == 0
+        if hasMode {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            quiet.c_lflag |= tcflag_t(ICANON)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if hasMode { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(STDIN_FILENO, &byte, 1) == 1 {
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+}

@@ -79,6 +79,9 @@ let package = Package(
         // ncursesw driver, Canvas, keys, event loop, compositor, widgets, and images drawn in cells.
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "CTerminalShim", "CChafa"]),
 
+        // The three-way line merge (diff3) of a note's text. Pure Swift, no dependencies.
+        .target(name: "NoteMerge"),
+
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
         .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", .product(name: "Logging", package: "swift-log")]),
 
@@ -120,7 +123,7 @@ let package = Package(
             ]
         ),
 
-        .executableTarget(name: "ui-bench", dependencies: ["TerminalUI"]),
+        .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge"]),
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",
@@ -135,6 +138,7 @@ let package = Package(
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",

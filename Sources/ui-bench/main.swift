@@ -5,6 +5,7 @@ import Glibc
 
 // ui-bench            frame-time benchmark of the TerminalUI widgets (into an in-memory grid)
 // ui-bench editor     key + redraw times of the note editor on a 1 MiB, 20,000-line note
+// ui-bench merge [N]  three-way merges of two edited copies of a 1 MiB, 20,000-line note
 // ui-bench demo       an interactive demo on the real terminal, for manual and tmux checks
 // ui-bench images [N] thumbnail-to-cells benchmark; `ui-bench images demo [SHIFT]` shows them on the terminal
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -16,6 +17,8 @@ case nil, "bench":
     Bench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 2000 : 2000)
     print("")
     Bench.runEditor(iterations: 500)
+case "merge":
+    MergeBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 50 : 50)
 case "editor":
     Bench.runEditor(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
 case "images" where arguments.count > 1 && arguments[1] == "demo":
@@ -24,8 +27,8 @@ case "images" where arguments.count > 1 && arguments[1] == "demo":
 case "images":
     ImageBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
 case "-h", "--help", "help":
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]]")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]]")
 default:
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]]")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]]")
     exit(2)
 }

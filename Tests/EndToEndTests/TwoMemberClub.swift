@@ -1,0 +1,105 @@
+import Foundation
+import XCTest
+
+/// Two members of one club, each in a terminal of their own: one `byteclub serve --member
+/// ray=… --member ann=…` in a process on a random port, and two apps (``ray`` and ``ann``), each
+/// an ``AppHarness`` with its own tmux session, `HOME` and `XDG_*` folders, started with
+/// `--server` and that member's `--token`.
+///
+/// The served folder is ``root``; notes are in ``notes`` and are checked there on disk. Used by
+/// the live club's end-to-end tests (lists that update themselves, history, merges).
+final class TwoMemberClub {
+    /// The two members, by the name the server knows them by.
+    enum Member: String, CaseIterable { case ray, ann }
+
+    let base: URL
+    let ray: AppHarness
+    let ann: AppHarness
+    private(set) var server: MemberServe?
+
+    /// Seeds the club folder with `notes` (file name → text) and starts the server.
+    init(notes: [String: String] = [:]) throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-two-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base.appendingPathComponent("served/byteclub"), withIntermediateDirectories: true)
+        ray = try AppHarness()
+        ann = try AppHarness()
+        for (name, text) in notes { try text.write(to: notesFolder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        server = try MemberServe(root: root, members: Member.allCases.map { ($0.rawValue, token(of: $0)) })
+    }
+
+    /// The served folder (`serve --root`).
+    var root: URL { base.appendingPathComponent("served") }
+    /// Where the club keeps notes, on the server's disk.
+    var notesFolder: URL { root.appendingPathComponent("byteclub") }
+    /// `http://127.0.0.1:PORT`.
+    var url: String { "http://127.0.0.1:\(server?.port ?? 0)" }
+
+    func token(of member: Member) -> String { "two-member-\(member.rawValue)-token" }
+    func app(_ member: Member) -> AppHarness { member == .ray ? ray : ann }
+
+    /// Starts `member`'s app on the club and returns its terminal.
+    @discardableResult
+    func launch(_ member: Member, width: Int = 120, height: Int = 36, extra: [String] = []) throws -> TmuxSession {
+        try app(member).launch(["--server", url, "--token", token(of: member)] + extra, width: width, height: height)
+    }
+
+    /// Starts both apps and waits until each shows `ready` (a note's title, say).
+    func launchBoth(waitingFor ready: String, width: Int = 120, height: Int = 36) throws -> (ray: TmuxSession, ann: TmuxSession) {
+        let r = try launch(.ray, width: width, height: height)
+        let a = try launch(.ann, width: width, height: height)
+        r.waitFor(ready)
+        a.waitFor(ready)
+        return (r, a)
+    }
+
+    /// A note's text on the server's disk, or nil.
+    func text(ofNote name: String) -> String? { AppHarness.text(notesFolder.appendingPathComponent(name)) }
+
+    /// Writes a note straight onto the server's disk (the server's 1 s rescan journals it).
+    func write(note name: String, _ text: String) throws {
+        try text.write(to: notesFolder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    func close() {
+        ray.close()
+        ann.close()
+        server?.kill()
+        server = nil
+        try? FileManager.default.removeItem(at: base)
+    }
+}
+
+/// `byteclub serve` with members, in a process of its own on a random port.
+final class MemberServe {
+    let process = Process()
+    private(set) var port = 0
+
+    init(root: URL, members: [(name: String, token: String)]) throws {
+        process.executableURL = try AppHarness.binary
+        process.arguments = ["serve", "--root", root.path, "--port", "0", "--log-level", "error"]
+            + members.flatMap { ["--member", "\($0.name)=\($0.token)"] }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // "byteclub serve: listening on http://127.0.0.1:PORT (root …)"
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+              let bound = Int(text[range].split(separator: ":").last ?? "") else {
+            process.terminate()
+            throw NSError(domain: "serve", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text)"])
+        }
+        port = bound
+    }
+
+    func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}

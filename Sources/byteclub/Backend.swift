@@ -14,6 +14,7 @@ struct BackendOptions: ParsableArguments {
     @Option(help: "A WebDAV folder, e.g. https://cloud.example.org/remote.php/dav/files/ray/ (password from BYTECLUB_WEBDAV_PASSWORD or a prompt).")
     var webdav: String?
     @Option(help: "The WebDAV user name (with --webdav).") var user: String?
+    @Option(help: "A remote named in $XDG_CONFIG_HOME/byteclub/config.toml (see `byteclub remotes`).") var remote: String?
     @Option(help: "The embedded club folder (default: $XDG_DATA_HOME/byteclub/club).") var dataDir: String?
     @Option(help: "Bandwidth limit per transfer, e.g. 500K or 2M (bytes per second).") var bwlimit: String?
     @Option(help: "Seconds without any data before a request fails.") var timeout: Double = 60
@@ -25,6 +26,7 @@ struct BackendOptions: ParsableArguments {
     func validate() throws {
         if server != nil && dropbox { throw ValidationError("use either --server or --dropbox, not both") }
         try validateWebDAV()
+        try validateRemote()
         if let server {
             guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ValidationError("--server must be an http:// or https:// URL, e.g. http://192.168.1.20:8421")
@@ -57,6 +59,8 @@ struct BackendOptions: ParsableArguments {
     /// (`.info`); scripts, whose log is stderr, keep it quiet. `retry` is how long requests keep
     /// trying: scripts wait out long outages, the UI reports within seconds (and keeps drafts).
     func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy()) async throws -> Backend {
+        // --remote NAME, or the config's default when no flag names the backend.
+        if let configured = try await connectConfigured(serverLogLevel: serverLogLevel, retry: retry) { return configured }
         let limits = listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard
         if let webdav, let url = URL(string: webdav) {
             let password = try WebDAVPassword.obtain(user: user ?? "", url: url)
@@ -106,6 +110,10 @@ struct BackendOptions: ParsableArguments {
 struct Backend: Sendable {
     let store: any RemoteStore
     let server: ClubServer?
+    /// The app folder (a named remote's `folder`).
+    var folder = "/byteclub"
+    /// Where the UI saves downloads when `--download-dir` is not given (a named remote's `download_dir`).
+    var downloadDirectory: URL?
 
     func close() async {
         await server?.stop()

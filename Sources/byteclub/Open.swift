@@ -42,6 +42,9 @@ struct Open: AsyncParsableCommand {
             connected = try await backend.connect(serverLogLevel: .info, retry: retry)
         } catch let error as ValidationError {
             throw error
+        } catch let error as ExitCode {
+            // Said already (a config problem: file, line and key).
+            throw error
         } catch {
             logger.error("cannot connect: \(error)")
             say("cannot open the club: \(error)")
@@ -49,7 +52,7 @@ struct Open: AsyncParsableCommand {
         }
         logger.info("connected", metadata: ["backend": "\(connected.store.displayName)"])
 
-        let downloads = downloadDir.map { URL(fileURLWithPath: $0) } ?? Paths.downloads
+        let downloads = downloadDir.map { URL(fileURLWithPath: $0) } ?? connected.downloadDirectory ?? Paths.downloads
         do {
             try await MainActor.run { try UI.open(connected, downloads: downloads) }
         } catch {
@@ -85,6 +88,7 @@ enum UI {
         let terminal = try Terminal()
         var configuration = AppConfiguration()
         configuration.downloadDirectory = downloads
+        configuration.layout = ClubLayout(folder: backend.folder)
         configuration.drafts = DraftStore(directory: Paths.drafts)
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
         configuration.thumbnailsDirectory = Paths.thumbnails

@@ -162,7 +162,7 @@ struct Get: AsyncParsableCommand {
         let (folder, name, note) = Self.destination(remote: path, local: local)
         if let note { say(note) }
         let target = folder.appendingPathComponent(name)
-        let key = backend.server ?? (backend.dropbox ? "dropbox" : "embedded:" + (backend.dataDir ?? ""))
+        let key = backend.resumeIdentity
         let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(key + "\n" + path + "\n" + target.path) + ".json")
         try await runRemote(backend) { backend in
             let saved = FileManager.default.contents(atPath: resumeFile.path)

@@ -31,7 +31,8 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; the
+## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV
+## put/get against curl -T/-o on rclone serve webdav; the
 ## widgets, the editor and thumbnails; the whole app (first frames, scrolling, progress, cancel, key echo).
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
@@ -43,6 +44,7 @@ bench: deps
 	.build/release/transfer-bench compare --size $(BENCH_SIZE)
 	.build/release/transfer-bench server --size $(BENCH_SIZE)
 	.build/release/transfer-bench live
+	.build/release/transfer-bench webdav --size $(BENCH_SIZE)
 	.build/release/ui-bench
 	.build/release/ui-bench images
 	.build/release/app-bench all $(BENCH_SIZE)

@@ -127,13 +127,13 @@ let package = Package(
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",
-            dependencies: ["ByteClubApp", "ClubServer", "Remote", "Imaging", "TerminalUI", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ByteClubApp", "ClubServer", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: Tests
 
         // Helpers shared by the test targets: snapshot assertions, the built binary's location.
-        .target(name: "TestSupport", dependencies: ["TerminalUI"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["TerminalUI", "LoopbackHTTP"], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),

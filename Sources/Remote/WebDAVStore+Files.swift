@@ -108,11 +108,18 @@ extension WebDAVStore {
                 return try await metadata(candidate)
             } catch .conflict(_) where autorename {
                 candidates = candidates.dropFirst()
-            } catch .notFound(_) where !madeParents {
-                // The source was there a moment ago: the target's folder is missing. Make it, as
-                // Dropbox's move and copy do, and try once more.
-                madeParents = true
-                try await makeParents(of: candidate)
+            } catch let error where !madeParents && Self.mayBeMissingParent(error) {
+                // The source was there a moment ago; if the target's folder is missing (409 by
+                // RFC 4918, 403 from rclone), make it, as Dropbox's move and copy do, and try
+                // once more.
+                let parent = Self.parent(of: candidate)
+                do throws(RemoteError) {
+                    if !parent.isEmpty { _ = try await metadata(parent) }
+                    throw error
+                } catch .notFound(_) {
+                    madeParents = true
+                    try await makeParents(of: candidate)
+                }
             }
         }
         throw .conflict(to)
@@ -141,6 +148,14 @@ extension WebDAVStore {
             guard let error = reply.error else { continue }
             if reply.status == 405 || reply.status == 301 { continue }
             throw Self.remoteError(error, response: reply.response, path: current, method: "MKCOL")
+        }
+    }
+
+    /// A MOVE or COPY failure that a missing target folder explains.
+    static func mayBeMissingParent(_ error: RemoteError) -> Bool {
+        switch error {
+        case .notFound, .server(403, _), .server(409, _): return true
+        default: return false
         }
     }
 

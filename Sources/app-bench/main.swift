@@ -17,6 +17,7 @@ import Glibc
 // app-bench upload [SIZE]   a 1 GiB upload through the app: progress events reaching the UI per second
 // app-bench cancel          Esc during an upload: until the modal is gone, and until the task has ended
 // app-bench echo [SIZE]     key echo in a real pty, idle and during a 1 GiB background upload
+// app-bench webdav          2,000 notes on rclone serve webdav: from start to the first frame that lists them
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
 // HTTP through Remote and Transfer. Frames go to an in-memory GridCanvas (the echo scenario
@@ -46,14 +47,16 @@ Task { @MainActor in
             try await AppBench.upload(size: size)
             try await AppBench.cancel()
             try await EchoBench.run(size: size)
+            try await WebDAVFirstFrame.run()
         case "notes": try await AppBench.notes()
         case "editor": try await AppBench.editor()
         case "photos": try await AppBench.photos()
         case "upload": try await AppBench.upload(size: size)
         case "cancel": try await AppBench.cancel()
         case "echo": try await EchoBench.run(size: size)
+        case "webdav": try await WebDAVFirstFrame.run()
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE]]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | webdav]")
             exit(2)
         }
         exit(0)

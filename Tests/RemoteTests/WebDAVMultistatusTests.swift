@@ -117,7 +117,8 @@ final class WebDAVMultistatusTests: XCTestCase {
         XCTAssertEqual(mapped(423), .conflict("/byteclub/a.txt"))
         XCTAssertEqual(mapped(507), .insufficientSpace)
         XCTAssertEqual(mapped(405, "MKCOL"), .conflict("/byteclub/a.txt"))
-        XCTAssertEqual(mapped(409, "MOVE"), .conflict("/byteclub/a.txt"))
+        XCTAssertEqual(mapped(409, "MOVE"), .notFound("/byteclub/a.txt"), "a MOVE into a missing folder")
+        XCTAssertEqual(mapped(409, "DELETE"), .conflict("/byteclub/a.txt"))
         XCTAssertEqual(mapped(409, "PUT"), .notFound("/byteclub/a.txt"), "a PUT into a missing folder")
     }
 

@@ -67,6 +67,8 @@ public struct AppState: Sendable {
     public var transfers = Transfers()
     /// Whether the photos tab shows the selected photo larger beside the list (`p`).
     public var showsPreview = false
+    /// The full-screen photo viewer (`v`), while it is open.
+    public var viewer: PhotoViewer?
 
     public init(backend: String) {
         self.backend = backend

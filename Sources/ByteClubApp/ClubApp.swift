@@ -20,6 +20,8 @@ public struct AppConfiguration: Sendable {
     /// Names conflicted copies: "Title (conflicted copy of ray 2026-11-22 10.42.07).txt".
     public var userName = ProcessInfo.processInfo.environment["USER"] ?? "me"
     public var format = DisplayFormat()
+    /// Real pixels for the viewer (kitty, iTerm2, sixel), as the terminal answered; nil draws symbols.
+    public var graphics: TerminalGraphics?
 
     public init() {}
 }
@@ -42,6 +44,7 @@ public final class ClubApp {
     let lists: ListsController
     let notes: NotesController
     let photos: PhotosController
+    let viewer: ViewerController
 
     /// Called when the spinner should start or stop turning.
     public var onBusyChanged: (@MainActor (Bool) -> Void)? {
@@ -69,6 +72,7 @@ public final class ClubApp {
         lists = ListsController(context: context)
         notes = NotesController(context: context, lists: lists)
         photos = PhotosController(context: context, lists: lists)
+        viewer = ViewerController(context: context, photos: photos)
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
         model.onRedraw = { [weak compositor] in compositor?.setNeedsRedraw() }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
@@ -135,6 +139,7 @@ extension ClubApp: MainScreenDelegate {
         case .photos(.upload): photos.chooseUpload()
         case .photos(.delete): photos.deleteSelected()
         case .photos(.preview): photos.togglePreview()
+        case .photos(.view): viewer.open()
         case .photos(.transfers): photos.showBackgroundTransfer()
         }
     }

@@ -24,7 +24,7 @@ public final class MainScreen: Layer {
 
     /// What the PanoPhotos tab's keys do.
     public enum PhotosAction: Hashable, Sendable {
-        case download, upload, delete, preview, transfers
+        case download, upload, delete, preview, transfers, view
     }
 
     /// A key's action, as the screen hands it to its delegate.
@@ -59,6 +59,7 @@ public final class MainScreen: Layer {
         .init([.char("u")], .upload, "Upload a photo"),
         .init([.char("d"), .delete], .delete, "Delete the photo (asks first)"),
         .init([.char("p")], .preview, "Show or hide the preview pane"),
+        .init([.char("v")], .view, "View the photo full screen (pan, zoom)"),
         .init([.char("t")], .transfers, "Show the running transfer"),
     ])
 

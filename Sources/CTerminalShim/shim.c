@@ -160,6 +160,14 @@ int bc_window_size(int fd, int *rows, int *cols) {
     return 1;
 }
 
+int bc_window_pixels(int fd, int *width, int *height) {
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) != 0) { return 0; }
+    *width = ws.ws_xpixel;
+    *height = ws.ws_ypixel;
+    return 1;
+}
+
 /// 0 when a read source fires means end of input.
 int bc_bytes_available(int fd) {
     int n = 0;

@@ -13,14 +13,33 @@
 /// text usually arrives over many reads (and, through curses, one character at a time); it is
 /// collected until the end marker comes, whatever ``flush()`` says in between, and is scanned
 /// for the marker once, so a paste of megabytes costs time in proportion to its length.
+///
+/// The terminal's answers to ``TerminalQuery`` (kitty's `ESC _ G … ESC \`, `XTVERSION`'s
+/// `ESC P > | … ESC \`, device attributes `ESC [ ? … c`, the cell size `ESC [ 6 ; h ; w t`)
+/// come in among the keys; they are taken out into ``takeReplies()`` and never become keys.
+/// While ``awaitingReplies`` is set, an answer cut in two by the reads is held until its end
+/// comes, even across ``flush()``.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
     /// The bytes of the bracketed paste under way, or `nil` outside one.
     private var pasted: [UInt8]?
     /// How far `pasted` has been searched for the end marker.
     private var pasteScanned = 0
+    /// Answers decoded so far and not yet taken.
+    private var replies: [TerminalReply] = []
+
+    /// Whether questions to the terminal are outstanding: an unfinished `ESC P`, `ESC _` or
+    /// `ESC [` at the end of the input is then held (it is likely the start of an answer)
+    /// instead of being read as Alt-P, Alt-_ or dropped.
+    public var awaitingReplies = false
 
     public init() {}
+
+    /// The terminal's answers decoded since the last call, oldest first.
+    public mutating func takeReplies() -> [TerminalReply] {
+        defer { replies.removeAll() }
+        return replies
+    }
 
     /// Whether bytes are held waiting for the rest of a sequence or of a paste.
     public var hasPending: Bool { !pending.isEmpty || pasted != nil }
@@ -62,12 +81,15 @@ public struct KeyDecoder: Sendable {
                 start = 0  // `pending` now holds what followed the end marker
                 continue
             }
-            switch Self.decodeOne(pending[start...], atEnd: atEnd) {
+            switch Self.decodeOne(pending[start...], atEnd: atEnd, awaiting: awaitingReplies) {
             case .needMore:
                 pending.removeFirst(start)
                 return keys
             case .key(let key, let length):
                 if let key { keys.append(key) }
+                start += length
+            case .reply(let reply, let length):
+                if let reply { replies.append(reply) }
                 start += length
             case .pasteStart(let length):
                 start += length
@@ -133,15 +155,17 @@ public struct KeyDecoder: Sendable {
         case key(Key?, length: Int)
         /// `ESC[200~`, `length` bytes: what follows is pasted text.
         case pasteStart(length: Int)
+        /// An answer from the terminal (or a string sequence we ignore), `length` bytes.
+        case reply(TerminalReply?, length: Int)
         case needMore
     }
 
     private static let esc: UInt8 = 0x1B
 
-    private static func decodeOne(_ b: ArraySlice<UInt8>, atEnd: Bool) -> Step {
+    private static func decodeOne(_ b: ArraySlice<UInt8>, atEnd: Bool, awaiting: Bool) -> Step {
         let i = b.startIndex
         let first = b[i]
-        if first == esc { return decodeEscape(b, atEnd: atEnd) }
+        if first == esc { return decodeEscape(b, atEnd: atEnd, awaiting: awaiting) }
         if first < 0x20 || first == 0x7F { return .key(controlKey(first), length: 1) }
         if first < 0x80 { return .key(.char(Character(Unicode.Scalar(first))), length: 1) }
         return decodeUTF8(b, atEnd: atEnd)
@@ -184,13 +208,18 @@ public struct KeyDecoder: Sendable {
         return .key(nil, length: length)
     }
 
-    private static func decodeEscape(_ b: ArraySlice<UInt8>, atEnd: Bool) -> Step {
+    private static func decodeEscape(_ b: ArraySlice<UInt8>, atEnd: Bool, awaiting: Bool) -> Step {
         let i = b.startIndex
-        guard b.count >= 2 else { return atEnd ? .key(.escape, length: 1) : .needMore }
+        // While answers are awaited a lone ESC may begin one; the Terminal flushes it when the
+        // wait ends, so an Esc key pressed meanwhile is late, not lost.
+        guard b.count >= 2 else { return atEnd && !awaiting ? .key(.escape, length: 1) : .needMore }
         let second = b[i + 1]
         switch second {
         case UInt8(ascii: "["):
-            return decodeCSI(b, atEnd: atEnd)
+            return decodeCSI(b, atEnd: atEnd, awaiting: awaiting)
+        case UInt8(ascii: "_"), UInt8(ascii: "P"):
+            if let step = decodeString(b, atEnd: atEnd, awaiting: awaiting) { return step }
+            return .key(.alt(Character(Unicode.Scalar(second))), length: 2)
         case UInt8(ascii: "O"):
             guard b.count >= 3 else { return atEnd ? .key(.alt("O"), length: 2) : .needMore }
             let key: Key?
@@ -226,7 +255,7 @@ public struct KeyDecoder: Sendable {
             case .needMore: return .needMore
             case .key(.char(let c), let length): return .key(.alt(c), length: 1 + length)
             case .key(_, let length): return .key(nil, length: 1 + length)
-            case .pasteStart: return .key(nil, length: 1)  // decodeUTF8 never starts a paste
+            case .pasteStart, .reply: return .key(nil, length: 1)  // decodeUTF8 makes neither
             }
         default:
             // ESC then a control key (Alt-Backspace, Alt-Enter): report both keys on their own.
@@ -235,7 +264,7 @@ public struct KeyDecoder: Sendable {
     }
 
     /// `ESC [` parameters (0x30–0x3F) … intermediates (0x20–0x2F) … one final byte (0x40–0x7E).
-    private static func decodeCSI(_ b: ArraySlice<UInt8>, atEnd: Bool) -> Step {
+    private static func decodeCSI(_ b: ArraySlice<UInt8>, atEnd: Bool, awaiting: Bool) -> Step {
         let i = b.startIndex
         var j = i + 2
         // X10 mouse report: ESC [ M Cb Cx Cy, each offset by 32.
@@ -246,7 +275,8 @@ public struct KeyDecoder: Sendable {
             return .key(key, length: 6)
         }
         while j < b.endIndex, (0x20...0x3F).contains(b[j]) { j += 1 }
-        guard j < b.endIndex else { return atEnd ? .key(nil, length: b.count) : .needMore }
+        // An answer cut by the reads: hold it while answers are expected, or it would end as keys.
+        guard j < b.endIndex else { return atEnd && !awaiting ? .key(nil, length: b.count) : .needMore }
         let final = b[j]
         let length = j - i + 1
         guard (0x40...0x7E).contains(final) else {
@@ -254,6 +284,7 @@ public struct KeyDecoder: Sendable {
             return .key(.alt("["), length: 2)
         }
         let paramBytes = b[(i + 2)..<j]
+        if let reply = TerminalReply.csi(parameters: paramBytes, final: final) { return .reply(reply, length: length) }
         let isPrivate = paramBytes.first == UInt8(ascii: "<")
         let params = String(decoding: paramBytes.filter { $0 != UInt8(ascii: "<") }, as: UTF8.self)
             .split(separator: ";", omittingEmptySubsequences: false)
@@ -305,6 +336,46 @@ public struct KeyDecoder: Sendable {
 }
 
 extension KeyDecoder {
+    /// The longest answer string held while waiting for its end; past it, the bytes are keys.
+    static let maxStringLength = 4096
+
+    /// An APC (`ESC _`) or DCS (`ESC P`) string that is (or may become) an answer, up to its
+    /// terminator (`ESC \\` or BEL); `nil` when the bytes are not one (then `ESC _` is Alt-_).
+    ///
+    /// Only the shapes of the answers asked for count (`ESC _ G`, `ESC P > |`), and their
+    /// bodies are printable ASCII, so keys typed after an Alt-P are not swallowed for long.
+    private static func decodeString(_ b: ArraySlice<UInt8>, atEnd: Bool, awaiting: Bool) -> Step? {
+        let i = b.startIndex
+        let isAPC = b[i + 1] == UInt8(ascii: "_")
+        let introducer: [UInt8] = isAPC ? [UInt8(ascii: "G")] : [UInt8(ascii: ">"), UInt8(ascii: "|")]
+        let start = i + 2
+        let known = b[start...].prefix(introducer.count)
+        guard known.elementsEqual(introducer.prefix(known.count)) else { return nil }
+        if known.count < introducer.count {
+            // Too short to tell: wait for more, unless the input went quiet and nothing was asked.
+            return atEnd && !awaiting ? nil : .needMore
+        }
+        var j = start
+        while j < b.endIndex, j - i < maxStringLength {
+            let byte = b[j]
+            if byte == 0x07 {
+                return .reply(reply(isAPC: isAPC, body: b[start..<j]), length: j - i + 1)
+            }
+            if byte == esc {
+                guard j + 1 < b.endIndex else { return .needMore }
+                guard b[j + 1] == UInt8(ascii: "\\") else { return nil }
+                return .reply(reply(isAPC: isAPC, body: b[start..<j]), length: j - i + 2)
+            }
+            guard (0x20...0x7E).contains(byte) else { return nil }
+            j += 1
+        }
+        return j - i >= maxStringLength ? nil : .needMore
+    }
+
+    private static func reply(isAPC: Bool, body: ArraySlice<UInt8>) -> TerminalReply? {
+        isAPC ? TerminalReply.apc(body) : TerminalReply.dcs(body)
+    }
+
     /// ncurses key codes (`KEY_CODE_YES` results of `wget_wch`), as defined in `<curses.h>`.
     ///
     /// The values are the X/Open ones ncurses has always used, so they are spelled out here and

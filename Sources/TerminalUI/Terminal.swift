@@ -38,13 +38,24 @@ public final class Terminal {
         public var escapeDelay = 25
         /// How often ``Terminal/tick`` advances while ``Terminal/isAnimating``.
         public var animationInterval: DispatchTimeInterval = .milliseconds(100)
+        /// How pictures are drawn: asked of the terminal (`auto`), or forced (`--images`).
+        public var images: ImagesOption = .auto
+        /// How long start-up waits for the terminal's answers before settling on symbols.
+        public var queryDeadline: DispatchTimeInterval = .milliseconds(400)
 
         public init() {}
     }
 
     public let compositor: Compositor
     public let canvas: CursesCanvas
-    private let options: Options
+    let options: Options
+    /// Pictures in real pixels over the cells (kitty, iTerm2, sixel), once the terminal said
+    /// it has them; see Terminal+Graphics.swift.
+    public let graphics = TerminalGraphics()
+    /// The answers to the start-up questions so far (nil when none were asked).
+    public internal(set) var detection: GraphicsDetection?
+    /// Called once the detection has settled (the mode is in ``graphics``).
+    public var onGraphicsDetected: (@MainActor (GraphicsDetection?) -> Void)?
 
     /// Called once before the terminal is restored and the process exits, with the exit status
     /// (save drafts here). Not called on crashes.
@@ -62,7 +73,7 @@ public final class Terminal {
     private var sources: [any DispatchSourceProtocol] = []
     private var animationTimer: (any DispatchSourceTimer)?
     private var redrawScheduled = false
-    private var decoder = KeyDecoder()
+    var decoder = KeyDecoder()
     private var emptyWakeups = 0
     private var started = false
 
@@ -125,6 +136,7 @@ public final class Terminal {
         // each pasted line). Every way out turns it off again (see restoreTerminal and the
         // emergency reset bytes).
         writeToTerminal(Self.bracketedPasteOn)
+        startGraphicsDetection()
 
         // The size may have changed between opening curses and now.
         updateSize()
@@ -147,15 +159,24 @@ public final class Terminal {
     /// Draws a frame now.
     public func redrawNow() {
         redrawScheduled = false
+        graphics.beginFrame()
         canvas.beginFrame()
         compositor.render(into: canvas)
         canvas.endFrame()
         frameCount += 1
+        // Pictures go after curses has written the frame, so it never draws over them.
+        let pictures = graphics.endFrame()
+        if !pictures.bytes.isEmpty { writeBytes(pictures.bytes) }
+        if pictures.needsRepaint {
+            canvas.forceRepaint()
+            setNeedsRedraw()
+        }
     }
 
     /// Repaints every cell on the next frame (Ctrl-L).
     public func forceRedraw() {
         canvas.forceRepaint()
+        graphics.screenWasRepainted()
         setNeedsRedraw()
     }
 
@@ -178,6 +199,7 @@ public final class Terminal {
         for source in sources { source.cancel() }
         sources.removeAll()
         animationTimer?.cancel()
+        writeBytes(graphics.exitBytes())
         canvas.shutdown()
         exit(status)
     }
@@ -214,13 +236,18 @@ public final class Terminal {
         }
         // curses has already waited ESCDELAY for more bytes, so what is held is complete.
         keys += decoder.flush()
+        handleReplies(decoder.takeReplies())
         for key in keys { send(key) }
     }
 
     private func updateSize() {
         var rows: Int32 = 0, cols: Int32 = 0
         guard bc_window_size(STDOUT_FILENO, &rows, &cols) != 0, rows > 0 || cols > 0 else { return }
-        if canvas.resize(rows: Int(rows), columns: Int(cols)) { setNeedsRedraw() }
+        if canvas.resize(rows: Int(rows), columns: Int(cols)) {
+            updateCellSize()
+            graphics.invalidate()
+            setNeedsRedraw()
+        }
     }
 
     private func updateAnimationTimer() {

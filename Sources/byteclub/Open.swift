@@ -19,6 +19,13 @@ struct Open: AsyncParsableCommand {
 
     @OptionGroup var backend: BackendOptions
     @Option(help: "Where downloaded photos go (default: ~/Downloads/byteclub).") var downloadDir: String?
+    @Option(help: "How the viewer draws photos: auto (ask the terminal), kitty, iterm, sixel or symbols.") var images = "auto"
+
+    func validate() throws {
+        guard ImagesOption(argument: images) != nil else {
+            throw ValidationError("bad --images \"\(images)\": use auto, kitty, iterm, sixel or symbols")
+        }
+    }
 
     func run() async throws {
         if let problem = Self.terminalProblem(environment: Paths.environment) {
@@ -54,7 +61,7 @@ struct Open: AsyncParsableCommand {
 
         let downloads = downloadDir.map { URL(fileURLWithPath: $0) } ?? connected.downloadDirectory ?? Paths.downloads
         do {
-            try await MainActor.run { try UI.open(connected, downloads: downloads) }
+            try await MainActor.run { try UI.open(connected, downloads: downloads, images: ImagesOption(argument: images) ?? .auto) }
         } catch {
             await connected.close()
             say("cannot open the terminal: \(error)")
@@ -84,14 +91,17 @@ enum UI {
     /// Kept alive for the life of the process.
     private static var current: (terminal: Terminal, app: ClubApp)?
 
-    static func open(_ backend: Backend, downloads: URL) throws {
-        let terminal = try Terminal()
+    static func open(_ backend: Backend, downloads: URL, images: ImagesOption = .auto) throws {
+        var options = Terminal.Options()
+        options.images = images
+        let terminal = try Terminal(options: options)
         var configuration = AppConfiguration()
         configuration.downloadDirectory = downloads
         configuration.layout = ClubLayout(folder: backend.folder)
         configuration.drafts = DraftStore(directory: Paths.drafts)
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
         configuration.thumbnailsDirectory = Paths.thumbnails
+        configuration.graphics = terminal.graphics
         configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }

@@ -48,6 +48,9 @@ void bc_block_signals(const int *signals, int count);
 /// The terminal size from the kernel; 0 on failure.
 int bc_window_size(int fd, int *rows, int *cols);
 
+/// The window's size in pixels from `TIOCGWINSZ` (0 where the terminal does not say). Returns 0 on failure.
+int bc_window_pixels(int fd, int *width, int *height);
+
 /// Bytes waiting on `fd`, or -1 on error.
 int bc_bytes_available(int fd);
 

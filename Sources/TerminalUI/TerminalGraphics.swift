@@ -1,0 +1,199 @@
+/// Which pictures a terminal can show, learnt by asking it (never from its name).
+///
+/// A value-type state machine, as the app's other policies: ``Terminal`` writes ``questions``
+/// at start-up, feeds every ``TerminalReply`` to ``receive(_:)`` and calls ``timeOut()`` when
+/// the start-up deadline passes. Device attributes are asked last and every terminal answers
+/// them, in order, so their answer finishes the detection at once; a terminal that answers
+/// nothing is given up on at the deadline and gets symbols.
+public struct GraphicsDetection: Sendable, Equatable {
+    /// Whether the app runs inside tmux, and whether tmux lets escape sequences through to the
+    /// terminal outside (`allow-passthrough on`). Without it, tmux would swallow or mangle the
+    /// pictures, so inside tmux pixels are used only with passthrough.
+    public let inTmux: Bool
+    public let tmuxPassthrough: Bool
+    /// Whether the kitty query was answered `OK` (nil: no answer).
+    public private(set) var kitty: Bool?
+    /// Whether the device attributes listed 4 (sixel).
+    public private(set) var sixel = false
+    /// XTVERSION's answer, such as `kitty(0.35.2)` or `iTerm2 3.5.0`.
+    public private(set) var version: String?
+    /// A cell in pixels: from `TIOCGWINSZ` if the kernel knows, or the answer to `ESC [ 16 t`.
+    public private(set) var cellSize: Size?
+    public private(set) var isFinished = false
+
+    public init(inTmux: Bool = false, tmuxPassthrough: Bool = false, cellSize: Size? = nil) {
+        self.inTmux = inTmux
+        self.tmuxPassthrough = tmuxPassthrough
+        self.cellSize = cellSize
+    }
+
+    /// Whether sequences for the terminal must be wrapped for tmux's passthrough.
+    public var wrapsForTmux: Bool { inTmux && tmuxPassthrough }
+
+    /// The questions to write, wrapped for tmux when it passes them through.
+    public var questions: String {
+        let all = TerminalQuery.all.joined()
+        return wrapsForTmux ? TerminalQuery.tmuxPassthrough(all) : all
+    }
+
+    /// Takes one answer; returns whether the detection finished with it.
+    public mutating func receive(_ reply: TerminalReply) -> Bool {
+        guard !isFinished else { return false }
+        switch reply {
+        case .kittyGraphics(_, let ok): kitty = ok
+        case .version(let text): version = text
+        case .cellSize(let width, let height):
+            if width > 0, height > 0 { cellSize = Size(width: width, height: height) }
+        case .deviceAttributes(let attributes):
+            sixel = attributes.dropFirst().contains(4)
+            isFinished = true
+            return true
+        }
+        return false
+    }
+
+    /// The deadline passed: what has been answered is all there is. Returns whether this
+    /// finished the detection (false if it had finished already).
+    public mutating func timeOut() -> Bool {
+        guard !isFinished else { return false }
+        isFinished = true
+        return true
+    }
+
+    /// The best mode the answers allow: kitty, then iTerm2's images, then sixel, else symbols.
+    public var mode: PixelMode {
+        if inTmux && !tmuxPassthrough { return .symbols }
+        if kitty == true { return .kitty }
+        if let version, ["iTerm2", "WezTerm", "mintty"].contains(where: { version.contains($0) }) { return .iterm }
+        if sixel { return .sixel }
+        return .symbols
+    }
+}
+
+/// Pictures drawn in real pixels over the curses screen, declared afresh every frame.
+///
+/// A layer that wants pixels calls ``place(key:at:image:)`` while it renders (and draws blank
+/// cells there); after curses has written the frame, ``Terminal`` asks ``endFrame()`` for the
+/// bytes to write. Nothing is sent while the placements stay the same, so spinners and other
+/// redraws cost nothing; when they change, kitty's images are deleted (`a=d`) before the new
+/// ones go out, and a sixel or iTerm2 image that must go away makes curses repaint every
+/// cell (they have no delete). A resize or `Ctrl-L` sends everything again.
+@MainActor
+public final class TerminalGraphics {
+    /// One picture: what it shows (a key that changes when the picture does) and where.
+    public struct Placement: Equatable, Sendable {
+        public var key: String
+        public var rect: Rect
+    }
+
+    /// What a frame asks of the terminal once curses has drawn it.
+    public struct FrameOutput: Equatable, Sendable {
+        /// Bytes to write after curses' own.
+        public var bytes: [UInt8] = []
+        /// Whether curses must repaint every cell (an old sixel or iTerm2 image to erase) and
+        /// draw another frame, which then places the pictures.
+        public var needsRepaint = false
+
+        public init(bytes: [UInt8] = [], needsRepaint: Bool = false) {
+            self.bytes = bytes
+            self.needsRepaint = needsRepaint
+        }
+    }
+
+    /// How pictures are drawn; ``PixelMode/symbols`` means no pixels at all.
+    public var mode: PixelMode {
+        didSet { if mode != oldValue { invalidate(); onChange?() } }
+    }
+    /// A cell in pixels (sixels are drawn at this size).
+    public var cellSize: Size
+    /// Whether every sequence goes through tmux's passthrough.
+    public var wrapsForTmux = false
+    /// Inside tmux without passthrough (help says how to turn it on).
+    public var tmuxWithoutPassthrough = false
+    /// Called when ``mode`` changes (the app draws again).
+    public var onChange: (@MainActor () -> Void)?
+
+    private var requested: [(placement: Placement, image: () -> PixelImage?)] = []
+    private var shown: [Placement] = []
+    /// Set when what the terminal shows is unknown (resize, Ctrl-L, a new mode).
+    private var stale = false
+    /// How many pictures have been written (tests and the benchmark read it).
+    public private(set) var imagesWritten = 0
+
+    public init(mode: PixelMode = .symbols, cellSize: Size = Size(width: 10, height: 20)) {
+        self.mode = mode
+        self.cellSize = cellSize
+    }
+
+    /// Asks for `image` in `rect` this frame. `image` is called only when the picture must be
+    /// sent (its key or place changed), so a frame that changes nothing makes no pixels.
+    public func place(key: String, at rect: Rect, image: @escaping () -> PixelImage?) {
+        guard mode.isPixels, !rect.isEmpty else { return }
+        requested.append((Placement(key: key, rect: rect), image))
+    }
+
+    /// Starts a frame: nothing is placed until layers say so.
+    public func beginFrame() { requested.removeAll(keepingCapacity: true) }
+
+    /// Forgets what the terminal shows, so the next frame sends every picture again.
+    public func invalidate() { stale = true }
+
+    /// Curses has just repainted every cell (Ctrl-L), which erased sixel and iTerm2 images.
+    public func screenWasRepainted() {
+        shown = []
+        stale = true
+    }
+
+    /// kitty's "delete every visible placement", without an answer.
+    static let kittyDeleteAll = "\u{1B}_Ga=d,q=2\u{1B}\\"
+
+    /// The bytes that bring the terminal from what it shows to what this frame placed.
+    public func endFrame() -> FrameOutput {
+        let wanted = requested.map(\.placement)
+        var output = FrameOutput()
+        guard stale || wanted != shown else { return output }
+        switch mode {
+        case .kitty:
+            // Delete every placement we made before making the new ones.
+            if !shown.isEmpty || stale { output.bytes += wrap(Self.kittyDeleteAll) }
+        case .iterm, .sixel:
+            // They have no delete: only curses repainting the cells removes them, unless each
+            // new picture covers an old one exactly.
+            if !shown.isEmpty, stale || wanted.map(\.rect) != shown.map(\.rect) {
+                shown = []
+                stale = false
+                output.needsRepaint = true
+                return output
+            }
+        case .symbols:
+            break
+        }
+        stale = false
+        shown = wanted
+        for (placement, make) in requested {
+            guard let image = make(),
+                  let sequence = image.terminalSequence(mode: mode, columns: placement.rect.width, rows: placement.rect.height,
+                                                        cellWidth: cellSize.width, cellHeight: cellSize.height)
+            else { continue }
+            // Save the cursor, go to the picture's top-left, draw, and put the cursor back where
+            // curses believes it is.
+            output.bytes += Array("\u{1B}7\u{1B}[\(placement.rect.y + 1);\(placement.rect.x + 1)H".utf8)
+            output.bytes += wrapsForTmux ? Array(TerminalQuery.tmuxPassthrough(String(decoding: sequence, as: UTF8.self)).utf8) : sequence
+            output.bytes += Array("\u{1B}8".utf8)
+            imagesWritten += 1
+        }
+        return output
+    }
+
+    /// The bytes that remove every picture on the way out (kitty; the others go with the
+    /// alternate screen).
+    public func exitBytes() -> [UInt8] {
+        guard mode == .kitty, !shown.isEmpty else { return [] }
+        shown = []
+        return wrap(Self.kittyDeleteAll)
+    }
+
+    private func wrap(_ sequence: String) -> [UInt8] {
+        Array((wrapsForTmux ? TerminalQuery.tmuxPassthrough(sequence) : sequence).utf8)
+    }
+}

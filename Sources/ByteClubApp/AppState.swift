@@ -69,6 +69,8 @@ public struct AppState: Sendable {
     public var showsPreview = false
     /// The full-screen photo viewer (`v`), while it is open.
     public var viewer: PhotoViewer?
+    /// The history view of a note (`H`), while it is open.
+    public var history: NoteHistory?
 
     public init(backend: String) {
         self.backend = backend

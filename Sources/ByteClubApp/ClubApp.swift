@@ -20,6 +20,8 @@ public struct AppConfiguration: Sendable {
     /// Names conflicted copies: "Title (conflicted copy of ray 2026-11-22 10.42.07).txt".
     public var userName = ProcessInfo.processInfo.environment["USER"] ?? "me"
     public var format = DisplayFormat()
+    /// Whether the lists follow the server's changes with longpolls (LiveController).
+    public var liveUpdates = true
     /// Real pixels for the viewer (kitty, iTerm2, sixel), as the terminal answered; nil draws symbols.
     public var graphics: TerminalGraphics?
 
@@ -45,6 +47,8 @@ public final class ClubApp {
     let notes: NotesController
     let photos: PhotosController
     let viewer: ViewerController
+    let live: LiveController
+    let history: HistoryController
 
     /// Called when the spinner should start or stop turning.
     public var onBusyChanged: (@MainActor (Bool) -> Void)? {
@@ -54,6 +58,11 @@ public final class ClubApp {
     public var onQuit: (@MainActor (Int32) -> Void)? {
         get { lists.onQuit }
         set { lists.onQuit = newValue }
+    }
+    /// Called on the UI queue after the live updates applied a change page to a tab.
+    public var onLiveChanges: (@MainActor (Tab, [LiveEvent]) -> Void)? {
+        get { live.onChangesApplied }
+        set { live.onChangesApplied = newValue }
     }
     /// Called on the UI queue after a load's result is applied (tests wait on it).
     public var onLoadFinished: (@MainActor (Tab) -> Void)? {
@@ -73,6 +82,10 @@ public final class ClubApp {
         notes = NotesController(context: context, lists: lists)
         photos = PhotosController(context: context, lists: lists)
         viewer = ViewerController(context: context, photos: photos)
+        live = LiveController(context: context, lists: lists)
+        lists.afterLoad = { [weak live] tab in live?.loadFinished(tab) }
+        lists.willQuit = { [weak live] in live?.stop() }
+        history = HistoryController(context: context, lists: lists, live: live)
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
         model.onRedraw = { [weak compositor] in compositor?.setNeedsRedraw() }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
@@ -95,8 +108,16 @@ public final class ClubApp {
             let count = state.drafts.count
             update { $0.message = StatusMessage("\(count) unsaved draft\(count == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
         }
-        for tab in Tab.allCases { lists.refresh(tab) }
+        if configuration.liveUpdates {
+            // Each tab takes a change cursor first, then loads (LiveController).
+            live.start()
+        } else {
+            for tab in Tab.allCases { lists.refresh(tab) }
+        }
     }
+
+    /// Stops the live updates (the longpolls in flight are cancelled); quitting does it too.
+    public func stopLiveUpdates() { live.stop() }
 
     // MARK: What the executable, the tests and the benchmarks drive
 
@@ -135,6 +156,7 @@ extension ClubApp: MainScreenDelegate {
         case .notes(.new): notes.newNote()
         case .notes(.delete): notes.deleteSelected()
         case .notes(.rename): notes.renameSelected()
+        case .notes(.history): history.openSelected()
         case .photos(.download): photos.downloadSelected()
         case .photos(.upload): photos.chooseUpload()
         case .photos(.delete): photos.deleteSelected()

@@ -11,6 +11,14 @@ final class ListsController {
     var onLoadFinished: (@MainActor (Tab) -> Void)?
     /// Called to leave the app, with the exit status.
     var onQuit: (@MainActor (Int32) -> Void)?
+    /// Called just before ``onQuit`` (the live updates stop there).
+    var willQuit: (@MainActor () -> Void)?
+    /// Called after a load's result is applied, before ``onLoadFinished`` (the live updates
+    /// apply changes that came while the list was loading).
+    var afterLoad: (@MainActor (Tab) -> Void)?
+    /// When each tab was last refreshed after something this app did (a save, a delete, a
+    /// rename, `r`), on the effects' clock: a deletion the live updates see just then is ours.
+    private(set) var lastOwnRefresh: [Tab: Double] = [:]
 
     init(context: AppContext) {
         self.context = context
@@ -18,7 +26,9 @@ final class ListsController {
 
     /// Loads `tab`'s list again; the current entries stay on screen until the result is in.
     /// The selection stays on the same file, or moves to `select` (a lowercased path).
-    func refresh(_ tab: Tab, select: String? = nil) {
+    /// `live` is for the live updates' own listings, which are not something this app did.
+    func refresh(_ tab: Tab, select: String? = nil, live: Bool = false) {
+        if !live { lastOwnRefresh[tab] = context.effects.now() }
         var generation = 0
         context.update { generation = $0.beginLoad(tab) }
         let store = context.store, layout = context.configuration.layout
@@ -39,6 +49,7 @@ final class ListsController {
             let listing = tab == .notes ? model.noteListing : NoteListing(items: [], rows: [])
             context.update { $0.reselect(tab, path: keep, notes: listing) }
         }
+        afterLoad?(tab)
         onLoadFinished?(tab)
     }
 
@@ -73,7 +84,7 @@ final class ListsController {
     func requestQuit() {
         let state = context.state
         guard state.needsQuitConfirmation else {
-            onQuit?(0)
+            quit(0)
             return
         }
         var reasons: [String] = []
@@ -85,7 +96,12 @@ final class ListsController {
         let modal = Modal(title: "Quit byteclub?", body: reasons + ["Quit anyway?"], buttons: ["Quit", "Cancel"])
         // Cancel is the default: Enter on a reflex must not lose work.
         context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
-            if choice == 0 { self?.onQuit?(0) }
+            if choice == 0 { self?.quit(0) }
         })
+    }
+
+    private func quit(_ status: Int32) {
+        willQuit?()
+        onQuit?(status)
     }
 }

@@ -19,7 +19,7 @@ public final class MainScreen: Layer {
 
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
-        case open, new, delete, rename
+        case open, new, delete, rename, history
     }
 
     /// What the PanoPhotos tab's keys do.
@@ -52,6 +52,7 @@ public final class MainScreen: Layer {
         .init([.char("n")], .new, "New note"),
         .init([.char("d"), .delete], .delete, "Delete the note (asks first)"),
         .init([.char("R")], .rename, "Rename the note"),
+        .init([.char("H")], .history, "History of the note"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [

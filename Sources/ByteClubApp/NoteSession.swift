@@ -38,6 +38,10 @@ public struct NoteSession: Sendable {
     var generation = 0
     /// Close the editor once the running save succeeds (Esc → Save).
     var closeAfterSave = false
+    /// Another member's change to this note that came while it had local edits, and is not in
+    /// the text yet (the banner says "Changed by NAME at HH:MM · Ctrl-R merge now"). Set by the
+    /// live updates; a merge or a save that takes it in clears it.
+    public var remoteChange: RemoteNoteChange?
 
     /// Whether the text differs from what the server has (the `[+]` marker).
     public var isModified: Bool { version != savedVersion }
@@ -110,4 +114,23 @@ public struct NoteSession: Sendable {
 public enum NoteItem: Equatable, Sendable {
     case note(RemoteEntry, hasDraft: Bool)
     case draft(Draft)
+}
+
+/// A newer revision of the open note, made by someone else while the note had local edits.
+public struct RemoteNoteChange: Equatable, Sendable {
+    /// The note as it is on the server now (its path, `rev`, size, `modifiedBy`).
+    public var entry: RemoteEntry
+    /// Who made it: the member's display name, or their account id when the server cannot say.
+    public var who: String
+    /// When it was made (the revision's modification time).
+    public var when: Date
+
+    /// The newer revision, which a merge takes as theirs.
+    public var rev: String { entry.rev ?? "" }
+
+    public init(entry: RemoteEntry, who: String, when: Date) {
+        self.entry = entry
+        self.who = who
+        self.when = when
+    }
 }

@@ -174,7 +174,7 @@ struct ClubAPI: Sendable {
             ("/2/files/delete_v2", delete),
             ("/2/files/move_v2", move),
             ("/2/files/create_folder_v2", createFolder),
-        ] + revisionEndpoints()
+        ] + revisionEndpoints() + accountEndpoints()
     }
 
     private func getMetadata(_ arguments: Arguments) async throws -> Any {

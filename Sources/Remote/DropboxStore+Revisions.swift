@@ -53,6 +53,11 @@ extension DropboxStore {
         return RemoteAccount(id: answer.accountID, displayName: answer.name.displayName, email: answer.email)
     }
 
+    public func account(id: String) async throws(RemoteError) -> RemoteAccount {
+        let answer = try await rpc("2/users/get_account", ["account_id": id], path: "", idempotent: true, decoding: Account.self)
+        return RemoteAccount(id: answer.accountID, displayName: answer.name.displayName, email: answer.email)
+    }
+
     /// "/a/b" of "/a/b/c.txt"; "" of "/c.txt".
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }

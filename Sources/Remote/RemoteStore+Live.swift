@@ -133,6 +133,10 @@ extension RemoteStore {
         throw .notSupported("accounts")
     }
 
+    public func account(id: String) async throws(RemoteError) -> RemoteAccount {
+        throw .notSupported("accounts")
+    }
+
     /// The newest `limit` revisions of a file.
     public func revisions(_ path: String, limit: Int = 10) async throws(RemoteError) -> RemoteRevisions {
         try await revisions(path, limit: limit, before: nil)

@@ -86,6 +86,8 @@ public protocol RemoteStore: Sendable {
     func copy(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry
     /// Who the token belongs to.
     func currentAccount() async throws(RemoteError) -> RemoteAccount
+    /// Another account, by the id a revision names its author with (``RemoteEntry/modifiedBy``).
+    func account(id: String) async throws(RemoteError) -> RemoteAccount
 }
 
 extension RemoteStore {

@@ -17,6 +17,8 @@ import Glibc
 // app-bench upload [SIZE]   a 1 GiB upload through the app: progress events reaching the UI per second
 // app-bench cancel          Esc during an upload: until the modal is gone, and until the task has ended
 // app-bench echo [SIZE]     key echo in a real pty, idle and during a 1 GiB background upload
+// app-bench live            two members: another's commit to the frame that lists it, 50 changes
+// app-bench live-echo       key echo in a real pty while another member commits a note a second
 // app-bench webdav          2,000 notes on rclone serve webdav: from start to the first frame that lists them
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
@@ -47,6 +49,8 @@ Task { @MainActor in
             try await AppBench.upload(size: size)
             try await AppBench.cancel()
             try await EchoBench.run(size: size)
+            try await LiveBench.latency()
+            try await LiveBench.echo()
             try await WebDAVFirstFrame.run()
         case "notes": try await AppBench.notes()
         case "editor": try await AppBench.editor()
@@ -54,9 +58,11 @@ Task { @MainActor in
         case "upload": try await AppBench.upload(size: size)
         case "cancel": try await AppBench.cancel()
         case "echo": try await EchoBench.run(size: size)
+        case "live": try await LiveBench.latency()
+        case "live-echo": try await LiveBench.echo()
         case "webdav": try await WebDAVFirstFrame.run()
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | webdav]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav]")
             exit(2)
         }
         exit(0)

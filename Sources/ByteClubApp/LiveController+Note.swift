@@ -1,0 +1,63 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The open note, when another member changes it: reloaded in place when it has no local
+/// edits (the cursor kept), or a banner above the editor when it has, with the change kept in
+/// ``NoteSession/remoteChange`` for the merge (Ctrl-R) to take.
+extension LiveController {
+    /// Looks for the open note among the changed notes.
+    func openNoteChanged(_ events: [LiveEvent]) {
+        guard let session = context.state.note, session.phase != .loading, let open = session.entry else { return }
+        guard let event = events.last(where: { $0.kind == .changed && $0.entry.pathLower == open.pathLower }),
+              let rev = event.entry.rev, rev != session.baseRev, rev != session.remoteChange?.rev else { return }
+        // Our own save landing: by our account, or (on a server that names no one) while it is in flight.
+        if let me, event.entry.modifiedBy == me { return }
+        if me == nil || event.entry.modifiedBy == nil, session.phase == .saving { return }
+        let who = name(of: event.entry.modifiedBy) ?? event.entry.modifiedBy ?? "someone"
+        if !session.isModified, session.phase == .editing, !session.isReadOnly {
+            reload(event.entry, who: who, draftID: session.draftID)
+        } else {
+            let change = RemoteNoteChange(entry: event.entry, who: who, when: event.entry.modified ?? context.configuration.format.now())
+            let banner = Self.banner(for: change, format: context.configuration.format)
+            context.update {
+                $0.note?.remoteChange = change
+                $0.note?.banner = banner
+            }
+        }
+    }
+
+    /// "Changed by ray at 10:42 · Ctrl-R merge now" (the name is the server's, so escaped).
+    static func banner(for change: RemoteNoteChange, format: DisplayFormat) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = format.timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: change.when)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        return "Changed by \(TerminalSafe.escape(change.who)) at \(time) · Ctrl-R merge now"
+    }
+
+    /// Downloads the newer text and puts it in the editor, unless the note was edited, closed
+    /// or saved meanwhile (then the next change, or the save's conflict, takes over).
+    private func reload(_ entry: RemoteEntry, who: String, draftID: String) {
+        let store = context.store
+        context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
+            guard let self, case .success(let (data, current)) = result, let text = String(validating: data, as: UTF8.self) else { return }
+            guard let session = self.context.state.note, session.draftID == draftID, session.phase == .editing,
+                  !session.isModified, session.baseRev != current.rev else { return }
+            let title = TerminalSafe.escape(ClubLayout.title(of: current.name))
+            self.context.update { state in
+                guard var note = state.note else { return }
+                let old = note.editor
+                var editor = NoteEditorState(title: ClubLayout.title(of: current.name), body: text, isNew: false)
+                editor.focus = old.focus
+                editor.body.moveCursor(to: old.body.cursor)
+                note.editor = editor
+                note.entry = current
+                note.baseRev = current.rev
+                note.remoteChange = nil
+                state.note = note
+                state.message = StatusMessage("Reloaded \"\(title)\": \(TerminalSafe.escape(who)) changed it")
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import DropboxWire
+import Foundation
+
+/// `users/get_account`: a member's name from the account id revisions carry
+/// (`sharing_info.modified_by`), so a client can say "ray changed …" of another member's commit.
+extension ClubAPI {
+    func accountEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
+        [("/2/users/get_account", account)]
+    }
+
+    /// Answers Dropbox's `BasicAccount` for a member of this club (or the shared token's
+    /// `club`); any other id is `not_found`, as no one outside the club is known here.
+    private func account(_ arguments: Arguments) async throws -> Any {
+        let id = try arguments.string("account_id")
+        let names = configuration.members.map(\.name) + (configuration.token.isEmpty ? [] : [ClubMember.sharedName])
+        guard let name = names.first(where: { ClubMember.accountID(of: $0) == id }) else { throw APIError.endpoint([.notFound]) }
+        let account = ClubMember.account(of: name)
+        return [
+            "account_id": account.accountID,
+            "name": [
+                "given_name": account.name.givenName, "surname": account.name.surname, "familiar_name": account.name.familiarName,
+                "display_name": account.name.displayName, "abbreviated_name": account.name.abbreviatedName,
+            ],
+            "email": account.email,
+            "email_verified": true,
+            "disabled": false,
+            "is_teammate": false,
+        ] as [String: Any]
+    }
+}

@@ -46,18 +46,29 @@ public enum WebDAVMultistatus {
         return delegate.resources
     }
 
-    /// "Sun, 22 Nov 2026 19:01:21 GMT" (RFC 1123, as `getlastmodified` is written).
-    static func date(_ text: String, formatter: DateFormatter) -> Date? {
-        formatter.date(from: text.trimmingCharacters(in: .whitespacesAndNewlines))
+    /// "Sun, 22 Nov 2026 19:01:21 GMT" (RFC 1123, as `getlastmodified` and `Last-Modified` are
+    /// written). Parsed by hand: a DateFormatter would load ICU's locale data, a few MiB of
+    /// resident memory in every `byteclub get`, for one fixed English format.
+    static func date(_ text: String) -> Date? {
+        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT" || parts[5] == "UTC",
+              let day = Int(parts[1]), let month = months.firstIndex(of: parts[2].lowercased()), let year = Int(parts[3]) else { return nil }
+        let clock = parts[4].split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else {
+            return nil
+        }
+        // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+        let y = month < 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let shifted = (month + 10) % 12
+        let dayOfYear = (153 * shifted + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]))
     }
 
-    static func makeDateFormatter() -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
-    }
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// "HTTP/1.1 404 Not Found" → 404.
     static func statusCode(_ line: String) -> Int? {
@@ -72,7 +83,6 @@ public enum WebDAVMultistatus {
         var sawMultistatus = false
         /// The root closed: a cut-off answer (which libxml2 may let pass) is not a listing.
         var closedMultistatus = false
-        private let formatter = WebDAVMultistatus.makeDateFormatter()
         /// (namespace, local name) of each open element.
         private var stack: [(String, String)] = []
         private var text = ""
@@ -126,7 +136,7 @@ public enum WebDAVMultistatus {
             case (WebDAVMultistatus.dav, "getcontentlength") where inside("prop"):
                 props.contentLength = Int64(value)
             case (WebDAVMultistatus.dav, "getlastmodified") where inside("prop"):
-                props.lastModified = WebDAVMultistatus.date(value, formatter: formatter)
+                props.lastModified = WebDAVMultistatus.date(value)
             case (WebDAVMultistatus.owncloud, "fileid") where inside("prop"):
                 props.fileID = value.isEmpty ? nil : value
             case (WebDAVMultistatus.dav, "propstat"):

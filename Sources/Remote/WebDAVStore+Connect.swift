@@ -33,8 +33,14 @@ extension WebDAVStore {
         var configuration = connection.sessionConfiguration
         configuration.credentials = Credentials(user: user, password: password, schemes: schemes(challenge))
         let store = WebDAVStore(root: root, configuration: configuration, retry: retry, logger: logger, listingLimits: listingLimits)
-        // The root must be a folder we may list: this is where a wrong password shows.
-        _ = try await store.propfind("", depth: "0")
+        // The root must be a folder we may list: this is where a wrong password shows. (Its
+        // answer is not parsed: a `get` then never touches the XML parser at all.)
+        _ = try await store.withRetries(idempotent: true) { () async throws(RemoteError) -> Reply in
+            let reply = try await store.send("PROPFIND", root, path: "", headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
+                                             body: .data(propfindBody))
+            guard reply.status == 207 else { throw RemoteError.server(status: reply.status, detail: "PROPFIND on the WebDAV root answered \(reply.status), not a multistatus") }
+            return reply
+        }
         _ = try await store.serverCapabilities()
         logger.debug("WebDAV at \(store.displayName): \(configuration.credentials?.schemes == .basic ? "Basic" : "Digest or Basic")")
         return store

@@ -76,7 +76,7 @@ extension WebDAVStore {
             return .failure(error, partial: nil)
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let modified = response.value(forHeader: "Last-Modified").flatMap { WebDAVMultistatus.date($0, formatter: WebDAVMultistatus.makeDateFormatter()) }
+        let modified = response.value(forHeader: "Last-Modified").flatMap(WebDAVMultistatus.date)
         return .success(RemoteEntry(kind: .file, name: name, path: path, rev: response.value(forHeader: "ETag"), size: size, modified: modified))
     }
 

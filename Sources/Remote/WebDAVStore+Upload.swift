@@ -157,16 +157,33 @@ extension WebDAVStore {
     /// UNLOCK (after a DELETE through the lock, when `deleting`), even when the caller's task
     /// was cancelled: a detached task, which no cancellation reaches. Failures are only logged:
     /// the lock lapses by itself.
+    ///
+    /// After a cancelled PUT the server may still be inside it, holding the lock (it notices the
+    /// closed connection only when it next reads), and a server like rclone refuses a second
+    /// request through a lock in use with 412 or 423: those are tried again for a few seconds.
     func release(_ lock: WebDAVLock, deleting: Bool) async {
         let store = self
         await Task.detached {
             if deleting {
-                let reply = await store.exchange("DELETE", lock.url, headers: ["If": lock.ifHeader])
+                let reply = await store.throughLock("DELETE", lock, headers: ["If": lock.ifHeader])
                 if reply.error != nil, reply.status != 404 { store.logger.info("could not remove \(lock.url.path) after a failed write: HTTP \(reply.status)") }
             }
-            let reply = await store.exchange("UNLOCK", lock.url, headers: ["Lock-Token": lock.token])
-            if reply.error != nil, ![404, 409, 412].contains(reply.status) { store.logger.debug("UNLOCK \(lock.url.path): HTTP \(reply.status)") }
+            let reply = await store.throughLock("UNLOCK", lock, headers: ["Lock-Token": lock.token])
+            if reply.error != nil, ![404, 409].contains(reply.status) { store.logger.debug("UNLOCK \(lock.url.path): HTTP \(reply.status)") }
         }.value
+    }
+
+    /// A request through `lock`, tried again on 412/423 (the lock still in use by a request of
+    /// ours the server has not finished) for about five seconds.
+    private func throughLock(_ method: String, _ lock: WebDAVLock, headers: [String: String]) async -> Reply {
+        var wait = 0.05
+        var reply = await exchange(method, lock.url, headers: headers)
+        while reply.error != nil, [412, 423].contains(reply.status), wait < 3 {
+            try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+            wait *= 2
+            reply = await exchange(method, lock.url, headers: headers)
+        }
+        return reply
     }
 
     static let lockBody = Data("""

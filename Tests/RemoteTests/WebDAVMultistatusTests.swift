@@ -107,6 +107,16 @@ final class WebDAVMultistatusTests: XCTestCase {
         }
     }
 
+    func testHTTPDatesParseWithoutAFormatter() {
+        XCTAssertEqual(WebDAVMultistatus.date("Sun, 22 Nov 2026 19:01:21 GMT"), Date(timeIntervalSince1970: 1_795_374_081))
+        XCTAssertEqual(WebDAVMultistatus.date("Thu, 01 Jan 1970 00:00:00 GMT"), Date(timeIntervalSince1970: 0))
+        XCTAssertEqual(WebDAVMultistatus.date("Tue, 29 Feb 2000 12:00:00 GMT"), Date(timeIntervalSince1970: 951_825_600))
+        XCTAssertEqual(WebDAVMultistatus.date("Wed, 31 Dec 2025 23:59:59 GMT"), Date(timeIntervalSince1970: 1_767_225_599))
+        for bad in ["", "yesterday", "Sun, 22 Nov 2026 19:01:21", "Sun, 22 Foo 2026 19:01:21 GMT", "Sun, 32 Nov 2026 19:01:21 GMT", "Sun, 22 Nov 2026 25:01:21 GMT"] {
+            XCTAssertNil(WebDAVMultistatus.date(bad), bad)
+        }
+    }
+
     func testWriteErrorsMapToTheSameCasesAsDropbox() {
         func mapped(_ status: Int, _ method: String = "PUT") -> RemoteError {
             WebDAVStore.remoteError(.httpStatus(status, body: Data()), response: nil, path: "/byteclub/a.txt", method: method)

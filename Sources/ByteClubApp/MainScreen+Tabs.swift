@@ -48,6 +48,15 @@ extension MainScreen {
                        alignment: .center, style: canvas.theme.muted)
             return
         }
+        if model.state.note?.merge != nil {
+            // The merge view, in place of the editor while a merge has conflicts.
+            model.updateQuietly { state in
+                guard let note = state.note, note.merge != nil else { return }
+                MergeView(title: note.editor.title.text, isModified: session.isModified, isSaving: session.phase == .saving)
+                    .render(into: canvas, area: editorArea, merge: &state.note!.merge!)
+            }
+            return
+        }
         var banner = session.banner
         if session.phase == .saving { banner = "Saving…" + (banner.map { " · " + $0 } ?? "") }
         // Drawn in place (it learns its scroll position), without a copy of the note or a new frame.

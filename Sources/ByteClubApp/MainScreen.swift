@@ -207,7 +207,9 @@ public final class MainScreen: Layer {
         if tab == .notes, let phase = model.state.note?.phase, phase != .loading {
             // In the editor Tab indents; Shift-Tab still goes to the other tab.
             let tabKeys = KeyBindings(group: "General", Self.bindings.bindings.filter { $0.action == .previousTab })
-            return NoteEditorState.commands + tabKeys.commands
+            // A merge with conflicts shows in place of the editor, with keys of its own.
+            if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
+            return NoteEditorState.commands + MergeView.editorBindings.commands + tabKeys.commands
         }
         var commands = Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))

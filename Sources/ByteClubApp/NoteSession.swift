@@ -38,6 +38,9 @@ public struct NoteSession: Sendable {
     var generation = 0
     /// Close the editor once the running save succeeds (Esc → Save).
     var closeAfterSave = false
+    /// A merge with conflicts, shown in place of the editor until each has a choice
+    /// (NotesController+Merge.swift); the editor keeps the user's own text meanwhile.
+    public var merge: MergeSession?
     /// Another member's change to this note that came while it had local edits, and is not in
     /// the text yet (the banner says "Changed by NAME at HH:MM · Ctrl-R merge now"). Set by the
     /// live updates; a merge or a save that takes it in clears it.

@@ -3,9 +3,11 @@ import Remote
 import TerminalUI
 
 /// Saving a note: `add` for a new one, `update` at the rev it was opened at otherwise, a move
-/// first for a new title, and the conflict dialog (Overwrite, Save as copy, Reload theirs) when
-/// the server's note changed meanwhile. The text is journalled before anything is sent, and its
-/// draft goes only once the server confirmed the save.
+/// first for a new title. When the server's note changed meanwhile, a three-way merge
+/// (NotesController+Merge.swift) and, where no merge can be made (a new note whose name is
+/// taken, a new title, a note deleted there, a base that is gone), the conflict dialog
+/// (Overwrite, Save as copy, Reload theirs). The text is journalled before anything is sent, and
+/// its draft goes only once the server confirmed the save.
 extension NotesController {
     /// What a save sent: the result of the upload, and the note's new place if it was moved
     /// first (a move that succeeded stays done even when the upload after it fails).
@@ -127,6 +129,10 @@ extension NotesController {
                 $0.note = session
                 $0.message = .error("A note named \"\(name)\" already exists; change the title (Ctrl-T) or rename that note first")
             }
+        case .failure(.conflict) where reply.moved == nil && canMerge(session):
+            // Another member saved since it was opened: merge their change with ours.
+            context.model.updateQuietly { $0.note = session }
+            startMerge(.save(attempt: 1))
         case .failure(.conflict):
             session.closeAfterSave = false
             let isNew = session.entry == nil
@@ -145,7 +151,7 @@ extension NotesController {
     }
 
     /// After the server confirmed a save: the baseline moves, the draft goes, the list follows.
-    private func saved(session: inout NoteSession, entry: RemoteEntry, version: Int) {
+    func saved(session: inout NoteSession, entry: RemoteEntry, version: Int) {
         session.entry = entry
         session.baseRev = entry.rev
         session.savedVersion = version
@@ -177,7 +183,7 @@ extension NotesController {
 
     /// The conflict dialog: the server's note changed since it was opened (or, for a new note,
     /// one of that name exists).
-    private func showConflict(name: String, isNew: Bool) {
+    func showConflict(name: String, isNew: Bool) {
         let body = isNew
             ? ["A note named \"\(name)\" already exists.",
                "Overwrite replaces it with yours. Save as copy keeps both."]
@@ -198,7 +204,7 @@ extension NotesController {
     }
 
     /// Overwrite: saves over the server's current rev, whatever it is.
-    private func overwrite() {
+    func overwrite() {
         guard let session = state.note else { return }
         let name = session.fileName
         let target = configuration.layout.folder + "/" + name
@@ -229,7 +235,7 @@ extension NotesController {
 
     /// Save as copy: a new file beside theirs, named with the user and the time; the editor then
     /// edits the copy.
-    private func saveAsCopy() {
+    func saveAsCopy() {
         guard let session = state.note else { return }
         let title = ClubLayout.title(of: session.fileName)
         let ext = session.fileName.dropFirst(title.count)
@@ -245,7 +251,7 @@ extension NotesController {
     }
 
     /// Reload theirs: the editor shows the server's text; yours becomes a draft of a new note.
-    private func reloadTheirs() {
+    func reloadTheirs() {
         guard let session = state.note, let entry = session.entry else { return }
         let title = session.editor.title.text.trimmingCharacters(in: .whitespaces)
         var mine = session.draft(at: configuration.format.now())

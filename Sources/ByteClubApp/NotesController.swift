@@ -136,6 +136,12 @@ final class NotesController {
             }
             return true
         }
+        // A merge with conflicts has the keys until it is done (NotesController+Merge.swift).
+        if session.merge != nil { return handleMergeKey(key) }
+        if MergeView.editorBindings.action(for: key) == .merge {
+            mergeNow()
+            return true
+        }
         // In place: a copy of the session would copy a big note's lines on every key.
         var outcome: NoteEditorOutcome?
         context.model.updateQuietly { outcome = $0.note?.editor.handle(key) }

@@ -141,8 +141,8 @@ extension TextBuffer {
     }
 
     /// Replaces `range` of lines, records the change for undo (joining the last step when it
-    /// continues the same run), and moves the cursor.
-    private mutating func replace(
+    /// continues the same run), and moves the cursor. (Internal: `TextBuffer+Replace.swift` too.)
+    mutating func replace(
         lines range: Range<Int>, with newLines: [[Character]], cursor newCursor: Position, kind: ChangeKind, startsStep: Bool = false
     ) {
         redoStack.removeAll()

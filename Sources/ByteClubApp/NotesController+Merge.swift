@@ -1,0 +1,284 @@
+import Foundation
+import NoteMerge
+import Remote
+import TerminalUI
+
+/// Three-way merges of the open note: on a save that met another member's change, and on
+/// `Ctrl-R`. The base is the rev the note was opened at (`rev:` download), theirs the note as it
+/// is now, mine the editor's text; ``ThreeWayMerge`` puts them together. A clean merge is saved
+/// at once with `update` at their rev ("Merged with NAME's changes"); conflicts open the merge
+/// view (``MergeSession``, ``MergeView``).
+///
+/// The user's text is never lost: the editor and its draft keep it, over the rev it was based
+/// on, through every path (a failed fetch, a failed save, Cancel, quitting), and take the merged
+/// text only once the server confirmed the merged save.
+extension NotesController {
+    /// What a merge fetched: the base's and their bytes, their revision, and who made it.
+    struct MergeFetch: Sendable {
+        var base: Data?
+        var theirs: Data
+        var entry: RemoteEntry
+        var who: String?
+    }
+
+    /// Why a merge runs.
+    enum MergeTrigger: Sendable {
+        /// Ctrl-S met a conflict (`attempt` counts merges in a row, each against a newer rev).
+        case save(attempt: Int)
+        /// Ctrl-R.
+        case request
+    }
+
+    /// At most this many merges follow one another when new revisions keep coming in.
+    static let mergeAttempts = 3
+
+    /// Whether the open note can be merged: on the server, not read-only, its title unchanged
+    /// (a merge writes to the note's own path; a new title is saved by Ctrl-S).
+    func canMerge(_ session: NoteSession) -> Bool {
+        guard let entry = session.entry, session.baseRev != nil, !session.isReadOnly else { return false }
+        return session.fileName == entry.name
+    }
+
+    /// `Ctrl-R` in the editor: merge the server's version now.
+    func mergeNow() {
+        guard let session = state.note else { return }
+        guard session.phase == .editing else {
+            context.say(StatusMessage("A save is running; Ctrl-R again once it is done"))
+            return
+        }
+        if session.isReadOnly {
+            context.say(.error("This note is read-only: it is not valid UTF-8 text"))
+        } else if session.entry == nil {
+            context.say(StatusMessage("Nothing to merge: this note is not on the server yet"))
+        } else if !canMerge(session) {
+            context.say(StatusMessage("The title changed: save it with Ctrl-S first (a conflict then merges)"))
+        } else {
+            startMerge(.request)
+        }
+    }
+
+    /// Fetches their version and the base, then merges (``finishMergeFetch``).
+    func startMerge(_ trigger: MergeTrigger) {
+        // The user's text on disk first, whatever happens next.
+        let journalled = journal()
+        guard let session = state.note, session.phase == .editing, let entry = session.entry, let baseRev = session.baseRev else { return }
+        let generation = context.model.nextID()
+        let name = session.fileName
+        context.update {
+            $0.note?.phase = .saving
+            $0.note?.generation = generation
+            $0.beginRequest()
+            if journalled { $0.message = StatusMessage("Merging with the server's \"\(name)\"…") }
+        }
+        let store = context.store
+        context.perform({ () async throws(RemoteError) -> MergeFetch in
+            let current = try await store.read(entry.path)
+            guard current.entry.rev != baseRev else { return MergeFetch(base: nil, theirs: current.data, entry: current.entry) }
+            let base = try await store.read(rev: baseRev)
+            var who: String?
+            if let id = current.entry.modifiedBy {
+                who = try? await store.account(id: id).displayName
+            }
+            return MergeFetch(base: base.data, theirs: current.data, entry: current.entry, who: who)
+        }) { [weak self] result in
+            self?.finishMergeFetch(generation: generation, trigger: trigger, result: result)
+        }
+    }
+
+    private func finishMergeFetch(generation: Int, trigger: MergeTrigger, result: Result<MergeFetch, RemoteError>) {
+        context.update { $0.endRequest() }
+        guard var session = state.note, session.generation == generation, session.phase == .saving else { return }
+        session.phase = .editing
+        let name = session.fileName
+        let isSave: Bool
+        if case .save = trigger { isSave = true } else { isSave = false }
+        /// Back to the conflict dialog (a save: its usual words, why in the log) or a message
+        /// (Ctrl-R), the text untouched.
+        func giveUp(_ why: String) {
+            session.closeAfterSave = false
+            context.logger.info("no merge of \(name): \(why)")
+            context.update {
+                $0.note = session
+                $0.message = .error(isSave ? "\"\(name)\" was changed on the server since you opened it"
+                    : "Cannot merge \"\(name)\": \(why); your text is kept as a draft")
+            }
+            if isSave { showConflict(name: name, isNew: false) }
+        }
+        let fetch: MergeFetch
+        switch result {
+        case .success(let value): fetch = value
+        case .failure(.cancelled): return
+        case .failure(.notFound(let path)) where !path.hasPrefix("rev:"):
+            return giveUp("it was deleted there")
+        case .failure(let error):
+            return giveUp("could not merge: \(error.message)")
+        }
+        guard let baseData = fetch.base else {
+            // No one changed it since it was opened: a save's conflict came from elsewhere.
+            if isSave { return giveUp("there is no newer text to merge with") }
+            if session.remoteChange?.rev == fetch.entry.rev { session.remoteChange = nil }
+            context.update {
+                $0.note = session
+                $0.message = StatusMessage("Nothing to merge: no one changed \"\(name)\" since you opened it")
+            }
+            return
+        }
+        guard let base = String(validating: baseData, as: UTF8.self), let theirs = String(validating: fetch.theirs, as: UTF8.self) else {
+            return giveUp("their text is not valid UTF-8, so it cannot be merged")
+        }
+        let who = fetch.who.map { TerminalSafe.escape($0) } ?? MergeSession.someone
+        let mine = session.editor.body.text
+        let merge = ThreeWayMerge.merge(base: base, mine: mine, theirs: theirs)
+        guard let merged = merge.text else {
+            session.closeAfterSave = false
+            session.merge = MergeSession(result: merge, theirs: fetch.entry, who: who, baseRev: session.baseRev ?? "")
+            let count = merge.conflictCount
+            context.update {
+                $0.note = session
+                $0.message = StatusMessage("\(count) conflict\(count == 1 ? "" : "s") with \(who)'s changes: m mine · t theirs · b both")
+            }
+            return
+        }
+        context.model.updateQuietly { $0.note = session }
+        if Array(merged.utf8) == Array(fetch.theirs) {
+            // Theirs already holds everything of mine: take it, nothing to upload.
+            adoptMerged(merged, entry: fetch.entry, theirs: fetch.entry, who: who, mine: mine, version: session.version, base: session.baseRev)
+        } else {
+            let attempt: Int
+            if case .save(let n) = trigger { attempt = n } else { attempt = 1 }
+            sendMergedSave(merged, theirs: fetch.entry, who: who, mine: mine, attempt: attempt)
+        }
+    }
+
+    /// Uploads the merged text with `update` at their rev. The editor (and its draft) keep the
+    /// user's text until the server confirmed.
+    func sendMergedSave(_ merged: String, theirs: RemoteEntry, who: String, mine: String, attempt: Int) {
+        let journalled = journal()
+        guard let session = state.note, session.phase == .editing, let rev = theirs.rev else { return }
+        let version = session.version, base = session.baseRev
+        let generation = context.model.nextID()
+        let draftProblem = journalled ? nil : state.message?.text
+        context.update {
+            $0.note?.phase = .saving
+            $0.note?.generation = generation
+            $0.beginRequest()
+            let status = "Saving the merge with \(who)'s changes…"
+            $0.message = draftProblem.map { .error(status + " " + $0) } ?? StatusMessage(status)
+        }
+        let store = context.store, data = Data(merged.utf8), path = theirs.path
+        context.perform({ () async throws(RemoteError) in
+            try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)
+        }) { [weak self] result in
+            guard let self else { return }
+            self.context.update { $0.endRequest() }
+            guard var session = self.state.note, session.generation == generation, session.phase == .saving else { return }
+            session.phase = .editing
+            switch result {
+            case .success(let entry):
+                self.context.model.updateQuietly { $0.note = session }
+                self.adoptMerged(merged, entry: entry, theirs: theirs, who: who, mine: mine, version: version, base: base)
+            case .failure(.conflict) where attempt < Self.mergeAttempts:
+                // Yet another revision came in meanwhile: merge again, against it.
+                session.merge = nil
+                self.context.model.updateQuietly { $0.note = session }
+                self.startMerge(.save(attempt: attempt + 1))
+            case .failure(let error):
+                session.closeAfterSave = false
+                self.context.update {
+                    $0.note = session
+                    $0.message = .error("Could not save the merge with \(who)'s changes: \(error.message). Your text is kept as a draft; Ctrl-S retries")
+                }
+            }
+        }
+    }
+
+    /// After the server has `merged` (as `entry`): the editor takes it as one undo step, the
+    /// baseline moves to `entry`, the draft goes. Text typed while the merge was saved is merged
+    /// onto it; if that overlaps, the editor keeps it over the old base, so the next save merges.
+    func adoptMerged(_ merged: String, entry: RemoteEntry, theirs: RemoteEntry, who: String, mine: String, version: Int, base: String?) {
+        guard var session = state.note else { return }
+        session.merge = nil
+        // The remote change the banner spoke of is in the text now.
+        if let change = session.remoteChange, change.rev == theirs.rev || change.rev == entry.rev { session.remoteChange = nil }
+        if session.version == version {
+            session.editor.body.replaceText(with: merged)
+            session.version += 1
+            saved(session: &session, entry: entry, version: session.version)
+        } else if let again = ThreeWayMerge.merge(base: mine, mine: session.editor.body.text, theirs: merged).text {
+            // Typed while the merge was being saved: that typing goes onto the merge, unsaved.
+            session.editor.body.replaceText(with: again)
+            session.version += 1
+            saved(session: &session, entry: entry, version: version)
+        } else if let base {
+            // That typing overlaps their lines: the editor keeps its text, and its draft stays
+            // over the old base, so the next save conflicts and merges again rather than drop
+            // their change. (`saved` would move the base; the draft never points past it.)
+            session.entry = entry
+            session.baseRev = base
+            session.banner = nil
+            session.journalledVersion = -1
+            context.model.updateQuietly { $0.note = session }
+            journal()
+            lists.refresh(.notes, select: entry.pathLower)
+        }
+        let typedMore = state.note?.isModified ?? false
+        context.update {
+            $0.message = StatusMessage("Merged with \(who)'s changes" + (typedMore ? "; you typed more since, not saved yet" : ""))
+        }
+    }
+
+    // MARK: The merge view's keys
+
+    /// A key while the merge view is open; returns whether it was taken.
+    func handleMergeKey(_ key: Key) -> Bool {
+        guard let session = state.note, var merge = session.merge else { return false }
+        guard let action = MergeView.bindings.action(for: key) else {
+            // Ctrl and function keys go on (redraw, help, quit at once), `?` to help and Shift-Tab
+            // to the other tab; nothing else may reach the list or the shell under the view.
+            switch key {
+            case .ctrl, .f, .backTab, .resize, .mouse, .char("?"): return false
+            default: return true
+            }
+        }
+        if session.phase == .saving {
+            context.say(StatusMessage("Saving the merge…"))
+            return true
+        }
+        switch action {
+        case .mine, .theirs, .both:
+            merge.choose(action == .mine ? .mine : action == .theirs ? .theirs : .both)
+            context.update { $0.note?.merge = merge }
+            if merge.isResolved { saveMerge() }
+        case .next, .previous:
+            merge.select(by: action == .next ? 1 : -1)
+            context.update { $0.note?.merge = merge }
+        case .up, .down, .pageUp, .pageDown, .top, .bottom:
+            let page = max(1, merge.viewHeight - 1)
+            let step = [MergeView.Action.up: -1, .down: 1, .pageUp: -page, .pageDown: page, .top: -Int.max / 2, .bottom: Int.max / 2][action] ?? 0
+            merge.scroll(by: step)
+            context.update { $0.note?.merge = merge }
+        case .save:
+            saveMerge()
+        case .overwrite, .saveCopy, .reloadTheirs, .cancel:
+            context.update { $0.note?.merge = nil }
+            switch action {
+            case .overwrite: overwrite()
+            case .saveCopy: saveAsCopy()
+            case .reloadTheirs: reloadTheirs()
+            default: context.say(StatusMessage("Not merged; your text is kept as a draft · Ctrl-R merges again"))
+            }
+        }
+        return true
+    }
+
+    /// Saves the merge view's text once every conflict has a choice.
+    private func saveMerge() {
+        guard let session = state.note, let merge = session.merge else { return }
+        guard merge.isResolved else {
+            let open = merge.openCount
+            context.say(StatusMessage("\(open) conflict\(open == 1 ? "" : "s") left: m mine · t theirs · b both"))
+            return
+        }
+        sendMergedSave(merge.mergedText, theirs: merge.theirs, who: merge.who, mine: session.editor.body.text, attempt: 1)
+    }
+}

@@ -33,7 +33,7 @@ test: deps
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV
 ## put/get against curl -T/-o on rclone serve webdav; the
-## widgets, the editor and thumbnails; the whole app (first frames, scrolling, progress, cancel, key echo).
+## widgets, the editor, thumbnails and note merges; the whole app (first frames, scrolling, progress, cancel, key echo).
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get install -y -qq nginx-light; }
@@ -47,6 +47,7 @@ bench: deps
 	.build/release/transfer-bench webdav --size $(BENCH_SIZE)
 	.build/release/ui-bench
 	.build/release/ui-bench images
+	.build/release/ui-bench merge
 	.build/release/app-bench all $(BENCH_SIZE)
 
 clean:

@@ -96,6 +96,35 @@ enum LiveBench {
         await club.close()
     }
 
+    /// Like ``EchoBench/measure(_:count:while:)``, with a new line every 50 keys (not timed), so
+    /// both runs type into lines of the same lengths and only what happens meanwhile differs.
+    static func measure(_ app: EchoBench.PTYApp, count: Int) throws -> [Double] {
+        var samples: [Double] = []
+        for start in stride(from: 0, to: count, by: 50) {
+            app.send("\r")
+            usleep(15_000)
+            samples += try EchoBench.measure(app, count: min(50, count - start))
+        }
+        return samples.sorted()
+    }
+
+    /// Closes the open note (discarding it) if there is one, and opens a new one named `title`,
+    /// so each run types into a note of its own.
+    static func newNote(_ app: EchoBench.PTYApp, _ title: String) throws {
+        var offset = app.output.total
+        if title != "Idle" {
+            app.send("\u{1B}")
+            try app.waitFor("iscard", after: offset)  // the D is underlined (its hotkey)
+            offset = app.output.total
+            app.send("d")
+            try app.waitFor("Discarded", after: offset)
+            offset = app.output.total
+        }
+        app.send("n")
+        try app.waitFor("Title", after: offset)
+        app.send(title + "\r")
+    }
+
     static func echo() async throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binary = executable.deletingLastPathComponent().appendingPathComponent("byteclub").path
@@ -114,10 +143,9 @@ enum LiveBench {
         defer { app.stop() }
         try app.waitFor("Welcome")
         try await waitForLongpolls(club.server, 2)
-        app.send("n")
-        try app.waitFor("Title")
-        app.send("Echo\r")
-        let idle = try EchoBench.measure(app, count: 300)
+        try newNote(app, "Idle")
+        let idle = try measure(app, count: 450)
+        try newNote(app, "Busy")
 
         // Ray commits a new note every second while ann types.
         let ray = club.store(club.rayToken)
@@ -132,12 +160,16 @@ enum LiveBench {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
-        let busy = try EchoBench.measure(app, count: 900)
+        let busy = try measure(app, count: 900)
         writer.cancel()
         let changes = committed.load(ordering: .relaxed)
+        // Idle again, to see the machine's drift over the run.
+        try newNote(app, "After")
+        let after = try measure(app, count: 450)
         print("app-bench live-echo: key to echo in a pty (byteclub, 120×36, xterm-256color, note editor open), as ann on a club server")
         print(row(["while", "keys", "median ms", "p99 ms", "max ms"], [40, 6, 10, 8, 8]))
-        for (label, samples) in [("idle (longpolls open)", idle), ("ray commits a note a second (\(changes) in all)", busy)] {
+        for (label, samples) in [("idle (longpolls open)", idle), ("ray commits a note a second (\(changes) in all)", busy),
+                                 ("idle again, after", after)] {
             print(row([label, "\(samples.count)", String(format: "%.2f", percentile(samples, 0.5)),
                        String(format: "%.2f", percentile(samples, 0.99)), String(format: "%.2f", samples.last ?? 0)], [40, 6, 10, 8, 8]))
         }

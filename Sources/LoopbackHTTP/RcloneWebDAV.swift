@@ -7,8 +7,11 @@ import Foundation
 /// password: the WebDAV server the tests and benchmarks run against (`make deps` installs rclone).
 /// Tests reach it through TestSupport.
 ///
-/// The folder is served with `--dir-cache-time 0s`, so a file a test writes straight to disk
-/// shows up in the next listing. `stop()` ends the server; the folder goes with `remove()`.
+/// Tests serve the folder with `--dir-cache-time 0s`, so a file a test writes straight to disk
+/// shows up in the next listing; that makes rclone read the folder again for every file it
+/// answers about (a PROPFIND of 2,000 files takes a minute), so benchmarks, which write only
+/// through WebDAV, keep rclone's default cache (`dirCacheTime: nil`). `stop()` ends the server;
+/// the folder goes with `remove()`.
 public final class RcloneWebDAV: @unchecked Sendable {
     // @unchecked Sendable: every stored property is a `let` set in init; Process is only
     // touched again by `stop()`, which terminate()/waitUntilExit() make safe to call twice.
@@ -28,7 +31,7 @@ public final class RcloneWebDAV: @unchecked Sendable {
 
     /// Starts the server and waits (up to `deadline` seconds) until it accepts connections.
     public init(user: String = "member", password: String = "pw-\(UUID().uuidString.prefix(8))", root: URL? = nil,
-                deadline: TimeInterval = 15) throws {
+                dirCacheTime: String? = "0s", deadline: TimeInterval = 15) throws {
         guard let rclone = Self.executable else { throw FixtureError("rclone is not installed (make deps)") }
         self.user = user
         self.password = password
@@ -44,7 +47,7 @@ public final class RcloneWebDAV: @unchecked Sendable {
             let process = Process()
             process.executableURL = rclone
             process.arguments = ["serve", "webdav", self.root.path, "--addr", "127.0.0.1:\(port)", "--user", user, "--pass", password,
-                                 "--config", config.path, "--dir-cache-time", "0s", "--log-level", "ERROR"]
+                                 "--config", config.path, "--log-level", "ERROR"] + (dirCacheTime.map { ["--dir-cache-time", $0] } ?? [])
             let log = base.appendingPathComponent("rclone-\(port).log")
             FileManager.default.createFile(atPath: log.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: log)

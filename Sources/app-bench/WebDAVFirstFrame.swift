@@ -11,7 +11,7 @@ import TerminalUI
 enum WebDAVFirstFrame {
     static func run() async throws {
         let count = 2_000
-        let server = try RcloneWebDAV(user: "bench")
+        let server = try RcloneWebDAV(user: "bench", dirCacheTime: nil)
         defer { server.remove() }
         let folder = server.file("byteclub")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("photos"), withIntermediateDirectories: true)

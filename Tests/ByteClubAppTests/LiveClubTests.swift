@@ -2,6 +2,7 @@ import ByteClubApp
 import ClubServer
 import Foundation
 import Remote
+import Synchronization
 import TerminalUI
 import TestSupport
 import XCTest
@@ -132,6 +133,28 @@ final class LiveClubTests: XCTestCase {
         harness.app.stopLiveUpdates()
     }
 
+    func testADeadServerIsAskedLessAndLessOftenAndNothingIsSaid() async throws {
+        let store = DeadCursorStore(base: FakeStore(files: [FakeStore.file("/byteclub/a.txt", size: 1, modified: Clock.now)]))
+        let effects = ManualEffects()
+        let harness = Harness(store: store, effects: effects)
+        await harness.start()
+        await harness.waitUntil("both tabs asked once") { store.asked == 2 }
+        XCTAssertEqual(harness.app.state.message?.text, "1 note", "no error on screen")
+        // Each tab waits 0.5 s, then 1 s, 2 s, 4 s: no busy loop while the server is down.
+        var expected = 2
+        for wait in [0.5, 1, 2, 4] {
+            effects.advance(by: .milliseconds(Int(wait * 1000) - 10))
+            XCTAssertEqual(store.asked, expected, "asked again before \(wait) s")
+            effects.advance(by: .milliseconds(10))
+            expected += 2
+            await harness.waitUntil("asked again after \(wait) s") { store.asked == expected }
+        }
+        XCTAssertEqual(harness.app.state.message?.text, "1 note")
+        harness.press(.char("q"))
+        effects.advance(by: .seconds(60))
+        XCTAssertEqual(store.asked, expected, "quitting stops the tries")
+    }
+
     func testAStoreWithoutLongpollsStillLoadsAndQuitsCleanly() async throws {
         let store = FakeStore(files: [FakeStore.file("/byteclub/a.txt", size: 1, modified: Clock.now)])
         let harness = Harness(store: store)
@@ -237,4 +260,37 @@ struct FixedTimeStore: RemoteStore {
     }
     func currentAccount() async throws(RemoteError) -> RemoteAccount { try await base.currentAccount() }
     func account(id: String) async throws(RemoteError) -> RemoteAccount { try await base.account(id: id) }
+}
+
+/// A store whose change cursor cannot be had (the server is down for it); counts the tries.
+final class DeadCursorStore: RemoteStore {
+    let base: FakeStore
+    private let tries = Mutex(0)
+
+    init(base: FakeStore) { self.base = base }
+
+    var asked: Int { tries.withLock { $0 } }
+    var displayName: String { base.displayName }
+
+    func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor {
+        tries.withLock { $0 += 1 }
+        throw .network("Connection refused")
+    }
+    func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
+        try await base.listPage(folder, cursor: cursor, limit: limit)
+    }
+    func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.metadata(path) }
+    func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
+        try await base.search(in: folder, extensions: extensions)
+    }
+    func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                  onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry { throw .notFound(path) }
+    func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        throw .local("read-only")
+    }
+    func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry { throw .local("read-only") }
+    func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data { throw .notFound(path) }
+    func delete(_ path: String) async throws(RemoteError) -> RemoteEntry { throw .notFound(path) }
+    func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry { throw .notFound(from) }
+    func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry { throw .local("read-only") }
 }

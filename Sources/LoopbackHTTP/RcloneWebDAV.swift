@@ -29,9 +29,17 @@ public final class RcloneWebDAV: @unchecked Sendable {
         return paths.map { URL(fileURLWithPath: $0).appendingPathComponent("rclone") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    /// Starts the server and waits (up to `deadline` seconds) until it accepts connections.
+    /// Starts the server with `--dir-cache-time 0s` (files written to disk show at once) and
+    /// waits (up to `deadline` seconds) until it accepts connections.
+    public convenience init(user: String = "member", password: String = "pw-\(UUID().uuidString.prefix(8))", root: URL? = nil,
+                            deadline: TimeInterval = 15) throws {
+        try self.init(user: user, password: password, root: root, dirCacheTime: "0s", deadline: deadline)
+    }
+
+    /// Starts the server with rclone's directory cache at `dirCacheTime` (nil: rclone's default)
+    /// and waits (up to `deadline` seconds) until it accepts connections.
     public init(user: String = "member", password: String = "pw-\(UUID().uuidString.prefix(8))", root: URL? = nil,
-                dirCacheTime: String? = "0s", deadline: TimeInterval = 15) throws {
+                dirCacheTime: String?, deadline: TimeInterval = 15) throws {
         guard let rclone = Self.executable else { throw FixtureError("rclone is not installed (make deps)") }
         self.user = user
         self.password = password

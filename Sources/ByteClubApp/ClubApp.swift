@@ -24,6 +24,8 @@ public struct AppConfiguration: Sendable {
     public var liveUpdates = true
     /// Real pixels for the viewer (kitty, iTerm2, sixel), as the terminal answered; nil draws symbols.
     public var graphics: TerminalGraphics?
+    /// How many uploads and downloads run at once (`--transfers`); the others wait, queued.
+    public var transfers = 3
 
     public init() {}
 }
@@ -151,6 +153,7 @@ extension ClubApp: MainScreenDelegate {
             if state.tab == .photos { photos.retryPictures() }
             lists.refresh(state.tab)
         case .shell(.quit): lists.requestQuit()
+        case .shell(.transfers): photos.showTransfersPanel()
         case .shell: break
         case .notes(.open): notes.openSelected()
         case .notes(.new): notes.newNote()

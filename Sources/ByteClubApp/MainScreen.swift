@@ -14,7 +14,7 @@ import TerminalUI
 public final class MainScreen: Layer {
     /// What the shell's own keys do.
     public enum Action: Hashable, Sendable {
-        case nextTab, previousTab, notes, photos, refresh, quit
+        case nextTab, previousTab, notes, photos, refresh, quit, transfers
     }
 
     /// What the Notes tab's keys do.
@@ -44,6 +44,7 @@ public final class MainScreen: Layer {
         .init([.char("1")], .notes, "Notes tab"),
         .init([.char("2")], .photos, "PanoPhotos tab"),
         .init([.char("r")], .refresh, "Refresh"),
+        .init([.char("T")], .transfers, "Transfers panel (T closes)"),
         .init([.char("q")], .quit, "Quit"),
     ])
 
@@ -131,13 +132,8 @@ public final class MainScreen: Layer {
         }
 
         let state = model.state
-        var progress: String?
-        let active = state.transfers.active
-        if let first = active.first {
-            progress = first.progress.statusText(nameWidth: 18) + (active.count > 1 ? " +\(active.count - 1)" : "")
-        } else if state.runningTransfers > 0 {
-            progress = state.runningTransfers == 1 ? "1 transfer" : "\(state.runningTransfers) transfers"
-        }
+        // One transfer by name, several summed ("↑2 ↓1 43%").
+        let progress = state.transfers.statusFigure
         StatusBar(backend: state.backend, isBusy: state.isAnimating, tick: tick(), message: state.message,
                   progress: progress, hint: "? help").render(into: canvas, area: bottom)
     }
@@ -197,7 +193,7 @@ public final class MainScreen: Layer {
             delegate.screen(perform: .select(tab == .notes ? .photos : .notes))
         case .notes: delegate.screen(perform: .select(.notes))
         case .photos: delegate.screen(perform: .select(.photos))
-        case .refresh, .quit: delegate.screen(perform: .shell(action))
+        case .refresh, .quit, .transfers: delegate.screen(perform: .shell(action))
         }
         return .consumed
     }

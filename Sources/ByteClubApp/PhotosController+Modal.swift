@@ -27,6 +27,8 @@ extension PhotosController {
                 context.say(message)
             case .cancelTask(let id):
                 tasks[id]?.cancel()
+                // A queued transfer has no task yet: it must never start.
+                starters[id] = nil
             case .deleteCommittedUpload(let entry):
                 let store = context.store
                 context.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [context] result in
@@ -44,6 +46,8 @@ extension PhotosController {
                 unlink(url.path)
             case .refreshPhotos(let select):
                 lists.refresh(.photos, select: select)
+            case .startTask, .discardDownload, .download, .upload:
+                performQueueAction(action)
             }
         }
     }
@@ -138,6 +142,8 @@ extension PhotosController {
     /// uploads stop. The resume data is written from the network's threads, not the UI queue, so
     /// it lands while the process waits here.
     func stopTransfersForExit() {
+        // Queued transfers never start now: no task ending below may admit one.
+        starters.removeAll()
         for (id, task) in tasks {
             context.logger.info("stopping a transfer on exit", metadata: ["name": "\(state.transfers[id]?.progress.name ?? "")"])
             task.cancel()

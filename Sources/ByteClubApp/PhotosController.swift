@@ -11,6 +11,10 @@ final class PhotosController {
     let lists: ListsController
     /// Running transfers' tasks, by transfer id: what cancelling stops.
     var tasks: [Int: Task<Void, Never>] = [:]
+    /// How to start each queued transfer's task, by transfer id (run on ``Transfers/Action/startTask(_:)``).
+    var starters: [Int: @MainActor () -> Void] = [:]
+    /// The Transfers panel (`T`), while it is open.
+    var panel: TransfersPanel?
     /// Downloads whose tasks have not ended yet; quitting waits for their resume data.
     let downloadsRunning = DispatchGroup()
     /// Feeds running transfers' figures while they run.
@@ -35,6 +39,7 @@ final class PhotosController {
         previews.capacity = 24
         previews.maxConcurrentFetches = 2
         previews.onChange = redraw
+        context.model.updateQuietly { $0.transfers.limit = max(1, context.configuration.transfers) }
     }
 
     var state: AppState { context.state }
@@ -42,13 +47,18 @@ final class PhotosController {
 
     // MARK: Upload
 
-    /// `u`: the file chooser, then the upload.
+    /// `u`: the file chooser, then the upload (of several marked files, or a folder's, too).
     func chooseUpload() {
         let start = configuration.uploadStartDirectory
         let home = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
         let chooserState = FileChooserState(directory: start, extensions: ClubLayout.photoExtensions, homeDirectory: home)
         context.present(FileChooser(title: "Upload a photo", state: chooserState) { [weak self] result in
-            if case .chosen(let url) = result { self?.upload(url) }
+            switch result {
+            case .chosen(let url): self?.upload(url)
+            case .chosenMany(let urls): self?.upload(urls)
+            case .folder(let folder, let files): self?.offerFolder(folder, files: files)
+            case .cancelled: break
+            }
         })
     }
 
@@ -68,11 +78,13 @@ final class PhotosController {
         return nil
     }
 
-    /// Uploads `file` to the photos folder (renamed if the name is taken), with the modal.
-    func upload(_ file: URL) {
+    /// Uploads `file` to the photos folder (renamed if the name is taken): queued, and started
+    /// as soon as a slot is free. `showsModal`: the modal shows it. Returns whether it was queued.
+    @discardableResult
+    func upload(_ file: URL, showsModal: Bool = true) -> Bool {
         if let problem = Self.uploadProblem(file) {
             context.say(.error(problem))
-            return
+            return false
         }
         var name = file.lastPathComponent
         if !ClubLayout.hasExtension(name, in: ClubLayout.photoExtensions) { name += ".jpg" }
@@ -80,8 +92,13 @@ final class PhotosController {
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
         let id = context.model.nextID()
         let transfer = PhotoTransfer(id: id, progress: TransferProgress(direction: .upload, name: name, total: size), remotePath: target, local: file)
-        let now = context.effects.now()
-        apply { $0.started(transfer, at: now) }
+        starters[id] = { [weak self] in self?.startUpload(id, file: file, to: target) }
+        apply { $0.enqueue(transfer, showsModal: showsModal) }
+        return true
+    }
+
+    /// Runs the task of queued upload `id`.
+    private func startUpload(_ id: Int, file: URL, to target: String) {
         let store = context.store
         let relay = progressRelay(id)
         tasks[id] = context.perform({ () async throws(RemoteError) in
@@ -99,6 +116,12 @@ final class PhotosController {
     /// `Enter` on a photo: downloads it, resuming a paused download of the same rev.
     func downloadSelected() {
         guard let entry = state.selectedPhoto else { return }
+        download(entry)
+    }
+
+    /// Downloads `entry` (queued, started as soon as a slot is free), resuming a paused download
+    /// of the same rev. `showsModal`: the modal shows it.
+    func download(_ entry: RemoteEntry, showsModal: Bool = true) {
         if let earlier = state.transfers.transfer(ofPath: entry.path) {
             if earlier.progress.isActive {
                 apply { $0.show(earlier.id); return [] }
@@ -137,8 +160,10 @@ final class PhotosController {
         let part = directory.appendingPathComponent(Self.partName(for: local))
         let progress = TransferProgress(direction: .download, name: entry.name, total: entry.size, resumedFrom: resume?.done ?? 0)
         let id = context.model.nextID()
-        let now = context.effects.now()
-        apply { $0.started(PhotoTransfer(id: id, progress: progress, remotePath: entry.path, local: part), at: now) }
+        starters[id] = { [weak self] in self?.startDownload(id, entry: entry, to: part, in: directory, resume: resume) }
+        apply { $0.enqueue(PhotoTransfer(id: id, progress: progress, remotePath: entry.path, local: part), showsModal: showsModal) }
+        // Queued, it said so; a batch says it once for all.
+        guard showsModal, state.transfers[id]?.isQueued == false else { return }
         context.update {
             if let resume {
                 $0.message = StatusMessage("Resuming at \(resume.percent)%")
@@ -149,6 +174,10 @@ final class PhotosController {
                 $0.message = StatusMessage("Downloading \"\(entry.name)\" as \"\(local)\": the server's name is not a safe file name (\(problem.reason))")
             }
         }
+    }
+
+    /// Runs the task of queued download `id`.
+    private func startDownload(_ id: Int, entry: RemoteEntry, to part: URL, in directory: URL, resume: PausedDownload?) {
         let store = context.store, paused = configuration.pausedDownloads
         let relay = progressRelay(id)
         let rev = entry.rev, total = entry.size, path = entry.path

@@ -15,6 +15,8 @@ public struct PhotoTransfer: Sendable, Equatable {
     /// Its task has not ended yet. A cancelled transfer keeps running until its task has stopped;
     /// a failed one stays on record, not running, while its modal shows the failure.
     public var isRunning = true
+    /// Waiting for a free slot (``Transfers/limit`` run at once); its task has not started.
+    public var isQueued = false
 
     public init(id: Int, progress: TransferProgress, remotePath: String, local: URL) {
         self.id = id
@@ -29,7 +31,9 @@ public struct PhotoTransfer: Sendable, Equatable {
 /// Transfer's `TaskStateMachine`).
 ///
 /// Which transfer the modal shows is part of the value (``modalID``); the controller puts the
-/// modal layer on screen to match.
+/// modal layer on screen to match. Transfers queue (``enqueue(_:showsModal:)``) and at most
+/// ``limit`` run at once; each end admits the next (``Action/startTask(_:)``). Ended transfers
+/// stay as rows of the Transfers panel (``finished``) until cleared (Transfers+Queue.swift).
 public struct Transfers: Sendable, Equatable {
     /// What the owner must do after an event.
     public enum Action: Equatable, Sendable {
@@ -46,21 +50,34 @@ public struct Transfers: Sendable, Equatable {
         case removeFile(URL)
         /// The upload is in: load the photos again with it selected.
         case refreshPhotos(select: String)
+        /// A queued transfer has a free slot: start its task.
+        case startTask(Int)
+        /// A download was cancelled (not paused): drop its resume data and its partial file.
+        case discardDownload(path: String, part: URL)
+        /// Start a download of the photo at this path again (resuming it if it can).
+        case download(path: String)
+        /// Upload this file again.
+        case upload(URL)
     }
 
-    public private(set) var byID: [Int: PhotoTransfer] = [:]
+    public internal(set) var byID: [Int: PhotoTransfer] = [:]
     /// The transfer the modal shows, if the modal is up.
-    public private(set) var modalID: Int?
+    public internal(set) var modalID: Int?
+    /// How many transfers run at once (`--transfers`); the rest wait, queued.
+    public var limit = 3
+    /// Ended transfers (done, failed, cancelled, paused), oldest first: rows of the Transfers
+    /// panel until `x` clears them.
+    public internal(set) var finished: [PhotoTransfer] = []
 
     public init() {}
 
     public subscript(id: Int) -> PhotoTransfer? { byID[id] }
 
-    /// The transfers still moving bytes, oldest first.
-    public var active: [PhotoTransfer] { byID.values.filter { $0.progress.isActive }.sorted { $0.id < $1.id } }
-    public var hasActive: Bool { byID.values.contains { $0.progress.isActive } }
-    /// Transfers whose tasks have not ended (what quitting must ask about).
-    public var running: Int { byID.values.reduce(0) { $0 + ($1.isRunning ? 1 : 0) } }
+    /// The transfers still moving bytes (not those waiting in the queue), oldest first.
+    public var active: [PhotoTransfer] { byID.values.filter { !$0.isQueued && $0.progress.isActive }.sorted { $0.id < $1.id } }
+    public var hasActive: Bool { byID.values.contains { !$0.isQueued && $0.progress.isActive } }
+    /// Transfers that are queued or whose tasks have not ended (what quitting must ask about).
+    public var running: Int { byID.values.reduce(0) { $0 + ($1.isRunning || $1.isQueued ? 1 : 0) } }
 
     /// The transfer of the photo at `path`, if one is on record.
     public func transfer(ofPath path: String) -> PhotoTransfer? {
@@ -74,9 +91,11 @@ public struct Transfers: Sendable, Equatable {
     public mutating func started(_ transfer: PhotoTransfer, at time: Double) -> [Action] {
         var transfer = transfer
         transfer.isRunning = true
+        transfer.isQueued = false
         transfer.isBackground = false
         _ = transfer.progress.start(total: transfer.progress.total, at: time)
         byID[transfer.id] = transfer
+        dropEndedRows(ofPath: transfer.remotePath)
         modalID = transfer.id
         return transfer.progress.direction == .upload ? [.say(StatusMessage("Uploading \"\(transfer.progress.name)\"…"))] : []
     }
@@ -102,21 +121,22 @@ public struct Transfers: Sendable, Equatable {
         transfer.isRunning = false
         switch result {
         case .success(let entry) where transfer.progress.phase == .cancelled:
-            byID[id] = nil
-            return [.deleteCommittedUpload(entry)]
+            retire(transfer)
+            return [.deleteCommittedUpload(entry)] + admit()
         case .success(let entry):
             _ = transfer.progress.finish(at: time)
-            byID[id] = nil
+            retire(transfer)
             closeModal(id)
-            return [.say(StatusMessage("Uploaded \"\(entry.name)\"")), .refreshPhotos(select: entry.pathLower)]
+            return [.say(StatusMessage("Uploaded \"\(entry.name)\"")), .refreshPhotos(select: entry.pathLower)] + admit()
         case .failure(.cancelled):
-            byID[id] = nil
+            _ = transfer.progress.cancel()
+            retire(transfer)
             closeModal(id)
-            return [.say(StatusMessage("Upload cancelled"))]
+            return [.say(StatusMessage("Upload cancelled"))] + admit()
         case .failure(let error):
             _ = transfer.progress.fail(error.message)
             keepFailure(transfer)
-            return [.say(.error("Upload of \"\(transfer.progress.name)\" failed: \(error.message)"))]
+            return [.say(.error("Upload of \"\(transfer.progress.name)\" failed: \(error.message)"))] + admit()
         }
     }
 
@@ -127,22 +147,29 @@ public struct Transfers: Sendable, Equatable {
         switch result {
         case .success:
             byID[id] = transfer
-            return [.placeDownload(id)]
-        case .failure(.cancelled):
-            byID[id] = nil
+            return [.placeDownload(id)] + admit()
+        case .failure(.cancelled) where transfer.progress.phase == .cancelled:
+            // Cancelled in the Transfers panel, not paused: nothing is kept to resume.
+            retire(transfer)
             closeModal(id)
-            return [.say(StatusMessage(resumable ? "Download paused, Enter resumes" : "Download cancelled"))]
+            return [.discardDownload(path: transfer.remotePath, part: transfer.local), .say(StatusMessage("Download cancelled"))] + admit()
+        case .failure(.cancelled):
+            _ = transfer.progress.pause()
+            retire(transfer)
+            closeModal(id)
+            return [.say(StatusMessage(resumable ? "Download paused, Enter resumes" : "Download cancelled"))] + admit()
         case .failure(let error):
             _ = transfer.progress.fail(error.message)
             keepFailure(transfer)
-            return [.say(.error("Download of \"\(transfer.progress.name)\" failed: \(error.message)" + (resumable ? "; Enter resumes" : "")))]
+            return [.say(.error("Download of \"\(transfer.progress.name)\" failed: \(error.message)" + (resumable ? "; Enter resumes" : "")))] + admit()
         }
     }
 
     /// The finished download is in the download folder at `url`.
     public mutating func downloadPlaced(_ id: Int, at url: URL) -> [Action] {
-        guard let transfer = byID[id] else { return [] }
-        byID[id] = nil
+        guard var transfer = byID[id] else { return [] }
+        _ = transfer.progress.finish(at: transfer.progress.startedAt ?? 0)
+        retire(transfer)
         closeModal(id)
         return [.say(StatusMessage("Downloaded \"\(transfer.progress.name)\" to \(url.path)"))]
     }
@@ -160,6 +187,8 @@ public struct Transfers: Sendable, Equatable {
     public mutating func cancelRequested(_ id: Int) -> [Action] {
         closeModal(id)
         guard var transfer = byID[id] else { return [] }
+        // Still waiting for a slot: there is no task to stop, nor anything to resume.
+        if transfer.isQueued { return cancelFromPanel(id) }
         let isUpload = transfer.progress.direction == .upload
         _ = isUpload ? transfer.progress.cancel() : transfer.progress.pause()
         byID[id] = transfer
@@ -208,12 +237,14 @@ public struct Transfers: Sendable, Equatable {
 
     // MARK: Helpers
 
-    private mutating func closeModal(_ id: Int) {
+    mutating func closeModal(_ id: Int) {
         if modalID == id { modalID = nil }
     }
 
-    /// A failure stays on record while its modal shows it; in the background it is only said.
+    /// A failure stays on record while its modal shows it; in the background it is only said
+    /// (and shown as a row of the Transfers panel).
     private mutating func keepFailure(_ transfer: PhotoTransfer) {
+        record(transfer)
         if transfer.isBackground || modalID != transfer.id {
             byID[transfer.id] = nil
         } else {

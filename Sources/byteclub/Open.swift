@@ -19,9 +19,11 @@ struct Open: AsyncParsableCommand {
 
     @OptionGroup var backend: BackendOptions
     @Option(help: "Where downloaded photos go (default: ~/Downloads/byteclub).") var downloadDir: String?
+    @Option(help: "How many uploads and downloads run at once, 1 to 16 (the rest wait in the queue).") var transfers = 3
     @Option(help: "How the viewer draws photos: auto (ask the terminal), kitty, iterm, sixel or symbols.") var images = "auto"
 
     func validate() throws {
+        guard (1...16).contains(transfers) else { throw ValidationError("bad --transfers \(transfers): use a number from 1 to 16") }
         guard ImagesOption(argument: images) != nil else {
             throw ValidationError("bad --images \"\(images)\": use auto, kitty, iterm, sixel or symbols")
         }
@@ -61,7 +63,7 @@ struct Open: AsyncParsableCommand {
 
         let downloads = downloadDir.map { URL(fileURLWithPath: $0) } ?? connected.downloadDirectory ?? Paths.downloads
         do {
-            try await MainActor.run { try UI.open(connected, downloads: downloads, images: ImagesOption(argument: images) ?? .auto) }
+            try await MainActor.run { try UI.open(connected, downloads: downloads, transfers: transfers, images: ImagesOption(argument: images) ?? .auto) }
         } catch {
             await connected.close()
             say("cannot open the terminal: \(error)")
@@ -91,12 +93,13 @@ enum UI {
     /// Kept alive for the life of the process.
     private static var current: (terminal: Terminal, app: ClubApp)?
 
-    static func open(_ backend: Backend, downloads: URL, images: ImagesOption = .auto) throws {
+    static func open(_ backend: Backend, downloads: URL, transfers: Int = 3, images: ImagesOption = .auto) throws {
         var options = Terminal.Options()
         options.images = images
         let terminal = try Terminal(options: options)
         var configuration = AppConfiguration()
         configuration.downloadDirectory = downloads
+        configuration.transfers = transfers
         configuration.layout = ClubLayout(folder: backend.folder)
         configuration.drafts = DraftStore(directory: Paths.drafts)
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))

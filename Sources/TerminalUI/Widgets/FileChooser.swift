@@ -3,12 +3,17 @@ import Foundation
 /// How a ``FileChooser`` ended.
 public enum FileChooserResult: Hashable, Sendable {
     case chosen(URL)
+    /// Enter with files marked (Space, `*`): the marked files.
+    case chosenMany([URL])
+    /// Ctrl-F: a folder and the images in it, for the owner to offer (asking first).
+    case folder(URL, files: [URL])
     case cancelled
 }
 
 /// The file chooser as a layer: a large dialog with the folder, its entries, a path field and
 /// an error line. It takes every key while open (except Ctrl and function keys, so quit and
-/// help still work) and reports the result once, after removing itself.
+/// help still work) and reports the result once, after removing itself. Marked files show a
+/// `✓` before their name, and the hint line counts them.
 ///
 /// ```
 /// ╭─ Upload a photo ─────────────────────────────────────────────────────╮
@@ -67,7 +72,8 @@ public final class FileChooser: Layer {
         let rows = state.entries.map { entry -> ListRow in
             if entry == FileChooserState.parentEntry { return ListRow(["..", ""]) }
             if entry.isDirectory { return ListRow([entry.name + "/", ""]) }
-            return ListRow([entry.name, entry.size.map(ByteFormat.size) ?? ""])
+            let name = state.isMarked(entry.name) ? "✓ " + entry.name : entry.name
+            return ListRow([name, entry.size.map(ByteFormat.size) ?? ""])
         }
         let columns = [ListColumn("Name"), ListColumn("Size", width: .fixed(9), alignment: .right, isSecondary: true)]
         ListView(columns: columns, rows: rows, emptyHint: "Empty folder", showsHeader: false)
@@ -78,7 +84,12 @@ public final class FileChooser: Layer {
             canvas.put(error, in: errorRow, alignment: .left, style: theme.error)
         }
         let toggle = state.showsAll ? "Ctrl-A images only" : "Ctrl-A all files"
-        canvas.put("Enter open · Backspace up · \(toggle) · Esc cancel", in: hint, alignment: .left, style: theme.muted)
+        if state.marked.isEmpty {
+            canvas.put("Enter open · Backspace up · \(toggle) · Esc cancel", in: hint, alignment: .left, style: theme.muted)
+        } else {
+            canvas.put("\(state.marked.count) marked · Enter upload them · Space unmark · Esc cancel", in: hint, alignment: .left,
+                       style: theme.accent)
+        }
     }
 
     public func handle(_ key: Key, context: LayerContext) -> EventResult {
@@ -86,6 +97,12 @@ public final class FileChooser: Layer {
         case .chosen(let url):
             context.dismiss()
             onResult(.chosen(url))
+        case .chosenMany(let urls):
+            context.dismiss()
+            onResult(.chosenMany(urls))
+        case .folder(let folder, let files):
+            context.dismiss()
+            onResult(.folder(folder, files: files))
         case .cancelled:
             context.dismiss()
             onResult(.cancelled)

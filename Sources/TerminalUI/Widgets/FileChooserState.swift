@@ -29,6 +29,10 @@ public enum FileChooserOutcome: Hashable, Sendable {
     case updated
     /// A readable file was chosen (an absolute file URL).
     case chosen(URL)
+    /// Enter with files marked: the marked files, in the order they were marked.
+    case chosenMany([URL])
+    /// Ctrl-F: a folder and the images in it (not in its subfolders), for the owner to offer.
+    case folder(URL, files: [URL])
     /// Esc.
     case cancelled
 
@@ -45,6 +49,11 @@ public enum FileChooserOutcome: Hashable, Sendable {
 ///   field it opens or chooses that path instead (relative to the folder shown, `~` is home);
 /// - Backspace with an empty field goes to the parent folder;
 /// - Ctrl-A shows all files instead of only those with an image extension;
+/// - Space marks or unmarks the file under the cursor (and moves down), `*` marks every image
+///   in the folder (or unmarks them when all are marked), while the path field is empty; Enter
+///   then chooses the marked files, unless the cursor is on a subfolder, which it opens
+///   (FileChooserState+Marks.swift);
+/// - Ctrl-F offers the folder under the cursor (or the one shown) with the images in it;
 /// - Esc cancels; anything printable goes into the path field.
 ///
 /// Problems (a folder that cannot be read, a typed path that does not exist, a file that is not
@@ -66,13 +75,16 @@ public struct FileChooserState: Sendable {
     /// Whether every file is listed and may be chosen, not only images.
     public private(set) var showsAll: Bool
     /// The message for the error line, cleared by the next key.
-    public private(set) var error: String?
+    public internal(set) var error: String?
+    /// The files marked with Space or `*`, in the order they were marked (absolute file URLs;
+    /// they stay marked when another folder is shown).
+    public internal(set) var marked: [URL] = []
     /// The extensions that count as images, lowercased and without the dot.
     public let extensions: [String]
     /// What `~` means in a typed path, and what the folder line abbreviates.
     public let homeDirectory: URL
 
-    private let lister: Lister
+    let lister: Lister
     /// The current folder's full listing, hidden entries included, for typed names.
     private var listing: [FileEntry] = []
 
@@ -101,7 +113,7 @@ public struct FileChooserState: Sendable {
 
     /// What the chooser's keys do (printable characters go to the path field).
     public enum Action: Hashable, Sendable {
-        case up, down, pageUp, pageDown, first, last, open, parent, toggleAll, cancel
+        case up, down, pageUp, pageDown, first, last, open, parent, toggleAll, cancel, mark, markAll, folder
     }
 
     /// The chooser's keys, for dispatch and help. No plain letters: those are typed into the path.
@@ -115,6 +127,9 @@ public struct FileChooserState: Sendable {
         .init([.enter], .open, "Open the folder or choose the file (or the typed path)"),
         .init([.backspace], .parent, "Parent folder (when the path field is empty)"),
         .init([.ctrl("a")], .toggleAll, "Show all files / only images"),
+        .init([.char(" ")], .mark, "Mark or unmark the file (Enter uploads the marked ones)"),
+        .init([.char("*")], .markAll, "Mark every image in the folder"),
+        .init([.ctrl("f")], .folder, "Upload every image in the folder (asks first)"),
         .init([.escape], .cancel, "Cancel"),
     ])
 
@@ -142,7 +157,7 @@ public struct FileChooserState: Sendable {
     @discardableResult
     public mutating func handle(_ key: Key) -> FileChooserOutcome {
         let action = Self.bindings.action(for: key)
-        if action == .parent, !input.text.isEmpty {
+        if action == .parent || action == .mark || action == .markAll, !input.text.isEmpty {
             return editField(key)
         }
         guard let action else { return editField(key) }
@@ -166,7 +181,19 @@ public struct FileChooserState: Sendable {
             return .cancelled
         case .open:
             error = nil
+            // With files marked, Enter uploads them; only a subfolder under the cursor still opens.
+            let onSubfolder = selectedEntry.map { $0.isDirectory && $0 != Self.parentEntry } ?? false
+            if input.text.isEmpty, !marked.isEmpty, !onSubfolder { return .chosenMany(marked) }
             return input.text.isEmpty ? openSelected() : openTyped()
+        case .mark:
+            error = nil
+            toggleMark()
+        case .markAll:
+            error = nil
+            markAllImages()
+        case .folder:
+            error = nil
+            return offerFolder()
         }
         return .updated
     }
@@ -205,7 +232,7 @@ public struct FileChooserState: Sendable {
         }
     }
 
-    private mutating func moveSelection(to position: Int) {
+    mutating func moveSelection(to position: Int) {
         list.selected = entries.isEmpty ? 0 : min(max(0, position), entries.count - 1)
     }
 
@@ -271,7 +298,7 @@ public struct FileChooserState: Sendable {
     // MARK: Listing
 
     /// Lists `url` and makes it the folder shown; returns an error message instead on failure.
-    private mutating func load(_ url: URL) -> String? {
+    mutating func load(_ url: URL) -> String? {
         do {
             let listed = try lister(url)
             directory = url
@@ -306,7 +333,7 @@ public struct FileChooserState: Sendable {
         if let name, let index = entries.firstIndex(where: { $0.name == name }) { list.selected = index }
     }
 
-    private func isImage(_ name: String) -> Bool {
+    func isImage(_ name: String) -> Bool {
         let ext = (name as NSString).pathExtension.lowercased()
         return !ext.isEmpty && extensions.contains(ext)
     }

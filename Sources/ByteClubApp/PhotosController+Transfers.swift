@@ -1,0 +1,109 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// Many transfers: the batch from the file chooser (marked files, a whole folder), the
+/// Transfers panel's commands, and the actions of the queue that start and restart tasks.
+extension PhotosController {
+    // MARK: Batches
+
+    /// Enter in the chooser with files marked: every one queued, none shown in the modal
+    /// (`T` shows them all); one alone is uploaded as before, with the modal.
+    func upload(_ files: [URL]) {
+        guard files.count > 1 else {
+            if let file = files.first { upload(file) }
+            return
+        }
+        var problems: [String] = []
+        var queued = 0
+        for file in files {
+            if let problem = Self.uploadProblem(file) {
+                problems.append(problem)
+            } else if upload(file, showsModal: false) {
+                queued += 1
+            }
+        }
+        var text = "Uploading \(queued) photo\(queued == 1 ? "" : "s"), \(state.transfers.limit) at once · T shows them"
+        if let first = problems.first {
+            text += " · \(problems.count) skipped: \(first)"
+            context.say(.error(text))
+        } else {
+            context.say(StatusMessage(text))
+        }
+    }
+
+    /// Ctrl-F in the chooser: asks, with the count, before uploading every image of `folder`.
+    func offerFolder(_ folder: URL, files: [URL]) {
+        let count = files.count
+        let name = TerminalSafe.escape(folder.lastPathComponent.isEmpty ? folder.path : folder.lastPathComponent)
+        let modal = Modal(title: "Upload a folder?",
+                          body: ["Upload the \(count) photo\(count == 1 ? "" : "s") in \"\(name)\"?", "\(state.transfers.limit) run at once; T shows them."],
+                          buttons: ["Upload", "Cancel"], width: 56)
+        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+            if choice == 0 { self?.upload(files) }
+        })
+    }
+
+    // MARK: The panel
+
+    /// `T` in either list: the Transfers panel.
+    func showTransfersPanel() {
+        if let panel, context.compositor.contains(panel) { return }
+        let layer = TransfersPanel(model: context.model)
+        layer.onAction = { [weak self, weak layer] action, id in
+            guard let self, let layer else { return }
+            self.panelAction(action, id: id, panel: layer)
+        }
+        panel = layer
+        context.present(layer)
+    }
+
+    private func panelAction(_ action: TransfersPanel.Action, id: Int?, panel layer: TransfersPanel) {
+        switch action {
+        case .close:
+            context.dismiss(layer)
+            panel = nil
+        case .clear:
+            apply {
+                $0.clearFinished()
+                return []
+            }
+        case .cancel, .pause, .retry:
+            guard let id else {
+                context.say(StatusMessage("No transfers yet"))
+                return
+            }
+            switch action {
+            case .cancel: apply { $0.cancelFromPanel(id) }
+            case .pause: apply { $0.pauseOrResume(id) }
+            default: apply { $0.retry(id) }
+            }
+        }
+    }
+
+    // MARK: Queue actions
+
+    /// Carries out the queue's own actions; ``perform(_:)`` hands them here.
+    func performQueueAction(_ action: Transfers.Action) {
+        switch action {
+        case .startTask(let id):
+            starters.removeValue(forKey: id)?()
+        case .discardDownload(let path, let part):
+            configuration.pausedDownloads?.remove(path)
+            context.update { $0.paused[path.lowercased()] = nil }
+            // A file only: never a folder, and a link is removed, not followed.
+            unlink(part.path)
+        case .download(let path):
+            let lower = path.lowercased()
+            guard let entry = state.photos.entries.first(where: { $0.pathLower == lower }) else {
+                context.say(.error("\"\(TerminalSafe.escape((path as NSString).lastPathComponent))\" is no longer in the club; r refreshes the list"))
+                return
+            }
+            download(entry, showsModal: false)
+        case .upload(let file):
+            upload(file, showsModal: false)
+        default:
+            break
+        }
+    }
+}

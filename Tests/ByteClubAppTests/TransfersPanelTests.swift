@@ -1,0 +1,155 @@
+import ByteClubApp
+import Foundation
+import Remote
+import TerminalUI
+import TestSupport
+import XCTest
+
+/// The Transfers panel (`T`) drawn at sizes down to the "too small" limit, its keys, and many
+/// uploads at once from marks in the file chooser against a real club server.
+@MainActor
+final class TransfersPanelTests: XCTestCase {
+    var club: SampleClubServer?
+    var scratch: URL!
+
+    override func setUp() async throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-transfers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() async throws {
+        await club?.close()
+        club = nil
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    private func transfer(_ id: Int, _ direction: TransferProgress.Direction, _ name: String) -> PhotoTransfer {
+        PhotoTransfer(id: id, progress: TransferProgress(direction: direction, name: name, total: 4_000_000),
+                      remotePath: "/byteclub/photos/" + name, local: URL(fileURLWithPath: "/tmp/" + name))
+    }
+
+    /// Every state a row can be in, with fixed figures: done, failed, three running (one named
+    /// with an escape sequence), one queued, one paused.
+    private func sampleTransfers() -> Transfers {
+        var machine = Transfers()
+        machine.limit = 3
+        let entry = RemoteEntry(kind: .file, name: "alps-sunrise.jpg", path: "/byteclub/photos/alps-sunrise.jpg", rev: "1", size: 4_000_000)
+        _ = machine.enqueue(transfer(1, .upload, "alps-sunrise.jpg"), showsModal: false)
+        _ = machine.enqueue(transfer(2, .upload, "coast-noon.jpg"), showsModal: false)
+        _ = machine.enqueue(transfer(3, .download, "city-dusk.jpg"), showsModal: false)
+        _ = machine.enqueue(transfer(4, .upload, "trip-day-2-a-very-long-name-for-a-panorama.jpg"), showsModal: false)
+        _ = machine.enqueue(transfer(5, .upload, "evil\u{1B}[2J.jpg"), showsModal: false)
+        _ = machine.enqueue(transfer(6, .download, "desk-at-night.jpg"), showsModal: false)
+        _ = machine.progressed(1, done: 0, expected: 4_000_000, at: 10)
+        _ = machine.uploadFinished(1, .success(entry), at: 14)
+        _ = machine.uploadFinished(2, .failure(.network("Connection reset")), at: 14)
+        for (id, done) in [(3, 1_720_000), (4, 1_000_000), (5, 400_000)] {
+            _ = machine.progressed(id, done: 0, expected: 4_000_000, at: 10)
+            _ = machine.progressed(id, done: Int64(done), expected: 4_000_000, at: 12)
+        }
+        _ = machine.enqueue(transfer(7, .upload, "waiting.jpg"), showsModal: false)
+        _ = machine.pauseOrResume(6)
+        _ = machine.downloadFinished(6, .failure(.cancelled), resumable: true)
+        return machine
+    }
+
+    private func fakeHarness() async -> Harness {
+        let harness = Harness(store: FakeStore(files: []))
+        await harness.start()
+        return harness
+    }
+
+    func testThePanelAtEverySize() async throws {
+        let harness = await fakeHarness()
+        harness.app.update { $0.transfers = self.sampleTransfers() }
+        harness.press(.char("T"))
+        XCTAssertTrue(harness.compositor.top is TransfersPanel)
+        for (width, height) in [(120, 36), (80, 24), (40, 10)] {
+            let canvas = harness.render(width: width, height: height)
+            XCTAssertNil(canvas.dump().range(of: "\u{1B}"), "no raw escape from a name")
+            assertSnapshot(canvas, named: "transfers-\(width)x\(height)")
+        }
+        let wide = harness.render(width: 120, height: 36).dump()
+        for word in ["queued", "running", "paused", "done", "failed", "43%", "25%", "10%", "evil\\x1b[2J.jpg", "Transfers ↑3 ↓1 19%"] {
+            XCTAssertTrue(wide.contains(word), "the panel shows \(word)")
+        }
+        // Below the minimum, the notice, never a half-drawn panel.
+        for (width, height) in [(39, 10), (30, 8), (12, 3), (1, 1), (0, 0)] {
+            let canvas = harness.render(width: width, height: height)
+            XCTAssertEqual(canvas.size, Size(width: width, height: height))
+            XCTAssertFalse(canvas.dump().contains("Transfers"), "\(width)×\(height)")
+        }
+        assertSnapshot(harness.render(width: 39, height: 10), named: "transfers-too-small-39x10")
+    }
+
+    func testThePanelsKeys() async throws {
+        let harness = await fakeHarness()
+        harness.app.update { $0.transfers = self.sampleTransfers() }
+        harness.press(.char("T"))
+        // The first row is selected: 1 is done.
+        harness.press(.char("c"))
+        XCTAssertTrue(harness.app.state.message?.text.contains("has ended already") ?? false)
+        harness.press(.down, .char("r"))
+        XCTAssertNil(harness.app.state.transfers.rows.first { $0.id == 2 }, "the failed upload is asked for again")
+        XCTAssertTrue(harness.app.state.message?.text.hasPrefix("No such file") ?? false, "its file is gone: said, not lost in silence")
+        // Now on 3 (running): down to 7, the queued one, and Esc cancels it.
+        harness.press(.end, .escape)
+        XCTAssertEqual(harness.app.state.transfers.rows.first { $0.id == 7 }?.rowState, .cancelled)
+        harness.press(.char("x"))
+        XCTAssertEqual(harness.app.state.transfers.rows.map(\.id), [3, 4, 5, 6], "finished rows cleared, paused kept")
+        XCTAssertTrue(harness.compositor.top is TransfersPanel, "Esc cancelled, it did not close the panel")
+        harness.press(.char("T"))
+        XCTAssertFalse(harness.compositor.top is TransfersPanel)
+        harness.press(.char("T"))
+        harness.press(.char("q"))
+        XCTAssertFalse(harness.compositor.top is TransfersPanel)
+        XCTAssertNil(harness.quitStatus, "q closes the panel, it does not quit")
+    }
+
+    func testMarkedFilesUploadTogetherWithinTheLimit() async throws {
+        let club = try await SampleClubServer()
+        self.club = club
+        let photos = club.base.appendingPathComponent("club/byteclub/photos")
+        let folder = scratch.appendingPathComponent("trip")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let source = try Data(contentsOf: photos.appendingPathComponent("coast-noon.jpg"))
+        for n in 1...3 { try source.write(to: folder.appendingPathComponent("trip-\(n).jpg")) }
+        let harness = Harness(store: club.store()) { configuration in
+            configuration.uploadStartDirectory = folder
+            configuration.transfers = 2
+        }
+        await harness.start()
+        harness.press(.char("2"), .char("u"))
+        XCTAssertTrue(harness.compositor.top is FileChooser)
+        harness.press(.char("*"))
+        harness.press(.enter)
+        XCTAssertFalse(harness.compositor.top is FileChooser)
+        XCTAssertFalse(harness.compositor.top is TransferModal, "a batch runs without the modal")
+        XCTAssertEqual(harness.app.state.transfers.slotsInUse, 2, "two at once")
+        XCTAssertEqual(harness.app.state.transfers.queued.count, 1)
+        XCTAssertEqual(harness.app.state.message?.text, "Uploading 3 photos, 2 at once · T shows them")
+        await harness.waitUntil("all three uploaded") { harness.app.state.transfers.rows.filter { $0.rowState == .done }.count == 3 }
+        for n in 1...3 { XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("trip-\(n).jpg")), source) }
+        XCTAssertEqual(harness.app.state.runningTransfers, 0)
+    }
+
+    func testCtrlFOffersAFolderWithItsCount() async throws {
+        let club = try await SampleClubServer()
+        self.club = club
+        let folder = scratch.appendingPathComponent("day")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let photos = club.base.appendingPathComponent("club/byteclub/photos")
+        let source = try Data(contentsOf: photos.appendingPathComponent("city-dusk.jpg"))
+        for n in 1...2 { try source.write(to: folder.appendingPathComponent("day-\(n).jpg")) }
+        try Data("x".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        let scratch = self.scratch!
+        let harness = Harness(store: club.store()) { $0.uploadStartDirectory = scratch }
+        await harness.start()
+        harness.press(.char("2"), .char("u"), .down, .ctrl("f"))
+        XCTAssertTrue(harness.compositor.top is DialogLayer)
+        XCTAssertTrue(harness.render(width: 80, height: 24).dump().contains("Upload the 2 photos in \"day\"?"))
+        harness.press(.enter)
+        await harness.waitUntil("both uploaded") { harness.app.state.transfers.rows.filter { $0.rowState == .done }.count == 2 }
+        XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("day-2.jpg")), source)
+    }
+}

@@ -167,6 +167,17 @@ extension MainScreen {
         case .failed(let why):
             canvas.put("✗ " + why, in: picture.row(picture.height / 2), alignment: .center, style: canvas.theme.error)
         case .ready(let image):
+            // Kitty and iTerm2 take one picture cheaply; sixels would need a repaint at each
+            // change of the list, so sixel terminals keep the symbols here (docs/architecture.md).
+            if let graphics = configuration.graphics, graphics.mode == .kitty || graphics.mode == .iterm, graphics.showsPixels(for: self) {
+                let size = CellImage.size(ofImageWidth: image.width, height: image.height, columns: picture.width, rows: picture.height)
+                let rect = Rect(x: picture.x + (picture.width - size.width) / 2, y: picture.y + (picture.height - size.height) / 2,
+                                width: size.width, height: size.height)
+                graphics.place(key: "preview\n" + Thumbnails.key(entry, size: previews.size), at: rect) {
+                    PixelImage(width: image.width, height: image.height, bytes: image.pixels)
+                }
+                return
+            }
             let depth = canvas.colorDepth
             let key = "preview\n" + Thumbnails.key(entry, size: previews.size) + "\(picture.width)x\(picture.height)\(depth)"
             let cells = cellCache[key] ?? CellImage.render(PixelImage(width: image.width, height: image.height, bytes: image.pixels),

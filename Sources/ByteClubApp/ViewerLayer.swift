@@ -50,7 +50,11 @@ final class ViewerLayer: Layer {
         self.graphics = graphics
     }
 
-    private var mode: PixelMode { graphics?.mode ?? .symbols }
+    /// Pixels only while nothing is drawn over the viewer (the transfer modal, help).
+    private var mode: PixelMode {
+        guard let graphics, graphics.showsPixels(for: self) else { return .symbols }
+        return graphics.mode
+    }
 
     // MARK: Drawing
 

@@ -160,6 +160,7 @@ public final class Terminal {
     public func redrawNow() {
         redrawScheduled = false
         graphics.beginFrame()
+        graphics.topLayer = compositor.top
         canvas.beginFrame()
         compositor.render(into: canvas)
         canvas.endFrame()

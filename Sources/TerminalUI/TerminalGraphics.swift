@@ -112,6 +112,9 @@ public final class TerminalGraphics {
     public var tmuxWithoutPassthrough = false
     /// Called when ``mode`` changes (the app draws again).
     public var onChange: (@MainActor () -> Void)?
+    /// The top layer of this frame (set by ``Terminal``): pictures sit above every cell, so
+    /// only the top layer may place them, or they would hide a dialog drawn over them.
+    public weak var topLayer: (any Layer)?
 
     private var requested: [(placement: Placement, image: () -> PixelImage?)] = []
     private var shown: [Placement] = []
@@ -134,6 +137,12 @@ public final class TerminalGraphics {
 
     /// Starts a frame: nothing is placed until layers say so.
     public func beginFrame() { requested.removeAll(keepingCapacity: true) }
+
+    /// Whether `layer` should draw its pictures as pixels this frame: the mode has pixels and
+    /// nothing is drawn over the layer (without a ``topLayer``, as in tests, any layer may).
+    public func showsPixels(for layer: any Layer) -> Bool {
+        mode.isPixels && (topLayer == nil || topLayer === layer)
+    }
 
     /// Forgets what the terminal shows, so the next frame sends every picture again.
     public func invalidate() { stale = true }

@@ -8,6 +8,7 @@ import Glibc
 // ui-bench merge [N]  three-way merges of two edited copies of a 1 MiB, 20,000-line note
 // ui-bench demo       an interactive demo on the real terminal, for manual and tmux checks
 // ui-bench images [N] thumbnail-to-cells benchmark; `ui-bench images demo [SHIFT]` shows them on the terminal
+// ui-bench viewer [N] the photo viewer's pan step on a 16000×2000 panorama at 200×60 cells
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "demo":
@@ -26,9 +27,11 @@ case "images" where arguments.count > 1 && arguments[1] == "demo":
     dispatchMain()
 case "images":
     ImageBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
+case "viewer":
+    ViewerBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 200 : 200)
 case "-h", "--help", "help":
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]]")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]] | viewer [ITERATIONS]")
 default:
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]]")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]] | viewer [ITERATIONS]")
     exit(2)
 }

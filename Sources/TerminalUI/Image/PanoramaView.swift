@@ -115,7 +115,7 @@ public struct PanoramaViewport: Equatable, Sendable {
 /// step turns only the visible window into cells.
 ///
 /// A pan step at 200×60 cells on a 16000×2000 panorama crops a 200×116-pixel window of the
-/// picture scaled for the zoom and hands chafa just that (see `ui-bench viewer`).
+/// picture scaled for the zoom and turns just that into cells (see `ui-bench viewer`).
 public final class PanoramaPicture: @unchecked Sendable {
     // @unchecked: used from the main actor only; Sendable so that a decoded picture made on
     // a worker can be handed to it, after which the worker keeps no reference.
@@ -127,7 +127,12 @@ public final class PanoramaPicture: @unchecked Sendable {
     }
 
     /// The visible window as cells (symbols mode: the viewport's cells are 1×2 pixels).
-    public func cells(_ viewport: PanoramaViewport, depth: ColorDepth, renderer: CellImage.Renderer = .chafa) -> CellImage {
+    ///
+    /// The half-block renderer by default: a pan step redraws the whole screen, and chafa,
+    /// which works at 8×8 pixels a cell to pick among its symbols, takes ten times longer at
+    /// 200×60 (`ui-bench viewer`), past a frame's 16 ms; `▀` in two colors already shows every
+    /// pixel the cells can.
+    public func cells(_ viewport: PanoramaViewport, depth: ColorDepth, renderer: CellImage.Renderer = .halfBlock) -> CellImage {
         let width = viewport.contentColumns * viewport.cellWidth, height = viewport.contentRows * viewport.cellHeight
         let image: PixelImage
         if let scaled, scaled.width == width, scaled.height == height {

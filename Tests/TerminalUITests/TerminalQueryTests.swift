@@ -133,6 +133,24 @@ final class TerminalGraphicsTests: XCTestCase {
         XCTAssertFalse(frame(graphics, key: nil).needsRepaint, "once")
     }
 
+    func testAResizeOrCtrlLSendsThemAgain() async {
+        let kitty = TerminalGraphics(mode: .kitty)
+        _ = frame(kitty, key: "a")
+        kitty.invalidate()  // what a resize does
+        let again = String(decoding: frame(kitty, key: "a").bytes, as: UTF8.self)
+        XCTAssertTrue(again.hasPrefix("\u{1B}_Ga=d,q=2\u{1B}\\") && again.contains("a=T"), "deleted and sent again")
+
+        let sixel = TerminalGraphics(mode: .sixel, cellSize: Size(width: 8, height: 16))
+        _ = frame(sixel, key: "a")
+        sixel.screenWasRepainted()  // Ctrl-L: curses repainted over it
+        let repainted = frame(sixel, key: "a")
+        XCTAssertFalse(repainted.needsRepaint, "the repaint already erased it")
+        XCTAssertTrue(String(decoding: repainted.bytes, as: UTF8.self).contains("\u{1B}P"), "drawn again")
+        sixel.invalidate()  // a resize: the old one must go first
+        XCTAssertTrue(frame(sixel, key: "a").needsRepaint)
+        XCTAssertTrue(String(decoding: frame(sixel, key: "a").bytes, as: UTF8.self).contains("\u{1B}P"))
+    }
+
     func testSymbolsPlaceNothing() async {
         let graphics = TerminalGraphics(mode: .symbols)
         XCTAssertEqual(frame(graphics, key: "a"), TerminalGraphics.FrameOutput())

@@ -211,6 +211,8 @@ final class PhotosController {
             perform(actions)
             return
         }
+        // The rest (the next queued transfer's start) goes on while this one is placed below.
+        perform(actions.filter { $0 != .placeDownload(id) })
         let local = SafeName.sanitized(entry.name)
         do {
             let final = try Self.placeUnique(transfer.local, in: directory, name: local)

@@ -106,6 +106,16 @@ final class TransfersPanelTests: XCTestCase {
         XCTAssertNil(harness.quitStatus, "q closes the panel, it does not quit")
     }
 
+    func testQuittingAsksOnceForEveryTransferNotOver() async throws {
+        let harness = await fakeHarness()
+        harness.app.update { $0.transfers = self.sampleTransfers() }
+        XCTAssertEqual(harness.app.state.runningTransfers, 4, "three running and one queued")
+        harness.press(.char("q"))
+        XCTAssertTrue(harness.compositor.top is DialogLayer)
+        XCTAssertTrue(harness.render(width: 120, height: 36).dump().contains("4 transfers are still running"))
+        XCTAssertNil(harness.quitStatus)
+    }
+
     func testMarkedFilesUploadTogetherWithinTheLimit() async throws {
         let club = try await SampleClubServer()
         self.club = club
@@ -131,6 +141,34 @@ final class TransfersPanelTests: XCTestCase {
         await harness.waitUntil("all three uploaded") { harness.app.state.transfers.rows.filter { $0.rowState == .done }.count == 3 }
         for n in 1...3 { XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("trip-\(n).jpg")), source) }
         XCTAssertEqual(harness.app.state.runningTransfers, 0)
+    }
+
+    func testASecondDownloadWaitsForTheSlotAndThenRuns() async throws {
+        let club = try await SampleClubServer()
+        self.club = club
+        let downloads = scratch.appendingPathComponent("downloads")
+        let resume = scratch.appendingPathComponent("resume")
+        let harness = Harness(store: club.store()) { configuration in
+            configuration.downloadDirectory = downloads
+            configuration.pausedDownloads = PausedDownloads(directory: resume)
+            configuration.transfers = 1
+        }
+        await harness.start()
+        harness.press(.char("2"), .enter)
+        XCTAssertTrue(harness.compositor.top is TransferModal, "the transfer just asked for shows in the modal")
+        harness.press(.char("b"), .down, .enter)
+        let second = harness.app.state.transfers.rows.last
+        XCTAssertEqual(harness.app.state.transfers.rows.count, 2)
+        // The keys ran in one turn of the main queue: the first cannot have ended meanwhile.
+        XCTAssertEqual(harness.app.state.transfers.rows.first?.rowState, .running)
+        XCTAssertEqual(second?.rowState, .queued, "one at a time")
+        XCTAssertTrue(harness.app.state.message?.text.contains("waits for a free slot (1 at once)") ?? false)
+        harness.press(.char("b"))
+        await harness.waitUntil("both downloaded") { harness.app.state.transfers.rows.filter { $0.rowState == .done }.count == 2 }
+        let photos = club.base.appendingPathComponent("club/byteclub/photos")
+        for name in ["desk-at-night.jpg", "coast-noon.jpg"] {
+            XCTAssertEqual(try Data(contentsOf: downloads.appendingPathComponent(name)), try Data(contentsOf: photos.appendingPathComponent(name)))
+        }
     }
 
     func testCtrlFOffersAFolderWithItsCount() async throws {

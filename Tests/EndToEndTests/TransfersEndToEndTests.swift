@@ -97,6 +97,22 @@ final class TransfersEndToEndTests: XCTestCase {
         tmux.waitFor("the panel closed") { !$0.contains("Esc/c cancel · p pause/resume") }
     }
 
+    func testTransfersOutsideOneToSixteenIsRefused() throws {
+        for bad in ["0", "17", "-2"] {
+            let process = Process()
+            process.executableURL = try AppHarness.binary
+            process.arguments = ["--data-dir", app.club.path, "--transfers=\(bad)"]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = Pipe()
+            try process.run()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 64, said)
+            XCTAssertTrue(said.contains("bad --transfers \(bad): use a number from 1 to 16"), said)
+        }
+    }
+
     func testStarMarksThreePhotosThatUploadAtOnceAndOneIsCancelled() throws {
         let files = try makeTrip()
         let tmux = try openTripInTheChooser()

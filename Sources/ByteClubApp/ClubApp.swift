@@ -120,6 +120,8 @@ public final class ClubApp {
 
     /// Stops the live updates (the longpolls in flight are cancelled); quitting does it too.
     public func stopLiveUpdates() { live.stop() }
+    /// Failures in a row of `tab`'s live updates (each schedules the next try in the same turn).
+    public func liveFailuresInARow(_ tab: Tab) -> Int { live.failuresInARow(tab) }
 
     // MARK: What the executable, the tests and the benchmarks drive
 

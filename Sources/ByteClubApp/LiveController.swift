@@ -35,6 +35,8 @@ final class LiveController {
     }
 
     private var feeds: [Tab: Feed] = [:]
+    /// Failures in a row of `tab`'s loop; its next try is scheduled in the same turn that counts one.
+    func failuresInARow(_ tab: Tab) -> Int { feeds[tab]?.failures ?? 0 }
     private(set) var isRunning = false
     /// The account of this app's token, so its own saves are not announced as news.
     private(set) var me: String?

@@ -138,17 +138,24 @@ final class LiveClubTests: XCTestCase {
         let effects = ManualEffects()
         let harness = Harness(store: store, effects: effects)
         await harness.start()
-        await harness.waitUntil("both tabs asked once") { store.asked == 2 }
+        // The store counts a try when it is asked; the retry is scheduled only when the failure
+        // reaches the app: wait for that too, or the clock moves before the timer exists.
+        func retriesScheduled(_ round: Int) -> Bool {
+            Tab.allCases.allSatisfy { harness.app.liveFailuresInARow($0) == round }
+        }
+        await harness.waitUntil("both tabs asked once") { store.asked == 2 && retriesScheduled(1) }
         XCTAssertEqual(harness.app.state.message?.text, "1 note", "no error on screen")
         // Each tab waits 0.5 s, then 1 s, 2 s, 4 s: no busy loop while the server is down.
         var expected = 2
-        for wait in [0.5, 1, 2, 4] {
+        for (round, wait) in [0.5, 1, 2, 4].enumerated() {
+            await harness.waitUntil("retries scheduled") { retriesScheduled(round + 1) }
             effects.advance(by: .milliseconds(Int(wait * 1000) - 10))
             XCTAssertEqual(store.asked, expected, "asked again before \(wait) s")
             effects.advance(by: .milliseconds(10))
             expected += 2
             await harness.waitUntil("asked again after \(wait) s") { store.asked == expected }
         }
+        await harness.waitUntil("the last retry scheduled") { retriesScheduled(5) }
         XCTAssertEqual(harness.app.state.message?.text, "1 note")
         harness.press(.char("q"))
         effects.advance(by: .seconds(60))

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where a panorama sits in an area of cells: how far it is zoomed and how far it is panned.
 ///
 /// At zoom 1 the picture's height fills the area's height, so a panorama is wider than the
@@ -116,11 +118,12 @@ public struct PanoramaViewport: Equatable, Sendable {
 ///
 /// A pan step at 200×60 cells on a 16000×2000 panorama crops a 200×116-pixel window of the
 /// picture scaled for the zoom and turns just that into cells (see `ui-bench viewer`).
-public final class PanoramaPicture: @unchecked Sendable {
-    // @unchecked: used from the main actor only; Sendable so that a decoded picture made on
-    // a worker can be handed to it, after which the worker keeps no reference.
+public final class PanoramaPicture: Sendable {
     public let source: PixelImage
-    private var scaled: (width: Int, height: Int, image: PixelImage)?
+    /// The picture scaled for the last zoom asked for. A worker decodes the picture and hands it
+    /// to the UI, which alone asks for cells, so the lock is never contended; it only makes the
+    /// hand-over safe without an unchecked promise.
+    private let scaled = Mutex<(width: Int, height: Int, image: PixelImage)?>(nil)
 
     public init(_ source: PixelImage) {
         self.source = source
@@ -134,12 +137,11 @@ public final class PanoramaPicture: @unchecked Sendable {
     /// pixel the cells can.
     public func cells(_ viewport: PanoramaViewport, depth: ColorDepth, renderer: CellImage.Renderer = .halfBlock) -> CellImage {
         let width = viewport.contentColumns * viewport.cellWidth, height = viewport.contentRows * viewport.cellHeight
-        let image: PixelImage
-        if let scaled, scaled.width == width, scaled.height == height {
-            image = scaled.image
-        } else {
-            image = source.scaled(toWidth: width, height: height)
+        let image = scaled.withLock { scaled in
+            if let scaled, scaled.width == width, scaled.height == height { return scaled.image }
+            let image = source.scaled(toWidth: width, height: height)
             scaled = (width, height, image)
+            return image
         }
         let window = image.cropped(x: viewport.offset * viewport.cellWidth, y: viewport.rowOffset * viewport.cellHeight,
                                    width: viewport.shownColumns * viewport.cellWidth, height: viewport.shownRows * viewport.cellHeight)

@@ -232,16 +232,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
             } catch {
                 if Task.isCancelled || error == .cancelled { throw .cancelled }
                 tries += 1
-                var wait = retry.delay(afterAttempt: tries - 1)
-                switch error {
-                case .rateLimited(let seconds):
-                    guard seconds <= retry.maxRetryAfter, tries < retry.maxAttempts else { throw error }
-                    wait = seconds
-                default:
-                    guard idempotent, error.isTransient, tries < retry.maxAttempts else { throw error }
-                }
-                logger.debug("retrying after \(error.message) in \(String(format: "%.2f", wait)) s")
-                do { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) } catch { throw .cancelled }
+                try await retry.pause(after: error, tries: tries, idempotent: idempotent, logger: logger)
             }
         }
     }

@@ -7,16 +7,11 @@ import Foundation
 struct CLIBench: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "cli", abstract: "byteclub put/get vs curl on the same upload_session and download endpoints.")
 
-    @Option(help: "File size.") var size: String = "1GiB"
-    @Option(help: "Runs per row; the table shows the median.") var runs: Int = 3
-    @Option(help: "The byteclub binary (default: next to this one).") var byteclub: String?
-    @Option(help: "The curl CLI.") var curl: String = "/usr/bin/curl"
+    @OptionGroup var options: CLIBenchOptions
 
     func run() throws {
-        guard let bytes = parseSize(size), bytes > 0 else { throw ValidationError("bad --size \(size)") }
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let binary = byteclub ?? URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("byteclub").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else { throw ValidationError("build byteclub first (\(binary))") }
+        let (bytes, binary) = try options.resolve()
+        let (runs, curl) = (options.runs, options.curl)
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("cli-bench-\(getpid())")
         let root = base.appendingPathComponent("club")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)

@@ -10,16 +10,11 @@ import Glibc
 struct WebDAVBench: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "webdav", abstract: "byteclub put/get vs curl -T/-o on the same rclone serve webdav.")
 
-    @Option(help: "File size.") var size: String = "1GiB"
-    @Option(help: "Runs per row; the table shows the median.") var runs: Int = 3
-    @Option(help: "The byteclub binary (default: next to this one).") var byteclub: String?
-    @Option(help: "The curl CLI.") var curl: String = "/usr/bin/curl"
+    @OptionGroup var options: CLIBenchOptions
 
     func run() throws {
-        guard let bytes = parseSize(size), bytes > 0 else { throw ValidationError("bad --size \(size)") }
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let binary = byteclub ?? URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("byteclub").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else { throw ValidationError("build byteclub first (\(binary))") }
+        let (bytes, binary) = try options.resolve()
+        let (runs, curl) = (options.runs, options.curl)
         let server = try RcloneWebDAV(user: "bench")
         defer { server.remove() }
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)

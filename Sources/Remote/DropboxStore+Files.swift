@@ -133,44 +133,21 @@ extension DropboxStore {
 
     private func downloadOnce(_ request: Request, path: String, resumeData: Data?, destination: URL, progress: ProgressHandler?,
                               onResumeData: (@Sendable (Data) -> Void)?) async -> DownloadAttempt {
-        let box = TaskBox()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<DownloadAttempt, Never>) in
-                let handler: @Sendable (URL?, HTTPResponse?, TransferError?) -> Void = { location, response, error in
-                    continuation.resume(returning: Self.finishDownload(location: location, response: response, error: error,
-                                                                       path: path, destination: destination, task: box.task))
-                }
-                let task: TransferTask
-                if let resumeData, var decoded = try? ResumeData.decode(resumeData).get() {
-                    // Resume data never stores the token; add the current one. The endpoint is
-                    // today's too: an embedded server listens on a new port in every run.
-                    decoded.url = request.url
-                    decoded.headers["Authorization"] = request.header("Authorization")
-                    decoded.headers["Dropbox-API-Arg"] = request.header("Dropbox-API-Arg")
-                    task = session.downloadTask(withResumeData: decoded.encoded(), completionHandler: handler)
-                } else {
-                    task = session.downloadTask(with: request, completionHandler: handler)
-                }
-                if let progress { router.register(task, progress) }
-                var resumeSink: (@Sendable (Data?) -> Void)? = nil
-                if let sink = onResumeData {
-                    resumeSink = { @Sendable (data: Data?) -> Void in if let data { sink(data) } }
-                }
-                box.set(task, resumeData: resumeSink)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
-        }
+        await session.runDownload(request, resumeData: resumeData, rebase: { decoded in
+            // Resume data never stores the token; add the current one. The endpoint is
+            // today's too: an embedded server listens on a new port in every run.
+            decoded.url = request.url
+            decoded.headers["Authorization"] = request.header("Authorization")
+            decoded.headers["Dropbox-API-Arg"] = request.header("Dropbox-API-Arg")
+        }, router: router, progress: progress, onResumeData: onResumeData, failure: { error, response in
+            Self.remoteError(error, response: response, path: path)
+        }, finish: { location, response in
+            Self.finishDownload(location: location, response: response, destination: destination)
+        })
     }
 
-    /// Turns a download task's outcome into an attempt result, placing the file on success.
-    private static func finishDownload(location: URL?, response: HTTPResponse?, error: TransferError?, path: String,
-                                       destination: URL, task: TransferTask?) -> DownloadAttempt {
-        if let error {
-            return .failure(remoteError(error, response: response, path: path), partial: task?.resumeDataAfterFailure)
-        }
-        guard let location, let response else { return .failure(.server(status: 0, detail: "no response"), partial: nil) }
+    /// Places a finished download and describes it from its Dropbox-API-Result header.
+    private static func finishDownload(location: URL, response: HTTPResponse, destination: URL) -> DownloadAttempt {
         let entry: RemoteEntry
         do { entry = try resultEntry(response) } catch { return .failure(error, partial: nil) }
         do {

@@ -32,43 +32,19 @@ extension WebDAVStore {
 
     private func downloadOnce(_ url: URL, path: String, resumeData: Data?, destination: URL, progress: ProgressHandler?,
                               onResumeData: (@Sendable (Data) -> Void)?) async -> DropboxStore.DownloadAttempt {
-        let box = TaskBox()
-        let root = self.root
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<DropboxStore.DownloadAttempt, Never>) in
-                let handler: @Sendable (URL?, HTTPResponse?, TransferError?) -> Void = { location, response, error in
-                    continuation.resume(returning: Self.finishDownload(location: location, response: response, error: error, path: path,
-                                                                       destination: destination, task: box.task, root: root))
-                }
-                let task: TransferTask
-                if let resumeData, var decoded = try? ResumeData.decode(resumeData).get() {
-                    // Today's URL: the same file, wherever the server listens now.
-                    decoded.url = url
-                    decoded.method = "GET"
-                    task = session.downloadTask(withResumeData: decoded.encoded(), completionHandler: handler)
-                } else {
-                    task = session.downloadTask(with: Request(url: url), completionHandler: handler)
-                }
-                if let progress { router.register(task, progress) }
-                var resumeSink: (@Sendable (Data?) -> Void)? = nil
-                if let sink = onResumeData {
-                    resumeSink = { @Sendable (data: Data?) -> Void in if let data { sink(data) } }
-                }
-                box.set(task, resumeData: resumeSink)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
-        }
+        await session.runDownload(Request(url: url), resumeData: resumeData, rebase: { decoded in
+            // Today's URL: the same file, wherever the server listens now.
+            decoded.url = url
+            decoded.method = "GET"
+        }, router: router, progress: progress, onResumeData: onResumeData, failure: { error, response in
+            Self.remoteError(error, response: response, path: path, method: "GET")
+        }, finish: { location, response in
+            Self.finishDownload(location: location, response: response, path: path, destination: destination)
+        })
     }
 
     /// Places a finished download and describes it from the response's headers.
-    private static func finishDownload(location: URL?, response: HTTPResponse?, error: TransferError?, path: String,
-                                       destination: URL, task: TransferTask?, root: URL) -> DropboxStore.DownloadAttempt {
-        if let error {
-            return .failure(remoteError(error, response: response, path: path, method: "GET"), partial: task?.resumeDataAfterFailure)
-        }
-        guard let location, let response else { return .failure(.server(status: 0, detail: "no response"), partial: nil) }
+    private static func finishDownload(location: URL, response: HTTPResponse, path: String, destination: URL) -> DropboxStore.DownloadAttempt {
         let size = (try? FileManager.default.attributesOfItem(atPath: location.path)[.size] as? NSNumber)?.int64Value ?? 0
         do {
             try DropboxStore.place(location, at: destination)

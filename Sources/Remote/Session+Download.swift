@@ -1,0 +1,52 @@
+import Foundation
+import Transfer
+
+extension Session {
+    /// Runs one download task to its end, the part both stores share: resumes from
+    /// `resumeData` when it decodes (after `rebase` points it at today's request), registers
+    /// `progress`, hands resume data to `onResumeData` when the task is cancelled, and cancels
+    /// the task with the calling task.
+    ///
+    /// A failed transfer becomes `failure(error, response)` with what arrived kept as partial
+    /// resume data; a finished one is handed to `finish` with its file and response.
+    func runDownload(_ request: Request, resumeData: Data?, rebase: (inout ResumeData) -> Void, router: ProgressRouter,
+                     progress: ProgressHandler?, onResumeData: (@Sendable (Data) -> Void)?,
+                     failure: @escaping @Sendable (TransferError, HTTPResponse?) -> RemoteError,
+                     finish: @escaping @Sendable (URL, HTTPResponse) -> DropboxStore.DownloadAttempt) async -> DropboxStore.DownloadAttempt {
+        // Undecodable resume data starts over with a fresh request, as it always did.
+        let resumed = resumeData.flatMap { try? ResumeData.decode($0).get() }.map { decoded in
+            var decoded = decoded
+            rebase(&decoded)
+            return decoded.encoded()
+        }
+        let box = TaskBox()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<DropboxStore.DownloadAttempt, Never>) in
+                let handler: @Sendable (URL?, HTTPResponse?, TransferError?) -> Void = { location, response, error in
+                    if let error {
+                        continuation.resume(returning: .failure(failure(error, response), partial: box.task?.resumeDataAfterFailure))
+                    } else if let location, let response {
+                        continuation.resume(returning: finish(location, response))
+                    } else {
+                        continuation.resume(returning: .failure(.server(status: 0, detail: "no response"), partial: nil))
+                    }
+                }
+                let task: TransferTask
+                if let resumed {
+                    task = downloadTask(withResumeData: resumed, completionHandler: handler)
+                } else {
+                    task = downloadTask(with: request, completionHandler: handler)
+                }
+                if let progress { router.register(task, progress) }
+                var resumeSink: (@Sendable (Data?) -> Void)? = nil
+                if let sink = onResumeData {
+                    resumeSink = { @Sendable (data: Data?) -> Void in if let data { sink(data) } }
+                }
+                box.set(task, resumeData: resumeSink)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+}

@@ -42,6 +42,24 @@ struct CLI {
                       stderr: String(decoding: stderrData.get(), as: UTF8.self))
     }
 
+    /// Starts `arguments` (a throttled `get`), presses Ctrl-C once a `.download` file in `temp`
+    /// holds at least `bytes` (polled with a deadline), and waits for the exit: the largest
+    /// partial seen, the exit status and what went to stderr.
+    func interrupt(_ arguments: [String], after bytes: Int = 4 << 20, partialIn temp: URL) throws -> (partial: Int, status: Int32, stderr: String) {
+        let process = try start(arguments)
+        let deadline = Date().addingTimeInterval(30)
+        var partial = 0
+        while partial < bytes && Date() < deadline && process.isRunning {
+            partial = ((try? FileManager.default.contentsOfDirectory(atPath: temp.path)) ?? []).filter { $0.hasSuffix(".download") }
+                .compactMap { (try? FileManager.default.attributesOfItem(atPath: temp.appendingPathComponent($0).path))?[.size] as? Int }.max() ?? 0
+            if partial < bytes { usleep(5_000) }
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        let stderr = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (partial, process.terminationStatus, stderr)
+    }
+
     func start(_ arguments: [String], stdin: Pipe? = nil) throws -> Process {
         guard let executable = Self.executable else { throw XCTSkip("the byteclub executable is not built") }
         let process = Process()
@@ -155,21 +173,12 @@ final class CLITests: XCTestCase {
         let size = 32 << 20
         let source = try club.makeFile("pano.bin", size: size)
         try FileManager.default.copyItem(at: source, to: club.file("byteclub/pano.bin"))
-        let first = try cli.start(["get", "/byteclub/pano.bin", "pano.bin", "--bwlimit", "8M"] + server)
-        // Poll (with a deadline) until a good part of it is on disk, then press Ctrl-C.
-        let temp = club.base.appendingPathComponent("tmp")
-        let deadline = Date().addingTimeInterval(30)
-        var partial = 0
-        while partial < 4 << 20 && Date() < deadline && first.isRunning {
-            partial = ((try? FileManager.default.contentsOfDirectory(atPath: temp.path)) ?? []).filter { $0.hasSuffix(".download") }
-                .compactMap { (try? FileManager.default.attributesOfItem(atPath: temp.appendingPathComponent($0).path))?[.size] as? Int }.max() ?? 0
-            if partial < 4 << 20 { usleep(5_000) }
-        }
-        XCTAssertGreaterThanOrEqual(partial, 4 << 20)
-        first.interrupt()
-        first.waitUntilExit()
-        let firstError = String(decoding: (first.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(first.terminationStatus, 1)
+        // Ctrl-C once a good part of it is on disk.
+        let first = try cli.interrupt(["get", "/byteclub/pano.bin", "pano.bin", "--bwlimit", "8M"] + server,
+                                      partialIn: club.base.appendingPathComponent("tmp"))
+        XCTAssertGreaterThanOrEqual(first.partial, 4 << 20)
+        let firstError = first.stderr
+        XCTAssertEqual(first.status, 1)
         XCTAssertTrue(firstError.contains("run the same command again to resume"), firstError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("pano.bin").path))
 

@@ -102,21 +102,12 @@ final class WebDAVCLITests: XCTestCase {
     func testInterruptedGetResumesInANewProcess() throws {
         let source = try makeFile("pano.bin", size: 32 << 20)
         try FileManager.default.copyItem(at: source, to: server.file("byteclub/pano.bin"))
-        let first = try cli.start(["get", "/byteclub/pano.bin", "pano.bin", "--bwlimit", "8M"] + webdav)
-        // Poll (with a deadline) until a good part of it is on disk, then press Ctrl-C.
-        let temp = server.base.appendingPathComponent("tmp")
-        let deadline = Date().addingTimeInterval(30)
-        var partial = 0
-        while partial < 4 << 20 && Date() < deadline && first.isRunning {
-            partial = ((try? FileManager.default.contentsOfDirectory(atPath: temp.path)) ?? []).filter { $0.hasSuffix(".download") }
-                .compactMap { (try? FileManager.default.attributesOfItem(atPath: temp.appendingPathComponent($0).path))?[.size] as? Int }.max() ?? 0
-            if partial < 4 << 20 { usleep(5_000) }
-        }
-        XCTAssertGreaterThanOrEqual(partial, 4 << 20)
-        first.interrupt()
-        first.waitUntilExit()
-        let firstError = String(decoding: (first.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(first.terminationStatus, 1, firstError)
+        // Ctrl-C once a good part of it is on disk.
+        let first = try cli.interrupt(["get", "/byteclub/pano.bin", "pano.bin", "--bwlimit", "8M"] + webdav,
+                                      partialIn: server.base.appendingPathComponent("tmp"))
+        XCTAssertGreaterThanOrEqual(first.partial, 4 << 20)
+        let firstError = first.stderr
+        XCTAssertEqual(first.status, 1, firstError)
         XCTAssertTrue(firstError.contains("run the same command again to resume"), firstError)
 
         let second = try cli.run(["get", "/byteclub/pano.bin", "pano.bin"] + webdav)

@@ -140,6 +140,20 @@ extension MainScreen {
         case .failed:
             canvas.put("✗ no preview", in: area.row(area.height / 2), alignment: .center, style: canvas.theme.error)
         case .ready(let image):
+            // Kitty and iTerm2 take many small pictures well: the thumbnail is placed in pixels
+            // (its cells stay blank) and sent only when the visible rows change, at a scroll.
+            // Sixel terminals keep the symbols: a sixel cannot be deleted, so each scroll would
+            // repaint the screen before resending every picture (docs/architecture.md).
+            if let graphics = configuration.graphics, graphics.mode == .kitty || graphics.mode == .iterm, graphics.showsPixels(for: self) {
+                let size = CellImage.size(ofImageWidth: image.width, height: image.height, columns: area.width, rows: area.height)
+                let rect = Rect(x: area.x + (area.width - size.width) / 2, y: area.y + (area.height - size.height) / 2,
+                                width: size.width, height: size.height)
+                // The decoded pixels are Thumbnails' own (decoded once per key); the closure runs only when sent.
+                graphics.place(key: "thumbnail\n" + Thumbnails.key(entry, size: thumbnails.size), at: rect) {
+                    PixelImage(width: image.width, height: image.height, bytes: image.pixels)
+                }
+                return
+            }
             let key = Thumbnails.key(entry, size: thumbnails.size) + "\(area.width)x\(area.height)\(depth)"
             let cells: CellImage
             if let cached = cellCache[key] {

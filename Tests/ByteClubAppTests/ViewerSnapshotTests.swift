@@ -102,10 +102,15 @@ final class ViewerSnapshotTests: XCTestCase {
         XCTAssertFalse(isPictureRow(canvas, 17), "the cells under a picture stay blank")
         let bytes = String(decoding: graphics.endFrame().bytes, as: UTF8.self)
         XCTAssertTrue(bytes.contains("\u{1B}_Ga=T"), "a kitty image")
+        XCTAssertTrue(bytes.contains(",c=120,"), "as wide as the screen")
         XCTAssertFalse(bytes.contains("\u{1B}_Ga=d"), "nothing to delete yet")
         harness.press(.escape)
         graphics.beginFrame()
         _ = harness.render(width: 120, height: 36)
-        XCTAssertEqual(String(decoding: graphics.endFrame().bytes, as: UTF8.self), "\u{1B}_Ga=d,q=2\u{1B}\\", "closing deletes it")
+        // Closing deletes it; what follows are the list's thumbnails, now kitty pictures too.
+        let closing = String(decoding: graphics.endFrame().bytes, as: UTF8.self)
+        XCTAssertTrue(closing.hasPrefix("\u{1B}_Ga=d,q=2\u{1B}\\"), "closing deletes it")
+        XCTAssertEqual(closing.components(separatedBy: "\u{1B}_Ga=d").count - 1, 1, "one delete, nothing else")
+        XCTAssertFalse(closing.contains(",c=120,"), "the viewer's full-width picture is not sent again")
     }
 }

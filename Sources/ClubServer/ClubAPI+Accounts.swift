@@ -14,6 +14,12 @@ extension ClubAPI {
         let id = try arguments.string("account_id")
         let names = configuration.members.map(\.name) + (configuration.token.isEmpty ? [] : [ClubMember.sharedName])
         guard let name = names.first(where: { ClubMember.accountID(of: $0) == id }) else { throw APIError.endpoint([.notFound]) }
+        return Self.accountObject(of: name).merging(["is_teammate": false]) { _, new in new }
+    }
+
+    /// The fields Dropbox's `BasicAccount` and `FullAccount` share, for member `name`; each
+    /// endpoint adds its own.
+    static func accountObject(of name: String) -> [String: Any] {
         let account = ClubMember.account(of: name)
         return [
             "account_id": account.accountID,
@@ -24,7 +30,6 @@ extension ClubAPI {
             "email": account.email,
             "email_verified": true,
             "disabled": false,
-            "is_teammate": false,
-        ] as [String: Any]
+        ]
     }
 }

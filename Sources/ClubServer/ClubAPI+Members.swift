@@ -14,22 +14,13 @@ extension ClubAPI {
             throw APIError.badRequest("users/get_current_account: expected null, got '\(text.prefix(20))'")
         }
         let name = Caller.member ?? ClubMember.sharedName
-        let account = ClubMember.account(of: name)
-        let object: [String: Any] = [
-            "account_id": account.accountID,
-            "name": [
-                "given_name": account.name.givenName, "surname": account.name.surname, "familiar_name": account.name.familiarName,
-                "display_name": account.name.displayName, "abbreviated_name": account.name.abbreviatedName,
-            ],
-            "email": account.email,
-            "email_verified": true,
-            "disabled": false,
+        let object = Self.accountObject(of: name).merging([
             "locale": "en",
             "referral_link": "",
             "is_paired": false,
             "account_type": [".tag": "basic"],
             "root_info": [".tag": "user", "root_namespace_id": FolderStore.sharedFolderID, "home_namespace_id": FolderStore.sharedFolderID],
-        ]
+        ] as [String: Any]) { _, new in new }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: JSON.data(object))))
     }
 }

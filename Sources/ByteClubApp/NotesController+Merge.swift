@@ -156,15 +156,7 @@ extension NotesController {
         let journalled = journal()
         guard let session = state.note, session.phase == .editing, let rev = theirs.rev else { return }
         let version = session.version, base = session.baseRev
-        let generation = context.model.nextID()
-        let draftProblem = journalled ? nil : state.message?.text
-        context.update {
-            $0.note?.phase = .saving
-            $0.note?.generation = generation
-            $0.beginRequest()
-            let status = "Saving the merge with \(who)'s changes…"
-            $0.message = draftProblem.map { .error(status + " " + $0) } ?? StatusMessage(status)
-        }
+        let generation = markSaving(status: "Saving the merge with \(who)'s changes…", journalled: journalled)
         let store = context.store, data = Data(merged.utf8), path = theirs.path
         context.perform({ () async throws(RemoteError) in
             try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)

@@ -88,21 +88,28 @@ extension NotesController {
     /// Journals the text, marks the session as saving and sends `work` the text's bytes; the
     /// reply comes back to ``finishSave``. `adoptName` makes the editor take the saved file's name
     /// (a conflicted copy).
-    private func sendSave(name: String, status: String, adoptName: Bool = false,
-                          _ work: @escaping @Sendable (Data) async -> SaveReply) {
-        // The journal first: whatever happens to the request, the text is on disk.
-        let journalled = journal()
-        guard let session = state.note, session.phase == .editing else { return }
-        let data = Data(session.editor.body.text.utf8), version = session.version
+    /// Marks the note as saving under a new generation (returned) with `status` on screen:
+    /// sending is now the best way to keep the text, so when journalling failed (not
+    /// `journalled`) the draft's failure stays on screen after it.
+    func markSaving(status: String, journalled: Bool) -> Int {
         let generation = context.model.nextID()
         let draftProblem = journalled ? nil : state.message?.text
         context.update {
             $0.note?.phase = .saving
             $0.note?.generation = generation
             $0.beginRequest()
-            // Sending is now the best way to keep the text; the draft's failure stays on screen.
             $0.message = draftProblem.map { .error(status + " " + $0) } ?? StatusMessage(status)
         }
+        return generation
+    }
+
+    private func sendSave(name: String, status: String, adoptName: Bool = false,
+                          _ work: @escaping @Sendable (Data) async -> SaveReply) {
+        // The journal first: whatever happens to the request, the text is on disk.
+        let journalled = journal()
+        guard let session = state.note, session.phase == .editing else { return }
+        let data = Data(session.editor.body.text.utf8), version = session.version
+        let generation = markSaving(status: status, journalled: journalled)
         context.perform({ () async throws(RemoteError) in await work(data) }) { [weak self] reply in
             // `work` never throws; a failure is inside the reply.
             guard case .success(let reply) = reply else { return }

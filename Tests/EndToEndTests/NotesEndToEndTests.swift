@@ -166,18 +166,7 @@ final class NotesEndToEndTests: XCTestCase {
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // "byteclub serve: listening on http://127.0.0.1:PORT (root …)"
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
-                  let bound = Int(text[range].split(separator: ":").last ?? "") else {
-                throw NSError(domain: "serve", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text)"])
-            }
-            self.port = bound
+            self.port = try MemberServe.listeningPort(output)
         }
 
         func kill() {

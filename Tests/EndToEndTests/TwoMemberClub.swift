@@ -82,7 +82,17 @@ final class MemberServe {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // "byteclub serve: listening on http://127.0.0.1:PORT (root …)"
+        do {
+            port = try Self.listeningPort(output)
+        } catch {
+            process.terminate()
+            throw error
+        }
+    }
+
+    /// The port a starting `byteclub serve` says it listens on, from the first line of its
+    /// output: "byteclub serve: listening on http://127.0.0.1:PORT (root …)".
+    static func listeningPort(_ output: Pipe) throws -> Int {
         var text = ""
         while !text.contains("\n") {
             let chunk = output.fileHandleForReading.availableData
@@ -91,10 +101,9 @@ final class MemberServe {
         }
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
               let bound = Int(text[range].split(separator: ":").last ?? "") else {
-            process.terminate()
             throw NSError(domain: "serve", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text)"])
         }
-        port = bound
+        return bound
     }
 
     func kill() {

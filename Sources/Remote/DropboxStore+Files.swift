@@ -111,18 +111,7 @@ extension DropboxStore {
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> RemoteEntry in
             let request = try await self.request(self.endpoints.content, "2/files/download", arg: ["path": path])
             let attempt = await self.downloadOnce(request, path: path, resumeData: resume, destination: destination, progress: progress, onResumeData: onResumeData)
-            switch attempt {
-            case .success(let entry):
-                return entry
-            case .failure(let error, let partial):
-                // A download cut off mid-way continues from what arrived, not from zero.
-                if let partial { resume = partial }
-                if case .local(let detail) = error, detail.hasPrefix("Cannot resume"), resume != nil {
-                    resume = nil
-                    throw RemoteError.network("the partial download could not be resumed; starting over")
-                }
-                throw error
-            }
+            return try attempt.entry(resuming: &resume)
         }
     }
 

@@ -50,3 +50,22 @@ extension Session {
         }
     }
 }
+
+extension DropboxStore.DownloadAttempt {
+    /// The downloaded entry, or the error to retry after. A download cut off mid-way updates
+    /// `resume` so the next try continues from what arrived, not from zero; resume data that
+    /// could not be used is dropped, and the next try starts over.
+    func entry(resuming resume: inout Data?) throws(RemoteError) -> RemoteEntry {
+        switch self {
+        case .success(let entry):
+            return entry
+        case .failure(let error, let partial):
+            if let partial { resume = partial }
+            if case .local(let detail) = error, detail.hasPrefix("Cannot resume"), resume != nil {
+                resume = nil
+                throw RemoteError.network("the partial download could not be resumed; starting over")
+            }
+            throw error
+        }
+    }
+}

@@ -15,18 +15,7 @@ extension WebDAVStore {
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> RemoteEntry in
             let attempt = await self.downloadOnce(url, path: path, resumeData: resume, destination: destination, progress: progress,
                                                   onResumeData: onResumeData)
-            switch attempt {
-            case .success(let entry):
-                return entry
-            case .failure(let error, let partial):
-                // A download cut off mid-way continues from what arrived, not from zero.
-                if let partial { resume = partial }
-                if case .local(let detail) = error, detail.hasPrefix("Cannot resume"), resume != nil {
-                    resume = nil
-                    throw RemoteError.network("the partial download could not be resumed; starting over")
-                }
-                throw error
-            }
+            return try attempt.entry(resuming: &resume)
         }
     }
 

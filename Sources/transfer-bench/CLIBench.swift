@@ -112,13 +112,7 @@ struct CLIBench: ParsableCommand {
         }
 
         print("byteclub CLI against `byteclub serve` on loopback, \(format(bytes: bytes)), median of \(runs) run(s).")
-        print("")
-        print("| command | wall (s) | MB/s | peak RSS (MiB) |")
-        print("|---|---:|---:|---:|")
-        for (name, walls, rss) in rows {
-            let wall = median(walls) ?? 0
-            print(String(format: "| %@ | %.3f | %.0f | %.1f |", name, wall, Double(bytes) / wall / 1e6, Double(rss.max() ?? 0) / 1048576))
-        }
+        printRunTable(rows, bytes: bytes)
         let put = median(rows[0].1) ?? 0, curlPut = median(rows[1].1) ?? 1
         let get = median(rows[2].1) ?? 0, curlGet = median(rows[3].1) ?? 1
         print("")

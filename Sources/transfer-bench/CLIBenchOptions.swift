@@ -18,3 +18,16 @@ struct CLIBenchOptions: ParsableArguments {
         return (bytes, binary)
     }
 }
+
+/// The `cli` and `webdav` benchmarks' table, after a blank line: per command (name, wall times
+/// of its runs, peak RSS of its runs) the median wall time, the throughput over `bytes` that
+/// makes, and the largest peak RSS.
+func printRunTable(_ rows: [(String, [Double], [Int64])], bytes: Int64) {
+    print("")
+    print("| command | wall (s) | MB/s | peak RSS (MiB) |")
+    print("|---|---:|---:|---:|")
+    for (name, walls, rss) in rows {
+        let wall = median(walls) ?? 0
+        print(String(format: "| %@ | %.3f | %.0f | %.1f |", name, wall, Double(bytes) / wall / 1e6, Double(rss.max() ?? 0) / 1048576))
+    }
+}

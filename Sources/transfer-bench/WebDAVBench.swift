@@ -70,13 +70,7 @@ struct WebDAVBench: ParsableCommand {
         try row("curl -o", place: true, [curl, "-sS", "-f", "-u", auth, "-o", got.path, fileURL])
 
         print("byteclub CLI against `rclone serve webdav` on loopback, \(format(bytes: bytes)), median of \(runs) run(s).")
-        print("")
-        print("| command | wall (s) | MB/s | peak RSS (MiB) |")
-        print("|---|---:|---:|---:|")
-        for (name, walls, rss) in rows {
-            let wall = median(walls) ?? 0
-            print(String(format: "| %@ | %.3f | %.0f | %.1f |", name, wall, Double(bytes) / wall / 1e6, Double(rss.max() ?? 0) / 1048576))
-        }
+        printRunTable(rows, bytes: bytes)
         let put = median(rows[0].1) ?? 0, curlPut = median(rows[1].1) ?? 1
         let get = median(rows[2].1) ?? 0, curlGet = median(rows[3].1) ?? 1
         let peak = Double(max(rows[0].2.max() ?? 0, rows[2].2.max() ?? 0)) / 1048576

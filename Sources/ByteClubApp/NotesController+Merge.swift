@@ -107,7 +107,14 @@ extension NotesController {
         let fetch: MergeFetch
         switch result {
         case .success(let value): fetch = value
-        case .failure(.cancelled): return
+        case .failure(.cancelled):
+            // Still this note (checked above): back to editing, or it would stay "saving" for good.
+            session.closeAfterSave = false
+            context.update {
+                $0.note = session
+                $0.message = StatusMessage("Merge cancelled; your text is kept as a draft")
+            }
+            return
         case .failure(.notFound(let path)) where !path.hasPrefix("rev:"):
             return giveUp("it was deleted there")
         case .failure(let error):

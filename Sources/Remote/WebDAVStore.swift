@@ -37,7 +37,9 @@ public final class WebDAVStore: RemoteStore, Sendable {
                 logger: Logger = Logger(label: "byteclub.webdav"), listingLimits: ListingLimits = .standard) {
         let root = Self.folderURL(root)
         self.root = root
-        self.rootPath = Self.decodedPath(root.path.isEmpty ? "/" : root.path, folder: true)
+        // The percent-encoded path, decoded once (`URL.path` is decoded already: decoding it
+        // again would turn a folder literally named "a%41" into "aA").
+        self.rootPath = Self.decodedPath(root.absoluteString, folder: true)
         self.displayName = displayName ?? Self.publicName(root)
         self.retry = retry
         self.logger = logger

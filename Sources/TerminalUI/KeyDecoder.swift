@@ -362,14 +362,15 @@ extension KeyDecoder {
                 return .reply(reply(isAPC: isAPC, body: b[start..<j]), length: j - i + 1)
             }
             if byte == esc {
-                guard j + 1 < b.endIndex else { return .needMore }
+                guard j + 1 < b.endIndex else { return atEnd && !awaiting ? nil : .needMore }
                 guard b[j + 1] == UInt8(ascii: "\\") else { return nil }
                 return .reply(reply(isAPC: isAPC, body: b[start..<j]), length: j - i + 2)
             }
             guard (0x20...0x7E).contains(byte) else { return nil }
             j += 1
         }
-        return j - i >= maxStringLength ? nil : .needMore
+        // Quiet input with nothing asked: keys that looked like the start of an answer (Alt-_ G…).
+        return j - i >= maxStringLength || (atEnd && !awaiting) ? nil : .needMore
     }
 
     private static func reply(isAPC: Bool, body: ArraySlice<UInt8>) -> TerminalReply? {

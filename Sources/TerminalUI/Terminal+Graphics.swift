@@ -71,7 +71,7 @@ extension Terminal {
         // A lone ESC held in case it began an answer is the Esc key after all.
         for key in decoder.flush() { send(key) }
         guard let detection else { return }
-        if let size = detection.cellSize { graphics.cellSize = size }
+        if let size = detection.cellSize, (1...1000).contains(size.width), (1...1000).contains(size.height) { graphics.cellSize = size }
         graphics.mode = detection.mode
         onGraphicsDetected?(detection)
         forceRedraw()
@@ -82,6 +82,8 @@ extension Terminal {
         var width: Int32 = 0, height: Int32 = 0, rows: Int32 = 0, columns: Int32 = 0
         guard bc_window_pixels(STDOUT_FILENO, &width, &height) != 0, bc_window_size(STDOUT_FILENO, &rows, &columns) != 0,
               width > 0, height > 0, rows > 0, columns > 0 else { return nil }
+        // Pixel fields smaller than the cell counts (a terminal filling them in badly) say nothing.
+        guard width >= columns, height >= rows else { return nil }
         return Size(width: Int(width / columns), height: Int(height / rows))
     }
 

@@ -43,7 +43,8 @@ public struct GraphicsDetection: Sendable, Equatable {
         case .kittyGraphics(_, let ok): kitty = ok
         case .version(let text): version = text
         case .cellSize(let width, let height):
-            if width > 0, height > 0 { cellSize = Size(width: width, height: height) }
+            // An absurd answer would overflow the picture's pixel arithmetic: keep the default.
+            if (1...1000).contains(width), (1...1000).contains(height) { cellSize = Size(width: width, height: height) }
         case .deviceAttributes(let attributes):
             sixel = attributes.dropFirst().contains(4)
             isFinished = true

@@ -43,21 +43,28 @@ enum WebDAVPassword {
         guard isatty(STDIN_FILENO) == 1 else {
             throw ValidationError("--webdav needs a password: set \(variable), or run byteclub on a terminal to be asked")
         }
-        guard let password = prompt("Password for \(user) at \(url.host ?? url.absoluteString): "), !password.isEmpty else {
-            throw ValidationError("no password given for \(user)")
-        }
+        // Ctrl-C or Ctrl-D at the prompt: stop as an interrupted command does, the terminal restored.
+        guard let password = prompt("Password for \(user) at \(url.host ?? url.absoluteString): ") else { throw ExitCode(130) }
+        guard !password.isEmpty else { throw ValidationError("no password given for \(user)") }
         return password
     }
 
-    /// Reads one line from the terminal with echo off, restoring the terminal's mode on every path.
+    /// Reads one line from the terminal with echo off, restoring the terminal's mode on every
+    /// path; nil when the user gives up with Ctrl-C or Ctrl-D.
+    ///
+    /// The terminal's own signals are off while it reads (Ctrl-C arrives as a byte), so that a
+    /// Ctrl-C cannot kill the process with echo still off; line editing is done here instead.
     private static func prompt(_ text: String) -> String? {
         FileHandle.standardError.write(Data(text.utf8))
         var saved = termios()
         let hasMode = tcgetattr(STDIN_FILENO, &saved) == 0
         if hasMode {
             var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            quiet.c_lflag |= tcflag_t(ICANON)
+            quiet.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
+            withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
+                cc[Int(VMIN)] = 1
+                cc[Int(VTIME)] = 0
+            }
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
         }
         defer {
@@ -67,8 +74,15 @@ enum WebDAVPassword {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while read(STDIN_FILENO, &byte, 1) == 1 {
-            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
-            line.append(byte)
+            switch byte {
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"): return String(decoding: line, as: UTF8.self)
+            case 0x03: return nil                                  // Ctrl-C
+            case 0x04 where line.isEmpty: return nil               // Ctrl-D on an empty line
+            case 0x15: line.removeAll()                            // Ctrl-U
+            case 0x7F, 0x08:                                       // Backspace: one character
+                while let last = line.popLast(), last & 0xC0 == 0x80 {}
+            default: line.append(byte)
+            }
         }
         return String(decoding: line, as: UTF8.self)
     }

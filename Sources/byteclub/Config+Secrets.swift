@@ -68,12 +68,14 @@ extension ClubConfig {
         return try secret(remote, key: "token_command", command: command)
     }
 
-    /// The WebDAV password: `BYTECLUB_WEBDAV_PASSWORD`, then the remote's `password_command`;
-    /// nil when neither gives one (the caller then asks on the terminal).
+    /// The WebDAV password: the remote's own `password_command`, then `BYTECLUB_WEBDAV_PASSWORD`;
+    /// nil when neither gives one (the caller then asks on the terminal). The remote's own
+    /// command comes first, as a club remote's token does, so that a password exported for one
+    /// server is never sent to another remote that says where its password is.
     func password(for remote: RemoteConfig, environment: [String: String] = Paths.environment) throws(ConfigError) -> String? {
+        if let command = remote.passwordCommand { return try secret(remote, key: "password_command", command: command) }
         if let password = environment["BYTECLUB_WEBDAV_PASSWORD"], !password.isEmpty { return password }
-        guard let command = remote.passwordCommand else { return nil }
-        return try secret(remote, key: "password_command", command: command)
+        return nil
     }
 
     private func secret(_ remote: RemoteConfig, key: String, command: String) throws(ConfigError) -> String {

@@ -3,7 +3,7 @@ import TestSupport
 import XCTest
 
 /// A `type = "webdav"` remote from config.toml against a real `rclone serve webdav`: picked by
-/// name and by default, its password from `BYTECLUB_WEBDAV_PASSWORD` before `password_command`,
+/// name and by default, its password from its own `password_command` before `BYTECLUB_WEBDAV_PASSWORD`,
 /// and a command that fails, prints nothing or prints a wrong password.
 final class ConfigWebDAVCLITests: XCTestCase {
     var server: RcloneWebDAV!
@@ -38,7 +38,7 @@ final class ConfigWebDAVCLITests: XCTestCase {
         server?.remove()
     }
 
-    func writeConfig(passwordCommand: String, isDefault: Bool = true) throws {
+    func writeConfig(passwordCommand: String?, isDefault: Bool = true) throws {
         try Data("""
             \(isDefault ? "default = \"cloud\"" : "# no default")
 
@@ -46,7 +46,7 @@ final class ConfigWebDAVCLITests: XCTestCase {
             type = "webdav"
             url = "\(server.url.absoluteString)"
             user = "\(server.user)"
-            password_command = "\(passwordCommand)"
+            \(passwordCommand.map { "password_command = \"\($0)\"" } ?? "")
             """.utf8).write(to: configFile)
     }
 
@@ -71,15 +71,20 @@ final class ConfigWebDAVCLITests: XCTestCase {
     }
 
     func testPasswordPrecedenceAndFailingCommands() throws {
-        // BYTECLUB_WEBDAV_PASSWORD comes first: a failing command is then never run.
-        try writeConfig(passwordCommand: "exit 7")
+        // The remote's own password_command comes first (a password exported for another server
+        // is never sent to this one); BYTECLUB_WEBDAV_PASSWORD serves a remote without one.
         func withVariable(_ password: String) -> CLI {
             var environment = cli.environment
             environment["BYTECLUB_WEBDAV_PASSWORD"] = password
             return CLI(environment: environment, directory: cli.directory)
         }
+        try writeConfig(passwordCommand: nil)
         let fromVariable = try withVariable(server.password).run(["ls", "/byteclub"])
         XCTAssertEqual(fromVariable.status, 0, fromVariable.stderr)
+
+        try writeConfig(passwordCommand: "exit 7")
+        let failingDespiteVariable = try withVariable(server.password).run(["ls", "/byteclub"])
+        XCTAssertEqual(failingDespiteVariable.status, 2, "the remote's own command is used, not the variable")
 
         let failing = try cli.run(["ls", "/byteclub"])
         XCTAssertEqual(failing.status, 2)
@@ -95,9 +100,9 @@ final class ConfigWebDAVCLITests: XCTestCase {
         XCTAssertEqual(wrong.status, 5, wrong.stderr)
         XCTAssertFalse(wrong.stderr.contains("WRONG-PASSWORD-123"), wrong.stderr)
         try writeConfig(passwordCommand: "cat '\(passwordFile.path)'")
-        let wrongVariable = try withVariable("WRONG-VARIABLE-456").run(["ls", "/byteclub"])
-        XCTAssertEqual(wrongVariable.status, 5, "the variable wins over the command, even when wrong")
-        XCTAssertFalse(wrongVariable.stderr.contains("WRONG-VARIABLE-456"), wrongVariable.stderr)
+        let rightCommand = try withVariable("WRONG-VARIABLE-456").run(["ls", "/byteclub"])
+        XCTAssertEqual(rightCommand.status, 0, "the command wins over the variable: \(rightCommand.stderr)")
+        XCTAssertFalse(rightCommand.stderr.contains("WRONG-VARIABLE-456"), rightCommand.stderr)
 
         let listed = try cli.run(["remotes"])
         XCTAssertEqual(listed.status, 0, listed.stderr)

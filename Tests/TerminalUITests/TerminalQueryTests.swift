@@ -59,6 +59,17 @@ final class TerminalQueryTests: XCTestCase {
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[A\u{1B}[1;5C"), [.up, .wordRight])
     }
 
+    func testTypingAfterAnAltKeyThatLooksLikeAnAnswerIsNotHeld() {
+        // Alt-_ then "Gab", the input then quiet (curses' flush): the keys come out at once,
+        // not when some later control key ends the would-be answer.
+        var decoder = KeyDecoder()
+        var keys = decoder.feed(Array("\u{1B}_Gab".utf8))
+        keys += decoder.flush()
+        XCTAssertEqual(keys, [.alt("_"), .char("G"), .char("a"), .char("b")])
+        keys = decoder.feed(Array("\u{1B}Pq\u{1B}".utf8)) + decoder.flush()
+        XCTAssertEqual(keys, [.alt("P"), .char("q"), .escape])
+    }
+
     func testDetectionPrefersKittyThenITermThenSixel() {
         var detection = GraphicsDetection()
         XCTAssertFalse(detection.receive(.kittyGraphics(id: 31, ok: true)))

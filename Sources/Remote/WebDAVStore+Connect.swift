@@ -31,7 +31,7 @@ extension WebDAVStore {
             return reply.response
         }
         var configuration = connection.sessionConfiguration
-        configuration.credentials = Credentials(user: user, password: password, schemes: schemes(challenge))
+        configuration.credentials = Credentials(user: user, password: password, schemes: schemes(challenge, inTheClear: isCleartext(root)))
         let store = WebDAVStore(root: root, configuration: configuration, retry: retry, logger: logger, listingLimits: listingLimits)
         // The root must be a folder we may list: this is where a wrong password shows. (Its
         // answer is not parsed: a `get` then never touches the XML parser at all.)
@@ -47,14 +47,25 @@ extension WebDAVStore {
     }
 
     /// The schemes to offer after an unauthenticated request's answer: Basic at once when the
-    /// server offers it, else Digest; both (curl picks after the challenge) when it asked for none.
-    static func schemes(_ response: HTTPResponse?) -> Credentials.Schemes {
+    /// server offers it (no extra round trip per request), else Digest; both (curl picks after
+    /// the challenge) when it asked for none. `inTheClear` (plain http to another machine):
+    /// Digest whenever it is offered, since a Basic password could be read off the wire.
+    static func schemes(_ response: HTTPResponse?, inTheClear: Bool = false) -> Credentials.Schemes {
         guard let response, response.statusCode == 401 else { return .any }
         let offered = response.headerFields.filter { $0.name.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame }
             .map { $0.value.lowercased() }
-        if offered.contains(where: { $0.hasPrefix("basic") || $0.contains(", basic") }) { return .basic }
-        if offered.contains(where: { $0.hasPrefix("digest") }) { return .digest }
-        return .any
+        let basic = offered.contains(where: { $0.hasPrefix("basic") || $0.contains(", basic") })
+        let digest = offered.contains(where: { $0.hasPrefix("digest") })
+        if digest, inTheClear || !basic { return .digest }
+        return basic ? .basic : .any
+    }
+
+    /// Whether requests to `url` cross the network unencrypted: http to a host other than this
+    /// machine's loopback.
+    static func isCleartext(_ url: URL) -> Bool {
+        guard url.scheme?.lowercased() == "http" else { return false }
+        let host = (url.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return !(host == "localhost" || host == "::1" || host.hasPrefix("127."))
     }
 
     /// The server's capabilities, asked once with OPTIONS on the root and kept.

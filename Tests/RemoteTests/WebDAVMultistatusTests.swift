@@ -144,6 +144,13 @@ final class WebDAVMultistatusTests: XCTestCase {
         XCTAssertEqual(WebDAVStore.schemes(challenge(["Basic realm=\"rclone\""])), .basic)
         XCTAssertEqual(WebDAVStore.schemes(challenge(["Digest realm=\"x\", nonce=\"n\""])), .digest)
         XCTAssertEqual(WebDAVStore.schemes(challenge(["Digest realm=\"x\"", "Basic realm=\"x\""])), .basic)
+        // Plain http to another machine: Digest when offered, Basic only when it is all there is.
+        XCTAssertEqual(WebDAVStore.schemes(challenge(["Digest realm=\"x\"", "Basic realm=\"x\""]), inTheClear: true), .digest)
+        XCTAssertEqual(WebDAVStore.schemes(challenge(["Basic realm=\"x\""]), inTheClear: true), .basic)
+        XCTAssertTrue(WebDAVStore.isCleartext(URL(string: "http://192.168.1.20/dav/")!))
+        XCTAssertFalse(WebDAVStore.isCleartext(URL(string: "http://127.0.0.1:8080/dav/")!))
+        XCTAssertFalse(WebDAVStore.isCleartext(URL(string: "http://[::1]:8080/dav/")!))
+        XCTAssertFalse(WebDAVStore.isCleartext(URL(string: "https://cloud.example.org/dav/")!))
         XCTAssertEqual(WebDAVStore.schemes(HTTPResponse(url: url, statusCode: 200, headerFields: [])), .any)
     }
 }

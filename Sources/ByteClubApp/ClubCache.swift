@@ -74,6 +74,8 @@ public struct ClubCache: Sendable {
     /// may hold entries) unless `emptyIsConfirmed`: the change journal deleted every entry one by
     /// one. A server that is failing can answer an empty listing; trusting it would empty the
     /// cache the offline start depends on (sncli once deleted every note that way).
+    /// Each write is atomic, but the look at the cached list and the write are not one step:
+    /// save a tab's list from one queue at a time.
     /// - Returns: false when the list was refused (the cache is unchanged).
     @discardableResult
     public func saveListing(_ tab: Tab, _ listing: Listing, emptyIsConfirmed: Bool = false) throws -> Bool {

@@ -11,6 +11,9 @@ public final class AppModel {
     var onRedraw: () -> Void = {}
     /// Called when ``AppState/isAnimating`` flips.
     var onAnimatingChanged: (Bool) -> Void = { _ in }
+    /// Told of every request's outcome that says something about the server: nil when it
+    /// answered (even with an error), the error when it could not be reached (OutboxController).
+    var onReachability: (RemoteError?) -> Void = { _ in }
     let format: DisplayFormat
     private var idCounter = 0
     private var listingCache: (signature: NoteListing.Signature, listing: NoteListing)?
@@ -76,6 +79,16 @@ struct AppContext {
     @discardableResult
     func perform<T: Sendable>(_ work: @escaping @Sendable () async throws(RemoteError) -> T,
                               then deliver: @escaping @MainActor (Result<T, RemoteError>) -> Void) -> Task<Void, Never> {
-        effects.perform(work, then: deliver)
+        effects.perform(work) { [model] result in
+            // Before the result is handled: a save that failed to reach the server finds the app
+            // offline already, and queues itself.
+            switch result {
+            case .success: model.onReachability(nil)
+            case .failure(let error) where error.isUnreachable: model.onReachability(error)
+            case .failure(.cancelled), .failure(.local), .failure(.notSupported): break
+            case .failure: model.onReachability(nil)
+            }
+            deliver(result)
+        }
     }
 }

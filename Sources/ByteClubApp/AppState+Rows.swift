@@ -18,20 +18,24 @@ public struct NoteListing: Sendable {
         }
         let items = orphans.map { NoteItem.draft($0) }
             + state.notes.entries.map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
-        return NoteListing(items: items, rows: rows(items, format: format))
+        return NoteListing(items: items, rows: rows(items, format: format, offline: state.offline))
     }
 
     /// A draft of a note the server lacks reads "✎ title (draft)"; a note with a draft is marked "✎".
-    static func rows(_ items: [NoteItem], format: DisplayFormat) -> [ListRow] {
+    /// What waits in the outbox is marked "⇡" instead: "⇡ title (waiting)" for a new note.
+    static func rows(_ items: [NoteItem], format: DisplayFormat, offline: OfflineState = OfflineState()) -> [ListRow] {
         items.map { item in
             switch item {
             case .draft(let draft):
                 let title = draft.title.isEmpty ? "untitled" : draft.title
-                return ListRow(["✎ " + title + " (draft)", DisplayFormat.size(Int64(draft.body.utf8.count)), format.relative(draft.updated)],
+                let waiting = offline.pendingDrafts.contains(draft.id)
+                return ListRow([(waiting ? "⇡ " : "✎ ") + title + (waiting ? " (waiting)" : " (draft)"), DisplayFormat.size(Int64(draft.body.utf8.count)),
+                                format.relative(draft.updated)],
                                searchText: title)
             case .note(let entry, let hasDraft):
                 let title = ClubLayout.title(of: entry.name)
-                return ListRow([(hasDraft ? "✎ " : "") + title, DisplayFormat.size(entry.size), format.relative(entry.modified)],
+                let mark = offline.isPending(entry) ? "⇡ " : hasDraft ? "✎ " : ""
+                return ListRow([mark + title, DisplayFormat.size(entry.size), format.relative(entry.modified)],
                                searchText: title)
             }
         }
@@ -44,12 +48,14 @@ public struct NoteListing: Sendable {
         var loaded: Bool
         var drafts: [String]
         var minute: Int
+        var offline: OfflineState
 
         init(_ state: AppState, format: DisplayFormat) {
             entries = state.notes.version
             loaded = state.notes.hasLoaded
             drafts = state.drafts.map { "\($0.id) \($0.updated.timeIntervalSince1970) \($0.title) \($0.body.utf8.count)" }
             minute = Int(format.now().timeIntervalSince1970 / 60)
+            offline = state.offline
         }
     }
 }

@@ -33,6 +33,9 @@ public struct Listing: Equatable, Sendable {
     var generation = 0
     /// Counts the times ``entries`` was replaced (what cached rows are checked against).
     public internal(set) var version = 0
+    /// When the server gave the entries, while they come from the disk cache (an offline start)
+    /// and the server has not answered since; nil otherwise.
+    public var cachedAt: Date?
 
     public init() {}
 }
@@ -71,6 +74,8 @@ public struct AppState: Sendable {
     public var viewer: PhotoViewer?
     /// The history view of a note (`H`), while it is open.
     public var history: NoteHistory?
+    /// Whether the server is reachable, and what waits in the outbox (OutboxController).
+    public var offline = OfflineState()
 
     public init(backend: String) {
         self.backend = backend
@@ -121,10 +126,19 @@ public struct AppState: Sendable {
             self[tab].version += 1
             self[tab].hasLoaded = true
             self[tab].error = nil
+            self[tab].cachedAt = nil
             // A load's summary replaces only "Loading…" or an older load's message, never
             // what an action said ("Saved …", an error from a save).
             if tab == self.tab, message == nil || message == loadMessage || message?.text == "Loading…" {
                 message = StatusMessage(Self.summary(count: entries.count, tab: tab))
+                loadMessage = message
+            }
+        case .failure(let error) where error.isUnreachable && self[tab].cachedAt != nil:
+            // An offline start: the cached list stays, marked with its time, and the status bar
+            // says `offline`; no error over it.
+            self[tab].error = nil
+            if tab == self.tab, message == nil || message == loadMessage || message?.text == "Loading…" {
+                message = StatusMessage("Offline: showing the \(tab.noun) kept on this machine; changes wait in the outbox")
                 loadMessage = message
             }
         case .failure(let error):

@@ -26,6 +26,10 @@ public struct AppConfiguration: Sendable {
     public var graphics: TerminalGraphics?
     /// How many uploads and downloads run at once (`--transfers`); the others wait, queued.
     public var transfers = 3
+    /// Where changes wait while the server cannot be reached; nil: no outbox (failures are errors).
+    public var outbox: Outbox?
+    /// The lists and opened notes kept on disk for a start without the server; nil: none.
+    public var cache: ClubCache?
 
     public init() {}
 }
@@ -51,6 +55,7 @@ public final class ClubApp {
     let viewer: ViewerController
     let live: LiveController
     let history: HistoryController
+    let offline: OutboxController
 
     /// Called when the spinner should start or stop turning.
     public var onBusyChanged: (@MainActor (Bool) -> Void)? {
@@ -86,7 +91,16 @@ public final class ClubApp {
         viewer = ViewerController(context: context, photos: photos)
         live = LiveController(context: context, lists: lists)
         lists.afterLoad = { [weak live] tab in live?.loadFinished(tab) }
-        lists.willQuit = { [weak live] in live?.stop() }
+        offline = OutboxController(context: context, lists: lists)
+        offline.live = live
+        offline.notes = notes
+        notes.outboxController = offline
+        photos.outboxController = offline
+        model.onReachability = { [weak offline] error in offline?.reachability(error) }
+        lists.willQuit = { [weak live, weak offline] in
+            live?.stop()
+            offline?.stop()
+        }
         history = HistoryController(context: context, lists: lists, live: live)
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
         model.onRedraw = { [weak compositor] in compositor?.setNeedsRedraw() }
@@ -110,9 +124,13 @@ public final class ClubApp {
             let count = state.drafts.count
             update { $0.message = StatusMessage("\(count) unsaved draft\(count == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
         }
+        offline.start()
+        // The lists as the server last gave them, at once; the server's answer replaces them.
+        let cursors = lists.restoreCached()
         if configuration.liveUpdates {
-            // Each tab takes a change cursor first, then loads (LiveController).
-            live.start()
+            // Each tab takes a change cursor first, then loads (LiveController); a tab cached
+            // with its cursor asks only for what changed since.
+            live.start(cached: cursors)
         } else {
             for tab in Tab.allCases { lists.refresh(tab) }
         }

@@ -30,27 +30,38 @@ public struct Draft: Codable, Equatable, Sendable {
     /// The draft id of an existing note: its lowercased path, made safe as a file name.
     /// Paths are case-insensitive, so "/byteclub/A.txt" and "/byteclub/a.txt" share a draft.
     public static func id(forPath path: String) -> String {
-        var id = "note-"
-        for byte in path.lowercased().utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                id.append(Character(UnicodeScalar(byte)))
-            default:
-                id += String(format: "_%02x", byte)
-            }
-        }
-        // File names are limited to 255 bytes; very long paths keep a unique, readable prefix.
-        if id.utf8.count > 200 { id = String(id.prefix(160)) + "-" + String(UInt64(bitPattern: Int64(path.lowercased().hashValueStable)), radix: 16) }
-        return id
+        "note-" + StorageName.make(path.lowercased())
     }
 
     /// A new note's draft id.
     public static func newID() -> String { "new-" + UUID().uuidString.lowercased() }
 }
 
+/// Names of files and folders made from text (a note's path, a club's URL): readable, unique,
+/// and never more than one safe path component.
+public enum StorageName {
+    /// `text` with every byte other than a-z, 0-9, `.` and `-` written as `_xx` (so `/` and `..`
+    /// cannot climb out, and two texts never share a name), a leading `.` escaped too. Very long
+    /// texts keep a readable prefix and a hash of the whole (file names stop at 255 bytes).
+    public static func make(_ text: String) -> String {
+        var name = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                name.append(Character(UnicodeScalar(byte)))
+            default:
+                name += String(format: "_%02x", byte)
+            }
+        }
+        if name.hasPrefix(".") { name = "_2e" + name.dropFirst() }
+        if name.utf8.count > 195 { name = String(name.prefix(155)) + "-" + String(UInt64(bitPattern: Int64(text.hashValueStable)), radix: 16) }
+        return name
+    }
+}
+
 extension String {
     /// FNV-1a over the UTF-8 bytes: a hash that is the same in every process (unlike `hashValue`).
-    var hashValueStable: Int {
+    public var hashValueStable: Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in utf8 {
             hash ^= UInt64(byte)
@@ -76,29 +87,11 @@ public struct DraftStore: Sendable {
 
     /// Writes `draft` atomically and durably.
     public func save(_ draft: Draft) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(draft)
-        let target = url(draft.id)
-        let temporary = directory.appendingPathComponent(".\(draft.id).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
-        }
-        do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            defer { try? handle.close() }
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            if rename(temporary.path, target.path) != 0 {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        try DurableFile.write(data, to: url(draft.id))
     }
 
     public func load(_ id: String) -> Draft? {

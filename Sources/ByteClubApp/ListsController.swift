@@ -19,6 +19,11 @@ final class ListsController {
     /// When each tab was last refreshed after something this app did (a save, a delete, a
     /// rename, `r`), on the effects' clock: a deletion the live updates see just then is ours.
     private(set) var lastOwnRefresh: [Tab: Double] = [:]
+    /// The disk cache's bookkeeping (ListsController+Cache.swift): the cursor each tab's list is
+    /// at, whether an empty list came from the change journal, and which writes are scheduled.
+    var cacheCursors: [Tab: RemoteCursor] = [:]
+    var cacheConfirmedEmpty: [Tab: Bool] = [:]
+    var cacheScheduled: Set<Tab> = []
 
     init(context: AppContext) {
         self.context = context
@@ -41,10 +46,13 @@ final class ListsController {
         let model = context.model
         let keep = select ?? model.state.selectedPath(tab, notes: model.noteListing)
         switch result {
-        case .success(let entries): context.logger.info("loaded \(tab.noun)", metadata: ["count": "\(entries.count)"])
+        case .success(let entries):
+            context.logger.info("loaded \(tab.noun)", metadata: ["count": "\(entries.count)"])
         case .failure(let error): context.logger.error("could not load \(tab.noun): \(error.message)")
         }
+        let latest = generation == context.state[tab].generation
         context.update { $0.finishLoad(tab, generation: generation, result: result) }
+        if latest, case .success = result { cacheList(tab, cursor: nil) }
         if let keep {
             let listing = tab == .notes ? model.noteListing : NoteListing(items: [], rows: [])
             context.update { $0.reselect(tab, path: keep, notes: listing) }
@@ -52,6 +60,10 @@ final class ListsController {
         afterLoad?(tab)
         onLoadFinished?(tab)
     }
+
+    /// Something this app did changed `tab`'s folder (the outbox sent it): the live updates take
+    /// what they see next for ours, as after a refresh.
+    func ownChange(_ tab: Tab) { lastOwnRefresh[tab] = context.effects.now() }
 
     /// Switches to `tab`, loading it if it never loaded.
     func select(_ tab: Tab) {

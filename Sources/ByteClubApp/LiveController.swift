@@ -32,6 +32,10 @@ final class LiveController {
         var task: Task<Void, Never>?
         /// Changes that came while the tab's list was loading: applied over the loaded list.
         var pending: [RemoteChange] = []
+        /// The try waiting out a failure, which ``LiveController/wake()`` runs at once.
+        var retry: (@MainActor () -> Void)?
+        /// Which wait is the current one (a wait cut short by ``wake()`` then does nothing).
+        var waitToken = 0
     }
 
     private var feeds: [Tab: Feed] = [:]
@@ -48,8 +52,9 @@ final class LiveController {
         self.lists = lists
     }
 
-    /// Starts both tabs' loops, each with a fresh cursor and a listing after it.
-    func start() {
+    /// Starts both tabs' loops, each with a fresh cursor and a listing after it, or, for a tab
+    /// whose list came from the disk cache at `cached` cursor, with the changes since then.
+    func start(cached: [Tab: RemoteCursor] = [:]) {
         guard !isRunning else { return }
         isRunning = true
         let store = context.store
@@ -58,7 +63,39 @@ final class LiveController {
             self.me = account.id
             self.names[account.id] = account.displayName
         }
-        for tab in Tab.allCases { begin(tab, first: true) }
+        for tab in Tab.allCases {
+            if let cursor = cached[tab] {
+                feeds[tab] = Feed(cursor: cursor)
+                catchUp(tab)
+            } else {
+                begin(tab, first: true)
+            }
+        }
+    }
+
+    /// A cached list's first request: the changes since its cursor. Offline, the list loads
+    /// anyway (its failure says `offline` over the cached list); a cursor the server forgot lists again.
+    private func catchUp(_ tab: Tab) {
+        guard isRunning, let cursor = feeds[tab]?.cursor else { return }
+        let store = context.store
+        context.update { $0.beginRequest() }
+        feeds[tab]?.task = context.perform({ () async throws(RemoteError) in try await store.listChanges(since: cursor) }) { [weak self] result in
+            guard let self else { return }
+            self.context.update { $0.endRequest() }
+            guard self.isRunning else { return }
+            switch result {
+            case .success(let delta):
+                self.feeds[tab]?.cursor = delta.cursor
+                self.apply(tab, delta.changes)
+                self.lists.cacheList(tab, cursor: delta.cursor, emptyIsConfirmed: self.context.state[tab].entries.isEmpty)
+                self.poll(tab)
+            case .failure(.cursorReset):
+                self.begin(tab, first: true)
+            case .failure(let error):
+                if error.isUnreachable { self.lists.refresh(tab, live: true) }
+                self.failed(tab, error) { [weak self] in self?.catchUp(tab) }
+            }
+        }
     }
 
     /// Stops every loop (on quit): the requests in flight are cancelled, and no wait starts another.
@@ -97,6 +134,8 @@ final class LiveController {
             case .success(let cursor):
                 self.feeds[tab]?.cursor = cursor
                 self.feeds[tab]?.failures = 0
+                // The listing after this cursor is at it (a change between them comes again).
+                self.lists.cacheCursors[tab] = cursor
                 self.lists.refresh(tab, live: true)
                 self.poll(tab)
             case .failure(let error):
@@ -155,6 +194,9 @@ final class LiveController {
                     return
                 }
                 self.deliver(tab, changes)
+                if !self.context.state[tab].isLoading {
+                    self.lists.cacheList(tab, cursor: delta.cursor, emptyIsConfirmed: self.context.state[tab].entries.isEmpty)
+                }
                 self.poll(tab)
             case .failure(let error):
                 if !carried.isEmpty { self.deliver(tab, carried) }
@@ -197,10 +239,29 @@ final class LiveController {
         // Said once per run of failures, in the log only: the status bar is for the user's work.
         if feed.failures == 1 { context.logger.warning("live updates of \(tab.noun) paused: \(error.message); trying again") }
         let restart = !error.isTransient || error == .cursorReset || error == .notFound(folder(tab))
-        feeds[tab] = feed
-        context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
+        feed.waitToken += 1
+        let token = feed.waitToken
+        feed.retry = { [weak self] in
             guard let self, self.isRunning else { return }
             if restart { self.begin(tab) } else { again() }
+        }
+        feeds[tab] = feed
+        context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
+            guard let self, self.feeds[tab]?.waitToken == token, let retry = self.feeds[tab]?.retry else { return }
+            self.feeds[tab]?.retry = nil
+            retry()
+        }
+    }
+
+    /// The server answers again (OutboxController): every tab waiting out a failure tries now
+    /// instead of at the end of its wait (up to 30 s), so the lists catch up with what changed
+    /// meanwhile from their cursors at once.
+    func wake() {
+        for tab in Tab.allCases {
+            guard let retry = feeds[tab]?.retry else { continue }
+            feeds[tab]?.retry = nil
+            feeds[tab]?.waitToken += 1
+            retry()
         }
     }
 

@@ -125,6 +125,13 @@ public final class MainScreen: Layer {
             (line, pane) = pane.splitTop(1)
             canvas.fill(line, style: canvas.theme.text)
             canvas.put("✗ " + error + " · r to retry", in: line.inset(left: 1, right: 1), alignment: .left, style: canvas.theme.error)
+        } else if let cachedAt = model.state[tab].cachedAt {
+            // An offline start: the list is the disk cache's, as the server gave it then.
+            let line: Rect
+            (line, pane) = pane.splitTop(1)
+            canvas.fill(line, style: canvas.theme.text)
+            canvas.put("◷ Cached \(configuration.format.relative(cachedAt)) · offline, not up to date · r to retry", in: line.inset(left: 1, right: 1),
+                       alignment: .left, style: canvas.theme.muted)
         }
         switch tab {
         case .notes: renderNotes(into: canvas, pane: pane)
@@ -133,7 +140,7 @@ public final class MainScreen: Layer {
 
         let state = model.state
         // One transfer by name, several summed ("↑2 ↓1 43%").
-        let progress = state.transfers.statusFigure
+        let progress = [state.offline.figure, state.transfers.statusFigure].compactMap { $0 }.joined(separator: "  ")
         StatusBar(backend: state.backend, isBusy: state.isAnimating, tick: tick(), message: state.message,
                   progress: progress, hint: "? help").render(into: canvas, area: bottom)
     }

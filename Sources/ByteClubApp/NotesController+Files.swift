@@ -20,7 +20,9 @@ extension NotesController {
                 }
             })
         case .note(let entry, _):
-            confirmDelete(entry, kind: "note", tab: .notes, context: context, lists: lists) { [weak self] in
+            var offline: (@MainActor () -> Void)?
+            if outbox != nil { offline = { [weak self] in self?.queueDelete(entry) } }
+            confirmDelete(entry, kind: "note", tab: .notes, context: context, lists: lists, offline: offline) { [weak self] in
                 // A note deleted while open, without changes, closes; one with changes stays open
                 // (its text can still be saved as a new note).
                 guard let self, let note = self.state.note, note.entry?.pathLower == entry.pathLower, !note.isModified else { return }
@@ -40,6 +42,10 @@ extension NotesController {
             guard let self, let text else { return }
             let name = NoteSession.fileName(forTitle: text, replacing: entry.name)
             guard name != entry.name else { return }
+            if self.outbox?.shouldQueue ?? false {
+                self.queueRename(entry, to: name)
+                return
+            }
             self.context.update {
                 $0.beginRequest()
                 $0.message = StatusMessage("Renaming \"\(entry.name)\"…")
@@ -70,6 +76,8 @@ extension NotesController {
             lists.refresh(.notes, select: moved.pathLower)
         case .failure(.conflict):
             context.say(.error("A note named \"\(name)\" already exists"))
+        case .failure(let error) where error.isUnreachable && outbox != nil:
+            queueRename(entry, to: name)
         case .failure(let error):
             context.say(.error("Could not rename \"\(entry.name)\": \(error.message)"))
         }
@@ -78,11 +86,18 @@ extension NotesController {
 
 /// Asks "Delete x from the club folder?" (Cancel the default), then deletes and refreshes `tab`.
 @MainActor
+///
+/// `offline`, when given, queues the delete instead while the server cannot be reached (or
+/// older changes wait), and when the delete finds the server gone.
 func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppContext, lists: ListsController,
-                   then deleted: @escaping @MainActor () -> Void) {
+                   offline: (@MainActor () -> Void)? = nil, then deleted: @escaping @MainActor () -> Void) {
     let modal = Modal(title: "Delete \(kind)", body: ["Delete \"\(entry.name)\" from the club folder?"], buttons: ["Delete", "Cancel"])
     context.present(DialogLayer(modal, selected: 1) { choice in
         guard choice == 0 else { return }
+        if let offline, context.state.offline.isOffline || context.state.offline.waiting > 0 {
+            offline()
+            return
+        }
         context.update {
             $0.beginRequest()
             $0.message = StatusMessage("Deleting \"\(entry.name)\"…")
@@ -95,6 +110,8 @@ func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppCon
                 deleted()
                 context.say(StatusMessage("Deleted \"\(entry.name)\""))
                 lists?.refresh(tab)
+            case .failure(let error) where error.isUnreachable && offline != nil:
+                offline?()
             case .failure(let error):
                 context.say(.error("Could not delete \"\(entry.name)\": \(error.message)"))
             }

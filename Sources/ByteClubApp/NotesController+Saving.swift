@@ -42,6 +42,12 @@ extension NotesController {
             return
         }
         let name = session.fileName
+        if outbox?.shouldQueue ?? false {
+            // Offline, or older changes still wait: after them, in order.
+            guard journal() else { return }
+            queueSave(name: name)
+            return
+        }
         let target = configuration.layout.folder + "/" + name
         let store = context.store, entry = session.entry, baseRev = session.baseRev
         sendSave(name: name, status: "Saving \"\(name)\"…") { data in
@@ -148,6 +154,11 @@ extension NotesController {
                 $0.message = .error(isNew ? "A note named \"\(name)\" already exists" : "\"\(name)\" was changed on the server since you opened it")
             }
             showConflict(name: name, isNew: isNew)
+        case .failure(let error) where error.isUnreachable && outbox != nil && !adoptName:
+            // The server cannot be reached: the outbox keeps the text and sends it when it is back.
+            context.model.updateQuietly { $0.note = session }
+            outbox?.reachability(error)
+            queueSave(name: name)
         case .failure(let error):
             session.closeAfterSave = false
             context.update {

@@ -17,6 +17,8 @@ final class NotesController {
     private var loadTask: Task<Void, Never>?
     /// Whether a journal write is scheduled.
     private var journalScheduled = false
+    /// Where changes go while the server cannot be reached (NotesController+Offline.swift).
+    weak var outboxController: OutboxController?
 
     init(context: AppContext, lists: ListsController) {
         self.context = context
@@ -90,6 +92,7 @@ final class NotesController {
         case .success(let (data, entry)):
             session.entry = entry
             session.baseRev = entry.rev
+            cacheText(data, of: entry)
             var message = state.message
             if let text = String(validating: data, as: UTF8.self) {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
@@ -111,6 +114,8 @@ final class NotesController {
                 $0.message = message
             }
         case .failure(.cancelled):
+            break
+        case .failure(let error) where error.isUnreachable && openCached(session):
             break
         case .failure(let error):
             context.update {
@@ -216,11 +221,13 @@ final class NotesController {
     /// Closes the editor and drops its draft.
     private func discardEditor() {
         guard let session = state.note else { return }
-        configuration.drafts?.remove(session.draftID)
+        // A draft whose text waits in the outbox stays until the server has it.
+        let queued = !session.isModified && state.offline.pendingDrafts.contains(session.draftID)
+        if !queued { configuration.drafts?.remove(session.draftID) }
         let name = session.entry?.name ?? (session.editor.title.text.isEmpty ? "the new note" : session.fileName)
         context.update {
             $0.note = nil
-            $0.drafts.removeAll { $0.id == session.draftID }
+            if !queued { $0.drafts.removeAll { $0.id == session.draftID } }
             $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(name)" : "Closed \(name)")
         }
     }

@@ -7,6 +7,8 @@ import TerminalUI
 /// state; this carries out what it asks for (PhotosController+Modal.swift).
 @MainActor
 final class PhotosController {
+    /// Where uploads wait while the server cannot be reached.
+    weak var outboxController: OutboxController?
     let context: AppContext
     let lists: ListsController
     /// Running transfers' tasks, by transfer id: what cancelling stops.
@@ -89,6 +91,9 @@ final class PhotosController {
         var name = file.lastPathComponent
         if !ClubLayout.hasExtension(name, in: ClubLayout.photoExtensions) { name += ".jpg" }
         let target = configuration.layout.photosFolder + "/" + name
+        if configuration.outbox != nil, outboxController?.shouldQueue ?? false {
+            return queueUpload(file, to: target)
+        }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
         let id = context.model.nextID()
         let transfer = PhotoTransfer(id: id, progress: TransferProgress(direction: .upload, name: name, total: size), remotePath: target, local: file)
@@ -108,7 +113,25 @@ final class PhotosController {
             self.tasks[id] = nil
             let now = self.context.effects.now()
             self.apply { $0.uploadFinished(id, result, at: now) }
+            if case .failure(let error) = result, error.isUnreachable, self.configuration.outbox != nil {
+                // The server went away: the outbox sends it (read from disk again) when it is back.
+                self.outboxController?.reachability(error)
+                self.queueUpload(file, to: target)
+            }
         }
+    }
+
+    /// Queues an upload in the outbox by path: the file is read again when it is sent, and one
+    /// changed or gone by then is reported, not sent.
+    @discardableResult
+    func queueUpload(_ file: URL, to target: String) -> Bool {
+        guard let outbox = outboxController else { return false }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+        let item = OutboxItem(kind: .upload, path: target, title: file.lastPathComponent, localFile: file.path,
+                              localSize: (attributes?[.size] as? NSNumber)?.int64Value, localModified: attributes?[.modificationDate] as? Date,
+                              queued: configuration.format.now())
+        let name = TerminalSafe.escape(file.lastPathComponent)
+        return outbox.queue([item], saying: "\"\(name)\" waits in the outbox: the server cannot be reached; it is uploaded by itself")
     }
 
     // MARK: Download

@@ -48,6 +48,13 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The server could not be reached at all (refused, reset, timed out, no route): the app
+    /// goes offline and queues what it would have sent.
+    public var isUnreachable: Bool {
+        if case .network = self { return true }
+        return false
+    }
+
     /// Worth retrying the same request later.
     public var isTransient: Bool {
         switch self {

@@ -13,6 +13,8 @@ extension RetryPolicy {
         switch error {
         case .rateLimited(let seconds):
             return seconds <= maxRetryAfter ? seconds : nil
+        case .network where !retriesUnreachable:
+            return nil
         default:
             return idempotent && error.isTransient ? delay(afterAttempt: tries - 1) : nil
         }

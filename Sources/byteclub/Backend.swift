@@ -96,7 +96,7 @@ struct BackendOptions: ParsableArguments {
         let server = try await ClubServer.start(configuration)
         let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), connection: connection, retry: retry,
                                  listingLimits: limits)
-        return Backend(store: store, server: server)
+        return Backend(store: store, server: server, embeddedRoot: root)
     }
 
     static func randomToken() -> String {
@@ -114,6 +114,11 @@ struct Backend: Sendable {
     var folder = "/byteclub"
     /// Where the UI saves downloads when `--download-dir` is not given (a named remote's `download_dir`).
     var downloadDirectory: URL?
+    /// The embedded club's folder (nil for every other kind).
+    var embeddedRoot: URL?
+
+    /// The name of this club's outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:)``).
+    var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot) }
 
     func close() async {
         await server?.stop()

@@ -22,6 +22,9 @@ struct Open: AsyncParsableCommand {
     @Option(help: "How many uploads and downloads run at once, 1 to 16 (the rest wait in the queue).") var transfers = 3
     @Option(help: "How the viewer draws photos: auto (ask the terminal), kitty, iterm, sixel or symbols.") var images = "auto"
 
+    /// The longest the UI waits for a silent server before it says `offline`.
+    static let stallLimit: Double = 10
+
     func validate() throws {
         guard (1...16).contains(transfers) else { throw ValidationError("bad --transfers \(transfers): use a number from 1 to 16") }
         guard ImagesOption(argument: images) != nil else {
@@ -48,7 +51,12 @@ struct Open: AsyncParsableCommand {
             var retry = RetryPolicy()
             retry.maxAttempts = 5
             retry.maxDelay = 2
-            connected = try await backend.connect(serverLogLevel: .info, retry: retry)
+            // A server that cannot be reached is said at once (the outbox takes over), not
+            // after retries; one that stalls within 10 s, whatever --timeout says for scripts.
+            retry.retriesUnreachable = false
+            var options = backend
+            options.timeout = min(backend.timeout, Self.stallLimit)
+            connected = try await options.connect(serverLogLevel: .info, retry: retry)
         } catch let error as ValidationError {
             throw error
         } catch let error as ExitCode {
@@ -102,6 +110,8 @@ enum UI {
         configuration.transfers = transfers
         configuration.layout = ClubLayout(folder: backend.folder)
         configuration.drafts = DraftStore(directory: Paths.drafts)
+        configuration.outbox = Outbox(directory: Paths.outbox(backend.key))
+        configuration.cache = ClubCache(directory: Paths.cache(backend.key))
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
         configuration.thumbnailsDirectory = Paths.thumbnails
         configuration.graphics = terminal.graphics

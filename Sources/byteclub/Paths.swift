@@ -1,3 +1,4 @@
+import ByteClubApp
 import Foundation
 
 /// Where byteclub keeps things on this machine (XDG base directories).
@@ -26,4 +27,16 @@ enum Paths {
     static var thumbnails: URL { cacheHome.appendingPathComponent("byteclub/thumbnails") }
     static var log: URL { state.appendingPathComponent("byteclub.log") }
     static var downloads: URL { home.appendingPathComponent("Downloads/byteclub") }
+    /// What waits to be sent to the club `key` names (``Backend/key``).
+    static func outbox(_ key: String) -> URL { state.appendingPathComponent("outbox").appendingPathComponent(key) }
+    /// The club `key` names, cached for offline starts: listings and opened notes.
+    static func cache(_ key: String) -> URL { cacheHome.appendingPathComponent("byteclub").appendingPathComponent(key) }
+
+    /// A folder name for a club: its URL (or `embedded`, `dropbox`) as a ``StorageName``, so two
+    /// clubs never share a folder. The embedded club adds its folder, since each `--data-dir` is a club.
+    static func key(displayName: String, embeddedRoot: URL? = nil) -> String {
+        var name = displayName.lowercased()
+        if let embeddedRoot { name += "-" + String(UInt64(bitPattern: Int64(embeddedRoot.standardizedFileURL.path.hashValueStable)), radix: 16) }
+        return StorageName.make(name)
+    }
 }

@@ -1,0 +1,40 @@
+import Foundation
+import Remote
+
+/// Whether the server can be reached, and what waits in the outbox for it.
+public struct OfflineState: Equatable, Sendable {
+    /// The last request could not reach the server (refused, reset, stalled); a probe is watching
+    /// for its return.
+    public var isOffline = false
+    /// Items in the outbox.
+    public var waiting = 0
+    /// Lowercased paths of notes an outbox item changes (a rename: both names): their rows are marked ⇡.
+    public var pendingPaths: Set<String> = []
+    /// Drafts whose text waits in the outbox (new notes created offline): their rows are marked ⇡ too.
+    public var pendingDrafts: Set<String> = []
+
+    public init() {}
+
+    /// The status bar's figure: `offline · 3 waiting`, `offline`, or while the outbox drains
+    /// after the server came back, `sending 3…`; nil when there is nothing to say.
+    public var figure: String? {
+        if isOffline { return waiting > 0 ? "offline · \(waiting) waiting" : "offline" }
+        return waiting > 0 ? "sending \(waiting)…" : nil
+    }
+
+    /// Takes the outbox's items as they are on disk.
+    public mutating func take(_ items: [OutboxItem]) {
+        waiting = items.count
+        pendingPaths = Set(items.filter { $0.kind != .upload }.flatMap { [$0.path.lowercased()] + ($0.newPath.map { [$0.lowercased()] } ?? []) })
+        pendingDrafts = Set(items.compactMap(\.draftID))
+    }
+
+    /// Whether a note's row is marked as waiting.
+    public func isPending(_ entry: RemoteEntry) -> Bool { pendingPaths.contains(entry.pathLower) }
+}
+
+extension Listing {
+    /// "Cached list from 21:40" while the entries are the disk cache's and the server has not
+    /// answered since; `cachedAt` is when the server gave them.
+    public var isStale: Bool { cachedAt != nil }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Remote
+
+/// The lists kept on disk (``ClubCache``) so that a start without the server shows them at once:
+/// read before the first frame, written after every load and change page the server gave,
+/// never after an error.
+extension ListsController {
+    /// How long a list waits after a change before it is written (a burst of change pages is one write).
+    static let cacheDelay: Duration = .milliseconds(500)
+
+    /// Shows the cached lists, marked with the time the server gave them, and returns the change
+    /// cursors they are at (the live updates continue from there: only what changed since).
+    func restoreCached() -> [Tab: RemoteCursor] {
+        guard let cache = context.configuration.cache else { return [:] }
+        var cursors: [Tab: RemoteCursor] = [:]
+        for tab in Tab.allCases {
+            guard let cached = cache.listing(tab) else { continue }
+            let folder = tab == .notes ? context.configuration.layout.folder : context.configuration.layout.photosFolder
+            if let cursor = cached.cursor, cursor.folder.lowercased() == folder.lowercased() { cursors[tab] = cursor }
+            context.update {
+                $0[tab].entries = cached.entries
+                $0[tab].hasLoaded = true
+                $0[tab].version += 1
+                $0[tab].cachedAt = cached.saved
+            }
+        }
+        context.logger.info("cached lists shown", metadata: ["notes": "\(state.notes.entries.count)", "photos": "\(state.photos.entries.count)"])
+        return cursors
+    }
+
+    /// The server just gave `tab`'s list (a load, or a change page at `cursor`): it is written to
+    /// the cache soon, off the UI queue. `emptyIsConfirmed`: the change journal removed the last
+    /// entries one by one (an empty load alone never empties the cache).
+    func cacheList(_ tab: Tab, cursor: RemoteCursor?, emptyIsConfirmed: Bool = false) {
+        guard context.configuration.cache != nil else { return }
+        if let cursor { cacheCursors[tab] = cursor }
+        cacheConfirmedEmpty[tab] = emptyIsConfirmed
+        context.update { $0[tab].cachedAt = nil }
+        guard !cacheScheduled.contains(tab) else { return }
+        cacheScheduled.insert(tab)
+        context.effects.after(Self.cacheDelay) { [weak self] in self?.writeCache(tab) }
+    }
+
+    private func writeCache(_ tab: Tab) {
+        cacheScheduled.remove(tab)
+        guard let cache = context.configuration.cache else { return }
+        let listing = ClubCache.Listing(entries: state[tab].entries, cursor: cacheCursors[tab], saved: context.configuration.format.now())
+        let confirmed = cacheConfirmedEmpty[tab] ?? false
+        let logger = context.logger
+        context.effects.perform({ () async throws(RemoteError) in
+            do {
+                if try !cache.saveListing(tab, listing, emptyIsConfirmed: confirmed) {
+                    logger.warning("kept the cached \(tab.noun): the server listed none")
+                }
+            } catch {
+                logger.error("cannot write the cache of \(tab.noun): \(error)")
+            }
+        }) { _ in }
+    }
+
+    private var state: AppState { context.state }
+}

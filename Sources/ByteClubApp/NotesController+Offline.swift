@@ -1,0 +1,167 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// Notes while the server cannot be reached: saves, renames and deletes go to the outbox
+/// (OutboxController), and come back here when the server confirmed them.
+///
+/// A queued save keeps its draft (the row shows ⇡, the text reopens from it after a restart);
+/// the draft goes only once the server has exactly that text.
+extension NotesController {
+    /// The outbox, when the app has one (tests without one see the old errors).
+    var outbox: OutboxController? { configuration.outbox == nil ? nil : outboxController }
+
+    /// Queues the open note's text: a create for a new note, else a save at the rev it was
+    /// opened at, after a rename when the title changed. The editor stays open and counts the
+    /// text as saved (it is on disk twice: the draft and the outbox).
+    func queueSave(name: String) {
+        guard let outbox, var session = state.note else { return }
+        let target = configuration.layout.folder + "/" + name
+        let now = configuration.format.now()
+        let text = session.editor.body.text
+        let title = ClubLayout.title(of: name)
+        var items: [OutboxItem] = []
+        if let entry = session.entry {
+            if entry.pathLower != target.lowercased() || entry.name != name {
+                items.append(OutboxItem(kind: .rename, path: entry.path, newPath: target, baseRev: session.baseRev, title: title, queued: now))
+            }
+            items.append(OutboxItem(kind: .save, path: entry.path, baseRev: session.baseRev, title: title, text: text,
+                                    draftID: session.draftID, queued: now))
+        } else {
+            items.append(OutboxItem(kind: .create, path: target, title: title, text: text, draftID: session.draftID, queued: now))
+        }
+        let waiting = state.offline.waiting + items.count
+        let why = state.offline.isOffline ? "the server cannot be reached" : "older changes are still being sent"
+        guard outbox.queue(items, saying: "Saved \"\(name)\" in the outbox (\(waiting) waiting): \(why); it is sent by itself") else {
+            session.closeAfterSave = false
+            context.update { $0.note = session }
+            return
+        }
+        // Sent as far as the user is concerned: Esc closes without asking, quitting does not
+        // ask; the draft stays until the server has the text.
+        let close = session.closeAfterSave
+        session.closeAfterSave = false
+        session.savedVersion = session.version
+        session.phase = .editing
+        context.update {
+            $0.note = close ? nil : session
+            // The draft keeps the text until the server has it: its row shows it.
+            if let draft = $0.drafts.firstIndex(where: { $0.id == session.draftID }) {
+                $0.drafts[draft].body = text
+            } else if let drafts = configuration.drafts, let kept = drafts.load(session.draftID) {
+                $0.drafts.insert(kept, at: 0)
+            }
+        }
+    }
+
+    /// A rename made offline: queued, and shown at once under its new name.
+    func queueRename(_ entry: RemoteEntry, to name: String) {
+        guard let outbox else { return }
+        let target = configuration.layout.folder + "/" + name
+        let item = OutboxItem(kind: .rename, path: entry.path, newPath: target, baseRev: entry.rev,
+                              title: ClubLayout.title(of: name), queued: configuration.format.now())
+        guard outbox.queue([item], saying: "Renamed \"\(entry.name)\" to \"\(name)\" in the outbox; it is sent by itself") else { return }
+        context.update { state in
+            guard let index = state.notes.entries.firstIndex(where: { $0.pathLower == entry.pathLower }) else { return }
+            var renamed = state.notes.entries[index]
+            renamed.name = name
+            renamed.path = target
+            renamed.pathLower = target.lowercased()
+            state.notes.entries[index] = renamed
+            state.notes.version += 1
+            if var session = state.note, session.entry?.pathLower == entry.pathLower, !session.isModified {
+                session.editor.title.text = ClubLayout.title(of: name)
+                state.note = session
+            }
+        }
+    }
+
+    /// A delete made offline: queued (sent only if nobody changed the note meanwhile), and the
+    /// row goes at once.
+    func queueDelete(_ entry: RemoteEntry) {
+        guard let outbox else { return }
+        let item = OutboxItem(kind: .delete, path: entry.path, baseRev: entry.rev, title: ClubLayout.title(of: entry.name),
+                              queued: configuration.format.now())
+        guard outbox.queue([item], saying: "Deleted \"\(entry.name)\" in the outbox; it is sent by itself") else { return }
+        context.update { state in
+            state.notes.entries.removeAll { $0.pathLower == entry.pathLower }
+            state.notes.version += 1
+            if let session = state.note, session.entry?.pathLower == entry.pathLower, !session.isModified { state.note = nil }
+        }
+    }
+
+    /// The server confirmed an outbox item: the open note takes the new rev (and counts as saved
+    /// if it still holds the text that was sent), and the draft goes if it holds exactly that text
+    /// and no later item still needs it. `merged`: the server's text is the merge, not ours.
+    func outboxSent(_ item: OutboxItem, entry: RemoteEntry?, merged: Bool) {
+        guard item.kind != .upload, item.kind != .delete, let entry else { return }
+        if var session = state.note, session.phase == .editing,
+           session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() {
+            let sameText = session.editor.body.text == item.text
+            switch item.kind {
+            case .rename:
+                session.entry = entry
+                if session.baseRev == item.baseRev { session.baseRev = entry.rev }
+            case .save, .create:
+                if merged {
+                    // Ours is in the merge; the editor reloads it unless more was typed since.
+                    if sameText, session.version == session.savedVersion {
+                        context.model.updateQuietly { $0.note = session }
+                        load(entry)
+                        return
+                    }
+                } else if session.baseRev == item.baseRev {
+                    session.entry = entry
+                    session.baseRev = entry.rev
+                    if sameText { session.savedVersion = session.version }
+                }
+            case .delete, .upload:
+                break
+            }
+            context.update { $0.note = session }
+        }
+        guard let draftID = item.draftID, let drafts = configuration.drafts,
+              !(context.configuration.outbox?.all().contains { $0.draftID == draftID } ?? false) else { return }
+        if let draft = drafts.load(draftID), draft.body == item.text || merged {
+            // After a merge the server's text holds ours: the draft is no longer needed either,
+            // unless the editor still has more than was sent (it journals that again itself).
+            if state.note?.draftID == draftID, state.note?.isModified == true { return }
+            drafts.remove(draftID)
+            context.update { $0.drafts.removeAll { $0.id == draftID } }
+        }
+    }
+
+    // MARK: The texts kept on disk
+
+    /// Keeps an opened note's text in the disk cache (off the UI queue), for opening it offline.
+    func cacheText(_ data: Data, of entry: RemoteEntry) {
+        guard let cache = configuration.cache, let text = String(validating: data, as: UTF8.self) else { return }
+        let note = ClubCache.Note(path: entry.path, rev: entry.rev, text: text, saved: configuration.format.now())
+        let logger = context.logger
+        context.effects.perform({ () async throws(RemoteError) in
+            do { try cache.saveNote(note) } catch { logger.error("cannot cache \(entry.name): \(error)") }
+        }) { _ in }
+    }
+
+    /// Opens the cached text of the note `session` was loading, when the server cannot be
+    /// reached: editable, over the rev it was cached at (a save is merged with whatever the
+    /// server has by then). False when nothing is cached.
+    func openCached(_ loading: NoteSession) -> Bool {
+        guard let entry = loading.entry, let cached = configuration.cache?.note(entry.path) else { return false }
+        var session = loading
+        session.baseRev = cached.rev
+        if var cachedEntry = session.entry, cachedEntry.rev != cached.rev {
+            cachedEntry.rev = cached.rev
+            session.entry = cachedEntry
+        }
+        session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: cached.text, isNew: false)
+        session.phase = .editing
+        let when = timeOfDay(cached.saved)
+        session.banner = "Offline: the copy kept on this machine at \(when); a save waits in the outbox"
+        context.update {
+            $0.note = session
+            $0.message = StatusMessage("Opened \"\(entry.name)\" as kept at \(when): the server cannot be reached")
+        }
+        return true
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One change made while the server could not be reached, waiting to be sent: a note created,
+/// saved, renamed or deleted, or a photo to upload.
+///
+/// An item holds everything its send needs, so it survives a restart (or `kill -9`): a note's
+/// text, the rev the change was based on (a save is sent as `update` at exactly that rev, so a
+/// change someone made meanwhile is merged, never overwritten), and for a photo the local path,
+/// size and modification time it had when it was queued (the file is read again when sent; a
+/// file changed or gone by then is reported, not sent).
+public struct OutboxItem: Codable, Equatable, Sendable, Identifiable {
+    public enum Kind: String, Codable, Sendable {
+        /// A new note: `add` at ``OutboxItem/path``, never over an existing note.
+        case create
+        /// A note's new text: `update` at ``OutboxItem/baseRev``.
+        case save
+        /// A note moved from ``OutboxItem/path`` to ``OutboxItem/newPath``.
+        case rename
+        /// A note deleted, if it is still at ``OutboxItem/baseRev``.
+        case delete
+        /// A photo uploaded from ``OutboxItem/localFile`` to ``OutboxItem/path``.
+        case upload
+    }
+
+    /// Unique, and part of the file name.
+    public var id: String
+    /// The order items are sent in (older first).
+    public var seq: Int
+    public var kind: Kind
+    /// The remote path: the note (create, save, rename, delete) or the photo's target (upload).
+    public var path: String
+    /// A rename's new path.
+    public var newPath: String?
+    /// The rev the change was based on (nil for a create or an upload).
+    public var baseRev: String?
+    /// For people: the note's title or the photo's name.
+    public var title: String
+    /// The note's text (create, save).
+    public var text: String?
+    /// An upload's local file, and its size and modification time when it was queued.
+    public var localFile: String?
+    public var localSize: Int64?
+    public var localModified: Date?
+    /// The draft that holds the same text (removed once the server confirmed, if it still holds that text).
+    public var draftID: String?
+    /// When it was queued.
+    public var queued: Date
+
+    public init(kind: Kind, path: String, newPath: String? = nil, baseRev: String? = nil, title: String,
+                text: String? = nil, localFile: String? = nil, localSize: Int64? = nil, localModified: Date? = nil,
+                draftID: String? = nil, queued: Date) {
+        id = UUID().uuidString.lowercased()
+        seq = 0
+        self.kind = kind
+        self.path = path
+        self.newPath = newPath
+        self.baseRev = baseRev
+        self.title = title
+        self.text = text
+        self.localFile = localFile
+        self.localSize = localSize
+        self.localModified = localModified
+        self.draftID = draftID
+        self.queued = queued
+    }
+
+    /// Whether this item changes the note or photo at `path` (lowercased compare; a rename
+    /// counts for both its old and its new path).
+    public func touches(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return self.path.lowercased() == lower || newPath?.lowercased() == lower
+    }
+}
+
+/// The outbox: items as JSON files in one folder, `$XDG_STATE_HOME/byteclub/outbox/<remote>/`,
+/// named `<seq>-<id>.json` so the folder lists in sending order.
+///
+/// Every write goes through ``DurableFile`` (temp file, fsync, rename, folder fsync) before the
+/// call returns, so an item the app said it queued is on disk, and an item the sender removed
+/// after the server confirmed it stays removed after a crash. A file that cannot be read is
+/// skipped by ``all()`` and never deleted. Senders, in this process or another (a second app, or
+/// `byteclub outbox --send`), take ``withSendLock(_:)`` first, so two never send at once.
+public final class Outbox: Sendable {
+    public let directory: URL
+    /// Serialises this process's writes, so two appends never take the same seq.
+    private let writes = Mutex(())
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    private func url(_ item: OutboxItem) -> URL {
+        directory.appendingPathComponent(String(format: "%012d", item.seq) + "-" + item.id + ".json")
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    /// Every readable item, in sending order.
+    public func all() -> [OutboxItem] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+            .compactMap { name in
+                guard let data = try? Data(contentsOf: directory.appendingPathComponent(name)) else { return nil }
+                return try? decoder.decode(OutboxItem.self, from: data)
+            }
+            .sorted { ($0.seq, $0.queued, $0.id) < ($1.seq, $1.queued, $1.id) }
+    }
+
+    public var count: Int { all().count }
+    public var isEmpty: Bool { all().isEmpty }
+
+    /// Queues `item` after every item there is, durably; returns it with its seq.
+    @discardableResult
+    public func append(_ item: OutboxItem) throws -> OutboxItem {
+        try writes.withLock { _ in
+            var item = item
+            item.seq = (all().map(\.seq).max() ?? 0) + 1
+            try DurableFile.write(try Self.encoder.encode(item), to: url(item))
+            return item
+        }
+    }
+
+    /// Rewrites an item in place (same seq and id): a later item retargeted after an earlier
+    /// one was confirmed (a rename's new path, a save's new base rev).
+    public func replace(_ item: OutboxItem) throws {
+        try writes.withLock { _ in
+            try DurableFile.write(try Self.encoder.encode(item), to: url(item))
+        }
+    }
+
+    /// Removes an item once the server confirmed it (or it was handed back as a draft).
+    public func remove(_ item: OutboxItem) throws {
+        try writes.withLock { _ in try DurableFile.remove(url(item)) }
+    }
+
+    /// Runs `body` holding the outbox's send lock (`flock` on `.send.lock` in the folder), or
+    /// returns nil at once when another sender holds it. The lock goes with the process, so a
+    /// sender killed mid-way never leaves it held.
+    public func withSendLock<T>(_ body: () async throws -> T) async rethrows -> T? {
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        let fd = open(directory.appendingPathComponent(".send.lock").path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return nil }
+        defer { flock(fd, LOCK_UN) }
+        return try await body()
+    }
+}

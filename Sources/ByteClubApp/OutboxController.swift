@@ -1,0 +1,226 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// Offline and back: notices when the server cannot be reached, queues what the user does
+/// meanwhile in the ``Outbox``, watches for the server's return and then sends the outbox in order.
+///
+/// Every request the controllers make through ``AppContext/perform(_:then:)`` tells this
+/// controller whether the server answered (``AppModel/onReachability``): one that could not
+/// reach it (refused at once; a stall after the UI's 10 s idle limit) turns the app offline, and
+/// any answer (even an error) turns it back online. While offline a probe asks the server for one
+/// entry of the notes folder, 1 s after going offline, then 2, 4, 8, 16 and 30 s apart; it comes
+/// back at once when anything else (a longpoll, a load) gets an answer first.
+///
+/// Sending is one item per request (``OutboxSender/sendFirst()``), so a quit or a new failure
+/// stops between items; each result updates the open note (its base rev, its saved mark), the
+/// drafts and the status bar.
+@MainActor
+final class OutboxController {
+    /// The first probe's wait, doubled after each failure up to ``longestProbe``.
+    static let firstProbe: Double = 1
+    static let longestProbe: Double = 30
+
+    let context: AppContext
+    let lists: ListsController
+    weak var live: LiveController?
+    weak var notes: NotesController?
+
+    private var probeFailures = 0
+    /// Bumped when the server is back: a probe scheduled before then does nothing.
+    private var probeGeneration = 0
+    private var sending: Task<Void, Never>?
+    private var sendAgain = false
+    /// What the current run sent, for its closing message.
+    private var sentInRun = 0
+    private var problemsInRun = 0
+    private var stopped = false
+
+    init(context: AppContext, lists: ListsController) {
+        self.context = context
+        self.lists = lists
+    }
+
+    private var outbox: Outbox? { context.configuration.outbox }
+    private var state: AppState { context.state }
+
+    /// Reads the outbox at start and sends what waits (from an earlier run, say one killed offline).
+    func start() {
+        refreshCounts()
+        if state.offline.waiting > 0 { send() }
+    }
+
+    /// On quit: no more probes or sends (an item in flight is cancelled; it stays in the outbox).
+    func stop() {
+        stopped = true
+        probeGeneration += 1
+        sending?.cancel()
+    }
+
+    /// Takes the outbox's count and marks from disk.
+    func refreshCounts() {
+        let items = outbox?.all() ?? []
+        context.update { $0.offline.take(items) }
+    }
+
+    /// Whether a change should go to the outbox rather than straight to the server: while
+    /// offline, and while older items still wait (a change never overtakes one made before it).
+    var shouldQueue: Bool { outbox != nil && (state.offline.isOffline || state.offline.waiting > 0) }
+
+    /// Queues `items` durably (on disk before this returns) and says so; false when the outbox
+    /// could not be written (the message says why; the caller keeps the text in its draft).
+    func queue(_ items: [OutboxItem], saying message: String) -> Bool {
+        guard let outbox else { return false }
+        do {
+            for item in items { try outbox.append(item) }
+        } catch {
+            context.logger.error("cannot write the outbox: \(error)")
+            context.say(.error("Could not queue the change in the outbox (\(error.localizedDescription)); nothing was lost, the text stays in its draft"))
+            refreshCounts()
+            return false
+        }
+        refreshCounts()
+        context.say(StatusMessage(message))
+        send()
+        return true
+    }
+
+    // MARK: Offline and back
+
+    /// What a request's outcome said about the server (``AppModel/onReachability``).
+    func reachability(_ error: RemoteError?) {
+        // Without an outbox (some tests) nothing is queued, so nothing needs the server's return.
+        guard outbox != nil else { return }
+        if let error { wentOffline(error) } else { cameBack() }
+    }
+
+    private func wentOffline(_ error: RemoteError) {
+        guard !state.offline.isOffline, !stopped else { return }
+        context.logger.warning("offline: \(error.message)")
+        context.update { $0.offline.isOffline = true }
+        probeFailures = 0
+        scheduleProbe()
+    }
+
+    private func cameBack() {
+        guard state.offline.isOffline else { return }
+        context.logger.info("the server answers again")
+        probeGeneration += 1
+        context.update { $0.offline.isOffline = false }
+        live?.wake()
+        send()
+    }
+
+    private func scheduleProbe() {
+        let wait = min(Self.longestProbe, Self.firstProbe * pow(2, Double(probeFailures)))
+        let generation = probeGeneration
+        context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
+            guard let self, generation == self.probeGeneration, self.state.offline.isOffline, !self.stopped else { return }
+            self.probe()
+        }
+    }
+
+    /// Asks the server for one entry of the notes folder; any answer brings the app back online
+    /// (through the reachability hook), no answer waits longer.
+    private func probe() {
+        let store = context.store, folder = context.configuration.layout.folder
+        context.perform({ () async throws(RemoteError) in
+            _ = try await store.listPage(folder, cursor: nil, limit: 1)
+        }) { [weak self] result in
+            guard let self, case .failure(let error) = result, error.isUnreachable, self.state.offline.isOffline else { return }
+            self.probeFailures += 1
+            self.scheduleProbe()
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends the outbox, one item at a time, unless offline or a run is already going (which
+    /// then goes on to what was queued since).
+    func send() {
+        guard let outbox, !state.offline.isOffline, !stopped else { return }
+        guard sending == nil else {
+            sendAgain = true
+            return
+        }
+        let sender = OutboxSender(store: context.store, outbox: outbox, drafts: context.configuration.drafts,
+                                  now: context.configuration.format.now)
+        // Not through the context: a step that could not reach the server is a success here,
+        // and says so itself below.
+        sending = context.effects.perform({ () async throws(RemoteError) in await sender.sendFirst() }) { [weak self] result in
+            guard let self else { return }
+            self.sending = nil
+            guard case .success(let step) = result else { return }
+            self.handle(step)
+        }
+    }
+
+    private func handle(_ step: OutboxStep) {
+        switch step {
+        case .sent(let report):
+            reachability(nil)
+            delivered(report)
+            refreshCounts()
+            send()
+        case .empty:
+            refreshCounts()
+            finishRun()
+            if sendAgain {
+                sendAgain = false
+                send()
+            }
+        case .busy:
+            // Another app (or `byteclub outbox --send`) is sending this outbox: look again soon.
+            context.effects.after(.seconds(2)) { [weak self] in self?.send() }
+        case .stopped(let error) where error.isUnreachable:
+            refreshCounts()
+            wentOffline(error)
+        case .stopped(.cancelled):
+            break
+        case .stopped(let error):
+            refreshCounts()
+            context.say(.error("Could not send the outbox: \(error.message); trying again in 10 s"))
+            context.effects.after(.seconds(10)) { [weak self] in self?.send() }
+        }
+    }
+
+    private func finishRun() {
+        defer {
+            sentInRun = 0
+            problemsInRun = 0
+        }
+        guard sentInRun > 0 else { return }
+        if problemsInRun == 0 {
+            context.say(.init("Sent \(sentInRun) change\(sentInRun == 1 ? "" : "s") from the outbox", kind: .success))
+        }
+    }
+
+    /// One item's result: the open note, the drafts, the lists and the status bar follow it.
+    private func delivered(_ report: OutboxReport) {
+        let item = report.item
+        context.logger.info("outbox", metadata: ["item": "\(item.kind.rawValue) \(item.path)", "result": "\(report.result)"])
+        switch report.result {
+        case .sent(let entry):
+            sentInRun += 1
+            notes?.outboxSent(item, entry: entry, merged: false)
+        case .merged(let entry, _):
+            sentInRun += 1
+            problemsInRun += 1
+            notes?.outboxSent(item, entry: entry, merged: true)
+            context.say(.init("Merged \"\(TerminalSafe.escape(item.title))\" with changes made on the server meanwhile", kind: .success))
+        case .conflict(_, let reason):
+            problemsInRun += 1
+            lists.reloadDrafts()
+            context.say(.error(reason))
+        case .refused(let reason):
+            problemsInRun += 1
+            context.say(.error(reason))
+        }
+        // Our own change: the live updates are not to announce it as news.
+        let tab: Tab = item.kind == .upload ? .photos : .notes
+        lists.ownChange(tab)
+        if !(live?.isRunning ?? false) || item.kind == .delete || item.kind == .rename {
+            lists.refresh(tab)
+        }
+    }
+}

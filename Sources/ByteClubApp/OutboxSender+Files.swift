@@ -1,0 +1,173 @@
+import Foundation
+import Remote
+
+/// Renames, deletes and photo uploads from the outbox (notes' saves and creates are in
+/// `OutboxSender+Kinds.swift`). Each checks first whether the server has the change already,
+/// so a send repeated after a crash does nothing twice.
+extension OutboxSender {
+    // MARK: - Renames
+
+    /// Moves the note from `path` to `newPath`.
+    ///
+    /// - The note gone from `path` and found at `newPath` with our base rev in its history: the
+    ///   move was made before a crash (a move makes a new rev on a club server, so the rev alone
+    ///   cannot say).
+    /// - `newPath` taken by another file: refused (a move never replaces anything).
+    /// - The note changed on the server since our base rev: still moved (the move overwrites no
+    ///   one's text), but answered as `.merged`, so ``OutboxSender/retarget(_:after:entry:result:)``
+    ///   moves later saves to the new path while keeping their base rev: they then conflict and
+    ///   merge with that change instead of overwriting it. `.sent` means the rev after the move
+    ///   came from our base rev and nothing else.
+    func sendRename(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
+        guard let newPath = item.newPath else { return .refused("Not renamed: \(Self.shown(item.title)) had no new name in the outbox") }
+        let newName = TerminalSafe.escape(Self.noteName(newPath))
+        let current: RemoteEntry
+        do {
+            current = try await store.metadata(item.path)
+        } catch {
+            let failure = try Self.answer(error)
+            guard case .notFound = failure else { return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)") }
+            return try await renameAlreadyDone(item, newPath: newPath)
+        }
+        do {
+            let there = try await store.metadata(newPath)
+            let same = there.id != nil && there.id == current.id
+            if !same && there.pathLower != current.pathLower {
+                return .refused("Not renamed: \(Self.shown(item.title)): a note named \"\(newName)\" already exists")
+            }
+        } catch {
+            let failure = try Self.answer(error)
+            guard case .notFound = failure else { return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)") }
+        }
+        let moved: RemoteEntry
+        do {
+            moved = try await store.move(from: item.path, to: newPath, autorename: false)
+        } catch {
+            let failure = try Self.answer(error)
+            switch failure {
+            case .conflict: return .refused("Not renamed: \(Self.shown(item.title)): a note named \"\(newName)\" already exists")
+            case .notFound: return .refused("Not renamed: \(Self.shown(item.title)) was deleted on the server")
+            default: return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)")
+            }
+        }
+        if item.baseRev == nil || current.rev == item.baseRev { return .sent(moved) }
+        return .merged(moved, by: current.modifiedBy)
+    }
+
+    /// The note is not at its old path: moved there before a crash, or deleted (or moved
+    /// elsewhere) by someone else.
+    private func renameAlreadyDone(_ item: OutboxItem, newPath: String) async throws(RemoteError) -> OutboxResult {
+        let deleted = OutboxResult.refused("Not renamed: \(Self.shown(item.title)) was deleted on the server")
+        let there: RemoteEntry
+        do {
+            there = try await store.metadata(newPath)
+        } catch {
+            let failure = try Self.answer(error)
+            if case .notFound = failure { return deleted }
+            return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)")
+        }
+        guard let baseRev = item.baseRev, there.rev != baseRev else { return .sent(there) }
+        // Whether the file at the new name is our note: its history holds our base rev.
+        let history: RemoteRevisions
+        do {
+            history = try await store.revisions(newPath, limit: 20)
+        } catch {
+            _ = try Self.answer(error)
+            return deleted
+        }
+        let revs = history.entries.compactMap(\.rev)
+        guard let index = revs.firstIndex(of: baseRev) else { return deleted }
+        // Right after our base rev, with nothing since: the move's own rev.
+        if index == 1 && revs.first == there.rev { return .sent(there) }
+        return .merged(there, by: there.modifiedBy)
+    }
+
+    /// A path's last component, for messages.
+    static func noteName(_ path: String) -> String {
+        String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(path))
+    }
+
+    // MARK: - Deletes
+
+    /// Deletes the note only if it is still at the rev we saw: someone's change made meanwhile
+    /// is kept, and the delete refused. A note already gone counts as deleted.
+    func sendDelete(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
+        let current: RemoteEntry
+        do {
+            current = try await store.metadata(item.path)
+        } catch {
+            let failure = try Self.answer(error)
+            if case .notFound = failure { return .sent(nil) }
+            return .refused("Not deleted: \(Self.shown(item.title)): \(failure.message)")
+        }
+        if let baseRev = item.baseRev, current.rev != baseRev {
+            return .refused("Not deleted: \(Self.shown(item.title)) was changed on the server since; it is kept")
+        }
+        do {
+            _ = try await store.delete(item.path)
+        } catch {
+            let failure = try Self.answer(error)
+            if case .notFound = failure { return .sent(nil) }
+            return .refused("Not deleted: \(Self.shown(item.title)): \(failure.message)")
+        }
+        return .sent(nil)
+    }
+
+    // MARK: - Uploads
+
+    /// Uploads the photo from disk, if it is still what was queued (same size and modification
+    /// time), and only if the server does not have it already: a photo at the path, or any file
+    /// in its folder, with the same content hash (name and size when the server gives no hash)
+    /// is this upload, sent before a crash (an upload takes a free name when its own is taken).
+    func sendUpload(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
+        guard let localFile = item.localFile else { return .refused("Not uploaded: \(Self.shown(item.title)) had no local file in the outbox") }
+        let file = URL(fileURLWithPath: localFile)
+        let name = TerminalSafe.escape(file.lastPathComponent)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+              (attributes[.type] as? FileAttributeType) == .typeRegular else {
+            return .refused("Not uploaded: \(name) was removed since it was queued")
+        }
+        let size = (attributes[.size] as? NSNumber)?.int64Value
+        let modified = attributes[.modificationDate] as? Date
+        // The outbox keeps whole seconds (ISO 8601), so times within a second are the same.
+        let sameTime = item.localModified.map { queued in modified.map { abs($0.timeIntervalSince(queued)) < 1 } ?? false } ?? true
+        guard item.localSize.map({ $0 == size }) ?? true, sameTime else {
+            return .refused("Not uploaded: \(name) changed since it was queued")
+        }
+        let hash: String
+        do {
+            hash = try ContentHasher.hash(fileAt: file.path)
+        } catch {
+            return .refused("Not uploaded: \(name) cannot be read: \(error.localizedDescription)")
+        }
+        if let there = try await alreadyUploaded(item, hash: hash, size: size ?? -1) { return .sent(there) }
+        do {
+            return .sent(try await store.upload(file: file, to: item.path, mode: .add, autorename: true, progress: nil))
+        } catch {
+            let failure = try Self.answer(error)
+            return .refused("Not uploaded: \(name): \(failure.message)")
+        }
+    }
+
+    /// The server's file that holds exactly this upload, if there is one.
+    private func alreadyUploaded(_ item: OutboxItem, hash: String, size: Int64) async throws(RemoteError) -> RemoteEntry? {
+        func matches(_ entry: RemoteEntry, byName: Bool) -> Bool {
+            guard entry.kind == .file else { return false }
+            if let theirs = entry.contentHash { return theirs == hash }
+            return byName && entry.size == size
+        }
+        do {
+            let there = try await store.metadata(item.path)
+            if matches(there, byName: true) { return there }
+        } catch {
+            _ = try Self.answer(error)
+        }
+        let folder = (item.path as NSString).deletingLastPathComponent
+        do {
+            return try await store.list(folder == "/" ? "" : folder).first { matches($0, byName: false) }
+        } catch {
+            _ = try Self.answer(error)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import NoteMerge
+import Remote
+
+/// Sending one item of each kind: notes saved and created here, renames, deletes and photo
+/// uploads in `OutboxSender+Files.swift`.
+///
+/// `send` throws only when the item cannot be sent *now* and must wait for the next run: the
+/// server is unreachable, failing or busy (``RemoteError/isTransient``), refused our token, the
+/// run was cancelled, or our own disk failed (`.local`). Anything else the server answers
+/// becomes a result, and a note's text that could not be sent as it was is kept as a draft
+/// before the result says so.
+extension OutboxSender {
+    /// Sends `item` and says what came of it.
+    func send(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
+        switch item.kind {
+        case .save: return try await sendSave(item)
+        case .create: return try await sendCreate(item)
+        case .rename: return try await sendRename(item)
+        case .delete: return try await sendDelete(item)
+        case .upload: return try await sendUpload(item)
+        }
+    }
+
+    /// Whether `error` means "try again on the next run" rather than an answer about this item.
+    static func mustWait(_ error: RemoteError) -> Bool {
+        switch error {
+        case .unauthorized, .cancelled, .local: return true
+        default: return error.isTransient
+        }
+    }
+
+    /// `error` again if the item must wait for it; nil if it is an answer to turn into a result.
+    static func answer(_ error: RemoteError) throws(RemoteError) -> RemoteError {
+        if mustWait(error) { throw error }
+        return error
+    }
+
+    /// An item's title for a message: quoted, with control characters escaped.
+    static func shown(_ title: String) -> String { "\"" + TerminalSafe.escape(title) + "\"" }
+
+    // MARK: - Saves
+
+    /// A save is `update` at its base rev. A conflict is either the same text arriving twice (a
+    /// send repeated after a crash: the server holds our bytes, so it counts as sent), or a
+    /// change someone made meanwhile, merged three ways over the base rev; overlapping changes,
+    /// a base rev the server no longer has, or a note deleted there leave the text as a draft.
+    func sendSave(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
+        guard let text = item.text else { return .refused("Not saved: \(Self.shown(item.title)) had no text in the outbox") }
+        let data = Data(text.utf8)
+        guard let baseRev = item.baseRev else {
+            // No rev to build on: the note did not exist when it was saved, so it is a create.
+            return try await sendCreate(item)
+        }
+        var mode = WriteMode.update(rev: baseRev)
+        var payload = data
+        // Set once a merge was made: the revision it went over (whose author the result names).
+        var mergedOver: RemoteEntry?
+        // A merge saved at their rev may meet yet another revision: merge again, a few times.
+        for attempt in 0...3 {
+            let failure: RemoteError
+            do {
+                let entry = try await store.upload(data: payload, to: item.path, mode: mode, autorename: false)
+                removeDraft(of: item)
+                if let mergedOver { return .merged(entry, by: mergedOver.modifiedBy) }
+                return .sent(entry)
+            } catch {
+                failure = try Self.answer(error)
+            }
+            guard case .conflict = failure else {
+                return try keepDraft(item, text: text, gone: false, reason: "Not saved: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft")
+            }
+            if attempt == 3 { break }
+            switch try await merge(item, text: text, baseRev: baseRev) {
+            case .done(let result):
+                return result
+            case .upload(let merged, let theirs):
+                payload = merged
+                mode = .update(rev: theirs.rev ?? "")
+                mergedOver = theirs
+            }
+        }
+        return try keepDraft(item, text: text, gone: false,
+                             reason: "\(Self.shown(item.title)) keeps changing on the server; your text is kept as a draft: open it to merge")
+    }
+
+    /// What a merge attempt came to: a result already, or merged bytes to upload over `theirs`.
+    enum MergeStep {
+        case done(OutboxResult)
+        case upload(Data, theirs: RemoteEntry)
+    }
+
+    /// Reads the note now and its base rev and merges `text` in; see ``sendSave(_:)``.
+    func merge(_ item: OutboxItem, text: String, baseRev: String) async throws(RemoteError) -> MergeStep {
+        let data = Data(text.utf8)
+        let current: (data: Data, entry: RemoteEntry)
+        do {
+            current = try await store.read(item.path)
+        } catch {
+            let failure = try Self.answer(error)
+            if case .notFound = failure {
+                return .done(try keepDraft(item, text: text, gone: true,
+                                           reason: "\(Self.shown(item.title)) was deleted on the server meanwhile; your text is kept as a draft"))
+            }
+            return .done(try keepDraft(item, text: text, gone: false,
+                                       reason: "Not saved: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft"))
+        }
+        // Our bytes are there already: this save reached the server before a crash.
+        if current.data == data {
+            removeDraft(of: item)
+            return .done(.sent(current.entry))
+        }
+        let changed = "\(Self.shown(item.title)) was changed by someone else meanwhile"
+        let base: Data
+        do {
+            base = try await store.read(rev: baseRev).data
+        } catch {
+            let failure = try Self.answer(error)
+            let why: String
+            if case .notFound = failure { why = "the version you edited is gone from the server" } else { why = failure.message }
+            return .done(try keepDraft(item, text: text, gone: false, reason: "\(changed) and cannot be merged (\(why)); your text is kept as a draft"))
+        }
+        guard let baseText = String(validating: base, as: UTF8.self), let theirs = String(validating: current.data, as: UTF8.self) else {
+            return .done(try keepDraft(item, text: text, gone: false,
+                                       reason: "\(changed) and its text is not UTF-8, so it cannot be merged; your text is kept as a draft"))
+        }
+        guard let merged = ThreeWayMerge.merge(base: baseText, mine: text, theirs: theirs).text else {
+            return .done(try keepDraft(item, text: text, gone: false, reason: "\(changed); open it to merge"))
+        }
+        let mergedData = Data(merged.utf8)
+        // Everything we changed was there already: nothing to upload.
+        if mergedData == current.data {
+            removeDraft(of: item)
+            return .done(.merged(current.entry, by: current.entry.modifiedBy))
+        }
+        return .upload(mergedData, theirs: current.entry)
+    }
+
+    // MARK: - Creates
+
+    /// A create is `add`, never over another note. Our own bytes found there mean it was sent
+    /// before a crash (the server also answers an `add` of identical bytes with the file); a
+    /// different note of that name leaves our text as a draft of a new note.
+    func sendCreate(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
+        guard let text = item.text else { return .refused("Not created: \(Self.shown(item.title)) had no text in the outbox") }
+        let data = Data(text.utf8)
+        let failure: RemoteError
+        do {
+            let entry = try await store.upload(data: data, to: item.path, mode: .add, autorename: false)
+            removeDraft(of: item)
+            return .sent(entry)
+        } catch {
+            failure = try Self.answer(error)
+        }
+        guard case .conflict = failure else {
+            return try keepDraft(item, text: text, gone: true, reason: "Not created: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft")
+        }
+        do {
+            let current = try await store.read(item.path)
+            if current.data == data {
+                removeDraft(of: item)
+                return .sent(current.entry)
+            }
+        } catch {
+            _ = try Self.answer(error)
+        }
+        let name = TerminalSafe.escape((item.path as NSString).lastPathComponent)
+        return try keepDraft(item, text: text, gone: true,
+                             reason: "A note named \"\(name)\" already exists on the server; yours is kept as a draft of a new note")
+    }
+
+    // MARK: - Drafts
+
+    /// Keeps `text` as a draft and answers `.conflict` with `reason`.
+    ///
+    /// `gone`: the note is not on the server (deleted, or a create whose name is taken), so the
+    /// draft is of a new note (no path, no base rev). A draft already at that id with other text
+    /// (the user kept editing after the save was queued) is never overwritten: ours takes a new id.
+    /// Without a drafts folder the item must stay in the outbox, so this throws.
+    func keepDraft(_ item: OutboxItem, text: String, gone: Bool, reason: String) throws(RemoteError) -> OutboxResult {
+        guard let drafts else {
+            throw .local("\(Self.shown(item.title)) could not be sent as it was, and there is no drafts folder to keep it in; it stays in the outbox")
+        }
+        var id = item.draftID ?? (gone && item.kind == .create ? Draft.newID() : Draft.id(forPath: item.path))
+        if let existing = drafts.load(id), existing.body != text { id = Draft.newID() }
+        let isNew = gone || item.kind == .create
+        let draft = Draft(id: id, path: isNew ? nil : item.path, baseRev: isNew ? nil : item.baseRev,
+                          title: item.title, body: text, updated: now())
+        do {
+            try drafts.save(draft)
+        } catch {
+            throw .local("cannot keep \(Self.shown(item.title)) as a draft in \(drafts.directory.path): \(error.localizedDescription)")
+        }
+        return .conflict(draftID: id, reason: reason)
+    }
+
+    /// Once the server has the item's text, its draft goes, if it still holds that text (a
+    /// draft edited since is newer work and stays).
+    func removeDraft(of item: OutboxItem) {
+        guard let drafts, let id = item.draftID, let text = item.text, let draft = drafts.load(id), draft.body == text else { return }
+        drafts.remove(id)
+    }
+}

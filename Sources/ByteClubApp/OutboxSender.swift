@@ -1,0 +1,159 @@
+import Foundation
+import Remote
+
+/// What sending one outbox item came to. Every result but ``stopped`` removes the item from the
+/// outbox; none of them loses the user's text (a note that could not be sent as it was is kept
+/// as a draft first).
+public enum OutboxResult: Sendable, Equatable {
+    /// The server has the change: `entry` is the note or photo after it (nil after a delete).
+    /// Also when the change turned out to be there already (sent before a crash, before its
+    /// confirmation was written): the rev check finds the server's text equal to ours.
+    case sent(RemoteEntry?)
+    /// The note had changed on the server meanwhile and ours was combined with it: a save's
+    /// three-way merge was clean and saved, or a rename moved the note with their text in it.
+    /// `by` is who made the change, as the server names them (an account id), if it says.
+    case merged(RemoteEntry, by: String?)
+    /// The note had changed (or a note of that name exists) and the changes overlap: the text is
+    /// kept as the draft `draftID` over the rev it was based on, so opening it and saving brings
+    /// up the merge view. `reason` is for the status bar.
+    case conflict(draftID: String, reason: String)
+    /// Not sent, for a reason a retry will not mend (a photo changed or gone since it was queued,
+    /// a note deleted that someone changed meanwhile, a new name that is taken): `reason` says so.
+    case refused(String)
+}
+
+/// One item's result, as the sender reports it.
+public struct OutboxReport: Sendable, Equatable {
+    public var item: OutboxItem
+    public var result: OutboxResult
+}
+
+/// What one step of the sender did.
+public enum OutboxStep: Sendable, Equatable {
+    /// An item was sent (or resolved) and is out of the outbox.
+    case sent(OutboxReport)
+    /// Nothing waits.
+    case empty
+    /// Another sender holds the lock.
+    case busy
+    /// The first item could not be sent now; it waits.
+    case stopped(RemoteError)
+}
+
+/// How a run of the sender ended.
+public enum OutboxRun: Sendable, Equatable {
+    /// Every item was sent (or resolved): the outbox is empty, unless something was queued meanwhile.
+    case done
+    /// Another sender (a second app, `byteclub outbox --send`) holds the lock; nothing was sent.
+    case busy
+    /// An item could not be sent now (the server is unreachable, busy or failing); it and every
+    /// item after it wait for the next run.
+    case stopped(RemoteError)
+}
+
+/// Sends the outbox in order, under its lock, each item only after the one before it was
+/// confirmed.
+///
+/// **Nothing is sent twice.** Two things make that safe: the lock (``Outbox/withSendLock(_:)``)
+/// keeps two senders from working at once, and the rev check makes a send repeated after a crash
+/// harmless: a save is `update` at its base rev, so a second send of a save the server already
+/// applied conflicts, and the sender then finds the server's text equal to the item's and takes
+/// it as sent; a create finds its note there with its text; a rename finds the note at its new
+/// path; a delete finds nothing to delete; an upload finds a photo with its content hash.
+///
+/// After an item is confirmed, the items after it that touch the same note are retargeted
+/// before the item is removed: a rename's new path, and a save's base rev moved to the rev the
+/// confirmed item made (only when that rev came straight from ours, never over someone else's).
+public struct OutboxSender: Sendable {
+    public let store: any RemoteStore
+    public let outbox: Outbox
+    /// Where a note that could not be merged is kept for the user; nil keeps it in the outbox.
+    public let drafts: DraftStore?
+    public let now: @Sendable () -> Date
+
+    public init(store: any RemoteStore, outbox: Outbox, drafts: DraftStore?, now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.outbox = outbox
+        self.drafts = drafts
+        self.now = now
+    }
+
+    /// Sends every item, in order, until one cannot be sent now; `report` is called after each
+    /// item's result is on disk (the item removed, followers retargeted).
+    public func sendAll(report: @Sendable (OutboxReport) async -> Void = { _ in }) async -> OutboxRun {
+        // Read again after each item: the app may queue more while this runs.
+        while true {
+            switch await sendFirst() {
+            case .sent(let done): await report(done)
+            case .empty: return .done
+            case .busy: return .busy
+            case .stopped(let error): return .stopped(error)
+            }
+        }
+    }
+
+    /// Sends the first item under the send lock (the app sends one at a time, each turn of its
+    /// loop a request of its own, as the lists do).
+    public func sendFirst() async -> OutboxStep {
+        let step = await outbox.withSendLock { () async -> OutboxStep in
+            guard let item = outbox.all().first else { return .empty }
+            if Task.isCancelled { return .stopped(.cancelled) }
+            let result: OutboxResult
+            do throws(RemoteError) {
+                result = try await send(item)
+            } catch {
+                return .stopped(error)
+            }
+            do {
+                try settle(item, result)
+            } catch {
+                return .stopped(.local("cannot update the outbox in \(outbox.directory.path): \(error.localizedDescription)"))
+            }
+            return .sent(OutboxReport(item: item, result: result))
+        }
+        return step ?? .busy
+    }
+
+    /// Retargets the items after `item` and removes it.
+    private func settle(_ item: OutboxItem, _ result: OutboxResult) throws {
+        let entry: RemoteEntry?
+        switch result {
+        case .sent(let sent): entry = sent
+        case .merged(let merged, _): entry = merged
+        case .conflict, .refused: entry = nil
+        }
+        for var follower in outbox.all() where follower.id != item.id && follower.seq >= item.seq {
+            if retarget(&follower, after: item, entry: entry, result: result) { try outbox.replace(follower) }
+        }
+        try outbox.remove(item)
+    }
+
+    /// Changes `follower` to follow what `item` did; true when it changed.
+    func retarget(_ follower: inout OutboxItem, after item: OutboxItem, entry: RemoteEntry?, result: OutboxResult) -> Bool {
+        guard follower.kind != .upload, item.kind != .upload, follower.path.lowercased() == item.path.lowercased() else { return false }
+        let before = follower
+        switch (item.kind, result) {
+        case (.rename, .sent(let moved?)):
+            follower.path = moved.path
+            // The move was made at our base rev (the sender checks), so the rev after it is ours.
+            if follower.baseRev == item.baseRev { follower.baseRev = moved.rev }
+        case (.rename, .merged(let moved, _)):
+            // Moved, but the note had changed on the server since our base rev: the rev after the
+            // move holds someone else's change, so later saves keep their base rev and merge.
+            follower.path = moved.path
+        case (.create, .sent(let created?)):
+            // Later saves of a note created offline were queued as creates too: now it exists.
+            if follower.kind == .create { follower.kind = .save }
+            if follower.baseRev == nil || follower.baseRev == item.baseRev { follower.baseRev = created.rev }
+            follower.path = created.path
+        case (.save, .sent(let saved?)):
+            // The rev the server made from exactly our text: later saves of ours build on it.
+            // Not after a merge: its rev holds someone else's change too, which a later save
+            // (written before it was seen) must merge with, not overwrite.
+            if follower.baseRev == item.baseRev { follower.baseRev = saved.rev }
+        default:
+            break
+        }
+        return follower != before
+    }
+}

@@ -72,11 +72,15 @@ extension OutboxSender {
         do {
             history = try await store.revisions(newPath, limit: 20)
         } catch {
-            _ = try Self.answer(error)
-            return deleted
+            // A store without revisions cannot say whose file it is: not ours to claim.
+            let failure = try Self.answer(error)
+            return .refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name (\(failure.message))")
         }
         let revs = history.entries.compactMap(\.rev)
-        guard let index = revs.firstIndex(of: baseRev) else { return deleted }
+        guard let index = revs.firstIndex(of: baseRev) else {
+            let newName = TerminalSafe.escape(Self.noteName(newPath))
+            return .refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name, and \"\(newName)\" is another note")
+        }
         // Right after our base rev, with nothing since: the move's own rev.
         if index == 1 && revs.first == there.rev { return .sent(there) }
         return .merged(there, by: there.modifiedBy)

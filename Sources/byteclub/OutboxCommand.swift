@@ -1,0 +1,113 @@
+import ArgumentParser
+import ByteClubApp
+import Foundation
+import Remote
+
+/// `byteclub outbox`: what the app queued while the club could not be reached, and `--send`
+/// to send it now.
+struct OutboxCommand: AsyncParsableCommand {
+    /// The exit status when items still wait after `--send` (EX_TEMPFAIL: try again later).
+    static let waitingStatus: Int32 = 75
+
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "List the changes waiting to be sent to the club, or send them now.",
+        discussion: """
+            The app queues a note's save, create, rename or delete, and a photo's upload, when the \
+            club cannot be reached; it sends them by itself once the club answers again. This lists \
+            them, oldest first: number, kind, title and path, the rev the change was based on, and \
+            when it was queued (--json: the items as a JSON array). Listing does not reach the club \
+            (the embedded one is started). \
+            --send sends them now, in order, and prints one line per item: sent, merged (someone \
+            changed the note meanwhile and the changes did not overlap), kept as a draft (they \
+            overlapped; open the note in the app to merge) or refused (e.g. a photo changed since it \
+            was queued). Exit status: 0 when the outbox is empty afterwards; 75 (EX_TEMPFAIL) when \
+            items still wait: the club could not be reached or refused the token (the message says \
+            why), or another byteclub is sending them right now; 130 on Ctrl-C.
+            """)
+
+    @Flag(help: "Send the waiting changes now.") var send = false
+    @Flag(help: "Print the items as a JSON array.") var json = false
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        if send { return try await sendNow() }
+        StderrLog.bootstrap()
+        let connected: Backend
+        do {
+            connected = try await backend.connect()
+        } catch let error as RemoteError {
+            throw fail(error)
+        }
+        let items = Outbox(directory: Paths.outbox(connected.key)).all()
+        await connected.close()
+        if json {
+            FileHandle.standardOutput.write(try JSONLines.encode(items) + Data("\n".utf8))
+        } else if items.isEmpty {
+            FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8))
+        } else {
+            let formatter = JSONLines.localTimeFormatter()
+            FileHandle.standardOutput.write(Data(items.map { Self.line($0, formatter: formatter) + "\n" }.joined().utf8))
+        }
+    }
+
+    /// One item for people: `#3  save    "Trip plan"  /byteclub/Trip plan.txt  base 015f2a3b  queued 2026-11-22 21:05`.
+    /// Every name goes through ``TerminalSafe``.
+    static func line(_ item: OutboxItem, formatter: DateFormatter) -> String {
+        var place = TerminalSafe.escape(item.path)
+        if let newPath = item.newPath { place += " → " + TerminalSafe.escape(newPath) }
+        if let localFile = item.localFile { place = TerminalSafe.escape(localFile) + " → " + place }
+        let seq = "#\(item.seq)"
+        var line = seq.padding(toLength: max(4, seq.count), withPad: " ", startingAt: 0) + "  "
+            + item.kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + "  "
+            + "\"" + TerminalSafe.escape(item.title) + "\"  " + place
+        if let baseRev = item.baseRev { line += "  base " + TerminalSafe.escape(baseRev) }
+        return line + "  queued " + formatter.string(from: item.queued)
+    }
+
+    /// One result for people, as `--send` prints it.
+    static func line(_ report: OutboxReport) -> String {
+        let what = "\(report.item.kind.rawValue) \"\(TerminalSafe.escape(report.item.title))\""
+        switch report.result {
+        case .sent(let entry):
+            return "sent: " + what + (entry.map { " (" + TerminalSafe.escape($0.path) + ")" } ?? "")
+        case .merged(let entry, _):
+            return "merged: " + what + " with a change made meanwhile (" + TerminalSafe.escape(entry.path) + ")"
+        case .conflict(_, let reason):
+            return "kept as a draft: " + TerminalSafe.escape(reason)
+        case .refused(let reason):
+            return "refused: " + TerminalSafe.escape(reason)
+        }
+    }
+
+    /// `--send`: each request tries a few times (the outbox waits for the next run anyway).
+    private func sendNow() async throws {
+        var retry = RetryPolicy()
+        retry.maxAttempts = 3
+        try await runRemote(backend, retry: retry) { backend in
+            let outbox = Outbox(directory: Paths.outbox(backend.key))
+            guard !outbox.isEmpty else {
+                FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8))
+                return
+            }
+            let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: DraftStore(directory: Paths.drafts))
+            let run = await sender.sendAll { report in
+                FileHandle.standardOutput.write(Data((Self.line(report) + "\n").utf8))
+            }
+            let left = outbox.count
+            switch run {
+            case .done where left == 0:
+                return
+            case .done:
+                say("\(left) queued meanwhile \(left == 1 ? "waits" : "wait"); run it again")
+            case .busy:
+                say("another byteclub is sending this outbox now; \(left) \(left == 1 ? "item waits" : "items wait")")
+            case .stopped(.cancelled):
+                throw ExitCode(130)
+            case .stopped(let error):
+                say("\(left) \(left == 1 ? "item waits" : "items wait"): \(error.message)")
+            }
+            throw ExitCode(Self.waitingStatus)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+
+/// `byteclub outbox` and `byteclub outbox --send`, run as a script would, against a club server
+/// on loopback. The items are written as the app writes them (OutboxItem's JSON, one file each),
+/// since this target does not link the app.
+final class OutboxCLITests: XCTestCase {
+    var club: ClubFixture!
+    var cli: CLI!
+    var state: URL!
+
+    override func setUp() async throws {
+        club = try await ClubFixture()
+        let home = club.base.appendingPathComponent("home")
+        let work = club.base.appendingPathComponent("work")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        state = home.appendingPathComponent("state")
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        environment["XDG_STATE_HOME"] = state.path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        environment["TMPDIR"] = club.base.appendingPathComponent("tmp").path
+        environment["BYTECLUB_TOKEN"] = nil
+        try FileManager.default.createDirectory(at: club.base.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        cli = CLI(environment: environment, directory: work)
+    }
+
+    override func tearDown() async throws {
+        await club?.close()
+    }
+
+    var url: String { club.server.baseURL.absoluteString }
+    var server: [String] { ["--server", url, "--token", club.token] }
+
+    /// The outbox folder of the club at `url`: `$XDG_STATE_HOME/byteclub/outbox/<key>`, the key
+    /// being the URL lowercased with every byte but a-z, 0-9, `.` and `-` written `_xx` (the
+    /// app's StorageName, restated here).
+    func outboxFolder(_ url: String) -> URL {
+        var key = ""
+        for byte in url.lowercased().utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                key.append(Character(UnicodeScalar(byte)))
+            default:
+                key += String(format: "_%02x", byte)
+            }
+        }
+        return state.appendingPathComponent("byteclub/outbox").appendingPathComponent(key)
+    }
+
+    /// Writes one item as the app's Outbox does: `<seq, 12 digits>-<id>.json`.
+    func queue(_ fields: [String: Any], seq: Int, in folder: URL) throws {
+        let id = UUID().uuidString.lowercased()
+        var item = fields
+        item["id"] = id
+        item["seq"] = seq
+        item["queued"] = "2026-11-22T21:05:00Z"
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])
+            .write(to: folder.appendingPathComponent(String(format: "%012d", seq) + "-" + id + ".json"))
+    }
+
+    func items(in folder: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }
+    }
+
+    func testAnEmptyOutboxSaysSo() throws {
+        let listing = try cli.run(["outbox"] + server)
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        XCTAssertEqual(listing.stdout, "The outbox is empty.\n")
+        let json = try cli.run(["outbox", "--json"] + server)
+        XCTAssertEqual(json.status, 0, json.stderr)
+        XCTAssertEqual(json.stdout, "[]\n")
+        let send = try cli.run(["outbox", "--send"] + server)
+        XCTAssertEqual(send.status, 0, send.stderr)
+        XCTAssertEqual(send.stdout, "The outbox is empty.\n")
+    }
+
+    func testItemsAreListedOneALineWithNamesEscaped() throws {
+        let folder = outboxFolder(url)
+        try queue(["kind": "save", "path": "/byteclub/Trip\u{1B}]0;x\u{07}.txt", "title": "Trip\u{1B}]0;x\u{07}",
+                   "text": "day 1\n", "baseRev": "015f2a3b4c5d6e7f"], seq: 1, in: folder)
+        try queue(["kind": "upload", "path": "/byteclub/photos/a.jpg", "title": "a.jpg", "localFile": "/tmp/a.jpg",
+                   "localSize": 3000, "localModified": "2026-11-22T21:00:00Z"], seq: 2, in: folder)
+        let listing = try cli.run(["outbox"] + server)
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        let lines = listing.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, listing.stdout)
+        XCTAssertTrue(lines[0].hasPrefix("#1    save    \"Trip\\x1b]0;x\\x07\"  /byteclub/Trip\\x1b]0;x\\x07.txt  base 015f2a3b4c5d6e7f  queued "), lines[0])
+        XCTAssertTrue(lines[1].hasPrefix("#2    upload  \"a.jpg\"  /tmp/a.jpg → /byteclub/photos/a.jpg  queued "), lines[1])
+        XCTAssertFalse(listing.stdout.contains("\u{1B}"), "no raw escape reaches the terminal")
+
+        let json = try cli.run(["outbox", "--json"] + server)
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let decoded = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(decoded.compactMap { $0["kind"] as? String }, ["save", "upload"])
+        XCTAssertEqual(decoded.first?["title"] as? String, "Trip\u{1B}]0;x\u{07}", "JSON keeps the exact name, escaped as JSON")
+        XCTAssertEqual(items(in: folder).count, 2, "listing sends nothing")
+    }
+
+    func testSendDeliversTheItemsAndEmptiesTheOutbox() throws {
+        let folder = outboxFolder(url)
+        try queue(["kind": "create", "path": "/byteclub/From the outbox.txt", "title": "From the outbox", "text": "queued offline\n"],
+                  seq: 1, in: folder)
+        try queue(["kind": "create", "path": "/byteclub/From the outbox.txt", "title": "From the outbox", "text": "queued offline\nand more\n"],
+                  seq: 2, in: folder)
+        let send = try cli.run(["outbox", "--send"] + server)
+        XCTAssertEqual(send.status, 0, send.stderr)
+        XCTAssertEqual(send.stdout, """
+            sent: create "From the outbox" (/byteclub/From the outbox.txt)
+            sent: save "From the outbox" (/byteclub/From the outbox.txt)
+
+            """)
+        XCTAssertEqual(try String(contentsOf: club.file("byteclub/From the outbox.txt"), encoding: .utf8), "queued offline\nand more\n")
+        XCTAssertEqual(items(in: folder), [])
+        let listing = try cli.run(["outbox"] + server)
+        XCTAssertEqual(listing.stdout, "The outbox is empty.\n")
+    }
+
+    func testSendToADeadServerKeepsTheItemsAndSaysWhy() throws {
+        let dead = "http://127.0.0.1:9"
+        let folder = outboxFolder(dead)
+        try queue(["kind": "create", "path": "/byteclub/Waiting.txt", "title": "Waiting", "text": "still here\n"], seq: 1, in: folder)
+        let send = try cli.run(["outbox", "--send", "--server", dead, "--token", "x"])
+        XCTAssertEqual(send.status, 75, send.stderr)
+        XCTAssertTrue(send.stderr.contains("1 item waits: Network error"), send.stderr)
+        XCTAssertEqual(send.stdout, "")
+        XCTAssertEqual(items(in: folder).count, 1)
+        let listing = try cli.run(["outbox", "--server", dead, "--token", "x"])
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        XCTAssertTrue(listing.stdout.hasPrefix("#1    create  \"Waiting\"  /byteclub/Waiting.txt  queued "), listing.stdout)
+    }
+}

@@ -131,6 +131,15 @@ extension NotesController {
         }
     }
 
+    /// An outbox save came back unsent (the note changed on the server and the changes overlap):
+    /// the open note, if it is that one, counts as unsaved again, so Ctrl-S brings up the merge
+    /// view and Esc asks before anything is dropped.
+    func outboxConflict(_ item: OutboxItem) {
+        guard var session = state.note, session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() else { return }
+        session.savedVersion = -1
+        context.update { $0.note = session }
+    }
+
     // MARK: The texts kept on disk
 
     /// Keeps an opened note's text in the disk cache (off the UI queue), for opening it offline.

@@ -221,8 +221,9 @@ final class NotesController {
     /// Closes the editor and drops its draft.
     private func discardEditor() {
         guard let session = state.note else { return }
-        // A draft whose text waits in the outbox stays until the server has it.
-        let queued = !session.isModified && state.offline.pendingDrafts.contains(session.draftID)
+        // Only Discard drops a draft. A note closed without changes may still have one: its text
+        // waits in the outbox, or came back from it to be merged; it stays until the server has it.
+        let queued = !session.isModified
         if !queued { configuration.drafts?.remove(session.draftID) }
         let name = session.entry?.name ?? (session.editor.title.text.isEmpty ? "the new note" : session.fileName)
         context.update {

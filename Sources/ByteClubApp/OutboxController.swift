@@ -210,6 +210,7 @@ final class OutboxController {
             context.say(.init("Merged \"\(TerminalSafe.escape(item.title))\" with changes made on the server meanwhile", kind: .success))
         case .conflict(_, let reason):
             problemsInRun += 1
+            notes?.outboxConflict(item)
             lists.reloadDrafts()
             context.say(.error(reason))
         case .refused(let reason):

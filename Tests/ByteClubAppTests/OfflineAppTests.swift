@@ -1,0 +1,278 @@
+import ByteClubApp
+import ClubServer
+import Foundation
+import Remote
+import Synchronization
+import TerminalUI
+import XCTest
+
+/// The app offline and back, against a real club server that the test stops and starts again
+/// on the same port and folder: saves, renames and deletes queued in the outbox and sent when it
+/// returns, and the lists and notes shown from the disk cache at a start without it.
+@MainActor
+final class OfflineAppTests: XCTestCase {
+    var club: RestartableClub!
+    var state: URL!
+
+    override func setUp() async throws {
+        club = try await RestartableClub(notes: ["Trip plan.txt": "Day 1: Lyon\nDay 2: rest\n", "Ideas.txt": "kites\n", "Old.txt": "old\n"])
+        state = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-offline-app-\(UUID().uuidString)")
+    }
+
+    override func tearDown() async throws {
+        await club.close()
+        try? FileManager.default.removeItem(at: state)
+    }
+
+    var outbox: Outbox { Outbox(directory: state.appendingPathComponent("outbox")) }
+    var cache: ClubCache { ClubCache(directory: state.appendingPathComponent("cache")) }
+    var drafts: DraftStore { DraftStore(directory: state.appendingPathComponent("drafts")) }
+
+    /// Ray's app, as the executable configures it: an outbox, a cache and drafts under `state`,
+    /// and a store that does not retry a server it cannot reach.
+    func rayApp(counting: ListingCounter? = nil) -> Harness {
+        var retry = RetryPolicy()
+        retry.retriesUnreachable = false
+        retry.maxAttempts = 5
+        retry.maxDelay = 2
+        let store = DropboxStore(displayName: "club", endpoints: .club(club.url), tokens: StaticToken(club.rayToken),
+                                 connection: ConnectionOptions(idleTimeout: 10), retry: retry)
+        let counted: any RemoteStore = counting.map { CountingStore(base: store, counter: $0) } ?? store
+        return Harness(store: counted, drafts: drafts) { configuration in
+            configuration.outbox = self.outbox
+            configuration.cache = self.cache
+        }
+    }
+
+    private func type(_ harness: Harness, _ text: String) {
+        for character in text { harness.press(.char(character)) }
+    }
+
+    private func select(_ title: String, in harness: Harness) {
+        guard let index = harness.app.noteItems.firstIndex(where: { $0.title == title }) else {
+            return XCTFail("no note \(title) in \(harness.app.noteItems.map(\.title))")
+        }
+        harness.press(.home)
+        for _ in 0..<index { harness.press(.down) }
+    }
+
+    private func open(_ title: String, in harness: Harness) async {
+        select(title, in: harness)
+        harness.press(.enter)
+        await harness.waitUntil("\(title) open") { harness.app.state.note?.phase == .editing }
+    }
+
+    func testASaveWhileTheServerIsDownWaitsInTheOutboxAndIsSentWhenItIsBack() async throws {
+        let harness = rayApp()
+        await harness.start()
+        await open("Trip plan", in: harness)
+        try await club.stop()
+        harness.press(.documentEnd)
+        type(harness, "Day 3: home")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the save queued") { harness.app.state.offline.waiting == 1 }
+        XCTAssertTrue(harness.app.state.offline.isOffline)
+        XCTAssertEqual(harness.app.state.offline.figure, "offline · 1 waiting")
+        XCTAssertFalse(harness.app.state.hasUnsavedEdits, "queued counts as saved: quitting need not ask")
+        XCTAssertTrue(harness.render(width: 100, height: 20).dump().contains("offline · 1 waiting"))
+        XCTAssertEqual(outbox.all().map(\.kind), [.save])
+        XCTAssertEqual(outbox.all().first?.text, "Day 1: Lyon\nDay 2: rest\nDay 3: home")
+        XCTAssertNotNil(drafts.load(Draft.id(forPath: "/byteclub/Trip plan.txt")), "the draft stays until the server has the text")
+
+        try await club.start()
+        await harness.waitUntil("the outbox sent", timeout: 15) { harness.app.state.offline.waiting == 0 && !harness.app.state.offline.isOffline }
+        XCTAssertEqual(club.text("Trip plan.txt"), "Day 1: Lyon\nDay 2: rest\nDay 3: home")
+        XCTAssertTrue(outbox.all().isEmpty)
+        await harness.waitUntil("the draft gone") { self.drafts.all().isEmpty }
+        // The editor is at the new rev: the next save is a plain update, no conflict.
+        type(harness, "!")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("saved again") { harness.app.state.message?.text.hasPrefix("Saved \"Trip plan.txt\"") == true }
+        XCTAssertEqual(club.text("Trip plan.txt"), "Day 1: Lyon\nDay 2: rest\nDay 3: home!")
+        harness.app.requestQuit()
+    }
+
+    func testAColdStartWithoutTheServerShowsTheCachedListsAndNotesAndCatchesUpFromTheCursor() async throws {
+        // A first run caches the lists and the opened note.
+        let first = rayApp()
+        await first.start()
+        await open("Ideas", in: first)
+        await first.waitUntil("the cache written") {
+            self.cache.listing(.notes)?.entries.count == 3 && self.cache.note("/byteclub/Ideas.txt") != nil && self.cache.listing(.notes)?.cursor != nil
+        }
+        first.app.requestQuit()
+        try await club.stop()
+
+        let counter = ListingCounter()
+        let second = rayApp(counting: counter)
+        second.app.start()
+        // At once, before any answer: the cached list, marked.
+        XCTAssertEqual(second.app.noteItems.map(\.title), ["Ideas", "Old", "Trip plan"])
+        XCTAssertNotNil(second.app.state.notes.cachedAt)
+        XCTAssertTrue(second.render(width: 100, height: 20).dump().contains("◷ Cached"))
+        await second.waitUntil("offline noticed") { second.app.state.offline.isOffline }
+        XCTAssertEqual(second.app.noteItems.count, 3, "a failed load never empties the list")
+        XCTAssertEqual(cache.listing(.notes)?.entries.count, 3, "nor the cache")
+        // The note opens from the cache, editable, and a save waits in the outbox.
+        await open("Ideas", in: second)
+        XCTAssertEqual(second.app.state.note?.editor.body.text, "kites\n")
+        second.press(.documentEnd)
+        type(second, "boats\n")
+        second.press(.ctrl("s"))
+        await second.waitUntil("queued") { self.outbox.all().count == 1 }
+
+        // Meanwhile ann adds a note; when the server is back only what changed is asked for.
+        try await club.start()
+        try "ann's\n".write(to: club.folder.appendingPathComponent("Ann.txt"), atomically: true, encoding: .utf8)
+        await second.waitUntil("ann's note listed and the edit sent", timeout: 15) {
+            second.app.noteItems.contains { $0.title == "Ann" } && self.outbox.all().isEmpty
+        }
+        XCTAssertEqual(club.text("Ideas.txt"), "kites\nboats\n")
+        XCTAssertNil(second.app.state.notes.cachedAt, "no longer marked once the server answered")
+        XCTAssertEqual(counter.fullListings(of: "/byteclub"), 0, "the notes list caught up from its cursor, not a new listing")
+        second.app.requestQuit()
+    }
+
+    func testARenameAndADeleteOfflineShowAtOnceAndReachTheServerInOrder() async throws {
+        let harness = rayApp()
+        await harness.start()
+        try await club.stop()
+        // A refused refresh is how the app finds out.
+        harness.app.refresh(.notes)
+        await harness.waitUntil("offline") { harness.app.state.offline.isOffline }
+
+        select("Old", in: harness)
+        harness.press(.char("d"))
+        harness.press(.enter)  // the dialog's default is Cancel: move to Delete first
+        await harness.waitUntil("the delete dialog gone") { harness.compositor.layers.count == 1 }
+        XCTAssertTrue(outbox.all().isEmpty, "Cancel queued nothing")
+        harness.press(.char("d"), .left, .enter)
+        await harness.waitUntil("the delete queued") { self.outbox.all().count == 1 }
+        XCTAssertFalse(harness.app.noteItems.contains { $0.title == "Old" })
+
+        select("Ideas", in: harness)
+        harness.press(.char("R"))
+        for _ in 0..<5 { harness.press(.backspace) }
+        type(harness, "Plans")
+        harness.press(.enter)
+        await harness.waitUntil("the rename queued") { self.outbox.all().count == 2 }
+        XCTAssertTrue(harness.app.noteItems.contains { $0.title == "Plans" })
+        XCTAssertTrue(harness.render(width: 100, height: 20).dump().contains("⇡ Plans"))
+
+        try await club.start()
+        await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty && harness.app.state.offline.waiting == 0 }
+        XCTAssertNil(club.text("Old.txt"))
+        XCTAssertNil(club.text("Ideas.txt"))
+        XCTAssertEqual(club.text("Plans.txt"), "kites\n")
+        harness.app.requestQuit()
+    }
+}
+
+/// A club server over a folder that outlives it: stopped and started again on the same port.
+final class RestartableClub: @unchecked Sendable {
+    // Safe: `server` is only touched from the test's main actor (start/stop/close), one at a time.
+    let base: URL
+    let rayToken = "ray-\(UUID().uuidString)"
+    let annToken = "ann-\(UUID().uuidString)"
+    private var server: ClubServer?
+    private var port = 0
+
+    init(notes: [String: String]) async throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-offline-club-\(UUID().uuidString)")
+        let folder = base.appendingPathComponent("club/byteclub")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        for (name, text) in notes { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        try await start()
+    }
+
+    var folder: URL { base.appendingPathComponent("club/byteclub") }
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    func text(_ name: String) -> String? { try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8) }
+
+    func start() async throws {
+        var configuration = ClubServerConfiguration(root: base.appendingPathComponent("club").path, token: "")
+        configuration.members = [ClubMember(name: "ray", token: rayToken), ClubMember(name: "ann", token: annToken)]
+        configuration.port = port
+        configuration.logger.logLevel = .error
+        let started = try await ClubServer.start(configuration)
+        server = started
+        port = started.port
+    }
+
+    func stop() async throws {
+        await server?.stop()
+        server = nil
+    }
+
+    func close() async {
+        await server?.stop()
+        try? FileManager.default.removeItem(at: base)
+    }
+}
+
+/// Counts full listings (first pages, no cursor) by folder.
+final class ListingCounter: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+    func count(_ folder: String) { counts.withLock { $0[folder.lowercased(), default: 0] += 1 } }
+    func fullListings(of folder: String) -> Int { counts.withLock { $0[folder.lowercased()] ?? 0 } }
+}
+
+extension NoteItem {
+    /// The row's title, as the list shows it without marks.
+    var title: String {
+        switch self {
+        case .note(let entry, _): return ClubLayout.title(of: entry.name)
+        case .draft(let draft): return draft.title
+        }
+    }
+}
+
+/// Forwards every call and counts listings that start from nothing (no cursor).
+struct CountingStore: RemoteStore {
+    let base: any RemoteStore
+    let counter: ListingCounter
+    var displayName: String { base.displayName }
+
+    func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
+        let page = try await base.listPage(folder, cursor: cursor, limit: limit)
+        if cursor == nil, limit > 1 { counter.count(folder) }
+        return page
+    }
+    func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.metadata(path) }
+    func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
+        try await base.search(in: folder, extensions: extensions)
+    }
+    func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                  onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
+        try await base.download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
+    }
+    func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        try await base.upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
+    }
+    func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        try await base.upload(data: data, to: path, mode: mode, autorename: autorename)
+    }
+    func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data { try await base.thumbnail(path, size: size) }
+    func delete(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.delete(path) }
+    func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        try await base.move(from: from, to: to, autorename: autorename)
+    }
+    func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.createFolder(path) }
+    func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor {
+        try await base.latestCursor(folder, recursive: recursive)
+    }
+    func longpoll(_ cursor: RemoteCursor, timeout: TimeInterval) async throws(RemoteError) -> LongpollAnswer {
+        try await base.longpoll(cursor, timeout: timeout)
+    }
+    func listChanges(since cursor: RemoteCursor) async throws(RemoteError) -> RemoteChanges { try await base.listChanges(since: cursor) }
+    func revisions(_ path: String, limit: Int, before: String?) async throws(RemoteError) -> RemoteRevisions {
+        try await base.revisions(path, limit: limit, before: before)
+    }
+    func restore(_ path: String, rev: String) async throws(RemoteError) -> RemoteEntry { try await base.restore(path, rev: rev) }
+    func copy(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        try await base.copy(from: from, to: to, autorename: autorename)
+    }
+    func currentAccount() async throws(RemoteError) -> RemoteAccount { try await base.currentAccount() }
+    func account(id: String) async throws(RemoteError) -> RemoteAccount { try await base.account(id: id) }
+}

@@ -175,15 +175,20 @@ extension OutboxSender {
     ///
     /// `gone`: the note is not on the server (deleted, or a create whose name is taken), so the
     /// draft is of a new note (no path, no base rev). A draft already at that id with other text
-    /// (the user kept editing after the save was queued) is never overwritten: ours takes a new id.
+    /// (the user kept editing after the save was queued) is never overwritten: ours becomes a
+    /// draft of a new note with an id of its own, a row of its own in the list (the list shows
+    /// one draft per note, so a second draft of the same note would be hidden).
     /// Without a drafts folder the item must stay in the outbox, so this throws.
     func keepDraft(_ item: OutboxItem, text: String, gone: Bool, reason: String) throws(RemoteError) -> OutboxResult {
         guard let drafts else {
             throw .local("\(Self.shown(item.title)) could not be sent as it was, and there is no drafts folder to keep it in; it stays in the outbox")
         }
         var id = item.draftID ?? (gone && item.kind == .create ? Draft.newID() : Draft.id(forPath: item.path))
-        if let existing = drafts.load(id), existing.body != text { id = Draft.newID() }
-        let isNew = gone || item.kind == .create
+        var isNew = gone || item.kind == .create
+        if let existing = drafts.load(id), existing.body != text {
+            id = Draft.newID()
+            isNew = true
+        }
         let draft = Draft(id: id, path: isNew ? nil : item.path, baseRev: isNew ? nil : item.baseRev,
                           title: item.title, body: text, updated: now())
         do {

@@ -224,6 +224,43 @@ final class OutboxSenderTests: XCTestCase {
         XCTAssertTrue(outbox.isEmpty)
     }
 
+    func testADraftEditedSinceTheSaveWasQueuedIsNeverOverwritten() async throws {
+        let base = try await rev("/byteclub/Plans.txt")
+        try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "a\nRAY\nc\nd\n", draftID: "note-plans"))
+        let newer = Draft(id: "note-plans", path: "/byteclub/Plans.txt", baseRev: base, title: "Plans", body: "a\nRAY, later\nc\nd\n", updated: Clock.now)
+        try drafts.save(newer)
+        _ = try await ann.upload(data: Data("a\nANN\nc\nd\n".utf8), to: "/byteclub/Plans.txt", mode: .update(rev: base), autorename: false)
+        let (_, reports) = await send()
+        guard case .conflict(let draftID, _)? = reports.first?.result else { return XCTFail("\(reports)") }
+        XCTAssertNotEqual(draftID, "note-plans")
+        XCTAssertEqual(drafts.load("note-plans"), newer, "the newer draft is untouched")
+        let kept = try XCTUnwrap(drafts.load(draftID))
+        XCTAssertEqual(kept.body, "a\nRAY\nc\nd\n")
+        XCTAssertNil(kept.path, "a row of its own, beside the note's draft")
+    }
+
+    func testANewNoteWhoseNameIsTakenBecomesADraftAndANewPhotoIsUploaded() async throws {
+        let photo = folder.appendingPathComponent("new.jpg")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(repeating: 9, count: 500).write(to: photo)
+        let modified = try FileManager.default.attributesOfItem(atPath: photo.path)[.modificationDate] as? Date
+        try outbox.append(item(.create, "/byteclub/Notes.txt", text: "other\n", draftID: "new-1"))
+        try outbox.append(OutboxItem(kind: .upload, path: "/byteclub/photos/new.jpg", title: "new.jpg", localFile: photo.path,
+                                     localSize: 500, localModified: modified, queued: Clock.now))
+        let (run, reports) = await send()
+        XCTAssertEqual(run, .done)
+        XCTAssertEqual(reports.map { Self.summary($0.result) }.first,
+                       "conflict A note named \"Notes.txt\" already exists on the server; yours is kept as a draft of a new note")
+        let draft = try XCTUnwrap(drafts.load("new-1"))
+        XCTAssertEqual(draft.body, "other\n")
+        XCTAssertNil(draft.path)
+        let notes = try await text("/byteclub/Notes.txt")
+        XCTAssertEqual(notes, "first\n")
+        guard reports.count == 2, case .sent(let uploaded?) = reports[1].result else { return XCTFail("\(reports)") }
+        XCTAssertEqual(uploaded.path, "/byteclub/photos/new.jpg")
+        XCTAssertEqual(uploaded.size, 500)
+    }
+
     func testASaveOfANoteDeletedMeanwhileBecomesADraftOfANewNote() async throws {
         let base = try await rev("/byteclub/Plans.txt")
         try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "mine\n"))

@@ -16,12 +16,15 @@ struct OutboxCommand: AsyncParsableCommand {
             The app queues a note's save, create, rename or delete, and a photo's upload, when the \
             club cannot be reached; it sends them by itself once the club answers again. This lists \
             them, oldest first: number, kind, title and path, the rev the change was based on, and \
-            when it was queued (--json: the items as a JSON array). Listing does not reach the club \
-            (the embedded one is started). \
+            when it was queued (--json: the items as a JSON array). Listing sends nothing and does not reach a club \
+            server or Dropbox (the embedded club is started; a WebDAV folder is asked once how it \
+            signs in). \
             --send sends them now, in order, and prints one line per item: sent, merged (someone \
             changed the note meanwhile and the changes did not overlap), kept as a draft (they \
             overlapped; open the note in the app to merge) or refused (e.g. a photo changed since it \
-            was queued). Exit status: 0 when the outbox is empty afterwards; 75 (EX_TEMPFAIL) when \
+            was queued); with --json, one JSON object per item instead: \
+            {"seq","kind","title","path","result","reason","draft","entry"}, result being sent, \
+            merged, draft or refused. Exit status: 0 when the outbox is empty afterwards; 75 (EX_TEMPFAIL) when \
             items still wait: the club could not be reached or refused the token (the message says \
             why), or another byteclub is sending them right now; 130 on Ctrl-C.
             """)
@@ -80,19 +83,52 @@ struct OutboxCommand: AsyncParsableCommand {
         }
     }
 
+    /// One result for scripts (`--send --json`).
+    struct ReportLine: Encodable {
+        var seq: Int
+        var kind: String
+        var title: String
+        var path: String
+        /// sent, merged, draft or refused.
+        var result: String
+        var reason: String?
+        /// The draft that holds the text (result draft).
+        var draft: String?
+        /// The note or photo on the server afterwards (sent, merged; none after a delete).
+        var entry: RemoteEntry?
+
+        init(_ report: OutboxReport) {
+            seq = report.item.seq
+            kind = report.item.kind.rawValue
+            title = report.item.title
+            path = report.item.path
+            switch report.result {
+            case .sent(let entry): result = "sent"; self.entry = entry
+            case .merged(let entry, _): result = "merged"; self.entry = entry
+            case .conflict(let id, let reason): result = "draft"; self.reason = reason; draft = id
+            case .refused(let reason): result = "refused"; self.reason = reason
+            }
+        }
+    }
+
     /// `--send`: each request tries a few times (the outbox waits for the next run anyway).
     private func sendNow() async throws {
+        let json = self.json
         var retry = RetryPolicy()
         retry.maxAttempts = 3
         try await runRemote(backend, retry: retry) { backend in
             let outbox = Outbox(directory: Paths.outbox(backend.key))
             guard !outbox.isEmpty else {
-                FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8))
+                if !json { FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8)) }
                 return
             }
             let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: DraftStore(directory: Paths.drafts))
             let run = await sender.sendAll { report in
-                FileHandle.standardOutput.write(Data((Self.line(report) + "\n").utf8))
+                if json, let line = try? JSONLines.encode(ReportLine(report)) {
+                    FileHandle.standardOutput.write(line + Data("\n".utf8))
+                } else {
+                    FileHandle.standardOutput.write(Data((Self.line(report) + "\n").utf8))
+                }
             }
             let left = outbox.count
             switch run {

@@ -119,6 +119,26 @@ final class OutboxCLITests: XCTestCase {
         XCTAssertEqual(listing.stdout, "The outbox is empty.\n")
     }
 
+    func testSendWithJSONSaysWhatBecameOfEachItemAndKeepsAConflictAsADraft() throws {
+        try Data("theirs\n".utf8).write(to: club.file("byteclub/Taken.txt"))
+        let folder = outboxFolder(url)
+        try queue(["kind": "create", "path": "/byteclub/Taken.txt", "title": "Taken", "text": "mine\n", "draftID": "new-taken"], seq: 1, in: folder)
+        try queue(["kind": "create", "path": "/byteclub/Fresh.txt", "title": "Fresh", "text": "fresh\n"], seq: 2, in: folder)
+        let send = try cli.run(["outbox", "--send", "--json"] + server)
+        XCTAssertEqual(send.status, 0, send.stderr)
+        let lines = try send.stdout.split(separator: "\n").map { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(lines.count, 2, send.stdout)
+        XCTAssertEqual(lines.first?["result"] as? String, "draft")
+        XCTAssertEqual(lines.first?["draft"] as? String, "new-taken")
+        XCTAssertEqual(lines.first?["reason"] as? String, "A note named \"Taken.txt\" already exists on the server; yours is kept as a draft of a new note")
+        XCTAssertEqual(lines.last?["result"] as? String, "sent")
+        XCTAssertEqual((lines.last?["entry"] as? [String: Any])?["path"] as? String, "/byteclub/Fresh.txt")
+        XCTAssertEqual(try String(contentsOf: club.file("byteclub/Taken.txt"), encoding: .utf8), "theirs\n", "never overwritten")
+        let draft = try JSONSerialization.jsonObject(with: Data(contentsOf: state.appendingPathComponent("byteclub/drafts/new-taken.json"))) as? [String: Any]
+        XCTAssertEqual(draft?["body"] as? String, "mine\n")
+        XCTAssertEqual(items(in: folder), [])
+    }
+
     func testSendToADeadServerKeepsTheItemsAndSaysWhy() throws {
         let dead = "http://127.0.0.1:9"
         let folder = outboxFolder(dead)

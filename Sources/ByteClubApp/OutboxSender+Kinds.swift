@@ -30,7 +30,8 @@ extension OutboxSender {
         }
     }
 
-    /// `error` again if the item must wait for it; nil if it is an answer to turn into a result.
+    /// Throws `error` again if the item must wait for it; otherwise returns it, an answer about
+    /// the item to turn into a result.
     static func answer(_ error: RemoteError) throws(RemoteError) -> RemoteError {
         if mustWait(error) { throw error }
         return error

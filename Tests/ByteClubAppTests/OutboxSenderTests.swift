@@ -356,7 +356,10 @@ final class OutboxSenderTests: XCTestCase {
     func poll(_ what: String, _ condition: () async -> Bool) async throws {
         let deadline = Date().addingTimeInterval(10)
         while await !condition() {
-            guard Date() < deadline else { throw XCTSkip("timed out waiting for \(what)") }
+            guard Date() < deadline else {
+                XCTFail("timed out waiting for \(what)")
+                throw CancellationError()
+            }
             await Task.yield()
             try await Task.sleep(nanoseconds: 2_000_000)
         }

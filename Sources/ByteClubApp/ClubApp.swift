@@ -71,6 +71,12 @@ public final class ClubApp {
         get { live.onChangesApplied }
         set { live.onChangesApplied = newValue }
     }
+    /// Called on the UI queue after a tab's list was written to the disk cache (true) or the
+    /// write was refused, as an empty list over a non-empty one is (tests wait on it).
+    public var onCacheWritten: (@MainActor (Tab, Bool) -> Void)? {
+        get { lists.onCacheWritten }
+        set { lists.onCacheWritten = newValue }
+    }
     /// Called on the UI queue after a load's result is applied (tests wait on it).
     public var onLoadFinished: (@MainActor (Tab) -> Void)? {
         get { lists.onLoadFinished }

@@ -47,15 +47,17 @@ extension ListsController {
         let listing = ClubCache.Listing(entries: state[tab].entries, cursor: cacheCursors[tab], saved: context.configuration.format.now())
         let confirmed = cacheConfirmedEmpty[tab] ?? false
         let logger = context.logger
-        context.effects.perform({ () async throws(RemoteError) in
+        context.effects.perform({ () async throws(RemoteError) -> Bool in
             do {
-                if try !cache.saveListing(tab, listing, emptyIsConfirmed: confirmed) {
-                    logger.warning("kept the cached \(tab.noun): the server listed none")
-                }
+                if try cache.saveListing(tab, listing, emptyIsConfirmed: confirmed) { return true }
+                logger.warning("kept the cached \(tab.noun): the server listed none")
             } catch {
                 logger.error("cannot write the cache of \(tab.noun): \(error)")
             }
-        }) { _ in }
+            return false
+        }) { [weak self] result in
+            if case .success(let saved) = result { self?.onCacheWritten?(tab, saved) }
+        }
     }
 
     private var state: AppState { context.state }

@@ -24,6 +24,8 @@ final class ListsController {
     var cacheCursors: [Tab: RemoteCursor] = [:]
     var cacheConfirmedEmpty: [Tab: Bool] = [:]
     var cacheScheduled: Set<Tab> = []
+    /// Called after a list was written to the cache (true) or the write refused (tests wait on it).
+    var onCacheWritten: (@MainActor (Tab, Bool) -> Void)?
 
     init(context: AppContext) {
         self.context = context

@@ -1,6 +1,9 @@
 import ByteClubApp
 import ClubServer
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Remote
 import Synchronization
 import TerminalUI
@@ -166,6 +169,123 @@ final class OfflineAppTests: XCTestCase {
         XCTAssertEqual(club.text("Plans.txt"), "kites\n")
         harness.app.requestQuit()
     }
+}
+
+extension OfflineAppTests {
+    func testAStalledServerIsNoticedWithinTheIdleLimitAndTheSaveWaits() async throws {
+        // Accepts connections (the kernel's backlog) and never says a byte.
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let store = DropboxStore(displayName: "club", endpoints: .club(URL(string: "http://127.0.0.1:\(silent.port)")!),
+                                 tokens: StaticToken("t"), connection: ConnectionOptions(idleTimeout: 1), retry: {
+                                     var retry = RetryPolicy()
+                                     retry.retriesUnreachable = false
+                                     return retry
+                                 }())
+        let harness = Harness(store: store, drafts: drafts) { configuration in
+            configuration.outbox = self.outbox
+            configuration.cache = self.cache
+            configuration.liveUpdates = false
+        }
+        harness.app.start()
+        await harness.waitUntil("the stall noticed", timeout: 8) { harness.app.state.offline.isOffline }
+        XCTAssertEqual(harness.app.state.offline.figure, "offline")
+        // A new note saved now goes to the outbox, not into another stall.
+        harness.press(.char("n"))
+        type(harness, "Stalled")
+        harness.press(.tab)
+        type(harness, "kept\n")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("queued") { self.outbox.all().count == 1 }
+        XCTAssertEqual(outbox.all().first?.kind, .create)
+        XCTAssertEqual(outbox.all().first?.text, "kept\n")
+        let screen = harness.render(width: 100, height: 20).dump()
+        XCTAssertTrue(screen.contains("⇡ Stalled"), screen)
+        harness.app.requestQuit()
+    }
+
+    func testPhotoUploadsQueuedOfflineAreSentAndOneChangedSinceIsReportedNotSent() async throws {
+        let harness = rayApp()
+        await harness.start()
+        try await club.stop()
+        harness.app.refresh(.photos)
+        await harness.waitUntil("offline") { harness.app.state.offline.isOffline }
+        let local = state.appendingPathComponent("pictures")
+        try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
+        let kept = local.appendingPathComponent("kept.jpg"), changed = local.appendingPathComponent("changed.jpg")
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/SampleClub/byteclub/photos")
+        try FileManager.default.copyItem(at: sample.appendingPathComponent("city-dusk.jpg"), to: kept)
+        try FileManager.default.copyItem(at: sample.appendingPathComponent("coast-noon.jpg"), to: changed)
+        harness.app.upload(kept)
+        harness.app.upload(changed)
+        await harness.waitUntil("both queued") { self.outbox.all().count == 2 }
+        XCTAssertEqual(outbox.all().map(\.kind), [.upload, .upload])
+        let handle = try FileHandle(forWritingTo: changed)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("edited".utf8))
+        try handle.close()
+
+        try await club.start()
+        await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty && harness.app.state.offline.waiting == 0 }
+        XCTAssertEqual(try? Data(contentsOf: club.folder.appendingPathComponent("photos/kept.jpg")), try Data(contentsOf: kept))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: club.folder.appendingPathComponent("photos/changed.jpg").path),
+                       "a file changed since it was queued is not sent")
+        XCTAssertEqual(harness.app.state.message?.kind, .error)
+        XCTAssertTrue(harness.app.state.message?.text.contains("changed.jpg") ?? false, harness.app.state.message?.text ?? "")
+        harness.app.requestQuit()
+    }
+
+    func testAFailingOrEmptyAnswerNeverEmptiesTheCache() async throws {
+        let entries = ["A", "B", "C"].map { FakeStore.file("/byteclub/\($0).txt", size: 3, modified: Clock.ago(60)) }
+        try cache.saveListing(.notes, ClubCache.Listing(entries: entries, cursor: nil, saved: Clock.ago(3600)))
+        let store = FakeStore(files: [], failure: .server(status: 503, detail: "down for maintenance"))
+        let harness = Harness(store: store, drafts: drafts) { configuration in
+            configuration.outbox = self.outbox
+            configuration.cache = self.cache
+        }
+        await harness.start()
+        XCTAssertEqual(harness.app.noteItems.count, 3, "an error keeps the cached list on screen")
+        XCTAssertEqual(cache.listing(.notes)?.entries.count, 3)
+        // Now the server answers, with nothing: the screen follows, the cache does not.
+        store.set(files: [], failure: nil)
+        harness.app.refresh(.notes)
+        await harness.waitForLoads(3)
+        XCTAssertEqual(harness.app.noteItems.count, 0)
+        var written: [Bool] = []
+        harness.app.onCacheWritten = { tab, saved in if tab == .notes { written.append(saved) } }
+        await harness.waitUntil("the cache write done") { !written.isEmpty }
+        XCTAssertEqual(written, [false], "refused")
+        XCTAssertEqual(cache.listing(.notes)?.entries.map(\.name), ["A.txt", "B.txt", "C.txt"])
+        harness.app.requestQuit()
+    }
+}
+
+/// A TCP port that accepts connections (the kernel completes them into the backlog) and never
+/// reads or writes: a server that stalls.
+final class SilentListener: Sendable {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { throw CocoaError(.fileReadUnknown) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(fd) }
 }
 
 /// A club server over a folder that outlives it: stopped and started again on the same port.

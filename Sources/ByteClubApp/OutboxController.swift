@@ -217,6 +217,8 @@ final class OutboxController {
             problemsInRun += 1
             context.say(.error(reason))
         }
+        // The sender drops a draft once the server has exactly its text: the rows follow.
+        if item.draftID != nil { lists.reloadDrafts() }
         // Our own change: the live updates are not to announce it as news.
         let tab: Tab = item.kind == .upload ? .photos : .notes
         lists.ownChange(tab)

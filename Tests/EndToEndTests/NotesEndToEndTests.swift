@@ -175,7 +175,7 @@ final class NotesEndToEndTests: XCTestCase {
         }
     }
 
-    func testSaveToADeadServerKeepsTheDraftAndRetries() throws {
+    func testSaveToADeadServerWaitsInTheOutboxAndGoesWhenItIsBack() throws {
         // A club server in its own process, killed with SIGKILL and started again on its port.
         let root = app.base.appendingPathComponent("served")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
@@ -194,16 +194,21 @@ final class NotesEndToEndTests: XCTestCase {
 
         server.kill()
         try tmux.press("C-s")
-        let screen = tmux.waitFor("Could not save")
+        let screen = tmux.waitFor("offline · 1 waiting")
         XCTAssertTrue(screen.contains("Meet on Friday at 6"), "the text stays in the editor:\n\(screen)")
         XCTAssertTrue(draftTexts().contains { $0.contains("Meet on Friday at 6") })
         XCTAssertEqual(AppHarness.text(note), "Meet on Friday")
 
+        // No key: the probe finds the server back and the outbox sends the save.
         server = try ServeProcess(root: root, port: port, token: "dead-server-test")
-        try tmux.press("C-s")
-        tmux.waitFor("Saved \"Plans.txt\"")
+        tmux.waitFor("Sent 1 change from the outbox")
         XCTAssertEqual(AppHarness.text(note), "Meet on Friday at 6")
         AppHarness.eventually("the draft removed") { self.draftTexts().isEmpty }
+        // The editor is at the new rev: saving again is a plain save.
+        try tmux.type("!")
+        try tmux.press("C-s")
+        tmux.waitFor("Saved \"Plans.txt\"")
+        XCTAssertEqual(AppHarness.text(note), "Meet on Friday at 6!")
     }
 
     func testAStalledServerTimesOutWithAMessage() throws {

@@ -102,6 +102,7 @@ public final class ClubApp {
         offline.notes = notes
         notes.outboxController = offline
         photos.outboxController = offline
+        offline.onBack = { [weak photos] in photos?.retryPictures() }
         model.onReachability = { [weak offline] error in offline?.reachability(error) }
         lists.willQuit = { [weak live, weak offline] in
             live?.stop()

@@ -25,6 +25,8 @@ final class OutboxController {
     let lists: ListsController
     weak var live: LiveController?
     weak var notes: NotesController?
+    /// Called when the server answers again (pictures that failed offline are asked for again).
+    var onBack: (@MainActor () -> Void)?
 
     private var probeFailures = 0
     /// Bumped when the server is back: a probe scheduled before then does nothing.
@@ -108,6 +110,7 @@ final class OutboxController {
         probeGeneration += 1
         context.update { $0.offline.isOffline = false }
         live?.wake()
+        onBack?()
         send()
     }
 

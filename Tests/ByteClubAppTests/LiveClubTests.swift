@@ -204,9 +204,8 @@ final class MembersClub: Sendable {
 
 /// Forwards every call, the live ones included, and sets every entry's modification time to
 /// ten minutes before the tests' "now" (revisions a minute apart, newest first).
-struct FixedTimeStore: RemoteStore {
+struct FixedTimeStore: ForwardingStore {
     let base: any RemoteStore
-    var displayName: String { base.displayName }
 
     private func fix(_ entry: RemoteEntry) -> RemoteEntry {
         var entry = entry
@@ -232,17 +231,8 @@ struct FixedTimeStore: RemoteStore {
     func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         fix(try await base.upload(data: data, to: path, mode: mode, autorename: autorename))
     }
-    func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data { try await base.thumbnail(path, size: size) }
-    func delete(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.delete(path) }
     func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         fix(try await base.move(from: from, to: to, autorename: autorename))
-    }
-    func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.createFolder(path) }
-    func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor {
-        try await base.latestCursor(folder, recursive: recursive)
-    }
-    func longpoll(_ cursor: RemoteCursor, timeout: TimeInterval) async throws(RemoteError) -> LongpollAnswer {
-        try await base.longpoll(cursor, timeout: timeout)
     }
     func listChanges(since cursor: RemoteCursor) async throws(RemoteError) -> RemoteChanges {
         var changes = try await base.listChanges(since: cursor)
@@ -265,8 +255,6 @@ struct FixedTimeStore: RemoteStore {
     func copy(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         fix(try await base.copy(from: from, to: to, autorename: autorename))
     }
-    func currentAccount() async throws(RemoteError) -> RemoteAccount { try await base.currentAccount() }
-    func account(id: String) async throws(RemoteError) -> RemoteAccount { try await base.account(id: id) }
 }
 
 /// A store whose change cursor cannot be had (the server is down for it); counts the tries.

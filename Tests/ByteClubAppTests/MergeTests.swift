@@ -320,25 +320,10 @@ final class UploadGate: Sendable {
 
 /// Forwards to a store (no live calls: no longpolls race the test), failing uploads with a
 /// network error while its gate says so.
-struct GatedStore: RemoteStore {
+struct GatedStore: ForwardingStore {
     let base: any RemoteStore
     let gate: UploadGate
-    var displayName: String { base.displayName }
 
-    func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
-        try await base.listPage(folder, cursor: cursor, limit: limit)
-    }
-    func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.metadata(path) }
-    func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
-        try await base.search(in: folder, extensions: extensions)
-    }
-    func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
-                  onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
-        try await base.download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
-    }
-    func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
-        try await base.upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
-    }
     func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         if gate.failing.withLock({ $0 }) { throw .network("Connection refused") }
         let number = gate.uploads.withLock { count in
@@ -352,12 +337,7 @@ struct GatedStore: RemoteStore {
         }
         return try await base.upload(data: data, to: path, mode: mode, autorename: autorename)
     }
-    func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data { try await base.thumbnail(path, size: size) }
-    func delete(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.delete(path) }
-    func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
-        try await base.move(from: from, to: to, autorename: autorename)
-    }
-    func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.createFolder(path) }
-    func currentAccount() async throws(RemoteError) -> RemoteAccount { try await base.currentAccount() }
-    func account(id: String) async throws(RemoteError) -> RemoteAccount { try await base.account(id: id) }
+    func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor { throw .notSupported("change cursors") }
+    func longpoll(_ cursor: RemoteCursor, timeout: TimeInterval) async throws(RemoteError) -> LongpollAnswer { throw .notSupported("longpolls") }
+    func listChanges(since cursor: RemoteCursor) async throws(RemoteError) -> RemoteChanges { throw .notSupported("changes") }
 }

@@ -392,22 +392,10 @@ actor OutboxGate {
 }
 
 /// A store whose uploads wait at an ``OutboxGate`` first; everything else is forwarded.
-struct OutboxHeldStore: RemoteStore {
+struct OutboxHeldStore: ForwardingStore {
     let base: any RemoteStore
     let gate: OutboxGate
-    var displayName: String { base.displayName }
 
-    func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
-        try await base.listPage(folder, cursor: cursor, limit: limit)
-    }
-    func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.metadata(path) }
-    func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
-        try await base.search(in: folder, extensions: extensions)
-    }
-    func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
-                  onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
-        try await base.download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
-    }
     func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         await gate.pass()
         return try await base.upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
@@ -415,14 +403,5 @@ struct OutboxHeldStore: RemoteStore {
     func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         await gate.pass()
         return try await base.upload(data: data, to: path, mode: mode, autorename: autorename)
-    }
-    func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data { try await base.thumbnail(path, size: size) }
-    func delete(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.delete(path) }
-    func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
-        try await base.move(from: from, to: to, autorename: autorename)
-    }
-    func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry { try await base.createFolder(path) }
-    func revisions(_ path: String, limit: Int, before: String?) async throws(RemoteError) -> RemoteRevisions {
-        try await base.revisions(path, limit: limit, before: before)
     }
 }

@@ -34,17 +34,18 @@ final class ListsController {
     /// Loads `tab`'s list again; the current entries stay on screen until the result is in.
     /// The selection stays on the same file, or moves to `select` (a lowercased path).
     /// `live` is for the live updates' own listings, which are not something this app did.
-    func refresh(_ tab: Tab, select: String? = nil, live: Bool = false) {
+    /// `cursor` is the change cursor the listing is at (the live updates took it just before).
+    func refresh(_ tab: Tab, select: String? = nil, live: Bool = false, cursor: RemoteCursor? = nil) {
         if !live { lastOwnRefresh[tab] = context.effects.now() }
         var generation = 0
         context.update { generation = $0.beginLoad(tab) }
         let store = context.store, layout = context.configuration.layout
         context.perform({ () async throws(RemoteError) in try await layout.fetch(tab, from: store) }) { [weak self] result in
-            self?.deliver(tab, generation: generation, result: result, select: select)
+            self?.deliver(tab, generation: generation, result: result, select: select, cursor: cursor)
         }
     }
 
-    private func deliver(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>, select: String?) {
+    private func deliver(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>, select: String?, cursor: RemoteCursor?) {
         let model = context.model
         let keep = select ?? model.state.selectedPath(tab, notes: model.noteListing)
         switch result {
@@ -54,7 +55,7 @@ final class ListsController {
         }
         let latest = generation == context.state[tab].generation
         context.update { $0.finishLoad(tab, generation: generation, result: result) }
-        if latest, case .success = result { cacheList(tab, cursor: nil) }
+        if latest, case .success = result { cacheList(tab, cursor: cursor) }
         if let keep {
             let listing = tab == .notes ? model.noteListing : NoteListing(items: [], rows: [])
             context.update { $0.reselect(tab, path: keep, notes: listing) }

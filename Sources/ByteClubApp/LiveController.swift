@@ -73,6 +73,12 @@ final class LiveController {
         }
     }
 
+    /// Whether this change page's deletions took `tab`'s list from `before` entries to none: the
+    /// only way an empty list may replace a cached one.
+    private func emptiedByJournal(_ tab: Tab, before: Int) -> Bool {
+        before > 0 && context.state[tab].entries.isEmpty
+    }
+
     /// A cached list's first request: the changes since its cursor. Offline, the list loads
     /// anyway (its failure says `offline` over the cached list); a cursor the server forgot lists again.
     private func catchUp(_ tab: Tab) {
@@ -86,8 +92,9 @@ final class LiveController {
             switch result {
             case .success(let delta):
                 self.feeds[tab]?.cursor = delta.cursor
+                let before = self.context.state[tab].entries.count
                 self.apply(tab, delta.changes)
-                self.lists.cacheList(tab, cursor: delta.cursor, emptyIsConfirmed: self.context.state[tab].entries.isEmpty)
+                self.lists.cacheList(tab, cursor: delta.cursor, emptyIsConfirmed: self.emptiedByJournal(tab, before: before))
                 self.poll(tab)
             case .failure(.cursorReset):
                 self.begin(tab, first: true)
@@ -135,8 +142,7 @@ final class LiveController {
                 self.feeds[tab]?.cursor = cursor
                 self.feeds[tab]?.failures = 0
                 // The listing after this cursor is at it (a change between them comes again).
-                self.lists.cacheCursors[tab] = cursor
-                self.lists.refresh(tab, live: true)
+                self.lists.refresh(tab, live: true, cursor: cursor)
                 self.poll(tab)
             case .failure(let error):
                 // The list loads anyway; the live part waits, or ends if it cannot be had. Later
@@ -193,9 +199,10 @@ final class LiveController {
                     self.context.effects.after(Self.moveWait) { [weak self] in self?.fetchChanges(tab, carried: changes) }
                     return
                 }
+                let before = self.context.state[tab].entries.count
                 self.deliver(tab, changes)
                 if !self.context.state[tab].isLoading {
-                    self.lists.cacheList(tab, cursor: delta.cursor, emptyIsConfirmed: self.context.state[tab].entries.isEmpty)
+                    self.lists.cacheList(tab, cursor: delta.cursor, emptyIsConfirmed: self.emptiedByJournal(tab, before: before))
                 }
                 self.poll(tab)
             case .failure(let error):

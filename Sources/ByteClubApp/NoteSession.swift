@@ -38,6 +38,9 @@ public struct NoteSession: Sendable {
     var generation = 0
     /// Close the editor once the running save succeeds (Esc → Save).
     var closeAfterSave = false
+    /// The last outbox item this editor queued: its next one follows it (``OutboxItem/follows``),
+    /// and only its confirmation moves this editor's base rev.
+    var queuedItem: String?
     /// A merge with conflicts, shown in place of the editor until each has a choice
     /// (NotesController+Merge.swift); the editor keeps the user's own text meanwhile.
     public var merge: MergeSession?

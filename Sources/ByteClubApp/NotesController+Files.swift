@@ -13,6 +13,8 @@ extension NotesController {
                               buttons: ["Delete", "Cancel"])
             context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
                 guard choice == 0, let self else { return }
+                // Its changes waiting in the outbox go with it: dropped means not sent.
+                self.dropQueued(draftID: draft.id)
                 self.configuration.drafts?.remove(draft.id)
                 self.context.update {
                     $0.drafts.removeAll { $0.id == draft.id }

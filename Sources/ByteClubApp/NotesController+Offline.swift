@@ -20,15 +20,31 @@ extension NotesController {
         let now = configuration.format.now()
         let text = session.editor.body.text
         let title = ClubLayout.title(of: name)
+        let pending = context.configuration.outbox?.all() ?? []
+        // What this editor queued before, if it still waits: the new items follow it.
+        let earlier = session.queuedItem.flatMap { id in pending.first { $0.id == id } }
         var items: [OutboxItem] = []
+        func add(_ kind: OutboxItem.Kind, _ path: String, newPath: String? = nil, baseRev: String?, text: String? = nil) {
+            items.append(OutboxItem(kind: kind, path: path, newPath: newPath, baseRev: baseRev, title: title, text: text,
+                                    draftID: session.draftID, follows: items.last?.id ?? earlier?.id, queued: now))
+        }
         if let entry = session.entry {
             if entry.pathLower != target.lowercased() || entry.name != name {
-                items.append(OutboxItem(kind: .rename, path: entry.path, newPath: target, baseRev: session.baseRev, title: title, queued: now))
+                add(.rename, entry.path, newPath: target, baseRev: session.baseRev)
             }
-            items.append(OutboxItem(kind: .save, path: entry.path, baseRev: session.baseRev, title: title, text: text,
-                                    draftID: session.draftID, queued: now))
+            add(.save, entry.path, baseRev: session.baseRev, text: text)
+        } else if let create = pending.last(where: { $0.draftID == session.draftID && ($0.kind == .create || $0.kind == .rename) }) {
+            // A new note whose create still waits: this save follows it (a new title is a
+            // rename of what the create makes), never a second note.
+            let path = create.newPath ?? create.path
+            if path.lowercased() != target.lowercased() || (path as NSString).lastPathComponent != name {
+                items.append(OutboxItem(kind: .rename, path: path, newPath: target, title: title, draftID: session.draftID,
+                                        follows: create.id, queued: now))
+            }
+            items.append(OutboxItem(kind: .save, path: path, title: title, text: text, draftID: session.draftID,
+                                    follows: items.last?.id ?? create.id, queued: now))
         } else {
-            items.append(OutboxItem(kind: .create, path: target, title: title, text: text, draftID: session.draftID, queued: now))
+            add(.create, target, baseRev: nil, text: text)
         }
         let waiting = state.offline.waiting + items.count
         let why = state.offline.isOffline ? "the server cannot be reached" : "older changes are still being sent"
@@ -43,6 +59,7 @@ extension NotesController {
         session.closeAfterSave = false
         session.savedVersion = session.version
         session.phase = .editing
+        session.queuedItem = items.last?.id
         context.update {
             $0.note = close ? nil : session
             // The draft keeps the text until the server has it: its row shows it.
@@ -59,7 +76,7 @@ extension NotesController {
         guard let outbox else { return }
         let target = configuration.layout.folder + "/" + name
         let item = OutboxItem(kind: .rename, path: entry.path, newPath: target, baseRev: entry.rev,
-                              title: ClubLayout.title(of: name), queued: configuration.format.now())
+                              title: ClubLayout.title(of: name), follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
         guard outbox.queue([item], saying: "Renamed \"\(entry.name)\" to \"\(name)\" in the outbox; it is sent by itself") else { return }
         context.update { state in
             guard let index = state.notes.entries.firstIndex(where: { $0.pathLower == entry.pathLower }) else { return }
@@ -76,12 +93,41 @@ extension NotesController {
         }
     }
 
+    /// The rename still waiting that gave `entry` its name (a row renamed offline shows the new
+    /// name with the old rev): a change of that row follows it, to the path and rev it makes.
+    func queuedRename(to entry: RemoteEntry) -> OutboxItem? {
+        configuration.outbox?.all().last { $0.kind == .rename && $0.newPath?.lowercased() == entry.pathLower }
+    }
+
+    /// Removes what waits in the outbox for the draft `draftID` (the user dropped it).
+    func dropQueued(draftID: String) {
+        guard let queue = configuration.outbox else { return }
+        for item in queue.all() where item.draftID == draftID { try? queue.remove(item) }
+        outbox?.refreshCounts()
+    }
+
+    /// Opens a draft whose text waits in the outbox as what it is: saved as far as the user is
+    /// concerned (Esc and q do not ask), following the queued item. False when it does not wait.
+    func openQueued(_ draft: Draft, entry: RemoteEntry?) -> Bool {
+        guard let item = configuration.outbox?.all().last(where: { $0.draftID == draft.id && $0.text != nil }),
+              item.text == draft.body else { return false }
+        var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        session.savedVersion = session.version
+        session.queuedItem = item.id
+        session.banner = "Waiting in the outbox since \(timeOfDay(item.queued)): it is sent when the server answers"
+        context.update {
+            $0.note = session
+            $0.message = StatusMessage("\"\(TerminalSafe.escape(item.title))\" waits in the outbox · Ctrl-S queues more · Esc closes")
+        }
+        return true
+    }
+
     /// A delete made offline: queued (sent only if nobody changed the note meanwhile), and the
     /// row goes at once.
     func queueDelete(_ entry: RemoteEntry) {
         guard let outbox else { return }
         let item = OutboxItem(kind: .delete, path: entry.path, baseRev: entry.rev, title: ClubLayout.title(of: entry.name),
-                              queued: configuration.format.now())
+                              follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
         guard outbox.queue([item], saying: "Deleted \"\(entry.name)\" in the outbox; it is sent by itself") else { return }
         context.update { state in
             state.notes.entries.removeAll { $0.pathLower == entry.pathLower }
@@ -90,18 +136,24 @@ extension NotesController {
         }
     }
 
-    /// The server confirmed an outbox item: the open note takes the new rev (and counts as saved
-    /// if it still holds the text that was sent), and the draft goes if it holds exactly that text
-    /// and no later item still needs it. `merged`: the server's text is the merge, not ours.
+    /// The server confirmed an outbox item: the open note takes the new rev when it is the
+    /// editor that queued the item (or holds exactly its text), and counts as saved if it still
+    /// holds that text; the draft goes if it holds exactly that text and no later item needs it.
+    /// `merged`: the server's rev holds someone else's change too, so nothing moves onto it.
     func outboxSent(_ item: OutboxItem, entry: RemoteEntry?, merged: Bool) {
         guard item.kind != .upload, item.kind != .delete, let entry else { return }
+        if !merged, item.kind != .rename, let text = item.text {
+            // What an offline open shows next time: the text the server now has.
+            cacheText(Data(text.utf8), of: entry)
+        }
         if var session = state.note, session.phase == .editing,
            session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() {
             let sameText = session.editor.body.text == item.text
+            let ours = session.queuedItem == item.id || sameText
             switch item.kind {
             case .rename:
                 session.entry = entry
-                if session.baseRev == item.baseRev { session.baseRev = entry.rev }
+                if !merged, session.baseRev == item.baseRev { session.baseRev = entry.rev }
             case .save, .create:
                 if merged {
                     // Ours is in the merge; the editor reloads it unless more was typed since.
@@ -110,7 +162,7 @@ extension NotesController {
                         load(entry)
                         return
                     }
-                } else if session.baseRev == item.baseRev {
+                } else if ours, session.baseRev == item.baseRev {
                     session.entry = entry
                     session.baseRev = entry.rev
                     if sameText { session.savedVersion = session.version }
@@ -121,14 +173,13 @@ extension NotesController {
             context.update { $0.note = session }
         }
         guard let draftID = item.draftID, let drafts = configuration.drafts,
-              !(context.configuration.outbox?.all().contains { $0.draftID == draftID } ?? false) else { return }
-        if let draft = drafts.load(draftID), draft.body == item.text || merged {
-            // After a merge the server's text holds ours: the draft is no longer needed either,
-            // unless the editor still has more than was sent (it journals that again itself).
-            if state.note?.draftID == draftID, state.note?.isModified == true { return }
-            drafts.remove(draftID)
-            context.update { $0.drafts.removeAll { $0.id == draftID } }
-        }
+              !(context.configuration.outbox?.all().contains { $0.draftID == draftID } ?? false),
+              let draft = drafts.load(draftID), draft.body == item.text else { return }
+        // Only a draft holding exactly the text the server confirmed (a merge holds it too): a
+        // newer one is the user's later work.
+        if state.note?.draftID == draftID && state.note?.isModified == true { return }
+        drafts.remove(draftID)
+        context.update { $0.drafts.removeAll { $0.id == draftID } }
     }
 
     /// An outbox save came back unsent (the note changed on the server and the changes overlap):
@@ -136,6 +187,8 @@ extension NotesController {
     /// view and Esc asks before anything is dropped.
     func outboxConflict(_ item: OutboxItem) {
         guard var session = state.note, session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() else { return }
+        // Over the base the draft was kept at: the next save conflicts and merges.
+        if item.kind == .save { session.baseRev = item.baseRev }
         session.savedVersion = -1
         context.update { $0.note = session }
     }

@@ -170,6 +170,9 @@ extension NotesController {
 
     /// After the server confirmed a save: the baseline moves, the draft goes, the list follows.
     func saved(session: inout NoteSession, entry: RemoteEntry, version: Int) {
+        // What an offline open shows next time: the text the server confirmed (the editor may
+        // hold more, typed during the save; that is in the draft).
+        if session.version == version { cacheText(Data(session.editor.body.text.utf8), of: entry) }
         session.entry = entry
         session.baseRev = entry.rev
         session.savedVersion = version

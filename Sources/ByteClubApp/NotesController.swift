@@ -59,6 +59,7 @@ final class NotesController {
     }
 
     private func open(draft: Draft, entry: RemoteEntry?) {
+        if openQueued(draft, entry: entry) { return }
         let session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
         context.update {
             $0.note = session

@@ -47,12 +47,16 @@ public struct OutboxItem: Codable, Equatable, Sendable, Identifiable {
     public var localModified: Date?
     /// The draft that holds the same text (removed once the server confirmed, if it still holds that text).
     public var draftID: String?
+    /// The item this one was made after, by the same editor (its text builds on that one's):
+    /// only such an item takes the path and rev the earlier one made (``OutboxSender``). Another
+    /// app's change of the same note, queued from the same base, is merged instead.
+    public var follows: String?
     /// When it was queued.
     public var queued: Date
 
     public init(kind: Kind, path: String, newPath: String? = nil, baseRev: String? = nil, title: String,
                 text: String? = nil, localFile: String? = nil, localSize: Int64? = nil, localModified: Date? = nil,
-                draftID: String? = nil, queued: Date) {
+                draftID: String? = nil, follows: String? = nil, queued: Date) {
         id = UUID().uuidString.lowercased()
         seq = 0
         self.kind = kind
@@ -65,6 +69,7 @@ public struct OutboxItem: Codable, Equatable, Sendable, Identifiable {
         self.localSize = localSize
         self.localModified = localModified
         self.draftID = draftID
+        self.follows = follows
         self.queued = queued
     }
 

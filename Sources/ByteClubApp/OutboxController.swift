@@ -36,6 +36,9 @@ final class OutboxController {
     /// What the current run sent, for its closing message.
     private var sentInRun = 0
     private var problemsInRun = 0
+    private var mergedInRun = 0
+    /// The first thing the current run could not do as asked, said again when it ends.
+    private var firstProblem: String?
     private var stopped = false
 
     init(context: AppContext, lists: ListsController) {
@@ -110,6 +113,10 @@ final class OutboxController {
         probeGeneration += 1
         context.update { $0.offline.isOffline = false }
         live?.wake()
+        if !(live?.isRunning ?? false) {
+            // No live updates to catch up: lists shown from the cache load again.
+            for tab in Tab.allCases where state[tab].cachedAt != nil { lists.refresh(tab, live: true) }
+        }
         onBack?()
         send()
     }
@@ -127,10 +134,13 @@ final class OutboxController {
     /// (through the reachability hook), no answer waits longer.
     private func probe() {
         let store = context.store, folder = context.configuration.layout.folder
+        // A probe still out when the server came back (and went again) starts no second chain.
+        let generation = probeGeneration
         context.perform({ () async throws(RemoteError) in
             _ = try await store.listPage(folder, cursor: nil, limit: 1)
         }) { [weak self] result in
-            guard let self, case .failure(let error) = result, error.isUnreachable, self.state.offline.isOffline else { return }
+            guard let self, generation == self.probeGeneration, case .failure(let error) = result, error.isUnreachable,
+                  self.state.offline.isOffline else { return }
             self.probeFailures += 1
             self.scheduleProbe()
         }
@@ -146,8 +156,11 @@ final class OutboxController {
             sendAgain = true
             return
         }
-        let sender = OutboxSender(store: context.store, outbox: outbox, drafts: context.configuration.drafts,
-                                  now: context.configuration.format.now)
+        var configured = OutboxSender(store: context.store, outbox: outbox, drafts: context.configuration.drafts,
+                                      now: context.configuration.format.now)
+        // Drafts are the UI queue's: the journal writes them there (NotesController.outboxSent).
+        configured.removesSentDrafts = false
+        let sender = configured
         // Not through the context: a step that could not reach the server is a success here,
         // and says so itself below.
         sending = context.effects.perform({ () async throws(RemoteError) in await sender.sendFirst() }) { [weak self] result in
@@ -191,10 +204,17 @@ final class OutboxController {
         defer {
             sentInRun = 0
             problemsInRun = 0
+            mergedInRun = 0
+            firstProblem = nil
         }
-        guard sentInRun > 0 else { return }
-        if problemsInRun == 0 {
-            context.say(.init("Sent \(sentInRun) change\(sentInRun == 1 ? "" : "s") from the outbox", kind: .success))
+        let sent = "Sent \(sentInRun) change\(sentInRun == 1 ? "" : "s") from the outbox"
+            + (mergedInRun > 0 ? " (\(mergedInRun) merged with changes made meanwhile)" : "")
+        if let firstProblem {
+            // Said once more at the end, so a later item's message cannot hide it.
+            let more = problemsInRun > 1 ? " (+\(problemsInRun - 1) more)" : ""
+            context.say(.error((sentInRun > 0 ? sent + "; " : "") + firstProblem + more))
+        } else if sentInRun > 0 {
+            context.say(.init(sent, kind: .success))
         }
     }
 
@@ -208,17 +228,23 @@ final class OutboxController {
             notes?.outboxSent(item, entry: entry, merged: false)
         case .merged(let entry, _):
             sentInRun += 1
-            problemsInRun += 1
+            mergedInRun += 1
             notes?.outboxSent(item, entry: entry, merged: true)
             context.say(.init("Merged \"\(TerminalSafe.escape(item.title))\" with changes made on the server meanwhile", kind: .success))
         case .conflict(_, let reason):
             problemsInRun += 1
+            firstProblem = firstProblem ?? reason
             notes?.outboxConflict(item)
             lists.reloadDrafts()
             context.say(.error(reason))
         case .refused(let reason):
             problemsInRun += 1
+            firstProblem = firstProblem ?? reason
             context.say(.error(reason))
+        }
+        // An item this app queued while that one was being sent: it follows it too.
+        if let outbox {
+            try? OutboxSender(store: context.store, outbox: outbox, drafts: nil).retargetFollowers(of: item, result: report.result)
         }
         // The sender drops a draft once the server has exactly its text: the rows follow.
         if item.draftID != nil { lists.reloadDrafts() }

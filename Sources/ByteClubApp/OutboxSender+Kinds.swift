@@ -203,7 +203,7 @@ extension OutboxSender {
     /// Once the server has the item's text, its draft goes, if it still holds that text (a
     /// draft edited since is newer work and stays).
     func removeDraft(of item: OutboxItem) {
-        guard let drafts, let id = item.draftID, let text = item.text, let draft = drafts.load(id), draft.body == text else { return }
+        guard removesSentDrafts, let drafts, let id = item.draftID, let text = item.text, let draft = drafts.load(id), draft.body == text else { return }
         drafts.remove(id)
     }
 }

@@ -61,15 +61,19 @@ public enum OutboxRun: Sendable, Equatable {
 /// it as sent; a create finds its note there with its text; a rename finds the note at its new
 /// path; a delete finds nothing to delete; an upload finds a photo with its content hash.
 ///
-/// After an item is confirmed, the items after it that touch the same note are retargeted
-/// before the item is removed: a rename's new path, and a save's base rev moved to the rev the
-/// confirmed item made (only when that rev came straight from ours, never over someone else's).
+/// After an item is confirmed, the items the same editor queued after it (``OutboxItem/follows``)
+/// are retargeted before the item is removed: a rename's new path, and a save's base rev moved
+/// to the rev the confirmed item made (only when that rev came straight from ours, never over
+/// someone else's).
 public struct OutboxSender: Sendable {
     public let store: any RemoteStore
     public let outbox: Outbox
     /// Where a note that could not be merged is kept for the user; nil keeps it in the outbox.
     public let drafts: DraftStore?
     public let now: @Sendable () -> Date
+    /// Whether a sent note's draft is removed here (the CLI). The app removes drafts itself, on
+    /// its UI queue, where its journal writes them: never a draft it has just written anew.
+    public var removesSentDrafts = true
 
     public init(store: any RemoteStore, outbox: Outbox, drafts: DraftStore?, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
@@ -116,27 +120,37 @@ public struct OutboxSender: Sendable {
 
     /// Retargets the items after `item` and removes it.
     private func settle(_ item: OutboxItem, _ result: OutboxResult) throws {
+        try retargetFollowers(of: item, result: result)
+        try outbox.remove(item)
+    }
+
+    /// Moves the items made after `item` (``OutboxItem/follows``) to the path and rev it made.
+    /// Run again by the app once the result is back on the UI queue, for an item it queued
+    /// while this one was being sent (a second run changes nothing already changed).
+    public func retargetFollowers(of item: OutboxItem, result: OutboxResult) throws {
         let entry: RemoteEntry?
         switch result {
         case .sent(let sent): entry = sent
         case .merged(let merged, _): entry = merged
         case .conflict, .refused: entry = nil
         }
-        for var follower in outbox.all() where follower.id != item.id && follower.seq >= item.seq {
+        for var follower in outbox.all() where follower.id != item.id {
             if retarget(&follower, after: item, entry: entry, result: result) { try outbox.replace(follower) }
         }
-        try outbox.remove(item)
     }
 
     /// Changes `follower` to follow what `item` did; true when it changed.
     func retarget(_ follower: inout OutboxItem, after item: OutboxItem, entry: RemoteEntry?, result: OutboxResult) -> Bool {
-        guard follower.kind != .upload, item.kind != .upload, follower.path.lowercased() == item.path.lowercased() else { return false }
+        // Only along the editor's own chain: a change queued by another app from the same base
+        // must merge with this one, not build on it.
+        guard follower.kind != .upload, item.kind != .upload, follower.follows == item.id else { return false }
         let before = follower
         switch (item.kind, result) {
         case (.rename, .sent(let moved?)):
             follower.path = moved.path
-            // The move was made at our base rev (the sender checks), so the rev after it is ours.
-            if follower.baseRev == item.baseRev { follower.baseRev = moved.rev }
+            // The move was made at our base rev (the sender checks), so the rev after it is ours;
+            // a save with no base yet follows a create that was renamed before it was sent.
+            if follower.baseRev == item.baseRev || follower.baseRev == nil { follower.baseRev = moved.rev }
         case (.rename, .merged(let moved, _)):
             // Moved, but the note had changed on the server since our base rev: the rev after the
             // move holds someone else's change, so later saves keep their base rev and merge.

@@ -118,7 +118,7 @@ struct Backend: Sendable {
     var embeddedRoot: URL?
 
     /// The name of this club's outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:)``).
-    var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot) }
+    var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder) }
 
     func close() async {
         await server?.stop()

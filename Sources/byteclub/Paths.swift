@@ -34,8 +34,10 @@ enum Paths {
 
     /// A folder name for a club: its URL (or `embedded`, `dropbox`) as a ``StorageName``, so two
     /// clubs never share a folder. The embedded club adds its folder, since each `--data-dir` is a club.
-    static func key(displayName: String, embeddedRoot: URL? = nil) -> String {
+    static func key(displayName: String, embeddedRoot: URL? = nil, folder: String = "/byteclub") -> String {
         var name = displayName.lowercased()
+        // Another app folder on the same server is another club (a named remote's `folder`).
+        if folder.lowercased() != "/byteclub" { name += "-" + folder.lowercased() }
         if let embeddedRoot { name += "-" + String(UInt64(bitPattern: Int64(embeddedRoot.standardizedFileURL.path.hashValueStable)), radix: 16) }
         return StorageName.make(name)
     }

@@ -71,9 +71,10 @@ final class OutboxSenderTests: XCTestCase {
     }
 
     func item(_ kind: OutboxItem.Kind, _ path: String, newPath: String? = nil, baseRev: String? = nil, text: String? = nil,
-              draftID: String? = nil) -> OutboxItem {
+              draftID: String? = nil, follows earlier: OutboxItem? = nil) -> OutboxItem {
         let title = ((newPath ?? path) as NSString).lastPathComponent.replacingOccurrences(of: ".txt", with: "")
-        return OutboxItem(kind: kind, path: path, newPath: newPath, baseRev: baseRev, title: title, text: text, draftID: draftID, queued: Clock.now)
+        return OutboxItem(kind: kind, path: path, newPath: newPath, baseRev: baseRev, title: title, text: text, draftID: draftID,
+                          follows: earlier?.id, queued: Clock.now)
     }
 
     // MARK: - Order
@@ -81,12 +82,13 @@ final class OutboxSenderTests: XCTestCase {
     func testCreatesSavesRenamesAndDeletesReachTheServerInOrder() async throws {
         let plans = try await rev("/byteclub/Plans.txt")
         let notes = try await rev("/byteclub/Notes.txt")
-        try outbox.append(item(.create, "/byteclub/Trip.txt", text: "day 1\n"))
+        // One editor's chain: each item follows the one before it.
+        let created = try outbox.append(item(.create, "/byteclub/Trip.txt", text: "day 1\n"))
         // A later save of the note created offline, queued as a create too.
-        try outbox.append(item(.create, "/byteclub/Trip.txt", text: "day 1\nday 2\n"))
-        try outbox.append(item(.rename, "/byteclub/Trip.txt", newPath: "/byteclub/Journey.txt"))
+        let again = try outbox.append(item(.create, "/byteclub/Trip.txt", text: "day 1\nday 2\n", follows: created))
+        let renamed = try outbox.append(item(.rename, "/byteclub/Trip.txt", newPath: "/byteclub/Journey.txt", follows: again))
         // A save after the rename, queued under the name the note had.
-        try outbox.append(item(.save, "/byteclub/Trip.txt", text: "day 1\nday 2\nday 3\n"))
+        try outbox.append(item(.save, "/byteclub/Trip.txt", text: "day 1\nday 2\nday 3\n", follows: renamed))
         try outbox.append(item(.delete, "/byteclub/Plans.txt", baseRev: plans))
         try outbox.append(item(.save, "/byteclub/Notes.txt", baseRev: notes, text: "first\nsecond\n"))
 
@@ -155,6 +157,19 @@ final class OutboxSenderTests: XCTestCase {
         let photos = try await ray.list("/byteclub/photos")
         XCTAssertEqual(photos.count, 2, "the photo is there once, beside the other one")
         XCTAssertTrue(outbox.isEmpty)
+    }
+
+    func testSavesOfOneNoteFromTwoEditorsAreMergedNotBuiltOnEachOther() async throws {
+        // Two apps (or an editor reopened from the cache) queued saves from the same base: the
+        // second is not of the first's chain, so it merges with it instead of replacing it.
+        let base = try await rev("/byteclub/Plans.txt")
+        try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "A\nb\nc\nd\n"))
+        try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "a\nb\nc\nB\n"))
+        let (run, reports) = await send()
+        XCTAssertEqual(run, .done)
+        guard case .sent = reports.first?.result, case .merged = reports.last?.result else { return XCTFail("\(reports.map(\.result))") }
+        let merged = try await text("/byteclub/Plans.txt")
+        XCTAssertEqual(merged, "A\nb\nc\nB\n", "both edits, neither overwritten")
     }
 
     func testTwoSendersNeverSendAtOnce() async throws {
@@ -276,8 +291,8 @@ final class OutboxSenderTests: XCTestCase {
 
     func testARenameOfANoteChangedMeanwhileLetsTheNextSaveMergeNotOverwrite() async throws {
         let base = try await rev("/byteclub/Plans.txt")
-        try outbox.append(item(.rename, "/byteclub/Plans.txt", newPath: "/byteclub/Ideas.txt", baseRev: base))
-        try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "RAY\nb\nc\nd\n"))
+        let renamed = try outbox.append(item(.rename, "/byteclub/Plans.txt", newPath: "/byteclub/Ideas.txt", baseRev: base))
+        try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "RAY\nb\nc\nd\n", follows: renamed))
         _ = try await ann.upload(data: Data("a\nb\nc\nANN\n".utf8), to: "/byteclub/Plans.txt", mode: .update(rev: base), autorename: false)
         // A note renamed to a name that is taken by then: refused, nothing replaced.
         let notes = try await rev("/byteclub/Notes.txt")

@@ -62,11 +62,13 @@ extension NotesController {
         session.queuedItem = items.last?.id
         context.update {
             $0.note = close ? nil : session
-            // The draft keeps the text until the server has it: its row shows it.
-            if let draft = $0.drafts.firstIndex(where: { $0.id == session.draftID }) {
-                $0.drafts[draft].body = text
-            } else if let drafts = configuration.drafts, let kept = drafts.load(session.draftID) {
-                $0.drafts.insert(kept, at: 0)
+            // The draft keeps the text until the server has it: its row shows it as journalled.
+            if let drafts = configuration.drafts, let kept = drafts.load(session.draftID) {
+                if let draft = $0.drafts.firstIndex(where: { $0.id == session.draftID }) {
+                    $0.drafts[draft] = kept
+                } else {
+                    $0.drafts.insert(kept, at: 0)
+                }
             }
         }
     }

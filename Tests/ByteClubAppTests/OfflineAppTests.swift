@@ -261,6 +261,45 @@ extension OfflineAppTests {
     }
 }
 
+extension OfflineAppTests {
+    func testANewNoteSavedTwiceOfflineUnderANewTitleIsOneNoteAndReopensAsWaiting() async throws {
+        let harness = rayApp()
+        await harness.start()
+        try await club.stop()
+        harness.app.refresh(.notes)
+        await harness.waitUntil("offline") { harness.app.state.offline.isOffline }
+        harness.press(.char("n"))
+        type(harness, "Picnic")
+        harness.press(.tab)
+        type(harness, "bread\n")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the create queued") { self.outbox.all().count == 1 }
+        // A new title and more text, still offline: a rename of what the create makes, then a save.
+        harness.press(.ctrl("t"))
+        for _ in 0..<6 { harness.press(.backspace) }
+        type(harness, "Lunch")
+        harness.press(.tab, .documentEnd)
+        type(harness, "cheese\n")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("three items") { self.outbox.all().count == 3 }
+        XCTAssertEqual(outbox.all().map(\.kind), [.create, .rename, .save])
+        // Closed and reopened from its row: the text that waits, counted as saved.
+        harness.press(.escape)
+        await harness.waitUntil("closed") { harness.app.state.note == nil }
+        await open("Lunch", in: harness)
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "bread\ncheese\n")
+        XCTAssertFalse(harness.app.state.hasUnsavedEdits, "it waits in the outbox: nothing to ask about")
+        harness.press(.escape)
+
+        try await club.start()
+        await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty && harness.app.state.offline.waiting == 0 }
+        XCTAssertEqual(club.text("Lunch.txt"), "bread\ncheese\n")
+        XCTAssertNil(club.text("Picnic.txt"), "one note, not two")
+        await harness.waitUntil("the draft gone") { self.drafts.all().isEmpty }
+        harness.app.requestQuit()
+    }
+}
+
 /// A TCP port that accepts connections (the kernel completes them into the backlog) and never
 /// reads or writes: a server that stalls.
 final class SilentListener: Sendable {

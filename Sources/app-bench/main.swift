@@ -20,6 +20,8 @@ import Glibc
 // app-bench live            two members: another's commit to the frame that lists it, 50 changes
 // app-bench live-echo       key echo in a real pty while another member commits a note a second
 // app-bench webdav          2,000 notes on rclone serve webdav: from start to the first frame that lists them
+// app-bench outbox          20 saves queued offline: from the server's return to the last one confirmed (and curl)
+// app-bench offline-start   10,000 cached notes, the server down: from start to the first frame that shows them
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
 // HTTP through Remote and Transfer. Frames go to an in-memory GridCanvas (the echo scenario
@@ -52,6 +54,8 @@ Task { @MainActor in
             try await LiveBench.latency()
             try await LiveBench.echo()
             try await WebDAVFirstFrame.run()
+            try await OfflineBench.outbox()
+            try await OfflineBench.offlineStart()
         case "notes": try await AppBench.notes()
         case "editor": try await AppBench.editor()
         case "photos": try await AppBench.photos()
@@ -61,8 +65,10 @@ Task { @MainActor in
         case "live": try await LiveBench.latency()
         case "live-echo": try await LiveBench.echo()
         case "webdav": try await WebDAVFirstFrame.run()
+        case "outbox": try await OfflineBench.outbox()
+        case "offline-start": try await OfflineBench.offlineStart()
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | outbox | offline-start]")
             exit(2)
         }
         exit(0)

@@ -9,17 +9,20 @@ import TerminalUI
 /// controller whether the server answered (``AppModel/onReachability``): one that could not
 /// reach it (refused at once; a stall after the UI's 10 s idle limit) turns the app offline, and
 /// any answer (even an error) turns it back online. While offline a probe asks the server for one
-/// entry of the notes folder, 1 s after going offline, then 2, 4, 8, 16 and 30 s apart; it comes
-/// back at once when anything else (a longpoll, a load) gets an answer first.
+/// entry of the notes folder, backing off from 1 s to 30 s as the outage grows (a tenth of it so
+/// far); it comes back at once when anything else (a longpoll, a load) gets an answer first.
 ///
 /// Sending is one item per request (``OutboxSender/sendFirst()``), so a quit or a new failure
 /// stops between items; each result updates the open note (its base rev, its saved mark), the
 /// drafts and the status bar.
 @MainActor
 final class OutboxController {
-    /// The first probe's wait, doubled after each failure up to ``longestProbe``.
+    /// A probe waits a tenth of the time offline so far (``probeShare``), at least
+    /// ``firstProbe`` and at most ``longestProbe``: a server back after 40 s is noticed within
+    /// 4 s, one back after an hour within 30 s, and a long outage costs a request every 30 s.
     static let firstProbe: Double = 1
     static let longestProbe: Double = 30
+    static let probeShare: Double = 0.1
 
     let context: AppContext
     let lists: ListsController
@@ -28,7 +31,8 @@ final class OutboxController {
     /// Called when the server answers again (pictures that failed offline are asked for again).
     var onBack: (@MainActor () -> Void)?
 
-    private var probeFailures = 0
+    /// When the app went offline, on the effects' clock.
+    private var offlineSince: Double = 0
     /// Bumped when the server is back: a probe scheduled before then does nothing.
     private var probeGeneration = 0
     private var sending: Task<Void, Never>?
@@ -103,7 +107,7 @@ final class OutboxController {
         guard !state.offline.isOffline, !stopped else { return }
         context.logger.warning("offline: \(error.message)")
         context.update { $0.offline.isOffline = true }
-        probeFailures = 0
+        offlineSince = context.effects.now()
         scheduleProbe()
     }
 
@@ -122,7 +126,8 @@ final class OutboxController {
     }
 
     private func scheduleProbe() {
-        let wait = min(Self.longestProbe, Self.firstProbe * pow(2, Double(probeFailures)))
+        let offline = context.effects.now() - offlineSince
+        let wait = min(Self.longestProbe, max(Self.firstProbe, offline * Self.probeShare))
         let generation = probeGeneration
         context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
             guard let self, generation == self.probeGeneration, self.state.offline.isOffline, !self.stopped else { return }
@@ -141,7 +146,6 @@ final class OutboxController {
         }) { [weak self] result in
             guard let self, generation == self.probeGeneration, case .failure(let error) = result, error.isUnreachable,
                   self.state.offline.isOffline else { return }
-            self.probeFailures += 1
             self.scheduleProbe()
         }
     }

@@ -42,13 +42,13 @@ enum OfflineBench {
         configuration.port = url.port ?? 0
 
         print("app-bench outbox: \(saves) saves queued while the club server is down, then the server back on the same port;")
-        print("the app (ClubApp, MainQueueEffects) probes 1 s, 2 s, 4 s … apart while offline. Times from the server's return.")
+        print("the app (ClubApp, MainQueueEffects) probes while offline, each a tenth of the outage so far (1 s to 30 s). Times from the server's return.")
         let widths = [32, 12, 12, 12]
         print(row(["back after offline for", "noticed ms", "sent 20 ms", "total ms"], widths))
         var drains: [Double] = []
-        // Returns between probes (due at 1, 3, 7, 15, 31, 61 s offline), and one after a longer
-        // outage, once: the probe waits 30 s by then.
-        let offlineTimes: [(seconds: Double, runs: Int)] = [(0.5, runs), (5, runs), (12, runs), (40, 1)]
+        // Returns early in an outage, and two after longer ones, once each: the probe waits a
+        // tenth of the outage so far (4 s at 40 s offline, 9 s at 90 s).
+        let offlineTimes: [(seconds: Double, runs: Int)] = [(0.5, runs), (5, runs), (12, runs), (40, 1), (90, 1)]
         for (offlineFor, runs) in offlineTimes {
             var noticed: [Double] = [], sent: [Double] = [], total: [Double] = []
             for run in 0..<runs {

@@ -51,7 +51,7 @@ public final class RcloneWebDAV: @unchecked Sendable {
         var lastError = "rclone did not start"
         // A free port, then rclone on it; another process may take it between the two, so try again.
         for _ in 0..<5 {
-            let port = try Self.freePort()
+            let port = try LoopbackPort.free()
             let process = Process()
             process.executableURL = rclone
             process.arguments = ["serve", "webdav", self.root.path, "--addr", "127.0.0.1:\(port)", "--user", user, "--pass", password,
@@ -112,22 +112,6 @@ public final class RcloneWebDAV: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FixtureError("socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw FixtureError("bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     private static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
@@ -146,4 +130,24 @@ public final class RcloneWebDAV: @unchecked Sendable {
 public struct FixtureError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// A loopback port nothing listens on: bound once to learn a free one, then closed (a server
+/// started on it next, or an address where nothing answers).
+public enum LoopbackPort {
+    public static func free() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FixtureError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw FixtureError("bind failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
 }

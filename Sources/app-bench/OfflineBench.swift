@@ -1,6 +1,7 @@
 import ByteClubApp
 import ClubServer
 import Foundation
+import LoopbackHTTP
 import Remote
 import TerminalUI
 #if canImport(Glibc)
@@ -169,7 +170,7 @@ enum OfflineBench {
         }
         try cache.saveListing(.notes, ClubCache.Listing(entries: entries, cursor: nil, saved: saved))
         try cache.saveListing(.photos, ClubCache.Listing(entries: [], cursor: nil, saved: saved))
-        let port = try freePort()
+        let port = try LoopbackPort.free()
         let url = URL(string: "http://127.0.0.1:\(port)")!
 
         print("app-bench offline-start: \(count) notes in the disk cache, the server down (nothing listens on :\(port)), 120×36 frame")
@@ -207,23 +208,6 @@ enum OfflineBench {
         samples.sort()
         print(row(["median of again 1–5", String(format: "%.1f", percentile(samples, 0.5)), "", ""], widths))
         print("target: ≤ 500 ms\n")
-    }
-
-    /// A loopback port nothing listens on: bound once to learn a free one, then closed.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw BenchError("bind: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     static func ms(_ duration: Duration) -> Double {

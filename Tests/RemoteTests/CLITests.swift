@@ -7,6 +7,24 @@ import XCTest
 
 /// The built `byteclub` binary, run as a script would run it.
 struct CLI {
+    /// A CLI whose home, XDG folders and temp folder are all under `base` (state in
+    /// `home/state`), run from `base/work`, with no BYTECLUB_TOKEN from the outside.
+    static func isolated(in base: URL) throws -> CLI {
+        let home = base.appendingPathComponent("home")
+        let work = base.appendingPathComponent("work")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        environment["TMPDIR"] = base.appendingPathComponent("tmp").path
+        environment["BYTECLUB_TOKEN"] = nil
+        try FileManager.default.createDirectory(at: base.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        return CLI(environment: environment, directory: work)
+    }
+
     static var executable: URL? { BuiltExecutable.byteclub }
 
     struct Result {
@@ -91,19 +109,7 @@ final class CLITests: XCTestCase {
 
     override func setUp() async throws {
         club = try await ClubFixture()
-        let home = club.base.appendingPathComponent("home")
-        let work = club.base.appendingPathComponent("work")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home.path
-        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
-        environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
-        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
-        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
-        environment["TMPDIR"] = club.base.appendingPathComponent("tmp").path
-        environment["BYTECLUB_TOKEN"] = nil
-        try FileManager.default.createDirectory(at: club.base.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-        cli = CLI(environment: environment, directory: work)
+        cli = try CLI.isolated(in: club.base)
     }
 
     override func tearDown() async throws {

@@ -11,20 +11,8 @@ final class OutboxCLITests: XCTestCase {
 
     override func setUp() async throws {
         club = try await ClubFixture()
-        let home = club.base.appendingPathComponent("home")
-        let work = club.base.appendingPathComponent("work")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        state = home.appendingPathComponent("state")
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home.path
-        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
-        environment["XDG_STATE_HOME"] = state.path
-        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
-        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
-        environment["TMPDIR"] = club.base.appendingPathComponent("tmp").path
-        environment["BYTECLUB_TOKEN"] = nil
-        try FileManager.default.createDirectory(at: club.base.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-        cli = CLI(environment: environment, directory: work)
+        state = club.base.appendingPathComponent("home/state")
+        cli = try CLI.isolated(in: club.base)
     }
 
     override func tearDown() async throws {
@@ -51,7 +39,8 @@ final class OutboxCLITests: XCTestCase {
     }
 
     /// Writes one item as the app's Outbox does: `<seq, 12 digits>-<id>.json`.
-    func queue(_ fields: [String: Any], seq: Int, in folder: URL) throws {
+    @discardableResult
+    func queue(_ fields: [String: Any], seq: Int, in folder: URL) throws -> String {
         let id = UUID().uuidString.lowercased()
         var item = fields
         item["id"] = id
@@ -60,6 +49,7 @@ final class OutboxCLITests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])
             .write(to: folder.appendingPathComponent(String(format: "%012d", seq) + "-" + id + ".json"))
+        return id
     }
 
     func items(in folder: URL) -> [String] {
@@ -102,10 +92,11 @@ final class OutboxCLITests: XCTestCase {
 
     func testSendDeliversTheItemsAndEmptiesTheOutbox() throws {
         let folder = outboxFolder(url)
-        try queue(["kind": "create", "path": "/byteclub/From the outbox.txt", "title": "From the outbox", "text": "queued offline\n"],
-                  seq: 1, in: folder)
-        try queue(["kind": "create", "path": "/byteclub/From the outbox.txt", "title": "From the outbox", "text": "queued offline\nand more\n"],
-                  seq: 2, in: folder)
+        let first = try queue(["kind": "create", "path": "/byteclub/From the outbox.txt", "title": "From the outbox", "text": "queued offline\n"],
+                              seq: 1, in: folder)
+        // The same editor's second save, queued before the create went out: it follows it.
+        try queue(["kind": "create", "path": "/byteclub/From the outbox.txt", "title": "From the outbox", "text": "queued offline\nand more\n",
+                   "follows": first], seq: 2, in: folder)
         let send = try cli.run(["outbox", "--send"] + server)
         XCTAssertEqual(send.status, 0, send.stderr)
         XCTAssertEqual(send.stdout, """

@@ -37,12 +37,13 @@ extension NotesController {
             // A new note whose create still waits: this save follows it (a new title is a
             // rename of what the create makes), never a second note.
             let path = create.newPath ?? create.path
+            // No base rev yet: each takes the rev the item before it makes.
             if path.lowercased() != target.lowercased() || (path as NSString).lastPathComponent != name {
                 items.append(OutboxItem(kind: .rename, path: path, newPath: target, title: title, draftID: session.draftID,
-                                        follows: create.id, queued: now))
+                                        follows: earlier?.id ?? create.id, queued: now))
             }
             items.append(OutboxItem(kind: .save, path: path, title: title, text: text, draftID: session.draftID,
-                                    follows: items.last?.id ?? create.id, queued: now))
+                                    follows: items.last?.id ?? earlier?.id ?? create.id, queued: now))
         } else {
             add(.create, target, baseRev: nil, text: text)
         }

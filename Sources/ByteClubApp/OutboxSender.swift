@@ -64,7 +64,8 @@ public enum OutboxRun: Sendable, Equatable {
 /// After an item is confirmed, the items the same editor queued after it (``OutboxItem/follows``)
 /// are retargeted before the item is removed: a rename's new path, and a save's base rev moved
 /// to the rev the confirmed item made (only when that rev came straight from ours, never over
-/// someone else's).
+/// someone else's). A follower with no base rev yet (a new note's later changes, queued before
+/// its create went out) takes whatever rev the item before it made.
 public struct OutboxSender: Sendable {
     public let store: any RemoteStore
     public let outbox: Outbox
@@ -164,7 +165,7 @@ public struct OutboxSender: Sendable {
             // The rev the server made from exactly our text: later saves of ours build on it.
             // Not after a merge: its rev holds someone else's change too, which a later save
             // (written before it was seen) must merge with, not overwrite.
-            if follower.baseRev == item.baseRev { follower.baseRev = saved.rev }
+            if follower.baseRev == item.baseRev || follower.baseRev == nil { follower.baseRev = saved.rev }
         default:
             break
         }

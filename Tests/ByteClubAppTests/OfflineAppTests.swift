@@ -283,17 +283,23 @@ extension OfflineAppTests {
         harness.press(.ctrl("s"))
         await harness.waitUntil("three items") { self.outbox.all().count == 3 }
         XCTAssertEqual(outbox.all().map(\.kind), [.create, .rename, .save])
+        // And once more: a save after that save, of the same editor's chain.
+        type(harness, "olives\n")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("four items") { self.outbox.all().count == 4 }
+        let chain = outbox.all()
+        XCTAssertEqual(chain.dropFirst().map(\.follows), chain.dropLast().map(\.id), "each follows the one before")
         // Closed and reopened from its row: the text that waits, counted as saved.
         harness.press(.escape)
         await harness.waitUntil("closed") { harness.app.state.note == nil }
         await open("Lunch", in: harness)
-        XCTAssertEqual(harness.app.state.note?.editor.body.text, "bread\ncheese\n")
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "bread\ncheese\nolives\n")
         XCTAssertFalse(harness.app.state.hasUnsavedEdits, "it waits in the outbox: nothing to ask about")
         harness.press(.escape)
 
         try await club.start()
         await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty && harness.app.state.offline.waiting == 0 }
-        XCTAssertEqual(club.text("Lunch.txt"), "bread\ncheese\n")
+        XCTAssertEqual(club.text("Lunch.txt"), "bread\ncheese\nolives\n")
         XCTAssertNil(club.text("Picnic.txt"), "one note, not two")
         await harness.waitUntil("the draft gone") { self.drafts.all().isEmpty }
         harness.app.requestQuit()

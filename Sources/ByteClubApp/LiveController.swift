@@ -99,7 +99,8 @@ final class LiveController {
             case .failure(.cursorReset):
                 self.begin(tab, first: true)
             case .failure(let error):
-                if error.isUnreachable { self.lists.refresh(tab, live: true) }
+                // Once, at the start: the list's own load says `offline` over the cached list.
+                if error.isUnreachable, self.feeds[tab]?.failures == 0 { self.lists.refresh(tab, live: true) }
                 self.failed(tab, error) { [weak self] in self?.catchUp(tab) }
             }
         }

@@ -130,7 +130,8 @@ public final class MainScreen: Layer {
             let line: Rect
             (line, pane) = pane.splitTop(1)
             canvas.fill(line, style: canvas.theme.text)
-            canvas.put("◷ Cached \(configuration.format.relative(cachedAt)) · offline, not up to date · r to retry", in: line.inset(left: 1, right: 1),
+            let state = model.state.offline.isOffline ? "offline, not up to date · r to retry" : "updating…"
+            canvas.put("◷ Cached \(configuration.format.relative(cachedAt)) · " + state, in: line.inset(left: 1, right: 1),
                        alignment: .left, style: canvas.theme.muted)
         }
         switch tab {

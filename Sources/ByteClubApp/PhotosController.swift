@@ -131,7 +131,8 @@ final class PhotosController {
                               localSize: (attributes?[.size] as? NSNumber)?.int64Value, localModified: attributes?[.modificationDate] as? Date,
                               queued: configuration.format.now())
         let name = TerminalSafe.escape(file.lastPathComponent)
-        return outbox.queue([item], saying: "\"\(name)\" waits in the outbox: the server cannot be reached; it is uploaded by itself")
+        let why = state.offline.isOffline ? "the server cannot be reached" : "older changes are still being sent"
+        return outbox.queue([item], saying: "\"\(name)\" waits in the outbox: \(why); it is uploaded by itself")
     }
 
     // MARK: Download

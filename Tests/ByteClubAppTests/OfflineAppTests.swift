@@ -33,7 +33,7 @@ final class OfflineAppTests: XCTestCase {
 
     /// Ray's app, as the executable configures it: an outbox, a cache and drafts under `state`,
     /// and a store that does not retry a server it cannot reach.
-    func rayApp(counting: ListingCounter? = nil) -> Harness {
+    func rayApp(counting: ListingCounter? = nil, thumbnails: URL? = nil) -> Harness {
         var retry = RetryPolicy()
         retry.retriesUnreachable = false
         retry.maxAttempts = 5
@@ -44,6 +44,7 @@ final class OfflineAppTests: XCTestCase {
         return Harness(store: counted, drafts: drafts) { configuration in
             configuration.outbox = self.outbox
             configuration.cache = self.cache
+            configuration.thumbnailsDirectory = thumbnails
         }
     }
 
@@ -303,6 +304,35 @@ extension OfflineAppTests {
         XCTAssertNil(club.text("Picnic.txt"), "one note, not two")
         await harness.waitUntil("the draft gone") { self.drafts.all().isEmpty }
         harness.app.requestQuit()
+    }
+}
+
+extension OfflineAppTests {
+    func testACachedPhotosListShowsItsCachedThumbnailsOffline() async throws {
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/SampleClub/byteclub/photos")
+        for name in ["city-dusk.jpg", "coast-noon.jpg"] {
+            try FileManager.default.copyItem(at: sample.appendingPathComponent(name), to: club.folder.appendingPathComponent("photos/\(name)"))
+        }
+        let thumbnails = state.appendingPathComponent("thumbnails")
+        let first = rayApp(thumbnails: thumbnails)
+        await first.start()
+        first.press(.char("2"))
+        _ = first.render(width: 120, height: 36)
+        await first.waitUntil("both thumbnails fetched") { first.app.thumbnails.fetchedCount == 2 }
+        await first.waitUntil("the photos list cached") { self.cache.listing(.photos)?.entries.count == 2 }
+        first.app.requestQuit()
+        try await club.stop()
+
+        let second = rayApp(thumbnails: thumbnails)
+        second.app.start()
+        second.press(.char("2"))
+        XCTAssertEqual(second.app.state.photos.entries.map(\.name), ["city-dusk.jpg", "coast-noon.jpg"])
+        _ = second.render(width: 120, height: 36)
+        await second.waitUntil("thumbnails from disk, offline") { second.app.thumbnails.diskHits == 2 }
+        XCTAssertEqual(second.app.thumbnails.fetchedCount, 0)
+        XCTAssertTrue(second.render(width: 120, height: 36).dump().contains("◷ Cached"))
+        second.app.requestQuit()
     }
 }
 

@@ -8,7 +8,8 @@ import XCTest
 /// The built `byteclub` binary, run as a script would run it.
 struct CLI {
     /// A CLI whose home, XDG folders and temp folder are all under `base` (state in
-    /// `home/state`), run from `base/work`, with no BYTECLUB_TOKEN from the outside.
+    /// `home/state`), run from `base/work`, with no BYTECLUB_TOKEN or BYTECLUB_WEBDAV_PASSWORD from
+    /// the outside.
     static func isolated(in base: URL) throws -> CLI {
         let home = base.appendingPathComponent("home")
         let work = base.appendingPathComponent("work")
@@ -21,6 +22,7 @@ struct CLI {
         environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
         environment["TMPDIR"] = base.appendingPathComponent("tmp").path
         environment["BYTECLUB_TOKEN"] = nil
+        environment["BYTECLUB_WEBDAV_PASSWORD"] = nil
         try FileManager.default.createDirectory(at: base.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         return CLI(environment: environment, directory: work)
     }

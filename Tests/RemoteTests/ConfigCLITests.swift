@@ -10,21 +10,8 @@ final class ConfigCLITests: XCTestCase {
 
     override func setUp() async throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("config-cli-\(UUID().uuidString)")
-        let home = base.appendingPathComponent("home")
-        let work = base.appendingPathComponent("work")
-        for folder in [work, base.appendingPathComponent("tmp"), configFile.deletingLastPathComponent()] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home.path
-        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
-        environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
-        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
-        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
-        environment["TMPDIR"] = base.appendingPathComponent("tmp").path
-        environment["BYTECLUB_TOKEN"] = nil
-        environment["BYTECLUB_WEBDAV_PASSWORD"] = nil
-        cli = CLI(environment: environment, directory: work)
+        try FileManager.default.createDirectory(at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        cli = try CLI.isolated(in: base)
     }
 
     override func tearDown() async throws {

@@ -32,9 +32,3 @@ public struct OfflineState: Equatable, Sendable {
     /// Whether a note's row is marked as waiting.
     public func isPending(_ entry: RemoteEntry) -> Bool { pendingPaths.contains(entry.pathLower) }
 }
-
-extension Listing {
-    /// "Cached list from 21:40" while the entries are the disk cache's and the server has not
-    /// answered since; `cachedAt` is when the server gave them.
-    public var isStale: Bool { cachedAt != nil }
-}

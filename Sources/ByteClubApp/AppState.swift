@@ -129,7 +129,7 @@ public struct AppState: Sendable {
             self[tab].cachedAt = nil
             // A load's summary replaces only "Loading…" or an older load's message, never
             // what an action said ("Saved …", an error from a save).
-            if tab == self.tab, message == nil || message == loadMessage || message?.text == "Loading…" {
+            if loadMaySay(tab) {
                 message = StatusMessage(Self.summary(count: entries.count, tab: tab))
                 loadMessage = message
             }
@@ -137,7 +137,7 @@ public struct AppState: Sendable {
             // An offline start: the cached list stays, marked with its time, and the status bar
             // says `offline`; no error over it.
             self[tab].error = nil
-            if tab == self.tab, message == nil || message == loadMessage || message?.text == "Loading…" {
+            if loadMaySay(tab) {
                 message = StatusMessage("Offline: showing the \(tab.noun) kept on this machine; changes wait in the outbox")
                 loadMessage = message
             }
@@ -147,6 +147,12 @@ public struct AppState: Sendable {
             message = .error(text)
             loadMessage = message
         }
+    }
+
+    /// Whether a load of `tab` may put its message up: the tab is on screen and what is there
+    /// is nothing, "Loading…" or an older load's message (never what an action said).
+    private func loadMaySay(_ tab: Tab) -> Bool {
+        tab == self.tab && (message == nil || message == loadMessage || message?.text == "Loading…")
     }
 
     /// "1 note", "4 photos".

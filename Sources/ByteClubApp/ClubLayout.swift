@@ -13,6 +13,9 @@ public struct ClubLayout: Sendable, Equatable {
 
     public var photosFolder: String { folder + "/photos" }
 
+    /// The folder `tab` lists: the notes' folder, or the photos' inside it.
+    public func folder(of tab: Tab) -> String { tab == .notes ? folder : photosFolder }
+
     /// The entries `tab` lists, sorted for display. A missing folder is an empty list.
     public func fetch(_ tab: Tab, from store: any RemoteStore) async throws(RemoteError) -> [RemoteEntry] {
         do {

@@ -15,7 +15,7 @@ extension ListsController {
         var cursors: [Tab: RemoteCursor] = [:]
         for tab in Tab.allCases {
             guard let cached = cache.listing(tab) else { continue }
-            let folder = tab == .notes ? context.configuration.layout.folder : context.configuration.layout.photosFolder
+            let folder = context.configuration.layout.folder(of: tab)
             if let cursor = cached.cursor, cursor.folder.lowercased() == folder.lowercased() { cursors[tab] = cursor }
             context.update {
                 $0[tab].entries = cached.entries

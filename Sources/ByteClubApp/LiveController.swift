@@ -118,9 +118,7 @@ final class LiveController {
     /// Whether `tab` has a cursor and is longpolling (tests ask).
     func isWatching(_ tab: Tab) -> Bool { feeds[tab]?.cursor != nil }
 
-    private func folder(_ tab: Tab) -> String {
-        tab == .notes ? context.configuration.layout.folder : context.configuration.layout.photosFolder
-    }
+    private func folder(_ tab: Tab) -> String { context.configuration.layout.folder(of: tab) }
 
     // MARK: The loop
 

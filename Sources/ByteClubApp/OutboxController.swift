@@ -248,7 +248,7 @@ final class OutboxController {
         }
         // An item this app queued while that one was being sent: it follows it too.
         if let outbox {
-            try? OutboxSender(store: context.store, outbox: outbox, drafts: nil).retargetFollowers(of: item, result: report.result)
+            try? outbox.retargetFollowers(of: item, result: report.result)
         }
         // The sender drops a draft once the server has exactly its text: the rows follow.
         if item.draftID != nil { lists.reloadDrafts() }

@@ -14,7 +14,7 @@ extension OutboxSender {
     ///   cannot say).
     /// - `newPath` taken by another file: refused (a move never replaces anything).
     /// - The note changed on the server since our base rev: still moved (the move overwrites no
-    ///   one's text), but answered as `.merged`, so ``OutboxSender/retarget(_:after:entry:result:)``
+    ///   one's text), but answered as `.merged`, so ``Outbox/retarget(_:after:entry:result:)``
     ///   moves later saves to the new path while keeping their base rev: they then conflict and
     ///   merge with that change instead of overwriting it. `.sent` means the rev after the move
     ///   came from our base rev and nothing else.

@@ -121,13 +121,17 @@ public struct OutboxSender: Sendable {
 
     /// Retargets the items after `item` and removes it.
     private func settle(_ item: OutboxItem, _ result: OutboxResult) throws {
-        try retargetFollowers(of: item, result: result)
+        try outbox.retargetFollowers(of: item, result: result)
         try outbox.remove(item)
     }
+}
 
+/// Following what an item did (``OutboxSender``'s rule for chains, kept with the items).
+extension Outbox {
     /// Moves the items made after `item` (``OutboxItem/follows``) to the path and rev it made.
-    /// Run again by the app once the result is back on the UI queue, for an item it queued
-    /// while this one was being sent (a second run changes nothing already changed).
+    /// The sender runs it before removing `item`; the app runs it again once the result is back
+    /// on the UI queue, for an item it queued while this one was being sent (a second run
+    /// changes nothing already changed).
     public func retargetFollowers(of item: OutboxItem, result: OutboxResult) throws {
         let entry: RemoteEntry?
         switch result {
@@ -135,13 +139,13 @@ public struct OutboxSender: Sendable {
         case .merged(let merged, _): entry = merged
         case .conflict, .refused: entry = nil
         }
-        for var follower in outbox.all() where follower.id != item.id {
-            if retarget(&follower, after: item, entry: entry, result: result) { try outbox.replace(follower) }
+        for var follower in all() where follower.id != item.id {
+            if Self.retarget(&follower, after: item, entry: entry, result: result) { try replace(follower) }
         }
     }
 
     /// Changes `follower` to follow what `item` did; true when it changed.
-    func retarget(_ follower: inout OutboxItem, after item: OutboxItem, entry: RemoteEntry?, result: OutboxResult) -> Bool {
+    static func retarget(_ follower: inout OutboxItem, after item: OutboxItem, entry: RemoteEntry?, result: OutboxResult) -> Bool {
         // Only along the editor's own chain: a change queued by another app from the same base
         // must merge with this one, not build on it.
         guard follower.kind != .upload, item.kind != .upload, follower.follows == item.id else { return false }

@@ -80,7 +80,7 @@ extension NotesController {
         let target = configuration.layout.folder + "/" + name
         let item = OutboxItem(kind: .rename, path: entry.path, newPath: target, baseRev: entry.rev,
                               title: ClubLayout.title(of: name), follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
-        guard outbox.queue([item], saying: "Renamed \"\(entry.name)\" to \"\(name)\" in the outbox; it is sent by itself") else { return }
+        guard outbox.queue([item], saying: "Renamed \"\(TerminalSafe.escape(entry.name))\" to \"\(name)\" in the outbox; it is sent by itself") else { return }
         context.update { state in
             guard let index = state.notes.entries.firstIndex(where: { $0.pathLower == entry.pathLower }) else { return }
             var renamed = state.notes.entries[index]
@@ -131,7 +131,7 @@ extension NotesController {
         guard let outbox else { return }
         let item = OutboxItem(kind: .delete, path: entry.path, baseRev: entry.rev, title: ClubLayout.title(of: entry.name),
                               follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
-        guard outbox.queue([item], saying: "Deleted \"\(entry.name)\" in the outbox; it is sent by itself") else { return }
+        guard outbox.queue([item], saying: "Deleted \"\(TerminalSafe.escape(entry.name))\" in the outbox; it is sent by itself") else { return }
         context.update { state in
             state.notes.entries.removeAll { $0.pathLower == entry.pathLower }
             state.notes.version += 1
@@ -225,7 +225,7 @@ extension NotesController {
         session.banner = "Offline: the copy kept on this machine at \(when); a save waits in the outbox"
         context.update {
             $0.note = session
-            $0.message = StatusMessage("Opened \"\(entry.name)\" as kept at \(when): the server cannot be reached")
+            $0.message = StatusMessage("Opened \"\(TerminalSafe.escape(entry.name))\" as kept at \(when): the server cannot be reached")
         }
         return true
     }

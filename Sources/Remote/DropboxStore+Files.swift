@@ -38,6 +38,13 @@ extension DropboxStore {
         }
     }
 
+    /// Pages as they arrive, within ``listingLimits``. Unlike ``list(_:)`` it cannot start
+    /// over on a `reset` (the pages before it are handed over already): that throws
+    /// `.cursorReset`, and the caller lists again.
+    public func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError) {
+        try await forEachPage(of: folder, limits: listingLimits, each)
+    }
+
     public func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry {
         try RemoteEntry(try await rpc("2/files/get_metadata", ["path": path], path: path, idempotent: true, decoding: Metadata.self))
     }

@@ -53,6 +53,10 @@ public protocol RemoteStore: Sendable {
     /// Every entry of a folder. A requirement, so that a backend can restart a listing that its
     /// server invalidated mid-way, even when called through `any RemoteStore`.
     func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry]
+    /// Every entry of a folder, handed to `each` a page at a time as the pages arrive and kept
+    /// nowhere, so a listing costs the memory of one page however long it runs. A requirement,
+    /// so that a backend applies its own ``ListingLimits`` even through `any RemoteStore`.
+    func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError)
     func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry
     /// Files under `folder` (recursively) with one of `extensions`.
     func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry]
@@ -104,15 +108,27 @@ extension RemoteStore {
     /// (past `limits`, or a cursor seen before) stops with an error.
     public func listAllPages(_ folder: String, limits: ListingLimits) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
+        try await forEachPage(of: folder, limits: limits) { entries += $0 }
+        return entries
+    }
+
+    public func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError) {
+        try await forEachPage(of: folder, limits: .standard, each)
+    }
+
+    /// Follows a listing's cursors to the end, handing each page to `each` once it has passed
+    /// the guard: a page that takes the listing past `limits` (or repeats a cursor) is refused
+    /// and never handed over, so what `each` saw is exactly what the limits allow.
+    public func forEachPage(of folder: String, limits: ListingLimits,
+                            _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError) {
         var paging = ListingGuard(folder: folder, limits: limits)
         var cursor: String? = nil
         repeat {
             let page = try await listPage(folder, cursor: cursor, limit: 2000)
             try paging.page(count: page.entries.count, next: page.next)
-            entries += page.entries
+            each(page.entries)
             cursor = page.next
         } while cursor != nil
-        return entries
     }
 }
 

@@ -218,8 +218,11 @@ public struct KeyDecoder: Sendable {
         case UInt8(ascii: "["):
             return decodeCSI(b, atEnd: atEnd, awaiting: awaiting)
         case UInt8(ascii: "_"), UInt8(ascii: "P"):
-            if let step = decodeString(b, atEnd: atEnd, awaiting: awaiting) { return step }
-            return .key(.alt(Character(Unicode.Scalar(second))), length: 2)
+            switch TerminalReplyScanner.scanString(b, atEnd: atEnd, awaiting: awaiting) {
+            case .reply(let reply, let length): return .reply(reply, length: length)
+            case .needMore: return .needMore
+            case .notAReply: return .key(.alt(Character(Unicode.Scalar(second))), length: 2)
+            }
         case UInt8(ascii: "O"):
             guard b.count >= 3 else { return atEnd ? .key(.alt("O"), length: 2) : .needMore }
             let key: Key?
@@ -284,7 +287,9 @@ public struct KeyDecoder: Sendable {
             return .key(.alt("["), length: 2)
         }
         let paramBytes = b[(i + 2)..<j]
-        if let reply = TerminalReply.csi(parameters: paramBytes, final: final) { return .reply(reply, length: length) }
+        if let reply = TerminalReplyScanner.csiReply(parameters: paramBytes, final: final) {
+            return .reply(reply, length: length)
+        }
         let isPrivate = paramBytes.first == UInt8(ascii: "<")
         let params = String(decoding: paramBytes.filter { $0 != UInt8(ascii: "<") }, as: UTF8.self)
             .split(separator: ";", omittingEmptySubsequences: false)
@@ -336,47 +341,6 @@ public struct KeyDecoder: Sendable {
 }
 
 extension KeyDecoder {
-    /// The longest answer string held while waiting for its end; past it, the bytes are keys.
-    static let maxStringLength = 4096
-
-    /// An APC (`ESC _`) or DCS (`ESC P`) string that is (or may become) an answer, up to its
-    /// terminator (`ESC \\` or BEL); `nil` when the bytes are not one (then `ESC _` is Alt-_).
-    ///
-    /// Only the shapes of the answers asked for count (`ESC _ G`, `ESC P > |`), and their
-    /// bodies are printable ASCII, so keys typed after an Alt-P are not swallowed for long.
-    private static func decodeString(_ b: ArraySlice<UInt8>, atEnd: Bool, awaiting: Bool) -> Step? {
-        let i = b.startIndex
-        let isAPC = b[i + 1] == UInt8(ascii: "_")
-        let introducer: [UInt8] = isAPC ? [UInt8(ascii: "G")] : [UInt8(ascii: ">"), UInt8(ascii: "|")]
-        let start = i + 2
-        let known = b[start...].prefix(introducer.count)
-        guard known.elementsEqual(introducer.prefix(known.count)) else { return nil }
-        if known.count < introducer.count {
-            // Too short to tell: wait for more, unless the input went quiet and nothing was asked.
-            return atEnd && !awaiting ? nil : .needMore
-        }
-        var j = start
-        while j < b.endIndex, j - i < maxStringLength {
-            let byte = b[j]
-            if byte == 0x07 {
-                return .reply(reply(isAPC: isAPC, body: b[start..<j]), length: j - i + 1)
-            }
-            if byte == esc {
-                guard j + 1 < b.endIndex else { return atEnd && !awaiting ? nil : .needMore }
-                guard b[j + 1] == UInt8(ascii: "\\") else { return nil }
-                return .reply(reply(isAPC: isAPC, body: b[start..<j]), length: j - i + 2)
-            }
-            guard (0x20...0x7E).contains(byte) else { return nil }
-            j += 1
-        }
-        // Quiet input with nothing asked: keys that looked like the start of an answer (Alt-_ G…).
-        return j - i >= maxStringLength || (atEnd && !awaiting) ? nil : .needMore
-    }
-
-    private static func reply(isAPC: Bool, body: ArraySlice<UInt8>) -> TerminalReply? {
-        isAPC ? TerminalReply.apc(body) : TerminalReply.dcs(body)
-    }
-
     /// ncurses key codes (`KEY_CODE_YES` results of `wget_wch`), as defined in `<curses.h>`.
     ///
     /// The values are the X/Open ones ncurses has always used, so they are spelled out here and

@@ -116,7 +116,13 @@ func remotePath(_ text: String) -> String {
 }
 
 struct Ls: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List a folder.")
+    static let configuration = CommandConfiguration(
+        abstract: "List a folder.",
+        discussion: """
+            Each page is printed as it arrives (sorted within the page; a club server sends its pages \
+            in order), so a folder of any size lists in constant memory. A listing that never ends \
+            stops after 1,000,000 entries with an error on stderr and a non-zero exit.
+            """)
     @Argument(help: "The folder, e.g. /byteclub (default: the root).") var path: String = ""
     @Flag(help: "Print JSON, one array of entries.") var json = false
     @OptionGroup var backend: BackendOptions
@@ -125,25 +131,52 @@ struct Ls: AsyncParsableCommand {
         let path = remotePath(self.path)
         let json = self.json
         try await runRemote(backend) { backend in
-            let entries = try await backend.store.list(path).sorted { $0.pathLower < $1.pathLower }
-            if json {
-                // The names exactly, as JSON escapes them (ESC is \u001b); DEL and C1, which
-                // encoders leave raw, are escaped too, so even JSON is safe on a terminal.
-                FileHandle.standardOutput.write(try JSONLines.encode(entries) + Data("\n".utf8))
-                return
-            }
-            let formatter = JSONLines.localTimeFormatter()
-            var lines = ""
-            for entry in entries {
-                let size = entry.kind == .folder ? "-" : ProgressLine.bytes(entry.size)
-                let date = entry.modified.map(formatter.string) ?? ""
-                // Names from the server, shown as `ls -b` would: control characters as `\x1b`.
-                let name = TerminalSafe.escape(entry.kind == .folder ? entry.name + "/" : entry.name)
-                lines += size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
-                    + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  " + name + "\n"
-            }
-            FileHandle.standardOutput.write(Data(lines.utf8))
+            let printer = ListingPrinter(json: json)
+            try await backend.store.forEachPage(of: path) { printer.print($0) }
+            printer.finish()
         }
+    }
+}
+
+/// `ls`'s output, written a page at a time: nothing of a page is kept once it is printed.
+///
+/// With `--json` the pages make one array, byte for byte what encoding the whole listing at
+/// once gives; a listing stopped by an error leaves the array open (and exits non-zero).
+final class ListingPrinter {
+    private let json: Bool
+    private let formatter = JSONLines.localTimeFormatter()
+    private var opened = false
+    private let output = FileHandle.standardOutput
+
+    init(json: Bool) { self.json = json }
+
+    func print(_ page: [RemoteEntry]) {
+        guard !page.isEmpty else { return }
+        let sorted = page.sorted { $0.pathLower < $1.pathLower }
+        guard json else {
+            output.write(Data(sorted.map(line).joined().utf8))
+            return
+        }
+        // The names exactly, as JSON escapes them (ESC is \u001b); DEL and C1, which encoders
+        // leave raw, are escaped too, so even JSON is safe on a terminal.
+        guard let array = try? JSONLines.encode(sorted), array.count >= 2 else { return }
+        output.write(Data((opened ? "," : "[").utf8))
+        output.write(array.dropFirst().dropLast())
+        opened = true
+    }
+
+    func finish() {
+        guard json else { return }
+        output.write(Data((opened ? "]\n" : "[]\n").utf8))
+    }
+
+    private func line(_ entry: RemoteEntry) -> String {
+        let size = entry.kind == .folder ? "-" : ProgressLine.bytes(entry.size)
+        let date = entry.modified.map(formatter.string) ?? ""
+        // Names from the server, shown as `ls -b` would: control characters as `\x1b`.
+        let name = TerminalSafe.escape(entry.kind == .folder ? entry.name + "/" : entry.name)
+        return size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
+            + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  " + name + "\n"
     }
 }
 

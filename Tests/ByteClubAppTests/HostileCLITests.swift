@@ -73,13 +73,42 @@ final class HostileCLITests: XCTestCase {
         let endless = try byteclub("ls", "/endless", "--listing-limit", "5000")
         XCTAssertNotEqual(endless.status, 0)
         XCTAssertTrue(endless.err.contains("the listing of /endless did not end after 5000 entries; stopped"), endless.err)
-        XCTAssertEqual(endless.stdout, Data(), "nothing half-listed")
+        XCTAssertEqual(endless.out.split(separator: "\n").count, 5000, "each page printed as it came, up to the cap and not past it")
+        XCTAssertTrue(endless.out.hasSuffix("f49-99.txt\n"), String(endless.out.suffix(200)))
         XCTAssertEqual(server!.counts.listPages, 51, "100 entries a page: stopped on the first page past 5000")
         XCTAssertLessThan(Date().timeIntervalSince(started), 20)
 
         let repeated = try byteclub("ls", "/same-cursor")
         XCTAssertNotEqual(repeated.status, 0)
         XCTAssertTrue(repeated.err.contains("same cursor twice"), repeated.err)
+    }
+
+    /// `ls` prints each page as it arrives, so an endless listing runs in constant memory until
+    /// the cap stops it (it once held every entry first: 532 MiB at the 1,000,000 cap): 100,000
+    /// entries cost no more than a listing of ten, give or take a few pages' worth.
+    func testAnEndlessListingIsPrintedInConstantMemory() throws {
+        func ls(_ arguments: [String]) throws -> ByteclubRun {
+            try ByteclubRun.run(arguments + ["--server", server!.baseURL.absoluteString, "--timeout", "5"],
+                                in: work, environment: environment, timeout: 120, samplingMemory: true)
+        }
+        let small = try ls(["ls", "/byteclub", "--json"])
+        XCTAssertEqual(small.status, 0, small.err)
+        let baseline = try XCTUnwrap(small.peakMemory, "no memory reading")
+        for format in [[], ["--json"]] {
+            let run = try ls(["ls", "/endless-wide", "--listing-limit", "100000"] + format)
+            XCTAssertNotEqual(run.status, 0, "\(format)")
+            XCTAssertTrue(run.err.contains("did not end after 100000 entries; stopped"), run.err)
+            if format.isEmpty {
+                XCTAssertEqual(run.out.split(separator: "\n").count, 100_000)
+            } else {
+                XCTAssertTrue(run.out.hasPrefix("[{"), String(run.out.prefix(100)))
+                XCTAssertEqual(run.out.components(separatedBy: "\"name\":").count - 1, 100_000, "every entry up to the cap, as JSON")
+            }
+            let peak = try XCTUnwrap(run.peakMemory, "no memory reading")
+            print("ls \(format) of 100,000 entries: peak \(peak >> 20) MiB, a listing of ten \(baseline >> 20) MiB")
+            XCTAssertLessThanOrEqual(peak, 64 << 20, "\(format): peak \(peak >> 20) MiB")
+            XCTAssertLessThanOrEqual(peak - baseline, 16 << 20, "\(format): \(peak >> 20) MiB against \(baseline >> 20) MiB for ten entries")
+        }
     }
 
     func testGetNeverWritesOutsideTheFolderItSavesTo() throws {

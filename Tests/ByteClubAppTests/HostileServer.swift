@@ -16,6 +16,7 @@ import Synchronization
 ///   path downloads, and the download's `Dropbox-API-Result` names the file ``resultName``
 ///   when set;
 /// - `/endless`: pages of 100 entries, each promising more, with a new cursor every time;
+///   `/endless-wide` the same with pages of 2,000 (the most `list_folder` gives);
 /// - `/same-cursor`: a page promising more with the cursor it was asked with;
 /// - `/empty-pages`: empty pages promising more;
 /// - `/outside`: an entry at `/etc/x.jpg`;
@@ -151,9 +152,11 @@ final class HostileServer: Sendable {
         case "/byteclub":
             let entries = terminalNames.enumerated().map { file(name: $1, path: "/byteclub/" + $1, index: $0) }
             return json(["entries": entries, "cursor": "/byteclub#1", "has_more": false])
-        case "/endless":
-            let entries = (0..<100).map { file(name: "f\(page)-\($0).txt", path: "/endless/f\(page)-\($0).txt", index: $0) }
-            return json(["entries": entries, "cursor": "/endless#\(page + 1)", "has_more": true])
+        case "/endless", "/endless-wide":
+            let entries = (0..<(folder == "/endless" ? 100 : 2000)).map {
+                file(name: "f\(page)-\($0).txt", path: "\(folder)/f\(page)-\($0).txt", index: $0)
+            }
+            return json(["entries": entries, "cursor": "\(folder)#\(page + 1)", "has_more": true])
         case "/same-cursor":
             let name = "again-\(page).txt"
             return json(["entries": [file(name: name, path: "/same-cursor/" + name, index: 0)], "cursor": cursor ?? "/same-cursor#1", "has_more": true])

@@ -52,11 +52,15 @@ struct ByteclubRun {
     var status: Int32
     var stdout: Data
     var stderr: Data
+    /// The process's peak resident memory (`VmHWM`), as last read from /proc while it ran;
+    /// `nil` unless asked for.
+    var peakMemory: Int? = nil
 
     var out: String { String(decoding: stdout, as: UTF8.self) }
     var err: String { String(decoding: stderr, as: UTF8.self) }
 
-    static func run(_ arguments: [String], in directory: URL, environment: [String: String], timeout: TimeInterval = 30) throws -> ByteclubRun {
+    static func run(_ arguments: [String], in directory: URL, environment: [String: String], timeout: TimeInterval = 30,
+                    samplingMemory: Bool = false) throws -> ByteclubRun {
         guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
         let process = Process()
         process.executableURL = executable
@@ -69,6 +73,18 @@ struct ByteclubRun {
         try process.run()
         let collected = Collected()
         let group = DispatchGroup()
+        if samplingMemory {
+            // VmHWM only grows, so the last reading before the process is gone is its peak.
+            let pid = process.processIdentifier
+            group.enter()
+            DispatchQueue.global().async {
+                while let peak = peakResident(of: pid) {
+                    collected.setPeak(peak)
+                    usleep(2_000)
+                }
+                group.leave()
+            }
+        }
         for (pipe, isOut) in [(out, true), (err, false)] {
             group.enter()
             DispatchQueue.global().async {
@@ -83,7 +99,16 @@ struct ByteclubRun {
         }
         process.waitUntilExit()
         let (stdout, stderr) = collected.get()
-        return ByteclubRun(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        return ByteclubRun(status: process.terminationStatus, stdout: stdout, stderr: stderr,
+                           peakMemory: samplingMemory ? collected.peak : nil)
+    }
+
+    /// A process's `VmHWM` in bytes, or `nil` once it has exited (a zombie has no memory lines).
+    private static func peakResident(of pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
     }
 
     /// Output gathered by two reader threads.
@@ -92,7 +117,10 @@ struct ByteclubRun {
         private let lock = NSLock()
         private var out = Data()
         private var err = Data()
+        private var peakBytes = 0
         func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
+        func setPeak(_ bytes: Int) { lock.withLock { peakBytes = max(peakBytes, bytes) } }
+        var peak: Int { lock.withLock { peakBytes } }
         func get() -> (Data, Data) { lock.withLock { (out, err) } }
     }
 }

@@ -47,6 +47,8 @@ public final class RcloneWebDAV: @unchecked Sendable {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("rclone-webdav-\(UUID().uuidString)")
         self.root = root ?? base.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: self.root, withIntermediateDirectories: true)
+        // The config and log live in `base`, which a given `root` is not inside.
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         let config = base.appendingPathComponent("rclone.conf")
         FileManager.default.createFile(atPath: config.path, contents: Data())
         var lastError = "rclone did not start"

@@ -46,13 +46,12 @@ let package = Package(
         // The Dropbox v2 wire vocabulary, one definition each: metadata, unions, timestamps, errors.
         .target(name: "DropboxWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // RemoteStore, the Dropbox v2 and WebDAV clients over Transfer, with retries and OAuth2 PKCE.
+        // No Imaging: a store only moves bytes; thumbnails a server cannot make are made in the app.
         .target(
             name: "Remote",
             dependencies: [
                 "Transfer",
                 "DropboxWire",
-                // WebDAV has no thumbnails: WebDAVStore makes them from the JPEG.
-                "Imaging",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -147,6 +146,8 @@ let package = Package(
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "DropboxWire", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
         .testTarget(name: "ByteClubAppTests", dependencies: [
             "ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport",
+            // JPEGs for the thumbnails the app makes itself (a store without thumbnails).
+            "Imaging",
             // The hostile server the client is tested against.
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -2,7 +2,8 @@ import Foundation
 import Imaging
 import Remote
 
-/// Photo thumbnails for the rows on screen: fetched with `get_thumbnail_v2`, kept on disk
+/// Photo thumbnails for the rows on screen: fetched with `get_thumbnail_v2`, or made here from
+/// the photo when the store has no thumbnails (``ThumbnailSource``, WebDAV), kept on disk
 /// (keyed by path, rev and size, so a changed photo gets a new one) and decoded in memory.
 ///
 /// Drawing asks with ``image(for:)``, which never waits: it answers what is known and queues a
@@ -101,7 +102,7 @@ public final class Thumbnails {
             if let file, let data = try? Data(contentsOf: file), let image = try? JPEG.decode(data) {
                 return Fetched(image: image, fromDisk: true)
             }
-            let data = try await store.thumbnail(entry.path, size: size)
+            let data = try await ThumbnailSource.jpeg(of: entry, size: size, from: store)
             if let file {
                 try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try? data.write(to: file, options: .atomic)

@@ -31,27 +31,30 @@ public final class RcloneWebDAV: @unchecked Sendable {
 
     /// Starts the server with `--dir-cache-time 0s` (files written to disk show at once) and
     /// waits (up to `deadline` seconds) until it accepts connections.
+    /// `port` (nil: a free one) starts it again where an earlier server of the same `root` listened.
     public convenience init(user: String = "member", password: String = "pw-\(UUID().uuidString.prefix(8))", root: URL? = nil,
-                            deadline: TimeInterval = 15) throws {
-        try self.init(user: user, password: password, root: root, dirCacheTime: "0s", deadline: deadline)
+                            port: Int? = nil, deadline: TimeInterval = 15) throws {
+        try self.init(user: user, password: password, root: root, dirCacheTime: "0s", port: port, deadline: deadline)
     }
 
     /// Starts the server with rclone's directory cache at `dirCacheTime` (nil: rclone's default)
     /// and waits (up to `deadline` seconds) until it accepts connections.
     public init(user: String = "member", password: String = "pw-\(UUID().uuidString.prefix(8))", root: URL? = nil,
-                dirCacheTime: String?, deadline: TimeInterval = 15) throws {
+                dirCacheTime: String?, port fixedPort: Int? = nil, deadline: TimeInterval = 15) throws {
         guard let rclone = Self.executable else { throw FixtureError("rclone is not installed (make deps)") }
         self.user = user
         self.password = password
         base = FileManager.default.temporaryDirectory.appendingPathComponent("rclone-webdav-\(UUID().uuidString)")
         self.root = root ?? base.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: self.root, withIntermediateDirectories: true)
+        // The config and log live in `base`, which a given `root` is not inside.
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         let config = base.appendingPathComponent("rclone.conf")
         FileManager.default.createFile(atPath: config.path, contents: Data())
         var lastError = "rclone did not start"
         // A free port, then rclone on it; another process may take it between the two, so try again.
         for _ in 0..<5 {
-            let port = try LoopbackPort.free()
+            let port = try fixedPort ?? LoopbackPort.free()
             let process = Process()
             process.executableURL = rclone
             process.arguments = ["serve", "webdav", self.root.path, "--addr", "127.0.0.1:\(port)", "--user", user, "--pass", password,

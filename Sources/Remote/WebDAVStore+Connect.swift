@@ -18,9 +18,7 @@ extension WebDAVStore {
     public static func connect(url: URL, user: String, password: String, connection: ConnectionOptions = ConnectionOptions(),
                                retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "byteclub.webdav"),
                                listingLimits: ListingLimits = .standard) async throws(RemoteError) -> WebDAVStore {
-        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
-            throw .local("a WebDAV URL must be http:// or https://, e.g. https://cloud.example.org/remote.php/dav/files/ray/")
-        }
+        try checkScheme(url)
         let root = folderURL(url)
         let probe = WebDAVStore(root: root, configuration: connection.sessionConfiguration, retry: retry, logger: logger, listingLimits: listingLimits)
         // PROPFIND, not OPTIONS: servers answer OPTIONS (a CORS preflight) without asking who you are.
@@ -44,6 +42,30 @@ extension WebDAVStore {
         _ = try await store.serverCapabilities()
         logger.debug("WebDAV at \(store.displayName): \(configuration.credentials?.schemes == .basic ? "Basic" : "Digest or Basic")")
         return store
+    }
+
+    /// A store for the WebDAV folder at `url` made without asking the server anything: for the
+    /// app's start while the server cannot be reached (it starts from its cache, as for a club).
+    ///
+    /// With no challenge read, curl picks Basic or Digest from each request's 401 (a round trip
+    /// more per request than a connected store; over plain http to another machine it prefers
+    /// Digest, as ``connect(url:user:password:connection:retry:logger:listingLimits:)`` does), a
+    /// refused password shows at the first request that reaches the server, and the `DAV:`
+    /// classes are asked before the first protected write, as always.
+    public static func unverified(url: URL, user: String, password: String, connection: ConnectionOptions = ConnectionOptions(),
+                                  retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "byteclub.webdav"),
+                                  listingLimits: ListingLimits = .standard) throws(RemoteError) -> WebDAVStore {
+        try checkScheme(url)
+        var configuration = connection.sessionConfiguration
+        configuration.credentials = Credentials(user: user, password: password, schemes: .any)
+        return WebDAVStore(root: folderURL(url), configuration: configuration, retry: retry, logger: logger, listingLimits: listingLimits)
+    }
+
+    /// Refuses a URL that is not http(s) with a host.
+    private static func checkScheme(_ url: URL) throws(RemoteError) {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            throw .local("a WebDAV URL must be http:// or https://, e.g. https://cloud.example.org/remote.php/dav/files/ray/")
+        }
     }
 
     /// The schemes to offer after an unauthenticated request's answer: Basic at once when the

@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import Imaging
 import Transfer
 
 extension WebDAVStore {
@@ -42,36 +40,13 @@ extension WebDAVStore {
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let modified = response.value(forHeader: "Last-Modified").flatMap(WebDAVMultistatus.date)
-        return .success(RemoteEntry(kind: .file, name: name, path: path, rev: response.value(forHeader: "ETag"), size: size, modified: modified))
+        return .success(RemoteEntry(kind: .file, name: name, path: path, rev: WebDAVEntityTag.canonical(response.value(forHeader: "ETag")), size: size, modified: modified))
     }
 
-    /// Plain WebDAV has no thumbnails: the JPEG is downloaded and scaled here, with
-    /// libjpeg-turbo's DCT scaling, within the same limits the club server keeps. The app keeps
-    /// the result on disk by path, rev (the ETag) and size, so each photo is fetched once.
+    /// Plain WebDAV has no thumbnail endpoint, and a store only moves bytes: the app makes the
+    /// thumbnail from the downloaded JPEG (ByteClubApp's `Thumbnails+Local.swift`) when a store
+    /// says `.notSupported`, as this one always does, without asking the server.
     public func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data {
-        let ext = (path as NSString).pathExtension.lowercased()
-        guard ["jpg", "jpeg"].contains(ext) else { throw .server(status: 409, detail: "no thumbnail for \(path): not a JPEG") }
-        let source = try await metadata(path)
-        guard source.size <= Self.maxThumbnailSourceBytes else {
-            throw .server(status: 409, detail: "no thumbnail for \(path): larger than \(Self.maxThumbnailSourceBytes >> 20) MiB")
-        }
-        let (data, _) = try await read(path)
-        let box = size.box
-        let made: Result<Data, ImagingError> = await withCheckedContinuation { continuation in
-            // Decoding is long CPU work: off the cooperative pool, as the server does it.
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: Result { () throws(ImagingError) in
-                    try Thumbnail.make(from: data, boxWidth: box.width, boxHeight: box.height, fit: .within, limits: Self.thumbnailLimits)
-                })
-            }
-        }
-        switch made {
-        case .success(let jpeg): return jpeg
-        case .failure(let error): throw .server(status: 409, detail: "no thumbnail for \(path): \(error)")
-        }
+        throw .notSupported("thumbnails")
     }
-
-    /// The club server's limits on one decode (see ClubAPI+Thumbnail.swift).
-    static let thumbnailLimits = Thumbnail.Limits(maxPixels: 100_000_000, maxBufferedBytes: 128 << 20)
-    static let maxThumbnailSourceBytes: Int64 = 64 << 20
 }

@@ -24,6 +24,8 @@ extension WebDAVStore {
                 throw .server(status: 0, detail: "the server answered a listing of \(folder.isEmpty ? "/" : folder) with \(resource.href), which is not inside it; refused")
             }
             if entry.pathLower == folderLower, entry.path == folder { continue }
+            // An upload still on its way in (WebDAVStore+Upload.swift), ours or another member's.
+            if Self.isTemporary(entry.name) { continue }
             try ListingGuard.check(entry, in: folder)
             entries.append(entry)
         }

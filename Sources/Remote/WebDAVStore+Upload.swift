@@ -1,18 +1,6 @@
 import Foundation
 import Transfer
 
-/// A write lock held on one resource: its token (`<opaquelocktoken:…>`, as the server sent it)
-/// and whether the LOCK created the resource (an unmapped URL is created empty, answering 201).
-struct WebDAVLock: Sendable {
-    var url: URL
-    var token: String
-    var created: Bool
-
-    /// The `If` header that lets a request through the lock: an untagged list, which applies
-    /// to the request's own URL.
-    var ifHeader: String { "(\(token))" }
-}
-
 extension WebDAVStore {
     public func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         try await write(.data(data), to: path, mode: mode, autorename: autorename, progress: nil)
@@ -26,67 +14,118 @@ extension WebDAVStore {
         return try await write(.file(file), to: path, mode: mode, autorename: autorename, progress: progress)
     }
 
-    /// One write in `mode`, never overwriting a change it was not asked to:
-    /// - `.overwrite`: a plain PUT;
-    /// - `.add`: only where nothing is (the next free name with `autorename`);
-    /// - `.update(rev)`: only while the file's ETag is still `rev`.
+    /// One write in `mode`, never overwriting a change it was not asked to, and never leaving a
+    /// cut-off file:
+    /// 1. the body is PUT to a hidden temporary name in the same folder (``temporaryName()``),
+    ///    through a LOCK of that name where the server locks, so a cancelled PUT's leftovers can
+    ///    be deleted even while the server is still writing them;
+    /// 2. a MOVE puts it in place: `.overwrite` with `Overwrite: T`; `.add` with `Overwrite: F`
+    ///    (the next free name with `autorename`); `.update(rev)` only while the file's ETag is
+    ///    still `rev`: under an exclusive LOCK of the file (the MOVE carries its token) where the
+    ///    server locks, since some ignore `If-Match` (rclone serve webdav 1.60), else with an
+    ///    `If` condition on the ETag.
     ///
-    /// On a server with locking (DAV class 2) the check and the PUT happen under an exclusive
-    /// LOCK (the PUT carries the lock token in `If:`), since some servers ignore `If-Match`
-    /// and `If-None-Match` (rclone serve webdav 1.60) and weak ETags never match. Without
-    /// locking, the check is followed by a PUT with `If-Match` (strong ETags) or
-    /// `If-None-Match: *`. See docs/webdav.md.
+    /// A PUT cut off half-way (a dropped connection, a cancel) leaves the file as it was: only
+    /// the temporary name saw the bytes, and it is deleted. Once the body is up, the MOVE runs
+    /// to its end even if the caller is cancelled meanwhile, so a lock is never left half-used.
+    /// See docs/webdav.md.
     func write(_ body: Body, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         guard !path.isEmpty, !path.hasSuffix("/") else { throw .malformedPath(path) }
+        let staged = Self.parent(of: path) + "/" + Self.temporaryName()
+        try await stage(body, at: staged, progress: progress)
+        do throws(RemoteError) {
+            if Task.isCancelled { throw RemoteError.cancelled }
+            let store = self
+            return try await Self.shielded { () async throws(RemoteError) -> RemoteEntry in
+                try await store.commit(staged, to: path, mode: mode, autorename: autorename)
+            }
+        } catch {
+            await discard(staged)
+            throw error
+        }
+    }
+
+    // MARK: - Temporary names
+
+    /// What a temporary upload is named: hidden (a dot file) and listed by no one.
+    static let temporaryPrefix = ".byteclub-upload-"
+
+    /// A fresh temporary name: the prefix and 32 random hex digits, unique without asking.
+    static func temporaryName() -> String {
+        temporaryPrefix + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
+    /// Whether `name` is an upload in progress (ours or another member's): listings skip it.
+    public static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(temporaryPrefix)
+    }
+
+    // MARK: - Steps
+
+    /// PUTs `body` to the temporary name `staged`. Where the server locks, the name is LOCKed
+    /// first (the LOCK creates it) and the PUT goes through the lock, so a failed or cancelled
+    /// PUT is deleted through the lock (which waits out a server still writing it); elsewhere a
+    /// plain DELETE follows a failure.
+    private func stage(_ body: Body, at staged: String, progress: ProgressHandler?) async throws(RemoteError) {
+        guard try await serverCapabilities().locking else {
+            do throws(RemoteError) {
+                try await put(body, to: staged, headers: ["If-None-Match": "*"], progress: progress)
+            } catch {
+                await discard(staged)
+                throw error
+            }
+            return
+        }
+        let lock = try await lock(staged)
+        do throws(RemoteError) {
+            try await put(body, to: staged, headers: ["If": lock.ifHeader], progress: progress)
+        } catch {
+            await release(lock, deleting: true)
+            throw error
+        }
+        // Unlocked before the MOVE: a locked source would need its token too, and servers
+        // differ in how they take two tokens for two resources.
+        await release(lock, deleting: false)
+    }
+
+    /// Moves the staged upload to `path` as `mode` says; answers the file's new properties.
+    private func commit(_ staged: String, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         switch mode {
         case .overwrite:
-            return try await put(body, to: path, headers: [:], progress: progress)
+            try await moveStaged(staged, to: path, headers: ["Overwrite": "T"])
+            return try await metadata(path)
         case .add:
             for candidate in Self.candidates(path, autorename: autorename) {
                 do throws(RemoteError) {
-                    return try await create(body, at: candidate, progress: progress)
+                    try await moveStaged(staged, to: candidate, headers: ["Overwrite": "F"])
+                    return try await metadata(candidate)
                 } catch .conflict(_) where autorename {
                     continue
                 }
             }
             throw .conflict(path)
         case .update(let rev):
-            return try await replace(body, at: path, rev: rev, progress: progress)
+            try await replace(path, with: staged, rev: rev)
+            return try await metadata(path)
         }
     }
 
-    /// Writes `body` where nothing is yet.
-    private func create(_ body: Body, at path: String, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
-        guard try await serverCapabilities().locking else {
-            do throws(RemoteError) {
-                _ = try await metadata(path)
-                throw RemoteError.conflict(path)
-            } catch .notFound(_) {
-                return try await put(body, to: path, headers: ["If-None-Match": "*"], progress: progress)
-            }
-        }
-        let lock = try await lock(path)
-        guard lock.created else {
-            await release(lock, deleting: false)
-            throw .conflict(path)
-        }
-        do {
-            let entry = try await put(body, to: path, headers: ["If": lock.ifHeader], progress: progress)
-            await release(lock, deleting: false)
-            return entry
-        } catch {
-            // Cancelled or failed: what the LOCK created (and any part of the body) goes.
-            await release(lock, deleting: true)
-            throw error
-        }
-    }
-
-    /// Writes `body` over the file, provided it is still at `rev`.
-    private func replace(_ body: Body, at path: String, rev: String, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
-        let strong = !rev.hasPrefix("W/")
+    /// MOVEs the staged upload over the file, provided the file is still at `rev`.
+    private func replace(_ path: String, with staged: String, rev: String) async throws(RemoteError) {
         guard try await serverCapabilities().locking else {
             try await expect(path, at: rev)
-            return try await put(body, to: path, headers: strong ? ["If-Match": rev] : [:], progress: progress)
+            let target = try url(path)
+            do throws(RemoteError) {
+                // The If header's ETag condition guards the MOVE on servers that check it.
+                let tag = WebDAVEntityTag.canonical(rev) ?? rev
+                try await moveStaged(staged, to: path, headers: ["Overwrite": "T", "If": "<\(target.absoluteString)> ([\(tag)])"])
+            } catch .conflict(_) {
+                // Some servers refuse every ETag condition (rclone's, for one): a refusal is a
+                // conflict only if the file really changed. Unchanged, the window is one round trip.
+                try await expect(path, at: rev)
+                try await moveStaged(staged, to: path, headers: ["Overwrite": "T"])
+            }
+            return
         }
         let lock = try await lock(path)
         if lock.created {
@@ -94,101 +133,74 @@ extension WebDAVStore {
             await release(lock, deleting: true)
             throw .conflict(path)
         }
-        do {
+        do throws(RemoteError) {
             try await expect(path, at: rev)
-            var headers = ["If": lock.ifHeader]
-            if strong { headers["If-Match"] = rev }
-            let entry = try await put(body, to: path, headers: headers, progress: progress)
-            await release(lock, deleting: false)
-            return entry
+            try await moveStaged(staged, to: path, headers: ["Overwrite": "T", "If": lock.taggedIfHeader])
         } catch {
             await release(lock, deleting: false)
             throw error
         }
+        await release(lock, deleting: false)
     }
 
-    /// Throws `.conflict` unless the file's ETag is `rev` (a file deleted since is a conflict too).
-    private func expect(_ path: String, at rev: String) async throws(RemoteError) {
+    /// Throws `.conflict` unless the file's ETag is `rev` by opaque value (``WebDAVEntityTag``);
+    /// a file deleted since is a conflict too.
+    func expect(_ path: String, at rev: String) async throws(RemoteError) {
         let current: RemoteEntry
         do throws(RemoteError) {
             current = try await metadata(path)
         } catch .notFound(_) {
             throw .conflict(path)
         }
-        guard current.kind == .file, current.rev == rev else {
+        guard current.kind == .file, WebDAVEntityTag.same(current.rev, rev) else {
             logger.info("not saving \(path): it changed since it was opened")
             throw .conflict(path)
         }
     }
 
+    /// MOVE of a staged upload (never retried: a second MOVE could meet what the first did).
+    private func moveStaged(_ staged: String, to path: String, headers: [String: String]) async throws(RemoteError) {
+        var all = headers
+        all["Destination"] = try url(path).absoluteString
+        all["Depth"] = "infinity"
+        _ = try await send("MOVE", try url(staged), path: path, headers: all)
+    }
+
     /// PUT, making missing parent folders (MKCOL) and trying once more if the server says
-    /// they are missing; then the new file's properties.
-    private func put(_ body: Body, to path: String, headers: [String: String], progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+    /// they are missing.
+    private func put(_ body: Body, to path: String, headers: [String: String], progress: ProgressHandler?) async throws(RemoteError) {
         let url = try self.url(path)
-        return try await withRetries(idempotent: false) { () async throws(RemoteError) -> RemoteEntry in
+        try await withRetries(idempotent: false) { () async throws(RemoteError) in
             var reply = await exchange("PUT", url, headers: headers, body: body, progress: progress)
             if reply.error != nil, [404, 409].contains(reply.status) {
                 try await makeParents(of: path)
                 reply = await exchange("PUT", url, headers: headers, body: body, progress: progress)
             }
             if let error = reply.error { throw Self.remoteError(error, response: reply.response, path: path, method: "PUT") }
-            return try await metadata(path)
         }
     }
 
-    /// An exclusive write lock on `path` for two minutes (enough for a save; it lapses by itself
-    /// if this process dies). 423: someone else holds one, a conflict. A LOCK whose parent
-    /// folder is missing (some servers answer 409, rclone 500) is tried once more after MKCOL.
-    func lock(_ path: String) async throws(RemoteError) -> WebDAVLock {
-        let url = try self.url(path)
-        let headers = ["Timeout": "Second-120", "Depth": "0", "Content-Type": "application/xml; charset=utf-8"]
-        var reply = await exchange("LOCK", url, headers: headers, body: .data(Self.lockBody))
-        if reply.error != nil, ![401, 423, 412].contains(reply.status), reply.status >= 400, !Task.isCancelled {
-            try await makeParents(of: path)
-            reply = await exchange("LOCK", url, headers: headers, body: .data(Self.lockBody))
-        }
-        if let error = reply.error { throw Self.remoteError(error, response: reply.response, path: path, method: "LOCK") }
-        guard let token = reply.header("Lock-Token")?.trimmingCharacters(in: .whitespaces), !token.isEmpty else {
-            throw .server(status: reply.status, detail: "the server answered LOCK on \(path) without a lock token")
-        }
-        return WebDAVLock(url: url, token: token.hasPrefix("<") ? token : "<\(token)>", created: reply.status == 201)
-    }
-
-    /// UNLOCK (after a DELETE through the lock, when `deleting`), even when the caller's task
-    /// was cancelled: a detached task, which no cancellation reaches. Failures are only logged:
-    /// the lock lapses by itself.
-    ///
-    /// After a cancelled PUT the server may still be inside it, holding the lock (it notices the
-    /// closed connection only when it next reads), and a server like rclone refuses a second
-    /// request through a lock in use with 412 or 423: those are tried again for a few seconds.
-    func release(_ lock: WebDAVLock, deleting: Bool) async {
+    /// Deletes a temporary upload after a failure, even when the caller was cancelled (a
+    /// detached task); a failure is only logged.
+    func discard(_ staged: String) async {
+        guard let url = try? url(staged) else { return }
         let store = self
         await Task.detached {
-            if deleting {
-                let reply = await store.throughLock("DELETE", lock, headers: ["If": lock.ifHeader])
-                if reply.error != nil, reply.status != 404 { store.logger.info("could not remove \(lock.url.path) after a failed write: HTTP \(reply.status)") }
-            }
-            let reply = await store.throughLock("UNLOCK", lock, headers: ["Lock-Token": lock.token])
-            if reply.error != nil, ![404, 409].contains(reply.status) { store.logger.debug("UNLOCK \(lock.url.path): HTTP \(reply.status)") }
+            let reply = await store.exchange("DELETE", url)
+            if reply.error != nil, reply.status != 404 { store.logger.info("could not remove the temporary upload \(staged): HTTP \(reply.status)") }
         }.value
     }
 
-    /// A request through `lock`, tried again on 412/423 (the lock still in use by a request of
-    /// ours the server has not finished) for about five seconds.
-    private func throughLock(_ method: String, _ lock: WebDAVLock, headers: [String: String]) async -> Reply {
-        var wait = 0.05
-        var reply = await exchange(method, lock.url, headers: headers)
-        while reply.error != nil, [412, 423].contains(reply.status), wait < 3 {
-            try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
-            wait *= 2
-            reply = await exchange(method, lock.url, headers: headers)
-        }
-        return reply
+    /// Runs `work` to its end whatever happens to the calling task: a detached task, which no
+    /// cancellation reaches.
+    static func shielded<T: Sendable>(_ work: @escaping @Sendable () async throws(RemoteError) -> T) async throws(RemoteError) -> T {
+        let result = await Task.detached { () async -> Result<T, RemoteError> in
+            do throws(RemoteError) {
+                return .success(try await work())
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        return try result.get()
     }
-
-    static let lockBody = Data("""
-        <?xml version="1.0" encoding="utf-8"?>
-        <d:lockinfo xmlns:d="DAV:"><d:lockscope><d:exclusive/></d:lockscope><d:locktype><d:write/></d:locktype>\
-        <d:owner>byteclub</d:owner></d:lockinfo>
-        """.utf8)
 }

@@ -10,13 +10,15 @@ import Transfer
 /// Paths are the Dropbox-style paths of ``RemoteStore`` ("/byteclub/a.txt"), below the folder
 /// the store was made for (`root`); each component is percent-encoded on the way out, and hrefs
 /// are percent-decoded on the way back, so names may hold any Unicode. A file's `rev` is its
-/// ETag, as the server sent it.
+/// ETag in one canonical form (``WebDAVEntityTag``), whichever answer (GET or PROPFIND) gave it.
 ///
 /// Writes that must not overwrite someone else's change (an update from the rev a note was
 /// opened at, an `add` that must not replace) are protected by what the server can do
-/// (`WebDAVStore+Upload.swift`, `docs/webdav.md`): a LOCK around a compare-and-PUT where the
-/// server supports locking (DAV class 2), `If-Match` / `If-None-Match` otherwise. The live
-/// club (cursors, longpolls, revisions) is not WebDAV's: those throw `.notSupported`.
+/// (`WebDAVStore+Upload.swift`, `docs/webdav.md`): the bytes go to a hidden temporary name
+/// first, then a LOCK around a compare-and-MOVE puts them in place where the server supports
+/// locking (DAV class 2), an `If` condition on the MOVE otherwise; a cut-off PUT never touches
+/// the file. The live club (cursors, longpolls, revisions) is not WebDAV's: those throw
+/// `.notSupported`; so do thumbnails, which the app makes from the JPEG.
 public final class WebDAVStore: RemoteStore, Sendable {
     public let displayName: String
     /// The folder that "" stands for, ending in "/".
@@ -120,7 +122,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
         if resource.isCollection {
             return RemoteEntry(kind: .folder, name: name, path: path, id: resource.fileID.map { "oc:" + $0 })
         }
-        return RemoteEntry(kind: .file, name: name, path: path, id: resource.fileID.map { "oc:" + $0 }, rev: resource.etag,
+        return RemoteEntry(kind: .file, name: name, path: path, id: resource.fileID.map { "oc:" + $0 }, rev: WebDAVEntityTag.canonical(resource.etag),
                            size: resource.contentLength ?? 0, modified: resource.lastModified)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Remote
 #if canImport(Glibc)
 import Glibc
@@ -25,11 +26,32 @@ extension BackendOptions {
     /// A backend on the WebDAV folder at `url`: the one step from (url, user, password) to a
     /// connected store, for flags and named remotes alike. Checks the password at once: a
     /// refused one fails here with `.unauthorized` (exit 5).
+    ///
+    /// `offlineStart` (the app): a server that cannot be reached at all is no reason to stop,
+    /// since the app starts from its cache as it does for a club server; the store is then made
+    /// without asking the server (``WebDAVStore/unverified(url:user:password:connection:retry:logger:listingLimits:)``),
+    /// and the app says offline and catches up when the server is back. Scripts keep failing
+    /// at once (exit 6).
     static func connectWebDAV(url: URL, user: String, password: String, connection: ConnectionOptions, retry: RetryPolicy,
-                              limits: ListingLimits = .standard) async throws -> Backend {
-        let store = try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: retry,
-                                                  listingLimits: limits)
-        return Backend(store: store, server: nil)
+                              limits: ListingLimits = .standard, offlineStart: Bool = false) async throws -> Backend {
+        let outcome: Result<WebDAVStore, RemoteError> = await {
+            do throws(RemoteError) {
+                return .success(try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: retry,
+                                                              listingLimits: limits))
+            } catch {
+                return .failure(error)
+            }
+        }()
+        switch outcome {
+        case .success(let store):
+            return Backend(store: store, server: nil)
+        case .failure(let error):
+            guard offlineStart, error.isUnreachable else { throw error }
+            Logger(label: "byteclub").notice("the WebDAV server cannot be reached (\(error.message)): starting from the cache")
+            let store = try WebDAVStore.unverified(url: url, user: user, password: password, connection: connection, retry: retry,
+                                                   listingLimits: limits)
+            return Backend(store: store, server: nil)
+        }
     }
 }
 
@@ -38,15 +60,24 @@ extension BackendOptions {
 enum WebDAVPassword {
     static let variable = "BYTECLUB_WEBDAV_PASSWORD"
 
+    ///
+    /// No password at all is an authentication failure, as a refused one is: it says why and
+    /// exits 5 (not 64, a usage error), so a script can tell it from a typo in its flags.
     static func obtain(user: String, url: URL) throws -> String {
         if let password = Paths.environment[variable], !password.isEmpty { return password }
         guard isatty(STDIN_FILENO) == 1 else {
-            throw ValidationError("--webdav needs a password: set \(variable), or run byteclub on a terminal to be asked")
+            throw missing("--webdav needs a password: set \(variable), or run byteclub on a terminal to be asked")
         }
         // Ctrl-C or Ctrl-D at the prompt: stop as an interrupted command does, the terminal restored.
         guard let password = prompt("Password for \(user) at \(url.host ?? url.absoluteString): ") else { throw ExitCode(130) }
-        guard !password.isEmpty else { throw ValidationError("no password given for \(user)") }
+        guard !password.isEmpty else { throw missing("no password given for \(user)") }
         return password
+    }
+
+    /// Says `message` on stderr and gives the authentication exit status (5).
+    private static func missing(_ message: String) -> ExitCode {
+        say(message)
+        return ExitCode(5)
     }
 
     /// Reads one line from the terminal with echo off, restoring the terminal's mode on every

@@ -58,13 +58,19 @@ struct BackendOptions: ParsableArguments {
     /// `serverLogLevel` is the embedded server's: the UI logs its access lines to byteclub.log
     /// (`.info`); scripts, whose log is stderr, keep it quiet. `retry` is how long requests keep
     /// trying: scripts wait out long outages, the UI reports within seconds (and keeps drafts).
-    func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy()) async throws -> Backend {
+    ///
+    /// `offlineStart` (the app): a WebDAV server that cannot be reached still gives a backend,
+    /// for a start from the cache (a club server's store never asks at connect).
+    func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false) async throws -> Backend {
         // --remote NAME, or the config's default when no flag names the backend.
-        if let configured = try await connectConfigured(serverLogLevel: serverLogLevel, retry: retry) { return configured }
+        if let configured = try await connectConfigured(serverLogLevel: serverLogLevel, retry: retry, offlineStart: offlineStart) {
+            return configured
+        }
         let limits = listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard
         if let webdav, let url = URL(string: webdav) {
             let password = try WebDAVPassword.obtain(user: user ?? "", url: url)
-            return try await Self.connectWebDAV(url: url, user: user ?? "", password: password, connection: connection, retry: retry, limits: limits)
+            return try await Self.connectWebDAV(url: url, user: user ?? "", password: password, connection: connection, retry: retry, limits: limits,
+                                                offlineStart: offlineStart)
         }
         if dropbox {
             let endpoints = dropboxApi.flatMap(URL.init(string:)).map(DropboxEndpoints.club) ?? .dropbox

@@ -56,7 +56,8 @@ struct Open: AsyncParsableCommand {
             retry.retriesUnreachable = false
             var options = backend
             options.timeout = min(backend.timeout, Self.stallLimit)
-            connected = try await options.connect(serverLogLevel: .info, retry: retry)
+            // A WebDAV server that cannot be reached: start from the cache, as for a club.
+            connected = try await options.connect(serverLogLevel: .info, retry: retry, offlineStart: true)
         } catch let error as ValidationError {
             throw error
         } catch let error as ExitCode {

@@ -35,7 +35,7 @@ extension BackendOptions {
     ///
     /// A club or Dropbox remote becomes the flags it stands for (`--server` and its token, or
     /// `--dropbox`), so it connects exactly as those flags do.
-    func connectConfigured(serverLogLevel: Logger.Level, retry: RetryPolicy) async throws -> Backend? {
+    func connectConfigured(serverLogLevel: Logger.Level, retry: RetryPolicy, offlineStart: Bool = false) async throws -> Backend? {
         let resolved: (ClubConfig, RemoteConfig)?
         do {
             resolved = try resolveRemote()
@@ -74,7 +74,8 @@ extension BackendOptions {
                 throw Remotes.exit(error)
             }
             var backend = try await Self.connectWebDAV(url: url, user: user, password: password, connection: connection, retry: retry,
-                                                       limits: listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard)
+                                                       limits: listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard,
+                                                       offlineStart: offlineStart)
             backend.folder = remote.folder
             backend.downloadDirectory = remote.downloadDirectory
             return backend

@@ -99,6 +99,16 @@ final class WebDAVCLITests: XCTestCase {
         XCTAssertTrue(noUser.stderr.contains("--user"), noUser.stderr)
     }
 
+    func testNoPasswordExits5LikeARefusedOne() throws {
+        // No password and no terminal to ask on: an authentication failure, said clearly.
+        let none = CLI(environment: cli.environment.merging(["BYTECLUB_WEBDAV_PASSWORD": ""]) { $1 }, directory: cli.directory)
+        let listed = try none.run(["ls", "/byteclub"] + webdav)
+        XCTAssertEqual(listed.status, 5, listed.stderr)
+        XCTAssertEqual(listed.stderr, "byteclub: --webdav needs a password: set BYTECLUB_WEBDAV_PASSWORD, or run byteclub on a terminal to be asked\n")
+        let put = try none.run(["put", "/dev/null", "/byteclub/x.txt"] + webdav)
+        XCTAssertEqual(put.status, 5, put.stderr)
+    }
+
     func testInterruptedGetResumesInANewProcess() throws {
         let source = try makeFile("pano.bin", size: 32 << 20)
         try FileManager.default.copyItem(at: source, to: server.file("byteclub/pano.bin"))

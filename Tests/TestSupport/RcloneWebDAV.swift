@@ -5,3 +5,5 @@ import LoopbackHTTP
 public typealias RcloneWebDAV = LoopbackHTTP.RcloneWebDAV
 /// A fixture that could not be set up.
 public typealias FixtureError = LoopbackHTTP.FixtureError
+/// A proxy in front of it that writes ETags in other forms or cuts PUTs half-way.
+public typealias WebDAVProxy = LoopbackHTTP.WebDAVProxy

@@ -1,0 +1,321 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// An HTTP/1.1 proxy on a random loopback port in front of a WebDAV server (``RcloneWebDAV``),
+/// that makes it answer the way other servers do, or fail the way networks do:
+/// - ``ETagForm``: PROPFIND's `getetag` rewritten to the unquoted form (`5f3a…`) or the weak
+///   one (`W/"5f3a…"`), while `GET` keeps the server's quoted `ETag` header: the form of a
+///   common server that made every save of an unchanged note look like a conflict;
+/// - ``cutNextPUT(afterBodyBytes:)``: the next PUT's connection cut (both sides) once that
+///   many body bytes went through, as a dropped network does mid-save.
+///
+/// Each request gets a fresh connection upstream with `Connection: close`, and its answer ends
+/// the client's connection too (the answer says `Connection: close`), so every exchange is one
+/// connection. The `Host` header is passed on as the client sent it: WebDAV servers check that
+/// `Destination` and `If` URLs name their own host, which is then this proxy's. Blocking sockets,
+/// one thread per connection: a test fixture, never the product.
+public final class WebDAVProxy: Sendable {
+    public enum ETagForm: Sendable {
+        /// As the server wrote it.
+        case asSent
+        /// `"abc"` → `abc`.
+        case unquoted
+        /// `"abc"` → `W/"abc"`.
+        case weak
+    }
+
+    public let port: Int
+    public let upstreamPort: Int
+    public let etagForm: ETagForm
+    private let listener: Int32
+    private let state = Mutex(State())
+
+    private struct State {
+        var cutAfter: Int?
+        var cuts = 0
+        var rewrites = 0
+        var stopped = false
+        var open = Set<Int32>()
+    }
+
+    /// Listens on 127.0.0.1 (a port the OS picks) and forwards to `127.0.0.1:upstreamPort`.
+    public init(upstreamPort: Int, etagForm: ETagForm = .asSent) throws {
+        self.upstreamPort = upstreamPort
+        self.etagForm = etagForm
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FixtureError("socket failed") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = Self.loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound, listen(fd, 64) == 0 else {
+            close(fd)
+            throw FixtureError("the proxy could not listen")
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let proxy = self
+        Thread.detachNewThread { proxy.acceptLoop() }
+    }
+
+    deinit { stop() }
+
+    /// The proxy's root URL, which stands for the server's.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+
+    /// Cuts the next PUT's connections once `bytes` of its body were passed on.
+    public func cutNextPUT(afterBodyBytes bytes: Int) {
+        state.withLock { $0.cutAfter = bytes }
+    }
+
+    /// How many PUTs were cut, and how many PROPFIND answers had their ETags rewritten.
+    public var cuts: Int { state.withLock { $0.cuts } }
+    public var rewrites: Int { state.withLock { $0.rewrites } }
+
+    /// Stops accepting and cuts every open connection. Safe to call more than once.
+    public func stop() {
+        let open: Set<Int32>? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            return state.open
+        }
+        guard let open else { return }
+        // shutdown wakes the threads blocked on these sockets; each closes its own.
+        shutdown(listener, Int32(SHUT_RDWR))
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    // MARK: - Connections
+
+    private func acceptLoop() {
+        defer { close(listener) }
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            guard track(client) else {
+                close(client)
+                return
+            }
+            let proxy = self
+            Thread.detachNewThread { proxy.serve(client) }
+        }
+    }
+
+    /// Remembers an open socket for ``stop()``; false once stopped.
+    private func track(_ fd: Int32) -> Bool {
+        state.withLock { state in
+            guard !state.stopped else { return false }
+            state.open.insert(fd)
+            return true
+        }
+    }
+
+    private func finish(_ fd: Int32) {
+        state.withLock { _ = $0.open.remove(fd) }
+        close(fd)
+    }
+
+    /// One request: its head read and passed on with `Connection: close`, the body pumped up
+    /// while the answer is pumped (or, for PROPFIND, read whole, rewritten and sent) back.
+    private func serve(_ client: Int32) {
+        defer { finish(client) }
+        guard var (head, first) = Self.readHead(client), let requestLine = head.split(separator: "\r\n").first else { return }
+        let method = requestLine.split(separator: " ").first.map(String.init) ?? ""
+        head = Self.replacingHeader("Connection", with: "close", in: head)
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard upstream >= 0 else { return }
+        guard track(upstream) else {
+            close(upstream)
+            return
+        }
+        defer { finish(upstream) }
+        var address = Self.loopback(port: upstreamPort)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected, Self.send(upstream, Array(head.utf8)) else { return }
+
+        // A PUT's body counts towards the cut; the rule is taken by this PUT alone.
+        let cutAfter: Int? = method == "PUT" ? state.withLock { state in
+            defer { state.cutAfter = nil }
+            return state.cutAfter
+        } : nil
+        let bodyDone = DispatchSemaphore(value: 0)
+        let proxy = self
+        let early = first
+        first = []
+        Thread.detachNewThread {
+            proxy.pumpBody(from: client, to: upstream, first: early, cutAfter: cutAfter)
+            bodyDone.signal()
+        }
+        if method == "PROPFIND", etagForm != .asSent {
+            var answer: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let count = read(upstream, &buffer, buffer.count)
+                if count <= 0 { break }
+                answer += buffer[0..<count]
+            }
+            if let rewritten = rewrite(answer) {
+                _ = Self.send(client, rewritten)
+            } else {
+                _ = Self.send(client, answer)
+            }
+        } else {
+            Self.pump(from: upstream, to: client)
+        }
+        // The answer is complete: end both, which also ends the body pump.
+        shutdown(client, Int32(SHUT_RDWR))
+        shutdown(upstream, Int32(SHUT_RDWR))
+        bodyDone.wait()
+    }
+
+    /// Client to server: the bytes read with the head, then the rest; cut after `cutAfter` body
+    /// bytes (the head is already sent, so every byte here is body).
+    private func pumpBody(from client: Int32, to upstream: Int32, first: [UInt8], cutAfter: Int?) {
+        var passed = 0
+        var chunk = first
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            if !chunk.isEmpty {
+                if let cutAfter, passed + chunk.count >= cutAfter {
+                    _ = Self.send(upstream, Array(chunk.prefix(cutAfter - passed)))
+                    state.withLock { $0.cuts += 1 }
+                    // A reset to the client (no orderly end), and the server's side ended mid-body.
+                    var abort = linger(l_onoff: 1, l_linger: 0)
+                    setsockopt(client, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+                    shutdown(upstream, Int32(SHUT_RDWR))
+                    shutdown(client, Int32(SHUT_RDWR))
+                    return
+                }
+                guard Self.send(upstream, chunk) else { return }
+                passed += chunk.count
+            }
+            let count = read(client, &buffer, buffer.count)
+            if count <= 0 { return }
+            chunk = Array(buffer[0..<count])
+        }
+    }
+
+    /// A PROPFIND answer with each `getetag` in this proxy's form, or nil to pass it as it came.
+    private func rewrite(_ answer: [UInt8]) -> [UInt8]? {
+        guard let split = answer.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+        let head = String(decoding: answer[..<split.lowerBound], as: UTF8.self)
+        guard head.hasPrefix("HTTP/1.1 207") || head.hasPrefix("HTTP/1.0 207") else { return nil }
+        var body = Array(answer[split.upperBound...])
+        if Self.header("Transfer-Encoding", in: head)?.lowercased().contains("chunked") == true {
+            guard let plain = Self.dechunk(body) else { return nil }
+            body = plain
+        }
+        let text = String(decoding: body, as: UTF8.self)
+        // <D:getetag>"abc"</D:getetag>, any prefix (or none).
+        guard let pattern = try? NSRegularExpression(pattern: #"(<([A-Za-z0-9_]+:)?getetag>)\s*(W/)?"([^"<]*)"\s*(</([A-Za-z0-9_]+:)?getetag>)"#) else { return nil }
+        let template = etagForm == .weak ? "$1W/\"$4\"$5" : "$1$4$5"
+        let rewritten = pattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
+        state.withLock { $0.rewrites += 1 }
+        var newHead = Self.removingHeader("Transfer-Encoding", from: head)
+        newHead = Self.replacingHeader("Content-Length", with: "\(rewritten.utf8.count)", in: newHead + "\r\n\r\n")
+        newHead = Self.replacingHeader("Connection", with: "close", in: newHead)
+        return Array(newHead.utf8) + Array(rewritten.utf8)
+    }
+
+    // MARK: - HTTP text
+
+    /// Reads until the end of a request head: the head (with its blank line) and what came after.
+    private static func readHead(_ fd: Int32) -> (String, [UInt8])? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        let end = Array("\r\n\r\n".utf8)
+        while received.count < 256 << 10 {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { return nil }
+            received += buffer[0..<count]
+            if let range = received.firstRange(of: end) {
+                return (String(decoding: received[..<range.upperBound], as: UTF8.self), Array(received[range.upperBound...]))
+            }
+        }
+        return nil
+    }
+
+    /// A head (ending in a blank line) with `name` set to `value`, replacing any it had.
+    static func replacingHeader(_ name: String, with value: String, in head: String) -> String {
+        var lines = removingHeader(name, from: head).components(separatedBy: "\r\n")
+        while lines.last == "" { lines.removeLast() }
+        lines.append("\(name): \(value)")
+        return lines.joined(separator: "\r\n") + "\r\n\r\n"
+    }
+
+    static func removingHeader(_ name: String, from head: String) -> String {
+        head.components(separatedBy: "\r\n").filter { line in
+            guard let colon = line.firstIndex(of: ":") else { return true }
+            return line[..<colon].trimmingCharacters(in: .whitespaces).caseInsensitiveCompare(name) != .orderedSame
+        }.joined(separator: "\r\n")
+    }
+
+    static func header(_ name: String, in head: String) -> String? {
+        for line in head.components(separatedBy: "\r\n") {
+            guard let colon = line.firstIndex(of: ":"),
+                  line[..<colon].trimmingCharacters(in: .whitespaces).caseInsensitiveCompare(name) == .orderedSame else { continue }
+            return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+
+    /// A chunked body's bytes, or nil when it is cut short.
+    static func dechunk(_ body: [UInt8]) -> [UInt8]? {
+        var plain: [UInt8] = []
+        var index = 0
+        let crlf = Array("\r\n".utf8)
+        while true {
+            guard let lineEnd = body[index...].firstRange(of: crlf) else { return nil }
+            let sizeText = String(decoding: body[index..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+            index = lineEnd.upperBound
+            if size == 0 { return plain }
+            guard index + size <= body.count else { return nil }
+            plain += body[index..<(index + size)]
+            index += size + 2
+        }
+    }
+
+    // MARK: - Sockets
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return address
+    }
+
+    /// Writes all of `bytes`; false when the other side is gone.
+    private static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// Copies `from` to `to` until `from` ends.
+    private static func pump(from: Int32, to: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = read(from, &buffer, buffer.count)
+            if count <= 0 { return }
+            guard send(to, Array(buffer[0..<count])) else { return }
+        }
+    }
+}

@@ -29,6 +29,8 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     case tooManyWriteOperations = "too_many_write_operations"
     case cantMoveFolderIntoItself = "cant_move_folder_into_itself"
     case tooManyFiles = "too_many_files"
+    // Accounts (`users/get_account`).
+    case noAccount = "no_account"
     // Revisions.
     case invalidRevision = "invalid_revision"
     case invalidBeforeRev = "invalid_before_rev"

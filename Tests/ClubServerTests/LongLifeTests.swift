@@ -49,7 +49,8 @@ final class LongLifeTests: XCTestCase {
         let v2 = try await save("/r/a.txt", "two")
         let v3 = try await save("/r/a.txt", "three")
         let gone = try await save("/r/b.txt", "bye")
-        XCTAssertEqual(try await club.rpc("2/files/delete_v2", ["path": "/r/b.txt"]).status, 200)
+        let reply1 = try await club.rpc("2/files/delete_v2", ["path": "/r/b.txt"])
+        XCTAssertEqual(reply1.status, 200, reply1.text)
         // v1 was replaced (by v2) 40 days ago: past retention. v2 was the file's until v3, just
         // now: kept, however old it is. b.txt was deleted 40 days ago.
         try age(v1.id, revs: [v1.rev, v2.rev], daysAgo: 40)
@@ -90,7 +91,8 @@ final class LongLifeTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: club.root.appendingPathComponent(".byteclub/revisions/\(gone.id.dropFirst(3))").path),
                        "the expired history's bytes are still on disk")
         // What is kept still works.
-        XCTAssertEqual(try await club.rpc("2/files/restore", ["path": "/r/a.txt", "rev": v2.rev]).status, 200)
+        let reply2 = try await club.rpc("2/files/restore", ["path": "/r/a.txt", "rev": v2.rev])
+        XCTAssertEqual(reply2.status, 200, reply2.text)
         XCTAssertEqual(club.read("r/a.txt"), "two")
     }
 
@@ -119,10 +121,13 @@ final class LongLifeTests: XCTestCase {
     func testTombstonesAreKeptPerFileID() async throws {
         club = try await ServerFixture()
         let first = try await save("/t/x.txt", "first file")
-        XCTAssertEqual(try await club.rpc("2/files/delete_v2", ["path": "/t/x.txt"]).status, 200)
+        let reply3 = try await club.rpc("2/files/delete_v2", ["path": "/t/x.txt"])
+        XCTAssertEqual(reply3.status, 200, reply3.text)
         let second = try await save("/t/y.txt", "second file")
-        XCTAssertEqual(try await club.rpc("2/files/move_v2", ["from_path": "/t/y.txt", "to_path": "/t/x.txt"]).status, 200)
-        XCTAssertEqual(try await club.rpc("2/files/delete_v2", ["path": "/t/x.txt"]).status, 200)
+        let reply4 = try await club.rpc("2/files/move_v2", ["from_path": "/t/y.txt", "to_path": "/t/x.txt"])
+        XCTAssertEqual(reply4.status, 200, reply4.text)
+        let reply5 = try await club.rpc("2/files/delete_v2", ["path": "/t/x.txt"])
+        XCTAssertEqual(reply5.status, 200, reply5.text)
         XCTAssertNotEqual(first.id, second.id)
 
         let byFirstID = try await club.rpc("2/files/list_revisions", ["path": first.id, "mode": "id"])
@@ -177,7 +182,10 @@ final class LongLifeTests: XCTestCase {
         XCTAssertEqual(club.server.waitingLongpolls, 2)
 
         try await club.upload("/news.txt", Data("n".utf8))
-        for task in [first, second] { XCTAssertEqual(try await task.value.json["changes"] as? Bool, true) }
+        for task in [first, second] {
+            let reply = try await task.value
+            XCTAssertEqual(reply.json["changes"] as? Bool, true, reply.text)
+        }
         // With the cap full again, the backed-off client comes back with its cursor: the change
         // made during its backoff is news, answered at once, not another backoff.
         let fresh = try await club.latestCursor("")
@@ -185,9 +193,13 @@ final class LongLifeTests: XCTestCase {
         let fourth = try await waiting(fresh, count: 2)
         let back = try await longpoll(cursor)
         XCTAssertEqual(back.json as NSDictionary, ["changes": true] as NSDictionary, back.text)
-        XCTAssertEqual(try await club.changes(cursor).paths, ["/news.txt"])
+        let delta = try await club.changes(cursor)
+        XCTAssertEqual(delta.paths, ["/news.txt"])
         try await club.upload("/more.txt", Data("m".utf8))
-        for task in [third, fourth] { XCTAssertEqual(try await task.value.json["changes"] as? Bool, true) }
+        for task in [third, fourth] {
+            let reply = try await task.value
+            XCTAssertEqual(reply.json["changes"] as? Bool, true, reply.text)
+        }
     }
 
     // MARK: - Copies
@@ -210,7 +222,7 @@ final class LongLifeTests: XCTestCase {
         try await save("/c/small.txt", "small")
         // 256 MiB, sparse: cheap to make, and a full copy still writes (and fsyncs) every byte.
         let big = club.root.appendingPathComponent("c/big.bin")
-        FileManager.default.createFile(atPath: big.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: big.path, contents: nil))
         XCTAssertEqual(truncate(big.path, 256 << 20), 0)
         let temp = club.root.appendingPathComponent(".byteclub/tmp")
         let finished = Atomic<Bool>(false)
@@ -266,7 +278,8 @@ final class LongLifeTests: XCTestCase {
         XCTAssertEqual(leftovers.filter { $0.hasPrefix("copy-") }, [])
         // Small files still copy.
         try await save("/c/small.txt", "small")
-        XCTAssertEqual(try await club.rpc("2/files/copy_v2", ["from_path": "/c/small.txt", "to_path": "/c/small copy.txt"]).status, 200)
+        let reply6 = try await club.rpc("2/files/copy_v2", ["from_path": "/c/small.txt", "to_path": "/c/small copy.txt"])
+        XCTAssertEqual(reply6.status, 200, reply6.text)
         XCTAssertEqual(club.read("c/small copy.txt"), "small")
     }
 

@@ -193,6 +193,7 @@ def main():
         second = call("files/upload (update)",
                       lambda: dbx.files_upload(b"second line\n", f"{folder}/note.txt", mode=files.WriteMode.update(note.rev)),
                       lambda m: None if m.rev != note.rev else "same rev")
+    call("files/upload (second note)", lambda: dbx.files_upload(b"another\n", f"{folder}/note-two.txt"))
     call("files/upload (photo)", lambda: dbx.files_upload(photo, f"{folder}/photos/desk.jpg"))
 
     start = call("files/upload_session/start", lambda: dbx.files_upload_session_start(b"abc"))
@@ -232,7 +233,10 @@ def main():
     found = call("files/search_v2",
                  lambda: dbx.files_search_v2("note", files.SearchOptions(path=folder, max_results=1, filename_only=True)))
     if found is not None and found.has_more and found.cursor:
-        call("files/search/continue_v2", lambda: dbx.files_search_continue_v2(found.cursor))
+        call("files/search/continue_v2", lambda: dbx.files_search_continue_v2(found.cursor),
+             lambda r: None if r.matches else "no more matches")
+    elif found is not None:
+        CHECKS.fail("files/search/continue_v2", "search_v2 gave no cursor to continue with (two notes match)")
 
     # Moves, copies, deletes, and what the live club sees of them.
     call("files/copy_v2", lambda: dbx.files_copy_v2(f"{folder}/note.txt", f"{folder}/copy.txt"))

@@ -36,6 +36,10 @@ struct RevisionState: Sendable {
     /// Deleted files by id; loaded on first use. By id, not by path: two files deleted in turn
     /// at one path (the second moved there, so with an id of its own) both stay restorable.
     var tombstones: [String: Tombstone]?
+    /// Tombstone ids by `path_lower`, built when first needed after `tombstones` changed (every
+    /// change goes through `saveTombstones`), so a commit of a new file looks up its path
+    /// without a scan.
+    var tombstonePaths: [String: [String]]?
     /// The deleted file a restore is committing, for the length of that commit.
     var restoring: (pathLower: String, id: String)?
 }
@@ -214,7 +218,13 @@ extension FolderStore {
     /// The file deleted last at `pathLower` (ties, within a second, go to the greater id, so
     /// the answer does not depend on the dictionary's order).
     func tombstone(at pathLower: String, expired: Bool = false) -> Tombstone? {
-        revisions.tombstones?.values.filter { $0.path.lowercased() == pathLower && ($0.expired ?? false) == expired }
+        if revisions.tombstonePaths == nil {
+            var paths: [String: [String]] = [:]
+            for tombstone in (revisions.tombstones ?? [:]).values { paths[tombstone.path.lowercased(), default: []].append(tombstone.id) }
+            revisions.tombstonePaths = paths
+        }
+        return (revisions.tombstonePaths?[pathLower] ?? []).compactMap { revisions.tombstones?[$0] }
+            .filter { ($0.expired ?? false) == expired }
             .max { ($0.deleted, $0.id) < ($1.deleted, $1.id) }
     }
 
@@ -231,6 +241,7 @@ extension FolderStore {
     }
 
     func saveTombstones() {
+        revisions.tombstonePaths = nil
         guard let tombstones = revisions.tombstones, let data = try? JSONEncoder().encode(tombstones) else { return }
         try? FileManager.default.createDirectory(atPath: revisionsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temp = tempDirectory + "/deleted-\(UUID().uuidString)"

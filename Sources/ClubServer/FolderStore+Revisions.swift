@@ -22,6 +22,9 @@ struct Tombstone: Codable, Sendable {
     var id: String
     var path: String
     var deleted: Int64
+    /// When, in nanoseconds: orders two deletes at one path within a second (nil in tombstones
+    /// written before issue 23, which never shared a path).
+    var deletedNanoseconds: Int64?
     /// Deleted longer ago than the history kept (`--history-days`): its history is gone, and
     /// the tombstone stays a while only so that asking for it says so (FolderStore+Retention).
     var expired: Bool?
@@ -189,13 +192,14 @@ extension FolderStore {
     /// Before a delete: keeps the history of every file under `target` and remembers where
     /// each was, so `list_revisions` and `restore` still find it by id and by path.
     func retireForDelete(_ target: Resolved) {
-        let now = Int64(Date().timeIntervalSince1970)
+        let clock = Date().timeIntervalSince1970
+        let now = Int64(clock)
         loadTombstones()
         let prefix = target.path.lower
         for (pathLower, id) in ids where pathLower == prefix || pathLower.hasPrefix(prefix + "/") {
             guard let path = try? DropboxPath.parse(pathLower), let entry = try? resolve(path), entry.exists, !entry.isDirectory else { continue }
             retire(entry)
-            revisions.tombstones?[id] = Tombstone(id: id, path: entry.path.display, deleted: now)
+            revisions.tombstones?[id] = Tombstone(id: id, path: entry.path.display, deleted: now, deletedNanoseconds: Int64(clock * 1e9))
         }
         saveTombstones()
     }
@@ -215,8 +219,8 @@ extension FolderStore {
         saveTombstones()
     }
 
-    /// The file deleted last at `pathLower` (ties, within a second, go to the greater id, so
-    /// the answer does not depend on the dictionary's order).
+    /// The file deleted last at `pathLower` (exact ties go to the greater id, so the answer
+    /// does not depend on the dictionary's order).
     func tombstone(at pathLower: String, expired: Bool = false) -> Tombstone? {
         if revisions.tombstonePaths == nil {
             var paths: [String: [String]] = [:]
@@ -225,7 +229,7 @@ extension FolderStore {
         }
         return (revisions.tombstonePaths?[pathLower] ?? []).compactMap { revisions.tombstones?[$0] }
             .filter { ($0.expired ?? false) == expired }
-            .max { ($0.deleted, $0.id) < ($1.deleted, $1.id) }
+            .max { ($0.deleted, $0.deletedNanoseconds ?? 0, $0.id) < ($1.deleted, $1.deletedNanoseconds ?? 0, $1.id) }
     }
 
     /// Loads `deleted.json`. Servers before issue 23 keyed it by `path_lower`; the values are

@@ -3,6 +3,7 @@ import DropboxWire
 import Foundation
 import Remote
 import Synchronization
+import TestSupport
 import XCTest
 
 /// The server under a long life (issue 23 §6), over real HTTP: history retention, tombstones per
@@ -281,6 +282,46 @@ final class LongLifeTests: XCTestCase {
         let reply6 = try await club.rpc("2/files/copy_v2", ["from_path": "/c/small.txt", "to_path": "/c/small copy.txt"])
         XCTAssertEqual(reply6.status, 200, reply6.text)
         XCTAssertEqual(club.read("c/small copy.txt"), "small")
+    }
+
+    /// `byteclub serve --max-longpolls` and `--history-days` reach the server; bad values are
+    /// refused before it starts.
+    func testServeTakesTheLongLifeOptions() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("long-life-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let server = try ServeChild(root: base.appendingPathComponent("club"), extraArguments: ["--max-longpolls", "1", "--history-days", "7"])
+        let client = server.client
+        let latest = try await client.rpc("2/files/list_folder/get_latest_cursor", #"{"path":""}"#)
+        let cursor = try XCTUnwrap(latest.json["cursor"] as? String, latest.text)
+        let body = #"{"cursor":"\#(cursor)","timeout":30}"#
+        // Two longpolls with a cap of 1: one waits, the other is answered at once with a
+        // backoff (whichever the server saw second); a commit then wakes the waiting one.
+        try await withThrowingTaskGroup(of: ServerFixture.Reply.self) { group in
+            for _ in 0..<2 { group.addTask { try await client.rpc("2/files/list_folder/longpoll", body) } }
+            let backedOff = try await group.next()
+            XCTAssertEqual(backedOff?.json["backoff"] as? Int, 10, backedOff?.text ?? "")
+            XCTAssertEqual(backedOff?.json["changes"] as? Bool, false)
+            let upload = try await client.content("2/files/upload", #"{"path":"/wake.txt"}"#, body: Data("w".utf8))
+            XCTAssertEqual(upload.status, 200, upload.text)
+            let woken = try await group.next()
+            XCTAssertEqual(woken?.json["changes"] as? Bool, true, woken?.text ?? "")
+        }
+        XCTAssertTrue(server.terminate(within: 10))
+
+        guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
+        for (arguments, message) in [(["--max-longpolls", "0"], "--max-longpolls"), (["--history-days", "-1"], "--history-days")] {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["serve", "--root", base.path, "--port", "0"] + arguments
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertNotEqual(process.terminationStatus, 0, arguments.joined(separator: " "))
+            XCTAssertTrue(text.contains(message), text)
+        }
     }
 
     // MARK: - Moves

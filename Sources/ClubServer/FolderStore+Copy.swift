@@ -79,7 +79,7 @@ extension FolderStore {
         case .cloned, .streamed:
             if synced && unchanged { return .success(()) }
             unlink(plan.temp)
-            return .failure(synced ? .endpoint([.tooManyWriteOperations]) : .endpoint([.to, .insufficientSpace]))
+            return .failure(synced ? .endpoint([.to, .tooManyWriteOperations]) : .endpoint([.to, .insufficientSpace]))
         case .tooLarge:
             unlink(plan.temp)
             return .failure(tooLargeToCopy(opened.file.size, limit: streamLimit))

@@ -97,8 +97,6 @@ public final class ClubServer: Sendable {
     /// Starts serving in the background and returns once the socket is bound.
     public static func start(_ configuration: ClubServerConfiguration) async throws -> ClubServer {
         let api = try ClubAPI(configuration)
-        // Retention runs once before the first request (then daily, `HistoryPruner`).
-        await api.store.pruneHistory(days: configuration.historyDays)
         let bound = BoundPort()
         let application = api.application { port in bound.set(port) }
         let group = ServiceGroup(configuration: .init(services: [application], logger: configuration.logger))
@@ -116,7 +114,6 @@ public final class ClubServer: Sendable {
     /// Serves in the foreground until SIGINT or SIGTERM. `onListening` gets the bound port.
     public static func run(_ configuration: ClubServerConfiguration, onListening: @escaping @Sendable (Int, String) -> Void) async throws {
         let api = try ClubAPI(configuration)
-        await api.store.pruneHistory(days: configuration.historyDays)
         let root = api.store.root
         let application = api.application { port in onListening(port, root) }
         try await application.runService()

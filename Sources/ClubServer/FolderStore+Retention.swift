@@ -21,12 +21,37 @@ extension FolderStore {
 
     var prunedFile: String { revisionsDirectory + "/pruned" }
 
+    /// Histories looked at per turn on the actor: a retention run over a big club lets the
+    /// commits and listings that arrive meanwhile in between its turns.
+    static let pruneBatch = 64
+
     /// Prunes what is older than `days` days at `now`; 0 days keeps everything. Returns how
     /// many revisions and whole histories went.
+    ///
+    /// Not isolated: it takes the actor in short turns (the tombstones, then `pruneBatch`
+    /// histories at a time), so a run over thousands of histories never holds up a commit for
+    /// more than one turn.
     @discardableResult
-    func pruneHistory(days: Int, now: Date = Date()) -> (revisions: Int, histories: Int) {
+    nonisolated func pruneHistory(days: Int, now: Date = Date()) async -> (revisions: Int, histories: Int) {
         guard days > 0 else { return (0, 0) }
         let cutoff = Int64(now.timeIntervalSince1970) - Int64(days) * 86_400
+        var (lines, histories) = await expireTombstones(cutoff: cutoff)
+        let keys = ((try? FileManager.default.contentsOfDirectory(atPath: revisionsDirectory)) ?? []).filter { Self.historyKey("id:" + $0) == $0 }
+        var start = 0
+        while start < keys.count, !Task.isCancelled {
+            lines += await pruneRevisions(of: keys[start..<min(start + Self.pruneBatch, keys.count)], cutoff: cutoff)
+            start += Self.pruneBatch
+        }
+        await rememberPruned(lines)
+        if !lines.isEmpty || histories > 0 {
+            logger.info("history retention (\(days) days): pruned \(lines.count) revision(s), \(histories) deleted file history(ies)")
+        }
+        return (lines.count, histories)
+    }
+
+    /// Expires the tombstones deleted before `cutoff`, removing their histories; forgets
+    /// expired ones a year later. The pruned revs' lines, and how many histories went.
+    private func expireTombstones(cutoff: Int64) -> ([String], Int) {
         loadTombstones()
         var prunedLines: [String] = []
         var histories = 0
@@ -49,10 +74,17 @@ extension FolderStore {
             histories += 1
         }
         if tombstonesChanged { saveTombstones() }
-        for key in (try? FileManager.default.contentsOfDirectory(atPath: revisionsDirectory)) ?? [] where Self.historyKey("id:" + key) == key {
-            if Task.isCancelled { break }
+        return (prunedLines, histories)
+    }
+
+    /// Prunes the revisions of `keys` replaced before `cutoff`; the pruned revs' lines.
+    private func pruneRevisions(of keys: ArraySlice<String>, cutoff: Int64) -> [String] {
+        var prunedLines: [String] = []
+        for key in keys {
+            // Most histories have nothing to prune: read their times without decoding them.
+            guard let text = Self.readSmallFile(revisionsDirectory + "/" + key + "/log", limit: 16 << 20),
+                  Self.replacedTimes(text).contains(where: { $0 < cutoff }) else { continue }
             let all = records(key)
-            guard all.count > 1 else { continue }
             // Record i was replaced when record i + 1 was made; the newest is never pruned.
             var kept: [RevisionRecord] = []
             var dropped: [RevisionRecord] = []
@@ -63,12 +95,17 @@ extension FolderStore {
             rewriteLog(key, keeping: kept, dropping: dropped)
             prunedLines += dropped.map { "\($0.rev) \(key)" }
         }
-        rememberPruned(prunedLines)
-        let revisionCount = prunedLines.count
-        if revisionCount > 0 || histories > 0 {
-            logger.info("history retention (\(days) days): pruned \(revisionCount) revision(s), \(histories) deleted file history(ies)")
+        return prunedLines
+    }
+
+    /// When each record but the first was made (so when the one before it was replaced), read
+    /// straight from the log's lines: `"server":N` cannot occur inside a JSON string (its
+    /// quotes would be escaped there), so the first one in a line is the field.
+    static func replacedTimes(_ log: String) -> [Int64] {
+        log.split(separator: "\n").dropFirst().compactMap { line in
+            guard let field = line.range(of: "\"server\":") else { return nil }
+            return Int64(line[field.upperBound...].prefix { $0.isNumber || $0 == "-" })
         }
-        return (revisionCount, histories)
     }
 
     /// Removes a history whole: its log, its bytes and the rev links pointing at it.
@@ -78,7 +115,7 @@ extension FolderStore {
         revisions.newest[key] = nil
     }
 
-    private func rememberPruned(_ lines: [String]) {
+    func rememberPruned(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         var all = (Self.readSmallFile(prunedFile, limit: 64 << 20) ?? "").split(separator: "\n").map(String.init) + lines
         if all.count > Self.prunedMemory { all.removeFirst(all.count - Self.prunedMemory) }
@@ -120,7 +157,7 @@ extension FolderStore {
     }
 }
 
-/// Runs `pruneHistory` daily while the server runs (the first run is at start, in `ClubAPI`).
+/// Runs `pruneHistory` as the server starts and then daily.
 struct HistoryPruner: Service {
     let store: FolderStore
     let days: Int
@@ -131,8 +168,8 @@ struct HistoryPruner: Service {
         // Cancelled (or told to shut down gracefully) in its sleep: nothing to finish.
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try await Task.sleep(for: interval)
                 await store.pruneHistory(days: days)
+                try await Task.sleep(for: interval)
             }
         }
     }

@@ -65,7 +65,7 @@ extension FolderStore {
     static let noteRevisionLimit = 100
     static let otherRevisionLimit = 3
 
-    var revisionsDirectory: String { metaDirectory + "/revisions" }
+    nonisolated var revisionsDirectory: String { metaDirectory + "/revisions" }
     var revLinksDirectory: String { revisionsDirectory + "/revs" }
 
     static func isNote(_ name: String) -> Bool {

@@ -60,10 +60,9 @@ final class LongLifeTests: XCTestCase {
         for key in stored.keys { stored[key]?["deleted"] = Int(Date().timeIntervalSince1970) - 40 * 86_400 }
         try JSONSerialization.data(withJSONObject: stored).write(to: tombstones)
 
+        // Retention runs as the server starts, in turns between requests: wait for it.
         club = try await club.restart()
-        let history = try await club.rpc("2/files/list_revisions", ["path": "/r/a.txt"])
-        XCTAssertEqual(history.status, 200, history.text)
-        let revs = try JSONDecoder().decode(ListRevisionsResult.self, from: history.body).entries.map(\.rev)
+        let revs = try await revisionsOnceSettled("/r/a.txt", count: 2)
         XCTAssertEqual(revs, [v3.rev, v2.rev])
 
         let restore = try await club.rpc("2/files/restore", ["path": "/r/a.txt", "rev": v1.rev])
@@ -104,15 +103,22 @@ final class LongLifeTests: XCTestCase {
         try age(v1.id, revs: [v1.rev, v2.rev], daysAgo: 31)
         // Another commit makes v2 the replaced one, and v1's replacement is 31 days old.
         let v3 = try await save("/d/a.txt", "three")
+        let revs = try await revisionsOnceSettled("/d/a.txt", count: 2)
+        XCTAssertEqual(revs, [v3.rev, v2.rev])
+    }
+
+    /// The revs of `path`, polled (with a deadline) until there are `count` of them.
+    func revisionsOnceSettled(_ path: String, count: Int) async throws -> [String] {
         let deadline = ContinuousClock.now + .seconds(10)
         var revs: [String] = []
         repeat {
-            let reply = try await club.rpc("2/files/list_revisions", ["path": "/d/a.txt"])
+            let reply = try await club.rpc("2/files/list_revisions", ["path": path])
+            XCTAssertEqual(reply.status, 200, reply.text)
             revs = try JSONDecoder().decode(ListRevisionsResult.self, from: reply.body).entries.map(\.rev)
-            if revs.count == 2 { break }
+            if revs.count == count { break }
             try await Task.sleep(for: .milliseconds(20))
         } while ContinuousClock.now < deadline
-        XCTAssertEqual(revs, [v3.rev, v2.rev])
+        return revs
     }
 
     // MARK: - Tombstones

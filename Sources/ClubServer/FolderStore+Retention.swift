@@ -104,7 +104,7 @@ extension FolderStore {
     static func replacedTimes(_ log: String) -> [Int64] {
         log.split(separator: "\n").dropFirst().compactMap { line in
             guard let field = line.range(of: "\"server\":") else { return nil }
-            return Int64(line[field.upperBound...].prefix { $0.isNumber || $0 == "-" })
+            return Int64(line[field.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "-" })
         }
     }
 

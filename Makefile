@@ -1,14 +1,15 @@
 # byteclub: build, run, test and benchmark.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone
+APT_PACKAGES := libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3
+PYPI_PACKAGES := dropbox
 BENCH_SIZE ?= 1GiB
 
 .PHONY: all build run test bench deps clean
 
 all: build
 
-## deps: install the Debian packages the build and the tests need, when any is missing.
+## deps: install the Debian and PyPI packages the build and the tests need, when any is missing.
 deps:
 	@missing=""; \
 	for p in $(APT_PACKAGES); do \
@@ -19,6 +20,13 @@ deps:
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+	@# The official Dropbox SDK (PyPI), which SDKInteropTests drives against byteclub serve.
+	@python3 -c 'import dropbox' 2>/dev/null || { \
+		echo "make deps: installing the Dropbox Python SDK"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
+		python3 -m pip --version >/dev/null 2>&1 || { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq python3-pip; }; \
+		python3 -m pip install --quiet $(PYPI_PACKAGES) 2>/dev/null || python3 -m pip install --quiet --break-system-packages $(PYPI_PACKAGES); \
+	}
 
 build: deps
 	$(SWIFT) build

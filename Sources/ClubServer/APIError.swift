@@ -50,6 +50,14 @@ struct APIError: Error, Sendable {
     static let cancelled = APIError(status: .serviceUnavailable, contentType: "text/plain; charset=utf-8",
                                     body: Data("The server stopped this request.".utf8))
 
+    /// The same JSON error with a `user_message` for a person (the tags stay as they are, so
+    /// clients that read only those are unaffected).
+    func saying(_ text: String) -> APIError {
+        guard var wire else { return self }
+        wire.userMessage = text
+        return APIError(status: status, contentType: contentType, body: wire.json, retryAfter: retryAfter, wire: wire)
+    }
+
     /// Whether this is the 409 along exactly `tags`.
     func isEndpoint(_ tags: [ErrorTag]) -> Bool {
         wire == DropboxError.endpoint(tags)

@@ -71,6 +71,8 @@ final class ChangeJournal: Sendable {
         case timedOut
         /// The cursor is older than what the journal still holds: list again.
         case reset
+        /// Too many longpolls wait already: answered at once with a `backoff`.
+        case busy
     }
 
     struct Position: Sendable {
@@ -298,28 +300,26 @@ final class ChangeJournal: Sendable {
     /// Registers a longpoll on `folder` after `seq`: answered at once when a change it concerns
     /// is already in, or when the cursor is too old; otherwise a waiter to `wait` on.
     ///
-    /// At most `cap` wait at once; past it the oldest is answered `{"changes":false}` (its client
-    /// polls again). Hummingbird does not cancel a request whose client hung up, so a longpoll
-    /// whose client is gone waits out its timeout; without a cap, clients that need no token could
-    /// pile up such waiters faster than they expire. A live waiter holds a connection, so the
-    /// connection cap is the natural bound.
+    /// At most `cap` wait at once; past it a longpoll is answered `.busy` at once (a `backoff`:
+    /// its client polls again later with the same cursor), and no waiting one is disturbed.
+    /// Hummingbird does not cancel a request whose client hung up, so a longpoll whose client is
+    /// gone waits out its timeout; without a cap, clients that need no token could pile up such
+    /// waiters faster than they expire.
+    ///
+    /// A backed-off client misses nothing: a change is checked for *before* the cap, so a cursor
+    /// with news is answered `changed` however many wait, and a change made during the backoff
+    /// is still after the cursor when the client comes back.
     func register(after seq: UInt64, folder: String, recursive: Bool, cap: Int) -> Registration {
-        let (registration, evicted) = state.withLock { state -> (Registration, CheckedContinuation<Outcome, Never>?) in
-            guard seq >= state.compactedThrough, seq <= state.head else { return (.now(.reset), nil) }
+        state.withLock { state -> Registration in
+            guard seq >= state.compactedThrough, seq <= state.head else { return .now(.reset) }
             if Self.slice(state.records, after: seq).contains(where: { $0.concerns(folder: folder, recursive: recursive) }) {
-                return (.now(.changed), nil)
+                return .now(.changed)
             }
-            var evicted: CheckedContinuation<Outcome, Never>?
-            if state.waiters.count >= max(1, cap), let oldest = state.waiters.keys.min() {
-                evicted = state.waiters[oldest]?.continuation
-                if evicted != nil { state.waiters[oldest] = nil } else { state.waiters[oldest]?.outcome = .timedOut }
-            }
+            guard state.waiters.count < max(1, cap) else { return .now(.busy) }
             state.nextWaiter += 1
             state.waiters[state.nextWaiter] = Waiter(folder: folder, recursive: recursive)
-            return (.waiting(state.nextWaiter), evicted)
+            return .waiting(state.nextWaiter)
         }
-        evicted?.resume(returning: .timedOut)
-        return registration
     }
 
     /// Suspends (holding no thread) until the waiter is resolved by a change, `resolve` (its

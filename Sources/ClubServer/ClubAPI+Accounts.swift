@@ -9,11 +9,13 @@ extension ClubAPI {
     }
 
     /// Answers Dropbox's `BasicAccount` for a member of this club (or the shared token's
-    /// `club`); any other id is `not_found`, as no one outside the club is known here.
+    /// `club`); any other id is `no_account` (Dropbox's `GetAccountError`), as no one outside the
+    /// club is known here. A 37-character id an older server gave is still the member's, and is
+    /// answered with the member's 40-character id.
     private func account(_ arguments: Arguments) async throws -> Any {
         let id = try arguments.string("account_id")
         let names = configuration.members.map(\.name) + (configuration.token.isEmpty ? [] : [ClubMember.sharedName])
-        guard let name = names.first(where: { ClubMember.accountID(of: $0) == id }) else { throw APIError.endpoint([.notFound]) }
+        guard let name = names.first(where: { ClubMember.isAccountID(id, of: $0) }) else { throw APIError.endpoint([.noAccount]) }
         return Self.accountObject(of: name).merging(["is_teammate": false]) { _, new in new }
     }
 

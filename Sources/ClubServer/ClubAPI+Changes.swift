@@ -54,7 +54,7 @@ extension ClubAPI {
         let folder = try DropboxPath.parse(cursor.path)
         let journal = store.journal
         let outcome: ChangeJournal.Outcome
-        switch journal.register(after: cursor.seq, folder: folder.lower, recursive: cursor.recursive, cap: admission.maxConnections) {
+        switch journal.register(after: cursor.seq, folder: folder.lower, recursive: cursor.recursive, cap: configuration.maxLongpolls) {
         case .now(let now):
             outcome = now
         case .waiting(let id):
@@ -75,6 +75,7 @@ extension ClubAPI {
         case .changed: return ["changes": true]
         case .timedOut: return ["changes": false]
         case .reset: throw APIError.endpoint([.reset])
+        case .busy: return ["changes": false, "backoff": configuration.longpollBackoff]
         }
     }
 

@@ -35,9 +35,14 @@ extension ClubAPI {
         return RawJSON(text: try await store.restore(argument.path, rev: argument.rev).jsonText)
     }
 
+    /// Checks and commits on the folder's actor; the bytes are copied between the two, off it
+    /// and off the cooperative pool (FolderStore+Copy), so a big copy holds up no other commit.
     private func copy(_ arguments: Arguments) async throws -> Any {
         let (from, to, autorename) = try relocation(arguments)
-        return JSON.metadataResult(try await store.copy(from: from, to: to, autorename: autorename))
+        let plan = try await store.planCopy(from: from, to: to, autorename: autorename)
+        let limit = configuration.maxRequestBodyBytes
+        try await FileCopier.offPool { cancel in FolderStore.copyBytes(plan, streamLimit: limit, cancel: cancel) }.get()
+        return JSON.metadataResult(try await store.finishCopy(plan))
     }
 
     /// What `download` serves: a path, `rev:<rev>`, or a path with the (deprecated) `rev` field.

@@ -25,7 +25,8 @@ struct ClubAPI: Sendable {
     init(_ configuration: ClubServerConfiguration) throws {
         self.configuration = configuration
         self.store = try FolderStore(root: configuration.root, logger: configuration.logger, sessionExpiry: configuration.sessionExpiry,
-                                     showsAuthors: !configuration.members.isEmpty, journalLimit: configuration.journalLimit)
+                                     showsAuthors: !configuration.members.isEmpty, journalLimit: configuration.journalLimit,
+                                     historyDays: configuration.historyDays)
         self.chaos = configuration.chaos.map { ChaosMonkey(spec: $0, seed: configuration.chaosSeed) }
         self.tokens = BearerAuth.credentials(sharedToken: configuration.token, members: configuration.members)
         self.counters = Counters()
@@ -66,7 +67,8 @@ struct ClubAPI: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(acceptCap, logger: configuration.logger)),
             services: [SessionSweeper(store: store, expiry: configuration.sessionExpiry),
-                       ChangeWatcher(store: store, interval: configuration.rescanInterval)],
+                       ChangeWatcher(store: store, interval: configuration.rescanInterval),
+                       HistoryPruner(store: store, days: configuration.historyDays, interval: configuration.historyPruneInterval)],
             onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },
             logger: configuration.logger
         )

@@ -45,13 +45,29 @@ public struct ClubMember: Sendable, Hashable {
         }
     }
 
-    /// "dbid:" and 32 characters from a hash of the name: stable across restarts and servers,
+    /// "dbid:" and 35 characters from a hash of the name: stable across restarts and servers,
     /// the same for a member with two tokens (two devices), and revealing nothing of the token.
+    ///
+    /// Forty characters in all, as Dropbox's spec (`users_common.AccountId`) fixes them: the SDKs
+    /// validate every answer against it, and the official Python SDK refused the 37-character ids
+    /// this server gave before. Those old ids are this one cut short (`legacyAccountIDLength`), so
+    /// a client that cached one can still name its member (`isAccountID(_:of:)`).
     public static func accountID(of name: String) -> String {
         let digest = SHA256.hash(data: Data(("byteclub member " + name).utf8))
         let text = Data(digest).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return "dbid:" + text.prefix(32)
+        return "dbid:" + text.prefix(accountIDLength - 5)
+    }
+
+    /// Dropbox's account ids are exactly this long.
+    public static let accountIDLength = 40
+    /// The length of the ids servers before issue 23 answered ("dbid:" and 32 characters).
+    public static let legacyAccountIDLength = 37
+
+    /// Whether `id` names member `name`: its id, or the shorter id an older server gave it.
+    public static func isAccountID(_ id: String, of name: String) -> Bool {
+        let current = accountID(of: name)
+        return id == current || (id.count == legacyAccountIDLength && current.hasPrefix(id))
     }
 
     /// What `get_current_account` says of a member.

@@ -39,6 +39,16 @@ public struct ClubServerConfiguration: Sendable {
     /// What one second of a longpoll's `timeout` lasts. Always one second in service; tests
     /// shrink it so a 30-second longpoll times out in a fraction of a second.
     public var longpollTimeUnit: Duration = .seconds(1)
+    /// Longpolls that may wait at once (`serve --max-longpolls`); past it one is answered at
+    /// once with `"backoff"` rather than waiting (docs/server.md, "Longpoll").
+    public var maxLongpolls = 1_000
+    /// The seconds a backed-off longpoll's client is told to wait before its next one.
+    public var longpollBackoff = 10
+    /// Revisions and deleted files' histories older than this many days are pruned, at start
+    /// and daily (`serve --history-days`); 0 keeps them for ever.
+    public var historyDays = 30
+    /// How often retention runs after the start: daily in service; tests shorten it.
+    public var historyPruneInterval: Duration = .seconds(86_400)
     public var logger: Logger
 
     public init(root: String, token: String, logger: Logger = Logger(label: "byteclub.server")) {

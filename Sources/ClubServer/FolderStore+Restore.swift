@@ -24,7 +24,8 @@ extension FolderStore {
                let target = try? historyTarget(path, field: field) {
                 return target
             }
-            guard let tombstone = revisions.tombstones?.values.first(where: { $0.id == text }) else { throw .endpoint([field, .notFound]) }
+            guard let tombstone = revisions.tombstones?[text] else { throw .endpoint([field, .notFound]) }
+            guard tombstone.expired != true else { throw pastRetention(tombstone, field: field) }
             return HistoryTarget(id: text, key: key, tombstone: tombstone)
         }
         let path: DropboxPath
@@ -42,7 +43,8 @@ extension FolderStore {
                   let key = Self.historyKey(file.id) else { throw .endpoint([field, .notFile]) }
             return HistoryTarget(id: file.id, key: key, live: file, resolved: resolved)
         }
-        guard let tombstone = revisions.tombstones?[path.lower], let key = Self.historyKey(tombstone.id) else {
+        guard let tombstone = tombstone(at: path.lower), let key = Self.historyKey(tombstone.id) else {
+            if let expired = tombstone(at: path.lower, expired: true) { throw pastRetention(expired, field: field) }
             throw .endpoint([field, .notFound])
         }
         return HistoryTarget(id: tombstone.id, key: key, tombstone: tombstone)
@@ -65,7 +67,10 @@ extension FolderStore {
         if let live = target.live { reconcile(live, member: nil) }
         var newestFirst = Array(records(target.key).reversed())
         if let beforeRev {
-            guard let index = newestFirst.firstIndex(where: { $0.rev == beforeRev }) else { throw .endpoint([.invalidBeforeRev]) }
+            guard let index = newestFirst.firstIndex(where: { $0.rev == beforeRev }) else {
+                throw isPruned(beforeRev, of: target.key)
+                    ? pastRetention(rev: beforeRev, of: target, as: .endpoint([.invalidBeforeRev])) : .endpoint([.invalidBeforeRev])
+            }
             newestFirst.removeFirst(index + 1)
         }
         let page = newestFirst.prefix(limit).map { revisionMetadata($0, of: target) }
@@ -84,7 +89,9 @@ extension FolderStore {
     func restore(_ text: String, rev: String) throws(APIError) -> Metadata {
         let target = try historyTarget(text, field: .pathLookup)
         guard Self.isWellFormedRev(rev), let record = records(target.key).last(where: { $0.rev == rev }),
-              let source = contentPath(record, of: target) else { throw .endpoint([.invalidRevision]) }
+              let source = contentPath(record, of: target) else {
+            throw isPruned(rev, of: target.key) ? pastRetention(rev: rev, of: target, as: .endpoint([.invalidRevision])) : .endpoint([.invalidRevision])
+        }
         guard let destination = try? DropboxPath.parse(target.pathDisplay) else { throw .endpoint([.pathLookup, .notFound]) }
         // A deleted file comes back at its old path only if that is still free: whatever lives
         // there now is another file (or a folder), and is not the restore's to replace.
@@ -93,6 +100,9 @@ extension FolderStore {
         }
         let temp = tempDirectory + "/restore-\(UUID().uuidString)"
         guard Self.copyFile(from: source, to: temp, temp: tempDirectory) else { throw .endpoint([.pathWrite, .insufficientSpace]) }
+        // A deleted file comes back with its own id, even if another was deleted there since.
+        if target.live == nil { revisions.restoring = (destination.lower, target.id) }
+        defer { revisions.restoring = nil }
         do {
             return try commit(temp: temp, contentHash: record.hash, to: destination, mode: target.live == nil ? .add : .overwrite,
                               autorename: false,
@@ -105,7 +115,13 @@ extension FolderStore {
     /// Opens one revision's bytes for `download` with `rev:<rev>` (or a `rev` beside a path,
     /// which must be that file's). Unknown revs, and revs of another file, are `not_found`.
     func openRevision(_ rev: String, path: String?) throws(APIError) -> Opened {
-        guard let key = historyKey(ofRev: rev), let record = records(key).last(where: { $0.rev == rev }) else { throw .notFound }
+        guard let key = historyKey(ofRev: rev), let record = records(key).last(where: { $0.rev == rev }) else {
+            if let key = prunedHistoryKey(ofRev: rev) {
+                let target = (try? historyTarget("id:" + key, field: .path)) ?? HistoryTarget(id: "id:" + key, key: key)
+                throw pastRetention(rev: rev, of: target, as: .notFound)
+            }
+            throw .notFound
+        }
         let target: HistoryTarget
         if let path {
             target = try historyTarget(path, field: .path)

@@ -16,11 +16,18 @@ struct RevisionRecord: Codable, Sendable, Hashable {
     var by: String?
 }
 
-/// A deleted file whose history is kept: found again by its old path.
+/// A deleted file whose history is kept: found again by its id, or by its old path (the file
+/// deleted there last).
 struct Tombstone: Codable, Sendable {
     var id: String
     var path: String
     var deleted: Int64
+    /// When, in nanoseconds: orders two deletes at one path within a second (nil in tombstones
+    /// written before issue 23, which never shared a path).
+    var deletedNanoseconds: Int64?
+    /// Deleted longer ago than the history kept (`--history-days`): its history is gone, and
+    /// the tombstone stays a while only so that asking for it says so (FolderStore+Retention).
+    var expired: Bool?
 }
 
 /// What the server knows of histories, beyond the files under `.byteclub/revisions/`.
@@ -29,8 +36,15 @@ struct RevisionState: Sendable {
     var showsAuthors = false
     /// The newest record of each history looked at (nil: none), for `sharing_info`.
     var newest: [String: RevisionRecord?] = [:]
-    /// Deleted files by `path_lower`; loaded on first use.
+    /// Deleted files by id; loaded on first use. By id, not by path: two files deleted in turn
+    /// at one path (the second moved there, so with an id of its own) both stay restorable.
     var tombstones: [String: Tombstone]?
+    /// Tombstone ids by `path_lower`, built when first needed after `tombstones` changed (every
+    /// change goes through `saveTombstones`), so a commit of a new file looks up its path
+    /// without a scan.
+    var tombstonePaths: [String: [String]]?
+    /// The deleted file a restore is committing, for the length of that commit.
+    var restoring: (pathLower: String, id: String)?
 }
 
 /// Revisions: every commit of a file is recorded in its history, kept under
@@ -51,7 +65,7 @@ extension FolderStore {
     static let noteRevisionLimit = 100
     static let otherRevisionLimit = 3
 
-    var revisionsDirectory: String { metaDirectory + "/revisions" }
+    nonisolated var revisionsDirectory: String { metaDirectory + "/revisions" }
     var revLinksDirectory: String { revisionsDirectory + "/revs" }
 
     static func isNote(_ name: String) -> Bool {
@@ -97,20 +111,9 @@ extension FolderStore {
         unlink(revLinksDirectory + "/" + record.rev)
         symlink(key, revLinksDirectory + "/" + record.rev)
         if all.count > limit {
-            let dropped = all.prefix(all.count - limit)
+            let dropped = Array(all.prefix(all.count - limit))
             all.removeFirst(all.count - limit)
-            let keptHashes = Set(all.map(\.hash))
-            let keptRevs = Set(all.map(\.rev))
-            for old in dropped {
-                if !keptHashes.contains(old.hash) { unlink(directory + "/" + old.hash) }
-                if !keptRevs.contains(old.rev) { unlink(revLinksDirectory + "/" + old.rev) }
-            }
-            var text = Data()
-            for kept in all { if let encoded = try? encoder.encode(kept) { text += encoded + Data("\n".utf8) } }
-            let temp = tempDirectory + "/log-\(UUID().uuidString)"
-            if FileManager.default.createFile(atPath: temp, contents: text, attributes: [.posixPermissions: 0o600]) {
-                rename(temp, directory + "/log")
-            }
+            rewriteLog(key, keeping: all, dropping: dropped)
         } else {
             let fd = open(directory + "/log", O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
             guard fd >= 0 else { return }
@@ -119,6 +122,26 @@ extension FolderStore {
             _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         }
         revisions.newest[key] = .some(record)
+    }
+
+    /// Rewrites a history's log as `kept` (temp file, then rename), removing the bytes and rev
+    /// links of `dropped` that no kept record shares.
+    func rewriteLog(_ key: String, keeping kept: [RevisionRecord], dropping dropped: [RevisionRecord]) {
+        let directory = revisionsDirectory + "/" + key
+        let keptHashes = Set(kept.map(\.hash))
+        let keptRevs = Set(kept.map(\.rev))
+        for old in dropped {
+            if !keptHashes.contains(old.hash) { unlink(directory + "/" + old.hash) }
+            if !keptRevs.contains(old.rev) { unlink(revLinksDirectory + "/" + old.rev) }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var text = Data()
+        for record in kept { if let encoded = try? encoder.encode(record) { text += encoded + Data("\n".utf8) } }
+        let temp = tempDirectory + "/log-\(UUID().uuidString)"
+        if FileManager.default.createFile(atPath: temp, contents: text, attributes: [.posixPermissions: 0o600]) {
+            rename(temp, directory + "/log")
+        }
     }
 
     /// The history holding `rev`, from its link under `revs/`.
@@ -167,40 +190,62 @@ extension FolderStore {
     }
 
     /// Before a delete: keeps the history of every file under `target` and remembers where
-    /// each was, so `list_revisions` and `restore` still find it by path.
+    /// each was, so `list_revisions` and `restore` still find it by id and by path.
     func retireForDelete(_ target: Resolved) {
-        let now = Int64(Date().timeIntervalSince1970)
+        let clock = Date().timeIntervalSince1970
+        let now = Int64(clock)
         loadTombstones()
         let prefix = target.path.lower
         for (pathLower, id) in ids where pathLower == prefix || pathLower.hasPrefix(prefix + "/") {
             guard let path = try? DropboxPath.parse(pathLower), let entry = try? resolve(path), entry.exists, !entry.isDirectory else { continue }
             retire(entry)
-            revisions.tombstones?[pathLower] = Tombstone(id: id, path: entry.path.display, deleted: now)
+            revisions.tombstones?[id] = Tombstone(id: id, path: entry.path.display, deleted: now, deletedNanoseconds: Int64(clock * 1e9))
         }
         saveTombstones()
     }
 
-    /// A new file at a deleted file's path takes up its id, so its history goes on.
+    /// A new file at a deleted file's path takes up the id of the file deleted there last, so
+    /// its history goes on.
+    /// A restore names which deleted file it brings back (`revisions.restoring`): that one's id,
+    /// whichever was deleted there last.
     func reclaimIdentifier(for pathLower: String) {
         guard ids[pathLower] == nil else { return }
         loadTombstones()
-        guard let tombstone = revisions.tombstones?.removeValue(forKey: pathLower) else { return }
+        let restoring = revisions.restoring.flatMap { $0.pathLower == pathLower ? revisions.tombstones?[$0.id] : nil }
+        guard let tombstone = restoring ?? tombstone(at: pathLower) else { return }
+        revisions.tombstones?[tombstone.id] = nil
         ids[pathLower] = tombstone.id
         idsDirty = true
         saveTombstones()
     }
 
+    /// The file deleted last at `pathLower` (exact ties go to the greater id, so the answer
+    /// does not depend on the dictionary's order).
+    func tombstone(at pathLower: String, expired: Bool = false) -> Tombstone? {
+        if revisions.tombstonePaths == nil {
+            var paths: [String: [String]] = [:]
+            for tombstone in (revisions.tombstones ?? [:]).values { paths[tombstone.path.lowercased(), default: []].append(tombstone.id) }
+            revisions.tombstonePaths = paths
+        }
+        return (revisions.tombstonePaths?[pathLower] ?? []).compactMap { revisions.tombstones?[$0] }
+            .filter { ($0.expired ?? false) == expired }
+            .max { ($0.deleted, $0.deletedNanoseconds ?? 0, $0.id) < ($1.deleted, $1.deletedNanoseconds ?? 0, $1.id) }
+    }
+
+    /// Loads `deleted.json`. Servers before issue 23 keyed it by `path_lower`; the values are
+    /// the same, so both read by re-keying each tombstone by its id.
     func loadTombstones() {
         guard revisions.tombstones == nil else { return }
         if let data = FileManager.default.contents(atPath: revisionsDirectory + "/deleted.json"),
            let stored = try? JSONDecoder().decode([String: Tombstone].self, from: data) {
-            revisions.tombstones = stored
+            revisions.tombstones = Dictionary(stored.values.map { ($0.id, $0) }) { $0.deleted >= $1.deleted ? $0 : $1 }
         } else {
             revisions.tombstones = [:]
         }
     }
 
-    private func saveTombstones() {
+    func saveTombstones() {
+        revisions.tombstonePaths = nil
         guard let tombstones = revisions.tombstones, let data = try? JSONEncoder().encode(tombstones) else { return }
         try? FileManager.default.createDirectory(atPath: revisionsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temp = tempDirectory + "/deleted-\(UUID().uuidString)"

@@ -34,6 +34,8 @@ actor FolderStore {
     var leases: Set<String> = []
     /// Histories and who made them (FolderStore+Revisions).
     var revisions = RevisionState()
+    /// Days of history kept (FolderStore+Retention); 0 keeps all.
+    let historyDays: Int
     /// The change journal (`.byteclub/journal`), readable and waitable without the actor, and
     /// the tree snapshot it is fed from (FolderStore+Journal).
     let journal: ChangeJournal
@@ -54,8 +56,9 @@ actor FolderStore {
     /// - Parameter sessionExpiry: upload sessions idle for longer are removed here, at start.
     /// - Parameter showsAuthors: file metadata carries `sharing_info` (the server has members).
     init(root rootPath: String, logger: Logger, sessionExpiry: Duration = ClubServerConfiguration.defaultSessionExpiry, showsAuthors: Bool = false,
-         journalLimit: Int = 10_000) throws {
+         journalLimit: Int = 10_000, historyDays: Int = 30) throws {
         revisions.showsAuthors = showsAuthors
+        self.historyDays = historyDays
         try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
         guard let real = realpath(rootPath, nil) else {
             throw ClubServerError.badRoot(rootPath, String(cString: strerror(errno)))

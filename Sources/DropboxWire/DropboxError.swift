@@ -29,6 +29,9 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     case tooManyWriteOperations = "too_many_write_operations"
     case cantMoveFolderIntoItself = "cant_move_folder_into_itself"
     case tooManyFiles = "too_many_files"
+    case insufficientQuota = "insufficient_quota"
+    // Accounts (`users/get_account`).
+    case noAccount = "no_account"
     // Revisions.
     case invalidRevision = "invalid_revision"
     case invalidBeforeRev = "invalid_before_rev"
@@ -106,18 +109,35 @@ public struct ErrorUnion: Sendable, Hashable, Codable {
 public struct DropboxError: Sendable, Hashable, Codable, Error {
     public var errorSummary: String
     public var error: ErrorUnion
+    /// Dropbox's `user_message` (`{"locale","text"}`): a sentence for a person, where the tags
+    /// alone would leave them guessing (a revision past the history kept, say).
+    public var userMessage: String?
 
-    public init(errorSummary: String, error: ErrorUnion) {
+    public init(errorSummary: String, error: ErrorUnion, userMessage: String? = nil) {
         self.errorSummary = errorSummary
         self.error = error
+        self.userMessage = userMessage
     }
 
-    enum CodingKeys: String, CodingKey { case errorSummary = "error_summary", error }
+    enum CodingKeys: String, CodingKey { case errorSummary = "error_summary", error, userMessage = "user_message" }
+
+    private struct LocalizedText: Codable {
+        var locale: String
+        var text: String
+    }
 
     public init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: CodingKeys.self)
         errorSummary = try object.decodeIfPresent(String.self, forKey: .errorSummary) ?? ""
         error = try object.decodeIfPresent(ErrorUnion.self, forKey: .error) ?? ErrorUnion(tag: nil)
+        userMessage = (try? object.decodeIfPresent(LocalizedText.self, forKey: .userMessage))?.text
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingKeys.self)
+        try object.encode(errorSummary, forKey: .errorSummary)
+        try object.encode(error, forKey: .error)
+        try object.encodeIfPresent(userMessage.map { LocalizedText(locale: "en", text: $0) }, forKey: .userMessage)
     }
 
     /// The summary's tags, e.g. ["path", "not_found"] of "path/not_found/..".

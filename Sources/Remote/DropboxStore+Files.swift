@@ -100,9 +100,17 @@ extension DropboxStore {
         try RemoteEntry(try await rpc("2/files/delete_v2", ["path": path], path: path, idempotent: false, decoding: MetadataResult.self).metadata)
     }
 
+    /// A missing source is `.notFound(from)` (the message names the path that is missing, not
+    /// the destination); a taken destination `.conflict(to)`.
     public func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
-        try RemoteEntry(try await rpc("2/files/move_v2", ["from_path": from, "to_path": to, "autorename": autorename], path: to, idempotent: false,
-                                      decoding: MetadataResult.self).metadata)
+        do {
+            return try RemoteEntry(try await rpc("2/files/move_v2", ["from_path": from, "to_path": to, "autorename": autorename], path: to,
+                                                 idempotent: false, decoding: MetadataResult.self).metadata)
+        } catch .notFound {
+            // `from_lookup/not_found`: the destination's folders are made as needed, so only the
+            // source can be missing.
+            throw .notFound(from)
+        }
     }
 
     public func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry {

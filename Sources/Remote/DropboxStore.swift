@@ -256,7 +256,8 @@ public final class DropboxStore: RemoteStore, Sendable {
     static func endpointError(_ summary: String, path: String) -> RemoteError {
         let tags = summary.split(separator: "/").map(String.init)
         if tags.first == "reset" { return .cursorReset }
-        if tags.contains("not_found") { return .notFound(path) }
+        // `no_account` is `users/get_account`'s "not found" (Dropbox's and the club server's).
+        if tags.contains("not_found") || tags.contains("no_account") { return .notFound(path) }
         if tags.contains("conflict") { return .conflict(path) }
         if tags.contains("malformed_path") || tags.contains("disallowed_name") { return .malformedPath(path) }
         if tags.contains("insufficient_space") { return .insufficientSpace }

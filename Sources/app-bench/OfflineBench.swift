@@ -166,7 +166,7 @@ enum OfflineBench {
             let name = String(format: "note %05d.txt", i)
             return RemoteEntry(kind: .file, name: name, path: "/byteclub/" + name, pathLower: "/byteclub/" + name, id: "id:\(i)",
                                rev: String(format: "%016x", i + 1), size: 48, modified: saved.addingTimeInterval(Double(-i)),
-                               contentHash: String(repeating: "0", count: 64), modifiedBy: "dbid:ray")
+                               contentHash: String(repeating: "0", count: 64), modifiedBy: "dbid:" + String(repeating: "r", count: 35))
         }
         try cache.saveListing(.notes, ClubCache.Listing(entries: entries, cursor: nil, saved: saved))
         try cache.saveListing(.photos, ClubCache.Listing(entries: [], cursor: nil, saved: saved))

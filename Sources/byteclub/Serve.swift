@@ -48,6 +48,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Bytes of request line and headers at most (more get 431).") var maxHeaderBytes: Int = Self.defaults.maxHeaderBytes
     @Option(help: "Remove upload sessions idle for this many hours (with their files).") var sessionExpiry: Double = Double(ClubServerConfiguration.defaultSessionExpiry.components.seconds) / 3600
 
+    @Option(help: "Longpolls waiting at once at most; more are answered at once with a backoff.")
+    var maxLongpolls: Int = ClubServerConfiguration(root: "", token: "").maxLongpolls
+    @Option(help: "Days of revision history kept (older revisions and deleted files' histories are pruned daily); 0 keeps all.")
+    var historyDays: Int = ClubServerConfiguration(root: "", token: "").historyDays
+
     private static let defaults = ConnectionLimits()
 
     func validate() throws {
@@ -58,6 +63,8 @@ struct Serve: AsyncParsableCommand {
         _ = try members()
         try validateLimits()
         guard sessionExpiry >= 0.001, sessionExpiry <= 87_600 else { throw ValidationError("--session-expiry must be between 0.001 and 87600 hours") }
+        guard maxLongpolls >= 1 else { throw ValidationError("--max-longpolls must be at least 1") }
+        guard (0...36_500).contains(historyDays) else { throw ValidationError("--history-days must be between 0 (keep all) and 36500") }
     }
 
     private func validateLimits() throws {
@@ -118,6 +125,8 @@ struct Serve: AsyncParsableCommand {
         configuration.chaos = try chaos.map { try ChaosSpec(parsing: $0) }
         configuration.limits = limits
         configuration.members = members
+        configuration.maxLongpolls = maxLongpolls
+        configuration.historyDays = historyDays
         let host = self.host
         do {
             try await ClubServer.run(configuration) { port, realRoot in

@@ -87,6 +87,32 @@ final class MemberTests: XCTestCase {
         XCTAssertNil(newest?.sharingInfo?.modifiedBy)
     }
 
+    /// Dropbox's account ids are exactly 40 characters and the SDKs check it; an id an older
+    /// server gave (37 characters, the same id cut short) still names its member, answered with
+    /// the 40-character id; an unknown id is `no_account`, as Dropbox says it.
+    func testAccountIDsHaveDropboxLengthAndOldOnesStillResolve() async throws {
+        let a = try await account(token: alice.token)
+        XCTAssertEqual(a.accountID.count, 40, a.accountID)
+        XCTAssertTrue(a.accountID.hasPrefix("dbid:"))
+        let written = try await club.upload("/len.txt", Data("x".utf8))
+        let modifiedBy = (written.json["sharing_info"] as? [String: Any])?["modified_by"] as? String
+        // The shared token writes as `club`; its id is a member id like any other.
+        XCTAssertEqual(modifiedBy, ClubMember.accountID(of: ClubMember.sharedName), written.text)
+        XCTAssertEqual(modifiedBy?.count, 40, written.text)
+
+        for id in [a.accountID, String(a.accountID.prefix(37))] {
+            let reply = try await club.rpc("2/users/get_account", ["account_id": id], token: bob.token)
+            XCTAssertEqual(reply.status, 200, "\(id): \(reply.text)")
+            XCTAssertEqual(reply.json["account_id"] as? String, a.accountID, reply.text)
+            XCTAssertEqual((reply.json["name"] as? [String: Any])?["display_name"] as? String, alice.name)
+        }
+        for id in ["dbid:" + String(repeating: "A", count: 35), String(a.accountID.prefix(30)), a.accountID + "x"] {
+            let reply = try await club.rpc("2/users/get_account", ["account_id": id], token: bob.token)
+            XCTAssertEqual(reply.status, 409, "\(id): \(reply.text)")
+            XCTAssertEqual(reply.summary, "no_account", reply.text)
+        }
+    }
+
     func testMembersOnlyClubRefusesAnEmptySharedToken() async throws {
         await club.tearDown()
         let members = [alice]

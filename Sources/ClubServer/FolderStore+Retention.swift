@@ -1,0 +1,176 @@
+import DropboxWire
+import Foundation
+import ServiceLifecycle
+
+/// History retention (`serve --history-days N`, 30 by default): a club that runs for years
+/// must not keep every version of every photo. At start and then daily:
+///
+/// - a revision is pruned once it has been *replaced* for longer than N days (a version that
+///   was the file's until yesterday is kept, however old it is), with its bytes unless a kept
+///   revision shares them; the newest revision of a history is never pruned;
+/// - a deleted file's tombstone older than N days is expired and its whole history removed.
+///
+/// What was pruned is remembered (`revisions/pruned`: one `<rev> <history>` line each, the
+/// newest 100,000; expired tombstones for a year), so `restore`, `list_revisions` and `rev:`
+/// downloads say that a revision or a deleted file is past retention rather than unknown.
+extension FolderStore {
+    /// Pruned revisions remembered at most, so their file stays small.
+    static let prunedMemory = 100_000
+    /// How long an expired tombstone is kept to say so, past the retention itself.
+    static let expiredTombstoneMemory: Int64 = 365 * 86_400
+
+    var prunedFile: String { revisionsDirectory + "/pruned" }
+
+    /// Histories looked at per turn on the actor: a retention run over a big club lets the
+    /// commits and listings that arrive meanwhile in between its turns.
+    static let pruneBatch = 64
+
+    /// Prunes what is older than `days` days at `now`; 0 days keeps everything. Returns how
+    /// many revisions and whole histories went.
+    ///
+    /// Not isolated: it takes the actor in short turns (the tombstones, then `pruneBatch`
+    /// histories at a time), so a run over thousands of histories never holds up a commit for
+    /// more than one turn.
+    @discardableResult
+    nonisolated func pruneHistory(days: Int, now: Date = Date()) async -> (revisions: Int, histories: Int) {
+        guard days > 0 else { return (0, 0) }
+        let cutoff = Int64(now.timeIntervalSince1970) - Int64(days) * 86_400
+        var (lines, histories) = await expireTombstones(cutoff: cutoff)
+        let keys = ((try? FileManager.default.contentsOfDirectory(atPath: revisionsDirectory)) ?? []).filter { Self.historyKey("id:" + $0) == $0 }
+        var start = 0
+        while start < keys.count, !Task.isCancelled {
+            lines += await pruneRevisions(of: keys[start..<min(start + Self.pruneBatch, keys.count)], cutoff: cutoff)
+            start += Self.pruneBatch
+        }
+        await rememberPruned(lines)
+        if !lines.isEmpty || histories > 0 {
+            logger.info("history retention (\(days) days): pruned \(lines.count) revision(s), \(histories) deleted file history(ies)")
+        }
+        return (lines.count, histories)
+    }
+
+    /// Expires the tombstones deleted before `cutoff`, removing their histories; forgets
+    /// expired ones a year later. The pruned revs' lines, and how many histories went.
+    private func expireTombstones(cutoff: Int64) -> ([String], Int) {
+        loadTombstones()
+        var prunedLines: [String] = []
+        var histories = 0
+        var tombstonesChanged = false
+        for (id, tombstone) in revisions.tombstones ?? [:] {
+            if tombstone.expired == true {
+                if tombstone.deleted < cutoff - Self.expiredTombstoneMemory {
+                    revisions.tombstones?[id] = nil
+                    tombstonesChanged = true
+                }
+                continue
+            }
+            guard tombstone.deleted < cutoff else { continue }
+            revisions.tombstones?[id]?.expired = true
+            tombstonesChanged = true
+            guard let key = Self.historyKey(id) else { continue }
+            let all = records(key)
+            prunedLines += all.map { "\($0.rev) \(key)" }
+            removeHistory(key, records: all)
+            histories += 1
+        }
+        if tombstonesChanged { saveTombstones() }
+        return (prunedLines, histories)
+    }
+
+    /// Prunes the revisions of `keys` replaced before `cutoff`; the pruned revs' lines.
+    private func pruneRevisions(of keys: ArraySlice<String>, cutoff: Int64) -> [String] {
+        var prunedLines: [String] = []
+        for key in keys {
+            // Most histories have nothing to prune: read their times without decoding them.
+            guard let text = Self.readSmallFile(revisionsDirectory + "/" + key + "/log", limit: 16 << 20),
+                  Self.replacedTimes(text).contains(where: { $0 < cutoff }) else { continue }
+            let all = records(key)
+            // Record i was replaced when record i + 1 was made; the newest is never pruned.
+            var kept: [RevisionRecord] = []
+            var dropped: [RevisionRecord] = []
+            for (index, record) in all.enumerated() {
+                if index + 1 < all.count, all[index + 1].server < cutoff { dropped.append(record) } else { kept.append(record) }
+            }
+            guard !dropped.isEmpty else { continue }
+            rewriteLog(key, keeping: kept, dropping: dropped)
+            prunedLines += dropped.map { "\($0.rev) \(key)" }
+        }
+        return prunedLines
+    }
+
+    /// When each record but the first was made (so when the one before it was replaced), read
+    /// straight from the log's lines: `"server":N` cannot occur inside a JSON string (its
+    /// quotes would be escaped there), so the first one in a line is the field.
+    static func replacedTimes(_ log: String) -> [Int64] {
+        log.split(separator: "\n").dropFirst().compactMap { line in
+            guard let field = line.range(of: "\"server\":") else { return nil }
+            return Int64(line[field.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "-" })
+        }
+    }
+
+    /// Removes a history whole: its log, its bytes and the rev links pointing at it.
+    private func removeHistory(_ key: String, records all: [RevisionRecord]) {
+        for record in all where historyKey(ofRev: record.rev) == key { unlink(revLinksDirectory + "/" + record.rev) }
+        try? FileManager.default.removeItem(atPath: revisionsDirectory + "/" + key)
+        revisions.newest[key] = nil
+    }
+
+    func rememberPruned(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        var all = (Self.readSmallFile(prunedFile, limit: 64 << 20) ?? "").split(separator: "\n").map(String.init) + lines
+        if all.count > Self.prunedMemory { all.removeFirst(all.count - Self.prunedMemory) }
+        let temp = tempDirectory + "/pruned-\(UUID().uuidString)"
+        if FileManager.default.createFile(atPath: temp, contents: Data((all.joined(separator: "\n") + "\n").utf8),
+                                          attributes: [.posixPermissions: 0o600]) {
+            rename(temp, prunedFile)
+        }
+    }
+
+    /// The history a pruned `rev` belonged to, if it was pruned (read only on the error path).
+    func prunedHistoryKey(ofRev rev: String) -> String? {
+        guard Self.isWellFormedRev(rev), let text = Self.readSmallFile(prunedFile, limit: 64 << 20) else { return nil }
+        for line in text.split(separator: "\n").reversed() {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, parts[0] == rev { return String(parts[1]) }
+        }
+        return nil
+    }
+
+    func isPruned(_ rev: String, of key: String) -> Bool {
+        prunedHistoryKey(ofRev: rev) == key
+    }
+
+    /// A revision asked for that retention removed: the error the endpoint gives an unknown
+    /// rev, with a sentence saying why.
+    func pastRetention(rev: String, of target: HistoryTarget, as error: APIError) -> APIError {
+        let days = historyDays
+        let what = target.pathDisplay.isEmpty ? "this file" : target.pathDisplay
+        return error.saying("revision \(rev) of \(what) is past this club's history retention: revisions replaced more than \(days) day(s) ago are pruned (serve --history-days)")
+    }
+
+    /// A deleted file whose history retention removed.
+    func pastRetention(_ tombstone: Tombstone, field: ErrorTag) -> APIError {
+        let days = historyDays
+        let when = DropboxTimestamp.format(Date(timeIntervalSince1970: TimeInterval(tombstone.deleted)))
+        return APIError.endpoint([field, .notFound])
+            .saying("\(tombstone.path) was deleted at \(when), more than \(days) day(s) ago: its history is past this club's retention (serve --history-days)")
+    }
+}
+
+/// Runs `pruneHistory` as the server starts and then daily.
+struct HistoryPruner: Service {
+    let store: FolderStore
+    let days: Int
+    var interval: Duration = .seconds(86_400)
+
+    func run() async throws {
+        guard days > 0 else { return }
+        // Cancelled (or told to shut down gracefully) in its sleep: nothing to finish.
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await store.pruneHistory(days: days)
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}

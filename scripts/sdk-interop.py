@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Drives the official Dropbox Python SDK (PyPI `dropbox`) against a running `byteclub serve`.
+
+Every endpoint the club server implements is called through the SDK, so the SDK's own stone
+validators check each answer as they would against Dropbox (an account id of the wrong length
+raises `ValidationError`). On top of that, every raw answer is decoded again in *strict* mode
+against the route's result or error type, endpoint by endpoint: a field the spec does not have,
+a union tag it does not know, a missing required field or a string outside its length or
+pattern fails here, before it fails someone's script.
+
+    python3 scripts/sdk-interop.py --url http://127.0.0.1:PORT --token TOKEN \
+        --member-token ray=TOKEN2 --photo Resources/SampleClub/byteclub/photos/alps-sunrise.jpg
+
+Prints one line per check and exits 1 if any failed (the Swift test `SDKInteropTests` runs it
+against a real `byteclub serve` and shows this output when it fails).
+"""
+
+import argparse
+import json
+import re
+import sys
+import traceback
+import urllib.parse
+
+try:
+    import dropbox
+    import requests
+    from dropbox import files, users
+    from stone.backends.python_rsrc import stone_serializers
+except ImportError as error:  # say how to get it rather than a bare traceback
+    print(f"sdk-interop: the Dropbox SDK is missing ({error}); run `make deps`", file=sys.stderr)
+    sys.exit(2)
+
+ROUTES = {"files": files.ROUTES, "users": users.ROUTES}
+# The SDK knows only Dropbox's hosts and always speaks https; these are the ones it may call.
+DROPBOX_HOSTS = {"api.dropboxapi.com", "content.dropboxapi.com", "notify.dropboxapi.com"}
+
+
+def route_for(path):
+    """The stone route of a URL path: "/2/files/copy_v2" is files.ROUTES["copy:2"]."""
+    parts = path.strip("/").split("/", 2)
+    if len(parts) != 3 or parts[0] != "2" or parts[1] not in ROUTES:
+        return None
+    name = parts[2]
+    version = re.search(r"_v(\d+)$", name)
+    if version:
+        name = name[: version.start()] + ":" + version.group(1)
+    return ROUTES[parts[1]].get(name)
+
+
+class Checks:
+    """What was checked and what failed, endpoint by endpoint."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failures = []
+        self.seen = set()
+
+    def ok(self, what):
+        self.passed += 1
+        print(f"ok   {what}")
+
+    def fail(self, what, why):
+        self.failures.append(what)
+        print(f"FAIL {what}: {why}")
+
+
+CHECKS = Checks()
+
+
+class LoopbackAdapter(requests.adapters.HTTPAdapter):
+    """Sends the SDK's https://*.dropboxapi.com requests to the club server instead, and checks
+    each raw answer strictly against its route's stone type before the SDK sees it."""
+
+    def __init__(self, base):
+        super().__init__()
+        self.base = base.rstrip("/")
+
+    def send(self, request, **kwargs):
+        url = urllib.parse.urlsplit(request.url)
+        if url.hostname not in DROPBOX_HOSTS:
+            raise requests.exceptions.InvalidURL(f"sdk-interop: unexpected host {url.hostname}")
+        request.url = self.base + url.path + (f"?{url.query}" if url.query else "")
+        kwargs["verify"] = False
+        response = super().send(request, **kwargs)
+        self.check(url.path, response)
+        return response
+
+    @staticmethod
+    def check(path, response):
+        route = route_for(path)
+        what = f"strict {path} {response.status_code}"
+        if route is None:
+            CHECKS.fail(what, "no such route in the SDK")
+            return
+        try:
+            if response.status_code == 200:
+                raw = response.headers.get("Dropbox-API-Result")
+                if raw is None:  # an RPC answer; reading it here keeps it for the SDK
+                    ctype = response.headers.get("Content-Type")
+                    if ctype != "application/json":
+                        raise AssertionError(f"Content-Type {ctype!r}, the SDK asserts application/json")
+                    raw = response.content.decode("utf-8")
+                stone_serializers.json_compat_obj_decode(route.result_type, json.loads(raw), strict=True)
+            elif response.status_code == 409:
+                body = json.loads(response.content.decode("utf-8"))
+                if not isinstance(body.get("error_summary"), str):
+                    raise AssertionError("no error_summary")
+                stone_serializers.json_compat_obj_decode(route.error_type, body["error"], strict=True)
+            else:
+                return  # 400/401/429/5xx have their own shapes; the calls below expect none
+        except Exception as error:  # a stone ValidationError, bad JSON, a wrong header
+            CHECKS.fail(what, f"{type(error).__name__}: {error}: {response.content[:300]!r}")
+            return
+        if what not in CHECKS.seen:
+            CHECKS.seen.add(what)
+            CHECKS.ok(what)
+
+
+def client(base, token):
+    session = requests.Session()
+    session.mount("https://", LoopbackAdapter(base))
+    return dropbox.Dropbox(oauth2_access_token=token, session=session, max_retries_on_error=0,
+                           max_retries_on_rate_limit=0, timeout=60)
+
+
+def call(what, function, check=None):
+    """Runs one SDK call; any exception (the SDK's ValidationError above all) fails it."""
+    try:
+        result = function()
+        if check is not None:
+            problem = check(result)
+            if problem:
+                CHECKS.fail(what, problem)
+                return result
+        CHECKS.ok(what)
+        return result
+    except Exception as error:
+        CHECKS.fail(what, f"{type(error).__name__}: {error}\n{traceback.format_exc(limit=3)}")
+        return None
+
+
+def expect_error(what, function, is_expected):
+    """Runs a call that must fail with a particular endpoint error, decoded by the SDK."""
+    try:
+        function()
+        CHECKS.fail(what, "succeeded; an error was expected")
+    except dropbox.exceptions.ApiError as error:
+        if is_expected(error.error):
+            CHECKS.ok(what)
+        else:
+            CHECKS.fail(what, f"wrong error {error.error!r}")
+    except Exception as error:
+        CHECKS.fail(what, f"{type(error).__name__}: {error}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", required=True, help="the club server, http://127.0.0.1:PORT")
+    parser.add_argument("--token", required=True, help="a token of the club (shared or a member's)")
+    parser.add_argument("--member-token", action="append", default=[], help="NAME=TOKEN of another member")
+    parser.add_argument("--photo", required=True, help="a JPEG to upload and thumbnail")
+    options = parser.parse_args()
+
+    dbx = client(options.url, options.token)
+    photo = open(options.photo, "rb").read()
+    folder = "/sdk-interop"
+
+    # Accounts: the ids must be Dropbox's 40 characters, or the SDK refuses the answer.
+    me = call("users/get_current_account", dbx.users_get_current_account,
+              lambda a: None if len(a.account_id) == 40 else f"account_id {a.account_id!r}")
+    if me is not None:
+        call("users/get_account (self)", lambda: dbx.users_get_account(me.account_id),
+             lambda a: None if a.account_id == me.account_id else f"another id {a.account_id}")
+    for pair in options.member_token:
+        name, token = pair.split("=", 1)
+        other = call(f"users/get_current_account ({name})", client(options.url, token).users_get_current_account)
+        if other is not None:
+            call(f"users/get_account ({name})", lambda: dbx.users_get_account(other.account_id),
+                 lambda a, n=name: None if a.name.display_name == n else f"named {a.name.display_name!r}")
+    expect_error("users/get_account (nobody)", lambda: dbx.users_get_account("dbid:" + "A" * 35),
+                 lambda e: e.is_no_account())
+
+    # Writes.
+    call("files/create_folder_v2", lambda: dbx.files_create_folder_v2(folder))
+    note = call("files/upload", lambda: dbx.files_upload(b"first line\n", f"{folder}/note.txt"),
+                lambda m: None if m.size == 11 and len(m.content_hash) == 64 else f"metadata {m}")
+    expect_error("files/upload (add conflict)",
+                 lambda: dbx.files_upload(b"other\n", f"{folder}/note.txt", mode=files.WriteMode.add),
+                 lambda e: e.is_path() and e.get_path().reason.is_conflict())
+    second = None
+    if note is not None:
+        second = call("files/upload (update)",
+                      lambda: dbx.files_upload(b"second line\n", f"{folder}/note.txt", mode=files.WriteMode.update(note.rev)),
+                      lambda m: None if m.rev != note.rev else "same rev")
+    call("files/upload (second note)", lambda: dbx.files_upload(b"another\n", f"{folder}/note-two.txt"))
+    call("files/upload (photo)", lambda: dbx.files_upload(photo, f"{folder}/photos/desk.jpg"))
+
+    start = call("files/upload_session/start", lambda: dbx.files_upload_session_start(b"abc"))
+    if start is not None:
+        cursor = files.UploadSessionCursor(session_id=start.session_id, offset=3)
+        call("files/upload_session/append_v2", lambda: dbx.files_upload_session_append_v2(b"def", cursor))
+        expect_error("files/upload_session/append_v2 (incorrect offset)",
+                     lambda: dbx.files_upload_session_append_v2(b"xyz", files.UploadSessionCursor(start.session_id, 1)),
+                     lambda e: e.is_incorrect_offset() and e.get_incorrect_offset().correct_offset == 6)
+        call("files/upload_session/finish",
+             lambda: dbx.files_upload_session_finish(b"g", files.UploadSessionCursor(start.session_id, 6),
+                                                     files.CommitInfo(path=f"{folder}/session.bin")),
+             lambda m: None if m.size == 7 else f"size {m.size}")
+
+    # Reads.
+    call("files/get_metadata", lambda: dbx.files_get_metadata(f"{folder}/note.txt"),
+         lambda m: None if isinstance(m, files.FileMetadata) else f"{m!r}")
+    call("files/get_metadata (folder)", lambda: dbx.files_get_metadata(folder),
+         lambda m: None if isinstance(m, files.FolderMetadata) else f"{m!r}")
+    expect_error("files/get_metadata (missing)", lambda: dbx.files_get_metadata(f"{folder}/nothing.txt"),
+                 lambda e: e.is_path() and e.get_path().is_not_found())
+    call("files/download", lambda: dbx.files_download(f"{folder}/note.txt"),
+         lambda r: None if r[1].content == b"second line\n" else f"bytes {r[1].content!r}")
+    if note is not None:
+        call("files/download (rev:)", lambda: dbx.files_download(f"rev:{note.rev}"),
+             lambda r: None if r[1].content == b"first line\n" else f"bytes {r[1].content!r}")
+    call("files/get_thumbnail_v2",
+         lambda: dbx.files_get_thumbnail_v2(files.PathOrLink.path(f"{folder}/photos/desk.jpg"),
+                                            size=files.ThumbnailSize.w64h64),
+         lambda r: None if r[1].content[:2] == b"\xff\xd8" else "not a JPEG")
+
+    listing = call("files/list_folder", lambda: dbx.files_list_folder(folder, limit=2))
+    while listing is not None and listing.has_more:
+        listing = call("files/list_folder/continue", lambda c=listing.cursor: dbx.files_list_folder_continue(c))
+    call("files/list_folder (recursive)", lambda: dbx.files_list_folder(folder, recursive=True))
+    latest = call("files/list_folder/get_latest_cursor", lambda: dbx.files_list_folder_get_latest_cursor(folder))
+    found = call("files/search_v2",
+                 lambda: dbx.files_search_v2("note", files.SearchOptions(path=folder, max_results=1, filename_only=True)))
+    if found is not None and found.has_more and found.cursor:
+        call("files/search/continue_v2", lambda: dbx.files_search_continue_v2(found.cursor),
+             lambda r: None if r.matches else "no more matches")
+    elif found is not None:
+        CHECKS.fail("files/search/continue_v2", "search_v2 gave no cursor to continue with (two notes match)")
+
+    # Moves, copies, deletes, and what the live club sees of them.
+    call("files/copy_v2", lambda: dbx.files_copy_v2(f"{folder}/note.txt", f"{folder}/copy.txt"))
+    call("files/move_v2", lambda: dbx.files_move_v2(f"{folder}/copy.txt", f"{folder}/moved.txt"))
+    expect_error("files/move_v2 (missing source)",
+                 lambda: dbx.files_move_v2(f"{folder}/nothing.txt", f"{folder}/else.txt"),
+                 lambda e: e.is_from_lookup() and e.get_from_lookup().is_not_found())
+    call("files/delete_v2", lambda: dbx.files_delete_v2(f"{folder}/moved.txt"))
+    if latest is not None:
+        call("files/list_folder/longpoll", lambda: dbx.files_list_folder_longpoll(latest.cursor, timeout=30),
+             lambda r: None if r.changes else "no changes reported")
+        call("files/list_folder/continue (delta)", lambda: dbx.files_list_folder_continue(latest.cursor),
+             lambda r: None if any(isinstance(e, files.DeletedMetadata) for e in r.entries) else "no deletion")
+
+    # History.
+    revisions = call("files/list_revisions", lambda: dbx.files_list_revisions(f"{folder}/note.txt", limit=10),
+                     lambda r: None if len(r.entries) >= 2 else f"{len(r.entries)} revisions")
+    if revisions is not None and note is not None:
+        call("files/list_revisions (id mode)",
+             lambda: dbx.files_list_revisions(revisions.entries[0].id, mode=files.ListRevisionsMode.id))
+        call("files/restore", lambda: dbx.files_restore(f"{folder}/note.txt", note.rev))
+        expect_error("files/restore (unknown rev)", lambda: dbx.files_restore(f"{folder}/note.txt", "0123456789abcdef"),
+                     lambda e: e.is_invalid_revision())
+    call("files/list_revisions (deleted)", lambda: dbx.files_list_revisions(f"{folder}/moved.txt"),
+         lambda r: None if r.is_deleted else "not deleted")
+
+    print(f"sdk-interop: {CHECKS.passed} checks ok, {len(CHECKS.failures)} failed")
+    return 1 if CHECKS.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -40,7 +40,7 @@ extension ClubAPI {
     private func copy(_ arguments: Arguments) async throws -> Any {
         let (from, to, autorename) = try relocation(arguments)
         let plan = try await store.planCopy(from: from, to: to, autorename: autorename)
-        let limit = configuration.maxRequestBodyBytes
+        let limit = configuration.maxFileBytes
         try await FileCopier.offPool { cancel in FolderStore.copyBytes(plan, streamLimit: limit, cancel: cancel) }.get()
         return JSON.metadataResult(try await store.finishCopy(plan))
     }

@@ -22,6 +22,9 @@ public struct ClubServerConfiguration: Sendable {
     public var chaosSeed: UInt64 = 1
     /// Per-request body cap; larger files go through upload sessions (Dropbox's limit).
     public var maxRequestBodyBytes: Int64 = 150 * 1024 * 1024
+    /// The largest file a copy writes out in full when the disk cannot reflink it: 350 GB, the
+    /// largest file Dropbox's upload sessions make, so whatever could be uploaded can be copied.
+    public var maxFileBytes: Int64 = 350_000_000_000
     /// Timeouts and connection caps (docs/server.md, "Limits and timeouts").
     public var limits = ConnectionLimits()
     /// Upload sessions with nothing appended for this long are removed, with their files, at

@@ -48,8 +48,8 @@ extension FolderStore {
         return CopyPlan(file: opened, sourceHost: source.host, target: target.path, autorename: autorename, temp: temp, depth: 0)
     }
 
-    /// Fills `plan.temp` with the source's bytes, off the actor. A file over `streamLimit` that
-    /// cannot be reflinked is refused, as an upload that size would be.
+    /// Fills `plan.temp` with the source's bytes, off the actor. A file over `streamLimit` (the
+    /// largest an upload session makes) that cannot be reflinked is refused.
     static func copyBytes(_ plan: CopyPlan, streamLimit: Int64, cancel: CopyCancellation) -> Result<Void, APIError> {
         guard let opened = plan.file else {
             var budget = maxCopyEntries
@@ -92,7 +92,7 @@ extension FolderStore {
     /// RelocationError's `insufficient_quota`, with a sentence saying what limit it is.
     static func tooLargeToCopy(_ size: Int64, limit: Int64) -> APIError {
         APIError.endpoint([.insufficientQuota])
-            .saying("this disk cannot share a file's bytes between copies (no reflinks), and a copy written out in full is at most \(limit >> 20) MiB, as an upload is; this file has \(size >> 20) MiB")
+            .saying("this disk cannot share a file's bytes between copies (no reflinks), and a copy written out in full is at most \(limit >> 20) MiB, the largest file an upload makes; this file has \(size >> 20) MiB")
     }
 
     /// Commits what `copyBytes` made: a file through the commit path (a new id and a first

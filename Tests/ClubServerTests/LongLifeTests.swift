@@ -225,7 +225,7 @@ final class LongLifeTests: XCTestCase {
     /// While a big copy writes its bytes, the folder's actor answers others: a `get_metadata`
     /// (which needs the actor, as every commit does) comes back before the copy is done.
     func testACopyHoldsUpNoOtherRequest() async throws {
-        club = try await ServerFixture { $0.maxRequestBodyBytes = 1 << 30 }
+        club = try await ServerFixture()  // 256 MiB is far below maxFileBytes: a stream copy
         try await save("/c/small.txt", "small")
         // 256 MiB, sparse: cheap to make, and a full copy still writes (and fsyncs) every byte.
         let big = club.root.appendingPathComponent("c/big.bin")
@@ -266,7 +266,7 @@ final class LongLifeTests: XCTestCase {
 
     /// Without reflinks a copy writes every byte, so it is bounded as an upload is, and says so.
     func testACopyTooBigToStreamIsRefusedClearly() async throws {
-        club = try await ServerFixture { $0.maxRequestBodyBytes = 1 << 20 }
+        club = try await ServerFixture { $0.maxFileBytes = 1 << 20 }
         try club.write("c/two.bin", String(repeating: "x", count: 2 << 20))
         try club.write("c/folder/inner.bin", String(repeating: "y", count: 2 << 20))
         let reflinks = try diskCanReflink()

@@ -14,6 +14,13 @@ struct WebDAVSnapshot: Sendable, Equatable {
         var path: String
         var isFolder: Bool
         var fingerprint: String
+
+        /// The same item in the same state: kind, fingerprint and name as spelled. Folders
+        /// above it are compared by their lower-cased key only (a cursor spells its folder as
+        /// it was asked for, the server perhaps otherwise).
+        func isSame(as other: Item) -> Bool {
+            isFolder == other.isFolder && fingerprint == other.fingerprint && path.split(separator: "/").last == other.path.split(separator: "/").last
+        }
     }
 
     /// The folder the cursor is about.
@@ -48,12 +55,12 @@ struct WebDAVSnapshot: Sendable, Equatable {
 
     /// The items directly in the folder `folderLower`.
     func children(of folderLower: String) -> [(key: String, item: Item)] {
-        items.filter { Self.parent(of: $0.key) == folderLower }.map { ($0.key, $0.value) }
+        items.filter { Self.parent(of: $0.key) == folderLower }.map { (key: $0.key, item: $0.value) }
     }
 
     /// Whether anything differs from `other`: an item added, gone, or with another fingerprint or spelling.
     func differs(from other: WebDAVSnapshot) -> Bool {
-        items != other.items
+        items.count != other.items.count || items.contains { key, item in !(other.items[key].map { $0.isSame(as: item) } ?? false) }
     }
 
     /// What changed from `self` to `newer`, deletions first (parents before what was in them),
@@ -69,7 +76,7 @@ struct WebDAVSnapshot: Sendable, Equatable {
         }
         var updates: [RemoteChange] = []
         for (key, item) in newer.items.sorted(by: { $0.key < $1.key }) {
-            if let old = items[key], old == item { continue }
+            if let old = items[key], old.isSame(as: item) { continue }
             guard let entry = fresh[key] else { continue }
             updates.append(.updated(entry))
         }

@@ -103,7 +103,7 @@ extension WebDAVStore {
                 throw .server(status: 0, detail: "\(folder.isEmpty ? "/" : folder) holds more than \(listingLimits.maxEntries) entries; stopped")
             }
             if recursive {
-                queue += snapshot.children(of: key).filter(\.item.isFolder).map(\.item.path)
+                queue += snapshot.children(of: key).filter { $0.item.isFolder }.map { $0.item.path }
             }
         }
         return (snapshot, fresh)

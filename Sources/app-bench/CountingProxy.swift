@@ -33,8 +33,7 @@ final class CountingProxy: Sendable {
         }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
-        let counts = self.counts
-        Thread.detachNewThread {
+        Thread.detachNewThread { [self] in
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
@@ -50,8 +49,8 @@ final class CountingProxy: Sendable {
                 }
                 counts.withLock { $0.connections += 1 }
                 let pair = SocketPair(client, server)
-                Self.pump(from: client, to: server, counts: counts, up: true, pair: pair)
-                Self.pump(from: server, to: client, counts: counts, up: false, pair: pair)
+                pump(from: client, to: server, up: true, pair: pair)
+                pump(from: server, to: client, up: false, pair: pair)
             }
         }
     }
@@ -79,8 +78,8 @@ final class CountingProxy: Sendable {
     /// Copies one direction until either side closes; `up` (client to server) also counts
     /// request heads by their ending "\r\n\r\n" (the requests measured carry no such bytes in
     /// their bodies: PROPFIND's XML and a note's text).
-    private static func pump(from source: Int32, to target: Int32, counts: Mutex<Counts>, up: Bool, pair: SocketPair) {
-        Thread.detachNewThread {
+    private func pump(from source: Int32, to target: Int32, up: Bool, pair: SocketPair) {
+        Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             var tail: [UInt8] = []
             let marker: [UInt8] = [13, 10, 13, 10]

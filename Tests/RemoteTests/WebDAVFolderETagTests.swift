@@ -24,17 +24,22 @@ final class FolderETagServer: Sendable {
         var depth1 = 0
     }
 
-    let state = Mutex(State())
+    /// The state, shared with the route.
+    final class Shared: Sendable {
+        let mutex = Mutex(State())
+    }
+
+    private let shared = Shared()
     let baseURL: URL
     private let task: Task<Void, any Error>
 
     init(files: [String: File]) async throws {
-        state.withLock { $0.files = files }
+        shared.mutex.withLock { $0.files = files }
         let router = Router()
-        let shared = state
+        let shared = self.shared
         router.on("/byteclub", method: HTTPRequest.Method("PROPFIND")!) { request, _ -> Response in
             let depth = request.headers.first { $0.name.canonicalName == "depth" }?.value ?? "infinity"
-            let snapshot = shared.withLock { state -> State in
+            let snapshot = shared.mutex.withLock { state -> State in
                 if depth == "0" { state.depth0 += 1 } else { state.depth1 += 1 }
                 return state
             }
@@ -61,13 +66,17 @@ final class FolderETagServer: Sendable {
 
     /// Another member's write: the file's ETag, and so the folder's, change.
     func change(_ name: String, to file: File?) {
-        state.withLock {
+        update {
             $0.files[name] = file
             $0.version += 1
         }
     }
 
-    var depths: (zero: Int, one: Int) { state.withLock { ($0.depth0, $0.depth1) } }
+    func update(_ body: (inout State) -> Void) {
+        shared.mutex.withLock { body(&$0) }
+    }
+
+    var depths: (zero: Int, one: Int) { shared.mutex.withLock { ($0.depth0, $0.depth1) } }
 
     private static func multistatus(_ state: State, depth: String) -> Response {
         func response(_ href: String, _ props: String) -> String {
@@ -133,7 +142,7 @@ final class WebDAVFolderETagTests: XCTestCase {
 
     func testWithoutAFolderETagEveryLookLists() async throws {
         let store: WebDAVStore = self.store
-        server.state.withLock { $0.folderETag = false }
+        server.update { $0.folderETag = false }
         let cursor = try await store.latestCursor("/byteclub", recursive: false)
         _ = try await store.longpoll(cursor, timeout: 1)
         let (zero, one) = server.depths
@@ -146,7 +155,7 @@ final class WebDAVFolderETagTests: XCTestCase {
         store.polling.schedule.fullListingEvery = .milliseconds(350)
         let cursor = try await store.latestCursor("/byteclub", recursive: false)
         // A server whose folder ETag misses a file rewritten in place: only the full listing sees it.
-        server.state.withLock { $0.files["b.txt"] = .init(etag: "b2", size: 8) }
+        server.update { $0.files["b.txt"] = .init(etag: "b2", size: 8) }
         let woke = try await store.longpoll(cursor, timeout: 30)
         XCTAssertTrue(woke.changes)
         XCTAssertGreaterThanOrEqual(server.depths.zero, 1, "ETag checks until the period was up")

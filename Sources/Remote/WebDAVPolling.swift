@@ -66,6 +66,8 @@ public final class WebDAVPolling: Sendable {
         var lastWrite: ContinuousClock.Instant?
         /// By lower-cased folder path.
         var listed: [String: ContinuousClock.Instant] = [:]
+        /// The last look at each cursor's folder (lower-cased, with "/**" when recursive).
+        var looked: [String: ContinuousClock.Instant] = [:]
         var counts = WebDAVPollCounts()
     }
 
@@ -89,8 +91,16 @@ public final class WebDAVPolling: Sendable {
         state.withLock { $0.lastWrite = .now }
     }
 
-    func nextCheck(after lastCheck: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        state.withLock { $0.schedule.nextCheck(after: lastCheck, at: .now, lastWrite: $0.lastWrite) }
+    /// When the next look at `look` is due: one interval after the last look at it, whichever
+    /// call took that (a cursor, a change list, or the longpoll before this one), so looks keep
+    /// their pace across longpolls (`started` when there was none).
+    func nextLook(_ look: String, started: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        state.withLock { $0.schedule.nextCheck(after: $0.looked[look] ?? started, at: .now, lastWrite: $0.lastWrite) }
+    }
+
+    /// A look at `look` begins now.
+    func looking(_ look: String) {
+        state.withLock { $0.looked[look] = .now }
     }
 
     func fullListingDue(_ folderLower: String) -> Bool {

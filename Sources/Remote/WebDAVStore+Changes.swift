@@ -16,18 +16,19 @@ extension WebDAVStore {
     ///
     /// A look whose folder has an ETag asks for that alone (`Depth: 0`) and lists the folder
     /// only when it changed; rclone gives folders no ETag, so there every look is a listing.
-    /// The first look is one interval after the call: the cursor was just taken, or just
-    /// listed by ``listChanges(since:)``. Cancelling the task ends the wait at once.
+    /// Looks keep one pace across calls: the first is one interval after the last look at the
+    /// folder (the cursor taken, a change list, or the previous longpoll's last look), so a
+    /// longpoll ending between two looks does not stretch the interval. Cancelling the task
+    /// ends the wait at once.
     public func longpoll(_ cursor: RemoteCursor, timeout: TimeInterval) async throws(RemoteError) -> LongpollAnswer {
         let base = try WebDAVSnapshot(cursor: cursor)
         let start = ContinuousClock.now
         let deadline = start + .milliseconds(Int(max(1, min(480, timeout)) * 1000))
-        var lastCheck = start
+        let pace = Self.lookKey(cursor.folder, recursive: cursor.recursive)
         while true {
             let now = ContinuousClock.now
-            let due = polling.nextCheck(after: lastCheck)
+            let due = polling.nextLook(pace, started: start)
             if due <= now {
-                lastCheck = now
                 polling.count { $0.checks += 1 }
                 let current = try await look(cursor.folder, recursive: cursor.recursive, previous: base).snapshot
                 if current.differs(from: base) { return LongpollAnswer(changes: true) }
@@ -64,6 +65,7 @@ extension WebDAVStore {
     /// listed with `Depth: 1`. Answers the snapshot and the entries listed in this look.
     func look(_ folder: String, recursive: Bool, previous: WebDAVSnapshot?) async throws(RemoteError)
         -> (snapshot: WebDAVSnapshot, fresh: [String: RemoteEntry]) {
+        polling.looking(Self.lookKey(folder, recursive: recursive))
         var snapshot = WebDAVSnapshot(folder: folder, recursive: recursive)
         var fresh: [String: RemoteEntry] = [:]
         var queue = [folder]
@@ -107,6 +109,11 @@ extension WebDAVStore {
             }
         }
         return (snapshot, fresh)
+    }
+
+    /// What looks at a folder are paced by: its lower-cased path, and whether subfolders count.
+    static func lookKey(_ folder: String, recursive: Bool) -> String {
+        folder.lowercased() + (recursive ? "/**" : "")
     }
 
     /// A folder's own ETag (`PROPFIND Depth: 0`), or nil when the server gives folders none.

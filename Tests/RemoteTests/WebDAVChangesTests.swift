@@ -137,8 +137,8 @@ final class WebDAVChangesTests: XCTestCase {
         store.polling.schedule = WebDAVPollSchedule(interval: normal, burstInterval: .milliseconds(250), burstLength: .seconds(30))
 
         // No write of ours yet: another member's change waits for the normal interval.
-        let cursor = try await store.latestCursor("/byteclub", recursive: false)
         let began = ContinuousClock.now
+        let cursor = try await store.latestCursor("/byteclub", recursive: false)
         try write("bob was here\n", "byteclub/bob.txt")
         let slow = try await store.longpoll(cursor, timeout: 30)
         XCTAssertTrue(slow.changes)

@@ -140,6 +140,21 @@ final class WebDAVFolderETagTests: XCTestCase {
         XCTAssertEqual(server.depths.one, listed)
     }
 
+    /// The app asks for 30 s longpolls and looks are 10 s apart: a longpoll that ends between
+    /// two looks must not stretch the interval (three looks a longpoll, not two).
+    func testLooksKeepTheirPaceAcrossLongpolls() async throws {
+        let store: WebDAVStore = self.store
+        store.polling.schedule = WebDAVPollSchedule(interval: .milliseconds(500), burstInterval: .milliseconds(500))
+        let cursor = try await store.latestCursor("/byteclub", recursive: false)
+        let before = store.pollCounts.checks
+        let began = ContinuousClock.now
+        for _ in 0..<8 { _ = try await store.longpoll(cursor, timeout: 0.75) }
+        let elapsed = ContinuousClock.now - began
+        let looks = store.pollCounts.checks - before
+        // 6 s at one look every 500 ms: 12 (each longpoll on its own would look once: 8).
+        XCTAssertGreaterThanOrEqual(looks, 10, "\(looks) looks in \(elapsed)")
+    }
+
     func testWithoutAFolderETagEveryLookLists() async throws {
         let store: WebDAVStore = self.store
         server.update { $0.folderETag = false }

@@ -17,8 +17,9 @@ import Transfer
 /// (`WebDAVStore+Upload.swift`, `docs/webdav.md`): the bytes go to a hidden temporary name
 /// first, then a LOCK around a compare-and-MOVE puts them in place where the server supports
 /// locking (DAV class 2), an `If` condition on the MOVE otherwise; a cut-off PUT never touches
-/// the file. The live club (cursors, longpolls, revisions) is not WebDAV's: those throw
-/// `.notSupported`; so do thumbnails, which the app makes from the JPEG.
+/// the file. The live club's cursors and longpolls work by polling (`WebDAVStore+Changes.swift`);
+/// revisions and accounts are not WebDAV's: those throw `.notSupported`, and so do thumbnails,
+/// which the app makes from the JPEG.
 public final class WebDAVStore: RemoteStore, Sendable {
     public let displayName: String
     /// The folder that "" stands for, ending in "/".
@@ -32,6 +33,9 @@ public final class WebDAVStore: RemoteStore, Sendable {
     let logger: Logger
     /// What the server said it can do, asked once (OPTIONS) before the first protected write.
     let capabilities = Mutex<WebDAVCapabilities?>(nil)
+    /// The live club's polling (WebDAVStore+Changes.swift): its schedule, this store's last
+    /// own write and what polling has cost.
+    public let polling = WebDAVPolling()
 
     /// A store on `root` with `configuration`'s credentials. Use ``connect(url:user:password:connection:retry:logger:listingLimits:)``
     /// to find the server's authentication scheme and check the password first.
@@ -151,7 +155,9 @@ public final class WebDAVStore: RemoteStore, Sendable {
         let box = TaskBox()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Reply, Never>) in
-                let handler: @Sendable (Data?, HTTPResponse?, TransferError?) -> Void = { data, response, error in
+                let handler: @Sendable (Data?, HTTPResponse?, TransferError?) -> Void = { [polling] data, response, error in
+                    // An own write makes the live club poll more often for a while.
+                    polling.finished(method, succeeded: error == nil)
                     continuation.resume(returning: Reply(body: data ?? Data(), response: response, error: error))
                 }
                 let task: TransferTask

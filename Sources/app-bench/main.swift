@@ -20,6 +20,7 @@ import Glibc
 // app-bench live            two members: another's commit to the frame that lists it, 50 changes
 // app-bench live-echo       key echo in a real pty while another member commits a note a second
 // app-bench webdav          2,000 notes on rclone serve webdav: from start to the first frame that lists them
+// app-bench webdav-poll     the app idle on rclone serve webdav: requests and bytes a minute its polling costs the server
 // app-bench outbox          20 saves queued offline: from the server's return to the last one confirmed (and curl)
 // app-bench offline-start   10,000 cached notes, the server down: from start to the first frame that shows them
 //
@@ -54,6 +55,7 @@ Task { @MainActor in
             try await LiveBench.latency()
             try await LiveBench.echo()
             try await WebDAVFirstFrame.run()
+            try await WebDAVPollBench.run()
             try await OfflineBench.outbox()
             try await OfflineBench.offlineStart()
         case "notes": try await AppBench.notes()
@@ -65,10 +67,11 @@ Task { @MainActor in
         case "live": try await LiveBench.latency()
         case "live-echo": try await LiveBench.echo()
         case "webdav": try await WebDAVFirstFrame.run()
+        case "webdav-poll": try await WebDAVPollBench.run()
         case "outbox": try await OfflineBench.outbox()
         case "offline-start": try await OfflineBench.offlineStart()
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | outbox | offline-start]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start]")
             exit(2)
         }
         exit(0)

@@ -9,7 +9,8 @@ struct Watch: AsyncParsableCommand {
             One line per change, as soon as the server tells: `added PATH`, `changed PATH` or \
             `deleted PATH` (folders end in /). --json prints one JSON object per line instead: \
             {"change","path","name","kind","rev","size","modified","modified_by"}. Waits with \
-            longpolls, so an idle watch costs the server nothing. When the server goes away it \
+            longpolls, so an idle watch costs the server nothing; on a WebDAV remote, which has \
+            no longpoll, it looks every 10 s instead (one PROPFIND). When the server goes away it \
             says so on stderr and keeps trying, more slowly each time; when the server forgets \
             where the watch was (a reset), it lists the folder again and prints what differs. \
             Ctrl-C stops it.
@@ -122,6 +123,8 @@ struct Watcher {
         let entries: [RemoteEntry]
         if let dropbox = store as? DropboxStore {
             entries = try await dropbox.listAll(folder, recursive: recursive)
+        } else if let webdav = store as? WebDAVStore {
+            entries = try await webdav.listAll(folder, recursive: recursive)
         } else {
             entries = try await store.list(folder)
         }

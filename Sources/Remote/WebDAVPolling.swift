@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+
+/// When a WebDAV store looks at its folders again, as a value: WebDAV has no longpoll, so the
+/// live club polls, and this says how often.
+///
+/// Every 10 s normally, every 2 s for 30 s after a write of this store's own (a member who
+/// just saved is the one most likely waiting for an answer), and a folder whose ETag stands
+/// still is still listed whole every 5 minutes, for servers whose folder ETag follows only
+/// the folder's own names (Apache's is its mtime) and not a file rewritten in place.
+public struct WebDAVPollSchedule: Sendable, Equatable {
+    public var interval: Duration
+    /// The interval for `burstLength` after an own write.
+    public var burstInterval: Duration
+    public var burstLength: Duration
+    /// A folder is listed whole at least this often, whatever its ETag says.
+    public var fullListingEvery: Duration
+
+    public init(interval: Duration = .seconds(10), burstInterval: Duration = .seconds(2), burstLength: Duration = .seconds(30),
+                fullListingEvery: Duration = .seconds(300)) {
+        self.interval = interval
+        self.burstInterval = burstInterval
+        self.burstLength = burstLength
+        self.fullListingEvery = fullListingEvery
+    }
+
+    /// The wait between two looks at `now`, given the store's last own write.
+    public func interval(at now: ContinuousClock.Instant, lastWrite: ContinuousClock.Instant?) -> Duration {
+        guard let lastWrite, now - lastWrite < burstLength else { return interval }
+        return min(interval, burstInterval)
+    }
+
+    /// When the look after `lastCheck` is due, seen at `now` (an own write since can bring it nearer).
+    public func nextCheck(after lastCheck: ContinuousClock.Instant, at now: ContinuousClock.Instant,
+                          lastWrite: ContinuousClock.Instant?) -> ContinuousClock.Instant {
+        lastCheck + interval(at: now, lastWrite: lastWrite)
+    }
+
+    /// Whether a folder last listed whole at `listed` must be listed whole again, ETag or not.
+    public func fullListingDue(listed: ContinuousClock.Instant?, at now: ContinuousClock.Instant) -> Bool {
+        guard let listed else { return true }
+        return now - listed >= fullListingEvery
+    }
+}
+
+/// What polling has cost so far: the requests the live club sent (the benchmark and the tests read it).
+public struct WebDAVPollCounts: Sendable, Equatable {
+    /// `PROPFIND Depth: 1` listings taken for cursors, checks and change lists.
+    public var listings = 0
+    /// `PROPFIND Depth: 0` asking only a folder's ETag.
+    public var etagChecks = 0
+    /// Listings saved because the folder's ETag had not changed.
+    public var skippedListings = 0
+    /// Looks a longpoll took.
+    public var checks = 0
+
+    public init() {}
+}
+
+/// A WebDAV store's polling state, shared by its longpolls: the schedule, the time of its last
+/// own write (`exchange` tells it of every successful PUT, DELETE, MOVE, COPY, MKCOL), when each
+/// folder was last listed whole, and the counts. Lock-protected, so any task may ask.
+public final class WebDAVPolling: Sendable {
+    private struct State {
+        var schedule = WebDAVPollSchedule()
+        var lastWrite: ContinuousClock.Instant?
+        /// By lower-cased folder path.
+        var listed: [String: ContinuousClock.Instant] = [:]
+        /// The last look at each cursor's folder (lower-cased, with "/**" when recursive).
+        var looked: [String: ContinuousClock.Instant] = [:]
+        var counts = WebDAVPollCounts()
+    }
+
+    /// The methods that change what a folder holds.
+    static let writeMethods: Set<String> = ["PUT", "DELETE", "MOVE", "COPY", "MKCOL", "PROPPATCH"]
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var schedule: WebDAVPollSchedule {
+        get { state.withLock { $0.schedule } }
+        set { state.withLock { $0.schedule = newValue } }
+    }
+
+    public var counts: WebDAVPollCounts { state.withLock { $0.counts } }
+
+    /// A request by this store finished: a successful write starts the short interval.
+    func finished(_ method: String, succeeded: Bool) {
+        guard succeeded, Self.writeMethods.contains(method) else { return }
+        state.withLock { $0.lastWrite = .now }
+    }
+
+    /// When the next look at `look` is due: one interval after the last look at it, whichever
+    /// call took that (a cursor, a change list, or the longpoll before this one), so looks keep
+    /// their pace across longpolls (`started` when there was none).
+    func nextLook(_ look: String, started: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        state.withLock { $0.schedule.nextCheck(after: $0.looked[look] ?? started, at: .now, lastWrite: $0.lastWrite) }
+    }
+
+    /// A look at `look` begins now.
+    func looking(_ look: String) {
+        state.withLock { $0.looked[look] = .now }
+    }
+
+    func fullListingDue(_ folderLower: String) -> Bool {
+        state.withLock { $0.schedule.fullListingDue(listed: $0.listed[folderLower], at: .now) }
+    }
+
+    func count(_ body: (inout WebDAVPollCounts) -> Void) {
+        state.withLock { body(&$0.counts) }
+    }
+
+    func listedWhole(_ folderLower: String) {
+        state.withLock {
+            $0.listed[folderLower] = .now
+            $0.counts.listings += 1
+        }
+    }
+}

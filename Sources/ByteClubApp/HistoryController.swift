@@ -124,7 +124,7 @@ final class HistoryController {
         let when = revision.modified.map { NoteHistory.stamp($0, format: context.configuration.format) } ?? "an earlier time"
         let title = TerminalSafe.escape(ClubLayout.title(of: history.entry.name))
         let modal = Modal(title: "Restore this revision?",
-                          body: ["Make the text of \(when) by \(history.author(of: revision)) the current text of \"\(title)\"?",
+                          body: ["Make the text of \(when) by \(TerminalSafe.escape(history.author(of: revision))) the current text of \"\(TerminalSafe.escape(title))\"?",
                                  "The current text stays in the history."],
                           buttons: ["Restore", "Cancel"])
         // Cancel is the default: Enter twice must not restore by reflex.
@@ -149,10 +149,10 @@ final class HistoryController {
             switch result {
             case .success(let restored):
                 self.close()
-                self.context.say(StatusMessage("Restored \"\(title)\" to its text of \(when)"))
+                self.context.say(StatusMessage("Restored \"\(TerminalSafe.escape(title))\" to its text of \(when)"))
                 self.lists.refresh(.notes, select: restored.pathLower)
             case .failure(let error):
-                self.context.say(.error("Could not restore \"\(title)\": \(error.message)"))
+                self.context.say(.error("Could not restore \"\(TerminalSafe.escape(title))\": \(error.message)"))
             }
         }
     }

@@ -43,7 +43,7 @@ extension MainScreen {
         if session.phase == .loading {
             canvas.fill(editorArea, style: canvas.theme.text)
             let spinner = StatusBar.spinnerFrames[tick() % StatusBar.spinnerFrames.count]
-            let name = session.name
+            let name = TerminalSafe.escape(session.name)
             canvas.put("\(spinner) Opening \"\(name)\"… Esc stops", in: editorArea.row(editorArea.height / 2).inset(left: 1, right: 1),
                        alignment: .center, style: canvas.theme.muted)
             return
@@ -57,7 +57,8 @@ extension MainScreen {
             }
             return
         }
-        var banner = session.banner
+        // A banner may name a member or a note (the server's words): escaped, as messages are.
+        var banner = session.banner.map(TerminalSafe.escape)
         if session.phase == .saving { banner = "Saving…" + (banner.map { " · " + $0 } ?? "") }
         // Drawn in place (it learns its scroll position), without a copy of the note or a new frame.
         model.updateQuietly { state in
@@ -120,8 +121,10 @@ extension MainScreen {
         if !previewArea.isEmpty { renderPreview(into: canvas, area: previewArea, entry: list.selectedRow(in: rows).map { entries[$0] }) }
     }
 
-    /// "paused 42%", "↓ 37%", "↑ 12%" under a photo's name.
+    /// "paused 42%", "↓ 37%", "↑ 12%" under a photo's name, or that its delete waits in the outbox.
     private func transferLine(for entry: RemoteEntry) -> String? {
+        // Photos are only ever deleted through the outbox (uploads wait as files, not rows).
+        if model.state.offline.isPending(entry) { return "⇡ delete waits in the outbox" }
         if let running = model.state.transfers.active.first(where: { $0.remotePath.lowercased() == entry.pathLower }) {
             return (running.progress.direction == .upload ? "↑ " : "↓ ") + running.progress.percentText
         }

@@ -124,7 +124,7 @@ public final class MainScreen: Layer {
             let line: Rect
             (line, pane) = pane.splitTop(1)
             canvas.fill(line, style: canvas.theme.text)
-            canvas.put("✗ " + error + " · r to retry", in: line.inset(left: 1, right: 1), alignment: .left, style: canvas.theme.error)
+            canvas.put("✗ " + TerminalSafe.escape(error) + " · r to retry", in: line.inset(left: 1, right: 1), alignment: .left, style: canvas.theme.error)
         } else if let cachedAt = model.state[tab].cachedAt {
             // An offline start: the list is the disk cache's, as the server gave it then.
             let line: Rect
@@ -142,7 +142,10 @@ public final class MainScreen: Layer {
         let state = model.state
         // One transfer by name, several summed ("↑2 ↓1 43%").
         let progress = [state.offline.figure, state.transfers.statusFigure].compactMap { $0 }.joined(separator: "  ")
-        StatusBar(backend: state.backend, isBusy: state.isAnimating, tick: tick(), message: state.message,
+        // Messages escape what the server named where they are made; escaping again here (it
+        // changes nothing twice) keeps a message that forgot from driving the terminal.
+        let message = state.message.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }
+        StatusBar(backend: state.backend, isBusy: state.isAnimating, tick: tick(), message: message,
                   progress: progress, hint: "? help").render(into: canvas, area: bottom)
     }
 

@@ -143,7 +143,7 @@ public struct MergeSession: Sendable {
                     let mine = Self.displayLines(conflict.mine)
                     if mine.isEmpty { rows.append(MergeRow(kind: .label(index), text: "(deleted)")) }
                     for line in mine { add(.mine(index), line) }
-                    rows.append(MergeRow(kind: .label(index), text: "\(who)'s:"))
+                    rows.append(MergeRow(kind: .label(index), text: "\(TerminalSafe.escape(who))'s:"))
                     let theirs = Self.displayLines(conflict.theirs)
                     if theirs.isEmpty { rows.append(MergeRow(kind: .label(index), text: "(deleted)")) }
                     for line in theirs { add(.theirs(index), line) }
@@ -161,7 +161,7 @@ public struct MergeSession: Sendable {
         switch choices[index] {
         case nil: return title
         case .mine?: return title + ": yours"
-        case .theirs?: return title + ": \(who)'s"
+        case .theirs?: return title + ": \(TerminalSafe.escape(who))'s"
         case .both?: return title + ": both"
         }
     }

@@ -1,4 +1,5 @@
 import NoteMerge
+import Remote
 import TerminalUI
 
 /// The merge view: the editor pane while a merge has conflicts (``MergeSession``).
@@ -81,9 +82,9 @@ struct MergeView {
         canvas.put("Title: " + title, in: header, alignment: .left, style: theme.text)
 
         let open = merge.openCount
-        let banner = isSaving ? "Saving the merge with \(merge.who)'s changes…"
+        let banner = isSaving ? "Saving the merge with \(TerminalSafe.escape(merge.who))'s changes…"
             : open == 0 ? "Merging with \(merge.who)'s changes · every conflict chosen · Ctrl-S saves"
-            : "Merging with \(merge.who)'s changes · \(open) of \(merge.conflictCount) conflict\(merge.conflictCount == 1 ? "" : "s") to choose"
+            : "Merging with \(TerminalSafe.escape(merge.who))'s changes · \(open) of \(merge.conflictCount) conflict\(merge.conflictCount == 1 ? "" : "s") to choose"
         let (bannerLine, below) = rest.splitTop(1)
         canvas.put(banner, in: bannerLine, alignment: .left, style: theme.accent)
         rest = below

@@ -9,7 +9,7 @@ extension NotesController {
         guard let item = selectedItem else { return }
         switch item {
         case .draft(let draft):
-            let modal = Modal(title: "Delete draft", body: ["Drop the draft \"\(draft.title.isEmpty ? "untitled" : draft.title)\"? Its text is lost."],
+            let modal = Modal(title: "Delete draft", body: ["Drop the draft \"\(TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title))\"? Its text is lost."],
                               buttons: ["Delete", "Cancel"])
             context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
                 guard choice == 0, let self else { return }
@@ -38,7 +38,7 @@ extension NotesController {
         guard case .note(let entry, _)? = selectedItem else { return }
         let folder = configuration.layout.folder
         let prompt = PromptLayer(
-            title: "Rename note", body: ["New title for \"\(entry.name)\":"], text: ClubLayout.title(of: entry.name),
+            title: "Rename note", body: ["New title for \"\(TerminalSafe.escape(entry.name))\":"], text: ClubLayout.title(of: entry.name),
             validate: { NoteSession.titleProblem($0) }
         ) { [weak self] text in
             guard let self, let text else { return }
@@ -50,7 +50,7 @@ extension NotesController {
             }
             self.context.update {
                 $0.beginRequest()
-                $0.message = StatusMessage("Renaming \"\(entry.name)\"…")
+                $0.message = StatusMessage("Renaming \"\(TerminalSafe.escape(entry.name))\"…")
             }
             let store = self.context.store
             self.context.perform({ () async throws(RemoteError) in
@@ -73,15 +73,15 @@ extension NotesController {
                     if !session.isModified { session.editor.title.text = ClubLayout.title(of: moved.name) }
                     $0.note = session
                 }
-                $0.message = StatusMessage("Renamed to \"\(moved.name)\"")
+                $0.message = StatusMessage("Renamed to \"\(TerminalSafe.escape(moved.name))\"")
             }
             lists.refresh(.notes, select: moved.pathLower)
         case .failure(.conflict):
-            context.say(.error("A note named \"\(name)\" already exists"))
+            context.say(.error("A note named \"\(TerminalSafe.escape(name))\" already exists"))
         case .failure(let error) where error.isUnreachable && outbox != nil:
             queueRename(entry, to: name)
         case .failure(let error):
-            context.say(.error("Could not rename \"\(entry.name)\": \(error.message)"))
+            context.say(.error("Could not rename \"\(TerminalSafe.escape(entry.name))\": \(error.message)"))
         }
     }
 }
@@ -93,7 +93,7 @@ extension NotesController {
 /// older changes wait), and when the delete finds the server gone.
 func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppContext, lists: ListsController,
                    offline: (@MainActor () -> Void)? = nil, then deleted: @escaping @MainActor () -> Void) {
-    let modal = Modal(title: "Delete \(kind)", body: ["Delete \"\(entry.name)\" from the club folder?"], buttons: ["Delete", "Cancel"])
+    let modal = Modal(title: "Delete \(kind)", body: ["Delete \"\(TerminalSafe.escape(entry.name))\" from the club folder?"], buttons: ["Delete", "Cancel"])
     context.present(DialogLayer(modal, selected: 1) { choice in
         guard choice == 0 else { return }
         if let offline, context.state.offline.isOffline || context.state.offline.waiting > 0 {
@@ -102,7 +102,7 @@ func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppCon
         }
         context.update {
             $0.beginRequest()
-            $0.message = StatusMessage("Deleting \"\(entry.name)\"…")
+            $0.message = StatusMessage("Deleting \"\(TerminalSafe.escape(entry.name))\"…")
         }
         let store = context.store
         context.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [weak lists] result in
@@ -110,12 +110,12 @@ func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppCon
             switch result {
             case .success:
                 deleted()
-                context.say(StatusMessage("Deleted \"\(entry.name)\""))
+                context.say(StatusMessage("Deleted \"\(TerminalSafe.escape(entry.name))\""))
                 lists?.refresh(tab)
             case .failure(let error) where error.isUnreachable && offline != nil:
                 offline?()
             case .failure(let error):
-                context.say(.error("Could not delete \"\(entry.name)\": \(error.message)"))
+                context.say(.error("Could not delete \"\(TerminalSafe.escape(entry.name))\": \(error.message)"))
             }
         }
     })

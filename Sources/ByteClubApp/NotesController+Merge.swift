@@ -68,7 +68,7 @@ extension NotesController {
             $0.note?.phase = .saving
             $0.note?.generation = generation
             $0.beginRequest()
-            if journalled { $0.message = StatusMessage("Merging with the server's \"\(name)\"…") }
+            if journalled { $0.message = StatusMessage("Merging with the server's \"\(TerminalSafe.escape(name))\"…") }
         }
         let store = context.store
         context.perform({ () async throws(RemoteError) -> MergeFetch in
@@ -99,7 +99,7 @@ extension NotesController {
             context.logger.info("no merge of \(name): \(why)")
             context.update {
                 $0.note = session
-                $0.message = .error(isSave ? "\"\(name)\" was changed on the server since you opened it"
+                $0.message = .error(isSave ? "\"\(TerminalSafe.escape(name))\" was changed on the server since you opened it"
                     : "Cannot merge \"\(name)\": \(why); your text is kept as a draft")
             }
             if isSave { showConflict(name: name, isNew: false) }
@@ -123,10 +123,15 @@ extension NotesController {
         guard let baseData = fetch.base else {
             // No one changed it since it was opened: a save's conflict came from elsewhere.
             if isSave { return giveUp("there is no newer text to merge with") }
-            if session.remoteChange?.rev == fetch.entry.rev { session.remoteChange = nil }
+            // The server's newest is the text this is based on: whatever the banner spoke of
+            // is in it already (or was overwritten on purpose), so the banner goes too.
+            if session.remoteChange != nil {
+                session.remoteChange = nil
+                session.banner = nil
+            }
             context.update {
                 $0.note = session
-                $0.message = StatusMessage("Nothing to merge: no one changed \"\(name)\" since you opened it")
+                $0.message = StatusMessage("Nothing to merge: no one changed \"\(TerminalSafe.escape(name))\" since you opened it")
             }
             return
         }
@@ -142,7 +147,7 @@ extension NotesController {
             let count = merge.conflictCount
             context.update {
                 $0.note = session
-                $0.message = StatusMessage("\(count) conflict\(count == 1 ? "" : "s") with \(who)'s changes: m mine · t theirs · b both")
+                $0.message = StatusMessage("\(count) conflict\(count == 1 ? "" : "s") with \(TerminalSafe.escape(who))'s changes: m mine · t theirs · b both")
             }
             return
         }
@@ -163,7 +168,7 @@ extension NotesController {
         let journalled = journal()
         guard let session = state.note, session.phase == .editing, let rev = theirs.rev else { return }
         let version = session.version, base = session.baseRev
-        let generation = markSaving(status: "Saving the merge with \(who)'s changes…", journalled: journalled)
+        let generation = markSaving(status: "Saving the merge with \(TerminalSafe.escape(who))'s changes…", journalled: journalled)
         let store = context.store, data = Data(merged.utf8), path = theirs.path
         context.perform({ () async throws(RemoteError) in
             try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)
@@ -185,7 +190,7 @@ extension NotesController {
                 session.closeAfterSave = false
                 self.context.update {
                     $0.note = session
-                    $0.message = .error("Could not save the merge with \(who)'s changes: \(error.message). Your text is kept as a draft; Ctrl-S retries")
+                    $0.message = .error("Could not save the merge with \(TerminalSafe.escape(who))'s changes: \(error.message). Your text is kept as a draft; Ctrl-S retries")
                 }
             }
         }
@@ -222,7 +227,7 @@ extension NotesController {
         }
         let typedMore = state.note?.isModified ?? false
         context.update {
-            $0.message = StatusMessage("Merged with \(who)'s changes" + (typedMore ? "; you typed more since, not saved yet" : ""))
+            $0.message = StatusMessage("Merged with \(TerminalSafe.escape(who))'s changes" + (typedMore ? "; you typed more since, not saved yet" : ""))
         }
     }
 

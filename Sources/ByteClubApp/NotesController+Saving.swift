@@ -50,7 +50,7 @@ extension NotesController {
         }
         let target = configuration.layout.folder + "/" + name
         let store = context.store, entry = session.entry, baseRev = session.baseRev
-        sendSave(name: name, status: "Saving \"\(name)\"…") { data in
+        sendSave(name: name, status: "Saving \"\(TerminalSafe.escape(name))\"…") { data in
             guard let entry, let baseRev else {
                 return SaveReply(result: await attempt { () async throws(RemoteError) in
                     try await store.upload(data: data, to: target, mode: .add, autorename: false)
@@ -140,7 +140,7 @@ extension NotesController {
             session.closeAfterSave = false
             context.update {
                 $0.note = session
-                $0.message = .error("A note named \"\(name)\" already exists; change the title (Ctrl-T) or rename that note first")
+                $0.message = .error("A note named \"\(TerminalSafe.escape(name))\" already exists; change the title (Ctrl-T) or rename that note first")
             }
         case .failure(.conflict) where reply.moved == nil && canMerge(session):
             // Another member saved since it was opened: merge their change with ours.
@@ -151,7 +151,7 @@ extension NotesController {
             let isNew = session.entry == nil
             context.update {
                 $0.note = session
-                $0.message = .error(isNew ? "A note named \"\(name)\" already exists" : "\"\(name)\" was changed on the server since you opened it")
+                $0.message = .error(isNew ? "A note named \"\(TerminalSafe.escape(name))\" already exists" : "\"\(TerminalSafe.escape(name))\" was changed on the server since you opened it")
             }
             showConflict(name: name, isNew: isNew)
         case .failure(let error) where error.isUnreachable && outbox != nil && !adoptName:
@@ -163,7 +163,7 @@ extension NotesController {
             session.closeAfterSave = false
             context.update {
                 $0.note = session
-                $0.message = .error("Could not save \"\(name)\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
+                $0.message = .error("Could not save \"\(TerminalSafe.escape(name))\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
             }
         }
     }
@@ -176,7 +176,11 @@ extension NotesController {
         session.entry = entry
         session.baseRev = entry.rev
         session.savedVersion = version
-        session.banner = nil
+        // Another member's change that came in while this save was in flight is not in the saved
+        // text: its banner stays, and the merge below takes it in (or says why it cannot).
+        let pending = session.remoteChange.flatMap { $0.rev == entry.rev ? nil : $0 }
+        session.remoteChange = pending
+        session.banner = pending.map { LiveController.banner(for: $0, format: configuration.format) }
         let stillModified = session.isModified
         // From now on the draft of this text belongs to the saved note's path.
         let oldDraft = session.draftID
@@ -197,9 +201,12 @@ extension NotesController {
         }
         context.update {
             $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
-            $0.message = StatusMessage("Saved \"\(entry.name)\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
+            $0.message = StatusMessage("Saved \"\(TerminalSafe.escape(entry.name))\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
         lists.refresh(.notes, select: entry.pathLower)
+        if pending != nil, let open = state.note, open.phase == .editing, open.merge == nil, canMerge(open) {
+            startMerge(.request)
+        }
     }
 
     /// The conflict dialog: the server's note changed since it was opened (or, for a new note,
@@ -230,7 +237,7 @@ extension NotesController {
         let name = session.fileName
         let target = configuration.layout.folder + "/" + name
         let from = session.entry, store = context.store
-        sendSave(name: name, status: "Overwriting \"\(name)\"…") { data in
+        sendSave(name: name, status: "Overwriting \"\(TerminalSafe.escape(name))\"…") { data in
             var moved: RemoteEntry?
             if let from = from?.path, from.lowercased() != target.lowercased() || (from as NSString).lastPathComponent != name {
                 switch await attempt({ () async throws(RemoteError) in try await store.move(from: from, to: target, autorename: false) }) {
@@ -264,7 +271,7 @@ extension NotesController {
         let name = "\(title) (conflicted copy of \(configuration.userName) \(stamp))\(ext)"
         let target = configuration.layout.folder + "/" + name
         let store = context.store
-        sendSave(name: name, status: "Saving a copy as \"\(name)\"…", adoptName: true) { data in
+        sendSave(name: name, status: "Saving a copy as \"\(TerminalSafe.escape(name))\"…", adoptName: true) { data in
             SaveReply(result: await attempt { () async throws(RemoteError) in
                 try await store.upload(data: data, to: target, mode: .add, autorename: true)
             })
@@ -292,7 +299,7 @@ extension NotesController {
         lists.reloadDrafts()
         load(entry)
         context.update {
-            $0.message = StatusMessage("Reloading theirs; your text is the draft \"\(mine.title)\"")
+            $0.message = StatusMessage("Reloading theirs; your text is the draft \"\(TerminalSafe.escape(mine.title))\"")
         }
     }
 

@@ -63,7 +63,7 @@ final class NotesController {
         let session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
         context.update {
             $0.note = session
-            $0.message = StatusMessage("Restored the draft of \"\(draft.title.isEmpty ? "untitled" : draft.title)\"")
+            $0.message = StatusMessage("Restored the draft of \"\(TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title))\"")
         }
     }
 
@@ -76,7 +76,7 @@ final class NotesController {
         context.update {
             $0.note = session
             $0.beginRequest()
-            $0.message = StatusMessage("Opening \"\(entry.name)\"…")
+            $0.message = StatusMessage("Opening \"\(TerminalSafe.escape(entry.name))\"…")
         }
         let store = context.store
         loadTask = context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
@@ -99,7 +99,7 @@ final class NotesController {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
                 // Keep what an action said (reloading theirs); replace only "Opening …".
                 if message?.text.hasPrefix("Opening") ?? true {
-                    message = StatusMessage("Editing \"\(entry.name)\" · Ctrl-S saves · Esc closes")
+                    message = StatusMessage("Editing \"\(TerminalSafe.escape(entry.name))\" · Ctrl-S saves · Esc closes")
                 }
             } else {
                 // Never re-save a damaged form: show what decodes, and refuse edits.
@@ -107,7 +107,7 @@ final class NotesController {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: shown, isNew: false, isReadOnly: true)
                 session.isReadOnly = true
                 session.banner = "Not valid UTF-8: opened read-only; byteclub will not save it back"
-                message = .error("\"\(entry.name)\" is not valid UTF-8 text; opened read-only")
+                message = .error("\"\(TerminalSafe.escape(entry.name))\" is not valid UTF-8 text; opened read-only")
             }
             session.phase = .editing
             context.update {
@@ -121,7 +121,7 @@ final class NotesController {
         case .failure(let error):
             context.update {
                 $0.note = nil
-                $0.message = .error("Could not open \"\(session.entry?.name ?? "")\": \(error.message)")
+                $0.message = .error("Could not open \"\(TerminalSafe.escape(session.entry?.name ?? ""))\": \(error.message)")
             }
         }
     }
@@ -138,7 +138,7 @@ final class NotesController {
             loadTask = nil
             context.update {
                 $0.note = nil
-                $0.message = StatusMessage("Stopped opening \"\(session.entry?.name ?? "")\"")
+                $0.message = StatusMessage("Stopped opening \"\(TerminalSafe.escape(session.entry?.name ?? ""))\"")
             }
             return true
         }
@@ -204,7 +204,7 @@ final class NotesController {
             return
         }
         let name = session.editor.title.text.isEmpty ? "this new note" : "\"\(session.fileName)\""
-        let modal = Modal(title: "Unsaved changes", body: ["Save \(name) before closing?"], buttons: ["Save", "Discard", "Cancel"])
+        let modal = Modal(title: "Unsaved changes", body: ["Save \(TerminalSafe.escape(name)) before closing?"], buttons: ["Save", "Discard", "Cancel"])
         context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
             guard let self else { return }
             switch choice {
@@ -230,7 +230,7 @@ final class NotesController {
         context.update {
             $0.note = nil
             if !queued { $0.drafts.removeAll { $0.id == session.draftID } }
-            $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(name)" : "Closed \(name)")
+            $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(TerminalSafe.escape(name))" : "Closed \(TerminalSafe.escape(name))")
         }
     }
 

@@ -7,23 +7,17 @@ import TerminalUI
 ///
 /// Every request the controllers make through ``AppContext/perform(_:then:)`` tells this
 /// controller whether the server answered (``AppModel/onReachability``): one that could not
-/// reach it (refused at once; a stall after the UI's 10 s idle limit) turns the app offline, and
-/// any answer (even an error) turns it back online. While offline a probe asks the server for one
-/// entry of the notes folder, backing off from 1 s to 30 s as the outage grows (a tenth of it so
-/// far); it comes back at once when anything else (a longpoll, a load) gets an answer first.
+/// reach it (refused at once; a stall after the UI's 10 s idle limit; a gateway's 502/503/504)
+/// turns the app offline, and any other answer (even an error) turns it back online. While
+/// offline a probe asks for the club folder's metadata (``OfflineProbe``: 1 s, then a tenth of
+/// the outage so far, never more than 4 s); it comes back at once when anything
+/// else (a longpoll, a load) gets an answer first.
 ///
 /// Sending is one item per request (``OutboxSender/sendFirst()``), so a quit or a new failure
 /// stops between items; each result updates the open note (its base rev, its saved mark), the
 /// drafts and the status bar.
 @MainActor
 final class OutboxController {
-    /// A probe waits a tenth of the time offline so far (``probeShare``), at least
-    /// ``firstProbe`` and at most ``longestProbe``: a server back after 40 s is noticed within
-    /// 4 s, one back after an hour within 30 s, and a long outage costs a request every 30 s.
-    static let firstProbe: Double = 1
-    static let longestProbe: Double = 30
-    static let probeShare: Double = 0.1
-
     let context: AppContext
     let lists: ListsController
     weak var live: LiveController?
@@ -126,8 +120,7 @@ final class OutboxController {
     }
 
     private func scheduleProbe() {
-        let offline = context.effects.now() - offlineSince
-        let wait = min(Self.longestProbe, max(Self.firstProbe, offline * Self.probeShare))
+        let wait = OfflineProbe.wait(offlineFor: context.effects.now() - offlineSince)
         let generation = probeGeneration
         context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
             guard let self, generation == self.probeGeneration, self.state.offline.isOffline, !self.stopped else { return }
@@ -135,14 +128,15 @@ final class OutboxController {
         }
     }
 
-    /// Asks the server for one entry of the notes folder; any answer brings the app back online
-    /// (through the reachability hook), no answer waits longer.
+    /// Asks the server for the club folder's metadata, the cheapest question it answers (no
+    /// listing, no body to read); any answer brings the app back online (through the
+    /// reachability hook), none schedules the next probe.
     private func probe() {
         let store = context.store, folder = context.configuration.layout.folder
         // A probe still out when the server came back (and went again) starts no second chain.
         let generation = probeGeneration
         context.perform({ () async throws(RemoteError) in
-            _ = try await store.listPage(folder, cursor: nil, limit: 1)
+            _ = try await store.metadata(folder)
         }) { [weak self] result in
             guard let self, generation == self.probeGeneration, case .failure(let error) = result, error.isUnreachable,
                   self.state.offline.isOffline else { return }
@@ -253,7 +247,8 @@ final class OutboxController {
         // The sender drops a draft once the server has exactly its text: the rows follow.
         if item.draftID != nil { lists.reloadDrafts() }
         // Our own change: the live updates are not to announce it as news.
-        let tab: Tab = item.kind == .upload ? .photos : .notes
+        let photos = context.configuration.layout.photosFolder.lowercased() + "/"
+        let tab: Tab = item.kind == .upload || item.path.lowercased().hasPrefix(photos) ? .photos : .notes
         lists.ownChange(tab)
         if !(live?.isRunning ?? false) || item.kind == .delete || item.kind == .rename {
             lists.refresh(tab)

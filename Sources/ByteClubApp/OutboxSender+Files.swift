@@ -33,7 +33,7 @@ extension OutboxSender {
             let there = try await store.metadata(newPath)
             let same = there.id != nil && there.id == current.id
             if !same && there.pathLower != current.pathLower {
-                return .refused("Not renamed: \(Self.shown(item.title)): a note named \"\(newName)\" already exists")
+                return .refused("Not renamed: \(Self.shown(item.title)): a note named \"\(TerminalSafe.escape(newName))\" already exists")
             }
         } catch {
             let failure = try Self.answer(error)
@@ -45,7 +45,7 @@ extension OutboxSender {
         } catch {
             let failure = try Self.answer(error)
             switch failure {
-            case .conflict: return .refused("Not renamed: \(Self.shown(item.title)): a note named \"\(newName)\" already exists")
+            case .conflict: return .refused("Not renamed: \(Self.shown(item.title)): a note named \"\(TerminalSafe.escape(newName))\" already exists")
             case .notFound: return .refused("Not renamed: \(Self.shown(item.title)) was deleted on the server")
             default: return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)")
             }
@@ -79,7 +79,7 @@ extension OutboxSender {
         let revs = history.entries.compactMap(\.rev)
         guard let index = revs.firstIndex(of: baseRev) else {
             let newName = TerminalSafe.escape(Self.noteName(newPath))
-            return .refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name, and \"\(newName)\" is another note")
+            return .refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name, and \"\(TerminalSafe.escape(newName))\" is another note")
         }
         // Right after our base rev, with nothing since: the move's own rev.
         if index == 1 && revs.first == there.rev { return .sent(there) }
@@ -129,27 +129,27 @@ extension OutboxSender {
         let name = TerminalSafe.escape(file.lastPathComponent)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
               (attributes[.type] as? FileAttributeType) == .typeRegular else {
-            return .refused("Not uploaded: \(name) was removed since it was queued")
+            return .refused("Not uploaded: \(TerminalSafe.escape(name)) was removed since it was queued")
         }
         let size = (attributes[.size] as? NSNumber)?.int64Value
         let modified = attributes[.modificationDate] as? Date
         // The outbox keeps whole seconds (ISO 8601), so times within a second are the same.
         let sameTime = item.localModified.map { queued in modified.map { abs($0.timeIntervalSince(queued)) < 1 } ?? false } ?? true
         guard item.localSize.map({ $0 == size }) ?? true, sameTime else {
-            return .refused("Not uploaded: \(name) changed since it was queued")
+            return .refused("Not uploaded: \(TerminalSafe.escape(name)) changed since it was queued")
         }
         let hash: String
         do {
             hash = try ContentHasher.hash(fileAt: file.path)
         } catch {
-            return .refused("Not uploaded: \(name) cannot be read: \(error.localizedDescription)")
+            return .refused("Not uploaded: \(TerminalSafe.escape(name)) cannot be read: \(error.localizedDescription)")
         }
         if let there = try await alreadyUploaded(item, hash: hash, size: size ?? -1) { return .sent(there) }
         do {
             return .sent(try await store.upload(file: file, to: item.path, mode: .add, autorename: true, progress: nil))
         } catch {
             let failure = try Self.answer(error)
-            return .refused("Not uploaded: \(name): \(failure.message)")
+            return .refused("Not uploaded: \(TerminalSafe.escape(name)): \(failure.message)")
         }
     }
 

@@ -119,7 +119,7 @@ extension OutboxSender {
             let failure = try Self.answer(error)
             let why: String
             if case .notFound = failure { why = "the version you edited is gone from the server" } else { why = failure.message }
-            return .done(try keepDraft(item, text: text, gone: false, reason: "\(changed) and cannot be merged (\(why)); your text is kept as a draft"))
+            return .done(try keepDraft(item, text: text, gone: false, reason: "\(changed) and cannot be merged (\(TerminalSafe.escape(why))); your text is kept as a draft"))
         }
         guard let baseText = String(validating: base, as: UTF8.self), let theirs = String(validating: current.data, as: UTF8.self) else {
             return .done(try keepDraft(item, text: text, gone: false,
@@ -167,7 +167,7 @@ extension OutboxSender {
         }
         let name = TerminalSafe.escape((item.path as NSString).lastPathComponent)
         return try keepDraft(item, text: text, gone: true,
-                             reason: "A note named \"\(name)\" already exists on the server; yours is kept as a draft of a new note")
+                             reason: "A note named \"\(TerminalSafe.escape(name))\" already exists on the server; yours is kept as a draft of a new note")
     }
 
     // MARK: - Drafts

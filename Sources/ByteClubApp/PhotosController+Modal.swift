@@ -33,7 +33,7 @@ extension PhotosController {
                 let store = context.store
                 context.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [context] result in
                     if case .failure(let error) = result {
-                        context.say(.error("The upload finished as it was cancelled, and \"\(entry.name)\" could not be removed: \(error.message)"))
+                        context.say(.error("The upload finished as it was cancelled, and \"\(TerminalSafe.escape(entry.name))\" could not be removed: \(error.message)"))
                     } else {
                         context.say(StatusMessage("Upload cancelled"))
                     }

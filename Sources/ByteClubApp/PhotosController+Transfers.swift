@@ -37,7 +37,7 @@ extension PhotosController {
         let count = files.count
         let name = TerminalSafe.escape(folder.lastPathComponent.isEmpty ? folder.path : folder.lastPathComponent)
         let modal = Modal(title: "Upload a folder?",
-                          body: ["Upload the \(count) photo\(count == 1 ? "" : "s") in \"\(name)\"?", "\(state.transfers.limit) run at once; T shows them."],
+                          body: ["Upload the \(count) photo\(count == 1 ? "" : "s") in \"\(TerminalSafe.escape(name))\"?", "\(state.transfers.limit) run at once; T shows them."],
                           buttons: ["Upload", "Cancel"], width: 56)
         context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
             if choice == 0 { self?.upload(files) }

@@ -154,7 +154,7 @@ final class PhotosController {
             if earlier.isRunning {
                 // Esc was just pressed: its resume data is on the way; a second task now would
                 // share the partial file.
-                context.say(StatusMessage("Still stopping the last download of \"\(entry.name)\"; press Enter again in a moment"))
+                context.say(StatusMessage("Still stopping the last download of \"\(TerminalSafe.escape(entry.name))\"; press Enter again in a moment"))
                 return
             }
             // An ended one (a failure still on record): Enter tries again.
@@ -169,7 +169,7 @@ final class PhotosController {
             configuration.pausedDownloads?.remove(entry.path)
             context.update {
                 $0.paused[entry.pathLower] = nil
-                $0.message = StatusMessage("\"\(entry.name)\" changed since the download paused; starting again")
+                $0.message = StatusMessage("\"\(TerminalSafe.escape(entry.name))\" changed since the download paused; starting again")
             }
             resume = nil
         }
@@ -192,10 +192,10 @@ final class PhotosController {
             if let resume {
                 $0.message = StatusMessage("Resuming at \(resume.percent)%")
             } else if $0.message?.text.contains("starting again") != true {
-                $0.message = StatusMessage("Downloading \"\(entry.name)\"…")
+                $0.message = StatusMessage("Downloading \"\(TerminalSafe.escape(entry.name))\"…")
             }
             if let problem = SafeName.problem(entry.name) {
-                $0.message = StatusMessage("Downloading \"\(entry.name)\" as \"\(local)\": the server's name is not a safe file name (\(problem.reason))")
+                $0.message = StatusMessage("Downloading \"\(TerminalSafe.escape(entry.name))\" as \"\(TerminalSafe.escape(local))\": the server's name is not a safe file name (\(problem.reason))")
             }
         }
     }
@@ -244,7 +244,7 @@ final class PhotosController {
             context.update { $0.paused[entry.pathLower] = nil }
             apply { $0.downloadPlaced(id, at: final) }
             if let problem = SafeName.problem(entry.name) {
-                context.say(StatusMessage("Downloaded \"\(entry.name)\" to \(final.path): renamed, as the server's name is not a safe file name (\(problem.reason))"))
+                context.say(StatusMessage("Downloaded \"\(TerminalSafe.escape(entry.name))\" to \(TerminalSafe.escape(final.path)): renamed, as the server's name is not a safe file name (\(problem.reason))"))
             }
         } catch {
             apply { $0.downloadNotPlaced(id, why: error.message) }
@@ -270,10 +270,26 @@ final class PhotosController {
 
     // MARK: Delete and preview
 
-    /// `d` on a photo: asks, then deletes it from the club folder.
+    /// `d` on a photo: asks, then deletes it from the club folder; offline (or while older
+    /// changes wait) the delete waits in the outbox, and the row says so until it is sent.
     func deleteSelected() {
         guard let entry = state.selectedPhoto else { return }
-        confirmDelete(entry, kind: "photo", tab: .photos, context: context, lists: lists) {}
+        if state.offline.isPending(entry) {
+            context.say(StatusMessage("Deleting \"\(TerminalSafe.escape(entry.name))\" waits in the outbox already"))
+            return
+        }
+        var offline: (@MainActor () -> Void)?
+        if outboxController != nil { offline = { [weak self] in self?.queueDelete(entry) } }
+        confirmDelete(entry, kind: "photo", tab: .photos, context: context, lists: lists, offline: offline) {}
+    }
+
+    /// Queues the delete of a photo: the row stays, marked as waiting, until the server confirmed
+    /// it (only if the photo is still at the rev shown: a newer one is kept, and that is said).
+    private func queueDelete(_ entry: RemoteEntry) {
+        guard let outbox = outboxController else { return }
+        let item = OutboxItem(kind: .delete, path: entry.path, baseRev: entry.rev, title: entry.name, queued: configuration.format.now())
+        let why = state.offline.isOffline ? "the server cannot be reached" : "older changes are still being sent"
+        _ = outbox.queue([item], saying: "Deleting \"\(TerminalSafe.escape(entry.name))\" waits in the outbox: \(why); it is sent by itself")
     }
 
     /// `p`: shows or hides the preview pane.

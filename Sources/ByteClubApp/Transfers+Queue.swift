@@ -80,9 +80,9 @@ extension Transfers {
         guard showsModal else { return actions }
         let name = transfer.progress.name
         if byID[transfer.id]?.isQueued == true {
-            return actions + [.say(StatusMessage("\"\(name)\" waits for a free slot (\(limit) at once) · T shows the transfers"))]
+            return actions + [.say(StatusMessage("\"\(TerminalSafe.escape(name))\" waits for a free slot (\(limit) at once) · T shows the transfers"))]
         }
-        return actions + (transfer.progress.direction == .upload ? [.say(StatusMessage("Uploading \"\(name)\"…"))] : [])
+        return actions + (transfer.progress.direction == .upload ? [.say(StatusMessage("Uploading \"\(TerminalSafe.escape(name))\"…"))] : [])
     }
 
     /// Starts queued transfers, oldest first, while fewer than ``limit`` hold a slot.
@@ -111,24 +111,24 @@ extension Transfers {
                 retire(dropped)
                 closeModal(id)
                 // No task yet: this only forgets how to start it.
-                return [.cancelTask(id), .say(StatusMessage("Cancelled \"\(name)\" before it started"))]
+                return [.cancelTask(id), .say(StatusMessage("Cancelled \"\(TerminalSafe.escape(name))\" before it started"))]
             }
-            guard transfer.progress.isActive else { return [.say(StatusMessage("\"\(name)\" is stopping already"))] }
+            guard transfer.progress.isActive else { return [.say(StatusMessage("\"\(TerminalSafe.escape(name))\" is stopping already"))] }
             if transfer.progress.direction == .upload { return cancelRequested(id) }
             _ = byID[id]?.progress.cancel()
             closeModal(id)
-            return [.cancelTask(id), .say(StatusMessage("Cancelling the download of \"\(name)\"…"))]
+            return [.cancelTask(id), .say(StatusMessage("Cancelling the download of \"\(TerminalSafe.escape(name))\"…"))]
         }
         guard let index = finished.firstIndex(where: { $0.id == id }) else { return [] }
         let row = finished[index]
         guard row.rowState == .paused else {
-            return [.say(StatusMessage("\"\(row.progress.name)\" has ended already; x clears ended rows"))]
+            return [.say(StatusMessage("\"\(TerminalSafe.escape(row.progress.name))\" has ended already; x clears ended rows"))]
         }
         var progress = TransferProgress(direction: row.progress.direction, name: row.progress.name, total: row.progress.total,
                                         resumedFrom: row.progress.done)
         _ = progress.cancel()
         finished[index].progress = progress
-        return [.discardDownload(path: row.remotePath, part: row.local), .say(StatusMessage("Download of \"\(row.progress.name)\" cancelled"))]
+        return [.discardDownload(path: row.remotePath, part: row.local), .say(StatusMessage("Download of \"\(TerminalSafe.escape(row.progress.name))\" cancelled"))]
     }
 
     /// `p` in the panel: pauses a running download (its resume data is kept, as with Esc in the
@@ -147,9 +147,9 @@ extension Transfers {
             finished.removeAll { $0.id == id }
             return [.download(path: row.remotePath)]
         case .queued:
-            return [.say(StatusMessage("\"\(name)\" has not started yet; c cancels it"))]
+            return [.say(StatusMessage("\"\(TerminalSafe.escape(name))\" has not started yet; c cancels it"))]
         case .done, .failed, .cancelled:
-            return [.say(StatusMessage("\"\(name)\" has ended; r retries a failed one"))]
+            return [.say(StatusMessage("\"\(TerminalSafe.escape(name))\" has ended; r retries a failed one"))]
         }
     }
 

@@ -97,7 +97,7 @@ public struct Transfers: Sendable, Equatable {
         byID[transfer.id] = transfer
         dropEndedRows(ofPath: transfer.remotePath)
         modalID = transfer.id
-        return transfer.progress.direction == .upload ? [.say(StatusMessage("Uploading \"\(transfer.progress.name)\"…"))] : []
+        return transfer.progress.direction == .upload ? [.say(StatusMessage("Uploading \"\(TerminalSafe.escape(transfer.progress.name))\"…"))] : []
     }
 
     /// Bytes moved. Returns whether a transfer on record changed.
@@ -127,7 +127,7 @@ public struct Transfers: Sendable, Equatable {
             _ = transfer.progress.finish(at: time)
             retire(transfer)
             closeModal(id)
-            return [.say(StatusMessage("Uploaded \"\(entry.name)\"")), .refreshPhotos(select: entry.pathLower)] + admit()
+            return [.say(StatusMessage("Uploaded \"\(TerminalSafe.escape(entry.name))\"")), .refreshPhotos(select: entry.pathLower)] + admit()
         case .failure(.cancelled):
             _ = transfer.progress.cancel()
             retire(transfer)
@@ -136,7 +136,7 @@ public struct Transfers: Sendable, Equatable {
         case .failure(let error):
             _ = transfer.progress.fail(error.message)
             keepFailure(transfer)
-            return [.say(.error("Upload of \"\(transfer.progress.name)\" failed: \(error.message)"))] + admit()
+            return [.say(.error("Upload of \"\(TerminalSafe.escape(transfer.progress.name))\" failed: \(error.message)"))] + admit()
         }
     }
 
@@ -161,7 +161,7 @@ public struct Transfers: Sendable, Equatable {
         case .failure(let error):
             _ = transfer.progress.fail(error.message)
             keepFailure(transfer)
-            return [.say(.error("Download of \"\(transfer.progress.name)\" failed: \(error.message)" + (resumable ? "; Enter resumes" : "")))] + admit()
+            return [.say(.error("Download of \"\(TerminalSafe.escape(transfer.progress.name))\" failed: \(error.message)" + (resumable ? "; Enter resumes" : "")))] + admit()
         }
     }
 
@@ -171,15 +171,15 @@ public struct Transfers: Sendable, Equatable {
         _ = transfer.progress.finish(at: transfer.progress.startedAt ?? 0)
         retire(transfer)
         closeModal(id)
-        return [.say(StatusMessage("Downloaded \"\(transfer.progress.name)\" to \(url.path)"))]
+        return [.say(StatusMessage("Downloaded \"\(TerminalSafe.escape(transfer.progress.name))\" to \(TerminalSafe.escape(url.path))"))]
     }
 
     /// The finished download could not be moved into the download folder.
     public mutating func downloadNotPlaced(_ id: Int, why: String) -> [Action] {
         guard var transfer = byID[id] else { return [] }
-        _ = transfer.progress.fail("Cannot place the file: \(why)")
+        _ = transfer.progress.fail("Cannot place the file: \(TerminalSafe.escape(why))")
         keepFailure(transfer)
-        return [.removeFile(transfer.local), .say(.error("Downloaded \"\(transfer.progress.name)\" but cannot place it: \(why)"))]
+        return [.removeFile(transfer.local), .say(.error("Downloaded \"\(TerminalSafe.escape(transfer.progress.name))\" but cannot place it: \(TerminalSafe.escape(why))"))]
     }
 
     /// Esc or `c` in the modal: the modal goes now; the task's end follows as `finished`.

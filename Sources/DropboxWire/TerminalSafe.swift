@@ -6,9 +6,9 @@ import Foundation
 /// `ESC [ 2 J` (clears it), OSC 52 (writes the clipboard) or their 8-bit C1 forms (U+009B is
 /// CSI). Every control character, C0 (U+0000–U+001F), DEL (U+007F) and C1 (U+0080–U+009F), is
 /// shown as a `\xHH` escape, as `ls -b`, git and Python's `repr` show them: `\x1b`, `\x07`,
-/// `\x9b`, and `\x0a` for a newline, so one message stays one line. Everything else passes
-/// through, backslashes included: escaping is idempotent, and a message escaped twice reads the
-/// same.
+/// `\x9b`, and `\x0a` for a newline, so one message stays one line. Bidi formatting characters
+/// (``isBidiControl(_:)``) are shown as `\u202e`. Everything else passes through, backslashes
+/// included: escaping is idempotent, and a message escaped twice reads the same.
 ///
 /// The terminal UI draws control characters as U+FFFD instead (TerminalUI's `TextWidth`);
 /// JSON output keeps the exact text, escaped by the encoder (``jsonText(_:)``).
@@ -20,12 +20,25 @@ public enum TerminalSafe {
         return value < 0x20 || (value >= 0x7F && value < 0xA0)
     }
 
-    /// Whether `text` holds a control character.
-    public static func needsEscaping(_ text: String) -> Bool {
-        text.unicodeScalars.contains(where: isControl)
+    /// The bidirectional formatting characters: embeddings and overrides (U+202A–U+202E),
+    /// isolates (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C). A terminal that lays
+    /// out bidi text lets a name holding U+202E (RIGHT-TO-LEFT OVERRIDE) run the rest of the
+    /// message backwards, so `Deleted "x‮txt.exe"` can read as something else ("Trojan Source").
+    @inlinable
+    public static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
     }
 
-    /// `text` with every control character shown as `\xHH`.
+    /// Whether `text` holds a control or bidi formatting character.
+    public static func needsEscaping(_ text: String) -> Bool {
+        text.unicodeScalars.contains { isControl($0) || isBidiControl($0) }
+    }
+
+    /// `text` with every control character shown as `\xHH` and every bidi formatting character
+    /// as `\uHHHH` (`\u202e`), as Python's `repr` shows them.
     public static func escape(_ text: String) -> String {
         guard needsEscaping(text) else { return text }
         var out = ""
@@ -35,6 +48,11 @@ public enum TerminalSafe {
                 out += "\\x"
                 out.unicodeScalars.append(hexDigits[Int(scalar.value >> 4)])
                 out.unicodeScalars.append(hexDigits[Int(scalar.value & 0xF)])
+            } else if isBidiControl(scalar) {
+                out += "\\u"
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    out.unicodeScalars.append(hexDigits[Int((scalar.value >> UInt32(shift)) & 0xF)])
+                }
             } else {
                 out.unicodeScalars.append(scalar)
             }

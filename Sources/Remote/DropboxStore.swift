@@ -48,8 +48,9 @@ public struct RetryPolicy: Sendable {
     public var maxDelay: TimeInterval = 10
     /// The longest `Retry-After` we wait for before giving up with `.rateLimited`.
     public var maxRetryAfter: TimeInterval = 60
-    /// Whether a server that cannot be reached (refused, reset, timed out) is tried again. Scripts
-    /// wait out short outages; the app says `offline` at once and its outbox takes over.
+    /// Whether a server that cannot be reached (refused, reset, timed out, or a gateway answering
+    /// 502/503/504 for it: ``RemoteError/isUnreachable``) is tried again. Scripts wait out short
+    /// outages; the app says `offline` at once and its outbox takes over.
     public var retriesUnreachable = true
 
     public init() {}

@@ -48,16 +48,21 @@ public struct StoredTokens: Codable, Sendable, Equatable {
     public var refreshToken: String
     public var expiresAt: Date
     public var appKey: String
+    /// Whose tokens these are (`account_id` from the token endpoint, or asked with
+    /// `users/get_current_account` for a file written before it was kept): the app keeps each
+    /// account's outbox and cache apart by it. Nil in older files.
+    public var accountID: String?
 
-    public init(accessToken: String, refreshToken: String, expiresAt: Date, appKey: String) {
+    public init(accessToken: String, refreshToken: String, expiresAt: Date, appKey: String, accountID: String? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
         self.appKey = appKey
+        self.accountID = accountID
     }
 
     enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token", refreshToken = "refresh_token", expiresAt = "expires_at", appKey = "app_key"
+        case accessToken = "access_token", refreshToken = "refresh_token", expiresAt = "expires_at", appKey = "app_key", accountID = "account_id"
     }
 }
 
@@ -141,7 +146,8 @@ public struct OAuthClient: Sendable {
             throw .server(status: 0, detail: "the token endpoint answered without tokens")
         }
         let expiresIn = reply["expires_in"] as? Double ?? 14_400
-        return StoredTokens(accessToken: access, refreshToken: refresh, expiresAt: Self.wholeSeconds(now.addingTimeInterval(expiresIn)), appKey: appKey)
+        return StoredTokens(accessToken: access, refreshToken: refresh, expiresAt: Self.wholeSeconds(now.addingTimeInterval(expiresIn)), appKey: appKey,
+                            accountID: reply["account_id"] as? String)
     }
 
     /// A fresh access token from the refresh token.

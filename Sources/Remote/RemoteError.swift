@@ -48,12 +48,23 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The server could not be reached at all (refused, reset, timed out, no route): the app
-    /// goes offline and queues what it would have sent.
+    /// The server could not be reached at all (refused, reset, timed out, no route), or a
+    /// gateway in front of it said it could not reach it (``gatewayStatuses``): the app goes
+    /// offline and queues what it would have sent.
     public var isUnreachable: Bool {
-        if case .network = self { return true }
-        return false
+        switch self {
+        case .network: return true
+        case .server(let status, _): return Self.gatewayStatuses.contains(status)
+        default: return false
+        }
     }
+
+    /// What a reverse proxy (nginx, Caddy, a load balancer) answers when the server behind it is
+    /// down, restarting or silent: 502 Bad Gateway, 503 Service Unavailable, 504 Gateway
+    /// Timeout. The connection worked, but nothing reached the club, so for the app this is
+    /// offline, not an answer: a save waits in the outbox instead of failing. (A 503 with
+    /// `Retry-After` from WebDAV is a rate limit, ``rateLimited(retryAfter:)``, and a 429 always is.)
+    public static let gatewayStatuses: Set<Int> = [502, 503, 504]
 
     /// Worth retrying the same request later.
     public var isTransient: Bool {

@@ -13,7 +13,8 @@ extension RetryPolicy {
         switch error {
         case .rateLimited(let seconds):
             return seconds <= maxRetryAfter ? seconds : nil
-        case .network where !retriesUnreachable:
+        case _ where error.isUnreachable && !retriesUnreachable:
+            // Refused, stalled, or a gateway saying the server behind it is gone (502/503/504).
             return nil
         default:
             return idempotent && error.isTransient ? delay(afterAttempt: tries - 1) : nil

@@ -25,6 +25,9 @@ public enum TextWidth {
         let v = scalar.value
         if v >= 0x20 && v < 0x7F { return 1 }
         if v < 0xA0 { return -1 }  // C0, DEL, C1
+        // Bidi embeddings, overrides, isolates and marks: a terminal that lays out bidi text
+        // would let one run the rest of the line backwards. Drawn as U+FFFD, as controls are.
+        if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F || v == 0x061C { return -1 }
         return Int(bc_wcwidth(v))
     }
 

@@ -79,8 +79,13 @@ struct BackendOptions: ParsableArguments {
             let file = TokenFile(url: Paths.tokens)
             let stored = try file.load()
             let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
-            return Backend(store: DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry,
-                                               listingLimits: limits), server: nil)
+            let store = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry,
+                                     listingLimits: limits)
+            // One quick question, not the caller's retries: offline, the fallback below serves.
+            var once = RetryPolicy()
+            once.maxAttempts = 1
+            let asker = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: once)
+            return Backend(store: store, server: nil, account: await Self.dropboxAccount(stored, file: file, store: asker))
         }
         if let server, let url = URL(string: server) {
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
@@ -105,6 +110,23 @@ struct BackendOptions: ParsableArguments {
         return Backend(store: store, server: server, embeddedRoot: root)
     }
 
+    /// Whose Dropbox this is, for the outbox's and the cache's folder names: the `account_id`
+    /// kept at login; for a token file from before it was kept, asked once of Dropbox
+    /// (`users/get_current_account`) and written into the file. Offline with such an old file, a
+    /// hash of the refresh token stands in: one login never shares another's folders, even then.
+    static func dropboxAccount(_ stored: StoredTokens, file: TokenFile, store: DropboxStore) async -> String {
+        if let id = stored.accountID, !id.isEmpty { return id }
+        if let account = try? await store.currentAccount() {
+            // Reread: asking may have refreshed the access token, which is in the file now.
+            if var latest = try? file.load(), latest.refreshToken == stored.refreshToken {
+                latest.accountID = account.id
+                try? file.save(latest)
+            }
+            return account.id
+        }
+        return "login-" + String(UInt64(bitPattern: Int64(stored.refreshToken.hashValueStable)), radix: 16)
+    }
+
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
@@ -122,9 +144,11 @@ struct Backend: Sendable {
     var downloadDirectory: URL?
     /// The embedded club's folder (nil for every other kind).
     var embeddedRoot: URL?
+    /// Whose Dropbox (its account id); nil for every other kind, where the URL names the club.
+    var account: String?
 
-    /// The name of this club's outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:)``).
-    var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder) }
+    /// The name of this club's outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:folder:account:)``).
+    var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: account) }
 
     func close() async {
         await server?.stop()

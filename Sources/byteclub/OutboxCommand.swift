@@ -18,7 +18,8 @@ struct OutboxCommand: AsyncParsableCommand {
             them, oldest first: number, kind, title and path, the rev the change was based on, and \
             when it was queued (--json: the items as a JSON array). Listing sends nothing and does not reach a club \
             server or Dropbox (the embedded club is started; a WebDAV folder is asked once how it \
-            signs in). \
+            signs in; a Dropbox login from before byteclub kept its account id is asked that id once, \
+            as each account has its own outbox). \
             --send sends them now, in order, and prints one line per item: sent, merged (someone \
             changed the note meanwhile and the changes did not overlap), kept as a draft (they \
             overlapped; open the note in the app to merge) or refused (e.g. a photo changed since it \

@@ -33,9 +33,12 @@ enum Paths {
     static func cache(_ key: String) -> URL { cacheHome.appendingPathComponent("byteclub").appendingPathComponent(key) }
 
     /// A folder name for a club: its URL (or `embedded`, `dropbox`) as a ``StorageName``, so two
-    /// clubs never share a folder. The embedded club adds its folder, since each `--data-dir` is a club.
-    static func key(displayName: String, embeddedRoot: URL? = nil, folder: String = "/byteclub") -> String {
+    /// clubs never share a folder. The embedded club adds its folder, since each `--data-dir` is a
+    /// club, and Dropbox its `account` id, since every login is another Dropbox behind the same
+    /// URL (`dropbox-dbid_3aAAH4f…`: ids are kept as they are, case and all).
+    static func key(displayName: String, embeddedRoot: URL? = nil, folder: String = "/byteclub", account: String? = nil) -> String {
         var name = displayName.lowercased()
+        if let account { name += "-" + account }
         // Another app folder on the same server is another club (a named remote's `folder`).
         if folder.lowercased() != "/byteclub" { name += "-" + folder.lowercased() }
         if let embeddedRoot { name += "-" + String(UInt64(bitPattern: Int64(embeddedRoot.standardizedFileURL.path.hashValueStable)), radix: 16) }

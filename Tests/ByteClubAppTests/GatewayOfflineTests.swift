@@ -1,0 +1,197 @@
+import ByteClubApp
+import Foundation
+import Remote
+import Synchronization
+import TerminalUI
+import XCTest
+
+/// Offline, as issue 23 asks: a club server behind a reverse proxy (``GatewayProxy``) that
+/// answers 502/503/504 while the server is down is offline, not an answer; the outbox is sending
+/// within 5 s of the server's return after any outage up to an hour, at a cost the test counts;
+/// photo deletes wait in the outbox too. Against a real club server stopped and started on one port.
+@MainActor
+final class GatewayOfflineTests: XCTestCase {
+    var club: RestartableClub!
+    var proxy: GatewayProxy!
+    var state: URL!
+
+    override func setUp() async throws {
+        club = try await RestartableClub(notes: ["Trip plan.txt": "Day 1: Lyon\n", "Ideas.txt": "kites\n"])
+        proxy = try await GatewayProxy(upstream: club.url)
+        state = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-gateway-\(UUID().uuidString)")
+    }
+
+    override func tearDown() async throws {
+        proxy.stop()
+        await club.close()
+        try? FileManager.default.removeItem(at: state)
+    }
+
+    var outbox: Outbox { Outbox(directory: state.appendingPathComponent("outbox")) }
+
+    /// Ray's app as the executable configures it (no retries of an unreachable server, an outbox,
+    /// a cache, drafts), talking to the club through the proxy unless `direct`.
+    func rayApp(effects: any UIEffects = MainQueueEffects(), live: Bool = true, direct: Bool = false,
+                probes: ProbeCounter? = nil) -> Harness {
+        var retry = RetryPolicy()
+        retry.retriesUnreachable = false
+        retry.maxAttempts = 5
+        retry.maxDelay = 2
+        let store = DropboxStore(displayName: "club", endpoints: .club(direct ? club.url : proxy.baseURL), tokens: StaticToken(club.rayToken),
+                                 connection: ConnectionOptions(idleTimeout: 10), retry: retry)
+        let counted: any RemoteStore = probes.map { ProbeCountingStore(base: store, counter: $0) } ?? store
+        return Harness(store: counted, drafts: DraftStore(directory: state.appendingPathComponent("drafts")), effects: effects) { configuration in
+            configuration.outbox = self.outbox
+            configuration.cache = ClubCache(directory: self.state.appendingPathComponent("cache"))
+            configuration.liveUpdates = live
+        }
+    }
+
+    private func type(_ harness: Harness, _ text: String) {
+        for character in text { harness.press(.char(character)) }
+    }
+
+    func testAProxyAnswering502Or503Or504ForAStoppedServerQueuesSavesAndTheyAreSentWhenItIsBack() async throws {
+        let harness = rayApp()
+        await harness.start()
+        for (index, status) in [502, 503, 504].enumerated() {
+            proxy.failureStatus = status
+            try await club.stop()
+            let title = "Gateway \(status)"
+            harness.press(.char("n"))
+            type(harness, title)
+            harness.press(.tab)
+            type(harness, "written behind a \(status)\n")
+            harness.press(.ctrl("s"))
+            await harness.waitUntil("the \(status) save queued") { self.outbox.all().count == 1 }
+            XCTAssertTrue(harness.app.state.offline.isOffline, "\(status) is offline")
+            XCTAssertEqual(harness.app.state.offline.figure, "offline · 1 waiting")
+            XCTAssertNotEqual(harness.app.state.message?.kind, .error, harness.app.state.message?.text ?? "")
+            XCTAssertGreaterThan(proxy.counted.failed, index, "the proxy answered \(status) for the stopped server")
+            harness.press(.escape)
+            await harness.waitUntil("closed") { harness.app.state.note == nil }
+
+            try await club.start()
+            await harness.waitUntil("the \(status) save sent", timeout: 15) { self.outbox.all().isEmpty && !harness.app.state.offline.isOffline }
+            XCTAssertEqual(club.text("\(title).txt"), "written behind a \(status)\n")
+        }
+        harness.app.requestQuit()
+    }
+
+    func testAfterAnHourOfflineTheOutboxIsSendingWithinFiveSecondsOfTheServersReturnAndTheProbeStaysCheap() async throws {
+        let effects = ManualEffects()
+        let probes = ProbeCounter()
+        let harness = rayApp(effects: effects, live: false, probes: probes)
+        await harness.start()
+        let index = try XCTUnwrap(harness.app.noteItems.firstIndex { $0.title == "Trip plan" })
+        harness.press(.home)
+        for _ in 0..<index { harness.press(.down) }
+        harness.press(.enter)
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
+        try await club.stop()
+        harness.press(.documentEnd)
+        type(harness, "back home")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("queued behind the 502") { self.outbox.all().count == 1 && harness.app.state.offline.isOffline }
+        proxy.resetCounts()
+
+        // An hour offline on the effects' clock; every probe that falls due reaches the proxy,
+        // which answers 502 at once, and is let finish before the clock moves on.
+        let wentOffline = effects.clock
+        var probeTimes: [Double] = []
+        while effects.clock - wentOffline < 3600 {
+            effects.advance(by: .milliseconds(500))
+            // A probe that fell due has started its request by the time this turn ends.
+            try await Task.sleep(for: .milliseconds(1))
+            if probes.started > probeTimes.count {
+                probeTimes.append(effects.clock)
+                await probes.waitForAnswers(harness)
+            }
+        }
+        XCTAssertTrue(harness.app.state.offline.isOffline)
+        let gaps = zip(probeTimes.dropFirst(), probeTimes).map { $0 - $1 }
+        XCTAssertLessThanOrEqual(gaps.max() ?? 999, 4.5, "no probe waits more than 4 s (+ the test's 0.5 s steps)")
+        XCTAssertGreaterThanOrEqual(probeTimes.count, 800)
+        XCTAssertLessThanOrEqual(probeTimes.count, 1000, "about 900 an hour, one request each")
+        XCTAssertEqual(proxy.counted.requests["/2/files/get_metadata"], probeTimes.count, "a probe is one get_metadata")
+        XCTAssertEqual(proxy.counted.total, probeTimes.count, "and nothing else reached the server meanwhile")
+
+        // Back: the outbox is sending within 5 s on the same clock.
+        try await club.start()
+        let back = effects.clock
+        while harness.app.state.offline.isOffline, effects.clock - back < 5 {
+            effects.advance(by: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(1))
+            if probes.started > probes.answered { await probes.waitForAnswers(harness) }
+        }
+        XCTAssertFalse(harness.app.state.offline.isOffline, "noticed within 5 s of the server's return")
+        XCTAssertLessThanOrEqual(effects.clock - back, 5)
+        await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty }
+        XCTAssertEqual(club.text("Trip plan.txt"), "Day 1: Lyon\nback home")
+        harness.app.requestQuit()
+    }
+
+    func testAPhotoDeletedOfflineWaitsInTheOutboxShownAsWaitingAndIsSentWhenTheServerIsBack() async throws {
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/SampleClub/byteclub/photos/city-dusk.jpg")
+        let photo = club.folder.appendingPathComponent("photos/city-dusk.jpg")
+        try FileManager.default.copyItem(at: sample, to: photo)
+        let harness = rayApp(live: false, direct: true)
+        await harness.start()
+        harness.press(.char("2"))
+        XCTAssertEqual(harness.app.state.photos.entries.map(\.name), ["city-dusk.jpg"])
+        try await club.stop()
+        harness.app.refresh(.photos)
+        await harness.waitUntil("offline") { harness.app.state.offline.isOffline }
+
+        harness.press(.char("d"), .left, .enter)
+        await harness.waitUntil("the delete queued") { self.outbox.all().count == 1 }
+        XCTAssertEqual(outbox.all().first?.kind, .delete)
+        XCTAssertEqual(outbox.all().first?.path, "/byteclub/photos/city-dusk.jpg")
+        XCTAssertEqual(harness.app.state.offline.figure, "offline · 1 waiting")
+        XCTAssertNotEqual(harness.app.state.message?.kind, .error, harness.app.state.message?.text ?? "")
+        let screen = harness.render(width: 120, height: 36).dump()
+        XCTAssertTrue(screen.contains("city-dusk.jpg"), "the row stays until the server deleted it")
+        XCTAssertTrue(screen.contains("⇡ delete waits in the outbox"), screen)
+        XCTAssertTrue(screen.contains("offline · 1 waiting"), screen)
+        // A second d says it waits already, and queues nothing more.
+        harness.press(.char("d"))
+        XCTAssertEqual(outbox.all().count, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: photo.path))
+
+        try await club.start()
+        await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty && harness.app.state.offline.waiting == 0 }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: photo.path), "deleted on the server")
+        await harness.waitUntil("the row gone") { harness.app.state.photos.entries.isEmpty }
+        harness.app.requestQuit()
+    }
+}
+
+/// Counts the probes (`metadata` calls) a store was asked to make, and how many were answered.
+final class ProbeCounter: Sendable {
+    private let counts = Mutex((started: 0, answered: 0))
+    var started: Int { counts.withLock { $0.started } }
+    var answered: Int { counts.withLock { $0.answered } }
+    func begin() { counts.withLock { $0.started += 1 } }
+    func end() { counts.withLock { $0.answered += 1 } }
+
+    /// Waits until every probe asked has its answer and the app had a turn to act on it.
+    @MainActor
+    func waitForAnswers(_ harness: Harness) async {
+        await harness.waitUntil("the probe answered") { self.answered >= self.started }
+        // The answer reaches the app on the main queue right after: one turn of it.
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+}
+
+/// Forwards every call and counts `metadata` calls, the offline probe's question.
+struct ProbeCountingStore: ForwardingStore {
+    let base: any RemoteStore
+    let counter: ProbeCounter
+
+    func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry {
+        counter.begin()
+        defer { counter.end() }
+        return try await base.metadata(path)
+    }
+}

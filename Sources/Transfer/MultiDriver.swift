@@ -193,14 +193,23 @@ final class MultiDriver: @unchecked Sendable {
             timerDeadline = nil
             timer.schedule(deadline: .distantFuture)
         } else {
-            let deadline = DispatchTime.now() + .milliseconds(milliseconds)
-            let due = deadline.uptimeNanoseconds
-            let slack = max(1_000_000, UInt64(milliseconds) * 1_000_000 / 8)
-            if let current = timerDeadline, current <= due, due - current <= slack { return }
-            timerDeadline = due
+            let now = DispatchTime.now()
+            guard Self.timerMustMove(current: timerDeadline, now: now.uptimeNanoseconds, milliseconds: milliseconds) else { return }
+            let deadline = now + .milliseconds(milliseconds)
+            timerDeadline = deadline.uptimeNanoseconds
             counters.timerUpdates += 1
             timer.schedule(deadline: deadline)
         }
+    }
+
+    /// Whether a timer set to go off at `current` (uptime nanoseconds; nil: not set) must move
+    /// for curl's request, made at `now`, to be called in `milliseconds`: yes when it would go
+    /// off late, or early by more than an eighth of the wait (at least 1 ms).
+    static func timerMustMove(current: UInt64?, now: UInt64, milliseconds: Int) -> Bool {
+        guard let current else { return true }
+        let wait = UInt64(max(0, milliseconds)) * 1_000_000
+        let due = now &+ wait
+        return current > due || due - current > max(1_000_000, wait / 8)
     }
 
     fileprivate func closeSocket(_ socket: curl_socket_t) {

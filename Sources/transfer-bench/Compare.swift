@@ -120,7 +120,7 @@ struct Compare: ParsableCommand {
         print("| operation | client | wall (s) | MB/s | peak RSS (MiB) | progress events/s | cancel → callback (ms) |")
         print("|---|---|---:|---:|---:|---:|---:|")
         for operation in operations {
-            for client in clients {
+            for client in measured {
                 let cell = cells["\(operation)|\(client)|false"] ?? Cell()
                 let cancel = cells["\(operation)|\(client)|true"]
                 let wall = median(cell.wall)

@@ -27,6 +27,8 @@ final class EasyTransfer: @unchecked Sendable {
     let task: TransferTask
     let easy: EasyHandle
     let session: Session
+    /// Told when the byte counters move, so a writable socket's burst goes on (`SocketBurst`).
+    private let driver: MultiDriver
     private let configuration: SessionConfiguration
     private let url: URL
     private var headerList: CurlHeaderList?
@@ -74,6 +76,7 @@ final class EasyTransfer: @unchecked Sendable {
         }
         self.task = task
         self.session = session
+        self.driver = driver
         let configuration = session.configuration
         self.configuration = configuration
         self.easy = EasyHandle(raw: raw)
@@ -290,7 +293,9 @@ final class EasyTransfer: @unchecked Sendable {
     }
 
     /// Asks `watchdog` whether the transfer stalled; true (with `callbackError` set) to abort.
+    /// Bytes that moved since it last looked also go to the driver.
     fileprivate func idleExpired(moved: Int64) -> Bool {
+        if moved != watchdog.lastMoved { driver.noteMoved() }
         let task = self.task
         let decision = watchdog.check(moved: moved, throttled: throttle?.isPausing ?? false, now: Self.uptime(),
                                       isRunning: task.shared.withLock { $0.lifecycle.state } == .running)

@@ -180,6 +180,12 @@ public final class Session: @unchecked Sendable {
 
     var hasDelegate: Bool { delegate != nil }
 
+    /// What the driver has done so far. Blocks on the session queue, so never call it there.
+    func driverCounters() -> DriverCounters {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        return queue.sync { driver?.counters ?? DriverCounters() }
+    }
+
     // MARK: - Task actions (on `queue`)
 
     func start(_ task: TransferTask) {

@@ -64,39 +64,32 @@ struct CLIBench: ParsableCommand {
             return result
         }
 
-        try row("byteclub put (upload sessions)") {
+        try row(bytes <= Self.singleUploadLimit ? "byteclub put (one upload)" : "byteclub put (upload sessions)") {
             let result = try spawn([binary, "put", payload.path, "/byteclub/big.bin", "--server", url, "--token", token])
             return (result.wallSeconds, result.peakRSSBytes)
         }
-        try row("curl: start + append_v2 + finish") {
+        let empty = base.appendingPathComponent("empty.bin")
+        guard FileManager.default.createFile(atPath: empty.path, contents: Data()) else { throw BenchError("cannot create \(empty.path)") }
+        try row(bytes <= Self.singleUploadLimit ? "curl: /2/files/upload" : "curl: start + append_v2 + finish") {
             var wall = 0.0
             var peak: Int64 = 0
             var session = ""
-            var offset: Int64 = 0
-            for (index, piece) in chunks.enumerated() {
-                let size = Int64((try FileManager.default.attributesOfItem(atPath: piece.path)[.size] as? Int) ?? 0)
-                let arg: String
-                let endpoint: String
-                if index == 0 {
-                    endpoint = "2/files/upload_session/start"; arg = #"{"close":false}"#
-                } else if index == chunks.count - 1 {
-                    endpoint = "2/files/upload_session/finish"
-                    arg = #"{"cursor":{"session_id":"\#(session)","offset":\#(offset)},"commit":{"path":"/byteclub/big.bin","mode":"add","autorename":false}}"#
-                } else {
-                    endpoint = "2/files/upload_session/append_v2"
-                    arg = #"{"cursor":{"session_id":"\#(session)","offset":\#(offset)},"close":false}"#
+            for step in Self.curlUploadSteps(chunks: chunks, bytes: bytes, chunk: chunk, empty: empty) {
+                var arg = step.arg
+                if let offset = step.offset {
+                    let cursor = #"{"session_id":"\#(session)","offset":\#(offset)}"#
+                    arg = arg.replacingOccurrences(of: "CURSOR", with: cursor)
                 }
                 let result = try spawn([curl, "-sS", "-X", "POST", "-H", auth, "-H", "Dropbox-API-Arg: \(arg)", "-H", "Content-Type: application/octet-stream",
-                                        "-H", "Expect:", "-T", piece.path, "\(url)/\(endpoint)"])
+                                        "-H", "Expect:", "-T", step.body.path, "\(url)/\(step.endpoint)"])
                 wall += result.wallSeconds
                 peak = max(peak, result.peakRSSBytes)
-                if index == 0, let data = result.stdout.data(using: .utf8),
+                if step.endpoint == "2/files/upload_session/start", let data = result.stdout.data(using: .utf8),
                    let id = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["session_id"] as? String {
                     session = id
                 }
-                offset += size
             }
-            guard FileManager.default.fileExists(atPath: root.appendingPathComponent("byteclub/big.bin").path) else { throw BenchError("curl's session did not commit") }
+            guard FileManager.default.fileExists(atPath: root.appendingPathComponent("byteclub/big.bin").path) else { throw BenchError("curl's upload did not commit") }
             return (wall, peak)
         }
         try row("byteclub get") {
@@ -117,5 +110,39 @@ struct CLIBench: ParsableCommand {
         let get = median(rows[2].1) ?? 0, curlGet = median(rows[3].1) ?? 1
         print("")
         print(String(format: "- put / curl = %.2f× (target ≤ 1.25×); get / curl = %.2f× (target ≤ 1.25×).", put / curlPut, get / curlGet))
+    }
+
+    /// `byteclub put`'s single-request limit (DropboxStore's default): a file up to this size
+    /// goes in one `/2/files/upload`, a larger one in an upload session.
+    static let singleUploadLimit: Int64 = 8 << 20
+
+    /// One curl request of the upload: an endpoint, its `Dropbox-API-Arg` (`CURSOR` stands for
+    /// the session's cursor at `offset`), and the file sent as its body.
+    struct CurlStep {
+        var endpoint: String
+        var arg: String
+        var offset: Int64?
+        var body: URL
+    }
+
+    /// The requests `byteclub put` makes for a file of `bytes` in `chunks`, as curl will make
+    /// them: one `/2/files/upload` for a small file; otherwise `start` with the first chunk,
+    /// `append_v2` with the middle ones and `finish` with the last, or with an empty body when
+    /// the first chunk was the whole file (as `UploadSessionStateMachine` does).
+    static func curlUploadSteps(chunks: [URL], bytes: Int64, chunk: Int64, empty: URL) -> [CurlStep] {
+        let commit = #"{"path":"/byteclub/big.bin","mode":"add","autorename":false}"#
+        guard bytes > singleUploadLimit, let first = chunks.first else {
+            return [CurlStep(endpoint: "2/files/upload", arg: commit, offset: nil, body: chunks.first ?? empty)]
+        }
+        var steps = [CurlStep(endpoint: "2/files/upload_session/start", arg: #"{"close":false}"#, offset: nil, body: first)]
+        var offset = min(chunk, bytes)
+        var rest = Array(chunks.dropFirst())
+        let last = rest.popLast() ?? empty
+        for piece in rest {
+            steps.append(CurlStep(endpoint: "2/files/upload_session/append_v2", arg: #"{"cursor":CURSOR,"close":false}"#, offset: offset, body: piece))
+            offset += chunk
+        }
+        steps.append(CurlStep(endpoint: "2/files/upload_session/finish", arg: #"{"cursor":CURSOR,"commit":\#(commit)}"#, offset: offset, body: last))
+        return steps
     }
 }

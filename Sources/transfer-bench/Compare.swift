@@ -14,6 +14,13 @@ struct Compare: ParsableCommand {
     @Option(help: "Runs per cell; the table shows the median.") var runs: Int = 3
     @Option(help: "The curl CLI to compare with.") var curl: String = "/usr/bin/curl"
     @Option(help: "Fraction of the payload after which the cancel runs cancel.") var cancelAt: Double = 0.25
+    @Flag(help: "Leave URLSession out (its upload takes about 20 times as long as the others).") var withoutURLSession = false
+
+    /// Transfer may take at most this much longer than curl on a streamed upload or a download
+    /// before the comparison calls it a regression.
+    static let slowerLimit = 1.10
+    /// The most Transfer's process may hold on a streamed upload or a download, whatever the size.
+    static let peakRSSLimit: Double = 48 * 1048576
 
     struct Cell {
         var wall: [Double] = []
@@ -61,42 +68,50 @@ struct Compare: ParsableCommand {
             }
         }
 
+        /// One run of one cell, added to that cell.
         func measure(_ operation: String, _ client: String, cancel: Bool) {
-            var cell = cells["\(operation)|\(client)|\(cancel)"] ?? Cell()
-            for _ in 0..<runs {
-                try? FileManager.default.removeItem(at: output)
-                let arguments = command(operation, client, cancel: cancel)
-                FileHandle.standardError.write(Data("  \(operation) · \(client)\(cancel ? " · cancel" : "")\n".utf8))
-                do {
-                    let result = try spawnAndMeasure(arguments)
-                    let report = result.stdout.split(separator: "\n").last.flatMap { try? JSONDecoder().decode(RunReport.self, from: Data($0.utf8)) }
-                    if result.exitStatus != 0 {
-                        cell.failures.append("exit \(result.exitStatus) \(report?.error ?? "")")
-                        continue
-                    }
-                    if operation == "download", !cancel {
-                        let got = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int64) ?? -1
-                        if got != bytes { cell.failures.append("downloaded \(got) of \(bytes) bytes"); continue }
-                    }
-                    cell.wall.append(result.wallSeconds)
-                    cell.rss.append(max(result.peakRSSBytes, report?.peak_rss_bytes ?? 0))
-                    if let report, report.seconds > 0, client != "curl CLI" {
-                        cell.eventsPerSecond.append(Double(report.progress_events) / report.seconds)
-                    }
-                    if let ms = report?.cancel_ms { cell.cancelMs.append(ms) }
-                } catch {
-                    cell.failures.append("\(error)")
-                }
+            let key = "\(operation)|\(client)|\(cancel)"
+            var cell = cells[key] ?? Cell()
+            defer { cells[key] = cell }
+            try? FileManager.default.removeItem(at: output)
+            let arguments = command(operation, client, cancel: cancel)
+            FileHandle.standardError.write(Data("  \(operation) · \(client)\(cancel ? " · cancel" : "")\n".utf8))
+            let result: ChildRun
+            do {
+                result = try spawnAndMeasure(arguments)
+            } catch {
+                cell.failures.append("\(error)")
+                return
             }
-            cells["\(operation)|\(client)|\(cancel)"] = cell
+            let report = result.stdout.split(separator: "\n").last.flatMap { try? JSONDecoder().decode(RunReport.self, from: Data($0.utf8)) }
+            if result.exitStatus != 0 {
+                cell.failures.append("exit \(result.exitStatus) \(report?.error ?? "")")
+                return
+            }
+            if operation == "download", !cancel {
+                let got = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int64) ?? -1
+                if got != bytes { cell.failures.append("downloaded \(got) of \(bytes) bytes"); return }
+            }
+            cell.wall.append(result.wallSeconds)
+            cell.rss.append(max(result.peakRSSBytes, report?.peak_rss_bytes ?? 0))
+            if let report, report.seconds > 0, client != "curl CLI" {
+                cell.eventsPerSecond.append(Double(report.progress_events) / report.seconds)
+            }
+            if let ms = report?.cancel_ms { cell.cancelMs.append(ms) }
         }
 
         FileHandle.standardError.write(Data("transfer-bench: \(runs) run(s) per cell, \(format(bytes: bytes)) over \(server.baseURL.absoluteString)\n".utf8))
-        for operation in operations {
-            for client in clients { measure(operation, client, cancel: false) }
-        }
-        for operation in ["upload from file", "download"] {
-            for client in ["Transfer", "URLSession"] { measure(operation, client, cancel: true) }
+        // Round by round, each client once per operation, so that the load of a given minute
+        // falls on Transfer and curl alike and their ratio means something.
+        let measured = withoutURLSession ? clients.filter { $0 != "URLSession" } : clients
+        for run in 0..<runs {
+            FileHandle.standardError.write(Data("round \(run + 1) of \(runs)\n".utf8))
+            for operation in operations {
+                for client in measured { measure(operation, client, cancel: false) }
+            }
+            for operation in ["upload from file", "download"] {
+                for client in measured where client != "curl CLI" { measure(operation, client, cancel: true) }
+            }
         }
 
         // The table, in Markdown so it can go straight into docs/benchmarks.md.
@@ -105,7 +120,7 @@ struct Compare: ParsableCommand {
         print("| operation | client | wall (s) | MB/s | peak RSS (MiB) | progress events/s | cancel → callback (ms) |")
         print("|---|---|---:|---:|---:|---:|---:|")
         for operation in operations {
-            for client in clients {
+            for client in measured {
                 let cell = cells["\(operation)|\(client)|false"] ?? Cell()
                 let cancel = cells["\(operation)|\(client)|true"]
                 let wall = median(cell.wall)
@@ -122,11 +137,40 @@ struct Compare: ParsableCommand {
             guard let x = median(cells["\(operation)|\(a)|false"]?.wall ?? []), let y = median(cells["\(operation)|\(b)|false"]?.wall ?? []) else { return "n/a" }
             return String(format: "%.2f×", x / y)
         }
-        print("- Upload from file: Transfer / curl wall time = \(ratio("Transfer", "curl CLI", "upload from file")) (target ≤ 1.25×); URLSession / Transfer = \(ratio("URLSession", "Transfer", "upload from file")) (target ≥ 5×).")
-        print("- Download: Transfer / curl wall time = \(ratio("Transfer", "curl CLI", "download")) (target ≤ 1.25×).")
+        let limit = String(format: "%.2f×", Self.slowerLimit)
+        print("- Upload from file: Transfer / curl wall time = \(ratio("Transfer", "curl CLI", "upload from file")) (target ≤ 1.00×, regression above \(limit)); URLSession / Transfer = \(ratio("URLSession", "Transfer", "upload from file")) (target ≥ 5×).")
+        print("- Download: Transfer / curl wall time = \(ratio("Transfer", "curl CLI", "download")) (target ≤ 1.00×, regression above \(limit)).")
         for (key, cell) in cells.sorted(by: { $0.key < $1.key }) where !cell.failures.isEmpty {
             print("- Failures in \(key.replacingOccurrences(of: "|", with: " · ")): \(cell.failures.joined(separator: "; "))")
         }
+        let regressions = Self.regressions(cells)
+        for line in regressions { print("REGRESSION: \(line)") }
+        if !regressions.isEmpty { throw ExitCode(1) }
+    }
+
+    /// What makes the comparison fail: on a streamed upload or a download, Transfer more than
+    /// `slowerLimit` times curl's median wall time, a failed Transfer run, or Transfer's peak
+    /// RSS over `peakRSSLimit`.
+    static func regressions(_ cells: [String: Cell]) -> [String] {
+        var found: [String] = []
+        for operation in ["upload from file", "download"] {
+            let ours = cells["\(operation)|Transfer|false"] ?? Cell()
+            let curl = cells["\(operation)|curl CLI|false"] ?? Cell()
+            if !ours.failures.isEmpty {
+                found.append("\(operation): Transfer failed (\(ours.failures.joined(separator: "; ")))")
+            }
+            if let x = median(ours.wall), let y = median(curl.wall), y > 0 {
+                if x / y > slowerLimit {
+                    found.append(String(format: "%@: Transfer took %.3f s against curl's %.3f s (%.2f×, limit %.2f×)", operation, x, y, x / y, slowerLimit))
+                }
+            } else {
+                found.append("\(operation): no time to compare (Transfer \(ours.wall.count) run(s), curl \(curl.wall.count))")
+            }
+            if let peak = ours.rss.max(), Double(peak) > peakRSSLimit {
+                found.append(String(format: "%@: Transfer's peak RSS %.1f MiB (limit %.0f MiB)", operation, Double(peak) / 1048576, peakRSSLimit / 1048576))
+            }
+        }
+        return found
     }
 
     private func writePayload(_ url: URL, bytes: Int64) throws {

@@ -48,6 +48,10 @@ public struct NoteSession: Sendable {
     /// the text yet (the banner says "Changed by NAME at HH:MM · Ctrl-R merge now"). Set by the
     /// live updates; a merge or a save that takes it in clears it.
     public var remoteChange: RemoteNoteChange?
+    /// ``remoteChange`` as it was when the save under way began: that change was in view when
+    /// the save was made (its conflict merged, or overwritten on purpose), so only a later one
+    /// outlives the save's success.
+    var remoteChangeAtSave: RemoteNoteChange?
 
     /// Whether the text differs from what the server has (the `[+]` marker).
     public var isModified: Bool { version != savedVersion }

@@ -27,6 +27,10 @@ extension NotesController {
         case save(attempt: Int)
         /// Ctrl-R.
         case request
+        /// A save succeeded while another member's change came in: take that in too. Quiet when
+        /// the server has nothing newer (the news was of a change the save already replaced),
+        /// so "Saved" stays what the status bar says.
+        case afterSave
     }
 
     /// At most this many merges follow one another when new revisions keep coming in.
@@ -68,6 +72,7 @@ extension NotesController {
             $0.note?.phase = .saving
             $0.note?.generation = generation
             $0.beginRequest()
+            if case .afterSave = trigger { return }
             if journalled { $0.message = StatusMessage("Merging with the server's \"\(TerminalSafe.escape(name))\"…") }
         }
         let store = context.store
@@ -131,6 +136,7 @@ extension NotesController {
             }
             context.update {
                 $0.note = session
+                if case .afterSave = trigger { return }
                 $0.message = StatusMessage("Nothing to merge: no one changed \"\(TerminalSafe.escape(name))\" since you opened it")
             }
             return

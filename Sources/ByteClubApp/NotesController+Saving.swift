@@ -103,6 +103,8 @@ extension NotesController {
         context.update {
             $0.note?.phase = .saving
             $0.note?.generation = generation
+            let inView = $0.note?.remoteChange
+            $0.note?.remoteChangeAtSave = inView
             $0.beginRequest()
             $0.message = draftProblem.map { .error(status + " " + $0) } ?? StatusMessage(status)
         }
@@ -177,8 +179,11 @@ extension NotesController {
         session.baseRev = entry.rev
         session.savedVersion = version
         // Another member's change that came in while this save was in flight is not in the saved
-        // text: its banner stays, and the merge below takes it in (or says why it cannot).
-        let pending = session.remoteChange.flatMap { $0.rev == entry.rev ? nil : $0 }
+        // text: its banner stays, and the merge below takes it in (or says why it cannot). One
+        // known before the save began was dealt with by it (merged or overwritten on purpose).
+        let known = session.remoteChangeAtSave
+        let pending = session.remoteChange.flatMap { $0.rev == entry.rev || $0 == known ? nil : $0 }
+        session.remoteChangeAtSave = nil
         session.remoteChange = pending
         session.banner = pending.map { LiveController.banner(for: $0, format: configuration.format) }
         let stillModified = session.isModified
@@ -205,7 +210,7 @@ extension NotesController {
         }
         lists.refresh(.notes, select: entry.pathLower)
         if pending != nil, let open = state.note, open.phase == .editing, open.merge == nil, canMerge(open) {
-            startMerge(.request)
+            startMerge(.afterSave)
         }
     }
 

@@ -84,6 +84,30 @@ final class SaveInFlightTests: XCTestCase {
         harness.app.stopLiveUpdates()
     }
 
+    /// A change whose banner was up before the save began is the one the save deals with (here
+    /// overwritten on purpose from the merge view): once saved, no second merge runs and
+    /// "Nothing to merge" never replaces "Saved".
+    func testAChangeKnownBeforeTheSaveIsNotMergedAgainAfterIt() async throws {
+        let hold = ReplyHold()
+        let (harness, ray) = try await annTyping(hold: hold)
+        let current = try await ray.metadata("/byteclub/Plans.txt")
+        _ = try await ray.upload(data: Data("Day 1: Lyon\nDay 2: rest\nDay 3: away\n".utf8), to: "/byteclub/Plans.txt",
+                                 mode: .update(rev: current.rev ?? ""), autorename: false)
+        await harness.waitUntil("the banner before ann saves") { harness.app.state.note?.remoteChange != nil }
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the merge view (both changed day 3)") { harness.app.state.note?.merge != nil }
+        harness.press(.char("o"))
+        let anns = "Day 1: Lyon\nDay 2: rest\nDay 3: home (ann)\n"
+        await harness.waitUntil("ann's text over ray's") { self.text() == anns }
+        await harness.waitUntil("the editor idle") {
+            harness.app.state.note?.phase == .editing && harness.app.state.note?.merge == nil && !harness.app.state.isBusy
+        }
+        XCTAssertEqual(harness.app.state.message?.text, "Saved \"Plans.txt\"", "no second merge said anything")
+        XCTAssertNil(harness.app.state.note?.banner)
+        XCTAssertNil(harness.app.state.note?.remoteChange)
+        XCTAssertEqual(text(), anns)
+    }
+
     func testWhenThatMergeCannotBeMadeTheBannerStaysAndTheAppSaysWhy() async throws {
         let hold = ReplyHold()
         let (harness, ray) = try await annTyping(hold: hold)

@@ -123,8 +123,11 @@ extension WebDAVStore {
         return own?.etag
     }
 
-    /// A folder's children and its own ETag, in one `PROPFIND Depth: 1`, checked as every
-    /// listing is: an href outside the folder refuses the whole answer.
+    /// A folder's children and its own ETag, in one `PROPFIND Depth: 1`: the one listing that
+    /// ``listFolder(_:)``, the polls and `watch` all read. An href outside the folder refuses the
+    /// whole answer, as a Dropbox listing is; uploads still on their way in (hidden temporary
+    /// names, WebDAVStore+Upload.swift), ours or another member's, are no entries; past the
+    /// listing limit it stops.
     func listWithETag(_ folder: String) async throws(RemoteError) -> (etag: String?, entries: [RemoteEntry]) {
         let resources = try await propfind(folder, depth: "1")
         var etag: String?
@@ -140,8 +143,12 @@ extension WebDAVStore {
                 etag = resource.etag
                 continue
             }
+            if Self.isTemporary(entry.name) { continue }
             try ListingGuard.check(entry, in: folder)
             entries.append(entry)
+        }
+        if entries.count > listingLimits.maxEntries {
+            throw .server(status: 0, detail: "the listing of \(folder.isEmpty ? "/" : folder) has more than \(listingLimits.maxEntries) entries; stopped")
         }
         return (etag, entries)
     }

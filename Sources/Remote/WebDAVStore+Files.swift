@@ -14,25 +14,7 @@ extension WebDAVStore {
     /// The folder's children. Every href must lie inside the folder asked for (the folder itself
     /// is dropped): an answer naming anything else is refused whole, as a Dropbox listing is.
     func listFolder(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
-        let resources = try await propfind(folder, depth: "1")
-        var entries: [RemoteEntry] = []
-        entries.reserveCapacity(resources.count)
-        let folderLower = folder.lowercased()
-        for resource in resources {
-            if let status = resource.status, !(200..<300).contains(status) { continue }
-            guard let entry = entry(resource) else {
-                throw .server(status: 0, detail: "the server answered a listing of \(folder.isEmpty ? "/" : folder) with \(resource.href), which is not inside it; refused")
-            }
-            if entry.pathLower == folderLower, entry.path == folder { continue }
-            // An upload still on its way in (WebDAVStore+Upload.swift), ours or another member's.
-            if Self.isTemporary(entry.name) { continue }
-            try ListingGuard.check(entry, in: folder)
-            entries.append(entry)
-        }
-        if entries.count > listingLimits.maxEntries {
-            throw .server(status: 0, detail: "the listing of \(folder.isEmpty ? "/" : folder) has more than \(listingLimits.maxEntries) entries; stopped")
-        }
-        return entries
+        try await listWithETag(folder).entries
     }
 
     public func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry {

@@ -46,6 +46,17 @@ final class WebDAVChangesTests: XCTestCase {
         changes.compactMap { if case .deleted(_, let path, _) = $0 { path } else { nil } }
     }
 
+    /// Another member's upload still on its way in (its hidden temporary name) is no change:
+    /// the polls read the same listing as everything else.
+    func testAnUploadOnItsWayInIsNoChange() async throws {
+        let cursor = try await store.latestCursor("/byteclub", recursive: false)
+        let staged = WebDAVStore.temporaryName()
+        try write("half a no", "byteclub/" + staged)
+        try write("whole\n", "byteclub/c.txt")
+        let changes = try await store.listChanges(since: cursor)
+        XCTAssertEqual(Set(updated(changes.changes).keys), ["/byteclub/c.txt"], "\(changes.changes)")
+    }
+
     func testAddedChangedAndDeletedFromACursorKeptOnDisk() async throws {
         let cursor = try await store.latestCursor("/byteclub", recursive: false)
         XCTAssertEqual(cursor.folder, "/byteclub")

@@ -83,7 +83,7 @@ struct MergeView {
 
         let open = merge.openCount
         let banner = isSaving ? "Saving the merge with \(TerminalSafe.escape(merge.who))'s changes…"
-            : open == 0 ? "Merging with \(merge.who)'s changes · every conflict chosen · Ctrl-S saves"
+            : open == 0 ? "Merging with \(TerminalSafe.escape(merge.who))'s changes · every conflict chosen · Ctrl-S saves"
             : "Merging with \(TerminalSafe.escape(merge.who))'s changes · \(open) of \(merge.conflictCount) conflict\(merge.conflictCount == 1 ? "" : "s") to choose"
         let (bannerLine, below) = rest.splitTop(1)
         canvas.put(banner, in: bannerLine, alignment: .left, style: theme.accent)

@@ -229,6 +229,10 @@ public final class DropboxStore: RemoteStore, Sendable {
                 return endpointError(summary, path: path)
             case 429:
                 return .rateLimited(retryAfter: retryAfter(response: response, body: body))
+            case 503 where response?.value(forHeader: "Retry-After") != nil:
+                // A server that says when to come back (the club server's "too many
+                // connections") is busy, not gone: wait as for a 429, never go offline for it.
+                return .rateLimited(retryAfter: retryAfter(response: response, body: body))
             case 507:
                 return .insufficientSpace
             default:

@@ -235,7 +235,13 @@ public actor OAuthTokens: AccessTokenProvider {
     }
 
     private func refresh() async throws(RemoteError) {
-        tokens = try await client.refresh(tokens, now: clock())
+        var fresh = try await client.refresh(tokens, now: clock())
+        // The account id may have been written into the file after it was read here (asked of
+        // Dropbox once for an older file): keep it, or this save would take it out again.
+        if fresh.accountID == nil, let kept = try? file.load(), kept.refreshToken == tokens.refreshToken {
+            fresh.accountID = kept.accountID
+        }
+        tokens = fresh
         try file.save(tokens)
     }
 }

@@ -85,7 +85,11 @@ struct BackendOptions: ParsableArguments {
             var once = RetryPolicy()
             once.maxAttempts = 1
             let asker = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: once)
-            return Backend(store: store, server: nil, account: await Self.dropboxAccount(stored, file: file, store: asker))
+            let account = await Self.dropboxAccount(stored, file: file, store: asker)
+            // Where this login's folders were before: under the fallback name while its id was
+            // unknown, and under plain `dropbox` before each account had folders of its own.
+            let fallback = Self.fallbackAccount(stored)
+            return Backend(store: store, server: nil, account: account, formerAccounts: account == fallback ? [nil] : [fallback, nil])
         }
         if let server, let url = URL(string: server) {
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
@@ -124,7 +128,12 @@ struct BackendOptions: ParsableArguments {
             }
             return account.id
         }
-        return "login-" + String(UInt64(bitPattern: Int64(stored.refreshToken.hashValueStable)), radix: 16)
+        return fallbackAccount(stored)
+    }
+
+    /// What stands in for an account id that is not known yet: a hash of the refresh token.
+    static func fallbackAccount(_ stored: StoredTokens) -> String {
+        "login-" + String(UInt64(bitPattern: Int64(stored.refreshToken.hashValueStable)), radix: 16)
     }
 
     static func randomToken() -> String {
@@ -147,8 +156,28 @@ struct Backend: Sendable {
     /// Whose Dropbox (its account id); nil for every other kind, where the URL names the club.
     var account: String?
 
+    /// Account names this club's folders may still be under (nil: none, the plain `dropbox`).
+    var formerAccounts: [String?] = []
+
     /// The name of this club's outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:folder:account:)``).
     var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: account) }
+
+    /// Moves this club's outbox and cache from a name they had before (``formerAccounts``) to
+    /// ``key``, so nothing queued while the account id was unknown (an older token file used
+    /// offline), or before each account had folders of its own, is stranded there. Only into a
+    /// folder that does not exist yet: what is there already is never mixed with another.
+    func adoptFormerFolders() {
+        let manager = FileManager.default
+        for former in formerAccounts {
+            let old = Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: former)
+            guard old != key else { continue }
+            for (from, to) in [(Paths.outbox(old), Paths.outbox(key)), (Paths.cache(old), Paths.cache(key))]
+            where manager.fileExists(atPath: from.path) && !manager.fileExists(atPath: to.path) {
+                try? manager.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? manager.moveItem(at: from, to: to)
+            }
+        }
+    }
 
     func close() async {
         await server?.stop()

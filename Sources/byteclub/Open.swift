@@ -111,6 +111,7 @@ enum UI {
         configuration.transfers = transfers
         configuration.layout = ClubLayout(folder: backend.folder)
         configuration.drafts = DraftStore(directory: Paths.drafts)
+        backend.adoptFormerFolders()
         configuration.outbox = Outbox(directory: Paths.outbox(backend.key))
         configuration.cache = ClubCache(directory: Paths.cache(backend.key))
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))

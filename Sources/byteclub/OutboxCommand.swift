@@ -43,6 +43,7 @@ struct OutboxCommand: AsyncParsableCommand {
         } catch let error as RemoteError {
             throw fail(error)
         }
+        connected.adoptFormerFolders()
         let items = Outbox(directory: Paths.outbox(connected.key)).all()
         await connected.close()
         if json {
@@ -118,6 +119,7 @@ struct OutboxCommand: AsyncParsableCommand {
         var retry = RetryPolicy()
         retry.maxAttempts = 3
         try await runRemote(backend, retry: retry) { backend in
+            backend.adoptFormerFolders()
             let outbox = Outbox(directory: Paths.outbox(backend.key))
             guard !outbox.isEmpty else {
                 if !json { FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8)) }

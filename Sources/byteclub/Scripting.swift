@@ -120,8 +120,9 @@ struct Ls: AsyncParsableCommand {
         abstract: "List a folder.",
         discussion: """
             Each page is printed as it arrives (sorted within the page; a club server sends its pages \
-            in order), so a folder of any size lists in constant memory. A listing that never ends \
-            stops after 1,000,000 entries with an error on stderr and a non-zero exit.
+            in order), so a club or Dropbox folder of any size lists in constant memory (WebDAV \
+            answers a folder in one piece). A listing that never ends stops after 1,000,000 entries \
+            with an error on stderr and a non-zero exit.
             """)
     @Argument(help: "The folder, e.g. /byteclub (default: the root).") var path: String = ""
     @Flag(help: "Print JSON, one array of entries.") var json = false

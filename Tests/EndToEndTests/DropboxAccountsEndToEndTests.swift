@@ -98,6 +98,13 @@ final class DropboxAccountsEndToEndTests: XCTestCase {
         let annSends = try byteclub(["outbox", "--send"])
         XCTAssertEqual(annSends.status, 0, annSends.err)
         XCTAssertTrue(annSends.out.contains("The outbox is empty"), annSends.out)
+        // An outbox from before each account had folders of its own (plain `dropbox`) follows
+        // the first login whose id becomes known, rather than staying there unsent.
+        let outboxes = app.state.appendingPathComponent("outbox")
+        let rayFolder = try XCTUnwrap(folders(outboxes).first)
+        let legacy = outboxes.appendingPathComponent("dropbox")
+        try FileManager.default.createDirectory(at: legacy, withIntermediateDirectories: true)
+        try "queued before".write(to: legacy.appendingPathComponent("marker"), atomically: true, encoding: .utf8)
 
         // Dropbox back: ann's login learns her account id (asked once, kept in the token file);
         // her outbox is still empty, and ray's item is sent only when ray is logged in.
@@ -108,6 +115,11 @@ final class DropboxAccountsEndToEndTests: XCTestCase {
         let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: tokens)) as? [String: Any]
         XCTAssertEqual((stored?["account_id"] as? String)?.isEmpty, false, "ann's id kept: \(stored ?? [:])")
         XCTAssertNil(AppHarness.text(root.appendingPathComponent("byteclub/Ray offline.txt")), "not sent as ann")
+        let adopted = folders(outboxes).filter { $0 != rayFolder }
+        XCTAssertEqual(adopted.count, 1, "\(folders(outboxes))")
+        XCTAssertTrue(adopted.first?.hasPrefix("dropbox-dbid") ?? false, "named from ann's id: \(adopted)")
+        XCTAssertEqual(AppHarness.text(outboxes.appendingPathComponent(adopted.first ?? "-").appendingPathComponent("marker")), "queued before",
+                       "the old outbox moved with her: \(folders(outboxes))")
 
         try logIn("ray", accountID: "dbid:RayAccount1")
         let raySends = try byteclub(["outbox", "--send"])

@@ -1,6 +1,7 @@
 import DropboxWire
 import Foundation
 @testable import Remote
+import Transfer
 import XCTest
 
 /// Answers decoded through DropboxWire's one metadata type and mapped to `RemoteEntry`.
@@ -66,5 +67,24 @@ final class EntryDecodingTests: XCTestCase {
         XCTAssertEqual(DropboxStore.retryAfter(response: nil, body: Data("slow down".utf8)), 1, "a plain-text 429 waits one second")
         XCTAssertEqual(DropboxStore.errorSummary(Data(#"{"error_summary":"path/not_found/..","error":{".tag":"path"}}"#.utf8)), "path/not_found/..")
         XCTAssertEqual(DropboxStore.errorSummary(Data("not json".utf8)), "")
+    }
+}
+
+/// How a 503 reads: with `Retry-After` the server is busy and says when to come back (the club
+/// server's "too many connections"), a rate limit to wait out; without it, a gateway whose server
+/// is gone, which the app takes as offline.
+final class BusyOrGoneTests: XCTestCase {
+    private func error(_ status: Int, _ fields: [(String, String)]) -> RemoteError {
+        let response = HTTPResponse(url: URL(string: "http://127.0.0.1:1/2/files/list_folder")!, statusCode: status, headerFields: fields)
+        return DropboxStore.remoteError(.httpStatus(status, body: Data("{}".utf8)), response: response, path: "/byteclub")
+    }
+
+    func testA503WithRetryAfterIsBusyNotGone() {
+        let busy = error(503, [("Retry-After", "2")])
+        XCTAssertEqual(busy, .rateLimited(retryAfter: 2))
+        XCTAssertFalse(busy.isUnreachable, "a busy server is there")
+        for status in [502, 503, 504] {
+            XCTAssertTrue(error(status, []).isUnreachable, "\(status) without Retry-After: the server behind the gateway is gone")
+        }
     }
 }

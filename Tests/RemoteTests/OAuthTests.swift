@@ -179,6 +179,26 @@ final class OAuthTests: XCTestCase {
         XCTAssertFalse(String(decoding: try Data(contentsOf: file.url), as: UTF8.self).isEmpty)
     }
 
+    /// The account id that `byteclub` writes into an older token file after the provider read
+    /// it survives the provider's next refresh, which saves the file again: losing it would name
+    /// the account's outbox differently on the next offline start and strand what waits there.
+    func testARefreshKeepsAnAccountIDWrittenAfterTheFileWasRead() async throws {
+        let client = OAuthClient(appKey: "app-key", endpoints: fake.oauth)
+        let file = TokenFile(url: directory.appendingPathComponent("tokens.json"))
+        let now = Date()
+        try file.save(StoredTokens(accessToken: "at-1", refreshToken: "rt-1", expiresAt: now.addingTimeInterval(3600), appKey: "app-key"))
+        let clock = Mutex(now)
+        let provider = try OAuthTokens(file: file, client: client, clock: { clock.withLock { $0 } })
+        var learned = try file.load()
+        learned.accountID = "dbid:AAH4f99T0taONIb-OurWxbNQ6ywGRopQngc"
+        try file.save(learned)
+        clock.withLock { $0 = now.addingTimeInterval(3600 - 200) }
+        let refreshed = try await provider.accessToken()
+        XCTAssertEqual(refreshed, "at-2")
+        XCTAssertEqual(try file.load().accessToken, "at-2")
+        XCTAssertEqual(try file.load().accountID, "dbid:AAH4f99T0taONIb-OurWxbNQ6ywGRopQngc", "the id is still in the file")
+    }
+
     func testExpiredTokenIsRefreshedAndTheCallRetried() async throws {
         let client = OAuthClient(appKey: "app-key", endpoints: fake.oauth)
         let file = TokenFile(url: directory.appendingPathComponent("tokens.json"))

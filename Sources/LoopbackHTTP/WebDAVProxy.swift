@@ -45,21 +45,9 @@ public final class WebDAVProxy: Sendable {
     public init(upstreamPort: Int, etagForm: ETagForm = .asSent) throws {
         self.upstreamPort = upstreamPort
         self.etagForm = etagForm
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FixtureError("socket failed") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = Self.loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound, listen(fd, 64) == 0 else {
-            close(fd)
-            throw FixtureError("the proxy could not listen")
-        }
+        guard let (fd, port) = LoopbackSocket.listen() else { throw FixtureError("the proxy could not listen") }
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let proxy = self
         Thread.detachNewThread { proxy.acceptLoop() }
     }
@@ -138,11 +126,7 @@ public final class WebDAVProxy: Sendable {
             return
         }
         defer { finish(upstream) }
-        var address = Self.loopback(port: upstreamPort)
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected, Self.send(upstream, Array(head.utf8)) else { return }
+        guard LoopbackSocket.connect(upstream, toPort: upstreamPort), Self.send(upstream, Array(head.utf8)) else { return }
 
         // A PUT's body counts towards the cut; the rule is taken by this PUT alone.
         let cutAfter: Int? = method == "PUT" ? state.withLock { state in
@@ -288,14 +272,6 @@ public final class WebDAVProxy: Sendable {
     }
 
     // MARK: - Sockets
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return address
-    }
 
     /// Writes all of `bytes`; false when the other side is gone.
     private static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -20,29 +21,15 @@ final class CountingProxy: Sendable {
     private let counts = Mutex(Counts())
 
     init(upstreamPort: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket failed") }
-        var address = Self.loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound, listen(fd, 64) == 0 else {
-            close(fd)
-            throw BenchError("cannot listen for the proxy")
-        }
+        guard let (fd, port) = LoopbackSocket.listen() else { throw BenchError("cannot listen for the proxy") }
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread.detachNewThread { [self] in
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
                 let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var upstream = Self.loopback(port: upstreamPort)
-                let connected = withUnsafePointer(to: &upstream) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-                }
-                guard connected else {
+                guard LoopbackSocket.connect(server, toPort: upstreamPort) else {
                     close(client)
                     close(server)
                     continue
@@ -65,14 +52,6 @@ final class CountingProxy: Sendable {
 
     func reset() {
         counts.withLock { $0 = Counts() }
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return address
     }
 
     /// Copies one direction until either side closes; `up` (client to server) also counts

@@ -43,6 +43,9 @@ final class ViewerLayer: Layer {
     private var viewport: PanoramaViewport?
     /// The last frame's cells, by what they show, so a frame that changes nothing renders nothing.
     private var cells: (key: String, image: CellImage)?
+    /// The picture kitty holds for the viewer (photo and scale), freed when it changes or the
+    /// viewer closes, so the terminal's memory holds one panorama at a time.
+    private var kittyKey: String?
 
     init(model: AppModel, pictures: ViewerPictures, graphics: TerminalGraphics?) {
         self.model = model
@@ -96,6 +99,16 @@ final class ViewerLayer: Layer {
     private func draw(_ picture: PanoramaPicture, _ port: PanoramaViewport, key: String, in area: Rect, canvas: any Canvas) {
         let origin = Point(x: area.x + (area.width - port.shownColumns) / 2, y: area.y + (area.height - port.shownRows) / 2)
         let rect = Rect(origin: origin, size: Size(width: port.shownColumns, height: port.shownRows))
+        if mode == .kitty, let graphics {
+            // kitty keeps the whole picture (at the screen's scale for this zoom) and shows the
+            // part asked for: a pan step only moves the source rectangle.
+            let size = port.rendition(maxSide: TerminalGraphics.kittyMaxSide)
+            let pictureKey = "viewer\n" + key + "\n\(size.width)x\(size.height)"
+            if let kittyKey, kittyKey != pictureKey { graphics.release(key: kittyKey) }
+            kittyKey = pictureKey
+            graphics.place(key: pictureKey, source: port.sourceRect(in: size), at: rect) { picture.rendition(size) }
+            return
+        }
         if mode.isPixels, let graphics {
             // The cells stay blank; the picture goes over them once curses has drawn.
             graphics.place(key: key + "\n\(port.offset) \(port.zoom) \(rect)", at: rect) { picture.window(port) }
@@ -193,6 +206,8 @@ final class ViewerLayer: Layer {
     }
 
     private func close(_ context: LayerContext) {
+        if let kittyKey { graphics?.release(key: kittyKey) }
+        kittyKey = nil
         model.update { $0.viewer = nil }
         context.dismiss()
         onClose?()

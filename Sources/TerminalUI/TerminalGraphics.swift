@@ -76,9 +76,11 @@ public struct GraphicsDetection: Sendable, Equatable {
 /// A layer that wants pixels calls ``place(key:at:image:)`` while it renders (and draws blank
 /// cells there); after curses has written the frame, ``Terminal`` asks ``endFrame()`` for the
 /// bytes to write. Nothing is sent while the placements stay the same, so spinners and other
-/// redraws cost nothing; when they change, kitty's images are deleted (`a=d`) before the new
-/// ones go out, and a sixel or iTerm2 image that must go away makes curses repaint every
-/// cell (they have no delete). A resize or `Ctrl-L` sends everything again.
+/// redraws cost nothing. kitty keeps what it is sent: each picture is transmitted once under
+/// an id and then only placed, moved and removed (``KittyPlacements``), so a scroll or a pan
+/// step sends no pixels. A sixel or iTerm2 image that must go away makes curses repaint every
+/// cell (they have no delete). A resize sends sixel and iTerm2 pictures again and re-places
+/// kitty's; `Ctrl-L` sends everything again.
 @MainActor
 public final class TerminalGraphics {
     /// One picture: what it shows (a key that changes when the picture does) and where.
@@ -117,12 +119,16 @@ public final class TerminalGraphics {
     /// only the top layer may place them, or they would hide a dialog drawn over them.
     public weak var topLayer: (any Layer)?
 
-    private var requested: [(placement: Placement, image: () -> PixelImage?)] = []
+    var requested: [(placement: Placement, source: Rect?, image: () -> PixelImage?)] = []
     private var shown: [Placement] = []
     /// Set when what the terminal shows is unknown (resize, Ctrl-L, a new mode).
     private var stale = false
+    /// What kitty holds of ours (kitty mode only).
+    var kitty = KittyPlacements()
     /// How many pictures have been written (tests and the benchmark read it).
-    public private(set) var imagesWritten = 0
+    public internal(set) var imagesWritten = 0
+    /// How many kitty placements of pictures already sent have been written.
+    public internal(set) var placementsWritten = 0
 
     public init(mode: PixelMode = .symbols, cellSize: Size = Size(width: 10, height: 20)) {
         self.mode = mode
@@ -133,7 +139,27 @@ public final class TerminalGraphics {
     /// sent (its key or place changed), so a frame that changes nothing makes no pixels.
     public func place(key: String, at rect: Rect, image: @escaping () -> PixelImage?) {
         guard mode.isPixels, !rect.isEmpty else { return }
-        requested.append((Placement(key: key, rect: rect), image))
+        requested.append((Placement(key: key, rect: rect), nil, image))
+    }
+
+    /// Asks for the part `source` (in the image's pixels) of the image `key` in `rect`, for
+    /// kitty, which keeps the image and shows the part asked for: a viewer that pans sends its
+    /// whole picture once and then only moves the source rectangle. `image` is called only when
+    /// the terminal does not hold `key` yet. In other modes the part is cut out and sent.
+    public func place(key: String, source: Rect, at rect: Rect, image: @escaping () -> PixelImage?) {
+        guard mode.isPixels, !rect.isEmpty, !source.isEmpty else { return }
+        if mode == .kitty {
+            requested.append((Placement(key: key, rect: rect), source, image))
+        } else {
+            let placement = Placement(key: key + "\n\(source)", rect: rect)
+            requested.append((placement, nil, { image()?.cropped(x: source.x, y: source.y, width: source.width, height: source.height) }))
+        }
+    }
+
+    /// The owner of the picture `key` will not show it again soon (the viewer closed, or moved
+    /// to another photo or zoom): kitty frees its copy at the next frame.
+    public func release(key: String) {
+        kitty.release(key)
     }
 
     /// Starts a frame: nothing is placed until layers say so.
@@ -146,26 +172,30 @@ public final class TerminalGraphics {
     }
 
     /// Forgets what the terminal shows, so the next frame sends every picture again.
-    public func invalidate() { stale = true }
+    public func invalidate() {
+        stale = true
+        kitty.placementsLost()
+    }
 
     /// Curses has just repainted every cell (Ctrl-L), which erased sixel and iTerm2 images.
     public func screenWasRepainted() {
         shown = []
         stale = true
+        kitty.imagesLost()
     }
 
-    /// kitty's "delete every visible placement", without an answer.
+    /// kitty's "delete every visible placement" (the images stay), without an answer.
     static let kittyDeleteAll = "\u{1B}_Ga=d,q=2\u{1B}\\"
 
     /// The bytes that bring the terminal from what it shows to what this frame placed.
     public func endFrame() -> FrameOutput {
+        if mode == .kitty { return kittyFrame() }
         let wanted = requested.map(\.placement)
         var output = FrameOutput()
+        // Left kitty mode: free what it holds.
+        if kitty.holdsImages { output.bytes += kittyBytes(kitty.exit()) }
         guard stale || wanted != shown else { return output }
         switch mode {
-        case .kitty:
-            // Delete every placement we made before making the new ones.
-            if !shown.isEmpty || stale { output.bytes += wrap(Self.kittyDeleteAll) }
         case .iterm, .sixel:
             // They have no delete: only curses repainting the cells removes them, unless each
             // new picture covers an old one exactly.
@@ -175,12 +205,12 @@ public final class TerminalGraphics {
                 output.needsRepaint = true
                 return output
             }
-        case .symbols:
+        case .kitty, .symbols:
             break
         }
         stale = false
         shown = wanted
-        for (placement, make) in requested {
+        for (placement, _, make) in requested {
             guard let image = make(),
                   let sequence = image.terminalSequence(mode: mode, columns: placement.rect.width, rows: placement.rect.height,
                                                         cellWidth: cellSize.width, cellHeight: cellSize.height)
@@ -198,12 +228,11 @@ public final class TerminalGraphics {
     /// The bytes that remove every picture on the way out (kitty; the others go with the
     /// alternate screen).
     public func exitBytes() -> [UInt8] {
-        guard mode == .kitty, !shown.isEmpty else { return [] }
         shown = []
-        return wrap(Self.kittyDeleteAll)
+        return kittyBytes(kitty.exit())
     }
 
-    private func wrap(_ sequence: String) -> [UInt8] {
+    func wrap(_ sequence: String) -> [UInt8] {
         Array((wrapsForTmux ? TerminalQuery.tmuxPassthrough(sequence) : sequence).utf8)
     }
 }

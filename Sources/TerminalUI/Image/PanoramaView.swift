@@ -111,6 +111,25 @@ public struct PanoramaViewport: Equatable, Sendable {
         let width = Int((Double(shownColumns) * perColumn).rounded()), height = Int((Double(shownRows) * perRow).rounded())
         return (x, y, max(1, min(imageWidth - x, width)), max(1, min(imageHeight - y, height)))
     }
+
+    /// The size to send the whole picture at, for a terminal that keeps it and shows a part
+    /// (kitty): no more pixels than the screen shows at this zoom, nor than the picture has,
+    /// nor than `maxSide` a side. It depends on the zoom and the area only, never on the pan,
+    /// so panning re-places the picture sent once.
+    public func rendition(maxSide: Int) -> Size {
+        let fit = min(1, scale, Double(maxSide) / Double(imageWidth), Double(maxSide) / Double(imageHeight))
+        return Size(width: max(1, min(maxSide, Int((Double(imageWidth) * fit).rounded()))),
+                    height: max(1, min(maxSide, Int((Double(imageHeight) * fit).rounded()))))
+    }
+
+    /// ``sourceRegion`` in the pixels of a rendition of `size` (see ``rendition(maxSide:)``).
+    public func sourceRect(in size: Size) -> Rect {
+        let region = sourceRegion
+        let sx = Double(size.width) / Double(imageWidth), sy = Double(size.height) / Double(imageHeight)
+        let x = min(size.width - 1, Int((Double(region.x) * sx).rounded())), y = min(size.height - 1, Int((Double(region.y) * sy).rounded()))
+        return Rect(x: x, y: y, width: max(1, min(size.width - x, Int((Double(region.width) * sx).rounded()))),
+                    height: max(1, min(size.height - y, Int((Double(region.height) * sy).rounded()))))
+    }
 }
 
 /// A decoded panorama and what panning it needs: decoded once, scaled once per zoom, and each
@@ -146,6 +165,11 @@ public final class PanoramaPicture: Sendable {
         let window = image.cropped(x: viewport.offset * viewport.cellWidth, y: viewport.rowOffset * viewport.cellHeight,
                                    width: viewport.shownColumns * viewport.cellWidth, height: viewport.shownRows * viewport.cellHeight)
         return CellImage.render(window, columns: viewport.shownColumns, rows: viewport.shownRows, depth: depth, fit: .fill, renderer: renderer)
+    }
+
+    /// The whole picture at `size` (kitty: sent once, then placed part by part).
+    public func rendition(_ size: Size) -> PixelImage {
+        source.scaled(toWidth: size.width, height: size.height)
     }
 
     /// The visible window in picture pixels (pixel modes: the terminal or chafa scales it).

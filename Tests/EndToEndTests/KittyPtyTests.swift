@@ -1,0 +1,252 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// What kitty pictures cost once sent: the app in a pseudo-terminal that answers the start-up
+/// questions as kitty does (as in ``ViewerPtyTests``) and counts the bytes of each step.
+///
+/// kitty keeps what it is sent, so a pan step in the viewer must only move the placement's
+/// source rectangle, and a scroll of the photo list must only re-place the thumbnails it
+/// already sent. Each step waits for the placement it causes (no fixed sleeps).
+final class KittyPtyTests: XCTestCase {
+    var base: URL!
+
+    override func setUpWithError() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-kitty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: base)
+    }
+
+    /// What the fake terminal measured.
+    struct Seen: Decodable {
+        var reached: String
+        /// Pan: bytes written from the end of the first placement to the end of the tenth step's.
+        var panBytes: Int?
+        var panPlacements: Int?
+        var panTransmits: Int?
+        var panSources: [String]?
+        /// Pan: the viewer's image was freed and sent again after Ctrl-L, and freed on Esc.
+        var resentAfterRedraw: Bool?
+        var freedOnClose: Bool?
+        /// Scroll: the ids sent (`a=t`), in order, and what the scroll back up wrote.
+        var transmitted: [Int]?
+        var scrollBytes: Int?
+        var scrollTransmits: Int?
+        var scrollPlaced: [Int]?
+        var status: Int?
+    }
+
+    func run(_ mode: String, columns: Int, rows: Int) throws -> Seen {
+        let binary = try AppHarness.binary.path
+        let script = base.appendingPathComponent("terminal.py")
+        try Self.terminal.write(to: script, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, mode, String(columns), String(rows), binary,
+                             "--data-dir", base.appendingPathComponent("club").path,
+                             "--download-dir", base.appendingPathComponent("downloads").path]
+        process.environment = [
+            "HOME": base.appendingPathComponent("home").path,
+            "XDG_STATE_HOME": base.appendingPathComponent("state").path,
+            "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
+            "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
+            "XDG_DATA_HOME": base.appendingPathComponent("data").path,
+            "PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "LANG": "C.UTF-8", "USER": "ray",
+            "SWIFT_BACKTRACE": "interactive=no",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        do {
+            return try JSONDecoder().decode(Seen.self, from: data)
+        } catch {
+            XCTFail("the fake terminal said: \(String(decoding: data, as: UTF8.self))")
+            throw error
+        }
+    }
+
+    /// The picture is sent once; ten pan steps at 140×40 then cost at most 20 KiB in all
+    /// (before: the whole visible window, 5.8 MB a step).
+    func testTenPanStepsMoveThePlacementAndSendNoPixels() throws {
+        let seen = try run("pan", columns: 140, rows: 40)
+        XCTAssertEqual(seen.reached, "done", "the steps ran to the end")
+        XCTAssertEqual(seen.panPlacements, 10, "one placement a step")
+        XCTAssertEqual(seen.panTransmits, 0, "no picture sent again while panning")
+        XCTAssertEqual(Set(seen.panSources ?? []).count, 10, "each step shows another part: \(seen.panSources ?? [])")
+        let bytes = try XCTUnwrap(seen.panBytes)
+        XCTAssertLessThanOrEqual(bytes, 20 * 1024, "ten pan steps wrote \(bytes) bytes")
+        print("kitty: ten pan steps at 140×40 wrote \(bytes) bytes")
+        XCTAssertEqual(seen.resentAfterRedraw, true, "Ctrl-L frees the picture and sends it again")
+        XCTAssertEqual(seen.freedOnClose, true, "closing the viewer frees the picture (a=d,d=I)")
+        XCTAssertEqual(seen.status, 0)
+    }
+
+    /// Two thumbnails fit; scrolling down sends the third, and scrolling back up re-places the
+    /// first two without sending them again.
+    func testScrollingBackSendsNoPictureAlreadyShown() throws {
+        let seen = try run("scroll", columns: 100, rows: 13)
+        XCTAssertEqual(seen.reached, "done", "the steps ran to the end")
+        let transmitted = try XCTUnwrap(seen.transmitted)
+        XCTAssertEqual(transmitted.count, Set(transmitted).count, "no thumbnail sent twice: \(transmitted)")
+        XCTAssertGreaterThanOrEqual(transmitted.count, 3, "the scroll down brought a third thumbnail")
+        XCTAssertEqual(seen.scrollTransmits, 0, "the scroll back up sent no picture data")
+        XCTAssertEqual(Set(seen.scrollPlaced ?? []), Set(transmitted.prefix(2)), "the first two were placed again")
+        let bytes = try XCTUnwrap(seen.scrollBytes)
+        XCTAssertLessThanOrEqual(bytes, 4096, "a one-row scroll back wrote \(bytes) bytes")
+        print("kitty: a one-row scroll of the photo list over pictures already sent wrote \(bytes) bytes")
+        XCTAssertEqual(seen.status, 0)
+    }
+
+    /// The fake terminal. argv: mode (pan, scroll), columns, rows, then the command to run.
+    static let terminal = #"""
+    import fcntl, json, os, pty, re, select, struct, sys, termios, time
+
+    mode, columns, rows, command = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(command[0], command)
+    # Cells of 10x20 pixels.
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, columns * 10, rows * 20))
+    out = bytearray()
+    seen = {"reached": "start", "status": None}
+    answered = False
+    deadline = time.time() + 60
+    PLACE = re.compile(rb"\x1b_Ga=p,([^\x1b]*)\x1b\\\x1b8")
+    SEND = re.compile(rb"\x1b_Ga=t,([^\x1b;]*);")
+
+    def pump(timeout=0.05):
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            data = os.read(fd, 1 << 16)
+        except OSError:
+            return False
+        if not data:
+            return False
+        out.extend(data)
+        return True
+
+    def keys(text):
+        return dict(pair.split(b"=", 1) for pair in text.split(b","))
+
+    # (image id, source x or None, where the placement ends) of each placement since `since`.
+    def places(since):
+        return [(int(keys(m.group(1))[b"i"]), keys(m.group(1)).get(b"x"), m.end()) for m in PLACE.finditer(bytes(out), since)]
+
+    # The ids of the images transmitted since `since`; with `height`, only those that tall.
+    def sends(since, height=None):
+        found = [keys(m.group(1)) for m in SEND.finditer(bytes(out), since)]
+        return [int(k[b"i"]) for k in found if height is None or int(k[b"v"]) == height]
+
+    def wait(condition):
+        global alive
+        while time.time() < deadline:
+            if condition():
+                return True
+            if not pump():
+                alive = False
+                return False
+        return False
+
+    def answer():
+        global answered
+        if not answered and b"\x1b[c" in bytes(out):
+            answered = True
+            os.write(fd, b"\x1b_Gi=31;OK\x1b\\\x1b[6;20;10t\x1b[?62;22c")
+        return answered
+
+    alive = True
+
+    def script():
+        if not wait(answer) or not wait(lambda: b"Welcome to Byte Club" in out):
+            return
+        seen["reached"] = "notes"
+        os.write(fd, b"2")
+        if mode == "pan":
+            if not wait(lambda: b"alps-sunrise.jpg" in out):
+                return
+            start = len(out)
+            os.write(fd, b"v")
+            # The first picture from the full file (3200x800, shown 760 pixels high: the screen
+            # less two rows), after the smaller rendition: sent, then placed with a source
+            # rectangle.
+            full_height = (rows - 2) * 20
+            if not wait(lambda: any(p[0] in sends(start, full_height) and p[1] is not None for p in places(start))):
+                return
+            first = [p for p in places(start) if p[0] in sends(start, full_height)][0]
+            viewer_id, mark = first[0], first[2]
+            seen["reached"] = "viewer"
+            for step in range(10):
+                before = len(places(mark))
+                os.write(fd, b"l")
+                if not wait(lambda: len(places(mark)) > before):
+                    return
+            done = places(mark)
+            end = done[-1][2]
+            seen["panBytes"] = end - mark
+            seen["panPlacements"] = len(done)
+            seen["panTransmits"] = len(sends(mark))
+            seen["panSources"] = [p[1].decode() if p[1] else "" for p in done]
+            seen["reached"] = "panned"
+            redraw = len(out)
+            os.write(fd, b"\x0c")
+            if not wait(lambda: any(p[0] in sends(redraw) for p in places(redraw))):
+                return
+            freed = b"a=d,d=I,i=%d," % viewer_id in bytes(out)[redraw:]
+            seen["resentAfterRedraw"] = freed and len(sends(redraw)) > 0
+            latest = sends(redraw)[-1]
+            closing = len(out)
+            os.write(fd, b"\x1b")
+            seen["freedOnClose"] = wait(lambda: b"a=d,d=I,i=%d," % latest in bytes(out)[closing:])
+        else:
+            # Two thumbnails placed, then down twice (the second scrolls), then up twice (the
+            # second scrolls back).
+            if not wait(lambda: len(set(p[0] for p in places(0))) >= 2):
+                return
+            first_two = sends(0)[:2]
+            mark = len(out)
+            os.write(fd, b"\x1b[B")
+            if not wait(lambda: len(out) > mark):
+                return
+            before = set(sends(0))
+            mark = len(out)
+            os.write(fd, b"\x1b[B")
+            if not wait(lambda: any(p[0] not in before for p in places(mark))):
+                return
+            seen["reached"] = "scrolled"
+            mark = len(out)
+            os.write(fd, b"\x1b[A")
+            if not wait(lambda: len(out) > mark):
+                return
+            # The next key scrolls back one row: both first thumbnails placed again.
+            mark = len(out)
+            os.write(fd, b"\x1b[A")
+            if not wait(lambda: set(first_two) <= set(p[0] for p in places(mark))):
+                return
+            done = [p for p in places(mark)]
+            seen["scrollBytes"] = max(p[2] for p in done) - mark
+            seen["scrollTransmits"] = len(sends(mark))
+            seen["scrollPlaced"] = sorted(set(p[0] for p in done))
+            seen["transmitted"] = sends(0)
+        seen["reached"] = "done"
+
+    script()
+    if alive:
+        os.write(fd, b"q")
+        wait(lambda: False)
+    if alive:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    else:
+        _, status = os.waitpid(pid, 0)
+        seen["status"] = os.waitstatus_to_exitcode(status)
+    print(json.dumps(seen))
+    """#
+}

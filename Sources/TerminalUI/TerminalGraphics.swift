@@ -129,6 +129,12 @@ public final class TerminalGraphics {
     public internal(set) var imagesWritten = 0
     /// How many kitty placements of pictures already sent have been written.
     public internal(set) var placementsWritten = 0
+    /// How many raw bytes of pictures off the screen kitty may keep for us, least recently
+    /// shown freed first (``KittyPlacements/unplacedBudget``).
+    public var kittyUnplacedBudget: Int {
+        get { kitty.unplacedBudget }
+        set { kitty.unplacedBudget = newValue }
+    }
 
     public init(mode: PixelMode = .symbols, cellSize: Size = Size(width: 10, height: 20)) {
         self.mode = mode

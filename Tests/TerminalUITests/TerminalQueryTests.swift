@@ -124,11 +124,11 @@ final class TerminalGraphicsTests: XCTestCase {
         let graphics = TerminalGraphics(mode: .kitty)
         let first = String(decoding: frame(graphics, key: "a").bytes, as: UTF8.self)
         XCTAssertTrue(first.contains("\u{1B}[2;3H"), "at the picture's top-left")
-        XCTAssertTrue(first.contains("\u{1B}_Ga=T,q=2,C=1,f="), first.prefix(80).debugDescription)
+        XCTAssertTrue(first.contains("\u{1B}_Ga=t,q=2,f=24,s=64,v=16,i=1000,m=0;"), first.prefix(80).debugDescription)
         XCTAssertEqual(frame(graphics, key: "a").bytes, [], "nothing changed, nothing sent")
-        let panned = String(decoding: frame(graphics, key: "b").bytes, as: UTF8.self)
-        XCTAssertTrue(panned.hasPrefix("\u{1B}_Ga=d,q=2\u{1B}\\"), "the old picture is deleted first")
-        XCTAssertEqual(String(decoding: frame(graphics, key: nil).bytes, as: UTF8.self), "\u{1B}_Ga=d,q=2\u{1B}\\", "closed: deleted")
+        let other = String(decoding: frame(graphics, key: "b").bytes, as: UTF8.self)
+        XCTAssertTrue(other.hasPrefix("\u{1B}_Ga=d,d=i,i=1000,p=1,q=2\u{1B}\\"), "the old placement is deleted first")
+        XCTAssertEqual(String(decoding: frame(graphics, key: nil).bytes, as: UTF8.self), "\u{1B}_Ga=d,d=i,i=1001,p=1,q=2\u{1B}\\", "closed: deleted")
         XCTAssertEqual(graphics.imagesWritten, 2)
     }
 
@@ -149,7 +149,7 @@ final class TerminalGraphicsTests: XCTestCase {
         _ = frame(kitty, key: "a")
         kitty.invalidate()  // what a resize does
         let again = String(decoding: frame(kitty, key: "a").bytes, as: UTF8.self)
-        XCTAssertTrue(again.hasPrefix("\u{1B}_Ga=d,q=2\u{1B}\\") && again.contains("a=T"), "deleted and sent again")
+        XCTAssertTrue(again.hasPrefix("\u{1B}_Ga=d,q=2\u{1B}\\") && again.contains("a=p,i=1000,"), "deleted and placed again")
 
         let sixel = TerminalGraphics(mode: .sixel, cellSize: Size(width: 8, height: 16))
         _ = frame(sixel, key: "a")

@@ -136,14 +136,28 @@ final class KittyPtyTests: XCTestCase {
     def keys(text):
         return dict(pair.split(b"=", 1) for pair in text.split(b","))
 
+    # Commands found so far, by where they start; the output is scanned once, as it grows (a
+    # command's head is under 300 bytes, so rescanning the last 300 finds any cut by a read).
+    found = {"scanned": 0, "places": [], "sends": []}
+
+    def scan():
+        start = max(0, found["scanned"] - 300)
+        for kind, pattern in (("places", PLACE), ("sends", SEND)):
+            last = found[kind][-1][0] if found[kind] else -1
+            for m in pattern.finditer(out, start):
+                if m.start() > last:
+                    found[kind].append((m.start(), m.end(), keys(m.group(1))))
+        found["scanned"] = len(out)
+
     # (image id, source x or None, where the placement ends) of each placement since `since`.
     def places(since):
-        return [(int(keys(m.group(1))[b"i"]), keys(m.group(1)).get(b"x"), m.end()) for m in PLACE.finditer(bytes(out), since)]
+        scan()
+        return [(int(k[b"i"]), k.get(b"x"), end) for start, end, k in found["places"] if start >= since]
 
     # The ids of the images transmitted since `since`; with `height`, only those that tall.
     def sends(since, height=None):
-        found = [keys(m.group(1)) for m in SEND.finditer(bytes(out), since)]
-        return [int(k[b"i"]) for k in found if height is None or int(k[b"v"]) == height]
+        scan()
+        return [int(k[b"i"]) for start, _, k in found["sends"] if start >= since and (height is None or int(k[b"v"]) == height)]
 
     def wait(condition):
         global alive
@@ -178,7 +192,10 @@ final class KittyPtyTests: XCTestCase {
             # less two rows), after the smaller rendition: sent, then placed with a source
             # rectangle.
             full_height = (rows - 2) * 20
-            if not wait(lambda: any(p[0] in sends(start, full_height) and p[1] is not None for p in places(start))):
+            def placed_full():
+                full = sends(start, full_height)
+                return full and any(p[0] in full for p in places(start))
+            if not wait(placed_full):
                 return
             first = [p for p in places(start) if p[0] in sends(start, full_height)][0]
             viewer_id, mark = first[0], first[2]
@@ -197,14 +214,14 @@ final class KittyPtyTests: XCTestCase {
             seen["reached"] = "panned"
             redraw = len(out)
             os.write(fd, b"\x0c")
-            if not wait(lambda: any(p[0] in sends(redraw) for p in places(redraw))):
+            if not wait(lambda: set(sends(redraw)) & set(p[0] for p in places(redraw))):
                 return
-            freed = b"a=d,d=I,i=%d," % viewer_id in bytes(out)[redraw:]
+            freed = out.find(b"a=d,d=I,i=%d," % viewer_id, redraw) >= 0
             seen["resentAfterRedraw"] = freed and len(sends(redraw)) > 0
             latest = sends(redraw)[-1]
             closing = len(out)
             os.write(fd, b"\x1b")
-            seen["freedOnClose"] = wait(lambda: b"a=d,d=I,i=%d," % latest in bytes(out)[closing:])
+            seen["freedOnClose"] = wait(lambda: out.find(b"a=d,d=I,i=%d," % latest, closing) >= 0)
         else:
             # Two thumbnails placed, then down twice (the second scrolls), then up twice (the
             # second scrolls back).

@@ -55,6 +55,7 @@ bench: deps
 	.build/release/transfer-bench webdav --size $(BENCH_SIZE)
 	.build/release/ui-bench
 	.build/release/ui-bench images
+	.build/release/ui-bench pictures
 	.build/release/ui-bench merge
 	.build/release/app-bench all $(BENCH_SIZE)
 

@@ -43,9 +43,10 @@ final class ViewerLayer: Layer {
     private var viewport: PanoramaViewport?
     /// The last frame's cells, by what they show, so a frame that changes nothing renders nothing.
     private var cells: (key: String, image: CellImage)?
-    /// The picture kitty holds for the viewer (photo and scale), freed when it changes or the
-    /// viewer closes, so the terminal's memory holds one panorama at a time.
-    private var kittyKey: String?
+    /// The pictures kitty holds for the viewer: the photo shown, at each zoom's scale used so
+    /// far (a zoom back re-places one already sent, within ``TerminalGraphics``' budget). Freed
+    /// when the viewer moves to another photo or closes, so the terminal holds one photo's.
+    private var kittyKeys: (photo: String, pictures: Set<String>)?
 
     init(model: AppModel, pictures: ViewerPictures, graphics: TerminalGraphics?) {
         self.model = model
@@ -104,8 +105,8 @@ final class ViewerLayer: Layer {
             // part asked for: a pan step only moves the source rectangle.
             let size = port.rendition(maxSide: TerminalGraphics.kittyMaxSide)
             let pictureKey = "viewer\n" + key + "\n\(size.width)x\(size.height)"
-            if let kittyKey, kittyKey != pictureKey { graphics.release(key: kittyKey) }
-            kittyKey = pictureKey
+            if let kittyKeys, kittyKeys.photo != key { releasePictures() }
+            kittyKeys = (key, (kittyKeys?.pictures ?? []).union([pictureKey]))
             graphics.place(key: pictureKey, source: port.sourceRect(in: size), at: rect) { picture.rendition(size) }
             return
         }
@@ -123,6 +124,11 @@ final class ViewerLayer: Layer {
             cells = (cellKey, image)
         }
         image.draw(into: canvas, at: origin, clip: area)
+    }
+
+    private func releasePictures() {
+        for key in kittyKeys?.pictures ?? [] { graphics?.release(key: key) }
+        kittyKeys = nil
     }
 
     /// A thin track across the screen with the shown part in the accent color.
@@ -206,8 +212,7 @@ final class ViewerLayer: Layer {
     }
 
     private func close(_ context: LayerContext) {
-        if let kittyKey { graphics?.release(key: kittyKey) }
-        kittyKey = nil
+        releasePictures()
         model.update { $0.viewer = nil }
         context.dismiss()
         onClose?()

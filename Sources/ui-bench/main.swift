@@ -9,6 +9,7 @@ import Glibc
 // ui-bench demo       an interactive demo on the real terminal, for manual and tmux checks
 // ui-bench images [N] thumbnail-to-cells benchmark; `ui-bench images demo [SHIFT]` shows them on the terminal
 // ui-bench viewer [N] the photo viewer's pan step on a 16000×2000 panorama at 200×60 cells
+// ui-bench pictures  bytes a kitty terminal is sent: viewer pan steps and photo-list scrolls, before and now
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "demo":
@@ -29,9 +30,11 @@ case "images":
     ImageBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 500 : 500)
 case "viewer":
     ViewerBench.run(iterations: arguments.count > 1 ? Int(arguments[1]) ?? 200 : 200)
+case "pictures":
+    PictureBench.run()
 case "-h", "--help", "help":
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]] | viewer [ITERATIONS]")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]] | viewer [ITERATIONS] | pictures")
 default:
-    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]] | viewer [ITERATIONS]")
+    print("usage: ui-bench [bench [ITERATIONS]] | editor [ITERATIONS] | merge [ITERATIONS] | demo | images [ITERATIONS | demo [SHIFT]] | viewer [ITERATIONS] | pictures")
     exit(2)
 }

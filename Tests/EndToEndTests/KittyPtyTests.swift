@@ -30,6 +30,8 @@ final class KittyPtyTests: XCTestCase {
         var panSources: [String]?
         /// Pan: the viewer's image was freed and sent again after Ctrl-L, and freed on Esc.
         var resentAfterRedraw: Bool?
+        /// Pan: help over the viewer removed the placement and closing it re-placed the picture, unsent.
+        var helpKeptPicture: Bool?
         var freedOnClose: Bool?
         /// Scroll: the ids sent (`a=t`), in order, and what the scroll back up wrote.
         var transmitted: [Int]?
@@ -82,6 +84,7 @@ final class KittyPtyTests: XCTestCase {
         let bytes = try XCTUnwrap(seen.panBytes)
         XCTAssertLessThanOrEqual(bytes, 20 * 1024, "ten pan steps wrote \(bytes) bytes")
         print("kitty: ten pan steps at 140×40 wrote \(bytes) bytes")
+        XCTAssertEqual(seen.helpKeptPicture, true, "help hides the picture and gives it back without sending it")
         XCTAssertEqual(seen.resentAfterRedraw, true, "Ctrl-L frees the picture and sends it again")
         XCTAssertEqual(seen.freedOnClose, true, "closing the viewer frees the picture (a=d,d=I)")
         XCTAssertEqual(seen.status, 0)
@@ -212,6 +215,17 @@ final class KittyPtyTests: XCTestCase {
             seen["panTransmits"] = len(sends(mark))
             seen["panSources"] = [p[1].decode() if p[1] else "" for p in done]
             seen["reached"] = "panned"
+            # Help over the viewer hides the picture (its placement goes, the image stays);
+            # closing help places it again without sending it.
+            helping = len(out)
+            os.write(fd, b"?")
+            if not wait(lambda: out.find(b"a=d,d=i,i=%d," % viewer_id, helping) >= 0):
+                return
+            helped = len(out)
+            os.write(fd, b"?")
+            if not wait(lambda: viewer_id in [p[0] for p in places(helped)]):
+                return
+            seen["helpKeptPicture"] = len(sends(helping)) == 0 and out.find(b"d=I", helping) < 0
             redraw = len(out)
             os.write(fd, b"\x0c")
             if not wait(lambda: set(sends(redraw)) & set(p[0] for p in places(redraw))):

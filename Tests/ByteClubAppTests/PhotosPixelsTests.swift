@@ -16,9 +16,9 @@ final class PhotosPixelsTests: XCTestCase {
         club = nil
     }
 
-    /// How many kitty pictures (`ESC _ G a=T`, the first chunk of each) `bytes` holds.
+    /// How many kitty pictures (`ESC _ G a=t`, the first chunk of each) `bytes` holds.
     private func kittyImages(_ bytes: [UInt8]) -> Int {
-        String(decoding: bytes, as: UTF8.self).components(separatedBy: "\u{1B}_Ga=T").count - 1
+        String(decoding: bytes, as: UTF8.self).components(separatedBy: "\u{1B}_Ga=t").count - 1
     }
 
     func testVisibleThumbnailsAreKittyPicturesAndASelectionMoveSendsNothing() async throws {

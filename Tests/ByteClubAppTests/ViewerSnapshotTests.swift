@@ -101,15 +101,16 @@ final class ViewerSnapshotTests: XCTestCase {
         let canvas = harness.render(width: 120, height: 36)
         XCTAssertFalse(isPictureRow(canvas, 17), "the cells under a picture stay blank")
         let bytes = String(decoding: graphics.endFrame().bytes, as: UTF8.self)
-        XCTAssertTrue(bytes.contains("\u{1B}_Ga=T"), "a kitty image")
+        XCTAssertTrue(bytes.contains("\u{1B}_Ga=t"), "a kitty image")
         XCTAssertTrue(bytes.contains(",c=120,"), "as wide as the screen")
+        XCTAssertTrue(bytes.contains(",x=0,y=0,"), "placed from its left end (a source rectangle)")
         XCTAssertFalse(bytes.contains("\u{1B}_Ga=d"), "nothing to delete yet")
         harness.press(.escape)
         graphics.beginFrame()
         _ = harness.render(width: 120, height: 36)
-        // Closing deletes it; what follows are the list's thumbnails, now kitty pictures too.
+        // Closing frees it; what follows are the list's thumbnails, now kitty pictures too.
         let closing = String(decoding: graphics.endFrame().bytes, as: UTF8.self)
-        XCTAssertTrue(closing.hasPrefix("\u{1B}_Ga=d,q=2\u{1B}\\"), "closing deletes it")
+        XCTAssertTrue(closing.hasPrefix("\u{1B}_Ga=d,d=I,i="), "closing frees it: \(closing.prefix(40).debugDescription)")
         XCTAssertEqual(closing.components(separatedBy: "\u{1B}_Ga=d").count - 1, 1, "one delete, nothing else")
         XCTAssertFalse(closing.contains(",c=120,"), "the viewer's full-width picture is not sent again")
     }

@@ -6,7 +6,9 @@ import TerminalUI
 /// The picture is decoded once (here: made once, a synthetic gradient with stripes so chafa
 /// has edges to find) and scaled once for the zoom; a pan step crops the visible 200×116-pixel
 /// window and turns only that into cells, then copies the cells into the frame. The pixel
-/// rows time the bytes a pan step sends in each protocol (cells of 10×20 pixels).
+/// rows time the image of the window each protocol would be sent (cells of 10×20 pixels); the
+/// app sends it so for iTerm2 and sixel, while kitty keeps the picture sent once and a step
+/// only moves its placement (`ui-bench pictures`).
 @MainActor
 enum ViewerBench {
     static let columns = 200, rows = 60

@@ -51,6 +51,9 @@ extension ClubAPI {
     }
 
     private func makeLink(file: FileMetadata, expires: Date?) async throws -> (SharedLink, Bool) {
+        // The link names the file by its id: an id given out only by this lookup (a file put
+        // there by hand) must be on disk before the link is, or a restart would orphan it.
+        await store.flushIdentifiers()
         do {
             return try await sharedLinks.make(fileID: file.id, name: file.name, expires: expires)
         } catch {

@@ -56,7 +56,7 @@ public final class MainScreen: Layer {
         .init([.char("d"), .delete], .delete, "Delete the note (asks first)"),
         .init([.char("R")], .rename, "Rename the note"),
         .init([.char("H")], .history, "History of the note"),
-        .init([.char("s")], .share, "Share link to the note (shown, copied)"),
+        .init([.char("s")], .share, "Share link (shown, copied)"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
@@ -66,7 +66,7 @@ public final class MainScreen: Layer {
         .init([.char("p")], .preview, "Show or hide the preview pane"),
         .init([.char("v")], .view, "View the photo full screen (pan, zoom)"),
         .init([.char("t")], .transfers, "Show the running transfer"),
-        .init([.char("s")], .share, "Share link to the photo (shown, copied)"),
+        .init([.char("s")], .share, "Share link (shown, copied)"),
     ])
 
     /// The list movement keys; Enter belongs to each tab's own table.

@@ -58,6 +58,12 @@ extension ClubAPI {
         return Response(status: status, headers: headers, body: Self.fileBody(opened.handle, range: range))
     }
 
+    /// A request path as the access log shows it: a share link's token is a secret, like a
+    /// bearer token, so it is never written (`/s/…`).
+    static func loggedPath(_ path: String) -> String {
+        path.hasPrefix("/s/") ? "/s/…" : path
+    }
+
     static var linkNotFound: Response {
         Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
                  body: .init(byteBuffer: ByteBuffer(string: "This link does not exist, or no longer does.\n")))

@@ -368,13 +368,14 @@ struct AccessLog: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let range = request.headers[.range].map { " range=\($0)" } ?? ""
+        let path = ClubAPI.loggedPath(request.uri.path)
         do {
             let response = try await next(request, context)
             let elapsed = ContinuousClock.now - start
-            logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms\(range)")
+            logger.info("\(request.method) \(path) \(response.status.code) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms\(range)")
             return response
         } catch {
-            logger.info("\(request.method) \(request.uri.path) failed: \(error)")
+            logger.info("\(request.method) \(path) failed: \(error)")
             throw error
         }
     }

@@ -69,4 +69,9 @@ final class SharedLinksTests: XCTestCase {
         let forgotten = await links(clock).live(token: b.token)
         XCTAssertNil(forgotten)
     }
+
+    func testTheAccessLogNeverShowsALinksToken() {
+        XCTAssertEqual(ClubAPI.loggedPath("/s/u7Ipj6MZLiBuVEv1aEL3x8rs/a.txt"), "/s/…")
+        XCTAssertEqual(ClubAPI.loggedPath("/2/files/download"), "/2/files/download")
+    }
 }

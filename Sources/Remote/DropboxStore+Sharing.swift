@@ -6,12 +6,30 @@ import Foundation
 
 extension DropboxStore: SharingStore {
     public func createSharedLink(_ path: String, expires: Date?) async throws(RemoteError) -> (link: RemoteSharedLink, existed: Bool) {
-        var settings: [String: Any] = ["requested_visibility": "public", "audience": "public", "access": "viewer"]
+        var settings: [String: Any] = ["requested_visibility": "public"]
         if let expires { settings["expires"] = DropboxTimestamp.format(expires) }
         let body: Data
         do { body = try JSONSerialization.data(withJSONObject: ["path": path, "settings": settings]) } catch { throw .local("cannot encode the request") }
         // Making the same link twice answers the first: safe to retry.
-        let made: (SharedLinkMetadata?, Bool) = try await withRetries(idempotent: true) { () async throws(RemoteError) -> (SharedLinkMetadata?, Bool) in
+        let made: (SharedLinkMetadata?, Bool)
+        do {
+            made = try await makeLink(path: path, body: body)
+        } catch .server(409, let summary) where summary.hasPrefix("settings_error") {
+            // Dropbox's Basic accounts cannot set an expiry, for one.
+            throw .local("The server will not make this link with these settings (\(summary.replacingOccurrences(of: "/..", with: ""))); try without --expires")
+        } catch .server(409, let summary) where summary.hasPrefix("email_not_verified") {
+            throw .local("Dropbox makes share links only once the account's email address is verified")
+        }
+        if let link = made.0 { return (try Self.remote(link), made.1) }
+        // Dropbox may leave the existing link out of the error: ask for it.
+        guard let link = try await sharedLinks(path).first else { throw .server(status: 409, detail: "shared_link_already_exists, but no link is listed") }
+        return (link, true)
+    }
+
+    /// One `create_shared_link_with_settings`: the new link, or the existing one (if the error
+    /// carried it) with `true`.
+    private func makeLink(path: String, body: Data) async throws(RemoteError) -> (SharedLinkMetadata?, Bool) {
+        try await withRetries(idempotent: true) { () async throws(RemoteError) -> (SharedLinkMetadata?, Bool) in
             let request = try await self.request(self.endpoints.rpc, "2/sharing/create_shared_link_with_settings", json: true)
             let reply = await self.exchange(request, body: .data(body))
             if case .httpStatus(409, let errorBody)? = reply.error, Self.errorSummary(errorBody).hasPrefix("shared_link_already_exists") {
@@ -20,10 +38,6 @@ extension DropboxStore: SharingStore {
             try self.check(reply, path: path)
             return (try Self.decode(SharedLinkMetadata.self, from: reply.body), false)
         }
-        if let link = made.0 { return (try Self.remote(link), made.1) }
-        // Dropbox may leave the existing link out of the error: ask for it.
-        guard let link = try await sharedLinks(path).first else { throw .server(status: 409, detail: "shared_link_already_exists, but no link is listed") }
-        return (link, true)
     }
 
     public func sharedLinks(_ path: String?) async throws(RemoteError) -> [RemoteSharedLink] {

@@ -16,6 +16,7 @@ against a real `byteclub serve` and shows this output when it fails).
 """
 
 import argparse
+import datetime
 import json
 import re
 import sys
@@ -25,13 +26,13 @@ import urllib.parse
 try:
     import dropbox
     import requests
-    from dropbox import files, users
+    from dropbox import files, sharing, users
     from stone.backends.python_rsrc import stone_serializers
 except ImportError as error:  # say how to get it rather than a bare traceback
     print(f"sdk-interop: the Dropbox SDK is missing ({error}); run `make deps`", file=sys.stderr)
     sys.exit(2)
 
-ROUTES = {"files": files.ROUTES, "users": users.ROUTES}
+ROUTES = {"files": files.ROUTES, "users": users.ROUTES, "sharing": sharing.ROUTES}
 # The SDK knows only Dropbox's hosts and always speaks https; these are the ones it may call.
 DROPBOX_HOSTS = {"api.dropboxapi.com", "content.dropboxapi.com", "notify.dropboxapi.com"}
 
@@ -262,6 +263,32 @@ def main():
                      lambda e: e.is_invalid_revision())
     call("files/list_revisions (deleted)", lambda: dbx.files_list_revisions(f"{folder}/moved.txt"),
          lambda r: None if r.is_deleted else "not deleted")
+
+    # Share links: made, made again (the error carries the link), listed, revoked.
+    public = sharing.SharedLinkSettings(requested_visibility=sharing.RequestedVisibility.public,
+                                        expires=datetime.datetime(2100, 1, 1))
+    link = call("sharing/create_shared_link_with_settings",
+                lambda: dbx.sharing_create_shared_link_with_settings(f"{folder}/note.txt", public),
+                lambda l: None if isinstance(l, sharing.FileLinkMetadata) and "/s/" in l.url and l.expires else f"{l!r}")
+    expect_error("sharing/create_shared_link_with_settings (exists)",
+                 lambda: dbx.sharing_create_shared_link_with_settings(f"{folder}/note.txt"),
+                 lambda e: e.is_shared_link_already_exists() and link is not None
+                 and e.get_shared_link_already_exists().get_metadata().url == link.url)
+    expect_error("sharing/create_shared_link_with_settings (missing)",
+                 lambda: dbx.sharing_create_shared_link_with_settings(f"{folder}/nothing.txt"),
+                 lambda e: e.is_path() and e.get_path().is_not_found())
+    expect_error("sharing/create_shared_link_with_settings (team only)",
+                 lambda: dbx.sharing_create_shared_link_with_settings(
+                     f"{folder}/note-two.txt", sharing.SharedLinkSettings(requested_visibility=sharing.RequestedVisibility.team_only)),
+                 lambda e: e.is_settings_error() and e.get_settings_error().is_not_authorized())
+    call("sharing/list_shared_links", lambda: dbx.sharing_list_shared_links(),
+         lambda r: None if link is not None and [l.url for l in r.links] == [link.url] else f"{r!r}")
+    call("sharing/list_shared_links (path)", lambda: dbx.sharing_list_shared_links(path=f"{folder}/note.txt", direct_only=True),
+         lambda r: None if len(r.links) == 1 and not r.has_more else f"{r!r}")
+    if link is not None:
+        call("sharing/revoke_shared_link", lambda: dbx.sharing_revoke_shared_link(link.url))
+        expect_error("sharing/revoke_shared_link (again)", lambda: dbx.sharing_revoke_shared_link(link.url),
+                     lambda e: e.is_shared_link_not_found())
 
     print(f"sdk-interop: {CHECKS.passed} checks ok, {len(CHECKS.failures)} failed")
     return 1 if CHECKS.failures else 0

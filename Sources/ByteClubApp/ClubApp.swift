@@ -30,6 +30,9 @@ public struct AppConfiguration: Sendable {
     public var outbox: Outbox?
     /// The lists and opened notes kept on disk for a start without the server; nil: none.
     public var cache: ClubCache?
+    /// Puts text on the user's clipboard (the terminal's OSC 52); nil: no clipboard, share
+    /// links are only shown.
+    public var clipboard: (@MainActor @Sendable (String) -> Void)?
 
     public init() {}
 }
@@ -56,6 +59,7 @@ public final class ClubApp {
     let live: LiveController
     let history: HistoryController
     let offline: OutboxController
+    let share: ShareController
 
     /// Called when the spinner should start or stop turning.
     public var onBusyChanged: (@MainActor (Bool) -> Void)? {
@@ -109,6 +113,7 @@ public final class ClubApp {
             offline?.stop()
         }
         history = HistoryController(context: context, lists: lists, live: live)
+        share = ShareController(context: context)
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
         model.onRedraw = { [weak compositor] in compositor?.setNeedsRedraw() }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
@@ -187,12 +192,14 @@ extension ClubApp: MainScreenDelegate {
         case .notes(.delete): notes.deleteSelected()
         case .notes(.rename): notes.renameSelected()
         case .notes(.history): history.openSelected()
+        case .notes(.share): share.shareSelected(.notes)
         case .photos(.download): photos.downloadSelected()
         case .photos(.upload): photos.chooseUpload()
         case .photos(.delete): photos.deleteSelected()
         case .photos(.preview): photos.togglePreview()
         case .photos(.view): viewer.open()
         case .photos(.transfers): photos.showBackgroundTransfer()
+        case .photos(.share): share.shareSelected(.photos)
         }
     }
 

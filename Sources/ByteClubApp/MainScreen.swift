@@ -20,11 +20,13 @@ public final class MainScreen: Layer {
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
         case open, new, delete, rename, history
+        case share
     }
 
     /// What the PanoPhotos tab's keys do.
     public enum PhotosAction: Hashable, Sendable {
         case download, upload, delete, preview, transfers, view
+        case share
     }
 
     /// A key's action, as the screen hands it to its delegate.
@@ -54,6 +56,7 @@ public final class MainScreen: Layer {
         .init([.char("d"), .delete], .delete, "Delete the note (asks first)"),
         .init([.char("R")], .rename, "Rename the note"),
         .init([.char("H")], .history, "History of the note"),
+        .init([.char("s")], .share, "Share link (shown, copied)"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
@@ -63,6 +66,7 @@ public final class MainScreen: Layer {
         .init([.char("p")], .preview, "Show or hide the preview pane"),
         .init([.char("v")], .view, "View the photo full screen (pan, zoom)"),
         .init([.char("t")], .transfers, "Show the running transfer"),
+        .init([.char("s")], .share, "Share link (shown, copied)"),
     ])
 
     /// The list movement keys; Enter belongs to each tab's own table.

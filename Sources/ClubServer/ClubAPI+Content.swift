@@ -45,8 +45,13 @@ extension ClubAPI {
         guard let range else {
             return Response(status: status, headers: headers, body: .init())
         }
+        return Response(status: status, headers: headers, body: Self.fileBody(handle, range: range))
+    }
+
+    /// Streams `range` of an open file in 1 MiB reads (a download, or a share link's file).
+    static func fileBody(_ handle: FileHandleBox, range: ClosedRange<Int64>) -> ResponseBody {
         let length = Int(range.upperBound - range.lowerBound + 1)
-        return Response(status: status, headers: headers, body: ResponseBody(contentLength: length) { writer in
+        return ResponseBody(contentLength: length) { writer in
             var offset = range.lowerBound
             var remaining = length
             var buffer = ByteBufferAllocator().buffer(capacity: Self.chunkSize)
@@ -63,7 +68,7 @@ extension ClubAPI {
                 try await writer.write(buffer)
             }
             try await writer.finish(nil)
-        })
+        }
     }
 
     /// nil: no usable Range (send everything); .some(nil): unsatisfiable; else the byte range.

@@ -15,6 +15,8 @@ struct ClubAPI: Sendable {
     let store: FolderStore
     let chaos: ChaosMonkey?
     let counters: Counters
+    /// Share links (ClubAPI+Sharing).
+    let sharedLinks: SharedLinks
     /// Open connections, in all and per client address (ConnectionLimits).
     let admission: ConnectionAdmission
     /// Past this many open sockets (served or being refused), the server stops accepting.
@@ -30,6 +32,7 @@ struct ClubAPI: Sendable {
         self.chaos = configuration.chaos.map { ChaosMonkey(spec: $0, seed: configuration.chaosSeed) }
         self.tokens = BearerAuth.credentials(sharedToken: configuration.token, members: configuration.members)
         self.counters = Counters()
+        self.sharedLinks = SharedLinks(metaDirectory: store.metaDirectory, tempDirectory: store.tempDirectory)
         (self.admission, self.acceptCap) = Self.admission(for: configuration)
     }
 
@@ -40,7 +43,7 @@ struct ClubAPI: Sendable {
             "/2/files/upload", "/2/files/upload_session/start", "/2/files/upload_session/append_v2", "/2/files/upload_session/finish",
         ]))
         // Longpolls need no token, as on Dropbox's notify host (ClubAPI+Changes).
-        router.middlewares.add(BearerAuth(credentials: tokens, exempt: ["/2/files/list_folder/longpoll"]))
+        router.middlewares.add(BearerAuth(credentials: tokens, exempt: ["/2/files/list_folder/longpoll"], exemptPrefixes: ["/s/"]))
         let api = self
         // RPC endpoints: JSON in, JSON out.
         for (path, handler) in rpcEndpoints() {
@@ -60,6 +63,7 @@ struct ClubAPI: Sendable {
         router.post("/2/files/upload_session/finish") { request, _ in await api.respond { fault in try await api.sessionFinish(request, fault: fault) } }
         router.post("/2/files/get_thumbnail_v2") { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
         router.post("/2/users/get_current_account") { request, _ in await api.respond { _ in try await api.currentAccount(request) } }
+        addSharingRoutes(to: router)
 
         return Application(
             router: router,
@@ -77,7 +81,7 @@ struct ClubAPI: Sendable {
     // MARK: - Plumbing
 
     /// Runs a handler, applying chaos first and turning `APIError`s into Dropbox-shaped answers.
-    private func respond(_ body: (Fault) async throws -> Response) async -> Response {
+    func respond(_ body: (Fault) async throws -> Response) async -> Response {
         let fault = chaos?.roll() ?? .none
         switch fault {
         case .rateLimit: return Self.response(for: .rateLimited(retryAfter: 1))
@@ -248,7 +252,11 @@ struct ClubAPI: Sendable {
         let text = try arguments.string("path")
         let target: DropboxPath
         do { target = try DropboxPath.parse(text) } catch { throw APIError.endpoint([.pathLookup, .malformedPath]) }
-        return JSON.metadataResult(try await store.delete(target))
+        // A file later made at this path may take up a deleted file's id: its links end now.
+        let deleted = await store.identifiers(under: target)
+        let result = JSON.metadataResult(try await store.delete(target))
+        await sharedLinks.forget(fileIDs: deleted)
+        return result
     }
 
     private func move(_ arguments: Arguments) async throws -> Any {
@@ -308,9 +316,16 @@ struct BearerAuth: RouterMiddleware {
     let credentials: [Credential]
     /// Paths served without a token (a token sent there anyway is ignored).
     var exempt: Set<String> = []
+    /// Paths under these served without a token too (share links, `/s/`), unless a dot
+    /// segment could make them mean a path elsewhere.
+    var exemptPrefixes: [String] = []
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if exempt.contains(request.uri.path) { return try await next(request, context) }
+        let path = request.uri.path
+        if exemptPrefixes.contains(where: { path.hasPrefix($0) }), !path.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+            return try await next(request, context)
+        }
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
             return ClubAPI.response(for: .unauthorized())
         }
@@ -353,13 +368,14 @@ struct AccessLog: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let range = request.headers[.range].map { " range=\($0)" } ?? ""
+        let path = ClubAPI.loggedPath(request.uri.path)
         do {
             let response = try await next(request, context)
             let elapsed = ContinuousClock.now - start
-            logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms\(range)")
+            logger.info("\(request.method) \(path) \(response.status.code) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms\(range)")
             return response
         } catch {
-            logger.info("\(request.method) \(request.uri.path) failed: \(error)")
+            logger.info("\(request.method) \(path) failed: \(error)")
             throw error
         }
     }

@@ -52,6 +52,9 @@ public struct ClubServerConfiguration: Sendable {
     public var historyDays = 30
     /// How often retention runs after the start: daily in service; tests shorten it.
     public var historyPruneInterval: Duration = .seconds(86_400)
+    /// The base of share links' URLs (`serve --public-url`), for a server behind a proxy;
+    /// nil: the address the member reached the server at.
+    public var publicURL: URL?
     public var logger: Logger
 
     public init(root: String, token: String, logger: Logger = Logger(label: "byteclub.server")) {

@@ -47,6 +47,14 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     case invalidAccessToken = "invalid_access_token"
     case expiredAccessToken = "expired_access_token"
     case tooManyRequests = "too_many_requests"
+    // Shared links (`sharing/*`).
+    case sharedLinkAlreadyExists = "shared_link_already_exists"
+    case sharedLinkNotFound = "shared_link_not_found"
+    case sharedLinkAccessDenied = "shared_link_access_denied"
+    case sharedLinkMalformed = "shared_link_malformed"
+    case settingsError = "settings_error"
+    case invalidSettings = "invalid_settings"
+    case notAuthorized = "not_authorized"
 }
 
 /// A nested error union: `{".tag":"path","path":{".tag":"not_found"}}`, with the numbers and

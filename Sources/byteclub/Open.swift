@@ -117,6 +117,7 @@ enum UI {
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
         configuration.thumbnailsDirectory = Paths.thumbnails
         configuration.graphics = terminal.graphics
+        configuration.clipboard = { [weak terminal] text in terminal?.copyToClipboard(text) }
         configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }

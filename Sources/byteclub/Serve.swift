@@ -27,6 +27,10 @@ struct Serve: AsyncParsableCommand {
         Past --max-connections, or --max-connections-per-client from one address, new ones get
         503 with Retry-After. Behind a reverse proxy every client has the proxy's address: use
         --max-connections-per-client 0 there.
+
+        Share links (`byteclub share`) are served at /s/TOKEN/NAME to anyone with the URL, no
+        token needed. Their URLs begin with the address members reach the server at, or with
+        --public-url (e.g. https://club.example.org) behind a reverse proxy.
         """
     )
 
@@ -53,6 +57,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Days of revision history kept (older revisions and deleted files' histories are pruned daily); 0 keeps all.")
     var historyDays: Int = ClubServerConfiguration(root: "", token: "").historyDays
 
+    @Option(help: ArgumentHelp("The base of share links' URLs, for a server behind a reverse proxy (default: the address members use).", valueName: "URL"))
+    var publicURL: String?
+
     private static let defaults = ConnectionLimits()
 
     func validate() throws {
@@ -65,6 +72,7 @@ struct Serve: AsyncParsableCommand {
         guard sessionExpiry >= 0.001, sessionExpiry <= 87_600 else { throw ValidationError("--session-expiry must be between 0.001 and 87600 hours") }
         guard maxLongpolls >= 1 else { throw ValidationError("--max-longpolls must be at least 1") }
         guard (0...36_500).contains(historyDays) else { throw ValidationError("--history-days must be between 0 (keep all) and 36500") }
+        _ = try publicBase()
     }
 
     private func validateLimits() throws {
@@ -85,6 +93,16 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
+    }
+
+    /// `--public-url`, checked: an http(s) URL with a host and no query or fragment.
+    func publicBase() throws -> URL? {
+        guard let publicURL else { return nil }
+        guard let url = URL(string: publicURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host?.isEmpty == false, url.query == nil, url.fragment == nil else {
+            throw ValidationError("--public-url must be an http or https URL such as https://club.example.org (got \(publicURL))")
+        }
+        return url
     }
 
     /// The connection options as the server's limits.
@@ -127,6 +145,7 @@ struct Serve: AsyncParsableCommand {
         configuration.members = members
         configuration.maxLongpolls = maxLongpolls
         configuration.historyDays = historyDays
+        configuration.publicURL = try publicBase()
         let host = self.host
         do {
             try await ClubServer.run(configuration) { port, realRoot in

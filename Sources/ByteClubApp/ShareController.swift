@@ -1,0 +1,69 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// `s` on either list: a public link to the selected note or photo, for someone outside the
+/// club. The link is shown in a dialog and copied to the clipboard (OSC 52, through
+/// ``AppConfiguration/clipboard``); the status bar says `Link copied`. A file with a link
+/// already gets that one back, as Dropbox answers.
+@MainActor
+final class ShareController {
+    let context: AppContext
+    /// The dialog showing a link, while it is open.
+    private var dialog: DialogLayer?
+
+    init(context: AppContext) {
+        self.context = context
+    }
+
+    func shareSelected(_ tab: Tab) {
+        let entry: RemoteEntry?
+        switch tab {
+        case .notes:
+            if case .note(let note, _)? = context.state.selectedNoteItem(in: context.model.noteListing) { entry = note } else { entry = nil }
+        case .photos:
+            entry = context.state.selectedPhoto
+        }
+        guard let entry else {
+            context.say(StatusMessage(tab == .notes ? "Select a saved note to share" : "Select a photo to share"))
+            return
+        }
+        let name = TerminalSafe.escape(tab == .notes ? ClubLayout.title(of: entry.name) : entry.name)
+        let sharing: any SharingStore
+        do {
+            sharing = try sharingStore(context.store)
+        } catch {
+            context.say(.error("Cannot share \"\(name)\": \(error.message)"))
+            return
+        }
+        context.say(StatusMessage("Making a link to \"\(name)\"…"))
+        let path = entry.path
+        context.perform({ () async throws(RemoteError) in try await sharing.createSharedLink(path, expires: nil) }) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let made): self.show(made.link, name: name, existed: made.existed)
+            case .failure(let error): self.context.say(.error("Could not share \"\(name)\": \(error.message)"))
+            }
+        }
+    }
+
+    private func show(_ link: RemoteSharedLink, name: String, existed: Bool) {
+        if let dialog { context.dismiss(dialog) }
+        var copied = false
+        if let copy = context.configuration.clipboard {
+            copy(link.url)
+            copied = true
+        }
+        let url = TerminalSafe.escape(link.url)
+        let expiry = link.expires.map { " until " + context.configuration.format.day($0) } ?? ""
+        var body = ["Anyone with this link can download \"\(name)\"\(expiry):", "", url, ""]
+        body.append((existed ? "It had this link already. " : "") + (copied ? "Copied to the clipboard." : "Copy it from here."))
+        body.append("`byteclub unshare URL` ends it.")
+        let layer = DialogLayer(Modal(title: "Share link", body: body, buttons: ["OK"], width: max(44, TextWidth.of(url) + 4))) { [weak self] _ in
+            self?.dialog = nil
+        }
+        dialog = layer
+        context.present(layer)
+        context.say(copied ? StatusMessage("Link copied", kind: .success) : StatusMessage("Link made"))
+    }
+}

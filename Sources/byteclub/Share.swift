@@ -1,0 +1,109 @@
+import ArgumentParser
+import DropboxWire
+import Foundation
+import Remote
+
+/// `byteclub share PATH [--expires 7d]`, `byteclub share --list [--json]`: public links to a
+/// club's files for people outside it.
+struct Share: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make a public link to a file (or list the links).",
+        discussion: """
+            Prints the link's URL. Anyone with it can download the file, without a token, until \
+            it expires or `byteclub unshare URL` ends it; deleting the file ends it too. A file \
+            that has a link already gets that one back (with its own expiry). --expires takes a \
+            duration (30m, 12h, 7d, 2w) or a date (2026-12-31, midnight UTC, or \
+            2026-12-31T18:00:00Z). WebDAV servers cannot make share links.
+            """)
+    @Argument(help: "The file to share.") var path: String?
+    @Option(help: "When the link stops working: 30m, 12h, 7d, 2w, or a date.") var expires: String?
+    @Flag(help: "List the club's links instead.") var list = false
+    @Flag(help: "With --list: print JSON, one array of links.") var json = false
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        if list {
+            guard path == nil, expires == nil else { throw ValidationError("--list takes no PATH and no --expires") }
+        } else {
+            guard let path, !remotePath(path).isEmpty else { throw ValidationError("say which file to share: byteclub share PATH") }
+            guard !json else { throw ValidationError("--json goes with --list") }
+            if let expires { _ = try LinkExpiry.parse(expires, now: Date()) }
+        }
+    }
+
+    func run() async throws {
+        let (list, json) = (self.list, self.json)
+        let target = remotePath(path ?? "")
+        let expiry = try expires.map { try LinkExpiry.parse($0, now: Date()) }
+        let asked = expires != nil
+        try await runRemote(backend) { backend in
+            let store = try sharingStore(backend.store)
+            if list {
+                let links = try await store.sharedLinks(nil)
+                FileHandle.standardOutput.write(Data((json ? Self.json(links) : Self.lines(links)).utf8))
+                return
+            }
+            let (link, existed) = try await store.createSharedLink(target, expires: expiry)
+            if existed {
+                say("\(target) already had this link" + (asked ? "; it keeps its expiry (unshare it first to change that)" : ""))
+            }
+            FileHandle.standardOutput.write(Data((TerminalSafe.escape(link.url) + "\n").utf8))
+        }
+    }
+
+    /// One link a line: the URL, the file and when it expires.
+    static func lines(_ links: [RemoteSharedLink]) -> String {
+        links.map { link in
+            let when = link.expires.map { "expires " + DropboxTimestamp.format($0) } ?? "no expiry"
+            return TerminalSafe.escape(link.url) + "  " + TerminalSafe.escape(link.path ?? link.name) + "  " + when + "\n"
+        }.joined()
+    }
+
+    static func json(_ links: [RemoteSharedLink]) -> String {
+        let objects: [[String: Any]] = links.map { link in
+            var object: [String: Any] = ["url": link.url, "name": link.name]
+            if let path = link.path { object["path"] = path }
+            if let expires = link.expires { object["expires"] = DropboxTimestamp.format(expires) }
+            return object
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
+
+/// `byteclub unshare URL`: ends a share link.
+struct Unshare: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "End a public link made by `share`.")
+    @Argument(help: "The link's URL.") var url: String
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        let url = self.url
+        try await runRemote(backend) { backend in
+            try await sharingStore(backend.store).revokeSharedLink(url: url)
+        }
+    }
+}
+
+/// `--expires`: a duration from now, or a moment.
+enum LinkExpiry {
+    static func parse(_ text: String, now: Date) throws -> Date {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        if let unit = trimmed.last, let seconds = units[unit], let count = Int(trimmed.dropLast()), count > 0, count <= 3650 * 86_400 {
+            let date = now.addingTimeInterval(Double(count) * seconds)
+            guard date.timeIntervalSince(now) <= 3650 * 86_400 else { throw Self.error(text, "is more than ten years away") }
+            return date
+        }
+        let moment = DropboxTimestamp.parse(trimmed) ?? DropboxTimestamp.parse(trimmed + "T00:00:00Z")
+        guard let moment else {
+            throw Self.error(text, "is neither a duration (30m, 12h, 7d, 2w) nor a date (2026-12-31 or 2026-12-31T18:00:00Z)")
+        }
+        guard moment > now else { throw Self.error(text, "is in the past") }
+        return moment
+    }
+
+    private static func error(_ text: String, _ reason: String) -> ValidationError {
+        ValidationError("--expires \(TerminalSafe.escape(text)) \(reason)")
+    }
+}

@@ -20,6 +20,7 @@ public final class MainScreen: Layer {
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
         case open, new, delete, rename, history
+        case tags, pin
     }
 
     /// What the PanoPhotos tab's keys do.
@@ -54,6 +55,8 @@ public final class MainScreen: Layer {
         .init([.char("d"), .delete], .delete, "Delete the note (asks first)"),
         .init([.char("R")], .rename, "Rename the note"),
         .init([.char("H")], .history, "History of the note"),
+        .init([.char("#")], .tags, "Edit the note's tags (/#tag filters by tag)"),
+        .init([.char("*")], .pin, "Pin or unpin the note (pinned notes come first)"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [

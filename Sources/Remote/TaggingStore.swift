@@ -76,3 +76,19 @@ public struct ItemTags: Sendable, Hashable, Codable {
     /// The tags shown as tags (the pin is shown as a mark).
     public var visible: [String] { all.filter { $0 != Self.pinTag } }
 }
+
+extension ItemTags {
+    /// Tags a file can have (Dropbox's limit), the pin included.
+    public static let maximumPerItem = TagText.maximumPerItem
+
+    /// The stored form of a tag a person typed (lower case), or why it cannot be a tag, in words.
+    public static func normalised(_ text: String) -> (tag: String?, problem: String?) {
+        switch Result(catching: { () throws(TagText.Refusal) in try TagText.normalised(text) }) {
+        case .success(let tag): return (tag, nil)
+        case .failure(let refusal): return (nil, refusal.description)
+        }
+    }
+
+    /// Whether `text` is a tag as stored (valid and lower case): what a cache may hand back.
+    public static func isStored(_ text: String) -> Bool { TagText.isNormalised(text) }
+}

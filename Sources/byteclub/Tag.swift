@@ -52,11 +52,11 @@ func tagging(_ store: any RemoteStore) throws(RemoteError) -> any TaggingStore {
 extension Ls {
     /// `ls --tag NAME`: the listing, then each file's tags, printing only those with `tag`.
     static func listTagged(_ folder: String, tag: String, json: Bool, store: any RemoteStore) async throws(RemoteError) {
-        let tagging = try tagging(store)
+        let tagger = try tagging(store)
         let printer = ListingPrinter(json: json)
         var files: [RemoteEntry] = []
         try await store.forEachPage(of: folder) { page in files += page.filter { $0.kind == .file } }
-        let tags = try await tagging.tags(of: files.map(\.path))
+        let tags = try await tagger.tags(of: files.map(\.path))
         printer.print(files.filter { tags[$0.pathLower]?.contains(tag) == true })
         printer.finish()
     }

@@ -55,8 +55,8 @@ public final class MainScreen: Layer {
         .init([.char("d"), .delete], .delete, "Delete the note (asks first)"),
         .init([.char("R")], .rename, "Rename the note"),
         .init([.char("H")], .history, "History of the note"),
-        .init([.char("#")], .tags, "Edit the note's tags (/#tag filters by tag)"),
-        .init([.char("*")], .pin, "Pin or unpin the note (pinned notes come first)"),
+        .init([.char("#")], .tags, "Edit the note's tags"),
+        .init([.char("*")], .pin, "Pin or unpin the note"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [

@@ -91,7 +91,7 @@ final class TagsController {
         let current = context.state.tags.of(entry)
         let title = TerminalSafe.escape(ClubLayout.title(of: entry.name))
         let prompt = PromptLayer(
-            title: "Tags", body: ["Tags of \"\(title)\", separated by spaces (letters, digits and _):"],
+            title: "Tags", body: ["Tags of \"\(title)\", separated by spaces (letters, digits and _). In the list, /#tag shows the notes with a tag."],
             text: current.visible.joined(separator: " "), placeholder: "e.g. trip boat", hint: "Enter save · Esc cancel",
             validate: { text in Self.parse(text).problem }
         ) { [weak self] text in

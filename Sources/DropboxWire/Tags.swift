@@ -26,7 +26,7 @@ public enum TagText {
         }
         for character in text where !isWordCharacter(character) {
             let shown = character == " " ? "a space" : "'" + TerminalSafe.escape(String(character)) + "'"
-            throw Refusal(text: TerminalSafe.escape(text), reason: "\(shown) is not allowed (letters, digits and _ only)")
+            throw Refusal(text: TerminalSafe.escape(text), reason: "\(shown) is not allowed (letters, digits, _)")
         }
         return text.lowercased()
     }

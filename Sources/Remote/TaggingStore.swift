@@ -81,11 +81,12 @@ extension ItemTags {
     /// Tags a file can have (Dropbox's limit), the pin included.
     public static let maximumPerItem = TagText.maximumPerItem
 
-    /// The stored form of a tag a person typed (lower case), or why it cannot be a tag, in words.
+    /// The stored form of a tag a person typed (lower case), or why it cannot be a tag, in a
+    /// few words (short enough for a dialog's line: "'-' is not allowed (letters, digits, _)").
     public static func normalised(_ text: String) -> (tag: String?, problem: String?) {
         switch Result(catching: { () throws(TagText.Refusal) in try TagText.normalised(text) }) {
         case .success(let tag): return (tag, nil)
-        case .failure(let refusal): return (nil, refusal.description)
+        case .failure(let refusal): return (nil, refusal.reason)
         }
     }
 

@@ -22,34 +22,43 @@ final class TagsAppTests: XCTestCase {
         harness.app.noteItems.compactMap { if case .note(let entry, _) = $0 { entry.name } else { nil } }
     }
 
+    /// A store of the club for `token`, as the app's own (a DropboxStore, which keeps tags).
+    private func store(_ club: MembersClub, _ token: String) -> DropboxStore {
+        DropboxStore(displayName: "club", endpoints: .club(club.server.baseURL), tokens: StaticToken(token), configuration: .ephemeral)
+    }
+
     func testAnotherMembersPinAndTagsShowLiveAndTheKeysChangeThem() async throws {
         let club = try await MembersClub(notes: ["Plans.txt": "x\n", "Budget.txt": "y\n"])
         self.club = club
-        // Budget is the older one: newest first puts it second until it is pinned.
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86_400)],
-                                              ofItemAtPath: club.base.appendingPathComponent("club/byteclub/Budget.txt").path)
-        let harness = Harness(store: club.store(token: club.annToken))
+        let harness = Harness(store: store(club, club.annToken))
         await harness.start()
-        XCTAssertEqual(titles(harness), ["Plans.txt", "Budget.txt"])
-        let ray = try XCTUnwrap(club.store(token: club.rayToken) as? any TaggingStore)
+        // Whichever is second (newest first, then by name) is pinned by ray and comes first.
+        let order = titles(harness)
+        XCTAssertEqual(Set(order), ["Plans.txt", "Budget.txt"])
+        let (first, second) = (order[0], order[1])
+        let ray = store(club, club.rayToken)
 
-        try await ray.changeTags(of: "/byteclub/Budget.txt", TagChange(added: ["pinned", "money"]))
-        await harness.waitUntil("ray's pin in ann's list") { self.titles(harness).first == "Budget.txt" }
+        try await ray.changeTags(of: "/byteclub/" + second, TagChange(added: ["pinned", "money"]))
+        await harness.waitUntil("ray's pin in ann's list") { self.titles(harness).first == second }
         let screen = harness.render(width: 120, height: 36).dump()
-        XCTAssertTrue(screen.contains("⚑ Budget  #money"), screen)
+        XCTAssertTrue(screen.contains("⚑ \(ClubLayout.title(of: second))  #money"), screen)
         XCTAssertFalse(screen.contains("#pinned"), "the pin is a mark, not a tag: \(screen)")
+        XCTAssertEqual(harness.app.noteItems.firstIndex { if case .note(let entry, _) = $0 { entry.name == first } else { false } },
+                       harness.app.state.notes.list.selected, "the selection stays on its note when a pin moves another")
 
         // `/#mon` keeps only the tagged note.
         harness.press(.char("/"), .char("#"), .char("m"), .char("o"), .char("n"))
         let filtered = harness.render(width: 120, height: 36).dump()
-        XCTAssertFalse(filtered.split(separator: "\n").contains { $0.contains("Plans") && !$0.contains("? help") }, filtered)
+        let firstTitle = ClubLayout.title(of: first)
+        XCTAssertFalse(filtered.split(separator: "\n").contains { $0.contains(firstTitle) && !$0.contains("? help") }, filtered)
+        XCTAssertTrue(filtered.contains("⚑ \(ClubLayout.title(of: second))"), filtered)
         harness.press(.escape)
 
-        // `*` on Plans (now second) pins it for everyone.
-        harness.press(.char("j"), .char("*"))
-        await harness.waitUntil("the pin saved") { harness.app.state.message?.text == "Pinned \"Plans\"" }
-        let plansTags = try await ray.tags(of: ["/byteclub/Plans.txt"])
-        XCTAssertEqual(plansTags["/byteclub/plans.txt"], ["pinned"])
+        // `*` on the other note pins it for everyone.
+        harness.press(.end, .char("*"))
+        await harness.waitUntil("the pin saved") { harness.app.state.message?.text == "Pinned \"\(firstTitle)\"" }
+        let pinned = try await ray.tags(of: ["/byteclub/" + first])
+        XCTAssertEqual(pinned["/byteclub/" + first.lowercased()], ["pinned"])
 
         // `#`: a bad name is refused in the dialog, which keeps the text; a good line applies the difference.
         harness.press(.char("#"))
@@ -59,9 +68,9 @@ final class TagsAppTests: XCTestCase {
         XCTAssertTrue(refused.contains("'-' is not allowed"), refused)
         harness.press(.backspace, .backspace, .char("_"), .char("b"), .char(" "), .char("T"), .char("r"), .char("i"), .char("p"))
         harness.press(.enter)
-        await harness.waitUntil("the tags saved") { harness.app.state.message?.text.hasPrefix("Tags of") ?? false }
-        let after = try await ray.tags(of: ["/byteclub/Plans.txt"])
-        XCTAssertEqual(after["/byteclub/plans.txt"], ["pinned", "a_b", "trip"])
+        await harness.waitUntil("the tags saved") { harness.app.state.message?.text == "Tags of \"\(firstTitle)\" saved" }
+        let after = try await ray.tags(of: ["/byteclub/" + first])
+        XCTAssertEqual(after["/byteclub/" + first.lowercased()], ["pinned", "a_b", "trip"])
         harness.app.stopLiveUpdates()
     }
 }

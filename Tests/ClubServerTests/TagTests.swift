@@ -67,14 +67,14 @@ final class TagTests: XCTestCase {
         // A missing file: BaseTagError.path, a LookupError.
         var reply = try await add("x", "/byteclub/missing.txt")
         XCTAssertEqual(reply.status, 409)
-        XCTAssertEqual(reply.summary, "path/not_found/..")
+        XCTAssertEqual(reply.summary, "path/not_found")
         reply = try await club.rpc("2/files/tags/get", ["paths": ["/byteclub/a.txt", "/byteclub/missing.txt"]])
         XCTAssertEqual(reply.status, 409)
-        XCTAssertEqual(reply.summary, "path/not_found/..")
+        XCTAssertEqual(reply.summary, "path/not_found")
         // Removing a tag the file lacks.
         reply = try await club.rpc("2/files/tags/remove", ["path": "/byteclub/a.txt", "tag_text": "never"])
         XCTAssertEqual(reply.status, 409)
-        XCTAssertEqual(reply.summary, "tag_not_present/..")
+        XCTAssertEqual(reply.summary, "tag_not_present")
         // Twenty tags at most.
         for number in 2...20 {
             let status = try await add("t\(number)", "/byteclub/a.txt").status
@@ -82,7 +82,7 @@ final class TagTests: XCTestCase {
         }
         reply = try await add("one_more", "/byteclub/a.txt")
         XCTAssertEqual(reply.status, 409)
-        XCTAssertEqual(reply.summary, "too_many_tags/..")
+        XCTAssertEqual(reply.summary, "too_many_tags")
         let got3 = try await tags(["/byteclub/a.txt"])["/byteclub/a.txt"]?.count
         XCTAssertEqual(got3, 20)
     }
@@ -118,8 +118,11 @@ final class TagTests: XCTestCase {
     }
 
     func testATagChangeComesBackAsAChangedEntryAndWakesALongpoll() async throws {
-        try club.write("byteclub/a.txt", "a")
-        try club.write("byteclub/b.txt", "b")
+        // Uploaded, not written on disk: journalled at once, so nothing but the tag comes after the cursor.
+        for name in ["a.txt", "b.txt"] {
+            let status = try await club.upload("/byteclub/" + name, Data(name.utf8)).status
+            XCTAssertEqual(status, 200)
+        }
         let listed = try await club.rpc("2/files/list_folder", ["path": "/byteclub"])
         guard let cursor = listed.json["cursor"] as? String else { return XCTFail(listed.text) }
         let fixture = club!

@@ -73,4 +73,35 @@ final class TagsAppTests: XCTestCase {
         XCTAssertEqual(after["/byteclub/" + first.lowercased()], ["pinned", "a_b", "trip"])
         harness.app.stopLiveUpdates()
     }
+
+    func testAnOfflineStartShowsTheTagsKeptWithTheCachedList() async throws {
+        let club = try await MembersClub(notes: ["Plans.txt": "x\n", "Budget.txt": "y\n"])
+        self.club = club
+        let cacheFolder = FileManager.default.temporaryDirectory.appendingPathComponent("tags-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cacheFolder) }
+        let cache = ClubCache(directory: cacheFolder)
+        let online = Harness(store: store(club, club.annToken)) { $0.cache = cache }
+        await online.start()
+        try await store(club, club.rayToken).changeTags(of: "/byteclub/Budget.txt", TagChange(added: ["pinned", "money"]))
+        await online.waitUntil("the tags and the list cached") {
+            cache.tags()?["/byteclub/budget.txt"] == ["pinned", "money"] && cache.listing(.notes)?.entries.count == 2
+        }
+        online.app.stopLiveUpdates()
+        let url = club.server.baseURL
+        await club.close()
+        self.club = nil
+
+        // The server is gone: the list and its tags come from the cache, pinned first.
+        let offline = Harness(store: DropboxStore(displayName: "club", endpoints: .club(url), tokens: StaticToken(club.annToken),
+                                                  configuration: .ephemeral)) { $0.cache = cache }
+        offline.app.start()
+        // At once, before any answer: the cached list with its tags, the pin first.
+        XCTAssertEqual(titles(offline).first, "Budget.txt")
+        let screen = offline.render(width: 120, height: 36).dump()
+        XCTAssertTrue(screen.contains("⚑ Budget  #money"), screen)
+        await offline.waitForLoads(2)
+        XCTAssertNotNil(offline.app.state.notes.cachedAt, "the load failed: still the cached list")
+        XCTAssertEqual(titles(offline).first, "Budget.txt", "a failed load keeps the tags")
+        offline.app.requestQuit()
+    }
 }

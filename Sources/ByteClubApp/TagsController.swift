@@ -12,8 +12,6 @@ import TerminalUI
 @MainActor
 final class TagsController {
     let context: AppContext
-    /// Called after tags from the server were applied (tests wait on it).
-    var onTagsApplied: (@MainActor () -> Void)?
     /// Which fetch of the whole list is the latest; an older one that answers late is dropped.
     private var generation = 0
     private var cacheScheduled = false
@@ -67,7 +65,6 @@ final class TagsController {
             case .success(let found):
                 self.updateKeepingSelection { $0.tags.apply(found, asked: paths, replacingAll: replacingAll) }
                 self.scheduleCache()
-                self.onTagsApplied?()
             case .failure(.notSupported(let what)):
                 self.context.update { $0.tags.unavailable = what }
             case .failure(let error):

@@ -94,9 +94,12 @@ final class TagsAppTests: XCTestCase {
         await club.close()
         self.club = nil
 
-        // The server is gone: the list and its tags come from the cache, pinned first.
+        // The server is gone: the list and its tags come from the cache, pinned first. As in
+        // the app, a server that cannot be reached is not tried again (the app is offline at once).
+        var once = RetryPolicy()
+        once.retriesUnreachable = false
         let offline = Harness(store: DropboxStore(displayName: "club", endpoints: .club(url), tokens: StaticToken(club.annToken),
-                                                  configuration: .ephemeral)) { $0.cache = cache }
+                                                  configuration: .ephemeral, retry: once)) { $0.cache = cache }
         offline.app.start()
         // At once, before any answer: the cached list with its tags, the pin first.
         XCTAssertEqual(titles(offline).first, "Budget.txt")

@@ -289,6 +289,19 @@ def main():
         call("sharing/revoke_shared_link", lambda: dbx.sharing_revoke_shared_link(link.url))
         expect_error("sharing/revoke_shared_link (again)", lambda: dbx.sharing_revoke_shared_link(link.url),
                      lambda e: e.is_shared_link_not_found())
+    # Tags: the SDK validates what tags/get answers and decodes the errors of add and remove.
+    call("files/tags/add", lambda: dbx.files_tags_add(f"{folder}/note.txt", "Trip"))
+    call("files/tags/add (second)", lambda: dbx.files_tags_add(f"{folder}/note.txt", "boat_2"))
+    call("files/tags/get", lambda: dbx.files_tags_get([f"{folder}/note.txt", f"{folder}/note-two.txt"]),
+         lambda r: None if [[t.get_user_generated_tag().tag_text for t in p.tags] for p in r.paths_to_tags] == [["trip", "boat_2"], []]
+         else f"tags {r!r}")
+    call("files/tags/remove", lambda: dbx.files_tags_remove(f"{folder}/note.txt", "trip"))
+    expect_error("files/tags/remove (not present)", lambda: dbx.files_tags_remove(f"{folder}/note.txt", "never"),
+                 lambda e: e.is_tag_not_present())
+    expect_error("files/tags/add (missing file)", lambda: dbx.files_tags_add(f"{folder}/nothing.txt", "x"),
+                 lambda e: e.is_path() and e.get_path().is_not_found())
+    expect_error("files/tags/get (missing file)", lambda: dbx.files_tags_get([f"{folder}/nothing.txt"]),
+                 lambda e: e.is_path() and e.get_path().is_not_found())
 
     print(f"sdk-interop: {CHECKS.passed} checks ok, {len(CHECKS.failures)} failed")
     return 1 if CHECKS.failures else 0

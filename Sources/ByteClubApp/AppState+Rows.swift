@@ -17,13 +17,14 @@ public struct NoteListing: Sendable {
             return state.notes.hasLoaded && !known.contains(path.lowercased())
         }
         let items = orphans.map { NoteItem.draft($0) }
-            + state.notes.entries.map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
-        return NoteListing(items: items, rows: rows(items, format: format, offline: state.offline))
+            + state.tags.pinnedFirst(state.notes.entries).map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
+        return NoteListing(items: items, rows: rows(items, format: format, offline: state.offline, tags: state.tags))
     }
 
     /// A draft of a note the server lacks reads "✎ title (draft)"; a note with a draft is marked "✎".
     /// What waits in the outbox is marked "⇡" instead: "⇡ title (waiting)" for a new note.
-    static func rows(_ items: [NoteItem], format: DisplayFormat, offline: OfflineState = OfflineState()) -> [ListRow] {
+    /// A pinned note is marked "⚑" and its tags follow the title ("Trip  #boat #sea").
+    static func rows(_ items: [NoteItem], format: DisplayFormat, offline: OfflineState = OfflineState(), tags: NoteTags = NoteTags()) -> [ListRow] {
         items.map { item in
             switch item {
             case .draft(let draft):
@@ -35,8 +36,11 @@ public struct NoteListing: Sendable {
             case .note(let entry, let hasDraft):
                 let title = ClubLayout.title(of: entry.name)
                 let mark = offline.isPending(entry) ? "⇡ " : hasDraft ? "✎ " : ""
-                return ListRow([mark + title, DisplayFormat.size(entry.size), format.relative(entry.modified)],
-                               searchText: title)
+                let itemTags = tags.of(entry)
+                let pin = itemTags.isPinned ? NoteTags.pinMark + " " : ""
+                let shown = itemTags.visible.map { "#" + TerminalSafe.escape($0) }.joined(separator: " ")
+                return ListRow([pin + mark + title + (shown.isEmpty ? "" : "  " + shown), DisplayFormat.size(entry.size), format.relative(entry.modified)],
+                               searchText: title, tags: itemTags.visible)
             }
         }
     }
@@ -49,8 +53,10 @@ public struct NoteListing: Sendable {
         var drafts: [String]
         var minute: Int
         var offline: OfflineState
+        var tags: Int
 
         init(_ state: AppState, format: DisplayFormat) {
+            tags = state.tags.version
             entries = state.notes.version
             loaded = state.notes.hasLoaded
             drafts = state.drafts.map { "\($0.id) \($0.updated.timeIntervalSince1970) \($0.title) \($0.body.utf8.count)" }

@@ -76,6 +76,8 @@ public struct AppState: Sendable {
     public var history: NoteHistory?
     /// Whether the server is reachable, and what waits in the outbox (OutboxController).
     public var offline = OfflineState()
+    /// The notes' tags and pins (AppState+Tags.swift).
+    public var tags = NoteTags()
 
     public init(backend: String) {
         self.backend = backend

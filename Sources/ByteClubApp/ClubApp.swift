@@ -58,6 +58,7 @@ public final class ClubApp {
     let viewer: ViewerController
     let live: LiveController
     let history: HistoryController
+    let tags: TagsController
     let offline: OutboxController
     let share: ShareController
 
@@ -100,7 +101,13 @@ public final class ClubApp {
         photos = PhotosController(context: context, lists: lists)
         viewer = ViewerController(context: context, photos: photos)
         live = LiveController(context: context, lists: lists)
-        lists.afterLoad = { [weak live] tab in live?.loadFinished(tab) }
+        let tags = TagsController(context: context)
+        self.tags = tags
+        lists.afterLoad = { [weak live, weak tags] tab in
+            live?.loadFinished(tab)
+            tags?.loadFinished(tab)
+        }
+        live.onChangesReceived = { [weak tags] tab, changes in tags?.changesArrived(tab, changes) }
         offline = OutboxController(context: context, lists: lists)
         offline.live = live
         offline.notes = notes
@@ -139,6 +146,7 @@ public final class ClubApp {
         offline.start()
         // The lists as the server last gave them, at once; the server's answer replaces them.
         let cursors = lists.restoreCached()
+        tags.restoreCached()
         if configuration.liveUpdates {
             // Each tab takes a change cursor first, then loads (LiveController); a tab cached
             // with its cursor asks only for what changed since.
@@ -193,6 +201,8 @@ extension ClubApp: MainScreenDelegate {
         case .notes(.rename): notes.renameSelected()
         case .notes(.history): history.openSelected()
         case .notes(.share): share.shareSelected(.notes)
+        case .notes(.tags): tags.editSelected()
+        case .notes(.pin): tags.togglePinSelected()
         case .photos(.download): photos.downloadSelected()
         case .photos(.upload): photos.chooseUpload()
         case .photos(.delete): photos.deleteSelected()

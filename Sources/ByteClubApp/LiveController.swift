@@ -22,6 +22,9 @@ final class LiveController {
     let lists: ListsController
     /// Called after a change page was applied to a tab (tests and the benchmark wait on it).
     var onChangesApplied: (@MainActor (Tab, [LiveEvent]) -> Void)?
+    /// Called with every change page as it came, before it is applied: a change of tags only
+    /// (the same rev) is no change to the list, but the tags controller asks for the new tags.
+    var onChangesReceived: (@MainActor (Tab, [RemoteChange]) -> Void)?
 
     /// One tab's loop.
     struct Feed {
@@ -292,6 +295,7 @@ final class LiveController {
     }
 
     private func apply(_ tab: Tab, _ changes: [RemoteChange]) {
+        onChangesReceived?(tab, changes)
         let model = context.model, layout = context.configuration.layout, format = context.configuration.format
         let before = tab == .notes ? model.noteListing : nil
         var events: [LiveEvent] = []

@@ -21,6 +21,7 @@ public final class MainScreen: Layer {
     public enum NotesAction: Hashable, Sendable {
         case open, new, delete, rename, history
         case share
+        case tags, pin
     }
 
     /// What the PanoPhotos tab's keys do.
@@ -57,6 +58,8 @@ public final class MainScreen: Layer {
         .init([.char("R")], .rename, "Rename the note"),
         .init([.char("H")], .history, "History of the note"),
         .init([.char("s")], .share, "Share link (shown, copied)"),
+        .init([.char("#")], .tags, "Edit the note's tags"),
+        .init([.char("*")], .pin, "Pin or unpin the note"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [

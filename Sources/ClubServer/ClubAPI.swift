@@ -181,6 +181,7 @@ struct ClubAPI: Sendable {
             ("/2/files/move_v2", move),
             ("/2/files/create_folder_v2", createFolder),
         ] + revisionEndpoints() + accountEndpoints()
+            + tagEndpoints()
     }
 
     private func getMetadata(_ arguments: Arguments) async throws -> Any {

@@ -38,6 +38,7 @@ extension FolderStore {
         }
         recordChanges(at: target.path)
         let prefix = target.path.lower
+        dropTags(under: prefix)
         ids = ids.filter { $0.key != prefix && !$0.key.hasPrefix(prefix + "/") }
         idsDirty = true
         flushIdentifiers()

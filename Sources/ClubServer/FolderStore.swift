@@ -34,6 +34,8 @@ actor FolderStore {
     var leases: Set<String> = []
     /// Histories and who made them (FolderStore+Revisions).
     var revisions = RevisionState()
+    /// Tags by file id, loaded on first use (FolderStore+Tags).
+    var tagIndex: [String: [String]]?
     /// Days of history kept (FolderStore+Retention); 0 keeps all.
     let historyDays: Int
     /// The change journal (`.byteclub/journal`), readable and waitable without the actor, and

@@ -43,6 +43,9 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     case unsupportedExtension = "unsupported_extension"
     case unsupportedImage = "unsupported_image"
     case conversionError = "conversion_error"
+    // Tags (`files/tags/add`, `files/tags/remove`).
+    case tooManyTags = "too_many_tags"
+    case tagNotPresent = "tag_not_present"
     // Auth and rate limits.
     case invalidAccessToken = "invalid_access_token"
     case expiredAccessToken = "expired_access_token"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import DropboxWire
 import Remote
 
 /// Runs a remote operation for a command: Ctrl-C cancels it, errors print one line to stderr
@@ -126,12 +127,19 @@ struct Ls: AsyncParsableCommand {
             """)
     @Argument(help: "The folder, e.g. /byteclub (default: the root).") var path: String = ""
     @Flag(help: "Print JSON, one array of entries.") var json = false
+    @Option(help: "List only the files with this tag (see `byteclub tag`).") var tag: String?
     @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        if let tag { do { _ = try TagText.normalised(tag) } catch { throw ValidationError(error.description) } }
+    }
 
     func run() async throws {
         let path = remotePath(self.path)
         let json = self.json
+        let tag = try self.tag.map { text in try TagText.normalised(text) }
         try await runRemote(backend) { backend in
+            if let tag { return try await Ls.listTagged(path, tag: tag, json: json, store: backend.store) }
             let printer = ListingPrinter(json: json)
             try await backend.store.forEachPage(of: path) { printer.print($0) }
             printer.finish()

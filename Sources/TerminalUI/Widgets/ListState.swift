@@ -3,15 +3,24 @@ public struct ListRow: Hashable, Sendable {
     public var cells: [String]
     /// The lowercased text `/` filters on; by default the first column.
     public var searchKey: String
+    /// The row's tags, lowercased, each with a space before and after (" trip  boat "): a
+    /// filter that starts with `#` matches these instead of the text (`#tri` finds `trip`;
+    /// `#trip ` only `trip` itself).
+    public var tagKey: String
 
-    public init(_ cells: [String], searchText: String? = nil) {
+    public init(_ cells: [String], searchText: String? = nil, tags: [String] = []) {
         self.cells = cells
         self.searchKey = (searchText ?? cells.first ?? "").lowercased()
+        self.tagKey = tags.map { " " + $0.lowercased() + " " }.joined()
     }
 
     /// Whether the row matches `needle`, which must already be lowercased.
     func matches(lowercased needle: String) -> Bool {
         if needle.isEmpty { return true }
+        if needle.hasPrefix("#") {
+            guard !tagKey.isEmpty else { return false }
+            return tagKey.contains(" " + needle.dropFirst())
+        }
         var key = searchKey, needle = needle
         // Byte search on UTF-8: the substring test runs for every row on every frame of a
         // filtered 10,000-row list, and comparing Characters is several times slower.

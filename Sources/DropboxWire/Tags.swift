@@ -1,0 +1,108 @@
+import Foundation
+
+/// A tag's text as Dropbox takes it (`TagText` in files.stone: `[\w]+`, 1 to 32 characters),
+/// and the one rule that says so, shared by the server (which answers a 400) and the clients
+/// (which refuse before sending).
+public enum TagText {
+    /// Dropbox's limit on a tag's length.
+    public static let maximumLength = 32
+    /// Dropbox's limit on tags per item ("No more than 20 tags can be added to a given item").
+    public static let maximumPerItem = 20
+
+    /// Why a text is not a tag, in words for a person.
+    public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        public var text: String
+        public var reason: String
+        public var description: String { "'\(text)' is not a tag name: \(reason)" }
+    }
+
+    /// The tag as stored: lower case, as Dropbox converts it ("Will be automatically converted
+    /// to lowercase letters"). Letters and digits of any script and `_` only, as Python's `\w`
+    /// (the pattern's own dialect) allows.
+    public static func normalised(_ text: String) throws(Refusal) -> String {
+        guard !text.isEmpty else { throw Refusal(text: text, reason: "it is empty") }
+        guard text.count <= maximumLength else {
+            throw Refusal(text: TerminalSafe.escape(String(text.prefix(maximumLength))) + "…", reason: "longer than \(maximumLength) characters")
+        }
+        for character in text where !isWordCharacter(character) {
+            let shown = character == " " ? "a space" : "'" + TerminalSafe.escape(String(character)) + "'"
+            throw Refusal(text: TerminalSafe.escape(text), reason: "\(shown) is not allowed (letters, digits, _)")
+        }
+        return text.lowercased()
+    }
+
+    /// Whether `text` is already a stored tag (normalised and valid).
+    public static func isNormalised(_ text: String) -> Bool {
+        (try? normalised(text)) == text
+    }
+
+    private static func isWordCharacter(_ character: Character) -> Bool {
+        guard character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first else { return false }
+        if scalar == "_" { return true }
+        let category = scalar.properties.generalCategory
+        switch category {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber: return true
+        default: return false
+        }
+    }
+}
+
+/// `files/tags/add` and `files/tags/remove`'s argument: `{"path","tag_text"}`.
+public struct TagArg: Sendable, Hashable, Codable {
+    public var path: String
+    public var tagText: String
+
+    public init(path: String, tagText: String) {
+        self.path = path
+        self.tagText = tagText
+    }
+
+    enum CodingKeys: String, CodingKey { case path, tagText = "tag_text" }
+}
+
+/// `files/tags/get`'s argument: `{"paths":[…]}`.
+public struct GetTagsArg: Sendable, Hashable, Codable {
+    public var paths: [String]
+
+    public init(paths: [String]) { self.paths = paths }
+}
+
+/// One tag as `files/tags/get` answers it: `{".tag":"user_generated_tag","tag_text":"trip"}`.
+/// Dropbox's `Tag` union has no other member yet; one that comes later is kept as its tag, with
+/// no text, so an answer holding it still decodes.
+public struct TagEntry: Sendable, Hashable, Codable {
+    public var kind: String
+    public var tagText: String?
+
+    public static let userGenerated = "user_generated_tag"
+
+    public init(userGenerated text: String) {
+        kind = Self.userGenerated
+        tagText = text
+    }
+
+    enum CodingKeys: String, CodingKey { case kind = ".tag", tagText = "tag_text" }
+}
+
+/// `{"path","tags":[…]}`, one per path asked for.
+public struct PathToTags: Sendable, Hashable, Codable {
+    public var path: String
+    public var tags: [TagEntry]
+
+    public init(path: String, tags: [TagEntry]) {
+        self.path = path
+        self.tags = tags
+    }
+
+    /// The texts of the user-generated tags.
+    public var texts: [String] { tags.compactMap { $0.kind == TagEntry.userGenerated ? $0.tagText : nil } }
+}
+
+/// `files/tags/get`'s answer: `{"paths_to_tags":[…]}`.
+public struct GetTagsResult: Sendable, Hashable, Codable {
+    public var pathsToTags: [PathToTags]
+
+    public init(pathsToTags: [PathToTags]) { self.pathsToTags = pathsToTags }
+
+    enum CodingKeys: String, CodingKey { case pathsToTags = "paths_to_tags" }
+}

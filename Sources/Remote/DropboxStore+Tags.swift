@@ -1,0 +1,67 @@
+import DropboxWire
+import Foundation
+
+// Tags over Dropbox v2: `files/tags/add`, `files/tags/get`, `files/tags/remove` (files.stone).
+// The club server answers the same calls (docs/server.md).
+
+extension DropboxStore: TaggingStore {
+    /// Asked 100 paths at a time. Dropbox fails a whole `tags/get` when one path is gone, so a
+    /// batch that meets `not_found` is asked again path by path, leaving the missing out.
+    public func tags(of paths: [String]) async throws(RemoteError) -> [String: [String]] {
+        var found: [String: [String]] = [:]
+        var start = 0
+        while start < paths.count {
+            let batch = Array(paths[start..<min(paths.count, start + 100)])
+            start += batch.count
+            do {
+                try await fetchTags(batch, into: &found)
+            } catch .notFound where batch.count > 1 {
+                for path in batch {
+                    do { try await fetchTags([path], into: &found) } catch .notFound { continue }
+                }
+            } catch .notFound {
+                continue
+            }
+        }
+        return found
+    }
+
+    public func addTag(_ tag: String, to path: String) async throws(RemoteError) {
+        let text = try Self.checked(tag)
+        do {
+            _ = try await rpc("2/files/tags/add", ["path": path, "tag_text": text], path: path, idempotent: true, decoding: NoAnswer.self)
+        } catch .server(409, let summary) where summary.hasPrefix("too_many_tags") {
+            throw .server(status: 409, detail: "\(path) already has \(TagText.maximumPerItem) tags, the most a file can have")
+        }
+    }
+
+    public func removeTag(_ tag: String, from path: String) async throws(RemoteError) {
+        let text = try Self.checked(tag)
+        do {
+            _ = try await rpc("2/files/tags/remove", ["path": path, "tag_text": text], path: path, idempotent: true, decoding: NoAnswer.self)
+        } catch .server(409, let summary) where summary.hasPrefix("tag_not_present") {
+            return
+        }
+    }
+
+    private func fetchTags(_ paths: [String], into found: inout [String: [String]]) async throws(RemoteError) {
+        let answer = try await rpc("2/files/tags/get", ["paths": paths], path: paths.count == 1 ? paths[0] : "", idempotent: true,
+                                   decoding: GetTagsResult.self)
+        let asked = Set(paths.map { $0.lowercased() })
+        for item in answer.pathsToTags {
+            let lower = item.path.lowercased()
+            // Only what was asked about, and only texts a tag can be: nothing else reaches a row.
+            guard asked.contains(lower) else { continue }
+            found[lower] = item.texts.compactMap { try? TagText.normalised($0) }
+        }
+    }
+
+    static func checked(_ tag: String) throws(RemoteError) -> String {
+        do { return try TagText.normalised(tag) } catch { throw .local(error.description) }
+    }
+}
+
+/// The answer of a call whose result is Dropbox's `Void` (`null`): nothing to read.
+struct NoAnswer: Decodable, Sendable {
+    init(from decoder: any Decoder) throws {}
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import DropboxWire
+import Foundation
+import Remote
+
+/// `byteclub tag PATH [+a] [-b] …`: a file's tags, or a change to them.
+struct Tag: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or change a file's tags.",
+        discussion: """
+            With no changes, prints the file's tags, one per line. `+name` (or a bare name) adds a \
+            tag, `-name` removes one; the tags after the change are printed. A tag is letters, \
+            digits and _ (at most \(TagText.maximumLength) characters, at most \(TagText.maximumPerItem) \
+            per file), stored in lower case as Dropbox stores it. A pin is the reserved tag \
+            `\(ItemTags.pinTag)` (`+\(ItemTags.pinTag)` pins). A bad name is refused before anything \
+            is sent (exit 64); a missing file exits 3; a WebDAV server that cannot keep tags exits 1, saying so.
+            """)
+    @Argument(help: "The file, e.g. /byteclub/Trip.txt.") var path: String
+    @Argument(parsing: .allUnrecognized, help: "Changes: +name adds, -name removes.") var changes: [String] = []
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        guard !remotePath(path).isEmpty else { throw ValidationError("give a file to tag") }
+        do { _ = try TagChange.parse(changes) } catch { throw ValidationError(error.description) }
+    }
+
+    func run() async throws {
+        let path = remotePath(self.path)
+        let change: TagChange
+        do { change = try TagChange.parse(changes) } catch { throw ValidationError(error.description) }
+        try await runRemote(backend) { backend in
+            let store = try tagging(backend.store)
+            let tags: [String]
+            if change.isEmpty {
+                // A missing file is an error here, not an empty answer.
+                _ = try await backend.store.metadata(path)
+                tags = try await store.tags(of: [path])[path.lowercased()] ?? []
+            } else {
+                tags = try await store.changeTags(of: path, change)
+            }
+            FileHandle.standardOutput.write(Data(tags.map { TerminalSafe.escape($0) + "\n" }.joined().utf8))
+        }
+    }
+}
+
+/// The store's tags, or a clear refusal for a store that keeps none.
+func tagging(_ store: any RemoteStore) throws(RemoteError) -> any TaggingStore {
+    guard let tagging = store as? any TaggingStore else { throw .notSupported("tags") }
+    return tagging
+}
+
+extension Ls {
+    /// `ls --tag NAME`: the listing, then each file's tags, printing only those with `tag`.
+    static func listTagged(_ folder: String, tag: String, json: Bool, store: any RemoteStore) async throws(RemoteError) {
+        let tagger = try tagging(store)
+        let printer = ListingPrinter(json: json)
+        var files: [RemoteEntry] = []
+        try await store.forEachPage(of: folder) { page in files += page.filter { $0.kind == .file } }
+        let tags = try await tagger.tags(of: files.map(\.path))
+        printer.print(files.filter { tags[$0.pathLower]?.contains(tag) == true })
+        printer.finish()
+    }
+}

@@ -93,6 +93,14 @@ static inline mmask_t bc_enable_clicks(void) {
     return mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
 }
 
+/// Leaves mouse reports to the app: curses no longer turns terminfo's `kmous` (`\E[M` or
+/// `\E[<`) into KEY_MOUSE, so the report's bytes reach `wget_wch` and the app's own decoder,
+/// which reads every button, the wheel and modifiers in both encodings. The app turns the
+/// terminal's reporting on itself (SGR, mode 1006, whatever terminfo says).
+static inline int bc_pass_mouse_reports(void) {
+    return keyok(KEY_MOUSE, FALSE);
+}
+
 /// Reads the pending mouse event; returns 1 for a left press or click at (*x, *y).
 static inline int bc_get_click(int *x, int *y) {
     MEVENT event;

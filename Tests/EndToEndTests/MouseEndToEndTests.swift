@@ -135,7 +135,7 @@ final class MouseEndToEndTests: XCTestCase {
         tmux.waitFor("Upload a photo")
         try tmux.type(trip.path)
         try tmux.press("Enter")
-        tmux.waitFor("trip-30.jpg")
+        tmux.waitFor("trip-12.jpg")
         try tmux.type("*")
         tmux.waitFor("30 marked")
         try tmux.press("Enter")

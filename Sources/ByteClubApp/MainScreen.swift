@@ -220,10 +220,9 @@ public final class MainScreen: Layer {
         }
         var commands = Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))
-        commands += Self.mouseCommands(tab)
         if model.state[tab].list.isEditingFilter { commands += ListState.filterBindings.commands }
         commands += tab == .notes ? Self.notesBindings.commands : Self.photosBindings.commands
-        return commands + Self.listBindings(group: tab.title).commands
+        return commands + Self.listBindings(group: tab.title).commands + Self.mouseCommands(tab)
     }
 }
 

@@ -109,6 +109,29 @@ final class MouseEndToEndTests: XCTestCase {
         XCTAssertEqual(saved.count, 60)
     }
 
+    /// The pane's mouse modes as tmux tracks them: SGR encoding, and press/release reporting.
+    func mouseModes(_ tmux: TmuxSession) -> String {
+        ((try? tmux.run(["display-message", "-p", "-t", tmux.session, "#{mouse_sgr_flag}#{mouse_standard_flag}"])) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func testMouseReportingIsOnWhileRunningAndOffAfterQuitAndAfterSIGTERM() throws {
+        let tmux = try app.launch(width: 80, height: 24)
+        tmux.waitFor("Welcome to Byte Club")
+        XCTAssertTrue(AppHarness.eventually("SGR mouse reports on") { self.mouseModes(tmux) == "11" }, mouseModes(tmux))
+        try tmux.type("q")
+        tmux.waitFor(app.exitLine(0))
+        XCTAssertEqual(mouseModes(tmux), "00", "quitting turns the reports off")
+
+        try app.launch(width: 80, height: 24)
+        tmux.waitFor("Welcome to Byte Club")
+        XCTAssertTrue(AppHarness.eventually("SGR mouse reports on again") { self.mouseModes(tmux) == "11" })
+        let pid = try XCTUnwrap(app.appPID())
+        kill(pid, SIGTERM)
+        tmux.waitFor(app.exitLine(128 + SIGTERM))
+        XCTAssertEqual(mouseModes(tmux), "00", "a signal turns the reports off too")
+    }
+
     /// Thirty photos of 64 KB in ~/trip (a small real JPEG each, padded after its end marker).
     func makeTrip() throws -> URL {
         let trip = app.home.appendingPathComponent("trip")

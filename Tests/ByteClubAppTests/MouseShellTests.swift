@@ -60,6 +60,35 @@ final class MouseShellTests: XCTestCase {
         XCTAssertEqual(harness.app.state.notes.list.selected, 3, "in view: the selection stays")
     }
 
+    func testPhotoRowsAreFiveLinesAndADoubleClickOpensTheViewer() async throws {
+        let photos = (1...8).map { n in
+            FakeStore.file(String(format: "/byteclub/photos/pano %02d.jpg", n), size: 1000, modified: Clock.ago(Double(n) * 60))
+        }
+        let effects = ManualEffects()
+        let harness = Harness(store: FakeStore(files: photos), effects: effects)
+        await harness.start()
+        harness.press(.char("2"))
+        var canvas = harness.render(width: 80, height: 24)
+        let third = try XCTUnwrap(canvas.position(of: "pano 03"))
+        // A click on the third photo's last text line still hits it.
+        harness.press(.mouse(x: third.x, y: third.y + 3))
+        XCTAssertEqual(harness.app.state.photos.list.selected, 2)
+        XCTAssertNil(harness.app.state.viewer)
+        effects.advance(by: .milliseconds(200))
+        harness.press(.mouse(x: third.x + 1, y: third.y))
+        XCTAssertNotNil(harness.app.state.viewer, "a double click opens the viewer")
+        harness.press(.escape)
+        XCTAssertNil(harness.app.state.viewer)
+
+        // One notch: one photo.
+        canvas = harness.render(width: 80, height: 24)
+        harness.press(wheel(down: true, at: Point(x: third.x, y: third.y)))
+        canvas = harness.render(width: 80, height: 24)
+        XCTAssertEqual(harness.app.state.photos.list.offset, 1)
+        XCTAssertNil(canvas.position(of: "pano 01"), canvas.dump())
+        XCTAssertNotNil(canvas.position(of: "pano 02"))
+    }
+
     func testHelpListsTheMouse() async throws {
         let harness = Harness(store: FakeStore(files: Self.notes), effects: ManualEffects())
         await harness.start()

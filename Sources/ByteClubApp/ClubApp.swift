@@ -125,6 +125,7 @@ public final class ClubApp {
         model.onRedraw = { [weak compositor] in compositor?.setNeedsRedraw() }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
         screen.delegate = self
+        screen.clock = { [effects] in effects.now() }
     }
 
     /// The state the screen is drawn from.

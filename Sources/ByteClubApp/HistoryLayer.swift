@@ -120,6 +120,20 @@ final class HistoryLayer: Layer {
             return .consumed
         }
         var list = history.list
+        if key.isMouse {
+            // The wheel scrolls the revisions, a click selects one; the diff follows either way.
+            let rows = history.rows(format: model.format)
+            if let delta = key.wheelRows {
+                _ = list.scroll(by: delta, count: list.visibleIndices(in: rows).count)
+            } else if case .mouse(let x, let y) = key {
+                _ = list.click(at: Point(x: x, y: y), rows: rows)
+            }
+            if list != history.list {
+                model.update { $0.history?.list = list }
+                onSelectionChanged?()
+            }
+            return .consumed
+        }
         let outcome = list.handle(key, rows: history.rows(format: model.format), bindings: listBindings)
         if outcome != .ignored {
             model.update { $0.history?.list = list }

@@ -38,6 +38,9 @@ extension MainScreen {
                 .render(into: canvas, area: listArea, state: &list)
             // Drawing clamps the selection and learns the page size; keep that without a redraw.
             if list != model.state.notes.list { model.updateQuietly { $0.notes.list = list } }
+        } else if model.state.notes.list.rowsFrame != .zero {
+            // Hidden behind the editor: no clicks land on it.
+            model.updateQuietly { $0.notes.list.rowsFrame = .zero }
         }
         guard let session, !editorArea.isEmpty else { return }
         if session.phase == .loading {
@@ -87,6 +90,8 @@ extension MainScreen {
         let perPage = max(1, body.height / (Self.photoRowHeight + 1))
         list.pageSize = perPage
         list.clamp(count: visible.count, height: perPage)
+        list.rowsFrame = body
+        list.rowPitch = Self.photoRowHeight + 1
         if visible.isEmpty {
             let hint = rows.isEmpty ? emptyHint(.photos) : "No matches for “\(list.filter)”"
             canvas.put(hint, in: body.row(body.height / 2), alignment: .center, style: theme.muted)

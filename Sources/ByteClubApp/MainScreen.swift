@@ -1,3 +1,4 @@
+import Dispatch
 import Remote
 import TerminalUI
 
@@ -96,7 +97,12 @@ public final class MainScreen: Layer {
     weak var delegate: (any MainScreenDelegate)?
     /// The spinner's frame.
     var tick: () -> Int = { 0 }
-    private var lastArea = Rect.zero
+    var lastArea = Rect.zero
+    /// Tells double clicks on list rows from single ones (MainScreen+Mouse.swift).
+    var clicks = ClickTracker()
+    /// Seconds on a monotonic clock, for ``clicks``; the app hands in its effects' clock, which
+    /// tests turn by hand.
+    var clock: @MainActor () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
     /// Thumbnails already turned into cells, by thumbnail key, size and color depth.
     var cellCache: [String: CellImage] = [:]
 
@@ -107,12 +113,12 @@ public final class MainScreen: Layer {
         self.previews = previews
     }
 
-    private var tabBar: TabBar {
+    var tabBar: TabBar {
         TabBar(titles: Tab.allCases.map(\.title), active: model.state.tab.rawValue, trailing: "byteclub")
     }
 
     /// The rows `tab`'s list keys work on.
-    private func rows(_ tab: Tab) -> [ListRow] {
+    func rows(_ tab: Tab) -> [ListRow] {
         tab == .notes ? model.noteListing.rows : model.state.photoRows
     }
 
@@ -160,13 +166,7 @@ public final class MainScreen: Layer {
 
     public func handle(_ key: Key, context: LayerContext) -> EventResult {
         guard let delegate else { return .ignored }
-        if case .mouse(let x, let y) = key {
-            if let index = tabBar.hitTest(Point(x: x, y: y), in: lastArea.row(0)), let tab = Tab(rawValue: index) {
-                delegate.screen(perform: .select(tab))
-                return .consumed
-            }
-            return .ignored
-        }
+        if key.isMouse { return handleMouse(key, delegate: delegate) }
         let tab = model.state.tab
         let notePhase = model.state.note?.phase
         // While a note loads, a filter being typed keeps its Esc; otherwise Esc abandons the load.
@@ -223,13 +223,13 @@ public final class MainScreen: Layer {
             let tabKeys = KeyBindings(group: "General", Self.bindings.bindings.filter { $0.action == .previousTab })
             // A merge with conflicts shows in place of the editor, with keys of its own.
             if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
-            return NoteEditorState.commands + MergeView.editorBindings.commands + tabKeys.commands
+            return NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands + tabKeys.commands
         }
         var commands = Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))
         if model.state[tab].list.isEditingFilter { commands += ListState.filterBindings.commands }
         commands += tab == .notes ? Self.notesBindings.commands : Self.photosBindings.commands
-        return commands + Self.listBindings(group: tab.title).commands
+        return commands + Self.listBindings(group: tab.title).commands + Self.mouseCommands(tab)
     }
 }
 

@@ -42,6 +42,9 @@ public final class TransfersPanel: Layer {
     private(set) var selectedID: Int?
     /// The first row shown.
     private var offset = 0
+    /// Where the last frame drew the rows, for clicks and the wheel (the panel's own state,
+    /// like ``offset``: it is a layer of its own).
+    private var rowsFrame = Rect.zero
 
     init(model: AppModel) {
         self.model = model
@@ -100,6 +103,7 @@ public final class TransfersPanel: Layer {
         let rows = transfers.rows
         let columns = Columns(width: body.width)
         let (header, list) = body.splitTop(1)
+        rowsFrame = rows.isEmpty ? .zero : list
         var headerText = "  " + TextWidth.pad("Name", to: columns.name)
         if columns.bar > 0 { headerText += " " + TextWidth.pad("Progress", to: columns.bar) }
         headerText += "     " + (columns.rate ? "  " + TextWidth.pad("Rate", to: 10, alignment: .right) : "")
@@ -176,6 +180,11 @@ public final class TransfersPanel: Layer {
 
     public func handle(_ key: Key, context: LayerContext) -> EventResult {
         let rows = model.state.transfers.rows
+        if key.isMouse {
+            handleMouse(key, rows: rows)
+            context.setNeedsRedraw()
+            return .consumed  // the panel is modal: a click beside it does not reach the list below
+        }
         if let action = Self.bindings.action(for: key) {
             let id = selectedIndex(in: rows).map { rows[$0].id }
             onAction?(action, id)
@@ -205,6 +214,25 @@ public final class TransfersPanel: Layer {
     }
 
     public func commands() -> [Command] {
-        Self.bindings.commands + Self.moveBindings.commands
+        Self.bindings.commands + Self.moveBindings.commands + [
+            Command(keys: [], description: "Select the transfer", group: "Transfers", keyLabel: "Click a row"),
+            Command(keys: [], description: "Scroll the transfers", group: "Transfers", keyLabel: "Wheel"),
+        ]
+    }
+
+    /// A click selects the row under it; the wheel scrolls the rows, taking the selection
+    /// along only when it would leave the view.
+    private func handleMouse(_ key: Key, rows: [PhotoTransfer]) {
+        guard let point = key.mousePoint, rowsFrame.contains(point), !rows.isEmpty else { return }
+        let height = max(1, rowsFrame.height)
+        if let delta = key.wheelRows {
+            offset = max(0, min(offset + delta, rows.count - height))
+            let current = selectedIndex(in: rows) ?? 0
+            let kept = min(max(current, offset), min(rows.count, offset + height) - 1)
+            selectedID = rows[kept].id
+        } else if case .mouse = key {
+            let index = offset + point.y - rowsFrame.y
+            if rows.indices.contains(index) { selectedID = rows[index].id }
+        }
     }
 }

@@ -166,7 +166,9 @@ final class ViewerLayer: Layer {
         default:
             break
         }
-        guard let action = Self.bindings.action(for: key) else { return .consumed }
+        // The wheel pans (up and left go towards the start), one step a notch, like ←/→.
+        let wheel = key.wheelColumns ?? key.wheelRows
+        guard let action = Self.bindings.action(for: key) ?? wheel.map({ $0 < 0 ? .left : .right }) else { return .consumed }
         var port = viewport
         let columns = port?.columns ?? 10
         let step = max(1, columns / 10)

@@ -20,7 +20,8 @@ func restoreTerminal() {
     bc_emergency_disarm()
     endwin()
     // Bracketed paste is not a curses mode, so endwin leaves it on; harmless if it never was.
-    writeToTerminal(Terminal.bracketedPasteOff)
+    // Nor is mouse reporting once the app asked for it itself (see Terminal.mouseReportsOn).
+    writeToTerminal(Terminal.bracketedPasteOff + Terminal.mouseReportsOff)
 }
 
 /// Writes control bytes straight to the terminal, outside curses (for modes it does not know).
@@ -66,7 +67,7 @@ public final class CursesCanvas: Canvas {
     private var characters: [wchar_t] = Array(repeating: 0, count: 8)
 
     /// Takes over the terminal: raw mode, no echo, keypad decoding, non-blocking reads,
-    /// colors (unless `NO_COLOR`), and optionally mouse clicks.
+    /// colors (unless `NO_COLOR`), and optionally mouse reports passed to the app's decoder.
     ///
     /// Raw mode rather than cbreak: the editor's Ctrl-S, Ctrl-Z and Ctrl-Y are flow control and
     /// job control in cbreak mode, and would never reach the app.
@@ -89,7 +90,7 @@ public final class CursesCanvas: Canvas {
         nodelay(window, true)
         intrflush(window, false)
         _ = bc_set_escdelay(escapeDelay)
-        if mouse { _ = bc_enable_clicks() }
+        if mouse { _ = bc_pass_mouse_reports() }
 
         var depth = ColorDepth.none
         let noColor = getenv("NO_COLOR").map { String(cString: $0) }

@@ -15,8 +15,10 @@ public enum Key: Hashable, Sendable {
     case ctrl(Character)
     /// A character typed with Alt (or after a lone ESC, which terminals cannot tell apart).
     case alt(Character)
-    /// A left click at a cell.
+    /// A left click (the button going down, no modifiers) at a cell.
     case mouse(x: Int, y: Int)
+    /// Any other mouse report: the wheel, a release, a drag, another button, a modified click.
+    case pointer(MouseEvent)
     /// Ctrl-← or Alt-← (`ESC[1;5D`, `ESC[1;3D`): one word back.
     case wordLeft
     /// Ctrl-→ or Alt-→ (`ESC[1;5C`, `ESC[1;3C`): one word forward.
@@ -55,6 +57,7 @@ public enum Key: Hashable, Sendable {
         case .ctrl(let c): return "Ctrl-" + String(c).uppercased()
         case .alt(let c): return "Alt-" + String(c)
         case .mouse(let x, let y): return "Click(\(x),\(y))"
+        case .pointer(let event): return "Mouse(\(event))"
         case .wordLeft: return "Ctrl-←"
         case .wordRight: return "Ctrl-→"
         case .documentStart: return "Ctrl-Home"

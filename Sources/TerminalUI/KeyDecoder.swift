@@ -273,9 +273,10 @@ public struct KeyDecoder: Sendable {
         // X10 mouse report: ESC [ M Cb Cx Cy, each offset by 32.
         if j < b.endIndex, b[j] == UInt8(ascii: "M") {
             guard b.endIndex - j >= 4 else { return atEnd ? .key(nil, length: b.count) : .needMore }
-            let button = Int(b[j + 1]) - 32, x = Int(b[j + 2]) - 33, y = Int(b[j + 3]) - 33
-            let key: Key? = button & 3 == 0 && button & 32 == 0 ? .mouse(x: x, y: y) : nil
-            return .key(key, length: 6)
+            // A cell past 223 does not fit in a byte; such reports (and wrapped ones) are dropped.
+            let x = Int(b[j + 2]) - 33, y = Int(b[j + 3]) - 33
+            let event = x >= 0 && y >= 0 ? MouseEvent.decode(code: Int(b[j + 1]) - 32, x: x, y: y, isRelease: false) : nil
+            return .key(event.map(Self.mouseKey), length: 6)
         }
         while j < b.endIndex, (0x20...0x3F).contains(b[j]) { j += 1 }
         // An answer cut by the reads: hold it while answers are expected, or it would end as keys.
@@ -314,10 +315,7 @@ public struct KeyDecoder: Sendable {
         case UInt8(ascii: "S"): return .key(.f(4), length: length)
         case UInt8(ascii: "M") where isPrivate, UInt8(ascii: "m") where isPrivate:
             // SGR mouse: ESC [ < button ; x ; y M (press) or m (release), 1-based.
-            guard final == UInt8(ascii: "M"), params.count >= 3 else { return .key(nil, length: length) }
-            let button = params[0]
-            let isLeftPress = button & 3 == 0 && button & (32 | 64) == 0
-            return .key(isLeftPress ? .mouse(x: params[1] - 1, y: params[2] - 1) : nil, length: length)
+            return .key(sgrMouse(paramBytes.dropFirst(), isRelease: final == UInt8(ascii: "m")), length: length)
         case UInt8(ascii: "~"):
             let key: Key?
             switch p1 {

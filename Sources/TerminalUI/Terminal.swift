@@ -32,7 +32,8 @@ import Darwin
 public final class Terminal {
     /// Settings fixed when the terminal opens.
     public struct Options: Sendable {
-        /// Report left clicks as ``Key/mouse(x:y:)`` (terminal text selection then needs Shift).
+        /// Report the mouse: left clicks as ``Key/mouse(x:y:)``, the wheel and the rest as
+        /// ``Key/pointer(_:)`` (terminal text selection then needs Shift).
         public var mouse = true
         /// How long a lone ESC waits for the rest of a sequence, in milliseconds.
         public var escapeDelay = 25
@@ -136,6 +137,7 @@ public final class Terminal {
         // each pasted line). Every way out turns it off again (see restoreTerminal and the
         // emergency reset bytes).
         writeToTerminal(Self.bracketedPasteOn)
+        if options.mouse { writeToTerminal(Self.mouseReportsOn) }
         startGraphicsDetection()
 
         // The size may have changed between opening curses and now.
@@ -146,6 +148,15 @@ public final class Terminal {
     /// Turns bracketed paste on and off (xterm's mode 2004).
     nonisolated static let bracketedPasteOn = "\u{1B}[?2004h"
     nonisolated static let bracketedPasteOff = "\u{1B}[?2004l"
+
+    /// Mouse reports: presses, releases and the wheel (xterm's mode 1000), as SGR (1006), whose
+    /// decimal cells have no 223-column limit. Not 1002 or 1003: the app has no use for motion,
+    /// and the fewer reports, the less a slow link carries. Terminals (xterm, tmux, kitty, VTE)
+    /// keep Shift-drag for their own text selection under these modes.
+    nonisolated static let mouseReportsOn = "\u{1B}[?1000h\u{1B}[?1006h"
+    /// Every mouse mode off, 1002 too in case something else turned it on; the crash path
+    /// writes the same (CTerminalShim's emergency reset).
+    nonisolated static let mouseReportsOff = "\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1006l"
 
     /// Asks for a frame at the end of this turn of the main queue.
     public func setNeedsRedraw() {
@@ -225,10 +236,7 @@ public final class Terminal {
                 // Inside a paste, flush holds the text back until its end marker arrives.
                 keys += decoder.flush()
                 let code = Int32(value)
-                if code == bc_KEY_MOUSE() {
-                    var x: Int32 = 0, y: Int32 = 0
-                    if bc_get_click(&x, &y) != 0 { keys.append(.mouse(x: Int(x), y: Int(y))) }
-                } else if let key = KeyDecoder.key(cursesKeyCode: code, name: keyname(code).map { String(cString: $0) }) {
+                if let key = KeyDecoder.key(cursesKeyCode: code, name: keyname(code).map { String(cString: $0) }) {
                     keys.append(key)
                 }
             } else if let scalar = Unicode.Scalar(UInt32(value)) {

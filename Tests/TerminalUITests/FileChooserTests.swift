@@ -279,6 +279,42 @@ final class FileChooserTests: XCTestCase {
         XCTAssertTrue(help.contains("Backspace"), "\(help)")
     }
 
+    func testClickSelectsDoubleClickOpensAndTheWheelScrolls() async throws {
+        var results: [FileChooserResult] = []
+        let compositor = Compositor()
+        compositor.push(Fixture.Screen())
+        let layer = FileChooser(state: chooser("/home/anna/Pictures")) { results.append($0) }
+        var now = 100.0
+        layer.clock = { now }
+        compositor.push(layer)
+        var canvas = GridCanvas(width: 60, height: 20)
+        compositor.render(into: canvas)
+        let trips = try XCTUnwrap(canvas.position(of: "Trips/"))
+        compositor.handle(.mouse(x: trips.x + 2, y: trips.y))
+        XCTAssertEqual(layer.state.selectedEntry?.name, "Trips")
+        now += 1
+        compositor.handle(.mouse(x: trips.x + 2, y: trips.y))
+        XCTAssertEqual(layer.state.directoryDisplay, "~/Pictures", "a second click a second later is no double click")
+        now += 0.2
+        compositor.handle(.mouse(x: trips.x + 2, y: trips.y))
+        XCTAssertEqual(layer.state.directoryDisplay, "~/Pictures/Trips", "a double click opens the folder")
+        canvas = GridCanvas(width: 60, height: 20)
+        compositor.render(into: canvas)
+        let berlin = try XCTUnwrap(canvas.position(of: "berlin.jpg"))
+        compositor.handle(.mouse(x: berlin.x, y: berlin.y))
+        compositor.handle(.mouse(x: berlin.x, y: berlin.y))
+        XCTAssertEqual(results, [.chosen(URL(fileURLWithPath: "/home/anna/Pictures/Trips/berlin.jpg"))])
+
+        // The wheel over a short folder has nothing to scroll, and nothing reaches the screen below.
+        let again = FileChooser(state: chooser("/home/anna/Pictures")) { results.append($0) }
+        compositor.push(again)
+        compositor.render(into: canvas)
+        XCTAssertEqual(compositor.handle(.pointer(MouseEvent(.wheelDown, x: 5, y: 5))), .consumed)
+        XCTAssertEqual(again.state.list.offset, 0)
+        XCTAssertEqual(compositor.handle(.mouse(x: 0, y: 0)), .consumed, "a click beside the dialog stops there")
+        XCTAssertEqual(results.count, 1)
+    }
+
     func testSnapshotOfAFolder() async {
         var state = chooser("/home/anna/Pictures")
         state.handle(.end)

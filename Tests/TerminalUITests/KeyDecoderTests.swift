@@ -51,8 +51,8 @@ final class KeyDecoderTests: XCTestCase {
 
     func testMouse() {
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[<0;12;3M"), [.mouse(x: 11, y: 2)])
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}[<0;12;3m"), [], "releases are not clicks")
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}[<2;1;1M"), [], "right button")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[<0;12;3m"), [.pointer(MouseEvent(.release(.left), x: 11, y: 2))], "releases are not clicks")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[<2;1;1M"), [.pointer(MouseEvent(.press(.right), x: 0, y: 0))], "right button")
         XCTAssertEqual(KeyDecoder.decode([0x1B, 0x5B, 0x4D, 32, 33 + 4, 33 + 7]), [.mouse(x: 4, y: 7)], "X10 report")
     }
 

@@ -83,24 +83,12 @@ static inline int bc_KEY_F0(void) { return KEY_F0; }
 
 // MARK: - Mouse
 
-static inline mmask_t bc_BUTTON1_PRESSED(void) { return BUTTON1_PRESSED; }
-static inline mmask_t bc_BUTTON1_CLICKED(void) { return BUTTON1_CLICKED; }
-static inline mmask_t bc_BUTTON1_RELEASED(void) { return BUTTON1_RELEASED; }
-
-/// Enables left-button clicks; returns the mask the terminal accepted.
-static inline mmask_t bc_enable_clicks(void) {
-    mouseinterval(0); /* report presses at once instead of waiting to synthesise clicks */
-    return mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
-}
-
-/// Reads the pending mouse event; returns 1 for a left press or click at (*x, *y).
-static inline int bc_get_click(int *x, int *y) {
-    MEVENT event;
-    if (getmouse(&event) != OK) { return 0; }
-    if (!(event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) { return 0; }
-    *x = event.x;
-    *y = event.y;
-    return 1;
+/// Leaves mouse reports to the app: curses no longer turns terminfo's `kmous` (`\E[M` or
+/// `\E[<`) into KEY_MOUSE, so the report's bytes reach `wget_wch` and the app's own decoder,
+/// which reads every button, the wheel and modifiers in both encodings. The app turns the
+/// terminal's reporting on itself (SGR, mode 1006, whatever terminfo says).
+static inline int bc_pass_mouse_reports(void) {
+    return keyok(KEY_MOUSE, FALSE);
 }
 
 // MARK: - Drawing

@@ -56,6 +56,9 @@ public struct NoteEditorState: Sendable {
     public var isReadOnly: Bool
     /// The title at the last ``markSaved()``, for ``isModified``.
     public private(set) var savedTitle: String
+    /// Where the last frame drew the whole editor, the Title field and the body; clicks and
+    /// the wheel are hit-tested against them (NoteEditorState+Mouse.swift).
+    public internal(set) var frames = Frames()
 
     /// An editor for a note: focus starts in the title for a new note and in the body otherwise
     /// (always in the body when read-only).
@@ -118,6 +121,7 @@ public struct NoteEditorState: Sendable {
 
     /// Handles a key; see ``NoteEditorOutcome`` for what the owner does with the result.
     public mutating func handle(_ key: Key) -> NoteEditorOutcome {
+        if key.isMouse { return handleMouse(key) }
         if let action = Self.bindings.action(for: key) {
             switch action {
             case .save: return isReadOnly ? .readOnly : .save
@@ -239,6 +243,7 @@ public struct NoteEditor: Sendable {
     @MainActor
     public func render(into canvas: any Canvas, area: Rect, state: inout NoteEditorState) {
         let area = area.intersection(canvas.bounds)
+        state.frames = NoteEditorState.Frames(editor: area)
         guard !area.isEmpty else { return }
         let theme = canvas.theme
         canvas.fill(area, style: theme.text)
@@ -255,6 +260,7 @@ public struct NoteEditor: Sendable {
                        style: state.isReadOnly ? theme.error : theme.accent)
             header.width -= min(header.width, width + 1)
         }
+        state.frames.title = header
         let title = TextInput(prompt: "Title: ", placeholder: titlePlaceholder, isFocused: isFocused && state.focus == .title)
         if state.focus == .title {
             title.render(into: canvas, area: header, state: &state.title)
@@ -277,6 +283,7 @@ public struct NoteEditor: Sendable {
         guard !bodyArea.isEmpty else { return }
 
         state.body.setViewport(width: bodyArea.width, height: bodyArea.height)
+        state.frames.body = bodyArea
         for (i, row) in state.body.visibleRows().enumerated() {
             canvas.put(row.text, at: Point(x: bodyArea.x, y: bodyArea.y + i), style: theme.text, clip: bodyArea)
         }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// How a ``FileChooser`` ended.
@@ -34,6 +35,10 @@ public final class FileChooser: Layer {
     public var title: String
     public var state: FileChooserState
     private let onResult: @MainActor (FileChooserResult) -> Void
+    /// Double clicks on rows open them, as Enter does (FileChooserState+Mouse.swift).
+    var clicks = ClickTracker()
+    /// Seconds on a monotonic clock, for ``clicks``; tests put in their own.
+    public var clock: @MainActor () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     public init(title: String = "Upload a photo", state: FileChooserState, onResult: @escaping @MainActor (FileChooserResult) -> Void) {
         self.title = title
@@ -93,7 +98,15 @@ public final class FileChooser: Layer {
     }
 
     public func handle(_ key: Key, context: LayerContext) -> EventResult {
-        switch state.handle(key) {
+        var outcome = FileChooserOutcome.updated
+        if key.isMouse {
+            // A double click on a row is Enter on it; anything else the mouse does only moves.
+            guard let row = state.handleMouse(key), case .double = clicks.press(on: row, at: clock()) else { return .consumed }
+            outcome = state.handle(.enter)
+        } else {
+            outcome = state.handle(key)
+        }
+        switch outcome {
         case .chosen(let url):
             context.dismiss()
             onResult(.chosen(url))
@@ -118,7 +131,10 @@ public final class FileChooser: Layer {
     }
 
     public func commands() -> [Command] {
-        FileChooserState.bindings.commands + FileChooserState.fieldBindings.commands
+        FileChooserState.bindings.commands + FileChooserState.fieldBindings.commands + [
+            Command(keys: [], description: "Select; double-click opens it as Enter does", group: "File chooser", keyLabel: "Click a row"),
+            Command(keys: [], description: "Scroll the folder", group: "File chooser", keyLabel: "Wheel"),
+        ]
     }
 
     /// `text` cut at the front with "…" so its end (the folder's own name) stays visible.

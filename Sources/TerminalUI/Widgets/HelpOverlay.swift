@@ -156,6 +156,11 @@ public final class HelpOverlay: Layer {
     }
 
     public func handle(_ key: Key, context: LayerContext) -> EventResult {
+        if let rows = key.wheelRows {
+            // Anywhere on the screen: help covers what is under it, and nothing else scrolls.
+            scroll = min(max(0, contentHeight - visibleHeight), max(0, scroll + rows))
+            return .consumed
+        }
         guard let action = Self.bindings.action(for: key) else {
             // Help is modal; only control and function keys (Ctrl-C) reach the global bindings.
             switch key {

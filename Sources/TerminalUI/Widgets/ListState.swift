@@ -75,6 +75,10 @@ public struct ListState: Hashable, Sendable {
     public var isEditingFilter = false
     /// Rows visible at once, which PgUp and PgDn move by; kept up to date by ``ListView``.
     public var pageSize = 10
+    /// Where the last frame drew the rows, and how many lines each row takes (with its gap),
+    /// for clicks (ListState+Mouse.swift); kept up to date by whoever draws the list.
+    public var rowsFrame = Rect.zero
+    public var rowPitch = 1
 
     public init() {}
 

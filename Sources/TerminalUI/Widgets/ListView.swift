@@ -84,6 +84,7 @@ public struct ListView: Sendable {
         let area = area.intersection(canvas.bounds)
         let theme = canvas.theme
         canvas.fill(area, style: theme.text)
+        state.rowsFrame = .zero
         guard !area.isEmpty else { return }
 
         var body = area
@@ -99,6 +100,8 @@ public struct ListView: Sendable {
 
         let hasScrollbar = count > body.height && body.height > 0
         let rowsArea = hasScrollbar ? body.inset(right: 1) : body
+        state.rowsFrame = body
+        state.rowPitch = 1
         let frames = columnFrames(in: rowsArea)
 
         if !header.isEmpty {

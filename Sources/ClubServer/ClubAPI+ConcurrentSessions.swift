@@ -49,8 +49,7 @@ extension ClubAPI {
         }
         // Refused before a byte is written: a block out of line could overwrite its neighbours.
         do throws(ConcurrentSessionLedger.Refusal) {
-            try ledger.admits(offset: offset)
-            if !close, length % UploadSessionType.concurrentBlock != 0 { throw ConcurrentSessionLedger.Refusal.invalidDataSize }
+            try ledger.check(offset: offset, length: length, closing: close)
         } catch {
             throw Self.concurrentError(error, nested: false)
         }

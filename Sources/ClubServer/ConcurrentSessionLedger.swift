@@ -33,19 +33,26 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
         if let end, offset >= end, !(offset == end && chunks[offset] == 0) { throw .closed }
     }
 
-    /// Records an append that arrived whole. A block sent again (its first answer lost) is
-    /// accepted as long as it says the same thing about the end.
-    mutating func record(offset: Int64, length: Int64, closing: Bool) throws(Refusal) {
+    /// Checks an append of `length` bytes at `offset` before a byte of it is written: a refused
+    /// append must not overwrite what other blocks brought. A block sent again (its first
+    /// answer lost) passes as long as it says the same thing about the end.
+    func check(offset: Int64, length: Int64, closing: Bool) throws(Refusal) {
         try admits(offset: offset)
         if closing {
             let closingEnd = offset + length
             if let end, end != closingEnd { throw .closed }
             if let furthest = chunks.map({ $0.key + $0.value }).max(), furthest > closingEnd { throw .closed }
-            end = closingEnd
         } else {
             guard length % UploadSessionType.concurrentBlock == 0 else { throw .invalidDataSize }
             if let end, offset + length > end { throw .closed }
         }
+    }
+
+    /// Records an append that arrived whole (checked again: another may have closed the
+    /// session meanwhile).
+    mutating func record(offset: Int64, length: Int64, closing: Bool) throws(Refusal) {
+        try check(offset: offset, length: length, closing: closing)
+        if closing { end = offset + length }
         chunks[offset] = length
     }
 

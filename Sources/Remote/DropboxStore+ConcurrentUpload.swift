@@ -5,12 +5,13 @@ import Transfer
 
 extension DropboxStore: ParallelTransferStore {
     /// Large files (``TransferStreams/threshold`` and up) over `streams` connections at once, by
-    /// a concurrent upload session; smaller ones, or one stream, as ever.
+    /// a concurrent upload session; smaller ones, one stream, or a bandwidth limit (which is per
+    /// transfer, and which one stream fills), as ever.
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
                        streams: Int) async throws(RemoteError) -> RemoteEntry {
         let streams = TransferStreams.clamped(streams)
         let size = try Self.regularFileSize(file)
-        guard streams > 1, size >= TransferStreams.threshold, size > singleUploadLimit else {
+        guard streams > 1, size >= TransferStreams.threshold, size > singleUploadLimit, configuration.maxSendBytesPerSecond == nil else {
             return try await uploadOverOneConnection(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
         }
         return try await concurrentUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress, streams: streams)

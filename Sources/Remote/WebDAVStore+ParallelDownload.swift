@@ -12,7 +12,10 @@ extension WebDAVStore: ParallelTransferStore {
         func oneConnection() async throws(RemoteError) -> RemoteEntry {
             try await downloadOverOneConnection(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
         }
-        guard streams > 1, resumeData == nil, !path.hasPrefix("rev:") else { return try await oneConnection() }
+        // A bandwidth limit is per transfer, and one stream fills it.
+        guard streams > 1, resumeData == nil, !path.hasPrefix("rev:"), session.configuration.maxReceiveBytesPerSecond == nil else {
+            return try await oneConnection()
+        }
         let url = try self.url(path)
         let head = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Reply in
             try await self.send("HEAD", url, path: path)

@@ -39,7 +39,7 @@ final class ParallelTransferTests: XCTestCase {
     func randomFile(_ url: URL, megabytes: Int) throws {
         let source = try XCTUnwrap(FileHandle(forReadingAtPath: "/dev/urandom"))
         defer { try? source.close() }
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: nil))
         let sink = try FileHandle(forWritingTo: url)
         defer { try? sink.close() }
         for _ in 0..<megabytes {
@@ -79,5 +79,20 @@ final class ParallelTransferTests: XCTestCase {
         XCTAssertEqual(relay.cuts, 1)
         XCTAssertGreaterThanOrEqual(relay.peakConnections, 4, "four ranges were fetched at once")
         XCTAssertTrue(FileManager.default.contentsEqual(atPath: target.path, andPath: remote.path), "the download is byte-identical")
+    }
+
+    func testAWebDAVDownloadUsesRangesWhereTheServerSaysSo() async throws {
+        let webdav = try RcloneWebDAV()
+        defer { webdav.remove() }
+        try FileManager.default.createDirectory(at: webdav.file("byteclub"), withIntermediateDirectories: true)
+        try randomFile(webdav.file("byteclub/pano.bin"), megabytes: 40)
+        let front = try CuttingRelay(upstreamPort: webdav.port)
+        defer { front.stop() }
+        let store = try await WebDAVStore.connect(url: URL(string: "http://127.0.0.1:\(front.port)/")!, user: webdav.user, password: webdav.password)
+        let target = base.appendingPathComponent("pano.bin")
+        let entry = try await store.download("/byteclub/pano.bin", to: target, resumeData: nil, progress: nil, onResumeData: nil, streams: 4)
+        XCTAssertEqual(entry.size, 40 << 20)
+        XCTAssertGreaterThanOrEqual(front.peakConnections, 4, "rclone says Accept-Ranges: four ranges were fetched at once")
+        XCTAssertTrue(FileManager.default.contentsEqual(atPath: target.path, andPath: webdav.file("byteclub/pano.bin").path))
     }
 }

@@ -13,10 +13,11 @@ struct ParallelDownloadPlan: Sendable, Equatable {
     private(set) var nextBlock = 0
     private var complete: [Bool]
 
-    /// Blocks small enough that every stream's answer in memory stays well inside the 64 MiB a
-    /// transfer may use (48 MiB over all streams, at most 8 MiB each), and at least 1 MiB.
+    /// Blocks small enough that the streams' answers in memory stay well inside the 64 MiB a
+    /// transfer may use: 16 MiB over all streams (an answer gathered into memory may briefly
+    /// take twice its size), at most 8 MiB and at least 1 MiB each.
     static func blockSize(streams: Int) -> Int64 {
-        min(8 << 20, max(1 << 20, (48 << 20) / Int64(max(1, streams))))
+        min(8 << 20, max(1 << 20, (16 << 20) / Int64(max(1, streams))))
     }
 
     init(size: Int64, streams: Int) {

@@ -29,7 +29,9 @@ final class WANServers: @unchecked Sendable {
         try launch([binary, "serve", "--root", clubRoot.path, "--host", WANLink.serverAddress, "--port", "\(Self.clubPort)",
                     "--token", token, "--log-level", "error"])
         try launch([rclone, "serve", "webdav", webdavRoot.path, "--addr", "\(WANLink.serverAddress):\(Self.webdavPort)",
-                    "--user", user, "--pass", password, "--log-level", "ERROR"])
+                    "--user", user, "--pass", password, "--log-level", "ERROR",
+                    // The bench replaces files behind the server's back between rows.
+                    "--dir-cache-time", "0s"])
         // Ready when each answers across the link, within a deadline.
         for url in [clubURL + "/", webdavURL] {
             let deadline = Date().addingTimeInterval(30)
@@ -124,14 +126,14 @@ struct WANTable {
         }
         try row("curl -T (WebDAV)", placing: nil, check: webdavFile, [curl, "-sS", "-f", "-u", auth, "-T", payload.path, fileURL])
         try row("rclone copyto to WebDAV", placing: nil, check: webdavFile,
-                [rclone, "copyto", payload.path, ":webdav:byteclub/big.bin"] + remote)
+                [rclone, "copyto", "--ignore-times", payload.path, ":webdav:byteclub/big.bin"] + remote)
         for streams in [1, 4] {
             try row("byteclub get --streams \(streams)", placing: clubFile, check: got,
                     [binary, "get", "/byteclub/big.bin", got.path, "--streams", "\(streams)"] + club)
         }
         try row("curl -o (WebDAV)", placing: webdavFile, check: got, [curl, "-sS", "-f", "-u", auth, "-o", got.path, fileURL])
         try row("rclone copyto from WebDAV", placing: webdavFile, check: got,
-                [rclone, "copyto", ":webdav:byteclub/big.bin", got.path] + remote)
+                [rclone, "copyto", "--ignore-times", ":webdav:byteclub/big.bin", got.path] + remote)
         printRunTable(rows, bytes: bytes)
         func megabits(_ name: String) -> Double? {
             rows.first(where: { $0.0 == name }).flatMap { median($0.1) }.map { Double(bytes) * 8 / $0 / 1e6 }

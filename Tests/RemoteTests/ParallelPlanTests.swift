@@ -40,16 +40,16 @@ final class ParallelPlanTests: XCTestCase {
     func testDownloadPrefixIsWhatAResumeMayKeep() {
         var plan = ParallelDownloadPlan(size: 20 * mib + 5, streams: 4)
         XCTAssertEqual(ParallelDownloadPlan.blockSize(streams: 1), 8 * mib)
-        XCTAssertEqual(ParallelDownloadPlan.blockSize(streams: 4), 4 * mib, "16 MiB over 4 streams")
+        XCTAssertEqual(ParallelDownloadPlan.blockSize(streams: 4), 2 * mib, "8 MiB over 4 streams")
         XCTAssertEqual(ParallelDownloadPlan.blockSize(streams: 16), 1 * mib)
-        XCTAssertEqual(plan.blocks.count, 6)
+        XCTAssertEqual(plan.blocks.count, 11)
         XCTAssertEqual(plan.blocks.last?.upperBound, 20 * mib + 4)
-        for _ in 0..<6 { _ = plan.take() }
-        XCTAssertEqual(plan.finished(1), 4 * mib)
+        for _ in 0..<11 { _ = plan.take() }
+        XCTAssertEqual(plan.finished(1), 2 * mib)
         XCTAssertEqual(plan.completePrefix, 0, "the first block is missing: nothing to resume from")
-        XCTAssertEqual(plan.finished(0), 8 * mib)
-        XCTAssertEqual(plan.completePrefix, 8 * mib)
-        for block in 2..<6 { _ = plan.finished(block) }
+        XCTAssertEqual(plan.finished(0), 4 * mib)
+        XCTAssertEqual(plan.completePrefix, 4 * mib)
+        for block in 2..<11 { _ = plan.finished(block) }
         XCTAssertEqual(plan.completePrefix, 20 * mib + 5)
     }
 }

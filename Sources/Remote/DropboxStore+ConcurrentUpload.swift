@@ -8,8 +8,8 @@ extension DropboxStore: ParallelTransferStore {
     /// a concurrent upload session; smaller ones, one stream, or a bandwidth limit (which is per
     /// transfer, and which one stream fills), as ever.
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
-                       streams: Int) async throws(RemoteError) -> RemoteEntry {
-        let streams = TransferStreams.clamped(streams)
+                       streams: Int?) async throws(RemoteError) -> RemoteEntry {
+        let streams = TransferStreams.resolved(streams, server: endpoints.content)
         let size = try Self.regularFileSize(file)
         guard streams > 1, size >= TransferStreams.threshold, size > singleUploadLimit, configuration.maxSendBytesPerSecond == nil else {
             return try await uploadOverOneConnection(file: file, to: path, mode: mode, autorename: autorename, progress: progress)

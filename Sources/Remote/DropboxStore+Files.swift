@@ -120,11 +120,11 @@ extension DropboxStore {
 
     // MARK: - Download
 
-    /// Over ``TransferStreams/standard`` streams when the file is large (``download(_:to:resumeData:progress:onResumeData:streams:)``).
+    /// Over ``TransferStreams/automatic(for:)`` streams when the file is large (``download(_:to:resumeData:progress:onResumeData:streams:)``).
     public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
                          onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
         try await download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData,
-                           streams: TransferStreams.standard)
+                           streams: nil)
     }
 
     /// One connection, resuming from `resumeData` when given.

@@ -11,8 +11,8 @@ extension DropboxStore {
     /// Cancelled or cut off, the file's complete prefix is handed to `onResumeData` as ordinary
     /// resume data, and the next try continues from there over one connection.
     public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
-                         onResumeData: (@Sendable (Data) -> Void)?, streams: Int) async throws(RemoteError) -> RemoteEntry {
-        let streams = TransferStreams.clamped(streams)
+                         onResumeData: (@Sendable (Data) -> Void)?, streams: Int?) async throws(RemoteError) -> RemoteEntry {
+        let streams = TransferStreams.resolved(streams, server: endpoints.content)
         func oneConnection() async throws(RemoteError) -> RemoteEntry {
             try await downloadOverOneConnection(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
         }

@@ -9,9 +9,9 @@ extension DropboxStore {
         return try await singleUpload(.data(data), contentHash: hasher.finalize(), to: path, mode: mode, autorename: autorename, progress: nil)
     }
 
-    /// Over ``TransferStreams/standard`` streams when the file is large (``upload(file:to:mode:autorename:progress:streams:)``).
+    /// Over ``TransferStreams/automatic(for:)`` streams when the file is large (``upload(file:to:mode:autorename:progress:streams:)``).
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
-        try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress, streams: TransferStreams.standard)
+        try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress, streams: nil)
     }
 
     /// The size of the regular file at `file`, or why it cannot be uploaded.

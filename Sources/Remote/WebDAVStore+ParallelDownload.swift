@@ -7,16 +7,17 @@ extension WebDAVStore: ParallelTransferStore {
     /// `If-Range`, so a file changed meanwhile answers 200 and the download falls back to one
     /// stream rather than splice two versions. Uploads stay one PUT: WebDAV has no sessions.
     public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
-                         onResumeData: (@Sendable (Data) -> Void)?, streams: Int) async throws(RemoteError) -> RemoteEntry {
-        let streams = TransferStreams.clamped(streams)
+                         onResumeData: (@Sendable (Data) -> Void)?, streams: Int?) async throws(RemoteError) -> RemoteEntry {
         func oneConnection() async throws(RemoteError) -> RemoteEntry {
             try await downloadOverOneConnection(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
         }
         // A bandwidth limit is per transfer, and one stream fills it.
-        guard streams > 1, resumeData == nil, !path.hasPrefix("rev:"), session.configuration.maxReceiveBytesPerSecond == nil else {
+        guard resumeData == nil, !path.hasPrefix("rev:"), session.configuration.maxReceiveBytesPerSecond == nil else {
             return try await oneConnection()
         }
         let url = try self.url(path)
+        let streams = TransferStreams.resolved(streams, server: url)
+        guard streams > 1 else { return try await oneConnection() }
         let head = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Reply in
             try await self.send("HEAD", url, path: path)
         }
@@ -53,7 +54,7 @@ extension WebDAVStore: ParallelTransferStore {
 
     /// WebDAV has no upload sessions: one PUT, whatever `streams` says.
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
-                       streams: Int) async throws(RemoteError) -> RemoteEntry {
+                       streams: Int?) async throws(RemoteError) -> RemoteEntry {
         try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
     }
 

@@ -1,9 +1,11 @@
 # byteclub: build, run, test and benchmark.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3
+APT_PACKAGES := libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3 iproute2 gcc
 PYPI_PACKAGES := dropbox
 BENCH_SIZE ?= 1GiB
+# The WAN table (transfer-bench wan): 256 MiB each way on each link, as issue 27 asks.
+WAN_SIZE ?= 256MiB
 
 .PHONY: all build run test bench deps clean
 
@@ -53,6 +55,7 @@ bench: deps
 	.build/release/transfer-bench server --size $(BENCH_SIZE)
 	.build/release/transfer-bench live
 	.build/release/transfer-bench webdav --size $(BENCH_SIZE)
+	.build/release/transfer-bench wan --size $(WAN_SIZE)
 	.build/release/ui-bench
 	.build/release/ui-bench images
 	.build/release/ui-bench pictures

@@ -111,7 +111,15 @@ extension ClubAPI {
     /// Any failure (a dropped connection included) removes what was written, unless appending
     /// to a session, where the bytes that did arrive stay and set the next correct offset.
     func receive(_ body: RequestBody, into path: String, append: Bool, fault: Fault) async throws -> String {
-        let flags = append ? (O_WRONLY | O_APPEND | O_CLOEXEC) : (O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC)
+        try await receiveCounted(body, into: path, append: append, fault: fault).hash
+    }
+
+    /// ``receive(_:into:append:fault:)``, also saying how many bytes arrived. With `offset`
+    /// (a concurrent session's block), the bytes are written there with pwrite, at most
+    /// `limit` of them, into the existing session file, which keeps what arrived on failure.
+    func receiveCounted(_ body: RequestBody, into path: String, append: Bool, at offset: Int64? = nil, limit: Int64? = nil,
+                        fault: Fault) async throws -> (hash: String, count: Int64) {
+        let flags = offset != nil ? (O_WRONLY | O_CLOEXEC) : append ? (O_WRONLY | O_APPEND | O_CLOEXEC) : (O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC)
         let fd = open(path, flags, 0o600)
         guard fd >= 0 else {
             throw errno == ENOSPC ? APIError.uploadPath([.insufficientSpace]) : APIError.uploadPath([.noWritePermission])
@@ -120,7 +128,9 @@ extension ClubAPI {
         defer { if !closed { close(fd) } }
         var hasher = ContentHasher()
         counters.uploadRequests.wrappingAdd(1, ordering: .relaxed)
-        let cap = configuration.maxRequestBodyBytes
+        let cap = min(configuration.maxRequestBodyBytes, limit ?? Int64.max)
+        // Where a concurrent session's block goes (the name `offset` is taken inside the loop).
+        let blockStart = offset
         // Chaos `drop` on an upload: cut the connection once this many bytes arrived.
         var dropAfter: Int64? = nil
         if case .drop(let fraction) = fault { dropAfter = Int64(fraction * 4 * 1024 * 1024) }
@@ -134,7 +144,11 @@ extension ClubAPI {
                 try buffer.withUnsafeReadableBytes { bytes throws(APIError) in
                     var offset = 0
                     while offset < bytes.count {
-                        let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                        let written = if let blockStart {
+                            pwrite(fd, bytes.baseAddress! + offset, bytes.count - offset, off_t(blockStart + hasher.byteCount + Int64(offset)))
+                        } else {
+                            Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                        }
                         if written < 0 {
                             if errno == EINTR { continue }
                             throw errno == ENOSPC ? APIError.uploadPath([.insufficientSpace]) : APIError.uploadPath([.noWritePermission])
@@ -150,13 +164,13 @@ extension ClubAPI {
             closed = true
             close(fd)
         } catch {
-            if !append { unlink(path) }
+            if !append && offset == nil { unlink(path) }
             throw error
         }
-        return hasher.finalize()
+        return (hasher.finalize(), hasher.byteCount)
     }
 
-    private func jsonBody(_ metadata: Metadata) -> Response {
+    func jsonBody(_ metadata: Metadata) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: metadata.jsonText)))
     }
 
@@ -165,6 +179,7 @@ extension ClubAPI {
     func sessionStart(_ request: Request, fault: Fault) async throws -> Response {
         let arguments = try argument(request, what: "upload_session/start")
         let close = try arguments.bool("close", default: false)
+        if try sessionType(arguments) == .concurrent { return try await concurrentStart(request, close: close) }
         let id = FolderStore.randomToken(bytes: 18)
         let path = store.sessionDirectory + "/" + id
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
@@ -186,8 +201,11 @@ extension ClubAPI {
     func sessionAppend(_ request: Request, fault: Fault) async throws -> Response {
         let arguments = try argument(request, what: "upload_session/append_v2")
         guard let cursor = try arguments.object("cursor") else { throw APIError.badRequest("append_v2: missing required field 'cursor'") }
-        let session = try await lookupSession(cursor, nested: false)
         let close = try arguments.bool("close", default: false)
+        if let concurrent = try concurrentSession(cursor) {
+            return try await concurrentAppend(request, session: concurrent, close: close, fault: fault)
+        }
+        let session = try await lookupSession(cursor, nested: false)
         try await appendToSession(session, body: request.body, fault: fault)
         if close { _ = FileManager.default.createFile(atPath: session + ".closed", contents: nil) }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
@@ -199,10 +217,16 @@ extension ClubAPI {
         guard let commitArguments = try arguments.object("commit") else { throw APIError.badRequest("finish: missing required field 'commit'") }
         let target = try DropboxPath.parse(try commitArguments.string("path"))
         let commit = try commitArguments.decode(CommitInfo.self)
+        // Optional: the whole file's Dropbox content hash, checked before anything is committed.
+        let contentHash = try arguments.optionalString("content_hash")
+        if let concurrent = try concurrentSession(cursor) {
+            return try await concurrentFinish(request, session: concurrent, commit: commit, target: target, contentHash: contentHash)
+        }
         let session = try await lookupSession(cursor, nested: true, allowClosed: true)
         try await appendToSession(session, body: request.body, fault: fault)
         let hash: String
         do { hash = try ContentHasher.hash(fileAt: session) } catch { throw APIError.endpoint([.lookupFailed, .notFound]) }
+        if let contentHash, contentHash != hash { throw APIError.endpoint([.contentHashMismatch]) }
         let metadata = try await store.commit(temp: session, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
                                               clientModified: commit.clientModified, discardOnFailure: false)
         unlink(session + ".closed")

@@ -32,14 +32,21 @@ extension FolderStore {
             return modified < cutoff
         }
         var removed: [String] = []
-        for name in names.sorted() where !name.hasSuffix(".closed") {
-            guard !leased.contains(directory + "/" + name), isExpired(name) else { continue }
+        // Markers: `.closed`, and a concurrent session's ledger (`.concurrent`).
+        let markerSuffixes = [".closed", ConcurrentSessionLedger.suffix]
+        func sessionOf(marker name: String) -> String? {
+            markerSuffixes.first(where: { name.hasSuffix($0) }).map { String(name.dropLast($0.count)) }
+        }
+        for name in names.sorted() where sessionOf(marker: name) == nil {
+            // A concurrent session's appends lease `<session>@<offset>`.
+            let full = directory + "/" + name
+            guard !leased.contains(where: { $0 == full || $0.hasPrefix(full + "@") }), isExpired(name) else { continue }
             if unlink(directory + "/" + name) == 0 { removed.append(name) }
         }
         let removedSessions = Set(removed)
-        for marker in names.sorted() where marker.hasSuffix(".closed") {
+        for marker in names.sorted() {
             // A marker goes with its session; alone, it goes once it is old itself.
-            let session = String(marker.dropLast(7))
+            guard let session = sessionOf(marker: marker) else { continue }
             guard removedSessions.contains(session) || (!present.contains(session) && isExpired(marker)) else { continue }
             if unlink(directory + "/" + marker) == 0 { removed.append(marker) }
         }

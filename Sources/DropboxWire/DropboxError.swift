@@ -39,6 +39,15 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     case reset
     case incorrectOffset = "incorrect_offset"
     case closed
+    // Concurrent upload sessions (UploadSessionLookupError, UploadSessionStartError, UploadSessionFinishError).
+    case notClosed = "not_closed"
+    case concurrentSessionInvalidOffset = "concurrent_session_invalid_offset"
+    case concurrentSessionInvalidDataSize = "concurrent_session_invalid_data_size"
+    case concurrentSessionDataNotAllowed = "concurrent_session_data_not_allowed"
+    case concurrentSessionCloseNotAllowed = "concurrent_session_close_not_allowed"
+    case concurrentSessionNotClosed = "concurrent_session_not_closed"
+    case concurrentSessionMissingData = "concurrent_session_missing_data"
+    case contentHashMismatch = "content_hash_mismatch"
     // Thumbnails.
     case unsupportedExtension = "unsupported_extension"
     case unsupportedImage = "unsupported_image"

@@ -25,6 +25,8 @@ public struct ConnectionOptions: Sendable, Equatable {
         var configuration = SessionConfiguration.default
         configuration.userAgent = userAgent
         configuration.timeoutIntervalForRequest = idleTimeout
+        // Room for the most streams one transfer may use (`--streams 16`) and a call beside it.
+        configuration.maximumConnectionsPerHost = max(configuration.maximumConnectionsPerHost, TransferStreams.allowed.upperBound + 2)
         if let bandwidthLimit {
             configuration.maxSendBytesPerSecond = bandwidthLimit
             configuration.maxReceiveBytesPerSecond = bandwidthLimit

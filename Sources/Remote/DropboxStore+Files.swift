@@ -120,8 +120,16 @@ extension DropboxStore {
 
     // MARK: - Download
 
+    /// Over ``TransferStreams/automatic(for:)`` streams when the file is large (``download(_:to:resumeData:progress:onResumeData:streams:)``).
     public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
                          onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
+        try await download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData,
+                           streams: nil)
+    }
+
+    /// One connection, resuming from `resumeData` when given.
+    func downloadOverOneConnection(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                                   onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
         var resume = resumeData
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> RemoteEntry in
             let request = try await self.request(self.endpoints.content, "2/files/download", arg: ["path": path])

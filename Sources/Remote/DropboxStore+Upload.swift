@@ -9,7 +9,13 @@ extension DropboxStore {
         return try await singleUpload(.data(data), contentHash: hasher.finalize(), to: path, mode: mode, autorename: autorename, progress: nil)
     }
 
+    /// Over ``TransferStreams/automatic(for:)`` streams when the file is large (``upload(file:to:mode:autorename:progress:streams:)``).
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress, streams: nil)
+    }
+
+    /// The size of the regular file at `file`, or why it cannot be uploaded.
+    static func regularFileSize(_ file: URL) throws(RemoteError) -> Int64 {
         let size: Int64
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
@@ -20,6 +26,13 @@ extension DropboxStore {
         } catch {
             throw .local(FileManager.default.fileExists(atPath: file.path) ? "Cannot read \(file.path)" : "No such file: \(file.path)")
         }
+        return size
+    }
+
+    /// One connection: a single request, or a sequential upload session for a large file.
+    func uploadOverOneConnection(file: URL, to path: String, mode: WriteMode, autorename: Bool,
+                                 progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        let size = try Self.regularFileSize(file)
         if size <= singleUploadLimit {
             let hash: String
             do { hash = try ContentHasher.hash(fileAt: file.path) } catch { throw .local("Cannot read \(file.path): \(error)") }
@@ -139,7 +152,7 @@ extension DropboxStore {
     }
 
     /// Confirms that what is at `path` is our file, by Dropbox content hash.
-    private func verifyCommitted(file: URL, path: String) async throws(RemoteError) -> RemoteEntry {
+    func verifyCommitted(file: URL, path: String) async throws(RemoteError) -> RemoteEntry {
         let hash: String
         do { hash = try ContentHasher.hash(fileAt: file.path) } catch { throw .local("Cannot read \(file.path)") }
         let entry = try await metadata(path)

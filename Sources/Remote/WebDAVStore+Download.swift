@@ -5,8 +5,16 @@ extension WebDAVStore {
     /// GET into `destination`. Resume data is Transfer's, as for every store: the bytes already
     /// on disk and the ETag they belong to; the resumed GET sends `Range` with `If-Range`, so a
     /// file changed meanwhile starts over rather than splicing two versions.
+    /// Over ``TransferStreams/automatic(for:)`` streams when the file is large (WebDAVStore+ParallelDownload).
     public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
                          onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
+        try await download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData,
+                           streams: nil)
+    }
+
+    /// One GET, resuming from `resumeData` when given.
+    func downloadOverOneConnection(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                                   onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
         if path.hasPrefix("rev:") { throw .notSupported("revisions") }
         let url = try self.url(path)
         var resume = resumeData

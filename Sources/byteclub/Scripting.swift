@@ -195,6 +195,7 @@ struct Get: AsyncParsableCommand {
         discussion: "Interrupted downloads (Ctrl-C or a lost connection) resume where they stopped when you run the same command again.")
     @Argument(help: "The remote file, e.g. /byteclub/photos/alps.jpg, or one revision of a file, rev:REV (from `byteclub log`).") var remote: String
     @Argument(help: "Where to put it (default: its name, here).") var local: String?
+    @OptionGroup var streams: StreamsOption
     @OptionGroup var backend: BackendOptions
 
     func run() async throws {
@@ -206,6 +207,7 @@ struct Get: AsyncParsableCommand {
         let target = folder.appendingPathComponent(name)
         let key = backend.resumeIdentity
         let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(key + "\n" + path + "\n" + target.path) + ".json")
+        let streams = self.streams.streams
         try await runRemote(backend) { backend in
             let saved = FileManager.default.contents(atPath: resumeFile.path)
             let progress = ProgressLine(TerminalSafe.escape(name))
@@ -213,8 +215,8 @@ struct Get: AsyncParsableCommand {
                 say("resuming \(path) at \(ProgressLine.bytes(offset))")
             }
             do {
-                let entry = try await backend.store.download(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
-                                                             onResumeData: { data in ResumeKey.save(data, to: resumeFile) })
+                let entry = try await backend.store.get(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
+                                                             onResumeData: { data in ResumeKey.save(data, to: resumeFile) }, streams: streams)
                 progress.finish()
                 try? FileManager.default.removeItem(at: resumeFile)
                 say("saved \(target.path) (\(ProgressLine.bytes(entry.size)))")
@@ -273,6 +275,7 @@ struct Put: AsyncParsableCommand {
     @Argument(help: "Where to put it, e.g. /byteclub/photos/ (a trailing / keeps the name).") var remote: String
     @Option(help: "add (never replace) or overwrite.") var mode: String = "add"
     @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
+    @OptionGroup var streams: StreamsOption
     @OptionGroup var backend: BackendOptions
 
     func validate() throws {
@@ -287,10 +290,11 @@ struct Put: AsyncParsableCommand {
         let writeMode: WriteMode = mode == "overwrite" ? .overwrite : .add
         let autorename = self.autorename
         let target = path
+        let streams = self.streams.streams
         try await runRemote(backend) { backend in
             let progress = ProgressLine(file.lastPathComponent)
-            let entry = try await backend.store.upload(file: file, to: target, mode: writeMode, autorename: autorename,
-                                                       progress: { done, total in progress.update(done, total) })
+            let entry = try await backend.store.put(file: file, to: target, mode: writeMode, autorename: autorename,
+                                                    progress: { done, total in progress.update(done, total) }, streams: streams)
             progress.finish()
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
         }

@@ -1,0 +1,70 @@
+import Foundation
+import Transfer
+
+extension WebDAVStore: ParallelTransferStore {
+    /// Large files over `streams` connections where the server says it serves ranges: a HEAD
+    /// first (`Accept-Ranges: bytes`, the length, a strong ETag), then ranged GETs with
+    /// `If-Range`, so a file changed meanwhile answers 200 and the download falls back to one
+    /// stream rather than splice two versions. Uploads stay one PUT: WebDAV has no sessions.
+    public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                         onResumeData: (@Sendable (Data) -> Void)?, streams: Int?) async throws(RemoteError) -> RemoteEntry {
+        func oneConnection() async throws(RemoteError) -> RemoteEntry {
+            try await downloadOverOneConnection(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
+        }
+        // A bandwidth limit is per transfer, and one stream fills it.
+        guard resumeData == nil, !path.hasPrefix("rev:"), session.configuration.maxReceiveBytesPerSecond == nil else {
+            return try await oneConnection()
+        }
+        let url = try self.url(path)
+        let streams = TransferStreams.resolved(streams, server: url)
+        guard streams > 1 else { return try await oneConnection() }
+        let head = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Reply in
+            try await self.send("HEAD", url, path: path)
+        }
+        guard head.header("Accept-Ranges")?.lowercased().contains("bytes") == true,
+              let size = head.header("Content-Length").flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }),
+              size >= TransferStreams.threshold,
+              let etag = head.header("ETag"), !etag.hasPrefix("W/") else { return try await oneConnection() }
+        let modified = head.header("Last-Modified")
+        let location: URL
+        do {
+            location = try await ParallelDownload.run(size: size, streams: streams, directory: session.configuration.temporaryDirectory,
+                                                      progress: progress, fetch: { range in
+                try await self.fetchRange(range, url: url, etag: etag, path: path)
+            }, resume: { partial, prefix in
+                guard let onResumeData else {
+                    unlink(partial)
+                    return
+                }
+                onResumeData(ResumeData(url: url, method: "GET", headers: [:], offset: prefix, expectedLength: size, etag: etag,
+                                        lastModified: modified, temporaryPath: partial).encoded())
+            })
+        } catch is ParallelDownload.RangesRefused {
+            return try await oneConnection()
+        } catch let error as RemoteError {
+            throw error
+        } catch {
+            throw .cancelled
+        }
+        try DropboxStore.place(location, at: destination)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return RemoteEntry(kind: .file, name: name, path: path, rev: WebDAVEntityTag.canonical(etag), size: size,
+                           modified: modified.flatMap(WebDAVMultistatus.date))
+    }
+
+    /// WebDAV has no upload sessions: one PUT, whatever `streams` says.
+    public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
+                       streams: Int?) async throws(RemoteError) -> RemoteEntry {
+        try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
+    }
+
+    private func fetchRange(_ range: ClosedRange<Int64>, url: URL, etag: String, path: String) async throws -> Data {
+        let answer = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Data? in
+            let reply = try await self.send("GET", url, path: path, headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound)", "If-Range": etag])
+            guard reply.status == 206, reply.header("Content-Range")?.hasPrefix("bytes \(range.lowerBound)-") == true else { return nil }
+            return reply.body
+        }
+        guard let answer else { throw ParallelDownload.RangesRefused() }
+        return answer
+    }
+}

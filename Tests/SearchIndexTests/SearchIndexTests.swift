@@ -85,7 +85,7 @@ final class SearchIndexTests: XCTestCase {
     }
 
     func testHostileQueriesNeverFailInSQLite() throws {
-        for text in [#"NEAR(boat hire, 2)"#, #"boat" OR "hire"#, "(((", "boat AND", "name:boat", "{name}: boat", #""boat"#,
+        for text in [#"NEAR(boat hire, 2)"#, #"boat" OR "hire"#, "((( boat", "boat AND", "name:boat", "{name}: boat", #""boat"#,
                      "^boat", "boat + hire", "'; DROP TABLE note; --", "*boat", "bo*at", "NOT boat", "-boat hire"] {
             XCTAssertNoThrow(try index.search(text), text)
         }

@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+
+/// Searching: FTS5 ranks (bm25, title words weigh more), then the matching line is found in
+/// Swift for the few hits returned, so ranking never reads a note's text.
+extension SearchIndex {
+    /// Parses `text` and searches; a query that cannot be searched throws `.query`.
+    public func search(_ text: String, limit: Int = 100) throws(SearchIndexError) -> [SearchHit] {
+        let query: SearchQuery
+        do { query = try SearchQuery(text) } catch { throw .query(error) }
+        return try search(query, limit: limit)
+    }
+
+    /// The best `limit` notes for `query`: by bm25, newest first on ties.
+    ///
+    /// Ranked and cut to `limit` before any text is joined: a common word matches every note,
+    /// and sorting their texts along with their scores cost tens of milliseconds.
+    public func search(_ query: SearchQuery, limit: Int = 100) throws(SearchIndexError) -> [SearchHit] {
+        let expression = query.matchExpression
+        let rows = try reading { db in
+            try Row.fetchAll(db, sql: """
+                SELECT n.path, n.name, n.rev, n.modified, n.modified_by, b.body, r.score
+                FROM (SELECT f.rowid AS id, bm25(note_fts, 4.0, 1.0, 1.0) AS score, m.modified AS modified
+                      FROM note_fts f JOIN note m ON m.id = f.rowid WHERE note_fts MATCH ?
+                      ORDER BY score, m.modified DESC LIMIT ?) r
+                JOIN note n ON n.id = r.id JOIN note_body b ON b.id = r.id
+                ORDER BY r.score, r.modified DESC
+                """, arguments: [expression, max(1, limit)])
+        }
+        return rows.map { row in
+            let name: String = row["name"]
+            let body: String = row["body"]
+            let line = Self.firstMatchingLine(in: body, for: query)
+            let inTitle = Self.matches(SearchText.tokens(IndexedNote.title(of: name)), query: query)
+            let kind: SearchMatchKind = line == nil ? .filename : (inTitle ? .both : .content)
+            return SearchHit(path: row["path"], name: name, rev: row["rev"],
+                             modified: (row["modified"] as Double?).map { Date(timeIntervalSince1970: $0) },
+                             modifiedBy: row["modified_by"], match: kind, line: line, score: row["score"])
+        }
+    }
+
+    /// The first line of `text` where a required term matches, with every match in that line.
+    ///
+    /// Works on the UTF-8 bytes: a note is split at newline bytes, and an ASCII line is skipped by
+    /// a byte scan unless it holds the first word of some term (in any case); only the lines left
+    /// are made Strings and cut into tokens. Grapheme-by-grapheme splitting of every hit's whole
+    /// text cost more than the FTS5 query itself.
+    static func firstMatchingLine(in text: String, for query: SearchQuery) -> SearchLine? {
+        let required = query.required
+        let probes: [[UInt8]] = required.compactMap { term in
+            term.tokens.first.flatMap { $0.utf8.allSatisfy { $0 < 0x80 } ? Array($0.utf8) : nil }
+        }
+        let bytes = Array(text.utf8)
+        var lineStart = 0
+        var index = 0
+        while lineStart <= bytes.count {
+            var lineEnd = lineStart
+            var ascii = true
+            while lineEnd < bytes.count && bytes[lineEnd] != 0x0A {
+                if bytes[lineEnd] >= 0x80 { ascii = false }
+                lineEnd += 1
+            }
+            defer {
+                lineStart = lineEnd + 1
+                index += 1
+            }
+            if ascii, !probes.contains(where: { containsASCII(bytes, lineStart..<lineEnd, lowercased: $0) }) { continue }
+            var end = lineEnd
+            if end > lineStart && bytes[end - 1] == 0x0D { end -= 1 }
+            let line = String(decoding: bytes[lineStart..<end], as: UTF8.self)
+            let tokens = SearchText.tokens(line)
+            var ranges: [Range<Int>] = []
+            for term in required { ranges += occurrences(of: term, in: tokens) }
+            guard !ranges.isEmpty else { continue }
+            ranges.sort { $0.lowerBound < $1.lowerBound }
+            return SearchLine(text: line, index: index, column: ranges[0].lowerBound, ranges: ranges)
+        }
+        return nil
+    }
+
+    /// Whether `bytes[range]` holds `needle` (lower-case ASCII letters and digits) in any case.
+    static func containsASCII(_ bytes: [UInt8], _ range: Range<Int>, lowercased needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard range.count >= needle.count else { return false }
+        let first = needle[0]
+        var start = range.lowerBound
+        let last = range.upperBound - needle.count
+        while start <= last {
+            if bytes[start] | 0x20 == first {
+                var k = 1
+                while k < needle.count && bytes[start + k] | 0x20 == needle[k] { k += 1 }
+                if k == needle.count { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+
+    /// Whether every required term occurs in `tokens` (for the title).
+    static func matches(_ tokens: [SearchText.Token], query: SearchQuery) -> Bool {
+        !tokens.isEmpty && query.required.allSatisfy { !occurrences(of: $0, in: tokens).isEmpty }
+    }
+
+    /// Where `term`'s tokens occur one after another in `tokens` (CJK characters adjacent).
+    static func occurrences(of term: SearchQuery.Term, in tokens: [SearchText.Token]) -> [Range<Int>] {
+        let count = term.tokens.count
+        guard count > 0, tokens.count >= count else { return [] }
+        var found: [Range<Int>] = []
+        var start = 0
+        while start + count <= tokens.count {
+            var ok = true
+            for k in 0..<count {
+                let token = tokens[start + k]
+                let wanted = term.tokens[k]
+                let isLast = k == count - 1
+                if token.isCJK != term.cjk[k] { ok = false; break }
+                if term.cjk[k] && k > 0 && term.joined[k] && tokens[start + k - 1].range.upperBound != token.range.lowerBound { ok = false; break }
+                if isLast && term.isPrefix ? !token.folded.hasPrefix(wanted) : token.folded != wanted { ok = false; break }
+            }
+            if ok {
+                found.append(tokens[start].range.lowerBound..<tokens[start + count - 1].range.upperBound)
+                start += count
+            } else {
+                start += 1
+            }
+        }
+        return found
+    }
+}

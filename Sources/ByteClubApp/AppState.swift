@@ -76,6 +76,10 @@ public struct AppState: Sendable {
     public var history: NoteHistory?
     /// Whether the server is reachable, and what waits in the outbox (OutboxController).
     public var offline = OfflineState()
+    /// The search results screen (`Ctrl-F`), while it is open.
+    public var search: SearchState?
+    /// How far the search index is being built or brought current, for the status bar.
+    public var indexing: IndexingProgress?
 
     public init(backend: String) {
         self.backend = backend

@@ -30,6 +30,9 @@ public struct AppConfiguration: Sendable {
     public var outbox: Outbox?
     /// The lists and opened notes kept on disk for a start without the server; nil: none.
     public var cache: ClubCache?
+    /// Opens the notes' full-text index (off the UI queue), reporting a rebuild's progress;
+    /// nil: no search. ``AppConfiguration/searchIndex(in:)`` gives the app's.
+    public var searchIndex: (@Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) throws(RemoteError) -> any NoteSearchIndex)?
 
     public init() {}
 }
@@ -56,6 +59,7 @@ public final class ClubApp {
     let live: LiveController
     let history: HistoryController
     let offline: OutboxController
+    let search: SearchController
 
     /// Called when the spinner should start or stop turning.
     public var onBusyChanged: (@MainActor (Bool) -> Void)? {
@@ -109,8 +113,14 @@ public final class ClubApp {
             offline?.stop()
         }
         history = HistoryController(context: context, lists: lists, live: live)
+        search = SearchController(context: context, notes: notes, live: live, openIndex: configuration.searchIndex)
+        notes.searchController = search
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
-        model.onRedraw = { [weak compositor] in compositor?.setNeedsRedraw() }
+        model.onRedraw = { [weak compositor, weak search] in
+            compositor?.setNeedsRedraw()
+            // The index follows the notes list (SearchController+Index.swift); cheap when it did not move.
+            search?.listingChanged()
+        }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
         screen.delegate = self
     }
@@ -132,6 +142,7 @@ public final class ClubApp {
             update { $0.message = StatusMessage("\(count) unsaved draft\(count == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
         }
         offline.start()
+        search.start()
         // The lists as the server last gave them, at once; the server's answer replaces them.
         let cursors = lists.restoreCached()
         if configuration.liveUpdates {
@@ -187,6 +198,7 @@ extension ClubApp: MainScreenDelegate {
         case .notes(.delete): notes.deleteSelected()
         case .notes(.rename): notes.renameSelected()
         case .notes(.history): history.openSelected()
+        case .notes(.search): search.open()
         case .photos(.download): photos.downloadSelected()
         case .photos(.upload): photos.chooseUpload()
         case .photos(.delete): photos.deleteSelected()

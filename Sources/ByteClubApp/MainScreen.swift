@@ -19,7 +19,7 @@ public final class MainScreen: Layer {
 
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
-        case open, new, delete, rename, history
+        case open, new, delete, rename, history, search
     }
 
     /// What the PanoPhotos tab's keys do.
@@ -54,6 +54,7 @@ public final class MainScreen: Layer {
         .init([.char("d"), .delete], .delete, "Delete the note (asks first)"),
         .init([.char("R")], .rename, "Rename the note"),
         .init([.char("H")], .history, "History of the note"),
+        .init([.ctrl("f")], .search, "Search every note (titles and bodies)"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
@@ -141,7 +142,7 @@ public final class MainScreen: Layer {
 
         let state = model.state
         // One transfer by name, several summed ("↑2 ↓1 43%").
-        let progress = [state.offline.figure, state.transfers.statusFigure].compactMap { $0 }.joined(separator: "  ")
+        let progress = [state.offline.figure, state.transfers.statusFigure, state.indexing?.figure].compactMap { $0 }.joined(separator: "  ")
         // Messages escape what the server named where they are made; escaping again here (it
         // changes nothing twice) keeps a message that forgot from driving the terminal.
         let message = state.message.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }

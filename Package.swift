@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "transfer-bench", targets: ["transfer-bench"]),
         .executable(name: "ui-bench", targets: ["ui-bench"]),
         .executable(name: "app-bench", targets: ["app-bench"]),
+        .executable(name: "search-bench", targets: ["search-bench"]),
         .library(name: "Transfer", targets: ["Transfer"]),
     ],
     dependencies: [
@@ -21,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // config.toml's parser (toml++ underneath).
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The search index's SQLite (FTS5); on Linux it links the system libsqlite3.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // MARK: C libraries (system-library targets with shim headers)
@@ -62,6 +65,7 @@ let package = Package(
             dependencies: [
                 "DropboxWire",
                 "Imaging",
+                "SearchIndex",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The connection rules (timeouts, caps) are NIO channel handlers around Hummingbird's HTTP/1.1 channel.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -77,6 +81,9 @@ let package = Package(
         .target(name: "SampleClub", path: "Resources", sources: ["SampleClub.swift"], resources: [.copy("SampleClub")]),
         // ncursesw driver, Canvas, keys, event loop, compositor, widgets, and images drawn in cells.
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "CTerminalShim", "CChafa"]),
+
+        // Full-text search over the notes: SQLite FTS5 through GRDB. No Remote, no app knowledge.
+        .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
 
         // The three-way line merge (diff3) of a note's text. Pure Swift, no dependencies.
         .target(name: "NoteMerge"),
@@ -106,6 +113,7 @@ let package = Package(
                 "SampleClub",
                 "ByteClubApp",
                 "TerminalUI",
+                "SearchIndex",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -123,6 +131,8 @@ let package = Package(
         ),
 
         .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge"]),
+        // Search side by side: the index (through `byteclub search`), rg and grep over the same notes.
+        .executableTarget(name: "search-bench", dependencies: ["SearchIndex"]),
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",
@@ -138,6 +148,7 @@ let package = Package(
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge"]),
+        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",

@@ -1,0 +1,4 @@
+import Foundation
+import SearchIndex
+
+print("search-bench: not yet")

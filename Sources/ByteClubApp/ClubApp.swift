@@ -30,9 +30,9 @@ public struct AppConfiguration: Sendable {
     public var outbox: Outbox?
     /// The lists and opened notes kept on disk for a start without the server; nil: none.
     public var cache: ClubCache?
-    /// Opens the notes' full-text index (off the UI queue), reporting a rebuild's progress;
-    /// nil: no search. ``AppConfiguration/searchIndex(in:)`` gives the app's.
-    public var searchIndex: (@Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) throws(RemoteError) -> any NoteSearchIndex)?
+    /// Opens the notes' full-text index (called off the UI queue); nil: no search.
+    /// ``AppConfiguration/searchIndex(in:)`` gives the app's, in the club's cache folder.
+    public var searchIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
 
     public init() {}
 }

@@ -54,8 +54,26 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     /// Forgets the note at `path` (case-insensitive).
     func remove(path: String) throws(RemoteError)
     /// Brings the index current against `entries` (every note of the club): notes whose rev
-    /// changed are fetched (a few at a time) and indexed, notes not listed are forgotten.
-    /// `progress(done, total)` counts the notes to fetch. Returns how many were indexed.
-    func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (RemoteEntry) async throws(RemoteError) -> String,
-              progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> Int
+    /// changed are fetched by path (a few at a time) and indexed, notes not listed are
+    /// forgotten. `progress(done, total)` counts the notes to fetch.
+    func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
+              progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome
+    /// Why the index was started afresh when it was opened (damaged, or from another version), or nil.
+    var rebuiltBecause: String? { get }
+}
+
+/// What a sync of the index did.
+public struct IndexSyncOutcome: Equatable, Sendable {
+    /// Notes fetched and indexed.
+    public var indexed: Int
+    /// Notes whose text could not be fetched (offline): kept as they were, tried again later.
+    public var failed: Int
+    /// Notes forgotten (deleted, or renamed away).
+    public var removed: Int
+
+    public init(indexed: Int, failed: Int, removed: Int) {
+        self.indexed = indexed
+        self.failed = failed
+        self.removed = removed
+    }
 }

@@ -17,21 +17,20 @@ extension SearchController {
     /// The longest wait after failed syncs in a row.
     static let longestRetry: Double = 30
 
-    /// Opens the index off the UI queue (a damaged one is rebuilt: its progress shows too),
-    /// then brings it current.
+    /// Opens the index off the UI queue (a damaged file, or one from another version, is
+    /// started afresh), then brings it current; a rebuild's progress shows like a first index's.
     func start() {
         guard let openIndex else { return }
-        let relay = context.effects.relay { [weak self] done, total in
-            self?.showProgress(done: Int(done), total: Int(total), rebuilding: true)
-        }
-        context.effects.perform({ () async throws(RemoteError) in
-            try openIndex { done, total in relay(Int64(done), Int64(total)) }
-        }) { [weak self] result in
+        context.effects.perform({ () async throws(RemoteError) in try openIndex() }) { [weak self] result in
             guard let self else { return }
-            self.context.update { $0.indexing = nil }
             switch result {
             case .success(let index):
                 self.index = index
+                if let why = index.rebuiltBecause {
+                    self.rebuilding = true
+                    self.context.logger.warning("search index rebuilt: \(why)")
+                    self.context.say(StatusMessage("The search index could not be used (\(TerminalSafe.escape(why))): rebuilding it"))
+                }
                 self.context.logger.info("search index open")
                 self.listingChanged()
                 self.refreshResults()
@@ -42,7 +41,7 @@ extension SearchController {
         }
     }
 
-    private func showProgress(done: Int, total: Int, rebuilding: Bool) {
+    private func showProgress(done: Int, total: Int) {
         guard total >= Self.quietSync || (rebuilding && total > 0) else { return }
         context.update { $0.indexing = IndexingProgress(done: done, total: total) }
     }
@@ -62,13 +61,11 @@ extension SearchController {
         let version = notes.version, entries = notes.entries
         isSyncing = true
         let store = context.store
-        let relay = context.effects.relay { [weak self] done, total in
-            self?.showProgress(done: Int(done), total: Int(total), rebuilding: false)
-        }
+        let relay = context.effects.relay { [weak self] done, total in self?.showProgress(done: Int(done), total: Int(total)) }
         let began = context.effects.now()
-        context.effects.perform({ () async throws(RemoteError) -> Int in
-            try await index.sync(entries, fetch: { entry throws(RemoteError) -> String in
-                let (data, _) = try await store.read(entry.path)
+        context.effects.perform({ () async throws(RemoteError) -> IndexSyncOutcome in
+            try await index.sync(entries, fetch: { path throws(RemoteError) -> String in
+                let (data, _) = try await store.read(path)
                 // A note that is not UTF-8 is indexed as far as it decodes (it opens read-only).
                 return String(decoding: data, as: UTF8.self)
             }, progress: { done, total in relay(Int64(done), Int64(total)) })
@@ -76,31 +73,46 @@ extension SearchController {
             guard let self else { return }
             self.isSyncing = false
             if self.state.indexing != nil { self.context.update { $0.indexing = nil } }
+            // The list this sync was against is done with; a newer one syncs next (a list from
+            // the disk cache is followed by the server's, a new version).
+            self.syncedVersion = version
             switch result {
-            case .success(let indexed):
-                self.syncFailures = 0
-                // A list from the disk cache is synced again once the server's comes (a new version).
-                self.syncedVersion = version
-                if indexed > 0 {
-                    let ms = Int((self.context.effects.now() - began) * 1000)
-                    self.context.logger.info("search index synced", metadata: ["indexed": "\(indexed)", "ms": "\(ms)"])
-                    if indexed >= Self.quietSync { self.context.say(StatusMessage("Indexed \(indexed) notes for search")) }
+            case .success(let outcome):
+                let ms = Int((self.context.effects.now() - began) * 1000)
+                if outcome.indexed > 0 || outcome.removed > 0 {
+                    self.context.logger.info("search index synced", metadata: [
+                        "indexed": "\(outcome.indexed)", "removed": "\(outcome.removed)", "failed": "\(outcome.failed)", "ms": "\(ms)"])
+                    if self.rebuilding {
+                        self.context.say(StatusMessage("Rebuilt the search index: \(IndexingProgress.grouped(outcome.indexed)) notes"))
+                    } else if outcome.indexed >= Self.quietSync {
+                        self.context.say(StatusMessage("Indexed \(IndexingProgress.grouped(outcome.indexed)) notes for search"))
+                    }
                     self.refreshResults()
-                    self.onIndexed?(indexed)
+                    self.onIndexed?(outcome.indexed)
                 }
-                self.listingChanged()
+                if outcome.failed == 0 {
+                    self.rebuilding = false
+                    self.syncFailures = 0
+                } else {
+                    self.retryLater("\(outcome.failed) notes could not be fetched")
+                }
             case .failure(let error):
-                self.syncFailures += 1
-                self.context.logger.warning("search index sync stopped: \(error.message)")
-                // What was indexed stays; the rest is fetched on the next try.
-                self.refreshResults()
-                let wait = min(Self.longestRetry, 0.5 * pow(2, Double(self.syncFailures)))
-                self.context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
-                    guard let self, !self.isSyncing else { return }
-                    self.syncedVersion = -1
-                    self.listingChanged()
-                }
+                self.retryLater(error.message)
             }
+            self.listingChanged()
+        }
+    }
+
+    /// Some notes could not be fetched (offline): what was indexed stays and answers searches;
+    /// the rest is fetched on a later try, sooner if the list moves meanwhile.
+    private func retryLater(_ why: String) {
+        syncFailures += 1
+        context.logger.warning("search index not current: \(why)")
+        let wait = min(Self.longestRetry, 0.5 * pow(2, Double(syncFailures)))
+        context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
+            guard let self, !self.isSyncing else { return }
+            self.syncedVersion = -1
+            self.listingChanged()
         }
     }
 }

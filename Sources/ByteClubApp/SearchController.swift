@@ -18,7 +18,7 @@ final class SearchController {
     /// The index, once opened (off the UI queue, at start).
     var index: (any NoteSearchIndex)?
     /// Opens the index, off the UI queue; nil when the app keeps no cache (some tests).
-    let openIndex: (@Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) throws(RemoteError) -> any NoteSearchIndex)?
+    let openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
     private var layer: SearchLayer?
     /// The results screen while a note it opened is in the editor: `Esc` there brings it back.
     private var parked: SearchState?
@@ -28,11 +28,13 @@ final class SearchController {
     var isSyncing = false
     /// Failures of the sync in a row, for the wait before the next try.
     var syncFailures = 0
+    /// Whether the index was started afresh at open and is being filled again.
+    var rebuilding = false
     /// Called on the UI queue after the index took in changes (tests wait on it).
     var onIndexed: (@MainActor (Int) -> Void)?
 
     init(context: AppContext, notes: NotesController, live: LiveController,
-         openIndex: (@Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) throws(RemoteError) -> any NoteSearchIndex)?) {
+         openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?) {
         self.context = context
         self.notes = notes
         self.live = live

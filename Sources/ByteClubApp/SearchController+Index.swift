@@ -14,6 +14,8 @@ import TerminalUI
 extension SearchController {
     /// Fewer notes to fetch than this go by without a progress figure (a live change is one).
     static let quietSync = 20
+    /// The least time between two progress figures, in seconds.
+    static let progressInterval = 0.1
     /// The longest wait after failed syncs in a row.
     static let longestRetry: Double = 30
 
@@ -43,6 +45,11 @@ extension SearchController {
 
     private func showProgress(done: Int, total: Int) {
         guard total >= Self.quietSync || (rebuilding && total > 0) else { return }
+        // At most about ten frames a second: a frame per note would cost the index as much
+        // time as the notes' own indexing.
+        let now = context.effects.now()
+        guard done == 0 || done == total || now - lastProgress >= Self.progressInterval else { return }
+        lastProgress = now
         context.update { $0.indexing = IndexingProgress(done: done, total: total) }
     }
 

@@ -30,6 +30,8 @@ final class SearchController {
     var syncFailures = 0
     /// Whether the index was started afresh at open and is being filled again.
     var rebuilding = false
+    /// When the status bar's indexing figure last changed (``UIEffects/now()``).
+    var lastProgress = 0.0
     /// Called on the UI queue after the index took in changes (tests wait on it).
     var onIndexed: (@MainActor (Int) -> Void)?
 

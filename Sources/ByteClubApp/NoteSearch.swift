@@ -70,10 +70,13 @@ public struct IndexSyncOutcome: Equatable, Sendable {
     public var failed: Int
     /// Notes forgotten (deleted, or renamed away).
     public var removed: Int
+    /// The index was found damaged on the way and was filled again from scratch.
+    public var rebuilt: Bool
 
-    public init(indexed: Int, failed: Int, removed: Int) {
+    public init(indexed: Int, failed: Int, removed: Int, rebuilt: Bool = false) {
         self.indexed = indexed
         self.failed = failed
         self.removed = removed
+        self.rebuilt = rebuilt
     }
 }

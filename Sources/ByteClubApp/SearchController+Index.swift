@@ -89,7 +89,8 @@ extension SearchController {
                 if outcome.indexed > 0 || outcome.removed > 0 {
                     self.context.logger.info("search index synced", metadata: [
                         "indexed": "\(outcome.indexed)", "removed": "\(outcome.removed)", "failed": "\(outcome.failed)", "ms": "\(ms)"])
-                    if self.rebuilding {
+                    if outcome.rebuilt { self.context.logger.warning("search index damaged while syncing: rebuilt") }
+                    if self.rebuilding || outcome.rebuilt {
                         self.context.say(StatusMessage("Rebuilt the search index: \(IndexingProgress.grouped(outcome.indexed)) notes"))
                     } else if outcome.indexed >= Self.quietSync {
                         self.context.say(StatusMessage("Indexed \(IndexingProgress.grouped(outcome.indexed)) notes for search"))

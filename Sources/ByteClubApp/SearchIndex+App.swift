@@ -63,7 +63,7 @@ final class ClubSearchIndex: NoteSearchIndex {
         do {
             let report = try await IndexSync(index: index, maxConcurrentFetches: Self.concurrentFetches)
                 .run(listing: listing, fetch: { entry in try await fetch(entry.path) }, progress: progress)
-            return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed)
+            return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: report.rebuilt)
         } catch let error as SearchIndexError {
             throw .local(error.description)
         } catch is CancellationError {

@@ -217,7 +217,8 @@ public final class MainScreen: Layer {
             let tabKeys = KeyBindings(group: "General", Self.bindings.bindings.filter { $0.action == .previousTab })
             // A merge with conflicts shows in place of the editor, with keys of its own.
             if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
-            return NoteEditorState.commands + MergeView.editorBindings.commands + tabKeys.commands
+            let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
+            return searchHits + NoteEditorState.commands + MergeView.editorBindings.commands + tabKeys.commands
         }
         var commands = Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))

@@ -47,9 +47,9 @@ extension NotesController {
     func handleSearchHitKey(_ key: Key) -> Bool? {
         guard let session = state.note, session.phase != .loading, session.merge == nil,
               var matches = session.searchMatches, session.editor.focus == .body else { return nil }
-        switch key {
-        case .char("n"), .char("N"):
-            guard let match = key == .char("n") ? matches.next() : matches.previous() else {
+        switch SearchMatches.bindings.action(for: key) {
+        case .next?, .previous?:
+            guard let match = SearchMatches.bindings.action(for: key) == .next ? matches.next() : matches.previous() else {
                 context.say(StatusMessage("No match in this text: n and N type again after an edit"))
                 return true
             }
@@ -59,7 +59,7 @@ extension NotesController {
                 $0.note?.banner = Self.searchBanner(matches)
             }
             return true
-        case .escape where !session.isModified && searchController?.hasParkedResults == true:
+        case .back? where !session.isModified && searchController?.hasParkedResults == true:
             context.update {
                 $0.note = nil
                 $0.message = nil

@@ -19,6 +19,16 @@ public struct SearchMatches: Equatable, Sendable {
         }
     }
 
+    /// What the keys of search hits mode do.
+    public enum Action: Hashable, Sendable { case next, previous, back }
+
+    /// The keys of search hits mode (they drive both the keys and help).
+    public static let bindings = KeyBindings<Action>(group: "Search hits", [
+        .init([.char("n")], .next, "Next match (until the first edit; then n is typed)"),
+        .init([.char("N")], .previous, "Previous match"),
+        .init([.escape], .back, "Back to the search results (the note unchanged)"),
+    ])
+
     /// What is looked for (the texts the index matched), for the banner.
     public var texts: [String]
     public private(set) var matches: [Match] = []

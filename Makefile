@@ -41,13 +41,15 @@ test: deps
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV
 ## put/get against curl -T/-o on rclone serve webdav; the
-## widgets, the editor, thumbnails and note merges; the whole app (first frames, scrolling, progress, cancel, key echo).
+## widgets, the editor, thumbnails and note merges; the whole app (first frames, scrolling, progress, cancel, key echo);
+## full-text search: the index against rg and grep over 10,000 notes.
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get install -y -qq nginx-light; }
 	$(SWIFT) build -c release --product transfer-bench
 	$(SWIFT) build -c release --product ui-bench
 	$(SWIFT) build -c release --product app-bench
+	$(SWIFT) build -c release --product search-bench
 	$(SWIFT) build -c release --product byteclub
 	.build/release/transfer-bench compare --size $(BENCH_SIZE)
 	.build/release/transfer-bench server --size $(BENCH_SIZE)
@@ -57,6 +59,7 @@ bench: deps
 	.build/release/ui-bench images
 	.build/release/ui-bench merge
 	.build/release/app-bench all $(BENCH_SIZE)
+	.build/release/search-bench
 
 clean:
 	rm -rf .build

@@ -21,6 +21,8 @@ struct ClubAPI: Sendable {
     let acceptCap: Int
     /// Each accepted token with the member it speaks for.
     private let tokens: [BearerAuth.Credential]
+    /// `search_v2` over note contents (`filename_only: false`); its index opens on first use.
+    let contentSearch: ContentSearch
 
     init(_ configuration: ClubServerConfiguration) throws {
         self.configuration = configuration
@@ -31,6 +33,7 @@ struct ClubAPI: Sendable {
         self.tokens = BearerAuth.credentials(sharedToken: configuration.token, members: configuration.members)
         self.counters = Counters()
         (self.admission, self.acceptCap) = Self.admission(for: configuration)
+        self.contentSearch = ContentSearch(metaDirectory: store.metaDirectory)
     }
 
     func application(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
@@ -185,7 +188,7 @@ struct ClubAPI: Sendable {
         return RawJSON(text: try await store.metadata(target).jsonText)
     }
 
-    private struct SearchCursor: Codable {
+    struct SearchCursor: Codable {
         var query: String
         var path: String
         var extensions: [String]
@@ -194,6 +197,8 @@ struct ClubAPI: Sendable {
         var categories: [FileCategory]? = nil
         var deleted: Bool? = nil
         var newestFirst: Bool? = nil
+        /// Contents searched too (`filename_only: false` given): ClubAPI+ContentSearch.
+        var contents: Bool? = nil
     }
 
     private func search(_ arguments: Arguments) async throws -> Any {
@@ -209,7 +214,9 @@ struct ClubAPI: Sendable {
         return try await searchPage(SearchCursor(
             query: query, path: scope.display, extensions: extensions, offset: 0, limit: limit,
             categories: categories.isEmpty ? nil : categories, deleted: options.fileStatus == .deleted ? true : nil,
-            newestFirst: options.orderBy == .lastModifiedTime ? true : nil))
+            newestFirst: options.orderBy == .lastModifiedTime ? true : nil,
+            // Only an explicit false: callers that leave it out keep today's name search.
+            contents: options.filenameOnly == false ? true : nil))
     }
 
     private func searchContinue(_ arguments: Arguments) async throws -> Any {
@@ -218,6 +225,7 @@ struct ClubAPI: Sendable {
     }
 
     private func searchPage(_ cursor: SearchCursor) async throws -> Any {
+        if cursor.contents == true { return try await contentSearchPage(cursor) }
         let scope = try DropboxPath.parse(cursor.path)
         // Nothing here is ever deleted-but-remembered, so a search of deleted files finds nothing.
         let found = cursor.deleted == true ? [] : try await store.search(
@@ -273,7 +281,7 @@ struct ClubAPI: Sendable {
         return JSON.metadataResult(try await store.createFolder(target, autorename: autorename))
     }
 
-    private static func encodeCursor<T: Encodable>(_ value: T) -> String {
+    static func encodeCursor<T: Encodable>(_ value: T) -> String {
         let data = (try? JSONEncoder().encode(value)) ?? Data()
         return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     }

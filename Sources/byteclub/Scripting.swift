@@ -5,13 +5,14 @@ import Remote
 /// Runs a remote operation for a command: Ctrl-C cancels it, errors print one line to stderr
 /// and exit non-zero, and the embedded server is stopped on every path.
 ///
-/// `retry` is how long each request keeps trying before its error reaches `body`.
-func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(),
+/// `retry` is how long each request keeps trying before its error reaches `body`;
+/// `offlineStart` gives a backend even when a WebDAV server cannot be reached (`search`).
+func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false,
                _ body: @escaping @Sendable (Backend) async throws -> Void) async throws {
     StderrLog.bootstrap()
     let backend: Backend
     do {
-        backend = try await options.connect(retry: retry)
+        backend = try await options.connect(retry: retry, offlineStart: offlineStart)
     } catch let error as RemoteError {
         throw fail(error)
     }

@@ -1,0 +1,189 @@
+import ArgumentParser
+import Foundation
+import Remote
+import SearchIndex
+
+struct Search: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find notes by the words in their titles and text.",
+        discussion: """
+            Words must all match (any case, any accents); trip* is a prefix, "boat hire" a phrase, \
+            -word leaves out notes holding it; Chinese, Japanese and Korean text is found too. \
+            On a club server (embedded or --server) the server searches; on Dropbox and WebDAV the \
+            app's index in $XDG_CACHE_HOME/byteclub/ is searched, brought current first when the \
+            server answers (only changed notes are fetched), as it is when offline (saying so). \
+            Prints one note a line: title, time, who, line number and the matching line (the match \
+            highlighted on a terminal). --json prints one array of {path, name, modified, \
+            modified_by, match, line: {number, column, text, ranges} or null}. Exits 1 when \
+            nothing matches, 64 for a query with nothing to search for.
+            """)
+    // Unrecognized words too: `-rain` is an exclusion here, not an option.
+    @Argument(parsing: .allUnrecognized, help: "What to find, e.g. 'trip* \"boat hire\" -rain' (several words are one query).")
+    var words: [String]
+    @Flag(help: "Print JSON, one array of hits.") var json = false
+    @Option(help: "The most notes shown.") var limit: Int = 50
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        guard limit >= 1 else { throw ValidationError("--limit must be at least 1") }
+        do { _ = try SearchQuery(words.joined(separator: " ")) } catch { throw ValidationError(error.description) }
+    }
+
+    func run() async throws {
+        let text = words.joined(separator: " ")
+        let (limit, json) = (self.limit, self.json)
+        let found = FoundFlag()
+        // The app's way with an unreachable server: say offline at once and search the index.
+        var retry = RetryPolicy()
+        retry.retriesUnreachable = false
+        try await runRemote(backend, retry: retry, offlineStart: true) { backend in
+            async let me = try? await backend.store.currentAccount()
+            let hits: [SearchJSON]
+            if let store = backend.store as? any ContentSearchingStore, backend.account == nil {
+                hits = try await store.searchContents(text, in: "", limit: limit).map(SearchJSON.init)
+            } else {
+                hits = try await Self.searchIndex(text, backend: backend, limit: limit)
+            }
+            found.set(!hits.isEmpty)
+            if json {
+                FileHandle.standardOutput.write(try JSONLines.encode(hits) + Data("\n".utf8))
+            } else {
+                let you = await me
+                let formatter = JSONLines.localTimeFormatter()
+                let color = isatty(1) == 1
+                FileHandle.standardOutput.write(Data(hits.map { $0.line(formatter: formatter, you: you, highlight: color) }.joined().utf8))
+            }
+        }
+        if !found.value { throw ExitCode(1) }
+    }
+
+    /// Dropbox and WebDAV: the app's index, brought current when the server answers.
+    static func searchIndex(_ text: String, backend: Backend, limit: Int) async throws -> [SearchJSON] {
+        let index = try openIndex(Paths.cache(backend.key))
+        do {
+            try await bringCurrent(index, backend: backend)
+        } catch let error as RemoteError {
+            guard error.isUnreachable else { throw error }
+            let count = (try? index.count()) ?? 0
+            say("offline (\(error.message)): searching the \(count) notes indexed before")
+        }
+        let hits: [SearchHit]
+        do { hits = try index.search(text, limit: limit) } catch { throw RemoteError.local(error.description) }
+        return hits.map(SearchJSON.init)
+    }
+
+    static func openIndex(_ directory: URL) throws -> SearchIndex {
+        do { return try SearchIndex(directory: directory) } catch { throw RemoteError.local(error.description) }
+    }
+
+    /// Lists the notes and fetches those whose revision the index does not have.
+    static func bringCurrent(_ index: SearchIndex, backend: Backend) async throws {
+        let store = backend.store
+        let entries = try await store.list(backend.folder).filter { entry in
+            entry.kind == .file && ["txt", "md"].contains((entry.name as NSString).pathExtension.lowercased())
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-search-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let progress = isatty(2) == 1
+        let listing = entries.map { IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy) }
+        let report = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: listing, fetch: { entry in
+            let file = scratch.appendingPathComponent(UUID().uuidString)
+            defer { try? FileManager.default.removeItem(at: file) }
+            _ = try await store.download(entry.path, to: file, resumeData: nil, progress: nil, onResumeData: nil)
+            return String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        }, progress: { done, total in
+            guard progress, total > 0 else { return }
+            FileHandle.standardError.write(Data((done < total ? "\rindexing \(done)/\(total) notes" : "\r\u{1B}[K").utf8))
+        })
+        if !report.failed.isEmpty { say("\(report.failed.count) notes could not be fetched; searched as they were indexed") }
+    }
+}
+
+/// Whether anything was found, set inside the remote operation and read after it.
+private final class FoundFlag: @unchecked Sendable {
+    // @unchecked Sendable: `found` is only touched under `lock`.
+    private let lock = NSLock()
+    private var found = false
+    func set(_ value: Bool) { lock.withLock { found = value } }
+    var value: Bool { lock.withLock { found } }
+}
+
+/// One hit as `search --json` prints it (and as the line printer reads it).
+struct SearchJSON: Encodable {
+    struct Line: Encodable {
+        /// From 1.
+        var number: Int
+        /// The first match, in characters from the line's start (from 0).
+        var column: Int
+        var text: String
+        /// Every match as [start, end) in characters.
+        var ranges: [[Int]]
+    }
+
+    var path: String
+    var name: String
+    var modified: Date?
+    var modifiedBy: String?
+    /// "content", "filename" or "both".
+    var match: String
+    var line: Line?
+
+    enum CodingKeys: String, CodingKey { case path, name, modified, modifiedBy = "modified_by", match, line }
+
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingKeys.self)
+        try object.encode(path, forKey: .path)
+        try object.encode(name, forKey: .name)
+        try object.encode(modified, forKey: .modified)
+        try object.encode(modifiedBy, forKey: .modifiedBy)
+        try object.encode(match, forKey: .match)
+        try object.encode(line, forKey: .line)
+    }
+
+    init(_ match: ContentMatch) {
+        path = match.entry.path
+        name = match.entry.name
+        modified = match.entry.modified
+        modifiedBy = match.entry.modifiedBy
+        self.match = match.matchType == "filename_and_content" ? "both" : match.matchType
+        if let text = match.lineText, let number = match.lineNumber {
+            line = Line(number: number, column: match.column ?? 0, text: text, ranges: match.ranges.map { [$0.lowerBound, $0.upperBound] })
+        }
+    }
+
+    init(_ hit: SearchHit) {
+        path = hit.path
+        name = hit.name
+        modified = hit.modified
+        modifiedBy = hit.modifiedBy
+        match = hit.match.rawValue
+        line = hit.line.map { Line(number: $0.number, column: $0.column, text: $0.text, ranges: $0.ranges.map { [$0.lowerBound, $0.upperBound] }) }
+    }
+
+    /// "Title  2026-11-23 10:00  who  12: the matching line", names and text escaped.
+    func line(formatter: DateFormatter, you: RemoteAccount?, highlight: Bool) -> String {
+        let title = (name as NSString).deletingPathExtension
+        let date = modified.map(formatter.string) ?? ""
+        var out = TerminalSafe.escape(title) + "  " + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
+            + TerminalSafe.escape(Log.who(modifiedBy, you: you))
+        if let line {
+            out += "  \(line.number): " + Self.marked(line.text, ranges: line.ranges, highlight: highlight)
+        }
+        return out + "\n"
+    }
+
+    /// The line, each piece escaped on its own so the ranges stay true, matches in reverse video.
+    static func marked(_ text: String, ranges: [[Int]], highlight: Bool) -> String {
+        let characters = Array(text)
+        var out = ""
+        var at = 0
+        for range in ranges where range.count == 2 && range[0] >= at && range[1] <= characters.count && range[0] < range[1] {
+            out += TerminalSafe.escape(String(characters[at..<range[0]]))
+            let match = TerminalSafe.escape(String(characters[range[0]..<range[1]]))
+            out += highlight ? "\u{1B}[7m" + match + "\u{1B}[27m" : match
+            at = range[1]
+        }
+        return out + TerminalSafe.escape(String(characters[at...]))
+    }
+}

@@ -1,0 +1,92 @@
+import ClubServer
+import Foundation
+import XCTest
+
+/// `search_v2` with `filename_only: false` over real HTTP: note contents, in the app's query language.
+final class ContentSearchTests: XCTestCase {
+    var club: ServerFixture!
+
+    override func setUp() async throws {
+        club = try await ServerFixture()
+    }
+
+    override func tearDown() async throws {
+        await club?.tearDown()
+    }
+
+    /// (name, match_type tag, byteclub_line) of each match.
+    func search(_ query: String, path: String = "", filenameOnly: Bool? = false, max: Int = 100,
+                file: StaticString = #filePath, line: UInt = #line) async throws -> [(String, String, [String: Any]?)] {
+        var options: [String: Any] = ["path": path, "max_results": max]
+        if let filenameOnly { options["filename_only"] = filenameOnly }
+        let reply = try await club.rpc("2/files/search_v2", ["query": query, "options": options])
+        XCTAssertEqual(reply.status, 200, reply.text, file: file, line: line)
+        return (reply.json["matches"] as? [[String: Any]] ?? []).map { match in
+            let metadata = (match["metadata"] as? [String: Any])?["metadata"] as? [String: Any]
+            return (metadata?["name"] as? String ?? "?", (match["match_type"] as? [String: Any])?[".tag"] as? String ?? "?",
+                    match["byteclub_line"] as? [String: Any])
+        }
+    }
+
+    func testContentsAreSearchedWhenFilenameOnlyIsFalse() async throws {
+        try club.write("byteclub/Trip.txt", "Packing\nBoat hire on the lake\n")
+        try club.write("byteclub/Café.md", "Déjà vu, 東京都に行きます")
+        try club.write("byteclub/Boat list.txt", "nothing about water")
+        try club.write("byteclub/photos/boat.jpg", "not a note")
+
+        let boat = try await search("boat")
+        XCTAssertEqual(Set(boat.map { "\($0.0) \($0.1)" }), ["Trip.txt content", "Boat list.txt filename"])
+        let trip = try XCTUnwrap(boat.first { $0.0 == "Trip.txt" }?.2)
+        XCTAssertEqual(trip["line"] as? Int, 2)
+        XCTAssertEqual(trip["column"] as? Int, 0)
+        XCTAssertEqual(trip["text"] as? String, "Boat hire on the lake")
+        XCTAssertEqual(trip["ranges"] as? [[Int]], [[0, 4]])
+
+        let r1 = try await search(#""boat hire" -lake"#)
+        XCTAssertEqual(r1.map(\.0), [])
+        let r2 = try await search("deja")
+        XCTAssertEqual(r2.map(\.0), ["Café.md"])
+        let r3 = try await search("京都")
+        XCTAssertEqual(r3.map { "\($0.0) \($0.1)" }, ["Café.md content"])
+        let r4 = try await search("cafe")
+        XCTAssertEqual(r4.map { "\($0.0) \($0.1)" }, ["Café.md filename"])
+        let r5 = try await search("boat", path: "/byteclub/photos")
+        XCTAssertEqual(r5.map(\.0), [])
+
+        // Left out (the app's photo search), filename_only keeps today's name search.
+        let r6 = try await search("boat", filenameOnly: nil)
+        XCTAssertEqual(Set(r6.map(\.0)), ["Boat list.txt", "boat.jpg"])
+        let r7 = try await search("boat", filenameOnly: true)
+        XCTAssertEqual(Set(r7.map(\.1)), ["filename"])
+    }
+
+    func testAnUploadIsFoundByTheNextSearch() async throws {
+        try club.write("byteclub/Log.txt", "first words")
+        let r8 = try await search("kiwis")
+        XCTAssertEqual(r8.map(\.0), [])
+        let upload = try await club.upload("/byteclub/Log.txt", Data("now kiwis".utf8), mode: "overwrite")
+        XCTAssertEqual(upload.status, 200, upload.text)
+        let r9 = try await search("kiwis")
+        XCTAssertEqual(r9.map(\.0), ["Log.txt"])
+        let r10 = try await search("first")
+        XCTAssertEqual(r10.map(\.0), [])
+        let delete = try await club.rpc("2/files/delete_v2", ["path": "/byteclub/Log.txt"])
+        XCTAssertEqual(delete.status, 200, delete.text)
+        let r11 = try await search("kiwis")
+        XCTAssertEqual(r11.map(\.0), [])
+    }
+
+    func testPagesAndABadQuery() async throws {
+        for i in 0..<5 { try club.write("byteclub/N\(i).txt", "shared word \(i)") }
+        let first = try await club.rpc("2/files/search_v2", ["query": "shared", "options": ["filename_only": false, "max_results": 3]])
+        XCTAssertEqual((first.json["matches"] as? [[String: Any]])?.count, 3)
+        XCTAssertEqual(first.json["has_more"] as? Bool, true)
+        let next = try await club.rpc("2/files/search/continue_v2", ["cursor": first.json["cursor"] as? String ?? ""])
+        XCTAssertEqual((next.json["matches"] as? [[String: Any]])?.count, 2)
+        XCTAssertEqual(next.json["has_more"] as? Bool, false)
+
+        let bad = try await club.rpc("2/files/search_v2", ["query": "-shared", "options": ["filename_only": false]])
+        XCTAssertEqual(bad.status, 400)
+        XCTAssertTrue(bad.text.contains("not only words to leave out"), bad.text)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+import XCTest
+@testable import SearchIndex
+
+/// The index against a real SQLite file: the query language, matching lines, incremental updates.
+final class SearchIndexTests: XCTestCase {
+    var folder: IndexFolder!
+    var index: SearchIndex!
+
+    override func setUpWithError() throws {
+        folder = try IndexFolder()
+        index = try SearchIndex(directory: folder.url)
+        XCTAssertEqual(index.openOutcome, .created)
+        try index.upsert([
+            note("/byteclub/Trip to Rome.txt", "Packing list\nBoat hire on the lake, then trips by train.\nRain expected.", modified: 100),
+            note("/byteclub/Harbour.txt", "The boat needs paint.\nWe hire a van.", modified: 200, by: "dbid:bob"),
+            note("/byteclub/Café.txt", "Déjà vu at the CAFÉ.\nRésumé of the week.", modified: 300),
+            note("/byteclub/東京.txt", "旅行の計画\n東京都に行きます。iPhone用の充電器", modified: 400),
+            note("/byteclub/Groceries.txt", "eggs\ntripod for the camera", modified: 500),
+        ])
+    }
+
+    func paths(_ query: String) throws -> [String] {
+        try index.search(query).map(\.path)
+    }
+
+    func testWordsArePrefixesOnlyWithAStar() throws {
+        XCTAssertEqual(try paths("trip"), ["/byteclub/Trip to Rome.txt"])
+        XCTAssertEqual(Set(try paths("trip*")), ["/byteclub/Trip to Rome.txt", "/byteclub/Groceries.txt"])
+    }
+
+    func testPhrasesNeedTheWordsTogether() throws {
+        XCTAssertEqual(try paths(#""boat hire""#), ["/byteclub/Trip to Rome.txt"])
+        XCTAssertEqual(Set(try paths("boat hire")), ["/byteclub/Trip to Rome.txt", "/byteclub/Harbour.txt"])
+    }
+
+    func testExcludedWordsLeaveNotesOut() throws {
+        XCTAssertEqual(try paths("boat -rain"), ["/byteclub/Harbour.txt"])
+    }
+
+    func testCaseAndAccentsDoNotMatter() throws {
+        XCTAssertEqual(try paths("cafe"), ["/byteclub/Café.txt"])
+        XCTAssertEqual(try paths("DEJA"), ["/byteclub/Café.txt"])
+        XCTAssertEqual(try paths("resume"), ["/byteclub/Café.txt"])
+        XCTAssertEqual(try paths("Résumé"), ["/byteclub/Café.txt"])
+    }
+
+    func testCJKWordsAreFoundInsideRuns() throws {
+        for word in ["東京", "京都", "計画", "旅行の計画", "充電器", "用", "器"] {
+            XCTAssertEqual(try paths(word), ["/byteclub/東京.txt"], word)
+        }
+        XCTAssertEqual(try paths("iphone"), ["/byteclub/東京.txt"])
+        XCTAssertEqual(try paths("大阪"), [])
+        XCTAssertEqual(try paths("都東"), [], "characters must be adjacent and in order")
+    }
+
+    func testHitCarriesTheMatchingLineAndWhere() throws {
+        let hits = try index.search("hire")
+        let trip = try XCTUnwrap(hits.first { $0.path == "/byteclub/Trip to Rome.txt" })
+        XCTAssertEqual(trip.line, SearchLine(text: "Boat hire on the lake, then trips by train.", index: 1, column: 5, ranges: [5..<9]))
+        XCTAssertEqual(trip.modifiedBy, "dbid:alice")
+        XCTAssertEqual(trip.modified, Date(timeIntervalSince1970: 100))
+        XCTAssertEqual(trip.rev, "r1")
+        XCTAssertEqual(trip.match, .content)
+
+        let cjk = try XCTUnwrap(try index.search("東京").first)
+        XCTAssertEqual(cjk.match, .both)
+        XCTAssertEqual(cjk.line, SearchLine(text: "東京都に行きます。iPhone用の充電器", index: 1, column: 0, ranges: [0..<2]))
+
+        let accents = try XCTUnwrap(try index.search("cafe").first)
+        XCTAssertEqual(accents.line?.ranges, [15..<19])
+        XCTAssertEqual(accents.match, .both)
+
+        let title = try XCTUnwrap(try index.search("rome").first)
+        XCTAssertEqual(title.match, .filename)
+        XCTAssertNil(title.line)
+    }
+
+    func testTitleWordsRankFirstAndTiesGoNewestFirst() throws {
+        try index.upsert([note("/byteclub/Paint.txt", "Nothing here.", modified: 50)])
+        XCTAssertEqual(try paths("paint").first, "/byteclub/Paint.txt")
+        try index.upsert([note("/a/Same1.txt", "zebra", modified: 10), note("/a/Same2.txt", "zebra", modified: 20)])
+        XCTAssertEqual(try paths("zebra"), ["/a/Same2.txt", "/a/Same1.txt"])
+    }
+
+    func testHostileQueriesNeverFailInSQLite() throws {
+        for text in [#"NEAR(boat hire, 2)"#, #"boat" OR "hire"#, "((( boat", "boat AND", "name:boat", "{name}: boat", #""boat"#,
+                     "^boat", "boat + hire", "'; DROP TABLE note; --", "*boat", "bo*at", "NOT boat", "-boat hire"] {
+            XCTAssertNoThrow(try index.search(text), text)
+        }
+        XCTAssertEqual(Set(try paths(#""boat"#)), Set(try paths("boat")), "an unclosed quote is forgiven")
+        XCTAssertThrowsError(try index.search("-boat")) { XCTAssertEqual($0 as? SearchIndexError, .query(.onlyExclusions)) }
+        XCTAssertEqual(try index.count(), 5)
+    }
+
+    func testUpsertReplacesRemoveForgetsRenameMoves() throws {
+        try index.upsert(note("/BYTECLUB/harbour.txt", "Now about kayaks.", rev: "r2", modified: 900))
+        XCTAssertEqual(try paths("kayaks"), ["/BYTECLUB/harbour.txt"])
+        XCTAssertEqual(try paths("paint"), [], "the old text is gone from the index")
+        XCTAssertEqual(try index.count(), 5)
+        XCTAssertEqual(try index.revisions()["/byteclub/harbour.txt"], "r2")
+
+        XCTAssertTrue(try index.rename(from: "/byteclub/harbour.txt", to: "/byteclub/Kayak club.txt", rev: "r3"))
+        XCTAssertEqual(try paths("kayaks"), ["/byteclub/Kayak club.txt"])
+        XCTAssertEqual(try index.search("club").first?.match, .filename)
+        XCTAssertNil(try index.revisions()["/byteclub/harbour.txt"])
+        XCTAssertFalse(try index.rename(from: "/nowhere.txt", to: "/else.txt"))
+
+        try index.remove(path: "/byteclub/kayak CLUB.txt")
+        XCTAssertEqual(try paths("kayaks"), [])
+        try index.remove(path: "/byteclub/kayak club.txt")
+        try index.remove(under: "/BYTECLUB")
+        XCTAssertEqual(try index.count(), 0)
+        XCTAssertEqual(try paths("boat"), [])
+    }
+
+    func testTheIndexOutlivesItsOpener() throws {
+        index = nil
+        let again = try SearchIndex(directory: folder.url)
+        XCTAssertEqual(again.openOutcome, .opened)
+        XCTAssertEqual(Set(try again.search("boat").map(\.path)), ["/byteclub/Trip to Rome.txt", "/byteclub/Harbour.txt"])
+        try again.verify()
+    }
+}

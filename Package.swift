@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "NoteMerge"),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
-        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", "NoteMerge", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", "NoteMerge", "SearchIndex", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Test and benchmark support
 

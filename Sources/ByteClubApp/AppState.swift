@@ -78,6 +78,10 @@ public struct AppState: Sendable {
     public var offline = OfflineState()
     /// The notes' tags and pins (AppState+Tags.swift).
     public var tags = NoteTags()
+    /// The search results screen (`Ctrl-F`), while it is open.
+    public var search: SearchState?
+    /// How far the search index is being built or brought current, for the status bar.
+    public var indexing: IndexingProgress?
 
     public init(backend: String) {
         self.backend = backend

@@ -33,6 +33,9 @@ public struct AppConfiguration: Sendable {
     /// Puts text on the user's clipboard (the terminal's OSC 52); nil: no clipboard, share
     /// links are only shown.
     public var clipboard: (@MainActor @Sendable (String) -> Void)?
+    /// Opens the notes' full-text index (called off the UI queue); nil: no search.
+    /// ``AppConfiguration/searchIndex(in:)`` gives the app's, in the club's cache folder.
+    public var searchIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
 
     public init() {}
 }
@@ -61,6 +64,7 @@ public final class ClubApp {
     let tags: TagsController
     let offline: OutboxController
     let share: ShareController
+    let search: SearchController
 
     /// Called when the spinner should start or stop turning.
     public var onBusyChanged: (@MainActor (Bool) -> Void)? {
@@ -121,8 +125,14 @@ public final class ClubApp {
         }
         history = HistoryController(context: context, lists: lists, live: live)
         share = ShareController(context: context)
+        search = SearchController(context: context, notes: notes, live: live, openIndex: configuration.searchIndex)
+        notes.searchController = search
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
-        model.onRedraw = { [weak compositor] in compositor?.setNeedsRedraw() }
+        model.onRedraw = { [weak compositor, weak search] in
+            compositor?.setNeedsRedraw()
+            // The index follows the notes list (SearchController+Index.swift); cheap when it did not move.
+            search?.listingChanged()
+        }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
         screen.delegate = self
         screen.clock = { [effects] in effects.now() }
@@ -145,6 +155,7 @@ public final class ClubApp {
             update { $0.message = StatusMessage("\(count) unsaved draft\(count == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
         }
         offline.start()
+        search.start()
         // The lists as the server last gave them, at once; the server's answer replaces them.
         let cursors = lists.restoreCached()
         tags.restoreCached()
@@ -204,6 +215,7 @@ extension ClubApp: MainScreenDelegate {
         case .notes(.share): share.shareSelected(.notes)
         case .notes(.tags): tags.editSelected()
         case .notes(.pin): tags.togglePinSelected()
+        case .notes(.search): search.open()
         case .photos(.download): photos.downloadSelected()
         case .photos(.upload): photos.chooseUpload()
         case .photos(.delete): photos.deleteSelected()

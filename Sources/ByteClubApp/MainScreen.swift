@@ -20,7 +20,7 @@ public final class MainScreen: Layer {
 
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
-        case open, new, delete, rename, history
+        case open, new, delete, rename, history, search
         case share
         case tags, pin
     }
@@ -61,6 +61,7 @@ public final class MainScreen: Layer {
         .init([.char("s")], .share, "Share link (shown, copied)"),
         .init([.char("#")], .tags, "Edit the note's tags"),
         .init([.char("*")], .pin, "Pin or unpin the note"),
+        .init([.ctrl("f")], .search, "Search every note (titles and bodies)"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
@@ -154,7 +155,7 @@ public final class MainScreen: Layer {
 
         let state = model.state
         // One transfer by name, several summed ("↑2 ↓1 43%").
-        let progress = [state.offline.figure, state.transfers.statusFigure].compactMap { $0 }.joined(separator: "  ")
+        let progress = [state.offline.figure, state.transfers.statusFigure, state.indexing?.figure].compactMap { $0 }.joined(separator: "  ")
         // Messages escape what the server named where they are made; escaping again here (it
         // changes nothing twice) keeps a message that forgot from driving the terminal.
         let message = state.message.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }
@@ -223,7 +224,8 @@ public final class MainScreen: Layer {
             let tabKeys = KeyBindings(group: "General", Self.bindings.bindings.filter { $0.action == .previousTab })
             // A merge with conflicts shows in place of the editor, with keys of its own.
             if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
-            return NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands + tabKeys.commands
+            let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
+            return searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands + tabKeys.commands
         }
         var commands = Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))

@@ -52,6 +52,11 @@ public struct NoteSession: Sendable {
     /// the save was made (its conflict merged, or overwritten on purpose), so only a later one
     /// outlives the save's success.
     var remoteChangeAtSave: RemoteNoteChange?
+    /// The search hit this note is being opened from: once its text is in, the cursor goes to the match.
+    var openedFrom: SearchResult?
+    /// The matches `n`/`N` step through while the editor is in search hits mode (a note opened
+    /// from the search results, until its first edit).
+    public var searchMatches: SearchMatches?
 
     /// Whether the text differs from what the server has (the `[+]` marker).
     public var isModified: Bool { version != savedVersion }

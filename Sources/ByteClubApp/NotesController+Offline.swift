@@ -223,6 +223,7 @@ extension NotesController {
         session.phase = .editing
         let when = timeOfDay(cached.saved)
         session.banner = "Offline: the copy kept on this machine at \(when); a save waits in the outbox"
+        placeAtSearchHit(&session)
         context.update {
             $0.note = session
             $0.message = StatusMessage("Opened \"\(TerminalSafe.escape(entry.name))\" as kept at \(when): the server cannot be reached")

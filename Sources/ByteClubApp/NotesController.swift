@@ -19,6 +19,8 @@ final class NotesController {
     private var journalScheduled = false
     /// Where changes go while the server cannot be reached (NotesController+Offline.swift).
     weak var outboxController: OutboxController?
+    /// The search results a note was opened from (NotesController+Search.swift).
+    weak var searchController: SearchController?
 
     init(context: AppContext, lists: ListsController) {
         self.context = context
@@ -58,7 +60,7 @@ final class NotesController {
         }
     }
 
-    private func open(draft: Draft, entry: RemoteEntry?) {
+    func open(draft: Draft, entry: RemoteEntry?) {
         if openQueued(draft, entry: entry) { return }
         let session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
         context.update {
@@ -110,6 +112,7 @@ final class NotesController {
                 message = .error("\"\(TerminalSafe.escape(entry.name))\" is not valid UTF-8 text; opened read-only")
             }
             session.phase = .editing
+            placeAtSearchHit(&session)
             context.update {
                 $0.note = session
                 $0.message = message
@@ -144,6 +147,7 @@ final class NotesController {
         }
         // A merge with conflicts has the keys until it is done (NotesController+Merge.swift).
         if session.merge != nil { return handleMergeKey(key) }
+        if let taken = handleSearchHitKey(key) { return taken }
         if MergeView.editorBindings.action(for: key) == .merge {
             mergeNow()
             return true
@@ -153,6 +157,7 @@ final class NotesController {
         context.model.updateQuietly { outcome = $0.note?.editor.handle(key) }
         switch outcome {
         case .edited?:
+            endSearchHits()
             context.update { $0.note?.version += 1 }
             scheduleJournal()
         case .moved?:

@@ -114,6 +114,7 @@ enum UI {
         backend.adoptFormerFolders()
         configuration.outbox = Outbox(directory: Paths.outbox(backend.key))
         configuration.cache = ClubCache(directory: Paths.cache(backend.key))
+        configuration.searchIndex = AppConfiguration.searchIndex(in: Paths.cache(backend.key))
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
         configuration.thumbnailsDirectory = Paths.thumbnails
         configuration.graphics = terminal.graphics

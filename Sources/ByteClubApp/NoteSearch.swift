@@ -1,0 +1,82 @@
+import Foundation
+import Remote
+
+/// One note found by a search, as the results screen shows it and the editor opens it.
+public struct SearchResult: Equatable, Sendable {
+    /// The note's path as displayed ("/byteclub/Trip plan.txt").
+    public var path: String
+    /// The note's file name ("Trip plan.txt").
+    public var name: String
+    public var modified: Date?
+    /// Who changed it last, as the server names them (an account id), or nil.
+    public var modifiedBy: String?
+    /// The first line that matched (the title when only the title did), unescaped.
+    public var line: String
+    /// Which line of the body ``line`` is, from 0; nil when only the title matched.
+    public var lineNumber: Int?
+    /// Where the matches are in ``line``, in `Character` offsets (what the editor's cursor counts).
+    public var ranges: [Range<Int>]
+
+    public init(path: String, name: String, modified: Date?, modifiedBy: String?, line: String, lineNumber: Int?, ranges: [Range<Int>]) {
+        self.path = path
+        self.name = name
+        self.modified = modified
+        self.modifiedBy = modifiedBy
+        self.line = line
+        self.lineNumber = lineNumber
+        self.ranges = ranges
+    }
+
+    /// The texts the query matched in ``line`` ("Boat", "ボート"): what `n`/`N` look for in the
+    /// opened note, so the editor's matches are the index's, whatever the query's operators.
+    public var matchedTexts: [String] {
+        let characters = Array(line)
+        var seen = Set<String>(), texts: [String] = []
+        for range in ranges where range.lowerBound >= 0 && range.upperBound <= characters.count && !range.isEmpty {
+            let text = String(characters[range])
+            if seen.insert(text.lowercased()).inserted { texts.append(text) }
+        }
+        return texts
+    }
+}
+
+/// The full-text index of the club's notes, as the app uses it (SearchIndex+App.swift wraps the
+/// SearchIndex library in it; tests may hand the app another).
+///
+/// Every method may be called from any thread but the UI queue's work never waits on one: the
+/// app calls them through ``UIEffects/perform(_:then:)``. Reads never wait for writes.
+public protocol NoteSearchIndex: AnyObject, Sendable {
+    /// The notes matching `query` (words, `trip*`, `"boat hire"`, `-word`), best first.
+    /// - Throws: ``RemoteError/local(_:)`` with a message for the status bar (a bad query).
+    func search(_ query: String, limit: Int) throws(RemoteError) -> [SearchResult]
+    /// Indexes `text` as the note `entry` (its rev is kept, so a sync skips it).
+    func upsert(_ entry: RemoteEntry, text: String) throws(RemoteError)
+    /// Forgets the note at `path` (case-insensitive).
+    func remove(path: String) throws(RemoteError)
+    /// Brings the index current against `entries` (every note of the club): notes whose rev
+    /// changed are fetched by path (a few at a time) and indexed, notes not listed are
+    /// forgotten. `progress(done, total)` counts the notes to fetch.
+    func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
+              progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome
+    /// Why the index was started afresh when it was opened (damaged, or from another version), or nil.
+    var rebuiltBecause: String? { get }
+}
+
+/// What a sync of the index did.
+public struct IndexSyncOutcome: Equatable, Sendable {
+    /// Notes fetched and indexed.
+    public var indexed: Int
+    /// Notes whose text could not be fetched (offline): kept as they were, tried again later.
+    public var failed: Int
+    /// Notes forgotten (deleted, or renamed away).
+    public var removed: Int
+    /// The index was found damaged on the way and was filled again from scratch.
+    public var rebuilt: Bool
+
+    public init(indexed: Int, failed: Int, removed: Int, rebuilt: Bool = false) {
+        self.indexed = indexed
+        self.failed = failed
+        self.removed = removed
+        self.rebuilt = rebuilt
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// Keeping the search index current. The notes list is the app's picture of the club, and the
+/// change journal (LiveController, or WebDAV's polls) already keeps it current, own saves,
+/// renames and deletions included; so the index follows the list: whenever the list's version
+/// moves, a sync compares its revs with the index's and fetches only the notes that changed
+/// (one note changed by another member → one download, one row). The first sync of a club, or
+/// of a rebuilt index, shows `Indexing done/total` in the status bar.
+///
+/// Offline, nothing can be fetched: the index answers from what it holds, and the sync tries
+/// again when the list moves or after a wait.
+extension SearchController {
+    /// Fewer notes to fetch than this go by without a progress figure (a live change is one).
+    static let quietSync = 20
+    /// The least time between two progress figures, in seconds.
+    static let progressInterval = 0.1
+    /// The longest wait after failed syncs in a row.
+    static let longestRetry: Double = 30
+
+    /// Opens the index off the UI queue (a damaged file, or one from another version, is
+    /// started afresh), then brings it current; a rebuild's progress shows like a first index's.
+    func start() {
+        guard let openIndex else { return }
+        context.effects.perform({ () async throws(RemoteError) in try openIndex() }) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let index):
+                self.index = index
+                if let why = index.rebuiltBecause {
+                    self.rebuilding = true
+                    self.context.logger.warning("search index rebuilt: \(why)")
+                    self.context.say(StatusMessage("The search index could not be used (\(TerminalSafe.escape(why))): rebuilding it"))
+                }
+                self.context.logger.info("search index open")
+                self.listingChanged()
+                self.refreshResults()
+            case .failure(let error):
+                self.context.logger.error("cannot open the search index: \(error.message)")
+                self.context.say(.error("Search is unavailable: \(error.message)"))
+            }
+        }
+    }
+
+    private func showProgress(done: Int, total: Int) {
+        guard total >= Self.quietSync || (rebuilding && total > 0) else { return }
+        // At most about ten frames a second: a frame per note would cost the index as much
+        // time as the notes' own indexing.
+        let now = context.effects.now()
+        guard done == 0 || done == total || now - lastProgress >= Self.progressInterval else { return }
+        lastProgress = now
+        context.update { $0.indexing = IndexingProgress(done: done, total: total) }
+    }
+
+    /// The notes list may have changed (called after every state change; cheap when it did not).
+    func listingChanged() {
+        guard index != nil, !isSyncing else { return }
+        let notes = state.notes
+        guard notes.hasLoaded || notes.cachedAt != nil, notes.version != syncedVersion else { return }
+        sync()
+    }
+
+    /// Brings the index current against the notes list as it is now.
+    private func sync() {
+        guard let index else { return }
+        let notes = state.notes
+        let version = notes.version, entries = notes.entries
+        isSyncing = true
+        let store = context.store
+        let relay = context.effects.relay { [weak self] done, total in self?.showProgress(done: Int(done), total: Int(total)) }
+        let began = context.effects.now()
+        context.effects.perform({ () async throws(RemoteError) -> IndexSyncOutcome in
+            try await index.sync(entries, fetch: { path throws(RemoteError) -> String in
+                let (data, _) = try await store.read(path)
+                // A note that is not UTF-8 is indexed as far as it decodes (it opens read-only).
+                return String(decoding: data, as: UTF8.self)
+            }, progress: { done, total in relay(Int64(done), Int64(total)) })
+        }) { [weak self] result in
+            guard let self else { return }
+            self.isSyncing = false
+            if self.state.indexing != nil { self.context.update { $0.indexing = nil } }
+            // The list this sync was against is done with; a newer one syncs next (a list from
+            // the disk cache is followed by the server's, a new version).
+            self.syncedVersion = version
+            switch result {
+            case .success(let outcome):
+                let ms = Int((self.context.effects.now() - began) * 1000)
+                if outcome.indexed > 0 || outcome.removed > 0 {
+                    self.context.logger.info("search index synced", metadata: [
+                        "indexed": "\(outcome.indexed)", "removed": "\(outcome.removed)", "failed": "\(outcome.failed)", "ms": "\(ms)"])
+                    if outcome.rebuilt { self.context.logger.warning("search index damaged while syncing: rebuilt") }
+                    if self.rebuilding || outcome.rebuilt {
+                        self.context.say(StatusMessage("Rebuilt the search index: \(IndexingProgress.grouped(outcome.indexed)) notes"))
+                    } else if outcome.indexed >= Self.quietSync {
+                        self.context.say(StatusMessage("Indexed \(IndexingProgress.grouped(outcome.indexed)) notes for search"))
+                    }
+                    self.refreshResults()
+                    self.onIndexed?(outcome.indexed)
+                }
+                if outcome.failed == 0 {
+                    self.rebuilding = false
+                    self.syncFailures = 0
+                } else {
+                    self.retryLater("\(outcome.failed) notes could not be fetched")
+                }
+            case .failure(let error):
+                self.retryLater(error.message)
+            }
+            self.listingChanged()
+        }
+    }
+
+    /// Some notes could not be fetched (offline): what was indexed stays and answers searches;
+    /// the rest is fetched on a later try, sooner if the list moves meanwhile.
+    private func retryLater(_ why: String) {
+        syncFailures += 1
+        context.logger.warning("search index not current: \(why)")
+        let wait = min(Self.longestRetry, 0.5 * pow(2, Double(syncFailures)))
+        context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
+            guard let self, !self.isSyncing else { return }
+            self.syncedVersion = -1
+            self.listingChanged()
+        }
+    }
+}
+
+/// The status bar's figure while the index is built or brought current: `Indexing 3,200/10,000`.
+public struct IndexingProgress: Equatable, Sendable {
+    public var done: Int
+    public var total: Int
+
+    public init(done: Int, total: Int) {
+        self.done = done
+        self.total = total
+    }
+
+    public var figure: String { "Indexing \(Self.grouped(done))/\(Self.grouped(total))" }
+
+    /// 10000 → "10,000".
+    static func grouped(_ number: Int) -> String {
+        let digits = String(abs(number))
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return (number < 0 ? "-" : "") + out
+    }
+}

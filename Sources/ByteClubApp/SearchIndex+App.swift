@@ -1,0 +1,83 @@
+import Foundation
+import Remote
+import SearchIndex
+
+/// The app's ``NoteSearchIndex``: the SearchIndex library's SQLite FTS5 file in the club's
+/// cache folder, brought current by its ``IndexSync``.
+final class ClubSearchIndex: NoteSearchIndex {
+    let index: SearchIndex
+    /// How many notes a first index downloads at once: enough to keep a loopback or LAN
+    /// server busy, few enough not to crowd out the lists' own requests.
+    static let concurrentFetches = 8
+
+    init(directory: URL) throws(RemoteError) {
+        do {
+            index = try SearchIndex(directory: directory)
+        } catch {
+            throw .local(error.description)
+        }
+    }
+
+    var rebuiltBecause: String? {
+        if case .rebuilt(let reason) = index.openOutcome { return reason }
+        return nil
+    }
+
+    func search(_ query: String, limit: Int) throws(RemoteError) -> [SearchResult] {
+        do {
+            return try index.search(query, limit: limit).map(Self.result)
+        } catch {
+            throw .local(error.description)
+        }
+    }
+
+    /// The library's hit as the results screen shows it: a title-only hit shows the title.
+    static func result(_ hit: SearchHit) -> SearchResult {
+        SearchResult(path: hit.path, name: hit.name, modified: hit.modified, modifiedBy: hit.modifiedBy,
+                     line: hit.line?.text ?? ClubLayout.title(of: hit.name), lineNumber: hit.line?.index,
+                     ranges: hit.line?.ranges ?? [])
+    }
+
+    func upsert(_ entry: RemoteEntry, text: String) throws(RemoteError) {
+        do {
+            try index.upsert(IndexedNote(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified,
+                                         modifiedBy: entry.modifiedBy, text: text))
+        } catch {
+            throw .local(error.description)
+        }
+    }
+
+    func remove(path: String) throws(RemoteError) {
+        do {
+            try index.remove(path: path)
+        } catch {
+            throw .local(error.description)
+        }
+    }
+
+    func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
+              progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome {
+        let listing = entries.map {
+            IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy)
+        }
+        do {
+            let report = try await IndexSync(index: index, maxConcurrentFetches: Self.concurrentFetches)
+                .run(listing: listing, fetch: { entry in try await fetch(entry.path) }, progress: progress)
+            return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: report.rebuilt)
+        } catch let error as SearchIndexError {
+            throw .local(error.description)
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            throw .local("\(error)")
+        }
+    }
+}
+
+extension AppConfiguration {
+    /// Opens the club's search index in `directory` (the club's cache folder,
+    /// `$XDG_CACHE_HOME/byteclub/<remote>/`): the file `search.sqlite` there.
+    public static func searchIndex(in directory: URL) -> @Sendable () throws(RemoteError) -> any NoteSearchIndex {
+        { () throws(RemoteError) -> any NoteSearchIndex in try ClubSearchIndex(directory: directory) }
+    }
+}

@@ -36,6 +36,8 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // libchafa's canvas (image to terminal symbols); its pkg-config file needs glib's headers.
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
+        // The agent's C: SO_PEERCRED's peer uid and a detached (setsid, double fork) start.
+        .target(name: "CAgentShim"),
 
         // MARK: Layers
 
@@ -78,6 +80,9 @@ let package = Package(
         // ncursesw driver, Canvas, keys, event loop, compositor, widgets, and images drawn in cells.
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "CTerminalShim", "CChafa"]),
 
+        // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
+        .target(name: "Agent", dependencies: ["Remote", "CAgentShim"]),
+
         // The three-way line merge (diff3) of a note's text. Pure Swift, no dependencies.
         .target(name: "NoteMerge"),
 
@@ -106,6 +111,7 @@ let package = Package(
                 "SampleClub",
                 "ByteClubApp",
                 "TerminalUI",
+                "Agent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -153,6 +159,7 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["__Snapshots__"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "Remote", "ClubServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CTerminalShim", "CNcursesw", "TestSupport"], exclude: ["__Snapshots__"]),
     ],

@@ -18,6 +18,10 @@ public enum AgentServer {
             close(lock)
             return
         }
+        // The lock file names the live agent (for a person, or a test, that wants to signal it).
+        let pid = Data("\(getpid())\n".utf8)
+        _ = ftruncate(lock, 0)
+        _ = pid.withUnsafeBytes { pwrite(lock, $0.baseAddress, $0.count, 0) }
         // We hold the lock, so whatever socket is there belongs to a dead agent: replace it.
         unlink(place.socket.path)
         let listener: Int32

@@ -30,6 +30,8 @@ public struct AppConfiguration: Sendable {
     public var outbox: Outbox?
     /// The lists and opened notes kept on disk for a start without the server; nil: none.
     public var cache: ClubCache?
+    /// The background agent that keeps transfers going after a quit; nil: transfers end with the app.
+    public var agent: (any BackgroundAgent)?
 
     public init() {}
 }
@@ -55,6 +57,7 @@ public final class ClubApp {
     let viewer: ViewerController
     let live: LiveController
     let history: HistoryController
+    let background: BackgroundController
     let offline: OutboxController
 
     /// Called when the spinner should start or stop turning.
@@ -109,6 +112,8 @@ public final class ClubApp {
             offline?.stop()
         }
         history = HistoryController(context: context, lists: lists, live: live)
+        background = BackgroundController(context: context, photos: photos)
+        lists.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
         model.onRedraw = { [weak compositor] in compositor?.setNeedsRedraw() }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
@@ -127,6 +132,7 @@ public final class ClubApp {
         update { $0.message = StatusMessage("Loading…") }
         lists.reloadDrafts()
         lists.reloadPausedDownloads()
+        background.start()
         if !state.drafts.isEmpty {
             let count = state.drafts.count
             update { $0.message = StatusMessage("\(count) unsaved draft\(count == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }

@@ -58,15 +58,17 @@ final class BackgroundController {
     // MARK: Quitting
 
     /// `q` with the app's own transfers running: keep them going in the background (the
-    /// default, Enter), cancel them, or stay. False when there is no agent to hand them to.
+    /// default, Enter, or `b`), quit and stop them (`q`, as the question without an agent
+    /// answers), or stay (`s`, Esc). False when there is no agent to hand them to.
     func offerBackground(_ quit: @escaping @MainActor () -> Void) -> Bool {
         guard let agent = context.configuration.agent else { return false }
         let own = context.state.transfers.byID.values.filter { !$0.progress.isFinal && ($0.isRunning || $0.isQueued) }.sorted { $0.id < $1.id }
         guard !own.isEmpty else { return false }
         var body = [own.count == 1 ? "A transfer is still running." : "\(own.count) transfers are still running."]
-        body.append("Keep them going in the background? (byteclub transfers shows them)")
+        body.append("Keep them going in the background? byteclub transfers shows them.")
+        body.append("Quit and stop them: downloads pause (Enter resumes them next time), uploads stop.")
         if context.state.hasUnsavedEdits { body.append("A note has unsaved changes (its draft is kept for next time).") }
-        let modal = Modal(title: "Quit byteclub?", body: body, buttons: ["Background", "Cancel them", "Stay"], width: 64)
+        let modal = Modal(title: "Quit byteclub?", body: body, buttons: ["Background", "Quit and stop them", "Stay"], width: 68)
         let destination = context.configuration.downloadDirectory
         context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
             guard let self else { return }

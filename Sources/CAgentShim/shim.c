@@ -38,6 +38,11 @@ int bc_agent_spawn_detached(const char *path, char *const argv[], char *const en
             dup2(log_fd, 1);
             dup2(log_fd, 2);
         }
+        // Nothing else of the starter's goes with the agent: an inherited descriptor (a pipe
+        // whose end its parent waits for, a build tool's lock) would be held for the agent's life.
+        long limit = sysconf(_SC_OPEN_MAX);
+        if (limit < 0 || limit > 65536) limit = 65536;
+        for (int fd = 3; fd < limit; fd++) close(fd);
         execve(path, argv, envp);
         _exit(127);
     }

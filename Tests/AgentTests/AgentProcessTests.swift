@@ -111,6 +111,7 @@ final class AgentProcessTests: XCTestCase {
         let closed = try asNobody()
         XCTAssertTrue(closed.contains("connect failed: Permission denied"), closed)
         // Opened up by mistake: the agent refuses them by uid, and says nothing of its transfers.
+        XCTAssertEqual(chmod(fixture.home.path, 0o755), 0)
         XCTAssertEqual(chmod(place.folder.deletingLastPathComponent().path, 0o755), 0)
         XCTAssertEqual(chmod(place.folder.path, 0o755), 0)
         XCTAssertEqual(chmod(place.socket.path, 0o777), 0)

@@ -11,7 +11,8 @@ int bc_agent_peer_uid(int fd, unsigned int *uid);
 
 /// Starts `path` with `argv` (NULL-terminated) and the environment `envp` as a daemon: a new
 /// session, reparented to init (so it never becomes our zombie), its stdin on /dev/null and its
-/// stdout and stderr appended to `log_path` (or /dev/null when NULL or unopenable). Waits only
+/// stdout and stderr appended to `log_path` (or /dev/null when NULL or unopenable), and no other
+/// descriptor of ours open. Waits only
 /// for the short-lived middle child. Returns 0, or -1 with errno set.
 int bc_agent_spawn_detached(const char *path, char *const argv[], char *const envp[], const char *log_path);
 

@@ -23,14 +23,15 @@ public struct AgentPlace: Sendable, Equatable {
         let folder = try Self.folder(environment: environment)
         let name = Self.safeName(key)
         self.folder = folder
-        socket = folder.appendingPathComponent("agent-\(name).sock")
-        lock = folder.appendingPathComponent("agent-\(name).lock")
+        // A Unix socket's path must fit in 108 bytes: the hash alone names it there.
+        let hash = String(name.suffix(16))
+        socket = folder.appendingPathComponent("agent-\(hash).sock")
+        lock = folder.appendingPathComponent("agent-\(hash).lock")
         journal = stateFolder.appendingPathComponent("agent").appendingPathComponent("\(name).json")
         log = stateFolder.appendingPathComponent("agent").appendingPathComponent("\(name).log")
     }
 
-    /// A file name for any key: a short readable part and a hash of the whole (a Unix socket's
-    /// path must fit in 108 bytes).
+    /// A file name for any key: a short readable part and a hash of the whole.
     static func safeName(_ key: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }

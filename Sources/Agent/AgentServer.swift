@@ -51,7 +51,7 @@ public enum AgentServer {
     static func serve(_ connection: UnixConnection, engine: AgentEngine, check: PeerCheck) {
         if let refusal = check.refusal(peer: connection.peerUID) {
             connection.write(AgentLines.encode(AgentReply.failure(refusal)))
-            connection.close()
+            connection.finish()
             return
         }
         blocking { await engine.attach(connection) }

@@ -66,6 +66,18 @@ public final class UnixConnection: @unchecked Sendable {
         }
     }
 
+    /// Ends a connection after a last line: our side is shut for writing, what the peer had
+    /// sent is read and dropped (for at most a second), then it is closed, so the peer reads
+    /// the line rather than a reset (closing with its request unread would send one).
+    public func finish() {
+        shutdown(fd, Int32(SHUT_WR))
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while recv(fd, &chunk, chunk.count, 0) > 0 {}
+        close()
+    }
+
     /// Ends the connection both ways; a blocked reader wakes with end of stream.
     public func close() {
         writeLock.lock()

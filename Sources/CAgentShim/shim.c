@@ -48,6 +48,9 @@ int bc_agent_spawn_detached(const char *path, char *const argv[], char *const en
     }
     int status = 0;
     while (waitpid(middle, &status, 0) < 0) {
+        // Reaped by someone else (a process that reaps every child on SIGCHLD): its status is
+        // gone, and whether the agent came up is for the caller's poll of the socket to tell.
+        if (errno == ECHILD) return 0;
         if (errno != EINTR) return -1;
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -92,7 +92,10 @@ final class AgentProcessTests: XCTestCase {
                 s.connect(sys.argv[1])
             except OSError as e:
                 print("connect failed:", e.strerror); sys.exit(0)
-            s.sendall(b'{"v":1,"op":"list"}\\n')
+            try:
+                s.sendall(b'{"v":1,"op":"list"}\\n')
+            except OSError:
+                pass  # refused and hung up before the request went
             print(s.makefile().read(), end="")
             """
         func asNobody() throws -> String {

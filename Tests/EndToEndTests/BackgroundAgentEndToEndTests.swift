@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// Transfers that outlive the app: three uploads running, `q`, Enter (the question's default
@@ -57,12 +58,17 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
     func testQuittingToTheBackgroundKeepsThreeUploadsGoing() throws {
         let files = try makeTrip()
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let club = ["--data-dir", app.club.path, "--download-dir", app.downloads.path]
+        // A club server of its own: the agent and the app reach the same one, as a LAN club does.
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try Data("hi\n".utf8).write(to: app.club.appendingPathComponent("byteclub/Hello agent.txt"))
+        let server = try ServeProcess(root: app.club, token: "e2e-agent-token")
+        let remote = ["--server", server.url, "--token", "e2e-agent-token"]
+        let club = remote + ["--download-dir", app.downloads.path]
         let tmux = try app.launch(club + ["--bwlimit", "300K"],
                                   environment: ["XDG_RUNTIME_DIR": runtime.path, "BYTECLUB_AGENT_IDLE_SECONDS": "1"])
-        tmux.waitFor("Welcome to Byte Club")
+        tmux.waitFor("Hello agent")
         try tmux.type("2")
-        tmux.waitFor("alps-sunrise.jpg")
+        tmux.waitFor("PanoPhotos")
         try tmux.type("u")
         tmux.waitFor("Upload a photo")
         try tmux.type(files[0].deletingLastPathComponent().path)
@@ -79,10 +85,15 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         XCTAssertTrue(tmux.capture().contains("Background"))
         try tmux.press("Enter")
         tmux.waitFor(app.exitLine(0))
+        guard tmux.capture().contains(app.exitLine(0)) else {
+            let agentLogs = (try? FileManager.default.contentsOfDirectory(atPath: app.state.appendingPathComponent("agent").path)) ?? []
+            return XCTFail("the app did not hand over and quit; its log:\n" + String((AppHarness.text(app.log) ?? "").suffix(3000))
+                + "\nagent folder: \(agentLogs)\n" + agentLogs.map { AppHarness.text(app.state.appendingPathComponent("agent/" + $0)) ?? "" }.joined())
+        }
 
         // Reopened mid-way: the agent's three uploads, each at its own percentage, moving.
         try app.launch(club)
-        tmux.waitFor("Welcome to Byte Club")
+        tmux.waitFor("Hello agent")
         try tmux.type("T")
         tmux.waitFor("Esc/c cancel · p pause/resume")
         tmux.waitFor("three running rows part-way") { screen in
@@ -96,9 +107,10 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
 
         // A script waits for them: exit 0 once all three are done, and the bytes are the same.
         let binary = try AppHarness.binary
-        try tmux.type(([binary.path, "transfers", "--wait"] + club).map(TmuxSession.quote).joined(separator: " ") + "; echo \"WAITED=$?\"")
+        try tmux.type(([binary.path, "transfers", "--wait"] + remote).map(TmuxSession.quote).joined(separator: " ") + "; echo \"WAITED=$?\"")
         try tmux.press("Enter")
         tmux.waitFor("WAITED=0", timeout: 40)
+        withExtendedLifetime(server) {}
         for (n, file) in files.enumerated() {
             XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("trip-\(n + 1).jpg")), try Data(contentsOf: file))
         }

@@ -39,6 +39,8 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // libchafa's canvas (image to terminal symbols); its pkg-config file needs glib's headers.
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
+        // The agent's C: SO_PEERCRED's peer uid and a detached (setsid, double fork) start.
+        .target(name: "CAgentShim"),
 
         // MARK: Layers
 
@@ -84,6 +86,8 @@ let package = Package(
 
         // Full-text search over the notes: SQLite FTS5 through GRDB. No Remote, no app knowledge.
         .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
+        .target(name: "Agent", dependencies: ["Remote", "CAgentShim"]),
 
         // The three-way line merge (diff3) of a note's text. Pure Swift, no dependencies.
         .target(name: "NoteMerge"),
@@ -114,6 +118,7 @@ let package = Package(
                 "ByteClubApp",
                 "TerminalUI",
                 "SearchIndex",
+                "Agent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -164,6 +169,7 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["__Snapshots__"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "Remote", "ClubServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CTerminalShim", "CNcursesw", "TestSupport"], exclude: ["__Snapshots__"]),
     ],

@@ -68,6 +68,8 @@ public struct AppState: Sendable {
     var loadMessage: StatusMessage?
     /// Uploads and downloads, and which one the transfer modal shows.
     public var transfers = Transfers()
+    /// The background agent's transfers (BackgroundTransfers.swift), as it last reported them.
+    public var background: [BackgroundTransfer] = []
     /// Whether the photos tab shows the selected photo larger beside the list (`p`).
     public var showsPreview = false
     /// The full-screen photo viewer (`v`), while it is open.

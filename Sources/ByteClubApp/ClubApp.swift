@@ -36,6 +36,8 @@ public struct AppConfiguration: Sendable {
     /// Opens the notes' full-text index (called off the UI queue); nil: no search.
     /// ``AppConfiguration/searchIndex(in:)`` gives the app's, in the club's cache folder.
     public var searchIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
+    /// The background agent that keeps transfers going after a quit; nil: transfers end with the app.
+    public var agent: (any BackgroundAgent)?
 
     public init() {}
 }
@@ -62,6 +64,7 @@ public final class ClubApp {
     let live: LiveController
     let history: HistoryController
     let tags: TagsController
+    let background: BackgroundController
     let offline: OutboxController
     let share: ShareController
     let search: SearchController
@@ -127,6 +130,8 @@ public final class ClubApp {
         share = ShareController(context: context)
         search = SearchController(context: context, notes: notes, live: live, openIndex: configuration.searchIndex)
         notes.searchController = search
+        background = BackgroundController(context: context, photos: photos)
+        lists.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
         model.onRedraw = { [weak compositor, weak search] in
             compositor?.setNeedsRedraw()
@@ -150,6 +155,7 @@ public final class ClubApp {
         update { $0.message = StatusMessage("Loading…") }
         lists.reloadDrafts()
         lists.reloadPausedDownloads()
+        background.start()
         if !state.drafts.isEmpty {
             let count = state.drafts.count
             update { $0.message = StatusMessage("\(count) unsaved draft\(count == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }

@@ -13,6 +13,9 @@ final class ListsController {
     var onQuit: (@MainActor (Int32) -> Void)?
     /// Called just before ``onQuit`` (the live updates stop there).
     var willQuit: (@MainActor () -> Void)?
+    /// Asks the quit question with "background" as its default, when transfers run and an agent
+    /// can take them (BackgroundController); false when it cannot, and the question is ours.
+    var backgroundQuit: (@MainActor (@escaping @MainActor () -> Void) -> Bool)?
     /// Called after a load's result is applied, before ``onLoadFinished`` (the live updates
     /// apply changes that came while the list was loading).
     var afterLoad: (@MainActor (Tab) -> Void)?
@@ -98,6 +101,8 @@ final class ListsController {
     /// `q`: quits, or first asks when edits are unsaved or transfers are running.
     func requestQuit() {
         let state = context.state
+        // With an agent, running transfers can go on after the quit: that question instead.
+        if state.runningTransfers > 0, let offer = backgroundQuit, offer({ [weak self] in self?.quit(0) }) { return }
         guard state.needsQuitConfirmation else {
             quit(0)
             return

@@ -155,7 +155,7 @@ public final class MainScreen: Layer {
 
         let state = model.state
         // One transfer by name, several summed ("↑2 ↓1 43%").
-        let progress = [state.offline.figure, state.transfers.statusFigure, state.indexing?.figure].compactMap { $0 }.joined(separator: "  ")
+        let progress = [state.offline.figure, state.transferFigure, state.indexing?.figure].compactMap { $0 }.joined(separator: "  ")
         // Messages escape what the server named where they are made; escaping again here (it
         // changes nothing twice) keeps a message that forgot from driving the terminal.
         let message = state.message.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }

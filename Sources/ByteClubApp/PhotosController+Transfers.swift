@@ -59,6 +59,12 @@ extension PhotosController {
     }
 
     private func panelAction(_ action: TransfersPanel.Action, id: Int?, panel layer: TransfersPanel) {
+        // The agent's rows (negative ids) and its finished rows are the agent's to change.
+        if let id, id < 0, action != .close {
+            onBackgroundRow?(action, id)
+            return
+        }
+        if action == .clear { onBackgroundRow?(.clear, nil) }
         switch action {
         case .close:
             context.dismiss(layer)

@@ -17,6 +17,8 @@ final class PhotosController {
     var starters: [Int: @MainActor () -> Void] = [:]
     /// The Transfers panel (`T`), while it is open.
     var panel: TransfersPanel?
+    /// The Transfers panel's keys on the background agent's rows (BackgroundController).
+    var onBackgroundRow: (@MainActor (TransfersPanel.Action, Int?) -> Void)?
     /// Downloads whose tasks have not ended yet; quitting waits for their resume data.
     let downloadsRunning = DispatchGroup()
     /// Feeds running transfers' figures while they run.

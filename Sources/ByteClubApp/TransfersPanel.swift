@@ -93,14 +93,13 @@ public final class TransfersPanel: Layer {
         let frame = Rect(x: area.x, y: area.y + 1, width: area.width, height: max(0, area.height - 2)).intersection(canvas.bounds)
         guard frame.width >= 20, frame.height >= 5 else { return }
         canvas.fill(frame, style: theme.panel)
-        let transfers = model.state.transfers
-        let summary = transfers.statusFigure.map { " " + $0 } ?? ""
+        let summary = model.state.transferFigure.map { " " + $0 } ?? ""
         canvas.drawBox(frame, style: theme.border, title: "Transfers" + summary, titleStyle: theme.title)
         let inner = frame.inset(top: 1, left: 2, bottom: 1, right: 2)
         let (body, hintLine) = inner.splitBottom(1)
         canvas.put(TextWidth.truncate(Self.hint, to: hintLine.width), in: hintLine, alignment: .left, style: theme.muted)
 
-        let rows = transfers.rows
+        let rows = model.state.transferRows
         let columns = Columns(width: body.width)
         let (header, list) = body.splitTop(1)
         rowsFrame = rows.isEmpty ? .zero : list
@@ -179,7 +178,7 @@ public final class TransfersPanel: Layer {
     // MARK: Keys
 
     public func handle(_ key: Key, context: LayerContext) -> EventResult {
-        let rows = model.state.transfers.rows
+        let rows = model.state.transferRows
         if key.isMouse {
             handleMouse(key, rows: rows)
             context.setNeedsRedraw()

@@ -99,6 +99,15 @@ struct UploadSessionStateMachine: Sendable, Equatable {
         self.maxRetryAfter = retry.maxRetryAfter
     }
 
+    /// A session that an earlier process began: the first request appends at `offset`, and an
+    /// `incorrect_offset` answer moves it to what the server really holds (the background
+    /// agent, after a `kill -9`, resumes its journal's sessions this way).
+    init(size: Int64, chunkSize: Int64, retry: RetryPolicy, resuming sessionID: String, offset: Int64) {
+        self.init(size: size, chunkSize: chunkSize, retry: retry)
+        self.sessionID = sessionID
+        self.offset = min(max(0, offset), size)
+    }
+
     // MARK: - Events
 
     /// The first request.

@@ -11,7 +11,8 @@ struct ByteClub: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [Open.self, Serve.self, Ls.self, Get.self, Put.self, Rm.self, Mv.self, Cp.self, Log.self, Restore.self, Watch.self, OutboxCommand.self, Tag.self,
                       Search.self,
-                      Login.self, Logout.self, Remotes.self, Share.self, Unshare.self],
+                      Login.self, Logout.self, Remotes.self, Share.self, Unshare.self,
+                      TransfersCommand.self, AgentCommand.self],
         defaultSubcommand: Open.self
     )
 }

@@ -72,7 +72,8 @@ struct Open: AsyncParsableCommand {
 
         let downloads = downloadDir.map { URL(fileURLWithPath: $0) } ?? connected.downloadDirectory ?? Paths.downloads
         do {
-            try await MainActor.run { try UI.open(connected, downloads: downloads, transfers: transfers, images: ImagesOption(argument: images) ?? .auto) }
+            try await MainActor.run { try UI.open(connected, downloads: downloads, transfers: transfers, images: ImagesOption(argument: images) ?? .auto,
+                                                    agent: AppAgent.make(backend)) }
         } catch {
             await connected.close()
             say("cannot open the terminal: \(error)")
@@ -102,7 +103,7 @@ enum UI {
     /// Kept alive for the life of the process.
     private static var current: (terminal: Terminal, app: ClubApp)?
 
-    static func open(_ backend: Backend, downloads: URL, transfers: Int = 3, images: ImagesOption = .auto) throws {
+    static func open(_ backend: Backend, downloads: URL, transfers: Int = 3, images: ImagesOption = .auto, agent: AppAgent? = nil) throws {
         var options = Terminal.Options()
         options.images = images
         let terminal = try Terminal(options: options)
@@ -119,6 +120,7 @@ enum UI {
         configuration.thumbnailsDirectory = Paths.thumbnails
         configuration.graphics = terminal.graphics
         configuration.clipboard = { [weak terminal] text in terminal?.copyToClipboard(text) }
+        configuration.agent = agent
         configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }

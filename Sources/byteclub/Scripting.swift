@@ -1,3 +1,4 @@
+import Agent
 import ArgumentParser
 import Foundation
 import DropboxWire
@@ -197,6 +198,8 @@ struct Get: AsyncParsableCommand {
     @Argument(help: "The remote file, e.g. /byteclub/photos/alps.jpg, or one revision of a file, rev:REV (from `byteclub log`).") var remote: String
     @Argument(help: "Where to put it (default: its name, here).") var local: String?
     @OptionGroup var streams: StreamsOption
+    @Flag(help: "Hand the download to the background agent: it goes on if this command is interrupted or killed (see `byteclub transfers`).")
+    var agent = false
     @OptionGroup var backend: BackendOptions
 
     func run() async throws {
@@ -206,6 +209,13 @@ struct Get: AsyncParsableCommand {
         let (folder, name, note) = Self.destination(remote: path, local: local)
         if let note { say(note) }
         let target = folder.appendingPathComponent(name)
+        if agent {
+            let handed = AgentTransfer(id: "", kind: .download, local: target.standardizedFileURL.path, remote: path)
+            let ended = try AgentTransferFollower.run(handed, backend: backend)
+            guard ended.state == .done else { throw fail(.local(ended.error ?? "Download \(ended.state.rawValue)")) }
+            say("saved \(target.path) (\(ProgressLine.bytes(ended.total)))")
+            return
+        }
         let key = backend.resumeIdentity
         let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(key + "\n" + path + "\n" + target.path) + ".json")
         let streams = self.streams.streams
@@ -277,6 +287,8 @@ struct Put: AsyncParsableCommand {
     @Option(help: "add (never replace) or overwrite.") var mode: String = "add"
     @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
     @OptionGroup var streams: StreamsOption
+    @Flag(help: "Hand the upload to the background agent: it goes on if this command is interrupted or killed (see `byteclub transfers`).")
+    var agent = false
     @OptionGroup var backend: BackendOptions
 
     func validate() throws {
@@ -292,6 +304,13 @@ struct Put: AsyncParsableCommand {
         let autorename = self.autorename
         let target = path
         let streams = self.streams.streams
+        if agent {
+            let handed = AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: target, mode: mode, autorename: autorename)
+            let ended = try AgentTransferFollower.run(handed, backend: backend)
+            guard ended.state == .done else { throw fail(.local(ended.error ?? "Upload \(ended.state.rawValue)")) }
+            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(ended.result ?? target))\n".utf8))
+            return
+        }
         try await runRemote(backend) { backend in
             let progress = ProgressLine(file.lastPathComponent)
             let entry = try await backend.store.put(file: file, to: target, mode: writeMode, autorename: autorename,

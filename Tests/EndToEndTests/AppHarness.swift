@@ -35,8 +35,10 @@ final class AppHarness {
     /// ``exitLine(_:)``). With `resetTTY`, `stty sane` runs first (after a `kill -9`); without
     /// it, the tty is as the app left it.
     @discardableResult
+    ///
+    /// `environment` adds variables to the shell's (only when this launch starts the shell).
     func launch(_ arguments: [String]? = nil, width: Int = 120, height: Int = 36, term: String = "xterm-256color",
-                resetTTY: Bool = true) throws -> TmuxSession {
+                resetTTY: Bool = true, environment: [String: String] = [:]) throws -> TmuxSession {
         let binary = try Self.binary
         let tmux: TmuxSession
         if let existing = self.tmux {
@@ -55,7 +57,7 @@ final class AppHarness {
                 "USER": "ray",
                 "SWIFT_BACKTRACE": "interactive=no",
                 "PS1": "e2e> ",
-            ])
+            ].merging(environment) { _, added in added })
             self.tmux = tmux
             tmux.waitFor("e2e>")
         }

@@ -8,13 +8,20 @@ public final class ServeProcess {
     /// `http://127.0.0.1:PORT`.
     public let url: String
 
-    public init(root: URL, token: String) throws {
+    /// `log`: where the server's stderr goes, at `--log-level info` (one access line per request), for
+    /// tests that check which requests a client made; nil discards it.
+    public init(root: URL, token: String, log: URL? = nil) throws {
         guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
         let output = Pipe()
         process.executableURL = executable
-        process.arguments = ["serve", "--root", root.path, "--port", "0", "--token", token, "--log-level", "warning"]
+        process.arguments = ["serve", "--root", root.path, "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"]
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let log {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         // Its first line says where it listens; read it with a deadline, never a blocking read.
         let deadline = Date().addingTimeInterval(20)

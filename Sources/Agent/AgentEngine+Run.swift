@@ -1,0 +1,120 @@
+import Foundation
+import Remote
+
+/// Running the transfers: start what is queued (up to ``AgentEngine/concurrency``), report
+/// progress, keep the marks that let a later agent continue, and record how each ended.
+extension AgentEngine {
+    /// Starts queued transfers while there is room and a store.
+    func schedule() {
+        defer { rearmIdle() }
+        guard let store else { return }
+        var running = transfers.filter { $0.state == .running }.count
+        for index in transfers.indices where running < concurrency && transfers[index].state == .queued {
+            transfers[index].state = .running
+            let transfer = transfers[index]
+            running += 1
+            lastEvent[transfer.id] = nil
+            tasks[transfer.id] = Task { [weak self] in
+                let outcome = await Self.perform(transfer, store: store, engine: self)
+                await self?.ended(transfer.id, outcome)
+            }
+            broadcast(transfer)
+        }
+        persist()
+    }
+
+    /// How a transfer's task ended.
+    enum Outcome: Sendable {
+        case done(RemoteEntry)
+        case failed(RemoteError)
+    }
+
+    /// Moves the bytes. Runs off the actor; reports back through `engine`.
+    nonisolated static func perform(_ transfer: AgentTransfer, store: any RemoteStore, engine: AgentEngine?) async -> Outcome {
+        let id = transfer.id
+        let progress: ProgressHandler = { [weak engine] done, total in
+            guard let engine else { return }
+            Task { await engine.progressed(id, done: done, total: total) }
+        }
+        do {
+            switch transfer.kind {
+            case .upload:
+                let file = URL(fileURLWithPath: transfer.local)
+                let mode: WriteMode = transfer.mode == "overwrite" ? .overwrite : .add
+                if let resumable = store as? any ResumableUploadStore {
+                    let entry = try await resumable.upload(file: file, to: transfer.remote, mode: mode, autorename: transfer.autorename,
+                                                           resuming: transfer.session, onSession: { [weak engine] mark in
+                                                               guard let engine else { return }
+                                                               Task { await engine.marked(id, mark) }
+                                                           }, progress: progress)
+                    return .done(entry)
+                }
+                return .done(try await store.upload(file: file, to: transfer.remote, mode: mode, autorename: transfer.autorename, progress: progress))
+            case .download:
+                let destination = URL(fileURLWithPath: transfer.local)
+                try? FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let entry = try await store.download(transfer.remote, to: destination, resumeData: transfer.resumeData, progress: progress,
+                                                     onResumeData: { [weak engine] data in
+                                                         guard let engine else { return }
+                                                         Task { await engine.keepResumeData(id, data) }
+                                                     })
+                return .done(entry)
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    func progressed(_ id: String, done: Int64, total: Int64) {
+        guard let index = transfers.firstIndex(where: { $0.id == id }), transfers[index].state == .running else { return }
+        transfers[index].done = done
+        transfers[index].total = total
+        let now = ContinuousClock.now
+        if let last = lastEvent[id], now - last < .milliseconds(100), done < total { return }
+        lastEvent[id] = now
+        broadcast(transfers[index])
+    }
+
+    /// An upload chunk was acknowledged: journaled, so a new agent continues from here.
+    func marked(_ id: String, _ mark: UploadSessionMark) {
+        guard let index = transfers.firstIndex(where: { $0.id == id }), transfers[index].state == .running else { return }
+        transfers[index].session = mark
+        transfers[index].done = max(transfers[index].done, mark.offset)
+        persist()
+    }
+
+    func keepResumeData(_ id: String, _ data: Data) {
+        guard let index = transfers.firstIndex(where: { $0.id == id }), transfers[index].state != .cancelled else { return }
+        transfers[index].resumeData = data
+        persist()
+    }
+
+    func ended(_ id: String, _ outcome: Outcome) {
+        tasks[id] = nil
+        lastEvent[id] = nil
+        guard let index = transfers.firstIndex(where: { $0.id == id }) else { return }
+        var transfer = transfers[index]
+        switch (transfer.state, outcome) {
+        case (.running, .done(let entry)):
+            transfer.state = .done
+            transfer.result = entry.path
+            transfer.total = max(transfer.total, entry.size)
+            transfer.done = transfer.total
+            transfer.session = nil
+            transfer.resumeData = nil
+        case (.running, .failed(let error)):
+            transfer.state = .failed
+            transfer.error = error.message
+        case (.cancelled, _):
+            // A cancelled download leaves nothing half-written behind.
+            if transfer.kind == .download, case .failed = outcome { transfer.resumeData = nil }
+        default:
+            // Paused: the state was set by the pause; the resume data or session mark is kept.
+            break
+        }
+        transfers[index] = transfer
+        persist()
+        broadcast(transfer)
+        schedule()
+    }
+}

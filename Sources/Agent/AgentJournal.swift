@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The agent's transfers on disk, so that a `kill -9` loses nothing: rewritten whole (a few
+/// hundred bytes a transfer) at every change of state and every acknowledged upload chunk,
+/// through a flushed temporary file renamed over the old one, the folder flushed after.
+///
+/// Progress between marks is not written: after a crash an upload continues at its session's
+/// last mark (the server says the exact offset), a download at its resume data.
+public struct AgentJournal: Sendable {
+    /// What the file holds. `remote` is the club without its secret (``AgentRemote/secret``).
+    public struct Contents: Codable, Sendable, Equatable {
+        public var remote: AgentRemote?
+        public var transfers: [AgentTransfer]
+
+        public init(remote: AgentRemote?, transfers: [AgentTransfer]) {
+            self.remote = remote
+            self.transfers = transfers
+        }
+    }
+
+    public let url: URL
+
+    public init(url: URL) { self.url = url }
+
+    /// What was written last; empty when there is no journal. A journal that cannot be read is
+    /// set aside (renamed `.broken`), never silently dropped, and the agent starts empty.
+    public func load() -> Contents {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return Contents(remote: nil, transfers: []) }
+        do {
+            return try AgentLines.decode(Contents.self, from: data)
+        } catch {
+            _ = rename(url.path, url.path + ".broken")
+            return Contents(remote: nil, transfers: [])
+        }
+    }
+
+    /// Writes `contents` durably (the secret is stripped here, whatever the caller passed).
+    public func save(_ contents: Contents) throws {
+        var contents = contents
+        contents.remote?.secret = nil
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        let data = AgentLines.encode(contents)
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw AgentError.place("cannot write the agent's journal \(temporary.path): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return true }
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, base + offset, raw.count - offset)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written, synced, rename(temporary.path, url.path) == 0 else {
+            unlink(temporary.path)
+            throw AgentError.place("cannot write the agent's journal \(url.path)")
+        }
+        let directory = open(folder.path, O_RDONLY | O_DIRECTORY)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+    }
+}

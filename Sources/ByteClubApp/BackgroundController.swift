@@ -1,0 +1,135 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The background agent in the app: its transfers, followed as they move, shown in the
+/// Transfers panel and the status bar; the quit question that hands the app's own running
+/// transfers to it; the panel's keys on its rows.
+///
+/// The agent's changes arrive as delegate-style callbacks (``agentDidChange(_:)``) on the UI
+/// queue, through the app's one hop (``UIEffects/perform(_:then:)``): each delivery asks for
+/// the next batch, so there is one request in flight at a time, as with a Transfer delegate.
+@MainActor
+final class BackgroundController {
+    let context: AppContext
+    private weak var photos: PhotosController?
+    /// A request for the next batch is in flight.
+    private var listening = false
+
+    init(context: AppContext, photos: PhotosController) {
+        self.context = context
+        self.photos = photos
+        photos.onBackgroundRow = { [weak self] action, id in self?.panelAction(action, id: id) }
+    }
+
+    /// Follows the agent's transfers, if there is an agent (the executable decides whether one
+    /// is worth asking: one that runs, or a journal with unfinished transfers).
+    func start() {
+        guard let agent = context.configuration.agent, !listening else { return }
+        listening = true
+        context.perform({ () async throws(RemoteError) -> [BackgroundTransfer] in try await agent.nextChanges() }) { [weak self] result in
+            guard let self else { return }
+            self.listening = false
+            switch result {
+            case .success(let changes):
+                self.agentDidChange(changes)
+                self.start()
+            case .failure(let error):
+                if !self.context.state.background.isEmpty {
+                    self.context.say(.error("The background agent is gone (\(error.message)); byteclub transfers starts it again"))
+                }
+            }
+        }
+    }
+
+    /// The agent's delegate callback: rows replaced by id, new ones added in order.
+    func agentDidChange(_ changes: [BackgroundTransfer]) {
+        context.update { state in
+            for change in changes {
+                if let index = state.background.firstIndex(where: { $0.id == change.id }) {
+                    state.background[index] = change
+                } else {
+                    state.background.append(change)
+                }
+            }
+        }
+    }
+
+    // MARK: Quitting
+
+    /// `q` with the app's own transfers running: keep them going in the background (the
+    /// default, Enter, or `b`), quit and stop them (`q`, as the question without an agent
+    /// answers), or stay (`s`, Esc). False when there is no agent to hand them to.
+    func offerBackground(_ quit: @escaping @MainActor () -> Void) -> Bool {
+        guard let agent = context.configuration.agent else { return false }
+        let own = context.state.transfers.byID.values.filter { !$0.progress.isFinal && ($0.isRunning || $0.isQueued) }.sorted { $0.id < $1.id }
+        guard !own.isEmpty else { return false }
+        var body = [own.count == 1 ? "A transfer is still running." : "\(own.count) transfers are still running."]
+        body.append("Keep them going in the background? byteclub transfers shows them.")
+        body.append("Quit and stop them: downloads pause (Enter resumes them next time), uploads stop.")
+        if context.state.hasUnsavedEdits { body.append("A note has unsaved changes (its draft is kept for next time).") }
+        let modal = Modal(title: "Quit byteclub?", body: body, buttons: ["Background", "Quit and stop them", "Stay"], width: 68)
+        let destination = context.configuration.downloadDirectory
+        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+            guard let self else { return }
+            switch choice {
+            case 0:
+                let handed = own.map { (upload: $0.progress.direction == .upload, local: $0.local, remote: $0.remotePath, name: $0.progress.name) }
+                self.context.say(StatusMessage("Handing \(handed.count) transfer\(handed.count == 1 ? "" : "s") to the background…"))
+                self.context.perform({ () async throws(RemoteError) -> Void in
+                    for item in handed {
+                        if item.upload {
+                            try await agent.submitUpload(item.local, to: item.remote)
+                        } else if let destination {
+                            try await agent.submitDownload(item.remote, to: destination.appendingPathComponent((item.remote as NSString).lastPathComponent))
+                        }
+                    }
+                }) { [weak self] result in
+                    switch result {
+                    case .success:
+                        quit()
+                    case .failure(let error):
+                        // Nothing is lost: the app's own transfers run on; q asks again.
+                        self?.context.say(.error("Cannot hand the transfers to the background: \(error.message)"))
+                    }
+                }
+            case 1:
+                quit()
+            default:
+                break
+            }
+        })
+        return true
+    }
+
+    // MARK: The panel on the agent's rows
+
+    func panelAction(_ action: TransfersPanel.Action, id: Int?) {
+        guard let agent = context.configuration.agent else { return }
+        if action == .clear {
+            context.update { $0.background.removeAll { [.done, .failed, .cancelled].contains($0.state) } }
+            context.perform({ () async throws(RemoteError) -> Void in try await agent.clearFinished() }) { _ in }
+            return
+        }
+        guard let id, id < 0, -id - 1 < context.state.background.count else { return }
+        let row = context.state.background[-id - 1]
+        enum Command { case cancel, pause, resume }
+        let command: Command
+        switch action {
+        case .cancel: command = .cancel
+        case .pause: command = row.state == .paused ? .resume : .pause
+        case .retry: command = .resume
+        default: return
+        }
+        let agentID = row.id
+        context.perform({ () async throws(RemoteError) -> Void in
+            switch command {
+            case .cancel: try await agent.cancel(agentID)
+            case .pause: try await agent.pause(agentID)
+            case .resume: try await agent.resume(agentID)
+            }
+        }) { [weak self] result in
+            if case .failure(let error) = result { self?.context.say(.error(error.message)) }
+        }
+    }
+}

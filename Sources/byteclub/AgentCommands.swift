@@ -1,0 +1,154 @@
+import Agent
+import ArgumentParser
+import Foundation
+import Remote
+
+/// `byteclub agent`: the background transfer owner. Started on demand by the app, `transfers`
+/// and `put --agent`/`get --agent` (detached, in a session of its own), never by hand.
+struct AgentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "The background transfer agent (started on demand; not for running by hand).",
+        discussion: "Listens on $XDG_RUNTIME_DIR/byteclub/agent-<club>.sock (mode 0600) for the club's transfers and exits by itself once idle.",
+        shouldDisplay: false)
+    @Option(help: "The club this agent works for (from the starting client).") var key: String
+    /// Seconds with nothing to do and nobody attached before it exits (also BYTECLUB_AGENT_IDLE_SECONDS).
+    @Option(help: .hidden) var idle: Double?
+
+    func run() async throws {
+        let seconds = idle ?? Paths.environment["BYTECLUB_AGENT_IDLE_SECONDS"].flatMap(Double.init) ?? 60
+        let place = try AgentPlace(key: key, stateFolder: Paths.state)
+        try await AgentServer.run(place: place, makeStore: { try await AgentStores.make($0) }, idleExit: .milliseconds(Int(max(0.1, seconds) * 1000)))
+    }
+}
+
+/// The path of this very executable, for starting the agent.
+var ownExecutable: String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+}
+
+/// Connects to (or starts) the agent for the club `options` name.
+func connectAgent(_ options: BackendOptions) throws -> (AgentClient, AgentRemote, AgentPlace) {
+    let remote = try options.agentRemote()
+    let place = try BackendOptions.agentPlace(remote)
+    do {
+        return (try AgentClient.connect(place: place, remote: remote, executable: ownExecutable), remote, place)
+    } catch {
+        say(error.description)
+        throw ExitCode(6)
+    }
+}
+
+/// `byteclub transfers`: the agent's transfers, listed or waited for.
+struct TransfersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transfers",
+        abstract: "List the background agent's transfers, or wait for them.",
+        discussion: """
+            Starts the club's agent if none runs, and so picks up every transfer a killed agent left \
+            unfinished. --json prints one array of transfers, a stable format: fields are only ever \
+            added (see docs/architecture.md). --wait returns once every transfer has finished: exit 0 \
+            when all are done, 1 when any failed or was cancelled.
+            """)
+    @Flag(help: "Print JSON: an array of transfers (stable).") var json = false
+    @Flag(help: "Wait until every transfer has finished; exit non-zero if any failed.") var wait = false
+    @OptionGroup var backend: BackendOptions
+
+    func run() throws {
+        var (client, _, _) = try connectAgent(backend)
+        var transfers: [String: AgentTransfer] = [:]
+        var order: [String] = []
+        func take(_ transfer: AgentTransfer) {
+            if transfers[transfer.id] == nil { order.append(transfer.id) }
+            transfers[transfer.id] = transfer
+        }
+        do {
+            let reply = try client.request(AgentRequest(op: wait ? .watch : .list), onEvent: { $0.transfer.map(take) })
+            reply.transfers?.forEach(take)
+        } catch {
+            say(error.description)
+            throw ExitCode(6)
+        }
+        if wait {
+            let progress = ProgressLine("transfers")
+            while order.contains(where: { transfers[$0].map { !$0.state.isFinished } ?? false }) {
+                let unfinished = order.compactMap { transfers[$0] }.filter { !$0.state.isFinished || $0.state == .done }
+                progress.update(unfinished.reduce(0) { $0 + $1.done }, unfinished.reduce(0) { $0 + max(0, $1.total) })
+                do {
+                    let event = try client.next()
+                    if event.event == "progress", let transfer = event.transfer { take(transfer) }
+                } catch {
+                    // The agent went away (killed?): a new one takes over from its journal.
+                    (client, _, _) = try connectAgent(backend)
+                    do {
+                        try client.request(AgentRequest(op: .watch)).transfers?.forEach(take)
+                    } catch {
+                        say(error.description)
+                        throw ExitCode(6)
+                    }
+                }
+            }
+            progress.finish()
+        }
+        let all = order.compactMap { transfers[$0] }
+        if json {
+            FileHandle.standardOutput.write(AgentLines.encode(all))
+        } else {
+            FileHandle.standardOutput.write(Data(all.map(Self.line).joined().utf8))
+        }
+        if wait, all.contains(where: { $0.state == .failed || $0.state == .cancelled }) { throw ExitCode(1) }
+    }
+
+    /// `upload    42%  running  trip.jpg → /byteclub/photos/trip.jpg`
+    static func line(_ transfer: AgentTransfer) -> String {
+        let percent = transfer.total > 0 ? "\(min(100, Int(transfer.done * 100 / transfer.total)))%" : "-"
+        let arrow = transfer.kind == .upload ? "\(transfer.local) → \(transfer.result ?? transfer.remote)" : "\(transfer.remote) → \(transfer.local)"
+        var text = transfer.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + percent.padding(toLength: 5, withPad: " ", startingAt: 0)
+            + " " + transfer.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + TerminalSafe.escape(arrow)
+        if let error = transfer.error { text += "  (" + TerminalSafe.escape(error) + ")" }
+        return text + "\n"
+    }
+}
+
+/// `put --agent` and `get --agent`: hand one transfer to the agent and follow it to its end,
+/// through a restart of the agent if it dies on the way. Ctrl-C cancels it.
+enum AgentTransferFollower {
+    static func run(_ transfer: AgentTransfer, backend: BackendOptions) throws -> AgentTransfer {
+        var (client, _, _) = try connectAgent(backend)
+        let id: String
+        var latest: AgentTransfer
+        do {
+            try client.request(AgentRequest(op: .watch))
+            let reply = try client.request(AgentRequest(op: .submit, transfer: transfer))
+            guard let submitted = reply.transfer else { throw AgentError.refused("the agent did not say what it took") }
+            id = submitted.id
+            latest = submitted
+        } catch {
+            say("\(error)")
+            throw ExitCode(1)
+        }
+        let cancel = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        signal(SIGINT, SIG_IGN)
+        cancel.setEventHandler {
+            if let (other, _, _) = try? connectAgent(backend) { _ = try? other.request(AgentRequest(op: .cancel, id: id)) }
+            say("Cancelled")
+            Foundation.exit(130)
+        }
+        cancel.activate()
+        let progress = ProgressLine(TerminalSafe.escape(transfer.name))
+        while !latest.state.isFinished {
+            do {
+                let event = try client.next()
+                if let moved = event.transfer, moved.id == id {
+                    latest = moved
+                    progress.update(moved.done, moved.total)
+                }
+            } catch {
+                (client, _, _) = try connectAgent(backend)
+                if let found = try? client.request(AgentRequest(op: .watch)).transfers?.first(where: { $0.id == id }) { latest = found }
+            }
+        }
+        progress.finish()
+        return latest
+    }
+}

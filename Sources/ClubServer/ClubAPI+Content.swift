@@ -102,6 +102,12 @@ extension ClubAPI {
         let commit = try arguments.decode(CommitInfo.self)
         let temp = store.tempDirectory + "/upload-\(UUID().uuidString)"
         let hash = try await receive(request.body, into: temp, append: false, fault: fault)
+        // Dropbox's `content_hash` is the hash of this call's bytes (here the whole file); the
+        // official SDKs send it with every upload.
+        if let declared = try arguments.optionalString("content_hash"), declared != hash {
+            unlink(temp)
+            throw APIError.endpoint([.contentHashMismatch])
+        }
         let metadata = try await store.commit(temp: temp, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
                                               clientModified: commit.clientModified, discardOnFailure: true)
         return jsonBody(metadata)
@@ -217,16 +223,18 @@ extension ClubAPI {
         guard let commitArguments = try arguments.object("commit") else { throw APIError.badRequest("finish: missing required field 'commit'") }
         let target = try DropboxPath.parse(try commitArguments.string("path"))
         let commit = try commitArguments.decode(CommitInfo.self)
-        // Optional: the whole file's Dropbox content hash, checked before anything is committed.
+        // Optional: the Dropbox content hash of the bytes sent in this call (not of the whole
+        // file: the spec's UploadSessionFinishArg, and what the official SDKs send), checked
+        // before anything is committed.
         let contentHash = try arguments.optionalString("content_hash")
         if let concurrent = try concurrentSession(cursor) {
             return try await concurrentFinish(request, session: concurrent, commit: commit, target: target, contentHash: contentHash)
         }
         let session = try await lookupSession(cursor, nested: true, allowClosed: true)
-        try await appendToSession(session, body: request.body, fault: fault)
+        let callHash = try await appendToSession(session, body: request.body, fault: fault)
+        if let contentHash, contentHash != callHash { throw APIError.endpoint([.contentHashMismatch]) }
         let hash: String
         do { hash = try ContentHasher.hash(fileAt: session) } catch { throw APIError.endpoint([.lookupFailed, .notFound]) }
-        if let contentHash, contentHash != hash { throw APIError.endpoint([.contentHashMismatch]) }
         let metadata = try await store.commit(temp: session, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
                                               clientModified: commit.clientModified, discardOnFailure: false)
         unlink(session + ".closed")
@@ -256,10 +264,13 @@ extension ClubAPI {
         return path
     }
 
-    private func appendToSession(_ path: String, body: RequestBody, fault: Fault) async throws {
+    /// Appends a request's body to a sequential session; returns the content hash of the bytes
+    /// this call sent.
+    @discardableResult
+    private func appendToSession(_ path: String, body: RequestBody, fault: Fault) async throws -> String {
         guard await store.lease(path) else { throw APIError.rateLimited(retryAfter: 1) }
         defer { Task { await store.release(path) } }
-        _ = try await receive(body, into: path, append: true, fault: fault)
+        return try await receive(body, into: path, append: true, fault: fault)
     }
 }
 

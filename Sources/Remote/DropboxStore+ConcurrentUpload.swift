@@ -89,14 +89,20 @@ extension DropboxStore: ParallelTransferStore {
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> RemoteEntry in
             tries += 1
             let request = try await self.request(self.endpoints.content, "2/files/upload_session/finish",
-                                                 arg: ["cursor": cursor, "commit": commit, "content_hash": contentHash])
+                                                 arg: ["cursor": cursor, "commit": commit])
             let reply = await self.exchange(request, body: .data(Data()))
             if let error = reply.error {
                 let remote = Self.remoteError(error, response: reply.response, path: path)
                 if case .notFound = remote, tries > 1 { return try await self.verifyCommitted(file: file, path: path) }
                 throw remote
             }
-            return try RemoteEntry(try Self.decode(FileMetadata.self, from: reply.body))
+            // The spec's `content_hash` covers only the bytes of one call (none here), so the
+            // whole file is checked against what the server committed.
+            let entry = try RemoteEntry(try Self.decode(FileMetadata.self, from: reply.body))
+            guard entry.contentHash == nil || entry.contentHash == contentHash else {
+                throw RemoteError.local("\(path) arrived damaged: its content hash differs from the local file's")
+            }
+            return entry
         }
     }
 }

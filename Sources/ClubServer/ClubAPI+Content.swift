@@ -20,12 +20,20 @@ extension ClubAPI {
         let file = opened.file
         let size = file.size
         let etag = "\"\(file.rev)\""
-        var headers: HTTPFields = [
+        let headers: HTTPFields = [
             .contentType: "application/octet-stream",
             Self.resultHeader: JSON.resultHeader(.file(file)),
             .eTag: etag,
             .acceptRanges: "bytes",
         ]
+        return Self.fileResponse(request, headers: headers, etag: etag, size: size, handle: opened.handle)
+    }
+
+    /// A file's bytes as the answer to a GET: all of them, or the one range asked for (206), or
+    /// 416 with the size; `If-Range` with another ETag asks for the whole file. A download and a
+    /// share link's file answer the same way.
+    static func fileResponse(_ request: Request, headers: HTTPFields, etag: String, size: Int64, handle: FileHandleBox) -> Response {
+        var headers = headers
         var status = HTTPResponse.Status.ok
         var range: ClosedRange<Int64>? = size > 0 ? 0...(size - 1) : nil
         if let rangeHeader = request.headers[.range], request.headers[.ifRange].map({ $0 == etag }) ?? true {
@@ -41,10 +49,7 @@ extension ClubAPI {
                 break
             }
         }
-        let handle = opened.handle
-        guard let range else {
-            return Response(status: status, headers: headers, body: .init())
-        }
+        guard let range else { return Response(status: status, headers: headers, body: .init()) }
         return Response(status: status, headers: headers, body: Self.fileBody(handle, range: range))
     }
 

@@ -22,7 +22,7 @@ extension ClubAPI {
         }
         let file = opened.file
         let etag = "\"\(file.rev)\""
-        var headers: HTTPFields = [
+        let headers: HTTPFields = [
             .contentType: Self.contentType(of: file.name),
             .contentDisposition: Self.contentDisposition(file.name),
             .eTag: etag,
@@ -38,24 +38,7 @@ extension ClubAPI {
         if let match = request.headers[.ifNoneMatch], Self.matches(match, etag: etag) {
             return Response(status: .notModified, headers: headers, body: .init())
         }
-        let size = file.size
-        var status = HTTPResponse.Status.ok
-        var range: ClosedRange<Int64>? = size > 0 ? 0...(size - 1) : nil
-        if let rangeHeader = request.headers[.range], request.headers[.ifRange].map({ $0 == etag }) ?? true {
-            switch Self.parseRange(rangeHeader, size: size) {
-            case .some(.some(let requested)):
-                range = requested
-                status = .partialContent
-                headers[.contentRange] = "bytes \(requested.lowerBound)-\(requested.upperBound)/\(size)"
-            case .some(.none):
-                headers[.contentRange] = "bytes */\(size)"
-                return Response(status: .rangeNotSatisfiable, headers: headers, body: .init())
-            case .none:
-                break
-            }
-        }
-        guard let range else { return Response(status: status, headers: headers, body: .init()) }
-        return Response(status: status, headers: headers, body: Self.fileBody(opened.handle, range: range))
+        return Self.fileResponse(request, headers: headers, etag: etag, size: file.size, handle: opened.handle)
     }
 
     /// A request path as the access log shows it: a share link's token is a secret, like a

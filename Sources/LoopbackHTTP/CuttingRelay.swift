@@ -15,7 +15,7 @@ import Synchronization
 public final class CuttingRelay: Sendable {
     public let port: Int
     public let upstreamPort: Int
-    private let listener: Int32
+    private let listener: RelayListener
     private let state = Mutex(State())
 
     /// Which way the bytes counted for a cut go.
@@ -28,19 +28,16 @@ public final class CuttingRelay: Sendable {
         var cutAfter: Int?
         var cutDirection = Direction.fromClient
         var cuts = 0
-        var open = Set<Int32>()
         var connections = 0
         var peak = 0
-        var stopped = false
     }
 
     public init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
-        guard let (fd, port) = LoopbackSocket.listen() else { throw FixtureError("the relay could not listen") }
-        listener = fd
-        self.port = port
-        let relay = self
-        Thread.detachNewThread { relay.acceptLoop() }
+        guard let listener = RelayListener() else { throw FixtureError("the relay could not listen") }
+        self.listener = listener
+        port = listener.port
+        listener.start { [self] client in relay(client) }
     }
 
     deinit { stop() }
@@ -59,47 +56,25 @@ public final class CuttingRelay: Sendable {
     /// The most connections open at the same time so far.
     public var peakConnections: Int { state.withLock { $0.peak } }
 
-    public func stop() {
-        let open: Set<Int32>? = state.withLock { state in
-            guard !state.stopped else { return nil }
-            state.stopped = true
-            return state.open
-        }
-        guard let open else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
-    }
+    public func stop() { listener.stop() }
 
-    private func acceptLoop() {
-        defer { close(listener) }
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard upstream >= 0, LoopbackSocket.connect(upstream, toPort: upstreamPort), track(client, upstream) else {
-                close(client)
-                if upstream >= 0 { close(upstream) }
-                continue
-            }
-            let relay = self
-            let ends = Ends()
-            // Answers flow back on their own thread; the request side counts and may cut.
-            Thread.detachNewThread { relay.pump(from: upstream, to: client, direction: .fromServer, ends: ends) }
-            Thread.detachNewThread { relay.pump(from: client, to: upstream, direction: .fromClient, ends: ends) }
+    /// One accepted connection: a socket to the server, and a pump each way.
+    private func relay(_ client: Int32) {
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard upstream >= 0, LoopbackSocket.connect(upstream, toPort: upstreamPort), listener.track(upstream) else {
+            listener.forget(client)
+            close(client)
+            if upstream >= 0 { close(upstream) }
+            return
         }
-    }
-
-    private func track(_ client: Int32, _ upstream: Int32) -> Bool {
         state.withLock { state in
-            guard !state.stopped else { return false }
-            state.open.formUnion([client, upstream])
             state.connections += 1
             state.peak = max(state.peak, state.connections)
-            return true
         }
+        let ends = Ends()
+        // Answers flow back on their own thread; the request side counts and may cut.
+        Thread.detachNewThread { [self] in pump(from: upstream, to: client, direction: .fromServer, ends: ends) }
+        Thread.detachNewThread { [self] in pump(from: client, to: upstream, direction: .fromClient, ends: ends) }
     }
 
     /// Copies bytes one way until either side ends, cutting both ways when this direction's
@@ -146,10 +121,8 @@ public final class CuttingRelay: Sendable {
         shutdown(source, Int32(SHUT_RDWR))
         shutdown(sink, Int32(SHUT_RDWR))
         guard ends.count.add(1, ordering: .acquiringAndReleasing).newValue == 2 else { return }
-        state.withLock { state in
-            state.open.subtract([source, sink])
-            state.connections -= 1
-        }
+        listener.forget(source, sink)
+        state.withLock { $0.connections -= 1 }
         close(source)
         close(sink)
     }

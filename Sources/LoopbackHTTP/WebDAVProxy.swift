@@ -30,26 +30,23 @@ public final class WebDAVProxy: Sendable {
     public let port: Int
     public let upstreamPort: Int
     public let etagForm: ETagForm
-    private let listener: Int32
+    private let listener: RelayListener
     private let state = Mutex(State())
 
     private struct State {
         var cutAfter: Int?
         var cuts = 0
         var rewrites = 0
-        var stopped = false
-        var open = Set<Int32>()
     }
 
     /// Listens on 127.0.0.1 (a port the OS picks) and forwards to `127.0.0.1:upstreamPort`.
     public init(upstreamPort: Int, etagForm: ETagForm = .asSent) throws {
         self.upstreamPort = upstreamPort
         self.etagForm = etagForm
-        guard let (fd, port) = LoopbackSocket.listen() else { throw FixtureError("the proxy could not listen") }
-        listener = fd
-        self.port = port
-        let proxy = self
-        Thread.detachNewThread { proxy.acceptLoop() }
+        guard let listener = RelayListener() else { throw FixtureError("the proxy could not listen") }
+        self.listener = listener
+        port = listener.port
+        listener.start { [self] client in Thread.detachNewThread { [self] in serve(client) } }
     }
 
     deinit { stop() }
@@ -67,48 +64,14 @@ public final class WebDAVProxy: Sendable {
     public var rewrites: Int { state.withLock { $0.rewrites } }
 
     /// Stops accepting and cuts every open connection. Safe to call more than once.
-    public func stop() {
-        let open: Set<Int32>? = state.withLock { state in
-            guard !state.stopped else { return nil }
-            state.stopped = true
-            return state.open
-        }
-        guard let open else { return }
-        // shutdown wakes the threads blocked on these sockets; each closes its own.
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
-    }
+    public func stop() { listener.stop() }
 
     // MARK: - Connections
 
-    private func acceptLoop() {
-        defer { close(listener) }
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            guard track(client) else {
-                close(client)
-                return
-            }
-            let proxy = self
-            Thread.detachNewThread { proxy.serve(client) }
-        }
-    }
-
-    /// Remembers an open socket for ``stop()``; false once stopped.
-    private func track(_ fd: Int32) -> Bool {
-        state.withLock { state in
-            guard !state.stopped else { return false }
-            state.open.insert(fd)
-            return true
-        }
-    }
+    private func track(_ fd: Int32) -> Bool { listener.track(fd) }
 
     private func finish(_ fd: Int32) {
-        state.withLock { _ = $0.open.remove(fd) }
+        listener.forget(fd)
         close(fd)
     }
 

@@ -93,19 +93,6 @@ extension FolderStore {
     }
 
     private func writeTags(_ index: [String: [String]]) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = try encoder.encode(index)
-        let temp = tempDirectory + "/tags-\(UUID().uuidString)"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, rename(temp, tagsFile) == 0 else {
-            unlink(temp)
-            throw POSIXError(.EIO)
-        }
-        Self.syncDirectory(of: tagsFile)
+        try Self.writeJSONDurably(index, to: tagsFile, temporaryDirectory: tempDirectory)
     }
 }

@@ -194,6 +194,26 @@ actor FolderStore {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Replaces the file at `path` with `value` as sorted JSON (0600), durably: written to a
+    /// temporary file in `temporaryDirectory`, fsynced, renamed over, and the folder synced, so
+    /// a crash leaves the old file or the new one, never half of either.
+    static func writeJSONDurably<Value: Encodable>(_ value: Value, to path: String, temporaryDirectory: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(value)
+        let temp = temporaryDirectory + "/" + (path as NSString).lastPathComponent + "-\(UUID().uuidString)"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced, rename(temp, path) == 0 else {
+            unlink(temp)
+            throw POSIXError(.EIO)
+        }
+        syncDirectory(of: path)
+    }
+
     static func syncDirectory(of path: String) {
         let fd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {

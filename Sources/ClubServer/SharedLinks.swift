@@ -113,19 +113,6 @@ actor SharedLinks {
     }
 
     private func save() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(links)
-        let temp = tempDirectory + "/shared-links-\(UUID().uuidString)"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, rename(temp, path) == 0 else {
-            unlink(temp)
-            throw POSIXError(.EIO)
-        }
-        FolderStore.syncDirectory(of: path)
+        try FolderStore.writeJSONDurably(links, to: path, temporaryDirectory: tempDirectory)
     }
 }

@@ -55,7 +55,7 @@ public struct NoteSession: Sendable {
     /// The search hit this note is being opened from: once its text is in, the cursor goes to the match.
     var openedFrom: SearchResult?
     /// The matches `n`/`N` step through while the editor is in search hits mode (a note opened
-    /// from the search results, until its first edit).
+    /// from the search results, until its first edit or cursor move).
     public var searchMatches: SearchMatches?
 
     /// Whether the text differs from what the server has (the `[+]` marker).

@@ -4,7 +4,7 @@ import TerminalUI
 
 /// A note opened from the search results: the cursor on the match, and the editor in "search
 /// hits" mode (``SearchMatches``): `n`/`N` step through the matches, `Esc` (the note unchanged)
-/// goes back to the results, and the first edit ends the mode, that key typed as usual.
+/// goes back to the results, and the first edit or cursor move ends the mode (an edit's key typed as usual).
 extension NotesController {
     /// `Enter` on a search hit: opens `entry` (its draft if it has one) with the cursor on the match.
     func open(_ entry: RemoteEntry, at hit: SearchResult) {
@@ -71,7 +71,15 @@ extension NotesController {
         }
     }
 
-    /// The first edit after a search: `n` and `N` are letters again.
+    /// Whether a key the editor took as a move put the cursor somewhere by hand (a key, a
+    /// click), rather than only scrolling the view (the wheel) or releasing a button.
+    static func putsTheCursor(_ key: Key) -> Bool {
+        guard key.isMouse else { return true }
+        if case .mouse = key { return true }
+        return false
+    }
+
+    /// The first edit or cursor move after a search: `n` and `N` are letters again.
     func endSearchHits() {
         guard let session = state.note, let matches = session.searchMatches else { return }
         context.model.updateQuietly {

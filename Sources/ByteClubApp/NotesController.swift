@@ -161,6 +161,9 @@ final class NotesController {
             context.update { $0.note?.version += 1 }
             scheduleJournal()
         case .moved?:
+            // The cursor moved by hand: the user works somewhere else now, and a letter typed
+            // there must be that letter (n and N included), not a jump to a match.
+            if Self.putsTheCursor(key) { endSearchHits() }
             context.compositor.setNeedsRedraw()
         case .save?:
             save()

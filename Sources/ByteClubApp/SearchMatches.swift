@@ -24,7 +24,7 @@ public struct SearchMatches: Equatable, Sendable {
 
     /// The keys of search hits mode (they drive both the keys and help).
     public static let bindings = KeyBindings<Action>(group: "Search hits", [
-        .init([.char("n")], .next, "Next match (until the first edit; then n is typed)"),
+        .init([.char("n")], .next, "Next match (until an edit or a cursor move)"),
         .init([.char("N")], .previous, "Previous match"),
         .init([.escape], .back, "Back to the search results (the note unchanged)"),
     ])

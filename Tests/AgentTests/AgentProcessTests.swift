@@ -118,6 +118,38 @@ final class AgentProcessTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(resumedAt ?? 0, 2 << 20, log)
     }
 
+    /// A journal with an unfinished upload and no agent (as `kill -9` leaves it): a plain `put`
+    /// (no `--agent`) does its own upload as ever, and also starts an agent, saying so once on
+    /// stderr; that agent finishes the journaled upload. With the agent alive, `put` says nothing.
+    func testAPutWithoutTheAgentStartsOneForAnUnfinishedJournal() throws {
+        let journaled = fixture.home.appendingPathComponent("journaled.bin")
+        let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try bytes.write(to: journaled)
+        let remote = AgentRemote(kind: .club, key: key, url: server.url)
+        let transfer = AgentTransfer(id: "left-by-a-killed-agent", kind: .upload, local: journaled.path, remote: "/byteclub/journaled.bin",
+                                     state: .running, total: Int64(bytes.count))
+        try AgentJournal(url: try fixture.place(key: key).journal).save(AgentJournal.Contents(remote: remote, transfers: [transfer]))
+        XCTAssertNil(try fixture.agentPID(key: key))
+
+        let note = fixture.home.appendingPathComponent("note.txt")
+        try Data("a note\n".utf8).write(to: note)
+        let put = try fixture.run(["put", note.path, "/byteclub/note.txt"] + club)
+        XCTAssertEqual(put.status, 0, put.output)
+        XCTAssertEqual(put.output.components(separatedBy: "started the background agent for 1 unfinished transfer").count - 1, 1, put.output)
+        XCTAssertTrue(put.output.contains("/byteclub/note.txt"), put.output)
+        XCTAssertNotNil(try fixture.agentPID(key: key), "an agent runs")
+
+        let landed = fixture.home.appendingPathComponent("club/byteclub/journaled.bin")
+        XCTAssertTrue(try fixture.eventually("the journaled upload done") {
+            try fixture.journal(key: key).transfers.first?.state == .done
+        })
+        XCTAssertEqual(try Data(contentsOf: landed), bytes)
+
+        let again = try fixture.run(["put", note.path, "/byteclub/note 2.txt"] + club)
+        XCTAssertEqual(again.status, 0, again.output)
+        XCTAssertFalse(again.output.contains("background agent"), again.output)
+    }
+
     /// Another user cannot talk to the agent: the socket's folder keeps them out, and with the
     /// folder and socket opened up on purpose the agent itself refuses them (SO_PEERCRED).
     func testAnotherUserIsRefused() throws {

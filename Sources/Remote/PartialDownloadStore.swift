@@ -34,9 +34,10 @@ extension DropboxStore: PartialDownloadStore {
 }
 
 extension WebDAVStore: PartialDownloadStore {
-    /// A WebDAV `rev` is already the entity tag, quoted (``WebDAVEntityTag/canonical(_:)``).
+    /// A WebDAV `rev` is already the entity tag, quoted (``WebDAVEntityTag/canonical(_:)``);
+    /// a weak one cannot validate a range (RFC 9110 §13.1.5).
     public func rangeValidator(for entry: RemoteEntry) -> String? {
-        entry.rev
+        entry.rev.flatMap { $0.hasPrefix("W/") ? nil : $0 }
     }
 
     public var downloadMethod: String { "GET" }
@@ -64,11 +65,12 @@ extension DownloadResume {
     /// `data` brought up to what its partial file holds now: every byte a killed process wrote
     /// is in the file (a kill loses only what it had not yet written), so the file's size is
     /// where the next request starts. Nil, and the partial file removed, when the data cannot
-    /// be continued safely: undecodable, the file gone, or no strong validator to send as
-    /// `If-Range` (a `Range` without one could splice two versions of the file).
+    /// be continued safely: undecodable, the file gone, or no validator to send as `If-Range`
+    /// (a strong ETag or Last-Modified; a `Range` without one could splice two versions).
     public static func continuing(_ data: Data) -> Data? {
         guard var resume = try? ResumeData.decode(data).get() else { return nil }
-        guard let etag = resume.etag, !etag.hasPrefix("W/") else {
+        // Transfer's own `If-Range` choice: a strong ETag, else Last-Modified.
+        guard resume.etag.map({ !$0.hasPrefix("W/") }) ?? false || resume.lastModified != nil else {
             unlink(resume.temporaryPath)
             return nil
         }

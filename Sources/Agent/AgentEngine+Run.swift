@@ -53,7 +53,8 @@ extension AgentEngine {
             case .download:
                 let destination = URL(fileURLWithPath: transfer.local)
                 try? FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-                let entry = try await store.download(transfer.remote, to: destination, resumeData: transfer.resumeData, progress: progress,
+                let resumeData = try await partialDownload(transfer, store: store, engine: engine)
+                let entry = try await store.download(transfer.remote, to: destination, resumeData: resumeData, progress: progress,
                                                      onResumeData: { [weak engine] data in
                                                          guard let engine else { return }
                                                          Task { await engine.keepResumeData(id, data) }
@@ -63,6 +64,31 @@ extension AgentEngine {
         } catch {
             return .failed(error)
         }
+    }
+
+    /// Where a download's bytes go until it is whole: a partial file named in the journal (as
+    /// resume data) before the first byte arrives, so a new agent after `kill -9` continues
+    /// at the file's size with `Range` and `If-Range` rather than from the first byte.
+    /// A transfer that already has resume data (paused, or killed) continues it.
+    nonisolated static func partialDownload(_ transfer: AgentTransfer, store: any RemoteStore, engine: AgentEngine?) async throws(RemoteError) -> Data? {
+        if let kept = transfer.resumeData, let continued = DownloadResume.continuing(kept) { return continued }
+        guard let engine, let partialStore = store as? any PartialDownloadStore, !transfer.remote.hasPrefix("rev:") else { return nil }
+        let partial = engine.partials.appendingPathComponent("\(transfer.id).part")
+        guard let data = try await partialStore.partialDownload(of: transfer.remote, at: partial) else { return nil }
+        // Journaled before the download starts: a kill from here on leaves the path on record.
+        await engine.keepResumeData(transfer.id, data)
+        return data
+    }
+
+    /// The folder of downloads' partial files, beside the journal.
+    nonisolated var partials: URL {
+        journal.url.deletingLastPathComponent().appendingPathComponent("partials", isDirectory: true)
+    }
+
+    /// Removes the partial file a download's resume data names (cancelled, cleared or done).
+    nonisolated static func discardPartial(_ transfer: AgentTransfer) {
+        guard transfer.kind == .download, let data = transfer.resumeData, let path = DownloadResume.partialPath(of: data) else { return }
+        unlink(path)
     }
 
     func progressed(_ id: String, done: Int64, total: Int64) {
@@ -101,13 +127,18 @@ extension AgentEngine {
             transfer.total = max(transfer.total, entry.size)
             transfer.done = transfer.total
             transfer.session = nil
+            // Moved into place by now; a download that started over leaves its first partial.
+            Self.discardPartial(transfer)
             transfer.resumeData = nil
         case (.running, .failed(let error)):
             transfer.state = .failed
             transfer.error = error.message
         case (.cancelled, _):
             // A cancelled download leaves nothing half-written behind.
-            if transfer.kind == .download, case .failed = outcome { transfer.resumeData = nil }
+            if transfer.kind == .download, case .failed = outcome {
+                Self.discardPartial(transfer)
+                transfer.resumeData = nil
+            }
         default:
             // Paused: the state was set by the pause; the resume data or session mark is kept.
             break

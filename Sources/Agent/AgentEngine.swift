@@ -138,6 +138,7 @@ public actor AgentEngine {
             return change(index, request.op)
         case .clear:
             let gone = transfers.filter { $0.state.isFinished }
+            gone.forEach(Self.discardPartial)
             transfers.removeAll { $0.state.isFinished }
             persist()
             for transfer in gone { broadcast(transfer, event: "removed") }

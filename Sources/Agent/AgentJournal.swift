@@ -8,7 +8,8 @@ import Glibc
 /// through a flushed temporary file renamed over the old one, the folder flushed after.
 ///
 /// Progress between marks is not written: after a crash an upload continues at its session's
-/// last mark (the server says the exact offset), a download at its resume data.
+/// last mark (the server says the exact offset), a download at the size of the partial file
+/// its resume data names (written before its first byte: ``AgentEngine/partialDownload(_:store:engine:)``).
 public struct AgentJournal: Sendable {
     /// What the file holds. `remote` is the club without its secret (``AgentRemote/secret``).
     public struct Contents: Codable, Sendable, Equatable {

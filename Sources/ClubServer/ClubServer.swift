@@ -106,7 +106,10 @@ public final class ClubServer: Sendable {
         let bound = BoundPort()
         let application = api.application { port in bound.set(port) }
         let group = ServiceGroup(configuration: .init(services: [application], logger: configuration.logger))
+        let claim = api.store.temporaryClaim
         let task = Task {
+            // Stopped, its temporary files are leftovers the next server may clear.
+            defer { claim.release() }
             try await group.run()
         }
         guard let port = await bound.wait(orFailureOf: task) else {
@@ -122,6 +125,7 @@ public final class ClubServer: Sendable {
         let api = try ClubAPI(configuration)
         let root = api.store.root
         let application = api.application { port in onListening(port, root) }
+        defer { api.store.temporaryClaim.release() }
         try await application.runService()
     }
 

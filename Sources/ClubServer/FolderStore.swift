@@ -17,6 +17,9 @@ actor FolderStore {
     let metaDirectory: String
     let tempDirectory: String
     let sessionDirectory: String
+    /// This server's share of `.byteclub/servers.lock`, so that another server starting over
+    /// the same folder leaves our temporary files alone (FolderStore+TemporaryFiles).
+    let temporaryClaim: TemporaryFolderClaim
     /// Ids by `path_lower`; they survive restarts and follow moves.
     var ids: [String: String] = [:]
     var idsDirty = false
@@ -75,10 +78,9 @@ actor FolderStore {
         for directory in [metaDirectory, tempDirectory, sessionDirectory] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        // Leftovers of uploads cut off by a crash are never visible; clear them out.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: tempDirectory)) ?? [] {
-            unlink(tempDirectory + "/" + name)
-        }
+        // Leftovers of uploads cut off by a crash are never visible; clear them out, but never
+        // the files of another server running over this folder.
+        temporaryClaim = TemporaryFolderClaim(metaDirectory: metaDirectory, tempDirectory: tempDirectory, expiry: sessionExpiry, logger: logger)
         let expired = Self.sweepSessions(in: sessionDirectory, olderThan: sessionExpiry, now: Date(), keeping: [])
         if !expired.isEmpty { logger.info("removed \(expired.count) expired upload session file(s)") }
         if let data = FileManager.default.contents(atPath: metaDirectory + "/ids.json"),

@@ -216,6 +216,7 @@ struct Get: AsyncParsableCommand {
             say("saved \(target.path) (\(ProgressLine.bytes(ended.total)))")
             return
         }
+        AgentJournalWake.resumeUnfinished(backend)
         let key = backend.resumeIdentity
         let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(key + "\n" + path + "\n" + target.path) + ".json")
         let streams = self.streams.streams
@@ -311,6 +312,7 @@ struct Put: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(ended.result ?? target))\n".utf8))
             return
         }
+        AgentJournalWake.resumeUnfinished(backend)
         try await runRemote(backend) { backend in
             let progress = ProgressLine(file.lastPathComponent)
             let entry = try await backend.store.put(file: file, to: target, mode: writeMode, autorename: autorename,

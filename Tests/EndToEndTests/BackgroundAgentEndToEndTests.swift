@@ -56,13 +56,30 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
     }
 
     func testQuittingToTheBackgroundKeepsThreeUploadsGoing() throws {
-        let files = try makeTrip()
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try prepareClub()
         // A club server of its own: the agent and the app reach the same one, as a LAN club does.
+        let server = try ServeProcess(root: app.club, token: "e2e-agent-token")
+        try quitToTheBackgroundAndBack(remote: ["--server", server.url, "--token", "e2e-agent-token"])
+        withExtendedLifetime(server) {}
+    }
+
+    /// The default club, embedded: the agent serves the folder itself, and reopening the app
+    /// starts a second server over the same folder, which must leave the agent's uploads in
+    /// flight alone (ClubServer's `servers.lock`).
+    func testQuittingToTheBackgroundOnTheEmbeddedClub() throws {
+        try prepareClub()
+        try quitToTheBackgroundAndBack(remote: ["--data-dir", app.club.path])
+    }
+
+    func prepareClub() throws {
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
         try Data("hi\n".utf8).write(to: app.club.appendingPathComponent("byteclub/Hello agent.txt"))
-        let server = try ServeProcess(root: app.club, token: "e2e-agent-token")
-        let remote = ["--server", server.url, "--token", "e2e-agent-token"]
+    }
+
+    /// Three uploads, `q` Enter, the app reopened mid-way, `transfers --wait`, the bytes compared.
+    func quitToTheBackgroundAndBack(remote: [String]) throws {
+        let files = try makeTrip()
         let club = remote + ["--download-dir", app.downloads.path]
         let tmux = try app.launch(club + ["--bwlimit", "300K"],
                                   environment: ["XDG_RUNTIME_DIR": runtime.path, "BYTECLUB_AGENT_IDLE_SECONDS": "1"])
@@ -110,7 +127,6 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         try tmux.type(([binary.path, "transfers", "--wait"] + remote).map(TmuxSession.quote).joined(separator: " ") + "; echo \"WAITED=$?\"")
         try tmux.press("Enter")
         tmux.waitFor("WAITED=0", timeout: 40)
-        withExtendedLifetime(server) {}
         for (n, file) in files.enumerated() {
             XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("trip-\(n + 1).jpg")), try Data(contentsOf: file))
         }

@@ -65,8 +65,9 @@ final class BackgroundController {
         let own = context.state.transfers.byID.values.filter { !$0.progress.isFinal && ($0.isRunning || $0.isQueued) }.sorted { $0.id < $1.id }
         guard !own.isEmpty else { return false }
         var body = [own.count == 1 ? "A transfer is still running." : "\(own.count) transfers are still running."]
-        body.append("Keep them going in the background? byteclub transfers shows them.")
-        body.append("Quit and stop them: downloads pause (Enter resumes them next time), uploads stop.")
+        let them = own.count == 1 ? "it" : "them"
+        body.append("Keep \(them) going in the background? byteclub transfers shows \(them).")
+        body.append("Or quit and stop \(them): a download pauses (Enter resumes it next time), an upload stops.")
         if context.state.hasUnsavedEdits { body.append("A note has unsaved changes (its draft is kept for next time).") }
         let modal = Modal(title: "Quit byteclub?", body: body, buttons: ["Background", "Quit and stop them", "Stay"], width: 68)
         let destination = context.configuration.downloadDirectory

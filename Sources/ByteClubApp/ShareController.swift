@@ -58,6 +58,10 @@ final class ShareController {
         let expiry = link.expires.map { " until " + context.configuration.format.day($0) } ?? ""
         var body = ["Anyone with this link can download \"\(name)\"\(expiry):", "", url, ""]
         body.append((existed ? "It had this link already. " : "") + (copied ? "Copied to the clipboard." : "Copy it from here."))
+        if context.state.backend == "embedded" {
+            // The embedded club is served on a port of its own only while this app runs.
+            body.append("It works while byteclub runs: for a lasting link, share the club with `byteclub serve`.")
+        }
         body.append("`byteclub unshare URL` ends it.")
         let layer = DialogLayer(Modal(title: "Share link", body: body, buttons: ["OK"], width: max(44, TextWidth.of(url) + 4))) { [weak self] _ in
             self?.dialog = nil

@@ -21,7 +21,16 @@ extension TaggingStore {
     /// Applies a change (`+a -b`): removals first, so a file at its limit can swap a tag.
     /// Answers the file's tags afterwards.
     @discardableResult
+    /// A change that would leave more than ``TagText/maximumPerItem`` tags is refused before
+    /// anything is sent, so it never stops half-way at the server's limit.
     public func changeTags(of path: String, _ change: TagChange) async throws(RemoteError) -> [String] {
+        if !change.added.isEmpty {
+            let current = try await tags(of: [path])[path.lowercased()] ?? []
+            let after = Set(current).subtracting(change.removed).union(change.added)
+            guard after.count <= TagText.maximumPerItem else {
+                throw .local("\(path) would have \(after.count) tags; a file keeps at most \(TagText.maximumPerItem) (the pin counts as one); nothing was changed")
+            }
+        }
         for tag in change.removed { try await removeTag(tag, from: path) }
         for tag in change.added { try await addTag(tag, to: path) }
         return try await tags(of: [path])[path.lowercased()] ?? []

@@ -38,6 +38,11 @@ struct Share: AsyncParsableCommand {
         let asked = expires != nil
         try await runRemote(backend) { backend in
             let store = try sharingStore(backend.store)
+            if !list, backend.embeddedRoot != nil {
+                // The embedded club's server ends with this command, and the next one listens on
+                // another port: a link made here would be dead before anyone opened it.
+                throw RemoteError.notSupported("share links on the embedded club, which is served only while a byteclub command runs; share the folder with `byteclub serve --data-dir DIR` (and --public-url) and make links there")
+            }
             if list {
                 let links = try await store.sharedLinks(nil)
                 FileHandle.standardOutput.write(Data((json ? Self.json(links) : Self.lines(links)).utf8))

@@ -83,6 +83,21 @@ final class ShareCLITests: XCTestCase {
         XCTAssertNotEqual(noPath.status, 0)
         XCTAssertTrue(noPath.stderr.contains("say which file to share"), noPath.stderr)
     }
+
+    /// The embedded club is served only while a command runs, on a new port each time: a link
+    /// made by `share` there would be dead at once, so it is refused, and nothing is kept.
+    func testTheEmbeddedClubRefusesToMakeADeadLink() throws {
+        let folder = club.base.appendingPathComponent("embedded")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        try Data("x\n".utf8).write(to: folder.appendingPathComponent("byteclub/a.txt"))
+        let shared = try cli.run(["share", "/byteclub/a.txt", "--data-dir", folder.path])
+        XCTAssertNotEqual(shared.status, 0)
+        XCTAssertEqual(shared.stdout, "")
+        XCTAssertTrue(shared.stderr.contains("embedded club") && shared.stderr.contains("byteclub serve"), shared.stderr)
+        let listed = try cli.run(["share", "--list", "--data-dir", folder.path])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertEqual(listed.stdout, "", "no link was kept")
+    }
 }
 
 /// WebDAV has no share links: `share` says so plainly and changes nothing.

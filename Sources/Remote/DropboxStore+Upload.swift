@@ -66,14 +66,32 @@ extension DropboxStore {
     }
 
     /// Large files: upload_session start / append_v2 / finish, in chunks.
-    ///
-    /// ``UploadSessionStateMachine`` decides what to send and when to give up; this carries
-    /// out its actions: the requests, the waits, the token refresh and the final check.
     private func sessionUpload(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool,
                                progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        do {
+            return try await sessionLoop(file: file, size: size, to: path, mode: mode, autorename: autorename, resuming: nil,
+                                         onSession: { _ in }, progress: progress)
+        } catch {
+            // `.gone` is for resumed sessions only.
+            if case .remote(let failure) = error { throw failure }
+            throw .server(status: 409, detail: "the upload session vanished")
+        }
+    }
+
+    /// The session loop, for a new session or one resumed at its mark (``ResumableUploadStore``).
+    ///
+    /// ``UploadSessionStateMachine`` decides what to send and when to give up; this carries
+    /// out its actions: the requests, the waits, the token refresh and the final check. Throws
+    /// ``SessionLoopFailure/gone`` when a resumed session is unknown to the server before any
+    /// chunk of ours landed in it; every other failure is a `RemoteError`.
+    func sessionLoop(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?,
+                                  onSession: @escaping @Sendable (UploadSessionMark) -> Void,
+                                  progress: ProgressHandler?) async throws(SessionLoopFailure) -> RemoteEntry {
         let commit: [String: Any] = ["path": path, "mode": mode.jsonValue, "autorename": autorename, "mute": false, "strict_conflict": false]
-        var machine = UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry)
+        var machine = resuming.map { UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry, resuming: $0.sessionID, offset: $0.offset) }
+            ?? UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry)
         var action = machine.begin()
+        var acknowledged = false
         while true {
             switch action {
             case .send(let next, let done):
@@ -82,11 +100,17 @@ extension DropboxStore {
                     action = machine.cancelled()
                     continue
                 }
-                let reply = try await send(next, file: file, commit: commit, size: size, progress: progress)
+                let reply: Reply
+                do { reply = try await send(next, file: file, commit: commit, size: size, progress: progress) } catch { throw .remote(error) }
                 if let error = reply.error {
-                    action = Task.isCancelled ? machine.cancelled() : machine.failed(Self.sessionFailure(error, response: reply.response, path: path))
+                    let failure = Self.sessionFailure(error, response: reply.response, path: path)
+                    if resuming != nil, !acknowledged, case .refused(_, let summary) = failure, summary.contains("not_found") {
+                        throw .gone
+                    }
+                    action = Task.isCancelled ? machine.cancelled() : machine.failed(failure)
                     continue
                 }
+                acknowledged = true
                 switch next {
                 case .start:
                     action = machine.started(sessionID: (try? Self.decode(UploadSessionStart.self, from: reply.body))?.sessionID)
@@ -95,6 +119,7 @@ extension DropboxStore {
                 case .finish:
                     action = machine.finished(try? RemoteEntry(try Self.decode(FileMetadata.self, from: reply.body)))
                 }
+                if case .send = action, let id = machine.sessionID { onSession(UploadSessionMark(sessionID: id, offset: machine.offset)) }
             case .wait(let delay):
                 let seconds: TimeInterval
                 switch delay {
@@ -110,17 +135,17 @@ extension DropboxStore {
             case .refreshToken:
                 action = machine.tokenRefreshed(await tokens.refreshAfterExpiry())
             case .verifyCommitted:
-                return try await verifyCommitted(file: file, path: path)
+                do { return try await verifyCommitted(file: file, path: path) } catch { throw .remote(error) }
             case .succeed(let entry):
                 return entry
             case .fail(let error):
-                throw error
+                throw .remote(error)
             }
         }
     }
 
     /// Sends one request of an upload session, its body a range of `file`.
-    private func send(_ next: UploadSessionStateMachine.Request, file: URL, commit: [String: Any], size: Int64,
+    func send(_ next: UploadSessionStateMachine.Request, file: URL, commit: [String: Any], size: Int64,
                       progress: ProgressHandler?) async throws(RemoteError) -> Reply {
         let base = next.offset
         var chunkProgress: ProgressHandler? = nil
@@ -160,6 +185,12 @@ extension DropboxStore {
         return entry
     }
 
+}
+
+/// How a session loop ends badly: a resumed session is gone (start a new one), or an error.
+enum SessionLoopFailure: Error {
+    case gone
+    case remote(RemoteError)
 }
 
 /// `upload_session/start`'s answer.

@@ -25,8 +25,8 @@ extension DropboxStore {
         let location: URL
         do {
             location = try await ParallelDownload.run(size: entry.size, streams: streams, directory: configuration.temporaryDirectory,
-                                                      progress: progress, fetch: { range in
-                try await self.fetchRange(range, path: path, rev: rev)
+                                                      progress: progress, fetch: { range, write in
+                try await self.fetchRange(range, path: path, rev: rev, write: write)
             }, resume: { partial, prefix in
                 guard let onResumeData else {
                     unlink(partial)
@@ -48,21 +48,26 @@ extension DropboxStore {
         return entry
     }
 
-    /// One range, with the retries of any idempotent call; a 200 (the whole file), another
-    /// range or another revision means the download cannot go on in parallel.
-    private func fetchRange(_ range: ClosedRange<Int64>, path: String, rev: String) async throws -> Data {
-        let answer = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Data? in
+    /// One range, with the retries of any idempotent call, its bytes written as they arrive;
+    /// a 200 (the whole file), another range or another revision means the download cannot go
+    /// on in parallel.
+    private func fetchRange(_ range: ClosedRange<Int64>, path: String, rev: String,
+                            write: @escaping ParallelDownload.RangeWriter) async throws {
+        let answered = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Bool in
             var request = try await self.request(self.endpoints.content, "2/files/download", arg: ["path": path])
             request.headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound)"
             request.body = Data()
-            let reply = await self.exchange(request, body: .none)
-            try self.check(reply, path: path)
-            guard reply.response?.statusCode == 206,
-                  reply.response?.value(forHeader: "Content-Range")?.hasPrefix("bytes \(range.lowerBound)-") == true,
-                  let response = reply.response, (try? Self.resultEntry(response))?.rev == rev else { return nil }
-            return reply.body
+            let receiver = StreamReceiver(accept: { response in
+                response.statusCode == 206
+                    && response.value(forHeader: "Content-Range")?.hasPrefix("bytes \(range.lowerBound)-") == true
+                    && (try? Self.resultEntry(response))?.rev == rev
+            }, write: write)
+            let outcome = await receiver.run(self.session.dataTask(with: request), router: self.router)
+            guard outcome.accepted, !(outcome.writeFailure is ParallelDownload.RangesRefused) else { return false }
+            if let failure = outcome.writeFailure { throw failure as? RemoteError ?? .local("\(failure)") }
+            try self.check(Reply(body: Data(), response: outcome.response, error: outcome.error), path: path)
+            return true
         }
-        guard let answer else { throw ParallelDownload.RangesRefused() }
-        return answer
+        guard answered else { throw ParallelDownload.RangesRefused() }
     }
 }

@@ -308,6 +308,8 @@ public final class DropboxStore: RemoteStore, Sendable {
 /// Routes a session's progress callbacks to per-task handlers.
 final class ProgressRouter: SessionDelegate {
     private let handlers = Mutex<[Int: ProgressHandler]>([:])
+    /// Tasks whose answer goes to a receiver as it arrives (``ProgressRouter+Streams.swift``).
+    let receivers = Mutex<[Int: StreamReceiver]>([:])
 
     func register(_ task: TransferTask, _ handler: @escaping ProgressHandler) {
         handlers.withLock { $0[task.taskIdentifier] = handler }
@@ -323,6 +325,7 @@ final class ProgressRouter: SessionDelegate {
 
     func session(_ session: Session, task: TransferTask, didCompleteWithError error: TransferError?) {
         _ = handlers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        receivers.withLock { $0.removeValue(forKey: task.taskIdentifier) }?.completed(error)
     }
 }
 

@@ -29,8 +29,8 @@ extension WebDAVStore: ParallelTransferStore {
         let location: URL
         do {
             location = try await ParallelDownload.run(size: size, streams: streams, directory: session.configuration.temporaryDirectory,
-                                                      progress: progress, fetch: { range in
-                try await self.fetchRange(range, url: url, etag: etag, path: path)
+                                                      progress: progress, fetch: { range, write in
+                try await self.fetchRange(range, url: url, etag: etag, path: path, write: write)
             }, resume: { partial, prefix in
                 guard let onResumeData else {
                     unlink(partial)
@@ -58,13 +58,21 @@ extension WebDAVStore: ParallelTransferStore {
         try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
     }
 
-    private func fetchRange(_ range: ClosedRange<Int64>, url: URL, etag: String, path: String) async throws -> Data {
-        let answer = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Data? in
-            let reply = try await self.send("GET", url, path: path, headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound)", "If-Range": etag])
-            guard reply.status == 206, reply.header("Content-Range")?.hasPrefix("bytes \(range.lowerBound)-") == true else { return nil }
-            return reply.body
+    /// One range, its bytes written as they arrive; an answer other than 206 for that range
+    /// (a changed file answers 200 to `If-Range`) means falling back to one stream.
+    private func fetchRange(_ range: ClosedRange<Int64>, url: URL, etag: String, path: String,
+                            write: @escaping ParallelDownload.RangeWriter) async throws {
+        let answered = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Bool in
+            let request = Request(url: url, method: "GET", headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound)", "If-Range": etag])
+            let receiver = StreamReceiver(accept: { response in
+                response.statusCode == 206 && response.value(forHeader: "Content-Range")?.hasPrefix("bytes \(range.lowerBound)-") == true
+            }, write: write)
+            let outcome = await receiver.run(self.session.dataTask(with: request), router: self.router)
+            guard outcome.accepted, !(outcome.writeFailure is ParallelDownload.RangesRefused) else { return false }
+            if let failure = outcome.writeFailure { throw failure as? RemoteError ?? .local("\(failure)") }
+            if let error = outcome.error { throw Self.remoteError(error, response: outcome.response, path: path, method: "GET") }
+            return true
         }
-        guard let answer else { throw ParallelDownload.RangesRefused() }
-        return answer
+        guard answered else { throw ParallelDownload.RangesRefused() }
     }
 }

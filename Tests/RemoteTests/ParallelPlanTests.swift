@@ -38,18 +38,42 @@ final class ParallelPlanTests: XCTestCase {
     }
 
     func testDownloadPrefixIsWhatAResumeMayKeep() {
-        var plan = ParallelDownloadPlan(size: 20 * mib + 5, streams: 4)
-        XCTAssertEqual(ParallelDownloadPlan.blockSize(streams: 1), 8 * mib)
-        XCTAssertEqual(ParallelDownloadPlan.blockSize(streams: 4), 2 * mib, "8 MiB over 4 streams")
-        XCTAssertEqual(ParallelDownloadPlan.blockSize(streams: 16), 1 * mib)
-        XCTAssertEqual(plan.blocks.count, 11)
+        var plan = ParallelDownloadPlan(size: 20 * mib + 5, streams: 5)
+        XCTAssertEqual(plan.blocks.count, 21, "about four blocks a stream: 1 MiB each")
         XCTAssertEqual(plan.blocks.last?.upperBound, 20 * mib + 4)
-        for _ in 0..<11 { _ = plan.take() }
-        XCTAssertEqual(plan.finished(1), 2 * mib)
+        for _ in 0..<21 { _ = plan.take() }
+        XCTAssertEqual(plan.finished(1), 1 * mib)
         XCTAssertEqual(plan.completePrefix, 0, "the first block is missing: nothing to resume from")
-        XCTAssertEqual(plan.finished(0), 4 * mib)
-        XCTAssertEqual(plan.completePrefix, 4 * mib)
-        for block in 2..<11 { _ = plan.finished(block) }
+        XCTAssertEqual(plan.finished(0), 2 * mib)
+        XCTAssertEqual(plan.completePrefix, 2 * mib)
+        for block in 2..<21 { _ = plan.finished(block) }
         XCTAssertEqual(plan.completePrefix, 20 * mib + 5)
+    }
+
+    func testDownloadBlocksAreSizedForTheLinkNotForMemory() {
+        // Bytes go to the file as they arrive, so a block may be as large as the link wants.
+        XCTAssertEqual(ParallelDownloadPlan.blockSize(size: 256 * mib, streams: 4), 16 * mib)
+        XCTAssertEqual(ParallelDownloadPlan.blockSize(size: 1024 * mib, streams: 1), 16 * mib, "at most 16 MiB")
+        XCTAssertEqual(ParallelDownloadPlan.blockSize(size: 32 * mib, streams: 4), 2 * mib, "four blocks a stream")
+        XCTAssertEqual(ParallelDownloadPlan.blockSize(size: 32 * mib, streams: 16), 1 * mib, "at least 1 MiB")
+    }
+
+    func testTheResumePrefixTakesInTheBytesOfABlockStillArriving() {
+        var plan = ParallelDownloadPlan(size: 64 * mib, streams: 4)
+        XCTAssertEqual(plan.blocks.count, 16)
+        for _ in 0..<3 { _ = plan.take() }
+        XCTAssertEqual(plan.wrote(0, upTo: 3 * mib), 3 * mib)
+        XCTAssertEqual(plan.wrote(1, upTo: 4 * mib), 7 * mib, "block 1 complete but not yet marked finished")
+        XCTAssertEqual(plan.completePrefix, 3 * mib, "block 0's first 3 MiB are on disk without a gap")
+        // A retry of block 0 writes from its start again: what is on disk still counts.
+        XCTAssertEqual(plan.wrote(0, upTo: 1 * mib), 7 * mib)
+        XCTAssertEqual(plan.completePrefix, 3 * mib)
+        XCTAssertFalse(plan.hasWritten(0))
+        XCTAssertEqual(plan.wrote(0, upTo: 4 * mib), 8 * mib)
+        XCTAssertTrue(plan.hasWritten(0))
+        _ = plan.finished(0)
+        _ = plan.finished(1)
+        XCTAssertEqual(plan.wrote(2, upTo: mib / 2), 8 * mib + mib / 2)
+        XCTAssertEqual(plan.completePrefix, 8 * mib + mib / 2, "blocks 0 and 1 whole, then half a MiB of block 2")
     }
 }

@@ -36,7 +36,7 @@ final class OfflineClub {
         var text = text
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw NSError(domain: "fixture", code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "cannot create \(path)"]) }
-        defer { close(fd) }
+        defer { _ = Glibc.close(fd) }
         let written = text.withUTF8 { write(fd, $0.baseAddress, $0.count) }
         guard written == text.utf8.count else {
             throw NSError(domain: "fixture", code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "cannot write \(path)"])

@@ -195,7 +195,9 @@ public final class SearchIndex: Sendable {
     }
 
     private func scheduleCheckpoint(after seconds: Double) {
-        Self.checkpointQueue.asyncAfter(deadline: .now() + seconds) { [self] in
+        // Weak: an index let go closes its pool, and SQLite checkpoints as the last connection closes.
+        Self.checkpointQueue.asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let self else { return }
             let now = DispatchTime.now().uptimeNanoseconds
             let wait: Double? = checkpoints.withLock { state in
                 let quiet = Double(now &- state.lastWrite) / 1e9

@@ -19,8 +19,8 @@ final class CheckpointTests: XCTestCase {
         // A checkpoint far off: whatever reaches the file here was written by a commit.
         let index = try SearchIndex(directory: folder.url, checkpointDelay: 600)
         let before = size(folder.file)
-        // 400 notes of 5 KiB in one commit: well past SQLite's default auto-checkpoint (1,000 pages).
-        try index.upsert((0..<400).map { note("/byteclub/n\($0).txt", text($0)) })
+        // 1,000 notes of 5 KiB in one commit: well past SQLite's default auto-checkpoint (1,000 pages).
+        try index.upsert((0..<1_000).map { note("/byteclub/n\($0).txt", text($0)) })
         let wal = size(URL(fileURLWithPath: folder.file.path + "-wal"))
         XCTAssertGreaterThan(wal, 1_000 * 4_096, "the WAL holds the commit")
         XCTAssertEqual(size(folder.file), before, "the commit copied the WAL into the file")

@@ -44,7 +44,7 @@ test: deps
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV
 ## put/get against curl -T/-o on rclone serve webdav; the
 ## widgets, the editor, thumbnails, kitty picture bytes and note merges; the whole app (first frames, scrolling, progress, cancel, key echo);
-## full-text search: the index against rg and grep over 10,000 notes.
+## full-text search: the index against rg and grep over 10,000 notes; in the app, Ctrl-F key to results and key echo while indexing.
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get install -y -qq nginx-light; }

@@ -31,11 +31,12 @@ final class ClubSearchIndex: NoteSearchIndex {
         }
     }
 
-    /// The library's hit as the results screen shows it: a title-only hit shows the title.
+    /// The library's hit as the results screen shows it: a title-only hit shows the title, its
+    /// match highlighted.
     static func result(_ hit: SearchHit) -> SearchResult {
         SearchResult(path: hit.path, name: hit.name, modified: hit.modified, modifiedBy: hit.modifiedBy,
                      line: hit.line?.text ?? ClubLayout.title(of: hit.name), lineNumber: hit.line?.index,
-                     ranges: hit.line?.ranges ?? [])
+                     ranges: hit.line?.ranges ?? hit.titleRanges)
     }
 
     func upsert(_ entry: RemoteEntry, text: String) throws(RemoteError) {

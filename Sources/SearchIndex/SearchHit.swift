@@ -75,6 +75,9 @@ public struct SearchHit: Sendable, Hashable {
     public var line: SearchLine?
     /// FTS5's bm25 (lower is better), for merging results; not comparable across indexes.
     public var score: Double
+    /// Where the query matched the title (the name without its extension), in `Character`s:
+    /// what a title-only hit highlights.
+    public var titleRanges: [Range<Int>] = []
 
     public init(path: String, name: String, rev: String?, modified: Date?, modifiedBy: String?,
                 match: SearchMatchKind, line: SearchLine?, score: Double) {

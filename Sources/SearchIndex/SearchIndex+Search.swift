@@ -31,11 +31,16 @@ extension SearchIndex {
             let name: String = row["name"]
             let body: String = row["body"]
             let line = Self.firstMatchingLine(in: body, for: query)
-            let inTitle = Self.matches(SearchText.tokens(IndexedNote.title(of: name)), query: query)
+            let titleTokens = SearchText.tokens(IndexedNote.title(of: name))
+            let inTitle = Self.matches(titleTokens, query: query)
             let kind: SearchMatchKind = line == nil ? .filename : (inTitle ? .both : .content)
-            return SearchHit(path: row["path"], name: name, rev: row["rev"],
-                             modified: (row["modified"] as Double?).map { Date(timeIntervalSince1970: $0) },
-                             modifiedBy: row["modified_by"], match: kind, line: line, score: row["score"])
+            var hit = SearchHit(path: row["path"], name: name, rev: row["rev"],
+                                modified: (row["modified"] as Double?).map { Date(timeIntervalSince1970: $0) },
+                                modifiedBy: row["modified_by"], match: kind, line: line, score: row["score"])
+            if inTitle {
+                hit.titleRanges = query.required.flatMap { Self.occurrences(of: $0, in: titleTokens) }.sorted { $0.lowerBound < $1.lowerBound }
+            }
+            return hit
         }
     }
 

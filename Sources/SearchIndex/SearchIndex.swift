@@ -34,6 +34,16 @@ public final class SearchIndex: Sendable {
     public var fileURL: URL { directory.appendingPathComponent(Self.fileName) }
 
     private let state: Mutex<State>
+    /// How long writes must pause before the background checkpoint (seconds; ``checkpointSoon()``).
+    public let checkpointDelay: Double
+    private let checkpoints = Mutex(CheckpointState())
+
+    private struct CheckpointState {
+        var pending = false
+        /// `DispatchTime` nanoseconds of the first write not yet checkpointed, and of the last.
+        var firstWrite: UInt64?
+        var lastWrite: UInt64 = 0
+    }
 
     private struct State {
         var pool: DatabasePool
@@ -44,9 +54,10 @@ public final class SearchIndex: Sendable {
     public var openOutcome: OpenOutcome { state.withLock { $0.outcome } }
 
     /// Opens (creating, or rebuilding when damaged or outdated) the index in `directory`,
-    /// e.g. `$XDG_CACHE_HOME/byteclub/<remote>/`.
-    public init(directory: URL) throws(SearchIndexError) {
+    /// e.g. `$XDG_CACHE_HOME/byteclub/<remote>/`. `checkpointDelay`: see ``checkpointSoon()``.
+    public init(directory: URL, checkpointDelay: Double = 0.5) throws(SearchIndexError) {
         self.directory = directory
+        self.checkpointDelay = checkpointDelay
         let (pool, outcome) = try Self.open(directory.appendingPathComponent(Self.fileName))
         state = Mutex(State(pool: pool, outcome: outcome))
     }
@@ -120,6 +131,10 @@ public final class SearchIndex: Sendable {
             // triggers a WAL checkpoint waited tens of ms on a busy disk, and one note's re-index
             // (≤ 10 ms) missed its target at p95. An app crash loses nothing either way (WAL).
             try db.execute(sql: "PRAGMA synchronous = OFF")
+            // No checkpoint on commit: the commit that crossed 1,000 WAL pages copied them into
+            // the file while a note's re-index waited (p95 25 ms). ``checkpointSoon()`` does it
+            // on a background queue once writes pause.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         configuration.maximumReaderCount = 4
         return configuration
@@ -151,7 +166,69 @@ public final class SearchIndex: Sendable {
     }
 
     func writing<T>(_ body: (Database) throws -> T) throws(SearchIndexError) -> T {
-        do { return try pool.write(body) } catch { throw Self.mapped(error) }
+        let result: T
+        do { result = try pool.write(body) } catch { throw Self.mapped(error) }
+        checkpointSoon()
+        return result
+    }
+
+    // MARK: Checkpoints
+
+    /// Where checkpoints run: off every caller's path (the app's sync, the UI).
+    private static let checkpointQueue = DispatchQueue(label: "byteclub.search.checkpoint", qos: .utility)
+    /// However busy the writes, a checkpoint at least this often (seconds), so the WAL that
+    /// readers search through stays small during a first index.
+    static let longestWithoutCheckpoint = 2.0
+
+    /// Schedules a passive checkpoint for when writes have paused for ``checkpointDelay`` (a
+    /// burst of re-indexes, a sync's batches pay for one checkpoint, after them), or at the
+    /// latest ``longestWithoutCheckpoint`` after the first write it covers.
+    func checkpointSoon() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let schedule = checkpoints.withLock { state in
+            state.lastWrite = now
+            if state.firstWrite == nil { state.firstWrite = now }
+            defer { state.pending = true }
+            return !state.pending
+        }
+        if schedule { scheduleCheckpoint(after: checkpointDelay) }
+    }
+
+    private func scheduleCheckpoint(after seconds: Double) {
+        // Weak: an index let go closes its pool, and SQLite checkpoints as the last connection closes.
+        Self.checkpointQueue.asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let self else { return }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let wait: Double? = checkpoints.withLock { state in
+                let quiet = Double(now &- state.lastWrite) / 1e9
+                let waited = Double(now &- (state.firstWrite ?? now)) / 1e9
+                if quiet < checkpointDelay && waited < Self.longestWithoutCheckpoint {
+                    return min(checkpointDelay - quiet, Self.longestWithoutCheckpoint - waited)
+                }
+                state = CheckpointState()
+                return nil
+            }
+            if let wait {
+                scheduleCheckpoint(after: max(wait, 0.001))
+            } else {
+                _ = try? checkpoint()
+            }
+        }
+    }
+
+    /// Copies the WAL into the file as far as no reader still needs it (SQLite's PASSIVE mode:
+    /// never waits for readers), so the WAL is reused instead of growing.
+    /// - Returns: the WAL's frames, and how many of them are now in the file.
+    @discardableResult
+    public func checkpoint() throws(SearchIndexError) -> (frames: Int, checkpointed: Int) {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                let result = try db.checkpoint(.passive)
+                return (result.walFrameCount, result.checkpointedFrameCount)
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
     }
 
     /// Runs SQLite's `quick_check` (reads every page: seconds for a big index, so off the UI

@@ -23,6 +23,7 @@ import Glibc
 // app-bench webdav-poll     the app idle on rclone serve webdav: requests and bytes a minute its polling costs the server
 // app-bench outbox          20 saves queued offline: from the server's return to the last one confirmed (and curl)
 // app-bench offline-start   10,000 cached notes, the server down: from start to the first frame that shows them
+// app-bench search          10,000 notes of 5 KiB: key echo while the app indexes them, Ctrl-F from last key to results (pty)
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
 // HTTP through Remote and Transfer. Frames go to an in-memory GridCanvas (the echo scenario
@@ -58,6 +59,7 @@ Task { @MainActor in
             try await WebDAVPollBench.run()
             try await OfflineBench.outbox()
             try await OfflineBench.offlineStart()
+            try await SearchBench.run()
         case "notes": try await AppBench.notes()
         case "editor": try await AppBench.editor()
         case "photos": try await AppBench.photos()
@@ -70,8 +72,9 @@ Task { @MainActor in
         case "webdav-poll": try await WebDAVPollBench.run()
         case "outbox": try await OfflineBench.outbox()
         case "offline-start": try await OfflineBench.offlineStart()
+        case "search": try await SearchBench.run()
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search]")
             exit(2)
         }
         exit(0)

@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A club whose server goes away and comes back, for the offline end-to-end tests: `byteclub
 /// serve` with two members (ray and ann) over a served folder, killed with SIGKILL and started
@@ -22,8 +25,22 @@ final class OfflineClub {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-offline-\(UUID().uuidString)")
         app = try AppHarness()
         try FileManager.default.createDirectory(at: notesFolder.appendingPathComponent("photos"), withIntermediateDirectories: true)
-        for (name, text) in notes { try text.write(to: notesFolder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        let folder = notesFolder.path + "/"
+        for (name, text) in notes { try Self.writeFixture(text, to: folder + name) }
         try startServer()
+    }
+
+    /// Writes a fixture file in one `write(2)`: `String.write(atomically:)` (a temporary file, a
+    /// rename and Foundation's bookkeeping per file) took 5.6 s for 10,000 notes, 30 s under load.
+    static func writeFixture(_ text: String, to path: String) throws {
+        var text = text
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw NSError(domain: "fixture", code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "cannot create \(path)"]) }
+        defer { _ = Glibc.close(fd) }
+        let written = text.withUTF8 { write(fd, $0.baseAddress, $0.count) }
+        guard written == text.utf8.count else {
+            throw NSError(domain: "fixture", code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "cannot write \(path)"])
+        }
     }
 
     /// The served folder (`serve --root`), and the club's notes in it, on the server's disk.

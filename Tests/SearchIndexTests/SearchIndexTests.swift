@@ -77,6 +77,17 @@ final class SearchIndexTests: XCTestCase {
         XCTAssertNil(title.line)
     }
 
+    func testATitleOnlyHitSaysWhereInTheTitleItMatched() throws {
+        let hits = try index.search("rome")
+        XCTAssertEqual(hits.map(\.path), ["/byteclub/Trip to Rome.txt"])
+        XCTAssertNil(hits.first?.line)
+        XCTAssertEqual(hits.first?.titleRanges, [8..<12])
+        // Matched in the text too: the line is what is shown; the title's ranges are there as well.
+        let both = try index.search("東京")
+        XCTAssertEqual(both.first?.titleRanges, [0..<2])
+        XCTAssertEqual(try index.search("packing").first?.titleRanges, [])
+    }
+
     func testTitleWordsRankFirstAndTiesGoNewestFirst() throws {
         try index.upsert([note("/byteclub/Paint.txt", "Nothing here.", modified: 50)])
         XCTAssertEqual(try paths("paint").first, "/byteclub/Paint.txt")

@@ -48,8 +48,10 @@ public struct SearchState: Equatable, Sendable {
         }
     }
 
-    /// How many hits a query asks for.
-    public static let limit = 200
+    /// How many hits a query asks for: a screenful and some to scroll ("50+ notes" past it). A
+    /// common word matches every note; reading and scanning 200 bodies before the first frame
+    /// cost the results p95 well past 30 ms (docs/benchmarks.md).
+    public static let limit = 50
 
     public var query = TextInputState()
     /// The hits of ``answered``, best first.

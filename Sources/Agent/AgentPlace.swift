@@ -27,8 +27,14 @@ public struct AgentPlace: Sendable, Equatable {
         let hash = String(name.suffix(16))
         socket = folder.appendingPathComponent("agent-\(hash).sock")
         lock = folder.appendingPathComponent("agent-\(hash).lock")
-        journal = stateFolder.appendingPathComponent("agent").appendingPathComponent("\(name).json")
+        journal = Self.journal(key: key, stateFolder: stateFolder)
         log = stateFolder.appendingPathComponent("agent").appendingPathComponent("\(name).log")
+    }
+
+    /// The club's journal, found without making (or checking) the socket folder: a command that
+    /// only looks for unfinished transfers leaves nothing behind.
+    public static func journal(key: String, stateFolder: URL) -> URL {
+        stateFolder.appendingPathComponent("agent").appendingPathComponent("\(safeName(key)).json")
     }
 
     /// A file name for any key: a short readable part and a hash of the whole.

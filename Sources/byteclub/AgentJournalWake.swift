@@ -12,9 +12,11 @@ enum AgentJournalWake {
     static func resumeUnfinished(_ options: BackendOptions) {
         // A WebDAV password typed at a prompt is not asked for twice.
         if options.webdav != nil, (Paths.environment["BYTECLUB_WEBDAV_PASSWORD"] ?? "").isEmpty { return }
-        guard let remote = try? options.agentRemote(), let place = try? BackendOptions.agentPlace(remote) else { return }
-        let waiting = AgentJournal(url: place.journal).load().transfers.filter { $0.state == .queued || $0.state == .running }
-        guard !waiting.isEmpty else { return }
+        guard let remote = try? options.agentRemote() else { return }
+        let journal = AgentPlace.journal(key: remote.key, stateFolder: Paths.state)
+        let waiting = AgentJournal(url: journal).load().transfers.filter { $0.state == .queued || $0.state == .running }
+        // Only now the socket folder, which finding it makes when missing.
+        guard !waiting.isEmpty, let place = try? BackendOptions.agentPlace(remote) else { return }
         if let live = try? UnixSocket.connect(place.socket.path) {
             // A live agent is carrying them on already.
             live.close()

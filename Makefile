@@ -36,10 +36,11 @@ build: deps
 run: build
 	$(SWIFT) run byteclub
 
-## test: every unit and end-to-end test, against real servers on loopback.
+## test: every unit and end-to-end test, against real servers on loopback, in shards side by side
+## (scripts/test-shards; `swift test --skip-build` runs them one after another, as before).
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/test-shards
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV
 ## put/get against curl -T/-o on rclone serve webdav; the

@@ -7,7 +7,7 @@ struct ByteClub: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "byteclub",
         abstract: "A terminal client for a club's shared folder of notes and photos.",
-        discussion: "Run with no arguments for the terminal UI on an embedded club server. `byteclub serve` shares a folder with your club over the Dropbox v2 API subset. ls, get, put, rm, mv and cp script a club folder, log and restore reach its earlier revisions, and watch prints its changes as they happen: the embedded one (--data-dir), a club server (--server, --token), a WebDAV folder (--webdav, --user) or your Dropbox (--dropbox, after `byteclub login dropbox`), or one named in $XDG_CONFIG_HOME/byteclub/config.toml (--remote NAME; its `default` when no other is given; `byteclub remotes` lists them).",
+        discussion: "Run with no arguments for the terminal UI on an embedded club server. `byteclub serve` shares a folder with your club over the Dropbox v2 API subset. ls, get, put, rm, mv and cp script a club folder, log and restore reach its earlier revisions, and watch prints its changes as they happen: the embedded one (--data-dir), a club server (--server, --token), a WebDAV folder (--webdav, --user) or your Dropbox (--dropbox, after `byteclub login dropbox`), or one named in $XDG_CONFIG_HOME/byteclub/config.toml (--remote NAME; its `default` when no other is given; `byteclub remotes` lists them). Options may come before the command or after it: `byteclub --remote club ls` and `byteclub ls --remote club` are the same.",
         version: "0.1.0",
         subcommands: [Open.self, Serve.self, Ls.self, Get.self, Put.self, Rm.self, Mv.self, Cp.self, Log.self, Restore.self, Watch.self, OutboxCommand.self, Tag.self,
                       Search.self,
@@ -15,5 +15,44 @@ struct ByteClub: AsyncParsableCommand {
                       TransfersCommand.self, AgentCommand.self],
         defaultSubcommand: Open.self
     )
+
+    /// Parses with the subcommand moved in front of options written before it, then runs.
+    static func main() async {
+        await main(SubcommandOrder.arranged(Array(CommandLine.arguments.dropFirst())))
+    }
 }
 
+/// `byteclub --server URL --token T ls` as `byteclub ls --server URL --token T`.
+///
+/// ArgumentParser reads options before a subcommand's name as the default subcommand's (the
+/// app's), and then refuses the name as a stray argument. Scripts and the README write the
+/// connection first, as with dbxcli and rclone, so a command line that does not parse as written
+/// is tried again with a subcommand's name moved to the front, each in turn (and when no order
+/// parses, the first such order, so the error is that command's).
+/// A line that parses as written is never rearranged (a remote named "ls" stays a value).
+enum SubcommandOrder {
+    static func arranged(_ arguments: [String]) -> [String] {
+        guard !parses(arguments), let first = arguments.first, first.hasPrefix("-") else { return arguments }
+        let names = Set(ByteClub.configuration.subcommands.map { $0._commandName })
+        var fallback: [String]?
+        for index in arguments.indices.dropFirst() where names.contains(arguments[index]) {
+            var candidate = arguments
+            candidate.remove(at: index)
+            candidate.insert(arguments[index], at: 0)
+            if parses(candidate) { return candidate }
+            fallback = fallback ?? candidate
+        }
+        // Wrong either way: the command's own complaint says more than the app's "unexpected 'ls'".
+        return fallback ?? arguments
+    }
+
+    /// Whether the line parses (a request for help or the version counts: it is a clean exit).
+    private static func parses(_ arguments: [String]) -> Bool {
+        do {
+            _ = try ByteClub.parseAsRoot(arguments)
+            return true
+        } catch {
+            return ByteClub.exitCode(for: error) == .success
+        }
+    }
+}

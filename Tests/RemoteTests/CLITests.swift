@@ -168,6 +168,26 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: club.file("byteclub/Grüße.txt").path))
     }
 
+    /// The README's `byteclub --server URL --token T ls`: options before the command work as after it.
+    func testOptionsBeforeTheCommandWorkAsAfterIt() throws {
+        let local = cli.directory.appendingPathComponent("early.txt")
+        try Data("options first\n".utf8).write(to: local)
+        let put = try cli.run(server + ["put", local.path, "/byteclub/"])
+        XCTAssertEqual(put.status, 0, put.stderr)
+        XCTAssertEqual(put.stdout, "/byteclub/early.txt\n")
+        let listing = try cli.run(server + ["ls", "/byteclub"])
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        XCTAssertTrue(listing.stdout.contains("early.txt"), listing.stdout)
+        // Split around the command, and with a value that is itself a command's name.
+        let split = try cli.run(["--server", club.server.baseURL.absoluteString, "get", "/byteclub/early.txt", "ls", "--token", club.token])
+        XCTAssertEqual(split.status, 0, split.stderr)
+        XCTAssertEqual(try String(contentsOf: cli.directory.appendingPathComponent("ls"), encoding: .utf8), "options first\n")
+        // A line that is wrong either way still gets the command's own usage error, not the app's.
+        let wrong = try cli.run(server + ["ls", "--no-such-option"])
+        XCTAssertEqual(wrong.status, 64, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("--no-such-option"), wrong.stderr)
+    }
+
     func testEmbeddedClubIsSeededAndServed() throws {
         let dataDir = club.base.appendingPathComponent("embedded")
         let listing = try cli.run(["ls", "/byteclub", "--data-dir", dataDir.path])

@@ -147,7 +147,12 @@ let package = Package(
         // MARK: Tests
 
         // Helpers shared by the test targets: snapshot assertions, the built binary's location.
-        .target(name: "TestSupport", dependencies: ["TerminalUI", "LoopbackHTTP"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [
+            "TerminalUI", "LoopbackHTTP",
+            // GracefulServer: the tests' own Hummingbird servers, stopped without a trap.
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], path: "Tests/TestSupport"),
 
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),

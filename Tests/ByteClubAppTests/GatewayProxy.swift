@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -32,7 +33,7 @@ final class GatewayProxy: Sendable {
     let baseURL: URL
     let upstream: URL
     private let shared: Shared
-    private let task: Task<Void, any Error>
+    private let task: GracefulServer
 
     /// What the proxy answers while the upstream is down.
     var failureStatus: Int {
@@ -85,7 +86,7 @@ final class GatewayProxy: Sendable {
         let ready = DispatchSemaphore(value: 0)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port }; ready.signal() }, logger: logger)
-        task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        task = GracefulServer(app)
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 _ = ready.wait(timeout: .now() + 20)
@@ -97,5 +98,5 @@ final class GatewayProxy: Sendable {
 
     func resetCounts() { shared.counts.withLock { $0 = Counts() } }
 
-    func stop() { task.cancel() }
+    func stop() { task.stop() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -58,7 +59,7 @@ final class HostileServer: Sendable {
     let endlessPhotos: Bool
     let baseURL: URL
     private let tally: Tally
-    private let task: Task<Void, any Error>
+    private let task: GracefulServer
 
     /// Requests answered so far.
     var counts: Counters { tally.mutex.withLock { $0 } }
@@ -117,12 +118,12 @@ final class HostileServer: Sendable {
                             body: .init(byteBuffer: ByteBuffer(bytes: Self.photoBytes)))
         }
         router.post("/2/files/get_thumbnail_v2") { _, _ -> Response in Self.notFound() }
-        // Quiet: stopping the server by cancelling its task logs errors that say nothing here.
+        // Quiet: a stopped server logs errors that say nothing here.
         var logger = Logger(label: "hostile-server")
         logger.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port }; ready.signal() }, logger: logger)
-        task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        task = GracefulServer(app)
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 _ = ready.wait(timeout: .now() + 20)
@@ -133,7 +134,7 @@ final class HostileServer: Sendable {
     }
 
     func stop() {
-        task.cancel()
+        task.stop()
     }
 
     /// A store on this server that gives up quickly and stops listings at `maxEntries`.

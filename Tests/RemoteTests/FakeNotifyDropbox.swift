@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Hummingbird
 import Logging
 import Remote
@@ -31,7 +32,7 @@ final class FakeNotifyDropbox: Sendable {
     let script: ScriptBox
     let api: URL
     let notify: URL
-    private let tasks: [Task<Void, any Error>]
+    private let tasks: [GracefulServer]
 
     init() async throws {
         let script = ScriptBox()
@@ -91,7 +92,7 @@ final class FakeNotifyDropbox: Sendable {
     }
 
     func stop() {
-        for task in tasks { task.cancel() }
+        for task in tasks { task.stop() }
     }
 
     // MARK: Pages
@@ -137,14 +138,14 @@ final class FakeNotifyDropbox: Sendable {
         }
     }
 
-    private static func start(_ router: Router<BasicRequestContext>) async throws -> (URL, Task<Void, any Error>) {
+    private static func start(_ router: Router<BasicRequestContext>) async throws -> (URL, GracefulServer) {
         let port = Mutex<Int?>(nil)
         let ready = DispatchSemaphore(value: 0)
         var logger = Logger(label: "fake-notify")
         logger.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port }; ready.signal() }, logger: logger)
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let task = GracefulServer(app)
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 _ = ready.wait(timeout: .now() + 20)

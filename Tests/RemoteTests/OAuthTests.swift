@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 import Hummingbird
 import Remote
 import Synchronization
@@ -25,7 +26,7 @@ final class FakeDropbox: Sendable {
         func withLock<R>(_ body: (inout State) -> R) -> R { mutex.withLock { body(&$0) } }
     }
     let state = Shared()
-    private let task: Task<Void, any Error>
+    private let task: GracefulServer
     let baseURL: URL
 
     init() async throws {
@@ -95,7 +96,7 @@ final class FakeDropbox: Sendable {
         let ready = DispatchSemaphore(value: 0)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port }; ready.signal() })
-        task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        task = GracefulServer(app)
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 _ = ready.wait(timeout: .now() + 20)
@@ -111,7 +112,7 @@ final class FakeDropbox: Sendable {
     }
 
     func stop() {
-        task.cancel()
+        task.stop()
     }
 }
 

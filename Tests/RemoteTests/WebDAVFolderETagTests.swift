@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Hummingbird
 import Logging
 @testable import Remote
@@ -31,7 +32,7 @@ final class FolderETagServer: Sendable {
 
     private let shared = Shared()
     let baseURL: URL
-    private let task: Task<Void, any Error>
+    private let task: GracefulServer
 
     init(files: [String: File]) async throws {
         shared.mutex.withLock { $0.files = files }
@@ -52,7 +53,7 @@ final class FolderETagServer: Sendable {
         let ready = DispatchSemaphore(value: 0)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port }; ready.signal() }, logger: logger)
-        task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        task = GracefulServer(app)
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 _ = ready.wait(timeout: .now() + 20)
@@ -62,7 +63,7 @@ final class FolderETagServer: Sendable {
         baseURL = URL(string: "http://127.0.0.1:\(port.withLock { $0 } ?? 0)/")!
     }
 
-    func stop() { task.cancel() }
+    func stop() { task.stop() }
 
     /// Another member's write: the file's ETag, and so the folder's, change.
     func change(_ name: String, to file: File?) {

@@ -93,6 +93,7 @@ extension ClubAPI {
         case .closed: return .endpoint(nested ? [.lookupFailed, .closed] : [.closed])
         case .notClosed: return .endpoint([.concurrentSessionNotClosed])
         case .missingData: return .endpoint([.concurrentSessionMissingData])
+        case .tooLarge: return .endpoint(nested ? [.lookupFailed, .tooLarge] : [.tooLarge])
         }
     }
 

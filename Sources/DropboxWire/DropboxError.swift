@@ -39,6 +39,8 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     case reset
     case incorrectOffset = "incorrect_offset"
     case closed
+    /// A session that would grow past the largest file Dropbox takes (350 GB).
+    case tooLarge = "too_large"
     // Concurrent upload sessions (UploadSessionLookupError, UploadSessionStartError, UploadSessionFinishError).
     case notClosed = "not_closed"
     case concurrentSessionInvalidOffset = "concurrent_session_invalid_offset"

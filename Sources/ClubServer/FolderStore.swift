@@ -35,6 +35,9 @@ actor FolderStore {
     var listingCache: (key: String, time: ContinuousClock.Instant, entries: [Metadata])?
     /// Upload sessions with an append in progress.
     var leases: Set<String> = []
+    /// Upload sessions being grown right now, with the size each append will leave them at
+    /// (FolderStore+SessionQuota): counted against their member's bound before the bytes land.
+    var sessionClaims: [String: Int64] = [:]
     /// Histories and who made them (FolderStore+Revisions).
     var revisions = RevisionState()
     /// Tags by file id, loaded on first use (FolderStore+Tags).

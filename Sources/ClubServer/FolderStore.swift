@@ -25,6 +25,9 @@ actor FolderStore {
     /// `ids.json` as this server last read or wrote it: what `ids` changed since is ours to
     /// write over what another server over the folder wrote (flushIdentifiers).
     var idsBase: [String: String] = [:]
+    /// `ids.json` and `content-hashes` as this server last wrote them: a file unchanged since
+    /// (no other server wrote it) need not be read again before the next write.
+    var writtenStamps: [String: FileKey] = [:]
     var idsDirty = false
     var hashCache: [FileKey: String] = [:]
     /// Hashes computed since the cache file was last written, and the keys this run has used
@@ -124,7 +127,8 @@ actor FolderStore {
     }
 
     private func writeHashesLocked() {
-        hashCache.merge(Self.readHashes(metaDirectory + "/content-hashes")) { mine, _ in mine }
+        let path = metaDirectory + "/content-hashes"
+        if !isAsWritten(path) { hashCache.merge(Self.readHashes(path)) { mine, _ in mine } }
         if hashCache.count > 50_000 { hashCache = hashCache.filter { hashesUsed.contains($0.key) } }
         var text = ""
         text.reserveCapacity(hashCache.count * 110)
@@ -132,9 +136,20 @@ actor FolderStore {
             text += "\(key.inode) \(key.size) \(key.ctimeNanoseconds) \(key.mtimeNanoseconds) \(hash)\n"
         }
         let temp = tempDirectory + "/hashes-\(UUID().uuidString)"
-        if FileManager.default.createFile(atPath: temp, contents: Data(text.utf8)) {
-            rename(temp, metaDirectory + "/content-hashes")
+        if FileManager.default.createFile(atPath: temp, contents: Data(text.utf8)), rename(temp, path) == 0 {
+            noteWritten(path)
         }
+    }
+
+    /// Whether `path` is still as this server wrote it (MetaLock held).
+    private func isAsWritten(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && writtenStamps[path] == Self.key(info)
+    }
+
+    private func noteWritten(_ path: String) {
+        var info = stat()
+        writtenStamps[path] = stat(path, &info) == 0 ? Self.key(info) : nil
     }
 
     // MARK: - Identifiers
@@ -158,7 +173,8 @@ actor FolderStore {
         guard idsDirty else { return }
         idsDirty = false
         MetaLock.holding(metaDirectory) {
-            let disk = Self.readIdentifiers(metaDirectory)
+            let path = metaDirectory + "/ids.json"
+            let disk = isAsWritten(path) ? idsBase : Self.readIdentifiers(metaDirectory)
             var merged = disk
             for key in Set(ids.keys).union(idsBase.keys) where ids[key] != idsBase[key] && disk[key] == idsBase[key] {
                 merged[key] = ids[key]
@@ -167,8 +183,8 @@ actor FolderStore {
             idsBase = merged
             guard let data = try? JSONEncoder().encode(merged) else { return }
             let temp = tempDirectory + "/ids-\(UUID().uuidString)"
-            if FileManager.default.createFile(atPath: temp, contents: data) {
-                rename(temp, metaDirectory + "/ids.json")
+            if FileManager.default.createFile(atPath: temp, contents: data), rename(temp, path) == 0 {
+                noteWritten(path)
             }
         }
     }

@@ -51,7 +51,8 @@ final class SessionBoundsTests: XCTestCase {
 
     func testOffsetsPastTheLargestFileAreRefusedAndLeaveNoSparseFile() async throws {
         let club = try await ServerFixture()
-        defer { Task { await club.tearDown() } }
+        // The folder goes even if the test stops early (a session file may be 350 GB, sparse).
+        addTeardownBlock { [outside = club.outside] in try? FileManager.default.removeItem(at: outside) }
         let sessions = club.root.appendingPathComponent(".byteclub/sessions")
         func start() async throws -> String {
             let reply = try await club.content("2/files/upload_session/start", ["session_type": "concurrent"])
@@ -91,6 +92,7 @@ final class SessionBoundsTests: XCTestCase {
         let finish = try await club.content("2/files/upload_session/finish",
                                             ["cursor": ["session_id": other, "offset": 1 << 62], "commit": ["path": "/byteclub/x.bin"]])
         XCTAssertEqual(finish.status, 409, finish.text)
+        await club.tearDown()
     }
 
     func testAMembersOpenSessionsHaveABoundOnDisk() async throws {
@@ -100,7 +102,8 @@ final class SessionBoundsTests: XCTestCase {
             $0.maxSessionsPerMember = 3
             $0.members = [other]
         }
-        defer { Task { await club.tearDown() } }
+        // The folder goes even if the test stops early (a session file may be 350 GB, sparse).
+        addTeardownBlock { [outside = club.outside] in try? FileManager.default.removeItem(at: outside) }
         func start(_ body: Data = Data(), concurrent: Bool = true) async throws -> ServerFixture.Reply {
             try await club.content("2/files/upload_session/start", concurrent ? ["session_type": "concurrent"] : [:], body: body)
         }
@@ -108,21 +111,21 @@ final class SessionBoundsTests: XCTestCase {
             try await club.content("2/files/upload_session/append_v2", ["cursor": ["session_id": id, "offset": offset], "close": false],
                                    body: Data(count: count))
         }
-        let got1 = try await start().json["session_id"] as? String
-        let first = try XCTUnwrap(got1)
+        let firstStart = try await start().json["session_id"] as? String
+        let first = try XCTUnwrap(firstStart)
         // A block whose end (12 MiB) is past the member's 10 MiB: refused, and says why.
         let far = try await append(first, at: 2 * block)
         XCTAssertEqual(far.summary, "too_large", far.text)
         XCTAssertTrue(Self.message(far).contains("would hold 12582912 bytes; this server keeps at most 10485760"), far.text)
-        let got2 = try await append(first, at: 0).status
-        XCTAssertEqual(got2, 200)
-        let got3 = try await start().json["session_id"] as? String
-        let second = try XCTUnwrap(got3)
+        let firstBlock = try await append(first, at: 0).status
+        XCTAssertEqual(firstBlock, 200)
+        let secondStart = try await start().json["session_id"] as? String
+        let second = try XCTUnwrap(secondStart)
         // 4 MiB held by the first: a block ending at 8 MiB would make 12.
-        let got4 = try await append(second, at: block).summary
-        XCTAssertEqual(got4, "too_large")
-        let got5 = try await append(second, at: 0).status
-        XCTAssertEqual(got5, 200)
+        let secondFar = try await append(second, at: block).summary
+        XCTAssertEqual(secondFar, "too_large")
+        let secondBlock = try await append(second, at: 0).status
+        XCTAssertEqual(secondBlock, 200)
         // A sequential start with 3 MiB: 11 MiB in all, refused in start's own union.
         let sequential = try await start(Data(count: 3 << 20), concurrent: false)
         XCTAssertEqual(sequential.summary, "payload_too_large", sequential.text)
@@ -130,8 +133,8 @@ final class SessionBoundsTests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: sessions.path).filter { !$0.contains(".") }
         XCTAssertEqual(Set(left), [first, second], "a refused start leaves no session behind")
         // A third session (empty) opens; a fourth is one too many.
-        let got6 = try await start()
-        XCTAssertEqual(got6.status, 200)
+        let thirdStart = try await start()
+        XCTAssertEqual(thirdStart.status, 200)
         let fourth = try await start()
         XCTAssertEqual(fourth.status, 429, fourth.text)
         XCTAssertTrue(Self.message(fourth).contains("3 upload sessions open"), fourth.text)
@@ -148,8 +151,9 @@ final class SessionBoundsTests: XCTestCase {
                                           ["cursor": ["session_id": first, "offset": block + 3], "commit": ["path": "/byteclub/one.bin"]])
         XCTAssertEqual(done.status, 200, done.text)
         XCTAssertFalse(FileManager.default.fileExists(atPath: sessions.appendingPathComponent(first + ".owner").path))
-        let got7 = try await append(second, at: block).status
-        XCTAssertEqual(got7, 200, "the finished session's bytes count no more")
+        let secondAgain = try await append(second, at: block).status
+        XCTAssertEqual(secondAgain, 200, "the finished session's bytes count no more")
+        await club.tearDown()
     }
 
     /// The `user_message` of an error answer: `{"locale","text"}`.
@@ -159,10 +163,11 @@ final class SessionBoundsTests: XCTestCase {
 
     func testRangesAtTheEdgesAnswerAsRFC9110Says() async throws {
         let club = try await ServerFixture()
-        defer { Task { await club.tearDown() } }
+        // The folder goes even if the test stops early (a session file may be 350 GB, sparse).
+        addTeardownBlock { [outside = club.outside] in try? FileManager.default.removeItem(at: outside) }
         let data = Data("0123456789".utf8)
-        let got8 = try await club.upload("/byteclub/r.txt", data).status
-        XCTAssertEqual(got8, 200)
+        let uploaded = try await club.upload("/byteclub/r.txt", data).status
+        XCTAssertEqual(uploaded, 200)
         func get(_ range: String) async throws -> ServerFixture.Reply {
             try await club.content("2/files/download", ["path": "/byteclub/r.txt"], extraHeaders: ["Range": range])
         }
@@ -179,5 +184,6 @@ final class SessionBoundsTests: XCTestCase {
         XCTAssertEqual(suffix.body, data)
         let start = try await get("bytes=99999999999999999999999-")
         XCTAssertEqual(start.status, 416, start.text)
+        await club.tearDown()
     }
 }

@@ -142,35 +142,35 @@ final class TagTests: XCTestCase {
     func testATagIsStoredInAFormItsOwnRuleTakes() async throws {
         try club.write("byteclub/city.txt", "trip")
         // `İ` lowers to `i` and a combining dot, which `[\w]+` refuses: stored folded, as `i`.
-        let got1 = try await add("İstanbul", "/byteclub/city.txt").status
-        XCTAssertEqual(got1, 200)
-        let got2 = try await add("ｔｒｉｐ", "/byteclub/city.txt").status
-        XCTAssertEqual(got2, 200)
+        let dotted = try await add("İstanbul", "/byteclub/city.txt").status
+        XCTAssertEqual(dotted, 200)
+        let fullWidth = try await add("ｔｒｉｐ", "/byteclub/city.txt").status
+        XCTAssertEqual(fullWidth, 200)
         let stored = try await tags(["/byteclub/city.txt"])["/byteclub/city.txt"] ?? []
         XCTAssertEqual(stored, ["istanbul", "trip"])
         XCTAssertTrue(stored.allSatisfy(TagText.isNormalised), "every stored tag passes the server's own rule")
         XCTAssertEqual(stored.first?.unicodeScalars.count, 8, "no combining dot left in \(stored)")
         // Removed by any spelling that folds to it; and still there after a restart.
         club = try await club.restart()
-        let got3 = try await tags(["/byteclub/city.txt"])
-        XCTAssertEqual(got3["/byteclub/city.txt"], ["istanbul", "trip"])
+        let restarted = try await tags(["/byteclub/city.txt"])
+        XCTAssertEqual(restarted["/byteclub/city.txt"], ["istanbul", "trip"])
         let removed = try await club.rpc("2/files/tags/remove", ["path": "/byteclub/city.txt", "tag_text": "İSTANBUL"])
         XCTAssertEqual(removed.status, 200, removed.text)
-        let got4 = try await tags(["/byteclub/city.txt"])
-        XCTAssertEqual(got4["/byteclub/city.txt"], ["trip"])
+        let afterRemove = try await tags(["/byteclub/city.txt"])
+        XCTAssertEqual(afterRemove["/byteclub/city.txt"], ["trip"])
     }
 
     func testATagAnOlderServerStoredUnfoldedIsKeptFolded() async throws {
         try club.write("byteclub/city.txt", "trip")
-        let got5 = try await add("plain", "/byteclub/city.txt").status
-        XCTAssertEqual(got5, 200)
+        let plain = try await add("plain", "/byteclub/city.txt").status
+        XCTAssertEqual(plain, 200)
         // What the server before this fix wrote for `İzmir`: `i` + U+0307.
         let file = club.root.appendingPathComponent(".byteclub/tags.json")
         let text = String(decoding: try Data(contentsOf: file), as: UTF8.self).replacingOccurrences(of: "\"plain\"", with: "\"plain\",\"i\\u0307zmir\"")
         try Data(text.utf8).write(to: file)
         club = try await club.restart()
-        let got6 = try await tags(["/byteclub/city.txt"])
-        XCTAssertEqual(got6["/byteclub/city.txt"], ["plain", "izmir"], "not vanished on restart")
+        let reloaded = try await tags(["/byteclub/city.txt"])
+        XCTAssertEqual(reloaded["/byteclub/city.txt"], ["plain", "izmir"], "not vanished on restart")
         let removed = try await club.rpc("2/files/tags/remove", ["path": "/byteclub/city.txt", "tag_text": "izmir"])
         XCTAssertEqual(removed.status, 200, removed.text)
     }

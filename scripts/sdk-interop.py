@@ -209,6 +209,24 @@ def main():
                                                      files.CommitInfo(path=f"{folder}/session.bin")),
              lambda m: None if m.size == 7 else f"size {m.size}")
 
+    # Refusals in each session route's own union: an offset past the largest file a session
+    # makes is `too_large` (once, an offset near 2^63 plus a block crashed the server), and a
+    # finish onto a taken name is finish's `path` (a WriteError), not an upload's path/reason.
+    concurrent = call("files/upload_session/start (concurrent)",
+                      lambda: dbx.files_upload_session_start(b"", session_type=files.UploadSessionType.concurrent))
+    if concurrent is not None:
+        for offset, data in [(1 << 62, b""), (9223372036850581504, b"x" * (4 << 20))]:
+            expect_error(f"files/upload_session/append_v2 (offset {offset})",
+                         lambda o=offset, d=data: dbx.files_upload_session_append_v2(
+                             d, files.UploadSessionCursor(concurrent.session_id, o), close=True),
+                         lambda e: e.is_too_large())
+    taken = call("files/upload_session/start (for a taken name)", lambda: dbx.files_upload_session_start(b"x"))
+    if taken is not None:
+        expect_error("files/upload_session/finish (conflict)",
+                     lambda: dbx.files_upload_session_finish(b"", files.UploadSessionCursor(taken.session_id, 1),
+                                                             files.CommitInfo(path=f"{folder}/note.txt", mode=files.WriteMode.add)),
+                     lambda e: e.is_path() and e.get_path().is_conflict())
+
     # Reads.
     call("files/get_metadata", lambda: dbx.files_get_metadata(f"{folder}/note.txt"),
          lambda m: None if isinstance(m, files.FileMetadata) else f"{m!r}")
@@ -295,6 +313,11 @@ def main():
     call("files/tags/get", lambda: dbx.files_tags_get([f"{folder}/note.txt", f"{folder}/note-two.txt"]),
          lambda r: None if [[t.get_user_generated_tag().tag_text for t in p.tags] for p in r.paths_to_tags] == [["trip", "boat_2"], []]
          else f"tags {r!r}")
+    # `İ` lowers to `i` and a combining dot, no `\w`: stored folded, so tags/get still validates.
+    call("files/tags/add (dotted capital I)", lambda: dbx.files_tags_add(f"{folder}/note-two.txt", "İstanbul"))
+    call("files/tags/get (dotted capital I)", lambda: dbx.files_tags_get([f"{folder}/note-two.txt"]),
+         lambda r: None if [t.get_user_generated_tag().tag_text for t in r.paths_to_tags[0].tags] == ["istanbul"] else f"tags {r!r}")
+    call("files/tags/remove (dotted capital I)", lambda: dbx.files_tags_remove(f"{folder}/note-two.txt", "istanbul"))
     call("files/tags/remove", lambda: dbx.files_tags_remove(f"{folder}/note.txt", "trip"))
     expect_error("files/tags/remove (not present)", lambda: dbx.files_tags_remove(f"{folder}/note.txt", "never"),
                  lambda e: e.is_tag_not_present())

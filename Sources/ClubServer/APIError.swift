@@ -16,6 +16,12 @@ struct APIError: Error, Sendable {
         APIError(status: .badRequest, contentType: "text/plain; charset=utf-8", body: Data("Error in call to API function: \(reason)".utf8))
     }
 
+    /// 500 with a plain-text reason: the server, not the request, failed (its disk, say) and no
+    /// member of the route's error union says so.
+    static func serverFailure(_ reason: String) -> APIError {
+        APIError(status: .internalServerError, contentType: "text/plain; charset=utf-8", body: Data("Error: \(reason)".utf8))
+    }
+
     static func unauthorized() -> APIError {
         json(.unauthorized, .invalidAccessToken)
     }

@@ -100,9 +100,15 @@ final class ChangeJournal: Sendable {
         /// False after an append failed: the file is no longer a prefix of `records`, so the next
         /// append rewrites it whole instead of appending to it.
         var fileIsCurrent = true
+        /// The file as this server last read or wrote it (inode, bytes), so an append can tell
+        /// what another server over the folder appended or rewrote since (MetaLock).
+        var fileInode: UInt64 = 0
+        var fileLength = 0
     }
 
     let path: String
+    /// `.byteclub`, where MetaLock's file is.
+    private let directory: String
     /// Records kept after a compaction (docs/server.md, "Change journal").
     let limit: Int
     private let state: Mutex<State>
@@ -112,6 +118,14 @@ final class ChangeJournal: Sendable {
     init(path: String, limit: Int) {
         self.path = path
         self.limit = max(1, limit)
+        directory = (path as NSString).deletingLastPathComponent
+        // Under the folder's lock: another server starting at once must not repair the file
+        // while this one reads it.
+        state = Mutex(MetaLock.holding(directory) { Self.load(path) })
+    }
+
+    /// The file's records and secret, the file repaired (a torn last line cut) or made new.
+    private static func load(_ path: String) -> State {
         var loaded = State(secretText: Self.newSecret())
         var fresh = true
         if let data = FileManager.default.contents(atPath: path) {
@@ -124,34 +138,72 @@ final class ChangeJournal: Sendable {
                 loaded.secretText = String(header[2])
                 loaded.compactedThrough = through
                 loaded.head = through
-                var kept = lines[0].count + 1
-                // The last piece has no newline after it: empty, or a line cut short by a crash.
-                for bytes in lines.dropFirst().dropLast() {
-                    let line = String(decoding: bytes, as: UTF8.self)
-                    let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-                    guard fields.count == 3, let seq = UInt64(fields[0]), seq > loaded.head,
-                          let symbol = fields[1].first, fields[1].count == 1, let kind = JournalRecord.Kind(rawValue: symbol),
-                          fields[2].hasPrefix("/") else { break }
-                    loaded.records.append(JournalRecord(seq: seq, kind: kind, display: String(fields[2])))
-                    loaded.head = seq
-                    kept += bytes.count + 1
-                }
+                let parsed = parseRecords(Array(data)[(lines[0].count + 1)...], after: through)
+                loaded.records = parsed.records
+                loaded.head = parsed.records.last?.seq ?? through
+                let kept = lines[0].count + 1 + parsed.consumed
                 // Cut what was not read (a torn last line, or anything after a bad one) before
                 // appending: a record glued onto a torn "5" would read back as another number,
                 // and every record after a bad line would be dropped on the next load.
                 if kept < data.count && !Self.truncate(path, to: kept) { loaded.fileIsCurrent = false }
             }
         }
-        self.state = Mutex(loaded)
         if fresh || !loaded.fileIsCurrent {
-            let written = rewrite(loaded.records, compactedThrough: loaded.compactedThrough, secretText: loaded.secretText)
-            state.withLock { state in
-                state.fileIsCurrent = written
-                // A file that could not be repaired keeps its secret: cursors made now must not
-                // be taken for its own after a restart.
-                if !written { state.secretText = Self.newSecret() }
-            }
+            let written = rewrite(path, loaded.records, compactedThrough: loaded.compactedThrough, secretText: loaded.secretText)
+            loaded.fileIsCurrent = written
+            // A file that could not be repaired keeps its secret: cursors made now must not be
+            // taken for its own after a restart.
+            if !written { loaded.secretText = Self.newSecret() }
         }
+        (loaded.fileInode, loaded.fileLength) = stamp(path)
+        return loaded
+    }
+
+    /// Records from journal lines (`<seq> <+|-> <path>`), in increasing numbers, up to the first
+    /// line that is bad, out of order or cut short (the last piece, with no newline after it);
+    /// those numbered `after` or less are known already and skipped. Also says how many bytes
+    /// were read whole.
+    private static func parseRecords(_ bytes: ArraySlice<UInt8>, after known: UInt64) -> (records: [JournalRecord], consumed: Int) {
+        var records: [JournalRecord] = []
+        var consumed = 0
+        var previous: UInt64 = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
+            let fields = String(decoding: line, as: UTF8.self).split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, let seq = UInt64(fields[0]), seq > previous,
+                  let symbol = fields[1].first, fields[1].count == 1, let kind = JournalRecord.Kind(rawValue: symbol),
+                  fields[2].hasPrefix("/") else { break }
+            previous = seq
+            consumed += line.count + 1
+            if seq > known { records.append(JournalRecord(seq: seq, kind: kind, display: String(fields[2]))) }
+        }
+        return (records, consumed)
+    }
+
+    /// The file's inode and length now (zeros when it is missing).
+    private static func stamp(_ path: String) -> (UInt64, Int) {
+        var info = stat()
+        return stat(path, &info) == 0 ? (UInt64(info.st_ino), Int(info.st_size)) : (0, 0)
+    }
+
+    /// Takes in what another server over the folder journalled since this one last wrote: its
+    /// records appended after ours, or the whole file if it rewrote it. Called under MetaLock.
+    /// Returns the records taken in, so their longpolls wake as for our own.
+    private func catchUp() -> [JournalRecord] {
+        let (inode, length) = Self.stamp(path)
+        let (knownInode, knownLength, head) = state.withLock { ($0.fileInode, $0.fileLength, $0.head) }
+        guard inode != 0, inode != knownInode || length != knownLength, let data = FileManager.default.contents(atPath: path) else { return [] }
+        let bytes = Array(data)
+        // Appended to: read from where we left it. Rewritten: everything after its header.
+        let start = inode == knownInode && bytes.count > knownLength ? knownLength : (bytes.firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count)
+        let parsed = Self.parseRecords(bytes[start...], after: head)
+        state.withLock { state in
+            state.records.append(contentsOf: parsed.records)
+            state.head = parsed.records.last?.seq ?? state.head
+            (state.fileInode, state.fileLength) = (inode, start + parsed.consumed)
+            // Something unreadable after what was read: write the file anew rather than after it.
+            if start + parsed.consumed < bytes.count { state.fileIsCurrent = false }
+        }
+        return parsed.records
     }
 
     private static func newSecret() -> String {
@@ -196,17 +248,26 @@ final class ChangeJournal: Sendable {
     /// the `FolderStore` actor, so numbering follows commit order.
     func append(_ changes: [(JournalRecord.Kind, String)]) {
         guard !changes.isEmpty else { return }
-        // Only this actor-serialized caller moves `head`, so numbering outside the lock is safe.
+        MetaLock.holding(directory) { appendLocked(changes) }
+    }
+
+    private func appendLocked(_ changes: [(JournalRecord.Kind, String)]) {
+        // Numbered after whatever another server over the folder journalled meanwhile.
+        let foreign = catchUp()
+        // Only this actor-serialized caller (and catchUp, under the same MetaLock) moves
+        // `head`, so numbering outside the mutex is safe.
         var seq = position.head
         let records = changes.map { change -> JournalRecord in
             seq += 1
             return JournalRecord(seq: seq, kind: change.0, display: change.1)
         }
         let appended = state.withLock { $0.fileIsCurrent } && writeDurably(records)
+        let written = records.map(Self.line).joined().utf8.count
         var woken: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
         let compact: (records: [JournalRecord], through: UInt64, secret: String)? = state.withLock { state in
             state.records.append(contentsOf: records)
             state.head = seq
+            if appended { state.fileLength += written }
             if !appended && state.fileIsCurrent {
                 // The file may now hold part of these records, or none: a restart could number
                 // new changes over them, and a cursor made from here on would then skip those.
@@ -217,7 +278,7 @@ final class ChangeJournal: Sendable {
                 state.fileIsCurrent = false
             }
             for (id, waiter) in state.waiters where waiter.outcome == nil {
-                guard records.contains(where: { $0.concerns(folder: waiter.folder, recursive: waiter.recursive) }) else { continue }
+                guard (foreign + records).contains(where: { $0.concerns(folder: waiter.folder, recursive: waiter.recursive) }) else { continue }
                 if let continuation = waiter.continuation {
                     state.waiters[id] = nil
                     woken.append((continuation, .changed))
@@ -238,8 +299,12 @@ final class ChangeJournal: Sendable {
         }
         for (continuation, outcome) in woken { continuation.resume(returning: outcome) }
         guard let compact else { return }
-        if rewrite(compact.records, compactedThrough: compact.through, secretText: compact.secret) {
-            state.withLock { $0.fileIsCurrent = true }
+        if Self.rewrite(path, compact.records, compactedThrough: compact.through, secretText: compact.secret) {
+            let stamp = Self.stamp(path)
+            state.withLock { state in
+                state.fileIsCurrent = true
+                (state.fileInode, state.fileLength) = stamp
+            }
         } else if !state.withLock({ $0.fileIsCurrent }) {
             // Neither appended nor rewritten: remove the file, so that a restart starts a new
             // journal (and a new secret) rather than loading the old secret with records missing.
@@ -247,7 +312,7 @@ final class ChangeJournal: Sendable {
         }
     }
 
-    private func line(_ record: JournalRecord) -> String {
+    private static func line(_ record: JournalRecord) -> String {
         "\(record.seq) \(record.kind.rawValue) \(record.display)\n"
     }
 
@@ -257,13 +322,13 @@ final class ChangeJournal: Sendable {
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        let text = records.map(line).joined()
+        let text = records.map(Self.line).joined()
         return Self.writeAll(fd, Array(text.utf8)) && fdatasync(fd) == 0
     }
 
     /// Replaces the file with a header and `records` (temp file, fsync, rename); false when
     /// the file was left as it was.
-    private func rewrite(_ records: [JournalRecord], compactedThrough: UInt64, secretText: String) -> Bool {
+    private static func rewrite(_ path: String, _ records: [JournalRecord], compactedThrough: UInt64, secretText: String) -> Bool {
         let temp = path + ".new"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }

@@ -23,7 +23,8 @@ extension ClubAPI {
         // No data rides on a concurrent start; a body would have no offset to go to.
         if let declared = try Self.declaredLength(request), declared > 0 { throw APIError.endpoint([.concurrentSessionDataNotAllowed]) }
         let id = FolderStore.randomToken(bytes: 18)
-        guard await store.createConcurrentSession(store.sessionDirectory + "/" + id) else { throw APIError.uploadPath([.noWritePermission]) }
+        let path = store.sessionDirectory + "/" + id
+        try await openSession(path) { await store.createConcurrentSession(path) }
         var text = "{\"session_id\":"
         DropboxJSON.appendQuoted(id, to: &text)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text + "}")))
@@ -55,7 +56,9 @@ extension ClubAPI {
         }
         guard await store.leaseBlock(path, offset: offset) else { throw APIError.rateLimited(retryAfter: 1) }
         defer { Task { await store.release(path + "@\(offset)") } }
-        let received = try await receiveCounted(request.body, into: path, append: true, at: offset, limit: length, fault: fault)
+        let received = try await growing(path, from: offset, by: length, route: .append) { limit in
+            try await receiveCounted(request.body, into: path, append: true, at: offset, limit: limit, fault: fault)
+        }
         guard received.count == length else { throw APIError.badRequest("append_v2: the body ended before its Content-Length") }
         try await store.recordConcurrentAppend(path, offset: offset, length: length, closing: close)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
@@ -79,9 +82,15 @@ extension ClubAPI {
         // A concurrent finish carries no data, so a `content_hash` (of this call's bytes, as the
         // spec has it) can only be the hash of nothing.
         if let contentHash, contentHash != ContentHasher.hash(Data()) { throw APIError.endpoint([.contentHashMismatch]) }
-        let metadata = try await store.commit(temp: path, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
+        let metadata: Metadata
+        do {
+            metadata = try await store.commit(temp: path, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
                                               clientModified: commit.clientModified, discardOnFailure: false)
+        } catch {
+            throw Self.sessionError(error, route: .finish)
+        }
         unlink(FolderStore.ledgerPath(path))
+        FolderStore.forgetOwner(of: path)
         return jsonBody(metadata)
     }
 
@@ -93,6 +102,7 @@ extension ClubAPI {
         case .closed: return .endpoint(nested ? [.lookupFailed, .closed] : [.closed])
         case .notClosed: return .endpoint([.concurrentSessionNotClosed])
         case .missingData: return .endpoint([.concurrentSessionMissingData])
+        case .tooLarge: return .endpoint(nested ? [.lookupFailed, .tooLarge] : [.tooLarge])
         }
     }
 

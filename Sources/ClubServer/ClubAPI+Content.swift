@@ -77,6 +77,9 @@ extension ClubAPI {
     }
 
     /// nil: no usable Range (send everything); .some(nil): unsatisfiable; else the byte range.
+    ///
+    /// As RFC 9110 §14.1 has it: a suffix of zero (`bytes=-0`) is unsatisfiable (416), and a
+    /// last position (or suffix) past the end, however many digits, is clamped to the end.
     static func parseRange(_ header: String, size: Int64) -> ClosedRange<Int64>?? {
         let trimmed = header.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes="), !trimmed.contains(",") else { return nil }
@@ -85,18 +88,24 @@ extension ClubAPI {
         let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
         let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
         if first.isEmpty {
-            guard let suffix = Int64(last), suffix > 0 else { return nil }
-            guard size > 0 else { return .some(nil) }
+            guard let suffix = position(last) else { return nil }
+            guard suffix > 0, size > 0 else { return .some(nil) }
             return .some(max(0, size - suffix)...(size - 1))
         }
-        guard let start = Int64(first), start >= 0 else { return nil }
+        guard let start = position(first) else { return nil }
         guard start < size else { return .some(nil) }
         var end = size - 1
         if !last.isEmpty {
-            guard let value = Int64(last), value >= start else { return nil }
+            guard let value = position(last), value >= start else { return nil }
             end = min(value, size - 1)
         }
         return .some(start...end)
+    }
+
+    /// A Range position: digits only; one too large for an Int64 is Int64.max (past any end).
+    private static func position(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(text) ?? Int64.max
     }
 
     // MARK: Upload
@@ -193,14 +202,15 @@ extension ClubAPI {
         if try sessionType(arguments) == .concurrent { return try await concurrentStart(request, close: close) }
         let id = FolderStore.randomToken(bytes: 18)
         let path = store.sessionDirectory + "/" + id
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw APIError.uploadPath([.noWritePermission])
-        }
+        try await openSession(path) { FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) }
         do {
-            _ = try await receive(request.body, into: path, append: true, fault: fault)
+            try await growing(path, from: 0, by: try Self.declaredLength(request), route: .start) { limit in
+                _ = try await receiveCounted(request.body, into: path, append: true, limit: limit, fault: fault)
+            }
         } catch {
             // A start whose body failed leaves no session behind.
             unlink(path)
+            FolderStore.forgetOwner(of: path)
             throw error
         }
         if close { _ = FileManager.default.createFile(atPath: path + ".closed", contents: nil) }
@@ -217,7 +227,7 @@ extension ClubAPI {
             return try await concurrentAppend(request, session: concurrent, close: close, fault: fault)
         }
         let session = try await lookupSession(cursor, nested: false)
-        try await appendToSession(session, body: request.body, fault: fault)
+        try await appendToSession(session, request: request, route: .append, fault: fault)
         if close { _ = FileManager.default.createFile(atPath: session + ".closed", contents: nil) }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
     }
@@ -236,13 +246,19 @@ extension ClubAPI {
             return try await concurrentFinish(request, session: concurrent, commit: commit, target: target, contentHash: contentHash)
         }
         let session = try await lookupSession(cursor, nested: true, allowClosed: true)
-        let callHash = try await appendToSession(session, body: request.body, fault: fault)
+        let callHash = try await appendToSession(session, request: request, route: .finish, fault: fault)
         if let contentHash, contentHash != callHash { throw APIError.endpoint([.contentHashMismatch]) }
         let hash: String
         do { hash = try ContentHasher.hash(fileAt: session) } catch { throw APIError.endpoint([.lookupFailed, .notFound]) }
-        let metadata = try await store.commit(temp: session, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
+        let metadata: Metadata
+        do {
+            metadata = try await store.commit(temp: session, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
                                               clientModified: commit.clientModified, discardOnFailure: false)
+        } catch {
+            throw Self.sessionError(error, route: .finish)
+        }
         unlink(session + ".closed")
+        FolderStore.forgetOwner(of: session)
         return jsonBody(metadata)
     }
 
@@ -272,10 +288,14 @@ extension ClubAPI {
     /// Appends a request's body to a sequential session; returns the content hash of the bytes
     /// this call sent.
     @discardableResult
-    private func appendToSession(_ path: String, body: RequestBody, fault: Fault) async throws -> String {
+    private func appendToSession(_ path: String, request: Request, route: SessionRoute, fault: Fault) async throws -> String {
         guard await store.lease(path) else { throw APIError.rateLimited(retryAfter: 1) }
         defer { Task { await store.release(path) } }
-        return try await receive(body, into: path, append: true, fault: fault)
+        var info = stat()
+        let size = stat(path, &info) == 0 ? Int64(info.st_size) : 0
+        return try await growing(path, from: size, by: try Self.declaredLength(request), route: route) { limit in
+            try await receiveCounted(request.body, into: path, append: true, limit: limit, fault: fault).hash
+        }
     }
 }
 

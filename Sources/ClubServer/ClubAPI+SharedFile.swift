@@ -42,9 +42,30 @@ extension ClubAPI {
     }
 
     /// A request path as the access log shows it: a share link's token is a secret, like a
-    /// bearer token, so it is never written (`/s/…`).
+    /// bearer token, so it is never written (`/s/…`), whatever spelling carried it: `/S/`,
+    /// `//s/`, `/./s/`, `/%73/`, or a token percent-encoded anywhere in the path.
     static func loggedPath(_ path: String) -> String {
-        path.hasPrefix("/s/") ? "/s/…" : path
+        let segments = lenientlyDecoded(path).split(separator: "/").filter { $0 != "." }
+        if segments.first?.lowercased() == "s" { return "/s/…" }
+        guard segments.contains(where: { isTokenShaped($0) }) else { return path }
+        return "/" + segments.map { isTokenShaped($0) ? "…" : String($0) }.joined(separator: "/")
+    }
+
+    /// Percent-decoding that keeps what does not decode (for the log, never for a lookup).
+    private static func lenientlyDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        let input = Array(text.utf8)
+        var index = 0
+        while index < input.count {
+            if input[index] == UInt8(ascii: "%"), index + 2 < input.count, let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2]) {
+                bytes.append(high << 4 | low)
+                index += 3
+            } else {
+                bytes.append(input[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static var linkNotFound: Response {

@@ -86,7 +86,11 @@ extension ClubAPI {
     }
 
     private func revokeSharedLink(_ arguments: Arguments, base: String) async throws -> String {
-        guard let token = Self.token(inURL: try arguments.string("url")) else { throw APIError.endpoint([.sharedLinkMalformed]) }
+        let text = try arguments.string("url")
+        guard let token = Self.token(inURL: text) else { throw APIError.endpoint([.sharedLinkMalformed]) }
+        // The token alone is not enough: a URL naming another server (scheme, host, port or
+        // path prefix) is not one of our links, even when its token is.
+        guard Self.isOurs(text, bases: linkBases(base)) else { throw APIError.endpoint([.sharedLinkNotFound]) }
         let removed: Bool
         do {
             removed = try await sharedLinks.revoke(token: token)
@@ -179,6 +183,29 @@ extension ClubAPI {
         guard parts.count >= 4, parts[parts.count - 3] == "s" else { return nil }
         let token = String(parts[parts.count - 2])
         return isTokenShaped(token) ? token : nil
+    }
+
+    /// Every base a link of this server may have been given: as this caller reached it, the
+    /// public URL, and the address it listens on.
+    func linkBases(_ base: String) -> [String] {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return [base, configuration.publicURL?.absoluteString, "http://\(host):\(configuration.port)"].compactMap { $0 }
+    }
+
+    /// Whether a link URL is under one of `bases`: the same scheme, host (any case) and port
+    /// (the scheme's default when absent), and its path below the base's path.
+    static func isOurs(_ text: String, bases: [String]) -> Bool {
+        guard let link = URLComponents(string: text) else { return false }
+        func origin(_ components: URLComponents) -> (String, String, Int)? {
+            guard let scheme = components.scheme?.lowercased(), let host = components.host?.lowercased(), !host.isEmpty else { return nil }
+            return (scheme, host, components.port ?? (scheme == "https" ? 443 : 80))
+        }
+        guard let linkOrigin = origin(link), link.user == nil, link.password == nil else { return false }
+        return bases.contains { base in
+            guard let components = URLComponents(string: base), let baseOrigin = origin(components), baseOrigin == linkOrigin else { return false }
+            let prefix = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+            return link.path.hasPrefix(prefix + "/s/")
+        }
     }
 
     /// What `FolderStore.randomToken(bytes: 18)` makes: 24 base64url characters.

@@ -193,6 +193,9 @@ struct ClubAPI: Sendable {
         return RawJSON(text: try await store.metadata(target).jsonText)
     }
 
+    /// The furthest a search cursor may page: far beyond any folder's hits, far below overflow.
+    static let maxSearchOffset = 1 << 40
+
     struct SearchCursor: Codable {
         var query: String
         var path: String
@@ -226,6 +229,11 @@ struct ClubAPI: Sendable {
 
     private func searchContinue(_ arguments: Arguments) async throws -> Any {
         let cursor = try Self.decodeCursor(SearchCursor.self, try arguments.string("cursor"), what: "search/continue_v2")
+        // The cursor is the client's to forge: a negative offset trapped `dropFirst`, and offset
+        // plus limit could overflow. Within these bounds every sum on them fits an Int.
+        guard (0...Self.maxSearchOffset).contains(cursor.offset), (1...1000).contains(cursor.limit) else {
+            throw APIError.badRequest("search/continue_v2: invalid cursor")
+        }
         return try await searchPage(cursor)
     }
 

@@ -1,3 +1,4 @@
+import DropboxWire
 import Foundation
 import Hummingbird
 import Logging
@@ -24,7 +25,12 @@ public struct ClubServerConfiguration: Sendable {
     public var maxRequestBodyBytes: Int64 = 150 * 1024 * 1024
     /// The largest file a copy writes out in full when the disk cannot reflink it: 350 GB, the
     /// largest file Dropbox's upload sessions make, so whatever could be uploaded can be copied.
-    public var maxFileBytes: Int64 = 350_000_000_000
+    public var maxFileBytes: Int64 = UploadSessionType.maxSessionBytes
+    /// A member's open upload sessions: at most this many (a start beyond it is a 429) …
+    public var maxSessionsPerMember = 1_000
+    /// … holding at most this many bytes together, counted by their files' apparent sizes (an
+    /// append beyond it is `too_large`). One largest file by default.
+    public var maxSessionBytesPerMember: Int64 = UploadSessionType.maxSessionBytes
     /// Timeouts and connection caps (docs/server.md, "Limits and timeouts").
     public var limits = ConnectionLimits()
     /// Upload sessions with nothing appended for this long are removed, with their files, at

@@ -24,11 +24,17 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
         case closed
         case notClosed
         case missingData
+        /// Past the largest file a session can make (`too_large`).
+        case tooLarge
     }
 
-    /// Checks an append before its body is read: its offset is on a block boundary, and no
-    /// further than the end a closing append set.
+    static let maxBytes = UploadSessionType.maxSessionBytes
+
+    /// Checks an append before its body is read: its offset is on a block boundary, within the
+    /// largest file a session can make, and no further than the end a closing append set.
     func admits(offset: Int64) throws(Refusal) {
+        // Checked first: every sum below relies on the offset being at most `maxBytes`.
+        guard offset >= 0, offset <= Self.maxBytes else { throw .tooLarge }
         guard offset % UploadSessionType.concurrentBlock == 0 else { throw .invalidOffset }
         if let end, offset >= end, !(offset == end && chunks[offset] == 0) { throw .closed }
     }
@@ -38,6 +44,9 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
     /// answer lost) passes as long as it says the same thing about the end.
     func check(offset: Int64, length: Int64, closing: Bool) throws(Refusal) {
         try admits(offset: offset)
+        // Compared as a difference: a client's offset and length must not be added before they
+        // are known to fit (an offset near Int64.max plus a block once trapped the server).
+        guard length >= 0, length <= Self.maxBytes - offset else { throw .tooLarge }
         if closing {
             let closingEnd = offset + length
             if let end, end != closingEnd { throw .closed }
@@ -86,10 +95,13 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
             let words = line.split(separator: " ")
             switch (words.first, words.count) {
             case ("end", 2):
-                guard let value = Int64(words[1]), value >= 0 else { return nil }
+                guard let value = Int64(words[1]), value >= 0, value <= Self.maxBytes else { return nil }
                 end = value
             case ("chunk", 3):
-                guard let offset = Int64(words[1]), let length = Int64(words[2]), offset >= 0, length >= 0 else { return nil }
+                // The same bounds as an append's, so the sums in `check` and `complete` hold for
+                // a ledger read from disk too.
+                guard let offset = Int64(words[1]), let length = Int64(words[2]), offset >= 0, length >= 0,
+                      offset <= Self.maxBytes, length <= Self.maxBytes - offset else { return nil }
                 chunks[offset] = length
             default:
                 return nil

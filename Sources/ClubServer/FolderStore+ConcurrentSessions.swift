@@ -34,7 +34,8 @@ extension FolderStore {
         } catch {
             throw ClubAPI.concurrentError(error, nested: false)
         }
-        guard writeLedger(ledger, for: session) else { throw .uploadPath([.insufficientSpace]) }
+        // No member of append_v2's union says the server's disk failed.
+        guard writeLedger(ledger, for: session) else { throw .serverFailure("the server could not record the block (its disk is full or not writable)") }
     }
 
     /// Replaces the ledger whole: written aside, then renamed over the old one.

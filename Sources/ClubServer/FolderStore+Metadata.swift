@@ -47,9 +47,12 @@ extension FolderStore {
     }
 
     static func key(_ info: stat) -> FileKey {
+        // Wrapping: a time after 2262 (`touch -d 2300-01-01`, which ext4 keeps) has more
+        // nanoseconds than an Int64 holds, and the plain product trapped the server's listing.
+        // A key only has to tell versions apart, and wrapped values still do.
         FileKey(inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                ctimeNanoseconds: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
-                mtimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+                ctimeNanoseconds: Int64(info.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_ctim.tv_nsec),
+                mtimeNanoseconds: Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec))
     }
 
     /// A rev that changes with every write: each write renames a fresh inode into place, which

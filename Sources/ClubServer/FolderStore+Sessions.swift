@@ -32,8 +32,8 @@ extension FolderStore {
             return modified < cutoff
         }
         var removed: [String] = []
-        // Markers: `.closed`, and a concurrent session's ledger (`.concurrent`).
-        let markerSuffixes = [".closed", ConcurrentSessionLedger.suffix]
+        // Markers: `.closed`, a concurrent session's ledger (`.concurrent`), its member (`.owner`).
+        let markerSuffixes = [".closed", ConcurrentSessionLedger.suffix, ownerSuffix]
         func sessionOf(marker name: String) -> String? {
             markerSuffixes.first(where: { name.hasSuffix($0) }).map { String(name.dropLast($0.count)) }
         }

@@ -62,6 +62,11 @@ extension FolderStore {
         guard !path.isRoot else { throw .notFound }
         let resolved = try resolve(path)
         guard resolved.exists else { throw .notFound }
+        // Only what listings show carries tags: a FIFO, a socket or a device is not_found, as
+        // get_metadata answers for it.
+        var info = stat()
+        let kind = stat(resolved.host, &info) == 0 ? info.st_mode & S_IFMT : 0
+        guard kind == S_IFREG || kind == S_IFDIR else { throw .notFound }
         return (identifier(for: resolved.path.lower), resolved.path.display)
     }
 
@@ -70,9 +75,14 @@ extension FolderStore {
         var loaded: [String: [String]] = [:]
         if let data = FileManager.default.contents(atPath: tagsFile),
            let stored = try? JSONDecoder().decode([String: [String]].self, from: data) {
-            // Only what a tag call could have stored: a hand-edited file cannot smuggle in more.
+            // Only what a tag call could store now: a hand-edited file cannot smuggle in more, and
+            // a tag an older server stored unfolded (`i` + U+0307 for `İ`) is folded, not lost.
             for (id, tags) in stored {
-                let valid = tags.filter(TagText.isNormalised)
+                var valid: [String] = []
+                for tag in tags {
+                    guard let folded = try? TagText.normalised(tag), !valid.contains(folded) else { continue }
+                    valid.append(folded)
+                }
                 if !valid.isEmpty { loaded[id] = Array(valid.prefix(TagText.maximumPerItem)) }
             }
         }

@@ -22,6 +22,12 @@ actor FolderStore {
     let temporaryClaim: TemporaryFolderClaim
     /// Ids by `path_lower`; they survive restarts and follow moves.
     var ids: [String: String] = [:]
+    /// `ids.json` as this server last read or wrote it: what `ids` changed since is ours to
+    /// write over what another server over the folder wrote (flushIdentifiers).
+    var idsBase: [String: String] = [:]
+    /// `ids.json` and `content-hashes` as this server last wrote them: a file unchanged since
+    /// (no other server wrote it) need not be read again before the next write.
+    var writtenStamps: [String: FileKey] = [:]
     var idsDirty = false
     var hashCache: [FileKey: String] = [:]
     /// Hashes computed since the cache file was last written, and the keys this run has used
@@ -35,6 +41,9 @@ actor FolderStore {
     var listingCache: (key: String, time: ContinuousClock.Instant, entries: [Metadata])?
     /// Upload sessions with an append in progress.
     var leases: Set<String> = []
+    /// Upload sessions being grown right now, with the size each append will leave them at
+    /// (FolderStore+SessionQuota): counted against their member's bound before the bytes land.
+    var sessionClaims: [String: Int64] = [:]
     /// Histories and who made them (FolderStore+Revisions).
     var revisions = RevisionState()
     /// Tags by file id, loaded on first use (FolderStore+Tags).
@@ -83,10 +92,8 @@ actor FolderStore {
         temporaryClaim = TemporaryFolderClaim(metaDirectory: metaDirectory, tempDirectory: tempDirectory, expiry: sessionExpiry, logger: logger)
         let expired = Self.sweepSessions(in: sessionDirectory, olderThan: sessionExpiry, now: Date(), keeping: [])
         if !expired.isEmpty { logger.info("removed \(expired.count) expired upload session file(s)") }
-        if let data = FileManager.default.contents(atPath: metaDirectory + "/ids.json"),
-           let stored = try? JSONDecoder().decode([String: String].self, from: data) {
-            ids = stored
-        }
+        ids = Self.readIdentifiers(metaDirectory)
+        idsBase = ids
         hashCache = Self.readHashes(metaDirectory + "/content-hashes")
         (journal, tree) = Self.startChangeTracking(root: root, metaDirectory: metaDirectory, limit: journalLimit, logger: logger)
     }
@@ -110,10 +117,18 @@ actor FolderStore {
         return cache
     }
 
-    /// Writes the hash cache if it changed (temp file, then rename).
+    /// Writes the hash cache if it changed (temp file, then rename), with the hashes another
+    /// server over the folder wrote meanwhile kept (a hash is a fact about a file version, so
+    /// either server's is as good; losing one only costs hashing that file again).
     func flushHashes() {
         guard hashesDirty else { return }
         hashesDirty = false
+        MetaLock.holding(metaDirectory) { writeHashesLocked() }
+    }
+
+    private func writeHashesLocked() {
+        let path = metaDirectory + "/content-hashes"
+        if !isAsWritten(path) { hashCache.merge(Self.readHashes(path)) { mine, _ in mine } }
         if hashCache.count > 50_000 { hashCache = hashCache.filter { hashesUsed.contains($0.key) } }
         var text = ""
         text.reserveCapacity(hashCache.count * 110)
@@ -121,9 +136,20 @@ actor FolderStore {
             text += "\(key.inode) \(key.size) \(key.ctimeNanoseconds) \(key.mtimeNanoseconds) \(hash)\n"
         }
         let temp = tempDirectory + "/hashes-\(UUID().uuidString)"
-        if FileManager.default.createFile(atPath: temp, contents: Data(text.utf8)) {
-            rename(temp, metaDirectory + "/content-hashes")
+        if FileManager.default.createFile(atPath: temp, contents: Data(text.utf8)), rename(temp, path) == 0 {
+            noteWritten(path)
         }
+    }
+
+    /// Whether `path` is still as this server wrote it (MetaLock held).
+    private func isAsWritten(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && writtenStamps[path] == Self.key(info)
+    }
+
+    private func noteWritten(_ path: String) {
+        var info = stat()
+        writtenStamps[path] = stat(path, &info) == 0 ? Self.key(info) : nil
     }
 
     // MARK: - Identifiers
@@ -138,14 +164,34 @@ actor FolderStore {
     }
 
     /// Writes the id index if it changed; ids survive restarts and renames.
+    ///
+    /// Another server over the folder may have written the index since this one read it: under
+    /// MetaLock the file is read again, and only what this server changed since (`idsBase`) is
+    /// written over it, where the other left that path alone. Where both gave one new path an
+    /// id, the first written stands, and this server takes it too, so both answer the same id.
     func flushIdentifiers() {
         guard idsDirty else { return }
         idsDirty = false
-        guard let data = try? JSONEncoder().encode(ids) else { return }
-        let temp = tempDirectory + "/ids-\(UUID().uuidString)"
-        if FileManager.default.createFile(atPath: temp, contents: data) {
-            rename(temp, metaDirectory + "/ids.json")
+        MetaLock.holding(metaDirectory) {
+            let path = metaDirectory + "/ids.json"
+            let disk = isAsWritten(path) ? idsBase : Self.readIdentifiers(metaDirectory)
+            var merged = disk
+            for key in Set(ids.keys).union(idsBase.keys) where ids[key] != idsBase[key] && disk[key] == idsBase[key] {
+                merged[key] = ids[key]
+            }
+            ids = merged
+            idsBase = merged
+            guard let data = try? JSONEncoder().encode(merged) else { return }
+            let temp = tempDirectory + "/ids-\(UUID().uuidString)"
+            if FileManager.default.createFile(atPath: temp, contents: data), rename(temp, path) == 0 {
+                noteWritten(path)
+            }
         }
+    }
+
+    static func readIdentifiers(_ metaDirectory: String) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: metaDirectory + "/ids.json") else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
     }
 
     static func randomToken(bytes count: Int) -> String {

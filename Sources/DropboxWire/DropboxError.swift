@@ -39,6 +39,10 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     case reset
     case incorrectOffset = "incorrect_offset"
     case closed
+    /// A session that would grow past the largest file Dropbox takes (350 GB).
+    case tooLarge = "too_large"
+    /// An upload session's start whose body is more than the server takes.
+    case payloadTooLarge = "payload_too_large"
     // Concurrent upload sessions (UploadSessionLookupError, UploadSessionStartError, UploadSessionFinishError).
     case notClosed = "not_closed"
     case concurrentSessionInvalidOffset = "concurrent_session_invalid_offset"
@@ -107,8 +111,9 @@ public struct ErrorUnion: Sendable, Hashable, Codable {
                 unions[key.stringValue] = union
             } else if let number = try? object.decode(Int64.self, forKey: key) {
                 numbers[key.stringValue] = number
-            } else if let number = try? object.decode(Double.self, forKey: key) {
-                numbers[key.stringValue] = Int64(number.rounded(.up))
+            } else if let number = try? object.decode(Double.self, forKey: key), let whole = Int64(exactly: number.rounded(.up)) {
+                // `exactly`: a server's 1e300 (or NaN) is no number of seconds, and must not trap.
+                numbers[key.stringValue] = whole
             } else if let string = try? object.decode(String.self, forKey: key) {
                 strings[key.stringValue] = string
             }

@@ -7,7 +7,10 @@ import Foundation
 public enum DropboxTimestamp {
     /// The wire text of `date`, its fraction of a second dropped.
     public static func format(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        // Clamped to ±10^15 s (some 30 million years): a date from a file's mtime or a peer's
+        // answer can be anything, and Int64(1e300) or Int64(.nan) would trap.
+        let interval = date.timeIntervalSince1970.rounded(.down)
+        let seconds = interval.isNaN ? 0 : Int64(min(max(interval, -1e15), 1e15))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)

@@ -56,6 +56,11 @@ public struct FileMetadata: Sendable, Hashable, Codable {
         serverModified = try Self.date(object, CodingKeys.serverModified)
         rev = try object.decode(String.self, forKey: WireKey(CodingKeys.rev))
         size = try object.decode(Int64.self, forKey: WireKey(CodingKeys.size))
+        // The spec's UInt64: a negative size from a peer would be trusted by whoever sizes a
+        // buffer or a progress bar by it.
+        guard size >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: WireKey(CodingKeys.size), in: object, debugDescription: "size \(size) is negative")
+        }
         contentHash = try object.decodeIfPresent(String.self, forKey: WireKey(CodingKeys.contentHash))
         isDownloadable = try object.decodeIfPresent(Bool.self, forKey: WireKey(CodingKeys.isDownloadable)) ?? true
         // Optional extra: a sharing_info of an unexpected shape never costs the entry.

@@ -19,16 +19,47 @@ public enum TagText {
     /// The tag as stored: lower case, as Dropbox converts it ("Will be automatically converted
     /// to lowercase letters"). Letters and digits of any script and `_` only, as Python's `\w`
     /// (the pattern's own dialect) allows.
+    ///
+    /// The rule is checked on the stored form, not on what was typed: lowering can make a text
+    /// the rule refuses (`İ` lowers to `i` and a combining dot, which is no word character, and
+    /// the official SDK then refused every `files/tags/get` of the file). So the text is first
+    /// folded as the stored form is compared: NFKC (a full-width `ｔｒｉｐ` is `trip`), lower case,
+    /// and the dot that `İ` leaves on an `i` that has one already dropped.
     public static func normalised(_ text: String) throws(Refusal) -> String {
         guard !text.isEmpty else { throw Refusal(text: text, reason: "it is empty") }
+        // Counted on the text as typed too: a long text is refused before it is folded.
         guard text.count <= maximumLength else {
             throw Refusal(text: TerminalSafe.escape(String(text.prefix(maximumLength))) + "…", reason: "longer than \(maximumLength) characters")
         }
-        for character in text where !isWordCharacter(character) {
+        for character in text where !isWordCharacter(character) && !isFoldedAway(character) {
             let shown = character == " " ? "a space" : "'" + TerminalSafe.escape(String(character)) + "'"
             throw Refusal(text: TerminalSafe.escape(text), reason: "\(shown) is not allowed (letters, digits, _)")
         }
-        return text.lowercased()
+        let stored = folded(text)
+        guard !stored.isEmpty, stored.count <= maximumLength, stored.allSatisfy(isWordCharacter) else {
+            throw Refusal(text: TerminalSafe.escape(text), reason: "its lower-case form '\(TerminalSafe.escape(stored))' is not (letters, digits, _, at most \(maximumLength))")
+        }
+        return stored
+    }
+
+    /// NFKC, lower case, NFKC again (lowering can decompose), and `i` + U+0307 as `i`.
+    private static func folded(_ text: String) -> String {
+        let lowered = text.precomposedStringWithCompatibilityMapping.lowercased().precomposedStringWithCompatibilityMapping
+        var scalars = String.UnicodeScalarView()
+        var previous: Unicode.Scalar?
+        for scalar in lowered.unicodeScalars {
+            if scalar == "\u{0307}", previous == "i" || previous == "j" { continue }
+            scalars.append(scalar)
+            previous = scalar
+        }
+        return String(scalars)
+    }
+
+    /// A character the rule would refuse as typed but folding makes a word character (a
+    /// compatibility form such as `ﬁ`, or `İ`, which is one character of two scalars once NFD).
+    private static func isFoldedAway(_ character: Character) -> Bool {
+        let stored = folded(String(character))
+        return !stored.isEmpty && stored.allSatisfy(isWordCharacter)
     }
 
     /// Whether `text` is already a stored tag (normalised and valid).

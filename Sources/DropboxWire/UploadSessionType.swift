@@ -13,4 +13,8 @@ public enum UploadSessionType: String, WireUnion {
     /// Every append but the closing one of a concurrent session is a multiple of this, and
     /// starts at a multiple of it.
     public static let concurrentBlock: Int64 = 4 << 20
+
+    /// The largest file an upload session can make: Dropbox's 350 GB. A session's end, and every
+    /// offset and length sent to it, stay within it, so their sums cannot overflow an Int64.
+    public static let maxSessionBytes: Int64 = 350_000_000_000
 }

@@ -49,6 +49,19 @@ final class HashCacheTests: XCTestCase {
         XCTAssertNotEqual(second["n3.txt"], first["n3.txt"])
         XCTAssertEqual(second["n4.txt"], first["n4.txt"])
     }
+
+    func testAFileDatedAfter2262IsListedAndHashed() async throws {
+        // More nanoseconds since 1970 than an Int64 holds: the hash cache's key once trapped.
+        let file = base.appendingPathComponent("byteclub/future.txt")
+        try Data("from the future\n".utf8).write(to: file)
+        let future = DropboxTimestamp.parse("2300-01-01T00:00:00Z")!
+        try FileManager.default.setAttributes([.modificationDate: future], ofItemAtPath: file.path)
+        var info = stat()
+        XCTAssertEqual(stat(file.path, &info), 0)
+        guard info.st_mtim.tv_sec > Int(Int64.max / 1_000_000_000) else { throw XCTSkip("this file system does not keep a time after 2262") }
+        let hashes = try await listHashes()
+        XCTAssertEqual(hashes["future.txt"], DropboxWire.ContentHasher.hash(Data("from the future\n".utf8)))
+    }
 }
 
 /// A stopped server frees its port at once, even with a client's keep-alive connection open.

@@ -12,13 +12,16 @@ final class ServeChild {
     let session = Session(configuration: .ephemeral)
     private let output = Pipe()
 
-    init(root: URL, token: String = "child-\(UUID().uuidString)", extraArguments: [String] = []) throws {
+    /// - Parameter log: where the server's log goes, at level `info` (the access log); by
+    ///   default it is dropped, and only warnings are made.
+    init(root: URL, token: String = "child-\(UUID().uuidString)", extraArguments: [String] = [], log: FileHandle? = nil) throws {
         guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
         self.token = token
         process.executableURL = executable
-        process.arguments = ["serve", "--root", root.path, "--port", "0", "--token", token, "--log-level", "warning"] + extraArguments
+        process.arguments = ["serve", "--root", root.path, "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"]
+            + extraArguments
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = log ?? FileHandle.nullDevice
         try process.run()
         // The one line saying where it listens, with a deadline.
         let deadline = Date().addingTimeInterval(20)

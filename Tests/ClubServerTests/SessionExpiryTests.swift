@@ -44,10 +44,11 @@ final class SessionExpiryTests: XCTestCase {
         try age(closed + ".closed", by: 2 * 3600)
         try Data("?".utf8).write(to: sessions.appendingPathComponent("stray"))
         try age("stray", by: 3 * 3600)
-        XCTAssertEqual(sessionFiles(), [closed, closed + ".closed", fresh, stale, "stray"].sorted())
+        // Each session with its member's `.owner` marker, swept with it.
+        XCTAssertEqual(sessionFiles(), [closed, closed + ".closed", closed + ".owner", fresh, fresh + ".owner", stale, stale + ".owner", "stray"].sorted())
 
         club = try await club.restart()
-        XCTAssertEqual(sessionFiles(), [fresh], "only the session younger than the expiry is left")
+        XCTAssertEqual(sessionFiles(), [fresh, fresh + ".owner"], "only the session younger than the expiry is left")
         let gone = try await append(stale, at: 15, "more")
         XCTAssertEqual(gone.summary, "not_found", gone.text)
         // The survivor carries on where it was.
@@ -72,7 +73,7 @@ final class SessionExpiryTests: XCTestCase {
         while sessionFiles().contains(stale) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
-        XCTAssertEqual(sessionFiles(), [kept], "the stale session was swept while the server ran")
+        XCTAssertEqual(sessionFiles(), [kept, kept + ".owner"], "the stale session was swept while the server ran")
         let more = try await append(kept, at: 4, "!")
         XCTAssertEqual(more.status, 200, more.text)
     }

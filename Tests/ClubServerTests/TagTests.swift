@@ -138,4 +138,50 @@ final class TagTests: XCTestCase {
         XCTAssertEqual(entries.map { $0["path_display"] as? String }, ["/byteclub/a.txt"], "only the tagged file, as changed")
         XCTAssertEqual(entries.first?[".tag"] as? String, "file")
     }
+
+    func testATagIsStoredInAFormItsOwnRuleTakes() async throws {
+        try club.write("byteclub/city.txt", "trip")
+        // `İ` lowers to `i` and a combining dot, which `[\w]+` refuses: stored folded, as `i`.
+        let dotted = try await add("İstanbul", "/byteclub/city.txt").status
+        XCTAssertEqual(dotted, 200)
+        let fullWidth = try await add("ｔｒｉｐ", "/byteclub/city.txt").status
+        XCTAssertEqual(fullWidth, 200)
+        let stored = try await tags(["/byteclub/city.txt"])["/byteclub/city.txt"] ?? []
+        XCTAssertEqual(stored, ["istanbul", "trip"])
+        XCTAssertTrue(stored.allSatisfy(TagText.isNormalised), "every stored tag passes the server's own rule")
+        XCTAssertEqual(stored.first?.unicodeScalars.count, 8, "no combining dot left in \(stored)")
+        // Removed by any spelling that folds to it; and still there after a restart.
+        club = try await club.restart()
+        let restarted = try await tags(["/byteclub/city.txt"])
+        XCTAssertEqual(restarted["/byteclub/city.txt"], ["istanbul", "trip"])
+        let removed = try await club.rpc("2/files/tags/remove", ["path": "/byteclub/city.txt", "tag_text": "İSTANBUL"])
+        XCTAssertEqual(removed.status, 200, removed.text)
+        let afterRemove = try await tags(["/byteclub/city.txt"])
+        XCTAssertEqual(afterRemove["/byteclub/city.txt"], ["trip"])
+    }
+
+    func testATagAnOlderServerStoredUnfoldedIsKeptFolded() async throws {
+        try club.write("byteclub/city.txt", "trip")
+        let plain = try await add("plain", "/byteclub/city.txt").status
+        XCTAssertEqual(plain, 200)
+        // What the server before this fix wrote for `İzmir`: `i` + U+0307.
+        let file = club.root.appendingPathComponent(".byteclub/tags.json")
+        let text = String(decoding: try Data(contentsOf: file), as: UTF8.self).replacingOccurrences(of: "\"plain\"", with: "\"plain\",\"i\\u0307zmir\"")
+        try Data(text.utf8).write(to: file)
+        club = try await club.restart()
+        let reloaded = try await tags(["/byteclub/city.txt"])
+        XCTAssertEqual(reloaded["/byteclub/city.txt"], ["plain", "izmir"], "not vanished on restart")
+        let removed = try await club.rpc("2/files/tags/remove", ["path": "/byteclub/city.txt", "tag_text": "izmir"])
+        XCTAssertEqual(removed.status, 200, removed.text)
+    }
+
+    func testATagOnAFIFOIsRefused() async throws {
+        try club.write("byteclub/a.txt", "a")
+        let fifo = club.root.appendingPathComponent("byteclub/pipe").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let reply = try await add("x", "/byteclub/pipe")
+        XCTAssertEqual(reply.status, 409, reply.text)
+        XCTAssertEqual(reply.summary, "path/not_found", reply.text)
+        XCTAssertNil(club.read(".byteclub/tags.json"), "nothing stored for it")
+    }
 }

@@ -1,4 +1,5 @@
 @testable import ClubServer
+import DropboxWire
 import Foundation
 import XCTest
 
@@ -45,5 +46,65 @@ final class TwoServersOneFolderTests: XCTestCase {
         let third = try await club.restart()
         XCTAssertFalse(FileManager.default.fileExists(atPath: leftover.path), "a server alone clears the leftovers")
         await third.tearDown()
+    }
+
+    /// Two `byteclub serve` processes over one folder, each writing: the change journal,
+    /// `ids.json` and `content-hashes` end up holding both servers' work (once, the last writer's
+    /// whole memory won, and the journal held one number twice).
+    func testTwoServeProcessesKeepEachOthersJournalIdsAndHashes() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("two-serve-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("club")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: base) }
+        let first = try ServeChild(root: root)
+        let second = try ServeChild(root: root)
+        var contents: [String: Data] = [:]
+        for index in 0..<5 {
+            for (server, folder) in [(first, "a"), (second, "b")] {
+                let path = "/byteclub/\(folder)/n\(index).txt"
+                let data = Data("note \(index) of \(folder)\n".utf8)
+                contents[path] = data
+                let reply = try await server.content("2/files/upload", #"{"path":"\#(path)","mode":"add"}"#, body: data)
+                XCTAssertEqual(reply.status, 200, reply.text)
+            }
+        }
+        // Each lists only its own folder: its ids and hashes are in its memory alone.
+        var answered: [String: String] = [:]
+        for (server, folder) in [(first, "a"), (second, "b")] {
+            let listing = try await server.rpc("2/files/list_folder", #"{"path":"/byteclub/\#(folder)"}"#)
+            XCTAssertEqual(listing.status, 200, listing.text)
+            for entry in listing.json["entries"] as? [[String: Any]] ?? [] {
+                if let path = entry["path_display"] as? String, let id = entry["id"] as? String { answered[path] = id }
+            }
+        }
+        XCTAssertEqual(Set(answered.keys), Set(contents.keys))
+        let meta = root.appendingPathComponent(".byteclub")
+        let ids = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: meta.appendingPathComponent("ids.json")))
+        for (path, id) in answered {
+            XCTAssertEqual(ids[path.lowercased()], id, "ids.json lost the id \(path) was given")
+        }
+        let hashes = Set(String(decoding: try Data(contentsOf: meta.appendingPathComponent("content-hashes")), as: UTF8.self)
+            .split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
+        for (path, data) in contents {
+            XCTAssertTrue(hashes.contains(ContentHasher.hash(data)), "content-hashes lost the hash of \(path)")
+        }
+        // The journal: numbers strictly increasing, every upload in it, as a restart reads it.
+        let lines = String(decoding: try Data(contentsOf: meta.appendingPathComponent("journal")), as: UTF8.self).split(separator: "\n").dropFirst()
+        let numbers = lines.compactMap { UInt64($0.split(separator: " ").first ?? "") }
+        XCTAssertEqual(numbers.count, lines.count)
+        XCTAssertEqual(numbers, numbers.sorted(), "journal numbers out of order")
+        XCTAssertEqual(Set(numbers).count, numbers.count, "a journal number taken twice")
+        let journalled = Set(lines.map { String($0.split(separator: " ", maxSplits: 2).last ?? "") })
+        XCTAssertTrue(journalled.isSuperset(of: contents.keys), "missing from the journal: \(Set(contents.keys).subtracting(journalled))")
+        // And a cursor of one server continues on the other: they share one numbering (once,
+        // the second's numbers lagged the first's, and its answer was `reset` or nothing).
+        let cursor = try await first.rpc("2/files/list_folder/get_latest_cursor", #"{"path":"/byteclub","recursive":true}"#)
+        let token = try XCTUnwrap(cursor.json["cursor"] as? String, cursor.text)
+        let upload = try await second.content("2/files/upload", #"{"path":"/byteclub/late.txt","mode":"add"}"#, body: Data("late".utf8))
+        XCTAssertEqual(upload.status, 200, upload.text)
+        let delta = try await second.rpc("2/files/list_folder/continue", #"{"cursor":"\#(token)"}"#)
+        XCTAssertEqual(delta.status, 200, delta.text)
+        let names = (delta.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        XCTAssertTrue(names.contains("late.txt"), "the first server's cursor, on the second, missed its upload: \(delta.text)")
     }
 }

@@ -85,4 +85,14 @@ final class MetadataTests: XCTestCase {
         let reply = try decode(MetadataResult.self, #"{"metadata":{".tag":"folder","name":"f","id":"id:f","path_lower":"/f","path_display":"/f"}}"#)
         XCTAssertEqual(reply.metadata.name, "f")
     }
+
+    func testANegativeOrOverflowingSizeIsRefused() throws {
+        let good = Metadata.file(Self.file).jsonText
+        XCTAssertNoThrow(try decode(Metadata.self, good))
+        for size in ["-1", "9223372036854775808", "1e300"] {
+            let bad = good.replacingOccurrences(of: "\"size\":\(1 << 40)", with: "\"size\":\(size)")
+            XCTAssertNotEqual(bad, good)
+            XCTAssertThrowsError(try decode(Metadata.self, bad), size)
+        }
+    }
 }

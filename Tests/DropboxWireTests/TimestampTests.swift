@@ -25,6 +25,10 @@ final class TimestampTests: XCTestCase {
     func testFractionsAreDroppedBothWays() {
         XCTAssertEqual(DropboxTimestamp.format(Date(timeIntervalSince1970: 1.999)), "1970-01-01T00:00:01Z")
         XCTAssertEqual(DropboxTimestamp.format(Date(timeIntervalSince1970: -0.5)), "1969-12-31T23:59:59Z")
+        // Dates no clock makes (a file's mtime can be set to anything): written, never a trap.
+        for interval in [1e300, -1e300, Double.nan, Double.infinity, 9.3e18] {
+            XCTAssertFalse(DropboxTimestamp.format(Date(timeIntervalSince1970: interval)).isEmpty, "\(interval)")
+        }
         XCTAssertEqual(DropboxTimestamp.parse("2026-11-21T20:56:10.250Z"), DropboxTimestamp.parse("2026-11-21T20:56:10Z"))
     }
 

@@ -54,6 +54,10 @@ final class WireTests: XCTestCase {
         XCTAssertEqual(real.tags, ["path", "not_found"])
         let limited = try JSONDecoder().decode(DropboxError.self, from: Data(#"{"error_summary":"too_many_requests/","error":{"reason":{".tag":"too_many_requests"},"retry_after":1.5}}"#.utf8))
         XCTAssertEqual(limited.retryAfter, 2)
+        // A number no Int64 holds (a hostile or broken peer): no number, and no trap.
+        let huge = try JSONDecoder().decode(DropboxError.self, from: Data(#"{"error_summary":"too_many_requests/","error":{"reason":{".tag":"too_many_requests"},"retry_after":1e300}}"#.utf8))
+        XCTAssertNil(huge.retryAfter)
+        XCTAssertEqual(huge.tags, ["too_many_requests"])
     }
 
     func testContentHashMatchesDropboxsAlgorithm() throws {

@@ -38,7 +38,7 @@ final class GeneratedMultistatusServer: Sendable {
         self.shared = shared
         let router = Router()
         router.on("/club", method: HTTPRequest.Method("OPTIONS")!) { _, _ -> Response in
-            Response(status: .ok, headers: [HTTPField.Name("DAV")!: "1"])
+            Response(status: .ok)
         }
         router.on("/club", method: HTTPRequest.Method("PROPFIND")!) { request, _ -> Response in
             let depth = request.headers.first { $0.name.canonicalName == "depth" }?.value ?? "infinity"

@@ -287,6 +287,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
         guard case .httpStatus(let status, let body) = error else {
             return DropboxStore.remoteError(error, response: response, path: path)
         }
+        if let gateway = DropboxStore.gatewayError(status, response: response, body: body) { return gateway }
         switch status {
         case 401: return .unauthorized
         case 403: return .server(status: 403, detail: "the server refused \(method) on \(path.isEmpty ? "/" : path)")

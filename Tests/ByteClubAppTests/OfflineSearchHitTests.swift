@@ -59,7 +59,10 @@ final class OfflineSearchHitTests: XCTestCase {
         XCTAssertEqual(harness.app.state.message?.text,
                        "Opened \"Trip plan.txt\" from the search index's copy: the server cannot be reached")
         let screen = harness.render(width: 120, height: 30).dump()
-        XCTAssertTrue(screen.contains("Offline: the search index's copy; a save waits in the outbox"), screen)
+        // The banner is the search's (n, N, Esc); the status bar says where the text came from.
+        XCTAssertTrue(screen.contains("Opened \"Trip plan.txt\" from the search index's copy"), screen)
+        XCTAssertTrue(screen.contains("Search: match 1 of 1, line 2"), screen)
+        XCTAssertTrue(screen.contains("offline"), screen)
 
         harness.press(.documentEnd)
         for character in "Day 3: sail" { harness.press(.char(character)) }

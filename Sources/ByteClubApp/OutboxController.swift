@@ -10,8 +10,8 @@ import TerminalUI
 /// reach it (refused at once; a stall after the UI's 10 s idle limit; a gateway's 502/503/504)
 /// turns the app offline, and any other answer (even an error) turns it back online. While
 /// offline a probe asks for the club folder's metadata (``OfflineProbe``: 1 s, then a tenth of
-/// the outage so far, never more than 4 s, and never before a proxy's `Retry-After`); it comes back at once when anything
-/// else (a longpoll, a load) gets an answer first.
+/// the outage so far, never more than 4 s, and never before a proxy's `Retry-After`); it comes
+/// back at once when anything else (a longpoll, a load) gets an answer first.
 ///
 /// Sending is one item per request (``OutboxSender/sendFirst()``), so a quit or a new failure
 /// stops between items; each result updates the open note (its base rev, its saved mark), the

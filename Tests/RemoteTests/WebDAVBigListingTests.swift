@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Logging
 @testable import Remote
 import Synchronization
 import TestSupport
@@ -51,20 +50,9 @@ final class GeneratedMultistatusServer: Sendable {
             return Response(status: .init(code: 207), headers: [.contentType: "application/xml; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(string: body)))
         }
-        var logger = Logger(label: "generated-multistatus")
-        logger.logLevel = .critical
-        let port = Mutex<Int?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port }; ready.signal() }, logger: logger)
-        task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                _ = ready.wait(timeout: .now() + 20)
-                continuation.resume()
-            }
-        }
-        url = URL(string: "http://127.0.0.1:\(port.withLock { $0 } ?? 0)/club/")!
+        let (base, task) = await runOnLoopback(router, label: "generated-multistatus")
+        self.task = task
+        url = URL(string: base.absoluteString + "/club/")!
     }
 
     func stop() { task.cancel() }

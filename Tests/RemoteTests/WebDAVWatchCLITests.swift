@@ -52,4 +52,23 @@ final class WebDAVWatchCLITests: XCTestCase {
         while watch.isRunning && Date() < deadline { usleep(2_000) }
         XCTAssertFalse(watch.isRunning, "Ctrl-C ends the watch")
     }
+
+    /// Issue 31: a watch of the remote's root, which is rclone's `/`, used to stop at once with
+    /// "the server answered a listing of / with /, which is not inside it".
+    func testWatchOfTheRootPrintsAnotherMembersAddition() throws {
+        let watch = try cli.start(["watch"] + webdav)
+        let out = PipeTail(watch.standardOutput as! Pipe)
+        let err = PipeTail(watch.standardError as! Pipe)
+        defer { if watch.isRunning { watch.terminate() } }
+        guard err.wait(for: "watching /", timeout: 20) != nil else {
+            return XCTFail("watch of / did not start: \(err.current)")
+        }
+        let local = cli.directory.appendingPathComponent("new.txt")
+        try Data("hello\n".utf8).write(to: local)
+        let put = try cli.run(["put", local.path, "/new.txt"] + webdav)
+        XCTAssertEqual(put.status, 0, put.stderr)
+        XCTAssertNotNil(out.wait(for: "added /new.txt\n", timeout: 25), "out: \(out.current) err: \(err.current)")
+        XCTAssertEqual(out.current, "added /new.txt\n", "one line, nothing else")
+        XCTAssertFalse(err.current.contains("not inside"), err.current)
+    }
 }

@@ -53,6 +53,26 @@ final class GatewayOfflineTests: XCTestCase {
         for character in text { harness.press(.char(character)) }
     }
 
+    /// Ray's app on `effects`' clock with "Trip plan" open; then the club stops, and `text`
+    /// added at its end and saved waits in the outbox behind the proxy's answer (the proxy's
+    /// counts start afresh there).
+    private func offlineWithASaveQueued(_ text: String, effects: ManualEffects, probes: ProbeCounter) async throws -> Harness {
+        let harness = rayApp(effects: effects, live: false, probes: probes)
+        await harness.start()
+        let index = try XCTUnwrap(harness.app.noteItems.firstIndex { $0.title == "Trip plan" })
+        harness.press(.home)
+        for _ in 0..<index { harness.press(.down) }
+        harness.press(.enter)
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
+        try await club.stop()
+        harness.press(.documentEnd)
+        type(harness, text)
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("queued behind the proxy") { self.outbox.all().count == 1 && harness.app.state.offline.isOffline }
+        proxy.resetCounts()
+        return harness
+    }
+
     func testAProxyAnswering502Or503Or504ForAStoppedServerQueuesSavesAndTheyAreSentWhenItIsBack() async throws {
         let harness = rayApp()
         await harness.start()
@@ -83,19 +103,7 @@ final class GatewayOfflineTests: XCTestCase {
     func testAfterAnHourOfflineTheOutboxIsSendingWithinFiveSecondsOfTheServersReturnAndTheProbeStaysCheap() async throws {
         let effects = ManualEffects()
         let probes = ProbeCounter()
-        let harness = rayApp(effects: effects, live: false, probes: probes)
-        await harness.start()
-        let index = try XCTUnwrap(harness.app.noteItems.firstIndex { $0.title == "Trip plan" })
-        harness.press(.home)
-        for _ in 0..<index { harness.press(.down) }
-        harness.press(.enter)
-        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
-        try await club.stop()
-        harness.press(.documentEnd)
-        type(harness, "back home")
-        harness.press(.ctrl("s"))
-        await harness.waitUntil("queued behind the 502") { self.outbox.all().count == 1 && harness.app.state.offline.isOffline }
-        proxy.resetCounts()
+        let harness = try await offlineWithASaveQueued("back home", effects: effects, probes: probes)
 
         // An hour offline on the effects' clock; every probe that falls due reaches the proxy,
         // which answers 502 at once, and is let finish before the clock moves on.
@@ -207,22 +215,10 @@ final class GatewayOfflineTests: XCTestCase {
     func testTheOfflineProbeWaitsForTheProxysRetryAfter() async throws {
         let effects = ManualEffects()
         let probes = ProbeCounter()
-        let harness = rayApp(effects: effects, live: false, probes: probes)
-        await harness.start()
-        let index = try XCTUnwrap(harness.app.noteItems.firstIndex { $0.title == "Trip plan" })
-        harness.press(.home)
-        for _ in 0..<index { harness.press(.down) }
-        harness.press(.enter)
-        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
         proxy.failureStatus = 502
         proxy.failureRetryAfter = 30
-        try await club.stop()
-        harness.press(.documentEnd)
-        type(harness, "Day 2: Annecy")
-        harness.press(.ctrl("s"))
-        await harness.waitUntil("queued behind the 502") { self.outbox.all().count == 1 && harness.app.state.offline.isOffline }
+        let harness = try await offlineWithASaveQueued("Day 2: Annecy", effects: effects, probes: probes)
         XCTAssertEqual(probes.started, 0)
-        proxy.resetCounts()
 
         // 45 s on the effects' clock: the proxy asked for 30 s, so one probe, at 30 s.
         let wentOffline = effects.clock

@@ -60,6 +60,14 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome
     /// Why the index was started afresh when it was opened (damaged, or from another version), or nil.
     var rebuiltBecause: String? { get }
+    /// The text and rev indexed for the note at `path`, or nil: what a search hit opens from
+    /// while the server cannot be reached and the note was never opened (so is not in the cache).
+    func indexedCopy(of path: String) -> (text: String, rev: String?)?
+}
+
+extension NoteSearchIndex {
+    /// An index that keeps no texts has no copy to open.
+    public func indexedCopy(of path: String) -> (text: String, rev: String?)? { nil }
 }
 
 /// What a sync of the index did.

@@ -208,26 +208,42 @@ extension NotesController {
         }) { _ in }
     }
 
-    /// Opens the cached text of the note `session` was loading, when the server cannot be
-    /// reached: editable, over the rev it was cached at (a save is merged with whatever the
-    /// server has by then). False when nothing is cached.
+    /// Opens the note `session` was loading from what this machine keeps of it, when the server
+    /// cannot be reached: the text cached when it was last opened, else the search index's copy
+    /// (a search hit on a note never opened here). Editable, over the rev that copy was taken
+    /// at: a save waits in the outbox and is merged with whatever the server has by then. False
+    /// when neither holds it.
     func openCached(_ loading: NoteSession) -> Bool {
-        guard let entry = loading.entry, let cached = configuration.cache?.note(entry.path) else { return false }
-        var session = loading
-        session.baseRev = cached.rev
-        if var cachedEntry = session.entry, cachedEntry.rev != cached.rev {
-            cachedEntry.rev = cached.rev
-            session.entry = cachedEntry
+        guard let entry = loading.entry else { return false }
+        if let cached = configuration.cache?.note(entry.path) {
+            let when = timeOfDay(cached.saved)
+            openKept(loading, text: cached.text, rev: cached.rev, banner: "the copy kept on this machine at \(when)",
+                     message: "as kept at \(when)")
+            return true
         }
-        session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: cached.text, isNew: false)
+        if let indexed = searchController?.index?.indexedCopy(of: entry.path) {
+            openKept(loading, text: indexed.text, rev: indexed.rev, banner: "the search index's copy",
+                     message: "from the search index's copy")
+            return true
+        }
+        return false
+    }
+
+    private func openKept(_ loading: NoteSession, text: String, rev: String?, banner: String, message: String) {
+        guard let entry = loading.entry else { return }
+        var session = loading
+        session.baseRev = rev
+        if var keptEntry = session.entry, keptEntry.rev != rev {
+            keptEntry.rev = rev
+            session.entry = keptEntry
+        }
+        session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
         session.phase = .editing
-        let when = timeOfDay(cached.saved)
-        session.banner = "Offline: the copy kept on this machine at \(when); a save waits in the outbox"
+        session.banner = "Offline: \(banner); a save waits in the outbox"
         placeAtSearchHit(&session)
         context.update {
             $0.note = session
-            $0.message = StatusMessage("Opened \"\(TerminalSafe.escape(entry.name))\" as kept at \(when): the server cannot be reached")
+            $0.message = StatusMessage("Opened \"\(TerminalSafe.escape(entry.name))\" \(message): the server cannot be reached")
         }
-        return true
     }
 }

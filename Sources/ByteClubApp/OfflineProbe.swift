@@ -13,9 +13,19 @@ public enum OfflineProbe {
     public static let longest: Double = 4
     public static let share: Double = 0.1
 
+    /// The longest `Retry-After` a probe waits for: a proxy asking for an hour (or a year) must
+    /// not keep the app offline long after the server is back.
+    public static let longestRetryAfter: Double = 300
+
     /// How long the next probe waits after `offline` seconds without the server.
     public static func wait(offlineFor offline: Double) -> Double {
         min(longest, max(first, offline * share))
+    }
+
+    /// The same, when the last answer came from a proxy that asked us to wait `retryAfter`
+    /// seconds (its `Retry-After`): never sooner than it asked, up to ``longestRetryAfter``.
+    public static func wait(offlineFor offline: Double, retryAfter: Double?) -> Double {
+        max(wait(offlineFor: offline), min(longestRetryAfter, max(0, retryAfter ?? 0)))
     }
 
     /// How many probes an outage of `seconds` costs (each wait counted from the last probe's

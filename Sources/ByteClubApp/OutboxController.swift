@@ -10,8 +10,8 @@ import TerminalUI
 /// reach it (refused at once; a stall after the UI's 10 s idle limit; a gateway's 502/503/504)
 /// turns the app offline, and any other answer (even an error) turns it back online. While
 /// offline a probe asks for the club folder's metadata (``OfflineProbe``: 1 s, then a tenth of
-/// the outage so far, never more than 4 s); it comes back at once when anything
-/// else (a longpoll, a load) gets an answer first.
+/// the outage so far, never more than 4 s, and never before a proxy's `Retry-After`); it comes
+/// back at once when anything else (a longpoll, a load) gets an answer first.
 ///
 /// Sending is one item per request (``OutboxSender/sendFirst()``), so a quit or a new failure
 /// stops between items; each result updates the open note (its base rev, its saved mark), the
@@ -102,7 +102,7 @@ final class OutboxController {
         context.logger.warning("offline: \(error.message)")
         context.update { $0.offline.isOffline = true }
         offlineSince = context.effects.now()
-        scheduleProbe()
+        scheduleProbe(retryAfter: error.retryAfter)
     }
 
     private func cameBack() {
@@ -119,8 +119,9 @@ final class OutboxController {
         send()
     }
 
-    private func scheduleProbe() {
-        let wait = OfflineProbe.wait(offlineFor: context.effects.now() - offlineSince)
+    /// The next probe, never before a proxy's `retryAfter` (the wait its last answer asked for).
+    private func scheduleProbe(retryAfter: Double? = nil) {
+        let wait = OfflineProbe.wait(offlineFor: context.effects.now() - offlineSince, retryAfter: retryAfter)
         let generation = probeGeneration
         context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
             guard let self, generation == self.probeGeneration, self.state.offline.isOffline, !self.stopped else { return }
@@ -140,7 +141,7 @@ final class OutboxController {
         }) { [weak self] result in
             guard let self, generation == self.probeGeneration, case .failure(let error) = result, error.isUnreachable,
                   self.state.offline.isOffline else { return }
-            self.scheduleProbe()
+            self.scheduleProbe(retryAfter: error.retryAfter)
         }
     }
 

@@ -48,6 +48,10 @@ final class ClubSearchIndex: NoteSearchIndex {
         }
     }
 
+    func indexedCopy(of path: String) -> (text: String, rev: String?)? {
+        (try? index.note(at: path)).flatMap { $0 }.map { ($0.text, $0.rev) }
+    }
+
     func remove(path: String) throws(RemoteError) {
         do {
             try index.remove(path: path)

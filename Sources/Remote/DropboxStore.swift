@@ -219,6 +219,8 @@ public final class DropboxStore: RemoteStore, Sendable {
         case .cancelled:
             return .cancelled
         case .httpStatus(let status, let body):
+            // A proxy's page for a server it cannot reach: offline, with its Retry-After.
+            if let gateway = gatewayError(status, response: response, body: body) { return gateway }
             let summary = errorSummary(body)
             switch status {
             case 400:
@@ -268,6 +270,19 @@ public final class DropboxStore: RemoteStore, Sendable {
         if tags.contains("insufficient_space") { return .insufficientSpace }
         if tags.contains("too_many_write_operations") { return .rateLimited(retryAfter: 1) }
         return .server(status: 409, detail: summary.isEmpty ? "conflict" : summary)
+    }
+
+    /// The error for a 502, 503 or 504 whose body is a page (HTML, as nginx, Caddy and load
+    /// balancers write theirs) rather than the server's own answer: the proxy at the response's
+    /// host and port speaking for a server it cannot reach, with the `Retry-After` it gave.
+    /// Nil for any other answer. Both stores map gateway answers with it.
+    static func gatewayError(_ status: Int, response: HTTPResponse?, body: Data) -> RemoteError? {
+        guard RemoteError.gatewayStatuses.contains(status),
+              body.prefix(512).first(where: { ![9, 10, 13, 32].contains($0) }) == UInt8(ascii: "<") else { return nil }
+        let url = response?.url
+        let proxy = url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host } ?? "the server's address"
+        let retryAfter = response?.value(forHeader: "Retry-After").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        return .gateway(status: status, proxy: proxy, retryAfter: retryAfter.map { max(0, $0) })
     }
 
     /// `Retry-After` from the header, else Dropbox's JSON body, else one second.

@@ -17,6 +17,10 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server failed or answered something we cannot use (status 0: no status).
     case server(status: Int, detail: String)
     case network(String)
+    /// A reverse proxy answered for the server (502, 503 or 504 with a page of its own, not the
+    /// server's answer): the server behind it cannot be reached. `proxy` is its host and port;
+    /// `retryAfter` its `Retry-After`, when it said how long to wait.
+    case gateway(status: Int, proxy: String, retryAfter: TimeInterval?)
     case cancelled
     /// A local file could not be read or written.
     case local(String)
@@ -41,6 +45,11 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedPath(let path): return "Not a valid path: \(path)"
         case .server(let status, let detail): return status == 0 ? "Server error: \(detail)" : "Server error \(status): \(detail)"
         case .network(let detail): return "Network error: \(detail)"
+        case .gateway(let status, let proxy, let retryAfter):
+            // A short sentence, never the proxy's HTML page.
+            let wait = retryAfter.map { "; it asks to wait \(Int($0.rounded(.up))) s" } ?? ""
+            return "The proxy at \(proxy) answered \(status) \(Self.reasons[status] ?? "")".trimmingCharacters(in: .whitespaces)
+                + ": the server behind it cannot be reached\(wait)"
         case .cancelled: return "Cancelled"
         case .local(let detail): return detail
         case .cursorReset: return "The server no longer knows this cursor (reset); list the folder again"
@@ -53,11 +62,22 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// offline and queues what it would have sent.
     public var isUnreachable: Bool {
         switch self {
-        case .network: return true
+        case .network, .gateway: return true
         case .server(let status, _): return Self.gatewayStatuses.contains(status)
         default: return false
         }
     }
+
+    /// How long the server (or the proxy in front of it) asked us to wait, when it said.
+    public var retryAfter: TimeInterval? {
+        switch self {
+        case .rateLimited(let seconds): return seconds
+        case .gateway(_, _, let seconds): return seconds
+        default: return nil
+        }
+    }
+
+    static let reasons = [502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"]
 
     /// What a reverse proxy (nginx, Caddy, a load balancer) answers when the server behind it is
     /// down, restarting or silent: 502 Bad Gateway, 503 Service Unavailable, 504 Gateway
@@ -69,7 +89,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Worth retrying the same request later.
     public var isTransient: Bool {
         switch self {
-        case .rateLimited, .network: return true
+        case .rateLimited, .network, .gateway: return true
         case .server(let status, _): return status == 0 || status >= 500
         default: return false
         }

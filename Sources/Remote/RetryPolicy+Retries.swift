@@ -17,7 +17,10 @@ extension RetryPolicy {
             // Refused, stalled, or a gateway saying the server behind it is gone (502/503/504).
             return nil
         default:
-            return idempotent && error.isTransient ? delay(afterAttempt: tries - 1) : nil
+            guard idempotent, error.isTransient else { return nil }
+            // A proxy that says when to come back is not asked before then.
+            let asked = error.retryAfter ?? 0
+            return asked <= maxRetryAfter ? max(asked, delay(afterAttempt: tries - 1)) : nil
         }
     }
 

@@ -27,23 +27,61 @@ public struct WebDAVResource: Sendable, Equatable {
 ///
 /// Only properties inside a propstat whose status is 2xx count; the values of 404 propstats
 /// (properties the server does not have) are ignored. External entities are not resolved.
+///
+/// **Always as a stream.** `XMLParser(data:)` hands libxml2 the whole answer as one chunk, and
+/// libxml2 (2.9, without `XML_PARSE_HUGE`, which FoundationXML never sets) stops any push parse
+/// whose unparsed input passes 10,000,000 bytes with "Huge input lookup" (`XML_ERR_INTERNAL_ERROR`,
+/// NSXMLParserErrorDomain error 1): every listing of about 21,000 entries or more failed, after
+/// the whole answer had been read. `XMLParser(stream:)` feeds it 128 KiB at a time, and libxml2
+/// drops what it has parsed before each chunk, so an answer of any length parses, in memory
+/// that does not grow with it.
 public enum WebDAVMultistatus {
     static let dav = "DAV:"
     static let owncloud = "http://owncloud.org/ns"
 
     /// The responses, in the server's order; throws when the body is not a multistatus.
     public static func parse(_ data: Data) throws(RemoteError) -> [WebDAVResource] {
-        let delegate = Reader()
-        let parser = XMLParser(data: data)
+        var resources: [WebDAVResource] = []
+        try parse(InputStream(data: data)) { resources.append($0) }
+        return resources
+    }
+
+    /// Hands each response of the answer spooled in `file` to `each` as soon as it is read, and
+    /// keeps none: memory stays that of one response, however long the listing. An error
+    /// thrown by `each` (an href outside the folder, a listing past its limit) stops the parse
+    /// at once and is rethrown.
+    public static func parse(contentsOf file: URL, _ each: (WebDAVResource) throws(RemoteError) -> Void) throws(RemoteError) {
+        guard let stream = InputStream(url: file) else { throw .local("cannot read the spooled WebDAV answer \(file.path)") }
+        try parse(stream, each)
+    }
+
+    static func parse(_ stream: InputStream, _ each: (WebDAVResource) throws(RemoteError) -> Void) throws(RemoteError) {
+        try withoutActuallyEscaping(each) { (each) throws(RemoteError) -> Void in
+            let delegate = Reader(each: each)
+            let parser = streamingParser(stream)
+            parser.delegate = delegate
+            let parsed = parser.parse()
+            if let failure = delegate.failure { throw failure }
+            guard parsed, delegate.sawMultistatus, delegate.closedMultistatus else {
+                throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus\(reason(parser))")
+            }
+        }
+    }
+
+    /// A parser that reads `stream` a chunk at a time, namespaces processed, no external entities.
+    static func streamingParser(_ stream: InputStream) -> XMLParser {
+        let parser = XMLParser(stream: stream)
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
-        parser.delegate = delegate
-        guard parser.parse(), delegate.sawMultistatus, delegate.closedMultistatus else {
-            let reason = parser.parserError.map { " (\($0.localizedDescription))" } ?? ""
-            throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus\(reason)")
-        }
-        return delegate.resources
+        return parser
+    }
+
+    /// " (XML error 76 at line 3)": libxml2's code and where, since FoundationXML's description
+    /// of the error says nothing more than its number.
+    static func reason(_ parser: XMLParser) -> String {
+        guard let error = parser.parserError as NSError? else { return " (it ended before the multistatus closed)" }
+        return " (XML error \(error.code) at line \(parser.lineNumber))"
     }
 
     /// "Sun, 22 Nov 2026 19:01:21 GMT" (RFC 1123, as `getlastmodified` and `Last-Modified` are
@@ -79,7 +117,10 @@ public enum WebDAVMultistatus {
     /// The parser's delegate: a small state machine over the element stack. It lives and
     /// dies inside one `parse` call, on one thread.
     private final class Reader: NSObject, XMLParserDelegate {
-        var resources: [WebDAVResource] = []
+        /// Takes each response as it closes.
+        private let each: (WebDAVResource) throws(RemoteError) -> Void
+        /// What `each` threw; the parse was aborted then.
+        var failure: RemoteError?
         var sawMultistatus = false
         /// The root closed: a cut-off answer (which libxml2 may let pass) is not a listing.
         var closedMultistatus = false
@@ -90,6 +131,10 @@ public enum WebDAVMultistatus {
         private var response: WebDAVResource?
         private var props = WebDAVResource(href: "", isCollection: false)
         private var propstatStatus: Int?
+
+        init(each: @escaping (WebDAVResource) throws(RemoteError) -> Void) {
+            self.each = each
+        }
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
                     attributes attributeDict: [String: String] = [:]) {
@@ -152,8 +197,14 @@ public enum WebDAVMultistatus {
             case (WebDAVMultistatus.dav, "multistatus") where stack.isEmpty:
                 closedMultistatus = true
             case (WebDAVMultistatus.dav, "response"):
-                if let response, !response.href.isEmpty { resources.append(response) }
-                response = nil
+                defer { response = nil }
+                guard failure == nil, let response, !response.href.isEmpty else { break }
+                do throws(RemoteError) {
+                    try each(response)
+                } catch {
+                    failure = error
+                    parser.abortParsing()
+                }
             default:
                 break
             }

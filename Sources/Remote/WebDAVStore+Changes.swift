@@ -124,31 +124,32 @@ extension WebDAVStore {
     }
 
     /// A folder's children and its own ETag, in one `PROPFIND Depth: 1`: the one listing that
-    /// ``listFolder(_:)``, the polls and `watch` all read. An href outside the folder refuses the
-    /// whole answer, as a Dropbox listing is; uploads still on their way in (hidden temporary
-    /// names, WebDAVStore+Upload.swift), ours or another member's, are no entries; past the
-    /// listing limit it stops.
+    /// ``listFolder(_:)``, the polls and `watch` all read. An href outside the folder (another
+    /// path, or a URL on another host) refuses the whole answer, as a Dropbox listing is;
+    /// uploads still on their way in (hidden temporary names, WebDAVStore+Upload.swift), ours
+    /// or another member's, are no entries; past the listing limit it stops. Each response
+    /// becomes an entry as it is parsed, so the listing never holds the answer's XML.
     func listWithETag(_ folder: String) async throws(RemoteError) -> (etag: String?, entries: [RemoteEntry]) {
-        let resources = try await propfind(folder, depth: "1")
         var etag: String?
         var entries: [RemoteEntry] = []
-        entries.reserveCapacity(resources.count)
         let folderLower = folder.lowercased()
-        for resource in resources {
-            if let status = resource.status, !(200..<300).contains(status) { continue }
+        let shown = folder.isEmpty ? "/" : folder
+        let limit = listingLimits.maxEntries
+        try await propfind(folder, depth: "1") { (resource) throws(RemoteError) -> Void in
+            if let status = resource.status, !(200..<300).contains(status) { return }
             guard let entry = entry(resource) else {
-                throw .server(status: 0, detail: "the server answered a listing of \(folder.isEmpty ? "/" : folder) with \(resource.href), which is not inside it; refused")
+                throw .server(status: 0, detail: "the server answered a listing of \(shown) with \(resource.href), which is not inside it; refused")
             }
             if entry.pathLower == folderLower {
                 etag = resource.etag
-                continue
+                return
             }
-            if Self.isTemporary(entry.name) { continue }
+            if Self.isTemporary(entry.name) { return }
             try ListingGuard.check(entry, in: folder)
+            guard entries.count < limit else {
+                throw .server(status: 0, detail: "the listing of \(shown) has more than \(limit) entries; stopped")
+            }
             entries.append(entry)
-        }
-        if entries.count > listingLimits.maxEntries {
-            throw .server(status: 0, detail: "the listing of \(folder.isEmpty ? "/" : folder) has more than \(listingLimits.maxEntries) entries; stopped")
         }
         return (etag, entries)
     }

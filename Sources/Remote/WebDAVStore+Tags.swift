@@ -133,9 +133,8 @@ enum WebDAVTagsReader {
         private var propstatStatus = 0
 
         func run(_ data: Data) throws(RemoteError) {
-            let parser = XMLParser(data: data)
-            parser.shouldProcessNamespaces = true
-            parser.shouldResolveExternalEntities = false
+            // A stream even from memory: a whole answer handed to libxml2 at once fails past 10 MB.
+            let parser = WebDAVMultistatus.streamingParser(InputStream(data: data))
             parser.delegate = self
             guard parser.parse() else { throw .server(status: 0, detail: "the WebDAV server's answer was not valid XML") }
         }

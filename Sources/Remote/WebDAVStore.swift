@@ -110,13 +110,26 @@ public final class WebDAVStore: RemoteStore, Sendable {
         return decoded
     }
 
-    /// The Dropbox-style path of an href below the root, or nil when it lies outside it.
+    /// The Dropbox-style path of an href below the root ("" for the root itself), or nil when
+    /// it lies outside it: another path, or a whole URL naming another scheme, host or port.
+    ///
+    /// Compared with a trailing slash on both sides, so the folder's own entry is never taken
+    /// for an intruder, not even when the root is the server's `/` (as `rclone serve webdav
+    /// DIR` serves it), whose entry is the href `/`.
     func storePath(ofHref href: String) -> String? {
-        var decoded = Self.decodedPath(href, folder: false)
-        if decoded.hasSuffix("/"), decoded.count > 1 { decoded.removeLast() }
-        let root = rootPath.hasSuffix("/") ? String(rootPath.dropLast()) : rootPath
-        guard decoded == root || decoded.hasPrefix(root + "/") else { return nil }
-        return String(decoded.dropFirst(root.count))
+        guard isSameOrigin(href) else { return nil }
+        let decoded = Self.decodedPath(href, folder: true)
+        guard decoded.hasPrefix(rootPath) else { return nil }
+        let rest = decoded.dropFirst(rootPath.count).dropLast()
+        return rest.isEmpty ? "" : "/" + rest
+    }
+
+    /// Whether an href is a path (on the root's server, as RFC 4918 means) or a whole URL with
+    /// the root's scheme, host and port (the scheme's default port when none is written).
+    func isSameOrigin(_ href: String) -> Bool {
+        guard let url = URL(string: href), let scheme = url.scheme?.lowercased() else { return !href.hasPrefix("//") }
+        func port(_ url: URL) -> Int? { url.port ?? ["http": 80, "https": 443][url.scheme?.lowercased() ?? ""] }
+        return scheme == root.scheme?.lowercased() && url.host?.lowercased() == root.host?.lowercased() && port(url) == port(root)
     }
 
     /// The entry for one PROPFIND response; nil for one outside the root.
@@ -188,15 +201,75 @@ public final class WebDAVStore: RemoteStore, Sendable {
 
     /// PROPFIND with `depth` ("0" or "1"; always sent, since none means infinity), parsed.
     func propfind(_ path: String, depth: String) async throws(RemoteError) -> [WebDAVResource] {
-        try await withRetries(idempotent: true) { () async throws(RemoteError) -> [WebDAVResource] in
-            let url = try self.url(path, folder: depth != "0")
-            let reply = try await self.send("PROPFIND", url, path: path, headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"],
-                                            body: .data(Self.propfindBody))
-            guard reply.status == 207 else {
-                throw RemoteError.server(status: reply.status, detail: "PROPFIND answered \(reply.status), not a multistatus")
-            }
-            return try WebDAVMultistatus.parse(reply.body)
+        var resources: [WebDAVResource] = []
+        try await propfind(path, depth: depth) { resources.append($0) }
+        return resources
+    }
+
+    /// PROPFIND with `depth`, each response handed to `each` as it is parsed.
+    ///
+    /// The answer is spooled to a private temporary file as it arrives (Transfer's download
+    /// task: constant memory), then parsed from it as a stream (``WebDAVMultistatus``), so a
+    /// listing of 100,000 entries holds neither its 50 MB of XML nor a copy of it in memory.
+    /// Only the request is retried: an answer that arrived whole but does not parse would not
+    /// parse the next time either, so it fails at once as a bad answer (a `.server` error).
+    func propfind(_ path: String, depth: String, _ each: (WebDAVResource) throws(RemoteError) -> Void) async throws(RemoteError) {
+        let url = try self.url(path, folder: depth != "0")
+        let file = try await withRetries(idempotent: true) { () async throws(RemoteError) -> URL in
+            try await self.spool("PROPFIND", url, path: path, headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"],
+                                 body: Self.propfindBody)
         }
+        defer { try? FileManager.default.removeItem(at: file) }
+        try WebDAVMultistatus.parse(contentsOf: file, each)
+    }
+
+    /// The most bytes a multistatus answer may have: far more than any listing within the entry
+    /// limit needs (a response is a few hundred bytes), but not a disk filled by a server that
+    /// never stops answering.
+    var maxMultistatusBytes: Int64 { Int64(listingLimits.maxEntries) * 8192 }
+
+    /// Sends `method` and writes its `207 Multi-Status` answer to a temporary file of the
+    /// caller's (who deletes it); any other answer throws, as do more than
+    /// ``maxMultistatusBytes``.
+    func spool(_ method: String, _ url: URL, path: String, headers: [String: String], body: Data) async throws(RemoteError) -> URL {
+        let request = Request(url: url, method: method, headers: headers, body: body)
+        let directory = session.configuration.temporaryDirectory
+        let box = TaskBox()
+        let tooLong = Atomic<Bool>(false)
+        let limit = maxMultistatusBytes
+        let (file, response, error) = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<(URL?, HTTPResponse?, TransferError?), Never>) in
+                let task = session.downloadTask(with: request) { location, response, error in
+                    // The session deletes `location` when this handler returns: keep it under a name of ours.
+                    guard let location, error == nil else { return continuation.resume(returning: (nil, response, error)) }
+                    let owned = directory.appendingPathComponent("byteclub-multistatus-\(UUID().uuidString).xml")
+                    do {
+                        try FileManager.default.moveItem(at: location, to: owned)
+                        continuation.resume(returning: (owned, response, nil))
+                    } catch {
+                        continuation.resume(returning: (nil, response, .cannotWriteFile(path: owned.path, reason: error.localizedDescription)))
+                    }
+                }
+                router.register(task) { done, _ in
+                    if done > limit, !tooLong.exchange(true, ordering: .relaxed) { box.cancel() }
+                }
+                box.set(task)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+        if tooLong.load(ordering: .relaxed) {
+            if let file { try? FileManager.default.removeItem(at: file) }
+            throw .server(status: 0, detail: "the answer to \(method) of \(path.isEmpty ? "/" : path) passed \(limit >> 20) MiB; stopped")
+        }
+        if let error { throw Self.remoteError(error, response: response, path: path, method: method) }
+        guard let file, let response, response.statusCode == 207 else {
+            if let file { try? FileManager.default.removeItem(at: file) }
+            let status = response?.statusCode ?? 0
+            throw .server(status: status, detail: "\(method) answered \(status), not a multistatus")
+        }
+        return file
     }
 
     /// The properties byteclub reads; `oc:fileid` is only answered by Nextcloud and ownCloud.
@@ -214,6 +287,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
         guard case .httpStatus(let status, let body) = error else {
             return DropboxStore.remoteError(error, response: response, path: path)
         }
+        if let gateway = DropboxStore.gatewayError(status, response: response, body: body) { return gateway }
         switch status {
         case 401: return .unauthorized
         case 403: return .server(status: 403, detail: "the server refused \(method) on \(path.isEmpty ? "/" : path)")

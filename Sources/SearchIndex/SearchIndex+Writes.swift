@@ -66,6 +66,20 @@ extension SearchIndex {
         try reading { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") ?? 0 }
     }
 
+    /// The note indexed at `path` (case-insensitive), text and all, or nil: the copy the app
+    /// opens a search hit from while the server cannot be reached.
+    public func note(at path: String) throws(SearchIndexError) -> IndexedNote? {
+        try reading { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT n.path, n.name, n.rev, n.modified, n.modified_by, b.body FROM note n JOIN note_body b ON b.id = n.id
+                WHERE n.path_lower = ?
+                """, arguments: [path.lowercased()]) else { return nil }
+            return IndexedNote(path: row["path"], name: row["name"], rev: row["rev"],
+                               modified: (row["modified"] as Double?).map { Date(timeIntervalSince1970: $0) },
+                               modifiedBy: row["modified_by"], text: row["body"])
+        }
+    }
+
     // MARK: Rows
 
     static func write(_ note: IndexedNote, in db: Database) throws {

@@ -43,7 +43,7 @@ func fail(_ error: RemoteError) -> ExitCode {
     case .notFound: return ExitCode(3)
     case .conflict: return ExitCode(4)
     case .unauthorized: return ExitCode(5)
-    case .network, .rateLimited, .server: return ExitCode(6)
+    case .network, .gateway, .rateLimited, .server: return ExitCode(6)
     case .cancelled: return ExitCode(130)
     default: return ExitCode(1)
     }

@@ -8,7 +8,9 @@ import XCTest
 /// Offline, as issue 23 asks: a club server behind a reverse proxy (``GatewayProxy``) that
 /// answers 502/503/504 while the server is down is offline, not an answer; the outbox is sending
 /// within 5 s of the server's return after any outage up to an hour, at a cost the test counts;
-/// photo deletes wait in the outbox too. Against a real club server stopped and started on one port.
+/// photo deletes wait in the outbox too; as issue 31 asks, a proxy's `Retry-After` holds the probe
+/// back and its 502 reads as one sentence naming it, never its HTML page. Against a real club
+/// server stopped and started on one port.
 @MainActor
 final class GatewayOfflineTests: XCTestCase {
     var club: RestartableClub!
@@ -51,6 +53,40 @@ final class GatewayOfflineTests: XCTestCase {
         for character in text { harness.press(.char(character)) }
     }
 
+    /// Starts the club again and moves `effects`' clock on in half seconds, each probe let finish,
+    /// until the app is back online or `seconds` have passed; answers the seconds it took.
+    private func startTheClubAndWait(upTo seconds: Double, _ harness: Harness, _ effects: ManualEffects,
+                                     _ probes: ProbeCounter) async throws -> Double {
+        try await club.start()
+        let back = effects.clock
+        while harness.app.state.offline.isOffline, effects.clock - back < seconds {
+            effects.advance(by: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(1))
+            if probes.started > probes.answered { await probes.waitForAnswers(harness) }
+        }
+        return effects.clock - back
+    }
+
+    /// Ray's app on `effects`' clock with "Trip plan" open; then the club stops, and `text`
+    /// added at its end and saved waits in the outbox behind the proxy's answer (the proxy's
+    /// counts start afresh there).
+    private func offlineWithASaveQueued(_ text: String, effects: ManualEffects, probes: ProbeCounter) async throws -> Harness {
+        let harness = rayApp(effects: effects, live: false, probes: probes)
+        await harness.start()
+        let index = try XCTUnwrap(harness.app.noteItems.firstIndex { $0.title == "Trip plan" })
+        harness.press(.home)
+        for _ in 0..<index { harness.press(.down) }
+        harness.press(.enter)
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
+        try await club.stop()
+        harness.press(.documentEnd)
+        type(harness, text)
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("queued behind the proxy") { self.outbox.all().count == 1 && harness.app.state.offline.isOffline }
+        proxy.resetCounts()
+        return harness
+    }
+
     func testAProxyAnswering502Or503Or504ForAStoppedServerQueuesSavesAndTheyAreSentWhenItIsBack() async throws {
         let harness = rayApp()
         await harness.start()
@@ -81,19 +117,7 @@ final class GatewayOfflineTests: XCTestCase {
     func testAfterAnHourOfflineTheOutboxIsSendingWithinFiveSecondsOfTheServersReturnAndTheProbeStaysCheap() async throws {
         let effects = ManualEffects()
         let probes = ProbeCounter()
-        let harness = rayApp(effects: effects, live: false, probes: probes)
-        await harness.start()
-        let index = try XCTUnwrap(harness.app.noteItems.firstIndex { $0.title == "Trip plan" })
-        harness.press(.home)
-        for _ in 0..<index { harness.press(.down) }
-        harness.press(.enter)
-        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
-        try await club.stop()
-        harness.press(.documentEnd)
-        type(harness, "back home")
-        harness.press(.ctrl("s"))
-        await harness.waitUntil("queued behind the 502") { self.outbox.all().count == 1 && harness.app.state.offline.isOffline }
-        proxy.resetCounts()
+        let harness = try await offlineWithASaveQueued("back home", effects: effects, probes: probes)
 
         // An hour offline on the effects' clock; every probe that falls due reaches the proxy,
         // which answers 502 at once, and is let finish before the clock moves on.
@@ -117,15 +141,9 @@ final class GatewayOfflineTests: XCTestCase {
         XCTAssertEqual(proxy.counted.total, probeTimes.count, "and nothing else reached the server meanwhile")
 
         // Back: the outbox is sending within 5 s on the same clock.
-        try await club.start()
-        let back = effects.clock
-        while harness.app.state.offline.isOffline, effects.clock - back < 5 {
-            effects.advance(by: .milliseconds(500))
-            try await Task.sleep(for: .milliseconds(1))
-            if probes.started > probes.answered { await probes.waitForAnswers(harness) }
-        }
+        let back = try await startTheClubAndWait(upTo: 5, harness, effects, probes)
         XCTAssertFalse(harness.app.state.offline.isOffline, "noticed within 5 s of the server's return")
-        XCTAssertLessThanOrEqual(effects.clock - back, 5)
+        XCTAssertLessThanOrEqual(back, 5)
         await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty }
         XCTAssertEqual(club.text("Trip plan.txt"), "Day 1: Lyon\nback home")
         harness.app.requestQuit()
@@ -164,6 +182,83 @@ final class GatewayOfflineTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: photo.path), "deleted on the server")
         await harness.waitUntil("the row gone") { harness.app.state.photos.entries.isEmpty }
         harness.app.requestQuit()
+    }
+
+    // MARK: Issue 31 §4: a proxy's Retry-After, and its 502 in one sentence
+
+    func store(retry: RetryPolicy) -> DropboxStore {
+        DropboxStore(displayName: "club", endpoints: .club(proxy.baseURL), tokens: StaticToken(club.rayToken),
+                     connection: ConnectionOptions(idleTimeout: 10), retry: retry)
+    }
+
+    func testA502SaysWhichProxyAnsweredInOneSentenceWithoutItsPage() async throws {
+        try await club.stop()
+        var retry = RetryPolicy()
+        retry.retriesUnreachable = false
+        let port = proxy.baseURL.port ?? 0
+        for (status, reason) in [(502, "Bad Gateway"), (504, "Gateway Timeout")] {
+            proxy.failureStatus = status
+            do {
+                _ = try await store(retry: retry).metadata("/byteclub")
+                XCTFail("the server is down")
+            } catch {
+                XCTAssertEqual(error.message, "The proxy at 127.0.0.1:\(port) answered \(status) \(reason): the server behind it cannot be reached")
+                XCTAssertFalse(error.message.contains("<"), error.message)
+                XCTAssertTrue(error.isUnreachable, "offline, not an answer")
+                XCTAssertNil(error.retryAfter)
+            }
+        }
+        proxy.failureStatus = 503
+        proxy.failureRetryAfter = 30
+        do {
+            _ = try await store(retry: retry).metadata("/byteclub")
+            XCTFail("the server is down")
+        } catch {
+            XCTAssertEqual(error, .gateway(status: 503, proxy: "127.0.0.1:\(port)", retryAfter: 30),
+                           "a proxy's maintenance page is offline (with its wait), not a busy server")
+            XCTAssertEqual(error.message, "The proxy at 127.0.0.1:\(port) answered 503 Service Unavailable: the server behind it cannot be reached; it asks to wait 30 s")
+        }
+    }
+
+    func testTheOfflineProbeWaitsForTheProxysRetryAfter() async throws {
+        let effects = ManualEffects()
+        let probes = ProbeCounter()
+        proxy.failureStatus = 502
+        proxy.failureRetryAfter = 30
+        let harness = try await offlineWithASaveQueued("Day 2: Annecy", effects: effects, probes: probes)
+        XCTAssertEqual(probes.started, 0)
+
+        // 45 s on the effects' clock: the proxy asked for 30 s, so one probe, at 30 s.
+        let wentOffline = effects.clock
+        var probeTimes: [Double] = []
+        while effects.clock - wentOffline < 45 {
+            effects.advance(by: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(1))
+            if probes.started > probeTimes.count {
+                probeTimes.append(effects.clock - wentOffline)
+                await probes.waitForAnswers(harness)
+            }
+        }
+        XCTAssertEqual(probeTimes.count, 1, "no probe before the proxy's Retry-After: \(probeTimes)")
+        XCTAssertGreaterThanOrEqual(probeTimes.first ?? 0, 30)
+        XCTAssertLessThanOrEqual(probeTimes.first ?? 99, 31)
+        XCTAssertEqual(proxy.counted.requests["/2/files/get_metadata"], 1, "and the proxy saw only that one")
+
+        // The proxy stops asking and the server is back: the next probe, due 30 s after the
+        // last one (its answer asked for 30 s too), finds it and the outbox is sent.
+        proxy.failureRetryAfter = nil
+        _ = try await startTheClubAndWait(upTo: 35, harness, effects, probes)
+        XCTAssertFalse(harness.app.state.offline.isOffline, "the probe after the wait found the server")
+        await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty }
+        XCTAssertEqual(club.text("Trip plan.txt"), "Day 1: Lyon\nDay 2: Annecy")
+        harness.app.requestQuit()
+    }
+
+    func testTheProbesWaitHonoursRetryAfterUpToItsCap() {
+        XCTAssertEqual(OfflineProbe.wait(offlineFor: 0, retryAfter: nil), 1)
+        XCTAssertEqual(OfflineProbe.wait(offlineFor: 0, retryAfter: 30), 30)
+        XCTAssertEqual(OfflineProbe.wait(offlineFor: 600, retryAfter: 2), 4, "a short Retry-After does not hurry the probe")
+        XCTAssertEqual(OfflineProbe.wait(offlineFor: 0, retryAfter: 86_400), OfflineProbe.longestRetryAfter, "a year's wait is capped")
     }
 }
 

@@ -26,6 +26,8 @@ final class GatewayProxy: Sendable {
     /// What the routes share with the test (a class: a Mutex cannot be captured by itself).
     final class Shared: Sendable {
         let status: Mutex<Int>
+        /// The `Retry-After` the failure answer carries, if any (a proxy's maintenance page).
+        let retryAfter = Mutex<Int?>(nil)
         let counts = Mutex(Counts())
         init(status: Int) { self.status = Mutex(status) }
     }
@@ -42,6 +44,12 @@ final class GatewayProxy: Sendable {
     }
 
     var counted: Counts { shared.counts.withLock { $0 } }
+
+    /// The seconds of `Retry-After` sent with ``failureStatus``; nil sends none.
+    var failureRetryAfter: Int? {
+        get { shared.retryAfter.withLock { $0 } }
+        set { shared.retryAfter.withLock { $0 = newValue } }
+    }
 
     init(upstream: URL, failureStatus: Int = 502) async throws {
         self.upstream = upstream
@@ -72,7 +80,9 @@ final class GatewayProxy: Sendable {
                 let reason = HTTPResponse.Status(code: code).reasonPhrase
                 let page = "<html>\r\n<head><title>\(code) \(reason)</title></head>\r\n<body>\r\n<center><h1>\(code) \(reason)</h1></center>\r\n"
                     + "<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
-                return Response(status: .init(code: code), headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: page)))
+                var headers: HTTPFields = [.contentType: "text/html"]
+                if let seconds = shared.retryAfter.withLock({ $0 }) { headers[.retryAfter] = String(seconds) }
+                return Response(status: .init(code: code), headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
             }
             var headers = HTTPFields()
             for name in ["Content-Type", "Dropbox-API-Result", "Retry-After"] {

@@ -73,8 +73,8 @@ final class FakeNotifyDropbox: Sendable {
         apiRouter.post("/2/files/list_folder/longpoll") { _, _ -> Response in
             Self.text("longpolls go to the notify host", status: .notFound)
         }
-        let (notifyURL, notifyTask) = try await Self.start(notifyRouter)
-        let (apiURL, apiTask) = try await Self.start(apiRouter)
+        let (notifyURL, notifyTask) = await runOnLoopback(notifyRouter, label: "fake-notify")
+        let (apiURL, apiTask) = await runOnLoopback(apiRouter, label: "fake-notify")
         notify = notifyURL
         api = apiURL
         tasks = [notifyTask, apiTask]
@@ -136,23 +136,6 @@ final class FakeNotifyDropbox: Sendable {
         func update<R>(_ body: (inout Script) -> R) -> R {
             mutex.withLock { body(&$0) }
         }
-    }
-
-    private static func start(_ router: Router<BasicRequestContext>) async throws -> (URL, GracefulServer) {
-        let port = Mutex<Int?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        var logger = Logger(label: "fake-notify")
-        logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port }; ready.signal() }, logger: logger)
-        let task = GracefulServer(app)
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                _ = ready.wait(timeout: .now() + 20)
-                continuation.resume()
-            }
-        }
-        return (URL(string: "http://127.0.0.1:\(port.withLock { $0 } ?? 0)")!, task)
     }
 
     private static func json(_ object: [String: Any], status: HTTPResponse.Status = .ok) -> Response {

@@ -83,6 +83,21 @@ final class WebDAVCLITests: XCTestCase {
         XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/Archive/ñ.txt\n")
     }
 
+    /// Issue 31: `server.url` is rclone's `/`; a listing of it used to stop with "the server
+    /// answered a listing of / with /, which is not inside it".
+    func testLsOfTheRootOfRcloneServingAFolderAtSlashLists() throws {
+        XCTAssertEqual(server.url.path, "/", "rclone serves the folder at the server's root")
+        try Data("at the top\n".utf8).write(to: server.file("top.txt"))
+        let ls = try cli.run(["ls"] + webdav)
+        XCTAssertEqual(ls.status, 0, ls.stderr)
+        let names = ls.stdout.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        XCTAssertEqual(names, ["byteclub/", "top.txt"], ls.stdout)
+        let json = try cli.run(["ls", "/", "--json"] + webdav)
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? []
+        XCTAssertEqual(entries.compactMap { $0["name"] as? String }.sorted(), ["byteclub", "top.txt"], json.stdout)
+    }
+
     func testWrongPasswordExits5AndPrintsNoPassword() throws {
         let wrong = CLI(environment: cli.environment.merging(["BYTECLUB_WEBDAV_PASSWORD": "correct-horse-wrong"]) { $1 }, directory: cli.directory)
         let result = try wrong.run(["ls", "/byteclub"] + webdav)

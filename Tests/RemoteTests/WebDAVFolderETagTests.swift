@@ -47,20 +47,9 @@ final class FolderETagServer: Sendable {
             guard depth == "0" || depth == "1" else { return Response(status: .forbidden) }
             return Self.multistatus(snapshot, depth: depth)
         }
-        var logger = Logger(label: "folder-etag-server")
-        logger.logLevel = .critical
-        let port = Mutex<Int?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port }; ready.signal() }, logger: logger)
-        task = GracefulServer(app)
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                _ = ready.wait(timeout: .now() + 20)
-                continuation.resume()
-            }
-        }
-        baseURL = URL(string: "http://127.0.0.1:\(port.withLock { $0 } ?? 0)/")!
+        let (base, task) = await runOnLoopback(router, label: "folder-etag-server")
+        self.task = task
+        baseURL = URL(string: base.absoluteString + "/")!
     }
 
     func stop() { task.stop() }

@@ -87,6 +87,26 @@ final class WebDAVMultistatusTests: XCTestCase {
         XCTAssertEqual(TerminalSafe.escape(escape.name), "\\x1b[31mred.txt")
     }
 
+    /// Issue 31: a remote whose URL is the server's `/` (rclone serving a folder there) answers
+    /// the href `/` for the folder itself, which is the root, not an intruder; a whole URL counts
+    /// only on the remote's own scheme, host and port.
+    func testTheRootsOwnHrefAndWholeURLsOnlyOnTheSameServer() {
+        let atSlash = WebDAVStore(root: URL(string: "http://127.0.0.1:8080/")!, configuration: .ephemeral)
+        XCTAssertEqual(atSlash.storePath(ofHref: "/"), "")
+        XCTAssertEqual(atSlash.storePath(ofHref: "/top.txt"), "/top.txt")
+        XCTAssertEqual(atSlash.storePath(ofHref: "/byteclub/"), "/byteclub")
+        let store = WebDAVStore(root: URL(string: "http://127.0.0.1:8080/dav/")!, configuration: .ephemeral)
+        XCTAssertEqual(store.storePath(ofHref: "/dav"), "")
+        XCTAssertEqual(store.storePath(ofHref: "http://127.0.0.1:8080/dav/a.txt"), "/a.txt")
+        XCTAssertEqual(store.storePath(ofHref: "HTTP://127.0.0.1:8080/dav/a.txt"), "/a.txt", "the scheme in any case")
+        for foreign in ["http://elsewhere.example:8080/dav/a.txt", "https://127.0.0.1:8080/dav/a.txt", "http://127.0.0.1:8081/dav/a.txt",
+                        "http://127.0.0.1/dav/a.txt", "//elsewhere.example/dav/a.txt"] {
+            XCTAssertNil(store.storePath(ofHref: foreign), foreign)
+        }
+        let https = WebDAVStore(root: URL(string: "https://cloud.example.org/dav/")!, configuration: .ephemeral)
+        XCTAssertEqual(https.storePath(ofHref: "https://cloud.example.org:443/dav/a.txt"), "/a.txt", "the default port written out")
+    }
+
     func testExternalEntitiesAreNotResolved() {
         let xml = #"""
         <?xml version="1.0"?>

@@ -27,19 +27,8 @@ final class WebDAVWatchCLITests: XCTestCase {
     var webdav: [String] { ["--webdav", server.url.absoluteString, "--user", server.user] }
 
     func testWatchPrintsAnotherMembersAdditionAndDeletion() throws {
-        let watch = try cli.start(["watch", "/byteclub"] + webdav)
-        let out = PipeTail(watch.standardOutput as! Pipe)
-        let err = PipeTail(watch.standardError as! Pipe)
+        let (watch, out, err) = try watchThenPut(["/byteclub"], banner: "watching /byteclub", "hello from bob\n", at: "/byteclub/hello.txt")
         defer { if watch.isRunning { watch.terminate() } }
-        guard err.wait(for: "watching /byteclub", timeout: 20) != nil else {
-            return XCTFail("watch did not start: \(err.current)")
-        }
-
-        let local = cli.directory.appendingPathComponent("hello.txt")
-        try Data("hello from bob\n".utf8).write(to: local)
-        let put = try cli.run(["put", local.path, "/byteclub/"] + webdav)
-        XCTAssertEqual(put.status, 0, put.stderr)
-        XCTAssertNotNil(out.wait(for: "added /byteclub/hello.txt\n", timeout: 20), "out: \(out.current) err: \(err.current)")
 
         let rm = try cli.run(["rm", "/byteclub/old.txt"] + webdav)
         XCTAssertEqual(rm.status, 0, rm.stderr)
@@ -51,5 +40,37 @@ final class WebDAVWatchCLITests: XCTestCase {
         let deadline = Date().addingTimeInterval(5)
         while watch.isRunning && Date() < deadline { usleep(2_000) }
         XCTAssertFalse(watch.isRunning, "Ctrl-C ends the watch")
+    }
+
+    /// Issue 31: a watch of the remote's root, which is rclone's `/`, used to stop at once with
+    /// "the server answered a listing of / with /, which is not inside it".
+    func testWatchOfTheRootPrintsAnotherMembersAddition() throws {
+        let (watch, out, err) = try watchThenPut([], banner: "watching /", "hello\n", at: "/new.txt")
+        defer { if watch.isRunning { watch.terminate() } }
+        XCTAssertEqual(out.current, "added /new.txt\n", "one line, nothing else")
+        XCTAssertFalse(err.current.contains("not inside"), err.current)
+    }
+
+    struct WatchDidNotStart: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `byteclub watch ARGUMENTS` started and followed; once it says `banner` on stderr,
+    /// another member (another process) puts `text` at `remote`, and its `added` line is
+    /// waited for. Answers the watch (still running) and its output and errors.
+    private func watchThenPut(_ arguments: [String], banner: String, _ text: String, at remote: String) throws -> (Process, PipeTail, PipeTail) {
+        let watch = try cli.start(["watch"] + arguments + webdav)
+        let out = PipeTail(watch.standardOutput as! Pipe)
+        let err = PipeTail(watch.standardError as! Pipe)
+        guard err.wait(for: banner, timeout: 20) != nil else {
+            watch.terminate()
+            throw WatchDidNotStart(description: "watch \(arguments) did not start: \(err.current)")
+        }
+        let local = cli.directory.appendingPathComponent(UUID().uuidString)
+        try Data(text.utf8).write(to: local)
+        let put = try cli.run(["put", local.path, remote] + webdav)
+        XCTAssertEqual(put.status, 0, put.stderr)
+        XCTAssertNotNil(out.wait(for: "added \(remote)\n", timeout: 25), "out: \(out.current) err: \(err.current)")
+        return (watch, out, err)
     }
 }

@@ -35,6 +35,20 @@ final class SearchIndexTests: XCTestCase {
         XCTAssertEqual(Set(try paths("boat hire")), ["/byteclub/Trip to Rome.txt", "/byteclub/Harbour.txt"])
     }
 
+    /// What the app opens a search hit from while offline: the note's text and rev, by path in
+    /// any case; nil for a path never indexed or forgotten.
+    func testANoteIsReadBackWholeByItsPathInAnyCase() throws {
+        let harbour = try XCTUnwrap(try index.note(at: "/BYTECLUB/harbour.TXT"))
+        XCTAssertEqual(harbour.path, "/byteclub/Harbour.txt")
+        XCTAssertEqual(harbour.text, "The boat needs paint.\nWe hire a van.")
+        XCTAssertEqual(harbour.rev, "r1")
+        XCTAssertEqual(harbour.modifiedBy, "dbid:bob")
+        XCTAssertEqual(harbour.modified, Date(timeIntervalSince1970: 200))
+        XCTAssertNil(try index.note(at: "/byteclub/Nowhere.txt"))
+        try index.remove(path: "/byteclub/Harbour.txt")
+        XCTAssertNil(try index.note(at: "/byteclub/Harbour.txt"))
+    }
+
     func testExcludedWordsLeaveNotesOut() throws {
         XCTAssertEqual(try paths("boat -rain"), ["/byteclub/Harbour.txt"])
     }

@@ -141,6 +141,7 @@ public final class ClubApp {
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
         screen.delegate = self
         screen.clock = { [effects] in effects.now() }
+        screen.markdown.onReady = { [weak compositor] in compositor?.setNeedsRedraw() }
     }
 
     /// The state the screen is drawn from.

@@ -106,6 +106,8 @@ public final class MainScreen: Layer {
     var clock: @MainActor () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
     /// Thumbnails already turned into cells, by thumbnail key, size and color depth.
     var cellCache: [String: CellImage] = [:]
+    /// The open note's Markdown styles, parsed off the UI queue when the note is big.
+    let markdown = MarkdownHighlighter()
 
     init(model: AppModel, configuration: AppConfiguration, thumbnails: Thumbnails, previews: Thumbnails) {
         self.model = model

@@ -55,14 +55,17 @@ final class NotesController {
     func newNote() {
         if let note = state.note, note.phase != .loading { return }
         context.update {
-            $0.note = NoteSession(newNote: Draft.newID())
+            var session = NoteSession(newNote: Draft.newID())
+            session.newNoteExtension = configuration.layout.newNoteExtension
+            $0.note = session
             $0.message = StatusMessage("New note · Enter goes to the text · Ctrl-S saves · Esc closes")
         }
     }
 
     func open(draft: Draft, entry: RemoteEntry?) {
         if openQueued(draft, entry: entry) { return }
-        let session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        session.newNoteExtension = configuration.layout.newNoteExtension
         context.update {
             $0.note = session
             $0.message = StatusMessage("Restored the draft of \"\(TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title))\"")

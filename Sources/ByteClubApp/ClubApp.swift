@@ -38,6 +38,8 @@ public struct AppConfiguration: Sendable {
     public var searchIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
     /// The background agent that keeps transfers going after a quit; nil: transfers end with the app.
     public var agent: (any BackgroundAgent)?
+    /// Runs the user's own editor over a note (`e`, `Alt-E`); nil: no terminal to run one in.
+    public var externalEditor: ExternalEditorHook?
 
     public init() {}
 }
@@ -154,6 +156,8 @@ public final class ClubApp {
     public func start() {
         if !compositor.contains(screen) { compositor.push(screen) }
         update { $0.message = StatusMessage("Loading…") }
+        // What an editor wrote before a byteclub that ran it was killed goes into its draft.
+        configuration.drafts?.adoptEditorFiles()
         lists.reloadDrafts()
         lists.reloadPausedDownloads()
         background.start()
@@ -215,6 +219,7 @@ extension ClubApp: MainScreenDelegate {
         case .shell(.transfers): photos.showTransfersPanel()
         case .shell: break
         case .notes(.open): notes.openSelected()
+        case .notes(.openInEditor): notes.openSelectedInExternalEditor()
         case .notes(.new): notes.newNote()
         case .notes(.delete): notes.deleteSelected()
         case .notes(.rename): notes.renameSelected()

@@ -20,7 +20,7 @@ public final class MainScreen: Layer {
 
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
-        case open, new, delete, rename, history, search
+        case open, new, delete, rename, history, search, openInEditor
         case share
         case tags, pin
     }
@@ -62,6 +62,7 @@ public final class MainScreen: Layer {
         .init([.char("#")], .tags, "Edit the note's tags"),
         .init([.char("*")], .pin, "Pin or unpin the note"),
         .init([.ctrl("f")], .search, "Search every note (titles and bodies)"),
+        .init([.char("e")], .openInEditor, "Open in $EDITOR"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
@@ -227,7 +228,8 @@ public final class MainScreen: Layer {
             // A merge with conflicts shows in place of the editor, with keys of its own.
             if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
             let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
-            return searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands + tabKeys.commands
+            return searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
+                + NotesController.externalEditorBindings.commands + tabKeys.commands
         }
         var commands = Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))

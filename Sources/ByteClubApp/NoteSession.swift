@@ -122,9 +122,9 @@ public struct NoteSession: Sendable {
         return nil
     }
 
-    /// The draft of the current text.
-    func draft(at date: Date) -> Draft {
-        Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: editor.body.text, updated: date)
+    /// The draft of the current text (or with `body` given, of that).
+    func draft(at date: Date, body: String? = nil) -> Draft {
+        Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: body ?? editor.body.text, updated: date)
     }
 }
 

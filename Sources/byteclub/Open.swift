@@ -131,6 +131,9 @@ enum UI {
         configuration.graphics = terminal.graphics
         configuration.clipboard = { [weak terminal] text in terminal?.copyToClipboard(text) }
         configuration.agent = agent
+        configuration.externalEditor = ExternalEditorHook(command: ExternalEditor.command(environment: ProcessInfo.processInfo.environment)) {
+            [weak terminal] command, file in terminal?.runEditor(command, file: file) ?? .notStarted("the terminal is gone")
+        }
         configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }

@@ -22,8 +22,8 @@ final class LiveClubEndToEndTests: XCTestCase {
         try ray.press("Enter")
         try ray.type("Day 1: Lyon")
         try ray.press("C-s")
-        ray.waitFor("Saved \"Trip plan.txt\"")
-        XCTAssertEqual(club.text(ofNote: "Trip plan.txt"), "Day 1: Lyon")
+        ray.waitFor("Saved \"Trip plan.md\"")
+        XCTAssertEqual(club.text(ofNote: "Trip plan.md"), "Day 1: Lyon")
 
         // Nothing is pressed in ann's terminal: the list and the status bar change by themselves.
         let screen = ann.waitFor("ray added \"Trip plan\"")

@@ -1,0 +1,176 @@
+import Foundation
+import XCTest
+
+/// Markdown as you type and the user's own `$EDITOR`, in a real terminal: a heading drawn in its
+/// style (read with `capture-pane -e`), `.md` for new notes (and `.txt` by config), a script and
+/// a real vim editing a note, and a `kill -9` while vim is open losing nothing.
+final class WritersEditorEndToEndTests: XCTestCase {
+    var app: AppHarness!
+
+    override func setUpWithError() throws {
+        app = try AppHarness()
+    }
+
+    override func tearDown() {
+        app.close()
+    }
+
+    var notes: URL { app.club.appendingPathComponent("byteclub") }
+
+    /// The SGR parameters in force where `text` starts on `line` of a `capture-pane -e` screen.
+    static func sgr(before text: String, in line: Substring) -> Set<String> {
+        guard let range = line.range(of: text) else { return [] }
+        var params = Set<String>()
+        for piece in line[..<range.lowerBound].components(separatedBy: "\u{1B}[").dropFirst() {
+            guard let end = piece.firstIndex(of: "m") else { continue }
+            let list = piece[..<end].split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+            if list.contains("0") || list == [""] { params.removeAll() }
+            params.formUnion(list.filter { $0 != "0" && !$0.isEmpty })
+        }
+        return params
+    }
+
+    /// Types a new note: `title`, then each of `lines` in the body.
+    func typeNewNote(_ tmux: TmuxSession, title: String, lines: [String]) throws {
+        try tmux.type("n")
+        tmux.waitFor("Enter goes to the text")
+        try tmux.type(title)
+        tmux.waitFor("Title: \(title)")
+        try tmux.press("Enter")
+        for (i, line) in lines.enumerated() {
+            if i > 0 { try tmux.press("Enter") }
+            try tmux.type(line)
+        }
+        tmux.waitFor(lines.last ?? title)
+    }
+
+    func testAHeadingIsDrawnInItsStyleAndNewNotesAreMarkdown() throws {
+        let tmux = try app.launch()
+        tmux.waitFor("Welcome to Byte Club")
+        try typeNewNote(tmux, title: "Plan", lines: ["# Big heading", "plain words and *some emphasis*"])
+        let screen = tmux.captureWithEscapes()
+        let rows = screen.split(separator: "\n")
+        let heading = try XCTUnwrap(rows.first { $0.contains("Big heading") && !$0.contains("Title:") })
+        let plain = try XCTUnwrap(rows.first { $0.contains("plain words") })
+        let headingStyle = Self.sgr(before: "# Big heading", in: heading)
+        XCTAssertTrue(headingStyle.contains("1"), "the heading is bold: \(headingStyle) in \(heading.debugDescription)")
+        XCTAssertTrue(headingStyle.contains("38") || headingStyle.contains { ("30"..."37").contains($0) },
+                      "the heading has the theme's color: \(headingStyle)")
+        let plainStyle = Self.sgr(before: "plain words", in: plain)
+        XCTAssertFalse(plainStyle.contains("1") || plainStyle.contains("38"), "plain text is plain: \(plainStyle)")
+        XCTAssertTrue(Self.sgr(before: "*some emphasis*", in: plain).contains("3"), "emphasis is italic")
+
+        try tmux.press("C-s")
+        tmux.waitFor("Saved \"Plan.md\"")
+        XCTAssertEqual(AppHarness.text(notes.appendingPathComponent("Plan.md")), "# Big heading\nplain words and *some emphasis*")
+    }
+
+    func testNewNoteExtensionTxtKeepsPlainNotes() throws {
+        let config = app.base.appendingPathComponent("config/byteclub")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try Data("new_note_extension = \"txt\"\n".utf8).write(to: config.appendingPathComponent("config.toml"))
+        let tmux = try app.launch()
+        tmux.waitFor("Welcome to Byte Club")
+        try typeNewNote(tmux, title: "Old way", lines: ["# not styled here"])
+        let row = try XCTUnwrap(tmux.captureWithEscapes().split(separator: "\n").first { $0.contains("# not styled here") })
+        XCTAssertFalse(Self.sgr(before: "# not styled here", in: row).contains("1"), "a .txt note is plain text")
+        try tmux.press("C-s")
+        tmux.waitFor("Saved \"Old way.txt\"")
+        XCTAssertEqual(AppHarness.text(notes.appendingPathComponent("Old way.txt")), "# not styled here")
+    }
+
+    func testABadNewNoteExtensionIsSaidWithItsLine() throws {
+        let config = app.base.appendingPathComponent("config/byteclub")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try Data("# mine\nnew_note_extension = \"doc\"\n".utf8).write(to: config.appendingPathComponent("config.toml"))
+        let tmux = try app.launch()
+        let screen = tmux.waitFor(app.exitLine(2))
+        XCTAssertTrue(screen.contains("config.toml:2: new_note_extension must be \"md\" or \"txt\""), screen)
+    }
+
+    /// The note on disk whose text contains `text`, if any.
+    func noteContaining(_ text: String) -> String? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: notes.path)) ?? []
+        return names.compactMap { AppHarness.text(notes.appendingPathComponent($0)) }.first { $0.contains(text) }
+    }
+
+    func testAnEditorScriptEditsTheNoteAsUnsavedEdits() throws {
+        let script = app.base.appendingPathComponent("edit.sh")
+        try Data("#!/bin/sh\nprintf 'Added by the script\\n' >> \"$1\"\n".utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let tmux = try app.launch(environment: ["EDITOR": script.path])
+        tmux.waitFor("Welcome to Byte Club")
+        try tmux.type("e")
+        tmux.waitFor("Took the text from edit.sh")
+        tmux.waitFor("Added by the script")
+        tmux.waitFor("[+]")
+        try tmux.press("C-s")
+        tmux.waitFor("Saved")
+        AppHarness.eventually("the note on disk") { self.noteContaining("Added by the script") != nil }
+        // The editor's file is gone from the drafts folder once its text is in the draft.
+        AppHarness.eventually("no editor file left") {
+            ((try? FileManager.default.contentsOfDirectory(atPath: self.app.drafts.path)) ?? []).allSatisfy { !$0.contains(".editing.") }
+        }
+    }
+
+    func testAnEditorThatChangesNothingChangesNothing() throws {
+        let tmux = try app.launch(environment: ["VISUAL": "true --ignored-argument", "EDITOR": "false"])
+        tmux.waitFor("Welcome to Byte Club")
+        try tmux.press("Enter")
+        tmux.waitFor("Esc closes")
+        try tmux.press("M-e")
+        tmux.waitFor("No changes from true")
+        XCTAssertFalse(tmux.capture().contains("[+]"), "no edit")
+        XCTAssertTrue(((try? FileManager.default.contentsOfDirectory(atPath: app.drafts.path)) ?? []).isEmpty, "no draft left behind")
+    }
+
+    func testVimEditsTheNote() throws {
+        let tmux = try app.launch(environment: ["EDITOR": "vim -u NONE -N -n"])
+        tmux.waitFor("Welcome to Byte Club")
+        try tmux.type("e")
+        // vim's own screen: its message line names the file it edits, in the drafts folder.
+        tmux.waitFor(".editing.")
+        try tmux.type("Go")
+        try tmux.type("Typed in vim")
+        try tmux.press("Escape")
+        try tmux.type(":wq")
+        try tmux.press("Enter")
+        tmux.waitFor("Took the text from vim")
+        tmux.waitFor("Typed in vim")
+        tmux.waitFor("[+]")
+        try tmux.press("C-s")
+        tmux.waitFor("Saved")
+        AppHarness.eventually("the note on disk") { self.noteContaining("Typed in vim") != nil }
+    }
+
+    func testKillingByteclubWhileVimIsOpenLosesNothing() throws {
+        let tmux = try app.launch(environment: ["EDITOR": "vim -u NONE -N -n"])
+        tmux.waitFor("Welcome to Byte Club")
+        try tmux.type("e")
+        tmux.waitFor(".editing.")
+        try tmux.type("Go")
+        try tmux.type("Kept through kill")
+        try tmux.press("Escape")
+        try tmux.type(":w")
+        try tmux.press("Enter")
+        let files = { (try? FileManager.default.contentsOfDirectory(atPath: self.app.drafts.path)) ?? [] }
+        AppHarness.eventually("vim's write in the drafts folder") {
+            files().contains { $0.contains(".editing.") && AppHarness.text(self.app.drafts.appendingPathComponent($0))?.contains("Kept through kill") == true }
+        }
+        let editorFile = try XCTUnwrap(files().first { $0.contains(".editing.") })
+        let mode = try FileManager.default.attributesOfItem(atPath: app.drafts.appendingPathComponent(editorFile).path)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600, "the editor's file is private")
+        let pid = try XCTUnwrap(app.appPID())
+        XCTAssertEqual(Foundation.kill(pid, SIGKILL), 0)
+        // The shell takes the terminal back; vim, left in the background, is hung up by the kernel.
+        tmux.waitFor(app.exitLine(137))
+
+        // The next start takes vim's text into the note's draft.
+        try app.launch()
+        tmux.waitFor("unsaved draft")
+        AppHarness.eventually("the text in a draft") {
+            files().contains { $0.hasSuffix(".json") && AppHarness.text(self.app.drafts.appendingPathComponent($0))?.contains("Kept through kill") == true }
+        }
+        XCTAssertFalse(files().contains { $0.contains(".editing.") }, "the editor's file went into the draft")
+    }
+}

@@ -41,13 +41,13 @@ struct TreeWalker {
         let startColumn = Int(cmark_node_get_start_column(node)) - 1
         if startLine >= 0 { lastKnown = (startLine, max(0, startColumn)) }
         switch type {
-        case BC_CMARK_NODE_HEADING: cover(node, .heading)
-        case BC_CMARK_NODE_CODE_BLOCK: cover(node, .codeBlock)
-        case BC_CMARK_NODE_THEMATIC_BREAK: cover(node, .thematicBreak)
+        case BC_CMARK_NODE_HEADING: cover(node, .heading, toLineEnd: true)
+        case BC_CMARK_NODE_CODE_BLOCK: cover(node, .codeBlock, toLineEnd: true)
+        case BC_CMARK_NODE_THEMATIC_BREAK: cover(node, .thematicBreak, toLineEnd: true)
         case BC_CMARK_NODE_BLOCK_QUOTE: cover(node, .blockQuote)
         case BC_CMARK_NODE_EMPH: cover(node, .emphasis)
         case BC_CMARK_NODE_STRONG: cover(node, .strong)
-        case BC_CMARK_NODE_CODE: cover(node, .code)
+        case BC_CMARK_NODE_CODE: cover(node, .code, widenOver: UInt8(ascii: "`"))
         case BC_CMARK_NODE_LINK, BC_CMARK_NODE_IMAGE:
             if startLine >= 0 { cover(node, .link) } else { findAutolink(node) }
         case BC_CMARK_NODE_ITEM where cmark_node_get_syntax_extension(node) == nil: marker(of: node)
@@ -56,9 +56,9 @@ struct TreeWalker {
             // (only those: most nodes are text, and naming each would cost a string apiece).
             guard cmark_node_get_syntax_extension(node) != nil, let name = cmark_node_get_type_string(node) else { return }
             if strcmp(name, "table") == 0 {
-                cover(node, .table)
+                cover(node, .table, toLineEnd: true)
             } else if strcmp(name, "table_header") == 0 {
-                cover(node, .tableHeader)
+                cover(node, .tableHeader, toLineEnd: true)
             } else if strcmp(name, "strikethrough") == 0 {
                 cover(node, .strikethrough)
             } else if strcmp(name, "tasklist") == 0 {
@@ -68,8 +68,10 @@ struct TreeWalker {
     }
 
     /// Spans for the node's source range: from its start column on its first line to its end
-    /// column on its last, whole lines between.
-    private mutating func cover(_ node: OpaquePointer, _ element: MarkdownElement) {
+    /// column on its last, whole lines between. `toLineEnd` takes the last line to its end (an
+    /// ATX heading's closing `#`s are outside its range); `widenOver` widens a one-line range
+    /// over that delimiter on both sides (a code span's range is its content, not its backticks).
+    private mutating func cover(_ node: OpaquePointer, _ element: MarkdownElement, toLineEnd: Bool = false, widenOver delimiter: UInt8? = nil) {
         let first = Int(cmark_node_get_start_line(node)) - 1
         var last = Int(cmark_node_get_end_line(node)) - 1
         guard first >= 0, first < lineLengths.count else { return }
@@ -80,7 +82,13 @@ struct TreeWalker {
             endColumn = lineLengths[last]
         }
         last = min(last, lineLengths.count - 1)
-        let startColumn = max(0, Int(cmark_node_get_start_column(node)) - 1)
+        var startColumn = max(0, Int(cmark_node_get_start_column(node)) - 1)
+        if toLineEnd { endColumn = lineLengths[last] }
+        if let delimiter, first == last {
+            let base = lineStarts[first]
+            while startColumn > 0, bytes[base + startColumn - 1] == delimiter { startColumn -= 1 }
+            while endColumn < lineLengths[first], bytes[base + endColumn] == delimiter { endColumn += 1 }
+        }
         for line in first...max(first, last) {
             let from = line == first ? startColumn : 0
             let to = line == last ? min(endColumn, lineLengths[line]) : lineLengths[line]

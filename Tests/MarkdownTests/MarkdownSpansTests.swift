@@ -42,7 +42,7 @@ final class MarkdownSpansTests: XCTestCase {
     func testInlineCodeAndFencedAndIndentedBlocks() {
         let source = "use `let x` here\n\n```swift\nlet y = 2\n```\n\n    indented\n"
         assertCovered(.code, in: source, [(0, "`let x`")])
-        assertCovered(.codeBlock, in: source, [(2, "```swift"), (3, "let y = 2"), (4, "```"), (6, "    indented")])
+        assertCovered(.codeBlock, in: source, [(2, "```swift"), (3, "let y = 2"), (4, "```"), (6, "indented")])
     }
 
     func testCodeBlockHidesWhatWouldBeMarkdown() {

@@ -17,7 +17,7 @@ final class NoteEditorStylesTests: XCTestCase {
     /// The body's first row is the third of the editor (title, rule).
     private let bodyRow = 2
 
-    func testAStyleCoversItsClustersOnly() {
+    func testAStyleCoversItsClustersOnly() async {
         let bold = Style(attributes: .bold)
         let canvas = render("ab 你好 cd", styles: { line, _ in line == 0 ? [LineStyle(3..<5, bold)] : [] })
         XCTAssertEqual(canvas.line(bodyRow).trimmingCharacters(in: .whitespaces), "ab 你好 cd")
@@ -27,7 +27,7 @@ final class NoteEditorStylesTests: XCTestCase {
         XCTAssertEqual(canvas.style(x: 8, y: bodyRow), canvas.theme.text, "after the wide characters, plain again")
     }
 
-    func testTabsAndWrappedRowsKeepTheirColumns() {
+    func testTabsAndWrappedRowsKeepTheirColumns() async {
         let red = Style(foreground: .red)
         // "\tx": the tab takes four columns, so x is at column 4; "yyyy…" wraps at 10 columns.
         let canvas = render("\tx\nyyyyyyyyyyzz", width: 10, styles: { line, chars in
@@ -41,7 +41,7 @@ final class NoteEditorStylesTests: XCTestCase {
         XCTAssertEqual(canvas.style(x: 9, y: bodyRow + 1), canvas.theme.text)
     }
 
-    func testLaterStylesOverlayEarlierOnes() {
+    func testLaterStylesOverlayEarlierOnes() async {
         let heading = Style(foreground: .blue, attributes: .bold)
         let emphasis = Style(attributes: .italic)
         let selection = Style(foreground: .white, background: .blue)
@@ -55,7 +55,7 @@ final class NoteEditorStylesTests: XCTestCase {
                        "the selection wins over syntax")
     }
 
-    func testEveryDepthStylesEveryConstructAndNoColorUsesAttributesOnly() {
+    func testEveryDepthStylesEveryConstructAndNoColorUsesAttributesOnly() async {
         let constructs: [KeyPath<SyntaxStyles, Style>] = [
             \.heading, \.emphasis, \.strong, \.strikethrough, \.code, \.codeBlock, \.link, \.listMarker, \.taskBox,
             \.blockQuote, \.table, \.tableHeader, \.thematicBreak,

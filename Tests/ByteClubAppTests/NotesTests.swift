@@ -193,7 +193,8 @@ final class NotesTests: XCTestCase {
     func testANewNoteNamedLikeAnExistingOneAsksWithoutReloadTheirs() async throws {
         let harness = try await harness()
         harness.press(.char("n"))
-        type(harness, "Welcome to Byte Club")
+        // New notes are .md: the title names the existing .txt note's extension itself.
+        type(harness, "Welcome to Byte Club.txt")
         harness.press(.enter)
         type(harness, "Mine")
         harness.press(.ctrl("s"))

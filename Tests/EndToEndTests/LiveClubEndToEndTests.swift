@@ -40,6 +40,9 @@ final class LiveClubEndToEndTests: XCTestCase {
         try ray.type("Saturday? ")
         try ray.press("C-s")
         AppHarness.eventually("the first save") { self.club.text(ofNote: "Plans.txt") == "Saturday? Meet on Friday\n" }
+        // The file is written before the app has the server's reply; Ctrl-S while a save is in
+        // flight does nothing, so the second one waits for the first to be done.
+        ray.waitFor("Saved \"Plans.txt\"")
         try ray.type("Sunday! ")
         try ray.press("C-s")
         AppHarness.eventually("the second save") { self.club.text(ofNote: "Plans.txt") == "Saturday? Sunday! Meet on Friday\n" }

@@ -7,7 +7,8 @@ import TerminalUI
 ///
 /// A small note is parsed when it is drawn, so what is on screen always matches the text. A big
 /// one (more than ``synchronousLineLimit`` lines) is parsed on a queue of its own, never on the
-/// UI queue: a 1 MiB note takes tens of milliseconds to parse, longer than a frame. Until the
+/// UI queue (a 1 MiB note takes tens of milliseconds to parse, longer than a frame), once typing
+/// settles (``settleDelay``), so a burst of keys costs one parse, not one per key. Until the
 /// new parse is in, the previous one is used line by line: a line is styled only when its text
 /// is the one that was parsed, found at the same index or shifted by the lines added or removed
 /// since; any other line (the one being typed in) is drawn plain. So a stale parse can never
@@ -16,18 +17,21 @@ import TerminalUI
 final class MarkdownHighlighter {
     /// Notes up to this many lines are parsed while drawing.
     static let synchronousLineLimit = 2_000
+    /// How long a big note's parse waits after a keystroke for the next one: a burst of typing
+    /// makes one parse at its end, not one per key on a core the UI queue may need.
+    static let settleDelay: DispatchTimeInterval = .milliseconds(120)
 
     /// Called when a parse made off the UI queue is ready (the app asks for a frame).
     var onReady: @MainActor () -> Void = {}
 
     /// Which text a parse is of: the note's draft and its edit count.
-    struct Key: Equatable {
+    struct Key: Equatable, Sendable {
         var draftID: String
         var version: Int
         var lineCount: Int
     }
 
-    private struct Parsed {
+    private struct Parsed: Sendable {
         var key: Key
         var lines: [[Character]]
         var highlights: MarkdownHighlights
@@ -38,6 +42,11 @@ final class MarkdownHighlighter {
     private var pending: (key: Key, lines: [[Character]])?
     private var requested: Key?
     private var inFlight = false
+    private var settling = false
+    /// Settle delays waited in a row; after ``maxSettles`` the parse starts anyway, so a long
+    /// burst of typing still sees its new lines styled about once a second.
+    private var settles = 0
+    static let maxSettles = 8
     private let queue = DispatchQueue(label: "byteclub.markdown", qos: .userInitiated)
 
     /// Whether a note with this file name is Markdown (`.txt` notes stay plain text).
@@ -75,6 +84,25 @@ final class MarkdownHighlighter {
     }
 
     private func startParse() {
+        guard !inFlight, !settling, pending != nil else { return }
+        settling = true
+        let asked = pending?.key
+        DispatchQueue.main.asyncAfter(deadline: .now() + Self.settleDelay) {
+            MainActor.assumeIsolated {
+                self.settling = false
+                // Still typing: wait for the burst to end (the previous parse styles the rest).
+                if self.pending?.key != asked, self.settles < Self.maxSettles {
+                    self.settles += 1
+                    self.startParse()
+                } else {
+                    self.settles = 0
+                    self.launchParse()
+                }
+            }
+        }
+    }
+
+    private func launchParse() {
         guard !inFlight, let (key, lines) = pending else { return }
         pending = nil
         inFlight = true
@@ -89,7 +117,13 @@ final class MarkdownHighlighter {
     private func finish(_ result: Parsed) {
         inFlight = false
         // A note closed or switched meanwhile: only the one still asked for is kept.
-        if requested?.draftID == result.key.draftID { parsed = result }
+        if requested?.draftID == result.key.draftID {
+            // The old parse goes on the parse queue: freeing a big note's spans line by line
+            // takes a few milliseconds the UI queue should not spend.
+            let old = parsed
+            parsed = result
+            queue.async { withExtendedLifetime(old) {} }
+        }
         startParse()
         onReady()
     }

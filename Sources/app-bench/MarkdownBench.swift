@@ -3,38 +3,36 @@ import Foundation
 import Glibc
 #endif
 
-/// `app-bench markdown`: a 1 MiB Markdown note (about 20,000 lines of headings, lists, code
+/// `app-bench markdown`: a 1 MiB Markdown note (about 18,000 lines of headings, lists, code
 /// blocks and tables) in the real byteclub in a pty, highlighting on, beside vim with syntax
 /// highlighting on the same file in the same run: from Enter (or vim's start) to the first
 /// frame that shows the note, and key to echo while typing into it.
 enum MarkdownBench {
-    /// About `size` bytes of Markdown, every construct the editor styles, in lines of ~50 bytes.
+    /// About `size` bytes of Markdown, every construct the editor styles, in lines of ~57 bytes.
     static func note(size: Int) -> String {
         var text = ""
         text.reserveCapacity(size + 4096)
         var section = 0
         while text.utf8.count < size {
             text += """
-                ## Section \(section): notes on the club's challenge
+                ## Section \(section): notes on the club's challenge, with a longer title
+                Some *emphasis*, some **strong words**, `inline code` and a few more words to read.
+                A [link to the club](https://example.org/\(section)) or https://example.com, then the rest.
 
-                Some *emphasis*, some **strong words**, `inline code` and
-                a [link to the club](https://example.org/\(section)) or https://example.com.
-
-                - first point of the section, plainly said
-                - [ ] a task still open for this week
-                - [x] a task done already, ticked off
-                1. numbered step one of the plan
+                - first point of the section, plainly said, with enough words to fill a line
+                - [ ] a task still open for this week: write the reply and send it to everyone
+                - [x] a task done already, ticked off after the meeting on Friday afternoon
+                1. numbered step one of the plan, which comes before step two and step three
 
                 ```swift
-                let answer\(section) = \(section) * 42
-                print("section \\(answer\(section))")
+                let answer\(section) = \(section) * 42 // the answer, computed the long way round
+                print("section \\(answer\(section)) of the note, printed for the members to read")
                 ```
+                > A quoted line from a member's reply, kept here as it was said at the time.
 
-                > A quoted line from a member's reply.
-
-                | member | score | time |
-                |--------|------:|------|
-                | ray    | \(section % 97) | 12:00 |
+                | member | score | time  | comment on the round                        |
+                |--------|------:|-------|---------------------------------------------|
+                | ray    | \(section % 97) | 12:00 | a fine round, close to the best of the week |
 
                 ---
 
@@ -58,7 +56,8 @@ enum MarkdownBench {
         let text = note(size: 1 << 20)
         let file = notes.appendingPathComponent("Big.md")
         try Data(text.utf8).write(to: file)
-        // Newest first: a day ahead keeps it at the top of the list, above the sample notes.
+        // The club is not empty, so no sample notes are seeded: it is the only row. A day ahead keeps
+        // it on top whatever else is there (newest first).
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(86_400)], ofItemAtPath: file.path)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
 
@@ -70,7 +69,7 @@ enum MarkdownBench {
         let app = try EchoBench.PTYApp(binary: binary, arguments: ["--data-dir", base.appendingPathComponent("club").path,
                                                                     "--download-dir", base.appendingPathComponent("downloads").path],
                                        environment: environment)
-        try app.waitFor("Big.md")
+        try app.waitFor("1.0 MB")  // the list row: titles show without their extension
         var offset = app.output.total
         var start = ContinuousClock.now
         app.send("\r")

@@ -137,17 +137,24 @@ final class WritersEditorEndToEndTests: XCTestCase {
         XCTAssertTrue(((try? FileManager.default.contentsOfDirectory(atPath: app.drafts.path)) ?? []).isEmpty, "no draft left behind")
     }
 
-    func testVimEditsTheNote() throws {
+    /// Starts byteclub with vim (with arguments) as `$EDITOR`, opens the first note in it with
+    /// `e`, adds `line` at its end and writes with `command` (`:wq`, `:w`).
+    func addInVim(_ line: String, then command: String) throws -> TmuxSession {
         let tmux = try app.launch(environment: ["EDITOR": "vim -u NONE -N -n"])
         tmux.waitFor("Welcome to Byte Club")
         try tmux.type("e")
         // vim's own screen: its message line names the file it edits, in the drafts folder.
         tmux.waitFor(".editing.")
         try tmux.type("Go")
-        try tmux.type("Typed in vim")
+        try tmux.type(line)
         try tmux.press("Escape")
-        try tmux.type(":wq")
+        try tmux.type(command)
         try tmux.press("Enter")
+        return tmux
+    }
+
+    func testVimEditsTheNote() throws {
+        let tmux = try addInVim("Typed in vim", then: ":wq")
         tmux.waitFor("Took the text from vim")
         tmux.waitFor("Typed in vim")
         tmux.waitFor("[+]")
@@ -157,15 +164,7 @@ final class WritersEditorEndToEndTests: XCTestCase {
     }
 
     func testKillingByteclubWhileVimIsOpenLosesNothing() throws {
-        let tmux = try app.launch(environment: ["EDITOR": "vim -u NONE -N -n"])
-        tmux.waitFor("Welcome to Byte Club")
-        try tmux.type("e")
-        tmux.waitFor(".editing.")
-        try tmux.type("Go")
-        try tmux.type("Kept through kill")
-        try tmux.press("Escape")
-        try tmux.type(":w")
-        try tmux.press("Enter")
+        let tmux = try addInVim("Kept through kill", then: ":w")
         let files = { (try? FileManager.default.contentsOfDirectory(atPath: self.app.drafts.path)) ?? [] }
         AppHarness.eventually("vim's write in the drafts folder") {
             files().contains { $0.contains(".editing.") && AppHarness.text(self.app.drafts.appendingPathComponent($0))?.contains("Kept through kill") == true }

@@ -144,6 +144,9 @@ public final class ClubApp {
         screen.delegate = self
         screen.clock = { [effects] in effects.now() }
         screen.markdown.onReady = { [weak compositor] in compositor?.setNeedsRedraw() }
+        screen.markdown.source = { [weak model] in
+            model?.state.note.map { (MarkdownHighlighter.key(of: $0), $0.editor.body.lineClusters) }
+        }
     }
 
     /// The state the screen is drawn from.

@@ -23,6 +23,10 @@ final class MarkdownHighlighter {
 
     /// Called when a parse made off the UI queue is ready (the app asks for a frame).
     var onReady: @MainActor () -> Void = {}
+    /// The open note's text as it is now, taken when a background parse starts rather than at
+    /// every frame: a snapshot held between keys would make each key's edit copy the note's
+    /// array of lines.
+    var source: @MainActor () -> (key: Key, lines: [[Character]])? = { nil }
 
     /// Which text a parse is of: the note's draft and its edit count.
     struct Key: Equatable, Sendable {
@@ -38,8 +42,8 @@ final class MarkdownHighlighter {
     }
 
     private var parsed: Parsed?
-    /// The newest text asked for while a parse runs; parsed when it ends.
-    private var pending: (key: Key, lines: [[Character]])?
+    /// The newest text asked for while a parse runs or typing settles; parsed when they end.
+    private var pending: Key?
     private var requested: Key?
     private var inFlight = false
     private var settling = false
@@ -54,6 +58,11 @@ final class MarkdownHighlighter {
         ClubLayout.hasExtension(fileName, in: ["md"])
     }
 
+    /// The parse key of `session`'s text.
+    static func key(of session: NoteSession) -> Key {
+        Key(draftID: session.draftID, version: session.version, lineCount: session.editor.body.lineCount)
+    }
+
     /// The editor's styling hook for the open note, or nil for a plain-text note.
     func lineStyles(for session: NoteSession, syntax: SyntaxStyles) -> (@MainActor @Sendable (Int, [Character]) -> [LineStyle])? {
         guard Self.isMarkdown(session.fileName) else {
@@ -61,14 +70,14 @@ final class MarkdownHighlighter {
             return nil
         }
         let body = session.editor.body
-        let key = Key(draftID: session.draftID, version: session.version, lineCount: body.lineCount)
+        let key = Self.key(of: session)
         if parsed?.key != key, requested != key {
             requested = key
             if body.lineCount <= Self.synchronousLineLimit {
                 let lines = body.lineClusters
                 parsed = Parsed(key: key, lines: lines, highlights: Self.parse(lines))
             } else {
-                pending = (key, body.lineClusters)
+                pending = key
                 startParse()
             }
         }
@@ -86,12 +95,12 @@ final class MarkdownHighlighter {
     private func startParse() {
         guard !inFlight, !settling, pending != nil else { return }
         settling = true
-        let asked = pending?.key
+        let asked = pending
         DispatchQueue.main.asyncAfter(deadline: .now() + Self.settleDelay) {
             MainActor.assumeIsolated {
                 self.settling = false
                 // Still typing: wait for the burst to end (the previous parse styles the rest).
-                if self.pending?.key != asked, self.settles < Self.maxSettles {
+                if self.pending != asked, self.settles < Self.maxSettles {
                     self.settles += 1
                     self.startParse()
                 } else {
@@ -103,8 +112,10 @@ final class MarkdownHighlighter {
     }
 
     private func launchParse() {
-        guard !inFlight, let (key, lines) = pending else { return }
+        guard !inFlight, pending != nil else { return }
         pending = nil
+        // The note as it is now (newer than what was asked, if keys came since).
+        guard let (key, lines) = source(), key.draftID == requested?.draftID else { return }
         inFlight = true
         queue.async {
             let highlights = Self.parse(lines)

@@ -142,20 +142,23 @@ final class NotesController {
 
     /// A key for the open editor; returns whether it was taken.
     func handleEditorKey(_ key: Key) -> Bool {
-        guard let session = state.note else { return false }
-        if session.phase == .loading {
+        // The scalars, not the session: a copy alive while the key edits in place below would
+        // make that edit copy a big note's array of lines.
+        guard let phase = state.note?.phase else { return false }
+        if phase == .loading {
+            let name = state.note?.entry?.name ?? ""
             // The list has the keys; Esc abandons the download.
             guard key == .escape else { return false }
             loadTask?.cancel()
             loadTask = nil
             context.update {
                 $0.note = nil
-                $0.message = StatusMessage("Stopped opening \"\(TerminalSafe.escape(session.entry?.name ?? ""))\"")
+                $0.message = StatusMessage("Stopped opening \"\(TerminalSafe.escape(name))\"")
             }
             return true
         }
         // A merge with conflicts has the keys until it is done (NotesController+Merge.swift).
-        if session.merge != nil { return handleMergeKey(key) }
+        if state.note?.merge != nil { return handleMergeKey(key) }
         if let taken = handleSearchHitKey(key) { return taken }
         if MergeView.editorBindings.action(for: key) == .merge {
             mergeNow()

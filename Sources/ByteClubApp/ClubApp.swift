@@ -145,7 +145,7 @@ public final class ClubApp {
         screen.clock = { [effects] in effects.now() }
         screen.markdown.onReady = { [weak compositor] in compositor?.setNeedsRedraw() }
         screen.markdown.source = { [weak model] in
-            model?.state.note.map { (MarkdownHighlighter.key(of: $0), $0.editor.body.lineClusters) }
+            model?.state.note.map { (key: MarkdownHighlighter.key(of: $0), lines: $0.editor.body.lineClusters) }
         }
     }
 

@@ -77,10 +77,15 @@ final class WritersEditorEndToEndTests: XCTestCase {
         XCTAssertEqual(AppHarness.text(notes.appendingPathComponent("Plan.md")), "# Big heading\nplain words and *some emphasis*")
     }
 
-    func testNewNoteExtensionTxtKeepsPlainNotes() throws {
+    /// `$XDG_CONFIG_HOME/byteclub/config.toml` with `text`.
+    func writeConfig(_ text: String) throws {
         let config = app.base.appendingPathComponent("config/byteclub")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try Data("new_note_extension = \"txt\"\n".utf8).write(to: config.appendingPathComponent("config.toml"))
+        try Data(text.utf8).write(to: config.appendingPathComponent("config.toml"))
+    }
+
+    func testNewNoteExtensionTxtKeepsPlainNotes() throws {
+        try writeConfig("new_note_extension = \"txt\"\n")
         let tmux = try app.launch()
         tmux.waitFor("Welcome to Byte Club")
         try typeNewNote(tmux, title: "Old way", lines: ["# not styled here"])
@@ -92,9 +97,7 @@ final class WritersEditorEndToEndTests: XCTestCase {
     }
 
     func testABadNewNoteExtensionIsSaidWithItsLine() throws {
-        let config = app.base.appendingPathComponent("config/byteclub")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try Data("# mine\nnew_note_extension = \"doc\"\n".utf8).write(to: config.appendingPathComponent("config.toml"))
+        try writeConfig("# mine\nnew_note_extension = \"doc\"\n")
         let tmux = try app.launch()
         let screen = tmux.waitFor(app.exitLine(2))
         // The pane wraps the long path: read the message as one line.

@@ -1,7 +1,7 @@
 # byteclub: build, run, test and benchmark.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3 iproute2 gcc libsqlite3-dev ripgrep
+APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev vim libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3 iproute2 gcc libsqlite3-dev ripgrep
 PYPI_PACKAGES := dropbox
 BENCH_SIZE ?= 1GiB
 # The WAN table (transfer-bench wan): 256 MiB each way on each link, as issue 27 asks.
@@ -45,7 +45,8 @@ test: deps
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV
 ## put/get against curl -T/-o on rclone serve webdav; the
 ## widgets, the editor, thumbnails, kitty picture bytes and note merges; the whole app (first frames, scrolling, progress, cancel, key echo);
-## full-text search: the index against rg and grep over 10,000 notes; in the app, Ctrl-F key to results and key echo while indexing.
+## full-text search: the index against rg and grep over 10,000 notes; in the app, Ctrl-F key to results and key echo while indexing;
+## a 1 MiB Markdown note in the app beside vim with syntax highlighting (open to first frame, key echo; app-bench markdown).
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get install -y -qq nginx-light; }

@@ -39,6 +39,9 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // libchafa's canvas (image to terminal symbols); its pkg-config file needs glib's headers.
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
+        // cmark-gfm, GitHub's CommonMark parser, and its table/strikethrough/autolink/tasklist
+        // extensions (Debian has no pkg-config file for the extensions: the module map links both).
+        .systemLibrary(name: "CCmarkGFM", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         // The agent's C: SO_PEERCRED's peer uid and a detached (setsid, double fork) start.
         .target(name: "CAgentShim"),
 
@@ -89,11 +92,14 @@ let package = Package(
         // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
         .target(name: "Agent", dependencies: ["Remote", "CAgentShim"]),
 
+        // Markdown highlighting: spans of lines from cmark-gfm's parse tree and source positions.
+        .target(name: "Markdown", dependencies: ["CCmarkGFM"]),
+
         // The three-way line merge (diff3) of a note's text. Pure Swift, no dependencies.
         .target(name: "NoteMerge"),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
-        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", "NoteMerge", "SearchIndex", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Test and benchmark support
 
@@ -158,6 +164,7 @@ let package = Package(
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge"]),
+        .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(

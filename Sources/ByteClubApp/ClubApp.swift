@@ -38,6 +38,8 @@ public struct AppConfiguration: Sendable {
     public var searchIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
     /// The background agent that keeps transfers going after a quit; nil: transfers end with the app.
     public var agent: (any BackgroundAgent)?
+    /// Runs the user's own editor over a note (`e`, `Alt-E`); nil: no terminal to run one in.
+    public var externalEditor: ExternalEditorHook?
 
     public init() {}
 }
@@ -141,6 +143,10 @@ public final class ClubApp {
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
         screen.delegate = self
         screen.clock = { [effects] in effects.now() }
+        screen.markdown.onReady = { [weak compositor] in compositor?.setNeedsRedraw() }
+        screen.markdown.source = { [weak model] in
+            model?.state.note.map { (key: MarkdownHighlighter.key(of: $0), lines: $0.editor.body.lineClusters) }
+        }
     }
 
     /// The state the screen is drawn from.
@@ -153,6 +159,8 @@ public final class ClubApp {
     public func start() {
         if !compositor.contains(screen) { compositor.push(screen) }
         update { $0.message = StatusMessage("Loading…") }
+        // What an editor wrote before a byteclub that ran it was killed goes into its draft.
+        configuration.drafts?.adoptEditorFiles()
         lists.reloadDrafts()
         lists.reloadPausedDownloads()
         background.start()
@@ -214,6 +222,7 @@ extension ClubApp: MainScreenDelegate {
         case .shell(.transfers): photos.showTransfersPanel()
         case .shell: break
         case .notes(.open): notes.openSelected()
+        case .notes(.openInEditor): notes.openSelectedInExternalEditor()
         case .notes(.new): notes.newNote()
         case .notes(.delete): notes.deleteSelected()
         case .notes(.rename): notes.renameSelected()

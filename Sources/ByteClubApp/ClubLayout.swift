@@ -6,9 +6,13 @@ public struct ClubLayout: Sendable, Equatable {
     public var folder: String
     public static let noteExtensions = ["txt", "md"]
     public static let photoExtensions = ["jpg", "jpeg"]
+    /// What saving adds to a new note's title that has no extension: notes are Markdown, and
+    /// config.toml's `new_note_extension = "txt"` keeps the old plain-text way.
+    public var newNoteExtension: String
 
-    public init(folder: String = "/byteclub") {
+    public init(folder: String = "/byteclub", newNoteExtension: String = "md") {
         self.folder = folder
+        self.newNoteExtension = newNoteExtension
     }
 
     public var photosFolder: String { folder + "/photos" }

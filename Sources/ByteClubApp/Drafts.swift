@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The text of a note being edited, journalled to disk before anything is sent, so that no
@@ -76,8 +77,15 @@ extension String {
 /// Every write goes to a temporary file, is flushed to disk and renamed over the old draft, so
 /// a crash leaves either the old draft or the new one, never half of one. Files that are not
 /// drafts (or are damaged) are skipped by ``all()``, never deleted.
+///
+/// Writes and removals all go through one serial queue (``writes``): the editor's journal
+/// writes a big note's draft on it in the background (``saveInBackground(_:then:)``), and a
+/// later ``save(_:)`` or ``remove(_:)`` of the same draft waits for it there, so an older text
+/// can never land after a newer one or bring back a draft that was dropped.
 public struct DraftStore: Sendable {
     public let directory: URL
+    /// The one queue every draft write and removal runs on, in the order they were asked for.
+    static let writes = DispatchQueue(label: "byteclub.drafts", qos: .utility)
 
     public init(directory: URL) {
         self.directory = directory
@@ -85,8 +93,22 @@ public struct DraftStore: Sendable {
 
     private func url(_ id: String) -> URL { directory.appendingPathComponent(id + ".json") }
 
-    /// Writes `draft` atomically and durably.
+    /// Writes `draft` atomically and durably, after any background write asked for before.
     public func save(_ draft: Draft) throws {
+        try Self.writes.sync { try write(draft) }
+    }
+
+    /// Writes the draft `make` builds, off the calling queue (building a 1 MiB note's text and
+    /// its JSON takes longer than a frame), then calls `done` on the UI queue with the error, if any.
+    func saveInBackground(_ make: @escaping @Sendable () -> Draft, then done: @escaping @MainActor @Sendable ((any Error)?) -> Void) {
+        Self.writes.async {
+            var failure: (any Error)?
+            do { try write(make()) } catch { failure = error }
+            DispatchQueue.main.async { MainActor.assumeIsolated { done(failure) } }
+        }
+    }
+
+    private func write(_ draft: Draft) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -103,7 +125,7 @@ public struct DraftStore: Sendable {
 
     /// Removes a draft; a missing one is not an error.
     public func remove(_ id: String) {
-        try? FileManager.default.removeItem(at: url(id))
+        Self.writes.sync { _ = try? FileManager.default.removeItem(at: url(id)) }
     }
 
     /// Every readable draft, newest first.

@@ -64,9 +64,12 @@ extension MainScreen {
         var banner = session.banner.map(TerminalSafe.escape)
         if session.phase == .saving { banner = "Saving…" + (banner.map { " · " + $0 } ?? "") }
         // Drawn in place (it learns its scroll position), without a copy of the note or a new frame.
+        // Asked with a borrow of the note, not a copy kept across the drawing below.
+        let lineStyles = model.state.note.flatMap { markdown.lineStyles(for: $0, syntax: canvas.theme.syntax) }
         model.updateQuietly { state in
             guard state.note != nil else { return }
-            NoteEditor(isModified: session.isModified, banner: banner).render(into: canvas, area: editorArea, state: &state.note!.editor)
+            NoteEditor(isModified: session.isModified, banner: banner, lineStyles: lineStyles)
+                .render(into: canvas, area: editorArea, state: &state.note!.editor)
         }
     }
 

@@ -20,7 +20,7 @@ public final class MainScreen: Layer {
 
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
-        case open, new, delete, rename, history, search
+        case open, new, delete, rename, history, search, openInEditor
         case share
         case tags, pin
     }
@@ -62,6 +62,7 @@ public final class MainScreen: Layer {
         .init([.char("#")], .tags, "Edit the note's tags"),
         .init([.char("*")], .pin, "Pin or unpin the note"),
         .init([.ctrl("f")], .search, "Search every note (titles and bodies)"),
+        .init([.char("e")], .openInEditor, "Open in $EDITOR"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
@@ -106,6 +107,8 @@ public final class MainScreen: Layer {
     var clock: @MainActor () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
     /// Thumbnails already turned into cells, by thumbnail key, size and color depth.
     var cellCache: [String: CellImage] = [:]
+    /// The open note's Markdown styles, parsed off the UI queue when the note is big.
+    let markdown = MarkdownHighlighter()
 
     init(model: AppModel, configuration: AppConfiguration, thumbnails: Thumbnails, previews: Thumbnails) {
         self.model = model
@@ -225,7 +228,8 @@ public final class MainScreen: Layer {
             // A merge with conflicts shows in place of the editor, with keys of its own.
             if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
             let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
-            return searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands + tabKeys.commands
+            return searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
+                + NotesController.externalEditorBindings.commands + tabKeys.commands
         }
         var commands = Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))

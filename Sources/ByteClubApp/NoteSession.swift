@@ -58,6 +58,9 @@ public struct NoteSession: Sendable {
     /// from the search results, until its first edit or cursor move).
     public var searchMatches: SearchMatches?
 
+    /// The extension saving gives a title without one (``ClubLayout/newNoteExtension``).
+    public var newNoteExtension = "md"
+
     /// Whether the text differs from what the server has (the `[+]` marker).
     public var isModified: Bool { version != savedVersion }
 
@@ -89,19 +92,20 @@ public struct NoteSession: Sendable {
         journalledVersion = 1
     }
 
-    /// The file name a save writes. An unchanged title keeps the note's name (`rules.md` stays
-    /// `.md`); a new title keeps the note's extension, or gets `.txt`, unless it ends in a note
-    /// extension itself. A dot elsewhere in a title ("v1.2 plan") is part of the title.
-    public var fileName: String { NoteSession.fileName(forTitle: editor.title.text, replacing: entry?.name) }
+    /// The file name a save writes. An unchanged title keeps the note's name (`rules.txt` stays
+    /// `.txt`); a new title keeps the note's extension, or gets ``newNoteExtension`` (`.md`),
+    /// unless it ends in a note extension itself. A dot elsewhere in a title ("v1.2 plan") is
+    /// part of the title.
+    public var fileName: String { NoteSession.fileName(forTitle: editor.title.text, replacing: entry?.name, newExtension: newNoteExtension) }
 
     /// The file name for `title`, for a note now named `current` (nil for a new note).
-    public static func fileName(forTitle title: String, replacing current: String? = nil) -> String {
+    public static func fileName(forTitle title: String, replacing current: String? = nil, newExtension: String = "md") -> String {
         let title = title.trimmingCharacters(in: .whitespaces)
         if let current, title == ClubLayout.title(of: current) { return current }
         if ClubLayout.hasExtension(title, in: ClubLayout.noteExtensions) { return title }
         let ext = current.flatMap { name -> String? in
             ClubLayout.hasExtension(name, in: ClubLayout.noteExtensions) ? String(name.dropFirst(ClubLayout.title(of: name).count)) : nil
-        } ?? ".txt"
+        } ?? "." + newExtension
         return title + ext
     }
 
@@ -118,9 +122,9 @@ public struct NoteSession: Sendable {
         return nil
     }
 
-    /// The draft of the current text.
-    func draft(at date: Date) -> Draft {
-        Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: editor.body.text, updated: date)
+    /// The draft of the current text (or with `body` given, of that).
+    func draft(at date: Date, body: String? = nil) -> Draft {
+        Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: body ?? editor.body.text, updated: date)
     }
 }
 

@@ -115,6 +115,7 @@ extension NotesController {
         guard let item = configuration.outbox?.all().last(where: { $0.draftID == draft.id && $0.text != nil }),
               item.text == draft.body else { return false }
         var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        session.newNoteExtension = configuration.layout.newNoteExtension
         session.savedVersion = session.version
         session.queuedItem = item.id
         session.banner = "Waiting in the outbox since \(timeOfDay(item.queued)): it is sent when the server answers"

@@ -17,6 +17,11 @@ final class NotesController {
     private var loadTask: Task<Void, Never>?
     /// Whether a journal write is scheduled.
     private var journalScheduled = false
+    /// The draft of the note `e` asked to open in the user's editor once its text is in.
+    var externalEditPending: String?
+    /// A background journal write is under way; another was asked for meanwhile.
+    private var journalWriting = false
+    private var journalAgain = false
     /// Where changes go while the server cannot be reached (NotesController+Offline.swift).
     weak var outboxController: OutboxController?
     /// The search results a note was opened from (NotesController+Search.swift).
@@ -55,14 +60,17 @@ final class NotesController {
     func newNote() {
         if let note = state.note, note.phase != .loading { return }
         context.update {
-            $0.note = NoteSession(newNote: Draft.newID())
+            var session = NoteSession(newNote: Draft.newID())
+            session.newNoteExtension = configuration.layout.newNoteExtension
+            $0.note = session
             $0.message = StatusMessage("New note · Enter goes to the text · Ctrl-S saves · Esc closes")
         }
     }
 
     func open(draft: Draft, entry: RemoteEntry?) {
         if openQueued(draft, entry: entry) { return }
-        let session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        session.newNoteExtension = configuration.layout.newNoteExtension
         context.update {
             $0.note = session
             $0.message = StatusMessage("Restored the draft of \"\(TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title))\"")
@@ -117,6 +125,7 @@ final class NotesController {
                 $0.note = session
                 $0.message = message
             }
+            runPendingExternalEdit()
         case .failure(.cancelled):
             break
         case .failure(let error) where error.isUnreachable && openCached(session):
@@ -133,23 +142,30 @@ final class NotesController {
 
     /// A key for the open editor; returns whether it was taken.
     func handleEditorKey(_ key: Key) -> Bool {
-        guard let session = state.note else { return false }
-        if session.phase == .loading {
+        // The scalars, not the session: a copy alive while the key edits in place below would
+        // make that edit copy a big note's array of lines.
+        guard let phase = state.note?.phase else { return false }
+        if phase == .loading {
+            let name = state.note?.entry?.name ?? ""
             // The list has the keys; Esc abandons the download.
             guard key == .escape else { return false }
             loadTask?.cancel()
             loadTask = nil
             context.update {
                 $0.note = nil
-                $0.message = StatusMessage("Stopped opening \"\(TerminalSafe.escape(session.entry?.name ?? ""))\"")
+                $0.message = StatusMessage("Stopped opening \"\(TerminalSafe.escape(name))\"")
             }
             return true
         }
         // A merge with conflicts has the keys until it is done (NotesController+Merge.swift).
-        if session.merge != nil { return handleMergeKey(key) }
+        if state.note?.merge != nil { return handleMergeKey(key) }
         if let taken = handleSearchHitKey(key) { return taken }
         if MergeView.editorBindings.action(for: key) == .merge {
             mergeNow()
+            return true
+        }
+        if Self.externalEditorBindings.action(for: key) == .open {
+            openInExternalEditor()
             return true
         }
         // In place: a copy of the session would copy a big note's lines on every key.
@@ -177,13 +193,51 @@ final class NotesController {
         return true
     }
 
-    /// After every edit: a journal write soon.
+    /// After every edit: a journal write soon, off the UI queue.
     private func scheduleJournal() {
         guard !journalScheduled else { return }
         journalScheduled = true
         context.effects.after(Self.journalDelay) { [weak self] in
             self?.journalScheduled = false
-            self?.journal()
+            self?.journalInBackground()
+        }
+    }
+
+    /// Writes the open note's draft on the drafts' queue: only the lines are taken here (a
+    /// copy-on-write share, nothing copied), and the text, its JSON and the durable write are
+    /// made there, so typing in a 1 MiB note never waits for its draft. One write at a time; edits
+    /// made meanwhile are written by the next. A failure is said, as for ``journal()``.
+    private func journalInBackground() {
+        guard let session = state.note, session.phase != .loading, !session.isReadOnly,
+              session.version != session.journalledVersion, let drafts = configuration.drafts else { return }
+        guard !journalWriting else {
+            journalAgain = true
+            return
+        }
+        journalWriting = true
+        let lines = session.editor.body.lineClusters
+        let empty = session.draft(at: configuration.format.now(), body: "")
+        let version = session.version
+        drafts.saveInBackground({
+            var draft = empty
+            draft.body = String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self)
+            return draft
+        }) { [weak self] error in
+            guard let self else { return }
+            self.journalWriting = false
+            if let error {
+                self.context.logger.error("cannot write the draft: \(error)")
+                self.context.say(.error("Could not write the draft: \(error.localizedDescription)"))
+            } else {
+                self.context.model.updateQuietly { state in
+                    guard state.note?.draftID == empty.id, let done = state.note?.journalledVersion, done < version else { return }
+                    state.note?.journalledVersion = version
+                }
+            }
+            if self.journalAgain {
+                self.journalAgain = false
+                self.scheduleJournal()
+            }
         }
     }
 

@@ -47,6 +47,9 @@ public struct Theme: Hashable, Sendable {
     public var input: Style
     public var inputPlaceholder: Style
 
+    /// Markdown in the note editor (Theme+Syntax.swift).
+    public var syntax: SyntaxStyles = .monochrome
+
     /// The theme for a terminal at `depth`.
     public static func standard(for depth: ColorDepth) -> Theme {
         switch depth {
@@ -91,7 +94,8 @@ public struct Theme: Hashable, Sendable {
         button: Style(attributes: .reverse),
         buttonSelected: Style(foreground: .black, background: .cyan, attributes: .bold),
         progressFilled: Style(foreground: .green), progressEmpty: Style(attributes: .dim),
-        input: Style(attributes: .underline), inputPlaceholder: Style(attributes: .dim)
+        input: Style(attributes: .underline), inputPlaceholder: Style(attributes: .dim),
+        syntax: .ansi
     )
 
     /// 24-bit colors (a muted dark palette with a blue accent).
@@ -120,7 +124,8 @@ public struct Theme: Hashable, Sendable {
             button: Style(foreground: barText, background: .rgb(62, 68, 81)),
             buttonSelected: Style(foreground: ink, background: accent, attributes: .bold),
             progressFilled: Style(foreground: .rgb(152, 195, 121)), progressEmpty: Style(foreground: .rgb(75, 80, 92)),
-            input: Style(background: .rgb(50, 54, 62)), inputPlaceholder: Style(foreground: .rgb(120, 126, 140), background: .rgb(50, 54, 62))
+            input: Style(background: .rgb(50, 54, 62)), inputPlaceholder: Style(foreground: .rgb(120, 126, 140), background: .rgb(50, 54, 62)),
+            syntax: .truecolor
         )
     }()
 
@@ -134,6 +139,7 @@ public struct Theme: Hashable, Sendable {
             \.input, \.inputPlaceholder,
         ]
         for path in paths { t[keyPath: path] = t[keyPath: path].reduced(to: depth) }
+        t.syntax = syntax.reduced(to: depth)
         return t
     }
 }

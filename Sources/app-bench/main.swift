@@ -23,6 +23,7 @@ import Glibc
 // app-bench webdav-poll     the app idle on rclone serve webdav: requests and bytes a minute its polling costs the server
 // app-bench outbox          20 saves queued offline: from the server's return to the last one confirmed (and curl)
 // app-bench offline-start   10,000 cached notes, the server down: from start to the first frame that shows them
+// app-bench markdown        a 1 MiB Markdown note, highlighting on, beside vim with syntax on: open to first frame, key echo (pty)
 // app-bench search          10,000 notes of 5 KiB: key echo while the app indexes them, Ctrl-F from last key to results (pty)
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
@@ -60,6 +61,7 @@ Task { @MainActor in
             try await OfflineBench.outbox()
             try await OfflineBench.offlineStart()
             try await SearchBench.run()
+            try await MarkdownBench.run()
         case "notes": try await AppBench.notes()
         case "editor": try await AppBench.editor()
         case "photos": try await AppBench.photos()
@@ -73,8 +75,9 @@ Task { @MainActor in
         case "outbox": try await OfflineBench.outbox()
         case "offline-start": try await OfflineBench.offlineStart()
         case "search": try await SearchBench.run()
+        case "markdown": try await MarkdownBench.run()
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown]")
             exit(2)
         }
         exit(0)

@@ -23,9 +23,16 @@ struct ClubConfig: Sendable, Equatable {
     var defaultName: String?
     /// By name.
     var remotes: [String: RemoteConfig]
+    /// What saving adds to a new note's title without an extension: `md` (notes are Markdown)
+    /// or `txt` (`new_note_extension = "txt"`, the old way).
+    var newNoteExtension = ClubConfig.defaultNoteExtension
     /// The file's text, kept to find the line of a key for a later message (a failing
     /// `token_command`). It may hold a `token`: it is never printed.
     var text: String
+
+    static let defaultNoteExtension = "md"
+    /// The values `new_note_extension` may take.
+    static let noteExtensions = ["md", "txt"]
 
     /// The remotes sorted by name, as `byteclub remotes` lists them.
     var sortedRemotes: [RemoteConfig] { remotes.values.sorted { $0.name < $1.name } }
@@ -157,9 +164,17 @@ private struct ConfigChecker {
                     }
                     if let checked = check(remote: remote, named: name) { config.remotes[name] = checked }
                 }
+            case "new_note_extension":
+                if let ext = value.string, ClubConfig.noteExtensions.contains(ext) {
+                    config.newNoteExtension = ext
+                } else if value.string != nil {
+                    problem([key], "new_note_extension must be \"md\" or \"txt\", not that string")
+                } else {
+                    wrongType([key], value, "\"md\" or \"txt\"")
+                }
             default:
-                let hint = Self.nearest(key, in: ["default", "remote"]).map { "did you mean \($0)? " } ?? ""
-                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default and [remote.NAME] tables)")
+                let hint = Self.nearest(key, in: ["default", "remote", "new_note_extension"]).map { "did you mean \($0)? " } ?? ""
+                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default, new_note_extension and [remote.NAME] tables)")
             }
         }
         if let name = config.defaultName, config.remotes[name] == nil, error == nil {

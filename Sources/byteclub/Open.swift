@@ -71,9 +71,18 @@ struct Open: AsyncParsableCommand {
         logger.info("connected", metadata: ["backend": "\(connected.store.displayName)"])
 
         let downloads = downloadDir.map { URL(fileURLWithPath: $0) } ?? connected.downloadDirectory ?? Paths.downloads
+        // config.toml's new_note_extension, read even when a flag names the backend; a bad one
+        // is said with its file and line before the screen is taken.
+        let newNoteExtension: String
+        do {
+            newNoteExtension = try ClubConfig.load()?.newNoteExtension ?? ClubConfig.defaultNoteExtension
+        } catch {
+            await connected.close()
+            throw Remotes.exit(error)
+        }
         do {
             try await MainActor.run { try UI.open(connected, downloads: downloads, transfers: transfers, images: ImagesOption(argument: images) ?? .auto,
-                                                    agent: AppAgent.make(backend)) }
+                                                    agent: AppAgent.make(backend), newNoteExtension: newNoteExtension) }
         } catch {
             await connected.close()
             say("cannot open the terminal: \(error)")
@@ -103,14 +112,15 @@ enum UI {
     /// Kept alive for the life of the process.
     private static var current: (terminal: Terminal, app: ClubApp)?
 
-    static func open(_ backend: Backend, downloads: URL, transfers: Int = 3, images: ImagesOption = .auto, agent: AppAgent? = nil) throws {
+    static func open(_ backend: Backend, downloads: URL, transfers: Int = 3, images: ImagesOption = .auto, agent: AppAgent? = nil,
+                     newNoteExtension: String = ClubConfig.defaultNoteExtension) throws {
         var options = Terminal.Options()
         options.images = images
         let terminal = try Terminal(options: options)
         var configuration = AppConfiguration()
         configuration.downloadDirectory = downloads
         configuration.transfers = transfers
-        configuration.layout = ClubLayout(folder: backend.folder)
+        configuration.layout = ClubLayout(folder: backend.folder, newNoteExtension: newNoteExtension)
         configuration.drafts = DraftStore(directory: Paths.drafts)
         backend.adoptFormerFolders()
         configuration.outbox = Outbox(directory: Paths.outbox(backend.key))
@@ -121,6 +131,9 @@ enum UI {
         configuration.graphics = terminal.graphics
         configuration.clipboard = { [weak terminal] text in terminal?.copyToClipboard(text) }
         configuration.agent = agent
+        configuration.externalEditor = ExternalEditorHook(command: ExternalEditor.command(environment: ProcessInfo.processInfo.environment)) {
+            [weak terminal] command, file in terminal?.runEditor(command, file: file) ?? .notStarted("the terminal is gone")
+        }
         configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }

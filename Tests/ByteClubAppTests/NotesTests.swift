@@ -58,12 +58,12 @@ final class NotesTests: XCTestCase {
             assertSnapshot(harness.render(width: width, height: height), named: "editor-new-\(width)x\(height)")
         }
         harness.press(.ctrl("s"))
-        await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"Challenge for Ray.txt\"" }
-        XCTAssertEqual(try Data(contentsOf: notesFolder.appendingPathComponent("Challenge for Ray.txt")), Data("Beat this: 你好, Grüße!".utf8))
+        await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"Challenge for Ray.md\"" }
+        XCTAssertEqual(try Data(contentsOf: notesFolder.appendingPathComponent("Challenge for Ray.md")), Data("Beat this: 你好, Grüße!".utf8))
         XCTAssertFalse(harness.app.state.note?.isModified ?? true)
         XCTAssertFalse(harness.app.state.hasUnsavedEdits)
         XCTAssertEqual(DraftStore(directory: draftsDirectory).all(), [], "the draft goes once the server confirmed")
-        await harness.waitUntil("the list to show it") { harness.app.state.notes.entries.contains { $0.name == "Challenge for Ray.txt" } }
+        await harness.waitUntil("the list to show it") { harness.app.state.notes.entries.contains { $0.name == "Challenge for Ray.md" } }
     }
 
     func testEditingAnExistingNoteUpdatesItsRevAndJournalsADraft() async throws {
@@ -193,7 +193,8 @@ final class NotesTests: XCTestCase {
     func testANewNoteNamedLikeAnExistingOneAsksWithoutReloadTheirs() async throws {
         let harness = try await harness()
         harness.press(.char("n"))
-        type(harness, "Welcome to Byte Club")
+        // New notes are .md: the title names the existing .txt note's extension itself.
+        type(harness, "Welcome to Byte Club.txt")
         harness.press(.enter)
         type(harness, "Mine")
         harness.press(.ctrl("s"))
@@ -236,7 +237,7 @@ final class NotesTests: XCTestCase {
     }
 
     func testFileNamesFollowTheTitle() {
-        XCTAssertEqual(NoteSession.fileName(forTitle: "v1.2 plan"), "v1.2 plan.txt", "a dot inside a title is not an extension")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "v1.2 plan"), "v1.2 plan.md", "a dot inside a title is not an extension")
         XCTAssertEqual(NoteSession.fileName(forTitle: "notes.md"), "notes.md")
         XCTAssertEqual(NoteSession.fileName(forTitle: "rules", replacing: "rules.md"), "rules.md")
         XCTAssertEqual(NoteSession.fileName(forTitle: "house rules", replacing: "rules.md"), "house rules.md")
@@ -253,7 +254,8 @@ final class NotesTests: XCTestCase {
         XCTAssertNotNil(NoteSession.titleProblem("tab\there"))
         XCTAssertNotNil(NoteSession.titleProblem(String(repeating: "é", count: 200)))
         XCTAssertNil(NoteSession.titleProblem("Challenge for Ray"))
-        XCTAssertEqual(NoteSession.fileName(forTitle: "Challenge for Ray"), "Challenge for Ray.txt")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "Challenge for Ray"), "Challenge for Ray.md", "new notes are Markdown")
+        XCTAssertEqual(NoteSession.fileName(forTitle: "Challenge for Ray", newExtension: "txt"), "Challenge for Ray.txt")
         XCTAssertEqual(NoteSession.fileName(forTitle: "notes.md"), "notes.md")
     }
 

@@ -22,8 +22,8 @@ final class LiveClubEndToEndTests: XCTestCase {
         try ray.press("Enter")
         try ray.type("Day 1: Lyon")
         try ray.press("C-s")
-        ray.waitFor("Saved \"Trip plan.txt\"")
-        XCTAssertEqual(club.text(ofNote: "Trip plan.txt"), "Day 1: Lyon")
+        ray.waitFor("Saved \"Trip plan.md\"")
+        XCTAssertEqual(club.text(ofNote: "Trip plan.md"), "Day 1: Lyon")
 
         // Nothing is pressed in ann's terminal: the list and the status bar change by themselves.
         let screen = ann.waitFor("ray added \"Trip plan\"")
@@ -40,6 +40,9 @@ final class LiveClubEndToEndTests: XCTestCase {
         try ray.type("Saturday? ")
         try ray.press("C-s")
         AppHarness.eventually("the first save") { self.club.text(ofNote: "Plans.txt") == "Saturday? Meet on Friday\n" }
+        // The file is written before the app has the server's reply; Ctrl-S while a save is in
+        // flight does nothing, so the second one waits for the first to be done.
+        ray.waitFor("Saved \"Plans.txt\"")
         try ray.type("Sunday! ")
         try ray.press("C-s")
         AppHarness.eventually("the second save") { self.club.text(ofNote: "Plans.txt") == "Saturday? Sunday! Meet on Friday\n" }

@@ -36,8 +36,8 @@ final class NotesEndToEndTests: XCTestCase {
         try tmux.type("Beat this: 你好, Grüße!")
         tmux.waitFor("Beat this: 你好, Grüße!")
         try tmux.press("C-s")
-        tmux.waitFor("Saved \"Challenge for Ray.txt\"")
-        let file = notes.appendingPathComponent("Challenge for Ray.txt")
+        tmux.waitFor("Saved \"Challenge for Ray.md\"")
+        let file = notes.appendingPathComponent("Challenge for Ray.md")
         XCTAssertEqual(try Data(contentsOf: file), Data("Beat this: 你好, Grüße!".utf8))
         // Saved: the marker is gone, and the draft went with the server's confirmation.
         tmux.waitFor("no [+]") { !$0.contains("[+]") }
@@ -51,17 +51,17 @@ final class NotesEndToEndTests: XCTestCase {
         // its way: Enter before it opens the note selected before. So wait for the row too; the
         // status bar ("Closed …") and the editor's "Title: …" are not rows.
         tmux.waitFor("the editor closed and the note listed") { screen in
-            screen.contains("Closed Challenge for Ray.txt")
+            screen.contains("Closed Challenge for Ray.md")
                 && screen.split(separator: "\n").contains { $0.contains("Challenge for Ray") && !$0.contains("Closed") && !$0.contains("Title:") }
         }
         try tmux.press("Enter")
-        tmux.waitFor("Editing \"Challenge for Ray.txt\"")
+        tmux.waitFor("Editing \"Challenge for Ray.md\"")
         try tmux.press("C-e")
         try tmux.type(" Again, 再见!")
         tmux.waitFor("[+]")
         try tmux.press("C-s")
         AppHarness.eventually("the edit on disk") { AppHarness.text(file) == "Beat this: 你好, Grüße! Again, 再见!" }
-        tmux.waitFor("Saved \"Challenge for Ray.txt\"")
+        tmux.waitFor("Saved \"Challenge for Ray.md\"")
     }
 
     func testConflictDialogReloadOverwriteAndCopy() throws {

@@ -140,7 +140,7 @@ final class OfflineEndToEndTests: XCTestCase {
         try tmux.type("Tent, stove")
         tmux.waitFor("Tent, stove")
         try tmux.press("C-s")
-        tmux.waitFor("Saved \"Packing list.txt\" in the outbox (2 waiting)")
+        tmux.waitFor("Saved \"Packing list.md\" in the outbox (2 waiting)")
         try tmux.press("Escape")
         tmux.waitFor("the new note listed as waiting") { AppHarness.listed("⇡ Packing list (waiting)", in: $0) }
 
@@ -175,19 +175,19 @@ final class OfflineEndToEndTests: XCTestCase {
         let merged = "Day 1: Lyon (ray)\nDay 2: rest\nDay 3: home (ann)\n"
         AppHarness.eventually("every change on the server and the outbox empty", timeout: 30) {
             self.club.outboxItems().isEmpty && self.club.text(ofNote: "Plans.txt") == merged
-                && self.club.exists("Packing list.txt") && self.club.exists("New name.txt")
+                && self.club.exists("Packing list.md") && self.club.exists("New name.txt")
                 && !self.club.exists("Old name.txt") && !self.club.exists("Obsolete.txt")
                 // The app logs each item once the sender removed it from the outbox.
                 && self.club.sentInLog().count == 4
         }
         XCTAssertEqual(club.text(ofNote: "Plans.txt"), merged, "merged, ann's line never overwritten")
-        XCTAssertEqual(club.text(ofNote: "Packing list.txt"), "Tent, stove")
+        XCTAssertEqual(club.text(ofNote: "Packing list.md"), "Tent, stove")
         XCTAssertEqual(club.text(ofNote: "New name.txt"), "rename me\n")
         XCTAssertFalse(club.exists("Old name.txt"))
         XCTAssertFalse(club.exists("Obsolete.txt"))
         XCTAssertEqual(club.outboxItems(), [])
         // In the order they were made (the app logs each item as the server confirms it).
-        XCTAssertEqual(club.sentInLog(), ["save /byteclub/Plans.txt", "create /byteclub/Packing list.txt",
+        XCTAssertEqual(club.sentInLog(), ["save /byteclub/Plans.txt", "create /byteclub/Packing list.md",
                                           "rename /byteclub/Old name.txt", "delete /byteclub/Obsolete.txt"])
         // Merged, not asked: the status bar says "Merged "Plans" with changes made on the server
         // meanwhile" unless the live news of ann's change replaced it, so the log is checked.

@@ -230,12 +230,19 @@ public struct NoteEditor: Sendable {
     public var titlePlaceholder: String
     /// Whether the terminal cursor is placed in the editor (false while a dialog is on top).
     public var isFocused: Bool
+    /// The per-line hook: styles for stretches of body line `line` (its clusters given), drawn
+    /// over ``Theme/text`` in order, each overlaid on what is under it (``Style/overlaid(with:)``).
+    /// Asked only for the lines on screen. Precedence per cell, lowest first: syntax, then find
+    /// matches, then the selection; a caller with all three returns them in that order.
+    public var lineStyles: (@MainActor @Sendable (_ line: Int, _ characters: [Character]) -> [LineStyle])?
 
-    public init(isModified: Bool = false, banner: String? = nil, titlePlaceholder: String = "Untitled", isFocused: Bool = true) {
+    public init(isModified: Bool = false, banner: String? = nil, titlePlaceholder: String = "Untitled", isFocused: Bool = true,
+                lineStyles: (@MainActor @Sendable (_ line: Int, _ characters: [Character]) -> [LineStyle])? = nil) {
         self.isModified = isModified
         self.banner = banner
         self.titlePlaceholder = titlePlaceholder
         self.isFocused = isFocused
+        self.lineStyles = lineStyles
     }
 
     /// Draws into `area`; sets the body's viewport to the rows left for it, which scrolls it to
@@ -284,11 +291,66 @@ public struct NoteEditor: Sendable {
 
         state.body.setViewport(width: bodyArea.width, height: bodyArea.height)
         state.frames.body = bodyArea
+        var styledLine: (index: Int, styles: [LineStyle])?
         for (i, row) in state.body.visibleRows().enumerated() {
-            canvas.put(row.text, at: Point(x: bodyArea.x, y: bodyArea.y + i), style: theme.text, clip: bodyArea)
+            let origin = Point(x: bodyArea.x, y: bodyArea.y + i)
+            if let lineStyles {
+                let line = row.position.line
+                if styledLine?.index != line { styledLine = (line, lineStyles(line, state.body.lines[line])) }
+                if let styles = styledLine?.styles, !styles.isEmpty {
+                    drawStyledRow(row, styles: styles, at: origin, clip: bodyArea, canvas: canvas, body: &state.body)
+                    continue
+                }
+            }
+            canvas.put(row.text, at: origin, style: theme.text, clip: bodyArea)
         }
         if isFocused, state.focus == .body, let cursor = state.body.cursorInView() {
             canvas.cursor = Point(x: bodyArea.x + min(cursor.x, bodyArea.width - 1), y: bodyArea.y + cursor.y)
+        }
+    }
+}
+
+/// A style for a stretch of one line of the editor's body, in `Character` offsets of the line.
+public struct LineStyle: Hashable, Sendable {
+    public var range: Range<Int>
+    public var style: Style
+
+    public init(_ range: Range<Int>, _ style: Style) {
+        self.range = range
+        self.style = style
+    }
+}
+
+extension NoteEditor {
+    /// Draws one wrapped row in runs of equal style: each cell's style is the text's with every
+    /// ``LineStyle`` covering it overlaid in order.
+    @MainActor
+    private func drawStyledRow(_ row: TextBuffer.VisibleRow, styles: [LineStyle], at origin: Point, clip: Rect,
+                               canvas: any Canvas, body: inout TextBuffer) {
+        let layout = body.layout(ofLine: row.position.line)
+        let start = layout.rowStarts[row.position.row], end = layout.rowEnd(row.position.row)
+        guard start < end else { return }
+        var cells = Array(repeating: canvas.theme.text, count: end - start)
+        for styled in styles {
+            let from = max(start, styled.range.lowerBound), to = min(end, styled.range.upperBound)
+            guard from < to else { continue }
+            for i in from..<to { cells[i - start] = cells[i - start].overlaid(with: styled.style) }
+        }
+        let characters = body.lines[row.position.line]
+        var x = origin.x
+        var runStart = start
+        while runStart < end {
+            var runEnd = runStart + 1
+            while runEnd < end, cells[runEnd - start] == cells[runStart - start] { runEnd += 1 }
+            var text = ""
+            var width = 0
+            for c in characters[runStart..<runEnd] {
+                if c == "\t" { text += String(repeating: " ", count: TextBuffer.tabWidth) } else { text.append(c) }
+                width += TextBuffer.width(of: c)
+            }
+            canvas.put(text, at: Point(x: x, y: origin.y), style: cells[runStart - start], clip: clip)
+            x += width
+            runStart = runEnd
         }
     }
 }

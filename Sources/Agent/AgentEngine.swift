@@ -120,7 +120,9 @@ public actor AgentEngine {
             transfer.id = UUID().uuidString.lowercased()
             transfer.state = .queued
             // A handed-over session or partial file is where the transfer stands already.
-            transfer.done = transfer.session?.offset ?? transfer.resumeData.flatMap(DownloadResume.continuing).flatMap(DownloadResume.offset) ?? 0
+            let partial = transfer.resumeData.flatMap(DownloadResume.partialPath(of:))
+                .flatMap { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? NSNumber)?.int64Value }
+            transfer.done = transfer.session?.offset ?? partial ?? 0
             transfer.error = nil
             transfer.result = nil
             transfer.created = Date()

@@ -117,7 +117,7 @@ final class PhotosController {
         let relay = progressRelay(id)
         let sessions = uploadSessions
         let handsOver = configuration.agent != nil || resuming != nil
-        tasks[id] = context.perform({ () async throws(RemoteError) in
+        tasks[id] = context.perform({ () async throws(RemoteError) -> RemoteEntry in
             if handsOver, let resumable = store as? any ResumableUploadStore {
                 return try await resumable.upload(file: file, to: target, mode: .add, autorename: true, resuming: resuming, streams: nil,
                                                   onSession: { sessions.set(id, $0) }, progress: relay)

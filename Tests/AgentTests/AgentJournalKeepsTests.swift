@@ -94,7 +94,7 @@ final class AgentJournalKeepsTests: XCTestCase {
         try FileManager.default.createDirectory(at: otherRuntime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var other = fixture.environment
         other["XDG_RUNTIME_DIR"] = otherRuntime.path
-        let otherFixture = try AgentFixture(sharing: fixture, environment: other)
+        let otherFixture = AgentFixture(sharing: fixture, environment: other)
         let remote = AgentRemote(kind: .club, key: club.key, url: club.url, secret: club.token)
 
         // Shell 2 first: an agent with nothing to do.

@@ -102,8 +102,9 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         XCTAssertEqual(try sessionStarts(log), 3, "the agent started no session of its own")
 
         // The agent moves each on by a chunk of its own, then is killed.
-        let journal = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: app.state.appendingPathComponent("agent").path)
-            .first { $0.hasSuffix(".json") }).map { app.state.appendingPathComponent("agent/" + $0) }
+        let agentFolder = app.state.appendingPathComponent("agent")
+        let journalName = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: agentFolder.path).first { $0.hasSuffix(".json") })
+        let journal = agentFolder.appendingPathComponent(journalName)
         XCTAssertTrue(AppHarness.eventually("three journaled marks past 5 MiB", timeout: 30) {
             let text = AppHarness.text(journal) ?? ""
             let offsets = text.components(separatedBy: "\"offset\":").dropFirst().compactMap { Int64($0.prefix { $0.isNumber }) }

@@ -115,13 +115,7 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         for pid in agents { kill(pid, SIGKILL) }
         XCTAssertTrue(AppHarness.eventually("the agent gone") { agents.allSatisfy { kill($0, 0) != 0 } })
 
-        let binary = try AppHarness.binary
-        try tmux.type(([binary.path, "transfers", "--wait"] + remote).map(TmuxSession.quote).joined(separator: " ") + "; echo \"WAITED=$?\"")
-        try tmux.press("Enter")
-        tmux.waitFor("WAITED=0", timeout: 40)
-        for (n, file) in files.enumerated() {
-            XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("trip-\(n + 1).jpg")), try Data(contentsOf: file))
-        }
+        try waitForTransfers(tmux, remote: remote, files: files)
         let text = try String(contentsOf: log, encoding: .utf8)
         XCTAssertEqual(try sessionStarts(log), 3, text)
         XCTAssertFalse(text.contains("/2/files/upload 200"), text)
@@ -129,6 +123,18 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         let sent = relay.bytesFromClient - files.count * (12 << 20)
         XCTAssertLessThan(sent, 512 << 10, "\(sent) bytes more than the three files went to the server")
         withExtendedLifetime(server) {}
+    }
+
+    /// `byteclub transfers --wait` in the shell: exit 0 once all three are done, and the photos
+    /// on the server are the files, byte for byte.
+    func waitForTransfers(_ tmux: TmuxSession, remote: [String], files: [URL]) throws {
+        let binary = try AppHarness.binary
+        try tmux.type(([binary.path, "transfers", "--wait"] + remote).map(TmuxSession.quote).joined(separator: " ") + "; echo \"WAITED=$?\"")
+        try tmux.press("Enter")
+        tmux.waitFor("WAITED=0", timeout: 40)
+        for (n, file) in files.enumerated() {
+            XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("trip-\(n + 1).jpg")), try Data(contentsOf: file))
+        }
     }
 
     func sessionStarts(_ log: URL) throws -> Int {
@@ -202,13 +208,7 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         try tmux.type("q")
         tmux.waitFor(app.exitLine(0))
 
-        // A script waits for them: exit 0 once all three are done, and the bytes are the same.
-        let binary = try AppHarness.binary
-        try tmux.type(([binary.path, "transfers", "--wait"] + remote).map(TmuxSession.quote).joined(separator: " ") + "; echo \"WAITED=$?\"")
-        try tmux.press("Enter")
-        tmux.waitFor("WAITED=0", timeout: 40)
-        for (n, file) in files.enumerated() {
-            XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("trip-\(n + 1).jpg")), try Data(contentsOf: file))
-        }
+        // A script waits for them.
+        try waitForTransfers(tmux, remote: remote, files: files)
     }
 }

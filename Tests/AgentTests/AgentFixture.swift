@@ -136,10 +136,13 @@ final class RelayedClub {
 }
 
 extension AgentFixture {
-    /// `megabytes` of random bytes at `name` in the home folder.
+    /// `megabytes` of random bytes at `name` in the home folder (read from the kernel: a byte
+    /// at a time in Swift takes seconds a MiB in a debug build).
     func randomFile(_ name: String, megabytes: Int) throws -> (URL, Data) {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = Data((0..<(megabytes << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let source = try XCTUnwrap(FileHandle(forReadingAtPath: "/dev/urandom"))
+        defer { try? source.close() }
+        let bytes = try XCTUnwrap(source.readData(ofLength: megabytes << 20))
+        XCTAssertEqual(bytes.count, megabytes << 20)
         let url = home.appendingPathComponent(name)
         try bytes.write(to: url)
         return (url, bytes)

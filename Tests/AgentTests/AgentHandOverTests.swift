@@ -32,7 +32,11 @@ final class AgentHandOverTests: XCTestCase {
                      connection: ConnectionOptions(idleTimeout: 20, bandwidthLimit: 4 << 20), singleUploadLimit: 4 << 20, chunkSize: 4 << 20)
     }
 
+    /// Submits `transfer` to the club's agent, started first by the CLI in the fixture's
+    /// environment (a client started here would start it in the test's own).
     func submit(_ transfer: AgentTransfer) throws {
+        let started = try fixture.run(["transfers"] + club.flags)
+        XCTAssertEqual(started.status, 0, started.output)
         let remote = AgentRemote(kind: .club, key: club.key, url: club.url, secret: token)
         let client = try AgentClient.connect(place: try fixture.place(key: club.key), remote: remote, executable: fixture.executable.path)
         try client.request(AgentRequest(op: .submit, transfer: transfer))

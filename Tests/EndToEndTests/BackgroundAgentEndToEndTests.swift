@@ -43,7 +43,10 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         return try (1...3).map { n in
             let pixels = (0..<(64 * 32 * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             var data = try JPEG.encode(RGBImage(width: 64, height: 32, pixels: pixels), quality: 80)
-            data.append(contentsOf: (0..<((megabytes << 20) - data.count)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            // The kernel's random bytes: one at a time in Swift take seconds a MiB in a debug build.
+            let noise = try XCTUnwrap(FileHandle(forReadingAtPath: "/dev/urandom"))
+            data.append(try XCTUnwrap(noise.readData(ofLength: (megabytes << 20) - data.count)))
+            try noise.close()
             let url = trip.appendingPathComponent("trip-\(n).jpg")
             try data.write(to: url)
             return url

@@ -128,8 +128,8 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         withExtendedLifetime(server) {}
     }
 
-    /// `byteclub transfers --wait` in the shell: exit 0 once all three are done, and the photos
-    /// on the server are the files, byte for byte.
+    /// `byteclub transfers --wait` in the shell: exit 0 once all are done, and the photos on
+    /// the server are `files` (trip-1.jpg…), byte for byte.
     func waitForTransfers(_ tmux: TmuxSession, remote: [String], files: [URL]) throws {
         let binary = try AppHarness.binary
         try tmux.type(([binary.path, "transfers", "--wait"] + remote).map(TmuxSession.quote).joined(separator: " ") + "; echo \"WAITED=$?\"")
@@ -138,6 +138,43 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         for (n, file) in files.enumerated() {
             XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("trip-\(n + 1).jpg")), try Data(contentsOf: file))
         }
+    }
+
+    /// A 12 MiB photo downloading at 1 MiB/s, part-way, `q` Enter: the agent continues the
+    /// app's partial file at its size (its one request asks for the rest with `Range`), and
+    /// the photo lands whole.
+    func testQuittingToTheBackgroundContinuesTheAppsDownload() throws {
+        try prepareClub()
+        let source = try makeTrip(megabytes: 12)[0]
+        try FileManager.default.copyItem(at: source, to: photos.appendingPathComponent("huge.jpg"))
+        let log = app.base.appendingPathComponent("server.log")
+        let server = try ServeProcess(root: app.club, token: "e2e-download", log: log)
+        let remote = ["--server", server.url, "--token", "e2e-download"]
+        let tmux = try app.launch(remote + ["--download-dir", app.downloads.path, "--bwlimit", "1M"],
+                                  environment: ["XDG_RUNTIME_DIR": runtime.path, "BYTECLUB_AGENT_IDLE_SECONDS": "1"])
+        tmux.waitFor("Hello agent")
+        try tmux.type("2")
+        tmux.waitFor("huge.jpg")
+        try tmux.type("/")
+        try tmux.type("huge")
+        try tmux.press("Enter")
+        tmux.waitFor("1 of")
+        try tmux.press("Enter")
+        tmux.waitFor("Downloading huge.jpg")
+        tmux.waitFor("a tenth or so") { screen in
+            screen.range(of: #"\d{1,3}%"#, options: .regularExpression).flatMap { Int(screen[$0].dropLast()) }.map { $0 >= 8 } ?? false
+        }
+        guard quitToTheBackground(tmux) else { return }
+
+        try waitForTransfers(tmux, remote: remote, files: [])
+        XCTAssertEqual(try Data(contentsOf: app.downloads.appendingPathComponent("huge.jpg")), try Data(contentsOf: source))
+        let text = try String(contentsOf: log, encoding: .utf8)
+        let ranges = text.split(separator: "\n").filter { $0.contains("/2/files/download") }.compactMap { line in
+            line.range(of: "range=bytes=").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
+        }
+        XCTAssertEqual(ranges.count, 1, "the agent asked for the rest once:\n" + text)
+        XCTAssertGreaterThanOrEqual(ranges.first ?? 0, 1 << 20, "from the app's partial file's size:\n" + text)
+        withExtendedLifetime(server) {}
     }
 
     func sessionStarts(_ log: URL) throws -> Int {
@@ -173,7 +210,7 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
     func quitToTheBackground(_ tmux: TmuxSession) -> Bool {
         do {
             try tmux.type("q")
-            tmux.waitFor("Keep them going in the background?")
+            tmux.waitFor("going in the background?")
             XCTAssertTrue(tmux.capture().contains("Background"))
             try tmux.press("Enter")
         } catch {

@@ -61,8 +61,8 @@ extension DropboxStore: ParallelTransferStore {
                             let block = plan.withLock { $0.blocks[index] }
                             try await self.append(block, index: index, sessionID: sessionID, file: file, path: path, plan: plan,
                                                   size: size, progress: progress)
-                            let mark = plan.withLock { $0.acknowledge(index, session: sessionID) }
-                            onSession?(mark)
+                            // Only a caller that hands the session on pays for its marks.
+                            if let onSession { onSession(plan.withLock { $0.acknowledge(index, session: sessionID) }) }
                         }
                     }
                 }

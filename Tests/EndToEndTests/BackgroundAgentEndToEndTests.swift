@@ -164,6 +164,8 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
         tmux.waitFor("a tenth or so") { screen in
             screen.range(of: #"\d{1,3}%"#, options: .regularExpression).flatMap { Int(screen[$0].dropLast()) }.map { $0 >= 8 } ?? false
         }
+        // `b` puts the modal away (the modal has first claim on keys), then the quit question.
+        try tmux.type("b")
         guard quitToTheBackground(tmux) else { return }
 
         try waitForTransfers(tmux, remote: remote, files: [])

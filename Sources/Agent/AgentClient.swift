@@ -24,18 +24,24 @@ public final class AgentClient: @unchecked Sendable {
     public static func connect(place: AgentPlace, remote: AgentRemote, executable: String,
                                startTimeout: TimeInterval = 15) throws(AgentError) -> AgentClient {
         let connection: UnixConnection
+        let socket = place.liveSocket
         do {
-            connection = try UnixSocket.connect(place.socket.path)
+            connection = try UnixSocket.connect(socket)
         } catch let error where error.code == ENOENT || error.code == ECONNREFUSED {
             try start(place: place, key: remote.key, executable: executable)
             connection = try waitForAgent(place: place, timeout: startTimeout)
         } catch {
-            throw .unreachable("cannot connect to the agent at \(place.socket.path): \(error)")
+            throw .unreachable("cannot connect to the agent at \(socket): \(error)")
         }
         let client = AgentClient(connection: connection)
         let reply = try client.request(AgentRequest(op: .hello, remote: remote))
         client.agentPID = reply.agent ?? 0
         return client
+    }
+
+    /// A connection to the live agent, if one answers (nothing is started).
+    public static func live(place: AgentPlace) -> UnixConnection? {
+        try? UnixSocket.connect(place.liveSocket)
     }
 
     /// Sends `request` and returns its reply (events before it go to `onEvent`). Throws the
@@ -81,13 +87,14 @@ public final class AgentClient: @unchecked Sendable {
         }
     }
 
-    /// Polls the socket until the new agent listens, or the deadline passes.
+    /// Polls the recorded socket until an agent listens, or the deadline passes: the one we
+    /// started, or (when another shell's agent holds the lock and ours left) that one.
     static func waitForAgent(place: AgentPlace, timeout: TimeInterval) throws(AgentError) -> UnixConnection {
         let deadline = Date().addingTimeInterval(timeout)
         var last = UnixSocketError(code: ENOENT)
         while Date() < deadline {
             do {
-                return try UnixSocket.connect(place.socket.path)
+                return try UnixSocket.connect(place.liveSocket)
             } catch {
                 last = error
                 usleep(20_000)

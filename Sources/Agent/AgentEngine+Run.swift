@@ -7,7 +7,7 @@ extension AgentEngine {
     /// Starts queued transfers while there is room and a store.
     func schedule() {
         defer { rearmIdle() }
-        guard let store else { return }
+        guard store != nil else { return }
         var running = transfers.filter { $0.state == .running }.count
         for index in transfers.indices where running < concurrency && transfers[index].state == .queued {
             transfers[index].state = .running
@@ -15,7 +15,13 @@ extension AgentEngine {
             running += 1
             lastEvent[transfer.id] = nil
             tasks[transfer.id] = Task { [weak self] in
-                let outcome = await Self.perform(transfer, store: store, engine: self)
+                let outcome: Outcome
+                do {
+                    guard let store = try await self?.store(limitedTo: transfer.bandwidthLimit) else { return }
+                    outcome = await Self.perform(transfer, store: store, engine: self)
+                } catch {
+                    outcome = .failed(.local("cannot reach the club: \(error)"))
+                }
                 await self?.ended(transfer.id, outcome)
             }
             broadcast(transfer)
@@ -43,11 +49,15 @@ extension AgentEngine {
                 let mode: WriteMode = transfer.mode == "overwrite" ? .overwrite : .add
                 if let resumable = store as? any ResumableUploadStore {
                     let entry = try await resumable.upload(file: file, to: transfer.remote, mode: mode, autorename: transfer.autorename,
-                                                           resuming: transfer.session, onSession: { [weak engine] mark in
+                                                           resuming: transfer.session, streams: transfer.streams, onSession: { [weak engine] mark in
                                                                guard let engine else { return }
                                                                Task { await engine.marked(id, mark) }
                                                            }, progress: progress)
                     return .done(entry)
+                }
+                if let parallel = store as? any ParallelTransferStore {
+                    return .done(try await parallel.upload(file: file, to: transfer.remote, mode: mode, autorename: transfer.autorename,
+                                                           progress: progress, streams: transfer.streams))
                 }
                 return .done(try await store.upload(file: file, to: transfer.remote, mode: mode, autorename: transfer.autorename, progress: progress))
             case .download:

@@ -21,7 +21,10 @@ public actor AgentEngine {
     let concurrency: Int
 
     var remote: AgentRemote?
+    /// The club's store without a bandwidth limit (made at `hello`): says the club is known.
     var store: (any RemoteStore)?
+    /// Stores by bandwidth limit, one per limit in use (each transfer keeps its own `--bwlimit`).
+    var limitedStores: [Int64: Task<any RemoteStore, any Error>] = [:]
     var transfers: [AgentTransfer] = []
     var tasks: [String: Task<Void, Never>] = [:]
     var watchers: [ObjectIdentifier: UnixConnection] = [:]
@@ -97,11 +100,14 @@ public actor AgentEngine {
                 return .failure("this agent works for another club (\(remote.key)), not \(given.key)")
             }
             if store == nil || remote?.secret != given.secret {
+                var unlimited = given
+                unlimited.bandwidthLimit = nil
                 do {
-                    store = try await makeStore(given)
+                    store = try await makeStore(unlimited)
                 } catch {
                     return .failure("cannot reach the club: \(error)")
                 }
+                limitedStores = [:]
             }
             remote = given
             persist()
@@ -110,16 +116,15 @@ public actor AgentEngine {
         case .submit:
             guard store != nil else { return .failure("say hello first: the agent does not know the club yet") }
             guard var transfer = request.transfer else { return .failure("submit needs a transfer") }
-            guard transfer.local.hasPrefix("/") else { return .failure("the local path must be absolute: \(transfer.local)") }
-            if transfer.kind == .upload {
-                guard FileManager.default.isReadableFile(atPath: transfer.local) else { return .failure("Cannot read \(transfer.local)") }
-            }
+            if let refusal = Self.refusal(of: transfer) { return .failure(refusal) }
             transfer.id = UUID().uuidString.lowercased()
             transfer.state = .queued
-            transfer.done = 0
+            // A handed-over session or partial file is where the transfer stands already.
+            let partial = transfer.resumeData.flatMap(DownloadResume.partialPath(of:))
+                .flatMap { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? NSNumber)?.int64Value }
+            transfer.done = transfer.session?.offset ?? partial ?? 0
             transfer.error = nil
             transfer.result = nil
-            transfer.session = nil
             transfer.created = Date()
             transfers.append(transfer)
             persist()
@@ -144,6 +149,48 @@ public actor AgentEngine {
             for transfer in gone { broadcast(transfer, event: "removed") }
             rearmIdle()
             return AgentReply(ok: true)
+        }
+    }
+
+    /// Why a submitted transfer cannot be taken, or nil.
+    static func refusal(of transfer: AgentTransfer) -> String? {
+        guard transfer.local.hasPrefix("/") else { return "the local path must be absolute: \(transfer.local)" }
+        if let limit = transfer.bandwidthLimit, limit <= 0 { return "the bandwidth limit must be positive, not \(limit)" }
+        if let streams = transfer.streams, !TransferStreams.allowed.contains(streams) {
+            return "streams must be between \(TransferStreams.allowed.lowerBound) and \(TransferStreams.allowed.upperBound), not \(streams)"
+        }
+        switch transfer.kind {
+        case .upload:
+            guard FileManager.default.isReadableFile(atPath: transfer.local) else { return "Cannot read \(transfer.local)" }
+            if transfer.resumeData != nil { return "an upload carries an upload session, not download resume data" }
+            if let session = transfer.session, session.sessionID.isEmpty || session.offset < 0 {
+                return "the handed-over upload session needs its id and an offset of 0 or more"
+            }
+        case .download:
+            if transfer.session != nil { return "a download carries resume data, not an upload session" }
+            if let data = transfer.resumeData, DownloadResume.partialPath(of: data) == nil {
+                return "the handed-over resume data cannot be read"
+            }
+        }
+        return nil
+    }
+
+    /// The store that moves a transfer limited to `limit` bytes a second (nil: none). Made once
+    /// per limit, and shared by the transfers with that limit.
+    func store(limitedTo limit: Int64?) async throws -> any RemoteStore {
+        guard let store, let remote else { throw AgentError.refused("the agent does not know the club yet") }
+        guard let limit else { return store }
+        if let making = limitedStores[limit] { return try await making.value }
+        var limited = remote
+        limited.bandwidthLimit = limit
+        let makeStore = self.makeStore
+        let making = Task { try await makeStore(limited) }
+        limitedStores[limit] = making
+        do {
+            return try await making.value
+        } catch {
+            limitedStores[limit] = nil
+            throw error
         }
     }
 

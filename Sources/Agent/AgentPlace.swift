@@ -3,8 +3,14 @@ import Foundation
 import Glibc
 #endif
 
-/// Where one club's agent lives on this machine: its socket and lock in a folder only this
-/// user can enter, its journal and log under the state folder.
+/// Where one club's agent lives on this machine: its socket in a folder only this user can
+/// enter; its lock, journal, log and the record of its socket's path under the state folder.
+///
+/// The lock sits beside the journal, not beside the socket: two shells with different
+/// `XDG_RUNTIME_DIR`s share one journal, so they must share one lock too, or each would start
+/// an agent over the same journal (and `clear` in one would erase the other's transfers). The
+/// live agent writes where it listens into ``socketRecord``; a client from any shell connects
+/// there, and starts an agent only when nothing answers.
 ///
 /// The folder is `$XDG_RUNTIME_DIR/byteclub/` (a per-user tmpfs the system already made 0700),
 /// or without one `<tmp>/byteclub-<uid>/`, which anyone could have made first: it is used only
@@ -17,6 +23,8 @@ public struct AgentPlace: Sendable, Equatable {
     public let lock: URL
     public let journal: URL
     public let log: URL
+    /// The live agent's socket path (one line), written once it listens, removed as it leaves.
+    public let socketRecord: URL
 
     /// `key` names the club (``AgentRemote/key``); `stateFolder` is `$XDG_STATE_HOME/byteclub`.
     public init(key: String, stateFolder: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(AgentError) {
@@ -26,10 +34,28 @@ public struct AgentPlace: Sendable, Equatable {
         // A Unix socket's path must fit in 108 bytes: the hash alone names it there.
         let hash = String(name.suffix(16))
         socket = folder.appendingPathComponent("agent-\(hash).sock")
-        lock = folder.appendingPathComponent("agent-\(hash).lock")
         journal = Self.journal(key: key, stateFolder: stateFolder)
-        log = stateFolder.appendingPathComponent("agent").appendingPathComponent("\(name).log")
+        let beside = journal.deletingLastPathComponent()
+        lock = beside.appendingPathComponent("\(name).lock")
+        log = beside.appendingPathComponent("\(name).log")
+        socketRecord = Self.socketRecord(key: key, stateFolder: stateFolder)
     }
+
+    /// The record of the live agent's socket, found (like the journal) without the socket folder.
+    public static func socketRecord(key: String, stateFolder: URL) -> URL {
+        stateFolder.appendingPathComponent("agent").appendingPathComponent("\(safeName(key)).socket")
+    }
+
+    /// Where the live agent listens, as it recorded it; nil when no agent recorded one.
+    public static func recordedSocket(_ record: URL) -> String? {
+        guard let data = FileManager.default.contents(atPath: record.path) else { return nil }
+        let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return path.hasPrefix("/") ? path : nil
+    }
+
+    /// Where a client connects: the live agent's recorded socket, else the one an agent
+    /// started from here would listen on.
+    public var liveSocket: String { Self.recordedSocket(socketRecord) ?? socket.path }
 
     /// The club's journal, found without making (or checking) the socket folder: a command that
     /// only looks for unfinished transfers leaves nothing behind.

@@ -30,7 +30,8 @@ public struct AgentRemote: Codable, Sendable, Equatable {
     public var user: String?
     /// The embedded club's folder.
     public var dataDir: String?
-    /// Bytes per second per transfer (`--bwlimit`).
+    /// Bytes per second (`--bwlimit`) of the client that said hello. Kept for old clients: the
+    /// agent limits each transfer by its own ``AgentTransfer/bandwidthLimit``.
     public var bandwidthLimit: Int64?
     /// Seconds without data before a request fails (`--timeout`).
     public var idleTimeout: Double?
@@ -78,14 +79,20 @@ public struct AgentTransfer: Codable, Sendable, Equatable {
     public var error: String?
     /// Where it landed (an upload renamed by `autorename`).
     public var result: String?
-    /// The upload session to continue after a restart.
+    /// The upload session to continue after a restart, or handed over with `submit` (the app's
+    /// own session, continued at the server's offset).
     public var session: UploadSessionMark?
-    /// A paused download's resume data.
+    /// A paused download's resume data; with `submit`, a partial file to continue at its size.
     public var resumeData: Data?
     public var created: Date
+    /// Bytes per second for this transfer (`--bwlimit`), kept through a restart of the agent.
+    public var bandwidthLimit: Int64?
+    /// Connections for a large file (`--streams`; nil: as `put` chooses by itself).
+    public var streams: Int?
 
     public init(id: String, kind: Kind, local: String, remote: String, mode: String = "add", autorename: Bool = false,
-                state: State = .queued, done: Int64 = 0, total: Int64 = -1, created: Date = Date()) {
+                state: State = .queued, done: Int64 = 0, total: Int64 = -1, created: Date = Date(), bandwidthLimit: Int64? = nil,
+                streams: Int? = nil, session: UploadSessionMark? = nil, resumeData: Data? = nil) {
         self.id = id
         self.kind = kind
         self.local = local
@@ -96,6 +103,10 @@ public struct AgentTransfer: Codable, Sendable, Equatable {
         self.done = done
         self.total = total
         self.created = created
+        self.bandwidthLimit = bandwidthLimit
+        self.streams = streams
+        self.session = session
+        self.resumeData = resumeData
     }
 
     /// The file's name, for a row or a line.

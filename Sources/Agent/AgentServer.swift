@@ -10,8 +10,11 @@ public enum AgentServer {
     /// or the socket cannot be made. The process exits from the engine's idle clock.
     public static func run(place: AgentPlace, makeStore: @escaping AgentStoreFactory, idleExit: Duration,
                            check: PeerCheck = PeerCheck()) async throws(AgentError) {
-        // The lock decides between two starters that raced: the loser finds it held and leaves
-        // the live agent's socket alone. Held until the process ends (the fd is never closed).
+        // The lock decides between two starters that raced, from any shell (it sits beside the
+        // journal): the loser finds it held and leaves the live agent's socket alone. Held until
+        // the process ends (the fd is never closed).
+        try? FileManager.default.createDirectory(at: place.lock.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
         let lock = open(place.lock.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw .place("cannot open \(place.lock.path): \(String(cString: strerror(errno)))") }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
@@ -30,8 +33,16 @@ public enum AgentServer {
         } catch {
             throw .place("cannot listen on \(place.socket.path): \(error)")
         }
+        do {
+            try record(place.socket.path, at: place.socketRecord)
+        } catch {
+            unlink(place.socket.path)
+            throw error
+        }
         let engine = AgentEngine(journal: AgentJournal(url: place.journal), makeStore: makeStore, idleExit: idleExit) {
-            // Idle: the socket goes first, so a client never connects to an agent on its way out.
+            // Idle: the record and the socket go first, so a client never connects to an agent
+            // on its way out (one that tries starts a new agent, which waits for our lock).
+            unlink(place.socketRecord.path)
             unlink(place.socket.path)
             exit(0)
         }
@@ -45,6 +56,17 @@ public enum AgentServer {
         accepting.start()
         // Parked for good: the engine's idle clock ends the process.
         while true { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    /// Writes where we listen for clients of other shells: a temporary file renamed over the
+    /// old record (a dead agent's), so a reader sees one whole path or the old one.
+    static func record(_ socket: String, at record: URL) throws(AgentError) {
+        let temporary = record.deletingLastPathComponent().appendingPathComponent(".\(record.lastPathComponent).\(getpid())")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: Data((socket + "\n").utf8), attributes: [.posixPermissions: 0o600]),
+              rename(temporary.path, record.path) == 0 else {
+            unlink(temporary.path)
+            throw .place("cannot record the agent's socket in \(record.path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// One connection: the peer's uid first, then request lines until it hangs up.

@@ -75,25 +75,7 @@ final class BackgroundController {
             guard let self else { return }
             switch choice {
             case 0:
-                let handed = own.map { (upload: $0.progress.direction == .upload, local: $0.local, remote: $0.remotePath, name: $0.progress.name) }
-                self.context.say(StatusMessage("Handing \(handed.count) transfer\(handed.count == 1 ? "" : "s") to the background…"))
-                self.context.perform({ () async throws(RemoteError) -> Void in
-                    for item in handed {
-                        if item.upload {
-                            try await agent.submitUpload(item.local, to: item.remote)
-                        } else if let destination {
-                            try await agent.submitDownload(item.remote, to: destination.appendingPathComponent((item.remote as NSString).lastPathComponent))
-                        }
-                    }
-                }) { [weak self] result in
-                    switch result {
-                    case .success:
-                        quit()
-                    case .failure(let error):
-                        // Nothing is lost: the app's own transfers run on; q asks again.
-                        self?.context.say(.error("Cannot hand the transfers to the background: \(error.message)"))
-                    }
-                }
+                self.handOver(own, to: agent, downloadsTo: destination, then: quit)
             case 1:
                 quit()
             default:
@@ -101,6 +83,50 @@ final class BackgroundController {
             }
         })
         return true
+    }
+
+    /// Hands the app's own transfers to the agent, then quits. They stop here first, so the
+    /// agent is the only one sending: each upload goes with its session (the agent continues
+    /// it at the server's offset, so no byte the server took goes twice) and each download
+    /// with its resume data (the agent continues its partial file at its size).
+    private func handOver(_ own: [PhotoTransfer], to agent: any BackgroundAgent, downloadsTo destination: URL?,
+                          then quit: @escaping @MainActor () -> Void) {
+        guard let photos else { return }
+        let handed = own.map { (id: $0.id, upload: $0.progress.direction == .upload, local: $0.local, remote: $0.remotePath) }
+        let stopping = photos.stopForHandOver()
+        let sessions = photos.uploadSessions
+        let paused = context.configuration.pausedDownloads
+        context.say(StatusMessage("Handing \(handed.count) transfer\(handed.count == 1 ? "" : "s") to the background…"))
+        context.perform({ () async throws(RemoteError) -> (submitted: Set<Int>, error: RemoteError?) in
+            for task in stopping { await task.value }
+            var submitted: Set<Int> = []
+            do throws(RemoteError) {
+                for item in handed {
+                    if item.upload {
+                        try await agent.submitUpload(item.local, to: item.remote, session: sessions.mark(item.id))
+                    } else if let destination {
+                        let saved = paused?.all().first { $0.path.lowercased() == item.remote.lowercased() }
+                        try await agent.submitDownload(item.remote, to: destination.appendingPathComponent((item.remote as NSString).lastPathComponent),
+                                                       resumeData: saved?.resumeData)
+                        // The agent owns its partial file now: the next run must not resume it too.
+                        paused?.remove(item.remote)
+                    }
+                    submitted.insert(item.id)
+                }
+            } catch {
+                return (submitted, error)
+            }
+            return (submitted, nil)
+        }) { [weak self] result in
+            guard case .success(let outcome) = result, let error = outcome.error else { return quit() }
+            // Nothing is lost: the uploads the agent did not take go on here from their
+            // sessions, the downloads are paused with their resume data (Enter resumes them).
+            guard let self, let photos = self.photos else { return }
+            for item in handed where item.upload && !outcome.submitted.contains(item.id) {
+                photos.upload(item.local, showsModal: false, resuming: sessions.mark(item.id))
+            }
+            self.context.say(.error("Cannot hand the transfers to the background (\(error.message)); the uploads go on here, Enter resumes a download"))
+        }
     }
 
     // MARK: The panel on the agent's rows

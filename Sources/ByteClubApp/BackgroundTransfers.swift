@@ -37,10 +37,12 @@ public protocol BackgroundAgent: Sendable {
     /// The next batch of changed transfers (the first call: all of them); waits until there is
     /// one. Throws once the agent cannot be reached.
     func nextChanges() async throws(RemoteError) -> [BackgroundTransfer]
-    /// Hands an upload to the agent (it starts the agent if none runs).
-    func submitUpload(_ file: URL, to path: String) async throws(RemoteError)
-    /// Hands a download to the agent, to be saved at `destination`.
-    func submitDownload(_ path: String, to destination: URL) async throws(RemoteError)
+    /// Hands an upload to the agent (it starts the agent if none runs), with the app's upload
+    /// session when it had one: the agent continues it at the server's offset.
+    func submitUpload(_ file: URL, to path: String, session: UploadSessionMark?) async throws(RemoteError)
+    /// Hands a download to the agent, to be saved at `destination`, with the app's resume data
+    /// when it had some: the agent continues its partial file at its size.
+    func submitDownload(_ path: String, to destination: URL, resumeData: Data?) async throws(RemoteError)
     func cancel(_ id: String) async throws(RemoteError)
     func pause(_ id: String) async throws(RemoteError)
     func resume(_ id: String) async throws(RemoteError)

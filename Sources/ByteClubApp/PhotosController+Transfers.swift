@@ -1,5 +1,6 @@
 import Foundation
 import Remote
+import Synchronization
 import TerminalUI
 
 /// Many transfers: the batch from the file chooser (marked files, a whole folder), the
@@ -87,6 +88,18 @@ extension PhotosController {
         }
     }
 
+    // MARK: Handing over to the background agent
+
+    /// Stops every transfer of the app's own so the agent can take them: none queued starts
+    /// now, and the running ones are cancelled. Returns their tasks: once they have ended, each
+    /// upload's session mark (``uploadSessions``) and each download's resume data are final.
+    func stopForHandOver() -> [Task<Void, Never>] {
+        starters.removeAll()
+        let running = Array(tasks.values)
+        for task in running { task.cancel() }
+        return running
+    }
+
     // MARK: Queue actions
 
     /// Carries out the queue's own actions; ``perform(_:)`` hands them here.
@@ -111,5 +124,19 @@ extension PhotosController {
         default:
             break
         }
+    }
+}
+
+/// The app's upload sessions by transfer id, set from the network's threads as each chunk is
+/// acknowledged and read when the uploads are handed to the background agent.
+final class UploadSessionMarks: Sendable {
+    private let marks = Mutex<[Int: UploadSessionMark]>([:])
+
+    func set(_ id: Int, _ mark: UploadSessionMark?) {
+        marks.withLock { $0[id] = mark }
+    }
+
+    func mark(_ id: Int) -> UploadSessionMark? {
+        marks.withLock { $0[id] }
     }
 }

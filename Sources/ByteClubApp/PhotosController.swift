@@ -27,6 +27,8 @@ final class PhotosController {
     var modal: (layer: TransferModal, id: Int)?
     /// Progress reports that reached the UI queue (for the benchmark: they arrive at 10–60 Hz).
     var progressEvents = 0
+    /// The running uploads' sessions: what a hand-over to the background agent continues.
+    let uploadSessions = UploadSessionMarks()
 
     let thumbnails: Thumbnails
     /// Larger pictures for the preview pane (`p`).
@@ -84,8 +86,9 @@ final class PhotosController {
 
     /// Uploads `file` to the photos folder (renamed if the name is taken): queued, and started
     /// as soon as a slot is free. `showsModal`: the modal shows it. Returns whether it was queued.
+    /// `resuming`: the upload session to continue (one the background agent could not take).
     @discardableResult
-    func upload(_ file: URL, showsModal: Bool = true) -> Bool {
+    func upload(_ file: URL, showsModal: Bool = true, resuming: UploadSessionMark? = nil) -> Bool {
         if let problem = Self.uploadProblem(file) {
             context.say(.error(problem))
             return false
@@ -99,20 +102,35 @@ final class PhotosController {
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
         let id = context.model.nextID()
         let transfer = PhotoTransfer(id: id, progress: TransferProgress(direction: .upload, name: name, total: size), remotePath: target, local: file)
-        starters[id] = { [weak self] in self?.startUpload(id, file: file, to: target) }
+        starters[id] = { [weak self] in self?.startUpload(id, file: file, to: target, resuming: resuming) }
         apply { $0.enqueue(transfer, showsModal: showsModal) }
         return true
     }
 
     /// Runs the task of queued upload `id`.
-    private func startUpload(_ id: Int, file: URL, to target: String) {
+    ///
+    /// With a background agent to hand it to, a store that can continue sessions reports each
+    /// session's mark (``uploadSessions``): quitting to the background then hands the session
+    /// over rather than the file, and the agent goes on at the server's offset.
+    private func startUpload(_ id: Int, file: URL, to target: String, resuming: UploadSessionMark?) {
         let store = context.store
         let relay = progressRelay(id)
-        tasks[id] = context.perform({ () async throws(RemoteError) in
-            try await store.upload(file: file, to: target, mode: .add, autorename: true, progress: relay)
+        let sessions = uploadSessions
+        let handsOver = configuration.agent != nil || resuming != nil
+        tasks[id] = context.perform({ () async throws(RemoteError) -> RemoteEntry in
+            if handsOver, let resumable = store as? any ResumableUploadStore {
+                return try await resumable.upload(file: file, to: target, mode: .add, autorename: true, resuming: resuming, streams: nil,
+                                                  onSession: { sessions.set(id, $0) }, progress: relay)
+            }
+            return try await store.upload(file: file, to: target, mode: .add, autorename: true, progress: relay)
         }) { [weak self] result in
             guard let self else { return }
             self.tasks[id] = nil
+            // A cancelled one's mark stays: a hand-over in progress reads it.
+            switch result {
+            case .failure(.cancelled): break
+            default: sessions.set(id, nil)
+            }
             let now = self.context.effects.now()
             self.apply { $0.uploadFinished(id, result, at: now) }
             if case .failure(let error) = result, error.isUnreachable, self.configuration.outbox != nil {

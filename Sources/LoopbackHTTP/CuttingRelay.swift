@@ -30,6 +30,7 @@ public final class CuttingRelay: Sendable {
         var cuts = 0
         var connections = 0
         var peak = 0
+        var fromClient = 0
     }
 
     public init(upstreamPort: Int) throws {
@@ -55,6 +56,8 @@ public final class CuttingRelay: Sendable {
     public var cuts: Int { state.withLock { $0.cuts } }
     /// The most connections open at the same time so far.
     public var peakConnections: Int { state.withLock { $0.peak } }
+    /// Bytes passed on to the server so far, over every connection (requests: headers and bodies).
+    public var bytesFromClient: Int { state.withLock { $0.fromClient } }
 
     public func stop() { listener.stop() }
 
@@ -113,6 +116,7 @@ public final class CuttingRelay: Sendable {
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else { break loop }
                 sent += written
+                if direction == .fromClient { state.withLock { $0.fromClient += written } }
             }
             if cutNow { break }
         }

@@ -18,18 +18,43 @@ struct ConcurrentUploadPlan: Sendable, Equatable {
     }
 
     let size: Int64
+    /// The length of every block but the last.
+    let blockSize: Int64
     let blocks: [Block]
+    /// The blocks not yet taken by a stream, in order.
+    private var pending: [Int]
     private(set) var nextBlock = 0
     /// Bytes sent of each block, for progress.
     private var sent: [Int64]
+    /// The blocks the server acknowledged.
+    private var acknowledged: Set<Int> = []
 
     /// - Parameters:
     ///   - size: the file's length.
     ///   - streams: how many connections will share the blocks.
     ///   - largestBlock: the store's chunk size, the most one request carries.
     init(size: Int64, streams: Int, largestBlock: Int64) {
+        self.init(cutting: size, into: Self.blockSize(size: size, streams: streams, largestBlock: largestBlock))
+    }
+
+    /// The plan of a session another process began, cut into `block`-sized blocks as it was,
+    /// with the blocks at the `acknowledged` offsets already done; nil when the mark cannot
+    /// describe such a plan (a block size off the 4 MiB grid, an offset off the blocks).
+    init?(size: Int64, block: Int64, acknowledged offsets: [Int64]) {
+        guard block > 0, block % UploadSessionType.concurrentBlock == 0, size > 0 else { return nil }
+        self.init(cutting: size, into: block)
+        for offset in offsets {
+            guard offset >= 0, offset % block == 0, offset < size else { return nil }
+            let index = Int(offset / block)
+            acknowledged.insert(index)
+            sent[index] = blocks[index].length
+        }
+        pending = blocks.indices.filter { !acknowledged.contains($0) }
+    }
+
+    private init(cutting size: Int64, into block: Int64) {
         self.size = size
-        let block = Self.blockSize(size: size, streams: streams, largestBlock: largestBlock)
+        blockSize = block
         var blocks: [Block] = []
         var offset: Int64 = 0
         repeat {
@@ -38,6 +63,7 @@ struct ConcurrentUploadPlan: Sendable, Equatable {
             offset += length
         } while offset < size
         self.blocks = blocks
+        pending = Array(blocks.indices)
         sent = Array(repeating: 0, count: blocks.count)
     }
 
@@ -52,9 +78,23 @@ struct ConcurrentUploadPlan: Sendable, Equatable {
 
     /// The next block for a stream, or nil when every block is taken.
     mutating func take() -> Int? {
-        guard nextBlock < blocks.count else { return nil }
+        guard nextBlock < pending.count else { return nil }
         defer { nextBlock += 1 }
-        return nextBlock
+        return pending[nextBlock]
+    }
+
+    /// The server took `block` whole; returns the session's mark, for another process.
+    mutating func acknowledge(_ block: Int, session: String) -> UploadSessionMark {
+        acknowledged.insert(block)
+        sent[block] = blocks[block].length
+        return mark(session)
+    }
+
+    /// Where session `session` stands: the acknowledged blocks.
+    func mark(_ session: String) -> UploadSessionMark {
+        let offsets = acknowledged.sorted().map { blocks[$0].offset }
+        return UploadSessionMark(sessionID: session, offset: acknowledged.reduce(0) { $0 + blocks[$1].length }, blockSize: blockSize,
+                                 blocksDone: offsets)
     }
 
     /// Records that `block` has sent `bytes` of itself so far; returns the upload's total.

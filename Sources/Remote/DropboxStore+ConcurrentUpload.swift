@@ -25,19 +25,33 @@ extension DropboxStore: ParallelTransferStore {
     /// a 429, a 5xx, an expired token): the server takes a block sent twice. Bodies are read
     /// from the file by the transfer, a buffer at a time, so memory stays the same whatever
     /// the size and the streams. Cancelling the calling task cancels every stream.
+    ///
+    /// `resuming` continues a session another process began (``ResumableUploadStore``): only the
+    /// blocks its mark does not list are sent, cut as that process cut them. `onSession` hears
+    /// the session's mark once it exists and after every acknowledged block.
     func concurrentUpload(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
-                          streams: Int) async throws(RemoteError) -> RemoteEntry {
+                          streams: Int, resuming: UploadSessionMark? = nil,
+                          onSession: (@Sendable (UploadSessionMark) -> Void)? = nil) async throws(RemoteError) -> RemoteEntry {
         let contentHash: String
         do { contentHash = try ContentHasher.hash(fileAt: file.path) } catch { throw .local("Cannot read \(file.path): \(error)") }
-        let sessionID = try await withRetries(idempotent: true) { () async throws(RemoteError) -> String in
-            let request = try await self.request(self.endpoints.content, "2/files/upload_session/start",
-                                                 arg: ["close": false, "session_type": UploadSessionType.concurrent.taggedObject])
-            let reply = await self.exchange(request, body: .data(Data()))
-            try self.check(reply, path: path)
-            return try Self.decode(UploadSessionStart.self, from: reply.body).sessionID
+        let sessionID: String
+        let plan: SharedPlan<ConcurrentUploadPlan>
+        if let resuming, let block = resuming.blockSize,
+           let resumed = ConcurrentUploadPlan(size: size, block: block, acknowledged: resuming.blocksDone ?? []) {
+            sessionID = resuming.sessionID
+            plan = SharedPlan(resumed)
+        } else {
+            sessionID = try await withRetries(idempotent: true) { () async throws(RemoteError) -> String in
+                let request = try await self.request(self.endpoints.content, "2/files/upload_session/start",
+                                                     arg: ["close": false, "session_type": UploadSessionType.concurrent.taggedObject])
+                let reply = await self.exchange(request, body: .data(Data()))
+                try self.check(reply, path: path)
+                return try Self.decode(UploadSessionStart.self, from: reply.body).sessionID
+            }
+            plan = SharedPlan(ConcurrentUploadPlan(size: size, streams: streams, largestBlock: chunkSize))
         }
-        let plan = SharedPlan(ConcurrentUploadPlan(size: size, streams: streams, largestBlock: chunkSize))
-        progress?(0, size)
+        onSession?(plan.withLock { $0.mark(sessionID) })
+        progress?(plan.withLock { $0.done }, size)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<min(streams, plan.withLock { $0.blocks.count }) {
@@ -47,6 +61,8 @@ extension DropboxStore: ParallelTransferStore {
                             let block = plan.withLock { $0.blocks[index] }
                             try await self.append(block, index: index, sessionID: sessionID, file: file, path: path, plan: plan,
                                                   size: size, progress: progress)
+                            // Only a caller that hands the session on pays for its marks.
+                            if let onSession { onSession(plan.withLock { $0.acknowledge(index, session: sessionID) }) }
                         }
                     }
                 }

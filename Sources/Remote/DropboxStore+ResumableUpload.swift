@@ -3,39 +3,71 @@ import Foundation
 import Transfer
 
 /// Upload sessions that another process can continue: the same ``UploadSessionStateMachine``
-/// as `upload(file:…)`, one chunk at a time, with the session's mark handed out after each
-/// acknowledged chunk and a way back in through ``UploadSessionStateMachine/init(size:chunkSize:retry:resuming:offset:)``.
+/// as `upload(file:…)` (or the same concurrent session over `streams` connections), with the
+/// session's mark handed out as soon as the session exists and after each acknowledged chunk,
+/// and a way back in at the server's offset.
 extension DropboxStore: ResumableUploadStore {
-    public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?,
+    public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?, streams: Int?,
                        onSession: @escaping @Sendable (UploadSessionMark) -> Void, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
-        let size: Int64
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-            guard attributes[.type] as? FileAttributeType == .typeRegular else { throw RemoteError.local("Not a regular file: \(file.path)") }
-            size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-        } catch let error as RemoteError {
-            throw error
-        } catch {
-            throw .local(FileManager.default.fileExists(atPath: file.path) ? "Cannot read \(file.path)" : "No such file: \(file.path)")
-        }
+        let size = try Self.regularFileSize(file)
         guard size > singleUploadLimit else {
-            return try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
+            return try await uploadOverOneConnection(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
         }
-        if let resuming {
+        let streams = TransferStreams.resolved(streams, server: endpoints.content)
+        if let resuming, resuming.isConcurrent {
+            do {
+                return try await concurrentUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress,
+                                                  streams: streams, resuming: resuming, onSession: onSession)
+            } catch .notFound {
+                // Gone (expired, or its server restarted): a new session from the first byte.
+            }
+        } else if let resuming {
             do {
                 return try await sessionLoop(file: file, size: size, to: path, mode: mode, autorename: autorename,
                                              resuming: resuming, onSession: onSession, progress: progress)
             } catch {
-                // Gone (expired, or its server restarted): a new session from the first byte.
                 if case .remote(let failure) = error { throw failure }
             }
         }
+        // As `put` chooses: one stream for a bandwidth limit (which one stream fills) or a small file.
+        if streams > 1, size >= TransferStreams.threshold, configuration.maxSendBytesPerSecond == nil {
+            return try await concurrentUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress,
+                                              streams: streams, resuming: nil, onSession: onSession)
+        }
         do {
             return try await sessionLoop(file: file, size: size, to: path, mode: mode, autorename: autorename,
-                                         resuming: nil, onSession: onSession, progress: progress)
+                                         resuming: nil, emptyStart: true, onSession: onSession, progress: progress)
         } catch {
             if case .remote(let failure) = error { throw failure }
             throw .server(status: 409, detail: "the upload session vanished")
+        }
+    }
+
+    /// What a sequential session holds, asked with an empty `append_v2` at the mark's offset:
+    /// accepted, the mark is right; `incorrect_offset` names the server's offset. So a session
+    /// another process left (its last chunk cut short part-way) goes on from the server's last
+    /// byte, and not one byte of the file is sent before the offset is known.
+    func heldOffset(_ mark: UploadSessionMark, path: String) async throws(SessionLoopFailure) -> Int64 {
+        enum Held { case at(Int64), gone }
+        let cursor: [String: Any] = ["session_id": mark.sessionID, "offset": mark.offset]
+        let held: Held
+        do {
+            held = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Held in
+                let request = try await self.request(self.endpoints.content, "2/files/upload_session/append_v2", arg: ["cursor": cursor, "close": false])
+                let reply = await self.exchange(request, body: .data(Data()))
+                guard let error = reply.error else { return .at(mark.offset) }
+                switch Self.sessionFailure(error, response: reply.response, path: path) {
+                case .incorrectOffset(let correct): return .at(correct)
+                case .refused(_, let summary) where summary.contains("not_found"): return .gone
+                case .refused(let failure, _), .error(let failure): throw failure
+                }
+            }
+        } catch {
+            throw .remote(error)
+        }
+        switch held {
+        case .at(let offset): return offset
+        case .gone: throw .gone
         }
     }
 }

@@ -85,11 +85,18 @@ extension DropboxStore {
     /// ``SessionLoopFailure/gone`` when a resumed session is unknown to the server before any
     /// chunk of ours landed in it; every other failure is a `RemoteError`.
     func sessionLoop(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?,
-                                  onSession: @escaping @Sendable (UploadSessionMark) -> Void,
+                     emptyStart: Bool = false, onSession: @escaping @Sendable (UploadSessionMark) -> Void,
                                   progress: ProgressHandler?) async throws(SessionLoopFailure) -> RemoteEntry {
         let commit: [String: Any] = ["path": path, "mode": mode.jsonValue, "autorename": autorename, "mute": false, "strict_conflict": false]
-        var machine = resuming.map { UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry, resuming: $0.sessionID, offset: $0.offset) }
-            ?? UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry)
+        var machine: UploadSessionStateMachine
+        if let resuming {
+            // The server's offset, asked before a byte is sent: it may hold more than the mark
+            // (an append cut short leaves its bytes in a club server's session).
+            let held = try await heldOffset(resuming, path: path)
+            machine = UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry, resuming: resuming.sessionID, offset: held)
+        } else {
+            machine = UploadSessionStateMachine(size: size, chunkSize: chunkSize, retry: retry, emptyStart: emptyStart)
+        }
         var action = machine.begin()
         var acknowledged = false
         while true {

@@ -92,9 +92,15 @@ struct UploadSessionStateMachine: Sendable, Equatable {
     /// A finish was sent at least once, so the file may be committed already.
     private(set) var finishTried = false
 
-    init(size: Int64, chunkSize: Int64, retry: RetryPolicy) {
+    /// `upload_session/start` carries no bytes: the session's id is known (and can be handed to
+    /// another process) before the first chunk goes, so a process that dies in that chunk
+    /// leaves a session to continue rather than one nobody can name.
+    let emptyStart: Bool
+
+    init(size: Int64, chunkSize: Int64, retry: RetryPolicy, emptyStart: Bool = false) {
         self.size = size
         self.chunkSize = chunkSize
+        self.emptyStart = emptyStart
         self.maxAttempts = retry.maxAttempts
         self.maxRetryAfter = retry.maxRetryAfter
     }
@@ -118,13 +124,13 @@ struct UploadSessionStateMachine: Sendable, Equatable {
 
     /// `upload_session/start` answered, with the session id or (when its answer was garbled) without.
     mutating func started(sessionID id: String?) -> Action {
-        guard case .sending(.start) = state else { preconditionFailure("started() while \(state)") }
+        guard case .sending(.start(let length)) = state else { preconditionFailure("started() while \(state)") }
         guard let id else {
             // Started, but the answer was lost: that session is unusable. Start again.
             return retry(after: .server(status: 0, detail: "upload_session/start answered without a session id"))
         }
         sessionID = id
-        offset = min(chunkSize, size)
+        offset = length
         failures = 0
         return send(reportProgress: offset)
     }
@@ -214,7 +220,7 @@ struct UploadSessionStateMachine: Sendable, Equatable {
                 request = .append(sessionID: sessionID, offset: offset, length: length)
             }
         } else {
-            request = .start(length: min(chunkSize, size))
+            request = .start(length: emptyStart ? 0 : min(chunkSize, size))
         }
         state = .sending(request)
         return .send(request, reportProgress: reportProgress)

@@ -34,7 +34,7 @@ extension BackendOptions {
     }
 
     private func agentRemote(webdavPassword: String?) throws -> AgentRemote {
-        let limit = bwlimit.flatMap(Self.parseRate)
+        let limit = bandwidthLimit
         if let webdav, let url = URL(string: webdav) {
             let password = try webdavPassword ?? WebDAVPassword.obtain(user: user ?? "", url: url)
             return AgentRemote(kind: .webdav, key: "webdav:" + (user ?? "") + "@" + webdav, url: webdav, secret: password, user: user,
@@ -53,6 +53,9 @@ extension BackendOptions {
         let root = (dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub).standardizedFileURL.path
         return AgentRemote(kind: .embedded, key: "embedded:" + root, dataDir: root, bandwidthLimit: limit, idleTimeout: timeout)
     }
+
+    /// `--bwlimit` in bytes a second, for a transfer handed to the agent (which keeps it).
+    var bandwidthLimit: Int64? { bwlimit.flatMap(Self.parseRate) }
 
     /// The agent's place for the club these flags name.
     static func agentPlace(_ remote: AgentRemote) throws -> AgentPlace {
@@ -76,14 +79,8 @@ enum AgentStores {
             return DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
                                 connection: connection, singleUploadLimit: chunk, chunkSize: chunk)
         case .embedded:
-            // The app's embedded server ends with the app, so the agent serves the folder itself.
-            let root = URL(fileURLWithPath: remote.dataDir ?? Paths.defaultClub.path)
-            try SampleClub.seed(into: root)
-            let secret = BackendOptions.randomToken()
-            var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.agent.embedded"))
-            configuration.logger.logLevel = .warning
-            let server = try await ClubServer.start(configuration)
-            return DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret),
+            let (url, secret) = try await EmbeddedClubs.shared.server(for: URL(fileURLWithPath: remote.dataDir ?? Paths.defaultClub.path))
+            return DropboxStore(displayName: "embedded", endpoints: .club(url), tokens: StaticToken(secret),
                                 connection: connection, singleUploadLimit: chunk, chunkSize: chunk)
         case .webdav:
             guard let text = remote.url, let url = URL(string: text) else { throw AgentError.refused("a WebDAV folder needs its URL") }
@@ -94,6 +91,32 @@ enum AgentStores {
             if let api = remote.url { arguments += ["--dropbox-api", api] }
             if let limit = remote.bandwidthLimit { arguments += ["--bwlimit", String(limit)] }
             return try await BackendOptions.parse(arguments).connect().store
+        }
+    }
+}
+
+/// The agent's embedded club servers: the app's ends with the app, so the agent serves the
+/// folder itself, once, however many stores (one per bandwidth limit) reach it.
+actor EmbeddedClubs {
+    static let shared = EmbeddedClubs()
+    private var servers: [String: Task<(URL, String), any Error>] = [:]
+
+    func server(for root: URL) async throws -> (URL, String) {
+        if let running = servers[root.path] { return try await running.value }
+        let starting = Task { () async throws -> (URL, String) in
+            try SampleClub.seed(into: root)
+            let secret = BackendOptions.randomToken()
+            var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.agent.embedded"))
+            configuration.logger.logLevel = .warning
+            let server = try await ClubServer.start(configuration)
+            return (server.baseURL, secret)
+        }
+        servers[root.path] = starting
+        do {
+            return try await starting.value
+        } catch {
+            servers[root.path] = nil
+            throw error
         }
     }
 }

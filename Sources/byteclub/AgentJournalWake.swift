@@ -17,7 +17,7 @@ enum AgentJournalWake {
         let waiting = AgentJournal(url: journal).load().transfers.filter { $0.state == .queued || $0.state == .running }
         // Only now the socket folder, which finding it makes when missing.
         guard !waiting.isEmpty, let place = try? BackendOptions.agentPlace(remote) else { return }
-        if let live = try? UnixSocket.connect(place.socket.path) {
+        if let live = AgentClient.live(place: place) {
             // A live agent is carrying them on already.
             live.close()
             return

@@ -47,7 +47,7 @@ final class AppAgent: BackgroundAgent, @unchecked Sendable {
         do throws(AgentError) {
             guard let watcher else {
                 let connection: AgentClient
-                if FileManager.default.fileExists(atPath: place.socket.path) || journalHasWork {
+                if AgentPlace.recordedSocket(place.socketRecord) != nil || journalHasWork {
                     connection = try AgentClient.connect(place: place, remote: remote, executable: executable)
                 } else {
                     return .failure(.local("no background agent runs"))
@@ -83,12 +83,15 @@ final class AppAgent: BackgroundAgent, @unchecked Sendable {
         try result.get()
     }
 
-    func submitUpload(_ file: URL, to path: String) async throws(RemoteError) {
-        try await command(AgentRequest(op: .submit, transfer: AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: path)))
+    /// The app's `--bwlimit` goes with each transfer, so the agent keeps it (through its restarts too).
+    func submitUpload(_ file: URL, to path: String, session: UploadSessionMark?) async throws(RemoteError) {
+        try await command(AgentRequest(op: .submit, transfer: AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: path,
+                                                                              autorename: true, bandwidthLimit: remote.bandwidthLimit, session: session)))
     }
 
-    func submitDownload(_ path: String, to destination: URL) async throws(RemoteError) {
-        try await command(AgentRequest(op: .submit, transfer: AgentTransfer(id: "", kind: .download, local: destination.standardizedFileURL.path, remote: path)))
+    func submitDownload(_ path: String, to destination: URL, resumeData: Data?) async throws(RemoteError) {
+        try await command(AgentRequest(op: .submit, transfer: AgentTransfer(id: "", kind: .download, local: destination.standardizedFileURL.path,
+                                                                              remote: path, bandwidthLimit: remote.bandwidthLimit, resumeData: resumeData)))
     }
 
     func cancel(_ id: String) async throws(RemoteError) { try await command(AgentRequest(op: .cancel, id: id)) }

@@ -210,7 +210,8 @@ struct Get: AsyncParsableCommand {
         if let note { say(note) }
         let target = folder.appendingPathComponent(name)
         if agent {
-            let handed = AgentTransfer(id: "", kind: .download, local: target.standardizedFileURL.path, remote: path)
+            let handed = AgentTransfer(id: "", kind: .download, local: target.standardizedFileURL.path, remote: path,
+                                       bandwidthLimit: backend.bandwidthLimit, streams: streams.streams)
             let ended = try AgentTransferFollower.run(handed, backend: backend)
             guard ended.state == .done else { throw fail(.local(ended.error ?? "Download \(ended.state.rawValue)")) }
             say("saved \(target.path) (\(ProgressLine.bytes(ended.total)))")
@@ -306,7 +307,8 @@ struct Put: AsyncParsableCommand {
         let target = path
         let streams = self.streams.streams
         if agent {
-            let handed = AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: target, mode: mode, autorename: autorename)
+            let handed = AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: target, mode: mode, autorename: autorename,
+                                       bandwidthLimit: backend.bandwidthLimit, streams: streams)
             let ended = try AgentTransferFollower.run(handed, backend: backend)
             guard ended.state == .done else { throw fail(.local(ended.error ?? "Upload \(ended.state.rawValue)")) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(ended.result ?? target))\n".utf8))

@@ -28,6 +28,14 @@ final class AgentFixture {
         self.environment = environment
     }
 
+    /// The same machine and home as `other`, seen from another shell (`environment`); the
+    /// home is `other`'s to remove.
+    init(sharing other: AgentFixture, environment: [String: String]) {
+        executable = other.executable
+        home = other.home
+        self.environment = environment
+    }
+
     func place(key: String) throws -> AgentPlace {
         try AgentPlace(key: key, stateFolder: home.appendingPathComponent("state/byteclub"), environment: environment)
     }
@@ -91,5 +99,52 @@ final class AgentFixture {
             if let pid = try? agentPID(key: key), pid > 0 { kill(pid, SIGKILL) }
         }
         try? FileManager.default.removeItem(at: home)
+    }
+}
+
+/// A real `byteclub serve` over a folder in the fixture's home, logging every request, behind a
+/// relay that counts the connections open at once and the request bytes it passes on.
+final class RelayedClub {
+    let server: ServeProcess
+    let relay: CuttingRelay
+    let log: URL
+    let root: URL
+    let token: String
+
+    init(in fixture: AgentFixture, token: String) throws {
+        self.token = token
+        root = fixture.home.appendingPathComponent("club")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        log = fixture.home.appendingPathComponent("server.log")
+        server = try ServeProcess(root: root, token: token, log: log)
+        let port = try XCTUnwrap(server.url.split(separator: ":").last.flatMap { Int($0) })
+        relay = try CuttingRelay(upstreamPort: port)
+    }
+
+    var url: String { relay.url.absoluteString }
+    /// The agent's key for this club, as the CLI names it.
+    var key: String { "club:" + url }
+    /// The CLI's flags for this club.
+    var flags: [String] { ["--server", url, "--token", token] }
+
+    func logText() throws -> String { try String(contentsOf: log, encoding: .utf8) }
+
+    /// How many upload sessions the server started.
+    func sessionStarts() throws -> Int { try logText().components(separatedBy: "upload_session/start 200").count - 1 }
+
+    func stop() { relay.stop() }
+}
+
+extension AgentFixture {
+    /// `megabytes` of random bytes at `name` in the home folder (read from the kernel: a byte
+    /// at a time in Swift takes seconds a MiB in a debug build).
+    func randomFile(_ name: String, megabytes: Int) throws -> (URL, Data) {
+        let source = try XCTUnwrap(FileHandle(forReadingAtPath: "/dev/urandom"))
+        defer { try? source.close() }
+        let bytes = try XCTUnwrap(source.readData(ofLength: megabytes << 20))
+        XCTAssertEqual(bytes.count, megabytes << 20)
+        let url = home.appendingPathComponent(name)
+        try bytes.write(to: url)
+        return (url, bytes)
     }
 }

@@ -37,6 +37,32 @@ final class ParallelPlanTests: XCTestCase {
         XCTAssertNil(plan.take(), "every block is handed out once")
     }
 
+    /// Another process's concurrent session (the app's, handed to the agent): its mark says the
+    /// block size and the acknowledged blocks; the plan hands out only the others, cut the same.
+    func testAResumedUploadPlanSendsOnlyTheBlocksItsMarkDoesNotList() throws {
+        var plan = ConcurrentUploadPlan(size: 40 * mib + 7, streams: 4, largestBlock: 32 * mib)
+        XCTAssertEqual(plan.mark("s").blocksDone, [])
+        XCTAssertEqual(plan.take(), 0)
+        XCTAssertEqual(plan.take(), 1)
+        XCTAssertEqual(plan.take(), 2)
+        let mark = plan.acknowledge(2, session: "s")
+        let both = plan.acknowledge(0, session: "s")
+        XCTAssertEqual(both, UploadSessionMark(sessionID: "s", offset: 8 * mib, blockSize: 4 * mib, blocksDone: [0, 8 * mib]))
+        XCTAssertEqual(mark.blocksDone, [8 * mib])
+
+        var resumed = try XCTUnwrap(ConcurrentUploadPlan(size: 40 * mib + 7, block: 4 * mib, acknowledged: [0, 8 * mib]))
+        XCTAssertEqual(resumed.blocks, plan.blocks, "cut as the first process cut it")
+        XCTAssertEqual(resumed.done, 8 * mib)
+        var handed: [Int] = []
+        while let next = resumed.take() { handed.append(next) }
+        XCTAssertEqual(handed, [1] + Array(3..<plan.blocks.count))
+        XCTAssertEqual(resumed.mark("s").offset, 8 * mib)
+
+        XCTAssertNil(ConcurrentUploadPlan(size: 40 * mib, block: 3 * mib, acknowledged: []), "a block off the 4 MiB grid")
+        XCTAssertNil(ConcurrentUploadPlan(size: 40 * mib, block: 4 * mib, acknowledged: [2 * mib]), "an offset off the blocks")
+        XCTAssertNil(ConcurrentUploadPlan(size: 40 * mib, block: 4 * mib, acknowledged: [40 * mib]), "an offset past the end")
+    }
+
     func testDownloadPrefixIsWhatAResumeMayKeep() {
         var plan = ParallelDownloadPlan(size: 20 * mib + 5, streams: 5)
         XCTAssertEqual(plan.blocks.count, 21, "about four blocks a stream: 1 MiB each")

@@ -14,6 +14,16 @@ final class UploadSessionResumeTests: XCTestCase {
                        .send(.finish(sessionID: "s1", offset: 8 * mib, length: 2 * mib), reportProgress: nil))
     }
 
+    /// A session that may be handed to another process starts with no bytes, so its id is known
+    /// (and journaled) before the first chunk goes.
+    func testAnEmptyStartNamesTheSessionBeforeTheFirstChunk() {
+        var machine = UploadSessionStateMachine(size: 10 * mib, chunkSize: 4 * mib, retry: RetryPolicy(), emptyStart: true)
+        XCTAssertEqual(machine.begin(), .send(.start(length: 0), reportProgress: nil))
+        XCTAssertEqual(machine.started(sessionID: "s3"), .send(.append(sessionID: "s3", offset: 0, length: 4 * mib), reportProgress: 0))
+        XCTAssertEqual(machine.appended(), .send(.append(sessionID: "s3", offset: 4 * mib, length: 4 * mib), reportProgress: 4 * mib))
+        XCTAssertEqual(machine.appended(), .send(.finish(sessionID: "s3", offset: 8 * mib, length: 2 * mib), reportProgress: 8 * mib))
+    }
+
     func testAMarkPastTheEndIsClampedToTheFile() {
         var machine = UploadSessionStateMachine(size: 5 * mib, chunkSize: 4 * mib, retry: RetryPolicy(), resuming: "s2", offset: 9 * mib)
         XCTAssertEqual(machine.begin(), .send(.finish(sessionID: "s2", offset: 5 * mib, length: 0), reportProgress: nil))

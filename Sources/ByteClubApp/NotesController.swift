@@ -152,14 +152,25 @@ final class NotesController {
             mergeNow()
             return true
         }
+        // Keys typed while the screen is too small would change a note no one sees.
+        if context.compositor.isTooSmall, !key.isMouse, key != .escape, key != .ctrl("s") { return true }
         // In place: a copy of the session would copy a big note's lines on every key.
         var outcome: NoteEditorOutcome?
-        context.model.updateQuietly { outcome = $0.note?.editor.handle(key) }
+        context.model.updateQuietly {
+            $0.note?.editor.register = $0.clipboard
+            outcome = $0.note?.editor.handle(key)
+        }
+        sayEditorKeysOnceTyping()
         switch outcome {
         case .edited?:
-            endSearchHits()
-            context.update { $0.note?.version += 1 }
-            scheduleJournal()
+            edited()
+        case .copied(let text)?:
+            copy(text)
+        case .cut(let text)?:
+            copy(text)
+            edited()
+        case .searchEveryNote(let query)?:
+            searchController?.open(query: query)
         case .moved?:
             // The cursor moved by hand: the user works somewhere else now, and a letter typed
             // there must be that letter (n and N included), not a jump to a match.
@@ -175,6 +186,31 @@ final class NotesController {
             return false
         }
         return true
+    }
+
+    /// After an edit: search hits mode ends, the version moves on, a journal write soon.
+    private func edited() {
+        endSearchHits()
+        context.update { $0.note?.version += 1 }
+        scheduleJournal()
+    }
+
+    /// Ctrl-C, Ctrl-X: the terminal's clipboard (OSC 52, through tmux too) and the register
+    /// every note pastes from.
+    private func copy(_ text: String) {
+        context.configuration.clipboard?(text)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
+        context.update {
+            $0.clipboard = text
+            $0.message = StatusMessage(lines > 1 ? "Copied \(lines) lines" : "Copied \(text.count) character\(text.count == 1 ? "" : "s")")
+        }
+    }
+
+    /// The new note's "Enter goes to the text" is about the title: once typing in the body,
+    /// the status bar says the editor's keys instead.
+    private func sayEditorKeysOnceTyping() {
+        guard state.note?.editor.focus == .body, let text = state.message?.text, text.hasPrefix("New note ·") else { return }
+        context.model.updateQuietly { $0.message = StatusMessage(NoteEditorState.hint) }
     }
 
     /// After every edit: a journal write soon.

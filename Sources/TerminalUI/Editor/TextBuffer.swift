@@ -81,6 +81,9 @@ public struct TextBuffer: Sendable, Equatable {
         public var position: Row
         /// The row's text, tabs expanded to blanks.
         public var text: String
+        /// The `Character` offsets of the line the row shows, `start..<end`.
+        public var start: Int
+        public var end: Int
     }
 
     /// The columns a tab takes.
@@ -93,6 +96,9 @@ public struct TextBuffer: Sendable, Equatable {
     var lines: [[Character]]
     /// Where the cursor is.
     public internal(set) var cursor = Position(line: 0, offset: 0)
+    /// Where the selection began: the text between it and the cursor is selected (Shift + a
+    /// move, a drag). A plain move, an edit, an undo clear it (TextBuffer+Selection.swift).
+    public internal(set) var anchor: Position?
     /// The first row shown.
     public internal(set) var scroll = Row(line: 0, row: 0)
     /// The column text wraps at; set with ``setViewport(width:height:)``.

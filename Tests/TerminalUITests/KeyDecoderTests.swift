@@ -104,7 +104,7 @@ final class KeyDecoderTests: XCTestCase {
     func testWordMovesAndDocumentEnds() {
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;5D\u{1B}[1;5C"), [.wordLeft, .wordRight], "Ctrl-arrows")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;3D\u{1B}[1;3C"), [.wordLeft, .wordRight], "Alt-arrows")
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;7C\u{1B}[1;6D"), [.wordRight, .wordLeft], "Ctrl-Alt, Ctrl-Shift")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;7C\u{1B}[1;6D"), [.wordRight, .shifted(.wordLeft)], "Ctrl-Alt; Ctrl-Shift selects")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}Od\u{1B}Oc"), [.wordLeft, .wordRight], "rxvt's Ctrl-arrows")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{1B}[D\u{1B}\u{1B}[C"), [.wordLeft, .wordRight], "rxvt's Alt-arrows")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{1B}[A\u{1B}\u{1B}"), [.escape, .up, .escape, .escape], "Esc then another key")

@@ -9,7 +9,7 @@ final class NoteEditorFindTests: XCTestCase {
         KeyDecoder.decode(input).map { state.handle($0) }
     }
 
-    func testShiftArrowsSelectAndCopyCutPaste() {
+    func testShiftArrowsSelectAndCopyCutPaste() async {
         var state = NoteEditorState(title: "t", body: "hello world", isNew: false)
         _ = send("\u{1B}[1;2C\u{1B}[1;2C", to: &state)
         XCTAssertEqual(state.body.selectedText, "he")
@@ -25,7 +25,7 @@ final class NoteEditorFindTests: XCTestCase {
         XCTAssertEqual(state.body.text, "HEX world")
     }
 
-    func testCtrlWAndAltBackspaceDeleteWords() {
+    func testCtrlWAndAltBackspaceDeleteWords() async {
         var state = NoteEditorState(body: "one two three", isNew: false)
         state.body.moveToLineEnd()
         XCTAssertEqual(send("\u{17}", to: &state), [.edited])
@@ -37,7 +37,7 @@ final class NoteEditorFindTests: XCTestCase {
         XCTAssertFalse(state.isModified)
     }
 
-    func testFindCountsMatchesStepsAndWidensToEveryNote() {
+    func testFindCountsMatchesStepsAndWidensToEveryNote() async {
         var state = NoteEditorState(body: "Fox one\nfox two\nFOX three", isNew: false)
         XCTAssertEqual(state.handle(.ctrl("f")), .moved)
         _ = send("fox", to: &state)
@@ -55,7 +55,7 @@ final class NoteEditorFindTests: XCTestCase {
         XCTAssertEqual(state.body.selection?.lowerBound, TextBuffer.Position(line: 0, offset: 0))
     }
 
-    func testReplaceOneThenAllThenOneUndo() {
+    func testReplaceOneThenAllThenOneUndo() async {
         var state = NoteEditorState(body: "a cat, a cat, a cat", isNew: false)
         _ = state.handle(.ctrl("\\"))
         _ = send("cat\t", to: &state)
@@ -70,7 +70,7 @@ final class NoteEditorFindTests: XCTestCase {
         XCTAssertEqual(state.body.text, "a dog, a cat, a cat")
     }
 
-    func testGoToLineSaysWhatIsWrong() {
+    func testGoToLineSaysWhatIsWrong() async {
         var state = NoteEditorState(body: "1\n2\n3\n4", isNew: false)
         _ = state.handle(.ctrl("g"))
         _ = send("9\r", to: &state)
@@ -81,7 +81,7 @@ final class NoteEditorFindTests: XCTestCase {
         XCTAssertEqual(state.body.cursor.line, 2)
     }
 
-    func testFindHighlightsEveryMatchAndTheBarShowsTheCount() {
+    func testFindHighlightsEveryMatchAndTheBarShowsTheCount() async {
         var state = NoteEditorState(body: "ab ab ab", isNew: false)
         _ = state.handle(.ctrl("f"))
         _ = send("ab", to: &state)
@@ -95,7 +95,7 @@ final class NoteEditorFindTests: XCTestCase {
         XCTAssertEqual(canvas.style(x: 2, y: 2), theme.text)
     }
 
-    func testEnterContinuesTheListAndAltXToggles() {
+    func testEnterContinuesTheListAndAltXToggles() async {
         var state = NoteEditorState(body: "- [ ] eggs", isNew: false)
         state.body.moveToLineEnd()
         _ = send("\r", to: &state)

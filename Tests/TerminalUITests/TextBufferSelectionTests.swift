@@ -12,7 +12,7 @@ final class TextBufferSelectionTests: XCTestCase {
         buffer.extendSelection { $0.moveWordRight() }
         XCTAssertEqual(buffer.selectedText, "hello")
         buffer.extendSelection { $0.moveDown() }
-        XCTAssertEqual(buffer.selectedText, "hello world\nsecond")
+        XCTAssertEqual(buffer.selectedText, "hello world\nsecon", "down keeps the column")
         buffer.extendSelection { $0.moveUp() }
         buffer.extendSelection { $0.moveToLineStart() }
         XCTAssertNil(buffer.selection, "the cursor back on the anchor selects nothing")

@@ -33,9 +33,12 @@
 /// ``undo()`` and ``redo()`` restore both. Typing is coalesced into words: typed characters
 /// join the previous step on the same line, except that a letter, digit or "_" typed after any
 /// other character (a space, say) starts a new step; so typing "hello world" makes the steps
-/// "hello " and "world". A run of Backspaces (or of Deletes) within a line is one step. A newline,
-/// a paste (any multi-character ``insert(_:)``), Ctrl-K, joining lines, a cursor move, an undo or
+/// "hello " and "world". A run of Backspaces, Ctrl-Ws and Ctrl-Us (or of Deletes and Alt-Ds)
+/// within a line is one step. A newline, a paste (any multi-character ``insert(_:)``), Ctrl-K,
+/// joining lines, replacing a span (TextBuffer+Selection.swift), a cursor move, an undo or
 /// ``markSaved()`` ends the run. A new change clears the redo history.
+///
+/// **Selection.** ``anchor`` and the cursor bound it; see TextBuffer+Selection.swift.
 ///
 /// **Modified.** ``isModified`` compares the current undo state with the one at the last
 /// ``markSaved()`` (or creation): undoing back to the saved state counts as unmodified.

@@ -160,7 +160,7 @@ public final class MainScreen: Layer {
         // changes nothing twice) keeps a message that forgot from driving the terminal.
         let message = state.message.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }
         // In the editor `?` is typed: F1 is the help key there.
-        let inEditor = tab == .notes && state.note.map { $0.phase != .loading } == true
+        let inEditor = tab == .notes && state.note.map { $0.phase != .loading && $0.merge == nil } == true
         StatusBar(backend: state.backend, isBusy: state.isAnimating, tick: tick(), message: message,
                   progress: progress, hint: inEditor ? "F1 help" : "? help").render(into: canvas, area: bottom)
     }
@@ -224,7 +224,8 @@ public final class MainScreen: Layer {
     /// In the editor and while the filter is typed, letters are text.
     public func claimsTyping() -> Bool {
         let tab = model.state.tab
-        if tab == .notes, let phase = model.state.note?.phase, phase != .loading { return true }
+        // The merge view in the editor's place has letter keys of its own, and `?` for help.
+        if tab == .notes, let note = model.state.note, note.phase != .loading, note.merge == nil { return true }
         return model.state[tab].list.isEditingFilter
     }
 

@@ -63,5 +63,5 @@ extension NoteEditorState {
     }
 
     /// The editor's keys in a few words, for the status bar while typing.
-    public static let hint = "Ctrl-S save · Ctrl-F find · Ctrl-C/X/V copy/cut/paste · Ctrl-Z undo · F1 help · Esc close"
+    public static let hint = "Ctrl-S save · Ctrl-F find · Ctrl-C/X/V copy/cut/paste · Ctrl-Z undo · Esc close"
 }

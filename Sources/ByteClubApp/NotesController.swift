@@ -188,9 +188,24 @@ final class NotesController {
         return true
     }
 
-    /// After an edit: search hits mode ends, the version moves on, a journal write soon.
+    /// After an edit: search hits mode ends, the version moves on, a journal write soon; or,
+    /// when undo brought back the text the server has, `[+]` goes, and so does the draft.
     private func edited() {
         endSearchHits()
+        guard let session = state.note else { return }
+        if session.editorCleanIsSaved, !session.editor.isModified {
+            configuration.drafts?.remove(session.draftID)
+            // A new number, never one a save under way started from: that save's answer must
+            // not take this text for the one it sent.
+            let clean = session.version + 1
+            context.update {
+                $0.note?.version = clean
+                $0.note?.savedVersion = clean
+                $0.note?.journalledVersion = clean
+                $0.drafts.removeAll { $0.id == session.draftID }
+            }
+            return
+        }
         context.update { $0.note?.version += 1 }
         scheduleJournal()
     }

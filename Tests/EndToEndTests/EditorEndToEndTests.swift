@@ -68,7 +68,7 @@ final class EditorEndToEndTests: XCTestCase {
         tmux.waitFor(" beta gammaalpha")
         // Ctrl-W takes the word before the cursor, Alt-Backspace the one before that.
         try tmux.press("C-w")
-        tmux.waitFor("the word deleted") { !$0.contains("gammaalpha") && $0.contains(" beta ") }
+        tmux.waitFor("the word deleted") { !$0.contains("gammaalpha") && $0.contains(" beta") }
         try tmux.press("M-BSpace")
         tmux.waitFor("the next word deleted") { !$0.contains(" beta") }
         try tmux.type("saved text")
@@ -161,7 +161,7 @@ final class EditorEndToEndTests: XCTestCase {
         try tmux.press("C-s")
         tmux.waitFor("Saved")
         AppHarness.eventually("the note on disk") {
-            self.savedNote("Lists") == "- [ ] eggs\n>- [x] ham\n\n1. fox one\n2. Fox two\n3. FOX three"
+            self.savedNote("Lists") == "- [ ] eggs\n>- [x] ham\n1. fox one\n2. Fox two\n3. FOX three"
         }
     }
 }

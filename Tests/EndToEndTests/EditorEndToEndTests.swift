@@ -164,4 +164,27 @@ final class EditorEndToEndTests: XCTestCase {
             self.savedNote("Lists") == "- [ ] eggs\n>- [x] ham\n1. fox one\n2. Fox two\n3. FOX three"
         }
     }
+
+    /// Shift-→ and Alt-Backspace as tmux sends them for the terminal types users run it with:
+    /// curses decodes `kRIT2` (tmux-256color) and `kri`-style keys, or passes `ESC[1;2C` through (screen).
+    func testShiftSelectionAndAltBackspaceUnderTmuxAndScreenTerminals() throws {
+        for term in ["tmux-256color", "screen"] {
+            let app = try AppHarness()
+            defer { app.close() }
+            let tmux = try app.launch(term: term)
+            _ = try tmux.run(["set-option", "-s", "set-clipboard", "on"])
+            tmux.waitFor("Welcome to Byte Club")
+            try newNote("Term", tmux)
+            try tmux.type("one two")
+            tmux.waitFor("one two")
+            try tmux.press("Home")
+            for _ in 0..<3 { try tmux.press("S-Right") }
+            try tmux.press("C-c")
+            AppHarness.eventually("\(term): the selection in tmux's paste buffer") { self.pasteBuffer(tmux) == "one" }
+            try tmux.press("End")
+            try tmux.press("M-BSpace")
+            tmux.waitFor("\(term): the word deleted") { $0.contains("one") && !$0.contains("one two") }
+            XCTAssertFalse(tmux.capture().contains("Unsaved changes"), "\(term): Alt-Backspace is no Esc")
+        }
+    }
 }

@@ -107,4 +107,16 @@ final class NoteEditorFindTests: XCTestCase {
         XCTAssertEqual(state.handle(.backTab), .edited)
         XCTAssertEqual(state.handle(.backTab), .ignored, "not indented: Shift-Tab is the shell's")
     }
+
+    func testADragInTheBodySelects() async {
+        var state = NoteEditorState(title: "t", body: "hello world\nsecond line", isNew: false)
+        let canvas = GridCanvas(width: 30, height: 8)
+        NoteEditor().render(into: canvas, area: canvas.bounds, state: &state)
+        let body = state.frames.body
+        XCTAssertEqual(state.handle(.mouse(x: body.x + 6, y: body.y)), .moved)
+        XCTAssertEqual(state.handle(.pointer(MouseEvent(.drag(.left), x: body.x + 3, y: body.y + 1))), .moved)
+        XCTAssertEqual(state.body.selectedText, "world\nsec")
+        XCTAssertEqual(state.handle(.backspace), .edited, "Backspace removes the selection")
+        XCTAssertEqual(state.body.text, "hello ond line")
+    }
 }

@@ -56,6 +56,9 @@ public struct AppState: Sendable {
     public var backend: String
     /// The last message; errors are shown in the error style.
     public var message: StatusMessage?
+    /// What the editor's Ctrl-C or Ctrl-X took last, for Ctrl-V in any note (the terminal's
+    /// clipboard gets it too, but cannot be read back).
+    public var clipboard = ""
     /// Requests in flight; the status bar spins while this is above zero.
     public private(set) var inFlight = 0
     /// The note open in the editor pane (or loading into it), if any.

@@ -52,6 +52,7 @@ extension LiveController {
                 editor.focus = old.focus
                 editor.body.moveCursor(to: old.body.cursor)
                 note.editor = editor
+                note.editorCleanIsSaved = true  // the server's text, freshly opened
                 note.entry = current
                 note.baseRev = current.rev
                 note.remoteChange = nil

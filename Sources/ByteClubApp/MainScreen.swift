@@ -49,7 +49,7 @@ public final class MainScreen: Layer {
         .init([.char("2")], .photos, "PanoPhotos tab"),
         .init([.char("r")], .refresh, "Refresh"),
         .init([.char("T")], .transfers, "Transfers panel (T closes)"),
-        .init([.char("q")], .quit, "Quit"),
+        .init([.char("q"), .ctrl("c")], .quit, "Quit (asks first about unsaved edits)"),
     ])
 
     public static let notesBindings = KeyBindings<NotesAction>(group: "Notes", [
@@ -162,8 +162,10 @@ public final class MainScreen: Layer {
         // Messages escape what the server named where they are made; escaping again here (it
         // changes nothing twice) keeps a message that forgot from driving the terminal.
         let message = state.message.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }
+        // In the editor `?` is typed: F1 is the help key there.
+        let inEditor = tab == .notes && state.note.map { $0.phase != .loading && $0.merge == nil } == true
         StatusBar(backend: state.backend, isBusy: state.isAnimating, tick: tick(), message: message,
-                  progress: progress, hint: "? help").render(into: canvas, area: bottom)
+                  progress: progress, hint: inEditor ? "F1 help" : "? help").render(into: canvas, area: bottom)
     }
 
     // MARK: Keys
@@ -206,7 +208,9 @@ public final class MainScreen: Layer {
         guard let action = Self.bindings.action(for: key), let delegate else { return .ignored }
         // While the editor is open, only Tab and Shift-Tab of the shell keys apply: letters are text.
         // (While a note only loads, the list and the shell keep their keys.)
-        if let phase = model.state.note?.phase, phase != .loading, tab == .notes, action != .nextTab, action != .previousTab {
+        // Ctrl-C reaches here only where the editor did not take it (a merge): it asks as q does.
+        if let phase = model.state.note?.phase, phase != .loading, tab == .notes, action != .nextTab, action != .previousTab,
+           key != .ctrl("c") {
             return .ignored
         }
         switch action {
@@ -220,6 +224,14 @@ public final class MainScreen: Layer {
         return .consumed
     }
 
+    /// In the editor and while the filter is typed, letters are text.
+    public func claimsTyping() -> Bool {
+        let tab = model.state.tab
+        // The merge view in the editor's place has letter keys of its own, and `?` for help.
+        if tab == .notes, let note = model.state.note, note.phase != .loading, note.merge == nil { return true }
+        return model.state[tab].list.isEditingFilter
+    }
+
     public func commands() -> [Command] {
         let tab = model.state.tab
         if tab == .notes, let phase = model.state.note?.phase, phase != .loading {
@@ -228,7 +240,8 @@ public final class MainScreen: Layer {
             // A merge with conflicts shows in place of the editor, with keys of its own.
             if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
             let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
-            return searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
+            let bar = model.state.note?.editor.bar == nil ? [] : NoteEditorState.barBindings.commands
+            return bar + searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
                 + NotesController.externalEditorBindings.commands + tabKeys.commands
         }
         var commands = Self.bindings.commands

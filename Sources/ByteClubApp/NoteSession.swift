@@ -63,6 +63,11 @@ public struct NoteSession: Sendable {
 
     /// Whether the text differs from what the server has (the `[+]` marker).
     public var isModified: Bool { version != savedVersion }
+    /// Whether the editor's clean state (the text it opened with, or its last
+    /// ``NoteEditorState/markSaved()``) is the text the server has: then undoing back to it
+    /// clears `[+]`. A restored draft, a merge, a save queued offline or one overtaken by typing
+    /// make it false until the next save the server confirms with nothing typed since.
+    var editorCleanIsSaved = true
 
     /// A session for `entry`, waiting for its text.
     init(loading entry: RemoteEntry) {
@@ -90,6 +95,7 @@ public struct NoteSession: Sendable {
         banner = "Restored your unsaved draft from \(savedAt) · Ctrl-S saves it · Esc, Discard drops it"
         version = 1
         journalledVersion = 1
+        editorCleanIsSaved = false
     }
 
     /// The file name a save writes. An unchanged title keeps the note's name (`rules.txt` stays

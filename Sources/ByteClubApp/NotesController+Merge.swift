@@ -212,11 +212,13 @@ extension NotesController {
         if let change = session.remoteChange, change.rev == theirs.rev || change.rev == entry.rev { session.remoteChange = nil }
         if session.version == version {
             session.editor.body.replaceText(with: merged)
+            session.editorCleanIsSaved = false  // the merge is not the server's text yet
             session.version += 1
             saved(session: &session, entry: entry, version: session.version)
         } else if let again = ThreeWayMerge.merge(base: mine, mine: session.editor.body.text, theirs: merged).text {
             // Typed while the merge was being saved: that typing goes onto the merge, unsaved.
             session.editor.body.replaceText(with: again)
+            session.editorCleanIsSaved = false
             session.version += 1
             saved(session: &session, entry: entry, version: version)
         } else if let base {

@@ -59,6 +59,7 @@ extension NotesController {
         let close = session.closeAfterSave
         session.closeAfterSave = false
         session.savedVersion = session.version
+        session.editorCleanIsSaved = false  // the server does not have it yet
         session.phase = .editing
         session.queuedItem = items.last?.id
         context.update {
@@ -194,6 +195,7 @@ extension NotesController {
         // Over the base the draft was kept at: the next save conflicts and merges.
         if item.kind == .save { session.baseRev = item.baseRev }
         session.savedVersion = -1
+        session.editorCleanIsSaved = false
         context.update { $0.note = session }
     }
 

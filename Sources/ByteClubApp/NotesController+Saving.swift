@@ -178,6 +178,9 @@ extension NotesController {
         session.entry = entry
         session.baseRev = entry.rev
         session.savedVersion = version
+        // Nothing typed since the save began: the editor's text is the server's, its clean state.
+        session.editorCleanIsSaved = session.version == version
+        if session.editorCleanIsSaved { session.editor.markSaved() }
         // Another member's change that came in while this save was in flight is not in the saved
         // text: its banner stays, and the merge below takes it in (or says why it cannot). One
         // known before the save began was dealt with by it (merged or overwritten on purpose).

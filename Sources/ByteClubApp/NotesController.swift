@@ -164,18 +164,29 @@ final class NotesController {
             mergeNow()
             return true
         }
+        // Keys typed while the screen is too small would change a note no one sees.
+        if context.compositor.isTooSmall, !key.isMouse, key != .escape, key != .ctrl("s") { return true }
         if Self.externalEditorBindings.action(for: key) == .open {
             openInExternalEditor()
             return true
         }
         // In place: a copy of the session would copy a big note's lines on every key.
         var outcome: NoteEditorOutcome?
-        context.model.updateQuietly { outcome = $0.note?.editor.handle(key) }
+        context.model.updateQuietly {
+            $0.note?.editor.register = $0.clipboard
+            outcome = $0.note?.editor.handle(key)
+        }
+        sayEditorKeysOnceTyping()
         switch outcome {
         case .edited?:
-            endSearchHits()
-            context.update { $0.note?.version += 1 }
-            scheduleJournal()
+            edited()
+        case .copied(let text)?:
+            copy(text)
+        case .cut(let text)?:
+            copy(text)
+            edited()
+        case .searchEveryNote(let query)?:
+            searchController?.open(query: query)
         case .moved?:
             // The cursor moved by hand: the user works somewhere else now, and a letter typed
             // there must be that letter (n and N included), not a jump to a match.
@@ -191,6 +202,46 @@ final class NotesController {
             return false
         }
         return true
+    }
+
+    /// After an edit: search hits mode ends, the version moves on, a journal write soon; or,
+    /// when undo brought back the text the server has, `[+]` goes, and so does the draft.
+    private func edited() {
+        endSearchHits()
+        guard let session = state.note else { return }
+        if session.editorCleanIsSaved, !session.editor.isModified {
+            configuration.drafts?.remove(session.draftID)
+            // A new number, never one a save under way started from: that save's answer must
+            // not take this text for the one it sent.
+            let clean = session.version + 1
+            context.update {
+                $0.note?.version = clean
+                $0.note?.savedVersion = clean
+                $0.note?.journalledVersion = clean
+                $0.drafts.removeAll { $0.id == session.draftID }
+            }
+            return
+        }
+        context.update { $0.note?.version += 1 }
+        scheduleJournal()
+    }
+
+    /// Ctrl-C, Ctrl-X: the terminal's clipboard (OSC 52, through tmux too) and the register
+    /// every note pastes from.
+    private func copy(_ text: String) {
+        context.configuration.clipboard?(text)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
+        context.update {
+            $0.clipboard = text
+            $0.message = StatusMessage(lines > 1 ? "Copied \(lines) lines" : "Copied \(text.count) character\(text.count == 1 ? "" : "s")")
+        }
+    }
+
+    /// The new note's "Enter goes to the text" is about the title: once typing in the body,
+    /// the status bar says the editor's keys instead.
+    private func sayEditorKeysOnceTyping() {
+        guard state.note?.editor.focus == .body, let text = state.message?.text, text.hasPrefix("New note ·") else { return }
+        context.model.updateQuietly { $0.message = StatusMessage(NoteEditorState.hint) }
     }
 
     /// After every edit: a journal write soon, off the UI queue.

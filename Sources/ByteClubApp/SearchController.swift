@@ -53,6 +53,19 @@ final class SearchController {
         if let note = state.note, note.phase != .loading { return }
         let search = parked ?? SearchState()
         parked = nil
+        present(search)
+    }
+
+    /// Ctrl-F in the editor's find bar: the same text searched in every note, over the editor.
+    func open(query: String) {
+        guard layer == nil else { return }
+        var search = SearchState()
+        search.query = TextInputState(text: query)
+        parked = nil
+        present(search)
+    }
+
+    private func present(_ search: SearchState) {
         context.update { $0.search = search }
         let layer = SearchLayer(model: context.model, format: context.configuration.format)
         layer.onKey = { [weak self] key in self?.handle(key) ?? false }
@@ -138,6 +151,14 @@ final class SearchController {
             context.say(.error("\"\(TerminalSafe.escape(ClubLayout.title(of: hit.name)))\" is no longer in the club"))
             refreshResults()
             return
+        }
+        if let note = state.note, note.phase != .loading {
+            // Opened from the editor's find bar: the note open there gives way, unless it has edits.
+            guard !note.isModified else {
+                context.say(.error("Save (Ctrl-S) or close (Esc) the open note first"))
+                return
+            }
+            notes.closeEditor()
         }
         parked = state.search
         if let layer { context.dismiss(layer) }

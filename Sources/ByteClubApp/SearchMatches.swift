@@ -49,12 +49,8 @@ public struct SearchMatches: Equatable, Sendable {
         for (number, line) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var inLine: [Match] = []
             for needle in needles {
-                var from = line.startIndex
-                while from < line.endIndex,
-                      let range = line.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive], range: from..<line.endIndex) {
-                    let offset = line.distance(from: line.startIndex, to: range.lowerBound)
-                    inLine.append(Match(TextBuffer.Position(line: number, offset: offset), length: line[range].count))
-                    from = range.upperBound > range.lowerBound ? range.upperBound : line.index(after: range.lowerBound)
+                for found in TextSearch.occurrences(of: needle, in: line) {
+                    inLine.append(Match(TextBuffer.Position(line: number, offset: found.offset), length: found.length))
                 }
             }
             inLine.sort { $0.position < $1.position }

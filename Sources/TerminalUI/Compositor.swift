@@ -19,6 +19,9 @@ public final class Compositor {
         .init([.ctrl("l")], .redraw, "Redraw the screen"),
         .init([.ctrl("c")], .interrupt, "Quit at once"),
     ])
+    /// Whether the last frame showed the too-small notice: the app is unseen, so keys that
+    /// would type into it are better dropped.
+    public private(set) var isTooSmall = false
     /// The animation counter, for spinners; ``Terminal`` advances it while animating.
     public var tick = 0
 
@@ -60,7 +63,8 @@ public final class Compositor {
     /// Draws every layer, bottom first, or the too-small notice when the canvas is too small.
     public func render(into canvas: any Canvas) {
         canvas.cursor = nil
-        guard canvas.size.covers(minimumSize) else {
+        isTooSmall = !canvas.size.covers(minimumSize)
+        guard !isTooSmall else {
             TooSmall(minimum: minimumSize).render(into: canvas, area: canvas.bounds)
             return
         }
@@ -88,12 +92,25 @@ public final class Compositor {
 
     /// Every command of the layers on the stack, top layer first, then the global ones.
     ///
-    /// Duplicates (the same keys and description from two layers) are listed once.
+    /// Duplicates (the same keys and description from two layers) are listed once. A global
+    /// key that a layer binds (Ctrl-C in the editor copies) or types (`?` in the editor) is
+    /// left out of the global rows: help lists only keys that do what it says.
     public func commands() -> [Command] {
         var seen = Set<Command>()
         var result: [Command] = []
-        for command in layers.reversed().flatMap({ $0.commands() }) + globalBindings.commands
-        where seen.insert(command).inserted {
+        let layerCommands = layers.reversed().flatMap { $0.commands() }
+        let claimed = Set(layerCommands.flatMap(\.keys))
+        let typing = layers.contains { $0.claimsTyping() }
+        let globals = globalBindings.commands.compactMap { command -> Command? in
+            let keys = command.keys.filter { key in
+                if claimed.contains(key) { return false }
+                if typing, case .char = key { return false }
+                return true
+            }
+            if keys.count == command.keys.count { return command }
+            return keys.isEmpty ? nil : Command(keys: keys, description: command.description, group: command.group)
+        }
+        for command in layerCommands + globals where seen.insert(command).inserted {
             result.append(command)
         }
         return result

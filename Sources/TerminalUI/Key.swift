@@ -32,6 +32,12 @@ public enum Key: Hashable, Sendable {
     case paste(String)
     /// The terminal changed size.
     case resize
+    /// A move key with Shift held (`ESC[1;2A`, `ESC[1;6C`, curses' `KEY_SLEFT`, `kUP2`): the
+    /// move, extending the selection. Only moves are wrapped: `.shifted(.up)`,
+    /// `.shifted(.wordLeft)`, `.shifted(.documentEnd)`, `.shifted(.pageDown)`.
+    indirect case shifted(Key)
+    /// Alt-Backspace (`ESC DEL`): delete the word before the cursor, as readline does.
+    case altBackspace
 
     /// How the key is written in help and hints, e.g. `Ctrl-S`, `PgUp`, `Shift-Tab`, `↑`.
     public var label: String {
@@ -64,6 +70,8 @@ public enum Key: Hashable, Sendable {
         case .documentEnd: return "Ctrl-End"
         case .paste: return "Paste"
         case .resize: return "Resize"
+        case .shifted(let key): return "Shift-" + key.label
+        case .altBackspace: return "Alt-Backspace"
         }
     }
 }

@@ -44,6 +44,14 @@ public struct KeyDecoder: Sendable {
     /// Whether bytes are held waiting for the rest of a sequence or of a paste.
     public var hasPending: Bool { !pending.isEmpty || pasted != nil }
 
+    /// Drops a lone ESC held at the end of the input and says whether there was one: curses
+    /// hands a key code after it (ESC then its KEY_BACKSPACE is Alt-Backspace).
+    public mutating func takeLoneEscape() -> Bool {
+        guard pasted == nil, pending == [Self.esc] else { return false }
+        pending.removeAll(keepingCapacity: true)
+        return true
+    }
+
     /// Whether a bracketed paste has begun and its end marker has not arrived yet.
     public var isInPaste: Bool { pasted != nil }
 
@@ -179,7 +187,12 @@ public struct KeyDecoder: Sendable {
         case 0x1B: return .escape
         case 0x00: return .ctrl(" ")
         case 0x01...0x1A: return .ctrl(Character(Unicode.Scalar(byte + 0x60)))
-        default: return nil  // Ctrl-\ ] ^ _: nothing the app binds
+        // Ctrl-\ ] ^ _ (0x1C–0x1F): the raw terminal sends them as keys, not signals.
+        case 0x1C: return .ctrl("\\")
+        case 0x1D: return .ctrl("]")
+        case 0x1E: return .ctrl("^")
+        case 0x1F: return .ctrl("_")
+        default: return nil
         }
     }
 
@@ -260,8 +273,10 @@ public struct KeyDecoder: Sendable {
             case .key(_, let length): return .key(nil, length: 1 + length)
             case .pasteStart, .reply: return .key(nil, length: 1)  // decodeUTF8 makes neither
             }
+        case 0x7F, 0x08:
+            return .key(.altBackspace, length: 2)
         default:
-            // ESC then a control key (Alt-Backspace, Alt-Enter): report both keys on their own.
+            // ESC then another control key (Alt-Enter): report both keys on their own.
             return .key(.escape, length: 1)
         }
     }
@@ -301,13 +316,22 @@ public struct KeyDecoder: Sendable {
         let isWordMove = modifiers & (2 | 4) != 0
         let isCtrl = modifiers & 4 != 0
 
+        // Shift (bit 1) selects: the move is wrapped in `.shifted`.
+        let isShift = modifiers & 1 != 0
+        func move(_ key: Key) -> Step { .key(isShift ? .shifted(key) : key, length: length) }
+
         switch final {
-        case UInt8(ascii: "A"): return .key(.up, length: length)
-        case UInt8(ascii: "B"): return .key(.down, length: length)
-        case UInt8(ascii: "C"): return .key(isWordMove ? .wordRight : .right, length: length)
-        case UInt8(ascii: "D"): return .key(isWordMove ? .wordLeft : .left, length: length)
-        case UInt8(ascii: "H"): return .key(isCtrl ? .documentStart : .home, length: length)
-        case UInt8(ascii: "F"): return .key(isCtrl ? .documentEnd : .end, length: length)
+        case UInt8(ascii: "A"): return move(.up)
+        case UInt8(ascii: "B"): return move(.down)
+        case UInt8(ascii: "C"): return move(isWordMove ? .wordRight : .right)
+        case UInt8(ascii: "D"): return move(isWordMove ? .wordLeft : .left)
+        case UInt8(ascii: "H"): return move(isCtrl ? .documentStart : .home)
+        case UInt8(ascii: "F"): return move(isCtrl ? .documentEnd : .end)
+        // rxvt's Shift-arrows: `ESC [ a` … `ESC [ d`.
+        case UInt8(ascii: "a"): return .key(.shifted(.up), length: length)
+        case UInt8(ascii: "b"): return .key(.shifted(.down), length: length)
+        case UInt8(ascii: "c"): return .key(.shifted(.right), length: length)
+        case UInt8(ascii: "d"): return .key(.shifted(.left), length: length)
         case UInt8(ascii: "Z"): return .key(.backTab, length: length)
         case UInt8(ascii: "P"): return .key(.f(1), length: length)
         case UInt8(ascii: "Q"): return .key(.f(2), length: length)
@@ -319,12 +343,12 @@ public struct KeyDecoder: Sendable {
         case UInt8(ascii: "~"):
             let key: Key?
             switch p1 {
-            case 1, 7: key = isCtrl ? .documentStart : .home
+            case 1, 7: return move(isCtrl ? .documentStart : .home)
             case 2: key = .insert
             case 3: key = .delete
-            case 4, 8: key = isCtrl ? .documentEnd : .end
-            case 5: key = .pageUp
-            case 6: key = .pageDown
+            case 4, 8: return move(isCtrl ? .documentEnd : .end)
+            case 5: return move(.pageUp)
+            case 6: return move(.pageDown)
             case 11...15: key = .f(p1 - 10)
             case 17...21: key = .f(p1 - 11)
             case 23, 24: key = .f(p1 - 12)
@@ -335,78 +359,5 @@ public struct KeyDecoder: Sendable {
         default:
             return .key(nil, length: length)  // focus reports, kitty's CSI u, …
         }
-    }
-}
-
-extension KeyDecoder {
-    /// ncurses key codes (`KEY_CODE_YES` results of `wget_wch`), as defined in `<curses.h>`.
-    ///
-    /// The values are the X/Open ones ncurses has always used, so they are spelled out here and
-    /// the decoder stays testable without a terminal.
-    public enum CursesKeyCode {
-        public static let down: Int32 = 0o402
-        public static let up: Int32 = 0o403
-        public static let left: Int32 = 0o404
-        public static let right: Int32 = 0o405
-        public static let home: Int32 = 0o406
-        public static let backspace: Int32 = 0o407
-        public static let f0: Int32 = 0o410
-        public static let delete: Int32 = 0o512
-        public static let insert: Int32 = 0o513
-        public static let pageDown: Int32 = 0o522
-        public static let pageUp: Int32 = 0o523
-        public static let enter: Int32 = 0o527
-        public static let backTab: Int32 = 0o541
-        public static let end: Int32 = 0o550
-        public static let mouse: Int32 = 0o631
-        public static let resize: Int32 = 0o632
-    }
-
-    /// The key for an ncurses key code; `nil` for codes the app has no use for (and for
-    /// `KEY_MOUSE`, whose event the caller must fetch with `getmouse`).
-    ///
-    /// `name` is curses' `keyname` for the code; it lets terminfo's extended keys with
-    /// modifiers count: Ctrl- or Alt-arrows (`kRIT5`, `kLFT3`) are word moves, Ctrl-Home and
-    /// Ctrl-End (`kHOM5`, `kEND5`) go to the document's ends, and any other (`kDC3`, `kUP2`)
-    /// counts as its plain key.
-    public static func key(cursesKeyCode code: Int32, name: String? = nil) -> Key? {
-        typealias K = CursesKeyCode
-        switch code {
-        case K.down: return .down
-        case K.up: return .up
-        case K.left: return .left
-        case K.right: return .right
-        case K.home: return .home
-        case K.end: return .end
-        case K.backspace: return .backspace
-        case K.delete: return .delete
-        case K.insert: return .insert
-        case K.pageDown: return .pageDown
-        case K.pageUp: return .pageUp
-        case K.enter: return .enter
-        case K.backTab: return .backTab
-        case K.resize: return .resize
-        case (K.f0 + 1)...(K.f0 + 63): return .f(Int(code - K.f0))
-        default: break
-        }
-        guard let name else { return nil }
-        let prefixes: [(String, Key)] = [
-            ("kUP", .up), ("kDN", .down), ("kLFT", .left), ("kRIT", .right), ("kHOM", .home),
-            ("kEND", .end), ("kDC", .delete), ("kIC", .insert), ("kNXT", .pageDown), ("kPRV", .pageUp),
-        ]
-        for (prefix, key) in prefixes where name.hasPrefix(prefix) {
-            let suffix = name.dropFirst(prefix.count)
-            guard suffix.allSatisfy(\.isNumber) else { continue }
-            // The digit is xterm's modifier parameter: 3 Alt, 5 Ctrl, 7 Ctrl-Alt (2, 4, 6 add Shift).
-            let modifiers = max(0, (Int(suffix) ?? 1) - 1)
-            switch key {
-            case .left where modifiers & (2 | 4) != 0: return .wordLeft
-            case .right where modifiers & (2 | 4) != 0: return .wordRight
-            case .home where modifiers & 4 != 0: return .documentStart
-            case .end where modifiers & 4 != 0: return .documentEnd
-            default: return key
-            }
-        }
-        return nil
     }
 }

@@ -20,10 +20,15 @@ public protocol Layer: AnyObject {
 
     /// The layer's key bindings, for help. Layers built on ``KeyBindings`` return its `commands`.
     func commands() -> [Command]
+
+    /// Whether printable keys are text here now (an editor, a field being typed in): help
+    /// then leaves out global keys such as `?` that would be typed instead.
+    func claimsTyping() -> Bool
 }
 
 extension Layer {
     public func commands() -> [Command] { [] }
+    public func claimsTyping() -> Bool { false }
 }
 
 /// What a layer can do to the screen while it handles a key.

@@ -149,11 +149,12 @@ public final class Terminal {
     nonisolated static let bracketedPasteOn = "\u{1B}[?2004h"
     nonisolated static let bracketedPasteOff = "\u{1B}[?2004l"
 
-    /// Mouse reports: presses, releases and the wheel (xterm's mode 1000), as SGR (1006), whose
-    /// decimal cells have no 223-column limit. Not 1002 or 1003: the app has no use for motion,
-    /// and the fewer reports, the less a slow link carries. Terminals (xterm, tmux, kitty, VTE)
-    /// keep Shift-drag for their own text selection under these modes.
-    nonisolated static let mouseReportsOn = "\u{1B}[?1000h\u{1B}[?1006h"
+    /// Mouse reports: presses, releases, the wheel and motion while a button is held (xterm's
+    /// modes 1000 and 1002, the drag that selects in the editor), as SGR (1006), whose decimal
+    /// cells have no 223-column limit. Not 1003: motion with no button held is of no use, and
+    /// the fewer reports, the less a slow link carries. Terminals (xterm, tmux, kitty, VTE) keep
+    /// Shift-drag for their own text selection under these modes.
+    nonisolated static let mouseReportsOn = "\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1006h"
     /// Every mouse mode off, 1002 too in case something else turned it on; the crash path
     /// writes the same (CTerminalShim's emergency reset).
     nonisolated static let mouseReportsOff = "\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1006l"
@@ -233,9 +234,14 @@ public final class Terminal {
             let status = wget_wch(window, &value)
             if status == bc_ERR() { break }
             if status == bc_KEY_CODE_YES() {
+                let code = Int32(value)
+                // curses turns the DEL of ESC DEL into KEY_BACKSPACE: with the ESC held, Alt-Backspace.
+                if code == KeyDecoder.CursesKeyCode.backspace, decoder.takeLoneEscape() {
+                    keys.append(.altBackspace)
+                    continue
+                }
                 // Inside a paste, flush holds the text back until its end marker arrives.
                 keys += decoder.flush()
-                let code = Int32(value)
                 if let key = KeyDecoder.key(cursesKeyCode: code, name: keyname(code).map { String(cString: $0) }) {
                     keys.append(key)
                 }

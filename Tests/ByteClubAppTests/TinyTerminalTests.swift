@@ -26,6 +26,8 @@ final class TinyTerminalTests: XCTestCase {
                 XCTAssertTrue(canvas.bounds.contains(cursor), "\(what) at \(width)×\(height): the cursor is off the canvas at \(cursor)")
             }
         }
+        // Roomy again before the next keys: keys typed while too small are dropped.
+        _ = harness.render(width: 120, height: 36)
     }
 
     func testEveryScreenDrawsAtEverySize() async throws {

@@ -109,9 +109,10 @@ final class MouseEndToEndTests: XCTestCase {
         XCTAssertEqual(saved.count, 60)
     }
 
-    /// The pane's mouse modes as tmux tracks them: SGR encoding, and press/release reporting.
+    /// The pane's mouse modes as tmux tracks them: SGR encoding, and press, release and drag
+    /// reporting (mode 1002, which the editor's drag selection needs; tmux keeps one of 1000/1002).
     func mouseModes(_ tmux: TmuxSession) -> String {
-        ((try? tmux.run(["display-message", "-p", "-t", tmux.session, "#{mouse_sgr_flag}#{mouse_standard_flag}"])) ?? "")
+        ((try? tmux.run(["display-message", "-p", "-t", tmux.session, "#{mouse_sgr_flag}#{mouse_button_flag}"])) ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

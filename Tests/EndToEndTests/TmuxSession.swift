@@ -58,8 +58,8 @@ final class TmuxSession {
         return text
     }
 
-    /// Types `text` literally.
-    func type(_ text: String) throws { try run(["send-keys", "-t", session, "-l", text]) }
+    /// Types `text` literally (`--`: a text starting with "-", a Markdown list item, is no flag).
+    func type(_ text: String) throws { try run(["send-keys", "-t", session, "-l", "--", text]) }
 
     /// Sends tmux key names: "Enter", "Escape", "F1", "BTab".
     func press(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }

@@ -5,7 +5,13 @@ final class KeyDecoderTests: XCTestCase {
     func testArrowsAndModifiedArrows() {
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D"), [.up, .down, .right, .left])
         XCTAssertEqual(KeyDecoder.decode("\u{1B}OA\u{1B}OD"), [.up, .left], "application cursor mode")
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;2C\u{1B}[1;2A"), [.right, .up], "Shift is dropped")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;2C\u{1B}[1;2A"), [.shifted(.right), .shifted(.up)], "Shift selects")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;6C\u{1B}[1;4D"), [.shifted(.wordRight), .shifted(.wordLeft)], "Shift with Ctrl or Alt")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;2H\u{1B}[1;2F\u{1B}[1;6H\u{1B}[1;6F"),
+                       [.shifted(.home), .shifted(.end), .shifted(.documentStart), .shifted(.documentEnd)])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[5;2~\u{1B}[6;2~\u{1B}[3;2~"), [.shifted(.pageUp), .shifted(.pageDown), .delete])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[a\u{1B}[d"), [.shifted(.up), .shifted(.left)], "rxvt's Shift-arrows")
+        XCTAssertEqual(Key.shifted(.up).label, "Shift-↑")
     }
 
     func testEditingAndFunctionKeys() {
@@ -20,7 +26,12 @@ final class KeyDecoderTests: XCTestCase {
         XCTAssertEqual(KeyDecoder.decode("\u{1B}"), [.escape])
         XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{1B}"), [.escape, .escape])
         XCTAssertEqual(KeyDecoder.decode("\u{1B}x"), [.alt("x")])
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{7F}"), [.escape, .backspace])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{7F}\u{1B}\u{08}"), [.altBackspace, .altBackspace])
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}d\u{1C}"), [.alt("d"), .ctrl("\\")], "Alt-D; Ctrl-\\ is a key in raw mode")
+        var decoder = KeyDecoder()
+        XCTAssertEqual(decoder.feed(Array("\u{1B}".utf8)), [])
+        XCTAssertTrue(decoder.takeLoneEscape(), "curses' KEY_BACKSPACE after it makes Alt-Backspace")
+        XCTAssertFalse(decoder.hasPending)
     }
 
     func testEscapeWaitsForTheRestOfASequence() {
@@ -71,7 +82,13 @@ final class KeyDecoderTests: XCTestCase {
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: K.resize), .resize)
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kRIT5"), .wordRight)
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kLFT3"), .wordLeft)
-        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kRIT2"), .right, "Shift-→ is →")
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kRIT2"), .shifted(.right), "tmux-256color's Shift-→")
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kRIT6"), .shifted(.wordRight))
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kHOM6"), .shifted(.documentStart))
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kDC2"), .delete)
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: K.shiftUp), .shifted(.up), "xterm's kri")
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: K.shiftLeft), .shifted(.left))
+        XCTAssertEqual(KeyDecoder.key(cursesKeyCode: K.shiftPageDown), .shifted(.pageDown))
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kHOM5"), .documentStart)
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kEND5"), .documentEnd)
         XCTAssertEqual(KeyDecoder.key(cursesKeyCode: 0o1000, name: "kEND3"), .end, "Alt-End is End")
@@ -87,7 +104,7 @@ final class KeyDecoderTests: XCTestCase {
     func testWordMovesAndDocumentEnds() {
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;5D\u{1B}[1;5C"), [.wordLeft, .wordRight], "Ctrl-arrows")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;3D\u{1B}[1;3C"), [.wordLeft, .wordRight], "Alt-arrows")
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;7C\u{1B}[1;6D"), [.wordRight, .wordLeft], "Ctrl-Alt, Ctrl-Shift")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;7C\u{1B}[1;6D"), [.wordRight, .shifted(.wordLeft)], "Ctrl-Alt; Ctrl-Shift selects")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}Od\u{1B}Oc"), [.wordLeft, .wordRight], "rxvt's Ctrl-arrows")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{1B}[D\u{1B}\u{1B}[C"), [.wordLeft, .wordRight], "rxvt's Alt-arrows")
         XCTAssertEqual(KeyDecoder.decode("\u{1B}\u{1B}[A\u{1B}\u{1B}"), [.escape, .up, .escape, .escape], "Esc then another key")
@@ -98,7 +115,7 @@ final class KeyDecoderTests: XCTestCase {
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;5H\u{1B}[1;5F"), [.documentStart, .documentEnd])
         XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;5~\u{1B}[4;5~\u{1B}[7;5~\u{1B}[8;5~"),
                        [.documentStart, .documentEnd, .documentStart, .documentEnd])
-        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;3H\u{1B}[1;2F"), [.home, .end], "Alt- and Shift-Home are Home")
+        XCTAssertEqual(KeyDecoder.decode("\u{1B}[1;3H"), [.home], "Alt-Home is Home")
         XCTAssertEqual(Key.wordLeft.label, "Ctrl-←")
         XCTAssertEqual(Key.documentEnd.description, "Ctrl-End")
     }

@@ -1,216 +1,3 @@
-/// What a key did in the note editor.
-///
-/// The editor edits and moves by itself; saving and closing involve the network and dialogs,
-/// so it hands those back to its owner as ``save`` and ``close``.
-public enum NoteEditorOutcome: Hashable, Sendable {
-    /// Not an editor key: offer it to someone else.
-    case ignored
-    /// The title or the body changed.
-    case edited
-    /// Only the cursor, the scroll position or the focus changed (or a key had nothing to do,
-    /// such as Backspace at the start of the text).
-    case moved
-    /// Ctrl-S: the owner saves (and then calls ``NoteEditorState/markSaved()``). A read-only
-    /// note returns ``readOnly`` instead.
-    case save
-    /// Esc: the owner closes the editor, asking first if ``NoteEditorState/isModified``.
-    case close
-    /// An editing key in a read-only note; nothing changed.
-    case readOnly
-
-    public var eventResult: EventResult { self == .ignored ? .ignored : .consumed }
-}
-
-/// The note editor's state: the Title field, the body, which of them has focus, and whether
-/// edits are allowed. A value the app keeps between frames; ``NoteEditor`` draws it.
-///
-/// Keys (also in ``commands``, for help):
-/// - anywhere: `Ctrl-S` → ``NoteEditorOutcome/save``, `Esc` → ``NoteEditorOutcome/close``,
-///   `Ctrl-T` → the title;
-/// - in the title: `Enter`, `Tab` or `↓` → the body, the rest as in ``TextInputState``;
-/// - in the body: typing, `Enter`, `Backspace`, `Delete`, arrows, `Home`/`End` and
-///   `Ctrl-A`/`Ctrl-E` (line start and end), `Ctrl-Home`/`Ctrl-End`, `PgUp`/`PgDn`, word moves
-///   (`Ctrl-←/→`, `Alt-←/→`, `Alt-B`/`Alt-F`), `Ctrl-K`, `Tab` (four spaces), a bracketed paste,
-///   `Ctrl-Z`/`Ctrl-Y`.
-///
-/// A read-only note (one whose bytes are not valid UTF-8) opens in the body; moves work, and
-/// keys that would change the title or body, and `Ctrl-S`, return ``NoteEditorOutcome/readOnly``.
-public struct NoteEditorState: Sendable {
-    /// Which part takes typed keys.
-    public enum Focus: Hashable, Sendable { case title, body }
-
-    /// What the editor's keys do.
-    public enum Action: Hashable, Sendable {
-        case save, close, focusTitle, focusBody
-        case left, right, up, down, lineStart, lineEnd, documentStart, documentEnd
-        case pageUp, pageDown, wordLeft, wordRight
-        case newline, deleteBackward, deleteForward, killLine, indent, undo, redo
-    }
-
-    /// The Title field.
-    public var title: TextInputState
-    /// The body text, with its cursor, scroll position and undo history.
-    public var body: TextBuffer
-    public var focus: Focus
-    /// Refuses edits (the note's bytes are not valid UTF-8 and must not be re-saved damaged).
-    public var isReadOnly: Bool
-    /// The title at the last ``markSaved()``, for ``isModified``.
-    public private(set) var savedTitle: String
-    /// Where the last frame drew the whole editor, the Title field and the body; clicks and
-    /// the wheel are hit-tested against them (NoteEditorState+Mouse.swift).
-    public internal(set) var frames = Frames()
-
-    /// An editor for a note: focus starts in the title for a new note and in the body otherwise
-    /// (always in the body when read-only).
-    public init(title: String = "", body: String = "", isNew: Bool, isReadOnly: Bool = false) {
-        self.title = TextInputState(text: title)
-        self.body = TextBuffer(text: body)
-        self.focus = isNew && !isReadOnly ? .title : .body
-        self.isReadOnly = isReadOnly
-        self.savedTitle = title
-    }
-
-    /// Whether the title or body differ from what was opened or last saved.
-    public var isModified: Bool { body.isModified || title.text != savedTitle }
-
-    /// Takes the current title and body as saved (after the server confirmed the save).
-    public mutating func markSaved() {
-        savedTitle = title.text
-        body.markSaved()
-    }
-
-    /// Keys that work whatever has focus.
-    public static let bindings = KeyBindings<Action>(group: "Editor", [
-        .init([.ctrl("s")], .save, "Save the note"),
-        .init([.escape], .close, "Close the editor"),
-        .init([.ctrl("t")], .focusTitle, "Edit the title"),
-    ])
-
-    /// Keys in the Title field, besides those of ``TextInputState``.
-    public static let titleBindings = KeyBindings<Action>(group: "Editor", [
-        .init([.enter, .tab, .down], .focusBody, "Title: go to the body"),
-    ])
-
-    /// Keys in the body (any other printable character is typed).
-    public static let bodyBindings = KeyBindings<Action>(group: "Editor", [
-        .init([.left], .left, "Move left"),
-        .init([.right], .right, "Move right"),
-        .init([.up], .up, "Move up a row"),
-        .init([.down], .down, "Move down a row"),
-        .init([.home, .ctrl("a")], .lineStart, "Start of the line"),
-        .init([.end, .ctrl("e")], .lineEnd, "End of the line"),
-        .init([.documentStart], .documentStart, "Start of the note"),
-        .init([.documentEnd], .documentEnd, "End of the note"),
-        .init([.pageUp], .pageUp, "Page up"),
-        .init([.pageDown], .pageDown, "Page down"),
-        .init([.wordLeft, .alt("b")], .wordLeft, "Word left", keyLabel: "Ctrl-← / Alt-←"),
-        .init([.wordRight, .alt("f")], .wordRight, "Word right", keyLabel: "Ctrl-→ / Alt-→"),
-        .init([.enter], .newline, "New line"),
-        .init([.backspace], .deleteBackward, "Delete before the cursor"),
-        .init([.delete, .ctrl("d")], .deleteForward, "Delete at the cursor"),
-        .init([.ctrl("k")], .killLine, "Delete to the end of the line"),
-        .init([.tab], .indent, "Insert four spaces"),
-        .init([.ctrl("z")], .undo, "Undo"),
-        .init([.ctrl("y")], .redo, "Redo"),
-    ])
-
-    /// Every editor key, for help.
-    public static var commands: [Command] {
-        bindings.commands + titleBindings.commands + bodyBindings.commands
-    }
-
-    /// Handles a key; see ``NoteEditorOutcome`` for what the owner does with the result.
-    public mutating func handle(_ key: Key) -> NoteEditorOutcome {
-        if key.isMouse { return handleMouse(key) }
-        if let action = Self.bindings.action(for: key) {
-            switch action {
-            case .save: return isReadOnly ? .readOnly : .save
-            case .close: return .close
-            default:
-                focus = .title
-                return .moved
-            }
-        }
-        switch focus {
-        case .title: return handleInTitle(key)
-        case .body: return handleInBody(key)
-        }
-    }
-
-    private mutating func handleInTitle(_ key: Key) -> NoteEditorOutcome {
-        if Self.titleBindings.action(for: key) != nil {
-            focus = .body
-            return .moved
-        }
-        var field = title
-        switch field.handle(key) {
-        case .ignored: return .ignored
-        case .edited:
-            if isReadOnly { return .readOnly }
-            title = field
-            return .edited
-        case .moved:
-            title = field
-            return .moved
-        case .submitted:
-            focus = .body
-            return .moved
-        case .cancelled:
-            return .close
-        }
-    }
-
-    private mutating func handleInBody(_ key: Key) -> NoteEditorOutcome {
-        let inserted: String?
-        switch key {
-        case .char(let c): inserted = String(c)
-        case .paste(let text): inserted = text
-        default: inserted = nil
-        }
-        if let inserted {
-            if isReadOnly { return .readOnly }
-            body.insert(inserted)
-            return .edited
-        }
-        guard let action = Self.bodyBindings.action(for: key) else { return .ignored }
-        switch action {
-        case .left: body.moveLeft()
-        case .right: body.moveRight()
-        case .up: body.moveUp()
-        case .down: body.moveDown()
-        case .lineStart: body.moveToLineStart()
-        case .lineEnd: body.moveToLineEnd()
-        case .documentStart: body.moveToDocumentStart()
-        case .documentEnd: body.moveToDocumentEnd()
-        case .pageUp: body.pageUp()
-        case .pageDown: body.pageDown()
-        case .wordLeft: body.moveWordLeft()
-        case .wordRight: body.moveWordRight()
-        case .newline, .deleteBackward, .deleteForward, .killLine, .indent, .undo, .redo:
-            if isReadOnly { return .readOnly }
-            return edit(action) ? .edited : .moved
-        case .save, .close, .focusTitle, .focusBody:
-            return .ignored  // not in the body table
-        }
-        return .moved
-    }
-
-    /// Carries out an editing action on the body; returns whether the text changed.
-    private mutating func edit(_ action: Action) -> Bool {
-        switch action {
-        case .newline: body.insertNewline()
-        case .indent: body.insert(String(repeating: " ", count: TextBuffer.tabWidth))
-        case .deleteBackward: return body.deleteBackward()
-        case .deleteForward: return body.deleteForward()
-        case .killLine: return body.killToEndOfLine()
-        case .undo: return body.undo()
-        case .redo: return body.redo()
-        default: return false
-        }
-        return true
-    }
-}
-
 /// The editor pane: a header with the Title field and markers, an optional banner, a rule, and
 /// the soft-wrapped body with the terminal cursor in whichever part has focus.
 ///
@@ -288,25 +75,95 @@ public struct NoteEditor: Sendable {
             canvas.put(String(repeating: "─", count: rule.width), at: rule.origin, style: theme.muted, clip: rule)
         }
         guard !bodyArea.isEmpty else { return }
+        var textArea = bodyArea
+        if let bar = state.bar, bodyArea.height > bar.height {
+            let barArea: Rect
+            (textArea, barArea) = bodyArea.splitBottom(bar.height)
+            renderBar(into: canvas, area: barArea, state: &state)
+        }
 
-        state.body.setViewport(width: bodyArea.width, height: bodyArea.height)
-        state.frames.body = bodyArea
+        state.body.setViewport(width: textArea.width, height: textArea.height)
+        state.frames.body = textArea
+        let highlights = Highlights(selection: state.body.selection, matches: state.bar?.matches ?? [], theme: theme)
         var styledLine: (index: Int, styles: [LineStyle])?
         for (i, row) in state.body.visibleRows().enumerated() {
-            let origin = Point(x: bodyArea.x, y: bodyArea.y + i)
-            if let lineStyles {
-                let line = row.position.line
-                if styledLine?.index != line { styledLine = (line, lineStyles(line, state.body.lines[line])) }
-                if let styles = styledLine?.styles, !styles.isEmpty {
-                    drawStyledRow(row, styles: styles, at: origin, clip: bodyArea, canvas: canvas, body: &state.body)
-                    continue
-                }
+            let origin = Point(x: textArea.x, y: textArea.y + i)
+            let line = row.position.line
+            if let lineStyles, styledLine?.index != line { styledLine = (line, lineStyles(line, state.body.lines[line])) }
+            let syntax = styledLine?.index == line ? styledLine?.styles ?? [] : []
+            if !syntax.isEmpty || highlights.touches(line) {
+                drawStyledRow(row, styles: syntax, highlights: highlights, at: origin, clip: textArea, canvas: canvas,
+                              line: state.body.lines[line])
+            } else {
+                canvas.put(row.text, at: origin, style: theme.text, clip: textArea)
             }
-            canvas.put(row.text, at: origin, style: theme.text, clip: bodyArea)
         }
-        if isFocused, state.focus == .body, let cursor = state.body.cursorInView() {
-            canvas.cursor = Point(x: bodyArea.x + min(cursor.x, bodyArea.width - 1), y: bodyArea.y + cursor.y)
+        if isFocused, state.focus == .body, state.bar == nil, let cursor = state.body.cursorInView() {
+            canvas.cursor = Point(x: textArea.x + min(cursor.x, textArea.width - 1), y: textArea.y + cursor.y)
         }
+    }
+
+    /// The find bar: the query with the match count, the replacement, or the line number.
+    @MainActor
+    private func renderBar(into canvas: any Canvas, area: Rect, state: inout NoteEditorState) {
+        guard var bar = state.bar else { return }
+        let theme = canvas.theme
+        canvas.fill(area, style: theme.text)
+        let prompt: String
+        switch bar.mode {
+        case .find, .replace: prompt = "Find: "
+        case .goToLine: prompt = "Go to line (1–\(state.body.lineCount)): "
+        }
+        let trailer = [bar.summary, bar.note ?? ""].filter { !$0.isEmpty }.joined(separator: " · ")
+        var queryArea = area.row(0)
+        if !trailer.isEmpty {
+            let width = min(TextWidth.of(trailer), max(0, queryArea.width - 10))
+            canvas.put(trailer, in: Rect(x: queryArea.maxX - width, y: queryArea.y, width: width, height: 1), alignment: .right,
+                       style: bar.note == nil ? theme.accent : theme.error)
+            queryArea.width -= min(queryArea.width, width + 1)
+        }
+        TextInput(prompt: prompt, isFocused: isFocused && bar.field == .query).render(into: canvas, area: queryArea, state: &bar.query)
+        if bar.mode == .replace, area.height > 1 {
+            TextInput(prompt: "Replace with: ", placeholder: "Enter replaces · Alt-A all · Tab switches", isFocused: isFocused && bar.field == .replacement)
+                .render(into: canvas, area: area.row(1), state: &bar.replacement)
+        }
+        state.bar = bar
+    }
+}
+
+/// What the body's text is drawn in, resolved per cell in one place: the selection over a find
+/// match over the syntax style (the text's, with the highlighter's ``LineStyle`` spans overlaid).
+struct Highlights {
+    var selection: Range<TextBuffer.Position>?
+    /// Sorted, as ``TextBuffer/matches(of:)`` returns them.
+    var matches: [TextBuffer.Match]
+    var theme: Theme
+
+    /// Whether anything on `line` is drawn other than plainly.
+    func touches(_ line: Int) -> Bool {
+        if let selection, selection.lowerBound.line <= line, line <= selection.upperBound.line { return true }
+        return firstMatch(onOrAfter: line).map { matches[$0].position.line == line } ?? false
+    }
+
+    func style(at position: TextBuffer.Position, syntax: Style) -> Style {
+        if let selection, selection.contains(position) { return theme.selection }
+        if var i = firstMatch(onOrAfter: position.line) {
+            while i < matches.count, matches[i].position.line == position.line, matches[i].position <= position {
+                if matches[i].range.contains(position) { return theme.selectionUnfocused }
+                i += 1
+            }
+        }
+        return syntax
+    }
+
+    /// The index of the first match on `line` or after it (binary search).
+    private func firstMatch(onOrAfter line: Int) -> Int? {
+        var low = 0, high = matches.count
+        while low < high {
+            let mid = (low + high) / 2
+            if matches[mid].position.line < line { low = mid + 1 } else { high = mid }
+        }
+        return low < matches.count ? low : nil
     }
 }
 
@@ -322,13 +179,13 @@ public struct LineStyle: Hashable, Sendable {
 }
 
 extension NoteEditor {
-    /// Draws one wrapped row in runs of equal style: each cell's style is the text's with every
-    /// ``LineStyle`` covering it overlaid in order.
+    /// Draws one wrapped row in runs of equal style. Each cell's style is resolved in one place:
+    /// the text's, with every ``LineStyle`` covering it overlaid in order (syntax), then
+    /// ``Highlights`` (a find match over that, the selection over all).
     @MainActor
-    private func drawStyledRow(_ row: TextBuffer.VisibleRow, styles: [LineStyle], at origin: Point, clip: Rect,
-                               canvas: any Canvas, body: inout TextBuffer) {
-        let layout = body.layout(ofLine: row.position.line)
-        let start = layout.rowStarts[row.position.row], end = layout.rowEnd(row.position.row)
+    private func drawStyledRow(_ row: TextBuffer.VisibleRow, styles: [LineStyle], highlights: Highlights, at origin: Point,
+                               clip: Rect, canvas: any Canvas, line characters: [Character]) {
+        let start = row.start, end = row.end
         guard start < end else { return }
         var cells = Array(repeating: canvas.theme.text, count: end - start)
         for styled in styles {
@@ -336,7 +193,9 @@ extension NoteEditor {
             guard from < to else { continue }
             for i in from..<to { cells[i - start] = cells[i - start].overlaid(with: styled.style) }
         }
-        let characters = body.lines[row.position.line]
+        for i in start..<end {
+            cells[i - start] = highlights.style(at: TextBuffer.Position(line: row.position.line, offset: i), syntax: cells[i - start])
+        }
         var x = origin.x
         var runStart = start
         while runStart < end {

@@ -24,10 +24,18 @@ extension NoteEditorState {
             body.scrollView(by: rows)
             return .moved
         }
+        if case .pointer(let event) = key, event.action == .drag(.left), let start = dragStart {
+            // A drag that began in the body selects from there, even past the body's edges.
+            let inBody = Point(x: point.x - frames.body.x, y: point.y - frames.body.y)
+            body.select(from: start, to: body.position(atView: inBody))
+            return .moved
+        }
         guard case .mouse = key else { return .moved }  // releases, other buttons: nothing to do
+        dragStart = nil
         if frames.body.contains(point) {
             focus = .body
             body.click(atView: Point(x: point.x - frames.body.x, y: point.y - frames.body.y))
+            dragStart = body.cursor
         } else if frames.title.contains(point) {
             let column = point.x - frames.title.x - TextWidth.of(Self.titlePrompt)
             // Unfocused, the title is drawn from its start whatever its scroll was.
@@ -58,6 +66,7 @@ extension NoteEditorState {
     /// The mouse in the editor, for help (no key to match: they list what the mouse does).
     public static let mouseCommands: [Command] = [
         Command(keys: [], description: "Put the cursor there", group: "Editor", keyLabel: "Click the text"),
+        Command(keys: [], description: "Select the text", group: "Editor", keyLabel: "Drag over the text"),
         Command(keys: [], description: "Scroll the note", group: "Editor", keyLabel: "Wheel"),
     ]
 }

@@ -134,6 +134,7 @@ extension TextBuffer {
         lines.replaceSubrange(range, with: change.lines)
         invalidateLayouts(range, newCount: change.lines.count)
         cursor = change.cursorBefore
+        anchor = nil
         preferredColumn = nil
         coalescing = nil
         revealCursor()
@@ -162,6 +163,7 @@ extension TextBuffer {
         lines.replaceSubrange(range, with: newLines)
         invalidateLayouts(range, newCount: newLines.count)
         cursor = newCursor
+        anchor = nil
         preferredColumn = nil
         revealCursor()
     }

@@ -52,7 +52,7 @@ extension TextBuffer {
                     text.append(c)
                 }
             }
-            result.append(VisibleRow(position: position, text: text))
+            result.append(VisibleRow(position: position, text: text, start: start, end: end))
             let (next, moved) = step(position, by: 1)
             if moved == 0 { break }
             position = next

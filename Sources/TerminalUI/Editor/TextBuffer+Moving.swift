@@ -101,6 +101,7 @@ extension TextBuffer {
 
     private mutating func setCursor(_ position: Position) {
         cursor = position
+        anchor = nil
         preferredColumn = nil
         coalescing = nil
         revealCursor()

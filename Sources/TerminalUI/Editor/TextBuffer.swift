@@ -33,9 +33,12 @@
 /// ``undo()`` and ``redo()`` restore both. Typing is coalesced into words: typed characters
 /// join the previous step on the same line, except that a letter, digit or "_" typed after any
 /// other character (a space, say) starts a new step; so typing "hello world" makes the steps
-/// "hello " and "world". A run of Backspaces (or of Deletes) within a line is one step. A newline,
-/// a paste (any multi-character ``insert(_:)``), Ctrl-K, joining lines, a cursor move, an undo or
+/// "hello " and "world". A run of Backspaces, Ctrl-Ws and Ctrl-Us (or of Deletes and Alt-Ds)
+/// within a line is one step. A newline, a paste (any multi-character ``insert(_:)``), Ctrl-K,
+/// joining lines, replacing a span (TextBuffer+Selection.swift), a cursor move, an undo or
 /// ``markSaved()`` ends the run. A new change clears the redo history.
+///
+/// **Selection.** ``anchor`` and the cursor bound it; see TextBuffer+Selection.swift.
 ///
 /// **Modified.** ``isModified`` compares the current undo state with the one at the last
 /// ``markSaved()`` (or creation): undoing back to the saved state counts as unmodified.
@@ -81,6 +84,9 @@ public struct TextBuffer: Sendable, Equatable {
         public var position: Row
         /// The row's text, tabs expanded to blanks.
         public var text: String
+        /// The `Character` offsets of the line the row shows, `start..<end`.
+        public var start: Int
+        public var end: Int
     }
 
     /// The columns a tab takes.
@@ -93,6 +99,9 @@ public struct TextBuffer: Sendable, Equatable {
     var lines: [[Character]]
     /// Where the cursor is.
     public internal(set) var cursor = Position(line: 0, offset: 0)
+    /// Where the selection began: the text between it and the cursor is selected (Shift + a
+    /// move, a drag). A plain move, an edit, an undo clear it (TextBuffer+Selection.swift).
+    public internal(set) var anchor: Position?
     /// The first row shown.
     public internal(set) var scroll = Row(line: 0, row: 0)
     /// The column text wraps at; set with ``setViewport(width:height:)``.

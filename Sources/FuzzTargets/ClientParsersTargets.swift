@@ -1,7 +1,7 @@
 @testable import Agent
 import ByteClubConfig
 import Foundation
-import Remote
+@testable import Remote
 import SearchIndex
 import TerminalUI
 

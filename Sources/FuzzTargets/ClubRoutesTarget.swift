@@ -29,19 +29,35 @@ enum ClubRoutesTarget {
     static let token = "fuzz-token"
 
     /// Built once per process: a server's folder outlives its requests, as it does in `serve`.
-    static let responder: any HTTPResponder<BasicRequestContext> = FuzzCheck.wait { await makeResponder() }
+    static let server: InProcessServer = FuzzCheck.wait { await makeServer() }
 
-    private static func makeResponder() async -> any HTTPResponder<BasicRequestContext> {
+    /// The router's responder, with its context type (hidden behind `some ApplicationProtocol`)
+    /// made here for each request, as Hummingbird does for a connection.
+    struct InProcessServer: Sendable {
+        let respond: @Sendable (Request) async throws -> Response
+
+        init<App: ApplicationProtocol>(_ app: App) async throws {
+            let responder = try await app.responder
+            respond = { request in
+                let context = App.Context(source: .init(channel: NIOAsyncTestingChannel(), logger: ClubRoutesTarget.quiet))
+                return try await responder.respond(to: request, context: context)
+            }
+        }
+    }
+
+    static let quiet = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private static func makeServer() async -> InProcessServer {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-fuzz-\(getpid())")
         try? FileManager.default.removeItem(at: root)
         do {
             try FileManager.default.createDirectory(at: root.appendingPathComponent("notes"), withIntermediateDirectories: true)
             try Data("hello, club\n".utf8).write(to: root.appendingPathComponent("notes/hello.txt"))
-            var configuration = ClubServerConfiguration(root: root.path, token: token, logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }))
+            var configuration = ClubServerConfiguration(root: root.path, token: token, logger: quiet)
             // A longpoll waits `timeout` units; a fuzzer cannot wait 30 s per input.
             configuration.longpollTimeUnit = .microseconds(10)
             let api = try ClubAPI(configuration)
-            return try await api.application(onBound: { _ in }).responder
+            return try await InProcessServer(api.application(onBound: { _ in }))
         } catch {
             fatalError("club-routes: cannot start a server over \(root.path): \(error)")
         }
@@ -61,7 +77,8 @@ enum ClubRoutesTarget {
         let body = field(4) ?? Data()
         // A path is what the HTTP parser would hand over: the request line's bytes, lossily text.
         let path = isGet ? "/s/" + String(decoding: field(0) ?? Data(), as: UTF8.self) : route
-        let status = FuzzCheck.wait { await respond(method: isGet ? .get : .post, path: path, headers: headers, body: body) }
+        let request = headers
+        let status = FuzzCheck.wait { await respond(method: isGet ? .get : .post, path: path, headers: request, body: body) }
         FuzzCheck.expect(status != 500, "\(route) answered 500 to a client's request")
     }
 
@@ -70,9 +87,8 @@ enum ClubRoutesTarget {
         headers[.contentLength] = String(body.count)
         let request = Request(head: HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1", path: path, headerFields: headers),
                               body: RequestBody(buffer: ByteBuffer(bytes: body)))
-        let context = BasicRequestContext(source: .init(channel: NIOAsyncTestingChannel(), logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })))
         do {
-            let response = try await responder.respond(to: request, context: context)
+            let response = try await server.respond(request)
             let body = response.body
             try await body.write(DiscardingWriter())
             return response.status.code

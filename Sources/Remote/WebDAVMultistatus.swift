@@ -134,7 +134,8 @@ public enum WebDAVMultistatus {
             case (WebDAVMultistatus.dav, "getetag") where inside("prop"):
                 props.etag = value.isEmpty ? nil : value
             case (WebDAVMultistatus.dav, "getcontentlength") where inside("prop"):
-                props.contentLength = Int64(value)
+                // A negative length is no length (a fuzzer's finding): it would be a file's size.
+                props.contentLength = Int64(value).flatMap { $0 >= 0 ? $0 : nil }
             case (WebDAVMultistatus.dav, "getlastmodified") where inside("prop"):
                 props.lastModified = WebDAVMultistatus.date(value)
             case (WebDAVMultistatus.owncloud, "fileid") where inside("prop"):

@@ -51,6 +51,15 @@ public struct ClubConfig: Sendable, Equatable {
 
     /// Parses and checks `text`; `file` is only named in messages, `home` is what `~/` means.
     public static func parse(_ text: String, file: URL, home: URL) throws(ConfigError) -> ClubConfig {
+        // TOML allows no control character but tab outside a line's end; toml++ assumes as much
+        // of a table header (a fuzzer's finding: `[\u{1}…` broke its assumption, which a release
+        // build compiles to undefined behaviour), so they are refused before it reads a byte.
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if let bad = line.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t" && $0 != "\r") || $0.value == 0x7F }) {
+                let code = "U+" + String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)
+                throw ConfigError(file: file, line: index + 1, key: nil, message: "not valid TOML: a control character (\(code)) is not allowed")
+            }
+        }
         let document: TOMLTable
         do {
             document = try TOMLTable(string: text)
@@ -319,4 +328,8 @@ public func remotePath(_ text: String) -> String {
     while path.hasSuffix("/") { path.removeLast() }
     if path.isEmpty { return "" }
     return path.hasPrefix("/") ? path : "/" + path
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -33,6 +33,7 @@ public enum WebDAVMultistatus {
 
     /// The responses, in the server's order; throws when the body is not a multistatus.
     public static func parse(_ data: Data) throws(RemoteError) -> [WebDAVResource] {
+        try checkEncoding(data.prefix(4096), whole: data)
         let delegate = Reader()
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
@@ -44,6 +45,22 @@ public enum WebDAVMultistatus {
             throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus\(reason)")
         }
         return delegate.resources
+    }
+
+    /// Refuses an answer in UTF-8 (the default, and what servers send) whose bytes are not UTF-8.
+    ///
+    /// libxml2 hands an element name with bytes that are not UTF-8 to FoundationXML, which traps
+    /// on it (a fuzzer's finding: `<d:\u{FF}\u{FF}…>` took `byteclub ls` down). A body that
+    /// declares another encoding is transcoded by libxml2 first, so it is left to the parser.
+    static func checkEncoding(_ head: Data, whole: Data) throws(RemoteError) {
+        let prolog = String(decoding: head.prefix(200), as: UTF8.self).lowercased()
+        if prolog.hasPrefix("<?xml"), let declaration = prolog.split(separator: ">").first,
+           let range = declaration.range(of: "encoding"), !declaration[range.upperBound...].contains("utf-8") {
+            return
+        }
+        guard String(validating: whole, as: UTF8.self) != nil else {
+            throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus (it is not UTF-8 text)")
+        }
     }
 
     /// "Sun, 22 Nov 2026 19:01:21 GMT" (RFC 1123, as `getlastmodified` and `Last-Modified` are

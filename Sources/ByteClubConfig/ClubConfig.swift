@@ -59,6 +59,16 @@ public struct ClubConfig: Sendable, Equatable {
                 let code = "U+" + String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)
                 throw ConfigError(file: file, line: index + 1, key: nil, message: "not valid TOML: a control character (\(code)) is not allowed")
             }
+            // toml++ reads a key after `[` (or `[[`) without checking there is one: `[#x]` broke
+            // its assumption as a control character did. A name must follow: bare or quoted.
+            if let bracket = line.drop(while: { $0 == " " || $0 == "\t" }).first, bracket == "[" {
+                let name = line.drop(while: { $0 == " " || $0 == "\t" || $0 == "[" })
+                if let first = name.unicodeScalars.first, !((first.isASCII && first.properties.isAlphabetic) || ("0"..."9").contains(first)
+                    || ["_", "-", "\"", "'", "]"].contains(first)) {
+                    throw ConfigError(file: file, line: index + 1, key: nil,
+                                      message: "not valid TOML: a table header needs a name, e.g. [remote.club]")
+                }
+            }
         }
         let document: TOMLTable
         do {

@@ -63,7 +63,8 @@ public struct ClubConfig: Sendable, Equatable {
             // its assumption as a control character did. A name must follow: bare or quoted.
             if let bracket = line.drop(while: { $0 == " " || $0 == "\t" }).first, bracket == "[" {
                 let name = line.drop(while: { $0 == " " || $0 == "\t" || $0 == "[" })
-                if let first = name.unicodeScalars.first, !((first.isASCII && first.properties.isAlphabetic) || ("0"..."9").contains(first)
+                let first = name.unicodeScalars.first ?? "\n"
+                if !((first.isASCII && first.properties.isAlphabetic) || ("0"..."9").contains(first)
                     || ["_", "-", "\"", "'", "]"].contains(first)) {
                     throw ConfigError(file: file, line: index + 1, key: nil,
                                       message: "not valid TOML: a table header needs a name, e.g. [remote.club]")

@@ -53,9 +53,18 @@ public enum WebDAVMultistatus {
     /// on it (a fuzzer's finding: `<d:\u{FF}\u{FF}…>` took `byteclub ls` down), and a declared
     /// encoding did not stop it (a malformed declaration naming ISO-8859-1 is ignored by libxml2).
     /// WebDAV servers answer in UTF-8 (RFC 4918 asks for it), so anything else is refused.
+    ///
+    /// Processing instructions are refused too: FoundationXML reads one without data (`<?x?>`)
+    /// through a null pointer (another finding). A multistatus has none; only the XML declaration
+    /// may open the answer.
     static func checkEncoding(_ data: Data) throws(RemoteError) {
         guard String(validating: data, as: UTF8.self) != nil else {
             throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus (it is not UTF-8 text)")
+        }
+        var rest = data[...]
+        if rest.starts(with: Data("<?xml ".utf8)), let end = rest.firstRange(of: Data("?>".utf8)) { rest = rest[end.upperBound...] }
+        if rest.firstRange(of: Data("<?".utf8)) != nil {
+            throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus (it holds a processing instruction)")
         }
     }
 

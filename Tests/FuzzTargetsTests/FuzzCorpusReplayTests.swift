@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import FuzzTargets
+import FuzzTargets
 
 /// Replays every committed seed and every past finding (Tests/Fuzz/<target>/) through its fuzz
 /// target, so `make test` checks what `make fuzz` once found: a finding that comes back traps here.

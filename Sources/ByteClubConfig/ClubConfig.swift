@@ -62,7 +62,10 @@ public struct ClubConfig: Sendable, Equatable {
             // toml++ reads a key after `[` (or `[[`) without checking there is one: `[#x]` broke
             // its assumption as a control character did. A name must follow: bare or quoted.
             if let bracket = line.drop(while: { $0 == " " || $0 == "\t" }).first, bracket == "[" {
-                let name = line.drop(while: { $0 == " " || $0 == "\t" || $0 == "[" })
+                // `[name]` or `[[name]]`: one bracket, blanks, at most one more bracket, blanks.
+                let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+                var name = line.drop(while: blank).dropFirst().drop(while: blank)
+                if name.first == "[" { name = name.dropFirst().drop(while: blank) }
                 let first = name.unicodeScalars.first ?? "\n"
                 if !((first.isASCII && first.properties.isAlphabetic) || ("0"..."9").contains(first)
                     || ["_", "-", "\"", "'", "]"].contains(first)) {

@@ -33,9 +33,8 @@ public enum WebDAVMultistatus {
 
     /// The responses, in the server's order; throws when the body is not a multistatus.
     public static func parse(_ data: Data) throws(RemoteError) -> [WebDAVResource] {
-        try checkEncoding(data)
         let delegate = Reader()
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: try checkedBody(data))
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
@@ -47,25 +46,29 @@ public enum WebDAVMultistatus {
         return delegate.resources
     }
 
-    /// Refuses an answer whose bytes are not UTF-8.
+    /// The answer as handed to the XML parser: refused unless it is UTF-8, without its XML
+    /// declaration, and refused if it holds a processing instruction.
     ///
-    /// libxml2 hands an element name with bytes that are not UTF-8 to FoundationXML, which traps
-    /// on it (a fuzzer's finding: `<d:\u{FF}\u{FF}…>` took `byteclub ls` down), and a declared
-    /// encoding did not stop it (a malformed declaration naming ISO-8859-1 is ignored by libxml2).
-    /// WebDAV servers answer in UTF-8 (RFC 4918 asks for it), so anything else is refused.
-    ///
-    /// Processing instructions are refused too: FoundationXML reads one without data (`<?x?>`)
-    /// through a null pointer (another finding). A multistatus has none; only the XML declaration
-    /// may open the answer.
-    static func checkEncoding(_ data: Data) throws(RemoteError) {
-        guard String(validating: data, as: UTF8.self) != nil else {
-            throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus (it is not UTF-8 text)")
+    /// Each guards a crash a fuzzer found in FoundationXML on libxml2 (`byteclub ls` taken down by
+    /// a server's answer): an element name with bytes that are not UTF-8 traps (even under a
+    /// malformed declaration naming ISO-8859-1, which libxml2 ignores); a processing instruction
+    /// without data (`<?x?>`, or what libxml2 makes of a malformed `<?xml versid=…`) is read
+    /// through a null pointer. WebDAV servers answer in UTF-8 (RFC 4918) and a multistatus has no
+    /// processing instruction, so once the bytes are known to be UTF-8 the declaration says
+    /// nothing the parser needs, and it is dropped rather than parsed.
+    static func checkedBody(_ data: Data) throws(RemoteError) -> Data {
+        func refuse(_ why: String) -> RemoteError {
+            .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus (\(why))")
         }
-        var rest = data[...]
-        if rest.starts(with: Data("<?xml ".utf8)), let end = rest.firstRange(of: Data("?>".utf8)) { rest = rest[end.upperBound...] }
-        if rest.firstRange(of: Data("<?".utf8)) != nil {
-            throw .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus (it holds a processing instruction)")
+        guard String(validating: data, as: UTF8.self) != nil else { throw refuse("it is not UTF-8 text") }
+        var body = data[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        if body.starts(with: Data("<?xml".utf8)) {
+            guard let end = body.firstRange(of: Data("?>".utf8)) else { throw refuse("its XML declaration does not end") }
+            body = body[end.upperBound...]
         }
+        if body.firstRange(of: Data("<?".utf8)) != nil { throw refuse("it holds a processing instruction") }
+        return Data(body)
     }
 
     /// "Sun, 22 Nov 2026 19:01:21 GMT" (RFC 1123, as `getlastmodified` and `Last-Modified` are

@@ -7,7 +7,7 @@ BENCH_SIZE ?= 1GiB
 # The WAN table (transfer-bench wan): 256 MiB each way on each link, as issue 27 asks.
 WAN_SIZE ?= 256MiB
 
-.PHONY: all build run test bench deps clean
+.PHONY: all build run test bench fuzz deps clean
 
 all: build
 
@@ -66,6 +66,20 @@ bench: deps
 	.build/release/ui-bench merge
 	.build/release/app-bench all $(BENCH_SIZE)
 	.build/release/search-bench
+
+## fuzz: every libFuzzer target (byteclub-fuzz) for FUZZ_TIME seconds each over its seeds in Tests/Fuzz;
+## findings go to $(FUZZ_SCRATCH)/fuzz-out/findings and make the target fail. BYTECLUB_FUZZ=1 turns on
+## libFuzzer's coverage and AddressSanitizer in the parsing modules only (Package.swift).
+FUZZ_TIME ?= 60
+FUZZ_CONFIG ?= release
+FUZZ_SCRATCH ?= .build-fuzz
+FUZZ_TARGETS ?=
+FUZZER_LIB = $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a
+fuzz:
+	BYTECLUB_FUZZ=1 $(SWIFT) build -c $(FUZZ_CONFIG) --scratch-path $(FUZZ_SCRATCH) --product byteclub-fuzz \
+		-Xlinker $(wildcard $(FUZZER_LIB)) -Xlinker -lstdc++
+	FUZZ_TIME=$(FUZZ_TIME) FUZZ_OUT=$(FUZZ_SCRATCH)/fuzz-out Tests/Fuzz/run-fuzz.sh \
+		$(FUZZ_SCRATCH)/$(FUZZ_CONFIG)/byteclub-fuzz $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build

@@ -1,6 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// `make fuzz` builds with BYTECLUB_FUZZ=1: the modules that parse bytes from outside (and the
+/// fuzz targets over them) get libFuzzer's coverage and AddressSanitizer, and are compiled for
+/// `@testable import` in release. Only these: the dependencies keep their flags, so their release
+/// build is shared with `make bench` and coverage counts our parsers, not NIO's or GRDB's.
+let fuzzing = Context.environment["BYTECLUB_FUZZ"] == "1"
+let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-enable-testing"]), .define("FUZZING")] : []
+
 let package = Package(
     name: "byteclub",
     platforms: [.macOS(.v15)],
@@ -52,7 +59,7 @@ let package = Package(
         // JPEG decode (with DCT scaling), resize and encode.
         .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
         // The Dropbox v2 wire vocabulary, one definition each: metadata, unions, timestamps, errors.
-        .target(name: "DropboxWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "DropboxWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: fuzzed),
         // RemoteStore, the Dropbox v2 and WebDAV clients over Transfer, with retries and OAuth2 PKCE.
         // No Imaging: a store only moves bytes; thumbnails a server cannot make are made in the app.
         .target(
@@ -62,7 +69,8 @@ let package = Package(
                 "DropboxWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         // The Dropbox-v2-compatible club server over a folder (Hummingbird 2).
         .target(
@@ -80,17 +88,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         // The sample club (notes and photos) that seeds the embedded server on first run.
         .target(name: "SampleClub", path: "Resources", sources: ["SampleClub.swift"], resources: [.copy("SampleClub")]),
         // ncursesw driver, Canvas, keys, event loop, compositor, widgets, and images drawn in cells.
-        .target(name: "TerminalUI", dependencies: ["CNcursesw", "CTerminalShim", "CChafa"]),
+        .target(name: "TerminalUI", dependencies: ["CNcursesw", "CTerminalShim", "CChafa"], swiftSettings: fuzzed),
 
         // Full-text search over the notes: SQLite FTS5 through GRDB. No Remote, no app knowledge.
-        .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: fuzzed),
         // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
-        .target(name: "Agent", dependencies: ["Remote", "CAgentShim"]),
+        .target(name: "Agent", dependencies: ["Remote", "CAgentShim"], swiftSettings: fuzzed),
 
         // Markdown highlighting: spans of lines from cmark-gfm's parse tree and source positions.
         .target(name: "Markdown", dependencies: ["CCmarkGFM"]),
@@ -100,6 +109,23 @@ let package = Package(
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
         .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
+
+        // config.toml: parsed and checked (TOMLKit), apart from the executable so the fuzzer and tests import it.
+        .target(name: "ByteClubConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: fuzzed),
+
+        // One libFuzzer target per parser of bytes from outside (`make fuzz`); the replay test runs their seeds.
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: fuzzed
+        ),
 
         // MARK: Test and benchmark support
 
@@ -127,7 +153,7 @@ let package = Package(
                 "Agent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                "ByteClubConfig",
             ]
         ),
         .executableTarget(
@@ -139,6 +165,15 @@ let package = Package(
                 "Imaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        // libFuzzer's driver over FuzzTargets under `make fuzz`; otherwise it replays the files it is given.
+        .executableTarget(
+            name: "byteclub-fuzz",
+            dependencies: ["FuzzTargets"],
+            swiftSettings: fuzzed,
+            // libFuzzer without its main (ours calls LLVMFuzzerRunDriver); `make fuzz` passes the archive.
+            linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=address"])] : []
         ),
 
         .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge"]),
@@ -183,6 +218,7 @@ let package = Package(
         ], exclude: ["__Snapshots__"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "Remote", "ClubServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CTerminalShim", "CNcursesw", "TestSupport"], exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]

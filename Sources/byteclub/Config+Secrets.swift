@@ -1,3 +1,4 @@
+import ByteClubConfig
 import Foundation
 
 /// Runs a config's `token_command` or `password_command` and takes its secret.
@@ -52,6 +53,13 @@ enum SecretCommand {
 }
 
 extension ClubConfig {
+    /// The config at `file` (the user's own by default), or nil when there is none; `~/` in it
+    /// means `$HOME`.
+    static func load(from file: URL = Paths.config) throws(ConfigError) -> ClubConfig? {
+        try load(from: file, home: Paths.home)
+    }
+
+
     /// The token for a club remote, from the file's `token` or its `token_command`; nil when it
     /// has neither (the caller then falls back to `BYTECLUB_TOKEN`).
     ///

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ByteClubConfig
 import ByteClubApp
 import Dispatch
 import Foundation

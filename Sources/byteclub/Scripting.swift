@@ -1,3 +1,4 @@
+import ByteClubConfig
 import Agent
 import ArgumentParser
 import Foundation
@@ -108,14 +109,6 @@ final class ProgressLine: @unchecked Sendable {
 /// the terminal (``TerminalSafe``: `ESC` is shown as `\x1b`).
 func say(_ message: String) {
     FileHandle.standardError.write(Data("byteclub: \(TerminalSafe.escape(message))\n".utf8))
-}
-
-/// "/a/b" from what a user typed: "a/b", "/a/b/", "" or "/".
-func remotePath(_ text: String) -> String {
-    var path = text.trimmingCharacters(in: .whitespaces)
-    while path.hasSuffix("/") { path.removeLast() }
-    if path.isEmpty { return "" }
-    return path.hasPrefix("/") ? path : "/" + path
 }
 
 struct Ls: AsyncParsableCommand {

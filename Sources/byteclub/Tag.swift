@@ -1,3 +1,4 @@
+import ByteClubConfig
 import ArgumentParser
 import DropboxWire
 import Foundation

@@ -1,3 +1,4 @@
+import ByteClubConfig
 import ArgumentParser
 import Foundation
 import Remote

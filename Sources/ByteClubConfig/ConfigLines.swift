@@ -9,9 +9,9 @@ import TOMLKit
 /// its `[header]` (or the first dotted key that makes it). A value spanning lines is found at
 /// its last line, where the prefix first parses. Runs only when there is a problem to report,
 /// on a small file, so its quadratic cost does not matter.
-enum ConfigLines {
+public enum ConfigLines {
     /// The 1-based line on which `path` (e.g. `["remote", "club", "url"]`) first exists, or nil.
-    static func line(of path: [String], in text: String) -> Int? {
+    public static func line(of path: [String], in text: String) -> Int? {
         guard !path.isEmpty else { return nil }
         var prefix = ""
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

@@ -16,29 +16,36 @@ import TOMLKit
 /// key another type of remote uses, a missing `url` or a `default` that names no remote is an
 /// error naming the file, the line and the key, because a typo silently ignored would send a
 /// token to the wrong place or files to the wrong folder.
-struct ClubConfig: Sendable, Equatable {
+public struct ClubConfig: Sendable, Equatable {
     /// Where it was read from; every message names it.
-    var file: URL
+    public var file: URL
     /// The remote used when no backend flag is given.
-    var defaultName: String?
+    public var defaultName: String?
     /// By name.
-    var remotes: [String: RemoteConfig]
+    public var remotes: [String: RemoteConfig]
     /// What saving adds to a new note's title without an extension: `md` (notes are Markdown)
     /// or `txt` (`new_note_extension = "txt"`, the old way).
-    var newNoteExtension = ClubConfig.defaultNoteExtension
+    public var newNoteExtension = ClubConfig.defaultNoteExtension
     /// The file's text, kept to find the line of a key for a later message (a failing
     /// `token_command`). It may hold a `token`: it is never printed.
-    var text: String
+    public var text: String
 
-    static let defaultNoteExtension = "md"
+    public init(file: URL, defaultName: String?, remotes: [String: RemoteConfig], text: String) {
+        self.file = file
+        self.defaultName = defaultName
+        self.remotes = remotes
+        self.text = text
+    }
+
+    public static let defaultNoteExtension = "md"
     /// The values `new_note_extension` may take.
-    static let noteExtensions = ["md", "txt"]
+    public static let noteExtensions = ["md", "txt"]
 
     /// The remotes sorted by name, as `byteclub remotes` lists them.
-    var sortedRemotes: [RemoteConfig] { remotes.values.sorted { $0.name < $1.name } }
+    public var sortedRemotes: [RemoteConfig] { remotes.values.sorted { $0.name < $1.name } }
 
     /// The config at `file`, or nil when there is none.
-    static func load(from file: URL = Paths.config) throws(ConfigError) -> ClubConfig? {
+    public static func load(from file: URL, home: URL) throws(ConfigError) -> ClubConfig? {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw ConfigError(file: file, line: nil, key: nil, message: "cannot read the config file")
@@ -46,11 +53,34 @@ struct ClubConfig: Sendable, Equatable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(file: file, line: nil, key: nil, message: "the config file is not UTF-8 text")
         }
-        return try parse(text, file: file)
+        return try parse(text, file: file, home: home)
     }
 
-    /// Parses and checks `text`; `file` is only named in messages.
-    static func parse(_ text: String, file: URL) throws(ConfigError) -> ClubConfig {
+    /// Parses and checks `text`; `file` is only named in messages, `home` is what `~/` means.
+    public static func parse(_ text: String, file: URL, home: URL) throws(ConfigError) -> ClubConfig {
+        // TOML allows no control character but tab outside a line's end; toml++ assumes as much
+        // of a table header (a fuzzer's finding: `[\u{1}…` broke its assumption, which a release
+        // build compiles to undefined behaviour), so they are refused before it reads a byte.
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if let bad = line.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t" && $0 != "\r") || $0.value == 0x7F }) {
+                let code = "U+" + String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)
+                throw ConfigError(file: file, line: index + 1, key: nil, message: "not valid TOML: a control character (\(code)) is not allowed")
+            }
+            // toml++ reads a key after `[` (or `[[`) without checking there is one: `[#x]` broke
+            // its assumption as a control character did. A name must follow: bare or quoted.
+            if let bracket = line.drop(while: { $0 == " " || $0 == "\t" }).first, bracket == "[" {
+                // `[name]` or `[[name]]`: one bracket, blanks, at most one more bracket, blanks.
+                let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+                var name = line.drop(while: blank).dropFirst().drop(while: blank)
+                if name.first == "[" { name = name.dropFirst().drop(while: blank) }
+                let first = name.unicodeScalars.first ?? "\n"
+                if !((first.isASCII && first.properties.isAlphabetic) || ("0"..."9").contains(first)
+                    || ["_", "-", "\"", "'", "]"].contains(first)) {
+                    throw ConfigError(file: file, line: index + 1, key: nil,
+                                      message: "not valid TOML: a table header needs a name, e.g. [remote.club]")
+                }
+            }
+        }
         let document: TOMLTable
         do {
             document = try TOMLTable(string: text)
@@ -59,14 +89,14 @@ struct ClubConfig: Sendable, Equatable {
         } catch {
             throw ConfigError(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
         }
-        var checker = ConfigChecker(file: file, text: text)
+        var checker = ConfigChecker(file: file, text: text, home: home)
         let config = checker.check(document)
         if let error = checker.error { throw error }
         return config
     }
 
     /// The remote named `name`, or an error listing the ones there are.
-    func remote(named name: String, key: String? = nil) throws(ConfigError) -> RemoteConfig {
+    public func remote(named name: String, key: String? = nil) throws(ConfigError) -> RemoteConfig {
         if let remote = remotes[name] { return remote }
         let known = remotes.isEmpty ? "it has none" : "it has " + sortedRemotes.map(\.name).joined(separator: ", ")
         let line = key.flatMap { ConfigLines.line(of: [$0], in: text) }
@@ -75,9 +105,9 @@ struct ClubConfig: Sendable, Equatable {
 }
 
 /// One `[remote.NAME]` table.
-struct RemoteConfig: Sendable, Equatable {
+public struct RemoteConfig: Sendable, Equatable {
     /// What the remote speaks.
-    enum Kind: String, Sendable, CaseIterable {
+    public enum Kind: String, Sendable, CaseIterable {
         /// A `byteclub serve` (the Dropbox v2 subset), with a bearer token.
         case club
         /// Any WebDAV server, with a user and a password.
@@ -86,7 +116,7 @@ struct RemoteConfig: Sendable, Equatable {
         case dropbox
 
         /// The keys a remote of this type may have; any other is an error.
-        var keys: [String] {
+        public var keys: [String] {
             let common = ["type", "folder", "download_dir"]
             switch self {
             case .club: return common + ["url", "token", "token_command"]
@@ -96,31 +126,51 @@ struct RemoteConfig: Sendable, Equatable {
         }
     }
 
-    var name: String
-    var kind: Kind
-    var url: URL?
-    var user: String?
+    public var name: String
+    public var kind: Kind
+    public var url: URL?
+    public var user: String?
     /// A token written in the file itself (the file should then be private to you).
-    var token: String?
+    public var token: String?
     /// A shell command whose first line of output is the token.
-    var tokenCommand: String?
+    public var tokenCommand: String?
     /// A shell command whose first line of output is the WebDAV password.
-    var passwordCommand: String?
+    public var passwordCommand: String?
     /// The app folder: notes in it, photos in its `photos` folder.
-    var folder: String = "/byteclub"
+    public var folder: String = "/byteclub"
     /// Where the UI saves downloaded photos (nil: the default, or `--download-dir`).
-    var downloadDirectory: URL?
+    public var downloadDirectory: URL?
+
+    public init(name: String, kind: Kind, url: URL? = nil, user: String? = nil, token: String? = nil, tokenCommand: String? = nil,
+                passwordCommand: String? = nil, folder: String = "/byteclub", downloadDirectory: URL? = nil) {
+        self.name = name
+        self.kind = kind
+        self.url = url
+        self.user = user
+        self.token = token
+        self.tokenCommand = tokenCommand
+        self.passwordCommand = passwordCommand
+        self.folder = folder
+        self.downloadDirectory = downloadDirectory
+    }
 }
 
 /// A config problem: the file, the line and the key, and what is wrong. Exit status 2.
-struct ConfigError: Error, Equatable, CustomStringConvertible {
-    var file: URL
-    var line: Int?
-    var key: String?
-    var message: String
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+    public var file: URL
+    public var line: Int?
+    public var key: String?
+    public var message: String
+
+    public init(file: URL, line: Int?, key: String?, message: String) {
+        self.file = file
+        self.line = line
+        self.key = key
+        self.message = message
+    }
 
     /// `/home/ray/.config/byteclub/config.toml:4: key "tpye" …`: the form editors jump to.
-    var description: String {
+    public var description: String {
         file.path + (line.map { ":\($0)" } ?? "") + ": " + message
     }
 }
@@ -129,11 +179,14 @@ struct ConfigError: Error, Equatable, CustomStringConvertible {
 private struct ConfigChecker {
     let file: URL
     let text: String
+    /// What `~` in `download_dir` stands for.
+    let home: URL
     private(set) var error: ConfigError?
 
-    init(file: URL, text: String) {
+    init(file: URL, text: String, home: URL) {
         self.file = file
         self.text = text
+        self.home = home
     }
 
     /// Records a problem at `path`'s line; of several, the earliest in the file wins, so the
@@ -289,11 +342,23 @@ private struct ConfigChecker {
 
     mutating func checkedDirectory(_ text: String, at path: [String]) -> URL? {
         var expanded = text
-        if expanded == "~" || expanded.hasPrefix("~/") { expanded = Paths.home.path + expanded.dropFirst() }
+        if expanded == "~" || expanded.hasPrefix("~/") { expanded = home.path + expanded.dropFirst() }
         guard expanded.hasPrefix("/") else {
             problem(path, "download_dir must be an absolute path or start with ~/, e.g. download_dir = \"~/Downloads/club\"")
             return nil
         }
         return URL(fileURLWithPath: expanded, isDirectory: true)
     }
+}
+
+/// "/a/b" from what a user typed: "a/b", "/a/b/", "" or "/".
+public func remotePath(_ text: String) -> String {
+    var path = text.trimmingCharacters(in: .whitespaces)
+    while path.hasSuffix("/") { path.removeLast() }
+    if path.isEmpty { return "" }
+    return path.hasPrefix("/") ? path : "/" + path
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

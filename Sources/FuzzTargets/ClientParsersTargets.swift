@@ -104,8 +104,7 @@ enum ConfigTarget {
 enum SearchQueryTarget {
     /// One index per process, with a few notes for queries to hit.
     static let index: SearchIndex = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-fuzz-search-\(getpid())")
-        try? FileManager.default.removeItem(at: directory)
+        let directory = FuzzScratch.folder("byteclub-fuzz-search")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let index = try SearchIndex(directory: directory)

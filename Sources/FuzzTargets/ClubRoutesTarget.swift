@@ -48,8 +48,7 @@ enum ClubRoutesTarget {
     static let quiet = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
 
     private static func makeServer() async -> InProcessServer {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-fuzz-\(getpid())")
-        try? FileManager.default.removeItem(at: root)
+        let root = FuzzScratch.folder("byteclub-fuzz")
         do {
             try FileManager.default.createDirectory(at: root.appendingPathComponent("notes"), withIntermediateDirectories: true)
             try Data("hello, club\n".utf8).write(to: root.appendingPathComponent("notes/hello.txt"))

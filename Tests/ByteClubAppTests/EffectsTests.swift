@@ -21,12 +21,16 @@ final class EffectsTests: XCTestCase {
         effects.advance(by: .milliseconds(299))
         XCTAssertEqual(drafts.all(), [], "not before the delay")
         effects.advance(by: .milliseconds(1))
-        XCTAssertEqual(drafts.all().map(\.title), ["Hi"])
+        // The write itself runs on the drafts' queue, off the UI queue (a big note's text and
+        // JSON take longer than a frame), and reports back on the UI queue.
+        await harness.waitUntil("the draft written") { drafts.all().map(\.title) == ["Hi"] }
         XCTAssertEqual(effects.pending, 0)
 
         harness.press(.enter, .char("x"))
-        effects.advance(by: .seconds(1))
-        XCTAssertEqual(drafts.all().map(\.body), ["x"], "the next edit is journalled too")
+        await harness.waitUntil("the next edit journalled too") {
+            effects.advance(by: .seconds(1))
+            return drafts.all().map(\.body) == ["x"]
+        }
     }
 
     func testTheRowsAndTheSelectedPhotoAreFunctionsOfTheState() {

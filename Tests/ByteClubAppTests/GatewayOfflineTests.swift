@@ -109,7 +109,7 @@ final class GatewayOfflineTests: XCTestCase {
 
             try await club.start()
             await harness.waitUntil("the \(status) save sent", timeout: 15) { self.outbox.all().isEmpty && !harness.app.state.offline.isOffline }
-            XCTAssertEqual(club.text("\(title).txt"), "written behind a \(status)\n")
+            XCTAssertEqual(club.text("\(title).md"), "written behind a \(status)\n")
         }
         harness.app.requestQuit()
     }

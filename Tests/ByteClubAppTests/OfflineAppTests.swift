@@ -300,8 +300,8 @@ extension OfflineAppTests {
 
         try await club.start()
         await harness.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty && harness.app.state.offline.waiting == 0 }
-        XCTAssertEqual(club.text("Lunch.txt"), "bread\ncheese\nolives\n")
-        XCTAssertNil(club.text("Picnic.txt"), "one note, not two")
+        XCTAssertEqual(club.text("Lunch.md"), "bread\ncheese\nolives\n")
+        XCTAssertNil(club.text("Picnic.md"), "one note, not two")
         await harness.waitUntil("the draft gone") { self.drafts.all().isEmpty }
         harness.app.requestQuit()
     }

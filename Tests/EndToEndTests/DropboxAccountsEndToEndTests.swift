@@ -114,7 +114,7 @@ final class DropboxAccountsEndToEndTests: XCTestCase {
         XCTAssertTrue(annOnline.out.contains("The outbox is empty"), annOnline.out + annOnline.err)
         let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: tokens)) as? [String: Any]
         XCTAssertEqual((stored?["account_id"] as? String)?.isEmpty, false, "ann's id kept: \(stored ?? [:])")
-        XCTAssertNil(AppHarness.text(root.appendingPathComponent("byteclub/Ray offline.txt")), "not sent as ann")
+        XCTAssertNil(AppHarness.text(root.appendingPathComponent("byteclub/Ray offline.md")), "not sent as ann")
         let adopted = folders(outboxes).filter { $0 != rayFolder }
         XCTAssertEqual(adopted.count, 1, "\(folders(outboxes))")
         XCTAssertTrue(adopted.first?.hasPrefix("dropbox-dbid") ?? false, "named from ann's id: \(adopted)")
@@ -124,6 +124,6 @@ final class DropboxAccountsEndToEndTests: XCTestCase {
         try logIn("ray", accountID: "dbid:RayAccount1")
         let raySends = try byteclub(["outbox", "--send"])
         XCTAssertEqual(raySends.status, 0, raySends.out + raySends.err)
-        XCTAssertEqual(AppHarness.text(root.appendingPathComponent("byteclub/Ray offline.txt")), "only ray's")
+        XCTAssertEqual(AppHarness.text(root.appendingPathComponent("byteclub/Ray offline.md")), "only ray's")
     }
 }

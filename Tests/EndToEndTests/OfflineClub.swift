@@ -178,7 +178,7 @@ final class OfflineClub {
 
     /// The status bar: the screen's line with the "? help" hint.
     static func statusBar(_ screen: String) -> String {
-        screen.split(separator: "\n").last { $0.contains("? help") }.map(String.init) ?? ""
+        screen.split(separator: "\n").last { $0.contains("? help") || $0.contains("F1 help") }.map(String.init) ?? ""
     }
 
     func close() {

@@ -40,7 +40,12 @@ final class MouseEndToEndTests: XCTestCase {
             let name = String(format: "Note %02d", n)
             var lines = (1...60).map { String(format: "n%02d line %02d", n, $0) }
             if n == 7 { lines[11] = "你好世界abc" }
-            try lines.joined(separator: "\n").write(to: notes.appendingPathComponent(name + ".txt"), atomically: true, encoding: .utf8)
+            let file = notes.appendingPathComponent(name + ".txt")
+            try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+            // One second apart, Note 01 newest: the list's order (newest first) is then the same
+            // on every run. Written as they came, a slow run crossed a second part-way and put
+            // Note 07 below the fold.
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-Double(n))], ofItemAtPath: file.path)
         }
     }
 

@@ -39,10 +39,7 @@ run: build
 ## test: every unit and end-to-end test, against real servers on loopback, in shards side by side
 ## (scripts/test-shards; `swift test --skip-build` runs them one after another, as before).
 test: deps
-	@# What the tests run, not the benchmarks or the fuzzer: `byteclub` (which the end-to-end tests
-	@# start) and the test bundle. `--build-tests` would link five more executables no test uses.
-	$(SWIFT) build --product byteclub
-	$(SWIFT) build --product byteclubPackageTests
+	$(SWIFT) build --build-tests
 	scripts/test-shards
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV

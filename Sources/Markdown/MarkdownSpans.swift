@@ -99,7 +99,6 @@ public enum MarkdownParser {
 
     /// The spans of UTF-8 `bytes` (lines split at "\n", as the editor splits them).
     public static func highlights(ofUTF8 bytes: UnsafeBufferPointer<UInt8>) -> MarkdownHighlights {
-        _ = registered
         // Where each line starts, to turn cmark's 1-based (line, byte column) into line offsets.
         var lineStarts = [0]
         for i in 0..<bytes.count where bytes[i] == 0x0A { lineStarts.append(i + 1) }
@@ -107,8 +106,17 @@ public enum MarkdownParser {
             (i + 1 < lineStarts.count ? lineStarts[i + 1] - 1 : bytes.count) - lineStarts[i]
         }
         var walker = TreeWalker(bytes: bytes, lineStarts: lineStarts, lineLengths: lineLengths)
+        withDocument(ofUTF8: bytes) { walker.walk($0) }
+        return walker.result
+    }
 
-        guard let parser = cmark_parser_new(BC_CMARK_OPT_SOURCEPOS) else { return walker.result }
+    /// Parses UTF-8 `bytes` with the GFM extensions and `options` (source positions by
+    /// default), hands the document to `body` and frees it after. Every reader of the tree
+    /// (highlights, links, the rendered view, the web page) parses through here, so they all see
+    /// the same document. Nothing happens if cmark cannot allocate a parser.
+    static func withDocument(ofUTF8 bytes: UnsafeBufferPointer<UInt8>, options: Int32 = BC_CMARK_OPT_SOURCEPOS, _ body: (OpaquePointer) -> Void) {
+        _ = registered
+        guard let parser = cmark_parser_new(options) else { return }
         defer { cmark_parser_free(parser) }
         for name in extensionNames {
             if let ext = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, ext) }
@@ -116,9 +124,8 @@ public enum MarkdownParser {
         if let base = bytes.baseAddress {
             base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { cmark_parser_feed(parser, $0, bytes.count) }
         }
-        guard let document = cmark_parser_finish(parser) else { return walker.result }
+        guard let document = cmark_parser_finish(parser) else { return }
         defer { cmark_node_free(document) }
-        walker.walk(document)
-        return walker.result
+        body(document)
     }
 }

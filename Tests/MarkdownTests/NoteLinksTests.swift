@@ -1,0 +1,49 @@
+import Markdown
+import XCTest
+
+final class NoteLinksTests: XCTestCase {
+    func testWikiLinksWithTextAndPart() {
+        let links = NoteLinks.scan("See [[Trip plan]] and [[Budget|the money]], also [[Trip plan#Day 2]].")
+        XCTAssertEqual(links.map(\.destination), ["Trip plan", "Budget", "Trip plan"])
+        XCTAssertEqual(links.map(\.text), ["Trip plan", "the money", "Trip plan"])
+        XCTAssertEqual(links[0].bytes, 4..<17)
+        XCTAssertEqual(links.map { $0.target(inFolder: "/byteclub") }, [.note(title: "Trip plan"), .note(title: "Budget"), .note(title: "Trip plan")])
+    }
+
+    func testPicturesBothWays() {
+        let text = "# Desk\n![desk](photos/desk.jpg) and ![[pano.jpg|300]] and ![[sea.jpg|The sea]]\n"
+        let links = NoteLinks.scan(text)
+        XCTAssertEqual(links.count, 3)
+        XCTAssertTrue(links.allSatisfy(\.isImage))
+        XCTAssertEqual(links.map { $0.target(inFolder: "/byteclub") },
+                       [.photo("/byteclub/photos/desk.jpg"), .photo("/byteclub/photos/pano.jpg"), .photo("/byteclub/photos/sea.jpg")])
+        XCTAssertEqual(links.map(\.text), ["desk", "pano.jpg", "The sea"])
+        XCTAssertEqual(links[0].line, 1)
+        XCTAssertEqual(links[0].bytes, 0..<24)
+        XCTAssertEqual(links[1].bytes, 29..<46)
+    }
+
+    func testRelativeMarkdownLinksAndOtherSchemes() {
+        let text = "[plan](Trip%20plan.md) [up](../etc/passwd) [web](https://example.com/x) ![far](https://example.com/a.jpg) [js](javascript:alert(1)) <https://club.example>"
+        let targets = NoteLinks.scan(text).map { $0.target(inFolder: "/byteclub") }
+        XCTAssertEqual(targets, [.path("/byteclub/Trip plan.md"), .path("/etc/passwd"), .web("https://example.com/x"),
+                                 .web("https://example.com/a.jpg"), .elsewhere("javascript:alert(1)"), .web("https://club.example")])
+        XCTAssertEqual(NoteLinks.scan("[x](../../../x.md)").map { $0.target(inFolder: "/byteclub") }, [.elsewhere("../../../x.md")])
+    }
+
+    func testNoLinksInCode() {
+        let text = "Use `[[not a link]]` here.\n\n```\n[[nor this]]\n```\n\n    [[indented code]]\n\n[[but this]]"
+        XCTAssertEqual(NoteLinks.scan(text).map(\.destination), ["but this"])
+    }
+
+    func testOddBracketsAreNotLinks() {
+        XCTAssertEqual(NoteLinks.scan("[[]] [[a [b]] [[x\ny]] [[ok]] ]] [[").map(\.destination), ["ok"])
+        XCTAssertEqual(NoteLinks.scan("").count, 0)
+    }
+
+    func testTitleOfPath() {
+        XCTAssertEqual(NoteLinks.title(ofPath: "/byteclub/Trip plan.md"), "Trip plan")
+        XCTAssertEqual(NoteLinks.title(ofPath: "/byteclub/old.TXT"), "old")
+        XCTAssertEqual(NoteLinks.title(ofPath: "/byteclub/photos/a.jpg"), "a.jpg")
+    }
+}

@@ -38,8 +38,12 @@ run: build
 
 ## test: every unit and end-to-end test, against real servers on loopback, in shards side by side
 ## (scripts/test-shards; `swift test --skip-build` runs them one after another, as before).
+## The test build carries no debug information by default: from a fresh clone that is 13 % less
+## compiler and linker time (956 against 831 CPU seconds, measured 2026-11-23), and a failing test
+## still names its functions. `make test TEST_DEBUG_INFO=dwarf` gives line numbers to a debugger.
+TEST_DEBUG_INFO ?= none
 test: deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests -debug-info-format $(TEST_DEBUG_INFO)
 	scripts/test-shards
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV

@@ -96,6 +96,7 @@ extension SearchController {
                         self.context.say(StatusMessage("Indexed \(IndexingProgress.grouped(outcome.indexed)) notes for search"))
                     }
                     self.refreshResults()
+                    self.onIndexChanged?()
                     self.onIndexed?(outcome.indexed)
                 }
                 if outcome.failed == 0 {

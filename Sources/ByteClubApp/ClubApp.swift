@@ -210,6 +210,19 @@ public final class ClubApp {
     /// Whether a link leads to a note of the club (photos and web addresses count as there).
     public func noteExists(_ target: NoteLinkTarget) -> Bool { links.noteExists(target) }
 
+    /// The notes that link to the note at `path`, from the search index (off the UI queue),
+    /// delivered on the UI queue; none while the index is not open.
+    public func backlinks(to path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) {
+        links.backlinks(to: path, deliver)
+    }
+
+    /// Called on the UI queue whenever the index took in changes: backlinks shown elsewhere (the
+    /// rendered view) ask again, as the Backlinks panel does.
+    public var onLinksChanged: (@MainActor () -> Void)? {
+        get { links.onIndexChanged }
+        set { links.onIndexChanged = newValue }
+    }
+
     /// Uploads `file` to the photos folder, with the modal.
     public func upload(_ file: URL) { photos.upload(file) }
 

@@ -46,8 +46,20 @@ extension LinksController {
 
     /// The index took in changes (SearchController): the panel asks again.
     func indexChanged() {
+        onIndexChanged?()
         guard state.links.panel != nil else { return }
         refreshBacklinks()
+    }
+
+    /// One backlinks query for whoever shows them (``ClubApp/backlinks(to:_:)``).
+    func backlinks(to path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) {
+        guard let index = index() else {
+            deliver([])
+            return
+        }
+        context.effects.perform({ () async throws(RemoteError) in try index.backlinks(to: path, limit: 500) }) { result in
+            deliver((try? result.get()) ?? [])
+        }
     }
 
     /// Asks the index for the panel's note's backlinks, off the UI queue.

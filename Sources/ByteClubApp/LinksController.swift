@@ -30,6 +30,8 @@ final class LinksController {
     var backlinksLayer: BacklinksLayer?
     /// Which backlinks query is the latest; an older answer is dropped.
     var backlinksGeneration = 0
+    /// Called after the index took in changes (``ClubApp/onLinksChanged``).
+    var onIndexChanged: (@MainActor () -> Void)?
 
     init(context: AppContext, notes: NotesController, lists: ListsController) {
         self.context = context

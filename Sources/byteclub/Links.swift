@@ -40,6 +40,19 @@ struct Links: AsyncParsableCommand {
         }
     }
 
+    /// The links in the order they are written: cmark gives autolinks no position (line -1, so
+    /// first), so each is put on the first line that holds its address.
+    static func placed(_ links: [NoteLink], in text: String) -> [NoteLink] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var placed = links.filter { $0.line >= 0 }
+        for var link in links where link.line < 0 {
+            link.line = lines.firstIndex { $0.contains(link.destination) } ?? 0
+            placed.append(link)
+        }
+        // Stable: links on one line keep their order.
+        return placed.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
+    }
+
     /// The note's text (from the server, else the index's copy), its links resolved, and its backlinks.
     static func report(_ path: String, backend: Backend) async throws -> LinksJSON {
         let index = try Search.openIndex(Paths.cache(backend.key))
@@ -61,7 +74,7 @@ struct Links: AsyncParsableCommand {
         }
         let folder = (display as NSString).deletingLastPathComponent
         var outgoing: [LinksJSON.Outgoing] = []
-        for link in NoteLinks.scan(text) {
+        for link in placed(NoteLinks.scan(text), in: text) {
             let target = link.target(inFolder: folder)
             var exists: Bool?
             var targetPath: String?
@@ -95,7 +108,7 @@ struct Links: AsyncParsableCommand {
 /// What `links --json` prints: one object, snake_case as every `--json`.
 struct LinksJSON: Encodable {
     struct Outgoing: Encodable {
-        /// From 1; 0 where the parser gave no position (an autolink).
+        /// From 1 (an autolink: the first line holding its address).
         var line: Int
         var text: String
         var destination: String

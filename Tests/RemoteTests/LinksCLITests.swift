@@ -1,3 +1,4 @@
+import ClubServer
 import Foundation
 import XCTest
 

@@ -33,10 +33,11 @@ final class LinkRenameAppTests: XCTestCase {
         await harness.waitUntil("the links updated") { harness.app.state.message?.text.hasPrefix("Updated links") ?? false }
         XCTAssertEqual(harness.app.state.message,
                        .error("Updated links in 1 note; changed meanwhile, left as it was: \"Budget.md\""))
-        XCTAssertEqual(String(decoding: try await other.read("/byteclub/Packing.md").data, as: UTF8.self),
-                       "Before the [[Journey]] we pack\n")
-        XCTAssertEqual(String(decoding: try await other.read("/byteclub/Budget.md").data, as: UTF8.self),
-                       "Ann's new line\nSee [[trip plan|the plan]]\n", "never forced over another member's change")
+        let packing = try await other.read("/byteclub/Packing.md").data
+        let budget = try await other.read("/byteclub/Budget.md").data
+        XCTAssertEqual(String(decoding: packing, as: UTF8.self), "Before the [[Journey]] we pack\n")
+        XCTAssertEqual(String(decoding: budget, as: UTF8.self), "Ann's new line\nSee [[trip plan|the plan]]\n",
+                       "never forced over another member's change")
     }
 }
 

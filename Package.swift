@@ -178,7 +178,7 @@ let package = Package(
 
         .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge"]),
         // Search side by side: the index (through `byteclub search`), rg and grep over the same notes.
-        .executableTarget(name: "search-bench", dependencies: ["SearchIndex"]),
+        .executableTarget(name: "search-bench", dependencies: ["SearchIndex", "Markdown"]),
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",

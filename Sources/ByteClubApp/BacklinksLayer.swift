@@ -23,7 +23,7 @@ final class BacklinksLayer: Layer {
     ])
 
     static let columns = [
-        ListColumn("Note", width: .flexible(minimum: 10)),
+        ListColumn("Note", width: .fixed(24)),
         ListColumn("Line", width: .flexible(minimum: 20)),
         ListColumn("Modified", width: .fixed(12), isSecondary: true),
     ]

@@ -68,7 +68,7 @@ extension LinksController {
         guard let index = index() else {
             context.update {
                 $0.links.panel?.isLoading = false
-                $0.links.panel?.error = "The search index is not open yet: backlinks come from it"
+                $0.links.panel?.error = "No search index (yet): backlinks come from it"
             }
             return
         }

@@ -22,6 +22,11 @@ final class LinksController {
         .init([.alt("l")], .backlinks, "Backlinks: the notes that link to this one"),
     ])
 
+    /// The mouse's way to follow, for help (a click has no key to match).
+    static let mouseCommands = [
+        Command(keys: [], description: "Follow the link clicked", group: "Links", keyLabel: "Ctrl-click a link"),
+    ]
+
     let context: AppContext
     let notes: NotesController
     let lists: ListsController
@@ -44,6 +49,9 @@ final class LinksController {
 
     /// A key in the open editor; returns whether it was one of the links' keys.
     func handleEditorKey(_ key: Key) -> Bool {
+        if case .pointer(let event) = key, event.action == .press(.left), event.modifiers == .ctrl {
+            return followClick(at: event)
+        }
         guard let action = Self.bindings.action(for: key), let note = state.note,
               note.phase != .loading, note.merge == nil, note.editor.bar == nil else { return false }
         switch action {
@@ -64,6 +72,15 @@ final class LinksController {
         let onLine = NoteLinks.scan(editor.body.text).filter { $0.line == cursor.line }
         // On the link, or just after its last bracket (where typing `]]` leaves the cursor).
         return onLine.first { $0.bytes.contains(byte) } ?? onLine.first { $0.bytes.upperBound == byte }
+    }
+
+    /// Ctrl-click, as in Obsidian and VS Code: the cursor goes where a plain click would put it,
+    /// then the link there is followed. A click outside the editor is not the links'.
+    private func followClick(at event: MouseEvent) -> Bool {
+        guard let note = state.note, note.phase != .loading, note.merge == nil, note.editor.bar == nil,
+              notes.handleEditorKey(.mouse(x: event.x, y: event.y)) else { return false }
+        followLinkUnderCursor()
+        return true
     }
 
     func followLinkUnderCursor() {

@@ -69,3 +69,41 @@ struct MeddlingStore: ForwardingStore {
         return entry
     }
 }
+
+/// Ctrl-click on a link in the editor follows it, as "Follow the link" does.
+@MainActor
+final class LinkClickAppTests: XCTestCase {
+    var club: SampleClubServer?
+
+    override func tearDown() async throws {
+        await club?.close()
+        club = nil
+    }
+
+    func testCtrlClickOnALinkFollowsIt() async throws {
+        let club = try await SampleClubServer()
+        self.club = club
+        let other = club.store()
+        for (name, text) in ["Trip plan.md": "Day 1\nFirst the [[Packing]] list\n", "Packing.md": "Boots\n"] {
+            _ = try await other.upload(data: Data(text.utf8), to: "/byteclub/" + name, mode: .add, autorename: false)
+        }
+        let harness = Harness(store: club.store())
+        await harness.start()
+        await harness.waitUntil("the notes listed") { harness.app.state.notes.entries.contains { $0.name == "Packing.md" } }
+        harness.app.links.follow(.note(title: "Trip plan"))
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
+
+        let screen = harness.render(width: 120, height: 36)
+        let y = try XCTUnwrap((0..<36).first { screen.line($0).contains("[[Packing]]") })
+        let x = try XCTUnwrap(screen.line(y).range(of: "Packing]]")).lowerBound.utf16Offset(in: screen.line(y))
+        // A plain click only puts the cursor there.
+        harness.press(.mouse(x: x, y: y))
+        XCTAssertEqual(harness.app.state.note?.entry?.name, "Trip plan.md")
+        harness.press(.pointer(MouseEvent(.press(.left), x: x, y: y, modifiers: .ctrl)))
+        await harness.waitUntil("Packing open") {
+            harness.app.state.note?.entry?.name == "Packing.md" && harness.app.state.note?.phase == .editing
+        }
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "Boots\n")
+        XCTAssertEqual(harness.app.state.links.history, ["/byteclub/Trip plan.md"])
+    }
+}

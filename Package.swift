@@ -97,7 +97,7 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "CTerminalShim", "CChafa"], swiftSettings: fuzzed),
 
         // Full-text search over the notes: SQLite FTS5 through GRDB. No Remote, no app knowledge.
-        .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: fuzzed),
+        .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Markdown"], swiftSettings: fuzzed),
         // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
         .target(name: "Agent", dependencies: ["Remote", "CAgentShim"], swiftSettings: fuzzed),
 
@@ -178,7 +178,7 @@ let package = Package(
 
         .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge"]),
         // Search side by side: the index (through `byteclub search`), rg and grep over the same notes.
-        .executableTarget(name: "search-bench", dependencies: ["SearchIndex"]),
+        .executableTarget(name: "search-bench", dependencies: ["SearchIndex", "Markdown"]),
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",
@@ -200,7 +200,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
-        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex"]),
+        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markdown"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",

@@ -87,6 +87,8 @@ public struct AppState: Sendable {
     public var search: SearchState?
     /// How far the search index is being built or brought current, for the status bar.
     public var indexing: IndexingProgress?
+    /// Where "Back" goes after following links, and the backlinks panel (LinksState.swift).
+    public var links = LinksState()
 
     public init(backend: String) {
         self.backend = backend

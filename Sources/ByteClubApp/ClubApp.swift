@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Markdown
 import Remote
 import TerminalUI
 
@@ -70,6 +71,7 @@ public final class ClubApp {
     let offline: OutboxController
     let share: ShareController
     let search: SearchController
+    let links: LinksController
 
     /// Called when the spinner should start or stop turning.
     public var onBusyChanged: (@MainActor (Bool) -> Void)? {
@@ -132,6 +134,10 @@ public final class ClubApp {
         share = ShareController(context: context)
         search = SearchController(context: context, notes: notes, live: live, openIndex: configuration.searchIndex)
         notes.searchController = search
+        links = LinksController(context: context, notes: notes, lists: lists)
+        links.index = { [weak search] in search?.index }
+        search.onIndexChanged = { [weak links] in links?.indexChanged() }
+        notes.onRenamed = { [weak links] old, new in links?.renamed(old, to: new) }
         background = BackgroundController(context: context, photos: photos)
         lists.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
@@ -197,6 +203,26 @@ public final class ClubApp {
     @discardableResult
     public func journal() -> Bool { notes.journal() }
 
+    /// Follows a link from anywhere (the rendered view): the note opens in the editor, the one
+    /// open before is remembered for "Back"; a missing note is offered to be created.
+    public func followLink(_ target: NoteLinkTarget) { links.follow(target) }
+
+    /// Whether a link leads to a note of the club (photos and web addresses count as there).
+    public func noteExists(_ target: NoteLinkTarget) -> Bool { links.noteExists(target) }
+
+    /// The notes that link to the note at `path`, from the search index (off the UI queue),
+    /// delivered on the UI queue; none while the index is not open.
+    public func backlinks(to path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) {
+        links.backlinks(to: path, deliver)
+    }
+
+    /// Called on the UI queue whenever the index took in changes: backlinks shown elsewhere (the
+    /// rendered view) ask again, as the Backlinks panel does.
+    public var onLinksChanged: (@MainActor () -> Void)? {
+        get { links.onIndexChanged }
+        set { links.onIndexChanged = newValue }
+    }
+
     /// Uploads `file` to the photos folder, with the modal.
     public func upload(_ file: URL) { photos.upload(file) }
 
@@ -241,5 +267,5 @@ extension ClubApp: MainScreenDelegate {
         }
     }
 
-    public func screen(editorKey key: Key) -> Bool { notes.handleEditorKey(key) }
+    public func screen(editorKey key: Key) -> Bool { links.handleEditorKey(key) || notes.handleEditorKey(key) }
 }

@@ -242,7 +242,8 @@ public final class MainScreen: Layer {
             let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
             let bar = model.state.note?.editor.bar == nil ? [] : NoteEditorState.barBindings.commands
             return bar + searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
-                + NotesController.externalEditorBindings.commands + tabKeys.commands
+                + NotesController.externalEditorBindings.commands
+                + LinksController.bindings.commands + LinksController.mouseCommands + tabKeys.commands
         }
         var commands = Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))

@@ -63,11 +63,15 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     /// The text and rev indexed for the note at `path`, or nil: what a search hit opens from
     /// while the server cannot be reached and the note was never opened (so is not in the cache).
     func indexedCopy(of path: String) -> (text: String, rev: String?)?
+    /// The notes that link to the note at `path` (by its title or its path), newest first.
+    func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote]
 }
 
 extension NoteSearchIndex {
     /// An index that keeps no texts has no copy to open.
     public func indexedCopy(of path: String) -> (text: String, rev: String?)? { nil }
+    /// An index that keeps no links knows of none.
+    public func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] { [] }
 }
 
 /// What a sync of the index did.

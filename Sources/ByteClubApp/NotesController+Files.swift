@@ -76,6 +76,7 @@ extension NotesController {
                 $0.message = StatusMessage("Renamed to \"\(TerminalSafe.escape(moved.name))\"")
             }
             lists.refresh(.notes, select: moved.pathLower)
+            onRenamed?(entry, moved)
         case .failure(.conflict):
             context.say(.error("A note named \"\(TerminalSafe.escape(name))\" already exists"))
         case .failure(let error) where error.isUnreachable && outbox != nil:

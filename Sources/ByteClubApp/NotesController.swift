@@ -26,6 +26,8 @@ final class NotesController {
     weak var outboxController: OutboxController?
     /// The search results a note was opened from (NotesController+Search.swift).
     weak var searchController: SearchController?
+    /// Called after a note was renamed on the server (the links to it may be updated).
+    var onRenamed: (@MainActor (_ from: RemoteEntry, _ to: RemoteEntry) -> Void)?
 
     init(context: AppContext, lists: ListsController) {
         self.context = context

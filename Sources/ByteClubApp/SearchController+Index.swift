@@ -36,6 +36,8 @@ extension SearchController {
                 self.context.logger.info("search index open")
                 self.listingChanged()
                 self.refreshResults()
+                // A backlinks panel opened before the index was can ask now.
+                self.onIndexChanged?()
             case .failure(let error):
                 self.context.logger.error("cannot open the search index: \(error.message)")
                 self.context.say(.error("Search is unavailable: \(error.message)"))
@@ -96,6 +98,7 @@ extension SearchController {
                         self.context.say(StatusMessage("Indexed \(IndexingProgress.grouped(outcome.indexed)) notes for search"))
                     }
                     self.refreshResults()
+                    self.onIndexChanged?()
                     self.onIndexed?(outcome.indexed)
                 }
                 if outcome.failed == 0 {

@@ -34,6 +34,8 @@ final class SearchController {
     var lastProgress = 0.0
     /// Called on the UI queue after the index took in changes (tests wait on it).
     var onIndexed: (@MainActor (Int) -> Void)?
+    /// Called on the UI queue after the index took in changes: the backlinks panel asks again.
+    var onIndexChanged: (@MainActor () -> Void)?
 
     init(context: AppContext, notes: NotesController, live: LiveController,
          openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?) {

@@ -52,6 +52,14 @@ final class ClubSearchIndex: NoteSearchIndex {
         (try? index.note(at: path)).flatMap { $0 }.map { ($0.text, $0.rev) }
     }
 
+    func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] {
+        let found: [Backlink]
+        do { found = try index.backlinks(to: path, limit: limit) } catch { throw .local(error.description) }
+        return found.map {
+            LinkingNote(path: $0.path, name: $0.name, modified: $0.modified, modifiedBy: $0.modifiedBy, line: $0.line, context: $0.context)
+        }
+    }
+
     func remove(path: String) throws(RemoteError) {
         do {
             try index.remove(path: path)

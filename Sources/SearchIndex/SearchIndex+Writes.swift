@@ -86,13 +86,17 @@ extension SearchIndex {
         let lower = note.path.lowercased()
         let modified = note.modified?.timeIntervalSince1970
         if let old = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT n.id, n.name, b.body FROM note n JOIN note_body b ON b.id = n.id WHERE n.path_lower = ?
+            SELECT n.id, n.path, n.name, b.body FROM note n JOIN note_body b ON b.id = n.id WHERE n.path_lower = ?
             """), arguments: [lower]) {
             let id: Int64 = old["id"]
             let oldName: String = old["name"]
             let oldBody: String = old["body"]
             try db.cachedStatement(sql: "UPDATE note SET path = ?, name = ?, rev = ?, modified = ?, modified_by = ? WHERE id = ?")
                 .execute(arguments: [note.path, note.name, note.rev, modified, note.modifiedBy, id])
+            // Links resolve against the note's folder, so a new path (in another case) relinks too.
+            if oldBody != note.text || (old["path"] as String) != note.path {
+                try writeLinks(id: id, path: note.path, text: note.text, in: db)
+            }
             // Same title and text (a new revision of the same bytes, a metadata change): the
             // FTS row stands.
             guard oldName != note.name || oldBody != note.text else { return }
@@ -105,6 +109,7 @@ extension SearchIndex {
             let id = db.lastInsertedRowID
             try db.cachedStatement(sql: "INSERT INTO note_body(id, body) VALUES (?, ?)").execute(arguments: [id, note.text])
             try insertText(id: id, name: note.name, body: note.text, in: db)
+            try writeLinks(id: id, path: note.path, text: note.text, in: db)
         }
     }
 
@@ -116,6 +121,7 @@ extension SearchIndex {
         try deleteText(id: id, name: old["name"], body: old["body"], in: db)
         try db.cachedStatement(sql: "DELETE FROM note WHERE id = ?").execute(arguments: [id])
         try db.cachedStatement(sql: "DELETE FROM note_body WHERE id = ?").execute(arguments: [id])
+        try deleteLinks(id: id, in: db)
     }
 
     /// What the FTS row holds for a note: its title's and text's words, and their CJK bigrams.

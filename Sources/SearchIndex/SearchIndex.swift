@@ -8,8 +8,9 @@ import Synchronization
 /// app never waits for indexing, and writes go one at a time through the pool's writer.
 ///
 /// Tables: `note` (path, name, revision, time, author; small rows so ranking never reads text),
-/// `note_body` (the text, for the matching line) and `note_fts`, a contentless FTS5 table over
-/// the title, the text's words and its CJK bigrams (``SearchText``). Contentless halves the file
+/// `note_body` (the text, for the matching line), `note_fts`, a contentless FTS5 table over
+/// the title, the text's words and its CJK bigrams (``SearchText``), and `note_link`, each
+/// note's outgoing links by target (SearchIndex+Links.swift), so backlinks are one indexed lookup. Contentless halves the file
 /// (the text is kept once, in `note_body`); deleting a row re-derives what was indexed from there.
 ///
 /// The file carries ``schemaVersion`` in `user_version`. A file from another version, or one
@@ -18,7 +19,7 @@ import Synchronization
 /// afresh. Either way ``IndexSync`` fills it again, reporting progress.
 public final class SearchIndex: Sendable {
     /// Bump when the tables or the tokenizing change: older files are rebuilt.
-    public static let schemaVersion: Int32 = 1
+    public static let schemaVersion: Int32 = 2
     public static let fileName = "search.sqlite"
 
     /// How the file was found when the index was opened.
@@ -91,9 +92,9 @@ public final class SearchIndex: Sendable {
             let pool = try DatabasePool(path: url.path, configuration: configuration())
             let (version, tables) = try pool.read { db in
                 (try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('note', 'note_body', 'note_fts')") ?? 0)
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('note', 'note_body', 'note_fts', 'note_link')") ?? 0)
             }
-            if version == schemaVersion && tables == 3 { return (pool, .opened) }
+            if version == schemaVersion && tables == 4 { return (pool, .opened) }
             try? pool.close()
             reason = version == schemaVersion ? "tables missing" : "version \(version), now \(schemaVersion)"
         } catch {
@@ -114,6 +115,7 @@ public final class SearchIndex: Sendable {
                     CREATE TABLE IF NOT EXISTS note_body(id INTEGER PRIMARY KEY, body TEXT NOT NULL);
                     CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5(
                         name, words, cjk, content='', tokenize='unicode61 remove_diacritics 2');
+                    \(linkTables)
                     PRAGMA user_version = \(schemaVersion);
                     """)
             }

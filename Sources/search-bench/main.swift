@@ -1,4 +1,5 @@
 import Foundation
+import Markdown
 import SearchIndex
 
 // search-bench: full-text search side by side (issue 24). Writes N notes of about 5 KiB to a
@@ -30,7 +31,9 @@ struct Options {
 }
 
 /// The notes: words drawn from a fixed vocabulary (a seeded generator, the same every run), a
-/// common word in every note, a phrase in 1 %, a CJK sentence in 2 %, a rare word in one.
+/// common word in every note, a phrase in 1 %, a CJK sentence in 2 %, a rare word in one; and
+/// links: every note links to two others by title (`[[Note 00042]]`), every tenth to the hub
+/// note 0 as well, so the hub has a thousand backlinks and a typical note two or three.
 enum Corpus {
     static let rare = "zanzibarite"
     static let common = "harbour"
@@ -57,6 +60,8 @@ enum Corpus {
         }
     }
 
+    static func title(_ i: Int) -> String { String(format: "Note %05d", i) }
+
     static func write(_ count: Int, to folder: URL) throws {
         let words = vocabulary()
         var generator = Generator(state: 7)
@@ -72,6 +77,8 @@ enum Corpus {
             if i % 100 == 3 { text += "we asked about \(phrase) at the pier\n" }
             if i % 50 == 7 { text += "来週は\(cjk)都に行きます\n" }
             if i == count / 2 { text += "a \(rare) stone\n" }
+            text += "see [[\(title(i * 7919 % count))]] and [also](\(title(i * 104_729 % count).replacingOccurrences(of: " ", with: "%20")).txt)\n"
+            if i % 10 == 0 { text += "back to [[\(title(0))]]\n" }
             try Data(text.utf8).write(to: folder.appendingPathComponent(String(format: "Note %05d.txt", i)))
         }
     }
@@ -174,6 +181,11 @@ let scratch = try await {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }()
 print("  index from scratch (read + index \(options.notes) notes): \(String(format: "%.2f", scratch)) s   (target ≤ 10 s)")
+// What finding the links adds to that: cmark's parse and the wiki-link scan of every note, alone.
+let texts = try names.map { String(decoding: try Data(contentsOf: notesFolder.appendingPathComponent($0)), as: UTF8.self) }
+var found = 0
+let scanning = seconds { for text in texts { found += NoteLinks.scan(text).count } }
+print("  of which finding the links (NoteLinks.scan of every note, alone): \(String(format: "%.2f", scanning)) s, \(found) links")
 
 var single: [Double] = []
 for i in 0..<50 {
@@ -199,6 +211,18 @@ for (label, query, _) in queries {
     print("  query \(label) (\(count) shown of up to 50): p50 \(ms(percentile(times, 0.5))), p95 \(ms(percentile(times, 0.95)))")
 }
 print("  query p95 over all: \(ms(percentile(all, 0.95)))   (target ≤ 30 ms)")
+
+// Backlinks: one indexed lookup by the target's path and title (issue 34).
+var typical: [Double] = [], hub: [Double] = []
+var typicalCount = 0, hubCount = 0
+for i in 0..<200 {
+    let path = "/byteclub/\(names[(i * 37 + 1) % names.count])"
+    typical.append(try seconds { typicalCount += try index.backlinks(to: path).count })
+}
+for _ in 0..<40 { hub.append(try seconds { hubCount = try index.backlinks(to: "/byteclub/\(Corpus.title(0)).txt").count }) }
+print("  links indexed: \(try index.linkCount())")
+print("  backlinks of a note (\(String(format: "%.1f", Double(typicalCount) / 200)) linking notes on average, 200 notes): p50 \(ms(percentile(typical, 0.5))), p95 \(ms(percentile(typical, 0.95)))   (target ≤ 20 ms)")
+print("  backlinks of the hub note (\(hubCount) linking notes): p50 \(ms(percentile(hub, 0.5))), p95 \(ms(percentile(hub, 0.95)))   (target ≤ 20 ms)")
 
 // Side by side, whole processes.
 guard FileManager.default.isExecutableFile(atPath: options.byteclub) else {

@@ -1,0 +1,112 @@
+import Foundation
+import Markdown
+import Remote
+import TerminalUI
+
+/// Renames keep links: after a note is renamed, the notes that link to its old title (from the
+/// index) are counted, and the user is asked whether to update them. Each update is an ordinary
+/// save over the rev just read (`update` mode): a note someone changed in between conflicts and
+/// is reported and left as it was, never overwritten. The status bar says how many were updated.
+extension LinksController {
+    /// What a linking note holds: its path and how many `[[old title]]` links, from the index's copy.
+    struct LinkUpdate: Sendable {
+        var path: String
+        var links: Int
+    }
+
+    /// What updating the links did.
+    struct LinkUpdateReport: Sendable {
+        var updated: [String] = []
+        /// Changed by someone between the read and the save: left as it was.
+        var conflicted: [String] = []
+        var failed: [(name: String, why: String)] = []
+    }
+
+    /// A note was renamed (NotesController): the notes whose `[[old title]]` links would now
+    /// lead nowhere are counted off the UI queue, then the user is asked.
+    func renamed(_ old: RemoteEntry, to new: RemoteEntry) {
+        let oldTitle = NoteLinks.title(ofPath: old.name), newTitle = NoteLinks.title(ofPath: new.name)
+        guard oldTitle != newTitle, let index = index() else { return }
+        let oldPath = old.path
+        context.effects.perform({ () async throws(RemoteError) -> [LinkUpdate] in
+            try index.backlinks(to: oldPath, limit: 10_000).compactMap { note in
+                guard let text = index.indexedCopy(of: note.path)?.text else { return nil }
+                let count = NoteLinks.renamingWikiLinks(in: text, from: oldTitle, to: newTitle).count
+                return count > 0 ? LinkUpdate(path: note.path, links: count) : nil
+            }
+        }) { [weak self] result in
+            guard let self, case .success(let updates) = result, !updates.isEmpty else { return }
+            self.offerLinkUpdates(updates, from: oldTitle, to: newTitle)
+        }
+    }
+
+    private func offerLinkUpdates(_ updates: [LinkUpdate], from oldTitle: String, to newTitle: String) {
+        let links = updates.reduce(0) { $0 + $1.links }
+        let notes = updates.count == 1 ? "1 note" : "\(updates.count) notes"
+        let (old, new) = (TerminalSafe.escape(oldTitle), TerminalSafe.escape(newTitle))
+        let modal = Modal(title: "Update links", body: [
+            "\(notes) link\(updates.count == 1 ? "s" : "") to [[\(old)]] (\(links) link\(links == 1 ? "" : "s")).",
+            "Update them to [[\(new)]]?",
+        ], buttons: ["Update", "Leave them"])
+        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+            guard choice == 0, let self else { return }
+            self.updateLinks(updates.map(\.path), from: oldTitle, to: newTitle)
+        })
+    }
+
+    /// Reads each note, renames its links, and saves it over the rev it read, one at a time.
+    func updateLinks(_ paths: [String], from oldTitle: String, to newTitle: String) {
+        let store = context.store
+        context.update {
+            $0.beginRequest()
+            $0.message = StatusMessage("Updating the links in \(paths.count) note\(paths.count == 1 ? "" : "s")…")
+        }
+        context.perform({ () async throws(RemoteError) -> LinkUpdateReport in
+            var report = LinkUpdateReport()
+            for path in paths {
+                let name = (path as NSString).lastPathComponent
+                do throws(RemoteError) {
+                    let (data, entry) = try await store.read(path)
+                    guard let text = String(validating: data, as: UTF8.self) else {
+                        report.failed.append((name, "not UTF-8 text"))
+                        continue
+                    }
+                    let renamed = NoteLinks.renamingWikiLinks(in: text, from: oldTitle, to: newTitle)
+                    guard renamed.count > 0, let rev = entry.rev else { continue }
+                    _ = try await store.upload(data: Data(renamed.text.utf8), to: entry.path, mode: .update(rev: rev), autorename: false)
+                    report.updated.append(entry.name)
+                } catch {
+                    switch error {
+                    case .conflict: report.conflicted.append(name)
+                    case .cancelled: throw .cancelled
+                    default: report.failed.append((name, error.message))
+                    }
+                }
+            }
+            return report
+        }) { [weak self] result in
+            guard let self else { return }
+            self.context.update { $0.endRequest() }
+            switch result {
+            case .success(let report): self.context.say(Self.message(for: report))
+            case .failure(let error): self.context.say(.error("Could not update the links: \(error.message)"))
+            }
+            self.lists.refresh(.notes)
+        }
+    }
+
+    /// "Updated links in 2 notes", and what was left and why.
+    static func message(for report: LinkUpdateReport) -> StatusMessage {
+        let count = report.updated.count
+        var text = "Updated links in \(count) note\(count == 1 ? "" : "s")"
+        if !report.conflicted.isEmpty {
+            let names = report.conflicted.map { "\"\(TerminalSafe.escape($0))\"" }.joined(separator: ", ")
+            text += "; changed meanwhile, left as it was: \(names)"
+        }
+        if let failed = report.failed.first {
+            text += "; could not update \"\(TerminalSafe.escape(failed.name))\": \(failed.why)"
+            if report.failed.count > 1 { text += " (and \(report.failed.count - 1) more)" }
+        }
+        return report.conflicted.isEmpty && report.failed.isEmpty ? StatusMessage(text) : .error(text)
+    }
+}

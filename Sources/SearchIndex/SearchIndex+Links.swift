@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import Markdown
+
+/// A note that links to another: what a backlinks list shows.
+public struct Backlink: Sendable, Hashable {
+    /// The linking note, as displayed ("/byteclub/Trip.md").
+    public var path: String
+    /// Its file name ("Trip.md").
+    public var name: String
+    public var modified: Date?
+    public var modifiedBy: String?
+    /// The line of its first link here, from 0.
+    public var line: Int
+    /// That line's text, trimmed and cut to ``SearchIndex/contextLength`` characters (not yet
+    /// made safe for a terminal).
+    public var context: String
+    /// How many of its links lead here.
+    public var count: Int
+
+    public init(path: String, name: String, modified: Date?, modifiedBy: String?, line: Int, context: String, count: Int) {
+        self.path = path
+        self.name = name
+        self.modified = modified
+        self.modifiedBy = modifiedBy
+        self.line = line
+        self.context = context
+        self.count = count
+    }
+
+    /// The name without `.md`/`.txt`: how the note is titled.
+    public var title: String { NoteLinks.title(ofPath: name) }
+}
+
+/// Links are indexed with the text: every write of a note replaces its `note_link` rows, one per
+/// link to a note or a club photo, keyed by what the link names (``targetKeys(of:)``). Backlinks
+/// of a note are then one lookup on that key, live as the index follows the club and offline
+/// too, never a scan of every text.
+extension SearchIndex {
+    /// The most characters of context kept for a link's line.
+    public static let contextLength = 160
+
+    /// `note_link`: the note that links, the target's key, the link's line and that line's text.
+    static let linkTables = """
+        CREATE TABLE IF NOT EXISTS note_link(
+            note_id INTEGER NOT NULL, target TEXT NOT NULL, line INTEGER NOT NULL, context TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS note_link_target ON note_link(target);
+        CREATE INDEX IF NOT EXISTS note_link_note ON note_link(note_id);
+        """
+
+    /// The keys a link to `target` is stored under: `t:` and the lowercased title for a wiki
+    /// link by title, `p:` and the lowercased club path for a path (notes and photos); nil for
+    /// web addresses and anything else, which no note can be the target of.
+    public static func targetKey(of target: NoteLinkTarget) -> String? {
+        switch target {
+        case .note(let title): return "t:" + title.lowercased()
+        case .path(let path), .photo(let path): return "p:" + path.lowercased()
+        case .web, .elsewhere: return nil
+        }
+    }
+
+    /// The keys under which links to the note at `path` are stored: its path, the path without
+    /// the extension (`[x](Trip)`, as Obsidian writes them), and its title.
+    public static func targetKeys(of path: String) -> [String] {
+        let lower = path.lowercased()
+        var keys = ["p:" + lower, "t:" + NoteLinks.title(ofPath: path).lowercased()]
+        let bare = NoteLinks.title(ofPath: lower)
+        let name = (lower as NSString).lastPathComponent
+        if bare != name { keys.append("p:" + (lower as NSString).deletingLastPathComponent + "/" + bare) }
+        return keys
+    }
+
+    /// The notes that link to the note at `path` (by its title, its path, or its path without
+    /// the extension), newest first, one row per note: its first such link's line and context.
+    /// The note's links to itself are left out.
+    public func backlinks(to path: String, limit: Int = 1000) throws(SearchIndexError) -> [Backlink] {
+        let keys = Self.targetKeys(of: path)
+        let marks = keys.map { _ in "?" }.joined(separator: ", ")
+        var arguments = StatementArguments(keys)
+        arguments += [path.lowercased(), max(1, limit)]
+        let rows = try reading { db in
+            // SQLite takes a bare column's value from the row MIN() picked: the first link's context.
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT n.path, n.name, n.modified, n.modified_by, l.line, l.context, l.count
+                FROM (SELECT note_id, MIN(line) AS line, context, count(*) AS count FROM note_link
+                      WHERE target IN (\(marks)) GROUP BY note_id) l
+                JOIN note n ON n.id = l.note_id
+                WHERE n.path_lower != ?
+                ORDER BY n.modified DESC, n.path_lower LIMIT ?
+                """), arguments: arguments)
+        }
+        return rows.map { row in
+            Backlink(path: row["path"], name: row["name"],
+                     modified: (row["modified"] as Double?).map { Date(timeIntervalSince1970: $0) },
+                     modifiedBy: row["modified_by"], line: row["line"], context: row["context"], count: row["count"])
+        }
+    }
+
+    /// The path of the indexed note a link to `target` leads to, from a note in `folder`: a
+    /// title names `folder/Title.md` or `.txt`, a path that path or it with `.md`/`.txt` added
+    /// (any case); nil when there is none, or for a photo or an address.
+    public func existingNote(for target: NoteLinkTarget, inFolder folder: String) throws(SearchIndexError) -> String? {
+        let candidates: [String]
+        switch target {
+        case .note(let title):
+            let base = (folder == "/" ? "" : folder.lowercased()) + "/" + title.lowercased()
+            candidates = [base + ".md", base + ".txt"]
+        case .path(let path):
+            let lower = path.lowercased()
+            candidates = [lower, lower + ".md", lower + ".txt"]
+        case .photo, .web, .elsewhere:
+            return nil
+        }
+        return try reading { db in
+            let marks = candidates.map { _ in "?" }.joined(separator: ", ")
+            return try String.fetchOne(db.cachedStatement(sql: "SELECT path FROM note WHERE path_lower IN (\(marks)) ORDER BY path_lower LIMIT 1"),
+                                       arguments: StatementArguments(candidates))
+        }
+    }
+
+    /// How many links the index holds (every note's, to notes and photos).
+    public func linkCount() throws(SearchIndexError) -> Int {
+        try reading { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note_link") ?? 0 }
+    }
+
+    /// Replaces the links stored for the note `id` with those of `text`, resolved against the
+    /// folder `path` is in.
+    static func writeLinks(id: Int64, path: String, text: String, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM note_link WHERE note_id = ?").execute(arguments: [id])
+        let folder = (path as NSString).deletingLastPathComponent
+        let keyed = NoteLinks.scan(text).compactMap { link in targetKey(of: link.target(inFolder: folder)).map { (link, $0) } }
+        guard !keyed.isEmpty else { return }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let insert = try db.cachedStatement(sql: "INSERT INTO note_link(note_id, target, line, context) VALUES (?, ?, ?, ?)")
+        for (link, key) in keyed {
+            // An autolink has no position: its text is its context.
+            let context = link.line >= 0 && link.line < lines.count ? Self.context(lines[link.line]) : link.text
+            try insert.execute(arguments: [id, key, max(0, link.line), context])
+        }
+    }
+
+    static func deleteLinks(id: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM note_link WHERE note_id = ?").execute(arguments: [id])
+    }
+
+    /// A line as context: trimmed, cut to ``contextLength`` characters with an ellipsis.
+    static func context(_ line: Substring) -> String {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.count > contextLength else { return trimmed }
+        return String(trimmed.prefix(contextLength - 1)) + "…"
+    }
+}

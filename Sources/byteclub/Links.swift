@@ -1,0 +1,242 @@
+import ArgumentParser
+import ByteClubConfig
+import Foundation
+import Markdown
+import Remote
+import SearchIndex
+
+struct Links: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a note's links and the notes that link to it (its backlinks).",
+        discussion: """
+            Links are [[Title]], [[Title|text]], relative Markdown links ([x](Trip%20plan.md)), \
+            pictures (![a](photos/desk.jpg), ![[desk.jpg]]) and web addresses; none inside code. \
+            Each is printed with its line and where it leads (a missing note says so). Backlinks \
+            come from the app's index in $XDG_CACHE_HOME/byteclub/, brought current first (only \
+            changed notes are fetched); offline, from what it holds, saying so. --json prints one \
+            object: {path_display, title, offline, outgoing: [{line, text, destination, syntax, \
+            is_image, target, path_display, exists}], backlinks: [{path_display, title, line, \
+            context, links, modified, modified_by, modified_by_id}]} (schema: \
+            docs/schemas/links.schema.json). Exits 3 when the note is not found.
+            """)
+    @Argument(help: "The note, e.g. \"/byteclub/Trip plan.md\".") var path: String
+    @Flag(help: "Print JSON, one object.") var json = false
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        let path = remotePath(self.path)
+        guard !path.isEmpty else { throw ValidationError("give a note, e.g. \"/byteclub/Trip plan.md\"") }
+        let json = self.json
+        // As `search`: an unreachable server is said once, and the index answers.
+        var retry = RetryPolicy()
+        retry.retriesUnreachable = false
+        try await runRemote(backend, retry: retry, offlineStart: true) { backend in
+            let report = try await Self.report(path, backend: backend)
+            if json {
+                FileHandle.standardOutput.write(try JSONLines.encode(report) + Data("\n".utf8))
+            } else {
+                FileHandle.standardOutput.write(Data(report.text(formatter: JSONLines.localTimeFormatter()).utf8))
+            }
+        }
+    }
+
+    /// The links in the order they are written: cmark gives autolinks no position (line -1, so
+    /// first), so each is put on the first line that holds its address.
+    static func placed(_ links: [NoteLink], in text: String) -> [NoteLink] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var placed = links.filter { $0.line >= 0 }
+        for var link in links where link.line < 0 {
+            link.line = lines.firstIndex { $0.contains(link.destination) } ?? 0
+            placed.append(link)
+        }
+        // Stable: links on one line keep their order.
+        return placed.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
+    }
+
+    /// The note's text (from the server, else the index's copy), its links resolved, and its backlinks.
+    static func report(_ path: String, backend: Backend) async throws -> LinksJSON {
+        let index = try Search.openIndex(Paths.cache(backend.key))
+        var offline = false
+        do {
+            try await Search.bringCurrent(index, backend: backend)
+        } catch let error as RemoteError where error.isUnreachable {
+            offline = true
+            say("offline (\(error.message)): links and backlinks as indexed before")
+        }
+        let text: String, display: String
+        if !offline {
+            let (data, entry) = try await backend.store.read(path)
+            (text, display) = (String(decoding: data, as: UTF8.self), entry.path)
+        } else if let copy = try index.note(at: path) {
+            (text, display) = (copy.text, copy.path)
+        } else {
+            throw RemoteError.notFound(path)
+        }
+        let folder = (display as NSString).deletingLastPathComponent
+        var outgoing: [LinksJSON.Outgoing] = []
+        for link in placed(NoteLinks.scan(text), in: text) {
+            let target = link.target(inFolder: folder)
+            var exists: Bool?
+            var targetPath: String?
+            switch target {
+            case .note, .path:
+                targetPath = try index.existingNote(for: target, inFolder: folder)
+                exists = targetPath != nil
+                if targetPath == nil, case .path(let written) = target { targetPath = written }
+            case .photo(let photo):
+                targetPath = photo
+                if !offline { exists = (try? await backend.store.metadata(photo)) != nil }
+            case .web, .elsewhere:
+                break
+            }
+            outgoing.append(LinksJSON.Outgoing(link, target: target, path: targetPath, exists: exists))
+        }
+        let found = try index.backlinks(to: display)
+        // Members by name where the server says (a club server's accounts); the id stays beside it.
+        var names: [String: String] = [:]
+        if !offline {
+            for id in Set(found.compactMap(\.modifiedBy)) {
+                if let account = try? await backend.store.account(id: id) { names[id] = account.displayName }
+            }
+        }
+        let backlinks = found.map { LinksJSON.Incoming($0, name: $0.modifiedBy.flatMap { names[$0] }) }
+        return LinksJSON(pathDisplay: display, title: NoteLinks.title(ofPath: display), offline: offline,
+                         outgoing: outgoing, backlinks: backlinks)
+    }
+}
+
+/// What `links --json` prints: one object, snake_case as every `--json`.
+struct LinksJSON: Encodable {
+    struct Outgoing: Encodable {
+        /// From 1 (an autolink: the first line holding its address).
+        var line: Int
+        var text: String
+        var destination: String
+        /// "wiki", "markdown" or "autolink".
+        var syntax: String
+        var isImage: Bool
+        /// "note", "photo", "web" or "elsewhere".
+        var target: String
+        /// The club path it leads to (a missing note: the path or nil for a title), else nil.
+        var pathDisplay: String?
+        /// Whether that note or photo is in the club; nil where not known (web, offline photos).
+        var exists: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case line, text, destination, syntax, isImage = "is_image", target, pathDisplay = "path_display", exists
+        }
+
+        init(_ link: NoteLink, target: NoteLinkTarget, path: String?, exists: Bool?) {
+            line = link.line + 1
+            text = link.text
+            destination = link.destination
+            switch link.syntax {
+            case .wiki: syntax = "wiki"
+            case .markdown: syntax = "markdown"
+            case .autolink: syntax = "autolink"
+            }
+            isImage = link.isImage
+            switch target {
+            case .note, .path: self.target = "note"
+            case .photo: self.target = "photo"
+            case .web: self.target = "web"
+            case .elsewhere: self.target = "elsewhere"
+            }
+            pathDisplay = path
+            self.exists = exists
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var object = encoder.container(keyedBy: CodingKeys.self)
+            try object.encode(line, forKey: .line)
+            try object.encode(text, forKey: .text)
+            try object.encode(destination, forKey: .destination)
+            try object.encode(syntax, forKey: .syntax)
+            try object.encode(isImage, forKey: .isImage)
+            try object.encode(target, forKey: .target)
+            try object.encode(pathDisplay, forKey: .pathDisplay)
+            try object.encode(exists, forKey: .exists)
+        }
+
+        /// "[[Trip plan]]", "[x](y)", "![a](photos/b.jpg)" or the address, as written in short.
+        var written: String {
+            switch syntax {
+            case "wiki": return (isImage ? "!" : "") + "[[" + destination + "]]"
+            case "markdown": return (isImage ? "!" : "") + "[" + text + "](" + destination + ")"
+            default: return destination
+            }
+        }
+    }
+
+    struct Incoming: Encodable {
+        var pathDisplay: String
+        var title: String
+        /// From 1: the line of its first link here.
+        var line: Int
+        var context: String
+        /// How many of its links lead here.
+        var links: Int
+        var modified: Date?
+        /// The member's name, or the id where the server names no one.
+        var modifiedBy: String?
+        var modifiedById: String?
+
+        enum CodingKeys: String, CodingKey {
+            case pathDisplay = "path_display", title, line, context, links, modified, modifiedBy = "modified_by", modifiedById = "modified_by_id"
+        }
+
+        init(_ link: Backlink, name: String?) {
+            pathDisplay = link.path
+            title = link.title
+            line = link.line + 1
+            context = link.context
+            links = link.count
+            modified = link.modified
+            modifiedBy = name ?? link.modifiedBy
+            modifiedById = link.modifiedBy
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var object = encoder.container(keyedBy: CodingKeys.self)
+            try object.encode(pathDisplay, forKey: .pathDisplay)
+            try object.encode(title, forKey: .title)
+            try object.encode(line, forKey: .line)
+            try object.encode(context, forKey: .context)
+            try object.encode(links, forKey: .links)
+            try object.encode(modified, forKey: .modified)
+            try object.encode(modifiedBy, forKey: .modifiedBy)
+            try object.encode(modifiedById, forKey: .modifiedById)
+        }
+    }
+
+    var pathDisplay: String
+    var title: String
+    /// The server could not be reached: the note and its backlinks are the index's.
+    var offline: Bool
+    var outgoing: [Outgoing]
+    var backlinks: [Incoming]
+
+    enum CodingKeys: String, CodingKey { case pathDisplay = "path_display", title, offline, outgoing, backlinks }
+
+    /// For people: the note, its links with where each leads, then its backlinks; every name escaped.
+    func text(formatter: DateFormatter) -> String {
+        var out = TerminalSafe.escape(title) + "  " + TerminalSafe.escape(pathDisplay) + "\n"
+        out += "Links (\(outgoing.count)):\n"
+        for link in outgoing {
+            let leads: String
+            switch (link.target, link.exists) {
+            case ("note", false?): leads = "missing note"
+            case ("photo", false?): leads = "missing photo"
+            case (_, _) where link.pathDisplay != nil: leads = link.pathDisplay ?? ""
+            default: leads = link.target
+            }
+            out += "  \(link.line): " + TerminalSafe.escape(link.written) + " → " + TerminalSafe.escape(leads) + "\n"
+        }
+        out += "Backlinks (\(backlinks.count)):\n"
+        for link in backlinks {
+            let date = link.modified.map(formatter.string) ?? ""
+            out += "  " + TerminalSafe.escape(link.title) + "  " + date + "  \(link.line): " + TerminalSafe.escape(link.context) + "\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Remote
+import Synchronization
+import TerminalUI
+import XCTest
+@testable import ByteClubApp
+
+/// Renames keep links, against a real club server: each linking note is saved over the rev it
+/// was read at; one another member changes between that read and the save conflicts, is named
+/// in the status bar and left exactly as that member wrote it.
+@MainActor
+final class LinkRenameAppTests: XCTestCase {
+    var club: SampleClubServer?
+
+    override func tearDown() async throws {
+        await club?.close()
+        club = nil
+    }
+
+    func testAConflictingNoteIsReportedAndLeftAndTheOthersAreUpdated() async throws {
+        let club = try await SampleClubServer()
+        self.club = club
+        let other = club.store()
+        for (name, text) in ["Journey.md": "Day 1\n", "Packing.md": "Before the [[Trip plan]] we pack\n",
+                             "Budget.md": "See [[trip plan|the plan]]\n"] {
+            _ = try await other.upload(data: Data(text.utf8), to: "/byteclub/" + name, mode: .add, autorename: false)
+        }
+        let harness = Harness(store: MeddlingStore(base: club.store(), meddled: "Budget.md",
+                                                   text: "Ann's new line\nSee [[trip plan|the plan]]\n"))
+        await harness.start()
+
+        harness.app.links.updateLinks(["/byteclub/Packing.md", "/byteclub/Budget.md"], from: "Trip plan", to: "Journey")
+        await harness.waitUntil("the links updated") { harness.app.state.message?.text.hasPrefix("Updated links") ?? false }
+        XCTAssertEqual(harness.app.state.message,
+                       .error("Updated links in 1 note; changed meanwhile, left as it was: \"Budget.md\""))
+        let packing = try await other.read("/byteclub/Packing.md").data
+        let budget = try await other.read("/byteclub/Budget.md").data
+        XCTAssertEqual(String(decoding: packing, as: UTF8.self), "Before the [[Journey]] we pack\n")
+        XCTAssertEqual(String(decoding: budget, as: UTF8.self), "Ann's new line\nSee [[trip plan|the plan]]\n",
+                       "never forced over another member's change")
+    }
+}
+
+/// Forwards to a store, and after the first download of `meddled` writes `text` over it through
+/// the server, as another member saving between the app's read and its save.
+struct MeddlingStore: ForwardingStore {
+    let base: any RemoteStore
+    let meddled: String
+    let text: String
+    private let once = Once()
+
+    /// Whether the meddling write was made: one, for the first read.
+    final class Once: Sendable {
+        let done = Mutex(false)
+    }
+
+    init(base: any RemoteStore, meddled: String, text: String) {
+        self.base = base
+        self.meddled = meddled
+        self.text = text
+    }
+
+    func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                  onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
+        let entry = try await base.download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
+        if entry.name == meddled, !once.done.withLock({ done in defer { done = true }; return done }) {
+            _ = try await base.upload(data: Data(text.utf8), to: entry.path, mode: .overwrite, autorename: false)
+        }
+        return entry
+    }
+}
+
+/// Ctrl-click on a link in the editor follows it, as "Follow the link" does.
+@MainActor
+final class LinkClickAppTests: XCTestCase {
+    var club: SampleClubServer?
+
+    override func tearDown() async throws {
+        await club?.close()
+        club = nil
+    }
+
+    func testCtrlClickOnALinkFollowsIt() async throws {
+        let club = try await SampleClubServer()
+        self.club = club
+        let other = club.store()
+        for (name, text) in ["Trip plan.md": "Day 1\nFirst the [[Packing]] list\n", "Packing.md": "Boots\n"] {
+            _ = try await other.upload(data: Data(text.utf8), to: "/byteclub/" + name, mode: .add, autorename: false)
+        }
+        let harness = Harness(store: club.store())
+        await harness.start()
+        await harness.waitUntil("the notes listed") { harness.app.state.notes.entries.contains { $0.name == "Packing.md" } }
+        harness.app.links.follow(.note(title: "Trip plan"))
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
+
+        let screen = harness.render(width: 120, height: 36)
+        let y = try XCTUnwrap((0..<36).first { screen.line($0).contains("[[Packing]]") })
+        let x = try XCTUnwrap(screen.line(y).range(of: "Packing]]")).lowerBound.utf16Offset(in: screen.line(y))
+        // A plain click only puts the cursor there.
+        harness.press(.mouse(x: x, y: y))
+        XCTAssertEqual(harness.app.state.note?.entry?.name, "Trip plan.md")
+        harness.press(.pointer(MouseEvent(.press(.left), x: x, y: y, modifiers: .ctrl)))
+        await harness.waitUntil("Packing open") {
+            harness.app.state.note?.entry?.name == "Packing.md" && harness.app.state.note?.phase == .editing
+        }
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "Boots\n")
+        XCTAssertEqual(harness.app.state.links.history, ["/byteclub/Trip plan.md"])
+    }
+}

@@ -63,6 +63,7 @@ public final class ClubApp {
     let notes: NotesController
     let photos: PhotosController
     let viewer: ViewerController
+    let noteView: NoteViewController
     let live: LiveController
     let history: HistoryController
     let tags: TagsController
@@ -109,6 +110,7 @@ public final class ClubApp {
         notes = NotesController(context: context, lists: lists)
         photos = PhotosController(context: context, lists: lists)
         viewer = ViewerController(context: context, photos: photos)
+        noteView = NoteViewController(context: context)
         live = LiveController(context: context, lists: lists)
         let tags = TagsController(context: context)
         self.tags = tags
@@ -134,9 +136,13 @@ public final class ClubApp {
         notes.searchController = search
         background = BackgroundController(context: context, photos: photos)
         lists.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
+        noteView.openSelectedNote = { [weak notes] in notes?.openSelected() }
+        noteView.closeNote = { [weak notes] in notes?.closeEditor() }
+        noteView.openPhoto = { [weak viewer] entry in viewer?.open(entry) }
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
-        model.onRedraw = { [weak compositor, weak search] in
+        model.onRedraw = { [weak compositor, weak search, weak noteView] in
             compositor?.setNeedsRedraw()
+            noteView?.listingChanged()
             // The index follows the notes list (SearchController+Index.swift); cheap when it did not move.
             search?.listingChanged()
         }
@@ -223,6 +229,7 @@ extension ClubApp: MainScreenDelegate {
         case .shell: break
         case .notes(.open): notes.openSelected()
         case .notes(.openInEditor): notes.openSelectedInExternalEditor()
+        case .notes(.render): noteView.openSelected()
         case .notes(.new): notes.newNote()
         case .notes(.delete): notes.deleteSelected()
         case .notes(.rename): notes.renameSelected()
@@ -241,5 +248,8 @@ extension ClubApp: MainScreenDelegate {
         }
     }
 
-    public func screen(editorKey key: Key) -> Bool { notes.handleEditorKey(key) }
+    public func screen(editorKey key: Key) -> Bool {
+        if noteView.handleEditorKey(key) { return true }
+        return notes.handleEditorKey(key)
+    }
 }

@@ -26,7 +26,7 @@ struct RenderLayout {
     /// The source line of the block being laid out.
     var sourceLine = 0
     private var footnoteRuleDrawn = false
-    /// How many lists the block being laid out is in.
+    /// How many bullet lists the block being laid out is in.
     private var listDepth = 0
 
     init(width: Int, options: RenderOptions) {
@@ -152,10 +152,10 @@ struct RenderLayout {
         var item = cmark_node_first_child(node)
         while let node = item { count += 1; item = cmark_node_next(node) }
         let numberWidth = String(start + max(0, count - 1)).count
-        // Nested lists take the next bullet, as most renderers do.
+        // Nested bullet lists take the next bullet, as most renderers do.
         let bullet = ["•", "◦", "▪"][listDepth % 3]
-        listDepth += 1
-        defer { listDepth -= 1 }
+        if !ordered { listDepth += 1 }
+        defer { if !ordered { listDepth -= 1 } }
         item = cmark_node_first_child(node)
         var index = 0
         while let node = item {

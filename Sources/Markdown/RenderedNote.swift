@@ -42,10 +42,11 @@ public struct RenderedNote: Sendable {
         return layout.note
     }
 
-    /// The lines as plain text, trailing blanks trimmed (tests, `cat --render` to a pipe).
+    /// The lines as plain text, trailing blanks trimmed, control characters as U+FFFD (tests,
+    /// `cat --render` to a pipe).
     public var plainText: String {
         lines.map { line in
-            var text = line.text
+            var text = Self.printable(line.text)
             while text.last == " " { text.removeLast() }
             return text
         }.joined(separator: "\n")

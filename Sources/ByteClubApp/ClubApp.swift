@@ -139,6 +139,11 @@ public final class ClubApp {
         noteView.openSelectedNote = { [weak notes] in notes?.openSelected() }
         noteView.closeNote = { [weak notes] in notes?.closeEditor() }
         noteView.openPhoto = { [weak viewer] entry in viewer?.open(entry) }
+        noteView.insertText = { [weak notes] text in _ = notes?.handleEditorKey(.paste(text)) }
+        noteView.uploadAndInsert = { [weak photos] file, then in
+            guard let photos, photos.upload(file) else { return }
+            photos.afterUpload[file.path] = then
+        }
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
         model.onRedraw = { [weak compositor, weak search, weak noteView] in
             compositor?.setNeedsRedraw()

@@ -33,6 +33,10 @@ final class NoteViewController {
     var closeNote: (@MainActor () -> Void)?
     /// Shows a club photo in the full-screen viewer.
     var openPhoto: (@MainActor (RemoteEntry) -> Void)?
+    /// Types text at the editor's cursor, as a paste (wired to the notes' editor keys).
+    var insertText: (@MainActor (String) -> Void)?
+    /// Uploads a local photo and calls back with its entry once the server has it.
+    var uploadAndInsert: (@MainActor (URL, @escaping @MainActor (RemoteEntry) -> Void) -> Void)?
     /// Opens a web address: `xdg-open` where there is one (``WebOpener``).
     var openWeb: @MainActor (String) -> WebOpener.Outcome = { WebOpener.open($0) }
 
@@ -84,9 +88,19 @@ final class NoteViewController {
 
     /// The editor's key for the view; true if taken.
     func handleEditorKey(_ key: Key) -> Bool {
-        guard Self.editorBindings.action(for: key) == .render else { return false }
+        guard let action = Self.editorBindings.action(for: key) else { return false }
         guard let session = context.state.note, session.phase != .loading, session.merge == nil else { return false }
-        openFromEditor()
+        switch action {
+        case .render: openFromEditor()
+        case .insertPhoto, .uploadPhoto:
+            if session.isReadOnly {
+                context.say(.error("This note is read-only: it is not valid UTF-8 text"))
+            } else if action == .insertPhoto {
+                choosePhotoToInsert()
+            } else {
+                uploadPhotoToInsert()
+            }
+        }
         return true
     }
 
@@ -164,11 +178,13 @@ final class NoteViewController {
 
     // MARK: Keys
 
-    enum EditorAction: Hashable, Sendable { case render }
+    enum EditorAction: Hashable, Sendable { case render, insertPhoto, uploadPhoto }
 
     /// The editor's key for the view (the Notes list's `v` is in ``MainScreen/notesBindings``).
     static let editorBindings = KeyBindings<EditorAction>(group: "Editor", [
         .init([.alt("v")], .render, "Rendered view (Alt-V again: back to editing)"),
+        .init([.alt("i")], .insertPhoto, "Insert a photo from the club's photos"),
+        .init([.alt("u")], .uploadPhoto, "Upload a photo and insert it"),
     ])
 }
 

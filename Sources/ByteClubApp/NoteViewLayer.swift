@@ -168,7 +168,7 @@ final class NoteViewLayer: Layer {
             return .consumed
         }
         if let columns = key.wheelColumns {
-            model.update { $0.noteView?.sideways = max(0, ($0.noteView?.sideways ?? 0) + columns) }
+            sideways(by: columns)
             return .consumed
         }
         guard let action = Self.bindings.action(for: key) else {
@@ -183,8 +183,8 @@ final class NoteViewLayer: Layer {
         case .pageDown: scroll(by: page)
         case .top: model.update { $0.noteView?.scroll = 0 }
         case .bottom: scroll(by: Int.max / 2)
-        case .left: model.update { $0.noteView?.sideways = max(0, ($0.noteView?.sideways ?? 0) - 8) }
-        case .right: model.update { $0.noteView?.sideways = ($0.noteView?.sideways ?? 0) + 8 }
+        case .left: sideways(by: -8)
+        case .right: sideways(by: 8)
         case .nextLink: pickLink(forward: true)
         case .previousLink: pickLink(forward: false)
         case .open:
@@ -195,6 +195,12 @@ final class NoteViewLayer: Layer {
         case .close: controller.close(toEditor: false)
         }
         return .consumed
+    }
+
+    /// Wide tables sideways, never before their start.
+    private func sideways(by columns: Int) {
+        let shifted = max(0, (model.state.noteView?.sideways ?? 0) + columns)
+        model.update { $0.noteView?.sideways = shifted }
     }
 
     private func scroll(by rows: Int) {

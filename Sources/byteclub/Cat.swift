@@ -1,4 +1,5 @@
 import ArgumentParser
+import ByteClubApp
 import ByteClubConfig
 import DropboxWire
 import Foundation

@@ -154,7 +154,11 @@ final class NoteViewLayer: Layer {
 
     func handle(_ key: Key, context: LayerContext) -> EventResult {
         switch key {
-        case .char("?"), .f(1), .ctrl("l"), .ctrl("c"), .resize:
+        case .char("?"):
+            // Not the compositor's: with the editor open under the view, `?` would be typed into the note.
+            context.showHelp()
+            return .consumed
+        case .f(1), .ctrl("l"), .ctrl("c"), .resize:
             return .ignored  // help, redraw and interrupt stay the compositor's
         default:
             break

@@ -26,6 +26,10 @@ struct RenderLayout {
     /// The source line of the block being laid out.
     var sourceLine = 0
     private var footnoteRuleDrawn = false
+    /// Footnotes by label, numbered as first referred to; cmark-gfm puts the definitions at the
+    /// end in that same order (and gives no label for a definition).
+    var footnoteNumbers: [String: Int] = [:]
+    private var footnotesDefined = 0
     /// How many bullet lists the block being laid out is in.
     private var listDepth = 0
 
@@ -79,8 +83,13 @@ struct RenderLayout {
     mutating func blocks(childrenOf parent: OpaquePointer, first: Prefix, rest: Prefix, tight: Bool) {
         var child = cmark_node_first_child(parent)
         var isFirst = true
+        var previous: cmark_node_type?
         while let node = child {
-            if !isFirst, !tight { blankRow(rest) }
+            let type = cmark_node_get_type(node)
+            // Footnotes (together at the end) are listed without blank rows between them.
+            let footnotes = type == BC_CMARK_NODE_FOOTNOTE_DEFINITION && previous == BC_CMARK_NODE_FOOTNOTE_DEFINITION
+            previous = type
+            if !isFirst, !tight, !footnotes { blankRow(rest) }
             block(node, first: isFirst ? first : rest, rest: rest)
             isFirst = false
             child = cmark_node_next(node)
@@ -116,7 +125,8 @@ struct RenderLayout {
                 footnoteRuleDrawn = true
                 emit(first.runs + [RenderedRun(Self.repeated("─", min(12, width - first.width)), style: .border)], width: min(width, first.width + 12))
             }
-            let mark = "[" + literal(node) + "] "
+            footnotesDefined += 1
+            let mark = "[\(footnotesDefined)] "
             let markWidth = cells(mark)
             blocks(childrenOf: node, first: first.adding(mark, .muted, width: markWidth),
                    rest: rest.adding(Self.repeated(" ", markWidth), [], width: markWidth), tight: true)

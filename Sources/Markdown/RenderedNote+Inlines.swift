@@ -50,7 +50,10 @@ extension RenderLayout {
             case BC_CMARK_NODE_STRONG:
                 collect(node, style: style.union(.strong), link: link, into: &atoms)
             case BC_CMARK_NODE_FOOTNOTE_REFERENCE:
-                atoms.append(InlineAtom(text: "[" + literal(node) + "]", style: style.union(.muted), link: link))
+                let label = literal(node)
+                let number = footnoteNumbers[label] ?? footnoteNumbers.count + 1
+                footnoteNumbers[label] = number
+                atoms.append(InlineAtom(text: "[\(number)]", style: style.union(.muted), link: link))
             case BC_CMARK_NODE_LINK:
                 let index = addLink(node, isImage: false)
                 collect(node, style: style.union(.link), link: index, into: &atoms)

@@ -68,7 +68,7 @@ import Testing
         let text = "| a | b |\n|---|---|\n| " + String(repeating: "x", count: 50) + " | y |"
         let note = RenderedNote.layout(text, width: 30)
         #expect(note.lines.count == 5)
-        #expect(note.lines.allSatisfy { $0.scrolls && $0.width == 59 })
+        #expect(note.lines.allSatisfy { $0.scrolls && $0.width == 58 })
     }
 
     @Test func quotesRulesAndFootnotes() {
@@ -84,6 +84,10 @@ import Testing
             "──────────",
             "[1] The",
             "    note.",
+        ])
+        // Numbered in the order they are first referred to, whatever their labels.
+        #expect(rows("B[^b] and A[^a] and B[^b].\n\n[^a]: Apple.\n[^b]: Banana.") == [
+            "B[1] and A[2] and B[1].", "", "────────────", "[1] Banana.", "[2] Apple.",
         ])
     }
 

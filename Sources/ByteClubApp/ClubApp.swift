@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Markdown
 import Remote
 import TerminalUI
 
@@ -207,6 +208,26 @@ public final class ClubApp {
     /// Writes the open note's text to its draft (on the way out too). Returns false if it failed.
     @discardableResult
     public func journal() -> Bool { notes.journal() }
+
+    // MARK: The rendered view's seams to links between notes (wired to the links index at merge)
+
+    /// Follows a link to a note from the rendered view (`Enter`, a click).
+    public var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)? {
+        get { noteView.onFollowNoteLink }
+        set { noteView.onFollowNoteLink = newValue }
+    }
+    /// The notes that link to the note at a path, listed under the rendered view.
+    public var backlinks: (@MainActor (_ path: String) -> [NoteBacklink])? {
+        get { noteView.backlinks }
+        set { noteView.backlinks = newValue }
+    }
+    /// Whether a linked note exists (a missing one is drawn as such); nil: all exist.
+    public var noteExists: (@MainActor (NoteLinkTarget) -> Bool)? {
+        get { noteView.noteExists }
+        set { noteView.noteExists = newValue }
+    }
+    /// Asks the rendered view for its backlinks again (after the index took in a change).
+    public func refreshBacklinks() { noteView.refreshBacklinks() }
 
     /// Uploads `file` to the photos folder, with the modal.
     public func upload(_ file: URL) { photos.upload(file) }

@@ -1,0 +1,125 @@
+import ByteClubApp
+import Foundation
+import Markdown
+import Remote
+import TerminalUI
+import XCTest
+
+/// The rendered view inside the app, against a real club server: its keys in help (none taken
+/// from the editor), Alt-V to and from the editor keeping the text, the seams to links between
+/// notes (backlinks listed, missing notes marked, note links handed on), and "Insert a photo"
+/// typing the chosen photo's reference.
+@MainActor
+final class NoteViewAppTests: XCTestCase {
+    var club: SampleClubServer?
+
+    override func tearDown() async throws {
+        await club?.close()
+        club = nil
+    }
+
+    private func harness() async throws -> Harness {
+        let club = try await SampleClubServer()
+        self.club = club
+        let harness = Harness(store: club.store())
+        await harness.start()
+        return harness
+    }
+
+    private func openFirstNote(_ harness: Harness) async {
+        harness.press(.enter)
+        await harness.waitUntil("the note to open") { harness.app.state.note?.phase == .editing }
+    }
+
+    /// A new Markdown note "Viewed" holding `text` (typed as a paste), saved.
+    private func newNote(_ text: String, _ harness: Harness) async {
+        harness.press(.char("n"))
+        for character in "Viewed" { harness.press(.char(character)) }
+        harness.press(.tab, .paste(text), .ctrl("s"))
+        await harness.waitUntil("the note saved") { harness.app.state.note?.entry?.name == "Viewed.md" }
+    }
+
+    func testTheViewsKeysAreInHelpAndTakeNoEditorKey() async throws {
+        let harness = try await harness()
+        await openFirstNote(harness)
+        let help = harness.compositor.commands()
+        for words in ["Rendered view", "Insert a photo", "Upload a photo and insert it"] {
+            XCTAssertTrue(help.contains { $0.description.contains(words) }, words)
+        }
+        let mine: [Key] = [.alt("v"), .alt("i"), .alt("u")]
+        for key in mine {
+            let users = help.filter { $0.keys.contains(key) }
+            XCTAssertEqual(users.count, 1, "\(key) is bound once in the editor: \(users.map(\.description))")
+        }
+        harness.press(.alt("v"))
+        XCTAssertNotNil(harness.app.state.noteView)
+        let viewHelp = harness.compositor.commands()
+        for words in ["Follow the link", "Rendered view off", "Next link or photo"] {
+            XCTAssertTrue(viewHelp.contains { $0.description.contains(words) && $0.group == "Rendered view" }, words)
+        }
+    }
+
+    func testAltVSwapsWithTheEditorAndTypingNeverReachesTheNote() async throws {
+        let harness = try await harness()
+        await newNote("# Title here\n\n- [x] done thing\n\nSee [[Other note]] and [[Missing one]].", harness)
+        let text = harness.app.state.note?.editor.body.text
+        harness.press(.alt("v"))
+        let screen = harness.render(width: 80, height: 24).dump()
+        XCTAssertTrue(screen.contains("Rendered view"), screen)
+        XCTAssertTrue(screen.contains("☑ done thing"), screen)
+        XCTAssertTrue(screen.contains("See Other note and Missing one."), screen)
+        XCTAssertFalse(screen.contains("# Title here"), screen)
+        // Letters, `?` and Enter in the view never type into the note under it.
+        harness.press(.char("x"), .char("?"), .enter, .char("j"))
+        harness.press(.escape)  // closes help, if `?` opened it
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, text)
+        harness.press(.alt("v"))
+        XCTAssertNil(harness.app.state.noteView)
+        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+    }
+
+    func testBacklinksMissingNotesAndFollowingGoThroughTheSeams() async throws {
+        let harness = try await harness()
+        var followed: [NoteLinkTarget] = []
+        var askedFor: [String] = []
+        harness.app.backlinks = { path in
+            askedFor.append(path)
+            return [NoteBacklink(path: "/byteclub/Plan.md", title: "Plan", context: "see [[Welcome to Byte Club]] first")]
+        }
+        harness.app.noteExists = { target in target != .note(title: "Missing one") }
+        harness.app.onFollowNoteLink = { followed.append($0) }
+        await newNote("See [[Other note]] and [[Missing one]].", harness)
+        harness.press(.alt("v"))
+        let canvas = harness.render(width: 80, height: 24)
+        let screen = canvas.dump()
+        XCTAssertEqual(askedFor, ["/byteclub/Viewed.md"])
+        XCTAssertTrue(screen.contains("Backlinks"), screen)
+        XCTAssertTrue(screen.contains("← Plan · see [[Welcome to Byte Club]] first"), screen)
+        // The missing note is drawn in the error style, the other as a link.
+        let row = try XCTUnwrap(screen.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("See Other note") })
+        let line = String(screen.split(separator: "\n", omittingEmptySubsequences: false)[row])
+        let column = { (word: String) in TextWidth.of(line[..<line.range(of: word)!.lowerBound]) }
+        XCTAssertEqual(canvas.cell(x: column("Missing one"), y: row).style.foreground, canvas.theme.error.foreground)
+        XCTAssertNotEqual(canvas.cell(x: column("Other note"), y: row).style.foreground, canvas.theme.error.foreground)
+
+        harness.press(.tab, .enter)
+        XCTAssertEqual(followed, [.note(title: "Other note")])
+        harness.press(.tab, .enter)
+        XCTAssertEqual(followed, [.note(title: "Other note"), .note(title: "Missing one")])
+    }
+
+    func testInsertAPhotoTypesTheChosenPhotosReference() async throws {
+        let harness = try await harness()
+        await openFirstNote(harness)
+        harness.press(.documentEnd, .alt("i"))
+        let screen = harness.render(width: 80, height: 24).dump()
+        XCTAssertTrue(screen.contains("Insert a photo"), screen)
+        let first = try XCTUnwrap(harness.app.state.photos.entries.first)
+        XCTAssertTrue(screen.contains(first.name), screen)
+        harness.press(.enter)
+        let stem = (first.name as NSString).deletingPathExtension
+        XCTAssertTrue(harness.app.state.note?.editor.body.text.hasSuffix("![\(stem)](photos/\(first.name))") ?? false,
+                      harness.app.state.note?.editor.body.text ?? "")
+        XCTAssertTrue(harness.app.state.hasUnsavedEdits)
+    }
+}

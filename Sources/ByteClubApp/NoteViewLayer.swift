@@ -87,19 +87,22 @@ final class NoteViewLayer: Layer {
             state.startAtSourceLine = nil
             model.updateQuietly { [state] in $0.noteView = state }
         }
-        let rows = allRows(note, state: state, width: text.width)
-        let scroll = max(0, min(state.scroll, rows.count - text.height))
+        let extra = backlinkRows(state)
+        let count = note.lines.count + extra.count
+        let scroll = max(0, min(state.scroll, count - text.height))
         if scroll != state.scroll { model.updateQuietly { $0.noteView?.scroll = scroll } }
-        for y in 0..<text.height where scroll + y < rows.count {
-            draw(rows[scroll + y], note: note, state: state, at: Point(x: text.x, y: text.y + y), width: text.width, canvas: canvas)
+        for y in 0..<text.height where scroll + y < count {
+            let index = scroll + y
+            let line = index < note.lines.count ? note.lines[index] : extra[index - note.lines.count]
+            draw(line, note: note, state: state, at: Point(x: text.x, y: text.y + y), width: text.width, canvas: canvas)
         }
         drawPictures(note, scroll: scroll, in: text, canvas: canvas)
     }
 
-    /// The note's rows, then its backlinks.
-    func allRows(_ note: RenderedNote, state: NoteViewState, width: Int) -> [RenderedLine] {
-        var rows = note.lines
-        rows.append(RenderedLine())
+    /// The rows under the note's: its backlinks (kept apart: a big note's rows are not copied
+    /// each frame).
+    func backlinkRows(_ state: NoteViewState) -> [RenderedLine] {
+        var rows = [RenderedLine()]
         rows.append(RenderedLine(runs: [RenderedRun("Backlinks", style: [.heading, .strong])]))
         if state.backlinks.isEmpty {
             rows.append(RenderedLine(runs: [RenderedRun("No notes link here", style: .muted)]))
@@ -209,7 +212,7 @@ final class NoteViewLayer: Layer {
 
     private func scroll(by rows: Int) {
         guard let note = rendered(width: textArea.width), let state = model.state.noteView else { return }
-        let count = allRows(note, state: state, width: textArea.width).count
+        let count = note.lines.count + backlinkRows(state).count
         let top = max(0, min(count - textArea.height, state.scroll + rows))
         model.update { $0.noteView?.scroll = max(0, top) }
     }

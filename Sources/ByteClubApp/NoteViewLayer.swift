@@ -34,8 +34,11 @@ final class NoteViewLayer: Layer {
 
     let model: AppModel
     unowned let controller: NoteViewController
-    /// The last layout, and what it was made from.
-    private var layout: (key: String, note: RenderedNote)?
+    /// The layouts of the open note (a big one's whole layout is made off the UI queue).
+    let layouts = NoteViewLayouts()
+    /// Whether the last layout drawn was only a window of the note: when the whole one comes,
+    /// the scroll moves to the same source line in it.
+    private var shownWindow: RenderedNote?
     /// The rows of the last frame's text area, for the keys (a page) and clicks.
     private(set) var textArea = Rect.zero
     /// Photos turned into cells, by photo, size and color depth.
@@ -44,18 +47,34 @@ final class NoteViewLayer: Layer {
     init(model: AppModel, controller: NoteViewController) {
         self.model = model
         self.controller = controller
+        layouts.onReady = { [weak controller] in controller?.context.compositor.setNeedsRedraw() }
     }
 
     /// The open note laid out `width` cells wide (from the cache when nothing changed).
     func rendered(width: Int) -> RenderedNote? {
         guard let session = model.state.note, session.phase != .loading else { return nil }
         let key = "\(session.draftID)\n\(session.version)\n\(session.generation)\n\(width)\n\(session.isMarkdown)"
-        if let layout, layout.key == key { return layout.note }
         var options = RenderOptions(folder: controller.folder, pictureRows: Self.pictureRows(width: width), plain: !session.isMarkdown)
         options.cellWidth = { TextWidth.of($0) }
-        let note = RenderedNote.layout(session.editor.body.text, width: width, options: options)
-        layout = (key, note)
-        return note
+        let state = model.state.noteView
+        let start = state?.startAtSourceLine ?? shownWindow.flatMap { window in
+            window.lines.indices.contains(state?.scroll ?? 0) ? window.lines[state?.scroll ?? 0].sourceLine : nil
+        } ?? 0
+        let layout = layouts.layout(key: key, lines: session.editor.body.lineClusters, startLine: start,
+                                    rows: max(10, textArea.height), width: width, options: options)
+        if let window = shownWindow, !layout.isWindow {
+            // The whole note came in: the same place in it, the link picked in the window forgotten.
+            shownWindow = nil
+            let line = window.lines.indices.contains(state?.scroll ?? 0) ? window.lines[state?.scroll ?? 0].sourceLine : 0
+            let row = layout.note.lines.firstIndex { $0.sourceLine >= line } ?? 0
+            model.updateQuietly {
+                $0.noteView?.scroll = row
+                $0.noteView?.selectedLink = nil
+            }
+        } else if layout.isWindow {
+            shownWindow = layout.note
+        }
+        return layout.note
     }
 
     /// A photo fitted to the width, panoramas being about 4:1 and a cell about 1:2.

@@ -39,8 +39,7 @@ public struct NoteBacklink: Sendable, Hashable {
 }
 
 extension NoteSession {
-    /// Whether the note is Markdown (a `.txt` note is shown as plain text, wrapped).
-    var isMarkdown: Bool {
-        !fileName.lowercased().hasSuffix(".txt")
-    }
+    /// Whether the note is Markdown, as the editor's highlighting decides (a `.txt` note is
+    /// shown as plain text, wrapped).
+    var isMarkdown: Bool { ClubLayout.hasExtension(fileName, in: ["md"]) }
 }

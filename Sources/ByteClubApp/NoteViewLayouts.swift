@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Markdown
 import TerminalUI
 
@@ -27,6 +28,9 @@ final class NoteViewLayouts {
     private var window: (key: String, note: RenderedNote)?
     private var running: String?
     private let queue = DispatchQueue(label: "byteclub.noteview", qos: .userInitiated)
+    /// The key whose whole layout is wanted now, read on the queue: a layout queued behind one
+    /// for a newer edit is skipped, not made for nothing.
+    private let wanted = WantedKey()
 
     /// The layout of `lines` under `key`: the whole note's if ready, else a window around
     /// `startLine` laid out now (the whole one started).
@@ -39,7 +43,9 @@ final class NoteViewLayouts {
         }
         if running != key {
             running = key
-            queue.async { [weak self] in
+            wanted.set(key)
+            queue.async { [weak self, wanted] in
+                guard wanted.is(key) else { return }
                 let note = RenderedNote.layout(Self.join(lines[...]), width: width, options: options)
                 DispatchQueue.main.async {
                     MainActor.assumeIsolated {
@@ -89,4 +95,13 @@ final class NoteViewLayouts {
         }
         return inFence ? 0 : start
     }
+}
+
+/// The key of the layout wanted now, shared by the UI queue (which sets it) and the layout
+/// queue (which reads it).
+final class WantedKey: Sendable {
+    private let key = Mutex<String?>(nil)
+
+    func set(_ newValue: String) { key.withLock { $0 = newValue } }
+    func `is`(_ candidate: String) -> Bool { key.withLock { $0 == candidate } }
 }

@@ -26,14 +26,8 @@ extension NoteViewLayer {
             }
             let depth = canvas.colorDepth
             let cellKey = key + "\n\(slot.width)x\(slot.height) \(depth)"
-            let cells: CellImage
-            if let cached = cellCache[cellKey] {
-                cells = cached
-            } else {
-                if cellCache.count > 40 { cellCache.removeAll(keepingCapacity: true) }
-                cells = CellImage.render(PixelImage(width: image.width, height: image.height, bytes: image.pixels),
-                                         columns: slot.width, rows: slot.height, depth: depth)
-                cellCache[cellKey] = cells
+            let cells = CellImage.cached(in: &cellCache, key: cellKey, limit: 40, columns: slot.width, rows: slot.height, depth: depth) {
+                PixelImage(width: image.width, height: image.height, bytes: image.pixels)
             }
             cells.draw(into: canvas, at: slot.origin, clip: slot)
         }

@@ -93,7 +93,8 @@ final class NoteViewLayouts {
                 start = index + 1
             }
         }
-        return inFence ? 0 : start
+        // Inside a fence, `start` is still before its opening line (blank lines in code do not count).
+        return start
     }
 }
 

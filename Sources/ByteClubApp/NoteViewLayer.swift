@@ -143,7 +143,14 @@ final class NoteViewLayer: Layer {
                 if !controller.exists(note.links[link].target) { style = canvas.theme.error.adding(.underline) }
                 if link == state.selectedLink { style = canvas.theme.selection }
             }
+            let start = x
             x = canvas.put(run.text, at: Point(x: x, y: origin.y), style: style, clip: clip)
+            // A web link is an OSC 8 hyperlink too (clickable where the terminal has them), when
+            // it is wholly on screen.
+            if let link = run.link, let address = note.webAddress(of: link), let graphics = controller.graphics,
+               start >= clip.minX, start + TextWidth.of(run.text) <= clip.maxX {
+                graphics.hyperlink(address, text: run.text, at: Point(x: start, y: origin.y), style: style.reduced(to: canvas.colorDepth), for: self)
+            }
         }
     }
 

@@ -42,6 +42,8 @@ final class KittyPtyTests: XCTestCase {
         var noteSends: Int?
         var noteScrollPlacements: Int?
         var noteScrollSends: Int?
+        /// Note: the web link's OSC 8 hyperlink was written around its text.
+        var hyperlink: Bool?
         var status: Int?
     }
 
@@ -118,13 +120,14 @@ final class KittyPtyTests: XCTestCase {
         let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Resources/SampleClub/byteclub/photos/desk-at-night.jpg")
         try FileManager.default.copyItem(at: sample, to: notes.appendingPathComponent("photos/desk-at-night.jpg"))
-        let text = "Intro\n\nSecond\n\nThird\n\n![desk](photos/desk-at-night.jpg)\n\n" + (1...60).map { "Line \($0) of the note." }.joined(separator: "\n\n")
+        let text = "Intro, [the site](https://example.com/a?b=1)\n\nSecond\n\nThird\n\n![desk](photos/desk-at-night.jpg)\n\n" + (1...60).map { "Line \($0) of the note." }.joined(separator: "\n\n")
         try text.write(to: notes.appendingPathComponent("Kitty note.md"), atomically: true, encoding: .utf8)
         let seen = try run("note", columns: 100, rows: 30)
         XCTAssertEqual(seen.reached, "done", "the steps ran to the end")
         XCTAssertEqual(seen.noteSends, 1, "the photo was sent once")
         XCTAssertEqual(seen.noteScrollPlacements, 3, "each scroll step placed it again")
         XCTAssertEqual(seen.noteScrollSends, 0, "no picture data sent while scrolling")
+        XCTAssertEqual(seen.hyperlink, true, "the web link is an OSC 8 hyperlink around its text")
         XCTAssertEqual(seen.status, 0)
     }
 
@@ -217,6 +220,7 @@ final class KittyPtyTests: XCTestCase {
             if not wait(lambda: len(places(start)) > 0):
                 return
             seen["reached"] = "view"
+            seen["hyperlink"] = wait(lambda: out.find(b"\x1b]8;;https://example.com/a?b=1\x1b\\the site\x1b]8;;\x1b\\", start) >= 0)
             seen["noteSends"] = len(sends(start))
             mark = len(out)
             for step in range(3):

@@ -286,6 +286,13 @@ final class NoteViewLayer: Layer {
         let row = state.scroll + point.y - textArea.y
         guard note.lines.indices.contains(row) else { return }
         let line = note.lines[row]
+        // A photo's slot: the picture drawn over it opens the viewer, as Enter on it does.
+        if let picture = line.picture, note.pictures.indices.contains(picture) {
+            let link = note.pictures[picture].link
+            model.update { $0.noteView?.selectedLink = link }
+            controller.follow(note.links[link])
+            return
+        }
         var x = textArea.x - (line.scrolls ? min(state.sideways, max(0, line.width - textArea.width)) : 0)
         for run in line.runs {
             let end = x + TextWidth.of(run.text)

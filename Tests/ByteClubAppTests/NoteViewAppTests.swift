@@ -18,10 +18,10 @@ final class NoteViewAppTests: XCTestCase {
         club = nil
     }
 
-    private func harness() async throws -> Harness {
+    private func harness(_ configure: @escaping (inout AppConfiguration) -> Void = { _ in }) async throws -> Harness {
         let club = try await SampleClubServer()
         self.club = club
-        let harness = Harness(store: club.store())
+        let harness = Harness(store: club.store(), configure: configure)
         await harness.start()
         return harness
     }
@@ -120,6 +120,27 @@ final class NoteViewAppTests: XCTestCase {
         let stem = (first.name as NSString).deletingPathExtension
         XCTAssertTrue(harness.app.state.note?.editor.body.text.hasSuffix("![\(stem)](photos/\(first.name))") ?? false,
                       harness.app.state.note?.editor.body.text ?? "")
+        XCTAssertTrue(harness.app.state.hasUnsavedEdits)
+    }
+
+    func testUploadAPhotoAndInsertItTypesTheNameTheServerGave() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("note-view-upload-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/SampleClub/byteclub/photos/desk-at-night.jpg")
+        // The club has a different desk-at-night.jpg already: the upload is renamed, and the note
+        // names it so.
+        let local = folder.appendingPathComponent("desk-at-night.jpg")
+        try (try Data(contentsOf: sample) + Data("another shot".utf8)).write(to: local)
+        let harness = try await harness { $0.uploadStartDirectory = folder }
+        await openFirstNote(harness)
+        harness.press(.documentEnd, .alt("u"))
+        XCTAssertTrue(harness.compositor.top is FileChooser)
+        harness.press(.paste(local.path), .enter)
+        await harness.waitUntil("the reference typed") {
+            harness.app.state.note?.editor.body.text.hasSuffix("![desk-at-night (1)](photos/desk-at-night%20%281%29.jpg)") ?? false
+        }
         XCTAssertTrue(harness.app.state.hasUnsavedEdits)
     }
 }

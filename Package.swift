@@ -154,6 +154,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "ByteClubConfig",
+                // `cat --render` lays a note out as the app's rendered view does.
+                "Markdown",
             ]
         ),
         .executableTarget(

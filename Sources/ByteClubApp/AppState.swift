@@ -77,6 +77,8 @@ public struct AppState: Sendable {
     public var showsPreview = false
     /// The full-screen photo viewer (`v`), while it is open.
     public var viewer: PhotoViewer?
+    /// The rendered view of the open note (`v`, `Alt-V`), while it is shown.
+    public var noteView: NoteViewState?
     /// The history view of a note (`H`), while it is open.
     public var history: NoteHistory?
     /// Whether the server is reachable, and what waits in the outbox (OutboxController).

@@ -64,6 +64,7 @@ public final class ClubApp {
     let notes: NotesController
     let photos: PhotosController
     let viewer: ViewerController
+    let noteView: NoteViewController
     let live: LiveController
     let history: HistoryController
     let tags: TagsController
@@ -111,6 +112,7 @@ public final class ClubApp {
         notes = NotesController(context: context, lists: lists)
         photos = PhotosController(context: context, lists: lists)
         viewer = ViewerController(context: context, photos: photos)
+        noteView = NoteViewController(context: context)
         live = LiveController(context: context, lists: lists)
         let tags = TagsController(context: context)
         self.tags = tags
@@ -140,9 +142,33 @@ public final class ClubApp {
         notes.onRenamed = { [weak links] old, new in links?.renamed(old, to: new) }
         background = BackgroundController(context: context, photos: photos)
         lists.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
+        // The view's links between notes go to LinksController: following one leaves the view
+        // for the editor (Back returns there), backlinks come from the index and ask again
+        // whenever the index took in changes.
+        noteView.onFollowNoteLink = { [weak links, weak noteView] target in
+            noteView?.close(toEditor: true)
+            links?.follow(target)
+        }
+        noteView.noteExists = { [weak links] target in links?.noteExists(target) ?? true }
+        noteView.backlinks = { [weak links] path, deliver in
+            guard let links else { return deliver([]) }
+            links.backlinks(to: path) { notes in
+                deliver(notes.map { NoteBacklink(path: $0.path, title: NoteLinks.title(ofPath: $0.path), context: $0.context) })
+            }
+        }
+        links.onIndexChanged = { [weak noteView] in noteView?.refreshBacklinks() }
+        noteView.openSelectedNote = { [weak notes] in notes?.openSelected() }
+        noteView.closeNote = { [weak notes] in notes?.closeEditor() }
+        noteView.openPhoto = { [weak viewer] entry in viewer?.open(entry) }
+        noteView.insertText = { [weak notes] text in _ = notes?.handleEditorKey(.paste(text)) }
+        noteView.uploadAndInsert = { [weak photos] file, then in
+            guard let photos, photos.upload(file) else { return }
+            photos.afterUpload[file.path] = then
+        }
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
-        model.onRedraw = { [weak compositor, weak search] in
+        model.onRedraw = { [weak compositor, weak search, weak noteView] in
             compositor?.setNeedsRedraw()
+            noteView?.listingChanged()
             // The index follows the notes list (SearchController+Index.swift); cheap when it did not move.
             search?.listingChanged()
         }
@@ -203,25 +229,27 @@ public final class ClubApp {
     @discardableResult
     public func journal() -> Bool { notes.journal() }
 
-    /// Follows a link from anywhere (the rendered view): the note opens in the editor, the one
-    /// open before is remembered for "Back"; a missing note is offered to be created.
-    public func followLink(_ target: NoteLinkTarget) { links.follow(target) }
+    // MARK: The rendered view's seams to links between notes (wired to LinksController in init;
+    // tests may put their own)
 
-    /// Whether a link leads to a note of the club (photos and web addresses count as there).
-    public func noteExists(_ target: NoteLinkTarget) -> Bool { links.noteExists(target) }
-
-    /// The notes that link to the note at `path`, from the search index (off the UI queue),
-    /// delivered on the UI queue; none while the index is not open.
-    public func backlinks(to path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) {
-        links.backlinks(to: path, deliver)
+    /// Follows a link to a note from the rendered view (`Enter`, a click).
+    public var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)? {
+        get { noteView.onFollowNoteLink }
+        set { noteView.onFollowNoteLink = newValue }
+    }
+    /// The notes that link to the note at a path, listed under the rendered view.
+    public var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([NoteBacklink]) -> Void) -> Void)? {
+        get { noteView.backlinks }
+        set { noteView.backlinks = newValue }
+    }
+    /// Whether a linked note exists (a missing one is drawn as such); nil: all exist.
+    public var noteExists: (@MainActor (NoteLinkTarget) -> Bool)? {
+        get { noteView.noteExists }
+        set { noteView.noteExists = newValue }
     }
 
-    /// Called on the UI queue whenever the index took in changes: backlinks shown elsewhere (the
-    /// rendered view) ask again, as the Backlinks panel does.
-    public var onLinksChanged: (@MainActor () -> Void)? {
-        get { links.onIndexChanged }
-        set { links.onIndexChanged = newValue }
-    }
+    /// Asks the rendered view for its backlinks again (after the index took in a change).
+    public func refreshBacklinks() { noteView.refreshBacklinks() }
 
     /// Uploads `file` to the photos folder, with the modal.
     public func upload(_ file: URL) { photos.upload(file) }
@@ -249,6 +277,7 @@ extension ClubApp: MainScreenDelegate {
         case .shell: break
         case .notes(.open): notes.openSelected()
         case .notes(.openInEditor): notes.openSelectedInExternalEditor()
+        case .notes(.render): noteView.openSelected()
         case .notes(.new): notes.newNote()
         case .notes(.delete): notes.deleteSelected()
         case .notes(.rename): notes.renameSelected()
@@ -267,5 +296,7 @@ extension ClubApp: MainScreenDelegate {
         }
     }
 
-    public func screen(editorKey key: Key) -> Bool { links.handleEditorKey(key) || notes.handleEditorKey(key) }
+    public func screen(editorKey key: Key) -> Bool {
+        noteView.handleEditorKey(key) || links.handleEditorKey(key) || notes.handleEditorKey(key)
+    }
 }

@@ -51,7 +51,7 @@ extension LinksController {
         refreshBacklinks()
     }
 
-    /// One backlinks query for whoever shows them (``ClubApp/backlinks(to:_:)``).
+    /// One backlinks query for whoever shows them (the Backlinks panel, the rendered view).
     func backlinks(to path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) {
         guard let index = index() else {
             deliver([])

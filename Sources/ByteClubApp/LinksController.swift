@@ -35,7 +35,7 @@ final class LinksController {
     var backlinksLayer: BacklinksLayer?
     /// Which backlinks query is the latest; an older answer is dropped.
     var backlinksGeneration = 0
-    /// Called after the index took in changes (``ClubApp/onLinksChanged``).
+    /// Called after the index took in changes (the rendered view's backlinks, wired in ``ClubApp``).
     var onIndexChanged: (@MainActor () -> Void)?
 
     init(context: AppContext, notes: NotesController, lists: ListsController) {

@@ -166,14 +166,8 @@ extension MainScreen {
                 return
             }
             let key = Thumbnails.key(entry, size: thumbnails.size) + "\(area.width)x\(area.height)\(depth)"
-            let cells: CellImage
-            if let cached = cellCache[key] {
-                cells = cached
-            } else {
-                if cellCache.count > 600 { cellCache.removeAll(keepingCapacity: true) }
-                cells = CellImage.render(PixelImage(width: image.width, height: image.height, bytes: image.pixels),
-                                         columns: area.width, rows: area.height, depth: depth)
-                cellCache[key] = cells
+            let cells = CellImage.cached(in: &cellCache, key: key, limit: 600, columns: area.width, rows: area.height, depth: depth) {
+                PixelImage(width: image.width, height: image.height, bytes: image.pixels)
             }
             cells.draw(into: canvas, centeredIn: area)
         }

@@ -20,7 +20,7 @@ public final class MainScreen: Layer {
 
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
-        case open, new, delete, rename, history, search, openInEditor
+        case open, new, delete, rename, history, search, openInEditor, render
         case share
         case tags, pin
     }
@@ -63,6 +63,7 @@ public final class MainScreen: Layer {
         .init([.char("*")], .pin, "Pin or unpin the note"),
         .init([.ctrl("f")], .search, "Search every note (titles and bodies)"),
         .init([.char("e")], .openInEditor, "Open in $EDITOR"),
+        .init([.char("v")], .render, "Rendered view of the note"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
@@ -242,7 +243,7 @@ public final class MainScreen: Layer {
             let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
             let bar = model.state.note?.editor.bar == nil ? [] : NoteEditorState.barBindings.commands
             return bar + searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
-                + NotesController.externalEditorBindings.commands
+                + NotesController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
                 + LinksController.bindings.commands + LinksController.mouseCommands + tabKeys.commands
         }
         var commands = Self.bindings.commands

@@ -27,6 +27,9 @@ final class PhotosController {
     var modal: (layer: TransferModal, id: Int)?
     /// Progress reports that reached the UI queue (for the benchmark: they arrive at 10–60 Hz).
     var progressEvents = 0
+    /// What to do once an upload of a local file (by its path) reached the server: a photo
+    /// uploaded from the editor is inserted in the note with the name the server gave it.
+    var afterUpload: [String: @MainActor (RemoteEntry) -> Void] = [:]
     /// The running uploads' sessions: what a hand-over to the background agent continues.
     let uploadSessions = UploadSessionMarks()
 
@@ -133,6 +136,7 @@ final class PhotosController {
             }
             let now = self.context.effects.now()
             self.apply { $0.uploadFinished(id, result, at: now) }
+            if case .success(let entry) = result { self.afterUpload.removeValue(forKey: file.path)?(entry) }
             if case .failure(let error) = result, error.isUnreachable, self.configuration.outbox != nil {
                 // The server went away: the outbox sends it (read from disk again) when it is back.
                 self.outboxController?.reachability(error)

@@ -20,6 +20,11 @@ final class ViewerController {
     /// `v`: the selected photo, full screen.
     func open() {
         guard let entry = context.state.selectedPhoto else { return }
+        open(entry)
+    }
+
+    /// `entry` full screen (a photo in a note's rendered view).
+    func open(_ entry: RemoteEntry) {
         if let layer, context.compositor.contains(layer) { return }
         context.update { $0.viewer = PhotoViewer(pathLower: entry.pathLower) }
         let layer = ViewerLayer(model: context.model, pictures: pictures, graphics: context.configuration.graphics)

@@ -180,6 +180,7 @@ public final class Terminal {
         // Pictures go after curses has written the frame, so it never draws over them.
         let pictures = graphics.endFrame()
         if !pictures.bytes.isEmpty { writeBytes(pictures.bytes) }
+        writeBytes(graphics.hyperlinkBytes())
         if pictures.needsRepaint {
             canvas.forceRepaint()
             setNeedsRedraw()

@@ -120,6 +120,8 @@ public final class TerminalGraphics {
     public weak var topLayer: (any Layer)?
 
     var requested: [(placement: Placement, source: Rect?, image: () -> PixelImage?)] = []
+    /// This frame's OSC 8 hyperlinks (TerminalGraphics+Hyperlinks.swift).
+    var hyperlinks: [Hyperlink] = []
     private var shown: [Placement] = []
     /// Set when what the terminal shows is unknown (resize, Ctrl-L, a new mode).
     private var stale = false
@@ -169,7 +171,10 @@ public final class TerminalGraphics {
     }
 
     /// Starts a frame: nothing is placed until layers say so.
-    public func beginFrame() { requested.removeAll(keepingCapacity: true) }
+    public func beginFrame() {
+        requested.removeAll(keepingCapacity: true)
+        hyperlinks.removeAll(keepingCapacity: true)
+    }
 
     /// Whether `layer` should draw its pictures as pixels this frame: the mode has pixels and
     /// nothing is drawn over the layer (without a ``topLayer``, as in tests, any layer may).

@@ -77,6 +77,7 @@ enum MarkdownBench {
         let appOpen = milliseconds(since: start)
         try app.waitFor("Esc closes", after: offset)
         let appEcho = try EchoBench.measure(app, count: 300)
+        let render = try renderedView(app)
         app.stop()
 
         var vimOpen: Double?
@@ -108,5 +109,30 @@ enum MarkdownBench {
         line("byteclub (cmark-gfm)", appOpen, appEcho)
         if vim != nil { line("vim -c 'syntax on' (markdown)", vimOpen, vimEcho) } else { print("(vim is not installed: apt-get install vim)") }
         print("")
+        print("rendered view of the same note (Alt-V, laid out from cmark-gfm's tree): key to the frame showing it")
+        print(row(["", "first ms", "runs", "median ms", "p99 ms", "max ms"], widths))
+        line("Alt-V after an edit", render.first, render.samples)
+        print("")
+    }
+
+    /// Alt-V from the editor to the rendered view, each time after a one-letter edit (so the
+    /// note is laid out again, never taken from the cache): from the key to the frame that
+    /// shows the view's first code box. Then Alt-V back to the editor.
+    static func renderedView(_ app: EchoBench.PTYApp, runs: Int = 10) throws -> (first: Double, samples: [Double]) {
+        var samples: [Double] = []
+        for _ in 0..<runs {
+            var offset = app.output.total
+            app.send("x")
+            try app.waitFor("x", after: offset)
+            offset = app.output.total
+            let start = ContinuousClock.now
+            app.send("\u{1B}v")
+            try app.waitFor("╭─ swift ─", after: offset)
+            samples.append(milliseconds(since: start))
+            offset = app.output.total
+            app.send("\u{1B}v")
+            try app.waitFor("|--------|", after: offset)
+        }
+        return (samples[0], samples.sorted())
     }
 }

@@ -38,6 +38,12 @@ final class KittyPtyTests: XCTestCase {
         var scrollBytes: Int?
         var scrollTransmits: Int?
         var scrollPlaced: [Int]?
+        /// Note: the photo in a note's rendered view, sent how often, and what three scroll steps sent.
+        var noteSends: Int?
+        var noteScrollPlacements: Int?
+        var noteScrollSends: Int?
+        /// Note: the web link's OSC 8 hyperlink was written around its text.
+        var hyperlink: Bool?
         var status: Int?
     }
 
@@ -106,7 +112,26 @@ final class KittyPtyTests: XCTestCase {
         XCTAssertEqual(seen.status, 0)
     }
 
-    /// The fake terminal. argv: mode (pan, scroll), columns, rows, then the command to run.
+    /// A club photo in a note's rendered view is sent to kitty once; scrolling the view only
+    /// places it again (as the viewer and the photo list do).
+    func testAPhotoInARenderedNoteIsSentOnceAndScrollingRePlacesIt() throws {
+        let notes = base.appendingPathComponent("club/byteclub")
+        try FileManager.default.createDirectory(at: notes.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/SampleClub/byteclub/photos/desk-at-night.jpg")
+        try FileManager.default.copyItem(at: sample, to: notes.appendingPathComponent("photos/desk-at-night.jpg"))
+        let text = "Intro, [the site](https://example.com/a?b=1)\n\nSecond\n\nThird\n\n![desk](photos/desk-at-night.jpg)\n\n" + (1...60).map { "Line \($0) of the note." }.joined(separator: "\n\n")
+        try text.write(to: notes.appendingPathComponent("Kitty note.md"), atomically: true, encoding: .utf8)
+        let seen = try run("note", columns: 100, rows: 30)
+        XCTAssertEqual(seen.reached, "done", "the steps ran to the end")
+        XCTAssertEqual(seen.noteSends, 1, "the photo was sent once")
+        XCTAssertEqual(seen.noteScrollPlacements, 3, "each scroll step placed it again")
+        XCTAssertEqual(seen.noteScrollSends, 0, "no picture data sent while scrolling")
+        XCTAssertEqual(seen.hyperlink, true, "the web link is an OSC 8 hyperlink around its text")
+        XCTAssertEqual(seen.status, 0)
+    }
+
+    /// The fake terminal. argv: mode (pan, scroll, note), columns, rows, then the command to run.
     static let terminal = #"""
     import fcntl, json, os, pty, re, select, struct, sys, termios, time
 
@@ -182,9 +207,37 @@ final class KittyPtyTests: XCTestCase {
     alive = True
 
     def script():
-        if not wait(answer) or not wait(lambda: b"Welcome to Byte Club" in out):
+        # A club holding the note mode's note is not seeded with the sample notes.
+        first = b"Kitty note" if mode == "note" else b"Welcome to Byte Club"
+        if not wait(answer) or not wait(lambda: first in out):
             return
         seen["reached"] = "notes"
+        if mode == "note":
+            if not wait(lambda: b"Kitty note" in out):
+                return
+            start = len(out)
+            os.write(fd, b"v")
+            if not wait(lambda: len(places(start)) > 0):
+                return
+            seen["reached"] = "view"
+            seen["hyperlink"] = wait(lambda: out.find(b"\x1b]8;;https://example.com/a?b=1\x1b\\the site\x1b]8;;\x1b\\", start) >= 0)
+            seen["noteSends"] = len(sends(start))
+            mark = len(out)
+            for step in range(3):
+                before = len(places(mark))
+                os.write(fd, b"j")
+                if not wait(lambda: len(places(mark)) > before):
+                    return
+            seen["noteScrollPlacements"] = len(places(mark))
+            seen["noteScrollSends"] = len(sends(mark))
+            seen["noteSends"] = len(sends(start))
+            # Esc closes the view and the note; the list takes the final q.
+            closing = len(out)
+            os.write(fd, b"\x1b")
+            if not wait(lambda: b"Rendered view" not in out[closing:] and len(out) > closing + 20):
+                return
+            seen["reached"] = "done"
+            return
         os.write(fd, b"2")
         if mode == "pan":
             if not wait(lambda: b"alps-sunrise.jpg" in out):

@@ -1,0 +1,223 @@
+import Foundation
+import Markdown
+import Remote
+import TerminalUI
+
+/// Opens and closes the rendered view of a note (``NoteViewLayer``) and does what its links
+/// ask: a web address opens in the browser after asking, a club photo opens in the viewer, a
+/// note link goes to ``onFollowNoteLink``.
+///
+/// Three seams are closures the composition root wires (``ClubApp``), so the view knows
+/// nothing of how links between notes are indexed: ``onFollowNoteLink`` (open a linked note),
+/// ``backlinks`` (the notes that link to one) and ``noteExists`` (a link to a missing note
+/// is drawn as such).
+@MainActor
+final class NoteViewController {
+    let context: AppContext
+    /// The club photos drawn in notes: the same cache (memory and disk) as the Photos tab's
+    /// previews, so a photo seen there is not fetched again.
+    let pictures: Thumbnails
+    var graphics: TerminalGraphics? { context.configuration.graphics }
+    var folder: String { context.configuration.layout.folder }
+    private(set) var layer: NoteViewLayer?
+
+    /// Follows a link to a note (`.note(title:)` or `.path`). Until the links between notes
+    /// are wired, the view says where the link goes.
+    var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)?
+    /// The notes that link to the note at a path (wired to the search index's links, which
+    /// answers off the UI queue and delivers on it).
+    var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([NoteBacklink]) -> Void) -> Void)?
+    /// Whether a linked note exists; nil: every link is drawn as leading somewhere.
+    var noteExists: (@MainActor (NoteLinkTarget) -> Bool)?
+    /// Opens the selected note in the editor, and closes the open one (wired to the notes).
+    var openSelectedNote: (@MainActor () -> Void)?
+    var closeNote: (@MainActor () -> Void)?
+    /// Shows a club photo in the full-screen viewer.
+    var openPhoto: (@MainActor (RemoteEntry) -> Void)?
+    /// Types text at the editor's cursor, as a paste (wired to the notes' editor keys).
+    var insertText: (@MainActor (String) -> Void)?
+    /// Uploads a local photo and calls back with its entry once the server has it.
+    var uploadAndInsert: (@MainActor (URL, @escaping @MainActor (RemoteEntry) -> Void) -> Void)?
+    /// Opens a web address: `xdg-open` where there is one (``WebOpener``).
+    var openWeb: @MainActor (String) -> WebOpener.Outcome = { WebOpener.open($0) }
+
+    init(context: AppContext) {
+        self.context = context
+        pictures = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, size: .w1024h768,
+                              effects: context.effects)
+        pictures.capacity = 12
+        pictures.maxConcurrentFetches = 2
+        pictures.onChange = { [compositor = context.compositor] in compositor.setNeedsRedraw() }
+    }
+
+    // MARK: Opening and closing
+
+    /// `v` in the Notes list: the selected note, rendered (it loads as the editor's does).
+    func openSelected() {
+        if context.state.note == nil { openSelectedNote?() }
+        guard context.state.note != nil else { return }
+        present(fromList: true)
+    }
+
+    /// `Alt-V` in the editor: the note being edited, rendered, at the part the cursor is in.
+    func openFromEditor() {
+        guard let session = context.state.note, session.phase != .loading, session.merge == nil else { return }
+        present(fromList: false)
+        // The view opens at the part the cursor is in (laid out at the first frame).
+        context.update { $0.noteView?.startAtSourceLine = session.editor.body.cursor.line }
+    }
+
+    private func present(fromList: Bool) {
+        context.update { $0.noteView = NoteViewState(openedFromList: fromList) }
+        refreshBacklinks()
+        if let layer, context.compositor.contains(layer) { return }
+        let layer = NoteViewLayer(model: context.model, controller: self)
+        self.layer = layer
+        context.present(layer)
+    }
+
+    /// Leaves the view: back to the editor, or (opened from the list, and not `toEditor`)
+    /// closes the note too.
+    func close(toEditor: Bool) {
+        let fromList = context.state.noteView?.openedFromList ?? false
+        if let layer { context.dismiss(layer) }
+        layer = nil
+        context.update { $0.noteView = nil }
+        if fromList, !toEditor { closeNote?() }
+    }
+
+    /// The editor's key for the view; true if taken.
+    func handleEditorKey(_ key: Key) -> Bool {
+        guard let action = Self.editorBindings.action(for: key) else { return false }
+        guard let session = context.state.note, session.phase != .loading, session.merge == nil else { return false }
+        switch action {
+        case .render: openFromEditor()
+        case .insertPhoto, .uploadPhoto:
+            if session.isReadOnly {
+                context.say(.error("This note is read-only: it is not valid UTF-8 text"))
+            } else if action == .insertPhoto {
+                choosePhotoToInsert()
+            } else {
+                uploadPhotoToInsert()
+            }
+        }
+        return true
+    }
+
+    /// When the open note's list of linking notes may have changed (the club changed).
+    func refreshBacklinks() {
+        guard context.state.noteView != nil, let path = context.state.note?.entry?.path, let backlinks else { return }
+        backlinks(path) { [weak self] list in
+            // The answer may come after the view closed or moved to another note.
+            guard let self, self.context.state.noteView != nil, self.context.state.note?.entry?.path == path,
+                  list != self.context.state.noteView?.backlinks else { return }
+            self.context.update { $0.noteView?.backlinks = list }
+        }
+    }
+
+    /// After the notes list changed (the club changed): the backlinks again, once per change.
+    func listingChanged() {
+        let version = context.state.notes.version
+        guard version != seenListing else { return }
+        seenListing = version
+        refreshBacklinks()
+    }
+
+    private var seenListing = -1
+
+    // MARK: Links
+
+    func exists(_ target: NoteLinkTarget) -> Bool {
+        switch target {
+        case .note, .path: return noteExists?(target) ?? true
+        case .photo(let path): return photoEntry(path) != nil || !context.state.photos.hasLoaded
+        case .web, .elsewhere: return true
+        }
+    }
+
+    /// The photo at a club path, from the Photos list.
+    func photoEntry(_ path: String) -> RemoteEntry? {
+        let lower = path.lowercased()
+        return context.state.photos.entries.first { $0.pathLower == lower }
+    }
+
+    /// Enter or a click on a link.
+    func follow(_ link: RenderedLink) {
+        switch link.target {
+        case .note, .path:
+            if let onFollowNoteLink {
+                onFollowNoteLink(link.target)
+            } else {
+                context.say(StatusMessage("Links to notes open with the links feature: \(TerminalSafe.escape(link.link.destination))"))
+            }
+        case .photo(let path):
+            if let entry = photoEntry(path) {
+                openPhoto?(entry)
+            } else {
+                context.say(.error("No photo \(TerminalSafe.escape(path)) in the club"))
+            }
+        case .web(let address):
+            askToOpen(address.lowercased().hasPrefix("www.") ? "https://" + address : address)
+        case .elsewhere(let address):
+            context.say(StatusMessage("Not opened (not a web address or a note): \(TerminalSafe.escape(address))"))
+        }
+    }
+
+    /// A web address opens only after a yes: a note is written by others, and a link can say
+    /// one thing and lead to another. Cancel is the default.
+    private func askToOpen(_ address: String) {
+        let shown = TerminalSafe.escape(address)
+        let modal = Modal(title: "Open in the browser?", body: [shown], buttons: ["Open", "Cancel"])
+        context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+            guard let self, choice == 0 else { return }
+            switch self.openWeb(address) {
+            case .opened: self.context.say(StatusMessage("Opened \(shown)"))
+            case .noOpener:
+                self.context.configuration.clipboard?(address)
+                self.context.say(StatusMessage("No xdg-open here; the address (copied): \(shown)"))
+            case .failed(let why): self.context.say(.error("Could not open \(shown): \(why)"))
+            }
+        })
+    }
+
+    // MARK: Keys
+
+    enum EditorAction: Hashable, Sendable { case render, insertPhoto, uploadPhoto }
+
+    /// The editor's key for the view (the Notes list's `v` is in ``MainScreen/notesBindings``).
+    static let editorBindings = KeyBindings<EditorAction>(group: "Editor", [
+        .init([.alt("v")], .render, "Rendered view (Alt-V again: back to editing)"),
+        .init([.alt("i")], .insertPhoto, "Insert a photo from the club's photos"),
+        .init([.alt("u")], .uploadPhoto, "Upload a photo and insert it"),
+    ])
+}
+
+/// Opens web addresses with the desktop's opener.
+enum WebOpener {
+    enum Outcome: Equatable {
+        case opened
+        /// No `xdg-open` on the PATH (a server, a container): the address is shown instead.
+        case noOpener
+        case failed(String)
+    }
+
+    /// Runs `xdg-open ADDRESS` (found on the PATH), detached from the terminal: its output
+    /// would draw over the screen, so it goes nowhere.
+    static func open(_ address: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Outcome {
+        let path = environment["PATH"] ?? "/usr/bin:/bin"
+        guard let opener = path.split(separator: ":").map({ String($0) + "/xdg-open" })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return .noOpener }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: opener)
+        process.arguments = [address]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return .failed(error.localizedDescription)
+        }
+        return .opened
+    }
+}

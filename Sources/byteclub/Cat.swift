@@ -1,0 +1,105 @@
+import ArgumentParser
+import ByteClubApp
+import ByteClubConfig
+import DropboxWire
+import Foundation
+import Markdown
+import Remote
+import TerminalUI
+
+struct Cat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a note.",
+        discussion: """
+            Prints the note's text as it is. --render lays it out as the app's rendered view does \
+            (headings, lists and task boxes, code in boxes, tables, footnotes; wrapped to the \
+            terminal's width or --width): styled, with web links as OSC 8 hyperlinks, on a terminal; \
+            plain text in a pipe. Control characters in a note never reach the terminal. - reads the \
+            note from stdin instead. --json prints {path_display, name, rev, size, modified, text} \
+            (and rendered, the plain layout, with --render). Exits 3 when there is no such note.
+            """)
+    @Argument(help: "The note, e.g. '/byteclub/Trip plan.md' (or 'Trip plan.md' in the club folder), or - for stdin.") var path: String
+    @Flag(help: "Lay the note out as the app's rendered view does.") var render = false
+    @Option(help: "The width to lay out for (default: the terminal's, else 80).") var width: Int?
+    @Flag(help: "Print JSON, one object.") var json = false
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        if let width, width < 8 { throw ValidationError("--width must be at least 8") }
+    }
+
+    func run() async throws {
+        let options = self
+        if path == "-" {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            try options.print(String(decoding: data, as: UTF8.self), path: nil, entry: nil)
+            return
+        }
+        let path = Self.notePath(self.path)
+        try await runRemote(backend) { backend in
+            let (data, entry) = try await backend.store.read(path)
+            guard let text = String(validating: data, as: UTF8.self) else {
+                throw RemoteError.local("\(entry.path) is not UTF-8 text")
+            }
+            try options.print(text, path: entry.path, entry: entry)
+        }
+    }
+
+    /// A bare name is a note in the club folder, as the app names notes.
+    static func notePath(_ text: String) -> String {
+        text.hasPrefix("/") ? remotePath(text) : ClubLayout().folder + "/" + text
+    }
+
+    private func print(_ text: String, path: String?, entry: RemoteEntry?) throws {
+        let terminal = isatty(1) == 1
+        var rendered: RenderedNote?
+        if render {
+            var options = RenderOptions(plain: path?.lowercased().hasSuffix(".txt") ?? false)
+            options.cellWidth = { TextWidth.of($0) }
+            options.folder = path.map { ($0 as NSString).deletingLastPathComponent } ?? ClubLayout().folder
+            rendered = RenderedNote.layout(text, width: width ?? Self.terminalColumns() ?? 80, options: options)
+        }
+        if json {
+            let object = CatJSON(pathDisplay: entry?.path ?? path, name: entry?.name, rev: entry?.rev, size: entry?.size,
+                                 modified: entry?.modified, text: text, rendered: rendered.map { $0.plainText })
+            FileHandle.standardOutput.write(try JSONLines.encode(object) + Data("\n".utf8))
+            return
+        }
+        if let rendered {
+            let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+            let out = terminal ? rendered.ansiText(colors: !noColor, hyperlinks: true) : rendered.plainText + "\n"
+            FileHandle.standardOutput.write(Data(out.utf8))
+        } else {
+            // The text as it is; on a terminal, a note's escapes are shown, not obeyed (lines and
+            // tabs kept).
+            let shown = terminal
+                ? text.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalSafe.escape(String($0)) }.joined(separator: "\t") }
+                    .joined(separator: "\n")
+                : text
+            FileHandle.standardOutput.write(Data(shown.utf8))
+        }
+    }
+
+    /// The terminal's width, from stdout's window size or $COLUMNS.
+    static func terminalColumns() -> Int? {
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init)
+    }
+}
+
+/// `cat --json`: snake_case, as every --json.
+struct CatJSON: Encodable {
+    var pathDisplay: String?
+    var name: String?
+    var rev: String?
+    var size: Int64?
+    var modified: Date?
+    var text: String
+    var rendered: String?
+
+    enum CodingKeys: String, CodingKey {
+        case pathDisplay = "path_display", name, rev, size, modified, text, rendered
+    }
+}

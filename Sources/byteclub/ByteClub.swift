@@ -18,7 +18,14 @@ struct ByteClub: AsyncParsableCommand {
 
     /// Parses with the subcommand moved in front of options written before it, then runs.
     static func main() async {
-        await main(SubcommandOrder.arranged(Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let unknown = SubcommandOrder.unknownCommand(arguments) {
+            say("'\(unknown)' is not a byteclub command; the commands are: "
+                + configuration.subcommands.filter { $0.configuration.shouldDisplay && $0 != Open.self }.map { $0._commandName }.joined(separator: ", ")
+                + " (byteclub help COMMAND for one)")
+            Foundation.exit(Exit.usage.rawValue)
+        }
+        await main(SubcommandOrder.arranged(arguments))
     }
 }
 
@@ -44,6 +51,14 @@ enum SubcommandOrder {
         }
         // Wrong either way: the command's own complaint says more than the app's "unexpected 'ls'".
         return fallback ?? arguments
+    }
+
+    /// The first word when it names no command: `byteclub lss` would otherwise be read as the
+    /// app's (the default command's) stray argument, and answered with the app's usage.
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), first != "help" else { return nil }
+        let names = Set(ByteClub.configuration.subcommands.map { $0._commandName })
+        return names.contains(first) ? nil : first
     }
 
     /// Whether the line parses (a request for help or the version counts: it is a clean exit).

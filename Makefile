@@ -1,7 +1,7 @@
 # byteclub: build, run, test and benchmark.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev vim libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3 iproute2 gcc libsqlite3-dev ripgrep
+APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev vim libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3 iproute2 gcc libsqlite3-dev ripgrep man-db
 PYPI_PACKAGES := dropbox jsonschema
 BENCH_SIZE ?= 1GiB
 # The WAN table (transfer-bench wan): 256 MiB each way on each link, as issue 27 asks.
@@ -84,18 +84,21 @@ fuzz:
 
 ## install: the release binary, a man page per command and bash/zsh/fish completions, all generated
 ## from the argument parser, under PREFIX (default /usr/local; DESTDIR for packagers). BUILD_CONFIG=debug
-## installs a debug build (the install test does, on the build it already has). uninstall removes them.
+## installs a debug build; INSTALL_FROM=path installs that binary without building (the install test
+## does, with the binary it already has: a swift build inside `swift test` would wait for its lock).
+## uninstall removes them all.
 PREFIX ?= /usr/local
 BUILD_CONFIG ?= release
+INSTALL_FROM ?=
 INSTALL_BIN = $(DESTDIR)$(PREFIX)/bin
 INSTALL_MAN = $(DESTDIR)$(PREFIX)/share/man/man1
 INSTALL_BASH = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 INSTALL_ZSH = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 INSTALL_FISH = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 install:
-	$(SWIFT) build -c $(BUILD_CONFIG) --product byteclub
+	@[ -n "$(INSTALL_FROM)" ] || $(SWIFT) build -c $(BUILD_CONFIG) --product byteclub
 	install -d $(INSTALL_BIN) $(INSTALL_MAN) $(INSTALL_BASH) $(INSTALL_ZSH) $(INSTALL_FISH)
-	install -m 0755 "$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path)/byteclub" $(INSTALL_BIN)/byteclub
+	install -m 0755 "$(or $(INSTALL_FROM),$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path)/byteclub)" $(INSTALL_BIN)/byteclub
 	scripts/man-pages $(INSTALL_BIN)/byteclub $(INSTALL_MAN)
 	$(INSTALL_BIN)/byteclub --generate-completion-script bash > $(INSTALL_BASH)/byteclub
 	$(INSTALL_BIN)/byteclub --generate-completion-script zsh > $(INSTALL_ZSH)/_byteclub

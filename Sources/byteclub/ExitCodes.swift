@@ -11,6 +11,8 @@ enum Exit: Int32, CaseIterable, Sendable {
     case ok = 0
     /// `search` found nothing (as grep); `transfers --wait` when a transfer failed.
     case noMatch = 1
+    /// The config file (`config.toml`) has a problem; its message says which line.
+    case config = 2
     /// The path (or revision, or account) does not exist.
     case notFound = 3
     /// A name taken, a change made meanwhile, or a folder where a file is expected (or the reverse).
@@ -95,33 +97,62 @@ private func parentFolder(_ path: String) -> String {
 /// work (which cleans up: resume data saved, partial files kept for the next run), and the
 /// command then exits 130 whatever the work said, as a shell expects of an interrupted tool.
 /// A second press exits at once.
+///
+/// One signal source for the whole process, made on first use: libdispatch installs its handler
+/// once per signal, so a second `signal(SIGINT, SIG_IGN)` for a second source would silence it.
 enum Interrupt {
-    /// Runs `work` with Ctrl-C cancelling it; throws exit 130 when it was interrupted.
+    private static let state = State()
+
+    /// Runs `work` with Ctrl-C cancelling it; throws exit 130 when Ctrl-C was pressed.
     static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task { try await work() }
-        let pressed = Pressed()
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            if pressed.press() > 1 { Foundation.exit(Exit.interrupted.rawValue) }
-            task.cancel()
-        }
-        source.activate()
-        defer { source.cancel() }
+        state.begin { task.cancel() }
         let result = await task.result
-        if pressed.count > 0 {
+        state.end()
+        if state.pressed {
             say("interrupted")
             throw Exit.interrupted.code
         }
         return try result.get()
     }
 
-    /// How many times Ctrl-C was pressed.
-    private final class Pressed: @unchecked Sendable {
-        // @unchecked Sendable: `presses` is only touched under `lock`.
+    /// The presses and the work they cancel.
+    private final class State: @unchecked Sendable {
+        // @unchecked Sendable: `presses` and `cancel` are only touched under `lock`; `source` is
+        // set once in init and only kept alive.
         private let lock = NSLock()
         private var presses = 0
-        func press() -> Int { lock.withLock { presses += 1; return presses } }
-        var count: Int { lock.withLock { presses } }
+        private var cancel: (@Sendable () -> Void)?
+        private var source: (any DispatchSourceSignal)?
+
+        init() {
+            signal(SIGINT, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+            source.setEventHandler { [unowned self] in self.press() }
+            source.activate()
+            self.source = source
+        }
+
+        private func press() {
+            let (count, cancel) = lock.withLock { () -> (Int, (@Sendable () -> Void)?) in
+                presses += 1
+                return (presses, self.cancel)
+            }
+            if count > 1 { Foundation.exit(Exit.interrupted.rawValue) }
+            cancel?()
+        }
+
+        /// Work to cancel on Ctrl-C (at once when it was pressed before the work began).
+        func begin(_ cancel: @escaping @Sendable () -> Void) {
+            let already = lock.withLock { () -> Bool in
+                self.cancel = cancel
+                return presses > 0
+            }
+            if already { cancel() }
+        }
+
+        func end() { lock.withLock { cancel = nil } }
+
+        var pressed: Bool { lock.withLock { presses > 0 } }
     }
 }

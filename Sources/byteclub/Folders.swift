@@ -19,6 +19,11 @@ func listRecursively(_ store: any RemoteStore, _ folder: String) async throws(Re
     return all
 }
 
+/// ``listRecursively(_:_:)``, or nothing when the folder does not exist yet (a new folder: everything goes).
+func listRecursivelyIfThere(_ store: any RemoteStore, _ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+    do { return try await listRecursively(store, folder) } catch .notFound { return [] }
+}
+
 /// `get -r` and `put -r`: a folder each way, as rclone's `copy --checksum` does it.
 ///
 /// A file already the same on both sides (the same Dropbox content hash, or, where the server
@@ -93,7 +98,7 @@ struct FolderTransfer {
     /// file that differs (add: reported as a conflict and left alone; overwrite: replaced).
     func upload(_ local: URL, into folder: String, mode: WriteMode) async throws -> Tally {
         var remote: [String: RemoteEntry] = [:]
-        for entry in try await listingOrNothing(folder) where entry.kind == .file { remote[entry.pathLower] = entry }
+        for entry in try await listRecursivelyIfThere(store, folder) where entry.kind == .file { remote[entry.pathLower] = entry }
         var tally = Tally()
         var plan: [(URL, String, Int64)] = []
         for file in Self.files(under: local) {
@@ -128,11 +133,6 @@ struct FolderTransfer {
         }
         progress.finish()
         return tally
-    }
-
-    /// The remote folder's files, or none when it does not exist yet (a new folder: everything goes).
-    private func listingOrNothing(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
-        do { return try await listRecursively(store, folder) } catch .notFound { return [] }
     }
 
     /// Regular files under `folder`, sorted, hidden ones (`.git`, `.DS_Store`) left out.

@@ -30,6 +30,7 @@ final class CLIContractTests: XCTestCase {
         (["mv", "/byteclub/Copy.txt", "/byteclub/Moved.txt", "--json"], "mv"),
         (["get", "/byteclub/Moved.txt", "moved.txt", "--json"], "get"),
         (["outbox", "--json"], "outbox"),
+        (["remotes", "--json"], "remotes"),
     ]
 
     override func setUp() async throws {
@@ -79,7 +80,8 @@ final class CLIContractTests: XCTestCase {
         XCTAssertEqual(try cli.run(["put", note.path, "/byteclub/Trip.txt"] + bob).status, 0)
         XCTAssertEqual(try cli.run(["tag", "/byteclub/Trip.txt", "+trip"] + ann).status, 0)
         for row in Self.schemaTable {
-            let result = try cli.run(row.arguments + ann)
+            // `remotes` reads the config file and reaches no club.
+            let result = try cli.run(row.arguments + (row.arguments.first == "remotes" ? [] : ann))
             XCTAssertEqual(result.status, 0, "\(row.arguments): \(result.stderr)")
             try assertValid(result.stdout, schema: row.schema, "\(row.arguments)")
         }

@@ -54,7 +54,7 @@ final class ShareCLITests: XCTestCase {
         XCTAssertEqual(listed.status, 0, listed.stderr)
         let links = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(links.map { $0["url"] as? String }, [url])
-        XCTAssertEqual(links.first?["path"] as? String, "/byteclub/for ada.txt")
+        XCTAssertEqual(links.first?["path_display"] as? String, "/byteclub/for ada.txt")
         let expires = try XCTUnwrap(links.first?["expires"] as? String)
         let week = try XCTUnwrap(ISO8601DateFormatter().date(from: expires)).timeIntervalSinceNow
         XCTAssertEqual(week, 7 * 86_400, accuracy: 120)

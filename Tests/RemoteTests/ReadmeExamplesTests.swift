@@ -109,6 +109,9 @@ final class ReadmeClub {
         for (name, size) in [("photo.jpg", 200_000), ("film.mkv", 3 << 20), ("big.mov", 1 << 20)] {
             try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: work.appendingPathComponent(name))
         }
+        let vault = work.appendingPathComponent("my-vault/Trips/Alps.md")
+        try FileManager.default.createDirectory(at: vault.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("---\ntags: [trip]\npinned: true\n---\nSee [[Trip]]\n".utf8).write(to: vault)
         for index in 0..<5 {
             let note = work.appendingPathComponent("notes/sub/n\(index).md")
             try FileManager.default.createDirectory(at: note.deletingLastPathComponent(), withIntermediateDirectories: true)

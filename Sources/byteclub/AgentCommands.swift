@@ -47,7 +47,8 @@ struct TransfersCommand: ParsableCommand {
         discussion: """
             Starts the club's agent if none runs, and so picks up every transfer a killed agent left \
             unfinished. --json prints one array of transfers ({id, kind, local, remote, mode, \
-            autorename, state, done, total, error, result}, docs/cli.md): fields are only ever added. --wait returns once every transfer has finished: exit 0 \
+            autorename, state, done, total, error, result, created, bandwidth_limit, streams}, \
+            docs/cli.md): fields are only ever added. --wait returns once every transfer has finished: exit 0 \
             when all are done, 1 when any failed or was cancelled.
             """)
     @Flag(help: "Print JSON: an array of transfers (stable).") var json = false
@@ -116,10 +117,14 @@ struct TransferJSON: Encodable {
     var autorename: Bool
     var done, total: Int64
     var error, result: String?
+    var created: Date
+    var bandwidthLimit: Int64?
+    var streams: Int?
 
     init(_ transfer: AgentTransfer) {
         (id, kind, local, remote, mode, state) = (transfer.id, transfer.kind.rawValue, transfer.local, transfer.remote, transfer.mode, transfer.state.rawValue)
         (autorename, done, total, error, result) = (transfer.autorename, transfer.done, transfer.total, transfer.error, transfer.result)
+        (created, bandwidthLimit, streams) = (transfer.created, transfer.bandwidthLimit, transfer.streams)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -132,9 +137,12 @@ struct TransferJSON: Encodable {
         try object.encode(total, forKey: .total)
         try object.encode(error, forKey: .error)
         try object.encode(result, forKey: .result)
+        try object.encode(created, forKey: .created)
+        try object.encode(bandwidthLimit, forKey: .bandwidthLimit)
+        try object.encode(streams, forKey: .streams)
     }
 
-    enum CodingKeys: String, CodingKey { case id, kind, local, remote, mode, state, autorename, done, total, error, result }
+    enum CodingKeys: String, CodingKey { case id, kind, local, remote, mode, state, autorename, done, total, error, result, created, bandwidthLimit, streams }
 }
 
 /// `put --agent` and `get --agent`: hand one transfer to the agent and follow it to its end,

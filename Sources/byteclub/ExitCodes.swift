@@ -78,8 +78,10 @@ func explained(_ error: RemoteError, path: String?) -> String {
     case .server(_, let detail):
         if let kind = FolderKindError(detail) { return kind.message(path ?? "the path") }
     case .notFound(let missing):
+        // A path gets a way to look; a rev or a link is said as the server named it.
         let shown = missing.isEmpty ? (path ?? "/") : missing
-        return "\(shown) does not exist (byteclub ls \(parentFolder(shown)) lists what is there)"
+        guard shown.hasPrefix("/") else { break }
+        return "Not found: \(shown) (byteclub ls \(parentFolder(shown)) lists what is there)"
     case .malformedPath(let bad):
         return "\(bad) is not a valid club path: paths start with / and hold no control characters"
     default:

@@ -37,7 +37,7 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         let out = URL(fileURLWithPath: directory).standardizedFileURL
         let dryRun = self.dryRun
-        let problems = RefusedCount()
+        let problems = Carried(0)
         try await runRemote(backend) { backend in
             let store = backend.store
             let folder = backend.folder
@@ -150,7 +150,7 @@ struct Import: AsyncParsableCommand {
             throw Exit.usage.code
         }
         let (flatten, dryRun) = (self.flatten, self.dryRun)
-        let problems = RefusedCount()
+        let problems = Carried(0)
         try await runRemote(backend) { backend in
             let (items, planned) = Self.plan(source, into: backend.folder, flatten: flatten)
             var refused = planned

@@ -88,7 +88,7 @@ struct Get: AsyncParsableCommand {
         let name = path.split(separator: "/").last.map(String.init) ?? "club"
         let into = URL(fileURLWithPath: local ?? SafeName.sanitized(name))
         let (streams, dryRun, key) = (self.streams.streams, self.dryRun, backend.resumeIdentity)
-        let refused = RefusedCount()
+        let refused = Carried(0)
         try await runRemote(backend, path: path) { backend in
             var transfer = FolderTransfer(store: backend.store, streams: streams, dryRun: dryRun)
             transfer.resumeKey = key
@@ -227,7 +227,7 @@ struct Put: AsyncParsableCommand {
         var target = remotePath(remote)
         if remote.hasSuffix("/") || target.isEmpty { target += "/" + folder.lastPathComponent }
         let (streams, dryRun, destination) = (self.streams.streams, self.dryRun, target)
-        let refused = RefusedCount()
+        let refused = Carried(0)
         try await runRemote(backend, path: target) { backend in
             let tally = try await FolderTransfer(store: backend.store, streams: streams, dryRun: dryRun).upload(folder, into: destination, mode: mode)
             FolderTransfer.report(tally, verb: "uploaded", dryRun: dryRun)
@@ -243,13 +243,15 @@ func printEntry(_ entry: RemoteEntry, store: any RemoteStore) async throws {
     try CLIJSON.print(EntryJSON(entry, names: names))
 }
 
-/// How many files a folder transfer refused, set inside the remote operation and read after it.
-final class RefusedCount: @unchecked Sendable {
-    // @unchecked Sendable: `count` is only touched under `lock`.
+/// A value set inside a remote operation (which runs in a task of its own) and read after it:
+/// how many files a folder transfer refused, whether a search found anything.
+final class Carried<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only touched under `lock`.
     private let lock = NSLock()
-    private var count = 0
-    func set(_ value: Int) { lock.withLock { count = value } }
-    var value: Int { lock.withLock { count } }
+    private var stored: Value
+    init(_ initial: Value) { stored = initial }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+    var value: Value { lock.withLock { stored } }
 }
 
 /// stdin and stdout for `put -` and `get … -`, a buffer at a time.

@@ -33,7 +33,7 @@ struct Search: AsyncParsableCommand {
     func run() async throws {
         let text = words.joined(separator: " ")
         let (limit, json) = (self.limit, self.json)
-        let found = FoundFlag()
+        let found = Carried(false)
         // The app's way with an unreachable server: say offline at once and search the index.
         var retry = RetryPolicy()
         retry.retriesUnreachable = false
@@ -105,15 +105,6 @@ struct Search: AsyncParsableCommand {
         })
         if !report.failed.isEmpty { say("\(report.failed.count) notes could not be fetched; searched as they were indexed") }
     }
-}
-
-/// Whether anything was found, set inside the remote operation and read after it.
-private final class FoundFlag: @unchecked Sendable {
-    // @unchecked Sendable: `found` is only touched under `lock`.
-    private let lock = NSLock()
-    private var found = false
-    func set(_ value: Bool) { lock.withLock { found = value } }
-    var value: Bool { lock.withLock { found } }
 }
 
 /// One hit as `search --json` prints it (and as the line printer reads it).

@@ -31,6 +31,7 @@ final class CLIContractTests: XCTestCase {
         (["get", "/byteclub/Moved.txt", "moved.txt", "--json"], "get"),
         (["outbox", "--json"], "outbox"),
         (["remotes", "--json"], "remotes"),
+        (["transfers", "--json"], "transfers"),
     ]
 
     override func setUp() async throws {
@@ -79,6 +80,9 @@ final class CLIContractTests: XCTestCase {
         // Bob writes the note, so `modified_by` is a name that is not the caller's.
         XCTAssertEqual(try cli.run(["put", note.path, "/byteclub/Trip.txt"] + bob).status, 0)
         XCTAssertEqual(try cli.run(["tag", "/byteclub/Trip.txt", "+trip"] + ann).status, 0)
+        // One transfer through the agent, so `transfers --json` has one to print.
+        let agent = try cli.run(["put", "--agent", note.path, "/byteclub/ByAgent.txt"] + ann)
+        XCTAssertEqual(agent.status, 0, agent.stderr)
         for row in Self.schemaTable {
             // `remotes` reads the config file and reaches no club.
             let result = try cli.run(row.arguments + (row.arguments.first == "remotes" ? [] : ann))
@@ -119,7 +123,7 @@ final class CLIContractTests: XCTestCase {
 
         let missing = try cli.run(["get", "/byteclub/Nope.txt"] + ann)
         XCTAssertEqual(missing.status, 3, missing.stderr)
-        XCTAssertTrue(missing.stderr.contains("/byteclub/Nope.txt does not exist"), missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("Not found: /byteclub/Nope.txt (byteclub ls /byteclub lists what is there)"), missing.stderr)
 
         let taken = try cli.run(["put", file.path, "/byteclub/"] + ann)
         XCTAssertEqual(taken.status, 4, taken.stderr)
@@ -168,6 +172,26 @@ final class CLIContractTests: XCTestCase {
         XCTAssertEqual(get.status, 0, get.stderr)
         XCTAssertEqual(get.stdout, text)
         XCTAssertFalse(FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("-").path), "no file named -")
+    }
+
+    /// `put --streams 4` of a 16 MiB file goes as a concurrent session of four 4 MiB blocks (it
+    /// used to go over one stream below 32 MiB, whatever was asked); without the flag, as before.
+    func testAnExplicitStreamsIsUsedFromNTimes4MiB() throws {
+        let log = base.appendingPathComponent("serve.log")
+        let logged = try ServeProcess(root: root, token: "owner-token-2", log: log, extra: ["--member", "cat=cat-token-2"])
+        let club = ["--server", logged.url, "--token", "cat-token-2"]
+        let file = base.appendingPathComponent("sixteen.bin")
+        try Data((0..<(16 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: file)
+        func appends() throws -> Int {
+            try String(contentsOf: log, encoding: .utf8).components(separatedBy: "upload_session/append").count - 1
+        }
+        let plain = try cli.run(["put", file.path, "/byteclub/plain.bin"] + club)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let before = try appends()
+        let four = try cli.run(["put", file.path, "/byteclub/four.bin", "--streams", "4"] + club)
+        XCTAssertEqual(four.status, 0, four.stderr)
+        XCTAssertEqual(try appends() - before, 4, "four blocks, one per stream")
+        XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("byteclub/four.bin")), try Data(contentsOf: file))
     }
 
     /// 200 files up, down, three changed, up again: only those three go.

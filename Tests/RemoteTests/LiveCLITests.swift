@@ -222,7 +222,7 @@ final class LiveCLITests: XCTestCase {
         let lines = log.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 2, log.stdout)
         XCTAssertTrue(lines[0].hasPrefix(try XCTUnwrap(second.rev)), "newest first: \(log.stdout)")
-        XCTAssertTrue(lines[0].hasSuffix(bobID), lines[0])
+        XCTAssertTrue(lines[0].hasSuffix("Bob"), "the member's name, not \(bobID): " + lines[0])
         XCTAssertTrue(lines[1].hasPrefix(try XCTUnwrap(first.rev)), log.stdout)
         XCTAssertTrue(lines[1].hasSuffix("you (Alice Liddell)"), lines[1])
         XCTAssertTrue(lines[1].contains("4 B"), lines[1])
@@ -254,7 +254,7 @@ final class LiveCLITests: XCTestCase {
 
         let missing = try cli.run(["log", "/byteclub/missing.txt"] + server())
         XCTAssertEqual(missing.status, 3)
-        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/missing.txt\n")
+        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/missing.txt (byteclub ls /byteclub lists what is there)\n")
 
         let unknown = try cli.run(["restore", "/byteclub/a.txt", "0123456789abcdef"] + server())
         XCTAssertEqual(unknown.status, 3)
@@ -270,7 +270,7 @@ final class LiveCLITests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: club.root.appendingPathComponent("byteclub/b.txt"), encoding: .utf8), "b", "nothing replaced")
         let gone = try cli.run(["cp", "/byteclub/nope.txt", "/byteclub/c.txt"] + server())
         XCTAssertEqual(gone.status, 3)
-        XCTAssertEqual(gone.stderr, "byteclub: Not found: /byteclub/nope.txt\n")
+        XCTAssertEqual(gone.stderr, "byteclub: Not found: /byteclub/nope.txt (byteclub ls /byteclub lists what is there)\n")
 
         let badLimit = try cli.run(["log", "/byteclub/a.txt", "--limit", "0"] + server())
         XCTAssertNotEqual(badLimit.status, 0)

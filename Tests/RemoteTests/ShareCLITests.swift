@@ -78,7 +78,7 @@ final class ShareCLITests: XCTestCase {
         }
         let missing = try cli.run(["share", "/byteclub/nope.txt"] + server)
         XCTAssertEqual(missing.status, 3)
-        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/nope.txt\n")
+        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/nope.txt (byteclub ls /byteclub lists what is there)\n")
         let noPath = try cli.run(["share"] + server)
         XCTAssertNotEqual(noPath.status, 0)
         XCTAssertTrue(noPath.stderr.contains("say which file to share"), noPath.stderr)

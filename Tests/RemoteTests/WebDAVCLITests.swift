@@ -80,7 +80,7 @@ final class WebDAVCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: server.file("byteclub/Archive/ñ.txt").path))
         let missing = try cli.run(["get", "/byteclub/Archive/ñ.txt"] + webdav)
         XCTAssertEqual(missing.status, 3)
-        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/Archive/ñ.txt\n")
+        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/Archive/ñ.txt (byteclub ls /byteclub/Archive lists what is there)\n")
     }
 
     /// Issue 31: `server.url` is rclone's `/`; a listing of it used to stop with "the server

@@ -1,13 +1,13 @@
 # byteclub: build, run, test and benchmark.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev vim libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3 iproute2 gcc libsqlite3-dev ripgrep
-PYPI_PACKAGES := dropbox
+APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev vim libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3 iproute2 gcc libsqlite3-dev ripgrep man-db
+PYPI_PACKAGES := dropbox jsonschema
 BENCH_SIZE ?= 1GiB
 # The WAN table (transfer-bench wan): 256 MiB each way on each link, as issue 27 asks.
 WAN_SIZE ?= 256MiB
 
-.PHONY: all build run test bench fuzz deps clean
+.PHONY: all build run test bench fuzz deps clean install uninstall
 
 all: build
 
@@ -22,9 +22,10 @@ deps:
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
-	@# The official Dropbox SDK (PyPI), which SDKInteropTests drives against byteclub serve.
-	@python3 -c 'import dropbox' 2>/dev/null || { \
-		echo "make deps: installing the Dropbox Python SDK"; \
+	@# The official Dropbox SDK (PyPI), which SDKInteropTests drives against byteclub serve, and
+	@# jsonschema, which checks every --json output against docs/schemas (scripts/validate-json).
+	@python3 -c 'import dropbox, jsonschema' 2>/dev/null || { \
+		echo "make deps: installing the Dropbox Python SDK and jsonschema"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		python3 -m pip --version >/dev/null 2>&1 || { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq python3-pip; }; \
 		python3 -m pip install --quiet $(PYPI_PACKAGES) 2>/dev/null || python3 -m pip install --quiet --break-system-packages $(PYPI_PACKAGES); \
@@ -84,6 +85,33 @@ fuzz:
 		-Xlinker $(wildcard $(FUZZER_LIB)) -Xlinker -lstdc++
 	FUZZ_TIME=$(FUZZ_TIME) FUZZ_OUT=$(FUZZ_SCRATCH)/fuzz-out Tests/Fuzz/run-fuzz.sh \
 		$(FUZZ_SCRATCH)/$(FUZZ_CONFIG)/byteclub-fuzz $(FUZZ_TARGETS)
+
+## install: the release binary, a man page per command and bash/zsh/fish completions, all generated
+## from the argument parser, under PREFIX (default /usr/local; DESTDIR for packagers). BUILD_CONFIG=debug
+## installs a debug build; INSTALL_FROM=path installs that binary without building (the install test
+## does, with the binary it already has: a swift build inside `swift test` would wait for its lock).
+## uninstall removes them all.
+PREFIX ?= /usr/local
+BUILD_CONFIG ?= release
+INSTALL_FROM ?=
+INSTALL_BIN = $(DESTDIR)$(PREFIX)/bin
+INSTALL_MAN = $(DESTDIR)$(PREFIX)/share/man/man1
+INSTALL_BASH = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+INSTALL_ZSH = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+INSTALL_FISH = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+install:
+	@[ -n "$(INSTALL_FROM)" ] || $(SWIFT) build -c $(BUILD_CONFIG) --product byteclub
+	install -d $(INSTALL_BIN) $(INSTALL_MAN) $(INSTALL_BASH) $(INSTALL_ZSH) $(INSTALL_FISH)
+	install -m 0755 "$(or $(INSTALL_FROM),$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path)/byteclub)" $(INSTALL_BIN)/byteclub
+	scripts/man-pages $(INSTALL_BIN)/byteclub $(INSTALL_MAN)
+	$(INSTALL_BIN)/byteclub --generate-completion-script bash > $(INSTALL_BASH)/byteclub
+	$(INSTALL_BIN)/byteclub --generate-completion-script zsh > $(INSTALL_ZSH)/_byteclub
+	$(INSTALL_BIN)/byteclub --generate-completion-script fish > $(INSTALL_FISH)/byteclub.fish
+	@echo "installed byteclub in $(INSTALL_BIN) (man byteclub; completions for bash, zsh and fish)"
+
+uninstall:
+	rm -f $(INSTALL_BIN)/byteclub $(INSTALL_MAN)/byteclub.1 $(INSTALL_MAN)/byteclub-*.1
+	rm -f $(INSTALL_BASH)/byteclub $(INSTALL_ZSH)/_byteclub $(INSTALL_FISH)/byteclub.fish
 
 clean:
 	rm -rf .build

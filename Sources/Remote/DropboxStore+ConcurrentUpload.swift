@@ -4,14 +4,15 @@ import Synchronization
 import Transfer
 
 extension DropboxStore: ParallelTransferStore {
-    /// Large files (``TransferStreams/threshold`` and up) over `streams` connections at once, by
+    /// Large files (``TransferStreams/minimumSize(requested:)`` and up) over `streams` connections at once, by
     /// a concurrent upload session; smaller ones, one stream, or a bandwidth limit (which is per
     /// transfer, and which one stream fills), as ever.
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
                        streams: Int?) async throws(RemoteError) -> RemoteEntry {
+        let minimum = TransferStreams.minimumSize(requested: streams)
         let streams = TransferStreams.resolved(streams, server: endpoints.content)
         let size = try Self.regularFileSize(file)
-        guard streams > 1, size >= TransferStreams.threshold, size > singleUploadLimit, configuration.maxSendBytesPerSecond == nil else {
+        guard streams > 1, size >= minimum, size > singleUploadLimit, configuration.maxSendBytesPerSecond == nil else {
             return try await uploadOverOneConnection(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
         }
         return try await concurrentUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress, streams: streams)

@@ -12,6 +12,7 @@ extension DropboxStore {
     /// resume data, and the next try continues from there over one connection.
     public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
                          onResumeData: (@Sendable (Data) -> Void)?, streams: Int?) async throws(RemoteError) -> RemoteEntry {
+        let minimum = TransferStreams.minimumSize(requested: streams)
         let streams = TransferStreams.resolved(streams, server: endpoints.content)
         func oneConnection() async throws(RemoteError) -> RemoteEntry {
             try await downloadOverOneConnection(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
@@ -21,7 +22,7 @@ extension DropboxStore {
             return try await oneConnection()
         }
         let entry = try await metadata(path)
-        guard entry.kind == .file, entry.size >= TransferStreams.threshold, let rev = entry.rev else { return try await oneConnection() }
+        guard entry.kind == .file, entry.size >= minimum, let rev = entry.rev else { return try await oneConnection() }
         let location: URL
         do {
             location = try await ParallelDownload.run(size: entry.size, streams: streams, directory: configuration.temporaryDirectory,

@@ -13,6 +13,7 @@ extension DropboxStore: ResumableUploadStore {
         guard size > singleUploadLimit else {
             return try await uploadOverOneConnection(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
         }
+        let minimum = TransferStreams.minimumSize(requested: streams)
         let streams = TransferStreams.resolved(streams, server: endpoints.content)
         if let resuming, resuming.isConcurrent {
             do {
@@ -30,7 +31,7 @@ extension DropboxStore: ResumableUploadStore {
             }
         }
         // As `put` chooses: one stream for a bandwidth limit (which one stream fills) or a small file.
-        if streams > 1, size >= TransferStreams.threshold, configuration.maxSendBytesPerSecond == nil {
+        if streams > 1, size >= minimum, configuration.maxSendBytesPerSecond == nil {
             return try await concurrentUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress,
                                               streams: streams, resuming: nil, onSession: onSession)
         }

@@ -28,6 +28,16 @@ public enum TransferStreams {
     /// Smaller files go over one connection: below this, the extra round trips to set up
     /// the streams cost more than they win.
     public static let threshold: Int64 = 32 << 20
+    /// The share of a file each stream must have when the streams were asked for (`--streams N`):
+    /// a concurrent upload's block, so that N streams each get a block at least.
+    public static let perRequestedStream: Int64 = 4 << 20
+
+    /// The smallest file that goes over several streams: ``threshold`` by default, but N × 4 MiB
+    /// when N was asked for, since whoever asked knows their link (a 16 MiB `put --streams 4`
+    /// on a lossy 50 ms link took 50 s over one stream).
+    public static func minimumSize(requested: Int?) -> Int64 {
+        requested.map { Int64(clamped($0)) * perRequestedStream } ?? threshold
+    }
 
     /// `requested` within ``allowed``.
     public static func clamped(_ requested: Int) -> Int {

@@ -16,6 +16,7 @@ extension WebDAVStore: ParallelTransferStore {
             return try await oneConnection()
         }
         let url = try self.url(path)
+        let minimum = TransferStreams.minimumSize(requested: streams)
         let streams = TransferStreams.resolved(streams, server: url)
         guard streams > 1 else { return try await oneConnection() }
         let head = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Reply in
@@ -23,7 +24,7 @@ extension WebDAVStore: ParallelTransferStore {
         }
         guard head.header("Accept-Ranges")?.lowercased().contains("bytes") == true,
               let size = head.header("Content-Length").flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }),
-              size >= TransferStreams.threshold,
+              size >= minimum,
               let etag = head.header("ETag"), !etag.hasPrefix("W/") else { return try await oneConnection() }
         let modified = head.header("Last-Modified")
         let location: URL

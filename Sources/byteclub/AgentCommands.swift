@@ -46,8 +46,9 @@ struct TransfersCommand: ParsableCommand {
         abstract: "List the background agent's transfers, or wait for them.",
         discussion: """
             Starts the club's agent if none runs, and so picks up every transfer a killed agent left \
-            unfinished. --json prints one array of transfers, a stable format: fields are only ever \
-            added (see docs/architecture.md). --wait returns once every transfer has finished: exit 0 \
+            unfinished. --json prints one array of transfers ({id, kind, local, remote, mode, \
+            autorename, state, done, total, error, result, created, bandwidth_limit, streams}, \
+            docs/cli.md): fields are only ever added. --wait returns once every transfer has finished: exit 0 \
             when all are done, 1 when any failed or was cancelled.
             """)
     @Flag(help: "Print JSON: an array of transfers (stable).") var json = false
@@ -92,7 +93,7 @@ struct TransfersCommand: ParsableCommand {
         }
         let all = order.compactMap { transfers[$0] }
         if json {
-            FileHandle.standardOutput.write(AgentLines.encode(all))
+            try CLIJSON.print(all.map(TransferJSON.init))
         } else {
             FileHandle.standardOutput.write(Data(all.map(Self.line).joined().utf8))
         }
@@ -108,6 +109,40 @@ struct TransfersCommand: ParsableCommand {
         if let error = transfer.error { text += "  (" + TerminalSafe.escape(error) + ")" }
         return text + "\n"
     }
+}
+
+/// A transfer as `transfers --json` prints it: the agent's record without its resume state.
+struct TransferJSON: Encodable {
+    var id, kind, local, remote, mode, state: String
+    var autorename: Bool
+    var done, total: Int64
+    var error, result: String?
+    var created: Date
+    var bandwidthLimit: Int64?
+    var streams: Int?
+
+    init(_ transfer: AgentTransfer) {
+        (id, kind, local, remote, mode, state) = (transfer.id, transfer.kind.rawValue, transfer.local, transfer.remote, transfer.mode, transfer.state.rawValue)
+        (autorename, done, total, error, result) = (transfer.autorename, transfer.done, transfer.total, transfer.error, transfer.result)
+        (created, bandwidthLimit, streams) = (transfer.created, transfer.bandwidthLimit, transfer.streams)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingKeys.self)
+        for (key, value) in [(CodingKeys.id, id), (.kind, kind), (.local, local), (.remote, remote), (.mode, mode), (.state, state)] {
+            try object.encode(value, forKey: key)
+        }
+        try object.encode(autorename, forKey: .autorename)
+        try object.encode(done, forKey: .done)
+        try object.encode(total, forKey: .total)
+        try object.encode(error, forKey: .error)
+        try object.encode(result, forKey: .result)
+        try object.encode(created, forKey: .created)
+        try object.encode(bandwidthLimit, forKey: .bandwidthLimit)
+        try object.encode(streams, forKey: .streams)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, kind, local, remote, mode, state, autorename, done, total, error, result, created, bandwidthLimit, streams }
 }
 
 /// `put --agent` and `get --agent`: hand one transfer to the agent and follow it to its end,

@@ -9,7 +9,7 @@ struct ByteClub: AsyncParsableCommand {
         abstract: "A terminal client for a club's shared folder of notes and photos.",
         discussion: "Run with no arguments for the terminal UI on an embedded club server. `byteclub serve` shares a folder with your club over the Dropbox v2 API subset. ls, get, put, rm, mv and cp script a club folder, log and restore reach its earlier revisions, and watch prints its changes as they happen: the embedded one (--data-dir), a club server (--server, --token), a WebDAV folder (--webdav, --user) or your Dropbox (--dropbox, after `byteclub login dropbox`), or one named in $XDG_CONFIG_HOME/byteclub/config.toml (--remote NAME; its `default` when no other is given; `byteclub remotes` lists them). Options may come before the command or after it: `byteclub --remote club ls` and `byteclub ls --remote club` are the same.",
         version: "0.1.0",
-        subcommands: [Open.self, Serve.self, Ls.self, Get.self, Put.self, Rm.self, Mv.self, Cp.self, Log.self, Restore.self, Watch.self, OutboxCommand.self, Tag.self,
+        subcommands: [Open.self, Serve.self, Ls.self, Get.self, Put.self, Rm.self, Mv.self, Cp.self, Log.self, Restore.self, Watch.self, OutboxCommand.self, Tag.self, Export.self, Import.self,
                       Search.self, Links.self, Cat.self,
                       Login.self, Logout.self, Remotes.self, Share.self, Unshare.self,
                       TransfersCommand.self, AgentCommand.self],
@@ -18,7 +18,14 @@ struct ByteClub: AsyncParsableCommand {
 
     /// Parses with the subcommand moved in front of options written before it, then runs.
     static func main() async {
-        await main(SubcommandOrder.arranged(Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let unknown = SubcommandOrder.unknownCommand(arguments) {
+            say("'\(unknown)' is not a byteclub command; the commands are: "
+                + configuration.subcommands.filter { $0.configuration.shouldDisplay && $0 != Open.self }.map { $0._commandName }.joined(separator: ", ")
+                + " (byteclub help COMMAND for one)")
+            Foundation.exit(Exit.usage.rawValue)
+        }
+        await main(SubcommandOrder.arranged(arguments))
     }
 }
 
@@ -44,6 +51,14 @@ enum SubcommandOrder {
         }
         // Wrong either way: the command's own complaint says more than the app's "unexpected 'ls'".
         return fallback ?? arguments
+    }
+
+    /// The first word when it names no command: `byteclub lss` would otherwise be read as the
+    /// app's (the default command's) stray argument, and answered with the app's usage.
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), first != "help" else { return nil }
+        let names = Set(ByteClub.configuration.subcommands.map { $0._commandName })
+        return names.contains(first) ? nil : first
     }
 
     /// Whether the line parses (a request for help or the version counts: it is a clean exit).

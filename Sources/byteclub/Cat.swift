@@ -62,7 +62,7 @@ struct Cat: AsyncParsableCommand {
         if json {
             let object = CatJSON(pathDisplay: entry?.path ?? path, name: entry?.name, rev: entry?.rev, size: entry?.size,
                                  modified: entry?.modified, text: text, rendered: rendered.map { $0.plainText })
-            FileHandle.standardOutput.write(try JSONLines.encode(object) + Data("\n".utf8))
+            FileHandle.standardOutput.write(try CLIJSON.encode(object) + Data("\n".utf8))
             return
         }
         if let rendered {

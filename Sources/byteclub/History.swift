@@ -8,7 +8,7 @@ struct Log: AsyncParsableCommand {
         abstract: "List a file's revisions, newest first.",
         discussion: """
             One line per revision: its rev, when it was made, its size and who made it (you, or \
-            the member's account id). Give a rev to `byteclub restore PATH REV` to bring it back, \
+            the member's name; their account id when the server does not know it). Give a rev to `byteclub restore PATH REV` to bring it back, \
             or to `byteclub get rev:REV FILE` to download it.
             """)
     @Argument(help: "The file, e.g. /byteclub/notes.txt.") var path: String
@@ -24,15 +24,13 @@ struct Log: AsyncParsableCommand {
         let path = remotePath(self.path)
         guard !path.isEmpty else { throw ValidationError("give a file, e.g. /byteclub/notes.txt") }
         let (limit, json) = (self.limit, self.json)
-        try await runRemote(backend) { backend in
+        try await runRemote(backend, path: path) { backend in
             // Who "you" are, to name your own revisions; a server without accounts is fine.
             async let me = try? await backend.store.currentAccount()
             let history = try await backend.store.revisions(path, limit: limit)
             let account = await me
-            if json {
-                FileHandle.standardOutput.write(try JSONLines.encode(history.entries.map { RevisionJSON($0, you: account) }) + Data("\n".utf8))
-                return
-            }
+            let names = await MemberNames(store: backend.store).names(for: history.entries.map(\.modifiedBy))
+            if json { return try CLIJSON.print(history.entries.map { RevisionJSON($0, you: account, names: names) }) }
             if history.isDeleted { say("\(path) is deleted; its revisions can still be restored") }
             let formatter = JSONLines.localTimeFormatter()
             var lines = ""
@@ -42,39 +40,53 @@ struct Log: AsyncParsableCommand {
                 // Revs and ids come from the server: shown escaped, like every name.
                 lines += TerminalSafe.escape(entry.rev ?? "-") + "  " + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
                     + size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
-                    + TerminalSafe.escape(Self.who(entry.modifiedBy, you: account)) + "\n"
+                    + TerminalSafe.escape(Self.who(entry.modifiedBy, you: account, names: names)) + "\n"
             }
             FileHandle.standardOutput.write(Data(lines.utf8))
         }
     }
 
-    /// "you (Ada)" for your own revisions, the account id for others', "-" when unknown.
-    static func who(_ id: String?, you: RemoteAccount?) -> String {
+    /// "you (Ada)" for your own revisions, the member's name for others' (their account id
+    /// when the server does not know it), "-" when unknown.
+    static func who(_ id: String?, you: RemoteAccount?, names: [String: String]) -> String {
         guard let id else { return "-" }
         if let you, you.id == id { return "you (\(you.displayName))" }
-        return id
+        return names[id] ?? id
     }
 }
 
-/// A revision as `log --json` prints it.
+/// A revision as `log --json` prints it (``CLIJSON``'s names: `path_display`, `modified_by`).
 private struct RevisionJSON: Encodable {
     var rev: String?
-    var path: String
+    var pathDisplay: String
     var size: Int64
     var modified: Date?
     var modifiedBy: String?
+    var modifiedById: String?
     var you: Bool
 
-    init(_ entry: RemoteEntry, you account: RemoteAccount?) {
+    init(_ entry: RemoteEntry, you account: RemoteAccount?, names: [String: String]) {
         rev = entry.rev
-        path = entry.path
+        pathDisplay = entry.path
         size = entry.size
         modified = entry.modified
-        modifiedBy = entry.modifiedBy
+        modifiedById = entry.modifiedBy
+        modifiedBy = account?.id == entry.modifiedBy && entry.modifiedBy != nil ? account?.displayName : MemberNames.shown(entry.modifiedBy, names: names)
         you = account != nil && account?.id == entry.modifiedBy
     }
 
-    enum CodingKeys: String, CodingKey { case rev, path, size, modified, modifiedBy = "modified_by", you }
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingKeys.self)
+        try object.encode(rev, forKey: .rev)
+        try object.encode(pathDisplay, forKey: .pathDisplay)
+        try object.encode(size, forKey: .size)
+        try object.encode(modified, forKey: .modified)
+        try object.encode(modifiedBy, forKey: .modifiedBy)
+        try object.encode(modifiedById, forKey: .modifiedById)
+        try object.encode(you, forKey: .you)
+    }
+
+    enum CodingKeys: String, CodingKey { case rev, pathDisplay, size, modified, modifiedBy, modifiedById, you }
 }
 
 struct Restore: AsyncParsableCommand {
@@ -83,6 +95,7 @@ struct Restore: AsyncParsableCommand {
         discussion: "The old content becomes a new revision (nothing is lost: the present one stays in the log). Find revs with `byteclub log PATH`.")
     @Argument(help: "The file, e.g. /byteclub/notes.txt.") var path: String
     @Argument(help: "The revision to bring back, from `byteclub log`.") var rev: String
+    @Flag(help: "Print the new revision's metadata as JSON.") var json = false
     @OptionGroup var backend: BackendOptions
 
     func validate() throws {
@@ -94,9 +107,10 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         let path = remotePath(self.path)
         guard !path.isEmpty else { throw ValidationError("give a file, e.g. /byteclub/notes.txt") }
-        let rev = self.rev
-        try await runRemote(backend) { backend in
+        let (rev, json) = (self.rev, self.json)
+        try await runRemote(backend, path: path) { backend in
             let entry = try await backend.store.restore(path, rev: rev)
+            if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path)) \(TerminalSafe.escape(entry.rev ?? ""))\n".utf8))
             say("restored \(entry.path) to \(rev) as the new revision \(entry.rev ?? "?")")
         }
@@ -110,37 +124,32 @@ struct Cp: AsyncParsableCommand {
     @Argument(help: "From, e.g. /byteclub/a.txt.") var from: String
     @Argument(help: "To, e.g. /byteclub/b.txt or /byteclub/archive/.") var to: String
     @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
+    @Flag(help: "Print the copy's metadata as JSON instead of its path.") var json = false
     @OptionGroup var backend: BackendOptions
 
     func run() async throws {
         let from = remotePath(self.from)
+        let json = self.json
         var to = remotePath(self.to)
         guard !from.isEmpty else { throw ValidationError("refusing to copy the root") }
         if self.to.hasSuffix("/") || to.isEmpty { to += "/" + (from.split(separator: "/").last.map(String.init) ?? "") }
         let (target, autorename) = (to, self.autorename)
-        try await runRemote(backend) { backend in
+        try await runRemote(backend, path: from) { backend in
             do {
                 let entry = try await backend.store.copy(from: from, to: target, autorename: autorename)
+                if json { return try await printEntry(entry, store: backend.store) }
                 FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
             } catch RemoteError.conflict(let path) {
                 // The server's "conflict" here means the name is taken, not a lost race.
                 say("\(path) already exists; choose another name or add --autorename")
-                throw ExitCode(4)
+                throw Exit.conflict.code
             }
         }
     }
 }
 
-/// Dates and JSON lines for the history and watch commands.
+/// Dates as the history and listing commands print them (JSON goes through ``CLIJSON``).
 enum JSONLines {
-    /// One line of JSON, keys sorted, dates ISO 8601, and safe for a terminal (``TerminalSafe/jsonText(_:)``).
-    static func encode<T: Encodable>(_ value: T) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return TerminalSafe.jsonText(try encoder.encode(value))
-    }
-
     /// Dates as `ls` and `log` print them, "2026-11-22 14:03" in local time: one formatter per
     /// listing, not one per line.
     static func localTimeFormatter() -> DateFormatter {

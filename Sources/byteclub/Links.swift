@@ -33,7 +33,7 @@ struct Links: AsyncParsableCommand {
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
             let report = try await Self.report(path, backend: backend)
             if json {
-                FileHandle.standardOutput.write(try JSONLines.encode(report) + Data("\n".utf8))
+                FileHandle.standardOutput.write(try CLIJSON.encode(report) + Data("\n".utf8))
             } else {
                 FileHandle.standardOutput.write(Data(report.text(formatter: JSONLines.localTimeFormatter()).utf8))
             }
@@ -93,12 +93,7 @@ struct Links: AsyncParsableCommand {
         }
         let found = try index.backlinks(to: display)
         // Members by name where the server says (a club server's accounts); the id stays beside it.
-        var names: [String: String] = [:]
-        if !offline {
-            for id in Set(found.compactMap(\.modifiedBy)) {
-                if let account = try? await backend.store.account(id: id) { names[id] = account.displayName }
-            }
-        }
+        let names = offline ? [:] : await MemberNames(store: backend.store).names(for: found.map(\.modifiedBy))
         let backlinks = found.map { LinksJSON.Incoming($0, name: $0.modifiedBy.flatMap { names[$0] }) }
         return LinksJSON(pathDisplay: display, title: NoteLinks.title(ofPath: display), offline: offline,
                          outgoing: outgoing, backlinks: backlinks)

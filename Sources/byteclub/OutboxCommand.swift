@@ -47,7 +47,7 @@ struct OutboxCommand: AsyncParsableCommand {
         let items = Outbox(directory: Paths.outbox(connected.key)).all()
         await connected.close()
         if json {
-            FileHandle.standardOutput.write(try JSONLines.encode(items) + Data("\n".utf8))
+            try CLIJSON.print(items.map(ItemJSON.init))
         } else if items.isEmpty {
             FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8))
         } else {
@@ -85,28 +85,47 @@ struct OutboxCommand: AsyncParsableCommand {
         }
     }
 
+    /// A waiting item as `outbox --json` prints it (``CLIJSON``'s names: `path_display`).
+    struct ItemJSON: Encodable {
+        var id: String
+        var seq: Int
+        var kind: String
+        var pathDisplay: String
+        var newPathDisplay: String?
+        var baseRev: String?
+        var title: String
+        var text: String?
+        var localFile: String?
+        var queued: Date
+
+        init(_ item: OutboxItem) {
+            (id, seq, kind, pathDisplay, newPathDisplay) = (item.id, item.seq, item.kind.rawValue, item.path, item.newPath)
+            (baseRev, title, text, localFile, queued) = (item.baseRev, item.title, item.text, item.localFile, item.queued)
+        }
+    }
+
     /// One result for scripts (`--send --json`).
     struct ReportLine: Encodable {
         var seq: Int
         var kind: String
         var title: String
-        var path: String
+        var pathDisplay: String
         /// sent, merged, draft or refused.
         var result: String
         var reason: String?
         /// The draft that holds the text (result draft).
         var draft: String?
         /// The note or photo on the server afterwards (sent, merged; none after a delete).
-        var entry: RemoteEntry?
+        var entry: EntryJSON?
 
         init(_ report: OutboxReport) {
             seq = report.item.seq
             kind = report.item.kind.rawValue
             title = report.item.title
-            path = report.item.path
+            pathDisplay = report.item.path
             switch report.result {
-            case .sent(let entry): result = "sent"; self.entry = entry
-            case .merged(let entry, _): result = "merged"; self.entry = entry
+            case .sent(let entry): result = "sent"; self.entry = entry.map { EntryJSON($0) }
+            case .merged(let entry, _): result = "merged"; self.entry = EntryJSON(entry)
             case .conflict(let id, let reason): result = "draft"; self.reason = reason; draft = id
             case .refused(let reason): result = "refused"; self.reason = reason
             }
@@ -127,7 +146,7 @@ struct OutboxCommand: AsyncParsableCommand {
             }
             let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: DraftStore(directory: Paths.drafts))
             let run = await sender.sendAll { report in
-                if json, let line = try? JSONLines.encode(ReportLine(report)) {
+                if json, let line = try? CLIJSON.encode(ReportLine(report)) {
                     FileHandle.standardOutput.write(line + Data("\n".utf8))
                 } else {
                     FileHandle.standardOutput.write(Data((Self.line(report) + "\n").utf8))

@@ -46,9 +46,7 @@ struct Remotes: AsyncParsableCommand {
         }
         let listed = Self.listed(config)
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(listed) + Data("\n".utf8))
+            try CLIJSON.print(listed)
             return
         }
         print(Self.table(listed), terminator: "")

@@ -5,48 +5,37 @@ import Foundation
 import DropboxWire
 import Remote
 
-/// Runs a remote operation for a command: Ctrl-C cancels it, errors print one line to stderr
-/// and exit non-zero, and the embedded server is stopped on every path.
+/// Runs a remote operation for a command: Ctrl-C cancels it and exits 130 (``Interrupt``),
+/// errors print one sentence to stderr and exit with their code (``Exit``), and the embedded
+/// server is stopped on every path.
 ///
 /// `retry` is how long each request keeps trying before its error reaches `body`;
-/// `offlineStart` gives a backend even when a WebDAV server cannot be reached (`search`).
-func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false,
+/// `offlineStart` gives a backend even when a WebDAV server cannot be reached (`search`);
+/// `path` is what the command works on, named in errors whose answer does not name it.
+func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false, path: String? = nil,
                _ body: @escaping @Sendable (Backend) async throws -> Void) async throws {
     StderrLog.bootstrap()
     let backend: Backend
     do {
-        backend = try await options.connect(retry: retry, offlineStart: offlineStart)
+        backend = try await Interrupt.run { try await options.connect(retry: retry, offlineStart: offlineStart) }
     } catch let error as RemoteError {
-        throw fail(error)
+        throw fail(error, path: path)
     }
-    let work = Task { try await body(backend) }
-    signal(SIGINT, SIG_IGN)
-    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    interrupt.setEventHandler { work.cancel() }
-    interrupt.activate()
-    defer { interrupt.cancel() }
-    let result = await work.result
+    let result: Result<Void, any Error>
+    do {
+        try await Interrupt.run { try await body(backend) }
+        result = .success(())
+    } catch {
+        result = .failure(error)
+    }
     await backend.close()
     switch result {
     case .success:
         return
     case .failure(let error as RemoteError):
-        throw fail(error)
+        throw fail(error, path: path)
     case .failure(let error):
         throw error
-    }
-}
-
-/// Prints "byteclub: message" and picks an exit code a script can branch on.
-func fail(_ error: RemoteError) -> ExitCode {
-    say(error.message)
-    switch error {
-    case .notFound: return ExitCode(3)
-    case .conflict: return ExitCode(4)
-    case .unauthorized: return ExitCode(5)
-    case .network, .gateway, .rateLimited, .server: return ExitCode(6)
-    case .cancelled: return ExitCode(130)
-    default: return ExitCode(1)
     }
 }
 
@@ -133,11 +122,23 @@ struct Ls: AsyncParsableCommand {
         let path = remotePath(self.path)
         let json = self.json
         let tag = try self.tag.map { text in try TagText.normalised(text) }
-        try await runRemote(backend) { backend in
+        try await runRemote(backend, path: path) { backend in
             if let tag { return try await Ls.listTagged(path, tag: tag, json: json, store: backend.store) }
-            let printer = ListingPrinter(json: json)
-            try await backend.store.forEachPage(of: path) { printer.print($0) }
-            printer.finish()
+            let printer = ListingPrinter(json: json, names: MemberNames(store: backend.store))
+            // Pages go through a stream so that names can be asked between them (the store's
+            // page callback cannot wait); each is printed and dropped as before.
+            let (pages, feed) = AsyncStream<[RemoteEntry]>.makeStream()
+            async let printed: Void = { for await page in pages { await printer.print(page) } }()
+            do {
+                try await backend.store.forEachPage(of: path) { feed.yield($0) }
+            } catch {
+                feed.finish()
+                await printed
+                throw error
+            }
+            feed.finish()
+            await printed
+            await printer.finish()
         }
     }
 }
@@ -146,15 +147,19 @@ struct Ls: AsyncParsableCommand {
 ///
 /// With `--json` the pages make one array, byte for byte what encoding the whole listing at
 /// once gives; a listing stopped by an error leaves the array open (and exits non-zero).
-final class ListingPrinter {
+actor ListingPrinter {
     private let json: Bool
+    private let names: MemberNames
     private let formatter = JSONLines.localTimeFormatter()
     private var opened = false
     private let output = FileHandle.standardOutput
 
-    init(json: Bool) { self.json = json }
+    init(json: Bool, names: MemberNames) {
+        self.json = json
+        self.names = names
+    }
 
-    func print(_ page: [RemoteEntry]) {
+    func print(_ page: [RemoteEntry]) async {
         guard !page.isEmpty else { return }
         let sorted = page.sorted { $0.pathLower < $1.pathLower }
         guard json else {
@@ -163,7 +168,8 @@ final class ListingPrinter {
         }
         // The names exactly, as JSON escapes them (ESC is \u001b); DEL and C1, which encoders
         // leave raw, are escaped too, so even JSON is safe on a terminal.
-        guard let array = try? JSONLines.encode(sorted), array.count >= 2 else { return }
+        let known = await names.names(for: sorted.map(\.modifiedBy))
+        guard let array = try? CLIJSON.encode(sorted.map { EntryJSON($0, names: known) }), array.count >= 2 else { return }
         output.write(Data((opened ? "," : "[").utf8))
         output.write(array.dropFirst().dropLast())
         opened = true
@@ -184,140 +190,6 @@ final class ListingPrinter {
     }
 }
 
-struct Get: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Download a file.",
-        discussion: "Interrupted downloads (Ctrl-C or a lost connection) resume where they stopped when you run the same command again.")
-    @Argument(help: "The remote file, e.g. /byteclub/photos/alps.jpg, or one revision of a file, rev:REV (from `byteclub log`).") var remote: String
-    @Argument(help: "Where to put it (default: its name, here).") var local: String?
-    @OptionGroup var streams: StreamsOption
-    @Flag(help: "Hand the download to the background agent: it goes on if this command is interrupted or killed (see `byteclub transfers`).")
-    var agent = false
-    @OptionGroup var backend: BackendOptions
-
-    func run() async throws {
-        // "rev:0123abcd" names a revision, as Dropbox's download takes it; anything else a path.
-        let path = remote.hasPrefix("rev:") ? remote : remotePath(remote)
-        guard !path.isEmpty else { throw ValidationError("give a file to download") }
-        let (folder, name, note) = Self.destination(remote: path, local: local)
-        if let note { say(note) }
-        let target = folder.appendingPathComponent(name)
-        if agent {
-            let handed = AgentTransfer(id: "", kind: .download, local: target.standardizedFileURL.path, remote: path,
-                                       bandwidthLimit: backend.bandwidthLimit, streams: streams.streams)
-            let ended = try AgentTransferFollower.run(handed, backend: backend)
-            guard ended.state == .done else { throw fail(.local(ended.error ?? "Download \(ended.state.rawValue)")) }
-            say("saved \(target.path) (\(ProgressLine.bytes(ended.total)))")
-            return
-        }
-        AgentJournalWake.resumeUnfinished(backend)
-        let key = backend.resumeIdentity
-        let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(key + "\n" + path + "\n" + target.path) + ".json")
-        let streams = self.streams.streams
-        try await runRemote(backend) { backend in
-            let saved = FileManager.default.contents(atPath: resumeFile.path)
-            let progress = ProgressLine(TerminalSafe.escape(name))
-            if let saved, let offset = DownloadResume.offset(of: saved), offset > 0 {
-                say("resuming \(path) at \(ProgressLine.bytes(offset))")
-            }
-            do {
-                let entry = try await backend.store.get(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
-                                                             onResumeData: { data in ResumeKey.save(data, to: resumeFile) }, streams: streams)
-                progress.finish()
-                try? FileManager.default.removeItem(at: resumeFile)
-                say("saved \(target.path) (\(ProgressLine.bytes(entry.size)))")
-            } catch let error as RemoteError where error == .cancelled {
-                progress.finish()
-                throw RemoteError.local("Download interrupted; run the same command again to resume")
-            }
-        }
-    }
-
-    /// The folder a download goes to and its name there, and a note when the name had to change.
-    ///
-    /// A name taken from the remote path (no local name given, or a folder given) is one the
-    /// server may have suggested through a listing, so it must be a single safe path component:
-    /// `../../evil.jpg` is saved as `evil.jpg`, and the note says so. A local path the user
-    /// typed is theirs, folders included.
-    static func destination(remote path: String, local: String?) -> (folder: URL, name: String, note: String?) {
-        let remoteName = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        let name = SafeName.sanitized(remoteName)
-        let note = SafeName.problem(remoteName).map { SafeName.Refusal(name: remoteName, problem: $0).message + "; saving it as \"\(name)\"" }
-        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        var isDirectory: ObjCBool = false
-        guard let local else {
-            // As before, `get /x/photos` with a folder ./photos here saves into it.
-            if note == nil, FileManager.default.fileExists(atPath: here.appendingPathComponent(name).path, isDirectory: &isDirectory),
-               isDirectory.boolValue {
-                return (here.appendingPathComponent(name), name, nil)
-            }
-            return (here, name, note)
-        }
-        let url = URL(fileURLWithPath: local)
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            return (url, name, note)
-        }
-        return (url.deletingLastPathComponent(), url.lastPathComponent, nil)
-    }
-}
-
-/// Names resume-data files after what they resume.
-enum ResumeKey {
-    static func make(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(format: "%016llx", hash)
-    }
-
-    static func save(_ data: Data, to url: URL) {
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? data.write(to: url, options: .atomic)
-    }
-}
-
-struct Put: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Upload a file.")
-    @Argument(help: "The local file.") var local: String
-    @Argument(help: "Where to put it, e.g. /byteclub/photos/ (a trailing / keeps the name).") var remote: String
-    @Option(help: "add (never replace) or overwrite.") var mode: String = "add"
-    @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
-    @OptionGroup var streams: StreamsOption
-    @Flag(help: "Hand the upload to the background agent: it goes on if this command is interrupted or killed (see `byteclub transfers`).")
-    var agent = false
-    @OptionGroup var backend: BackendOptions
-
-    func validate() throws {
-        guard ["add", "overwrite"].contains(mode) else { throw ValidationError("--mode must be add or overwrite") }
-    }
-
-    func run() async throws {
-        let file = URL(fileURLWithPath: local)
-        guard FileManager.default.isReadableFile(atPath: file.path) else { throw fail(.local("Cannot read \(file.path)")) }
-        var path = remotePath(remote)
-        if remote.hasSuffix("/") || path.isEmpty { path += "/" + file.lastPathComponent }
-        let writeMode: WriteMode = mode == "overwrite" ? .overwrite : .add
-        let autorename = self.autorename
-        let target = path
-        let streams = self.streams.streams
-        if agent {
-            let handed = AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: target, mode: mode, autorename: autorename,
-                                       bandwidthLimit: backend.bandwidthLimit, streams: streams)
-            let ended = try AgentTransferFollower.run(handed, backend: backend)
-            guard ended.state == .done else { throw fail(.local(ended.error ?? "Upload \(ended.state.rawValue)")) }
-            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(ended.result ?? target))\n".utf8))
-            return
-        }
-        AgentJournalWake.resumeUnfinished(backend)
-        try await runRemote(backend) { backend in
-            let progress = ProgressLine(file.lastPathComponent)
-            let entry = try await backend.store.put(file: file, to: target, mode: writeMode, autorename: autorename,
-                                                    progress: { done, total in progress.update(done, total) }, streams: streams)
-            progress.finish()
-            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
-        }
-    }
-}
-
 struct Rm: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete a file or folder.")
     @Argument(help: "What to delete.") var path: String
@@ -326,7 +198,7 @@ struct Rm: AsyncParsableCommand {
     func run() async throws {
         let target = remotePath(path)
         guard !target.isEmpty else { throw ValidationError("refusing to delete the root") }
-        try await runRemote(backend) { backend in
+        try await runRemote(backend, path: target) { backend in
             _ = try await backend.store.delete(target)
         }
     }
@@ -337,14 +209,22 @@ struct Mv: AsyncParsableCommand {
     @Argument(help: "From.") var from: String
     @Argument(help: "To.") var to: String
     @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
+    @Flag(help: "Print the moved file's metadata as JSON instead of its path.") var json = false
     @OptionGroup var backend: BackendOptions
 
     func run() async throws {
         let from = remotePath(self.from)
         let to = remotePath(self.to)
-        let autorename = self.autorename
-        try await runRemote(backend) { backend in
-            let entry = try await backend.store.move(from: from, to: to, autorename: autorename)
+        let (autorename, json) = (self.autorename, self.json)
+        try await runRemote(backend, path: from) { backend in
+            let entry: RemoteEntry
+            do {
+                entry = try await backend.store.move(from: from, to: to, autorename: autorename)
+            } catch RemoteError.conflict {
+                say("\(to) already exists; choose another name or add --autorename")
+                throw Exit.conflict.code
+            }
+            if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
         }
     }

@@ -13,9 +13,10 @@ struct Search: AsyncParsableCommand {
             app's index in $XDG_CACHE_HOME/byteclub/ is searched, brought current first when the \
             server answers (only changed notes are fetched), as it is when offline (saying so). \
             Prints one note a line: title, time, who, line number and the matching line (the match \
-            highlighted on a terminal). --json prints one array of {path, name, modified, \
-            modified_by, match, line: {number, column, text, ranges} or null}. Exits 1 when \
-            nothing matches, 64 for a query with nothing to search for.
+            highlighted on a terminal). --json prints one array of {path_display, name, modified, \
+            modified_by, modified_by_id, match, line: {number, column, text, ranges} or null} \
+            (an empty array when nothing matches, exit 0). Without --json, exits 1 when nothing \
+            matches (saying so on stderr, as grep exits), 64 for a query with nothing to search for.
             """)
     // Unrecognized words too: `-rain` is an exclusion here, not an option.
     @Argument(parsing: .allUnrecognized, help: "What to find, e.g. 'trip* \"boat hire\" -rain' (several words are one query).")
@@ -32,21 +33,23 @@ struct Search: AsyncParsableCommand {
     func run() async throws {
         let text = words.joined(separator: " ")
         let (limit, json) = (self.limit, self.json)
-        let found = FoundFlag()
+        let found = Carried(false)
         // The app's way with an unreachable server: say offline at once and search the index.
         var retry = RetryPolicy()
         retry.retriesUnreachable = false
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
             async let me = try? await backend.store.currentAccount()
-            let hits: [SearchJSON]
+            var hits: [SearchJSON]
             if let store = backend.store as? any ContentSearchingStore, backend.account == nil {
                 hits = try await store.searchContents(text, in: "", limit: limit).map(SearchJSON.init)
             } else {
                 hits = try await Self.searchIndex(text, backend: backend, limit: limit)
             }
             found.set(!hits.isEmpty)
+            let names = await MemberNames(store: backend.store).names(for: hits.map(\.modifiedById))
+            for index in hits.indices { hits[index].modifiedBy = MemberNames.shown(hits[index].modifiedById, names: names) }
             if json {
-                FileHandle.standardOutput.write(try JSONLines.encode(hits) + Data("\n".utf8))
+                try CLIJSON.print(hits)
             } else {
                 let you = await me
                 let formatter = JSONLines.localTimeFormatter()
@@ -54,7 +57,11 @@ struct Search: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(hits.map { $0.line(formatter: formatter, you: you, highlight: color) }.joined().utf8))
             }
         }
-        if !found.value { throw ExitCode(1) }
+        // As grep: no hit is exit 1, said on stderr; with --json the empty array says it.
+        if !found.value && !json {
+            say("no note matches \(text)")
+            throw Exit.noMatch.code
+        }
     }
 
     /// Dropbox and WebDAV: the app's index, brought current when the server answers.
@@ -100,15 +107,6 @@ struct Search: AsyncParsableCommand {
     }
 }
 
-/// Whether anything was found, set inside the remote operation and read after it.
-private final class FoundFlag: @unchecked Sendable {
-    // @unchecked Sendable: `found` is only touched under `lock`.
-    private let lock = NSLock()
-    private var found = false
-    func set(_ value: Bool) { lock.withLock { found = value } }
-    var value: Bool { lock.withLock { found } }
-}
-
 /// One hit as `search --json` prints it (and as the line printer reads it).
 struct SearchJSON: Encodable {
     struct Line: Encodable {
@@ -124,12 +122,14 @@ struct SearchJSON: Encodable {
     var path: String
     var name: String
     var modified: Date?
+    /// The member's name (filled in once names are asked; the id until then).
     var modifiedBy: String?
+    var modifiedById: String?
     /// "content", "filename" or "both".
     var match: String
     var line: Line?
 
-    enum CodingKeys: String, CodingKey { case path, name, modified, modifiedBy = "modified_by", match, line }
+    enum CodingKeys: String, CodingKey { case path = "pathDisplay", name, modified, modifiedBy, modifiedById, match, line }
 
     func encode(to encoder: any Encoder) throws {
         var object = encoder.container(keyedBy: CodingKeys.self)
@@ -137,6 +137,7 @@ struct SearchJSON: Encodable {
         try object.encode(name, forKey: .name)
         try object.encode(modified, forKey: .modified)
         try object.encode(modifiedBy, forKey: .modifiedBy)
+        try object.encode(modifiedById, forKey: .modifiedById)
         try object.encode(match, forKey: .match)
         try object.encode(line, forKey: .line)
     }
@@ -146,6 +147,7 @@ struct SearchJSON: Encodable {
         name = match.entry.name
         modified = match.entry.modified
         modifiedBy = match.entry.modifiedBy
+        modifiedById = match.entry.modifiedBy
         self.match = match.matchType == "filename_and_content" ? "both" : match.matchType
         if let text = match.lineText, let number = match.lineNumber {
             line = Line(number: number, column: match.column ?? 0, text: text, ranges: match.ranges.map { [$0.lowerBound, $0.upperBound] })
@@ -157,6 +159,7 @@ struct SearchJSON: Encodable {
         name = hit.name
         modified = hit.modified
         modifiedBy = hit.modifiedBy
+        modifiedById = hit.modifiedBy
         match = hit.match.rawValue
         line = hit.line.map { Line(number: $0.number, column: $0.column, text: $0.text, ranges: $0.ranges.map { [$0.lowerBound, $0.upperBound] }) }
     }
@@ -166,7 +169,7 @@ struct SearchJSON: Encodable {
         let title = (name as NSString).deletingPathExtension
         let date = modified.map(formatter.string) ?? ""
         var out = TerminalSafe.escape(title) + "  " + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
-            + TerminalSafe.escape(Log.who(modifiedBy, you: you))
+            + TerminalSafe.escape(Log.who(modifiedById, you: you, names: modifiedBy.flatMap { name in modifiedById.map { [$0: name] } } ?? [:]))
         if let line {
             out += "  \(line.number): " + Self.marked(line.text, ranges: line.ranges, highlight: highlight)
         }

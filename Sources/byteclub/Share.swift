@@ -19,7 +19,7 @@ struct Share: AsyncParsableCommand {
     @Argument(help: "The file to share.") var path: String?
     @Option(help: "When the link stops working: 30m, 12h, 7d, 2w, or a date.") var expires: String?
     @Flag(help: "List the club's links instead.") var list = false
-    @Flag(help: "With --list: print JSON, one array of links.") var json = false
+    @Flag(help: "Print JSON: the link (or with --list, one array of links).") var json = false
     @OptionGroup var backend: BackendOptions
 
     func validate() throws {
@@ -27,7 +27,6 @@ struct Share: AsyncParsableCommand {
             guard path == nil, expires == nil else { throw ValidationError("--list takes no PATH and no --expires") }
         } else {
             guard let path, !remotePath(path).isEmpty else { throw ValidationError("say which file to share: byteclub share PATH") }
-            guard !json else { throw ValidationError("--json goes with --list") }
             if let expires { _ = try LinkExpiry.parse(expires, now: Date()) }
         }
     }
@@ -37,7 +36,7 @@ struct Share: AsyncParsableCommand {
         let target = remotePath(path ?? "")
         let expiry = try expires.map { try LinkExpiry.parse($0, now: Date()) }
         let asked = expires != nil
-        try await runRemote(backend) { backend in
+        try await runRemote(backend, path: target) { backend in
             let store = try sharingStore(backend.store)
             if !list, backend.embeddedRoot != nil {
                 // The embedded club's server ends with this command, and the next one listens on
@@ -46,13 +45,15 @@ struct Share: AsyncParsableCommand {
             }
             if list {
                 let links = try await store.sharedLinks(nil)
-                FileHandle.standardOutput.write(Data((json ? Self.json(links) : Self.lines(links)).utf8))
+                if json { return try CLIJSON.print(links.map(LinkJSON.init)) }
+                FileHandle.standardOutput.write(Data(Self.lines(links).utf8))
                 return
             }
             let (link, existed) = try await store.createSharedLink(target, expires: expiry)
             if existed {
                 say("\(target) already had this link" + (asked ? "; it keeps its expiry (unshare it first to change that)" : ""))
             }
+            if json { return try CLIJSON.print(LinkJSON(link)) }
             FileHandle.standardOutput.write(Data((TerminalSafe.escape(link.url) + "\n").utf8))
         }
     }
@@ -64,17 +65,31 @@ struct Share: AsyncParsableCommand {
             return TerminalSafe.escape(link.url) + "  " + TerminalSafe.escape(link.path ?? link.name) + "  " + when + "\n"
         }.joined()
     }
+}
 
-    static func json(_ links: [RemoteSharedLink]) -> String {
-        let objects: [[String: Any]] = links.map { link in
-            var object: [String: Any] = ["url": link.url, "name": link.name]
-            if let path = link.path { object["path"] = path }
-            if let expires = link.expires { object["expires"] = DropboxTimestamp.format(expires) }
-            return object
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+/// A link as `share --json` and `share --list --json` print it.
+struct LinkJSON: Encodable {
+    var url: String
+    var name: String
+    var pathDisplay: String?
+    var expires: Date?
+
+    init(_ link: RemoteSharedLink) {
+        url = link.url
+        name = link.name
+        pathDisplay = link.path
+        expires = link.expires
     }
+
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingKeys.self)
+        try object.encode(url, forKey: .url)
+        try object.encode(name, forKey: .name)
+        try object.encode(pathDisplay, forKey: .pathDisplay)
+        try object.encode(expires, forKey: .expires)
+    }
+
+    enum CodingKeys: String, CodingKey { case url, name, pathDisplay, expires }
 }
 
 /// `byteclub unshare URL`: ends a share link.

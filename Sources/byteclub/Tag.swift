@@ -17,6 +17,7 @@ struct Tag: AsyncParsableCommand {
             is sent (exit 64); a missing file exits 3; a WebDAV server that cannot keep tags exits 1, saying so.
             """)
     @Argument(help: "The file, e.g. /byteclub/Trip.txt.") var path: String
+    @Flag(help: "Print JSON: {path_display, tags}.") var json = false
     @Argument(parsing: .allUnrecognized, help: "Changes: +name adds, -name removes.") var changes: [String] = []
     @OptionGroup var backend: BackendOptions
 
@@ -29,7 +30,8 @@ struct Tag: AsyncParsableCommand {
         let path = remotePath(self.path)
         let change: TagChange
         do { change = try TagChange.parse(changes) } catch { throw ValidationError(error.description) }
-        try await runRemote(backend) { backend in
+        let json = self.json
+        try await runRemote(backend, path: path) { backend in
             let store = try tagging(backend.store)
             let tags: [String]
             if change.isEmpty {
@@ -39,9 +41,16 @@ struct Tag: AsyncParsableCommand {
             } else {
                 tags = try await store.changeTags(of: path, change)
             }
+            if json { return try CLIJSON.print(TagsJSON(pathDisplay: path, tags: tags)) }
             FileHandle.standardOutput.write(Data(tags.map { TerminalSafe.escape($0) + "\n" }.joined().utf8))
         }
     }
+}
+
+/// A file's tags as `tag --json` prints them.
+struct TagsJSON: Encodable {
+    var pathDisplay: String
+    var tags: [String]
 }
 
 /// The store's tags, or a clear refusal for a store that keeps none.
@@ -54,11 +63,11 @@ extension Ls {
     /// `ls --tag NAME`: the listing, then each file's tags, printing only those with `tag`.
     static func listTagged(_ folder: String, tag: String, json: Bool, store: any RemoteStore) async throws(RemoteError) {
         let tagger = try tagging(store)
-        let printer = ListingPrinter(json: json)
+        let printer = ListingPrinter(json: json, names: MemberNames(store: store))
         var files: [RemoteEntry] = []
         try await store.forEachPage(of: folder) { page in files += page.filter { $0.kind == .file } }
         let tags = try await tagger.tags(of: files.map(\.path))
-        printer.print(files.filter { tags[$0.pathLower]?.contains(tag) == true })
-        printer.finish()
+        await printer.print(files.filter { tags[$0.pathLower]?.contains(tag) == true })
+        await printer.finish()
     }
 }

@@ -8,8 +8,9 @@ struct Watch: AsyncParsableCommand {
         abstract: "Print each change in a folder as it happens.",
         discussion: """
             One line per change, as soon as the server tells: `added PATH`, `changed PATH` or \
-            `deleted PATH` (folders end in /). --json prints one JSON object per line instead: \
-            {"change","path","name","kind","rev","size","modified","modified_by"}. Waits with \
+            `deleted PATH` (folders end in /), with `by NAME` after a file when the server says who \
+            made the change. --json prints one JSON object per line instead: {"change", \
+            "path_display","name","kind","rev","size","modified","modified_by","modified_by_id"}. Waits with \
             longpolls, so an idle watch costs the server nothing; on a WebDAV remote, which has \
             no longpoll, it looks every 10 s instead (one PROPFIND). When the server goes away it \
             says so on stderr and keeps trying, more slowly each time; when the server forgets \
@@ -56,6 +57,8 @@ struct Watcher {
     /// Resets with no change page or longpoll answered between them: a server that resets
     /// every fresh cursor is waited on like a failing one, not listed in a tight loop.
     var resetsInARow = 0
+    /// Members' names, for "by NAME" and `modified_by`.
+    let names: MemberNames
 
     init(store: any RemoteStore, folder: String, recursive: Bool, json: Bool, pollTimeout: TimeInterval) {
         self.store = store
@@ -63,6 +66,7 @@ struct Watcher {
         self.recursive = recursive
         self.json = json
         self.pollTimeout = pollTimeout
+        names = MemberNames(store: store)
     }
 
     /// Runs until the task is cancelled (Ctrl-C), which ends it cleanly, or an error that
@@ -80,7 +84,7 @@ struct Watcher {
                 }
                 if catchUp {
                     let delta = try await store.listChanges(since: cursor)
-                    for change in delta.changes { if let line = seen.apply(change) { emit(line) } }
+                    for change in delta.changes { if let line = seen.apply(change) { await emit(line) } }
                     self.cursor = delta.cursor
                     catchUp = false
                     resetsInARow = 0
@@ -130,7 +134,7 @@ struct Watcher {
             entries = try await store.list(folder)
         }
         let lines = seen.replace(with: entries)
-        if printingDifferences { for line in lines { emit(line) } }
+        if printingDifferences { for line in lines { await emit(line) } }
         cursor = fresh
         recovered()
     }
@@ -161,12 +165,14 @@ struct Watcher {
     }
 
     /// One line to stdout, at once (stdout is written unbuffered, so a pipe sees it now).
-    private func emit(_ line: SeenEntries.Line) {
+    private func emit(_ line: SeenEntries.Line) async {
+        let known = await names.names(for: [line.entry?.modifiedBy])
         if json {
-            guard let data = try? JSONLines.encode(line.json) else { return }
+            guard let data = try? CLIJSON.encode(line.json(names: known)) else { return }
             FileHandle.standardOutput.write(data + Data("\n".utf8))
         } else {
-            FileHandle.standardOutput.write(Data((line.text + "\n").utf8))
+            let by = line.isFolder ? nil : MemberNames.shown(line.entry?.modifiedBy, names: known)
+            FileHandle.standardOutput.write(Data((line.text + (by.map { " by " + TerminalSafe.escape($0) } ?? "") + "\n").utf8))
         }
     }
 }
@@ -190,10 +196,10 @@ struct SeenEntries {
             change.rawValue + " " + TerminalSafe.escape(path + (isFolder ? "/" : ""))
         }
 
-        var json: ChangeJSON {
-            ChangeJSON(change: change.rawValue, path: path, name: entry?.name ?? String(path.split(separator: "/").last ?? ""),
+        func json(names: [String: String]) -> ChangeJSON {
+            ChangeJSON(change: change.rawValue, pathDisplay: path, name: entry?.name ?? String(path.split(separator: "/").last ?? ""),
                        kind: entry.map { $0.kind.rawValue }, rev: entry?.rev, size: entry?.kind == .file ? entry?.size : nil,
-                       modified: entry?.modified, modifiedBy: entry?.modifiedBy)
+                       modified: entry?.modified, modifiedBy: MemberNames.shown(entry?.modifiedBy, names: names), modifiedById: entry?.modifiedBy)
         }
     }
 
@@ -239,16 +245,15 @@ struct SeenEntries {
     }
 }
 
-/// A change as `watch --json` prints it.
+/// A change as `watch --json` prints it (``CLIJSON``'s names).
 struct ChangeJSON: Encodable {
     var change: String
-    var path: String
+    var pathDisplay: String
     var name: String
     var kind: String?
     var rev: String?
     var size: Int64?
     var modified: Date?
     var modifiedBy: String?
-
-    enum CodingKeys: String, CodingKey { case change, path, name, kind, rev, size, modified, modifiedBy = "modified_by" }
+    var modifiedById: String?
 }

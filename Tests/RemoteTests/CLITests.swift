@@ -146,11 +146,12 @@ final class CLITests: XCTestCase {
         // Exit codes a script can branch on, each with a one-line message.
         let missing = try cli.run(["get", "/byteclub/nope.txt"] + server)
         XCTAssertEqual(missing.status, 3)
-        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/nope.txt\n")
+        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/nope.txt (byteclub ls /byteclub lists what is there)\n")
         try Data("different".utf8).write(to: local)
         let conflict = try cli.run(["put", local.path, "/byteclub/Grüße.txt"] + server)
         XCTAssertEqual(conflict.status, 4)
-        XCTAssertTrue(conflict.stderr.hasPrefix("byteclub: Conflict"), conflict.stderr)
+        XCTAssertEqual(conflict.stderr, "byteclub: /byteclub/Grüße.txt already exists; add --mode overwrite to replace it or --autorename to keep both\n",
+                       "a taken name, not someone else's change")
         let overwritten = try cli.run(["put", local.path, "/byteclub/Grüße.txt", "--mode", "overwrite"] + server)
         XCTAssertEqual(overwritten.status, 0, overwritten.stderr)
         let badToken = try cli.run(["ls", "--server", club.server.baseURL.absoluteString, "--token", "nope"])
@@ -206,7 +207,7 @@ final class CLITests: XCTestCase {
                                       partialIn: club.base.appendingPathComponent("tmp"))
         XCTAssertGreaterThanOrEqual(first.partial, 4 << 20)
         let firstError = first.stderr
-        XCTAssertEqual(first.status, 1)
+        XCTAssertEqual(first.status, 130, "Ctrl-C is 130 (docs/cli.md)")
         XCTAssertTrue(firstError.contains("run the same command again to resume"), firstError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("pano.bin").path))
 

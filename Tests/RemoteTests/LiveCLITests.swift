@@ -86,15 +86,16 @@ final class LiveCLITests: XCTestCase {
         return (process, out, err)
     }
 
-    /// Ctrl-C, and the watch ends at once with status 0.
+    /// Ctrl-C, and the watch ends at once with status 130 (as every command: docs/cli.md).
     func interrupt(_ process: Process) {
         process.interrupt()
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(2_000) }
         XCTAssertFalse(process.isRunning, "Ctrl-C ends the watch")
-        if process.isRunning { process.terminate() } else { XCTAssertEqual(process.terminationStatus, 0) }
+        if process.isRunning { process.terminate() } else { XCTAssertEqual(process.terminationStatus, 130) }
     }
 
+    /// A file's line ends with who made the change (`by bob`): people read names (docs/cli.md).
     func testWatchPrintsEachChangeWithinASecond() throws {
         let (watch, out, _) = try startWatch()
         // A change made by another process: `byteclub put`.
@@ -103,7 +104,7 @@ final class LiveCLITests: XCTestCase {
         let put = try cli.run(["put", local.path, "/byteclub/"] + server(LiveClub.bob))
         XCTAssertEqual(put.status, 0, put.stderr)
         let putDone = ContinuousClock.now
-        let added = out.wait(for: "added /byteclub/hello.txt\n")
+        let added = out.wait(for: "added /byteclub/hello.txt by ")
         XCTAssertNotNil(added, out.current)
         if let added { XCTAssertLessThan(added - putDone, .seconds(1), "printed within a second of the change") }
 
@@ -117,7 +118,7 @@ final class LiveCLITests: XCTestCase {
             uploaded.signal()
         }
         XCTAssertEqual(uploaded.wait(timeout: .now() + 10), .success)
-        let changed = out.wait(for: "changed /byteclub/hello.txt\n")
+        let changed = out.wait(for: "changed /byteclub/hello.txt by ")
         XCTAssertNotNil(changed, out.current)
         let removed = DispatchSemaphore(value: 0)
         Task {
@@ -137,7 +138,7 @@ final class LiveCLITests: XCTestCase {
     func testWatchSaysWhenTheWatchedFolderIsDeleted() async throws {
         let (watch, out, _) = try startWatch()
         _ = try await club.store(LiveClub.bob).upload(data: Data("x".utf8), to: "/byteclub/x.txt", mode: .add, autorename: false)
-        XCTAssertNotNil(out.wait(for: "added /byteclub/x.txt\n"), out.current)
+        XCTAssertNotNil(out.wait(for: "added /byteclub/x.txt by "), out.current)
         _ = try await club.store(LiveClub.bob).delete("/byteclub")
         let lines = { out.current.split(separator: "\n").map(String.init) }
         XCTAssertNotNil(out.wait { _ in lines().contains("deleted /byteclub") }, out.current)
@@ -153,12 +154,13 @@ final class LiveCLITests: XCTestCase {
         let line = try XCTUnwrap(out.current.split(separator: "\n").first)
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         XCTAssertEqual(object["change"] as? String, "added")
-        XCTAssertEqual(object["path"] as? String, "/byteclub/J.txt")
+        XCTAssertEqual(object["path_display"] as? String, "/byteclub/J.txt")
         XCTAssertEqual(object["name"] as? String, "J.txt")
         XCTAssertEqual(object["kind"] as? String, "file")
         XCTAssertEqual(object["rev"] as? String, entry.rev)
         XCTAssertEqual(object["size"] as? Int, 1)
-        XCTAssertEqual(object["modified_by"] as? String, account.id)
+        XCTAssertEqual(object["modified_by_id"] as? String, account.id)
+        XCTAssertEqual(object["modified_by"] as? String, account.displayName, "the member's name beside the id")
         interrupt(watch)
     }
 
@@ -175,7 +177,7 @@ final class LiveCLITests: XCTestCase {
         club = try await LiveClub(port: port, base: base)
         XCTAssertNotNil(err.wait(for: "connected again", timeout: 10), err.current)
         _ = try await club.store(LiveClub.bob).upload(data: Data("back".utf8), to: "/byteclub/back.txt", mode: .add, autorename: false)
-        XCTAssertNotNil(out.wait(for: "added /byteclub/back.txt\n"), out.current + err.current)
+        XCTAssertNotNil(out.wait(for: "added /byteclub/back.txt by "), out.current + err.current)
         interrupt(watch)
     }
 
@@ -199,8 +201,8 @@ final class LiveCLITests: XCTestCase {
         _ = try await bob.upload(data: Data("y".utf8), to: "/byteclub/kept.txt", mode: .update(rev: try XCTUnwrap(kept.rev)), autorename: false)
         kill(watch.processIdentifier, SIGCONT)
         let all = out.wait { text in
-            (0..<12).allSatisfy { text.contains("added /byteclub/n\($0).txt\n") } && text.contains("deleted /byteclub/Gone.txt\n")
-                && text.contains("changed /byteclub/kept.txt\n")
+            (0..<12).allSatisfy { text.contains("added /byteclub/n\($0).txt by ") } && text.contains("deleted /byteclub/Gone.txt\n")
+                && text.contains("changed /byteclub/kept.txt by ")
         }
         XCTAssertNotNil(all, out.current + err.current)
         XCTAssertTrue(err.current.contains("the server reset the watch; listing /byteclub again"), err.current)
@@ -220,7 +222,7 @@ final class LiveCLITests: XCTestCase {
         let lines = log.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 2, log.stdout)
         XCTAssertTrue(lines[0].hasPrefix(try XCTUnwrap(second.rev)), "newest first: \(log.stdout)")
-        XCTAssertTrue(lines[0].hasSuffix(bobID), lines[0])
+        XCTAssertTrue(lines[0].hasSuffix("Bob"), "the member's name, not \(bobID): " + lines[0])
         XCTAssertTrue(lines[1].hasPrefix(try XCTUnwrap(first.rev)), log.stdout)
         XCTAssertTrue(lines[1].hasSuffix("you (Alice Liddell)"), lines[1])
         XCTAssertTrue(lines[1].contains("4 B"), lines[1])
@@ -252,7 +254,7 @@ final class LiveCLITests: XCTestCase {
 
         let missing = try cli.run(["log", "/byteclub/missing.txt"] + server())
         XCTAssertEqual(missing.status, 3)
-        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/missing.txt\n")
+        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/missing.txt (byteclub ls /byteclub lists what is there)\n")
 
         let unknown = try cli.run(["restore", "/byteclub/a.txt", "0123456789abcdef"] + server())
         XCTAssertEqual(unknown.status, 3)
@@ -268,7 +270,7 @@ final class LiveCLITests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: club.root.appendingPathComponent("byteclub/b.txt"), encoding: .utf8), "b", "nothing replaced")
         let gone = try cli.run(["cp", "/byteclub/nope.txt", "/byteclub/c.txt"] + server())
         XCTAssertEqual(gone.status, 3)
-        XCTAssertEqual(gone.stderr, "byteclub: Not found: /byteclub/nope.txt\n")
+        XCTAssertEqual(gone.stderr, "byteclub: Not found: /byteclub/nope.txt (byteclub ls /byteclub lists what is there)\n")
 
         let badLimit = try cli.run(["log", "/byteclub/a.txt", "--limit", "0"] + server())
         XCTAssertNotEqual(badLimit.status, 0)

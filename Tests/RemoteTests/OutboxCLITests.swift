@@ -123,7 +123,7 @@ final class OutboxCLITests: XCTestCase {
         XCTAssertEqual(lines.first?["draft"] as? String, "new-taken")
         XCTAssertEqual(lines.first?["reason"] as? String, "A note named \"Taken.txt\" already exists on the server; yours is kept as a draft of a new note")
         XCTAssertEqual(lines.last?["result"] as? String, "sent")
-        XCTAssertEqual((lines.last?["entry"] as? [String: Any])?["path"] as? String, "/byteclub/Fresh.txt")
+        XCTAssertEqual((lines.last?["entry"] as? [String: Any])?["path_display"] as? String, "/byteclub/Fresh.txt")
         XCTAssertEqual(try String(contentsOf: club.file("byteclub/Taken.txt"), encoding: .utf8), "theirs\n", "never overwritten")
         let draft = try JSONSerialization.jsonObject(with: Data(contentsOf: state.appendingPathComponent("byteclub/drafts/new-taken.json"))) as? [String: Any]
         XCTAssertEqual(draft?["body"] as? String, "mine\n")

@@ -34,7 +34,7 @@ final class SearchCLITests: XCTestCase {
         XCTAssertEqual(found.status, 0, found.stderr)
         let hit = try XCTUnwrap(try hits(found.stdout).first)
         XCTAssertEqual(try hits(found.stdout).count, 1)
-        XCTAssertEqual(hit["path"] as? String, "/byteclub/Trip.txt")
+        XCTAssertEqual(hit["path_display"] as? String, "/byteclub/Trip.txt")
         XCTAssertEqual(hit["name"] as? String, "Trip.txt")
         XCTAssertEqual(hit["match"] as? String, "content")
         XCTAssertNotNil(hit["modified"] as? String)
@@ -46,7 +46,7 @@ final class SearchCLITests: XCTestCase {
         XCTAssertEqual(line["ranges"] as? [[Int]], [[5, 9]])
 
         let cjk = try cli.run(["search", "東京", "--json"] + club)
-        XCTAssertEqual(try hits(cjk.stdout).map { $0["path"] as? String }, ["/byteclub/Tokyo.md"], cjk.stderr)
+        XCTAssertEqual(try hits(cjk.stdout).map { $0["path_display"] as? String }, ["/byteclub/Tokyo.md"], cjk.stderr)
 
         // Plain lines for people: no escape codes into a pipe.
         let plain = try cli.run(["search", "boat", "hire"] + club)
@@ -55,8 +55,9 @@ final class SearchCLITests: XCTestCase {
         XCTAssertTrue(plain.stdout.hasSuffix("  2: Boat hire on the lake\n"), plain.stdout)
         XCTAssertFalse(plain.stdout.contains("\u{1B}"), plain.stdout)
 
+        // No hit: with --json an empty array and exit 0 (not an error); without, exit 1 as grep.
         let none = try cli.run(["search", "zebra", "--json"] + club)
-        XCTAssertEqual(none.status, 1, none.stderr)
+        XCTAssertEqual(none.status, 0, none.stderr)
         XCTAssertEqual(none.stdout, "[]\n")
 
         let bad = try cli.run(["search", "-boat"] + club)
@@ -79,7 +80,7 @@ final class SearchCLITests: XCTestCase {
         let online = try webdavCLI.run(["search", "resume", "--json"] + webdav)
         XCTAssertEqual(online.status, 0, online.stderr)
         let hit = try XCTUnwrap(try hits(online.stdout).first)
-        XCTAssertEqual(hit["path"] as? String, "/byteclub/Kayak.txt")
+        XCTAssertEqual(hit["path_display"] as? String, "/byteclub/Kayak.txt")
         XCTAssertEqual((hit["line"] as? [String: Any])?["number"] as? Int, 2)
         let cache = base.appendingPathComponent("home/cache/byteclub")
         let indexes = (FileManager.default.enumerator(atPath: cache.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix("search.sqlite") }
@@ -88,12 +89,12 @@ final class SearchCLITests: XCTestCase {
         // A change on the server is fetched by the next search.
         try Data("now about canoes".utf8).write(to: server.file("byteclub/Kayak.txt"))
         let changed = try webdavCLI.run(["search", "canoes", "--json"] + webdav)
-        XCTAssertEqual(try hits(changed.stdout).map { $0["path"] as? String }, ["/byteclub/Kayak.txt"], changed.stderr)
+        XCTAssertEqual(try hits(changed.stdout).map { $0["path_display"] as? String }, ["/byteclub/Kayak.txt"], changed.stderr)
 
         server.stop()
         let offline = try webdavCLI.run(["search", "canoes", "--json", "--timeout", "2"] + webdav)
         XCTAssertEqual(offline.status, 0, offline.stderr)
         XCTAssertTrue(offline.stderr.contains("offline"), offline.stderr)
-        XCTAssertEqual(try hits(offline.stdout).map { $0["path"] as? String }, ["/byteclub/Kayak.txt"])
+        XCTAssertEqual(try hits(offline.stdout).map { $0["path_display"] as? String }, ["/byteclub/Kayak.txt"])
     }
 }

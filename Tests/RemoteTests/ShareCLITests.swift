@@ -54,7 +54,7 @@ final class ShareCLITests: XCTestCase {
         XCTAssertEqual(listed.status, 0, listed.stderr)
         let links = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(links.map { $0["url"] as? String }, [url])
-        XCTAssertEqual(links.first?["path"] as? String, "/byteclub/for ada.txt")
+        XCTAssertEqual(links.first?["path_display"] as? String, "/byteclub/for ada.txt")
         let expires = try XCTUnwrap(links.first?["expires"] as? String)
         let week = try XCTUnwrap(ISO8601DateFormatter().date(from: expires)).timeIntervalSinceNow
         XCTAssertEqual(week, 7 * 86_400, accuracy: 120)
@@ -78,7 +78,7 @@ final class ShareCLITests: XCTestCase {
         }
         let missing = try cli.run(["share", "/byteclub/nope.txt"] + server)
         XCTAssertEqual(missing.status, 3)
-        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/nope.txt\n")
+        XCTAssertEqual(missing.stderr, "byteclub: Not found: /byteclub/nope.txt (byteclub ls /byteclub lists what is there)\n")
         let noPath = try cli.run(["share"] + server)
         XCTAssertNotEqual(noPath.status, 0)
         XCTAssertTrue(noPath.stderr.contains("say which file to share"), noPath.stderr)

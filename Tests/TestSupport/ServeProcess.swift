@@ -9,12 +9,13 @@ public final class ServeProcess {
     public let url: String
 
     /// `log`: where the server's stderr goes, at `--log-level info` (one access line per request), for
-    /// tests that check which requests a client made; nil discards it.
-    public init(root: URL, token: String, log: URL? = nil) throws {
+    /// tests that check which requests a client made; nil discards it. `extra`: more of serve's
+    /// options (`--member bob=TOKEN`).
+    public init(root: URL, token: String, log: URL? = nil, extra: [String] = []) throws {
         guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
         let output = Pipe()
         process.executableURL = executable
-        process.arguments = ["serve", "--root", root.path, "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"]
+        process.arguments = ["serve", "--root", root.path, "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"] + extra
         process.standardOutput = output
         if let log {
             FileManager.default.createFile(atPath: log.path, contents: nil)

@@ -1,0 +1,236 @@
+import ArgumentParser
+import ByteClubConfig
+import DropboxWire
+import Foundation
+import Remote
+
+/// Notes are `.md` and `.txt`; photos what the app shows as photos. Everything else stays out of
+/// an export and an import (a vault's `.obsidian` folder, PDFs).
+enum ClubFiles {
+    static let noteExtensions: Set<String> = ["md", "txt"]
+    static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "heic", "webp"]
+
+    static func isNote(_ name: String) -> Bool { noteExtensions.contains((name as NSString).pathExtension.lowercased()) }
+    static func isPhoto(_ name: String) -> Bool { photoExtensions.contains((name as NSString).pathExtension.lowercased()) }
+
+    /// A note's file in an export: always `.md`, so Obsidian, zk and nb open it.
+    static func exportedName(_ name: String) -> String {
+        isNote(name) ? (name as NSString).deletingPathExtension + ".md" : name
+    }
+}
+
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the club's notes as Markdown files with front matter, its photos beside them.",
+        discussion: """
+            Each note becomes NAME.md in DIR (subfolders kept), opening with YAML front matter: \
+            title, tags, pinned, created, modified, modified_by. A note that has front matter of its \
+            own keeps it as it is, with tags and pinned brought up to date from the club, so an \
+            export imported into an empty club (byteclub import) exports again byte for byte the \
+            same. Photos are copied beside the notes. Files already the same in DIR are not fetched \
+            again, so an interrupted export resumes. Obsidian, zk and nb open DIR as it is.
+            """)
+    @Argument(help: "The folder to write (created if need be).") var directory: String
+    @Flag(help: "Say what would be written, and write nothing.") var dryRun = false
+    @OptionGroup var backend: BackendOptions
+
+    func run() async throws {
+        let out = URL(fileURLWithPath: directory).standardizedFileURL
+        let dryRun = self.dryRun
+        let problems = Carried(0)
+        try await runRemote(backend) { backend in
+            let store = backend.store
+            let folder = backend.folder
+            let entries = try await listRecursively(store, folder).filter { $0.kind == .file && (ClubFiles.isNote($0.name) || ClubFiles.isPhoto($0.name)) }
+                .sorted { $0.pathLower < $1.pathLower }
+            let notes = entries.filter { ClubFiles.isNote($0.name) }
+            let tags = (try? await tagging(store).tags(of: notes.map(\.path))) ?? [:]
+            let names = await MemberNames(store: store).names(for: notes.map(\.modifiedBy))
+            var written = Set<String>()
+            var refused: [String] = []
+            let progress = ProgressLine("export")
+            for (index, entry) in entries.enumerated() {
+                progress.update(Int64(index), Int64(entries.count))
+                var components = String(entry.path.dropFirst(folder.count)).split(separator: "/").map(String.init)
+                guard let last = components.last, components.allSatisfy({ SafeName.problem($0) == nil }) else {
+                    refused.append("\(entry.path): its name is not safe on this machine; not exported")
+                    continue
+                }
+                components[components.count - 1] = ClubFiles.exportedName(last)
+                if !written.insert(components.joined(separator: "/").lowercased()).inserted {
+                    // `Trip.txt` beside `Trip.md`: the second keeps its own name rather than overwrite.
+                    components[components.count - 1] = last
+                }
+                let target = components.reduce(out) { $0.appendingPathComponent($1) }
+                if dryRun {
+                    FileHandle.standardOutput.write(Data("would write \(TerminalSafe.escape(target.path))\n".utf8))
+                    continue
+                }
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                guard ClubFiles.isNote(entry.name) else {
+                    if !FolderTransfer.identical(local: target, remote: entry) {
+                        _ = try await store.get(entry.path, to: target, resumeData: nil, progress: nil, onResumeData: nil, streams: nil)
+                    }
+                    continue
+                }
+                let text = try await Self.fetch(entry.path, store: store)
+                let noteTags = tags[entry.pathLower] ?? []
+                let exported = Data(try await Self.exported(text, entry: entry, tags: noteTags, names: names, store: store).utf8)
+                if (try? Data(contentsOf: target)) != exported { try exported.write(to: target, options: .atomic) }
+            }
+            progress.finish()
+            for refusal in refused { say(refusal) }
+            problems.set(refused.count)
+            say("\(dryRun ? "would export" : "exported") \(notes.count) notes and \(entries.count - notes.count) photos to \(out.path)")
+        }
+        if problems.value > 0 { throw Exit.conflict.code }
+    }
+
+    /// A note's text as a file in the export: its own front matter with tags and pin brought up
+    /// to date, or new front matter from what the club knows of it.
+    static func exported(_ text: String, entry: RemoteEntry, tags: [String], names: [String: String], store: any RemoteStore) async throws -> String {
+        let (own, body) = FrontMatter.split(text)
+        let visible = tags.filter { $0 != ItemTags.pinTag }.sorted()
+        let pinned = tags.contains(ItemTags.pinTag)
+        if var matter = own {
+            matter.set("tags", FrontMatter.list(visible))
+            matter.set("pinned", pinned ? "true" : "false")
+            return matter.text + body
+        }
+        // Created: the oldest revision the server keeps (its log holds up to 100).
+        let history = try? await store.revisions(entry.path, limit: 100)
+        let created = history?.entries.last?.modified ?? entry.modified
+        var matter = FrontMatter(lines: [])
+        matter.set("title", FrontMatter.quoted((entry.name as NSString).deletingPathExtension))
+        matter.set("tags", FrontMatter.list(visible))
+        matter.set("pinned", pinned ? "true" : "false")
+        if let created { matter.set("created", DropboxTimestamp.format(created)) }
+        if let modified = entry.modified { matter.set("modified", DropboxTimestamp.format(modified)) }
+        if let by = MemberNames.shown(entry.modifiedBy, names: names) { matter.set("modified_by", FrontMatter.quoted(by)) }
+        return matter.text + body
+    }
+
+    static func fetch(_ path: String, store: any RemoteStore) async throws -> String {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-export-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        _ = try await store.download(path, to: scratch, resumeData: nil, progress: nil, onResumeData: nil)
+        return String(decoding: try Data(contentsOf: scratch), as: UTF8.self)
+    }
+}
+
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring a folder of notes (an Obsidian, zk or nb vault, or an export) into the club.",
+        discussion: """
+            Every .md and .txt file becomes a note, as it is (front matter and [[links]] included), \
+            and its front matter's tags and `pinned: true` become the note's tags and pin; photos \
+            come along. Subfolders are kept (--flatten puts every file in the club's folder itself). \
+            A name the club refuses, or that --flatten makes twice, is reported and left out, never \
+            renamed; hidden folders (.obsidian, .git) and other files are left out. A file already \
+            in the club with the same content is skipped, so an interrupted import resumes where it \
+            stopped; one that differs is reported and left alone (exit 4).
+            """)
+    @Argument(help: "The folder to import.") var directory: String
+    @Flag(help: "Put every file in the club's folder itself, not in subfolders.") var flatten = false
+    @Flag(help: "Say what would be imported, and import nothing.") var dryRun = false
+    @OptionGroup var backend: BackendOptions
+
+    /// One file to bring in.
+    struct Item {
+        var local: URL
+        var remote: String
+        var isNote: Bool
+    }
+
+    func run() async throws {
+        let source = URL(fileURLWithPath: directory).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            say("\(source.path) is not a folder")
+            throw Exit.usage.code
+        }
+        let (flatten, dryRun) = (self.flatten, self.dryRun)
+        let problems = Carried(0)
+        try await runRemote(backend) { backend in
+            let (items, planned) = Self.plan(source, into: backend.folder, flatten: flatten)
+            var refused = planned
+            var remote: [String: RemoteEntry] = [:]
+            for entry in try await listRecursivelyIfThere(backend.store, backend.folder) { remote[entry.pathLower] = entry }
+            let tagger = backend.store as? any TaggingStore
+            if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }
+            var (sent, skipped) = (0, 0)
+            let progress = ProgressLine("import")
+            for (index, item) in items.enumerated() {
+                progress.update(Int64(index), Int64(items.count))
+                if let existing = remote[item.remote.lowercased()] {
+                    guard FolderTransfer.identical(local: item.local, remote: existing) else {
+                        refused.append("\(item.remote) is already in the club and differs; left alone")
+                        continue
+                    }
+                    skipped += 1
+                } else if dryRun {
+                    FileHandle.standardOutput.write(Data("would import \(TerminalSafe.escape(item.local.path)) → \(TerminalSafe.escape(item.remote))\n".utf8))
+                    sent += 1
+                    continue
+                } else {
+                    do {
+                        _ = try await backend.store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
+                    } catch RemoteError.malformedPath {
+                        refused.append("\(item.remote): the club refuses this name; not imported")
+                        continue
+                    }
+                    sent += 1
+                }
+                guard item.isNote, !dryRun, let tagger else { continue }
+                // Tags after the file, every run: an import interrupted between the two is mended by the next.
+                refused += try await Self.applyTags(of: item, store: tagger)
+            }
+            progress.finish()
+            for refusal in refused { say(refusal) }
+            problems.set(refused.count)
+            say("\(sent) \(dryRun ? "would be imported" : "imported"), \(skipped) already in the club")
+        }
+        if problems.value > 0 { throw Exit.conflict.code }
+    }
+
+    /// The files to import and where each goes, and the names refused before anything is sent.
+    static func plan(_ source: URL, into folder: String, flatten: Bool) -> ([Item], refused: [String]) {
+        var items: [Item] = []
+        var refused: [String] = []
+        var taken = Set<String>()
+        for file in FolderTransfer.files(under: source) {
+            let relative = String(file.path.dropFirst(source.path.count)).split(separator: "/").map(String.init)
+            let isNote = ClubFiles.isNote(file.lastPathComponent)
+            guard isNote || ClubFiles.isPhoto(file.lastPathComponent) else { continue }
+            let components = flatten ? [file.lastPathComponent] : relative
+            if let bad = components.first(where: { SafeName.problem($0) != nil }), let problem = SafeName.problem(bad) {
+                refused.append(SafeName.Refusal(name: bad, problem: problem).message + "; \(file.path) not imported")
+                continue
+            }
+            let remote = folder + "/" + components.joined(separator: "/")
+            guard taken.insert(remote.lowercased()).inserted else {
+                refused.append("\(file.path) would be \(remote) a second time (--flatten); not imported")
+                continue
+            }
+            items.append(Item(local: file, remote: remote, isNote: isNote))
+        }
+        return (items, refused)
+    }
+
+    /// The note's front matter tags and pin, added to the note in the club; tags the club cannot
+    /// keep are answered as refusals.
+    static func applyTags(of item: Item, store: any TaggingStore) async throws -> [String] {
+        guard let data = try? Data(contentsOf: item.local) else { return [] }
+        let (found, _) = FrontMatter.split(String(decoding: data, as: UTF8.self))
+        guard let matter = found else { return [] }
+        var added: [String] = []
+        var refused: [String] = []
+        for tag in matter.tags {
+            do { added.append(try TagText.normalised(tag)) } catch { refused.append("\(item.remote): tag \"\(tag)\" left out: \(error.description)") }
+        }
+        if matter.pinned { added.append(ItemTags.pinTag) }
+        guard !added.isEmpty else { return refused }
+        _ = try await store.changeTags(of: item.remote, TagChange(added: added))
+        return refused
+    }
+}

@@ -1,0 +1,272 @@
+import Agent
+import ArgumentParser
+import ByteClubConfig
+import DropboxWire
+import Foundation
+import Remote
+
+struct Get: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download a file (or a folder, with -r).",
+        discussion: """
+            Interrupted downloads (Ctrl-C or a lost connection) resume where they stopped when you \
+            run the same command again. LOCAL `-` writes the file to stdout. With -r the folder's \
+            files go under LOCAL (default: the folder's name, here), skipping those already the same \
+            (by content hash), so a second run fetches only what changed; --dry-run lists what would come.
+            """)
+    @Argument(help: "The remote file, e.g. /byteclub/photos/alps.jpg, or one revision of a file, rev:REV (from `byteclub log`).") var remote: String
+    @Argument(help: "Where to put it (default: its name, here); - for stdout.") var local: String?
+    @Flag(name: [.customShort("r"), .long], help: "Download a folder and everything under it.") var recursive = false
+    @Flag(help: "With -r: say what would be downloaded, and download nothing.") var dryRun = false
+    @Flag(help: "Print the downloaded file's metadata as JSON on stdout (not with -).") var json = false
+    @OptionGroup var streams: StreamsOption
+    @Flag(help: "Hand the download to the background agent: it goes on if this command is interrupted or killed (see `byteclub transfers`).")
+    var agent = false
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        if dryRun && !recursive { throw ValidationError("--dry-run goes with -r") }
+        if local == "-" && (recursive || agent) { throw ValidationError("- (stdout) takes one file: not with -r or --agent") }
+        if recursive && agent { throw ValidationError("--agent takes one file: not with -r") }
+    }
+
+    func run() async throws {
+        // "rev:0123abcd" names a revision, as Dropbox's download takes it; anything else a path.
+        let path = remote.hasPrefix("rev:") ? remote : remotePath(remote)
+        guard !path.isEmpty || recursive else { throw ValidationError("give a file to download") }
+        if recursive { return try await getFolder(path) }
+        if local == "-" { return try await toStdout(path) }
+        let (folder, name, note) = Self.destination(remote: path, local: local)
+        if let note { say(note) }
+        let target = folder.appendingPathComponent(name)
+        if agent {
+            let handed = AgentTransfer(id: "", kind: .download, local: target.standardizedFileURL.path, remote: path,
+                                       bandwidthLimit: backend.bandwidthLimit, streams: streams.streams)
+            let ended = try AgentTransferFollower.run(handed, backend: backend)
+            guard ended.state == .done else { throw fail(.local(ended.error ?? "Download \(ended.state.rawValue)")) }
+            say("saved \(target.path) (\(ProgressLine.bytes(ended.total)))")
+            return
+        }
+        AgentJournalWake.resumeUnfinished(backend)
+        let key = backend.resumeIdentity
+        let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(key + "\n" + path + "\n" + target.path) + ".json")
+        let (streams, json) = (self.streams.streams, self.json)
+        try await runRemote(backend, path: path) { backend in
+            let saved = FileManager.default.contents(atPath: resumeFile.path)
+            let progress = ProgressLine(TerminalSafe.escape(name))
+            if let saved, let offset = DownloadResume.offset(of: saved), offset > 0 {
+                say("resuming \(path) at \(ProgressLine.bytes(offset))")
+            }
+            do {
+                let entry = try await backend.store.get(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
+                                                             onResumeData: { data in ResumeKey.save(data, to: resumeFile) }, streams: streams)
+                progress.finish()
+                try? FileManager.default.removeItem(at: resumeFile)
+                say("saved \(target.path) (\(ProgressLine.bytes(entry.size)))")
+                if json { try await printEntry(entry, store: backend.store) }
+            } catch let error as RemoteError where error == .cancelled {
+                progress.finish()
+                say("download interrupted; run the same command again to resume")
+                throw error
+            }
+        }
+    }
+
+    /// `get PATH -`: the file through a private temporary file (the download's resume and
+    /// streams need a file to write at offsets), then to stdout; the file is gone after.
+    private func toStdout(_ path: String) async throws {
+        let streams = self.streams.streams
+        try await runRemote(backend, path: path) { backend in
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-get-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            _ = try await backend.store.get(path, to: scratch, resumeData: nil, progress: nil, onResumeData: nil, streams: streams)
+            try StdStreams.copy(from: scratch, to: FileHandle.standardOutput)
+        }
+    }
+
+    private func getFolder(_ path: String) async throws {
+        let name = path.split(separator: "/").last.map(String.init) ?? "club"
+        let into = URL(fileURLWithPath: local ?? SafeName.sanitized(name))
+        let (streams, dryRun, key) = (self.streams.streams, self.dryRun, backend.resumeIdentity)
+        let refused = Carried(0)
+        try await runRemote(backend, path: path) { backend in
+            var transfer = FolderTransfer(store: backend.store, streams: streams, dryRun: dryRun)
+            transfer.resumeKey = key
+            let tally = try await transfer.download(path, into: into)
+            FolderTransfer.report(tally, verb: "downloaded", dryRun: dryRun)
+            refused.set(tally.refused.count)
+        }
+        if refused.value > 0 { throw Exit.conflict.code }
+    }
+
+    /// The folder a download goes to and its name there, and a note when the name had to change.
+    ///
+    /// A name taken from the remote path (no local name given, or a folder given) is one the
+    /// server may have suggested through a listing, so it must be a single safe path component:
+    /// `../../evil.jpg` is saved as `evil.jpg`, and the note says so. A local path the user
+    /// typed is theirs, folders included.
+    static func destination(remote path: String, local: String?) -> (folder: URL, name: String, note: String?) {
+        let remoteName = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let name = SafeName.sanitized(remoteName)
+        let note = SafeName.problem(remoteName).map { SafeName.Refusal(name: remoteName, problem: $0).message + "; saving it as \"\(name)\"" }
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        var isDirectory: ObjCBool = false
+        guard let local else {
+            // As before, `get /x/photos` with a folder ./photos here saves into it.
+            if note == nil, FileManager.default.fileExists(atPath: here.appendingPathComponent(name).path, isDirectory: &isDirectory),
+               isDirectory.boolValue {
+                return (here.appendingPathComponent(name), name, nil)
+            }
+            return (here, name, note)
+        }
+        let url = URL(fileURLWithPath: local)
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return (url, name, note)
+        }
+        return (url.deletingLastPathComponent(), url.lastPathComponent, nil)
+    }
+}
+
+/// Names resume-data files after what they resume.
+enum ResumeKey {
+    static func make(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(format: "%016llx", hash)
+    }
+
+    static func save(_ data: Data, to url: URL) {
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? data.write(to: url, options: .atomic)
+    }
+}
+
+struct Put: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Upload a file (or a folder, with -r).",
+        discussion: """
+            LOCAL `-` reads stdin (give REMOTE a file name). A name already taken fails (exit 4) \
+            unless --mode overwrite replaces it or --autorename picks a free one. With -r the files \
+            under LOCAL go under REMOTE, skipping those already the same (by content hash); one that \
+            differs is replaced with --mode overwrite and otherwise skipped and reported (exit 4).
+            """)
+    @Argument(help: "The local file; - for stdin.") var local: String
+    @Argument(help: "Where to put it, e.g. /byteclub/photos/ (a trailing / keeps the name).") var remote: String
+    @Option(help: "add (never replace) or overwrite.") var mode: String = "add"
+    @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
+    @Flag(name: [.customShort("r"), .long], help: "Upload a folder and everything under it.") var recursive = false
+    @Flag(help: "With -r: say what would be uploaded, and upload nothing.") var dryRun = false
+    @Flag(help: "Print the uploaded file's metadata as JSON instead of its path.") var json = false
+    @OptionGroup var streams: StreamsOption
+    @Flag(help: "Hand the upload to the background agent: it goes on if this command is interrupted or killed (see `byteclub transfers`).")
+    var agent = false
+    @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        guard ["add", "overwrite"].contains(mode) else { throw ValidationError("--mode must be add or overwrite") }
+        if dryRun && !recursive { throw ValidationError("--dry-run goes with -r") }
+        if local == "-" && (recursive || agent) { throw ValidationError("- (stdin) takes one file: not with -r or --agent") }
+        if local == "-" && (remote.hasSuffix("/") || remotePath(remote).isEmpty) {
+            throw ValidationError("stdin has no name: give the remote file's, e.g. byteclub put - /byteclub/notes.txt")
+        }
+        if recursive && (agent || autorename) { throw ValidationError("-r goes with --mode, not with --agent or --autorename") }
+    }
+
+    func run() async throws {
+        let writeMode: WriteMode = mode == "overwrite" ? .overwrite : .add
+        if recursive { return try await putFolder(mode: writeMode) }
+        var scratch: URL?
+        defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+        let file: URL
+        if local == "-" {
+            file = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-put-\(UUID().uuidString)")
+            scratch = file
+            try StdStreams.save(FileHandle.standardInput, to: file)
+        } else {
+            file = URL(fileURLWithPath: local)
+            guard FileManager.default.isReadableFile(atPath: file.path) else { throw fail(.local("Cannot read \(file.path)")) }
+        }
+        var path = remotePath(remote)
+        if remote.hasSuffix("/") || path.isEmpty { path += "/" + file.lastPathComponent }
+        let (autorename, target, json) = (self.autorename, path, self.json)
+        let streams = self.streams.streams
+        if agent {
+            let handed = AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: target, mode: mode, autorename: autorename,
+                                       bandwidthLimit: backend.bandwidthLimit, streams: streams)
+            let ended = try AgentTransferFollower.run(handed, backend: backend)
+            guard ended.state == .done else { throw fail(.local(ended.error ?? "Upload \(ended.state.rawValue)")) }
+            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(ended.result ?? target))\n".utf8))
+            return
+        }
+        AgentJournalWake.resumeUnfinished(backend)
+        try await runRemote(backend, path: target) { backend in
+            let progress = ProgressLine(file.lastPathComponent)
+            let entry: RemoteEntry
+            do {
+                entry = try await backend.store.put(file: file, to: target, mode: writeMode, autorename: autorename,
+                                                    progress: { done, total in progress.update(done, total) }, streams: streams)
+            } catch RemoteError.conflict where writeMode == .add {
+                // With mode add, "conflict" means the name is taken, not that anyone changed anything.
+                progress.finish()
+                say("\(target) already exists; add --mode overwrite to replace it or --autorename to keep both")
+                throw Exit.conflict.code
+            }
+            progress.finish()
+            if json { return try await printEntry(entry, store: backend.store) }
+            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
+        }
+    }
+
+    private func putFolder(mode: WriteMode) async throws {
+        let folder = URL(fileURLWithPath: local).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            say("\(folder.path) is not a folder (put without -r uploads a file)")
+            throw Exit.usage.code
+        }
+        var target = remotePath(remote)
+        if remote.hasSuffix("/") || target.isEmpty { target += "/" + folder.lastPathComponent }
+        let (streams, dryRun, destination) = (self.streams.streams, self.dryRun, target)
+        let refused = Carried(0)
+        try await runRemote(backend, path: target) { backend in
+            let tally = try await FolderTransfer(store: backend.store, streams: streams, dryRun: dryRun).upload(folder, into: destination, mode: mode)
+            FolderTransfer.report(tally, verb: "uploaded", dryRun: dryRun)
+            refused.set(tally.refused.count)
+        }
+        if refused.value > 0 { throw Exit.conflict.code }
+    }
+}
+
+/// An entry as `--json` prints it, with its author's name asked of the server.
+func printEntry(_ entry: RemoteEntry, store: any RemoteStore) async throws {
+    let names = await MemberNames(store: store).names(for: [entry.modifiedBy])
+    try CLIJSON.print(EntryJSON(entry, names: names))
+}
+
+/// A value set inside a remote operation (which runs in a task of its own) and read after it:
+/// how many files a folder transfer refused, whether a search found anything.
+final class Carried<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only touched under `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ initial: Value) { stored = initial }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+    var value: Value { lock.withLock { stored } }
+}
+
+/// stdin and stdout for `put -` and `get … -`, a buffer at a time.
+enum StdStreams {
+    static func copy(from file: URL, to output: FileHandle) throws {
+        let input = try FileHandle(forReadingFrom: file)
+        defer { try? input.close() }
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try output.write(contentsOf: chunk) }
+    }
+
+    static func save(_ input: FileHandle, to file: URL) throws {
+        FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        let output = try FileHandle(forWritingTo: file)
+        defer { try? output.close() }
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try output.write(contentsOf: chunk) }
+    }
+}
+

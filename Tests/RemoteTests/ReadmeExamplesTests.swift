@@ -1,0 +1,141 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Every `byteclub …` line in README.md's code blocks, run in order against a real
+/// `byteclub serve` (the README's placeholders swapped for the club's by ``ReadmeClub``): a line
+/// that exits non-zero fails the test, so the README cannot promise what byteclub does not do.
+final class ReadmeExamplesTests: XCTestCase {
+    var base: URL!
+
+    override func setUp() async throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+    }
+
+    override func tearDown() async throws {
+        try? FileManager.default.removeItem(at: base)
+    }
+
+    /// README's command lines, comments taken off, in order.
+    static func commandLines() throws -> [String] {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        var inBlock = false
+        var lines: [String] = []
+        for raw in readme.components(separatedBy: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+                continue
+            }
+            guard inBlock, line.hasPrefix("byteclub ") else { continue }
+            lines.append(line.range(of: #"\s{2,}# "#, options: .regularExpression).map { String(line[..<$0.lowerBound]) } ?? line)
+        }
+        return lines
+    }
+
+    /// `trip* "boat hire" -rain` as a shell splits it: quotes grouped and taken off.
+    static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var inWord = false
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character == " " {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    func testEveryCommandLineInTheReadmeRunsAgainstARealClub() throws {
+        let club = try ReadmeClub(base: base)
+        let lines = try Self.commandLines()
+        XCTAssertGreaterThan(lines.count, 20, "the scripting block is found")
+        for line in lines {
+            let arguments = club.substituted(Array(Self.words(line).dropFirst()))
+            if arguments.contains("watch") {
+                // Runs until Ctrl-C, which is exit 130 as on every command.
+                let watch = try club.cli.start(arguments)
+                let err = PipeTail(watch.standardError as! Pipe)
+                XCTAssertNotNil(err.wait(for: "watching", timeout: 20), "\(line): \(err.current)")
+                watch.interrupt()
+                watch.waitUntilExit()
+                XCTAssertEqual(watch.terminationStatus, 130, "\(line): \(err.current)")
+                continue
+            }
+            let result = try club.cli.run(arguments, timeout: 120)
+            XCTAssertEqual(result.status, 0, "README line failed: \(line)\n\(result.stderr)")
+            club.heard(arguments, result.stdout)
+        }
+    }
+}
+
+/// A club for the README's lines: a `byteclub serve` with a member, the named remote `club` as
+/// the default in config.toml (so lines without connection options reach it), the files the lines
+/// name, and the one place the README's placeholders become this club's values (a URL, a token,
+/// a rev, a share link): when `serve` changes (HTTPS, say), only this changes.
+final class ReadmeClub {
+    let server: ServeProcess
+    let cli: CLI
+    let token = "readme-ann-token"
+    /// The rev the README's `015f2a3b4c` stands for, and the link its `URL` stands for.
+    private var rev: String?
+    private var link: String?
+
+    init(base: URL) throws {
+        let root = base.appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
+        try Data("Packing\nBoat hire on the lake\n".utf8).write(to: root.appendingPathComponent("byteclub/Trip.txt"))
+        server = try ServeProcess(root: root, token: "readme-owner-token", extra: ["--member", "ann=\(token)"])
+        cli = try CLI.isolated(in: base)
+        let config = URL(fileURLWithPath: cli.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("byteclub/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("default = \"club\"\n\n[remote.club]\ntype = \"club\"\nurl = \"\(server.url)\"\ntoken = \"\(token)\"\n".utf8).write(to: config)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.path)
+        let work = cli.directory
+        try Data("a note\n".utf8).write(to: work.appendingPathComponent("a.txt"))
+        for (name, size) in [("photo.jpg", 200_000), ("film.mkv", 3 << 20), ("big.mov", 1 << 20)] {
+            try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: work.appendingPathComponent(name))
+        }
+        let vault = work.appendingPathComponent("my-vault/Trips/Alps.md")
+        try FileManager.default.createDirectory(at: vault.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("---\ntags: [trip]\npinned: true\n---\nSee [[Trip]]\n".utf8).write(to: vault)
+        for index in 0..<5 {
+            let note = work.appendingPathComponent("notes/sub/n\(index).md")
+            try FileManager.default.createDirectory(at: note.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("note \(index)\n".utf8).write(to: note)
+        }
+    }
+
+    /// The README's placeholders as this club's values.
+    func substituted(_ arguments: [String]) -> [String] {
+        arguments.map { word in
+            switch word {
+            case "http://192.168.1.20:8421": return server.url
+            case "TOKEN": return token
+            case "URL": return link ?? word
+            default:
+                if let rev { return word.replacingOccurrences(of: "015f2a3b4c", with: rev) }
+                return word
+            }
+        }
+    }
+
+    /// Takes what later lines need from a line's output: the rev `log` printed first, the link `share` made.
+    func heard(_ arguments: [String], _ stdout: String) {
+        if arguments.first == "log", rev == nil { rev = stdout.split(separator: " ").first.map(String.init) }
+        if arguments.first == "share", !arguments.contains("--list") { link = stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+}

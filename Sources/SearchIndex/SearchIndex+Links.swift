@@ -127,6 +127,10 @@ extension SearchIndex {
     /// folder `path` is in.
     static func writeLinks(id: Int64, path: String, text: String, in db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM note_link WHERE note_id = ?").execute(arguments: [id])
+        // Only links to notes and photos are kept, and every one of those is written with a "["
+        // (wiki links, Markdown links and images, reference links): a note without one is not
+        // parsed at all, which is most of a club's notes and most of the first index's time.
+        guard text.utf8.contains(UInt8(ascii: "[")) else { return }
         let folder = (path as NSString).deletingLastPathComponent
         let keyed = NoteLinks.scan(text).compactMap { link in targetKey(of: link.target(inFolder: folder)).map { (link, $0) } }
         guard !keyed.isEmpty else { return }

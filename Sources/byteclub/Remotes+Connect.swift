@@ -49,6 +49,7 @@ extension BackendOptions {
         switch remote.kind {
         case .club:
             options.server = remote.url?.absoluteString
+            options.pin = remote.pin
             // An explicit --token wins; then the remote's own; then BYTECLUB_TOKEN (connect's fallback).
             if options.token == nil {
                 do {

@@ -1,0 +1,128 @@
+import ArgumentParser
+import ByteClubConfig
+import ClubServer
+import Foundation
+import Transfer
+
+/// `byteclub join INVITE [--name club]`: redeems a one-time invite for a token of one's own and
+/// writes a named club remote (its URL and pinned key) into config.toml, the token into a 0600
+/// file beside the other secrets.
+struct Join: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join a club with the one-line invite its admin gave you.",
+        discussion: """
+        The invite (from `byteclub members add`) holds the server's address, its key's
+        fingerprint and a secret that works once. Only a server holding that key is talked to:
+        a proxy or an impostor is refused before the secret is sent. The new remote is written
+        to $XDG_CONFIG_HOME/byteclub/config.toml as [remote.NAME] (the default remote if there
+        was none) and its token to $XDG_STATE_HOME/byteclub/remotes/NAME.token (mode 0600).
+        """
+    )
+
+    @Argument(help: "The invite, https://HOST:PORT/join/SECRET#sha256//….") var invite: String
+    @Option(help: "The name of the remote to write (then `byteclub --remote NAME`).") var name: String = "club"
+
+    func validate() throws {
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw ValidationError("--name must be letters, digits, - or _ (it names a [remote.NAME] table)")
+        }
+    }
+
+    func run() async throws {
+        let parsed: Invite
+        do { parsed = try Invite(parsing: invite) } catch { throw ValidationError(error.description) }
+        let existing: ClubConfig?
+        do { existing = try ClubConfig.load() } catch { throw Remotes.exit(error) }
+        if existing?.remotes[name] != nil {
+            throw ValidationError("config.toml already has a remote named \"\(name)\"; choose another with --name")
+        }
+        let answer = try await ClubCall(server: parsed.server, pin: parsed.pin, token: nil).post("2/byteclub/join", ["secret": parsed.secret])
+        guard let token = answer["token"] as? String, let member = answer["name"] as? String, let role = answer["role"] as? String else {
+            throw ValidationError("the server's answer to the invite was not understood")
+        }
+        let tokenFile = Paths.state.appendingPathComponent("remotes/\(name).token")
+        do {
+            try SecretFile.write(token + "\n", to: tokenFile)
+            try ClubRemoteWriter.append(name: name, url: parsed.server, pin: parsed.pin, tokenFile: tokenFile, makeDefault: existing?.defaultName == nil)
+        } catch {
+            throw ValidationError("joined as \(member), but could not write the remote: \(error)")
+        }
+        print("Joined as \(member) (\(role)); remote \"\(name)\" written to \(Paths.config.path)")
+    }
+}
+
+/// One JSON call to a club server's own endpoints (join, members), over the pinned key.
+struct ClubCall {
+    var server: URL
+    var pin: String?
+    var token: String?
+
+    func post(_ endpoint: String, _ body: [String: Any]) async throws -> [String: Any] {
+        var configuration = SessionConfiguration.ephemeral
+        configuration.pinnedPublicKey = pin
+        configuration.timeoutIntervalForRequest = 30
+        let session = Session(configuration: configuration, delegateQueue: DispatchQueue(label: "byteclub.clubcall"))
+        defer { session.finishTasksAndInvalidate() }
+        var headers = ["Content-Type": "application/json"]
+        if let token { headers["Authorization"] = "Bearer " + token }
+        let request = Request(url: server.appendingPathComponent(endpoint), method: "POST", headers: headers,
+                              body: try JSONSerialization.data(withJSONObject: body))
+        let data: Data
+        let response: HTTPResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            say(error.description)
+            throw ExitCode(6)
+        }
+        guard response.isSuccess else {
+            let text = String(decoding: data.prefix(500), as: UTF8.self).replacingOccurrences(of: "Error: ", with: "")
+            say("\(server.host ?? "the server") refused (HTTP \(response.statusCode)): \(text)")
+            throw ExitCode(response.statusCode == 401 || response.statusCode == 403 ? 5 : 1)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ValidationError("the server's answer was not JSON")
+        }
+        return object
+    }
+}
+
+/// A secret on disk: its folder 0700, the file 0600 from its first byte.
+enum SecretFile {
+    static func write(_ text: String, to file: URL) throws {
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        fchmod(fd, 0o600)
+        let bytes = Array(text.utf8)
+        guard Foundation.write(fd, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
+    }
+}
+
+/// Adds a `[remote.NAME]` table to config.toml as text, so the comments and order of what is
+/// there stay as the user wrote them.
+enum ClubRemoteWriter {
+    static func append(name: String, url: URL, pin: String?, tokenFile: URL, makeDefault: Bool) throws {
+        let file = Paths.config
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        var table = "[remote.\(name)]\ntype = \"club\"\nurl = \(quoted(url.absoluteString))\n"
+        if let pin { table += "pin = \(quoted(pin))\n" }
+        table += "token_file = \(quoted(tokenFile.path))\n"
+        if makeDefault {
+            // A top-level key must come before the first table.
+            text = "default = \(quoted(name))\n" + text
+        }
+        if !text.isEmpty, !text.hasSuffix("\n") { text += "\n" }
+        text += (text.isEmpty ? "" : "\n") + table
+        let temp = file.appendingPathExtension("tmp")
+        try Data(text.utf8).write(to: temp)
+        guard rename(temp.path, file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}

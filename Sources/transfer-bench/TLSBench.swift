@@ -31,8 +31,10 @@ struct TLSBench: ParsableCommand {
         plainConfiguration.logger.logLevel = .warning
         var tlsConfiguration = plainConfiguration
         tlsConfiguration.tls = identity
-        let plain = try blocking { try await ClubServer.start(plainConfiguration) }
-        let secure = try blocking { try await ClubServer.start(tlsConfiguration) }
+        let plainSettings = plainConfiguration
+        let tlsSettings = tlsConfiguration
+        let plain = try blocking { try await ClubServer.start(plainSettings) }
+        let secure = try blocking { try await ClubServer.start(tlsSettings) }
         defer {
             blocking { await plain.stop() }
             blocking { await secure.stop() }

@@ -42,6 +42,11 @@ final class ReaderRoleTests: XCTestCase {
         try await club.rpc(endpoint, argument, token: tokens[name])
     }
 
+    /// `users/get_current_account` with `token` (its body is `null`, which JSONSerialization cannot write).
+    private func account(token: String?) async throws -> ServerFixture.Reply {
+        try await club.post("2/users/get_current_account", body: Data("null".utf8), headers: ["Content-Type": "application/json"], token: token)
+    }
+
     /// Every file under the club folder with its bytes, the server's own state left out.
     private func snapshot() throws -> [String: Data] {
         var files: [String: Data] = [:]
@@ -91,7 +96,8 @@ final class ReaderRoleTests: XCTestCase {
     }
 
     func testARoleChangeAndARemovalCountAtOnceAndEndTheLongpoll() async throws {
-        XCTAssertEqual(try await upload("/byteclub/a.md", "a\n", as: "ed").status, 200)
+        let first = try await upload("/byteclub/a.md", "a\n", as: "ed")
+        XCTAssertEqual(first.status, 200, first.text)
         let registry = MemberRegistry(root: club.root.path)
         try registry.setRole("ed", .reader, actor: "test")
         let refused = try await upload("/byteclub/a.md", "b\n", as: "ed")
@@ -113,18 +119,18 @@ final class ReaderRoleTests: XCTestCase {
         if case .success(let reply) = outcome {
             XCTAssertNotEqual(reply.status, 200, "the longpoll did not answer as if nothing happened: \(reply.text)")
         }
-        let after = try await rpc("2/users/get_current_account", NSNull(), as: "rita")
+        let after = try await account(token: tokens["rita"])
         XCTAssertEqual(after.status, 401)
     }
 
     func testTooManyWrongTokensShutTheAddressOut() async throws {
         for attempt in 0..<10 {
-            let reply = try await club.rpc("2/users/get_current_account", NSNull(), token: "guess-\(attempt)")
+            let reply = try await account(token: "guess-\(attempt)")
             XCTAssertEqual(reply.status, 401)
         }
-        let eleventh = try await club.rpc("2/users/get_current_account", NSNull(), token: "guess-10")
+        let eleventh = try await account(token: "guess-10")
         XCTAssertEqual(eleventh.status, 401)
-        let shut = try await club.rpc("2/users/get_current_account", NSNull(), token: tokens["ed"])
+        let shut = try await account(token: tokens["ed"])
         XCTAssertEqual(shut.status, 429, "shut out for now, whatever it sends: \(shut.text)")
         XCTAssertNotNil(shut.json["error"])
     }

@@ -25,7 +25,7 @@ final class TLSServeTests: XCTestCase {
     func testCurlAndThePythonSDKTrustTheServersOwnCertificateAsTheirCA() throws {
         let root = base.appendingPathComponent("club")
         let token = "tls-\(UUID().uuidString)"
-        let server = try ServeProcess(root: root, token: token, tls: true)
+        let server = try TestSupport.ServeProcess(root: root, token: token, tls: true)
         XCTAssertTrue(server.url.hasPrefix("https://127.0.0.1:"), server.url)
         let certificate = root.appendingPathComponent(".byteclub/tls/cert.pem")
         for file in ["cert.pem", "key.pem"] {
@@ -33,7 +33,8 @@ final class TLSServeTests: XCTestCase {
             XCTAssertEqual(mode, 0o600, file)
         }
         let pin = try XCTUnwrap(server.pin)
-        XCTAssertEqual(pin, try ServerIdentity.pin(ofCertificatePEM: String(contentsOf: certificate, encoding: .utf8)))
+        let certificateText = try String(contentsOf: certificate, encoding: .utf8)
+        XCTAssertEqual(pin, try ServerIdentity.pin(ofCertificatePEM: certificateText))
 
         let call = ["curl", "-sS", "-X", "POST", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data", "null"]
         let account = server.url + "/2/users/get_current_account"
@@ -62,7 +63,7 @@ final class TLSServeTests: XCTestCase {
         let registry = MemberRegistry(root: root.path)
         let invite = try registry.invite("rita", role: .reader, hours: 1, server: URL(string: "https://127.0.0.1:1")!, pin: nil, actor: "test")
         let (token, _) = try registry.redeem(secret: invite.secret)
-        let server = try ServeProcess(root: root, token: nil, tls: true)
+        let server = try TestSupport.ServeProcess(root: root, token: nil, tls: true)
         let certificate = root.appendingPathComponent(".byteclub/tls/cert.pem")
         let before = try Data(contentsOf: root.appendingPathComponent("byteclub/tls-note.md"))
         let sdk = try PythonScript.run(repository.appendingPathComponent("scripts/sdk-tls.py"),

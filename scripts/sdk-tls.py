@@ -25,17 +25,21 @@ except ImportError as error:
 FAILED = []
 
 
-class ClubAdapter(requests.adapters.HTTPAdapter):
-    """Sends the SDK's https://*.dropboxapi.com requests to the club server. Certificate checks
-    stay on: the session's `verify` is the CA file, and the host name checked is the server's."""
+class ClubAdapter(dropbox.session._SSLAdapter):
+    """The SDK's own adapter (`ca_certs` as its only CA, certificates required), sending its
+    https://*.dropboxapi.com requests to the club server. The SDK asks every call with
+    `verify=True`, which requests would answer with the system's CAs: the CA file is passed
+    instead, so the server's certificate is checked against it and its host name."""
 
-    def __init__(self, base):
-        super().__init__()
+    def __init__(self, base, ca):
+        super().__init__(ca_certs=ca)
         self.base = base.rstrip("/")
+        self.ca = ca
 
     def send(self, request, **kwargs):
         url = urllib.parse.urlsplit(request.url)
         request.url = self.base + url.path + (f"?{url.query}" if url.query else "")
+        kwargs["verify"] = self.ca
         return super().send(request, **kwargs)
 
 
@@ -69,7 +73,7 @@ def main():
     args = parser.parse_args()
 
     session = dropbox.create_session(ca_certs=args.ca)
-    session.mount("https://", ClubAdapter(args.url))
+    session.mount("https://", ClubAdapter(args.url, args.ca))
     dbx = dropbox.Dropbox(oauth2_access_token=args.token, session=session, max_retries_on_error=0, max_retries_on_rate_limit=0, timeout=30)
 
     account = dbx.users_get_current_account()

@@ -68,17 +68,15 @@ struct ClubCall {
         let request = Request(url: server.appendingPathComponent(endpoint), method: "POST", headers: headers,
                               body: try JSONSerialization.data(withJSONObject: body))
         let data: Data
-        let response: HTTPResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, _) = try await session.data(for: request)
+        } catch .httpStatus(let status, let body) {
+            let text = String(decoding: body.prefix(500), as: UTF8.self).replacingOccurrences(of: "Error: ", with: "")
+            say("\(server.host ?? "the server") refused (HTTP \(status)): \(text)")
+            throw ExitCode(status == 401 || status == 403 ? 5 : 1)
         } catch {
             say(error.description)
             throw ExitCode(6)
-        }
-        guard response.isSuccess else {
-            let text = String(decoding: data.prefix(500), as: UTF8.self).replacingOccurrences(of: "Error: ", with: "")
-            say("\(server.host ?? "the server") refused (HTTP \(response.statusCode)): \(text)")
-            throw ExitCode(response.statusCode == 401 || response.statusCode == 403 ? 5 : 1)
         }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw ValidationError("the server's answer was not JSON")

@@ -51,7 +51,7 @@ final class TLSServeTests: XCTestCase {
         XCTAssertFalse(plain.stdout.contains("display_name"), "no answer over plain HTTP: \(plain.stdout)")
 
         let sdk = try PythonScript.run(repository.appendingPathComponent("scripts/sdk-tls.py"),
-                                       arguments: ["--url", server.url, "--token", token, "--ca", certificate.path], within: 120)
+                                       arguments: ["--url", server.url, "--token=\(token)", "--ca", certificate.path], within: 120)
         XCTAssertEqual(sdk.status, 0, sdk.status == 2 ? "the Dropbox SDK is missing: run `make deps`\n\(sdk.output)" : sdk.output)
         XCTAssertTrue(sdk.output.contains("sdk-tls: 0 failed"), sdk.output)
     }
@@ -67,7 +67,7 @@ final class TLSServeTests: XCTestCase {
         let certificate = root.appendingPathComponent(".byteclub/tls/cert.pem")
         let before = try Data(contentsOf: root.appendingPathComponent("byteclub/tls-note.md"))
         let sdk = try PythonScript.run(repository.appendingPathComponent("scripts/sdk-tls.py"),
-                                       arguments: ["--url", server.url, "--token", token, "--ca", certificate.path, "--reader"], within: 120)
+                                       arguments: ["--url", server.url, "--token=\(token)", "--ca", certificate.path, "--reader"], within: 120)
         XCTAssertEqual(sdk.status, 0, sdk.status == 2 ? "the Dropbox SDK is missing: run `make deps`\n\(sdk.output)" : sdk.output)
         XCTAssertTrue(sdk.output.contains("sdk-tls: 0 failed"), sdk.output)
         XCTAssertGreaterThanOrEqual(sdk.output.components(separatedBy: " refused").count - 1, 6, sdk.output)

@@ -106,6 +106,11 @@ struct BackendOptions: ParsableArguments {
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
                 throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
             }
+            var connection = connection
+            if pin == nil, url.scheme?.lowercased() == "https" {
+                // A named remote's pin came through connectConfigured; a bare --server is asked about once.
+                connection.pinnedPublicKey = try await FirstUse.pin(for: url, remote: nil, config: nil)
+            }
             return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
                                                connection: connection, retry: retry, listingLimits: limits), server: nil)
         }

@@ -124,3 +124,62 @@ enum ClubRemoteWriter {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
+
+/// Trust on first use, as ssh does: a club remote reached over HTTPS with no pin yet shows its
+/// server's key once, and the person confirms it against the fingerprint `byteclub serve`
+/// printed; a confirmed key is written into config.toml as the remote's `pin`, and from then on
+/// no other key is accepted. A server whose certificate the system's CAs vouch for (behind a
+/// reverse proxy with a public certificate) needs no pin and is not asked about.
+enum FirstUse {
+    /// The pin to connect to `url` with: nil when the system's CAs vouch for the server.
+    static func pin(for url: URL, remote: RemoteConfig?, config: ClubConfig?) async throws -> String? {
+        guard let host = url.host else { return nil }
+        let probe: ServerIdentity.Probe
+        do {
+            probe = try await ServerIdentity.probe(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: url.port ?? 443)
+        } catch {
+            say("cannot reach \(host) to read its key: \(error)")
+            throw ExitCode(6)
+        }
+        guard case .unknownKey(let pin) = probe else { return nil }
+        let place = remote.map { "remote \"\($0.name)\"" } ?? url.absoluteString
+        let question = """
+            The club server at \(host):\(url.port ?? 443) shows this key, which \(place) has not pinned yet:
+              \(pin)
+            Check it against the fingerprint `byteclub serve` printed on the server (or ask the club's admin).
+            Trust it\(remote == nil ? " for this run" : " and keep it in config.toml")? [y/N] 
+            """
+        guard let answer = ask(question) else {
+            say("\(place): the server's key is not pinned, and there is no terminal to confirm it; add pin = \"sha256//…\" (the fingerprint `byteclub serve` prints) or join with an invite")
+            throw ExitCode(1)
+        }
+        guard ["y", "yes"].contains(answer.lowercased()) else {
+            say("not trusted: nothing was sent to \(host)")
+            throw ExitCode(1)
+        }
+        if let remote, let config {
+            do { try keep(pin, for: remote, in: config) } catch { say("could not write the pin into \(config.file.path): \(error)") }
+        }
+        return pin
+    }
+
+    /// Asks on the terminal itself (not stdin, which a script may be piping); nil without one.
+    private static func ask(_ question: String) -> String? {
+        guard let tty = FileHandle(forUpdatingAtPath: "/dev/tty") else { return nil }
+        defer { try? tty.close() }
+        tty.write(Data(question.utf8))
+        var line = Data()
+        while let byte = try? tty.read(upToCount: 1), let first = byte.first, first != 0x0A { line.append(first) }
+        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Writes `pin = "…"` on the line after the remote's `[remote.NAME]` header.
+    private static func keep(_ pin: String, for remote: RemoteConfig, in config: ClubConfig) throws {
+        guard let header = ConfigLines.line(of: ["remote", remote.name], in: config.text) else { throw ValidationError("no [remote.\(remote.name)] table") }
+        var lines = config.text.components(separatedBy: "\n")
+        lines.insert("pin = \"\(pin)\"", at: min(header, lines.count))
+        let temp = config.file.appendingPathExtension("tmp")
+        try Data(lines.joined(separator: "\n").utf8).write(to: temp)
+        guard rename(temp.path, config.file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+}

@@ -118,6 +118,35 @@ final class InviteFlowTests: XCTestCase {
         XCTAssertTrue(plainDowngrade.stderr.contains("never reached over plain HTTP"), plainDowngrade.stderr)
     }
 
+    /// A club remote over HTTPS with no pin yet: without a terminal it is refused (nothing is
+    /// sent); on a terminal its key is shown once, and a "y" keeps it in config.toml as the pin,
+    /// after which no question is asked and no other key accepted.
+    func testAnUnpinnedRemoteShowsTheKeyOnceAndKeepsItWhenConfirmed() throws {
+        let root = base.appendingPathComponent("club")
+        let token = "tofu-\(UUID().uuidString)"
+        let server = try ServeProcess(root: root, token: token, tls: true)
+        let pin = try XCTUnwrap(server.pin)
+        let cli = try CLI.isolated(in: base.appendingPathComponent("member"))
+        let config = URL(fileURLWithPath: cli.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("byteclub/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("default = \"club\"\n\n[remote.club]\ntype = \"club\"\nurl = \"\(server.url)\"\ntoken = \"\(token)\"\n".utf8).write(to: config)
+
+        let noTerminal = try cli.run(["ls", "/"])
+        XCTAssertNotEqual(noTerminal.status, 0)
+        XCTAssertTrue(noTerminal.stderr.contains("no terminal to confirm"), noTerminal.stderr)
+        let binary = try XCTUnwrap(CLI.executable).path
+        let onTerminal = ["script", "-qec", "'\(binary)' ls /", "/dev/null"]
+        let declined = try ChildProcess.run(onTerminal, environment: cli.environment, input: "n\n")
+        XCTAssertNotEqual(declined.status, 0)
+        XCTAssertTrue(declined.stdout.contains(pin), "the key is shown: \(declined.stdout)")
+        XCTAssertFalse(try String(contentsOf: config, encoding: .utf8).contains("pin ="))
+        let confirmed = try ChildProcess.run(onTerminal, environment: cli.environment, input: "y\n")
+        XCTAssertEqual(confirmed.status, 0, confirmed.stdout + confirmed.stderr)
+        XCTAssertTrue(try String(contentsOf: config, encoding: .utf8).contains("pin = \"\(pin)\""))
+        let later = try cli.run(["ls", "/"])
+        XCTAssertEqual(later.status, 0, "pinned now: no question, no terminal needed: \(later.stderr)")
+    }
+
     /// Whether `curl -v` says the whole request went out (its wording differs between versions).
     private static func sentAll(_ verbose: String) -> Bool {
         verbose.contains("upload completely sent off") || verbose.contains("completely uploaded and fine")

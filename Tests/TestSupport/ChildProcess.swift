@@ -10,8 +10,10 @@ public enum ChildProcess {
     }
 
     /// Runs `arguments` through `/usr/bin/env` (so `curl`, `python3` come from PATH).
-    public static func run(_ arguments: [String], within seconds: TimeInterval = 60, environment: [String: String]? = nil) throws -> Result {
-        let started = try start(arguments, environment: environment)
+    /// `input`: what the command reads on stdin (nothing by default).
+    public static func run(_ arguments: [String], within seconds: TimeInterval = 60, environment: [String: String]? = nil,
+                           input: String? = nil) throws -> Result {
+        let started = try start(arguments, environment: environment, input: input)
         let deadline = Date().addingTimeInterval(seconds)
         while started.process.isRunning && Date() < deadline { usleep(10_000) }
         return started.finish()
@@ -45,7 +47,7 @@ public enum ChildProcess {
         }
     }
 
-    public static func start(_ arguments: [String], environment: [String: String]? = nil) throws -> Started {
+    public static func start(_ arguments: [String], environment: [String: String]? = nil, input: String? = nil) throws -> Started {
         let temp = FileManager.default.temporaryDirectory
         let out = temp.appendingPathComponent("child-\(UUID().uuidString).out")
         let err = temp.appendingPathComponent("child-\(UUID().uuidString).err")
@@ -57,8 +59,14 @@ public enum ChildProcess {
         if let environment { process.environment = environment }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
+        let stdin = input.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
         try process.run()
+        if let stdin, let input {
+            // Small answers to a prompt: they fit the pipe's buffer, so this never blocks.
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
         return Started(process: process, out: out, err: err)
     }
 }

@@ -118,7 +118,8 @@ struct MemberWatcher: Service {
     let interval: Duration
 
     func run() async throws {
-        guard let registry = authenticator.registry else { return }
+        // Returning would end the server's service group: without a registry it is not started.
+        guard let registry = authenticator.registry else { preconditionFailure("MemberWatcher needs a registry") }
         if authenticator.hasMembers { await store.showAuthors() }
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {

@@ -8,6 +8,7 @@ import Imaging
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 import Synchronization
 
 /// The Dropbox v2 subset, as Hummingbird routes over a `FolderStore`.
@@ -75,16 +76,22 @@ struct ClubAPI: Sendable {
         addSharingRoutes(to: router)
         addMemberRoutes(to: router)
 
+        var services: [any Service] = [
+            SessionSweeper(store: store, expiry: configuration.sessionExpiry),
+            ChangeWatcher(store: store, interval: configuration.rescanInterval),
+            HistoryPruner(store: store, days: configuration.historyDays, interval: configuration.historyPruneInterval),
+        ]
+        // A service that returns ends the whole group: the watcher runs only with a registry to watch.
+        if authenticator.registry != nil {
+            services.append(MemberWatcher(authenticator: authenticator, store: store, interval: configuration.memberPollInterval))
+        }
         let plain = ClubChildChannel.builder(limits: configuration.limits, admission: admission, logger: configuration.logger)
         return Application(
             router: router,
             server: try configuration.tls.map { try .tls(plain, tlsConfiguration: $0.tlsConfiguration()) } ?? plain,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(acceptCap, logger: configuration.logger)),
-            services: [SessionSweeper(store: store, expiry: configuration.sessionExpiry),
-                       ChangeWatcher(store: store, interval: configuration.rescanInterval),
-                       HistoryPruner(store: store, days: configuration.historyDays, interval: configuration.historyPruneInterval),
-                       MemberWatcher(authenticator: authenticator, store: store, interval: configuration.memberPollInterval)],
+            services: services,
             onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },
             logger: configuration.logger
         )

@@ -34,13 +34,14 @@ final class Authenticator: Sendable {
     }
     private let state = Mutex(State())
 
-    init(sharedToken: String, members: [ClubMember], registry: MemberRegistry?, logger: Logger) {
+    init(sharedToken: String, members: [ClubMember], registry: MemberRegistry?, logger: Logger, failuresAllowed: Int = 10) {
         var fixed: [String: Grant] = [:]
         if !sharedToken.isEmpty { fixed[MemberBook.hash(sharedToken)] = Grant(name: ClubMember.sharedName, role: .editor) }
         for member in members { fixed[MemberBook.hash(member.token)] = Grant(name: member.name, role: .editor) }
         self.fixed = fixed
         self.registry = registry
         self.logger = logger
+        state.withLock { $0.throttle.allowed = failuresAllowed }
     }
 
     /// Whether any member is known: then file metadata says who made each revision.

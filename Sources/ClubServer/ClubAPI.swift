@@ -32,7 +32,7 @@ struct ClubAPI: Sendable {
         self.configuration = configuration
         let registry = configuration.keepsMembers ? MemberRegistry(root: configuration.root) : nil
         let authenticator = Authenticator(sharedToken: configuration.token, members: configuration.members, registry: registry,
-                                          logger: configuration.logger)
+                                          logger: configuration.logger, failuresAllowed: configuration.failedAuthenticationsPerMinute)
         self.authenticator = authenticator
         self.store = try FolderStore(root: configuration.root, logger: configuration.logger, sessionExpiry: configuration.sessionExpiry,
                                      showsAuthors: authenticator.hasMembers, journalLimit: configuration.journalLimit,

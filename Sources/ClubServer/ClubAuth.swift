@@ -34,8 +34,8 @@ struct BearerAuth: RouterMiddleware {
     /// Paths under these served without a token too (share links, `/s/`), unless a dot
     /// segment could make them mean a path elsewhere.
     var exemptPrefixes: [String] = []
-    /// Paths served without a token, but a token sent there must be good (it ties the request
-    /// to its member: a removed member's longpoll ends).
+    /// Paths served without a token; a good token sent there ties the request to its member (a
+    /// removed member's longpoll ends), any other is ignored.
     var optional: Set<String> = []
 
     /// Member management: admins only.
@@ -66,7 +66,13 @@ struct BearerAuth: RouterMiddleware {
             return try await next(request, context)
         }
         let header = request.headers[.authorization]
-        if header == nil, optional.contains(path) { return try await next(request, context) }
+        if optional.contains(path) {
+            // Served to anyone, as Dropbox serves longpolls; a good token ties the request to its
+            // member (so it can be cut), any other is ignored, as Dropbox ignores it.
+            let tokenHash = header.flatMap { $0.hasPrefix("Bearer ") ? MemberBook.hash(String($0.dropFirst(7))) : nil }
+            guard let tokenHash, let grant = authenticator.grant(forTokenHash: tokenHash) else { return try await next(request, context) }
+            return try await run(request, context, tokenHash: tokenHash, grant: grant, next: next)
+        }
         let address = context.clientAddress
         if case .shut(let retryAfter) = authenticator.gate(address) {
             return ClubAPI.response(for: .rateLimited(retryAfter: retryAfter))
@@ -84,6 +90,12 @@ struct BearerAuth: RouterMiddleware {
         if path.hasPrefix(Self.adminPrefix), !grant.role.canManage {
             return ClubAPI.response(for: .forbidden("only a club admin manages members; \(grant.name) is \(grant.role.rawValue == "admin" ? "an" : "a") \(grant.role.rawValue)"))
         }
+        return try await run(request, context, tokenHash: tokenHash, grant: grant, next: next)
+    }
+
+    /// Runs the handler as the member, entered in the ledger until its answer's last byte is out.
+    private func run(_ request: Request, _ context: Context, tokenHash: String, grant: Authenticator.Grant,
+                     next: (Request, Context) async throws -> Response) async throws -> Response {
         let id = authenticator.enter(tokenHash: tokenHash, grant: grant, channel: context.channel)
         var response: Response
         do {

@@ -25,6 +25,9 @@ public struct ClubServerConfiguration: Sendable {
     /// Members kept in `ROOT/.byteclub/members.json` (`byteclub members`), beside `token` and
     /// `members`; `serve` keeps them, the embedded club does not.
     public var keepsMembers = false
+    /// Wrong tokens (or invite secrets) one client address may send in a minute before it is
+    /// shut out for a while (AuthThrottle).
+    public var failedAuthenticationsPerMinute = 10
     /// How often the member registry is looked at for changes made by `byteclub members --root`.
     public var memberPollInterval: Duration = .milliseconds(200)
     public var chaos: ChaosSpec?

@@ -134,19 +134,7 @@ final class EasyTransfer: @unchecked Sendable {
         easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         easy.set(CURLOPT_FOLLOWLOCATION, configuration.followsRedirects)
         easy.set(CURLOPT_MAXREDIRS, 10)
-        if let pin = configuration.pinnedPublicKey {
-            // The pin stands in for the CA and the host name (a club server's certificate is its
-            // own, and its address changes with the network); curl checks it whatever VERIFYPEER says.
-            easy.set(CURLOPT_SSL_VERIFYPEER, false)
-            easy.set(CURLOPT_SSL_VERIFYHOST, 0)
-            easy.set(CURLOPT_PINNEDPUBLICKEY, pin)
-            // Never a silent step down to plain HTTP, not even by a redirect.
-            easy.set(CURLOPT_PROTOCOLS_STR, "https")
-            easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "https")
-        } else {
-            easy.set(CURLOPT_SSL_VERIFYPEER, configuration.verifiesTLSCertificates)
-            easy.set(CURLOPT_SSL_VERIFYHOST, configuration.verifiesTLSCertificates ? 2 : 0)
-        }
+        easy.setTLS(configuration)
         easy.set(CURLOPT_BUFFERSIZE, configuration.receiveBufferSize)
         easy.set(CURLOPT_UPLOAD_BUFFERSIZE, min(configuration.uploadBufferSize, 2 * 1024 * 1024))
         if let share = driver.share { easy.set(CURLOPT_SHARE, pointer: share) }

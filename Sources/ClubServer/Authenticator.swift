@@ -31,6 +31,9 @@ final class Authenticator: Sendable {
         var nextID: UInt64 = 0
         var inFlight: [UInt64: InFlight] = [:]
         var throttle = AuthThrottle()
+        /// Every token hash the registry has held, and those it has since dropped.
+        var known: Set<String> = []
+        var revoked: Set<String> = []
     }
     private let state = Mutex(State())
 
@@ -87,10 +90,24 @@ final class Authenticator: Sendable {
         _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
     }
 
+    /// Whether a token once spoke for a member and no longer does (removed): refused even where
+    /// an unknown token is ignored (a longpoll).
+    func wasRevoked(_ tokenHash: String) -> Bool {
+        state.withLock { $0.revoked.contains(tokenHash) }
+    }
+
     /// Closes the connection of every request whose token lost its member or changed role.
     /// Returns how many were cut.
     @discardableResult
     func revokeStale() -> Int {
+        if let book = try? registry?.current() {
+            let now = Set(book.members.flatMap(\.tokenHashes))
+            state.withLock { state in
+                state.revoked.formUnion(state.known.subtracting(now))
+                state.revoked.subtract(now)
+                state.known = now
+            }
+        }
         let inFlight = state.withLock { Array($0.inFlight) }
         var cut: [UInt64] = []
         for (id, request) in inFlight where grant(forTokenHash: request.tokenHash) != request.grant {
@@ -122,11 +139,14 @@ struct MemberWatcher: Service {
         // Returning would end the server's service group: without a registry it is not started.
         guard let registry = authenticator.registry else { preconditionFailure("MemberWatcher needs a registry") }
         if authenticator.hasMembers { await store.showAuthors() }
+        authenticator.revokeStale()
         try? await cancelWhenGracefulShutdown {
+            var seen = registry.generation
             while !Task.isCancelled {
                 try await Task.sleep(for: interval)
-                guard registry.changedOnDisk else { continue }
                 _ = try? registry.current()
+                guard registry.generation != seen else { continue }
+                seen = registry.generation
                 authenticator.revokeStale()
                 if authenticator.hasMembers { await store.showAuthors() }
             }

@@ -70,6 +70,8 @@ struct BearerAuth: RouterMiddleware {
             // Served to anyone, as Dropbox serves longpolls; a good token ties the request to its
             // member (so it can be cut), any other is ignored, as Dropbox ignores it.
             let tokenHash = header.flatMap { $0.hasPrefix("Bearer ") ? MemberBook.hash(String($0.dropFirst(7))) : nil }
+            // A removed member's token is refused, so their client's retry cannot wait on unseen.
+            if let tokenHash, authenticator.wasRevoked(tokenHash) { return ClubAPI.response(for: .unauthorized()) }
             guard let tokenHash, let grant = authenticator.grant(forTokenHash: tokenHash) else { return try await next(request, context) }
             return try await run(request, context, tokenHash: tokenHash, grant: grant, next: next)
         }

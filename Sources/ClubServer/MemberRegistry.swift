@@ -17,6 +17,9 @@ public final class MemberRegistry: Sendable {
     private struct Loaded {
         var book = MemberBook()
         var stamp: [Int] = []
+        /// Counts the books read or written: a watcher compares it with the one it last saw, so
+        /// a change a request happened to read first is still noticed.
+        var generation = 0
     }
     private let loaded = Mutex(Loaded())
 
@@ -31,17 +34,14 @@ public final class MemberRegistry: Sendable {
     /// The book as on disk now, reread only when the file changed since the last read.
     public func current() throws -> MemberBook {
         let stamp = Self.stamp(of: file)
-        if let book = loaded.withLock({ $0.stamp == stamp && !stamp.isEmpty ? $0.book : nil }) { return book }
+        if let book = loaded.withLock({ $0.stamp == stamp && $0.generation > 0 ? $0.book : nil }) { return book }
         let book = try read()
-        loaded.withLock { $0 = Loaded(book: book, stamp: stamp) }
+        loaded.withLock { $0 = Loaded(book: book, stamp: stamp, generation: $0.generation + 1) }
         return book
     }
 
-    /// Whether the file changed since the last read (then `current()` reads it again).
-    public var changedOnDisk: Bool {
-        let stamp = Self.stamp(of: file)
-        return loaded.withLock { $0.stamp != stamp }
-    }
+    /// Goes up each time another book is read or written.
+    public var generation: Int { loaded.withLock { $0.generation } }
 
     /// Changes the book under the lock: read, `change`, write back (temp file and rename), then
     /// one audit line per entry `change` returns. Nothing is written when `change` throws.
@@ -57,7 +57,7 @@ public final class MemberRegistry: Sendable {
         let (result, entries) = try change(&book)
         try write(book)
         try appendAudit(entries, actor: actor)
-        loaded.withLock { $0 = Loaded(book: book, stamp: Self.stamp(of: file)) }
+        loaded.withLock { $0 = Loaded(book: book, stamp: Self.stamp(of: file), generation: $0.generation + 1) }
         return result
     }
 

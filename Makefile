@@ -47,7 +47,7 @@ test: deps
 	$(SWIFT) build --build-tests -debug-info-format $(TEST_DEBUG_INFO)
 	scripts/test-shards
 
-## bench: Transfer against the curl CLI and URLSession; the club server against nginx; longpolls; WebDAV
+## bench: Transfer against the curl CLI and URLSession; the club server against nginx, and over TLS beside plain HTTP; longpolls; WebDAV
 ## put/get against curl -T/-o on rclone serve webdav; the
 ## widgets, the editor, thumbnails, kitty picture bytes and note merges; the whole app (first frames, scrolling, progress, cancel, key echo);
 ## full-text search: the index against rg and grep over 10,000 notes; in the app, Ctrl-F key to results and key echo while indexing;
@@ -62,6 +62,7 @@ bench: deps
 	$(SWIFT) build -c release --product byteclub
 	.build/release/transfer-bench compare --size $(BENCH_SIZE)
 	.build/release/transfer-bench server --size $(BENCH_SIZE)
+	.build/release/transfer-bench tls --size $(BENCH_SIZE)
 	.build/release/transfer-bench live
 	.build/release/transfer-bench webdav --size $(BENCH_SIZE)
 	.build/release/transfer-bench wan --size $(WAN_SIZE)

@@ -26,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The club server's TLS (through HummingbirdTLS) and its self-signed certificate.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // config.toml's parser (toml++ underneath).
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
@@ -82,7 +86,15 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The connection rules (timeouts, caps) are NIO channel handlers around Hummingbird's HTTP/1.1 channel.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // HTTPS by default (`serve --insecure-http` for plain), with a certificate of its own.
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // ServerIdentity.probe: a client handshake, for trust on first use.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -136,6 +148,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // TLSInterceptor: a TLS-terminating proxy with a certificate of its own.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
 

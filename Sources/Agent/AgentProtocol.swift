@@ -37,9 +37,12 @@ public struct AgentRemote: Codable, Sendable, Equatable {
     public var idleTimeout: Double?
     /// Names this club: one agent, one socket, one journal per key.
     public var key: String
+    /// A club server's pinned key (`sha256//…`): the agent's connections accept no other.
+    public var pin: String?
 
     public init(kind: Kind, key: String, url: String? = nil, secret: String? = nil, user: String? = nil, dataDir: String? = nil,
-                bandwidthLimit: Int64? = nil, idleTimeout: Double? = nil) {
+                bandwidthLimit: Int64? = nil, idleTimeout: Double? = nil, pin: String? = nil) {
+        self.pin = pin
         self.kind = kind
         self.key = key
         self.url = url

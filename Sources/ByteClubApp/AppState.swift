@@ -98,6 +98,13 @@ public struct AppState: Sendable {
 
     public var isBusy: Bool { inFlight > 0 }
 
+    /// The member is a reader in this club (the server marks its files `read_only`): notes
+    /// open read-only, and nothing is saved or queued in the outbox.
+    public var readsOnly: Bool { notes.entries.contains { $0.readOnly == true } }
+
+    /// What a reader is told when they try to change something.
+    public static let readerRefusal = "You are a reader in this club: notes are read-only here (ask an admin for the editor role)"
+
     /// Whether the spinner turns: requests in flight, or transfers moving bytes.
     public var isAnimating: Bool { isBusy || transfers.hasActive }
 

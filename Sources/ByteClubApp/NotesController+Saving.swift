@@ -23,8 +23,8 @@ extension NotesController {
     /// someone else's change).
     func save(confirmedEmpty: Bool = false) {
         guard let session = state.note, session.phase == .editing else { return }
-        if session.isReadOnly {
-            context.say(.error("This note is read-only: it is not valid UTF-8 text"))
+        if session.isReadOnly || state.readsOnly {
+            context.say(.error(state.readsOnly ? AppState.readerRefusal : "This note is read-only: it is not valid UTF-8 text"))
             return
         }
         if let problem = NoteSession.titleProblem(session.editor.title.text) {

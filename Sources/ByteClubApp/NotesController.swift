@@ -61,6 +61,7 @@ final class NotesController {
     /// `n`: a new, empty note with the cursor in the title.
     func newNote() {
         if let note = state.note, note.phase != .loading { return }
+        if state.readsOnly { return context.say(.error(AppState.readerRefusal)) }
         context.update {
             var session = NoteSession(newNote: Draft.newID())
             session.newNoteExtension = configuration.layout.newNoteExtension
@@ -107,7 +108,13 @@ final class NotesController {
             session.baseRev = entry.rev
             cacheText(data, of: entry)
             var message = state.message
-            if let text = String(validating: data, as: UTF8.self) {
+            if let text = String(validating: data, as: UTF8.self), entry.readOnly == true || state.readsOnly {
+                // A reader's note: shown, never saved (the server would refuse it anyway).
+                session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false, isReadOnly: true)
+                session.isReadOnly = true
+                session.banner = "Read-only: you are a reader in this club"
+                message = StatusMessage("Reading \"\(TerminalSafe.escape(entry.name))\" (read-only: you are a reader) · Esc closes")
+            } else if let text = String(validating: data, as: UTF8.self) {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
                 // Keep what an action said (reloading theirs); replace only "Opening …".
                 if message?.text.hasPrefix("Opening") ?? true {
@@ -199,7 +206,7 @@ final class NotesController {
         case .close?:
             closeEditor()
         case .readOnly?:
-            context.say(.error("This note is read-only: it is not valid UTF-8 text"))
+            context.say(.error(state.readsOnly ? AppState.readerRefusal : "This note is read-only: it is not valid UTF-8 text"))
         case .ignored?, nil:
             return false
         }

@@ -74,6 +74,11 @@ final class OutboxController {
     /// could not be written (the message says why; the caller keeps the text in its draft).
     func queue(_ items: [OutboxItem], saying message: String) -> Bool {
         guard let outbox else { return false }
+        // A reader's change would only be refused when sent: it never enters the outbox.
+        if state.readsOnly {
+            context.say(.error(AppState.readerRefusal))
+            return false
+        }
         do {
             for item in items { try outbox.append(item) }
         } catch {

@@ -119,7 +119,7 @@ public struct RemoteConfig: Sendable, Equatable {
         public var keys: [String] {
             let common = ["type", "folder", "download_dir"]
             switch self {
-            case .club: return common + ["url", "token", "token_command"]
+            case .club: return common + ["url", "token", "token_command", "token_file", "pin"]
             case .webdav: return common + ["url", "user", "password_command"]
             case .dropbox: return common
             }
@@ -134,6 +134,11 @@ public struct RemoteConfig: Sendable, Equatable {
     public var token: String?
     /// A shell command whose first line of output is the token.
     public var tokenCommand: String?
+    /// A file (0600) whose first line is the token: where `byteclub join` keeps it.
+    public var tokenFile: URL?
+    /// The club server's key, `sha256//BASE64` (from its invite, or confirmed on first use):
+    /// connections accept that key and no other.
+    public var pin: String?
     /// A shell command whose first line of output is the WebDAV password.
     public var passwordCommand: String?
     /// The app folder: notes in it, photos in its `photos` folder.
@@ -270,6 +275,8 @@ private struct ConfigChecker {
             case "user": remote.user = string
             case "token": remote.token = string
             case "token_command": remote.tokenCommand = string
+            case "token_file": remote.tokenFile = checkedFile(string, at: path + [key])
+            case "pin": remote.pin = checkedPin(string, at: path + [key])
             case "password_command": remote.passwordCommand = string
             case "folder": remote.folder = checkedFolder(string, at: path + [key])
             case "download_dir": remote.downloadDirectory = checkedDirectory(string, at: path + [key])
@@ -285,10 +292,32 @@ private struct ConfigChecker {
         if kind == .webdav, table["user"] == nil {
             problem(path, "remote \"\(name)\" (type webdav) needs a user, e.g. user = \"ray\"")
         }
-        if table["token"] != nil, table["token_command"] != nil {
-            problem(path + ["token_command"], "remote \"\(name)\" has both token and token_command; keep one")
+        if [table["token"], table["token_command"], table["token_file"]].compactMap({ $0 }).count > 1 {
+            problem(path + ["token_command"], "remote \"\(name)\" has more than one of token, token_command and token_file; keep one")
+        }
+        if remote.pin != nil, remote.url?.scheme?.lowercased() != "https" {
+            problem(path + ["pin"], "remote \"\(name)\" has a pin but its url is not https://; a pinned club is never reached over plain HTTP")
         }
         return error == problemsBefore ? remote : nil
+    }
+
+    /// An absolute file path (`~/` meaning the home folder).
+    mutating func checkedFile(_ text: String, at path: [String]) -> URL? {
+        let expanded = text == "~" || text.hasPrefix("~/") ? home.path + text.dropFirst() : text
+        guard expanded.hasPrefix("/") else {
+            problem(path, "\(path.last ?? "the file") must be an absolute path or start with ~/")
+            return nil
+        }
+        return URL(fileURLWithPath: expanded)
+    }
+
+    /// A pin as curl takes it: `sha256//` and the base64 of 32 bytes.
+    mutating func checkedPin(_ text: String, at path: [String]) -> String? {
+        guard text.hasPrefix("sha256//"), Data(base64Encoded: String(text.dropFirst(8)))?.count == 32 else {
+            problem(path, "pin must be sha256// and a base64 SHA-256, as `byteclub serve` prints it, not \(text.debugDescription)")
+            return nil
+        }
+        return text
     }
 
     /// The known key `key` is most likely a typo of (at most two edits away), or nil.

@@ -22,6 +22,11 @@ struct APIError: Error, Sendable {
         APIError(status: .internalServerError, contentType: "text/plain; charset=utf-8", body: Data("Error: \(reason)".utf8))
     }
 
+    /// 403 with a plain-text reason: the caller is known, but their role does not allow this.
+    static func forbidden(_ reason: String) -> APIError {
+        APIError(status: .forbidden, contentType: "text/plain; charset=utf-8", body: Data("Error: \(reason)".utf8))
+    }
+
     static func unauthorized() -> APIError {
         json(.unauthorized, .invalidAccessToken)
     }

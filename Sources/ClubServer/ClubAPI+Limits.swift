@@ -38,7 +38,7 @@ extension ClubAPI {
 /// anything else reads it: a JSON argument over 1 MiB, an upload over `maxRequestBodyBytes`.
 /// (A chunked body has no length: the endpoint counts as it reads.)
 struct BodyLimit: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = ClubRequestContext
     /// The cap for content endpoints (uploads); every other endpoint takes JSON.
     let contentCap: Int64
     let contentPaths: Set<String>

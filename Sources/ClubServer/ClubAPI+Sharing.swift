@@ -12,7 +12,7 @@ import NIOCore
 /// A link is public and read-only, opens one file (never a folder), and follows the file by
 /// its id through moves and renames, as Dropbox's do. Deleting the file ends its links at once.
 extension ClubAPI {
-    func addSharingRoutes(to router: Router<BasicRequestContext>) {
+    func addSharingRoutes(to router: Router<ClubRequestContext>) {
         let api = self
         let endpoints: [(String, @Sendable (Arguments, String) async throws -> String)] = [
             ("/2/sharing/create_shared_link_with_settings", createSharedLink),
@@ -189,7 +189,7 @@ extension ClubAPI {
     /// public URL, and the address it listens on.
     func linkBases(_ base: String) -> [String] {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return [base, configuration.publicURL?.absoluteString, "http://\(host):\(configuration.port)"].compactMap { $0 }
+        return [base, configuration.publicURL?.absoluteString, "\(configuration.scheme)://\(host):\(configuration.port)"].compactMap { $0 }
     }
 
     /// Whether a link URL is under one of `bases`: the same scheme, host (any case) and port
@@ -225,10 +225,10 @@ extension ClubAPI {
             return text.hasSuffix("/") ? String(text.dropLast()) : text
         }
         if let host = request.head.authority, Self.isHostShaped(host) {
-            return "http://" + host
+            return configuration.scheme + "://" + host
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(host):\(configuration.port)"
+        return "\(configuration.scheme)://\(host):\(configuration.port)"
     }
 
     /// A `Host` header fit to put in a URL: a name or address, and a port.

@@ -3,10 +3,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Imaging
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 import Synchronization
 
 /// The Dropbox v2 subset, as Hummingbird routes over a `FolderStore`.
@@ -21,32 +23,37 @@ struct ClubAPI: Sendable {
     let admission: ConnectionAdmission
     /// Past this many open sockets (served or being refused), the server stops accepting.
     let acceptCap: Int
-    /// Each accepted token with the member it speaks for.
-    private let tokens: [BearerAuth.Credential]
+    /// Who each token speaks for, and the requests in flight of each (to cut them on removal).
+    let authenticator: Authenticator
     /// `search_v2` over note contents (`filename_only: false`); its index opens on first use.
     let contentSearch: ContentSearch
 
     init(_ configuration: ClubServerConfiguration) throws {
         self.configuration = configuration
+        let registry = configuration.keepsMembers ? MemberRegistry(root: configuration.root) : nil
+        let authenticator = Authenticator(sharedToken: configuration.token, members: configuration.members, registry: registry,
+                                          logger: configuration.logger, failuresAllowed: configuration.failedAuthenticationsPerMinute)
+        self.authenticator = authenticator
         self.store = try FolderStore(root: configuration.root, logger: configuration.logger, sessionExpiry: configuration.sessionExpiry,
-                                     showsAuthors: !configuration.members.isEmpty, journalLimit: configuration.journalLimit,
+                                     showsAuthors: authenticator.hasMembers, journalLimit: configuration.journalLimit,
                                      historyDays: configuration.historyDays)
         self.chaos = configuration.chaos.map { ChaosMonkey(spec: $0, seed: configuration.chaosSeed) }
-        self.tokens = BearerAuth.credentials(sharedToken: configuration.token, members: configuration.members)
         self.counters = Counters()
         self.sharedLinks = SharedLinks(metaDirectory: store.metaDirectory, tempDirectory: store.tempDirectory)
         (self.admission, self.acceptCap) = Self.admission(for: configuration)
         self.contentSearch = ContentSearch(metaDirectory: store.metaDirectory)
     }
 
-    func application(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
+    func application(onBound: @escaping @Sendable (Int) -> Void) throws -> some ApplicationProtocol {
+        let router = Router(context: ClubRequestContext.self)
         router.middlewares.add(AccessLog(logger: configuration.logger))
         router.middlewares.add(BodyLimit(contentCap: configuration.maxRequestBodyBytes, contentPaths: [
             "/2/files/upload", "/2/files/upload_session/start", "/2/files/upload_session/append_v2", "/2/files/upload_session/finish",
         ]))
-        // Longpolls need no token, as on Dropbox's notify host (ClubAPI+Changes).
-        router.middlewares.add(BearerAuth(credentials: tokens, exempt: ["/2/files/list_folder/longpoll"], exemptPrefixes: ["/s/"]))
+        // Longpolls need no token, as on Dropbox's notify host (ClubAPI+Changes), but one sent
+        // there ties the longpoll to its member. Joining needs only the invite's secret.
+        router.middlewares.add(BearerAuth(authenticator: authenticator, exempt: [Self.joinPath], exemptPrefixes: ["/s/"],
+                                          optional: ["/2/files/list_folder/longpoll"]))
         let api = self
         // RPC endpoints: JSON in, JSON out.
         for (path, handler) in rpcEndpoints() {
@@ -67,15 +74,24 @@ struct ClubAPI: Sendable {
         router.post("/2/files/get_thumbnail_v2") { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
         router.post("/2/users/get_current_account") { request, _ in await api.respond { _ in try await api.currentAccount(request) } }
         addSharingRoutes(to: router)
+        addMemberRoutes(to: router)
 
+        var services: [any Service] = [
+            SessionSweeper(store: store, expiry: configuration.sessionExpiry),
+            ChangeWatcher(store: store, interval: configuration.rescanInterval),
+            HistoryPruner(store: store, days: configuration.historyDays, interval: configuration.historyPruneInterval),
+        ]
+        // A service that returns ends the whole group: the watcher runs only with a registry to watch.
+        if authenticator.registry != nil {
+            services.append(MemberWatcher(authenticator: authenticator, store: store, interval: configuration.memberPollInterval))
+        }
+        let plain = ClubChildChannel.builder(limits: configuration.limits, admission: admission, logger: configuration.logger)
         return Application(
             router: router,
-            server: ClubChildChannel.builder(limits: configuration.limits, admission: admission, logger: configuration.logger),
+            server: try configuration.tls.map { try .tls(plain, tlsConfiguration: $0.tlsConfiguration()) } ?? plain,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(acceptCap, logger: configuration.logger)),
-            services: [SessionSweeper(store: store, expiry: configuration.sessionExpiry),
-                       ChangeWatcher(store: store, interval: configuration.rescanInterval),
-                       HistoryPruner(store: store, days: configuration.historyDays, interval: configuration.historyPruneInterval)],
+            services: services,
             onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },
             logger: configuration.logger
         )
@@ -321,65 +337,10 @@ final class Counters: Sendable {
 /// Thrown from a response body to cut the connection (chaos `drop`).
 struct ChaosDrop: Error {}
 
-/// Requires `Authorization: Bearer <token>` with a member's token (or the shared one), each
-/// compared in constant time; the handler runs with the member's name in `Caller.member`.
-struct BearerAuth: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    /// A token's bytes and whom it speaks for.
-    struct Credential: Sendable {
-        var token: [UInt8]
-        var member: String
-    }
-    let credentials: [Credential]
-    /// Paths served without a token (a token sent there anyway is ignored).
-    var exempt: Set<String> = []
-    /// Paths under these served without a token too (share links, `/s/`), unless a dot
-    /// segment could make them mean a path elsewhere.
-    var exemptPrefixes: [String] = []
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if exempt.contains(request.uri.path) { return try await next(request, context) }
-        let path = request.uri.path
-        if exemptPrefixes.contains(where: { path.hasPrefix($0) }), !path.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
-            return try await next(request, context)
-        }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
-            return ClubAPI.response(for: .unauthorized())
-        }
-        let presented = Array(header.utf8.dropFirst(7))
-        // Every credential is compared, whichever matches: the time taken says nothing of which.
-        var member: String?
-        for credential in credentials where Self.constantTimeEqual(presented, credential.token) {
-            member = credential.member
-        }
-        guard let member else { return ClubAPI.response(for: .unauthorized()) }
-        return try await Caller.$member.withValue(member) {
-            try await next(request, context)
-        }
-    }
-
-    /// The shared token (unless empty: a club of members only) speaks for `club`.
-    static func credentials(sharedToken: String, members: [ClubMember]) -> [Credential] {
-        let shared = sharedToken.isEmpty ? [] : [Credential(token: Array(sharedToken.utf8), member: ClubMember.sharedName)]
-        return shared + members.map { Credential(token: Array($0.token.utf8), member: $0.name) }
-    }
-
-    /// Takes the same time for every wrong token of a given length, so timing leaks nothing.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(a.count == b.count ? 0 : 1)
-        for index in 0..<max(a.count, b.count) {
-            let x = index < a.count ? a[index] : 0
-            let y = index < b.count ? b[index] : 0
-            difference |= x ^ y
-        }
-        return difference == 0 && !b.isEmpty
-    }
-}
-
 /// One line per request: method, path, status, milliseconds, and the `Range` asked for (a
 /// resumed download shows as `range=bytes=N-`). Never other headers (tokens live there).
 struct AccessLog: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = ClubRequestContext
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

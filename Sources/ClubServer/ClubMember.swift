@@ -85,7 +85,7 @@ public struct MemberError: Error, CustomStringConvertible, Sendable {
     init(_ description: String) { self.description = description }
 }
 
-/// The member making the current request, set by `BearerAuth` around the handler, so a commit
+/// The member making the current request, set by `BearerAuth` (ClubAuth) around the handler, so a commit
 /// deep inside `FolderStore` can record who made it without every call passing it along.
 enum Caller {
     @TaskLocal static var member: String?

@@ -19,6 +19,17 @@ public struct ClubServerConfiguration: Sendable {
     /// Members with tokens of their own (`serve --member NAME=TOKEN`); with any, file metadata
     /// says who made each revision (`sharing_info.modified_by`).
     public var members: [ClubMember] = []
+    /// HTTPS with this certificate; nil speaks plain HTTP (the embedded club on 127.0.0.1, tests,
+    /// and `serve --insecure-http` behind a TLS-terminating proxy).
+    public var tls: ServerIdentity?
+    /// Members kept in `ROOT/.byteclub/members.json` (`byteclub members`), beside `token` and
+    /// `members`; `serve` keeps them, the embedded club does not.
+    public var keepsMembers = false
+    /// Wrong tokens (or invite secrets) one client address may send in a minute before it is
+    /// shut out for a while (AuthThrottle).
+    public var failedAuthenticationsPerMinute = 10
+    /// How often the member registry is looked at for changes made by `byteclub members --root`.
+    public var memberPollInterval: Duration = .milliseconds(200)
     public var chaos: ChaosSpec?
     public var chaosSeed: UInt64 = 1
     /// Per-request body cap; larger files go through upload sessions (Dropbox's limit).
@@ -63,6 +74,9 @@ public struct ClubServerConfiguration: Sendable {
     public var publicURL: URL?
     public var logger: Logger
 
+    /// "https" with TLS, else "http".
+    public var scheme: String { tls == nil ? "http" : "https" }
+
     public init(root: String, token: String, logger: Logger = Logger(label: "byteclub.server")) {
         self.root = root
         self.token = token
@@ -75,6 +89,8 @@ public final class ClubServer: Sendable {
     public let port: Int
     public let host: String
     public let root: String
+    /// "https" or "http".
+    public let scheme: String
     private let task: Task<Void, any Error>
     private let group: ServiceGroup
     private let counters: Counters
@@ -92,9 +108,9 @@ public final class ClubServer: Sendable {
     /// The cap on connections in force: `limits.maxConnections`, or less if the descriptor limit is lower.
     public var maxConnections: Int { admission.maxConnections }
 
-    public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
+    public var baseURL: URL { URL(string: "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
-    private init(port: Int, host: String, root: String, task: Task<Void, any Error>, group: ServiceGroup, counters: Counters,
+    private init(port: Int, host: String, root: String, scheme: String, task: Task<Void, any Error>, group: ServiceGroup, counters: Counters,
                  admission: ConnectionAdmission, journal: ChangeJournal) {
         self.journal = journal
         self.counters = counters
@@ -102,6 +118,7 @@ public final class ClubServer: Sendable {
         self.port = port
         self.host = host
         self.root = root
+        self.scheme = scheme
         self.task = task
         self.group = group
     }
@@ -110,7 +127,7 @@ public final class ClubServer: Sendable {
     public static func start(_ configuration: ClubServerConfiguration) async throws -> ClubServer {
         let api = try ClubAPI(configuration)
         let bound = BoundPort()
-        let application = api.application { port in bound.set(port) }
+        let application = try api.application { port in bound.set(port) }
         let group = ServiceGroup(configuration: .init(services: [application], logger: configuration.logger))
         let claim = api.store.temporaryClaim
         let task = Task {
@@ -122,7 +139,7 @@ public final class ClubServer: Sendable {
             task.cancel()
             throw ClubServerError.cannotBind("\(configuration.host):\(configuration.port)")
         }
-        return ClubServer(port: port, host: configuration.host, root: api.store.root, task: task, group: group, counters: api.counters,
+        return ClubServer(port: port, host: configuration.host, root: api.store.root, scheme: configuration.scheme, task: task, group: group, counters: api.counters,
                           admission: api.admission, journal: api.store.journal)
     }
 
@@ -130,7 +147,7 @@ public final class ClubServer: Sendable {
     public static func run(_ configuration: ClubServerConfiguration, onListening: @escaping @Sendable (Int, String) -> Void) async throws {
         let api = try ClubAPI(configuration)
         let root = api.store.root
-        let application = api.application { port in onListening(port, root) }
+        let application = try api.application { port in onListening(port, root) }
         defer { api.store.temporaryClaim.release() }
         try await application.runService()
     }

@@ -264,6 +264,9 @@ extension FolderStore {
         return newest
     }
 
+    /// From now on file metadata says who made each revision: the first member joined.
+    func showAuthors() { revisions.showsAuthors = true }
+
     /// `sharing_info` for a file's version, when the server has members and knows who made it.
     func sharingInfo(id: String, rev: String) -> FileSharingInfo? {
         guard revisions.showsAuthors, let key = Self.historyKey(id) else { return nil }
@@ -272,7 +275,8 @@ extension FolderStore {
 
     static func sharingInfo(_ record: RevisionRecord?, shows: Bool) -> FileSharingInfo? {
         guard shows else { return nil }
-        return FileSharingInfo(parentSharedFolderID: sharedFolderID, modifiedBy: record?.by.map(ClubMember.accountID(of:)))
+        // A reader's answers say the folder is read-only to them, as Dropbox's do for a viewer.
+        return FileSharingInfo(readOnly: CallerRole.readsOnly, parentSharedFolderID: sharedFolderID, modifiedBy: record?.by.map(ClubMember.accountID(of:)))
     }
 
     /// The club folder's id as a shared folder, constant: a server shares exactly one.

@@ -13,8 +13,12 @@ public struct ConnectionOptions: Sendable, Equatable {
     public var bandwidthLimit: Int64?
     /// The User-Agent sent with every request.
     public var userAgent: String = "byteclub/0.1"
+    /// A club server's pinned key (`sha256//…`, from its invite or config.toml's `pin`): the
+    /// only key its connections accept.
+    public var pinnedPublicKey: String?
 
-    public init(idleTimeout: TimeInterval = 60, bandwidthLimit: Int64? = nil, userAgent: String = "byteclub/0.1") {
+    public init(idleTimeout: TimeInterval = 60, bandwidthLimit: Int64? = nil, userAgent: String = "byteclub/0.1", pinnedPublicKey: String? = nil) {
+        self.pinnedPublicKey = pinnedPublicKey
         self.idleTimeout = idleTimeout
         self.bandwidthLimit = bandwidthLimit
         self.userAgent = userAgent
@@ -25,6 +29,7 @@ public struct ConnectionOptions: Sendable, Equatable {
         var configuration = SessionConfiguration.default
         configuration.userAgent = userAgent
         configuration.timeoutIntervalForRequest = idleTimeout
+        configuration.pinnedPublicKey = pinnedPublicKey
         // Room for the most streams one transfer may use (`--streams 16`) and a call beside it.
         configuration.maximumConnectionsPerHost = max(configuration.maximumConnectionsPerHost, TransferStreams.allowed.upperBound + 2)
         if let bandwidthLimit {

@@ -30,8 +30,9 @@ extension DropboxStore {
 
     /// Waits for a change under the cursor's folder (see ``RemoteStore/longpoll(_:timeout:)``).
     ///
-    /// The request goes to the notify host with no Authorization header (Dropbox serves it
-    /// without auth, and a token has no business travelling to a host that does not need it),
+    /// The request goes to Dropbox's notify host with no Authorization header (Dropbox serves it
+    /// without auth, and a token has no business travelling to a host that does not need it;
+    /// a club server, whose one host has the token anyway, gets it),
     /// over a session whose idle timeout is `timeout` + 90 s. A `backoff` the server asked for
     /// is waited out before the next longpoll starts, whoever calls it. Not retried: a failure
     /// goes straight to the caller, which decides how loudly to wait (only a 429 is retried).
@@ -43,8 +44,12 @@ extension DropboxStore {
             throw .local("cannot encode the request")
         }
         let session = longpolls.session(idleTimeout: Self.longpollIdleTimeout(seconds), base: configuration)
-        let request = Request(url: endpoints.notify.appendingPathComponent("2/files/list_folder/longpoll"), method: "POST",
-                              headers: ["Content-Type": "application/json"])
+        // A club server answers longpolls on its own host, which has the token anyway: sent
+        // there, it ties the longpoll to its member, so removing the member ends it at once.
+        let request = endpoints.notify == endpoints.rpc
+            ? try await self.request(endpoints.notify, "2/files/list_folder/longpoll", json: true)
+            : Request(url: endpoints.notify.appendingPathComponent("2/files/list_folder/longpoll"), method: "POST",
+                      headers: ["Content-Type": "application/json"])
         let answer = try await withRetries(idempotent: false) { () async throws(RemoteError) -> ListFolderLongpollResult in
             let reply = await self.exchange(request, body: .data(body), on: session)
             try self.check(reply, path: cursor.folder)

@@ -39,6 +39,7 @@ extension RemoteEntry {
         try self.init(kind: .file, name: file.name, pathDisplay: file.pathDisplay, pathLower: file.pathLower, id: file.id,
                       rev: file.rev, size: file.size, modified: file.serverModified, contentHash: file.contentHash,
                       modifiedBy: file.sharingInfo?.modifiedBy)
+        if file.sharingInfo?.readOnly == true { readOnly = true }
     }
 
     private init(kind: Kind, name: String, pathDisplay: String?, pathLower: String?, id: String? = nil, rev: String? = nil,

@@ -20,6 +20,9 @@ public struct RemoteEntry: Sendable, Equatable, Codable, Hashable {
     /// Who made this revision, as the server names them (Dropbox's `sharing_info.modified_by`,
     /// an account id); nil when the server does not say.
     public var modifiedBy: String?
+    /// The caller may not change this file: a club server says so to a reader
+    /// (`sharing_info.read_only`); nil when the server does not say.
+    public var readOnly: Bool?
 
     public init(kind: Kind, name: String, path: String, pathLower: String? = nil, id: String? = nil, rev: String? = nil,
                 size: Int64 = 0, modified: Date? = nil, contentHash: String? = nil, modifiedBy: String? = nil) {

@@ -134,8 +134,7 @@ final class EasyTransfer: @unchecked Sendable {
         easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         easy.set(CURLOPT_FOLLOWLOCATION, configuration.followsRedirects)
         easy.set(CURLOPT_MAXREDIRS, 10)
-        easy.set(CURLOPT_SSL_VERIFYPEER, configuration.verifiesTLSCertificates)
-        easy.set(CURLOPT_SSL_VERIFYHOST, configuration.verifiesTLSCertificates ? 2 : 0)
+        easy.setTLS(configuration)
         easy.set(CURLOPT_BUFFERSIZE, configuration.receiveBufferSize)
         easy.set(CURLOPT_UPLOAD_BUFFERSIZE, min(configuration.uploadBufferSize, 2 * 1024 * 1024))
         if let share = driver.share { easy.set(CURLOPT_SHARE, pointer: share) }

@@ -16,6 +16,11 @@ public struct SessionConfiguration: Sendable {
     public var maxReceiveBytesPerSecond: Int64?
     /// Verify the server's TLS certificate and host name. Only tests against self-signed servers turn this off.
     public var verifiesTLSCertificates: Bool = true
+    /// The server's public key, `sha256//BASE64` of its SubjectPublicKeyInfo (curl's
+    /// `CURLOPT_PINNEDPUBLICKEY`). When set, the key is what is trusted: a club server's
+    /// self-signed certificate passes without a CA or a matching host name, and any other key
+    /// fails the handshake (`TransferError.pinnedKeyMismatch`) before the request is sent.
+    public var pinnedPublicKey: String?
     /// Follow HTTP redirects (at most 10).
     public var followsRedirects: Bool = true
     /// Keep cookies in memory and share them between the session's tasks.

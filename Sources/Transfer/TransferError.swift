@@ -19,6 +19,9 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     case dnsFailure(host: String)
     case cannotConnect(host: String, detail: String)
     case tlsFailure(detail: String)
+    /// The server's public key is not the one pinned for it (`SessionConfiguration.pinnedPublicKey`):
+    /// the connection was closed during the handshake, before a byte of the request was sent.
+    case pinnedKeyMismatch(host: String)
     case timedOut(TimeoutKind, seconds: Double)
     case connectionLost(detail: String)
     case malformedResponse(detail: String)
@@ -42,6 +45,10 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .dnsFailure(let host): return "Could not resolve host \(host)"
         case .cannotConnect(let host, let detail): return "Could not connect to \(host): \(detail)"
         case .tlsFailure(let detail): return "Secure connection failed: \(detail)"
+        case .pinnedKeyMismatch(let host):
+            return "Refused: the server at \(host) did not show the key pinned for it, so nothing was sent. Someone may be "
+                + "intercepting the connection (a proxy, a captive portal), or the server's key was replaced. Check the fingerprint "
+                + "`byteclub serve` prints against this remote's pin in config.toml; if the key really changed, join again with a new invite."
         case .timedOut(.idle, let seconds): return "Timed out: no data for \(Self.format(seconds))"
         case .timedOut(.resource, let seconds): return "Timed out: transfer took longer than \(Self.format(seconds))"
         case .connectionLost(let detail): return "Connection lost: \(detail)"
@@ -97,8 +104,10 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ENGINE_NOTFOUND,
              CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
              CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT:
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT:
             return .tlsFailure(detail: text)
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return .pinnedKeyMismatch(host: hostPort)
         case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR,
              CURLE_SEND_FAIL_REWIND, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3:
             return .connectionLost(detail: text)

@@ -19,6 +19,7 @@ extension BackendOptions {
             switch remote.kind {
             case .club:
                 options.server = remote.url?.absoluteString
+                options.pin = remote.pin
                 if options.token == nil { options.token = try config.token(for: remote) }
             case .dropbox:
                 options.dropbox = true
@@ -48,7 +49,7 @@ extension BackendOptions {
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
                 throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
             }
-            return AgentRemote(kind: .club, key: "club:" + server, url: server, secret: secret, bandwidthLimit: limit, idleTimeout: timeout)
+            return AgentRemote(kind: .club, key: "club:" + server, url: server, secret: secret, bandwidthLimit: limit, idleTimeout: timeout, pin: pin)
         }
         let root = (dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub).standardizedFileURL.path
         return AgentRemote(kind: .embedded, key: "embedded:" + root, dataDir: root, bandwidthLimit: limit, idleTimeout: timeout)
@@ -70,7 +71,7 @@ enum AgentStores {
 
     static func make(_ remote: AgentRemote) async throws -> any RemoteStore {
         let connection = ConnectionOptions(idleTimeout: remote.idleTimeout ?? 60, bandwidthLimit: remote.bandwidthLimit,
-                                           userAgent: "byteclub-agent/\(ByteClub.configuration.version)")
+                                           userAgent: "byteclub-agent/\(ByteClub.configuration.version)", pinnedPublicKey: remote.pin)
         switch remote.kind {
         case .club:
             guard let text = remote.url, let url = URL(string: text), let secret = remote.secret else {

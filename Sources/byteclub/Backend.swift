@@ -10,6 +10,8 @@ import SampleClub
 struct BackendOptions: ParsableArguments {
     @Option(help: "A club server, e.g. http://192.168.1.20:8421.") var server: String?
     @Option(help: "The club server's token (or set BYTECLUB_TOKEN).") var token: String?
+    @Option(help: ArgumentHelp("The club server's key fingerprint, as `byteclub serve` prints it; only that key is accepted.", valueName: "sha256//…"))
+    var pin: String?
     @Flag(help: "Use your Dropbox (after `byteclub login dropbox`).") var dropbox = false
     @Option(help: "A WebDAV folder, e.g. https://cloud.example.org/remote.php/dav/files/ray/ (password from BYTECLUB_WEBDAV_PASSWORD or a prompt).")
     var webdav: String?
@@ -32,6 +34,14 @@ struct BackendOptions: ParsableArguments {
                 throw ValidationError("--server must be an http:// or https:// URL, e.g. http://192.168.1.20:8421")
             }
         }
+        if let pin {
+            guard pin.hasPrefix("sha256//"), Data(base64Encoded: String(pin.dropFirst(8)))?.count == 32 else {
+                throw ValidationError("--pin must be sha256// and a base64 SHA-256, as `byteclub serve` prints it")
+            }
+            guard server.flatMap(URL.init(string:))?.scheme?.lowercased() == "https" else {
+                throw ValidationError("--pin needs an https:// --server: a pinned club is never reached over plain HTTP")
+            }
+        }
         if let bwlimit, Self.parseRate(bwlimit) == nil { throw ValidationError("bad --bwlimit '\(bwlimit)': use e.g. 500K, 2M or 1048576") }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
         if let listingLimit, listingLimit < 1 { throw ValidationError("--listing-limit must be at least 1") }
@@ -50,7 +60,8 @@ struct BackendOptions: ParsableArguments {
     }
 
     var connection: ConnectionOptions {
-        ConnectionOptions(idleTimeout: timeout, bandwidthLimit: bwlimit.flatMap(Self.parseRate), userAgent: "byteclub/\(ByteClub.configuration.version)")
+        ConnectionOptions(idleTimeout: timeout, bandwidthLimit: bwlimit.flatMap(Self.parseRate), userAgent: "byteclub/\(ByteClub.configuration.version)",
+                          pinnedPublicKey: pin)
     }
 
     /// Connects, starting the embedded server if that is the backend. Call `close` when done.
@@ -94,6 +105,11 @@ struct BackendOptions: ParsableArguments {
         if let server, let url = URL(string: server) {
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
                 throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
+            }
+            var connection = connection
+            if pin == nil, url.scheme?.lowercased() == "https" {
+                // A named remote's pin came through connectConfigured; a bare --server is asked about once.
+                connection.pinnedPublicKey = try await FirstUse.pin(for: url, remote: nil, config: nil)
             }
             return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
                                                connection: connection, retry: retry, listingLimits: limits), server: nil)

@@ -60,7 +60,7 @@ extension ClubConfig {
     }
 
 
-    /// The token for a club remote, from the file's `token` or its `token_command`; nil when it
+    /// The token for a club remote, from the file's `token`, its `token_file` or its `token_command`; nil when it
     /// has neither (the caller then falls back to `BYTECLUB_TOKEN`).
     ///
     /// The remote's own token comes before the environment's: `BYTECLUB_TOKEN`, set for one
@@ -71,6 +71,14 @@ extension ClubConfig {
                 throw problem(remote, key: "token", message: "the token of remote \"\(remote.name)\" is empty")
             }
             return token
+        }
+        if let file = remote.tokenFile {
+            // Kept by `byteclub join`: the first line, as a token_command's.
+            guard let data = FileManager.default.contents(atPath: file.path),
+                  let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first, !line.isEmpty else {
+                throw problem(remote, key: "token_file", message: "the token_file of remote \"\(remote.name)\" (\(file.path)) cannot be read or is empty")
+            }
+            return String(line)
         }
         guard let command = remote.tokenCommand else { return nil }
         return try secret(remote, key: "token_command", command: command)

@@ -49,6 +49,10 @@ extension BackendOptions {
         switch remote.kind {
         case .club:
             options.server = remote.url?.absoluteString
+            options.pin = remote.pin
+            if remote.pin == nil, let url = remote.url, url.scheme?.lowercased() == "https" {
+                options.pin = try await FirstUse.pin(for: url, remote: remote, config: config)
+            }
             // An explicit --token wins; then the remote's own; then BYTECLUB_TOKEN (connect's fallback).
             if options.token == nil {
                 do {

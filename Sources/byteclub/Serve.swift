@@ -8,13 +8,20 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Share a folder with your club (a Dropbox-v2-compatible server).",
         discussion: """
-        Members connect with `byteclub --server http://HOST:PORT --token TOKEN`. The token comes
-        from --token, or BYTECLUB_TOKEN, or is generated once and kept (mode 0600) in
-        ROOT/.byteclub/token.
+        The server speaks HTTPS with a certificate of its own, made on first start and kept
+        (0600) in ROOT/.byteclub/tls/; it prints the key's fingerprint, which members pin.
+        --tls-cert/--tls-key use a real certificate instead. --insecure-http speaks plain HTTP
+        (behind a TLS-terminating reverse proxy): tokens then cross the network in the clear.
 
-        --member NAME=TOKEN (repeatable) gives a member a token of their own, so revisions say
-        who made them. With members and no --token (or BYTECLUB_TOKEN), only members' tokens
-        are accepted.
+        Members live in ROOT/.byteclub/members.json: `byteclub members add NAME --root ROOT`
+        prints a one-time invite, which `byteclub join INVITE` redeems on the member's machine.
+        Roles: reader, editor, admin. Removing a member or changing a role takes effect at once.
+        A club with no members yet has one shared token: --token, or BYTECLUB_TOKEN, or one
+        generated once and kept (mode 0600) in ROOT/.byteclub/token.
+
+        --member NAME=TOKEN (repeatable) still gives an editor a token of their own, for scripts;
+        it puts the token where `ps` shows it. With members and no --token (or BYTECLUB_TOKEN),
+        only members' tokens are accepted.
 
         --chaos injects faults for testing clients, e.g.
           --chaos drop=0.05,429=0.05,5xx=0.05,slow=0.05,truncate=0.05 --chaos-seed 7
@@ -38,6 +45,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The address to listen on. Use 0.0.0.0 to share on your LAN.") var host: String = "127.0.0.1"
     @Option(help: "The port; 0 picks a free one.") var port: Int = 8421
     @Option(help: "The bearer token clients must send (default: BYTECLUB_TOKEN or a stored one).") var token: String?
+    @Flag(help: "Speak plain HTTP, not HTTPS (behind a TLS-terminating reverse proxy). Tokens cross the network unencrypted.")
+    var insecureHttp = false
+    @Option(help: ArgumentHelp("A PEM certificate (chain) to serve instead of the server's own.", valueName: "FILE")) var tlsCert: String?
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "FILE")) var tlsKey: String?
     @Option(name: .customLong("member"), help: ArgumentHelp("A member and their own token (repeatable).", valueName: "NAME=TOKEN"))
     var memberSpecs: [String] = []
     @Option(help: "Fault injection for testing clients (see above).") var chaos: String?
@@ -73,6 +84,8 @@ struct Serve: AsyncParsableCommand {
         guard maxLongpolls >= 1 else { throw ValidationError("--max-longpolls must be at least 1") }
         guard (0...36_500).contains(historyDays) else { throw ValidationError("--history-days must be between 0 (keep all) and 36500") }
         _ = try publicBase()
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if insecureHttp, tlsCert != nil { throw ValidationError("--insecure-http serves plain HTTP: leave out --tls-cert and --tls-key") }
     }
 
     private func validateLimits() throws {
@@ -126,11 +139,19 @@ struct Serve: AsyncParsableCommand {
         }
         let rootPath = URL(fileURLWithPath: root).standardizedFileURL.path
         let members = try members()
+        warnAboutSecrets()
+        let registry = MemberRegistry(root: rootPath)
+        let registered: Bool
+        do {
+            registered = try !registry.current().members.isEmpty
+        } catch {
+            throw ValidationError("\(error)")
+        }
         let secret: String
         do {
             let given = token ?? ProcessInfo.processInfo.environment["BYTECLUB_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
             // A club of members needs no shared token unless one is asked for.
-            secret = try given ?? (members.isEmpty ? ServerTokenFile.loadOrCreate(root: rootPath) : "")
+            secret = try given ?? (members.isEmpty && !registered ? ServerTokenFile.loadOrCreate(root: rootPath) : "")
         } catch {
             throw ValidationError("cannot set up the token under \(rootPath)/.byteclub: \(error)")
         }
@@ -146,15 +167,48 @@ struct Serve: AsyncParsableCommand {
         configuration.maxLongpolls = maxLongpolls
         configuration.historyDays = historyDays
         configuration.publicURL = try publicBase()
+        configuration.keepsMembers = true
+        configuration.tls = try identity(stateDirectory: rootPath + "/.byteclub")
         let host = self.host
+        let scheme = configuration.scheme
+        let pin = configuration.tls?.pin
         do {
             try await ClubServer.run(configuration) { port, realRoot in
                 let shownHost = host.contains(":") ? "[\(host)]" : host
-                // Unbuffered, so a script reading the pipe sees the line at once.
-                FileHandle.standardOutput.write(Data("byteclub serve: listening on http://\(shownHost):\(port) (root \(realRoot))\n".utf8))
+                var lines = "byteclub serve: listening on \(scheme)://\(shownHost):\(port) (root \(realRoot))\n"
+                if let pin { lines += "byteclub serve: key fingerprint \(pin)\n" }
+                // Where `members add --root` makes invites point while this server runs.
+                ServerAddress.record(ServerAddress(url: ServerAddress.advertised(scheme: scheme, host: host, port: port), pin: pin), root: realRoot)
+                // Unbuffered, so a script reading the pipe sees the lines at once.
+                FileHandle.standardOutput.write(Data(lines.utf8))
             }
         } catch let error as ClubServerError {
             throw ValidationError(error.description)
+        }
+    }
+}
+
+extension Serve {
+    /// The certificate to serve: --tls-cert/--tls-key, else the server's own (made on first
+    /// start); nil with --insecure-http.
+    func identity(stateDirectory: String) throws -> ServerIdentity? {
+        if insecureHttp {
+            FileHandle.standardError.write(Data("byteclub serve: warning: --insecure-http: plain HTTP, so members' tokens and notes cross the network unencrypted; use it only behind a TLS-terminating proxy\n".utf8))
+            return nil
+        }
+        do {
+            if let tlsCert, let tlsKey { return try ServerIdentity.load(certificate: tlsCert, key: tlsKey) }
+            return try ServerIdentity.loadOrCreate(stateDirectory: stateDirectory, hostNames: ServerAddress.hostNames(listening: host))
+        } catch {
+            throw ValidationError("cannot set up TLS: \(error)")
+        }
+    }
+
+    /// Secrets on the command line are readable by every user of the machine (`ps`, /proc).
+    func warnAboutSecrets() {
+        if token != nil || !memberSpecs.isEmpty {
+            let flags = [token != nil ? "--token" : nil, memberSpecs.isEmpty ? nil : "--member"].compactMap { $0 }.joined(separator: " and ")
+            FileHandle.standardError.write(Data("byteclub serve: warning: \(flags) put a token on the command line, where `ps` shows it to every user of this machine; prefer BYTECLUB_TOKEN or `byteclub members add`\n".utf8))
         }
     }
 }

@@ -29,7 +29,7 @@ struct ServerBench: ParsableCommand {
         let panorama = try makePanorama(width: 8000, height: 2000)
         try panorama.write(to: root.appendingPathComponent("byteclub/pano.jpg"))
         let big = root.appendingPathComponent("byteclub/big.bin")
-        try writeFile(big, bytes: bytes)
+        try writePatternFile(big, bytes: bytes)
 
         let token = "bench"
         let server = try blocking { try await ClubServer.start(ClubServerConfiguration(root: root.path, token: token)) }
@@ -133,19 +133,6 @@ struct ServerBench: ParsableCommand {
         }
         return try JPEG.encode(RGBImage(width: width, height: height, pixels: pixels), quality: 85)
     }
-
-    private func writeFile(_ url: URL, bytes: Int64) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw BenchError("cannot create \(url.path)") }
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        let chunk = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        var remaining = bytes
-        while remaining > 0 {
-            let count = Int(min(Int64(chunk.count), remaining))
-            try handle.write(contentsOf: chunk.prefix(count))
-            remaining -= Int64(count)
-        }
-    }
 }
 
 /// nginx serving one folder on a free loopback port, for the download comparison.
@@ -238,4 +225,18 @@ func blocking(_ work: @escaping @Sendable () async -> Void) {
 final class Box<T>: @unchecked Sendable {
     // @unchecked Sendable: written once by the task before it signals, read after the wait.
     var value: T?
+}
+
+/// A file of `bytes` bytes of a fixed pattern, written 8 MiB at a time.
+func writePatternFile(_ url: URL, bytes: Int64) throws {
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw BenchError("cannot create \(url.path)") }
+    let handle = try FileHandle(forWritingTo: url)
+    defer { try? handle.close() }
+    let chunk = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    var remaining = bytes
+    while remaining > 0 {
+        let count = Int(min(Int64(chunk.count), remaining))
+        try handle.write(contentsOf: chunk.prefix(count))
+        remaining -= Int64(count)
+    }
 }

@@ -75,10 +75,14 @@ enum TransferRunner {
     enum Operation { case uploadFile, uploadMemory, download }
 
     /// Runs one transfer through our `Transfer` module and reports it.
-    static func run(_ operation: Operation, url: URL, file: URL?, out: URL?, method: String, headers: [String: String], cancelAt fraction: Double?) -> RunReport {
+    /// `pin`: the server's key (TLS benchmarks); a download's `method` is "GET" but for a club server's POST.
+    static func run(_ operation: Operation, url: URL, file: URL?, out: URL?, method: String, headers: [String: String], cancelAt fraction: Double?,
+                    pin: String? = nil) -> RunReport {
         let delegate = BenchDelegate()
-        let session = Session(configuration: .default, delegate: delegate, delegateQueue: DispatchQueue(label: "bench.delegate"))
-        var request = Request(url: url, method: operation == .download ? "GET" : method, headers: headers)
+        var configuration = SessionConfiguration.default
+        configuration.pinnedPublicKey = pin
+        let session = Session(configuration: configuration, delegate: delegate, delegateQueue: DispatchQueue(label: "bench.delegate"))
+        var request = Request(url: url, method: operation == .download && method != "POST" ? "GET" : method, headers: headers)
         if operation != .download, request.header("Content-Type") == nil {
             request.headers["Content-Type"] = "application/octet-stream"
         }

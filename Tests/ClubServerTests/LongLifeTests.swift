@@ -318,7 +318,7 @@ final class LongLifeTests: XCTestCase {
         for (arguments, message) in [(["--max-longpolls", "0"], "--max-longpolls"), (["--history-days", "-1"], "--history-days")] {
             let process = Process()
             process.executableURL = executable
-            process.arguments = ["serve", "--root", base.path, "--port", "0"] + arguments
+            process.arguments = ["serve", "--insecure-http", "--root", base.path, "--port", "0"] + arguments
             let errors = Pipe()
             process.standardError = errors
             process.standardOutput = FileHandle.nullDevice

@@ -150,7 +150,7 @@ final class MemberTests: XCTestCase {
                                      (["--member", "=x"], "needs a name"), (["--member", "nobody"], "NAME=TOKEN")] {
             let process = Process()
             process.executableURL = executable
-            process.arguments = ["serve", "--root", root.path, "--port", "0"] + arguments
+            process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0"] + arguments
             let errors = Pipe()
             process.standardError = errors
             process.standardOutput = FileHandle.nullDevice

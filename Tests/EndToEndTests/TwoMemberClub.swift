@@ -76,7 +76,7 @@ final class MemberServe {
 
     init(root: URL, members: [(name: String, token: String)]) throws {
         process.executableURL = try AppHarness.binary
-        process.arguments = ["serve", "--root", root.path, "--port", "0", "--log-level", "error"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--log-level", "error"]
             + members.flatMap { ["--member", "\($0.name)=\($0.token)"] }
         let output = Pipe()
         process.standardOutput = output

@@ -42,7 +42,7 @@ final class CLIContractTests: XCTestCase {
         cli = try CLI.isolated(in: base)
         root = base.appendingPathComponent("served")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
-        server = try ServeProcess(root: root, token: "owner-token-1", extra: ["--member", "ann=ann-token-1", "--member", "bob=bob-token-1"])
+        server = try ServeProcess(root: root, token: "owner-token-1", arguments: ["--member", "ann=ann-token-1", "--member", "bob=bob-token-1"])
         ann = ["--server", server.url, "--token", "ann-token-1"]
         bob = ["--server", server.url, "--token", "bob-token-1"]
     }
@@ -181,7 +181,7 @@ final class CLIContractTests: XCTestCase {
     /// used to go over one stream below 32 MiB, whatever was asked); without the flag, as before.
     func testAnExplicitStreamsIsUsedFromNTimes4MiB() throws {
         let log = base.appendingPathComponent("serve.log")
-        let logged = try ServeProcess(root: root, token: "owner-token-2", log: log, extra: ["--member", "cat=cat-token-2"])
+        let logged = try ServeProcess(root: root, token: "owner-token-2", log: log, arguments: ["--member", "cat=cat-token-2"])
         let club = ["--server", logged.url, "--token", "cat-token-2"]
         let file = base.appendingPathComponent("sixteen.bin")
         try Data((0..<(16 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: file)

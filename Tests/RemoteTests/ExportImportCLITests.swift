@@ -22,7 +22,7 @@ final class ExportImportCLITests: XCTestCase {
     func club(_ name: String) throws -> (ServeProcess, root: URL, options: [String]) {
         let root = base.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
-        let server = try ServeProcess(root: root, token: "owner-\(name)", extra: ["--member", "ann=ann-\(name)"])
+        let server = try ServeProcess(root: root, token: "owner-\(name)", arguments: ["--member", "ann=ann-\(name)"])
         return (server, root, ["--server", server.url, "--token", "ann-\(name)"])
     }
 

@@ -93,16 +93,21 @@ final class ReadmeClub {
     /// The rev the README's `015f2a3b4c` stands for, and the link its `URL` stands for.
     private var rev: String?
     private var link: String?
+    /// The invite `members add` printed, which `join INVITE` redeems.
+    private var invite: String?
+    private let root: URL
 
     init(base: URL) throws {
-        let root = base.appendingPathComponent("served")
+        root = base.appendingPathComponent("served")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("byteclub"), withIntermediateDirectories: true)
         try Data("Packing\nBoat hire on the lake\n".utf8).write(to: root.appendingPathComponent("byteclub/Trip.txt"))
-        server = try ServeProcess(root: root, token: "readme-owner-token", extra: ["--member", "ann=\(token)"])
+        // Over HTTPS with its own certificate, as `serve` runs by default; the config pins its key.
+        server = try ServeProcess(root: root, token: "readme-owner-token", tls: true, arguments: ["--member", "ann=\(token)"])
+        let pin = try XCTUnwrap(server.pin, "byteclub serve printed its key's fingerprint")
         cli = try CLI.isolated(in: base)
         let config = URL(fileURLWithPath: cli.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("byteclub/config.toml")
         try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data("default = \"club\"\n\n[remote.club]\ntype = \"club\"\nurl = \"\(server.url)\"\ntoken = \"\(token)\"\n".utf8).write(to: config)
+        try Data("default = \"club\"\n\n[remote.club]\ntype = \"club\"\nurl = \"\(server.url)\"\npin = \"\(pin)\"\ntoken = \"\(token)\"\n".utf8).write(to: config)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.path)
         let work = cli.directory
         try Data("a note\n".utf8).write(to: work.appendingPathComponent("a.txt"))
@@ -123,7 +128,10 @@ final class ReadmeClub {
     func substituted(_ arguments: [String]) -> [String] {
         arguments.map { word in
             switch word {
-            case "http://192.168.1.20:8421": return server.url
+            case "https://192.168.1.20:8421": return server.url
+            case "sha256//…": return server.pin ?? word
+            case "DIR": return root.path
+            case "INVITE": return invite ?? word
             case "TOKEN": return token
             case "URL": return link ?? word
             default:
@@ -133,9 +141,13 @@ final class ReadmeClub {
         }
     }
 
-    /// Takes what later lines need from a line's output: the rev `log` printed first, the link `share` made.
+    /// Takes what later lines need from a line's output: the rev `log` printed first, the link
+    /// `share` made, the invite `members add` printed.
     func heard(_ arguments: [String], _ stdout: String) {
         if arguments.first == "log", rev == nil { rev = stdout.split(separator: " ").first.map(String.init) }
         if arguments.first == "share", !arguments.contains("--list") { link = stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if arguments.starts(with: ["members", "add"]) {
+            invite = stdout.split(separator: "\n").last { $0.contains("/join/") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
     }
 }

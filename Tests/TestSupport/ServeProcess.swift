@@ -5,17 +5,27 @@ import XCTest
 /// real server a club would run, not an in-process one.
 public final class ServeProcess {
     private let process = Process()
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT`, or `https://…` for a TLS server.
     public let url: String
+    /// The key fingerprint a TLS server printed (`sha256//…`); nil for plain HTTP.
+    public let pin: String?
+    public var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
 
     /// `log`: where the server's stderr goes, at `--log-level info` (one access line per request), for
-    /// tests that check which requests a client made; nil discards it. `extra`: more of serve's
-    /// options (`--member bob=TOKEN`).
-    public init(root: URL, token: String, log: URL? = nil, extra: [String] = []) throws {
+    /// tests that check which requests a client made; nil discards it. Plain HTTP (`--insecure-http`)
+    /// unless `tls`: then HTTPS with the certificate the server makes under ROOT/.byteclub/tls.
+    /// `token` nil: no shared token given (members only, or the one kept in ROOT/.byteclub/token).
+    /// `arguments`: more of serve's options (`--member bob=TOKEN`).
+    public init(root: URL, token: String?, log: URL? = nil, tls: Bool = false, arguments: [String] = []) throws {
         guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
         let output = Pipe()
         process.executableURL = executable
-        process.arguments = ["serve", "--root", root.path, "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"] + extra
+        process.arguments = ["serve"] + (tls ? [] : ["--insecure-http"]) + ["--root", root.path, "--port", "0", "--log-level", log == nil ? "warning" : "info"]
+            + arguments
+        var environment = ProcessInfo.processInfo.environment
+        // The token through the environment, where `ps` does not show it.
+        environment["BYTECLUB_TOKEN"] = token
+        process.environment = environment
         process.standardOutput = output
         if let log {
             FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -24,22 +34,27 @@ public final class ServeProcess {
             process.standardError = FileHandle.nullDevice
         }
         try process.run()
-        // Its first line says where it listens; read it with a deadline, never a blocking read.
-        let deadline = Date().addingTimeInterval(20)
+        // Its first line says where it listens (a TLS server's second, its key); read them with
+        // a deadline, never a blocking read.
+        let deadline = Date().addingTimeInterval(30)
         var text = ""
-        while !text.contains("\n") && Date() < deadline {
+        while text.filter({ $0 == "\n" }).count < (tls ? 2 : 1) && Date() < deadline {
             var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        guard let match = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
+        guard let match = text.range(of: tls ? #"https://127\.0\.0\.1:\d+"# : #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
             process.terminate()
             throw XCTSkip("byteclub serve did not start: \(text)")
         }
         url = String(text[match])
+        pin = text.range(of: #"sha256//[A-Za-z0-9+/=]+"#, options: .regularExpression).map { String(text[$0]) }
     }
+
+    /// Whether the server is still running.
+    public var isRunning: Bool { process.isRunning }
 
     deinit {
         if process.isRunning {

@@ -1,0 +1,132 @@
+import DropboxWire
+import Hummingbird
+import HTTPTypes
+import NIOCore
+
+/// Hummingbird's basic context plus the request's connection: the authenticator closes it to
+/// cut a revoked member's request, and counts failed tokens by its peer's address.
+struct ClubRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        channel = source.channel
+    }
+
+    /// The client's address, as failed tokens are counted ("unknown" for a test channel).
+    var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
+}
+
+/// Requires `Authorization: Bearer <token>` speaking for a member (or the shared token), lets a
+/// member do what their role allows, and runs the handler with their name in `Caller.member`
+/// and their role in `CallerRole.role`.
+///
+/// An address that sends too many wrong tokens is answered 429 without its token being looked
+/// at (AuthThrottle). A reader's write is refused before its handler runs (nothing reaches the
+/// disk) with the `no_write_permission` error of that endpoint's union, as Dropbox answers a
+/// write to a read-only shared folder.
+struct BearerAuth: RouterMiddleware {
+    typealias Context = ClubRequestContext
+    let authenticator: Authenticator
+    /// Paths served without a token (a token sent there anyway is ignored).
+    var exempt: Set<String> = []
+    /// Paths under these served without a token too (share links, `/s/`), unless a dot
+    /// segment could make them mean a path elsewhere.
+    var exemptPrefixes: [String] = []
+    /// Paths served without a token; a good token sent there ties the request to its member (a
+    /// removed member's longpoll ends), any other is ignored.
+    var optional: Set<String> = []
+
+    /// Member management: admins only.
+    static let adminPrefix = "/2/byteclub/members/"
+
+    /// Every endpoint that changes the folder or its links, each with the tags a reader's
+    /// attempt is refused with (its route's own `WriteError` place).
+    static let writes: [String: [ErrorTag]] = [
+        "/2/files/upload": [],
+        "/2/files/upload_session/start": [.noWritePermission],
+        "/2/files/upload_session/append_v2": [.noWritePermission],
+        "/2/files/upload_session/finish": [.path, .noWritePermission],
+        "/2/files/delete_v2": [.pathWrite, .noWritePermission],
+        "/2/files/move_v2": [.to, .noWritePermission],
+        "/2/files/copy_v2": [.to, .noWritePermission],
+        "/2/files/create_folder_v2": [.path, .noWritePermission],
+        "/2/files/restore": [.pathWrite, .noWritePermission],
+        "/2/files/tags/add": [.path, .noWritePermission],
+        "/2/files/tags/remove": [.path, .noWritePermission],
+        "/2/sharing/create_shared_link_with_settings": [.sharedLinkAccessDenied],
+        "/2/sharing/revoke_shared_link": [.sharedLinkAccessDenied],
+    ]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if exempt.contains(path) { return try await next(request, context) }
+        if exemptPrefixes.contains(where: { path.hasPrefix($0) }), !path.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+            return try await next(request, context)
+        }
+        let header = request.headers[.authorization]
+        if optional.contains(path) {
+            // Served to anyone, as Dropbox serves longpolls; a good token ties the request to its
+            // member (so it can be cut), any other is ignored, as Dropbox ignores it.
+            let tokenHash = header.flatMap { $0.hasPrefix("Bearer ") ? MemberBook.hash(String($0.dropFirst(7))) : nil }
+            // A removed member's token is refused, so their client's retry cannot wait on unseen.
+            if let tokenHash, authenticator.wasRevoked(tokenHash) { return ClubAPI.response(for: .unauthorized()) }
+            guard let tokenHash, let grant = authenticator.grant(forTokenHash: tokenHash) else { return try await next(request, context) }
+            return try await run(request, context, tokenHash: tokenHash, grant: grant, next: next)
+        }
+        let address = context.clientAddress
+        if case .shut(let retryAfter) = authenticator.gate(address) {
+            return ClubAPI.response(for: .rateLimited(retryAfter: retryAfter))
+        }
+        guard let header, header.hasPrefix("Bearer ") else { return ClubAPI.response(for: .unauthorized()) }
+        let tokenHash = MemberBook.hash(String(header.dropFirst(7)))
+        guard let grant = authenticator.grant(forTokenHash: tokenHash) else {
+            authenticator.failed(address, what: "token")
+            return ClubAPI.response(for: .unauthorized())
+        }
+        if let tags = Self.writes[path], !grant.role.canWrite {
+            let refusal: APIError = tags.isEmpty ? .uploadPath([.noWritePermission]) : .endpoint(tags)
+            return ClubAPI.response(for: refusal.saying("\(grant.name) is a reader in this club: reading only, no changes"))
+        }
+        if path.hasPrefix(Self.adminPrefix), !grant.role.canManage {
+            return ClubAPI.response(for: .forbidden("only a club admin manages members; \(grant.name) is \(grant.role.rawValue == "admin" ? "an" : "a") \(grant.role.rawValue)"))
+        }
+        return try await run(request, context, tokenHash: tokenHash, grant: grant, next: next)
+    }
+
+    /// Runs the handler as the member, entered in the ledger until its answer's last byte is out.
+    private func run(_ request: Request, _ context: Context, tokenHash: String, grant: Authenticator.Grant,
+                     next: (Request, Context) async throws -> Response) async throws -> Response {
+        let id = authenticator.enter(tokenHash: tokenHash, grant: grant, channel: context.channel)
+        var response: Response
+        do {
+            response = try await Caller.$member.withValue(grant.name) {
+                try await CallerRole.$role.withValue(grant.role) { try await next(request, context) }
+            }
+        } catch {
+            authenticator.leave(id)
+            throw error
+        }
+        // A download's bytes are written after the handler returns: the request stays in the
+        // ledger (and so can be cut) until its last byte is out.
+        let body = response.body
+        let authenticator = self.authenticator
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            defer { authenticator.leave(id) }
+            try await body.write(writer)
+        }
+        return response
+    }
+
+    /// Takes the same time for every wrong token of a given length, so timing leaks nothing.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            let x = index < a.count ? a[index] : 0
+            let y = index < b.count ? b[index] : 0
+            difference |= x ^ y
+        }
+        return difference == 0 && !b.isEmpty
+    }
+}

@@ -1,0 +1,185 @@
+import ArgumentParser
+import ByteClubConfig
+import ClubServer
+import Foundation
+import Transfer
+
+/// `byteclub join INVITE [--name club]`: redeems a one-time invite for a token of one's own and
+/// writes a named club remote (its URL and pinned key) into config.toml, the token into a 0600
+/// file beside the other secrets.
+struct Join: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join a club with the one-line invite its admin gave you.",
+        discussion: """
+        The invite (from `byteclub members add`) holds the server's address, its key's
+        fingerprint and a secret that works once. Only a server holding that key is talked to:
+        a proxy or an impostor is refused before the secret is sent. The new remote is written
+        to $XDG_CONFIG_HOME/byteclub/config.toml as [remote.NAME] (the default remote if there
+        was none) and its token to $XDG_STATE_HOME/byteclub/remotes/NAME.token (mode 0600).
+        """
+    )
+
+    @Argument(help: "The invite, https://HOST:PORT/join/SECRET#sha256//….") var invite: String
+    @Option(help: "The name of the remote to write (then `byteclub --remote NAME`).") var name: String = "club"
+
+    func validate() throws {
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw ValidationError("--name must be letters, digits, - or _ (it names a [remote.NAME] table)")
+        }
+    }
+
+    func run() async throws {
+        let parsed: Invite
+        do { parsed = try Invite(parsing: invite) } catch { throw ValidationError(error.description) }
+        let existing: ClubConfig?
+        do { existing = try ClubConfig.load() } catch { throw Remotes.exit(error) }
+        if existing?.remotes[name] != nil {
+            throw ValidationError("config.toml already has a remote named \"\(name)\"; choose another with --name")
+        }
+        let answer = try await ClubCall(server: parsed.server, pin: parsed.pin, token: nil).post("2/byteclub/join", ["secret": parsed.secret])
+        guard let token = answer["token"] as? String, let member = answer["name"] as? String, let role = answer["role"] as? String else {
+            throw ValidationError("the server's answer to the invite was not understood")
+        }
+        let tokenFile = Paths.state.appendingPathComponent("remotes/\(name).token")
+        do {
+            try SecretFile.write(token + "\n", to: tokenFile)
+            try ClubRemoteWriter.append(name: name, url: parsed.server, pin: parsed.pin, tokenFile: tokenFile, makeDefault: existing?.defaultName == nil)
+        } catch {
+            throw ValidationError("joined as \(member), but could not write the remote: \(error)")
+        }
+        print("Joined as \(member) (\(role)); remote \"\(name)\" written to \(Paths.config.path)")
+    }
+}
+
+/// One JSON call to a club server's own endpoints (join, members), over the pinned key.
+struct ClubCall {
+    var server: URL
+    var pin: String?
+    var token: String?
+
+    func post(_ endpoint: String, _ body: [String: Any]) async throws -> [String: Any] {
+        var configuration = SessionConfiguration.ephemeral
+        configuration.pinnedPublicKey = pin
+        configuration.timeoutIntervalForRequest = 30
+        let session = Session(configuration: configuration, delegateQueue: DispatchQueue(label: "byteclub.clubcall"))
+        defer { session.finishTasksAndInvalidate() }
+        var headers = ["Content-Type": "application/json"]
+        if let token { headers["Authorization"] = "Bearer " + token }
+        let request = Request(url: server.appendingPathComponent(endpoint), method: "POST", headers: headers,
+                              body: try JSONSerialization.data(withJSONObject: body))
+        let data: Data
+        do {
+            (data, _) = try await session.data(for: request)
+        } catch .httpStatus(let status, let body) {
+            let text = String(decoding: body.prefix(500), as: UTF8.self).replacingOccurrences(of: "Error: ", with: "")
+            say("\(server.host ?? "the server") refused (HTTP \(status)): \(text)")
+            throw ExitCode(status == 401 || status == 403 ? 5 : 1)
+        } catch {
+            say(error.description)
+            throw ExitCode(6)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ValidationError("the server's answer was not JSON")
+        }
+        return object
+    }
+}
+
+/// A secret on disk: its folder 0700, the file 0600 from its first byte.
+enum SecretFile {
+    static func write(_ text: String, to file: URL) throws {
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        fchmod(fd, 0o600)
+        let bytes = Array(text.utf8)
+        guard Foundation.write(fd, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
+    }
+}
+
+/// Adds a `[remote.NAME]` table to config.toml as text, so the comments and order of what is
+/// there stay as the user wrote them.
+enum ClubRemoteWriter {
+    static func append(name: String, url: URL, pin: String?, tokenFile: URL, makeDefault: Bool) throws {
+        let file = Paths.config
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        var table = "[remote.\(name)]\ntype = \"club\"\nurl = \(quoted(url.absoluteString))\n"
+        if let pin { table += "pin = \(quoted(pin))\n" }
+        table += "token_file = \(quoted(tokenFile.path))\n"
+        if makeDefault {
+            // A top-level key must come before the first table.
+            text = "default = \(quoted(name))\n" + text
+        }
+        if !text.isEmpty, !text.hasSuffix("\n") { text += "\n" }
+        text += (text.isEmpty ? "" : "\n") + table
+        let temp = file.appendingPathExtension("tmp")
+        try Data(text.utf8).write(to: temp)
+        guard rename(temp.path, file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+/// Trust on first use, as ssh does: a club remote reached over HTTPS with no pin yet shows its
+/// server's key once, and the person confirms it against the fingerprint `byteclub serve`
+/// printed; a confirmed key is written into config.toml as the remote's `pin`, and from then on
+/// no other key is accepted. A server whose certificate the system's CAs vouch for (behind a
+/// reverse proxy with a public certificate) needs no pin and is not asked about.
+enum FirstUse {
+    /// The pin to connect to `url` with: nil when the system's CAs vouch for the server.
+    static func pin(for url: URL, remote: RemoteConfig?, config: ClubConfig?) async throws -> String? {
+        guard let host = url.host else { return nil }
+        let probe: ServerIdentity.Probe
+        do {
+            probe = try await ServerIdentity.probe(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: url.port ?? 443)
+        } catch {
+            say("cannot reach \(host) to read its key: \(error)")
+            throw ExitCode(6)
+        }
+        guard case .unknownKey(let pin) = probe else { return nil }
+        let place = remote.map { "remote \"\($0.name)\"" } ?? url.absoluteString
+        let question = """
+            The club server at \(host):\(url.port ?? 443) shows this key, which \(place) has not pinned yet:
+              \(pin)
+            Check it against the fingerprint `byteclub serve` printed on the server (or ask the club's admin).
+            Trust it\(remote == nil ? " for this run" : " and keep it in config.toml")? [y/N] 
+            """
+        guard let answer = ask(question) else {
+            say("\(place): the server's key is not pinned, and there is no terminal to confirm it; add pin = \"sha256//…\" (the fingerprint `byteclub serve` prints) or join with an invite")
+            throw ExitCode(1)
+        }
+        guard ["y", "yes"].contains(answer.lowercased()) else {
+            say("not trusted: nothing was sent to \(host)")
+            throw ExitCode(1)
+        }
+        if let remote, let config {
+            do { try keep(pin, for: remote, in: config) } catch { say("could not write the pin into \(config.file.path): \(error)") }
+        }
+        return pin
+    }
+
+    /// Asks on the terminal itself (not stdin, which a script may be piping); nil without one.
+    private static func ask(_ question: String) -> String? {
+        guard let tty = FileHandle(forUpdatingAtPath: "/dev/tty") else { return nil }
+        defer { try? tty.close() }
+        tty.write(Data(question.utf8))
+        var line = Data()
+        while let byte = try? tty.read(upToCount: 1), let first = byte.first, first != 0x0A { line.append(first) }
+        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Writes `pin = "…"` on the line after the remote's `[remote.NAME]` header.
+    private static func keep(_ pin: String, for remote: RemoteConfig, in config: ClubConfig) throws {
+        guard let header = ConfigLines.line(of: ["remote", remote.name], in: config.text) else { throw ValidationError("no [remote.\(remote.name)] table") }
+        var lines = config.text.components(separatedBy: "\n")
+        lines.insert("pin = \"\(pin)\"", at: min(header, lines.count))
+        let temp = config.file.appendingPathExtension("tmp")
+        try Data(lines.joined(separator: "\n").utf8).write(to: temp)
+        guard rename(temp.path, config.file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+}

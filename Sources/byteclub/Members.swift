@@ -1,0 +1,209 @@
+import ArgumentParser
+import ByteClubConfig
+import ClubServer
+import Foundation
+
+/// `byteclub members add|list|role|remove`: who is in the club and what each may do.
+struct MembersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "members",
+        abstract: "Invite members, list them, change their roles, remove them.",
+        discussion: """
+        On the server's machine, --root DIR (the served folder, as for `serve`) works on the
+        club's member list directly, whether the server runs or not; a running server sees the
+        change at once. An admin elsewhere uses --remote NAME (a club remote they joined).
+
+        Roles: reader (lists, downloads, searches; every write refused), editor (reads and
+        writes), admin (an editor who also manages members). Removing a member or changing a
+        role ends their open requests at once. Every change is a line in ROOT/.byteclub/audit.log.
+        """,
+        subcommands: [Add.self, List.self, Role.self, Remove.self]
+    )
+
+    /// Where the member list is: this machine's served folder, or a remote an admin joined.
+    struct Place: ParsableArguments {
+        @Option(help: "The served folder on this machine (as for `serve`).") var root: String?
+        @Option(help: "A club remote in config.toml, for an admin on another machine.") var remote: String?
+
+        func validate() throws {
+            guard (root == nil) != (remote == nil) else { throw ValidationError("give either --root DIR (on the server's machine) or --remote NAME") }
+        }
+
+        var registry: MemberRegistry? {
+            root.map { MemberRegistry(root: URL(fileURLWithPath: $0).standardizedFileURL.path) }
+        }
+
+        /// The audit log's actor for a change made here: the local user.
+        var actor: String { "local:" + (Paths.environment["USER"] ?? "\(getuid())") }
+
+        /// A call to the remote's members endpoints, with its URL, pin and token.
+        func call() throws -> ClubCall {
+            let options = try BackendOptions.parse(["--remote", remote ?? ""])
+            let resolved: (ClubConfig, RemoteConfig)?
+            do { resolved = try options.resolveRemote() } catch { throw Remotes.exit(error) }
+            guard let (config, remote) = resolved, remote.kind == .club, let url = remote.url else {
+                throw ValidationError("--remote must name a club remote (see byteclub remotes)")
+            }
+            let token: String?
+            do { token = try config.token(for: remote) } catch { throw Remotes.exit(error) }
+            guard let token else { throw ValidationError("remote \"\(remote.name)\" has no token") }
+            return ClubCall(server: url, pin: remote.pin, token: token)
+        }
+
+        /// Runs a registry change, its refusals as one line and exit status 1.
+        func local<T>(_ change: (MemberRegistry) throws -> T) throws -> T {
+            guard let registry else { throw ValidationError("no --root") }
+            do {
+                return try change(registry)
+            } catch let error as MemberError {
+                say(error.description)
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Invite a member: prints a one-line invite for `byteclub join`.")
+        @Argument(help: "The member's name (what revisions are recorded under).") var name: String
+        @Option(help: "reader, editor or admin.") var role: String = MemberRole.editor.rawValue
+        @Option(help: "Hours until the invite stops working.") var expires: Double = MemberRegistry.defaultInviteHours
+        @Option(help: "The server's address in the invite (default: where the server last listened).") var url: String?
+        @OptionGroup var place: Place
+
+        func run() async throws {
+            let role: MemberRole
+            do { role = try MemberRole(parsing: self.role) } catch { throw ValidationError(error.description) }
+            if place.remote != nil {
+                let answer = try await place.call().post("2/byteclub/members/add", ["name": name, "role": role.rawValue, "hours": expires])
+                print(answer["invite"] as? String ?? "")
+                return
+            }
+            let root = URL(fileURLWithPath: place.root ?? ".").standardizedFileURL.path
+            let address = try ServerAddress.forInvites(root: root, url: url)
+            let invite = try place.local { try $0.invite(name, role: role, hours: expires, server: address.url, pin: address.pin, actor: place.actor) }
+            print(invite.text)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the members and the invites still open.")
+        @Flag(help: "JSON: {\"members\":[{name, role, member_id, devices, added}], \"invites\":[{name, role, expires}]}.") var json = false
+        @OptionGroup var place: Place
+
+        func run() async throws {
+            let listing = place.remote != nil
+                ? try await place.call().post("2/byteclub/members/list", [:])
+                : try place.local { MemberRegistry.listing(try $0.current()) }
+            if json {
+                let data = try JSONSerialization.data(withJSONObject: listing, options: [.sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+                return
+            }
+            for member in listing["members"] as? [[String: Any]] ?? [] {
+                print("\(member["name"] ?? "")\t\(member["role"] ?? "")\t\(member["member_id"] ?? "")")
+            }
+            for invite in listing["invites"] as? [[String: Any]] ?? [] {
+                print("\(invite["name"] ?? "")\t\(invite["role"] ?? "")\tinvited, until \(invite["expires"] ?? "")")
+            }
+        }
+    }
+
+    struct Role: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give a member another role (at once).")
+        @Argument var name: String
+        @Argument(help: "reader, editor or admin.") var role: String
+        @OptionGroup var place: Place
+
+        func run() async throws {
+            let role: MemberRole
+            do { role = try MemberRole(parsing: self.role) } catch { throw ValidationError(error.description) }
+            if place.remote != nil {
+                _ = try await place.call().post("2/byteclub/members/role", ["name": name, "role": role.rawValue])
+            } else {
+                try place.local { try $0.setRole(name, role, actor: place.actor) }
+            }
+            print("\(name) is now \(role == .admin ? "an" : "a") \(role.rawValue)")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a member (or an open invite): their token stops working at once.")
+        @Argument var name: String
+        @OptionGroup var place: Place
+
+        func run() async throws {
+            if place.remote != nil {
+                _ = try await place.call().post("2/byteclub/members/remove", ["name": name])
+            } else {
+                try place.local { try $0.remove(name, actor: place.actor) }
+            }
+            print("\(name) removed")
+        }
+    }
+}
+
+/// Where a club server can be reached and its key, as `serve` last recorded them in
+/// ROOT/.byteclub/server.json, so `members add --root` makes invites while it runs or not.
+struct ServerAddress: Codable {
+    var url: URL
+    var pin: String?
+
+    static func file(root: String) -> String { root + "/.byteclub/server.json" }
+
+    static func record(_ address: ServerAddress, root: String) {
+        guard let data = try? JSONEncoder().encode(address) else { return }
+        try? data.write(to: URL(fileURLWithPath: file(root: root)), options: .atomic)
+    }
+
+    /// The address for an invite: `--url` (with the recorded or on-disk key), else the recorded one.
+    static func forInvites(root: String, url: String?) throws -> ServerAddress {
+        let recorded = FileManager.default.contents(atPath: file(root: root)).flatMap { try? JSONDecoder().decode(ServerAddress.self, from: $0) }
+        let certificate = (try? String(contentsOfFile: root + "/.byteclub/tls/cert.pem", encoding: .utf8)).flatMap { try? ServerIdentity.pin(ofCertificatePEM: $0) }
+        if let url {
+            guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+                throw ValidationError("--url must be the server's https://HOST:PORT")
+            }
+            let pin = parsed.scheme?.lowercased() == "https" ? recorded?.pin ?? certificate : nil
+            if parsed.scheme?.lowercased() == "https", pin == nil {
+                throw ValidationError("no key fingerprint known for \(root): start `byteclub serve --root \(root)` once first")
+            }
+            return ServerAddress(url: parsed, pin: pin)
+        }
+        guard let recorded else {
+            throw ValidationError("the server has not run from \(root) yet, so its address is unknown: start it once, or give --url https://HOST:PORT")
+        }
+        return recorded
+    }
+
+    /// The URL members reach a server on `host` at: for a wildcard address, this machine's
+    /// first LAN address (else its host name).
+    static func advertised(scheme: String, host: String, port: Int) -> URL {
+        let chosen = ["0.0.0.0", "::", ""].contains(host) ? (lanAddresses().first ?? ProcessInfo.processInfo.hostName) : host
+        let shown = chosen.contains(":") ? "[\(chosen)]" : chosen
+        return URL(string: "\(scheme)://\(shown):\(port)") ?? URL(string: "\(scheme)://127.0.0.1:\(port)")!
+    }
+
+    /// The names a new certificate is made for, beside localhost and the loopback addresses.
+    static func hostNames(listening host: String) -> [String] {
+        [host, ProcessInfo.processInfo.hostName] + lanAddresses()
+    }
+
+    /// This machine's IPv4 addresses other than loopback.
+    static func lanAddresses() -> [String] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var found: [String] = []
+        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                var bytes = pointer.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &bytes, &text, socklen_t(INET_ADDRSTRLEN))
+            }
+            let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !string.hasPrefix("127.") { found.append(string) }
+        }
+        return found
+    }
+}

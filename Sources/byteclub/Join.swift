@@ -73,10 +73,10 @@ struct ClubCall {
         } catch .httpStatus(let status, let body) {
             let text = String(decoding: body.prefix(500), as: UTF8.self).replacingOccurrences(of: "Error: ", with: "")
             say("\(server.host ?? "the server") refused (HTTP \(status)): \(text)")
-            throw ExitCode(status == 401 || status == 403 ? 5 : 1)
+            throw status == 401 || status == 403 ? Exit.unauthorized.code : ExitCode(1)
         } catch {
             say(error.description)
-            throw ExitCode(6)
+            throw Exit.network.code
         }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw ValidationError("the server's answer was not JSON")
@@ -139,7 +139,7 @@ enum FirstUse {
             probe = try await ServerIdentity.probe(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: url.port ?? 443)
         } catch {
             say("cannot reach \(host) to read its key: \(error)")
-            throw ExitCode(6)
+            throw Exit.network.code
         }
         guard case .unknownKey(let pin) = probe else { return nil }
         let place = remote.map { "remote \"\($0.name)\"" } ?? url.absoluteString

@@ -70,7 +70,8 @@ final class SessionExpiryTests: XCTestCase {
         // Touched "in the future": younger than the expiry for the whole test, however slow.
         try age(kept, by: -24 * 3600)
         let deadline = ContinuousClock.now + .seconds(15)
-        while sessionFiles().contains(stale) && ContinuousClock.now < deadline {
+        // The sweep removes a session's data, then its owner record: wait for both.
+        while sessionFiles().contains(where: { $0.hasPrefix(stale) }) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
         XCTAssertEqual(sessionFiles(), [kept, kept + ".owner"], "the stale session was swept while the server ran")

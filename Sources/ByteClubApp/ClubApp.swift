@@ -152,9 +152,7 @@ public final class ClubApp {
         noteView.noteExists = { [weak links] target in links?.noteExists(target) ?? true }
         noteView.backlinks = { [weak links] path, deliver in
             guard let links else { return deliver([]) }
-            links.backlinks(to: path) { notes in
-                deliver(notes.map { NoteBacklink(path: $0.path, title: NoteLinks.title(ofPath: $0.path), context: $0.context) })
-            }
+            links.backlinks(to: path, deliver)
         }
         links.onIndexChanged = { [weak noteView] in noteView?.refreshBacklinks() }
         noteView.openSelectedNote = { [weak notes] in notes?.openSelected() }
@@ -238,7 +236,7 @@ public final class ClubApp {
         set { noteView.onFollowNoteLink = newValue }
     }
     /// The notes that link to the note at a path, listed under the rendered view.
-    public var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([NoteBacklink]) -> Void) -> Void)? {
+    public var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) -> Void)? {
         get { noteView.backlinks }
         set { noteView.backlinks = newValue }
     }

@@ -1,8 +1,9 @@
 import Foundation
+import Markdown
 import TerminalUI
 
 /// A note that links to another, as the backlinks panel lists it (from the search index).
-public struct LinkingNote: Equatable, Sendable {
+public struct LinkingNote: Hashable, Sendable {
     /// The linking note's path as displayed ("/byteclub/Packing.md").
     public var path: String
     public var name: String
@@ -12,6 +13,8 @@ public struct LinkingNote: Equatable, Sendable {
     public var line: Int
     /// That line, trimmed (unescaped).
     public var context: String
+    /// The title a wiki link names it by (its name without `.md` or `.txt`).
+    public var title: String { NoteLinks.title(ofPath: path) }
 
     public init(path: String, name: String, modified: Date?, modifiedBy: String?, line: Int, context: String) {
         self.path = path

@@ -26,7 +26,7 @@ final class NoteViewController {
     var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)?
     /// The notes that link to the note at a path (wired to the search index's links, which
     /// answers off the UI queue and delivers on it).
-    var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([NoteBacklink]) -> Void) -> Void)?
+    var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) -> Void)?
     /// Whether a linked note exists; nil: every link is drawn as leading somewhere.
     var noteExists: (@MainActor (NoteLinkTarget) -> Bool)?
     /// Opens the selected note in the editor, and closes the open one (wired to the notes).

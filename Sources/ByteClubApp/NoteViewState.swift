@@ -14,27 +14,13 @@ public struct NoteViewState: Sendable, Equatable {
     /// editor: closing it goes back to editing.
     public var openedFromList = false
     /// The notes that link to this one, listed under it (filled by ``NoteViewController/backlinks``).
-    public var backlinks: [NoteBacklink] = []
+    public var backlinks: [LinkingNote] = []
     /// A source line to scroll to at the next frame (the editor's cursor line when the view
     /// opens from the editor), a few rows down from the top.
     public var startAtSourceLine: Int?
 
     public init(openedFromList: Bool = false) {
         self.openedFromList = openedFromList
-    }
-}
-
-/// A note that links to the one shown: where it is, its title, and the line that links.
-public struct NoteBacklink: Sendable, Hashable {
-    public var path: String
-    public var title: String
-    /// One line of the linking note around the link.
-    public var context: String
-
-    public init(path: String, title: String, context: String) {
-        self.path = path
-        self.title = title
-        self.context = context
     }
 }
 

@@ -84,7 +84,7 @@ final class NoteViewAppTests: XCTestCase {
         var askedFor: [String] = []
         harness.app.backlinks = { path, deliver in
             askedFor.append(path)
-            deliver([NoteBacklink(path: "/byteclub/Plan.md", title: "Plan", context: "see [[Welcome to Byte Club]] first")])
+            deliver([LinkingNote(path: "/byteclub/Plan.md", name: "Plan.md", modified: nil, modifiedBy: nil, line: 0, context: "see [[Welcome to Byte Club]] first")])
         }
         harness.app.noteExists = { target in target != .note(title: "Missing one") }
         harness.app.onFollowNoteLink = { followed.append($0) }

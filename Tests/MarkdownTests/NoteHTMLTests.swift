@@ -38,10 +38,12 @@ final class NoteHTMLTests: XCTestCase {
             [file](file:///etc/passwd) <javascript:alert(3)> [mail](mailto:a@b.c) \
             ![far](https://tracker.example/pixel.jpg) [web](https://example.com/x) https://club.example
             """)
-        for address in ["javascript", "JaVaScRiPt", "data:", "file:", "mailto:", "tracker.example"] {
+        for address in ["javascript:alert(1)", "JaVaScRiPt", "data:", "file:", "mailto:", "tracker.example"] {
             XCTAssertFalse(html.contains(address), "\(address) in \(html)")
         }
-        XCTAssertTrue(html.contains("run case data file"), html)
+        // The autolink's words are its address: shown as text, never as a link.
+        XCTAssertTrue(html.contains("run case data file javascript:alert(3) mail far"), html)
+        XCTAssertEqual(html.components(separatedBy: "<a ").count, 3, html)
         XCTAssertTrue(html.contains("mail far"), "another host's picture is its alt text: \(html)")
         XCTAssertTrue(html.contains(#"<a href="https://example.com/x">web</a>"#), html)
         XCTAssertTrue(html.contains(#"<a href="https://club.example">https://club.example</a>"#), html)

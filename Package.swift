@@ -83,6 +83,8 @@ let package = Package(
                 "DropboxWire",
                 "Imaging",
                 "SearchIndex",
+                // A shared note opened in a browser is rendered as a page (ClubAPI+NotePage).
+                "Markdown",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The connection rules (timeouts, caps) are NIO channel handlers around Hummingbird's HTTP/1.1 channel.
                 .product(name: "HummingbirdCore", package: "hummingbird"),

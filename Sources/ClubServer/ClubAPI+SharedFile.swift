@@ -21,10 +21,12 @@ extension ClubAPI {
             return Self.linkNotFound
         }
         let file = opened.file
+        // A note opened by a browser is a page, with the photos it references (ClubAPI+NotePage).
+        if let page = await notePageAnswer(request, file: file, path: path, handle: opened.handle) { return page }
         let etag = "\"\(file.rev)\""
-        let headers: HTTPFields = [
+        var headers: HTTPFields = [
             .contentType: Self.contentType(of: file.name),
-            .contentDisposition: Self.contentDisposition(file.name),
+            .contentDisposition: Self.contentDisposition(file.name, download: request.uri.queryParameters["dl"] == "1"),
             .eTag: etag,
             .acceptRanges: "bytes",
             .lastModified: Self.httpDate(file.serverModified),
@@ -35,6 +37,8 @@ extension ClubAPI {
             HTTPField.Name("Referrer-Policy")!: "no-referrer",
             HTTPField.Name("Content-Security-Policy")!: "sandbox",
         ]
+        // The same URL answers a browser with a page: a cached raw note must not stand in for it.
+        if Self.isNote(file.name) { headers[.vary] = "Accept" }
         if let match = request.headers[.ifNoneMatch], Self.matches(match, etag: etag) {
             return Response(status: .notModified, headers: headers, body: .init())
         }
@@ -125,10 +129,10 @@ extension ClubAPI {
         }
     }
 
-    /// RFC 6266: `inline` for what a browser may show, else `attachment`; `filename` an ASCII
+    /// RFC 6266: `inline` for what a browser may show, else (or for `?dl=1`) `attachment`; `filename` an ASCII
     /// stand-in (no quotes, backslashes or controls), `filename*` the real name (RFC 8187).
-    static func contentDisposition(_ name: String) -> String {
-        let kind = contentType(of: name) == "application/octet-stream" ? "attachment" : "inline"
+    static func contentDisposition(_ name: String, download: Bool = false) -> String {
+        let kind = download || contentType(of: name) == "application/octet-stream" ? "attachment" : "inline"
         let fallback = String(name.unicodeScalars.map { scalar -> Character in
             scalar.isASCII && scalar.value >= 0x20 && scalar.value < 0x7F && scalar != "\"" && scalar != "\\" && scalar != "%" ? Character(scalar) : "_"
         })

@@ -97,7 +97,7 @@ extension ClubAPI {
     }
 
     /// The first `count` bytes of an open file.
-    private static func read(_ handle: FileHandleBox, count: Int) throws(APIError) -> Data {
+    static func read(_ handle: FileHandleBox, count: Int) throws(APIError) -> Data {
         var data = Data(count: count)
         let complete = data.withUnsafeMutableBytes { buffer -> Bool in
             var offset = 0

@@ -1,3 +1,4 @@
+@testable import ClubServer
 import Foundation
 import TestSupport
 import XCTest
@@ -92,6 +93,15 @@ final class CLIContractTests: XCTestCase {
             XCTAssertEqual(result.status, 0, "\(row.arguments): \(result.stderr)")
             try assertValid(result.stdout, schema: row.schema, "\(row.arguments)")
         }
+        // `members list` reads the served folder's member book: one member and one open invite.
+        let registry = MemberRegistry(root: root.path)
+        let joined = try registry.invite("rita", role: .reader, hours: 1, server: URL(string: server.url)!, pin: nil, actor: "test")
+        _ = try registry.redeem(secret: joined.secret)
+        _ = try registry.invite("dan", role: .editor, hours: 1, server: URL(string: server.url)!, pin: nil, actor: "test")
+        let members = try cli.run(["members", "list", "--root", root.path, "--json"])
+        XCTAssertEqual(members.status, 0, members.stderr)
+        XCTAssertTrue(members.stdout.contains("\"rita\"") && members.stdout.contains("\"dan\""), members.stdout)
+        try assertValid(members.stdout, schema: "members-list", "members list")
         let listing = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try cli.run(["ls", "/byteclub", "--json"] + ann).stdout.utf8)) as? [[String: Any]])
         let trip = try XCTUnwrap(listing.first { $0["name"] as? String == "Trip.txt" })
         XCTAssertEqual(trip["modified_by"] as? String, "bob", "the member's name, as the app shows it")

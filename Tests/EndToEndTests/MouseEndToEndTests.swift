@@ -66,14 +66,16 @@ final class MouseEndToEndTests: XCTestCase {
         try tmux.type(Self.wheel(down: false, x: 10, y: top + 2))
         screen = tmux.waitFor("the list scrolled back") { Self.lines($0)[top].contains(firstName) }
 
-        // A click selects: `d` then asks about the clicked note, not the first one.
-        let target = try XCTUnwrap(Self.row(of: "Note 07", in: screen))
-        XCTAssertNotEqual(target, top, "Note 07 is not the selected first row")
+        // A click selects: `d` then asks about the clicked note (five rows below the selected
+        // first one, whichever note the list put there), not the first one.
+        let target = top + 5
+        let clicked = String(Self.lines(screen)[target].split(separator: " ").prefix(2).joined(separator: " "))
+        XCTAssertTrue(clicked.hasPrefix("Note "), Self.lines(screen)[target])
         try tmux.type(Self.click(x: 12, y: target))
         try tmux.type("d")
-        tmux.waitFor("Delete \"Note 07.txt\"")
+        tmux.waitFor("Delete \"\(clicked).txt\"")
         try tmux.press("Escape")
-        tmux.waitFor("the dialog closed") { !$0.contains("Delete \"Note 07.txt\"") }
+        tmux.waitFor("the dialog closed") { !$0.contains("Delete \"\(clicked).txt\"") }
 
         // A double click opens the note under the pointer.
         screen = tmux.capture()

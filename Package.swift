@@ -58,6 +58,8 @@ let package = Package(
 
         // MARK: Layers
 
+        // The one durable file write (temp, fsync, rename, folder fsync), below everything that keeps state.
+        .target(name: "Durable"),
         // URLSession-style networking on libcurl multi + Dispatch. No app knowledge.
         .target(name: "Transfer", dependencies: ["CCurl"]),
         // JPEG decode (with DCT scaling), resize and encode.
@@ -71,6 +73,7 @@ let package = Package(
             dependencies: [
                 "Transfer",
                 "DropboxWire",
+                "Durable",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -81,6 +84,7 @@ let package = Package(
             name: "ClubServer",
             dependencies: [
                 "DropboxWire",
+                "Durable",
                 "Imaging",
                 "SearchIndex",
                 // A shared note opened in a browser is rendered as a page (ClubAPI+NotePage).
@@ -113,7 +117,7 @@ let package = Package(
         // Full-text search over the notes: SQLite FTS5 through GRDB. No Remote, no app knowledge.
         .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Markdown"], swiftSettings: fuzzed),
         // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
-        .target(name: "Agent", dependencies: ["Remote", "CAgentShim"], swiftSettings: fuzzed),
+        .target(name: "Agent", dependencies: ["Remote", "Durable", "CAgentShim"], swiftSettings: fuzzed),
 
         // Markdown highlighting: spans of lines from cmark-gfm's parse tree and source positions.
         .target(name: "Markdown", dependencies: ["CCmarkGFM"]),
@@ -122,7 +126,7 @@ let package = Package(
         .target(name: "NoteMerge"),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
-        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
 
         // config.toml: parsed and checked (TOMLKit), apart from the executable so the fuzzer and tests import it.
         .target(name: "ByteClubConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: fuzzed),
@@ -167,6 +171,7 @@ let package = Package(
                 "TerminalUI",
                 "SearchIndex",
                 "Agent",
+                "Durable",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "ByteClubConfig",
@@ -217,6 +222,7 @@ let package = Package(
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge"]),
+        .testTarget(name: "DurableTests", dependencies: ["Durable"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markdown"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),

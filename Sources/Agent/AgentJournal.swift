@@ -1,4 +1,5 @@
 import Foundation
+import Durable
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,31 +45,10 @@ public struct AgentJournal: Sendable {
         contents.remote?.secret = nil
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        let data = AgentLines.encode(contents)
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AgentError.place("cannot write the agent's journal \(temporary.path): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return true }
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, base + offset, raw.count - offset)
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written, synced, rename(temporary.path, url.path) == 0 else {
-            unlink(temporary.path)
-            throw AgentError.place("cannot write the agent's journal \(url.path)")
-        }
-        let directory = open(folder.path, O_RDONLY | O_DIRECTORY)
-        if directory >= 0 {
-            _ = fsync(directory)
-            close(directory)
+        do {
+            try DurableFile.write(AgentLines.encode(contents), to: url)
+        } catch {
+            throw AgentError.place("cannot write the agent's journal: \(error)")
         }
     }
 }

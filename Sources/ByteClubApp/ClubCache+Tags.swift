@@ -1,4 +1,5 @@
 import Foundation
+import Durable
 import Remote
 
 /// The notes' tags kept beside the cached list (`tags.json`: `{"path_lower":["trip"]}`), so an

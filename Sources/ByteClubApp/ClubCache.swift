@@ -1,4 +1,5 @@
 import Foundation
+import Durable
 import Remote
 
 /// The club cached on disk for offline starts: `$XDG_CACHE_HOME/byteclub/<club key>/`.

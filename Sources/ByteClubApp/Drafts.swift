@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Durable
 
 /// The text of a note being edited, journalled to disk before anything is sent, so that no
 /// failure (a dead server, a conflict, `kill -9`) loses a word.

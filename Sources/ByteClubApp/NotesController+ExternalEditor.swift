@@ -1,4 +1,5 @@
 import Foundation
+import Durable
 import TerminalUI
 
 /// Runs the user's own editor over the open note; the executable wires it to the ``Terminal``

@@ -1,4 +1,5 @@
 import Foundation
+import Durable
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import Durable
 
 /// A paused download, kept on disk so that `Enter` resumes it even after a restart.
 public struct PausedDownload: Codable, Equatable, Sendable {
@@ -34,8 +35,7 @@ public struct PausedDownloads: Sendable {
     }
 
     public func save(_ paused: PausedDownload) {
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if let data = try? JSONEncoder().encode(paused) { try? data.write(to: url(paused.path), options: .atomic) }
+        if let data = try? JSONEncoder().encode(paused) { try? DurableFile.write(data, to: url(paused.path)) }
     }
 
     public func remove(_ path: String) {

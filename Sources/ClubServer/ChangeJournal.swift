@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Durable
 import Synchronization
 
 /// One change the journal remembers: a path that was written (created, replaced, moved or copied
@@ -326,22 +327,18 @@ final class ChangeJournal: Sendable {
         return Self.writeAll(fd, Array(text.utf8)) && fdatasync(fd) == 0
     }
 
-    /// Replaces the file with a header and `records` (temp file, fsync, rename); false when
+    /// Replaces the file with a header and `records` (``DurableFile``); false when
     /// the file was left as it was.
     private static func rewrite(_ path: String, _ records: [JournalRecord], compactedThrough: UInt64, secretText: String) -> Bool {
-        let temp = path + ".new"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
         var text = "byteclub-journal 1 \(secretText) \(compactedThrough)\n"
         text.reserveCapacity(records.count * 40)
         for record in records { text += line(record) }
-        let ok = Self.writeAll(fd, Array(text.utf8)) && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temp, path) == 0 else {
-            unlink(temp)
+        do {
+            try DurableFile.write(Array(text.utf8), to: path)
+            return true
+        } catch {
             return false
         }
-        return true
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

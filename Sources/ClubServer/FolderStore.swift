@@ -1,5 +1,6 @@
 import DropboxWire
 import Foundation
+import Durable
 import Logging
 
 /// The club folder on disk, seen through Dropbox's data model.
@@ -248,25 +249,8 @@ actor FolderStore {
     static func writeJSONDurably<Value: Encodable>(_ value: Value, to path: String, temporaryDirectory: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let data = try encoder.encode(value)
-        let temp = temporaryDirectory + "/" + (path as NSString).lastPathComponent + "-\(UUID().uuidString)"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, rename(temp, path) == 0 else {
-            unlink(temp)
-            throw POSIXError(.EIO)
-        }
-        syncDirectory(of: path)
+        try DurableFile.write(try encoder.encode(value), to: path, temporaryDirectory: temporaryDirectory)
     }
 
-    static func syncDirectory(of path: String) {
-        let fd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
-        }
-    }
+    static func syncDirectory(of path: String) { DurableFile.syncFolder(of: path) }
 }

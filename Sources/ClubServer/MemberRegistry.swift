@@ -1,4 +1,5 @@
 import Foundation
+import Durable
 import Synchronization
 
 /// The club's members on disk: `ROOT/.byteclub/members.json` (0600), changed under an exclusive
@@ -78,16 +79,10 @@ public final class MemberRegistry: Sendable {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(book)
-        let temp = file + ".tmp"
-        unlink(temp)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw MemberError("cannot write \(temp): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, rename(temp, file) == 0 else {
-            unlink(temp)
-            throw MemberError("cannot write \(file): \(String(cString: strerror(errno)))")
+        do {
+            try DurableFile.write(data, to: file)
+        } catch {
+            throw MemberError(error.description)
         }
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Durable
 import NIOSSL
 import SwiftASN1
 import X509
@@ -126,11 +127,13 @@ public struct ServerIdentity: Sendable {
     }
 
     private static func writePrivate(_ text: String, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw IdentityError("cannot create \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        guard write(fd, bytes, bytes.count) == bytes.count, fsync(fd) == 0 else { throw IdentityError("cannot write \(path)") }
+        // Never over an existing key: a certificate members have pinned is not replaced by accident.
+        guard !FileManager.default.fileExists(atPath: path) else { throw IdentityError("cannot create \(path): it exists") }
+        do {
+            try DurableFile.write(Array(text.utf8), to: path)
+        } catch {
+            throw IdentityError(error.description)
+        }
     }
 }
 

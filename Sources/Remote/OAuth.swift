@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Durable
 import Transfer
 
 /// Dropbox's OAuth2 endpoints; configurable so tests can use a fake token server.
@@ -89,22 +90,11 @@ public struct TokenFile: Sendable {
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         guard let data = try? encoder.encode(tokens) else { throw .local("cannot encode the tokens") }
-        let directory = url.deletingLastPathComponent()
+        // 0600 from the first byte (DurableFile), so the secret is never readable by others.
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try DurableFile.write(data, to: url)
         } catch {
-            throw .local("Cannot create \(directory.path)")
-        }
-        // Created 0600 from the start, so the secret is never readable by others, even briefly.
-        let staging = directory.appendingPathComponent(".tokens-\(UUID().uuidString)")
-        let fd = open(staging.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .local("Cannot write \(staging.path): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        guard written == data.count, rename(staging.path, url.path) == 0 else {
-            unlink(staging.path)
-            throw .local("Cannot write \(url.path)")
+            throw .local(error.description)
         }
     }
 

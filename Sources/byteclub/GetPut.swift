@@ -3,6 +3,7 @@ import ArgumentParser
 import ByteClubConfig
 import DropboxWire
 import Foundation
+import Durable
 import Remote
 
 struct Get: AsyncParsableCommand {
@@ -136,8 +137,7 @@ enum ResumeKey {
     }
 
     static func save(_ data: Data, to url: URL) {
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? data.write(to: url, options: .atomic)
+        try? DurableFile.write(data, to: url)
     }
 }
 

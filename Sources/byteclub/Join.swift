@@ -2,6 +2,7 @@ import ArgumentParser
 import ByteClubConfig
 import ClubServer
 import Foundation
+import Durable
 import Transfer
 
 /// `byteclub join INVITE [--name club]`: redeems a one-time invite for a token of one's own and
@@ -115,9 +116,7 @@ enum ClubRemoteWriter {
         }
         if !text.isEmpty, !text.hasSuffix("\n") { text += "\n" }
         text += (text.isEmpty ? "" : "\n") + table
-        let temp = file.appendingPathExtension("tmp")
-        try Data(text.utf8).write(to: temp)
-        guard rename(temp.path, file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        try DurableFile.write(Data(text.utf8), to: file)
     }
 
     private static func quoted(_ text: String) -> String {
@@ -178,8 +177,6 @@ enum FirstUse {
         guard let header = ConfigLines.line(of: ["remote", remote.name], in: config.text) else { throw ValidationError("no [remote.\(remote.name)] table") }
         var lines = config.text.components(separatedBy: "\n")
         lines.insert("pin = \"\(pin)\"", at: min(header, lines.count))
-        let temp = config.file.appendingPathExtension("tmp")
-        try Data(lines.joined(separator: "\n").utf8).write(to: temp)
-        guard rename(temp.path, config.file.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        try DurableFile.write(Data(lines.joined(separator: "\n").utf8), to: config.file)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ByteClubConfig
 import ClubServer
 import Foundation
+import Durable
 
 /// `byteclub members add|list|role|remove`: who is in the club and what each may do.
 struct MembersCommand: AsyncParsableCommand {
@@ -152,7 +153,7 @@ struct ServerAddress: Codable {
 
     static func record(_ address: ServerAddress, root: String) {
         guard let data = try? JSONEncoder().encode(address) else { return }
-        try? data.write(to: URL(fileURLWithPath: file(root: root)), options: .atomic)
+        try? DurableFile.write(data, to: file(root: root))
     }
 
     /// The address for an invite: `--url` (with the recorded or on-disk key), else the recorded one.

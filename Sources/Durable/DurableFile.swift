@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
+
+/// Why a durable write or removal failed: the path, the step and the system's reason.
+public struct DurableFileError: Error, Equatable, CustomStringConvertible {
+    public let path: String
+    public let step: String
+    public let code: Int32
+
+    public init(path: String, step: String, code: Int32) {
+        self.path = path
+        self.step = step
+        self.code = code
+    }
+
+    public var description: String { "Cannot \(step) \(path): \(String(cString: strerror(code)))" }
+}
+
+/// The one way byteclub replaces a file so that a crash or power loss leaves the old content or
+/// the new, never half of either, and never loses a write it has reported.
+///
+/// A temporary file is created with its final permissions (so a secret is never readable by
+/// others, even briefly), written in full, fsynced, renamed over the target, and the target's
+/// folder is fsynced so the rename itself is on disk before the caller says "kept". Drafts, the
+/// outbox, the server's state files and journal, the agent's journal and the OAuth tokens all
+/// write through ``write(_:to:permissions:temporaryDirectory:)``.
+public enum DurableFile {
+    /// Writes `data` to `path` atomically and durably.
+    ///
+    /// - Parameters:
+    ///   - permissions: the file's mode from its first byte.
+    ///   - temporaryDirectory: where the temporary file lives until the rename; it must be on the
+    ///     same file system as `path`. `nil` means `path`'s own folder (created 0700 if missing),
+    ///     with a hidden name. The club server passes its state folder so a half-written file is
+    ///     never listed as club content.
+    public static func write(_ data: some DataProtocol, to path: String, permissions: mode_t = 0o600,
+                             temporaryDirectory: String? = nil) throws(DurableFileError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        if temporaryDirectory == nil, !FileManager.default.fileExists(atPath: folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw DurableFileError(path: folder, step: "create the folder", code: errno == 0 ? EACCES : errno)
+            }
+        }
+        let temporary = (temporaryDirectory ?? folder) + "/.\(name).\(UUID().uuidString).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        guard fd >= 0 else { throw DurableFileError(path: path, step: "write", code: errno) }
+        var failure: DurableFileError?
+        let bytes = Array(data)
+        var offset = 0
+        while offset < bytes.count {
+            let wrote = bytes.withUnsafeBytes { buffer in
+                systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                failure = DurableFileError(path: path, step: "write", code: errno)
+                break
+            }
+            offset += wrote
+        }
+        if failure == nil, fsync(fd) != 0 { failure = DurableFileError(path: path, step: "flush", code: errno) }
+        if close(fd) != 0, failure == nil { failure = DurableFileError(path: path, step: "close", code: errno) }
+        if failure == nil, rename(temporary, path) != 0 { failure = DurableFileError(path: path, step: "replace", code: errno) }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        syncFolder(of: path)
+    }
+
+    /// Writes `data` to the file at `url`; see ``write(_:to:permissions:temporaryDirectory:)``.
+    public static func write(_ data: some DataProtocol, to url: URL, permissions: mode_t = 0o600,
+                             temporaryDirectory: String? = nil) throws(DurableFileError) {
+        try write(data, to: url.path, permissions: permissions, temporaryDirectory: temporaryDirectory)
+    }
+
+    /// Removes the file at `path` and flushes its folder, so a removal that was reported stays
+    /// done after a crash. A missing file is not an error.
+    public static func remove(_ path: String) throws(DurableFileError) {
+        if unlink(path) != 0, errno != ENOENT { throw DurableFileError(path: path, step: "remove", code: errno) }
+        syncFolder(of: path)
+    }
+
+    /// Removes the file at `url`; see ``remove(_:)-(String)``.
+    public static func remove(_ url: URL) throws(DurableFileError) { try remove(url.path) }
+
+    /// Flushes the entries of `path`'s folder (a rename or unlink in it) to disk; best effort,
+    /// since some file systems refuse fsync on a folder and the data itself is already flushed.
+    public static func syncFolder(of path: String) {
+        let fd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+}

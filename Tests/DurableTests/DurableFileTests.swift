@@ -1,0 +1,82 @@
+import Durable
+import Foundation
+import XCTest
+
+/// The one durable write: whole content or none, the mode from the first byte, no litter, and
+/// a failure that names the path.
+final class DurableFileTests: XCTestCase {
+    private var folder: String!
+
+    override func setUpWithError() throws {
+        folder = NSTemporaryDirectory() + "durable-\(UUID().uuidString)"
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private func names(_ path: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+
+    func testWriteCreatesTheFolderAndReplacesWholeWithNoTemporaryLeft() throws {
+        let path = folder + "/deep/state.json"
+        try DurableFile.write(Data("first".utf8), to: path)
+        try DurableFile.write(Data("second, longer".utf8), to: path)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "second, longer")
+        XCTAssertEqual(try names(folder + "/deep"), ["state.json"])
+        let folderMode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: folder + "/deep")[.posixPermissions] as? Int)
+        XCTAssertEqual(folderMode & 0o777, 0o700)
+    }
+
+    func testPermissionsHoldFromTheFirstByte() throws {
+        let secret = folder + "/tokens.json"
+        try DurableFile.write(Data("{}".utf8), to: secret)
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: secret)[.posixPermissions] as? Int)
+        XCTAssertEqual(mode & 0o777, 0o600)
+        let shared = folder + "/shared.txt"
+        try DurableFile.write(Data("x".utf8), to: shared, permissions: 0o644)
+        let sharedMode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: shared)[.posixPermissions] as? Int)
+        XCTAssertEqual(sharedMode & 0o777, 0o644 & ~Int(umask(0o022)), "the mode asked for, less the umask")
+    }
+
+    func testATemporaryFolderElsewhereKeepsHalfWrittenFilesOutOfTheTarget() throws {
+        let state = folder + "/state"
+        let club = folder + "/club"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: club, withIntermediateDirectories: true)
+        try DurableFile.write(Array(repeating: UInt8(ascii: "a"), count: 1 << 20), to: club + "/big.bin", temporaryDirectory: state)
+        XCTAssertEqual(try names(club), ["big.bin"])
+        XCTAssertEqual(try names(state), [])
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: club + "/big.bin")[.size] as? Int, 1 << 20)
+    }
+
+    func testAFailureNamesThePathAndLeavesTheOldContent() throws {
+        let path = folder + "/note.md"
+        try DurableFile.write(Data("kept".utf8), to: path)
+        // A temporary folder that does not exist: nothing can be written, the old file stays.
+        XCTAssertThrowsError(try DurableFile.write(Data("lost".utf8), to: path, temporaryDirectory: folder + "/missing")) { error in
+            let failure = error as? DurableFileError
+            XCTAssertEqual(failure?.path, path)
+            XCTAssertEqual(failure?.code, ENOENT)
+            XCTAssertTrue(failure?.description.hasPrefix("Cannot write \(path): ") ?? false, "\(error)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "kept")
+        // A folder as the target: the rename is refused, and no temporary file is left behind.
+        try FileManager.default.createDirectory(atPath: folder + "/taken", withIntermediateDirectories: true)
+        try DurableFile.write(Data("x".utf8), to: folder + "/taken/inner")
+        XCTAssertThrowsError(try DurableFile.write(Data("y".utf8), to: folder + "/taken"))
+        XCTAssertEqual(try names(folder), ["note.md", "taken"])
+    }
+
+    func testRemoveIsQuietForAMissingFileAndLoudForAFolder() throws {
+        let path = folder + "/gone.txt"
+        try DurableFile.write(Data("x".utf8), to: path)
+        try DurableFile.remove(path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        try DurableFile.remove(URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try DurableFile.remove(folder)) { error in
+            XCTAssertEqual((error as? DurableFileError)?.step, "remove")
+        }
+    }
+}

@@ -6,7 +6,7 @@ import Remote
 /// A client sends requests (`{"v":1,"op":"submit",…}`) and reads one reply per request
 /// (`{"v":1,"ok":true,…}` or `{"v":1,"ok":false,"error":"…"}`), in order. After `watch` the
 /// connection also carries events (`{"v":1,"event":"progress","transfer":{…}}`), interleaved
-/// with replies; a client tells them apart by `event`. docs/architecture.md documents it.
+/// with replies; a client tells them apart by `event`. docs/agent.md documents it.
 public enum AgentProtocol {
     /// The version this build speaks. A request of another version is answered with an error
     /// that names both, so an old app and a new agent (or the reverse) say why they cannot talk.

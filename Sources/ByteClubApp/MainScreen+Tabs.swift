@@ -154,7 +154,7 @@ extension MainScreen {
             // Kitty and iTerm2 take many small pictures well: the thumbnail is placed in pixels
             // (its cells stay blank) and sent only when the visible rows change, at a scroll.
             // Sixel terminals keep the symbols: a sixel cannot be deleted, so each scroll would
-            // repaint the screen before resending every picture (docs/architecture.md).
+            // repaint the screen before resending every picture (docs/photos.md).
             if let graphics = configuration.graphics, graphics.mode == .kitty || graphics.mode == .iterm, graphics.showsPixels(for: self) {
                 let size = CellImage.size(ofImageWidth: image.width, height: image.height, columns: area.width, rows: area.height)
                 let rect = Rect(x: area.x + (area.width - size.width) / 2, y: area.y + (area.height - size.height) / 2,
@@ -187,7 +187,7 @@ extension MainScreen {
             canvas.put("✗ " + why, in: picture.row(picture.height / 2), alignment: .center, style: canvas.theme.error)
         case .ready(let image):
             // Kitty and iTerm2 take one picture cheaply; sixels would need a repaint at each
-            // change of the list, so sixel terminals keep the symbols here (docs/architecture.md).
+            // change of the list, so sixel terminals keep the symbols here (docs/photos.md).
             if let graphics = configuration.graphics, graphics.mode == .kitty || graphics.mode == .iterm, graphics.showsPixels(for: self) {
                 let size = CellImage.size(ofImageWidth: image.width, height: image.height, columns: picture.width, rows: picture.height)
                 let rect = Rect(x: picture.x + (picture.width - size.width) / 2, y: picture.y + (picture.height - size.height) / 2,

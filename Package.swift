@@ -117,7 +117,7 @@ let package = Package(
         // Full-text search over the notes: SQLite FTS5 through GRDB. No Remote, no app knowledge.
         .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Markdown"], swiftSettings: fuzzed),
         // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
-        .target(name: "Agent", dependencies: ["Remote", "Durable", "CAgentShim"], swiftSettings: fuzzed),
+        .target(name: "Agent", dependencies: ["Remote", "DropboxWire", "Durable", "CAgentShim"], swiftSettings: fuzzed),
 
         // Markdown highlighting: spans of lines from cmark-gfm's parse tree and source positions.
         .target(name: "Markdown", dependencies: ["CCmarkGFM"]),
@@ -184,6 +184,7 @@ let package = Package(
             dependencies: [
                 "Transfer",
                 "LoopbackHTTP",
+                "DropboxWire",
                 "ClubServer",
                 "Imaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -205,7 +206,7 @@ let package = Package(
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",
-            dependencies: ["ByteClubApp", "ClubServer", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ByteClubApp", "ClubServer", "DropboxWire", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: Tests

@@ -8,11 +8,7 @@ extension AgentEngine {
     func schedule() {
         defer { rearmIdle() }
         guard store != nil else { return }
-        var running = transfers.filter { $0.state == .running }.count
-        for index in transfers.indices where running < concurrency && transfers[index].state == .queued {
-            transfers[index].state = .running
-            let transfer = transfers[index]
-            running += 1
+        for transfer in queue.admit() {
             lastEvent[transfer.id] = nil
             tasks[transfer.id] = Task { [weak self] in
                 let outcome: Outcome
@@ -46,9 +42,8 @@ extension AgentEngine {
             switch transfer.kind {
             case .upload:
                 let file = URL(fileURLWithPath: transfer.local)
-                let mode: WriteMode = transfer.mode == "overwrite" ? .overwrite : .add
                 if let resumable = store as? any ResumableUploadStore {
-                    let entry = try await resumable.upload(file: file, to: transfer.remote, mode: mode, autorename: transfer.autorename,
+                    let entry = try await resumable.upload(file: file, to: transfer.remote, mode: transfer.mode, autorename: transfer.autorename,
                                                            resuming: transfer.session, streams: transfer.streams, onSession: { [weak engine] mark in
                                                                guard let engine else { return }
                                                                Task { await engine.marked(id, mark) }
@@ -56,10 +51,10 @@ extension AgentEngine {
                     return .done(entry)
                 }
                 if let parallel = store as? any ParallelTransferStore {
-                    return .done(try await parallel.upload(file: file, to: transfer.remote, mode: mode, autorename: transfer.autorename,
+                    return .done(try await parallel.upload(file: file, to: transfer.remote, mode: transfer.mode, autorename: transfer.autorename,
                                                            progress: progress, streams: transfer.streams))
                 }
-                return .done(try await store.upload(file: file, to: transfer.remote, mode: mode, autorename: transfer.autorename, progress: progress))
+                return .done(try await store.upload(file: file, to: transfer.remote, mode: transfer.mode, autorename: transfer.autorename, progress: progress))
             case .download:
                 let destination = URL(fileURLWithPath: transfer.local)
                 try? FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -102,37 +97,40 @@ extension AgentEngine {
     }
 
     func progressed(_ id: String, done: Int64, total: Int64) {
-        guard let index = transfers.firstIndex(where: { $0.id == id }), transfers[index].state == .running else { return }
-        transfers[index].done = done
-        transfers[index].total = total
+        guard queue[id]?.state == .running else { return }
+        queue.update(id) { transfer in
+            transfer.done = done
+            transfer.total = total
+        }
         let now = ContinuousClock.now
         if let last = lastEvent[id], now - last < .milliseconds(100), done < total { return }
         lastEvent[id] = now
-        broadcast(transfers[index])
+        if let transfer = queue[id] { broadcast(transfer) }
     }
 
     /// An upload chunk was acknowledged: journaled, so a new agent continues from here.
     func marked(_ id: String, _ mark: UploadSessionMark) {
-        guard let index = transfers.firstIndex(where: { $0.id == id }), transfers[index].state == .running else { return }
-        transfers[index].session = mark
-        transfers[index].done = max(transfers[index].done, mark.offset)
+        guard queue[id]?.state == .running else { return }
+        queue.update(id) { transfer in
+            transfer.session = mark
+            transfer.done = max(transfer.done, mark.offset)
+        }
         persist()
     }
 
     func keepResumeData(_ id: String, _ data: Data) {
-        guard let index = transfers.firstIndex(where: { $0.id == id }), transfers[index].state != .cancelled else { return }
-        transfers[index].resumeData = data
+        guard let state = queue[id]?.state, state != .cancelled else { return }
+        queue.update(id) { $0.resumeData = data }
         persist()
     }
 
     func ended(_ id: String, _ outcome: Outcome) {
         tasks[id] = nil
         lastEvent[id] = nil
-        guard let index = transfers.firstIndex(where: { $0.id == id }) else { return }
-        var transfer = transfers[index]
-        switch (transfer.state, outcome) {
+        let succeeded = if case .done = outcome { true } else { false }
+        guard let was = queue.end(id, succeeded: succeeded), var transfer = queue[id] else { return }
+        switch (was, outcome) {
         case (.running, .done(let entry)):
-            transfer.state = .done
             transfer.result = entry.path
             transfer.total = max(transfer.total, entry.size)
             transfer.done = transfer.total
@@ -141,7 +139,6 @@ extension AgentEngine {
             Self.discardPartial(transfer)
             transfer.resumeData = nil
         case (.running, .failed(let error)):
-            transfer.state = .failed
             transfer.error = error.message
         case (.cancelled, _):
             // A cancelled download leaves nothing half-written behind.
@@ -153,7 +150,7 @@ extension AgentEngine {
             // Paused: the state was set by the pause; the resume data or session mark is kept.
             break
         }
-        transfers[index] = transfer
+        queue.update(id) { $0 = transfer }
         persist()
         broadcast(transfer)
         schedule()

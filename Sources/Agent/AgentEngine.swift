@@ -18,14 +18,16 @@ public actor AgentEngine {
     /// Called once the idle time has passed (the process exits).
     let onIdle: @Sendable () -> Void
     /// At most this many run at once; the rest wait as `queued`.
-    let concurrency: Int
+    var concurrency: Int { queue.limit }
 
     var remote: AgentRemote?
     /// The club's store without a bandwidth limit (made at `hello`): says the club is known.
     var store: (any RemoteStore)?
     /// Stores by bandwidth limit, one per limit in use (each transfer keeps its own `--bwlimit`).
     var limitedStores: [Int64: Task<any RemoteStore, any Error>] = [:]
-    var transfers: [AgentTransfer] = []
+    /// The transfers, oldest first, in the queue the app's transfers use too.
+    var queue: TransferQueue<AgentTransfer>
+    var transfers: [AgentTransfer] { queue.items }
     var tasks: [String: Task<Void, Never>] = [:]
     var watchers: [ObjectIdentifier: UnixConnection] = [:]
     var attached = 0
@@ -38,7 +40,7 @@ public actor AgentEngine {
         self.journal = journal
         self.makeStore = makeStore
         self.idleExit = idleExit
-        self.concurrency = concurrency
+        self.queue = TransferQueue(limit: concurrency)
         self.onIdle = onIdle
     }
 
@@ -47,11 +49,8 @@ public actor AgentEngine {
     public func recover() {
         let contents = journal.load()
         remote = contents.remote
-        transfers = contents.transfers.map { transfer in
-            var transfer = transfer
-            if transfer.state == .running { transfer.state = .queued }
-            return transfer
-        }
+        queue = TransferQueue(contents.transfers, limit: queue.limit)
+        queue.requeueRunning()
         rearmIdle()
     }
 
@@ -118,7 +117,6 @@ public actor AgentEngine {
             guard var transfer = request.transfer else { return .failure("submit needs a transfer") }
             if let refusal = Self.refusal(of: transfer) { return .failure(refusal) }
             transfer.id = UUID().uuidString.lowercased()
-            transfer.state = .queued
             // A handed-over session or partial file is where the transfer stands already.
             let partial = transfer.resumeData.flatMap(DownloadResume.partialPath(of:))
                 .flatMap { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? NSNumber)?.int64Value }
@@ -126,7 +124,8 @@ public actor AgentEngine {
             transfer.error = nil
             transfer.result = nil
             transfer.created = Date()
-            transfers.append(transfer)
+            queue.enqueue(transfer)
+            transfer.state = .queued
             persist()
             broadcast(transfer)
             schedule()
@@ -137,14 +136,13 @@ public actor AgentEngine {
             watchers[ObjectIdentifier(connection)] = connection
             return AgentReply(ok: true, transfers: transfers)
         case .pause, .resume, .cancel:
-            guard let id = request.id, let index = transfers.firstIndex(where: { $0.id == id }) else {
+                guard let id = request.id, queue[id] != nil else {
                 return .failure("no transfer \(request.id ?? "(none given)")")
             }
-            return change(index, request.op)
+            return change(id, request.op)
         case .clear:
-            let gone = transfers.filter { $0.state.isFinished }
+            let gone = queue.removeFinished()
             gone.forEach(Self.discardPartial)
-            transfers.removeAll { $0.state.isFinished }
             persist()
             for transfer in gone { broadcast(transfer, event: "removed") }
             rearmIdle()
@@ -195,22 +193,22 @@ public actor AgentEngine {
     }
 
     /// Pause, resume or cancel one transfer.
-    func change(_ index: Int, _ op: AgentRequest.Op) -> AgentReply {
-        var transfer = transfers[index]
-        switch op {
-        case .pause:
-            guard transfer.state == .queued || transfer.state == .running else { return .failure("\(transfer.name) is \(transfer.state.rawValue)") }
-            transfer.state = .paused
-        case .resume:
-            guard transfer.state == .paused || transfer.state == .failed else { return .failure("\(transfer.name) is \(transfer.state.rawValue)") }
-            transfer.state = .queued
-            transfer.error = nil
-        default:
-            guard !transfer.state.isFinished else { return .failure("\(transfer.name) is \(transfer.state.rawValue)") }
-            transfer.state = .cancelled
-            transfer.session = nil
+    func change(_ id: String, _ op: AgentRequest.Op) -> AgentReply {
+        do {
+            switch op {
+            case .pause: try queue.pause(id)
+            case .resume: try queue.resume(id)
+            default: try queue.cancel(id)
+            }
+        } catch {
+            let state = if case .isAlready(let state) = error { state.rawValue } else { "gone" }
+            return .failure("\(queue[id]?.name ?? id) is \(state)")
         }
-        transfers[index] = transfer
+        queue.update(id) { transfer in
+            if op == .resume { transfer.error = nil }
+            if op == .cancel { transfer.session = nil }
+        }
+        guard let transfer = queue[id] else { return .failure("no transfer \(id)") }
         // The task sees the new state when its cancellation lands (it keeps a pause's resume data).
         tasks[transfer.id]?.cancel()
         persist()
@@ -241,7 +239,7 @@ public actor AgentEngine {
     func rearmIdle() {
         idleTimer?.cancel()
         idleTimer = nil
-        let busy = transfers.contains { $0.state == .running || ($0.state == .queued && store != nil) }
+        let busy = queue.runningCount > 0 || (store != nil && !queue.queued.isEmpty)
         guard !busy, attached == 0 else { return }
         let wait = idleExit
         let onIdle = self.onIdle

@@ -1,3 +1,4 @@
+import DropboxWire
 import Foundation
 import Remote
 
@@ -56,14 +57,11 @@ public struct AgentRemote: Codable, Sendable, Equatable {
 
 /// One transfer the agent owns. Its JSON is what `byteclub transfers --json` prints, and is
 /// stable: fields may be added, never renamed or removed.
-public struct AgentTransfer: Codable, Sendable, Equatable {
+public struct AgentTransfer: Codable, Sendable, Equatable, QueuedTransfer {
     public enum Kind: String, Codable, Sendable { case upload, download }
-    public enum State: String, Codable, Sendable {
-        case queued, running, paused, done, failed, cancelled
-
-        /// Nothing more will happen to it.
-        public var isFinished: Bool { self == .done || self == .failed || self == .cancelled }
-    }
+    /// queued, running, paused, done, failed or cancelled: the states of Remote's
+    /// `TransferQueue`, which the app's transfers go through too.
+    public typealias State = TransferState
 
     public var id: String
     public var kind: Kind
@@ -71,8 +69,8 @@ public struct AgentTransfer: Codable, Sendable, Equatable {
     public var local: String
     /// The path in the club folder.
     public var remote: String
-    /// `add` or `overwrite` (uploads).
-    public var mode: String
+    /// How an upload treats a file already there: `"add"` or `"overwrite"` in the JSON.
+    public var mode: WriteMode
     public var autorename: Bool
     public var state: State
     /// Bytes done and expected (-1 unknown).
@@ -93,7 +91,7 @@ public struct AgentTransfer: Codable, Sendable, Equatable {
     /// Connections for a large file (`--streams`; nil: as `put` chooses by itself).
     public var streams: Int?
 
-    public init(id: String, kind: Kind, local: String, remote: String, mode: String = "add", autorename: Bool = false,
+    public init(id: String, kind: Kind, local: String, remote: String, mode: WriteMode = .add, autorename: Bool = false,
                 state: State = .queued, done: Int64 = 0, total: Int64 = -1, created: Date = Date(), bandwidthLimit: Int64? = nil,
                 streams: Int? = nil, session: UploadSessionMark? = nil, resumeData: Data? = nil) {
         self.id = id
@@ -110,6 +108,11 @@ public struct AgentTransfer: Codable, Sendable, Equatable {
         self.streams = streams
         self.session = session
         self.resumeData = resumeData
+    }
+
+    public var queueState: TransferState {
+        get { state }
+        set { state = newValue }
     }
 
     /// The file's name, for a row or a line.

@@ -8,6 +8,26 @@ public enum TransferRowState: String, Sendable, Equatable {
 }
 
 extension PhotoTransfer {
+    /// Its state in the queue: waiting, holding a slot (its task has not ended, even while it
+    /// stops), or ended as its progress says.
+    public var queueState: TransferState {
+        get {
+            if isQueued { return .queued }
+            if isRunning { return .running }
+            switch progress.phase {
+            case .starting, .running: return .running
+            case .paused: return .paused
+            case .finished: return .done
+            case .failed: return .failed
+            case .cancelled: return .cancelled
+            }
+        }
+        set {
+            isQueued = newValue == .queued
+            isRunning = newValue == .running
+        }
+    }
+
     /// queued, running, paused, done, failed or cancelled.
     public var rowState: TransferRowState {
         if isQueued { return .queued }
@@ -25,10 +45,10 @@ extension PhotoTransfer {
 /// moving bytes; the others wait in the order they were asked for.
 extension Transfers {
     /// Transfers waiting for a slot, oldest first.
-    public var queued: [PhotoTransfer] { byID.values.filter(\.isQueued).sorted { $0.id < $1.id } }
+    public var queued: [PhotoTransfer] { queue.queued }
 
     /// Transfers holding a slot: their tasks run (a cancelled one until it has stopped).
-    public var slotsInUse: Int { byID.values.reduce(0) { $0 + ($1.isRunning ? 1 : 0) } }
+    public var slotsInUse: Int { queue.runningCount }
 
     /// The Transfers panel's rows, oldest first: every transfer on record and the ended ones
     /// not cleared yet.
@@ -87,13 +107,7 @@ extension Transfers {
 
     /// Starts queued transfers, oldest first, while fewer than ``limit`` hold a slot.
     mutating func admit() -> [Action] {
-        var actions: [Action] = []
-        for next in queued where slotsInUse < max(1, limit) {
-            byID[next.id]?.isQueued = false
-            byID[next.id]?.isRunning = true
-            actions.append(.startTask(next.id))
-        }
-        return actions
+        queue.admit().map { .startTask($0.id) }
     }
 
     // MARK: The panel's keys

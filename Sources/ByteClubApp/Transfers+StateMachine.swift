@@ -3,7 +3,7 @@ import Remote
 import TerminalUI
 
 /// An upload or download of a photo, as the app follows it.
-public struct PhotoTransfer: Sendable, Equatable {
+public struct PhotoTransfer: Sendable, Equatable, QueuedTransfer {
     public let id: Int
     public var progress: TransferProgress
     /// The photo's path in the club folder (for an upload: where it goes).
@@ -60,11 +60,21 @@ public struct Transfers: Sendable, Equatable {
         case upload(URL)
     }
 
-    public internal(set) var byID: [Int: PhotoTransfer] = [:]
+    /// The transfers on record, in Remote's `TransferQueue` (the agent's queue too), which
+    /// decides which start: oldest first, at most ``limit`` at once.
+    var queue = TransferQueue<PhotoTransfer>(limit: 3)
+    /// The transfers on record by id (the queue's items, a task's end removing its own).
+    public internal(set) var byID: [Int: PhotoTransfer] {
+        get { Dictionary(uniqueKeysWithValues: queue.items.map { ($0.id, $0) }) }
+        set { queue = TransferQueue(newValue.values.sorted { $0.id < $1.id }, limit: queue.limit) }
+    }
     /// The transfer the modal shows, if the modal is up.
     public internal(set) var modalID: Int?
     /// How many transfers run at once (`--transfers`); the rest wait, queued.
-    public var limit = 3
+    public var limit: Int {
+        get { queue.limit }
+        set { queue.limit = newValue }
+    }
     /// Ended transfers (done, failed, cancelled, paused), oldest first: rows of the Transfers
     /// panel until `x` clears them.
     public internal(set) var finished: [PhotoTransfer] = []

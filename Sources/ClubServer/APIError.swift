@@ -74,3 +74,10 @@ struct APIError: Error, Sendable {
         wire == DropboxError.endpoint(tags)
     }
 }
+
+extension DropboxPath {
+    /// A client's path, parsed as `DropboxPath.parse` does, refused with `path/malformed_path`.
+    static func checked(_ text: String) throws(APIError) -> DropboxPath {
+        do { return try parse(text) } catch { throw .malformedPath() }
+    }
+}

@@ -5,7 +5,7 @@ import Foundation
 /// (`sharing_info.modified_by`), so a client can say "ray changed …" of another member's commit.
 extension ClubAPI {
     func accountEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
-        [("/2/users/get_account", account)]
+        [(Endpoint.account.route, account)]
     }
 
     /// Answers Dropbox's `BasicAccount` for a member of this club (or the shared token's

@@ -11,7 +11,7 @@ import ServiceLifecycle
 extension ClubAPI {
     /// The folder and options a listing's arguments name (list_folder and get_latest_cursor).
     private func listArguments(_ arguments: Arguments) throws(APIError) -> (DropboxPath, Bool, Bool, Int) {
-        let folder = try DropboxPath.parse(try arguments.string("path"))
+        let folder = try DropboxPath.checked(try arguments.string("path"))
         let recursive = try arguments.bool("recursive", default: false)
         let includeDeleted = try arguments.bool("include_deleted", default: false)
         let limit = try arguments.int("limit", default: 2000, range: 1...2000) ?? 2000
@@ -51,7 +51,7 @@ extension ClubAPI {
         let cursor = try decodeListCursor(text, what: what)
         // A cursor still paging has entries waiting for it already.
         guard cursor.listingAfter == nil, cursor.through == nil else { return ["changes": true] }
-        let folder = try DropboxPath.parse(cursor.path)
+        let folder = try DropboxPath.checked(cursor.path)
         let journal = store.journal
         let outcome: ChangeJournal.Outcome
         switch journal.register(after: cursor.seq, folder: folder.lower, recursive: cursor.recursive, cap: configuration.maxLongpolls) {
@@ -84,7 +84,7 @@ extension ClubAPI {
     /// A page of the first listing: entries after the cursor's key, then (on the last page) a
     /// cursor into the journal.
     private func listingPage(_ cursor: ListCursor) async throws -> Any {
-        let folder = try DropboxPath.parse(cursor.path)
+        let folder = try DropboxPath.checked(cursor.path)
         let entries = try await store.list(folder, recursive: cursor.recursive)
         let after = cursor.listingAfter ?? ""
         // Sorted by path_lower: the first entry past the key, by binary search.
@@ -109,7 +109,7 @@ extension ClubAPI {
         let journal = store.journal
         let through = cursor.through ?? journal.position.head
         guard let records = journal.records(after: cursor.seq, through: through) else { throw APIError.endpoint([.reset]) }
-        let folder = try DropboxPath.parse(cursor.path)
+        let folder = try DropboxPath.checked(cursor.path)
         let entries = records.isEmpty ? [] : await store.delta(of: folder, recursive: cursor.recursive, records: records)
         let remaining = entries.drop { entry in
             guard let after = cursor.after else { return false }

@@ -22,7 +22,7 @@ extension ClubAPI {
         if close { throw APIError.endpoint([.concurrentSessionCloseNotAllowed]) }
         // No data rides on a concurrent start; a body would have no offset to go to.
         if let declared = try Self.declaredLength(request), declared > 0 { throw APIError.endpoint([.concurrentSessionDataNotAllowed]) }
-        let id = FolderStore.randomToken(bytes: 18)
+        let id = FolderFiles.randomToken(bytes: 18)
         let path = store.sessionDirectory + "/" + id
         try await openSession(path) { await store.createConcurrentSession(path) }
         var text = "{\"session_id\":"

@@ -112,7 +112,7 @@ extension ClubAPI {
 
     func upload(_ request: Request, fault: Fault) async throws -> Response {
         let arguments = try argument(request, what: "upload")
-        let target = try DropboxPath.parse(try arguments.string("path"))
+        let target = try DropboxPath.checked(try arguments.string("path"))
         let commit = try arguments.decode(CommitInfo.self)
         let temp = store.tempDirectory + "/upload-\(UUID().uuidString)"
         let hash = try await receive(request.body, into: temp, append: false, fault: fault)
@@ -200,7 +200,7 @@ extension ClubAPI {
         let arguments = try argument(request, what: "upload_session/start")
         let close = try arguments.bool("close", default: false)
         if try sessionType(arguments) == .concurrent { return try await concurrentStart(request, close: close) }
-        let id = FolderStore.randomToken(bytes: 18)
+        let id = FolderFiles.randomToken(bytes: 18)
         let path = store.sessionDirectory + "/" + id
         try await openSession(path) { FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) }
         do {
@@ -236,7 +236,7 @@ extension ClubAPI {
         let arguments = try argument(request, what: "upload_session/finish")
         guard let cursor = try arguments.object("cursor") else { throw APIError.badRequest("finish: missing required field 'cursor'") }
         guard let commitArguments = try arguments.object("commit") else { throw APIError.badRequest("finish: missing required field 'commit'") }
-        let target = try DropboxPath.parse(try commitArguments.string("path"))
+        let target = try DropboxPath.checked(try commitArguments.string("path"))
         let commit = try commitArguments.decode(CommitInfo.self)
         // Optional: the Dropbox content hash of the bytes sent in this call (not of the whole
         // file: the spec's UploadSessionFinishArg, and what the official SDKs send), checked

@@ -15,7 +15,7 @@ extension ClubAPI {
     static let contentSearchCap = 1000
 
     func contentSearchPage(_ cursor: SearchCursor) async throws -> Any {
-        let scope = try DropboxPath.parse(cursor.path)
+        let scope = try DropboxPath.checked(cursor.path)
         let query: SearchQuery
         do { query = try SearchQuery(cursor.query) } catch { throw APIError.badRequest("search_v2: \(error.description)") }
         // One more than this page needs tells whether there is a next page; each page ranks

@@ -1,3 +1,4 @@
+import DropboxWire
 import Foundation
 import Hummingbird
 import NIOCore
@@ -9,7 +10,7 @@ import NIOCore
 /// for admins only (BearerAuth). Each change takes effect at once: the requests in flight of a
 /// member removed or given another role are cut before the answer goes.
 extension ClubAPI {
-    static let joinPath = "/2/byteclub/join"
+    static let joinPath = Endpoint.join.route
 
     func addMemberRoutes(to router: Router<ClubRequestContext>) {
         let api = self
@@ -17,10 +18,10 @@ extension ClubAPI {
             await api.respond { _ in try await api.join(request, address: context.clientAddress) }
         }
         let endpoints: [(String, @Sendable (Arguments, Request) async throws -> Any)] = [
-            ("/2/byteclub/members/list", { _, _ in try api.listMembers() }),
-            ("/2/byteclub/members/add", api.addMember),
-            ("/2/byteclub/members/role", { arguments, _ in try api.changeRole(arguments) }),
-            ("/2/byteclub/members/remove", { arguments, _ in try api.removeMember(arguments) }),
+            (Endpoint.listMembers.route, { _, _ in try api.listMembers() }),
+            (Endpoint.addMember.route, api.addMember),
+            (Endpoint.changeMemberRole.route, { arguments, _ in try api.changeRole(arguments) }),
+            (Endpoint.removeMember.route, { arguments, _ in try api.removeMember(arguments) }),
         ]
         for (path, handler) in endpoints {
             router.post(RouterPath(path)) { request, _ in

@@ -36,7 +36,7 @@ extension ClubAPI {
         let referenced = NoteHTML.photoPaths(in: text, folder: folder)
         var shown = Set<String>()
         for photo in referenced {
-            if let photoPath = try? DropboxPath.parse(photo), (try? await store.metadata(photoPath)) != nil { shown.insert(photo) }
+            if let photoPath = try? DropboxPath.checked(photo), (try? await store.metadata(photoPath)) != nil { shown.insert(photo) }
         }
         // Relative to the page's own URL: the link's name, then the photo's club path.
         let base = Self.percentEncoded(file.name) + "?photo="
@@ -58,7 +58,7 @@ extension ClubAPI {
     private func notePhoto(_ request: Request, path: String, note: FileMetadata, notePath: DropboxPath, handle: FileHandleBox) async -> Response {
         guard note.size <= Self.notePageLimit, let text = Self.noteText(handle, size: note.size),
               NoteHTML.photoPaths(in: text, folder: notePath.parent.display).contains(path.lowercased()),
-              let photoPath = try? DropboxPath.parse(path), let opened = try? await store.openForReading(photoPath) else { return Self.linkNotFound }
+              let photoPath = try? DropboxPath.checked(path), let opened = try? await store.openForReading(photoPath) else { return Self.linkNotFound }
         let photo = opened.file
         let etag = "\"\(photo.rev)\""
         let headers: HTTPFields = [

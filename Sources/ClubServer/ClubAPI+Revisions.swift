@@ -5,9 +5,9 @@ import Foundation
 extension ClubAPI {
     func revisionEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
         [
-            ("/2/files/list_revisions", listRevisions),
-            ("/2/files/restore", restore),
-            ("/2/files/copy_v2", copy),
+            (Endpoint.listRevisions.route, listRevisions),
+            (Endpoint.restore.route, restore),
+            (Endpoint.copy.route, copy),
         ]
     }
 
@@ -57,7 +57,7 @@ extension ClubAPI {
             guard FolderStore.isWellFormedRev(rev) else { throw APIError.malformedPath() }
             return try await store.openRevision(rev, path: text)
         }
-        let target = try DropboxPath.parse(text)
+        let target = try DropboxPath.checked(text)
         guard !target.isRoot else { throw APIError.endpoint([.path, .notFile]) }
         return try await store.openForReading(target)
     }

@@ -15,9 +15,9 @@ extension ClubAPI {
     func addSharingRoutes(to router: Router<ClubRequestContext>) {
         let api = self
         let endpoints: [(String, @Sendable (Arguments, String) async throws -> String)] = [
-            ("/2/sharing/create_shared_link_with_settings", createSharedLink),
-            ("/2/sharing/list_shared_links", listSharedLinks),
-            ("/2/sharing/revoke_shared_link", revokeSharedLink),
+            (Endpoint.createSharedLink.route, createSharedLink),
+            (Endpoint.listSharedLinks.route, listSharedLinks),
+            (Endpoint.revokeSharedLink.route, revokeSharedLink),
         ]
         for (path, handler) in endpoints {
             router.post(RouterPath(path)) { request, _ in
@@ -111,7 +111,7 @@ extension ClubAPI {
             guard let path = await store.path(forID: text) else { throw APIError.notFound }
             return path
         }
-        do { return try DropboxPath.parse(text) } catch { throw APIError.malformedPath() }
+        do { return try DropboxPath.checked(text) } catch { throw APIError.malformedPath() }
     }
 
     /// Only files are shared: the link serves bytes, and a folder has none.
@@ -208,7 +208,7 @@ extension ClubAPI {
         }
     }
 
-    /// What `FolderStore.randomToken(bytes: 18)` makes: 24 base64url characters.
+    /// What `FolderFiles.randomToken(bytes: 18)` makes: 24 base64url characters.
     static func isTokenShaped(_ token: Substring) -> Bool {
         token.utf8.count == 24 && token.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F

@@ -8,9 +8,9 @@ import Foundation
 extension ClubAPI {
     func tagEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
         [
-            ("/2/files/tags/add", addTag),
-            ("/2/files/tags/get", getTags),
-            ("/2/files/tags/remove", removeTag),
+            (Endpoint.addTag.route, addTag),
+            (Endpoint.getTags.route, getTags),
+            (Endpoint.removeTag.route, removeTag),
         ]
     }
 
@@ -32,7 +32,7 @@ extension ClubAPI {
         var answer = GetTagsResult(pathsToTags: [])
         for text in argument.paths {
             let target: DropboxPath
-            do { target = try DropboxPath.parse(text) } catch { throw APIError.malformedPath() }
+            do { target = try DropboxPath.checked(text) } catch { throw APIError.malformedPath() }
             let tags = try await store.tags(of: target)
             answer.pathsToTags.append(PathToTags(path: text, tags: tags.map(TagEntry.init(userGenerated:))))
         }
@@ -45,7 +45,7 @@ extension ClubAPI {
     private func tagArguments(_ arguments: Arguments, what: String) throws -> (DropboxPath, String) {
         let argument = try arguments.decode(TagArg.self)
         let target: DropboxPath
-        do { target = try DropboxPath.parse(argument.path) } catch { throw APIError.malformedPath() }
+        do { target = try DropboxPath.checked(argument.path) } catch { throw APIError.malformedPath() }
         do {
             return (target, try TagText.normalised(argument.tagText))
         } catch {

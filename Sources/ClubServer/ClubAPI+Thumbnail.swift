@@ -33,7 +33,7 @@ extension ClubAPI {
         let thumbnail = try arguments.decode(ThumbnailArgument.self)
         guard case .path(let path) = thumbnail.resource else { throw APIError.badRequest("get_thumbnail_v2: only path resources are supported") }
         let target: DropboxPath
-        do { target = try DropboxPath.parse(path) } catch { throw APIError.endpoint([.path, .malformedPath]) }
+        do { target = try DropboxPath.checked(path) } catch { throw APIError.endpoint([.path, .malformedPath]) }
         guard thumbnail.format == .jpeg else { throw APIError.badRequest("get_thumbnail_v2: only the jpeg format is supported") }
         let ext = (target.name as NSString).pathExtension.lowercased()
         guard ["jpg", "jpeg"].contains(ext) else { throw APIError.endpoint([.unsupportedExtension]) }

@@ -48,12 +48,12 @@ struct ClubAPI: Sendable {
         let router = Router(context: ClubRequestContext.self)
         router.middlewares.add(AccessLog(logger: configuration.logger))
         router.middlewares.add(BodyLimit(contentCap: configuration.maxRequestBodyBytes, contentPaths: [
-            "/2/files/upload", "/2/files/upload_session/start", "/2/files/upload_session/append_v2", "/2/files/upload_session/finish",
+            Endpoint.upload.route, Endpoint.sessionStart.route, Endpoint.sessionAppend.route, Endpoint.sessionFinish.route,
         ]))
         // Longpolls need no token, as on Dropbox's notify host (ClubAPI+Changes), but one sent
         // there ties the longpoll to its member. Joining needs only the invite's secret.
         router.middlewares.add(BearerAuth(authenticator: authenticator, exempt: [Self.joinPath], exemptPrefixes: ["/s/"],
-                                          optional: ["/2/files/list_folder/longpoll"]))
+                                          optional: [Endpoint.longpoll.route]))
         let api = self
         // RPC endpoints: JSON in, JSON out.
         for (path, handler) in rpcEndpoints() {
@@ -66,13 +66,13 @@ struct ClubAPI: Sendable {
                 }
             }
         }
-        router.post("/2/files/download") { request, _ in await api.respond { _ in try await api.download(request) } }
-        router.post("/2/files/upload") { request, _ in await api.respond { fault in try await api.upload(request, fault: fault) } }
-        router.post("/2/files/upload_session/start") { request, _ in await api.respond { fault in try await api.sessionStart(request, fault: fault) } }
-        router.post("/2/files/upload_session/append_v2") { request, _ in await api.respond { fault in try await api.sessionAppend(request, fault: fault) } }
-        router.post("/2/files/upload_session/finish") { request, _ in await api.respond { fault in try await api.sessionFinish(request, fault: fault) } }
-        router.post("/2/files/get_thumbnail_v2") { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
-        router.post("/2/users/get_current_account") { request, _ in await api.respond { _ in try await api.currentAccount(request) } }
+        router.post(RouterPath(Endpoint.download.route)) { request, _ in await api.respond { _ in try await api.download(request) } }
+        router.post(RouterPath(Endpoint.upload.route)) { request, _ in await api.respond { fault in try await api.upload(request, fault: fault) } }
+        router.post(RouterPath(Endpoint.sessionStart.route)) { request, _ in await api.respond { fault in try await api.sessionStart(request, fault: fault) } }
+        router.post(RouterPath(Endpoint.sessionAppend.route)) { request, _ in await api.respond { fault in try await api.sessionAppend(request, fault: fault) } }
+        router.post(RouterPath(Endpoint.sessionFinish.route)) { request, _ in await api.respond { fault in try await api.sessionFinish(request, fault: fault) } }
+        router.post(RouterPath(Endpoint.thumbnail.route)) { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
+        router.post(RouterPath(Endpoint.currentAccount.route)) { request, _ in await api.respond { _ in try await api.currentAccount(request) } }
         addSharingRoutes(to: router)
         addMemberRoutes(to: router)
 
@@ -180,7 +180,7 @@ struct ClubAPI: Sendable {
     }
 
     private func path(_ arguments: Arguments, _ key: String = "path") throws(APIError) -> DropboxPath {
-        try DropboxPath.parse(try arguments.string(key))
+        try DropboxPath.checked(try arguments.string(key))
     }
 
     // MARK: - RPC endpoints
@@ -189,16 +189,16 @@ struct ClubAPI: Sendable {
 
     private func rpcEndpoints() -> [(String, Handler)] {
         [
-            ("/2/files/list_folder", listFolder),
-            ("/2/files/list_folder/continue", listFolderContinue),
-            ("/2/files/list_folder/get_latest_cursor", getLatestCursor),
-            ("/2/files/list_folder/longpoll", longpoll),
-            ("/2/files/get_metadata", getMetadata),
-            ("/2/files/search_v2", search),
-            ("/2/files/search/continue_v2", searchContinue),
-            ("/2/files/delete_v2", delete),
-            ("/2/files/move_v2", move),
-            ("/2/files/create_folder_v2", createFolder),
+            (Endpoint.listFolder.route, listFolder),
+            (Endpoint.listFolderContinue.route, listFolderContinue),
+            (Endpoint.getLatestCursor.route, getLatestCursor),
+            (Endpoint.longpoll.route, longpoll),
+            (Endpoint.getMetadata.route, getMetadata),
+            (Endpoint.search.route, search),
+            (Endpoint.searchContinue.route, searchContinue),
+            (Endpoint.delete.route, delete),
+            (Endpoint.move.route, move),
+            (Endpoint.createFolder.route, createFolder),
         ] + revisionEndpoints() + accountEndpoints()
             + tagEndpoints()
     }
@@ -229,7 +229,7 @@ struct ClubAPI: Sendable {
         let query = try arguments.string("query")
         // Options hold unions (file_status, order_by, file_categories): decoded as wire types.
         let options = try arguments.decode(SearchOptions.self, "options") ?? SearchOptions()
-        let scope = try DropboxPath.parse(options.path ?? "")
+        let scope = try DropboxPath.checked(options.path ?? "")
         let limit = options.maxResults ?? 100
         guard (1...1000).contains(limit) else { throw APIError.badRequest("search_v2: 'max_results' must be between 1 and 1000") }
         let extensions = options.fileExtensions ?? []
@@ -255,7 +255,7 @@ struct ClubAPI: Sendable {
 
     private func searchPage(_ cursor: SearchCursor) async throws -> Any {
         if cursor.contents == true { return try await contentSearchPage(cursor) }
-        let scope = try DropboxPath.parse(cursor.path)
+        let scope = try DropboxPath.checked(cursor.path)
         // Nothing here is ever deleted-but-remembered, so a search of deleted files finds nothing.
         let found = cursor.deleted == true ? [] : try await store.search(
             scope: scope, query: cursor.query, extensions: cursor.extensions, categories: cursor.categories ?? [],
@@ -284,7 +284,7 @@ struct ClubAPI: Sendable {
     private func delete(_ arguments: Arguments) async throws -> Any {
         let text = try arguments.string("path")
         let target: DropboxPath
-        do { target = try DropboxPath.parse(text) } catch { throw APIError.endpoint([.pathLookup, .malformedPath]) }
+        do { target = try DropboxPath.checked(text) } catch { throw APIError.endpoint([.pathLookup, .malformedPath]) }
         // A file later made at this path may take up a deleted file's id: its links end now.
         let deleted = await store.identifiers(under: target)
         let result = JSON.metadataResult(try await store.delete(target))
@@ -303,8 +303,8 @@ struct ClubAPI: Sendable {
         let toText = try arguments.string("to_path")
         let from: DropboxPath
         let to: DropboxPath
-        do { from = try DropboxPath.parse(fromText) } catch { throw APIError.endpoint([.fromLookup, .malformedPath]) }
-        do { to = try DropboxPath.parse(toText) } catch { throw APIError.endpoint([.to, .malformedPath]) }
+        do { from = try DropboxPath.checked(fromText) } catch { throw APIError.endpoint([.fromLookup, .malformedPath]) }
+        do { to = try DropboxPath.checked(toText) } catch { throw APIError.endpoint([.to, .malformedPath]) }
         return (from, to, try arguments.bool("autorename", default: false))
     }
 

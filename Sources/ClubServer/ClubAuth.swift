@@ -39,24 +39,24 @@ struct BearerAuth: RouterMiddleware {
     var optional: Set<String> = []
 
     /// Member management: admins only.
-    static let adminPrefix = "/2/byteclub/members/"
+    static let adminPrefix = Endpoint.membersPrefix
 
     /// Every endpoint that changes the folder or its links, each with the tags a reader's
     /// attempt is refused with (its route's own `WriteError` place).
     static let writes: [String: [ErrorTag]] = [
-        "/2/files/upload": [],
-        "/2/files/upload_session/start": [.noWritePermission],
-        "/2/files/upload_session/append_v2": [.noWritePermission],
-        "/2/files/upload_session/finish": [.path, .noWritePermission],
-        "/2/files/delete_v2": [.pathWrite, .noWritePermission],
-        "/2/files/move_v2": [.to, .noWritePermission],
-        "/2/files/copy_v2": [.to, .noWritePermission],
-        "/2/files/create_folder_v2": [.path, .noWritePermission],
-        "/2/files/restore": [.pathWrite, .noWritePermission],
-        "/2/files/tags/add": [.path, .noWritePermission],
-        "/2/files/tags/remove": [.path, .noWritePermission],
-        "/2/sharing/create_shared_link_with_settings": [.sharedLinkAccessDenied],
-        "/2/sharing/revoke_shared_link": [.sharedLinkAccessDenied],
+        Endpoint.upload.route: [],
+        Endpoint.sessionStart.route: [.noWritePermission],
+        Endpoint.sessionAppend.route: [.noWritePermission],
+        Endpoint.sessionFinish.route: [.path, .noWritePermission],
+        Endpoint.delete.route: [.pathWrite, .noWritePermission],
+        Endpoint.move.route: [.to, .noWritePermission],
+        Endpoint.copy.route: [.to, .noWritePermission],
+        Endpoint.createFolder.route: [.path, .noWritePermission],
+        Endpoint.restore.route: [.pathWrite, .noWritePermission],
+        Endpoint.addTag.route: [.path, .noWritePermission],
+        Endpoint.removeTag.route: [.path, .noWritePermission],
+        Endpoint.createSharedLink.route: [.sharedLinkAccessDenied],
+        Endpoint.revokeSharedLink.route: [.sharedLinkAccessDenied],
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

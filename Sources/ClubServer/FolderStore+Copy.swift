@@ -1,4 +1,5 @@
 import DropboxWire
+import Durable
 import Foundation
 
 /// `copy_v2`, in three steps so the bytes never hold the folder's actor (a big copy must not
@@ -122,7 +123,7 @@ extension FolderStore {
             throw Self.relabeledWrite(error, as: .to)
         }
         guard rename(plan.temp, target.host) == 0 else { throw .endpoint([.to, .noWritePermission]) }
-        Self.syncDirectory(of: target.host)
+        DurableFile.syncFolder(of: target.host)
         var placed = target
         placed.exists = true
         placed.isDirectory = true

@@ -158,7 +158,7 @@ extension FolderStore {
         for (lower, state) in paths {
             if state.removed { entries.append(DeltaEntry(pathLower: lower, rank: 0, metadata: deleted(state.display))) }
             guard state.last == .written else { continue }
-            if let path = try? DropboxPath.parse(state.display), let current = try? metadata(path), current.pathLower == lower {
+            if let path = try? DropboxPath.checked(state.display), let current = try? metadata(path), current.pathLower == lower {
                 entries.append(DeltaEntry(pathLower: lower, rank: 1, metadata: current))
             } else if !state.removed {
                 entries.append(DeltaEntry(pathLower: lower, rank: 0, metadata: deleted(state.display)))

@@ -27,17 +27,7 @@ extension FolderStore {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notFound }
         let key = Self.key(info)
-        let hash: String
-        if let cached = hashCache[key] {
-            hash = cached
-        } else {
-            hash = (try? ContentHasher.hash(fileAt: resolved.host)) ?? ""
-            if !hash.isEmpty {
-                hashCache[key] = hash
-                hashesDirty = true
-            }
-        }
-        hashesUsed.insert(key)
+        let hash = hashes.hash(for: key) { try? ContentHasher.hash(fileAt: resolved.host) }
         let rev = Self.rev(key)
         return .file(FileMetadata(
             name: resolved.path.name, id: id, pathLower: pathLower, pathDisplay: resolved.path.display,

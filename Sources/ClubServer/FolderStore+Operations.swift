@@ -1,4 +1,5 @@
 import DropboxWire
+import Durable
 import Foundation
 
 /// Folder creation, delete and move, with the ids following their entries.
@@ -39,8 +40,7 @@ extension FolderStore {
         recordChanges(at: target.path)
         let prefix = target.path.lower
         dropTags(under: prefix)
-        ids = ids.filter { $0.key != prefix && !$0.key.hasPrefix(prefix + "/") }
-        idsDirty = true
+        identifiers.forget(under: prefix)
         flushIdentifiers()
         return result
     }
@@ -72,23 +72,10 @@ extension FolderStore {
             throw .endpoint([.to, .conflict, .file])
         }
         guard rename(source.host, target.host) == 0 else { throw .endpoint([.to, .noWritePermission]) }
-        Self.syncDirectory(of: target.host)
+        DurableFile.syncFolder(of: target.host)
         recordChanges(at: source.path, target.path)
         // The id follows the entry, and its descendants' ids follow too.
-        let oldPrefix = source.path.lower
-        let newPrefix = target.path.lower
-        var moved: [String: String] = [:]
-        for (key, value) in ids {
-            if key == oldPrefix {
-                moved[newPrefix] = value
-            } else if key.hasPrefix(oldPrefix + "/") {
-                moved[newPrefix + key.dropFirst(oldPrefix.count)] = value
-            } else {
-                moved[key] = value
-            }
-        }
-        ids = moved
-        idsDirty = true
+        identifiers.move(from: source.path.lower, to: target.path.lower)
         target.exists = true
         target.isDirectory = source.isDirectory
         let result = try metadata(target)

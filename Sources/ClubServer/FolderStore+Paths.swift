@@ -1,3 +1,4 @@
+import DropboxWire
 import Foundation
 
 /// Dropbox paths to host paths: case-insensitive matching, confined to the root.

@@ -20,7 +20,7 @@ extension FolderStore {
         loadTombstones()
         if text.hasPrefix("id:") {
             guard let key = Self.historyKey(text) else { throw .endpoint([field, .notFound]) }
-            if let pathLower = ids.first(where: { $0.value == text })?.key, let path = try? DropboxPath.parse(pathLower),
+            if let pathLower = identifiers.path(of: text), let path = try? DropboxPath.checked(pathLower),
                let target = try? historyTarget(path, field: field) {
                 return target
             }
@@ -29,7 +29,7 @@ extension FolderStore {
             return HistoryTarget(id: text, key: key, tombstone: tombstone)
         }
         let path: DropboxPath
-        do { path = try DropboxPath.parse(text) } catch { throw .endpoint([field, .malformedPath]) }
+        do { path = try DropboxPath.checked(text) } catch { throw .endpoint([field, .malformedPath]) }
         guard !path.isRoot else { throw .endpoint([field, .notFile]) }
         return try historyTarget(path, field: field)
     }
@@ -92,7 +92,7 @@ extension FolderStore {
               let source = contentPath(record, of: target) else {
             throw isPruned(rev, of: target.key) ? pastRetention(rev: rev, of: target, as: .endpoint([.invalidRevision])) : .endpoint([.invalidRevision])
         }
-        guard let destination = try? DropboxPath.parse(target.pathDisplay) else { throw .endpoint([.pathLookup, .notFound]) }
+        guard let destination = try? DropboxPath.checked(target.pathDisplay) else { throw .endpoint([.pathLookup, .notFound]) }
         // A deleted file comes back at its old path only if that is still free: whatever lives
         // there now is another file (or a folder), and is not the restore's to replace.
         if target.live == nil, let occupant = try? resolve(destination), occupant.exists {

@@ -82,7 +82,7 @@ extension FolderStore {
         var prunedLines: [String] = []
         for key in keys {
             // Most histories have nothing to prune: read their times without decoding them.
-            guard let text = Self.readSmallFile(revisionsDirectory + "/" + key + "/log", limit: 16 << 20),
+            guard let text = FolderFiles.readSmallFile(revisionsDirectory + "/" + key + "/log", limit: 16 << 20),
                   Self.replacedTimes(text).contains(where: { $0 < cutoff }) else { continue }
             let all = records(key)
             // Record i was replaced when record i + 1 was made; the newest is never pruned.
@@ -117,7 +117,7 @@ extension FolderStore {
 
     func rememberPruned(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        var all = (Self.readSmallFile(prunedFile, limit: 64 << 20) ?? "").split(separator: "\n").map(String.init) + lines
+        var all = (FolderFiles.readSmallFile(prunedFile, limit: 64 << 20) ?? "").split(separator: "\n").map(String.init) + lines
         if all.count > Self.prunedMemory { all.removeFirst(all.count - Self.prunedMemory) }
         let temp = tempDirectory + "/pruned-\(UUID().uuidString)"
         if FileManager.default.createFile(atPath: temp, contents: Data((all.joined(separator: "\n") + "\n").utf8),
@@ -128,7 +128,7 @@ extension FolderStore {
 
     /// The history a pruned `rev` belonged to, if it was pruned (read only on the error path).
     func prunedHistoryKey(ofRev rev: String) -> String? {
-        guard Self.isWellFormedRev(rev), let text = Self.readSmallFile(prunedFile, limit: 64 << 20) else { return nil }
+        guard Self.isWellFormedRev(rev), let text = FolderFiles.readSmallFile(prunedFile, limit: 64 << 20) else { return nil }
         for line in text.split(separator: "\n").reversed() {
             let parts = line.split(separator: " ")
             if parts.count == 2, parts[0] == rev { return String(parts[1]) }

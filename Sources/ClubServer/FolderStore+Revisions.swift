@@ -92,7 +92,7 @@ extension FolderStore {
 
     /// Every record of a history, oldest first; damaged lines are skipped.
     func records(_ key: String) -> [RevisionRecord] {
-        guard let text = Self.readSmallFile(revisionsDirectory + "/" + key + "/log", limit: 16 << 20) else { return [] }
+        guard let text = FolderFiles.readSmallFile(revisionsDirectory + "/" + key + "/log", limit: 16 << 20) else { return [] }
         let decoder = JSONDecoder()
         return text.split(separator: "\n").compactMap { try? decoder.decode(RevisionRecord.self, from: Data($0.utf8)) }
     }
@@ -196,8 +196,8 @@ extension FolderStore {
         let now = Int64(clock)
         loadTombstones()
         let prefix = target.path.lower
-        for (pathLower, id) in ids where pathLower == prefix || pathLower.hasPrefix(prefix + "/") {
-            guard let path = try? DropboxPath.parse(pathLower), let entry = try? resolve(path), entry.exists, !entry.isDirectory else { continue }
+        for (pathLower, id) in identifiers.entries(under: prefix) {
+            guard let path = try? DropboxPath.checked(pathLower), let entry = try? resolve(path), entry.exists, !entry.isDirectory else { continue }
             retire(entry)
             revisions.tombstones?[id] = Tombstone(id: id, path: entry.path.display, deleted: now, deletedNanoseconds: Int64(clock * 1e9))
         }
@@ -209,13 +209,12 @@ extension FolderStore {
     /// A restore names which deleted file it brings back (`revisions.restoring`): that one's id,
     /// whichever was deleted there last.
     func reclaimIdentifier(for pathLower: String) {
-        guard ids[pathLower] == nil else { return }
+        guard identifiers[pathLower] == nil else { return }
         loadTombstones()
         let restoring = revisions.restoring.flatMap { $0.pathLower == pathLower ? revisions.tombstones?[$0.id] : nil }
         guard let tombstone = restoring ?? tombstone(at: pathLower) else { return }
         revisions.tombstones?[tombstone.id] = nil
-        ids[pathLower] = tombstone.id
-        idsDirty = true
+        identifiers.assign(tombstone.id, to: pathLower)
         saveTombstones()
     }
 

@@ -44,7 +44,7 @@ extension FolderStore {
     /// Before a delete removes the ids under `prefix` (`path_lower`): their tags go with them.
     func dropTags(under prefix: String) {
         var index = loadedTags()
-        let gone = ids.filter { $0.key == prefix || $0.key.hasPrefix(prefix + "/") }.map(\.value)
+        let gone = identifiers.ids(under: prefix)
         guard gone.contains(where: { index[$0] != nil }) else { return }
         for id in gone { index[id] = nil }
         // Losing this write would only leave tags on an id no file has any longer.
@@ -103,6 +103,6 @@ extension FolderStore {
     }
 
     private func writeTags(_ index: [String: [String]]) throws {
-        try Self.writeJSONDurably(index, to: tagsFile, temporaryDirectory: tempDirectory)
+        try FolderFiles.writeJSONDurably(index, to: tagsFile, temporaryDirectory: tempDirectory)
     }
 }

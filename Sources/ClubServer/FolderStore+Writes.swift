@@ -1,4 +1,5 @@
 import DropboxWire
+import Durable
 import Foundation
 
 /// Commits of uploaded files, with write modes and autorename, and the space they need.
@@ -66,15 +67,14 @@ extension FolderStore {
         guard rename(temp, target.host) == 0 else {
             throw errno == ENOSPC ? .uploadPath([.insufficientSpace]) : .uploadPath([.noWritePermission])
         }
-        Self.syncDirectory(of: target.host)
+        DurableFile.syncFolder(of: target.host)
         var placed = target
         placed.exists = true
         placed.isDirectory = false
         // We hashed the body as it streamed in; no need to read the file again.
         var info = stat()
         if stat(target.host, &info) == 0 {
-            hashCache[Self.key(info)] = contentHash
-            hashesDirty = true
+            hashes.record(contentHash, for: Self.key(info))
         }
         reclaimIdentifier(for: placed.path.lower)
         var result = try metadata(placed)

@@ -76,7 +76,7 @@ actor SharedLinks {
     /// Throws when the file cannot be written (the link is then not made).
     func make(fileID: String, name: String, expires: Date?) throws -> (link: SharedLink, existed: Bool) {
         if let existing = live(fileID: fileID).first { return (existing, true) }
-        let link = SharedLink(token: FolderStore.randomToken(bytes: 18), fileID: fileID, name: name,
+        let link = SharedLink(token: FolderFiles.randomToken(bytes: 18), fileID: fileID, name: name,
                               created: Int64(now().timeIntervalSince1970), expires: expires.map { Int64($0.timeIntervalSince1970.rounded(.up)) })
         links.append(link)
         do {
@@ -113,6 +113,6 @@ actor SharedLinks {
     }
 
     private func save() throws {
-        try FolderStore.writeJSONDurably(links, to: path, temporaryDirectory: tempDirectory)
+        try FolderFiles.writeJSONDurably(links, to: path, temporaryDirectory: tempDirectory)
     }
 }

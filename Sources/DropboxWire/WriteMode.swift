@@ -11,6 +11,15 @@ public enum WriteMode: Sendable, Hashable, Codable {
     /// Replace only while the file is still at this rev; else conflict (or a conflicted copy).
     case update(rev: String)
 
+    /// The mode's tag on the wire: "add", "overwrite" or "update".
+    public var tag: String {
+        switch self {
+        case .add: "add"
+        case .overwrite: "overwrite"
+        case .update: "update"
+        }
+    }
+
     /// A rev as Dropbox writes them: at least 9 lowercase or uppercase hex digits.
     public static func isValidRev(_ rev: String) -> Bool {
         rev.utf8.count >= 9 && rev.allSatisfy(\.isHexDigit)

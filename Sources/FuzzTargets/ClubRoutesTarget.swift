@@ -1,3 +1,4 @@
+import DropboxWire
 @testable import ClubServer
 import Foundation
 import HTTPTypes
@@ -14,14 +15,14 @@ import NIOEmbedded
 /// as a trap: a request a client can send must get the error its route names.
 enum ClubRoutesTarget {
     static let routes: [String] = [
-        "/2/files/list_folder", "/2/files/list_folder/continue", "/2/files/list_folder/get_latest_cursor",
-        "/2/files/list_folder/longpoll", "/2/files/get_metadata", "/2/files/search_v2", "/2/files/search/continue_v2",
-        "/2/files/delete_v2", "/2/files/move_v2", "/2/files/copy_v2", "/2/files/create_folder_v2",
-        "/2/files/list_revisions", "/2/files/restore", "/2/files/tags/add", "/2/files/tags/get", "/2/files/tags/remove",
-        "/2/users/get_account", "/2/users/get_current_account",
-        "/2/files/download", "/2/files/upload", "/2/files/upload_session/start", "/2/files/upload_session/append_v2",
-        "/2/files/upload_session/finish", "/2/files/get_thumbnail_v2",
-        "/2/sharing/create_shared_link_with_settings", "/2/sharing/list_shared_links", "/2/sharing/revoke_shared_link",
+        Endpoint.listFolder.route, Endpoint.listFolderContinue.route, Endpoint.getLatestCursor.route,
+        Endpoint.longpoll.route, Endpoint.getMetadata.route, Endpoint.search.route, Endpoint.searchContinue.route,
+        Endpoint.delete.route, Endpoint.move.route, Endpoint.copy.route, Endpoint.createFolder.route,
+        Endpoint.listRevisions.route, Endpoint.restore.route, Endpoint.addTag.route, Endpoint.getTags.route, Endpoint.removeTag.route,
+        Endpoint.account.route, Endpoint.currentAccount.route,
+        Endpoint.download.route, Endpoint.upload.route, Endpoint.sessionStart.route, Endpoint.sessionAppend.route,
+        Endpoint.sessionFinish.route, Endpoint.thumbnail.route,
+        Endpoint.createSharedLink.route, Endpoint.listSharedLinks.route, Endpoint.revokeSharedLink.route,
         // GET: the field where the argument goes is the rest of the path.
         "/s/",
     ]

@@ -23,7 +23,7 @@ extension DropboxStore {
     }
 
     public func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor {
-        let answer = try await rpc("2/files/list_folder/get_latest_cursor", ["path": folder, "recursive": recursive],
+        let answer = try await rpc(.getLatestCursor, ["path": folder, "recursive": recursive],
                                    path: folder, idempotent: true, decoding: ListFolderGetLatestCursorResult.self)
         return RemoteCursor(folder: folder, recursive: recursive, value: answer.cursor)
     }
@@ -47,8 +47,8 @@ extension DropboxStore {
         // A club server answers longpolls on its own host, which has the token anyway: sent
         // there, it ties the longpoll to its member, so removing the member ends it at once.
         let request = endpoints.notify == endpoints.rpc
-            ? try await self.request(endpoints.notify, "2/files/list_folder/longpoll", json: true)
-            : Request(url: endpoints.notify.appendingPathComponent("2/files/list_folder/longpoll"), method: "POST",
+            ? try await self.request(.longpoll, json: true)
+            : Request(url: url(for: .longpoll), method: "POST",
                       headers: ["Content-Type": "application/json"])
         let answer = try await withRetries(idempotent: false) { () async throws(RemoteError) -> ListFolderLongpollResult in
             let reply = await self.exchange(request, body: .data(body), on: session)
@@ -68,7 +68,7 @@ extension DropboxStore {
         var paging = ListingGuard(folder: cursor.folder, limits: listingLimits)
         var current = cursor.value
         while true {
-            let page = try await rpc("2/files/list_folder/continue", ["cursor": current], path: cursor.folder, idempotent: true,
+            let page = try await rpc(.listFolderContinue, ["cursor": current], path: cursor.folder, idempotent: true,
                                      decoding: ListFolderResult.self)
             try paging.page(count: page.entries.count, next: page.hasMore ? page.cursor : nil)
             changes.reserveCapacity(changes.count + page.entries.count)
@@ -98,7 +98,7 @@ extension DropboxStore {
     private func listEverything(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
         var paging = ListingGuard(folder: folder, limits: listingLimits)
-        var page = try await rpc("2/files/list_folder", ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true,
+        var page = try await rpc(.listFolder, ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true,
                                  decoding: ListFolderResult.self)
         while true {
             try paging.page(count: page.entries.count, next: page.hasMore ? page.cursor : nil)
@@ -106,7 +106,7 @@ extension DropboxStore {
                 if case .updated(let entry) = try Self.change(item, in: folder), entry.pathLower != folder.lowercased() { entries.append(entry) }
             }
             guard page.hasMore else { return entries }
-            page = try await rpc("2/files/list_folder/continue", ["cursor": page.cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
+            page = try await rpc(.listFolderContinue, ["cursor": page.cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
         }
     }
 

@@ -43,7 +43,7 @@ extension DropboxStore: ParallelTransferStore {
             plan = SharedPlan(resumed)
         } else {
             sessionID = try await withRetries(idempotent: true) { () async throws(RemoteError) -> String in
-                let request = try await self.request(self.endpoints.content, "2/files/upload_session/start",
+                let request = try await self.request(.sessionStart,
                                                      arg: ["close": false, "session_type": UploadSessionType.concurrent.taggedObject])
                 let reply = await self.exchange(request, body: .data(Data()))
                 try self.check(reply, path: path)
@@ -89,7 +89,7 @@ extension DropboxStore: ParallelTransferStore {
         try await withRetries(idempotent: true) { () async throws(RemoteError) -> Void in
             blockProgress?(0, block.length)
             let cursor: [String: Any] = ["session_id": sessionID, "offset": block.offset]
-            let request = try await self.request(self.endpoints.content, "2/files/upload_session/append_v2",
+            let request = try await self.request(.sessionAppend,
                                                  arg: ["cursor": cursor, "close": block.closing])
             let reply = await self.exchange(request, body: .file(file, offset: block.offset, length: block.length), progress: blockProgress)
             try self.check(reply, path: path)
@@ -105,7 +105,7 @@ extension DropboxStore: ParallelTransferStore {
         var tries = 0
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> RemoteEntry in
             tries += 1
-            let request = try await self.request(self.endpoints.content, "2/files/upload_session/finish",
+            let request = try await self.request(.sessionFinish,
                                                  arg: ["cursor": cursor, "commit": commit])
             let reply = await self.exchange(request, body: .data(Data()))
             if let error = reply.error {

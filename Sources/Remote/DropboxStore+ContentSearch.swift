@@ -4,7 +4,7 @@ import Foundation
 extension DropboxStore: ContentSearchingStore {
     public func searchContents(_ query: String, in folder: String, limit: Int) async throws(RemoteError) -> [ContentMatch] {
         var found: [ContentMatch] = []
-        var reply = try await rpc("2/files/search_v2", ["query": query, "options": ["path": folder, "max_results": min(1000, max(1, limit)), "filename_only": false]],
+        var reply = try await rpc(.search, ["query": query, "options": ["path": folder, "max_results": min(1000, max(1, limit)), "filename_only": false]],
                                   path: folder, idempotent: true, decoding: ContentSearchReply.self)
         var paging = ListingGuard(folder: folder, limits: listingLimits)
         while true {
@@ -16,7 +16,7 @@ extension DropboxStore: ContentSearchingStore {
                                           ranges: (line?.ranges ?? []).compactMap { $0.count == 2 && $0[0] <= $0[1] ? $0[0]..<$0[1] : nil }))
             }
             guard found.count < limit, reply.hasMore, let cursor = reply.cursor else { return Array(found.prefix(limit)) }
-            reply = try await rpc("2/files/search/continue_v2", ["cursor": cursor], path: folder, idempotent: true, decoding: ContentSearchReply.self)
+            reply = try await rpc(.searchContinue, ["cursor": cursor], path: folder, idempotent: true, decoding: ContentSearchReply.self)
         }
     }
 }

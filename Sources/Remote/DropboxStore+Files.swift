@@ -6,9 +6,9 @@ extension DropboxStore {
     public func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
         let page: ListFolderResult
         if let cursor {
-            page = try await rpc("2/files/list_folder/continue", ["cursor": cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
+            page = try await rpc(.listFolderContinue, ["cursor": cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
         } else {
-            page = try await rpc("2/files/list_folder", ["path": folder, "recursive": false, "limit": max(1, min(2000, limit))],
+            page = try await rpc(.listFolder, ["path": folder, "recursive": false, "limit": max(1, min(2000, limit))],
                                  path: folder, idempotent: true, decoding: ListFolderResult.self)
         }
         var entries: [RemoteEntry] = []
@@ -46,14 +46,14 @@ extension DropboxStore {
     }
 
     public func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry {
-        try RemoteEntry(try await rpc("2/files/get_metadata", ["path": path], path: path, idempotent: true, decoding: Metadata.self))
+        try RemoteEntry(try await rpc(.getMetadata, ["path": path], path: path, idempotent: true, decoding: Metadata.self))
     }
 
     public func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
         var matches: [RemoteEntry] = []
         var reply: SearchResult
         do {
-            reply = try await rpc("2/files/search_v2", ["query": "", "options": ["path": folder, "file_extensions": extensions, "max_results": 1000, "filename_only": true]],
+            reply = try await rpc(.search, ["query": "", "options": ["path": folder, "file_extensions": extensions, "max_results": 1000, "filename_only": true]],
                                   path: folder, idempotent: true, decoding: SearchResult.self)
         } catch .server(400, _) {
             // Servers that insist on a query word: list the folder instead.
@@ -66,27 +66,27 @@ extension DropboxStore {
             try paging.page(count: reply.matches.count, next: reply.hasMore ? reply.cursor : nil)
             for match in reply.matches { matches.append(try Self.entry(match.metadata, in: folder)) }
             guard reply.hasMore, let cursor = reply.cursor else { return matches }
-            reply = try await rpc("2/files/search/continue_v2", ["cursor": cursor], path: folder, idempotent: true, decoding: SearchResult.self)
+            reply = try await rpc(.searchContinue, ["cursor": cursor], path: folder, idempotent: true, decoding: SearchResult.self)
         }
     }
 
     func listRecursive(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
-        var reply = try await rpc("2/files/list_folder", ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true,
+        var reply = try await rpc(.listFolder, ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true,
                                   decoding: ListFolderResult.self)
         var paging = ListingGuard(folder: folder, limits: listingLimits)
         while true {
             try paging.page(count: reply.entries.count, next: reply.hasMore ? reply.cursor : nil)
             for item in reply.entries { entries.append(try Self.entry(item, in: folder)) }
             guard reply.hasMore else { return entries }
-            reply = try await rpc("2/files/list_folder/continue", ["cursor": reply.cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
+            reply = try await rpc(.listFolderContinue, ["cursor": reply.cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
         }
     }
 
     public func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data {
         let argument = ThumbnailArgument(path: path, format: .jpeg, size: size, mode: .strict)
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> Data in
-            let request = try await self.request(self.endpoints.content, "2/files/get_thumbnail_v2", arg: argument)
+            let request = try await self.request(.thumbnail, arg: argument)
             let reply = await self.exchange(request, body: .none)
             try self.check(reply, path: path)
             guard reply.body.count > 2, reply.body.prefix(2) == Data([0xFF, 0xD8]) else {
@@ -97,14 +97,14 @@ extension DropboxStore {
     }
 
     public func delete(_ path: String) async throws(RemoteError) -> RemoteEntry {
-        try RemoteEntry(try await rpc("2/files/delete_v2", ["path": path], path: path, idempotent: false, decoding: MetadataResult.self).metadata)
+        try RemoteEntry(try await rpc(.delete, ["path": path], path: path, idempotent: false, decoding: MetadataResult.self).metadata)
     }
 
     /// A missing source is `.notFound(from)` (the message names the path that is missing, not
     /// the destination); a taken destination `.conflict(to)`.
     public func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         do {
-            return try RemoteEntry(try await rpc("2/files/move_v2", ["from_path": from, "to_path": to, "autorename": autorename], path: to,
+            return try RemoteEntry(try await rpc(.move, ["from_path": from, "to_path": to, "autorename": autorename], path: to,
                                                  idempotent: false, decoding: MetadataResult.self).metadata)
         } catch .notFound {
             // `from_lookup/not_found`: the destination's folders are made as needed, so only the
@@ -114,7 +114,7 @@ extension DropboxStore {
     }
 
     public func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry {
-        try RemoteEntry(try await rpc("2/files/create_folder_v2", ["path": path, "autorename": false], path: path, idempotent: false,
+        try RemoteEntry(try await rpc(.createFolder, ["path": path, "autorename": false], path: path, idempotent: false,
                                       decoding: MetadataResult.self).metadata)
     }
 
@@ -132,7 +132,7 @@ extension DropboxStore {
                                    onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
         var resume = resumeData
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> RemoteEntry in
-            let request = try await self.request(self.endpoints.content, "2/files/download", arg: ["path": path])
+            let request = try await self.request(.download, arg: ["path": path])
             let attempt = await self.downloadOnce(request, path: path, resumeData: resume, destination: destination, progress: progress, onResumeData: onResumeData)
             return try attempt.entry(resuming: &resume)
         }

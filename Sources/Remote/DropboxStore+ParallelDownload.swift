@@ -33,7 +33,7 @@ extension DropboxStore {
                     unlink(partial)
                     return
                 }
-                let resume = ResumeData(url: self.endpoints.content.appendingPathComponent("2/files/download"), method: "POST",
+                let resume = ResumeData(url: url(for: .download), method: "POST",
                                         headers: ["Dropbox-API-Arg": (try? Self.asciiJSON(["path": path])) ?? ""], offset: prefix,
                                         expectedLength: entry.size, etag: "\"\(rev)\"", lastModified: nil, temporaryPath: partial)
                 onResumeData(resume.encoded())
@@ -55,7 +55,7 @@ extension DropboxStore {
     private func fetchRange(_ range: ClosedRange<Int64>, path: String, rev: String,
                             write: @escaping ParallelDownload.RangeWriter) async throws {
         let answered = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Bool in
-            var request = try await self.request(self.endpoints.content, "2/files/download", arg: ["path": path])
+            var request = try await self.request(.download, arg: ["path": path])
             request.headers["Range"] = "bytes=\(range.lowerBound)-\(range.upperBound)"
             request.body = Data()
             let receiver = StreamReceiver(accept: { response in

@@ -54,7 +54,7 @@ extension DropboxStore: ResumableUploadStore {
         let held: Held
         do {
             held = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Held in
-                let request = try await self.request(self.endpoints.content, "2/files/upload_session/append_v2", arg: ["cursor": cursor, "close": false])
+                let request = try await self.request(.sessionAppend, arg: ["cursor": cursor, "close": false])
                 let reply = await self.exchange(request, body: .data(Data()))
                 guard let error = reply.error else { return .at(mark.offset) }
                 switch Self.sessionFailure(error, response: reply.response, path: path) {

@@ -9,7 +9,7 @@ extension DropboxStore {
     public func revisions(_ path: String, limit: Int, before: String?) async throws(RemoteError) -> RemoteRevisions {
         var argument: [String: Any] = ["path": path, "mode": "path", "limit": max(1, min(100, limit))]
         if let before { argument["before_rev"] = before }
-        let answer = try await rpc("2/files/list_revisions", argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
+        let answer = try await rpc(.listRevisions, argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
         let parent = Self.parent(of: path)
         var entries: [RemoteEntry] = []
         entries.reserveCapacity(answer.entries.count)
@@ -28,7 +28,7 @@ extension DropboxStore {
     /// An unknown rev (`invalid_revision`, or a rev of another file) is `.notFound("rev R of PATH")`.
     public func restore(_ path: String, rev: String) async throws(RemoteError) -> RemoteEntry {
         do {
-            let file = try await rpc("2/files/restore", ["path": path, "rev": rev], path: path, idempotent: false, decoding: FileMetadata.self)
+            let file = try await rpc(.restore, ["path": path, "rev": rev], path: path, idempotent: false, decoding: FileMetadata.self)
             return try RemoteEntry(file)
         } catch .server(409, let summary) where summary.hasPrefix("invalid_revision") {
             throw .notFound("rev \(rev) of \(path)")
@@ -38,7 +38,7 @@ extension DropboxStore {
     /// A missing source is `.notFound(from)`; a taken destination `.conflict(to)`.
     public func copy(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         do {
-            return try RemoteEntry(try await rpc("2/files/copy_v2", ["from_path": from, "to_path": to, "autorename": autorename], path: to,
+            return try RemoteEntry(try await rpc(.copy, ["from_path": from, "to_path": to, "autorename": autorename], path: to,
                                                  idempotent: false, decoding: MetadataResult.self).metadata)
         } catch .notFound {
             // `from_lookup/not_found`: the destination's folders are made as needed, so only the
@@ -49,12 +49,12 @@ extension DropboxStore {
 
     public func currentAccount() async throws(RemoteError) -> RemoteAccount {
         // Dropbox's calls without an argument take the JSON `null` as their body.
-        let answer = try await rpc("2/users/get_current_account", body: Data("null".utf8), path: "", idempotent: true, decoding: Account.self)
+        let answer = try await rpc(.currentAccount, body: Data("null".utf8), path: "", idempotent: true, decoding: Account.self)
         return RemoteAccount(id: answer.accountID, displayName: answer.name.displayName, email: answer.email)
     }
 
     public func account(id: String) async throws(RemoteError) -> RemoteAccount {
-        let answer = try await rpc("2/users/get_account", ["account_id": id], path: "", idempotent: true, decoding: Account.self)
+        let answer = try await rpc(.account, ["account_id": id], path: "", idempotent: true, decoding: Account.self)
         return RemoteAccount(id: answer.accountID, displayName: answer.name.displayName, email: answer.email)
     }
 

@@ -30,7 +30,7 @@ extension DropboxStore: SharingStore {
     /// carried it) with `true`.
     private func makeLink(path: String, body: Data) async throws(RemoteError) -> (SharedLinkMetadata?, Bool) {
         try await withRetries(idempotent: true) { () async throws(RemoteError) -> (SharedLinkMetadata?, Bool) in
-            let request = try await self.request(self.endpoints.rpc, "2/sharing/create_shared_link_with_settings", json: true)
+            let request = try await self.request(.createSharedLink, json: true)
             let reply = await self.exchange(request, body: .data(body))
             if case .httpStatus(409, let errorBody)? = reply.error, Self.errorSummary(errorBody).hasPrefix("shared_link_already_exists") {
                 return (Self.existingLink(errorBody), true)
@@ -49,7 +49,7 @@ extension DropboxStore: SharingStore {
         var links: [RemoteSharedLink] = []
         // Real Dropbox pages; a bounded number of them (a club has a handful of links).
         for _ in 0..<100 {
-            let page = try await rpc("2/sharing/list_shared_links", argument, path: path ?? "", idempotent: true, decoding: ListSharedLinksResult.self)
+            let page = try await rpc(.listSharedLinks, argument, path: path ?? "", idempotent: true, decoding: ListSharedLinksResult.self)
             for link in page.links { links.append(try Self.remote(link)) }
             guard page.hasMore, let cursor = page.cursor else { return links }
             argument["cursor"] = cursor
@@ -59,7 +59,7 @@ extension DropboxStore: SharingStore {
 
     public func revokeSharedLink(url: String) async throws(RemoteError) {
         do {
-            _ = try await rpc("2/sharing/revoke_shared_link", ["url": url], path: url, idempotent: true, decoding: JSONNull.self)
+            _ = try await rpc(.revokeSharedLink, ["url": url], path: url, idempotent: true, decoding: JSONNull.self)
         } catch .server(409, let summary) where summary.hasPrefix("shared_link_not_found") || summary.hasPrefix("shared_link_malformed") {
             throw .notFound(url)
         }

@@ -29,7 +29,7 @@ extension DropboxStore: TaggingStore {
     public func addTag(_ tag: String, to path: String) async throws(RemoteError) {
         let text = try Self.checked(tag)
         do {
-            _ = try await rpc("2/files/tags/add", ["path": path, "tag_text": text], path: path, idempotent: true, decoding: NoAnswer.self)
+            _ = try await rpc(.addTag, ["path": path, "tag_text": text], path: path, idempotent: true, decoding: NoAnswer.self)
         } catch .server(409, let summary) where summary.hasPrefix("too_many_tags") {
             throw .server(status: 409, detail: "\(path) already has \(TagText.maximumPerItem) tags, the most a file can have")
         }
@@ -38,14 +38,14 @@ extension DropboxStore: TaggingStore {
     public func removeTag(_ tag: String, from path: String) async throws(RemoteError) {
         let text = try Self.checked(tag)
         do {
-            _ = try await rpc("2/files/tags/remove", ["path": path, "tag_text": text], path: path, idempotent: true, decoding: NoAnswer.self)
+            _ = try await rpc(.removeTag, ["path": path, "tag_text": text], path: path, idempotent: true, decoding: NoAnswer.self)
         } catch .server(409, let summary) where summary.hasPrefix("tag_not_present") {
             return
         }
     }
 
     private func fetchTags(_ paths: [String], into found: inout [String: [String]]) async throws(RemoteError) {
-        let answer = try await rpc("2/files/tags/get", ["paths": paths], path: paths.count == 1 ? paths[0] : "", idempotent: true,
+        let answer = try await rpc(.getTags, ["paths": paths], path: paths.count == 1 ? paths[0] : "", idempotent: true,
                                    decoding: GetTagsResult.self)
         let asked = Set(paths.map { $0.lowercased() })
         for item in answer.pathsToTags {

@@ -51,7 +51,7 @@ extension DropboxStore {
         var attempt = 0
         return try await withRetries(idempotent: retriable) { () async throws(RemoteError) -> RemoteEntry in
             attempt += 1
-            let request = try await self.request(self.endpoints.content, "2/files/upload", arg: argument)
+            let request = try await self.request(.upload, arg: argument)
             let reply = await self.exchange(request, body: body, progress: progress)
             if let error = reply.error {
                 let remote = Self.remoteError(error, response: reply.response, path: path)
@@ -162,13 +162,13 @@ extension DropboxStore {
         let request: Request
         switch next {
         case .start:
-            request = try await self.request(endpoints.content, "2/files/upload_session/start", arg: ["close": false])
+            request = try await self.request(.sessionStart, arg: ["close": false])
         case .append(let id, let offset, _):
             let cursor: [String: Any] = ["session_id": id, "offset": offset]
-            request = try await self.request(endpoints.content, "2/files/upload_session/append_v2", arg: ["cursor": cursor, "close": false])
+            request = try await self.request(.sessionAppend, arg: ["cursor": cursor, "close": false])
         case .finish(let id, let offset, _):
             let cursor: [String: Any] = ["session_id": id, "offset": offset]
-            request = try await self.request(endpoints.content, "2/files/upload_session/finish", arg: ["cursor": cursor, "commit": commit])
+            request = try await self.request(.sessionFinish, arg: ["cursor": cursor, "commit": commit])
         }
         return await exchange(request, body: .file(file, offset: next.offset, length: next.length), progress: chunkProgress)
     }

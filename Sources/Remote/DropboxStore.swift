@@ -152,8 +152,18 @@ public final class DropboxStore: RemoteStore, Sendable {
         }
     }
 
+    /// Where `endpoint` lives on this account's hosts.
+    func url(for endpoint: Endpoint) -> URL {
+        let base = switch endpoint.host {
+        case .api: endpoints.rpc
+        case .content: endpoints.content
+        case .notify: endpoints.notify
+        }
+        return base.appendingPathComponent(endpoint.relativePath)
+    }
+
     /// Builds a request with the current token.
-    func request(_ base: URL, _ endpoint: String, arg: Any? = nil, json: Bool = false) async throws(RemoteError) -> Request {
+    func request(_ endpoint: Endpoint, arg: Any? = nil, json: Bool = false) async throws(RemoteError) -> Request {
         let token = try await tokens.accessToken()
         var headers = ["Authorization": "Bearer \(token)"]
         if let arg {
@@ -162,7 +172,7 @@ public final class DropboxStore: RemoteStore, Sendable {
         } else if json {
             headers["Content-Type"] = "application/json"
         }
-        return Request(url: base.appendingPathComponent(endpoint), method: "POST", headers: headers)
+        return Request(url: url(for: endpoint), method: "POST", headers: headers)
     }
 
     /// JSON with every non-ASCII character escaped, as HTTP headers require. `object` is a
@@ -180,7 +190,7 @@ public final class DropboxStore: RemoteStore, Sendable {
 
     /// An RPC call: JSON in, its answer decoded as `T` inside the retries (a garbled answer is
     /// retried). Retried when `idempotent`, or only on 429 otherwise.
-    func rpc<T: Decodable & Sendable>(_ endpoint: String, _ argument: [String: Any], path: String, idempotent: Bool,
+    func rpc<T: Decodable & Sendable>(_ endpoint: Endpoint, _ argument: [String: Any], path: String, idempotent: Bool,
                                        decoding type: T.Type) async throws(RemoteError) -> T {
         let body: Data
         do { body = try JSONSerialization.data(withJSONObject: argument) } catch { throw .local("cannot encode the request") }
@@ -188,10 +198,10 @@ public final class DropboxStore: RemoteStore, Sendable {
     }
 
     /// An RPC call with its JSON body as bytes (`null` for calls that take no argument).
-    func rpc<T: Decodable & Sendable>(_ endpoint: String, body: Data, path: String, idempotent: Bool,
+    func rpc<T: Decodable & Sendable>(_ endpoint: Endpoint, body: Data, path: String, idempotent: Bool,
                                        decoding type: T.Type) async throws(RemoteError) -> T {
         try await withRetries(idempotent: idempotent) { () async throws(RemoteError) -> T in
-            let request = try await self.request(self.endpoints.rpc, endpoint, json: true)
+            let request = try await self.request(endpoint, json: true)
             let reply = await self.exchange(request, body: .data(body))
             try self.check(reply, path: path)
             return try Self.decode(T.self, from: reply.body)

@@ -1,6 +1,7 @@
 import Crypto
-import Foundation
+import DropboxWire
 import Durable
+import Foundation
 import Transfer
 
 /// Dropbox's OAuth2 endpoints; configurable so tests can use a fake token server.
@@ -18,7 +19,7 @@ public struct OAuthEndpoints: Sendable, Equatable {
     public static let dropbox = OAuthEndpoints(
         authorize: URL(string: "https://www.dropbox.com/oauth2/authorize")!,
         token: URL(string: "https://api.dropboxapi.com/oauth2/token")!,
-        revoke: URL(string: "https://api.dropboxapi.com/2/auth/token/revoke")!)
+        revoke: URL(string: "https://api.dropboxapi.com")!.appendingPathComponent(Endpoint.revokeToken.relativePath))
 }
 
 /// A PKCE verifier and its S256 challenge (RFC 7636).

@@ -1,3 +1,4 @@
+import DropboxWire
 import ByteClubApp
 import ClubServer
 import Foundation
@@ -143,7 +144,7 @@ enum OfflineBench {
             let body = base.appendingPathComponent("curl-\(run)-\(index).txt")
             try Data("Note at \(path)\nline two, curl run \(run)\n".utf8).write(to: body)
             let argument = #"{"path":"\#(path)","mode":{".tag":"update","update":"\#(rev)"},"autorename":false}"#
-            script += "curl -sS -f -o /dev/null -X POST '\(url.absoluteString)/2/files/upload' -H 'Authorization: Bearer \(token)' "
+            script += "curl -sS -f -o /dev/null -X POST '\(url.appendingPathComponent(Endpoint.upload.relativePath).absoluteString)' -H 'Authorization: Bearer \(token)' "
                 + "-H 'Content-Type: application/octet-stream' -H '" + "Dropbox-API-Arg: \(argument)' --data-binary @'\(body.path)'\n"
         }
         let process = Process()

@@ -122,7 +122,7 @@ struct TransferJSON: Encodable {
     var streams: Int?
 
     init(_ transfer: AgentTransfer) {
-        (id, kind, local, remote, mode, state) = (transfer.id, transfer.kind.rawValue, transfer.local, transfer.remote, transfer.mode, transfer.state.rawValue)
+        (id, kind, local, remote, mode, state) = (transfer.id, transfer.kind.rawValue, transfer.local, transfer.remote, transfer.mode.tag, transfer.state.rawValue)
         (autorename, done, total, error, result) = (transfer.autorename, transfer.done, transfer.total, transfer.error, transfer.result)
         (created, bandwidthLimit, streams) = (transfer.created, transfer.bandwidthLimit, transfer.streams)
     }

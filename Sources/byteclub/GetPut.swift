@@ -191,7 +191,7 @@ struct Put: AsyncParsableCommand {
         let (autorename, target, json) = (self.autorename, path, self.json)
         let streams = self.streams.streams
         if agent {
-            let handed = AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: target, mode: mode, autorename: autorename,
+            let handed = AgentTransfer(id: "", kind: .upload, local: file.standardizedFileURL.path, remote: target, mode: writeMode, autorename: autorename,
                                        bandwidthLimit: backend.bandwidthLimit, streams: streams)
             let ended = try AgentTransferFollower.run(handed, backend: backend)
             guard ended.state == .done else { throw fail(.local(ended.error ?? "Upload \(ended.state.rawValue)")) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ByteClubConfig
 import ClubServer
+import DropboxWire
 import Foundation
 import Durable
 import Transfer
@@ -37,7 +38,7 @@ struct Join: AsyncParsableCommand {
         if existing?.remotes[name] != nil {
             throw ValidationError("config.toml already has a remote named \"\(name)\"; choose another with --name")
         }
-        let answer = try await ClubCall(server: parsed.server, pin: parsed.pin, token: nil).post("2/byteclub/join", ["secret": parsed.secret])
+        let answer = try await ClubCall(server: parsed.server, pin: parsed.pin, token: nil).post(.join, ["secret": parsed.secret])
         guard let token = answer["token"] as? String, let member = answer["name"] as? String, let role = answer["role"] as? String else {
             throw ValidationError("the server's answer to the invite was not understood")
         }
@@ -58,7 +59,7 @@ struct ClubCall {
     var pin: String?
     var token: String?
 
-    func post(_ endpoint: String, _ body: [String: Any]) async throws -> [String: Any] {
+    func post(_ endpoint: Endpoint, _ body: [String: Any]) async throws -> [String: Any] {
         var configuration = SessionConfiguration.ephemeral
         configuration.pinnedPublicKey = pin
         configuration.timeoutIntervalForRequest = 30
@@ -66,7 +67,7 @@ struct ClubCall {
         defer { session.finishTasksAndInvalidate() }
         var headers = ["Content-Type": "application/json"]
         if let token { headers["Authorization"] = "Bearer " + token }
-        let request = Request(url: server.appendingPathComponent(endpoint), method: "POST", headers: headers,
+        let request = Request(url: server.appendingPathComponent(endpoint.relativePath), method: "POST", headers: headers,
                               body: try JSONSerialization.data(withJSONObject: body))
         let data: Data
         do {

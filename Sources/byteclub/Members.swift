@@ -1,6 +1,7 @@
 import ArgumentParser
 import ByteClubConfig
 import ClubServer
+import DropboxWire
 import Foundation
 import Durable
 
@@ -75,7 +76,7 @@ struct MembersCommand: AsyncParsableCommand {
             let role: MemberRole
             do { role = try MemberRole(parsing: self.role) } catch { throw ValidationError(error.description) }
             if place.remote != nil {
-                let answer = try await place.call().post("2/byteclub/members/add", ["name": name, "role": role.rawValue, "hours": expires])
+                let answer = try await place.call().post(.addMember, ["name": name, "role": role.rawValue, "hours": expires])
                 print(answer["invite"] as? String ?? "")
                 return
             }
@@ -93,7 +94,7 @@ struct MembersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let listing = place.remote != nil
-                ? try await place.call().post("2/byteclub/members/list", [:])
+                ? try await place.call().post(.listMembers, [:])
                 : try place.local { MemberRegistry.listing(try $0.current()) }
             if json {
                 let data = try JSONSerialization.data(withJSONObject: listing, options: [.sortedKeys])
@@ -119,7 +120,7 @@ struct MembersCommand: AsyncParsableCommand {
             let role: MemberRole
             do { role = try MemberRole(parsing: self.role) } catch { throw ValidationError(error.description) }
             if place.remote != nil {
-                _ = try await place.call().post("2/byteclub/members/role", ["name": name, "role": role.rawValue])
+                _ = try await place.call().post(.changeMemberRole, ["name": name, "role": role.rawValue])
             } else {
                 try place.local { try $0.setRole(name, role, actor: place.actor) }
             }
@@ -134,7 +135,7 @@ struct MembersCommand: AsyncParsableCommand {
 
         func run() async throws {
             if place.remote != nil {
-                _ = try await place.call().post("2/byteclub/members/remove", ["name": name])
+                _ = try await place.call().post(.removeMember, ["name": name])
             } else {
                 try place.local { try $0.remove(name, actor: place.actor) }
             }

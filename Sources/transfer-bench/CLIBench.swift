@@ -1,3 +1,4 @@
+import DropboxWire
 import ArgumentParser
 import ClubServer
 import Foundation
@@ -70,7 +71,7 @@ struct CLIBench: ParsableCommand {
         }
         let empty = base.appendingPathComponent("empty.bin")
         guard FileManager.default.createFile(atPath: empty.path, contents: Data()) else { throw BenchError("cannot create \(empty.path)") }
-        try row(bytes <= Self.singleUploadLimit ? "curl: /2/files/upload" : "curl: start + append_v2 + finish") {
+        try row(bytes <= Self.singleUploadLimit ? "curl: files/upload" : "curl: start + append_v2 + finish") {
             var wall = 0.0
             var peak: Int64 = 0
             var session = ""
@@ -84,7 +85,7 @@ struct CLIBench: ParsableCommand {
                                         "-H", "Expect:", "-T", step.body.path, "\(url)/\(step.endpoint)"])
                 wall += result.wallSeconds
                 peak = max(peak, result.peakRSSBytes)
-                if step.endpoint == "2/files/upload_session/start", let data = result.stdout.data(using: .utf8),
+                if step.endpoint == Endpoint.sessionStart.relativePath, let data = result.stdout.data(using: .utf8),
                    let id = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["session_id"] as? String {
                     session = id
                 }
@@ -97,10 +98,10 @@ struct CLIBench: ParsableCommand {
             let result = try spawn([binary, "get", "/byteclub/big.bin", base.appendingPathComponent("got.bin").path, "--server", url, "--token", token])
             return (result.wallSeconds, result.peakRSSBytes)
         }
-        try row("curl: /2/files/download") {
+        try row("curl: files/download") {
             try FileManager.default.copyItem(at: payload, to: root.appendingPathComponent("byteclub/big.bin"))
             let result = try spawn([curl, "-sS", "-X", "POST", "-H", auth, "-H", #"Dropbox-API-Arg: {"path":"/byteclub/big.bin"}"#,
-                                    "-o", base.appendingPathComponent("got.bin").path, "\(url)/2/files/download"])
+                                    "-o", base.appendingPathComponent("got.bin").path, "\(url)/\(Endpoint.download.relativePath)"])
             return (result.wallSeconds, result.peakRSSBytes)
         }
 
@@ -132,17 +133,17 @@ struct CLIBench: ParsableCommand {
     static func curlUploadSteps(chunks: [URL], bytes: Int64, chunk: Int64, empty: URL) -> [CurlStep] {
         let commit = #"{"path":"/byteclub/big.bin","mode":"add","autorename":false}"#
         guard bytes > singleUploadLimit, let first = chunks.first else {
-            return [CurlStep(endpoint: "2/files/upload", arg: commit, offset: nil, body: chunks.first ?? empty)]
+            return [CurlStep(endpoint: Endpoint.upload.relativePath, arg: commit, offset: nil, body: chunks.first ?? empty)]
         }
-        var steps = [CurlStep(endpoint: "2/files/upload_session/start", arg: #"{"close":false}"#, offset: nil, body: first)]
+        var steps = [CurlStep(endpoint: Endpoint.sessionStart.relativePath, arg: #"{"close":false}"#, offset: nil, body: first)]
         var offset = min(chunk, bytes)
         var rest = Array(chunks.dropFirst())
         let last = rest.popLast() ?? empty
         for piece in rest {
-            steps.append(CurlStep(endpoint: "2/files/upload_session/append_v2", arg: #"{"cursor":CURSOR,"close":false}"#, offset: offset, body: piece))
+            steps.append(CurlStep(endpoint: Endpoint.sessionAppend.relativePath, arg: #"{"cursor":CURSOR,"close":false}"#, offset: offset, body: piece))
             offset += chunk
         }
-        steps.append(CurlStep(endpoint: "2/files/upload_session/finish", arg: #"{"cursor":CURSOR,"commit":\#(commit)}"#, offset: offset, body: last))
+        steps.append(CurlStep(endpoint: Endpoint.sessionFinish.relativePath, arg: #"{"cursor":CURSOR,"commit":\#(commit)}"#, offset: offset, body: last))
         return steps
     }
 }

@@ -1,3 +1,4 @@
+import DropboxWire
 import ArgumentParser
 import Foundation
 import Transfer
@@ -55,14 +56,14 @@ struct LiveBench: ParsableCommand {
 
         // (a) Wake latency: from an upload's answer to the longpoll's `{"changes":true}`.
         var cursor = try api.cursor("/byteclub/live")
-        _ = try api.call("2/files/list_folder", json: #"{"path":"/byteclub/many","limit":2000}"#) // warm the hash cache
+        _ = try api.call(Endpoint.listFolder.relativePath, json: #"{"path":"/byteclub/many","limit":2000}"#) // warm the hash cache
         var wakes: [Double] = []
         for index in 0..<commits {
             let poll = try RawLongpoll(port: port, cursor: cursor, timeout: 30)
             // Give the request time to arrive and register; the latency is timed from the commit.
             usleep(30_000)
             guard poll.answer(within: 0) == nil else { throw BenchError("a longpoll answered before the commit") }
-            _ = try api.call("2/files/upload", arg: "{\"path\":\"/byteclub/live/n\(index).txt\",\"mode\":\"add\"}", body: Data("\(index)".utf8))
+            _ = try api.call(Endpoint.upload.relativePath, arg: "{\"path\":\"/byteclub/live/n\(index).txt\",\"mode\":\"add\"}", body: Data("\(index)".utf8))
             let committed = DispatchTime.now().uptimeNanoseconds
             guard let answer = poll.answer(within: 5), answer.contains("\"changes\":true") else { throw BenchError("no wake-up within 5 s") }
             wakes.append(Double(DispatchTime.now().uptimeNanoseconds - committed) / 1e6)
@@ -72,7 +73,7 @@ struct LiveBench: ParsableCommand {
         // (b) Idle longpolls on a folder nothing changes in, and listings while they wait (and,
         // for comparison, before).
         var quietTimes: [Double] = []
-        for _ in 0..<listings { quietTimes.append(try api.call("2/files/list_folder", json: #"{"path":"/byteclub/many","limit":2000}"#).1) }
+        for _ in 0..<listings { quietTimes.append(try api.call(Endpoint.listFolder.relativePath, json: #"{"path":"/byteclub/many","limit":2000}"#).1) }
         let restingRSS = Self.status(server.processIdentifier, "VmRSS:") ?? 0
         let idleCursor = try api.cursor("/byteclub/idle")
         var held: [RawLongpoll] = []
@@ -80,7 +81,7 @@ struct LiveBench: ParsableCommand {
         usleep(1_000_000)
         var listTimes: [Double] = []
         for _ in 0..<listings {
-            let (data, ms) = try api.call("2/files/list_folder", json: #"{"path":"/byteclub/many","limit":2000}"#)
+            let (data, ms) = try api.call(Endpoint.listFolder.relativePath, json: #"{"path":"/byteclub/many","limit":2000}"#)
             guard (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["entries"].map({ ($0 as? [Any])?.count }) == 2000 else {
                 throw BenchError("list_folder did not list 2,000 entries")
             }
@@ -156,7 +157,7 @@ struct LiveClient {
     }
 
     func cursor(_ path: String) throws -> String {
-        let (data, _) = try call("2/files/list_folder/get_latest_cursor", json: "{\"path\":\"\(path)\"}")
+        let (data, _) = try call(Endpoint.getLatestCursor.relativePath, json: "{\"path\":\"\(path)\"}")
         guard let cursor = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["cursor"] as? String else {
             throw BenchError("no cursor for \(path)")
         }
@@ -167,7 +168,7 @@ struct LiveClient {
     func drain(_ cursor: String) throws -> String {
         var next = cursor
         while true {
-            let (data, _) = try call("2/files/list_folder/continue", json: "{\"cursor\":\"\(next)\"}")
+            let (data, _) = try call(Endpoint.listFolderContinue.relativePath, json: "{\"cursor\":\"\(next)\"}")
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
             guard let cursor = object["cursor"] as? String else { throw BenchError("continue gave no cursor") }
             next = cursor
@@ -196,7 +197,7 @@ final class RawLongpoll {
             throw BenchError("connect: \(String(cString: strerror(errno)))")
         }
         let body = "{\"cursor\":\"\(cursor)\",\"timeout\":\(timeout)}"
-        let request = "POST /2/files/list_folder/longpoll HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        let request = "POST \(Endpoint.longpoll.route) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
         let bytes = Array(request.utf8)
         guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else {

@@ -1,3 +1,4 @@
+import DropboxWire
 import ArgumentParser
 import ClubServer
 import Foundation
@@ -55,13 +56,13 @@ struct ServerBench: ParsableCommand {
         var wholeListing: [Double] = []
         for run in 0...runs {
             let start = DispatchTime.now().uptimeNanoseconds
-            var (data, first) = try call("2/files/list_folder", json: #"{"path":"/byteclub/many","limit":2000}"#)
+            var (data, first) = try call(Endpoint.listFolder.relativePath, json: #"{"path":"/byteclub/many","limit":2000}"#)
             var count = 0
             while true {
                 let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
                 count += (object["entries"] as? [Any])?.count ?? 0
                 guard object["has_more"] as? Bool == true, let cursor = object["cursor"] as? String else { break }
-                (data, _) = try call("2/files/list_folder/continue", json: "{\"cursor\":\"\(cursor)\"}")
+                (data, _) = try call(Endpoint.listFolderContinue.relativePath, json: "{\"cursor\":\"\(cursor)\"}")
             }
             guard count == 10_000 else { throw BenchError("listed \(count) of 10000") }
             if run > 0 {
@@ -73,14 +74,14 @@ struct ServerBench: ParsableCommand {
 
         var thumbnails: [Double] = []
         for _ in 0..<runs {
-            let (data, ms) = try call("2/files/get_thumbnail_v2", arg: #"{"resource":{".tag":"path","path":"/byteclub/pano.jpg"},"format":"jpeg","size":"w256h256","mode":"strict"}"#)
+            let (data, ms) = try call(Endpoint.thumbnail.relativePath, arg: #"{"resource":{".tag":"path","path":"/byteclub/pano.jpg"},"format":"jpeg","size":"w256h256","mode":"strict"}"#)
             guard (try? JPEG.dimensions(of: data))?.width == 256 else { throw BenchError("bad thumbnail") }
             thumbnails.append(ms)
         }
 
         // 1 GiB download: curl from us, curl from nginx, same file, same run.
         let ours = [curl, "-sS", "-o", "/dev/null", "-w", "%{speed_download}", "-X", "POST", "-H", "Authorization: Bearer \(token)",
-                    "-H", "Dropbox-API-Arg: {\"path\":\"/byteclub/big.bin\"}", server.baseURL.appendingPathComponent("2/files/download").absoluteString]
+                    "-H", "Dropbox-API-Arg: {\"path\":\"/byteclub/big.bin\"}", server.baseURL.appendingPathComponent(Endpoint.download.relativePath).absoluteString]
         var ourRates: [Double] = []
         for _ in 0..<max(1, min(runs, 3)) {
             let result = try spawnAndMeasure(ours)

@@ -1,3 +1,4 @@
+import DropboxWire
 import ArgumentParser
 import ClubServer
 import Foundation
@@ -47,9 +48,9 @@ struct TLSBench: ParsableCommand {
             let headers = ["Authorization": "Bearer \(token)", "Dropbox-API-Arg": up ? uploadArg : download]
             let out = base.appendingPathComponent("down.bin")
             let report = up
-                ? TransferRunner.run(.uploadFile, url: server.baseURL.appendingPathComponent("2/files/upload"), file: upload, out: nil, method: "POST",
+                ? TransferRunner.run(.uploadFile, url: server.baseURL.appendingPathComponent(Endpoint.upload.relativePath), file: upload, out: nil, method: "POST",
                                      headers: headers, cancelAt: nil, pin: pin)
-                : TransferRunner.run(.download, url: server.baseURL.appendingPathComponent("2/files/download"), file: nil, out: out, method: "POST",
+                : TransferRunner.run(.download, url: server.baseURL.appendingPathComponent(Endpoint.download.relativePath), file: nil, out: out, method: "POST",
                                      headers: headers, cancelAt: nil, pin: pin)
             try? FileManager.default.removeItem(at: out)
             guard report.error == nil, report.status == 200 else { return .nan }
@@ -60,7 +61,7 @@ struct TLSBench: ParsableCommand {
                              "-H", "Authorization: Bearer \(token)", "-H", "Dropbox-API-Arg: \(up ? uploadArg : download)"]
             if let pin { arguments += ["-k", "--pinnedpubkey", pin] }
             if up { arguments += ["-H", "Content-Type: application/octet-stream", "--data-binary", "@" + upload.path] }
-            arguments.append(server.baseURL.appendingPathComponent(up ? "2/files/upload" : "2/files/download").absoluteString)
+            arguments.append(server.baseURL.appendingPathComponent(up ? Endpoint.upload.relativePath : Endpoint.download.relativePath).absoluteString)
             let result = try spawnAndMeasure(arguments)
             guard result.exitStatus == 0 else { throw BenchError("curl failed (exit \(result.exitStatus))") }
             return Double(result.stdout) ?? .nan

@@ -2,42 +2,49 @@ import Foundation
 
 /// A validated Dropbox-style path: "" is the root, otherwise "/a/b".
 ///
-/// Validation is the first line of the server's confinement: nothing that could climb out
+/// Validation is the first line of the club server's confinement: nothing that could climb out
 /// of the root, or mean something else to the host file system, gets past it.
-struct DropboxPath: Sendable, Hashable, CustomStringConvertible {
+public struct DropboxPath: Sendable, Hashable, CustomStringConvertible {
+    /// A path that is unsafe or ill-formed; the server answers it with `path/malformed_path`.
+    public struct Malformed: Error, Sendable, Hashable {
+        public let text: String
+    }
+
     /// Components as the client spelled them.
-    let components: [String]
+    public let components: [String]
 
-    static let root = DropboxPath(components: [])
+    public init(components: [String]) { self.components = components }
+
+    public static let root = DropboxPath(components: [])
     /// The server's own folder inside the root; hidden and untouchable through the API.
-    static let reservedName = ".byteclub"
-    static let maxComponentBytes = 255
-    static let maxPathBytes = 4096
+    public static let reservedName = ".byteclub"
+    public static let maxComponentBytes = 255
+    public static let maxPathBytes = 4096
 
-    var isRoot: Bool { components.isEmpty }
-    var name: String { components.last ?? "" }
-    var display: String { components.isEmpty ? "" : "/" + components.joined(separator: "/") }
-    var lower: String { display.lowercased() }
-    var parent: DropboxPath { DropboxPath(components: Array(components.dropLast())) }
-    var description: String { display }
+    public var isRoot: Bool { components.isEmpty }
+    public var name: String { components.last ?? "" }
+    public var display: String { components.isEmpty ? "" : "/" + components.joined(separator: "/") }
+    public var lower: String { display.lowercased() }
+    public var parent: DropboxPath { DropboxPath(components: Array(components.dropLast())) }
+    public var description: String { display }
 
-    func appending(_ name: String) -> DropboxPath { DropboxPath(components: components + [name]) }
+    public func appending(_ name: String) -> DropboxPath { DropboxPath(components: components + [name]) }
 
     /// Parses a client's path, throwing `malformed_path` for anything unsafe or ill-formed.
-    static func parse(_ text: String) throws(APIError) -> DropboxPath {
+    public static func parse(_ text: String) throws(Malformed) -> DropboxPath {
         if text.isEmpty || text == "/" { return .root }
-        guard text.hasPrefix("/") else { throw .malformedPath() }
-        guard text.utf8.count <= maxPathBytes else { throw .malformedPath() }
+        guard text.hasPrefix("/") else { throw Malformed(text: text) }
+        guard text.utf8.count <= maxPathBytes else { throw Malformed(text: text) }
         let parts = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         for part in parts {
-            guard isSafeComponent(part) else { throw .malformedPath() }
+            guard isSafeComponent(part) else { throw Malformed(text: text) }
         }
-        if parts.first?.lowercased() == reservedName { throw .malformedPath() }
+        if parts.first?.lowercased() == reservedName { throw Malformed(text: text) }
         return DropboxPath(components: parts)
     }
 
     /// A name that is a plain file name on every platform we care about.
-    static func isSafeComponent(_ part: String) -> Bool {
+    public static func isSafeComponent(_ part: String) -> Bool {
         if part.isEmpty || part == "." || part == ".." { return false }
         if part.utf8.count > maxComponentBytes { return false }
         for scalar in part.unicodeScalars {

@@ -1,0 +1,63 @@
+import Durable
+import Foundation
+
+/// The small file and process facts a `FolderStore` and its neighbours need.
+enum FolderFiles {
+    /// `count` random bytes as base64url without padding: ids, session ids, share-link tokens.
+    static func randomToken(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The umask, read without changing it where the kernel says it (`Umask:` in
+    /// /proc/self/status, Linux 4.7+); elsewhere set and put back at once, before any thread of
+    /// ours creates files.
+    static func processUmask() -> mode_t {
+        if let status = readSmallFile("/proc/self/status"),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+           let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) {
+            return value
+        }
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }
+
+    /// A file read to its end in one go; for /proc files, whose size `stat` gives as 0.
+    static func readSmallFile(_ path: String, limit: Int = 1 << 20) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < limit {
+            let got = read(fd, &chunk, chunk.count)
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            bytes += chunk[0..<got]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Replaces the file at `path` with `value` as sorted JSON (0600), durably (`DurableFile`):
+    /// a crash leaves the old file or the new one, never half of either.
+    static func writeJSONDurably<Value: Encodable>(_ value: Value, to path: String, temporaryDirectory: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try DurableFile.write(try encoder.encode(value), to: path, temporaryDirectory: temporaryDirectory)
+    }
+
+    /// `ids.json` in `metaDirectory`, or nothing.
+    static func readIdentifiers(_ metaDirectory: String) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: metaDirectory + "/ids.json") else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
+    }
+
+    /// The content-hash cache file at `path`, or nothing.
+    static func readHashes(_ path: String) -> [FileKey: String] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        return HashBook.parse(String(decoding: data, as: UTF8.self))
+    }
+}

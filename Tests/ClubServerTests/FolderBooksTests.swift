@@ -1,0 +1,84 @@
+@testable import ClubServer
+import XCTest
+
+/// FolderStore's value components, without a disk: ids (IdentifierBook) and hashes (HashBook).
+final class FolderBooksTests: XCTestCase {
+    func testAnIdIsMadeOnceAndFollowsAMoveWithEverythingUnderIt() {
+        var book = IdentifierBook()
+        var made = 0
+        let next = { () -> String in made += 1; return "id:\(made)" }
+        XCTAssertEqual(book.identifier(for: "/a", newID: next), "id:1")
+        XCTAssertEqual(book.identifier(for: "/a/b.txt", newID: next), "id:2")
+        XCTAssertEqual(book.identifier(for: "/ab", newID: next), "id:3")
+        XCTAssertEqual(book.identifier(for: "/a", newID: next), "id:1", "a path keeps its id")
+        book.move(from: "/a", to: "/z")
+        XCTAssertEqual(book["/z"], "id:1")
+        XCTAssertEqual(book["/z/b.txt"], "id:2")
+        XCTAssertEqual(book["/ab"], "id:3", "a sibling whose name only starts the same stays")
+        XCTAssertNil(book["/a"])
+        XCTAssertEqual(book.path(of: "id:2"), "/z/b.txt")
+        XCTAssertEqual(Set(book.ids(under: "/z")), ["id:1", "id:2"])
+        book.forget(under: "/z")
+        XCTAssertEqual(book.ids, ["/ab": "id:3"])
+        XCTAssertTrue(book.isDirty)
+    }
+
+    func testAMergeKeepsTheOtherServersIdsAndOursAndTheFirstWrittenWinsATie() {
+        var book = IdentifierBook(["/old": "id:old", "/gone": "id:gone"])
+        book.assign("id:mine", to: "/mine")
+        book.assign("id:late", to: "/both")
+        book.forget(under: "/gone")
+        // Meanwhile the other server gave /theirs and /both ids, and left /gone alone.
+        let disk = ["/old": "id:old", "/gone": "id:gone", "/theirs": "id:theirs", "/both": "id:first"]
+        let written = book.merge(disk: disk)
+        XCTAssertEqual(written, ["/old": "id:old", "/theirs": "id:theirs", "/both": "id:first", "/mine": "id:mine"])
+        XCTAssertEqual(book.ids, written, "this server takes the id written first")
+        XCTAssertFalse(book.isDirty)
+        XCTAssertEqual(book.lastWritten, written)
+    }
+
+    func testAMergeDoesNotUndoWhatTheOtherServerChanged() {
+        var book = IdentifierBook(["/a": "id:a"])
+        book.assign("id:b", to: "/b")
+        // The other server moved /a to /c since we read the file.
+        let written = book.merge(disk: ["/c": "id:a"])
+        XCTAssertEqual(written, ["/c": "id:a", "/b": "id:b"])
+    }
+
+    private let key = FileKey(inode: 7, size: 12, ctimeNanoseconds: 1, mtimeNanoseconds: 2)
+    private let hash = String(repeating: "ab", count: 32)
+
+    func testAHashIsComputedOnceAndRoundTripsThroughItsText() {
+        var book = HashBook()
+        var computed = 0
+        XCTAssertEqual(book.hash(for: key) { computed += 1; return self.hash }, hash)
+        XCTAssertEqual(book.hash(for: key) { computed += 1; return "other" }, hash)
+        XCTAssertEqual(computed, 1)
+        XCTAssertTrue(book.isDirty)
+        let text = book.text(mergingDisk: nil)
+        XCTAssertFalse(book.isDirty)
+        XCTAssertEqual(HashBook.parse(text), [key: hash])
+        XCTAssertEqual(book.hash(for: FileKey(inode: 8, size: 0, ctimeNanoseconds: 0, mtimeNanoseconds: 0)) { nil }, "",
+                       "an unreadable file has no hash and none is cached")
+        XCTAssertFalse(book.isDirty)
+    }
+
+    func testDamagedLinesAreSkippedAndAnotherServersHashesAreKept() {
+        let good = "1 2 3 4 \(hash)\n"
+        let parsed = HashBook.parse(good + "1 2 3\nx 2 3 4 \(hash)\n5 6 7 8 nothex\n" + "9 9 9 9 \(hash)")
+        XCTAssertEqual(parsed.count, 2)
+        var book = HashBook()
+        book.record(hash, for: key)
+        XCTAssertEqual(HashBook.parse(book.text(mergingDisk: parsed)).count, 3)
+    }
+
+    func testPastItsLimitTheCacheKeepsOnlyTheVersionsUsedThisRun() {
+        var known: [FileKey: String] = [:]
+        for inode in 0..<5 { known[FileKey(inode: UInt64(inode), size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1)] = hash }
+        var book = HashBook(known, limit: 3)
+        _ = book.hash(for: FileKey(inode: 1, size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1)) { nil }
+        book.record(hash, for: key)
+        XCTAssertEqual(Set(HashBook.parse(book.text(mergingDisk: nil)).keys),
+                       [FileKey(inode: 1, size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1), key])
+    }
+}

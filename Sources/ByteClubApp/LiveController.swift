@@ -6,17 +6,31 @@ import TerminalUI
 /// changed as a delta (``AppState/applyChanges(_:_:layout:format:before:)``), then says in the
 /// status bar who changed what. The open note is told too (LiveController+Note.swift).
 ///
-/// Each tab runs a small loop of requests, one at a time, through ``UIEffects``: a fresh cursor
-/// and a listing after it (so nothing between them is missed), then longpoll → changes →
-/// longpoll. A reset takes a fresh cursor and lists again. Failures wait quietly, longer each
-/// time (0.5 s doubling to 30 s), and never put an error up: the lists' own loads say when the
-/// server is gone. A store that cannot longpoll (`.notSupported`) just has no live updates.
+/// Each tab runs a ``ChangeFeed`` (Remote), whose requests go one at a time through
+/// ``UIEffects``: a fresh cursor and a listing after it (so nothing between them is missed), then
+/// longpoll → changes → longpoll. A reset takes a fresh cursor and lists again. Failures wait
+/// quietly, longer each time (0.5 s doubling to 30 s), and never put an error up: the lists' own
+/// loads say when the server is gone. A store that cannot longpoll (`.notSupported`) just has
+/// no live updates.
 @MainActor
 final class LiveController {
     /// Seconds each longpoll waits at the server (the least Dropbox accepts).
-    static let pollTimeout: TimeInterval = 30
+    nonisolated static let pollTimeout: TimeInterval = 30
     /// The longest wait after failures in a row.
-    static let longestWait: Double = 30
+    nonisolated static let longestWait: Double = 30
+    /// How long a page with a deletion waits for the rest of a move (its addition) before it
+    /// is applied: a move is journaled as a deletion and an addition, and a longpoll may wake
+    /// between them; taken together they are one rename, and the selection follows it.
+    nonisolated static let moveWait: TimeInterval = 0.1
+
+    /// The tabs' feeds: ended quietly by what cannot work, and by a Dropbox-like server
+    /// without the cursor endpoint (400, 404, 501 before any cursor).
+    nonisolated static let feedConfiguration = ChangeFeed.Configuration(
+        pollTimeout: pollTimeout, backoff: Backoff(first: 0.5, longest: longestWait), moveWait: moveWait,
+        ends: { error, hasCursor in
+            if case .server(let status, _) = error, [400, 404, 501].contains(status), !hasCursor { return true }
+            return ChangeFeed.Configuration.cannotWork(error, hasCursor: hasCursor)
+        })
 
     let context: AppContext
     let lists: ListsController
@@ -26,24 +40,21 @@ final class LiveController {
     /// (the same rev) is no change to the list, but the tags controller asks for the new tags.
     var onChangesReceived: (@MainActor (Tab, [RemoteChange]) -> Void)?
 
-    /// One tab's loop.
+    /// One tab's loop: its feed, and what carries its effects out.
     struct Feed {
-        var cursor: RemoteCursor?
-        /// Failures in a row, for the wait before the next try.
-        var failures = 0
+        var machine = ChangeFeed(configuration: LiveController.feedConfiguration)
+        /// Which run of the loop this is (a wait of a stopped run then does nothing).
+        let run: Int
         /// The request in flight, which ``stop()`` cancels.
         var task: Task<Void, Never>?
         /// Changes that came while the tab's list was loading: applied over the loaded list.
         var pending: [RemoteChange] = []
-        /// The try waiting out a failure, which ``LiveController/wake()`` runs at once.
-        var retry: (@MainActor () -> Void)?
-        /// Which wait is the current one (a wait cut short by ``wake()`` then does nothing).
-        var waitToken = 0
     }
 
     private var feeds: [Tab: Feed] = [:]
+    private var runs = 0
     /// Failures in a row of `tab`'s loop; its next try is scheduled in the same turn that counts one.
-    func failuresInARow(_ tab: Tab) -> Int { feeds[tab]?.failures ?? 0 }
+    func failuresInARow(_ tab: Tab) -> Int { feeds[tab]?.machine.failures ?? 0 }
     private(set) var isRunning = false
     /// The account of this app's token, so its own saves are not announced as news.
     private(set) var me: String?
@@ -67,12 +78,10 @@ final class LiveController {
             self.names[account.id] = account.displayName
         }
         for tab in Tab.allCases {
-            if let cursor = cached[tab] {
-                feeds[tab] = Feed(cursor: cursor)
-                catchUp(tab)
-            } else {
-                begin(tab, first: true)
-            }
+            runs += 1
+            feeds[tab] = Feed(run: runs)
+            let effects = feeds[tab]?.machine.start(from: cached[tab], at: context.effects.now()) ?? []
+            carryOut(tab, effects)
         }
     }
 
@@ -82,183 +91,111 @@ final class LiveController {
         before > 0 && context.state[tab].entries.isEmpty
     }
 
-    /// A cached list's first request: the changes since its cursor. Offline, the list loads
-    /// anyway (its failure says `offline` over the cached list); a cursor the server forgot lists again.
-    private func catchUp(_ tab: Tab) {
-        guard isRunning, let cursor = feeds[tab]?.cursor else { return }
-        let store = context.store
-        context.update { $0.beginRequest() }
-        feeds[tab]?.task = context.perform({ () async throws(RemoteError) in try await store.listChanges(since: cursor) }) { [weak self] result in
-            guard let self else { return }
-            self.context.update { $0.endRequest() }
-            guard self.isRunning else { return }
-            switch result {
-            case .success(let delta):
-                self.feeds[tab]?.cursor = delta.cursor
-                let before = self.context.state[tab].entries.count
-                self.apply(tab, delta.changes)
-                self.lists.cacheList(tab, cursor: delta.cursor, emptyIsConfirmed: self.emptiedByJournal(tab, before: before))
-                self.poll(tab)
-            case .failure(.cursorReset):
-                self.begin(tab, first: true)
-            case .failure(let error):
-                // Once, at the start: the list's own load says `offline` over the cached list.
-                if error.isUnreachable, self.feeds[tab]?.failures == 0 { self.lists.refresh(tab, live: true) }
-                self.failed(tab, error) { [weak self] in self?.catchUp(tab) }
-            }
-        }
-    }
-
     /// Stops every loop (on quit): the requests in flight are cancelled, and no wait starts another.
     func stop() {
         isRunning = false
         for tab in Tab.allCases {
+            feeds[tab]?.machine.stop()
             feeds[tab]?.task?.cancel()
             feeds[tab] = nil
         }
     }
 
     /// Whether `tab` has a cursor and is longpolling (tests ask).
-    func isWatching(_ tab: Tab) -> Bool { feeds[tab]?.cursor != nil }
+    func isWatching(_ tab: Tab) -> Bool { feeds[tab]?.machine.cursor != nil }
 
     private func folder(_ tab: Tab) -> String { context.configuration.layout.folder(of: tab) }
 
     // MARK: The loop
 
-    /// A fresh cursor, then the listing (in that order: a change made between them comes again
-    /// as a change, and is no news if the listing had it). `first` is the start: the list loads
-    /// even if no cursor can be had, and the request counts as in flight for the spinner.
-    private func begin(_ tab: Tab, first: Bool = false) {
-        guard isRunning else { return }
-        let store = context.store, folder = folder(tab), recursive = tab == .photos
-        feeds[tab, default: Feed()].cursor = nil
-        if first { context.update { $0.beginRequest() } }
-        feeds[tab]?.task = context.perform({ () async throws(RemoteError) in
-            try await store.latestCursor(folder, recursive: recursive)
-        }) { [weak self] result in
+    /// Hands `event` to `tab`'s feed and carries out what it answers.
+    private func handle(_ tab: Tab, _ event: ChangeFeed.Event) {
+        guard isRunning, let effects = feeds[tab]?.machine.handle(event, at: context.effects.now()) else { return }
+        carryOut(tab, effects)
+    }
+
+    /// Carries out a feed's effects: requests through ``UIEffects``, waits on its clock, logs
+    /// only (the status bar is for the user's work).
+    private func carryOut(_ tab: Tab, _ effects: [ChangeFeed.Effect]) {
+        for effect in effects {
+            guard isRunning, let run = feeds[tab]?.run else { return }
+            switch effect {
+            case .fetchCursor(let opening):
+                let store = context.store, folder = folder(tab), recursive = tab == .photos
+                request(tab, spinner: opening, { () async throws(RemoteError) in
+                    try await store.latestCursor(folder, recursive: recursive)
+                }, answer: ChangeFeed.Event.cursor) { [weak self] _ in
+                    // The list loads anyway; the live part waits, or ends if it cannot be had.
+                    // Later tries list again only once they have a cursor.
+                    if opening { self?.lists.refresh(tab, live: true) }
+                }
+            case .longpoll(let cursor, let timeout):
+                let store = context.store
+                request(tab, spinner: false, { () async throws(RemoteError) in
+                    try await store.longpoll(cursor, timeout: timeout)
+                }, answer: ChangeFeed.Event.answered)
+            case .listChanges(let cursor, let opening):
+                let store = context.store
+                request(tab, spinner: opening, { () async throws(RemoteError) in
+                    try await store.listChanges(since: cursor)
+                }, answer: ChangeFeed.Event.changes) { [weak self] error in
+                    // A cached list's first request, offline: the list loads anyway (its failure
+                    // says `offline` over the cached list), once.
+                    guard let self, opening, error.isUnreachable, self.failuresInARow(tab) == 0 else { return }
+                    self.lists.refresh(tab, live: true)
+                }
+            case .wait(let seconds, let token):
+                feeds[tab]?.task = nil
+                context.effects.after(.milliseconds(Int(seconds * 1000))) { [weak self] in
+                    guard let self, self.feeds[tab]?.run == run else { return }
+                    self.handle(tab, .waited(token: token))
+                }
+            case .fresh(let cursor):
+                // The listing after this cursor is at it (a change between them comes again).
+                lists.refresh(tab, live: true, cursor: cursor)
+            case .deliver(let changes, let cursor, let opening):
+                let before = context.state[tab].entries.count
+                if opening {
+                    // A cached list catching up: applied at once, and cached at the new cursor.
+                    apply(tab, changes)
+                    lists.cacheList(tab, cursor: cursor, emptyIsConfirmed: emptiedByJournal(tab, before: before))
+                } else {
+                    deliver(tab, changes)
+                    if !context.state[tab].isLoading {
+                        lists.cacheList(tab, cursor: cursor, emptyIsConfirmed: emptiedByJournal(tab, before: before))
+                    }
+                }
+            case .reset:
+                context.logger.info("the server reset the \(tab.noun) cursor; listing again")
+            case .failing(let error, _, let inARow):
+                // Said once per run of failures, in the log only.
+                if inARow == 1 { context.logger.warning("live updates of \(tab.noun) paused: \(error.message); trying again") }
+            case .recovered:
+                break
+            case .end(let error):
+                context.logger.info("no live updates of \(tab.noun): \(error.message)")
+                feeds[tab]?.task = nil
+            }
+        }
+    }
+
+    /// Runs one request of `tab`'s feed and hands its answer back to the feed. `spinner`: the
+    /// request counts as in flight for the status bar; `failed` sees a failure first.
+    private func request<T: Sendable>(_ tab: Tab, spinner: Bool, _ work: @escaping @Sendable () async throws(RemoteError) -> T,
+                                      answer: @escaping @MainActor (T) -> ChangeFeed.Event,
+                                      failed: @escaping @MainActor (RemoteError) -> Void = { _ in }) {
+        if spinner { context.update { $0.beginRequest() } }
+        feeds[tab]?.task = context.perform(work) { [weak self] result in
             guard let self else { return }
-            if first { self.context.update { $0.endRequest() } }
+            if spinner { self.context.update { $0.endRequest() } }
             guard self.isRunning else { return }
             switch result {
-            case .success(let cursor):
-                self.feeds[tab]?.cursor = cursor
-                self.feeds[tab]?.failures = 0
-                // The listing after this cursor is at it (a change between them comes again).
-                self.lists.refresh(tab, live: true, cursor: cursor)
-                self.poll(tab)
+            case .success(let value):
+                self.handle(tab, answer(value))
             case .failure(let error):
-                // The list loads anyway; the live part waits, or ends if it cannot be had. Later
-                // tries list again only once they have a cursor.
-                if first { self.lists.refresh(tab, live: true) }
-                self.failed(tab, error) { [weak self] in self?.begin(tab) }
+                failed(error)
+                self.handle(tab, .failed(error))
             }
-        }
-    }
-
-    private func poll(_ tab: Tab) {
-        guard isRunning, let cursor = feeds[tab]?.cursor else { return }
-        let store = context.store, effects = context.effects
-        let began = effects.now()
-        feeds[tab]?.task = context.perform({ () async throws(RemoteError) in
-            try await store.longpoll(cursor, timeout: Self.pollTimeout)
-        }) { [weak self] result in
-            guard let self, self.isRunning else { return }
-            switch result {
-            case .success(let answer):
-                self.feeds[tab]?.failures = 0
-                if answer.changes {
-                    self.fetchChanges(tab)
-                } else if answer.backoff == nil, effects.now() - began < 1 {
-                    // A server that answers "nothing" at once would otherwise be asked in a tight loop.
-                    effects.after(.seconds(1)) { [weak self] in self?.poll(tab) }
-                } else {
-                    self.poll(tab)
-                }
-            case .failure(let error):
-                self.failed(tab, error) { [weak self] in self?.poll(tab) }
-            }
-        }
-    }
-
-    /// How long a page with a deletion waits for the rest of a move (its addition) before it
-    /// is applied: a move is journaled as a deletion and an addition, and a longpoll may wake
-    /// between them; taken together they are one rename, and the selection follows it.
-    static let moveWait: Duration = .milliseconds(100)
-
-    /// The changes since the cursor; `carried` are changes of a page held back for a move's rest.
-    private func fetchChanges(_ tab: Tab, carried: [RemoteChange] = []) {
-        guard isRunning, let cursor = feeds[tab]?.cursor else { return }
-        let store = context.store
-        feeds[tab]?.task = context.perform({ () async throws(RemoteError) in try await store.listChanges(since: cursor) }) { [weak self] result in
-            guard let self, self.isRunning else { return }
-            switch result {
-            case .success(let delta):
-                self.feeds[tab]?.cursor = delta.cursor
-                self.feeds[tab]?.failures = 0
-                let changes = carried + delta.changes
-                let deletes = changes.filter { if case .deleted = $0 { true } else { false } }.count
-                if carried.isEmpty, deletes > 0, deletes == delta.changes.count {
-                    self.context.effects.after(Self.moveWait) { [weak self] in self?.fetchChanges(tab, carried: changes) }
-                    return
-                }
-                let before = self.context.state[tab].entries.count
-                self.deliver(tab, changes)
-                if !self.context.state[tab].isLoading {
-                    self.lists.cacheList(tab, cursor: delta.cursor, emptyIsConfirmed: self.emptiedByJournal(tab, before: before))
-                }
-                self.poll(tab)
-            case .failure(let error):
-                if !carried.isEmpty { self.deliver(tab, carried) }
-                self.failed(tab, error) { [weak self] in self?.fetchChanges(tab) }
-            }
-        }
-    }
-
-    /// After a failure: a reset lists again at once, what cannot work ends the loop, and the
-    /// rest waits (longer each time in a row) and then runs `again`, or starts over from a
-    /// fresh cursor when waiting will not mend it.
-    private func failed(_ tab: Tab, _ error: RemoteError, again: @escaping @MainActor () -> Void) {
-        switch error {
-        case .cancelled:
-            return
-        case .server(let status, _) where [400, 404, 501].contains(status) && feeds[tab]?.cursor == nil:
-            // No cursor to be had at all: a Dropbox-like server without the endpoint.
-            context.logger.info("no live updates of \(tab.noun): \(error.message)")
-            feeds[tab]?.task = nil
-            return
-        case .notSupported, .unauthorized:
-            context.logger.info("no live updates of \(tab.noun): \(error.message)")
-            feeds[tab]?.cursor = nil
-            feeds[tab]?.task = nil
-            return
-        case .cursorReset:
-            context.logger.info("the server reset the \(tab.noun) cursor; listing again")
-            if feeds[tab, default: Feed()].failures == 0 {
-                feeds[tab]?.failures = 1
-                begin(tab)
-                return
-            }
-        default:
-            break
-        }
-        var feed = feeds[tab, default: Feed()]
-        feed.failures += 1
-        feed.task = nil
-        let wait = min(Self.longestWait, 0.5 * pow(2, Double(feed.failures - 1)))
-        // Said once per run of failures, in the log only: the status bar is for the user's work.
-        if feed.failures == 1 { context.logger.warning("live updates of \(tab.noun) paused: \(error.message); trying again") }
-        let restart = !error.isTransient || error == .cursorReset || error == .notFound(folder(tab))
-        feed.waitToken += 1
-        let token = feed.waitToken
-        feed.retry = { [weak self] in
-            guard let self, self.isRunning else { return }
-            if restart { self.begin(tab) } else { again() }
-        }
-        feeds[tab] = feed
-        context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
-            guard let self, self.feeds[tab]?.waitToken == token, let retry = self.feeds[tab]?.retry else { return }
-            self.feeds[tab]?.retry = nil
-            retry()
         }
     }
 
@@ -267,10 +204,8 @@ final class LiveController {
     /// meanwhile from their cursors at once.
     func wake() {
         for tab in Tab.allCases {
-            guard let retry = feeds[tab]?.retry else { continue }
-            feeds[tab]?.retry = nil
-            feeds[tab]?.waitToken += 1
-            retry()
+            guard isRunning, let effects = feeds[tab]?.machine.wake(at: context.effects.now()) else { continue }
+            carryOut(tab, effects)
         }
     }
 

@@ -119,12 +119,22 @@ extension SearchController {
     private func retryLater(_ why: String) {
         syncFailures += 1
         context.logger.warning("search index not current: \(why)")
-        let wait = min(Self.longestRetry, 0.5 * pow(2, Double(syncFailures)))
+        let wait = Self.retryWait(afterFailures: syncFailures)
         context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
             guard let self, !self.isSyncing else { return }
             self.syncedVersion = -1
             self.listingChanged()
         }
+    }
+
+    /// The wait after `failures` syncs failed in a row: 1 s doubling to ``longestRetry``
+    /// (the one ``Backoff``, stepped to the count).
+    static func retryWait(afterFailures failures: Int) -> TimeInterval {
+        var backoff = Backoff(first: 1, longest: longestRetry)
+        var wait: TimeInterval = 0
+        // Past 64 the cap holds anyway (``Backoff`` caps the power).
+        for _ in 0..<min(failures, 64) { wait = backoff.failed() }
+        return wait
     }
 }
 

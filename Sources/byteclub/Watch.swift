@@ -41,22 +41,20 @@ struct Watch: AsyncParsableCommand {
     }
 }
 
-/// The watch loop: a cursor, then longpoll → changes → print, until cancelled.
+/// The watch loop: a ``ChangeFeed`` (a cursor, then longpoll → changes → print) carried out
+/// here, until cancelled.
 struct Watcher {
     let store: any RemoteStore
     let folder: String
     let recursive: Bool
     let json: Bool
-    let pollTimeout: TimeInterval
     var seen = SeenEntries()
-    var cursor: RemoteCursor?
     /// The first listing is taken as it is; later ones (after a reset) print what differs.
     var started = false
-    /// Failures in a row; the wait after each grows from 0.5 s to 30 s.
-    var failures = 0
-    /// Resets with no change page or longpoll answered between them: a server that resets
-    /// every fresh cursor is waited on like a failing one, not listed in a tight loop.
-    var resetsInARow = 0
+    /// The feed: failures wait 0.5 s doubling to 30 s; what waiting cannot mend ends the watch.
+    var feed: ChangeFeed
+    /// The listing taken with the last fresh cursor, until the feed says to take it.
+    var listing: [RemoteEntry] = []
     /// Members' names, for "by NAME" and `modified_by`.
     let names: MemberNames
 
@@ -65,57 +63,80 @@ struct Watcher {
         self.folder = folder
         self.recursive = recursive
         self.json = json
-        self.pollTimeout = pollTimeout
+        feed = ChangeFeed(configuration: .init(pollTimeout: pollTimeout, backoff: Backoff(first: 0.5, longest: 30), ends: { error, _ in
+            switch error {
+            case .unauthorized, .notFound, .malformedPath, .notSupported, .local: return true
+            default: return false
+            }
+        }))
         names = MemberNames(store: store)
     }
 
     /// Runs until the task is cancelled (Ctrl-C), which ends it cleanly, or an error that
     /// waiting cannot fix (a refused token, a missing folder), which it throws.
     mutating func run() async throws(RemoteError) {
-        var catchUp = false
+        let clock = ContinuousClock(), origin = clock.now
+        func now() -> Double {
+            let (seconds, attoseconds) = (clock.now - origin).components
+            return Double(seconds) + Double(attoseconds) / 1e18
+        }
+        var effects = feed.start(at: now())
         while !Task.isCancelled {
-            do throws(RemoteError) {
-                guard let cursor else {
-                    try await start(printingDifferences: started)
-                    if !started { say("watching \(shown)\(recursive ? " and its subfolders" : "") (Ctrl-C stops)") }
-                    started = true
-                    catchUp = false
-                    continue
+            var event: ChangeFeed.Event?
+            var listed = false
+            for effect in effects {
+                switch effect {
+                case .fetchCursor, .longpoll, .listChanges, .wait:
+                    // The first listing is in: the watch has begun (said once, after what came with it).
+                    if listed, !started {
+                        say("watching \(shown)\(recursive ? " and its subfolders" : "") (Ctrl-C stops)")
+                        started = true
+                    }
+                    event = await outcome(of: effect)
+                case .fresh:
+                    let lines = seen.replace(with: listing)
+                    listing = []
+                    if started { for line in lines { await emit(line) } }
+                    listed = true
+                case .deliver(let changes, _, _):
+                    for change in changes { if let line = seen.apply(change) { await emit(line) } }
+                case .reset:
+                    say("the server reset the watch; listing \(shown) again")
+                case .failing(let error, let wait, _):
+                    say("\(error.message); trying again in \(wait < 1 ? String(format: "%.1f", wait) : String(Int(wait))) s")
+                case .recovered:
+                    say("connected again")
+                case .end(let error):
+                    throw error
                 }
-                if catchUp {
-                    let delta = try await store.listChanges(since: cursor)
-                    for change in delta.changes { if let line = seen.apply(change) { await emit(line) } }
-                    self.cursor = delta.cursor
-                    catchUp = false
-                    resetsInARow = 0
-                    recovered()
-                }
-                guard let current = self.cursor else { continue }
-                let began = ContinuousClock.now
-                let answer = try await store.longpoll(current, timeout: pollTimeout)
-                resetsInARow = 0
-                recovered()
-                catchUp = answer.changes
-                // A server that answers "nothing" at once, without asking for a backoff, would
-                // otherwise be asked again in a tight loop.
-                if !answer.changes && answer.backoff == nil && ContinuousClock.now - began < .seconds(1) {
-                    try await pause(1)
-                }
-            } catch .cancelled {
-                return
-            } catch .cursorReset {
-                say("the server reset the watch; listing \(shown) again")
-                // The top of the loop lists again and prints what differs.
-                cursor = nil
-                resetsInARow += 1
-                if resetsInARow > 1 { guard try await failed(.cursorReset) else { return } }
-            } catch {
-                // What waiting alone will not mend (a 400 for a cursor the server gave) starts
-                // over from a fresh cursor once the wait is over.
-                if !error.isTransient { cursor = nil }
-                catchUp = cursor != nil
-                guard try await failed(error) else { return }
             }
+            // Cancelled (a request answered `.cancelled`, or a wait was cut): the watch ends.
+            guard let event else { return }
+            effects = feed.handle(event, at: now())
+        }
+    }
+
+    /// Carries out a request or a wait of the feed: what happened, or nil when cancelled
+    /// during a wait. A fresh cursor comes with the listing at it (kept for ``ChangeFeed/Effect/fresh(_:)``).
+    private mutating func outcome(of effect: ChangeFeed.Effect) async -> ChangeFeed.Event? {
+        do throws(RemoteError) {
+            switch effect {
+            case .fetchCursor:
+                let (fresh, entries) = try await freshListing()
+                listing = entries
+                return .cursor(fresh)
+            case .longpoll(let cursor, let timeout):
+                return .answered(try await store.longpoll(cursor, timeout: timeout))
+            case .listChanges(let cursor, _):
+                return .changes(try await store.listChanges(since: cursor))
+            case .wait(let seconds, let token):
+                do { try await pause(seconds) } catch { return nil }
+                return .waited(token: token)
+            default:
+                return nil
+            }
+        } catch {
+            return .failed(error)
         }
     }
 
@@ -123,7 +144,7 @@ struct Watcher {
 
     /// A fresh cursor, then the listing (in that order, so nothing between them is missed:
     /// a change made meanwhile comes again as a change, and is printed only if it is news).
-    private mutating func start(printingDifferences: Bool) async throws(RemoteError) {
+    private func freshListing() async throws(RemoteError) -> (RemoteCursor, [RemoteEntry]) {
         let fresh = try await store.latestCursor(folder, recursive: recursive)
         let entries: [RemoteEntry]
         if let dropbox = store as? DropboxStore {
@@ -133,31 +154,7 @@ struct Watcher {
         } else {
             entries = try await store.list(folder)
         }
-        let lines = seen.replace(with: entries)
-        if printingDifferences { for line in lines { await emit(line) } }
-        cursor = fresh
-        recovered()
-    }
-
-    /// Says the error and waits before trying again: true to go on, false when cancelled
-    /// meanwhile. Errors that waiting will not fix are thrown.
-    private mutating func failed(_ error: RemoteError) async throws(RemoteError) -> Bool {
-        switch error {
-        case .unauthorized, .notFound, .malformedPath, .notSupported, .local:
-            throw error
-        default:
-            break
-        }
-        failures += 1
-        let wait = min(30, 0.5 * pow(2, Double(failures - 1)))
-        say("\(error.message); trying again in \(wait < 1 ? String(format: "%.1f", wait) : String(Int(wait))) s")
-        do { try await pause(wait) } catch { return false }
-        return true
-    }
-
-    private mutating func recovered() {
-        if failures > 0 { say("connected again") }
-        failures = 0
+        return (fresh, entries)
     }
 
     private func pause(_ seconds: TimeInterval) async throws(RemoteError) {

@@ -103,7 +103,7 @@ extension SearchController {
                 }
                 if outcome.failed == 0 {
                     self.rebuilding = false
-                    self.syncFailures = 0
+                    self.syncBackoff.succeeded()
                 } else {
                     self.retryLater("\(outcome.failed) notes could not be fetched")
                 }
@@ -117,24 +117,13 @@ extension SearchController {
     /// Some notes could not be fetched (offline): what was indexed stays and answers searches;
     /// the rest is fetched on a later try, sooner if the list moves meanwhile.
     private func retryLater(_ why: String) {
-        syncFailures += 1
+        let wait = syncBackoff.failed()
         context.logger.warning("search index not current: \(why)")
-        let wait = Self.retryWait(afterFailures: syncFailures)
         context.effects.after(.milliseconds(Int(wait * 1000))) { [weak self] in
             guard let self, !self.isSyncing else { return }
             self.syncedVersion = -1
             self.listingChanged()
         }
-    }
-
-    /// The wait after `failures` syncs failed in a row: 1 s doubling to ``longestRetry``
-    /// (the one ``Backoff``, stepped to the count).
-    static func retryWait(afterFailures failures: Int) -> TimeInterval {
-        var backoff = Backoff(first: 1, longest: longestRetry)
-        var wait: TimeInterval = 0
-        // Past 64 the cap holds anyway (``Backoff`` caps the power).
-        for _ in 0..<min(failures, 64) { wait = backoff.failed() }
-        return wait
     }
 }
 

@@ -26,8 +26,8 @@ final class SearchController {
     var syncedVersion = -1
     /// Whether a sync runs now (one at a time; a change meanwhile runs another after it).
     var isSyncing = false
-    /// Failures of the sync in a row, for the wait before the next try.
-    var syncFailures = 0
+    /// Failures of the sync in a row: the wait before the next try, 1 s doubling to 30 s.
+    var syncBackoff = Backoff(first: 1, longest: SearchController.longestRetry)
     /// Whether the index was started afresh at open and is being filled again.
     var rebuilding = false
     /// When the status bar's indexing figure last changed (``UIEffects/now()``).

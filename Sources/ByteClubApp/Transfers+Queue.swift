@@ -15,9 +15,9 @@ extension PhotoTransfer {
             if isQueued { return .queued }
             if isRunning { return .running }
             switch progress.phase {
-            case .starting, .running: return .running
+            // Its task has ended well and the file is being put in place: it holds no slot.
+            case .starting, .running, .finished: return .done
             case .paused: return .paused
-            case .finished: return .done
             case .failed: return .failed
             case .cancelled: return .cancelled
             }

@@ -172,6 +172,8 @@ let package = Package(
                 "SearchIndex",
                 "Agent",
                 "Durable",
+                "DropboxWire",
+                "Transfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "ByteClubConfig",

@@ -1,4 +1,5 @@
 import DropboxWire
+import Durable
 import Foundation
 import ServiceLifecycle
 
@@ -119,11 +120,7 @@ extension FolderStore {
         guard !lines.isEmpty else { return }
         var all = (FolderFiles.readSmallFile(prunedFile, limit: 64 << 20) ?? "").split(separator: "\n").map(String.init) + lines
         if all.count > Self.prunedMemory { all.removeFirst(all.count - Self.prunedMemory) }
-        let temp = tempDirectory + "/pruned-\(UUID().uuidString)"
-        if FileManager.default.createFile(atPath: temp, contents: Data((all.joined(separator: "\n") + "\n").utf8),
-                                          attributes: [.posixPermissions: 0o600]) {
-            rename(temp, prunedFile)
-        }
+        try? DurableFile.write(Data((all.joined(separator: "\n") + "\n").utf8), to: prunedFile, temporaryDirectory: tempDirectory)
     }
 
     /// The history a pruned `rev` belonged to, if it was pruned (read only on the error path).

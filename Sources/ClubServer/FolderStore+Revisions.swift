@@ -1,4 +1,5 @@
 import DropboxWire
+import Durable
 import Foundation
 
 /// One revision in a file's history: one line of its log.
@@ -124,7 +125,7 @@ extension FolderStore {
         revisions.newest[key] = .some(record)
     }
 
-    /// Rewrites a history's log as `kept` (temp file, then rename), removing the bytes and rev
+    /// Rewrites a history's log as `kept` (DurableFile), removing the bytes and rev
     /// links of `dropped` that no kept record shares.
     func rewriteLog(_ key: String, keeping kept: [RevisionRecord], dropping dropped: [RevisionRecord]) {
         let directory = revisionsDirectory + "/" + key
@@ -138,10 +139,7 @@ extension FolderStore {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var text = Data()
         for record in kept { if let encoded = try? encoder.encode(record) { text += encoded + Data("\n".utf8) } }
-        let temp = tempDirectory + "/log-\(UUID().uuidString)"
-        if FileManager.default.createFile(atPath: temp, contents: text, attributes: [.posixPermissions: 0o600]) {
-            rename(temp, directory + "/log")
-        }
+        try? DurableFile.write(text, to: directory + "/log", temporaryDirectory: tempDirectory)
     }
 
     /// The history holding `rev`, from its link under `revs/`.
@@ -247,10 +245,7 @@ extension FolderStore {
         revisions.tombstonePaths = nil
         guard let tombstones = revisions.tombstones, let data = try? JSONEncoder().encode(tombstones) else { return }
         try? FileManager.default.createDirectory(atPath: revisionsDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let temp = tempDirectory + "/deleted-\(UUID().uuidString)"
-        if FileManager.default.createFile(atPath: temp, contents: data, attributes: [.posixPermissions: 0o600]) {
-            rename(temp, revisionsDirectory + "/deleted.json")
-        }
+        try? DurableFile.write(data, to: revisionsDirectory + "/deleted.json", temporaryDirectory: tempDirectory)
     }
 
     // MARK: - Authors

@@ -12,7 +12,7 @@ public final class AppModel {
     /// Called when ``AppState/isAnimating`` flips.
     var onAnimatingChanged: (Bool) -> Void = { _ in }
     /// Told of every request's outcome that says something about the server: nil when it
-    /// answered (even with an error), the error when it could not be reached (OutboxController).
+    /// answered (even with an error), the error when it could not be reached (OutboxRunner).
     var onReachability: (RemoteError?) -> Void = { _ in }
     let format: DisplayFormat
     private var idCounter = 0

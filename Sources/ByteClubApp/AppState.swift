@@ -81,7 +81,7 @@ public struct AppState: Sendable {
     public var noteView: NoteViewState?
     /// The history view of a note (`H`), while it is open.
     public var history: NoteHistory?
-    /// Whether the server is reachable, and what waits in the outbox (OutboxController).
+    /// Whether the server is reachable, and what waits in the outbox (OutboxRunner).
     public var offline = OfflineState()
     /// The notes' tags and pins (AppState+Tags.swift).
     public var tags = NoteTags()

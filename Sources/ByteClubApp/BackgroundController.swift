@@ -12,11 +12,11 @@ import TerminalUI
 @MainActor
 final class BackgroundController {
     let context: AppContext
-    private weak var photos: PhotosController?
+    private weak var photos: (any PhotoTransferring)?
     /// A request for the next batch is in flight.
     private var listening = false
 
-    init(context: AppContext, photos: PhotosController) {
+    init(context: AppContext, photos: any PhotoTransferring) {
         self.context = context
         self.photos = photos
         photos.onBackgroundRow = { [weak self] action, id in self?.panelAction(action, id: id) }

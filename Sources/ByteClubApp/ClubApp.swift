@@ -21,7 +21,7 @@ public struct AppConfiguration: Sendable {
     /// Names conflicted copies: "Title (conflicted copy of ray 2026-11-22 10.42.07).txt".
     public var userName = ProcessInfo.processInfo.environment["USER"] ?? "me"
     public var format = DisplayFormat()
-    /// Whether the lists follow the server's changes with longpolls (LiveController).
+    /// Whether the lists follow the server's changes with longpolls (LiveUpdates).
     public var liveUpdates = true
     /// Real pixels for the viewer (kitty, iTerm2, sixel), as the terminal answered; nil draws symbols.
     public var graphics: TerminalGraphics?
@@ -45,8 +45,9 @@ public struct AppConfiguration: Sendable {
     public init() {}
 }
 
-/// The composition root: builds the ``AppModel`` (the one ``AppState``), the controllers (lists,
-/// notes, photos) over one ``AppContext``, and the ``MainScreen``, and wires them to the
+/// The composition root: builds the ``AppModel`` (the one ``AppState``), the helpers the
+/// controllers share (the refresher, the live updates, the outbox run) and the controllers
+/// (tabs, notes, photos and the rest) over one ``AppContext``, and the ``MainScreen``, and wires them to the
 /// compositor.
 ///
 /// It never touches a terminal: the executable connects ``onBusyChanged`` (to animate the
@@ -60,16 +61,17 @@ public final class ClubApp {
     public let configuration: AppConfiguration
     public let model: AppModel
     public let screen: MainScreen
-    let lists: ListsController
+    let refresher: Refresher
+    let tabs: TabsController
     let notes: NotesController
     let photos: PhotosController
     let viewer: ViewerController
     let noteView: NoteViewController
-    let live: LiveController
+    let live: LiveUpdates
     let history: HistoryController
     let tags: TagsController
     let background: BackgroundController
-    let offline: OutboxController
+    let offline: OutboxRunner
     let share: ShareController
     let search: SearchController
     let links: LinksController
@@ -80,8 +82,8 @@ public final class ClubApp {
     }
     /// Called to leave the app, with the exit status.
     public var onQuit: (@MainActor (Int32) -> Void)? {
-        get { lists.onQuit }
-        set { lists.onQuit = newValue }
+        get { tabs.onQuit }
+        set { tabs.onQuit = newValue }
     }
     /// Called on the UI queue after the live updates applied a change page to a tab.
     public var onLiveChanges: (@MainActor (Tab, [LiveEvent]) -> Void)? {
@@ -91,13 +93,13 @@ public final class ClubApp {
     /// Called on the UI queue after a tab's list was written to the disk cache (true) or the
     /// write was refused, as an empty list over a non-empty one is (tests wait on it).
     public var onCacheWritten: (@MainActor (Tab, Bool) -> Void)? {
-        get { lists.onCacheWritten }
-        set { lists.onCacheWritten = newValue }
+        get { refresher.onCacheWritten }
+        set { refresher.onCacheWritten = newValue }
     }
     /// Called on the UI queue after a load's result is applied (tests wait on it).
     public var onLoadFinished: (@MainActor (Tab) -> Void)? {
-        get { lists.onLoadFinished }
-        set { lists.onLoadFinished = newValue }
+        get { refresher.onLoadFinished }
+        set { refresher.onLoadFinished = newValue }
     }
 
     public init(store: any RemoteStore, compositor: Compositor, configuration: AppConfiguration = AppConfiguration(),
@@ -108,40 +110,42 @@ public final class ClubApp {
         model = AppModel(state: AppState(backend: store.displayName), format: configuration.format)
         let context = AppContext(store: store, configuration: configuration, model: model, effects: effects,
                                  compositor: compositor, logger: Logger(label: "byteclub.app"))
-        lists = ListsController(context: context)
-        notes = NotesController(context: context, lists: lists)
-        photos = PhotosController(context: context, lists: lists)
+        refresher = Refresher(context: context)
+        tabs = TabsController(context: context, refresher: refresher)
+        notes = NotesController(context: context, refresher: refresher)
+        photos = PhotosController(context: context, refresher: refresher)
         viewer = ViewerController(context: context, photos: photos)
         noteView = NoteViewController(context: context)
-        live = LiveController(context: context, lists: lists)
+        live = LiveUpdates(context: context, refresher: refresher)
         let tags = TagsController(context: context)
         self.tags = tags
-        lists.afterLoad = { [weak live, weak tags] tab in
+        refresher.afterLoad = { [weak live, weak tags] tab in
             live?.loadFinished(tab)
             tags?.loadFinished(tab)
         }
         live.onChangesReceived = { [weak tags] tab, changes in tags?.changesArrived(tab, changes) }
-        offline = OutboxController(context: context, lists: lists)
+        offline = OutboxRunner(context: context, refresher: refresher)
         offline.live = live
-        offline.notes = notes
-        notes.outboxController = offline
-        photos.outboxController = offline
+        offline.onSent = { [weak notes] item, entry, merged in notes?.outboxSent(item, entry: entry, merged: merged) }
+        offline.onConflict = { [weak notes] item in notes?.outboxConflict(item) }
+        notes.outboxRunner = offline
+        photos.outboxRunner = offline
         offline.onBack = { [weak photos] in photos?.retryPictures() }
         model.onReachability = { [weak offline] error in offline?.reachability(error) }
-        lists.willQuit = { [weak live, weak offline] in
+        tabs.willQuit = { [weak live, weak offline] in
             live?.stop()
             offline?.stop()
         }
-        history = HistoryController(context: context, lists: lists, live: live)
+        history = HistoryController(context: context, refresher: refresher, live: live)
         share = ShareController(context: context)
         search = SearchController(context: context, notes: notes, live: live, openIndex: configuration.searchIndex)
         notes.searchController = search
-        links = LinksController(context: context, notes: notes, lists: lists)
+        links = LinksController(context: context, notes: notes, refresher: refresher)
         links.index = { [weak search] in search?.index }
         search.onIndexChanged = { [weak links] in links?.indexChanged() }
         notes.onRenamed = { [weak links] old, new in links?.renamed(old, to: new) }
         background = BackgroundController(context: context, photos: photos)
-        lists.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
+        tabs.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
         // The view's links between notes go to LinksController: following one leaves the view
         // for the editor (Back returns there), backlinks come from the index and ask again
         // whenever the index took in changes.
@@ -191,8 +195,8 @@ public final class ClubApp {
         update { $0.message = StatusMessage("Loading…") }
         // What an editor wrote before a byteclub that ran it was killed goes into its draft.
         configuration.drafts?.adoptEditorFiles()
-        lists.reloadDrafts()
-        lists.reloadPausedDownloads()
+        refresher.reloadDrafts()
+        refresher.reloadPausedDownloads()
         background.start()
         if !state.drafts.isEmpty {
             let count = state.drafts.count
@@ -201,14 +205,14 @@ public final class ClubApp {
         offline.start()
         search.start()
         // The lists as the server last gave them, at once; the server's answer replaces them.
-        let cursors = lists.restoreCached()
+        let cursors = refresher.restoreCached()
         tags.restoreCached()
         if configuration.liveUpdates {
-            // Each tab takes a change cursor first, then loads (LiveController); a tab cached
+            // Each tab takes a change cursor first, then loads (LiveUpdates); a tab cached
             // with its cursor asks only for what changed since.
             live.start(cached: cursors)
         } else {
-            for tab in Tab.allCases { lists.refresh(tab) }
+            for tab in Tab.allCases { refresher.refresh(tab) }
         }
     }
 
@@ -219,9 +223,9 @@ public final class ClubApp {
 
     // MARK: What the executable, the tests and the benchmarks drive
 
-    public func select(_ tab: Tab) { lists.select(tab) }
-    public func refresh(_ tab: Tab, select path: String? = nil) { lists.refresh(tab, select: path) }
-    public func requestQuit() { lists.requestQuit() }
+    public func select(_ tab: Tab) { tabs.select(tab) }
+    public func refresh(_ tab: Tab, select path: String? = nil) { refresher.refresh(tab, select: path) }
+    public func requestQuit() { tabs.requestQuit() }
 
     /// Writes the open note's text to its draft (on the way out too). Returns false if it failed.
     @discardableResult
@@ -266,11 +270,11 @@ public final class ClubApp {
 extension ClubApp: MainScreenDelegate {
     public func screen(perform intent: MainScreen.Intent) {
         switch intent {
-        case .select(let tab): lists.select(tab)
+        case .select(let tab): tabs.select(tab)
         case .shell(.refresh):
             if state.tab == .photos { photos.retryPictures() }
-            lists.refresh(state.tab)
-        case .shell(.quit): lists.requestQuit()
+            refresher.refresh(state.tab)
+        case .shell(.quit): tabs.requestQuit()
         case .shell(.transfers): photos.showTransfersPanel()
         case .shell: break
         case .notes(.open): notes.openSelected()

@@ -11,13 +11,13 @@ final class HistoryController {
     static let limit = 100
 
     let context: AppContext
-    let lists: ListsController
-    let live: LiveController
+    let refresher: Refresher
+    let live: LiveUpdates
     private var layer: HistoryLayer?
 
-    init(context: AppContext, lists: ListsController, live: LiveController) {
+    init(context: AppContext, refresher: Refresher, live: LiveUpdates) {
         self.context = context
-        self.lists = lists
+        self.refresher = refresher
         self.live = live
     }
 
@@ -150,7 +150,7 @@ final class HistoryController {
             case .success(let restored):
                 self.close()
                 self.context.say(StatusMessage("Restored \"\(TerminalSafe.escape(title))\" to its text of \(when)"))
-                self.lists.refresh(.notes, select: restored.pathLower)
+                self.refresher.refresh(.notes, select: restored.pathLower)
             case .failure(let error):
                 self.context.say(.error("Could not restore \"\(TerminalSafe.escape(title))\": \(error.message)"))
             }

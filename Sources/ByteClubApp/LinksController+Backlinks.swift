@@ -44,7 +44,7 @@ extension LinksController {
         }
     }
 
-    /// The index took in changes (SearchController): the panel asks again.
+    /// The index took in changes (the search index's sync): the panel asks again.
     func indexChanged() {
         onIndexChanged?()
         guard state.links.panel != nil else { return }

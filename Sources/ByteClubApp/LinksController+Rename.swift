@@ -22,7 +22,7 @@ extension LinksController {
         var failed: [(name: String, why: String)] = []
     }
 
-    /// A note was renamed (NotesController): the notes whose `[[old title]]` links would now
+    /// A note was renamed in the editor: the notes whose `[[old title]]` links would now
     /// lead nowhere are counted off the UI queue, then the user is asked.
     func renamed(_ old: RemoteEntry, to new: RemoteEntry) {
         let oldTitle = NoteLinks.title(ofPath: old.name), newTitle = NoteLinks.title(ofPath: new.name)
@@ -91,7 +91,7 @@ extension LinksController {
             case .success(let report): self.context.say(Self.message(for: report))
             case .failure(let error): self.context.say(.error("Could not update the links: \(error.message)"))
             }
-            self.lists.refresh(.notes)
+            self.refresher.refresh(.notes)
         }
     }
 

@@ -28,8 +28,8 @@ final class LinksController {
     ]
 
     let context: AppContext
-    let notes: NotesController
-    let lists: ListsController
+    let notes: any NoteOpening
+    let refresher: Refresher
     /// The search index backlinks come from, once it is open (nil before, or without a cache).
     var index: @MainActor () -> (any NoteSearchIndex)? = { nil }
     var backlinksLayer: BacklinksLayer?
@@ -38,10 +38,10 @@ final class LinksController {
     /// Called after the index took in changes (the rendered view's backlinks, wired in ``ClubApp``).
     var onIndexChanged: (@MainActor () -> Void)?
 
-    init(context: AppContext, notes: NotesController, lists: ListsController) {
+    init(context: AppContext, notes: any NoteOpening, refresher: Refresher) {
         self.context = context
         self.notes = notes
-        self.lists = lists
+        self.refresher = refresher
     }
 
     var state: AppState { context.state }

@@ -24,7 +24,7 @@ extension NotesController {
         case .note(let entry, _):
             var offline: (@MainActor () -> Void)?
             if outbox != nil { offline = { [weak self] in self?.queueDelete(entry) } }
-            confirmDelete(entry, kind: "note", tab: .notes, context: context, lists: lists, offline: offline) { [weak self] in
+            confirmDelete(entry, kind: "note", tab: .notes, context: context, refresher: refresher, offline: offline) { [weak self] in
                 // A note deleted while open, without changes, closes; one with changes stays open
                 // (its text can still be saved as a new note).
                 guard let self, let note = self.state.note, note.entry?.pathLower == entry.pathLower, !note.isModified else { return }
@@ -75,7 +75,7 @@ extension NotesController {
                 }
                 $0.message = StatusMessage("Renamed to \"\(TerminalSafe.escape(moved.name))\"")
             }
-            lists.refresh(.notes, select: moved.pathLower)
+            refresher.refresh(.notes, select: moved.pathLower)
             onRenamed?(entry, moved)
         case .failure(.conflict):
             context.say(.error("A note named \"\(TerminalSafe.escape(name))\" already exists"))
@@ -92,7 +92,7 @@ extension NotesController {
 ///
 /// `offline`, when given, queues the delete instead while the server cannot be reached (or
 /// older changes wait), and when the delete finds the server gone.
-func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppContext, lists: ListsController,
+func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppContext, refresher: Refresher,
                    offline: (@MainActor () -> Void)? = nil, then deleted: @escaping @MainActor () -> Void) {
     let modal = Modal(title: "Delete \(kind)", body: ["Delete \"\(TerminalSafe.escape(entry.name))\" from the club folder?"], buttons: ["Delete", "Cancel"])
     context.present(DialogLayer(modal, selected: 1) { choice in
@@ -106,13 +106,13 @@ func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppCon
             $0.message = StatusMessage("Deleting \"\(TerminalSafe.escape(entry.name))\"…")
         }
         let store = context.store
-        context.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [weak lists] result in
+        context.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [weak refresher] result in
             context.update { $0.endRequest() }
             switch result {
             case .success:
                 deleted()
                 context.say(StatusMessage("Deleted \"\(TerminalSafe.escape(entry.name))\""))
-                lists?.refresh(tab)
+                refresher?.refresh(tab)
             case .failure(let error) where error.isUnreachable && offline != nil:
                 offline?()
             case .failure(let error):

@@ -231,7 +231,7 @@ extension NotesController {
             session.journalledVersion = -1
             context.model.updateQuietly { $0.note = session }
             journal()
-            lists.refresh(.notes, select: entry.pathLower)
+            refresher.refresh(.notes, select: entry.pathLower)
         }
         let typedMore = state.note?.isModified ?? false
         context.update {

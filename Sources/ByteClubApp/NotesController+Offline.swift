@@ -3,13 +3,13 @@ import Remote
 import TerminalUI
 
 /// Notes while the server cannot be reached: saves, renames and deletes go to the outbox
-/// (OutboxController), and come back here when the server confirmed them.
+/// (OutboxRunner), and come back here when the server confirmed them.
 ///
 /// A queued save keeps its draft (the row shows ⇡, the text reopens from it after a restart);
 /// the draft goes only once the server has exactly that text.
 extension NotesController {
     /// The outbox, when the app has one (tests without one see the old errors).
-    var outbox: OutboxController? { configuration.outbox == nil ? nil : outboxController }
+    var outbox: OutboxRunner? { configuration.outbox == nil ? nil : outboxRunner }
 
     /// Queues the open note's text: a create for a new note, else a save at the rev it was
     /// opened at, after a rename when the title changed. The editor stays open and counts the

@@ -188,7 +188,7 @@ extension NotesController {
         let pending = session.remoteChange.flatMap { $0.rev == entry.rev || $0 == known ? nil : $0 }
         session.remoteChangeAtSave = nil
         session.remoteChange = pending
-        session.banner = pending.map { LiveController.banner(for: $0, format: configuration.format) }
+        session.banner = pending.map { LiveUpdates.banner(for: $0, format: configuration.format) }
         let stillModified = session.isModified
         // From now on the draft of this text belongs to the saved note's path.
         let oldDraft = session.draftID
@@ -211,7 +211,7 @@ extension NotesController {
             $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
             $0.message = StatusMessage("Saved \"\(TerminalSafe.escape(entry.name))\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
-        lists.refresh(.notes, select: entry.pathLower)
+        refresher.refresh(.notes, select: entry.pathLower)
         if pending != nil, let open = state.note, open.phase == .editing, open.merge == nil, canMerge(open) {
             startMerge(.afterSave)
         }
@@ -304,7 +304,7 @@ extension NotesController {
             return
         }
         configuration.drafts?.remove(session.draftID)
-        lists.reloadDrafts()
+        refresher.reloadDrafts()
         load(entry)
         context.update {
             $0.message = StatusMessage("Reloading theirs; your text is the draft \"\(TerminalSafe.escape(mine.title))\"")

@@ -12,7 +12,7 @@ final class NotesController {
     static let journalDelay: Duration = .milliseconds(300)
 
     let context: AppContext
-    let lists: ListsController
+    let refresher: Refresher
     /// The download of the note being opened, which Esc abandons.
     private var loadTask: Task<Void, Never>?
     /// Whether a journal write is scheduled.
@@ -23,15 +23,15 @@ final class NotesController {
     private var journalWriting = false
     private var journalAgain = false
     /// Where changes go while the server cannot be reached (NotesController+Offline.swift).
-    weak var outboxController: OutboxController?
+    weak var outboxRunner: OutboxRunner?
     /// The search results a note was opened from (NotesController+Search.swift).
-    weak var searchController: SearchController?
+    weak var searchController: (any NoteSearching)?
     /// Called after a note was renamed on the server (the links to it may be updated).
     var onRenamed: (@MainActor (_ from: RemoteEntry, _ to: RemoteEntry) -> Void)?
 
-    init(context: AppContext, lists: ListsController) {
+    init(context: AppContext, refresher: Refresher) {
         self.context = context
-        self.lists = lists
+        self.refresher = refresher
     }
 
     var state: AppState { context.state }

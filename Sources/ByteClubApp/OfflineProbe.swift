@@ -1,5 +1,5 @@
 /// When the offline app asks the server again whether it is back: a policy as a value, used by
-/// ``OutboxController`` and measured by `app-bench outbox`.
+/// ``OutboxRunner`` and measured by `app-bench outbox`.
 ///
 /// The first probe waits 1 s, each later one a tenth of the time offline so far, and never more
 /// than 4 s: the outbox is sending within about 4 s of the server's return, whenever that is

@@ -45,7 +45,7 @@ extension PhotosController {
                 // A file only: never a folder, and a link is removed, not followed.
                 unlink(url.path)
             case .refreshPhotos(let select):
-                lists.refresh(.photos, select: select)
+                refresher.refresh(.photos, select: select)
             case .startTask, .discardDownload, .download, .upload:
                 performQueueAction(action)
             }

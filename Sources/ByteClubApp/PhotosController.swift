@@ -8,16 +8,16 @@ import TerminalUI
 @MainActor
 final class PhotosController {
     /// Where uploads wait while the server cannot be reached.
-    weak var outboxController: OutboxController?
+    weak var outboxRunner: OutboxRunner?
     let context: AppContext
-    let lists: ListsController
+    let refresher: Refresher
     /// Running transfers' tasks, by transfer id: what cancelling stops.
     var tasks: [Int: Task<Void, Never>] = [:]
     /// How to start each queued transfer's task, by transfer id (run on ``Transfers/Action/startTask(_:)``).
     var starters: [Int: @MainActor () -> Void] = [:]
     /// The Transfers panel (`T`), while it is open.
     var panel: TransfersPanel?
-    /// The Transfers panel's keys on the background agent's rows (BackgroundController).
+    /// The Transfers panel's keys on the background agent's rows (the background hand-over).
     var onBackgroundRow: (@MainActor (TransfersPanel.Action, Int?) -> Void)?
     /// Downloads whose tasks have not ended yet; quitting waits for their resume data.
     let downloadsRunning = DispatchGroup()
@@ -37,9 +37,9 @@ final class PhotosController {
     /// Larger pictures for the preview pane (`p`).
     let previews: Thumbnails
 
-    init(context: AppContext, lists: ListsController) {
+    init(context: AppContext, refresher: Refresher) {
         self.context = context
-        self.lists = lists
+        self.refresher = refresher
         let redraw: @MainActor () -> Void = { [compositor = context.compositor] in compositor.setNeedsRedraw() }
         thumbnails = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, effects: context.effects)
         thumbnails.onChange = redraw
@@ -99,7 +99,7 @@ final class PhotosController {
         var name = file.lastPathComponent
         if !ClubLayout.hasExtension(name, in: ClubLayout.photoExtensions) { name += ".jpg" }
         let target = configuration.layout.photosFolder + "/" + name
-        if configuration.outbox != nil, outboxController?.shouldQueue ?? false {
+        if configuration.outbox != nil, outboxRunner?.shouldQueue ?? false {
             return queueUpload(file, to: target)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
@@ -139,7 +139,7 @@ final class PhotosController {
             if case .success(let entry) = result { self.afterUpload.removeValue(forKey: file.path)?(entry) }
             if case .failure(let error) = result, error.isUnreachable, self.configuration.outbox != nil {
                 // The server went away: the outbox sends it (read from disk again) when it is back.
-                self.outboxController?.reachability(error)
+                self.outboxRunner?.reachability(error)
                 self.queueUpload(file, to: target)
             }
         }
@@ -149,7 +149,7 @@ final class PhotosController {
     /// changed or gone by then is reported, not sent.
     @discardableResult
     func queueUpload(_ file: URL, to target: String) -> Bool {
-        guard let outbox = outboxController else { return false }
+        guard let outbox = outboxRunner else { return false }
         let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
         let item = OutboxItem(kind: .upload, path: target, title: file.lastPathComponent, localFile: file.path,
                               localSize: (attributes?[.size] as? NSNumber)?.int64Value, localModified: attributes?[.modificationDate] as? Date,
@@ -303,14 +303,14 @@ final class PhotosController {
             return
         }
         var offline: (@MainActor () -> Void)?
-        if outboxController != nil { offline = { [weak self] in self?.queueDelete(entry) } }
-        confirmDelete(entry, kind: "photo", tab: .photos, context: context, lists: lists, offline: offline) {}
+        if outboxRunner != nil { offline = { [weak self] in self?.queueDelete(entry) } }
+        confirmDelete(entry, kind: "photo", tab: .photos, context: context, refresher: refresher, offline: offline) {}
     }
 
     /// Queues the delete of a photo: the row stays, marked as waiting, until the server confirmed
     /// it (only if the photo is still at the rev shown: a newer one is kept, and that is said).
     private func queueDelete(_ entry: RemoteEntry) {
-        guard let outbox = outboxController else { return }
+        guard let outbox = outboxRunner else { return }
         let item = OutboxItem(kind: .delete, path: entry.path, baseRev: entry.rev, title: entry.name, queued: configuration.format.now())
         let why = state.offline.isOffline ? "the server cannot be reached" : "older changes are still being sent"
         _ = outbox.queue([item], saying: "Deleting \"\(TerminalSafe.escape(entry.name))\" waits in the outbox: \(why); it is sent by itself")

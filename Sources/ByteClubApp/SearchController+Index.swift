@@ -3,7 +3,7 @@ import Remote
 import TerminalUI
 
 /// Keeping the search index current. The notes list is the app's picture of the club, and the
-/// change journal (LiveController, or WebDAV's polls) already keeps it current, own saves,
+/// change journal (LiveUpdates, or WebDAV's polls) already keeps it current, own saves,
 /// renames and deletions included; so the index follows the list: whenever the list's version
 /// moves, a sync compares its revs with the index's and fetches only the notes that changed
 /// (one note changed by another member → one download, one row). The first sync of a club, or

@@ -8,13 +8,13 @@ import TerminalUI
 /// The results screen is a layer (``SearchLayer``) drawn from ``AppState/search``; its keys go
 /// through ``SearchState``, whose actions this carries out: queries run off the UI queue
 /// through ``UIEffects`` and their answers come back on it; `Enter` opens the note in the
-/// editor at the match, in "search hits" mode (NotesController+Search.swift), and `Esc` there
+/// editor at the match, in "search hits" mode (the editor's NoteOpening role), and `Esc` there
 /// comes back here with the same query and selection.
 @MainActor
 final class SearchController {
     let context: AppContext
-    let notes: NotesController
-    let live: LiveController
+    let notes: any NoteOpening
+    let live: LiveUpdates
     /// The index, once opened (off the UI queue, at start).
     var index: (any NoteSearchIndex)?
     /// Opens the index, off the UI queue; nil when the app keeps no cache (some tests).
@@ -37,7 +37,7 @@ final class SearchController {
     /// Called on the UI queue after the index took in changes: the backlinks panel asks again.
     var onIndexChanged: (@MainActor () -> Void)?
 
-    init(context: AppContext, notes: NotesController, live: LiveController,
+    init(context: AppContext, notes: any NoteOpening, live: LiveUpdates,
          openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?) {
         self.context = context
         self.notes = notes

@@ -186,7 +186,7 @@ final class TagsController {
     private func scheduleCache() {
         guard context.configuration.cache != nil, !cacheScheduled else { return }
         cacheScheduled = true
-        context.effects.after(ListsController.cacheDelay) { [weak self] in self?.writeCache() }
+        context.effects.after(Refresher.cacheDelay) { [weak self] in self?.writeCache() }
     }
 
     private func writeCache() {

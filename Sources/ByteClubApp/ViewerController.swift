@@ -6,11 +6,11 @@ import TerminalUI
 @MainActor
 final class ViewerController {
     let context: AppContext
-    let photos: PhotosController
+    let photos: any PhotoTransferring
     let pictures: ViewerPictures
     private var layer: ViewerLayer?
 
-    init(context: AppContext, photos: PhotosController) {
+    init(context: AppContext, photos: any PhotoTransferring) {
         self.context = context
         self.photos = photos
         pictures = ViewerPictures(store: context.store, directory: context.configuration.thumbnailsDirectory, effects: context.effects)

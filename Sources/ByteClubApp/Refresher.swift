@@ -2,27 +2,21 @@ import Foundation
 import Remote
 import TerminalUI
 
-/// The lists: loading each tab, switching tabs, the drafts and paused downloads kept on disk,
-/// and quitting.
+/// A helper, not a controller (docs/architecture.md): loads each tab's list again after
+/// something changed it, and reads the drafts and paused downloads kept on disk. Every
+/// controller that changes the club asks it; it calls no controller.
 @MainActor
-final class ListsController {
+final class Refresher {
     let context: AppContext
     /// Called after a load's result is applied (tests wait on it).
     var onLoadFinished: (@MainActor (Tab) -> Void)?
-    /// Called to leave the app, with the exit status.
-    var onQuit: (@MainActor (Int32) -> Void)?
-    /// Called just before ``onQuit`` (the live updates stop there).
-    var willQuit: (@MainActor () -> Void)?
-    /// Asks the quit question with "background" as its default, when transfers run and an agent
-    /// can take them (BackgroundController); false when it cannot, and the question is ours.
-    var backgroundQuit: (@MainActor (@escaping @MainActor () -> Void) -> Bool)?
     /// Called after a load's result is applied, before ``onLoadFinished`` (the live updates
     /// apply changes that came while the list was loading).
     var afterLoad: (@MainActor (Tab) -> Void)?
     /// When each tab was last refreshed after something this app did (a save, a delete, a
     /// rename, `r`), on the effects' clock: a deletion the live updates see just then is ours.
     private(set) var lastOwnRefresh: [Tab: Double] = [:]
-    /// The disk cache's bookkeeping (ListsController+Cache.swift): the cursor each tab's list is
+    /// The disk cache's bookkeeping (Refresher+Cache.swift): the cursor each tab's list is
     /// at, whether an empty list came from the change journal, and which writes are scheduled.
     var cacheCursors: [Tab: RemoteCursor] = [:]
     var cacheConfirmedEmpty: [Tab: Bool] = [:]
@@ -71,17 +65,6 @@ final class ListsController {
     /// what they see next for ours, as after a refresh.
     func ownChange(_ tab: Tab) { lastOwnRefresh[tab] = context.effects.now() }
 
-    /// Switches to `tab`, loading it if it never loaded.
-    func select(_ tab: Tab) {
-        context.update {
-            $0.tab = tab
-            if $0[tab].hasLoaded, $0.message?.kind != .error {
-                $0.message = StatusMessage(AppState.summary(count: $0[tab].entries.count, tab: tab))
-            }
-        }
-        if !context.state[tab].hasLoaded, !context.state[tab].isLoading { refresh(tab) }
-    }
-
     /// Reads the drafts folder (at start, and after a draft is set aside).
     func reloadDrafts() {
         guard let drafts = context.configuration.drafts else { return }
@@ -96,32 +79,5 @@ final class ListsController {
         context.update { state in
             state.paused = Dictionary(all.map { ($0.path.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         }
-    }
-
-    /// `q`: quits, or first asks when edits are unsaved or transfers are running.
-    func requestQuit() {
-        let state = context.state
-        // With an agent, running transfers can go on after the quit: that question instead.
-        if state.runningTransfers > 0, let offer = backgroundQuit, offer({ [weak self] in self?.quit(0) }) { return }
-        guard state.needsQuitConfirmation else {
-            quit(0)
-            return
-        }
-        var reasons: [String] = []
-        if state.hasUnsavedEdits { reasons.append("A note has unsaved changes (its draft is kept for next time).") }
-        if state.runningTransfers == 1 { reasons.append("A transfer is still running: a download pauses (Enter resumes it next time), an upload stops.") }
-        if state.runningTransfers > 1 {
-            reasons.append("\(state.runningTransfers) transfers are still running: downloads pause (Enter resumes them next time), uploads stop.")
-        }
-        let modal = Modal(title: "Quit byteclub?", body: reasons + ["Quit anyway?"], buttons: ["Quit", "Cancel"])
-        // Cancel is the default: Enter on a reflex must not lose work.
-        context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
-            if choice == 0 { self?.quit(0) }
-        })
-    }
-
-    private func quit(_ status: Int32) {
-        willQuit?()
-        onQuit?(status)
     }
 }

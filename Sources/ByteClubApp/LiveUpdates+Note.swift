@@ -5,7 +5,7 @@ import TerminalUI
 /// The open note, when another member changes it: reloaded in place when it has no local
 /// edits (the cursor kept), or a banner above the editor when it has, with the change kept in
 /// ``NoteSession/remoteChange`` for the merge (Ctrl-R) to take.
-extension LiveController {
+extension LiveUpdates {
     /// Looks for the open note among the changed notes.
     func openNoteChanged(_ events: [LiveEvent]) {
         guard let session = context.state.note, session.phase != .loading, let open = session.entry else { return }

@@ -4,7 +4,7 @@ import TerminalUI
 
 /// Lists that update themselves: each tab keeps a longpoll open on its folder and applies what
 /// changed as a delta (``AppState/applyChanges(_:_:layout:format:before:)``), then says in the
-/// status bar who changed what. The open note is told too (LiveController+Note.swift).
+/// status bar who changed what. The open note is told too (LiveUpdates+Note.swift).
 ///
 /// Each tab runs a ``ChangeFeed`` (Remote), whose requests go one at a time through
 /// ``UIEffects``: a fresh cursor and a listing after it (so nothing between them is missed), then
@@ -13,7 +13,7 @@ import TerminalUI
 /// loads say when the server is gone. A store that cannot longpoll (`.notSupported`) just has
 /// no live updates.
 @MainActor
-final class LiveController {
+final class LiveUpdates {
     /// Seconds each longpoll waits at the server (the least Dropbox accepts).
     nonisolated static let pollTimeout: TimeInterval = 30
     /// The longest wait after failures in a row.
@@ -33,7 +33,7 @@ final class LiveController {
         })
 
     let context: AppContext
-    let lists: ListsController
+    let refresher: Refresher
     /// Called after a change page was applied to a tab (tests and the benchmark wait on it).
     var onChangesApplied: (@MainActor (Tab, [LiveEvent]) -> Void)?
     /// Called with every change page as it came, before it is applied: a change of tags only
@@ -42,7 +42,7 @@ final class LiveController {
 
     /// One tab's loop: its feed, and what carries its effects out.
     struct Feed {
-        var machine = ChangeFeed(configuration: LiveController.feedConfiguration)
+        var machine = ChangeFeed(configuration: LiveUpdates.feedConfiguration)
         /// Which run of the loop this is (a wait of a stopped run then does nothing).
         let run: Int
         /// The request in flight, which ``stop()`` cancels.
@@ -61,9 +61,9 @@ final class LiveController {
     /// Display names by account id (nil: the server could not say).
     var names: [String: String?] = [:]
 
-    init(context: AppContext, lists: ListsController) {
+    init(context: AppContext, refresher: Refresher) {
         self.context = context
-        self.lists = lists
+        self.refresher = refresher
     }
 
     /// Starts both tabs' loops, each with a fresh cursor and a listing after it, or, for a tab
@@ -127,7 +127,7 @@ final class LiveController {
                 }, answer: ChangeFeed.Event.cursor) { [weak self] _ in
                     // The list loads anyway; the live part waits, or ends if it cannot be had.
                     // Later tries list again only once they have a cursor.
-                    if opening { self?.lists.refresh(tab, live: true) }
+                    if opening { self?.refresher.refresh(tab, live: true) }
                 }
             case .longpoll(let cursor, let timeout):
                 let store = context.store
@@ -142,7 +142,7 @@ final class LiveController {
                     // A cached list's first request, offline: the list loads anyway (its failure
                     // says `offline` over the cached list), once.
                     guard let self, opening, error.isUnreachable, self.failuresInARow(tab) == 0 else { return }
-                    self.lists.refresh(tab, live: true)
+                    self.refresher.refresh(tab, live: true)
                 }
             case .wait(let seconds, let token):
                 feeds[tab]?.task = nil
@@ -152,17 +152,17 @@ final class LiveController {
                 }
             case .fresh(let cursor):
                 // The listing after this cursor is at it (a change between them comes again).
-                lists.refresh(tab, live: true, cursor: cursor)
+                refresher.refresh(tab, live: true, cursor: cursor)
             case .deliver(let changes, let cursor, let opening):
                 let before = context.state[tab].entries.count
                 if opening {
                     // A cached list catching up: applied at once, and cached at the new cursor.
                     apply(tab, changes)
-                    lists.cacheList(tab, cursor: cursor, emptyIsConfirmed: emptiedByJournal(tab, before: before))
+                    refresher.cacheList(tab, cursor: cursor, emptyIsConfirmed: emptiedByJournal(tab, before: before))
                 } else {
                     deliver(tab, changes)
                     if !context.state[tab].isLoading {
-                        lists.cacheList(tab, cursor: cursor, emptyIsConfirmed: emptiedByJournal(tab, before: before))
+                        refresher.cacheList(tab, cursor: cursor, emptyIsConfirmed: emptiedByJournal(tab, before: before))
                     }
                 }
             case .reset:
@@ -199,7 +199,7 @@ final class LiveController {
         }
     }
 
-    /// The server answers again (OutboxController): every tab waiting out a failure tries now
+    /// The server answers again (OutboxRunner): every tab waiting out a failure tries now
     /// instead of at the end of its wait (up to 30 s), so the lists catch up with what changed
     /// meanwhile from their cursors at once.
     func wake() {
@@ -271,7 +271,7 @@ final class LiveController {
     private func announce(_ tab: Tab, _ events: [LiveEvent]) {
         // A deletion or rename carries no author we can trust; right after this app did one
         // itself (and refreshed), it is most likely ours, already said by whoever did it.
-        let ownActionRecently = lists.lastOwnRefresh[tab].map { context.effects.now() - $0 < 2 } ?? false
+        let ownActionRecently = refresher.lastOwnRefresh[tab].map { context.effects.now() - $0 < 2 } ?? false
         let news = events.filter { event in
             // With authors, ours are no news; without (a deletion, a server of one shared
             // token), what comes right after something this app did is taken for ours.

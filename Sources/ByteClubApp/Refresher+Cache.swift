@@ -4,7 +4,7 @@ import Remote
 /// The lists kept on disk (``ClubCache``) so that a start without the server shows them at once:
 /// read before the first frame, written after every load and change page the server gave,
 /// never after an error.
-extension ListsController {
+extension Refresher {
     /// How long a list waits after a change before it is written (a burst of change pages is one write).
     static let cacheDelay: Duration = .milliseconds(500)
 

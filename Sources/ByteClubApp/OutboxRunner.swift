@@ -2,11 +2,11 @@ import Foundation
 import Remote
 import TerminalUI
 
-/// Offline and back: notices when the server cannot be reached, queues what the user does
+/// A helper, not a controller (docs/architecture.md). Offline and back: notices when the server cannot be reached, queues what the user does
 /// meanwhile in the ``Outbox``, watches for the server's return and then sends the outbox in order.
 ///
 /// Every request the controllers make through ``AppContext/perform(_:then:)`` tells this
-/// controller whether the server answered (``AppModel/onReachability``): one that could not
+/// helper whether the server answered (``AppModel/onReachability``): one that could not
 /// reach it (refused at once; a stall after the UI's 10 s idle limit; a gateway's 502/503/504)
 /// turns the app offline, and any other answer (even an error) turns it back online. While
 /// offline a probe asks for the club folder's metadata (``OfflineProbe``: 1 s, then a tenth of
@@ -17,11 +17,15 @@ import TerminalUI
 /// stops between items; each result updates the open note (its base rev, its saved mark), the
 /// drafts and the status bar.
 @MainActor
-final class OutboxController {
+final class OutboxRunner {
     let context: AppContext
-    let lists: ListsController
-    weak var live: LiveController?
-    weak var notes: NotesController?
+    let refresher: Refresher
+    weak var live: LiveUpdates?
+    /// An item reached the server (merged: combined with changes made there meanwhile): the
+    /// open note follows it.
+    var onSent: (@MainActor (OutboxItem, RemoteEntry?, _ merged: Bool) -> Void)?
+    /// An item's note is kept as a draft to merge by hand: the open note follows it.
+    var onConflict: (@MainActor (OutboxItem) -> Void)?
     /// Called when the server answers again (pictures that failed offline are asked for again).
     var onBack: (@MainActor () -> Void)?
 
@@ -39,9 +43,9 @@ final class OutboxController {
     private var firstProblem: String?
     private var stopped = false
 
-    init(context: AppContext, lists: ListsController) {
+    init(context: AppContext, refresher: Refresher) {
         self.context = context
-        self.lists = lists
+        self.refresher = refresher
     }
 
     private var outbox: Outbox? { context.configuration.outbox }
@@ -118,7 +122,7 @@ final class OutboxController {
         live?.wake()
         if !(live?.isRunning ?? false) {
             // No live updates to catch up: lists shown from the cache load again.
-            for tab in Tab.allCases where state[tab].cachedAt != nil { lists.refresh(tab, live: true) }
+            for tab in Tab.allCases where state[tab].cachedAt != nil { refresher.refresh(tab, live: true) }
         }
         onBack?()
         send()
@@ -229,17 +233,17 @@ final class OutboxController {
         switch report.result {
         case .sent(let entry):
             sentInRun += 1
-            notes?.outboxSent(item, entry: entry, merged: false)
+            onSent?(item, entry, false)
         case .merged(let entry, _):
             sentInRun += 1
             mergedInRun += 1
-            notes?.outboxSent(item, entry: entry, merged: true)
+            onSent?(item, entry, true)
             context.say(.init("Merged \"\(TerminalSafe.escape(item.title))\" with changes made on the server meanwhile", kind: .success))
         case .conflict(_, let reason):
             problemsInRun += 1
             firstProblem = firstProblem ?? reason
-            notes?.outboxConflict(item)
-            lists.reloadDrafts()
+            onConflict?(item)
+            refresher.reloadDrafts()
             context.say(.error(reason))
         case .refused(let reason):
             problemsInRun += 1
@@ -251,13 +255,13 @@ final class OutboxController {
             try? outbox.retargetFollowers(of: item, result: report.result)
         }
         // The sender drops a draft once the server has exactly its text: the rows follow.
-        if item.draftID != nil { lists.reloadDrafts() }
+        if item.draftID != nil { refresher.reloadDrafts() }
         // Our own change: the live updates are not to announce it as news.
         let photos = context.configuration.layout.photosFolder.lowercased() + "/"
         let tab: Tab = item.kind == .upload || item.path.lowercased().hasPrefix(photos) ? .photos : .notes
-        lists.ownChange(tab)
+        refresher.ownChange(tab)
         if !(live?.isRunning ?? false) || item.kind == .delete || item.kind == .rename {
-            lists.refresh(tab)
+            refresher.refresh(tab)
         }
     }
 }

@@ -161,9 +161,16 @@ let package = Package(
 
         // MARK: Executables
 
+        // What the command line does, as a library the tests import: the backend's construction
+        // (embedded, club, Dropbox, WebDAV), account fallbacks, folder migrations, paths, secrets.
+        .target(
+            name: "ClubKit",
+            dependencies: ["Remote", "ClubServer", "SampleClub", "ByteClubApp", "ByteClubConfig", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "byteclub",
             dependencies: [
+                "ClubKit",
                 "Remote",
                 "ClubServer",
                 "SampleClub",
@@ -228,6 +235,7 @@ let package = Package(
         .testTarget(name: "DurableTests", dependencies: ["Durable"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markdown"]),
+        .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "Remote", "TestSupport"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",

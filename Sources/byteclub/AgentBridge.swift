@@ -1,5 +1,6 @@
 import Agent
 import ArgumentParser
+import ClubKit
 import ClubServer
 import Foundation
 import Logging
@@ -85,8 +86,8 @@ enum AgentStores {
                                 connection: connection, singleUploadLimit: chunk, chunkSize: chunk)
         case .webdav:
             guard let text = remote.url, let url = URL(string: text) else { throw AgentError.refused("a WebDAV folder needs its URL") }
-            return try await BackendOptions.connectWebDAV(url: url, user: remote.user ?? "", password: remote.secret ?? "",
-                                                          connection: connection, retry: RetryPolicy()).store
+            return try await Backend.connectWebDAV(url: url, user: remote.user ?? "", password: remote.secret ?? "",
+                                                   connection: connection, retry: RetryPolicy()).store
         case .dropbox:
             var arguments = ["--dropbox"]
             if let api = remote.url { arguments += ["--dropbox-api", api] }
@@ -106,7 +107,7 @@ actor EmbeddedClubs {
         if let running = servers[root.path] { return try await running.value }
         let starting = Task { () async throws -> (URL, String) in
             try SampleClub.seed(into: root)
-            let secret = BackendOptions.randomToken()
+            let secret = Backend.randomToken()
             var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.agent.embedded"))
             configuration.logger.logLevel = .warning
             let server = try await ClubServer.start(configuration)

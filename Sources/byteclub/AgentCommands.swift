@@ -1,5 +1,6 @@
 import Agent
 import ArgumentParser
+import ClubKit
 import Foundation
 import Remote
 

@@ -1,4 +1,5 @@
 import Agent
+import ClubKit
 import Foundation
 
 /// `put` and `get` without `--agent` move their own bytes, but a killed agent's journal may

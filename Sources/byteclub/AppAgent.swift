@@ -1,5 +1,6 @@
 import Agent
 import ByteClubApp
+import ClubKit
 import Foundation
 import Remote
 

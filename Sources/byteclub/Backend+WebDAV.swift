@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClubKit
 import Foundation
 import Logging
 import Remote
@@ -21,37 +22,6 @@ extension BackendOptions {
             throw ValidationError("put no user or password in the --webdav URL: use --user, and BYTECLUB_WEBDAV_PASSWORD or the prompt")
         }
         guard let user, !user.isEmpty else { throw ValidationError("--webdav needs --user NAME") }
-    }
-
-    /// A backend on the WebDAV folder at `url`: the one step from (url, user, password) to a
-    /// connected store, for flags and named remotes alike. Checks the password at once: a
-    /// refused one fails here with `.unauthorized` (exit 5).
-    ///
-    /// `offlineStart` (the app): a server that cannot be reached at all is no reason to stop,
-    /// since the app starts from its cache as it does for a club server; the store is then made
-    /// without asking the server (``WebDAVStore/unverified(url:user:password:connection:retry:logger:listingLimits:)``),
-    /// and the app says offline and catches up when the server is back. Scripts keep failing
-    /// at once (exit 6).
-    static func connectWebDAV(url: URL, user: String, password: String, connection: ConnectionOptions, retry: RetryPolicy,
-                              limits: ListingLimits = .standard, offlineStart: Bool = false) async throws -> Backend {
-        let outcome: Result<WebDAVStore, RemoteError> = await {
-            do throws(RemoteError) {
-                return .success(try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: retry,
-                                                              listingLimits: limits))
-            } catch {
-                return .failure(error)
-            }
-        }()
-        switch outcome {
-        case .success(let store):
-            return Backend(store: store, server: nil)
-        case .failure(let error):
-            guard offlineStart, error.isUnreachable else { throw error }
-            Logger(label: "byteclub").notice("the WebDAV server cannot be reached (\(error.message)): starting from the cache")
-            let store = try WebDAVStore.unverified(url: url, user: user, password: password, connection: connection, retry: retry,
-                                                   listingLimits: limits)
-            return Backend(store: store, server: nil)
-        }
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClubKit
 import ClubServer
 import Foundation
 import Logging
@@ -77,125 +78,25 @@ struct BackendOptions: ParsableArguments {
         if let configured = try await connectConfigured(serverLogLevel: serverLogLevel, retry: retry, offlineStart: offlineStart) {
             return configured
         }
-        let limits = listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard
+        let choice: BackendChoice
         if let webdav, let url = URL(string: webdav) {
-            let password = try WebDAVPassword.obtain(user: user ?? "", url: url)
-            return try await Self.connectWebDAV(url: url, user: user ?? "", password: password, connection: connection, retry: retry, limits: limits,
-                                                offlineStart: offlineStart)
+            choice = .webdav(url: url, user: user ?? "", password: try WebDAVPassword.obtain(user: user ?? "", url: url))
+        } else if dropbox {
+            choice = .dropbox(api: dropboxApi.flatMap(URL.init(string:)), tokenURL: oauthTokenUrl.flatMap(URL.init(string:)))
+        } else if let server, let url = URL(string: server) {
+            choice = .club(url: url, token: token, pin: pin)
+        } else {
+            choice = .embedded(root: dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub)
         }
-        if dropbox {
-            let endpoints = dropboxApi.flatMap(URL.init(string:)).map(DropboxEndpoints.club) ?? .dropbox
-            var oauth = OAuthEndpoints.dropbox
-            if let tokenURL = oauthTokenUrl.flatMap(URL.init(string:)) { oauth.token = tokenURL }
-            let file = TokenFile(url: Paths.tokens)
-            let stored = try file.load()
-            let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
-            let store = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry,
-                                     listingLimits: limits)
-            // One quick question, not the caller's retries: offline, the fallback below serves.
-            var once = RetryPolicy()
-            once.maxAttempts = 1
-            let asker = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: once)
-            let account = await Self.dropboxAccount(stored, file: file, store: asker)
-            // Where this login's folders were before: under the fallback name while its id was
-            // unknown, and under plain `dropbox` before each account had folders of its own.
-            let fallback = Self.fallbackAccount(stored)
-            return Backend(store: store, server: nil, account: account, formerAccounts: account == fallback ? [nil] : [fallback, nil])
-        }
-        if let server, let url = URL(string: server) {
-            guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
-                throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
-            }
-            var connection = connection
-            if pin == nil, url.scheme?.lowercased() == "https" {
-                // A named remote's pin came through connectConfigured; a bare --server is asked about once.
-                connection.pinnedPublicKey = try await FirstUse.pin(for: url, remote: nil, config: nil)
-            }
-            return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
-                                               connection: connection, retry: retry, listingLimits: limits), server: nil)
-        }
-        // Embedded: our own server on 127.0.0.1, a random port and a random token.
-        let root = dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub
         do {
-            try SampleClub.seed(into: root)
-        } catch {
-            throw ValidationError("cannot set up the club folder \(root.path): \(error.localizedDescription)")
-        }
-        let secret = Self.randomToken()
-        var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.embedded"))
-        configuration.logger.logLevel = serverLogLevel
-        let server = try await ClubServer.start(configuration)
-        let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), connection: connection, retry: retry,
-                                 listingLimits: limits)
-        return Backend(store: store, server: server, embeddedRoot: root)
-    }
-
-    /// Whose Dropbox this is, for the outbox's and the cache's folder names: the `account_id`
-    /// kept at login; for a token file from before it was kept, asked once of Dropbox
-    /// (`users/get_current_account`) and written into the file. Offline with such an old file, a
-    /// hash of the refresh token stands in: one login never shares another's folders, even then.
-    static func dropboxAccount(_ stored: StoredTokens, file: TokenFile, store: DropboxStore) async -> String {
-        if let id = stored.accountID, !id.isEmpty { return id }
-        if let account = try? await store.currentAccount() {
-            // Reread: asking may have refreshed the access token, which is in the file now.
-            if var latest = try? file.load(), latest.refreshToken == stored.refreshToken {
-                latest.accountID = account.id
-                try? file.save(latest)
-            }
-            return account.id
-        }
-        return fallbackAccount(stored)
-    }
-
-    /// What stands in for an account id that is not known yet: a hash of the refresh token.
-    static func fallbackAccount(_ stored: StoredTokens) -> String {
-        "login-" + String(UInt64(bitPattern: Int64(stored.refreshToken.hashValueStable)), radix: 16)
-    }
-
-    static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
-}
-
-/// A connected store, whatever its kind (a club server, Dropbox, WebDAV), and the embedded
-/// server behind it if there is one.
-struct Backend: Sendable {
-    let store: any RemoteStore
-    let server: ClubServer?
-    /// The app folder (a named remote's `folder`).
-    var folder = "/byteclub"
-    /// Where the UI saves downloads when `--download-dir` is not given (a named remote's `download_dir`).
-    var downloadDirectory: URL?
-    /// The embedded club's folder (nil for every other kind).
-    var embeddedRoot: URL?
-    /// Whose Dropbox (its account id); nil for every other kind, where the URL names the club.
-    var account: String?
-
-    /// Account names this club's folders may still be under (nil: none, the plain `dropbox`).
-    var formerAccounts: [String?] = []
-
-    /// The name of this club's outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:folder:account:)``).
-    var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: account) }
-
-    /// Moves this club's outbox and cache from a name they had before (``formerAccounts``) to
-    /// ``key``, so nothing queued while the account id was unknown (an older token file used
-    /// offline), or before each account had folders of its own, is stranded there. Only into a
-    /// folder that does not exist yet: what is there already is never mixed with another.
-    func adoptFormerFolders() {
-        let manager = FileManager.default
-        for former in formerAccounts {
-            let old = Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: former)
-            guard old != key else { continue }
-            for (from, to) in [(Paths.outbox(old), Paths.outbox(key)), (Paths.cache(old), Paths.cache(key))]
-            where manager.fileExists(atPath: from.path) && !manager.fileExists(atPath: to.path) {
-                try? manager.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try? manager.moveItem(at: from, to: to)
-            }
+            // A named remote's pin came through connectConfigured; a bare --server is asked about once.
+            return try await Backend.connect(choice, connection: connection, retry: retry, limits: limits, serverLogLevel: serverLogLevel,
+                                             offlineStart: offlineStart) { url in try await FirstUse.pin(for: url, remote: nil, config: nil) }
+        } catch let error as BackendError {
+            throw ValidationError(error.description)
         }
     }
 
-    func close() async {
-        await server?.stop()
-    }
+    /// The most entries a listing gathers (`--listing-limit`, for tests).
+    var limits: ListingLimits { listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard }
 }

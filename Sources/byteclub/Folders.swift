@@ -1,3 +1,4 @@
+import ClubKit
 import DropboxWire
 import Foundation
 import Remote

@@ -1,6 +1,7 @@
 import Agent
 import ArgumentParser
 import ByteClubConfig
+import ClubKit
 import DropboxWire
 import Foundation
 import Durable

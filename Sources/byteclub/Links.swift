@@ -1,5 +1,6 @@
 import ArgumentParser
 import ByteClubConfig
+import ClubKit
 import Foundation
 import Markdown
 import Remote

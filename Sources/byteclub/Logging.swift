@@ -1,3 +1,4 @@
+import ClubKit
 import Foundation
 import Logging
 import Remote

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ByteClubConfig
+import ClubKit
 import ClubServer
 import DropboxWire
 import Foundation

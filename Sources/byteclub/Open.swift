@@ -1,6 +1,7 @@
 import ArgumentParser
 import ByteClubConfig
 import ByteClubApp
+import ClubKit
 import Dispatch
 import Foundation
 import Logging

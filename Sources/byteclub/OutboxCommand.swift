@@ -1,5 +1,6 @@
 import ArgumentParser
 import ByteClubApp
+import ClubKit
 import Foundation
 import Remote
 

@@ -1,5 +1,6 @@
-import ByteClubConfig
 import ArgumentParser
+import ByteClubConfig
+import ClubKit
 import Foundation
 import Logging
 import Remote
@@ -78,9 +79,8 @@ extension BackendOptions {
             } catch let error as ConfigError {
                 throw Remotes.exit(error)
             }
-            var backend = try await Self.connectWebDAV(url: url, user: user, password: password, connection: connection, retry: retry,
-                                                       limits: listingLimit.map { ListingLimits(maxEntries: $0) } ?? .standard,
-                                                       offlineStart: offlineStart)
+            var backend = try await Backend.connectWebDAV(url: url, user: user, password: password, connection: connection, retry: retry,
+                                                          limits: limits, offlineStart: offlineStart)
             backend.folder = remote.folder
             backend.downloadDirectory = remote.downloadDirectory
             return backend

@@ -1,5 +1,6 @@
 import ByteClubConfig
 import ArgumentParser
+import ClubKit
 import Foundation
 import Remote
 

@@ -1,6 +1,7 @@
 import ByteClubConfig
 import Agent
 import ArgumentParser
+import ClubKit
 import Foundation
 import DropboxWire
 import Remote

@@ -8,15 +8,15 @@ import Foundation
 /// Its first line of stdout is the secret; the rest is ignored. The secret reaches no log, no
 /// message and no process title: it comes back through a pipe, and a failure says what failed
 /// (which command key of which remote, and how) but never what was printed.
-enum SecretCommand {
+public enum SecretCommand {
     /// Why a command gave no secret (messages hold no output).
-    enum Failure: Error, Equatable {
+    public enum Failure: Error, Equatable {
         case couldNotStart(String)
         case exited(Int32)
         case killed(Int32)
         case printedNothing
 
-        var explanation: String {
+        public var explanation: String {
             switch self {
             case .couldNotStart(let reason): return "could not be run (\(reason))"
             case .exited(let status): return "failed (exit status \(status))"
@@ -27,7 +27,7 @@ enum SecretCommand {
     }
 
     /// The first line of what `command` prints on stdout.
-    static func run(_ command: String) throws(Failure) -> String {
+    public static func run(_ command: String) throws(Failure) -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
@@ -55,7 +55,7 @@ enum SecretCommand {
 extension ClubConfig {
     /// The config at `file` (the user's own by default), or nil when there is none; `~/` in it
     /// means `$HOME`.
-    static func load(from file: URL = Paths.config) throws(ConfigError) -> ClubConfig? {
+    public static func load(from file: URL = Paths.config) throws(ConfigError) -> ClubConfig? {
         try load(from: file, home: Paths.home)
     }
 
@@ -65,7 +65,7 @@ extension ClubConfig {
     ///
     /// The remote's own token comes before the environment's: `BYTECLUB_TOKEN`, set for one
     /// server, must never be sent to another that has its own.
-    func token(for remote: RemoteConfig) throws(ConfigError) -> String? {
+    public func token(for remote: RemoteConfig) throws(ConfigError) -> String? {
         if let token = remote.token {
             guard !token.isEmpty else {
                 throw problem(remote, key: "token", message: "the token of remote \"\(remote.name)\" is empty")
@@ -88,7 +88,7 @@ extension ClubConfig {
     /// nil when neither gives one (the caller then asks on the terminal). The remote's own
     /// command comes first, as a club remote's token does, so that a password exported for one
     /// server is never sent to another remote that says where its password is.
-    func password(for remote: RemoteConfig, environment: [String: String] = Paths.environment) throws(ConfigError) -> String? {
+    public func password(for remote: RemoteConfig, environment: [String: String] = Paths.environment) throws(ConfigError) -> String? {
         if let command = remote.passwordCommand { return try secret(remote, key: "password_command", command: command) }
         if let password = environment["BYTECLUB_WEBDAV_PASSWORD"], !password.isEmpty { return password }
         return nil

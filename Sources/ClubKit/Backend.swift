@@ -1,0 +1,206 @@
+import ByteClubApp
+import ClubServer
+import Foundation
+import Logging
+import Remote
+import SampleClub
+
+/// A connected store, whatever its kind (a club server, Dropbox, WebDAV), and the embedded
+/// server behind it if there is one.
+public struct Backend: Sendable {
+    public let store: any RemoteStore
+    public let server: ClubServer?
+    /// The app folder (a named remote's `folder`).
+    public var folder = "/byteclub"
+    /// Where the UI saves downloads when `--download-dir` is not given (a named remote's `download_dir`).
+    public var downloadDirectory: URL?
+    /// The embedded club's folder (nil for every other kind).
+    public var embeddedRoot: URL?
+    /// Whose Dropbox (its account id); nil for every other kind, where the URL names the club.
+    public var account: String?
+
+    /// Account names this club's folders may still be under (nil: none, the plain `dropbox`).
+    public var formerAccounts: [String?] = []
+
+    public init(store: any RemoteStore, server: ClubServer?, embeddedRoot: URL? = nil, account: String? = nil, formerAccounts: [String?] = []) {
+        self.store = store
+        self.server = server
+        self.embeddedRoot = embeddedRoot
+        self.account = account
+        self.formerAccounts = formerAccounts
+    }
+
+    /// The name of this club's outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:folder:account:)``).
+    public var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: account) }
+
+    /// Moves this club's outbox and cache from a name they had before (``formerAccounts``) to
+    /// ``key``, so nothing queued while the account id was unknown (an older token file used
+    /// offline), or before each account had folders of its own, is stranded there. Only into a
+    /// folder that does not exist yet: what is there already is never mixed with another.
+    public func adoptFormerFolders() {
+        let manager = FileManager.default
+        for former in formerAccounts {
+            let old = Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: former)
+            guard old != key else { continue }
+            for (from, to) in [(Paths.outbox(old), Paths.outbox(key)), (Paths.cache(old), Paths.cache(key))]
+            where manager.fileExists(atPath: from.path) && !manager.fileExists(atPath: to.path) {
+                try? manager.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? manager.moveItem(at: from, to: to)
+            }
+        }
+    }
+
+    public func close() async {
+        await server?.stop()
+    }
+}
+
+/// Why a backend could not be made, in words the command line prints as they are.
+public enum BackendError: Error, Equatable, CustomStringConvertible {
+    /// `--server` without a token (nor BYTECLUB_TOKEN).
+    case serverNeedsToken
+    /// The embedded club's folder could not be made or seeded.
+    case cannotSetUpClub(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .serverNeedsToken: "--server needs --token (or BYTECLUB_TOKEN)"
+        case .cannotSetUpClub(let path, let reason): "cannot set up the club folder \(path): \(reason)"
+        }
+    }
+}
+
+/// Which folder to connect to, as plain values (the executable's flags, or a named remote,
+/// become one of these).
+public enum BackendChoice: Sendable {
+    /// The embedded server over `root`.
+    case embedded(root: URL)
+    /// A club server at `url`; `token` nil means BYTECLUB_TOKEN. `pin`: the key fingerprint.
+    case club(url: URL, token: String?, pin: String?)
+    /// The user's Dropbox through the tokens kept at login; `api` and `tokenURL` replace
+    /// Dropbox's hosts (tests).
+    case dropbox(api: URL?, tokenURL: URL?)
+    /// A WebDAV folder.
+    case webdav(url: URL, user: String, password: String)
+}
+
+extension Backend {
+    /// Connects to `choice`, starting the embedded server if that is it. Call `close` when done.
+    ///
+    /// `serverLogLevel` is the embedded server's. `retry` is how long requests keep trying.
+    /// `offlineStart` (the app): a WebDAV server that cannot be reached still gives a backend,
+    /// for a start from the cache. `firstUsePin`: asked for an https club server given without a
+    /// pin (trust on first use; nil: none).
+    public static func connect(_ choice: BackendChoice, connection: ConnectionOptions, retry: RetryPolicy = RetryPolicy(),
+                               limits: ListingLimits = .standard, serverLogLevel: Logger.Level = .warning, offlineStart: Bool = false,
+                               firstUsePin: @Sendable (URL) async throws -> String? = { _ in nil }) async throws -> Backend {
+        switch choice {
+        case .webdav(let url, let user, let password):
+            return try await connectWebDAV(url: url, user: user, password: password, connection: connection, retry: retry, limits: limits,
+                                           offlineStart: offlineStart)
+        case .dropbox(let api, let tokenURL):
+            let endpoints = api.map(DropboxEndpoints.club) ?? .dropbox
+            var oauth = OAuthEndpoints.dropbox
+            if let tokenURL { oauth.token = tokenURL }
+            let file = TokenFile(url: Paths.tokens)
+            let stored = try file.load()
+            let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
+            let store = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry,
+                                     listingLimits: limits)
+            // One quick question, not the caller's retries: offline, the fallback below serves.
+            var once = RetryPolicy()
+            once.maxAttempts = 1
+            let asker = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: once)
+            let account = await DropboxAccount.resolve(stored, file: file, store: asker)
+            // Where this login's folders were before: under the fallback name while its id was
+            // unknown, and under plain `dropbox` before each account had folders of its own.
+            let fallback = DropboxAccount.fallback(stored)
+            return Backend(store: store, server: nil, account: account, formerAccounts: account == fallback ? [nil] : [fallback, nil])
+        case .club(let url, let token, let pin):
+            guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else { throw BackendError.serverNeedsToken }
+            var connection = connection
+            if let pin {
+                connection.pinnedPublicKey = pin
+            } else if url.scheme?.lowercased() == "https" {
+                connection.pinnedPublicKey = try await firstUsePin(url)
+            }
+            return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
+                                               connection: connection, retry: retry, listingLimits: limits), server: nil)
+        case .embedded(let root):
+            // Our own server on 127.0.0.1, a random port and a random token.
+            do {
+                try SampleClub.seed(into: root)
+            } catch {
+                throw BackendError.cannotSetUpClub(path: root.path, reason: error.localizedDescription)
+            }
+            let secret = randomToken()
+            var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.embedded"))
+            configuration.logger.logLevel = serverLogLevel
+            let server = try await ClubServer.start(configuration)
+            let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), connection: connection,
+                                     retry: retry, listingLimits: limits)
+            return Backend(store: store, server: server, embeddedRoot: root)
+        }
+    }
+
+    /// A backend on the WebDAV folder at `url`: the one step from (url, user, password) to a
+    /// connected store, for flags and named remotes alike. Checks the password at once: a
+    /// refused one fails here with `.unauthorized` (exit 5).
+    ///
+    /// `offlineStart` (the app): a server that cannot be reached at all is no reason to stop,
+    /// since the app starts from its cache as it does for a club server; the store is then made
+    /// without asking the server (``WebDAVStore/unverified(url:user:password:connection:retry:logger:listingLimits:)``),
+    /// and the app says offline and catches up when the server is back. Scripts keep failing
+    /// at once (exit 6).
+    public static func connectWebDAV(url: URL, user: String, password: String, connection: ConnectionOptions, retry: RetryPolicy,
+                                     limits: ListingLimits = .standard, offlineStart: Bool = false) async throws -> Backend {
+        let outcome: Result<WebDAVStore, RemoteError> = await {
+            do throws(RemoteError) {
+                return .success(try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: retry,
+                                                              listingLimits: limits))
+            } catch {
+                return .failure(error)
+            }
+        }()
+        switch outcome {
+        case .success(let store):
+            return Backend(store: store, server: nil)
+        case .failure(let error):
+            guard offlineStart, error.isUnreachable else { throw error }
+            Logger(label: "byteclub").notice("the WebDAV server cannot be reached (\(error.message)): starting from the cache")
+            let store = try WebDAVStore.unverified(url: url, user: user, password: password, connection: connection, retry: retry,
+                                                   listingLimits: limits)
+            return Backend(store: store, server: nil)
+        }
+    }
+
+    /// 32 random bytes as hex: the embedded server's token, an agent's secret.
+    public static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+/// Whose Dropbox a login is, for the names of its outbox and cache folders.
+public enum DropboxAccount {
+    /// The `account_id` kept at login; for a token file from before it was kept, asked once of
+    /// Dropbox (`users/get_current_account`) and written into the file. Offline with such an
+    /// old file, ``fallback(_:)`` stands in: one login never shares another's folders, even then.
+    public static func resolve(_ stored: StoredTokens, file: TokenFile, store: DropboxStore) async -> String {
+        if let id = stored.accountID, !id.isEmpty { return id }
+        if let account = try? await store.currentAccount() {
+            // Reread: asking may have refreshed the access token, which is in the file now.
+            if var latest = try? file.load(), latest.refreshToken == stored.refreshToken {
+                latest.accountID = account.id
+                try? file.save(latest)
+            }
+            return account.id
+        }
+        return fallback(stored)
+    }
+
+    /// What stands in for an account id that is not known yet: a hash of the refresh token.
+    public static func fallback(_ stored: StoredTokens) -> String {
+        "login-" + String(UInt64(bitPattern: Int64(stored.refreshToken.hashValueStable)), radix: 16)
+    }
+}

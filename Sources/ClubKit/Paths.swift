@@ -1,0 +1,47 @@
+import ByteClubApp
+import Foundation
+
+/// Where byteclub keeps things on this machine (XDG base directories).
+public enum Paths {
+    public static var environment: [String: String] { ProcessInfo.processInfo.environment }
+    public static var home: URL { URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()) }
+
+    private static func xdg(_ variable: String, _ fallback: String) -> URL {
+        if let value = environment[variable], value.hasPrefix("/") { return URL(fileURLWithPath: value) }
+        return home.appendingPathComponent(fallback)
+    }
+
+    public static var dataHome: URL { xdg("XDG_DATA_HOME", ".local/share") }
+    public static var stateHome: URL { xdg("XDG_STATE_HOME", ".local/state") }
+    public static var configHome: URL { xdg("XDG_CONFIG_HOME", ".config") }
+    public static var cacheHome: URL { xdg("XDG_CACHE_HOME", ".cache") }
+
+    /// Named remotes and the default one (`byteclub remotes`).
+    public static var config: URL { configHome.appendingPathComponent("byteclub/config.toml") }
+    /// The embedded club folder (the served root).
+    public static var defaultClub: URL { dataHome.appendingPathComponent("byteclub/club") }
+    public static var state: URL { stateHome.appendingPathComponent("byteclub") }
+    public static var tokens: URL { state.appendingPathComponent("tokens.json") }
+    public static var resumeData: URL { state.appendingPathComponent("resume") }
+    public static var drafts: URL { state.appendingPathComponent("drafts") }
+    public static var thumbnails: URL { cacheHome.appendingPathComponent("byteclub/thumbnails") }
+    public static var log: URL { state.appendingPathComponent("byteclub.log") }
+    public static var downloads: URL { home.appendingPathComponent("Downloads/byteclub") }
+    /// What waits to be sent to the club `key` names (``Backend/key``).
+    public static func outbox(_ key: String) -> URL { state.appendingPathComponent("outbox").appendingPathComponent(key) }
+    /// The club `key` names, cached for offline starts: listings and opened notes.
+    public static func cache(_ key: String) -> URL { cacheHome.appendingPathComponent("byteclub").appendingPathComponent(key) }
+
+    /// A folder name for a club: its URL (or `embedded`, `dropbox`) as a ``StorageName``, so two
+    /// clubs never share a folder. The embedded club adds its folder, since each `--data-dir` is a
+    /// club, and Dropbox its `account` id, since every login is another Dropbox behind the same
+    /// URL (`dropbox-dbid_3aAAH4f…`: ids are kept as they are, case and all).
+    public static func key(displayName: String, embeddedRoot: URL? = nil, folder: String = "/byteclub", account: String? = nil) -> String {
+        var name = displayName.lowercased()
+        if let account { name += "-" + account }
+        // Another app folder on the same server is another club (a named remote's `folder`).
+        if folder.lowercased() != "/byteclub" { name += "-" + folder.lowercased() }
+        if let embeddedRoot { name += "-" + String(UInt64(bitPattern: Int64(embeddedRoot.standardizedFileURL.path.hashValueStable)), radix: 16) }
+        return StorageName.make(name)
+    }
+}

@@ -11,12 +11,7 @@ import TerminalUI
 extension NotesController {
     /// What a save sent: the result of the upload, and the note's new place if it was moved
     /// first (a move that succeeded stays done even when the upload after it fails).
-    struct SaveReply: Sendable {
-        var moved: RemoteEntry?
-        var result: Result<RemoteEntry, RemoteError>
-        /// The new title's file name belongs to another note.
-        var nameTaken = false
-    }
+    typealias SaveReply = NoteSave.Reply
 
     /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;
     /// a changed title moves the file first (after checking the rev, so a rename never hides
@@ -127,28 +122,23 @@ extension NotesController {
 
     private func finishSave(generation: Int, version: Int, name: String, adoptName: Bool, reply: SaveReply) {
         context.update { $0.endRequest() }
-        guard var session = state.note, session.generation == generation, session.phase == .saving else { return }
-        session.phase = .editing
-        if let moved = reply.moved {
-            // The note is at its new name now, whatever the upload did.
-            session.entry = moved
-            session.baseRev = moved.rev
-        }
-        switch reply.result {
-        case .success(let entry):
-            if adoptName { session.editor.title.text = ClubLayout.title(of: entry.name) }
+        guard let saving = state.note, saving.generation == generation, saving.phase == .saving else { return }
+        var session = NoteSave.answered(saving, by: reply)
+        switch NoteSave.outcome(of: reply, canMerge: canMerge(session), canQueue: outbox != nil, adoptName: adoptName) {
+        case .saved(let entry, let adopt):
+            if adopt { session.editor.title.text = ClubLayout.title(of: entry.name) }
             saved(session: &session, entry: entry, version: version)
-        case .failure where reply.nameTaken:
+        case .nameTaken:
             session.closeAfterSave = false
             context.update {
                 $0.note = session
                 $0.message = .error("A note named \"\(TerminalSafe.escape(name))\" already exists; change the title (Ctrl-T) or rename that note first")
             }
-        case .failure(.conflict) where reply.moved == nil && canMerge(session):
+        case .merge:
             // Another member saved since it was opened: merge their change with ours.
             context.model.updateQuietly { $0.note = session }
             startMerge(.save(attempt: 1))
-        case .failure(.conflict):
+        case .conflict:
             session.closeAfterSave = false
             let isNew = session.entry == nil
             context.update {
@@ -156,12 +146,12 @@ extension NotesController {
                 $0.message = .error(isNew ? "A note named \"\(TerminalSafe.escape(name))\" already exists" : "\"\(TerminalSafe.escape(name))\" was changed on the server since you opened it")
             }
             showConflict(name: name, isNew: isNew)
-        case .failure(let error) where error.isUnreachable && outbox != nil && !adoptName:
+        case .queue(let error):
             // The server cannot be reached: the outbox keeps the text and sends it when it is back.
             context.model.updateQuietly { $0.note = session }
             outbox?.reachability(error)
             queueSave(name: name)
-        case .failure(let error):
+        case .failed(let error):
             session.closeAfterSave = false
             context.update {
                 $0.note = session

@@ -1,0 +1,55 @@
+@testable import ByteClubApp
+import Remote
+import XCTest
+
+/// A save's answer and where it leads, as a value: no server, no screen.
+final class NoteSaveStateMachineTests: XCTestCase {
+    private func note(_ name: String, rev: String = "0123456789abcdef") -> RemoteEntry {
+        RemoteEntry(kind: .file, name: name, path: "/byteclub/" + name, id: "id:" + name, rev: rev, size: 42,
+                    modified: Date(timeIntervalSinceReferenceDate: 815_000_000), contentHash: "abc")
+    }
+
+    private func outcome(_ reply: NoteSave.Reply, canMerge: Bool = true, canQueue: Bool = true, adoptName: Bool = false) -> NoteSave.Outcome {
+        NoteSave.outcome(of: reply, canMerge: canMerge, canQueue: canQueue, adoptName: adoptName)
+    }
+
+    func testASavedNoteMovesItsBaselineAndACopyTakesTheServersName() {
+        let entry = note("Plan (copy).txt")
+        XCTAssertEqual(outcome(.init(result: .success(entry))), .saved(entry, adoptName: false))
+        XCTAssertEqual(outcome(.init(result: .success(entry)), adoptName: true), .saved(entry, adoptName: true))
+    }
+
+    func testAConflictMergesWhenItCanAndAsksOtherwise() {
+        let conflict = NoteSave.Reply(result: .failure(.conflict("/byteclub/Plan.txt")))
+        XCTAssertEqual(outcome(conflict), .merge)
+        XCTAssertEqual(outcome(conflict, canMerge: false), .conflict, "a new note, or a changed title, cannot merge")
+        var moved = conflict
+        moved.moved = note("New title.txt")
+        XCTAssertEqual(outcome(moved), .conflict, "after a rename went through, the upload's conflict is asked about")
+    }
+
+    func testATakenNameIsSaidBeforeAnythingElse() {
+        let reply = NoteSave.Reply(result: .failure(.conflict("/byteclub/Taken.txt")), nameTaken: true)
+        XCTAssertEqual(outcome(reply), .nameTaken)
+    }
+
+    func testAnUnreachableServerQueuesTheTextOnlyWithAnOutboxAndNeverACopy() {
+        let gone = NoteSave.Reply(result: .failure(.network("Connection refused")))
+        XCTAssertEqual(outcome(gone), .queue(.network("Connection refused")))
+        XCTAssertEqual(outcome(gone, canQueue: false), .failed(.network("Connection refused")))
+        XCTAssertEqual(outcome(gone, adoptName: true), .failed(.network("Connection refused")), "a copy's name is the server's to give")
+        XCTAssertEqual(outcome(.init(result: .failure(.unauthorized))), .failed(.unauthorized))
+    }
+
+    func testTheAnswerLeavesTheSessionEditingAtTheNameARenameGaveIt() {
+        var saving = NoteSession(loading: note("Plan.txt", rev: "aaaaaaaaaa"))
+        saving.phase = .saving
+        let renamed = note("Trip.txt", rev: "bbbbbbbbbb")
+        let after = NoteSave.answered(saving, by: .init(moved: renamed, result: .failure(.conflict("/byteclub/Trip.txt"))))
+        XCTAssertEqual(after.phase, .editing)
+        XCTAssertEqual(after.entry?.name, "Trip.txt")
+        XCTAssertEqual(after.baseRev, "bbbbbbbbbb")
+        let unmoved = NoteSave.answered(saving, by: .init(result: .failure(.network("x"))))
+        XCTAssertEqual(unmoved.entry?.name, "Plan.txt")
+    }
+}

@@ -103,7 +103,11 @@ final class Operations {
             name = existing.name
             guard try filter(String(name.dropLast(3))) else { return nil }
             try app.press("Enter")
-            guard app.wait(5, { $0.contains("Editing \"\(name)\"") }) != nil else { return nil }
+            // Online "Editing …"; with the server away, opened from the cache ("Opened … : the server cannot be reached").
+            guard app.wait(5, { $0.contains("Editing \"\(name)\"") || $0.contains("Opened \"\(name)\"") }) != nil else {
+                if ProcessInfo.processInfo.environment["BCT_DEBUG"] != nil { say("\(name) did not open:\n" + app.screen()) }
+                return nil
+            }
             try app.press("C-End")
             try app.press("Enter")
             note.texts[version] = existing.text + "\n" + line
@@ -148,6 +152,8 @@ final class Operations {
             if app.wait(10, { $0.contains("Saved \"\(flight.name)\" in the outbox") }) != nil {
                 flight.note.tell(flight.version, step: step, how: "queued offline")
                 flight.told = true
+            } else if ProcessInfo.processInfo.environment["BCT_DEBUG"] != nil {
+                say("offline save of \(flight.name) not told:\n" + app.screen())
             }
             _ = app.toList()
         }

@@ -23,6 +23,7 @@ final class AppDriver {
         pidFile = club.base.appendingPathComponent("app.pid").path
         let environment = club.environment.merging(["TERM": "xterm-256color", "PS1": "torture> "]) { $1 }
         let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quote($0.value))" }.joined(separator: " ")
+        leftovers.tmux([tmux, "-L", socket])
         try run(["-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "-s", "t", "env -i \(assignments) /bin/sh"])
         try run(["set-option", "-g", "window-size", "manual"])
         guard poll(20, { self.screen().contains("torture>") }) else { throw TortureError("the shell in tmux did not start") }

@@ -22,6 +22,7 @@ final class Club {
         }
         // The agent's socket folder must be ours alone.
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        leftovers.agent(agentState.path)
     }
 
     var root: URL { base.appendingPathComponent("club") }
@@ -79,6 +80,7 @@ final class Club {
             if let listening {
                 port = listening
                 server = started
+                leftovers.server(started.pid)
                 return
             }
             started.kill()

@@ -57,7 +57,7 @@ final class Checker {
             switch NoteText.check(text) {
             case .valid(let bodyID, let version):
                 check(bodyID == id, "/byteclub/\(name) holds note n\(bodyID)'s text (mixed)")
-                check(model.notes[id]?.texts[version] == text, "/byteclub/\(name) holds a text of n\(id) the run never wrote (v\(version))")
+                check(model.notes[id].flatMap { model.version(of: text, note: $0) } == version, "/byteclub/\(name) holds lines of n\(id) the run never typed (v\(version))")
                 live.notes[id, default: []].append((name, version))
             case .damaged(let why):
                 check(false, "/byteclub/\(name) is damaged: \(why)")
@@ -133,8 +133,26 @@ final class Checker {
         for (path, sign) in newest where sign == "+" && path.hasPrefix("/byteclub/") && path != "/byteclub/photos" {
             check(onDisk.contains(path), "the journal says \(path) was written last, but it is not on disk")
         }
-        // Revisions: every history's log parses, and the bytes it keeps are whole files.
+        // Revisions: each live file's history (by its id) ends with the file as it is (the server
+        // records a change it missed when it next looks, as `log` makes it), and no history is
+        // left without a file or a tombstone (its revisions would be lost to `log` and `restore`).
         let revisions = club.meta.appendingPathComponent("revisions")
+        for file in live.files {
+            guard let id = ids[file.lowercased()], id.hasPrefix("id:") else { continue }
+            let hash = liveHash(club.root.path + file)
+            var newest = newestRecord(revisions.appendingPathComponent(String(id.dropFirst(3))))
+            if newest != hash {
+                _ = try? club.run(["log", file, "--limit", "1"], name: "log", within: 30)
+                newest = newestRecord(revisions.appendingPathComponent(String(id.dropFirst(3))))
+            }
+            check(newest == hash, "\(file)'s history (\(id)) ends with \(newest?.prefix(12) ?? "nothing"), not the file as it is (\(hash?.prefix(12) ?? "?"))")
+        }
+        let known = Set(ids.values.map { String($0.dropFirst(3)) })
+        let deleted = (try? String(contentsOf: revisions.appendingPathComponent("deleted.json"), encoding: .utf8)) ?? ""
+        for key in names(revisions) where key != "revs" && !key.hasSuffix(".json") && key != "pruned" {
+            check(known.contains(key) || deleted.contains("id:" + key), "the history revisions/\(key) belongs to no file (no id in ids.json, no tombstone): its revisions are lost")
+        }
+        // Every history's log parses, and the bytes it keeps are whole files.
         for key in names(revisions) where key != "revs" {
             let folder = revisions.appendingPathComponent(key)
             var isFolder: ObjCBool = false
@@ -164,6 +182,25 @@ final class Checker {
             }
         }
         return []
+    }
+
+    /// A file's Dropbox content hash, kept while the file is unchanged.
+    private var hashes: [String: (String, String)] = [:]
+    private func liveHash(_ path: String) -> String? {
+        guard let mark = stamp(path) else { return nil }
+        if let (seen, hash) = hashes[path], seen == mark { return hash }
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return nil }
+        let hash = Hex.contentHash(data)
+        hashes[path] = (mark, hash)
+        return hash
+    }
+
+    /// The content hash of a history's newest revision.
+    private func newestRecord(_ history: URL) -> String? {
+        guard let log = try? String(contentsOf: history.appendingPathComponent("log"), encoding: .utf8),
+              let last = log.split(separator: "\n").last,
+              let record = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else { return nil }
+        return record["hash"] as? String
     }
 
     /// After a restart the server answers `ls` with what is on disk.

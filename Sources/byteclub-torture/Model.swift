@@ -4,8 +4,9 @@ import Foundation
 /// now; per photo, whether its upload was confirmed or accepted by the agent.
 final class NoteModel {
     let id: Int
-    /// Every version's whole text, as made (version 1 is the first line).
-    var texts: [Int: String] = [:]
+    /// Every version's line, as typed. A version's text is the text the editor showed (the
+    /// server's, or its cache's when offline) and this line after it: known by its last line.
+    var lines: [Int: String] = [:]
     var nextVersion = 1
     /// The note's file name as the user was last told (nil: never told of the note).
     var toldName: String?
@@ -78,9 +79,14 @@ final class Model {
         return photo
     }
 
-    /// The version a text is, if it is one of the note's.
+    /// The version a text is (its last line's), if it is whole and every line is one typed
+    /// for this note.
     func version(of text: String, note: NoteModel) -> Int? {
-        guard case .valid(let id, let version) = NoteText.check(text), id == note.id, note.texts[version] == text else { return nil }
+        guard case .valid(let id, let version) = NoteText.check(text), id == note.id else { return nil }
+        for line in text.split(separator: "\n") {
+            guard let tag = line.split(separator: " ").first, let dot = tag.firstIndex(of: "."), let typed = Int(tag[tag.index(after: dot)...]),
+                  note.lines[typed] == String(line) else { return nil }
+        }
         return version
     }
 }

@@ -32,6 +32,8 @@ final class Operations {
     private(set) var stops = 0
     /// Losses found while settling (an accepted transfer the agent did not finish).
     var failures: [String] = []
+    /// Not losses, but worth saying: a client told of a failure the agent then made good.
+    var notes: [String] = []
 
     init(club: Club, app: AppDriver, model: Model, seed: UInt64) {
         self.club = club
@@ -110,14 +112,14 @@ final class Operations {
             }
             try app.press("C-End")
             try app.press("Enter")
-            note.texts[version] = existing.text + "\n" + line
+            note.lines[version] = line
         } else {
             name = note.title + ".md"
             try app.type("n")
             guard app.wait(5, { $0.contains("Enter goes to the text") }) != nil else { return nil }
             try app.type(note.title)
             try app.press("Enter")
-            note.texts[version] = line
+            note.lines[version] = line
             note.beginRename(name)
         }
         try app.type(line)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -81,3 +82,36 @@ func poll(_ seconds: Double, _ condition: () -> Bool) -> Bool {
     }
     return true
 }
+
+/// What a run leaves running if it is stopped by a signal: the server's pid, the tmux server's
+/// socket, the agent's lock folder. Ctrl-C or SIGTERM ends them, as the end of a run does.
+final class Leftovers: Sendable {
+    private struct State {
+        var server: pid_t?
+        var tmux: [String]?
+        var agentState: String?
+    }
+
+    private let state = Mutex(State())
+
+    func server(_ pid: pid_t?) { state.withLock { $0.server = pid } }
+    func tmux(_ command: [String]) { state.withLock { $0.tmux = command } }
+    func agent(_ folder: String) { state.withLock { $0.agentState = folder } }
+
+    /// Ends them all (from the signal handler's queue), then the process.
+    func endAll() -> Never {
+        let now = state.withLock { $0 }
+        if let pid = now.server { kill(pid, SIGKILL) }
+        if let folder = now.agentState {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".lock") {
+                if let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 {
+                    kill(pid, SIGKILL)
+                }
+            }
+        }
+        if let tmux = now.tmux { _ = try? Spawned(tmux + ["kill-server"], environment: ["PATH": "/usr/bin:/bin"], output: "/dev/null").wait(until: Date().addingTimeInterval(5)) }
+        exit(130)
+    }
+}
+
+let leftovers = Leftovers()

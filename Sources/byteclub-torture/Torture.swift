@@ -30,8 +30,23 @@ struct Torture: ParsableCommand {
         // Short: the agent's socket path must fit a sockaddr_un.
         let base = URL(fileURLWithPath: "/tmp/bct-\(getpid())-\(seed % 100_000)")
         try? FileManager.default.removeItem(at: base)
+        var signals: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { leftovers.endAll() }
+            source.activate()
+            signals.append(source)
+        }
+        defer { signals.forEach { $0.cancel() } }
         let club = try Club(base: base, binary: URL(fileURLWithPath: binary).standardizedFileURL.path)
-        var run = try Run(club: club, seed: seed, kills: kills)
+        var run: Run
+        do {
+            run = try Run(club: club, seed: seed, kills: kills)
+        } catch {
+            club.shutDown()
+            throw error
+        }
         run.verbose = verbose
         let lost = run.go()
         run.close()
@@ -56,6 +71,7 @@ struct Run {
     var resets = 0
     var verbose = false
     var losses: [String] = []
+    var reported: Set<String> = []
     let started = Date()
 
     init(club: Club, seed: UInt64, kills: Int) throws {
@@ -87,6 +103,9 @@ struct Run {
     }
 
     mutating func lose(_ step: Int, _ what: String) {
+        // A loss stays a loss at every later check: said once, at the step that found it.
+        let key = what.components(separatedBy: ": ").dropFirst().joined(separator: ": ")
+        guard reported.insert(key.isEmpty ? what : key).inserted else { return }
         losses.append("step \(step): \(what)")
         say("LOSS at step \(step) (replay: byteclub-torture --seed \(seed) --kills \(kills)): \(what)")
     }
@@ -118,6 +137,9 @@ struct Run {
         killed[victim, default: 0] += 1
         if victim == .server || !club.serverRunning { try club.startServer() }
         if victim == .app { try app.launch() }
+        // A killed agent comes back with the next client: `transfers` starts it and it takes up
+        // what its journal holds (a put --agent in flight reconnects by itself).
+        if victim == .agent { _ = try club.run(["transfers"], name: "transfers", within: 30) }
         let killedAt = Date()
         flight?.settle()
         if verbose { say(String(format: "  restart and settle %.2f s", Date().timeIntervalSince(killedAt))) }
@@ -188,6 +210,7 @@ struct Run {
         say("")
         say("seed \(seed): \(notes) notes and \(photos) photos told saved; \(ops.stops) server stops for offline saves; \(resets) app resets")
         for loss in losses { say("loss: \(loss) (seed \(seed))") }
+        for note in Set(ops.notes).sorted() { say("note: \(note)") }
     }
 
     func close() {

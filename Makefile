@@ -7,7 +7,7 @@ BENCH_SIZE ?= 1GiB
 # The WAN table (transfer-bench wan): 256 MiB each way on each link, as issue 27 asks.
 WAN_SIZE ?= 256MiB
 
-.PHONY: all build run test bench fuzz deps clean install uninstall
+.PHONY: all build run test bench fuzz deps clean install uninstall torture
 
 all: build
 
@@ -120,3 +120,13 @@ uninstall:
 
 clean:
 	rm -rf .build
+
+## torture: saves, renames, outbox sends, uploads and restores against a club while the app, the
+## agent or the server is killed (SIGKILL) at random moments; TORTURE_KILLS kills, invariants
+## checked after each (docs/testing.md, "Torture"). The seed is printed first: replay a failure
+## with `.build/debug/byteclub-torture --seed S --kills N`.
+TORTURE_KILLS ?= 1000
+torture: deps
+	$(SWIFT) build --product byteclub -debug-info-format none
+	$(SWIFT) build --product byteclub-torture -debug-info-format none
+	.build/debug/byteclub-torture --kills $(TORTURE_KILLS)

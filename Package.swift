@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "ui-bench", targets: ["ui-bench"]),
         .executable(name: "app-bench", targets: ["app-bench"]),
         .executable(name: "search-bench", targets: ["search-bench"]),
+        .executable(name: "byteclub-torture", targets: ["byteclub-torture"]),
         .library(name: "Transfer", targets: ["Transfer"]),
     ],
     dependencies: [
@@ -216,6 +217,13 @@ let package = Package(
         .executableTarget(
             name: "app-bench",
             dependencies: ["ByteClubApp", "ClubServer", "DropboxWire", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // `make torture`: the real binaries (serve, agent, put, restore, the app in tmux) killed at
+        // random moments of a seeded schedule, and the invariants checked after every kill.
+        .executableTarget(
+            name: "byteclub-torture",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto")]
         ),
 
         // MARK: Tests

@@ -78,6 +78,9 @@ extension FolderStore {
         }
         reclaimIdentifier(for: placed.path.lower)
         var result = try metadata(placed)
+        // The id on disk before the history named after it: a crash in between would give the
+        // file a new id at the next start and leave this history to no file (make torture).
+        flushIdentifiers()
         if case .file(var file) = result {
             recordCommit(file, at: placed.host)
             file.sharingInfo = sharingInfo(id: file.id, rev: file.rev)

@@ -5,8 +5,8 @@ import NIOCore
 
 /// Joining by invite, and member management for an admin elsewhere (`members --remote NAME`).
 ///
-/// `POST /2/byteclub/join` needs no token (the invite's secret is the credential) and counts
-/// failures against the caller's address as a wrong token does. `/2/byteclub/members/*` are
+/// `Endpoint.join` needs no token (the invite's secret is the credential) and counts
+/// failures against the caller's address as a wrong token does. `Endpoint.membersPrefix` routes are
 /// for admins only (BearerAuth). Each change takes effect at once: the requests in flight of a
 /// member removed or given another role are cut before the answer goes.
 extension ClubAPI {

@@ -114,7 +114,7 @@ struct CLIBench: ParsableCommand {
     }
 
     /// `byteclub put`'s single-request limit (DropboxStore's default): a file up to this size
-    /// goes in one `/2/files/upload`, a larger one in an upload session.
+    /// goes in one `files/upload`, a larger one in an upload session.
     static let singleUploadLimit: Int64 = 8 << 20
 
     /// One curl request of the upload: an endpoint, its `Dropbox-API-Arg` (`CURSOR` stands for
@@ -127,7 +127,7 @@ struct CLIBench: ParsableCommand {
     }
 
     /// The requests `byteclub put` makes for a file of `bytes` in `chunks`, as curl will make
-    /// them: one `/2/files/upload` for a small file; otherwise `start` with the first chunk,
+    /// them: one `files/upload` for a small file; otherwise `start` with the first chunk,
     /// `append_v2` with the middle ones and `finish` with the last, or with an empty body when
     /// the first chunk was the whole file (as `UploadSessionStateMachine` does).
     static func curlUploadSteps(chunks: [URL], bytes: Int64, chunk: Int64, empty: URL) -> [CurlStep] {

@@ -100,6 +100,12 @@ final class Leftovers: Sendable {
 
     /// Ends them all (from the signal handler's queue), then the process.
     func endAll() -> Never {
+        end()
+        exit(130)
+    }
+
+    /// Ends them all: a run that could not start, or one stopped by a signal.
+    func end() {
         let now = state.withLock { $0 }
         if let pid = now.server { kill(pid, SIGKILL) }
         if let folder = now.agentState {
@@ -110,7 +116,6 @@ final class Leftovers: Sendable {
             }
         }
         if let tmux = now.tmux { _ = try? Spawned(tmux + ["kill-server"], environment: ["PATH": "/usr/bin:/bin"], output: "/dev/null").wait(until: Date().addingTimeInterval(5)) }
-        exit(130)
     }
 }
 

@@ -44,7 +44,7 @@ struct Torture: ParsableCommand {
         do {
             run = try Run(club: club, seed: seed, kills: kills)
         } catch {
-            club.shutDown()
+            leftovers.end()
             throw error
         }
         run.verbose = verbose

@@ -46,18 +46,18 @@ run: build
 ## not the benches or the fuzzer). The index store stays: on Linux, SwiftPM finds the tests in it.
 TEST_DEBUG_INFO ?= none
 TEST_BUILD_FLAGS ?= -debug-info-format $(TEST_DEBUG_INFO)
-## Beside the shards, a short torture schedule (TEST_TORTURE_KILLS kills, `make torture` runs
-## 1,000): its table follows the tests' summary, and a loss fails the run as a failed test does.
+## While the test bundle builds, a short torture schedule runs (TEST_TORTURE_KILLS kills; `make
+## torture` runs 1,000): its table follows the tests' summary, and a loss fails the run as a
+## failed test does.
 TEST_TORTURE_KILLS ?= 100
 test: deps
 	$(SWIFT) build --product byteclub $(TEST_BUILD_FLAGS)
 	$(SWIFT) build --product byteclub-torture $(TEST_BUILD_FLAGS)
-	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)
 	@.build/debug/byteclub-torture --kills $(TEST_TORTURE_KILLS) >.build/torture.log 2>&1 & torture=$$!; \
-		scripts/test-shards; shards=$$?; \
+		$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS) && scripts/test-shards; tests=$$?; \
 		wait $$torture; tortured=$$?; \
 		echo "=== torture: $(TEST_TORTURE_KILLS) kills ==="; cat .build/torture.log; \
-		[ $$shards = 0 ] && [ $$tortured = 0 ]
+		[ $$tests = 0 ] && [ $$tortured = 0 ]
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx, and over TLS beside plain HTTP; longpolls; WebDAV
 ## put/get against curl -T/-o on rclone serve webdav; the

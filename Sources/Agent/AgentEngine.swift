@@ -136,7 +136,7 @@ public actor AgentEngine {
             watchers[ObjectIdentifier(connection)] = connection
             return AgentReply(ok: true, transfers: transfers)
         case .pause, .resume, .cancel:
-                guard let id = request.id, queue[id] != nil else {
+            guard let id = request.id, queue[id] != nil else {
                 return .failure("no transfer \(request.id ?? "(none given)")")
             }
             return change(id, request.op)

@@ -43,7 +43,3 @@ protocol PhotoTransferring: AnyObject {
     @discardableResult
     func upload(_ file: URL, showsModal: Bool, resuming: UploadSessionMark?) -> Bool
 }
-
-extension NotesController: NoteOpening {}
-extension SearchController: NoteSearching {}
-extension PhotosController: PhotoTransferring {}

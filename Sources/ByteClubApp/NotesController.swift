@@ -368,3 +368,6 @@ final class NotesController {
         return sameDay ? time : format.day(date) + " " + time
     }
 }
+
+/// The role it plays for other controllers (AppRoles.swift).
+extension NotesController: NoteOpening {}

@@ -327,3 +327,6 @@ final class PhotosController {
         previews.retryFailures()
     }
 }
+
+/// The role it plays for other controllers (AppRoles.swift).
+extension PhotosController: PhotoTransferring {}

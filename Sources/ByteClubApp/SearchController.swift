@@ -178,3 +178,6 @@ final class SearchController {
     /// Whether `Esc` in the editor goes back to the results.
     var hasParkedResults: Bool { parked != nil }
 }
+
+/// The role it plays for other controllers (AppRoles.swift).
+extension SearchController: NoteSearching {}

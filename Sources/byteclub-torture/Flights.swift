@@ -1,8 +1,27 @@
 import Foundation
 
+/// A flight told by what the app's screen says: looked at while its step runs, and waited for
+/// (up to 10 s) after; only the app launched for it can tell.
+protocol ScreenFlight: Flight {
+    var ops: Operations { get }
+    var launch: Int { get }
+    var told: Bool { get }
+    /// Whether the screen settles the flight (told, or no longer this launch's to tell).
+    func look(_ screen: String) -> Bool
+}
+
+extension ScreenFlight {
+    func poll() { if ops.app.launches == launch, !told { _ = look(ops.app.screen()) } }
+
+    func settle() {
+        guard ops.app.launches == launch, ops.app.isRunning else { return }
+        _ = ops.app.wait(10) { self.look($0) }
+    }
+}
+
 /// A note's Ctrl-S in the app: told when the status bar says `Saved "NAME"` (on the server) or
 /// `Saved "NAME" in the outbox`. Only the app launched for it can tell.
-final class NoteSaveFlight: Flight {
+final class NoteSaveFlight: ScreenFlight {
     let ops: Operations
     let note: NoteModel
     let version: Int
@@ -14,7 +33,7 @@ final class NoteSaveFlight: Flight {
         (self.ops, self.note, self.version, self.name, self.launch) = (ops, note, version, name, launch)
     }
 
-    private func look(_ screen: String) -> Bool {
+    func look(_ screen: String) -> Bool {
         guard !told, ops.app.launches == launch else { return true }
         if screen.contains("Saved \"\(name)\" in the outbox") {
             note.tell(version, step: ops.step, how: "queued")
@@ -27,40 +46,26 @@ final class NoteSaveFlight: Flight {
         told = true
         return true
     }
-
-    func poll() { if ops.app.launches == launch, !told { _ = look(ops.app.screen()) } }
-
-    func settle() {
-        guard ops.app.launches == launch, ops.app.isRunning else { return }
-        _ = ops.app.wait(10) { self.look($0) }
-    }
 }
 
 /// `R` in the list: told by `Renamed to "NAME"` or `Renamed … to "NAME" in the outbox`.
-final class RenameFlight: Flight {
+final class RenameFlight: ScreenFlight {
     let ops: Operations
     let note: NoteModel
     let name: String
     let launch: Int
-    private var told = false
+    private(set) var told = false
 
     init(ops: Operations, note: NoteModel, name: String, launch: Int) {
         (self.ops, self.note, self.name, self.launch) = (ops, note, name, launch)
     }
 
-    private func look(_ screen: String) -> Bool {
+    func look(_ screen: String) -> Bool {
         guard !told, ops.app.launches == launch else { return true }
         guard screen.contains("Renamed to \"\(name)\"") || screen.contains("to \"\(name)\" in the outbox") else { return false }
         note.tellRename(name)
         told = true
         return true
-    }
-
-    func poll() { if ops.app.launches == launch, !told { _ = look(ops.app.screen()) } }
-
-    func settle() {
-        guard ops.app.launches == launch, ops.app.isRunning else { return }
-        _ = ops.app.wait(10) { self.look($0) }
     }
 }
 
@@ -136,7 +141,7 @@ final class RestoreFlight: Flight {
     let note: NoteModel
     let version: Int
     let process: Spawned
-    private var told = false
+    private(set) var told = false
 
     init(ops: Operations, note: NoteModel, version: Int, process: Spawned) {
         (self.ops, self.note, self.version, self.process) = (ops, note, version, process)

@@ -5,7 +5,7 @@ import Foundation
 /// (the request to make next, a wait, changes to hand on, what to say), and the owner carries
 /// the effects out. It does no I/O and reads no clock: every call is given the time.
 ///
-/// The app's `LiveController` (one feed per tab) and the CLI's `byteclub watch` both drive
+/// The app's `LiveUpdates` (one feed per tab) and the CLI's `byteclub watch` both drive
 /// one. The loop:
 ///
 /// - No cursor: fetch one (``Effect/fetchCursor(opening:)``); with it comes ``Effect/fresh(_:)``,

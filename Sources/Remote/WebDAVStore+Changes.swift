@@ -2,7 +2,7 @@ import Foundation
 
 // The live club on WebDAV, by polling: WebDAV has no change journal and no longpoll, so the
 // store takes a snapshot of names and ETags (the cursor, WebDAVSnapshot.swift), looks again on
-// a schedule (WebDAVPolling.swift) until something differs, and diffs. The app's LiveController
+// a schedule (WebDAVPolling.swift) until something differs, and diffs. The app's LiveUpdates
 // and `byteclub watch` drive these calls exactly as they drive Dropbox's.
 
 extension WebDAVStore {

@@ -182,14 +182,30 @@ extension WebDAVStore {
 
     /// Deletes a temporary upload after a failure, even when the caller was cancelled (a
     /// detached task); a failure is only logged.
+    ///
+    /// A server may still be reading a cut PUT when the DELETE arrives and make the name after it
+    /// (rclone serve webdav does, under load), so a background sweep looks again at growing
+    /// intervals (`discardSweep`, about 4 s in all) and deletes the name if it has appeared.
     func discard(_ staged: String) async {
         guard let url = try? url(staged) else { return }
         let store = self
         await Task.detached {
             let reply = await store.exchange("DELETE", url)
             if reply.error != nil, reply.status != 404 { store.logger.info("could not remove the temporary upload \(staged): HTTP \(reply.status)") }
+            Task.detached {
+                for delay in Self.discardSweep {
+                    try? await Task.sleep(for: delay)
+                    let seen = await store.exchange("HEAD", url)
+                    guard seen.error == nil else { continue }
+                    _ = await store.exchange("DELETE", url)
+                    store.logger.info("removed the temporary upload \(staged), which the server made after its PUT was cut")
+                }
+            }
         }.value
     }
+
+    /// When `discard` looks again for a temporary upload a server made late.
+    static let discardSweep: [Duration] = [.milliseconds(250), .milliseconds(750), .seconds(1), .seconds(2)]
 
     /// Runs `work` to its end whatever happens to the calling task: a detached task, which no
     /// cancellation reaches.

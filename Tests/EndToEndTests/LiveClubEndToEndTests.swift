@@ -46,6 +46,9 @@ final class LiveClubEndToEndTests: XCTestCase {
         try ray.type("Sunday! ")
         try ray.press("C-s")
         AppHarness.eventually("the second save") { self.club.text(ofNote: "Plans.txt") == "Saturday? Sunday! Meet on Friday\n" }
+        // The file is on the server before the app has the reply, and the first save's "Saved"
+        // line may still be up: the `[+]` marker going is what says the app has it.
+        ray.waitFor("the second save's reply") { !$0.contains("[+]") }
         try ray.press("Escape")
         ray.waitFor("Closed Plans.txt")
 

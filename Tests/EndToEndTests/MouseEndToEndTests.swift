@@ -77,8 +77,8 @@ final class MouseEndToEndTests: XCTestCase {
         try tmux.press("Escape")
         tmux.waitFor("the dialog closed") { !$0.contains("Delete \"\(clicked).txt\"") }
 
-        // A double click opens the note under the pointer.
-        screen = tmux.capture()
+        // A double click opens the note under the pointer (once the list is drawn again whole).
+        screen = tmux.waitFor("Note 12 listed") { Self.row(of: "Note 12", in: $0) != nil }
         let other = try XCTUnwrap(Self.row(of: "Note 12", in: screen))
         try tmux.type(Self.click(x: 12, y: other) + Self.click(x: 12, y: other))
         tmux.waitFor("n12 line 01")
@@ -87,7 +87,7 @@ final class MouseEndToEndTests: XCTestCase {
         tmux.waitFor("the editor closed") { !$0.contains("n12 line 01") }
 
         // Note 07, opened by a double click; then the wheel scrolls its text by three rows a notch.
-        screen = tmux.capture()
+        screen = tmux.waitFor("Note 07 listed") { Self.row(of: "Note 07", in: $0) != nil }
         let seven = try XCTUnwrap(Self.row(of: "Note 07", in: screen))
         try tmux.type(Self.click(x: 12, y: seven) + Self.click(x: 12, y: seven))
         screen = tmux.waitFor("n07 line 01")
@@ -104,7 +104,7 @@ final class MouseEndToEndTests: XCTestCase {
         try tmux.type(Self.click(x: 5, y: cjk))
         try tmux.type("X")
         tmux.waitFor("你好X世界abc")
-        let fifteen = try XCTUnwrap(Self.row(of: "n07 line 15", in: tmux.capture()))
+        let fifteen = try XCTUnwrap(Self.row(of: "n07 line 15", in: tmux.waitFor("n07 line 15")))
         try tmux.type(Self.click(x: 60, y: fifteen))
         try tmux.type("Y")
         tmux.waitFor("n07 line 15Y")

@@ -41,6 +41,17 @@ final class WebDAVSafeSaveTests: XCTestCase {
         try FileManager.default.contentsOfDirectory(atPath: server.file("byteclub").path).sorted()
     }
 
+    /// The names once no temporary upload is left, or as they are after 10 s: rclone may still
+    /// be reading a cut PUT when the store's DELETE comes and make the name after it, which the
+    /// store's sweep then removes (`WebDAVStore.discardSweep`).
+    private func namesOnDiskSettled() async throws -> [String] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, try namesOnDisk().contains(where: WebDAVStore.isTemporary) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try namesOnDisk()
+    }
+
     func testEntityTagsAreComparedByTheirOpaqueValue() {
         XCTAssertEqual(WebDAVEntityTag.opaque("\"18eaa0b1\""), "18eaa0b1")
         XCTAssertEqual(WebDAVEntityTag.opaque("W/\"18eaa0b1\""), "18eaa0b1")
@@ -100,7 +111,8 @@ final class WebDAVSafeSaveTests: XCTestCase {
         }
         XCTAssertEqual(proxy?.cuts, 1, "the PUT was cut")
         XCTAssertEqual(contents("byteclub/note.txt"), old, "the old text is whole")
-        XCTAssertEqual(try namesOnDisk(), ["note.txt"], "no temporary file left")
+        let afterCut = try await namesOnDiskSettled()
+        XCTAssertEqual(afterCut, ["note.txt"], "no temporary file left")
 
         let saved = try await store.upload(data: mine, to: "/byteclub/note.txt", mode: .update(rev: rev), autorename: false)
         XCTAssertEqual(saved.size, Int64(mine.count))
@@ -118,7 +130,8 @@ final class WebDAVSafeSaveTests: XCTestCase {
             _ = try await store.upload(data: body, to: "/byteclub/new.txt", mode: .add, autorename: false)
             XCTFail("a cut add reported success")
         } catch {}
-        XCTAssertEqual(try namesOnDisk(), [], "nothing made")
+        let afterAdd = try await namesOnDiskSettled()
+        XCTAssertEqual(afterAdd, [], "nothing made")
 
         try write("kept", "byteclub/kept.txt")
         proxy?.cutNextPUT(afterBodyBytes: 50_000)
@@ -127,7 +140,8 @@ final class WebDAVSafeSaveTests: XCTestCase {
             XCTFail("a cut overwrite reported success")
         } catch {}
         XCTAssertEqual(contents("byteclub/kept.txt"), "kept")
-        XCTAssertEqual(try namesOnDisk(), ["kept.txt"])
+        let afterOverwrite = try await namesOnDiskSettled()
+        XCTAssertEqual(afterOverwrite, ["kept.txt"])
 
         // Another member's upload still on its way in.
         try write("half", "byteclub/\(WebDAVStore.temporaryName())")

@@ -57,8 +57,10 @@ run: build
 TEST_DEBUG_INFO ?= none
 TEST_BUILD_FLAGS ?= -debug-info-format $(TEST_DEBUG_INFO) -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2
 ## While the test bundle builds, a short torture schedule runs (TEST_TORTURE_KILLS kills; `make
-## torture` runs 1,000): its table follows the tests' summary, and a loss fails the run as a
-## failed test does. The Python packages (deps-python) install while Swift resolves and builds.
+## torture` runs 1,000), and the tests start when it has ended: beside five test processes its
+## app once took 30 s to load its list. Its table comes before the tests' logs, and a loss fails
+## the run as a failed test does. The Python packages (deps-python) install while Swift resolves
+## and builds.
 TEST_TORTURE_KILLS ?= 100
 test: deps-system
 	@mkdir -p .build; \
@@ -70,9 +72,9 @@ test: deps-system
 	echo "$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)"; \
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS); built=$$?; \
 	wait $$python; python=$$?; cat .build/deps-python.log; \
-	if [ $$built = 0 ] && [ $$python = 0 ]; then scripts/test-shards; tests=$$?; else tests=1; fi; \
 	wait $$torture; tortured=$$?; \
 	echo "=== torture: $(TEST_TORTURE_KILLS) kills ==="; cat .build/torture.log; \
+	if [ $$built = 0 ] && [ $$python = 0 ]; then scripts/test-shards; tests=$$?; else tests=1; fi; \
 	[ $$tests = 0 ] && [ $$tortured = 0 ]
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx, and over TLS beside plain HTTP; longpolls; WebDAV

@@ -62,7 +62,7 @@ extension AppState {
             var row = Self.row(transfer, id: -(index + 1))
             row.isRunning = true
             row.isQueued = transfer.state == .queued
-            combined.byID[row.id] = row
+            combined.queue.put(row)
         }
         return combined.statusFigure
     }

@@ -62,7 +62,7 @@ extension Transfers {
     /// several as their counts by direction and the overall percentage, `↑2 ↓1 43%`;
     /// transfers that only stop as "1 transfer". Nil when there are none.
     public var statusFigure: String? {
-        let moving = byID.values.filter { $0.isQueued || ($0.isRunning && $0.progress.isActive) }
+        let moving = queue.items.filter { $0.isQueued || ($0.isRunning && $0.progress.isActive) }
         if moving.count == 1, let only = moving.first, !only.isQueued {
             return only.progress.statusText(nameWidth: 18)
         }
@@ -93,13 +93,13 @@ extension Transfers {
         transfer.isQueued = true
         transfer.isRunning = false
         transfer.isBackground = !showsModal
-        byID[transfer.id] = transfer
+        queue.put(transfer)
         dropEndedRows(ofPath: transfer.remotePath)
         if showsModal { modalID = transfer.id }
         let actions = admit()
         guard showsModal else { return actions }
         let name = transfer.progress.name
-        if byID[transfer.id]?.isQueued == true {
+        if queue[transfer.id]?.isQueued == true {
             return actions + [.say(StatusMessage("\"\(TerminalSafe.escape(name))\" waits for a free slot (\(limit) at once) · T shows the transfers"))]
         }
         return actions + (transfer.progress.direction == .upload ? [.say(StatusMessage("Uploading \"\(TerminalSafe.escape(name))\"…"))] : [])
@@ -116,7 +116,7 @@ extension Transfers {
     /// cancelled (nothing stays on the server); a running download is cancelled and its partial
     /// file and resume data go when its task ends; a paused download's resume data goes now.
     public mutating func cancelFromPanel(_ id: Int) -> [Action] {
-        if let transfer = byID[id] {
+        if let transfer = queue[id] {
             let name = transfer.progress.name
             if transfer.isQueued {
                 var dropped = transfer
@@ -129,7 +129,7 @@ extension Transfers {
             }
             guard transfer.progress.isActive else { return [.say(StatusMessage("\"\(TerminalSafe.escape(name))\" is stopping already"))] }
             if transfer.progress.direction == .upload { return cancelRequested(id) }
-            _ = byID[id]?.progress.cancel()
+            queue.update(id) { _ = $0.progress.cancel() }
             closeModal(id)
             return [.cancelTask(id), .say(StatusMessage("Cancelling the download of \"\(TerminalSafe.escape(name))\"…"))]
         }
@@ -174,9 +174,9 @@ extension Transfers {
             return [.say(StatusMessage("Only a failed transfer can be retried"))]
         }
         finished.removeAll { $0.id == id }
-        if byID[id] != nil {
+        if queue[id] != nil {
             closeModal(id)
-            byID[id] = nil
+            queue.remove(id)
         }
         return row.progress.direction == .upload ? [.upload(row.local)] : [.download(path: row.remotePath)]
     }
@@ -185,8 +185,8 @@ extension Transfers {
     /// paused downloads stay, as they can still resume.
     public mutating func clearFinished() {
         finished.removeAll { $0.progress.isFinal }
-        for (id, transfer) in byID where !transfer.isRunning && !transfer.isQueued && transfer.progress.isFinal && modalID != id {
-            byID[id] = nil
+        for transfer in queue.items where !transfer.isRunning && !transfer.isQueued && transfer.progress.isFinal && modalID != transfer.id {
+            queue.remove(transfer.id)
         }
     }
 
@@ -205,7 +205,7 @@ extension Transfers {
 
     /// Takes an ended transfer off the record, keeping its row.
     mutating func retire(_ transfer: PhotoTransfer) {
-        byID[transfer.id] = nil
+        queue.remove(transfer.id)
         record(transfer)
     }
 

@@ -64,9 +64,9 @@ public struct Transfers: Sendable, Equatable {
     /// decides which start: oldest first, at most ``limit`` at once.
     var queue = TransferQueue<PhotoTransfer>(limit: 3)
     /// The transfers on record by id (the queue's items, a task's end removing its own).
-    public internal(set) var byID: [Int: PhotoTransfer] {
-        get { Dictionary(uniqueKeysWithValues: queue.items.map { ($0.id, $0) }) }
-        set { queue = TransferQueue(newValue.values.sorted { $0.id < $1.id }, limit: queue.limit) }
+    /// Built on each call (the queue looks ids up itself): for readers outside the hot path.
+    public var byID: [Int: PhotoTransfer] {
+        Dictionary(uniqueKeysWithValues: queue.items.map { ($0.id, $0) })
     }
     /// The transfer the modal shows, if the modal is up.
     public internal(set) var modalID: Int?
@@ -81,18 +81,18 @@ public struct Transfers: Sendable, Equatable {
 
     public init() {}
 
-    public subscript(id: Int) -> PhotoTransfer? { byID[id] }
+    public subscript(id: Int) -> PhotoTransfer? { queue[id] }
 
     /// The transfers still moving bytes (not those waiting in the queue), oldest first.
-    public var active: [PhotoTransfer] { byID.values.filter { !$0.isQueued && $0.progress.isActive }.sorted { $0.id < $1.id } }
-    public var hasActive: Bool { byID.values.contains { !$0.isQueued && $0.progress.isActive } }
+    public var active: [PhotoTransfer] { queue.items.filter { !$0.isQueued && $0.progress.isActive }.sorted { $0.id < $1.id } }
+    public var hasActive: Bool { queue.items.contains { !$0.isQueued && $0.progress.isActive } }
     /// Transfers that are queued or whose tasks have not ended (what quitting must ask about).
-    public var running: Int { byID.values.reduce(0) { $0 + ($1.isRunning || $1.isQueued ? 1 : 0) } }
+    public var running: Int { queue.items.reduce(0) { $0 + ($1.isRunning || $1.isQueued ? 1 : 0) } }
 
     /// The transfer of the photo at `path`, if one is on record.
     public func transfer(ofPath path: String) -> PhotoTransfer? {
         let lower = path.lowercased()
-        return byID.values.first { $0.remotePath.lowercased() == lower }
+        return queue.items.first { $0.remotePath.lowercased() == lower }
     }
 
     // MARK: Events
@@ -104,7 +104,7 @@ public struct Transfers: Sendable, Equatable {
         transfer.isQueued = false
         transfer.isBackground = false
         _ = transfer.progress.start(total: transfer.progress.total, at: time)
-        byID[transfer.id] = transfer
+        queue.put(transfer)
         dropEndedRows(ofPath: transfer.remotePath)
         modalID = transfer.id
         return transfer.progress.direction == .upload ? [.say(StatusMessage("Uploading \"\(TerminalSafe.escape(transfer.progress.name))\"…"))] : []
@@ -112,22 +112,22 @@ public struct Transfers: Sendable, Equatable {
 
     /// Bytes moved. Returns whether a transfer on record changed.
     public mutating func progressed(_ id: Int, done: Int64, expected: Int64, at time: Double) -> Bool {
-        guard byID[id] != nil else { return false }
-        _ = byID[id]!.progress.progress(done: done, total: expected > 0 ? expected : nil, at: time)
+        guard queue[id] != nil else { return false }
+        queue.update(id) { _ = $0.progress.progress(done: done, total: expected > 0 ? expected : nil, at: time) }
         return true
     }
 
     /// The clock moved: the figures of running transfers are fed again, so a stalled connection
     /// shows its rate falling instead of the last one.
     public mutating func ticked(at time: Double) {
-        for (id, transfer) in byID where transfer.progress.isActive {
-            _ = byID[id]!.progress.progress(done: transfer.progress.done, at: time)
+        for transfer in queue.items where transfer.progress.isActive {
+            queue.update(transfer.id) { _ = $0.progress.progress(done: transfer.progress.done, at: time) }
         }
     }
 
     /// An upload's task ended.
     public mutating func uploadFinished(_ id: Int, _ result: Result<RemoteEntry, RemoteError>, at time: Double) -> [Action] {
-        guard var transfer = byID[id] else { return [] }
+        guard var transfer = queue[id] else { return [] }
         transfer.isRunning = false
         switch result {
         case .success(let entry) where transfer.progress.phase == .cancelled:
@@ -152,11 +152,11 @@ public struct Transfers: Sendable, Equatable {
 
     /// A download's task ended. `resumable`: resume data of it is kept, so Enter resumes.
     public mutating func downloadFinished(_ id: Int, _ result: Result<RemoteEntry, RemoteError>, resumable: Bool) -> [Action] {
-        guard var transfer = byID[id] else { return [] }
+        guard var transfer = queue[id] else { return [] }
         transfer.isRunning = false
         switch result {
         case .success:
-            byID[id] = transfer
+            queue.put(transfer)
             return [.placeDownload(id)] + admit()
         case .failure(.cancelled) where transfer.progress.phase == .cancelled:
             // Cancelled in the Transfers panel, not paused: nothing is kept to resume.
@@ -177,7 +177,7 @@ public struct Transfers: Sendable, Equatable {
 
     /// The finished download is in the download folder at `url`.
     public mutating func downloadPlaced(_ id: Int, at url: URL) -> [Action] {
-        guard var transfer = byID[id] else { return [] }
+        guard var transfer = queue[id] else { return [] }
         _ = transfer.progress.finish(at: transfer.progress.startedAt ?? 0)
         retire(transfer)
         closeModal(id)
@@ -186,7 +186,7 @@ public struct Transfers: Sendable, Equatable {
 
     /// The finished download could not be moved into the download folder.
     public mutating func downloadNotPlaced(_ id: Int, why: String) -> [Action] {
-        guard var transfer = byID[id] else { return [] }
+        guard var transfer = queue[id] else { return [] }
         _ = transfer.progress.fail("Cannot place the file: \(TerminalSafe.escape(why))")
         keepFailure(transfer)
         return [.removeFile(transfer.local), .say(.error("Downloaded \"\(TerminalSafe.escape(transfer.progress.name))\" but cannot place it: \(TerminalSafe.escape(why))"))]
@@ -196,18 +196,18 @@ public struct Transfers: Sendable, Equatable {
     /// A download pauses (its resume data is kept), an upload is cancelled.
     public mutating func cancelRequested(_ id: Int) -> [Action] {
         closeModal(id)
-        guard var transfer = byID[id] else { return [] }
+        guard var transfer = queue[id] else { return [] }
         // Still waiting for a slot: there is no task to stop, nor anything to resume.
         if transfer.isQueued { return cancelFromPanel(id) }
         let isUpload = transfer.progress.direction == .upload
         _ = isUpload ? transfer.progress.cancel() : transfer.progress.pause()
-        byID[id] = transfer
+        queue.put(transfer)
         return [.cancelTask(id), .say(StatusMessage(isUpload ? "Cancelling the upload…" : "Pausing the download…"))]
     }
 
     /// `b` in the modal: the transfer goes on, shown in the status bar.
     public mutating func backgrounded(_ id: Int) -> [Action] {
-        byID[id]?.isBackground = true
+        queue.update(id) { $0.isBackground = true }
         closeModal(id)
         return [.say(StatusMessage("Still running in the background · t shows it"))]
     }
@@ -215,19 +215,19 @@ public struct Transfers: Sendable, Equatable {
     /// The modal of a transfer that ended was closed: its record goes.
     public mutating func modalClosed(_ id: Int) {
         closeModal(id)
-        guard let transfer = byID[id], !transfer.progress.isActive else { return }
+        guard let transfer = queue[id], !transfer.progress.isActive else { return }
         if transfer.isRunning {
             // Still stopping: its end drops it (a background failure is not kept).
-            byID[id]?.isBackground = true
+            queue.update(id) { $0.isBackground = true }
         } else {
-            byID[id] = nil
+            queue.remove(id)
         }
     }
 
     /// Shows transfer `id` in the modal.
     public mutating func show(_ id: Int) {
-        guard byID[id] != nil else { return }
-        byID[id]?.isBackground = false
+        guard queue[id] != nil else { return }
+        queue.update(id) { $0.isBackground = false }
         modalID = id
     }
 
@@ -240,9 +240,9 @@ public struct Transfers: Sendable, Equatable {
 
     /// Drops an ended transfer from the record (Enter tries a failed download again).
     public mutating func forget(_ id: Int) {
-        guard byID[id]?.isRunning == false else { return }
+        guard queue[id]?.isRunning == false else { return }
         closeModal(id)
-        byID[id] = nil
+        queue.remove(id)
     }
 
     // MARK: Helpers
@@ -256,9 +256,9 @@ public struct Transfers: Sendable, Equatable {
     private mutating func keepFailure(_ transfer: PhotoTransfer) {
         record(transfer)
         if transfer.isBackground || modalID != transfer.id {
-            byID[transfer.id] = nil
+            queue.remove(transfer.id)
         } else {
-            byID[transfer.id] = transfer
+            queue.put(transfer)
         }
     }
 }

@@ -24,6 +24,10 @@ public protocol QueuedTransfer: Sendable {
 public struct TransferQueue<Item: QueuedTransfer>: Sendable {
     /// Oldest first.
     public private(set) var items: [Item]
+    /// Where each id is in ``items``, so a look-up or a progress event costs no scan (a batch of
+    /// hundreds of photos reports progress many times a second). Every change that adds, drops
+    /// or moves an item calls ``reindex()``; one that changes an item where it is needs not.
+    private var positions: [Item.ID: Int] = [:]
     /// How many run at once.
     public var limit: Int
 
@@ -37,16 +41,29 @@ public struct TransferQueue<Item: QueuedTransfer>: Sendable {
     public init(_ items: [Item] = [], limit: Int) {
         self.items = items
         self.limit = limit
+        reindex()
     }
 
     public subscript(id: Item.ID) -> Item? {
-        items.first { $0.id == id }
+        positions[id].map { items[$0] }
     }
 
-    /// Changes the transfer `id` in place (its progress, its result); not its state's rules.
+    /// Changes the transfer `id` in place (its progress, its result); not its state's rules, nor its id.
     public mutating func update(_ id: Item.ID, _ change: (inout Item) -> Void) {
-        guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+        guard let index = positions[id] else { return }
         change(&items[index])
+        precondition(items[index].id == id, "update changed a transfer's id")
+    }
+
+    /// Puts `item` in place of the one with its id, or at the end if there is none, in the
+    /// state it carries (an owner keeping its own record of a transfer's other fields).
+    public mutating func put(_ item: Item) {
+        if let index = positions[item.id] {
+            items[index] = item
+        } else {
+            items.append(item)
+            positions[item.id] = items.count - 1
+        }
     }
 
     public var queued: [Item] { items.filter { $0.queueState == .queued } }
@@ -58,8 +75,9 @@ public struct TransferQueue<Item: QueuedTransfer>: Sendable {
     public mutating func enqueue(_ item: Item) {
         var item = item
         item.queueState = .queued
-        items.removeAll { $0.id == item.id }
+        if let index = positions[item.id] { items.remove(at: index) }
         items.append(item)
+        reindex()
     }
 
     /// Starts waiting transfers, oldest first, while fewer than ``limit`` run: they are running
@@ -98,7 +116,7 @@ public struct TransferQueue<Item: QueuedTransfer>: Sendable {
     /// cancelled meanwhile keeps that state. Returns the state it was in when its task ended.
     @discardableResult
     public mutating func end(_ id: Item.ID, succeeded: Bool) -> TransferState? {
-        guard let index = items.firstIndex(where: { $0.id == id }) else { return nil }
+        guard let index = positions[id] else { return nil }
         let was = items[index].queueState
         if was == .running { items[index].queueState = succeeded ? .done : .failed }
         return was
@@ -115,21 +133,29 @@ public struct TransferQueue<Item: QueuedTransfer>: Sendable {
     public mutating func removeFinished() -> [Item] {
         let gone = items.filter { $0.queueState.isFinished }
         items.removeAll { $0.queueState.isFinished }
+        reindex()
         return gone
     }
 
     /// Takes one transfer off the queue, whatever its state.
     @discardableResult
     public mutating func remove(_ id: Item.ID) -> Item? {
-        guard let index = items.firstIndex(where: { $0.id == id }) else { return nil }
-        return items.remove(at: index)
+        guard let index = positions[id] else { return nil }
+        let gone = items.remove(at: index)
+        reindex()
+        return gone
     }
 
     private mutating func move(_ id: Item.ID, from allowed: Set<TransferState>, to state: TransferState) throws(Refusal) -> Item {
-        guard let index = items.firstIndex(where: { $0.id == id }) else { throw .unknown }
+        guard let index = positions[id] else { throw .unknown }
         guard allowed.contains(items[index].queueState) else { throw .isAlready(items[index].queueState) }
         items[index].queueState = state
         return items[index]
+    }
+
+    /// ``positions`` from ``items`` (the first of an id, should one be there twice).
+    private mutating func reindex() {
+        positions = Dictionary(items.indices.map { (items[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
 

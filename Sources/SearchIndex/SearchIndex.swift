@@ -70,8 +70,10 @@ public final class SearchIndex: Sendable {
         let url = fileURL
         let fresh: DatabasePool = try state.withLock { (state: inout State) throws(SearchIndexError) -> DatabasePool in
             try? state.pool.close()
-            Self.removeFiles(url)
-            let pool = try Self.create(url)
+            let pool = try Self.whileOpening(url) { () throws(SearchIndexError) -> DatabasePool in
+                Self.removeFiles(url)
+                return try Self.create(url)
+            }
             state = State(pool: pool, outcome: .rebuilt(reason: reason))
             return pool
         }
@@ -86,6 +88,26 @@ public final class SearchIndex: Sendable {
         } catch {
             throw .database("cannot create \(url.deletingLastPathComponent().path): \(error.localizedDescription)")
         }
+        return try whileOpening(url) { () throws(SearchIndexError) -> (DatabasePool, OpenOutcome) in try checkOrCreate(url) }
+    }
+
+    /// Runs `body` (which may find the file damaged and make it anew) holding an exclusive
+    /// `flock` on `<index>.lock`. The app and `byteclub search` may open one index at the same
+    /// moment; without the lock, one took the other's file, made but not yet written, for a
+    /// damaged one and removed it, and the two went on writing two different files. Where no lock
+    /// file can be made (a read-only folder), opening goes on without one, as before.
+    static func whileOpening<T>(_ url: URL, _ body: () throws(SearchIndexError) -> T) throws(SearchIndexError) -> T {
+        let descriptor = Foundation.open(url.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        defer {
+            if descriptor >= 0 { close(descriptor) }
+        }
+        return try body()
+    }
+
+    private static func checkOrCreate(_ url: URL) throws(SearchIndexError) -> (DatabasePool, OpenOutcome) {
         guard FileManager.default.fileExists(atPath: url.path) else { return (try create(url), .created) }
         let reason: String
         do {

@@ -26,6 +26,27 @@ final class TransferQueueTests: XCTestCase {
         XCTAssertTrue(queue.isBusy)
     }
 
+    /// Look-ups go by id through an index kept across removals, re-queues and puts: each
+    /// finds its own item however the others moved.
+    func testLookUpsByIdStayTrueAsItemsComeGoAndMove() throws {
+        var queue = TransferQueue<Item>(limit: 2)
+        for id in ["a", "b", "c", "d", "e"] { queue.enqueue(Item(id: id)) }
+        XCTAssertEqual(queue.remove("b")?.id, "b")
+        XCTAssertNil(queue["b"])
+        queue.enqueue(Item(id: "a"))
+        XCTAssertEqual(queue.items.map(\.id), ["c", "d", "e", "a"], "a re-queued goes to the end")
+        queue.update("e") { $0.queueState = .paused }
+        queue.put(Item(id: "f", queueState: .running))
+        queue.put(Item(id: "c", queueState: .failed))
+        XCTAssertEqual(states(queue), ["c:failed", "d:queued", "e:paused", "a:queued", "f:running"], "put replaces in place or adds at the end")
+        XCTAssertEqual(queue.end("f", succeeded: true), .running)
+        XCTAssertEqual(queue.removeFinished().map(\.id), ["c", "f"])
+        for id in ["d", "e", "a"] { XCTAssertEqual(queue[id]?.id, id) }
+        XCTAssertNil(queue["c"])
+        XCTAssertEqual(try queue.cancel("e").id, "e")
+        XCTAssertEqual(queue["e"]?.queueState, .cancelled)
+    }
+
     func testALimitBelowOneStillRunsOne() {
         var queue = TransferQueue<Item>([Item(id: "a"), Item(id: "b")], limit: 0)
         XCTAssertEqual(queue.admit().map(\.id), ["a"])

@@ -184,8 +184,8 @@ extension WebDAVStore {
     /// detached task); a failure is only logged.
     ///
     /// A server may still be reading a cut PUT when the DELETE arrives and make the name after it
-    /// (rclone serve webdav does, under load), so a background sweep looks again at growing
-    /// intervals (`discardSweep`, about 4 s in all) and deletes the name if it has appeared.
+    /// (rclone serve webdav does, under load, seconds late), so a background sweep looks again at
+    /// growing intervals (`discardSweep`, 16 s in all) and deletes the name if it has appeared.
     func discard(_ staged: String) async {
         guard let url = try? url(staged) else { return }
         let store = self
@@ -205,7 +205,7 @@ extension WebDAVStore {
     }
 
     /// When `discard` looks again for a temporary upload a server made late.
-    static let discardSweep: [Duration] = [.milliseconds(250), .milliseconds(750), .seconds(1), .seconds(2)]
+    static let discardSweep: [Duration] = [.milliseconds(250), .milliseconds(750), .seconds(1), .seconds(2), .seconds(4), .seconds(8)]
 
     /// Runs `work` to its end whatever happens to the calling task: a detached task, which no
     /// cancellation reaches.

@@ -171,6 +171,15 @@ public struct AppState: Sendable {
         }
     }
 
+    /// A cached list caught up with the server from its cursor, with no listing: its count
+    /// replaces "Loading…" as a load's would (else "Loading…" stayed until the first longpoll's
+    /// answer, up to 30 s, when nothing had changed).
+    public mutating func finishCatchingUp(_ tab: Tab) {
+        guard loadMaySay(tab) else { return }
+        message = StatusMessage(Self.summary(count: self[tab].entries.count, tab: tab))
+        loadMessage = message
+    }
+
     /// Whether a load of `tab` may put its message up: the tab is on screen and what is there
     /// is nothing, "Loading…" or an older load's message (never what an action said).
     private func loadMaySay(_ tab: Tab) -> Bool {

@@ -156,8 +156,10 @@ final class LiveUpdates {
             case .deliver(let changes, let cursor, let opening):
                 let before = context.state[tab].entries.count
                 if opening {
-                    // A cached list catching up: applied at once, and cached at the new cursor.
+                    // A cached list catching up: applied at once, and cached at the new cursor;
+                    // its count replaces "Loading…" (what the changes said stays).
                     apply(tab, changes)
+                    context.update { $0.finishCatchingUp(tab) }
                     refresher.cacheList(tab, cursor: cursor, emptyIsConfirmed: emptiedByJournal(tab, before: before))
                 } else {
                     deliver(tab, changes)

@@ -137,6 +137,27 @@ final class OfflineAppTests: XCTestCase {
         second.app.requestQuit()
     }
 
+    /// A warm start whose cached cursor is already the server's: nothing to list and no change
+    /// to apply, and the status bar says the list at once. "Loading…" stayed until the first
+    /// longpoll's answer, 30 s later (the torture's seed 12252014521736084045 found it).
+    func testAStartFromAnUpToDateCacheSaysItsListWithoutWaitingForAChange() async throws {
+        let first = rayApp()
+        await first.start()
+        await first.waitUntil("the list cached at its cursor") {
+            self.cache.listing(.notes)?.entries.count == 3 && self.cache.listing(.notes)?.cursor != nil
+        }
+        first.app.requestQuit()
+
+        let counter = ListingCounter()
+        let second = rayApp(counting: counter)
+        second.app.start()
+        XCTAssertEqual(second.app.state.message?.text, "Loading…")
+        await second.waitUntil("the list said", timeout: 10) { second.app.state.message?.text == "3 notes" }
+        XCTAssertFalse(second.render(width: 100, height: 20).dump().contains("Loading"))
+        XCTAssertEqual(counter.fullListings(of: "/byteclub"), 0, "caught up from the cursor, not a new listing")
+        second.app.requestQuit()
+    }
+
     func testARenameAndADeleteOfflineShowAtOnceAndReachTheServerInOrder() async throws {
         let harness = rayApp()
         await harness.start()

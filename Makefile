@@ -63,9 +63,9 @@ TEST_INDEX_STORE ?= $(CURDIR)/.build/$(shell uname -m)-unknown-linux-gnu/debug/i
 TEST_BUILD_FLAGS ?= -debug-info-format $(TEST_DEBUG_INFO) -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 2 \
 	-Xcc -g0 --disable-index-store -Xswiftc -index-store-path -Xswiftc $(TEST_INDEX_STORE)
 ## While the test bundle builds, a short torture schedule runs (TEST_TORTURE_KILLS kills; `make
-## torture` runs 1,000), and the tests start when it has ended: beside five test processes its
-## app once took 30 s to load its list. Its table comes before the tests' logs, and a loss fails
-## the run as a failed test does. The Python packages (deps-python) install while Swift resolves
+## torture` runs 1,000), and the tests start when it has ended, so neither's deadlines meet the
+## other's load on two cores. Its table comes before the tests' logs, and a loss fails the run
+## as a failed test does. The Python packages (deps-python) install while Swift resolves
 ## and builds.
 TEST_TORTURE_KILLS ?= 100
 test: deps-system

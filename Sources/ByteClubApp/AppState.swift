@@ -151,10 +151,7 @@ public struct AppState: Sendable {
             self[tab].cachedAt = nil
             // A load's summary replaces only "Loading…" or an older load's message, never
             // what an action said ("Saved …", an error from a save).
-            if loadMaySay(tab) {
-                message = StatusMessage(Self.summary(count: entries.count, tab: tab))
-                loadMessage = message
-            }
+            finishCatchingUp(tab)
         case .failure(let error) where error.isUnreachable && self[tab].cachedAt != nil:
             // An offline start: the cached list stays, marked with its time, and the status bar
             // says `offline`; no error over it.
@@ -171,9 +168,9 @@ public struct AppState: Sendable {
         }
     }
 
-    /// A cached list caught up with the server from its cursor, with no listing: its count
-    /// replaces "Loading…" as a load's would (else "Loading…" stayed until the first longpoll's
-    /// answer, up to 30 s, when nothing had changed).
+    /// `tab`'s list is the server's (a load, or a cached list caught up from its cursor with no
+    /// listing): its count replaces "Loading…" or an older load's message. A cached list that
+    /// caught up with nothing to apply kept "Loading…" until the first longpoll's answer, 30 s.
     public mutating func finishCatchingUp(_ tab: Tab) {
         guard loadMaySay(tab) else { return }
         message = StatusMessage(Self.summary(count: self[tab].entries.count, tab: tab))

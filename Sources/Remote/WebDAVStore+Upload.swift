@@ -185,7 +185,7 @@ extension WebDAVStore {
     ///
     /// A server may still be reading a cut PUT when the DELETE arrives and make the name after it
     /// (rclone serve webdav does, under load, seconds late), so a background sweep looks again at
-    /// growing intervals (`discardSweep`, 16 s in all) and deletes the name if it has appeared.
+    /// growing intervals (`discardSweep`, 16 s in all) and deletes the name once it has appeared.
     func discard(_ staged: String) async {
         guard let url = try? url(staged) else { return }
         let store = self
@@ -199,6 +199,7 @@ extension WebDAVStore {
                     guard seen.error == nil else { continue }
                     _ = await store.exchange("DELETE", url)
                     store.logger.info("removed the temporary upload \(staged), which the server made after its PUT was cut")
+                    return
                 }
             }
         }.value

@@ -28,23 +28,18 @@ final class AppEndToEndTests: XCTestCase {
         let tmux = try launch()
 
         // The first screen: both tabs, and the sample club's welcome note, seeded on first run.
-        var screen = tmux.waitFor("Welcome to Byte Club")
-        XCTAssertTrue(screen.contains("Notes"), screen)
-        XCTAssertTrue(screen.contains("PanoPhotos"), screen)
-        XCTAssertTrue(screen.contains("embedded"), screen)
+        var screen = tmux.waitFor(all: ["Welcome to Byte Club", "Notes", "PanoPhotos", "embedded"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: club.appendingPathComponent("byteclub/Welcome to Byte Club.txt").path))
 
         // 2 switches to the photos.
         try tmux.type("2")
-        screen = tmux.waitFor("alps-sunrise")
-        XCTAssertFalse(screen.contains("Welcome to Byte Club"), screen)
+        tmux.waitFor("the photos in place of the notes") { $0.contains("alps-sunrise") && !$0.contains("Welcome to Byte Club") }
         try tmux.type("1")
         tmux.waitFor("Welcome to Byte Club")
 
         // ? opens help, Esc closes it.
         try tmux.type("?")
-        screen = tmux.waitFor("Show this help")
-        XCTAssertTrue(screen.contains("PanoPhotos tab"), screen)
+        tmux.waitFor(all: ["Show this help", "PanoPhotos tab"])
         try tmux.press("Escape")
         tmux.waitFor("help closed") { !$0.contains("Show this help") && $0.contains("Welcome to Byte Club") }
 

@@ -245,7 +245,8 @@ final class BackgroundAgentEndToEndTests: XCTestCase {
             let rows = (1...3).compactMap { self.row("trip-\($0).jpg", in: screen) }
             return rows.count == 3 && rows.allSatisfy { $0.state == "running" && (1...99).contains($0.percent ?? 0) }
         }
-        XCTAssertTrue(tmux.capture().contains("↑3"), "the status bar sums them:\n" + tmux.capture())
+        // The status bar sums them.
+        tmux.waitFor("↑3")
         try tmux.type("T")
         try tmux.type("q")
         tmux.waitFor(app.exitLine(0))

@@ -81,8 +81,8 @@ final class MouseEndToEndTests: XCTestCase {
         screen = tmux.waitFor("Note 12 listed") { Self.row(of: "Note 12", in: $0) != nil }
         let other = try XCTUnwrap(Self.row(of: "Note 12", in: screen))
         try tmux.type(Self.click(x: 12, y: other) + Self.click(x: 12, y: other))
-        tmux.waitFor("n12 line 01")
-        XCTAssertTrue(tmux.capture().contains("Note 12"), "the editor shows Note 12")
+        // The editor shows Note 12.
+        tmux.waitFor(all: ["n12 line 01", "Note 12"])
         try tmux.press("Escape")
         tmux.waitFor("the editor closed") { !$0.contains("n12 line 01") }
 

@@ -81,6 +81,7 @@ final class OfflineEndToEndTests: XCTestCase {
         tmux = try club.launchRay()
         let cached = tmux.waitFor("the cached list with the note's row") { screen in
             screen.contains("◷ Cached") && screen.contains("offline, not up to date") && AppHarness.listed("Trip plan", in: screen)
+                && screen.contains("⇡ Trip plan")
         }
         XCTAssertTrue(cached.contains("⇡ Trip plan"), "the row is marked as waiting:\n\(cached)\n\(club.diagnostics())")
         waitForStatus(tmux, "offline · 1 waiting")

@@ -110,6 +110,16 @@ final class TmuxSession {
         waitFor("“\(text)”", timeout: timeout, file: file, line: line) { $0.contains(text) }
     }
 
+    /// Waits until the screen shows every one of `texts` at once. One frame can reach tmux in more
+    /// than one write (ncurses flushes a full buffer before the frame ends), so a screen that
+    /// shows the first text may not show the rest yet.
+    @discardableResult
+    func waitFor(all texts: [String], timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> String {
+        waitFor(texts.map { "“\($0)”" }.joined(separator: " and "), timeout: timeout, file: file, line: line) { screen in
+            texts.allSatisfy { screen.contains($0) }
+        }
+    }
+
     /// Stops this test's tmux server and removes its socket.
     func kill() {
         _ = try? run(["kill-server"])

@@ -77,8 +77,7 @@ final class ViewerEndToEndTests: XCTestCase {
         let before = tmux.capture()
 
         try tmux.type("l")
-        let after = tmux.waitFor("l to show another part") { $0 != before }
-        XCTAssertTrue(after.contains("zoom 100%"), after)
+        let after = tmux.waitFor("l to show another part at zoom 100%") { $0 != before && $0.contains("zoom 100%") }
         XCTAssertFalse(after.contains("alps-sunrise.jpg"), "still the viewer")
 
         try tmux.press("Escape")

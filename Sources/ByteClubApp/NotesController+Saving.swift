@@ -193,6 +193,10 @@ extension NotesController {
             context.model.updateQuietly { $0.note = session }
             if journal(), oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
         } else {
+            // The editor holds the server's text: nothing is left to journal (a merge adopted
+            // after the save had a version no draft ever had, and a journal write still scheduled
+            // by typing, or the one on the way out, would write the saved text back as a draft).
+            session.journalledVersion = session.version
             configuration.drafts?.remove(session.draftID)
             if oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
             context.model.updateQuietly { $0.note = close ? nil : session }

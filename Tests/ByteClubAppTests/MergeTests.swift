@@ -121,6 +121,10 @@ final class MergeTests: XCTestCase {
             XCTAssertEqual(harness.app.state.note?.editor.body.text, result)
             XCTAssertNil(harness.app.state.note?.merge)
             XCTAssertEqual(drafts, [])
+            // The merge is the server's text: the journal on the way out (and a journal write
+            // still scheduled by the typing) leaves no draft of it behind.
+            XCTAssertTrue(harness.app.journal())
+            XCTAssertEqual(drafts, [], "no draft of the saved merge")
             await club?.close()
             club = nil
         }

@@ -34,18 +34,19 @@ final class MouseEndToEndTests: XCTestCase {
     static func row(of text: String, in screen: String) -> Int? { lines(screen).firstIndex { $0.contains(text) } }
 
     /// Forty notes of sixty numbered lines; Note 07 has a line of CJK text.
+    ///
+    /// The list is newest first by the server's time (the file's ctime, in whole seconds), then
+    /// by name, and forty writes may cross a second anywhere. Note 12 and then Note 07 are
+    /// written last, so they are in the newest second or alone in a newer one: whatever the
+    /// clock, Note 07 is among the first 7 rows and Note 12 among the first 12, above the fold
+    /// of a 24-row terminal. (Setting the mtime, as this once did, does not order the list.)
     func makeNotes() throws {
         try FileManager.default.createDirectory(at: notes.appendingPathComponent("photos"), withIntermediateDirectories: true)
-        for n in 1...40 {
+        for n in (1...40).filter({ $0 != 7 && $0 != 12 }) + [12, 7] {
             let name = String(format: "Note %02d", n)
             var lines = (1...60).map { String(format: "n%02d line %02d", n, $0) }
             if n == 7 { lines[11] = "你好世界abc" }
-            let file = notes.appendingPathComponent(name + ".txt")
-            try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
-            // One second apart, Note 01 newest: the list's order (newest first) is then the same
-            // on every run. Written as they came, a slow run crossed a second part-way and put
-            // Note 07 below the fold.
-            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-Double(n))], ofItemAtPath: file.path)
+            try lines.joined(separator: "\n").write(to: notes.appendingPathComponent(name + ".txt"), atomically: true, encoding: .utf8)
         }
     }
 

@@ -55,8 +55,11 @@ enum WebDAVPassword {
     ///
     /// The terminal's own signals are off while it reads (Ctrl-C arrives as a byte), so that a
     /// Ctrl-C cannot kill the process with echo still off; line editing is done here instead.
+    ///
+    /// Echo goes off before the prompt is shown, as getpass(3) does: what was typed before it
+    /// is dropped, and nothing typed once it shows is dropped or echoed (the prompt came first
+    /// once, and a password typed at once was echoed, then flushed, and the read waited forever).
     private static func prompt(_ text: String) -> String? {
-        FileHandle.standardError.write(Data(text.utf8))
         var saved = termios()
         let hasMode = tcgetattr(STDIN_FILENO, &saved) == 0
         if hasMode {
@@ -68,8 +71,10 @@ enum WebDAVPassword {
             }
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
         }
+        FileHandle.standardError.write(Data(text.utf8))
         defer {
-            if hasMode { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+            // TCSADRAIN, not TCSAFLUSH: keys typed after Enter stay for the app.
+            if hasMode { tcsetattr(STDIN_FILENO, TCSADRAIN, &saved) }
             FileHandle.standardError.write(Data("\n".utf8))
         }
         var line: [UInt8] = []

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 
 /// An error answer in Dropbox's shapes: 400 plain text, 401/409/429 JSON.
-struct APIError: Error, Sendable {
+package struct APIError: Error, Sendable {
     var status: HTTPResponse.Status
     var contentType: String
     var body: Data

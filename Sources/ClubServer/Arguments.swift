@@ -44,7 +44,7 @@ enum JSON {
 ///
 /// Plain fields are read straight from the object. Anything holding a Dropbox union goes
 /// through DropboxWire's Codable types (`decode`), so the union rule lives in one place.
-struct Arguments {
+package struct Arguments {
     let object: [String: Any]
     let what: String
 
@@ -59,32 +59,32 @@ struct Arguments {
     /// so a raw U+FFFD here means bytes that were not text (a raw 0xFF would otherwise become a
     /// file named "\u{FFFD}.txt"). Clients escape non-ASCII as `\uXXXX`, as Dropbox asks, and
     /// "\ufffd" written that way stays welcome.
-    init(headerText text: String, what: String) throws(APIError) {
+    package init(headerText text: String, what: String) throws(APIError) {
         if text.unicodeScalars.contains("\u{FFFD}") {
             throw .badRequest("\(what): the Dropbox-API-Arg header is not valid UTF-8; escape non-ASCII characters as \\uXXXX")
         }
         self.init(object: try JSON.object(Data(text.utf8), what: what), what: what)
     }
 
-    func string(_ key: String) throws(APIError) -> String {
+    package func string(_ key: String) throws(APIError) -> String {
         guard let value = object[key] else { throw .badRequest("\(what): missing required field '\(key)'") }
         guard let string = value as? String else { throw .badRequest("\(what): '\(key)' must be a string") }
         return string
     }
 
-    func optionalString(_ key: String) throws(APIError) -> String? {
+    package func optionalString(_ key: String) throws(APIError) -> String? {
         guard let value = object[key], !(value is NSNull) else { return nil }
         guard let string = value as? String else { throw .badRequest("\(what): '\(key)' must be a string") }
         return string
     }
 
-    func bool(_ key: String, default fallback: Bool) throws(APIError) -> Bool {
+    package func bool(_ key: String, default fallback: Bool) throws(APIError) -> Bool {
         guard let value = object[key], !(value is NSNull) else { return fallback }
         guard let flag = value as? Bool else { throw .badRequest("\(what): '\(key)' must be a boolean") }
         return flag
     }
 
-    func int(_ key: String, default fallback: Int?, range: ClosedRange<Int>) throws(APIError) -> Int? {
+    package func int(_ key: String, default fallback: Int?, range: ClosedRange<Int>) throws(APIError) -> Int? {
         guard let value = object[key], !(value is NSNull) else { return fallback }
         guard let number = value as? Int else { throw .badRequest("\(what): '\(key)' must be an integer") }
         guard range.contains(number) else {
@@ -93,19 +93,19 @@ struct Arguments {
         return number
     }
 
-    func object(_ key: String) throws(APIError) -> Arguments? {
+    package func object(_ key: String) throws(APIError) -> Arguments? {
         guard let value = object[key], !(value is NSNull) else { return nil }
         guard let nested = value as? [String: Any] else { throw .badRequest("\(what): '\(key)' must be an object") }
         return Arguments(object: nested, what: "\(what).\(key)")
     }
 
     /// The whole argument as a wire type.
-    func decode<T: Decodable>(_ type: T.Type) throws(APIError) -> T {
+    package func decode<T: Decodable>(_ type: T.Type) throws(APIError) -> T {
         try Self.decode(type, from: object, what: what, at: [])
     }
 
     /// One field as a wire type (a union, or an object holding some); nil when absent or null.
-    func decode<T: Decodable>(_ type: T.Type, _ key: String) throws(APIError) -> T? {
+    package func decode<T: Decodable>(_ type: T.Type, _ key: String) throws(APIError) -> T? {
         guard let value = object[key], !(value is NSNull) else { return nil }
         return try Self.decode(type, from: value, what: what, at: [key])
     }

@@ -5,7 +5,27 @@ import Foundation
 /// (`sharing_info.modified_by`), so a client can say "ray changed …" of another member's commit.
 extension ClubAPI {
     func accountEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
-        [(Endpoint.account.route, account)]
+        [(Endpoint.account.route, account), (Endpoint.accountBatch.route, accountBatch)]
+    }
+
+    /// The name every member the server knows goes by: `--member` flags, the shared token's
+    /// `club`, the registry's members (`members add`, invites), and removed members, whose
+    /// past changes still carry their ids.
+    private func knownName(ofAccount id: String) -> String? {
+        var names = configuration.members.map(\.name) + (configuration.token.isEmpty ? [] : [ClubMember.sharedName])
+        if let book = try? authenticator.registry?.current() { names += book.knownNames }
+        return names.first { ClubMember.isAccountID(id, of: $0) }
+    }
+
+    /// `users/get_account_batch`: `{"account_ids": [...]}` answered with a `BasicAccount` each, in
+    /// order; one unknown id fails the call with `no_account` naming it, as Dropbox does.
+    private func accountBatch(_ arguments: Arguments) async throws -> Any {
+        guard let ids = arguments.object["account_ids"] as? [String] else { throw APIError.badRequest("account_ids: expected a list of account ids") }
+        guard (1...300).contains(ids.count) else { throw APIError.badRequest("account_ids: 1 to 300 ids, got \(ids.count)") }
+        return try ids.map { id -> [String: Any] in
+            guard let name = knownName(ofAccount: id) else { throw APIError.endpoint([.noAccount]) }
+            return Self.accountObject(of: name).merging(["is_teammate": false]) { _, new in new }
+        }
     }
 
     /// Answers Dropbox's `BasicAccount` for a member of this club (or the shared token's
@@ -14,8 +34,7 @@ extension ClubAPI {
     /// answered with the member's 40-character id.
     private func account(_ arguments: Arguments) async throws -> Any {
         let id = try arguments.string("account_id")
-        let names = configuration.members.map(\.name) + (configuration.token.isEmpty ? [] : [ClubMember.sharedName])
-        guard let name = names.first(where: { ClubMember.isAccountID(id, of: $0) }) else { throw APIError.endpoint([.noAccount]) }
+        guard let name = knownName(ofAccount: id) else { throw APIError.endpoint([.noAccount]) }
         return Self.accountObject(of: name).merging(["is_teammate": false]) { _, new in new }
     }
 

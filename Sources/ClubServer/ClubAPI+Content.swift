@@ -80,7 +80,7 @@ extension ClubAPI {
     ///
     /// As RFC 9110 §14.1 has it: a suffix of zero (`bytes=-0`) is unsatisfiable (416), and a
     /// last position (or suffix) past the end, however many digits, is clamped to the end.
-    static func parseRange(_ header: String, size: Int64) -> ClosedRange<Int64>?? {
+    package static func parseRange(_ header: String, size: Int64) -> ClosedRange<Int64>?? {
         let trimmed = header.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes="), !trimmed.contains(",") else { return nil }
         let spec = trimmed.dropFirst(6)

@@ -78,7 +78,7 @@ extension ClubAPI {
     }
 
     /// The token and the decoded name of `/s/<token>/<name>`, or nil for any other shape.
-    static func linkRequest(_ rawPath: String) -> (token: String, name: String)? {
+    package static func linkRequest(_ rawPath: String) -> (token: String, name: String)? {
         let parts = rawPath.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].isEmpty, parts[1] == "s", isTokenShaped(parts[2]),
               let name = percentDecoded(parts[3]), !name.isEmpty, name != ".", name != "..",
@@ -109,7 +109,7 @@ extension ClubAPI {
     }
 
     /// `If-None-Match`: `*` or a list holding our tag (weak or not).
-    static func matches(_ header: String, etag: String) -> Bool {
+    package static func matches(_ header: String, etag: String) -> Bool {
         header.split(separator: ",").contains { candidate in
             let tag = candidate.trimmingCharacters(in: .whitespaces)
             return tag == "*" || tag == etag || tag == "W/" + etag

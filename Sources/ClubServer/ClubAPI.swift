@@ -12,7 +12,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// The Dropbox v2 subset, as Hummingbird routes over a `FolderStore`.
-struct ClubAPI: Sendable {
+package struct ClubAPI: Sendable {
     let configuration: ClubServerConfiguration
     let store: FolderStore
     let chaos: ChaosMonkey?
@@ -28,7 +28,7 @@ struct ClubAPI: Sendable {
     /// `search_v2` over note contents (`filename_only: false`); its index opens on first use.
     let contentSearch: ContentSearch
 
-    init(_ configuration: ClubServerConfiguration) throws {
+    package init(_ configuration: ClubServerConfiguration) throws {
         self.configuration = configuration
         let registry = configuration.keepsMembers ? MemberRegistry(root: configuration.root) : nil
         let authenticator = Authenticator(sharedToken: configuration.token, members: configuration.members, registry: registry,
@@ -44,7 +44,7 @@ struct ClubAPI: Sendable {
         self.contentSearch = ContentSearch(metaDirectory: store.metaDirectory)
     }
 
-    func application(onBound: @escaping @Sendable (Int) -> Void) throws -> some ApplicationProtocol {
+    package func application(onBound: @escaping @Sendable (Int) -> Void) throws -> some ApplicationProtocol {
         let router = Router(context: ClubRequestContext.self)
         router.middlewares.add(AccessLog(logger: configuration.logger))
         router.middlewares.add(BodyLimit(contentCap: configuration.maxRequestBodyBytes, contentPaths: [

@@ -9,7 +9,7 @@ import Foundation
 /// server still knows which ranges it holds. Only whole appends are recorded: one cut short
 /// by a lost connection leaves its bytes in the file but no claim on them, and its re-send
 /// writes the same range again.
-struct ConcurrentSessionLedger: Sendable, Equatable {
+package struct ConcurrentSessionLedger: Sendable, Equatable {
     /// Completed appends: offset → length.
     private(set) var chunks: [Int64: Int64] = [:]
     /// The session's length, set by the append that closed it.
@@ -18,7 +18,7 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
     static let suffix = ".concurrent"
 
     /// Why an append or a finish is refused, as the spec's error tags.
-    enum Refusal: Error, Equatable {
+    package enum Refusal: Error, Equatable {
         case invalidOffset
         case invalidDataSize
         case closed
@@ -28,7 +28,7 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
         case tooLarge
     }
 
-    static let maxBytes = UploadSessionType.maxSessionBytes
+    package static let maxBytes = UploadSessionType.maxSessionBytes
 
     /// Checks an append before its body is read: its offset is on a block boundary, within the
     /// largest file a session can make, and no further than the end a closing append set.
@@ -42,7 +42,7 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
     /// Checks an append of `length` bytes at `offset` before a byte of it is written: a refused
     /// append must not overwrite what other blocks brought. A block sent again (its first
     /// answer lost) passes as long as it says the same thing about the end.
-    func check(offset: Int64, length: Int64, closing: Bool) throws(Refusal) {
+    package func check(offset: Int64, length: Int64, closing: Bool) throws(Refusal) {
         try admits(offset: offset)
         // Compared as a difference: a client's offset and length must not be added before they
         // are known to fit (an offset near Int64.max plus a block once trapped the server).
@@ -59,14 +59,14 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
 
     /// Records an append that arrived whole (checked again: another may have closed the
     /// session meanwhile).
-    mutating func record(offset: Int64, length: Int64, closing: Bool) throws(Refusal) {
+    package mutating func record(offset: Int64, length: Int64, closing: Bool) throws(Refusal) {
         try check(offset: offset, length: length, closing: closing)
         if closing { end = offset + length }
         chunks[offset] = length
     }
 
     /// The session's length once every byte up to its end arrived.
-    func complete() throws(Refusal) -> Int64 {
+    package func complete() throws(Refusal) -> Int64 {
         guard let end else { throw .notClosed }
         var covered: Int64 = 0
         for (offset, length) in chunks.sorted(by: { $0.key < $1.key }) {
@@ -80,7 +80,7 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
     // MARK: Text form
 
     /// `concurrent`, then `end N` once closed, then one `chunk OFFSET LENGTH` line per append.
-    var text: String {
+    package var text: String {
         var lines = ["concurrent"]
         if let end { lines.append("end \(end)") }
         for (offset, length) in chunks.sorted(by: { $0.key < $1.key }) { lines.append("chunk \(offset) \(length)") }
@@ -88,7 +88,7 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
     }
 
     /// Reads the text form; nil for anything else (a damaged ledger is a session not found).
-    init?(text: String) {
+    package init?(text: String) {
         let lines = text.split(separator: "\n")
         guard lines.first == "concurrent" else { return nil }
         for line in lines.dropFirst() {
@@ -109,5 +109,5 @@ struct ConcurrentSessionLedger: Sendable, Equatable {
         }
     }
 
-    init() {}
+    package init() {}
 }

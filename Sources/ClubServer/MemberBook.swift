@@ -55,8 +55,24 @@ public struct MemberBook: Codable, Sendable, Equatable {
 
     public var members: [Member] = []
     public var invites: [Invite] = []
+    /// The names of members who were removed: their past changes still carry their account id,
+    /// and `users/get_account` still answers it with the name they had.
+    public var former: [String] = []
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey { case members, invites, former }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        members = try container.decode([Member].self, forKey: .members)
+        invites = try container.decode([Invite].self, forKey: .invites)
+        // A book written before removed members were remembered has no list.
+        former = try container.decodeIfPresent([String].self, forKey: .former) ?? []
+    }
+
+    /// Every name the club has known: its members, then those removed (for old changes).
+    public var knownNames: [String] { members.map(\.name) + former }
 
     public func member(named name: String) -> Member? { members.first { $0.name.lowercased() == name.lowercased() } }
 
@@ -95,6 +111,9 @@ public struct MemberBook: Codable, Sendable, Equatable {
     /// Removes a member (every token of theirs) or an open invite of that name.
     public mutating func remove(_ name: String) throws(MemberError) {
         let before = (members.count, invites.count)
+        for member in members where member.name.lowercased() == name.lowercased() && !former.contains(member.name) {
+            former.append(member.name)
+        }
         members.removeAll { $0.name.lowercased() == name.lowercased() }
         invites.removeAll { $0.name.lowercased() == name.lowercased() }
         guard before != (members.count, invites.count) else { throw Self.noSuchMember(name) }

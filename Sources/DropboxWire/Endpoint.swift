@@ -69,6 +69,7 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
 
     public static let currentAccount = Endpoint("/2/users/get_current_account")
     public static let account = Endpoint("/2/users/get_account")
+    public static let accountBatch = Endpoint("/2/users/get_account_batch")
     public static let createSharedLink = Endpoint("/2/sharing/create_shared_link_with_settings")
     public static let listSharedLinks = Endpoint("/2/sharing/list_shared_links")
     public static let revokeSharedLink = Endpoint("/2/sharing/revoke_shared_link")
@@ -89,7 +90,7 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let served: [Endpoint] = [
         listFolder, listFolderContinue, getLatestCursor, longpoll, getMetadata, search, searchContinue, delete, move, copy,
         createFolder, listRevisions, restore, addTag, getTags, removeTag, download, upload, sessionStart, sessionAppend,
-        sessionFinish, thumbnail, currentAccount, account, createSharedLink, listSharedLinks, revokeSharedLink,
+        sessionFinish, thumbnail, currentAccount, account, accountBatch, createSharedLink, listSharedLinks, revokeSharedLink,
         join, listMembers, addMember, changeMemberRole, removeMember,
     ]
 }

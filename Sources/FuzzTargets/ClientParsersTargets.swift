@@ -1,7 +1,7 @@
-@testable import Agent
+import Agent
 import ByteClubConfig
 import Foundation
-@testable import Remote
+import Remote
 import SearchIndex
 import TerminalUI
 

@@ -1,5 +1,5 @@
 import DropboxWire
-@testable import ClubServer
+import ClubServer
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -19,7 +19,7 @@ enum ClubRoutesTarget {
         Endpoint.longpoll.route, Endpoint.getMetadata.route, Endpoint.search.route, Endpoint.searchContinue.route,
         Endpoint.delete.route, Endpoint.move.route, Endpoint.copy.route, Endpoint.createFolder.route,
         Endpoint.listRevisions.route, Endpoint.restore.route, Endpoint.addTag.route, Endpoint.getTags.route, Endpoint.removeTag.route,
-        Endpoint.account.route, Endpoint.currentAccount.route,
+        Endpoint.account.route, Endpoint.accountBatch.route, Endpoint.currentAccount.route,
         Endpoint.download.route, Endpoint.upload.route, Endpoint.sessionStart.route, Endpoint.sessionAppend.route,
         Endpoint.sessionFinish.route, Endpoint.thumbnail.route,
         Endpoint.createSharedLink.route, Endpoint.listSharedLinks.route, Endpoint.revokeSharedLink.route,

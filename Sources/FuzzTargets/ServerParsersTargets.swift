@@ -1,4 +1,4 @@
-@testable import ClubServer
+import ClubServer
 import DropboxWire
 import Foundation
 

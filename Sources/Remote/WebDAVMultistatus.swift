@@ -170,7 +170,7 @@ public enum WebDAVMultistatus {
     /// "Sun, 22 Nov 2026 19:01:21 GMT" (RFC 1123, as `getlastmodified` and `Last-Modified` are
     /// written). Parsed by hand: a DateFormatter would load ICU's locale data, a few MiB of
     /// resident memory in every `byteclub get`, for one fixed English format.
-    static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT" || parts[5] == "UTC",
               let day = Int(parts[1]), let month = months.firstIndex(of: parts[2].lowercased()), let year = Int(parts[3]) else { return nil }

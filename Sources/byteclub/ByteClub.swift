@@ -17,15 +17,30 @@ struct ByteClub: AsyncParsableCommand {
     )
 
     /// Parses with the subcommand moved in front of options written before it, then runs.
+    ///
+    /// Every way out that is not a success says one line, `byteclub: …` (ArgumentParser's own
+    /// complaints too, with the usage left to `byteclub help COMMAND`), and with `--json` also
+    /// `{"error": {...}}` on stdout (``CLIError``).
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        CLIError.wantsJSON = arguments.contains("--json")
         if let unknown = SubcommandOrder.unknownCommand(arguments) {
-            say("'\(unknown)' is not a byteclub command; the commands are: "
-                + configuration.subcommands.filter { $0.configuration.shouldDisplay && $0 != Open.self }.map { $0._commandName }.joined(separator: ", ")
-                + " (byteclub help COMMAND for one)")
-            Foundation.exit(Exit.usage.rawValue)
+            let names = configuration.subcommands.filter { $0.configuration.shouldDisplay && $0 != Open.self }.map { $0._commandName }
+            let guess = NearestName.of(unknown, among: names).map { "did you mean \($0)? " } ?? ""
+            CLIError.exit(.usage, "'\(unknown)' is not a byteclub command; \(guess)the commands are: "
+                + names.joined(separator: ", ") + " (byteclub help COMMAND for one)")
         }
-        await main(SubcommandOrder.arranged(arguments))
+        let arranged = SubcommandOrder.arranged(arguments)
+        do {
+            var command = try parseAsRoot(arranged)
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            CLIError.exit(error, arguments: arranged)
+        }
     }
 }
 

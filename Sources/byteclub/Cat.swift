@@ -2,6 +2,7 @@ import ArgumentParser
 import ByteClubApp
 import ByteClubConfig
 import DropboxWire
+import ClubKit
 import Foundation
 import Markdown
 import Remote
@@ -18,13 +19,14 @@ struct Cat: AsyncParsableCommand {
             note from stdin instead. --json prints {path_display, name, rev, size, modified, text} \
             (and rendered, the plain layout, with --render). Exits 3 when there is no such note.
             """)
-    @Argument(help: "The note, e.g. '/byteclub/Trip plan.md' (or 'Trip plan.md' in the club folder), or - for stdin.") var path: String
+    @Argument(help: "The note: its title ('Trip plan'), a path in the club's folder ('Trip plan.md'), /PATH, NAME:PATH, or - for stdin.") var path: String
     @Flag(help: "Lay the note out as the app's rendered view does.") var render = false
     @Option(help: "The width to lay out for (default: the terminal's, else 80).") var width: Int?
     @Flag(help: "Print JSON, one object.") var json = false
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        if path != "-" { path = try backend.takeRemote(from: path) }
         if let width, width < 8 { throw ValidationError("--width must be at least 8") }
     }
 
@@ -35,19 +37,15 @@ struct Cat: AsyncParsableCommand {
             try options.print(String(decoding: data, as: UTF8.self), path: nil, entry: nil)
             return
         }
-        let path = Self.notePath(self.path)
-        try await runRemote(backend) { backend in
+        let typed = backend.clubPath(self.path)
+        try await runRemote(backend, path: typed) { backend in
+            let path = try await notePath(typed, on: backend.store)
             let (data, entry) = try await backend.store.read(path)
             guard let text = String(validating: data, as: UTF8.self) else {
                 throw RemoteError.local("\(entry.path) is not UTF-8 text")
             }
             try options.print(text, path: entry.path, entry: entry)
         }
-    }
-
-    /// A bare name is a note in the club folder, as the app names notes.
-    static func notePath(_ text: String) -> String {
-        text.hasPrefix("/") ? remotePath(text) : ClubLayout().folder + "/" + text
     }
 
     private func print(_ text: String, path: String?, entry: RemoteEntry?) throws {

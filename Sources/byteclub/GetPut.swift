@@ -16,7 +16,8 @@ struct Get: AsyncParsableCommand {
             files go under LOCAL (default: the folder's name, here), skipping those already the same \
             (by content hash), so a second run fetches only what changed; --dry-run lists what would come.
             """)
-    @Argument(help: "The remote file, e.g. /byteclub/photos/alps.jpg, or one revision of a file, rev:REV (from `byteclub log`).") var remote: String
+    @Argument(help: "The remote file: a path in the club's folder (photos/alps.jpg), a note's title, /PATH, NAME:PATH, or one revision of a file, rev:REV (from `byteclub log`).")
+    var remote: String
     @Argument(help: "Where to put it (default: its name, here); - for stdout.") var local: String?
     @Flag(name: [.customShort("r"), .long], help: "Download a folder and everything under it.") var recursive = false
     @Flag(help: "With -r: say what would be downloaded, and download nothing.") var dryRun = false
@@ -26,7 +27,8 @@ struct Get: AsyncParsableCommand {
     var agent = false
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        if !remote.hasPrefix("rev:") { remote = try backend.takeRemote(from: remote) }
         if dryRun && !recursive { throw ValidationError("--dry-run goes with -r") }
         if local == "-" && (recursive || agent) { throw ValidationError("- (stdout) takes one file: not with -r or --agent") }
         if recursive && agent { throw ValidationError("--agent takes one file: not with -r") }
@@ -34,8 +36,14 @@ struct Get: AsyncParsableCommand {
 
     func run() async throws {
         // "rev:0123abcd" names a revision, as Dropbox's download takes it; anything else a path.
-        let path = remote.hasPrefix("rev:") ? remote : remotePath(remote)
-        guard !path.isEmpty || recursive else { throw ValidationError("give a file to download") }
+        let typed = remote.hasPrefix("rev:") ? remote : backend.clubPath(remote)
+        guard !remote.isEmpty || recursive else { throw ValidationError("give a file to download") }
+        let found = Carried(typed)
+        if !recursive, !remote.hasPrefix("rev:"), ["", "md", "txt"].contains((typed as NSString).pathExtension.lowercased()) {
+            // A note may be named by its title: which file that is decides the local name.
+            try await runRemote(backend, path: typed) { backend in found.set(try await notePath(typed, on: backend.store)) }
+        }
+        let path = found.value
         if recursive { return try await getFolder(path) }
         if local == "-" { return try await toStdout(path) }
         let (folder, name, note) = Self.destination(remote: path, local: local)
@@ -129,6 +137,19 @@ struct Get: AsyncParsableCommand {
     }
 }
 
+/// Why a local file cannot be uploaded, in the system's words, or nil when it can.
+enum LocalFile {
+    static func unreadable(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "cannot read \(path): \(String(cString: strerror(errno)))" }
+        if (info.st_mode & S_IFMT) == S_IFDIR { return "\(path) is a folder (put -r uploads a folder)" }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "cannot read \(path): \(String(cString: strerror(errno)))" }
+        close(fd)
+        return nil
+    }
+}
+
 /// Names resume-data files after what they resume.
 enum ResumeKey {
     static func make(_ text: String) -> String {
@@ -152,7 +173,8 @@ struct Put: AsyncParsableCommand {
             differs is replaced with --mode overwrite and otherwise skipped and reported (exit 4).
             """)
     @Argument(help: "The local file; - for stdin.") var local: String
-    @Argument(help: "Where to put it, e.g. /byteclub/photos/ (a trailing / keeps the name).") var remote: String
+    @Argument(help: "Where to put it: a path in the club's folder (photos/, a trailing / keeps the name), /PATH or NAME:PATH (default: the club's folder).")
+    var remote: String = ""
     @Option(help: "add (never replace) or overwrite.") var mode: String = "add"
     @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
     @Flag(name: [.customShort("r"), .long], help: "Upload a folder and everything under it.") var recursive = false
@@ -163,12 +185,13 @@ struct Put: AsyncParsableCommand {
     var agent = false
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        remote = try backend.takeRemote(from: remote)
         guard ["add", "overwrite"].contains(mode) else { throw ValidationError("--mode must be add or overwrite") }
         if dryRun && !recursive { throw ValidationError("--dry-run goes with -r") }
         if local == "-" && (recursive || agent) { throw ValidationError("- (stdin) takes one file: not with -r or --agent") }
-        if local == "-" && (remote.hasSuffix("/") || remotePath(remote).isEmpty) {
-            throw ValidationError("stdin has no name: give the remote file's, e.g. byteclub put - /byteclub/notes.txt")
+        if local == "-" && (remote.hasSuffix("/") || remote.isEmpty) {
+            throw ValidationError("stdin has no name: give the remote file's, e.g. byteclub put - notes.md")
         }
         if recursive && (agent || autorename) { throw ValidationError("-r goes with --mode, not with --agent or --autorename") }
     }
@@ -185,10 +208,10 @@ struct Put: AsyncParsableCommand {
             try StdStreams.save(FileHandle.standardInput, to: file)
         } else {
             file = URL(fileURLWithPath: local)
-            guard FileManager.default.isReadableFile(atPath: file.path) else { throw fail(.local("Cannot read \(file.path)")) }
+            if let problem = LocalFile.unreadable(file.path) { throw fail(.local(problem)) }
         }
-        var path = remotePath(remote)
-        if remote.hasSuffix("/") || path.isEmpty { path += "/" + file.lastPathComponent }
+        var path = backend.clubPath(remote)
+        if remote.hasSuffix("/") || remote.isEmpty || path.isEmpty { path += "/" + file.lastPathComponent }
         let (autorename, target, json) = (self.autorename, path, self.json)
         let streams = self.streams.streams
         if agent {
@@ -225,8 +248,8 @@ struct Put: AsyncParsableCommand {
             say("\(folder.path) is not a folder (put without -r uploads a file)")
             throw Exit.usage.code
         }
-        var target = remotePath(remote)
-        if remote.hasSuffix("/") || target.isEmpty { target += "/" + folder.lastPathComponent }
+        var target = backend.clubPath(remote)
+        if remote.hasSuffix("/") || remote.isEmpty || target.isEmpty { target += "/" + folder.lastPathComponent }
         let (streams, dryRun, destination) = (self.streams.streams, self.dryRun, target)
         let refused = Carried(0)
         try await runRemote(backend, path: target) { backend in

@@ -1,4 +1,5 @@
 import ByteClubConfig
+import ClubKit
 import ArgumentParser
 import Foundation
 import Remote
@@ -11,20 +12,22 @@ struct Log: AsyncParsableCommand {
             the member's name; their account id when the server does not know it). Give a rev to `byteclub restore PATH REV` to bring it back, \
             or to `byteclub get rev:REV FILE` to download it.
             """)
-    @Argument(help: "The file, e.g. /byteclub/notes.txt.") var path: String
+    @Argument(help: "The file: a path in the club's folder, a note's title (\"Trip plan\"), /PATH or NAME:PATH.") var path: String
     @Option(help: "How many revisions, 1 to 100.") var limit = 10
     @Flag(help: "Print JSON, one array of revisions.") var json = false
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        path = try backend.takeRemote(from: path)
         guard (1...100).contains(limit) else { throw ValidationError("--limit must be between 1 and 100") }
     }
 
     func run() async throws {
-        let path = remotePath(self.path)
-        guard !path.isEmpty else { throw ValidationError("give a file, e.g. /byteclub/notes.txt") }
+        guard !self.path.isEmpty else { throw ValidationError("give a file, e.g. \"Trip plan\" or /byteclub/notes.txt") }
+        let typed = backend.clubPath(self.path)
         let (limit, json) = (self.limit, self.json)
-        try await runRemote(backend, path: path) { backend in
+        try await runRemote(backend, path: typed) { backend in
+            let path = try await notePath(typed, on: backend.store)
             // Who "you" are, to name your own revisions; a server without accounts is fine.
             async let me = try? await backend.store.currentAccount()
             let history = try await backend.store.revisions(path, limit: limit)
@@ -93,22 +96,24 @@ struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Bring back an earlier revision of a file.",
         discussion: "The old content becomes a new revision (nothing is lost: the present one stays in the log). Find revs with `byteclub log PATH`.")
-    @Argument(help: "The file, e.g. /byteclub/notes.txt.") var path: String
+    @Argument(help: "The file: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var path: String
     @Argument(help: "The revision to bring back, from `byteclub log`.") var rev: String
     @Flag(help: "Print the new revision's metadata as JSON.") var json = false
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        path = try backend.takeRemote(from: path)
         guard !rev.isEmpty, rev.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }) else {
             throw ValidationError("'\(TerminalSafe.escape(rev))' is not a rev: revs are letters and digits, as `byteclub log` prints them")
         }
     }
 
     func run() async throws {
-        let path = remotePath(self.path)
-        guard !path.isEmpty else { throw ValidationError("give a file, e.g. /byteclub/notes.txt") }
+        guard !self.path.isEmpty else { throw ValidationError("give a file, e.g. \"Trip plan\" or /byteclub/notes.txt") }
+        let typed = backend.clubPath(self.path)
         let (rev, json) = (self.rev, self.json)
-        try await runRemote(backend, path: path) { backend in
+        try await runRemote(backend, path: typed) { backend in
+            let path = try await notePath(typed, on: backend.store)
             let entry = try await backend.store.restore(path, rev: rev)
             if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path)) \(TerminalSafe.escape(entry.rev ?? ""))\n".utf8))
@@ -121,20 +126,27 @@ struct Cp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy a file or folder on the server.",
         discussion: "Never replaces: copying onto an existing name fails (exit 4) unless --autorename picks a free one. A destination ending in / keeps the name.")
-    @Argument(help: "From, e.g. /byteclub/a.txt.") var from: String
-    @Argument(help: "To, e.g. /byteclub/b.txt or /byteclub/archive/.") var to: String
+    @Argument(help: "From: a path in the club's folder (a.md), a note's title, /PATH or NAME:PATH.") var from: String
+    @Argument(help: "To, e.g. b.md or archive/ (a trailing / keeps the name), on the same remote.") var to: String
     @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
     @Flag(help: "Print the copy's metadata as JSON instead of its path.") var json = false
     @OptionGroup var backend: BackendOptions
 
+    mutating func validate() throws {
+        from = try backend.takeRemote(from: from)
+        to = try backend.takeRemote(from: to)
+    }
+
     func run() async throws {
-        let from = remotePath(self.from)
+        let typed = backend.clubPath(self.from)
         let json = self.json
-        var to = remotePath(self.to)
-        guard !from.isEmpty else { throw ValidationError("refusing to copy the root") }
-        if self.to.hasSuffix("/") || to.isEmpty { to += "/" + (from.split(separator: "/").last.map(String.init) ?? "") }
-        let (target, autorename) = (to, self.autorename)
-        try await runRemote(backend, path: from) { backend in
+        let to = backend.clubPath(self.to)
+        guard !typed.isEmpty else { throw ValidationError("refusing to copy the root") }
+        let keepsName = self.to.hasSuffix("/") || self.to.isEmpty || to.isEmpty
+        let autorename = self.autorename
+        try await runRemote(backend, path: typed) { backend in
+            let from = try await notePath(typed, on: backend.store)
+            let target = keepsName ? to + "/" + (from.split(separator: "/").last.map(String.init) ?? "") : to
             do {
                 let entry = try await backend.store.copy(from: from, to: target, autorename: autorename)
                 if json { return try await printEntry(entry, store: backend.store) }

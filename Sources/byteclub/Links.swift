@@ -20,18 +20,23 @@ struct Links: AsyncParsableCommand {
             context, links, modified, modified_by, modified_by_id}]} (schema: \
             docs/schemas/links.schema.json). Exits 3 when the note is not found.
             """)
-    @Argument(help: "The note, e.g. \"/byteclub/Trip plan.md\".") var path: String
+    @Argument(help: "The note: its title (\"Trip plan\"), a path in the club's folder, /PATH or NAME:PATH.") var path: String
     @Flag(help: "Print JSON, one object.") var json = false
     @OptionGroup var backend: BackendOptions
 
+    mutating func validate() throws {
+        path = try backend.takeRemote(from: path)
+    }
+
     func run() async throws {
-        let path = remotePath(self.path)
-        guard !path.isEmpty else { throw ValidationError("give a note, e.g. \"/byteclub/Trip plan.md\"") }
+        guard !self.path.isEmpty else { throw ValidationError("give a note, e.g. \"Trip plan\"") }
+        let typed = backend.clubPath(self.path)
         let json = self.json
         // As `search`: an unreachable server is said once, and the index answers.
         var retry = RetryPolicy()
         retry.retriesUnreachable = false
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
+            let path = try await notePath(typed, on: backend.store)
             let report = try await Self.report(path, backend: backend)
             if json {
                 FileHandle.standardOutput.write(try CLIJSON.encode(report) + Data("\n".utf8))

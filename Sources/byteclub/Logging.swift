@@ -1,5 +1,6 @@
 import ClubKit
 import Foundation
+import Synchronization
 import Logging
 import Remote
 
@@ -63,7 +64,12 @@ final class LogFile: Sendable {
 /// writes it, but each line through the one sanitizer, since log lines carry names and error
 /// bodies from the server.
 enum StderrLog {
+    /// Once per process, however many remote operations a command runs (swift-log traps on a
+    /// second bootstrap).
+    private static let done = Mutex(false)
+
     static func bootstrap() {
+        guard done.withLock({ done in defer { done = true }; return !done }) else { return }
         let level = Paths.environment["BYTECLUB_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label, sink: .standardError)

@@ -94,10 +94,23 @@ final class ProgressLine: @unchecked Sendable {
     }
 }
 
+/// The file a note's path or title names (``NoteName``); two notes of that title are a usage
+/// error that names both.
+func notePath(_ path: String, on store: any RemoteStore) async throws -> String {
+    switch await NoteName.find(path, in: store) {
+    case .path(let found):
+        return found
+    case .ambiguous(let paths):
+        say("\(path) could be \(paths.joined(separator: " or ")); give the whole path")
+        throw Exit.usage.code
+    }
+}
+
 /// Writes "byteclub: message" to stderr, one line, through the one sanitizer: the message often
 /// holds a name, a path or an error body from the server, whose control characters would act on
 /// the terminal (``TerminalSafe``: `ESC` is shown as `\x1b`).
 func say(_ message: String) {
+    CLIError.said(message)
     FileHandle.standardError.write(Data("byteclub: \(TerminalSafe.escape(message))\n".utf8))
 }
 
@@ -110,17 +123,19 @@ struct Ls: AsyncParsableCommand {
             answers a folder in one piece). A listing that never ends stops after 1,000,000 entries \
             with an error on stderr and a non-zero exit.
             """)
-    @Argument(help: "The folder, e.g. /byteclub (default: the root).") var path: String = ""
+    @Argument(help: "The folder: a path in the club's folder (default: the club's folder, the notes), /PATH from the remote's root, or NAME:PATH on the remote NAME of config.toml.")
+    var path: String = ""
     @Flag(help: "Print JSON, one array of entries.") var json = false
     @Option(help: "List only the files with this tag (see `byteclub tag`).") var tag: String?
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        path = try backend.takeRemote(from: path)
         if let tag { do { _ = try TagText.normalised(tag) } catch { throw ValidationError(error.description) } }
     }
 
     func run() async throws {
-        let path = remotePath(self.path)
+        let path = backend.clubPath(self.path)
         let json = self.json
         let tag = try self.tag.map { text in try TagText.normalised(text) }
         try await runRemote(backend, path: path) { backend in
@@ -193,13 +208,21 @@ actor ListingPrinter {
 
 struct Rm: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete a file or folder.")
-    @Argument(help: "What to delete.") var path: String
+    @Argument(help: "What to delete: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var path: String
     @OptionGroup var backend: BackendOptions
 
+    mutating func validate() throws {
+        path = try backend.takeRemote(from: path)
+    }
+
     func run() async throws {
-        let target = remotePath(path)
-        guard !target.isEmpty else { throw ValidationError("refusing to delete the root") }
-        try await runRemote(backend, path: target) { backend in
+        let typed = backend.clubPath(path)
+        guard !typed.isEmpty else { throw ValidationError("refusing to delete the root") }
+        guard typed.lowercased() != backend.clubFolder.lowercased() else {
+            throw ValidationError("refusing to delete the club's folder \(typed) itself; name what is in it")
+        }
+        try await runRemote(backend, path: typed) { backend in
+            let target = try await notePath(typed, on: backend.store)
             _ = try await backend.store.delete(target)
         }
     }
@@ -207,17 +230,23 @@ struct Rm: AsyncParsableCommand {
 
 struct Mv: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Move or rename a file or folder.")
-    @Argument(help: "From.") var from: String
-    @Argument(help: "To.") var to: String
+    @Argument(help: "From: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var from: String
+    @Argument(help: "To, on the same remote.") var to: String
     @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
     @Flag(help: "Print the moved file's metadata as JSON instead of its path.") var json = false
     @OptionGroup var backend: BackendOptions
 
+    mutating func validate() throws {
+        from = try backend.takeRemote(from: from)
+        to = try backend.takeRemote(from: to)
+    }
+
     func run() async throws {
-        let from = remotePath(self.from)
-        let to = remotePath(self.to)
+        let typed = backend.clubPath(self.from)
+        let to = backend.clubPath(self.to)
         let (autorename, json) = (self.autorename, self.json)
-        try await runRemote(backend, path: from) { backend in
+        try await runRemote(backend, path: typed) { backend in
+            let from = try await notePath(typed, on: backend.store)
             let entry: RemoteEntry
             do {
                 entry = try await backend.store.move(from: from, to: to, autorename: autorename)

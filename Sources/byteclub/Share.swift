@@ -1,6 +1,7 @@
 import ByteClubConfig
 import ArgumentParser
 import DropboxWire
+import ClubKit
 import Foundation
 import Remote
 
@@ -16,27 +17,31 @@ struct Share: AsyncParsableCommand {
             duration (30m, 12h, 7d, 2w) or a date (2026-12-31, midnight UTC, or \
             2026-12-31T18:00:00Z). WebDAV servers cannot make share links.
             """)
-    @Argument(help: "The file to share.") var path: String?
+    @Argument(help: "The file to share: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var path: String?
     @Option(help: "When the link stops working: 30m, 12h, 7d, 2w, or a date.") var expires: String?
     @Flag(help: "List the club's links instead.") var list = false
     @Flag(help: "Print JSON: the link (or with --list, one array of links).") var json = false
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        if var typed = path {
+            typed = try backend.takeRemote(from: typed)
+            path = typed
+        }
         if list {
             guard path == nil, expires == nil else { throw ValidationError("--list takes no PATH and no --expires") }
         } else {
-            guard let path, !remotePath(path).isEmpty else { throw ValidationError("say which file to share: byteclub share PATH") }
+            guard let path, !path.isEmpty else { throw ValidationError("say which file to share: byteclub share PATH") }
             if let expires { _ = try LinkExpiry.parse(expires, now: Date()) }
         }
     }
 
     func run() async throws {
         let (list, json) = (self.list, self.json)
-        let target = remotePath(path ?? "")
+        let typed = backend.clubPath(path ?? "")
         let expiry = try expires.map { try LinkExpiry.parse($0, now: Date()) }
         let asked = expires != nil
-        try await runRemote(backend, path: target) { backend in
+        try await runRemote(backend, path: typed) { backend in
             let store = try sharingStore(backend.store)
             if !list, backend.embeddedRoot != nil {
                 // The embedded club's server ends with this command, and the next one listens on
@@ -44,11 +49,17 @@ struct Share: AsyncParsableCommand {
                 throw RemoteError.notSupported("share links on the embedded club, which is served only while a byteclub command runs; share the folder with `byteclub serve --data-dir DIR` (and --public-url) and make links there")
             }
             if list {
-                let links = try await store.sharedLinks(nil)
+                var links = try await store.sharedLinks(nil)
+                // The server names each file in lower case (Dropbox's `path_lower`); people and
+                // `path_display` want it as the club spells it.
+                for index in links.indices {
+                    if let path = links[index].path, let entry = try? await backend.store.metadata(path) { links[index].path = entry.path }
+                }
                 if json { return try CLIJSON.print(links.map(LinkJSON.init)) }
                 FileHandle.standardOutput.write(Data(Self.lines(links).utf8))
                 return
             }
+            let target = try await notePath(typed, on: backend.store)
             let (link, existed) = try await store.createSharedLink(target, expires: expiry)
             if existed {
                 say("\(target) already had this link" + (asked ? "; it keeps its expiry (unshare it first to change that)" : ""))

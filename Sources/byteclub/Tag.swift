@@ -1,6 +1,7 @@
 import ByteClubConfig
 import ArgumentParser
 import DropboxWire
+import ClubKit
 import Foundation
 import Remote
 
@@ -16,22 +17,24 @@ struct Tag: AsyncParsableCommand {
             `\(ItemTags.pinTag)` (`+\(ItemTags.pinTag)` pins). A bad name is refused before anything \
             is sent (exit 64); a missing file exits 3; a WebDAV server that cannot keep tags exits 1, saying so.
             """)
-    @Argument(help: "The file, e.g. /byteclub/Trip.txt.") var path: String
+    @Argument(help: "The file: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var path: String
     @Flag(help: "Print JSON: {path_display, tags}.") var json = false
     @Argument(parsing: .allUnrecognized, help: "Changes: +name adds, -name removes.") var changes: [String] = []
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
-        guard !remotePath(path).isEmpty else { throw ValidationError("give a file to tag") }
+    mutating func validate() throws {
+        path = try backend.takeRemote(from: path)
+        guard !path.isEmpty else { throw ValidationError("give a file to tag") }
         do { _ = try TagChange.parse(changes) } catch { throw ValidationError(error.description) }
     }
 
     func run() async throws {
-        let path = remotePath(self.path)
+        let typed = backend.clubPath(self.path)
         let change: TagChange
         do { change = try TagChange.parse(changes) } catch { throw ValidationError(error.description) }
         let json = self.json
-        try await runRemote(backend, path: path) { backend in
+        try await runRemote(backend, path: typed) { backend in
+            let path = try await notePath(typed, on: backend.store)
             let store = try tagging(backend.store)
             let tags: [String]
             if change.isEmpty {

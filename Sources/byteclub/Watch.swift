@@ -17,18 +17,20 @@ struct Watch: AsyncParsableCommand {
             where the watch was (a reset), it lists the folder again and prints what differs. \
             Ctrl-C stops it.
             """)
-    @Argument(help: "The folder, e.g. /byteclub (default: the root).") var path: String = ""
+    @Argument(help: "The folder: a path in the club's folder (default: the club's folder, what the app shows), /PATH or NAME:PATH.")
+    var path: String = ""
     @Flag(help: "Print one JSON object per change, one per line.") var json = false
-    @Flag(help: "Watch subfolders too.") var recursive = false
+    @Flag(inversion: .prefixedNo, help: "Watch subfolders too (the photos, folders of notes).") var recursive = true
     @Option(help: "Seconds each longpoll waits at the server, 30 to 480.") var pollTimeout = 30
     @OptionGroup var backend: BackendOptions
 
-    func validate() throws {
+    mutating func validate() throws {
+        path = try backend.takeRemote(from: path)
         guard (30...480).contains(pollTimeout) else { throw ValidationError("--poll-timeout must be between 30 and 480 seconds") }
     }
 
     func run() async throws {
-        let folder = remotePath(path)
+        let folder = backend.clubPath(path)
         let (json, recursive, pollTimeout) = (self.json, self.recursive, TimeInterval(self.pollTimeout))
         // Each request tries twice, then the loop below reports and waits: a dead server is said
         // out loud within a second, not after a minute of silent retries.

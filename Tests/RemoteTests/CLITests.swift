@@ -134,7 +134,8 @@ final class CLITests: XCTestCase {
         let entries = try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]]
         XCTAssertEqual(entries?.compactMap { $0["name"] as? String }, ["你好.txt"])
         XCTAssertEqual(entries?.first?["size"] as? Int, 20)
-        let human = try cli.run(["ls", "byteclub"] + server)
+        // With no folder, `ls` lists the club's folder: the notes the app shows.
+        let human = try cli.run(["ls"] + server)
         XCTAssertTrue(human.stdout.contains("你好.txt"), human.stdout)
 
         let moved = try cli.run(["mv", "/byteclub/你好.txt", "/byteclub/Grüße.txt"] + server)
@@ -244,7 +245,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: tokens.path)[.posixPermissions] as? Int, 0o600)
 
         // And `--dropbox` then works against the (fake) API with that login.
-        let listing = try cli.run(["ls", "--dropbox", "--dropbox-api", fake.baseURL.absoluteString, "--oauth-token-url", fake.oauth.token.absoluteString, "--json"])
+        let listing = try cli.run(["ls", "/", "--dropbox", "--dropbox-api", fake.baseURL.absoluteString, "--oauth-token-url", fake.oauth.token.absoluteString, "--json"])
         XCTAssertEqual(listing.status, 0, listing.stderr)
         XCTAssertTrue(listing.stdout.contains("a.txt"))
     }

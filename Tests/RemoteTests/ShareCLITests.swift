@@ -45,8 +45,8 @@ final class ShareCLITests: XCTestCase {
         XCTAssertTrue(url.hasPrefix(club.server.baseURL.absoluteString + "/s/") && url.hasSuffix("/For%20Ada.txt"), url)
         XCTAssertEqual(try curl(url).body, note)
 
-        // Again: the same link, said to be the one it had.
-        let again = try cli.run(["share", "byteclub/For Ada.txt"] + server)
+        // Again, the note named by its title in the club's folder: the same link, said to be the one it had.
+        let again = try cli.run(["share", "For Ada"] + server)
         XCTAssertEqual(again.stdout, shared.stdout)
         XCTAssertTrue(again.stderr.contains("already had this link"), again.stderr)
 
@@ -54,12 +54,12 @@ final class ShareCLITests: XCTestCase {
         XCTAssertEqual(listed.status, 0, listed.stderr)
         let links = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(links.map { $0["url"] as? String }, [url])
-        XCTAssertEqual(links.first?["path_display"] as? String, "/byteclub/for ada.txt")
+        XCTAssertEqual(links.first?["path_display"] as? String, "/byteclub/For Ada.txt", "in the path's real case")
         let expires = try XCTUnwrap(links.first?["expires"] as? String)
         let week = try XCTUnwrap(ISO8601DateFormatter().date(from: expires)).timeIntervalSinceNow
         XCTAssertEqual(week, 7 * 86_400, accuracy: 120)
         let human = try cli.run(["share", "--list"] + server)
-        XCTAssertTrue(human.stdout.hasPrefix(url + "  /byteclub/for ada.txt  expires "), human.stdout)
+        XCTAssertTrue(human.stdout.hasPrefix(url + "  /byteclub/For Ada.txt  expires "), human.stdout)
 
         let unshared = try cli.run(["unshare", url] + server)
         XCTAssertEqual(unshared.status, 0, unshared.stderr)

@@ -88,7 +88,7 @@ final class WebDAVCLITests: XCTestCase {
     func testLsOfTheRootOfRcloneServingAFolderAtSlashLists() throws {
         XCTAssertEqual(server.url.path, "/", "rclone serves the folder at the server's root")
         try Data("at the top\n".utf8).write(to: server.file("top.txt"))
-        let ls = try cli.run(["ls"] + webdav)
+        let ls = try cli.run(["ls", "/"] + webdav)
         XCTAssertEqual(ls.status, 0, ls.stderr)
         let names = ls.stdout.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
         XCTAssertEqual(names, ["byteclub/", "top.txt"], ls.stdout)

@@ -45,10 +45,20 @@ final class WebDAVWatchCLITests: XCTestCase {
     /// Issue 31: a watch of the remote's root, which is rclone's `/`, used to stop at once with
     /// "the server answered a listing of / with /, which is not inside it".
     func testWatchOfTheRootPrintsAnotherMembersAddition() throws {
-        let (watch, out, err) = try watchThenPut([], banner: "watching /", "hello\n", at: "/new.txt")
+        let (watch, out, err) = try watchThenPut(["/"], banner: "watching / and its subfolders", "hello\n", at: "/new.txt")
         defer { if watch.isRunning { watch.terminate() } }
         XCTAssertEqual(out.current, "added /new.txt\n", "one line, nothing else")
         XCTAssertFalse(err.current.contains("not inside"), err.current)
+    }
+
+    /// Issue 43: `watch` with no folder watched `/` without its subfolders, so on WebDAV it
+    /// printed nothing when a member added a note. It now watches the club's folder, the one the
+    /// app shows, with its subfolders (the photos, folders of notes).
+    func testWatchWithNoFolderSeesANoteAddedInAFolderOfTheClub() throws {
+        let (watch, out, err) = try watchThenPut([], banner: "watching /byteclub and its subfolders", "plan\n", at: "/byteclub/trip/plan.md")
+        defer { if watch.isRunning { watch.terminate() } }
+        XCTAssertTrue(out.current.hasSuffix("added /byteclub/trip/plan.md\n"), "out: \(out.current) err: \(err.current)")
+        XCTAssertFalse(out.current.contains("added /new"), out.current)
     }
 
     struct WatchDidNotStart: Error, CustomStringConvertible {

@@ -57,6 +57,8 @@ final class ServerFixture: @unchecked Sendable {
         var body: Data
         var headers: HTTPResponse?
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:] }
+        /// A body that is a JSON list (`get_account_batch`), or nil.
+        var jsonArray: [[String: Any]]? { (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]] }
         var text: String { String(decoding: body, as: UTF8.self) }
         /// `error_summary`'s tags, e.g. "path/not_found".
         var summary: String {

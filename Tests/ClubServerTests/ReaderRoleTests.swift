@@ -95,6 +95,34 @@ final class ReaderRoleTests: XCTestCase {
         XCTAssertTrue(FileManager.default.contents(atPath: club.root.appendingPathComponent(".byteclub/members.json").path) != nil)
     }
 
+    /// Issue 43: `users/get_account` read only the `--member` flags, so every member added with
+    /// `members add` (an invite) was `no_account`, and clients showed `dbid:…` for them. Now
+    /// every member the server knows is named, in `get_account_batch` too, and a removed
+    /// member's past changes still carry the name they had.
+    func testInvitedMembersAreNamedAndARemovedOneKeepsTheName() async throws {
+        let written = try await upload("/byteclub/by-ed.md", "ed's\n", as: "ed")
+        XCTAssertEqual(written.status, 200, written.text)
+        let author = try XCTUnwrap((written.json["sharing_info"] as? [String: Any])?["modified_by"] as? String)
+        XCTAssertEqual(author, ClubMember.accountID(of: "ed"))
+        func name(of id: String) async throws -> String? {
+            let reply = try await rpc("2/users/get_account", ["account_id": id], as: "rita")
+            return (reply.json["name"] as? [String: Any])?["display_name"] as? String
+        }
+        let edName = try await name(of: author)
+        XCTAssertEqual(edName, "ed")
+        let batch = try await rpc("2/users/get_account_batch", ["account_ids": [author, ClubMember.accountID(of: "rita")]], as: "ed")
+        XCTAssertEqual(batch.status, 200, batch.text)
+        let names = (batch.jsonArray ?? []).compactMap { ($0["name"] as? [String: Any])?["display_name"] as? String }
+        XCTAssertEqual(names, ["ed", "rita"])
+        let stranger = try await rpc("2/users/get_account", ["account_id": ClubMember.accountID(of: "mallory")], as: "ed")
+        XCTAssertEqual(stranger.status, 409, stranger.text)
+        XCTAssertEqual(stranger.summary, "no_account")
+
+        try MemberRegistry(root: club.root.path).remove("ed", actor: "test")
+        let after = try await name(of: author)
+        XCTAssertEqual(after, "ed", "a removed member's changes still show the name they had")
+    }
+
     func testARoleChangeAndARemovalCountAtOnceAndEndTheLongpoll() async throws {
         let first = try await upload("/byteclub/a.md", "a\n", as: "ed")
         XCTAssertEqual(first.status, 200, first.text)

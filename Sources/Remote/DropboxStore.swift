@@ -261,6 +261,8 @@ public final class DropboxStore: RemoteStore, Sendable {
             return .server(status: 0, detail: detail)
         case .invalidResumeData(let reason):
             return .local("Cannot resume: \(reason)")
+        case .timedOut(.idle, let seconds):
+            return .stalled(seconds: seconds)
         default:
             return .network(error.message)
         }

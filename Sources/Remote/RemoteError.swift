@@ -17,6 +17,9 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server failed or answered something we cannot use (status 0: no status).
     case server(status: Int, detail: String)
     case network(String)
+    /// The server sent nothing for `seconds`, the idle timeout the user set (`--timeout`): said
+    /// then, never tried again, so a server that accepts and never answers costs what was asked.
+    case stalled(seconds: TimeInterval)
     /// A reverse proxy answered for the server (502, 503 or 504 with a page of its own, not the
     /// server's answer): the server behind it cannot be reached. `proxy` is its host and port;
     /// `retryAfter` its `Retry-After`, when it said how long to wait.
@@ -45,6 +48,9 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedPath(let path): return "Not a valid path: \(path)"
         case .server(let status, let detail): return status == 0 ? "Server error: \(detail)" : "Server error \(status): \(detail)"
         case .network(let detail): return "Network error: \(detail)"
+        case .stalled(let seconds):
+            let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+            return "Timed out: the server sent nothing for \(shown) s (--timeout sets how long to wait)"
         case .gateway(let status, let proxy, let retryAfter):
             // A short sentence, never the proxy's HTML page.
             let wait = retryAfter.map { "; it asks to wait \(Int($0.rounded(.up))) s" } ?? ""
@@ -62,7 +68,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// offline and queues what it would have sent.
     public var isUnreachable: Bool {
         switch self {
-        case .network, .gateway: return true
+        case .network, .gateway, .stalled: return true
         case .server(let status, _): return Self.gatewayStatuses.contains(status)
         default: return false
         }
@@ -89,7 +95,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Worth retrying the same request later.
     public var isTransient: Bool {
         switch self {
-        case .rateLimited, .network, .gateway: return true
+        case .rateLimited, .network, .gateway, .stalled: return true
         case .server(let status, _): return status == 0 || status >= 500
         default: return false
         }

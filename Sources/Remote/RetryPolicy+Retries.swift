@@ -13,6 +13,9 @@ extension RetryPolicy {
         switch error {
         case .rateLimited(let seconds):
             return seconds <= maxRetryAfter ? seconds : nil
+        case .stalled:
+            // The idle timeout is the user's own limit: a second try would double it.
+            return nil
         case _ where error.isUnreachable && !retriesUnreachable:
             // Refused, stalled, or a gateway saying the server behind it is gone (502/503/504).
             return nil

@@ -37,7 +37,7 @@ enum Exit: Int32, CaseIterable, Sendable {
         case .conflict: return .conflict
         case .unauthorized: return .unauthorized
         case .malformedPath: return .usage
-        case .network, .gateway, .rateLimited, .insufficientSpace, .cursorReset: return .network
+        case .network, .stalled, .gateway, .rateLimited, .insufficientSpace, .cursorReset: return .network
         case .server(let status, let detail): return FolderKindError(detail) != nil ? .conflict : (status == 401 ? .unauthorized : .network)
         case .cancelled: return .interrupted
         case .local, .notSupported: return .noMatch

@@ -7,6 +7,7 @@ import Glibc
 import Remote
 import Synchronization
 import TerminalUI
+import TestSupport
 import XCTest
 
 /// The app offline and back, against a real club server that the test stops and starts again
@@ -355,33 +356,6 @@ extension OfflineAppTests {
         XCTAssertTrue(second.render(width: 120, height: 36).dump().contains("◷ Cached"))
         second.app.requestQuit()
     }
-}
-
-/// A TCP port that accepts connections (the kernel completes them into the backlog) and never
-/// reads or writes: a server that stalls.
-final class SilentListener: Sendable {
-    let fd: Int32
-    let port: Int
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else { throw CocoaError(.fileReadUnknown) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() { _ = Glibc.close(fd) }
 }
 
 /// A club server over a folder that outlives it: stopped and started again on the same port.

@@ -170,6 +170,21 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: club.file("byteclub/Grüße.txt").path))
     }
 
+    /// Issue 43: against a server that accepts and never answers, `--timeout 5` took 60.7 s
+    /// (every request was tried again, each waiting the whole timeout). The idle timeout is
+    /// the user's limit: the command fails once it has passed, saying so, exit 6.
+    func testATimeoutAgainstASilentServerIsWhatItSays() throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let started = Date()
+        let run = try cli.run(["ls", "--server", "http://127.0.0.1:\(silent.port)", "--token", "t", "--timeout", "5"], timeout: 60)
+        let took = Date().timeIntervalSince(started)
+        XCTAssertEqual(run.status, 6, run.stderr)
+        XCTAssertLessThan(took, 10, "--timeout 5 failed after \(took) s")
+        XCTAssertGreaterThanOrEqual(took, 4.5, "it waited the timeout: \(took) s")
+        XCTAssertEqual(run.stderr, "byteclub: Timed out: the server sent nothing for 5 s (--timeout sets how long to wait)\n")
+    }
+
     /// The README's `byteclub --server URL --token T ls`: options before the command work as after it.
     func testOptionsBeforeTheCommandWorkAsAfterIt() throws {
         let local = cli.directory.appendingPathComponent("early.txt")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClubKit
 import Foundation
 import Synchronization
 

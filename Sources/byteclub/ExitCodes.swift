@@ -1,67 +1,10 @@
 import ArgumentParser
+import ClubKit
 import Foundation
 import Remote
 
-/// Every exit status byteclub's commands end with, in one place (docs/cli.md lists them).
-///
-/// As grep, curl and the BSD sysexits: 0 is done, 1 is "nothing found" (a search without a
-/// hit), 64 is a command line that cannot be run. A script branches on these, so a failure the
-/// network did not cause is never 6: a missing path is 3, a taken name 4, a refused token 5.
-enum Exit: Int32, CaseIterable, Sendable {
-    case ok = 0
-    /// `search` found nothing (as grep); `transfers --wait` when a transfer failed.
-    case noMatch = 1
-    /// The config file (`config.toml`) has a problem; its message says which line.
-    case config = 2
-    /// The path (or revision, or account) does not exist.
-    case notFound = 3
-    /// A name taken, a change made meanwhile, or a folder where a file is expected (or the reverse).
-    case conflict = 4
-    /// The token was refused (or the login is gone).
-    case unauthorized = 5
-    /// The network or the server failed: trying again later may work.
-    case network = 6
-    /// The command line: an unknown command or option, a bad value, a malformed URL.
-    case usage = 64
-    /// `outbox --send` left changes waiting (EX_TEMPFAIL): the club unreachable, or another sender.
-    case deferred = 75
-    /// Ctrl-C (128 + SIGINT), whatever the command was doing.
-    case interrupted = 130
-
+extension Exit {
     var code: ExitCode { ExitCode(rawValue) }
-
-    /// The status for a failed remote operation.
-    static func of(_ error: RemoteError) -> Exit {
-        switch error {
-        case .notFound: return .notFound
-        case .conflict: return .conflict
-        case .unauthorized: return .unauthorized
-        case .malformedPath: return .usage
-        case .network, .stalled, .gateway, .rateLimited, .insufficientSpace, .cursorReset: return .network
-        case .server(let status, let detail): return FolderKindError(detail) != nil ? .conflict : (status == 401 ? .unauthorized : .network)
-        case .cancelled: return .interrupted
-        case .local, .notSupported: return .noMatch
-        }
-    }
-}
-
-/// Dropbox's `not_file` and `not_folder` (a folder where a file was asked for, or the
-/// reverse), which Remote passes on as a 409 with the error summary: said as a sentence.
-enum FolderKindError {
-    case notFile, notFolder
-
-    init?(_ detail: String) {
-        let tags = detail.split(separator: "/")
-        if tags.contains("not_file") { self = .notFile } else if tags.contains("not_folder") { self = .notFolder } else { return nil }
-    }
-
-    func message(_ path: String) -> String {
-        let shown = path.isEmpty ? "/" : path
-        switch self {
-        case .notFile: return "\(shown) is a folder, not a file (byteclub ls lists it; byteclub get -r downloads all of it)"
-        case .notFolder: return "\(shown) is a file, not a folder (byteclub get downloads it)"
-        }
-    }
 }
 
 /// Prints "byteclub: message" and picks the exit code a script can branch on.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ByteClubConfig
 import DropboxWire
+import ClubKit
 import Foundation
 import Remote
 

@@ -76,7 +76,9 @@ struct ClubCall {
         } catch .httpStatus(let status, let body) {
             let text = String(decoding: body.prefix(500), as: UTF8.self).replacingOccurrences(of: "Error: ", with: "")
             say("\(server.host ?? "the server") refused (HTTP \(status)): \(text)")
-            throw status == 401 || status == 403 ? Exit.unauthorized.code : ExitCode(1)
+            // 401 is a token the server refused; any other refusal (a used or expired invite, a
+            // member who may not manage members) is the server's "no", said as it is.
+            throw status == 401 ? Exit.unauthorized.code : Exit.noMatch.code
         } catch {
             say(error.description)
             throw Exit.network.code

@@ -129,6 +129,32 @@ final class CLIContractTests: XCTestCase {
         XCTAssertTrue(out.current.contains(#""modified_by":"bob""#), out.current)
     }
 
+    /// Issue 43: with `--json` a failure printed nothing on stdout, so a script reading JSON met
+    /// an empty answer. Now it is one `{"error": …}` object (schema: error) whose exit code is the
+    /// command's, beside the one line on stderr; a usage error from the parser too.
+    func testAFailureWithJSONIsAnErrorObjectOnStdout() throws {
+        let cases: [(arguments: [String], status: Int32, kind: String)] = [
+            (["cat", "No such note", "--json"] + ann, 3, "not_found"),
+            (["ls", "--json", "--server", server.url, "--token", "wrong"], 5, "unauthorized"),
+            (["search", "-rain", "--json"] + ann, 64, "usage"),
+            (["lss", "--json"], 64, "usage"),
+        ]
+        for (arguments, status, kind) in cases {
+            let run = try cli.run(arguments)
+            XCTAssertEqual(run.status, status, "\(arguments): \(run.stderr)")
+            try assertValid(run.stdout, schema: "error", "\(arguments)")
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            let error = try XCTUnwrap(object["error"] as? [String: Any])
+            XCTAssertEqual(error["exit_code"] as? Int, Int(status), run.stdout)
+            XCTAssertEqual(error["kind"] as? String, kind, run.stdout)
+            let line = try XCTUnwrap(run.stderr.split(separator: "\n").last.map(String.init))
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "one line: \(run.stderr)")
+            XCTAssertEqual("byteclub: " + (error["message"] as? String ?? ""), line)
+        }
+        let typo = try cli.run(["lss"])
+        XCTAssertTrue(typo.stderr.contains("did you mean ls?"), typo.stderr)
+    }
+
     func testEachExitCodeSaysWhatHappened() throws {
         try write("here\n", "byteclub/Here.txt")
         let file = base.appendingPathComponent("Here.txt")

@@ -37,7 +37,7 @@ final class InviteFlowTests: XCTestCase {
         XCTAssertEqual(join.status, 0, join.stderr)
         XCTAssertTrue(join.stdout.contains("Joined as ann (editor)"), join.stdout)
         let again = try CLI.isolated(in: base.appendingPathComponent("eve")).run(["join", invite])
-        XCTAssertNotEqual(again.status, 0, "an invite works once")
+        XCTAssertEqual(again.status, 1, "an invite works once; a used one is the server's refusal, exit 1 as docs/cli.md says: \(again.stderr)")
         XCTAssertTrue(again.stderr.contains("not valid"), again.stderr)
 
         let configText = try String(contentsOf: URL(fileURLWithPath: ann.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("byteclub/config.toml"),

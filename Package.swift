@@ -261,6 +261,8 @@ let package = Package(
         ], exclude: ["__Snapshots__"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "Remote", "ClubServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
+        // A user's whole path across features, in tmux against real servers: one test a journey.
+        .testTarget(name: "JourneyTests", dependencies: ["TestSupport"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CTerminalShim", "CNcursesw", "TestSupport"], exclude: ["__Snapshots__"]),
     ],

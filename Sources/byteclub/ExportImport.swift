@@ -31,17 +31,26 @@ struct Export: AsyncParsableCommand {
             same. Photos are copied beside the notes. Files already the same in DIR are not fetched \
             again, so an interrupted export resumes. Obsidian, zk and nb open DIR as it is.
             """)
-    @Argument(help: "The folder to write (created if need be).") var directory: String
+    @Argument(help: "What to export, when given before DIR: NAME: (a remote of config.toml), a folder in the club's folder, or NAME:FOLDER (default: the whole club's folder).")
+    var source: String
+    @Argument(help: "The folder to write (created if need be).") var directory: String?
     @Flag(help: "Say what would be written, and write nothing.") var dryRun = false
     @OptionGroup var backend: BackendOptions
 
+    mutating func validate() throws {
+        // `export DIR` as before; `export SOURCE DIR` names what to export first, as cp does.
+        guard directory != nil else { return }
+        source = try backend.takeRemote(from: source)
+    }
+
     func run() async throws {
-        let out = URL(fileURLWithPath: directory).standardizedFileURL
+        let out = URL(fileURLWithPath: directory ?? source).standardizedFileURL
+        let chosen = directory == nil ? nil : backend.clubPath(source)
         let dryRun = self.dryRun
         let problems = Carried(0)
         try await runRemote(backend) { backend in
             let store = backend.store
-            let folder = backend.folder
+            let folder = chosen ?? backend.folder
             let entries = try await listRecursively(store, folder).filter { $0.kind == .file && (ClubFiles.isNote($0.name) || ClubFiles.isPhoto($0.name)) }
                 .sorted { $0.pathLower < $1.pathLower }
             let notes = entries.filter { ClubFiles.isNote($0.name) }
@@ -132,6 +141,8 @@ struct Import: AsyncParsableCommand {
             stopped; one that differs is reported and left alone (exit 4).
             """)
     @Argument(help: "The folder to import.") var directory: String
+    @Argument(help: "Where in the club: a folder in the club's folder, NAME: (a remote of config.toml) or NAME:FOLDER (default: the club's folder).")
+    var target: String = ""
     @Flag(help: "Put every file in the club's folder itself, not in subfolders.") var flatten = false
     @Flag(help: "Say what would be imported, and import nothing.") var dryRun = false
     @OptionGroup var backend: BackendOptions
@@ -143,8 +154,13 @@ struct Import: AsyncParsableCommand {
         var isNote: Bool
     }
 
+    mutating func validate() throws {
+        target = try backend.takeRemote(from: target)
+    }
+
     func run() async throws {
         let source = URL(fileURLWithPath: directory).standardizedFileURL
+        let into = target.isEmpty ? nil : backend.clubPath(target)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             say("\(source.path) is not a folder")
@@ -153,10 +169,11 @@ struct Import: AsyncParsableCommand {
         let (flatten, dryRun) = (self.flatten, self.dryRun)
         let problems = Carried(0)
         try await runRemote(backend) { backend in
-            let (items, planned) = Self.plan(source, into: backend.folder, flatten: flatten)
+            let folder = into ?? backend.folder
+            let (items, planned) = Self.plan(source, into: folder, flatten: flatten)
             var refused = planned
             var remote: [String: RemoteEntry] = [:]
-            for entry in try await listRecursivelyIfThere(backend.store, backend.folder) { remote[entry.pathLower] = entry }
+            for entry in try await listRecursivelyIfThere(backend.store, folder) { remote[entry.pathLower] = entry }
             let tagger = backend.store as? any TaggingStore
             if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }
             var (sent, skipped) = (0, 0)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The writer's editor in a real terminal (tmux): Shift-arrow selection, the clipboard (OSC 52

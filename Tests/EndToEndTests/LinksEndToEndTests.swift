@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Links between notes in real terminals, on a `byteclub serve` with two members

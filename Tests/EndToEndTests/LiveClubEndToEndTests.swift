@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The live club in real terminals: two members' apps on one `byteclub serve` (TwoMemberClub).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Three-way merges between two members in real terminals: ray and ann, each in the app, on one

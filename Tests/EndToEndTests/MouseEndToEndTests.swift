@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// The mouse in a real terminal: tmux is sent the bytes a terminal sends under SGR mouse

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The rendered view of a note in a real terminal: a table (with CJK cells lined up), a task

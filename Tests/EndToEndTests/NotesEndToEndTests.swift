@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The Notes tab in a real terminal: writing, saving, conflicts, drafts across `kill -9`, a

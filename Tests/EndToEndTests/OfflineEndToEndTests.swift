@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Offline first, in a real terminal against a `byteclub serve` process that is killed and

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// The PanoPhotos tab in a real terminal: thumbnails in color, uploads with the modal (cancel,

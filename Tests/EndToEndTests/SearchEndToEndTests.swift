@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Full-text search in real terminals (`Ctrl-F`), on a real `byteclub serve`: a word inside one

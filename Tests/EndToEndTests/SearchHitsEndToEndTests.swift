@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `n`/`N` after a search jump between matches only until the user works somewhere else: once the

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `s` in a real terminal: a share link to the selected note, then to a photo, shown in a

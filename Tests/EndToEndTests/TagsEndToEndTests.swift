@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Tags and pins in real terminals, seen live by the whole club: ray pins and tags a note,

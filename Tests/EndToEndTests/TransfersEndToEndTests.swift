@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// Many transfers in a real terminal: three photos marked in the file chooser (with `*`, and

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Two members of one club, each in a terminal of their own: one `byteclub serve --member

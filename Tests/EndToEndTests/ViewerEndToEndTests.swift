@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The viewer in a real terminal (tmux, 120×36): `v` on a panorama fills the screen's width

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Markdown as you type and the user's own `$EDITOR`, in a real terminal: a heading drawn in its

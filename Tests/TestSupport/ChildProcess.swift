@@ -34,6 +34,28 @@ public enum ChildProcess {
 
         /// What the command wrote to stderr so far.
         public var stderrSoFar: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+        /// What the command wrote to stdout so far.
+        public var stdoutSoFar: String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
+
+        /// Polls until stdout holds `text` or `seconds` pass; whether it came.
+        public func waitForOutput(_ text: String, within seconds: TimeInterval = 20) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !stdoutSoFar.contains(text) {
+                guard Date() < deadline, process.isRunning else { return stdoutSoFar.contains(text) }
+                usleep(20_000)
+            }
+            return true
+        }
+
+        /// Polls until stderr holds `text` or `seconds` pass; whether it came.
+        public func waitForErrors(_ text: String, within seconds: TimeInterval = 20) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !stderrSoFar.contains(text) {
+                guard Date() < deadline, process.isRunning else { return stderrSoFar.contains(text) }
+                usleep(20_000)
+            }
+            return true
+        }
 
         public func finish(kill: Bool = true) -> Result {
             if kill && process.isRunning { process.terminate() }

@@ -3,18 +3,18 @@ import XCTest
 
 /// A tmux server of its own (`tmux -L NAME`) with one session running a shell, so tests can type
 /// into the built `byteclub` and read the screen with `capture-pane -p`, as fzf's tests do.
-final class TmuxSession {
-    let socket = "byteclub-e2e-\(UUID().uuidString.prefix(8))"
-    let session = "e2e"
-    let tmux: String
+public final class TmuxSession {
+    public let socket = "byteclub-e2e-\(UUID().uuidString.prefix(8))"
+    public let session = "e2e"
+    public let tmux: String
 
     /// The tmux binary, or nil when it is not installed.
-    static var binary: String? {
+    public static var binary: String? {
         ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Starts `sh` in a detached `width`×`height` session, with `environment` and nothing else.
-    init(width: Int, height: Int, environment: [String: String]) throws {
+    public init(width: Int, height: Int, environment: [String: String]) throws {
         guard let tmux = Self.binary else { throw XCTSkip("tmux is not installed (apt-get install tmux, or make deps)") }
         self.tmux = tmux
         let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quote($0.value))" }.joined(separator: " ")
@@ -24,7 +24,7 @@ final class TmuxSession {
         try run(["set-option", "-g", "window-size", "manual"])
     }
 
-    static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    public static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
     /// Runs one tmux command, its output going through a temp file.
     ///
@@ -32,7 +32,7 @@ final class TmuxSession {
     /// descriptor `Process` watches for the child's exit, so `waitUntilExit` would wait for the
     /// server too. posix_spawn and waitpid wait for the client alone.
     @discardableResult
-    func run(_ arguments: [String]) throws -> String {
+    public func run(_ arguments: [String]) throws -> String {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out").path
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -59,16 +59,16 @@ final class TmuxSession {
     }
 
     /// Types `text` literally (`--`: a text starting with "-", a Markdown list item, is no flag).
-    func type(_ text: String) throws { try run(["send-keys", "-t", session, "-l", "--", text]) }
+    public func type(_ text: String) throws { try run(["send-keys", "-t", session, "-l", "--", text]) }
 
     /// Sends tmux key names: "Enter", "Escape", "F1", "BTab".
-    func press(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
+    public func press(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
 
-    func resize(width: Int, height: Int) throws {
+    public func resize(width: Int, height: Int) throws {
         try run(["resize-window", "-t", session, "-x", "\(width)", "-y", "\(height)"])
     }
 
-    func capture() -> String {
+    public func capture() -> String {
         do {
             return try run(["capture-pane", "-p", "-t", session])
         } catch {
@@ -77,18 +77,18 @@ final class TmuxSession {
     }
 
     /// The screen with its colors and attributes as escape sequences (`capture-pane -e`).
-    func captureWithEscapes() -> String {
+    public func captureWithEscapes() -> String {
         (try? run(["capture-pane", "-p", "-e", "-t", session])) ?? ""
     }
 
     /// The command in the foreground of the pane, e.g. "byteclub" or "sh".
-    func currentCommand() -> String {
+    public func currentCommand() -> String {
         ((try? run(["display-message", "-p", "-t", session, "#{pane_current_command}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Polls the screen until `condition` holds or the deadline passes; returns the last screen.
     @discardableResult
-    func waitFor(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
+    public func waitFor(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
                  _ condition: (String) -> Bool) -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var screen = capture()
@@ -106,7 +106,7 @@ final class TmuxSession {
 
     /// Waits until the screen shows `text`.
     @discardableResult
-    func waitFor(_ text: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> String {
+    public func waitFor(_ text: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> String {
         waitFor("“\(text)”", timeout: timeout, file: file, line: line) { $0.contains(text) }
     }
 
@@ -114,14 +114,14 @@ final class TmuxSession {
     /// than one write (ncurses flushes a full buffer before the frame ends), so a screen that
     /// shows the first text may not show the rest yet.
     @discardableResult
-    func waitFor(all texts: [String], timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> String {
+    public func waitFor(all texts: [String], timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line) -> String {
         waitFor(texts.map { "“\($0)”" }.joined(separator: " and "), timeout: timeout, file: file, line: line) { screen in
             texts.allSatisfy { screen.contains($0) }
         }
     }
 
     /// Stops this test's tmux server and removes its socket.
-    func kill() {
+    public func kill() {
         _ = try? run(["kill-server"])
         let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
         unlink("\(directory)/tmux-\(getuid())/\(socket)")

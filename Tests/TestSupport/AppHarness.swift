@@ -1,29 +1,55 @@
 import Foundation
-import TestSupport
 import XCTest
 
 /// The built `byteclub` in a tmux terminal over temp `HOME` and `XDG_*` dirs: launched, killed
 /// and launched again in the same shell, with its files on disk at hand.
-final class AppHarness {
-    let base: URL
-    private(set) var tmux: TmuxSession?
+public final class AppHarness {
+    public let base: URL
+    public private(set) var tmux: TmuxSession?
     /// How many times the app was launched; numbers each run's exit line.
-    private(set) var runs = 0
+    public private(set) var runs = 0
 
-    init() throws {
+    public init() throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     }
 
-    var home: URL { base.appendingPathComponent("home") }
-    /// The embedded club folder (`--data-dir`).
-    var club: URL { base.appendingPathComponent("club") }
-    var state: URL { base.appendingPathComponent("state/byteclub") }
-    var drafts: URL { state.appendingPathComponent("drafts") }
-    var downloads: URL { base.appendingPathComponent("downloads") }
-    var log: URL { state.appendingPathComponent("byteclub.log") }
+    public var home: URL { base.appendingPathComponent("home") }
 
-    static var binary: URL {
+    /// The app's world: its home and `XDG_*` folders under ``base``, and nothing from outside,
+    /// so a command run with it (``cli(_:within:input:)``) sees the same config, drafts and
+    /// remotes as the app in the terminal.
+    public var environment: [String: String] {
+        [
+            "HOME": home.path,
+            "XDG_DATA_HOME": base.appendingPathComponent("data").path,
+            "XDG_STATE_HOME": base.appendingPathComponent("state").path,
+            "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
+            "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
+            "TMPDIR": FileManager.default.temporaryDirectory.path,
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "SWIFT_BACKTRACE": "interactive=no",
+        ]
+    }
+
+    /// Runs `byteclub ARGUMENTS` as a script in this app's world would, to its end or the deadline.
+    public func cli(_ arguments: [String], within seconds: TimeInterval = 60, input: String? = nil) throws -> ChildProcess.Result {
+        try ChildProcess.run([try Self.binary.path] + arguments, within: seconds, environment: environment, input: input)
+    }
+
+    /// Starts `byteclub ARGUMENTS` (a `watch`) in this app's world and leaves it running.
+    public func start(_ arguments: [String]) throws -> ChildProcess.Started {
+        try ChildProcess.start([try Self.binary.path] + arguments, environment: environment)
+    }
+    /// The embedded club folder (`--data-dir`).
+    public var club: URL { base.appendingPathComponent("club") }
+    public var state: URL { base.appendingPathComponent("state/byteclub") }
+    public var drafts: URL { state.appendingPathComponent("drafts") }
+    public var downloads: URL { base.appendingPathComponent("downloads") }
+    public var log: URL { state.appendingPathComponent("byteclub.log") }
+
+    public static var binary: URL {
         get throws {
             guard let binary = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
             return binary
@@ -37,27 +63,18 @@ final class AppHarness {
     @discardableResult
     ///
     /// `environment` adds variables to the shell's (only when this launch starts the shell).
-    func launch(_ arguments: [String]? = nil, width: Int = 120, height: Int = 36, term: String = "xterm-256color",
+    public func launch(_ arguments: [String]? = nil, width: Int = 120, height: Int = 36, term: String = "xterm-256color",
                 resetTTY: Bool = true, environment: [String: String] = [:]) throws -> TmuxSession {
         let binary = try Self.binary
         let tmux: TmuxSession
         if let existing = self.tmux {
             tmux = existing
         } else {
-            tmux = try TmuxSession(width: width, height: height, environment: [
-                "HOME": home.path,
-                "XDG_DATA_HOME": base.appendingPathComponent("data").path,
-                "XDG_STATE_HOME": base.appendingPathComponent("state").path,
-                "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
-                "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
-                "TMPDIR": FileManager.default.temporaryDirectory.path,
-                "PATH": "/usr/bin:/bin",
+            tmux = try TmuxSession(width: width, height: height, environment: self.environment.merging([
                 "TERM": term,
-                "LANG": "C.UTF-8",
                 "USER": "ray",
-                "SWIFT_BACKTRACE": "interactive=no",
                 "PS1": "e2e> ",
-            ].merging(environment) { _, added in added })
+            ]) { _, added in added }.merging(environment) { _, added in added })
             self.tmux = tmux
             tmux.waitFor("e2e>")
         }
@@ -74,22 +91,22 @@ final class AppHarness {
     ///
     /// Numbered: an earlier run's exit line stays on the shell's screen, and shows again as soon
     /// as the next run leaves the alternate screen, before that run has exited.
-    func exitLine(_ status: Int32) -> String { "BYTECLUB-EXIT=\(status) (run \(runs))" }
+    public func exitLine(_ status: Int32) -> String { "BYTECLUB-EXIT=\(status) (run \(runs))" }
 
     /// Whether a line of `screen` other than the status bar shows `text`: a list row, not the
     /// message an action left (the status bar is the line with the "? help" hint).
-    static func listed(_ text: String, in screen: String) -> Bool {
+    public static func listed(_ text: String, in screen: String) -> Bool {
         screen.split(separator: "\n").contains { $0.contains(text) && !$0.contains("? help") }
     }
 
     /// How many times the log says a load of `noun` ("notes", "photos") was applied; the log
     /// line is written just before the list changes, on the same turn of the UI queue.
-    func loads(of noun: String) -> Int {
+    public func loads(of noun: String) -> Int {
         (Self.text(log) ?? "").components(separatedBy: "loaded \(noun)").count - 1
     }
 
     /// The running byteclub's pid: the child of the pane's shell.
-    func appPID() -> pid_t? {
+    public func appPID() -> pid_t? {
         guard let tmux, let shell = Int32(((try? tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_pid}"])) ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -106,7 +123,7 @@ final class AppHarness {
 
     /// Polls until `condition` holds or `timeout` passes (for files on disk); false on timeout.
     @discardableResult
-    static func eventually(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
+    public static func eventually(_ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
                            _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
@@ -120,11 +137,11 @@ final class AppHarness {
     }
 
     /// A file's text, or nil.
-    static func text(_ url: URL) -> String? {
+    public static func text(_ url: URL) -> String? {
         (try? Data(contentsOf: url)).flatMap { String(data: $0, encoding: .utf8) }
     }
 
-    func close() {
+    public func close() {
         tmux?.kill()
         tmux = nil
         try? FileManager.default.removeItem(at: base)

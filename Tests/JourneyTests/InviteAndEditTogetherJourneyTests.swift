@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Journey 1, invite and edit together: the club's admin serves a folder and invites two
+/// members; each joins from a home of their own and opens the app; ann edits a note bob has
+/// open; bob's screen, his history, `log` and `watch --json` all say it was ann.
+///
+/// The defects it holds (issue 43 §1): `users/get_account` read only `serve --member` flags, so a
+/// member added by `members add` was `no_account` and every screen and output showed
+/// `dbid:…` for them: bob's status bar said `Reloaded "Meeting": dbid:yD12…changed it`, the
+/// banner `Changed by dbid:…`, and `log`, `watch`, `ls --json` (even for one's own changes) gave
+/// the id. §2: `watch` with no folder watched `/` without its subfolders, and a note could not be
+/// named by its title in `log`.
+final class InviteAndEditTogetherJourneyTests: XCTestCase {
+    private var club: JourneyClub?
+
+    override func tearDown() {
+        club?.close()
+        club = nil
+    }
+
+    func testAnnEditsANoteBobHasOpenAndEverythingBobSeesNamesAnn() throws {
+        let club = try JourneyClub(notes: ["Meeting.md": "Agenda\n- budget\n"])
+        self.club = club
+
+        // The admin invites two members; each joins from a home of their own.
+        let ann = try club.invite("ann")
+        let bob = try club.invite("bob")
+
+        // Bob watches the club from a script, with no folder: the club's folder, subfolders too.
+        let watch = try bob.start(["watch", "--json"])
+        defer { _ = watch.finish() }
+        XCTAssertTrue(watch.waitForErrors("watching /byteclub and its subfolders"), watch.stderrSoFar)
+
+        // Both open the app on the club their invite named (config.toml's default remote).
+        let bobScreen = try bob.launch([])
+        let annScreen = try ann.launch([])
+        Journey.see(bobScreen, ["Meeting"], "bob's notes list")
+        Journey.see(annScreen, ["Meeting"], "ann's notes list")
+
+        // Bob opens the meeting note and reads it.
+        try bobScreen.press("Enter")
+        Journey.see(bobScreen, ["Agenda", "- budget"], "bob's editor")
+
+        // Ann opens it too, adds a line and saves.
+        try annScreen.press("Enter")
+        Journey.see(annScreen, ["Agenda"], "ann's editor")
+        try annScreen.press("End")
+        try annScreen.type(" (ann: and the boat)")
+        try annScreen.press("C-s")
+        Journey.see(annScreen, ["Saved \"Meeting.md\""], "ann's save")
+        XCTAssertEqual(club.text("Meeting.md"), "Agenda (ann: and the boat)\n- budget\n")
+
+        // Bob, who had not touched it, gets ann's text in place, and is told who wrote it.
+        Journey.see(bobScreen, ["Reloaded \"Meeting\": ann changed it", "Agenda (ann: and the boat)"], "bob's screen after ann's save")
+
+        // His history of the note names her.
+        try bobScreen.press("Escape")
+        Journey.see(bobScreen, ["Closed Meeting.md"], "bob's list after closing")
+        try bobScreen.type("H")
+        let history = Journey.see(bobScreen, ["History of \"Meeting\"", "ann"], "bob's history of Meeting")
+        XCTAssertFalse(history.contains("another member"), history)
+
+        // So does `log`, with the note named by its title as the app shows it.
+        let log = try Journey.run(bob, ["log", "Meeting"])
+        XCTAssertEqual(log.status, 0, log.stderr)
+        XCTAssertTrue(log.stdout.split(separator: "\n").first?.hasSuffix("ann") == true, log.stdout)
+        let logJSON = try Journey.run(bob, ["log", "Meeting", "--json"])
+        XCTAssertTrue(logJSON.stdout.contains(#""modified_by":"ann""#), logJSON.stdout)
+
+        // And bob's watch printed her change, by name.
+        XCTAssertTrue(watch.waitForOutput(#""modified_by":"ann""#), watch.stdoutSoFar + watch.stderrSoFar)
+        XCTAssertTrue(watch.stdoutSoFar.contains(#""path_display":"/byteclub/Meeting.md""#), watch.stdoutSoFar)
+
+        // Ann's own listing names her too: her changes are hers, by name.
+        let listing = try Journey.run(ann, ["ls", "--json"])
+        XCTAssertTrue(listing.stdout.contains(#""modified_by":"ann""#), listing.stdout)
+
+        let watched = watch.finish()
+        Journey.check(watched, "bob's watch --json")
+    }
+}

@@ -12,8 +12,11 @@ extension FolderStore {
         // renames a new inode over it, which does too. A file edited in place on disk, or two
         // commits within one tick of the file system's clock, do not: the journal's head is in
         // the key as well, so a listing never hands out entries older than its cursor.
-        // Recursive listings are never cached.
-        let key = recursive ? nil : resolved.host + "|" + folderStamp(path) + "|" + String(journal.position.head)
+        // Recursive listings are never cached. The entries say `read_only` for a reader (their
+        // `sharing_info`), so the caller's role is in the key: a reader listing right after an
+        // editor must not be handed the editor's answer.
+        let key = recursive ? nil : resolved.host + "|" + folderStamp(path) + "|" + String(journal.position.head) + "|"
+            + (CallerRole.readsOnly ? "reader" : "writer")
         if let key, let cache = listingCache, cache.key == key, ContinuousClock.now - cache.time < .seconds(5) { return cache.entries }
         var entries: [Metadata] = []
         try walk(resolved, recursive: recursive) { entries.append($0) }

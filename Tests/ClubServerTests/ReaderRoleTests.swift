@@ -95,6 +95,26 @@ final class ReaderRoleTests: XCTestCase {
         XCTAssertTrue(FileManager.default.contents(atPath: club.root.appendingPathComponent(".byteclub/members.json").path) != nil)
     }
 
+    /// Issue 43: the listing cache was shared by every caller with the first caller's role baked
+    /// in, so a reader listing a folder just after an editor was told `read_only: false`, and an
+    /// editor after a reader `true`. Each listing says what its caller may do.
+    func testAListingSaysWhatItsCallerMayDoWhoeverListedFirst() async throws {
+        let made = try await upload("/byteclub/cached.md", "cached\n", as: "ed")
+        XCTAssertEqual(made.status, 200, made.text)
+        func readOnly(as name: String) async throws -> Bool? {
+            let listing = try await rpc("2/files/list_folder", ["path": "/byteclub"], as: name)
+            XCTAssertEqual(listing.status, 200, listing.text)
+            let entry = (listing.json["entries"] as? [[String: Any]])?.first { $0["name"] as? String == "cached.md" }
+            return (entry?["sharing_info"] as? [String: Any])?["read_only"] as? Bool
+        }
+        let editorFirst = try await readOnly(as: "ed")
+        let readerAfter = try await readOnly(as: "rita")
+        let editorAgain = try await readOnly(as: "ed")
+        XCTAssertEqual(editorFirst, false)
+        XCTAssertEqual(readerAfter, true, "the reader's listing, just after the editor's")
+        XCTAssertEqual(editorAgain, false, "the editor's, just after the reader's")
+    }
+
     /// Issue 43: `users/get_account` read only the `--member` flags, so every member added with
     /// `members add` (an invite) was `no_account`, and clients showed `dbid:…` for them. Now
     /// every member the server knows is named, in `get_account_batch` too, and a removed

@@ -155,13 +155,23 @@ enum AgentTransferFollower {
         var latest: AgentTransfer
         do {
             try client.request(AgentRequest(op: .watch))
+        } catch {
+            say("\(error)")
+            throw Exit.network.code
+        }
+        do {
             let reply = try client.request(AgentRequest(op: .submit, transfer: transfer))
             guard let submitted = reply.transfer else { throw AgentError.refused("the agent did not say what it took") }
             id = submitted.id
             latest = submitted
+        } catch AgentError.unreachable {
+            // The request went out and no answer came: the agent may have journaled the transfer
+            // before it stopped, and a restarted agent would finish it. Unknown is said as such.
+            say("the agent stopped before saying whether it took \(transfer.name); `byteclub transfers` shows whether it is there and how far it got")
+            throw Exit.deferred.code
         } catch {
             say("\(error)")
-            throw ExitCode(1)
+            throw Exit.noMatch.code
         }
         let cancel = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         signal(SIGINT, SIG_IGN)
@@ -180,8 +190,16 @@ enum AgentTransferFollower {
                     progress.update(moved.done, moved.total)
                 }
             } catch {
-                (client, _, _) = try connectAgent(backend)
-                if let found = try? client.request(AgentRequest(op: .watch)).transfers?.first(where: { $0.id == id }) { latest = found }
+                // The agent stopped while it had the transfer: one started again takes it up from
+                // its journal. When none answers, the outcome is not known here.
+                guard let (again, _, _) = try? connectAgent(backend),
+                      let found = try? again.request(AgentRequest(op: .watch)).transfers?.first(where: { $0.id == id }) else {
+                    progress.finish()
+                    say("the agent stopped while it had \(transfer.name) (\(id)); `byteclub transfers` shows whether it finished")
+                    throw Exit.deferred.code
+                }
+                client = again
+                latest = found
             }
         }
         progress.finish()

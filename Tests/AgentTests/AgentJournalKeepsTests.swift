@@ -52,6 +52,31 @@ final class AgentJournalKeepsTests: XCTestCase {
         XCTAssertEqual(try club.sessionStarts(), 1, log)
     }
 
+    /// Issue 43: a `put --agent` whose agent stopped after taking the file said "the agent hung
+    /// up" and exited 1, though a restarted agent then finished the upload. A stop mid-transfer
+    /// (`kill -9` here) is followed to the agent started again, and the command says what truly
+    /// happened: done, exit 0, the file whole on the server. (A stop before the agent answered the
+    /// submit is said as unknown, exit 75, pointing at `byteclub transfers`.)
+    func testPutAgentFollowsItsTransferAcrossAnAgentRestart() throws {
+        let (file, bytes) = try fixture.randomFile("nine.bin", megabytes: 9)
+        let output = fixture.home.appendingPathComponent("put-out")
+        let put = try fixture.launch(["put", "--agent", "--bwlimit", "3M", file.path, "/byteclub/nine.bin"] + club.flags, stdout: output)
+        XCTAssertTrue(try fixture.eventually("the transfer in the agent's journal", timeout: 30) {
+            try fixture.journal(key: club.key).transfers.first?.session.map { $0.offset >= 4 << 20 } ?? false
+        })
+        let first = try XCTUnwrap(fixture.agentPID(key: club.key))
+        kill(first, SIGKILL)
+        let deadline = Date().addingTimeInterval(60)
+        while put.isRunning && Date() < deadline { usleep(20_000) }
+        XCTAssertFalse(put.isRunning, "put --agent ended")
+        if put.isRunning { put.terminate() }
+        put.waitUntilExit()
+        let said = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        XCTAssertEqual(put.terminationStatus, 0, said)
+        XCTAssertFalse(said.contains("hung up"), said)
+        XCTAssertEqual(try Data(contentsOf: club.root.appendingPathComponent("byteclub/nine.bin")), bytes)
+    }
+
     /// An agent already running (started without a limit) still limits `put --agent --bwlimit`
     /// to its own rate, and `get --agent --bwlimit` too.
     func testPutAndGetAgentKeepTheirBandwidthLimitWithAnAgentRunning() throws {

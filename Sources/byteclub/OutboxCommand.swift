@@ -19,7 +19,7 @@ struct OutboxCommand: AsyncParsableCommand {
             them, oldest first: number, kind, title and path, the rev the change was based on, and \
             when it was queued (--json: the items as a JSON array). Listing sends nothing and does not reach a club \
             server or Dropbox (the embedded club is started; a WebDAV folder is asked once how it \
-            signs in; a Dropbox login from before byteclub kept its account id is asked that id once, \
+            signs in, and listed from here when it does not answer; a Dropbox login from before byteclub kept its account id is asked that id once, \
             as each account has its own outbox). \
             --send sends them now, in order, and prints one line per item: sent, merged (someone \
             changed the note meanwhile and the changes did not overlap), kept as a draft (they \
@@ -40,7 +40,9 @@ struct OutboxCommand: AsyncParsableCommand {
         StderrLog.bootstrap()
         let connected: Backend
         do {
-            connected = try await backend.connect()
+            // A WebDAV server that cannot be reached still lists what waits: the outbox is on
+            // this machine, and it waits precisely when the server is away.
+            connected = try await backend.connect(offlineStart: true)
         } catch let error as RemoteError {
             throw fail(error)
         }
@@ -138,7 +140,9 @@ struct OutboxCommand: AsyncParsableCommand {
         let json = self.json
         var retry = RetryPolicy()
         retry.maxAttempts = 3
-        try await runRemote(backend, retry: retry) { backend in
+        // Offline start: a WebDAV server that is away leaves the items waiting (75), as a club
+        // server that is away does, rather than failing the connection (6).
+        try await runRemote(backend, retry: retry, offlineStart: true) { backend in
             backend.adoptFormerFolders()
             let outbox = Outbox(directory: Paths.outbox(backend.key))
             guard !outbox.isEmpty else {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `byteclub outbox` and `byteclub outbox --send`, run as a script would, against a club server
@@ -54,6 +55,31 @@ final class OutboxCLITests: XCTestCase {
 
     func items(in folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }
+    }
+
+    /// Issue 43: on WebDAV, `outbox` exited 6 ("connection refused") with the server down, the
+    /// very time something waits, and `outbox --send` failed the connection (6) instead of
+    /// leaving the items waiting (75, as docs/cli.md says). The outbox is on this machine.
+    func testTheOutboxOfAWebDAVRemoteWorksWithTheServerDown() throws {
+        // A port nothing listens on: bound, then closed.
+        let probe = try SilentListener()
+        let port = probe.port
+        probe.close()
+        let root = "http://127.0.0.1:\(port)/"
+        try queue(["kind": "save", "path": "/byteclub/Offline idea.md", "title": "Offline idea", "text": "written on the train\n"],
+                  seq: 1, in: outboxFolder(root))
+        var environment = cli.environment
+        environment["BYTECLUB_WEBDAV_PASSWORD"] = "secret"
+        let offline = CLI(environment: environment, directory: cli.directory)
+        let webdav = ["--webdav", root, "--user", "ann", "--timeout", "5"]
+
+        let listing = try offline.run(["outbox"] + webdav)
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        XCTAssertTrue(listing.stdout.contains("\"Offline idea\""), listing.stdout)
+        let send = try offline.run(["outbox", "--send"] + webdav)
+        XCTAssertEqual(send.status, 75, "the item waits: \(send.stderr)")
+        XCTAssertTrue(send.stderr.contains("1 item waits"), send.stderr)
+        XCTAssertEqual(items(in: outboxFolder(root)).count, 1, "nothing lost")
     }
 
     func testAnEmptyOutboxSaysSo() throws {

@@ -50,14 +50,25 @@ struct TransfersCommand: ParsableCommand {
             unfinished. --json prints one array of transfers ({id, kind, local, remote, mode, \
             autorename, state, done, total, error, result, created, bandwidth_limit, streams}, \
             docs/cli.md): fields are only ever added. --wait returns once every transfer has finished: exit 0 \
-            when all are done, 1 when any failed or was cancelled.
+            when all are done, 1 when any failed or was cancelled. Each line starts with the \
+            transfer's id; --cancel ID cancels that one (the start of an id that no other shares \
+            will do), as the app's Transfers panel does: a download keeps what it has for a retry, \
+            an upload's partial session is dropped. Exit 3 when no transfer has that id, 1 when it \
+            had already finished.
             """)
     @Flag(help: "Print JSON: an array of transfers (stable).") var json = false
     @Flag(help: "Wait until every transfer has finished; exit non-zero if any failed.") var wait = false
+    @Option(help: "Cancel the transfer with this id (from `byteclub transfers`).") var cancel: String?
     @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        if cancel != nil && wait { throw ValidationError("--cancel takes one transfer; run --wait after it") }
+        if let cancel, cancel.isEmpty { throw ValidationError("--cancel needs a transfer's id, as `byteclub transfers` lists it") }
+    }
 
     func run() throws {
         var (client, _, _) = try connectAgent(backend)
+        if let cancel { return try cancelOne(cancel, client: client) }
         var transfers: [String: AgentTransfer] = [:]
         var order: [String] = []
         func take(_ transfer: AgentTransfer) {
@@ -101,11 +112,47 @@ struct TransfersCommand: ParsableCommand {
         if wait, all.contains(where: { $0.state == .failed || $0.state == .cancelled }) { throw ExitCode(1) }
     }
 
-    /// `upload    42%  running  trip.jpg → /byteclub/photos/trip.jpg`
+    /// `--cancel ID`: the one transfer whose id is `typed` or starts with it.
+    private func cancelOne(_ typed: String, client: AgentClient) throws {
+        let listed: [AgentTransfer]
+        do {
+            listed = try client.request(AgentRequest(op: .list)).transfers ?? []
+        } catch {
+            say(error.description)
+            throw Exit.network.code
+        }
+        let matches = listed.filter { $0.id == typed } + (listed.contains { $0.id == typed } ? [] : listed.filter { $0.id.hasPrefix(typed) })
+        guard let target = matches.first else {
+            say("no transfer has the id \(TerminalSafe.escape(typed)) (byteclub transfers lists them)")
+            throw Exit.notFound.code
+        }
+        guard matches.count == 1 else {
+            say("\(TerminalSafe.escape(typed)) starts the ids of \(matches.count) transfers; give more of it")
+            throw Exit.usage.code
+        }
+        let reply: AgentReply
+        do {
+            reply = try client.request(AgentRequest(op: .cancel, id: target.id))
+        } catch AgentError.refused(let reason) {
+            say(reason)
+            throw Exit.noMatch.code
+        } catch {
+            say(error.description)
+            throw Exit.network.code
+        }
+        let cancelled = reply.transfer ?? target
+        if json {
+            try CLIJSON.print(TransferJSON(cancelled))
+        } else {
+            FileHandle.standardOutput.write(Data(Self.line(cancelled).utf8))
+        }
+    }
+
+    /// `3f2a9c1e  upload    42%  running  trip.jpg → /byteclub/photos/trip.jpg`
     static func line(_ transfer: AgentTransfer) -> String {
         let percent = transfer.total > 0 ? "\(min(100, Int(transfer.done * 100 / transfer.total)))%" : "-"
         let arrow = transfer.kind == .upload ? "\(transfer.local) → \(transfer.result ?? transfer.remote)" : "\(transfer.remote) → \(transfer.local)"
-        var text = transfer.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + percent.padding(toLength: 5, withPad: " ", startingAt: 0)
+        var text = TerminalSafe.escape(String(transfer.id.prefix(8))) + "  " + transfer.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + percent.padding(toLength: 5, withPad: " ", startingAt: 0)
             + " " + transfer.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + TerminalSafe.escape(arrow)
         if let error = transfer.error { text += "  (" + TerminalSafe.escape(error) + ")" }
         return text + "\n"

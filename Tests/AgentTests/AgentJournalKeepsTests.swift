@@ -77,6 +77,35 @@ final class AgentJournalKeepsTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: club.root.appendingPathComponent("byteclub/nine.bin")), bytes)
     }
 
+    /// Issue 43: a background transfer could be cancelled from the app's Transfers panel only.
+    /// `transfers` now starts each line with the id, and `transfers --cancel ID` (or the start
+    /// of it) cancels that one from the shell; the command that handed it over says so.
+    func testTransfersCancelStopsOneFromTheShell() throws {
+        let (file, _) = try fixture.randomFile("slow.bin", megabytes: 9)
+        let put = try fixture.launch(["put", "--agent", "--bwlimit", "1M", file.path, "/byteclub/slow.bin"] + club.flags)
+        defer { if put.isRunning { put.terminate() } }
+        XCTAssertTrue(try fixture.eventually("the transfer in the agent's journal", timeout: 30) {
+            try !fixture.journal(key: club.key).transfers.isEmpty
+        })
+        let id = try XCTUnwrap(try fixture.journal(key: club.key).transfers.first?.id)
+        let listed = try fixture.run(["transfers"] + club.flags)
+        XCTAssertEqual(listed.status, 0, listed.output)
+        XCTAssertTrue(listed.output.hasPrefix(String(id.prefix(8)) + "  upload"), listed.output)
+
+        let cancelled = try fixture.run(["transfers", "--cancel", String(id.prefix(6))] + club.flags)
+        XCTAssertEqual(cancelled.status, 0, cancelled.output)
+        XCTAssertTrue(cancelled.output.contains("cancelled"), cancelled.output)
+        XCTAssertEqual(try fixture.journal(key: club.key).transfers.first { $0.id == id }?.state, .cancelled)
+        XCTAssertTrue(fixture.eventually("put --agent ended") { !put.isRunning })
+        XCTAssertNotEqual(put.terminationStatus, 0, "the upload did not finish")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: club.root.appendingPathComponent("byteclub/slow.bin").path))
+
+        let unknown = try fixture.run(["transfers", "--cancel", "zzzz"] + club.flags)
+        XCTAssertEqual(unknown.status, 3, unknown.output)
+        let again = try fixture.run(["transfers", "--cancel", id] + club.flags)
+        XCTAssertEqual(again.status, 1, "it had finished already: " + again.output)
+    }
+
     /// An agent already running (started without a limit) still limits `put --agent --bwlimit`
     /// to its own rate, and `get --agent --bwlimit` too.
     func testPutAndGetAgentKeepTheirBandwidthLimitWithAnAgentRunning() throws {

@@ -3,6 +3,7 @@ import ByteClubConfig
 import DropboxWire
 import ClubKit
 import Foundation
+import Markdown
 import Remote
 
 /// Notes are `.md` and `.txt`; photos what the app shows as photos. Everything else stays out of
@@ -133,8 +134,10 @@ struct Import: AsyncParsableCommand {
         abstract: "Bring a folder of notes (an Obsidian, zk or nb vault, or an export) into the club.",
         discussion: """
             Every .md and .txt file becomes a note, as it is (front matter and [[links]] included), \
-            and its front matter's tags and `pinned: true` become the note's tags and pin; photos \
-            come along. Subfolders are kept (--flatten puts every file in the club's folder itself). \
+            and its front matter's tags and `pinned: true` become the note's tags and pin. Pictures \
+            go under the club's photos/ folder, where PanoPhotos shows them, in an album named after \
+            the folder they came from (a vault's or an export's photos/ folder stays as it is), and \
+            the notes' picture links (![](assets/x.jpg), ![[x.jpg]]) are written to follow them. Subfolders are kept (--flatten puts every file in the club's folder itself). \
             A name the club refuses, or that --flatten makes twice, is reported and left out, never \
             renamed; hidden folders (.obsidian, .git) and other files are left out. A file already \
             in the club with the same content is skipped, so an interrupted import resumes where it \
@@ -152,6 +155,8 @@ struct Import: AsyncParsableCommand {
         var local: URL
         var remote: String
         var isNote: Bool
+        /// A note's text with its picture links following the pictures to `photos/`, when any moved.
+        var text: Data?
     }
 
     mutating func validate() throws {
@@ -170,10 +175,13 @@ struct Import: AsyncParsableCommand {
         let problems = Carried(0)
         try await runRemote(backend) { backend in
             let folder = into ?? backend.folder
-            let (items, planned) = Self.plan(source, into: folder, flatten: flatten)
+            let (items, planned) = Self.plan(source, into: folder, photos: backend.folder + "/photos", flatten: flatten)
             var refused = planned
             var remote: [String: RemoteEntry] = [:]
             for entry in try await listRecursivelyIfThere(backend.store, folder) { remote[entry.pathLower] = entry }
+            if !folder.lowercased().hasPrefix((backend.folder + "/photos").lowercased()) {
+                for entry in try await listRecursivelyIfThere(backend.store, backend.folder + "/photos") { remote[entry.pathLower] = entry }
+            }
             let tagger = backend.store as? any TaggingStore
             if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }
             var (sent, skipped) = (0, 0)
@@ -181,7 +189,9 @@ struct Import: AsyncParsableCommand {
             for (index, item) in items.enumerated() {
                 progress.update(Int64(index), Int64(items.count))
                 if let existing = remote[item.remote.lowercased()] {
-                    guard FolderTransfer.identical(local: item.local, remote: existing) else {
+                    let same = item.text.map { text in existing.contentHash.map { ContentHasher.hash(text) == $0 } ?? (Int64(text.count) == existing.size) }
+                        ?? FolderTransfer.identical(local: item.local, remote: existing)
+                    guard same else {
                         refused.append("\(item.remote) is already in the club and differs; left alone")
                         continue
                     }
@@ -192,7 +202,11 @@ struct Import: AsyncParsableCommand {
                     continue
                 } else {
                     do {
-                        _ = try await backend.store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
+                        if let text = item.text {
+                            _ = try await backend.store.upload(data: text, to: item.remote, mode: .add, autorename: false)
+                        } else {
+                            _ = try await backend.store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
+                        }
                     } catch RemoteError.malformedPath {
                         refused.append("\(item.remote): the club refuses this name; not imported")
                         continue
@@ -212,10 +226,17 @@ struct Import: AsyncParsableCommand {
     }
 
     /// The files to import and where each goes, and the names refused before anything is sent.
-    static func plan(_ source: URL, into folder: String, flatten: Bool) -> ([Item], refused: [String]) {
+    ///
+    /// Pictures go under the club's `photos` folder (`photos`), where PanoPhotos looks, in an
+    /// album named after the vault folder they came from (the vault's own name for those at its
+    /// top); a vault's `photos/` folder, an export's, stays as it is. Each note's picture links
+    /// follow their pictures (``NoteLinks/relocatingPictures(in:folder:moves:)``).
+    static func plan(_ source: URL, into folder: String, photos: String, flatten: Bool) -> ([Item], refused: [String]) {
         var items: [Item] = []
         var refused: [String] = []
         var taken = Set<String>()
+        /// Where each picture would have been in the club, lower case, and where it goes.
+        var moves: [String: String] = [:]
         for file in FolderTransfer.files(under: source) {
             let relative = String(file.path.dropFirst(source.path.count)).split(separator: "/").map(String.init)
             let isNote = ClubFiles.isNote(file.lastPathComponent)
@@ -225,12 +246,24 @@ struct Import: AsyncParsableCommand {
                 refused.append(SafeName.Refusal(name: bad, problem: problem).message + "; \(file.path) not imported")
                 continue
             }
-            let remote = folder + "/" + components.joined(separator: "/")
+            var remote = folder + "/" + components.joined(separator: "/")
+            if !isNote, !remote.lowercased().hasPrefix(photos.lowercased() + "/") {
+                let album = components.count > 1 ? Array(components.dropLast()) : [SafeName.sanitized(source.lastPathComponent)]
+                let moved = photos + "/" + (album + [file.lastPathComponent]).joined(separator: "/")
+                moves[remote.lowercased()] = moved
+                remote = moved
+            }
             guard taken.insert(remote.lowercased()).inserted else {
                 refused.append("\(file.path) would be \(remote) a second time (--flatten); not imported")
                 continue
             }
             items.append(Item(local: file, remote: remote, isNote: isNote))
+        }
+        for index in items.indices where items[index].isNote {
+            guard let data = FileManager.default.contents(atPath: items[index].local.path), let text = String(validating: data, as: UTF8.self) else { continue }
+            let noteFolder = (items[index].remote as NSString).deletingLastPathComponent
+            let (moved, count) = NoteLinks.relocatingPictures(in: text, folder: noteFolder, moves: moves)
+            if count > 0 { items[index].text = Data(moved.utf8) }
         }
         return (items, refused)
     }

@@ -54,6 +54,9 @@ public struct NoteSession: Sendable {
     var remoteChangeAtSave: RemoteNoteChange?
     /// The search hit this note is being opened from: once its text is in, the cursor goes to the match.
     var openedFrom: SearchResult?
+    /// Where the note opens to once its text is in ("Back" to the place a link left, a link
+    /// followed from the rendered view opening in the view): ``NoteViewController`` takes it.
+    public var arrival: NotePlace?
     /// The matches `n`/`N` step through while the editor is in search hits mode (a note opened
     /// from the search results, until its first edit or cursor move).
     public var searchMatches: SearchMatches?

@@ -129,6 +129,7 @@ public final class ClubApp {
         offline.onSent = { [weak notes] item, entry, merged in notes?.outboxSent(item, entry: entry, merged: merged) }
         offline.onConflict = { [weak notes] item in notes?.outboxConflict(item) }
         notes.outboxRunner = offline
+        notes.live = live
         photos.outboxRunner = offline
         offline.onBack = { [weak photos] in photos?.retryPictures() }
         model.onReachability = { [weak offline] error in offline?.reachability(error) }

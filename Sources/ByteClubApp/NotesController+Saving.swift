@@ -216,6 +216,9 @@ extension NotesController {
             $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
             $0.message = StatusMessage("Saved \"\(TerminalSafe.escape(entry.name))\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
+        // Closed: the list is on the saved note now (if the list has it yet), and again once
+        // the load below has it at its new place.
+        if close { showInList(session) }
         refresher.refresh(.notes, select: entry.pathLower)
         if pending != nil, let open = state.note, open.phase == .editing, open.merge == nil, canMerge(open) {
             startMerge(.afterSave)

@@ -356,6 +356,14 @@ final class NotesController {
             if !queued { $0.drafts.removeAll { $0.id == session.draftID } }
             $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(TerminalSafe.escape(name))" : "Closed \(TerminalSafe.escape(name))")
         }
+        showInList(session)
+    }
+
+    /// After the editor closed: the list stays on the note it held (at its new name after a
+    /// rename or a first save), or on its draft's row, never on whatever row the list had.
+    func showInList(_ session: NoteSession) {
+        let listing = context.model.noteListing
+        context.update { $0.reselectNote(path: session.entry?.pathLower, draftID: session.draftID, notes: listing) }
     }
 
     // MARK: Helpers

@@ -96,6 +96,19 @@ extension AppState {
         }
     }
 
+    /// Selects the notes row of the note at `path` (lowercased), or else the row of the draft
+    /// `draftID` (a note the server does not have yet), if either is listed.
+    mutating func reselectNote(path: String?, draftID: String, notes listing: NoteListing) {
+        let index = listing.items.firstIndex { item in
+            switch item {
+            case .note(let entry, _): return path != nil && entry.pathLower == path
+            case .draft(let draft): return draft.id == draftID
+            }
+        }
+        guard let index else { return }
+        notes.list.select(row: index, in: listing.rows)
+    }
+
     /// Selects the row of `path` (lowercased) in `tab`, if it is listed.
     mutating func reselect(_ tab: Tab, path: String, notes listing: NoteListing) {
         let index: Int?

@@ -129,6 +129,7 @@ public final class ClubApp {
         offline.onSent = { [weak notes] item, entry, merged in notes?.outboxSent(item, entry: entry, merged: merged) }
         offline.onConflict = { [weak notes] item in notes?.outboxConflict(item) }
         notes.outboxRunner = offline
+        notes.live = live
         photos.outboxRunner = offline
         offline.onBack = { [weak photos] in photos?.retryPictures() }
         model.onReachability = { [weak offline] error in offline?.reachability(error) }
@@ -146,13 +147,11 @@ public final class ClubApp {
         notes.onRenamed = { [weak links] old, new in links?.renamed(old, to: new) }
         background = BackgroundController(context: context, photos: photos)
         tabs.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
-        // The view's links between notes go to LinksController: following one leaves the view
-        // for the editor (Back returns there), backlinks come from the index and ask again
-        // whenever the index took in changes.
-        noteView.onFollowNoteLink = { [weak links, weak noteView] target in
-            noteView?.close(toEditor: true)
-            links?.follow(target)
-        }
+        // The view's links between notes go to LinksController: the linked note opens in the
+        // view (Back returns to the view as it was left), backlinks come from the index and ask
+        // again whenever the index took in changes.
+        noteView.onFollowNoteLink = { [weak links] target in links?.follow(target) }
+        noteView.onBack = { [weak links] in links?.back() }
         noteView.noteExists = { [weak links] target in links?.noteExists(target) ?? true }
         noteView.backlinks = { [weak links] path, deliver in
             guard let links else { return deliver([]) }
@@ -170,6 +169,8 @@ public final class ClubApp {
         screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
         model.onRedraw = { [weak compositor, weak search, weak noteView] in
             compositor?.setNeedsRedraw()
+            // The view's layer follows the state (and a note opened to a place goes there).
+            noteView?.stateChanged()
             noteView?.listingChanged()
             // The index follows the notes list (SearchController+Index.swift); cheap when it did not move.
             search?.listingChanged()

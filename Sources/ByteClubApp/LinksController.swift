@@ -92,15 +92,17 @@ final class LinksController {
         follow(link.target(inFolder: at))
     }
 
-    /// Follows a link: a note opens (remembering the one it left); a missing note is offered
-    /// to be created; a photo, a web address or anything else is said, not followed here.
+    /// Follows a link: a note opens (remembering the one it left, and where in it); a missing
+    /// note is offered to be created; a photo, a web address or anything else is said, not
+    /// followed here. A link followed from the rendered view opens its note in the view.
     func follow(_ target: NoteLinkTarget) {
+        let arrival = NotePlace(view: state.noteView.map { NoteViewState(openedFromList: $0.openedFromList) })
         switch target {
         case .note(let title):
-            if let entry = entry(titled: title) { open(entry, remember: true) } else { offerToCreate(title: title) }
+            if let entry = entry(titled: title) { open(entry, remember: true, arrival: arrival) } else { offerToCreate(title: title) }
         case .path(let path):
             if let entry = entry(at: path) {
-                open(entry, remember: true)
+                open(entry, remember: true, arrival: arrival)
             } else {
                 offerToCreate(title: NoteLinks.title(ofPath: path))
             }
@@ -143,52 +145,76 @@ final class LinksController {
         return false
     }
 
-    /// Opens `entry` in the editor in place of the open note; `remember` puts the open note in
-    /// "Back"'s history.
-    func open(_ entry: RemoteEntry, remember: Bool) {
+    /// Opens `entry` in place of the open note, at `arrival` once its text is in (the editor
+    /// at its start by default); `remember` puts the open note, and where in it the user was,
+    /// in "Back"'s history.
+    func open(_ entry: RemoteEntry, remember: Bool, arrival: NotePlace = NotePlace()) {
         if let open = state.note?.entry, open.pathLower == entry.pathLower, state.note?.phase != .loading {
-            context.say(StatusMessage("That link leads to this note"))
+            if remember {
+                context.say(StatusMessage("That link leads to this note"))
+            } else {
+                // Back to the note that is open: only the place changes.
+                context.update { $0.note?.arrival = arrival }
+            }
             return
         }
         guard editorCanLeave() else { return }
-        if remember, let left = state.note?.entry?.path { context.update { $0.links.push(left) } }
-        if state.note != nil { notes.closeEditor() }
-        closeBacklinks()
+        if remember, let left = state.note?.entry?.path {
+            context.update { $0.links.push(LinkStop(path: left, place: NotePlace.current(in: $0))) }
+        }
+        leaveOpenNote()
         if let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
             notes.open(draft: draft, entry: entry)
         } else {
             notes.load(entry)
         }
+        context.update { state in
+            guard state.note?.entry?.pathLower == entry.pathLower else { return }
+            state.note?.arrival = arrival
+        }
     }
 
-    /// "Back": the note the last followed link left.
+    /// Closes the open note for another: its rendered view goes with it (the next note's
+    /// arrival opens the view again when it should), and so does the backlinks panel.
+    private func leaveOpenNote() {
+        if state.noteView != nil { context.update { $0.noteView = nil } }
+        if state.note != nil { notes.closeEditor() }
+        closeBacklinks()
+    }
+
+    /// "Back": the note the last followed link left, at the line and column it was left at,
+    /// in the editor or the rendered view as it was.
     func back() {
-        guard let path = state.links.history.last else {
+        guard let stop = state.links.history.last else {
             context.say(StatusMessage("No note to go back to: Back follows the links you followed"))
             return
         }
         guard editorCanLeave() else { return }
         context.update { _ = $0.links.history.popLast() }
-        guard let entry = entry(at: path) else {
-            context.say(.error("\"\(TerminalSafe.escape((path as NSString).lastPathComponent))\" is no longer in the club"))
+        guard let entry = entry(at: stop.path) else {
+            context.say(.error("\"\(TerminalSafe.escape((stop.path as NSString).lastPathComponent))\" is no longer in the club"))
             return
         }
-        open(entry, remember: false)
+        open(entry, remember: false, arrival: stop.place)
     }
 
     /// A link to a note that does not exist: asks, then opens a new note with that title.
+    /// Declined, nothing moves: the same note, cursor and view. Never asked when the answer
+    /// could not be carried out (the open note has unsaved edits): the status bar says why.
     func offerToCreate(title: String) {
         let shown = TerminalSafe.escape(title)
         if let problem = NoteSession.titleProblem(title) {
             context.say(.error("No note \"\(shown)\", and it cannot be made: \(problem)"))
             return
         }
+        guard editorCanLeave() else { return }
         let modal = Modal(title: "No such note", body: ["No note is titled \"\(shown)\".", "Create it?"], buttons: ["Create", "Cancel"])
         context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
             guard choice == 0, let self, self.editorCanLeave() else { return }
-            if let left = self.state.note?.entry?.path { self.context.update { $0.links.push(left) } }
-            if self.state.note != nil { self.notes.closeEditor() }
-            self.closeBacklinks()
+            if let left = self.state.note?.entry?.path {
+                self.context.update { $0.links.push(LinkStop(path: left, place: NotePlace.current(in: $0))) }
+            }
+            self.leaveOpenNote()
             self.notes.newNote()
             self.context.update {
                 $0.note?.editor.title = TextInputState(text: title)

@@ -26,10 +26,46 @@ public struct LinkingNote: Hashable, Sendable {
     }
 }
 
+/// Where in a note the user was: the editor's cursor, and the rendered view if it was showing
+/// (with its scroll). A note opened to a place (``NoteSession/arrival``) goes there once its
+/// text is in.
+public struct NotePlace: Equatable, Sendable {
+    /// The editor's cursor (line, character); nil: where a note opens by itself.
+    public var cursor: TextBuffer.Position?
+    /// The rendered view as it was (scroll, sideways, the picked link); nil: the editor.
+    public var view: NoteViewState?
+
+    public init(cursor: TextBuffer.Position? = nil, view: NoteViewState? = nil) {
+        self.cursor = cursor
+        self.view = view
+    }
+
+    /// Where the open note is now, in `state`.
+    static func current(in state: AppState) -> NotePlace {
+        var view = state.noteView
+        // The backlinks are asked again when the view opens; a stale list is never shown.
+        view?.backlinks = []
+        view?.startAtSourceLine = nil
+        return NotePlace(cursor: state.note?.editor.body.cursor, view: view)
+    }
+}
+
+/// A note a followed link left, and the place in it "Back" returns to.
+public struct LinkStop: Equatable, Sendable {
+    /// The note's path as displayed ("/byteclub/Trip plan.md").
+    public var path: String
+    public var place: NotePlace
+
+    public init(path: String, place: NotePlace = NotePlace()) {
+        self.path = path
+        self.place = place
+    }
+}
+
 /// Links between notes: where "Back" goes, and the backlinks panel while it is open.
 public struct LinksState: Equatable, Sendable {
-    /// The notes a followed link left, oldest first (paths as displayed); "Back" pops the last.
-    public var history: [String] = []
+    /// The notes a followed link left, oldest first; "Back" pops the last.
+    public var history: [LinkStop] = []
     /// The "Backlinks" panel, while it is open.
     public var panel: BacklinksPanel?
 
@@ -38,10 +74,14 @@ public struct LinksState: Equatable, Sendable {
 
     public init() {}
 
-    /// Remembers `path` as the note a link left (the same note twice in a row once).
-    mutating func push(_ path: String) {
-        if history.last?.lowercased() == path.lowercased() { return }
-        history.append(path)
+    /// Remembers `stop` as the note a link left (the same note twice in a row once, at the
+    /// place it was left last).
+    mutating func push(_ stop: LinkStop) {
+        if let last = history.last, last.path.lowercased() == stop.path.lowercased() {
+            history[history.count - 1].place = stop.place
+            return
+        }
+        history.append(stop)
         if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
     }
 }

@@ -4,12 +4,32 @@ import TerminalUI
 
 /// The open note, when another member changes it: reloaded in place when it has no local
 /// edits (the cursor kept), or a banner above the editor when it has, with the change kept in
-/// ``NoteSession/remoteChange`` for the merge (Ctrl-R) to take.
+/// ``NoteSession/remoteChange`` for the merge (Ctrl-R) to take. When another member deletes it,
+/// the banner says `Deleted by NAME` at once (``NoteSession/remoteDeletion``).
 extension LiveUpdates {
     /// Looks for the open note among the changed notes.
     func openNoteChanged(_ events: [LiveEvent]) {
         guard let session = context.state.note, session.phase != .loading, let open = session.entry else { return }
-        guard let event = events.last(where: { $0.kind == .changed && $0.entry.pathLower == open.pathLower }),
+        if let deletion = events.last(where: { $0.entry.pathLower == open.pathLower }), deletion.kind == .deleted {
+            // Our own rename in flight moves the note away from this path: that is no deletion
+            // (its addition is paired with it as a rename, unless it came in a later page).
+            if session.phase == .saving, session.fileName != open.name { return }
+            guard session.remoteDeletion == nil else { return }
+            let draftID = session.draftID
+            whoDeleted(open.path) { [weak self] who in
+                guard let self, let who, let now = self.context.state.note, now.draftID == draftID,
+                      now.entry?.pathLower == open.pathLower, now.remoteDeletion == nil else { return }
+                self.context.update {
+                    $0.note?.markDeleted(by: who)
+                    // The list's "Someone deleted …" could not name anyone; now we can.
+                    if who != Self.unknownMember { $0.message = StatusMessage(deletion.sentence(by: who, tab: .notes)) }
+                }
+            }
+            return
+        }
+        // Back after a deletion (restored, or written again): a change like any other.
+        let kinds: Set<LiveEvent.Kind> = session.remoteDeletion == nil ? [.changed] : [.changed, .added]
+        guard let event = events.last(where: { kinds.contains($0.kind) && $0.entry.pathLower == open.pathLower }),
               let rev = event.entry.rev, rev != session.baseRev, rev != session.remoteChange?.rev else { return }
         // Our own save landing: by our account, or (on a server that names no one) while it is in flight.
         if let me, event.entry.modifiedBy == me { return }
@@ -21,11 +41,36 @@ extension LiveUpdates {
             let change = RemoteNoteChange(entry: event.entry, who: who, when: event.entry.modified ?? context.configuration.format.now())
             let banner = Self.banner(for: change, format: context.configuration.format)
             context.update {
+                $0.note?.remoteDeletion = nil
                 $0.note?.remoteChange = change
                 $0.note?.banner = banner
             }
         }
     }
+
+    /// Who deleted the note at `path`: the server's `deleted_by` in its revisions (a club
+    /// server's; Dropbox names no one), as a member's name, or "another member". Calls back on
+    /// the UI queue, with nil when the server says the note is there again (restored or
+    /// written anew meanwhile: the change that put it back comes as a change).
+    func whoDeleted(_ path: String, then deliver: @escaping @MainActor (String?) -> Void) {
+        let store = context.store
+        context.perform({ () async throws(RemoteError) in try await store.revisions(path, limit: 1) }) { [weak self] result in
+            guard let self else { return }
+            let id: String?
+            switch result {
+            case .success(let revisions) where !revisions.isDeleted: return deliver(nil)
+            case .success(let revisions): id = revisions.deletedBy
+            case .failure: id = nil
+            }
+            guard let id else { return deliver(Self.unknownMember) }
+            self.withNames(of: [id]) { [weak self] in
+                deliver(self?.name(of: id) ?? Self.unknownMember)
+            }
+        }
+    }
+
+    /// Who did it, when the server cannot say.
+    nonisolated static let unknownMember = "another member"
 
     /// "Changed by ray at 10:42 · Ctrl-R merge now" (the name is the server's, so escaped).
     static func banner(for change: RemoteNoteChange, format: DisplayFormat) -> String {
@@ -56,6 +101,8 @@ extension LiveUpdates {
                 note.entry = current
                 note.baseRev = current.rev
                 note.remoteChange = nil
+                if note.remoteDeletion != nil { note.banner = nil }
+                note.remoteDeletion = nil
                 state.note = note
                 state.message = StatusMessage("Reloaded \"\(title)\": \(TerminalSafe.escape(who)) changed it")
             }

@@ -248,7 +248,12 @@ final class LiveUpdates {
 
     /// Runs `body` once every author of `events` has a name (asked of the server once each).
     private func withNames(of events: [LiveEvent], _ body: @escaping @MainActor () -> Void) {
-        let unknown = Array(Set(events.compactMap(\.modifiedBy).filter { names[$0] == nil }))
+        withNames(of: events.compactMap(\.modifiedBy), body)
+    }
+
+    /// Runs `body` once every account of `accounts` has a name (asked of the server once each).
+    func withNames(of accounts: [String], _ body: @escaping @MainActor () -> Void) {
+        let unknown = Array(Set(accounts.filter { names[$0] == nil }))
         guard !unknown.isEmpty else { return body() }
         let store = context.store
         context.perform({ () async throws(RemoteError) -> [String: String?] in

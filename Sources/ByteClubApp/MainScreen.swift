@@ -236,19 +236,22 @@ public final class MainScreen: Layer {
     public func commands() -> [Command] {
         let tab = model.state.tab
         if tab == .notes, let phase = model.state.note?.phase, phase != .loading {
-            // In the editor Tab indents; Shift-Tab still goes to the other tab.
+            // In the editor Tab indents; Shift-Tab goes to the other tab where the editor does
+            // not outdent (help lists the editor's row first, and the compositor keeps the nearest).
             let tabKeys = KeyBindings(group: "General", Self.bindings.bindings.filter { $0.action == .previousTab })
             // A merge with conflicts shows in place of the editor, with keys of its own.
             if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
             let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
             let bar = model.state.note?.editor.bar == nil ? [] : NoteEditorState.barBindings.commands
-            return bar + searchHits + NoteEditorState.commands + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
+            let editor = model.state.note?.editor.commandsHere ?? NoteEditorState.commands
+            return bar + searchHits + editor + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
                 + NotesController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
                 + LinksController.bindings.commands + LinksController.mouseCommands + tabKeys.commands
         }
-        var commands = Self.bindings.commands
+        // The filter being typed has the keys first (its Enter and Esc), as in `handle`.
+        var commands = model.state[tab].list.isEditingFilter ? ListState.filterBindings.commands : []
+        commands += Self.bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))
-        if model.state[tab].list.isEditingFilter { commands += ListState.filterBindings.commands }
         commands += tab == .notes ? Self.notesBindings.commands : Self.photosBindings.commands
         return commands + Self.listBindings(group: tab.title).commands + Self.mouseCommands(tab)
     }

@@ -13,6 +13,8 @@ enum NoteSave {
         var result: Result<RemoteEntry, RemoteError>
         /// The new title's file name belongs to another note.
         var nameTaken = false
+        /// The note is gone from the server (found so before a rename): nothing was written.
+        var deleted = false
     }
 
     /// Where the save ends.
@@ -22,6 +24,9 @@ enum NoteSave {
         case saved(RemoteEntry, adoptName: Bool)
         /// The new title names another note: nothing was written, the title is to change.
         case nameTaken
+        /// Another member deleted the note: nothing was written, and the user chooses to save
+        /// it again as a new note or to discard it (never "changed on the server").
+        case deleted
         /// Another member saved since it was opened: their change and ours are merged.
         case merge
         /// The note changed (or a new note's name exists) and cannot be merged: the dialog asks.
@@ -39,6 +44,7 @@ enum NoteSave {
         switch reply.result {
         case .success(let entry): return .saved(entry, adoptName: adoptName)
         case .failure where reply.nameTaken: return .nameTaken
+        case .failure where reply.deleted: return .deleted
         case .failure(.conflict) where reply.moved == nil && canMerge: return .merge
         case .failure(.conflict): return .conflict
         case .failure(let error) where error.isUnreachable && canQueue && !adoptName: return .queue(error)

@@ -48,12 +48,20 @@ public struct NoteSession: Sendable {
     /// the text yet (the banner says "Changed by NAME at HH:MM · Ctrl-R merge now"). Set by the
     /// live updates; a merge or a save that takes it in clears it.
     public var remoteChange: RemoteNoteChange?
+    /// Another member deleted this note on the server while it was open (seen by the live
+    /// updates, or by a save that found it gone): the banner says `Deleted by NAME`, and Ctrl-S
+    /// offers to save the text again as a new note or to discard it, never an update of a note
+    /// that is not there.
+    public var remoteDeletion: RemoteNoteDeletion?
     /// ``remoteChange`` as it was when the save under way began: that change was in view when
     /// the save was made (its conflict merged, or overwritten on purpose), so only a later one
     /// outlives the save's success.
     var remoteChangeAtSave: RemoteNoteChange?
     /// The search hit this note is being opened from: once its text is in, the cursor goes to the match.
     var openedFrom: SearchResult?
+    /// Where the note opens to once its text is in ("Back" to the place a link left, a link
+    /// followed from the rendered view opening in the view): ``NoteViewController`` takes it.
+    public var arrival: NotePlace?
     /// The matches `n`/`N` step through while the editor is in search hits mode (a note opened
     /// from the search results, until its first edit or cursor move).
     public var searchMatches: SearchMatches?
@@ -131,6 +139,46 @@ public struct NoteSession: Sendable {
     /// The draft of the current text (or with `body` given, of that).
     func draft(at date: Date, body: String? = nil) -> Draft {
         Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: body ?? editor.body.text, updated: date)
+    }
+}
+
+extension NoteSession {
+    /// The note is gone from the server, deleted by `who` (a display name, or "another member"):
+    /// a change waiting to be merged is moot, and the banner says so at once.
+    mutating func markDeleted(by who: String) {
+        remoteDeletion = RemoteNoteDeletion(who: who)
+        remoteChange = nil
+        remoteChangeAtSave = nil
+        banner = RemoteNoteDeletion.banner(who: who)
+    }
+
+    /// Makes the open note a new one, to be saved again where it was (Ctrl-S after a deletion,
+    /// "Save as new note"): the same title and extension, no rev to update.
+    mutating func becomeNew() {
+        if let name = entry?.name, ClubLayout.hasExtension(name, in: ClubLayout.noteExtensions) {
+            newNoteExtension = String(name.dropFirst(ClubLayout.title(of: name).count + 1))
+        }
+        entry = nil
+        baseRev = nil
+        remoteDeletion = nil
+        remoteChange = nil
+        remoteChangeAtSave = nil
+        queuedItem = nil
+        banner = nil
+        editorCleanIsSaved = false
+    }
+}
+
+/// The open note was deleted on the server by another member.
+public struct RemoteNoteDeletion: Equatable, Sendable {
+    /// Who deleted it: the member's display name, or "another member" when the server cannot say.
+    public var who: String
+
+    public init(who: String) { self.who = who }
+
+    /// What the editor says at once: "Deleted by ann · Ctrl-S saves it again as a new note".
+    static func banner(who: String) -> String {
+        "Deleted by \(TerminalSafe.escape(who)) · Ctrl-S saves it again as a new note · Esc closes"
     }
 }
 

@@ -24,6 +24,8 @@ final class NoteViewController {
     /// Follows a link to a note (`.note(title:)` or `.path`). Until the links between notes
     /// are wired, the view says where the link goes.
     var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)?
+    /// "Back" from the view (wired to the links between notes, as the editor's Ctrl-O is).
+    var onBack: (@MainActor () -> Void)?
     /// The notes that link to the note at a path (wired to the search index's links, which
     /// answers off the UI queue and delivers on it).
     var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) -> Void)?
@@ -69,21 +71,54 @@ final class NoteViewController {
 
     private func present(fromList: Bool) {
         context.update { $0.noteView = NoteViewState(openedFromList: fromList) }
-        refreshBacklinks()
-        if let layer, context.compositor.contains(layer) { return }
-        let layer = NoteViewLayer(model: context.model, controller: self)
-        self.layer = layer
-        context.present(layer)
     }
 
     /// Leaves the view: back to the editor, or (opened from the list, and not `toEditor`)
     /// closes the note too.
     func close(toEditor: Bool) {
         let fromList = context.state.noteView?.openedFromList ?? false
-        if let layer { context.dismiss(layer) }
-        layer = nil
         context.update { $0.noteView = nil }
         if fromList, !toEditor { closeNote?() }
+    }
+
+    /// After every change of the state: the layer is shown while ``AppState/noteView`` is set
+    /// (and a note is open), and a note opened to a place (``NoteSession/arrival``: "Back", a
+    /// link followed from the view) goes there once its text is in, in the view if it was left
+    /// in the view. Whoever closes a note for another only clears the state.
+    func stateChanged() {
+        if let session = context.state.note, session.phase == .editing, let place = session.arrival {
+            context.model.updateQuietly { state in
+                state.note?.arrival = nil
+                if let cursor = place.cursor {
+                    state.note?.editor.focus = .body
+                    state.note?.editor.body.moveCursor(to: cursor)
+                }
+                // The mode it was left in: the view as it was, or the editor (Back to the note
+                // that is open, left in the editor, closes its view).
+                state.noteView = place.view
+            }
+        }
+        let shown = layer.map { context.compositor.contains($0) } ?? false
+        if context.state.noteView != nil, context.state.note != nil {
+            guard !shown else { return }
+            let layer = NoteViewLayer(model: context.model, controller: self)
+            self.layer = layer
+            context.present(layer)
+            refreshBacklinks()
+        } else if let layer {
+            self.layer = nil
+            if shown { context.dismiss(layer) }
+            if context.state.noteView != nil { context.model.updateQuietly { $0.noteView = nil } }
+        }
+    }
+
+    /// Ctrl-O in the view.
+    func back() {
+        if let onBack {
+            onBack()
+        } else {
+            context.say(StatusMessage("No note to go back to: Back follows the links you followed"))
+        }
     }
 
     /// The editor's key for the view; true if taken.

@@ -13,7 +13,7 @@ import TerminalUI
 @MainActor
 final class NoteViewLayer: Layer {
     enum Action: Hashable, Sendable {
-        case up, down, pageUp, pageDown, top, bottom, left, right, nextLink, previousLink, open, edit, close
+        case up, down, pageUp, pageDown, top, bottom, left, right, nextLink, previousLink, open, back, edit, close
     }
 
     static let bindings = KeyBindings<Action>(group: "Rendered view", [
@@ -28,6 +28,8 @@ final class NoteViewLayer: Layer {
         .init([.tab], .nextLink, "Next link or photo"),
         .init([.backTab], .previousLink, "Previous link or photo"),
         .init([.enter], .open, "Follow the link (asks before a web address) / open the photo"),
+        // The editor's key for it (LinksController): from the view too, and back to the view.
+        .init([.ctrl("o")], .back, "Back to the note the last followed link left"),
         .init([.alt("v"), .char("e")], .edit, "Rendered view off: edit the note", keyLabel: "Alt-V / e"),
         .init([.escape, .char("q")], .close, "Close the view", keyLabel: "Esc q"),
     ])
@@ -224,6 +226,7 @@ final class NoteViewLayer: Layer {
             if let note = rendered(width: textArea.width), let index = model.state.noteView?.selectedLink, note.links.indices.contains(index) {
                 controller.follow(note.links[index])
             }
+        case .back: controller.back()
         case .edit: controller.close(toEditor: true)
         case .close: controller.close(toEditor: false)
         }
@@ -302,6 +305,15 @@ final class NoteViewLayer: Layer {
                 return
             }
             x = end
+        }
+    }
+
+    /// The keys `handle` leaves to the compositor; every other key (and every click) is the
+    /// view's, so help lists none of the editor's keys under it.
+    func letsThrough(_ key: Key?) -> Bool {
+        switch key {
+        case .f(1)?, .ctrl("l")?, .ctrl("c")?, .resize?: return true
+        default: return false
         }
     }
 

@@ -52,6 +52,8 @@ extension NotesController {
         }
         if session.isReadOnly {
             context.say(.error("This note is read-only: it is not valid UTF-8 text"))
+        } else if let deletion = session.remoteDeletion {
+            context.say(StatusMessage("Nothing to merge: \(TerminalSafe.escape(deletion.who)) deleted it; Ctrl-S saves it again as a new note"))
         } else if session.entry == nil {
             context.say(StatusMessage("Nothing to merge: this note is not on the server yet"))
         } else if !canMerge(session) {
@@ -121,7 +123,11 @@ extension NotesController {
             }
             return
         case .failure(.notFound(let path)) where !path.hasPrefix("rev:"):
-            return giveUp("it was deleted there")
+            // Not a change to merge: another member deleted it (the banner says who, and a save
+            // offers to put it back as a new note).
+            session.closeAfterSave = false
+            context.update { $0.note = session }
+            return deletedOnServer(ask: isSave)
         case .failure(let error):
             return giveUp("could not merge: \(error.message)")
         }

@@ -73,6 +73,7 @@ extension NotesController {
                 }
             }
         }
+        if close { showInList(session) }
     }
 
     /// A rename made offline: queued, and shown at once under its new name.

@@ -22,6 +22,11 @@ extension NotesController {
             context.say(.error(state.readsOnly ? AppState.readerRefusal : "This note is read-only: it is not valid UTF-8 text"))
             return
         }
+        if let deletion = session.remoteDeletion {
+            // Deleted on the server: there is no note to update, only a choice to make.
+            askAboutDeletedNote(who: deletion.who)
+            return
+        }
         if let problem = NoteSession.titleProblem(session.editor.title.text) {
             context.update {
                 $0.note?.closeAfterSave = false
@@ -64,8 +69,8 @@ extension NotesController {
                     do throws(RemoteError) {
                         current = try await store.metadata(entry.path)
                     } catch .notFound {
-                        // Deleted on the server since it was opened: a conflict, as an update would be.
-                        throw RemoteError.conflict(entry.path)
+                        // Deleted on the server since it was opened: said as such below.
+                        throw RemoteError.notFound(entry.path)
                     }
                     guard current.rev == baseRev else { throw RemoteError.conflict(entry.path) }
                     return try await store.move(from: entry.path, to: target, autorename: false)
@@ -75,6 +80,8 @@ extension NotesController {
                     moved = entry
                     path = entry.path
                     rev = entry.rev ?? baseRev
+                case .failure(.notFound(let gone)) where gone == entry.path:
+                    return SaveReply(result: .failure(.notFound(gone)), deleted: true)
                 case .failure(let error):
                     return SaveReply(result: .failure(error))
                 }
@@ -134,6 +141,10 @@ extension NotesController {
                 $0.note = session
                 $0.message = .error("A note named \"\(TerminalSafe.escape(name))\" already exists; change the title (Ctrl-T) or rename that note first")
             }
+        case .deleted:
+            session.closeAfterSave = false
+            context.model.updateQuietly { $0.note = session }
+            deletedOnServer(ask: true)
         case .merge:
             // Another member saved since it was opened: merge their change with ours.
             context.model.updateQuietly { $0.note = session }
@@ -205,10 +216,67 @@ extension NotesController {
             $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
             $0.message = StatusMessage("Saved \"\(TerminalSafe.escape(entry.name))\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
+        // Closed: the list is on the saved note now (if the list has it yet), and again once
+        // the load below has it at its new place.
+        if close { showInList(session) }
         refresher.refresh(.notes, select: entry.pathLower)
         if pending != nil, let open = state.note, open.phase == .editing, open.merge == nil, canMerge(open) {
             startMerge(.afterSave)
         }
+    }
+
+    /// The open note is gone from the server (a save or a merge found so): the banner says who
+    /// deleted it, and with `ask` the choice is offered at once (as Ctrl-S offers it from then on).
+    func deletedOnServer(ask: Bool) {
+        guard let session = state.note, let entry = session.entry else { return }
+        if let known = session.remoteDeletion {
+            if ask { askAboutDeletedNote(who: known.who) }
+            return
+        }
+        let draftID = session.draftID
+        let mark: @MainActor (String?) -> Void = { [weak self] who in
+            guard let self, let open = self.state.note, open.draftID == draftID, open.entry?.pathLower == entry.pathLower else { return }
+            guard let who else {
+                // There again (restored meanwhile): the next Ctrl-S saves over it as usual.
+                self.context.say(StatusMessage("\"\(TerminalSafe.escape(entry.name))\" is on the server again; Ctrl-S saves"))
+                return
+            }
+            self.context.update {
+                $0.note?.markDeleted(by: who)
+                $0.message = .error("\"\(TerminalSafe.escape(entry.name))\" was deleted on the server by \(TerminalSafe.escape(who))")
+            }
+            if ask { self.askAboutDeletedNote(who: who) }
+        }
+        if let live { live.whoDeleted(entry.path, then: mark) } else { mark(LiveUpdates.unknownMember) }
+    }
+
+    /// Ctrl-S on a note another member deleted: save the text again as a new note (same title,
+    /// same place), or discard it. Cancel is the default: Enter on a reflex must not drop the
+    /// text, nor put back a note someone meant to delete.
+    func askAboutDeletedNote(who: String) {
+        guard let session = state.note else { return }
+        let name = TerminalSafe.escape(session.fileName)
+        let buttons = ["Save as new note", "Discard", "Cancel"]
+        let modal = Modal(title: "Deleted by \(TerminalSafe.escape(who))", body: [
+            "\"\(name)\" was deleted on the server by \(TerminalSafe.escape(who)).",
+            "Save as new note puts your text back as a new note. Discard closes it and drops your text.",
+        ], buttons: buttons)
+        context.present(DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
+            guard let self else { return }
+            switch choice {
+            case 0?:
+                self.context.model.updateQuietly { $0.note?.becomeNew() }
+                self.save()
+            case 1?:
+                self.context.model.updateQuietly { $0.note?.closeAfterSave = false }
+                self.discardEditor()
+            default:
+                self.context.update {
+                    $0.note?.closeAfterSave = false
+                    $0.message = StatusMessage("Not saved; your text is kept as a draft")
+                }
+            }
+        })
     }
 
     /// The conflict dialog: the server's note changed since it was opened (or, for a new note,

@@ -26,6 +26,8 @@ final class NotesController {
     weak var outboxRunner: OutboxRunner?
     /// The search results a note was opened from (NotesController+Search.swift).
     weak var searchController: (any NoteSearching)?
+    /// Who deleted a note, asked of the server as the live updates ask it (a helper's names cache).
+    weak var live: LiveUpdates?
     /// Called after a note was renamed on the server (the links to it may be updated).
     var onRenamed: (@MainActor (_ from: RemoteEntry, _ to: RemoteEntry) -> Void)?
 
@@ -342,7 +344,7 @@ final class NotesController {
     }
 
     /// Closes the editor and drops its draft.
-    private func discardEditor() {
+    func discardEditor() {
         guard let session = state.note else { return }
         // Only Discard drops a draft. A note closed without changes may still have one: its text
         // waits in the outbox, or came back from it to be merged; it stays until the server has it.
@@ -354,6 +356,14 @@ final class NotesController {
             if !queued { $0.drafts.removeAll { $0.id == session.draftID } }
             $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(TerminalSafe.escape(name))" : "Closed \(TerminalSafe.escape(name))")
         }
+        showInList(session)
+    }
+
+    /// After the editor closed: the list stays on the note it held (at its new name after a
+    /// rename or a first save), or on its draft's row, never on whatever row the list had.
+    func showInList(_ session: NoteSession) {
+        let listing = context.model.noteListing
+        context.update { $0.reselectNote(path: session.entry?.pathLower, draftID: session.draftID, notes: listing) }
     }
 
     // MARK: Helpers

@@ -74,7 +74,10 @@ extension FolderStore {
             newestFirst.removeFirst(index + 1)
         }
         let page = newestFirst.prefix(limit).map { revisionMetadata($0, of: target) }
-        return (target, page, newestFirst.count > limit)
+        // Who deleted it is told as who made revisions is: only once the server has members.
+        var told = target
+        if !revisions.showsAuthors { told.tombstone?.by = nil }
+        return (told, page, newestFirst.count > limit)
     }
 
     /// Where a revision's bytes are: its kept copy, or the live file if that still holds them.

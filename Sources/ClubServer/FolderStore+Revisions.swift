@@ -29,6 +29,9 @@ struct Tombstone: Codable, Sendable {
     /// Deleted longer ago than the history kept (`--history-days`): its history is gone, and
     /// the tombstone stays a while only so that asking for it says so (FolderStore+Retention).
     var expired: Bool?
+    /// The member who deleted it (nil in tombstones written before issue 43, or by a change on
+    /// disk), so an app with the note open can say `Deleted by ann`.
+    var by: String?
 }
 
 /// What the server knows of histories, beyond the files under `.byteclub/revisions/`.
@@ -197,7 +200,8 @@ extension FolderStore {
         for (pathLower, id) in identifiers.entries(under: prefix) {
             guard let path = try? DropboxPath.checked(pathLower), let entry = try? resolve(path), entry.exists, !entry.isDirectory else { continue }
             retire(entry)
-            revisions.tombstones?[id] = Tombstone(id: id, path: entry.path.display, deleted: now, deletedNanoseconds: Int64(clock * 1e9))
+            revisions.tombstones?[id] = Tombstone(id: id, path: entry.path.display, deleted: now, deletedNanoseconds: Int64(clock * 1e9),
+                                                  by: Caller.member ?? ClubMember.sharedName)
         }
         saveTombstones()
     }

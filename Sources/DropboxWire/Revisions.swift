@@ -69,23 +69,30 @@ public struct ListRevisionsResult: Sendable, Hashable, Codable {
     public var isDeleted: Bool
     /// When it was deleted, if it is.
     public var serverDeleted: Date?
+    /// Who deleted it (an account id, as `modified_by`): the club server's own field, which
+    /// Dropbox does not send.
+    public var deletedBy: String?
     public var entries: [FileMetadata]
     /// More, older revisions exist: ask again with `before_rev` set to the last entry's rev.
     public var hasMore: Bool
 
-    public init(isDeleted: Bool, serverDeleted: Date? = nil, entries: [FileMetadata], hasMore: Bool) {
+    public init(isDeleted: Bool, serverDeleted: Date? = nil, deletedBy: String? = nil, entries: [FileMetadata], hasMore: Bool) {
         self.isDeleted = isDeleted
         self.serverDeleted = serverDeleted
+        self.deletedBy = deletedBy
         self.entries = entries
         self.hasMore = hasMore
     }
 
-    enum CodingKeys: String, CodingKey { case isDeleted = "is_deleted", serverDeleted = "server_deleted", entries, hasMore = "has_more" }
+    enum CodingKeys: String, CodingKey {
+        case isDeleted = "is_deleted", serverDeleted = "server_deleted", deletedBy = "deleted_by", entries, hasMore = "has_more"
+    }
 
     public init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: CodingKeys.self)
         isDeleted = try object.decode(Bool.self, forKey: .isDeleted)
         serverDeleted = try object.decodeIfPresent(WireDate.self, forKey: .serverDeleted)?.date
+        deletedBy = try object.decodeIfPresent(String.self, forKey: .deletedBy)
         entries = try object.decode([FileMetadata].self, forKey: .entries)
         hasMore = try object.decodeIfPresent(Bool.self, forKey: .hasMore) ?? false
     }
@@ -94,6 +101,7 @@ public struct ListRevisionsResult: Sendable, Hashable, Codable {
         var object = encoder.container(keyedBy: CodingKeys.self)
         try object.encode(isDeleted, forKey: .isDeleted)
         try object.encodeIfPresent(serverDeleted.map(WireDate.init), forKey: .serverDeleted)
+        try object.encodeIfPresent(deletedBy, forKey: .deletedBy)
         try object.encode(entries, forKey: .entries)
         try object.encode(hasMore, forKey: .hasMore)
     }

@@ -22,7 +22,8 @@ extension DropboxStore {
         if entries.count > 100 {
             throw .server(status: 0, detail: "the server answered \(entries.count) revisions of \(path) where at most 100 were asked for; refused")
         }
-        return RemoteRevisions(entries: entries, isDeleted: answer.isDeleted, serverDeleted: answer.serverDeleted, hasMore: answer.hasMore)
+        return RemoteRevisions(entries: entries, isDeleted: answer.isDeleted, serverDeleted: answer.serverDeleted,
+                               deletedBy: answer.isDeleted ? answer.deletedBy : nil, hasMore: answer.hasMore)
     }
 
     /// An unknown rev (`invalid_revision`, or a rev of another file) is `.notFound("rev R of PATH")`.

@@ -79,13 +79,17 @@ public struct RemoteRevisions: Sendable, Hashable {
     public var isDeleted: Bool
     /// When it was deleted, if it is.
     public var serverDeleted: Date?
+    /// Who deleted it, as an account id (``RemoteAccount/id``), where the server says (a club
+    /// server does; Dropbox does not).
+    public var deletedBy: String?
     /// Older revisions exist: ask again with `before:` the last one's rev.
     public var hasMore: Bool
 
-    public init(entries: [RemoteEntry], isDeleted: Bool, serverDeleted: Date? = nil, hasMore: Bool = false) {
+    public init(entries: [RemoteEntry], isDeleted: Bool, serverDeleted: Date? = nil, deletedBy: String? = nil, hasMore: Bool = false) {
         self.entries = entries
         self.isDeleted = isDeleted
         self.serverDeleted = serverDeleted
+        self.deletedBy = deletedBy
         self.hasMore = hasMore
     }
 }

@@ -90,28 +90,46 @@ public final class Compositor {
         return .consumed
     }
 
-    /// Every command of the layers on the stack, top layer first, then the global ones.
+    /// Every command of the layers on the stack, top layer first, then the global ones: each
+    /// key listed once, with what it does here.
     ///
-    /// Duplicates (the same keys and description from two layers) are listed once. A global
-    /// key that a layer binds (Ctrl-C in the editor copies) or types (`?` in the editor) is
-    /// left out of the global rows: help lists only keys that do what it says.
+    /// A key goes to the nearest layer that takes it, so help gives it the nearest row that
+    /// binds it: a row of a farther layer (or a later row of the same layer, which lists its
+    /// nearest keys first) loses the keys a nearer row claimed, and is dropped when none is
+    /// left (in the editor Shift-Tab outdents, so the tabs' "Previous tab" row goes). Keys a
+    /// layer keeps from the layers below (``Layer/letsThrough(_:)``) drop those layers' rows
+    /// for them too. A global key that a layer types (`?` in the editor) is left out as well.
     public func commands() -> [Command] {
+        var claimed = Set<Key>()
         var seen = Set<Command>()
         var result: [Command] = []
-        let layerCommands = layers.reversed().flatMap { $0.commands() }
-        let claimed = Set(layerCommands.flatMap(\.keys))
-        let typing = layers.contains { $0.claimsTyping() }
-        let globals = globalBindings.commands.compactMap { command -> Command? in
-            let keys = command.keys.filter { key in
-                if claimed.contains(key) { return false }
-                if typing, case .char = key { return false }
-                return true
+        /// Adds what is left of `command` once `reaches` filtered its keys.
+        func add(_ command: Command, reaches: (Key?) -> Bool) {
+            // A row of no keys (a mouse gesture) is listed where its layer gets the mouse.
+            if command.keys.isEmpty {
+                if reaches(nil), seen.insert(command).inserted { result.append(command) }
+                return
             }
-            if keys.count == command.keys.count { return command }
-            return keys.isEmpty ? nil : Command(keys: keys, description: command.description, group: command.group)
+            let keys = command.keys.filter { !claimed.contains($0) && reaches($0) }
+            guard !keys.isEmpty else { return }
+            claimed.formUnion(keys)
+            let shown = keys.count == command.keys.count ? command : Command(keys: keys, description: command.description, group: command.group)
+            if seen.insert(shown).inserted { result.append(shown) }
         }
-        for command in layerCommands + globals where seen.insert(command).inserted {
-            result.append(command)
+        var above: [any Layer] = []
+        for layer in layers.reversed() {
+            let over = above
+            for command in layer.commands() {
+                add(command) { key in over.allSatisfy { $0.letsThrough(key) } }
+            }
+            above.append(layer)
+        }
+        let typing = layers.contains { $0.claimsTyping() }
+        for command in globalBindings.commands {
+            add(command) { key in
+                if typing, case .char? = key { return false }
+                return above.allSatisfy { $0.letsThrough(key) }
+            }
         }
         return result
     }

@@ -24,11 +24,17 @@ public protocol Layer: AnyObject {
     /// Whether printable keys are text here now (an editor, a field being typed in): help
     /// then leaves out global keys such as `?` that would be typed instead.
     func claimsTyping() -> Bool
+
+    /// Whether `key`, when this layer does not use it, reaches the layers below (nil: clicks
+    /// and the wheel). Help lists a lower layer's row only for keys that reach it; a layer
+    /// that keeps every key (a view over the editor, a dialog) says which ones it lets by.
+    func letsThrough(_ key: Key?) -> Bool
 }
 
 extension Layer {
     public func commands() -> [Command] { [] }
     public func claimsTyping() -> Bool { false }
+    public func letsThrough(_ key: Key?) -> Bool { true }
 }
 
 /// What a layer can do to the screen while it handles a key.

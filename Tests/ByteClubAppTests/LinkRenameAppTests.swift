@@ -104,6 +104,6 @@ final class LinkClickAppTests: XCTestCase {
             harness.app.state.note?.entry?.name == "Packing.md" && harness.app.state.note?.phase == .editing
         }
         XCTAssertEqual(harness.app.state.note?.editor.body.text, "Boots\n")
-        XCTAssertEqual(harness.app.state.links.history, ["/byteclub/Trip plan.md"])
+        XCTAssertEqual(harness.app.state.links.history.map(\.path), ["/byteclub/Trip plan.md"])
     }
 }

@@ -33,6 +33,29 @@ final class NoteSaveStateMachineTests: XCTestCase {
         XCTAssertEqual(outcome(reply), .nameTaken)
     }
 
+    /// A note gone from the server is never "changed on the server": the user chooses to save
+    /// it again as a new note or to discard it. Made new, it keeps its title and extension and
+    /// updates no rev.
+    func testANoteDeletedOnTheServerAsksToSaveItAgainNeverToOverwrite() {
+        let gone = NoteSave.Reply(result: .failure(.notFound("/byteclub/Plan.txt")), deleted: true)
+        XCTAssertEqual(outcome(gone), .deleted)
+        XCTAssertEqual(outcome(gone, canMerge: false, canQueue: false), .deleted)
+
+        var session = NoteSession(loading: note("Plan.txt"))
+        session.phase = .editing
+        session.remoteChange = RemoteNoteChange(entry: note("Plan.txt", rev: "bbbbbbbbbb"), who: "ray", when: Date())
+        session.markDeleted(by: "ann")
+        XCTAssertEqual(session.remoteDeletion, RemoteNoteDeletion(who: "ann"))
+        XCTAssertNil(session.remoteChange, "nothing is left to merge")
+        XCTAssertEqual(session.banner, "Deleted by ann · Ctrl-S saves it again as a new note · Esc closes")
+        session.becomeNew()
+        XCTAssertNil(session.entry)
+        XCTAssertNil(session.baseRev)
+        XCTAssertNil(session.remoteDeletion)
+        XCTAssertNil(session.banner)
+        XCTAssertEqual(session.fileName, "Plan.txt", "a .txt note stays .txt")
+    }
+
     func testAnUnreachableServerQueuesTheTextOnlyWithAnOutboxAndNeverACopy() {
         let gone = NoteSave.Reply(result: .failure(.network("Connection refused")))
         XCTAssertEqual(outcome(gone), .queue(.network("Connection refused")))

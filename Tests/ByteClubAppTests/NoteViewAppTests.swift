@@ -108,8 +108,9 @@ final class NoteViewAppTests: XCTestCase {
         XCTAssertEqual(followed, [.note(title: "Other note"), .note(title: "Missing one")])
     }
 
-    /// As the app wires them: a note link followed from the view opens that note in the editor
-    /// (leaving the view), and a link to a note the club lacks is drawn as missing.
+    /// As the app wires them: a note link followed from the view opens that note in the view
+    /// (issue 43: the mode the link was followed in), and a link to a note the club lacks is
+    /// drawn as missing.
     func testANoteLinkFollowedFromTheViewOpensItsNote() async throws {
         let harness = try await harness()
         await newNote("Read [[Welcome to Byte Club]], not [[Nowhere at all]].", harness)
@@ -123,8 +124,9 @@ final class NoteViewAppTests: XCTestCase {
         harness.press(.tab, .enter)
         await harness.waitUntil("the linked note to open") {
             harness.app.state.note?.entry?.name == "Welcome to Byte Club.txt" && harness.app.state.note?.phase == .editing
+                && harness.app.state.noteView != nil
         }
-        XCTAssertNil(harness.app.state.noteView)
+        XCTAssertTrue(harness.render(width: 80, height: 24).dump().contains("Welcome to Byte Club.txt · Rendered view"))
     }
 
     func testInsertAPhotoTypesTheChosenPhotosReference() async throws {

@@ -140,7 +140,8 @@ final class EditorEndToEndTests: XCTestCase {
         // Replace all is one undo step.
         try tmux.press("Escape")
         try tmux.press("M-r")
-        tmux.waitFor("Replace with:")
+        // The replace bar shows its keys, as nano's and micro's do.
+        tmux.waitFor(all: ["Replace with:", "Alt-A all", "Enter one", "Esc close"])
         try tmux.press("C-u")
         try tmux.type("fox")
         try tmux.press("Tab")

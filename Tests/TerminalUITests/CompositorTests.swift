@@ -166,4 +166,60 @@ final class CompositorTests: XCTestCase {
         XCTAssertEqual(Probe.renderOrder, [])
         XCTAssertEqual(compositor.handle(.char("q")), .consumed)
     }
+
+    /// Help lists a key once, with what it does where the user is: the nearest row that binds
+    /// it (a nearer layer, or an earlier row of one layer) keeps it, a farther row loses it (and
+    /// goes when it has no key left), and a layer that keeps keys from the layers below hides
+    /// their rows for those keys, the global ones included.
+    func testHelpGivesEachKeyTheRowOfTheNearestLayerThatBindsIt() async {
+        let compositor = Compositor()
+        let screen = Rows("screen", [
+            Command(keys: [.backTab], description: "Outdent", group: "Editor"),
+            Command(keys: [.tab, .backTab], description: "Next / previous tab", group: "General"),
+            Command(keys: [.backTab], description: "Previous tab", group: "General"),
+            Command(keys: [.char("x")], description: "Cut", group: "Editor"),
+            Command(keys: [], description: "Click to place the cursor", group: "Editor", keyLabel: "Click"),
+        ])
+        compositor.push(screen)
+        var help = compositor.commands()
+        XCTAssertEqual(help.filter { $0.keys.contains(.backTab) }.map(\.description), ["Outdent"])
+        let tabRow = help.first { $0.description == "Next / previous tab" }
+        XCTAssertEqual(tabRow?.keys, [.tab])
+        XCTAssertEqual(tabRow?.keyLabel, "Tab", "the label says only the keys left")
+        XCTAssertFalse(help.contains { $0.description == "Previous tab" }, "no key left: the row goes")
+
+        let over = Rows("over", [Command(keys: [.char("x")], description: "Close the view", group: "View")], lets: { key in
+            if case .ctrl? = key { return true }
+            return false
+        })
+        compositor.push(over)
+        help = compositor.commands()
+        XCTAssertEqual(help.filter { $0.keys.contains(.char("x")) }.map(\.description), ["Close the view"])
+        XCTAssertFalse(help.contains { $0.description == "Outdent" || $0.description.hasPrefix("Next") }, "kept by the layer above")
+        XCTAssertFalse(help.contains { $0.description == "Click to place the cursor" }, "the mouse is kept too")
+        XCTAssertEqual(help.filter { $0.group == "General" }.map(\.description), ["Redraw the screen", "Quit at once"],
+                       "only the control keys get past it")
+        for key in Set(help.flatMap(\.keys)) {
+            XCTAssertEqual(help.filter { $0.keys.contains(key) }.count, 1, "\(key.label) is listed once")
+        }
+    }
+}
+
+/// A layer that lists given rows and lets through the keys `lets` says.
+@MainActor
+private final class Rows: Layer {
+    let name: String
+    let rows: [Command]
+    let lets: (Key?) -> Bool
+
+    init(_ name: String, _ rows: [Command], lets: @escaping (Key?) -> Bool = { _ in true }) {
+        self.name = name
+        self.rows = rows
+        self.lets = lets
+    }
+
+    func render(into canvas: any Canvas, area: Rect) {}
+    func handle(_ key: Key, context: LayerContext) -> EventResult { .ignored }
+    func commands() -> [Command] { rows }
+    func letsThrough(_ key: Key?) -> Bool { lets(key) }
 }

@@ -119,4 +119,33 @@ final class NoteEditorFindTests: XCTestCase {
         XCTAssertEqual(state.handle(.backspace), .edited, "Backspace removes the selection")
         XCTAssertEqual(state.body.text, "hello ond line")
     }
+
+    /// The replace bar shows its keys on screen, as nano's and micro's do, and keeps them there
+    /// while both fields hold text; each line says what Enter does in the field being typed in.
+    func testTheReplaceBarShowsItsKeys() async {
+        var state = NoteEditorState(body: "a cat, a cat", isNew: false)
+        _ = state.handle(.ctrl("\\"))
+        func screen() -> String {
+            let canvas = GridCanvas(width: 80, height: 12)
+            NoteEditor().render(into: canvas, area: canvas.bounds, state: &state)
+            return canvas.dump()
+        }
+        for words in ["Find:", "Replace with:", "Alt-A all", "Enter one", "Esc close", "Enter next match"] {
+            XCTAssertTrue(screen().contains(words), "\(words) in:\n\(screen())")
+        }
+        for key in KeyDecoder.decode("cat") { _ = state.handle(key) }
+        _ = state.handle(.tab)
+        for key in KeyDecoder.decode("dog") { _ = state.handle(key) }
+        let typed = screen()
+        XCTAssertTrue(typed.contains("Replace with: dog"), typed)
+        for words in ["Enter one", "Alt-A all", "Esc close"] {
+            XCTAssertTrue(typed.contains(words), "\(words), with text in both fields:\n\(typed)")
+        }
+        XCTAssertFalse(typed.contains("Enter next match"), "in Replace with, Enter replaces one")
+
+        // A short pane keeps the fields and drops the row of keys first.
+        let short = GridCanvas(width: 80, height: 6)
+        NoteEditor().render(into: short, area: short.bounds, state: &state)
+        XCTAssertTrue(short.dump().contains("Replace with: dog"), short.dump())
+    }
 }

@@ -76,9 +76,11 @@ public struct NoteEditor: Sendable {
         }
         guard !bodyArea.isEmpty else { return }
         var textArea = bodyArea
-        if let bar = state.bar, bodyArea.height > bar.height {
+        // The replace bar's row of keys goes first when the pane is short: its fields are kept.
+        if let bar = state.bar, case let rows = min(bar.height, max(bodyArea.height - 3, bar.mode == .replace ? 2 : 1)),
+           bodyArea.height > rows {
             let barArea: Rect
-            (textArea, barArea) = bodyArea.splitBottom(bar.height)
+            (textArea, barArea) = bodyArea.splitBottom(rows)
             renderBar(into: canvas, area: barArea, state: &state)
         }
 
@@ -124,8 +126,12 @@ public struct NoteEditor: Sendable {
         }
         TextInput(prompt: prompt, isFocused: isFocused && bar.field == .query).render(into: canvas, area: queryArea, state: &bar.query)
         if bar.mode == .replace, area.height > 1 {
-            TextInput(prompt: "Replace with: ", placeholder: "Enter replaces · Alt-A all · Tab switches", isFocused: isFocused && bar.field == .replacement)
+            TextInput(prompt: "Replace with: ", isFocused: isFocused && bar.field == .replacement)
                 .render(into: canvas, area: area.row(1), state: &bar.replacement)
+        }
+        // The keys stay on screen whatever is typed (a placeholder went once the field had text).
+        if let hint = bar.keyHint, area.height > 2 {
+            canvas.put(hint, in: area.row(2), alignment: .left, style: theme.muted)
         }
         state.bar = bar
     }

@@ -35,8 +35,19 @@ extension NoteEditorState {
             return "\(current + 1)/\(matches.count)"
         }
 
-        /// The rows the bar takes at the bottom of the editor.
-        public var height: Int { mode == .replace ? 2 : 1 }
+        /// The rows the bar takes at the bottom of the editor: replacing, the two fields and a
+        /// row of its keys (as nano and micro show theirs).
+        public var height: Int { mode == .replace ? 3 : 1 }
+
+        /// The replace bar's keys, as they work from the field being typed in: Enter finds the
+        /// next match from Find, and replaces one from Replace with.
+        public var keyHint: String? {
+            guard mode == .replace else { return nil }
+            switch field {
+            case .query: return "Enter next match · Tab then Enter one · Alt-A all · Esc close"
+            case .replacement: return "Enter one · Alt-A all · Tab back to Find · Esc close"
+            }
+        }
     }
 
     /// What the bar's keys do.

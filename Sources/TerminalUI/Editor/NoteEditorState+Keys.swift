@@ -62,6 +62,21 @@ extension NoteEditorState {
         bindings.commands + titleBindings.commands + bodyBindings.commands
     }
 
+    /// The editor's keys as they work where the cursor is, for help: a key listed with what it
+    /// does here. In the Title, Tab and Enter go to the body (and the clipboard keys take the
+    /// whole title); in the body they indent and start a line. Shift-Tab is listed only on a
+    /// list item it can outdent: elsewhere the editor leaves it to the screen (the other tab).
+    public var commandsHere: [Command] {
+        switch focus {
+        case .title:
+            let clipboard = Self.bodyBindings.bindings.filter { [.copy, .cut, .paste].contains($0.action) }
+            return Self.bindings.commands + Self.titleBindings.commands + KeyBindings(group: "Editor", clipboard).commands
+        case .body:
+            let body = body.canOutdentListItem ? Self.bodyBindings.bindings : Self.bodyBindings.bindings.filter { $0.action != .outdent }
+            return Self.bindings.commands + KeyBindings(group: "Editor", body).commands
+        }
+    }
+
     /// The editor's keys in a few words, for the status bar while typing.
     public static let hint = "Ctrl-S save · Ctrl-F find · Ctrl-C/X/V copy/cut/paste · Ctrl-Z undo · Esc close"
 }

@@ -88,11 +88,16 @@ extension TextBuffer {
         return true
     }
 
+    /// Whether Shift-Tab would outdent here: the cursor's line is an indented list item.
+    public var canOutdentListItem: Bool {
+        Self.listItem(in: lines[cursor.line]).map { !$0.indent.isEmpty } ?? false
+    }
+
     /// Shift-Tab on an indented list item: up to ``tabWidth`` blanks (or one tab) go from its
     /// start. Returns false on a line that is not a list item or has no indent.
     public mutating func outdentListItem() -> Bool {
         let line = lines[cursor.line]
-        guard let item = Self.listItem(in: line), !item.indent.isEmpty else { return false }
+        guard canOutdentListItem else { return false }
         var count = 0
         if line[0] == "\t" {
             count = 1

@@ -51,10 +51,18 @@ public final class DialogLayer: Layer {
         return .consumed
     }
 
+    /// Only control and function keys get past a dialog (see ``handle(_:context:)``).
+    public func letsThrough(_ key: Key?) -> Bool {
+        switch key {
+        case .ctrl?, .f?: return true
+        default: return false
+        }
+    }
+
     public func commands() -> [Command] {
         var commands = ModalState.bindings.commands
         if !modal.buttons.isEmpty {
-            let letters = modal.buttons.compactMap { $0.first.map { String($0).lowercased() } }
+            let letters = modal.accelerators.compactMap { $0.map { String($0.letter) } }
             commands.append(Command(
                 keys: letters.map { .char(Character($0)) },
                 description: "Choose " + modal.buttons.joined(separator: " / "),

@@ -45,6 +45,42 @@ public struct Modal: Sendable {
         self.bodyIsError = bodyIsError
     }
 
+    /// Each button's accelerator (the letter that chooses it, underlined), in button order.
+    public var accelerators: [Accelerator?] { Self.accelerators(for: buttons) }
+
+    /// A button's accelerator: the letter that chooses it (lowercased) and where it is in the
+    /// label (a `Character` offset), so that letter is the one underlined.
+    public struct Accelerator: Hashable, Sendable {
+        public var letter: Character
+        public var offset: Int
+    }
+
+    /// Gives each button a letter no other button of the dialog has, so a letter never
+    /// underlines two buttons and chooses only one: the first letter of its label when that is
+    /// free, else the first letter of another word ("Save as copy": `a`, `c`), else any letter
+    /// of the label. Earlier buttons choose first. A button whose letters are all taken has no
+    /// accelerator (Tab and Enter still reach it).
+    public static func accelerators(for buttons: [String]) -> [Accelerator?] {
+        var taken = Set<Character>()
+        return buttons.map { label in
+            let characters = Array(label)
+            func letter(at offset: Int) -> Character? {
+                guard characters[offset].isLetter, let lower = characters[offset].lowercased().first,
+                      characters[offset].lowercased().count == 1, !taken.contains(lower) else { return nil }
+                return lower
+            }
+            let wordStarts = characters.indices.filter { $0 == 0 || characters[$0 - 1] == " " }
+            let order = wordStarts + characters.indices.filter { !wordStarts.contains($0) }
+            for offset in order {
+                if let lower = letter(at: offset) {
+                    taken.insert(lower)
+                    return Accelerator(letter: lower, offset: offset)
+                }
+            }
+            return nil
+        }
+    }
+
     /// The button row's text width, each button drawn as "[ Label ]" with two spaces between.
     var buttonsWidth: Int {
         buttons.isEmpty ? 0 : buttons.map { TextWidth.of($0) + 4 }.reduce(0, +) + 2 * (buttons.count - 1)
@@ -111,16 +147,21 @@ public struct Modal: Sendable {
             y += 1
             line(hint, theme.muted)
         }
+        let accelerators = self.accelerators
         for (index, frame) in buttonFrames(in: area).enumerated() where frame.y < box.maxY - 1 {
             let isSelected = index == state.selected
             let style = isSelected ? theme.buttonSelected : theme.button
-            let label = buttons[index]
+            let label = Array(buttons[index])
             canvas.fill(frame, style: style)
             var x = canvas.put("[ ", at: frame.origin, style: style, clip: frame)
-            // The first letter is the button's hotkey, so it is underlined.
-            if let first = label.first {
-                x = canvas.put(String(first), at: Point(x: x, y: frame.y), style: style.adding(.underline), clip: frame)
-                x = canvas.put(label.dropFirst(), at: Point(x: x, y: frame.y), style: style, clip: frame)
+            // The letter that chooses the button is underlined, and only that one.
+            let underlined = accelerators[index]?.offset ?? -1
+            x = canvas.put(String(label.prefix(max(0, underlined))), at: Point(x: x, y: frame.y), style: style, clip: frame)
+            if label.indices.contains(underlined) {
+                x = canvas.put(String(label[underlined]), at: Point(x: x, y: frame.y), style: style.adding(.underline), clip: frame)
+                x = canvas.put(String(label[(underlined + 1)...]), at: Point(x: x, y: frame.y), style: style, clip: frame)
+            } else if underlined < 0 {
+                x = canvas.put(String(label), at: Point(x: x, y: frame.y), style: style, clip: frame)
             }
             canvas.put(" ]", at: Point(x: x, y: frame.y), style: style, clip: frame)
         }
@@ -151,7 +192,7 @@ public enum ModalOutcome: Hashable, Sendable {
     case ignored
     /// The selected button changed.
     case moved
-    /// A button was chosen (Enter, its first letter, or a click).
+    /// A button was chosen (Enter, its accelerator letter, or a click).
     case chosen(Int)
     /// Esc.
     case cancelled
@@ -168,7 +209,7 @@ public struct ModalState: Hashable, Sendable {
     /// What the dialog keys do.
     public enum Action: Hashable, Sendable { case next, previous, choose, cancel }
 
-    /// The dialog keys, for help; a button's first letter also chooses it.
+    /// The dialog keys, for help; a button's accelerator letter (``Modal/accelerators``) also chooses it.
     public static let bindings = KeyBindings<Action>(group: "Dialog", [
         .init([.right, .tab], .next, "Next button"),
         .init([.left, .backTab], .previous, "Previous button"),
@@ -194,12 +235,10 @@ public struct ModalState: Hashable, Sendable {
                 return .ignored
             }
         }
-        if case .char(let c) = key {
-            let letter = c.lowercased()
-            if let index = buttons.firstIndex(where: { $0.first.map { $0.lowercased() == letter } ?? false }) {
-                selected = index
-                return .chosen(index)
-            }
+        if case .char(let c) = key, let letter = c.lowercased().first,
+           let index = Modal.accelerators(for: buttons).firstIndex(where: { $0?.letter == letter }) {
+            selected = index
+            return .chosen(index)
         }
         return .ignored
     }

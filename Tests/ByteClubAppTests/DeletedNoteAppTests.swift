@@ -1,0 +1,149 @@
+import ByteClubApp
+import Foundation
+import Remote
+import TerminalUI
+import XCTest
+
+/// A note another member deletes while it is open (issue 43), against a club server with two
+/// members: the editor says `Deleted by ray` at once with no key pressed (the live updates see
+/// the deletion, the server's revisions name who), and Ctrl-S offers to save the text again as a
+/// new note or to discard it; a save that finds the note gone (no live updates, or a rename)
+/// says the same. Nothing ever says "changed on the server".
+@MainActor
+final class DeletedNoteAppTests: XCTestCase {
+    var club: MembersClub?
+
+    override func tearDown() async throws {
+        await club?.close()
+        club = nil
+    }
+
+    var drafts: DraftStore?
+
+    /// Ann's app on a club with `notes` (her drafts in ``drafts``), started, and ray's store.
+    private func annsApp(notes: [String: String], live: Bool = true) async throws -> (Harness, any RemoteStore) {
+        let club = try await MembersClub(notes: notes)
+        self.club = club
+        let drafts = DraftStore(directory: club.base.appendingPathComponent("drafts"))
+        self.drafts = drafts
+        let harness = Harness(store: club.store(token: club.annToken), drafts: drafts) { $0.liveUpdates = live }
+        await harness.start()
+        return (harness, club.store(token: club.rayToken))
+    }
+
+    private func open(_ name: String, _ harness: Harness) async throws {
+        let row = try XCTUnwrap(harness.app.noteItems.firstIndex { if case .note(let entry, _) = $0 { entry.name == name } else { false } })
+        harness.press(.home)
+        for _ in 0..<row { harness.press(.down) }
+        harness.press(.enter)
+        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.phase == .editing }
+    }
+
+    /// Every text on screen and in the status bar since the save began, for "never says".
+    private func assertNeverSaysChanged(_ harness: Harness, file: StaticString = #filePath, line: UInt = #line) {
+        let screen = harness.render(width: 120, height: 36).dump()
+        XCTAssertFalse(screen.contains("changed on the server"), screen, file: file, line: line)
+        XCTAssertFalse(harness.app.state.message?.text.contains("changed on the server") ?? false, file: file, line: line)
+    }
+
+    func testTheEditorSaysWhoDeletedItAtOnceAndCtrlSSavesItAgainAsANewNote() async throws {
+        let (harness, ray) = try await annsApp(notes: ["Plans.txt": "Day 1: Lyon\n"])
+        defer { harness.app.stopLiveUpdates() }
+        try await open("Plans.txt", harness)
+        harness.press(.char("!"))
+
+        _ = try await ray.delete("/byteclub/Plans.txt")
+        // No key pressed: the live updates see the deletion, and the server names who.
+        await harness.waitUntil("the banner") { harness.app.state.note?.remoteDeletion != nil }
+        XCTAssertEqual(harness.app.state.note?.remoteDeletion?.who, "ray")
+        XCTAssertEqual(harness.app.state.note?.banner, "Deleted by ray · Ctrl-S saves it again as a new note · Esc closes")
+        XCTAssertEqual(harness.app.state.message?.text, "ray deleted \"Plans\"")
+        XCTAssertTrue(harness.render(width: 120, height: 36).dump().contains("Deleted by ray"))
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "!Day 1: Lyon\n", "her text is untouched")
+
+        // Ctrl-R has nothing to merge.
+        harness.press(.ctrl("r"))
+        XCTAssertEqual(harness.app.state.message?.text, "Nothing to merge: ray deleted it; Ctrl-S saves it again as a new note")
+
+        harness.press(.ctrl("s"))
+        let dialog = try XCTUnwrap(harness.compositor.top as? DialogLayer, "Ctrl-S asks")
+        XCTAssertEqual(dialog.modal.title, "Deleted by ray")
+        XCTAssertEqual(dialog.modal.buttons, ["Save as new note", "Discard", "Cancel"])
+        XCTAssertEqual(dialog.state.selected, 2, "Cancel is the default")
+        assertNeverSaysChanged(harness)
+
+        harness.press(.char("s"))
+        await harness.waitUntil("the note saved again") { harness.app.state.message?.text == "Saved \"Plans.txt\"" }
+        let (data, entry) = try await ray.read("/byteclub/Plans.txt")
+        XCTAssertEqual(String(decoding: data, as: UTF8.self), "!Day 1: Lyon\n")
+        XCTAssertEqual(harness.app.state.note?.entry?.rev, entry.rev, "the editor now edits the note saved again")
+        XCTAssertNil(harness.app.state.note?.remoteDeletion)
+        XCTAssertNil(harness.app.state.note?.banner)
+        XCTAssertEqual(harness.app.state.note?.isModified, false)
+        assertNeverSaysChanged(harness)
+    }
+
+    func testDiscardClosesTheDeletedNoteAndDropsItsDraft() async throws {
+        let (harness, ray) = try await annsApp(notes: ["Plans.md": "Day 1: Lyon\n", "Budget.md": "100\n"])
+        defer { harness.app.stopLiveUpdates() }
+        try await open("Plans.md", harness)
+        harness.press(.char("!"))
+        XCTAssertTrue(harness.app.journal())
+        let draftID = try XCTUnwrap(harness.app.state.note?.draftID)
+        XCTAssertNotNil(drafts?.load(draftID))
+
+        _ = try await ray.delete("/byteclub/Plans.md")
+        await harness.waitUntil("the banner") { harness.app.state.note?.remoteDeletion?.who == "ray" }
+        harness.press(.ctrl("s"))
+        XCTAssertTrue(harness.compositor.top is DialogLayer)
+        harness.press(.char("d"))
+        XCTAssertNil(harness.app.state.note)
+        XCTAssertEqual(harness.app.state.message?.text, "Discarded the changes to Plans.md")
+        XCTAssertNil(drafts?.load(draftID), "the draft is gone")
+        let notes = try await ray.list("/byteclub").map(\.name).filter { $0.hasSuffix(".md") }
+        XCTAssertEqual(notes, ["Budget.md"], "nothing was written back")
+    }
+
+    /// Without live updates the save finds out: an update of a gone note (a conflict whose
+    /// merge finds no note) and a rename of one both say who deleted it, then ask.
+    func testASaveThatFindsTheNoteGoneSaysWhoDeletedItAndAsks() async throws {
+        let (harness, ray) = try await annsApp(notes: ["Plans.txt": "Day 1: Lyon\n", "Budget.txt": "100\n"], live: false)
+        try await open("Plans.txt", harness)
+        harness.press(.char("!"))
+        _ = try await ray.delete("/byteclub/Plans.txt")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the question") { harness.compositor.top is DialogLayer }
+        XCTAssertEqual((harness.compositor.top as? DialogLayer)?.modal.title, "Deleted by ray")
+        XCTAssertEqual(harness.app.state.note?.banner, "Deleted by ray · Ctrl-S saves it again as a new note · Esc closes")
+        XCTAssertEqual(harness.app.state.message?.text, "\"Plans.txt\" was deleted on the server by ray")
+        assertNeverSaysChanged(harness)
+        harness.press(.escape)
+        XCTAssertEqual(harness.app.state.message?.text, "Not saved; your text is kept as a draft")
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "!Day 1: Lyon\n")
+        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+
+        // Esc, Save: the same question (and nothing closes until it is answered).
+        harness.press(.escape)
+        XCTAssertEqual((harness.compositor.top as? DialogLayer)?.modal.title, "Unsaved changes")
+        harness.press(.char("s"))
+        XCTAssertEqual((harness.compositor.top as? DialogLayer)?.modal.title, "Deleted by ray")
+        harness.press(.char("c"))
+        XCTAssertNotNil(harness.app.state.note, "Cancel keeps it open")
+        harness.press(.escape, .char("d"))
+        XCTAssertNil(harness.app.state.note)
+
+        // A new title for a note that is gone: the rename finds it gone, and says who.
+        try await open("Budget.txt", harness)
+        _ = try await ray.delete("/byteclub/Budget.txt")
+        harness.press(.ctrl("t"), .end)
+        for key in KeyDecoder.decode(" 2027") { harness.press(key) }
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the question") { harness.compositor.top is DialogLayer }
+        XCTAssertEqual((harness.compositor.top as? DialogLayer)?.modal.title, "Deleted by ray")
+        assertNeverSaysChanged(harness)
+        harness.press(.char("s"))
+        await harness.waitUntil("saved under its new title") { harness.app.state.message?.text == "Saved \"Budget 2027.txt\"" }
+        let (data, _) = try await ray.read("/byteclub/Budget 2027.txt")
+        XCTAssertEqual(String(decoding: data, as: UTF8.self), "100\n")
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A note deleted by one member while another edits it, in real terminals on a `byteclub serve`

@@ -43,10 +43,13 @@ public final class AppModel {
         return idCounter
     }
 
-    /// The notes list of the current state, kept until the list, the drafts or the minute change.
+    /// The notes list of the current state, kept until the list or the drafts change, or a
+    /// relative time in it would read otherwise.
     var noteListing: NoteListing {
-        let signature = NoteListing.Signature(state, format: format)
-        if let cached = listingCache, cached.signature == signature { return cached.listing }
+        let signature = NoteListing.Signature(state)
+        if let cached = listingCache, cached.signature == signature, !RelativeTimes.due(cached.listing.nextChange, now: format.now()) {
+            return cached.listing
+        }
         let listing = NoteListing.make(state, format: format)
         listingCache = (signature, listing)
         return listing
@@ -69,7 +72,14 @@ struct AppContext {
     func update(_ change: (inout AppState) -> Void) { model.update(change) }
 
     /// Shows a dialog or a modal above everything else.
-    func present(_ layer: any Layer) { compositor.push(layer) }
+    ///
+    /// A question (a dialog, a prompt) clears the status bar's message: what was said before it
+    /// ("Saved …", an error of an earlier key) would read as news about the question. What the
+    /// question leads to is said after it.
+    func present(_ layer: any Layer) {
+        if layer is DialogLayer || layer is PromptLayer, state.message != nil { update { $0.message = nil } }
+        compositor.push(layer)
+    }
 
     func dismiss(_ layer: any Layer) { compositor.remove(layer) }
 

@@ -6,6 +6,15 @@ import TerminalUI
 public struct NoteListing: Sendable {
     public var items: [NoteItem]
     public var rows: [ListRow]
+    /// When a row's relative time ("just now", "5 min ago") next reads otherwise: the rows are
+    /// out of date from then (nil: never, as far as the times go).
+    public var nextChange: Date?
+
+    public init(items: [NoteItem], rows: [ListRow], nextChange: Date? = nil) {
+        self.items = items
+        self.rows = rows
+        self.nextChange = nextChange
+    }
 
     /// The notes list of `state`: drafts of notes the server does not have, then the notes.
     public static func make(_ state: AppState, format: DisplayFormat) -> NoteListing {
@@ -18,7 +27,14 @@ public struct NoteListing: Sendable {
         }
         let items = orphans.map { NoteItem.draft($0) }
             + state.tags.pinnedFirst(state.notes.entries).map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
-        return NoteListing(items: items, rows: rows(items, format: format, offline: state.offline, tags: state.tags))
+        var times = RelativeTimes()
+        for item in items {
+            switch item {
+            case .draft(let draft): times.drew(draft.updated, format: format)
+            case .note(let entry, _): times.drew(entry.modified, format: format)
+            }
+        }
+        return NoteListing(items: items, rows: rows(items, format: format, offline: state.offline, tags: state.tags), nextChange: times.next)
     }
 
     /// A draft of a note the server lacks reads "✎ title (draft)"; a note with a draft is marked "✎".
@@ -30,7 +46,7 @@ public struct NoteListing: Sendable {
             case .draft(let draft):
                 let title = draft.title.isEmpty ? "untitled" : draft.title
                 let waiting = offline.pendingDrafts.contains(draft.id)
-                return ListRow([(waiting ? "⇡ " : "✎ ") + title + (waiting ? " (waiting)" : " (draft)"), DisplayFormat.size(Int64(draft.body.utf8.count)),
+                return ListRow([(waiting ? "⇡ " : "✎ ") + title + (waiting ? " (waiting)" : " (draft)"), ByteFormat.size(Int64(draft.body.utf8.count)),
                                 format.relative(draft.updated)],
                                searchText: title)
             case .note(let entry, let hasDraft):
@@ -39,28 +55,27 @@ public struct NoteListing: Sendable {
                 let itemTags = tags.of(entry)
                 let pin = itemTags.isPinned ? NoteTags.pinMark + " " : ""
                 let shown = itemTags.visible.map { "#" + TerminalSafe.escape($0) }.joined(separator: " ")
-                return ListRow([pin + mark + title + (shown.isEmpty ? "" : "  " + shown), DisplayFormat.size(entry.size), format.relative(entry.modified)],
+                return ListRow([pin + mark + title + (shown.isEmpty ? "" : "  " + shown), ByteFormat.size(entry.size), format.relative(entry.modified)],
                                searchText: title, tags: itemTags.visible)
             }
         }
     }
 
-    /// What the rows depend on: a 10,000-note list formats 10,000 sizes and dates, which is too
-    /// much for every key and frame, so the rows are kept until this changes.
+    /// What the rows depend on besides the clock: a 10,000-note list formats 10,000 sizes and
+    /// dates, which is too much for every key and frame, so the rows are kept until this
+    /// changes or a relative time in them would read otherwise (``nextChange``).
     struct Signature: Equatable {
         var entries: Int
         var loaded: Bool
         var drafts: [String]
-        var minute: Int
         var offline: OfflineState
         var tags: Int
 
-        init(_ state: AppState, format: DisplayFormat) {
+        init(_ state: AppState) {
             tags = state.tags.version
             entries = state.notes.version
             loaded = state.notes.hasLoaded
             drafts = state.drafts.map { "\($0.id) \($0.updated.timeIntervalSince1970) \($0.title) \($0.body.utf8.count)" }
-            minute = Int(format.now().timeIntervalSince1970 / 60)
             offline = state.offline
         }
     }

@@ -52,7 +52,8 @@ public struct AppState: Sendable {
     public var tab: Tab = .notes
     public var notes = Listing()
     public var photos = Listing()
-    /// The status bar's label for the backend: "embedded", "http://host:port" or "dropbox".
+    /// The status bar's name for the club: "embedded", "club", "dropbox", "webdav" or the named
+    /// remote's name (``AppConfiguration/backendLabel``), never its URL.
     public var backend: String
     /// The last message; errors are shown in the error style.
     public var message: StatusMessage?
@@ -69,6 +70,10 @@ public struct AppState: Sendable {
     public var paused: [String: PausedDownload] = [:]
     /// The last message a load put up, which the next load may replace (others it leaves).
     var loadMessage: StatusMessage?
+    /// The count the status bar said last ("4 photos"). While it is still the message, the bar
+    /// shows the count of the tab on screen as the list is now (``shownMessage``), never the
+    /// other tab's, nor a count the live updates have since changed.
+    var countMessage: StatusMessage?
     /// Uploads and downloads, and which one the transfer modal shows.
     public var transfers = Transfers()
     /// The background agent's transfers (BackgroundTransfers.swift), as it last reported them.
@@ -91,6 +96,9 @@ public struct AppState: Sendable {
     public var indexing: IndexingProgress?
     /// Where "Back" goes after following links, and the backlinks panel (LinksState.swift).
     public var links = LinksState()
+    /// When the relative times the last frame drew next change (what drawing learned; the
+    /// app's clock tick asks for a frame then).
+    public var relativeTimes = RelativeTimes()
 
     public init(backend: String) {
         self.backend = backend
@@ -173,14 +181,35 @@ public struct AppState: Sendable {
     /// caught up with nothing to apply kept "Loading…" until the first longpoll's answer, 30 s.
     public mutating func finishCatchingUp(_ tab: Tab) {
         guard loadMaySay(tab) else { return }
-        message = StatusMessage(Self.summary(count: self[tab].entries.count, tab: tab))
+        sayCount()
         loadMessage = message
     }
 
+    /// Says the count of the tab on screen ("4 photos"), or that it is loading; the bar keeps it
+    /// true as the lists change (``shownMessage``) until another message replaces it.
+    public mutating func sayCount() {
+        message = countText(tab)
+        countMessage = message
+    }
+
+    /// The status bar's message as it reads now: ``message``, except that a count said last is
+    /// the count of the tab on screen, as its list is now.
+    public var shownMessage: StatusMessage? {
+        guard let message, message == countMessage else { return message }
+        return countText(tab)
+    }
+
+    /// "4 photos", "1 note"; before the tab's list is there, that it loads (or why it did not).
+    private func countText(_ tab: Tab) -> StatusMessage {
+        if self[tab].hasLoaded { return StatusMessage(Self.summary(count: self[tab].entries.count, tab: tab)) }
+        if let error = self[tab].error, !self[tab].isLoading { return .error(error) }
+        return StatusMessage("Loading \(tab.noun)…")
+    }
+
     /// Whether a load of `tab` may put its message up: the tab is on screen and what is there
-    /// is nothing, "Loading…" or an older load's message (never what an action said).
+    /// is nothing, "Loading…", a count or an older load's message (never what an action said).
     private func loadMaySay(_ tab: Tab) -> Bool {
-        tab == self.tab && (message == nil || message == loadMessage || message?.text == "Loading…")
+        tab == self.tab && (message == nil || message == loadMessage || message == countMessage || message?.text == "Loading…")
     }
 
     /// "1 note", "4 photos".

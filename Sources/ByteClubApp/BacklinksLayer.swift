@@ -58,6 +58,10 @@ final class BacklinksLayer: Layer {
         let rows = panel.rows(format: model.format).map { ListRow($0.cells.map { TerminalSafe.escape($0) }, searchText: $0.searchKey) }
         ListView(columns: Self.columns, rows: rows, emptyHint: empty).render(into: canvas, area: body, state: &list)
         if list != panel.list { model.updateQuietly { $0.links.panel?.list = list } }
+        // Over the frame's own (the screen below was drawn first): the clock tick redraws these too.
+        var times = model.state.relativeTimes
+        for note in panel.notes { times.drew(note.modified, format: model.format) }
+        if times != model.state.relativeTimes { model.updateQuietly { $0.relativeTimes = times } }
     }
 
     func handle(_ key: Key, context: LayerContext) -> EventResult {

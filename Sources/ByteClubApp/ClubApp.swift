@@ -10,6 +10,9 @@ public struct AppConfiguration: Sendable {
     public var layout = ClubLayout()
     /// Where downloaded photos go.
     public var downloadDirectory: URL?
+    /// What the status bar calls the club (`embedded`, `club`, `dropbox`, `webdav`, or a named
+    /// remote's name: ClubKit's `Backend.label`); nil: the store's `displayName`.
+    public var backendLabel: String?
     /// Where every edit is journalled; nil keeps drafts in memory only (some tests).
     public var drafts: DraftStore?
     /// Where paused downloads keep their resume data; nil keeps none.
@@ -75,6 +78,13 @@ public final class ClubApp {
     let share: ShareController
     let search: SearchController
     let links: LinksController
+    private let effects: any UIEffects
+    /// The clock's tick: relative times on screen change with no key pressed.
+    private var clockTick: (any UIRepeating)?
+    /// How often the tick looks at the clock. A relative time is at most this late ("just now"
+    /// says "1 min ago" by 65 s); a look is one comparison, and a frame follows only when a
+    /// time on screen reads otherwise (``RelativeTimes``).
+    static let clockTickInterval: Duration = .seconds(5)
 
     /// Called when the spinner should start or stop turning.
     public var onBusyChanged: (@MainActor (Bool) -> Void)? {
@@ -107,7 +117,8 @@ public final class ClubApp {
         self.store = store
         self.compositor = compositor
         self.configuration = configuration
-        model = AppModel(state: AppState(backend: store.displayName), format: configuration.format)
+        self.effects = effects
+        model = AppModel(state: AppState(backend: configuration.backendLabel ?? store.displayName), format: configuration.format)
         let context = AppContext(store: store, configuration: configuration, model: model, effects: effects,
                                  compositor: compositor, logger: Logger(label: "byteclub.app"))
         refresher = Refresher(context: context)
@@ -194,6 +205,8 @@ public final class ClubApp {
     public func start() {
         if !compositor.contains(screen) { compositor.push(screen) }
         update { $0.message = StatusMessage("Loading…") }
+        clockTick?.cancel()
+        clockTick = effects.repeating(every: Self.clockTickInterval) { [weak self] in self?.clockTicked() }
         // What an editor wrote before a byteclub that ran it was killed goes into its draft.
         configuration.drafts?.adoptEditorFiles()
         refresher.reloadDrafts()
@@ -215,6 +228,11 @@ public final class ClubApp {
         } else {
             for tab in Tab.allCases { refresher.refresh(tab) }
         }
+    }
+
+    /// Asks for a frame when a relative time on screen ("just now") would read otherwise.
+    private func clockTicked() {
+        if model.state.relativeTimes.isDue(now: configuration.format.now()) { compositor.setNeedsRedraw() }
     }
 
     /// Stops the live updates (the longpolls in flight are cancelled); quitting does it too.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Sizes and times as the lists show them.
+/// Times as the lists show them (sizes are TerminalUI's ``ByteFormat``, the CLI's too).
 ///
 /// Times are relative to an injected "now", so the same entries always print the same way in
 /// tests; the time zone is injected for the same reason.
@@ -11,24 +11,6 @@ public struct DisplayFormat: Sendable {
     public init(now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current) {
         self.now = now
         self.timeZone = timeZone
-    }
-
-    /// "678 B", "1.2 KB", "183 KB", "3.6 MB" (decimal units, like the status bar's rates).
-    public static func size(_ bytes: Int64) -> String {
-        if bytes < 1000 { return "\(bytes) B" }
-        let units = ["KB", "MB", "GB", "TB"]
-        var value = Double(bytes) / 1000
-        var unit = 0
-        while value >= 999.95, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        // Integer arithmetic, not String(format:): a 10,000-note list formats 10,000 sizes.
-        if value < 9.95 {
-            let tenths = Int((value * 10).rounded())
-            return "\(tenths / 10).\(tenths % 10) \(units[unit])"
-        }
-        return "\(Int(value.rounded())) \(units[unit])"
     }
 
     /// "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", then the date.
@@ -43,6 +25,25 @@ public struct DisplayFormat: Sendable {
         case ..<(7 * 86_400): return "\(Int(seconds / 86_400)) days ago"
         default: return day(date)
         }
+    }
+
+    /// When ``relative(_:)`` of `date` next reads otherwise ("just now" becomes "1 min ago" a
+    /// minute after `date`, "5 min ago" becomes "6 min ago" at the next whole minute since it);
+    /// nil when it never will (no date, or a week old: the day itself).
+    public func nextChange(of date: Date?) -> Date? {
+        guard let date else { return nil }
+        let seconds = now().timeIntervalSince(date)
+        // The label's step, and the age at which the next one starts.
+        let step: Double
+        switch seconds {
+        case ..<60: return date.addingTimeInterval(60)
+        case ..<3600: step = 60
+        case ..<86_400: step = 3600
+        case ..<(2 * 86_400): return date.addingTimeInterval(2 * 86_400)
+        case ..<(7 * 86_400): step = 86_400
+        default: return nil
+        }
+        return date.addingTimeInterval((seconds / step).rounded(.down) * step + step)
     }
 
     /// "2026-11-21" in ``timeZone``. Arithmetic on the day number (a Calendar per row made a

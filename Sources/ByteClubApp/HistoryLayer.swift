@@ -28,7 +28,7 @@ final class HistoryLayer: Layer {
     static let columns = [
         ListColumn("Who", width: .flexible(minimum: 8)),
         ListColumn("When", width: .fixed(19), isSecondary: true),
-        ListColumn("Size", width: .fixed(8), alignment: .right, isSecondary: true),
+        ListColumn("Size", width: .fixed(10), alignment: .right, isSecondary: true),
     ]
 
     let model: AppModel

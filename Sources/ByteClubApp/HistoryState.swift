@@ -51,7 +51,7 @@ public struct NoteHistory: Sendable {
         revisions.enumerated().map { index, revision in
             let when = revision.modified.map { Self.stamp($0, format: format) } ?? ""
             let who = author(of: revision) + (index == 0 ? " (current)" : "")
-            return ListRow([who, when, DisplayFormat.size(revision.size)], searchText: who)
+            return ListRow([who, when, ByteFormat.size(revision.size)], searchText: who)
         }
     }
 

@@ -14,7 +14,9 @@ extension MainScreen {
         }
     }
 
-    func renderNotes(into canvas: any Canvas, pane: Rect) {
+    /// Draws the notes list and the editor; true when the list (with its relative times) shows.
+    @discardableResult
+    func renderNotes(into canvas: any Canvas, pane: Rect) -> Bool {
         // The session's scalars only: the editor itself is drawn in place below.
         let session = model.state.note.map { NoteGlance(phase: $0.phase, name: $0.entry?.name ?? "", isModified: $0.isModified, banner: $0.banner) }
         var listArea = pane, editorArea = Rect.zero
@@ -42,14 +44,15 @@ extension MainScreen {
             // Hidden behind the editor: no clicks land on it.
             model.updateQuietly { $0.notes.list.rowsFrame = .zero }
         }
-        guard let session, !editorArea.isEmpty else { return }
+        let listShown = !listArea.isEmpty
+        guard let session, !editorArea.isEmpty else { return listShown }
         if session.phase == .loading {
             canvas.fill(editorArea, style: canvas.theme.text)
             let spinner = StatusBar.spinnerFrames[tick() % StatusBar.spinnerFrames.count]
             let name = TerminalSafe.escape(session.name)
             canvas.put("\(spinner) Opening \"\(name)\"… Esc stops", in: editorArea.row(editorArea.height / 2).inset(left: 1, right: 1),
                        alignment: .center, style: canvas.theme.muted)
-            return
+            return listShown
         }
         if model.state.note?.merge != nil {
             // The merge view, in place of the editor while a merge has conflicts.
@@ -58,7 +61,7 @@ extension MainScreen {
                 MergeView(title: note.editor.title.text, isModified: session.isModified, isSaving: session.phase == .saving)
                     .render(into: canvas, area: editorArea, merge: &state.note!.merge!)
             }
-            return
+            return listShown
         }
         // A banner may name a member or a note (the server's words): escaped, as messages are.
         var banner = session.banner.map(TerminalSafe.escape)
@@ -71,6 +74,7 @@ extension MainScreen {
             NoteEditor(isModified: session.isModified, banner: banner, lineStyles: lineStyles)
                 .render(into: canvas, area: editorArea, state: &state.note!.editor)
         }
+        return listShown
     }
 
     func renderPhotos(into canvas: any Canvas, pane: Rect) {
@@ -114,7 +118,7 @@ extension MainScreen {
             drawThumbnail(entry, in: thumbArea, canvas: canvas, depth: depth)
             canvas.put(entry.name, in: textArea.row(0), alignment: .left, style: textStyle.bold)
             let format = configuration.format
-            canvas.put("\(DisplayFormat.size(entry.size)) · \(format.day(entry.modified))", in: textArea.row(1), alignment: .left,
+            canvas.put("\(ByteFormat.size(entry.size)) · \(format.day(entry.modified))", in: textArea.row(1), alignment: .left,
                        style: selected ? textStyle : theme.muted)
             if let status = transferLine(for: entry) {
                 canvas.put(status, in: textArea.row(2), alignment: .left, style: selected ? textStyle : theme.accent)

@@ -83,7 +83,7 @@ public final class MainScreen: Layer {
 
     static let notesColumns = [
         ListColumn("Title"),
-        ListColumn("Size", width: .fixed(8), alignment: .right, isSecondary: true),
+        ListColumn("Size", width: .fixed(10), alignment: .right, isSecondary: true),
         ListColumn("Modified", width: .fixed(12), isSecondary: true),
     ]
 
@@ -134,6 +134,9 @@ public final class MainScreen: Layer {
         // Not the whole state: a copy held here would make the editor copy a big note when it
         // is drawn in place below.
         let tab = model.state.tab
+        // The relative times this frame draws, noted as they are drawn (the layers above add
+        // theirs): the clock tick redraws when the first of them would read otherwise.
+        var times = RelativeTimes()
         let (top, rest) = area.splitTop(1)
         var (pane, bottom) = rest.splitBottom(1)
         tabBar.render(into: canvas, area: top)
@@ -151,22 +154,33 @@ public final class MainScreen: Layer {
             let state = model.state.offline.isOffline ? "offline, not up to date · r to retry" : "updating…"
             canvas.put("◷ Cached \(configuration.format.relative(cachedAt)) · " + state, in: line.inset(left: 1, right: 1),
                        alignment: .left, style: canvas.theme.muted)
+            times.drew(cachedAt, format: configuration.format)
         }
         switch tab {
-        case .notes: renderNotes(into: canvas, pane: pane)
+        case .notes: if renderNotes(into: canvas, pane: pane) { times.noteChange(at: model.noteListing.nextChange) }
         case .photos: renderPhotos(into: canvas, pane: pane)
         }
+        if times != model.state.relativeTimes { model.updateQuietly { $0.relativeTimes = times } }
 
         let state = model.state
         // One transfer by name, several summed ("↑2 ↓1 43%").
         let progress = [state.offline.figure, state.transferFigure, state.indexing?.figure].compactMap { $0 }.joined(separator: "  ")
         // Messages escape what the server named where they are made; escaping again here (it
         // changes nothing twice) keeps a message that forgot from driving the terminal.
-        let message = state.message.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }
+        let message = state.shownMessage.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }
+        // The rendered view covers the editor (its layer draws between the bars): the status bar
+        // says where the user is, and `?` is help there (the view takes it before the editor).
+        let place = tab == .notes && state.noteView != nil ? state.note.map(Self.renderedViewPlace) : nil
         // In the editor `?` is typed: F1 is the help key there.
-        let inEditor = tab == .notes && state.note.map { $0.phase != .loading && $0.merge == nil } == true
-        StatusBar(backend: state.backend, isBusy: state.isAnimating, tick: tick(), message: message,
+        let inEditor = place == nil && tab == .notes && state.note.map { $0.phase != .loading && $0.merge == nil } == true
+        StatusBar(backend: state.backend, place: place, isBusy: state.isAnimating, tick: tick(), message: message,
                   progress: progress, hint: inEditor ? "F1 help" : "? help").render(into: canvas, area: bottom)
+    }
+
+    /// "Rendered view · Trip plan": the status bar's place while the rendered view is shown.
+    static func renderedViewPlace(_ note: NoteSession) -> String {
+        let title = note.editor.title.text.isEmpty ? ClubLayout.title(of: note.entry?.name ?? "") : note.editor.title.text
+        return "Rendered view · " + TerminalSafe.escape(title.isEmpty ? "untitled" : title)
     }
 
     // MARK: Keys

@@ -70,7 +70,12 @@ final class NoteViewController {
     }
 
     private func present(fromList: Bool) {
-        context.update { $0.noteView = NoteViewState(openedFromList: fromList) }
+        // The status bar names the view now (MainScreen); what was said of the editor or the
+        // list ("Editing … · Ctrl-S saves") is not true of it.
+        context.update {
+            $0.noteView = NoteViewState(openedFromList: fromList)
+            $0.message = nil
+        }
     }
 
     /// Leaves the view: back to the editor, or (opened from the list, and not `toEditor`)

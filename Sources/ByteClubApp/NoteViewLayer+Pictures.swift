@@ -3,24 +3,40 @@ import Remote
 import TerminalUI
 
 extension NoteViewLayer {
-    /// The club photos whose slots are wholly on screen, fitted into their slots: placed in
-    /// pixels on kitty and iTerm2 (under one key per photo, so kitty is sent the picture once
-    /// and a scroll only moves it), else drawn in cells. A slot cut by the edge, or a photo
-    /// still loading or not in the club, keeps its stand-in row (the name).
+    /// The club photos whose slots are on screen, fitted into their slots: placed in pixels on
+    /// kitty and iTerm2 (under one key per photo, so kitty is sent the picture once and a scroll
+    /// only moves it), else drawn in cells. A slot cut by the top or the bottom edge shows the
+    /// part of the picture on screen, as the text around it scrolls, never blank rows. A photo
+    /// still loading or not in the club keeps its stand-in row (the name).
     func drawPictures(_ note: RenderedNote, scroll: Int, in area: Rect, canvas: any Canvas) {
         for picture in note.pictures {
             let top = picture.line - scroll
-            guard top >= 0, top + picture.rows <= area.height, let entry = controller.photoEntry(picture.path) else { continue }
+            // Any row of the slot on screen: the slot is drawn from its own top, cut to the area.
+            guard top < area.height, top + picture.rows > 0, note.lines.indices.contains(picture.line),
+                  let entry = controller.photoEntry(picture.path) else { continue }
             let standIn = note.lines[picture.line].runs
             let indent = standIn.prefix { $0.link == nil }.reduce(0) { $0 + TextWidth.of($1.text) }
             let slot = Rect(x: area.x + indent, y: area.y + top, width: max(1, area.width - indent), height: picture.rows)
-            guard case .ready(let image) = controller.pictures.image(for: entry) else { continue }
-            canvas.fill(slot, style: canvas.theme.text)
+            let shown = slot.intersection(area)
+            guard !shown.isEmpty, case .ready(let image) = controller.pictures.image(for: entry) else { continue }
+            canvas.fill(shown, style: canvas.theme.text)
             let key = Thumbnails.key(entry, size: controller.pictures.size)
             if let graphics = controller.graphics, graphics.mode == .kitty || graphics.mode == .iterm, graphics.showsPixels(for: self) {
                 let size = CellImage.size(ofImageWidth: image.width, height: image.height, columns: slot.width, rows: slot.height)
-                graphics.place(key: "note\n" + key, at: Rect(origin: slot.origin, size: size)) {
-                    PixelImage(width: image.width, height: image.height, bytes: image.pixels)
+                let whole = Rect(origin: slot.origin, size: size)
+                let visible = whole.intersection(area)
+                guard !visible.isEmpty else { continue }
+                if visible == whole {
+                    graphics.place(key: "note\n" + key, at: whole) {
+                        PixelImage(width: image.width, height: image.height, bytes: image.pixels)
+                    }
+                } else {
+                    // The rows on screen of the picture's rows, as the same share of its pixels:
+                    // kitty shows that part of the picture it holds already.
+                    let source = Self.pixelRows(of: visible, in: whole, imageWidth: image.width, imageHeight: image.height)
+                    graphics.place(key: "note\n" + key, source: source, at: visible) {
+                        PixelImage(width: image.width, height: image.height, bytes: image.pixels)
+                    }
                 }
                 continue
             }
@@ -29,7 +45,16 @@ extension NoteViewLayer {
             let cells = CellImage.cached(in: &cellCache, key: cellKey, limit: 40, columns: slot.width, rows: slot.height, depth: depth) {
                 PixelImage(width: image.width, height: image.height, bytes: image.pixels)
             }
-            cells.draw(into: canvas, at: slot.origin, clip: slot)
+            cells.draw(into: canvas, at: slot.origin, clip: shown)
         }
+    }
+
+    /// The pixels of an image drawn over `whole` (cells) that `visible` (a band of its rows)
+    /// shows: the full width, and the same share of the height.
+    static func pixelRows(of visible: Rect, in whole: Rect, imageWidth: Int, imageHeight: Int) -> Rect {
+        guard whole.height > 0 else { return Rect(x: 0, y: 0, width: imageWidth, height: imageHeight) }
+        let first = (visible.y - whole.y) * imageHeight / whole.height
+        let end = (visible.maxY - whole.y) * imageHeight / whole.height
+        return Rect(x: 0, y: first, width: imageWidth, height: max(1, end - first))
     }
 }

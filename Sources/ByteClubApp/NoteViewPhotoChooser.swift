@@ -29,7 +29,7 @@ final class PhotoChooserLayer: Layer {
         canvas.drawBox(box, style: canvas.theme.border, title: "Insert a photo", titleStyle: canvas.theme.title)
         let inner = box.inset(top: 1, left: 1, bottom: 1, right: 1)
         let (listArea, hint) = inner.splitBottom(1)
-        ListView(columns: [ListColumn("Photo"), ListColumn("Size", width: .fixed(9), alignment: .right, isSecondary: true)],
+        ListView(columns: [ListColumn("Photo"), ListColumn("Size", width: .fixed(10), alignment: .right, isSecondary: true)],
                  rows: rows, emptyHint: "No photos in the club yet (Alt-U uploads one)").render(into: canvas, area: listArea, state: &list)
         canvas.put("Enter insert · / filter · Esc close", in: hint, alignment: .left, style: canvas.theme.muted)
     }

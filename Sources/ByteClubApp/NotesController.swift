@@ -118,9 +118,10 @@ final class NotesController {
                 message = StatusMessage("Reading \"\(TerminalSafe.escape(entry.name))\" (read-only: you are a reader) · Esc closes")
             } else if let text = String(validating: data, as: UTF8.self) {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
-                // Keep what an action said (reloading theirs); replace only "Opening …".
+                // Keep what an action said (reloading theirs); replace only "Opening …". Opened
+                // for the rendered view (`v`), the editor's keys are not the ones on screen.
                 if message?.text.hasPrefix("Opening") ?? true {
-                    message = StatusMessage("Editing \"\(TerminalSafe.escape(entry.name))\" · Ctrl-S saves · Esc closes")
+                    message = state.noteView != nil ? nil : StatusMessage("Editing \"\(TerminalSafe.escape(entry.name))\" · Ctrl-S saves · Esc closes")
                 }
             } else {
                 // Never re-save a damaged form: show what decodes, and refuse edits.

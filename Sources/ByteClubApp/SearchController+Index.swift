@@ -105,7 +105,7 @@ extension SearchController {
                     self.rebuilding = false
                     self.syncBackoff.succeeded()
                 } else {
-                    self.retryLater("\(outcome.failed) notes could not be fetched")
+                    self.retryLater("\(outcome.failed) note\(outcome.failed == 1 ? "" : "s") could not be fetched")
                 }
             case .failure(let error):
                 self.retryLater(error.message)

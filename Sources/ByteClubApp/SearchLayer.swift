@@ -67,11 +67,15 @@ final class SearchLayer: Layer {
 
         let perPage = max(1, body.height / 2)
         state.fit(pageSize: perPage)
+        var times = model.state.relativeTimes
         for (row, index) in (state.offset..<min(state.hits.count, state.offset + perPage)).enumerated() {
             let hit = state.hits[index]
             let area = Rect(x: body.x, y: body.y + row * 2, width: body.width, height: 2)
             draw(hit, in: area, selected: index == state.selected, canvas: canvas)
+            times.drew(hit.modified, format: format)
         }
+        // Over the frame's own (the screen below was drawn first): the clock tick redraws these too.
+        if times != model.state.relativeTimes { model.updateQuietly { $0.relativeTimes = times } }
         // What drawing learned (the page size, the input's scroll), without another frame.
         if state != search { model.updateQuietly { $0.search = state } }
     }

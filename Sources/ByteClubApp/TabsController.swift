@@ -19,13 +19,12 @@ final class TabsController {
         self.refresher = refresher
     }
 
-    /// Switches to `tab`, loading it if it never loaded.
+    /// Switches to `tab`, loading it if it never loaded. The status bar says the tab's count,
+    /// or that it loads: never the other tab's count (an error stays up).
     func select(_ tab: Tab) {
         context.update {
             $0.tab = tab
-            if $0[tab].hasLoaded, $0.message?.kind != .error {
-                $0.message = StatusMessage(AppState.summary(count: $0[tab].entries.count, tab: tab))
-            }
+            if $0.message?.kind != .error { $0.sayCount() }
         }
         if !context.state[tab].hasLoaded, !context.state[tab].isLoading { refresher.refresh(tab) }
     }

@@ -68,11 +68,14 @@ public final class TransfersPanel: Layer {
         var rate: Bool
         var eta: Bool
 
+        /// The widest rate: "1023.9 KiB/s" (``ByteFormat/rate(_:)``).
+        static let rateWidth = 12
+
         init(width: Int) {
-            // "↑ " · name · " " bar · " " NNN% · "  " rate(10) · "  " eta(7) · "  " state(9)
+            // "↑ " · name · " " bar · " " NNN% · "  " rate(12) · "  " eta(7) · "  " state(9)
             rate = true
             eta = true
-            func fixed(_ rate: Bool, _ eta: Bool) -> Int { 2 + 5 + (rate ? 12 : 0) + (eta ? 9 : 0) + 11 }
+            func fixed(_ rate: Bool, _ eta: Bool) -> Int { 2 + 5 + (rate ? 2 + Self.rateWidth : 0) + (eta ? 9 : 0) + 11 }
             while fixed(rate, eta) + 12 + 9 > width, rate || eta {
                 if eta { eta = false } else { rate = false }
             }
@@ -105,7 +108,7 @@ public final class TransfersPanel: Layer {
         rowsFrame = rows.isEmpty ? .zero : list
         var headerText = "  " + TextWidth.pad("Name", to: columns.name)
         if columns.bar > 0 { headerText += " " + TextWidth.pad("Progress", to: columns.bar) }
-        headerText += "     " + (columns.rate ? "  " + TextWidth.pad("Rate", to: 10, alignment: .right) : "")
+        headerText += "     " + (columns.rate ? "  " + TextWidth.pad("Rate", to: Columns.rateWidth, alignment: .right) : "")
             + (columns.eta ? "  " + TextWidth.pad("Left", to: 7, alignment: .right) : "") + "  State"
         canvas.put(headerText, in: header, alignment: .left, style: theme.header)
         guard !rows.isEmpty else {
@@ -150,7 +153,7 @@ public final class TransfersPanel: Layer {
         if columns.rate {
             x += 2
             let rate = moving ? p.rateText : (state == .done ? p.averageRate.map(ByteFormat.rate) ?? "" : "")
-            put(rate, width: 10, alignment: .right, style: base)
+            put(rate, width: Columns.rateWidth, alignment: .right, style: base)
         }
         if columns.eta {
             x += 2

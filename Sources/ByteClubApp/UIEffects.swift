@@ -87,5 +87,7 @@ public final class MainQueueEffects: UIEffects {
         private let timer: any DispatchSourceTimer
         init(_ timer: any DispatchSourceTimer) { self.timer = timer }
         func cancel() { timer.cancel() }
+        // The handle's owner is gone (an app of a test, say): so is the work, not a timer firing for nobody.
+        isolated deinit { timer.cancel() }
     }
 }

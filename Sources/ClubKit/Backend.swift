@@ -21,10 +21,16 @@ public struct Backend: Sendable {
 
     /// Account names this club's folders may still be under (nil: none, the plain `dropbox`).
     public var formerAccounts: [String?] = []
+    /// What the status bar calls this club: `embedded`, `club`, `dropbox`, `webdav`, or the name
+    /// of the config.toml remote it came from. Never the URL: the user knows a club by its
+    /// name, and a URL can be long and carry a path. (``key`` still comes from the URL.)
+    public var label: String
 
-    public init(store: any RemoteStore, server: ClubServer?, embeddedRoot: URL? = nil, account: String? = nil, formerAccounts: [String?] = []) {
+    public init(store: any RemoteStore, server: ClubServer?, label: String, embeddedRoot: URL? = nil, account: String? = nil,
+                formerAccounts: [String?] = []) {
         self.store = store
         self.server = server
+        self.label = label
         self.embeddedRoot = embeddedRoot
         self.account = account
         self.formerAccounts = formerAccounts
@@ -115,7 +121,7 @@ extension Backend {
             // Where this login's folders were before: under the fallback name while its id was
             // unknown, and under plain `dropbox` before each account had folders of its own.
             let fallback = DropboxAccount.fallback(stored)
-            return Backend(store: store, server: nil, account: account, formerAccounts: account == fallback ? [nil] : [fallback, nil])
+            return Backend(store: store, server: nil, label: "dropbox", account: account, formerAccounts: account == fallback ? [nil] : [fallback, nil])
         case .club(let url, let token, let pin):
             guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else { throw BackendError.serverNeedsToken }
             var connection = connection
@@ -125,7 +131,7 @@ extension Backend {
                 connection.pinnedPublicKey = try await firstUsePin(url)
             }
             return Backend(store: DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
-                                               connection: connection, retry: retry, listingLimits: limits), server: nil)
+                                               connection: connection, retry: retry, listingLimits: limits), server: nil, label: "club")
         case .embedded(let root):
             // Our own server on 127.0.0.1, a random port and a random token.
             do {
@@ -139,7 +145,7 @@ extension Backend {
             let server = try await ClubServer.start(configuration)
             let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), connection: connection,
                                      retry: retry, listingLimits: limits)
-            return Backend(store: store, server: server, embeddedRoot: root)
+            return Backend(store: store, server: server, label: "embedded", embeddedRoot: root)
         }
     }
 
@@ -164,13 +170,13 @@ extension Backend {
         }()
         switch outcome {
         case .success(let store):
-            return Backend(store: store, server: nil)
+            return Backend(store: store, server: nil, label: "webdav")
         case .failure(let error):
             guard offlineStart, error.isUnreachable else { throw error }
             Logger(label: "byteclub").notice("the WebDAV server cannot be reached (\(error.message)): starting from the cache")
             let store = try WebDAVStore.unverified(url: url, user: user, password: password, connection: connection, retry: retry,
                                                    listingLimits: limits)
-            return Backend(store: store, server: nil)
+            return Backend(store: store, server: nil, label: "webdav")
         }
     }
 

@@ -90,7 +90,7 @@ struct BearerAuth: RouterMiddleware {
             return ClubAPI.response(for: refusal.saying("\(grant.name) is a reader in this club: reading only, no changes"))
         }
         if path.hasPrefix(Self.adminPrefix), !grant.role.canManage {
-            return ClubAPI.response(for: .forbidden("only a club admin manages members; \(grant.name) is \(grant.role.rawValue == "admin" ? "an" : "a") \(grant.role.rawValue)"))
+            return ClubAPI.response(for: .forbidden("only a club admin manages members; \(grant.name) is \(grant.role.withArticle)"))
         }
         return try await run(request, context, tokenHash: tokenHash, grant: grant, next: next)
     }

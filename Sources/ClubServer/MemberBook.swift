@@ -10,6 +10,9 @@ public enum MemberRole: String, Codable, Sendable, CaseIterable, Comparable {
     /// An editor who also manages members (`members add|role|remove`).
     case admin
 
+    /// "a reader", "an editor", "an admin": the role in a sentence.
+    public var withArticle: String { (self == .reader ? "a " : "an ") + rawValue }
+
     public var canWrite: Bool { self != .reader }
     public var canManage: Bool { self == .admin }
 

@@ -81,15 +81,17 @@ extension RenderLayout {
         }
     }
 
-    /// A club photo becomes a picture; any other image shows its alt text (pictures from other
-    /// hosts are never fetched).
+    /// A club photo becomes a picture where the caller draws them (``RenderOptions/pictureRows``);
+    /// any other image, and a club photo where none are drawn, shows its alt text (pictures from
+    /// other hosts are never fetched).
     private func image(_ index: Int, style: RenderedStyle, into atoms: inout [InlineAtom]) {
         let entry = note.links[index]
-        if case .photo = entry.target {
+        if case .photo = entry.target, options.pictureRows > 0 {
             atoms.append(InlineAtom(text: entry.link.text, style: style, link: index, kind: .picture(index)))
         } else {
-            let alt = entry.link.text.isEmpty ? "image" : entry.link.text
-            atoms.append(InlineAtom(text: "[" + alt + "]", style: style.union([.muted, .link]), link: index))
+            var alt = entry.link.text
+            if alt.isEmpty, case .photo(let path) = entry.target { alt = path.split(separator: "/").last.map(String.init) ?? path }
+            atoms.append(InlineAtom(text: "[" + (alt.isEmpty ? "image" : alt) + "]", style: style.union([.muted, .link]), link: index))
         }
     }
 
@@ -216,7 +218,7 @@ extension RenderLayout {
     private mutating func picture(_ index: Int, prefix: Prefix) {
         guard case .photo(let path) = note.links[index].target else { return }
         let alt = note.links[index].link.text
-        let rows = max(1, options.pictureRows)
+        let rows = options.pictureRows
         let pictureIndex = note.pictures.count
         note.pictures.append(RenderedPicture(path: path, alt: alt, link: index, line: note.lines.count, rows: rows))
         let name = path.split(separator: "/").last.map(String.init) ?? path

@@ -57,8 +57,11 @@ public struct RenderedNote: Sendable {
 public struct RenderOptions: Sendable {
     /// The club folder the note is in, which relative links resolve against.
     public var folder = "/byteclub"
-    /// How many rows a photo takes (fitted into the width and these rows).
-    public var pictureRows = 8
+    /// How many rows a club photo takes (fitted into the width and these rows), for a caller
+    /// that draws pictures over its slot (the app's rendered view). 0, the default, makes no
+    /// slot: the photo is its alt text (else its name) in brackets, once, as a picture from
+    /// elsewhere is; `byteclub cat --render` draws no pictures, and printed no rows for them.
+    public var pictureRows = 0
     /// A `.txt` note: its lines as they are, wrapped, with no Markdown.
     public var plain = false
     /// Cells one scalar takes: 2 (CJK, most emoji), 1, 0 (combining marks, joiners) or -1
@@ -66,7 +69,7 @@ public struct RenderOptions: Sendable {
     /// by default a small table good for tests without a terminal.
     public var cellWidth: @Sendable (Unicode.Scalar) -> Int = RenderOptions.approximateWidth
 
-    public init(folder: String = "/byteclub", pictureRows: Int = 8, plain: Bool = false) {
+    public init(folder: String = "/byteclub", pictureRows: Int = 0, plain: Bool = false) {
         self.folder = folder
         self.pictureRows = pictureRows
         self.plain = plain

@@ -109,7 +109,7 @@ extension DropboxStore: ParallelTransferStore {
                                                  arg: ["cursor": cursor, "commit": commit])
             let reply = await self.exchange(request, body: .data(Data()))
             if let error = reply.error {
-                let remote = Self.remoteError(error, response: reply.response, path: path)
+                let remote = Self.remoteError(error, response: reply.response, path: path, credential: self.credential)
                 if case .notFound = remote, tries > 1 { return try await self.verifyCommitted(file: file, path: path) }
                 throw remote
             }

@@ -145,14 +145,15 @@ extension DropboxStore {
 
     private func downloadOnce(_ request: Request, path: String, resumeData: Data?, destination: URL, progress: ProgressHandler?,
                               onResumeData: (@Sendable (Data) -> Void)?) async -> DownloadAttempt {
-        await session.runDownload(request, resumeData: resumeData, rebase: { decoded in
+        let credential = credential
+        return await session.runDownload(request, resumeData: resumeData, rebase: { decoded in
             // Resume data never stores the token; add the current one. The endpoint is
             // today's too: an embedded server listens on a new port in every run.
             decoded.url = request.url
             decoded.headers["Authorization"] = request.header("Authorization")
             decoded.headers["Dropbox-API-Arg"] = request.header("Dropbox-API-Arg")
         }, router: router, progress: progress, onResumeData: onResumeData, failure: { error, response in
-            Self.remoteError(error, response: response, path: path)
+            Self.remoteError(error, response: response, path: path, credential: credential)
         }, finish: { location, response in
             Self.finishDownload(location: location, response: response, destination: destination)
         })

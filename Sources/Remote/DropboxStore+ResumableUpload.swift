@@ -57,7 +57,7 @@ extension DropboxStore: ResumableUploadStore {
                 let request = try await self.request(.sessionAppend, arg: ["cursor": cursor, "close": false])
                 let reply = await self.exchange(request, body: .data(Data()))
                 guard let error = reply.error else { return .at(mark.offset) }
-                switch Self.sessionFailure(error, response: reply.response, path: path) {
+                switch Self.sessionFailure(error, response: reply.response, path: path, credential: self.credential) {
                 case .incorrectOffset(let correct): return .at(correct)
                 case .refused(_, let summary) where summary.contains("not_found"): return .gone
                 case .refused(let failure, _), .error(let failure): throw failure

@@ -54,7 +54,7 @@ extension DropboxStore {
             let request = try await self.request(.upload, arg: argument)
             let reply = await self.exchange(request, body: body, progress: progress)
             if let error = reply.error {
-                let remote = Self.remoteError(error, response: reply.response, path: path)
+                let remote = Self.remoteError(error, response: reply.response, path: path, credential: self.credential)
                 if case .conflict = remote, attempt > 1,
                    let existing = try? await self.metadata(path), existing.contentHash == contentHash {
                     return existing
@@ -110,7 +110,7 @@ extension DropboxStore {
                 let reply: Reply
                 do { reply = try await send(next, file: file, commit: commit, size: size, progress: progress) } catch { throw .remote(error) }
                 if let error = reply.error {
-                    let failure = Self.sessionFailure(error, response: reply.response, path: path)
+                    let failure = Self.sessionFailure(error, response: reply.response, path: path, credential: credential)
                     if resuming != nil, !acknowledged, case .refused(_, let summary) = failure, summary.contains("not_found") {
                         throw .gone
                     }
@@ -140,7 +140,7 @@ extension DropboxStore {
                     action = machine.cancelled()
                 }
             case .refreshToken:
-                action = machine.tokenRefreshed(await tokens.refreshAfterExpiry())
+                action = machine.tokenRefreshed(await tokens.refreshAfterExpiry(), credential: credential)
             case .verifyCommitted:
                 do { return try await verifyCommitted(file: file, path: path) } catch { throw .remote(error) }
             case .succeed(let entry):
@@ -174,8 +174,9 @@ extension DropboxStore {
     }
 
     /// What a failed session request means to the state machine.
-    static func sessionFailure(_ error: TransferError, response: HTTPResponse?, path: String) -> UploadSessionStateMachine.Failure {
-        let remote = remoteError(error, response: response, path: path)
+    static func sessionFailure(_ error: TransferError, response: HTTPResponse?, path: String,
+                               credential: RemoteError.Credential) -> UploadSessionStateMachine.Failure {
+        let remote = remoteError(error, response: response, path: path, credential: credential)
         guard case .httpStatus(409, let body) = error else { return .error(remote) }
         let wire = dropboxError(body)
         // `correct_offset` sits under `incorrect_offset`, at the top or under `lookup_failed`.

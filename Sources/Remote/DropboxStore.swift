@@ -31,6 +31,8 @@ public protocol AccessTokenProvider: Sendable {
     func accessToken() async throws(RemoteError) -> String
     /// Called when the server said the token expired; true if a fresh one is now available.
     func refreshAfterExpiry() async -> Bool
+    /// What the token is, for the message when the server refuses it.
+    var credential: RemoteError.Credential { get }
 }
 
 /// A fixed token: the embedded server and club servers.
@@ -39,6 +41,8 @@ public struct StaticToken: AccessTokenProvider {
     public init(_ token: String) { self.token = token }
     public func accessToken() async throws(RemoteError) -> String { token }
     public func refreshAfterExpiry() async -> Bool { false }
+    /// A fixed token is a member's: a club's admin gives it, in an invite.
+    public var credential: RemoteError.Credential { .memberToken }
 }
 
 /// How hard to try again after transient failures.
@@ -69,6 +73,8 @@ public final class DropboxStore: RemoteStore, Sendable {
     public let displayName: String
     public let endpoints: DropboxEndpoints
     let tokens: any AccessTokenProvider
+    /// What a 401 refused (the tokens' kind), for its message.
+    let credential: RemoteError.Credential
     let session: Session
     /// The session's configuration, from which longpolls get theirs (a longer idle timeout).
     let configuration: SessionConfiguration
@@ -92,6 +98,7 @@ public final class DropboxStore: RemoteStore, Sendable {
         self.listingLimits = listingLimits
         self.endpoints = endpoints
         self.tokens = tokens
+        self.credential = tokens.credential
         self.retry = retry
         self.singleUploadLimit = min(singleUploadLimit, 150 << 20)
         // Dropbox wants every chunk but the last to be a multiple of 4 MiB, and at most 150 MiB.
@@ -221,10 +228,11 @@ public final class DropboxStore: RemoteStore, Sendable {
     /// Throws the typed error a failed reply stands for.
     func check(_ reply: Reply, path: String) throws(RemoteError) {
         guard let error = reply.error else { return }
-        throw Self.remoteError(error, response: reply.response, path: path)
+        throw Self.remoteError(error, response: reply.response, path: path, credential: credential)
     }
 
-    static func remoteError(_ error: TransferError, response: HTTPResponse?, path: String) -> RemoteError {
+    /// The typed error for a failed exchange; `credential` is what a 401 refused.
+    static func remoteError(_ error: TransferError, response: HTTPResponse?, path: String, credential: RemoteError.Credential) -> RemoteError {
         switch error {
         case .cancelled:
             return .cancelled
@@ -236,7 +244,7 @@ public final class DropboxStore: RemoteStore, Sendable {
             case 400:
                 return .server(status: 400, detail: String(decoding: body.prefix(300), as: UTF8.self))
             case 401:
-                return summary.hasPrefix("expired_access_token") ? .server(status: 401, detail: "expired_access_token") : .unauthorized
+                return summary.hasPrefix("expired_access_token") ? .server(status: 401, detail: "expired_access_token") : .unauthorized(credential)
             case 409:
                 return endpointError(summary, path: path)
             case 429:
@@ -321,7 +329,7 @@ public final class DropboxStore: RemoteStore, Sendable {
             } catch {
                 if Task.isCancelled || error == .cancelled { throw .cancelled }
                 if case .server(401, _) = error {
-                    guard !refreshed, await tokens.refreshAfterExpiry() else { throw .unauthorized }
+                    guard !refreshed, await tokens.refreshAfterExpiry() else { throw .unauthorized(credential) }
                     refreshed = true
                     continue
                 }

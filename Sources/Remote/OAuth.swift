@@ -164,7 +164,7 @@ public struct OAuthClient: Sendable {
         } catch {
             // An already invalid token is as good as revoked.
             if case .httpStatus(401, _) = error { return }
-            throw DropboxStore.remoteError(error, response: nil, path: "")
+            throw DropboxStore.remoteError(error, response: nil, path: "", credential: .dropboxLogin)
         }
     }
 
@@ -187,7 +187,7 @@ public struct OAuthClient: Sendable {
                 let text = object?["error_description"] as? String ?? object?["error"] as? String ?? "the code was refused"
                 throw .local("Dropbox refused the login: \(text)")
             }
-            throw DropboxStore.remoteError(error, response: nil, path: "")
+            throw DropboxStore.remoteError(error, response: nil, path: "", credential: .dropboxLogin)
         } catch {
             throw .network("\(error)")
         }
@@ -201,6 +201,9 @@ public actor OAuthTokens: AccessTokenProvider {
     private let file: TokenFile
     private let client: OAuthClient
     private let clock: @Sendable () -> Date
+
+    /// Dropbox's tokens: a refused one takes logging in again.
+    public nonisolated var credential: RemoteError.Credential { .dropboxLogin }
 
     public init(file: TokenFile, client: OAuthClient, clock: @escaping @Sendable () -> Date = { Date() }) throws(RemoteError) {
         self.file = file

@@ -10,7 +10,8 @@ import Foundation
 public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     case conflict(String)
-    case unauthorized
+    /// The server refused who we said we are; the credential says what to do about it.
+    case unauthorized(Credential)
     case rateLimited(retryAfter: TimeInterval)
     case insufficientSpace
     case malformedPath(String)
@@ -42,7 +43,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .notFound(let path): return "Not found: \(path.isEmpty ? "/" : path)"
         case .conflict(let path): return "Conflict: \(path) was changed by someone else"
-        case .unauthorized: return "Not authorized: the token was refused (log in again?)"
+        case .unauthorized(let credential): return "Not authorized: " + credential.refusal
         case .rateLimited(let seconds): return "The server is busy; retry in \(Int(seconds.rounded(.up))) s"
         case .insufficientSpace: return "No space left on the server"
         case .malformedPath(let path): return "Not a valid path: \(path)"
@@ -60,6 +61,30 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .local(let detail): return detail
         case .cursorReset: return "The server no longer knows this cursor (reset); list the folder again"
         case .notSupported(let what): return "Not supported by this remote: \(what)"
+        }
+    }
+
+    /// What a server refused, so that the message says how to get another: a club member's token
+    /// comes only from the club's admin, a Dropbox login from logging in again, and a WebDAV
+    /// password from wherever this machine keeps it.
+    public enum Credential: Sendable, Equatable {
+        /// A club member's token (`--token`, `token_command`, `byteclub join`).
+        case memberToken
+        /// The tokens of `byteclub login dropbox`.
+        case dropboxLogin
+        /// A WebDAV user's password (BYTECLUB_WEBDAV_PASSWORD, `password_command`, the prompt).
+        case webdavPassword
+
+        /// The sentence after "Not authorized: ".
+        var refusal: String {
+            switch self {
+            case .memberToken:
+                return "the club refused this member's token; ask the club's admin for a new invite (byteclub members add)"
+            case .dropboxLogin:
+                return "Dropbox refused the login; log in again (byteclub login dropbox)"
+            case .webdavPassword:
+                return "the WebDAV server refused the password; check BYTECLUB_WEBDAV_PASSWORD or the remote's password_command"
+            }
         }
     }
 

@@ -191,11 +191,12 @@ struct UploadSessionStateMachine: Sendable, Equatable {
     }
 
     /// The token provider answered a ``Action/refreshToken``.
-    mutating func tokenRefreshed(_ refreshed: Bool) -> Action {
+    /// `credential` is what the server refused, for the failure's message.
+    mutating func tokenRefreshed(_ refreshed: Bool, credential: RemoteError.Credential) -> Action {
         precondition(state == .refreshing, "tokenRefreshed() while \(state)")
         guard refreshed else {
             state = .done
-            return .fail(.unauthorized)
+            return .fail(.unauthorized(credential))
         }
         return send(reportProgress: nil)
     }

@@ -285,11 +285,11 @@ public final class WebDAVStore: RemoteStore, Sendable {
     /// The typed error an HTTP status or a transfer failure stands for.
     static func remoteError(_ error: TransferError, response: HTTPResponse?, path: String, method: String) -> RemoteError {
         guard case .httpStatus(let status, let body) = error else {
-            return DropboxStore.remoteError(error, response: response, path: path)
+            return DropboxStore.remoteError(error, response: response, path: path, credential: .webdavPassword)
         }
         if let gateway = DropboxStore.gatewayError(status, response: response, body: body) { return gateway }
         switch status {
-        case 401: return .unauthorized
+        case 401: return .unauthorized(.webdavPassword)
         case 403: return .server(status: 403, detail: "the server refused \(method) on \(path.isEmpty ? "/" : path)")
         case 404, 410: return .notFound(path)
         // A write whose parent folder is missing answers 409; an existing name for MKCOL 405.

@@ -265,7 +265,7 @@ enum AppBench {
         let seconds = milliseconds(since: start) / 1000
         let events = app.transferProgressEvents
         let sorted = perSecond.sorted()
-        print("app-bench upload: \(DisplayFormat.size(size)) through the app (upload sessions), club server on loopback")
+        print("app-bench upload: \(ByteFormat.size(size)) through the app (upload sessions), club server on loopback")
         print(row(["seconds", "MB/s", "progress events", "events/s", "min/s", "max/s"], [8, 8, 16, 10, 6, 6]))
         print(row([String(format: "%.1f", seconds), String(format: "%.0f", Double(size) / seconds / 1e6), "\(events)",
                    String(format: "%.1f", Double(events) / seconds), "\(sorted.first ?? 0)", "\(sorted.last ?? 0)"], [8, 8, 16, 10, 6, 6]))

@@ -92,7 +92,8 @@ struct Export: AsyncParsableCommand {
             progress.finish()
             for refusal in refused { say(refusal) }
             problems.set(refused.count)
-            say("\(dryRun ? "would export" : "exported") \(notes.count) notes and \(entries.count - notes.count) photos to \(out.path)")
+            let photos = entries.count - notes.count
+            say("\(dryRun ? "would export" : "exported") \(notes.count) note\(notes.count == 1 ? "" : "s") and \(photos) photo\(photos == 1 ? "" : "s") to \(out.path)")
         }
         if problems.value > 0 { throw Exit.conflict.code }
     }

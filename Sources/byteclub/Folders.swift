@@ -72,7 +72,7 @@ struct FolderTransfer {
             }
         }
         let total = plan.reduce(Int64(0)) { $0 + $1.0.size }
-        let progress = ProgressLine("\(plan.count) files")
+        let progress = ProgressLine("\(plan.count) file\(plan.count == 1 ? "" : "s")")
         for (entry, target) in plan {
             if dryRun {
                 FileHandle.standardOutput.write(Data("would get \(TerminalSafe.escape(entry.path)) → \(TerminalSafe.escape(target.path))\n".utf8))
@@ -119,7 +119,7 @@ struct FolderTransfer {
             plan.append((file, path, size))
         }
         let total = plan.reduce(Int64(0)) { $0 + $1.2 }
-        let progress = ProgressLine("\(plan.count) files")
+        let progress = ProgressLine("\(plan.count) file\(plan.count == 1 ? "" : "s")")
         for (file, path, size) in plan {
             if dryRun {
                 FileHandle.standardOutput.write(Data("would put \(TerminalSafe.escape(file.path)) → \(TerminalSafe.escape(path))\n".utf8))

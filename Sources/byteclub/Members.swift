@@ -125,7 +125,7 @@ struct MembersCommand: AsyncParsableCommand {
             } else {
                 try place.local { try $0.setRole(name, role, actor: place.actor) }
             }
-            print("\(name) is now \(role == .admin ? "an" : "a") \(role.rawValue)")
+            print("\(name) is now \(role.withArticle)")
         }
     }
 

@@ -121,6 +121,7 @@ enum UI {
         let terminal = try Terminal(options: options)
         var configuration = AppConfiguration()
         configuration.downloadDirectory = downloads
+        configuration.backendLabel = backend.label
         configuration.transfers = transfers
         configuration.layout = ClubLayout(folder: backend.folder, newNoteExtension: newNoteExtension)
         configuration.drafts = DraftStore(directory: Paths.drafts)

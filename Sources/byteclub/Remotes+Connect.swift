@@ -83,11 +83,13 @@ extension BackendOptions {
                                                           limits: limits, offlineStart: offlineStart)
             backend.folder = remote.folder
             backend.downloadDirectory = remote.downloadDirectory
+            backend.label = remote.name
             return backend
         }
         var backend = try await options.connect(serverLogLevel: serverLogLevel, retry: retry)
         backend.folder = remote.folder
         backend.downloadDirectory = remote.downloadDirectory
+        backend.label = remote.name
         return backend
     }
 

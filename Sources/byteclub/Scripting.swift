@@ -5,6 +5,7 @@ import ClubKit
 import Foundation
 import DropboxWire
 import Remote
+import TerminalUI
 
 /// Runs a remote operation for a command: Ctrl-C cancels it and exits 130 (``Interrupt``),
 /// errors print one sentence to stderr and exit with their code (``Exit``), and the embedded
@@ -82,16 +83,7 @@ final class ProgressLine: @unchecked Sendable {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
-    static func bytes(_ count: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
-    }
+    static func bytes(_ count: Int64) -> String { ByteFormat.size(count) }
 }
 
 /// The file a note's path or title names (``NoteName``); two notes of that title are a usage

@@ -73,7 +73,7 @@ struct Search: AsyncParsableCommand {
         } catch let error as RemoteError {
             guard error.isUnreachable else { throw error }
             let count = (try? index.count()) ?? 0
-            say("offline (\(error.message)): searching the \(count) notes indexed before")
+            say("offline (\(error.message)): searching the \(count) note\(count == 1 ? "" : "s") indexed before")
         }
         let hits: [SearchHit]
         do { hits = try index.search(text, limit: limit) } catch { throw RemoteError.local(error.description) }
@@ -104,7 +104,9 @@ struct Search: AsyncParsableCommand {
             guard progress, total > 0 else { return }
             FileHandle.standardError.write(Data((done < total ? "\rindexing \(done)/\(total) notes" : "\r\u{1B}[K").utf8))
         })
-        if !report.failed.isEmpty { say("\(report.failed.count) notes could not be fetched; searched as they were indexed") }
+        if !report.failed.isEmpty {
+            say("\(report.failed.count) note\(report.failed.count == 1 ? "" : "s") could not be fetched; searched as they were indexed")
+        }
     }
 }
 

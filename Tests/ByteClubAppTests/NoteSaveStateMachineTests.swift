@@ -61,7 +61,7 @@ final class NoteSaveStateMachineTests: XCTestCase {
         XCTAssertEqual(outcome(gone), .queue(.network("Connection refused")))
         XCTAssertEqual(outcome(gone, canQueue: false), .failed(.network("Connection refused")))
         XCTAssertEqual(outcome(gone, adoptName: true), .failed(.network("Connection refused")), "a copy's name is the server's to give")
-        XCTAssertEqual(outcome(.init(result: .failure(.unauthorized))), .failed(.unauthorized))
+        XCTAssertEqual(outcome(.init(result: .failure(.unauthorized(.memberToken)))), .failed(.unauthorized(.memberToken)))
     }
 
     func testTheAnswerLeavesTheSessionEditingAtTheNameARenameGaveIt() {

@@ -129,6 +129,51 @@ final class NoteViewAppTests: XCTestCase {
         XCTAssertTrue(harness.render(width: 80, height: 24).dump().contains("Welcome to Byte Club.txt · Rendered view"))
     }
 
+    /// The status bar says where the user is: the view and the note's title, with `?` for help
+    /// (the view takes it), never the editor's "Ctrl-S saves" from under it.
+    func testTheStatusBarNamesTheRenderedViewAndItsNote() async throws {
+        let harness = try await harness()
+        await newNote("# Title here\n\nSome text.", harness)
+        harness.press(.alt("v"))
+        let bar = harness.render(width: 80, height: 24).line(23)
+        XCTAssertTrue(bar.contains("Rendered view · Viewed"), bar)
+        XCTAssertTrue(bar.hasSuffix("? help"), bar)
+        XCTAssertFalse(bar.contains("Ctrl-S"), bar)
+        harness.press(.alt("v"))
+        let editor = harness.render(width: 80, height: 24).line(23)
+        XCTAssertFalse(editor.contains("Rendered view"), "back in the editor: \(editor)")
+        XCTAssertTrue(editor.hasSuffix("F1 help"), editor)
+    }
+
+    /// A photo scrolled partly above the top keeps the part still on screen, drawn over its
+    /// rows, instead of leaving them blank until the whole slot has gone.
+    func testAPictureScrolledPartlyAboveTheTopIsDrawnCut() async throws {
+        let harness = try await harness()
+        let lines = (1...40).map { "Line \($0)." }.joined(separator: "\n\n")
+        await newNote("![my desk](photos/desk-at-night.jpg)\n\n" + lines, harness)
+        // The view opens where the cursor is (the end): `g` goes to the top.
+        harness.press(.alt("v"))
+        _ = harness.render(width: 80, height: 24)
+        harness.press(.char("g"))
+        // Text 78 wide: the slot is 9 rows, from the view's first text row (row 2).
+        let slotRows = 2..<11
+        await harness.waitUntil("the photo drawn") {
+            let canvas = harness.render(width: 80, height: 24)
+            return !canvas.dump().contains("▣ desk-at-night.jpg") && slotRows.allSatisfy { !canvas.line($0).trimmingCharacters(in: .whitespaces).isEmpty }
+        }
+        for scrolled in 1...8 {
+            harness.press(.char("j"))
+            let canvas = harness.render(width: 80, height: 24)
+            XCTAssertEqual(harness.app.state.noteView?.scroll, scrolled)
+            let cut = 2..<(11 - scrolled)
+            for row in cut {
+                XCTAssertGreaterThan(canvas.line(row).trimmingCharacters(in: .whitespaces).count, 20,
+                                     "row \(row) holds the picture's cut part after \(scrolled) rows of scrolling:\n\(canvas.dump())")
+            }
+            XCTAssertTrue(canvas.line(11 - scrolled).contains("my desk"), "the caption follows the picture:\n\(canvas.dump())")
+        }
+    }
+
     func testInsertAPhotoTypesTheChosenPhotosReference() async throws {
         let harness = try await harness()
         await openFirstNote(harness)

@@ -66,7 +66,7 @@ final class ShellBehaviourTests: XCTestCase {
         XCTAssertEqual(harness.app.state.photos.entries.map(\.name), ["desk.jpeg"])
         let canvas = harness.render(width: 80, height: 24)
         XCTAssertTrue(canvas.line(2).hasPrefix(" ideas "), canvas.line(2))
-        XCTAssertTrue(canvas.line(2).hasSuffix("1.2 KB  1 min ago"), canvas.line(2))
+        XCTAssertTrue(canvas.line(2).hasSuffix("1.2 KiB  1 min ago"), canvas.line(2))
         XCTAssertTrue(canvas.line(3).hasSuffix("678 B  2 h ago"), canvas.line(3))
         XCTAssertTrue(canvas.line(4).contains("2026-10-22"), canvas.line(4))
         XCTAssertEqual(harness.app.state.message, StatusMessage("3 notes"))
@@ -75,7 +75,7 @@ final class ShellBehaviourTests: XCTestCase {
         // A photo row is four lines tall: the thumbnail beside the name, then size and date.
         let photos = harness.render(width: 80, height: 24)
         XCTAssertTrue(photos.line(1).contains("desk.jpeg"), photos.line(1))
-        XCTAssertTrue(photos.line(2).contains("2.5 MB · 2026-11-21"), photos.line(2))
+        XCTAssertTrue(photos.line(2).contains("2.4 MiB · 2026-11-21"), photos.line(2))
     }
 
     func testSlashFiltersAndTypedLettersAreNotCommands() async throws {
@@ -116,17 +116,39 @@ final class ShellBehaviourTests: XCTestCase {
         XCTAssertEqual(format.relative(Clock.ago(4 * 86_400)), "4 days ago")
         XCTAssertEqual(format.relative(Clock.ago(8 * 86_400)), "2026-11-13")
         XCTAssertEqual(format.relative(nil), "")
-        XCTAssertEqual(DisplayFormat.size(0), "0 B")
-        XCTAssertEqual(DisplayFormat.size(999), "999 B")
-        XCTAssertEqual(DisplayFormat.size(1234), "1.2 KB")
-        XCTAssertEqual(DisplayFormat.size(183_138), "183 KB")
-        XCTAssertEqual(DisplayFormat.size(999_999), "1.0 MB")
-        XCTAssertEqual(DisplayFormat.size(3_635_600), "3.6 MB")
+        // Sizes are the one formatter's (TerminalUI's ByteFormat), which `byteclub ls` uses too.
+        XCTAssertEqual(ByteFormat.size(0), "0 B")
+        XCTAssertEqual(ByteFormat.size(1023), "1023 B")
+        XCTAssertEqual(ByteFormat.size(1234), "1.2 KiB")
+        XCTAssertEqual(ByteFormat.size(10_650), "10.4 KiB")
+        XCTAssertEqual(ByteFormat.size(183_138), "178.8 KiB")
+        XCTAssertEqual(ByteFormat.size(3_635_600), "3.5 MiB")
         XCTAssertEqual(ClubLayout.title(of: "Welcome to Byte Club.txt"), "Welcome to Byte Club")
         XCTAssertEqual(ClubLayout.title(of: ".hidden"), ".hidden")
         XCTAssertEqual(ClubLayout.title(of: "v1.2 notes.md"), "v1.2 notes")
-        XCTAssertEqual(DisplayFormat.size(9_949), "9.9 KB")
-        XCTAssertEqual(DisplayFormat.size(9_950), "10 KB")
+    }
+
+    func testARelativeTimeSaysWhenItNextReadsOtherwise() async {
+        let format = Clock.format
+        XCTAssertEqual(format.nextChange(of: Clock.ago(5)), Clock.ago(5).addingTimeInterval(60), "just now, for a minute")
+        XCTAssertEqual(format.nextChange(of: Clock.ago(-300)), Clock.now.addingTimeInterval(360), "a clock ahead: just now until a minute past it")
+        XCTAssertEqual(format.nextChange(of: Clock.ago(125)), Clock.ago(125).addingTimeInterval(180), "2 min ago becomes 3 min ago")
+        XCTAssertEqual(format.nextChange(of: Clock.ago(3 * 3600 + 5)), Clock.ago(3 * 3600 + 5).addingTimeInterval(4 * 3600))
+        XCTAssertEqual(format.nextChange(of: Clock.ago(23 * 3600 + 10)), Clock.ago(23 * 3600 + 10).addingTimeInterval(86_400), "then yesterday")
+        XCTAssertEqual(format.nextChange(of: Clock.ago(30 * 3600)), Clock.ago(30 * 3600).addingTimeInterval(2 * 86_400))
+        XCTAssertEqual(format.nextChange(of: Clock.ago(4 * 86_400)), Clock.ago(4 * 86_400).addingTimeInterval(5 * 86_400))
+        XCTAssertNil(format.nextChange(of: Clock.ago(8 * 86_400)), "a date never changes")
+        XCTAssertNil(format.nextChange(of: nil))
+        // At the moment it names, the label has changed, and not a second before.
+        let ages: [TimeInterval] = [5, 59, 61, 125, 3599, 3 * 3600 + 5, 23 * 3600 + 10, 30 * 3600, 4 * 86_400, 6.5 * 86_400]
+        for age in ages {
+            let date = Clock.ago(age)
+            guard let next = format.nextChange(of: date) else { return XCTFail("\(age)") }
+            let before = DisplayFormat(now: { next.addingTimeInterval(-1) }, timeZone: format.timeZone).relative(date)
+            let at = DisplayFormat(now: { next }, timeZone: format.timeZone).relative(date)
+            XCTAssertEqual(before, format.relative(date), "unchanged until then (\(age) s old)")
+            XCTAssertNotEqual(at, before, "changed then (\(age) s old)")
+        }
     }
 
     func testDaysAgreeWithTheCalendarInEveryTimeZone() async {

@@ -98,7 +98,7 @@ final class ShellSnapshotTests: XCTestCase {
     }
 
     func testFirstLoadFailureAndEmptyFolder() async throws {
-        let store = FakeStore(failure: .unauthorized)
+        let store = FakeStore(failure: .unauthorized(.memberToken))
         let harness = Harness(store: store)
         await harness.start()
         var canvas = harness.render(width: 80, height: 24)

@@ -244,8 +244,11 @@ final class ManualEffects: UIEffects {
 
     func now() -> Double { clock }
 
-    /// How many delayed or repeating pieces of work wait.
-    var pending: Int { timers.filter { !$0.handle.isCancelled }.count }
+    /// How many delayed pieces of work wait (not the repeating ones: the app's clock tick
+    /// repeats for as long as it runs).
+    var pending: Int { timers.filter { !$0.handle.isCancelled && $0.interval == nil }.count }
+    /// How many repeating pieces of work run.
+    var repeatingCount: Int { timers.filter { !$0.handle.isCancelled && $0.interval != nil }.count }
 
     /// Moves the clock on, running what falls due on the way.
     func advance(by duration: Duration) {

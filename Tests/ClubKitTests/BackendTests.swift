@@ -34,6 +34,16 @@ final class BackendTests: XCTestCase {
         XCTAssertEqual(backend.embeddedRoot, root)
         XCTAssertEqual(backend.server?.baseURL.host, "127.0.0.1")
         XCTAssertTrue(backend.key.hasPrefix("embedded-"), "the embedded club's folders are named after its root: \(backend.key)")
+        XCTAssertEqual(backend.label, "embedded")
+    }
+
+    /// The status bar names the club, never its URL; the folders on disk still follow the URL.
+    func testAClubServerIsCalledClubWhileItsFoldersFollowItsURL() async throws {
+        let url = URL(string: "http://10.0.0.7:8421/")!
+        let backend = try await Backend.connect(.club(url: url, token: "t", pin: nil), connection: ConnectionOptions())
+        XCTAssertEqual(backend.label, "club")
+        XCTAssertEqual(backend.key, Paths.key(displayName: url.absoluteString), "the outbox and the cache stay where they were")
+        XCTAssertNotEqual(backend.key, Paths.key(displayName: "club"))
     }
 
     func testAClubServerWithoutATokenIsRefusedInWords() async throws {
@@ -69,7 +79,7 @@ final class BackendTests: XCTestCase {
         let root = scratch.appendingPathComponent("club")
         let embedded = try await Backend.connect(.embedded(root: root), connection: ConnectionOptions())
         await embedded.close()
-        var backend = Backend(store: embedded.store, server: nil, account: "dbid:me", formerAccounts: ["login-1", nil])
+        var backend = Backend(store: embedded.store, server: nil, label: "dropbox", account: "dbid:me", formerAccounts: ["login-1", nil])
         let manager = FileManager.default
         let fromFallback = Paths.outbox(Paths.key(displayName: backend.store.displayName, account: "login-1"))
         try manager.createDirectory(at: fromFallback, withIntermediateDirectories: true)

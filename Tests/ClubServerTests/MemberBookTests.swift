@@ -7,6 +7,14 @@ import XCTest
 final class MemberBookTests: XCTestCase {
     private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// Roles in a sentence ("ann is now an editor", the server's "… is a reader"): the article
+    /// is the word's, not "an" for admin alone.
+    func testARoleInASentenceTakesItsArticle() {
+        XCTAssertEqual(MemberRole.reader.withArticle, "a reader")
+        XCTAssertEqual(MemberRole.editor.withArticle, "an editor")
+        XCTAssertEqual(MemberRole.admin.withArticle, "an admin")
+    }
+
     func testAnInviteWorksOnceAndOnlyUntilItExpires() throws {
         var book = MemberBook()
         try book.invite("ann", role: .editor, secretHash: MemberBook.hash("s1"), expires: now.addingTimeInterval(3600))

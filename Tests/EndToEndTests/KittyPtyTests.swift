@@ -42,6 +42,10 @@ final class KittyPtyTests: XCTestCase {
         var noteSends: Int?
         var noteScrollPlacements: Int?
         var noteScrollSends: Int?
+        /// Note: scrolled on until the photo is partly above the top: the last placement's
+        /// source top (pixels) and rows, the rows of the whole one before, and what those steps sent.
+        var noteCutSource: [Int]?
+        var noteCutSends: Int?
         /// Note: the web link's OSC 8 hyperlink was written around its text.
         var hyperlink: Bool?
         var status: Int?
@@ -127,6 +131,12 @@ final class KittyPtyTests: XCTestCase {
         XCTAssertEqual(seen.noteSends, 1, "the photo was sent once")
         XCTAssertEqual(seen.noteScrollPlacements, 3, "each scroll step placed it again")
         XCTAssertEqual(seen.noteScrollSends, 0, "no picture data sent while scrolling")
+        // Four rows on, the photo's first row is above the view: the rest of it stays on screen,
+        // the part of the picture kitty holds, not blank rows until it has gone.
+        let cut = try XCTUnwrap(seen.noteCutSource, "the photo was placed cut")
+        XCTAssertGreaterThan(cut[0], 0, "the picture's top pixels are left out")
+        XCTAssertEqual(cut[1], cut[2] - 1, "all of its rows but the first are on screen")
+        XCTAssertEqual(seen.noteCutSends, 0, "kitty shows the part it holds: nothing sent again")
         XCTAssertEqual(seen.hyperlink, true, "the web link is an OSC 8 hyperlink around its text")
         XCTAssertEqual(seen.status, 0)
     }
@@ -231,6 +241,17 @@ final class KittyPtyTests: XCTestCase {
             seen["noteScrollPlacements"] = len(places(mark))
             seen["noteScrollSends"] = len(sends(mark))
             seen["noteSends"] = len(sends(start))
+            # On until the photo's first row has gone above the view (it starts on row 6).
+            cut = len(out)
+            for step in range(4):
+                before = len(places(cut))
+                os.write(fd, b"j")
+                if not wait(lambda: len(places(cut)) > before):
+                    return
+            whole = [k for start, _, k in found["places"] if start < cut][-1]
+            last = [k for start, _, k in found["places"] if start >= cut][-1]
+            seen["noteCutSource"] = [int(last.get(b"y", b"-1")), int(last[b"r"]), int(whole[b"r"])]
+            seen["noteCutSends"] = len(sends(cut))
             # Esc closes the view and the note; the list takes the final q.
             closing = len(out)
             os.write(fd, b"\x1b")

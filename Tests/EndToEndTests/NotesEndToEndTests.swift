@@ -78,8 +78,9 @@ final class NotesEndToEndTests: XCTestCase {
         tmux.waitFor("Reload theirs")
         try tmux.type("r")
         tmux.waitFor("Theirs, version 1")
-        // The list (narrow beside the editor) shows my text as a draft row.
-        tmux.waitFor("✎ Welcome to Byt")
+        // The list (narrow beside the editor, its title cut to make room for "1.2 KiB") shows my
+        // text as a draft row.
+        tmux.waitFor("✎ Welcome to B")
         XCTAssertEqual(AppHarness.text(welcome), "Theirs, version 1\n")
         AppHarness.eventually("my text kept as a draft") { self.draftTexts().contains { $0.contains("MINE-1") } }
 

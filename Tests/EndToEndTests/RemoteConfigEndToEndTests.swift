@@ -3,7 +3,8 @@ import TestSupport
 import XCTest
 
 /// The UI on the default remote of config.toml, in a real terminal: its `folder` is the app
-/// folder the notes and photos come from, and its `download_dir` is where photos are saved.
+/// folder the notes and photos come from, its `download_dir` is where photos are saved, and the
+/// status bar calls it by its name, never its URL.
 final class RemoteConfigEndToEndTests: XCTestCase {
     var app: AppHarness!
 
@@ -43,6 +44,9 @@ final class RemoteConfigEndToEndTests: XCTestCase {
         let tmux = try app.launch([])
         let notes = tmux.waitFor("Meeting minutes")
         XCTAssertFalse(notes.contains("Decoy note"), notes)
+        let bar = OfflineClub.statusBar(notes)
+        XCTAssertTrue(bar.hasPrefix(" lan "), "the remote's name: \(bar)")
+        XCTAssertFalse(notes.contains(server.url), "not its URL: \(bar)")
         try tmux.type("2")
         tmux.waitFor("alps-sunrise.jpg")
         try tmux.press("Enter")

@@ -120,6 +120,16 @@ import Testing
         #expect(!note.pictures.contains { $0.path.contains("x.example") })
     }
 
+    /// Where no pictures are drawn (the default, `byteclub cat --render`), a club photo is its
+    /// alt text once, as any picture is, not a stand-in name over empty rows.
+    @Test func withoutPicturesAClubPhotoIsItsAltTextOnce() {
+        let note = RenderedNote.layout("Look:\n\n![my desk](photos/desk.jpg)\n\n![[cat.jpg]] after", width: 40)
+        #expect(note.pictures.isEmpty)
+        #expect(note.plainText == "Look:\n\n[my desk]\n\n[cat.jpg] after")
+        #expect(note.links.map(\.target).contains(.photo("/byteclub/photos/desk.jpg")), "still a link to the photo")
+        #expect(!note.ansiText(colors: false, hyperlinks: false).contains("▣"))
+    }
+
     @Test func rawHTMLAndControlsAreShownNotObeyed() {
         let note = RenderedNote.layout("<script>alert(1)</script>\n\nbell \u{07} esc \u{1B}[31m", width: 80)
         #expect(note.plainText.contains("<script>alert(1)</script>"))

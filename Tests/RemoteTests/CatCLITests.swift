@@ -85,4 +85,17 @@ final class CatCLITests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 0)
         XCTAssertEqual(String(decoding: out, as: UTF8.self), "│ quoted text\n\n1. one\n2. two\n")
     }
+
+    /// A club photo into a pipe is its alt text, once: no stand-in name over empty rows that
+    /// nothing will ever draw.
+    func testCatRendersAPhotoAsItsAltTextOnce() throws {
+        let input = Pipe()
+        let process = try cli.start(["cat", "-", "--render", "--width", "40"], stdin: input)
+        input.fileHandleForWriting.write(Data("Desk:\n\n![my desk at night](photos/desk-at-night.jpg)\n\nEnd.\n".utf8))
+        try input.fileHandleForWriting.close()
+        let out = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "Desk:\n\n[my desk at night]\n\nEnd.\n")
+    }
 }

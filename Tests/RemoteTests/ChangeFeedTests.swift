@@ -151,7 +151,7 @@ final class ChangeFeedTests: XCTestCase {
 
     func testWhatCannotWorkEndsTheFeed() {
         var feed = polling()
-        XCTAssertEqual(feed.handle(.failed(.unauthorized), at: 1), [.end(.unauthorized)])
+        XCTAssertEqual(feed.handle(.failed(.unauthorized(.memberToken)), at: 1), [.end(.unauthorized(.memberToken))])
         XCTAssertEqual(feed.phase, .ended)
         XCTAssertNil(feed.cursor)
         XCTAssertEqual(feed.handle(.waited(token: 1), at: 2), [])

@@ -76,7 +76,7 @@ final class EntryDecodingTests: XCTestCase {
 final class BusyOrGoneTests: XCTestCase {
     private func error(_ status: Int, _ fields: [(String, String)]) -> RemoteError {
         let response = HTTPResponse(url: URL(string: "http://127.0.0.1:1/2/files/list_folder")!, statusCode: status, headerFields: fields)
-        return DropboxStore.remoteError(.httpStatus(status, body: Data("{}".utf8)), response: response, path: "/byteclub")
+        return DropboxStore.remoteError(.httpStatus(status, body: Data("{}".utf8)), response: response, path: "/byteclub", credential: .memberToken)
     }
 
     func testA503WithRetryAfterIsBusyNotGone() {

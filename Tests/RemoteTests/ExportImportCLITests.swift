@@ -94,6 +94,7 @@ final class ExportImportCLITests: XCTestCase {
         let one = base.appendingPathComponent("one")
         let exported = try cli.run(["export", one.path] + firstOptions)
         XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertTrue(exported.stderr.contains("notes and 1 photo to "), "one photo is \"1 photo\": \(exported.stderr)")
         let trip = try String(contentsOf: one.appendingPathComponent("Trip.md"), encoding: .utf8)
         XCTAssertTrue(trip.hasPrefix("---\ntitle: Trip\ntags: [trip]\npinned: true\ncreated: "), trip)
         XCTAssertTrue(trip.contains("\nmodified_by: ann\n---\nPacking\nBoat hire on the lake\n"), trip)

@@ -75,6 +75,12 @@ final class InviteFlowTests: XCTestCase {
         let next = try ChildProcess.run(curl + ["-o", "/dev/null", "-w", "%{http_code}", "--data", "null", server.url + "/2/users/get_current_account"])
         XCTAssertEqual(next.stdout, "401")
         XCTAssertLessThan(Date().timeIntervalSince(removed), 1.5)
+        // Her next command is refused, and says what would help: a new invite, not a login.
+        let refused = try ann.run(["ls"])
+        XCTAssertEqual(refused.status, 5, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("the club refused this member's token; ask the club's admin for a new invite (byteclub members add)"),
+                      refused.stderr)
+        XCTAssertFalse(refused.stderr.contains("log in"), refused.stderr)
         let audit = try String(contentsOfFile: root.appendingPathComponent(".byteclub/audit.log").path, encoding: .utf8)
         for action in ["invite", "join", "remove"] { XCTAssertTrue(audit.contains(#""action":"\#(action)""#), audit) }
     }

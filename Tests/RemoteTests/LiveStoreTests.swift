@@ -112,7 +112,7 @@ final class LiveStoreTests: XCTestCase {
         let stranger = club.store(token: "not-a-member")
         let answer = try await stranger.longpoll(cursor, timeout: 30)
         XCTAssertTrue(answer.changes)
-        await assertThrows(.unauthorized) { () async throws(RemoteError) in try await stranger.listChanges(since: cursor) }
+        await assertThrows(.unauthorized(.memberToken)) { () async throws(RemoteError) in try await stranger.listChanges(since: cursor) }
     }
 
     func testAForeignCursorIsRefusedClearly() async throws {
@@ -230,7 +230,7 @@ final class LiveStoreTests: XCTestCase {
         let bob = try await club.store(LiveClub.bob).currentAccount()
         XCTAssertEqual(bob.displayName, "Bob")
         XCTAssertNotEqual(alice.id, bob.id)
-        await assertThrows(.unauthorized) { () async throws(RemoteError) in try await self.club.store(token: "nobody").currentAccount() }
+        await assertThrows(.unauthorized(.memberToken)) { () async throws(RemoteError) in try await self.club.store(token: "nobody").currentAccount() }
     }
 
     func testStoresThatCannotSayItClearly() async throws {

@@ -170,6 +170,7 @@ final class OAuthTests: XCTestCase {
         // Five minutes before expiry the provider refreshes, and writes the new token back.
         let clock = Mutex(now)
         let provider = try OAuthTokens(file: file, client: client, clock: { clock.withLock { $0 } })
+        XCTAssertEqual(provider.credential, .dropboxLogin, "a refused Dropbox token says to log in again")
         let first = try await provider.accessToken()
         XCTAssertEqual(first, "at-1")
         clock.withLock { $0 = now.addingTimeInterval(14400 - 200) }

@@ -104,7 +104,7 @@ final class StoreTests: XCTestCase {
             try await store.upload(data: Data("b".utf8), to: "/byteclub/taken.txt", mode: .add, autorename: false)
         }
         await assertThrows(.malformedPath("/byteclub/../x")) { () async throws(RemoteError) in try await store.list("/byteclub/../x") }
-        await assertThrows(.unauthorized) { () async throws(RemoteError) in try await club.store(token: "wrong").list("/byteclub") }
+        await assertThrows(.unauthorized(.memberToken)) { () async throws(RemoteError) in try await club.store(token: "wrong").list("/byteclub") }
         let renamed = try await store.upload(data: Data("b".utf8), to: "/byteclub/taken.txt", mode: .add, autorename: true)
         XCTAssertEqual(renamed.name, "taken (1).txt")
         let missingFile = club.base.appendingPathComponent("nope.bin")
@@ -112,6 +112,26 @@ final class StoreTests: XCTestCase {
             try await store.upload(file: missingFile, to: "/byteclub/x", mode: .add, autorename: false, progress: nil)
         }
         XCTAssertEqual(RemoteError.rateLimited(retryAfter: 1.2).message, "The server is busy; retry in 2 s")
+    }
+
+    /// A refused credential says how to get another of its kind: only the club's admin gives a
+    /// member a token (logging in again does nothing for it), Dropbox takes a new login, and a
+    /// WebDAV password lives where this machine keeps it.
+    func testARefusalSaysWhatToDoForItsKindOfRemote() async throws {
+        XCTAssertEqual(StaticToken("t").credential, .memberToken)
+        let refused: RemoteError
+        do {
+            _ = try await club.store(token: "wrong").list("/byteclub")
+            return XCTFail("a wrong token listed the club")
+        } catch {
+            refused = error
+        }
+        XCTAssertEqual(refused.message,
+                       "Not authorized: the club refused this member's token; ask the club's admin for a new invite (byteclub members add)")
+        XCTAssertFalse(refused.message.contains("log in"), "a club has no login")
+        XCTAssertEqual(RemoteError.unauthorized(.dropboxLogin).message, "Not authorized: Dropbox refused the login; log in again (byteclub login dropbox)")
+        let webdav = RemoteError.unauthorized(.webdavPassword).message
+        XCTAssertTrue(webdav.contains("password") && webdav.contains("password_command") && !webdav.contains("log in"), webdav)
     }
 
     func testRateLimitsAndServerErrorsSurfaceWhenRetriesRunOut() async throws {

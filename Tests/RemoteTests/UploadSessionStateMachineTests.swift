@@ -126,10 +126,10 @@ final class UploadSessionStateMachineTests: XCTestCase {
         _ = machine.begin()
         _ = machine.started(sessionID: "s")
         XCTAssertEqual(machine.failed(.error(.server(status: 401, detail: "expired_access_token"))), .refreshToken)
-        XCTAssertEqual(machine.tokenRefreshed(true), .send(.append(sessionID: "s", offset: 10, length: 10), reportProgress: nil))
+        XCTAssertEqual(machine.tokenRefreshed(true, credential: .dropboxLogin), .send(.append(sessionID: "s", offset: 10, length: 10), reportProgress: nil))
         XCTAssertEqual(machine.failures, 0)
         XCTAssertEqual(machine.failed(.error(.server(status: 401, detail: "expired_access_token"))), .refreshToken)
-        XCTAssertEqual(machine.tokenRefreshed(false), .fail(.unauthorized))
+        XCTAssertEqual(machine.tokenRefreshed(false, credential: .dropboxLogin), .fail(.unauthorized(.dropboxLogin)))
     }
 
     func testFinishWhoseAnswerWasLostIsVerified() {
@@ -168,13 +168,13 @@ final class UploadSessionStateMachineTests: XCTestCase {
 
     func testRepliesAreClassifiedForTheMachine() {
         let offset = Data(#"{"error_summary":"incorrect_offset/..","error":{".tag":"incorrect_offset","correct_offset":42}}"#.utf8)
-        XCTAssertEqual(DropboxStore.sessionFailure(.httpStatus(409, body: offset), response: nil, path: "/p"), .incorrectOffset(correct: 42))
+        XCTAssertEqual(DropboxStore.sessionFailure(.httpStatus(409, body: offset), response: nil, path: "/p", credential: .memberToken), .incorrectOffset(correct: 42))
         let nested = Data(#"{"error_summary":"lookup_failed/incorrect_offset/..","error":{".tag":"lookup_failed","lookup_failed":{".tag":"incorrect_offset","correct_offset":7}}}"#.utf8)
-        XCTAssertEqual(DropboxStore.sessionFailure(.httpStatus(409, body: nested), response: nil, path: "/p"), .incorrectOffset(correct: 7))
+        XCTAssertEqual(DropboxStore.sessionFailure(.httpStatus(409, body: nested), response: nil, path: "/p", credential: .memberToken), .incorrectOffset(correct: 7))
         let gone = Data(#"{"error_summary":"lookup_failed/not_found/..","error":{".tag":"lookup_failed","lookup_failed":{".tag":"not_found"}}}"#.utf8)
-        XCTAssertEqual(DropboxStore.sessionFailure(.httpStatus(409, body: gone), response: nil, path: "/p"),
+        XCTAssertEqual(DropboxStore.sessionFailure(.httpStatus(409, body: gone), response: nil, path: "/p", credential: .memberToken),
                        .refused(.notFound("/p"), summary: "lookup_failed/not_found/.."))
-        XCTAssertEqual(DropboxStore.sessionFailure(.httpStatus(503, body: Data()), response: nil, path: "/p"), .error(.server(status: 503, detail: "HTTP 503")))
-        XCTAssertEqual(DropboxStore.sessionFailure(.cancelled, response: nil, path: "/p"), .error(.cancelled))
+        XCTAssertEqual(DropboxStore.sessionFailure(.httpStatus(503, body: Data()), response: nil, path: "/p", credential: .memberToken), .error(.server(status: 503, detail: "HTTP 503")))
+        XCTAssertEqual(DropboxStore.sessionFailure(.cancelled, response: nil, path: "/p", credential: .memberToken), .error(.cancelled))
     }
 }

@@ -141,7 +141,7 @@ final class WebDAVMultistatusTests: XCTestCase {
         func mapped(_ status: Int, _ method: String = "PUT") -> RemoteError {
             WebDAVStore.remoteError(.httpStatus(status, body: Data()), response: nil, path: "/byteclub/a.txt", method: method)
         }
-        XCTAssertEqual(mapped(401), .unauthorized)
+        XCTAssertEqual(mapped(401), .unauthorized(.webdavPassword))
         XCTAssertEqual(mapped(404, "GET"), .notFound("/byteclub/a.txt"))
         XCTAssertEqual(mapped(412), .conflict("/byteclub/a.txt"))
         XCTAssertEqual(mapped(423), .conflict("/byteclub/a.txt"))

@@ -40,8 +40,9 @@ final class WebDAVStoreTests: XCTestCase {
             _ = try await WebDAVStore.connect(url: server.url, user: server.user, password: "wrong-horse-battery")
             XCTFail("a wrong password connected")
         } catch {
-            XCTAssertEqual(error, .unauthorized)
+            XCTAssertEqual(error, .unauthorized(.webdavPassword))
             XCTAssertFalse(error.message.contains("wrong-horse-battery"))
+            XCTAssertTrue(error.message.contains("password_command"), "names where the password comes from: \(error.message)")
         }
     }
 

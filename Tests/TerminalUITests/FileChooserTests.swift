@@ -323,7 +323,7 @@ final class FileChooserTests: XCTestCase {
         assertSnapshot(canvas, named: "filechooser-80x24")
         let selected = canvas.position(of: "pano-basement-lab.jpg")!
         XCTAssertEqual(canvas.style(x: selected.x, y: selected.y), canvas.theme.selection)
-        XCTAssertNotNil(canvas.position(of: "7.9 MB"))
+        XCTAssertNotNil(canvas.position(of: "7.5 MiB"))
         XCTAssertNotNil(canvas.cursor, "the cursor is in the path field")
     }
 

@@ -99,7 +99,7 @@ final class TransferProgressTests: XCTestCase {
         XCTAssertEqual(p.averageRate, 600, "1500 bytes of this run in 2.5 s")
         var unknown = TransferProgress(direction: .download, name: "x", resumedFrom: 3_300_000)
         unknown.start(at: 0)
-        XCTAssertEqual(unknown.resumeMessage, "Resuming at 3.3 MB")
+        XCTAssertEqual(unknown.resumeMessage, "Resuming at 3.1 MiB")
     }
 
     func testPercentRoundsDownAndReaches100OnlyWhenDone() {
@@ -149,13 +149,13 @@ final class TransferProgressTests: XCTestCase {
         }
         run(steps: 32, bytesPerStep: 125_000)
         XCTAssertEqual(p.rate!, 1_000_000, accuracy: 1)
-        XCTAssertEqual(p.rateText, "1.0 MB/s")
+        XCTAssertEqual(p.rateText, "976.6 KiB/s")
         // Then 3 MB/s: after one second the window mixes both speeds, after two only the new one.
         run(steps: 8, bytesPerStep: 375_000)
         XCTAssertEqual(p.rate!, 2_000_000, accuracy: 1)
         run(steps: 8, bytesPerStep: 375_000)
         XCTAssertEqual(p.rate!, 3_000_000, accuracy: 1)
-        XCTAssertEqual(p.rateText, "3.0 MB/s")
+        XCTAssertEqual(p.rateText, "2.9 MiB/s")
     }
 
     func testRateIsUnknownForTheFirstHalfSecond() {
@@ -201,8 +201,8 @@ final class TransferProgressTests: XCTestCase {
         p.progress(done: 3_000_000, at: 3)
         XCTAssertEqual(p.secondsLeft!, 17, accuracy: 0.001)
         XCTAssertEqual(p.etaText, "0:17")
-        XCTAssertEqual(p.sizeText, "3.0 MB / 20.0 MB")
-        XCTAssertEqual(p.detailText, "3.0 MB / 20.0 MB · 1.0 MB/s · 0:17 left")
+        XCTAssertEqual(p.sizeText, "2.9 MiB / 19.1 MiB")
+        XCTAssertEqual(p.detailText, "2.9 MiB / 19.1 MiB · 976.6 KiB/s · 0:17 left")
 
         var long = TransferProgress(direction: .download, name: "big.jpg", total: 3_723_000_000)
         long.start(at: 0)
@@ -219,11 +219,11 @@ final class TransferProgressTests: XCTestCase {
         XCTAssertNil(p.fraction)
         XCTAssertNil(p.percent)
         XCTAssertEqual(p.percentText, "")
-        XCTAssertEqual(p.sizeText, "3.3 MB")
-        XCTAssertEqual(p.rateText, "3.3 MB/s")
+        XCTAssertEqual(p.sizeText, "3.1 MiB")
+        XCTAssertEqual(p.rateText, "3.1 MiB/s")
         XCTAssertNil(p.secondsLeft)
         XCTAssertEqual(p.etaText, "--")
-        XCTAssertEqual(p.statusText(), "↑ photo.jpg 3.3 MB")
+        XCTAssertEqual(p.statusText(), "↑ photo.jpg 3.1 MiB")
         p.finish(at: 2)
         XCTAssertEqual(p.total, 3_300_000, "the size is what arrived")
         XCTAssertEqual(p.percent, 100)
@@ -245,7 +245,7 @@ final class TransferProgressTests: XCTestCase {
         down.progress(done: 4_000_000, at: 12)
         down.finish(at: 14)
         XCTAssertEqual(down.outcomeText, "Downloaded pano.jpg")
-        XCTAssertEqual(down.detailText, "8.0 MB in 0:04 · 2.0 MB/s")
+        XCTAssertEqual(down.detailText, "7.6 MiB in 0:04 · 1.9 MiB/s")
         XCTAssertNil(down.rate, "no live rate once finished")
 
         var failed = TransferProgress(direction: .download, name: "pano.jpg")
@@ -257,16 +257,21 @@ final class TransferProgressTests: XCTestCase {
     func testByteFormat() {
         XCTAssertEqual(ByteFormat.size(0), "0 B")
         XCTAssertEqual(ByteFormat.size(999), "999 B")
-        XCTAssertEqual(ByteFormat.size(1000), "1.0 KB")
-        XCTAssertEqual(ByteFormat.size(1049), "1.0 KB")
-        XCTAssertEqual(ByteFormat.size(1050), "1.1 KB")
-        XCTAssertEqual(ByteFormat.size(999_949), "999.9 KB")
-        XCTAssertEqual(ByteFormat.size(999_950), "1.0 MB", "rounding carries into the next unit")
-        XCTAssertEqual(ByteFormat.size(12_345_678), "12.3 MB")
-        XCTAssertEqual(ByteFormat.size(20_000_000), "20.0 MB")
-        XCTAssertEqual(ByteFormat.size(1_073_741_824), "1.1 GB")
-        XCTAssertEqual(ByteFormat.size(Int64.max), "9223.4 PB")
-        XCTAssertEqual(ByteFormat.rate(1_000_000), "1.0 MB/s")
+        // Binary units, one decimal, as `byteclub ls` always wrote them: the app and the CLI
+        // say the same size the same way.
+        XCTAssertEqual(ByteFormat.size(1023), "1023 B")
+        XCTAssertEqual(ByteFormat.size(1024), "1.0 KiB")
+        XCTAssertEqual(ByteFormat.size(1075), "1.0 KiB")
+        XCTAssertEqual(ByteFormat.size(1076), "1.1 KiB")
+        XCTAssertEqual(ByteFormat.size(10_650), "10.4 KiB")
+        XCTAssertEqual(ByteFormat.size(1_048_524), "1023.9 KiB")
+        XCTAssertEqual(ByteFormat.size(1_048_525), "1.0 MiB", "rounding carries into the next unit")
+        XCTAssertEqual(ByteFormat.size(12_345_678), "11.8 MiB")
+        XCTAssertEqual(ByteFormat.size(20 << 20), "20.0 MiB")
+        XCTAssertEqual(ByteFormat.size(1 << 30), "1.0 GiB")
+        XCTAssertEqual(ByteFormat.size(Int64.max), "8192.0 PiB")
+        XCTAssertEqual(ByteFormat.size(-5), "0 B")
+        XCTAssertEqual(ByteFormat.rate(1_048_576), "1.0 MiB/s")
         XCTAssertEqual(ByteFormat.rate(512), "512 B/s")
         XCTAssertEqual(ByteFormat.rate(nil), "--")
         XCTAssertEqual(ByteFormat.rate(.nan), "--")
@@ -368,7 +373,7 @@ final class TransferModalTests: XCTestCase {
         let text = canvas.dump()
         XCTAssertTrue(text.contains("Uploading pano-basement-lab.jpg"))
         XCTAssertTrue(text.contains("0%"))
-        XCTAssertTrue(text.contains("0 B / 7.9 MB · -- · -- left"))
+        XCTAssertTrue(text.contains("0 B / 7.5 MiB · -- · -- left"))
         XCTAssertTrue(text.contains("Esc cancel · b background"))
     }
 
@@ -378,7 +383,7 @@ final class TransferModalTests: XCTestCase {
         assertSnapshot(canvas, named: "transfer-42-80x24")
         let text = canvas.dump()
         XCTAssertTrue(text.contains("42%"))
-        XCTAssertTrue(text.contains("3.3 MB / 7.9 MB · 1.2 MB/s · 0:04 left"))
+        XCTAssertTrue(text.contains("3.2 MiB / 7.5 MiB · 1.1 MiB/s · 0:04 left"))
         XCTAssertTrue(text.contains("Esc cancel · b background"))
     }
 
@@ -413,9 +418,9 @@ final class TransferModalTests: XCTestCase {
         p.progress(done: 2_400_000, at: 2)
         let (_, modal, _) = open(p)
         XCTAssertNil(modal.modal.progress)
-        XCTAssertEqual(modal.modal.body, ["2.4 MB · 1.2 MB/s · -- left"])
+        XCTAssertEqual(modal.modal.body, ["2.3 MiB · 1.1 MiB/s · -- left"])
         let canvas = Fixture.render([Fixture.Screen(), modal], width: 80, height: 24)
-        XCTAssertNotNil(canvas.position(of: "2.4 MB · 1.2 MB/s · -- left"))
+        XCTAssertNotNil(canvas.position(of: "2.3 MiB · 1.1 MiB/s · -- left"))
         XCTAssertNil(canvas.position(of: "░"))
     }
 }

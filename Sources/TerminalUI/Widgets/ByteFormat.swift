@@ -1,27 +1,29 @@
-/// Sizes, rates and durations as transfer displays write them.
+/// Sizes, rates and durations, as the app and the command line write them: the one formatter
+/// of byte counts (the lists, the transfer modal, `byteclub ls`, `get`, `put` and the rest).
 ///
-/// Sizes use decimal units with one decimal ("12.3 MB"), so a figure that changes many times a
-/// second keeps its width; integer arithmetic keeps the rounding exact (999,950 bytes is
-/// "1.0 MB", never "1000.0 KB").
+/// Sizes use binary units with one decimal ("10.4 KiB", "12.3 MiB"), as `ls` always wrote them,
+/// so a figure that changes many times a second keeps its width; integer arithmetic keeps the
+/// rounding exact (1,048,525 bytes is "1.0 MiB", never "1024.0 KiB").
 public enum ByteFormat {
-    private static let units = ["KB", "MB", "GB", "TB", "PB"]
+    private static let units = ["KiB", "MiB", "GiB", "TiB", "PiB"]
 
-    /// "0 B", "812 B", "1.2 KB", "12.3 MB", "20.0 GB".
+    /// "0 B", "812 B", "1.2 KiB", "12.3 MiB", "20.0 GiB".
     public static func size(_ bytes: Int64) -> String {
-        if bytes < 1000 { return "\(max(0, bytes)) B" }
-        var divisor: Int64 = 1000
+        if bytes < 1024 { return "\(max(0, bytes)) B" }
+        var divisor: Int64 = 1024
         for (index, unit) in units.enumerated() {
-            // Tenths of this unit, rounded half up.
+            // Tenths of this unit, rounded half up; quotient and remainder apart, so even
+            // Int64.max never overflows (the remainder times 10 stays under 2^54).
             let tenths = (bytes / divisor) * 10 + ((bytes % divisor) * 10 + divisor / 2) / divisor
-            if tenths < 10_000 || index == units.count - 1 {
+            if tenths < 10_240 || index == units.count - 1 {
                 return "\(tenths / 10).\(tenths % 10) \(unit)"
             }
-            divisor *= 1000
+            divisor *= 1024
         }
         return "\(bytes) B"
     }
 
-    /// "1.0 MB/s"; `nil` (an unknown rate) is "--".
+    /// "1.0 MiB/s"; `nil` (an unknown rate) is "--".
     public static func rate(_ bytesPerSecond: Double?) -> String {
         guard let bytesPerSecond, bytesPerSecond.isFinite, bytesPerSecond >= 0 else { return "--" }
         return size(Int64(min(bytesPerSecond.rounded(), 9e18))) + "/s"

@@ -13,15 +13,18 @@ public struct StatusMessage: Hashable, Sendable {
     public static func error(_ text: String) -> StatusMessage { StatusMessage(text, kind: .error) }
 }
 
-/// The one-line bar at the bottom: backend, a spinner while busy, the last message, and a
-/// compact progress figure and hint on the right.
+/// The one-line bar at the bottom: backend, a spinner while busy, where the user is when a view
+/// covers the tabs, the last message, and a compact progress figure and hint on the right.
 ///
 /// ```
-///  embedded  ⠹ Saved "ideas.txt"                                  ↑ 42% 1.2 MB/s  ? help
+///  embedded  ⠹ Saved "ideas.txt"                                 ↑ 42% 1.2 MiB/s  ? help
+///  club  Rendered view · Trip plan · Opened "Trip plan.md"                        ? help
 /// ```
-/// The right side is drawn in full and the message is cut to what is left.
+/// The right side is drawn in full, then the place, and the message is cut to what is left.
 public struct StatusBar: Sendable {
     public var backend: String
+    /// Where the user is, when a view covers the tabs ("Rendered view · Trip plan"); nil: the tabs.
+    public var place: String?
     public var isBusy: Bool
     /// The animation counter; each step shows the next spinner frame.
     public var tick: Int
@@ -31,8 +34,10 @@ public struct StatusBar: Sendable {
     /// A key hint at the far right, e.g. "? help".
     public var hint: String?
 
-    public init(backend: String, isBusy: Bool = false, tick: Int = 0, message: StatusMessage? = nil, progress: String? = nil, hint: String? = nil) {
+    public init(backend: String, place: String? = nil, isBusy: Bool = false, tick: Int = 0, message: StatusMessage? = nil,
+                progress: String? = nil, hint: String? = nil) {
         self.backend = backend
+        self.place = place
         self.isBusy = isBusy
         self.tick = tick
         self.message = message
@@ -64,6 +69,9 @@ public struct StatusBar: Sendable {
         let left = Rect(x: row.x, y: row.y, width: (rightWidth > 0 ? rightStart - 1 : row.maxX) - row.x, height: 1)
         var x = canvas.put(" " + backend, at: row.origin, style: theme.statusBackend, clip: left) + 1
         x = canvas.put(isBusy ? spinner : " ", at: Point(x: x, y: row.y), style: theme.statusSpinner, clip: left) + 1
+        if let place, !place.isEmpty {
+            x = canvas.put(place + (message == nil ? "" : " ·"), at: Point(x: x, y: row.y), style: theme.statusBar.bold, clip: left) + 1
+        }
         if let message {
             let style: Style
             switch message.kind {

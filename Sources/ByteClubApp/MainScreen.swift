@@ -249,25 +249,47 @@ public final class MainScreen: Layer {
 
     public func commands() -> [Command] {
         let tab = model.state.tab
-        if tab == .notes, let phase = model.state.note?.phase, phase != .loading {
-            // In the editor Tab indents; Shift-Tab goes to the other tab where the editor does
-            // not outdent (help lists the editor's row first, and the compositor keeps the nearest).
-            let tabKeys = KeyBindings(group: "General", Self.bindings.bindings.filter { $0.action == .previousTab })
-            // A merge with conflicts shows in place of the editor, with keys of its own.
-            if model.state.note?.merge != nil { return MergeView.bindings.commands + tabKeys.commands }
-            let searchHits = model.state.note?.searchMatches == nil ? [] : SearchMatches.bindings.commands
-            let bar = model.state.note?.editor.bar == nil ? [] : NoteEditorState.barBindings.commands
-            let editor = model.state.note?.editor.commandsHere ?? NoteEditorState.commands
-            return bar + searchHits + editor + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
-                + NotesController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
-                + LinksController.bindings.commands + LinksController.mouseCommands + tabKeys.commands
+        if tab == .notes, let note = model.state.note, note.phase != .loading {
+            return Self.editorCommands(merging: note.merge != nil, searchHits: note.searchMatches != nil, findBar: note.editor.bar != nil,
+                                       editor: note.editor.commandsHere)
         }
+        return Self.listCommands(tab, filtering: model.state[tab].list.isEditingFilter)
+    }
+
+    /// Help's rows for `tab`'s list, with the filter's keys while it is typed.
+    ///
+    /// Static, as ``editorCommands(merging:searchHits:findBar:editor:)`` is, so ``KeyReference``
+    /// lists the same rows without an app.
+    static func listCommands(_ tab: Tab, filtering: Bool) -> [Command] {
         // The filter being typed has the keys first (its Enter and Esc), as in `handle`.
-        var commands = model.state[tab].list.isEditingFilter ? ListState.filterBindings.commands : []
-        commands += Self.bindings.commands
+        var commands = filtering ? ListState.filterBindings.commands : []
+        commands += bindings.commands
         commands.append(Command(keys: [], description: "Switch to that tab", group: "General", keyLabel: "Click a tab"))
-        commands += tab == .notes ? Self.notesBindings.commands : Self.photosBindings.commands
-        return commands + Self.listBindings(group: tab.title).commands + Self.mouseCommands(tab)
+        commands += tab == .notes ? notesBindings.commands : photosBindings.commands
+        return commands + listBindings(group: tab.title).commands + mouseCommands(tab)
+    }
+
+    /// Help's rows while a note is open: the editor's (`editor`: those of where the cursor is,
+    /// else all of them), with the find bar's and the search hits' while they show, or the merge
+    /// view's in the editor's place.
+    static func editorCommands(merging: Bool, searchHits: Bool, findBar: Bool, editor: [Command]? = nil) -> [Command] {
+        // In the editor Tab indents; Shift-Tab goes to the other tab where the editor does not
+        // outdent (help lists the editor's row first, and the compositor keeps the nearest).
+        let tabKeys = KeyBindings(group: "General", bindings.bindings.filter { $0.action == .previousTab })
+        // A merge with conflicts shows in place of the editor, with keys of its own. Ctrl-C is
+        // not one of them: it reaches handleShellKey, which asks before quitting, as q does in the
+        // lists; listed here, it keeps help from offering the global "Quit at once" instead.
+        if merging {
+            let quit = bindings.bindings.filter { $0.action == .quit }.map {
+                Command(keys: [.ctrl("c")], description: $0.description, group: bindings.group)
+            }
+            return MergeView.bindings.commands + tabKeys.commands + quit
+        }
+        let hits = searchHits ? SearchMatches.bindings.commands : []
+        let bar = findBar ? NoteEditorState.barBindings.commands : []
+        return bar + hits + (editor ?? NoteEditorState.commands) + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
+            + NotesController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
+            + LinksController.bindings.commands + LinksController.mouseCommands + tabKeys.commands
     }
 }
 

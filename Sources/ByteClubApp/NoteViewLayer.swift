@@ -317,7 +317,9 @@ final class NoteViewLayer: Layer {
         }
     }
 
-    func commands() -> [Command] {
-        Self.bindings.commands + [Command(keys: [], description: "Scroll; a click follows a link", group: "Rendered view", keyLabel: "Wheel / click")]
-    }
+    func commands() -> [Command] { Self.helpCommands }
+
+    /// Help's rows, the mouse's with the keys'; static, for ``KeyReference``.
+    static let helpCommands = bindings.commands
+        + [Command(keys: [], description: "Scroll; a click follows a link", group: "Rendered view", keyLabel: "Wheel / click")]
 }

@@ -103,6 +103,9 @@ final class MergeTests: XCTestCase {
                 }
                 let listed = Set(harness.compositor.commands().map(\.description))
                 for command in MergeViewKeys.descriptions { XCTAssertTrue(listed.contains(command), "help misses \(command)") }
+                // Ctrl-C here asks before quitting, as `q` does in the lists.
+                XCTAssertTrue(harness.compositor.commands().contains { $0.keys == [.ctrl("c")] && $0.description.hasPrefix("Quit (asks first") })
+                XCTAssertFalse(listed.contains("Quit at once"), "Ctrl-C in the merge view asks first")
                 // Tiny terminals, and scrolling past either end, draw without trouble.
                 harness.press(.end, .end, .end, .pageDown, .home, .up, .pageUp, .down)
                 for (width, height) in [(1, 1), (12, 5), (40, 10)] { _ = harness.render(width: width, height: height) }

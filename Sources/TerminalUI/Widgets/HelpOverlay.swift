@@ -39,18 +39,23 @@ public final class HelpOverlay: Layer {
         case blank
     }
 
-    /// The commands grouped, each group a heading and its commands, in order of each group's
-    /// first appearance.
+    /// The commands grouped, each group a heading and its commands.
     func groups() -> [[Line]] {
+        Self.grouped(entries).map { group in
+            [.heading(group.name)] + group.commands.map { .command(keys: $0.keyLabel, description: $0.description) }
+        }
+    }
+
+    /// `commands` by group, in order of each group's first appearance, as help lists them
+    /// (docs/keys.md is grouped by this too).
+    public static func grouped(_ commands: [Command]) -> [(name: String, commands: [Command])] {
         var order: [String] = []
         var groups: [String: [Command]] = [:]
-        for command in entries {
+        for command in commands {
             if groups[command.group] == nil { order.append(command.group) }
             groups[command.group, default: []].append(command)
         }
-        return order.map { group in
-            [.heading(group)] + (groups[group] ?? []).map { .command(keys: $0.keyLabel, description: $0.description) }
-        }
+        return order.map { ($0, groups[$0] ?? []) }
     }
 
     /// The groups poured into columns at most `height` lines tall, a blank line between groups

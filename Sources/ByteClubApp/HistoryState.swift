@@ -40,10 +40,11 @@ public struct NoteHistory: Sendable {
         return HistoryDiff.lines(from: old, to: current)
     }
 
-    /// Who made `revision`, for display (escaped: names are the server's).
+    /// Who made `revision`, for display (escaped: names are the server's); "another member"
+    /// while the name is unknown, never the account id.
     public func author(of revision: RemoteEntry) -> String {
         guard let id = revision.modifiedBy else { return "—" }
-        return TerminalSafe.escape(names[id] ?? id)
+        return TerminalSafe.escape(names[id] ?? MergeSession.someone)
     }
 
     /// The rows of the revisions list: who, when, size.

@@ -34,7 +34,8 @@ extension LiveUpdates {
         // Our own save landing: by our account, or (on a server that names no one) while it is in flight.
         if let me, event.entry.modifiedBy == me { return }
         if me == nil || event.entry.modifiedBy == nil, session.phase == .saving { return }
-        let who = name(of: event.entry.modifiedBy) ?? event.entry.modifiedBy ?? "someone"
+        // A name, or words: an account id is never shown where a name belongs.
+        let who = name(of: event.entry.modifiedBy) ?? MergeSession.someone
         if !session.isModified, session.phase == .editing, !session.isReadOnly {
             reload(event.entry, who: who, draftID: session.draftID)
         } else {

@@ -193,7 +193,7 @@ public enum NoteItem: Equatable, Sendable {
 public struct RemoteNoteChange: Equatable, Sendable {
     /// The note as it is on the server now (its path, `rev`, size, `modifiedBy`).
     public var entry: RemoteEntry
-    /// Who made it: the member's display name, or their account id when the server cannot say.
+    /// Who made it: the member's display name, or "another member" when the server cannot say.
     public var who: String
     /// When it was made (the revision's modification time).
     public var when: Date

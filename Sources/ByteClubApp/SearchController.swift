@@ -121,13 +121,20 @@ final class SearchController {
         }
     }
 
+    /// Authors by their names, as the lists show them: the names not known yet are asked of the
+    /// server first (once each), and an id the server cannot name is shown as no one, never as
+    /// `dbid:…`.
     private func deliver(_ result: Result<SearchState.Answer, RemoteError>, generation: Int) {
+        let authors = (try? result.get())?.results.compactMap(\.modifiedBy) ?? []
+        live.withNames(of: authors) { [weak self] in self?.deliverNamed(result, generation: generation) }
+    }
+
+    private func deliverNamed(_ result: Result<SearchState.Answer, RemoteError>, generation: Int) {
         guard var search = state.search else { return }
-        // Authors by their names, as the lists show them.
         let named = result.map { answer in
             SearchState.Answer(query: answer.query, results: answer.results.map { hit in
                 var hit = hit
-                hit.modifiedBy = live.name(of: hit.modifiedBy) ?? hit.modifiedBy
+                hit.modifiedBy = live.name(of: hit.modifiedBy)
                 return hit
             })
         }

@@ -27,8 +27,9 @@ extension ClubAPI {
         if target.live == nil, let tombstone = target.tombstone {
             text += ",\"server_deleted\":\"" + DropboxTimestamp.format(Date(timeIntervalSince1970: TimeInterval(tombstone.deleted))) + "\""
             // Not Dropbox's (it names no one): the member who deleted it, as `modified_by` names
-            // who made a revision; clients of Dropbox's own shape skip an unknown field.
-            if let by = tombstone.by { text += ",\"deleted_by\":\"" + ClubMember.accountID(of: by) + "\"" }
+            // who made a revision. Only when asked (`include_deleted_by`): Dropbox's SDKs refuse
+            // a field their spec does not have.
+            if argument.includeDeletedBy, let by = tombstone.by { text += ",\"deleted_by\":\"" + ClubMember.accountID(of: by) + "\"" }
         }
         return RawJSON(text: text + "}")
     }

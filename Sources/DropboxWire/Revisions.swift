@@ -44,15 +44,19 @@ public struct ListRevisionsArg: Sendable, Hashable, Codable {
     public var limit: Int
     /// List only revisions older than this one (paging back through a long history).
     public var beforeRev: String?
+    /// The club server's own: answer `deleted_by` for a deleted file. Dropbox's answer has no
+    /// such field and its SDKs refuse one they do not know, so it comes only when asked.
+    public var includeDeletedBy: Bool
 
-    public init(path: String, mode: ListRevisionsMode = .path, limit: Int = 10, beforeRev: String? = nil) {
+    public init(path: String, mode: ListRevisionsMode = .path, limit: Int = 10, beforeRev: String? = nil, includeDeletedBy: Bool = false) {
         self.path = path
         self.mode = mode
         self.limit = limit
         self.beforeRev = beforeRev
+        self.includeDeletedBy = includeDeletedBy
     }
 
-    enum CodingKeys: String, CodingKey { case path, mode, limit, beforeRev = "before_rev" }
+    enum CodingKeys: String, CodingKey { case path, mode, limit, beforeRev = "before_rev", includeDeletedBy = "include_deleted_by" }
 
     public init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: CodingKeys.self)
@@ -60,6 +64,7 @@ public struct ListRevisionsArg: Sendable, Hashable, Codable {
         mode = try object.decodeIfPresent(ListRevisionsMode.self, forKey: .mode) ?? .path
         limit = try object.decodeIfPresent(Int.self, forKey: .limit) ?? 10
         beforeRev = try object.decodeIfPresent(String.self, forKey: .beforeRev)
+        includeDeletedBy = try object.decodeIfPresent(Bool.self, forKey: .includeDeletedBy) ?? false
     }
 }
 

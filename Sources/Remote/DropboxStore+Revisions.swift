@@ -9,6 +9,9 @@ extension DropboxStore {
     public func revisions(_ path: String, limit: Int, before: String?) async throws(RemoteError) -> RemoteRevisions {
         var argument: [String: Any] = ["path": path, "mode": "path", "limit": max(1, min(100, limit))]
         if let before { argument["before_rev"] = before }
+        // Who deleted a file, from a club server (its own field); real Dropbox refuses arguments
+        // it does not know and has no such answer.
+        if endpoints.rpc.host != DropboxEndpoints.dropbox.rpc.host { argument["include_deleted_by"] = true }
         let answer = try await rpc(.listRevisions, argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
         let parent = Self.parent(of: path)
         var entries: [RemoteEntry] = []

@@ -184,8 +184,8 @@ extension WebDAVStore {
     /// detached task); a failure is only logged.
     ///
     /// A server may still be reading a cut PUT when the DELETE arrives and make the name after it
-    /// (rclone serve webdav does, under load, seconds late), so a background sweep looks again at
-    /// growing intervals (`discardSweep`, 16 s in all) and deletes the name once it has appeared.
+    /// (rclone serve webdav does, under load, seconds late), so a background sweep looks again,
+    /// every second after the first (`discardSweep`, 16 s in all), and deletes the name once it has appeared.
     func discard(_ staged: String) async {
         guard let url = try? url(staged) else { return }
         let store = self
@@ -205,8 +205,9 @@ extension WebDAVStore {
         }.value
     }
 
-    /// When `discard` looks again for a temporary upload a server made late.
-    static let discardSweep: [Duration] = [.milliseconds(250), .milliseconds(750), .seconds(1), .seconds(2), .seconds(4), .seconds(8)]
+    /// When `discard` looks again for a temporary upload a server made late: soon, then every
+    /// second (a HEAD each, only after a cut PUT), so a name made seconds late lives about a second.
+    static let discardSweep: [Duration] = [.milliseconds(250), .milliseconds(750)] + Array(repeating: .seconds(1), count: 15)
 
     /// Runs `work` to its end whatever happens to the calling task: a detached task, which no
     /// cancellation reaches.

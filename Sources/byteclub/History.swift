@@ -9,7 +9,7 @@ struct Log: AsyncParsableCommand {
         abstract: "List a file's revisions, newest first.",
         discussion: """
             One line per revision: its rev, when it was made, its size and who made it (you, or \
-            the member's name; their account id when the server does not know it). Give a rev to `byteclub restore PATH REV` to bring it back, \
+            the member's name; "another member" when the server does not know it). Give a rev to `byteclub restore PATH REV` to bring it back, \
             or to `byteclub get rev:REV FILE` to download it.
             """)
     @Argument(help: "The file: a path in the club's folder, a note's title (\"Trip plan\"), /PATH or NAME:PATH.") var path: String
@@ -49,12 +49,12 @@ struct Log: AsyncParsableCommand {
         }
     }
 
-    /// "you (Ada)" for your own revisions, the member's name for others' (their account id
-    /// when the server does not know it), "-" when unknown.
+    /// "you (Ada)" for your own revisions, the member's name for others' ("another member" when
+    /// the server does not know the id: an id is never shown as a name), "-" when unknown.
     static func who(_ id: String?, you: RemoteAccount?, names: [String: String]) -> String {
         guard let id else { return "-" }
         if let you, you.id == id { return "you (\(you.displayName))" }
-        return names[id] ?? id
+        return names[id] ?? "another member"
     }
 }
 

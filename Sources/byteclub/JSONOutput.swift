@@ -78,7 +78,7 @@ struct EntryJSON: Encodable, Sendable {
 /// Members' names for the account ids revisions carry (`users/get_account`), each asked once.
 ///
 /// People read names: "bob", not "dbid:AAH4f…". A server that does not know the id (or
-/// WebDAV, which has no accounts) leaves the id standing in for the name.
+/// WebDAV, which has no accounts) gives no name: the id is said only in `*_id` fields.
 actor MemberNames {
     private let store: any RemoteStore
     private var known: [String: String] = [:]
@@ -95,9 +95,9 @@ actor MemberNames {
         return known
     }
 
-    /// The name for `id` when known, else the id itself (nil when there is no id).
+    /// The name for `id` when the server knows it, else nil: an account id is never shown where
+    /// a name belongs.
     static func shown(_ id: String?, names: [String: String]) -> String? {
-        guard let id else { return nil }
-        return names[id] ?? id
+        id.flatMap { names[$0] }
     }
 }

@@ -4,9 +4,10 @@ import Foundation
 import XCTest
 
 /// Who deleted a file: `list_revisions` of a deleted file says `deleted_by` (the member's
-/// account id, as `modified_by` names who made a revision) once the club has members, so an
-/// app with the note open can say `Deleted by bob` (issue 43). It survives a restart, goes once
-/// the file is back, and a club of one shared token names no one.
+/// account id, as `modified_by` names who made a revision) once the club has members, when the
+/// client asks (`include_deleted_by`, the server's own; Dropbox's SDKs refuse fields their spec
+/// lacks), so an app with the note open can say `Deleted by bob` (issue 43). It survives a
+/// restart, goes once the file is back, and a club of one shared token names no one.
 final class DeletedByTests: XCTestCase {
     var club: ServerFixture!
     let bob = ClubMember(name: "bob", token: "bob-\(UUID().uuidString)")
@@ -15,8 +16,8 @@ final class DeletedByTests: XCTestCase {
         await club?.tearDown()
     }
 
-    private func revisions(_ path: String) async throws -> ListRevisionsResult {
-        let reply = try await club.rpc("2/files/list_revisions", ["path": path])
+    private func revisions(_ path: String, asking: Bool = true) async throws -> ListRevisionsResult {
+        let reply = try await club.rpc("2/files/list_revisions", ["path": path, "include_deleted_by": asking])
         XCTAssertEqual(reply.status, 200, reply.text)
         return try JSONDecoder().decode(ListRevisionsResult.self, from: reply.body)
     }
@@ -34,6 +35,8 @@ final class DeletedByTests: XCTestCase {
         let gone = try await revisions("/Plans.txt")
         XCTAssertTrue(gone.isDeleted)
         XCTAssertEqual(gone.deletedBy, ClubMember.accountID(of: "bob"))
+        let unasked = try await revisions("/Plans.txt", asking: false)
+        XCTAssertNil(unasked.deletedBy, "Dropbox's shape unless asked")
 
         club = try await club.restart()
         let restarted = try await revisions("/Plans.txt")

@@ -218,7 +218,7 @@ final class NotesEndToEndTests: XCTestCase {
         let server = try ServeProcess(root: root, port: 0, token: "stall-test", chaos: "stall=1")
         defer { server.kill() }
         let tmux = try app.launch(["--server", "http://127.0.0.1:\(server.port)", "--token", "stall-test", "--timeout", "1"])
-        tmux.waitFor(all: ["Timed out: no data for 1 s", "Could not load"], timeout: 40)
+        tmux.waitFor(all: ["Timed out: the server sent nothing for 1 s", "Could not load"], timeout: 40)
         XCTAssertEqual(tmux.currentCommand(), "byteclub", "still running, still answering")
         try tmux.type("q")
         tmux.waitFor(app.exitLine(0))

@@ -15,6 +15,9 @@ public struct Draft: Codable, Equatable, Sendable {
     public var path: String?
     /// The rev the note was opened at; a save updates exactly this rev.
     public var baseRev: String?
+    /// The note's text at ``baseRev``, when it was known: a merge's base where the server keeps
+    /// no revisions (WebDAV). Absent from drafts written before it was kept.
+    public var baseText: String?
     public var title: String
     public var body: String
     /// When the draft was last written.

@@ -68,6 +68,12 @@ final class HistoryController {
                 self.nameAuthors(answer.entries)
                 if let newest = answer.entries.first { self.fetch(newest) }
                 self.fetchSelected()
+            case .failure(.notSupported):
+                // WebDAV: one line, on the one row there is, not an error about an endpoint.
+                self.context.update {
+                    $0.history?.isLoading = false
+                    $0.history?.error = "This server keeps no earlier versions of its notes: only the current text"
+                }
             case .failure(let error):
                 self.context.update {
                     $0.history?.isLoading = false

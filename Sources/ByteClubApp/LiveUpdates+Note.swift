@@ -100,7 +100,7 @@ extension LiveUpdates {
                 note.editor = editor
                 note.editorCleanIsSaved = true  // the server's text, freshly opened
                 note.entry = current
-                note.baseRev = current.rev
+                note.setBase(current.rev, text: text)
                 note.remoteChange = nil
                 if note.remoteDeletion != nil { note.banner = nil }
                 note.remoteDeletion = nil

@@ -20,8 +20,14 @@ public struct NoteSession: Sendable {
     public var phase: Phase
     /// The note on the server, or nil for a note not saved yet.
     public var entry: RemoteEntry?
-    /// The rev the text was opened at, which a save must update.
-    public var baseRev: String?
+    /// The rev the text was opened at, which a save must update. Moving it forgets
+    /// ``baseText`` unless the new text is given with it (``setBase(_:text:)``).
+    public var baseRev: String? {
+        didSet { if baseRev != oldValue { baseText = nil } }
+    }
+    /// The text at ``baseRev``, when this session has it: the base of a three-way merge on a
+    /// store that keeps no revisions to download it from (WebDAV).
+    public internal(set) var baseText: String?
     public var editor: NoteEditorState
     /// A line above the editor: a restored draft, a read-only warning.
     public var banner: String?
@@ -98,6 +104,7 @@ public struct NoteSession: Sendable {
         phase = .editing
         self.entry = entry
         baseRev = entry == nil ? nil : draft.baseRev
+        baseText = entry == nil ? nil : draft.baseText
         editor = NoteEditorState(title: draft.title, body: draft.body, isNew: false)
         draftID = draft.id
         banner = "Restored your unsaved draft from \(savedAt) · Ctrl-S saves it · Esc, Discard drops it"
@@ -138,7 +145,15 @@ public struct NoteSession: Sendable {
 
     /// The draft of the current text (or with `body` given, of that).
     func draft(at date: Date, body: String? = nil) -> Draft {
-        Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: body ?? editor.body.text, updated: date)
+        var draft = Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: body ?? editor.body.text, updated: date)
+        draft.baseText = baseText
+        return draft
+    }
+
+    /// Moves the base to `rev`, whose text is `text` (nil: not known here).
+    mutating func setBase(_ rev: String?, text: String?) {
+        baseRev = rev
+        baseText = text
     }
 }
 

@@ -78,15 +78,24 @@ extension NotesController {
             if journalled { $0.message = StatusMessage("Merging with the server's \"\(TerminalSafe.escape(name))\"…") }
         }
         let store = context.store
+        let baseText = session.baseText
         context.perform({ () async throws(RemoteError) -> MergeFetch in
             let current = try await store.read(entry.path)
             guard current.entry.rev != baseRev else { return MergeFetch(base: nil, theirs: current.data, entry: current.entry) }
-            let base = try await store.read(rev: baseRev)
+            // The base from the server's revisions, or, where it keeps none (WebDAV), the text
+            // this editor opened (or last saved) at that rev.
+            let base: Data
+            do throws(RemoteError) {
+                base = try await store.read(rev: baseRev).data
+            } catch {
+                guard case .notSupported = error, let baseText else { throw error }
+                base = Data(baseText.utf8)
+            }
             var who: String?
             if let id = current.entry.modifiedBy {
                 who = try? await store.account(id: id).displayName
             }
-            return MergeFetch(base: base.data, theirs: current.data, entry: current.entry, who: who)
+            return MergeFetch(base: base, theirs: current.data, entry: current.entry, who: who)
         }) { [weak self] result in
             self?.finishMergeFetch(generation: generation, trigger: trigger, result: result)
         }

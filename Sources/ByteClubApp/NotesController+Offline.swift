@@ -33,6 +33,8 @@ extension NotesController {
                 add(.rename, entry.path, newPath: target, baseRev: session.baseRev)
             }
             add(.save, entry.path, baseRev: session.baseRev, text: text)
+            // The text at that rev, for a merge where the server keeps no revisions (WebDAV).
+            items[items.count - 1].baseText = session.baseText
         } else if let create = pending.last(where: { $0.draftID == session.draftID && ($0.kind == .create || $0.kind == .rename) }) {
             // A new note whose create still waits: this save follows it (a new title is a
             // rename of what the create makes), never a second note.
@@ -159,7 +161,8 @@ extension NotesController {
             switch item.kind {
             case .rename:
                 session.entry = entry
-                if !merged, session.baseRev == item.baseRev { session.baseRev = entry.rev }
+                // A rename moves the note, not its text: the base text stays.
+                if !merged, session.baseRev == item.baseRev { session.setBase(entry.rev, text: session.baseText) }
             case .save, .create:
                 if merged {
                     // Ours is in the merge; the editor reloads it unless more was typed since.
@@ -170,7 +173,7 @@ extension NotesController {
                     }
                 } else if ours, session.baseRev == item.baseRev {
                     session.entry = entry
-                    session.baseRev = entry.rev
+                    session.setBase(entry.rev, text: item.text)
                     if sameText { session.savedVersion = session.version }
                 }
             case .delete, .upload:
@@ -194,7 +197,7 @@ extension NotesController {
     func outboxConflict(_ item: OutboxItem) {
         guard var session = state.note, session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() else { return }
         // Over the base the draft was kept at: the next save conflicts and merges.
-        if item.kind == .save { session.baseRev = item.baseRev }
+        if item.kind == .save { session.setBase(item.baseRev, text: item.baseText) }
         session.savedVersion = -1
         session.editorCleanIsSaved = false
         context.update { $0.note = session }
@@ -236,7 +239,7 @@ extension NotesController {
     private func openKept(_ loading: NoteSession, text: String, rev: String?, banner: String, message: String) {
         guard let entry = loading.entry else { return }
         var session = loading
-        session.baseRev = rev
+        session.setBase(rev, text: text)
         if var keptEntry = session.entry, keptEntry.rev != rev {
             keptEntry.rev = rev
             session.entry = keptEntry

@@ -177,7 +177,8 @@ extension NotesController {
         // hold more, typed during the save; that is in the draft).
         if session.version == version { cacheText(Data(session.editor.body.text.utf8), of: entry) }
         session.entry = entry
-        session.baseRev = entry.rev
+        // The text saved is the editor's when nothing was typed since; else it is not known here.
+        session.setBase(entry.rev, text: session.version == version ? session.editor.body.text : nil)
         session.savedVersion = version
         // Nothing typed since the save began: the editor's text is the server's, its clean state.
         session.editorCleanIsSaved = session.version == version

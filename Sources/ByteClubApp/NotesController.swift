@@ -107,7 +107,7 @@ final class NotesController {
         switch result {
         case .success(let (data, entry)):
             session.entry = entry
-            session.baseRev = entry.rev
+            session.setBase(entry.rev, text: String(validating: data, as: UTF8.self))
             cacheText(data, of: entry)
             var message = state.message
             if let text = String(validating: data, as: UTF8.self), entry.readOnly == true || state.readsOnly {

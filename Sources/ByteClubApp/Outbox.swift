@@ -36,8 +36,14 @@ public struct OutboxItem: Codable, Equatable, Sendable, Identifiable {
     public var path: String
     /// A rename's new path.
     public var newPath: String?
-    /// The rev the change was based on (nil for a create or an upload).
-    public var baseRev: String?
+    /// The rev the change was based on (nil for a create or an upload). Moving it forgets
+    /// ``baseText`` unless that is set after it.
+    public var baseRev: String? {
+        didSet { if baseRev != oldValue { baseText = nil } }
+    }
+    /// The note's text at ``baseRev``, when the editor had it: the base of the merge when the
+    /// server has changed the note meanwhile and keeps no revisions to download it from (WebDAV).
+    public var baseText: String?
     /// For people: the note's title or the photo's name.
     public var title: String
     /// The note's text (create, save).

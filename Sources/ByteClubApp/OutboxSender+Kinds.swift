@@ -115,6 +115,9 @@ extension OutboxSender {
         let base: Data
         do {
             base = try await store.read(rev: baseRev).data
+        } catch .notSupported where item.baseText != nil {
+            // No revisions on this server (WebDAV): the text the edit started from was kept with it.
+            base = Data((item.baseText ?? "").utf8)
         } catch {
             let failure = try Self.answer(error)
             let why: String

@@ -155,7 +155,12 @@ extension Outbox {
             follower.path = moved.path
             // The move was made at our base rev (the sender checks), so the rev after it is ours;
             // a save with no base yet follows a create that was renamed before it was sent.
-            if follower.baseRev == item.baseRev || follower.baseRev == nil { follower.baseRev = moved.rev }
+            if follower.baseRev == item.baseRev || follower.baseRev == nil {
+                // A move keeps the text: the base text, when known, stays the same.
+                let text = follower.baseText
+                follower.baseRev = moved.rev
+                follower.baseText = text
+            }
         case (.rename, .merged(let moved, _)):
             // Moved, but the note had changed on the server since our base rev: the rev after the
             // move holds someone else's change, so later saves keep their base rev and merge.
@@ -163,13 +168,19 @@ extension Outbox {
         case (.create, .sent(let created?)):
             // Later saves of a note created offline were queued as creates too: now it exists.
             if follower.kind == .create { follower.kind = .save }
-            if follower.baseRev == nil || follower.baseRev == item.baseRev { follower.baseRev = created.rev }
+            if follower.baseRev == nil || follower.baseRev == item.baseRev {
+                follower.baseRev = created.rev
+                follower.baseText = item.text
+            }
             follower.path = created.path
         case (.save, .sent(let saved?)):
             // The rev the server made from exactly our text: later saves of ours build on it.
             // Not after a merge: its rev holds someone else's change too, which a later save
             // (written before it was seen) must merge with, not overwrite.
-            if follower.baseRev == item.baseRev || follower.baseRev == nil { follower.baseRev = saved.rev }
+            if follower.baseRev == item.baseRev || follower.baseRev == nil {
+                follower.baseRev = saved.rev
+                follower.baseText = item.text
+            }
         default:
             break
         }

@@ -110,7 +110,12 @@ public final class Compositor {
                 if reaches(nil), seen.insert(command).inserted { result.append(command) }
                 return
             }
-            let keys = command.keys.filter { !claimed.contains($0) && reaches($0) }
+            // `reaches` is called directly, never inside another closure (`filter`, the right
+            // side of `&&`): a release build's region check refuses that as a send.
+            var keys: [Key] = []
+            for key in command.keys where !claimed.contains(key) {
+                if reaches(key) { keys.append(key) }
+            }
             guard !keys.isEmpty else { return }
             claimed.formUnion(keys)
             let shown = keys.count == command.keys.count ? command : Command(keys: keys, description: command.description, group: command.group)

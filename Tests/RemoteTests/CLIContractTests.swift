@@ -153,6 +153,16 @@ final class CLIContractTests: XCTestCase {
         }
         let typo = try cli.run(["lss"])
         XCTAssertTrue(typo.stderr.contains("did you mean ls?"), typo.stderr)
+
+        // Two notes answer to one title: exit 64, naming both; a file that cannot be read says why.
+        try write("one\n", "byteclub/Twin.md")
+        try write("two\n", "byteclub/twin.txt")
+        let twins = try cli.run(["cat", "twin"] + ann)
+        XCTAssertEqual(twins.status, 64, twins.stderr)
+        XCTAssertTrue(twins.stderr.contains("/byteclub/Twin.md") && twins.stderr.contains("/byteclub/twin.txt"), twins.stderr)
+        let missing = try cli.run(["put", base.appendingPathComponent("missing.txt").path, "x.md"] + ann)
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertTrue(missing.stderr.hasSuffix("missing.txt: No such file or directory\n"), missing.stderr)
     }
 
     func testEachExitCodeSaysWhatHappened() throws {

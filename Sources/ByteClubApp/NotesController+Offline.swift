@@ -16,6 +16,17 @@ extension NotesController {
     /// text as saved (it is on disk twice: the draft and the outbox).
     func queueSave(name: String) {
         guard let outbox, var session = state.note else { return }
+        // The text the server (or the outbox) has already, under the same name: nothing to
+        // queue, so no second item waits to send what is there.
+        if let entry = session.entry, !session.isModified, entry.name == name, session.remoteDeletion == nil {
+            session.closeAfterSave = false
+            session.phase = .editing
+            context.update {
+                $0.note = session
+                $0.message = StatusMessage("No changes to save in \"\(TerminalSafe.escape(name))\"")
+            }
+            return
+        }
         let target = configuration.layout.folder + "/" + name
         let now = configuration.format.now()
         let text = session.editor.body.text

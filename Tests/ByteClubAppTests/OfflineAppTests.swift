@@ -97,6 +97,26 @@ final class OfflineAppTests: XCTestCase {
         harness.app.requestQuit()
     }
 
+    /// Issue 43 §5: an unchanged Ctrl-S offline queued a save of the text already there (or
+    /// already waiting), a second item that later made a second row. It queues nothing now.
+    func testAnUnchangedCtrlSOfflineQueuesNothing() async throws {
+        let harness = rayApp()
+        await harness.start()
+        await open("Trip plan", in: harness)
+        try await club.stop()
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the answer") { harness.app.state.message?.text.hasPrefix("No changes to save") == true }
+        XCTAssertEqual(outbox.all().count, 0, "the server has this text")
+        harness.press(.documentEnd)
+        type(harness, "Day 3: home")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the save queued") { harness.app.state.offline.waiting == 1 }
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the answer again") { harness.app.state.message?.text.hasPrefix("No changes to save") == true }
+        XCTAssertEqual(outbox.all().count, 1, "the outbox has this text: one item, not two")
+        harness.app.requestQuit()
+    }
+
     func testAColdStartWithoutTheServerShowsTheCachedListsAndNotesAndCatchesUpFromTheCursor() async throws {
         // A first run caches the lists and the opened note.
         let first = rayApp()

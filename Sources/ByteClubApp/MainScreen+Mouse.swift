@@ -31,14 +31,12 @@ extension MainScreen {
             return .consumed
         }
         let tab = model.state.tab
-        if tab == .notes, let phase = model.state.note?.phase {
-            // The editor (or the merge view in its place) takes what falls on it.
-            if delegate.screen(editorKey: key) {
-                clicks.reset()
-                return .consumed
-            }
-            // While a note is open, the list beside it is only shown: it does not take clicks.
-            if phase != .loading { return .consumed }
+        // The editor (or the merge view in its place) takes what falls on it. The list beside
+        // it takes clicks and the wheel as ever: a click selects its row (the editor keeps the
+        // keys; a double click opens nothing while a note is open, as Enter there is text).
+        if tab == .notes, model.state.note != nil, delegate.screen(editorKey: key) {
+            clicks.reset()
+            return .consumed
         }
         var list = model.state[tab].list
         let rows = rows(tab)

@@ -42,6 +42,25 @@ final class MouseShellTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.entry?.name, "note 06.txt")
     }
 
+    /// Issue 43 §5: a click on a list row while the editor was open was ignored. It selects the
+    /// row; the note stays open with its keys, and a double click opens nothing over it.
+    func testAClickOnARowBesideTheOpenEditorSelectsIt() async throws {
+        let harness = Harness(store: FakeStore(files: Self.notes))
+        await harness.start()
+        // A new note in the editor (this fake store serves no text to open).
+        harness.press(.char("n"))
+        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        let draft = harness.app.state.note?.draftID
+        let canvas = harness.render(width: 120, height: 24)
+        let row3 = try XCTUnwrap(canvas.position(of: "note 03"))
+        harness.press(.mouse(x: row3.x + 1, y: row3.y))
+        XCTAssertEqual(harness.app.state.notes.list.selected, 2)
+        // A second click at once: a double click, which opens nothing over the open note.
+        harness.press(.mouse(x: row3.x + 1, y: row3.y))
+        XCTAssertEqual(harness.app.state.note?.draftID, draft, "the open note stays")
+        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+    }
+
     func testTheWheelScrollsTheListUnderThePointerOnly() async throws {
         let harness = Harness(store: FakeStore(files: Self.notes), effects: ManualEffects())
         await harness.start()

@@ -41,8 +41,10 @@ public struct OutboxItem: Codable, Equatable, Sendable, Identifiable {
     public var baseRev: String? {
         didSet { if baseRev != oldValue { baseText = nil } }
     }
-    /// The note's text at ``baseRev``, when the editor had it: the base of the merge when the
-    /// server has changed the note meanwhile and keeps no revisions to download it from (WebDAV).
+    /// The text this change was written on, when known: the base of the three-way merge when
+    /// the server has changed the note meanwhile. It is the text at ``baseRev``, or, for a save
+    /// that follows one of ours that went in merged, that save's text. A server that keeps no
+    /// revisions (WebDAV) has no other base to give.
     public var baseText: String?
     /// For people: the note's title or the photo's name.
     public var title: String

@@ -114,10 +114,9 @@ extension OutboxSender {
         let changed = "\(Self.shown(item.title)) was changed by someone else meanwhile"
         let base: Data
         do {
-            base = try await store.read(rev: baseRev).data
-        } catch .notSupported where item.baseText != nil {
-            // No revisions on this server (WebDAV): the text the edit started from was kept with it.
-            base = Data((item.baseText ?? "").utf8)
+            // The text this change was written on, when it was kept (``OutboxItem/baseText``);
+            // else the server's revision of its base rev.
+            if let baseText = item.baseText { base = Data(baseText.utf8) } else { base = try await store.read(rev: baseRev).data }
         } catch {
             let failure = try Self.answer(error)
             let why: String

@@ -165,6 +165,11 @@ extension Outbox {
             // Moved, but the note had changed on the server since our base rev: the rev after the
             // move holds someone else's change, so later saves keep their base rev and merge.
             follower.path = moved.path
+        case (.save, .merged):
+            // Our text went in merged with someone else's: a later save of ours still merges
+            // (its base rev stays), from the text it was written on, this save's. From the older
+            // base, our own change would meet itself in both sides and conflict.
+            if follower.kind == .save, follower.baseRev == item.baseRev, let text = item.text { follower.baseText = text }
         case (.create, .sent(let created?)):
             // Later saves of a note created offline were queued as creates too: now it exists.
             if follower.kind == .create { follower.kind = .save }

@@ -172,6 +172,25 @@ final class OutboxSenderTests: XCTestCase {
         XCTAssertEqual(merged, "A\nb\nc\nB\n", "both edits, neither overwritten")
     }
 
+    /// Issue 43 §5: two saves of one editor, the first merged with another member's change:
+    /// the second was merged from the old base, where its own first change met itself on both
+    /// sides and conflicted, and it was kept as a draft (a second row). It builds on the first
+    /// save's text now, and both arrive.
+    func testASaveThatFollowsOneMergedBuildsOnItsTextAndMergesToo() async throws {
+        let base = try await rev("/byteclub/Plans.txt")
+        let first = try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "RAY\nb\nc\nd\n"))
+        try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "RAY\nLAKE\nc\nd\n", follows: first))
+        _ = try await ann.upload(data: Data("a\nb\nc\nANN\n".utf8), to: "/byteclub/Plans.txt", mode: .update(rev: base), autorename: false)
+        let (run, reports) = await send()
+        XCTAssertEqual(run, .done)
+        XCTAssertEqual(reports.count, 2)
+        for report in reports { guard case .merged = report.result else { return XCTFail("\(reports.map(\.result))") } }
+        let merged = try await text("/byteclub/Plans.txt")
+        XCTAssertEqual(merged, "RAY\nLAKE\nc\nANN\n", "both saves and ann's line")
+        XCTAssertTrue(outbox.isEmpty)
+        XCTAssertTrue(drafts.all().isEmpty, "no draft left to make a second row")
+    }
+
     func testTwoSendersNeverSendAtOnce() async throws {
         let base = try await rev("/byteclub/Notes.txt")
         try outbox.append(item(.save, "/byteclub/Notes.txt", baseRev: base, text: "first\nsecond\n"))

@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -12,17 +11,17 @@ import Glibc
 /// ``writeAsAnn(_:note:)`` changes a note as ann while ray's app cannot reach the server: a
 /// second server on the same root, on another port that only ann is told of, answers one
 /// `byteclub put` and is killed again, so ray's app never sees a server answer meanwhile.
-final class OfflineClub {
-    enum Member: String, CaseIterable { case ray, ann }
+public final class OfflineClub {
+    public enum Member: String, CaseIterable { case ray, ann }
 
-    let base: URL
-    let app: AppHarness
+    public let base: URL
+    public let app: AppHarness
     private var server: Process?
     /// The port ray's app is told of; the server always comes back on it.
-    private(set) var port = 0
+    public private(set) var port = 0
 
     /// Seeds the served folder with `notes` (file name → text) and starts the server.
-    init(notes: [String: String]) throws {
+    public init(notes: [String: String]) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-offline-\(UUID().uuidString)")
         app = try AppHarness()
         try FileManager.default.createDirectory(at: notesFolder.appendingPathComponent("photos"), withIntermediateDirectories: true)
@@ -33,7 +32,7 @@ final class OfflineClub {
 
     /// Writes a fixture file in one `write(2)`: `String.write(atomically:)` (a temporary file, a
     /// rename and Foundation's bookkeeping per file) took 5.6 s for 10,000 notes, 30 s under load.
-    static func writeFixture(_ text: String, to path: String) throws {
+    public static func writeFixture(_ text: String, to path: String) throws {
         var text = text
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw NSError(domain: "fixture", code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "cannot create \(path)"]) }
@@ -45,26 +44,26 @@ final class OfflineClub {
     }
 
     /// The served folder (`serve --root`), and the club's notes in it, on the server's disk.
-    var root: URL { base.appendingPathComponent("served") }
-    var notesFolder: URL { root.appendingPathComponent("byteclub") }
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var root: URL { base.appendingPathComponent("served") }
+    public var notesFolder: URL { root.appendingPathComponent("byteclub") }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
-    func token(of member: Member) -> String { "offline-\(member.rawValue)-token" }
+    public func token(of member: Member) -> String { "offline-\(member.rawValue)-token" }
 
     /// A note's text on the server's disk, or nil.
-    func text(ofNote name: String) -> String? { AppHarness.text(notesFolder.appendingPathComponent(name)) }
-    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: notesFolder.appendingPathComponent(name).path) }
+    public func text(ofNote name: String) -> String? { AppHarness.text(notesFolder.appendingPathComponent(name)) }
+    public func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: notesFolder.appendingPathComponent(name).path) }
 
     /// Starts ray's app on the club.
     @discardableResult
-    func launchRay() throws -> TmuxSession {
+    public func launchRay() throws -> TmuxSession {
         try app.launch(["--server", url, "--token", token(of: .ray)])
     }
 
     // MARK: The server
 
     /// Starts `byteclub serve` on ``port`` (a free one the first time) and waits until it listens.
-    func startServer() throws {
+    public func startServer() throws {
         precondition(server == nil, "the server is running")
         let (process, bound) = try Self.serve(root: root, port: port, members: Member.allCases.map { ($0.rawValue, token(of: $0)) })
         server = process
@@ -72,7 +71,7 @@ final class OfflineClub {
     }
 
     /// Kills the server outright (SIGKILL), as a machine that went away.
-    func killServer() {
+    public func killServer() {
         guard let server else { return }
         Self.kill(server)
         self.server = nil
@@ -106,7 +105,7 @@ final class OfflineClub {
 
     /// Ann replaces the note `name` with `text` through the API (`byteclub put --mode overwrite`
     /// with her token), on a server of its own over the same root while ray's is down.
-    func writeAsAnn(_ text: String, note name: String) throws {
+    public func writeAsAnn(_ text: String, note name: String) throws {
         precondition(server == nil, "ray's server must be down, or ray's app would see ann's change live")
         let (annServer, annPort) = try Self.serve(root: root, port: 0, members: Member.allCases.map { ($0.rawValue, token(of: $0)) })
         defer { Self.kill(annServer) }
@@ -138,7 +137,7 @@ final class OfflineClub {
     // MARK: Ray's files
 
     /// The outbox items on disk, as text (every club's folder under `$XDG_STATE_HOME/byteclub/outbox`).
-    func outboxItems() -> [String] {
+    public func outboxItems() -> [String] {
         let outbox = app.state.appendingPathComponent("outbox")
         let clubs = (try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? []
         return clubs.flatMap { club -> [String] in
@@ -151,7 +150,7 @@ final class OfflineClub {
 
     /// Whether the app has written the Notes tab's list to its disk cache
     /// (`$XDG_CACHE_HOME/byteclub/<club>/listing-notes`, written shortly after a load).
-    func notesListCached() -> Bool {
+    public func notesListCached() -> Bool {
         let cache = app.base.appendingPathComponent("cache/byteclub")
         let clubs = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
         return clubs.contains { FileManager.default.fileExists(atPath: cache.appendingPathComponent("\($0)/listing-notes").path) }
@@ -159,7 +158,7 @@ final class OfflineClub {
 
     /// The kinds and paths of the outbox items the app's log says were sent, in the order it
     /// logged them ("outbox item=save /byteclub/Plans.txt result=…").
-    func sentInLog() -> [String] {
+    public func sentInLog() -> [String] {
         let log = AppHarness.text(app.log) ?? ""
         return log.split(separator: "\n").compactMap { line -> String? in
             guard line.contains(" outbox "), let start = line.range(of: "item=") else { return nil }
@@ -170,7 +169,7 @@ final class OfflineClub {
     }
 
     /// For a failure's message: the files under the app's cache folder and the end of its log.
-    func diagnostics() -> String {
+    public func diagnostics() -> String {
         let cache = app.base.appendingPathComponent("cache")
         let files = (FileManager.default.enumerator(atPath: cache.path)?.allObjects as? [String]) ?? []
         let log = (AppHarness.text(app.log) ?? "").split(separator: "\n").suffix(40).joined(separator: "\n")
@@ -178,11 +177,11 @@ final class OfflineClub {
     }
 
     /// The status bar: the screen's line with the "? help" hint.
-    static func statusBar(_ screen: String) -> String {
+    public static func statusBar(_ screen: String) -> String {
         screen.split(separator: "\n").last { $0.contains("? help") || $0.contains("F1 help") }.map(String.init) ?? ""
     }
 
-    func close() {
+    public func close() {
         app.close()
         killServer()
         try? FileManager.default.removeItem(at: base)

@@ -78,6 +78,8 @@ public struct AppState: Sendable {
     public var transfers = Transfers()
     /// The background agent's transfers (BackgroundTransfers.swift), as it last reported them.
     public var background: [BackgroundTransfer] = []
+    /// The agent's running transfers as seen moving, by id (``AppState/movedAgain(_:_:at:)``).
+    public var backgroundRates: [String: TransferProgress] = [:]
     /// Whether the photos tab shows the selected photo larger beside the list (`p`).
     public var showsPreview = false
     /// The full-screen photo viewer (`v`), while it is open.

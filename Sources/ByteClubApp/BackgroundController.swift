@@ -44,8 +44,10 @@ final class BackgroundController {
 
     /// The agent's delegate callback: rows replaced by id, new ones added in order.
     func agentDidChange(_ changes: [BackgroundTransfer]) {
+        let now = context.effects.now()
         context.update { state in
             for change in changes {
+                state.backgroundRates[change.id] = AppState.movedAgain(state.backgroundRates[change.id], change, at: now)
                 if let index = state.background.firstIndex(where: { $0.id == change.id }) {
                     state.background[index] = change
                 } else {

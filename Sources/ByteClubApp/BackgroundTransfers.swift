@@ -52,14 +52,29 @@ public protocol BackgroundAgent: Sendable {
 extension AppState {
     /// The panel's rows and the status figure's inputs: the app's own transfers, then the
     /// agent's, shown as rows with negative ids (the panel hands those back to the agent).
-    public var transferRows: [PhotoTransfer] { transfers.rows + background.enumerated().map { Self.row($0.element, id: -($0.offset + 1)) } }
+    public var transferRows: [PhotoTransfer] {
+        transfers.rows + background.enumerated().map { Self.row($0.element, id: -($0.offset + 1), moving: backgroundRates[$0.element.id]) }
+    }
+
+    /// A running agent transfer's progress as the app has seen it move (each change from the
+    /// agent a sample, at the time it came), so its row has a rate and a time left as the app's
+    /// own rows do; kept by ``BackgroundController``.
+    public static func movedAgain(_ seen: TransferProgress?, _ transfer: BackgroundTransfer, at time: Double) -> TransferProgress? {
+        guard transfer.state == .running else { return nil }
+        let total = transfer.total >= 0 ? transfer.total : nil
+        var progress = seen ?? TransferProgress(direction: transfer.isUpload ? .upload : .download, name: transfer.name, total: total,
+                                                resumedFrom: transfer.done)
+        if seen == nil { progress.start(total: total, at: time) }
+        progress.progress(done: transfer.done, total: total, at: time)
+        return progress
+    }
 
     /// The status bar's figure for every transfer, the agent's included.
     public var transferFigure: String? {
         guard !background.isEmpty else { return transfers.statusFigure }
         var combined = transfers
         for (index, transfer) in background.enumerated() where transfer.state == .running || transfer.state == .queued {
-            var row = Self.row(transfer, id: -(index + 1))
+            var row = Self.row(transfer, id: -(index + 1), moving: backgroundRates[transfer.id])
             row.isRunning = true
             row.isQueued = transfer.state == .queued
             combined.queue.put(row)
@@ -67,15 +82,21 @@ extension AppState {
         return combined.statusFigure
     }
 
-    static func row(_ transfer: BackgroundTransfer, id: Int) -> PhotoTransfer {
+    /// A row for the agent's `transfer`; `moving`, its progress as seen moving (a rate and a
+    /// time left), while it runs.
+    static func row(_ transfer: BackgroundTransfer, id: Int, moving: TransferProgress? = nil) -> PhotoTransfer {
         let total = transfer.total >= 0 ? transfer.total : nil
         var progress = TransferProgress(direction: transfer.isUpload ? .upload : .download, name: transfer.name, total: total)
         switch transfer.state {
         case .queued:
             break
         case .running:
-            _ = progress.start(total: total, at: 0)
-            _ = progress.progress(done: transfer.done, total: total, at: 0)
+            if let moving {
+                progress = moving
+            } else {
+                _ = progress.start(total: total, at: 0)
+                _ = progress.progress(done: transfer.done, total: total, at: 0)
+            }
         case .paused:
             _ = progress.start(total: total, at: 0)
             _ = progress.progress(done: transfer.done, total: total, at: 0)
@@ -89,6 +110,9 @@ extension AppState {
             _ = progress.progress(done: transfer.done, total: total, at: 0)
             _ = progress.fail(transfer.error ?? "failed")
         case .cancelled:
+            // How far it got, as `byteclub transfers` says of it.
+            _ = progress.start(total: total, at: 0)
+            _ = progress.progress(done: transfer.done, total: total, at: 0)
             _ = progress.cancel()
         }
         var row = PhotoTransfer(id: id, progress: progress, remotePath: transfer.remotePath, local: transfer.local)

@@ -190,4 +190,31 @@ final class TransfersPanelTests: XCTestCase {
         await harness.waitUntil("both uploaded") { harness.app.state.transfers.rows.filter { $0.rowState == .done }.count == 2 }
         XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("day-2.jpg")), source)
     }
+
+    /// Issue 43 §5: the agent's rows had no rate and no time left (each was made afresh from the
+    /// agent's counts), and a cancelled one showed 0 % where `byteclub transfers` said how far it
+    /// got. The app now keeps each running one's progress as it saw it move.
+    func testTheAgentsRowsHaveARateAndTimeLeftAndACancelledOneKeepsItsProgress() {
+        let local = URL(fileURLWithPath: "/tmp/big.bin")
+        func agent(_ state: TransferRowState, done: Int64) -> BackgroundTransfer {
+            BackgroundTransfer(id: "a1", isUpload: true, name: "big.bin", remotePath: "/byteclub/photos/big.bin", local: local,
+                               state: state, done: done, total: 10 << 20)
+        }
+        var state = AppState(backend: "club")
+        for (time, done) in [(100.0, Int64(2 << 20)), (101.0, Int64(3 << 20)), (102.0, Int64(4 << 20))] {
+            let change = agent(.running, done: done)
+            state.backgroundRates["a1"] = AppState.movedAgain(state.backgroundRates["a1"], change, at: time)
+            state.background = [change]
+        }
+        let running = try? XCTUnwrap(state.transferRows.first { $0.isBackground })
+        XCTAssertEqual(running?.progress.percentText, "40%")
+        XCTAssertEqual(running?.progress.rateText, ByteFormat.rate(Double(1 << 20)))
+        XCTAssertEqual(running?.progress.etaText, ByteFormat.duration(6))
+
+        state.background = [agent(.cancelled, done: 4 << 20)]
+        state.backgroundRates["a1"] = AppState.movedAgain(state.backgroundRates["a1"], state.background[0], at: 103)
+        XCTAssertNil(state.backgroundRates["a1"], "only a running transfer has a rate")
+        let cancelled = state.transferRows.first { $0.isBackground }
+        XCTAssertEqual(cancelled?.progress.percentText, "40%", "as far as it got, as `byteclub transfers` says")
+    }
 }

@@ -160,14 +160,18 @@ extension Backend {
     /// at once (exit 6).
     public static func connectWebDAV(url: URL, user: String, password: String, connection: ConnectionOptions, retry: RetryPolicy,
                                      limits: ListingLimits = .standard, offlineStart: Bool = false) async throws -> Backend {
-        let outcome: Result<WebDAVStore, RemoteError> = await {
+        let connecting: @Sendable () async -> Result<WebDAVStore, RemoteError> = {
             do throws(RemoteError) {
                 return .success(try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: retry,
                                                               listingLimits: limits))
             } catch {
                 return .failure(error)
             }
-        }()
+        }
+        // The app draws its first frame only once it has a store: a server that takes longer
+        // than `probeLimit` to say how it signs in is treated as away for the start (the app
+        // starts from its cache and says so); the store made then asks as it goes.
+        let outcome = offlineStart ? await firstOf(connecting, orAfter: probeLimit) : await connecting()
         switch outcome {
         case .success(let store):
             return Backend(store: store, server: nil, label: "webdav")
@@ -177,6 +181,29 @@ extension Backend {
             let store = try WebDAVStore.unverified(url: url, user: user, password: password, connection: connection, retry: retry,
                                                    listingLimits: limits)
             return Backend(store: store, server: nil, label: "webdav")
+        }
+    }
+
+    /// How long the app waits for a WebDAV server's first answers before it starts from its cache.
+    public static let probeLimit: Duration = .seconds(2)
+
+    /// `work`'s answer, or a stall once `limit` has passed first (the work is then cancelled).
+    static func firstOf(_ work: @escaping @Sendable () async -> Result<WebDAVStore, RemoteError>,
+                        orAfter limit: Duration) async -> Result<WebDAVStore, RemoteError> {
+        await withTaskGroup(of: Result<WebDAVStore, RemoteError>?.self) { group in
+            group.addTask { await work() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return Task.isCancelled ? nil : .failure(.stalled(seconds: Double(limit.components.seconds)))
+            }
+            var answer: Result<WebDAVStore, RemoteError> = .failure(.cancelled)
+            for await result in group {
+                guard let result else { continue }
+                answer = result
+                break
+            }
+            group.cancelAll()
+            return answer
         }
     }
 

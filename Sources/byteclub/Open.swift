@@ -58,10 +58,10 @@ struct Open: AsyncParsableCommand {
             retry.retriesUnreachable = false
             var options = backend
             options.timeout = min(backend.timeout, Self.stallLimit)
-            // A WebDAV folder is asked how it signs in before the screen is taken, which a
-            // stalled server makes last up to the stall limit: said at once, not a blank terminal.
+            // A WebDAV folder is asked how it signs in before the screen is taken (for at most
+            // Backend.probeLimit; then the app starts from its cache): said at once.
             if options.webdav != nil || ((try? options.resolveRemote()) ?? nil)?.1.kind == .webdav {
-                say("connecting to the WebDAV folder (at most \(Int(options.timeout)) s; Ctrl-C stops)…")
+                say("connecting to the WebDAV folder (at most \(Backend.probeLimit.components.seconds) s; Ctrl-C stops)…")
             }
             // A WebDAV server that cannot be reached: start from the cache, as for a club.
             connected = try await options.connect(serverLogLevel: .info, retry: retry, offlineStart: true)

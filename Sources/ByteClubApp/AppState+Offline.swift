@@ -31,4 +31,26 @@ public struct OfflineState: Equatable, Sendable {
 
     /// Whether a note's row is marked as waiting.
     public func isPending(_ entry: RemoteEntry) -> Bool { pendingPaths.contains(entry.pathLower) }
+
+    /// `entries` (a list as the server last gave it, say from the cache) with the renames and
+    /// deletes still waiting in `items` applied in their order, so a start without the server
+    /// shows what the user did offline: a note renamed then deleted stays gone.
+    public static func applying(_ items: [OutboxItem], to entries: [RemoteEntry]) -> [RemoteEntry] {
+        var entries = entries
+        for item in items.sorted(by: { $0.seq < $1.seq }) {
+            let lower = item.path.lowercased()
+            switch item.kind {
+            case .rename:
+                guard let newPath = item.newPath, let index = entries.firstIndex(where: { $0.pathLower == lower }) else { continue }
+                entries[index].path = newPath
+                entries[index].pathLower = newPath.lowercased()
+                entries[index].name = (newPath as NSString).lastPathComponent
+            case .delete:
+                entries.removeAll { $0.pathLower == lower }
+            case .save, .create, .upload:
+                continue
+            }
+        }
+        return entries
+    }
 }

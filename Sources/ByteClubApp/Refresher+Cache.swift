@@ -17,8 +17,12 @@ extension Refresher {
             guard let cached = cache.listing(tab) else { continue }
             let folder = context.configuration.layout.folder(of: tab)
             if let cursor = cached.cursor, cursor.folder.lowercased() == folder.lowercased() { cursors[tab] = cursor }
+            // What waits in the outbox happened here already: a rename or a delete made offline
+            // shows as made, not as the server last listed it.
+            let pending = context.configuration.outbox?.all() ?? []
+            let entries = pending.isEmpty ? cached.entries : OfflineState.applying(pending, to: cached.entries)
             context.update {
-                $0[tab].entries = cached.entries
+                $0[tab].entries = entries
                 $0[tab].hasLoaded = true
                 $0[tab].version += 1
                 $0[tab].cachedAt = cached.saved

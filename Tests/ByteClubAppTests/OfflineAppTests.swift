@@ -215,6 +215,44 @@ final class OfflineAppTests: XCTestCase {
 }
 
 extension OfflineAppTests {
+    /// Issue 43 §5: a note renamed, then deleted, offline must stay gone: in the list at once,
+    /// after a restart from the cache, and on the server once it is back.
+    func testANoteRenamedThenDeletedOfflineStaysGone() async throws {
+        let harness = rayApp()
+        await harness.start()
+        await harness.waitUntil("the list cached") { self.cache.listing(.notes)?.entries.count == 3 }
+        try await club.stop()
+        harness.app.refresh(.notes)
+        await harness.waitUntil("offline") { harness.app.state.offline.isOffline }
+
+        select("Ideas", in: harness)
+        harness.press(.char("R"))
+        for _ in 0..<5 { harness.press(.backspace) }
+        type(harness, "Kites")
+        harness.press(.enter)
+        await harness.waitUntil("the rename queued") { self.outbox.all().count == 1 }
+        select("Kites", in: harness)
+        harness.press(.char("d"), .left, .enter)
+        await harness.waitUntil("the delete queued") { self.outbox.all().count == 2 }
+        XCTAssertFalse(harness.app.noteItems.contains { $0.title == "Kites" || $0.title == "Ideas" })
+        harness.app.requestQuit()
+
+        // A start from the cache, the server still away: neither name comes back.
+        let again = rayApp()
+        await again.start()
+        await again.waitUntil("the cached list") { !again.app.noteItems.isEmpty }
+        XCTAssertFalse(again.app.noteItems.contains { $0.title == "Kites" || $0.title == "Ideas" }, "\(again.app.noteItems.map(\.title))")
+
+        try await club.start()
+        await again.waitUntil("sent", timeout: 15) { self.outbox.all().isEmpty && again.app.state.offline.waiting == 0 }
+        XCTAssertNil(club.text("Ideas.txt"))
+        XCTAssertNil(club.text("Kites.txt"))
+        again.app.refresh(.notes)
+        await again.waitUntil("the list from the server") { !again.app.state.offline.isOffline }
+        XCTAssertFalse(again.app.noteItems.contains { $0.title == "Kites" || $0.title == "Ideas" })
+        again.app.requestQuit()
+    }
+
     func testAStalledServerIsNoticedWithinTheIdleLimitAndTheSaveWaits() async throws {
         // Accepts connections (the kernel's backlog) and never says a byte.
         let silent = try SilentListener()

@@ -10,7 +10,8 @@ import Glibc
 /// again with the server still away; ann changes another line meanwhile; the server returns, and
 /// everything arrives, merged, with nothing lost and nothing doubled: one row per note.
 ///
-/// The defects it holds (issue 43 §5): the second save of a note that went in merged met its own
+/// The defects it holds (issue 43 §5): a start from the cache showed a note renamed or deleted
+/// offline as the server had last listed it; the second save of a note that went in merged met its own
 /// first change on both sides of the merge and was kept as a draft, a second row ("✎ Plans
 /// (draft)" beside "Plans"); an unchanged Ctrl-S offline queued another save; and on WebDAV,
 /// merges needed server revisions ("could not merge: Not supported by this remote: revisions").
@@ -89,7 +90,11 @@ final class OfflineAndBackJourneyTests: XCTestCase {
         try tmux.type("q")
         tmux.waitFor(club.app.exitLine(0))
         tmux = try club.launchRay()
-        tmux.waitFor("the cached list") { $0.contains("◷ Cached") && AppHarness.listed("Plans", in: $0) }
+        // The cached list, with what was done offline shown as done: renamed, deleted.
+        tmux.waitFor("the cached list") { screen in
+            screen.contains("◷ Cached") && AppHarness.listed("Plans", in: screen) && AppHarness.listed("New name", in: screen)
+                && !AppHarness.listed("Old name", in: screen) && !AppHarness.listed("Obsolete", in: screen)
+        }
         status(tmux, "offline · 4 waiting")
 
         // Ann changes another line meanwhile.

@@ -212,9 +212,12 @@ public final class ClubApp {
         refresher.reloadDrafts()
         refresher.reloadPausedDownloads()
         background.start()
-        if !state.drafts.isEmpty {
-            let count = state.drafts.count
-            update { $0.message = StatusMessage("\(count) unsaved draft\(count == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
+        // A draft whose text waits in the outbox is saved as far as the user is concerned (the
+        // status bar counts it as waiting): only the others are unsaved.
+        let queued = Set(configuration.outbox?.all().compactMap(\.draftID) ?? [])
+        let unsaved = state.drafts.filter { !queued.contains($0.id) }.count
+        if unsaved > 0 {
+            update { $0.message = StatusMessage("\(unsaved) unsaved draft\(unsaved == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
         }
         offline.start()
         search.start()

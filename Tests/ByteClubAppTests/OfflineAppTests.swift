@@ -117,6 +117,27 @@ final class OfflineAppTests: XCTestCase {
         harness.app.requestQuit()
     }
 
+    /// Issue 43 §5: after an offline restart the status bar called a save waiting in the outbox
+    /// an "unsaved draft", while its row said it waits to be sent: the words match the rows now.
+    func testAfterAnOfflineRestartAQueuedSaveIsNotCalledUnsaved() async throws {
+        let harness = rayApp()
+        await harness.start()
+        await open("Trip plan", in: harness)
+        try await club.stop()
+        harness.press(.documentEnd)
+        type(harness, "Day 3: home")
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the save queued") { harness.app.state.offline.waiting == 1 }
+        harness.app.requestQuit()
+        XCTAssertEqual(drafts.all().count, 1, "the draft stays until the server has the text")
+
+        let again = rayApp()
+        await again.start()
+        XCTAssertFalse(again.app.state.message?.text.contains("unsaved draft") ?? false, again.app.state.message?.text ?? "")
+        await again.waitUntil("offline, one waiting") { again.app.state.offline.figure == "offline · 1 waiting" }
+        again.app.requestQuit()
+    }
+
     func testAColdStartWithoutTheServerShowsTheCachedListsAndNotesAndCatchesUpFromTheCursor() async throws {
         // A first run caches the lists and the opened note.
         let first = rayApp()
@@ -248,8 +269,10 @@ extension OfflineAppTests {
         XCTAssertNil(club.text("Ideas.txt"))
         XCTAssertNil(club.text("Kites.txt"))
         again.app.refresh(.notes)
-        await again.waitUntil("the list from the server") { !again.app.state.offline.isOffline }
-        XCTAssertFalse(again.app.noteItems.contains { $0.title == "Kites" || $0.title == "Ideas" })
+        await again.waitUntil("the server's list, without either name") {
+            !again.app.state.offline.isOffline && again.app.state.notes.cachedAt == nil
+                && !again.app.noteItems.contains { $0.title == "Kites" || $0.title == "Ideas" }
+        }
         again.app.requestQuit()
     }
 

@@ -70,6 +70,11 @@ struct Open: AsyncParsableCommand {
         } catch let error as ExitCode {
             // Said already (a config problem: file, line and key).
             throw error
+        } catch let error as RemoteError {
+            // The same code as the commands': a refused password or token is 5, as `ls` says.
+            logger.error("cannot connect: \(error)")
+            say("cannot open the club: \(error.message)")
+            throw Exit.of(error).code
         } catch {
             logger.error("cannot connect: \(error)")
             say("cannot open the club: \(error)")

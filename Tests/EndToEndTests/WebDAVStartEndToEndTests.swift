@@ -2,10 +2,10 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The app's start on a WebDAV folder (issue 43 §5). A server that accepts and never answers: the terminal stayed blank for
-/// the whole stall limit (10 s) while the app asked how the folder signs in. It now says at once
-/// that it is connecting, and draws its first frame once `Backend.probeLimit` (2 s) has passed,
-/// starting from its cache as for a server that is away.
+/// The app's start on a WebDAV folder (issue 43 §5). A server that accepts and never answers
+/// left the terminal blank for the whole stall limit (10 s) while the app asked how the folder
+/// signs in: it now says at once that it is connecting, and draws its first frame once
+/// `Backend.probeLimit` (2 s) has passed, starting from its cache as for a server that is away.
 final class WebDAVStartEndToEndTests: XCTestCase {
     var app: AppHarness!
 

@@ -66,11 +66,10 @@ final class BackgroundController {
         guard let agent = context.configuration.agent else { return false }
         let own = context.state.transfers.byID.values.filter { !$0.progress.isFinal && ($0.isRunning || $0.isQueued) }.sorted { $0.id < $1.id }
         guard !own.isEmpty else { return false }
-        var body = [own.count == 1 ? "A transfer is still running." : "\(own.count) transfers are still running."]
-        let them = own.count == 1 ? "it" : "them"
-        body.append("Keep \(them) going in the background? byteclub transfers shows \(them).")
-        body.append("Or quit and stop \(them): a download pauses (Enter resumes it next time), an upload stops.")
-        if context.state.hasUnsavedEdits { body.append("A note has unsaved changes (its draft is kept for next time).") }
+        // A WebDAV server has no upload sessions: an upload handed over starts again from its
+        // first byte in the agent, which the question says rather than let the figure drop.
+        let restarts = context.store is WebDAVStore && own.contains { $0.progress.direction == .upload }
+        let body = QuitQuestion.lines(running: own.count, uploadsStartOver: restarts, unsavedEdits: context.state.hasUnsavedEdits)
         let modal = Modal(title: "Quit byteclub?", body: body, buttons: ["Background", "Quit and stop them", "Stay"], width: 68)
         let destination = context.configuration.downloadDirectory
         context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
@@ -160,5 +159,22 @@ final class BackgroundController {
         }) { [weak self] result in
             if case .failure(let error) = result { self?.context.say(.error(error.message)) }
         }
+    }
+}
+
+/// The question `q` asks while the app's own transfers run.
+public enum QuitQuestion {
+    /// Its lines for `running` transfers; `uploadsStartOver`: an upload handed to the agent
+    /// starts again from its first byte (a WebDAV server has no upload sessions).
+    public static func lines(running: Int, uploadsStartOver: Bool, unsavedEdits: Bool) -> [String] {
+        var body = [running == 1 ? "A transfer is still running." : "\(running) transfers are still running."]
+        let them = running == 1 ? "it" : "them"
+        body.append("Keep \(them) going in the background? byteclub transfers shows \(them).")
+        if uploadsStartOver {
+            body.append("This WebDAV server cannot continue a cut upload: in the background an upload starts again from 0 %.")
+        }
+        body.append("Or quit and stop \(them): a download pauses (Enter resumes it next time), an upload stops.")
+        if unsavedEdits { body.append("A note has unsaved changes (its draft is kept for next time).") }
+        return body
     }
 }

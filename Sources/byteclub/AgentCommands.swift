@@ -29,15 +29,29 @@ var ownExecutable: String {
 }
 
 /// Connects to (or starts) the agent for the club `options` name.
-func connectAgent(_ options: BackendOptions) throws -> (AgentClient, AgentRemote, AgentPlace) {
+func connectAgent(_ options: BackendOptions, quiet: Bool = false) throws -> (AgentClient, AgentRemote, AgentPlace) {
     let remote = try options.agentRemote()
     let place = try BackendOptions.agentPlace(remote)
     do {
         return (try AgentClient.connect(place: place, remote: remote, executable: ownExecutable), remote, place)
     } catch {
-        say(error.description)
+        if !quiet { say(error.description) }
         throw ExitCode(6)
     }
+}
+
+/// The agent again after the one a command followed went away: a dying agent can still take a
+/// connection and then hang up, and a new one takes a moment to start, so this asks again for
+/// up to `seconds` (a poll, each try short) before it gives up.
+func reconnectAgent(_ options: BackendOptions, within seconds: TimeInterval = 10) -> AgentClient? {
+    let deadline = Date().addingTimeInterval(seconds)
+    repeat {
+        if let (client, _, _) = try? connectAgent(options, quiet: true), (try? client.request(AgentRequest(op: .watch))) != nil {
+            return client
+        }
+        usleep(200_000)
+    } while Date() < deadline
+    return nil
 }
 
 /// `byteclub transfers`: the agent's transfers, listed or waited for.
@@ -92,12 +106,16 @@ struct TransfersCommand: ParsableCommand {
                     if event.event == "progress", let transfer = event.transfer { take(transfer) }
                 } catch {
                     // The agent went away (killed?): a new one takes over from its journal.
-                    (client, _, _) = try connectAgent(backend)
+                    guard let again = reconnectAgent(backend) else {
+                        say("the agent stopped and none could be started again")
+                        throw Exit.network.code
+                    }
+                    client = again
                     do {
-                        try client.request(AgentRequest(op: .watch)).transfers?.forEach(take)
+                        try client.request(AgentRequest(op: .list)).transfers?.forEach(take)
                     } catch {
                         say(error.description)
-                        throw ExitCode(6)
+                        throw Exit.network.code
                     }
                 }
             }
@@ -239,8 +257,8 @@ enum AgentTransferFollower {
             } catch {
                 // The agent stopped while it had the transfer: one started again takes it up from
                 // its journal. When none answers, the outcome is not known here.
-                guard let (again, _, _) = try? connectAgent(backend),
-                      let found = try? again.request(AgentRequest(op: .watch)).transfers?.first(where: { $0.id == id }) else {
+                guard let again = reconnectAgent(backend),
+                      let found = try? again.request(AgentRequest(op: .list)).transfers?.first(where: { $0.id == id }) else {
                     progress.finish()
                     say("the agent stopped while it had \(transfer.name) (\(id)); `byteclub transfers` shows whether it finished")
                     throw Exit.deferred.code

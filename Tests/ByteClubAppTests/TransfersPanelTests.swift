@@ -217,4 +217,15 @@ final class TransfersPanelTests: XCTestCase {
         let cancelled = state.transferRows.first { $0.isBackground }
         XCTAssertEqual(cancelled?.progress.percentText, "40%", "as far as it got, as `byteclub transfers` says")
     }
+
+    /// Issue 43 §5: handing a WebDAV upload to the agent on quit started it again from 0 % (the
+    /// server has no upload sessions) without a word; the quit question says so where it will.
+    func testTheQuitQuestionSaysAWebDAVUploadStartsAgain() {
+        let webdav = QuitQuestion.lines(running: 1, uploadsStartOver: true, unsavedEdits: false)
+        XCTAssertTrue(webdav.contains { $0.contains("starts again from 0 %") }, "\(webdav)")
+        let club = QuitQuestion.lines(running: 2, uploadsStartOver: false, unsavedEdits: true)
+        XCTAssertFalse(club.contains { $0.contains("starts again") }, "a club server continues the upload's session")
+        XCTAssertEqual(club.first, "2 transfers are still running.")
+        XCTAssertTrue(club.contains("A note has unsaved changes (its draft is kept for next time)."))
+    }
 }

@@ -39,20 +39,9 @@ final class OfflineAndBackJourneyTests: XCTestCase {
         tmux.waitFor("the filter cleared") { !$0.contains("/ \(title)") && AppHarness.listed(row, in: $0) }
     }
 
-    func testTwoSavesARenameAndADeleteOfflineArriveMergedOncePerNote() throws {
-        let base = "Day 1: Lyon\nDay 2: rest\nDay 3: home\n"
-        let club = try OfflineClub(notes: ["Plans.txt": base, "Old name.txt": "rename me\n", "Obsolete.txt": "delete me\n"])
-        self.club = club
-        var tmux = try club.launchRay()
-        tmux.waitFor("the three notes") { screen in ["Plans", "Old name", "Obsolete"].allSatisfy { AppHarness.listed($0, in: screen) } }
-        AppHarness.eventually("the list cached on disk", timeout: 10) { club.notesListCached() }
-        try filter(tmux, "Plans")
-        try tmux.press("Enter")
-        tmux.waitFor("Plans open") { $0.contains("Ctrl-S saves") && $0.contains("Day 3: home") }
-
-        // The server goes away mid-edit: a first save, more typing, a second save, and a Ctrl-S
-        // with nothing new, which queues nothing.
-        club.killServer()
+    /// In Plans.txt, open at its end with the server away: line 1 changed and saved, line 2
+    /// changed and saved, a Ctrl-S with nothing new (queues nothing), and the editor closed.
+    private func saveTwiceOffline(_ tmux: TmuxSession) throws {
         for _ in 0..<4 { try tmux.press("Up") }
         try tmux.press("C-e")
         try tmux.type(" (ray)")
@@ -67,6 +56,23 @@ final class OfflineAndBackJourneyTests: XCTestCase {
         tmux.waitFor("No changes to save in \"Plans.txt\"")
         try tmux.press("Escape")
         tmux.waitFor("Closed Plans.txt")
+    }
+
+    func testTwoSavesARenameAndADeleteOfflineArriveMergedOncePerNote() throws {
+        let base = "Day 1: Lyon\nDay 2: rest\nDay 3: home\n"
+        let club = try OfflineClub(notes: ["Plans.txt": base, "Old name.txt": "rename me\n", "Obsolete.txt": "delete me\n"])
+        self.club = club
+        var tmux = try club.launchRay()
+        tmux.waitFor("the three notes") { screen in ["Plans", "Old name", "Obsolete"].allSatisfy { AppHarness.listed($0, in: screen) } }
+        AppHarness.eventually("the list cached on disk", timeout: 10) { club.notesListCached() }
+        try filter(tmux, "Plans")
+        try tmux.press("Enter")
+        tmux.waitFor("Plans open") { $0.contains("Ctrl-S saves") && $0.contains("Day 3: home") }
+
+        // The server goes away mid-edit: a first save, more typing, a second save, and a Ctrl-S
+        // with nothing new, which queues nothing.
+        club.killServer()
+        try saveTwiceOffline(tmux)
         try clearFilter(tmux, "Plans", showing: "Obsolete")
 
         // A rename and a delete.
@@ -150,20 +156,7 @@ final class OfflineAndBackJourneyTests: XCTestCase {
 
         // The server goes away: two saves, a Ctrl-S with nothing new, a delete.
         server?.stop()
-        for _ in 0..<4 { try tmux.press("Up") }
-        try tmux.press("C-e")
-        try tmux.type(" (ray)")
-        try tmux.press("C-s")
-        tmux.waitFor("Saved \"Plans.txt\" in the outbox (1 waiting)")
-        try tmux.press("Down")
-        try tmux.press("C-e")
-        try tmux.type(" by the lake")
-        try tmux.press("C-s")
-        tmux.waitFor("Saved \"Plans.txt\" in the outbox (2 waiting)")
-        try tmux.press("C-s")
-        tmux.waitFor("No changes to save in \"Plans.txt\"")
-        try tmux.press("Escape")
-        tmux.waitFor("Closed Plans.txt")
+        try saveTwiceOffline(tmux)
         try clearFilter(tmux, "Plans", showing: "Obsolete")
         try filter(tmux, "Obsolete")
         try tmux.type("d")

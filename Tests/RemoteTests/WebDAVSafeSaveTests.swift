@@ -44,8 +44,12 @@ final class WebDAVSafeSaveTests: XCTestCase {
     /// The names once no temporary upload is left, or as they are after 10 s: rclone may still
     /// be reading a cut PUT when the store's DELETE comes and make the name after it, which the
     /// store's sweep then removes (`WebDAVStore.discardSweep`).
+    /// The names on disk once no temporary upload is left, or as they are when the store's sweep
+    /// of a temporary name the server made late (``WebDAVStore/discardSweep``) has run its course.
     private func namesOnDiskSettled() async throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(10)
+        // The sweep's whole span and a second for its last DELETE: a name the server makes
+        // seconds late is the sweep's to remove, and it keeps looking that long.
+        let deadline = ContinuousClock.now + WebDAVStore.discardSweep.reduce(.zero, +) + .seconds(1)
         while ContinuousClock.now < deadline, try namesOnDisk().contains(where: WebDAVStore.isTemporary) {
             try await Task.sleep(for: .milliseconds(50))
         }

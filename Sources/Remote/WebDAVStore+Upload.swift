@@ -81,6 +81,10 @@ extension WebDAVStore {
             try await put(body, to: staged, headers: ["If": lock.ifHeader], progress: progress)
         } catch {
             await release(lock, deleting: true)
+            // The DELETE through the lock waits only a few seconds for a server still inside the
+            // cut PUT (rclone under load took longer, and the name stayed for good): the sweep
+            // looks again once the lock is gone.
+            await discard(staged)
             throw error
         }
         // Unlocked before the MOVE: a locked source would need its token too, and servers
@@ -184,8 +188,9 @@ extension WebDAVStore {
     /// detached task); a failure is only logged.
     ///
     /// A server may still be reading a cut PUT when the DELETE arrives and make the name after it
-    /// (rclone serve webdav does, under load, seconds late), so a background sweep looks again,
-    /// every second after the first (`discardSweep`, 16 s in all), and deletes the name once it has appeared.
+    /// (rclone serve webdav does, under load, seconds late), or refuse the DELETE while it holds
+    /// the name's lock, so a background sweep looks again, every second after the first
+    /// (`discardSweep`, 16 s in all), and deletes the name once it is there to delete.
     func discard(_ staged: String) async {
         guard let url = try? url(staged) else { return }
         let store = self
@@ -197,7 +202,9 @@ extension WebDAVStore {
                     try? await Task.sleep(for: delay)
                     let seen = await store.exchange("HEAD", url)
                     guard seen.error == nil else { continue }
-                    _ = await store.exchange("DELETE", url)
+                    let gone = await store.exchange("DELETE", url)
+                    // Refused (still locked by the cut PUT, say): the next look tries again.
+                    guard gone.error == nil || gone.status == 404 else { continue }
                     store.logger.info("removed the temporary upload \(staged), which the server made after its PUT was cut")
                     return
                 }

@@ -447,6 +447,8 @@ final class RestartableClub: @unchecked Sendable {
     let annToken = "ann-\(UUID().uuidString)"
     private var server: ClubServer?
     private var port = 0
+    /// The port while the server is stopped, so no other test's server is handed it meanwhile.
+    private var hold: PortHold?
 
     init(notes: [String: String]) async throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-offline-club-\(UUID().uuidString)")
@@ -466,6 +468,8 @@ final class RestartableClub: @unchecked Sendable {
         configuration.members = [ClubMember(name: "ray", token: rayToken), ClubMember(name: "ann", token: annToken)]
         configuration.port = port
         configuration.logger.logLevel = .error
+        hold?.release()
+        hold = nil
         let started = try await ClubServer.start(configuration)
         server = started
         port = started.port
@@ -474,9 +478,12 @@ final class RestartableClub: @unchecked Sendable {
     func stop() async throws {
         await server?.stop()
         server = nil
+        hold = try PortHold(port: port)
     }
 
     func close() async {
+        hold?.release()
+        hold = nil
         await server?.stop()
         try? FileManager.default.removeItem(at: base)
     }

@@ -87,7 +87,7 @@ final class ShareLinkTests: XCTestCase {
             base + tokenA + "/..%2F.byteclub%2Fshared-links.json",  // where the links are kept
             base + tokenA,
             base + String(repeating: "A", count: tokenA.count) + "/a.txt", // a made-up token
-            base + String(tokenA.dropLast()) + "B/a.txt",           // one character off
+            base + String(tokenA.dropLast()) + (tokenA.last == "B" ? "C" : "B") + "/a.txt", // one character off
             base + "../byteclub/secret.txt",
             base + tokenA + "/A.TXT",
         ]

@@ -19,6 +19,8 @@ public final class OfflineClub {
     private var server: Process?
     /// The port ray's app is told of; the server always comes back on it.
     public private(set) var port = 0
+    /// The port while the server is down, so no other test's server is handed it meanwhile.
+    private var hold: PortHold?
 
     /// Seeds the served folder with `notes` (file name → text) and starts the server.
     public init(notes: [String: String]) throws {
@@ -65,6 +67,8 @@ public final class OfflineClub {
     /// Starts `byteclub serve` on ``port`` (a free one the first time) and waits until it listens.
     public func startServer() throws {
         precondition(server == nil, "the server is running")
+        hold?.release()
+        hold = nil
         let (process, bound) = try Self.serve(root: root, port: port, members: Member.allCases.map { ($0.rawValue, token(of: $0)) })
         server = process
         port = bound
@@ -75,6 +79,7 @@ public final class OfflineClub {
         guard let server else { return }
         Self.kill(server)
         self.server = nil
+        hold = try? PortHold(port: port)
     }
 
     /// `byteclub serve --root root --port port` with `members`; returns the process and its port.
@@ -184,6 +189,8 @@ public final class OfflineClub {
     public func close() {
         app.close()
         killServer()
+        hold?.release()
+        hold = nil
         try? FileManager.default.removeItem(at: base)
     }
 }

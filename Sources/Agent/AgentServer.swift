@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import Durable
 #endif
 
 /// `byteclub agent`: takes the club's lock, listens on its socket, and serves each connection
@@ -58,14 +59,14 @@ public enum AgentServer {
         while true { try? await Task.sleep(for: .seconds(3600)) }
     }
 
-    /// Writes where we listen for clients of other shells: a temporary file renamed over the
-    /// old record (a dead agent's), so a reader sees one whole path or the old one.
+    /// Writes where we listen for clients of other shells: replaced whole over the old record (a
+    /// dead agent's), so a reader sees one whole path or the old one. No flush: after a power
+    /// cut there is no agent to find.
     static func record(_ socket: String, at record: URL) throws(AgentError) {
-        let temporary = record.deletingLastPathComponent().appendingPathComponent(".\(record.lastPathComponent).\(getpid())")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: Data((socket + "\n").utf8), attributes: [.posixPermissions: 0o600]),
-              rename(temporary.path, record.path) == 0 else {
-            unlink(temporary.path)
-            throw .place("cannot record the agent's socket in \(record.path): \(String(cString: strerror(errno)))")
+        do {
+            try DurableFile.write(Data((socket + "\n").utf8), to: record, permissions: 0o600, flush: false)
+        } catch {
+            throw .place("cannot record the agent's socket in \(record.path): \(error)")
         }
     }
 

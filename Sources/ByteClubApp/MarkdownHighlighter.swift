@@ -19,7 +19,7 @@ final class MarkdownHighlighter {
     static let synchronousLineLimit = 2_000
     /// How long a big note's parse waits after a keystroke for the next one: a burst of typing
     /// makes one parse at its end, not one per key on a core the UI queue may need.
-    static let settleDelay: DispatchTimeInterval = .milliseconds(120)
+    static let settleDelay: Duration = .milliseconds(120)
 
     /// Called when a parse made off the UI queue is ready (the app asks for a frame).
     var onReady: @MainActor () -> Void = {}
@@ -52,6 +52,12 @@ final class MarkdownHighlighter {
     private var settles = 0
     static let maxSettles = 8
     private let queue = DispatchQueue(label: "byteclub.markdown", qos: .userInitiated)
+    /// How a parse made on ``queue``, and the settling wait, reach the UI queue.
+    private let hop: UIHop
+
+    init(hop: UIHop = .main) {
+        self.hop = hop
+    }
 
     /// Whether a note with this file name is Markdown (`.txt` notes stay plain text).
     static func isMarkdown(_ fileName: String) -> Bool {
@@ -96,17 +102,15 @@ final class MarkdownHighlighter {
         guard !inFlight, !settling, pending != nil else { return }
         settling = true
         let asked = pending
-        DispatchQueue.main.asyncAfter(deadline: .now() + Self.settleDelay) {
-            MainActor.assumeIsolated {
-                self.settling = false
-                // Still typing: wait for the burst to end (the previous parse styles the rest).
-                if self.pending != asked, self.settles < Self.maxSettles {
-                    self.settles += 1
-                    self.startParse()
-                } else {
-                    self.settles = 0
-                    self.launchParse()
-                }
+        hop(after: Self.settleDelay) {
+            self.settling = false
+            // Still typing: wait for the burst to end (the previous parse styles the rest).
+            if self.pending != asked, self.settles < Self.maxSettles {
+                self.settles += 1
+                self.startParse()
+            } else {
+                self.settles = 0
+                self.launchParse()
             }
         }
     }
@@ -117,11 +121,9 @@ final class MarkdownHighlighter {
         // The note as it is now (newer than what was asked, if keys came since).
         guard let (key, lines) = source(), key.draftID == requested?.draftID else { return }
         inFlight = true
-        queue.async {
+        queue.async { [hop] in
             let highlights = Self.parse(lines)
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated { self.finish(Parsed(key: key, lines: lines, highlights: highlights)) }
-            }
+            hop { self.finish(Parsed(key: key, lines: lines, highlights: highlights)) }
         }
     }
 

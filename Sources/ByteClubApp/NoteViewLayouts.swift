@@ -31,6 +31,12 @@ final class NoteViewLayouts {
     /// The key whose whole layout is wanted now, read on the queue: a layout queued behind one
     /// for a newer edit is skipped, not made for nothing.
     private let wanted = WantedKey()
+    /// How a layout made on ``queue`` reaches the UI queue.
+    private let hop: UIHop
+
+    init(hop: UIHop = .main) {
+        self.hop = hop
+    }
 
     /// The layout of `lines` under `key`: the whole note's if ready, else a window around
     /// `startLine` laid out now (the whole one started).
@@ -44,17 +50,15 @@ final class NoteViewLayouts {
         if running != key {
             running = key
             wanted.set(key)
-            queue.async { [weak self, wanted] in
+            queue.async { [weak self, wanted, hop] in
                 guard wanted.is(key) else { return }
                 let note = RenderedNote.layout(Self.join(lines[...]), width: width, options: options)
-                DispatchQueue.main.async {
-                    MainActor.assumeIsolated {
-                        guard let self, self.running == key else { return }
-                        self.running = nil
-                        self.whole = (key, note)
-                        self.window = nil
-                        self.onReady()
-                    }
+                hop {
+                    guard let self, self.running == key else { return }
+                    self.running = nil
+                    self.whole = (key, note)
+                    self.window = nil
+                    self.onReady()
                 }
             }
         }

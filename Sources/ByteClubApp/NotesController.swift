@@ -285,21 +285,23 @@ final class NotesController {
             var draft = empty
             draft.body = String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self)
             return draft
-        }) { [weak self] error in
-            guard let self else { return }
-            self.journalWriting = false
-            if let error {
-                self.context.logger.error("cannot write the draft: \(error)")
-                self.context.say(.error("Could not write the draft: \(error.localizedDescription)"))
-            } else {
-                self.context.model.updateQuietly { state in
-                    guard state.note?.draftID == empty.id, let done = state.note?.journalledVersion, done < version else { return }
-                    state.note?.journalledVersion = version
+        }) { [weak self, hop = context.effects.hop] error in
+            hop {
+                guard let self else { return }
+                self.journalWriting = false
+                if let error {
+                    self.context.logger.error("cannot write the draft: \(error)")
+                    self.context.say(.error("Could not write the draft: \(error.localizedDescription)"))
+                } else {
+                    self.context.model.updateQuietly { state in
+                        guard state.note?.draftID == empty.id, let done = state.note?.journalledVersion, done < version else { return }
+                        state.note?.journalledVersion = version
+                    }
                 }
-            }
-            if self.journalAgain {
-                self.journalAgain = false
-                self.scheduleJournal()
+                if self.journalAgain {
+                    self.journalAgain = false
+                    self.scheduleJournal()
+                }
             }
         }
     }

@@ -26,6 +26,40 @@ public protocol UIEffects: AnyObject {
     func relay(_ body: @escaping @MainActor @Sendable (Int64, Int64) -> Void) -> ProgressHandler
     /// Seconds on a monotonic clock, for rates and ETAs.
     func now() -> Double
+    /// The hop onto the UI queue for work done on a queue of the app's own.
+    var hop: UIHop { get }
+}
+
+extension UIEffects {
+    public var hop: UIHop { .main }
+}
+
+/// The hop onto the UI queue from a serial queue of the app's own: work that keeps its own
+/// queue for order (a layout of the rendered view, a Markdown parse, a draft's write) hands its
+/// result over here, so the app reaches the UI queue in this file alone.
+public struct UIHop: Sendable {
+    private let run: @Sendable (Duration, @escaping @MainActor @Sendable () -> Void) -> Void
+
+    public init(_ run: @escaping @Sendable (Duration, @escaping @MainActor @Sendable () -> Void) -> Void) {
+        self.run = run
+    }
+
+    /// `DispatchQueue.main`, run by `dispatchMain()` (or by the test's main run loop).
+    public static let main = UIHop { delay, body in
+        let work: @Sendable () -> Void = { MainActor.assumeIsolated { body() } }
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        if nanoseconds <= 0 {
+            DispatchQueue.main.async(execute: work)
+        } else {
+            DispatchQueue.main.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: work)
+        }
+    }
+
+    /// Runs `body` on the UI queue, after `delay` (zero: on a later turn, never inside this one).
+    public func callAsFunction(after delay: Duration = .zero, _ body: @escaping @MainActor @Sendable () -> Void) {
+        run(delay, body)
+    }
 }
 
 /// The app's effects: the UI queue is `DispatchQueue.main`, run by `dispatchMain()` (or by the

@@ -216,7 +216,7 @@ final class ChangeJournal: Sendable {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        return ftruncate(fd, off_t(length)) == 0 && fsync(fd) == 0
+        return ftruncate(fd, off_t(length)) == 0 && DurableFile.flush(fd)
     }
 
     /// The newest record's number and the compaction boundary, read together.
@@ -324,7 +324,7 @@ final class ChangeJournal: Sendable {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         let text = records.map(Self.line).joined()
-        return Self.writeAll(fd, Array(text.utf8)) && fdatasync(fd) == 0
+        return DurableFile.writeAll(fd, Array(text.utf8)) && DurableFile.flush(fd, dataOnly: true)
     }
 
     /// Replaces the file with a header and `records` (``DurableFile``); false when
@@ -339,17 +339,6 @@ final class ChangeJournal: Sendable {
         } catch {
             return false
         }
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
     }
 
     // MARK: - Waiting (longpolls)

@@ -5,6 +5,7 @@ import Hummingbird
 import Imaging
 import NIOCore
 import Synchronization
+import Durable
 
 /// Content endpoints: the argument comes in `Dropbox-API-Arg`, the bytes in the body.
 extension ClubAPI {
@@ -180,7 +181,7 @@ extension ClubAPI {
                 counters.bodyBytesReceived.wrappingAdd(Int64(buffer.readableBytes), ordering: .relaxed)
                 if let limit = dropAfter, hasher.byteCount >= limit { throw ChaosDrop() }
             }
-            guard fsync(fd) == 0 else { throw APIError.uploadPath([.insufficientSpace]) }
+            guard DurableFile.flush(fd) else { throw APIError.uploadPath([.insufficientSpace]) }
             closed = true
             close(fd)
         } catch {

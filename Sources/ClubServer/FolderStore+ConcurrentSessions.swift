@@ -1,4 +1,5 @@
 import Foundation
+import Durable
 
 /// The server's side of concurrent upload sessions: their ledgers and their leases.
 ///
@@ -38,17 +39,11 @@ extension FolderStore {
         guard writeLedger(ledger, for: session) else { throw .serverFailure("the server could not record the block (its disk is full or not writable)") }
     }
 
-    /// Replaces the ledger whole: written aside, then renamed over the old one.
+    /// Replaces the ledger whole and durably (``DurableFile``): a block it records as written
+    /// stays recorded after a crash, as the block's bytes do.
     private func writeLedger(_ ledger: ConcurrentSessionLedger, for session: String) -> Bool {
-        let temp = tempDirectory + "/ledger-\(UUID().uuidString)"
-        guard FileManager.default.createFile(atPath: temp, contents: Data(ledger.text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            return false
-        }
-        guard rename(temp, Self.ledgerPath(session)) == 0 else {
-            unlink(temp)
-            return false
-        }
-        return true
+        (try? DurableFile.write(Data(ledger.text.utf8), to: Self.ledgerPath(session), permissions: 0o600,
+                                temporaryDirectory: tempDirectory)) != nil
     }
 
     /// Claims one block of a concurrent session for an append; false while the same block is

@@ -69,7 +69,7 @@ extension FolderStore {
         let output = open(plan.temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard output >= 0 else { return .failure(.endpoint([.to, .insufficientSpace])) }
         let outcome = FileCopier.copy(from: opened.handle.fd, to: output, size: opened.file.size, streamLimit: streamLimit, cancel: cancel)
-        let synced = fsync(output) == 0
+        let synced = DurableFile.flush(output)
         close(output)
         // The bytes must be those the metadata (and its content hash) describe: a file edited
         // in place during the copy is refused, and the client may try again.
@@ -122,8 +122,11 @@ extension FolderStore {
         } catch {
             throw Self.relabeledWrite(error, as: .to)
         }
-        guard rename(plan.temp, target.host) == 0 else { throw .endpoint([.to, .noWritePermission]) }
-        DurableFile.syncFolder(of: target.host)
+        do {
+            try DurableFile.place(plan.temp, at: target.host)
+        } catch {
+            throw .endpoint([.to, .noWritePermission])
+        }
         var placed = target
         placed.exists = true
         placed.isDirectory = true

@@ -2,6 +2,7 @@ import DropboxWire
 import Foundation
 import Logging
 import ServiceLifecycle
+import Durable
 
 /// What the server last saw of the tree: one `stat` signature per entry, by `path_lower`.
 ///
@@ -265,10 +266,9 @@ extension FolderStore {
         for entry in tree.entries.values {
             text += "\(entry.isDirectory ? "d" : "f") \(entry.inode) \(entry.size) \(entry.mtime) \(entry.ctime) \(entry.display)\n"
         }
-        let temp = metaDirectory + "/tmp/tree-\(UUID().uuidString)"
-        if FileManager.default.createFile(atPath: temp, contents: Data(text.utf8)) {
-            rename(temp, metaDirectory + "/tree")
-        }
+        // A cache: a crash that rolls it back costs a rescan, so no flush on this hot path.
+        try? DurableFile.write(Data(text.utf8), to: metaDirectory + "/tree", permissions: 0o644,
+                               temporaryDirectory: metaDirectory + "/tmp", flush: false)
         tree.dirty = false
         tree.savedAt = .now
     }

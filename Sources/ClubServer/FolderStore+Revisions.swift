@@ -291,14 +291,14 @@ extension FolderStore {
         defer { close(input) }
         var info = stat()
         guard fstat(input, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        let temp = directory + "/copy-\(UUID().uuidString)"
-        let output = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard output >= 0 else { return false }
-        var ok = copyBytes(from: input, to: output, count: Int64(info.st_size)) && fsync(output) == 0
-        close(output)
-        ok = ok && rename(temp, destination) == 0
-        if !ok { unlink(temp) }
-        return ok
+        do {
+            try DurableFile.write(to: destination, temporaryDirectory: directory) { output in
+                copyBytes(from: input, to: output, count: Int64(info.st_size))
+            }
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Copies `count` bytes between open files from their current offsets; false on any failure.

@@ -64,10 +64,11 @@ extension FolderStore {
         }
         // The version being replaced goes into its history (FolderStore+Revisions).
         if replaced { retire(target) }
-        guard rename(temp, target.host) == 0 else {
-            throw errno == ENOSPC ? .uploadPath([.insufficientSpace]) : .uploadPath([.noWritePermission])
+        do {
+            try DurableFile.place(temp, at: target.host)
+        } catch {
+            throw error.code == ENOSPC ? .uploadPath([.insufficientSpace]) : .uploadPath([.noWritePermission])
         }
-        DurableFile.syncFolder(of: target.host)
         var placed = target
         placed.exists = true
         placed.isDirectory = false

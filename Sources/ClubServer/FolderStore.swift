@@ -1,6 +1,7 @@
 import DropboxWire
 import Foundation
 import Logging
+import Durable
 
 /// The club folder on disk, seen through Dropbox's data model.
 ///
@@ -111,11 +112,10 @@ actor FolderStore {
         }
     }
 
-    /// A cache file replaced whole (temp file, then rename; a cache needs no fsync: losing it
-    /// costs work, not data), its stamp noted.
+    /// A cache file replaced whole (``DurableFile`` without its flush: losing a cache costs work,
+    /// not data), its stamp noted.
     private func replace(_ path: String, with data: Data) {
-        let temp = tempDirectory + "/" + (path as NSString).lastPathComponent + "-\(UUID().uuidString)"
-        if FileManager.default.createFile(atPath: temp, contents: data), rename(temp, path) == 0 {
+        if (try? DurableFile.write(data, to: path, permissions: 0o644, temporaryDirectory: tempDirectory, flush: false)) != nil {
             var info = stat()
             writtenStamps[path] = stat(path, &info) == 0 ? Self.key(info) : nil
         }

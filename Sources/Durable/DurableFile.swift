@@ -39,8 +39,21 @@ public enum DurableFile {
     ///     same file system as `path`. `nil` means `path`'s own folder (created 0700 if missing),
     ///     with a hidden name. The club server passes its state folder so a half-written file is
     ///     never listed as club content.
+    ///   - flush: `false` for a cache, which a crash may roll back (losing it costs work, not
+    ///     data): still whole or old, never half, but no fsync on a hot path.
     public static func write(_ data: some DataProtocol, to path: String, permissions: mode_t = 0o600,
-                             temporaryDirectory: String? = nil) throws(DurableFileError) {
+                             temporaryDirectory: String? = nil, flush: Bool = true) throws(DurableFileError) {
+        let bytes = Array(data)
+        try write(to: path, permissions: permissions, temporaryDirectory: temporaryDirectory, flush: flush) { fd in
+            writeAll(fd, bytes)
+        }
+    }
+
+    /// Replaces `path` with what `fill` writes to the temporary file's descriptor (a copy made in
+    /// the kernel, say), as ``write(_:to:permissions:temporaryDirectory:flush:)`` does with bytes:
+    /// `fill` answers false on a failure, with `errno` saying why.
+    public static func write(to path: String, permissions: mode_t = 0o600, temporaryDirectory: String? = nil,
+                             flush: Bool = true, fill: (Int32) -> Bool) throws(DurableFileError) {
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         if temporaryDirectory == nil, !FileManager.default.fileExists(atPath: folder) {
@@ -55,7 +68,28 @@ public enum DurableFile {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw DurableFileError(path: path, step: "write", code: errno) }
         var failure: DurableFileError?
-        let bytes = Array(data)
+        errno = 0
+        if !fill(fd) { failure = DurableFileError(path: path, step: "write", code: errno == 0 ? EIO : errno) }
+        if failure == nil, flush, !Self.flush(fd) { failure = DurableFileError(path: path, step: "flush", code: errno) }
+        if close(fd) != 0, failure == nil { failure = DurableFileError(path: path, step: "close", code: errno) }
+        if failure == nil, rename(temporary, path) != 0 { failure = DurableFileError(path: path, step: "replace", code: errno) }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        if flush { syncFolder(of: path) }
+    }
+
+    /// Puts a temporary file that was written and flushed in place (``flush(_:dataOnly:)``) at
+    /// `path`, then flushes the folder: the second half of a write whose bytes streamed in over
+    /// time (an upload, a copy), which the caller checks before it commits them.
+    public static func place(_ temporary: String, at path: String) throws(DurableFileError) {
+        guard rename(temporary, path) == 0 else { throw DurableFileError(path: path, step: "replace", code: errno) }
+        syncFolder(of: path)
+    }
+
+    /// Writes all of `bytes` to `fd`, through interruptions; false on a failure (`errno` says why).
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let wrote = bytes.withUnsafeBytes { buffer in
@@ -63,25 +97,24 @@ public enum DurableFile {
             }
             if wrote < 0 {
                 if errno == EINTR { continue }
-                failure = DurableFileError(path: path, step: "write", code: errno)
-                break
+                return false
             }
             offset += wrote
         }
-        if failure == nil, fsync(fd) != 0 { failure = DurableFileError(path: path, step: "flush", code: errno) }
-        if close(fd) != 0, failure == nil { failure = DurableFileError(path: path, step: "close", code: errno) }
-        if failure == nil, rename(temporary, path) != 0 { failure = DurableFileError(path: path, step: "replace", code: errno) }
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        syncFolder(of: path)
+        return true
     }
 
-    /// Writes `data` to the file at `url`; see ``write(_:to:permissions:temporaryDirectory:)``.
+    /// Flushes a file written in place to disk (a journal's append, an upload's block, a download's
+    /// bytes before its hand-over): false on a failure, with `errno` saying why. `dataOnly` skips
+    /// the metadata a reader does not need (fdatasync), for an append whose size is its own record.
+    public static func flush(_ fd: Int32, dataOnly: Bool = false) -> Bool {
+        (dataOnly ? fdatasync(fd) : fsync(fd)) == 0
+    }
+
+    /// Writes `data` to the file at `url`; see ``write(_:to:permissions:temporaryDirectory:flush:)``.
     public static func write(_ data: some DataProtocol, to url: URL, permissions: mode_t = 0o600,
-                             temporaryDirectory: String? = nil) throws(DurableFileError) {
-        try write(data, to: url.path, permissions: permissions, temporaryDirectory: temporaryDirectory)
+                             temporaryDirectory: String? = nil, flush: Bool = true) throws(DurableFileError) {
+        try write(data, to: url.path, permissions: permissions, temporaryDirectory: temporaryDirectory, flush: flush)
     }
 
     /// Removes the file at `path` and flushes its folder, so a removal that was reported stays

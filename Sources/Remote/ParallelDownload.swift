@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Transfer
+import Durable
 
 /// Which byte range of a parallel download goes next, and how much of the file is in: a value
 /// the streams share behind a lock.
@@ -122,7 +123,7 @@ enum ParallelDownload {
                 }
                 try await group.waitForAll()
             }
-            guard fsync(fd) == 0 else { throw RemoteError.local("Cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard DurableFile.flush(fd) else { throw RemoteError.local("Cannot write \(path): \(String(cString: strerror(errno)))") }
         } catch {
             let prefix = plan.withLock { $0.completePrefix }
             if prefix > 0, !(error is RangesRefused) {

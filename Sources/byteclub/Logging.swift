@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Logging
 import Remote
+import Durable
 
 /// swift-log to `$XDG_STATE_HOME/byteclub/byteclub.log`: the UI owns the screen, so nothing
 /// may log to stdout or stderr while it runs.
@@ -57,7 +58,7 @@ final class LogFile: Sendable {
         }
     }
 
-    func synchronize() { lock.withLock { _ = fsync(descriptor) } }
+    func synchronize() { lock.withLock { _ = DurableFile.flush(descriptor) } }
 }
 
 /// The scripting commands' log (ls, get, put, rm, mv): stderr, as swift-log's default handler

@@ -127,7 +127,10 @@ let package = Package(
         .target(name: "NoteMerge"),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
-        .target(name: "ByteClubApp", dependencies: ["TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
+        // What the club keeps on this machine, with no UI: drafts, the outbox, the offline cache,
+        // the club folder's layout. The app and the command line's ClubKit share it.
+        .target(name: "LocalClub", dependencies: ["Remote", "Durable"]),
+        .target(name: "ByteClubApp", dependencies: ["LocalClub", "TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
 
         // config.toml: parsed and checked (TOMLKit), apart from the executable so the fuzzer and tests import it.
         .target(name: "ByteClubConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: fuzzed),
@@ -166,7 +169,8 @@ let package = Package(
         // (embedded, club, Dropbox, WebDAV), account fallbacks, folder migrations, paths, secrets.
         .target(
             name: "ClubKit",
-            dependencies: ["Remote", "ClubServer", "SampleClub", "ByteClubApp", "ByteClubConfig", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Remote", "ClubServer", "SampleClub", "LocalClub", "SearchIndex", "Agent", "ByteClubConfig",
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "byteclub",

@@ -1,4 +1,4 @@
-import ByteClubApp
+import LocalClub
 import ClubServer
 import Foundation
 import Logging

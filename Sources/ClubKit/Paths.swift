@@ -1,4 +1,4 @@
-import ByteClubApp
+import LocalClub
 import Foundation
 
 /// Where byteclub keeps things on this machine (XDG base directories).

@@ -1,14 +1,11 @@
 import Agent
 import ArgumentParser
 import ClubKit
-import ClubServer
 import Foundation
-import Logging
 import Remote
-import SampleClub
 
 /// Between the command line and the background agent: which club the flags name, as the
-/// agent's ``AgentRemote``, and (in the agent) the store for it.
+/// agent's ``AgentRemote`` (the agent's stores are ClubKit's ``AgentStores``).
 extension BackendOptions {
     /// The club as the agent needs it, with its secret resolved here (flags, BYTECLUB_TOKEN,
     /// BYTECLUB_WEBDAV_PASSWORD or the prompt), so the agent never asks anyone anything.
@@ -62,63 +59,5 @@ extension BackendOptions {
     /// The agent's place for the club these flags name.
     static func agentPlace(_ remote: AgentRemote) throws -> AgentPlace {
         try AgentPlace(key: remote.key, stateFolder: Paths.state)
-    }
-}
-
-/// The agent's stores. Uploads above 4 MiB go in 4 MiB session chunks (Dropbox's smallest),
-/// so a killed agent costs at most one chunk: the journal marks each acknowledged one.
-enum AgentStores {
-    static let chunk: Int64 = 4 << 20
-
-    static func make(_ remote: AgentRemote) async throws -> any RemoteStore {
-        let connection = ConnectionOptions(idleTimeout: remote.idleTimeout ?? 60, bandwidthLimit: remote.bandwidthLimit,
-                                           userAgent: "byteclub-agent/\(ByteClub.configuration.version)", pinnedPublicKey: remote.pin)
-        switch remote.kind {
-        case .club:
-            guard let text = remote.url, let url = URL(string: text), let secret = remote.secret else {
-                throw AgentError.refused("a club needs its URL and token")
-            }
-            return DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
-                                connection: connection, singleUploadLimit: chunk, chunkSize: chunk)
-        case .embedded:
-            let (url, secret) = try await EmbeddedClubs.shared.server(for: URL(fileURLWithPath: remote.dataDir ?? Paths.defaultClub.path))
-            return DropboxStore(displayName: "embedded", endpoints: .club(url), tokens: StaticToken(secret),
-                                connection: connection, singleUploadLimit: chunk, chunkSize: chunk)
-        case .webdav:
-            guard let text = remote.url, let url = URL(string: text) else { throw AgentError.refused("a WebDAV folder needs its URL") }
-            return try await Backend.connectWebDAV(url: url, user: remote.user ?? "", password: remote.secret ?? "",
-                                                   connection: connection, retry: RetryPolicy()).store
-        case .dropbox:
-            var arguments = ["--dropbox"]
-            if let api = remote.url { arguments += ["--dropbox-api", api] }
-            if let limit = remote.bandwidthLimit { arguments += ["--bwlimit", String(limit)] }
-            return try await BackendOptions.parse(arguments).connect().store
-        }
-    }
-}
-
-/// The agent's embedded club servers: the app's ends with the app, so the agent serves the
-/// folder itself, once, however many stores (one per bandwidth limit) reach it.
-actor EmbeddedClubs {
-    static let shared = EmbeddedClubs()
-    private var servers: [String: Task<(URL, String), any Error>] = [:]
-
-    func server(for root: URL) async throws -> (URL, String) {
-        if let running = servers[root.path] { return try await running.value }
-        let starting = Task { () async throws -> (URL, String) in
-            try SampleClub.seed(into: root)
-            let secret = Backend.randomToken()
-            var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.agent.embedded"))
-            configuration.logger.logLevel = .warning
-            let server = try await ClubServer.start(configuration)
-            return (server.baseURL, secret)
-        }
-        servers[root.path] = starting
-        do {
-            return try await starting.value
-        } catch {
-            servers[root.path] = nil
-            throw error
-        }
     }
 }

@@ -61,7 +61,7 @@ struct Links: AsyncParsableCommand {
 
     /// The note's text (from the server, else the index's copy), its links resolved, and its backlinks.
     static func report(_ path: String, backend: Backend) async throws -> LinksJSON {
-        let index = try Search.openIndex(Paths.cache(backend.key))
+        let index = try backend.searchIndex()
         var offline = false
         do {
             try await Search.bringCurrent(index, backend: backend)

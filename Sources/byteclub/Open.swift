@@ -136,8 +136,8 @@ enum UI {
         configuration.layout = ClubLayout(folder: backend.folder, newNoteExtension: newNoteExtension)
         configuration.drafts = DraftStore(directory: Paths.drafts)
         backend.adoptFormerFolders()
-        configuration.outbox = Outbox(directory: Paths.outbox(backend.key))
-        configuration.cache = ClubCache(directory: Paths.cache(backend.key))
+        configuration.outbox = backend.outbox
+        configuration.cache = backend.cache
         configuration.searchIndex = AppConfiguration.searchIndex(in: Paths.cache(backend.key))
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
         configuration.thumbnailsDirectory = Paths.thumbnails

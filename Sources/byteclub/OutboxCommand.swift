@@ -47,7 +47,7 @@ struct OutboxCommand: AsyncParsableCommand {
             throw fail(error)
         }
         connected.adoptFormerFolders()
-        let items = Outbox(directory: Paths.outbox(connected.key)).all()
+        let items = connected.outbox.all()
         await connected.close()
         if json {
             try CLIJSON.print(items.map(ItemJSON.init))
@@ -144,7 +144,7 @@ struct OutboxCommand: AsyncParsableCommand {
         // server that is away does, rather than failing the connection (6).
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
             backend.adoptFormerFolders()
-            let outbox = Outbox(directory: Paths.outbox(backend.key))
+            let outbox = backend.outbox
             guard !outbox.isEmpty else {
                 if !json { FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8)) }
                 return

@@ -67,7 +67,7 @@ struct Search: AsyncParsableCommand {
 
     /// Dropbox and WebDAV: the app's index, brought current when the server answers.
     static func searchIndex(_ text: String, backend: Backend, limit: Int) async throws -> [SearchJSON] {
-        let index = try openIndex(Paths.cache(backend.key))
+        let index = try backend.searchIndex()
         do {
             try await bringCurrent(index, backend: backend)
         } catch let error as RemoteError {
@@ -78,10 +78,6 @@ struct Search: AsyncParsableCommand {
         let hits: [SearchHit]
         do { hits = try index.search(text, limit: limit) } catch { throw RemoteError.local(error.description) }
         return hits.map(SearchJSON.init)
-    }
-
-    static func openIndex(_ directory: URL) throws -> SearchIndex {
-        do { return try SearchIndex(directory: directory) } catch { throw RemoteError.local(error.description) }
     }
 
     /// Lists the notes and fetches those whose revision the index does not have.

@@ -76,7 +76,8 @@ final class SearchEndToEndTests: XCTestCase {
         tmux.waitFor("Search every note")
         try find(Self.rareWord, expecting: "Note 7777", line: 13, in: tmux)
         try tmux.press("Enter")
-        let screen = tmux.waitFor("Search: match 1 of 1, line 13")
+        // The match's line is named while the note is still opening: wait for the note's text too.
+        let screen = tmux.waitFor(all: ["Search: match 1 of 1, line 13", Self.rareWord])
         // The cursor is on the match: the row that shows the word, at the word's first column.
         let rows = screen.components(separatedBy: "\n")
         guard let row = rows.firstIndex(where: { $0.contains(Self.rareWord) && !$0.contains("Search:") }),

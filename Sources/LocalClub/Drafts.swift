@@ -105,7 +105,7 @@ public struct DraftStore: Sendable {
     /// Writes the draft `make` builds, off the calling queue (building a 1 MiB note's text and
     /// its JSON takes longer than a frame), then calls `done` with the error, if any, on the
     /// drafts' queue (the app hops to the UI queue from there).
-    func saveInBackground(_ make: @escaping @Sendable () -> Draft, then done: @escaping @Sendable ((any Error)?) -> Void) {
+    public func saveInBackground(_ make: @escaping @Sendable () -> Draft, then done: @escaping @Sendable ((any Error)?) -> Void) {
         Self.writes.async {
             var failure: (any Error)?
             do { try write(make()) } catch { failure = error }

@@ -45,7 +45,7 @@ public struct ClubLayout: Sendable, Equatable {
     }
 
     /// Newest first; files of the same time by path, so the order is stable.
-    static func newestFirst(_ entries: [RemoteEntry]) -> [RemoteEntry] {
+    public static func newestFirst(_ entries: [RemoteEntry]) -> [RemoteEntry] {
         entries.sorted { a, b in
             let da = a.modified ?? .distantPast, db = b.modified ?? .distantPast
             return da != db ? da > db : a.pathLower < b.pathLower
@@ -58,7 +58,7 @@ public struct ClubLayout: Sendable, Equatable {
         return String(name[..<dot])
     }
 
-    static func hasExtension(_ name: String, in extensions: [String]) -> Bool {
+    public static func hasExtension(_ name: String, in extensions: [String]) -> Bool {
         guard let dot = name.lastIndex(of: ".") else { return false }
         return extensions.contains(name[name.index(after: dot)...].lowercased())
     }

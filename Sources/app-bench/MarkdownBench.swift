@@ -69,7 +69,7 @@ enum MarkdownBench {
         let app = try EchoBench.PTYApp(binary: binary, arguments: ["--data-dir", base.appendingPathComponent("club").path,
                                                                     "--download-dir", base.appendingPathComponent("downloads").path],
                                        environment: environment)
-        try app.waitFor("1.0 MB")  // the list row: titles show without their extension
+        try app.waitFor("1.0 MiB")  // the list row: titles show without their extension
         var offset = app.output.total
         var start = ContinuousClock.now
         app.send("\r")

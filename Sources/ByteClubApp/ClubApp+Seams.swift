@@ -1,0 +1,89 @@
+import Foundation
+import Markdown
+import Remote
+import TerminalUI
+
+/// What the executable, the tests and the benchmarks reach the app through, and the main
+/// screen's intents, each handed to the controller or helper that carries it out.
+extension ClubApp {
+    // MARK: What the executable, the tests and the benchmarks drive
+
+    public func select(_ tab: Tab) { tabs.select(tab) }
+    public func refresh(_ tab: Tab, select path: String? = nil) { refresher.refresh(tab, select: path) }
+    public func requestQuit() { tabs.requestQuit() }
+
+    /// Writes the open note's text to its draft (on the way out too). Returns false if it failed.
+    @discardableResult
+    public func journal() -> Bool { notes.journal() }
+
+    // MARK: The rendered view's seams to links between notes (wired to LinksController in init;
+    // tests may put their own)
+
+    /// Follows a link to a note from the rendered view (`Enter`, a click).
+    public var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)? {
+        get { noteView.onFollowNoteLink }
+        set { noteView.onFollowNoteLink = newValue }
+    }
+    /// The notes that link to the note at a path, listed under the rendered view.
+    public var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) -> Void)? {
+        get { noteView.backlinks }
+        set { noteView.backlinks = newValue }
+    }
+    /// Whether a linked note exists (a missing one is drawn as such); nil: all exist.
+    public var noteExists: (@MainActor (NoteLinkTarget) -> Bool)? {
+        get { noteView.noteExists }
+        set { noteView.noteExists = newValue }
+    }
+
+    /// Asks the rendered view for its backlinks again (after the index took in a change).
+    public func refreshBacklinks() { noteView.refreshBacklinks() }
+
+    /// Uploads `file` to the photos folder, with the modal.
+    public func upload(_ file: URL) { photos.upload(file) }
+
+    /// On the way out: downloads pause with their resume data, uploads stop.
+    public func stopTransfersForExit() { photos.stopTransfersForExit() }
+
+    /// The notes list's items: drafts of notes the server does not have, then the notes.
+    public var noteItems: [NoteItem] { model.noteListing.items }
+    public var thumbnails: Thumbnails { photos.thumbnails }
+    public var previews: Thumbnails { photos.previews }
+    /// Progress reports that reached the UI queue (the benchmark counts them).
+    public var transferProgressEvents: Int { photos.progressEvents }
+}
+
+extension ClubApp: MainScreenDelegate {
+    public func screen(perform intent: MainScreen.Intent) {
+        switch intent {
+        case .select(let tab): tabs.select(tab)
+        case .shell(.refresh):
+            if state.tab == .photos { photos.retryPictures() }
+            refresher.refresh(state.tab)
+        case .shell(.quit): tabs.requestQuit()
+        case .shell(.transfers): photos.showTransfersPanel()
+        case .shell: break
+        case .notes(.open): notes.openSelected()
+        case .notes(.openInEditor): notes.openSelectedInExternalEditor()
+        case .notes(.render): noteView.openSelected()
+        case .notes(.new): notes.newNote()
+        case .notes(.delete): notes.deleteSelected()
+        case .notes(.rename): notes.renameSelected()
+        case .notes(.history): history.openSelected()
+        case .notes(.share): share.shareSelected(.notes)
+        case .notes(.tags): tags.editSelected()
+        case .notes(.pin): tags.togglePinSelected()
+        case .notes(.search): search.open()
+        case .photos(.download): photos.downloadSelected()
+        case .photos(.upload): photos.chooseUpload()
+        case .photos(.delete): photos.deleteSelected()
+        case .photos(.preview): photos.togglePreview()
+        case .photos(.view): viewer.open()
+        case .photos(.transfers): photos.showBackgroundTransfer()
+        case .photos(.share): share.shareSelected(.photos)
+        }
+    }
+
+    public func screen(editorKey key: Key) -> Bool {
+        noteView.handleEditorKey(key) || links.handleEditorKey(key) || notes.handleEditorKey(key)
+    }
+}

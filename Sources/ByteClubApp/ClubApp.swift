@@ -73,6 +73,7 @@ public final class ClubApp {
     let live: LiveUpdates
     let history: HistoryController
     let tags: TagsController
+    let tagsSync: TagsSync
     let background: BackgroundController
     let offline: OutboxRunner
     let share: ShareController
@@ -124,17 +125,19 @@ public final class ClubApp {
         refresher = Refresher(context: context)
         tabs = TabsController(context: context, refresher: refresher)
         notes = NotesController(context: context, refresher: refresher)
-        photos = PhotosController(context: context, refresher: refresher)
+        let (thumbnails, previews) = Thumbnails.forPhotos(context)
+        photos = PhotosController(context: context, refresher: refresher, thumbnails: thumbnails, previews: previews)
         viewer = ViewerController(context: context, photos: photos)
         noteView = NoteViewController(context: context)
         live = LiveUpdates(context: context, refresher: refresher)
-        let tags = TagsController(context: context)
-        self.tags = tags
-        refresher.afterLoad = { [weak live, weak tags] tab in
+        let tagsSync = TagsSync(context: context)
+        self.tagsSync = tagsSync
+        tags = TagsController(context: context, sync: tagsSync)
+        refresher.afterLoad = { [weak live, weak tagsSync] tab in
             live?.loadFinished(tab)
-            tags?.loadFinished(tab)
+            tagsSync?.loadFinished(tab)
         }
-        live.onChangesReceived = { [weak tags] tab, changes in tags?.changesArrived(tab, changes) }
+        live.onChangesReceived = { [weak tagsSync] tab, changes in tagsSync?.changesArrived(tab, changes) }
         offline = OutboxRunner(context: context, refresher: refresher)
         offline.live = live
         offline.onSent = { [weak notes] item, entry, merged in notes?.outboxSent(item, entry: entry, merged: merged) }
@@ -177,7 +180,7 @@ public final class ClubApp {
             guard let photos, photos.upload(file) else { return }
             photos.afterUpload[file.path] = then
         }
-        screen = MainScreen(model: model, configuration: configuration, thumbnails: photos.thumbnails, previews: photos.previews)
+        screen = MainScreen(model: model, configuration: configuration, thumbnails: thumbnails, previews: previews)
         model.onRedraw = { [weak compositor, weak search, weak noteView] in
             compositor?.setNeedsRedraw()
             // The view's layer follows the state (and a note opened to a place goes there).
@@ -223,7 +226,7 @@ public final class ClubApp {
         search.start()
         // The lists as the server last gave them, at once; the server's answer replaces them.
         let cursors = refresher.restoreCached()
-        tags.restoreCached()
+        tagsSync.restoreCached()
         if configuration.liveUpdates {
             // Each tab takes a change cursor first, then loads (LiveUpdates); a tab cached
             // with its cursor asks only for what changed since.

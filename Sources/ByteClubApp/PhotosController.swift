@@ -37,17 +37,12 @@ final class PhotosController {
     /// Larger pictures for the preview pane (`p`).
     let previews: Thumbnails
 
-    init(context: AppContext, refresher: Refresher) {
+    /// `thumbnails` and `previews` are the pictures the screen draws too (``Thumbnails/forPhotos(_:)``).
+    init(context: AppContext, refresher: Refresher, thumbnails: Thumbnails, previews: Thumbnails) {
         self.context = context
         self.refresher = refresher
-        let redraw: @MainActor () -> Void = { [compositor = context.compositor] in compositor.setNeedsRedraw() }
-        thumbnails = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, effects: context.effects)
-        thumbnails.onChange = redraw
-        previews = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, size: .w1024h768,
-                              effects: context.effects)
-        previews.capacity = 24
-        previews.maxConcurrentFetches = 2
-        previews.onChange = redraw
+        self.thumbnails = thumbnails
+        self.previews = previews
         context.model.updateQuietly { $0.transfers.limit = max(1, context.configuration.transfers) }
     }
 

@@ -150,3 +150,20 @@ public final class Thumbnails {
         String(format: "%016llx.jpg", UInt64(bitPattern: Int64(key.hashValueStable)))
     }
 }
+
+extension Thumbnails {
+    /// The photos' two sets of pictures, for the list's rows and the preview pane (`p`): made by
+    /// the app and shared by the photos' controller, which fetches them, and the screen, which
+    /// draws them. Each asks for a frame when a picture arrives.
+    static func forPhotos(_ context: AppContext) -> (thumbnails: Thumbnails, previews: Thumbnails) {
+        let redraw: @MainActor () -> Void = { [compositor = context.compositor] in compositor.setNeedsRedraw() }
+        let thumbnails = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, effects: context.effects)
+        thumbnails.onChange = redraw
+        let previews = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, size: .w1024h768,
+                                  effects: context.effects)
+        previews.capacity = 24
+        previews.maxConcurrentFetches = 2
+        previews.onChange = redraw
+        return (thumbnails, previews)
+    }
+}

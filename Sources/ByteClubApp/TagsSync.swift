@@ -1,0 +1,103 @@
+import Foundation
+import Remote
+
+/// The tags of the notes list, kept in step with the server: shown from the cache at an offline
+/// start, asked for whole after each load of the notes, and a note's again whenever the change
+/// journal hands it back (another member tagged it: the same rev, so no change to the list
+/// itself); written back to the cache a moment after they change. A helper: the refresher's
+/// loads, the live updates' change pages and the tags' keys (``TagsController``) all reach it.
+///
+/// A store that keeps no tags (``TaggingStore`` missing, or a WebDAV server that refuses dead
+/// properties) is said once, when a key asks, and the list shows no tags.
+@MainActor
+final class TagsSync {
+    let context: AppContext
+    /// Which fetch of the whole list is the latest; an older one that answers late is dropped.
+    private var generation = 0
+    private var cacheScheduled = false
+
+    init(context: AppContext) {
+        self.context = context
+    }
+
+    private var tagging: (any TaggingStore)? { context.store as? any TaggingStore }
+
+    // MARK: Loading
+
+    /// Shows the tags kept with the cached list (an offline start).
+    func restoreCached() {
+        guard let cached = context.configuration.cache?.tags() else { return }
+        context.update { $0.tags.apply(cached, asked: [], replacingAll: true) }
+    }
+
+    /// After a load of the notes: the tags of every note, in one go.
+    func loadFinished(_ tab: Tab) {
+        let listing = context.state.notes
+        guard tab == .notes, tagging != nil, context.state.tags.unavailable == nil, listing.error == nil, listing.cachedAt == nil else { return }
+        let paths = listing.entries.map(\.path)
+        generation += 1
+        fetch(paths, replacingAll: true, generation: generation)
+    }
+
+    /// A change page: the notes it names are asked for their tags again; a deleted or renamed
+    /// note's tags go (the journal names the new path too, which is asked for).
+    func changesArrived(_ tab: Tab, _ changes: [RemoteChange]) {
+        guard tab == .notes, tagging != nil, context.state.tags.unavailable == nil else { return }
+        var asked: [String] = []
+        for change in changes {
+            switch change {
+            case .updated(let entry) where entry.kind == .file: asked.append(entry.path)
+            case .updated: continue
+            case .deleted(_, _, let pathLower):
+                context.update { $0.tags.move(from: pathLower, to: nil) }
+            }
+        }
+        guard !asked.isEmpty else { return }
+        fetch(asked, replacingAll: false, generation: nil)
+    }
+
+    private func fetch(_ paths: [String], replacingAll: Bool, generation: Int?) {
+        guard let tagging else { return }
+        context.perform({ () async throws(RemoteError) in try await tagging.tags(of: paths) }) { [weak self] result in
+            guard let self else { return }
+            if let generation, generation != self.generation { return }
+            switch result {
+            case .success(let found):
+                self.updateKeepingSelection { $0.tags.apply(found, asked: paths, replacingAll: replacingAll) }
+                self.scheduleCache()
+            case .failure(.notSupported(let what)):
+                self.context.update { $0.tags.unavailable = what }
+            case .failure(let error):
+                // The list is there without its tags; the next load or change asks again.
+                self.context.logger.warning("could not read tags: \(error.message)")
+            }
+        }
+    }
+
+    /// Changes the tags with the selection kept on its note: a pin moves a row to the top.
+    func updateKeepingSelection(_ change: (inout AppState) -> Void) {
+        let keep = context.state.selectedPath(.notes, notes: context.model.noteListing)
+        context.update(change)
+        guard let keep else { return }
+        let listing = context.model.noteListing
+        context.update { $0.reselect(.notes, path: keep, notes: listing) }
+    }
+
+    // MARK: The cache
+
+    func scheduleCache() {
+        guard context.configuration.cache != nil, !cacheScheduled else { return }
+        cacheScheduled = true
+        context.effects.after(Refresher.cacheDelay) { [weak self] in self?.writeCache() }
+    }
+
+    private func writeCache() {
+        cacheScheduled = false
+        guard let cache = context.configuration.cache else { return }
+        let tags = context.state.tags.byPath.mapValues(\.all)
+        let logger = context.logger
+        context.effects.perform({ () async throws(RemoteError) in
+            do { try cache.saveTags(tags) } catch { logger.error("cannot write the cached tags: \(error)") }
+        }) { _ in }
+    }
+}

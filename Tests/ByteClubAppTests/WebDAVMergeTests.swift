@@ -112,4 +112,36 @@ final class WebDAVAppMergeTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.editor.body.text, "Day 1: Paris\nDay 2: rest\nDay 3: home (ann)\n")
         XCTAssertFalse(harness.app.state.message?.text.contains("Not supported") ?? false)
     }
+
+    /// Issue 43 §5: `Ctrl-R` on WebDAV answered "could not merge: Not supported by this remote:
+    /// revisions"; it merges from the text the editor opened with, as Ctrl-S does.
+    func testCtrlRMergesWithoutServerRevisions() async throws {
+        let store = try await WebDAVStore.connect(url: server.url, user: server.user, password: server.password)
+        let harness = Harness(store: store, drafts: DraftStore(directory: drafts))
+        await harness.start()
+        harness.press(.enter)
+        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        harness.press(.down, .down, .end)
+        for character in " (ann)" { harness.press(.char(character)) }
+        try Data("Day 1: Paris\nDay 2: rest\nDay 3: home\n".utf8).write(to: server.file("byteclub/Plans.md"))
+        harness.press(.ctrl("r"))
+        await harness.waitUntil("the merge saved") { harness.app.state.message?.text.hasPrefix("Merged with") == true }
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "Day 1: Paris\nDay 2: rest\nDay 3: home (ann)\n")
+        XCTAssertFalse(harness.app.state.message?.text.contains("Not supported") ?? false, harness.app.state.message?.text ?? "")
+        XCTAssertEqual(try String(contentsOf: server.file("byteclub/Plans.md"), encoding: .utf8), "Day 1: Paris\nDay 2: rest\nDay 3: home (ann)\n",
+                       "a merge with no conflict is saved, as on a club server")
+    }
+
+    /// Issue 43 §5: history on WebDAV says, on one row, that the server keeps no earlier versions.
+    func testHistorySaysInOneLineThatTheServerKeepsNoEarlierVersions() async throws {
+        let store = try await WebDAVStore.connect(url: server.url, user: server.user, password: server.password)
+        let harness = Harness(store: store, drafts: DraftStore(directory: drafts))
+        await harness.start()
+        harness.press(.char("H"))
+        await harness.waitUntil("the history's answer") { harness.app.state.history?.error != nil }
+        let screen = harness.render(width: 120, height: 36).dump()
+        let rows = screen.split(separator: "\n").filter { $0.contains("keeps no earlier versions") }
+        XCTAssertEqual(rows.count, 1, screen)
+        XCTAssertFalse(screen.contains("Not supported"), screen)
+    }
 }

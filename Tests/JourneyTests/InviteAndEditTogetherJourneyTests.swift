@@ -9,8 +9,8 @@ import XCTest
 /// The defects it holds (issue 43 §1): `users/get_account` read only `serve --member` flags, so a
 /// member added by `members add` was `no_account` and every screen and output showed
 /// `dbid:…` for them: bob's status bar said `Reloaded "Meeting": dbid:yD12…changed it`, the
-/// banner `Changed by dbid:…`, and `log`, `watch`, `ls --json` (even for one's own changes) gave
-/// the id. §2: `watch` with no folder watched `/` without its subfolders, and a note could not be
+/// banner `Changed by dbid:…`, the merge view "another member's", the search results, and
+/// `log`, `watch`, `search --json`, `ls --json` (even for one's own changes) gave the id. §2: `watch` with no folder watched `/` without its subfolders, and a note could not be
 /// named by its title in `log`.
 final class InviteAndEditTogetherJourneyTests: XCTestCase {
     private var club: JourneyClub?
@@ -55,6 +55,25 @@ final class InviteAndEditTogetherJourneyTests: XCTestCase {
         // Bob, who had not touched it, gets ann's text in place, and is told who wrote it.
         Journey.see(bobScreen, ["Reloaded \"Meeting\": ann changed it", "Agenda (ann: and the boat)"], "bob's screen after ann's save")
 
+        // Both change the first line now: ann saves first. Bob, with his edit unsaved, is told
+        // by name, and his save opens the merge view with her side named; he keeps both.
+        for _ in 0..<8 { try bobScreen.press("Up") }
+        try bobScreen.press("C-e")
+        try bobScreen.type(" (bob: sails)")
+        Journey.see(bobScreen, ["Agenda (ann: and the boat) (bob: sails)"], "bob's unsaved line")
+        try annScreen.type(" and the oars")
+        try annScreen.press("C-s")
+        Journey.see(annScreen, ["Saved \"Meeting.md\""], "ann's second save")
+        Journey.see(bobScreen, ["Changed by ann", "Ctrl-R merge now"], "bob's banner after ann's second save")
+        try bobScreen.press("C-s")
+        Journey.see(bobScreen, ["Merging with ann's changes", "Conflict 1 of 1", "m mine · t theirs · b both"], "bob's merge view")
+        try bobScreen.type("b")
+        AppHarness.eventually("bob's merge, both lines, on the server") {
+            let merged = club.text("Meeting.md") ?? ""
+            return merged.contains("Agenda (ann: and the boat) and the oars\n") && merged.contains("Agenda (ann: and the boat) (bob: sails)\n")
+        }
+        bobScreen.waitFor("the merge view closed") { !$0.contains("Merging with ann's changes") }
+
         // His history of the note names her.
         try bobScreen.press("Escape")
         Journey.see(bobScreen, ["Closed Meeting.md"], "bob's list after closing")
@@ -65,9 +84,26 @@ final class InviteAndEditTogetherJourneyTests: XCTestCase {
         // So does `log`, with the note named by its title as the app shows it.
         let log = try Journey.run(bob, ["log", "Meeting"])
         XCTAssertEqual(log.status, 0, log.stderr)
-        XCTAssertTrue(log.stdout.split(separator: "\n").first?.hasSuffix("ann") == true, log.stdout)
+        let revisions = log.stdout.split(separator: "\n")
+        XCTAssertTrue(revisions.first?.hasSuffix("you (bob)") == true, log.stdout)
+        XCTAssertEqual(revisions.filter { $0.hasSuffix("ann") }.count, 2, log.stdout)
         let logJSON = try Journey.run(bob, ["log", "Meeting", "--json"])
         XCTAssertTrue(logJSON.stdout.contains(#""modified_by":"ann""#), logJSON.stdout)
+
+        // Ann adds a note from the shell; bob's search, in the app and from a script, names her.
+        let put = try ann.cli(["put", "-", "Boat.md"], input: "Mooring at dawn\n")
+        Journey.check(put, "ann's put")
+        XCTAssertEqual(put.status, 0, put.stderr)
+        try bobScreen.press("Escape")
+        try bobScreen.press("C-f")
+        Journey.see(bobScreen, ["Search every note"], "bob's search")
+        try bobScreen.type("mooring")
+        Journey.see(bobScreen, ["Boat", "ann · ", "Mooring at dawn"], "bob's search results")
+        try bobScreen.press("Escape")
+        bobScreen.waitFor("the notes list") { !$0.contains("Search every note") }
+        let found = try Journey.run(bob, ["search", "mooring", "--json"])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertTrue(found.stdout.contains(#""modified_by":"ann""#), found.stdout)
 
         // And bob's watch printed her change, by name.
         XCTAssertTrue(watch.waitForOutput(#""modified_by":"ann""#), watch.stdoutSoFar + watch.stderrSoFar)

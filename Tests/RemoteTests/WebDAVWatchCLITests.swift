@@ -51,6 +51,15 @@ final class WebDAVWatchCLITests: XCTestCase {
         XCTAssertFalse(err.current.contains("not inside"), err.current)
     }
 
+    /// Issue 43: `ls` with no folder listed the remote's root (one entry, `byteclub/`); it lists
+    /// the club's folder, the notes the app shows, on WebDAV as on a club server.
+    func testLsWithNoFolderListsTheClubsNotes() throws {
+        let listed = try cli.run(["ls"] + webdav)
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stdout.contains("old.txt"), listed.stdout)
+        XCTAssertFalse(listed.stdout.contains("byteclub/"), listed.stdout)
+    }
+
     /// Issue 43: `watch` with no folder watched `/` without its subfolders, so on WebDAV it
     /// printed nothing when a member added a note. It now watches the club's folder, the one the
     /// app shows, with its subfolders (the photos, folders of notes).

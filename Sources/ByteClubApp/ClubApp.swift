@@ -145,7 +145,11 @@ public final class ClubApp {
         notes.outboxRunner = offline
         notes.live = live
         photos.outboxRunner = offline
-        offline.onBack = { [weak photos] in photos?.retryPictures() }
+        // Back online: the pictures that failed meanwhile are asked for again.
+        offline.onBack = { [weak thumbnails, weak previews] in
+            thumbnails?.retryFailures()
+            previews?.retryFailures()
+        }
         model.onReachability = { [weak offline] error in offline?.reachability(error) }
         tabs.willQuit = { [weak live, weak offline] in
             live?.stop()

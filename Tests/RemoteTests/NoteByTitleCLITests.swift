@@ -33,6 +33,12 @@ final class NoteByTitleCLITests: XCTestCase {
             return result
         }
 
+        // ls: sizes through the one formatter the app's rows use (10,650 bytes: 10.4 KiB in both;
+        // the app said 10.6 KB before issue 43).
+        try Data(repeating: UInt8(ascii: "a"), count: 10_650).write(to: notes.appendingPathComponent("Long.md"))
+        let listed = try run(["ls"])
+        XCTAssertTrue(listed.stdout.split(separator: "\n").contains { $0.contains("Long.md") && $0.contains("10.4 KiB") }, listed.stdout)
+
         // get: the title in another case, without its extension.
         let copy = base.appendingPathComponent("soup.md")
         _ = try run(["get", "café NOTES", copy.path])

@@ -1,7 +1,8 @@
 import DropboxWire
 import Foundation
 
-/// Tags (`files/tags/add|get|remove`), kept with the file's metadata.
+/// Tags (`files/tags/add|get|remove`), kept with the file's metadata: the rules are
+/// ``TagBook``'s, this extension loads, writes and journals it.
 ///
 /// Tags belong to the file's id, which follows it through moves and renames
 /// (FolderStore+Operations), so its tags do too; a delete drops them, so a new file that later
@@ -16,40 +17,40 @@ extension FolderStore {
     /// An item's tags, in the order they were added.
     func tags(of path: DropboxPath) throws(APIError) -> [String] {
         let id = try taggedItem(path).id
-        return loadedTags()[id] ?? []
+        return loadedTags().tags(of: id)
     }
 
     /// Adds a tag (already normalised); adding one the item has changes nothing.
     func addTag(_ tag: String, to path: DropboxPath) throws(APIError) {
         let (id, display) = try taggedItem(path)
-        var index = loadedTags()
-        var tags = index[id] ?? []
-        guard !tags.contains(tag) else { return }
-        guard tags.count < TagText.maximumPerItem else { throw .endpoint([.tooManyTags]) }
-        tags.append(tag)
-        index[id] = tags
-        try commitTags(index, changed: display)
+        var book = loadedTags()
+        do {
+            guard try book.add(tag, to: id) else { return }
+        } catch {
+            throw .endpoint([.tooManyTags])
+        }
+        try commitTags(book, changed: display)
     }
 
     /// Removes a tag (already normalised), or answers `tag_not_present`.
     func removeTag(_ tag: String, from path: DropboxPath) throws(APIError) {
         let (id, display) = try taggedItem(path)
-        var index = loadedTags()
-        guard var tags = index[id], let at = tags.firstIndex(of: tag) else { throw .endpoint([.tagNotPresent]) }
-        tags.remove(at: at)
-        index[id] = tags.isEmpty ? nil : tags
-        try commitTags(index, changed: display)
+        var book = loadedTags()
+        do {
+            try book.remove(tag, from: id)
+        } catch {
+            throw .endpoint([.tagNotPresent])
+        }
+        try commitTags(book, changed: display)
     }
 
     /// Before a delete removes the ids under `prefix` (`path_lower`): their tags go with them.
     func dropTags(under prefix: String) {
-        var index = loadedTags()
-        let gone = identifiers.ids(under: prefix)
-        guard gone.contains(where: { index[$0] != nil }) else { return }
-        for id in gone { index[id] = nil }
+        var book = loadedTags()
+        guard book.drop(identifiers.ids(under: prefix)) else { return }
         // Losing this write would only leave tags on an id no file has any longer.
-        try? writeTags(index)
-        tagIndex = index
+        try? writeTags(book)
+        tagBook = book
     }
 
     // MARK: - Storage
@@ -70,39 +71,26 @@ extension FolderStore {
         return (identifier(for: resolved.path.lower), resolved.path.display)
     }
 
-    private func loadedTags() -> [String: [String]] {
-        if let tagIndex { return tagIndex }
-        var loaded: [String: [String]] = [:]
-        if let data = FileManager.default.contents(atPath: tagsFile),
-           let stored = try? JSONDecoder().decode([String: [String]].self, from: data) {
-            // Only what a tag call could store now: a hand-edited file cannot smuggle in more, and
-            // a tag an older server stored unfolded (`i` + U+0307 for `İ`) is folded, not lost.
-            for (id, tags) in stored {
-                var valid: [String] = []
-                for tag in tags {
-                    guard let folded = try? TagText.normalised(tag), !valid.contains(folded) else { continue }
-                    valid.append(folded)
-                }
-                if !valid.isEmpty { loaded[id] = Array(valid.prefix(TagText.maximumPerItem)) }
-            }
-        }
-        tagIndex = loaded
+    private func loadedTags() -> TagBook {
+        if let tagBook { return tagBook }
+        let loaded = TagBook(stored: FileManager.default.contents(atPath: tagsFile))
+        tagBook = loaded
         return loaded
     }
 
-    private func commitTags(_ index: [String: [String]], changed display: String) throws(APIError) {
+    private func commitTags(_ book: TagBook, changed display: String) throws(APIError) {
         do {
-            try writeTags(index)
+            try writeTags(book)
         } catch {
             logger.error("tags: cannot write \(tagsFile): \(error)")
             throw .endpoint([.path, .noWritePermission])
         }
-        tagIndex = index
+        tagBook = book
         flushIdentifiers()
         journal.append([(.written, display)])
     }
 
-    private func writeTags(_ index: [String: [String]]) throws {
-        try FolderFiles.writeJSONDurably(index, to: tagsFile, temporaryDirectory: tempDirectory)
+    private func writeTags(_ book: TagBook) throws {
+        try FolderFiles.writeJSONDurably(book.byID, to: tagsFile, temporaryDirectory: tempDirectory)
     }
 }

@@ -41,7 +41,7 @@ actor FolderStore {
     /// Histories and who made them (FolderStore+Revisions).
     var revisions = RevisionState()
     /// Tags by file id, loaded on first use (FolderStore+Tags).
-    var tagIndex: [String: [String]]?
+    var tagBook: TagBook?
     /// Days of history kept (FolderStore+Retention); 0 keeps all.
     let historyDays: Int
     /// The change journal (`.byteclub/journal`), readable and waitable without the actor, and

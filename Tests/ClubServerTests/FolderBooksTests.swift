@@ -1,4 +1,5 @@
 @testable import ClubServer
+import DropboxWire
 import XCTest
 
 /// FolderStore's value components, without a disk: ids (IdentifierBook) and hashes (HashBook).
@@ -80,5 +81,42 @@ final class FolderBooksTests: XCTestCase {
         book.record(hash, for: key)
         XCTAssertEqual(Set(HashBook.parse(book.text(mergingDisk: nil)).keys),
                        [FileKey(inode: 1, size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1), key])
+    }
+
+    // MARK: TagBook
+
+    func testTagsAreAddedOnceInOrderAndRemovedToNothing() throws {
+        var book = TagBook()
+        XCTAssertTrue(try book.add("trip", to: "id:1"))
+        XCTAssertTrue(try book.add("boat", to: "id:1"))
+        XCTAssertFalse(try book.add("trip", to: "id:1"), "a tag the item has changes nothing")
+        XCTAssertEqual(book.tags(of: "id:1"), ["trip", "boat"])
+        try book.remove("trip", from: "id:1")
+        XCTAssertThrowsError(try book.remove("trip", from: "id:1")) { XCTAssertEqual($0 as? TagBook.Refusal, .notPresent) }
+        XCTAssertThrowsError(try book.remove("trip", from: "id:none")) { XCTAssertEqual($0 as? TagBook.Refusal, .notPresent) }
+        try book.remove("boat", from: "id:1")
+        XCTAssertEqual(book.byID, [:], "an item without tags has no entry")
+    }
+
+    func testAnItemTakesAtMostTheMaximumAndADeleteDropsOnlyItsIds() throws {
+        var book = TagBook()
+        for index in 0..<TagText.maximumPerItem { XCTAssertTrue(try book.add("t\(index)", to: "id:full")) }
+        XCTAssertThrowsError(try book.add("one_more", to: "id:full")) { XCTAssertEqual($0 as? TagBook.Refusal, .tooMany) }
+        XCTAssertTrue(try book.add("kept", to: "id:other"))
+        XCTAssertFalse(book.drop(["id:untagged"]), "nothing to drop")
+        XCTAssertTrue(book.drop(["id:full", "id:untagged"]))
+        XCTAssertEqual(book.byID, ["id:other": ["kept"]])
+    }
+
+    func testStoredTagsAreReadAsATagCallCouldHaveStoredThem() throws {
+        let many = (0..<(TagText.maximumPerItem + 5)).map { "\"x\($0)\"" }.joined(separator: ",")
+        let stored = Data(#"{"id:a":["Trip","trip","not a tag!","i\#u{307}zmir"],"id:b":["!!"],"id:c":[\#(many)]}"#.utf8)
+        let book = TagBook(stored: stored)
+        XCTAssertEqual(book.tags(of: "id:a").first, "trip", "folded, and the same tag twice is one")
+        XCTAssertEqual(book.tags(of: "id:a").count, 2, "a text that is no tag is left out: \(book.tags(of: "id:a"))")
+        XCTAssertNil(book.byID["id:b"], "an item left with no valid tag has no entry")
+        XCTAssertEqual(book.tags(of: "id:c").count, TagText.maximumPerItem)
+        XCTAssertEqual(TagBook(stored: Data("not json".utf8)), TagBook())
+        XCTAssertEqual(TagBook(stored: nil), TagBook())
     }
 }

@@ -1,7 +1,7 @@
+import Durable
 import Foundation
 #if canImport(Glibc)
 import Glibc
-import Durable
 #endif
 
 /// `byteclub agent`: takes the club's lock, listens on its socket, and serves each connection

@@ -99,6 +99,11 @@ public enum DurableFile {
                 if errno == EINTR { continue }
                 return false
             }
+            // Nothing written for a non-empty request: stop rather than ask forever.
+            if wrote == 0 {
+                errno = EIO
+                return false
+            }
             offset += wrote
         }
         return true

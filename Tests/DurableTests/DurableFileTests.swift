@@ -79,4 +79,45 @@ final class DurableFileTests: XCTestCase {
             XCTAssertEqual((error as? DurableFileError)?.step, "remove")
         }
     }
+
+    /// Bytes made on the temporary file's descriptor (a kernel copy): placed whole, or, when the
+    /// filling fails, the old file stays and the failure names the path and the system's reason.
+    func testAFilledWriteIsWholeOrLeavesTheOldFile() throws {
+        let path = folder + "/blob"
+        try DurableFile.write(Data("old".utf8), to: path)
+        try DurableFile.write(to: path) { fd in DurableFile.writeAll(fd, Array("made in place".utf8)) }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "made in place")
+        XCTAssertThrowsError(try DurableFile.write(to: path) { fd in
+            _ = DurableFile.writeAll(fd, Array("half".utf8))
+            errno = ENOSPC
+            return false
+        }) { error in
+            XCTAssertEqual(error as? DurableFileError, DurableFileError(path: path, step: "write", code: ENOSPC))
+        }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "made in place")
+        XCTAssertEqual(try names(folder), ["blob"], "no temporary file left")
+    }
+
+    /// A cache is replaced whole without a flush; a body streamed in and flushed in place is
+    /// placed by `place`, and a place that cannot happen says so.
+    func testACacheIsReplacedWholeAndAStreamedFileIsPlaced() throws {
+        let cache = folder + "/ids.json"
+        try DurableFile.write(Data("{}".utf8), to: cache, flush: false)
+        try DurableFile.write(Data(#"{"a":"id:1"}"#.utf8), to: cache, permissions: 0o644, flush: false)
+        XCTAssertEqual(try String(contentsOfFile: cache, encoding: .utf8), #"{"a":"id:1"}"#)
+
+        let temporary = folder + "/upload.part"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertTrue(DurableFile.writeAll(fd, Array("streamed".utf8)))
+        XCTAssertTrue(DurableFile.flush(fd))
+        XCTAssertTrue(DurableFile.flush(fd, dataOnly: true))
+        close(fd)
+        try DurableFile.place(temporary, at: folder + "/photo.jpg")
+        XCTAssertEqual(try String(contentsOfFile: folder + "/photo.jpg", encoding: .utf8), "streamed")
+        XCTAssertEqual(try names(folder), ["ids.json", "photo.jpg"])
+        XCTAssertThrowsError(try DurableFile.place(temporary, at: folder + "/again.jpg")) { error in
+            XCTAssertEqual((error as? DurableFileError)?.step, "replace")
+        }
+    }
 }

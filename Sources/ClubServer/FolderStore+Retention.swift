@@ -14,12 +14,9 @@ import ServiceLifecycle
 /// What was pruned is remembered (`revisions/pruned`: one `<rev> <history>` line each, the
 /// newest 100,000; expired tombstones for a year), so `restore`, `list_revisions` and `rev:`
 /// downloads say that a revision or a deleted file is past retention rather than unknown.
+///
+/// What goes is ``HistoryRetention``'s decision; this extension reads the logs and carries it out.
 extension FolderStore {
-    /// Pruned revisions remembered at most, so their file stays small.
-    static let prunedMemory = 100_000
-    /// How long an expired tombstone is kept to say so, past the retention itself.
-    static let expiredTombstoneMemory: Int64 = 365 * 86_400
-
     var prunedFile: String { revisionsDirectory + "/pruned" }
 
     /// Histories looked at per turn on the actor: a retention run over a big club lets the
@@ -34,8 +31,7 @@ extension FolderStore {
     /// more than one turn.
     @discardableResult
     nonisolated func pruneHistory(days: Int, now: Date = Date()) async -> (revisions: Int, histories: Int) {
-        guard days > 0 else { return (0, 0) }
-        let cutoff = Int64(now.timeIntervalSince1970) - Int64(days) * 86_400
+        guard let cutoff = HistoryRetention.cutoff(days: days, now: now) else { return (0, 0) }
         var (lines, histories) = await expireTombstones(cutoff: cutoff)
         let keys = ((try? FileManager.default.contentsOfDirectory(atPath: revisionsDirectory)) ?? []).filter { Self.historyKey("id:" + $0) == $0 }
         var start = 0
@@ -58,14 +54,16 @@ extension FolderStore {
         var histories = 0
         var tombstonesChanged = false
         for (id, tombstone) in revisions.tombstones ?? [:] {
-            if tombstone.expired == true {
-                if tombstone.deleted < cutoff - Self.expiredTombstoneMemory {
-                    revisions.tombstones?[id] = nil
-                    tombstonesChanged = true
-                }
+            switch HistoryRetention.fate(of: tombstone, cutoff: cutoff) {
+            case .keep:
                 continue
+            case .forget:
+                revisions.tombstones?[id] = nil
+                tombstonesChanged = true
+                continue
+            case .expire:
+                break
             }
-            guard tombstone.deleted < cutoff else { continue }
             revisions.tombstones?[id]?.expired = true
             tombstonesChanged = true
             guard let key = Self.historyKey(id) else { continue }
@@ -84,29 +82,13 @@ extension FolderStore {
         for key in keys {
             // Most histories have nothing to prune: read their times without decoding them.
             guard let text = FolderFiles.readSmallFile(revisionsDirectory + "/" + key + "/log", limit: 16 << 20),
-                  Self.replacedTimes(text).contains(where: { $0 < cutoff }) else { continue }
-            let all = records(key)
-            // Record i was replaced when record i + 1 was made; the newest is never pruned.
-            var kept: [RevisionRecord] = []
-            var dropped: [RevisionRecord] = []
-            for (index, record) in all.enumerated() {
-                if index + 1 < all.count, all[index + 1].server < cutoff { dropped.append(record) } else { kept.append(record) }
-            }
+                  HistoryRetention.replacedTimes(text).contains(where: { $0 < cutoff }) else { continue }
+            let (kept, dropped) = HistoryRetention.split(records(key), cutoff: cutoff)
             guard !dropped.isEmpty else { continue }
             rewriteLog(key, keeping: kept, dropping: dropped)
             prunedLines += dropped.map { "\($0.rev) \(key)" }
         }
         return prunedLines
-    }
-
-    /// When each record but the first was made (so when the one before it was replaced), read
-    /// straight from the log's lines: `"server":N` cannot occur inside a JSON string (its
-    /// quotes would be escaped there), so the first one in a line is the field.
-    static func replacedTimes(_ log: String) -> [Int64] {
-        log.split(separator: "\n").dropFirst().compactMap { line in
-            guard let field = line.range(of: "\"server\":") else { return nil }
-            return Int64(line[field.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "-" })
-        }
     }
 
     /// Removes a history whole: its log, its bytes and the rev links pointing at it.
@@ -118,19 +100,14 @@ extension FolderStore {
 
     func rememberPruned(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        var all = (FolderFiles.readSmallFile(prunedFile, limit: 64 << 20) ?? "").split(separator: "\n").map(String.init) + lines
-        if all.count > Self.prunedMemory { all.removeFirst(all.count - Self.prunedMemory) }
+        let all = HistoryRetention.remembered(FolderFiles.readSmallFile(prunedFile, limit: 64 << 20) ?? "", adding: lines)
         try? DurableFile.write(Data((all.joined(separator: "\n") + "\n").utf8), to: prunedFile, temporaryDirectory: tempDirectory)
     }
 
     /// The history a pruned `rev` belonged to, if it was pruned (read only on the error path).
     func prunedHistoryKey(ofRev rev: String) -> String? {
         guard Self.isWellFormedRev(rev), let text = FolderFiles.readSmallFile(prunedFile, limit: 64 << 20) else { return nil }
-        for line in text.split(separator: "\n").reversed() {
-            let parts = line.split(separator: " ")
-            if parts.count == 2, parts[0] == rev { return String(parts[1]) }
-        }
-        return nil
+        return HistoryRetention.prunedHistory(ofRev: rev, in: text)
     }
 
     func isPruned(_ rev: String, of key: String) -> Bool {

@@ -47,12 +47,7 @@ final class EditorCloseSelectionAppTests: XCTestCase {
         XCTAssertEqual(selected(harness), "Cheese.md")
 
         try select("Eggs.md", harness)
-        harness.press(.char("n"))
-        for key in KeyDecoder.decode("Dill") { harness.press(key) }
-        harness.press(.enter, .char("d"), .ctrl("s"))
-        await harness.waitUntil("the new note saved") { harness.app.state.message?.text == "Saved \"Dill.md\"" }
-        harness.press(.escape)
-        await harness.waitUntil("the new note listed") { harness.app.noteItems.contains { if case .note(let e, _) = $0 { e.name == "Dill.md" } else { false } } }
+        await saveAndCloseNewNote("Dill", harness)
         XCTAssertEqual(selected(harness), "Dill.md")
 
         try select("Bread.md", harness)
@@ -62,7 +57,7 @@ final class EditorCloseSelectionAppTests: XCTestCase {
         harness.press(.escape, .char("s"))
         await harness.waitUntil("renamed and closed") { harness.app.state.note == nil && harness.app.state.message?.text == "Saved \"Bread rolls.md\"" }
         await harness.waitUntil("the new name listed") {
-            harness.app.noteItems.contains { if case .note(let e, _) = $0 { e.name == "Bread rolls.md" } else { false } }
+            self.isListed("Bread rolls.md", harness)
         }
         XCTAssertEqual(selected(harness), "Bread rolls.md")
     }
@@ -81,6 +76,22 @@ final class EditorCloseSelectionAppTests: XCTestCase {
         harness.press(.home)
         for _ in 0..<row { harness.press(.down) }
         XCTAssertEqual(selected(harness), name)
+    }
+
+    /// Whether the list has a note (not a draft) named `name`.
+    private func isListed(_ name: String, _ harness: Harness) -> Bool {
+        harness.app.noteItems.contains { if case .note(let entry, _) = $0 { entry.name == name } else { false } }
+    }
+
+    /// `n`, the title, Enter, one letter of text, Ctrl-S, then Esc once it is saved; returns
+    /// when the list has the note.
+    private func saveAndCloseNewNote(_ title: String, _ harness: Harness) async {
+        harness.press(.char("n"))
+        for key in KeyDecoder.decode(title) { harness.press(key) }
+        harness.press(.enter, .char("d"), .ctrl("s"))
+        await harness.waitUntil("the new note saved") { harness.app.state.message?.text == "Saved \"\(title).md\"" }
+        harness.press(.escape)
+        await harness.waitUntil("the new note listed") { self.isListed(title + ".md", harness) }
     }
 
     private func openSelected(_ harness: Harness) async {
@@ -112,12 +123,7 @@ final class EditorCloseSelectionAppTests: XCTestCase {
 
         // A new note, saved, closed: the list is on it, wherever it sorts.
         try select("Apples.md", harness)
-        harness.press(.char("n"))
-        for key in KeyDecoder.decode("Dill") { harness.press(key) }
-        harness.press(.enter, .char("d"), .ctrl("s"))
-        await harness.waitUntil("the new note saved") { harness.app.state.message?.text == "Saved \"Dill.md\"" }
-        harness.press(.escape)
-        await harness.waitUntil("the new note listed") { harness.app.noteItems.contains { if case .note(let e, _) = $0 { e.name == "Dill.md" } else { false } } }
+        await saveAndCloseNewNote("Dill", harness)
         XCTAssertEqual(selected(harness), "Dill.md")
 
         // A new title: the list is on the note under its new name.
@@ -129,7 +135,7 @@ final class EditorCloseSelectionAppTests: XCTestCase {
         await harness.waitUntil("renamed") { harness.app.state.message?.text == "Saved \"Eggs and ham.md\"" }
         harness.press(.escape)
         await harness.waitUntil("the new name listed") {
-            harness.app.noteItems.contains { if case .note(let e, _) = $0 { e.name == "Eggs and ham.md" } else { false } }
+            self.isListed("Eggs and ham.md", harness)
         }
         XCTAssertEqual(selected(harness), "Eggs and ham.md")
 

@@ -58,6 +58,24 @@ final class OfflineAndBackJourneyTests: XCTestCase {
         tmux.waitFor("Closed Plans.txt")
     }
 
+    /// `d` twice on Obsolete with the server away (the delete waits in the outbox), then the
+    /// filter cleared, `row` in the list.
+    private func deleteObsoleteOffline(_ tmux: TmuxSession, showing row: String) throws {
+        try filter(tmux, "Obsolete")
+        try tmux.type("d")
+        tmux.waitFor("Delete \"Obsolete.txt\"")
+        try tmux.type("d")
+        tmux.waitFor("Deleted \"Obsolete.txt\" in the outbox")
+        try clearFilter(tmux, "Obsolete", showing: row)
+    }
+
+    /// Back online: Plans has one row, and no draft is left of a save the server has.
+    private func assertOneRowForPlans(_ screen: String, file: StaticString = #filePath, line: UInt = #line) {
+        let plansRows = screen.split(separator: "\n").filter { $0.contains("Plans") && !$0.contains("? help") }
+        XCTAssertEqual(plansRows.count, 1, "one note, one row:\n\(screen)", file: file, line: line)
+        XCTAssertFalse(screen.contains("(draft)"), "no draft left of a save the server has:\n\(screen)", file: file, line: line)
+    }
+
     func testTwoSavesARenameAndADeleteOfflineArriveMergedOncePerNote() throws {
         let base = "Day 1: Lyon\nDay 2: rest\nDay 3: home\n"
         let club = try OfflineClub(notes: ["Plans.txt": base, "Old name.txt": "rename me\n", "Obsolete.txt": "delete me\n"])
@@ -84,12 +102,7 @@ final class OfflineAndBackJourneyTests: XCTestCase {
         try tmux.press("Enter")
         tmux.waitFor("Renamed \"Old name.txt\" to \"New name.txt\" in the outbox")
         try clearFilter(tmux, "Old name", showing: "New name")
-        try filter(tmux, "Obsolete")
-        try tmux.type("d")
-        tmux.waitFor("Delete \"Obsolete.txt\"")
-        try tmux.type("d")
-        tmux.waitFor("Deleted \"Obsolete.txt\" in the outbox")
-        try clearFilter(tmux, "Obsolete", showing: "New name")
+        try deleteObsoleteOffline(tmux, showing: "New name")
         status(tmux, "offline · 4 waiting")
 
         // Ray quits and starts again with the server still away: the lists come from the cache.
@@ -119,9 +132,7 @@ final class OfflineAndBackJourneyTests: XCTestCase {
             !OfflineClub.statusBar(screen).contains("offline") && AppHarness.listed("New name", in: screen)
                 && !AppHarness.listed("Obsolete", in: screen)
         }
-        let plansRows = screen.split(separator: "\n").filter { $0.contains("Plans") && !$0.contains("? help") }
-        XCTAssertEqual(plansRows.count, 1, "one note, one row:\n\(screen)")
-        XCTAssertFalse(screen.contains("(draft)"), "no draft left of a save the server has:\n\(screen)")
+        assertOneRowForPlans(screen)
         Journey.assertNamesPeople(screen, "ray's list after the outbox went out")
     }
 
@@ -156,14 +167,12 @@ final class OfflineAndBackJourneyTests: XCTestCase {
 
         // The server goes away: two saves, a Ctrl-S with nothing new, a delete.
         server?.stop()
+        // Held while it is away, so no other test's server is handed its port meanwhile.
+        var hold: PortHold? = try PortHold(port: port)
+        defer { hold?.release() }
         try saveTwiceOffline(tmux)
         try clearFilter(tmux, "Plans", showing: "Obsolete")
-        try filter(tmux, "Obsolete")
-        try tmux.type("d")
-        tmux.waitFor("Delete \"Obsolete.txt\"")
-        try tmux.type("d")
-        tmux.waitFor("Deleted \"Obsolete.txt\" in the outbox")
-        try clearFilter(tmux, "Obsolete", showing: "Plans")
+        try deleteObsoleteOffline(tmux, showing: "Plans")
         status(tmux, "offline · 3 waiting")
 
         // Ray starts again with the server still away; ann changes another line meanwhile.
@@ -175,6 +184,8 @@ final class OfflineAndBackJourneyTests: XCTestCase {
         try Data("Day 1: Lyon\nDay 2: rest\nDay 3: home (ann)\n".utf8).write(to: notes.appendingPathComponent("Plans.txt"))
 
         // The server comes back on the same port and folder.
+        hold?.release()
+        hold = nil
         server = try RcloneWebDAV(user: user, password: password, root: root, port: port)
         let merged = "Day 1: Lyon (ray)\nDay 2: rest by the lake\nDay 3: home (ann)\n"
         AppHarness.eventually("the saves merged on the server and the delete done", timeout: 40) {
@@ -186,9 +197,7 @@ final class OfflineAndBackJourneyTests: XCTestCase {
             !OfflineClub.statusBar(screen).contains("offline") && !OfflineClub.statusBar(screen).contains("waiting")
                 && AppHarness.listed("Plans", in: screen) && !AppHarness.listed("Obsolete", in: screen)
         }
-        let plansRows = screen.split(separator: "\n").filter { $0.contains("Plans") && !$0.contains("? help") }
-        XCTAssertEqual(plansRows.count, 1, "one note, one row:\n\(screen)")
-        XCTAssertFalse(screen.contains("(draft)"), "no draft left of a save the server has:\n\(screen)")
+        assertOneRowForPlans(screen)
         XCTAssertFalse(screen.contains("Not supported"), screen)
     }
 }

@@ -56,8 +56,8 @@ public final class AppModel {
     }
 }
 
-/// What every controller is given: the store, the configuration, the state, a way to present
-/// layers (dialogs, the modal) and the UI effects. Nothing else is shared between them.
+/// What every controller is given: the store, the configuration, the state, a way to ask a
+/// question (a dialog in the state) and the UI effects. Nothing else is shared between them.
 @MainActor
 struct AppContext {
     let store: any RemoteStore
@@ -71,17 +71,28 @@ struct AppContext {
 
     func update(_ change: (inout AppState) -> Void) { model.update(change) }
 
-    /// Shows a dialog or a modal above everything else.
+    /// Asks a question above everything else (a dialog, a prompt): it becomes part of the state,
+    /// and the screen shows it until the layer `make` makes is answered.
     ///
-    /// A question (a dialog, a prompt) clears the status bar's message: what was said before it
-    /// ("Saved …", an error of an earlier key) would read as news about the question. What the
-    /// question leads to is said after it.
-    func present(_ layer: any Layer) {
-        if layer is DialogLayer || layer is PromptLayer, state.message != nil { update { $0.message = nil } }
-        compositor.push(layer)
+    /// A question clears the status bar's message: what was said before it ("Saved …", an error
+    /// of an earlier key) would read as news about the question. What the question leads to is
+    /// said after it.
+    @discardableResult
+    func ask(_ make: @escaping @MainActor @Sendable () -> any Layer) -> Int {
+        let id = model.nextID()
+        update {
+            $0.dialogs.append(AppDialog(id: id, make: make))
+            $0.message = nil
+        }
+        return id
     }
 
-    func dismiss(_ layer: any Layer) { compositor.remove(layer) }
+    /// Shows a chooser (of files, of photos) above everything else, as ``ask(_:)`` does, with
+    /// the status bar's message left as it was.
+    func choose(_ make: @escaping @MainActor @Sendable () -> any Layer) {
+        let id = model.nextID()
+        update { $0.dialogs.append(AppDialog(id: id, make: make)) }
+    }
 
     /// Says `message` in the status bar.
     func say(_ message: StatusMessage) { update { $0.message = message } }

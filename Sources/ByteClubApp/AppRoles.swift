@@ -33,8 +33,6 @@ protocol NoteSearching: AnyObject {
 /// The photos' transfers, as the viewer and the background hand-over use them.
 @MainActor
 protocol PhotoTransferring: AnyObject {
-    /// The Transfers panel's keys on the background agent's rows.
-    var onBackgroundRow: (@MainActor (TransfersPanel.Action, Int?) -> Void)? { get set }
     /// The running uploads' sessions: what a hand-over continues.
     var uploadSessions: UploadSessionMarks { get }
     func downloadSelected()

@@ -82,6 +82,11 @@ public struct AppState: Sendable {
     public var indexing: IndexingProgress?
     /// Where "Back" goes after following links, and the backlinks panel (LinksState.swift).
     public var links = LinksState()
+    /// The questions on screen, the newest on top (``AppDialog``): what answers one takes it
+    /// away (``AppContext/ask(_:)``).
+    public var dialogs: [AppDialog] = []
+    /// Whether the Transfers panel (`T`) is open.
+    public var showsTransfersPanel = false
     /// When the relative times the last frame drew next change (what drawing learned; the
     /// app's clock tick asks for a frame then).
     public var relativeTimes = RelativeTimes()

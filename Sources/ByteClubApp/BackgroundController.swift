@@ -19,7 +19,6 @@ final class BackgroundController {
     init(context: AppContext, photos: any PhotoTransferring) {
         self.context = context
         self.photos = photos
-        photos.onBackgroundRow = { [weak self] action, id in self?.panelAction(action, id: id) }
     }
 
     /// Follows the agent's transfers, if there is an agent (the executable decides whether one
@@ -72,7 +71,7 @@ final class BackgroundController {
         let body = QuitQuestion.lines(running: own.count, uploadsStartOver: restarts, unsavedEdits: context.state.hasUnsavedEdits)
         let modal = Modal(title: "Quit byteclub?", body: body, buttons: ["Background", "Quit and stop them", "Stay"], width: 68)
         let destination = context.configuration.downloadDirectory
-        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
             guard let self else { return }
             switch choice {
             case 0:
@@ -82,7 +81,7 @@ final class BackgroundController {
             default:
                 break
             }
-        })
+        } }
         return true
     }
 

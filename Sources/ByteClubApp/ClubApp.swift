@@ -80,6 +80,8 @@ public final class ClubApp {
     let search: SearchController
     let links: LinksController
     private let effects: any UIEffects
+    /// The layers the state shows now (ClubApp+Layers.swift).
+    var shown = ShownLayers()
     /// The clock's tick: relative times on screen change with no key pressed.
     private var clockTick: (any UIRepeating)?
     /// How often the tick looks at the clock. A relative time is at most this late ("just now"
@@ -127,7 +129,7 @@ public final class ClubApp {
         notes = NotesController(context: context, refresher: refresher)
         let (thumbnails, previews) = Thumbnails.forPhotos(context)
         photos = PhotosController(context: context, refresher: refresher, thumbnails: thumbnails, previews: previews)
-        viewer = ViewerController(context: context, photos: photos)
+        viewer = ViewerController(context: context)
         noteView = NoteViewController(context: context)
         live = LiveUpdates(context: context, refresher: refresher)
         let tagsSync = TagsSync(context: context)
@@ -200,6 +202,7 @@ public final class ClubApp {
         screen.markdown.source = { [weak model] in
             model?.state.note.map { (key: MarkdownHighlighter.key(of: $0), lines: $0.editor.body.lineClusters) }
         }
+        compositor.source = self
     }
 
     /// The state the screen is drawn from.
@@ -208,9 +211,8 @@ public final class ClubApp {
     /// Changes the state and asks for a frame.
     public func update(_ change: (inout AppState) -> Void) { model.update(change) }
 
-    /// Shows the main screen and loads both tabs.
+    /// Loads both tabs (the screen is on the compositor from the start: ClubApp+Layers.swift).
     public func start() {
-        if !compositor.contains(screen) { compositor.push(screen) }
         update { $0.message = StatusMessage("Loading…") }
         clockTick?.cancel()
         clockTick = effects.repeating(every: Self.clockTickInterval) { [weak self] in self?.clockTicked() }

@@ -13,7 +13,6 @@ final class HistoryController {
     let context: AppContext
     let refresher: Refresher
     let live: LiveUpdates
-    private var layer: HistoryLayer?
 
     init(context: AppContext, refresher: Refresher, live: LiveUpdates) {
         self.context = context
@@ -32,23 +31,20 @@ final class HistoryController {
 
     func open(_ entry: RemoteEntry) {
         close()
+        // The view (HistoryLayer) is on screen while the state holds the history.
         context.update { $0.history = NoteHistory(entry: entry) }
-        let layer = HistoryLayer(model: context.model)
-        layer.onAction = { [weak self] action in
-            switch action {
-            case .restore: self?.confirmRestore()
-            case .close: self?.close()
-            }
-        }
-        layer.onSelectionChanged = { [weak self] in self?.fetchSelected() }
-        self.layer = layer
-        context.present(layer)
         load(entry)
     }
 
+    /// A key of the history view.
+    func perform(_ action: HistoryLayer.Action) {
+        switch action {
+        case .restore: confirmRestore()
+        case .close: close()
+        }
+    }
+
     func close() {
-        if let layer { context.dismiss(layer) }
-        layer = nil
         if context.state.history != nil { context.update { $0.history = nil } }
     }
 
@@ -100,7 +96,7 @@ final class HistoryController {
         }
     }
 
-    private func fetchSelected() {
+    func fetchSelected() {
         guard let selected = context.state.history?.selected else { return }
         fetch(selected)
     }
@@ -134,9 +130,9 @@ final class HistoryController {
                                  "The current text stays in the history."],
                           buttons: ["Restore", "Cancel"])
         // Cancel is the default: Enter twice must not restore by reflex.
-        context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
             if choice == 0 { self?.restore(history.entry, rev: rev, when: when) }
-        })
+        } }
     }
 
     private func restore(_ entry: RemoteEntry, rev: String, when: String) {

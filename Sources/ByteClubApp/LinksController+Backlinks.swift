@@ -8,7 +8,7 @@ import TerminalUI
 extension LinksController {
     /// The key again, or `Esc`, closes the panel.
     func toggleBacklinks() {
-        if backlinksLayer != nil {
+        if state.links.panel != nil {
             closeBacklinks()
             return
         }
@@ -16,21 +16,16 @@ extension LinksController {
             context.say(.error("Save the note first: backlinks are of notes in the club"))
             return
         }
+        // The panel (BacklinksLayer) is on screen while the state holds it.
         context.update { $0.links.panel = BacklinksPanel(path: entry.path) }
-        let layer = BacklinksLayer(model: context.model)
-        layer.onAction = { [weak self] action in self?.backlinksAction(action) }
-        backlinksLayer = layer
-        context.present(layer)
         refreshBacklinks()
     }
 
     func closeBacklinks() {
-        if let backlinksLayer { context.dismiss(backlinksLayer) }
-        backlinksLayer = nil
         if state.links.panel != nil { context.update { $0.links.panel = nil } }
     }
 
-    private func backlinksAction(_ action: BacklinksLayer.Action) {
+    func backlinksAction(_ action: BacklinksLayer.Action) {
         switch action {
         case .close:
             closeBacklinks()

@@ -48,10 +48,10 @@ extension LinksController {
             "\(notes) link\(updates.count == 1 ? "s" : "") to [[\(old)]] (\(links) link\(links == 1 ? "" : "s")).",
             "Update them to [[\(new)]]?",
         ], buttons: ["Update", "Leave them"])
-        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
             guard choice == 0, let self else { return }
             self.updateLinks(updates.map(\.path), from: oldTitle, to: newTitle)
-        })
+        } }
     }
 
     /// Reads each note, renames its links, and saves it over the rev it read, one at a time.

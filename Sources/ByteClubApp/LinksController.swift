@@ -32,7 +32,6 @@ final class LinksController {
     let refresher: Refresher
     /// The search index backlinks come from, once it is open (nil before, or without a cache).
     var index: @MainActor () -> (any NoteSearchIndex)? = { nil }
-    var backlinksLayer: BacklinksLayer?
     /// Which backlinks query is the latest; an older answer is dropped.
     var backlinksGeneration = 0
     /// Called after the index took in changes (the rendered view's backlinks, wired in ``ClubApp``).
@@ -209,7 +208,7 @@ final class LinksController {
         }
         guard editorCanLeave() else { return }
         let modal = Modal(title: "No such note", body: ["No note is titled \"\(shown)\".", "Create it?"], buttons: ["Create", "Cancel"])
-        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
             guard choice == 0, let self, self.editorCanLeave() else { return }
             if let left = self.state.note?.entry?.path {
                 self.context.update { $0.links.push(LinkStop(path: left, place: NotePlace.current(in: $0))) }
@@ -221,6 +220,6 @@ final class LinksController {
                 $0.note?.editor.focus = .body
                 $0.message = StatusMessage("New note \"\(shown)\" · Ctrl-S saves · Ctrl-O goes back")
             }
-        })
+        } }
     }
 }

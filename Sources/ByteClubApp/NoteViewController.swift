@@ -19,7 +19,6 @@ final class NoteViewController {
     let pictures: Thumbnails
     var graphics: TerminalGraphics? { context.configuration.graphics }
     var folder: String { context.configuration.layout.folder }
-    private(set) var layer: NoteViewLayer?
 
     /// Follows a link to a note (`.note(title:)` or `.path`). Until the links between notes
     /// are wired, the view says where the link goes.
@@ -58,18 +57,18 @@ final class NoteViewController {
     func openSelected() {
         if context.state.note == nil { openSelectedNote?() }
         guard context.state.note != nil else { return }
-        present(fromList: true)
+        show(fromList: true)
     }
 
     /// `Alt-V` in the editor: the note being edited, rendered, at the part the cursor is in.
     func openFromEditor() {
         guard let session = context.state.note, session.phase != .loading, session.merge == nil else { return }
-        present(fromList: false)
+        show(fromList: false)
         // The view opens at the part the cursor is in (laid out at the first frame).
         context.update { $0.noteView?.startAtSourceLine = session.editor.body.cursor.line }
     }
 
-    private func present(fromList: Bool) {
+    private func show(fromList: Bool) {
         // The status bar names the view now (MainScreen); what was said of the editor or the
         // list ("Editing … · Ctrl-S saves") is not true of it.
         context.update {
@@ -103,19 +102,17 @@ final class NoteViewController {
                 state.noteView = place.view
             }
         }
-        let shown = layer.map { context.compositor.contains($0) } ?? false
-        if context.state.noteView != nil, context.state.note != nil {
-            guard !shown else { return }
-            let layer = NoteViewLayer(model: context.model, controller: self)
-            self.layer = layer
-            context.present(layer)
-            refreshBacklinks()
-        } else if let layer {
-            self.layer = nil
-            if shown { context.dismiss(layer) }
-            if context.state.noteView != nil { context.model.updateQuietly { $0.noteView = nil } }
-        }
+        // The view (NoteViewLayer) is on screen while the state holds it and a note is open;
+        // the view of a note that closed goes with it.
+        let shows = context.state.noteView != nil && context.state.note != nil
+        if context.state.noteView != nil, context.state.note == nil { context.model.updateQuietly { $0.noteView = nil } }
+        let appeared = shows && !wasShown
+        wasShown = shows
+        if appeared { refreshBacklinks() }
     }
+
+    /// Whether the view was on screen at the last change of the state.
+    private var wasShown = false
 
     /// Ctrl-O in the view.
     func back() {
@@ -208,7 +205,7 @@ final class NoteViewController {
     private func askToOpen(_ address: String) {
         let shown = TerminalSafe.escape(address)
         let modal = Modal(title: "Open in the browser?", body: [shown], buttons: ["Open", "Cancel"])
-        context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
             guard let self, choice == 0 else { return }
             switch self.openWeb(address) {
             case .opened: self.context.say(StatusMessage("Opened \(shown)"))
@@ -217,7 +214,7 @@ final class NoteViewController {
                 self.context.say(StatusMessage("No xdg-open here; the address (copied): \(shown)"))
             case .failed(let why): self.context.say(.error("Could not open \(shown): \(why)"))
             }
-        })
+        } }
     }
 
     // MARK: Keys

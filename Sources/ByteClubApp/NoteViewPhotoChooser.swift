@@ -64,10 +64,10 @@ extension NoteViewController {
     /// `Alt-I`: a club photo chosen from the list, its reference typed at the cursor.
     func choosePhotoToInsert() {
         let photos = context.state.photos.entries
-        context.present(PhotoChooserLayer(photos: photos) { [weak self] entry in
+        context.choose { PhotoChooserLayer(photos: photos) { [weak self] entry in
             guard let self, let entry else { return }
             self.insertText?(Self.reference(to: entry.name))
-        })
+        } }
     }
 
     /// `Alt-U`: a local JPEG uploaded to the club's photos, then its reference (with the name
@@ -76,10 +76,10 @@ extension NoteViewController {
         let home = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
         let chooser = FileChooserState(directory: context.configuration.uploadStartDirectory, extensions: ClubLayout.photoExtensions,
                                        homeDirectory: home)
-        context.present(FileChooser(title: "Upload a photo and insert it", state: chooser) { [weak self] result in
+        context.choose { FileChooser(title: "Upload a photo and insert it", state: chooser) { [weak self] result in
             guard let self, case .chosen(let file) = result else { return }
             self.uploadAndInsert?(file) { [weak self] entry in self?.insertText?(Self.reference(to: entry.name)) }
-        })
+        } }
     }
 
     /// `![desk](photos/desk.jpg)` for a photo named "desk.jpg", the name percent-encoded where

@@ -11,7 +11,7 @@ extension NotesController {
         case .draft(let draft):
             let modal = Modal(title: "Delete draft", body: ["Drop the draft \"\(TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title))\"? Its text is lost."],
                               buttons: ["Delete", "Cancel"])
-            context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+            context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
                 guard choice == 0, let self else { return }
                 // Its changes waiting in the outbox go with it: dropped means not sent.
                 self.dropQueued(draftID: draft.id)
@@ -20,7 +20,7 @@ extension NotesController {
                     $0.drafts.removeAll { $0.id == draft.id }
                     $0.message = StatusMessage("Draft dropped")
                 }
-            })
+            } }
         case .note(let entry, _):
             var offline: (@MainActor () -> Void)?
             if outbox != nil { offline = { [weak self] in self?.queueDelete(entry) } }
@@ -37,7 +37,7 @@ extension NotesController {
     func renameSelected() {
         guard case .note(let entry, _)? = selectedItem else { return }
         let folder = configuration.layout.folder
-        let prompt = PromptLayer(
+        context.ask { PromptLayer(
             title: "Rename note", body: ["New title for \"\(TerminalSafe.escape(entry.name))\":"], text: ClubLayout.title(of: entry.name),
             validate: { NoteSession.titleProblem($0) }
         ) { [weak self] text in
@@ -58,8 +58,7 @@ extension NotesController {
             }) { [weak self] result in
                 self?.renamed(entry, to: name, result)
             }
-        }
-        context.present(prompt)
+        } }
     }
 
     private func renamed(_ entry: RemoteEntry, to name: String, _ result: Result<RemoteEntry, RemoteError>) {
@@ -95,7 +94,7 @@ extension NotesController {
 func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppContext, refresher: Refresher,
                    offline: (@MainActor () -> Void)? = nil, then deleted: @escaping @MainActor () -> Void) {
     let modal = Modal(title: "Delete \(kind)", body: ["Delete \"\(TerminalSafe.escape(entry.name))\" from the club folder?"], buttons: ["Delete", "Cancel"])
-    context.present(DialogLayer(modal, selected: 1) { choice in
+    context.ask { DialogLayer(modal, selected: 1) { choice in
         guard choice == 0 else { return }
         if let offline, context.state.offline.isOffline || context.state.offline.waiting > 0 {
             offline()
@@ -119,5 +118,5 @@ func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppCon
                 context.say(.error("Could not delete \"\(TerminalSafe.escape(entry.name))\": \(error.message)"))
             }
         }
-    })
+    } }
 }

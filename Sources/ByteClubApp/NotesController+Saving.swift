@@ -36,9 +36,9 @@ extension NotesController {
         }
         if session.editor.body.isEmpty, !confirmedEmpty {
             let modal = Modal(title: "Empty note", body: ["The note has no text. Save it empty?"], buttons: ["Save", "Cancel"])
-            context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+            context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
                 if choice == 0 { self?.save(confirmedEmpty: true) } else { self?.context.model.updateQuietly { $0.note?.closeAfterSave = false } }
-            })
+            } }
             return
         }
         let name = session.fileName
@@ -262,7 +262,7 @@ extension NotesController {
             "\"\(name)\" was deleted on the server by \(TerminalSafe.escape(who)).",
             "Save as new note puts your text back as a new note. Discard closes it and drops your text.",
         ], buttons: buttons)
-        context.present(DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
             guard let self else { return }
             switch choice {
             case 0?:
@@ -277,7 +277,7 @@ extension NotesController {
                     $0.message = StatusMessage("Not saved; your text is kept as a draft")
                 }
             }
-        })
+        } }
     }
 
     /// The conflict dialog: the server's note changed since it was opened (or, for a new note,
@@ -292,14 +292,14 @@ extension NotesController {
         let buttons = isNew ? ["Overwrite", "Save as copy", "Cancel"] : ["Overwrite", "Save as copy", "Reload theirs", "Cancel"]
         let modal = Modal(title: "Conflict", body: body, buttons: buttons)
         // Cancel is the default: Enter on a reflex must not overwrite anyone.
-        context.present(DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
             switch choice.map({ buttons[$0] }) {
             case "Overwrite": self?.overwrite()
             case "Save as copy": self?.saveAsCopy()
             case "Reload theirs": self?.reloadTheirs()
             default: self?.context.say(StatusMessage("Not saved; your text is kept as a draft"))
             }
-        })
+        } }
     }
 
     /// Overwrite: saves over the server's current rev, whatever it is.

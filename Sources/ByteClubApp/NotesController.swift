@@ -332,7 +332,7 @@ final class NotesController {
         }
         let name = session.editor.title.text.isEmpty ? "this new note" : "\"\(session.fileName)\""
         let modal = Modal(title: "Unsaved changes", body: ["Save \(TerminalSafe.escape(name)) before closing?"], buttons: ["Save", "Discard", "Cancel"])
-        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
             guard let self else { return }
             switch choice {
             case 0:
@@ -343,7 +343,7 @@ final class NotesController {
             default:
                 break
             }
-        })
+        } }
     }
 
     /// Closes the editor and drops its draft.

@@ -2,8 +2,8 @@ import Foundation
 import Remote
 import TerminalUI
 
-/// Carrying out what the ``Transfers`` machine asks for, and keeping the transfer modal, the
-/// progress figures and the ticker in step with it.
+/// Carrying out what the ``Transfers`` machine asks for, and keeping the progress figures and
+/// the ticker in step with it (the transfer modal follows the state: ClubApp+Layers.swift).
 extension PhotosController {
     /// Feeds an event to the transfers machine and carries out its actions.
     func apply(_ event: (inout Transfers) -> [Transfers.Action]) {
@@ -15,7 +15,6 @@ extension PhotosController {
     func mutateTransfers(_ event: (inout Transfers) -> [Transfers.Action]) -> [Transfers.Action] {
         var actions: [Transfers.Action] = []
         context.update { actions = event(&$0.transfers) }
-        syncModal()
         syncTicker()
         return actions
     }
@@ -68,7 +67,6 @@ extension PhotosController {
         // Progress never starts or stops the spinner: no need for a full update.
         context.model.updateQuietly { changed = $0.transfers.progressed(id, done: done, expected: expected, at: now) }
         guard changed else { return }
-        syncModal()
         context.compositor.setNeedsRedraw()
     }
 
@@ -90,32 +88,13 @@ extension PhotosController {
         }
         let now = context.effects.now()
         context.model.updateQuietly { $0.transfers.ticked(at: now) }
-        syncModal()
         context.compositor.setNeedsRedraw()
     }
 
     // MARK: The modal
 
-    /// Puts the transfer modal on screen for the transfer the state says, with its figures.
-    func syncModal() {
-        let wanted = state.transfers.modalID
-        if let shown = modal, shown.id != wanted {
-            context.dismiss(shown.layer)
-            modal = nil
-        }
-        guard let wanted, let transfer = state.transfers[wanted] else { return }
-        if let shown = modal {
-            shown.layer.transfer = transfer.progress
-            return
-        }
-        let layer = TransferModal(transfer.progress) { [weak self] outcome in
-            self?.modalOutcome(wanted, outcome)
-        }
-        modal = (layer, wanted)
-        context.present(layer)
-    }
-
-    private func modalOutcome(_ id: Int, _ outcome: TransferModal.Outcome) {
+    /// The transfer modal's answer (the modal is on screen while ``Transfers/modalID`` says).
+    func modalOutcome(_ id: Int, _ outcome: TransferModal.Outcome) {
         switch outcome {
         case .cancel: apply { $0.cancelRequested(id) }
         case .background: apply { $0.backgrounded(id) }

@@ -40,36 +40,24 @@ extension PhotosController {
         let modal = Modal(title: "Upload a folder?",
                           body: ["Upload the \(count) photo\(count == 1 ? "" : "s") in \"\(TerminalSafe.escape(name))\"?", "\(state.transfers.limit) run at once; T shows them."],
                           buttons: ["Upload", "Cancel"], width: 56)
-        context.present(DialogLayer(modal, selected: 0) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
             if choice == 0 { self?.upload(files) }
-        })
+        } }
     }
 
     // MARK: The panel
 
     /// `T` in either list: the Transfers panel.
     func showTransfersPanel() {
-        if let panel, context.compositor.contains(panel) { return }
-        let layer = TransfersPanel(model: context.model)
-        layer.onAction = { [weak self, weak layer] action, id in
-            guard let self, let layer else { return }
-            self.panelAction(action, id: id, panel: layer)
-        }
-        panel = layer
-        context.present(layer)
+        if !state.showsTransfersPanel { context.update { $0.showsTransfersPanel = true } }
     }
 
-    private func panelAction(_ action: TransfersPanel.Action, id: Int?, panel layer: TransfersPanel) {
-        // The agent's rows (negative ids) and its finished rows are the agent's to change.
-        if let id, id < 0, action != .close {
-            onBackgroundRow?(action, id)
-            return
-        }
-        if action == .clear { onBackgroundRow?(.clear, nil) }
+    /// A key of the Transfers panel on the app's own rows (the agent's rows are the background
+    /// controller's: ``ClubApp``'s panel routes them).
+    func panelAction(_ action: TransfersPanel.Action, id: Int?) {
         switch action {
         case .close:
-            context.dismiss(layer)
-            panel = nil
+            context.update { $0.showsTransfersPanel = false }
         case .clear:
             apply {
                 $0.clearFinished()

@@ -15,16 +15,10 @@ final class PhotosController {
     var tasks: [Int: Task<Void, Never>] = [:]
     /// How to start each queued transfer's task, by transfer id (run on ``Transfers/Action/startTask(_:)``).
     var starters: [Int: @MainActor () -> Void] = [:]
-    /// The Transfers panel (`T`), while it is open.
-    var panel: TransfersPanel?
-    /// The Transfers panel's keys on the background agent's rows (the background hand-over).
-    var onBackgroundRow: (@MainActor (TransfersPanel.Action, Int?) -> Void)?
     /// Downloads whose tasks have not ended yet; quitting waits for their resume data.
     let downloadsRunning = DispatchGroup()
     /// Feeds running transfers' figures while they run.
     var ticker: (any UIRepeating)?
-    /// The transfer modal on screen and the transfer it shows.
-    var modal: (layer: TransferModal, id: Int)?
     /// Progress reports that reached the UI queue (for the benchmark: they arrive at 10–60 Hz).
     var progressEvents = 0
     /// What to do once an upload of a local file (by its path) reached the server: a photo
@@ -56,14 +50,14 @@ final class PhotosController {
         let start = configuration.uploadStartDirectory
         let home = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
         let chooserState = FileChooserState(directory: start, extensions: ClubLayout.photoExtensions, homeDirectory: home)
-        context.present(FileChooser(title: "Upload a photo", state: chooserState) { [weak self] result in
+        context.choose { FileChooser(title: "Upload a photo", state: chooserState) { [weak self] result in
             switch result {
             case .chosen(let url): self?.upload(url)
             case .chosenMany(let urls): self?.upload(urls)
             case .folder(let folder, let files): self?.offerFolder(folder, files: files)
             case .cancelled: break
             }
-        })
+        } }
     }
 
     /// Why `file` cannot be uploaded as a photo, or nil.

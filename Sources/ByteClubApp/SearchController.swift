@@ -19,7 +19,6 @@ final class SearchController {
     var index: (any NoteSearchIndex)?
     /// Opens the index, off the UI queue; nil when the app keeps no cache (some tests).
     let openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
-    private var layer: SearchLayer?
     /// The results screen while a note it opened is in the editor: `Esc` there brings it back.
     private var parked: SearchState?
     /// The notes listing version the index was last brought current against.
@@ -51,28 +50,25 @@ final class SearchController {
 
     /// `Ctrl-F`: the results screen, with the last query and its hits if there was one.
     func open() {
-        guard layer == nil else { return }
+        guard state.search == nil else { return }
         if let note = state.note, note.phase != .loading { return }
         let search = parked ?? SearchState()
         parked = nil
-        present(search)
+        show(search)
     }
 
     /// Ctrl-F in the editor's find bar: the same text searched in every note, over the editor.
     func open(query: String) {
-        guard layer == nil else { return }
+        guard state.search == nil else { return }
         var search = SearchState()
         search.query = TextInputState(text: query)
         parked = nil
-        present(search)
+        show(search)
     }
 
-    private func present(_ search: SearchState) {
+    /// The results screen (SearchLayer) is on screen while the state holds the search.
+    private func show(_ search: SearchState) {
         context.update { $0.search = search }
-        let layer = SearchLayer(model: context.model, format: context.configuration.format)
-        layer.onKey = { [weak self] key in self?.handle(key) ?? false }
-        self.layer = layer
-        context.present(layer)
         if index == nil {
             context.say(StatusMessage(openIndex == nil ? "Search needs the club's cache folder" : "Opening the search index…"))
         }
@@ -81,7 +77,7 @@ final class SearchController {
     }
 
     /// A key on the results screen; returns whether it was taken.
-    private func handle(_ key: Key) -> Bool {
+    func handle(_ key: Key) -> Bool {
         guard var search = state.search else { return false }
         guard SearchState.takes(key) else { return false }
         let action = search.handle(key)
@@ -101,8 +97,6 @@ final class SearchController {
 
     /// Esc on the results: back to the notes list (the query is forgotten).
     func close() {
-        if let layer { context.dismiss(layer) }
-        layer = nil
         parked = nil
         if state.search != nil { context.update { $0.search = nil } }
     }
@@ -170,8 +164,6 @@ final class SearchController {
             notes.closeEditor()
         }
         parked = state.search
-        if let layer { context.dismiss(layer) }
-        layer = nil
         context.update { $0.search = nil }
         notes.open(entry, at: hit)
     }

@@ -9,8 +9,8 @@ import TerminalUI
 @MainActor
 final class ShareController {
     let context: AppContext
-    /// The dialog showing a link, while it is open.
-    private var dialog: DialogLayer?
+    /// The link dialog on screen (``AppDialog/id``): a newer link replaces it.
+    private var shownID: Int?
 
     init(context: AppContext) {
         self.context = context
@@ -48,7 +48,6 @@ final class ShareController {
     }
 
     private func show(_ link: RemoteSharedLink, name: String, existed: Bool) {
-        if let dialog { context.dismiss(dialog) }
         var copied = false
         if let copy = context.configuration.clipboard {
             copy(link.url)
@@ -63,11 +62,10 @@ final class ShareController {
             body.append("It works while byteclub runs: for a lasting link, share the club with `byteclub serve`.")
         }
         body.append("`byteclub unshare URL` ends it.")
-        let layer = DialogLayer(Modal(title: "Share link", body: body, buttons: ["OK"], width: max(44, TextWidth.of(url) + 4))) { [weak self] _ in
-            self?.dialog = nil
-        }
-        dialog = layer
-        context.present(layer)
+        let modal = Modal(title: "Share link", body: body, buttons: ["OK"], width: max(44, TextWidth.of(url) + 4))
+        let previous = shownID
+        context.update { $0.dialogs.removeAll { $0.id == previous } }
+        shownID = context.ask { DialogLayer(modal) { _ in } }
         context.say(copied ? StatusMessage("Link copied", kind: .success) : StatusMessage("Link made"))
     }
 }

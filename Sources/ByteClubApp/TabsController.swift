@@ -46,9 +46,9 @@ final class TabsController {
         }
         let modal = Modal(title: "Quit byteclub?", body: reasons + ["Quit anyway?"], buttons: ["Quit", "Cancel"])
         // Cancel is the default: Enter on a reflex must not lose work.
-        context.present(DialogLayer(modal, selected: 1) { [weak self] choice in
+        context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
             if choice == 0 { self?.quit(0) }
-        })
+        } }
     }
 
     private func quit(_ status: Int32) {

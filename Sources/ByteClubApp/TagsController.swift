@@ -32,7 +32,7 @@ final class TagsController {
         guard checkAvailable() else { return }
         let current = context.state.tags.of(entry)
         let title = TerminalSafe.escape(ClubLayout.title(of: entry.name))
-        let prompt = PromptLayer(
+        context.ask { PromptLayer(
             title: "Tags", body: ["Tags of \"\(title)\", separated by spaces (letters, digits and _). In the list, /#tag shows the notes with a tag."],
             text: current.visible.joined(separator: " "), placeholder: "e.g. trip boat", hint: "Enter save · Esc cancel",
             validate: { text in Self.parse(text).problem }
@@ -44,8 +44,7 @@ final class TagsController {
             change.added.removeAll { $0 == ItemTags.pinTag }
             guard !change.isEmpty else { return }
             self.apply(change, to: entry, done: "Tags of \"\(title)\" saved")
-        }
-        context.present(prompt)
+        } }
     }
 
     /// `*`: pins or unpins the selected note.

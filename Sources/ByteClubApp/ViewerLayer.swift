@@ -36,8 +36,6 @@ final class ViewerLayer: Layer {
     let graphics: TerminalGraphics?
     /// `Enter`: download the photo shown (the list's selection is that photo).
     var onDownload: (@MainActor () -> Void)?
-    /// Called after the layer closed itself.
-    var onClose: (@MainActor () -> Void)?
 
     /// The viewport of the last frame: what the keys move.
     private var viewport: PanoramaViewport?
@@ -215,9 +213,8 @@ final class ViewerLayer: Layer {
 
     private func close(_ context: LayerContext) {
         releasePictures()
+        // The viewer goes from the screen as it goes from the state.
         model.update { $0.viewer = nil }
-        context.dismiss()
-        onClose?()
     }
 
     func commands() -> [Command] {

@@ -10,7 +10,14 @@ public final class Compositor {
         case help, redraw, interrupt
     }
 
-    public private(set) var layers: [any Layer] = []
+    /// The layers shown, bottom first: the ``source``'s (derived from the app's state each time
+    /// they are needed), then the ones pushed here (help).
+    public var layers: [any Layer] { (source?.layers() ?? []) + pushed }
+    /// Layers pushed on the compositor itself, above the derived ones.
+    private var pushed: [any Layer] = []
+    /// Where the layers under the pushed ones come from: an app whose screen is a function of its
+    /// state derives them from it (ratatui's way), so no controller keeps a layer; nil: none.
+    public weak var source: (any LayerSource)?
     /// Below this size the screen shows ``TooSmall`` instead of the layers.
     public var minimumSize = TooSmall.minimum
     /// Keys handled when no layer consumes them; listed in help under "General".
@@ -38,21 +45,26 @@ public final class Compositor {
     public var top: (any Layer)? { layers.last }
 
     public func push(_ layer: any Layer) {
-        layers.append(layer)
+        pushed.append(layer)
         setNeedsRedraw()
     }
 
     /// Removes and returns the top layer.
     @discardableResult
     public func pop() -> (any Layer)? {
-        guard let layer = layers.popLast() else { return nil }
+        guard let layer = pushed.popLast() else { return nil }
         setNeedsRedraw()
         return layer
     }
 
-    /// Removes `layer` wherever it is in the stack.
+    /// Removes `layer` wherever it is in the stack; a derived layer is the source's to remove
+    /// (the state it was derived from changes).
     public func remove(_ layer: any Layer) {
-        layers.removeAll { $0 === layer }
+        if pushed.contains(where: { $0 === layer }) {
+            pushed.removeAll { $0 === layer }
+        } else {
+            source?.dismissed(layer)
+        }
         setNeedsRedraw()
     }
 
@@ -74,6 +86,7 @@ public final class Compositor {
     /// Offers `key` to each layer from the top until one consumes it, then to the global keys.
     @discardableResult
     public func handle(_ key: Key) -> EventResult {
+        // A layer a key closes (or one the state no longer derives) is offered nothing more.
         for layer in layers.reversed() where contains(layer) {
             if layer.handle(key, context: LayerContext(compositor: self, layer: layer)) == .consumed {
                 setNeedsRedraw()

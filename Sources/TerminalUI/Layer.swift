@@ -37,6 +37,18 @@ extension Layer {
     public func letsThrough(_ key: Key?) -> Bool { true }
 }
 
+/// Where a ``Compositor``'s layers come from when an app derives its screen from its state: the
+/// layers are asked for each frame and each key, so showing or closing one is a change of state.
+@MainActor
+public protocol LayerSource: AnyObject {
+    /// The layers to show now, bottom first. The same layer object comes back while it is shown,
+    /// so what it keeps between frames (a dialog's selected button, a typed answer) stays.
+    func layers() -> [any Layer]
+
+    /// `layer` closed itself (``LayerContext/dismiss()``): the state it was derived from changes.
+    func dismissed(_ layer: any Layer)
+}
+
 /// What a layer can do to the screen while it handles a key.
 @MainActor
 public struct LayerContext {

@@ -68,7 +68,6 @@ enum LiveBench {
                 }
             }
         }
-        compositor.push(app.screen)
         app.start()
         try await AppBench.wait("the notes") { app.state.notes.hasLoaded && app.state.photos.hasLoaded }
         try await waitForLongpolls(club.server, 2)

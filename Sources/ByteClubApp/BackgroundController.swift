@@ -12,13 +12,17 @@ import TerminalUI
 @MainActor
 final class BackgroundController {
     let context: AppContext
-    private weak var photos: (any PhotoTransferring)?
+    /// The app's own transfers: what a hand-over stops and continues.
+    let transfers: PhotoTransfers
+    /// The way out, once the transfers are handed over.
+    let exit: AppExit
     /// A request for the next batch is in flight.
     private var listening = false
 
-    init(context: AppContext, photos: any PhotoTransferring) {
+    init(context: AppContext, transfers: PhotoTransfers, exit: AppExit) {
         self.context = context
-        self.photos = photos
+        self.transfers = transfers
+        self.exit = exit
     }
 
     /// Follows the agent's transfers, if there is an agent (the executable decides whether one
@@ -61,7 +65,7 @@ final class BackgroundController {
     /// `q` with the app's own transfers running: keep them going in the background (the
     /// default, Enter, or `b`), quit and stop them (`q`, as the question without an agent
     /// answers), or stay (`s`, Esc). False when there is no agent to hand them to.
-    func offerBackground(_ quit: @escaping @MainActor () -> Void) -> Bool {
+    func offerBackground() -> Bool {
         guard let agent = context.configuration.agent else { return false }
         let own = context.state.transfers.byID.values.filter { !$0.progress.isFinal && ($0.isRunning || $0.isQueued) }.sorted { $0.id < $1.id }
         guard !own.isEmpty else { return false }
@@ -75,9 +79,9 @@ final class BackgroundController {
             guard let self else { return }
             switch choice {
             case 0:
-                self.handOver(own, to: agent, downloadsTo: destination, then: quit)
+                self.handOver(own, to: agent, downloadsTo: destination)
             case 1:
-                quit()
+                self.exit.quit(0)
             default:
                 break
             }
@@ -89,12 +93,10 @@ final class BackgroundController {
     /// agent is the only one sending: each upload goes with its session (the agent continues
     /// it at the server's offset, so no byte the server took goes twice) and each download
     /// with its resume data (the agent continues its partial file at its size).
-    private func handOver(_ own: [PhotoTransfer], to agent: any BackgroundAgent, downloadsTo destination: URL?,
-                          then quit: @escaping @MainActor () -> Void) {
-        guard let photos else { return }
+    private func handOver(_ own: [PhotoTransfer], to agent: any BackgroundAgent, downloadsTo destination: URL?) {
         let handed = own.map { (id: $0.id, upload: $0.progress.direction == .upload, local: $0.local, remote: $0.remotePath) }
-        let stopping = photos.stopForHandOver()
-        let sessions = photos.uploadSessions
+        let stopping = transfers.stopForHandOver()
+        let sessions = transfers.uploadSessions
         let paused = context.configuration.pausedDownloads
         context.say(StatusMessage("Handing \(handed.count) transfer\(handed.count == 1 ? "" : "s") to the background…"))
         context.perform({ () async throws(RemoteError) -> (submitted: Set<Int>, error: RemoteError?) in
@@ -118,12 +120,12 @@ final class BackgroundController {
             }
             return (submitted, nil)
         }) { [weak self] result in
-            guard case .success(let outcome) = result, let error = outcome.error else { return quit() }
+            guard case .success(let outcome) = result, let error = outcome.error else { return self?.exit.quit(0) ?? () }
             // Nothing is lost: the uploads the agent did not take go on here from their
             // sessions, the downloads are paused with their resume data (Enter resumes them).
-            guard let self, let photos = self.photos else { return }
+            guard let self else { return }
             for item in handed where item.upload && !outcome.submitted.contains(item.id) {
-                photos.upload(item.local, showsModal: false, resuming: sessions.mark(item.id))
+                self.transfers.upload(item.local, showsModal: false, resuming: sessions.mark(item.id))
             }
             self.context.say(.error("Cannot hand the transfers to the background (\(error.message)); the uploads go on here, Enter resumes a download"))
         }

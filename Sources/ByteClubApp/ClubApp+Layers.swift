@@ -36,7 +36,7 @@ extension ClubApp: LayerSource {
             if let modal = shown.modal, modal.id == id {
                 modal.layer.transfer = transfer.progress
             } else {
-                shown.modal = (TransferModal(transfer.progress) { [weak self] outcome in self?.photos.modalOutcome(id, outcome) }, id)
+                shown.modal = (TransferModal(transfer.progress) { [weak self] outcome in self?.transfers.modalOutcome(id, outcome) }, id)
             }
             stack.append(shown.modal!.layer)
         } else {

@@ -10,14 +10,33 @@ extension ClubApp {
 
     public func select(_ tab: Tab) { tabs.select(tab) }
     public func refresh(_ tab: Tab, select path: String? = nil) { refresher.refresh(tab, select: path) }
-    public func requestQuit() { tabs.requestQuit() }
+    /// `q`: with an agent to hand running transfers to, the background question; else the
+    /// quit question (or none).
+    public func requestQuit() {
+        if state.runningTransfers > 0, background.offerBackground() { return }
+        tabs.requestQuit()
+    }
+
+    /// After every change of the state: a frame, and what follows the state, as ratatui's loop
+    /// draws from it. The rendered view goes to a note's place once its text is in and asks for
+    /// its backlinks again; the results and the backlinks panel ask again when the index moved;
+    /// a note the view closed closes; the index follows the notes list (cheap when it did not move).
+    func stateChanged() {
+        compositor.setNeedsRedraw()
+        noteView.stateChanged()
+        noteView.listingChanged()
+        notes.stateChanged()
+        search.stateChanged()
+        links.stateChanged()
+        noteIndex.listingChanged()
+    }
 
     /// Writes the open note's text to its draft (on the way out too). Returns false if it failed.
     @discardableResult
-    public func journal() -> Bool { notes.journal() }
+    public func journal() -> Bool { edits.journal() }
 
-    // MARK: The rendered view's seams to links between notes (wired to LinksController in init;
-    // tests may put their own)
+    // MARK: The rendered view's seams to links between notes (the navigator and the index
+    // answer when unset; tests may put their own)
 
     /// Follows a link to a note from the rendered view (`Enter`, a click).
     public var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)? {
@@ -39,17 +58,17 @@ extension ClubApp {
     public func refreshBacklinks() { noteView.refreshBacklinks() }
 
     /// Uploads `file` to the photos folder, with the modal.
-    public func upload(_ file: URL) { photos.upload(file) }
+    public func upload(_ file: URL) { transfers.upload(file) }
 
     /// On the way out: downloads pause with their resume data, uploads stop.
-    public func stopTransfersForExit() { photos.stopTransfersForExit() }
+    public func stopTransfersForExit() { transfers.stopTransfersForExit() }
 
     /// The notes list's items: drafts of notes the server does not have, then the notes.
     public var noteItems: [NoteItem] { model.noteListing.items }
     public var thumbnails: Thumbnails { photos.thumbnails }
     public var previews: Thumbnails { photos.previews }
     /// Progress reports that reached the UI queue (the benchmark counts them).
-    public var transferProgressEvents: Int { photos.progressEvents }
+    public var transferProgressEvents: Int { transfers.progressEvents }
 }
 
 extension ClubApp: MainScreenDelegate {
@@ -59,7 +78,7 @@ extension ClubApp: MainScreenDelegate {
         case .shell(.refresh):
             if state.tab == .photos { photos.retryPictures() }
             refresher.refresh(state.tab)
-        case .shell(.quit): tabs.requestQuit()
+        case .shell(.quit): requestQuit()
         case .shell(.transfers): photos.showTransfersPanel()
         case .shell: break
         case .notes(.open): notes.openSelected()
@@ -78,7 +97,7 @@ extension ClubApp: MainScreenDelegate {
         case .photos(.delete): photos.deleteSelected()
         case .photos(.preview): photos.togglePreview()
         case .photos(.view): viewer.open()
-        case .photos(.transfers): photos.showBackgroundTransfer()
+        case .photos(.transfers): transfers.showBackgroundTransfer()
         case .photos(.share): share.shareSelected(.photos)
         }
     }

@@ -65,6 +65,12 @@ public final class ClubApp {
     public let model: AppModel
     public let screen: MainScreen
     let refresher: Refresher
+    let exit = AppExit()
+    let noteIndex: NoteIndex
+    let navigator: Navigator
+    let edits: NoteEdits
+    let linkRenames: LinkRenames
+    let transfers: PhotoTransfers
     let tabs: TabsController
     let notes: NotesController
     let photos: PhotosController
@@ -95,8 +101,8 @@ public final class ClubApp {
     }
     /// Called to leave the app, with the exit status.
     public var onQuit: (@MainActor (Int32) -> Void)? {
-        get { tabs.onQuit }
-        set { tabs.onQuit = newValue }
+        get { exit.onQuit }
+        set { exit.onQuit = newValue }
     }
     /// Called on the UI queue after the live updates applied a change page to a tab.
     public var onLiveChanges: (@MainActor (Tab, [LiveEvent]) -> Void)? {
@@ -125,16 +131,15 @@ public final class ClubApp {
         let context = AppContext(store: store, configuration: configuration, model: model, effects: effects,
                                  compositor: compositor, logger: Logger(label: "byteclub.app"))
         refresher = Refresher(context: context)
-        tabs = TabsController(context: context, refresher: refresher)
-        notes = NotesController(context: context, refresher: refresher)
-        let (thumbnails, previews) = Thumbnails.forPhotos(context)
-        photos = PhotosController(context: context, refresher: refresher, thumbnails: thumbnails, previews: previews)
-        viewer = ViewerController(context: context)
-        noteView = NoteViewController(context: context)
+        // The helpers the controllers share; none of them calls a controller.
+        noteIndex = NoteIndex(context: context, openIndex: configuration.searchIndex)
+        navigator = Navigator(context: context, noteIndex: noteIndex)
+        edits = NoteEdits(context: context)
+        linkRenames = LinkRenames(context: context, noteIndex: noteIndex, refresher: refresher)
+        transfers = PhotoTransfers(context: context, refresher: refresher)
         live = LiveUpdates(context: context, refresher: refresher)
         let tagsSync = TagsSync(context: context)
         self.tagsSync = tagsSync
-        tags = TagsController(context: context, sync: tagsSync)
         refresher.afterLoad = { [weak live, weak tagsSync] tab in
             live?.loadFinished(tab)
             tagsSync?.loadFinished(tab)
@@ -142,59 +147,37 @@ public final class ClubApp {
         live.onChangesReceived = { [weak tagsSync] tab, changes in tagsSync?.changesArrived(tab, changes) }
         offline = OutboxRunner(context: context, refresher: refresher)
         offline.live = live
-        offline.onSent = { [weak notes] item, entry, merged in notes?.outboxSent(item, entry: entry, merged: merged) }
-        offline.onConflict = { [weak notes] item in notes?.outboxConflict(item) }
-        notes.outboxRunner = offline
-        notes.live = live
-        photos.outboxRunner = offline
+        let (thumbnails, previews) = Thumbnails.forPhotos(context)
         // Back online: the pictures that failed meanwhile are asked for again.
         offline.onBack = { [weak thumbnails, weak previews] in
             thumbnails?.retryFailures()
             previews?.retryFailures()
         }
         model.onReachability = { [weak offline] error in offline?.reachability(error) }
-        tabs.willQuit = { [weak live, weak offline] in
+        exit.willQuit = { [weak live, weak offline] in
             live?.stop()
             offline?.stop()
         }
+        transfers.outboxRunner = offline
+        // The controllers: each handles its own keys and calls the helpers.
+        tabs = TabsController(context: context, refresher: refresher, exit: exit)
+        notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames)
+        notes.outboxRunner = offline
+        notes.live = live
+        offline.onSent = { [weak notes] item, entry, merged in notes?.outboxSent(item, entry: entry, merged: merged) }
+        offline.onConflict = { [weak notes] item in notes?.outboxConflict(item) }
+        photos = PhotosController(context: context, refresher: refresher, transfers: transfers, thumbnails: thumbnails, previews: previews)
+        photos.outboxRunner = offline
+        viewer = ViewerController(context: context)
+        noteView = NoteViewController(context: context, navigator: navigator, noteIndex: noteIndex, edits: edits, transfers: transfers)
+        tags = TagsController(context: context, sync: tagsSync)
         history = HistoryController(context: context, refresher: refresher, live: live)
         share = ShareController(context: context)
-        search = SearchController(context: context, notes: notes, live: live, openIndex: configuration.searchIndex)
-        notes.searchController = search
-        links = LinksController(context: context, notes: notes, refresher: refresher)
-        links.index = { [weak search] in search?.index }
-        search.onIndexChanged = { [weak links] in links?.indexChanged() }
-        notes.onRenamed = { [weak links] old, new in links?.renamed(old, to: new) }
-        background = BackgroundController(context: context, photos: photos)
-        tabs.backgroundQuit = { [weak background] quit in background?.offerBackground(quit) ?? false }
-        // The view's links between notes go to LinksController: the linked note opens in the
-        // view (Back returns to the view as it was left), backlinks come from the index and ask
-        // again whenever the index took in changes.
-        noteView.onFollowNoteLink = { [weak links] target in links?.follow(target) }
-        noteView.onBack = { [weak links] in links?.back() }
-        noteView.noteExists = { [weak links] target in links?.noteExists(target) ?? true }
-        noteView.backlinks = { [weak links] path, deliver in
-            guard let links else { return deliver([]) }
-            links.backlinks(to: path, deliver)
-        }
-        links.onIndexChanged = { [weak noteView] in noteView?.refreshBacklinks() }
-        noteView.openSelectedNote = { [weak notes] in notes?.openSelected() }
-        noteView.closeNote = { [weak notes] in notes?.closeEditor() }
-        noteView.openPhoto = { [weak viewer] entry in viewer?.open(entry) }
-        noteView.insertText = { [weak notes] text in _ = notes?.handleEditorKey(.paste(text)) }
-        noteView.uploadAndInsert = { [weak photos] file, then in
-            guard let photos, photos.upload(file) else { return }
-            photos.afterUpload[file.path] = then
-        }
+        search = SearchController(context: context, navigator: navigator, noteIndex: noteIndex, live: live)
+        links = LinksController(context: context, navigator: navigator, noteIndex: noteIndex)
+        background = BackgroundController(context: context, transfers: transfers, exit: exit)
         screen = MainScreen(model: model, configuration: configuration, thumbnails: thumbnails, previews: previews)
-        model.onRedraw = { [weak compositor, weak search, weak noteView] in
-            compositor?.setNeedsRedraw()
-            // The view's layer follows the state (and a note opened to a place goes there).
-            noteView?.stateChanged()
-            noteView?.listingChanged()
-            // The index follows the notes list (SearchController+Index.swift); cheap when it did not move.
-            search?.listingChanged()
-        }
+        model.onRedraw = { [weak self] in self?.stateChanged() }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
         screen.delegate = self
         screen.clock = { [effects] in effects.now() }
@@ -229,7 +212,7 @@ public final class ClubApp {
             update { $0.message = StatusMessage("\(unsaved) unsaved draft\(unsaved == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
         }
         offline.start()
-        search.start()
+        noteIndex.start()
         // The lists as the server last gave them, at once; the server's answer replaces them.
         let cursors = refresher.restoreCached()
         tagsSync.restoreCached()

@@ -31,36 +31,26 @@ extension LinksController {
             closeBacklinks()
         case .open:
             guard let note = state.links.panel?.selected else { return }
-            guard let entry = entry(at: note.path) else {
+            guard let entry = navigator.entry(at: note.path) else {
                 context.say(.error("\"\(TerminalSafe.escape(note.name))\" is no longer in the club"))
                 return
             }
-            open(entry, remember: true)
+            navigator.open(entry, remember: true)
         }
     }
 
-    /// The index took in changes (the search index's sync): the panel asks again.
-    func indexChanged() {
-        onIndexChanged?()
-        guard state.links.panel != nil else { return }
-        refreshBacklinks()
-    }
-
-    /// One backlinks query for whoever shows them (the Backlinks panel, the rendered view).
-    func backlinks(to path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) {
-        guard let index = index() else {
-            deliver([])
-            return
-        }
-        context.effects.perform({ () async throws(RemoteError) in try index.backlinks(to: path, limit: 500) }) { result in
-            deliver((try? result.get()) ?? [])
-        }
+    /// After every change of the state: the panel asks again when the index took in changes
+    /// (the search index's sync), so a note another member adds appears with no key pressed.
+    func stateChanged() {
+        guard state.indexChanges != seenIndexChanges else { return }
+        seenIndexChanges = state.indexChanges
+        if state.links.panel != nil { refreshBacklinks() }
     }
 
     /// Asks the index for the panel's note's backlinks, off the UI queue.
     func refreshBacklinks() {
         guard let path = state.links.panel?.path else { return }
-        guard let index = index() else {
+        guard let index = noteIndex.index else {
             context.update {
                 $0.links.panel?.isLoading = false
                 $0.links.panel?.error = "No search index (yet): backlinks come from it"

@@ -44,6 +44,9 @@ public struct NoteSession: Sendable {
     var generation = 0
     /// Close the editor once the running save succeeds (Esc → Save).
     var closeAfterSave = false
+    /// The rendered view opened from the list was closed: the note closes too, as `Esc` closes
+    /// it (asking first about unsaved changes).
+    var closeRequested = false
     /// The last outbox item this editor queued: its next one follows it (``OutboxItem/follows``),
     /// and only its confirmation moves this editor's base rev.
     var queuedItem: String?

@@ -5,45 +5,38 @@ import TerminalUI
 
 /// Opens and closes the rendered view of a note (``NoteViewLayer``) and does what its links
 /// ask: a web address opens in the browser after asking, a club photo opens in the viewer, a
-/// note link goes to ``onFollowNoteLink``.
+/// note link is followed (``Navigator``), and the notes that link here come from the index.
 ///
-/// Three seams are closures the composition root wires (``ClubApp``), so the view knows
-/// nothing of how links between notes are indexed: ``onFollowNoteLink`` (open a linked note),
-/// ``backlinks`` (the notes that link to one) and ``noteExists`` (a link to a missing note
-/// is drawn as such).
+/// Three seams are closures a test may put (``ClubApp``'s `onFollowNoteLink`, `backlinks`,
+/// `noteExists`); unset, the helpers answer.
 @MainActor
 final class NoteViewController {
     let context: AppContext
+    let navigator: Navigator
+    let noteIndex: NoteIndex
+    let edits: NoteEdits
+    let transfers: PhotoTransfers
     /// The club photos drawn in notes: the same cache (memory and disk) as the Photos tab's
     /// previews, so a photo seen there is not fetched again.
     let pictures: Thumbnails
     var graphics: TerminalGraphics? { context.configuration.graphics }
     var folder: String { context.configuration.layout.folder }
 
-    /// Follows a link to a note (`.note(title:)` or `.path`). Until the links between notes
-    /// are wired, the view says where the link goes.
+    /// Follows a link to a note (`.note(title:)` or `.path`); nil: the navigator follows it.
     var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)?
-    /// "Back" from the view (wired to the links between notes, as the editor's Ctrl-O is).
-    var onBack: (@MainActor () -> Void)?
-    /// The notes that link to the note at a path (wired to the search index's links, which
-    /// answers off the UI queue and delivers on it).
+    /// The notes that link to the note at a path; nil: the search index's.
     var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) -> Void)?
-    /// Whether a linked note exists; nil: every link is drawn as leading somewhere.
+    /// Whether a linked note exists; nil: the notes list says.
     var noteExists: (@MainActor (NoteLinkTarget) -> Bool)?
-    /// Opens the selected note in the editor, and closes the open one (wired to the notes).
-    var openSelectedNote: (@MainActor () -> Void)?
-    var closeNote: (@MainActor () -> Void)?
-    /// Shows a club photo in the full-screen viewer.
-    var openPhoto: (@MainActor (RemoteEntry) -> Void)?
-    /// Types text at the editor's cursor, as a paste (wired to the notes' editor keys).
-    var insertText: (@MainActor (String) -> Void)?
-    /// Uploads a local photo and calls back with its entry once the server has it.
-    var uploadAndInsert: (@MainActor (URL, @escaping @MainActor (RemoteEntry) -> Void) -> Void)?
     /// Opens a web address: `xdg-open` where there is one (``WebOpener``).
     var openWeb: @MainActor (String) -> WebOpener.Outcome = { WebOpener.open($0) }
 
-    init(context: AppContext) {
+    init(context: AppContext, navigator: Navigator, noteIndex: NoteIndex, edits: NoteEdits, transfers: PhotoTransfers) {
         self.context = context
+        self.navigator = navigator
+        self.noteIndex = noteIndex
+        self.edits = edits
+        self.transfers = transfers
         pictures = Thumbnails(store: context.store, directory: context.configuration.thumbnailsDirectory, size: .w1024h768,
                               effects: context.effects)
         pictures.capacity = 12
@@ -55,7 +48,7 @@ final class NoteViewController {
 
     /// `v` in the Notes list: the selected note, rendered (it loads as the editor's does).
     func openSelected() {
-        if context.state.note == nil { openSelectedNote?() }
+        if context.state.note == nil { navigator.openSelected() }
         guard context.state.note != nil else { return }
         show(fromList: true)
     }
@@ -81,8 +74,12 @@ final class NoteViewController {
     /// closes the note too.
     func close(toEditor: Bool) {
         let fromList = context.state.noteView?.openedFromList ?? false
-        context.update { $0.noteView = nil }
-        if fromList, !toEditor { closeNote?() }
+        context.update {
+            $0.noteView = nil
+            // Opened from the list, the note closes too, as `Esc` closes it in the editor
+            // (asking first about unsaved changes: the notes controller's question).
+            if fromList, !toEditor { $0.note?.closeRequested = true }
+        }
     }
 
     /// After every change of the state: the layer is shown while ``AppState/noteView`` is set
@@ -108,20 +105,19 @@ final class NoteViewController {
         if context.state.noteView != nil, context.state.note == nil { context.model.updateQuietly { $0.noteView = nil } }
         let appeared = shows && !wasShown
         wasShown = shows
-        if appeared { refreshBacklinks() }
+        // The index took in changes: the list of linking notes may have changed.
+        let indexMoved = context.state.indexChanges != seenIndexChanges
+        seenIndexChanges = context.state.indexChanges
+        if appeared || indexMoved { refreshBacklinks() }
     }
 
     /// Whether the view was on screen at the last change of the state.
     private var wasShown = false
+    /// ``AppState/indexChanges`` as the view last asked for its backlinks.
+    private var seenIndexChanges = 0
 
     /// Ctrl-O in the view.
-    func back() {
-        if let onBack {
-            onBack()
-        } else {
-            context.say(StatusMessage("No note to go back to: Back follows the links you followed"))
-        }
-    }
+    func back() { navigator.back() }
 
     /// The editor's key for the view; true if taken.
     func handleEditorKey(_ key: Key) -> Bool {
@@ -143,8 +139,9 @@ final class NoteViewController {
 
     /// When the open note's list of linking notes may have changed (the club changed).
     func refreshBacklinks() {
-        guard context.state.noteView != nil, let path = context.state.note?.entry?.path, let backlinks else { return }
-        backlinks(path) { [weak self] list in
+        guard context.state.noteView != nil, let path = context.state.note?.entry?.path else { return }
+        let ask = backlinks ?? { [noteIndex] in noteIndex.backlinks(to: $0, $1) }
+        ask(path) { [weak self] list in
             // The answer may come after the view closed or moved to another note.
             guard let self, self.context.state.noteView != nil, self.context.state.note?.entry?.path == path,
                   list != self.context.state.noteView?.backlinks else { return }
@@ -166,7 +163,7 @@ final class NoteViewController {
 
     func exists(_ target: NoteLinkTarget) -> Bool {
         switch target {
-        case .note, .path: return noteExists?(target) ?? true
+        case .note, .path: return noteExists?(target) ?? navigator.noteExists(target)
         case .photo(let path): return photoEntry(path) != nil || !context.state.photos.hasLoaded
         case .web, .elsewhere: return true
         }
@@ -182,14 +179,11 @@ final class NoteViewController {
     func follow(_ link: RenderedLink) {
         switch link.target {
         case .note, .path:
-            if let onFollowNoteLink {
-                onFollowNoteLink(link.target)
-            } else {
-                context.say(StatusMessage("Links to notes open with the links feature: \(TerminalSafe.escape(link.link.destination))"))
-            }
+            if let onFollowNoteLink { onFollowNoteLink(link.target) } else { navigator.follow(link.target) }
         case .photo(let path):
             if let entry = photoEntry(path) {
-                openPhoto?(entry)
+                // The full-screen viewer is on screen while the state holds it.
+                if context.state.viewer == nil { context.update { $0.viewer = PhotoViewer(pathLower: entry.pathLower) } }
             } else {
                 context.say(.error("No photo \(TerminalSafe.escape(path)) in the club"))
             }

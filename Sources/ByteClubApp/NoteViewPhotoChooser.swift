@@ -66,7 +66,7 @@ extension NoteViewController {
         let photos = context.state.photos.entries
         context.choose { PhotoChooserLayer(photos: photos) { [weak self] entry in
             guard let self, let entry else { return }
-            self.insertText?(Self.reference(to: entry.name))
+            self.edits.insert(Self.reference(to: entry.name))
         } }
     }
 
@@ -78,7 +78,8 @@ extension NoteViewController {
                                        homeDirectory: home)
         context.choose { FileChooser(title: "Upload a photo and insert it", state: chooser) { [weak self] result in
             guard let self, case .chosen(let file) = result else { return }
-            self.uploadAndInsert?(file) { [weak self] entry in self?.insertText?(Self.reference(to: entry.name)) }
+            guard self.transfers.upload(file) else { return }
+            self.transfers.afterUpload[file.path] = { [weak self] entry in self?.edits.insert(Self.reference(to: entry.name)) }
         } }
     }
 

@@ -123,7 +123,7 @@ extension NotesController {
             return
         }
         if !before.hasSuffix("\n"), text.hasSuffix("\n") { text.removeLast() }
-        endSearchHits()
+        edits.endSearchHits()
         context.model.updateQuietly { $0.note?.editor.body.replaceText(with: text) }
         context.update {
             $0.note?.version += 1

@@ -75,7 +75,7 @@ extension NotesController {
                 $0.message = StatusMessage("Renamed to \"\(TerminalSafe.escape(moved.name))\"")
             }
             refresher.refresh(.notes, select: moved.pathLower)
-            onRenamed?(entry, moved)
+            linkRenames.renamed(entry, to: moved)
         case .failure(.conflict):
             context.say(.error("A note named \"\(TerminalSafe.escape(name))\" already exists"))
         case .failure(let error) where error.isUnreachable && outbox != nil:

@@ -124,23 +124,6 @@ extension NotesController {
         outbox?.refreshCounts()
     }
 
-    /// Opens a draft whose text waits in the outbox as what it is: saved as far as the user is
-    /// concerned (Esc and q do not ask), following the queued item. False when it does not wait.
-    func openQueued(_ draft: Draft, entry: RemoteEntry?) -> Bool {
-        guard let item = configuration.outbox?.all().last(where: { $0.draftID == draft.id && $0.text != nil }),
-              item.text == draft.body else { return false }
-        var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
-        session.newNoteExtension = configuration.layout.newNoteExtension
-        session.savedVersion = session.version
-        session.queuedItem = item.id
-        session.banner = "Waiting in the outbox since \(timeOfDay(item.queued)): it is sent when the server answers"
-        context.update {
-            $0.note = session
-            $0.message = StatusMessage("\"\(TerminalSafe.escape(item.title))\" waits in the outbox · Ctrl-S queues more · Esc closes")
-        }
-        return true
-    }
-
     /// A delete made offline: queued (sent only if nobody changed the note meanwhile), and the
     /// row goes at once.
     func queueDelete(_ entry: RemoteEntry) {
@@ -214,54 +197,5 @@ extension NotesController {
         context.update { $0.note = session }
     }
 
-    // MARK: The texts kept on disk
 
-    /// Keeps an opened note's text in the disk cache (off the UI queue), for opening it offline.
-    func cacheText(_ data: Data, of entry: RemoteEntry) {
-        guard let cache = configuration.cache, let text = String(validating: data, as: UTF8.self) else { return }
-        let note = ClubCache.Note(path: entry.path, rev: entry.rev, text: text, saved: configuration.format.now())
-        let logger = context.logger
-        context.effects.perform({ () async throws(RemoteError) in
-            do { try cache.saveNote(note) } catch { logger.error("cannot cache \(entry.name): \(error)") }
-        }) { _ in }
-    }
-
-    /// Opens the note `session` was loading from what this machine keeps of it, when the server
-    /// cannot be reached: the text cached when it was last opened, else the search index's copy
-    /// (a search hit on a note never opened here). Editable, over the rev that copy was taken
-    /// at: a save waits in the outbox and is merged with whatever the server has by then. False
-    /// when neither holds it.
-    func openCached(_ loading: NoteSession) -> Bool {
-        guard let entry = loading.entry else { return false }
-        if let cached = configuration.cache?.note(entry.path) {
-            let when = timeOfDay(cached.saved)
-            openKept(loading, text: cached.text, rev: cached.rev, banner: "the copy kept on this machine at \(when)",
-                     message: "as kept at \(when)")
-            return true
-        }
-        if let indexed = searchController?.index?.indexedCopy(of: entry.path) {
-            openKept(loading, text: indexed.text, rev: indexed.rev, banner: "the search index's copy",
-                     message: "from the search index's copy")
-            return true
-        }
-        return false
-    }
-
-    private func openKept(_ loading: NoteSession, text: String, rev: String?, banner: String, message: String) {
-        guard let entry = loading.entry else { return }
-        var session = loading
-        session.setBase(rev, text: text)
-        if var keptEntry = session.entry, keptEntry.rev != rev {
-            keptEntry.rev = rev
-            session.entry = keptEntry
-        }
-        session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
-        session.phase = .editing
-        session.banner = "Offline: \(banner); a save waits in the outbox"
-        placeAtSearchHit(&session)
-        context.update {
-            $0.note = session
-            $0.message = StatusMessage("Opened \"\(TerminalSafe.escape(entry.name))\" \(message): the server cannot be reached")
-        }
-    }
 }

@@ -13,35 +13,19 @@ import TerminalUI
 @MainActor
 final class SearchController {
     let context: AppContext
-    let notes: any NoteOpening
+    let navigator: Navigator
+    let noteIndex: NoteIndex
     let live: LiveUpdates
-    /// The index, once opened (off the UI queue, at start).
-    var index: (any NoteSearchIndex)?
-    /// Opens the index, off the UI queue; nil when the app keeps no cache (some tests).
-    let openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
-    /// The results screen while a note it opened is in the editor: `Esc` there brings it back.
-    private var parked: SearchState?
-    /// The notes listing version the index was last brought current against.
-    var syncedVersion = -1
-    /// Whether a sync runs now (one at a time; a change meanwhile runs another after it).
-    var isSyncing = false
-    /// Failures of the sync in a row: the wait before the next try, 1 s doubling to 30 s.
-    var syncBackoff = Backoff(first: 1, longest: SearchController.longestRetry)
-    /// Whether the index was started afresh at open and is being filled again.
-    var rebuilding = false
-    /// When the status bar's indexing figure last changed (``UIEffects/now()``).
-    var lastProgress = 0.0
-    /// Called on the UI queue after the index took in changes (tests wait on it).
-    var onIndexed: (@MainActor (Int) -> Void)?
-    /// Called on the UI queue after the index took in changes: the backlinks panel asks again.
-    var onIndexChanged: (@MainActor () -> Void)?
+    /// Whether the results were on screen at the last change of the state.
+    private var wasShown = false
+    /// ``AppState/indexChanges`` as the results last asked the index.
+    private var seenIndexChanges = 0
 
-    init(context: AppContext, notes: any NoteOpening, live: LiveUpdates,
-         openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?) {
+    init(context: AppContext, navigator: Navigator, noteIndex: NoteIndex, live: LiveUpdates) {
         self.context = context
-        self.notes = notes
+        self.navigator = navigator
+        self.noteIndex = noteIndex
         self.live = live
-        self.openIndex = openIndex
     }
 
     var state: AppState { context.state }
@@ -52,8 +36,7 @@ final class SearchController {
     func open() {
         guard state.search == nil else { return }
         if let note = state.note, note.phase != .loading { return }
-        let search = parked ?? SearchState()
-        parked = nil
+        let search = state.parkedSearch ?? SearchState()
         show(search)
     }
 
@@ -62,18 +45,31 @@ final class SearchController {
         guard state.search == nil else { return }
         var search = SearchState()
         search.query = TextInputState(text: query)
-        parked = nil
         show(search)
     }
 
     /// The results screen (SearchLayer) is on screen while the state holds the search.
     private func show(_ search: SearchState) {
-        context.update { $0.search = search }
-        if index == nil {
-            context.say(StatusMessage(openIndex == nil ? "Search needs the club's cache folder" : "Opening the search index…"))
+        context.update {
+            $0.search = search
+            $0.parkedSearch = nil
+        }
+    }
+
+    /// After every change of the state: results that came on screen (opened here, from the
+    /// editor's find bar, or back from a note) or an index that took in changes ask again.
+    func stateChanged() {
+        let shows = state.search != nil
+        let appeared = shows && !wasShown
+        wasShown = shows
+        let indexMoved = state.indexChanges != seenIndexChanges
+        seenIndexChanges = state.indexChanges
+        guard shows, appeared || indexMoved else { return }
+        if appeared, noteIndex.index == nil {
+            context.say(StatusMessage(noteIndex.openIndex == nil ? "Search needs the club's cache folder" : "Opening the search index…"))
         }
         // The index may have changed while the screen was away.
-        if !search.query.text.isEmpty { refreshResults() }
+        if state.search?.query.text.isEmpty == false { refreshResults() }
     }
 
     /// A key on the results screen; returns whether it was taken.
@@ -97,13 +93,17 @@ final class SearchController {
 
     /// Esc on the results: back to the notes list (the query is forgotten).
     func close() {
-        parked = nil
-        if state.search != nil { context.update { $0.search = nil } }
+        if state.search != nil || state.parkedSearch != nil {
+            context.update {
+                $0.search = nil
+                $0.parkedSearch = nil
+            }
+        }
     }
 
     /// Runs the query off the UI queue; its answer comes back through ``SearchState/deliver(_:generation:)``.
     private func run(_ query: String, generation: Int) {
-        guard let index else {
+        guard let index = noteIndex.index else {
             // Not open yet: the answer is "nothing yet", and the query runs again once it is.
             deliver(.success(.init(query: query, results: [])), generation: generation)
             return
@@ -161,22 +161,12 @@ final class SearchController {
                 context.say(.error("Save (Ctrl-S) or close (Esc) the open note first"))
                 return
             }
-            notes.closeEditor()
+            navigator.closeUnmodified()
         }
-        parked = state.search
-        context.update { $0.search = nil }
-        notes.open(entry, at: hit)
+        context.update {
+            $0.parkedSearch = $0.search
+            $0.search = nil
+        }
+        navigator.open(entry, at: hit)
     }
-
-    /// `Esc` in the editor of a note opened from the results (unchanged): the results again.
-    func backToResults() {
-        guard parked != nil else { return }
-        open()
-    }
-
-    /// Whether `Esc` in the editor goes back to the results.
-    var hasParkedResults: Bool { parked != nil }
 }
-
-/// The role it plays for other controllers (AppRoles.swift).
-extension SearchController: NoteSearching {}

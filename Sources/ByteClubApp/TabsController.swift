@@ -6,17 +6,12 @@ import TerminalUI
 final class TabsController {
     let context: AppContext
     let refresher: Refresher
-    /// Called to leave the app, with the exit status.
-    var onQuit: (@MainActor (Int32) -> Void)?
-    /// Called just before ``onQuit`` (the live updates stop there).
-    var willQuit: (@MainActor () -> Void)?
-    /// Asks the quit question with "background" as its default, when transfers run and an agent
-    /// can take them; false when it cannot, and the question is ours.
-    var backgroundQuit: (@MainActor (@escaping @MainActor () -> Void) -> Bool)?
+    let exit: AppExit
 
-    init(context: AppContext, refresher: Refresher) {
+    init(context: AppContext, refresher: Refresher, exit: AppExit) {
         self.context = context
         self.refresher = refresher
+        self.exit = exit
     }
 
     /// Switches to `tab`, loading it if it never loaded. The status bar says the tab's count,
@@ -29,13 +24,12 @@ final class TabsController {
         if !context.state[tab].hasLoaded, !context.state[tab].isLoading { refresher.refresh(tab) }
     }
 
-    /// `q`: quits, or first asks when edits are unsaved or transfers are running.
+    /// `q`: quits, or first asks when edits are unsaved or transfers are running (with an agent
+    /// to hand running transfers to, ``BackgroundController`` asks instead).
     func requestQuit() {
         let state = context.state
-        // With an agent, running transfers can go on after the quit: that question instead.
-        if state.runningTransfers > 0, let offer = backgroundQuit, offer({ [weak self] in self?.quit(0) }) { return }
         guard state.needsQuitConfirmation else {
-            quit(0)
+            exit.quit(0)
             return
         }
         var reasons: [String] = []
@@ -47,12 +41,7 @@ final class TabsController {
         let modal = Modal(title: "Quit byteclub?", body: reasons + ["Quit anyway?"], buttons: ["Quit", "Cancel"])
         // Cancel is the default: Enter on a reflex must not lose work.
         context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
-            if choice == 0 { self?.quit(0) }
+            if choice == 0 { self?.exit.quit(0) }
         } }
-    }
-
-    private func quit(_ status: Int32) {
-        willQuit?()
-        onQuit?(status)
     }
 }

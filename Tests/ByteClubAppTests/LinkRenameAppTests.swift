@@ -29,7 +29,7 @@ final class LinkRenameAppTests: XCTestCase {
                                                    text: "Ann's new line\nSee [[trip plan|the plan]]\n"))
         await harness.start()
 
-        harness.app.links.updateLinks(["/byteclub/Packing.md", "/byteclub/Budget.md"], from: "Trip plan", to: "Journey")
+        harness.app.linkRenames.updateLinks(["/byteclub/Packing.md", "/byteclub/Budget.md"], from: "Trip plan", to: "Journey")
         await harness.waitUntil("the links updated") { harness.app.state.message?.text.hasPrefix("Updated links") ?? false }
         XCTAssertEqual(harness.app.state.message,
                        .error("Updated links in 1 note; changed meanwhile, left as it was: \"Budget.md\""))
@@ -90,7 +90,7 @@ final class LinkClickAppTests: XCTestCase {
         let harness = Harness(store: club.store())
         await harness.start()
         await harness.waitUntil("the notes listed") { harness.app.state.notes.entries.contains { $0.name == "Packing.md" } }
-        harness.app.links.follow(.note(title: "Trip plan"))
+        harness.app.navigator.follow(.note(title: "Trip plan"))
         await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
 
         let screen = harness.render(width: 120, height: 36)

@@ -4,7 +4,7 @@ import TerminalUI
 
 /// Carrying out what the ``Transfers`` machine asks for, and keeping the progress figures and
 /// the ticker in step with it (the transfer modal follows the state: ClubApp+Layers.swift).
-extension PhotosController {
+extension PhotoTransfers {
     /// Feeds an event to the transfers machine and carries out its actions.
     func apply(_ event: (inout Transfers) -> [Transfers.Action]) {
         perform(mutateTransfers(event))

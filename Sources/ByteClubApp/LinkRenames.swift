@@ -7,7 +7,21 @@ import TerminalUI
 /// index) are counted, and the user is asked whether to update them. Each update is an ordinary
 /// save over the rev just read (`update` mode): a note someone changed in between conflicts and
 /// is reported and left as it was, never overwritten. The status bar says how many were updated.
-extension LinksController {
+///
+/// A helper: a rename in the notes list, or one the outbox sent, hands it the note's old and new
+/// entries.
+@MainActor
+final class LinkRenames {
+    let context: AppContext
+    let noteIndex: NoteIndex
+    let refresher: Refresher
+
+    init(context: AppContext, noteIndex: NoteIndex, refresher: Refresher) {
+        self.context = context
+        self.noteIndex = noteIndex
+        self.refresher = refresher
+    }
+
     /// What a linking note holds: its path and how many `[[old title]]` links, from the index's copy.
     struct LinkUpdate: Sendable {
         var path: String
@@ -26,7 +40,7 @@ extension LinksController {
     /// lead nowhere are counted off the UI queue, then the user is asked.
     func renamed(_ old: RemoteEntry, to new: RemoteEntry) {
         let oldTitle = NoteLinks.title(ofPath: old.name), newTitle = NoteLinks.title(ofPath: new.name)
-        guard oldTitle != newTitle, let index = index() else { return }
+        guard oldTitle != newTitle, let index = noteIndex.index else { return }
         let oldPath = old.path
         context.effects.perform({ () async throws(RemoteError) -> [LinkUpdate] in
             try index.backlinks(to: oldPath, limit: 10_000).compactMap { note in

@@ -11,7 +11,37 @@ import TerminalUI
 ///
 /// Offline, nothing can be fetched: the index answers from what it holds, and the sync tries
 /// again when the list moves or after a wait.
-extension SearchController {
+///
+/// A helper: the search results, the backlinks, the links' renames and the notes opened offline
+/// read it. Whenever it took in changes it counts them in ``AppState/indexChanges``, and what
+/// shows an answer of the index asks again.
+@MainActor
+final class NoteIndex {
+    let context: AppContext
+    /// The index, once opened (off the UI queue, at start).
+    private(set) var index: (any NoteSearchIndex)?
+    /// Opens the index, off the UI queue; nil when the app keeps no cache (some tests).
+    let openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
+    /// The notes listing version the index was last brought current against.
+    private var syncedVersion = -1
+    /// Whether a sync runs now (one at a time; a change meanwhile runs another after it).
+    private var isSyncing = false
+    /// Failures of the sync in a row: the wait before the next try, 1 s doubling to 30 s.
+    private var syncBackoff = Backoff(first: 1, longest: NoteIndex.longestRetry)
+    /// Whether the index was started afresh at open and is being filled again.
+    private var rebuilding = false
+    /// When the status bar's indexing figure last changed (``UIEffects/now()``).
+    private var lastProgress = 0.0
+    /// Called on the UI queue after the index took in changes (tests wait on it).
+    var onIndexed: (@MainActor (Int) -> Void)?
+
+    init(context: AppContext, openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?) {
+        self.context = context
+        self.openIndex = openIndex
+    }
+
+    var state: AppState { context.state }
+
     /// Fewer notes to fetch than this go by without a progress figure (a live change is one).
     static let quietSync = 20
     /// The least time between two progress figures, in seconds.
@@ -34,10 +64,9 @@ extension SearchController {
                     self.context.say(StatusMessage("The search index could not be used (\(TerminalSafe.escape(why))): rebuilding it"))
                 }
                 self.context.logger.info("search index open")
+                // The results and a backlinks panel opened before the index was can ask now.
+                self.context.update { $0.indexChanges += 1 }
                 self.listingChanged()
-                self.refreshResults()
-                // A backlinks panel opened before the index was can ask now.
-                self.onIndexChanged?()
             case .failure(let error):
                 self.context.logger.error("cannot open the search index: \(error.message)")
                 self.context.say(.error("Search is unavailable: \(error.message)"))
@@ -97,8 +126,7 @@ extension SearchController {
                     } else if outcome.indexed >= Self.quietSync {
                         self.context.say(StatusMessage("Indexed \(IndexingProgress.grouped(outcome.indexed)) notes for search"))
                     }
-                    self.refreshResults()
-                    self.onIndexChanged?()
+                    self.context.update { $0.indexChanges += 1 }
                     self.onIndexed?(outcome.indexed)
                 }
                 if outcome.failed == 0 {
@@ -111,6 +139,18 @@ extension SearchController {
                 self.retryLater(error.message)
             }
             self.listingChanged()
+        }
+    }
+
+    /// One backlinks query for whoever shows them (the Backlinks panel, the rendered view),
+    /// off the UI queue; nothing while the index is not open.
+    func backlinks(to path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) {
+        guard let index else {
+            deliver([])
+            return
+        }
+        context.effects.perform({ () async throws(RemoteError) in try index.backlinks(to: path, limit: 500) }) { result in
+            deliver((try? result.get()) ?? [])
         }
     }
 

@@ -5,7 +5,7 @@ import TerminalUI
 
 /// Many transfers: the batch from the file chooser (marked files, a whole folder), the
 /// Transfers panel's commands, and the actions of the queue that start and restart tasks.
-extension PhotosController {
+extension PhotoTransfers {
     // MARK: Batches
 
     /// Enter in the chooser with files marked: every one queued, none shown in the modal
@@ -30,49 +30,6 @@ extension PhotosController {
             context.say(.error(text))
         } else {
             context.say(StatusMessage(text))
-        }
-    }
-
-    /// Ctrl-F in the chooser: asks, with the count, before uploading every image of `folder`.
-    func offerFolder(_ folder: URL, files: [URL]) {
-        let count = files.count
-        let name = TerminalSafe.escape(folder.lastPathComponent.isEmpty ? folder.path : folder.lastPathComponent)
-        let modal = Modal(title: "Upload a folder?",
-                          body: ["Upload the \(count) photo\(count == 1 ? "" : "s") in \"\(TerminalSafe.escape(name))\"?", "\(state.transfers.limit) run at once; T shows them."],
-                          buttons: ["Upload", "Cancel"], width: 56)
-        context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
-            if choice == 0 { self?.upload(files) }
-        } }
-    }
-
-    // MARK: The panel
-
-    /// `T` in either list: the Transfers panel.
-    func showTransfersPanel() {
-        if !state.showsTransfersPanel { context.update { $0.showsTransfersPanel = true } }
-    }
-
-    /// A key of the Transfers panel on the app's own rows (the agent's rows are the background
-    /// controller's: ``ClubApp``'s panel routes them).
-    func panelAction(_ action: TransfersPanel.Action, id: Int?) {
-        switch action {
-        case .close:
-            context.update { $0.showsTransfersPanel = false }
-        case .clear:
-            apply {
-                $0.clearFinished()
-                return []
-            }
-        case .cancel, .pause, .retry:
-            guard let id else {
-                context.say(StatusMessage("No transfers yet"))
-                return
-            }
-            switch action {
-            case .cancel: apply { $0.cancelFromPanel(id) }
-            case .pause: apply { $0.pauseOrResume(id) }
-            default: apply { $0.retry(id) }
-            }
         }
     }
 

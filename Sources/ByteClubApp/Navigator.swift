@@ -1,0 +1,425 @@
+import Foundation
+import Markdown
+import Remote
+import TerminalUI
+
+/// Opening notes, as the notes list, the search results, the links between notes and the
+/// rendered view all do: a note loads into the editor (or its draft comes back, or the copy this
+/// machine keeps when the server cannot be reached), a link is followed (remembering the note it
+/// left, for "Back"), and a note with nothing unsaved is closed for another.
+///
+/// A helper: it writes ``AppState/note`` and the links' history, and calls no controller. What
+/// the open note's editor does with its text is the notes controller's.
+@MainActor
+final class Navigator {
+    let context: AppContext
+    /// The search index: a note never opened here opens from its copy when the server cannot be
+    /// reached.
+    let noteIndex: NoteIndex
+    /// The download of the note being opened, which Esc abandons.
+    private var loadTask: Task<Void, Never>?
+
+    init(context: AppContext, noteIndex: NoteIndex) {
+        self.context = context
+        self.noteIndex = noteIndex
+    }
+
+    var state: AppState { context.state }
+    var configuration: AppConfiguration { context.configuration }
+
+    // MARK: Opening
+
+    /// `Enter` on the notes list (and `v`, for the rendered view).
+    func openSelected() {
+        guard let item = state.selectedNoteItem(in: context.model.noteListing) else { return }
+        if let note = state.note, note.phase != .loading { return }
+        switch item {
+        case .draft(let draft):
+            open(draft: draft, entry: nil)
+        case .note(let entry, let hasDraft):
+            if hasDraft, let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
+                open(draft: draft, entry: entry)
+            } else {
+                load(entry)
+            }
+        }
+    }
+
+    /// `n`: a new, empty note with the cursor in the title.
+    func newNote() {
+        if let note = state.note, note.phase != .loading { return }
+        if state.readsOnly { return context.say(.error(AppState.readerRefusal)) }
+        context.update {
+            var session = NoteSession(newNote: Draft.newID())
+            session.newNoteExtension = configuration.layout.newNoteExtension
+            $0.note = session
+            $0.message = StatusMessage("New note · Enter goes to the text · Ctrl-S saves · Esc closes")
+        }
+    }
+
+    func open(draft: Draft, entry: RemoteEntry?) {
+        if openQueued(draft, entry: entry) { return }
+        var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        session.newNoteExtension = configuration.layout.newNoteExtension
+        context.update {
+            $0.note = session
+            $0.message = StatusMessage("Restored the draft of \"\(TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title))\"")
+        }
+    }
+
+    /// Downloads `entry`'s text into a new session; the list keeps the keys meanwhile.
+    func load(_ entry: RemoteEntry) {
+        loadTask?.cancel()
+        var session = NoteSession(loading: entry)
+        session.generation = context.model.nextID()
+        let generation = session.generation
+        context.update {
+            $0.note = session
+            $0.beginRequest()
+            $0.message = StatusMessage("Opening \"\(TerminalSafe.escape(entry.name))\"…")
+        }
+        let store = context.store
+        loadTask = context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
+            self?.finishLoad(generation: generation, result: result)
+        }
+    }
+
+    private func finishLoad(generation: Int, result: Result<(data: Data, entry: RemoteEntry), RemoteError>) {
+        // Every load ends here exactly once, abandoned or not: the spinner's count goes down.
+        context.update { $0.endRequest() }
+        guard var session = state.note, session.generation == generation, session.phase == .loading else { return }
+        loadTask = nil
+        switch result {
+        case .success(let (data, entry)):
+            session.entry = entry
+            session.setBase(entry.rev, text: String(validating: data, as: UTF8.self))
+            cacheText(data, of: entry)
+            var message = state.message
+            if let text = String(validating: data, as: UTF8.self), entry.readOnly == true || state.readsOnly {
+                // A reader's note: shown, never saved (the server would refuse it anyway).
+                session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false, isReadOnly: true)
+                session.isReadOnly = true
+                session.banner = "Read-only: you are a reader in this club"
+                message = StatusMessage("Reading \"\(TerminalSafe.escape(entry.name))\" (read-only: you are a reader) · Esc closes")
+            } else if let text = String(validating: data, as: UTF8.self) {
+                session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
+                // Keep what an action said (reloading theirs); replace only "Opening …". Opened
+                // for the rendered view (`v`), the editor's keys are not the ones on screen.
+                if message?.text.hasPrefix("Opening") ?? true {
+                    message = state.noteView != nil ? nil : StatusMessage("Editing \"\(TerminalSafe.escape(entry.name))\" · Ctrl-S saves · Esc closes")
+                }
+            } else {
+                // Never re-save a damaged form: show what decodes, and refuse edits.
+                let shown = String(decoding: data, as: UTF8.self)
+                session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: shown, isNew: false, isReadOnly: true)
+                session.isReadOnly = true
+                session.banner = "Not valid UTF-8: opened read-only; byteclub will not save it back"
+                message = .error("\"\(TerminalSafe.escape(entry.name))\" is not valid UTF-8 text; opened read-only")
+            }
+            session.phase = .editing
+            placeAtSearchHit(&session)
+            context.update {
+                $0.note = session
+                $0.message = message
+            }
+        case .failure(.cancelled):
+            break
+        case .failure(let error) where error.isUnreachable && openCached(session):
+            break
+        case .failure(let error):
+            context.update {
+                $0.note = nil
+                $0.message = .error("Could not open \"\(TerminalSafe.escape(session.entry?.name ?? ""))\": \(error.message)")
+            }
+        }
+    }
+
+    /// `Esc` while a note's text is on its way: the download is abandoned.
+    func abandonLoad() {
+        let name = state.note?.entry?.name ?? ""
+        loadTask?.cancel()
+        loadTask = nil
+        context.update {
+            $0.note = nil
+            $0.message = StatusMessage("Stopped opening \"\(TerminalSafe.escape(name))\"")
+        }
+    }
+
+    /// Opens a draft whose text waits in the outbox as what it is: saved as far as the user is
+    /// concerned (Esc and q do not ask), following the queued item. False when it does not wait.
+    func openQueued(_ draft: Draft, entry: RemoteEntry?) -> Bool {
+        guard let item = configuration.outbox?.all().last(where: { $0.draftID == draft.id && $0.text != nil }),
+              item.text == draft.body else { return false }
+        var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
+        session.newNoteExtension = configuration.layout.newNoteExtension
+        session.savedVersion = session.version
+        session.queuedItem = item.id
+        session.banner = "Waiting in the outbox since \(timeOfDay(item.queued)): it is sent when the server answers"
+        context.update {
+            $0.note = session
+            $0.message = StatusMessage("\"\(TerminalSafe.escape(item.title))\" waits in the outbox · Ctrl-S queues more · Esc closes")
+        }
+        return true
+    }
+
+    /// `Enter` on a search hit: opens `entry` (its draft if it has one) with the cursor on the match.
+    func open(_ entry: RemoteEntry, at hit: SearchResult) {
+        if let note = state.note, note.phase != .loading { return }
+        if let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
+            // The draft is the text the user last saw: the matches are looked for in it.
+            open(draft: draft, entry: entry)
+            context.model.updateQuietly { $0.note?.openedFrom = hit }
+            if var session = state.note, session.phase != .loading {
+                placeAtSearchHit(&session)
+                context.update { $0.note = session }
+            }
+            return
+        }
+        load(entry)
+        context.model.updateQuietly { $0.note?.openedFrom = hit }
+    }
+
+    /// Puts a session just loaded from a search hit on its match, in search hits mode.
+    func placeAtSearchHit(_ session: inout NoteSession) {
+        guard let hit = session.openedFrom else { return }
+        session.openedFrom = nil
+        var matches = SearchMatches(texts: hit.matchedTexts, in: session.editor.body.text)
+        let column = hit.ranges.first?.lowerBound ?? 0
+        if let match = matches.start(atLine: hit.lineNumber, column: column) {
+            session.editor.focus = .body
+            session.editor.body.moveCursor(to: match.position)
+        }
+        session.searchMatches = matches
+        session.banner = Self.searchBanner(matches)
+    }
+
+    /// "Search: match 2 of 5, line 12 · n next · N previous · Esc back to the results".
+    static func searchBanner(_ matches: SearchMatches) -> String {
+        let line = matches.matches.isEmpty ? "" : ", line \(matches.matches[matches.current].position.line + 1)"
+        return "Search: \(matches.summary)\(line) · n next · N previous · Esc back to the results"
+    }
+
+    /// Closes the editor and drops its draft.
+    func discard() {
+        guard let session = state.note else { return }
+        // Only Discard drops a draft. A note closed without changes may still have one: its text
+        // waits in the outbox, or came back from it to be merged; it stays until the server has it.
+        let queued = !session.isModified
+        if !queued { configuration.drafts?.remove(session.draftID) }
+        let name = session.entry?.name ?? (session.editor.title.text.isEmpty ? "the new note" : session.fileName)
+        context.update {
+            $0.note = nil
+            if !queued { $0.drafts.removeAll { $0.id == session.draftID } }
+            $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(TerminalSafe.escape(name))" : "Closed \(TerminalSafe.escape(name))")
+        }
+        showInList(session)
+    }
+
+    /// After the editor closed: the list stays on the note it held (at its new name after a
+    /// rename or a first save), or on its draft's row, never on whatever row the list had.
+    func showInList(_ session: NoteSession) {
+        let listing = context.model.noteListing
+        context.update { $0.reselectNote(path: session.entry?.pathLower, draftID: session.draftID, notes: listing) }
+    }
+
+    /// Closes the open note when nothing in it is unsaved (it loads, is unchanged, or is
+    /// read-only), as `Esc` does; one with unsaved edits stays open (the notes ask about it).
+    func closeUnmodified() {
+        guard let session = state.note, !session.isModified || session.isReadOnly else { return }
+        discard()
+    }
+
+    // MARK: Following links
+
+    /// Follows a link: a note opens (remembering the one it left, and where in it); a missing
+    /// note is offered to be created; a photo, a web address or anything else is said, not
+    /// followed here. A link followed from the rendered view opens its note in the view.
+    func follow(_ target: NoteLinkTarget) {
+        let arrival = NotePlace(view: state.noteView.map { NoteViewState(openedFromList: $0.openedFromList) })
+        switch target {
+        case .note(let title):
+            if let entry = entry(titled: title) { open(entry, remember: true, arrival: arrival) } else { offerToCreate(title: title) }
+        case .path(let path):
+            if let entry = entry(at: path) {
+                open(entry, remember: true, arrival: arrival)
+            } else {
+                offerToCreate(title: NoteLinks.title(ofPath: path))
+            }
+        case .photo(let path):
+            context.say(StatusMessage("\"\(TerminalSafe.escape((path as NSString).lastPathComponent))\" is a photo: the PanoPhotos tab has it"))
+        case .web(let address):
+            context.say(StatusMessage("A web address: \(TerminalSafe.escape(address))"))
+        case .elsewhere(let text):
+            context.say(.error("Not a note of the club: \(TerminalSafe.escape(text))"))
+        }
+    }
+
+    /// The note whose title (name without `.md`/`.txt`) is `title`, in any case.
+    func entry(titled title: String) -> RemoteEntry? {
+        let wanted = title.lowercased()
+        return state.notes.entries.first { NoteLinks.title(ofPath: $0.name).lowercased() == wanted }
+    }
+
+    /// The note at `path` (any case), or with `.md`/`.txt` added when the link left it off.
+    func entry(at path: String) -> RemoteEntry? {
+        let lower = path.lowercased()
+        let entries = state.notes.entries
+        return entries.first { $0.pathLower == lower }
+            ?? entries.first { $0.pathLower == lower + ".md" } ?? entries.first { $0.pathLower == lower + ".txt" }
+    }
+
+    /// Whether a link leads to a note of the club (what the rendered view draws a missing link by).
+    func noteExists(_ target: NoteLinkTarget) -> Bool {
+        switch target {
+        case .note(let title): return entry(titled: title) != nil
+        case .path(let path): return entry(at: path) != nil
+        case .photo, .web, .elsewhere: return true
+        }
+    }
+
+    /// Whether the editor may give way: no note, or one without unsaved edits.
+    func editorCanLeave() -> Bool {
+        guard let note = state.note, note.phase != .loading, note.isModified, !note.isReadOnly else { return true }
+        context.say(.error("Save (Ctrl-S) or undo the changes first: following a link closes this note"))
+        return false
+    }
+
+    /// Opens `entry` in place of the open note, at `arrival` once its text is in (the editor
+    /// at its start by default); `remember` puts the open note, and where in it the user was,
+    /// in "Back"'s history.
+    func open(_ entry: RemoteEntry, remember: Bool, arrival: NotePlace = NotePlace()) {
+        if let open = state.note?.entry, open.pathLower == entry.pathLower, state.note?.phase != .loading {
+            if remember {
+                context.say(StatusMessage("That link leads to this note"))
+            } else {
+                // Back to the note that is open: only the place changes.
+                context.update { $0.note?.arrival = arrival }
+            }
+            return
+        }
+        guard editorCanLeave() else { return }
+        if remember, let left = state.note?.entry?.path {
+            context.update { $0.links.push(LinkStop(path: left, place: NotePlace.current(in: $0))) }
+        }
+        leaveOpenNote()
+        if let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
+            open(draft: draft, entry: entry)
+        } else {
+            load(entry)
+        }
+        context.update { state in
+            guard state.note?.entry?.pathLower == entry.pathLower else { return }
+            state.note?.arrival = arrival
+        }
+    }
+
+    /// Closes the open note for another: its rendered view goes with it (the next note's
+    /// arrival opens the view again when it should), and so does the backlinks panel.
+    private func leaveOpenNote() {
+        if state.noteView != nil { context.update { $0.noteView = nil } }
+        if state.note != nil { closeUnmodified() }
+        if state.links.panel != nil { context.update { $0.links.panel = nil } }
+    }
+
+    /// "Back": the note the last followed link left, at the line and column it was left at,
+    /// in the editor or the rendered view as it was.
+    func back() {
+        guard let stop = state.links.history.last else {
+            context.say(StatusMessage("No note to go back to: Back follows the links you followed"))
+            return
+        }
+        guard editorCanLeave() else { return }
+        context.update { _ = $0.links.history.popLast() }
+        guard let entry = entry(at: stop.path) else {
+            context.say(.error("\"\(TerminalSafe.escape((stop.path as NSString).lastPathComponent))\" is no longer in the club"))
+            return
+        }
+        open(entry, remember: false, arrival: stop.place)
+    }
+
+    /// A link to a note that does not exist: asks, then opens a new note with that title.
+    /// Declined, nothing moves: the same note, cursor and view. Never asked when the answer
+    /// could not be carried out (the open note has unsaved edits): the status bar says why.
+    func offerToCreate(title: String) {
+        let shown = TerminalSafe.escape(title)
+        if let problem = NoteSession.titleProblem(title) {
+            context.say(.error("No note \"\(shown)\", and it cannot be made: \(problem)"))
+            return
+        }
+        guard editorCanLeave() else { return }
+        let modal = Modal(title: "No such note", body: ["No note is titled \"\(shown)\".", "Create it?"], buttons: ["Create", "Cancel"])
+        context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
+            guard choice == 0, let self, self.editorCanLeave() else { return }
+            if let left = self.state.note?.entry?.path {
+                self.context.update { $0.links.push(LinkStop(path: left, place: NotePlace.current(in: $0))) }
+            }
+            self.leaveOpenNote()
+            self.newNote()
+            self.context.update {
+                $0.note?.editor.title = TextInputState(text: title)
+                $0.note?.editor.focus = .body
+                $0.message = StatusMessage("New note \"\(shown)\" · Ctrl-S saves · Ctrl-O goes back")
+            }
+        } }
+    }
+    // MARK: The texts kept on disk
+
+    /// Keeps an opened note's text in the disk cache (off the UI queue), for opening it offline.
+    func cacheText(_ data: Data, of entry: RemoteEntry) {
+        guard let cache = configuration.cache, let text = String(validating: data, as: UTF8.self) else { return }
+        let note = ClubCache.Note(path: entry.path, rev: entry.rev, text: text, saved: configuration.format.now())
+        let logger = context.logger
+        context.effects.perform({ () async throws(RemoteError) in
+            do { try cache.saveNote(note) } catch { logger.error("cannot cache \(entry.name): \(error)") }
+        }) { _ in }
+    }
+
+    /// Opens the note `session` was loading from what this machine keeps of it, when the server
+    /// cannot be reached: the text cached when it was last opened, else the search index's copy
+    /// (a search hit on a note never opened here). Editable, over the rev that copy was taken
+    /// at: a save waits in the outbox and is merged with whatever the server has by then. False
+    /// when neither holds it.
+    func openCached(_ loading: NoteSession) -> Bool {
+        guard let entry = loading.entry else { return false }
+        if let cached = configuration.cache?.note(entry.path) {
+            let when = timeOfDay(cached.saved)
+            openKept(loading, text: cached.text, rev: cached.rev, banner: "the copy kept on this machine at \(when)",
+                     message: "as kept at \(when)")
+            return true
+        }
+        if let indexed = noteIndex.index?.indexedCopy(of: entry.path) {
+            openKept(loading, text: indexed.text, rev: indexed.rev, banner: "the search index's copy",
+                     message: "from the search index's copy")
+            return true
+        }
+        return false
+    }
+
+    private func openKept(_ loading: NoteSession, text: String, rev: String?, banner: String, message: String) {
+        guard let entry = loading.entry else { return }
+        var session = loading
+        session.setBase(rev, text: text)
+        if var keptEntry = session.entry, keptEntry.rev != rev {
+            keptEntry.rev = rev
+            session.entry = keptEntry
+        }
+        session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
+        session.phase = .editing
+        session.banner = "Offline: \(banner); a save waits in the outbox"
+        placeAtSearchHit(&session)
+        context.update {
+            $0.note = session
+            $0.message = StatusMessage("Opened \"\(TerminalSafe.escape(entry.name))\" \(message): the server cannot be reached")
+        }
+    }
+    /// "10:42" today, "2026-11-22 10:42" another day.
+    func timeOfDay(_ date: Date) -> String {
+        let format = configuration.format
+        let sameDay = format.day(date) == format.day(format.now())
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = format.timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        return sameDay ? time : format.day(date) + " " + time
+    }
+}

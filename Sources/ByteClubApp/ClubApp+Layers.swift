@@ -4,6 +4,7 @@ import TerminalUI
 /// The layers on screen, kept while the state still shows them, so what a layer keeps between
 /// frames stays (a dialog's selected button, a typed answer, a panel's scroll).
 struct ShownLayers {
+    var editor: EditorLayer?
     var noteView: NoteViewLayer?
     var backlinks: BacklinksLayer?
     var history: HistoryLayer?
@@ -15,8 +16,8 @@ struct ShownLayers {
 }
 
 /// The screen as a function of the state (ratatui's way): the compositor asks for the layers
-/// each frame and each key, and they follow ``AppState``: the main screen, then the rendered
-/// view, the backlinks, the history, the search results, the photo viewer, the Transfers panel,
+/// each frame and each key, and they follow ``AppState``: the main screen, then the editor
+/// (``EditorLayer``), the rendered view, the backlinks, the history, the search results, the photo viewer, the Transfers panel,
 /// the transfer modal and the questions (``AppState/dialogs``), bottom to top. No controller
 /// keeps a layer: showing one is a change of state, and a layer's keys go to the controller
 /// whose state it shows.
@@ -24,13 +25,14 @@ extension ClubApp: LayerSource {
     public func layers() -> [any Layer] {
         let state = model.state
         var stack: [any Layer] = [screen]
+        shown.editor = state.tab == .notes && state.note != nil ? shown.editor ?? editorLayer() : nil
         shown.noteView = state.noteView != nil && state.note != nil ? shown.noteView ?? NoteViewLayer(model: model, controller: noteView) : nil
         shown.backlinks = state.links.panel != nil ? shown.backlinks ?? backlinksLayer() : nil
         shown.history = state.history != nil ? shown.history ?? historyLayer() : nil
         shown.search = state.search != nil ? shown.search ?? searchLayer() : nil
         shown.viewer = state.viewer != nil ? shown.viewer ?? viewerLayer() : nil
         shown.panel = state.showsTransfersPanel ? shown.panel ?? panelLayer() : nil
-        let panels: [(any Layer)?] = [shown.noteView, shown.backlinks, shown.history, shown.search, shown.viewer, shown.panel]
+        let panels: [(any Layer)?] = [shown.editor, shown.noteView, shown.backlinks, shown.history, shown.search, shown.viewer, shown.panel]
         stack += panels.compactMap { $0 }
         if let id = state.transfers.modalID, let transfer = state.transfers[id] {
             if let modal = shown.modal, modal.id == id {
@@ -52,6 +54,16 @@ extension ClubApp: LayerSource {
     public func dismissed(_ layer: any Layer) {
         guard let id = shown.dialogs.first(where: { $0.layer === layer })?.id else { return }
         update { $0.dialogs.removeAll { $0.id == id } }
+    }
+
+    /// The editor's keys: the rendered view's (Alt-V, photos), the links', then the editor's own.
+    private func editorLayer() -> EditorLayer {
+        let layer = EditorLayer(model: model)
+        layer.onKey = { [weak self] key in
+            guard let self else { return false }
+            return self.noteView.handleEditorKey(key) || self.links.handleEditorKey(key) || self.notes.handleEditorKey(key)
+        }
+        return layer
     }
 
     private func backlinksLayer() -> BacklinksLayer {

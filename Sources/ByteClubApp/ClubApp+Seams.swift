@@ -101,8 +101,4 @@ extension ClubApp: MainScreenDelegate {
         case .photos(.share): share.shareSelected(.photos)
         }
     }
-
-    public func screen(editorKey key: Key) -> Bool {
-        noteView.handleEditorKey(key) || links.handleEditorKey(key) || notes.handleEditorKey(key)
-    }
 }

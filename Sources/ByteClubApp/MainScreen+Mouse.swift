@@ -31,13 +31,10 @@ extension MainScreen {
             return .consumed
         }
         let tab = model.state.tab
-        // The editor (or the merge view in its place) takes what falls on it. The list beside
-        // it takes clicks and the wheel as ever: a click selects its row (the editor keeps the
-        // keys; a double click opens nothing while a note is open, as Enter there is text).
-        if tab == .notes, model.state.note != nil, delegate.screen(editorKey: key) {
-            clicks.reset()
-            return .consumed
-        }
+        // The editor (EditorLayer, above) took what fell on it, or the merge view in its place.
+        // The list beside it takes clicks and the wheel as ever: a click selects its row (the
+        // editor keeps the keys; a double click opens nothing while a note is open, as Enter
+        // there is text).
         var list = model.state[tab].list
         let rows = rows(tab)
         if let delta = key.wheelRows {

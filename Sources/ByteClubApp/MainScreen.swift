@@ -189,11 +189,8 @@ public final class MainScreen: Layer {
         guard let delegate else { return .ignored }
         if key.isMouse { return handleMouse(key, delegate: delegate) }
         let tab = model.state.tab
-        let notePhase = model.state.note?.phase
-        // While a note loads, a filter being typed keeps its Esc; otherwise Esc abandons the load.
-        let filterTyping = model.state.notes.list.isEditingFilter && notePhase == .loading
-        if tab == .notes, !filterTyping, delegate.screen(editorKey: key) { return .consumed }
-        if tab == .notes, let notePhase, notePhase != .loading {
+        // The editor (EditorLayer, above) had the key first.
+        if tab == .notes, let notePhase = model.state.note?.phase, notePhase != .loading {
             // The editor has the keys; what it leaves goes to the shell (Tab, Ctrl keys), not the list.
             return handleShellKey(key, tab: tab)
         }
@@ -298,6 +295,4 @@ public final class MainScreen: Layer {
 public protocol MainScreenDelegate: AnyObject {
     /// Carries out a key's action.
     func screen(perform intent: MainScreen.Intent)
-    /// Offers a key to the open editor; returns whether it took it.
-    func screen(editorKey key: Key) -> Bool
 }

@@ -81,3 +81,29 @@ extension DropboxPath {
         do { return try parse(text) } catch { throw .malformedPath() }
     }
 }
+
+/// Errors re-tagged for endpoints whose lookups and writes sit under another field than
+/// `path` (`from_lookup`, `to`, `path_lookup`, `path_write`).
+extension APIError {
+    /// A lookup error (`path/not_found`, …) re-tagged under `field`.
+    func relabeled(as field: ErrorTag) -> APIError {
+        for tag in [ErrorTag.notFound, .notFolder, .notFile, .malformedPath] where isEndpoint([.path, tag]) {
+            return .endpoint([field, tag])
+        }
+        return self
+    }
+
+    /// `body`, its lookup errors re-tagged under `field`.
+    static func relabeling<T>(_ field: ErrorTag, _ body: () throws(APIError) -> T) throws(APIError) -> T {
+        do { return try body() } catch { throw error.relabeled(as: field) }
+    }
+
+    /// An upload's write error (`path/conflict/file`, `path/insufficient_space`) re-tagged
+    /// under `field`, as restore (`path_write`) and copy (`to`) answer them.
+    func relabeledWrite(as field: ErrorTag) -> APIError {
+        guard let tags = wire?.tags, tags.first == ErrorTag.path.rawValue else { return self }
+        let rest = tags.dropFirst().compactMap(ErrorTag.init(rawValue:))
+        guard rest.count == tags.count - 1, !rest.isEmpty else { return self }
+        return .endpoint([field] + rest)
+    }
+}

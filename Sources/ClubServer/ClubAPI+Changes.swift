@@ -7,7 +7,7 @@ import ServiceLifecycle
 ///
 /// A first listing pages through the folder by key; its last page hands out a cursor at the
 /// journal position taken before the listing began, so nothing that changed meanwhile is missed.
-/// From then on `continue` answers what changed since the cursor (see `FolderStore.delta`).
+/// From then on `continue` answers what changed since the cursor (see `ListingDelta`).
 extension ClubAPI {
     /// The folder and options a listing's arguments name (list_folder and get_latest_cursor).
     private func listArguments(_ arguments: Arguments) throws(APIError) -> (DropboxPath, Bool, Bool, Int) {

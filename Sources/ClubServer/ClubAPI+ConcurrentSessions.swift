@@ -35,7 +35,7 @@ extension ClubAPI {
     func concurrentSession(_ cursor: Arguments) throws(APIError) -> (path: String, offset: Int64, ledger: ConcurrentSessionLedger)? {
         guard let id = try? cursor.string("session_id"), Self.isSessionID(id) else { return nil }
         let path = store.sessionDirectory + "/" + id
-        guard let ledger = FolderStore.readLedger(path) else { return nil }
+        guard let ledger = UploadSessionFiles.readLedger(path) else { return nil }
         guard let offset = try cursor.int("offset", default: nil, range: 0...Int.max) else {
             throw APIError.badRequest("cursor: missing required field 'offset'")
         }
@@ -71,7 +71,7 @@ extension ClubAPI {
         guard await store.leaseSession(path) else { throw APIError.rateLimited(retryAfter: 1) }
         defer { Task { await store.release(path) } }
         // Read again under the lease: an append may have completed since the first look.
-        guard let ledger = FolderStore.readLedger(path) else { throw APIError.endpoint([.lookupFailed, .notFound]) }
+        guard let ledger = UploadSessionFiles.readLedger(path) else { throw APIError.endpoint([.lookupFailed, .notFound]) }
         let end: Int64
         do throws(ConcurrentSessionLedger.Refusal) { end = try ledger.complete() } catch { throw Self.concurrentError(error, nested: true) }
         guard session.offset == end else { throw APIError.endpoint([.lookupFailed, .incorrectOffset], numbers: ["correct_offset": end]) }
@@ -89,8 +89,8 @@ extension ClubAPI {
         } catch {
             throw Self.sessionError(error, route: .finish)
         }
-        unlink(FolderStore.ledgerPath(path))
-        FolderStore.forgetOwner(of: path)
+        unlink(UploadSessionFiles.ledgerPath(path))
+        UploadSessionFiles.forgetOwner(of: path)
         return jsonBody(metadata)
     }
 

@@ -211,7 +211,7 @@ extension ClubAPI {
         } catch {
             // A start whose body failed leaves no session behind.
             unlink(path)
-            FolderStore.forgetOwner(of: path)
+            UploadSessionFiles.forgetOwner(of: path)
             throw error
         }
         if close { _ = FileManager.default.createFile(atPath: path + ".closed", contents: nil) }
@@ -259,7 +259,7 @@ extension ClubAPI {
             throw Self.sessionError(error, route: .finish)
         }
         unlink(session + ".closed")
-        FolderStore.forgetOwner(of: session)
+        UploadSessionFiles.forgetOwner(of: session)
         return jsonBody(metadata)
     }
 
@@ -307,25 +307,20 @@ final class FileHandleBox: Sendable {
     deinit { close(fd) }
 }
 
-extension FolderStore {
-    struct Opened: Sendable {
-        var file: FileMetadata
-        var handle: FileHandleBox
-    }
+/// A file opened for reading, with the metadata of exactly what was opened.
+struct OpenedFile: Sendable {
+    var file: FileMetadata
+    var handle: FileHandleBox
 
-    /// Opens a file for reading together with the metadata of exactly what was opened, so a
-    /// concurrent replace cannot mix one version's metadata with another's bytes.
-    func openForReading(_ path: DropboxPath) throws(APIError) -> Opened {
-        let resolved = try resolve(path)
-        guard resolved.exists else { throw .notFound }
-        guard !resolved.isDirectory else { throw .notFile }
-        // O_NONBLOCK: opening a FIFO someone left in the folder must not wait for a writer
-        // (it changes nothing for the regular files that are all we read).
-        let fd = open(resolved.host, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    /// Opens the regular file at `host`, with its `stat`: `not_found` if it cannot be opened,
+    /// `not_file` if it is no regular file. O_NONBLOCK: opening a FIFO someone left in the folder
+    /// must not wait for a writer (it changes nothing for the regular files that are all we read).
+    static func open(_ host: String) throws(APIError) -> (FileHandleBox, stat) {
+        let fd = Glibc.open(host, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .notFound }
         let handle = FileHandleBox(fd: fd)
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, case .file(let file) = try metadata(resolved, info: info) else { throw .notFile }
-        return Opened(file: file, handle: handle)
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .notFile }
+        return (handle, info)
     }
 }

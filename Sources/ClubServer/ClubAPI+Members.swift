@@ -19,7 +19,7 @@ extension ClubAPI {
             "referral_link": "",
             "is_paired": false,
             "account_type": [".tag": "basic"],
-            "root_info": [".tag": "user", "root_namespace_id": FolderStore.sharedFolderID, "home_namespace_id": FolderStore.sharedFolderID],
+            "root_info": [".tag": "user", "root_namespace_id": RevisionState.sharedFolderID, "home_namespace_id": RevisionState.sharedFolderID],
         ] as [String: Any]) { _, new in new }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: JSON.data(object))))
     }

@@ -40,25 +40,25 @@ extension ClubAPI {
     }
 
     /// Checks and commits on the folder's actor; the bytes are copied between the two, off it
-    /// and off the cooperative pool (FolderStore+Copy), so a big copy holds up no other commit.
+    /// and off the cooperative pool (``CopyPlan``), so a big copy holds up no other commit.
     private func copy(_ arguments: Arguments) async throws -> Any {
         let (from, to, autorename) = try relocation(arguments)
         let plan = try await store.planCopy(from: from, to: to, autorename: autorename)
         let limit = configuration.maxFileBytes
-        try await FileCopier.offPool { cancel in FolderStore.copyBytes(plan, streamLimit: limit, cancel: cancel) }.get()
+        try await FileCopier.offPool { cancel in plan.copyBytes(streamLimit: limit, cancel: cancel) }.get()
         return JSON.metadataResult(try await store.finishCopy(plan))
     }
 
     /// What `download` serves: a path, `rev:<rev>`, or a path with the (deprecated) `rev` field.
-    func openForDownload(_ arguments: Arguments) async throws -> FolderStore.Opened {
+    func openForDownload(_ arguments: Arguments) async throws -> OpenedFile {
         let text = try arguments.string("path")
         if text.hasPrefix("rev:") {
             let rev = String(text.dropFirst(4))
-            guard FolderStore.isWellFormedRev(rev) else { throw APIError.malformedPath() }
+            guard RevisionLog.isWellFormedRev(rev) else { throw APIError.malformedPath() }
             return try await store.openRevision(rev, path: nil)
         }
         if let rev = try arguments.optionalString("rev") {
-            guard FolderStore.isWellFormedRev(rev) else { throw APIError.malformedPath() }
+            guard RevisionLog.isWellFormedRev(rev) else { throw APIError.malformedPath() }
             return try await store.openRevision(rev, path: text)
         }
         let target = try DropboxPath.checked(text)

@@ -6,7 +6,7 @@ import Hummingbird
 ///
 /// Every session is at most the largest file Dropbox takes (350 GB), and a member's open
 /// sessions together at most `maxSessionBytesPerMember`, `maxSessionsPerMember` of them
-/// (FolderStore+SessionQuota). A write failure on the server's disk was once answered with an
+/// (``UploadSessionLedger``). A write failure on the server's disk was once answered with an
 /// upload's `path/...` on every session route; only `finish` has a `path` (a WriteError there),
 /// so `start` and `append_v2` now answer it as what it is, a failure of the server (500).
 extension ClubAPI {
@@ -15,8 +15,8 @@ extension ClubAPI {
         case start, append, finish
     }
 
-    var sessionQuota: FolderStore.SessionQuota {
-        FolderStore.SessionQuota(maxSessions: max(1, configuration.maxSessionsPerMember), maxBytes: max(0, configuration.maxSessionBytesPerMember))
+    var sessionQuota: UploadSessionLedger.Quota {
+        UploadSessionLedger.Quota(maxSessions: max(1, configuration.maxSessionsPerMember), maxBytes: max(0, configuration.maxSessionBytesPerMember))
     }
 
     /// Who is calling, for whom a session is kept.
@@ -24,13 +24,13 @@ extension ClubAPI {
 
     /// Creates a session's file (with `create`) for the caller, if they may open one more.
     func openSession(_ path: String, create: () async -> Bool) async throws {
-        do throws(FolderStore.QuotaRefusal) {
+        do throws(UploadSessionLedger.Refusal) {
             try await store.admitSession(of: Self.caller, quota: sessionQuota)
         } catch {
             throw quotaError(error, route: .start)
         }
         guard await create() else { throw APIError.serverFailure("the server cannot create upload sessions (its disk is full or not writable)") }
-        guard FolderStore.recordOwner(Self.caller, of: path) else {
+        guard UploadSessionFiles.recordOwner(Self.caller, of: path) else {
             unlink(path)
             throw APIError.serverFailure("the server cannot create upload sessions (its disk is full or not writable)")
         }
@@ -46,7 +46,7 @@ extension ClubAPI {
         // `start` is an offset the server checked, at most `largest`: the difference cannot overflow.
         guard start <= largest, (length ?? 0) <= largest - start else { throw quotaError(nil, route: route) }
         let room: Int64
-        do throws(FolderStore.QuotaRefusal) {
+        do throws(UploadSessionLedger.Refusal) {
             room = try await store.claimGrowth(of: session, to: start + (length ?? 0), member: Self.caller, quota: sessionQuota)
         } catch {
             throw quotaError(error, route: route)
@@ -61,7 +61,7 @@ extension ClubAPI {
     }
 
     /// The refusal of a session past its bounds (nil: past the largest file), in the route's words.
-    func quotaError(_ refusal: FolderStore.QuotaRefusal?, route: SessionRoute) -> APIError {
+    func quotaError(_ refusal: UploadSessionLedger.Refusal?, route: SessionRoute) -> APIError {
         let limit = sessionQuota
         let message = switch refusal {
         case nil: "an upload session makes a file of at most \(UploadSessionType.maxSessionBytes) bytes"

@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 import Synchronization
 
@@ -33,6 +34,32 @@ enum FileCopier {
             guard copied > 0 else { return .failed }
         }
         return .streamed
+    }
+
+    /// Copies a whole file's bytes into `destination` (``DurableFile``: a temp file, then a
+    /// rename), in the kernel (`sendfile`), so no buffer passes through the server.
+    @discardableResult
+    static func copyFile(from source: String, to destination: String, temporaryDirectory: String) -> Bool {
+        let input = open(source, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard input >= 0 else { return false }
+        defer { close(input) }
+        var info = stat()
+        guard fstat(input, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        do {
+            try DurableFile.write(to: destination, temporaryDirectory: temporaryDirectory) { output in
+                var remaining = Int64(info.st_size)
+                while remaining > 0 {
+                    let copied = sendfile(output, input, nil, Int(min(remaining, 1 << 30)))
+                    if copied < 0 && errno == EINTR { continue }
+                    guard copied > 0 else { return false }
+                    remaining -= Int64(copied)
+                }
+                return true
+            }
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Runs `work` on a Dispatch worker thread: a copy is long blocking I/O, kept off the

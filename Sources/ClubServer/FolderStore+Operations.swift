@@ -6,11 +6,7 @@ import Foundation
 extension FolderStore {
     func createFolder(_ path: DropboxPath, autorename: Bool) throws(APIError) -> Metadata {
         guard !path.isRoot else { throw .endpoint([.path, .conflict, .folder]) }
-        var target = try resolve(path)
-        if target.exists {
-            guard autorename else { throw .endpoint([.path, .conflict, (target.isDirectory ? .folder : .file)]) }
-            target = try freeName(near: target, suffix: nil)
-        }
+        var target = try paths.freeTarget(try resolve(path), autorename: autorename, field: .path)
         do {
             try FileManager.default.createDirectory(atPath: target.host, withIntermediateDirectories: true)
         } catch {
@@ -26,8 +22,7 @@ extension FolderStore {
 
     func delete(_ path: DropboxPath) throws(APIError) -> Metadata {
         guard !path.isRoot else { throw .endpoint([.pathLookup, .malformedPath]) }
-        let target: Resolved
-        do { target = try resolve(path) } catch { throw Self.relabel(error, as: .pathLookup) }
+        let target = try APIError.relabeling(.pathLookup) { () throws(APIError) in try resolve(path) }
         guard target.exists else { throw .endpoint([.pathLookup, .notFound]) }
         let result = try metadata(target)
         // Histories outlive their files (FolderStore+Revisions).
@@ -48,26 +43,23 @@ extension FolderStore {
     func move(from: DropboxPath, to: DropboxPath, autorename: Bool) throws(APIError) -> Metadata {
         guard !from.isRoot else { throw .endpoint([.fromLookup, .malformedPath]) }
         guard !to.isRoot else { throw .endpoint([.to, .malformedPath]) }
-        let source: Resolved
-        do { source = try resolve(from) } catch { throw Self.relabel(error, as: .fromLookup) }
+        let source = try APIError.relabeling(.fromLookup) { () throws(APIError) in try resolve(from) }
         guard source.exists else { throw .endpoint([.fromLookup, .notFound]) }
         if to.lower.hasPrefix(source.path.lower + "/") { throw .endpoint([.cantMoveFolderIntoItself]) }
-        var target: Resolved
-        do { target = try resolve(to) } catch { throw Self.relabel(error, as: .to) }
-        if target.exists && target.path.lower == source.path.lower && Self.sameEntry(target.host, source.host) {
+        var target = try APIError.relabeling(.to) { () throws(APIError) in try resolve(to) }
+        if target.exists && target.path.lower == source.path.lower && FolderPaths.sameEntry(target.host, source.host) {
             // A case-only rename: `to` found the source itself. Rename it to the new spelling of
             // its last component, as Dropbox does (the folders above keep theirs).
             guard to.name != source.path.name else { return try metadata(source) }
             target = Resolved(host: (source.host as NSString).deletingLastPathComponent + "/" + to.name,
                               path: source.path.parent.appending(to.name), exists: false, isDirectory: source.isDirectory)
-        } else if target.exists {
+        } else {
             // Another entry, even one whose name differs only in case (two can exist on a
             // case-sensitive disk): never replaced by a move.
-            guard autorename else { throw .endpoint([.to, .conflict, (target.isDirectory ? .folder : .file)]) }
-            target = try freeName(near: target, suffix: nil)
+            target = try paths.freeTarget(target, autorename: autorename, field: .to)
         }
         do {
-            try makeParents(of: target)
+            try paths.makeParents(of: target)
         } catch {
             throw .endpoint([.to, .conflict, .file])
         }
@@ -83,21 +75,5 @@ extension FolderStore {
         if case .file(let file) = result { reconcile(file, member: Caller.member ?? ClubMember.sharedName) }
         flushIdentifiers()
         return try metadata(target)
-    }
-
-    /// Whether two host paths name one directory entry (a case-insensitive disk finds "A.txt"
-    /// under "a.txt" too).
-    private static func sameEntry(_ a: String, _ b: String) -> Bool {
-        var x = stat()
-        var y = stat()
-        return lstat(a, &x) == 0 && lstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
-    }
-
-    /// Re-tags a lookup error for endpoints whose errors sit under another field.
-    private static func relabel(_ error: APIError, as field: ErrorTag) -> APIError {
-        for tag in [ErrorTag.notFound, .notFolder, .notFile, .malformedPath] where error.isEndpoint([.path, tag]) {
-            return .endpoint([field, tag])
-        }
-        return error
     }
 }

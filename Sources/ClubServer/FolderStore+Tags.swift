@@ -1,18 +1,8 @@
 import DropboxWire
 import Foundation
 
-/// Tags (`files/tags/add|get|remove`), kept with the file's metadata: the rules are
-/// ``TagBook``'s, this extension loads, writes and journals it.
-///
-/// Tags belong to the file's id, which follows it through moves and renames
-/// (FolderStore+Operations), so its tags do too; a delete drops them, so a new file that later
-/// takes up the deleted one's id (FolderStore+Revisions) starts untagged. They live in
-/// `.byteclub/tags.json` (`{"id:…":["trip","pinned"]}`), rewritten whole (temp file, fsync,
-/// rename) after each change: small, and never half-written.
-///
-/// A change is journalled as a write of the file, so `list_folder/continue` hands the file back
-/// as changed (same rev) and longpolls wake: that is how other members learn of it, while the
-/// answers stay Dropbox's own shapes.
+/// Tags (`files/tags/add|get|remove`) on the actor: ``TagBook`` has the rules and says where
+/// they live; this extension loads, writes and journals it.
 extension FolderStore {
     /// An item's tags, in the order they were added.
     func tags(of path: DropboxPath) throws(APIError) -> [String] {
@@ -22,26 +12,15 @@ extension FolderStore {
 
     /// Adds a tag (already normalised); adding one the item has changes nothing.
     func addTag(_ tag: String, to path: DropboxPath) throws(APIError) {
-        let (id, display) = try taggedItem(path)
-        var book = loadedTags()
-        do {
-            guard try book.add(tag, to: id) else { return }
-        } catch {
-            throw .endpoint([.tooManyTags])
-        }
-        try commitTags(book, changed: display)
+        try changeTags(of: path) { book, id throws(TagBook.Refusal) in try book.add(tag, to: id) }
     }
 
     /// Removes a tag (already normalised), or answers `tag_not_present`.
     func removeTag(_ tag: String, from path: DropboxPath) throws(APIError) {
-        let (id, display) = try taggedItem(path)
-        var book = loadedTags()
-        do {
+        try changeTags(of: path) { book, id throws(TagBook.Refusal) in
             try book.remove(tag, from: id)
-        } catch {
-            throw .endpoint([.tagNotPresent])
+            return true
         }
-        try commitTags(book, changed: display)
     }
 
     /// Before a delete removes the ids under `prefix` (`path_lower`): their tags go with them.
@@ -78,7 +57,16 @@ extension FolderStore {
         return loaded
     }
 
-    private func commitTags(_ book: TagBook, changed display: String) throws(APIError) {
+    /// Changes the tags of the item at `path` (`change` says whether it changed anything), then
+    /// writes and journals them.
+    private func changeTags(of path: DropboxPath, _ change: (inout TagBook, String) throws(TagBook.Refusal) -> Bool) throws(APIError) {
+        let (id, display) = try taggedItem(path)
+        var book = loadedTags()
+        do {
+            guard try change(&book, id) else { return }
+        } catch {
+            throw .endpoint([error == .tooMany ? .tooManyTags : .tagNotPresent])
+        }
         do {
             try writeTags(book)
         } catch {

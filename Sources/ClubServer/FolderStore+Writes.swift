@@ -20,48 +20,31 @@ extension FolderStore {
 
     private func commitChecked(temp: String, contentHash: String, to path: DropboxPath, mode: WriteMode, autorename: Bool, clientModified: Date?) throws(APIError) -> Metadata {
         guard !path.isRoot else { throw .uploadPath([.malformedPath]) }
-        var target = try resolveForWrite(path)
-        if target.exists {
-            guard !target.isDirectory else {
-                if autorename { target = try freeName(near: target, suffix: nil) } else { throw .uploadPath([.conflict, .folder]) }
-                return try place(temp, contentHash: contentHash, at: target, clientModified: clientModified)
-            }
-            let current = try metadata(target)
-            guard case .file(let file) = current else { throw .uploadPath([.conflict, .file]) }
-            switch mode {
-            case .overwrite:
-                break
-            case .add:
-                // Dropbox treats re-adding identical content as a no-op, not a conflict.
-                if file.contentHash == contentHash { return current }
-                guard autorename else { throw .uploadPath([.conflict, .file]) }
-                target = try freeName(near: target, suffix: nil)
-            case .update(let rev):
-                if rev != file.rev {
-                    if file.contentHash == contentHash { return current }
-                    guard autorename else { throw .uploadPath([.conflict, .file]) }
-                    target = try freeName(near: target, suffix: "conflicted copy")
-                }
-            }
-        } else if case .update = mode {
-            // Updating a rev of a file that is gone is a conflict in Dropbox's model too.
-            guard autorename else { throw .uploadPath([.conflict, .file]) }
+        let target = try paths.resolveForWrite(path)
+        var current: Metadata?
+        var held = CommitRule.Target.nothing
+        if target.exists && target.isDirectory {
+            held = .folder
+        } else if target.exists {
+            current = try metadata(target)
+            if case .file(let file) = current { held = .file(rev: file.rev, contentHash: file.contentHash) } else { held = .other }
         }
-        return try place(temp, contentHash: contentHash, at: target, clientModified: clientModified)
+        switch CommitRule.decide(held, mode: mode, autorename: autorename, contentHash: contentHash) {
+        case .place:
+            return try place(temp, contentHash: contentHash, at: target, clientModified: clientModified)
+        case .unchanged:
+            if let current { return current }
+            return try metadata(target)
+        case .placeBeside(let suffix):
+            return try place(temp, contentHash: contentHash, at: try paths.freeName(near: target, suffix: suffix), clientModified: clientModified)
+        case .conflict(let kind):
+            throw .uploadPath([.conflict, kind])
+        }
     }
 
     private func place(_ temp: String, contentHash: String, at target: Resolved, clientModified: Date?) throws(APIError) -> Metadata {
-        try makeParents(of: target)
-        // Temp files are private (0600) while they fill; the placed file gets the mode of the
-        // file it replaces, or a new file's mode under the umask.
-        var current = stat()
-        let replaced = target.exists && stat(target.host, &current) == 0 && (current.st_mode & S_IFMT) == S_IFREG
-        chmod(temp, replaced ? current.st_mode & 0o1777 : newFileMode) // never set-id bits
-        if let clientModified {
-            var times = [timespec(tv_sec: time(nil), tv_nsec: 0), timespec(tv_sec: Int(clientModified.timeIntervalSince1970), tv_nsec: 0)]
-            times[0].tv_nsec = (1 << 30) - 2 // UTIME_OMIT: leave the access time alone
-            _ = utimensat(AT_FDCWD, temp, &times, 0)
-        }
+        try paths.makeParents(of: target)
+        let replaced = paths.prepare(temp, toReplace: target, newFileMode: newFileMode, clientModified: clientModified)
         // The version being replaced goes into its history (FolderStore+Revisions).
         if replaced { retire(target) }
         do {
@@ -75,7 +58,7 @@ extension FolderStore {
         // We hashed the body as it streamed in; no need to read the file again.
         var info = stat()
         if stat(target.host, &info) == 0 {
-            hashes.record(contentHash, for: Self.key(info))
+            hashes.record(contentHash, for: FileKey(info))
         }
         reclaimIdentifier(for: placed.path.lower)
         var result = try metadata(placed)
@@ -90,49 +73,5 @@ extension FolderStore {
         recordChanges(at: placed.path)
         flushIdentifiers()
         return result
-    }
-
-    /// Resolves a path for writing: the parent chain may be missing (it is created), but it
-    /// must not run through a file.
-    private func resolveForWrite(_ path: DropboxPath) throws(APIError) -> Resolved {
-        switch Result(catching: { () throws(APIError) in try resolve(path) }) {
-        case .success(let resolved):
-            return resolved
-        case .failure(let error):
-            // A file where a parent folder should be.
-            throw error.isEndpoint([.path, .notFolder]) ? .uploadPath([.conflict, .file]) : error
-        }
-    }
-
-    func makeParents(of target: Resolved) throws(APIError) {
-        let parent = (target.host as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw .uploadPath([.conflict, .file]) }
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        } catch {
-            throw .uploadPath([.noWritePermission])
-        }
-    }
-
-    /// "name (1).txt", "name (2).txt", … or "name (conflicted copy).txt", then numbered.
-    func freeName(near target: Resolved, suffix: String?) throws(APIError) -> Resolved {
-        let name = target.path.name
-        let ext = (name as NSString).pathExtension
-        let base = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        let dotExt = ext.isEmpty ? "" : "." + ext
-        var candidates: [String] = []
-        if let suffix { candidates.append("\(base) (\(suffix))\(dotExt)") }
-        for number in 1...10_000 {
-            candidates.append(suffix.map { "\(base) (\($0) \(number))\(dotExt)" } ?? "\(base) (\(number))\(dotExt)")
-        }
-        for candidate in candidates {
-            let resolved = try resolve(target.path.parent.appending(candidate))
-            if !resolved.exists { return resolved }
-        }
-        throw .uploadPath([.conflict, .file])
     }
 }

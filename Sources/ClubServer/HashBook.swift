@@ -1,11 +1,3 @@
-/// What identifies one version of a file on disk: a write is a rename of a new inode.
-struct FileKey: Hashable, Sendable {
-    var inode: UInt64
-    var size: Int64
-    var ctimeNanoseconds: Int64
-    var mtimeNanoseconds: Int64
-}
-
 /// The content-hash cache a `FolderStore` keeps in `.byteclub/content-hashes`, with no disk.
 ///
 /// One line per file version: "inode size ctime-ns mtime-ns hash". Without it, the first listing

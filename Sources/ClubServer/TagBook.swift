@@ -5,6 +5,15 @@ import Foundation
 /// `files/tags/add|get|remove` read and change, what a delete drops, and what `tags.json` holds.
 /// The ``FolderStore`` actor keeps one, loads and writes it, and journals the changes
 /// (FolderStore+Tags); the rules live here, with tests that need no disk.
+///
+/// Tags belong to the file's id, which follows it through moves and renames, so its tags do
+/// too; a delete drops them, so a new file that later takes up the deleted one's id
+/// (``RevisionState/reclaim(_:)``) starts untagged. They live in `.byteclub/tags.json`,
+/// rewritten whole (temp file, fsync, rename) after each change: small, and never half-written.
+///
+/// A change is journalled as a write of the file, so `list_folder/continue` hands the file back
+/// as changed (same rev) and longpolls wake: that is how other members learn of it, while the
+/// answers stay Dropbox's own shapes.
 struct TagBook: Equatable, Sendable {
     /// Why a change was refused, as Dropbox's `AddTagError` and `RemoveTagError` say.
     enum Refusal: Error, Equatable {

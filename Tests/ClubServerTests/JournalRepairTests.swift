@@ -70,15 +70,15 @@ final class JournalRepairTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: root + "/.byteclub", withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: root + "/a/b/f.txt", contents: Data("f".utf8))
         FileManager.default.createFile(atPath: root + "/top.txt", contents: Data("t".utf8))
-        XCTAssertEqual(Set(FolderStore.scanTree(root: root, metaDirectory: root + "/.byteclub").entries.keys),
+        XCTAssertEqual(Set(TreeWalker.scan(root: root, metaDirectory: root + "/.byteclub").entries.keys),
                        ["/a", "/a/b", "/a/b/f.txt", "/top.txt"])
 
         // A folder already entered (as through a bind mount of it elsewhere) is not entered again.
         var info = stat()
         XCTAssertEqual(stat(root + "/a/b", &info), 0)
-        var scan = FolderStore.TreeScan()
-        scan.visited.insert(FolderStore.FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
-        FolderStore.walkTree(host: root, display: "", depth: 0, root: root, metaDirectory: root + "/.byteclub", into: &scan)
+        var scan = TreeScan()
+        scan.visited.insert(TreeScan.FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+        TreeWalker.walk(host: root, display: "", depth: 0, root: root, metaDirectory: root + "/.byteclub", into: &scan)
         XCTAssertEqual(Set(scan.entries.keys), ["/a", "/a/b", "/top.txt"])
         XCTAssertEqual(scan.unread, [])
     }
@@ -99,7 +99,7 @@ final class JournalRepairTests: XCTestCase {
             _ = Self.run("/bin/umount", "-l", root + "/a/loop")
             try? FileManager.default.removeItem(at: base)
         }
-        let scan = FolderStore.scanTree(root: root, metaDirectory: root + "/.byteclub")
+        let scan = TreeWalker.scan(root: root, metaDirectory: root + "/.byteclub")
         XCTAssertEqual(Set(scan.entries.keys), ["/a", "/a/f.txt", "/a/loop"])
     }
 
@@ -109,12 +109,12 @@ final class JournalRepairTests: XCTestCase {
         }
         let previous = ["/d": entry("/d", folder: true), "/d/x.txt": entry("/d/x.txt"), "/e.txt": entry("/e.txt"),
                         "/dd.txt": entry("/dd.txt")]
-        var scan = FolderStore.TreeScan()
+        var scan = TreeScan()
         scan.entries = ["/d": entry("/d", folder: true)]
         scan.unread = ["/d"]
         let kept = scan.entries(keepingUnreadFrom: previous)
         XCTAssertEqual(Set(kept.keys), ["/d", "/d/x.txt"])
-        XCTAssertEqual(FolderStore.diff(old: previous, new: kept).map(\.1), ["/dd.txt", "/e.txt"],
+        XCTAssertEqual(TreeSnapshot.diff(old: previous, new: kept).map(\.1), ["/dd.txt", "/e.txt"],
                        "only what was really read as gone is removed")
     }
 

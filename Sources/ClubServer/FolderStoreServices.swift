@@ -1,0 +1,68 @@
+import ServiceLifecycle
+
+// The services that keep a running server's folder in order, each a loop of calls into the
+// ``FolderStore`` actor: they end with the server.
+
+/// Sweeps expired upload sessions while the server runs; ends with the server.
+struct SessionSweeper: Service {
+    let store: FolderStore
+    let expiry: Duration
+
+    func run() async throws {
+        let interval = SessionSweep.interval(for: expiry)
+        // Cancelled (or told to shut down gracefully) in its sleep: nothing to finish.
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                await store.sweepSessions(olderThan: expiry)
+            }
+        }
+    }
+}
+
+/// Rescans the tree every `interval` while the server runs (changes made on disk behind the
+/// server's back reach the journal within about that long), saves the snapshot at most every
+/// five seconds when it changed, and once more at shutdown.
+struct ChangeWatcher: Service {
+    let store: FolderStore
+    let interval: Duration
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            var interrupted = 0
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                if await store.rescanConcurrently() {
+                    interrupted = 0
+                } else {
+                    // Busy with commits: after three tries, walk inside the actor once.
+                    interrupted += 1
+                    if interrupted >= 3 {
+                        await store.rescan()
+                        interrupted = 0
+                    }
+                }
+                await store.saveTreeIfDirty(minimumAge: .seconds(5))
+            }
+        }
+        await store.saveTreeIfDirty()
+    }
+}
+
+/// Runs `pruneHistory` as the server starts and then daily.
+struct HistoryPruner: Service {
+    let store: FolderStore
+    let days: Int
+    var interval: Duration = .seconds(86_400)
+
+    func run() async throws {
+        guard days > 0 else { return }
+        // Cancelled (or told to shut down gracefully) in its sleep: nothing to finish.
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await store.pruneHistory(days: days)
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import DropboxWire
+import Foundation
+
+/// One revision in a file's history: one line of its log.
+struct RevisionRecord: Codable, Sendable, Hashable {
+    var rev: String
+    var size: Int64
+    /// The content hash, which also names the revision's copy of the bytes.
+    var hash: String
+    /// server_modified and client_modified, in seconds since 1970.
+    var server: Int64
+    var client: Int64
+    /// Where the file was when this revision was made.
+    var path: String
+    /// The member who made it; nil for a change made on disk behind the server's back.
+    var by: String?
+}
+
+/// A deleted file whose history is kept: found again by its id, or by its old path (the file
+/// deleted there last).
+struct Tombstone: Codable, Sendable, Equatable {
+    var id: String
+    var path: String
+    var deleted: Int64
+    /// When, in nanoseconds: orders two deletes at one path within a second (nil in tombstones
+    /// written before issue 23, which never shared a path).
+    var deletedNanoseconds: Int64?
+    /// Deleted longer ago than the history kept (`--history-days`): its history is gone, and
+    /// the tombstone stays a while only so that asking for it says so (FolderStore+Retention).
+    var expired: Bool?
+    /// The member who deleted it (nil in tombstones written before issue 43, or by a change on
+    /// disk), so an app with the note open can say `Deleted by ann`.
+    var by: String?
+}
+
+/// What the server knows of histories beyond their logs, as a value: who made the newest
+/// revision of each, and the deleted files whose histories are kept. The ``FolderStore`` actor
+/// keeps one and reads and writes `deleted.json` (``HistoryFiles``).
+struct RevisionState: Sendable {
+    /// Whether file metadata carries `sharing_info` (the server has members).
+    var showsAuthors = false
+    /// The newest record of each history looked at (nil: none), for `sharing_info`.
+    var newest: [String: RevisionRecord?] = [:]
+    /// Deleted files by id; loaded on first use. By id, not by path: two files deleted in turn
+    /// at one path (the second moved there, so with an id of its own) both stay restorable.
+    var tombstones: [String: Tombstone]? {
+        didSet { tombstonePaths = nil }
+    }
+    /// Tombstone ids by `path_lower`, built when first needed after `tombstones` changed, so a
+    /// commit of a new file looks up its path without a scan.
+    private var tombstonePaths: [String: [String]]?
+    /// The deleted file a restore is committing, for the length of that commit.
+    var restoring: (pathLower: String, id: String)?
+
+    /// The tombstones `deleted.json` holds. Servers before issue 23 keyed it by `path_lower`;
+    /// the values are the same, so both read by re-keying each tombstone by its id (the newest
+    /// delete wins where two share one).
+    static func tombstones(stored data: Data?) -> [String: Tombstone] {
+        guard let data, let stored = try? JSONDecoder().decode([String: Tombstone].self, from: data) else { return [:] }
+        return Dictionary(stored.values.map { ($0.id, $0) }) { $0.deleted >= $1.deleted ? $0 : $1 }
+    }
+
+    /// The file deleted last at `pathLower` (exact ties go to the greater id, so the answer
+    /// does not depend on the dictionary's order); `expired` asks for one past retention.
+    mutating func tombstone(at pathLower: String, expired: Bool = false) -> Tombstone? {
+        if tombstonePaths == nil {
+            var paths: [String: [String]] = [:]
+            for tombstone in (tombstones ?? [:]).values { paths[tombstone.path.lowercased(), default: []].append(tombstone.id) }
+            tombstonePaths = paths
+        }
+        return (tombstonePaths?[pathLower] ?? []).compactMap { tombstones?[$0] }
+            .filter { ($0.expired ?? false) == expired }
+            .max { ($0.deleted, $0.deletedNanoseconds ?? 0, $0.id) < ($1.deleted, $1.deletedNanoseconds ?? 0, $1.id) }
+    }
+
+    /// The deleted file whose id a new file at `pathLower` takes up, so its history goes on:
+    /// the one a restore names (`restoring`), else the one deleted there last. Its tombstone
+    /// goes; nil when there is none.
+    mutating func reclaim(_ pathLower: String) -> Tombstone? {
+        let restored = restoring.flatMap { $0.pathLower == pathLower ? tombstones?[$0.id] : nil }
+        guard let tombstone = restored ?? tombstone(at: pathLower) else { return nil }
+        tombstones?[tombstone.id] = nil
+        return tombstone
+    }
+
+    /// Expires the tombstones deleted before `cutoff` and forgets those expired long before it
+    /// (``HistoryRetention/fate(of:cutoff:)``): the ids whose histories go now, and whether
+    /// any tombstone changed.
+    mutating func expireTombstones(cutoff: Int64) -> (expired: [String], changed: Bool) {
+        var expired: [String] = []
+        var changed = false
+        for (id, tombstone) in tombstones ?? [:] {
+            switch HistoryRetention.fate(of: tombstone, cutoff: cutoff) {
+            case .keep: continue
+            case .forget: tombstones?[id] = nil
+            case .expire:
+                tombstones?[id]?.expired = true
+                expired.append(id)
+            }
+            changed = true
+        }
+        return (expired, changed)
+    }
+
+    /// `sharing_info` for a revision, when the server has members (who made it, if known).
+    func sharingInfo(_ record: RevisionRecord?) -> FileSharingInfo? {
+        guard showsAuthors else { return nil }
+        // A reader's answers say the folder is read-only to them, as Dropbox's do for a viewer.
+        return FileSharingInfo(readOnly: CallerRole.readsOnly, parentSharedFolderID: Self.sharedFolderID,
+                               modifiedBy: record?.by.map(ClubMember.accountID(of:)))
+    }
+
+    /// The club folder's id as a shared folder, constant: a server shares exactly one.
+    static let sharedFolderID = "1"
+}

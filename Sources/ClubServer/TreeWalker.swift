@@ -1,0 +1,111 @@
+import DropboxWire
+import Durable
+import Foundation
+import Logging
+
+/// Walks the club folder on disk by the listing's rules, into a ``TreeScan``: names a path may
+/// hold, symlinks only when they stay inside the root and never entered, each folder (by
+/// device and inode) entered once, at most ``maxDepth`` levels. Reads only; called from the
+/// ``FolderStore`` actor, or off it for a rescan (it touches no state of the actor's).
+enum TreeWalker {
+    /// How many levels below the root a walk enters; folders deeper than this are listed but
+    /// not entered (their paths would be near Dropbox's 4096-byte limit anyway).
+    static let maxDepth = 64
+
+    /// Every entry under the root that a listing would show, by `path_lower`.
+    static func scan(root: String, metaDirectory: String) -> TreeScan {
+        var scan = TreeScan()
+        walk(host: root, display: "", depth: 0, root: root, metaDirectory: metaDirectory, into: &scan)
+        return scan
+    }
+
+    /// What is at `path` now, and below it if it is a folder.
+    static func scan(_ path: DropboxPath, root: String, metaDirectory: String) -> TreeScan {
+        var scan = TreeScan()
+        guard let (entry, enter) = entry(root + path.display, display: path.display, root: root, metaDirectory: metaDirectory) else { return scan }
+        scan.entries[path.lower] = entry
+        if enter { walk(host: root + path.display, display: path.display, depth: path.components.count, root: root, metaDirectory: metaDirectory, into: &scan) }
+        return scan
+    }
+
+    /// Adds the entries below a folder.
+    static func walk(host: String, display: String, depth: Int, root: String, metaDirectory: String, into scan: inout TreeScan) {
+        guard depth < maxDepth else { return }
+        guard let directory = opendir(host) else {
+            // Gone (or replaced by a file) since its entry was read: its contents are gone too.
+            // Any other failure says nothing about them.
+            if errno != ENOENT && errno != ENOTDIR { scan.unread.append(display.lowercased()) }
+            return
+        }
+        defer { closedir(directory) }
+        // The identity of what was opened, not of what the path names now.
+        var info = stat()
+        guard fstat(dirfd(directory), &info) == 0 else {
+            scan.unread.append(display.lowercased())
+            return
+        }
+        guard scan.visited.insert(TreeScan.FolderIdentity(info)).inserted else { return }
+        while let item = readdir(directory) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw -> String? in
+                let bytes = raw.prefix { $0 != 0 }
+                return String(validating: bytes, as: UTF8.self)
+            }
+            guard let name, name != ".", name != "..", DropboxPath.isSafeComponent(name) else { continue }
+            if depth == 0 && name.lowercased() == DropboxPath.reservedName { continue }
+            let childDisplay = display + "/" + name
+            guard let (entry, enter) = self.entry(host + "/" + name, display: childDisplay, root: root, metaDirectory: metaDirectory) else { continue }
+            scan.entries[childDisplay.lowercased()] = entry
+            if enter { walk(host: host + "/" + name, display: childDisplay, depth: depth + 1, root: root, metaDirectory: metaDirectory, into: &scan) }
+        }
+    }
+
+    /// One entry's signature, and whether a walk enters it (a real folder, not a link); nil for
+    /// what a listing leaves out (gone, a link leaving the root, not a file or folder).
+    static func entry(_ host: String, display: String, root: String, metaDirectory: String) -> (TreeSnapshot.Entry, Bool)? {
+        var info = stat()
+        guard lstat(host, &info) == 0 else { return nil }
+        let isLink = (info.st_mode & S_IFMT) == S_IFLNK
+        if isLink {
+            guard let target = realpath(host, nil) else { return nil }
+            let resolved = String(cString: target)
+            free(target)
+            guard resolved == root || resolved.hasPrefix(root + "/"), resolved != metaDirectory, !resolved.hasPrefix(metaDirectory + "/"),
+                  stat(host, &info) == 0 else { return nil }
+        }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFDIR || kind == S_IFREG else { return nil }
+        let key = FileKey(info)
+        let entry = TreeSnapshot.Entry(display: display, isDirectory: kind == S_IFDIR, inode: key.inode, size: key.size,
+                                       mtime: key.mtimeNanoseconds, ctime: key.ctimeNanoseconds)
+        return (entry, kind == S_IFDIR && !isLink)
+    }
+}
+
+/// `.byteclub/tree`, the ``TreeSnapshot`` as the server last saved it, read and written; and the
+/// start of change tracking, which compares it with the disk.
+enum TreeFile {
+    /// Loads (or starts) the journal and the snapshot, and records what changed on disk while
+    /// the server was not running (against the snapshot saved when it last ran).
+    static func startTracking(root: String, metaDirectory: String, limit: Int, logger: Logger) -> (ChangeJournal, TreeSnapshot) {
+        let journal = ChangeJournal(path: metaDirectory + "/journal", limit: limit)
+        let scan = TreeWalker.scan(root: root, metaDirectory: metaDirectory)
+        let saved = FileManager.default.contents(atPath: metaDirectory + "/tree").map { TreeSnapshot.entries(text: String(decoding: $0, as: UTF8.self)) }
+        var tree = TreeSnapshot(entries: scan.entries(keepingUnreadFrom: saved ?? [:]))
+        if let saved {
+            let changes = TreeSnapshot.diff(old: saved, new: tree.entries)
+            if !changes.isEmpty { logger.info("\(changes.count) change(s) made in the folder while the server was stopped") }
+            journal.append(changes)
+        }
+        save(&tree, metaDirectory: metaDirectory)
+        return (journal, tree)
+    }
+
+    /// Writes the snapshot: a cache (a crash that rolls it back costs a rescan), so no flush on
+    /// this hot path.
+    static func save(_ tree: inout TreeSnapshot, metaDirectory: String) {
+        try? DurableFile.write(Data(tree.text.utf8), to: metaDirectory + "/tree", permissions: 0o644,
+                               temporaryDirectory: metaDirectory + "/tmp", flush: false)
+        tree.dirty = false
+        tree.savedAt = .now
+    }
+}

@@ -1,0 +1,87 @@
+import Durable
+import Foundation
+
+/// The files of `.byteclub/sessions/`: each session's bytes (`<id>`), and its markers, the
+/// member who opened it (`<id>.owner`, written at its start), `<id>.closed`, and a concurrent
+/// session's ledger (`<id>.concurrent`, ``ConcurrentSessionLedger``).
+///
+/// Reading and writing only; what a sweep removes and what a member may hold are decided by
+/// ``SessionSweep`` and ``UploadSessionLedger``. Sessions from before owners were recorded
+/// belong to nobody and count for nobody.
+enum UploadSessionFiles {
+    static let ownerSuffix = ".owner"
+
+    /// Records who opened a session; false if the marker cannot be written.
+    static func recordOwner(_ member: String, of session: String) -> Bool {
+        FileManager.default.createFile(atPath: session + ownerSuffix, contents: Data(member.utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    /// Removes a session's owner marker (the session itself was committed or removed).
+    static func forgetOwner(of session: String) {
+        unlink(session + ownerSuffix)
+    }
+
+    /// The sessions `member` has open in `directory`, with their files' apparent sizes.
+    static func owned(by member: String, in directory: String) -> [String: Int64] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let wanted = Data(member.utf8)
+        var owned: [String: Int64] = [:]
+        for name in names where name.hasSuffix(ownerSuffix) {
+            let session = directory + "/" + String(name.dropLast(ownerSuffix.count))
+            guard FileManager.default.contents(atPath: directory + "/" + name) == wanted,
+                  FileManager.default.fileExists(atPath: session) else { continue }
+            owned[session] = apparentSize(session)
+        }
+        return owned
+    }
+
+    static func apparentSize(_ path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
+    // MARK: - Concurrent sessions' ledgers
+
+    static func ledgerPath(_ session: String) -> String { session + ConcurrentSessionLedger.suffix }
+
+    /// The session's ledger; nil for a sequential session (or one that is gone).
+    static func readLedger(_ session: String) -> ConcurrentSessionLedger? {
+        guard let data = FileManager.default.contents(atPath: ledgerPath(session)) else { return nil }
+        return ConcurrentSessionLedger(text: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Replaces the ledger whole and durably (``DurableFile``): a block it records as written
+    /// stays recorded after a crash, as the block's bytes do.
+    static func writeLedger(_ ledger: ConcurrentSessionLedger, for session: String, temporaryDirectory: String) -> Bool {
+        (try? DurableFile.write(Data(ledger.text.utf8), to: ledgerPath(session), permissions: 0o600,
+                                temporaryDirectory: temporaryDirectory)) != nil
+    }
+
+    /// Creates an empty concurrent session's file and ledger.
+    static func createConcurrent(_ session: String, temporaryDirectory: String) -> Bool {
+        guard FileManager.default.createFile(atPath: session, contents: nil, attributes: [.posixPermissions: 0o600]) else { return false }
+        guard writeLedger(ConcurrentSessionLedger(), for: session, temporaryDirectory: temporaryDirectory) else {
+            unlink(session)
+            return false
+        }
+        return true
+    }
+
+    // MARK: - Expiry
+
+    /// Removes what ``SessionSweep`` says has expired in `directory`; callable before the actor
+    /// exists (at start, when nothing is leased). Returns the names removed.
+    static func sweep(_ directory: String, olderThan expiry: Duration, now: Date, isLeased: (String) -> Bool) -> [String] {
+        var modified: [String: Double] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            var info = stat()
+            modified[name] = lstat(directory + "/" + name, &info) == 0
+                ? Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9 : .infinity
+        }
+        let cutoff = SessionSweep.cutoff(expiry: expiry, now: now)
+        let removed = SessionSweep.expired(modified, cutoff: cutoff) { isLeased(directory + "/" + $0) }
+            .filter { unlink(directory + "/" + $0) == 0 }
+        let markers = SessionSweep.markers(modified, removed: Set(removed), cutoff: cutoff).filter { unlink(directory + "/" + $0) == 0 }
+        return removed + markers
+    }
+}

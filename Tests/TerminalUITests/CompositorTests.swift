@@ -88,6 +88,50 @@ final class CompositorTests: XCTestCase {
         XCTAssertTrue(compositor.top === base)
     }
 
+    /// An app whose screen is a function of its state: the layers come from a source each frame
+    /// and key, a layer that closes itself is the source's to take away, and pushed layers
+    /// (help) stay above the derived ones.
+    func testDerivedLayersFollowTheirSource() async {
+        final class Source: LayerSource {
+            var shown: [any Layer]
+            var dismissed: [String] = []
+            init(_ shown: [any Layer]) { self.shown = shown }
+            func layers() -> [any Layer] { shown }
+            func dismissed(_ layer: any Layer) {
+                dismissed.append((layer as? Probe)?.name ?? "?")
+                shown.removeAll { $0 === layer }
+            }
+        }
+        let compositor = Compositor()
+        let screen = Probe("screen", consumes: [.char("j")])
+        let dialog = Probe("dialog", row: 1, consumes: [.escape])
+        dialog.onKey = { key, context in if key == .escape { context.dismiss() } }
+        let source = Source([screen, dialog])
+        compositor.source = source
+        XCTAssertTrue(compositor.top === dialog)
+        XCTAssertTrue(compositor.contains(screen))
+
+        compositor.handle(.char("j"))
+        XCTAssertEqual(screen.received, [.char("j")], "a key the top layer leaves goes down the derived stack")
+        compositor.handle(.escape)
+        XCTAssertEqual(source.dismissed, ["dialog"], "a derived layer that closes itself asks its source")
+        XCTAssertTrue(compositor.top === screen)
+
+        // The state shows another layer: it is there at the next frame, with nothing pushed.
+        source.shown.append(Probe("viewer", row: 2))
+        Probe.renderOrder = []
+        compositor.render(into: GridCanvas(width: 80, height: 24))
+        XCTAssertEqual(Probe.renderOrder, ["screen", "viewer"])
+
+        // Help is pushed above whatever the source derives, and pops without asking it.
+        compositor.showHelp()
+        XCTAssertTrue(compositor.top is HelpOverlay)
+        XCTAssertEqual(compositor.layers.count, 3)
+        compositor.handle(.escape)
+        XCTAssertFalse(compositor.top is HelpOverlay)
+        XCTAssertEqual(source.dismissed, ["dialog"], "help's own dismissal is not the source's")
+    }
+
     func testGlobalKeysAndHelp() async {
         let compositor = Compositor()
         var redraws = 0, forced = 0, interrupts = 0

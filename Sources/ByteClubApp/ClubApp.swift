@@ -140,8 +140,6 @@ public final class ClubApp {
         live.onChangesReceived = { [weak tagsSync] tab, changes in tagsSync?.changesArrived(tab, changes) }
         offline = OutboxRunner(context: context, refresher: refresher)
         offline.live = live
-        offline.onSent = { [weak notes] item, entry, merged in notes?.outboxSent(item, entry: entry, merged: merged) }
-        offline.onConflict = { [weak notes] item in notes?.outboxConflict(item) }
         notes.outboxRunner = offline
         notes.live = live
         photos.outboxRunner = offline

@@ -44,6 +44,8 @@ public struct NoteSession: Sendable {
     var generation = 0
     /// Close the editor once the running save succeeds (Esc → Save).
     var closeAfterSave = false
+    /// The save under way, from Ctrl-S to the server's answer (NoteSave+StateMachine.swift).
+    var save = NoteSave()
     /// The last outbox item this editor queued: its next one follows it (``OutboxItem/follows``),
     /// and only its confirmation moves this editor's base rev.
     var queuedItem: String?

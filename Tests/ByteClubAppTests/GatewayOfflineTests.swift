@@ -99,7 +99,9 @@ final class GatewayOfflineTests: XCTestCase {
             harness.press(.tab)
             type(harness, "written behind a \(status)\n")
             harness.press(.ctrl("s"))
-            await harness.waitUntil("the \(status) save queued") { self.outbox.all().count == 1 }
+            // In the outbox at once (an online save is sent from there); queued once the send
+            // found the server gone.
+            await harness.waitUntil("the \(status) save queued") { self.outbox.all().count == 1 && harness.app.state.offline.isOffline }
             XCTAssertTrue(harness.app.state.offline.isOffline, "\(status) is offline")
             XCTAssertEqual(harness.app.state.offline.figure, "offline · 1 waiting")
             XCTAssertNotEqual(harness.app.state.message?.kind, .error, harness.app.state.message?.text ?? "")

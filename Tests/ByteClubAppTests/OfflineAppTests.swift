@@ -450,7 +450,11 @@ final class RestartableClub: @unchecked Sendable {
     /// The port while the server is stopped, so no other test's server is handed it meanwhile.
     private var hold: PortHold?
 
-    init(notes: [String: String]) async throws {
+    /// The server's access log, line by line, when a test reads it (OneSavePathTests).
+    let requests: RequestLog?
+
+    init(notes: [String: String], requests: RequestLog? = nil) async throws {
+        self.requests = requests
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-offline-club-\(UUID().uuidString)")
         let folder = base.appendingPathComponent("club/byteclub")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("photos"), withIntermediateDirectories: true)
@@ -468,6 +472,7 @@ final class RestartableClub: @unchecked Sendable {
         configuration.members = [ClubMember(name: "ray", token: rayToken), ClubMember(name: "ann", token: annToken)]
         configuration.port = port
         configuration.logger.logLevel = .error
+        if let requests { configuration.logger = requests.logger() }
         hold?.release()
         hold = nil
         let started = try await ClubServer.start(configuration)

@@ -91,6 +91,7 @@ struct NoteSave: Equatable, Sendable {
         switch report.item.kind {
         case .rename:
             if report.cause == .nameTaken { return .nameTaken }
+            if report.cause == .changed { return .conflict }
             return report.cause == .gone ? .deleted : .refused(reason)
         case .create:
             return report.cause == .nameTaken ? .conflict : .refused(reason)

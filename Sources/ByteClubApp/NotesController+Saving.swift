@@ -52,8 +52,13 @@ extension NotesController {
         }
         // Online: the same items, sent at once by the outbox's sender; the editor waits for them.
         guard let runner = outboxRunner, let current = state.note, current.phase == .editing else { return }
-        let items = saveItems(current, name: name), ids = items.map(\.id)
-        let version = current.version, text = current.editor.body.text
+        // A rename moves only at the opened rev: a change made meanwhile is asked about, not moved.
+        let items = saveItems(current, name: name).map { item in
+            var item = item
+            if item.kind == .rename { item.onlyAtBaseRev = true }
+            return item
+        }
+        let ids = items.map(\.id), version = current.version, text = current.editor.body.text
         let generation = markSaving(status: "Saving \"\(TerminalSafe.escape(name))\"…", journalled: journalled)
         context.model.updateQuietly {
             $0.note?.queuedItem = ids.last

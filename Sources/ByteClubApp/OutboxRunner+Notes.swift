@@ -60,6 +60,11 @@ extension OutboxRunner {
         awaited = nil
         let waits = error.isUnreachable && context.configuration.outbox != nil
         if !waits { withdraw(waiting.ids) }
+        // Left to wait, a rename is an offline one: moved whatever came meanwhile, later saves merging.
+        for index in pending.indices where waits && waiting.ids.contains(pending[index].id) && pending[index].onlyAtBaseRev != nil {
+            pending[index].onlyAtBaseRev = nil
+            do { try queueOutbox.replace(pending[index]) } catch { context.logger.error("cannot rewrite an outbox item: \(error)") }
+        }
         waiting.answer(.stopped(error, waits: waits))
     }
 

@@ -39,6 +39,9 @@ extension OutboxSender {
             let failure = try Self.answer(error)
             guard case .notFound = failure else { return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)): \(failure.message)")) }
         }
+        if item.onlyAtBaseRev == true, let baseRev = item.baseRev, current.rev != baseRev {
+            return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)) was changed on the server since"), cause: .changed)
+        }
         let moved: RemoteEntry
         do {
             moved = try await store.move(from: item.path, to: newPath, autorename: false)

@@ -29,6 +29,8 @@ public enum OutboxCause: Sendable, Equatable {
     case nameTaken
     /// The note is not on the server any more.
     case gone
+    /// The note changed on the server since the item's base rev (a rename that moves only at it).
+    case changed
     /// The server answered with another failure (not a conflict).
     case failed(RemoteError)
 }

@@ -159,13 +159,12 @@ public final class ClubApp {
             offline?.stop()
         }
         transfers.outboxRunner = offline
+        navigator.outboxRunner = offline
         // The controllers: each handles its own keys and calls the helpers.
         tabs = TabsController(context: context, refresher: refresher, exit: exit)
         notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames)
         notes.outboxRunner = offline
         notes.live = live
-        offline.onSent = { [weak notes] item, entry, merged in notes?.outboxSent(item, entry: entry, merged: merged) }
-        offline.onConflict = { [weak notes] item in notes?.outboxConflict(item) }
         photos = PhotosController(context: context, refresher: refresher, transfers: transfers, thumbnails: thumbnails, previews: previews)
         photos.outboxRunner = offline
         viewer = ViewerController(context: context)

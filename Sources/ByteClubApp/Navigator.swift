@@ -18,6 +18,8 @@ final class Navigator {
     let noteIndex: NoteIndex
     /// The download of the note being opened, which Esc abandons.
     private var loadTask: Task<Void, Never>?
+    /// What waits in the outbox: a draft whose text waits there opens as saved.
+    weak var outboxRunner: OutboxRunner?
 
     init(context: AppContext, noteIndex: NoteIndex) {
         self.context = context
@@ -148,7 +150,7 @@ final class Navigator {
     /// Opens a draft whose text waits in the outbox as what it is: saved as far as the user is
     /// concerned (Esc and q do not ask), following the queued item. False when it does not wait.
     func openQueued(_ draft: Draft, entry: RemoteEntry?) -> Bool {
-        guard let item = configuration.outbox?.all().last(where: { $0.draftID == draft.id && $0.text != nil }),
+        guard configuration.outbox != nil, let item = outboxRunner?.pending.last(where: { $0.draftID == draft.id && $0.text != nil }),
               item.text == draft.body else { return false }
         var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
         session.newNoteExtension = configuration.layout.newNoteExtension
@@ -365,14 +367,7 @@ final class Navigator {
     // MARK: The texts kept on disk
 
     /// Keeps an opened note's text in the disk cache (off the UI queue), for opening it offline.
-    func cacheText(_ data: Data, of entry: RemoteEntry) {
-        guard let cache = configuration.cache, let text = String(validating: data, as: UTF8.self) else { return }
-        let note = ClubCache.Note(path: entry.path, rev: entry.rev, text: text, saved: configuration.format.now())
-        let logger = context.logger
-        context.effects.perform({ () async throws(RemoteError) in
-            do { try cache.saveNote(note) } catch { logger.error("cannot cache \(entry.name): \(error)") }
-        }) { _ in }
-    }
+    func cacheText(_ data: Data, of entry: RemoteEntry) { context.cacheNoteText(data, of: entry) }
 
     /// Opens the note `session` was loading from what this machine keeps of it, when the server
     /// cannot be reached: the text cached when it was last opened, else the search index's copy

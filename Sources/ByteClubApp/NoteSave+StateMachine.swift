@@ -1,11 +1,108 @@
 import Foundation
 import Remote
 
-/// What a save's answer leads to, as a value: `saving` → `saved`, or → `conflict` (which a
-/// merge resolves when the note can be merged, or the conflict dialog otherwise), or the text
-/// waits in the outbox, or the save failed and the draft keeps the text. The notes controller
-/// carries the outcome out; this decides it, with no server, no screen and no clock.
-enum NoteSave {
+/// One save of the open note, from `Ctrl-S` to the server's answer, as a value:
+/// `editing` → `queued` (waiting in the outbox: offline, or behind older changes) or `sending`
+/// (online: the outbox sends it at once) → `saved`, or `conflict`/`merge` (a merge resolves it
+/// when the note can be merged, the conflict dialog otherwise), or back to `queued` when the
+/// server went away, or to `editing` when it failed (the draft keeps the text).
+///
+/// Every `Ctrl-S` is outbox items (a rename, then the save; or a create); the
+/// ``OutboxRunner`` answers with each item's report, and this decides what it comes to. The
+/// notes controller carries the outcome out. No server, no screen: the time of each event is
+/// passed in (the effects' monotonic clock), so a test drives it by hand.
+struct NoteSave: Equatable, Sendable {
+    enum Phase: Equatable, Sendable {
+        case editing, queued, sending, conflict, merge, saved
+    }
+
+    /// What the outbox runner tells the editor that waits for its save.
+    enum Answer: Sendable {
+        /// One of the save's items was sent or resolved.
+        case report(OutboxReport)
+        /// The send stopped on `error`; `waits`: the items stay in the outbox (the server cannot
+        /// be reached and the user has an outbox), else they were taken back out.
+        case stopped(RemoteError, waits: Bool)
+    }
+
+    private(set) var phase = Phase.editing
+    /// When ``phase`` began.
+    private(set) var since: Double = 0
+    /// The outbox items of the save under way, in the order they are sent.
+    private(set) var items: [String] = []
+
+    /// How long the save has been in its phase at `now`.
+    func elapsed(at now: Double) -> Double { now - since }
+
+    /// `Ctrl-S` put `items` in the outbox; `atOnce`: they are being sent now.
+    mutating func queued(_ items: [String], atOnce: Bool, at now: Double) {
+        self.items = items
+        enter(atOnce ? .sending : .queued, at: now)
+    }
+
+    /// The runner's answer for this save, for a session that `canMerge`; ``Outcome/ignored``
+    /// when it is about an item of another save.
+    mutating func answered(_ answer: Answer, canMerge: Bool, at now: Double) -> Outcome {
+        switch answer {
+        case .stopped(let error, let waits):
+            items = []
+            enter(waits ? .queued : .editing, at: now)
+            return waits ? .queue(error) : .failed(error)
+        case .report(let report):
+            guard let index = items.firstIndex(of: report.item.id) else { return .ignored }
+            let outcome = Self.outcome(of: report, last: index == items.count - 1, canMerge: canMerge)
+            switch outcome {
+            case .moved, .ignored: return outcome
+            case .saved, .merged: enter(.saved, at: now)
+            case .merge: enter(.merge, at: now)
+            case .conflict, .deleted, .nameTaken: enter(.conflict, at: now)
+            case .queue: enter(.queued, at: now)
+            case .failed, .refused: enter(.editing, at: now)
+            }
+            items = []
+            return outcome
+        }
+    }
+
+    /// Editing again after a conflict or a merge was dealt with.
+    mutating func resumed(at now: Double) {
+        items = []
+        enter(.editing, at: now)
+    }
+
+    private mutating func enter(_ phase: Phase, at now: Double) {
+        self.phase = phase
+        since = now
+    }
+
+    /// What one item's report comes to: `last` is the save's final item (a rename before it
+    /// only moves the note).
+    static func outcome(of report: OutboxReport, last: Bool, canMerge: Bool) -> Outcome {
+        let reason: String
+        switch report.result {
+        case .sent(let moved?) where !last && report.item.kind == .rename: return .moved(moved, movesBase: true)
+        case .merged(let moved, _) where !last && report.item.kind == .rename: return .moved(moved, movesBase: false)
+        case .sent(let entry?): return .saved(entry, adoptName: false)
+        case .merged(let entry, let by): return report.text.map { .merged(entry, text: $0, by: by) } ?? .saved(entry, adoptName: false)
+        case .sent(nil): return .refused("the server gave no note back")
+        case .conflict(_, let why), .refused(let why): reason = why
+        }
+        if case .failed(let error)? = report.cause { return .failed(error) }
+        switch report.item.kind {
+        case .rename:
+            if report.cause == .nameTaken { return .nameTaken }
+            if report.cause == .changed { return .conflict }
+            return report.cause == .gone ? .deleted : .refused(reason)
+        case .create:
+            return report.cause == .nameTaken ? .conflict : .refused(reason)
+        case .save:
+            if report.cause == .gone { return .deleted }
+            return canMerge ? .merge : .conflict
+        case .delete, .upload:
+            return .refused(reason)
+        }
+    }
+
     /// The answer to one save: the upload's result, where a rename moved the note first, and
     /// whether a new title's name belongs to another note.
     struct Reply: Sendable {
@@ -35,6 +132,15 @@ enum NoteSave {
         case queue(RemoteError)
         /// Any other failure: the draft keeps the text, and Ctrl-S retries.
         case failed(RemoteError)
+        /// A rename went first: the note is at `entry` now (its base rev too, unless someone
+        /// else's change came with it); the save after it is still to come.
+        case moved(RemoteEntry, movesBase: Bool)
+        /// The sender merged ours with another member's change and saved it (`by`: their account).
+        case merged(RemoteEntry, text: String, by: String?)
+        /// Not done, for `reason`, which the status bar says; the draft keeps the text.
+        case refused(String)
+        /// About another save.
+        case ignored
     }
 
     /// The outcome of `reply` for a session that `canMerge` (opened at a rev, its name unchanged),

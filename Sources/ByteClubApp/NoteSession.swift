@@ -47,6 +47,8 @@ public struct NoteSession: Sendable {
     /// The rendered view opened from the list was closed: the note closes too, as `Esc` closes
     /// it (asking first about unsaved changes).
     var closeRequested = false
+    /// The save under way, from Ctrl-S to the server's answer (NoteSave+StateMachine.swift).
+    var save = NoteSave()
     /// The last outbox item this editor queued: its next one follows it (``OutboxItem/follows``),
     /// and only its confirmation moves this editor's base rev.
     var queuedItem: String?

@@ -27,11 +27,26 @@ extension NotesController {
             }
             return
         }
+        let items = saveItems(session, name: name)
+        let waiting = state.offline.waiting + items.count
+        let why = state.offline.isOffline ? "the server cannot be reached" : "older changes are still being sent"
+        guard outbox.queue(items, saying: "Saved \"\(name)\" in the outbox (\(waiting) waiting): \(why); it is sent by itself") else {
+            session.closeAfterSave = false
+            context.update { $0.note = session }
+            return
+        }
+        markQueued(items.map(\.id))
+    }
+
+    /// The outbox items that save `session`'s text as `name`: a create for a new note, else a
+    /// save at the rev it was opened at, after a rename when the title changed; each follows
+    /// what this editor queued before, if that still waits.
+    func saveItems(_ session: NoteSession, name: String) -> [OutboxItem] {
         let target = configuration.layout.folder + "/" + name
         let now = configuration.format.now()
         let text = session.editor.body.text
         let title = ClubLayout.title(of: name)
-        let pending = context.configuration.outbox?.all() ?? []
+        let pending = outboxRunner?.pending ?? []
         // What this editor queued before, if it still waits: the new items follow it.
         let earlier = session.queuedItem.flatMap { id in pending.first { $0.id == id } }
         var items: [OutboxItem] = []
@@ -60,25 +75,26 @@ extension NotesController {
         } else {
             add(.create, target, baseRev: nil, text: text)
         }
-        let waiting = state.offline.waiting + items.count
-        let why = state.offline.isOffline ? "the server cannot be reached" : "older changes are still being sent"
-        guard outbox.queue(items, saying: "Saved \"\(name)\" in the outbox (\(waiting) waiting): \(why); it is sent by itself") else {
-            session.closeAfterSave = false
-            context.update { $0.note = session }
-            return
-        }
-        // Sent as far as the user is concerned: Esc closes without asking, quitting does not
-        // ask; the draft stays until the server has the text.
+        return items
+    }
+
+    /// The open note's save waits in the outbox (`items`): sent as far as the user is concerned
+    /// (Esc closes without asking, quitting does not ask); the draft stays until the server
+    /// has the text, and its row shows it as journalled.
+    func markQueued(_ items: [String]) {
+        guard var session = state.note else { return }
         let close = session.closeAfterSave
         session.closeAfterSave = false
         session.savedVersion = session.version
         session.editorCleanIsSaved = false  // the server does not have it yet
         session.phase = .editing
-        session.queuedItem = items.last?.id
+        session.queuedItem = items.last
+        session.save.queued(items, atOnce: false, at: context.effects.now())
+        // The draft as journalled before the save (not read back from disk).
+        let kept = configuration.drafts == nil ? nil : session.draft(at: configuration.format.now())
         context.update {
             $0.note = close ? nil : session
-            // The draft keeps the text until the server has it: its row shows it as journalled.
-            if let drafts = configuration.drafts, let kept = drafts.load(session.draftID) {
+            if let kept {
                 if let draft = $0.drafts.firstIndex(where: { $0.id == session.draftID }) {
                     $0.drafts[draft] = kept
                 } else {
@@ -114,14 +130,12 @@ extension NotesController {
     /// The rename still waiting that gave `entry` its name (a row renamed offline shows the new
     /// name with the old rev): a change of that row follows it, to the path and rev it makes.
     func queuedRename(to entry: RemoteEntry) -> OutboxItem? {
-        configuration.outbox?.all().last { $0.kind == .rename && $0.newPath?.lowercased() == entry.pathLower }
+        outbox?.pending.last { $0.kind == .rename && $0.newPath?.lowercased() == entry.pathLower }
     }
 
     /// Removes what waits in the outbox for the draft `draftID` (the user dropped it).
     func dropQueued(draftID: String) {
-        guard let queue = configuration.outbox else { return }
-        for item in queue.all() where item.draftID == draftID { try? queue.remove(item) }
-        outbox?.refreshCounts()
+        outbox?.drop(draftID: draftID)
     }
 
     /// A delete made offline: queued (sent only if nobody changed the note meanwhile), and the
@@ -137,65 +151,5 @@ extension NotesController {
             if let session = state.note, session.entry?.pathLower == entry.pathLower, !session.isModified { state.note = nil }
         }
     }
-
-    /// The server confirmed an outbox item: the open note takes the new rev when it is the
-    /// editor that queued the item (or holds exactly its text), and counts as saved if it still
-    /// holds that text; the draft goes if it holds exactly that text and no later item needs it.
-    /// `merged`: the server's rev holds someone else's change too, so nothing moves onto it.
-    func outboxSent(_ item: OutboxItem, entry: RemoteEntry?, merged: Bool) {
-        guard item.kind != .upload, item.kind != .delete, let entry else { return }
-        if !merged, item.kind != .rename, let text = item.text {
-            // What an offline open shows next time: the text the server now has.
-            cacheText(Data(text.utf8), of: entry)
-        }
-        if var session = state.note, session.phase == .editing,
-           session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() {
-            let sameText = session.editor.body.text == item.text
-            let ours = session.queuedItem == item.id || sameText
-            switch item.kind {
-            case .rename:
-                session.entry = entry
-                // A rename moves the note, not its text: the base text stays.
-                if !merged, session.baseRev == item.baseRev { session.setBase(entry.rev, text: session.baseText) }
-            case .save, .create:
-                if merged {
-                    // Ours is in the merge; the editor reloads it unless more was typed since.
-                    if sameText, session.version == session.savedVersion {
-                        context.model.updateQuietly { $0.note = session }
-                        load(entry)
-                        return
-                    }
-                } else if ours, session.baseRev == item.baseRev {
-                    session.entry = entry
-                    session.setBase(entry.rev, text: item.text)
-                    if sameText { session.savedVersion = session.version }
-                }
-            case .delete, .upload:
-                break
-            }
-            context.update { $0.note = session }
-        }
-        guard let draftID = item.draftID, let drafts = configuration.drafts,
-              !(context.configuration.outbox?.all().contains { $0.draftID == draftID } ?? false),
-              let draft = drafts.load(draftID), draft.body == item.text else { return }
-        // Only a draft holding exactly the text the server confirmed (a merge holds it too): a
-        // newer one is the user's later work.
-        if state.note?.draftID == draftID && state.note?.isModified == true { return }
-        drafts.remove(draftID)
-        context.update { $0.drafts.removeAll { $0.id == draftID } }
-    }
-
-    /// An outbox save came back unsent (the note changed on the server and the changes overlap):
-    /// the open note, if it is that one, counts as unsaved again, so Ctrl-S brings up the merge
-    /// view and Esc asks before anything is dropped.
-    func outboxConflict(_ item: OutboxItem) {
-        guard var session = state.note, session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() else { return }
-        // Over the base the draft was kept at: the next save conflicts and merges.
-        if item.kind == .save { session.setBase(item.baseRev, text: item.baseText) }
-        session.savedVersion = -1
-        session.editorCleanIsSaved = false
-        context.update { $0.note = session }
-    }
-
 
 }

@@ -42,55 +42,96 @@ extension NotesController {
             return
         }
         let name = session.fileName
+        // The journal first: whatever happens to the request, the text is on disk.
+        let journalled = journal()
         if outbox?.shouldQueue ?? false {
             // Offline, or older changes still wait: after them, in order.
-            guard journal() else { return }
+            guard journalled else { return }
             queueSave(name: name)
             return
         }
-        let target = configuration.layout.folder + "/" + name
-        let store = context.store, entry = session.entry, baseRev = session.baseRev
-        sendSave(name: name, status: "Saving \"\(TerminalSafe.escape(name))\"…") { data in
-            guard let entry, let baseRev else {
-                return SaveReply(result: await attempt { () async throws(RemoteError) in
-                    try await store.upload(data: data, to: target, mode: .add, autorename: false)
-                })
-            }
-            var path = entry.path, rev = baseRev
-            var moved: RemoteEntry?
-            // A new title (or only its case changed): move first.
-            if entry.pathLower != target.lowercased() || entry.name != name {
-                // Another note has that name: say so, never move over it.
-                if entry.pathLower != target.lowercased(), case .success = await attempt({ () async throws(RemoteError) in try await store.metadata(target) }) {
-                    return SaveReply(result: .failure(.conflict(target)), nameTaken: true)
-                }
-                let move = await attempt { () async throws(RemoteError) -> RemoteEntry in
-                    let current: RemoteEntry
-                    do throws(RemoteError) {
-                        current = try await store.metadata(entry.path)
-                    } catch .notFound {
-                        // Deleted on the server since it was opened: said as such below.
-                        throw RemoteError.notFound(entry.path)
-                    }
-                    guard current.rev == baseRev else { throw RemoteError.conflict(entry.path) }
-                    return try await store.move(from: entry.path, to: target, autorename: false)
-                }
-                switch move {
-                case .success(let entry):
-                    moved = entry
-                    path = entry.path
-                    rev = entry.rev ?? baseRev
-                case .failure(.notFound(let gone)) where gone == entry.path:
-                    return SaveReply(result: .failure(.notFound(gone)), deleted: true)
-                case .failure(let error):
-                    return SaveReply(result: .failure(error))
-                }
-            }
-            let upload = await attempt { () async throws(RemoteError) in
-                try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)
-            }
-            return SaveReply(moved: moved, result: upload)
+        // Online: the same items, sent at once by the outbox's sender; the editor waits for them.
+        guard let runner = outboxRunner, let current = state.note, current.phase == .editing else { return }
+        // A rename moves only at the opened rev: a change made meanwhile is asked about, not moved.
+        let items = saveItems(current, name: name).map { item in
+            var item = item
+            if item.kind == .rename { item.onlyAtBaseRev = true }
+            return item
         }
+        let ids = items.map(\.id), version = current.version, text = current.editor.body.text
+        let generation = markSaving(status: "Saving \"\(TerminalSafe.escape(name))\"…", journalled: journalled)
+        context.model.updateQuietly {
+            $0.note?.queuedItem = ids.last
+            $0.note?.save.queued(ids, atOnce: true, at: context.effects.now())
+        }
+        let sent = runner.sendNow(items) { [weak self] answer in
+            self?.finishQueuedSave(generation: generation, version: version, name: name, sent: text, items: ids, answer: answer)
+        }
+        if !sent {
+            // Not queued (said why): nothing was sent, the draft keeps the text.
+            context.update {
+                $0.endRequest()
+                $0.note?.phase = .editing
+                $0.note?.closeAfterSave = false
+                $0.note?.save.resumed(at: context.effects.now())
+            }
+        }
+    }
+
+    /// The outbox runner's answer to a save sent at once (``save(confirmedEmpty:)``): a rename
+    /// before it moves the note and the save goes on; the rest is carried out as any save's.
+    private func finishQueuedSave(generation: Int, version: Int, name: String, sent: String, items: [String], answer: NoteSave.Answer) {
+        guard var session = state.note, session.generation == generation, session.phase == .saving else { return }
+        let outcome = session.save.answered(answer, canMerge: canMerge(session), at: context.effects.now())
+        switch outcome {
+        case .ignored:
+            return
+        case .moved(let entry, let movesBase):
+            // A move keeps the text: the base text stays with the rev the move made.
+            let text = session.baseText
+            session.entry = entry
+            if movesBase { session.setBase(entry.rev, text: text) }
+            context.model.updateQuietly { $0.note = session }
+            return
+        case .merged(let entry, let merged, let by):
+            context.update { $0.endRequest() }
+            session.phase = .editing
+            context.model.updateQuietly { $0.note = session }
+            let draftID = session.draftID, base = session.baseRev
+            named(by) { [weak self] who in
+                guard let self, self.state.note?.draftID == draftID else { return }
+                self.adoptMerged(merged, entry: entry, theirs: entry, who: who, mine: sent, version: version, base: base)
+            }
+        case .queue:
+            // The server went away: the outbox keeps the items and sends them when it is back.
+            context.update { $0.endRequest() }
+            session.phase = .editing
+            context.model.updateQuietly { $0.note = session }
+            if let entry = session.entry, !session.isModified, entry.name == name, session.remoteDeletion == nil {
+                // The server has this text already: nothing is to wait for it (as offline).
+                outboxRunner?.withdraw(items)
+                outboxRunner?.publishCounts()
+                session.closeAfterSave = false
+                context.update {
+                    $0.note = session
+                    $0.message = StatusMessage("No changes to save in \"\(TerminalSafe.escape(name))\"")
+                }
+                return
+            }
+            outboxRunner?.publishCounts()
+            markQueued(items)
+            context.say(StatusMessage("Saved \"\(name)\" in the outbox (\(state.offline.waiting) waiting): the server cannot be reached; it is sent by itself"))
+        default:
+            context.update { $0.endRequest() }
+            session.phase = .editing
+            carryOut(outcome, session: session, version: version, name: name)
+        }
+    }
+
+    /// A member's display name for an account id (the live updates' names cache), or words.
+    private func named(_ account: String?, _ then: @escaping @MainActor (String) -> Void) {
+        guard let account, let live else { return then(MergeSession.someone) }
+        live.withNames(of: [account]) { [weak live] in then(live?.name(of: account).map { TerminalSafe.escape($0) } ?? MergeSession.someone) }
     }
 
     /// Journals the text, marks the session as saving and sends `work` the text's bytes; the
@@ -130,8 +171,15 @@ extension NotesController {
     private func finishSave(generation: Int, version: Int, name: String, adoptName: Bool, reply: SaveReply) {
         context.update { $0.endRequest() }
         guard let saving = state.note, saving.generation == generation, saving.phase == .saving else { return }
-        var session = NoteSave.answered(saving, by: reply)
-        switch NoteSave.outcome(of: reply, canMerge: canMerge(session), canQueue: outbox != nil, adoptName: adoptName) {
+        let session = NoteSave.answered(saving, by: reply)
+        carryOut(NoteSave.outcome(of: reply, canMerge: canMerge(session), canQueue: outbox != nil, adoptName: adoptName),
+                 session: session, version: version, name: name)
+    }
+
+    /// Carries out where a save ended, for `session` as the answer left it (editing again).
+    private func carryOut(_ outcome: NoteSave.Outcome, session: NoteSession, version: Int, name: String) {
+        var session = session
+        switch outcome {
         case .saved(let entry, let adopt):
             if adopt { session.editor.title.text = ClubLayout.title(of: entry.name) }
             saved(session: &session, entry: entry, version: version)
@@ -157,10 +205,10 @@ extension NotesController {
                 $0.message = .error(isNew ? "A note named \"\(TerminalSafe.escape(name))\" already exists" : "\"\(TerminalSafe.escape(name))\" was changed on the server since you opened it")
             }
             showConflict(name: name, isNew: isNew)
-        case .queue(let error):
+        case .queue:
             // The server cannot be reached: the outbox keeps the text and sends it when it is back.
+            // (The request's failure already told the outbox runner the server is gone.)
             context.model.updateQuietly { $0.note = session }
-            outbox?.reachability(error)
             queueSave(name: name)
         case .failed(let error):
             session.closeAfterSave = false
@@ -168,6 +216,15 @@ extension NotesController {
                 $0.note = session
                 $0.message = .error("Could not save \"\(TerminalSafe.escape(name))\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
             }
+        case .refused(let reason):
+            session.closeAfterSave = false
+            context.update {
+                $0.note = session
+                $0.message = .error(reason + "; your text is kept as a draft")
+            }
+        case .moved, .merged, .ignored:
+            // Answers of a save sent through the outbox (finishQueuedSave).
+            break
         }
     }
 

@@ -14,20 +14,29 @@ import TerminalUI
 /// back at once when anything else (a longpoll, a load) gets an answer first.
 ///
 /// Sending is one item per request (``OutboxSender/sendFirst()``), so a quit or a new failure
-/// stops between items; each result updates the open note (its base rev, its saved mark), the
-/// drafts and the status bar.
+/// stops between items; each result is written to the state (OutboxRunner+Notes.swift): the open
+/// note (its base rev, its saved mark, its text after a merge), the drafts and the status bar.
+///
+/// **The one save path.** An online `Ctrl-S` is queued here too (``sendNow(_:answer:)``) and
+/// sent at once by the same sender; the editor that waits for it is answered with its items'
+/// reports (``NoteSave``). Without an outbox of the user's (some tests), saves go through one
+/// kept only for this run, and a save that cannot be sent is a failure, not a wait.
 @MainActor
 final class OutboxRunner {
     let context: AppContext
     let refresher: Refresher
     weak var live: LiveUpdates?
-    /// An item reached the server (merged: combined with changes made there meanwhile): the
-    /// open note follows it.
-    var onSent: (@MainActor (OutboxItem, RemoteEntry?, _ merged: Bool) -> Void)?
-    /// An item's note is kept as a draft to merge by hand: the open note follows it.
-    var onConflict: (@MainActor (OutboxItem) -> Void)?
     /// Called when the server answers again (pictures that failed offline are asked for again).
     var onBack: (@MainActor () -> Void)?
+    /// What waits in the outbox, as this app last wrote or was told: read from disk once at the
+    /// start, then kept in step with each append, send and retarget (no read-back after a write).
+    var pending: [OutboxItem] = []
+    /// Items this app queued while a send was under way: that send's sender could not retarget them.
+    var queuedDuringSend: Set<String> = []
+    /// The save the open editor waits for: its items in order, and where their answers go.
+    var awaited: (ids: [String], answer: @MainActor (NoteSave.Answer) -> Void)?
+    /// The outbox of this run only, when the user has none (created on the first save).
+    private var sessionOutbox: Outbox?
 
     /// When the app went offline, on the effects' clock.
     private var offlineSince: Double = 0
@@ -36,11 +45,11 @@ final class OutboxRunner {
     private var sending: Task<Void, Never>?
     private var sendAgain = false
     /// What the current run sent, for its closing message.
-    private var sentInRun = 0
-    private var problemsInRun = 0
-    private var mergedInRun = 0
+    var sentInRun = 0
+    var problemsInRun = 0
+    var mergedInRun = 0
     /// The first thing the current run could not do as asked, said again when it ends.
-    private var firstProblem: String?
+    var firstProblem: String?
     private var stopped = false
 
     init(context: AppContext, refresher: Refresher) {
@@ -48,13 +57,22 @@ final class OutboxRunner {
         self.refresher = refresher
     }
 
+    /// The user's outbox, which keeps changes across runs and while offline; nil: none.
     private var outbox: Outbox? { context.configuration.outbox }
-    private var state: AppState { context.state }
+    /// Where saves go: the user's outbox, or this run's.
+    var queueOutbox: Outbox {
+        if let outbox { return outbox }
+        if let sessionOutbox { return sessionOutbox }
+        let made = Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-saves-\(UUID().uuidString)"))
+        sessionOutbox = made
+        return made
+    }
+    var state: AppState { context.state }
 
     /// Reads the outbox at start and sends what waits (from an earlier run, say one killed offline).
     func start() {
         refreshCounts()
-        if state.offline.waiting > 0 { send() }
+        if !pending.isEmpty { send() }
     }
 
     /// On quit: no more probes or sends (an item in flight is cancelled; it stays in the outbox).
@@ -62,12 +80,21 @@ final class OutboxRunner {
         stopped = true
         probeGeneration += 1
         sending?.cancel()
+        if let sessionOutbox { try? FileManager.default.removeItem(at: sessionOutbox.directory) }
     }
 
-    /// Takes the outbox's count and marks from disk.
+    /// Reads the outbox from disk again (another app or `byteclub outbox` may have changed it).
     func refreshCounts() {
-        let items = outbox?.all() ?? []
-        context.update { $0.offline.take(items) }
+        pending = outbox?.all() ?? []
+        publishCounts()
+    }
+
+    /// The status bar's count and the rows' marks, from ``pending``: a save the editor waits for
+    /// is "Saving…", not waiting.
+    func publishCounts() {
+        guard outbox != nil else { return }
+        let waiting = pending.filter { !(awaited?.ids.contains($0.id) ?? false) }
+        context.update { $0.offline.take(waiting) }
     }
 
     /// Whether a change should go to the outbox rather than straight to the server: while
@@ -77,23 +104,32 @@ final class OutboxRunner {
     /// Queues `items` durably (on disk before this returns) and says so; false when the outbox
     /// could not be written (the message says why; the caller keeps the text in its draft).
     func queue(_ items: [OutboxItem], saying message: String) -> Bool {
-        guard let outbox else { return false }
+        guard outbox != nil, append(items) else { return false }
+        context.say(StatusMessage(message))
+        send()
+        return true
+    }
+
+    /// Writes `items` to the outbox durably, in order; false (said) when it could not.
+    func append(_ items: [OutboxItem]) -> Bool {
         // A reader's change would only be refused when sent: it never enters the outbox.
         if state.readsOnly {
             context.say(.error(AppState.readerRefusal))
             return false
         }
+        let outbox = queueOutbox
         do {
-            for item in items { try outbox.append(item) }
+            for item in items {
+                pending.append(try outbox.append(item))
+                if sending != nil { queuedDuringSend.insert(item.id) }
+            }
         } catch {
             context.logger.error("cannot write the outbox: \(error)")
             context.say(.error("Could not queue the change in the outbox (\(error.localizedDescription)); nothing was lost, the text stays in its draft"))
             refreshCounts()
             return false
         }
-        refreshCounts()
-        context.say(StatusMessage(message))
-        send()
+        publishCounts()
         return true
     }
 
@@ -159,7 +195,8 @@ final class OutboxRunner {
     /// Sends the outbox, one item at a time, unless offline or a run is already going (which
     /// then goes on to what was queued since).
     func send() {
-        guard let outbox, !state.offline.isOffline, !stopped else { return }
+        guard !state.offline.isOffline, !stopped else { return }
+        let outbox = queueOutbox
         guard sending == nil else {
             sendAgain = true
             return
@@ -183,11 +220,15 @@ final class OutboxRunner {
         switch step {
         case .sent(let report):
             reachability(nil)
-            delivered(report)
-            refreshCounts()
+            followed(report)
+            if !answerAwaited(report) { delivered(report) }
+            queuedDuringSend = []
+            publishCounts()
             send()
         case .empty:
-            refreshCounts()
+            // The sender found nothing: whatever else this app thought waits was sent by another.
+            if pending.contains(where: { !queuedDuringSend.contains($0.id) }) { refreshCounts() }
+            queuedDuringSend = []
             finishRun()
             if sendAgain {
                 sendAgain = false
@@ -196,15 +237,17 @@ final class OutboxRunner {
         case .busy:
             // Another app (or `byteclub outbox --send`) is sending this outbox: look again soon.
             context.effects.after(.seconds(2)) { [weak self] in self?.send() }
-        case .stopped(let error) where error.isUnreachable:
-            refreshCounts()
-            wentOffline(error)
         case .stopped(.cancelled):
             break
         case .stopped(let error):
-            refreshCounts()
-            context.say(.error("Could not send the outbox: \(error.message); trying again in 10 s"))
-            context.effects.after(.seconds(10)) { [weak self] in self?.send() }
+            queuedDuringSend = []
+            stoppedAwaited(error)
+            if error.isUnreachable {
+                reachability(error)
+            } else if !pending.isEmpty {
+                context.say(.error("Could not send the outbox: \(error.message); trying again in 10 s"))
+                context.effects.after(.seconds(10)) { [weak self] in self?.send() }
+            }
         }
     }
 
@@ -223,45 +266,6 @@ final class OutboxRunner {
             context.say(.error((sentInRun > 0 ? sent + "; " : "") + firstProblem + more))
         } else if sentInRun > 0 {
             context.say(.init(sent, kind: .success))
-        }
-    }
-
-    /// One item's result: the open note, the drafts, the lists and the status bar follow it.
-    private func delivered(_ report: OutboxReport) {
-        let item = report.item
-        context.logger.info("outbox", metadata: ["item": "\(item.kind.rawValue) \(item.path)", "result": "\(report.result)"])
-        switch report.result {
-        case .sent(let entry):
-            sentInRun += 1
-            onSent?(item, entry, false)
-        case .merged(let entry, _):
-            sentInRun += 1
-            mergedInRun += 1
-            onSent?(item, entry, true)
-            context.say(.init("Merged \"\(TerminalSafe.escape(item.title))\" with changes made on the server meanwhile", kind: .success))
-        case .conflict(_, let reason):
-            problemsInRun += 1
-            firstProblem = firstProblem ?? reason
-            onConflict?(item)
-            refresher.reloadDrafts()
-            context.say(.error(reason))
-        case .refused(let reason):
-            problemsInRun += 1
-            firstProblem = firstProblem ?? reason
-            context.say(.error(reason))
-        }
-        // An item this app queued while that one was being sent: it follows it too.
-        if let outbox {
-            try? outbox.retargetFollowers(of: item, result: report.result)
-        }
-        // The sender drops a draft once the server has exactly its text: the rows follow.
-        if item.draftID != nil { refresher.reloadDrafts() }
-        // Our own change: the live updates are not to announce it as news.
-        let photos = context.configuration.layout.photosFolder.lowercased() + "/"
-        let tab: Tab = item.kind == .upload || item.path.lowercased().hasPrefix(photos) ? .photos : .notes
-        refresher.ownChange(tab)
-        if !(live?.isRunning ?? false) || item.kind == .delete || item.kind == .rename {
-            refresher.refresh(tab)
         }
     }
 }

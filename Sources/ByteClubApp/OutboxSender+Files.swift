@@ -18,26 +18,29 @@ extension OutboxSender {
     ///   moves later saves to the new path while keeping their base rev: they then conflict and
     ///   merge with that change instead of overwriting it. `.sent` means the rev after the move
     ///   came from our base rev and nothing else.
-    func sendRename(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
-        guard let newPath = item.newPath else { return .refused("Not renamed: \(Self.shown(item.title)) had no new name in the outbox") }
+    func sendRename(_ item: OutboxItem) async throws(RemoteError) -> OutboxAnswer {
+        guard let newPath = item.newPath else { return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)) had no new name in the outbox")) }
         let newName = TerminalSafe.escape(Self.noteName(newPath))
         let current: RemoteEntry
         do {
             current = try await store.metadata(item.path)
         } catch {
             let failure = try Self.answer(error)
-            guard case .notFound = failure else { return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)") }
+            guard case .notFound = failure else { return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)): \(failure.message)")) }
             return try await renameAlreadyDone(item, newPath: newPath)
         }
         do {
             let there = try await store.metadata(newPath)
             let same = there.id != nil && there.id == current.id
             if !same && there.pathLower != current.pathLower {
-                return .refused("Not renamed: \(Self.shown(item.title)): a note named \"\(TerminalSafe.escape(newName))\" already exists")
+                return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)): a note named \"\(TerminalSafe.escape(newName))\" already exists"), cause: .nameTaken)
             }
         } catch {
             let failure = try Self.answer(error)
-            guard case .notFound = failure else { return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)") }
+            guard case .notFound = failure else { return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)): \(failure.message)")) }
+        }
+        if item.onlyAtBaseRev == true, let baseRev = item.baseRev, current.rev != baseRev {
+            return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)) was changed on the server since"), cause: .changed)
         }
         let moved: RemoteEntry
         do {
@@ -45,28 +48,28 @@ extension OutboxSender {
         } catch {
             let failure = try Self.answer(error)
             switch failure {
-            case .conflict: return .refused("Not renamed: \(Self.shown(item.title)): a note named \"\(TerminalSafe.escape(newName))\" already exists")
-            case .notFound: return .refused("Not renamed: \(Self.shown(item.title)) was deleted on the server")
-            default: return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)")
+            case .conflict: return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)): a note named \"\(TerminalSafe.escape(newName))\" already exists"), cause: .nameTaken)
+            case .notFound: return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)) was deleted on the server"), cause: .gone)
+            default: return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)): \(failure.message)"))
             }
         }
-        if item.baseRev == nil || current.rev == item.baseRev { return .sent(moved) }
-        return .merged(moved, by: current.modifiedBy)
+        if item.baseRev == nil || current.rev == item.baseRev { return OutboxAnswer(.sent(moved)) }
+        return OutboxAnswer(.merged(moved, by: current.modifiedBy))
     }
 
     /// The note is not at its old path: moved there before a crash, or deleted (or moved
     /// elsewhere) by someone else.
-    private func renameAlreadyDone(_ item: OutboxItem, newPath: String) async throws(RemoteError) -> OutboxResult {
+    private func renameAlreadyDone(_ item: OutboxItem, newPath: String) async throws(RemoteError) -> OutboxAnswer {
         let deleted = OutboxResult.refused("Not renamed: \(Self.shown(item.title)) was deleted on the server")
         let there: RemoteEntry
         do {
             there = try await store.metadata(newPath)
         } catch {
             let failure = try Self.answer(error)
-            if case .notFound = failure { return deleted }
-            return .refused("Not renamed: \(Self.shown(item.title)): \(failure.message)")
+            if case .notFound = failure { return OutboxAnswer(deleted, cause: .gone) }
+            return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)): \(failure.message)"))
         }
-        guard let baseRev = item.baseRev, there.rev != baseRev else { return .sent(there) }
+        guard let baseRev = item.baseRev, there.rev != baseRev else { return OutboxAnswer(.sent(there)) }
         // Whether the file at the new name is our note: its history holds our base rev.
         let history: RemoteRevisions
         do {
@@ -74,16 +77,16 @@ extension OutboxSender {
         } catch {
             // A store without revisions cannot say whose file it is: not ours to claim.
             let failure = try Self.answer(error)
-            return .refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name (\(failure.message))")
+            return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name (\(failure.message))"))
         }
         let revs = history.entries.compactMap(\.rev)
         guard let index = revs.firstIndex(of: baseRev) else {
             let newName = TerminalSafe.escape(Self.noteName(newPath))
-            return .refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name, and \"\(TerminalSafe.escape(newName))\" is another note")
+            return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name, and \"\(TerminalSafe.escape(newName))\" is another note"))
         }
         // Right after our base rev, with nothing since: the move's own rev.
-        if index == 1 && revs.first == there.rev { return .sent(there) }
-        return .merged(there, by: there.modifiedBy)
+        if index == 1 && revs.first == there.rev { return OutboxAnswer(.sent(there)) }
+        return OutboxAnswer(.merged(there, by: there.modifiedBy))
     }
 
     /// A path's last component, for messages.

@@ -12,13 +12,13 @@ import Remote
 /// before the result says so.
 extension OutboxSender {
     /// Sends `item` and says what came of it.
-    func send(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
+    func send(_ item: OutboxItem) async throws(RemoteError) -> OutboxAnswer {
         switch item.kind {
         case .save: return try await sendSave(item)
         case .create: return try await sendCreate(item)
         case .rename: return try await sendRename(item)
-        case .delete: return try await sendDelete(item)
-        case .upload: return try await sendUpload(item)
+        case .delete: return OutboxAnswer(try await sendDelete(item))
+        case .upload: return OutboxAnswer(try await sendUpload(item))
         }
     }
 
@@ -46,8 +46,8 @@ extension OutboxSender {
     /// send repeated after a crash: the server holds our bytes, so it counts as sent), or a
     /// change someone made meanwhile, merged three ways over the base rev; overlapping changes,
     /// a base rev the server no longer has, or a note deleted there leave the text as a draft.
-    func sendSave(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
-        guard let text = item.text else { return .refused("Not saved: \(Self.shown(item.title)) had no text in the outbox") }
+    func sendSave(_ item: OutboxItem) async throws(RemoteError) -> OutboxAnswer {
+        guard let text = item.text else { return OutboxAnswer(.refused("Not saved: \(Self.shown(item.title)) had no text in the outbox")) }
         let data = Data(text.utf8)
         guard let baseRev = item.baseRev else {
             // No rev to build on: the note did not exist when it was saved, so it is a create.
@@ -63,31 +63,32 @@ extension OutboxSender {
             do {
                 let entry = try await store.upload(data: payload, to: item.path, mode: mode, autorename: false)
                 removeDraft(of: item)
-                if let mergedOver { return .merged(entry, by: mergedOver.modifiedBy) }
-                return .sent(entry)
+                if let mergedOver { return OutboxAnswer(.merged(entry, by: mergedOver.modifiedBy), text: String(decoding: payload, as: UTF8.self)) }
+                return OutboxAnswer(.sent(entry))
             } catch {
                 failure = try Self.answer(error)
             }
             guard case .conflict = failure else {
-                return try keepDraft(item, text: text, gone: false, reason: "Not saved: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft")
+                return OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: "Not saved: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft"),
+                                    cause: .failed(failure))
             }
             if attempt == 3 { break }
             switch try await merge(item, text: text, baseRev: baseRev) {
-            case .done(let result):
-                return result
+            case .done(let answer):
+                return answer
             case .upload(let merged, let theirs):
                 payload = merged
                 mode = .update(rev: theirs.rev ?? "")
                 mergedOver = theirs
             }
         }
-        return try keepDraft(item, text: text, gone: false,
-                             reason: "\(Self.shown(item.title)) keeps changing on the server; your text is kept as a draft: open it to merge")
+        return OutboxAnswer(try keepDraft(item, text: text, gone: false,
+                                          reason: "\(Self.shown(item.title)) keeps changing on the server; your text is kept as a draft: open it to merge"))
     }
 
     /// What a merge attempt came to: a result already, or merged bytes to upload over `theirs`.
     enum MergeStep {
-        case done(OutboxResult)
+        case done(OutboxAnswer)
         case upload(Data, theirs: RemoteEntry)
     }
 
@@ -100,16 +101,18 @@ extension OutboxSender {
         } catch {
             let failure = try Self.answer(error)
             if case .notFound = failure {
-                return .done(try keepDraft(item, text: text, gone: true,
-                                           reason: "\(Self.shown(item.title)) was deleted on the server meanwhile; your text is kept as a draft"))
+                return .done(OutboxAnswer(try keepDraft(item, text: text, gone: true,
+                                                        reason: "\(Self.shown(item.title)) was deleted on the server meanwhile; your text is kept as a draft"),
+                                          cause: .gone))
             }
-            return .done(try keepDraft(item, text: text, gone: false,
-                                       reason: "Not saved: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft"))
+            return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false,
+                                                    reason: "Not saved: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft"),
+                                      cause: .failed(failure)))
         }
         // Our bytes are there already: this save reached the server before a crash.
         if current.data == data {
             removeDraft(of: item)
-            return .done(.sent(current.entry))
+            return .done(OutboxAnswer(.sent(current.entry)))
         }
         let changed = "\(Self.shown(item.title)) was changed by someone else meanwhile"
         let base: Data
@@ -121,20 +124,21 @@ extension OutboxSender {
             let failure = try Self.answer(error)
             let why: String
             if case .notFound = failure { why = "the version you edited is gone from the server" } else { why = failure.message }
-            return .done(try keepDraft(item, text: text, gone: false, reason: "\(changed) and cannot be merged (\(TerminalSafe.escape(why))); your text is kept as a draft"))
+            return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false,
+                                                    reason: "\(changed) and cannot be merged (\(TerminalSafe.escape(why))); your text is kept as a draft")))
         }
         guard let baseText = String(validating: base, as: UTF8.self), let theirs = String(validating: current.data, as: UTF8.self) else {
-            return .done(try keepDraft(item, text: text, gone: false,
-                                       reason: "\(changed) and its text is not UTF-8, so it cannot be merged; your text is kept as a draft"))
+            return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false,
+                                                    reason: "\(changed) and its text is not UTF-8, so it cannot be merged; your text is kept as a draft")))
         }
         guard let merged = ThreeWayMerge.merge(base: baseText, mine: text, theirs: theirs).text else {
-            return .done(try keepDraft(item, text: text, gone: false, reason: "\(changed); open it to merge"))
+            return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: "\(changed); open it to merge")))
         }
         let mergedData = Data(merged.utf8)
         // Everything we changed was there already: nothing to upload.
         if mergedData == current.data {
             removeDraft(of: item)
-            return .done(.merged(current.entry, by: current.entry.modifiedBy))
+            return .done(OutboxAnswer(.merged(current.entry, by: current.entry.modifiedBy), text: theirs))
         }
         return .upload(mergedData, theirs: current.entry)
     }
@@ -144,32 +148,34 @@ extension OutboxSender {
     /// A create is `add`, never over another note. Our own bytes found there mean it was sent
     /// before a crash (the server also answers an `add` of identical bytes with the file); a
     /// different note of that name leaves our text as a draft of a new note.
-    func sendCreate(_ item: OutboxItem) async throws(RemoteError) -> OutboxResult {
-        guard let text = item.text else { return .refused("Not created: \(Self.shown(item.title)) had no text in the outbox") }
+    func sendCreate(_ item: OutboxItem) async throws(RemoteError) -> OutboxAnswer {
+        guard let text = item.text else { return OutboxAnswer(.refused("Not created: \(Self.shown(item.title)) had no text in the outbox")) }
         let data = Data(text.utf8)
         let failure: RemoteError
         do {
             let entry = try await store.upload(data: data, to: item.path, mode: .add, autorename: false)
             removeDraft(of: item)
-            return .sent(entry)
+            return OutboxAnswer(.sent(entry))
         } catch {
             failure = try Self.answer(error)
         }
         guard case .conflict = failure else {
-            return try keepDraft(item, text: text, gone: true, reason: "Not created: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft")
+            return OutboxAnswer(try keepDraft(item, text: text, gone: true, reason: "Not created: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft"),
+                                cause: .failed(failure))
         }
         do {
             let current = try await store.read(item.path)
             if current.data == data {
                 removeDraft(of: item)
-                return .sent(current.entry)
+                return OutboxAnswer(.sent(current.entry))
             }
         } catch {
             _ = try Self.answer(error)
         }
         let name = TerminalSafe.escape((item.path as NSString).lastPathComponent)
-        return try keepDraft(item, text: text, gone: true,
-                             reason: "A note named \"\(TerminalSafe.escape(name))\" already exists on the server; yours is kept as a draft of a new note")
+        return OutboxAnswer(try keepDraft(item, text: text, gone: true,
+                                          reason: "A note named \"\(TerminalSafe.escape(name))\" already exists on the server; yours is kept as a draft of a new note"),
+                            cause: .nameTaken)
     }
 
     // MARK: - Drafts

@@ -22,10 +22,47 @@ public enum OutboxResult: Sendable, Equatable {
     case refused(String)
 }
 
+/// Why an item was not sent as it was, where the app answers differently (an editor waiting for
+/// its own save says "a note named … already exists" or "deleted by …" rather than the reason).
+public enum OutboxCause: Sendable, Equatable {
+    /// The name a create or a rename wanted belongs to another note.
+    case nameTaken
+    /// The note is not on the server any more.
+    case gone
+    /// The note changed on the server since the item's base rev (a rename that moves only at it).
+    case changed
+    /// The server answered with another failure (not a conflict).
+    case failed(RemoteError)
+}
+
 /// One item's result, as the sender reports it.
 public struct OutboxReport: Sendable, Equatable {
     public var item: OutboxItem
     public var result: OutboxResult
+    /// After a merge, the text the server now has (the editor that queued the save takes it).
+    public var text: String?
+    /// Why a conflict or a refusal happened, when the app answers it in its own words.
+    public var cause: OutboxCause?
+
+    public init(item: OutboxItem, result: OutboxResult, text: String? = nil, cause: OutboxCause? = nil) {
+        self.item = item
+        self.result = result
+        self.text = text
+        self.cause = cause
+    }
+}
+
+/// What sending one item came to, before the outbox is settled: the result and what the report adds.
+struct OutboxAnswer: Sendable {
+    var result: OutboxResult
+    var text: String?
+    var cause: OutboxCause?
+
+    init(_ result: OutboxResult, text: String? = nil, cause: OutboxCause? = nil) {
+        self.result = result
+        self.text = text
+        self.cause = cause
+    }
 }
 
 /// What one step of the sender did.
@@ -103,18 +140,18 @@ public struct OutboxSender: Sendable {
         let step = await outbox.withSendLock { () async -> OutboxStep in
             guard let item = outbox.all().first else { return .empty }
             if Task.isCancelled { return .stopped(.cancelled) }
-            let result: OutboxResult
+            let answer: OutboxAnswer
             do throws(RemoteError) {
-                result = try await send(item)
+                answer = try await send(item)
             } catch {
                 return .stopped(error)
             }
             do {
-                try settle(item, result)
+                try settle(item, answer.result)
             } catch {
                 return .stopped(.local("cannot update the outbox in \(outbox.directory.path): \(error.localizedDescription)"))
             }
-            return .sent(OutboxReport(item: item, result: result))
+            return .sent(OutboxReport(item: item, result: answer.result, text: answer.text, cause: answer.cause))
         }
         return step ?? .busy
     }
@@ -129,18 +166,21 @@ public struct OutboxSender: Sendable {
 /// Following what an item did (``OutboxSender``'s rule for chains, kept with the items).
 extension Outbox {
     /// Moves the items made after `item` (``OutboxItem/follows``) to the path and rev it made.
-    /// The sender runs it before removing `item`; the app runs it again once the result is back
-    /// on the UI queue, for an item it queued while this one was being sent (a second run
-    /// changes nothing already changed).
+    /// The sender runs it before removing `item`; the app retargets only what it queued while
+    /// this one was being sent (``OutboxRunner``), which the sender could not see.
     public func retargetFollowers(of item: OutboxItem, result: OutboxResult) throws {
-        let entry: RemoteEntry?
-        switch result {
-        case .sent(let sent): entry = sent
-        case .merged(let merged, _): entry = merged
-        case .conflict, .refused: entry = nil
-        }
+        let entry = Self.entry(madeBy: result)
         for var follower in all() where follower.id != item.id {
             if Self.retarget(&follower, after: item, entry: entry, result: result) { try replace(follower) }
+        }
+    }
+
+    /// The note or photo an item's result left on the server, if any.
+    static func entry(madeBy result: OutboxResult) -> RemoteEntry? {
+        switch result {
+        case .sent(let sent): return sent
+        case .merged(let merged, _): return merged
+        case .conflict, .refused: return nil
         }
     }
 

@@ -62,6 +62,10 @@ public struct OutboxItem: Codable, Equatable, Sendable, Identifiable {
     public var follows: String?
     /// When it was queued.
     public var queued: Date
+    /// A rename an editor waits for (an online Ctrl-S): moved only at ``baseRev``, so a note
+    /// changed on the server meanwhile is asked about rather than moved. Cleared when the item
+    /// is left to wait; nil (the default) moves it anyway and merges later saves.
+    public var onlyAtBaseRev: Bool?
 
     public init(kind: Kind, path: String, newPath: String? = nil, baseRev: String? = nil, title: String,
                 text: String? = nil, localFile: String? = nil, localSize: Int64? = nil, localModified: Date? = nil,

@@ -64,9 +64,8 @@ extension NotesController {
             $0.note?.queuedItem = ids.last
             $0.note?.save.queued(ids, atOnce: true, at: context.effects.now())
         }
-        let sent = runner.sendNow(items) { [weak self] answer in
-            self?.finishQueuedSave(generation: generation, version: version, name: name, sent: text, items: ids, answer: answer)
-        }
+        sentSave = SentSave(generation: generation, version: version, name: name, text: text, items: ids)
+        let sent = runner.sendNow(items)
         if !sent {
             // Not queued (said why): nothing was sent, the draft keeps the text.
             context.update {
@@ -75,6 +74,16 @@ extension NotesController {
                 $0.note?.closeAfterSave = false
                 $0.note?.save.resumed(at: context.effects.now())
             }
+        }
+    }
+
+    /// The outbox runner's answers to the save sent at once, as it wrote them to the state.
+    func takeSaveAnswers() {
+        let answers = state.saveAnswers
+        context.model.updateQuietly { $0.saveAnswers = [] }
+        for answer in answers {
+            guard let sent = sentSave else { continue }
+            finishQueuedSave(generation: sent.generation, version: sent.version, name: sent.name, sent: sent.text, items: sent.items, answer: answer)
         }
     }
 

@@ -19,6 +19,18 @@ final class NotesController {
     weak var outboxRunner: OutboxRunner?
     /// Who deleted a note, asked of the server as the live updates ask it (a helper's names cache).
     weak var live: LiveUpdates?
+    /// The save sent at once that the editor waits for: what the outbox's answers are for.
+    var sentSave: SentSave?
+
+    /// A save sent at once: the editor's session and version it was sent from, its name and
+    /// text, and its outbox items.
+    struct SentSave {
+        var generation: Int
+        var version: Int
+        var name: String
+        var text: String
+        var items: [String]
+    }
 
     init(context: AppContext, refresher: Refresher, navigator: Navigator, edits: NoteEdits, linkRenames: LinkRenames) {
         self.context = context
@@ -46,9 +58,11 @@ final class NotesController {
     @discardableResult
     func journal() -> Bool { edits.journal() }
 
-    /// After every change of the state: a note `e` asked for goes to the user's editor once its
-    /// text is in, and a note whose rendered view closed it (``NoteSession/closeRequested``) closes.
+    /// After every change of the state: the outbox's answers to a save sent at once are carried
+    /// out, a note `e` asked for goes to the user's editor once its text is in, and a note whose
+    /// rendered view closed it (``NoteSession/closeRequested``) closes.
     func stateChanged() {
+        if !state.saveAnswers.isEmpty { takeSaveAnswers() }
         if externalEditPending != nil { runPendingExternalEdit() }
         if state.note?.closeRequested == true {
             context.model.updateQuietly { $0.note?.closeRequested = false }

@@ -6,11 +6,11 @@ import TerminalUI
 /// through its ``NoteSave``; any other item (queued offline, or by an earlier run) moves the open
 /// note, the drafts and the status bar here, with no controller told.
 extension OutboxRunner {
-    /// Queues the open editor's save and sends it at once; `answer` gets its items' reports (a
-    /// rename's, then the save's) or the stop that ended it. False (said) when it could not be
-    /// queued: nothing was sent, and the text stays in its draft.
-    func sendNow(_ items: [OutboxItem], answer: @escaping @MainActor (NoteSave.Answer) -> Void) -> Bool {
-        awaited = (items.map(\.id), answer)
+    /// Queues the open editor's save and sends it at once; its items' reports (a rename's, then
+    /// the save's) or the stop that ended it go to ``AppState/saveAnswers``. False (said) when it
+    /// could not be queued: nothing was sent, and the text stays in its draft.
+    func sendNow(_ items: [OutboxItem]) -> Bool {
+        awaited = items.map(\.id)
         guard append(items) else {
             awaited = nil
             return false
@@ -34,21 +34,21 @@ extension OutboxRunner {
 
     /// Answers the editor waiting for `report`'s item; false when none waits for it.
     func answerAwaited(_ report: OutboxReport) -> Bool {
-        guard let waiting = awaited, let index = waiting.ids.firstIndex(of: report.item.id) else { return false }
+        guard let waiting = awaited, let index = waiting.firstIndex(of: report.item.id) else { return false }
         let went: Bool
         switch report.result {
         case .sent, .merged: went = true
         case .conflict, .refused: went = false
         }
-        if index == waiting.ids.count - 1 || !went {
+        if index == waiting.count - 1 || !went {
             awaited = nil
             // A rename that did not go: the save after it must not write under the old name.
-            withdraw(Array(waiting.ids[(index + 1)...]))
+            withdraw(Array(waiting[(index + 1)...]))
         }
         let photos = context.configuration.layout.photosFolder.lowercased() + "/"
         refresher.ownChange(report.item.path.lowercased().hasPrefix(photos) ? .photos : .notes)
         // (A draft the sender kept is the editor's own: its row follows once the editor closes.)
-        waiting.answer(.report(report))
+        context.update { $0.saveAnswers.append(.report(report)) }
         return true
     }
 
@@ -59,13 +59,13 @@ extension OutboxRunner {
         guard let waiting = awaited else { return }
         awaited = nil
         let waits = error.isUnreachable && context.configuration.outbox != nil
-        if !waits { withdraw(waiting.ids) }
+        if !waits { withdraw(waiting) }
         // Left to wait, a rename is an offline one: moved whatever came meanwhile, later saves merging.
-        for index in pending.indices where waits && waiting.ids.contains(pending[index].id) && pending[index].onlyAtBaseRev != nil {
+        for index in pending.indices where waits && waiting.contains(pending[index].id) && pending[index].onlyAtBaseRev != nil {
             pending[index].onlyAtBaseRev = nil
             do { try queueOutbox.replace(pending[index]) } catch { context.logger.error("cannot rewrite an outbox item: \(error)") }
         }
-        waiting.answer(.stopped(error, waits: waits))
+        context.update { $0.saveAnswers.append(.stopped(error, waits: waits)) }
     }
 
     /// Takes items out of the outbox unsent.

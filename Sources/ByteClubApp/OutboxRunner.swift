@@ -17,9 +17,9 @@ import TerminalUI
 /// stops between items; each result is written to the state (OutboxRunner+Notes.swift): the open
 /// note (its base rev, its saved mark, its text after a merge), the drafts and the status bar.
 ///
-/// **The one save path.** An online `Ctrl-S` is queued here too (``sendNow(_:answer:)``) and
-/// sent at once by the same sender; the editor that waits for it is answered with its items'
-/// reports (``NoteSave``). Without an outbox of the user's (some tests), saves go through one
+/// **The one save path.** An online `Ctrl-S` is queued here too (``sendNow(_:)``) and sent at
+/// once by the same sender; its items' reports are written to the state
+/// (``AppState/saveAnswers``), where the notes controller takes them (``NoteSave``). Without an outbox of the user's (some tests), saves go through one
 /// kept only for this run, and a save that cannot be sent is a failure, not a wait.
 @MainActor
 final class OutboxRunner {
@@ -33,8 +33,9 @@ final class OutboxRunner {
     var pending: [OutboxItem] = []
     /// Items this app queued while a send was under way: that send's sender could not retarget them.
     var queuedDuringSend: Set<String> = []
-    /// The save the open editor waits for: its items in order, and where their answers go.
-    var awaited: (ids: [String], answer: @MainActor (NoteSave.Answer) -> Void)?
+    /// The items of the save the open editor waits for, in order: their answers go to
+    /// ``AppState/saveAnswers``.
+    var awaited: [String]?
     /// The outbox of this run only, when the user has none (created on the first save).
     private var sessionOutbox: Outbox?
 
@@ -93,7 +94,7 @@ final class OutboxRunner {
     /// is "Saving…", not waiting.
     func publishCounts() {
         guard outbox != nil else { return }
-        let waiting = pending.filter { !(awaited?.ids.contains($0.id) ?? false) }
+        let waiting = pending.filter { !(awaited?.contains($0.id) ?? false) }
         context.update { $0.offline.take(waiting) }
     }
 

@@ -39,8 +39,9 @@ final class OutboxRunner {
     /// The outbox of this run only, when the user has none (created on the first save).
     private var sessionOutbox: Outbox?
 
-    /// When the app went offline, on the effects' clock.
+    /// When the app went offline, on the effects' clock, and why.
     private var offlineSince: Double = 0
+    private var offlineBecause: RemoteError = .network("the server cannot be reached")
     /// Bumped when the server is back: a probe scheduled before then does nothing.
     private var probeGeneration = 0
     private var sending: Task<Void, Never>?
@@ -148,6 +149,7 @@ final class OutboxRunner {
         context.logger.warning("offline: \(error.message)")
         context.update { $0.offline.isOffline = true }
         offlineSince = context.effects.now()
+        offlineBecause = error
         scheduleProbe(retryAfter: error.retryAfter)
     }
 
@@ -196,7 +198,13 @@ final class OutboxRunner {
     /// Sends the outbox, one item at a time, unless offline or a run is already going (which
     /// then goes on to what was queued since).
     func send() {
-        guard !state.offline.isOffline, !stopped else { return }
+        guard !stopped else { return }
+        guard !state.offline.isOffline else {
+            // Another request found the server gone before the editor's save went out (or while
+            // another app held the outbox): it waits with the rest, and the editor is told so.
+            if sending == nil, awaited != nil { stoppedAwaited(offlineBecause) }
+            return
+        }
         let outbox = queueOutbox
         guard sending == nil else {
             sendAgain = true

@@ -99,10 +99,13 @@ final class GatewayOfflineTests: XCTestCase {
             harness.press(.tab)
             type(harness, "written behind a \(status)\n")
             harness.press(.ctrl("s"))
-            // In the outbox at once (an online save is sent from there); queued once the send
-            // found the server gone. A request sent before the stop may still come back with the
-            // server's answer and call the app online for a moment: the wait is for both.
-            await harness.waitUntil("the \(status) save queued") { self.outbox.all().count == 1 && harness.app.state.offline.isOffline }
+            // In the outbox at once (an online save is sent from there), and waiting once the
+            // send found the server gone: another request may find it gone first, and one sent
+            // before the stop may still come back with the server's answer and call the app
+            // online for a moment. The wait is for the save's own answer.
+            await harness.waitUntil("the \(status) save queued") {
+                self.outbox.all().count == 1 && harness.app.state.offline.isOffline && harness.app.state.offline.waiting == 1
+            }
             XCTAssertTrue(harness.app.state.offline.isOffline, "\(status) is offline")
             XCTAssertEqual(harness.app.state.offline.figure, "offline · 1 waiting")
             XCTAssertNotEqual(harness.app.state.message?.kind, .error, harness.app.state.message?.text ?? "")

@@ -77,72 +77,6 @@ extension NotesController {
         }
     }
 
-    /// The outbox runner's answers to the save sent at once, as it wrote them to the state.
-    func takeSaveAnswers() {
-        let answers = state.saveAnswers
-        context.model.updateQuietly { $0.saveAnswers = [] }
-        for answer in answers {
-            guard let sent = sentSave else { continue }
-            finishQueuedSave(generation: sent.generation, version: sent.version, name: sent.name, sent: sent.text, items: sent.items, answer: answer)
-        }
-    }
-
-    /// The outbox runner's answer to a save sent at once (``save(confirmedEmpty:)``): a rename
-    /// before it moves the note and the save goes on; the rest is carried out as any save's.
-    private func finishQueuedSave(generation: Int, version: Int, name: String, sent: String, items: [String], answer: NoteSave.Answer) {
-        guard var session = state.note, session.generation == generation, session.phase == .saving else { return }
-        let outcome = session.save.answered(answer, canMerge: canMerge(session), at: context.effects.now())
-        switch outcome {
-        case .ignored:
-            return
-        case .moved(let entry, let movesBase):
-            // A move keeps the text: the base text stays with the rev the move made.
-            let text = session.baseText
-            session.entry = entry
-            if movesBase { session.setBase(entry.rev, text: text) }
-            context.model.updateQuietly { $0.note = session }
-            return
-        case .merged(let entry, let merged, let by):
-            context.update { $0.endRequest() }
-            session.phase = .editing
-            context.model.updateQuietly { $0.note = session }
-            let draftID = session.draftID, base = session.baseRev
-            named(by) { [weak self] who in
-                guard let self, self.state.note?.draftID == draftID else { return }
-                self.adoptMerged(merged, entry: entry, theirs: entry, who: who, mine: sent, version: version, base: base)
-            }
-        case .queue:
-            // The server went away: the outbox keeps the items and sends them when it is back.
-            context.update { $0.endRequest() }
-            session.phase = .editing
-            context.model.updateQuietly { $0.note = session }
-            if let entry = session.entry, !session.isModified, entry.name == name, session.remoteDeletion == nil {
-                // The server has this text already: nothing is to wait for it (as offline).
-                outboxRunner?.withdraw(items)
-                outboxRunner?.publishCounts()
-                session.closeAfterSave = false
-                context.update {
-                    $0.note = session
-                    $0.message = StatusMessage("No changes to save in \"\(TerminalSafe.escape(name))\"")
-                }
-                return
-            }
-            outboxRunner?.publishCounts()
-            markQueued(items)
-            context.say(StatusMessage("Saved \"\(name)\" in the outbox (\(state.offline.waiting) waiting): the server cannot be reached; it is sent by itself"))
-        default:
-            context.update { $0.endRequest() }
-            session.phase = .editing
-            carryOut(outcome, session: session, version: version, name: name)
-        }
-    }
-
-    /// A member's display name for an account id (the live updates' names cache), or words.
-    private func named(_ account: String?, _ then: @escaping @MainActor (String) -> Void) {
-        guard let account, let live else { return then(MergeSession.someone) }
-        live.withNames(of: [account]) { [weak live] in then(live?.name(of: account).map { TerminalSafe.escape($0) } ?? MergeSession.someone) }
-    }
-
     /// Journals the text, marks the session as saving and sends `work` the text's bytes; the
     /// reply comes back to ``finishSave``. `adoptName` makes the editor take the saved file's name
     /// (a conflicted copy).
@@ -186,7 +120,7 @@ extension NotesController {
     }
 
     /// Carries out where a save ended, for `session` as the answer left it (editing again).
-    private func carryOut(_ outcome: NoteSave.Outcome, session: NoteSession, version: Int, name: String) {
+    func carryOut(_ outcome: NoteSave.Outcome, session: NoteSession, version: Int, name: String) {
         var session = session
         switch outcome {
         case .saved(let entry, let adopt):

@@ -1,0 +1,74 @@
+import Foundation
+import Remote
+import TerminalUI
+
+/// The outbox's answers to a save `Ctrl-S` sent at once (``NotesController/save(confirmedEmpty:)``):
+/// the runner writes them to ``AppState/saveAnswers``, and after that change of the state they
+/// are taken here, through the session's ``NoteSave`` machine.
+extension NotesController {
+    /// The outbox runner's answers to the save sent at once, as it wrote them to the state.
+    func takeSaveAnswers() {
+        let answers = state.saveAnswers
+        context.model.updateQuietly { $0.saveAnswers = [] }
+        for answer in answers {
+            guard let sent = sentSave else { continue }
+            finishQueuedSave(generation: sent.generation, version: sent.version, name: sent.name, sent: sent.text, items: sent.items, answer: answer)
+        }
+    }
+
+    /// The outbox runner's answer to a save sent at once (``save(confirmedEmpty:)``): a rename
+    /// before it moves the note and the save goes on; the rest is carried out as any save's.
+    private func finishQueuedSave(generation: Int, version: Int, name: String, sent: String, items: [String], answer: NoteSave.Answer) {
+        guard var session = state.note, session.generation == generation, session.phase == .saving else { return }
+        let outcome = session.save.answered(answer, canMerge: canMerge(session), at: context.effects.now())
+        switch outcome {
+        case .ignored:
+            return
+        case .moved(let entry, let movesBase):
+            // A move keeps the text: the base text stays with the rev the move made.
+            let text = session.baseText
+            session.entry = entry
+            if movesBase { session.setBase(entry.rev, text: text) }
+            context.model.updateQuietly { $0.note = session }
+            return
+        case .merged(let entry, let merged, let by):
+            context.update { $0.endRequest() }
+            session.phase = .editing
+            context.model.updateQuietly { $0.note = session }
+            let draftID = session.draftID, base = session.baseRev
+            named(by) { [weak self] who in
+                guard let self, self.state.note?.draftID == draftID else { return }
+                self.adoptMerged(merged, entry: entry, theirs: entry, who: who, mine: sent, version: version, base: base)
+            }
+        case .queue:
+            // The server went away: the outbox keeps the items and sends them when it is back.
+            context.update { $0.endRequest() }
+            session.phase = .editing
+            context.model.updateQuietly { $0.note = session }
+            if let entry = session.entry, !session.isModified, entry.name == name, session.remoteDeletion == nil {
+                // The server has this text already: nothing is to wait for it (as offline).
+                outboxRunner?.withdraw(items)
+                outboxRunner?.publishCounts()
+                session.closeAfterSave = false
+                context.update {
+                    $0.note = session
+                    $0.message = StatusMessage("No changes to save in \"\(TerminalSafe.escape(name))\"")
+                }
+                return
+            }
+            outboxRunner?.publishCounts()
+            markQueued(items)
+            context.say(StatusMessage("Saved \"\(name)\" in the outbox (\(state.offline.waiting) waiting): the server cannot be reached; it is sent by itself"))
+        default:
+            context.update { $0.endRequest() }
+            session.phase = .editing
+            carryOut(outcome, session: session, version: version, name: name)
+        }
+    }
+
+    /// A member's display name for an account id (the live updates' names cache), or words.
+    private func named(_ account: String?, _ then: @escaping @MainActor (String) -> Void) {
+        guard let account, let live else { return then(MergeSession.someone) }
+        live.withNames(of: [account]) { [weak live] in then(live?.name(of: account).map { TerminalSafe.escape($0) } ?? MergeSession.someone) }
+    }
+}

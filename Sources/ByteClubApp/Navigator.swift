@@ -95,7 +95,7 @@ final class Navigator {
         case .success(let (data, entry)):
             session.entry = entry
             session.setBase(entry.rev, text: String(validating: data, as: UTF8.self))
-            cacheText(data, of: entry)
+            context.cacheNoteText(data, of: entry)
             var message = state.message
             if let text = String(validating: data, as: UTF8.self), entry.readOnly == true || state.readsOnly {
                 // A reader's note: shown, never saved (the server would refuse it anyway).
@@ -365,9 +365,6 @@ final class Navigator {
         } }
     }
     // MARK: The texts kept on disk
-
-    /// Keeps an opened note's text in the disk cache (off the UI queue), for opening it offline.
-    func cacheText(_ data: Data, of entry: RemoteEntry) { context.cacheNoteText(data, of: entry) }
 
     /// Opens the note `session` was loading from what this machine keeps of it, when the server
     /// cannot be reached: the text cached when it was last opened, else the search index's copy

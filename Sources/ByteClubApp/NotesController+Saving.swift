@@ -175,7 +175,7 @@ extension NotesController {
     func saved(session: inout NoteSession, entry: RemoteEntry, version: Int) {
         // What an offline open shows next time: the text the server confirmed (the editor may
         // hold more, typed during the save; that is in the draft).
-        if session.version == version { cacheText(Data(session.editor.body.text.utf8), of: entry) }
+        if session.version == version { context.cacheNoteText(Data(session.editor.body.text.utf8), of: entry) }
         session.entry = entry
         // The text saved is the editor's when nothing was typed since; else it is not known here.
         session.setBase(entry.rev, text: session.version == version ? session.editor.body.text : nil)

@@ -53,8 +53,6 @@ final class NotesController {
     func load(_ entry: RemoteEntry) { navigator.load(entry) }
     func discardEditor() { navigator.discard() }
     func showInList(_ session: NoteSession) { navigator.showInList(session) }
-    func cacheText(_ data: Data, of entry: RemoteEntry) { navigator.cacheText(data, of: entry) }
-    func timeOfDay(_ date: Date) -> String { navigator.timeOfDay(date) }
     @discardableResult
     func journal() -> Bool { edits.journal() }
 

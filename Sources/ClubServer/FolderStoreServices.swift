@@ -56,7 +56,12 @@ struct HistoryPruner: Service {
     var interval: Duration = .seconds(86_400)
 
     func run() async throws {
-        guard days > 0 else { return }
+        guard days > 0 else {
+            // Everything is kept: nothing to prune, but a service that returns ends the whole
+            // server, so this one waits for the server's end.
+            try? await gracefulShutdown()
+            return
+        }
         // Cancelled (or told to shut down gracefully) in its sleep: nothing to finish.
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {

@@ -191,6 +191,8 @@ let package = Package(
                 "ByteClubConfig",
                 // `cat --render` lays a note out as the app's rendered view does.
                 "Markdown",
+                // `edit` merges a draft with a change made meanwhile.
+                "NoteMerge",
             ]
         ),
         .executableTarget(

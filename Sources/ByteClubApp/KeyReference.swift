@@ -126,6 +126,7 @@ public enum KeyReference {
             Place(layers: [Rows(MainScreen.editorCommands(merging: true, searchHits: false, findBar: false))]),
             Place(layers: [notes, Rows(NoteViewLayer.helpCommands)]),
             Place(layers: [editor, Rows(PhotoChooserLayer(photos: []) { _ in })]),
+            Place(layers: [notes, Rows(TemplateChooserLayer(templates: []) { _ in })]),
             Place(layers: [editor, Rows(BacklinksLayer(model: model))]),
             Place(layers: [notes, Rows(SearchLayer(model: model, format: DisplayFormat()))]),
             Place(layers: [notes, Rows(HistoryLayer(model: model))]),

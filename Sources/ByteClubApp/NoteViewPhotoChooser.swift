@@ -5,59 +5,19 @@ import TerminalUI
 /// "Insert a photo" (`Alt-I` in the editor): the club's photos as a list to choose from, as the
 /// PanoPhotos tab lists them; Enter hands the chosen one back, Esc closes. `/` filters.
 @MainActor
-final class PhotoChooserLayer: Layer {
-    private let photos: [RemoteEntry]
-    private var list = ListState()
-    private let onChoice: @MainActor (RemoteEntry?) -> Void
-
+final class PhotoChooserLayer: ChooserLayer<RemoteEntry> {
     static let bindings = KeyBindings<ListState.Action>(group: "Insert a photo", [
         .init([.enter], .activate, "Insert the photo's reference"),
         .init([.escape], .clearFilter, "Close (or clear the filter)"),
     ])
 
     init(photos: [RemoteEntry], onChoice: @escaping @MainActor (RemoteEntry?) -> Void) {
-        self.photos = photos
-        self.onChoice = onChoice
+        let look = ChooserLayer<RemoteEntry>.Look(title: "Insert a photo",
+                        columns: [ListColumn("Photo"), ListColumn("Size", width: .fixed(10), alignment: .right, isSecondary: true)],
+                        emptyHint: "No photos in the club yet (Alt-U uploads one)", hint: "Enter insert · / filter · Esc close",
+                        width: 60, bindings: PhotoChooserLayer.bindings)
+        super.init(look, items: photos, rows: photos.map { ListRow([$0.name, ByteFormat.size($0.size)]) }, onChoice: onChoice)
     }
-
-    private var rows: [ListRow] { photos.map { ListRow([$0.name, ByteFormat.size($0.size)]) } }
-
-    func render(into canvas: any Canvas, area: Rect) {
-        let box = area.centered(width: min(area.width - 4, 60), height: min(area.height - 4, max(8, photos.count + 5)))
-        guard box.width >= 10, box.height >= 5 else { return }
-        canvas.fill(box, style: canvas.theme.panel)
-        canvas.drawBox(box, style: canvas.theme.border, title: "Insert a photo", titleStyle: canvas.theme.title)
-        let inner = box.inset(top: 1, left: 1, bottom: 1, right: 1)
-        let (listArea, hint) = inner.splitBottom(1)
-        ListView(columns: [ListColumn("Photo"), ListColumn("Size", width: .fixed(10), alignment: .right, isSecondary: true)],
-                 rows: rows, emptyHint: "No photos in the club yet (Alt-U uploads one)").render(into: canvas, area: listArea, state: &list)
-        canvas.put("Enter insert · / filter · Esc close", in: hint, alignment: .left, style: canvas.theme.muted)
-    }
-
-    func handle(_ key: Key, context: LayerContext) -> EventResult {
-        switch key {
-        case .f(1), .ctrl("l"), .resize: return .ignored
-        default: break
-        }
-        let wasFiltering = list.isFiltering
-        let outcome = list.handle(key, rows: rows)
-        switch outcome {
-        case .activated(let row):
-            context.dismiss()
-            onChoice(photos.indices.contains(row) ? photos[row] : nil)
-        case .ignored where key == .escape && !wasFiltering, .ignored where key == .char("q"):
-            context.dismiss()
-            onChoice(nil)
-        default:
-            break
-        }
-        context.setNeedsRedraw()
-        return .consumed
-    }
-
-    func claimsTyping() -> Bool { list.isEditingFilter }
-
-    func commands() -> [Command] { Self.bindings.commands + MainScreen.listBindings(group: "Insert a photo").commands }
 }
 
 extension NoteViewController {

@@ -138,13 +138,13 @@ extension NotesController {
 extension DraftStore {
     /// Where the editor edits draft `id`: beside the draft, named with the note's extension so
     /// the editor highlights it (`note-….editing.md`). ``all()`` lists only `.json`, never these.
-    func editorFile(for id: String, fileName: String) -> URL {
+    public func editorFile(for id: String, fileName: String) -> URL {
         let ext = fileName.split(separator: ".").count > 1 ? String(fileName.split(separator: ".").last!) : "txt"
         return directory.appendingPathComponent("\(id).editing.\(StorageName.make(ext.lowercased()))")
     }
 
     /// Writes the editor's file durably, 0600 (``DurableFile``).
-    func writeEditorFile(_ data: Data, to url: URL) throws {
+    public func writeEditorFile(_ data: Data, to url: URL) throws {
         try DurableFile.write(data, to: url)
     }
 

@@ -49,7 +49,7 @@ final class NotesController {
     // MARK: Opening (the navigator's)
 
     func openSelected() { navigator.openSelected() }
-    func newNote() { navigator.newNote() }
+    func newNote() { navigator.newNoteAskingForTemplate() }
     func load(_ entry: RemoteEntry) { navigator.load(entry) }
     func discardEditor() { navigator.discard() }
     func showInList(_ session: NoteSession) { navigator.showInList(session) }

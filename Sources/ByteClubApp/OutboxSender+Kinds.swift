@@ -169,6 +169,9 @@ extension OutboxSender {
                 removeDraft(of: item)
                 return OutboxAnswer(.sent(current.entry))
             }
+            if item.joinsExisting == true, let theirs = String(validating: current.data, as: UTF8.self) {
+                return try await join(item, text: text, theirs: theirs, at: current.entry)
+            }
         } catch {
             _ = try Self.answer(error)
         }
@@ -176,6 +179,27 @@ extension OutboxSender {
         return OutboxAnswer(try keepDraft(item, text: text, gone: true,
                                           reason: "A note named \"\(TerminalSafe.escape(name))\" already exists on the server; yours is kept as a draft of a new note"),
                             cause: .nameTaken)
+    }
+
+    /// A create that joins the note of its name (``OutboxItem/joinsExisting``): their text,
+    /// then ours, as one note, saved over their rev (a save of ours then merges if it moved again).
+    func join(_ item: OutboxItem, text: String, theirs: String, at entry: RemoteEntry) async throws(RemoteError) -> OutboxAnswer {
+        var joined = item
+        joined.kind = .save
+        joined.text = ThreeWayMerge.union(theirs, text)
+        joined.baseRev = entry.rev
+        joined.baseText = theirs
+        let answer = try await sendSave(joined)
+        switch answer.result {
+        case .sent(let saved?):
+            removeDraft(of: item)
+            return OutboxAnswer(.merged(saved, by: entry.modifiedBy), text: joined.text)
+        case .merged:
+            removeDraft(of: item)
+            return answer
+        default:
+            return answer
+        }
     }
 
     // MARK: - Drafts

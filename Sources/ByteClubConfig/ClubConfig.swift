@@ -26,6 +26,8 @@ public struct ClubConfig: Sendable, Equatable {
     /// What saving adds to a new note's title without an extension: `md` (notes are Markdown)
     /// or `txt` (`new_note_extension = "txt"`, the old way).
     public var newNoteExtension = ClubConfig.defaultNoteExtension
+    /// `byteclub today`'s notes: `daily_folder` and `daily_format`.
+    public var daily = DailyNotes()
     /// The file's text, kept to find the line of a key for a later message (a failing
     /// `token_command`). It may hold a `token`: it is never printed.
     public var text: String
@@ -40,6 +42,9 @@ public struct ClubConfig: Sendable, Equatable {
     public static let defaultNoteExtension = "md"
     /// The values `new_note_extension` may take.
     public static let noteExtensions = ["md", "txt"]
+
+    /// The keys the top level may hold besides `[remote.NAME]` tables.
+    static let topLevelKeys = ["default", "remote", "new_note_extension", "daily_folder", "daily_format"]
 
     /// The remotes sorted by name, as `byteclub remotes` lists them.
     public var sortedRemotes: [RemoteConfig] { remotes.values.sorted { $0.name < $1.name } }
@@ -230,9 +235,21 @@ private struct ConfigChecker {
                 } else {
                     wrongType([key], value, "\"md\" or \"txt\"")
                 }
+            case "daily_folder":
+                if let folder = value.string {
+                    if let why = DailyNotes.folderProblem(folder) { problem([key], why) } else { config.daily.folder = folder }
+                } else {
+                    wrongType([key], value, "a folder inside the club's folder, e.g. \"daily\"")
+                }
+            case "daily_format":
+                if let format = value.string {
+                    if let why = DailyNotes.formatProblem(format) { problem([key], why) } else { config.daily.format = format }
+                } else {
+                    wrongType([key], value, "a strftime format, e.g. \"%Y-%m-%d\"")
+                }
             default:
-                let hint = Self.nearest(key, in: ["default", "remote", "new_note_extension"]).map { "did you mean \($0)? " } ?? ""
-                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default, new_note_extension and [remote.NAME] tables)")
+                let hint = Self.nearest(key, in: ClubConfig.topLevelKeys).map { "did you mean \($0)? " } ?? ""
+                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default, new_note_extension, daily_folder, daily_format and [remote.NAME] tables)")
             }
         }
         if let name = config.defaultName, config.remotes[name] == nil, error == nil {

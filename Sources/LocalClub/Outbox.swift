@@ -66,6 +66,10 @@ public struct OutboxItem: Codable, Equatable, Sendable, Identifiable {
     /// changed on the server meanwhile is asked about rather than moved. Cleared when the item
     /// is left to wait; nil (the default) moves it anyway and merges later saves.
     public var onlyAtBaseRev: Bool?
+    /// A create that joins a note of the same name made meanwhile rather than standing beside
+    /// it: `byteclub today`, where two members who each made the day's note offline must end up
+    /// with one note holding both texts. Nil (every other create) keeps ours as a draft instead.
+    public var joinsExisting: Bool?
 
     public init(kind: Kind, path: String, newPath: String? = nil, baseRev: String? = nil, title: String,
                 text: String? = nil, localFile: String? = nil, localSize: Int64? = nil, localModified: Date? = nil,

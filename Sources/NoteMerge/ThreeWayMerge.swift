@@ -111,6 +111,14 @@ public struct MergeResult: Sendable, Hashable {
 /// merge cleanly. Lines keep their endings (``Lines``): CRLF stays CRLF, a missing final newline
 /// stays missing, and any UTF-8 text (CJK, emoji) merges as well as ASCII.
 public enum ThreeWayMerge {
+    /// Two texts written apart from nothing in common (two members' notes of the same name,
+    /// made offline): the lines they share at their ends once, and where they differ, `first`'s
+    /// lines, then `second`'s. Never a conflict: nothing either wrote is dropped.
+    public static func union(_ first: String, _ second: String) -> String {
+        let result = merge(base: "", mine: first, theirs: second)
+        return result.resolved(Array(repeating: .both, count: result.conflictCount))
+    }
+
     /// Merges `mine` and `theirs`, two edits of `base`.
     public static func merge(base: String, mine: String, theirs: String) -> MergeResult {
         var baseLines = Lines(base), mineLines = Lines(mine), theirLines = Lines(theirs)

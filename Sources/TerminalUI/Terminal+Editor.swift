@@ -37,25 +37,14 @@ public enum ExternalEditor {
     static func arguments(command: String, file: String) -> [String] {
         ["/bin/sh", "-c", command + " \"$1\"", "byteclub", file]
     }
-}
 
-extension Terminal {
-    /// Hands the terminal to `command` editing `file`, waits for it, and takes the screen back
-    /// exactly as it was, however the program ends.
+    /// Runs `command` over `file` on this process's terminal and waits for it: the app through
+    /// ``Terminal/runEditor(_:file:)``, the command line (`byteclub edit`) as it is.
     ///
-    /// On the way out: mouse reports and bracketed paste off and curses' `endwin`, so the editor
-    /// finds the terminal in its normal mode. The child gets an empty signal mask and default
-    /// dispositions for the signals this process blocks and ignores (SIGINT, SIGWINCH, …), which
-    /// it would otherwise inherit: vim must see its own Ctrl-C and resizes. On the way back: the
-    /// modes on again, a full repaint, and a resize check (the window may have changed size
-    /// meanwhile). The main queue waits while the editor runs; nothing else may read the
-    /// keyboard then anyway.
-    public func runEditor(_ command: String, file: String) -> ExternalProgramExit {
-        writeToTerminal(Self.mouseReportsOff + Self.bracketedPasteOff)
-        def_prog_mode()
-        endwin()
-        defer { takeScreenBack() }
-
+    /// The child gets an empty signal mask and default dispositions for the signals this process
+    /// blocks and ignores (SIGINT, SIGWINCH, …), which it would otherwise inherit: vim must see
+    /// its own Ctrl-C and resizes.
+    public static func run(_ command: String, file: String) -> ExternalProgramExit {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -69,8 +58,7 @@ extension Terminal {
         // POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK (glibc's spawn.h: 0x04 and 0x08).
         posix_spawnattr_setflags(&attributes, Int16(0x04 | 0x08))
 
-        let arguments = ExternalEditor.arguments(command: command, file: file)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments(command: command, file: file).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ)
@@ -82,6 +70,24 @@ extension Terminal {
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which are macros.
         if waited & 0x7F == 0 { return .exited((waited >> 8) & 0xFF) }
         return .killed(signal: waited & 0x7F)
+    }
+}
+
+extension Terminal {
+    /// Hands the terminal to `command` editing `file`, waits for it, and takes the screen back
+    /// exactly as it was, however the program ends.
+    ///
+    /// On the way out: mouse reports and bracketed paste off and curses' `endwin`, so the editor
+    /// finds the terminal in its normal mode (``ExternalEditor/run(_:file:)`` starts it). On the way back: the
+    /// modes on again, a full repaint, and a resize check (the window may have changed size
+    /// meanwhile). The main queue waits while the editor runs; nothing else may read the
+    /// keyboard then anyway.
+    public func runEditor(_ command: String, file: String) -> ExternalProgramExit {
+        writeToTerminal(Self.mouseReportsOff + Self.bracketedPasteOff)
+        def_prog_mode()
+        endwin()
+        defer { takeScreenBack() }
+        return ExternalEditor.run(command, file: file)
     }
 
     /// Curses, the modes and the whole screen back after another program had the terminal.

@@ -61,9 +61,17 @@ enum Interrupt {
         return try result.get()
     }
 
+    /// Runs `body` (an editor on this terminal) with Ctrl-C left to it: the terminal sends the
+    /// press to byteclub too, and vim's Ctrl-C must not end byteclub's command.
+    static func leavingPressesTo<T>(_ body: () -> T) -> T {
+        state.setPaused(true)
+        defer { state.setPaused(false) }
+        return body()
+    }
+
     /// The presses and the work they cancel.
     private final class State: @unchecked Sendable {
-        // @unchecked Sendable: `presses` and `cancel` are only touched under `lock`; `source` is
+        // @unchecked Sendable: `presses`, `paused` and `cancel` are only touched under `lock`; `source` is
         // set once in init and only kept alive.
         private let lock = NSLock()
         private var presses = 0
@@ -78,8 +86,13 @@ enum Interrupt {
             self.source = source
         }
 
+        private var paused = false
+
+        func setPaused(_ value: Bool) { lock.withLock { paused = value } }
+
         private func press() {
             let (count, cancel) = lock.withLock { () -> (Int, (@Sendable () -> Void)?) in
+                if paused { return (0, nil) }
                 presses += 1
                 return (presses, self.cancel)
             }

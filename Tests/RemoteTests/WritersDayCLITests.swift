@@ -140,7 +140,7 @@ final class WritersDayCLITests: XCTestCase {
         let go = club.base.appendingPathComponent("go")
         let writer = try editing("""
             \(change)
-            echo $$ > '\(ready.path).tmp'; mv '\(ready.path).tmp' '\(ready.path)'
+            echo $$ $PPID > '\(ready.path).tmp'; mv '\(ready.path).tmp' '\(ready.path)'
             while [ ! -f '\(go.path)' ]; do sleep 0.05; done
             """, name: "waiting")
         return (writer, ready, go)
@@ -173,11 +173,12 @@ final class WritersDayCLITests: XCTestCase {
         let process = try writer.start(["edit", "Plan"] + server)
         AppHarness.eventually("the editor to write") { FileManager.default.fileExists(atPath: ready.path) }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        // The editor, orphaned, is the test's to end.
-        if let pid = Int32((try? String(contentsOf: ready, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") {
+        // The editor and its shell, orphaned, are the test's to end; Foundation sees byteclub's
+        // end only once every process holding its descriptors has gone.
+        for pid in ((try? String(contentsOf: ready, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) {
             kill(pid, SIGKILL)
         }
+        process.waitUntilExit()
         XCTAssertEqual(note("Plan.md"), "day 1\n", "nothing was sent")
         XCTAssertTrue(draftFiles.contains { $0.hasSuffix(".json") }, "the draft is on disk: \(draftFiles)")
 

@@ -186,7 +186,8 @@ struct NoteEditing: Sendable {
             throw Exit.noMatch.code
         }
         if text == written { text = before }
-        if !before.hasSuffix("\n"), text.hasSuffix("\n") { text.removeLast() }
+        // The newline the editor ended our text with goes again; a note begun empty keeps its own.
+        if !before.isEmpty, !before.hasSuffix("\n"), text.hasSuffix("\n") { text.removeLast() }
         var kept = draft
         kept.body = text
         kept.updated = now()

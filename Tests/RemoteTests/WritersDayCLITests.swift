@@ -207,4 +207,27 @@ final class WritersDayCLITests: XCTestCase {
         XCTAssertTrue(marked.hasPrefix("<<<<<<< yours\nstew\n=======\nsalad\n>>>>>>> ") && marked.hasSuffix("\n"), marked)
         XCTAssertEqual(note("Menu.md"), "stew and salad\n")
     }
+    func testOnATerminalOverlappingChangesAskAndOpenBothMarkedInTheEditor() async throws {
+        guard let byteclub = CLI.executable else { throw XCTSkip("the byteclub executable is not built") }
+        try write("Menu.md", "soup\n")
+        let seen = club.base.appendingPathComponent("seen").path
+        let (writer, ready, go) = try waitingEditor("cat \"$1\" >> '\(seen)'; printf 'stew\\n' > \"$1\"")
+        let tmux = try TmuxSession(width: 160, height: 30, environment: writer.environment)
+        defer { tmux.kill() }
+        try tmux.type("cd " + TmuxSession.quote(writer.directory.path) + " && " + ([byteclub.path, "edit", "Menu"] + server).map(TmuxSession.quote).joined(separator: " ")
+                      + "; echo \"exit $?\"")
+        try tmux.press("Enter")
+        AppHarness.eventually("the editor to start") { FileManager.default.fileExists(atPath: ready.path) }
+        let before = try await club.store().metadata("/byteclub/Menu.md")
+        _ = try await club.store().upload(data: Data("salad\n".utf8), to: "/byteclub/Menu.md", mode: .update(rev: before.rev ?? ""), autorename: false)
+        FileManager.default.createFile(atPath: go.path, contents: nil)
+        tmux.waitFor("the overlaps marked? [Y/n]")
+        try tmux.type("y")
+        try tmux.press("Enter")
+        tmux.waitFor("exit 0")
+        XCTAssertEqual(note("Menu.md"), "stew\n", "what the editor left the second time")
+        let marked = try String(contentsOfFile: seen, encoding: .utf8)
+        XCTAssertTrue(marked.hasPrefix("soup\n<<<<<<< yours\nstew\n=======\nsalad\n>>>>>>> "), "the editor saw both sides marked: \(marked)")
+        XCTAssertEqual(draftFiles, [])
+    }
 }

@@ -213,7 +213,12 @@ final class WritersDayCLITests: XCTestCase {
         let seen = club.base.appendingPathComponent("seen").path
         let (writer, ready, go) = try waitingEditor("cat \"$1\" >> '\(seen)'; printf 'stew\\n' > \"$1\"")
         let tmux = try TmuxSession(width: 160, height: 30, environment: writer.environment)
-        defer { tmux.kill() }
+        defer {
+            // The shell ends its session, and so the server, should kill-server not reach it.
+            try? tmux.type("exit")
+            try? tmux.press("Enter")
+            tmux.kill()
+        }
         try tmux.type("cd " + TmuxSession.quote(writer.directory.path) + " && " + ([byteclub.path, "edit", "Menu"] + server).map(TmuxSession.quote).joined(separator: " ")
                       + "; echo \"exit $?\"")
         try tmux.press("Enter")

@@ -127,7 +127,7 @@ public final class ClubApp {
         self.compositor = compositor
         self.configuration = configuration
         self.effects = effects
-        model = AppModel(state: AppState(backend: configuration.backendLabel ?? store.displayName), format: configuration.format)
+        model = AppModel(state: AppState(backend: configuration.backendLabel ?? store.displayName, clubFolder: configuration.layout.folder), format: configuration.format)
         let context = AppContext(store: store, configuration: configuration, model: model, effects: effects,
                                  compositor: compositor, logger: Logger(label: "byteclub.app"))
         refresher = Refresher(context: context)

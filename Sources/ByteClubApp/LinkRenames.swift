@@ -70,6 +70,55 @@ final class LinkRenames {
 
     /// Reads each note, renames its links, and saves it over the rev it read, one at a time.
     func updateLinks(_ paths: [String], from oldTitle: String, to newTitle: String) {
+        updateLinks(paths) { text, _ in NoteLinks.renamingWikiLinks(in: text, from: oldTitle, to: newTitle) }
+    }
+
+    /// A note or a folder moved from `from` to `to` (club paths): the notes whose links into it
+    /// by path (or whose own relative links, when they moved with it) would now lead nowhere are
+    /// counted off the UI queue, then the user is asked.
+    func moved(from: String, to: String) {
+        guard let index = noteIndex.index else { return }
+        let root = context.configuration.layout.folder
+        let paths = context.state.notes.entries.map(\.path)
+        let name = NoteLinks.title(ofPath: from).lowercased()
+        context.effects.perform({ () async throws(RemoteError) -> [LinkUpdate] in
+            paths.compactMap { path in
+                let was = Self.path(beforeMoving: path, from: from, to: to)
+                // The index knows the note by the path it had when it was read.
+                guard let text = (index.indexedCopy(of: was)?.text ?? index.indexedCopy(of: path)?.text), text.lowercased().contains(name) || was != path
+                else { return nil }
+                let count = NoteLinks.movingLinks(in: text, wasAt: was, isAt: path, root: root, from: from, to: to).count
+                return count > 0 ? LinkUpdate(path: path, links: count) : nil
+            }
+        }) { [weak self] result in
+            guard let self, case .success(let updates) = result, !updates.isEmpty else { return }
+            let links = updates.reduce(0) { $0 + $1.links }
+            let notes = updates.count == 1 ? "1 note links" : "\(updates.count) notes link"
+            let shown = TerminalSafe.escape(String(from.dropFirst(root.count + 1)))
+            let modal = Modal(title: "Update links", body: [
+                "\(notes) into \"\(shown)\" by its path (\(links) link\(links == 1 ? "" : "s")).",
+                "Update them to its new place?",
+            ], buttons: ["Update", "Leave them"])
+            self.context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
+                guard choice == 0, let self else { return }
+                self.updateLinks(updates.map(\.path)) { text, path in
+                    NoteLinks.movingLinks(in: text, wasAt: Self.path(beforeMoving: path, from: from, to: to), isAt: path, root: root, from: from, to: to)
+                }
+            } }
+        }
+    }
+
+    /// Where the note now at `path` was before `from` moved to `to`.
+    nonisolated static func path(beforeMoving path: String, from: String, to: String) -> String {
+        let lower = path.lowercased(), toLower = to.lowercased()
+        if lower == toLower { return from }
+        if lower.hasPrefix(toLower + "/") { return from + path.dropFirst(to.count) }
+        return path
+    }
+
+    /// Reads each note, rewrites its links with `rewrite`, and saves it over the rev it read,
+    /// one at a time.
+    func updateLinks(_ paths: [String], _ rewrite: @escaping @Sendable (_ text: String, _ path: String) -> (text: String, count: Int)) {
         let store = context.store
         context.update {
             $0.beginRequest()
@@ -85,7 +134,7 @@ final class LinkRenames {
                         report.failed.append((name, "not UTF-8 text"))
                         continue
                     }
-                    let renamed = NoteLinks.renamingWikiLinks(in: text, from: oldTitle, to: newTitle)
+                    let renamed = rewrite(text, entry.path)
                     guard renamed.count > 0, let rev = entry.rev else { continue }
                     _ = try await store.upload(data: Data(renamed.text.utf8), to: entry.path, mode: .update(rev: rev), autorename: false)
                     report.updated.append(entry.name)

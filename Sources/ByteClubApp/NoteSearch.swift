@@ -48,7 +48,8 @@ public struct SearchResult: Equatable, Sendable {
 public protocol NoteSearchIndex: AnyObject, Sendable {
     /// The notes matching `query` (words, `trip*`, `"boat hire"`, `-word`), best first.
     /// - Throws: ``RemoteError/local(_:)`` with a message for the status bar (a bad query).
-    func search(_ query: String, limit: Int) throws(RemoteError) -> [SearchResult]
+    /// `folder` (a club path), when given, keeps the notes at any depth under it.
+    func search(_ query: String, limit: Int, under folder: String?) throws(RemoteError) -> [SearchResult]
     /// Indexes `text` as the note `entry` (its rev is kept, so a sync skips it).
     func upsert(_ entry: RemoteEntry, text: String) throws(RemoteError)
     /// Forgets the note at `path` (case-insensitive).
@@ -90,5 +91,12 @@ public struct IndexSyncOutcome: Equatable, Sendable {
         self.failed = failed
         self.removed = removed
         self.rebuilt = rebuilt
+    }
+}
+
+extension NoteSearchIndex {
+    /// The notes matching `query` in the whole club.
+    func search(_ query: String, limit: Int) throws(RemoteError) -> [SearchResult] {
+        try search(query, limit: limit, under: nil)
     }
 }

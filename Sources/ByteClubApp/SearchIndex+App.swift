@@ -23,9 +23,9 @@ final class ClubSearchIndex: NoteSearchIndex {
         return nil
     }
 
-    func search(_ query: String, limit: Int) throws(RemoteError) -> [SearchResult] {
+    func search(_ query: String, limit: Int, under folder: String?) throws(RemoteError) -> [SearchResult] {
         do {
-            return try index.search(query, limit: limit).map(Self.result)
+            return try index.search(query, limit: limit, under: folder).map(Self.result)
         } catch {
             throw .local(error.description)
         }

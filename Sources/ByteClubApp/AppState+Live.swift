@@ -33,6 +33,10 @@ public struct LiveEvent: Equatable, Sendable {
         case .added: what = "added " + shown(entry)
         case .changed: what = "changed " + shown(entry)
         case .deleted: what = "deleted " + shown(entry)
+        case .renamed where previous.map({ $0.name == entry.name && $0.pathLower != entry.pathLower }) ?? false:
+            // The same name in another folder: a move.
+            let folder = (entry.path as NSString).deletingLastPathComponent
+            what = "moved " + shown(entry) + " to " + TerminalSafe.escape((folder as NSString).lastPathComponent) + "/"
         case .renamed: what = "renamed " + shown(previous ?? entry) + " to " + shown(entry)
         }
         guard let who else {

@@ -119,7 +119,7 @@ final class LinkRenames {
     /// Reads each note, rewrites its links with `rewrite`, and saves it over the rev it read,
     /// one at a time.
     func updateLinks(_ paths: [String], _ rewrite: @escaping @Sendable (_ text: String, _ path: String) -> (text: String, count: Int)) {
-        let store = context.store
+        let store = context.store, index = noteIndex.index
         context.update {
             $0.beginRequest()
             $0.message = StatusMessage("Updating the links in \(paths.count) note\(paths.count == 1 ? "" : "s")…")
@@ -136,7 +136,9 @@ final class LinkRenames {
                     }
                     let renamed = rewrite(text, entry.path)
                     guard renamed.count > 0, let rev = entry.rev else { continue }
-                    _ = try await store.upload(data: Data(renamed.text.utf8), to: entry.path, mode: .update(rev: rev), autorename: false)
+                    let saved = try await store.upload(data: Data(renamed.text.utf8), to: entry.path, mode: .update(rev: rev), autorename: false)
+                    // The index has the new text at once: the next rename or move counts from it.
+                    try? index?.upsert(saved, text: renamed.text)
                     report.updated.append(entry.name)
                 } catch {
                     switch error {

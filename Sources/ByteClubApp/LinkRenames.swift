@@ -80,12 +80,14 @@ final class LinkRenames {
         guard let index = noteIndex.index else { return }
         let root = context.configuration.layout.folder
         let paths = context.state.notes.entries.map(\.path)
+        // A link names the place as written: plain, or percent-encoded in a Markdown link.
         let name = NoteLinks.title(ofPath: from).lowercased()
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)?.lowercased() ?? name
         context.effects.perform({ () async throws(RemoteError) -> [LinkUpdate] in
             paths.compactMap { path in
                 let was = Self.path(beforeMoving: path, from: from, to: to)
                 // The index knows the note by the path it had when it was read.
-                guard let text = (index.indexedCopy(of: was)?.text ?? index.indexedCopy(of: path)?.text), text.lowercased().contains(name) || was != path
+                guard let text = (index.indexedCopy(of: was)?.text ?? index.indexedCopy(of: path)?.text), Self.mayName(text, name, encoded) || was != path
                 else { return nil }
                 let count = NoteLinks.movingLinks(in: text, wasAt: was, isAt: path, root: root, from: from, to: to).count
                 return count > 0 ? LinkUpdate(path: path, links: count) : nil
@@ -106,6 +108,12 @@ final class LinkRenames {
                 }
             } }
         }
+    }
+
+    /// Whether `text` may hold a link that names `name` (cheap, before the links are read).
+    nonisolated static func mayName(_ text: String, _ name: String, _ encoded: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.contains(name) || lower.contains(encoded)
     }
 
     /// Where the note now at `path` was before `from` moved to `to`.

@@ -83,15 +83,28 @@ final class LinkRenames {
         // A link names the place as written: plain, or percent-encoded in a Markdown link.
         let name = NoteLinks.title(ofPath: from).lowercased()
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)?.lowercased() ?? name
+        let raw = NoteLinks.title(ofPath: from), rawEncoded = raw.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? raw
         context.effects.perform({ () async throws(RemoteError) -> [LinkUpdate] in
-            paths.compactMap { path in
-                let was = Self.path(beforeMoving: path, from: from, to: to)
-                // The index knows the note by the path it had when it was read.
-                guard let text = (index.indexedCopy(of: was)?.text ?? index.indexedCopy(of: path)?.text), Self.mayName(text, name, encoded) || was != path
-                else { return nil }
-                let count = NoteLinks.movingLinks(in: text, wasAt: was, isAt: path, root: root, from: from, to: to).count
-                return count > 0 ? LinkUpdate(path: path, links: count) : nil
+            // Each note where it was and where it is now: the list may not have caught up yet.
+            var places: [String: String] = [:]
+            for path in paths {
+                let now = Self.path(afterMoving: path, from: from, to: to)
+                places[now.lowercased()] = places[now.lowercased()] ?? Self.path(beforeMoving: now, from: from, to: to)
             }
+            // The notes that name the place (from the index, in one pass), and those that moved with it.
+            let named = index.paths(containing: [raw, rawEncoded]).map { Set($0.map { $0.lowercased() }) }
+            var updates: [LinkUpdate] = []
+            for (nowLower, was) in places {
+                let moved = was.lowercased() != nowLower
+                if let named, !moved, !named.contains(nowLower) { continue }
+                let now = Self.path(afterMoving: was, from: from, to: to)
+                // The index knows a note by the path it had when it read it.
+                guard let text = (index.indexedCopy(of: was) ?? index.indexedCopy(of: now))?.text, moved || Self.mayName(text, name, encoded)
+                else { continue }
+                let count = NoteLinks.movingLinks(in: text, wasAt: was, isAt: now, root: root, from: from, to: to).count
+                if count > 0 { updates.append(LinkUpdate(path: now, links: count)) }
+            }
+            return updates.sorted { $0.path < $1.path }
         }) { [weak self] result in
             guard let self, case .success(let updates) = result, !updates.isEmpty else { return }
             let links = updates.reduce(0) { $0 + $1.links }
@@ -114,6 +127,14 @@ final class LinkRenames {
     nonisolated static func mayName(_ text: String, _ name: String, _ encoded: String) -> Bool {
         let lower = text.lowercased()
         return lower.contains(name) || lower.contains(encoded)
+    }
+
+    /// Where the note at `path` is once `from` moved to `to`.
+    nonisolated static func path(afterMoving path: String, from: String, to: String) -> String {
+        let lower = path.lowercased(), fromLower = from.lowercased()
+        if lower == fromLower { return to }
+        if lower.hasPrefix(fromLower + "/") { return to + path.dropFirst(from.count) }
+        return path
     }
 
     /// Where the note now at `path` was before `from` moved to `to`.

@@ -66,6 +66,8 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     func indexedCopy(of path: String) -> (text: String, rev: String?)?
     /// The notes that link to the note at `path` (by its title or its path), newest first.
     func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote]
+    /// The notes whose text holds any of `needles` (nil: the index cannot say, read them all).
+    func paths(containing needles: [String]) -> [String]?
 }
 
 extension NoteSearchIndex {
@@ -73,6 +75,7 @@ extension NoteSearchIndex {
     public func indexedCopy(of path: String) -> (text: String, rev: String?)? { nil }
     /// An index that keeps no links knows of none.
     public func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] { [] }
+    public func paths(containing needles: [String]) -> [String]? { nil }
 }
 
 /// What a sync of the index did.

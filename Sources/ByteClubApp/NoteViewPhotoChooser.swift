@@ -1,4 +1,5 @@
 import Foundation
+import Markdown
 import Remote
 import TerminalUI
 
@@ -8,8 +9,15 @@ extension NoteViewController {
         let photos = context.state.photos.entries
         context.choose { Self.photoChooser(photos) { [weak self] entry in
             guard let self, let entry else { return }
-            self.edits.insert(Self.reference(to: entry.name))
+            self.edits.insert(self.reference(to: entry))
         } }
+    }
+
+    /// The reference to `photo` from the open note's folder: `photos/desk.jpg` at the top,
+    /// `../photos/desk.jpg` in a folder.
+    func reference(to photo: RemoteEntry) -> String {
+        let folder = NoteLinks.relativePath(from: self.folder, to: NotesFolder.parent(of: photo.path) + "/x").dropLast(1)
+        return Self.reference(to: photo.name, in: String(folder))
     }
 
     /// The "Insert a photo" list (its keys are on the help page too).
@@ -29,13 +37,16 @@ extension NoteViewController {
         context.choose { FileChooser(title: "Upload a photo and insert it", state: chooser) { [weak self] result in
             guard let self, case .chosen(let file) = result else { return }
             guard self.transfers.upload(file) else { return }
-            self.transfers.afterUpload[file.path] = { [weak self] entry in self?.edits.insert(Self.reference(to: entry.name)) }
+            self.transfers.afterUpload[file.path] = { [weak self] entry in
+                guard let self else { return }
+                self.edits.insert(self.reference(to: entry))
+            }
         } }
     }
 
     /// `![desk](photos/desk.jpg)` for a photo named "desk.jpg", the name percent-encoded where
     /// Markdown would cut it (spaces, brackets) and the alt text without brackets.
-    nonisolated static func reference(to name: String) -> String {
+    nonisolated static func reference(to name: String, in folder: String = "photos/") -> String {
         let alt = (name as NSString).deletingPathExtension.filter { $0 != "[" && $0 != "]" }
         var path = ""
         for scalar in name.unicodeScalars {
@@ -49,6 +60,7 @@ extension NoteViewController {
             default: path.unicodeScalars.append(scalar)
             }
         }
-        return "![\(alt)](photos/\(path))"
+        let prefix = folder.replacingOccurrences(of: " ", with: "%20")
+        return "![\(alt)](\(prefix)\(path))"
     }
 }

@@ -52,6 +52,8 @@ final class ClubSearchIndex: NoteSearchIndex {
         (try? index.note(at: path)).flatMap { $0 }.map { ($0.text, $0.rev) }
     }
 
+    func paths(containing needles: [String]) -> [String]? { try? index.paths(containing: needles) }
+
     func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] {
         let found: [Backlink]
         do { found = try index.backlinks(to: path, limit: limit) } catch { throw .local(error.description) }

@@ -117,6 +117,20 @@ final class FoldersEndToEndTests: XCTestCase {
         ray.waitFor(all: ["Updated links in 1 note", "▸ Sailing/", "1 note"])
         XCTAssertEqual(club.text(ofNote: "Sailing/Day one.md"), "Wind from the west\n")
         XCTAssertEqual(club.text(ofNote: "Index.md"), "Read [the first day](<Sailing/Day one.md>) first\n")
+
+        // A note made in a folder is saved there.
+        try ray.press("Home")
+        try ray.press("Enter")
+        ray.waitFor("◂ Sailing/")
+        try ray.type("n")
+        ray.waitFor("Enter goes to the text")
+        try ray.type("Day two")
+        try ray.press("Enter")
+        try ray.type("Calm")
+        try ray.press("C-s")
+        ray.waitFor("Saved \"Day two.md\"")
+        XCTAssertEqual(club.text(ofNote: "Sailing/Day two.md"), "Calm")
+        XCTAssertNil(club.text(ofNote: "Day two.md"))
     }
 
     func testAFolderAnotherMemberMakesAndFillsAppearsWithNoKeyPressed() throws {

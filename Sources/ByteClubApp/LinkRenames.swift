@@ -154,27 +154,30 @@ final class LinkRenames {
             $0.message = StatusMessage("Updating the links in \(paths.count) note\(paths.count == 1 ? "" : "s")…")
         }
         context.perform({ () async throws(RemoteError) -> LinkUpdateReport in
+            // A few notes at a time (each a read and a save): a folder's hundreds of links in seconds.
+            let outcomes = await withTaskGroup(of: LinkUpdateOutcome.self) { group in
+                var outcomes: [LinkUpdateOutcome] = [], next = 0
+                func add() {
+                    guard next < paths.count else { return }
+                    let path = paths[next]
+                    next += 1
+                    group.addTask { await Self.updateOne(path, store: store, index: index, rewrite: rewrite) }
+                }
+                for _ in 0..<Self.linkUpdatesAtOnce { add() }
+                for await outcome in group {
+                    outcomes.append(outcome)
+                    add()
+                }
+                return outcomes
+            }
             var report = LinkUpdateReport()
-            for path in paths {
-                let name = (path as NSString).lastPathComponent
-                do throws(RemoteError) {
-                    let (data, entry) = try await store.read(path)
-                    guard let text = String(validating: data, as: UTF8.self) else {
-                        report.failed.append((name, "not UTF-8 text"))
-                        continue
-                    }
-                    let renamed = rewrite(text, entry.path)
-                    guard renamed.count > 0, let rev = entry.rev else { continue }
-                    let saved = try await store.upload(data: Data(renamed.text.utf8), to: entry.path, mode: .update(rev: rev), autorename: false)
-                    // The index has the new text at once: the next rename or move counts from it.
-                    try? index?.upsert(saved, text: renamed.text)
-                    report.updated.append(entry.name)
-                } catch {
-                    switch error {
-                    case .conflict: report.conflicted.append(name)
-                    case .cancelled: throw .cancelled
-                    default: report.failed.append((name, error.message))
-                    }
+            for outcome in outcomes {
+                switch outcome {
+                case .updated(let name): report.updated.append(name)
+                case .unchanged: break
+                case .conflicted(let name): report.conflicted.append(name)
+                case .failed(let name, let why): report.failed.append((name, why))
+                case .cancelled: throw .cancelled
                 }
             }
             return report
@@ -186,6 +189,35 @@ final class LinkRenames {
             case .failure(let error): self.context.say(.error("Could not update the links: \(error.message)"))
             }
             self.refresher.refresh(.notes)
+        }
+    }
+
+    /// How many notes' links are updated at once.
+    nonisolated static let linkUpdatesAtOnce = 4
+
+    enum LinkUpdateOutcome: Sendable {
+        case updated(String), unchanged, conflicted(String), failed(String, String), cancelled
+    }
+
+    /// Reads the note at `path`, rewrites its links, and saves it over the rev it read.
+    nonisolated static func updateOne(_ path: String, store: any RemoteStore, index: (any NoteSearchIndex)?,
+                                      rewrite: @Sendable (_ text: String, _ path: String) -> (text: String, count: Int)) async -> LinkUpdateOutcome {
+        let name = (path as NSString).lastPathComponent
+        do throws(RemoteError) {
+            let (data, entry) = try await store.read(path)
+            guard let text = String(validating: data, as: UTF8.self) else { return .failed(name, "not UTF-8 text") }
+            let renamed = rewrite(text, entry.path)
+            guard renamed.count > 0, let rev = entry.rev else { return .unchanged }
+            let saved = try await store.upload(data: Data(renamed.text.utf8), to: entry.path, mode: .update(rev: rev), autorename: false)
+            // The index has the new text at once: the next rename or move counts from it.
+            try? index?.upsert(saved, text: renamed.text)
+            return .updated(entry.name)
+        } catch {
+            switch error {
+            case .conflict: return .conflicted(name)
+            case .cancelled: return .cancelled
+            default: return .failed(name, error.message)
+            }
         }
     }
 

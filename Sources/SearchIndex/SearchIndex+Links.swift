@@ -137,6 +137,17 @@ extension SearchIndex {
         }
     }
 
+    /// The notes whose text opens with front matter that names `key` (`aliases`), with their
+    /// texts: the few a title may also name.
+    public func notesWithFrontMatter(naming key: String) throws(SearchIndexError) -> [(path: String, text: String)] {
+        try reading { db in
+            try Row.fetchAll(db, sql: """
+                SELECT n.path, b.body FROM note n JOIN note_body b ON b.id = n.id
+                WHERE substr(b.body, 1, 3) = '---' AND instr(b.body, ?) > 0
+                """, arguments: [key + ":"]).map { ($0["path"], $0["body"]) }
+        }
+    }
+
     /// How many links the index holds (every note's, to notes and photos).
     public func linkCount() throws(SearchIndexError) -> Int {
         try reading { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note_link") ?? 0 }

@@ -182,38 +182,42 @@ private struct Reading {
         var budget = NoteFrontMatter.displayLimit
         var text = ""
         append(node, to: &text, budget: &budget, nested: false)
-        if budget <= 0 { text = String(text.prefix(NoteFrontMatter.displayLimit - 1)) + "…" }
+        if budget < 0 || text.count > NoteFrontMatter.displayLimit { text = String(text.prefix(NoteFrontMatter.displayLimit - 1)) + "…" }
         return text
     }
 
+    /// Every piece written counts against `budget`, brackets and commas too, so no shape of
+    /// aliases (empty items nested deep) writes more than the limit.
     private static func append(_ node: Node, to text: inout String, budget: inout Int, nested: Bool) {
+        func put(_ piece: String) {
+            text += piece.prefix(max(0, budget + 1))
+            budget -= max(1, piece.count)
+        }
         guard budget > 0 else { return }
         switch node {
         case .scalar(let scalar):
             let line = node.null != nil && scalar.style == .plain ? "" : scalar.string
-            let piece = line.split(whereSeparator: \.isNewline).joined(separator: " ")
-            text += piece.prefix(budget + 1)
-            budget -= piece.count
+            put(line.split(whereSeparator: \.isNewline).joined(separator: " "))
         case .sequence(let sequence):
-            if nested { text += "[" }
+            if nested { put("[") }
             for (index, item) in sequence.enumerated() {
                 guard budget > 0 else { break }
-                if index > 0 { text += ", " }
+                if index > 0 { put(", ") }
                 append(item, to: &text, budget: &budget, nested: true)
             }
-            if nested { text += "]" }
+            if nested { put("]") }
         case .mapping(let mapping):
-            if nested { text += "{" }
+            if nested { put("{") }
             for (index, pair) in mapping.enumerated() {
                 guard budget > 0 else { break }
-                if index > 0 { text += ", " }
+                if index > 0 { put(", ") }
                 append(pair.key, to: &text, budget: &budget, nested: true)
-                text += ": "
+                put(": ")
                 append(pair.value, to: &text, budget: &budget, nested: true)
             }
-            if nested { text += "}" }
+            if nested { put("}") }
         case .alias(let alias):
-            text += "*" + alias.anchor.rawValue
+            put("*" + alias.anchor.rawValue)
         }
     }
 

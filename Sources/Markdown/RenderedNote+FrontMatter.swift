@@ -6,7 +6,11 @@ extension RenderLayout {
     mutating func frontMatter(_ matter: NoteFrontMatter, raw: String) {
         sourceLine = 0
         if let error = matter.error {
-            paragraph([InlineAtom(text: NoteFrontMatter.warning + error, style: .strong)], first: .empty, rest: .empty)
+            // One row: cut at the width rather than wrapped.
+            let warning = NoteFrontMatter.warning + error
+            var row = cut(warning, into: max(1, width - 1)).first ?? ""
+            if row.count < warning.count { row += "…" }
+            emit([RenderedRun(row, style: .strong)], width: cells(row))
             let lines = raw.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: "\n")
             verbatim(lines, style: [.code, .muted], first: .empty, rest: .empty)
             emit([], width: 0)

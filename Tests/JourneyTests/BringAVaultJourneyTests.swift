@@ -11,9 +11,8 @@ import XCTest
 /// PanoPhotos never looks, and the notes' `![[deck.jpg]]` pointed at nothing the club shows; a
 /// note in a subfolder could not be named by its title from the shell.
 ///
-/// Waiting for the folders issue (45), and so not walked here yet: the subfolder's notes in the
-/// app's Notes tab (`Trips/Day one` is reached from the shell below), and front matter drawn as
-/// properties rather than as the note's first lines.
+/// Waiting for the folders part of issue 45, and so not walked here yet: the subfolder's notes in
+/// the app's Notes tab (`Trips/Day one` is reached from the shell below).
 final class BringAVaultJourneyTests: XCTestCase {
     private var club: JourneyClub?
     private var vault: URL?
@@ -76,6 +75,13 @@ final class BringAVaultJourneyTests: XCTestCase {
         try screen.press("Enter")
         try screen.press("Enter")
         Journey.see(screen, ["# Welcome aboard", "photos/assets/deck.jpg"], "the imported note in the editor")
+        // The rendered view: its front matter is a properties line, never a rule, a heading or `tags:` text.
+        try screen.press("M-v")
+        let view = Journey.see(screen, ["Rendered view", "tags: boat, trip", "Welcome aboard"], "the note's properties in the rendered view")
+        XCTAssertFalse(view.contains("tags: [boat, trip]"), view)
+        XCTAssertFalse(view.contains("─────────────────────────────────────────"), "no rule made of the front matter: \(view)")
+        try screen.press("Escape")
+        Journey.see(screen, ["tags: [boat, trip]"], "the editor again, the front matter as written")
         try screen.press("Escape")
         Journey.see(screen, ["Closed Welcome.md"], "the list again")
         try screen.type("2")

@@ -23,6 +23,13 @@ final class BringAVaultJourneyTests: XCTestCase {
         if let vault { try? FileManager.default.removeItem(at: vault.deletingLastPathComponent()) }
     }
 
+    /// A new vault folder, `Sailing`, and a real JPEG for it.
+    private func newVault() throws -> Data {
+        vault = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-vault-\(UUID().uuidString)/Sailing")
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return try Data(contentsOf: repository.appendingPathComponent("Resources/SampleClub/byteclub/photos/desk-at-night.jpg"))
+    }
+
     private func write(_ relative: String, _ data: Data) throws {
         let file = try XCTUnwrap(vault).appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -33,9 +40,7 @@ final class BringAVaultJourneyTests: XCTestCase {
         let club = try JourneyClub()
         self.club = club
         let ann = try club.invite("ann")
-        vault = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-vault-\(UUID().uuidString)/Sailing")
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let deck = try Data(contentsOf: repository.appendingPathComponent("Resources/SampleClub/byteclub/photos/desk-at-night.jpg"))
+        let deck = try newVault()
         try write("Welcome.md", Data("---\ntags: [boat, trip]\n---\n# Welcome aboard\nThe deck: ![[deck.jpg]]\n".utf8))
         try write("Trips/Day one.md", Data("# Day one\n![the deck](../assets/deck.jpg)\nWind from the west.\n".utf8))
         try write("assets/deck.jpg", deck)
@@ -114,9 +119,7 @@ final class BringAVaultJourneyTests: XCTestCase {
         let club = try JourneyClub()
         self.club = club
         let ann = try club.invite("ann")
-        vault = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-vault-\(UUID().uuidString)/Sailing")
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let deck = try Data(contentsOf: repository.appendingPathComponent("Resources/SampleClub/byteclub/photos/desk-at-night.jpg"))
+        let deck = try newVault()
         let welcome = "---\ntags: [trip, boat]\naliases:\n  - Sailing home\n  - Start\ncustom: \"kept: as is\"\n---\n# Welcome aboard\nThe deck: ![[deck.jpg]]\nFirst day: [[Day one]], the list: [[Gear/Packing]].\n"
         let day = "# Day one\r\n![the deck](../../assets/deck.jpg)\r\nWind from the west. Back to [[Welcome]].\r\n"
         let packing = "---\ntags:\n  - \"#gear\"\npinned: true\n---\n- tent\n- [[Trips/2026/Day one|day one]]\n"

@@ -116,7 +116,8 @@ struct Export: AsyncParsableCommand {
         if var matter = own {
             let read = NoteFrontMatter(text)
             let written = Set((read?.tags ?? []).compactMap { try? TagText.normalised($0) })
-            if read?.error == nil, written == Set(visible), read?.pinned == pinned { return text }
+            // YAML that does not parse is kept as it is: nothing can be known, or changed, in it.
+            if read?.error != nil || (written == Set(visible) && read?.pinned == pinned) { return text }
             matter.set("tags", FrontMatter.list(visible))
             matter.set("pinned", pinned ? "true" : "false")
             return matter.text + body
@@ -314,8 +315,10 @@ struct Import: AsyncParsableCommand {
     /// keep are answered as refusals.
     static func applyTags(of item: Item, store: any TaggingStore) async throws -> [String] {
         guard let data = try? Data(contentsOf: item.local) else { return [] }
-        let (found, _) = FrontMatter.split(String(decoding: data, as: UTF8.self))
-        guard let matter = found else { return [] }
+        guard let matter = NoteFrontMatter(String(decoding: data, as: UTF8.self)) else { return [] }
+        if let error = matter.error {
+            return ["\(item.remote): front matter does not parse (\(error)); imported as it is, without its tags and pin"]
+        }
         var added: [String] = []
         var refused: [String] = []
         for tag in matter.tags {

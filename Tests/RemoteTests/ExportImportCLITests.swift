@@ -149,4 +149,23 @@ final class ExportImportCLITests: XCTestCase {
         XCTAssertTrue(tagged.hasPrefix("---\ntitle: Boat\ntags: [sea]\npinned: false\n"), tagged)
         XCTAssertTrue(tagged.hasSuffix("---\nMoored.\nDeck: ![[deck.jpg]]\nStern: ![stern](<photos/assets/stern.jpg>)\n"), tagged)
     }
+
+    /// Front matter whose YAML does not parse comes in as it is, with a line saying its tags
+    /// were left out (exit 4), and goes out the same, byte for byte, even with a tag added since.
+    func testFrontMatterThatDoesNotParseIsKeptAsItIsBothWays() throws {
+        let (server, root, options) = try club("broken")
+        defer { _ = server }
+        let vault = base.appendingPathComponent("vault")
+        let note = "---\ntags: [trip, boat\n---\nBody\n"
+        try write(note, "Broken.md", in: vault)
+        let imported = try cli.run(["import", vault.path] + options)
+        XCTAssertEqual(imported.status, 4, imported.stderr)
+        XCTAssertTrue(imported.stderr.contains("/byteclub/Broken.md: front matter does not parse ("), imported.stderr)
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("byteclub/Broken.md"), encoding: .utf8), note)
+        XCTAssertEqual(try cli.run(["tag", "/byteclub/Broken.md", "+sea"] + options).status, 0)
+        let out = base.appendingPathComponent("out")
+        let exported = try cli.run(["export", out.path] + options)
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("Broken.md"), encoding: .utf8), note)
+    }
 }

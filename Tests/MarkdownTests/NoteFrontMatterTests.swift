@@ -126,5 +126,9 @@ final class NoteFrontMatterTests: XCTestCase {
         let html = NoteHTML.fragment(of: text, title: "A", folder: "/byteclub") { _ in nil }
         XCTAssertFalse(html.contains("<hr"), html)
         XCTAssertFalse(html.contains("title: A</h2>"), html)
+        XCTAssertTrue(html.hasPrefix("<h1>Heading</h1>\n<p><small>title: A</small></p>\n"), html)
+        let broken = NoteHTML.fragment(of: "---\nx: [<b>\n---\nText\n", title: "B", folder: "/byteclub") { _ in nil }
+        XCTAssertTrue(broken.contains("<p><em>Front matter does not parse: "), broken)
+        XCTAssertTrue(broken.contains("<pre><code>---\nx: [&lt;b&gt;\n---\n</code></pre>"), broken)
     }
 }

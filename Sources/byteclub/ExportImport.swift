@@ -27,9 +27,11 @@ struct Export: AsyncParsableCommand {
         discussion: """
             Each note becomes NAME.md in DIR (subfolders kept), opening with YAML front matter: \
             title, tags, pinned, created, modified, modified_by. A note that has front matter of its \
-            own keeps it as it is, with tags and pinned brought up to date from the club, so an \
-            export imported into an empty club (byteclub import) exports again byte for byte the \
-            same. Photos are copied beside the notes. Files already the same in DIR are not fetched \
+            own keeps it byte for byte, its tags and pinned lines written again only when the club's \
+            differ, so an export imported into an empty club (byteclub import) exports again byte \
+            for byte the same. A folder a vault was imported into (byteclub import) goes back as the \
+            vault was: pictures where it had them, their links as it wrote them, no front matter \
+            where it had none (FOLDER/.byteclub/import.json). Photos are copied beside the notes. Files already the same in DIR are not fetched \
             again, so an interrupted export resumes. Obsidian, zk and nb open DIR as it is.
             """)
     @Argument(help: "What to export, when given before DIR: NAME: (a remote of config.toml), a folder in the club's folder, or NAME:FOLDER (default: the whole club's folder).")
@@ -154,7 +156,9 @@ struct Import: AsyncParsableCommand {
             the folder they came from (a vault's or an export's photos/ folder stays as it is), and \
             the notes' picture links (![](assets/x.jpg), ![[x.jpg]]) are written to follow them. Subfolders are kept (--flatten puts every file in the club's folder itself). \
             A name the club refuses, or that --flatten makes twice, is reported and left out, never \
-            renamed; hidden folders (.obsidian, .git) and other files are left out. A file already \
+            renamed; hidden folders (.obsidian, .zk, .nb, .git: the first three with a line that \
+            says so) and other files are left out. What import rewrote is kept in \
+            FOLDER/.byteclub/import.json, so byteclub export gives the vault back byte for byte. A file already \
             in the club with the same content is skipped, so an interrupted import resumes where it \
             stopped; one that differs is reported and left alone (exit 4).
             """)

@@ -4,8 +4,8 @@ import XCTest
 
 /// A note's YAML front matter in a real terminal: the rendered view draws it as a properties
 /// line above the note, never as a `---` rule and a heading nor `tags:` as body text; the editor
-/// keeps it as written; front matter that does not parse is shown as it is under a warning, and
-/// a save of an edited body leaves its bytes as they were.
+/// keeps it as written; front matter that does not parse is shown as it is under a warning (in
+/// the view, and in the editor's banner), and a save of an edited body leaves its bytes as they were.
 extension NoteViewEndToEndTests {
     func testFrontMatterIsAPropertiesLineInTheViewAndAsWrittenInTheEditor() throws {
         let tmux = try app.launch()
@@ -29,7 +29,7 @@ extension NoteViewEndToEndTests {
 
         // Edit the body in the editor and save: the front matter's bytes are as they were.
         try tmux.type("e")
-        tmux.waitFor("the editor") { $0.contains("Body line") && !$0.contains("Front matter does not parse") }
+        tmux.waitFor("the editor, its banner saying so") { $0.contains("Body line") && $0.contains("Front matter does not parse (kept as written): ") }
         try tmux.press("C-End")
         try tmux.type("More")
         tmux.waitFor("[+]")

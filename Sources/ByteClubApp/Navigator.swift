@@ -111,6 +111,9 @@ final class Navigator {
                 message = StatusMessage("Reading \"\(TerminalSafe.escape(entry.name))\" (read-only: you are a reader) · Esc closes")
             } else if let text = String(validating: data, as: UTF8.self) {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
+                if let error = NoteFrontMatter(text)?.error {
+                    session.banner = "Front matter does not parse (kept as written): " + error
+                }
                 // Keep what an action said (reloading theirs); replace only "Opening …". Opened
                 // for the rendered view (`v`), the editor's keys are not the ones on screen.
                 if message?.text.hasPrefix("Opening") ?? true {

@@ -68,6 +68,8 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote]
     /// The notes whose text holds any of `needles` (nil: the index cannot say, read them all).
     func paths(containing needles: [String]) -> [String]?
+    /// Lowercased alias → the lowercased paths of the notes whose front matter gives it.
+    func aliases() -> [String: [String]]
 }
 
 extension NoteSearchIndex {
@@ -76,6 +78,7 @@ extension NoteSearchIndex {
     /// An index that keeps no links knows of none.
     public func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] { [] }
     public func paths(containing needles: [String]) -> [String]? { nil }
+    public func aliases() -> [String: [String]] { [:] }
 }
 
 /// What a sync of the index did.

@@ -10,9 +10,6 @@ import XCTest
 /// The defects it holds (issue 43 §7.2, §2): the vault's pictures landed in `assets/`, where
 /// PanoPhotos never looks, and the notes' `![[deck.jpg]]` pointed at nothing the club shows; a
 /// note in a subfolder could not be named by its title from the shell.
-///
-/// Waiting for the folders part of issue 45, and so not walked here yet: the subfolder's notes in
-/// the app's Notes tab (`Trips/Day one` is reached from the shell below).
 final class BringAVaultJourneyTests: XCTestCase {
     private var club: JourneyClub?
     private var vault: URL?
@@ -75,8 +72,9 @@ final class BringAVaultJourneyTests: XCTestCase {
         let screen = try ann.launch([])
         Journey.see(screen, ["Welcome"], "ann's notes")
         try screen.type("/#boat")
-        // The filter's count, not the list before it: the tags come after the notes' first load.
-        Journey.see(screen, ["Welcome", "1 of 1"], "the notes tagged boat")
+        // The filter's count, not the list before it: the tags come after the notes' first load
+        // (of two rows: the vault's folder Trips is a row too).
+        Journey.see(screen, ["Welcome", "1 of 2"], "the notes tagged boat")
         try screen.press("Enter")
         try screen.press("Enter")
         Journey.see(screen, ["# Welcome aboard", "photos/assets/deck.jpg"], "the imported note in the editor")
@@ -89,8 +87,22 @@ final class BringAVaultJourneyTests: XCTestCase {
         Journey.see(screen, ["tags: [boat, trip]"], "the editor again, the front matter as written")
         try screen.press("Escape")
         Journey.see(screen, ["Closed Welcome.md"], "the list again")
+        // The subfolder's note, with the keys: its folder is a row of the list.
+        try screen.press("Escape")
+        Journey.see(screen, ["▸ Trips/", "1 note"], "the vault's folder in the Notes tab")
+        try screen.press("Home")
+        try screen.press("Enter")
+        Journey.see(screen, ["◂ Trips/", "Day one"], "in the folder")
+        try screen.press("End")
+        try screen.press("Enter")
+        Journey.see(screen, ["Title: Day one", "Wind from the west."], "the subfolder's note in the editor")
+        try screen.press("Escape")
+        Journey.see(screen, ["Closed Day one.md"], "the folder's list again")
+        // The picture is in PanoPhotos, in the album named after the vault's folder.
         try screen.type("2")
-        Journey.see(screen, ["deck.jpg"], "the vault's picture in PanoPhotos")
+        Journey.see(screen, ["▸ assets/", "Album · 1 photo"], "the vault's album in PanoPhotos")
+        try screen.press("Enter")
+        Journey.see(screen, ["deck.jpg"], "the vault's picture in its album")
         try screen.type("q")
         screen.waitFor(ann.exitLine(0))
     }
@@ -111,10 +123,8 @@ final class BringAVaultJourneyTests: XCTestCase {
     /// folders deep, pictures in `assets/`, wiki links across folders. Imported, its tagged note
     /// is listed by tag; exported to a new folder, it is the vault again, byte for byte (less the
     /// `.obsidian` folder import skips, and says so); a tag and a pin added in the club show in
-    /// the next export's front matter.
-    ///
-    /// Still for the app (the folders part of issue 45): `Trips/2026/Day one` reached in the
-    /// Notes tab, and the rendered view of these notes in tmux (FrontMatterEndToEndTests).
+    /// the next export's front matter. In the app, the note two folders deep is reached with the
+    /// mouse, and its backlinks come from across folders (by title, and by a path's end).
     func testAVaultComesBackFromExportByteForByte() throws {
         let club = try JourneyClub()
         self.club = club
@@ -162,5 +172,28 @@ final class BringAVaultJourneyTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         let text = try String(contentsOf: out.appendingPathComponent("Welcome.md"), encoding: .utf8)
         XCTAssertTrue(text.hasPrefix("---\ntags: [boat, sea, trip]\naliases:\n  - Sailing home\n  - Start\ncustom: \"kept: as is\"\npinned: true\n---\n# Welcome aboard\nThe deck: ![[deck.jpg]]\n"), text)
+
+        // The app: two folders down with double clicks; the note's backlinks come from other folders.
+        let screen = try ann.launch([])
+        func doubleClick(_ text: String) throws {
+            let lines = screen.waitFor(text).components(separatedBy: "\n")
+            let row = try XCTUnwrap(lines.firstIndex { $0.contains(text) })
+            let click = "\u{1B}[<0;5;\(row + 1)M\u{1B}[<0;5;\(row + 1)m"
+            try screen.type(click + click)
+        }
+        Journey.see(screen, ["▸ Gear/", "▸ Trips/", "Welcome"], "the vault's folders")
+        XCTAssertFalse(screen.capture().contains(".byteclub"), "the club's own folder is not a folder of notes")
+        try doubleClick("▸ Trips/")
+        try doubleClick("▸ 2026/")
+        try doubleClick("Day one")
+        Journey.see(screen, ["Title: Day one", "Wind from the west."], "the note two folders deep")
+        try screen.press("M-l")
+        Journey.see(screen, ["Backlinks of \"Day one\"", "Welcome", "Packing"], "links from two other folders")
+        try screen.press("Escape")
+        screen.waitFor("the panel closed") { !$0.contains("Backlinks of") }
+        try screen.press("Escape")
+        Journey.see(screen, ["Closed Day one.md"], "the list again")
+        try screen.type("q")
+        screen.waitFor(ann.exitLine(0))
     }
 }

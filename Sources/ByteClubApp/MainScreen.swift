@@ -286,7 +286,7 @@ public final class MainScreen: Layer {
         let bar = findBar ? NoteEditorState.barBindings.commands : []
         return bar + hits + (editor ?? NoteEditorState.commands) + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
             + NotesController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
-            + LinksController.bindings.commands + LinksController.mouseCommands + tabKeys.commands
+            + LinksController.bindings.commands + LinksController.mouseCommands + OpenNotesController.bindings.commands + tabKeys.commands
     }
 }
 

@@ -39,15 +39,16 @@ extension Navigator {
     /// the note on screen given way first. False when it is not open.
     func showOpen(_ entry: RemoteEntry, arrival: NotePlace? = nil) -> Bool {
         guard let index = state.parkedIndex(path: entry.path) else { return false }
-        showParked(at: index, arrival: arrival)
+        showParked(at: index, arrival: arrival, keep: false)
         return true
     }
 
-    /// Shows the parked note at `index` of ``OpenNotes/parked``.
-    func showParked(at index: Int, arrival: NotePlace? = nil) {
+    /// Shows the parked note at `index` of ``OpenNotes/parked``; the note on screen is kept
+    /// open when it has unsaved edits, or whatever it has with `keep` (a switch on purpose).
+    func showParked(at index: Int, arrival: NotePlace? = nil, keep: Bool) {
         guard state.buffers.parked.indices.contains(index), editorCanLeave() else { return }
         let wanted = state.buffers.parked[index].draftID
-        leaveOpenNote(keep: true)
+        leaveOpenNote(keep: keep)
         guard let at = state.parkedIndex(draftID: wanted) else { return }
         context.update {
             $0.showParked(at: at)
@@ -67,7 +68,7 @@ extension Navigator {
             return
         }
         guard index != state.shownNoteIndex, let at = state.parkedIndex(draftID: all[index].draftID) else { return }
-        showParked(at: at)
+        showParked(at: at, keep: true)
     }
 
     /// The list's `Enter` on a note (or its draft) that is open already: it comes back as it
@@ -79,14 +80,7 @@ extension Navigator {
         case .draft(let draft): index = state.parkedIndex(draftID: draft.id)
         }
         guard let index else { return false }
-        showParked(at: index)
+        showParked(at: index, keep: false)
         return true
-    }
-
-    /// Closes the note on screen after `Esc` (saved, or its changes discarded): the next open
-    /// note with unsaved edits is not shown by itself; the list is, as before.
-    func forgetParked(draftID: String) {
-        guard let index = state.parkedIndex(draftID: draftID) else { return }
-        context.update { $0.buffers.parked.remove(at: index) }
     }
 }

@@ -90,6 +90,37 @@ final class OpenNotesEndToEndTests: XCTestCase {
         XCTAssertEqual(club.text(ofNote: "Trip.md"), "Day 1: Lyon\n[[Packing]] comes first\n", "nothing was saved behind the user's back")
     }
 
+    func testAChangeToANoteKeptOpenWaitsForItAndMergesWhenItIsBack() throws {
+        club = try TwoMemberClub(notes: [
+            "Trip.md": "Day 1: Lyon\n[[Packing]] comes first\n",
+            "Packing.md": "Boots\nRain jacket\n",
+        ])
+        let ray = try club.launch(.ray)
+        ray.waitFor("Packing")
+        try open("Trip", in: ray, showing: "Day 1: Lyon")
+        try ray.type("Mine: ")
+        try ray.press("Down")
+        try ray.press("C-]")
+        ray.waitFor(all: ["Title: Packing", "Rain jacket", "2/2"])
+
+        // Another member's change to Trip arrives (its row grows to 50 B) while Packing is on
+        // screen: Packing is untouched, no banner on it.
+        try club.write(note: "Trip.md", "Day 1: Lyon\n[[Packing]] comes first\nDay 2: Annecy\n")
+        ray.waitFor("the change in the list") { AppHarness.listed("50 B", in: $0) }
+        let packing = ray.capture()
+        XCTAssertFalse(packing.contains("Ctrl-R merge now"), packing)
+        XCTAssertTrue(packing.contains("Rain jacket") && !packing.contains("Day 2: Annecy"), packing)
+
+        // Trip back: its edits, and the banner the change left; its save merges both (the
+        // server keeps no revision of a file written on its disk for Ctrl-R to fetch).
+        try ray.press("M-1")
+        ray.waitFor(all: ["Title: Trip", "Mine: Day 1: Lyon", "Ctrl-R merge now", "[+]"])
+        try ray.press("C-s")
+        ray.waitFor(all: ["Merged with another member's changes", "Mine: Day 1: Lyon", "Day 2: Annecy"])
+        XCTAssertEqual(club.text(ofNote: "Trip.md"), "Mine: Day 1: Lyon\n[[Packing]] comes first\nDay 2: Annecy\n")
+        XCTAssertEqual(club.text(ofNote: "Packing.md"), "Boots\nRain jacket\n")
+    }
+
     func testSelectAllIsReplacedByTypingAndCutByCtrlX() throws {
         club = try TwoMemberClub(notes: ["Packing.md": "Boots\nRain jacket\nSocks\n"])
         let ray = try club.launch(.ray)

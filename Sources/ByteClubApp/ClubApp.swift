@@ -132,7 +132,7 @@ public final class ClubApp {
         self.compositor = compositor
         self.configuration = configuration
         self.effects = effects
-        var initial = AppState(backend: configuration.backendLabel ?? store.displayName)
+        var initial = AppState(backend: configuration.backendLabel ?? store.displayName, clubFolder: configuration.layout.folder)
         initial.editorSettings = configuration.editorSettings
         model = AppModel(state: initial, format: configuration.format)
         let context = AppContext(store: store, configuration: configuration, model: model, effects: effects,

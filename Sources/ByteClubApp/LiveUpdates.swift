@@ -121,7 +121,7 @@ final class LiveUpdates {
             guard isRunning, let run = feeds[tab]?.run else { return }
             switch effect {
             case .fetchCursor(let opening):
-                let store = context.store, folder = folder(tab), recursive = tab == .photos
+                let store = context.store, folder = folder(tab), recursive = true
                 request(tab, spinner: opening, { () async throws(RemoteError) in
                     try await store.latestCursor(folder, recursive: recursive)
                 }, answer: ChangeFeed.Event.cursor) { [weak self] _ in

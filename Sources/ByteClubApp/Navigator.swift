@@ -37,9 +37,14 @@ final class Navigator {
     /// `Enter` on the notes list (and `v`, for the rendered view).
     func openSelected() {
         guard let item = state.selectedNoteItem(in: context.model.noteListing) else { return }
+        if case .folder(let folder) = item {
+            let format = configuration.format
+            return context.update { folder.isParent ? $0.upFolder(format: format) : $0.openFolder(folder.path) }
+        }
         if let note = state.note, note.phase != .loading { return }
         if showOpen(item) { return }
         switch item {
+        case .folder: break
         case .draft(let draft):
             open(draft: draft, entry: nil)
         case .note(let entry, let hasDraft):
@@ -62,6 +67,7 @@ final class Navigator {
         context.update {
             var session = NoteSession(newNote: Draft.newID())
             session.newNoteExtension = configuration.layout.newNoteExtension
+            if !$0.notesFolder.isRoot { session.folder = $0.notesFolder.path }
             $0.note = session
             $0.message = StatusMessage("New note · Enter goes to the text · Ctrl-S saves · Esc closes")
         }
@@ -113,6 +119,9 @@ final class Navigator {
                 message = StatusMessage("Reading \"\(TerminalSafe.escape(entry.name))\" (read-only: you are a reader) · Esc closes")
             } else if let text = String(validating: data, as: UTF8.self) {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
+                if let error = NoteFrontMatter(text)?.error {
+                    session.banner = "Front matter does not parse (kept as written): " + error
+                }
                 // Keep what an action said (reloading theirs); replace only "Opening …". Opened
                 // for the rendered view (`v`), the editor's keys are not the ones on screen.
                 if message?.text.hasPrefix("Opening") ?? true {
@@ -248,7 +257,11 @@ final class Navigator {
         let arrival = NotePlace(view: state.noteView.map { NoteViewState(openedFromList: $0.openedFromList) })
         switch target {
         case .note(let title):
-            if let entry = entry(titled: title) { open(entry, remember: true, arrival: arrival) } else { offerToCreate(title: title) }
+            switch resolver.resolve(title, from: state.note?.entry?.path) {
+            case .one(let entry): open(entry, remember: true, arrival: arrival)
+            case .none: offerToCreate(title: title)
+            case .several(let entries): chooseAmong(entries, title: title, arrival: arrival)
+            }
         case .path(let path):
             if let entry = entry(at: path) {
                 open(entry, remember: true, arrival: arrival)
@@ -264,10 +277,32 @@ final class Navigator {
         }
     }
 
-    /// The note whose title (name without `.md`/`.txt`) is `title`, in any case.
+    /// The note whose title (name without `.md`/`.txt`) or alias is `title`, in any case,
+    /// nearest the open note (the first of several as near).
     func entry(titled title: String) -> RemoteEntry? {
-        let wanted = title.lowercased()
-        return state.notes.entries.first { NoteLinks.title(ofPath: $0.name).lowercased() == wanted }
+        switch resolver.resolve(title, from: state.note?.entry?.path) {
+        case .one(let entry): return entry
+        case .several(let entries): return entries.first
+        case .none: return nil
+        }
+    }
+
+    /// Titles resolved over the notes at any depth (NoteResolver.swift).
+    var resolver: NoteResolver {
+        NoteResolver(entries: state.notes.entries, root: configuration.layout.folder, aliases: noteIndex.aliases)
+    }
+
+    /// Two notes as near as each other have the title: the user picks one, nothing is guessed.
+    private func chooseAmong(_ entries: [RemoteEntry], title: String, arrival: NotePlace) {
+        let root = configuration.layout.folder
+        context.choose { ChoiceListLayer(
+            title: "Which \"\(TerminalSafe.escape(title))\"?", items: entries, columns: [ListColumn("Note")],
+            row: { ListRow([TerminalSafe.escape(String($0.path.dropFirst(root.count + 1)))]) }, enterDoes: "Open this note",
+            hint: "\(entries.count) notes have this title · Enter open · Esc close", emptyHint: ""
+        ) { [weak self] entry in
+            guard let self, let entry else { return }
+            self.open(entry, remember: true, arrival: arrival)
+        } }
     }
 
     /// The note at `path` (any case), or with `.md`/`.txt` added when the link left it off.

@@ -32,6 +32,9 @@ final class NoteIndex {
     private var rebuilding = false
     /// When the status bar's indexing figure last changed (``UIEffects/now()``).
     private var lastProgress = 0.0
+    /// Lowercased alias → the lowercased paths of the notes whose front matter gives it
+    /// (`aliases:`), as the index last read them: `[[alias]]` finds those notes.
+    var aliases: [String: [String]] = [:]
     /// Called on the UI queue after the index took in changes (tests wait on it).
     var onIndexed: (@MainActor (Int) -> Void)?
 

@@ -64,11 +64,12 @@ final class OpenNotesController {
         }
     }
 
-    /// "Switch note": the open notes to choose from, the one on screen selected.
-    private func chooseNote() {
+    /// "Switch note": the open notes to choose from, the one on screen selected (from the
+    /// Notes list too, where the notes kept open are all there are).
+    func chooseNote() {
         let notes = state.openNotes
-        guard notes.count > 1 else {
-            context.say(StatusMessage("Only one note is open: following a link, a search hit or a new note keeps an edited note open"))
+        guard notes.count > (state.shownNoteIndex == nil ? 0 : 1) else {
+            context.say(StatusMessage("\(notes.isEmpty ? "No note is" : "Only one note is") open: following a link, a search hit or a new note keeps an edited note open"))
             return
         }
         let rows = notes.map { OpenNotesChooser.Row(name: $0.displayName, isModified: $0.hasUnsavedEdits) }

@@ -119,6 +119,14 @@ final class OpenNotesEndToEndTests: XCTestCase {
         ray.waitFor(all: ["Merged with another member's changes", "Mine: Day 1: Lyon", "Day 2: Annecy"])
         XCTAssertEqual(club.text(ofNote: "Trip.md"), "Mine: Day 1: Lyon\n[[Packing]] comes first\nDay 2: Annecy\n")
         XCTAssertEqual(club.text(ofNote: "Packing.md"), "Boots\nRain jacket\n")
+
+        // Trip closed, the list on screen: "Switch note" there brings back the note still kept open.
+        try ray.press("Escape")
+        ray.waitFor("Closed Trip.md")
+        try ray.press("M-o")
+        ray.waitFor("the switcher from the list") { $0.contains("Switch note") && $0.contains("Packing.md") }
+        try ray.press("Enter")
+        ray.waitFor("Packing again") { $0.contains("Title: Packing") && $0.contains("Rain jacket") && !$0.contains("Switch note") }
     }
 
     func testSelectAllIsReplacedByTypingAndCutByCtrlX() throws {

@@ -129,6 +129,35 @@ final class OpenNotesEndToEndTests: XCTestCase {
         ray.waitFor("Packing again") { $0.contains("Title: Packing") && $0.contains("Rain jacket") && !$0.contains("Switch note") }
     }
 
+    func testAKillWithTwoEditedNotesOpenLosesNeither() throws {
+        club = try TwoMemberClub(notes: [
+            "Trip.md": "Day 1: Lyon\n[[Packing]] comes first\n",
+            "Packing.md": "Boots\nRain jacket\n",
+        ])
+        let ray = try club.launch(.ray)
+        ray.waitFor("Packing")
+        try open("Trip", in: ray, showing: "Day 1: Lyon")
+        try ray.type("Mine: ")
+        try ray.press("Down")
+        try ray.press("C-]")
+        ray.waitFor(all: ["Title: Packing", "Rain jacket", "2/2"])
+        // Typed just now into the note on screen, killed at once: its journal and the kept
+        // note's draft are both on disk.
+        try ray.type("Socks ")
+        ray.waitFor(all: ["Socks Boots", "2/2 [+]"])
+        AppHarness.eventually("both drafts on disk") {
+            self.draftTexts().contains { $0.contains("Mine: Day 1") } && self.draftTexts().contains { $0.contains("Socks Boots") }
+        }
+        let pid = try XCTUnwrap(club.app(.ray).appPID())
+        XCTAssertEqual(Foundation.kill(pid, SIGKILL), 0)
+        ray.waitFor(club.app(.ray).exitLine(137))
+
+        _ = try club.launch(.ray)
+        ray.waitFor("2 unsaved drafts kept from last time")
+        try open("Trip", in: ray, showing: "Mine: Day 1: Lyon")
+        ray.waitFor(all: ["Restored your unsaved draft", "[+]"])
+    }
+
     func testSelectAllIsReplacedByTypingAndCutByCtrlX() throws {
         club = try TwoMemberClub(notes: ["Packing.md": "Boots\nRain jacket\nSocks\n"])
         let ray = try club.launch(.ray)

@@ -54,6 +54,10 @@ public struct AppState: Sendable {
     public private(set) var inFlight = 0
     /// The note open in the editor pane (or loading into it), if any.
     public var note: NoteSession?
+    /// The other open notes, kept with their edits while another is on screen (OpenNotes.swift).
+    public var buffers = OpenNotes()
+    /// Line numbers and soft wrap in the editor, as config.toml has them and the keys toggle them.
+    public var editorSettings = EditorSettings()
     /// Drafts kept on disk: edits not yet confirmed by the server, offered in the notes list.
     public var drafts: [Draft] = []
     /// Paused downloads by lowercased path: the photos list shows `paused 42%`.
@@ -123,8 +127,8 @@ public struct AppState: Sendable {
     /// Whether the spinner turns: requests in flight, or transfers moving bytes.
     public var isAnimating: Bool { isBusy || transfers.hasActive }
 
-    /// Whether the open note has changes the server does not have.
-    public var hasUnsavedEdits: Bool { note?.isModified ?? false }
+    /// Whether an open note (on screen or kept open behind it) has changes the server does not have.
+    public var hasUnsavedEdits: Bool { note?.isModified ?? false || buffers.parked.contains(where: \.hasUnsavedEdits) }
 
     /// Uploads and downloads whose tasks have not ended, in the foreground or background.
     public var runningTransfers: Int { transfers.running }

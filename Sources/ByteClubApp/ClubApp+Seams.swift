@@ -95,6 +95,7 @@ extension ClubApp: MainScreenDelegate {
         case .notes(.newFolder): notes.newFolder()
         case .notes(.moveToFolder): notes.moveSelectedToFolder()
         case .notes(.upFolder): notes.upFolder()
+        case .notes(.switchNote): openNotes.chooseNote()
         case .notes(.drop(let from, let onto)): notes.drop(from: from, onto: onto)
         case .photos(.download): photos.downloadSelected()
         case .photos(.upload): photos.chooseUpload()

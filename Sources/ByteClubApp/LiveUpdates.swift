@@ -242,7 +242,10 @@ final class LiveUpdates {
         onChangesApplied?(tab, events)
         withNames(of: events) { [weak self] in
             self?.announce(tab, events)
-            if tab == .notes { self?.openNoteChanged(events) }
+            if tab == .notes {
+                self?.openNoteChanged(events)
+                self?.keptNotesChanged(events)
+            }
         }
     }
 

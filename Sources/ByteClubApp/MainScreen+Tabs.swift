@@ -71,8 +71,14 @@ extension MainScreen {
         let lineStyles = model.state.note.flatMap { markdown.lineStyles(for: $0, syntax: canvas.theme.syntax) }
         model.updateQuietly { state in
             guard state.note != nil else { return }
-            NoteEditor(isModified: session.isModified, banner: banner, lineStyles: lineStyles)
-                .render(into: canvas, area: editorArea, state: &state.note!.editor)
+            var editor = NoteEditor(isModified: session.isModified, banner: banner, lineStyles: lineStyles)
+            editor.showsLineNumbers = state.editorSettings.lineNumbers
+            editor.softWrap = state.editorSettings.softWrap
+            // Which of the open notes this is, when there are several (Alt-1…Alt-9).
+            if let index = state.shownNoteIndex, case let count = state.buffers.parked.count + 1, count > 1 {
+                editor.position = "\(index + 1)/\(count)"
+            }
+            editor.render(into: canvas, area: editorArea, state: &state.note!.editor)
         }
         return listShown
     }

@@ -24,6 +24,8 @@ public final class MainScreen: Layer {
         case share
         case tags, pin
         case newFolder, moveToFolder, upFolder
+        /// The notes kept open with their edits (OpenNotes.swift), to choose one.
+        case switchNote
         /// The mouse dragged the row `from` (an item of the list) onto the row `onto`.
         case drop(from: Int, onto: Int)
     }
@@ -71,6 +73,7 @@ public final class MainScreen: Layer {
         .init([.ctrl("f")], .search, "Search every note (titles and bodies)"),
         .init([.char("e")], .openInEditor, "Open in $EDITOR"),
         .init([.char("v")], .render, "Rendered view of the note"),
+        .init([.alt("o")], .switchNote, "Switch note: the notes kept open with their edits"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
@@ -302,7 +305,7 @@ public final class MainScreen: Layer {
         let bar = findBar ? NoteEditorState.barBindings.commands : []
         return bar + hits + (editor ?? NoteEditorState.commands) + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
             + NotesController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
-            + LinksController.bindings.commands + LinksController.mouseCommands + tabKeys.commands
+            + LinksController.bindings.commands + LinksController.mouseCommands + OpenNotesController.bindings.commands + tabKeys.commands
     }
 }
 

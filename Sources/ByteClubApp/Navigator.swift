@@ -6,7 +6,8 @@ import TerminalUI
 /// Opening notes, as the notes list, the search results, the links between notes and the
 /// rendered view all do: a note loads into the editor (or its draft comes back, or the copy this
 /// machine keeps when the server cannot be reached), a link is followed (remembering the note it
-/// left, for "Back"), and a note with nothing unsaved is closed for another.
+/// left, for "Back"), and a note with nothing unsaved is closed for another (one with unsaved
+/// edits stays open behind it: Navigator+OpenNotes.swift).
 ///
 /// A helper: it writes ``AppState/note`` and the links' history, and calls no controller. What
 /// the open note's editor does with its text is the notes controller's.
@@ -20,6 +21,8 @@ final class Navigator {
     private var loadTask: Task<Void, Never>?
     /// What waits in the outbox: a draft whose text waits there opens as saved.
     weak var outboxRunner: OutboxRunner?
+    /// Journals the note on screen before it gives way to another (Navigator+OpenNotes.swift).
+    weak var edits: NoteEdits?
 
     init(context: AppContext, noteIndex: NoteIndex) {
         self.context = context
@@ -39,6 +42,7 @@ final class Navigator {
             return context.update { folder.isParent ? $0.upFolder(format: format) : $0.openFolder(folder.path) }
         }
         if let note = state.note, note.phase != .loading { return }
+        if showOpen(item) { return }
         switch item {
         case .folder: break
         case .draft(let draft):
@@ -54,8 +58,12 @@ final class Navigator {
 
     /// `n`: a new, empty note with the cursor in the title.
     func newNote() {
-        if let note = state.note, note.phase != .loading { return }
         if state.readsOnly { return context.say(.error(AppState.readerRefusal)) }
+        // A note on screen with unsaved edits stays open behind the new one.
+        if let note = state.note, note.phase != .loading {
+            guard editorCanLeave() else { return }
+            leaveOpenNote()
+        }
         context.update {
             var session = NoteSession(newNote: Draft.newID())
             session.newNoteExtension = configuration.layout.newNoteExtension
@@ -314,13 +322,6 @@ final class Navigator {
         }
     }
 
-    /// Whether the editor may give way: no note, or one without unsaved edits.
-    func editorCanLeave() -> Bool {
-        guard let note = state.note, note.phase != .loading, note.isModified, !note.isReadOnly else { return true }
-        context.say(.error("Save (Ctrl-S) or undo the changes first: following a link closes this note"))
-        return false
-    }
-
     /// Opens `entry` in place of the open note, at `arrival` once its text is in (the editor
     /// at its start by default); `remember` puts the open note, and where in it the user was,
     /// in "Back"'s history.
@@ -338,6 +339,8 @@ final class Navigator {
         if remember, let left = state.note?.entry?.path {
             context.update { $0.links.push(LinkStop(path: left, place: NotePlace.current(in: $0))) }
         }
+        // Kept open with its edits: it comes back as it was, at the place Back remembers.
+        if showOpen(entry, arrival: arrival) { return }
         leaveOpenNote()
         if let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
             open(draft: draft, entry: entry)
@@ -348,14 +351,6 @@ final class Navigator {
             guard state.note?.entry?.pathLower == entry.pathLower else { return }
             state.note?.arrival = arrival
         }
-    }
-
-    /// Closes the open note for another: its rendered view goes with it (the next note's
-    /// arrival opens the view again when it should), and so does the backlinks panel.
-    private func leaveOpenNote() {
-        if state.noteView != nil { context.update { $0.noteView = nil } }
-        if state.note != nil { closeUnmodified() }
-        if state.links.panel != nil { context.update { $0.links.panel = nil } }
     }
 
     /// "Back": the note the last followed link left, at the line and column it was left at,
@@ -375,8 +370,8 @@ final class Navigator {
     }
 
     /// A link to a note that does not exist: asks, then opens a new note with that title.
-    /// Declined, nothing moves: the same note, cursor and view. Never asked when the answer
-    /// could not be carried out (the open note has unsaved edits): the status bar says why.
+    /// Declined, nothing moves: the same note, cursor and view. Created, the note left stays
+    /// open behind it with its edits (Back returns to it).
     func offerToCreate(title: String) {
         let shown = TerminalSafe.escape(title)
         if let problem = NoteSession.titleProblem(title) {

@@ -157,12 +157,15 @@ final class SearchController {
             return
         }
         if let note = state.note, note.phase != .loading {
-            // Opened from the editor's find bar: the note open there gives way, unless it has edits.
-            guard !note.isModified else {
-                context.say(.error("Save (Ctrl-S) or close (Esc) the open note first"))
-                return
-            }
-            navigator.closeUnmodified()
+            // Opened from the editor's find bar: the note open there gives way, and stays open
+            // behind the hit when it has unsaved edits.
+            guard navigator.editorCanLeave() else { return }
+            navigator.leaveOpenNote()
+        }
+        // A hit in a note kept open: that note comes back as it was, its edits in it.
+        if navigator.showOpen(entry) {
+            context.update { $0.search = nil }
+            return
         }
         context.update {
             $0.parkedSearch = $0.search

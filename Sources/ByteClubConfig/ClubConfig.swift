@@ -26,6 +26,10 @@ public struct ClubConfig: Sendable, Equatable {
     /// What saving adds to a new note's title without an extension: `md` (notes are Markdown)
     /// or `txt` (`new_note_extension = "txt"`, the old way).
     public var newNoteExtension = ClubConfig.defaultNoteExtension
+    /// The editor draws line numbers (`line_numbers = true`; `Alt-N` toggles and writes it).
+    public var lineNumbers = false
+    /// Long lines wrap in the editor (`soft_wrap = false`: they scroll sideways; `Alt-W`).
+    public var softWrap = true
     /// The file's text, kept to find the line of a key for a later message (a failing
     /// `token_command`). It may hold a `token`: it is never printed.
     public var text: String
@@ -230,9 +234,16 @@ private struct ConfigChecker {
                 } else {
                     wrongType([key], value, "\"md\" or \"txt\"")
                 }
+            case "line_numbers", "soft_wrap":
+                guard let flag = value.bool else {
+                    wrongType([key], value, "true or false")
+                    continue
+                }
+                if key == "line_numbers" { config.lineNumbers = flag } else { config.softWrap = flag }
             default:
-                let hint = Self.nearest(key, in: ["default", "remote", "new_note_extension"]).map { "did you mean \($0)? " } ?? ""
-                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default, new_note_extension and [remote.NAME] tables)")
+                let known = ["default", "remote", "new_note_extension", "line_numbers", "soft_wrap"]
+                let hint = Self.nearest(key, in: known).map { "did you mean \($0)? " } ?? ""
+                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default, new_note_extension, line_numbers, soft_wrap and [remote.NAME] tables)")
             }
         }
         if let name = config.defaultName, config.remotes[name] == nil, error == nil {

@@ -2,7 +2,8 @@ import Foundation
 import TerminalUI
 
 /// A list to choose one item from, over the screen: "Insert a photo" (`Alt-I`), "Move to
-/// folder" (`m`). Enter hands the chosen item back, Esc (or `q`) closes with nil; `/` filters.
+/// folder" (`m`), "Switch note" (`Alt-O`, where a row's digit chooses it too). Enter hands the
+/// chosen item back, Esc (or `q`) closes with nil; `/` filters.
 @MainActor
 final class ChoiceListLayer<Item: Sendable>: Layer {
     private let title: String
@@ -12,11 +13,13 @@ final class ChoiceListLayer<Item: Sendable>: Layer {
     private let hint: String
     private let emptyHint: String
     private let bindings: KeyBindings<ListState.Action>
+    /// `1`…`9` choose the row of that number.
+    private let digitsChoose: Bool
     private var list = ListState()
     private let onChoice: @MainActor (Item?) -> Void
 
     init(title: String, items: [Item], columns: [ListColumn], row: (Item) -> ListRow, enterDoes: String, hint: String,
-         emptyHint: String, onChoice: @escaping @MainActor (Item?) -> Void) {
+         emptyHint: String, selected: Int = 0, digitsChoose: Bool = false, onChoice: @escaping @MainActor (Item?) -> Void) {
         self.title = title
         self.items = items
         self.columns = columns
@@ -28,6 +31,8 @@ final class ChoiceListLayer<Item: Sendable>: Layer {
             .init([.escape], .clearFilter, "Close (or clear the filter)"),
         ])
         self.onChoice = onChoice
+        self.digitsChoose = digitsChoose
+        list.selected = selected
     }
 
     func render(into canvas: any Canvas, area: Rect) {
@@ -44,6 +49,10 @@ final class ChoiceListLayer<Item: Sendable>: Layer {
     func handle(_ key: Key, context: LayerContext) -> EventResult {
         switch key {
         case .f(1), .ctrl("l"), .resize: return .ignored
+        case .char(let c) where digitsChoose && !list.isEditingFilter && c.wholeNumberValue.map({ (1...9).contains($0) && $0 <= items.count }) == true:
+            context.dismiss()
+            onChoice(items[(c.wholeNumberValue ?? 1) - 1])
+            return .consumed
         default: break
         }
         let wasFiltering = list.isFiltering

@@ -72,77 +72,16 @@ final class OpenNotesController {
             context.say(StatusMessage("\(notes.isEmpty ? "No note is" : "Only one note is") open: following a link, a search hit or a new note keeps an edited note open"))
             return
         }
-        let rows = notes.map { OpenNotesChooser.Row(name: $0.displayName, isModified: $0.hasUnsavedEdits) }
+        let rows = notes.enumerated().map { ListRow(["\($0.offset + 1)", TerminalSafe.escape($0.element.displayName), $0.element.hasUnsavedEdits ? "[+]" : ""]) }
         let shown = state.shownNoteIndex ?? 0
-        context.choose { OpenNotesChooser(rows: rows, selected: shown) { [weak self] index in
+        context.choose { ChoiceListLayer(
+            title: "Switch note", items: Array(rows.indices),
+            columns: [ListColumn("#", width: .fixed(2)), ListColumn("Open note"), ListColumn("", width: .fixed(3))],
+            row: { rows[$0] }, enterDoes: "Show the note chosen", hint: "Enter or 1…9 show · Esc close", emptyHint: "",
+            selected: shown, digitsChoose: true
+        ) { [weak self] index in
             guard let self, let index else { return }
             self.navigator.showOpenNote(number: index)
         } }
     }
-}
-
-/// The open notes as a list to choose from ("Switch note"): Enter or the note's digit shows
-/// it, Esc closes.
-@MainActor
-final class OpenNotesChooser: Layer {
-    struct Row: Sendable {
-        var name: String
-        var isModified: Bool
-    }
-
-    private let rows: [Row]
-    private var list = ListState()
-    private let onChoice: @MainActor (Int?) -> Void
-
-    static let bindings = KeyBindings<ListState.Action>(group: "Switch note", [
-        .init([.enter], .activate, "Show the note chosen"),
-        .init([.escape], .clearFilter, "Close"),
-    ])
-
-    init(rows: [Row], selected: Int, onChoice: @escaping @MainActor (Int?) -> Void) {
-        self.rows = rows
-        self.onChoice = onChoice
-        list.selected = selected
-    }
-
-    private var listRows: [ListRow] {
-        rows.enumerated().map { ListRow(["\($0.offset + 1)", TerminalSafe.escape($0.element.name), $0.element.isModified ? "[+]" : ""]) }
-    }
-
-    func render(into canvas: any Canvas, area: Rect) {
-        let box = area.centered(width: min(area.width - 4, 60), height: min(area.height - 4, max(8, rows.count + 5)))
-        guard box.width >= 10, box.height >= 5 else { return }
-        canvas.fill(box, style: canvas.theme.panel)
-        canvas.drawBox(box, style: canvas.theme.border, title: "Switch note", titleStyle: canvas.theme.title)
-        let inner = box.inset(top: 1, left: 1, bottom: 1, right: 1)
-        let (listArea, hint) = inner.splitBottom(1)
-        ListView(columns: [ListColumn("#", width: .fixed(2)), ListColumn("Open note"), ListColumn("", width: .fixed(3))],
-                 rows: listRows).render(into: canvas, area: listArea, state: &list)
-        canvas.put("Enter or 1…9 show · Esc close", in: hint, alignment: .left, style: canvas.theme.muted)
-    }
-
-    func handle(_ key: Key, context: LayerContext) -> EventResult {
-        switch key {
-        case .f(1), .ctrl("l"), .resize: return .ignored
-        case .char(let c) where c.wholeNumberValue.map { (1...rows.count).contains($0) } == true:
-            context.dismiss()
-            onChoice((c.wholeNumberValue ?? 1) - 1)
-            return .consumed
-        default: break
-        }
-        switch list.handle(key, rows: listRows) {
-        case .activated(let row):
-            context.dismiss()
-            onChoice(rows.indices.contains(row) ? row : nil)
-        case .ignored where key == .escape, .ignored where key == .char("q"):
-            context.dismiss()
-            onChoice(nil)
-        default:
-            break
-        }
-        context.setNeedsRedraw()
-        return .consumed
-    }
-
-    func commands() -> [Command] { Self.bindings.commands + MainScreen.listBindings(group: "Switch note").commands }
 }

@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // The search index's SQLite (FTS5); on Linux it links the system libsqlite3.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // A note's YAML front matter (Markdown's FrontMatter), parsed by a real YAML library.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // MARK: C libraries (system-library targets with shim headers)
@@ -120,8 +122,9 @@ let package = Package(
         // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
         .target(name: "Agent", dependencies: ["Remote", "DropboxWire", "Durable", "CAgentShim"], swiftSettings: fuzzed),
 
-        // Markdown highlighting: spans of lines from cmark-gfm's parse tree and source positions.
-        .target(name: "Markdown", dependencies: ["CCmarkGFM"]),
+        // Markdown highlighting: spans of lines from cmark-gfm's parse tree and source positions;
+        // a note's YAML front matter through Yams.
+        .target(name: "Markdown", dependencies: ["CCmarkGFM", .product(name: "Yams", package: "Yams")], swiftSettings: fuzzed),
 
         // The three-way line merge (diff3) of a note's text. Pure Swift, no dependencies.
         .target(name: "NoteMerge"),
@@ -139,7 +142,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig",
+                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -222,7 +225,7 @@ let package = Package(
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",
-            dependencies: ["ByteClubApp", "ClubServer", "DropboxWire", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ByteClubApp", "ClubServer", "DropboxWire", "LocalClub", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", .product(name: "Logging", package: "swift-log")]
         ),
 
         // `make torture`: the real binaries (serve, agent, put, restore, the app in tmux) killed at

@@ -33,6 +33,10 @@ public struct LiveEvent: Equatable, Sendable {
         case .added: what = "added " + shown(entry)
         case .changed: what = "changed " + shown(entry)
         case .deleted: what = "deleted " + shown(entry)
+        case .renamed where previous.map({ $0.name == entry.name && $0.pathLower != entry.pathLower }) ?? false:
+            // The same name in another folder: a move.
+            let folder = (entry.path as NSString).deletingLastPathComponent
+            what = "moved " + shown(entry) + " to " + TerminalSafe.escape((folder as NSString).lastPathComponent) + "/"
         case .renamed: what = "renamed " + shown(previous ?? entry) + " to " + shown(entry)
         }
         guard let who else {
@@ -57,15 +61,23 @@ extension AppState {
     public mutating func applyChanges(_ tab: Tab, _ changes: [RemoteChange], layout: ClubLayout, format: DisplayFormat,
                                       before: NoteListing? = nil) -> [LiveEvent] {
         var entries = self[tab].entries
+        // Folders change the list (a folder made, renamed or deleted by another member shows at
+        // once) but are no news of their own: their notes' events say what happened.
+        var folders = self[tab].folders
         var events: [LiveEvent] = []
         for change in changes {
             switch change {
             case .deleted(_, _, let pathLower):
                 let inside = pathLower + "/"
+                folders.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 let gone = entries.filter { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 guard !gone.isEmpty else { continue }
                 entries.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 events += gone.map { LiveEvent(kind: .deleted, entry: $0) }
+            case .updated(let entry) where entry.kind == .folder:
+                if Self.belongs(entry, in: tab, layout: layout), !folders.contains(where: { $0.pathLower == entry.pathLower }) {
+                    folders.append(entry)
+                }
             case .updated(let entry):
                 guard Self.belongs(entry, in: tab, layout: layout) else { continue }
                 if let index = entries.firstIndex(where: { $0.pathLower == entry.pathLower }) {
@@ -89,6 +101,10 @@ extension AppState {
             paired.insert(deletion)
         }
         events = events.indices.filter { !paired.contains($0) }.map { events[$0] }
+        if folders != self[tab].folders {
+            self[tab].folders = folders.sorted { $0.pathLower < $1.pathLower }
+            if events.isEmpty { self[tab].version += 1 }
+        }
         guard !events.isEmpty else { return [] }
 
         // Where the selection is now, by item.
@@ -98,7 +114,7 @@ extension AppState {
             let listing = before ?? NoteListing.make(self, format: format)
             (oldKeys, oldRows) = (listing.items.map(Self.key), listing.rows)
         } else {
-            (oldKeys, oldRows) = (photos.entries.map(\.pathLower), photoRows)
+            (oldKeys, oldRows) = (photoItems.map(\.key), photoRows)
         }
         let oldVisible = list.visibleIndices(in: oldRows)
         var selectedKey = oldVisible.indices.contains(list.selected) ? oldKeys[oldVisible[list.selected]] : nil
@@ -114,7 +130,7 @@ extension AppState {
             let listing = NoteListing.make(self, format: format)
             (newKeys, newRows) = (listing.items.map(Self.key), listing.rows)
         } else {
-            (newKeys, newRows) = (photos.entries.map(\.pathLower), photoRows)
+            (newKeys, newRows) = (photoItems.map(\.key), photoRows)
         }
         let newVisible = list.visibleIndices(in: newRows)
         var moved = list
@@ -131,13 +147,11 @@ extension AppState {
     /// Whether `entry` is an item of `tab`'s list: a note directly in the club folder, or a
     /// photo anywhere under the photos folder.
     static func belongs(_ entry: RemoteEntry, in tab: Tab, layout: ClubLayout) -> Bool {
-        guard entry.kind == .file else { return false }
         switch tab {
         case .notes:
-            return ClubLayout.hasExtension(entry.name, in: ClubLayout.noteExtensions)
-                && entry.pathLower == layout.folder.lowercased() + "/" + entry.name.lowercased()
+            return layout.isInNotes(entry)
         case .photos:
-            return ClubLayout.hasExtension(entry.name, in: ClubLayout.photoExtensions)
+            return entry.kind == .file && ClubLayout.hasExtension(entry.name, in: ClubLayout.photoExtensions)
                 && entry.pathLower.hasPrefix(layout.photosFolder.lowercased() + "/")
         }
     }
@@ -147,6 +161,7 @@ extension AppState {
         switch item {
         case .note(let entry, _): return entry.pathLower
         case .draft(let draft): return "draft:" + draft.id
+        case .folder(let folder): return "folder:" + folder.path.lowercased()
         }
     }
 }

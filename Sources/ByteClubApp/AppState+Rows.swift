@@ -16,22 +16,28 @@ public struct NoteListing: Sendable {
         self.nextChange = nextChange
     }
 
-    /// The notes list of `state`: drafts of notes the server does not have, then the notes.
+    /// The notes list of `state`, in the folder it shows: the way up (below the top), the
+    /// folders in it, drafts of notes the server does not have, then the notes.
     public static func make(_ state: AppState, format: DisplayFormat) -> NoteListing {
+        let here = state.notesFolder
         let draftsByPath = Dictionary(state.drafts.compactMap { d in d.path.map { ($0.lowercased(), d) } }, uniquingKeysWith: { a, _ in a })
         let known = Set(state.notes.entries.map(\.pathLower))
         let orphans = state.drafts.filter { draft in
-            guard let path = draft.path else { return true }
+            guard let path = draft.path else { return (draft.folder?.lowercased() ?? here.root.lowercased()) == here.pathLower }
             // Until the list has loaded, a draft's note may well be there: show it once we know.
-            return state.notes.hasLoaded && !known.contains(path.lowercased())
+            return state.notes.hasLoaded && !known.contains(path.lowercased()) && here.holds(path.lowercased())
         }
-        let items = orphans.map { NoteItem.draft($0) }
-            + state.tags.pinnedFirst(state.notes.entries).map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
+        let notesHere = state.notes.entries.filter { here.holds($0.pathLower) }
+        var items: [NoteItem] = here.isRoot ? [] : [.folder(FolderItem(path: here.parent, name: "..", notes: 0, isParent: true))]
+        items += FolderItem.children(of: here, notes: state.notes.entries, folders: state.notes.folders).map { NoteItem.folder($0) }
+        items += orphans.map { NoteItem.draft($0) }
+            + state.tags.pinnedFirst(notesHere).map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
         var times = RelativeTimes()
         for item in items {
             switch item {
             case .draft(let draft): times.drew(draft.updated, format: format)
             case .note(let entry, _): times.drew(entry.modified, format: format)
+            case .folder: break
             }
         }
         return NoteListing(items: items, rows: rows(items, format: format, offline: state.offline, tags: state.tags), nextChange: times.next)
@@ -57,6 +63,11 @@ public struct NoteListing: Sendable {
                 let shown = itemTags.visible.map { "#" + TerminalSafe.escape($0) }.joined(separator: " ")
                 return ListRow([pin + mark + title + (shown.isEmpty ? "" : "  " + shown), ByteFormat.size(entry.size), format.relative(entry.modified)],
                                searchText: title, tags: itemTags.visible)
+            case .folder(let folder) where folder.isParent:
+                return ListRow([FolderItem.upMark + " ..", "", ""], searchText: "..")
+            case .folder(let folder):
+                let name = TerminalSafe.escape(folder.name)
+                return ListRow([FolderItem.mark + " " + name + "/", "\(folder.notes) note\(folder.notes == 1 ? "" : "s")", ""], searchText: name)
             }
         }
     }
@@ -70,8 +81,10 @@ public struct NoteListing: Sendable {
         var drafts: [String]
         var offline: OfflineState
         var tags: Int
+        var folder: NotesFolder
 
         init(_ state: AppState) {
+            folder = state.notesFolder
             tags = state.tags.version
             entries = state.notes.version
             loaded = state.notes.hasLoaded
@@ -84,14 +97,12 @@ public struct NoteListing: Sendable {
 /// Rows and selections, computed from the state alone.
 extension AppState {
     /// The photos list's rows (the screen draws thumbnails beside them).
-    public var photoRows: [ListRow] {
-        photos.entries.map { ListRow([$0.name], searchText: $0.name) }
-    }
+    public var photoRows: [ListRow] { photoRows(photoItems) }
 
-    /// The photo under the selection.
+    /// The photo under the selection (nil on an album's row).
     public var selectedPhoto: RemoteEntry? {
-        guard let index = photos.list.selectedRow(in: photoRows), photos.entries.indices.contains(index) else { return nil }
-        return photos.entries[index]
+        guard case .photo(let entry)? = selectedPhotoItem else { return nil }
+        return entry
     }
 
     /// The notes item under the selection, in `listing` (the notes list of this state).
@@ -104,8 +115,11 @@ extension AppState {
     func selectedPath(_ tab: Tab, notes listing: NoteListing) -> String? {
         switch tab {
         case .notes:
-            if case .note(let entry, _)? = selectedNoteItem(in: listing) { return entry.pathLower }
-            return nil
+            switch selectedNoteItem(in: listing) {
+            case .note(let entry, _)?: return entry.pathLower
+            case .folder(let folder)? where !folder.isParent: return folder.path.lowercased()
+            default: return nil
+            }
         case .photos:
             return selectedPhoto?.pathLower
         }
@@ -118,6 +132,7 @@ extension AppState {
             switch item {
             case .note(let entry, _): return path != nil && entry.pathLower == path
             case .draft(let draft): return draft.id == draftID
+            case .folder: return false
             }
         }
         guard let index else { return }
@@ -131,10 +146,17 @@ extension AppState {
         switch tab {
         case .notes:
             rows = listing.rows
-            index = listing.items.firstIndex { if case .note(let entry, _) = $0 { return entry.pathLower == path } else { return false } }
+            index = listing.items.firstIndex {
+                switch $0 {
+                case .note(let entry, _): return entry.pathLower == path
+                case .folder(let folder): return !folder.isParent && folder.path.lowercased() == path
+                case .draft: return false
+                }
+            }
         case .photos:
-            rows = photoRows
-            index = photos.entries.firstIndex { $0.pathLower == path }
+            let items = photoItems
+            rows = photoRows(items)
+            index = items.firstIndex { $0.key == path }
         }
         guard let index else { return }
         self[tab].list.select(row: index, in: rows)

@@ -5,8 +5,10 @@ import TerminalUI
 /// One tab's list: what the server last returned, whether a load is running, and the
 /// selection and filter that last between frames.
 public struct Listing: Equatable, Sendable {
-    /// The entries of the last successful load, already sorted for display.
+    /// The entries of the last successful load, already sorted for display: files only.
     public var entries: [RemoteEntry] = []
+    /// The folders the last load listed (the Notes tab's, which may hold no note yet), by path.
+    public var folders: [RemoteEntry] = []
     /// Whether a load has ever succeeded (before that, an empty list means "loading").
     public var hasLoaded = false
     public var isLoading = false
@@ -35,6 +37,10 @@ public struct Listing: Equatable, Sendable {
 public struct AppState: Sendable {
     public var tab: Tab = .notes
     public var notes = Listing()
+    /// Which folder the Notes list shows, and the club folder above them all (NotesFolder.swift).
+    public var notesFolder = NotesFolder()
+    /// Which album the PanoPhotos list shows (nil: the photos folder itself, with its albums).
+    public var album: String?
     public var photos = Listing()
     /// The status bar's name for the club: "embedded", "club", "dropbox", "webdav" or the named
     /// remote's name (``AppConfiguration/backendLabel``), never its URL.
@@ -48,6 +54,10 @@ public struct AppState: Sendable {
     public private(set) var inFlight = 0
     /// The note open in the editor pane (or loading into it), if any.
     public var note: NoteSession?
+    /// The other open notes, kept with their edits while another is on screen (OpenNotes.swift).
+    public var buffers = OpenNotes()
+    /// Line numbers and soft wrap in the editor, as config.toml has them and the keys toggle them.
+    public var editorSettings = EditorSettings()
     /// Drafts kept on disk: edits not yet confirmed by the server, offered in the notes list.
     public var drafts: [Draft] = []
     /// Paused downloads by lowercased path: the photos list shows `paused 42%`.
@@ -100,8 +110,9 @@ public struct AppState: Sendable {
     /// app's clock tick asks for a frame then).
     public var relativeTimes = RelativeTimes()
 
-    public init(backend: String) {
+    public init(backend: String, clubFolder: String = "/byteclub") {
         self.backend = backend
+        notesFolder = NotesFolder(root: clubFolder)
     }
 
     public var isBusy: Bool { inFlight > 0 }
@@ -116,8 +127,8 @@ public struct AppState: Sendable {
     /// Whether the spinner turns: requests in flight, or transfers moving bytes.
     public var isAnimating: Bool { isBusy || transfers.hasActive }
 
-    /// Whether the open note has changes the server does not have.
-    public var hasUnsavedEdits: Bool { note?.isModified ?? false }
+    /// Whether an open note (on screen or kept open behind it) has changes the server does not have.
+    public var hasUnsavedEdits: Bool { note?.isModified ?? false || buffers.parked.contains(where: \.hasUnsavedEdits) }
 
     /// Uploads and downloads whose tasks have not ended, in the foreground or background.
     public var runningTransfers: Int { transfers.running }
@@ -152,7 +163,8 @@ public struct AppState: Sendable {
         self[tab].isLoading = false
         switch result {
         case .success(let entries):
-            self[tab].entries = entries
+            self[tab].entries = entries.filter { $0.kind == .file }
+            self[tab].folders = entries.filter { $0.kind == .folder }
             self[tab].version += 1
             self[tab].hasLoaded = true
             self[tab].error = nil

@@ -72,7 +72,8 @@ final class BackgroundController {
         // A WebDAV server has no upload sessions: an upload handed over starts again from its
         // first byte in the agent, which the question says rather than let the figure drop.
         let restarts = context.store is WebDAVStore && own.contains { $0.progress.direction == .upload }
-        let body = QuitQuestion.lines(running: own.count, uploadsStartOver: restarts, unsavedEdits: context.state.hasUnsavedEdits)
+        let body = QuitQuestion.lines(running: own.count, uploadsStartOver: restarts, unsavedEdits: context.state.hasUnsavedEdits,
+                                        unsavedNotes: context.state.unsavedNotesSentence)
         let modal = Modal(title: "Quit byteclub?", body: body, buttons: ["Background", "Quit and stop them", "Stay"], width: 68)
         let destination = context.configuration.downloadDirectory
         context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
@@ -167,7 +168,7 @@ final class BackgroundController {
 public enum QuitQuestion {
     /// Its lines for `running` transfers; `uploadsStartOver`: an upload handed to the agent
     /// starts again from its first byte (a WebDAV server has no upload sessions).
-    public static func lines(running: Int, uploadsStartOver: Bool, unsavedEdits: Bool) -> [String] {
+    public static func lines(running: Int, uploadsStartOver: Bool, unsavedEdits: Bool, unsavedNotes: String? = nil) -> [String] {
         var body = [running == 1 ? "A transfer is still running." : "\(running) transfers are still running."]
         let them = running == 1 ? "it" : "them"
         body.append("Keep \(them) going in the background? byteclub transfers shows \(them).")
@@ -175,7 +176,7 @@ public enum QuitQuestion {
             body.append("This WebDAV server cannot continue a cut upload: in the background an upload starts again from 0 %.")
         }
         body.append("Or quit and stop \(them): a download pauses (Enter resumes it next time), an upload stops.")
-        if unsavedEdits { body.append("A note has unsaved changes (its draft is kept for next time).") }
+        if unsavedEdits { body.append(unsavedNotes ?? "A note has unsaved changes (its draft is kept for next time).") }
         return body
     }
 }

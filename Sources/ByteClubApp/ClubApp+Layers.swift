@@ -61,7 +61,8 @@ extension ClubApp: LayerSource {
         let layer = EditorLayer(model: model)
         layer.onKey = { [weak self] key in
             guard let self else { return false }
-            return self.noteView.handleEditorKey(key) || self.links.handleEditorKey(key) || self.notes.handleEditorKey(key)
+            return self.noteView.handleEditorKey(key) || self.links.handleEditorKey(key) || self.openNotes.handleEditorKey(key)
+                || self.notes.handleEditorKey(key)
         }
         return layer
     }

@@ -92,13 +92,21 @@ extension ClubApp: MainScreenDelegate {
         case .notes(.tags): tags.editSelected()
         case .notes(.pin): tags.togglePinSelected()
         case .notes(.search): search.open()
+        case .notes(.newFolder): notes.newFolder()
+        case .notes(.moveToFolder): notes.moveSelectedToFolder()
+        case .notes(.upFolder): notes.upFolder()
+        case .notes(.switchNote): openNotes.chooseNote()
+        case .notes(.drop(let from, let onto)): notes.drop(from: from, onto: onto)
         case .photos(.download): photos.downloadSelected()
         case .photos(.upload): photos.chooseUpload()
         case .photos(.delete): photos.deleteSelected()
         case .photos(.preview): photos.togglePreview()
-        case .photos(.view): viewer.open()
+        case .photos(.view):
+            // A double-click on an album opens it, as Enter does.
+            if case .album? = state.selectedPhotoItem { photos.downloadSelected() } else { viewer.open() }
         case .photos(.transfers): transfers.showBackgroundTransfer()
         case .photos(.share): share.shareSelected(.photos)
+        case .photos(.upAlbum): photos.upAlbum()
         }
     }
 }

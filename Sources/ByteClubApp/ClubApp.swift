@@ -44,6 +44,10 @@ public struct AppConfiguration: Sendable {
     public var agent: (any BackgroundAgent)?
     /// Runs the user's own editor over a note (`e`, `Alt-E`); nil: no terminal to run one in.
     public var externalEditor: ExternalEditorHook?
+    /// Line numbers and soft wrap as config.toml has them (`line_numbers`, `soft_wrap`).
+    public var editorSettings = EditorSettings()
+    /// Keeps toggled editor settings in config.toml (the executable's; nil: not kept).
+    public var saveEditorSettings: (@MainActor @Sendable (EditorSettings) throws -> Void)?
 
     public init() {}
 }
@@ -85,6 +89,7 @@ public final class ClubApp {
     let share: ShareController
     let search: SearchController
     let links: LinksController
+    let openNotes: OpenNotesController
     private let effects: any UIEffects
     /// The layers the state shows now (ClubApp+Layers.swift).
     var shown = ShownLayers()
@@ -127,7 +132,9 @@ public final class ClubApp {
         self.compositor = compositor
         self.configuration = configuration
         self.effects = effects
-        model = AppModel(state: AppState(backend: configuration.backendLabel ?? store.displayName), format: configuration.format)
+        var initial = AppState(backend: configuration.backendLabel ?? store.displayName, clubFolder: configuration.layout.folder)
+        initial.editorSettings = configuration.editorSettings
+        model = AppModel(state: initial, format: configuration.format)
         let context = AppContext(store: store, configuration: configuration, model: model, effects: effects,
                                  compositor: compositor, logger: Logger(label: "byteclub.app"))
         refresher = Refresher(context: context)
@@ -160,6 +167,7 @@ public final class ClubApp {
         }
         transfers.outboxRunner = offline
         navigator.outboxRunner = offline
+        navigator.edits = edits
         // The controllers: each handles its own keys and calls the helpers.
         tabs = TabsController(context: context, refresher: refresher, exit: exit)
         notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames)
@@ -174,6 +182,7 @@ public final class ClubApp {
         share = ShareController(context: context)
         search = SearchController(context: context, navigator: navigator, noteIndex: noteIndex, live: live)
         links = LinksController(context: context, navigator: navigator, noteIndex: noteIndex)
+        openNotes = OpenNotesController(context: context, navigator: navigator)
         background = BackgroundController(context: context, transfers: transfers, exit: exit)
         screen = MainScreen(model: model, configuration: configuration, thumbnails: thumbnails, previews: previews)
         model.onRedraw = { [weak self] in self?.stateChanged() }

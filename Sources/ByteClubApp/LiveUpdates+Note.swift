@@ -49,6 +49,36 @@ extension LiveUpdates {
         }
     }
 
+    /// The notes kept open behind the one on screen (OpenNotes.swift), when another member
+    /// changes or deletes one: never reloaded (each has unsaved edits, or was left on purpose),
+    /// but marked as the open note is, so it shows the banner and Ctrl-R merges when it is back.
+    func keptNotesChanged(_ events: [LiveEvent]) {
+        for kept in context.state.buffers.parked {
+            guard let open = kept.entry, let event = events.last(where: { $0.entry.pathLower == open.pathLower }) else { continue }
+            let draftID = kept.draftID
+            if event.kind == .deleted {
+                guard kept.remoteDeletion == nil else { continue }
+                whoDeleted(open.path) { [weak self] who in
+                    guard let who else { return }
+                    self?.context.update { $0.updateParked(draftID: draftID) { $0.markDeleted(by: who) } }
+                }
+                continue
+            }
+            guard let rev = event.entry.rev, rev != kept.baseRev, rev != kept.remoteChange?.rev else { continue }
+            if let me, event.entry.modifiedBy == me { continue }
+            let who = name(of: event.entry.modifiedBy) ?? MergeSession.someone
+            let change = RemoteNoteChange(entry: event.entry, who: who, when: event.entry.modified ?? context.configuration.format.now())
+            let banner = Self.banner(for: change, format: context.configuration.format)
+            context.update {
+                $0.updateParked(draftID: draftID) { note in
+                    note.remoteDeletion = nil
+                    note.remoteChange = change
+                    note.banner = banner
+                }
+            }
+        }
+    }
+
     /// Who deleted the note at `path`: the server's `deleted_by` in its revisions (a club
     /// server's; Dropbox names no one), as a member's name, or "another member". Calls back on
     /// the UI queue, with nil when the server says the note is there again (restored or

@@ -121,7 +121,7 @@ final class LiveUpdates {
             guard isRunning, let run = feeds[tab]?.run else { return }
             switch effect {
             case .fetchCursor(let opening):
-                let store = context.store, folder = folder(tab), recursive = tab == .photos
+                let store = context.store, folder = folder(tab), recursive = true
                 request(tab, spinner: opening, { () async throws(RemoteError) in
                     try await store.latestCursor(folder, recursive: recursive)
                 }, answer: ChangeFeed.Event.cursor) { [weak self] _ in
@@ -242,7 +242,10 @@ final class LiveUpdates {
         onChangesApplied?(tab, events)
         withNames(of: events) { [weak self] in
             self?.announce(tab, events)
-            if tab == .notes { self?.openNoteChanged(events) }
+            if tab == .notes {
+                self?.openNoteChanged(events)
+                self?.keptNotesChanged(events)
+            }
         }
     }
 

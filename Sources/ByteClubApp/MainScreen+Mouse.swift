@@ -9,12 +9,12 @@ import TerminalUI
 extension MainScreen {
     /// The mouse on the lists, for help.
     static func mouseCommands(_ tab: Tab) -> [Command] {
-        let open = tab == .notes ? "Open the note" : "View the photo full screen"
+        let open = tab == .notes ? "Open the note (or the folder)" : "View the photo full screen (or open the album)"
         return [
             Command(keys: [], description: "Select the row", group: tab.title, keyLabel: "Click a row"),
             Command(keys: [], description: open, group: tab.title, keyLabel: "Double-click a row"),
             Command(keys: [], description: "Scroll the list", group: tab.title, keyLabel: "Wheel"),
-        ]
+        ] + (tab == .notes ? [Command(keys: [], description: "Move to folder (the row dropped on)", group: tab.title, keyLabel: "Drag a row onto a folder")] : [])
     }
 
     /// A double click's target: the same row of the same tab.
@@ -47,7 +47,18 @@ extension MainScreen {
             }
             return .consumed
         }
+        if case .pointer(let event) = key, case .release = event.action, tab == .notes, let from = dragFrom {
+            // A drag from a row onto a folder's row: the note (or folder) moves into it.
+            dragFrom = nil
+            var probe = list
+            if let onto = probe.click(at: point, rows: rows), onto != from {
+                clicks.reset()
+                delegate.screen(perform: .notes(.drop(from: from, onto: onto)))
+            }
+            return .consumed
+        }
         guard case .mouse = key, let row = list.click(at: point, rows: rows) else { return .consumed }
+        dragFrom = tab == .notes ? row : nil
         let click = clicks.press(on: RowTarget(tab: tab, row: row), at: clock())
         if list != model.state[tab].list { model.update { $0[tab].list = list } }
         if click == .double {

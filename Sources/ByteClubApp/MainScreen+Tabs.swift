@@ -35,7 +35,7 @@ extension MainScreen {
         }
         if !listArea.isEmpty {
             var list = model.state.notes.list
-            ListView(columns: Self.notesColumns, rows: model.noteListing.rows, emptyHint: emptyHint(.notes),
+            ListView(columns: Self.notesColumns(in: model.state.notesFolder), rows: model.noteListing.rows, emptyHint: emptyHint(.notes),
                      isFocused: session == nil || session?.phase == .loading)
                 .render(into: canvas, area: listArea, state: &list)
             // Drawing clamps the selection and learns the page size; keep that without a redraw.
@@ -71,8 +71,14 @@ extension MainScreen {
         let lineStyles = model.state.note.flatMap { markdown.lineStyles(for: $0, syntax: canvas.theme.syntax) }
         model.updateQuietly { state in
             guard state.note != nil else { return }
-            NoteEditor(isModified: session.isModified, banner: banner, lineStyles: lineStyles)
-                .render(into: canvas, area: editorArea, state: &state.note!.editor)
+            var editor = NoteEditor(isModified: session.isModified, banner: banner, lineStyles: lineStyles)
+            editor.showsLineNumbers = state.editorSettings.lineNumbers
+            editor.softWrap = state.editorSettings.softWrap
+            // Which of the open notes this is, when there are several (Alt-1…Alt-9).
+            if let index = state.shownNoteIndex, case let count = state.buffers.parked.count + 1, count > 1 {
+                editor.position = "\(index + 1)/\(count)"
+            }
+            editor.render(into: canvas, area: editorArea, state: &state.note!.editor)
         }
         return listShown
     }
@@ -87,8 +93,8 @@ extension MainScreen {
             for y in pane.y..<pane.maxY { canvas.put("│", at: Point(x: pane.x + listWidth, y: y), style: canvas.theme.border) }
         }
         var list = model.state.photos.list
-        let entries = model.state.photos.entries
-        let rows = model.state.photoRows
+        let items = model.state.photoItems
+        let rows = model.state.photoRows(items)
         let theme = canvas.theme
         canvas.fill(listArea, style: theme.text)
         var body = listArea
@@ -106,7 +112,16 @@ extension MainScreen {
         var shown: [RemoteEntry] = []
         let depth = canvas.colorDepth
         for position in list.offset..<min(visible.count, list.offset + perPage) {
-            let entry = entries[visible[position]]
+            let item = items[visible[position]]
+            let entry: RemoteEntry
+            switch item {
+            case .photo(let photo): entry = photo
+            case .album(let album):
+                if let cover = album.cover { shown.append(cover) }
+                drawAlbum(album, at: body.y + (position - list.offset) * (Self.photoRowHeight + 1), in: body, selected: position == list.selected,
+                          canvas: canvas, depth: depth)
+                continue
+            }
             shown.append(entry)
             let rowTop = body.y + (position - list.offset) * (Self.photoRowHeight + 1)
             let row = Rect(x: body.x, y: rowTop, width: body.width, height: Self.photoRowHeight)
@@ -130,7 +145,34 @@ extension MainScreen {
                                                                                 matches: visible.count)
         }
         if list != model.state.photos.list { model.updateQuietly { $0.photos.list = list } }
-        if !previewArea.isEmpty { renderPreview(into: canvas, area: previewArea, entry: list.selectedRow(in: rows).map { entries[$0] }) }
+        if !previewArea.isEmpty {
+            var selected: RemoteEntry?
+            if let row = list.selectedRow(in: rows) {
+                switch items[row] {
+                case .photo(let entry): selected = entry
+                case .album(let album): selected = album.cover
+                }
+            }
+            renderPreview(into: canvas, area: previewArea, entry: selected)
+        }
+    }
+
+    /// An album's row: its first photo's thumbnail, its name and how many photos it holds.
+    private func drawAlbum(_ album: AlbumItem, at top: Int, in body: Rect, selected: Bool, canvas: any Canvas, depth: ColorDepth) {
+        let theme = canvas.theme
+        let row = Rect(x: body.x, y: top, width: body.width, height: Self.photoRowHeight)
+        let textStyle = selected ? theme.selection : theme.text
+        let thumbArea = Rect(x: row.x + 1, y: row.y, width: min(Self.thumbnailColumns, max(0, row.width - 2)), height: row.height)
+        let textArea = Rect(x: thumbArea.maxX + 2, y: row.y, width: max(0, row.maxX - thumbArea.maxX - 3), height: row.height)
+        if selected { canvas.fill(Rect(x: textArea.x - 1, y: row.y, width: textArea.width + 2, height: row.height), style: textStyle) }
+        if album.isParent {
+            canvas.put(FolderItem.upMark + " .. (all albums)", in: textArea.row(0), alignment: .left, style: textStyle.bold)
+            return
+        }
+        if let cover = album.cover { drawThumbnail(cover, in: thumbArea, canvas: canvas, depth: depth) }
+        canvas.put(FolderItem.mark + " " + TerminalSafe.escape(album.name) + "/", in: textArea.row(0), alignment: .left, style: textStyle.bold)
+        canvas.put("Album · \(album.count) photo\(album.count == 1 ? "" : "s")", in: textArea.row(1), alignment: .left,
+                   style: selected ? textStyle : theme.muted)
     }
 
     /// "paused 42%", "↓ 37%", "↑ 12%" under a photo's name, or that its delete waits in the outbox.

@@ -23,12 +23,18 @@ public final class MainScreen: Layer {
         case open, new, delete, rename, history, search, openInEditor, render
         case share
         case tags, pin
+        case newFolder, moveToFolder, upFolder
+        /// The notes kept open with their edits (OpenNotes.swift), to choose one.
+        case switchNote
+        /// The mouse dragged the row `from` (an item of the list) onto the row `onto`.
+        case drop(from: Int, onto: Int)
     }
 
     /// What the PanoPhotos tab's keys do.
     public enum PhotosAction: Hashable, Sendable {
         case download, upload, delete, preview, transfers, view
         case share
+        case upAlbum
     }
 
     /// A key's action, as the screen hands it to its delegate.
@@ -53,10 +59,13 @@ public final class MainScreen: Layer {
     ])
 
     public static let notesBindings = KeyBindings<NotesAction>(group: "Notes", [
-        .init([.enter], .open, "Open the note in the editor"),
+        .init([.enter], .open, "Open the note in the editor (on a folder: open the folder)"),
+        .init([.backspace, .left], .upFolder, "Up a folder"),
         .init([.char("n")], .new, "New note"),
+        .init([.char("N")], .newFolder, "New folder"),
+        .init([.char("m")], .moveToFolder, "Move to folder (the note, or the folder, selected)"),
         .init([.char("d"), .delete], .delete, "Delete the note (asks first)"),
-        .init([.char("R")], .rename, "Rename the note"),
+        .init([.char("R")], .rename, "Rename the note (on a folder: Rename folder)"),
         .init([.char("H")], .history, "History of the note"),
         .init([.char("s")], .share, "Share link (shown, copied)"),
         .init([.char("#")], .tags, "Edit the note's tags"),
@@ -64,10 +73,12 @@ public final class MainScreen: Layer {
         .init([.ctrl("f")], .search, "Search every note (titles and bodies)"),
         .init([.char("e")], .openInEditor, "Open in $EDITOR"),
         .init([.char("v")], .render, "Rendered view of the note"),
+        .init([.alt("o")], .switchNote, "Switch note: the notes kept open with their edits"),
     ])
 
     public static let photosBindings = KeyBindings<PhotosAction>(group: "PanoPhotos", [
-        .init([.enter], .download, "Download the photo (resumes a paused one)"),
+        .init([.enter], .download, "Download the photo (resumes a paused one; on an album: open it)"),
+        .init([.backspace, .left], .upAlbum, "Up a folder (from an album to all albums)"),
         .init([.char("u")], .upload, "Upload a photo"),
         .init([.char("d"), .delete], .delete, "Delete the photo (asks first)"),
         .init([.char("p")], .preview, "Show or hide the preview pane"),
@@ -79,6 +90,12 @@ public final class MainScreen: Layer {
     /// The list movement keys; Enter belongs to each tab's own table.
     static func listBindings(group: String) -> KeyBindings<ListState.Action> {
         KeyBindings(group: group, ListState.bindings.bindings.filter { $0.action != .activate })
+    }
+
+    /// The notes list's columns; in a folder, the first one's title says which ("Trips/2026").
+    static func notesColumns(in folder: NotesFolder) -> [ListColumn] {
+        guard !folder.isRoot else { return notesColumns }
+        return [ListColumn(FolderItem.upMark + " " + TerminalSafe.escape(folder.relative) + "/")] + notesColumns.dropFirst()
     }
 
     static let notesColumns = [
@@ -103,6 +120,8 @@ public final class MainScreen: Layer {
     var lastArea = Rect.zero
     /// Tells double clicks on list rows from single ones (MainScreen+Mouse.swift).
     var clicks = ClickTracker()
+    /// The notes row a press landed on: a release on a folder's row moves it there (a drag).
+    var dragFrom: Int?
     /// Seconds on a monotonic clock, for ``clicks``; the app hands in its effects' clock, which
     /// tests turn by hand.
     var clock: @MainActor () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
@@ -286,7 +305,7 @@ public final class MainScreen: Layer {
         let bar = findBar ? NoteEditorState.barBindings.commands : []
         return bar + hits + (editor ?? NoteEditorState.commands) + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
             + NotesController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
-            + LinksController.bindings.commands + LinksController.mouseCommands + tabKeys.commands
+            + LinksController.bindings.commands + LinksController.mouseCommands + OpenNotesController.bindings.commands + tabKeys.commands
     }
 }
 

@@ -178,7 +178,8 @@ final class MarkdownHighlighter {
         case .blockQuote: syntax.blockQuote
         case .table: syntax.table
         case .tableHeader: syntax.tableHeader
-        case .thematicBreak: syntax.thematicBreak
+        // Front matter is said about the note rather than part of it: dimmed, as a rule is.
+        case .thematicBreak, .frontMatter: syntax.thematicBreak
         }
     }
 }

@@ -27,7 +27,7 @@ extension Navigator {
         }) { [weak self] result in
             guard let self, case .success(let (templates, author)) = result, !templates.isEmpty, self.isUntouched(draftID) else { return }
             let name = author.flatMap { $0.isEmpty ? nil : $0 } ?? NoteTemplate.fallbackAuthor()
-            self.context.choose { TemplateChooserLayer(templates: templates) { [weak self] choice in
+            self.context.choose { Self.templateChooser(templates) { [weak self] choice in
                 guard case .template(let entry)? = choice else { return }
                 self?.startFromTemplate(entry, author: name, draftID: draftID)
             } }
@@ -73,23 +73,23 @@ extension Navigator {
 }
 
 /// What the template chooser hands back.
-enum TemplateChoice {
+enum TemplateChoice: Sendable {
     case blank
     case template(RemoteEntry)
 }
 
-/// The templates to start a new note from, "Blank note" first; Enter takes one, Esc closes.
-@MainActor
-final class TemplateChooserLayer: ChooserLayer<TemplateChoice> {
-    static let bindings = KeyBindings<ListState.Action>(group: "New note", [
-        .init([.enter], .activate, "Start the note from the template (Blank note: an empty one)"),
-        .init([.escape], .clearFilter, "Close (or clear the filter)"),
-    ])
-
-    init(templates: [RemoteEntry], onChoice: @escaping @MainActor (TemplateChoice?) -> Void) {
-        let look = ChooserLayer<TemplateChoice>.Look(title: "New note from a template", columns: [ListColumn("Template")], emptyHint: "",
-                        hint: "Enter start · / filter · Esc close", width: 50, bindings: TemplateChooserLayer.bindings)
-        super.init(look, items: [.blank] + templates.map { .template($0) },
-                   rows: [ListRow(["Blank note"])] + templates.map { ListRow([ClubLayout.title(of: $0.name)]) }, onChoice: onChoice)
+extension Navigator {
+    /// The templates to start a new note from, "Blank note" first (its keys are on the help page too).
+    static func templateChooser(_ templates: [RemoteEntry], onChoice: @escaping @MainActor (TemplateChoice?) -> Void) -> ChoiceListLayer<TemplateChoice> {
+        ChoiceListLayer(
+            title: "New note from a template", items: [.blank] + templates.map { .template($0) }, columns: [ListColumn("Template")],
+            row: { choice in
+                switch choice {
+                case .blank: ListRow(["Blank note"])
+                case .template(let entry): ListRow([ClubLayout.title(of: entry.name)])
+                }
+            },
+            enterDoes: "Start the note from the template (Blank note: an empty one)", hint: "Enter start · / filter · Esc close",
+            emptyHint: "", onChoice: onChoice)
     }
 }

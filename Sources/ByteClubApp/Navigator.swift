@@ -6,7 +6,8 @@ import TerminalUI
 /// Opening notes, as the notes list, the search results, the links between notes and the
 /// rendered view all do: a note loads into the editor (or its draft comes back, or the copy this
 /// machine keeps when the server cannot be reached), a link is followed (remembering the note it
-/// left, for "Back"), and a note with nothing unsaved is closed for another.
+/// left, for "Back"), and a note with nothing unsaved is closed for another (one with unsaved
+/// edits stays open behind it: Navigator+OpenNotes.swift).
 ///
 /// A helper: it writes ``AppState/note`` and the links' history, and calls no controller. What
 /// the open note's editor does with its text is the notes controller's.
@@ -20,6 +21,8 @@ final class Navigator {
     private var loadTask: Task<Void, Never>?
     /// What waits in the outbox: a draft whose text waits there opens as saved.
     weak var outboxRunner: OutboxRunner?
+    /// Journals the note on screen before it gives way to another (Navigator+OpenNotes.swift).
+    weak var edits: NoteEdits?
 
     init(context: AppContext, noteIndex: NoteIndex) {
         self.context = context
@@ -34,8 +37,14 @@ final class Navigator {
     /// `Enter` on the notes list (and `v`, for the rendered view).
     func openSelected() {
         guard let item = state.selectedNoteItem(in: context.model.noteListing) else { return }
+        if case .folder(let folder) = item {
+            let format = configuration.format
+            return context.update { folder.isParent ? $0.upFolder(format: format) : $0.openFolder(folder.path) }
+        }
         if let note = state.note, note.phase != .loading { return }
+        if showOpen(item) { return }
         switch item {
+        case .folder: break
         case .draft(let draft):
             open(draft: draft, entry: nil)
         case .note(let entry, let hasDraft):
@@ -49,11 +58,16 @@ final class Navigator {
 
     /// `n`: a new, empty note with the cursor in the title.
     func newNote() {
-        if let note = state.note, note.phase != .loading { return }
         if state.readsOnly { return context.say(.error(AppState.readerRefusal)) }
+        // A note on screen with unsaved edits stays open behind the new one.
+        if let note = state.note, note.phase != .loading {
+            guard editorCanLeave() else { return }
+            leaveOpenNote()
+        }
         context.update {
             var session = NoteSession(newNote: Draft.newID())
             session.newNoteExtension = configuration.layout.newNoteExtension
+            if !$0.notesFolder.isRoot { session.folder = $0.notesFolder.path }
             $0.note = session
             $0.message = StatusMessage("New note · Enter goes to the text · Ctrl-S saves · Esc closes")
         }
@@ -105,6 +119,9 @@ final class Navigator {
                 message = StatusMessage("Reading \"\(TerminalSafe.escape(entry.name))\" (read-only: you are a reader) · Esc closes")
             } else if let text = String(validating: data, as: UTF8.self) {
                 session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
+                if let error = NoteFrontMatter(text)?.error {
+                    session.banner = "Front matter does not parse (kept as written): " + error
+                }
                 // Keep what an action said (reloading theirs); replace only "Opening …". Opened
                 // for the rendered view (`v`), the editor's keys are not the ones on screen.
                 if message?.text.hasPrefix("Opening") ?? true {
@@ -240,7 +257,11 @@ final class Navigator {
         let arrival = NotePlace(view: state.noteView.map { NoteViewState(openedFromList: $0.openedFromList) })
         switch target {
         case .note(let title):
-            if let entry = entry(titled: title) { open(entry, remember: true, arrival: arrival) } else { offerToCreate(title: title) }
+            switch resolver.resolve(title, from: state.note?.entry?.path) {
+            case .one(let entry): open(entry, remember: true, arrival: arrival)
+            case .none: offerToCreate(title: title)
+            case .several(let entries): chooseAmong(entries, title: title, arrival: arrival)
+            }
         case .path(let path):
             if let entry = entry(at: path) {
                 open(entry, remember: true, arrival: arrival)
@@ -256,10 +277,32 @@ final class Navigator {
         }
     }
 
-    /// The note whose title (name without `.md`/`.txt`) is `title`, in any case.
+    /// The note whose title (name without `.md`/`.txt`) or alias is `title`, in any case,
+    /// nearest the open note (the first of several as near).
     func entry(titled title: String) -> RemoteEntry? {
-        let wanted = title.lowercased()
-        return state.notes.entries.first { NoteLinks.title(ofPath: $0.name).lowercased() == wanted }
+        switch resolver.resolve(title, from: state.note?.entry?.path) {
+        case .one(let entry): return entry
+        case .several(let entries): return entries.first
+        case .none: return nil
+        }
+    }
+
+    /// Titles resolved over the notes at any depth (NoteResolver.swift).
+    var resolver: NoteResolver {
+        NoteResolver(entries: state.notes.entries, root: configuration.layout.folder, aliases: noteIndex.aliases)
+    }
+
+    /// Two notes as near as each other have the title: the user picks one, nothing is guessed.
+    private func chooseAmong(_ entries: [RemoteEntry], title: String, arrival: NotePlace) {
+        let root = configuration.layout.folder
+        context.choose { ChoiceListLayer(
+            title: "Which \"\(TerminalSafe.escape(title))\"?", items: entries, columns: [ListColumn("Note")],
+            row: { ListRow([TerminalSafe.escape(String($0.path.dropFirst(root.count + 1)))]) }, enterDoes: "Open this note",
+            hint: "\(entries.count) notes have this title · Enter open · Esc close", emptyHint: ""
+        ) { [weak self] entry in
+            guard let self, let entry else { return }
+            self.open(entry, remember: true, arrival: arrival)
+        } }
     }
 
     /// The note at `path` (any case), or with `.md`/`.txt` added when the link left it off.
@@ -279,13 +322,6 @@ final class Navigator {
         }
     }
 
-    /// Whether the editor may give way: no note, or one without unsaved edits.
-    func editorCanLeave() -> Bool {
-        guard let note = state.note, note.phase != .loading, note.isModified, !note.isReadOnly else { return true }
-        context.say(.error("Save (Ctrl-S) or undo the changes first: following a link closes this note"))
-        return false
-    }
-
     /// Opens `entry` in place of the open note, at `arrival` once its text is in (the editor
     /// at its start by default); `remember` puts the open note, and where in it the user was,
     /// in "Back"'s history.
@@ -303,6 +339,8 @@ final class Navigator {
         if remember, let left = state.note?.entry?.path {
             context.update { $0.links.push(LinkStop(path: left, place: NotePlace.current(in: $0))) }
         }
+        // Kept open with its edits: it comes back as it was, at the place Back remembers.
+        if showOpen(entry, arrival: arrival) { return }
         leaveOpenNote()
         if let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
             open(draft: draft, entry: entry)
@@ -313,14 +351,6 @@ final class Navigator {
             guard state.note?.entry?.pathLower == entry.pathLower else { return }
             state.note?.arrival = arrival
         }
-    }
-
-    /// Closes the open note for another: its rendered view goes with it (the next note's
-    /// arrival opens the view again when it should), and so does the backlinks panel.
-    private func leaveOpenNote() {
-        if state.noteView != nil { context.update { $0.noteView = nil } }
-        if state.note != nil { closeUnmodified() }
-        if state.links.panel != nil { context.update { $0.links.panel = nil } }
     }
 
     /// "Back": the note the last followed link left, at the line and column it was left at,
@@ -340,8 +370,8 @@ final class Navigator {
     }
 
     /// A link to a note that does not exist: asks, then opens a new note with that title.
-    /// Declined, nothing moves: the same note, cursor and view. Never asked when the answer
-    /// could not be carried out (the open note has unsaved edits): the status bar says why.
+    /// Declined, nothing moves: the same note, cursor and view. Created, the note left stays
+    /// open behind it with its edits (Back returns to it).
     func offerToCreate(title: String) {
         let shown = TerminalSafe.escape(title)
         if let problem = NoteSession.titleProblem(title) {

@@ -32,6 +32,9 @@ final class NoteIndex {
     private var rebuilding = false
     /// When the status bar's indexing figure last changed (``UIEffects/now()``).
     private var lastProgress = 0.0
+    /// Lowercased alias → the lowercased paths of the notes whose front matter gives it
+    /// (`aliases:`), as the index last read them: `[[alias]]` finds those notes.
+    var aliases: [String: [String]] = [:]
     /// Called on the UI queue after the index took in changes (tests wait on it).
     var onIndexed: (@MainActor (Int) -> Void)?
 
@@ -101,13 +104,19 @@ final class NoteIndex {
         let store = context.store
         let relay = context.effects.relay { [weak self] done, total in self?.showProgress(done: Int(done), total: Int(total)) }
         let began = context.effects.now()
-        context.effects.perform({ () async throws(RemoteError) -> IndexSyncOutcome in
-            try await index.sync(entries, fetch: { path throws(RemoteError) -> String in
+        let firstSync = syncedVersion < 0
+        context.effects.perform({ () async throws(RemoteError) -> (IndexSyncOutcome, [String: [String]]?) in
+            let outcome = try await index.sync(entries, fetch: { path throws(RemoteError) -> String in
                 let (data, _) = try await store.read(path)
                 // A note that is not UTF-8 is indexed as far as it decodes (it opens read-only).
                 return String(decoding: data, as: UTF8.self)
             }, progress: { done, total in relay(Int64(done), Int64(total)) })
-        }) { [weak self] result in
+            // The aliases that front matter gives, read again when the texts changed.
+            let changed = firstSync || outcome.indexed > 0 || outcome.removed > 0
+            return (outcome, changed ? index.aliases() : nil)
+        }) { [weak self] answer in
+            let result = answer.map(\.0)
+            if case .success((_, let aliases?)) = answer { self?.aliases = aliases }
             guard let self else { return }
             self.isSyncing = false
             if self.state.indexing != nil { self.context.update { $0.indexing = nil } }

@@ -48,7 +48,8 @@ public struct SearchResult: Equatable, Sendable {
 public protocol NoteSearchIndex: AnyObject, Sendable {
     /// The notes matching `query` (words, `trip*`, `"boat hire"`, `-word`), best first.
     /// - Throws: ``RemoteError/local(_:)`` with a message for the status bar (a bad query).
-    func search(_ query: String, limit: Int) throws(RemoteError) -> [SearchResult]
+    /// `folder` (a club path), when given, keeps the notes at any depth under it.
+    func search(_ query: String, limit: Int, under folder: String?) throws(RemoteError) -> [SearchResult]
     /// Indexes `text` as the note `entry` (its rev is kept, so a sync skips it).
     func upsert(_ entry: RemoteEntry, text: String) throws(RemoteError)
     /// Forgets the note at `path` (case-insensitive).
@@ -65,6 +66,10 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     func indexedCopy(of path: String) -> (text: String, rev: String?)?
     /// The notes that link to the note at `path` (by its title or its path), newest first.
     func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote]
+    /// The notes whose text holds any of `needles` (nil: the index cannot say, read them all).
+    func paths(containing needles: [String]) -> [String]?
+    /// Lowercased alias → the lowercased paths of the notes whose front matter gives it.
+    func aliases() -> [String: [String]]
 }
 
 extension NoteSearchIndex {
@@ -72,6 +77,8 @@ extension NoteSearchIndex {
     public func indexedCopy(of path: String) -> (text: String, rev: String?)? { nil }
     /// An index that keeps no links knows of none.
     public func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] { [] }
+    public func paths(containing needles: [String]) -> [String]? { nil }
+    public func aliases() -> [String: [String]] { [:] }
 }
 
 /// What a sync of the index did.
@@ -90,5 +97,12 @@ public struct IndexSyncOutcome: Equatable, Sendable {
         self.failed = failed
         self.removed = removed
         self.rebuilt = rebuilt
+    }
+}
+
+extension NoteSearchIndex {
+    /// The notes matching `query` in the whole club.
+    func search(_ query: String, limit: Int) throws(RemoteError) -> [SearchResult] {
+        try search(query, limit: limit, under: nil)
     }
 }

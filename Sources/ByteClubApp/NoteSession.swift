@@ -79,6 +79,14 @@ public struct NoteSession: Sendable {
 
     /// The extension saving gives a title without one (``ClubLayout/newNoteExtension``).
     public var newNoteExtension = "md"
+    /// The folder a new note is saved in (nil: the club folder); a note on the server stays in its own.
+    public var folder: String?
+
+    /// The folder a save writes in: the note's own, or the one a new note was made in.
+    public func saveFolder(root: String) -> String {
+        if let path = entry?.path { return NotesFolder.parent(of: path) }
+        return folder ?? root
+    }
 
     /// Whether the text differs from what the server has (the `[+]` marker).
     public var isModified: Bool { version != savedVersion }
@@ -112,6 +120,7 @@ public struct NoteSession: Sendable {
         baseText = entry == nil ? nil : draft.baseText
         editor = NoteEditorState(title: draft.title, body: draft.body, isNew: false)
         draftID = draft.id
+        folder = draft.folder
         banner = "Restored your unsaved draft from \(savedAt) · Ctrl-S saves it · Esc, Discard drops it"
         version = 1
         journalledVersion = 1
@@ -152,6 +161,7 @@ public struct NoteSession: Sendable {
     func draft(at date: Date, body: String? = nil) -> Draft {
         var draft = Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: body ?? editor.body.text, updated: date)
         draft.baseText = baseText
+        draft.folder = entry == nil ? folder : nil
         return draft
     }
 
@@ -207,6 +217,8 @@ public struct RemoteNoteDeletion: Equatable, Sendable {
 public enum NoteItem: Equatable, Sendable {
     case note(RemoteEntry, hasDraft: Bool)
     case draft(Draft)
+    /// A folder under the one shown, or the row that goes up (NotesFolder.swift).
+    case folder(FolderItem)
 }
 
 /// A newer revision of the open note, made by someone else while the note had local edits.

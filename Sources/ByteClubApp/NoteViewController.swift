@@ -20,7 +20,8 @@ final class NoteViewController {
     /// previews, so a photo seen there is not fetched again.
     let pictures: Thumbnails
     var graphics: TerminalGraphics? { context.configuration.graphics }
-    var folder: String { context.configuration.layout.folder }
+    /// The folder of the open note, which its relative links and pictures are read from.
+    var folder: String { context.state.note?.saveFolder(root: context.configuration.layout.folder) ?? context.configuration.layout.folder }
 
     /// Follows a link to a note (`.note(title:)` or `.path`); nil: the navigator follows it.
     var onFollowNoteLink: (@MainActor (NoteLinkTarget) -> Void)?

@@ -63,7 +63,8 @@ final class NoteViewLayouts {
             }
         }
         if let window, window.key == key { return Layout(note: window.note, isWindow: true) }
-        let first = Self.windowStart(lines, before: startLine)
+        // From the blank line before the start, so a window never opens as front matter (`---`).
+        let first = max(0, Self.windowStart(lines, before: startLine) - 1)
         let last = min(lines.count, max(startLine, first) + max(300, rows * 4))
         var note = RenderedNote.layout(Self.join(lines[first..<last]), width: width, options: options)
         for index in note.lines.indices { note.lines[index].sourceLine += first }

@@ -8,6 +8,8 @@ extension NotesController {
     func deleteSelected() {
         guard let item = selectedItem else { return }
         switch item {
+        case .folder(let folder):
+            if !folder.isParent { deleteFolder(folder) }
         case .draft(let draft):
             let modal = Modal(title: "Delete draft", body: ["Drop the draft \"\(TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title))\"? Its text is lost."],
                               buttons: ["Delete", "Cancel"])
@@ -35,8 +37,9 @@ extension NotesController {
 
     /// `R`: renames the selected note with `move_v2`; the prompt starts with its title.
     func renameSelected() {
+        if case .folder(let folder)? = selectedItem, !folder.isParent { return renameFolder(folder) }
         guard case .note(let entry, _)? = selectedItem else { return }
-        let folder = configuration.layout.folder
+        let folder = NotesFolder.parent(of: entry.path)
         context.ask { PromptLayer(
             title: "Rename note", body: ["New title for \"\(TerminalSafe.escape(entry.name))\":"], text: ClubLayout.title(of: entry.name),
             validate: { NoteSession.titleProblem($0) }

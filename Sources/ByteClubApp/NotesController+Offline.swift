@@ -42,7 +42,7 @@ extension NotesController {
     /// save at the rev it was opened at, after a rename when the title changed; each follows
     /// what this editor queued before, if that still waits.
     func saveItems(_ session: NoteSession, name: String) -> [OutboxItem] {
-        let target = configuration.layout.folder + "/" + name
+        let target = session.saveFolder(root: configuration.layout.folder) + "/" + name
         let now = configuration.format.now()
         let text = session.editor.body.text
         let title = ClubLayout.title(of: name)
@@ -108,7 +108,7 @@ extension NotesController {
     /// A rename made offline: queued, and shown at once under its new name.
     func queueRename(_ entry: RemoteEntry, to name: String) {
         guard let outbox else { return }
-        let target = configuration.layout.folder + "/" + name
+        let target = NotesFolder.parent(of: entry.path) + "/" + name
         let item = OutboxItem(kind: .rename, path: entry.path, newPath: target, baseRev: entry.rev,
                               title: ClubLayout.title(of: name), follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
         guard outbox.queue([item], saying: "Renamed \"\(TerminalSafe.escape(entry.name))\" to \"\(name)\" in the outbox; it is sent by itself") else { return }

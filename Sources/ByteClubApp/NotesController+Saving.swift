@@ -306,7 +306,7 @@ extension NotesController {
     func overwrite() {
         guard let session = state.note else { return }
         let name = session.fileName
-        let target = configuration.layout.folder + "/" + name
+        let target = session.saveFolder(root: configuration.layout.folder) + "/" + name
         let from = session.entry, store = context.store
         sendSave(name: name, status: "Overwriting \"\(TerminalSafe.escape(name))\"…") { data in
             var moved: RemoteEntry?
@@ -340,7 +340,7 @@ extension NotesController {
         let ext = session.fileName.dropFirst(title.count)
         let stamp = copyStamp(configuration.format.now())
         let name = "\(title) (conflicted copy of \(configuration.userName) \(stamp))\(ext)"
-        let target = configuration.layout.folder + "/" + name
+        let target = session.saveFolder(root: configuration.layout.folder) + "/" + name
         let store = context.store
         sendSave(name: name, status: "Saving a copy as \"\(TerminalSafe.escape(name))\"…", adoptName: true) { data in
             SaveReply(result: await attempt { () async throws(RemoteError) in

@@ -131,35 +131,14 @@ extension OutboxRunner {
         }
         if var session = state.note, session.phase == .editing,
            session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() {
-            let sameText = session.editor.body.text == item.text
-            let ours = session.queuedItem == item.id || sameText
-            switch item.kind {
-            case .rename:
-                session.entry = entry
-                // A rename moves the note, not its text: the base text stays.
-                if !isMerged, session.baseRev == item.baseRev { session.setBase(entry.rev, text: session.baseText) }
-            case .save, .create:
-                if isMerged {
-                    // Ours is in the merge; the editor takes it unless more was typed since.
-                    if let merged, sameText, session.version == session.savedVersion {
-                        session.editor.body.replaceText(with: merged)
-                        session.entry = entry
-                        session.setBase(entry.rev, text: merged)
-                        session.version += 1
-                        session.savedVersion = session.version
-                        session.journalledVersion = session.version
-                        session.editorCleanIsSaved = false
-                        context.cacheNoteText(Data(merged.utf8), of: entry)
-                    }
-                } else if ours, session.baseRev == item.baseRev {
-                    session.entry = entry
-                    session.setBase(entry.rev, text: item.text)
-                    if sameText { session.savedVersion = session.version }
-                }
-            case .delete, .upload:
-                break
-            }
+            confirm(&session, item: item, entry: entry, merged: isMerged, text: merged)
             context.update { $0.note = session }
+        }
+        // A note kept open behind the one on screen (OpenNotes.swift) that queued the item.
+        if let draftID = item.draftID, let index = state.parkedIndex(draftID: draftID), state.buffers.parked[index].phase == .editing {
+            var session = state.buffers.parked[index]
+            confirm(&session, item: item, entry: entry, merged: isMerged, text: merged)
+            context.update { $0.updateParked(draftID: draftID) { $0 = session } }
         }
         guard let draftID = item.draftID, let drafts = context.configuration.drafts,
               !pending.contains(where: { $0.draftID == draftID }),
@@ -167,19 +146,58 @@ extension OutboxRunner {
         // Only a draft holding exactly the text the server confirmed (a merge holds it too): a
         // newer one is the user's later work.
         if state.note?.draftID == draftID && state.note?.isModified == true { return }
+        if let index = state.parkedIndex(draftID: draftID), state.buffers.parked[index].isModified { return }
         drafts.remove(draftID)
         context.update { $0.drafts.removeAll { $0.id == draftID } }
+    }
+
+    /// What the server's confirmation of `item` does to `session`, the editor that queued it
+    /// (or that holds exactly its text): the new rev, and saved if it still holds that text.
+    private func confirm(_ session: inout NoteSession, item: OutboxItem, entry: RemoteEntry, merged isMerged: Bool, text merged: String?) {
+        let sameText = session.editor.body.text == item.text
+        let ours = session.queuedItem == item.id || sameText
+        switch item.kind {
+        case .rename:
+            session.entry = entry
+            // A rename moves the note, not its text: the base text stays.
+            if !isMerged, session.baseRev == item.baseRev { session.setBase(entry.rev, text: session.baseText) }
+        case .save, .create:
+            if isMerged {
+                // Ours is in the merge; the editor takes it unless more was typed since.
+                if let merged, sameText, session.version == session.savedVersion {
+                    session.editor.body.replaceText(with: merged)
+                    session.entry = entry
+                    session.setBase(entry.rev, text: merged)
+                    session.version += 1
+                    session.savedVersion = session.version
+                    session.journalledVersion = session.version
+                    session.editorCleanIsSaved = false
+                    context.cacheNoteText(Data(merged.utf8), of: entry)
+                }
+            } else if ours, session.baseRev == item.baseRev {
+                session.entry = entry
+                session.setBase(entry.rev, text: item.text)
+                if sameText { session.savedVersion = session.version }
+            }
+        case .delete, .upload:
+            break
+        }
     }
 
     /// An outbox save came back unsent (the note changed on the server and the changes overlap):
     /// the open note, if it is that one, counts as unsaved again, so Ctrl-S brings up the merge
     /// view and Esc asks before anything is dropped.
     private func noteKeptAsDraft(_ item: OutboxItem) {
+        let keep = { (session: inout NoteSession) in
+            // Over the base the draft was kept at: the next save conflicts and merges.
+            if item.kind == .save { session.setBase(item.baseRev, text: item.baseText) }
+            session.savedVersion = -1
+            session.editorCleanIsSaved = false
+        }
+        // A note kept open behind the one on screen is that note too (OpenNotes.swift).
+        context.update { $0.updateParked(draftID: item.draftID, keep) }
         guard var session = state.note, session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() else { return }
-        // Over the base the draft was kept at: the next save conflicts and merges.
-        if item.kind == .save { session.setBase(item.baseRev, text: item.baseText) }
-        session.savedVersion = -1
-        session.editorCleanIsSaved = false
+        keep(&session)
         context.update { $0.note = session }
     }
 }

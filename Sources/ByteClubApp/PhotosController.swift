@@ -59,8 +59,17 @@ final class PhotosController {
 
     /// `Enter` on a photo: downloads it, resuming a paused download of the same rev.
     func downloadSelected() {
+        if case .album(let album)? = state.selectedPhotoItem {
+            return context.update { $0.openAlbum(album.isParent ? nil : album.path) }
+        }
         guard let entry = state.selectedPhoto else { return }
         transfers.download(entry)
+    }
+
+    /// `Backspace`, `←` in an album: every album again, the selection on the one left.
+    func upAlbum() {
+        guard state.album != nil else { return }
+        context.update { $0.openAlbum(nil) }
     }
 
     // MARK: The panel

@@ -36,7 +36,8 @@ final class SearchController {
     func open() {
         guard state.search == nil else { return }
         if let note = state.note, note.phase != .loading { return }
-        let search = state.parkedSearch ?? SearchState()
+        var search = state.parkedSearch ?? SearchState()
+        search.folder = state.notesFolder.isRoot ? nil : state.notesFolder.path
         show(search)
     }
 
@@ -85,7 +86,7 @@ final class SearchController {
     private func perform(_ action: SearchState.Action) {
         switch action {
         case .none: break
-        case .run(let query, let generation): run(query, generation: generation)
+        case .run(let query, let generation, let folder): run(query, generation: generation, folder: folder)
         case .open(let hit): openHit(hit)
         case .close: close()
         }
@@ -102,14 +103,14 @@ final class SearchController {
     }
 
     /// Runs the query off the UI queue; its answer comes back through ``SearchState/deliver(_:generation:)``.
-    private func run(_ query: String, generation: Int) {
+    private func run(_ query: String, generation: Int, folder: String?) {
         guard let index = noteIndex.index else {
             // Not open yet: the answer is "nothing yet", and the query runs again once it is.
             deliver(.success(.init(query: query, results: [])), generation: generation)
             return
         }
         context.effects.perform({ () async throws(RemoteError) in
-            try index.search(query, limit: SearchState.limit)
+            try index.search(query, limit: SearchState.limit, under: folder)
         }) { [weak self] result in
             self?.deliver(result.map { SearchState.Answer(query: query, results: $0) }, generation: generation)
         }
@@ -156,12 +157,15 @@ final class SearchController {
             return
         }
         if let note = state.note, note.phase != .loading {
-            // Opened from the editor's find bar: the note open there gives way, unless it has edits.
-            guard !note.isModified else {
-                context.say(.error("Save (Ctrl-S) or close (Esc) the open note first"))
-                return
-            }
-            navigator.closeUnmodified()
+            // Opened from the editor's find bar: the note open there gives way, and stays open
+            // behind the hit when it has unsaved edits.
+            guard navigator.editorCanLeave() else { return }
+            navigator.leaveOpenNote()
+        }
+        // A hit in a note kept open: that note comes back as it was, its edits in it.
+        if navigator.showOpen(entry) {
+            context.update { $0.search = nil }
+            return
         }
         context.update {
             $0.parkedSearch = $0.search

@@ -1,4 +1,5 @@
 import Foundation
+import Markdown
 import Remote
 import SearchIndex
 
@@ -23,9 +24,9 @@ final class ClubSearchIndex: NoteSearchIndex {
         return nil
     }
 
-    func search(_ query: String, limit: Int) throws(RemoteError) -> [SearchResult] {
+    func search(_ query: String, limit: Int, under folder: String?) throws(RemoteError) -> [SearchResult] {
         do {
-            return try index.search(query, limit: limit).map(Self.result)
+            return try index.search(query, limit: limit, under: folder).map(Self.result)
         } catch {
             throw .local(error.description)
         }
@@ -50,6 +51,18 @@ final class ClubSearchIndex: NoteSearchIndex {
 
     func indexedCopy(of path: String) -> (text: String, rev: String?)? {
         (try? index.note(at: path)).flatMap { $0 }.map { ($0.text, $0.rev) }
+    }
+
+    func paths(containing needles: [String]) -> [String]? { try? index.paths(containing: needles) }
+
+    func aliases() -> [String: [String]] {
+        var aliases: [String: [String]] = [:]
+        for (path, text) in (try? index.notesWithFrontMatter(naming: "aliases")) ?? [] {
+            for alias in NoteFrontMatter(text)?.aliases ?? [] where !alias.isEmpty {
+                aliases[alias.lowercased(), default: []].append(path.lowercased())
+            }
+        }
+        return aliases
     }
 
     func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] {

@@ -36,11 +36,14 @@ final class SearchLayer: Layer {
         let frame = Rect(x: area.x, y: area.y + 1, width: area.width, height: max(0, area.height - 2))
         guard frame.width >= 20, frame.height >= 6 else { return }
         canvas.fill(frame, style: theme.panel)
-        canvas.drawBox(frame, style: theme.border, title: "Search every note", titleStyle: theme.title)
+        let root = model.state.notesFolder.root
+        let scope = search.onlyThisFolder ? search.folder.map { "Search this folder: " + TerminalSafe.escape(String($0.dropFirst(root.count + 1))) + "/" } : nil
+        canvas.drawBox(frame, style: theme.border, title: scope ?? "Search every note", titleStyle: theme.title)
         let inner = Rect(x: frame.x + 2, y: frame.y + 1, width: frame.width - 4, height: frame.height - 2)
         let (top, rest) = inner.splitTop(1)
         let (body, hintLine) = rest.splitBottom(1)
-        canvas.put("↑↓ select · Enter open at the match · Esc back to the list", in: hintLine, alignment: .left, style: theme.muted)
+        let toggle = search.folder == nil ? "" : search.onlyThisFolder ? " · Ctrl-F the whole club" : " · Ctrl-F this folder only"
+        canvas.put("↑↓ select · Enter open at the match · Esc back to the list" + toggle, in: hintLine, alignment: .left, style: theme.muted)
 
         let count: String
         if let error = search.error {

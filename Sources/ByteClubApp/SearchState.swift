@@ -17,7 +17,7 @@ public struct SearchState: Equatable, Sendable {
         /// Nothing beyond a new frame.
         case none
         /// Run `query` off the UI queue and hand its answer to ``deliver(_:generation:)`` with `generation`.
-        case run(query: String, generation: Int)
+        case run(query: String, generation: Int, folder: String?)
         /// Open this hit in the editor at its match.
         case open(SearchResult)
         /// Close the results (Esc): back to the notes list.
@@ -25,7 +25,7 @@ public struct SearchState: Equatable, Sendable {
     }
 
     /// What the results screen's own keys do (the query's editing keys are the text input's).
-    public enum Key: Hashable, Sendable { case open, close, up, down, pageUp, pageDown }
+    public enum Key: Hashable, Sendable { case open, close, up, down, pageUp, pageDown, scope }
 
     /// The results screen's keys; help lists them with the text input's.
     public static let bindings = KeyBindings<Key>(group: "Search", [
@@ -35,6 +35,7 @@ public struct SearchState: Equatable, Sendable {
         .init([.down], .down, "Next result"),
         .init([.pageUp], .pageUp, "Page up"),
         .init([.pageDown], .pageDown, "Page down"),
+        .init([.ctrl("f")], .scope, "Search this folder (Ctrl-F again: the whole club)"),
     ])
 
     /// A query's answer: its text and the notes it found.
@@ -54,6 +55,10 @@ public struct SearchState: Equatable, Sendable {
     public static let limit = 50
 
     public var query = TextInputState()
+    /// The folder the notes list showed when the search opened (nil: the club folder), and
+    /// whether the search is kept to it ("Search this folder"); by default the whole club.
+    public var folder: String?
+    public var onlyThisFolder = false
     /// The hits of ``answered``, best first.
     public private(set) var hits: [SearchResult] = []
     /// The query text the hits answer (nil before the first answer).
@@ -91,6 +96,10 @@ public struct SearchState: Equatable, Sendable {
             case .down: select(selected + 1)
             case .pageUp: select(selected - max(1, pageSize))
             case .pageDown: select(selected + max(1, pageSize))
+            case .scope:
+                guard folder != nil else { return .none }
+                onlyThisFolder.toggle()
+                return queryChanged()
             }
             return .none
         }
@@ -135,7 +144,7 @@ public struct SearchState: Equatable, Sendable {
         generation += 1
         running = generation
         isStale = false
-        return .run(query: text, generation: generation)
+        return .run(query: text, generation: generation, folder: onlyThisFolder ? folder : nil)
     }
 
     /// The answer of the query sent as `generation`. Returns the next query to run when the

@@ -33,7 +33,11 @@ final class TabsController {
             return
         }
         var reasons: [String] = []
-        if state.hasUnsavedEdits { reasons.append("A note has unsaved changes (its draft is kept for next time).") }
+        if let unsaved = state.unsavedNotesSentence {
+            reasons.append(unsaved)
+        } else if state.hasUnsavedEdits {
+            reasons.append("A note has unsaved changes (its draft is kept for next time).")
+        }
         if state.runningTransfers == 1 { reasons.append("A transfer is still running: a download pauses (Enter resumes it next time), an upload stops.") }
         if state.runningTransfers > 1 {
             reasons.append("\(state.runningTransfers) transfers are still running: downloads pause (Enter resumes them next time), uploads stop.")

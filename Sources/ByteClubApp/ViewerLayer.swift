@@ -203,8 +203,8 @@ final class ViewerLayer: Layer {
         var list = model.state.photos.list
         let rows = model.state.photoRows
         _ = list.handle(key, rows: rows)
-        guard let index = list.selectedRow(in: rows), model.state.photos.entries.indices.contains(index) else { return }
-        let entry = model.state.photos.entries[index]
+        let items = model.state.photoItems
+        guard let index = list.selectedRow(in: rows), items.indices.contains(index), case .photo(let entry) = items[index] else { return }
         model.update {
             $0.photos.list = list
             $0.viewer = PhotoViewer(pathLower: entry.pathLower)

@@ -26,6 +26,10 @@ public struct ClubConfig: Sendable, Equatable {
     /// What saving adds to a new note's title without an extension: `md` (notes are Markdown)
     /// or `txt` (`new_note_extension = "txt"`, the old way).
     public var newNoteExtension = ClubConfig.defaultNoteExtension
+    /// The editor draws line numbers (`line_numbers = true`; `Alt-N` toggles and writes it).
+    public var lineNumbers = false
+    /// Long lines wrap in the editor (`soft_wrap = false`: they scroll sideways; `Alt-W`).
+    public var softWrap = true
     /// `byteclub today`'s notes: `daily_folder` and `daily_format`.
     public var daily = DailyNotes()
     /// The file's text, kept to find the line of a key for a later message (a failing
@@ -44,7 +48,7 @@ public struct ClubConfig: Sendable, Equatable {
     public static let noteExtensions = ["md", "txt"]
 
     /// The keys the top level may hold besides `[remote.NAME]` tables.
-    static let topLevelKeys = ["default", "remote", "new_note_extension", "daily_folder", "daily_format"]
+    static let topLevelKeys = ["default", "remote", "new_note_extension", "line_numbers", "soft_wrap", "daily_folder", "daily_format"]
 
     /// The remotes sorted by name, as `byteclub remotes` lists them.
     public var sortedRemotes: [RemoteConfig] { remotes.values.sorted { $0.name < $1.name } }
@@ -235,6 +239,12 @@ private struct ConfigChecker {
                 } else {
                     wrongType([key], value, "\"md\" or \"txt\"")
                 }
+            case "line_numbers", "soft_wrap":
+                guard let flag = value.bool else {
+                    wrongType([key], value, "true or false")
+                    continue
+                }
+                if key == "line_numbers" { config.lineNumbers = flag } else { config.softWrap = flag }
             case "daily_folder":
                 if let folder = value.string {
                     if let why = DailyNotes.folderProblem(folder) { problem([key], why) } else { config.daily.folder = folder }
@@ -249,7 +259,7 @@ private struct ConfigChecker {
                 }
             default:
                 let hint = Self.nearest(key, in: ClubConfig.topLevelKeys).map { "did you mean \($0)? " } ?? ""
-                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default, new_note_extension, daily_folder, daily_format and [remote.NAME] tables)")
+                problem([key], "unknown key \"\(key)\" (\(hint)the top level has only default, new_note_extension, line_numbers, soft_wrap, daily_folder, daily_format and [remote.NAME] tables)")
             }
         }
         if let name = config.defaultName, config.remotes[name] == nil, error == nil {

@@ -25,7 +25,7 @@ public struct ClubLayout: Sendable, Equatable {
         do {
             switch tab {
             case .notes:
-                return Self.sortedNotes(try await store.list(folder))
+                return notesTree(try await store.listRecursively(folder))
             case .photos:
                 return Self.sortedPhotos(try await store.search(in: photosFolder, extensions: Self.photoExtensions))
             }
@@ -34,7 +34,26 @@ public struct ClubLayout: Sendable, Equatable {
         }
     }
 
-    /// Notes are the `.txt` and `.md` files directly in the folder, newest first.
+    /// The Notes tab's entries of a recursive listing: the notes at any depth, newest first,
+    /// then the folders that may hold them, by path (``isInNotes(_:)``).
+    public func notesTree(_ entries: [RemoteEntry]) -> [RemoteEntry] {
+        let kept = entries.filter(isInNotes)
+        return Self.sortedNotes(kept) + kept.filter { $0.kind == .folder }.sorted { $0.pathLower < $1.pathLower }
+    }
+
+    /// Whether `entry` belongs in the Notes tab: a note (`.txt`, `.md`) or a folder anywhere
+    /// under the club folder, except the photos folder and hidden folders (`.byteclub`, a
+    /// vault's `.obsidian`) and what is in them.
+    public func isInNotes(_ entry: RemoteEntry) -> Bool {
+        let root = folder.lowercased() + "/"
+        guard entry.pathLower.hasPrefix(root) else { return false }
+        let relative = entry.pathLower.dropFirst(root.count)
+        if relative == "photos" || relative.hasPrefix("photos/") { return false }
+        if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { return false }
+        return entry.kind == .folder || Self.hasExtension(entry.name, in: Self.noteExtensions)
+    }
+
+    /// Notes are the `.txt` and `.md` files of a listing, newest first.
     public static func sortedNotes(_ entries: [RemoteEntry]) -> [RemoteEntry] {
         newestFirst(entries.filter { $0.kind == .file && hasExtension($0.name, in: noteExtensions) })
     }

@@ -22,6 +22,8 @@ public struct Draft: Codable, Equatable, Sendable {
     public var body: String
     /// When the draft was last written.
     public var updated: Date
+    /// The folder a new note is saved in (nil: the club folder); an existing note's is in ``path``.
+    public var folder: String?
 
     public init(id: String, path: String?, baseRev: String?, title: String, body: String, updated: Date) {
         self.id = id

@@ -29,6 +29,8 @@ public enum MarkdownElement: UInt8, Hashable, Sendable, CaseIterable {
     case tableHeader
     /// `---`, `***` or `___`.
     case thematicBreak
+    /// A line of the YAML front matter at the top (``NoteFrontMatter``), its fences included.
+    case frontMatter
 }
 
 /// One styled stretch of one line: the line (from 0) and a range of UTF-8 byte offsets in it.
@@ -107,13 +109,22 @@ public enum MarkdownParser {
         }
         var walker = TreeWalker(bytes: bytes, lineStarts: lineStarts, lineLengths: lineLengths)
         withDocument(ofUTF8: bytes) { walker.walk($0) }
-        return walker.result
+        var result = walker.result
+        if let fence = NoteFrontMatter.fence(in: bytes) {
+            for line in 0..<fence.bodyLine where line < lineLengths.count {
+                result.add(MarkdownSpan(line: line, bytes: 0..<lineLengths[line], element: .frontMatter))
+            }
+        }
+        return result
     }
 
     /// Parses UTF-8 `bytes` with the GFM extensions and `options` (source positions by
     /// default), hands the document to `body` and frees it after. Every reader of the tree
     /// (highlights, links, the rendered view, the web page) parses through here, so they all see
     /// the same document. Nothing happens if cmark cannot allocate a parser.
+    ///
+    /// YAML front matter at the top (``NoteFrontMatter``) is fed as that many empty lines: never
+    /// a rule and a heading, and every line after it keeps its number.
     static func withDocument(ofUTF8 bytes: UnsafeBufferPointer<UInt8>, options: Int32 = BC_CMARK_OPT_SOURCEPOS, _ body: (OpaquePointer) -> Void) {
         _ = registered
         guard let parser = cmark_parser_new(options) else { return }
@@ -121,8 +132,14 @@ public enum MarkdownParser {
         for name in extensionNames {
             if let ext = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, ext) }
         }
-        if let base = bytes.baseAddress {
-            base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { cmark_parser_feed(parser, $0, bytes.count) }
+        var rest = bytes
+        if let fence = NoteFrontMatter.fence(in: bytes) {
+            let blank = [CChar](repeating: 0x0A, count: fence.bodyLine)
+            cmark_parser_feed(parser, blank, blank.count)
+            rest = UnsafeBufferPointer(rebasing: bytes[fence.bodyOffset...])
+        }
+        if let base = rest.baseAddress {
+            base.withMemoryRebound(to: CChar.self, capacity: rest.count) { cmark_parser_feed(parser, $0, rest.count) }
         }
         guard let document = cmark_parser_finish(parser) else { return }
         defer { cmark_node_free(document) }

@@ -65,7 +65,22 @@ public enum NoteHTML {
                 free(rendered)
             }
         }
-        return html
+        guard let matter = frontMatter(of: text) else { return html }
+        // Under the title, as the rendered view shows it above the text.
+        guard html.hasPrefix("<h1"), let end = html.range(of: "</h1>\n") else { return matter + html }
+        return String(html[..<end.upperBound]) + matter + String(html[end.upperBound...])
+    }
+
+    /// The note's front matter as the page shows it: its properties on one line, or, for YAML that
+    /// does not parse, the warning and the block as written. Nil when there is nothing to show.
+    static func frontMatter(of text: String) -> String? {
+        guard let matter = NoteFrontMatter(text) else { return nil }
+        if let error = matter.error {
+            let raw = String(decoding: text.utf8.prefix(matter.bodyOffset), as: UTF8.self)
+            return "<p><em>" + escaped(NoteFrontMatter.warning + error) + "</em></p>\n<pre><code>" + escaped(raw) + "</code></pre>\n"
+        }
+        guard !matter.properties.isEmpty else { return nil }
+        return "<p><small>" + matter.properties.map { escaped($0.key) + ": " + escaped($0.value) }.joined(separator: " · ") + "</small></p>\n"
     }
 
     /// The club paths of the photos `text` references (images and links to photo files), lower

@@ -13,7 +13,25 @@ extension NoteLinks {
     /// moved picture has that name. Links in code, to the web, and to pictures that did not move
     /// are left as written.
     public static func relocatingPictures(in text: String, folder: String, moves: [String: String]) -> (text: String, count: Int) {
-        guard !moves.isEmpty else { return (text, 0) }
+        let (moved, rewrites) = relocatedPictures(in: text, folder: folder, moves: moves)
+        return (moved, rewrites.count)
+    }
+
+    /// One picture link as it was and as ``relocatedPictures(in:folder:moves:)`` wrote it, in
+    /// the order they stand in the note: what an export undoes to give the vault back.
+    public struct PictureRewrite: Hashable, Sendable, Codable {
+        public var original: String
+        public var written: String
+
+        public init(original: String, written: String) {
+            self.original = original
+            self.written = written
+        }
+    }
+
+    /// ``relocatingPictures(in:folder:moves:)``, with each link it changed, first to last.
+    public static func relocatedPictures(in text: String, folder: String, moves: [String: String]) -> (text: String, rewrites: [PictureRewrite]) {
+        guard !moves.isEmpty else { return (text, []) }
         var byName: [String: [String]] = [:]
         for new in moves.values { byName[(new as NSString).lastPathComponent.lowercased(), default: []].append(new) }
         var changes: [(link: NoteLink, to: String)] = []
@@ -25,16 +43,19 @@ extension NoteLinks {
             guard case .photo(let path) = link.target(inFolder: folder), let new = moves[path.lowercased()] else { continue }
             changes.append((link, new))
         }
-        guard !changes.isEmpty else { return (text, 0) }
+        guard !changes.isEmpty else { return (text, []) }
         var lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) }
+        var rewrites: [PictureRewrite] = []
         // From the end of each line, so the byte ranges of the links before stay true.
         for (link, new) in changes.sorted(by: { ($0.link.line, $0.link.bytes.lowerBound) > ($1.link.line, $1.link.bytes.lowerBound) })
         where link.line < lines.count && link.bytes.upperBound <= lines[link.line].count {
             let alt = link.text.replacingOccurrences(of: "]", with: "\\]")
             let written = "![\(alt)](<\(relative(from: folder, to: new))>)"
+            let original = String(decoding: lines[link.line][link.bytes], as: UTF8.self)
             lines[link.line].replaceSubrange(link.bytes, with: Array(written.utf8))
+            rewrites.insert(PictureRewrite(original: original, written: written), at: 0)
         }
-        return (lines.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n"), changes.count)
+        return (lines.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n"), rewrites)
     }
 
     /// The relative path from the folder `from` to the file `to`, both club paths

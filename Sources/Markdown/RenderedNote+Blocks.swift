@@ -215,7 +215,7 @@ struct RenderLayout {
     }
 
     /// Text kept as written (HTML blocks), cut into rows of the width.
-    private mutating func verbatim(_ text: String, style: RenderedStyle, first: Prefix, rest: Prefix) {
+    mutating func verbatim(_ text: String, style: RenderedStyle, first: Prefix, rest: Prefix) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last == "" { lines.removeLast() }
         var isFirst = true

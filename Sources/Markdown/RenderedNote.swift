@@ -37,6 +37,9 @@ public struct RenderedNote: Sendable {
         if options.plain {
             layout.plain(String(decoding: bytes, as: UTF8.self))
         } else {
+            if let matter = NoteFrontMatter(utf8: bytes) {
+                layout.frontMatter(matter, raw: String(decoding: UnsafeBufferPointer(rebasing: bytes[..<matter.bodyOffset]), as: UTF8.self))
+            }
             MarkdownParser.withDocument(ofUTF8: bytes, options: BC_CMARK_OPT_SOURCEPOS | BC_CMARK_OPT_FOOTNOTES) { layout.document($0) }
         }
         return layout.note

@@ -61,12 +61,20 @@ extension SearchIndex {
 
     /// The keys under which links to the note at `path` are stored: its path, the path without
     /// the extension (`[x](Trip)`, as Obsidian writes them), and its title.
+    /// A wiki link by a path's end (`[[Trips/Day one]]`, `[[2026/Day one]]`) names it too, as
+    /// Obsidian finds a note in a folder.
     public static func targetKeys(of path: String) -> [String] {
         let lower = path.lowercased()
         var keys = ["p:" + lower, "t:" + NoteLinks.title(ofPath: path).lowercased()]
         let bare = NoteLinks.title(ofPath: lower)
         let name = (lower as NSString).lastPathComponent
+        let folders = (lower as NSString).deletingLastPathComponent.split(separator: "/")
         if bare != name { keys.append("p:" + (lower as NSString).deletingLastPathComponent + "/" + bare) }
+        var end = bare
+        for folder in folders.reversed() {
+            end = folder + "/" + end
+            keys.append("t:" + end)
+        }
         return keys
     }
 
@@ -115,6 +123,28 @@ extension SearchIndex {
             let marks = candidates.map { _ in "?" }.joined(separator: ", ")
             return try String.fetchOne(db.cachedStatement(sql: "SELECT path FROM note WHERE path_lower IN (\(marks)) ORDER BY path_lower LIMIT 1"),
                                        arguments: StatementArguments(candidates))
+        }
+    }
+
+    /// The paths of the notes whose text holds any of `needles` (as written, or lowercased in
+    /// ASCII): one pass over the texts in SQLite, the cheap first look before links are read.
+    public func paths(containing needles: [String]) throws(SearchIndexError) -> [String] {
+        guard !needles.isEmpty else { return [] }
+        let test = needles.map { _ in "instr(b.body, ?) > 0 OR instr(lower(b.body), lower(?)) > 0" }.joined(separator: " OR ")
+        return try reading { db in
+            try String.fetchAll(db, sql: "SELECT n.path FROM note n JOIN note_body b ON b.id = n.id WHERE \(test)",
+                                arguments: StatementArguments(needles.flatMap { [$0, $0] }))
+        }
+    }
+
+    /// The notes whose text opens with front matter that names `key` (`aliases`), with their
+    /// texts: the few a title may also name.
+    public func notesWithFrontMatter(naming key: String) throws(SearchIndexError) -> [(path: String, text: String)] {
+        try reading { db in
+            try Row.fetchAll(db, sql: """
+                SELECT n.path, b.body FROM note n JOIN note_body b ON b.id = n.id
+                WHERE substr(b.body, 1, 3) = '---' AND instr(b.body, ?) > 0
+                """, arguments: [key + ":"]).map { ($0["path"], $0["body"]) }
         }
     }
 

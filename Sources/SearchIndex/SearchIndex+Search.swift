@@ -5,27 +5,30 @@ import GRDB
 /// Swift for the few hits returned, so ranking never reads a note's text.
 extension SearchIndex {
     /// Parses `text` and searches; a query that cannot be searched throws `.query`.
-    public func search(_ text: String, limit: Int = 100) throws(SearchIndexError) -> [SearchHit] {
+    public func search(_ text: String, limit: Int = 100, under folder: String? = nil) throws(SearchIndexError) -> [SearchHit] {
         let query: SearchQuery
         do { query = try SearchQuery(text) } catch { throw .query(error) }
-        return try search(query, limit: limit)
+        return try search(query, limit: limit, under: folder)
     }
 
     /// The best `limit` notes for `query`: by bm25, newest first on ties.
     ///
     /// Ranked and cut to `limit` before any text is joined: a common word matches every note,
     /// and sorting their texts along with their scores cost tens of milliseconds.
-    public func search(_ query: SearchQuery, limit: Int = 100) throws(SearchIndexError) -> [SearchHit] {
+    /// `folder` (a club path) keeps the notes at any depth under it.
+    public func search(_ query: SearchQuery, limit: Int = 100, under folder: String? = nil) throws(SearchIndexError) -> [SearchHit] {
         let expression = query.matchExpression
+        let prefix = folder.map { $0.lowercased() + "/" } ?? ""
         let rows = try reading { db in
             try Row.fetchAll(db, sql: """
                 SELECT n.path, n.name, n.rev, n.modified, n.modified_by, b.body, r.score
                 FROM (SELECT f.rowid AS id, bm25(note_fts, 4.0, 1.0, 1.0) AS score, m.modified AS modified
-                      FROM note_fts f JOIN note m ON m.id = f.rowid WHERE note_fts MATCH ?
+                      FROM note_fts f JOIN note m ON m.id = f.rowid
+                      WHERE note_fts MATCH ? AND substr(m.path_lower, 1, length(?)) = ?
                       ORDER BY score, m.modified DESC LIMIT ?) r
                 JOIN note n ON n.id = r.id JOIN note_body b ON b.id = r.id
                 ORDER BY r.score, r.modified DESC
-                """, arguments: [expression, max(1, limit)])
+                """, arguments: [expression, prefix, prefix, max(1, limit)])
         }
         return rows.map { row in
             let name: String = row["name"]

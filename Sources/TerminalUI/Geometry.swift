@@ -101,5 +101,11 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
         return (Rect(x: x, y: y, width: width, height: height - n), Rect(x: x, y: maxY - n, width: width, height: n))
     }
 
+    /// Splits off `count` columns at the left.
+    public func splitLeft(_ count: Int) -> (left: Rect, rest: Rect) {
+        let n = min(max(0, count), width)
+        return (Rect(x: x, y: y, width: n, height: height), Rect(x: x + n, y: y, width: width - n, height: height))
+    }
+
     public var description: String { "(\(x), \(y), \(width)×\(height))" }
 }

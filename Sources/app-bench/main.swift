@@ -25,6 +25,7 @@ import Glibc
 // app-bench offline-start   10,000 cached notes, the server down: from start to the first frame that shows them
 // app-bench markdown        a 1 MiB Markdown note, highlighting on, beside vim with syntax on: open to first frame, key echo (pty)
 // app-bench search          10,000 notes of 5 KiB: key echo while the app indexes them, Ctrl-F from last key to results (pty)
+// app-bench folders         10,000 notes in 500 folders: the tree's first frame from the cache, opening a folder, moving 1,000 notes beside mv
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
 // HTTP through Remote and Transfer. Frames go to an in-memory GridCanvas (the echo scenario
@@ -62,6 +63,7 @@ Task { @MainActor in
             try await OfflineBench.offlineStart()
             try await SearchBench.run()
             try await MarkdownBench.run()
+            try await FoldersBench.run()
         case "notes": try await AppBench.notes()
         case "editor": try await AppBench.editor()
         case "photos": try await AppBench.photos()
@@ -76,8 +78,9 @@ Task { @MainActor in
         case "offline-start": try await OfflineBench.offlineStart()
         case "search": try await SearchBench.run()
         case "markdown": try await MarkdownBench.run()
+        case "folders": try await FoldersBench.run()
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders]")
             exit(2)
         }
         exit(0)

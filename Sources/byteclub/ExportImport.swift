@@ -27,9 +27,11 @@ struct Export: AsyncParsableCommand {
         discussion: """
             Each note becomes NAME.md in DIR (subfolders kept), opening with YAML front matter: \
             title, tags, pinned, created, modified, modified_by. A note that has front matter of its \
-            own keeps it as it is, with tags and pinned brought up to date from the club, so an \
-            export imported into an empty club (byteclub import) exports again byte for byte the \
-            same. Photos are copied beside the notes. Files already the same in DIR are not fetched \
+            own keeps it byte for byte, its tags and pinned lines written again only when the club's \
+            differ, so an export imported into an empty club (byteclub import) exports again byte \
+            for byte the same. A folder a vault was imported into (byteclub import) goes back as the \
+            vault was: pictures where it had them, their links as it wrote them, no front matter \
+            where it had none (FOLDER/.byteclub/import.json). Photos are copied beside the notes. Files already the same in DIR are not fetched \
             again, so an interrupted export resumes. Obsidian, zk and nb open DIR as it is.
             """)
     @Argument(help: "What to export, when given before DIR: NAME: (a remote of config.toml), a folder in the club's folder, or NAME:FOLDER (default: the whole club's folder).")
@@ -57,17 +59,21 @@ struct Export: AsyncParsableCommand {
             let notes = entries.filter { ClubFiles.isNote($0.name) }
             let tags = (try? await tagging(store).tags(of: notes.map(\.path))) ?? [:]
             let names = await MemberNames(store: store).names(for: notes.map(\.modifiedBy))
+            let manifest = try await VaultManifest.load(from: folder, store: store)
             var written = Set<String>()
             var refused: [String] = []
             let progress = ProgressLine("export")
             for (index, entry) in entries.enumerated() {
                 progress.update(Int64(index), Int64(entries.count))
-                var components = String(entry.path.dropFirst(folder.count)).split(separator: "/").map(String.init)
+                let key = VaultManifest.key(entry.path, folder: folder)
+                let vault = manifest.notes[key]?.path ?? manifest.pictures[key]
+                var components = (vault ?? String(entry.path.dropFirst(folder.count))).split(separator: "/").map(String.init)
                 guard let last = components.last, components.allSatisfy({ SafeName.problem($0) == nil }) else {
                     refused.append("\(entry.path): its name is not safe on this machine; not exported")
                     continue
                 }
-                components[components.count - 1] = ClubFiles.exportedName(last)
+                // Where the vault had it, as it was named there; else as Obsidian, zk and nb open it.
+                if vault == nil { components[components.count - 1] = ClubFiles.exportedName(last) }
                 if !written.insert(components.joined(separator: "/").lowercased()).inserted {
                     // `Trip.txt` beside `Trip.md`: the second keeps its own name rather than overwrite.
                     components[components.count - 1] = last
@@ -86,7 +92,7 @@ struct Export: AsyncParsableCommand {
                 }
                 let text = try await Self.fetch(entry.path, store: store)
                 let noteTags = tags[entry.pathLower] ?? []
-                let exported = Data(try await Self.exported(text, entry: entry, tags: noteTags, names: names, store: store).utf8)
+                let exported = Data(try await Self.exported(text, entry: entry, tags: noteTags, names: names, store: store, vault: manifest.notes[key]).utf8)
                 if (try? Data(contentsOf: target)) != exported { try exported.write(to: target, options: .atomic) }
             }
             progress.finish()
@@ -98,17 +104,27 @@ struct Export: AsyncParsableCommand {
         if problems.value > 0 { throw Exit.conflict.code }
     }
 
-    /// A note's text as a file in the export: its own front matter with tags and pin brought up
-    /// to date, or new front matter from what the club knows of it.
-    static func exported(_ text: String, entry: RemoteEntry, tags: [String], names: [String: String], store: any RemoteStore) async throws -> String {
+    /// A note's text as a file in the export: its own front matter, byte for byte when its tags
+    /// and pin agree with the club's, else with them brought up to date; or new front matter from
+    /// what the club knows of it. A note imported from a vault (`vault`) gets its picture links
+    /// back as the vault wrote them, and stays without front matter if it had none there and
+    /// has no tags or pin in the club.
+    static func exported(_ text: String, entry: RemoteEntry, tags: [String], names: [String: String], store: any RemoteStore,
+                         vault: VaultManifest.Note? = nil) async throws -> String {
+        let text = vault.map { VaultManifest.restoringPictures(in: text, $0.pictures) } ?? text
         let (own, body) = FrontMatter.split(text)
         let visible = tags.filter { $0 != ItemTags.pinTag }.sorted()
         let pinned = tags.contains(ItemTags.pinTag)
         if var matter = own {
+            let read = NoteFrontMatter(text)
+            let written = Set((read?.tags ?? []).compactMap { try? TagText.normalised($0) })
+            // YAML that does not parse is kept as it is: nothing can be known, or changed, in it.
+            if read?.error != nil || (written == Set(visible) && read?.pinned == pinned) { return text }
             matter.set("tags", FrontMatter.list(visible))
             matter.set("pinned", pinned ? "true" : "false")
             return matter.text + body
         }
+        if let vault, !vault.frontMatter, visible.isEmpty, !pinned { return text }
         // Created: the oldest revision the server keeps (its log holds up to 100).
         let history = try? await store.revisions(entry.path, limit: 100)
         let created = history?.entries.last?.modified ?? entry.modified
@@ -140,7 +156,9 @@ struct Import: AsyncParsableCommand {
             the folder they came from (a vault's or an export's photos/ folder stays as it is), and \
             the notes' picture links (![](assets/x.jpg), ![[x.jpg]]) are written to follow them. Subfolders are kept (--flatten puts every file in the club's folder itself). \
             A name the club refuses, or that --flatten makes twice, is reported and left out, never \
-            renamed; hidden folders (.obsidian, .git) and other files are left out. A file already \
+            renamed; hidden folders (.obsidian, .zk, .nb, .git: the first three with a line that \
+            says so) and other files are left out. What import rewrote is kept in \
+            FOLDER/.byteclub/import.json, so byteclub export gives the vault back byte for byte. A file already \
             in the club with the same content is skipped, so an interrupted import resumes where it \
             stopped; one that differs is reported and left alone (exit 4).
             """)
@@ -158,6 +176,12 @@ struct Import: AsyncParsableCommand {
         var isNote: Bool
         /// A note's text with its picture links following the pictures to `photos/`, when any moved.
         var text: Data?
+        /// Where it is in the vault (its relative path there).
+        var vault: String = ""
+        /// A note's picture links as the vault had them and as written (``text``), first to last.
+        var rewrites: [NoteLinks.PictureRewrite] = []
+        /// A note that opened with front matter in the vault.
+        var frontMatter = false
     }
 
     mutating func validate() throws {
@@ -174,6 +198,7 @@ struct Import: AsyncParsableCommand {
         }
         let (flatten, dryRun) = (self.flatten, self.dryRun)
         let problems = Carried(0)
+        VaultManifest.sayMetadataSkipped(in: source)
         try await runRemote(backend) { backend in
             let folder = into ?? backend.folder
             let (items, planned) = Self.plan(source, into: folder, photos: backend.folder + "/photos", flatten: flatten)
@@ -186,6 +211,7 @@ struct Import: AsyncParsableCommand {
             let tagger = backend.store as? any TaggingStore
             if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }
             var (sent, skipped) = (0, 0)
+            var landed: [Item] = []
             let progress = ProgressLine("import")
             for (index, item) in items.enumerated() {
                 progress.update(Int64(index), Int64(items.count))
@@ -214,11 +240,13 @@ struct Import: AsyncParsableCommand {
                     }
                     sent += 1
                 }
+                landed.append(item)
                 guard item.isNote, !dryRun, let tagger else { continue }
                 // Tags after the file, every run: an import interrupted between the two is mended by the next.
                 refused += try await Self.applyTags(of: item, store: tagger)
             }
             progress.finish()
+            if !dryRun { try await Self.record(landed, in: folder, store: backend.store) }
             for refusal in refused { say(refusal) }
             problems.set(refused.count)
             say("\(sent) \(dryRun ? "would be imported" : "imported"), \(skipped) already in the club")
@@ -258,23 +286,43 @@ struct Import: AsyncParsableCommand {
                 refused.append("\(file.path) would be \(remote) a second time (--flatten); not imported")
                 continue
             }
-            items.append(Item(local: file, remote: remote, isNote: isNote))
+            items.append(Item(local: file, remote: remote, isNote: isNote, vault: relative.joined(separator: "/")))
         }
         for index in items.indices where items[index].isNote {
             guard let data = FileManager.default.contents(atPath: items[index].local.path), let text = String(validating: data, as: UTF8.self) else { continue }
+            items[index].frontMatter = NoteFrontMatter(text) != nil
             let noteFolder = (items[index].remote as NSString).deletingLastPathComponent
-            let (moved, count) = NoteLinks.relocatingPictures(in: text, folder: noteFolder, moves: moves)
-            if count > 0 { items[index].text = Data(moved.utf8) }
+            let (moved, rewrites) = NoteLinks.relocatedPictures(in: text, folder: noteFolder, moves: moves)
+            if !rewrites.isEmpty { (items[index].text, items[index].rewrites) = (Data(moved.utf8), rewrites) }
         }
         return (items, refused)
+    }
+
+    /// What export needs to give the vault back (``VaultManifest``), added to the folder's
+    /// manifest: pictures that moved, notes that moved, were renamed by export's `.md`, had no
+    /// front matter or had picture links written again.
+    static func record(_ items: [Item], in folder: String, store: any RemoteStore) async throws {
+        var manifest = try await VaultManifest.load(from: folder, store: store)
+        let before = manifest
+        for item in items {
+            let key = VaultManifest.key(item.remote, folder: folder)
+            if !item.isNote {
+                if key != item.vault.lowercased() { manifest.pictures[key] = item.vault }
+            } else if !item.frontMatter || !item.rewrites.isEmpty || key != item.vault.lowercased() || ClubFiles.exportedName(item.vault) != item.vault {
+                manifest.notes[key] = VaultManifest.Note(path: item.vault, frontMatter: item.frontMatter, pictures: item.rewrites)
+            }
+        }
+        if manifest != before { try await manifest.save(in: folder, store: store) }
     }
 
     /// The note's front matter tags and pin, added to the note in the club; tags the club cannot
     /// keep are answered as refusals.
     static func applyTags(of item: Item, store: any TaggingStore) async throws -> [String] {
         guard let data = try? Data(contentsOf: item.local) else { return [] }
-        let (found, _) = FrontMatter.split(String(decoding: data, as: UTF8.self))
-        guard let matter = found else { return [] }
+        guard let matter = NoteFrontMatter(String(decoding: data, as: UTF8.self)) else { return [] }
+        if let error = matter.error {
+            return ["\(item.remote): front matter does not parse (\(error)); imported as it is, without its tags and pin"]
+        }
         var added: [String] = []
         var refused: [String] = []
         for tag in matter.tags {

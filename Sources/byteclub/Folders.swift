@@ -3,21 +3,9 @@ import DropboxWire
 import Foundation
 import Remote
 
-/// Everything under a club folder, subfolders included, in one list.
-///
-/// A club server and Dropbox answer a recursive listing themselves, WebDAV by `Depth`; any other
-/// store is walked a folder at a time.
+/// Everything under a club folder, subfolders included (``RemoteStore/listRecursively(_:)``).
 func listRecursively(_ store: any RemoteStore, _ folder: String) async throws(RemoteError) -> [RemoteEntry] {
-    if let dropbox = store as? DropboxStore { return try await dropbox.listAll(folder, recursive: true) }
-    if let webdav = store as? WebDAVStore { return try await webdav.listAll(folder, recursive: true) }
-    var all: [RemoteEntry] = []
-    var pending = [folder]
-    while let next = pending.popLast() {
-        let entries = try await store.list(next)
-        all += entries
-        pending += entries.filter { $0.kind == .folder }.map(\.path)
-    }
-    return all
+    try await store.listRecursively(folder)
 }
 
 /// ``listRecursively(_:_:)``, or nothing when the folder does not exist yet (a new folder: everything goes).

@@ -1,55 +1,38 @@
 import Foundation
+import Markdown
 
-/// A note's YAML front matter as Obsidian, zk and nb write it: a `---` line, `key: value`
-/// lines (and `- item` lists), a `---` line, then the text.
+/// A note's YAML front matter as Obsidian, zk and nb write it, for export's edits: a `---` line,
+/// YAML lines, a `---` line, then the text.
 ///
-/// Only what byteclub reads or writes is understood (title, tags, pinned, created, modified,
-/// modified_by); every other line is kept as it was, so a note's own front matter survives a
-/// round trip untouched. A value with no I/O.
+/// Reading goes through Markdown's ``NoteFrontMatter`` (Yams); only the in-place edits of
+/// `tags:` and `pinned:` work on lines, so every other line of a note's own front matter
+/// survives a round trip untouched. A value with no I/O.
 struct FrontMatter: Equatable {
     /// The lines between the fences, in order.
     var lines: [String]
 
-    /// The front matter and the text after it, or nil and the whole text when there is none.
+    /// The front matter and the text after it, or nil and the whole text when there is none
+    /// (``NoteFrontMatter``'s fences: LF or CRLF, a block never closed is no front matter).
     static func split(_ text: String) -> (FrontMatter?, body: String) {
-        guard text.hasPrefix("---\n") || text.hasPrefix("---\r\n") else { return (nil, text) }
-        let all = text.components(separatedBy: "\n")
-        for index in all.indices.dropFirst() where all[index].trimmingCharacters(in: .whitespaces) == "---" {
-            let body = all[(index + 1)...].joined(separator: "\n")
-            return (FrontMatter(lines: Array(all[1..<index]).map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }), body)
-        }
-        return (nil, text)
+        guard let found = NoteFrontMatter(text) else { return (nil, text) }
+        let body = String(NoteFrontMatter.body(of: text))
+        let lines = found.yaml.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
+        return (FrontMatter(lines: lines.last == "" ? Array(lines.dropLast()) : lines), body)
     }
 
     /// The fenced block, ending in a newline.
     var text: String { "---\n" + lines.map { $0 + "\n" }.joined() + "---\n" }
 
-    /// `key`'s value as written (quotes taken off), nil when absent.
-    func value(_ key: String) -> String? {
-        guard let line = lines.first(where: { $0.hasPrefix(key + ":") }) else { return nil }
-        return Self.unquoted(String(line.dropFirst(key.count + 1)).trimmingCharacters(in: .whitespaces))
-    }
+    /// What Yams reads in the lines.
+    var parsed: NoteFrontMatter? { NoteFrontMatter(text) }
 
-    /// `tags: [a, b]`, `tags: a b`, `tags: a, b`, or a `- a` list below `tags:`; a leading `#` dropped.
-    var tags: [String] {
-        guard let index = lines.firstIndex(where: { $0.hasPrefix("tags:") }) else { return [] }
-        var inline = String(lines[index].dropFirst("tags:".count)).trimmingCharacters(in: .whitespaces)
-        var words: [String] = []
-        if inline.isEmpty {
-            for line in lines[(index + 1)...] {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                guard trimmed.hasPrefix("- ") else { break }
-                words.append(String(trimmed.dropFirst(2)))
-            }
-        } else {
-            if inline.hasPrefix("[") && inline.hasSuffix("]") { inline = String(inline.dropFirst().dropLast()) }
-            words = inline.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-        }
-        return words.map { Self.unquoted($0.trimmingCharacters(in: .whitespaces)) }
-            .map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 }.filter { !$0.isEmpty }
-    }
+    /// `key`'s value as Yams reads it (display text), nil when absent or the YAML does not parse.
+    func value(_ key: String) -> String? { parsed?.value(key) }
 
-    var pinned: Bool { ["true", "yes"].contains(value("pinned")?.lowercased() ?? "") }
+    /// `tags:` as Yams reads it (a list or a string), a leading `#` dropped.
+    var tags: [String] { parsed?.tags ?? [] }
+
+    var pinned: Bool { parsed?.pinned ?? false }
 
     /// Sets `key: value`, in place when the key is there, else at the end. A `tags:` list's
     /// `- item` lines go with it.
@@ -76,11 +59,5 @@ struct FrontMatter: Equatable {
             && Double(text) == nil && !text.hasPrefix("-")
         if plain { return text }
         return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
-    static func unquoted(_ text: String) -> String {
-        guard text.count >= 2, let first = text.first, first == text.last, first == "\"" || first == "'" else { return text }
-        let inner = String(text.dropFirst().dropLast())
-        return first == "\"" ? inner.replacingOccurrences(of: "\\\"", with: "\"").replacingOccurrences(of: "\\\\", with: "\\") : inner
     }
 }

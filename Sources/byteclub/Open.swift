@@ -3,6 +3,7 @@ import ByteClubConfig
 import ByteClubApp
 import ClubKit
 import Dispatch
+import Durable
 import Foundation
 import Logging
 import Remote
@@ -86,15 +87,19 @@ struct Open: AsyncParsableCommand {
         // config.toml's new_note_extension, read even when a flag names the backend; a bad one
         // is said with its file and line before the screen is taken.
         let newNoteExtension: String
+        var editorSettings = EditorSettings()
         do {
-            newNoteExtension = try ClubConfig.load()?.newNoteExtension ?? ClubConfig.defaultNoteExtension
+            let config = try ClubConfig.load()
+            newNoteExtension = config?.newNoteExtension ?? ClubConfig.defaultNoteExtension
+            editorSettings = EditorSettings(lineNumbers: config?.lineNumbers ?? false, softWrap: config?.softWrap ?? true)
         } catch {
             await connected.close()
             throw Remotes.exit(error)
         }
         do {
             try await MainActor.run { try UI.open(connected, downloads: downloads, transfers: transfers, images: ImagesOption(argument: images) ?? .auto,
-                                                    agent: AppAgent.make(backend), newNoteExtension: newNoteExtension) }
+                                                    agent: AppAgent.make(backend), newNoteExtension: newNoteExtension,
+                                                    editorSettings: editorSettings) }
         } catch {
             await connected.close()
             say("cannot open the terminal: \(error)")
@@ -125,7 +130,7 @@ enum UI {
     private static var current: (terminal: Terminal, app: ClubApp)?
 
     static func open(_ backend: Backend, downloads: URL, transfers: Int = 3, images: ImagesOption = .auto, agent: AppAgent? = nil,
-                     newNoteExtension: String = ClubConfig.defaultNoteExtension) throws {
+                     newNoteExtension: String = ClubConfig.defaultNoteExtension, editorSettings: EditorSettings = EditorSettings()) throws {
         var options = Terminal.Options()
         options.images = images
         let terminal = try Terminal(options: options)
@@ -142,6 +147,8 @@ enum UI {
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
         configuration.thumbnailsDirectory = Paths.thumbnails
         configuration.graphics = terminal.graphics
+        configuration.editorSettings = editorSettings
+        configuration.saveEditorSettings = { settings in try EditorSettingsFile.save(settings) }
         configuration.clipboard = { [weak terminal] text in terminal?.copyToClipboard(text) }
         configuration.agent = agent
         configuration.externalEditor = ExternalEditorHook(command: ExternalEditor.command(environment: ProcessInfo.processInfo.environment)) {
@@ -168,5 +175,23 @@ enum UI {
         current = (terminal, app)
         terminal.start()
         app.start()
+    }
+}
+
+/// The editor's settings in config.toml, written as text beside what the user wrote there
+/// (``ConfigSettings``): `Alt-N` and `Alt-W` in the editor keep `line_numbers` and `soft_wrap`.
+enum EditorSettingsFile {
+    struct Unwritable: Error, CustomStringConvertible {
+        var description: String { "its top-level keys are written in a form byteclub does not rewrite" }
+    }
+
+    static func save(_ settings: EditorSettings, to file: URL = Paths.config) throws {
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        for (key, value) in [("line_numbers", settings.lineNumbers), ("soft_wrap", settings.softWrap)] {
+            guard let changed = ConfigSettings.setting(key, to: value ? "true" : "false", in: text) else { throw Unwritable() }
+            text = changed
+        }
+        try DurableFile.write(Data(text.utf8), to: file)
     }
 }

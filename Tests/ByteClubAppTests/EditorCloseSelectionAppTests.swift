@@ -67,6 +67,7 @@ final class EditorCloseSelectionAppTests: XCTestCase {
         switch harness.app.state.selectedNoteItem(in: NoteListing.make(harness.app.state, format: Clock.format)) {
         case .note(let entry, _)?: return entry.name
         case .draft(let draft)?: return "draft: " + draft.title
+        case .folder(let folder)?: return "folder: " + folder.name
         case nil: return nil
         }
     }

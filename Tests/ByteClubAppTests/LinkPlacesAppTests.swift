@@ -6,8 +6,8 @@ import XCTest
 /// Following links and coming back puts the user where they were (issue 43): Back (Ctrl-O)
 /// returns to the line, column and mode (editor or rendered view) the link was followed from; a
 /// link followed from the rendered view opens its note in the view; declining to create a
-/// missing note changes nothing; and the question is not asked when the answer could not be
-/// carried out (unsaved edits): the status bar says what to do instead.
+/// missing note changes nothing; and a note with unsaved edits stays open behind the link, so
+/// Back brings it back with its edits (issue 45).
 @MainActor
 final class LinkPlacesAppTests: XCTestCase {
     var club: MembersClub?
@@ -155,25 +155,45 @@ final class LinkPlacesAppTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.phase, .editing)
     }
 
-    func testWithUnsavedEditsTheCreateQuestionIsNotAskedAndTheStatusBarSaysWhatToDo() async throws {
+    func testWithUnsavedEditsTheNoteStaysOpenBehindTheLinkAndBackBringsItsEditsBack() async throws {
         let harness = try await harness()
         defer { harness.app.stopLiveUpdates() }
         try await open("Trip plan.md", harness)
         harness.press(.char("!"))
         XCTAssertEqual(harness.app.state.note?.isModified, true)
+
+        // A link to an existing note: it opens, and the edited note stays open behind it.
+        harness.press(.ctrl("g"))
+        for key in KeyDecoder.decode(Self.packingLine) { harness.press(key) }
+        harness.press(.enter)
+        for _ in 0..<6 { harness.press(.right) }
+        harness.press(.ctrl("]"))
+        await harness.waitUntil("the packing list") {
+            harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.phase == .editing
+        }
+        XCTAssertEqual(harness.app.state.buffers.parked.map { $0.entry?.name }, ["Trip plan.md"])
+        XCTAssertEqual(harness.app.state.buffers.parked.first?.editor.body.text, "!" + Self.trip, "kept with its edit")
+        XCTAssertTrue(harness.app.state.hasUnsavedEdits)
+
+        // Back: the same editor, its edit and its [+], at the link's place.
+        harness.press(.ctrl("o"))
+        await harness.waitUntil("the trip plan again") { harness.app.state.note?.entry?.name == "Trip plan.md" }
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "!" + Self.trip)
+        XCTAssertEqual(harness.app.state.note?.isModified, true)
+        XCTAssertEqual(harness.app.state.note?.editor.body.cursor, TextBuffer.Position(line: (Int(Self.packingLine) ?? 0) - 1, offset: 6))
+        XCTAssertTrue(harness.render(width: 120, height: 36).dump().contains("[+]"))
+        XCTAssertTrue(harness.app.state.buffers.parked.isEmpty, "the packing list had nothing unsaved: it closed")
+
+        // A missing note: the question is asked all the same; Create keeps the edited note open.
         harness.press(.ctrl("g"))
         for key in KeyDecoder.decode(Self.nowhereLine) { harness.press(key) }
         harness.press(.enter, .end, .left, .ctrl("]"))
-        XCTAssertFalse(harness.compositor.top is DialogLayer, "a Create that would be refused is not offered")
-        XCTAssertEqual(harness.app.state.message?.text, "Save (Ctrl-S) or undo the changes first: following a link closes this note")
-
-        // From the rendered view too.
-        harness.press(.alt("v"))
-        _ = harness.render(width: 80, height: 24)
-        harness.press(.tab, .tab, .enter)
-        XCTAssertFalse(harness.compositor.top is DialogLayer)
-        XCTAssertEqual(harness.app.state.message?.text, "Save (Ctrl-S) or undo the changes first: following a link closes this note")
-        XCTAssertNotNil(harness.app.state.noteView, "still in the view")
-        XCTAssertEqual(harness.app.state.note?.entry?.name, "Trip plan.md")
+        XCTAssertTrue(harness.compositor.top is DialogLayer, "the question is asked")
+        harness.press(.enter)
+        XCTAssertEqual(harness.app.state.note?.editor.title.text, "Nowhere yet")
+        XCTAssertEqual(harness.app.state.buffers.parked.map { $0.entry?.name }, ["Trip plan.md"])
+        harness.press(.alt("1"))
+        XCTAssertEqual(harness.app.state.note?.entry?.name, "Trip plan.md", "Alt-1: the first open note")
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "!" + Self.trip)
     }
 }

@@ -118,12 +118,18 @@ final class LiveDeltaTests: XCTestCase {
         XCTAssertEqual(state.notes.version, version, "nothing changed, so the rows are kept")
     }
 
-    func testOnlyNotesInTheFolderAndPhotosUnderTheirsAreListed() {
+    func testNotesAtAnyDepthAndPhotosUnderTheirsAreListed() {
         var state = state(notes: 1)
-        let elsewhere = RemoteEntry(kind: .file, name: "x.txt", path: "/byteclub/sub/x.txt", rev: "r", modified: Clock.now)
+        let deeper = RemoteEntry(kind: .file, name: "x.txt", path: "/byteclub/sub/x.txt", rev: "r", modified: Clock.now)
         let picture = RemoteEntry(kind: .file, name: "a.jpg", path: "/byteclub/a.jpg", rev: "r", modified: Clock.now)
         let folder = RemoteEntry(kind: .folder, name: "New.txt", path: "/byteclub/New.txt")
-        XCTAssertEqual(state.applyChanges(.notes, [.updated(elsewhere), .updated(picture), .updated(folder)], layout: layout, format: Clock.format), [])
+        let inPhotos = RemoteEntry(kind: .file, name: "n.md", path: "/byteclub/photos/n.md", rev: "r", modified: Clock.now)
+        let hidden = RemoteEntry(kind: .file, name: "h.md", path: "/byteclub/.obsidian/h.md", rev: "r", modified: Clock.now)
+        let outside = RemoteEntry(kind: .file, name: "o.md", path: "/elsewhere/o.md", rev: "r", modified: Clock.now)
+        let added = state.applyChanges(.notes, [.updated(deeper), .updated(picture), .updated(folder), .updated(inPhotos), .updated(hidden), .updated(outside)],
+                                       layout: layout, format: Clock.format)
+        XCTAssertEqual(added.map(\.entry.path), ["/byteclub/sub/x.txt"], "a note in a folder is a note; a folder is no news of its own")
+        XCTAssertEqual(state.notes.folders.map(\.path), ["/byteclub/New.txt"], "the folder is listed, and may hold notes later")
         let photo = RemoteEntry(kind: .file, name: "p.JPG", path: "/byteclub/photos/2026/p.JPG", rev: "r", modified: Clock.now)
         let events = state.applyChanges(.photos, [.updated(photo), .updated(picture)], layout: layout, format: Clock.format)
         XCTAssertEqual(events.map(\.kind), [.added])

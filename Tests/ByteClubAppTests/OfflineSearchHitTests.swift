@@ -43,7 +43,7 @@ final class OfflineSearchHitTests: XCTestCase {
         await harness.start()
         // The app indexes every note from the server; a second reader of the same file sees it.
         let reader = try AppConfiguration.searchIndex(in: indexFolder)()
-        await harness.waitUntil("the notes indexed", timeout: 20) { ((try? reader.search("boat", limit: 5)) ?? []).count == 1 }
+        await harness.waitUntil("the notes indexed", timeout: 20) { ((try? reader.search("boat", limit: 5, under: nil)) ?? []).count == 1 }
         XCTAssertNil(cache.note("/byteclub/Trip plan.txt"), "never opened here: the note cache has no text of it")
 
         try await club.stop()

@@ -78,6 +78,7 @@ extension NoteItem {
         switch self {
         case .note(let entry, _): return ClubLayout.title(of: entry.name)
         case .draft(let draft): return draft.title
+        case .folder(let folder): return folder.name + "/"
         }
     }
 }

@@ -17,7 +17,7 @@ final class SearchStateTests: XCTestCase {
 
     func testTypingRunsOneQueryAtATimeAndTheNewestTextNext() {
         var state = SearchState()
-        XCTAssertEqual(state.handle(.char("b")), .run(query: "b", generation: 1))
+        XCTAssertEqual(state.handle(.char("b")), .run(query: "b", generation: 1, folder: nil))
         XCTAssertTrue(state.isSearching)
         // Keys typed while the first query runs only make it stale: no second query piles up.
         XCTAssertEqual(type("oat", into: &state), [.none, .none, .none])
@@ -25,7 +25,7 @@ final class SearchStateTests: XCTestCase {
         XCTAssertTrue(state.isStale)
         // The first answer is shown, and the newest text is asked for next.
         let next = state.deliver(.success(.init(query: "b", results: [hit("a.txt"), hit("b.txt")])), generation: 1)
-        XCTAssertEqual(next, .run(query: "boat", generation: 2))
+        XCTAssertEqual(next, .run(query: "boat", generation: 2, folder: nil))
         XCTAssertEqual(state.hits.map(\.name), ["a.txt", "b.txt"])
         XCTAssertEqual(state.answered, "b")
         XCTAssertEqual(state.deliver(.success(.init(query: "boat", results: [hit("b.txt")])), generation: 2), .none)
@@ -35,7 +35,7 @@ final class SearchStateTests: XCTestCase {
 
     func testAnAnswerNobodyWaitsForIsDropped() {
         var state = SearchState()
-        XCTAssertEqual(state.handle(.char("x")), .run(query: "x", generation: 1))
+        XCTAssertEqual(state.handle(.char("x")), .run(query: "x", generation: 1, folder: nil))
         // Cleared while it ran: its answer must not bring hits back.
         XCTAssertEqual(state.handle(.backspace), .none)
         XCTAssertFalse(state.isSearching)
@@ -43,7 +43,7 @@ final class SearchStateTests: XCTestCase {
         XCTAssertTrue(state.hits.isEmpty)
         XCTAssertNil(state.answered)
         // The next query has a new generation; the old one's late answer still changes nothing.
-        XCTAssertEqual(state.handle(.char("y")), .run(query: "y", generation: 3))
+        XCTAssertEqual(state.handle(.char("y")), .run(query: "y", generation: 3, folder: nil))
         XCTAssertEqual(state.deliver(.success(.init(query: "x", results: [hit("a.txt")])), generation: 1), .none)
         XCTAssertTrue(state.hits.isEmpty)
     }
@@ -53,7 +53,7 @@ final class SearchStateTests: XCTestCase {
         _ = state.handle(.char("\""))
         XCTAssertEqual(state.deliver(.failure(.local("Unclosed quote")), generation: 1), .none)
         XCTAssertEqual(state.error, "Unclosed quote")
-        XCTAssertEqual(state.handle(.char("a")), .run(query: "\"a", generation: 2))
+        XCTAssertEqual(state.handle(.char("a")), .run(query: "\"a", generation: 2, folder: nil))
         XCTAssertEqual(state.deliver(.success(.init(query: "\"a", results: [hit("a.txt")])), generation: 2), .none)
         XCTAssertNil(state.error)
     }
@@ -70,7 +70,7 @@ final class SearchStateTests: XCTestCase {
         XCTAssertEqual(state.handle(.enter), .open(hit("b.txt")))
         XCTAssertEqual(state.handle(.escape), .close)
         // Letters are the query's, even j and k and n.
-        XCTAssertEqual(state.handle(.char("j")), .run(query: "bj", generation: 2))
+        XCTAssertEqual(state.handle(.char("j")), .run(query: "bj", generation: 2, folder: nil))
     }
 
     func testARefreshKeepsTheSelectedNoteSelected() {
@@ -80,7 +80,7 @@ final class SearchStateTests: XCTestCase {
         _ = state.handle(.down)
         XCTAssertEqual(state.selectedHit?.name, "b.txt")
         // Another member's note came in and ranks first: the index changed, the query runs again.
-        XCTAssertEqual(state.indexChanged(), .run(query: "b", generation: 2))
+        XCTAssertEqual(state.indexChanged(), .run(query: "b", generation: 2, folder: nil))
         _ = state.deliver(.success(.init(query: "b", results: [hit("new.txt"), hit("a.txt"), hit("b.txt")])), generation: 2)
         XCTAssertEqual(state.selectedHit?.name, "b.txt")
         XCTAssertEqual(state.hits.count, 3)

@@ -24,7 +24,12 @@ final class TwoMemberClub {
         try FileManager.default.createDirectory(at: base.appendingPathComponent("served/byteclub"), withIntermediateDirectories: true)
         ray = try AppHarness()
         ann = try AppHarness()
-        for (name, text) in notes { try text.write(to: notesFolder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        for (name, text) in notes {
+            // A name may hold folders ("Trips/2026/Deep.md").
+            let file = notesFolder.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
         server = try MemberServe(root: root, members: Member.allCases.map { ($0.rawValue, token(of: $0)) })
     }
 

@@ -112,4 +112,60 @@ final class ExportImportCLITests: XCTestCase {
         XCTAssertEqual(tree(one).keys.sorted(), tree(two).keys.sorted())
         XCTAssertEqual(tree(one), tree(two), "export → import → export is byte for byte the same")
     }
+
+    /// A note imported from a vault and edited in the club since: export keeps the edit, puts
+    /// the picture links import wrote back as the vault had them (the one the member changed
+    /// stays as it is now), and gives a note that had no front matter the club's once it has a tag.
+    func testAnImportedNoteEditedSinceExportsWithItsEditsAndTheVaultsLinks() throws {
+        let (server, root, options) = try club("edited")
+        defer { _ = server }
+        let vault = base.appendingPathComponent("vault")
+        try write("Deck: ![[deck.jpg]]\nStern: ![](assets/stern.jpg)\n", "Boat.md", in: vault)
+        try write("\u{FF}\u{D8}\u{FF}deck", "assets/deck.jpg", in: vault)
+        try write("\u{FF}\u{D8}\u{FF}stern", "assets/stern.jpg", in: vault)
+        try write("{}", ".zk/config.toml", in: vault)
+        let imported = try cli.run(["import", vault.path] + options)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stderr.contains("skipped .zk/ (zk's settings, not notes)"), imported.stderr)
+        let manifest = try String(contentsOf: root.appendingPathComponent("byteclub/.byteclub/import.json"), encoding: .utf8)
+        XCTAssertTrue(manifest.contains(#""photos/vault/deck.jpg" : "assets/deck.jpg""#) || manifest.contains(#""photos/assets/deck.jpg" : "assets/deck.jpg""#), manifest)
+
+        // A member edits the note in the club: a new first line, the stern's link changed.
+        let club = root.appendingPathComponent("byteclub/Boat.md")
+        let text = try String(contentsOf: club, encoding: .utf8)
+        let edited = "Moored.\n" + text.replacingOccurrences(of: "![](<photos/assets/stern.jpg>)", with: "![stern](<photos/assets/stern.jpg>)")
+        XCTAssertNotEqual(edited, "Moored.\n" + text, "the stern's link was written as expected: \(text)")
+        try Data(edited.utf8).write(to: club)
+        let out = base.appendingPathComponent("out")
+        XCTAssertEqual(try cli.run(["export", out.path] + options).status, 0)
+        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("Boat.md"), encoding: .utf8),
+                       "Moored.\nDeck: ![[deck.jpg]]\nStern: ![stern](<photos/assets/stern.jpg>)\n")
+        XCTAssertEqual(tree(out).keys.sorted(), ["/Boat.md", "/assets/deck.jpg", "/assets/stern.jpg"])
+
+        // Tagged in the club, it gets front matter in the next export.
+        XCTAssertEqual(try cli.run(["tag", "/byteclub/Boat.md", "+sea"] + options).status, 0)
+        XCTAssertEqual(try cli.run(["export", out.path] + options).status, 0)
+        let tagged = try String(contentsOf: out.appendingPathComponent("Boat.md"), encoding: .utf8)
+        XCTAssertTrue(tagged.hasPrefix("---\ntitle: Boat\ntags: [sea]\npinned: false\n"), tagged)
+        XCTAssertTrue(tagged.hasSuffix("---\nMoored.\nDeck: ![[deck.jpg]]\nStern: ![stern](<photos/assets/stern.jpg>)\n"), tagged)
+    }
+
+    /// Front matter whose YAML does not parse comes in as it is, with a line saying its tags
+    /// were left out (exit 4), and goes out the same, byte for byte, even with a tag added since.
+    func testFrontMatterThatDoesNotParseIsKeptAsItIsBothWays() throws {
+        let (server, root, options) = try club("broken")
+        defer { _ = server }
+        let vault = base.appendingPathComponent("vault")
+        let note = "---\ntags: [trip, boat\n---\nBody\n"
+        try write(note, "Broken.md", in: vault)
+        let imported = try cli.run(["import", vault.path] + options)
+        XCTAssertEqual(imported.status, 4, imported.stderr)
+        XCTAssertTrue(imported.stderr.contains("/byteclub/Broken.md: front matter does not parse ("), imported.stderr)
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("byteclub/Broken.md"), encoding: .utf8), note)
+        XCTAssertEqual(try cli.run(["tag", "/byteclub/Broken.md", "+sea"] + options).status, 0)
+        let out = base.appendingPathComponent("out")
+        let exported = try cli.run(["export", out.path] + options)
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("Broken.md"), encoding: .utf8), note)
+    }
 }

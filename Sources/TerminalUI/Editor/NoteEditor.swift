@@ -22,6 +22,12 @@ public struct NoteEditor: Sendable {
     /// Asked only for the lines on screen. Precedence per cell, lowest first: syntax, then find
     /// matches, then the selection; a caller with all three returns them in that order.
     public var lineStyles: (@MainActor @Sendable (_ line: Int, _ characters: [Character]) -> [LineStyle])?
+    /// Whether each line's number is drawn in a gutter at the left (on its first row).
+    public var showsLineNumbers = false
+    /// Whether long lines wrap; off, they run on and the body scrolls sideways.
+    public var softWrap = true
+    /// Words before the title's markers, e.g. "2/3" for the second of three open notes.
+    public var position: String?
 
     public init(isModified: Bool = false, banner: String? = nil, titlePlaceholder: String = "Untitled", isFocused: Bool = true,
                 lineStyles: (@MainActor @Sendable (_ line: Int, _ characters: [Character]) -> [LineStyle])? = nil) {
@@ -31,6 +37,9 @@ public struct NoteEditor: Sendable {
         self.isFocused = isFocused
         self.lineStyles = lineStyles
     }
+
+    /// The gutter's width for a text of `lineCount` lines: its widest number and a blank.
+    public static func gutterWidth(lineCount: Int) -> Int { String(max(1, lineCount)).count + 1 }
 
     /// Draws into `area`; sets the body's viewport to the rows left for it, which scrolls it to
     /// keep the cursor visible.
@@ -44,6 +53,7 @@ public struct NoteEditor: Sendable {
 
         // Header: the title field, then the markers at the right.
         var markers: [String] = []
+        if let position { markers.append(position) }
         if state.isReadOnly { markers.append("[read-only]") }
         if isModified { markers.append("[+]") }
         let marker = markers.joined(separator: " ")
@@ -84,13 +94,24 @@ public struct NoteEditor: Sendable {
             renderBar(into: canvas, area: barArea, state: &state)
         }
 
-        state.body.setViewport(width: textArea.width, height: textArea.height)
+        var gutter = Rect.zero
+        if showsLineNumbers, textArea.width > 8 {
+            (gutter, textArea) = textArea.splitLeft(Self.gutterWidth(lineCount: state.body.lineCount))
+        }
+        state.body.setViewport(width: textArea.width, height: textArea.height, softWrap: softWrap)
         state.frames.body = textArea
+        // Unwrapped lines scrolled sideways are drawn from further left, clipped to the text.
+        let shift = state.body.firstColumn
         let highlights = Highlights(selection: state.body.selection, matches: state.bar?.matches ?? [], theme: theme)
         var styledLine: (index: Int, styles: [LineStyle])?
         for (i, row) in state.body.visibleRows().enumerated() {
-            let origin = Point(x: textArea.x, y: textArea.y + i)
+            let origin = Point(x: textArea.x - shift, y: textArea.y + i)
             let line = row.position.line
+            if !gutter.isEmpty, row.position.row == 0 {
+                let number = String(line + 1)
+                canvas.put(number, in: Rect(x: gutter.x, y: origin.y, width: gutter.width - 1, height: 1), alignment: .right,
+                           style: theme.muted)
+            }
             if let lineStyles, styledLine?.index != line { styledLine = (line, lineStyles(line, state.body.lines[line])) }
             let syntax = styledLine?.index == line ? styledLine?.styles ?? [] : []
             if !syntax.isEmpty || highlights.touches(line) {

@@ -41,6 +41,7 @@ extension NoteEditorState {
         .init([.ctrl("c")], .copy, "Copy the selection, or the line"),
         .init([.ctrl("x")], .cut, "Cut the selection, or the line"),
         .init([.ctrl("v")], .paste, "Paste"),
+        .init([.alt("s")], .selectAll, "Select all (typing or Ctrl-X then replaces it)"),
         .init([.enter], .newline, "New line (continues a list)"),
         .init([.backspace], .deleteBackward, "Delete before the cursor"),
         .init([.delete, .ctrl("d")], .deleteForward, "Delete at the cursor"),

@@ -51,7 +51,7 @@ public struct NoteEditorState: Sendable {
         case select
         case newline, deleteBackward, deleteForward, killLine, indent, outdent, undo, redo
         case deleteWordBackward, deleteWordForward, deleteToLineStart
-        case copy, cut, paste, toggleTask
+        case copy, cut, paste, toggleTask, selectAll
         case find, replace, goToLine, findNext, findPrevious
     }
 
@@ -181,6 +181,8 @@ public struct NoteEditorState: Sendable {
                 body.move(action)
             }
         case .copy: return .copied(body.copiedText)
+        case .selectAll:
+            body.selectAll()
         case .findNext, .findPrevious:
             findAgain(forward: action == .findNext)
         case .outdent:

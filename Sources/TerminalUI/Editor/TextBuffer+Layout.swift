@@ -2,16 +2,40 @@
 
 extension TextBuffer {
     /// Sets the wrap width and the rows shown (the view does this before it draws), then
-    /// scrolls to keep the cursor visible.
-    public mutating func setViewport(width: Int, height: Int) {
+    /// scrolls to keep the cursor visible. With `softWrap` off a line is one row however long,
+    /// and the view scrolls sideways instead (``firstColumn``).
+    public mutating func setViewport(width: Int, height: Int, softWrap: Bool = true) {
         let width = max(1, width)
-        if width != wrapWidth {
-            wrapWidth = width
+        viewWidth = width
+        // Unwrapped, a line is laid out as one row: a width no line reaches.
+        let layoutWidth = softWrap ? width : Self.unwrappedWidth
+        if layoutWidth != wrapWidth || softWrap != self.softWrap {
+            wrapWidth = layoutWidth
+            self.softWrap = softWrap
             layouts.removeAll(keepingCapacity: true)
             preferredColumn = nil
         }
         viewHeight = max(1, height)
         revealCursor()
+        revealCursorColumn()
+    }
+
+    /// The layout width of unwrapped lines: more columns than any line has.
+    static let unwrappedWidth = Int(Int32.max)
+
+    /// With soft wrap off, scrolls sideways as little as possible to show the cursor's column
+    /// (a cell to its right too, where the next character goes); with it on, no sideways scroll.
+    mutating func revealCursorColumn() {
+        guard !softWrap else {
+            firstColumn = 0
+            return
+        }
+        let column = cursorPlacement().column
+        if column < firstColumn {
+            firstColumn = column
+        } else if column >= firstColumn + viewWidth {
+            firstColumn = column - viewWidth + 1
+        }
     }
 
     /// The cursor's visual row and its display column in that row.
@@ -33,7 +57,7 @@ extension TextBuffer {
             position = step(position, by: 1).row
             y += 1
         }
-        return position == row && y < viewHeight ? Point(x: column, y: y) : nil
+        return position == row && y < viewHeight ? Point(x: column - firstColumn, y: y) : nil
     }
 
     /// The rows from ``scroll`` down, at most ``viewHeight`` of them.

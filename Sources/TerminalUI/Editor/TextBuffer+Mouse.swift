@@ -13,7 +13,8 @@ extension TextBuffer {
         if moved < point.y {
             return Position(line: lines.count - 1, offset: lines[lines.count - 1].count)
         }
-        return Position(line: row.line, offset: offset(forColumn: max(0, point.x), in: row))
+        // Unwrapped lines scrolled sideways: the view's column 0 is the text's ``firstColumn``.
+        return Position(line: row.line, offset: offset(forColumn: max(0, point.x + firstColumn), in: row))
     }
 
     /// A click in the view: the cursor goes to ``position(atView:)``.

@@ -26,6 +26,11 @@ extension TextBuffer {
         anchor = clamped(start)
     }
 
+    /// Selects the whole text, the cursor at its end.
+    public mutating func selectAll() {
+        select(from: Position(line: 0, offset: 0), to: Position(line: lines.count - 1, offset: lines[lines.count - 1].count))
+    }
+
     /// Drops the selection; the cursor stays.
     public mutating func clearSelection() { anchor = nil }
 

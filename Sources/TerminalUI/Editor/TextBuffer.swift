@@ -108,6 +108,13 @@ public struct TextBuffer: Sendable, Equatable {
     public internal(set) var wrapWidth = 80
     /// The rows shown, for scrolling and page moves; set with ``setViewport(width:height:)``.
     public internal(set) var viewHeight = 24
+    /// Whether long lines wrap (the default) or run on past the view's right edge, which then
+    /// scrolls sideways to keep the cursor in view (``firstColumn``).
+    public internal(set) var softWrap = true
+    /// With ``softWrap`` off, the first display column shown; 0 otherwise.
+    public internal(set) var firstColumn = 0
+    /// The view's width in columns, as ``setViewport(width:height:softWrap:)`` was given it.
+    var viewWidth = 80
 
     /// The display column vertical moves aim for, kept over a run of them.
     var preferredColumn: Int?

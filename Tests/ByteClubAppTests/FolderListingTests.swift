@@ -1,0 +1,62 @@
+@testable import ByteClubApp
+import Foundation
+import LocalClub
+import Remote
+import TerminalUI
+import XCTest
+
+/// The Notes list through folders, and titles resolved across them, from the state alone.
+final class FolderListingTests: XCTestCase {
+    private func note(_ path: String, minutesAgo: Double = 1) -> RemoteEntry {
+        RemoteEntry(kind: .file, name: (path as NSString).lastPathComponent, path: path, rev: "r", size: 10,
+                    modified: Clock.now.addingTimeInterval(-minutesAgo * 60))
+    }
+
+    private func state(_ paths: [String], folders: [String] = []) -> AppState {
+        var state = AppState(backend: "test")
+        let generation = state.beginLoad(.notes)
+        let listed = paths.enumerated().map { note($1, minutesAgo: Double($0 + 1)) }
+            + folders.map { RemoteEntry(kind: .folder, name: NotesFolder.name(of: $0), path: $0) }
+        state.finishLoad(.notes, generation: generation, result: .success(ClubLayout().notesTree(listed)))
+        return state
+    }
+
+    private func titles(_ state: AppState) -> [String] {
+        NoteListing.make(state, format: Clock.format).rows.map { $0.cells[0] }
+    }
+
+    func testTheTopListsItsFoldersWithCountsAtAnyDepthThenItsNotes() {
+        var state = state(["/byteclub/Welcome.md", "/byteclub/Trips/Day one.md", "/byteclub/Trips/2026/Deep.md", "/byteclub/photos/x.md",
+                           "/byteclub/.obsidian/y.md"], folders: ["/byteclub/Trips", "/byteclub/Empty", "/byteclub/photos"])
+        XCTAssertEqual(titles(state), ["▸ Empty/", "▸ Trips/", "Welcome"])
+        XCTAssertEqual(NoteListing.make(state, format: Clock.format).rows[1].cells[1], "2 notes")
+        state.openFolder("/byteclub/Trips")
+        XCTAssertEqual(titles(state), ["◂ ..", "▸ 2026/", "Day one"])
+        state.openFolder("/byteclub/Trips/2026")
+        XCTAssertEqual(titles(state), ["◂ ..", "Deep"])
+        XCTAssertEqual(state.notesFolder.relative, "Trips/2026")
+        state.upFolder(format: Clock.format)
+        XCTAssertEqual(state.notesFolder.path, "/byteclub/Trips")
+        XCTAssertEqual(state.selectedNoteItem(in: NoteListing.make(state, format: Clock.format)).map { if case .folder(let f) = $0 { f.name } else { "?" } }, "2026",
+                       "up a folder selects the folder just left")
+    }
+
+    func testAFolderOnlyANotesPathNamesIsListedToo() {
+        let state = state(["/byteclub/Deep/Down/n.md"])
+        XCTAssertEqual(titles(state), ["▸ Deep/"])
+        XCTAssertEqual(state.allNoteFolders, ["/byteclub", "/byteclub/Deep", "/byteclub/Deep/Down"])
+    }
+
+    func testATitleResolvesNearestFirstAndTwoAsNearAreBothAnswers() {
+        let entries = ["/byteclub/Plan.md", "/byteclub/Trips/Plan.md", "/byteclub/Trips/2026/Day.md", "/byteclub/A/Same.md", "/byteclub/B/Same.md"]
+            .map { note($0) }
+        let resolver = NoteResolver(entries: entries, root: "/byteclub", aliases: ["sailing": ["/byteclub/trips/2026/day.md"]])
+        XCTAssertEqual(resolver.resolve("Plan", from: "/byteclub/Trips/2026/Day.md"), .one(entries[1]), "Trips is nearer than the top")
+        XCTAssertEqual(resolver.resolve("plan", from: "/byteclub/Other.md"), .one(entries[0]))
+        XCTAssertEqual(resolver.resolve("Same", from: "/byteclub/Plan.md"), .several([entries[3], entries[4]]), "never guessed")
+        XCTAssertEqual(resolver.resolve("Trips/2026/Day", from: nil), .one(entries[2]))
+        XCTAssertEqual(resolver.resolve("2026/Day", from: "/byteclub/Plan.md"), .one(entries[2]), "a path's end, as Obsidian finds it")
+        XCTAssertEqual(resolver.resolve("Sailing", from: nil), .one(entries[2]), "an alias is a title")
+        XCTAssertEqual(resolver.resolve("Nowhere", from: nil), .none)
+    }
+}

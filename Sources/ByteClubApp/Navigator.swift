@@ -38,8 +38,7 @@ final class Navigator {
     func openSelected() {
         guard let item = state.selectedNoteItem(in: context.model.noteListing) else { return }
         if case .folder(let folder) = item {
-            let format = configuration.format
-            return context.update { folder.isParent ? $0.upFolder(format: format) : $0.openFolder(folder.path) }
+            return context.update { folder.isParent ? $0.upFolder() : $0.openFolder(folder.path) }
         }
         if let note = state.note, note.phase != .loading { return }
         if showOpen(item) { return }

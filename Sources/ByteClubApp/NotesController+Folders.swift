@@ -7,8 +7,7 @@ import TerminalUI
 extension NotesController {
     /// `Backspace`, `←`: the folder above (the selection on the folder just left).
     func upFolder() {
-        let format = configuration.format
-        context.update { $0.upFolder(format: format) }
+        context.update { $0.upFolder() }
     }
 
     /// `N`: asks for a name, then makes the folder in the one shown and selects it.

@@ -93,13 +93,14 @@ extension AppState {
     }
 
     /// Shows the folder above; the selection goes to the folder just left.
-    public mutating func upFolder(format: DisplayFormat) {
+    public mutating func upFolder() {
         guard !notesFolder.isRoot else { return }
         let left = notesFolder.pathLower
         openFolder(notesFolder.parent)
-        let listing = NoteListing.make(self, format: format)
-        if let index = listing.items.firstIndex(where: { if case .folder(let f) = $0 { return f.path.lowercased() == left } else { return false } }) {
-            notes.list.select(row: index, in: listing.rows)
-        }
+        // The folders come first in the list (after the way up): the row is found among them
+        // alone, without making the whole list twice.
+        let children = FolderItem.children(of: notesFolder, notes: notes.entries, folders: notes.folders)
+        guard let index = children.firstIndex(where: { $0.path.lowercased() == left }) else { return }
+        notes.list.selected = (notesFolder.isRoot ? 0 : 1) + index
     }
 }

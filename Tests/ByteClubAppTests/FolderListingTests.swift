@@ -35,7 +35,7 @@ final class FolderListingTests: XCTestCase {
         state.openFolder("/byteclub/Trips/2026")
         XCTAssertEqual(titles(state), ["◂ ..", "Deep"])
         XCTAssertEqual(state.notesFolder.relative, "Trips/2026")
-        state.upFolder(format: Clock.format)
+        state.upFolder()
         XCTAssertEqual(state.notesFolder.path, "/byteclub/Trips")
         XCTAssertEqual(state.selectedNoteItem(in: NoteListing.make(state, format: Clock.format)).map { if case .folder(let f) = $0 { f.name } else { "?" } }, "2026",
                        "up a folder selects the folder just left")

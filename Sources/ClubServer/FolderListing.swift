@@ -9,8 +9,8 @@ enum ListingOrder {
     }
 }
 
-/// The last non-recursive listing, reused while its key is unchanged, so that paging through a
-/// big folder does not stat every file once per page.
+/// The last listing (of a folder, or of everything under it), reused while its key is unchanged,
+/// so that paging through a big folder does not stat every file once per page.
 ///
 /// Adding or removing an entry changes the folder's mtime; rewriting a file in place renames a
 /// new inode over it, which does too. A file edited in place on disk, or two commits within one

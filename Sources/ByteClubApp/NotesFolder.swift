@@ -61,16 +61,17 @@ public struct FolderItem: Equatable, Sendable {
     static func children(of folder: NotesFolder, notes: [RemoteEntry], folders: [RemoteEntry]) -> [FolderItem] {
         let prefix = folder.pathLower == "/" ? "/" : folder.pathLower + "/"
         let depth = folder.path.split(separator: "/").count
-        var counts: [String: Int] = [:], names: [String: String] = [:]
+        // Substrings of the entries' own paths as keys: no string is made per note.
+        var counts: [Substring: Int] = [:], names: [Substring: String] = [:]
         func see(_ entry: RemoteEntry, isNote: Bool) {
             guard entry.pathLower.hasPrefix(prefix) else { return }
             let rest = entry.pathLower.dropFirst(prefix.count)
             let slash = rest.firstIndex(of: "/")
             if isNote && slash == nil { return }
-            let key = String(slash.map { rest[..<$0] } ?? rest)
+            let key = slash.map { rest[..<$0] } ?? rest
             if names[key] == nil {
                 let parts = entry.path.split(separator: "/")
-                names[key] = parts.indices.contains(depth) ? String(parts[depth]) : key
+                names[key] = parts.indices.contains(depth) ? String(parts[depth]) : String(key)
             }
             counts[key, default: 0] += isNote ? 1 : 0
         }

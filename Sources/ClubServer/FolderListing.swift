@@ -18,9 +18,14 @@ enum ListingOrder {
 /// the journal's head is in the key as well, so a listing never hands out entries older than
 /// its cursor. The entries say `read_only` for a reader (their `sharing_info`), so the caller's
 /// role is in the key: a reader listing right after an editor must not get the editor's answer.
+///
+/// A few listings are kept, the newest first: an app pages through the notes (everything under
+/// the club folder) while it pages through the photos' search (everything under `photos/`), and
+/// with one slot each would walk its folder again for every page of the other.
 struct ListingCache: Sendable {
     static let lifetime: Duration = .seconds(5)
-    private var last: (key: String, time: ContinuousClock.Instant, entries: [Metadata])?
+    static let slots = 3
+    private var kept: [(key: String, time: ContinuousClock.Instant, entries: [Metadata])] = []
 
     static func key(host: String, folderStamp: String, journalHead: UInt64, readsOnly: Bool) -> String {
         host + "|" + folderStamp + "|" + String(journalHead) + "|" + (readsOnly ? "reader" : "writer")
@@ -28,12 +33,14 @@ struct ListingCache: Sendable {
 
     /// The entries listed under `key`, if they are recent enough at `now`.
     func entries(for key: String, now: ContinuousClock.Instant) -> [Metadata]? {
-        guard let last, last.key == key, now - last.time < Self.lifetime else { return nil }
-        return last.entries
+        guard let found = kept.first(where: { $0.key == key }), now - found.time < Self.lifetime else { return nil }
+        return found.entries
     }
 
     mutating func keep(_ entries: [Metadata], for key: String, at time: ContinuousClock.Instant) {
-        last = (key, time, entries)
+        kept.removeAll { $0.key == key || time - $0.time >= Self.lifetime }
+        kept.insert((key, time, entries), at: 0)
+        if kept.count > Self.slots { kept.removeLast(kept.count - Self.slots) }
     }
 }
 

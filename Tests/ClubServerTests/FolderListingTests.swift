@@ -30,6 +30,20 @@ final class FolderListingTests: XCTestCase {
                      "a reader is never handed an editor's answer")
     }
 
+    func testTwoListingsPagedSideBySideAreBothKeptAndTheOldestGoesFirst() {
+        var cache = ListingCache()
+        let start = ContinuousClock.now
+        let keys = (0..<4).map { ListingCache.key(host: "/club", folderStamp: "\($0)|all", journalHead: 7, readsOnly: false) }
+        cache.keep([file("/Notes/a.md")], for: keys[0], at: start)
+        cache.keep([file("/photos/a.jpg"), file("/photos/b.jpg")], for: keys[1], at: start)
+        XCTAssertEqual(cache.entries(for: keys[0], now: start)?.count, 1, "the notes' listing outlives a page of the photos'")
+        XCTAssertEqual(cache.entries(for: keys[1], now: start)?.count, 2)
+        cache.keep([], for: keys[2], at: start + .seconds(1))
+        cache.keep([], for: keys[3], at: start + .seconds(2))
+        XCTAssertNil(cache.entries(for: keys[0], now: start + .seconds(2)), "\(ListingCache.slots) at most: the oldest is dropped")
+        XCTAssertNotNil(cache.entries(for: keys[3], now: start + .seconds(2)))
+    }
+
     func testListingsAreOrderedByLowerCasePath() {
         let sorted = ListingOrder.sorted([file("/b.md"), folder("/A"), file("/a/c.md"), file("/B.txt")])
         XCTAssertEqual(sorted.map(\.pathLower), ["/a", "/a/c.md", "/b.md", "/b.txt"])

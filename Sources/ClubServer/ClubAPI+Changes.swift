@@ -85,7 +85,9 @@ extension ClubAPI {
     /// cursor into the journal.
     private func listingPage(_ cursor: ListCursor) async throws -> Any {
         let folder = try DropboxPath.checked(cursor.path)
-        let entries = try await store.list(folder, recursive: cursor.recursive)
+        // A recursive listing's later pages reuse its first page's walk (a file changed in place
+        // below the folder leaves the folder's stamp as it was, so the first page walks afresh).
+        let entries = try await store.list(folder, recursive: cursor.recursive, nextPage: cursor.listingAfter != nil)
         let after = cursor.listingAfter ?? ""
         // Sorted by path_lower: the first entry past the key, by binary search.
         var low = 0

@@ -5,14 +5,14 @@ import Foundation
 /// ``ListingCache``'s, ``FolderSearch``'s and ``ListingDelta``'s.
 extension FolderStore {
     /// Every entry under `path` (its children, or all descendants), sorted by lower-case path.
-    /// A recursive listing is kept for its pages too: a change below the folder moves the journal's head.
-    func list(_ path: DropboxPath, recursive: Bool) throws(APIError) -> [Metadata] {
+    /// A recursive one is walked afresh for its first page and kept for the pages after (`nextPage`).
+    func list(_ path: DropboxPath, recursive: Bool, nextPage: Bool = false) throws(APIError) -> [Metadata] {
         let resolved = try resolve(path)
         guard resolved.exists else { throw .notFound }
         guard resolved.isDirectory else { throw .notFolder }
         let key: String? = ListingCache.key(host: resolved.host, folderStamp: paths.folderStamp(path) + (recursive ? "|all" : ""),
                                             journalHead: journal.position.head, readsOnly: CallerRole.readsOnly)
-        if let key, let entries = listingCache.entries(for: key, now: .now) { return entries }
+        if let key, !recursive || nextPage, let entries = listingCache.entries(for: key, now: .now) { return entries }
         var entries: [Metadata] = []
         let truncated = try paths.walk(resolved, recursive: recursive) { resolved, info in
             guard let entry = try? metadata(resolved, info: info) else { return false }

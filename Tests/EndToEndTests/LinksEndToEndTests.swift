@@ -14,16 +14,6 @@ final class LinksEndToEndTests: XCTestCase {
         club?.close()
     }
 
-    /// Opens the note titled `title` from the list: filtered to it, then Enter.
-    func open(_ title: String, in tmux: TmuxSession, showing text: String) throws {
-        try tmux.type("/")
-        try tmux.type(title)
-        try tmux.press("Enter")
-        tmux.waitFor("the list filtered to \(title)") { $0.contains("/ \(title)") }
-        try tmux.press("Enter")
-        tmux.waitFor(text)
-    }
-
     func testAWikiLinkIsFollowedAndBackReturnsAndAMissingNoteIsCreated() throws {
         club = try TwoMemberClub(notes: [
             "Trip plan.md": "Day 1: Lyon\n[[Packing list]] comes first\nThen [[Nowhere yet]]\n",
@@ -31,7 +21,7 @@ final class LinksEndToEndTests: XCTestCase {
         ])
         let ray = try club.launch(.ray)
         ray.waitFor("Packing list")
-        try open("Trip plan", in: ray, showing: "Day 1: Lyon")
+        try club.open("Trip plan", in: ray, showing: "Day 1: Lyon")
 
         // The cursor opens at the start of the body: one line down is on the link.
         try ray.press("Down")
@@ -65,7 +55,7 @@ final class LinksEndToEndTests: XCTestCase {
     func testABacklinkAppearsWithNoKeyPressedWhenAnotherMemberAddsALinkingNote() throws {
         club = try TwoMemberClub(notes: ["Trip plan.md": "Day 1: Lyon\n", "Budget.md": "See [[Trip plan]] for dates\n"])
         let (ray, ann) = try club.launchBoth(waitingFor: "Budget")
-        try open("Trip plan", in: ray, showing: "Day 1: Lyon")
+        try club.open("Trip plan", in: ray, showing: "Day 1: Lyon")
         try ray.press("M-l")
         ray.waitFor("Backlinks of \"Trip plan\"")
         ray.waitFor("1: See [[Trip plan]] for dates")
@@ -99,7 +89,7 @@ final class LinksEndToEndTests: XCTestCase {
         let ray = try club.launch(.ray)
         ray.waitFor("Budget")
         // The panel shows both linking notes once the index has them: then the rename can count them.
-        try open("Trip plan", in: ray, showing: "Day 1: Lyon")
+        try club.open("Trip plan", in: ray, showing: "Day 1: Lyon")
         try ray.press("M-l")
         ray.waitFor("Backlinks of \"Trip plan\" (2)")
         try ray.press("Escape")

@@ -15,16 +15,6 @@ final class OpenNotesEndToEndTests: XCTestCase {
         club?.close()
     }
 
-    /// Opens the note titled `title` from the list: filtered to it, then Enter.
-    func open(_ title: String, in tmux: TmuxSession, showing text: String) throws {
-        try tmux.type("/")
-        try tmux.type(title)
-        try tmux.press("Enter")
-        tmux.waitFor("the list filtered to \(title)") { $0.contains("/ \(title)") }
-        try tmux.press("Enter")
-        tmux.waitFor(text)
-    }
-
     /// The texts of ray's drafts on disk.
     func draftTexts() -> [String] {
         let drafts = club.app(.ray).drafts
@@ -39,7 +29,7 @@ final class OpenNotesEndToEndTests: XCTestCase {
         ])
         let ray = try club.launch(.ray)
         ray.waitFor("Packing")
-        try open("Trip", in: ray, showing: "Day 1: Lyon")
+        try club.open("Trip", in: ray, showing: "Day 1: Lyon")
 
         // An edit, then the link: the other note opens, and Trip stays open (2/2), its draft on disk.
         try ray.type("Hello ")
@@ -97,7 +87,7 @@ final class OpenNotesEndToEndTests: XCTestCase {
         ])
         let ray = try club.launch(.ray)
         ray.waitFor("Packing")
-        try open("Trip", in: ray, showing: "Day 1: Lyon")
+        try club.open("Trip", in: ray, showing: "Day 1: Lyon")
         try ray.type("Mine: ")
         try ray.press("Down")
         try ray.press("C-]")
@@ -136,7 +126,7 @@ final class OpenNotesEndToEndTests: XCTestCase {
         ])
         let ray = try club.launch(.ray)
         ray.waitFor("Packing")
-        try open("Trip", in: ray, showing: "Day 1: Lyon")
+        try club.open("Trip", in: ray, showing: "Day 1: Lyon")
         try ray.type("Mine: ")
         try ray.press("Down")
         try ray.press("C-]")
@@ -154,7 +144,7 @@ final class OpenNotesEndToEndTests: XCTestCase {
 
         _ = try club.launch(.ray)
         ray.waitFor("2 unsaved drafts kept from last time")
-        try open("Trip", in: ray, showing: "Mine: Day 1: Lyon")
+        try club.open("Trip", in: ray, showing: "Mine: Day 1: Lyon")
         ray.waitFor(all: ["Restored your unsaved draft", "[+]"])
     }
 
@@ -162,7 +152,7 @@ final class OpenNotesEndToEndTests: XCTestCase {
         club = try TwoMemberClub(notes: ["Packing.md": "Boots\nRain jacket\nSocks\n"])
         let ray = try club.launch(.ray)
         ray.waitFor("Packing")
-        try open("Packing", in: ray, showing: "Rain jacket")
+        try club.open("Packing", in: ray, showing: "Rain jacket")
         try ray.press("M-s")
         try ray.type("Only a hat")
         ray.waitFor("everything replaced") { $0.contains("Only a hat") && !$0.contains("Rain jacket") && !$0.contains("Boots") }
@@ -186,7 +176,7 @@ final class OpenNotesEndToEndTests: XCTestCase {
 
         let ray = try club.launch(.ray, width: 100, height: 30)
         ray.waitFor("Long")
-        try open("Long", in: ray, showing: "short line")
+        try club.open("Long", in: ray, showing: "short line")
         // Wrapped by default: the long line's end is on screen, on a row of its own.
         ray.waitFor("the wrapped tail") { $0.contains("TAILMARK") && !$0.contains("1 short line") }
 
@@ -216,7 +206,7 @@ final class OpenNotesEndToEndTests: XCTestCase {
         ray.waitFor(club.app(.ray).exitLine(0))
         _ = try club.launch(.ray)
         ray.waitFor("Long")
-        try open("Long", in: ray, showing: "short line")
+        try club.open("Long", in: ray, showing: "short line")
         ray.waitFor("numbered and unwrapped again") { $0.contains("1 short line") && $0.contains("2 word1") && !$0.contains("TAILMARK") }
     }
 }

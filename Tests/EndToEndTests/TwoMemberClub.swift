@@ -74,3 +74,15 @@ final class TwoMemberClub {
         try? FileManager.default.removeItem(at: base)
     }
 }
+
+extension TwoMemberClub {
+    /// Opens the note titled `title` in `tmux`'s app from the list: filtered to it, then Enter.
+    func open(_ title: String, in tmux: TmuxSession, showing text: String) throws {
+        try tmux.type("/")
+        try tmux.type(title)
+        try tmux.press("Enter")
+        tmux.waitFor("the list filtered to \(title)") { $0.contains("/ \(title)") }
+        try tmux.press("Enter")
+        tmux.waitFor(text)
+    }
+}

@@ -18,8 +18,9 @@ final class OpenNotesEndToEndTests: XCTestCase {
     /// The texts of ray's drafts on disk.
     func draftTexts() -> [String] {
         let drafts = club.app(.ray).drafts
+        // The drafts themselves (`ID.json`), never a write's temporary file that a kill would leave unrenamed.
         let names = (try? FileManager.default.contentsOfDirectory(atPath: drafts.path)) ?? []
-        return names.compactMap { AppHarness.text(drafts.appendingPathComponent($0)) }
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap { AppHarness.text(drafts.appendingPathComponent($0)) }
     }
 
     func testALinkFollowedWithUnsavedEditsKeepsTheNoteOpenAndBackBringsItsEditsBack() throws {

@@ -73,7 +73,10 @@ final class InviteAndEditTogetherJourneyTests: XCTestCase {
             let merged = club.text("Meeting.md") ?? ""
             return merged.contains("Agenda (ann: and the boat) and the oars\n") && merged.contains("Agenda (ann: and the boat) (bob: sails)\n")
         }
-        bobScreen.waitFor("the merge view closed") { !$0.contains("Merging with ann's changes") }
+        // The merge view stays up while its save is in flight ("Saving the merge with ann's
+        // changes…", where Esc is the merge view's); the status bar says when it is done.
+        Journey.see(bobScreen, ["Merged with ann's changes"], "bob's saved merge")
+        bobScreen.waitFor("the merge view closed") { !$0.contains("Merging with ann's changes") && !$0.contains("Saving the merge") }
 
         // His history of the note names her.
         try bobScreen.press("Escape")

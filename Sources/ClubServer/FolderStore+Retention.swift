@@ -44,7 +44,7 @@ extension FolderStore {
             let all = histories.records(key)
             prunedLines += all.map { "\($0.rev) \(key)" }
             histories.removeHistory(key, records: all)
-            revisions.newest[key] = nil
+            revisions.forget(key)
         }
         if changed { saveTombstones() }
         return (prunedLines, keys.count)

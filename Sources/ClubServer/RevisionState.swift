@@ -40,7 +40,11 @@ struct RevisionState: Sendable {
     /// Whether file metadata carries `sharing_info` (the server has members).
     var showsAuthors = false
     /// The newest record of each history looked at (nil: none), for `sharing_info`.
-    var newest: [String: RevisionRecord?] = [:]
+    private(set) var newest: [String: RevisionRecord?] = [:]
+
+    /// Remembers `record` as the newest of the history `key` (nil: it has none), or forgets it.
+    mutating func remember(_ record: RevisionRecord?, for key: String) { newest[key] = .some(record) }
+    mutating func forget(_ key: String) { newest[key] = nil }
     /// Deleted files by id; loaded on first use. By id, not by path: two files deleted in turn
     /// at one path (the second moved there, so with an id of its own) both stay restorable.
     var tombstones: [String: Tombstone]? {

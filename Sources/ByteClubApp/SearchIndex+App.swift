@@ -82,13 +82,15 @@ final class ClubSearchIndex: NoteSearchIndex {
     }
 
     func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
+              readBatch: (@Sendable ([String]) async throws(RemoteError) -> [BatchRead])?,
               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome {
         let listing = entries.map {
-            IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy)
+            IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy, size: $0.size)
         }
         do {
             let report = try await IndexSync(index: index, maxConcurrentFetches: Self.concurrentFetches)
-                .run(listing: listing, fetch: { entry in try await fetch(entry.path) }, progress: progress)
+                .run(listing: listing, fetch: { entry in try await fetch(entry.path) }, fetchBatch: readBatch.map(Self.fetchBatch),
+                     progress: progress)
             return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: report.rebuilt)
         } catch let error as SearchIndexError {
             throw .local(error.description)
@@ -96,6 +98,21 @@ final class ClubSearchIndex: NoteSearchIndex {
             throw .cancelled
         } catch {
             throw .local("\(error)")
+        }
+    }
+}
+
+extension ClubSearchIndex {
+    /// A store's batch read as the index's batch fetch: each note's text (as far as it decodes
+    /// as UTF-8, as a single fetch reads it) with the metadata of what was read.
+    static func fetchBatch(_ readBatch: @escaping @Sendable ([String]) async throws(RemoteError) -> [BatchRead]) -> IndexSync.FetchBatch {
+        { entries in
+            try await readBatch(entries.map(\.path)).map { read -> IndexSync.Fetched? in
+                guard case .file(let entry, let data) = read else { return nil }
+                return IndexSync.Fetched(entry: IndexSync.Entry(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified,
+                                                                modifiedBy: entry.modifiedBy, size: entry.size),
+                                         text: String(decoding: data, as: UTF8.self))
+            }
         }
     }
 }

@@ -73,6 +73,7 @@ package struct ClubAPI: Sendable {
         router.post(RouterPath(Endpoint.sessionFinish.route)) { request, _ in await api.respond { fault in try await api.sessionFinish(request, fault: fault) } }
         router.post(RouterPath(Endpoint.thumbnail.route)) { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
         router.post(RouterPath(Endpoint.currentAccount.route)) { request, _ in await api.respond { _ in try await api.currentAccount(request) } }
+        router.post(RouterPath(Endpoint.downloadBatch.route)) { request, _ in await api.respond { _ in try await api.downloadBatch(request) } }
         addSharingRoutes(to: router)
         addMemberRoutes(to: router)
 

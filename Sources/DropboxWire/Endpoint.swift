@@ -81,6 +81,8 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     /// Every member endpoint starts with this: the server lets only admins through.
     public static let membersPrefix = "/2/byteclub/members/"
     public static let join = Endpoint("/2/byteclub/join")
+    /// Many small files in one answer, each with its metadata (``BatchDownload``).
+    public static let downloadBatch = Endpoint("/2/byteclub/files/download_batch", .content)
     public static let listMembers = Endpoint(membersPrefix + "list")
     public static let addMember = Endpoint(membersPrefix + "add")
     public static let changeMemberRole = Endpoint(membersPrefix + "role")
@@ -91,6 +93,6 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         listFolder, listFolderContinue, getLatestCursor, longpoll, getMetadata, search, searchContinue, delete, move, copy,
         createFolder, listRevisions, restore, addTag, getTags, removeTag, download, upload, sessionStart, sessionAppend,
         sessionFinish, thumbnail, currentAccount, account, accountBatch, createSharedLink, listSharedLinks, revokeSharedLink,
-        join, listMembers, addMember, changeMemberRole, removeMember,
+        join, downloadBatch, listMembers, addMember, changeMemberRole, removeMember,
     ]
 }

@@ -1,5 +1,6 @@
 import Agent
 import ByteClubConfig
+import DropboxWire
 import Foundation
 import Remote
 import SearchIndex
@@ -126,5 +127,21 @@ enum SearchQueryTarget {
         } catch {
             FuzzCheck.expect(false, "the query \(text.debugDescription) parsed, then the index failed: \(error)")
         }
+    }
+}
+
+/// A club server's batch download answer (``BatchDownload``): its parts or a clear error, never
+/// a trap; every file part holds exactly the bytes its line promised.
+enum BatchDownloadTarget {
+    static func run(_ data: Data) {
+        guard let parts = try? BatchDownload.parse(data) else { return }
+        var bytes = 0
+        for part in parts {
+            if case .file(let file, let content) = part {
+                FuzzCheck.expect(Int64(content.count) == file.size, "\(file.name): \(content.count) bytes where its line said \(file.size)")
+                bytes += content.count
+            }
+        }
+        FuzzCheck.expect(bytes <= data.count, "more file bytes than the answer held")
     }
 }

@@ -89,6 +89,8 @@ public final class DropboxStore: RemoteStore, Sendable {
     /// When a listing or a search stops following cursors.
     public let listingLimits: ListingLimits
     let logger: Logger
+    /// Set once a server answered that it has no batch download (DropboxStore+BatchDownload).
+    let batchReadsRefused = Mutex(false)
 
     public init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                 configuration: SessionConfiguration = .default, retry: RetryPolicy = RetryPolicy(),

@@ -14,13 +14,27 @@ public struct IndexSync: Sendable {
         public var rev: String?
         public var modified: Date?
         public var modifiedBy: String?
+        /// The size the listing gave, when it gave one: big notes are never fetched in batches.
+        public var size: Int64?
 
-        public init(path: String, name: String? = nil, rev: String?, modified: Date?, modifiedBy: String?) {
+        public init(path: String, name: String? = nil, rev: String?, modified: Date?, modifiedBy: String?, size: Int64? = nil) {
             self.path = path
             self.name = name ?? IndexedNote.lastComponent(of: path)
             self.rev = rev
             self.modified = modified
             self.modifiedBy = modifiedBy
+            self.size = size
+        }
+    }
+
+    /// A note fetched in a batch: the entry as the server described what it sent (its rev may be
+    /// newer than the listing's), and its text.
+    public struct Fetched: Sendable {
+        public var entry: Entry
+        public var text: String
+        public init(entry: Entry, text: String) {
+            self.entry = entry
+            self.text = text
         }
     }
 
@@ -42,6 +56,9 @@ public struct IndexSync: Sendable {
 
     /// Fetches one note's text; thrown errors mark the note failed, except cancellation.
     public typealias Fetch = @Sendable (Entry) async throws -> String
+    /// Fetches many notes in one request, answering in their order; nil for a note the batch
+    /// could not give (it is fetched alone after). A throw fails the whole batch the same way.
+    public typealias FetchBatch = @Sendable ([Entry]) async throws -> [Fetched?]
     /// Notes fetched so far, of those that needed fetching. Called on no particular thread.
     public typealias Progress = @Sendable (_ done: Int, _ total: Int) -> Void
 
@@ -51,25 +68,34 @@ public struct IndexSync: Sendable {
     /// Notes written per transaction.
     public var batchSize: Int
 
+    /// Notes per batch request, when the store reads in batches.
+    public var fetchBatchSize = 500
+    /// Batch requests in flight at once: one being answered while the last one is written.
+    public var concurrentBatches = 2
+    /// Notes bigger than this are fetched alone, never in a batch.
+    public static let largestBatchedNote: Int64 = 256 << 10
+
     public init(index: SearchIndex, maxConcurrentFetches: Int = 8, batchSize: Int = 256) {
         self.index = index
         self.maxConcurrentFetches = max(1, maxConcurrentFetches)
         self.batchSize = max(1, batchSize)
     }
 
-    /// Makes the index hold exactly the notes of `listing`, at their revisions.
-    public func run(listing: [Entry], fetch: @escaping Fetch, progress: Progress? = nil) async throws -> Report {
+    /// Makes the index hold exactly the notes of `listing`, at their revisions: through
+    /// `fetchBatch` when given (each batch written in one transaction as it arrives, so a kill
+    /// loses at most the batches in flight), and `fetch` for the rest.
+    public func run(listing: [Entry], fetch: @escaping Fetch, fetchBatch: FetchBatch? = nil, progress: Progress? = nil) async throws -> Report {
         do {
-            return try await pass(listing: listing, fetch: fetch, progress: progress)
+            return try await pass(listing: listing, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
         } catch SearchIndexError.damaged(let why) {
             try index.reset(reason: why)
-            var report = try await pass(listing: listing, fetch: fetch, progress: progress)
+            var report = try await pass(listing: listing, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
             report.rebuilt = true
             return report
         }
     }
 
-    private func pass(listing: [Entry], fetch: @escaping Fetch, progress: Progress?) async throws -> Report {
+    private func pass(listing: [Entry], fetch: @escaping Fetch, fetchBatch: FetchBatch?, progress: Progress?) async throws -> Report {
         var report = Report()
         let known = try index.revisions()
         var listed = Set<String>()
@@ -91,8 +117,72 @@ public struct IndexSync: Sendable {
         progress?(0, total)
         guard total > 0 else { return report }
 
-        var batch: [IndexedNote] = []
         var done = 0
+        if let fetchBatch {
+            changed = try await fetchInBatches(changed, fetchBatch: fetchBatch, report: &report, done: &done, total: total, progress: progress)
+        }
+        try await fetchOneByOne(changed, fetch: fetch, report: &report, done: &done, total: total, progress: progress)
+        return report
+    }
+
+    /// The batchable notes through `fetchBatch`, each answer written in one transaction; returns
+    /// the notes left to fetch alone (too big, or not given by their batch).
+    private func fetchInBatches(_ changed: [Entry], fetchBatch: @escaping FetchBatch, report: inout Report, done: inout Int,
+                                total: Int, progress: Progress?) async throws -> [Entry] {
+        var alone = changed.filter { ($0.size ?? 0) > Self.largestBatchedNote }
+        let batched = changed.filter { ($0.size ?? 0) <= Self.largestBatchedNote }
+        let batches = stride(from: 0, to: batched.count, by: max(1, fetchBatchSize)).map {
+            Array(batched[$0..<min($0 + max(1, fetchBatchSize), batched.count)])
+        }
+        try await withThrowingTaskGroup(of: ([Entry], [Fetched?]?).self) { group in
+            var next = 0
+            func startOne() {
+                let batch = batches[next]
+                next += 1
+                group.addTask {
+                    do {
+                        let answer = try await fetchBatch(batch)
+                        return (batch, answer.count == batch.count ? answer : nil)
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        return (batch, nil)
+                    }
+                }
+            }
+            while next < min(max(1, concurrentBatches), batches.count) { startOne() }
+            while let (batch, answer) = try await group.next() {
+                if next < batches.count { startOne() }
+                guard let answer else {
+                    alone += batch
+                    continue
+                }
+                var notes: [IndexedNote] = []
+                for (asked, fetched) in zip(batch, answer) {
+                    guard let fetched else {
+                        alone.append(asked)
+                        continue
+                    }
+                    let entry = fetched.entry
+                    notes.append(IndexedNote(path: asked.path, name: asked.name, rev: entry.rev, modified: entry.modified,
+                                             modifiedBy: entry.modifiedBy, text: fetched.text))
+                }
+                try index.upsert(notes)
+                report.indexed += notes.count
+                done += notes.count
+                progress?(done, total)
+            }
+        }
+        return alone
+    }
+
+    /// Notes fetched one request each, a few at a time, written in transactions of `batchSize`.
+    private func fetchOneByOne(_ changed: [Entry], fetch: @escaping Fetch, report: inout Report, done: inout Int,
+                               total: Int, progress: Progress?) async throws {
+        let count = changed.count
+        guard count > 0 else { return }
+        var batch: [IndexedNote] = []
+        var fetched = 0
         try await withThrowingTaskGroup(of: (Entry, String?).self) { group in
             var next = 0
             func startOne() {
@@ -108,17 +198,18 @@ public struct IndexSync: Sendable {
                     }
                 }
             }
-            while next < min(maxConcurrentFetches, total) { startOne() }
+            while next < min(maxConcurrentFetches, count) { startOne() }
             while let (entry, text) = try await group.next() {
-                if next < total { startOne() }
+                if next < count { startOne() }
                 done += 1
+                fetched += 1
                 if let text {
                     batch.append(IndexedNote(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified,
                                              modifiedBy: entry.modifiedBy, text: text))
                 } else {
                     report.failed.append(entry.path)
                 }
-                if batch.count >= batchSize || done == total {
+                if batch.count >= batchSize || fetched == count {
                     try index.upsert(batch)
                     report.indexed += batch.count
                     batch.removeAll(keepingCapacity: true)
@@ -126,6 +217,5 @@ public struct IndexSync: Sendable {
                 progress?(done, total)
             }
         }
-        return report
     }
 }

@@ -18,8 +18,10 @@ final class TwoMemberClub {
     let ann: AppHarness
     private(set) var server: MemberServe?
 
-    /// Seeds the club folder with `notes` (file name → text) and starts the server.
-    init(notes: [String: String] = [:]) throws {
+    /// Seeds the club folder with `notes` (file name → text) and starts the server; `seed`
+    /// writes more into the notes folder first (many notes, say). With `serverLog` the
+    /// server's requests go to ``serverLog``.
+    init(notes: [String: String] = [:], serverLog: Bool = false, seed: ((URL) throws -> Void)? = nil) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-two-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base.appendingPathComponent("served/byteclub"), withIntermediateDirectories: true)
         ray = try AppHarness()
@@ -30,8 +32,13 @@ final class TwoMemberClub {
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: file, atomically: true, encoding: .utf8)
         }
-        server = try MemberServe(root: root, members: Member.allCases.map { ($0.rawValue, token(of: $0)) })
+        try seed?(notesFolder)
+        server = try MemberServe(root: root, members: Member.allCases.map { ($0.rawValue, token(of: $0)) },
+                                 log: serverLog ? serverLogFile : nil)
     }
+
+    /// Where the server's log goes when it was asked for.
+    var serverLogFile: URL { base.appendingPathComponent("serve.log") }
 
     /// The served folder (`serve --root`).
     var root: URL { base.appendingPathComponent("served") }

@@ -139,4 +139,42 @@ final class IndexSyncTests: XCTestCase {
         XCTAssertEqual(try index.count(), 0)
         XCTAssertEqual(try index.search("old").map(\.path), [])
     }
+
+    /// With a batch fetch: the notes go in batches (each written as it arrives), a note a batch
+    /// could not give and a note too big for a batch go alone, a failed batch goes alone note by
+    /// note, and the rev indexed is the one the batch said it sent (newer than the listing's).
+    func testBatchesFirstThenAloneForWhatABatchCouldNotGive() async throws {
+        let index = try SearchIndex(directory: folder.url)
+        let notes = club(50)
+        var listed = listing(notes)
+        let big = listed.firstIndex { $0.path == "/club/Note 7.txt" }!
+        listed[big].size = IndexSync.largestBatchedNote + 1
+        let batches = Recorder<[String]>()
+        let alone = Recorder<String>()
+        var sync = IndexSync(index: index)
+        sync.fetchBatchSize = 10
+        let report = try await sync.run(listing: listed, fetch: { entry in
+            alone.append(entry.path)
+            return notes[entry.path]!.text
+        }, fetchBatch: { entries in
+            batches.append(entries.map(\.path))
+            // The batch holding Note 3 fails whole; Note 4 is missing from its batch; Note 5
+            // changed since the listing: its batch sends the new rev.
+            if entries.contains(where: { $0.path == "/club/Note 3.txt" }) { throw CocoaError(.fileReadUnknown) }
+            return entries.map { entry in
+                if entry.path == "/club/Note 4.txt" { return nil }
+                var sent = entry
+                if entry.path == "/club/Note 5.txt" { sent.rev = "newer" }
+                return IndexSync.Fetched(entry: sent, text: notes[entry.path]!.text)
+            }
+        })
+        XCTAssertEqual(report.indexed, 50)
+        XCTAssertEqual(report.failed, [])
+        XCTAssertEqual(batches.all.count, 5, "49 batchable notes, 10 a batch")
+        XCTAssertFalse(batches.all.joined().contains("/club/Note 7.txt"), "a big note never goes in a batch")
+        let failedBatch = batches.all.first { $0.contains("/club/Note 3.txt") } ?? []
+        XCTAssertEqual(Set(alone.all), Set(failedBatch + ["/club/Note 4.txt", "/club/Note 7.txt"]))
+        XCTAssertEqual(try index.revisions()["/club/note 5.txt"], "newer")
+        XCTAssertEqual(try index.search("word4").map(\.path), ["/club/Note 4.txt"])
+    }
 }

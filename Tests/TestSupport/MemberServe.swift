@@ -8,13 +8,19 @@ public final class MemberServe {
     public let process = Process()
     public private(set) var port = 0
 
-    public init(root: URL, members: [(name: String, token: String)]) throws {
+    /// `log`, when given, gets the server's log at info level: a line per request.
+    public init(root: URL, members: [(name: String, token: String)], log: URL? = nil) throws {
         process.executableURL = try AppHarness.binary
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--log-level", "error"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--log-level", log == nil ? "error" : "info"]
             + members.flatMap { ["--member", "\($0.name)=\($0.token)"] }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let log {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         do {
             port = try Self.listeningPort(output)

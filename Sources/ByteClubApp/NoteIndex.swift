@@ -1,5 +1,6 @@
 import Foundation
 import Remote
+import SearchIndex
 import TerminalUI
 
 /// Keeping the search index current. The notes list is the app's picture of the club, and the
@@ -87,13 +88,6 @@ final class NoteIndex {
         context.update { $0.indexing = IndexingProgress(done: done, total: total) }
     }
 
-    /// The club server gives many notes an answer (a first sync of 100,000 notes is 200 requests,
-    /// not 100,000); other stores one note a request, a few at a time.
-    nonisolated static func readBatch(from store: any RemoteStore) -> (@Sendable ([String]) async throws(RemoteError) -> [BatchRead])? {
-        guard let batches = store as? any BatchReadingStore, batches.readsInBatches else { return nil }
-        return { paths async throws(RemoteError) -> [BatchRead] in try await batches.readBatch(paths) }
-    }
-
     /// The notes list may have changed (called after every state change; cheap when it did not).
     func listingChanged() {
         guard index != nil, !isSyncing else { return }
@@ -112,13 +106,13 @@ final class NoteIndex {
         let relay = context.effects.relay { [weak self] done, total in self?.showProgress(done: Int(done), total: Int(total)) }
         let began = context.effects.now()
         let firstSync = syncedVersion < 0
-        let readBatch = Self.readBatch(from: store)
+        let fetchBatch = IndexSync.batchFetch(from: store)
         context.effects.perform({ () async throws(RemoteError) -> (IndexSyncOutcome, [String: [String]]?) in
             let outcome = try await index.sync(entries, fetch: { path throws(RemoteError) -> String in
                 let (data, _) = try await store.read(path)
                 // A note that is not UTF-8 is indexed as far as it decodes (it opens read-only).
                 return String(decoding: data, as: UTF8.self)
-            }, readBatch: readBatch, progress: { done, total in relay(Int64(done), Int64(total)) })
+            }, fetchBatch: fetchBatch, progress: { done, total in relay(Int64(done), Int64(total)) })
             // The aliases that front matter gives, read again when the texts changed.
             let changed = firstSync || outcome.indexed > 0 || outcome.removed > 0
             return (outcome, changed ? index.aliases() : nil)

@@ -1,5 +1,6 @@
 import Foundation
 import Remote
+import SearchIndex
 
 /// One note found by a search, as the results screen shows it and the editor opens it.
 public struct SearchResult: Equatable, Sendable {
@@ -56,10 +57,10 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     func remove(path: String) throws(RemoteError)
     /// Brings the index current against `entries` (every note of the club): notes whose rev
     /// changed are fetched by path (a few at a time) and indexed, notes not listed are
-    /// forgotten. `readBatch`, when the store reads in batches, fetches most of them many at a
+    /// forgotten. `fetchBatch`, when the store reads in batches, fetches most of them many at a
     /// time. `progress(done, total)` counts the notes to fetch.
     func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
-              readBatch: (@Sendable ([String]) async throws(RemoteError) -> [BatchRead])?,
+              fetchBatch: IndexSync.FetchBatch?,
               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome
     /// Why the index was started afresh when it was opened (damaged, or from another version), or nil.
     var rebuiltBecause: String? { get }

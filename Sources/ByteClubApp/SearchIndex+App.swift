@@ -82,14 +82,14 @@ final class ClubSearchIndex: NoteSearchIndex {
     }
 
     func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
-              readBatch: (@Sendable ([String]) async throws(RemoteError) -> [BatchRead])?,
+              fetchBatch: IndexSync.FetchBatch?,
               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome {
         let listing = entries.map {
             IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy, size: $0.size)
         }
         do {
             let report = try await IndexSync(index: index, maxConcurrentFetches: Self.concurrentFetches)
-                .run(listing: listing, fetch: { entry in try await fetch(entry.path) }, fetchBatch: readBatch.map(Self.fetchBatch),
+                .run(listing: listing, fetch: { entry in try await fetch(entry.path) }, fetchBatch: fetchBatch,
                      progress: progress)
             return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: report.rebuilt)
         } catch let error as SearchIndexError {
@@ -102,16 +102,19 @@ final class ClubSearchIndex: NoteSearchIndex {
     }
 }
 
-extension ClubSearchIndex {
-    /// A store's batch read as the index's batch fetch: each note's text (as far as it decodes
-    /// as UTF-8, as a single fetch reads it) with the metadata of what was read.
-    static func fetchBatch(_ readBatch: @escaping @Sendable ([String]) async throws(RemoteError) -> [BatchRead]) -> IndexSync.FetchBatch {
-        { entries in
-            try await readBatch(entries.map(\.path)).map { read -> IndexSync.Fetched? in
+extension IndexSync {
+    /// The club server gives many notes an answer (a first sync of 100,000 notes is 200
+    /// requests, not 100,000): the store's batch read as the index's batch fetch, each note's
+    /// text as far as it decodes as UTF-8 (as a single fetch reads it), with the metadata of
+    /// what was read. Nil for other stores, which fetch a note a request, a few at a time.
+    public static func batchFetch(from store: any RemoteStore) -> FetchBatch? {
+        guard let batches = store as? any BatchReadingStore, batches.readsInBatches else { return nil }
+        return { entries in
+            try await batches.readBatch(entries.map(\.path)).map { read -> Fetched? in
                 guard case .file(let entry, let data) = read else { return nil }
-                return IndexSync.Fetched(entry: IndexSync.Entry(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified,
-                                                                modifiedBy: entry.modifiedBy, size: entry.size),
-                                         text: String(decoding: data, as: UTF8.self))
+                return Fetched(entry: Entry(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified,
+                                            modifiedBy: entry.modifiedBy, size: entry.size),
+                               text: String(decoding: data, as: UTF8.self))
             }
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ByteClubApp
 import ClubKit
 import Foundation
 import Remote
@@ -90,13 +91,15 @@ struct Search: AsyncParsableCommand {
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let progress = isatty(2) == 1
-        let listing = entries.map { IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy) }
+        let listing = entries.map {
+            IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy, size: $0.size)
+        }
         let report = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: listing, fetch: { entry in
             let file = scratch.appendingPathComponent(UUID().uuidString)
             defer { try? FileManager.default.removeItem(at: file) }
             _ = try await store.download(entry.path, to: file, resumeData: nil, progress: nil, onResumeData: nil)
             return String(decoding: try Data(contentsOf: file), as: UTF8.self)
-        }, progress: { done, total in
+        }, fetchBatch: IndexSync.batchFetch(from: store), progress: { done, total in
             guard progress, total > 0 else { return }
             FileHandle.standardError.write(Data((done < total ? "\rindexing \(done)/\(total) notes" : "\r\u{1B}[K").utf8))
         })

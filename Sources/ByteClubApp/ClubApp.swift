@@ -120,6 +120,12 @@ public final class ClubApp {
         get { refresher.onCacheWritten }
         set { refresher.onCacheWritten = newValue }
     }
+    /// Called on the UI queue after the search index took in notes, with how many (benches
+    /// count them to the club's size).
+    public var onIndexed: (@MainActor (Int) -> Void)? {
+        get { noteIndex.onIndexed }
+        set { noteIndex.onIndexed = newValue }
+    }
     /// Called on the UI queue after a load's result is applied (tests wait on it).
     public var onLoadFinished: (@MainActor (Tab) -> Void)? {
         get { refresher.onLoadFinished }

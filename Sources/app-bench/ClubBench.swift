@@ -1,0 +1,354 @@
+import ByteClubApp
+import Foundation
+import Imaging
+import LoopbackHTTP
+import Remote
+import SearchIndex
+import TerminalUI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The 100,000-note club (issue 46): `app-bench club [--notes N] [--photos P] [--folders F]`.
+///
+/// The club server is the release `byteclub serve` in a process of its own (so its memory and
+/// the app's are told apart), the app a ClubApp on this process's main queue with its own cache
+/// and search index, frames into a 120×36 GridCanvas. Each figure is printed beside its target
+/// and, where there is one in the same run, beside a peer: `rg` over the same notes on disk for
+/// search, `rclone copy` to `rclone serve webdav` for `put -r`.
+///
+/// Key echo is timed here as the main queue's delay: a tick is due every 5 ms on the main
+/// queue while the first sync runs, and how late each one runs is what a key typed then would
+/// wait before the app read it (the pty's own echo, as `app-bench search` times it, adds the
+/// terminal's write on top, about 1 ms).
+@MainActor
+enum ClubBench {
+    struct Options {
+        var notes = 100_000
+        var photos = 2_000
+        /// 0: every note in the club's folder; else spread evenly over this many folders.
+        var folders = 0
+    }
+
+    static func options(_ arguments: ArraySlice<String>) throws -> Options {
+        var options = Options()
+        var rest = arguments
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst().flatMap({ Int($0.replacingOccurrences(of: "_", with: "")) }), value >= 0 else {
+                throw BenchError("app-bench club: \(flag) needs a number")
+            }
+            switch flag {
+            case "--notes": options.notes = max(1, value)
+            case "--photos": options.photos = value
+            case "--folders": options.folders = value
+            default: throw BenchError("app-bench club: unknown option \(flag) (--notes N, --photos P, --folders F)")
+            }
+        }
+        return options
+    }
+
+    static func run(_ options: Options) async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("app-bench-club-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let root = work.appendingPathComponent("club")
+        let notesFolder = root.appendingPathComponent("byteclub")
+        let seeding = ContinuousClock.now
+        try seed(notesFolder, options)
+        let shape = options.folders == 0 ? "in one folder" : "in \(options.folders) folders"
+        say("app-bench club: \(grouped(options.notes)) notes of 1 KiB \(shape) and \(grouped(options.photos)) photos (written in \(seconds(since: seeding)));")
+        say("byteclub serve (release) in its own process on loopback, the app on this process's main queue. Release build: targets are for it.")
+        let widths = [52, 12, 12, 22]
+        say(row(["measure", "byteclub", "target", "peer, same run"], widths))
+
+        var server = try ServeProcess(root: root)
+        defer { server.stop() }
+        let cache = ClubCache(directory: work.appendingPathComponent("cache"))
+        let indexFolder = work.appendingPathComponent("index")
+        func makeApp(_ compositor: Compositor, url: URL) -> ClubApp {
+            var configuration = AppConfiguration()
+            configuration.cache = cache
+            configuration.searchIndex = AppConfiguration.searchIndex(in: indexFolder)
+            configuration.downloadDirectory = work.appendingPathComponent("downloads")
+            configuration.liveUpdates = false
+            let store = DropboxStore(displayName: "bench", endpoints: .club(url), tokens: StaticToken(ServeProcess.token))
+            return ClubApp(store: store, compositor: compositor, configuration: configuration)
+        }
+
+        // Cold: no cache, no index. The first frame listing notes, then every note indexed,
+        // with the main queue's delay sampled all the while.
+        let compositor = Compositor()
+        let app = makeApp(compositor, url: server.url)
+        var indexed = 0
+        var cacheWritten = false
+        app.onIndexed = { indexed += $0 }
+        app.onCacheWritten = { tab, saved in if tab == .notes && saved { cacheWritten = true } }
+        let sampler = MainQueueDelay()
+        let start = ContinuousClock.now
+        app.start()
+        sampler.start()
+        try await AppBench.wait("the first frame listing notes", timeout: 600) {
+            guard app.state.notes.hasLoaded else { return false }
+            let canvas = GridCanvas(width: 120, height: 36)
+            compositor.render(into: canvas)
+            return canvas.position(of: "Note") != nil
+        }
+        let firstFrame = milliseconds(since: start)
+        try await AppBench.wait("every note indexed", timeout: 1800) { indexed >= options.notes && cacheWritten }
+        let allIndexed = milliseconds(since: start)
+        let delays = sampler.stop()
+        say(row(["app, cold start: first frame listing notes", ms(firstFrame), "≤ 1 s", ""], widths))
+        say(row(["app, every note cached and indexed, cold", ms(allIndexed), "≤ 30 s", ""], widths))
+        say(row(["app, main-queue delay p99 during the first sync", ms(percentile(delays, 0.99)), "≤ 16 ms", "max \(ms(delays.last ?? 0))"], widths))
+
+        // From the cache: a new app on the same cache, its first frame, five times.
+        var fromCache: [Double] = []
+        for _ in 0..<5 {
+            let again = Compositor()
+            let began = ContinuousClock.now
+            let cached = makeApp(again, url: server.url)
+            cached.start()
+            let canvas = GridCanvas(width: 120, height: 36)
+            again.render(into: canvas)
+            let elapsed = milliseconds(since: began)
+            guard canvas.position(of: "Note") != nil else { throw BenchError("the cached first frame does not list the notes") }
+            fromCache.append(elapsed)
+        }
+        fromCache.sort()
+        say(row(["app, first frame from the cache (median of 5)", ms(percentile(fromCache, 0.5)), "≤ 200 ms", ""], widths))
+
+        // Search: the app's index on disk, each query twenty times, beside rg over the notes.
+        let queries = ["word12345", "word\(options.notes - 1)", "keeps notes", "harbour"]
+        let index = try SearchIndex(directory: indexFolder)
+        var searches: [Double] = []
+        for query in queries {
+            for _ in 0..<20 {
+                let began = ContinuousClock.now
+                _ = try index.search(query, limit: 50)
+                searches.append(milliseconds(since: began))
+            }
+        }
+        searches.sort()
+        let rg = ripgrep(queries, in: notesFolder)
+        say(row(["app, Ctrl-F: the index's answer, p95 of \(searches.count)", ms(percentile(searches, 0.95)), "≤ 100 ms",
+                   rg.map { "rg median \(ms($0))" } ?? "rg not installed"], widths))
+        say(row(["app, peak RSS, whole run (this process)", mib(ProcessStatus.own("VmHWM:")), "≤ 200 MiB", ""], widths))
+
+        // The server, started anew: its first content search, its listing for `byteclub ls`.
+        server.stop()
+        server = try ServeProcess(root: root)
+        let searchStart = ContinuousClock.now
+        let found = try server.post("2/files/search_v2", #"{"query":"word777","options":{"path":"/byteclub","filename_only":false,"max_results":20}}"#)
+        let firstSearch = milliseconds(since: searchStart)
+        guard found.contains("Note") else { throw BenchError("search_v2 found nothing: \(found.prefix(200))") }
+        say(row(["server, first search_v2 after start", ms(firstSearch), "≤ 1 s", ""], widths))
+        let binary = ServeProcess.binary.path
+        let lsStart = ContinuousClock.now
+        let listed = try run([binary, "ls", "--server", server.url.absoluteString, "--token", ServeProcess.token], discardOutput: true)
+        let ls = milliseconds(since: lsStart)
+        guard listed == 0 else { throw BenchError("byteclub ls exited \(listed)") }
+        say(row(["byteclub ls of the club folder", ms(ls), "≤ 2 s", ""], widths))
+        say(row(["server, peak RSS (VmHWM), since its restart", mib(server.status("VmHWM:")), "≤ 200 MiB", ""], widths))
+
+        // put -r of 10,000 notes of 1 KiB, beside rclone copy to rclone serve webdav.
+        let upload = work.appendingPathComponent("put")
+        try FileManager.default.createDirectory(at: upload, withIntermediateDirectories: true)
+        let kib = String(repeating: "x", count: 1000)
+        for n in 0..<10_000 { try Data("put \(n) \(kib)\n".utf8).write(to: upload.appendingPathComponent("put \(n).md")) }
+        let putStart = ContinuousClock.now
+        let put = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench", "--server", server.url.absoluteString, "--token", ServeProcess.token],
+                          discardOutput: true)
+        let putTime = milliseconds(since: putStart)
+        guard put == 0 else { throw BenchError("byteclub put -r exited \(put)") }
+        say(row(["byteclub put -r, 10,000 notes of 1 KiB", ms(putTime), "≤ 15 s", try rcloneCopy(upload).map { "rclone copy \(ms($0))" } ?? "rclone not installed"], widths))
+        say("")
+    }
+
+    // MARK: - The club on disk
+
+    /// Notes `Note 000123.md` of 1 KiB, each with a word of its own (`word123`), some with
+    /// `harbour`; photos as small JPEGs in `photos/`.
+    static func seed(_ folder: URL, _ options: Options) throws {
+        let photos = folder.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let folders = max(1, options.folders)
+        for f in 0..<folders where options.folders > 0 {
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("Area \(f / 10)/Part \(f % 10)"), withIntermediateDirectories: true)
+        }
+        let filler = String(repeating: "The club keeps notes on boats and trips. ", count: 24).prefix(1000)
+        for n in 0..<options.notes {
+            let name = String(format: "Note %06d.md", n)
+            let dir = options.folders == 0 ? folder : folder.appendingPathComponent("Area \((n % folders) / 10)/Part \((n % folders) % 10)")
+            let text = "\(name): word\(n)\(n % 100 == 7 ? " harbour" : "")\n\(filler)\n"
+            let fd = open(dir.appendingPathComponent(name).path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard fd >= 0 else { throw BenchError("cannot write \(name)") }
+            _ = text.utf8.withContiguousStorageIfAvailable { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        let jpeg = try JPEG.encode(RGBImage(width: 160, height: 120, pixels: [UInt8](repeating: 90, count: 160 * 120 * 3)))
+        for n in 0..<options.photos { try jpeg.write(to: photos.appendingPathComponent(String(format: "photo %05d.jpg", n))) }
+    }
+
+    // MARK: - Peers
+
+    /// rg's median time over the same queries (a fixed string, case-insensitive, names only).
+    static func ripgrep(_ queries: [String], in folder: URL) -> Double? {
+        guard let rg = ["/usr/bin/rg", "/usr/local/bin/rg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        var times: [Double] = []
+        for query in queries {
+            for _ in 0..<3 {
+                let began = ContinuousClock.now
+                _ = try? run([rg, "-l", "-i", "-F", query, folder.path], discardOutput: true)
+                times.append(milliseconds(since: began))
+            }
+        }
+        times.sort()
+        return percentile(times, 0.5)
+    }
+
+    /// `rclone copy` of `folder` to a new `rclone serve webdav` on loopback, in milliseconds.
+    static func rcloneCopy(_ folder: URL) throws -> Double? {
+        guard let rclone = RcloneWebDAV.executable?.path else { return nil }
+        let server = try RcloneWebDAV(user: "bench")
+        defer { server.remove() }
+        let obscured = Pipe()
+        let obscure = Process()
+        obscure.executableURL = URL(fileURLWithPath: rclone)
+        obscure.arguments = ["obscure", server.password]
+        obscure.standardOutput = obscured
+        try obscure.run()
+        obscure.waitUntilExit()
+        let pass = String(decoding: obscured.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let began = ContinuousClock.now
+        let status = try run([rclone, "copy", folder.path, ":webdav:put-bench", "--webdav-url", server.url.absoluteString,
+                              "--webdav-user", server.user, "--webdav-pass", pass, "--transfers", "4"], discardOutput: true)
+        guard status == 0 else { throw BenchError("rclone copy exited \(status)") }
+        return milliseconds(since: began)
+    }
+
+    // MARK: - Helpers
+
+    @discardableResult
+    static func run(_ arguments: [String], discardOutput: Bool) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        if discardOutput {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    static func ms(_ value: Double) -> String { value >= 10_000 ? String(format: "%.1f s", value / 1000) : String(format: "%.0f ms", value) }
+    static func mib(_ bytes: Int?) -> String { bytes.map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?" }
+    static func grouped(_ n: Int) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.groupingSeparator = ","
+        return formatter.string(from: NSNumber(value: n)) ?? "\(n)"
+    }
+    static func seconds(since start: ContinuousClock.Instant) -> String { String(format: "%.1f s", milliseconds(since: start) / 1000) }
+}
+
+/// A line on stdout at once, also into a pipe (print's buffer would hold a run of minutes).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// How late the main queue runs a tick that is due every 5 ms: the wait a key typed then would
+/// have before the app read it.
+@MainActor
+final class MainQueueDelay {
+    private var delays: [Double] = []
+    private var running = false
+
+    func start() {
+        running = true
+        tick(due: ContinuousClock.now + .milliseconds(5))
+    }
+
+    private func tick(due: ContinuousClock.Instant) {
+        guard running else { return }
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                let late = ContinuousClock.now - due
+                self.delays.append(max(0, Double(late.components.seconds) * 1e3 + Double(late.components.attoseconds) / 1e15))
+                self.tick(due: ContinuousClock.now + .milliseconds(5))
+            }
+        }
+    }
+
+    /// Stops sampling; the delays, sorted.
+    func stop() -> [Double] {
+        running = false
+        return delays.sorted()
+    }
+}
+
+/// `byteclub serve` (the release binary beside this one) on a random loopback port.
+struct ServeProcess {
+    static let token = "app-bench-club"
+    let process = Process()
+    let url: URL
+
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("byteclub")
+    }
+
+    init(root: URL) throws {
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--log-level", "error", "--member", "bench=\(Self.token)"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else {
+            process.terminate()
+            throw BenchError("byteclub serve did not start: \(text)")
+        }
+        url = URL(string: "http://" + text[range])!
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// A `/proc/PID/status` field in bytes.
+    func status(_ field: String) -> Int? { ProcessStatus.field(field, pid: process.processIdentifier) }
+
+    /// An RPC call through curl; the answer's body.
+    func post(_ endpoint: String, _ json: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-X", "POST", url.appendingPathComponent(endpoint).absoluteString, "-H", "Authorization: Bearer \(Self.token)",
+                             "-H", "Content-Type: application/json", "--data-binary", json]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let body = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: body, as: UTF8.self)
+    }
+}
+
+enum ProcessStatus {
+    static func own(_ field: String) -> Int? { Self.field(field, pid: getpid()) }
+
+    static func field(_ field: String, pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
+              let kib = Int(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") else { return nil }
+        return kib * 1024
+    }
+}

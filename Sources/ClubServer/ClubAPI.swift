@@ -199,7 +199,7 @@ package struct ClubAPI: Sendable {
             (Endpoint.delete.route, delete),
             (Endpoint.move.route, move),
             (Endpoint.createFolder.route, createFolder),
-        ] + revisionEndpoints() + accountEndpoints()
+        ] + revisionEndpoints() + accountEndpoints() + batchEndpoints()
             + tagEndpoints()
     }
 

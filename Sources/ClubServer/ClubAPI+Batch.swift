@@ -1,5 +1,7 @@
 import DropboxWire
 import Foundation
+import Hummingbird
+import NIOCore
 
 /// `upload_session/finish_batch_v2`: many closed upload sessions committed in one call, as
 /// Dropbox answers it, synchronously.
@@ -16,30 +18,58 @@ import Foundation
 /// (`close: true` on its start or last append), as Dropbox requires for a batch; a concurrent
 /// session must have all its blocks. A reader's batch commits nothing: every entry fails with
 /// `path/no_write_permission`, the answer Dropbox gives a viewer of a read-only folder.
+///
+/// The answer is written entry by entry as each commits (chunked): a thousand commits, each
+/// flushed to disk, can take longer than a client waits for a silent connection, and bytes
+/// that keep coming show it that the server is at work.
 extension ClubAPI {
     /// The most entries one call takes (Dropbox's bound on `UploadSessionFinishBatchArg.entries`).
     static let maxBatchEntries = 1000
 
-    func batchEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
-        [(Endpoint.sessionFinishBatch.route, finishBatch)]
-    }
-
     /// One entry of a batch, read before anything is committed: a malformed entry is the whole
     /// call's 400, as the spec's validation makes it. Only the path's own form is the entry's
     /// failure (`path/malformed_path`), as a single finish answers it.
-    struct BatchEntry {
-        var cursor: Arguments
+    struct BatchEntry: Sendable {
+        var sessionID: String
+        var offset: Int
         var commit: CommitInfo
         var target: Result<DropboxPath, APIError>
         var contentHash: String?
+
+        /// The cursor again, as the session lookups read it.
+        var cursor: Arguments { Arguments(object: ["session_id": sessionID, "offset": offset], what: "cursor") }
     }
 
-    private func finishBatch(_ arguments: Arguments) async throws -> Any {
+    func finishBatch(_ request: Request) async throws -> Response {
         let what = "upload_session/finish_batch_v2"
+        let object = try JSON.object(Data(buffer: try await jsonBody(request)), what: what)
+        let entries = try Self.batchEntries(Arguments(object: object, what: what))
+        // The commits run as the answer is written, after this returns: the caller goes with them.
+        let (member, role) = (Caller.member, CallerRole.role)
+        let api = self
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+            try await Caller.$member.withValue(member) {
+                try await CallerRole.$role.withValue(role) {
+                    try await writer.write(ByteBuffer(string: "{\"entries\":["))
+                    for (index, entry) in entries.enumerated() {
+                        var text = index > 0 ? "," : ""
+                        await api.appendOutcome(of: entry, to: &text)
+                        try await writer.write(ByteBuffer(string: text))
+                    }
+                    try await writer.write(ByteBuffer(string: "]}"))
+                }
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// The entries of a batch's argument, or the 400 that refuses the whole call.
+    static func batchEntries(_ arguments: Arguments) throws(APIError) -> [BatchEntry] {
+        let what = arguments.what
         guard let value = arguments.object["entries"] else { throw APIError.badRequest("\(what): missing required field 'entries'") }
         guard let list = value as? [Any] else { throw APIError.badRequest("\(what): 'entries' must be a list") }
-        guard list.count <= Self.maxBatchEntries else {
-            throw APIError.badRequest("\(what): 'entries': \(list.count) items, more than the \(Self.maxBatchEntries) allowed")
+        guard list.count <= maxBatchEntries else {
+            throw APIError.badRequest("\(what): 'entries': \(list.count) items, more than the \(maxBatchEntries) allowed")
         }
         var entries: [BatchEntry] = []
         entries.reserveCapacity(list.count)
@@ -48,34 +78,32 @@ extension ClubAPI {
             let entry = Arguments(object: object, what: "\(what): entries[\(index)]")
             guard let cursor = try entry.object("cursor") else { throw APIError.badRequest("\(entry.what): missing required field 'cursor'") }
             guard let commitArguments = try entry.object("commit") else { throw APIError.badRequest("\(entry.what): missing required field 'commit'") }
-            // The cursor's fields are checked here too: a session id that is no string, or no
-            // offset, is a malformed call rather than one entry's failure.
-            _ = try cursor.string("session_id")
-            guard try cursor.int("offset", default: nil, range: 0...Int.max) != nil else {
+            let sessionID = try cursor.string("session_id")
+            guard let offset = try cursor.int("offset", default: nil, range: 0...Int.max) else {
                 throw APIError.badRequest("\(cursor.what): missing required field 'offset'")
             }
             let commit = try commitArguments.decode(CommitInfo.self)
             let target = Result { () throws(APIError) -> DropboxPath in try DropboxPath.checked(commit.path) }
-            entries.append(BatchEntry(cursor: cursor, commit: commit, target: target, contentHash: try entry.optionalString("content_hash")))
+            entries.append(BatchEntry(sessionID: sessionID, offset: offset, commit: commit, target: target,
+                                      contentHash: try entry.optionalString("content_hash")))
         }
-        var text = "{\"entries\":["
-        for (index, entry) in entries.enumerated() {
-            if index > 0 { text += "," }
-            if CallerRole.role.map({ !$0.canWrite }) ?? false {
-                Self.appendFailure(ErrorUnion.nested([.path, .noWritePermission]), to: &text)
-                continue
-            }
-            do {
-                let metadata = try await commitBatchEntry(entry)
-                // FileMetadata as the union's `success` member: its fields beside the tag.
-                let json = metadata.jsonText
-                let fileTag = "{\".tag\":\"file\""
-                text += json.hasPrefix(fileTag) ? "{\".tag\":\"success\"" + json.dropFirst(fileTag.count) : json
-            } catch {
-                Self.appendFailure(failure(of: error), to: &text)
-            }
+        return entries
+    }
+
+    /// Commits one entry (a reader's: none) and appends its answer to `text`.
+    private func appendOutcome(of entry: BatchEntry, to text: inout String) async {
+        if CallerRole.role.map({ !$0.canWrite }) ?? false {
+            Self.appendFailure(ErrorUnion.nested([.path, .noWritePermission]), to: &text)
+            return
         }
-        return RawJSON(text: text + "]}")
+        do {
+            let json = try await commitBatchEntry(entry).jsonText
+            // FileMetadata as the union's `success` member: its fields beside the tag.
+            let fileTag = "{\".tag\":\"file\""
+            text += json.hasPrefix(fileTag) ? "{\".tag\":\"success\"" + json.dropFirst(fileTag.count) : json
+        } catch {
+            Self.appendFailure(failure(of: error), to: &text)
+        }
     }
 
     /// Commits one entry as `finish` would, holding the session's lease meanwhile.

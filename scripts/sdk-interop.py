@@ -227,6 +227,37 @@ def main():
                                                              files.CommitInfo(path=f"{folder}/note.txt", mode=files.WriteMode.add)),
                      lambda e: e.is_path() and e.get_path().is_conflict())
 
+    # Many small files committed in one call (upload_session/finish_batch_v2): closed sessions,
+    # each entry answered at its position, a failure (a wrong offset, a taken name) beside successes.
+    batch = []
+    for index, data in enumerate([b"batch one\n", b"batch two\n", b"taken\n"]):
+        started = call(f"files/upload_session/start (closed, batch {index})",
+                       lambda d=data: dbx.files_upload_session_start(d, close=True))
+        if started is not None:
+            path = f"{folder}/note.txt" if index == 2 else f"{folder}/batch/note-{index}.md"
+            batch.append(files.UploadSessionFinishArg(cursor=files.UploadSessionCursor(started.session_id, len(data)),
+                                                      commit=files.CommitInfo(path=path, mode=files.WriteMode.add)))
+    if len(batch) == 3:
+        wrong = files.UploadSessionFinishArg(cursor=files.UploadSessionCursor(batch[0].cursor.session_id, 1),
+                                             commit=files.CommitInfo(path=f"{folder}/batch/wrong.md"))
+
+        def batch_answer(r):
+            tags = ["success" if e.is_success() else "failure" for e in r.entries]
+            if tags != ["failure", "success", "success", "failure"]:
+                return f"entries {tags}"
+            first, last = r.entries[0].get_failure(), r.entries[3].get_failure()
+            if not (first.is_lookup_failed() and first.get_lookup_failed().is_incorrect_offset()
+                    and first.get_lookup_failed().get_incorrect_offset().correct_offset == 10):
+                return f"first failure {first!r}"
+            if not (last.is_path() and last.get_path().is_conflict()):
+                return f"last failure {last!r}"
+            if r.entries[1].get_success().size != 10 or r.entries[2].get_success().path_display != f"{folder}/batch/note-1.md":
+                return f"successes {r.entries[1:3]!r}"
+            return None
+
+        call("files/upload_session/finish_batch_v2", lambda: dbx.files_upload_session_finish_batch_v2([wrong] + batch),
+             batch_answer)
+
     # Reads.
     call("files/get_metadata", lambda: dbx.files_get_metadata(f"{folder}/note.txt"),
          lambda m: None if isinstance(m, files.FileMetadata) else f"{m!r}")

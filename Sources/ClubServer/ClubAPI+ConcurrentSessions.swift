@@ -66,15 +66,20 @@ extension ClubAPI {
 
     func concurrentFinish(_ request: Request, session: (path: String, offset: Int64, ledger: ConcurrentSessionLedger),
                           commit: CommitInfo, target: DropboxPath, contentHash: String?) async throws -> Response {
-        let path = session.path
         if let declared = try Self.declaredLength(request), declared > 0 { throw APIError.endpoint([.concurrentSessionDataNotAllowed]) }
-        guard await store.leaseSession(path) else { throw APIError.rateLimited(retryAfter: 1) }
-        defer { Task { await store.release(path) } }
+        guard await store.leaseSession(session.path) else { throw APIError.rateLimited(retryAfter: 1) }
+        defer { Task { await store.release(session.path) } }
+        return jsonBody(try await concurrentCommit(session.path, offset: session.offset, commit: commit, target: target, contentHash: contentHash))
+    }
+
+    /// Commits a concurrent session whose every block arrived, the caller holding its lease
+    /// (`finish`, and each entry of `finish_batch_v2`).
+    func concurrentCommit(_ path: String, offset: Int64, commit: CommitInfo, target: DropboxPath, contentHash: String?) async throws -> Metadata {
         // Read again under the lease: an append may have completed since the first look.
         guard let ledger = UploadSessionFiles.readLedger(path) else { throw APIError.endpoint([.lookupFailed, .notFound]) }
         let end: Int64
         do throws(ConcurrentSessionLedger.Refusal) { end = try ledger.complete() } catch { throw Self.concurrentError(error, nested: true) }
-        guard session.offset == end else { throw APIError.endpoint([.lookupFailed, .incorrectOffset], numbers: ["correct_offset": end]) }
+        guard offset == end else { throw APIError.endpoint([.lookupFailed, .incorrectOffset], numbers: ["correct_offset": end]) }
         // A block cut short past the end (never recorded) must not linger in the file.
         guard truncate(path, off_t(end)) == 0 else { throw APIError.endpoint([.lookupFailed, .notFound]) }
         let hash: String
@@ -91,7 +96,7 @@ extension ClubAPI {
         }
         unlink(UploadSessionFiles.ledgerPath(path))
         UploadSessionFiles.forgetOwner(of: path)
-        return jsonBody(metadata)
+        return metadata
     }
 
     /// The spec's tags for a refused concurrent append or finish.

@@ -249,22 +249,11 @@ extension ClubAPI {
         let session = try await lookupSession(cursor, nested: true, allowClosed: true)
         let callHash = try await appendToSession(session, request: request, route: .finish, fault: fault)
         if let contentHash, contentHash != callHash { throw APIError.endpoint([.contentHashMismatch]) }
-        let hash: String
-        do { hash = try ContentHasher.hash(fileAt: session) } catch { throw APIError.endpoint([.lookupFailed, .notFound]) }
-        let metadata: Metadata
-        do {
-            metadata = try await store.commit(temp: session, contentHash: hash, to: target, mode: commit.mode, autorename: commit.autorename,
-                                              clientModified: commit.clientModified, discardOnFailure: false)
-        } catch {
-            throw Self.sessionError(error, route: .finish)
-        }
-        unlink(session + ".closed")
-        UploadSessionFiles.forgetOwner(of: session)
-        return jsonBody(metadata)
+        return jsonBody(try await sequentialCommit(session, commit: commit, target: target))
     }
 
     /// Finds a session's file and checks the client's offset against what actually arrived.
-    private func lookupSession(_ cursor: Arguments, nested: Bool, allowClosed: Bool = false) async throws -> String {
+    func lookupSession(_ cursor: Arguments, nested: Bool, allowClosed: Bool = false) async throws -> String {
         func failure(_ tags: [ErrorTag], numbers: [String: Int64] = [:]) -> APIError {
             nested ? .endpoint([.lookupFailed] + tags, numbers: numbers) : .endpoint(tags, numbers: numbers)
         }

@@ -71,6 +71,7 @@ package struct ClubAPI: Sendable {
         router.post(RouterPath(Endpoint.sessionStart.route)) { request, _ in await api.respond { fault in try await api.sessionStart(request, fault: fault) } }
         router.post(RouterPath(Endpoint.sessionAppend.route)) { request, _ in await api.respond { fault in try await api.sessionAppend(request, fault: fault) } }
         router.post(RouterPath(Endpoint.sessionFinish.route)) { request, _ in await api.respond { fault in try await api.sessionFinish(request, fault: fault) } }
+        router.post(RouterPath(Endpoint.sessionFinishBatch.route)) { request, _ in await api.respond { _ in try await api.finishBatch(request) } }
         router.post(RouterPath(Endpoint.thumbnail.route)) { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
         router.post(RouterPath(Endpoint.currentAccount.route)) { request, _ in await api.respond { _ in try await api.currentAccount(request) } }
         router.post(RouterPath(Endpoint.downloadBatch.route)) { request, _ in await api.respond { _ in try await api.downloadBatch(request) } }

@@ -29,6 +29,8 @@ actor FolderStore {
     let temporaryClaim: TemporaryFolderClaim
     /// Ids by `path_lower` (`ids.json`): they survive restarts and follow moves.
     var identifiers: IdentifierBook
+    /// Batches under way that hold `ids.json`'s writes to their end.
+    var identifierHolds = 0
     /// Content hashes by file version (`content-hashes`).
     var hashes: HashBook
     /// Their files (`ids.json`, `content-hashes`).
@@ -93,5 +95,17 @@ actor FolderStore {
     }
 
     func flushHashes() { caches.write(&hashes) }
-    func flushIdentifiers() { caches.write(&identifiers) }
+    /// Writes `ids.json` if it changed, unless a batch holds the writes (``holdIdentifierWrites()``).
+    func flushIdentifiers() {
+        guard identifierHolds == 0 else { return }
+        caches.write(&identifiers)
+    }
+
+    /// A batch of commits writes `ids.json` once at its end, not once per file (the whole index
+    /// each time: a 1,000-file batch into a 100,000-note club wrote 6 GB).
+    func holdIdentifierWrites() { identifierHolds += 1 }
+    func releaseIdentifierWrites() {
+        identifierHolds = max(0, identifierHolds - 1)
+        flushIdentifiers()
+    }
 }

@@ -63,6 +63,8 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let sessionStart = Endpoint("/2/files/upload_session/start", .content, .upload)
     public static let sessionAppend = Endpoint("/2/files/upload_session/append_v2", .content, .upload)
     public static let sessionFinish = Endpoint("/2/files/upload_session/finish", .content, .upload)
+    /// Commits up to 1,000 closed upload sessions in one call, answered at once (v2 is synchronous).
+    public static let sessionFinishBatch = Endpoint("/2/files/upload_session/finish_batch_v2")
     public static let thumbnail = Endpoint("/2/files/get_thumbnail_v2", .content, .download)
 
     // MARK: users, sharing, auth
@@ -92,7 +94,7 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let served: [Endpoint] = [
         listFolder, listFolderContinue, getLatestCursor, longpoll, getMetadata, search, searchContinue, delete, move, copy,
         createFolder, listRevisions, restore, addTag, getTags, removeTag, download, upload, sessionStart, sessionAppend,
-        sessionFinish, thumbnail, currentAccount, account, accountBatch, createSharedLink, listSharedLinks, revokeSharedLink,
+        sessionFinish, sessionFinishBatch, thumbnail, currentAccount, account, accountBatch, createSharedLink, listSharedLinks, revokeSharedLink,
         join, downloadBatch, listMembers, addMember, changeMemberRole, removeMember,
     ]
 }

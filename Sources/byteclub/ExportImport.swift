@@ -210,8 +210,10 @@ struct Import: AsyncParsableCommand {
             }
             let tagger = backend.store as? any TaggingStore
             if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }
-            var (sent, skipped) = (0, 0)
-            var landed: [Item] = []
+            var (skipped, wouldSend) = (0, 0)
+            // Each item's fate, decided before anything is sent: already there, refused, or to send.
+            var there = Set<Int>()
+            var toSend: [Int] = []
             let progress = ProgressLine("import")
             for (index, item) in items.enumerated() {
                 progress.update(Int64(index), Int64(items.count))
@@ -223,28 +225,25 @@ struct Import: AsyncParsableCommand {
                         continue
                     }
                     skipped += 1
+                    there.insert(index)
                 } else if dryRun {
                     FileHandle.standardOutput.write(Data("would import \(TerminalSafe.escape(item.local.path)) → \(TerminalSafe.escape(item.remote))\n".utf8))
-                    sent += 1
-                    continue
+                    wouldSend += 1
                 } else {
-                    do {
-                        if let text = item.text {
-                            _ = try await backend.store.upload(data: text, to: item.remote, mode: .add, autorename: false)
-                        } else {
-                            _ = try await backend.store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
-                        }
-                    } catch RemoteError.malformedPath {
-                        refused.append("\(item.remote): the club refuses this name; not imported")
-                        continue
-                    }
-                    sent += 1
+                    toSend.append(index)
                 }
+            }
+            let sending = dryRun ? Self.Sending() : try await Self.send(toSend.map { items[$0] }, store: backend.store, progress: progress)
+            let sentIndices = Set(zip(toSend, sending.landed).compactMap { $1 ? $0 : nil })
+            refused += sending.refused
+            var landed: [Item] = []
+            for (index, item) in items.enumerated() where there.contains(index) || sentIndices.contains(index) {
                 landed.append(item)
                 guard item.isNote, !dryRun, let tagger else { continue }
                 // Tags after the file, every run: an import interrupted between the two is mended by the next.
                 refused += try await Self.applyTags(of: item, store: tagger)
             }
+            let sent = dryRun ? wouldSend : sentIndices.count
             progress.finish()
             if !dryRun { try await Self.record(landed, in: folder, store: backend.store) }
             for refusal in refused { say(refusal) }
@@ -253,6 +252,59 @@ struct Import: AsyncParsableCommand {
         }
         if problems.value > 0 { throw Exit.conflict.code }
     }
+
+    /// What sending the files came to: whether each landed, at its position, and the names the
+    /// club refused.
+    struct Sending {
+        var landed: [Bool] = []
+        var refused: [String] = []
+    }
+
+    /// Sends the files to import: to a store that commits in batches (``BatchUploadStore``), the
+    /// small ones (at most 4 MiB, every note) as closed upload sessions committed up to 1,000 at
+    /// a time, and the others one by one; to any other store (WebDAV) one by one. A name the
+    /// club refuses is reported; any other failure stops the import (after the batch it was in).
+    static func send(_ items: [Item], store: any RemoteStore, progress: ProgressLine) async throws -> Sending {
+        var sending = Sending(landed: Array(repeating: false, count: items.count))
+        let sizes = items.map { item in
+            item.text.map { Int64($0.count) } ?? Int64((try? FileManager.default.attributesOfItem(atPath: item.local.path)[.size] as? Int) ?? 0)
+        }
+        let total = sizes.reduce(0, +)
+        var oneByOne = Array(items.indices)
+        if let batcher = store as? any BatchUploadStore {
+            let small = items.indices.filter { sizes[$0] <= BatchUpload.maxFileSize }
+            oneByOne = items.indices.filter { sizes[$0] > BatchUpload.maxFileSize }
+            let batch = small.map { BatchUpload.Item(source: items[$0].text.map { .data($0) } ?? .file(items[$0].local), path: items[$0].remote) }
+            let results = await batcher.uploadBatch(batch, mode: .add, progress: { progress.update($0, total) })
+            var failure: RemoteError?
+            for (index, result) in zip(small, results) {
+                switch result {
+                case .success:
+                    sending.landed[index] = true
+                case .failure(let error):
+                    if case .malformedPath = error { sending.refused.append(refusal(items[index])) } else { failure = failure ?? error }
+                }
+            }
+            if let failure { throw failure }
+        }
+        for index in oneByOne {
+            let item = items[index]
+            do {
+                if let text = item.text {
+                    _ = try await store.upload(data: text, to: item.remote, mode: .add, autorename: false)
+                } else {
+                    _ = try await store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
+                }
+                sending.landed[index] = true
+            } catch {
+                guard case .malformedPath = error else { throw error }
+                sending.refused.append(refusal(item))
+            }
+        }
+        return sending
+    }
+
+    static func refusal(_ item: Item) -> String { "\(item.remote): the club refuses this name; not imported" }
 
     /// The files to import and where each goes, and the names refused before anything is sent.
     ///

@@ -16,8 +16,11 @@ func listRecursivelyIfThere(_ store: any RemoteStore, _ folder: String) async th
 /// `get -r` and `put -r`: a folder each way, as rclone's `copy --checksum` does it.
 ///
 /// A file already the same on both sides (the same Dropbox content hash, or, where the server
-/// gives no hash, the same size) is skipped, so a second run sends only what changed. Files go
-/// one after another, each with the single-file path's streams, resume and `--bwlimit`.
+/// gives no hash, the same size) is skipped, so a second run sends only what changed. Downloads
+/// go one after another, each with the single-file path's streams, resume and `--bwlimit`. Uploads
+/// to a store that commits in batches (Dropbox, the club server: ``BatchUploadStore``) send files
+/// of at most 4 MiB as closed upload sessions, a few at a time, committed up to 1,000 per
+/// `finish_batch_v2`; larger files, and every file to WebDAV, go one by one.
 struct FolderTransfer {
     let store: any RemoteStore
     let streams: Int?
@@ -108,7 +111,15 @@ struct FolderTransfer {
         }
         let total = plan.reduce(Int64(0)) { $0 + $1.2 }
         let progress = ProgressLine("\(plan.count) file\(plan.count == 1 ? "" : "s")")
-        for (file, path, size) in plan {
+        var oneByOne = plan
+        if !dryRun, let batcher = store as? any BatchUploadStore {
+            // Small files in batches (sessions a few at a time, then up to 1,000 commits per
+            // call); the larger ones after them, one by one with their streams.
+            let small = plan.filter { $0.2 <= BatchUpload.maxFileSize }
+            oneByOne = plan.filter { $0.2 > BatchUpload.maxFileSize }
+            try await sendBatched(small, with: batcher, mode: mode, tally: &tally) { sent in progress.update(sent, total) }
+        }
+        for (file, path, size) in oneByOne {
             if dryRun {
                 FileHandle.standardOutput.write(Data("would put \(TerminalSafe.escape(file.path)) → \(TerminalSafe.escape(path))\n".utf8))
                 tally.sent += 1
@@ -122,6 +133,26 @@ struct FolderTransfer {
         }
         progress.finish()
         return tally
+    }
+
+    /// Sends small files through ``BatchUploadStore/uploadBatch(_:mode:progress:)``, counting
+    /// each that landed; the first failure is thrown once the batch is done, as the one-by-one
+    /// path throws its first (the others in the batch stay committed, and a second run skips them).
+    private func sendBatched(_ small: [(URL, String, Int64)], with batcher: any BatchUploadStore, mode: WriteMode, tally: inout Tally,
+                             progress: @escaping @Sendable (Int64) -> Void) async throws {
+        guard !small.isEmpty else { return }
+        let results = await batcher.uploadBatch(small.map { BatchUpload.Item(source: .file($0.0), path: $0.1) }, mode: mode, progress: progress)
+        var failure: RemoteError?
+        for ((_, _, size), result) in zip(small, results) {
+            switch result {
+            case .success:
+                tally.sent += 1
+                tally.bytes += size
+            case .failure(let error):
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// Regular files under `folder`, sorted, hidden ones (`.git`, `.DS_Store`) left out.

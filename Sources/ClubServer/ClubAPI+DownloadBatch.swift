@@ -31,17 +31,20 @@ extension ClubAPI {
             var buffer = ByteBufferAllocator().buffer(capacity: Self.batchWriteSize)
             for path in paths {
                 try Task.checkCancellation()
+                let opened: OpenedFile
                 do {
                     let target = try DropboxPath.checked(path)
                     guard !target.isRoot else { throw APIError.notFile }
-                    let opened = try await store.openForReading(target)
-                    buffer.writeString(JSON.resultHeader(.file(opened.file)))
-                    buffer.writeInteger(UInt8(ascii: "\n"))
-                    try Self.append(opened, to: &buffer)
+                    opened = try await store.openForReading(target)
                 } catch let error as APIError {
                     let summary = error.wire?.errorSummary ?? "path/not_found/"
                     buffer.writeString(BatchDownload.failureLine(path: path, errorSummary: summary))
+                    continue
                 }
+                buffer.writeString(JSON.resultHeader(.file(opened.file)))
+                buffer.writeInteger(UInt8(ascii: "\n"))
+                // Past its line, a file's failure can only end the answer (ShortRead).
+                try Self.append(opened, to: &buffer)
                 if buffer.readableBytes >= Self.batchWriteSize {
                     try await writer.write(buffer)
                     buffer.clear()
@@ -51,6 +54,10 @@ extension ClubAPI {
             try await writer.finish(nil)
         })
     }
+
+    /// A file that shrank while it was read: not an APIError, so that it ends the answer rather
+    /// than becoming a failure part after bytes of the file were written.
+    struct ShortRead: Error {}
 
     /// Exactly the file's `size` bytes as its metadata gave them. A file that shrank while it
     /// was read ends the answer (the client sees it cut short and asks again): the part's length
@@ -62,7 +69,7 @@ extension ClubAPI {
             let want = min(remaining, 1 << 20)
             let got = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { pointer in
                 let count = pread(opened.handle.fd, pointer.baseAddress, want, offset)
-                guard count > 0 else { throw APIError.serverFailure("download_batch: \(opened.file.name) changed while it was read") }
+                guard count > 0 else { throw ShortRead() }
                 return count
             }
             offset += off_t(got)

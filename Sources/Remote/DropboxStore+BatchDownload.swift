@@ -28,6 +28,8 @@ extension DropboxStore: BatchReadingStore {
         guard paths.count <= BatchDownload.maxEntries else {
             throw .local("a batch read takes at most \(BatchDownload.maxEntries) files, not \(paths.count)")
         }
+        // Once refused, not asked again: the caller's other batches go one file at a time at once.
+        guard !batchReadsRefused.withLock({ $0 }) else { throw .server(status: 404, detail: "this server has no batch download") }
         let body = BatchDownload.requestBody(paths: paths)
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> [BatchRead] in
             let request = try await self.request(.downloadBatch, json: true)

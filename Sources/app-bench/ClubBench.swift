@@ -4,6 +4,7 @@ import Imaging
 import LoopbackHTTP
 import Remote
 import SearchIndex
+import Synchronization
 import TerminalUI
 #if canImport(Glibc)
 import Glibc
@@ -53,6 +54,7 @@ enum ClubBench {
     static func run(_ options: Options) async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("app-bench-club-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
+        Interrupts.register { try? FileManager.default.removeItem(at: work) }
         let root = work.appendingPathComponent("club")
         let notesFolder = root.appendingPathComponent("byteclub")
         let seeding = ContinuousClock.now
@@ -65,6 +67,9 @@ enum ClubBench {
 
         var server = try ServeProcess(root: root)
         defer { server.stop() }
+        // Ctrl-C or a kill's SIGTERM stops the servers too: left running, they skewed the next run.
+        let interrupts = Interrupts.stopChildren()
+        defer { interrupts.forEach { $0.cancel() } }
         let cache = ClubCache(directory: work.appendingPathComponent("cache"))
         let indexFolder = work.appendingPathComponent("index")
         func makeApp(_ compositor: Compositor, url: URL) -> ClubApp {
@@ -218,6 +223,7 @@ enum ClubBench {
         guard let rclone = RcloneWebDAV.executable?.path else { return nil }
         let server = try RcloneWebDAV(user: "bench")
         defer { server.remove() }
+        Interrupts.register { server.stop() }
         let obscured = Pipe()
         let obscure = Process()
         obscure.executableURL = URL(fileURLWithPath: rclone)
@@ -307,6 +313,7 @@ struct ServeProcess {
     }
 
     init(root: URL) throws {
+        Interrupts.register(process)
         process.executableURL = Self.binary
         process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--log-level", "error", "--member", "bench=\(Self.token)"]
         let output = Pipe()
@@ -347,6 +354,36 @@ struct ServeProcess {
         let body = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: body, as: UTF8.self)
+    }
+}
+
+/// What a bench started and must stop if it is interrupted (SIGINT, SIGTERM).
+enum Interrupts {
+    private static let stops = Mutex<[@Sendable () -> Void]>([])
+
+    static func register(_ process: Process) {
+        register {
+            guard process.isRunning else { return }
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    static func register(_ stop: @escaping @Sendable () -> Void) { stops.withLock { $0.append(stop) } }
+
+    /// Sources that stop every registered child, the last registered first (as `defer` would),
+    /// and end the bench on SIGINT or SIGTERM.
+    static func stopChildren() -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                for stop in stops.withLock({ $0 }).reversed() { stop() }
+                exit(128 + number)
+            }
+            source.activate()
+            return source
+        }
     }
 }
 

@@ -87,13 +87,13 @@ public enum BatchDownload {
                     throw Malformed("part \(parts.count + 1): a file's metadata that does not decode")
                 }
                 guard file.size >= 0, Int64(data.endIndex - offset) >= file.size else {
-                    throw Malformed("part \(parts.count + 1): \(file.name) is cut short")
+                    throw Malformed("part \(parts.count + 1): \(TerminalSafe.escape(file.name)) is cut short")
                 }
                 let end = offset + Int(file.size)
                 parts.append(.file(file, Data(data[offset..<end])))
                 offset = end
             default:
-                throw Malformed("part \(parts.count + 1): an unknown part \"\(tagged.tag.prefix(40))\"")
+                throw Malformed("part \(parts.count + 1): an unknown part \"\(TerminalSafe.escape(String(tagged.tag.prefix(40))))\"")
             }
         }
         return parts

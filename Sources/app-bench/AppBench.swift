@@ -69,6 +69,25 @@ enum AppBench {
         }
     }
 
+    /// The first frame of a new app on a cache an earlier app filled, `runs` times: each frame's
+    /// milliseconds from the app's making, sorted. A frame without `mark` is an error.
+    static func firstFramesFromCache(runs: Int = 5, mark: String, _ makeApp: (Compositor) -> ClubApp) throws -> [Double] {
+        var frames: [Double] = []
+        for _ in 0..<runs {
+            let compositor = Compositor()
+            let start = ContinuousClock.now
+            let app = makeApp(compositor)
+            app.start()
+            let canvas = GridCanvas(width: 120, height: 36)
+            compositor.render(into: canvas)
+            let elapsed = milliseconds(since: start)
+            guard canvas.position(of: mark) != nil else { throw BenchError("the first frame from the cache does not show \(mark)") }
+            frames.append(elapsed)
+            app.stopLiveUpdates()
+        }
+        return frames.sorted()
+    }
+
     // MARK: 10,000 notes to the first frame
 
     static func notes() async throws {

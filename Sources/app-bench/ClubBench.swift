@@ -112,19 +112,7 @@ enum ClubBench {
         say(row(["app, main-queue delay p99 during the first sync", ms(percentile(delays, 0.99)), "≤ 16 ms", "max \(ms(delays.last ?? 0))"], widths))
 
         // From the cache: a new app on the same cache, its first frame, five times.
-        var fromCache: [Double] = []
-        for _ in 0..<5 {
-            let again = Compositor()
-            let began = ContinuousClock.now
-            let cached = makeApp(again, url: server.url)
-            cached.start()
-            let canvas = GridCanvas(width: 120, height: 36)
-            again.render(into: canvas)
-            let elapsed = milliseconds(since: began)
-            guard canvas.position(of: "Note") != nil else { throw BenchError("the cached first frame does not list the notes") }
-            fromCache.append(elapsed)
-        }
-        fromCache.sort()
+        let fromCache = try AppBench.firstFramesFromCache(mark: "Note") { makeApp($0, url: server.url) }
         say(row(["app, first frame from the cache (median of 5)", ms(percentile(fromCache, 0.5)), "≤ 200 ms", ""], widths))
 
         // Search: the app's index on disk, each query twenty times, beside rg over the notes.

@@ -69,20 +69,7 @@ enum FoldersBench {
         guard app.state.notes.entries.count == notes else { throw BenchError("listed \(app.state.notes.entries.count) of \(notes) notes") }
 
         // The tree's first frame from the cache: a new app on the same cache, five times.
-        var firstFrames: [Double] = []
-        for _ in 0..<5 {
-            let again = Compositor()
-            let start = ContinuousClock.now
-            let cached = makeApp(again)
-            cached.start()
-            let canvas = GridCanvas(width: 120, height: 36)
-            again.render(into: canvas)
-            let elapsed = milliseconds(since: start)
-            guard canvas.position(of: "▸ Area 0/") != nil else { throw BenchError("the first frame from the cache has no folders") }
-            firstFrames.append(elapsed)
-            cached.stopLiveUpdates()
-        }
-        firstFrames.sort()
+        let firstFrames = try AppBench.firstFramesFromCache(mark: "▸ Area 0/", makeApp)
         print(row(["tree's first frame from the cache (ms)", f(percentile(firstFrames, 0.5)), f(percentile(firstFrames, 0.95)),
                    f(firstFrames.last ?? 0), "≤ 100"], widths))
 

@@ -134,44 +134,28 @@ public struct IndexSync: Sendable {
         let batches = stride(from: 0, to: batched.count, by: max(1, fetchBatchSize)).map {
             Array(batched[$0..<min($0 + max(1, fetchBatchSize), batched.count)])
         }
-        try await withThrowingTaskGroup(of: ([Entry], [Fetched?]?).self) { group in
-            var next = 0
-            func startOne() {
-                let batch = batches[next]
-                next += 1
-                group.addTask {
-                    do {
-                        let answer = try await fetchBatch(batch)
-                        return (batch, answer.count == batch.count ? answer : nil)
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        return (batch, nil)
-                    }
-                }
+        try await Self.inFlight(batches, width: concurrentBatches, { batch -> [Fetched?]? in
+            let answer = try await fetchBatch(batch)
+            return answer.count == batch.count ? answer : nil
+        }) { batch, answer in
+            guard let answer = answer.flatMap({ $0 }) else {
+                alone += batch
+                return
             }
-            while next < min(max(1, concurrentBatches), batches.count) { startOne() }
-            while let (batch, answer) = try await group.next() {
-                if next < batches.count { startOne() }
-                guard let answer else {
-                    alone += batch
+            var notes: [IndexedNote] = []
+            for (asked, fetched) in zip(batch, answer) {
+                guard let fetched else {
+                    alone.append(asked)
                     continue
                 }
-                var notes: [IndexedNote] = []
-                for (asked, fetched) in zip(batch, answer) {
-                    guard let fetched else {
-                        alone.append(asked)
-                        continue
-                    }
-                    let entry = fetched.entry
-                    notes.append(IndexedNote(path: asked.path, name: asked.name, rev: entry.rev, modified: entry.modified,
-                                             modifiedBy: entry.modifiedBy, text: fetched.text))
-                }
-                try index.upsert(notes)
-                report.indexed += notes.count
-                done += notes.count
-                progress?(done, total)
+                let entry = fetched.entry
+                notes.append(IndexedNote(path: asked.path, name: asked.name, rev: entry.rev, modified: entry.modified,
+                                         modifiedBy: entry.modifiedBy, text: fetched.text))
             }
+            try index.upsert(notes)
+            report.indexed += notes.count
+            done += notes.count
+            progress?(done, total)
         }
         return alone
     }
@@ -183,38 +167,49 @@ public struct IndexSync: Sendable {
         guard count > 0 else { return }
         var batch: [IndexedNote] = []
         var fetched = 0
-        try await withThrowingTaskGroup(of: (Entry, String?).self) { group in
+        try await Self.inFlight(changed, width: maxConcurrentFetches, fetch) { entry, text in
+            done += 1
+            fetched += 1
+            if let text {
+                batch.append(IndexedNote(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified,
+                                         modifiedBy: entry.modifiedBy, text: text))
+            } else {
+                report.failed.append(entry.path)
+            }
+            if batch.count >= batchSize || fetched == count {
+                try index.upsert(batch)
+                report.indexed += batch.count
+                batch.removeAll(keepingCapacity: true)
+            }
+            progress?(done, total)
+        }
+    }
+
+    /// Runs `work` on each item, at most `width` at once, and hands each item and its result
+    /// (nil when `work` threw anything but cancellation) to `take` as they finish, one at a time.
+    private static func inFlight<Item: Sendable, Result: Sendable>(
+        _ items: [Item], width: Int, _ work: @escaping @Sendable (Item) async throws -> Result,
+        take: (Item, Result?) throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: (Item, Result?).self) { group in
             var next = 0
             func startOne() {
-                let entry = changed[next]
+                let item = items[next]
                 next += 1
                 group.addTask {
                     do {
-                        return (entry, try await fetch(entry))
+                        return (item, try await work(item))
                     } catch is CancellationError {
                         throw CancellationError()
                     } catch {
-                        return (entry, nil)
+                        return (item, nil)
                     }
                 }
             }
-            while next < min(maxConcurrentFetches, count) { startOne() }
-            while let (entry, text) = try await group.next() {
-                if next < count { startOne() }
-                done += 1
-                fetched += 1
-                if let text {
-                    batch.append(IndexedNote(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified,
-                                             modifiedBy: entry.modifiedBy, text: text))
-                } else {
-                    report.failed.append(entry.path)
-                }
-                if batch.count >= batchSize || fetched == count {
-                    try index.upsert(batch)
-                    report.indexed += batch.count
-                    batch.removeAll(keepingCapacity: true)
-                }
-                progress?(done, total)
+            while next < min(max(1, width), items.count) { startOne() }
+            while let (item, result) = try await group.next() {
+                if next < items.count { startOne() }
+                try take(item, result)
             }
         }
     }

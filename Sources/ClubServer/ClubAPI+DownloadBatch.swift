@@ -26,33 +26,43 @@ extension ClubAPI {
             throw APIError.badRequest("\(what): at most \(BatchDownload.maxEntries) entries at a time, not \(arguments.entries.count)")
         }
         let paths = arguments.entries.map(\.path)
-        let store = store
+        // The parts are written after this returns: the caller goes with them, so a reader's
+        // metadata says read-only as a single download's does (as finish_batch_v2 does it).
+        let (member, role) = (Caller.member, CallerRole.role)
+        let api = self
         return Response(status: .ok, headers: [.contentType: BatchDownload.contentType], body: ResponseBody { writer in
-            var buffer = ByteBufferAllocator().buffer(capacity: Self.batchWriteSize)
-            for path in paths {
-                try Task.checkCancellation()
-                let opened: OpenedFile
-                do {
-                    let target = try DropboxPath.checked(path)
-                    guard !target.isRoot else { throw APIError.notFile }
-                    opened = try await store.openForReading(target)
-                } catch let error as APIError {
-                    let summary = error.wire?.errorSummary ?? "path/not_found/"
-                    buffer.writeString(BatchDownload.failureLine(path: path, errorSummary: summary))
-                    continue
-                }
-                buffer.writeString(JSON.resultHeader(.file(opened.file)))
-                buffer.writeInteger(UInt8(ascii: "\n"))
-                // Past its line, a file's failure can only end the answer (ShortRead).
-                try Self.append(opened, to: &buffer)
-                if buffer.readableBytes >= Self.batchWriteSize {
-                    try await writer.write(buffer)
-                    buffer.clear()
-                }
+            try await Caller.$member.withValue(member) {
+                try await CallerRole.$role.withValue(role) { try await api.writeParts(paths, to: writer) }
             }
-            if buffer.readableBytes > 0 { try await writer.write(buffer) }
-            try await writer.finish(nil)
         })
+    }
+
+    /// Each path's part, gathered into writes of about `batchWriteSize`.
+    private func writeParts(_ paths: [String], to writer: consuming some ResponseBodyWriter) async throws {
+        var buffer = ByteBufferAllocator().buffer(capacity: Self.batchWriteSize)
+        for path in paths {
+            try Task.checkCancellation()
+            let opened: OpenedFile
+            do {
+                let target = try DropboxPath.checked(path)
+                guard !target.isRoot else { throw APIError.notFile }
+                opened = try await store.openForReading(target)
+            } catch let error as APIError {
+                let summary = error.wire?.errorSummary ?? "path/not_found/"
+                buffer.writeString(BatchDownload.failureLine(path: path, errorSummary: summary))
+                continue
+            }
+            buffer.writeString(JSON.resultHeader(.file(opened.file)))
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            // Past its line, a file's failure can only end the answer (ShortRead).
+            try Self.append(opened, to: &buffer)
+            if buffer.readableBytes >= Self.batchWriteSize {
+                try await writer.write(buffer)
+                buffer.clear()
+            }
+        }
+        if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        try await writer.finish(nil)
     }
 
     /// A file that shrank while it was read: not an APIError, so that it ends the answer rather

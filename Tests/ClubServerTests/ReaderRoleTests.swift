@@ -71,6 +71,12 @@ final class ReaderRoleTests: XCTestCase {
         XCTAssertEqual((entry?["sharing_info"] as? [String: Any])?["read_only"] as? Bool, true, listing.text)
         let download = try await club.post("2/files/download", body: nil, headers: ["Dropbox-API-Arg": #"{"path":"/byteclub/plan.md"}"#], token: tokens["rita"])
         XCTAssertEqual(download.text, "the plan\n")
+        // A batch download reads too, and its metadata says read-only as the listing's does.
+        let batch = try await club.post(Endpoint.downloadBatch.relativePath, body: BatchDownload.requestBody(paths: ["/byteclub/plan.md"]),
+                                        headers: ["Content-Type": "application/json"], token: tokens["rita"])
+        guard case .file(let batched, let batchedBytes)? = try BatchDownload.parse(batch.body).first else { return XCTFail(batch.text) }
+        XCTAssertEqual(batchedBytes, Data("the plan\n".utf8))
+        XCTAssertEqual(batched.sharingInfo?.readOnly, true, batch.text)
         let search = try await rpc("2/files/search_v2", ["query": "plan"], as: "rita")
         XCTAssertEqual((search.json["matches"] as? [Any])?.count, 1, search.text)
 

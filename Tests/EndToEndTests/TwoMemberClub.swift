@@ -88,7 +88,13 @@ extension TwoMemberClub {
         try tmux.type("/")
         try tmux.type(title)
         try tmux.press("Enter")
-        tmux.waitFor("the list filtered to \(title)") { $0.contains("/ \(title)") }
+        // Its row, not only the filter line: a list still loading (no cache yet after a kill)
+        // has no row for Enter to open.
+        tmux.waitFor("the list filtered to \(title)") { screen in
+            let lines = screen.components(separatedBy: "\n")
+            guard let filterLine = lines.lastIndex(where: { $0.hasPrefix(" / \(title)") }) else { return false }
+            return lines[..<filterLine].dropFirst(2).contains { $0.contains(title) }
+        }
         try tmux.press("Enter")
         tmux.waitFor(text)
     }

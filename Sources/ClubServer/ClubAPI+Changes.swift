@@ -87,22 +87,10 @@ extension ClubAPI {
         let folder = try DropboxPath.checked(cursor.path)
         // A recursive listing's later pages reuse its first page's walk (a file changed in place
         // below the folder leaves the folder's stamp as it was, so the first page walks afresh).
-        let entries = try await store.list(folder, recursive: cursor.recursive, nextPage: cursor.listingAfter != nil)
-        let after = cursor.listingAfter ?? ""
-        // Sorted by path_lower: the first entry past the key, by binary search.
-        var low = 0
-        var high = entries.count
-        if !after.isEmpty {
-            while low < high {
-                let middle = (low + high) / 2
-                if (entries[middle].pathLower ?? "") <= after { low = middle + 1 } else { high = middle }
-            }
-        }
-        let page = entries[low...].prefix(cursor.limit)
+        let page = try await store.listPage(folder, recursive: cursor.recursive, after: cursor.listingAfter, limit: cursor.limit)
         var next = cursor
-        let hasMore = low + page.count < entries.count
-        if hasMore { next.listingAfter = page.last?.pathLower ?? after } else { next.listingAfter = nil }
-        return pageJSON(page.lazy.map { $0 }, cursor: next, hasMore: hasMore)
+        next.listingAfter = page.hasMore ? page.last : nil
+        return pageJSON(page.entries.lazy.map { $0 }, cursor: next, hasMore: page.hasMore)
     }
 
     /// A page of a delta: the changes after the cursor's position, up to the head when the delta

@@ -4,8 +4,33 @@ import Foundation
 /// A listing's order: by `path_lower`, taken once per entry (comparing through the enum's
 /// computed `pathLower` copied two strings per comparison, 140,000 of them for 10,000 files).
 enum ListingOrder {
-    static func sorted(_ entries: [Metadata]) -> [Metadata] {
-        entries.map { ($0.pathLower ?? "", $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+    static func sorted(_ entries: [WalkedEntry]) -> [WalkedEntry] {
+        entries.sorted { $0.lower < $1.lower }
+    }
+
+    /// The position of the first of `entries` (sorted) past `after`, by binary search.
+    static func start(after: String?, in entries: [WalkedEntry]) -> Int {
+        guard let after, !after.isEmpty else { return 0 }
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].lower <= after { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// One entry of a walk: where it is, and its `stat` when walked.
+struct WalkedEntry: Sendable {
+    var resolved: FolderPaths.Resolved
+    var info: stat
+    /// `path_lower`, the listing's order.
+    var lower: String
+
+    init(_ resolved: FolderPaths.Resolved, info: stat) {
+        self.resolved = resolved
+        self.info = info
+        lower = resolved.path.lower
     }
 }
 
@@ -22,22 +47,26 @@ enum ListingOrder {
 /// A few listings are kept, the newest first: an app pages through the notes (everything under
 /// the club folder) while it pages through the photos' search (everything under `photos/`), and
 /// with one slot each would walk its folder again for every page of the other.
+///
+/// What is kept is the walk (where each entry is, and its `stat`), not metadata: a page's
+/// metadata (ids, content hashes) is made for that page alone, so the first page of a
+/// 100,000-file folder costs a walk and 2,000 entries' metadata, not 100,000's.
 struct ListingCache: Sendable {
     static let lifetime: Duration = .seconds(5)
     static let slots = 3
-    private var kept: [(key: String, time: ContinuousClock.Instant, entries: [Metadata])] = []
+    private var kept: [(key: String, time: ContinuousClock.Instant, entries: [WalkedEntry])] = []
 
     static func key(host: String, folderStamp: String, journalHead: UInt64, readsOnly: Bool) -> String {
         host + "|" + folderStamp + "|" + String(journalHead) + "|" + (readsOnly ? "reader" : "writer")
     }
 
     /// The entries listed under `key`, if they are recent enough at `now`.
-    func entries(for key: String, now: ContinuousClock.Instant) -> [Metadata]? {
+    func entries(for key: String, now: ContinuousClock.Instant) -> [WalkedEntry]? {
         guard let found = kept.first(where: { $0.key == key }), now - found.time < Self.lifetime else { return nil }
         return found.entries
     }
 
-    mutating func keep(_ entries: [Metadata], for key: String, at time: ContinuousClock.Instant) {
+    mutating func keep(_ entries: [WalkedEntry], for key: String, at time: ContinuousClock.Instant) {
         kept.removeAll { $0.key == key || time - $0.time >= Self.lifetime }
         kept.insert((key, time, entries), at: 0)
         if kept.count > Self.slots { kept.removeLast(kept.count - Self.slots) }

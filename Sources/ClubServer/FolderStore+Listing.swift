@@ -5,26 +5,54 @@ import Foundation
 /// ``ListingCache``'s, ``FolderSearch``'s and ``ListingDelta``'s.
 extension FolderStore {
     /// Every entry under `path` (its children, or all descendants), sorted by lower-case path.
-    /// A recursive one is walked afresh for its first page and kept for the pages after (`nextPage`).
-    func list(_ path: DropboxPath, recursive: Bool, nextPage: Bool = false) throws(APIError) -> [Metadata] {
+    func list(_ path: DropboxPath, recursive: Bool) throws(APIError) -> [Metadata] {
+        let entries = try walked(path, recursive: recursive, reuse: !recursive).entries.compactMap { try? metadata($0.resolved, info: $0.info) }
+        flushIdentifiers()
+        flushHashes()
+        return entries
+    }
+
+    /// Up to `limit` entries under `path` past `after` (a `path_lower`), sorted by lower-case
+    /// path; `last` is the listing's key to go on from. Only the page's entries get metadata. A
+    /// recursive listing is walked afresh for its first page; later pages (and a folder's own
+    /// listing) reuse the walk while ``ListingCache`` keeps it, each entry stat'ed again.
+    func listPage(_ path: DropboxPath, recursive: Bool, after: String?, limit: Int) throws(APIError)
+        -> (entries: [Metadata], last: String?, hasMore: Bool) {
+        let (walk, reused) = try walked(path, recursive: recursive, reuse: !recursive || after != nil)
+        var index = ListingOrder.start(after: after, in: walk)
+        var entries: [Metadata] = []
+        var last = after
+        while index < walk.count, entries.count < limit {
+            var entry = walk[index]
+            index += 1
+            last = entry.lower
+            // Gone since the walk: left out (the journal tells a cursor's holder).
+            if reused, stat(entry.resolved.host, &entry.info) != 0 { continue }
+            if let metadata = try? metadata(entry.resolved, info: entry.info) { entries.append(metadata) }
+        }
+        flushIdentifiers()
+        flushHashes()
+        return (entries, last, index < walk.count)
+    }
+
+    /// The walk of `path`, sorted by lower-case path: kept for a few seconds (``ListingCache``)
+    /// and reused when `reuse` (then `reused`).
+    private func walked(_ path: DropboxPath, recursive: Bool, reuse: Bool) throws(APIError) -> (entries: [WalkedEntry], reused: Bool) {
         let resolved = try resolve(path)
         guard resolved.exists else { throw .notFound }
         guard resolved.isDirectory else { throw .notFolder }
         let key: String? = ListingCache.key(host: resolved.host, folderStamp: paths.folderStamp(path) + (recursive ? "|all" : ""),
                                             journalHead: journal.position.head, readsOnly: CallerRole.readsOnly)
-        if let key, !recursive || nextPage, let entries = listingCache.entries(for: key, now: .now) { return entries }
-        var entries: [Metadata] = []
+        if let key, reuse, let entries = listingCache.entries(for: key, now: .now) { return (entries, true) }
+        var entries: [WalkedEntry] = []
         let truncated = try paths.walk(resolved, recursive: recursive) { resolved, info in
-            guard let entry = try? metadata(resolved, info: info) else { return false }
-            entries.append(entry)
+            entries.append(WalkedEntry(resolved, info: info))
             return true
         }
         if truncated { logger.warning("a walk of \(resolved.path) stopped at \(TreeWalker.maxDepth) levels below the root") }
-        flushIdentifiers()
-        flushHashes()
         entries = ListingOrder.sorted(entries)
         if let key { listingCache.keep(entries, for: key, at: .now) }
-        return entries
+        return (entries, false)
     }
 
     /// Files and folders under `scope` that ``FolderSearch`` finds.

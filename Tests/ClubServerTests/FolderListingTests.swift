@@ -16,12 +16,17 @@ final class FolderListingTests: XCTestCase {
         .folder(FolderMetadata(name: (display as NSString).lastPathComponent, id: "id:" + display, pathLower: display.lowercased(), pathDisplay: display))
     }
 
+    private func walked(_ display: String) -> WalkedEntry {
+        let path = DropboxPath(components: display.split(separator: "/").map(String.init))
+        return WalkedEntry(FolderPaths.Resolved(host: "/club" + display, path: path, exists: true, isDirectory: false), info: stat())
+    }
+
     func testACachedListingIsReusedOnlyUnderItsKeyAndForAFewSeconds() {
         var cache = ListingCache()
         let start = ContinuousClock.now
         let key = ListingCache.key(host: "/club/Notes", folderStamp: "1.2", journalHead: 7, readsOnly: false)
         XCTAssertNil(cache.entries(for: key, now: start))
-        cache.keep([file("/Notes/a.md")], for: key, at: start)
+        cache.keep([walked("/Notes/a.md")], for: key, at: start)
         XCTAssertEqual(cache.entries(for: key, now: start + .seconds(4))?.count, 1)
         XCTAssertNil(cache.entries(for: key, now: start + .seconds(5)), "an edit in place does not touch the folder's stamp")
         XCTAssertNil(cache.entries(for: ListingCache.key(host: "/club/Notes", folderStamp: "1.2", journalHead: 8, readsOnly: false), now: start),
@@ -34,8 +39,8 @@ final class FolderListingTests: XCTestCase {
         var cache = ListingCache()
         let start = ContinuousClock.now
         let keys = (0..<4).map { ListingCache.key(host: "/club", folderStamp: "\($0)|all", journalHead: 7, readsOnly: false) }
-        cache.keep([file("/Notes/a.md")], for: keys[0], at: start)
-        cache.keep([file("/photos/a.jpg"), file("/photos/b.jpg")], for: keys[1], at: start)
+        cache.keep([walked("/Notes/a.md")], for: keys[0], at: start)
+        cache.keep([walked("/photos/a.jpg"), walked("/photos/b.jpg")], for: keys[1], at: start)
         XCTAssertEqual(cache.entries(for: keys[0], now: start)?.count, 1, "the notes' listing outlives a page of the photos'")
         XCTAssertEqual(cache.entries(for: keys[1], now: start)?.count, 2)
         cache.keep([], for: keys[2], at: start + .seconds(1))
@@ -45,8 +50,12 @@ final class FolderListingTests: XCTestCase {
     }
 
     func testListingsAreOrderedByLowerCasePath() {
-        let sorted = ListingOrder.sorted([file("/b.md"), folder("/A"), file("/a/c.md"), file("/B.txt")])
-        XCTAssertEqual(sorted.map(\.pathLower), ["/a", "/a/c.md", "/b.md", "/b.txt"])
+        let sorted = ListingOrder.sorted([walked("/b.md"), walked("/A"), walked("/a/c.md"), walked("/B.txt")])
+        XCTAssertEqual(sorted.map(\.lower), ["/a", "/a/c.md", "/b.md", "/b.txt"])
+        XCTAssertEqual(ListingOrder.start(after: nil, in: sorted), 0)
+        XCTAssertEqual(ListingOrder.start(after: "/a/c.md", in: sorted), 2, "the first past the key")
+        XCTAssertEqual(ListingOrder.start(after: "/a/b", in: sorted), 1, "a key no longer listed: the next one")
+        XCTAssertEqual(ListingOrder.start(after: "/z", in: sorted), 4)
     }
 
     func testSearchNeedsEveryWordAndTheExtensionOrCategoryAsked() {

@@ -81,6 +81,7 @@ package struct ClubAPI: Sendable {
         var services: [any Service] = [
             SessionSweeper(store: store, expiry: configuration.sessionExpiry),
             ChangeWatcher(store: store, interval: configuration.rescanInterval),
+            ContentIndexer(contentSearch: contentSearch, store: store),
             HistoryPruner(store: store, days: configuration.historyDays, interval: configuration.historyPruneInterval),
         ]
         // A service that returns ends the whole group: the watcher runs only with a registry to watch.

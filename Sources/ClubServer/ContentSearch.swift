@@ -1,25 +1,37 @@
 import DropboxWire
 import Foundation
 import SearchIndex
+import ServiceLifecycle
 
 /// `search_v2` over the notes' contents: a ``SearchIndex`` of the served folder, kept in
-/// `.byteclub/search/`.
+/// `.byteclub/search/`, and kept current by the change journal.
 ///
-/// Uploads and downloads never touch it: the index is brought current when a content search
-/// comes and the change journal has moved since the last one (every commit, move, delete and
-/// rescanned outside edit moves it). Bringing it current is an ``IndexSync`` over the folder's
-/// listing, which reads only the notes whose revision changed; a search with nothing changed
-/// is the index's query alone.
+/// The index remembers the journal position it was brought to (`synced`, beside it): from there
+/// only the paths the journal names since are read again, so neither a search nor a restart
+/// walks the folder. A server starts ``ContentIndexer``, which brings the index current as it
+/// starts and whenever the journal moves, so the first search finds it ready; a search brings it
+/// current too (a change a moment ago is found). Only a journal that is new, or compacted past
+/// the index's position, sends it back to the whole folder: a walk (names and `stat`, no
+/// hashing) compared with the index's revisions, reading only the notes whose revision changed.
+///
+/// Walks and reads use ``FolderPaths`` (a value), not the ``FolderStore`` actor: a sync never
+/// holds up the requests. Hits are answered with each note's metadata as the store gives it now,
+/// for the caller's role; nothing per note is kept in memory.
 actor ContentSearch {
     /// The files whose text is indexed: the app's notes.
     static let noteExtensions: Set<String> = ["txt", "md"]
+    /// Notes written to the index per transaction.
+    static let batchSize = 256
+    /// More records than this since the index's position (a big import): the whole folder is
+    /// compared instead, one walk rather than a lookup per path.
+    static let mostRecordsApplied = 5000
 
     private let directory: URL
     private var index: SearchIndex?
     /// The journal head the index was last brought to.
     private var syncedHead: UInt64?
-    /// The listed notes by `path_lower`, as of `syncedHead`: what hits are answered with.
-    private var notes: [String: FileMetadata] = [:]
+    /// The sync under way, which a search waits for rather than starting another.
+    private var syncing: Task<Void, any Error>?
 
     init(metaDirectory: String) {
         directory = URL(fileURLWithPath: metaDirectory).appendingPathComponent("search")
@@ -29,15 +41,28 @@ actor ContentSearch {
     func search(_ query: SearchQuery, scope: DropboxPath, limit: Int, store: FolderStore) async throws -> [(FileMetadata, SearchHit)] {
         let index = try open()
         do {
-            try await bringCurrent(index, store: store)
-            return try answer(index.search(query, limit: limit), scope: scope)
+            try await bringCurrent(store: store)
+            return await answer(try index.search(query, limit: limit), scope: scope, store: store)
         } catch SearchIndexError.damaged(let why) {
             // Pages found corrupt mid-query: start afresh (a sync fills it again).
-            try index.reset(reason: why)
-            syncedHead = nil
-            try await bringCurrent(index, store: store)
-            return try answer(index.search(query, limit: limit), scope: scope)
+            try forget(index, reason: why)
+            try await bringCurrent(store: store)
+            return await answer(try index.search(query, limit: limit), scope: scope, store: store)
         }
+    }
+
+    /// Brings the index to the journal's head, or waits for the sync already doing so.
+    func bringCurrent(store: FolderStore) async throws {
+        if let syncing { try await syncing.value }
+        // Read before syncing: a change landing meanwhile moves the head past it, so the next
+        // call syncs again.
+        let head = store.journal.position.head
+        guard head != syncedHead else { return }
+        let index = try open()
+        let task = Task { try await self.sync(index, to: head, store: store) }
+        syncing = task
+        defer { syncing = nil }
+        try await task.value
     }
 
     private func open() throws -> SearchIndex {
@@ -47,40 +72,134 @@ actor ContentSearch {
         return opened
     }
 
-    private func bringCurrent(_ index: SearchIndex, store: FolderStore) async throws {
-        // Read before listing: a change landing meanwhile moves the head past it, so the next
-        // search syncs again.
-        let head = store.journal.position.head
-        guard head != syncedHead else { return }
-        var listed: [String: FileMetadata] = [:]
-        var entries: [IndexSync.Entry] = []
-        for case .file(let file) in try await store.list(.root, recursive: true) {
-            guard let path = file.pathDisplay, Self.isNote(file.name) else { continue }
-            listed[path.lowercased()] = file
-            entries.append(IndexSync.Entry(path: path, name: file.name, rev: file.rev, modified: file.serverModified,
-                                           modifiedBy: file.sharingInfo?.modifiedBy))
-        }
-        let root = store.root
-        _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in
-            // Paths come from the listing, already confined to the root.
-            let data = try Data(contentsOf: URL(fileURLWithPath: root + entry.path))
-            return String(decoding: data, as: UTF8.self)
-        }
-        notes = listed
-        syncedHead = head
+    private func forget(_ index: SearchIndex, reason: String) throws {
+        try index.reset(reason: reason)
+        syncedHead = nil
+        try? FileManager.default.removeItem(at: Self.markURL(directory))
     }
 
-    private func answer(_ hits: [SearchHit], scope: DropboxPath) -> [(FileMetadata, SearchHit)] {
-        let prefix = scope.lower + "/"
-        return hits.compactMap { hit in
-            let lower = hit.path.lowercased()
-            guard scope.isRoot || lower.hasPrefix(prefix), let file = notes[lower] else { return nil }
-            return (file, hit)
+    // MARK: - Syncing
+
+    private func sync(_ index: SearchIndex, to head: UInt64, store: FolderStore) async throws {
+        let identity = store.journal.sign("content-index")
+        let from = syncedHead ?? Self.readMark(directory, identity: identity)
+        if let from, let records = store.journal.records(after: from, through: head), records.count <= Self.mostRecordsApplied {
+            try apply(records, to: index, paths: store.paths)
+        } else {
+            try await syncWhole(index, paths: store.paths)
         }
+        syncedHead = head
+        Self.writeMark(directory, identity: identity, head: head)
+    }
+
+    /// The journal's records since the index's position: each path they name is read again as
+    /// it is now (a note, a folder's notes, or nothing), whatever happened to it in between.
+    private func apply(_ records: [JournalRecord], to index: SearchIndex, paths: FolderPaths) throws {
+        var seen = Set<String>()
+        var named: [String] = []
+        var found: [IndexSync.Entry] = []
+        func add(_ path: DropboxPath, _ info: stat) {
+            found.append(IndexSync.Entry(path: path.display, rev: FileKey(info).rev, modified: Self.modified(info), modifiedBy: nil))
+        }
+        // The newest record first: its spelling is the path's now.
+        for record in records.reversed() where seen.insert(record.lower).inserted {
+            named.append(record.display)
+            guard let path = try? DropboxPath.checked(record.display), let resolved = try? paths.resolve(path), resolved.exists else { continue }
+            if resolved.isDirectory {
+                _ = try? paths.walk(resolved, recursive: true) { entry, info in
+                    if !entry.isDirectory, Self.isNote(entry.path.name) { add(entry.path, info) }
+                    return true
+                }
+            } else if Self.isNote(resolved.path.name) {
+                var info = stat()
+                if stat(resolved.host, &info) == 0 { add(resolved.path, info) }
+            }
+        }
+        try index.remove(under: named, keeping: Set(found.map { $0.path.lowercased() }))
+        for start in stride(from: 0, to: found.count, by: Self.batchSize) {
+            try index.upsert(found[start..<min(found.count, start + Self.batchSize)].compactMap { Self.read($0, root: paths.root) })
+        }
+    }
+
+    /// The whole folder, walked (names and `stat`), against the index's revisions.
+    private func syncWhole(_ index: SearchIndex, paths: FolderPaths) async throws {
+        var entries: [IndexSync.Entry] = []
+        _ = try paths.walk(try paths.resolve(.root), recursive: true) { entry, info in
+            if !entry.isDirectory, Self.isNote(entry.path.name) {
+                entries.append(IndexSync.Entry(path: entry.path.display, rev: FileKey(info).rev, modified: Self.modified(info), modifiedBy: nil))
+            }
+            return true
+        }
+        let root = paths.root
+        _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in
+            // Paths come from the walk, already confined to the root.
+            String(decoding: try Data(contentsOf: URL(fileURLWithPath: root + entry.path)), as: UTF8.self)
+        }
+    }
+
+    private static func read(_ entry: IndexSync.Entry, root: String) -> IndexedNote? {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: root + entry.path)) else { return nil }
+        return IndexedNote(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified, modifiedBy: nil,
+                           text: String(decoding: data, as: UTF8.self))
+    }
+
+    private static func modified(_ info: stat) -> Date { Date(timeIntervalSince1970: TimeInterval(info.st_ctim.tv_sec)) }
+
+    // MARK: - Answers
+
+    /// Each hit under `scope` with its note's metadata now (a note gone since is left out).
+    private func answer(_ hits: [SearchHit], scope: DropboxPath, store: FolderStore) async -> [(FileMetadata, SearchHit)] {
+        let prefix = scope.lower + "/"
+        var found: [(FileMetadata, SearchHit)] = []
+        for hit in hits {
+            guard scope.isRoot || hit.path.lowercased().hasPrefix(prefix), let path = try? DropboxPath.checked(hit.path),
+                  case .file(let file)? = try? await store.metadata(path) else { continue }
+            found.append((file, hit))
+        }
+        return found
     }
 
     static func isNote(_ name: String) -> Bool {
         guard let dot = name.lastIndex(of: ".") else { return false }
         return noteExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    // MARK: - The index's position
+
+    /// `synced` beside the index: the journal's identity (a signature only its secret makes) and
+    /// the head the index was brought to. Written after the index's transactions, so at worst it
+    /// is behind them (and records are applied twice, to the same result).
+    private static func markURL(_ directory: URL) -> URL { directory.appendingPathComponent("synced") }
+
+    /// The position kept for the journal of `identity`.
+    private static func readMark(_ directory: URL, identity: String) -> UInt64? {
+        guard let text = try? String(contentsOf: markURL(directory), encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count == 2, String(fields[0]) == identity,
+              let head = UInt64(fields[1].trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+        return head
+    }
+
+    private static func writeMark(_ directory: URL, identity: String, head: UInt64) {
+        try? Data("\(identity) \(head)\n".utf8).write(to: markURL(directory), options: .atomic)
+    }
+}
+
+/// Brings the content index current as the server starts, and again a moment after the journal
+/// moves, so that the first `search_v2` finds it ready.
+struct ContentIndexer: Service {
+    let contentSearch: ContentSearch
+    let store: FolderStore
+    var interval: Duration = .seconds(2)
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do { try await contentSearch.bringCurrent(store: store) } catch is CancellationError { return } catch {
+                    store.logger.warning("the content index could not be brought current: \(error)")
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
     }
 }

@@ -23,11 +23,22 @@ extension SearchIndex {
 
     /// Forgets every note at or under `path` (a deleted folder).
     public func remove(under path: String) throws(SearchIndexError) {
-        let lower = path.lowercased()
+        try remove(under: [path])
+    }
+
+    /// Forgets every note at or under any of `paths` but those in `keeping` (lower-case paths),
+    /// in one transaction: the server applying its journal keeps what is still there.
+    public func remove(under paths: [String], keeping: Set<String> = []) throws(SearchIndexError) {
+        guard !paths.isEmpty else { return }
         try writing { db in
-            let paths = try String.fetchAll(db, sql: "SELECT path_lower FROM note WHERE path_lower = ? OR substr(path_lower, 1, ?) = ?",
-                                            arguments: [lower, lower.count + 1, lower + "/"])
-            for path in paths { try Self.delete(pathLower: path, in: db) }
+            for path in paths {
+                // A range on the unique index ('0' follows '/'), not a scan of every row.
+                let lower = path.lowercased()
+                let found = try String.fetchAll(db.cachedStatement(sql: """
+                    SELECT path_lower FROM note WHERE path_lower = ? OR (path_lower >= ? AND path_lower < ?)
+                    """), arguments: [lower, lower + "/", lower + "0"])
+                for path in found where !keeping.contains(path) { try Self.delete(pathLower: path, in: db) }
+            }
         }
     }
 

@@ -28,11 +28,22 @@ final class ContentSearchTests: XCTestCase {
         }
     }
 
+    /// Waits until a search for `query` finds `count` notes: files written on the server's disk
+    /// reach the index through the journal, once the server's rescan (every second) notices them.
+    func waitUntilJournalled(_ query: String, count: Int, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while try await search(query, file: file, line: line).count < count {
+            guard Date() < deadline else { return XCTFail("the rescan never journalled what \"\(query)\" finds", file: file, line: line) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     func testContentsAreSearchedWhenFilenameOnlyIsFalse() async throws {
         try club.write("byteclub/Trip.txt", "Packing\nBoat hire on the lake\n")
         try club.write("byteclub/Café.md", "Déjà vu, 東京都に行きます")
         try club.write("byteclub/Boat list.txt", "nothing about water")
         try club.write("byteclub/photos/boat.jpg", "not a note")
+        try await waitUntilJournalled("boat", count: 2)
 
         let boat = try await search("boat")
         XCTAssertEqual(Set(boat.map { "\($0.0) \($0.1)" }), ["Trip.txt content", "Boat list.txt filename"])
@@ -62,6 +73,7 @@ final class ContentSearchTests: XCTestCase {
 
     func testAnUploadIsFoundByTheNextSearch() async throws {
         try club.write("byteclub/Log.txt", "first words")
+        try await waitUntilJournalled("first", count: 1)
         let r8 = try await search("kiwis")
         XCTAssertEqual(r8.map(\.0), [])
         let upload = try await club.upload("/byteclub/Log.txt", Data("now kiwis".utf8), mode: "overwrite")
@@ -78,6 +90,7 @@ final class ContentSearchTests: XCTestCase {
 
     func testPagesAndABadQuery() async throws {
         for i in 0..<5 { try club.write("byteclub/N\(i).txt", "shared word \(i)") }
+        try await waitUntilJournalled("shared", count: 5)
         let first = try await club.rpc("2/files/search_v2", ["query": "shared", "options": ["filename_only": false, "max_results": 3]])
         XCTAssertEqual((first.json["matches"] as? [[String: Any]])?.count, 3)
         XCTAssertEqual(first.json["has_more"] as? Bool, true)
@@ -88,5 +101,37 @@ final class ContentSearchTests: XCTestCase {
         let bad = try await club.rpc("2/files/search_v2", ["query": "-shared", "options": ["filename_only": false]])
         XCTAssertEqual(bad.status, 400)
         XCTAssertTrue(bad.text.contains("not only words to leave out"), bad.text)
+    }
+
+    func testTheIndexFollowsTheJournalWithoutASearchAndAcrossARestart() async throws {
+        try club.write("byteclub/Trips/Lyon.md", "ferry to the island")
+        try club.write("byteclub/Trips/Annecy.md", "lake walk")
+        // Built by the server itself, before any search: its position is on disk.
+        let mark = club.root.appendingPathComponent(".byteclub/search/synced")
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOf: mark, encoding: .utf8))?.split(separator: " ").last.flatMap({ UInt64($0.trimmingCharacters(in: .newlines)) }) ?? 0 == 0 {
+            guard Date() < deadline else { return XCTFail("the server never indexed the notes on its own") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await waitUntilJournalled("ferry", count: 1)
+
+        // A folder moved: its notes answer at their new paths, none at the old.
+        let moved = try await club.rpc("2/files/move_v2", ["from_path": "/byteclub/Trips", "to_path": "/byteclub/Done"])
+        XCTAssertEqual(moved.status, 200, moved.text)
+        let ferry = try await club.rpc("2/files/search_v2", ["query": "ferry", "options": ["filename_only": false]])
+        let paths = (ferry.json["matches"] as? [[String: Any]] ?? []).compactMap { (($0["metadata"] as? [String: Any])?["metadata"] as? [String: Any])?["path_display"] as? String }
+        XCTAssertEqual(paths, ["/byteclub/Done/Lyon.md"])
+
+        // Changed while the server was down: the restarted server's rescan journals it, and the
+        // index follows from its kept position.
+        await club.stop()
+        try FileManager.default.removeItem(at: club.root.appendingPathComponent("byteclub/Done/Annecy.md"))
+        try club.write("byteclub/Done/Geneva.md", "lake steamer")
+        club = try await club.started()
+        try await waitUntilJournalled("steamer", count: 1)
+        let lake = try await search("lake")
+        XCTAssertEqual(lake.map(\.0), ["Geneva.md"])
+        let ferryAgain = try await search("ferry")
+        XCTAssertEqual(ferryAgain.map(\.0), ["Lyon.md"])
     }
 }

@@ -41,9 +41,19 @@ final class ServerFixture: @unchecked Sendable {
     /// Stops this server, keeping its folder, and starts a new one on it with the same settings
     /// (on a new port). Tear down the one returned.
     func restart() async throws -> ServerFixture {
+        await stop()
+        return try await started()
+    }
+
+    /// Stops this server, keeping its folder, to change the folder while no server runs.
+    func stop() async {
         session.invalidateAndCancel()
         await server.stop()
-        return try await ServerFixture(restarting: self)
+    }
+
+    /// A new server on this stopped one's folder, with the same settings. Tear down the one returned.
+    func started() async throws -> ServerFixture {
+        try await ServerFixture(restarting: self)
     }
 
     func tearDown() async {

@@ -37,6 +37,8 @@ actor FolderStore {
     var caches: CacheFiles
     /// The last non-recursive listing, while it may be reused (FolderStore+Listing).
     var listingCache = ListingCache()
+    /// When a listing's page last wrote `ids.json` and `content-hashes` (FolderStore+Listing).
+    var listingFlushed = ContinuousClock.now
     /// Upload sessions being appended to and grown right now (FolderStore+Sessions).
     var sessions = UploadSessionLedger()
     /// Histories and who made them (FolderStore+Revisions), and their files.

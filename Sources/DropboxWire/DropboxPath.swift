@@ -53,7 +53,8 @@ public struct DropboxPath: Sendable, Hashable, CustomStringConvertible {
             if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\\" || scalar == "/" { return false }
         }
         // "%2e%2e" and friends: never meaningful here, and dangerous to anything that decodes.
-        if let decoded = part.removingPercentEncoding, decoded != part {
+        // (Decoding only a name with a `%`: Foundation's decoding was a tenth of a 100,000-file walk.)
+        if part.utf8.contains(UInt8(ascii: "%")), let decoded = part.removingPercentEncoding, decoded != part {
             if decoded == "." || decoded == ".." || decoded.contains("/") || decoded.contains("\\") || decoded.contains("\0") { return false }
         }
         // Trailing spaces and dots are stripped by some file systems, turning one name into another.

@@ -109,6 +109,17 @@ final class SearchIndexTests: XCTestCase {
         XCTAssertEqual(try paths("zebra"), ["/a/Same2.txt", "/a/Same1.txt"])
     }
 
+    func testPastTheRankingCapMatchesComeNewestFirst() throws {
+        try index.upsert([note("/byteclub/Paint.txt", "Nothing here.", modified: 50)])
+        let query = try SearchQuery("paint")
+        // Ranked, the title match (weighing four times) leads although it is the oldest.
+        XCTAssertEqual(try index.search(query, mostRanked: 2).map(\.path), ["/byteclub/Paint.txt", "/byteclub/Harbour.txt"])
+        // Two matches past a cap of one: the newest first, scores aside; a folder still keeps its own.
+        XCTAssertEqual(try index.search(query, mostRanked: 1).map(\.path), ["/byteclub/Harbour.txt", "/byteclub/Paint.txt"])
+        XCTAssertEqual(try index.search(query, limit: 1, mostRanked: 1).map(\.path), ["/byteclub/Harbour.txt"])
+        XCTAssertEqual(try index.search(query, under: "/elsewhere", mostRanked: 1).map(\.path), [])
+    }
+
     func testHostileQueriesNeverFailInSQLite() throws {
         for text in [#"NEAR(boat hire, 2)"#, #"boat" OR "hire"#, "((( boat", "boat AND", "name:boat", "{name}: boat", #""boat"#,
                      "^boat", "boat + hire", "'; DROP TABLE note; --", "*boat", "bo*at", "NOT boat", "-boat hire"] {

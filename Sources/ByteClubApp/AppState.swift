@@ -155,6 +155,17 @@ public struct AppState: Sendable {
         return self[tab].generation
     }
 
+    /// What a first load has listed so far, shown while it goes on (the load's result replaces it).
+    public mutating func showPartialLoad(_ tab: Tab, _ entries: [RemoteEntry]) {
+        self[tab].entries = entries.filter { $0.kind == .file }
+        self[tab].folders = entries.filter { $0.kind == .folder }
+        self[tab].version += 1
+        if loadMaySay(tab) {
+            sayCount()
+            loadMessage = message
+        }
+    }
+
     /// Applies the result of a load. A stale load (an older generation) only stops counting
     /// as in flight; the failure of the latest load keeps the old entries and shows the error.
     public mutating func finishLoad(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>) {
@@ -215,6 +226,8 @@ public struct AppState: Sendable {
     private func countText(_ tab: Tab) -> StatusMessage {
         if self[tab].hasLoaded { return StatusMessage(Self.summary(count: self[tab].entries.count, tab: tab)) }
         if let error = self[tab].error, !self[tab].isLoading { return .error(error) }
+        // A first load paging in shows its notes so far.
+        if !self[tab].entries.isEmpty { return StatusMessage("Loading \(tab.noun)… \(IndexingProgress.grouped(self[tab].entries.count)) so far") }
         return StatusMessage("Loading \(tab.noun)…")
     }
 

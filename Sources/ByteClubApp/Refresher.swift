@@ -37,9 +37,24 @@ final class Refresher {
         var generation = 0
         context.update { generation = $0.beginLoad(tab) }
         let store = context.store, layout = context.configuration.layout
-        context.perform({ () async throws(RemoteError) in try await layout.fetch(tab, from: store) }) { [weak self] result in
+        // A first load with nothing on screen (no cache) shows the notes as they page in.
+        let partial = context.state[tab].hasLoaded || !context.state[tab].entries.isEmpty
+            ? nil : Self.partialRelay(context.effects.hop, to: self, tab: tab, generation: generation)
+        context.perform({ () async throws(RemoteError) in try await layout.fetch(tab, from: store, partial: partial) }) { [weak self] result in
             self?.deliver(tab, generation: generation, result: result, select: select, cursor: cursor)
         }
+    }
+
+    private static func partialRelay(_ hop: UIHop, to refresher: Refresher, tab: Tab, generation: Int) -> @Sendable ([RemoteEntry]) -> Void {
+        { [weak refresher] entries in
+            hop { refresher?.showPartial(tab, generation: generation, entries) }
+        }
+    }
+
+    /// What a first load has so far: on screen while it goes on (``AppState/countText`` says so).
+    private func showPartial(_ tab: Tab, generation: Int, _ entries: [RemoteEntry]) {
+        guard context.state[tab].generation == generation, context.state[tab].isLoading, !context.state[tab].hasLoaded else { return }
+        context.update { $0.showPartialLoad(tab, entries) }
     }
 
     private func deliver(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>, select: String?, cursor: RemoteCursor?) {

@@ -20,18 +20,25 @@ public struct ClubLayout: Sendable, Equatable {
     /// The folder `tab` lists: the notes' folder, or the photos' inside it.
     public func folder(of tab: Tab) -> String { tab == .notes ? folder : photosFolder }
 
-    /// The entries `tab` lists, sorted for display. A missing folder is an empty list.
-    public func fetch(_ tab: Tab, from store: any RemoteStore) async throws(RemoteError) -> [RemoteEntry] {
+    /// The entries `tab` lists, sorted for display. A missing folder is an empty list. `partial`
+    /// hears the Notes tab's entries so far, sorted, while a big listing pages in.
+    public func fetch(_ tab: Tab, from store: any RemoteStore, partial: (@Sendable ([RemoteEntry]) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
+        let notesSoFar = Self.notesSoFar(partial, layout: self)
         do {
             switch tab {
             case .notes:
-                return notesTree(try await store.listRecursively(folder))
+                return notesTree(try await store.listRecursively(folder, partial: notesSoFar))
             case .photos:
                 return Self.sortedPhotos(try await store.search(in: photosFolder, extensions: Self.photoExtensions))
             }
         } catch .notFound {
             return []
         }
+    }
+
+    private static func notesSoFar(_ partial: (@Sendable ([RemoteEntry]) -> Void)?, layout: ClubLayout) -> (@Sendable ([RemoteEntry]) -> Void)? {
+        guard let partial else { return nil }
+        return { entries in partial(layout.notesTree(entries)) }
     }
 
     /// The Notes tab's entries of a recursive listing: the notes at any depth, newest first,

@@ -83,29 +83,34 @@ extension DropboxStore {
 
     /// Every entry under a folder, in its subfolders too when `recursive`, started over on a
     /// `reset`. Real Dropbox names the folder itself first in a recursive listing; it is left out.
-    public func listAll(_ folder: String, recursive: Bool) async throws(RemoteError) -> [RemoteEntry] {
+    public func listAll(_ folder: String, recursive: Bool, partial: (@Sendable ([RemoteEntry]) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
         guard recursive else { return try await list(folder) }
         var restarts = 0
         while true {
             do {
-                return try await listEverything(folder)
+                return try await listEverything(folder, partial: partial)
             } catch .cursorReset where restarts < 5 {
                 restarts += 1
             }
         }
     }
 
-    private func listEverything(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+    private func listEverything(_ folder: String, partial: (@Sendable ([RemoteEntry]) -> Void)?) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
         var paging = ListingGuard(folder: folder, limits: listingLimits)
         var page = try await rpc(.listFolder, ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true,
                                  decoding: ListFolderResult.self)
+        var reported: ContinuousClock.Instant?
         while true {
             try paging.page(count: page.entries.count, next: page.hasMore ? page.cursor : nil)
             for item in page.entries {
                 if case .updated(let entry) = try Self.change(item, in: folder), entry.pathLower != folder.lowercased() { entries.append(entry) }
             }
             guard page.hasMore else { return entries }
+            if let partial, reported.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
+                reported = .now
+                partial(entries)
+            }
             page = try await rpc(.listFolderContinue, ["cursor": page.cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
         }
     }

@@ -1,9 +1,11 @@
 /// Everything under a folder, subfolders included, in one list.
 extension RemoteStore {
     /// A club server and Dropbox answer a recursive listing themselves, WebDAV by `Depth`; any
-    /// other store is walked a folder at a time.
-    public func listRecursively(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
-        if let dropbox = self as? DropboxStore { return try await dropbox.listAll(folder, recursive: true) }
+    /// other store is walked a folder at a time. `partial`, when given, hears what a listing that
+    /// comes in pages (the club server's, Dropbox's) holds so far: after its first page, then at
+    /// most every second until the last.
+    public func listRecursively(_ folder: String, partial: (@Sendable ([RemoteEntry]) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
+        if let dropbox = self as? DropboxStore { return try await dropbox.listAll(folder, recursive: true, partial: partial) }
         if let webdav = self as? WebDAVStore { return try await webdav.listAll(folder, recursive: true) }
         var all: [RemoteEntry] = []
         var pending = [folder]

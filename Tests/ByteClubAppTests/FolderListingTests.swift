@@ -41,6 +41,20 @@ final class FolderListingTests: XCTestCase {
                        "up a folder selects the folder just left")
     }
 
+    func testAFirstLoadShowsItsNotesSoFarUntilItsResult() {
+        var state = AppState(backend: "test")
+        state.message = StatusMessage("Loading…")
+        let generation = state.beginLoad(.notes)
+        state.showPartialLoad(.notes, ClubLayout().notesTree([note("/byteclub/A.md"), note("/byteclub/B.md")]))
+        XCTAssertEqual(titles(state), ["A", "B"], "the notes so far are listed")
+        XCTAssertEqual(state.shownMessage?.text, "Loading notes… 2 so far")
+        XCTAssertFalse(state.notes.hasLoaded, "a draft's note may still come: drafts wait for the whole list")
+        state.finishLoad(.notes, generation: generation, result: .success(ClubLayout().notesTree([note("/byteclub/A.md"), note("/byteclub/B.md"),
+                                                                                                   note("/byteclub/C.md", minutesAgo: 5)])))
+        XCTAssertEqual(titles(state), ["A", "B", "C"])
+        XCTAssertEqual(state.shownMessage?.text, "3 notes")
+    }
+
     func testAFolderOnlyANotesPathNamesIsListedToo() {
         let state = state(["/byteclub/Deep/Down/n.md"])
         XCTAssertEqual(titles(state), ["▸ Deep/"])

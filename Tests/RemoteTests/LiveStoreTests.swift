@@ -1,5 +1,6 @@
 import ClubServer
 import Foundation
+import Synchronization
 import Remote
 import XCTest
 
@@ -144,6 +145,17 @@ final class LiveStoreTests: XCTestCase {
         XCTAssertEqual(listing.count, 8)
         let after = try await store.listChanges(since: fresh)
         XCTAssertEqual(after.changes, [])
+    }
+
+    func testAPagedListingIsHeardAsItComesIn() async throws {
+        let folder = club.root.appendingPathComponent("byteclub/many")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for n in 0..<2_500 { try Data("\(n)".utf8).write(to: folder.appendingPathComponent(String(format: "n%04d.md", n))) }
+        let heard = Mutex<[Int]>([])
+        let all = try await club.store().listRecursively("/byteclub", partial: { entries in heard.withLock { $0.append(entries.count) } })
+        XCTAssertEqual(all.filter { $0.kind == .file }.count, 2_500)
+        // The first page of 2,000 (the folder and 1,999 notes), and nothing once the last is in.
+        XCTAssertEqual(heard.withLock { $0 }, [2_000])
     }
 
     func testRevisionsNewestFirstRestoreAndRevDownloads() async throws {

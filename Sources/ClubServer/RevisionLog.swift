@@ -18,9 +18,16 @@ enum RevisionLog {
     /// The history folder's name for a file id ("id:abc" → "abc"); nil for ids that are not ours.
     static func historyKey(_ id: String) -> String? {
         guard id.hasPrefix("id:") else { return nil }
-        let key = String(id.dropFirst(3))
-        guard !key.isEmpty, key.count <= 64, key != "revs", key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
-        return key
+        let key = id.utf8.dropFirst(3)
+        // Bytes, not Characters: this runs for every file of every listing page.
+        guard !key.isEmpty, key.count <= 64, !key.elementsEqual("revs".utf8), key.allSatisfy({ byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"): true
+            default: false
+            }
+        }) else { return nil }
+        return String(id.dropFirst(3))
     }
 
     /// A rev as we hand them out: hex digits (Dropbox's are at least 9).

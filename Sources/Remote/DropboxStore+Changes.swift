@@ -97,22 +97,17 @@ extension DropboxStore {
 
     private func listEverything(_ folder: String, partial: (@Sendable ([RemoteEntry]) -> Void)?) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
-        var paging = ListingGuard(folder: folder, limits: listingLimits)
-        var page = try await rpc(.listFolder, ["path": folder, "recursive": true, "limit": 2000], path: folder, idempotent: true,
-                                 decoding: ListFolderResult.self)
         var reported: ContinuousClock.Instant?
-        while true {
-            try paging.page(count: page.entries.count, next: page.hasMore ? page.cursor : nil)
+        try await forEachPipelinedPage(folder, recursive: true, limits: listingLimits) { (page: ListFolderResult) throws(RemoteError) in
             for item in page.entries {
                 if case .updated(let entry) = try Self.change(item, in: folder), entry.pathLower != folder.lowercased() { entries.append(entry) }
             }
-            guard page.hasMore else { return entries }
-            if let partial, reported.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
+            if page.hasMore, let partial, reported.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
                 reported = .now
                 partial(entries)
             }
-            page = try await rpc(.listFolderContinue, ["cursor": page.cursor], path: folder, idempotent: true, decoding: ListFolderResult.self)
         }
+        return entries
     }
 
     /// A change page's entry. The folder itself may appear (a recursive cursor's folder was

@@ -31,7 +31,11 @@ extension DropboxStore {
         var restarts = 0
         while true {
             do {
-                return try await listAllPages(folder, limits: listingLimits)
+                var entries: [RemoteEntry] = []
+                try await forEachPipelinedPage(folder, recursive: false, limits: listingLimits) { (page: ListFolderResult) throws(RemoteError) in
+                    for item in page.entries { entries.append(try Self.entry(item, in: folder)) }
+                }
+                return entries
             } catch .cursorReset where restarts < 5 {
                 restarts += 1
             }

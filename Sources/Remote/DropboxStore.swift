@@ -209,11 +209,19 @@ public final class DropboxStore: RemoteStore, Sendable {
     /// An RPC call with its JSON body as bytes (`null` for calls that take no argument).
     func rpc<T: Decodable & Sendable>(_ endpoint: Endpoint, body: Data, path: String, idempotent: Bool,
                                        decoding type: T.Type) async throws(RemoteError) -> T {
+        try await rpc(endpoint, body: body, path: path, idempotent: idempotent) { (data: Data) throws(RemoteError) -> T in
+            try Self.decode(T.self, from: data)
+        }
+    }
+
+    /// An RPC call whose answer `answer` makes of the body, inside the retries.
+    func rpc<T: Sendable>(_ endpoint: Endpoint, body: Data, path: String, idempotent: Bool,
+                          answer: (Data) throws(RemoteError) -> T) async throws(RemoteError) -> T {
         try await withRetries(idempotent: idempotent) { () async throws(RemoteError) -> T in
             let request = try await self.request(endpoint, json: true)
             let reply = await self.exchange(request, body: .data(body))
             try self.check(reply, path: path)
-            return try Self.decode(T.self, from: reply.body)
+            return try answer(reply.body)
         }
     }
 

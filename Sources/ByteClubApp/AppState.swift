@@ -12,6 +12,8 @@ public struct Listing: Equatable, Sendable {
     /// Whether a load has ever succeeded (before that, an empty list means "loading").
     public var hasLoaded = false
     public var isLoading = false
+    /// How many entries a first load that pages in has listed so far (0 otherwise).
+    public var pagedSoFar = 0
     /// The last load's failure; the entries of the load before it stay on screen.
     public var error: String?
     public var list = ListState()
@@ -155,11 +157,15 @@ public struct AppState: Sendable {
         return self[tab].generation
     }
 
-    /// What a first load has listed so far, shown while it goes on (the load's result replaces it).
-    public mutating func showPartialLoad(_ tab: Tab, _ entries: [RemoteEntry]) {
-        self[tab].entries = entries.filter { $0.kind == .file }
-        self[tab].folders = entries.filter { $0.kind == .folder }
-        self[tab].version += 1
+    /// How far a first load has got: `firstPage` (when given) shown while it goes on, and
+    /// `count` said; the load's result replaces both.
+    public mutating func showPartialLoad(_ tab: Tab, _ firstPage: [RemoteEntry]?, count: Int) {
+        if let firstPage {
+            self[tab].entries = firstPage.filter { $0.kind == .file }
+            self[tab].folders = firstPage.filter { $0.kind == .folder }
+            self[tab].version += 1
+        }
+        self[tab].pagedSoFar = count
         if loadMaySay(tab) {
             sayCount()
             loadMessage = message
@@ -178,6 +184,7 @@ public struct AppState: Sendable {
             self[tab].folders = entries.filter { $0.kind == .folder }
             self[tab].version += 1
             self[tab].hasLoaded = true
+            self[tab].pagedSoFar = 0
             self[tab].error = nil
             self[tab].cachedAt = nil
             // A load's summary replaces only "Loading…" or an older load's message, never
@@ -226,8 +233,8 @@ public struct AppState: Sendable {
     private func countText(_ tab: Tab) -> StatusMessage {
         if self[tab].hasLoaded { return StatusMessage(Self.summary(count: self[tab].entries.count, tab: tab)) }
         if let error = self[tab].error, !self[tab].isLoading { return .error(error) }
-        // A first load paging in shows its notes so far.
-        if !self[tab].entries.isEmpty { return StatusMessage("Loading \(tab.noun)… \(IndexingProgress.grouped(self[tab].entries.count)) so far") }
+        // A first load paging in says how far it has got.
+        if self[tab].pagedSoFar > 0 { return StatusMessage("Loading \(tab.noun)… \(IndexingProgress.grouped(self[tab].pagedSoFar)) so far") }
         return StatusMessage("Loading \(tab.noun)…")
     }
 

@@ -45,16 +45,17 @@ final class Refresher {
         }
     }
 
-    private static func partialRelay(_ hop: UIHop, to refresher: Refresher, tab: Tab, generation: Int) -> @Sendable ([RemoteEntry]) -> Void {
-        { [weak refresher] entries in
-            hop { refresher?.showPartial(tab, generation: generation, entries) }
+    private static func partialRelay(_ hop: UIHop, to refresher: Refresher, tab: Tab, generation: Int) -> @Sendable (ListingProgress) -> Void {
+        { [weak refresher] progress in
+            hop { refresher?.showPartial(tab, generation: generation, progress) }
         }
     }
 
-    /// What a first load has so far: on screen while it goes on (``AppState/countText`` says so).
-    private func showPartial(_ tab: Tab, generation: Int, _ entries: [RemoteEntry]) {
+    /// How far a first load has got: its first page on screen while it goes on, and the count
+    /// in the status bar.
+    private func showPartial(_ tab: Tab, generation: Int, _ progress: ListingProgress) {
         guard context.state[tab].generation == generation, context.state[tab].isLoading, !context.state[tab].hasLoaded else { return }
-        context.update { $0.showPartialLoad(tab, entries) }
+        context.update { $0.showPartialLoad(tab, progress.firstPage, count: progress.count) }
     }
 
     private func deliver(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>, select: String?, cursor: RemoteCursor?) {

@@ -21,8 +21,9 @@ public struct ClubLayout: Sendable, Equatable {
     public func folder(of tab: Tab) -> String { tab == .notes ? folder : photosFolder }
 
     /// The entries `tab` lists, sorted for display. A missing folder is an empty list. `partial`
-    /// hears the Notes tab's entries so far, sorted, while a big listing pages in.
-    public func fetch(_ tab: Tab, from store: any RemoteStore, partial: (@Sendable ([RemoteEntry]) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
+    /// hears how far the Notes tab's listing has got while a big one pages in (its first page's
+    /// notes sorted for display).
+    public func fetch(_ tab: Tab, from store: any RemoteStore, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
         let notesSoFar = Self.notesSoFar(partial, layout: self)
         do {
             switch tab {
@@ -36,9 +37,9 @@ public struct ClubLayout: Sendable, Equatable {
         }
     }
 
-    private static func notesSoFar(_ partial: (@Sendable ([RemoteEntry]) -> Void)?, layout: ClubLayout) -> (@Sendable ([RemoteEntry]) -> Void)? {
+    private static func notesSoFar(_ partial: (@Sendable (ListingProgress) -> Void)?, layout: ClubLayout) -> (@Sendable (ListingProgress) -> Void)? {
         guard let partial else { return nil }
-        return { entries in partial(layout.notesTree(entries)) }
+        return { progress in partial(ListingProgress(firstPage: progress.firstPage.map(layout.notesTree), count: progress.count)) }
     }
 
     /// The Notes tab's entries of a recursive listing: the notes at any depth, newest first,

@@ -83,7 +83,7 @@ extension DropboxStore {
 
     /// Every entry under a folder, in its subfolders too when `recursive`, started over on a
     /// `reset`. Real Dropbox names the folder itself first in a recursive listing; it is left out.
-    public func listAll(_ folder: String, recursive: Bool, partial: (@Sendable ([RemoteEntry]) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
+    public func listAll(_ folder: String, recursive: Bool, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
         guard recursive else { return try await list(folder) }
         var restarts = 0
         while true {
@@ -95,7 +95,7 @@ extension DropboxStore {
         }
     }
 
-    private func listEverything(_ folder: String, partial: (@Sendable ([RemoteEntry]) -> Void)?) async throws(RemoteError) -> [RemoteEntry] {
+    private func listEverything(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
         var reported: ContinuousClock.Instant?
         try await forEachPipelinedPage(folder, recursive: true, limits: listingLimits) { (page: ListFolderResult) throws(RemoteError) in
@@ -103,8 +103,8 @@ extension DropboxStore {
                 if case .updated(let entry) = try Self.change(item, in: folder), entry.pathLower != folder.lowercased() { entries.append(entry) }
             }
             if page.hasMore, let partial, reported.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
+                partial(ListingProgress(firstPage: reported == nil ? entries : nil, count: entries.count))
                 reported = .now
-                partial(entries)
             }
         }
         return entries

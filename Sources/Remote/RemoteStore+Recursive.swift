@@ -1,10 +1,22 @@
+/// How far a listing that comes in pages has got: the entries of its first page (in the first
+/// report only: later ones would copy a growing list across threads) and how many so far.
+public struct ListingProgress: Sendable {
+    public var firstPage: [RemoteEntry]?
+    public var count: Int
+
+    public init(firstPage: [RemoteEntry]?, count: Int) {
+        self.firstPage = firstPage
+        self.count = count
+    }
+}
+
 /// Everything under a folder, subfolders included, in one list.
 extension RemoteStore {
     /// A club server and Dropbox answer a recursive listing themselves, WebDAV by `Depth`; any
-    /// other store is walked a folder at a time. `partial`, when given, hears what a listing that
-    /// comes in pages (the club server's, Dropbox's) holds so far: after its first page, then at
+    /// other store is walked a folder at a time. `partial`, when given, hears how far a listing
+    /// that comes in pages (the club server's, Dropbox's) has got: after its first page, then at
     /// most every second until the last.
-    public func listRecursively(_ folder: String, partial: (@Sendable ([RemoteEntry]) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
+    public func listRecursively(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
         if let dropbox = self as? DropboxStore { return try await dropbox.listAll(folder, recursive: true, partial: partial) }
         if let webdav = self as? WebDAVStore { return try await webdav.listAll(folder, recursive: true) }
         var all: [RemoteEntry] = []

@@ -152,9 +152,11 @@ final class LiveStoreTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for n in 0..<2_500 { try Data("\(n)".utf8).write(to: folder.appendingPathComponent(String(format: "n%04d.md", n))) }
         let heard = Mutex<[Int]>([])
-        let all = try await club.store().listRecursively("/byteclub", partial: { entries in heard.withLock { $0.append(entries.count) } })
+        let all = try await club.store().listRecursively("/byteclub", partial: { progress in
+            heard.withLock { $0.append(progress.firstPage?.count ?? -progress.count) }
+        })
         XCTAssertEqual(all.filter { $0.kind == .file }.count, 2_500)
-        // The first page of 2,000 (the folder and 1,999 notes), and nothing once the last is in.
+        // The first page of 2,000 (the folder and 1,999 notes) with its entries, and nothing once the last is in.
         XCTAssertEqual(heard.withLock { $0 }, [2_000])
     }
 

@@ -185,15 +185,18 @@ actor ContentSearch {
     }
 }
 
-/// Brings the content index current as the server starts, and again a moment after the journal
-/// moves, so that the first `search_v2` finds it ready.
+/// Brings the content index current soon after the server starts (not at once: its first
+/// listings come first, and a folder never indexed is read whole), and again a moment after the
+/// journal moves, so that the first `search_v2` finds it ready.
 struct ContentIndexer: Service {
     let contentSearch: ContentSearch
     let store: FolderStore
     var interval: Duration = .seconds(2)
+    var startDelay: Duration = .seconds(5)
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
+            try await Task.sleep(for: startDelay)
             while !Task.isCancelled {
                 do { try await contentSearch.bringCurrent(store: store) } catch is CancellationError { return } catch {
                     store.logger.warning("the content index could not be brought current: \(error)")

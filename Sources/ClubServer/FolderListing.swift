@@ -48,13 +48,18 @@ struct WalkedEntry: Sendable {
 /// the club folder) while it pages through the photos' search (everything under `photos/`), and
 /// with one slot each would walk its folder again for every page of the other.
 ///
-/// What is kept is the walk (where each entry is, and its `stat`), not metadata: a page's
-/// metadata (ids, content hashes) is made for that page alone, so the first page of a
-/// 100,000-file folder costs a walk and 2,000 entries' metadata, not 100,000's.
+/// What is kept is the walk (where each entry is, and its `stat`), and the metadata of the
+/// entries a page has handed out (``metadataKept`` of them at most): a page's metadata (ids,
+/// content hashes) is made for that page alone, so the first page of a 100,000-file folder costs
+/// a walk and 2,000 entries' metadata, not 100,000's, and the same page asked for again costs
+/// nothing more.
 struct ListingCache: Sendable {
     static let lifetime: Duration = .seconds(5)
     static let slots = 3
-    private var kept: [(key: String, time: ContinuousClock.Instant, entries: [WalkedEntry])] = []
+    /// Metadata kept per listing: a 10,000-file folder paged again costs no metadata; memory
+    /// stays bounded for a 100,000-file one.
+    static let metadataKept = 20_000
+    private var kept: [(key: String, time: ContinuousClock.Instant, entries: [WalkedEntry], metadata: [Int: Metadata])] = []
 
     static func key(host: String, folderStamp: String, journalHead: UInt64, readsOnly: Bool) -> String {
         host + "|" + folderStamp + "|" + String(journalHead) + "|" + (readsOnly ? "reader" : "writer")
@@ -66,9 +71,20 @@ struct ListingCache: Sendable {
         return found.entries
     }
 
+    /// The metadata pages made for the listing kept under `key`, by the entry's index.
+    func metadata(for key: String) -> [Int: Metadata] {
+        kept.first { $0.key == key }?.metadata ?? [:]
+    }
+
+    /// Keeps the metadata a page made, while the listing is kept (up to ``metadataKept``).
+    mutating func remember(_ made: [(index: Int, metadata: Metadata)], for key: String) {
+        guard let slot = kept.firstIndex(where: { $0.key == key }) else { return }
+        for (index, metadata) in made where kept[slot].metadata.count < Self.metadataKept { kept[slot].metadata[index] = metadata }
+    }
+
     mutating func keep(_ entries: [WalkedEntry], for key: String, at time: ContinuousClock.Instant) {
         kept.removeAll { $0.key == key || time - $0.time >= Self.lifetime }
-        kept.insert((key, time, entries), at: 0)
+        kept.insert((key, time, entries, [:]), at: 0)
         if kept.count > Self.slots { kept.removeLast(kept.count - Self.slots) }
     }
 }

@@ -13,23 +13,44 @@ extension FolderStore {
     }
 
     /// Up to `limit` entries under `path` past `after` (a `path_lower`), sorted by lower-case
-    /// path; `last` is the listing's key to go on from. Only the page's entries get metadata. A
-    /// recursive listing is walked afresh for its first page; later pages (and a folder's own
-    /// listing) reuse the walk while ``ListingCache`` keeps it, each entry stat'ed again.
+    /// path; `last` is the listing's key to go on from. A recursive listing is walked afresh for
+    /// its first page; later pages (and a folder's own listing) reuse the walk while
+    /// ``ListingCache`` keeps it. A listing of up to ``ListingCache/metadataKept`` entries gets
+    /// all its metadata with the walk, kept for its pages; a bigger one gets a page's at a time
+    /// (each entry stat'ed again), so its first page does not wait for 100,000 entries' ids and
+    /// content hashes.
     func listPage(_ path: DropboxPath, recursive: Bool, after: String?, limit: Int) throws(APIError)
         -> (entries: [Metadata], last: String?, hasMore: Bool) {
-        let (walk, reused) = try walked(path, recursive: recursive, reuse: !recursive || after != nil)
+        let (walk, wasReused, key) = try walked(path, recursive: recursive, reuse: !recursive || after != nil)
+        var reused = wasReused
+        if !reused, let key, walk.count <= ListingCache.metadataKept {
+            // A listing whose metadata is all kept gets it all now, as the walk's stats are fresh:
+            // its later pages are then only cut from what is kept.
+            listingCache.remember(walk.indices.compactMap { index in (try? metadata(walk[index].resolved, info: walk[index].info)).map { (index, $0) } },
+                                  for: key)
+            reused = true
+        }
+        let madeBefore = reused ? key.map(listingCache.metadata(for:)) ?? [:] : [:]
         var index = ListingOrder.start(after: after, in: walk)
         var entries: [Metadata] = []
+        var made: [(index: Int, metadata: Metadata)] = []
         var last = after
         while index < walk.count, entries.count < limit {
             var entry = walk[index]
-            index += 1
+            defer { index += 1 }
             last = entry.lower
+            if let kept = madeBefore[index] {
+                entries.append(kept)
+                continue
+            }
             // Gone since the walk: left out (the journal tells a cursor's holder).
             if reused, stat(entry.resolved.host, &entry.info) != 0 { continue }
-            if let metadata = try? metadata(entry.resolved, info: entry.info) { entries.append(metadata) }
+            if let metadata = try? metadata(entry.resolved, info: entry.info) {
+                entries.append(metadata)
+                made.append((index, metadata))
+            }
         }
+        if let key { listingCache.remember(made, for: key) }
         // Each write is the whole file: once per page made paging 100,000 new files quadratic
         // (17 s for `byteclub ls`). The last page, or every two seconds, writes what is new.
         let hasMore = index < walk.count
@@ -43,13 +64,13 @@ extension FolderStore {
 
     /// The walk of `path`, sorted by lower-case path: kept for a few seconds (``ListingCache``)
     /// and reused when `reuse` (then `reused`).
-    private func walked(_ path: DropboxPath, recursive: Bool, reuse: Bool) throws(APIError) -> (entries: [WalkedEntry], reused: Bool) {
+    private func walked(_ path: DropboxPath, recursive: Bool, reuse: Bool) throws(APIError) -> (entries: [WalkedEntry], reused: Bool, key: String?) {
         let resolved = try resolve(path)
         guard resolved.exists else { throw .notFound }
         guard resolved.isDirectory else { throw .notFolder }
         let key: String? = ListingCache.key(host: resolved.host, folderStamp: paths.folderStamp(path) + (recursive ? "|all" : ""),
                                             journalHead: journal.position.head, readsOnly: CallerRole.readsOnly)
-        if let key, reuse, let entries = listingCache.entries(for: key, now: .now) { return (entries, true) }
+        if let key, reuse, let entries = listingCache.entries(for: key, now: .now) { return (entries, true, key) }
         var entries: [WalkedEntry] = []
         let truncated = try paths.walk(resolved, recursive: recursive) { resolved, info in
             entries.append(WalkedEntry(resolved, info: info))
@@ -58,7 +79,7 @@ extension FolderStore {
         if truncated { logger.warning("a walk of \(resolved.path) stopped at \(TreeWalker.maxDepth) levels below the root") }
         entries = ListingOrder.sorted(entries)
         if let key { listingCache.keep(entries, for: key, at: .now) }
-        return (entries, false)
+        return (entries, false, key)
     }
 
     /// Files and folders under `scope` that ``FolderSearch`` finds.

@@ -106,9 +106,9 @@ final class ContentSearchTests: XCTestCase {
     func testTheIndexFollowsTheJournalWithoutASearchAndAcrossARestart() async throws {
         try club.write("byteclub/Trips/Lyon.md", "ferry to the island")
         try club.write("byteclub/Trips/Annecy.md", "lake walk")
-        // Built by the server itself, before any search: its position is on disk.
+        // Built by the server itself, before any search (5 s after its start): its position is on disk.
         let mark = club.root.appendingPathComponent(".byteclub/search/synced")
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(20)
         while (try? String(contentsOf: mark, encoding: .utf8))?.split(separator: " ").last.flatMap({ UInt64($0.trimmingCharacters(in: .newlines)) }) ?? 0 == 0 {
             guard Date() < deadline else { return XCTFail("the server never indexed the notes on its own") }
             try await Task.sleep(for: .milliseconds(50))

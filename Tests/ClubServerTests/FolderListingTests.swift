@@ -35,6 +35,20 @@ final class FolderListingTests: XCTestCase {
                      "a reader is never handed an editor's answer")
     }
 
+    func testAPagesMetadataIsKeptWithItsWalkAndGoesWithIt() {
+        var cache = ListingCache()
+        let start = ContinuousClock.now
+        let key = ListingCache.key(host: "/club/Notes", folderStamp: "1.2", journalHead: 7, readsOnly: false)
+        cache.remember([(0, file("/Notes/a.md"))], for: key)
+        XCTAssertNil(cache.metadata(for: key)[0], "nothing is kept for a walk that is not")
+        cache.keep([walked("/Notes/a.md"), walked("/Notes/b.md")], for: key, at: start)
+        cache.remember([(1, file("/Notes/b.md"))], for: key)
+        XCTAssertEqual(cache.metadata(for: key)[1]?.pathLower, "/notes/b.md")
+        XCTAssertNil(cache.metadata(for: key)[0])
+        cache.keep([walked("/Notes/a.md")], for: key, at: start + .seconds(1))
+        XCTAssertNil(cache.metadata(for: key)[1], "a new walk starts with none")
+    }
+
     func testTwoListingsPagedSideBySideAreBothKeptAndTheOldestGoesFirst() {
         var cache = ListingCache()
         let start = ContinuousClock.now

@@ -53,7 +53,8 @@ actor ContentSearch {
 
     /// Brings the index to the journal's head, or waits for the sync already doing so.
     func bringCurrent(store: FolderStore) async throws {
-        if let syncing { try await syncing.value }
+        // One sync at a time: another may have started while this call waited for the last.
+        while let running = syncing { try await running.value }
         // Read before syncing: a change landing meanwhile moves the head past it, so the next
         // call syncs again.
         let head = store.journal.position.head

@@ -21,6 +21,8 @@ extension DropboxStore {
         var reply = try await page(.listFolder, ["path": folder, "recursive": recursive, "limit": 2000], folder: folder)
         var paging = ListingGuard(folder: folder, limits: limits)
         while true {
+            // The next page's request is a task of its own: a cancelled listing stops here.
+            if Task.isCancelled { throw .cancelled }
             let next = reply.head.hasMore ? Self.nextPage(self, cursor: reply.head.cursor, folder: folder) : nil
             do throws(RemoteError) {
                 let page = try Self.decode(ListFolderResult.self, from: reply.body)
@@ -31,7 +33,7 @@ extension DropboxStore {
                 throw error
             }
             guard let next else { return }
-            reply = try await next.value.get()
+            reply = try await withTaskCancellationHandler { await next.value } onCancel: { next.cancel() }.get()
         }
     }
 

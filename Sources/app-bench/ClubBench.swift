@@ -31,12 +31,18 @@ enum ClubBench {
         var folders = 0
         /// Notes for the `put -r` row (0 leaves the row out).
         var put = 10_000
+        /// The notes on `rclone serve webdav` instead (ClubWebDAVBench).
+        var webdav = false
     }
 
     static func options(_ arguments: ArraySlice<String>) throws -> Options {
         var options = Options()
         var rest = arguments
         while let flag = rest.popFirst() {
+            if flag == "--webdav" {
+                options.webdav = true
+                continue
+            }
             guard let value = rest.popFirst().flatMap({ Int($0.replacingOccurrences(of: "_", with: "")) }), value >= 0 else {
                 throw BenchError("app-bench club: \(flag) needs a number")
             }
@@ -45,7 +51,7 @@ enum ClubBench {
             case "--photos": options.photos = value
             case "--folders": options.folders = value
             case "--put": options.put = value
-            default: throw BenchError("app-bench club: unknown option \(flag) (--notes N, --photos P, --folders F, --put N)")
+            default: throw BenchError("app-bench club: unknown option \(flag) (--notes N, --photos P, --folders F, --put N, --webdav)")
             }
         }
         return options

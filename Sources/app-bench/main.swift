@@ -26,7 +26,7 @@ import Glibc
 // app-bench markdown        a 1 MiB Markdown note, highlighting on, beside vim with syntax on: open to first frame, key echo (pty)
 // app-bench search          10,000 notes of 5 KiB: key echo while the app indexes them, Ctrl-F from last key to results (pty)
 // app-bench folders         10,000 notes in 500 folders: the tree's first frame from the cache, opening a folder, moving 1,000 notes beside mv
-// app-bench club [--notes N] [--photos P] [--folders F] [--put N]
+// app-bench club [--notes N] [--photos P] [--folders F] [--put N] [--webdav]
 //                           100,000 notes and 2,000 photos: cold start, every note indexed, from the cache, search beside rg, the server, put -r beside rclone
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
@@ -83,9 +83,11 @@ Task { @MainActor in
         case "search": try await SearchBench.run()
         case "markdown": try await MarkdownBench.run()
         case "folders": try await FoldersBench.run()
-        case "club": try await ClubBench.run(try ClubBench.options(arguments.dropFirst()))
+        case "club":
+            let options = try ClubBench.options(arguments.dropFirst())
+            if options.webdav { try await ClubWebDAVBench.run(options) } else { try await ClubBench.run(options) }
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders | club [--notes N] [--photos P] [--folders F] [--put N]]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders | club [--notes N] [--photos P] [--folders F] [--put N] [--webdav]]")
             exit(2)
         }
         exit(0)

@@ -1,0 +1,62 @@
+import ByteClubApp
+import Foundation
+import LocalClub
+import LoopbackHTTP
+import Remote
+import TerminalUI
+
+/// `app-bench club --webdav [--notes N]`: the same club's notes on `rclone serve webdav`
+/// (loopback, rclone's own directory cache): the app's first frame listing notes, cold, and
+/// every note cached and indexed. WebDAV has no batch: the index fetches the notes with
+/// parallel GETs over kept-alive connections.
+@MainActor
+enum ClubWebDAVBench {
+    static func run(_ options: ClubBench.Options) async throws {
+        let server = try RcloneWebDAV(user: "bench", dirCacheTime: nil)
+        defer { server.remove() }
+        Interrupts.register { server.stop() }
+        let interrupts = Interrupts.stopChildren()
+        defer { interrupts.forEach { $0.cancel() } }
+        let seeding = ContinuousClock.now
+        try ClubBench.seed(server.file("byteclub"), ClubBench.Options(notes: options.notes, photos: 0, folders: options.folders, put: 0))
+        let shape = options.folders == 0 ? "in one folder" : "in \(options.folders) folders"
+        say("app-bench club --webdav: \(ClubBench.grouped(options.notes)) notes of 1 KiB \(shape) on rclone serve webdav (written in \(ClubBench.seconds(since: seeding)));")
+        say("the app on this process's main queue, WebDAVStore over loopback. Release build: targets are for it.")
+        let widths = [52, 12, 12, 22]
+        say(row(["measure", "byteclub", "target", ""], widths))
+
+        let work = server.base.appendingPathComponent("app")
+        let connected = ContinuousClock.now
+        let store = try await WebDAVStore.connect(url: server.url, user: server.user, password: server.password)
+        var configuration = AppConfiguration()
+        configuration.cache = ClubCache(directory: work.appendingPathComponent("cache"))
+        configuration.searchIndex = AppConfiguration.searchIndex(in: work.appendingPathComponent("index"))
+        configuration.downloadDirectory = work.appendingPathComponent("downloads")
+        configuration.liveUpdates = false
+        let compositor = Compositor()
+        let app = ClubApp(store: store, compositor: compositor, configuration: configuration)
+        var indexed = 0
+        var cacheWritten = false
+        app.onIndexed = { indexed += $0 }
+        app.onCacheWritten = { tab, saved in if tab == .notes && saved { cacheWritten = true } }
+        let sampler = MainQueueDelay()
+        app.start()
+        sampler.start()
+        try await AppBench.wait("the first frame listing notes", timeout: 600) {
+            guard !app.state.notes.entries.isEmpty else { return false }
+            let canvas = GridCanvas(width: 120, height: 36)
+            compositor.render(into: canvas)
+            return canvas.position(of: "Note") != nil
+        }
+        let firstFrame = milliseconds(since: connected)
+        try await AppBench.wait("every note indexed", timeout: 1800) { indexed >= options.notes && cacheWritten }
+        let allIndexed = milliseconds(since: connected)
+        let delays = sampler.stop()
+        say(row(["app, cold start (connecting too): first frame", ClubBench.ms(firstFrame), "≤ 3 s", ""], widths))
+        say(row(["app, every note cached and indexed, cold", ClubBench.ms(allIndexed), "≤ 120 s", ""], widths))
+        say(row(["app, main-queue delay p99 during the first sync", ClubBench.ms(percentile(delays, 0.99)), "≤ 16 ms",
+                           "max \(ClubBench.ms(delays.last ?? 0))"], widths))
+        say(row(["app, peak RSS, cold start to every note indexed", ClubBench.mib(ProcessStatus.own("VmHWM:")), "≤ 200 MiB", ""], widths))
+        say("")
+    }
+}

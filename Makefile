@@ -89,7 +89,8 @@ test: deps-system
 ## full-text search: the index against rg and grep over 10,000 notes; in the app, Ctrl-F key to results and key echo while indexing;
 ## a 1 MiB Markdown note in the app beside vim with syntax highlighting (open to first frame, key echo; app-bench markdown);
 ## folders: 10,000 notes in 500 folders, the tree from the cache, opening a folder, a 1,000-note folder moved beside mv (app-bench folders);
-## the 100,000-note club, in one folder and in 500: cold start, every note indexed, search beside rg, put -r beside rclone (app-bench club).
+## the 100,000-note club, in one folder and in 500: cold start, every note indexed, search beside rg, put -r beside rclone, and its
+## notes on rclone serve webdav (app-bench club, app-bench club --webdav).
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get install -y -qq nginx-light; }

@@ -27,7 +27,8 @@ import Glibc
 // app-bench search          10,000 notes of 5 KiB: key echo while the app indexes them, Ctrl-F from last key to results (pty)
 // app-bench folders         10,000 notes in 500 folders: the tree's first frame from the cache, opening a folder, moving 1,000 notes beside mv
 // app-bench club [--notes N] [--photos P] [--folders F] [--put N] [--webdav]
-//                           100,000 notes and 2,000 photos: cold start, every note indexed, from the cache, search beside rg, the server, put -r beside rclone
+//                           100,000 notes and 2,000 photos: cold start, every note indexed, from the cache, search beside rg, the server, put -r beside rclone;
+//                           with --webdav, the notes on rclone serve webdav: cold start and every note indexed
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
 // HTTP through Remote and Transfer. Frames go to an in-memory GridCanvas (the echo scenario
@@ -68,6 +69,7 @@ Task { @MainActor in
             try await FoldersBench.run()
             try await ClubBench.run(ClubBench.Options())
             try await ClubBench.run(ClubBench.Options(folders: 500))
+            try await ClubWebDAVBench.run(ClubBench.Options(webdav: true))
         case "notes": try await AppBench.notes()
         case "editor": try await AppBench.editor()
         case "photos": try await AppBench.photos()

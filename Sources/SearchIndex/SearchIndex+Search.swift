@@ -87,9 +87,20 @@ extension SearchIndex {
             var end = lineEnd
             if end > lineStart && bytes[end - 1] == 0x0D { end -= 1 }
             let line = String(decoding: bytes[lineStart..<end], as: UTF8.self)
-            let tokens = SearchText.tokens(line)
+            // A long ASCII line is cut into tokens up to a little past its first probe's match
+            // (at a word's end): 50 hits' kilobyte lines, whole, were most of a search's time.
             var ranges: [Range<Int>] = []
-            for term in required { ranges += occurrences(of: term, in: tokens) }
+            if ascii, end - lineStart > Self.longLine,
+               let first = probes.compactMap({ firstASCII(bytes, lineStart..<end, lowercased: $0) }).min() {
+                var windowEnd = min(end, first + Self.longLine / 2)
+                while windowEnd < end, isWordByte(bytes[windowEnd]) { windowEnd += 1 }
+                let tokens = SearchText.tokens(String(decoding: bytes[lineStart..<windowEnd], as: UTF8.self))
+                for term in required { ranges += occurrences(of: term, in: tokens) }
+            }
+            if ranges.isEmpty {
+                let tokens = SearchText.tokens(line)
+                for term in required { ranges += occurrences(of: term, in: tokens) }
+            }
             guard !ranges.isEmpty else { continue }
             ranges.sort { $0.lowerBound < $1.lowerBound }
             return SearchLine(text: line, index: index, column: ranges[0].lowerBound, ranges: ranges)
@@ -97,10 +108,22 @@ extension SearchIndex {
         return nil
     }
 
+    /// Past this many bytes an ASCII line's matches are looked for near its first one only.
+    static let longLine = 512
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+    }
+
     /// Whether `bytes[range]` holds `needle` (lower-case ASCII letters and digits) in any case.
     static func containsASCII(_ bytes: [UInt8], _ range: Range<Int>, lowercased needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty else { return true }
-        guard range.count >= needle.count else { return false }
+        firstASCII(bytes, range, lowercased: needle) != nil
+    }
+
+    /// Where `needle` (lower-case ASCII letters and digits) first ends in `bytes[range]`, in any case.
+    static func firstASCII(_ bytes: [UInt8], _ range: Range<Int>, lowercased needle: [UInt8]) -> Int? {
+        guard !needle.isEmpty else { return range.lowerBound }
+        guard range.count >= needle.count else { return nil }
         let first = needle[0]
         var start = range.lowerBound
         let last = range.upperBound - needle.count
@@ -108,11 +131,11 @@ extension SearchIndex {
             if bytes[start] | 0x20 == first {
                 var k = 1
                 while k < needle.count && bytes[start + k] | 0x20 == needle[k] { k += 1 }
-                if k == needle.count { return true }
+                if k == needle.count { return start + k }
             }
             start += 1
         }
-        return false
+        return nil
     }
 
     /// Whether every required term occurs in `tokens` (for the title).

@@ -91,6 +91,21 @@ final class SearchIndexTests: XCTestCase {
         XCTAssertNil(title.line)
     }
 
+    func testALongLinesMatchesAreFoundWhereverTheyAre() throws {
+        // 3,000 characters before the match, and "footnotes", which the byte probe meets first.
+        let filler = String(repeating: "sail on ", count: 375)
+        let line = filler + "footnotes then notes, then " + String(repeating: "x", count: 600) + " notes"
+        try index.upsert([note("/byteclub/Long.txt", "title line\n" + line, modified: 900)])
+        let hit = try XCTUnwrap(try index.search("notes").first { $0.path == "/byteclub/Long.txt" })
+        XCTAssertEqual(hit.line?.index, 1)
+        XCTAssertEqual(hit.line?.column, 3_015, "the whole word, not the end of footnotes")
+        XCTAssertEqual(hit.line?.ranges.first, 3_015..<3_020)
+        XCTAssertEqual(hit.line?.text, line)
+        // Two words: each one's matches in the part of the line looked at, the first one first.
+        let both = try XCTUnwrap(try index.search("then footnotes").first { $0.path == "/byteclub/Long.txt" })
+        XCTAssertEqual(both.line?.ranges, [3_000..<3_009, 3_010..<3_014, 3_022..<3_026])
+    }
+
     func testATitleOnlyHitSaysWhereInTheTitleItMatched() throws {
         let hits = try index.search("rome")
         XCTAssertEqual(hits.map(\.path), ["/byteclub/Trip to Rome.txt"])

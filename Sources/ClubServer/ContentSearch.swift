@@ -60,9 +60,14 @@ actor ContentSearch {
         let head = store.journal.position.head
         guard head != syncedHead else { return }
         let index = try open()
-        let task = Task { try await self.sync(index, to: head, store: store) }
+        // The task clears `syncing` itself, on this actor, before it ends: cleared by the caller
+        // after its await, a waiter that found the task done looped on it without ever giving
+        // the actor back (a search hung the server for 60 s, 1 run in 10 under load).
+        let task = Task {
+            defer { syncing = nil }
+            try await sync(index, to: head, store: store)
+        }
         syncing = task
-        defer { syncing = nil }
         try await task.value
     }
 

@@ -92,25 +92,7 @@ enum ClubBench {
         // with the main queue's delay sampled all the while.
         let compositor = Compositor()
         let app = makeApp(compositor, url: server.url)
-        var indexed = 0
-        var cacheWritten = false
-        app.onIndexed = { indexed += $0 }
-        app.onCacheWritten = { tab, saved in if tab == .notes && saved { cacheWritten = true } }
-        let sampler = MainQueueDelay()
-        let start = ContinuousClock.now
-        app.start()
-        sampler.start()
-        try await AppBench.wait("the first frame listing notes", timeout: 600) {
-            // Notes on screen: the first page's while the rest pages in (no cache yet).
-            guard !app.state.notes.entries.isEmpty else { return false }
-            let canvas = GridCanvas(width: 120, height: 36)
-            compositor.render(into: canvas)
-            return canvas.position(of: "Note") != nil
-        }
-        let firstFrame = milliseconds(since: start)
-        try await AppBench.wait("every note indexed", timeout: 1800) { indexed >= options.notes && cacheWritten }
-        let allIndexed = milliseconds(since: start)
-        let delays = sampler.stop()
+        let (firstFrame, allIndexed, delays) = try await coldSync(app, compositor, notes: options.notes, since: .now)
         // The one app's peak: the apps started from the cache below stay in memory (each holds
         // its own copy of the list), so the whole run's figure is this process's, not an app's.
         let coldPeak = ProcessStatus.own("VmHWM:")
@@ -170,6 +152,29 @@ enum ClubBench {
         guard put == 0 else { throw BenchError("byteclub put -r exited \(put)") }
         say(row(["byteclub put -r, \(grouped(options.put)) notes of 1 KiB", ms(putTime), "≤ 15 s", try rcloneCopy(upload).map { "rclone copy \(ms($0))" } ?? "rclone not installed"], widths))
         say("")
+    }
+
+    /// Starts `app` with no cache and no index: the first frame listing notes (the first page's,
+    /// while the rest pages in), then every note cached and indexed, in ms from `start`, with the
+    /// main queue's delays sampled all the while (sorted).
+    static func coldSync(_ app: ClubApp, _ compositor: Compositor, notes: Int, since start: ContinuousClock.Instant) async throws
+        -> (firstFrame: Double, allIndexed: Double, delays: [Double]) {
+        var indexed = 0
+        var cacheWritten = false
+        app.onIndexed = { indexed += $0 }
+        app.onCacheWritten = { tab, saved in if tab == .notes && saved { cacheWritten = true } }
+        let sampler = MainQueueDelay()
+        app.start()
+        sampler.start()
+        try await AppBench.wait("the first frame listing notes", timeout: 600) {
+            guard !app.state.notes.entries.isEmpty else { return false }
+            let canvas = GridCanvas(width: 120, height: 36)
+            compositor.render(into: canvas)
+            return canvas.position(of: "Note") != nil
+        }
+        let firstFrame = milliseconds(since: start)
+        try await AppBench.wait("every note indexed", timeout: 1800) { indexed >= notes && cacheWritten }
+        return (firstFrame, milliseconds(since: start), sampler.stop())
     }
 
     // MARK: - The club on disk

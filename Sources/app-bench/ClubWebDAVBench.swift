@@ -35,23 +35,7 @@ enum ClubWebDAVBench {
         configuration.liveUpdates = false
         let compositor = Compositor()
         let app = ClubApp(store: store, compositor: compositor, configuration: configuration)
-        var indexed = 0
-        var cacheWritten = false
-        app.onIndexed = { indexed += $0 }
-        app.onCacheWritten = { tab, saved in if tab == .notes && saved { cacheWritten = true } }
-        let sampler = MainQueueDelay()
-        app.start()
-        sampler.start()
-        try await AppBench.wait("the first frame listing notes", timeout: 600) {
-            guard !app.state.notes.entries.isEmpty else { return false }
-            let canvas = GridCanvas(width: 120, height: 36)
-            compositor.render(into: canvas)
-            return canvas.position(of: "Note") != nil
-        }
-        let firstFrame = milliseconds(since: connected)
-        try await AppBench.wait("every note indexed", timeout: 1800) { indexed >= options.notes && cacheWritten }
-        let allIndexed = milliseconds(since: connected)
-        let delays = sampler.stop()
+        let (firstFrame, allIndexed, delays) = try await ClubBench.coldSync(app, compositor, notes: options.notes, since: connected)
         say(row(["app, cold start (connecting too): first frame", ClubBench.ms(firstFrame), "≤ 3 s", ""], widths))
         say(row(["app, every note cached and indexed, cold", ClubBench.ms(allIndexed), "≤ 120 s", ""], widths))
         say(row(["app, main-queue delay p99 during the first sync", ClubBench.ms(percentile(delays, 0.99)), "≤ 16 ms",

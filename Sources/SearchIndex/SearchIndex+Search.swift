@@ -88,12 +88,13 @@ extension SearchIndex {
             if end > lineStart && bytes[end - 1] == 0x0D { end -= 1 }
             let line = String(decoding: bytes[lineStart..<end], as: UTF8.self)
             // A long ASCII line is cut into tokens up to a little past its first probe's match
-            // (at a word's end): 50 hits' kilobyte lines, whole, were most of a search's time.
+            // (at a space, which always ends a token): 50 hits' kilobyte lines, whole, were most
+            // of a search's time.
             var ranges: [Range<Int>] = []
             if ascii, end - lineStart > Self.longLine,
                let first = probes.compactMap({ firstASCII(bytes, lineStart..<end, lowercased: $0) }).min() {
                 var windowEnd = min(end, first + Self.longLine / 2)
-                while windowEnd < end, isWordByte(bytes[windowEnd]) { windowEnd += 1 }
+                while windowEnd < end, bytes[windowEnd] != UInt8(ascii: " "), bytes[windowEnd] != UInt8(ascii: "\t") { windowEnd += 1 }
                 let tokens = SearchText.tokens(String(decoding: bytes[lineStart..<windowEnd], as: UTF8.self))
                 for term in required { ranges += occurrences(of: term, in: tokens) }
             }
@@ -110,10 +111,6 @@ extension SearchIndex {
 
     /// Past this many bytes an ASCII line's matches are looked for near its first one only.
     static let longLine = 512
-
-    private static func isWordByte(_ byte: UInt8) -> Bool {
-        (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
-    }
 
     /// Whether `bytes[range]` holds `needle` (lower-case ASCII letters and digits) in any case.
     static func containsASCII(_ bytes: [UInt8], _ range: Range<Int>, lowercased needle: [UInt8]) -> Bool {

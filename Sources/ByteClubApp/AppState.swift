@@ -26,6 +26,13 @@ public struct Listing: Equatable, Sendable {
     public var cachedAt: Date?
 
     public init() {}
+
+    /// Takes a listing's entries: the files, and the folders apart.
+    mutating func take(_ listed: [RemoteEntry]) {
+        entries = listed.filter { $0.kind == .file }
+        folders = listed.filter { $0.kind == .folder }
+        version += 1
+    }
 }
 
 /// Everything the app shows, as one value: the screen is a function of it (and the clock, and
@@ -161,9 +168,7 @@ public struct AppState: Sendable {
     /// `count` said; the load's result replaces both.
     public mutating func showPartialLoad(_ tab: Tab, _ firstPage: [RemoteEntry]?, count: Int) {
         if let firstPage {
-            self[tab].entries = firstPage.filter { $0.kind == .file }
-            self[tab].folders = firstPage.filter { $0.kind == .folder }
-            self[tab].version += 1
+            self[tab].take(firstPage)
         }
         self[tab].pagedSoFar = count
         if loadMaySay(tab) {
@@ -180,9 +185,7 @@ public struct AppState: Sendable {
         self[tab].isLoading = false
         switch result {
         case .success(let entries):
-            self[tab].entries = entries.filter { $0.kind == .file }
-            self[tab].folders = entries.filter { $0.kind == .folder }
-            self[tab].version += 1
+            self[tab].take(entries)
             self[tab].hasLoaded = true
             self[tab].pagedSoFar = 0
             self[tab].error = nil

@@ -104,21 +104,18 @@ actor ContentSearch {
         var seen = Set<String>()
         var named: [String] = []
         var found: [IndexSync.Entry] = []
-        func add(_ path: DropboxPath, _ info: stat) {
-            found.append(IndexSync.Entry(path: path.display, rev: FileKey(info).rev, modified: Self.modified(info), modifiedBy: nil))
-        }
         // The newest record first: its spelling is the path's now.
         for record in records.reversed() where seen.insert(record.lower).inserted {
             named.append(record.display)
             guard let path = try? DropboxPath.checked(record.display), let resolved = try? paths.resolve(path), resolved.exists else { continue }
             if resolved.isDirectory {
                 _ = try? paths.walk(resolved, recursive: true) { entry, info in
-                    if !entry.isDirectory, Self.isNote(entry.path.name) { add(entry.path, info) }
+                    if !entry.isDirectory, Self.isNote(entry.path.name) { found.append(Self.entry(entry.path, info)) }
                     return true
                 }
             } else if Self.isNote(resolved.path.name) {
                 var info = stat()
-                if stat(resolved.host, &info) == 0 { add(resolved.path, info) }
+                if stat(resolved.host, &info) == 0 { found.append(Self.entry(resolved.path, info)) }
             }
         }
         try index.remove(under: named, keeping: Set(found.map { $0.path.lowercased() }))
@@ -131,25 +128,29 @@ actor ContentSearch {
     private func syncWhole(_ index: SearchIndex, paths: FolderPaths) async throws {
         var entries: [IndexSync.Entry] = []
         _ = try paths.walk(try paths.resolve(.root), recursive: true) { entry, info in
-            if !entry.isDirectory, Self.isNote(entry.path.name) {
-                entries.append(IndexSync.Entry(path: entry.path.display, rev: FileKey(info).rev, modified: Self.modified(info), modifiedBy: nil))
-            }
+            if !entry.isDirectory, Self.isNote(entry.path.name) { entries.append(Self.entry(entry.path, info)) }
             return true
         }
         let root = paths.root
-        _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in
-            // Paths come from the walk, already confined to the root.
-            String(decoding: try Data(contentsOf: URL(fileURLWithPath: root + entry.path)), as: UTF8.self)
-        }
+        _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in try Self.text(of: entry, root: root) }
+    }
+
+    /// A note found on disk as the index takes it: its rev and time from its `stat`, as its
+    /// metadata has them.
+    private static func entry(_ path: DropboxPath, _ info: stat) -> IndexSync.Entry {
+        IndexSync.Entry(path: path.display, rev: FileKey(info).rev, modified: Date(timeIntervalSince1970: TimeInterval(info.st_ctim.tv_sec)),
+                        modifiedBy: nil)
+    }
+
+    /// A note's text on disk (its path came from a walk or the journal, confined to the root).
+    private static func text(of entry: IndexSync.Entry, root: String) throws -> String {
+        String(decoding: try Data(contentsOf: URL(fileURLWithPath: root + entry.path)), as: UTF8.self)
     }
 
     private static func read(_ entry: IndexSync.Entry, root: String) -> IndexedNote? {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: root + entry.path)) else { return nil }
-        return IndexedNote(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified, modifiedBy: nil,
-                           text: String(decoding: data, as: UTF8.self))
+        guard let text = try? text(of: entry, root: root) else { return nil }
+        return IndexedNote(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified, modifiedBy: nil, text: text)
     }
-
-    private static func modified(_ info: stat) -> Date { Date(timeIntervalSince1970: TimeInterval(info.st_ctim.tv_sec)) }
 
     // MARK: - Answers
 

@@ -49,9 +49,7 @@ extension DropboxStore {
 
     /// A listing page's bytes, with its head read (inside the retries: a garbled page is retried).
     private func page(_ endpoint: Endpoint, _ argument: [String: Any], folder: String) async throws(RemoteError) -> (head: PageHead, body: Data) {
-        let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: argument) } catch { throw .local("cannot encode the request") }
-        return try await rpc(endpoint, body: body, path: folder, idempotent: true) { (data: Data) throws(RemoteError) -> (head: PageHead, body: Data) in
+        try await rpc(endpoint, argument, path: folder, idempotent: true) { (data: Data) throws(RemoteError) -> (head: PageHead, body: Data) in
             (try Self.decode(PageHead.self, from: data), data)
         }
     }

@@ -201,9 +201,17 @@ public final class DropboxStore: RemoteStore, Sendable {
     /// retried). Retried when `idempotent`, or only on 429 otherwise.
     func rpc<T: Decodable & Sendable>(_ endpoint: Endpoint, _ argument: [String: Any], path: String, idempotent: Bool,
                                        decoding type: T.Type) async throws(RemoteError) -> T {
+        try await rpc(endpoint, argument, path: path, idempotent: idempotent) { (data: Data) throws(RemoteError) -> T in
+            try Self.decode(T.self, from: data)
+        }
+    }
+
+    /// An RPC call, JSON in, whose answer `answer` makes of the body inside the retries.
+    func rpc<T: Sendable>(_ endpoint: Endpoint, _ argument: [String: Any], path: String, idempotent: Bool,
+                          answer: (Data) throws(RemoteError) -> T) async throws(RemoteError) -> T {
         let body: Data
         do { body = try JSONSerialization.data(withJSONObject: argument) } catch { throw .local("cannot encode the request") }
-        return try await rpc(endpoint, body: body, path: path, idempotent: idempotent, decoding: type)
+        return try await rpc(endpoint, body: body, path: path, idempotent: idempotent, answer: answer)
     }
 
     /// An RPC call with its JSON body as bytes (`null` for calls that take no argument).

@@ -126,6 +126,9 @@ let package = Package(
         // a note's YAML front matter through Yams.
         .target(name: "Markdown", dependencies: ["CCmarkGFM", .product(name: "Yams", package: "Yams")], swiftSettings: fuzzed),
 
+        // Encrypted clubs: the age v1 format (X25519, scrypt), byteclub's write signatures and hidden names.
+        .target(name: "ClubCrypt", dependencies: [.product(name: "Crypto", package: "swift-crypto"),
+                                                  .product(name: "_CryptoExtras", package: "swift-crypto")], swiftSettings: fuzzed),
         // The three-way line merge (diff3) of a note's text. Pure Swift, no dependencies.
         .target(name: "NoteMerge"),
 
@@ -250,6 +253,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge"]),
         .testTarget(name: "DurableTests", dependencies: ["Durable"]),
+        .testTarget(name: "ClubCryptTests", dependencies: ["ClubCrypt", "TestSupport"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markdown"]),
         .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "Remote", "TestSupport"]),

@@ -175,8 +175,8 @@ let package = Package(
         // (embedded, club, Dropbox, WebDAV), account fallbacks, folder migrations, paths, secrets.
         .target(
             name: "ClubKit",
-            dependencies: ["Remote", "ClubServer", "SampleClub", "LocalClub", "SearchIndex", "Agent", "ByteClubConfig",
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Remote", "ClubServer", "SampleClub", "LocalClub", "SearchIndex", "Agent", "ByteClubConfig", "ClubCrypt",
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "byteclub",
@@ -253,7 +253,8 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge"]),
         .testTarget(name: "DurableTests", dependencies: ["Durable"]),
-        .testTarget(name: "ClubCryptTests", dependencies: ["ClubCrypt", "TestSupport"]),
+        .testTarget(name: "ClubCryptTests", dependencies: ["ClubCrypt", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
+                    exclude: ["AgeVectors"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markdown"]),
         .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "Remote", "TestSupport"]),

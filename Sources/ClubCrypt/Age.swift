@@ -106,6 +106,7 @@ public enum Age {
     /// Opens the file key of a header (checking its MAC) with the first identity that can.
     public static func fileKey(of header: AgeHeader, identities: [any AgeIdentity]) throws(AgeError) -> SymmetricKey {
         let types = header.stanzas.map(\.type)
+        if types.contains("scrypt") && types.count > 1 { throw .malformedHeader("an scrypt stanza beside others") }
         var found: SymmetricKey?
         for identity in identities {
             if let key = try identity.unwrap(header.stanzas) {

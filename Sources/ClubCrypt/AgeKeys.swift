@@ -85,9 +85,12 @@ public struct X25519Identity: AgeIdentity {
                 throw .malformedHeader("an X25519 stanza with bad arguments")
             }
             guard let them = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: share),
-                  let shared = try? privateKey.sharedSecretFromKeyAgreement(with: them) else { continue }
+                  let shared = try? privateKey.sharedSecretFromKeyAgreement(with: them) else {
+                throw .malformedHeader("an X25519 stanza with a low-order share")
+            }
             let secret = shared.withUnsafeBytes { Data($0) }
-            guard secret.contains(where: { $0 != 0 }) else { continue }
+            // A low-order share gives an all-zero secret: the file is malformed, not merely not ours.
+            guard secret.contains(where: { $0 != 0 }) else { throw .malformedHeader("an X25519 stanza with a low-order share") }
             if let fileKey = AgeKDF.open(stanza.body, with: AgeKDF.key(secret, salt: share + mine, info: X25519Recipient.label)) {
                 return fileKey
             }

@@ -8,7 +8,7 @@ import SampleClub
 /// A connected store, whatever its kind (a club server, Dropbox, WebDAV), and the embedded
 /// server behind it if there is one.
 public struct Backend: Sendable {
-    public let store: any RemoteStore
+    public var store: any RemoteStore
     public let server: ClubServer?
     /// The app folder (a named remote's `folder`).
     public var folder = "/byteclub"

@@ -10,6 +10,12 @@ public struct ListingProgress: Sendable {
     }
 }
 
+/// A store that lists a folder's whole tree its own way (one that wraps another store and maps
+/// what its inner store lists).
+public protocol RecursiveListingStore: RemoteStore {
+    func listRecursivelyItself(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError) -> [RemoteEntry]
+}
+
 /// Everything under a folder, subfolders included, in one list.
 extension RemoteStore {
     /// A club server and Dropbox answer a recursive listing themselves, WebDAV by `Depth`; any
@@ -17,6 +23,7 @@ extension RemoteStore {
     /// that comes in pages (the club server's, Dropbox's) has got: after its first page, then at
     /// most every second until the last.
     public func listRecursively(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
+        if let wrapper = self as? any RecursiveListingStore { return try await wrapper.listRecursivelyItself(folder, partial: partial) }
         if let dropbox = self as? DropboxStore { return try await dropbox.listAll(folder, recursive: true, partial: partial) }
         if let webdav = self as? WebDAVStore { return try await webdav.listAll(folder, recursive: true) }
         var all: [RemoteEntry] = []

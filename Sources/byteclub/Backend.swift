@@ -73,7 +73,7 @@ struct BackendOptions: ParsableArguments {
     ///
     /// `offlineStart` (the app): a WebDAV server that cannot be reached still gives a backend,
     /// for a start from the cache (a club server's store never asks at connect).
-    func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false) async throws -> Backend {
+    func connectPlain(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false) async throws -> Backend {
         // --remote NAME, or the config's default when no flag names the backend.
         if let configured = try await connectConfigured(serverLogLevel: serverLogLevel, retry: retry, offlineStart: offlineStart) {
             return configured

@@ -12,7 +12,7 @@ struct ByteClub: AsyncParsableCommand {
         subcommands: [Open.self, Serve.self, Ls.self, Get.self, Put.self, Rm.self, Mv.self, Cp.self, Log.self, Restore.self, Watch.self, OutboxCommand.self, Tag.self, Export.self, Import.self,
                       Search.self, Links.self, Cat.self, New.self, Edit.self, Today.self,
                       Login.self, Logout.self, Remotes.self, Share.self, Unshare.self,
-                      TransfersCommand.self, AgentCommand.self, MembersCommand.self, Join.self],
+                      TransfersCommand.self, AgentCommand.self, MembersCommand.self, Join.self, Init.self, Rekey.self],
         defaultSubcommand: Open.self
     )
 

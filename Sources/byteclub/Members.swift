@@ -20,7 +20,7 @@ struct MembersCommand: AsyncParsableCommand {
         writes), admin (an editor who also manages members). Removing a member or changing a
         role ends their open requests at once. Every change is a line in ROOT/.byteclub/audit.log.
         """,
-        subcommands: [Add.self, List.self, Role.self, Remove.self]
+        subcommands: [Add.self, List.self, Role.self, Remove.self, Admit.self, Revoke.self, Keys.self]
     )
 
     /// Where the member list is: this machine's served folder, or a remote an admin joined.

@@ -86,7 +86,7 @@ extension BackendOptions {
             backend.label = remote.name
             return backend
         }
-        var backend = try await options.connect(serverLogLevel: serverLogLevel, retry: retry)
+        var backend = try await options.connectPlain(serverLogLevel: serverLogLevel, retry: retry)
         backend.folder = remote.folder
         backend.downloadDirectory = remote.downloadDirectory
         backend.label = remote.name

@@ -1,0 +1,264 @@
+import ClubCrypt
+import Crypto
+import Foundation
+import Remote
+
+/// Files: sealed before they leave, opened and checked when they come back.
+extension EncryptedStore {
+    var identities: [any AgeIdentity] { keyring.secrets.identities.map { $0 as any AgeIdentity } }
+
+    /// `file` as an age file signed for `path` at `version`, in a temporary file the caller removes.
+    func seal(file: URL, path: String, version: UInt64) throws(RemoteError) -> URL {
+        if let signed = try signAgeFile(file, path: path, version: version) { return signed }
+        let sealed = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-sealed-\(UUID().uuidString)")
+        do {
+            var hasher = SHA256()
+            let hashing = try FileHandle(forReadingFrom: file)
+            defer { try? hashing.close() }
+            while let block = try hashing.read(upToCount: 1 << 20), !block.isEmpty { hasher.update(data: block) }
+            let signature = WriteSignature(signing: signedPath(path), version: version, contentHash: Data(hasher.finalize()), with: keyring.me.signingKey)
+            let input = try FileHandle(forReadingFrom: file)
+            defer { try? input.close() }
+            guard FileManager.default.createFile(atPath: sealed.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw RemoteError.local("cannot make a temporary file in \(sealed.deletingLastPathComponent().path)")
+            }
+            let output = try FileHandle(forWritingTo: sealed)
+            defer { try? output.close() }
+            try Age.encrypt(to: [keyring.recipient], extra: [signature.stanza], read: { try input.read(upToCount: $0) ?? Data() },
+                            write: { try output.write(contentsOf: $0) })
+            return sealed
+        } catch {
+            try? FileManager.default.removeItem(at: sealed)
+            if let remote = error as? RemoteError { throw remote }
+            throw .local("cannot encrypt \(path): \(error)")
+        }
+    }
+
+    /// A file already in age format for the club's key (written with `age -r`): signed as it
+    /// is, its payload untouched (a new header: its stanzas, the signature, a new MAC). Nil for
+    /// any other file, which is then encrypted.
+    func signAgeFile(_ file: URL, path: String, version: UInt64) throws(RemoteError) -> URL? {
+        guard let input = try? FileHandle(forReadingFrom: file) else { return nil }
+        defer { try? input.close() }
+        guard let start = try? input.read(upToCount: 22), start == Data((AgeHeader.intro + "\n").utf8) else { return nil }
+        try? input.seek(toOffset: 0)
+        var hasher = SHA256()
+        var found: (AgeHeader, SymmetricKey)?
+        do {
+            try Age.decrypt(identities: identities, read: { try input.read(upToCount: $0) ?? Data() }, write: { hasher.update(data: $0) },
+                            check: { header, key in found = (header, key) })
+        } catch .noMatchingIdentity {
+            return nil
+        } catch {
+            throw ClubCryptError.refused(path: path, reason: "an age file that does not open: \(error)").remote
+        }
+        guard let (header, fileKey) = found else { return nil }
+        let signature = WriteSignature(signing: signedPath(path), version: version, contentHash: Data(hasher.finalize()), with: keyring.me.signingKey)
+        let stanzas = header.stanzas.filter { $0.type != WriteSignature.stanzaType } + [signature.stanza]
+        let signed = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-signed-\(UUID().uuidString)")
+        do {
+            try? input.seek(toOffset: UInt64(header.length))
+            guard FileManager.default.createFile(atPath: signed.path, contents: Age.header(fileKey: fileKey, stanzas: stanzas)) else {
+                throw RemoteError.local("cannot make a temporary file")
+            }
+            let output = try FileHandle(forWritingTo: signed)
+            defer { try? output.close() }
+            try output.seekToEnd()
+            while let block = try input.read(upToCount: 1 << 20), !block.isEmpty { try output.write(contentsOf: block) }
+            return signed
+        } catch {
+            try? FileManager.default.removeItem(at: signed)
+            throw Self.remote(error, path: path)
+        }
+    }
+
+    /// Opens the age file at `sealed` into `destination` (replaced only once all of it has been
+    /// checked), refusing it unless a member signed it for `path`, no older than `minimumVersion`.
+    func open(sealed: URL, to destination: URL, path: String, minimumVersion: UInt64) throws(RemoteError) -> (WriteSignature, Int64) {
+        let temporary = URL(fileURLWithPath: destination.path + ".byteclub-opening")
+        do {
+            let input = try FileHandle(forReadingFrom: sealed)
+            defer { try? input.close() }
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw RemoteError.local("cannot write beside \(destination.path)")
+            }
+            let output = try FileHandle(forWritingTo: temporary)
+            var hasher = SHA256()
+            var size: Int64 = 0
+            var checked: WriteSignature?
+            let roster = keyring.roster
+            let signed = signedPath(path)
+            do {
+                try Age.decrypt(identities: identities, read: { try input.read(upToCount: $0) ?? Data() }, write: {
+                    hasher.update(data: $0)
+                    size += Int64($0.count)
+                    try output.write(contentsOf: $0)
+                }, check: { header, _ in
+                    checked = try ClubSeal.check(header, path: signed, roster: roster, minimumVersion: minimumVersion).0
+                })
+                try output.close()
+            } catch {
+                try? output.close()
+                throw error
+            }
+            guard let signature = checked, signature.contentHash == Data(hasher.finalize()) else {
+                throw ClubCryptError.refused(path: path, reason: "its content does not match its signature")
+            }
+            guard rename(temporary.path, destination.path) == 0 else { throw RemoteError.local("cannot write \(destination.path): \(String(cString: strerror(errno)))") }
+            return (signature, size)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw Self.remote(error, path: path)
+        }
+    }
+
+    static func remote(_ error: any Error, path: String) -> RemoteError {
+        switch error {
+        case let remote as RemoteError: remote
+        case let refusal as ClubCryptError: refusal.remote
+        case let age as AgeError: ClubCryptError.refused(path: path, reason: age.description).remote
+        default: .local("\(path): \(error)")
+        }
+    }
+
+    public func download(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
+                         onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
+        let isRevision = path.hasPrefix("rev:")
+        let hidden = isRevision ? path : try hide(path)
+        let sealed = URL(fileURLWithPath: destination.path + ".sealed")
+        let entry: RemoteEntry
+        do {
+            entry = try await inner.download(hidden, to: sealed, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
+        } catch {
+            throw plain(error, path, hidden)
+        }
+        defer { try? FileManager.default.removeItem(at: sealed) }
+        var plainEntry = try revealed(entry, asked: path)
+        let signed = signedPath(plainEntry.path)
+        let (signature, size) = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: isRevision ? 0 : seen[signed] ?? 0)
+        if !isRevision { seen.saw(signature.version, at: signed) }
+        plainEntry.size = size
+        return plainEntry
+    }
+
+    public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        // The server must not rename: a name it made up would not decode, nor match the
+        // signature. A taken name is renamed here instead, "Note (1).md" as Dropbox would.
+        for attempt in 0..<(autorename ? 50 : 1) {
+            let candidate = attempt == 0 ? path : Self.renamed(path, attempt)
+            let hidden = try hide(candidate)
+            let signed = signedPath(candidate)
+            let version = ClubSeal.nextVersion(after: seen[signed])
+            let sealed = try seal(file: file, path: candidate, version: version)
+            defer { try? FileManager.default.removeItem(at: sealed) }
+            do {
+                var entry = try revealed(try await inner.upload(file: sealed, to: hidden, mode: attempt == 0 ? mode : .add, autorename: false,
+                                                                progress: progress), asked: candidate)
+                seen.saw(version, at: signed)
+                entry.size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int).flatMap { $0.map(Int64.init) } ?? entry.size
+                return entry
+            } catch .conflict where autorename {
+                continue
+            } catch {
+                throw plain(error, candidate, hidden)
+            }
+        }
+        throw .conflict(path)
+    }
+
+    public func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        let plainFile = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-plain-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: plainFile.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw .local("cannot make a temporary file in \(plainFile.deletingLastPathComponent().path)")
+        }
+        defer { try? FileManager.default.removeItem(at: plainFile) }
+        return try await upload(file: plainFile, to: path, mode: mode, autorename: autorename, progress: nil)
+    }
+
+    /// "Note (2).md" for "Note.md".
+    static func renamed(_ path: String, _ number: Int) -> String {
+        let ns = path as NSString
+        let ext = ns.pathExtension
+        let stem = (ns.lastPathComponent as NSString).deletingPathExtension
+        return ns.deletingLastPathComponent + "/" + stem + " (\(number))" + (ext.isEmpty ? "" : "." + ext)
+    }
+
+    /// Reads a file through this store into memory and writes it again at `to`, signed for its
+    /// new path (a server-side copy or move would keep the old path's signature).
+    func copyResigned(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        let (data, _) = try await read(from)
+        return try await upload(data: data, to: to, mode: .add, autorename: autorename)
+    }
+
+    public func copy(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        try await transfer(from: from, to: to, autorename: autorename, removing: false)
+    }
+
+    public func move(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        try await transfer(from: from, to: to, autorename: autorename, removing: true)
+    }
+
+    /// A copy or move, a file at a time (a folder's files each signed for their new path).
+    func transfer(from: String, to: String, autorename: Bool, removing: Bool) async throws(RemoteError) -> RemoteEntry {
+        let source = try await metadata(from)
+        guard source.kind == .folder else {
+            let entry = try await copyResigned(from: from, to: to, autorename: autorename)
+            if removing { _ = try await delete(from) }
+            return entry
+        }
+        let made = try await createFolder(to)
+        let fromLower = source.pathLower
+        for entry in try await listRecursively(from).sorted(by: { $0.pathLower < $1.pathLower }) {
+            let target = made.path + entry.path.dropFirst(fromLower.count)
+            if entry.kind == .folder {
+                _ = try? await createFolder(target)
+            } else {
+                _ = try await copyResigned(from: entry.path, to: target, autorename: false)
+            }
+        }
+        if removing { _ = try await delete(from) }
+        return made
+    }
+
+    /// Makes an older revision the newest again, written anew (signed now, at a new version):
+    /// the server's own restore would bring back the old signature, which readers refuse as a rollback.
+    public func restore(_ path: String, rev: String) async throws(RemoteError) -> RemoteEntry {
+        let (data, entry) = try await read("rev:" + rev)
+        guard entry.pathLower == path.lowercased() else { throw .local("revision \(rev) is of \(entry.path), not \(path)") }
+        return try await upload(data: data, to: path, mode: .overwrite, autorename: false)
+    }
+}
+
+extension EncryptedStore: BatchReadingStore {
+    public var readsInBatches: Bool { (inner as? any BatchReadingStore)?.readsInBatches ?? false }
+
+    public func readBatch(_ paths: [String]) async throws(RemoteError) -> [BatchRead] {
+        guard let batches = inner as? any BatchReadingStore else { throw .notSupported("batch reads") }
+        var hidden: [String] = []
+        for path in paths { hidden.append(try hide(path)) }
+        let reads = try await batches.readBatch(hidden)
+        return zip(zip(paths, hidden), reads).map { names, read in
+            let (path, hiddenPath) = names
+            switch read {
+            case .failed(_, let error):
+                return .failed(path: path, plain(error, path, hiddenPath))
+            case .file(let entry, let data):
+                guard var plainEntry = reveal(entry) else { return .failed(path: path, .local("\(path): a name this club's key did not hide")) }
+                let signed = signedPath(plainEntry.path)
+                do {
+                    let opened = try ClubSeal.open(data, path: signed, identities: identities, roster: keyring.roster, minimumVersion: seen[signed] ?? 0)
+                    seen.saw(opened.signature.version, at: signed)
+                    plainEntry.size = Int64(opened.plaintext.count)
+                    return .file(plainEntry, opened.plaintext)
+                } catch {
+                    return .failed(path: path, ClubCryptError.refused(path: plainEntry.path, reason: Self.reason(error)).remote)
+                }
+            }
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if case .refused(_, let reason)? = error as? ClubCryptError { return reason }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Remote
+
+/// The live club through an encrypted store: cursors over the hidden folder, changes and
+/// revisions with their names revealed.
+extension EncryptedStore {
+    public func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor {
+        let hidden = try hide(folder)
+        do {
+            return try await inner.latestCursor(hidden, recursive: recursive)
+        } catch {
+            throw plain(error, folder, hidden)
+        }
+    }
+
+    public func longpoll(_ cursor: RemoteCursor, timeout: TimeInterval) async throws(RemoteError) -> LongpollAnswer {
+        try await inner.longpoll(cursor, timeout: timeout)
+    }
+
+    public func listChanges(since cursor: RemoteCursor) async throws(RemoteError) -> RemoteChanges {
+        var changes = try await inner.listChanges(since: cursor)
+        changes.changes = changes.changes.compactMap { change in
+            switch change {
+            case .updated(let entry):
+                return reveal(entry).map(RemoteChange.updated)
+            case .deleted(_, let path, _):
+                guard let plain = reveal(path: path) else { return nil }
+                return .deleted(name: (plain as NSString).lastPathComponent, path: plain, pathLower: plain.lowercased())
+            }
+        }
+        return changes
+    }
+
+    public func revisions(_ path: String, limit: Int, before: String?) async throws(RemoteError) -> RemoteRevisions {
+        let hidden = try hide(path)
+        do {
+            var revisions = try await inner.revisions(hidden, limit: limit, before: before)
+            revisions.entries = revisions.entries.compactMap(reveal)
+            return revisions
+        } catch {
+            throw plain(error, path, hidden)
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import ClubCrypt
+import Foundation
+import Remote
+import Synchronization
+
+/// An encrypted club, seen through any store: names are hidden a component at a time, every
+/// file is an age file to the club's key signed by its writer, and what comes back is opened
+/// and checked (the signer a member, the signature for this path, the version no older than one
+/// seen) before the caller sees a byte. Callers see plain names and plaintext, as in a plain club.
+///
+/// The club's folder itself (`/byteclub`) keeps its name; everything under it is hidden, but for
+/// the `.clubkeys` folder, which listings pass over.
+public final class EncryptedStore: RemoteStore, Sendable {
+    public let inner: any RemoteStore
+    public let keyring: ClubKeyring
+    /// The club's folder, as the caller spells it.
+    public let folder: String
+    let folderLower: String
+    let seen: SeenVersions
+    /// Hidden components already revealed (a folder's name comes back with every entry in it).
+    let revealed = Mutex<[String: String]>([:])
+
+    public init(inner: any RemoteStore, keyring: ClubKeyring, folder: String, key: String) {
+        self.inner = inner
+        self.keyring = keyring
+        self.folder = folder
+        folderLower = folder.lowercased()
+        seen = SeenVersions(file: ClubKeyring.localFolder(key).appendingPathComponent("seen.log"))
+    }
+
+    public var displayName: String { inner.displayName }
+
+    // MARK: Names
+
+    /// The path inside the club (`/notes/a.md`), or nil for one outside it or the folder itself.
+    func inside(_ path: String) -> Substring? {
+        let lower = path.lowercased()
+        guard lower.hasPrefix(folderLower + "/"), lower.count > folderLower.count + 1 else { return nil }
+        return path.dropFirst(folder.count)
+    }
+
+    /// What the server calls `path`.
+    func hide(_ path: String) throws(RemoteError) -> String {
+        guard let rest = inside(path) else { return path }
+        var out = String(path.prefix(folder.count))
+        for component in rest.split(separator: "/") {
+            guard let hidden = keyring.names.hide(String(component)) else {
+                throw .malformedPath("\(component) is too long for an encrypted club (at most \(NameCipher.maxNameBytes) bytes)")
+            }
+            out += "/" + hidden
+        }
+        return out
+    }
+
+    /// What the caller calls a server path; nil for one no key of this club hid (the key folder).
+    func reveal(path: String) -> String? {
+        guard let rest = inside(path) else { return path }
+        var out = folder
+        for component in rest.split(separator: "/") {
+            let hidden = String(component)
+            if let known = revealed.withLock({ $0[hidden] }) {
+                out += "/" + known
+                continue
+            }
+            guard let name = keyring.names.reveal(hidden.lowercased()) else { return nil }
+            revealed.withLock { $0[hidden] = name }
+            out += "/" + name
+        }
+        return out
+    }
+
+    func reveal(_ entry: RemoteEntry) -> RemoteEntry? {
+        guard let path = reveal(path: entry.path) else { return nil }
+        var plain = entry
+        plain.path = path
+        plain.pathLower = path.lowercased()
+        plain.name = (path as NSString).lastPathComponent
+        // The server's hash is of the ciphertext, which no local file matches.
+        plain.contentHash = nil
+        return plain
+    }
+
+    func revealed(_ entry: RemoteEntry, asked path: String) throws(RemoteError) -> RemoteEntry {
+        guard let plain = reveal(entry) else { throw .local("\(path): the server answered with a name this club's key did not hide") }
+        return plain
+    }
+
+    /// The path a signature names: inside the club, in lower case.
+    func signedPath(_ path: String) -> String { String(inside(path) ?? Substring(path)).lowercased() }
+
+    /// An error of the inner store, with the hidden path it names put back in plain.
+    func plain(_ error: RemoteError, _ path: String, _ hidden: String) -> RemoteError {
+        switch error {
+        case .notFound(let named) where named == hidden || named.lowercased() == hidden.lowercased(): .notFound(path)
+        case .conflict(let named) where named == hidden || named.lowercased() == hidden.lowercased(): .conflict(path)
+        case .malformedPath(let named) where named == hidden: .malformedPath(path)
+        default: error
+        }
+    }
+
+    // MARK: Listing
+
+    public func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
+        let hidden = try hide(folder)
+        do {
+            let page = try await inner.listPage(hidden, cursor: cursor, limit: limit)
+            return (page.entries.compactMap(reveal), page.next)
+        } catch {
+            throw plain(error, folder, hidden)
+        }
+    }
+
+    public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
+        let hidden = try hide(folder)
+        do {
+            return try await inner.list(hidden).compactMap(reveal)
+        } catch {
+            throw plain(error, folder, hidden)
+        }
+    }
+
+    public func forEachPage(of folder: String, _ each: ([RemoteEntry]) -> Void) async throws(RemoteError) {
+        let hidden = try hide(folder)
+        do {
+            try await inner.forEachPage(of: hidden) { each($0.compactMap(reveal)) }
+        } catch {
+            throw plain(error, folder, hidden)
+        }
+    }
+
+    public func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry {
+        let hidden = try hide(path)
+        do {
+            return try revealed(try await inner.metadata(hidden), asked: path)
+        } catch {
+            throw plain(error, path, hidden)
+        }
+    }
+
+    public func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry] {
+        let wanted = Set(extensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
+        return try await listRecursively(folder).filter { $0.kind == .file && wanted.contains(($0.name as NSString).pathExtension.lowercased()) }
+    }
+
+    public func createFolder(_ path: String) async throws(RemoteError) -> RemoteEntry {
+        let hidden = try hide(path)
+        do {
+            return try revealed(try await inner.createFolder(hidden), asked: path)
+        } catch {
+            throw plain(error, path, hidden)
+        }
+    }
+
+    public func delete(_ path: String) async throws(RemoteError) -> RemoteEntry {
+        let hidden = try hide(path)
+        do {
+            return try revealed(try await inner.delete(hidden), asked: path)
+        } catch {
+            throw plain(error, path, hidden)
+        }
+    }
+
+    /// The server cannot see a photo: the app makes thumbnails itself, as for WebDAV.
+    public func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data {
+        throw .notSupported("thumbnails")
+    }
+
+    public func currentAccount() async throws(RemoteError) -> RemoteAccount { try await inner.currentAccount() }
+    public func account(id: String) async throws(RemoteError) -> RemoteAccount { try await inner.account(id: id) }
+}
+
+extension EncryptedStore: RecursiveListingStore {
+    public func listRecursivelyItself(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError) -> [RemoteEntry] {
+        let hidden = try hide(folder)
+        let mapped = partial.map { Self.revealing($0, through: self) }
+        do {
+            return try await inner.listRecursively(hidden, partial: mapped).compactMap(reveal)
+        } catch {
+            throw plain(error, folder, hidden)
+        }
+    }
+}
+
+extension EncryptedStore {
+    /// A listing's progress report, with the first page's names revealed.
+    static func revealing(_ report: @escaping @Sendable (ListingProgress) -> Void, through store: EncryptedStore) -> @Sendable (ListingProgress) -> Void {
+        { progress in report(ListingProgress(firstPage: progress.firstPage?.compactMap(store.reveal), count: progress.count)) }
+    }
+}
+
+/// The newest version of each path this member has seen, so an older one served again is a
+/// rollback. Kept as lines appended to a file (`VERSION⇥path`), read once at start.
+final class SeenVersions: Sendable {
+    let file: URL
+    let versions: Mutex<[String: UInt64]>
+
+    init(file: URL) {
+        self.file = file
+        var loaded: [String: UInt64] = [:]
+        if let text = try? String(contentsOf: file, encoding: .utf8) {
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "\t", maxSplits: 1)
+                if parts.count == 2, let version = UInt64(parts[0]) { loaded[String(parts[1])] = max(loaded[String(parts[1])] ?? 0, version) }
+            }
+        }
+        versions = Mutex(loaded)
+    }
+
+    subscript(path: String) -> UInt64? { versions.withLock { $0[path] } }
+
+    func saw(_ version: UInt64, at path: String) {
+        let newer = versions.withLock { all -> Bool in
+            guard version > (all[path] ?? 0) else { return false }
+            all[path] = version
+            return true
+        }
+        guard newer else { return }
+        let line = Data("\(version)\t\(path)\n".utf8)
+        if let handle = try? FileHandle(forWritingTo: file) {
+            _ = try? handle.seekToEnd()
+            try? handle.write(contentsOf: line)
+            try? handle.close()
+        } else {
+            try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: file.path, contents: line, attributes: [.posixPermissions: 0o600])
+        }
+    }
+}
+
+extension EncryptedStore {
+    /// Whether a server path is one this club's key did not hide (a file not yet encrypted).
+    public func isPlain(_ path: String) -> Bool { inside(path) != nil && reveal(path: path) == nil }
+
+    /// The server's name for a plain path.
+    public func hiddenPath(_ path: String) throws(RemoteError) -> String { try hide(path) }
+}

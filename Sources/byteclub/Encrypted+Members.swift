@@ -1,0 +1,78 @@
+import ArgumentParser
+import ClubCrypt
+import ClubKit
+import Foundation
+import Remote
+
+/// The members of an encrypted club, by their keys: who is waiting, admitting, removing.
+extension MembersCommand {
+    struct Admit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Admit someone waiting to join an encrypted club (without NAME: list who is waiting).",
+            discussion: "Compare the fingerprint with the one their byteclub showed them before you admit them. One small write: nothing of the club is encrypted again.")
+        @Argument(help: "Who to admit, as their request names them.") var name: String?
+        @OptionGroup var backend: BackendOptions
+
+        func run() async throws {
+            let name = name
+            try await runRemote(backend) { backend in
+                var keyring = try EncryptedClubs.keyring(of: backend)
+                let requests = try await keyring.requests(backend.store.innermost)
+                guard let name else {
+                    if requests.isEmpty { print("No one is waiting to join") }
+                    for request in requests { print("\(request.name) wants to join (fingerprint \(request.fingerprint))") }
+                    return
+                }
+                guard let request = requests.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                    throw ClubCryptError.keys("No one called \(name) is waiting to join (byteclub members admit lists who is)")
+                }
+                try await keyring.admit(request, store: backend.store.innermost, key: backend.key)
+                print("Admitted \(request.name) (fingerprint \(request.fingerprint))")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a member from an encrypted club: a new club key for everything written from now on.",
+            discussion: "Their later writes are refused. Files written before keep the old key until `byteclub rekey` re-encrypts them.")
+        @Argument var name: String
+        @OptionGroup var backend: BackendOptions
+
+        func run() async throws {
+            let name = name
+            try await runRemote(backend) { backend in
+                var keyring = try EncryptedClubs.keyring(of: backend)
+                try await keyring.remove(name, store: backend.store.innermost, key: backend.key)
+                print("Removed \(name): files written from now on use club key generation \(keyring.roster.generation); `byteclub rekey` re-encrypts the older ones")
+            }
+        }
+    }
+
+    struct Keys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "An encrypted club's members with their fingerprints, and its recipient for `age -r`.")
+        @OptionGroup var backend: BackendOptions
+
+        func run() async throws {
+            try await runRemote(backend) { backend in
+                let keyring = try EncryptedClubs.keyring(of: backend)
+                for member in keyring.roster.members {
+                    print("\(member.name)\t\(member.fingerprint)\(member.recipient == keyring.me.recipient.text ? "\t(you)" : "")")
+                }
+                print("recipient\t\(keyring.roster.recipient)")
+            }
+        }
+    }
+}
+
+extension EncryptedClubs {
+    static func keyring(of backend: Backend) throws -> ClubKeyring {
+        guard let store = backend.store as? EncryptedStore else { throw RemoteError.local("This club is not encrypted (byteclub init --encrypted makes it so)") }
+        return store.keyring
+    }
+}
+
+extension RemoteStore {
+    /// The store under an encrypted club's (or this one).
+    var innermost: any RemoteStore { (self as? EncryptedStore)?.inner ?? self }
+}

@@ -181,8 +181,13 @@ public enum Age {
             guard chunk.count >= tagSize else { throw AgeError.truncated }
             if last && chunk.count == tagSize && counter > 0 { throw AgeError.payloadTampered(chunk: Int(counter)) }
             guard let plain = open(chunk, key: key, counter: counter, last: last) else {
-                // A full last chunk that opens as a middle one: the file was cut after it.
-                if last, chunk.count == sealed, open(chunk, key: key, counter: counter, last: false) != nil { throw AgeError.truncated }
+                // A full last chunk that opens as a middle one: the file was cut after it. A
+                // chunk that opens as the last with more after it: bytes were added. Either way
+                // the chunk itself is genuine, and is released before the error, as age does.
+                if let genuine = open(chunk, key: key, counter: counter, last: !last), last ? chunk.count == sealed : !genuine.isEmpty || counter == 0 {
+                    try write(genuine)
+                    throw last ? AgeError.truncated : AgeError.trailingData
+                }
                 throw AgeError.payloadTampered(chunk: Int(counter))
             }
             if !last, plain.isEmpty { throw AgeError.payloadTampered(chunk: Int(counter)) }

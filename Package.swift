@@ -276,7 +276,7 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: ["Agent", "Remote", "ClubServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
         // A user's whole path across features, in tmux against real servers: one test a journey.
-        .testTarget(name: "JourneyTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "JourneyTests", dependencies: ["TestSupport", "ClubCrypt"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "CTerminalShim", "CNcursesw", "TestSupport"], exclude: ["__Snapshots__"]),
     ],

@@ -143,43 +143,45 @@ public enum ClubSeal {
 
     /// The plaintext of a file signed for `path` by a member of `roster`. `minimumVersion`: the
     /// newest version of this path seen before (a file older than that is a rollback).
-    public static func open(_ file: Data, path: String, identities: [any AgeIdentity], roster: ClubRoster,
+    public static func open(_ file: Data, path: String, shown: String? = nil, identities: [any AgeIdentity], roster: ClubRoster,
                             minimumVersion: UInt64 = 0) throws(ClubCryptError) -> (plaintext: Data, signature: WriteSignature, signer: String) {
         do {
             let (plaintext, header) = try Age.decrypt(file, identities: identities)
-            let (signature, signer) = try check(header, path: path, roster: roster, minimumVersion: minimumVersion)
+            let (signature, signer) = try check(header, path: path, shown: shown, roster: roster, minimumVersion: minimumVersion)
             guard signature.contentHash == plaintext.sha256 else {
-                throw ClubCryptError.refused(path: path, reason: "its content does not match its signature")
+                throw ClubCryptError.refused(path: shown ?? path, reason: "its content does not match its signature")
             }
             return (plaintext, signature, signer)
         } catch let error as ClubCryptError {
             throw error
         } catch {
-            throw .refused(path: path, reason: (error as? AgeError)?.description ?? "\(error)")
+            throw .refused(path: shown ?? path, reason: (error as? AgeError)?.description ?? "\(error)")
         }
     }
 
     /// The header's signature, checked against the path, the roster and the version seen.
-    public static func check(_ header: AgeHeader, path: String, roster: ClubRoster, minimumVersion: UInt64) throws -> (WriteSignature, String) {
+    /// `path` is what the signature must name; `shown`, how a refusal names the file.
+    public static func check(_ header: AgeHeader, path: String, shown: String? = nil, roster: ClubRoster, minimumVersion: UInt64) throws -> (WriteSignature, String) {
+        let named = shown ?? path
         guard let signature = try WriteSignature(header: header) else {
-            throw ClubCryptError.refused(path: path, reason: "it carries no member's signature (written by the server, or with `age -r` and not yet signed with `byteclub put`)")
+            throw ClubCryptError.refused(path: named, reason: "it carries no member's signature (written by the server, or with `age -r` and not yet signed with `byteclub put`)")
         }
         let signer: String
         if let member = roster.member(signing: signature.signer) {
             signer = member.name
         } else if let gone = roster.removedMember(signing: signature.signer) {
             guard signature.version <= gone.removedAt else {
-                throw ClubCryptError.refused(path: path, reason: "written by \(gone.name) after they were removed from the club")
+                throw ClubCryptError.refused(path: named, reason: "written by \(gone.name) after they were removed from the club")
             }
             signer = gone.name
         } else {
-            throw ClubCryptError.refused(path: path, reason: "signed by someone who is not a member of the club")
+            throw ClubCryptError.refused(path: named, reason: "signed by someone who is not a member of the club")
         }
         guard signature.isValid(for: path) else {
-            throw ClubCryptError.refused(path: path, reason: "its signature is for another file: the server swapped or moved it")
+            throw ClubCryptError.refused(path: named, reason: "its signature is for another file: the server swapped or moved it")
         }
         guard signature.version >= minimumVersion else {
-            throw ClubCryptError.refused(path: path, reason: "the server served version \(signature.version), older than version \(minimumVersion) seen before (a rollback)")
+            throw ClubCryptError.refused(path: named, reason: "the server served version \(signature.version), older than version \(minimumVersion) seen before (a rollback)")
         }
         return (signature, signer)
     }

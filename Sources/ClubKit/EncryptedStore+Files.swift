@@ -86,6 +86,7 @@ extension EncryptedStore {
             var hasher = SHA256()
             var size: Int64 = 0
             var checked: WriteSignature?
+            var refusal: (any Error)?
             let roster = keyring.roster
             let signed = signedPath(path)
             do {
@@ -94,12 +95,17 @@ extension EncryptedStore {
                     size += Int64($0.count)
                     try output.write(contentsOf: $0)
                 }, check: { header, _ in
-                    checked = try ClubSeal.check(header, path: signed, roster: roster, minimumVersion: minimumVersion).0
+                    do {
+                        checked = try ClubSeal.check(header, path: signed, shown: path, roster: roster, minimumVersion: minimumVersion).0
+                    } catch {
+                        refusal = error
+                        throw error
+                    }
                 })
                 try output.close()
             } catch {
                 try? output.close()
-                throw error
+                throw refusal ?? error
             }
             guard let signature = checked, signature.contentHash == Data(hasher.finalize()) else {
                 throw ClubCryptError.refused(path: path, reason: "its content does not match its signature")
@@ -246,19 +252,15 @@ extension EncryptedStore: BatchReadingStore {
                 guard var plainEntry = reveal(entry) else { return .failed(path: path, .local("\(path): a name this club's key did not hide")) }
                 let signed = signedPath(plainEntry.path)
                 do {
-                    let opened = try ClubSeal.open(data, path: signed, identities: identities, roster: keyring.roster, minimumVersion: seen[signed] ?? 0)
+                    let opened = try ClubSeal.open(data, path: signed, shown: plainEntry.path, identities: identities, roster: keyring.roster,
+                                                   minimumVersion: seen[signed] ?? 0)
                     seen.saw(opened.signature.version, at: signed)
                     plainEntry.size = Int64(opened.plaintext.count)
                     return .file(plainEntry, opened.plaintext)
                 } catch {
-                    return .failed(path: path, ClubCryptError.refused(path: plainEntry.path, reason: Self.reason(error)).remote)
+                    return .failed(path: path, Self.remote(error, path: plainEntry.path))
                 }
             }
         }
-    }
-
-    static func reason(_ error: any Error) -> String {
-        if case .refused(_, let reason)? = error as? ClubCryptError { return reason }
-        return "\(error)"
     }
 }

@@ -55,6 +55,9 @@ final class JourneyClub {
 
     func member(_ name: String) -> AppHarness? { members[name] }
 
+    /// Stops the server, as a machine that went away.
+    func stopServer() { server = nil }
+
     func close() {
         for member in members.values { member.close() }
         admin.close()

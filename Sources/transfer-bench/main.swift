@@ -9,7 +9,7 @@ struct TransferBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transfer-bench",
         abstract: "Measure byteclub's Transfer layer against curl and URLSession.",
-        subcommands: [Upload.self, Download.self, Compare.self, ServerBench.self, CLIBench.self, LiveBench.self, WebDAVBench.self, WANBench.self, TLSBench.self]
+        subcommands: [Upload.self, Download.self, Compare.self, ServerBench.self, CLIBench.self, LiveBench.self, WebDAVBench.self, WANBench.self, TLSBench.self, EncryptedBench.self]
     )
 }
 

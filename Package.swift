@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown",
+                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

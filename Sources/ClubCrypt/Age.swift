@@ -68,10 +68,21 @@ public enum Age {
         if stanzas.contains(where: { $0.type == "scrypt" }) && stanzas.count > 1 {
             throw .malformedHeader("a passphrase must be the only recipient")
         }
+        do {
+            try write(header(fileKey: fileKey, stanzas: stanzas + extra))
+        } catch {
+            throw .io("cannot write the encrypted file: \(error.localizedDescription)")
+        }
+        try encryptPayload(fileKey: fileKey, read: read, write: write)
+    }
+
+    /// The payload alone (its nonce and chunks), for a caller that writes the header itself
+    /// (after the payload, when a stanza depends on the plaintext).
+    public static func encryptPayload(fileKey: SymmetricKey, read: (Int) throws -> Data, write: (Data) throws -> Void) throws(AgeError) {
         let nonce = randomBytes(16)
         let key = AgeKDF.key(fileKey.withUnsafeBytes { Data($0) }, salt: nonce, info: "payload")
         do {
-            try write(header(fileKey: fileKey, stanzas: stanzas + extra) + nonce)
+            try write(nonce)
             var counter: UInt64 = 0
             var current = try read(chunkSize)
             while true {

@@ -30,6 +30,19 @@ public struct WriteSignature: Sendable, Equatable {
         signature = (try? key.signature(for: Self.message(path: path, version: version, contentHash: contentHash))) ?? Data()
     }
 
+    /// A signature of the same shape and length as a real one, all zeros: to size a header
+    /// before the plaintext's hash is known.
+    public static func placeholder(version: UInt64) -> WriteSignature {
+        WriteSignature(signer: Data(count: 32), version: version, contentHash: Data(count: 32), signature: Data(count: 64))
+    }
+
+    init(signer: Data, version: UInt64, contentHash: Data, signature: Data) {
+        self.signer = signer
+        self.version = version
+        self.contentHash = contentHash
+        self.signature = signature
+    }
+
     public var stanza: AgeStanza {
         AgeStanza(type: Self.stanzaType, arguments: [Base64Raw.encode(signer), String(version), Base64Raw.encode(contentHash)], body: signature)
     }

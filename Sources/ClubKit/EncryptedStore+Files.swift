@@ -5,18 +5,16 @@ import Remote
 
 /// Files: sealed before they leave, opened and checked when they come back.
 extension EncryptedStore {
-    var identities: [any AgeIdentity] { keyring.secrets.identities.map { $0 as any AgeIdentity } }
-
     /// `file` as an age file signed for `path` at `version`, in a temporary file the caller removes.
     func seal(file: URL, path: String, version: UInt64) throws(RemoteError) -> URL {
         if let signed = try signAgeFile(file, path: path, version: version) { return signed }
         let sealed = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-sealed-\(UUID().uuidString)")
         do {
-            var hasher = SHA256()
-            let hashing = try FileHandle(forReadingFrom: file)
-            defer { try? hashing.close() }
-            while let block = try hashing.read(upToCount: 1 << 20), !block.isEmpty { hasher.update(data: block) }
-            let signature = WriteSignature(signing: signedPath(path), version: version, contentHash: Data(hasher.finalize()), with: keyring.me.signingKey)
+            // One pass over the plaintext: the payload is written after room for the header,
+            // hashing as it goes; the header, signed once the hash is known, fills the room.
+            let fileKey = Age.newFileKey()
+            let wrapped = try keyring.recipient.wrap(fileKey)
+            let room = Age.header(fileKey: fileKey, stanzas: wrapped + [WriteSignature.placeholder(version: version).stanza]).count
             let input = try FileHandle(forReadingFrom: file)
             defer { try? input.close() }
             guard FileManager.default.createFile(atPath: sealed.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
@@ -24,8 +22,18 @@ extension EncryptedStore {
             }
             let output = try FileHandle(forWritingTo: sealed)
             defer { try? output.close() }
-            try Age.encrypt(to: [keyring.recipient], extra: [signature.stanza], read: { try input.read(upToCount: $0) ?? Data() },
-                            write: { try output.write(contentsOf: $0) })
+            try output.seek(toOffset: UInt64(room))
+            var hasher = SHA256()
+            try Age.encryptPayload(fileKey: fileKey, read: {
+                let block = try input.read(upToCount: $0) ?? Data()
+                hasher.update(data: block)
+                return block
+            }, write: { try output.write(contentsOf: $0) })
+            let signature = WriteSignature(signing: signedPath(path), version: version, contentHash: Data(hasher.finalize()), with: keyring.me.signingKey)
+            let header = Age.header(fileKey: fileKey, stanzas: wrapped + [signature.stanza])
+            guard header.count == room else { throw RemoteError.local("a header of \(header.count) bytes where \(room) were kept for it") }
+            try output.seek(toOffset: 0)
+            try output.write(contentsOf: header)
             return sealed
         } catch {
             try? FileManager.default.removeItem(at: sealed)
@@ -240,26 +248,51 @@ extension EncryptedStore: BatchReadingStore {
 
     public func readBatch(_ paths: [String]) async throws(RemoteError) -> [BatchRead] {
         guard let batches = inner as? any BatchReadingStore else { throw .notSupported("batch reads") }
-        var hidden: [String] = []
-        for path in paths { hidden.append(try hide(path)) }
+        var hiding: [String] = []
+        for path in paths { hiding.append(try hide(path)) }
+        let hidden = hiding
         let reads = try await batches.readBatch(hidden)
-        return zip(zip(paths, hidden), reads).map { names, read in
-            let (path, hiddenPath) = names
-            switch read {
-            case .failed(_, let error):
-                return .failed(path: path, plain(error, path, hiddenPath))
-            case .file(let entry, let data):
-                guard var plainEntry = reveal(entry) else { return .failed(path: path, .local("\(path): a name this club's key did not hide")) }
-                let signed = signedPath(plainEntry.path)
-                do {
-                    let opened = try ClubSeal.open(data, path: signed, shown: plainEntry.path, identities: identities, roster: keyring.roster,
-                                                   minimumVersion: seen[signed] ?? 0)
-                    seen.saw(opened.signature.version, at: signed)
-                    plainEntry.size = Int64(opened.plaintext.count)
-                    return .file(plainEntry, opened.plaintext)
-                } catch {
-                    return .failed(path: path, Self.remote(error, path: plainEntry.path))
+        // Opening a file is an X25519 agreement, a signature check and a hash: a first sync of
+        // many notes spreads them over the cores, a slice each.
+        let count = min(reads.count, paths.count)
+        let slices = min(max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, count / 64))
+        let opened = await withTaskGroup(of: [(Int, BatchRead, UInt64?)].self) { group in
+            for slice in 0..<slices {
+                let range = (count * slice / slices)..<(count * (slice + 1) / slices)
+                group.addTask {
+                    range.map { index in
+                        let (read, version) = self.open(reads[index], path: paths[index], hidden: hidden[index])
+                        return (index, read, version)
+                    }
                 }
+            }
+            var all: [(Int, BatchRead, UInt64?)] = []
+            for await part in group { all += part }
+            return all.sorted { $0.0 < $1.0 }
+        }
+        seen.saw(opened.compactMap { index, read, version in
+            guard case .file(let entry, _) = read, let version else { return nil }
+            _ = index
+            return (version, signedPath(entry.path))
+        })
+        return opened.map(\.1)
+    }
+
+    /// One file of a batch, opened and checked; the version its signature carries.
+    func open(_ read: BatchRead, path: String, hidden: String) -> (BatchRead, UInt64?) {
+        switch read {
+        case .failed(_, let error):
+            return (.failed(path: path, plain(error, path, hidden)), nil)
+        case .file(let entry, let data):
+            guard var plainEntry = reveal(entry) else { return (.failed(path: path, .local("\(path): a name this club's key did not hide")), nil) }
+            let signed = signedPath(plainEntry.path)
+            do {
+                let opened = try ClubSeal.open(data, path: signed, shown: plainEntry.path, identities: identities, roster: keyring.roster,
+                                               minimumVersion: seen[signed] ?? 0)
+                plainEntry.size = Int64(opened.plaintext.count)
+                return (.file(plainEntry, opened.plaintext), opened.signature.version)
+            } catch {
+                return (.failed(path: path, Self.remote(error, path: plainEntry.path)), nil)
             }
         }
     }

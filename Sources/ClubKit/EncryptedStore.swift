@@ -17,6 +17,8 @@ public final class EncryptedStore: RemoteStore, Sendable {
     public let folder: String
     let folderLower: String
     let seen: SeenVersions
+    /// Every generation of the club key, for opening files.
+    let identities: [any AgeIdentity]
     /// Hidden components already revealed (a folder's name comes back with every entry in it).
     let revealed = Mutex<[String: String]>([:])
 
@@ -25,6 +27,7 @@ public final class EncryptedStore: RemoteStore, Sendable {
         self.keyring = keyring
         self.folder = folder
         folderLower = folder.lowercased()
+        identities = keyring.secrets.identities.map { $0 as any AgeIdentity }
         seen = SeenVersions(file: ClubKeyring.localFolder(key).appendingPathComponent("seen.log"))
     }
 
@@ -208,14 +211,19 @@ final class SeenVersions: Sendable {
 
     subscript(path: String) -> UInt64? { versions.withLock { $0[path] } }
 
-    func saw(_ version: UInt64, at path: String) {
-        let newer = versions.withLock { all -> Bool in
-            guard version > (all[path] ?? 0) else { return false }
-            all[path] = version
-            return true
+    func saw(_ version: UInt64, at path: String) { saw([(version, path)]) }
+
+    /// Records many at once: one append to the file.
+    func saw(_ seen: [(UInt64, String)]) {
+        let newer = versions.withLock { all -> [(UInt64, String)] in
+            seen.filter { version, path in
+                guard version > (all[path] ?? 0) else { return false }
+                all[path] = version
+                return true
+            }
         }
-        guard newer else { return }
-        let line = Data("\(version)\t\(path)\n".utf8)
+        guard !newer.isEmpty else { return }
+        let line = Data(newer.map { "\($0.0)\t\($0.1)\n" }.joined().utf8)
         if let handle = try? FileHandle(forWritingTo: file) {
             _ = try? handle.seekToEnd()
             try? handle.write(contentsOf: line)

@@ -31,6 +31,8 @@ public enum FuzzTargets {
         Target(name: "agent-lines", summary: "the agent's protocol lines and journal", run: AgentLinesTarget.run),
         Target(name: "config-toml", summary: "config.toml, parsed and checked", run: ConfigTarget.run),
         Target(name: "search-query", summary: "search text, parsed and run against a real index", run: SearchQueryTarget.run),
+        Target(name: "age-file", summary: "an encrypted club's file: the age header, stanzas, MAC and STREAM, the signature stanza, keys and hidden names",
+               run: AgeFileTarget.run),
         Target(name: "front-matter", summary: "a note's YAML front matter: found, parsed by Yams, rendered and highlighted", run: FrontMatterTarget.run),
     ]
 

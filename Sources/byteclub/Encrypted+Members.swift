@@ -60,6 +60,7 @@ extension MembersCommand {
                     print("\(member.name)\t\(member.fingerprint)\(member.recipient == keyring.me.recipient.text ? "\t(you)" : "")")
                 }
                 print("recipient\t\(keyring.roster.recipient)")
+                print("your keys\t\(keyring.files.keys(for: keyring.me.recipient))")
             }
         }
     }

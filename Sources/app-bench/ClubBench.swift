@@ -33,14 +33,16 @@ enum ClubBench {
         var put = 10_000
         /// The notes on `rclone serve webdav` instead (ClubWebDAVBench).
         var webdav = false
+        /// A plain club beside an encrypted one (ClubEncryptedBench).
+        var encrypted = false
     }
 
     static func options(_ arguments: ArraySlice<String>) throws -> Options {
         var options = Options()
         var rest = arguments
         while let flag = rest.popFirst() {
-            if flag == "--webdav" {
-                options.webdav = true
+            if flag == "--webdav" || flag == "--encrypted" {
+                if flag == "--webdav" { options.webdav = true } else { options.encrypted = true }
                 continue
             }
             guard let value = rest.popFirst().flatMap({ Int($0.replacingOccurrences(of: "_", with: "")) }), value >= 0 else {
@@ -51,7 +53,7 @@ enum ClubBench {
             case "--photos": options.photos = value
             case "--folders": options.folders = value
             case "--put": options.put = value
-            default: throw BenchError("app-bench club: unknown option \(flag) (--notes N, --photos P, --folders F, --put N, --webdav)")
+            default: throw BenchError("app-bench club: unknown option \(flag) (--notes N, --photos P, --folders F, --put N, --webdav, --encrypted)")
             }
         }
         return options

@@ -26,9 +26,10 @@ import Glibc
 // app-bench markdown        a 1 MiB Markdown note, highlighting on, beside vim with syntax on: open to first frame, key echo (pty)
 // app-bench search          10,000 notes of 5 KiB: key echo while the app indexes them, Ctrl-F from last key to results (pty)
 // app-bench folders         10,000 notes in 500 folders: the tree's first frame from the cache, opening a folder, moving 1,000 notes beside mv
-// app-bench club [--notes N] [--photos P] [--folders F] [--put N] [--webdav]
+// app-bench club [--notes N] [--photos P] [--folders F] [--put N] [--webdav | --encrypted]
 //                           100,000 notes and 2,000 photos: cold start, every note indexed, from the cache, search beside rg, the server, put -r beside rclone;
-//                           with --webdav, the notes on rclone serve webdav: cold start and every note indexed
+//                           with --webdav, the notes on rclone serve webdav: cold start and every note indexed;
+//                           with --encrypted, a plain club beside an encrypted one: cold start and every note indexed
 //
 // The app runs as in `byteclub`: a ClubApp on the main queue, a club server on loopback, real
 // HTTP through Remote and Transfer. Frames go to an in-memory GridCanvas (the echo scenario
@@ -87,9 +88,15 @@ Task { @MainActor in
         case "folders": try await FoldersBench.run()
         case "club":
             let options = try ClubBench.options(arguments.dropFirst())
-            if options.webdav { try await ClubWebDAVBench.run(options) } else { try await ClubBench.run(options) }
+            if options.webdav {
+                try await ClubWebDAVBench.run(options)
+            } else if options.encrypted {
+                try await ClubEncryptedBench.run(options)
+            } else {
+                try await ClubBench.run(options)
+            }
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders | club [--notes N] [--photos P] [--folders F] [--put N] [--webdav]]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders | club [--notes N] [--photos P] [--folders F] [--put N] [--webdav | --encrypted]]")
             exit(2)
         }
         exit(0)

@@ -23,13 +23,13 @@ extension EncryptedStore {
             let output = try FileHandle(forWritingTo: sealed)
             defer { try? output.close() }
             try output.seek(toOffset: UInt64(room))
-            var hasher = SHA256()
+            let hashing = PlaintextHash()
             try Age.encryptPayload(fileKey: fileKey, read: {
                 let block = try input.read(upToCount: $0) ?? Data()
-                hasher.update(data: block)
+                hashing.add(block)
                 return block
             }, write: { try output.write(contentsOf: $0) })
-            let signature = WriteSignature(signing: signedPath(path), version: version, contentHash: Data(hasher.finalize()), with: keyring.me.signingKey)
+            let signature = WriteSignature(signing: signedPath(path), version: version, contentHash: hashing.finish(), with: keyring.me.signingKey)
             let header = Age.header(fileKey: fileKey, stanzas: wrapped + [signature.stanza])
             guard header.count == room else { throw RemoteError.local("a header of \(header.count) bytes where \(room) were kept for it") }
             try output.seek(toOffset: 0)
@@ -82,16 +82,18 @@ extension EncryptedStore {
 
     /// Opens the age file at `sealed` into `destination` (replaced only once all of it has been
     /// checked), refusing it unless a member signed it for `path`, no older than `minimumVersion`.
+    ///
+    /// The plaintext is written over the ciphertext in the same file, front to back (a chunk's
+    /// plaintext always lands before the ciphertext still to be read), then the file is cut to
+    /// its size and renamed onto `destination`: no second file as large, whose new pages cost
+    /// more than the decryption. The hash runs beside the decryption, on a queue of its own.
     func open(sealed: URL, to destination: URL, path: String, minimumVersion: UInt64) throws(RemoteError) -> (WriteSignature, Int64) {
-        let temporary = URL(fileURLWithPath: destination.path + ".byteclub-opening")
         do {
             let input = try FileHandle(forReadingFrom: sealed)
             defer { try? input.close() }
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw RemoteError.local("cannot write beside \(destination.path)")
-            }
-            let output = try FileHandle(forWritingTo: temporary)
-            var hasher = SHA256()
+            let output = try FileHandle(forUpdating: sealed)
+            defer { try? output.close() }
+            let hashing = PlaintextHash()
             var size: Int64 = 0
             var checked: WriteSignature?
             var refusal: (any Error)?
@@ -99,7 +101,7 @@ extension EncryptedStore {
             let signed = signedPath(path)
             do {
                 try Age.decrypt(identities: identities, read: { try input.read(upToCount: $0) ?? Data() }, write: {
-                    hasher.update(data: $0)
+                    hashing.add($0)
                     size += Int64($0.count)
                     try output.write(contentsOf: $0)
                 }, check: { header, _ in
@@ -110,18 +112,17 @@ extension EncryptedStore {
                         throw error
                     }
                 })
-                try output.close()
+                try output.truncate(atOffset: UInt64(size))
             } catch {
-                try? output.close()
                 throw refusal ?? error
             }
-            guard let signature = checked, signature.contentHash == Data(hasher.finalize()) else {
+            guard let signature = checked, signature.contentHash == hashing.finish() else {
                 throw ClubCryptError.refused(path: path, reason: "its content does not match its signature")
             }
-            guard rename(temporary.path, destination.path) == 0 else { throw RemoteError.local("cannot write \(destination.path): \(String(cString: strerror(errno)))") }
+            guard rename(sealed.path, destination.path) == 0 else { throw RemoteError.local("cannot write \(destination.path): \(String(cString: strerror(errno)))") }
             return (signature, size)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            try? FileManager.default.removeItem(at: sealed)
             throw Self.remote(error, path: path)
         }
     }
@@ -296,4 +297,16 @@ extension EncryptedStore: BatchReadingStore {
             }
         }
     }
+}
+
+/// SHA-256 of a plaintext as its chunks come, on a serial queue of its own, so a large file's
+/// hash runs beside its decryption.
+final class PlaintextHash: @unchecked Sendable {
+    // @unchecked Sendable: `hasher` is touched only on `queue` (add's blocks, finish's sync).
+    private var hasher = SHA256()
+    private let queue = DispatchQueue(label: "byteclub.plaintext-hash")
+
+    func add(_ chunk: Data) { queue.async { self.hasher.update(data: chunk) } }
+
+    func finish() -> Data { queue.sync { Data(hasher.finalize()) } }
 }

@@ -54,3 +54,39 @@ final class EncryptInPlaceJourneyTests: XCTestCase {
         }
     }
 }
+
+/// A member's identity locked with a passphrase: made so when BYTECLUB_PASSPHRASE is set, opened
+/// with it, and a wrong one refused with a clear line and nothing touched.
+final class PassphraseIdentityJourneyTests: XCTestCase {
+    private var club: JourneyClub?
+
+    override func tearDown() {
+        club?.close()
+        club = nil
+    }
+
+    func testALockedIdentityOpensWithItsPassphraseOnly() throws {
+        let club = try JourneyClub(notes: ["Log.md": "Wind from the west\n"])
+        self.club = club
+        let ann = try club.invite("ann")
+        func run(_ arguments: [String], passphrase: String) throws -> ChildProcess.Result {
+            var environment = ann.environment
+            environment["BYTECLUB_PASSPHRASE"] = passphrase
+            return try ChildProcess.run([try AppHarness.binary.path] + arguments, within: 120, environment: environment)
+        }
+        let made = try run(["init", "--encrypted"], passphrase: "long harbour walk")
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let folder = ann.base.appendingPathComponent("config/byteclub")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("identity.txt").path))
+        let locked = try Data(contentsOf: folder.appendingPathComponent("identity.age"))
+        XCTAssertTrue(String(decoding: locked.prefix(60), as: UTF8.self).contains("-> scrypt "), "an age file locked with scrypt")
+        XCTAssertNil(locked.range(of: Data("AGE-SECRET-KEY".utf8)))
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("identity.age").path)[.posixPermissions] as? Int, 0o600)
+
+        let wrong = try run(["get", "Log.md", "-"], passphrase: "short walk")
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertTrue(wrong.stderr.contains("Wrong passphrase for \(folder.appendingPathComponent("identity.age").path)"), wrong.stderr)
+        XCTAssertEqual(wrong.stdout, "")
+        XCTAssertEqual(try run(["get", "Log.md", "-"], passphrase: "long harbour walk").stdout, "Wind from the west\n")
+    }
+}

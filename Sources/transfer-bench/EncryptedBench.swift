@@ -10,6 +10,7 @@ struct EncryptedBench: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "encrypted", abstract: "byteclub put/get in a plain club beside an encrypted one.")
 
     @OptionGroup var options: CLIBenchOptions
+    @Option(help: "byteclub's --bwlimit for every row, e.g. 50M: a network slower than loopback.") var bwlimit: String?
 
     func run() throws {
         let (bytes, binary) = try options.resolve()
@@ -69,19 +70,20 @@ struct EncryptedBench: ParsableCommand {
             rows.append((name, walls, rss))
         }
         let got = base.appendingPathComponent("got.bin")
+        let limit = bwlimit.map { ["--bwlimit", $0] } ?? []
         for club in clubs {
-            try row("byteclub put, \(club.name) club", { [binary, "put", payload.path, "/byteclub/big.bin", "--server", club.url, "--token", token] },
+            try row("byteclub put, \(club.name) club", { [binary, "put", payload.path, "/byteclub/big.bin", "--server", club.url, "--token", token] + limit },
                     before: { emptied(club.root) })
         }
         for club in clubs {
-            try row("byteclub get, \(club.name) club", { [binary, "get", "/byteclub/big.bin", got.path, "--server", club.url, "--token", token] },
+            try row("byteclub get, \(club.name) club", { [binary, "get", "/byteclub/big.bin", got.path, "--server", club.url, "--token", token] + limit },
                     before: { try? FileManager.default.removeItem(at: got) })
             guard let a = try? FileHandle(forReadingFrom: got), let first = try a.read(upToCount: 1 << 20), first == (try? FileHandle(forReadingFrom: payload).read(upToCount: 1 << 20)) else {
                 throw BenchError("the \(club.name) club's download differs from the payload")
             }
         }
 
-        print("byteclub put/get against `byteclub serve` on loopback, a plain club beside an encrypted one, \(format(bytes: bytes)), median of \(runs) run(s).")
+        print("byteclub put/get against `byteclub serve` on loopback\(bwlimit.map { " at --bwlimit \($0)" } ?? ""), a plain club beside an encrypted one, \(format(bytes: bytes)), median of \(runs) run(s).")
         printRunTable(rows, bytes: bytes)
         let seconds = rows.map { median($0.1) ?? 0 }
         print("")

@@ -48,6 +48,8 @@ public struct AppConfiguration: Sendable {
     public var editorSettings = EditorSettings()
     /// Keeps toggled editor settings in config.toml (the executable's; nil: not kept).
     public var saveEditorSettings: (@MainActor @Sendable (EditorSettings) throws -> Void)?
+    /// An encrypted club's door: the app asks whether to admit each member waiting (nil: none).
+    public var door: (any ClubDoor)?
 
     public init() {}
 }
@@ -85,6 +87,7 @@ public final class ClubApp {
     let tags: TagsController
     let tagsSync: TagsSync
     let background: BackgroundController
+    let joinQuestions: JoinQuestions
     let offline: OutboxRunner
     let share: ShareController
     let search: SearchController
@@ -190,6 +193,7 @@ public final class ClubApp {
         links = LinksController(context: context, navigator: navigator, noteIndex: noteIndex)
         openNotes = OpenNotesController(context: context, navigator: navigator)
         background = BackgroundController(context: context, transfers: transfers, exit: exit)
+        joinQuestions = JoinQuestions(context: context)
         screen = MainScreen(model: model, configuration: configuration, thumbnails: thumbnails, previews: previews)
         model.onRedraw = { [weak self] in self?.stateChanged() }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
@@ -218,6 +222,7 @@ public final class ClubApp {
         refresher.reloadDrafts()
         refresher.reloadPausedDownloads()
         background.start()
+        joinQuestions.start()
         // A draft whose text waits in the outbox is saved as far as the user is concerned (the
         // status bar counts it as waiting): only the others are unsaved.
         let queued = Set(configuration.outbox?.all().compactMap(\.draftID) ?? [])

@@ -80,6 +80,21 @@ extension EncryptedStore {
         }
     }
 
+    /// Why the header of the age file at `sealed` is refused, or nil (its payload is not read).
+    func check(sealed: URL, path: String, minimumVersion: UInt64) -> RemoteError? {
+        guard let input = try? FileHandle(forReadingFrom: sealed) else { return nil }
+        defer { try? input.close() }
+        var buffer = Data()
+        do {
+            let header = try Age.readHeader(&buffer, read: { try input.read(upToCount: $0) ?? Data() })
+            _ = try Age.fileKey(of: header, identities: identities)
+            _ = try ClubSeal.check(header, path: signedPath(path), shown: path, roster: keyring.roster, minimumVersion: minimumVersion)
+            return nil
+        } catch {
+            return Self.remote(error, path: path)
+        }
+    }
+
     /// Opens the age file at `sealed` into `destination` (replaced only once all of it has been
     /// checked), refusing it unless a member signed it for `path`, no older than `minimumVersion`.
     ///
@@ -150,7 +165,12 @@ extension EncryptedStore {
         defer { try? FileManager.default.removeItem(at: sealed) }
         var plainEntry = try revealed(entry, asked: path)
         let signed = signedPath(plainEntry.path)
-        let (signature, size) = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: isRevision ? 0 : seen[signed] ?? 0)
+        let minimum = isRevision ? 0 : seen[signed] ?? 0
+        // A refusal that a roster changed since this store began explains: read it again, once.
+        if let refusal = check(sealed: sealed, path: plainEntry.path, minimumVersion: minimum), Self.mayBeStale(refusal) {
+            guard await refreshKeyring() else { throw refusal }
+        }
+        let (signature, size) = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: minimum)
         if !isRevision { seen.saw(signature.version, at: signed) }
         plainEntry.size = size
         return plainEntry
@@ -270,6 +290,9 @@ extension EncryptedStore: BatchReadingStore {
             var all: [(Int, BatchRead, UInt64?)] = []
             for await part in group { all += part }
             return all.sorted { $0.0 < $1.0 }
+        }
+        if opened.contains(where: { if case .failed(_, let error) = $0.1 { Self.mayBeStale(error) } else { false } }), await refreshKeyring() {
+            return try await readBatch(paths)
         }
         seen.saw(opened.compactMap { index, read, version in
             guard case .file(let entry, _) = read, let version else { return nil }

@@ -19,6 +19,9 @@ extension EncryptedStore {
 
     public func listChanges(since cursor: RemoteCursor) async throws(RemoteError) -> RemoteChanges {
         var changes = try await inner.listChanges(since: cursor)
+        // A change to the club's keys (a member admitted or removed): take the roster anew.
+        let keysFolder = (folder + "/" + ClubKeyFiles.folderName + "/").lowercased()
+        if changes.changes.contains(where: { $0.pathLower.hasPrefix(keysFolder) }) { await refreshKeyring() }
         changes.changes = changes.changes.compactMap { change in
             switch change {
             case .updated(let entry):

@@ -12,22 +12,30 @@ import Synchronization
 /// the `.clubkeys` folder, which listings pass over.
 public final class EncryptedStore: RemoteStore, Sendable {
     public let inner: any RemoteStore
-    public let keyring: ClubKeyring
+    /// The keyring, and every generation of the club key as identities, taken anew when the
+    /// roster changes (a member admitted or removed while this store is in use).
+    let keys: Mutex<(keyring: ClubKeyring, identities: [any AgeIdentity])>
+    public var keyring: ClubKeyring { keys.withLock { $0.keyring } }
+    /// Every generation of the club key, for opening files.
+    var identities: [any AgeIdentity] { keys.withLock { $0.identities } }
+    /// The club's key for the local copies (``ClubKeyring/load(_:folder:key:me:)``).
+    public let key: String
+    /// Hidden names, from the names key (which no roster change changes).
+    let names: NameCipher
     /// The club's folder, as the caller spells it.
     public let folder: String
     let folderLower: String
     let seen: SeenVersions
-    /// Every generation of the club key, for opening files.
-    let identities: [any AgeIdentity]
     /// Hidden components already revealed (a folder's name comes back with every entry in it).
     let revealed = Mutex<[String: String]>([:])
 
     public init(inner: any RemoteStore, keyring: ClubKeyring, folder: String, key: String) {
         self.inner = inner
-        self.keyring = keyring
+        keys = Mutex((keyring, keyring.secrets.identities.map { $0 as any AgeIdentity }))
+        names = keyring.names
+        self.key = key
         self.folder = folder
         folderLower = folder.lowercased()
-        identities = keyring.secrets.identities.map { $0 as any AgeIdentity }
         seen = SeenVersions(file: ClubKeyring.localFolder(key).appendingPathComponent("seen.log"))
     }
 
@@ -47,7 +55,7 @@ public final class EncryptedStore: RemoteStore, Sendable {
         guard let rest = inside(path) else { return path }
         var out = String(path.prefix(folder.count))
         for component in rest.split(separator: "/") {
-            guard let hidden = keyring.names.hide(String(component)) else {
+            guard let hidden = names.hide(String(component)) else {
                 throw .malformedPath("\(component) is too long for an encrypted club (at most \(NameCipher.maxNameBytes) bytes)")
             }
             out += "/" + hidden
@@ -65,7 +73,7 @@ public final class EncryptedStore: RemoteStore, Sendable {
                 out += "/" + known
                 continue
             }
-            guard let name = keyring.names.reveal(hidden.lowercased()) else { return nil }
+            guard let name = names.reveal(hidden.lowercased()) else { return nil }
             revealed.withLock { $0[hidden] = name }
             out += "/" + name
         }
@@ -236,6 +244,25 @@ final class SeenVersions: Sendable {
 }
 
 extension EncryptedStore {
+    /// Reads the roster and this member's keys again; true when the roster changed (then files
+    /// signed by a member just admitted, or sealed to a key made since, open).
+    @discardableResult
+    public func refreshKeyring() async -> Bool {
+        guard let fresh = try? await ClubKeyring.load(inner, folder: folder, key: key, me: keyring.me) else { return false }
+        return keys.withLock { current in
+            guard fresh.roster.version != current.keyring.roster.version || fresh.secrets != current.keyring.secrets else { return false }
+            current = (fresh, fresh.secrets.identities.map { $0 as any AgeIdentity })
+            return true
+        }
+    }
+
+    /// Whether a refusal may be this member's stale keyring rather than the server: a signer
+    /// not (yet) in the roster, or a key not (yet) among ours.
+    static func mayBeStale(_ error: RemoteError) -> Bool {
+        let message = error.message
+        return message.contains("signed by someone who is not a member") || message.contains("no identity of yours opens")
+    }
+
     /// Whether a server path is one this club's key did not hide (a file not yet encrypted).
     public func isPlain(_ path: String) -> Bool { inside(path) != nil && reveal(path: path) == nil }
 

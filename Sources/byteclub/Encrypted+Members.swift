@@ -2,6 +2,7 @@ import ArgumentParser
 import ClubCrypt
 import ClubKit
 import Foundation
+import ByteClubApp
 import Remote
 
 /// The members of an encrypted club, by their keys: who is waiting, admitting, removing.
@@ -76,4 +77,35 @@ extension EncryptedClubs {
 extension RemoteStore {
     /// The store under an encrypted club's (or this one).
     var innermost: any RemoteStore { (self as? EncryptedStore)?.inner ?? self }
+}
+
+/// The app's door to an encrypted club (``ClubDoor``): the requests waiting, and admitting one
+/// with the keyring of the store the app uses, which then knows the new member at once.
+struct EncryptedClubDoor: ClubDoor {
+    let store: EncryptedStore
+
+    func waiting() async throws(RemoteError) -> [JoinRequestSummary] {
+        do {
+            return try await store.keyring.requests(store.inner).map { JoinRequestSummary(name: $0.name, fingerprint: $0.fingerprint) }
+        } catch {
+            throw Self.remote(error)
+        }
+    }
+
+    func admit(_ name: String) async throws(RemoteError) {
+        do {
+            var keyring = store.keyring
+            guard let request = try await keyring.requests(store.inner).first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw ClubCryptError.keys("\(name) is no longer waiting to join")
+            }
+            try await keyring.admit(request, store: store.inner, key: store.key)
+            await store.refreshKeyring()
+        } catch {
+            throw Self.remote(error)
+        }
+    }
+
+    static func remote(_ error: any Error) -> RemoteError {
+        (error as? RemoteError) ?? .local((error as? ClubCryptError)?.description ?? "\(error)")
+    }
 }

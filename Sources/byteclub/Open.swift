@@ -155,6 +155,7 @@ enum UI {
             [weak terminal] command, file in terminal?.runEditor(command, file: file) ?? .notStarted("the terminal is gone")
         }
         configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        configuration.door = (backend.store as? EncryptedStore).map { EncryptedClubDoor(store: $0) }
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }
         app.onQuit = { [unowned terminal] status in terminal.quit(status: status) }

@@ -1,5 +1,6 @@
 import ClubCrypt
 import Crypto
+import Durable
 import Foundation
 import Remote
 
@@ -134,7 +135,11 @@ extension EncryptedStore {
             guard let signature = checked, signature.contentHash == hashing.finish() else {
                 throw ClubCryptError.refused(path: path, reason: "its content does not match its signature")
             }
-            guard rename(sealed.path, destination.path) == 0 else { throw RemoteError.local("cannot write \(destination.path): \(String(cString: strerror(errno)))") }
+            do {
+                try DurableFile.place(sealed.path, at: destination.path)
+            } catch {
+                throw RemoteError.local("cannot write \(destination.path): \(error)")
+            }
             return (signature, size)
         } catch {
             try? FileManager.default.removeItem(at: sealed)

@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// Journey: two members in the app on an encrypted club. Ann's save reaches bob's open note;
+/// Journey: two members in the app on an encrypted club. Ann's app asks her whether to admit
+/// bob, showing the fingerprint his byteclub showed him; ann's save reaches bob's open note;
 /// both change a line and bob's save merges them; his photos show as thumbnails made from the
 /// decrypted photo; with the server gone, his search and thumbnails still work from what he has.
 final class EncryptedClubAppJourneyTests: XCTestCase {
@@ -19,8 +20,17 @@ final class EncryptedClubAppJourneyTests: XCTestCase {
         let ann = try club.invite("ann")
         let bob = try club.invite("bob")
         XCTAssertEqual(try Journey.run(ann, ["init", "--encrypted"]).status, 0)
-        XCTAssertNotEqual(try Journey.run(bob, ["ls"]).status, 0, "bob asks to join")
-        XCTAssertEqual(try Journey.run(ann, ["members", "admit", "bob"]).status, 0)
+        let asked = try Journey.run(bob, ["ls"])
+        XCTAssertNotEqual(asked.status, 0, "bob asks to join")
+        let fingerprint = try XCTUnwrap(asked.stderr.range(of: #"[0-9a-f]{4} [0-9a-f]{4} [0-9a-f]{4} [0-9a-f]{4}"#, options: .regularExpression)
+            .map { String(asked.stderr[$0]) }, asked.stderr)
+
+        // Ann's app asks her at the door, with the fingerprint bob was shown; she admits him.
+        let annScreen = try ann.launch([])
+        Journey.see(annScreen, ["bob wants to join (fingerprint \(fingerprint)): Admit?", "Admit", "Not now"], "ann's question at the door")
+        try annScreen.type("a")
+        Journey.see(annScreen, ["Admitted bob (fingerprint \(fingerprint))"], "ann's app after admitting bob")
+        XCTAssertEqual(try Journey.run(bob, ["ls"]).status, 0, "bob is a member now")
         let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Resources/SampleClub/byteclub/photos/coast-noon.jpg")
         for (arguments, input) in [(["put", "-", "Meeting.md"], "Agenda\n- budget\n"), (["put", "-", "Boat.md"], "Mooring at dawn\n"),
@@ -31,7 +41,6 @@ final class EncryptedClubAppJourneyTests: XCTestCase {
         let annText = { (path: String) -> String in (try? ann.cli(["get", path, "-"]).stdout) ?? "" }
 
         let bobScreen = try bob.launch([])
-        let annScreen = try ann.launch([])
         Journey.see(bobScreen, ["Meeting", "Boat"], "bob's notes list")
         Journey.see(annScreen, ["Meeting", "Boat"], "ann's notes list")
 

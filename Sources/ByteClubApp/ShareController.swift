@@ -36,8 +36,21 @@ final class ShareController {
             context.say(.error("Cannot share \"\(name)\": \(error.message)"))
             return
         }
+        guard sharing.sharesDecryptedCopies else { return makeLink(entry.path, name: name, sharing: sharing) }
+        // An encrypted club's server cannot read the file: the link is to a copy it can.
+        let modal = Modal(title: "Share a decrypted copy of \"\(name)\"?",
+                          body: ["This club is encrypted. A link publishes a decrypted copy of \"\(name)\"",
+                                 "on the server, readable by the server and by anyone with the link,",
+                                 "until `byteclub unshare URL` ends it."],
+                          buttons: ["Share a decrypted copy", "Cancel"], width: 76)
+        // Cancel is the default: Enter must not publish by reflex.
+        context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
+            if choice == 0 { self?.makeLink(entry.path, name: name, sharing: sharing) }
+        } }
+    }
+
+    private func makeLink(_ path: String, name: String, sharing: any SharingStore) {
         context.say(StatusMessage("Making a link to \"\(name)\"…"))
-        let path = entry.path
         context.perform({ () async throws(RemoteError) in try await sharing.createSharedLink(path, expires: nil) }) { [weak self] result in
             guard let self else { return }
             switch result {

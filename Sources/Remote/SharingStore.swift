@@ -30,9 +30,16 @@ public protocol SharingStore: RemoteStore {
     func sharedLinks(_ path: String?) async throws(RemoteError) -> [RemoteSharedLink]
     /// Ends a link; an unknown one is `.notFound(url)`.
     func revokeSharedLink(url: String) async throws(RemoteError)
+    /// Whether a link publishes a decrypted copy of an encrypted club's file (then the app and
+    /// `byteclub share` ask first); false but for an encrypted club.
+    var sharesDecryptedCopies: Bool { get }
 }
 
 /// `store` as a ``SharingStore``, or the error a person should read when it cannot share.
+extension SharingStore {
+    public var sharesDecryptedCopies: Bool { false }
+}
+
 public func sharingStore(_ store: any RemoteStore) throws(RemoteError) -> any SharingStore {
     if let sharing = store as? any SharingStore { return sharing }
     if store is WebDAVStore { throw .local("this WebDAV server cannot make share links") }

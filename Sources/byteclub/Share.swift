@@ -21,6 +21,7 @@ struct Share: AsyncParsableCommand {
     @Option(help: "When the link stops working: 30m, 12h, 7d, 2w, or a date.") var expires: String?
     @Flag(help: "List the club's links instead.") var list = false
     @Flag(help: "Print JSON: the link (or with --list, one array of links).") var json = false
+    @Flag(help: "In an encrypted club: publish a decrypted copy, readable by the server and by anyone with the link.") var decrypted = false
     @OptionGroup var backend: BackendOptions
 
     mutating func validate() throws {
@@ -37,7 +38,7 @@ struct Share: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (list, json) = (self.list, self.json)
+        let (list, json, decrypted) = (self.list, self.json, self.decrypted)
         let typed = backend.clubPath(path ?? "")
         let expiry = try expires.map { try LinkExpiry.parse($0, now: Date()) }
         let asked = expires != nil
@@ -60,6 +61,10 @@ struct Share: AsyncParsableCommand {
                 return
             }
             let target = try await notePath(typed, on: backend.store)
+            guard decrypted || !store.sharesDecryptedCopies else {
+                say("\(target) is in an encrypted club: a link publishes a decrypted copy, readable by the server and by anyone with the link; add --decrypted to share it so")
+                throw Exit.usage.code
+            }
             let (link, existed) = try await store.createSharedLink(target, expires: expiry)
             if existed {
                 say("\(target) already had this link" + (asked ? "; it keeps its expiry (unshare it first to change that)" : ""))

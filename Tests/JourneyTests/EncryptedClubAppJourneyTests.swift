@@ -40,6 +40,16 @@ final class EncryptedClubAppJourneyTests: XCTestCase {
         }
         let annText = { (path: String) -> String in (try? ann.cli(["get", path, "-"]).stdout) ?? "" }
 
+        // Sharing asks first: the link would be to a decrypted copy. Ann cancels.
+        Journey.see(annScreen, ["Boat"], "ann's notes list")
+        try annScreen.type("/Boat")
+        try annScreen.press("Enter")
+        try annScreen.type("s")
+        Journey.see(annScreen, ["Share a decrypted copy of \"Boat\"?", "readable by the server and by anyone with the link"], "ann's share question")
+        try annScreen.press("Enter")
+        annScreen.waitFor("the question closed, nothing shared") { !$0.contains("Share a decrypted copy") && !$0.contains("Share link") }
+        try annScreen.press("Escape")
+
         let bobScreen = try bob.launch([])
         Journey.see(bobScreen, ["Meeting", "Boat"], "bob's notes list")
         Journey.see(annScreen, ["Meeting", "Boat"], "ann's notes list")

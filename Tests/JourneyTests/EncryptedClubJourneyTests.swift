@@ -82,6 +82,20 @@ final class EncryptedClubJourneyTests: XCTestCase {
         let tide = try XCTUnwrap(try club.sealedFile(holding: "High tide at six\n", keys: keys))
         XCTAssertTrue(try Data(contentsOf: tide).range(of: Data(try Data(contentsOf: sealed).suffix(40))) != nil, "the payload age wrote is kept as it was")
 
+        // A share link publishes a decrypted copy: refused until asked for by name, then the
+        // link serves the note's text to anyone, no token.
+        let unasked = try Journey.run(ann, ["share", "Plans/Regatta.md"])
+        XCTAssertEqual(unasked.status, 64, unasked.stderr)
+        XCTAssertTrue(unasked.stderr.contains("is in an encrypted club: a link publishes a decrypted copy"), unasked.stderr)
+        let shared = try Journey.run(ann, ["share", "Plans/Regatta.md", "--decrypted"])
+        XCTAssertEqual(shared.status, 0, shared.stderr)
+        let link = shared.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try ChildProcess.run(["curl", "-sS", "-k", "--fail", link]).stdout, "Regatta route past the lighthouse\n")
+        XCTAssertEqual(try Journey.run(ann, ["unshare", link]).status, 0)
+        XCTAssertNotEqual(try ChildProcess.run(["curl", "-sS", "-k", "--fail", link]).status, 0, "the link ends with unshare")
+        XCTAssertFalse(club.everyServedFile().contains { $0.path.contains("/.clubkeys/shared/") && $0.lastPathComponent == "Regatta.md" },
+                       "the decrypted copy goes with its link")
+
         // The server swaps two notes' files: each is refused, naming the file and what happened.
         let bobsNote = try XCTUnwrap(try club.sealedFile(holding: "Bob keeps the mooring lines\n", keys: keys))
         let meetingBytes = try Data(contentsOf: meeting), bobBytes = try Data(contentsOf: bobsNote)

@@ -84,7 +84,7 @@ public struct ClubKeyring: Sendable {
         (try? Data(contentsOf: localFolder(key).appendingPathComponent("roster.json"))).flatMap { try? JSONDecoder().decode(ClubRoster.self, from: $0) }
     }
 
-    static func local(key: String, me: MemberKeys, files: ClubKeyFiles) -> ClubKeyring? {
+    public static func local(key: String, me: MemberKeys, files: ClubKeyFiles) -> ClubKeyring? {
         guard let roster = trustedRoster(key: key),
               let sealed = try? Data(contentsOf: localFolder(key).appendingPathComponent("secrets.age")),
               let plain = try? Age.decrypt(sealed, identities: [me.identity]).plaintext,

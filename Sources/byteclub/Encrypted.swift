@@ -30,11 +30,14 @@ enum EncryptedClubs {
         if backend.store is EncryptedStore { return backend }
         let key = backend.key
         let known = ClubKeyring.trustedRoster(key: key) != nil
+        // One quick question, not the command's retries: a server that does not answer it at
+        // once (away, stalled, or one that knows no such call) is a plain club, unless this
+        // machine knows it as encrypted, when the keys kept here serve.
         let encrypted: Bool
-        switch await probe(backend) {
-        case .success(let answer): encrypted = answer
-        case .failure(let error) where error.isUnreachable: encrypted = known
-        case .failure(let error): throw error
+        switch await within(probeLimit, { await probe(backend) }) {
+        case .success(let answer)?: encrypted = answer
+        case .failure(.notFound)?: encrypted = false
+        case .failure?, nil: encrypted = known
         }
         if !encrypted {
             guard !known else {
@@ -45,13 +48,49 @@ enum EncryptedClubs {
         let me = try MemberIdentityFile.loadOrCreate()
         do {
             var wrapped = backend
-            let keyring = try await ClubKeyring.load(backend.store, folder: backend.folder, key: key, me: me)
+            let store = backend.store, folder = backend.folder
+            let loaded = await within(probeLimit) { await loadKeyring(store, folder: folder, key: key, me: me) }
+            let keyring: ClubKeyring
+            switch loaded {
+            case .success(let found)?: keyring = found
+            case .failure(let error)?: throw error
+            case nil:
+                guard let local = ClubKeyring.local(key: key, me: me, files: ClubKeyFiles(clubFolder: folder)) else {
+                    throw RemoteError.stalled(seconds: probeLimit)
+                }
+                keyring = local
+            }
             wrapped.store = EncryptedStore(inner: backend.store, keyring: keyring, folder: backend.folder, key: key)
             return wrapped
         } catch ClubCryptError.notAdmitted {
             let name = await memberName(backend)
             try await ClubKeyring.requestToJoin(backend.store, folder: backend.folder, me: me, name: name)
             throw ClubCryptError.notAdmitted(name: name, fingerprint: me.fingerprint)
+        }
+    }
+
+    /// How long connecting waits for the club's keys before it goes on without the server.
+    static let probeLimit: Double = 2
+
+    /// `work`'s answer, or nil once `seconds` have passed first (the work is then cancelled).
+    static func within<T: Sendable>(_ seconds: Double, _ work: @escaping @Sendable () async -> T) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await work() }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    static func loadKeyring(_ store: any RemoteStore, folder: String, key: String, me: MemberKeys) async -> Result<ClubKeyring, any Error> {
+        do {
+            return .success(try await ClubKeyring.load(store, folder: folder, key: key, me: me))
+        } catch {
+            return .failure(error)
         }
     }
 

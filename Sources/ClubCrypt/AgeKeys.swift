@@ -60,11 +60,29 @@ public struct X25519Recipient: AgeRecipient, Hashable {
 
 /// An X25519 identity, `AGE-SECRET-KEY-1…`.
 public struct X25519Identity: AgeIdentity {
-    /// The raw 32-byte scalar (swift-crypto's key types are not Sendable; this is).
+    /// The raw 32-byte scalar.
     let raw: Data
-    var privateKey: Curve25519.KeyAgreement.PrivateKey { try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw) }
+    /// The public half, computed once: a scalar multiplication each time would double the cost
+    /// of opening a file.
+    let publicKey: Data
+    private let held: HeldKey
+    var privateKey: Curve25519.KeyAgreement.PrivateKey { held.key }
 
-    public init() { raw = Curve25519.KeyAgreement.PrivateKey().rawRepresentation }
+    /// swift-crypto's key types are not marked Sendable.
+    /// @unchecked Sendable: `key` is a `let` of a value type that is never changed after init
+    /// (its BoringSSL key bytes are written once, by the initializer), so it is read-only shared.
+    private final class HeldKey: @unchecked Sendable {
+        let key: Curve25519.KeyAgreement.PrivateKey
+        init(_ key: Curve25519.KeyAgreement.PrivateKey) { self.key = key }
+    }
+
+    init(key: Curve25519.KeyAgreement.PrivateKey) {
+        raw = key.rawRepresentation
+        publicKey = key.publicKey.rawRepresentation
+        held = HeldKey(key)
+    }
+
+    public init() { self.init(key: Curve25519.KeyAgreement.PrivateKey()) }
 
     public init(_ text: String) throws(AgeError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -72,14 +90,14 @@ public struct X25519Identity: AgeIdentity {
               let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: data) else {
             throw .badKey("not an AGE-SECRET-KEY-1… identity")
         }
-        raw = key.rawRepresentation
+        self.init(key: key)
     }
 
     public var text: String { Bech32.encode(hrp: "age-secret-key-", data: privateKey.rawRepresentation).uppercased() }
-    public var recipient: X25519Recipient { X25519Recipient(publicKey: privateKey.publicKey.rawRepresentation) }
+    public var recipient: X25519Recipient { X25519Recipient(publicKey: publicKey) }
 
     public func unwrap(_ stanzas: [AgeStanza]) throws(AgeError) -> SymmetricKey? {
-        let mine = recipient.publicKey
+        let mine = publicKey
         for stanza in stanzas where stanza.type == "X25519" {
             guard stanza.arguments.count == 1, let share = Base64Raw.decode(stanza.arguments[0]), share.count == 32, stanza.body.count == 32 else {
                 throw .malformedHeader("an X25519 stanza with bad arguments")

@@ -37,6 +37,7 @@ enum ClubEncryptedBench {
         let sealing = ContinuousClock.now
         let sealed = try seal(plainRoot.appendingPathComponent("byteclub"), into: sealedRoot.appendingPathComponent("byteclub"), keyring: keyring)
         say("(\(ClubBench.grouped(sealed)) files sealed in \(ClubBench.seconds(since: sealing)))")
+        say("(opening one note, one core: \(try openingCost(keyring)) µs: the X25519 stanza, the Ed25519 signature, the hash, the cipher)")
 
         let widths = [52, 12, 12, 12]
         say(row(["measure", "plain", "encrypted", "ratio"], widths))
@@ -64,6 +65,20 @@ enum ClubEncryptedBench {
         say(row(["app, RSS grown over the first sync", ClubBench.mib(plain.peak), ClubBench.mib(encrypted.peak), ""], widths))
         say("target: every note cached and indexed, encrypted ≤ 1.25× plain")
         say("")
+    }
+
+    /// What opening and checking one sealed 1 KiB note costs on one core, the median of 2,000.
+    static func openingCost(_ keyring: ClubKeyring) throws -> Int {
+        let note = Data(String(repeating: "word ", count: 200).utf8)
+        let sealed = try ClubSeal.seal(note, path: "/note.md", version: 1, to: [keyring.recipient], by: keyring.me)
+        let identities = keyring.secrets.identities.map { $0 as any AgeIdentity }
+        var times: [Double] = []
+        for _ in 0..<2000 {
+            let start = ContinuousClock.now
+            _ = try ClubSeal.open(sealed, path: "/note.md", identities: identities, roster: keyring.roster)
+            times.append(milliseconds(since: start) * 1000)
+        }
+        return Int(percentile(times.sorted(), 0.5))
     }
 
     static func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / max(b, 0.001)) }

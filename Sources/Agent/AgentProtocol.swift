@@ -40,6 +40,9 @@ public struct AgentRemote: Codable, Sendable, Equatable {
     public var key: String
     /// A club server's pinned key (`sha256//…`): the agent's connections accept no other.
     public var pin: String?
+    /// The club's folder (a named remote's `folder`; nil: `/byteclub`), where an encrypted
+    /// club keeps its keys.
+    public var folder: String?
 
     public init(kind: Kind, key: String, url: String? = nil, secret: String? = nil, user: String? = nil, dataDir: String? = nil,
                 bandwidthLimit: Int64? = nil, idleTimeout: Double? = nil, pin: String? = nil) {

@@ -12,6 +12,14 @@ public enum AgentStores {
 
     /// The store for `remote`; `version` goes in the User-Agent (`byteclub-agent/VERSION`).
     public static func make(_ remote: AgentRemote, version: String) async throws -> any RemoteStore {
+        let store = try await plain(remote, version: version)
+        // An encrypted club's transfers are sealed and opened here as the commands' are.
+        let folder = remote.folder ?? "/byteclub"
+        let key = Paths.key(displayName: store.displayName, embeddedRoot: remote.dataDir.map { URL(fileURLWithPath: $0) }, folder: folder)
+        return try await EncryptedStore.wrapping(store, folder: folder, key: key)
+    }
+
+    static func plain(_ remote: AgentRemote, version: String) async throws -> any RemoteStore {
         let connection = ConnectionOptions(idleTimeout: remote.idleTimeout ?? 60, bandwidthLimit: remote.bandwidthLimit,
                                            userAgent: "byteclub-agent/\(version)", pinnedPublicKey: remote.pin)
         switch remote.kind {

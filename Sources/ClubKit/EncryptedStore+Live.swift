@@ -1,3 +1,4 @@
+import ClubCrypt
 import Foundation
 import Remote
 
@@ -42,6 +43,41 @@ extension EncryptedStore {
             return revisions
         } catch {
             throw plain(error, path, hidden)
+        }
+    }
+}
+
+extension EncryptedStore {
+    /// `store` behind its club's keyring when the club is encrypted, else `store` itself: for a
+    /// process that is given a store rather than the command line's options (the agent). A club
+    /// this machine knows as encrypted stays so when the server does not answer.
+    public static func wrapping(_ store: any RemoteStore, folder: String, key: String) async throws -> any RemoteStore {
+        let known = ClubKeyring.trustedRoster(key: key) != nil
+        let encrypted: Bool
+        switch await probe(store, folder: folder) {
+        case .success(let answer): encrypted = answer
+        case .failure: encrypted = known
+        }
+        guard encrypted else { return store }
+        guard let me = try MemberIdentityFile.load() else {
+            throw ClubCryptError.keys("This club is encrypted and this machine has no member identity (byteclub init --encrypted, or ask to join)")
+        }
+        let keyring: ClubKeyring
+        if let loaded = try? await ClubKeyring.load(store, folder: folder, key: key, me: me) {
+            keyring = loaded
+        } else if let local = ClubKeyring.local(key: key, me: me, files: ClubKeyFiles(clubFolder: folder)) {
+            keyring = local
+        } else {
+            throw ClubCryptError.keys("This club is encrypted and its keys cannot be read now")
+        }
+        return EncryptedStore(inner: store, keyring: keyring, folder: folder, key: key)
+    }
+
+    static func probe(_ store: any RemoteStore, folder: String) async -> Result<Bool, RemoteError> {
+        do throws(RemoteError) {
+            return .success(try await ClubKeyring.isEncrypted(store, folder: folder))
+        } catch {
+            return .failure(error)
         }
     }
 }

@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import ClubKit
 import Foundation
+import ByteClubConfig
 import Remote
 
 /// Between the command line and the background agent: which club the flags name, as the
@@ -14,19 +15,28 @@ extension BackendOptions {
         var options = self
         if let (config, remote) = try resolveRemote() {
             options.remote = nil
-            switch remote.kind {
-            case .club:
-                options.server = remote.url?.absoluteString
-                options.pin = remote.pin
-                if options.token == nil { options.token = try config.token(for: remote) }
-            case .dropbox:
-                options.dropbox = true
-            case .webdav:
-                options.webdav = remote.url?.absoluteString
-                options.user = remote.user
-                if let password = try config.password(for: remote) {
-                    return try options.agentRemote(webdavPassword: password)
-                }
+            var made = try options.agentRemote(resolved: config, remote)
+            made.folder = remote.folder
+            return made
+        }
+        return try options.agentRemote(webdavPassword: nil)
+    }
+
+    /// A named remote's kind, URL and secret, as flags would give them.
+    private func agentRemote(resolved config: ClubConfig, _ remote: RemoteConfig) throws -> AgentRemote {
+        var options = self
+        switch remote.kind {
+        case .club:
+            options.server = remote.url?.absoluteString
+            options.pin = remote.pin
+            if options.token == nil { options.token = try config.token(for: remote) }
+        case .dropbox:
+            options.dropbox = true
+        case .webdav:
+            options.webdav = remote.url?.absoluteString
+            options.user = remote.user
+            if let password = try config.password(for: remote) {
+                return try options.agentRemote(webdavPassword: password)
             }
         }
         return try options.agentRemote(webdavPassword: nil)

@@ -52,13 +52,20 @@ final class EncryptedClubJourneyTests: XCTestCase {
             let put = try member.cli(arguments, input: input)
             XCTAssertEqual(put.status, 0, "\(arguments): \(put.stderr)")
         }
+        // A transfer handed to the background agent is sealed as the command's own would be.
+        let handed = ann.base.appendingPathComponent("anchor.md")
+        try Data("The anchor chain is rusty\n".utf8).write(to: handed)
+        XCTAssertEqual(try ann.cli(["put", "--agent", handed.path, "Anchor.md"]).status, 0)
+        let waited = try ann.cli(["transfers", "--wait"])
+        XCTAssertEqual(waited.status, 0, waited.stdout + waited.stderr)
+        XCTAssertEqual(try Journey.run(bob, ["get", "Anchor.md", "-"]).stdout, "The anchor chain is rusty\n")
         let listed = try Journey.run(bob, ["ls", "Plans"])
         XCTAssertTrue(listed.stdout.contains("Regatta.md"), listed.stdout + listed.stderr)
         XCTAssertEqual(try Journey.run(bob, ["get", "Meeting.md", "-"]).stdout, "Agenda\n- budget\n")
 
         // The server's disk, its state and history included: no word, no name, no JPEG.
         let jpegStart = Data([0xFF, 0xD8, 0xFF])
-        let exposed = ["Agenda", "budget", "Meeting", "Regatta", "lighthouse", "Plans", "mooring", "harbour"]
+        let exposed = ["Agenda", "budget", "Meeting", "Regatta", "lighthouse", "Plans", "mooring", "harbour", "anchor chain", "Anchor"]
         for file in club.everyServedFile() {
             let bytes = try Data(contentsOf: file)
             for word in exposed { XCTAssertNil(bytes.range(of: Data(word.utf8)), "\(file.path) holds \"\(word)\"") }
@@ -156,6 +163,6 @@ final class EncryptedClubJourneyTests: XCTestCase {
         XCTAssertTrue(again.stdout.hasPrefix("Re-encrypted "), again.stdout)
         for file in club.sealedFiles() { XCTAssertNil(try JourneyClub.ageOpen(file, keys: bobKeys), "\(file.path) still opens with bob's keys") }
         XCTAssertEqual(try Journey.run(ann, ["get", "Plans/Regatta.md", "-"]).stdout, "Regatta route past the lighthouse\n")
-        XCTAssertEqual(try Journey.run(ann, ["rekey"]).stdout, "Re-encrypted 0 files; 5 already had the present key\n")
+        XCTAssertEqual(try Journey.run(ann, ["rekey"]).stdout, "Re-encrypted 0 files; 6 already had the present key\n")
     }
 }

@@ -133,7 +133,7 @@ public struct ClubKeyring: Sendable {
             if error.isUnreachable, let local = local(key: key, me: me, files: files) { return local }
             throw error
         }
-        let roster = try verifyRoster(rosterFile, path: files.roster, me: me, trusted: trusted)
+        let roster = try await verifyChain(rosterFile, files: files, store: store, me: me, trusted: trusted)
         guard roster.members.contains(where: { $0.recipient == me.recipient.text }) else {
             if let gone = roster.removed.first(where: { $0.signing == me.signingPublic.base64EncodedString() }) { throw ClubCryptError.removed(name: gone.name) }
             throw ClubCryptError.notAdmitted(name: "", fingerprint: me.fingerprint)
@@ -148,6 +148,24 @@ public struct ClubKeyring: Sendable {
         let keyring = ClubKeyring(me: me, roster: roster, secrets: secrets, files: files)
         try keyring.keepLocally(key: key)
         return keyring
+    }
+
+    /// The newest roster, checked link by link from the one trusted here: a version signed by
+    /// someone this member has not trusted yet (admitted by a member admitted since) is taken
+    /// only once every version between, kept in `.clubkeys/rosters/`, has been checked in turn.
+    static func verifyChain(_ newest: Data, files: ClubKeyFiles, store: any RemoteStore, me: MemberKeys, trusted: ClubRoster?) async throws -> ClubRoster {
+        guard let trusted, let latest = try? JSONDecoder().decode(ClubRoster.self, from: Age.decrypt(newest, identities: [me.identity]).plaintext),
+              latest.version > trusted.version + 1, (try? verifyRoster(newest, path: files.roster, me: me, trusted: trusted)) == nil else {
+            return try verifyRoster(newest, path: files.roster, me: me, trusted: trusted)
+        }
+        var current = trusted
+        for version in (trusted.version + 1)..<latest.version {
+            switch await fetch(files.roster(version: version), from: store) {
+            case .success(let file): current = try verifyRoster(file, path: files.roster, me: me, trusted: current)
+            case .failure(let error): throw ClubCryptError.refused(path: files.roster, reason: "version \(version) of the member list cannot be read (\(error.message))")
+            }
+        }
+        return try verifyRoster(newest, path: files.roster, me: me, trusted: current)
     }
 
     /// A roster file, opened and checked: signed by a member of the roster trusted before (or,
@@ -187,6 +205,8 @@ public struct ClubKeyring: Sendable {
                                            to: [recipient], by: me)
             _ = try await store.upload(data: sealed, to: path, mode: .overwrite, autorename: false)
         }
+        // Each version is kept too, so a member who missed some checks each link in turn.
+        _ = try await store.upload(data: rosterFile, to: files.roster(version: roster.version), mode: .overwrite, autorename: false)
         _ = try await store.upload(data: rosterFile, to: files.roster, mode: .overwrite, autorename: false)
         let marker = try JSONSerialization.data(withJSONObject: ["byteclub_encrypted": 1, "recipient": roster.recipient], options: [.sortedKeys])
         _ = try await store.upload(data: marker, to: files.marker, mode: .overwrite, autorename: false)

@@ -101,6 +101,8 @@ public struct ClubKeyFiles: Sendable {
     /// Plain JSON: that the club is encrypted, and its present recipient.
     public var marker: String { folder + "/club.json" }
     public var roster: String { folder + "/roster.age" }
+    /// Every version of the roster, as it was published.
+    public func roster(version: UInt64) -> String { folder + "/rosters/\(version).age" }
     public var requests: String { folder + "/requests" }
     public func keys(for recipient: X25519Recipient) -> String { folder + "/keys/" + MemberKeys.fileName(of: recipient) + ".age" }
     public func request(for recipient: X25519Recipient) -> String { requests + "/" + MemberKeys.fileName(of: recipient) + ".json" }

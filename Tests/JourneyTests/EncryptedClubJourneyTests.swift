@@ -165,4 +165,36 @@ final class EncryptedClubJourneyTests: XCTestCase {
         XCTAssertEqual(try Journey.run(ann, ["get", "Plans/Regatta.md", "-"]).stdout, "Regatta route past the lighthouse\n")
         XCTAssertEqual(try Journey.run(ann, ["rekey"]).stdout, "Re-encrypted 0 files; 6 already had the present key\n")
     }
+
+    /// Admissions that ann did not see: bob admits carol, carol admits dave. Ann's next command
+    /// takes the newest member list, signed by carol whom she never trusted, by checking each
+    /// version between; an older list served again is refused as a rollback.
+    func testAMemberWhoMissedAdmissionsChecksEachVersionBetween() throws {
+        let club = try JourneyClub()
+        self.club = club
+        let ann = try club.invite("ann"), bob = try club.invite("bob"), carol = try club.invite("carol"), dave = try club.invite("dave")
+        XCTAssertEqual(try Journey.run(ann, ["init", "--encrypted"]).status, 0)
+        func join(_ member: AppHarness, _ name: String, admittedBy admitter: AppHarness) throws {
+            XCTAssertNotEqual(try Journey.run(member, ["ls"]).status, 0, "\(name) asks")
+            let admitted = try Journey.run(admitter, ["members", "admit", name])
+            XCTAssertEqual(admitted.status, 0, admitted.stderr)
+            XCTAssertEqual(try Journey.run(member, ["ls"]).status, 0, "\(name) is in")
+        }
+        try join(bob, "bob", admittedBy: ann)
+        let second = try Data(contentsOf: club.notes.appendingPathComponent(".clubkeys/roster.age"))
+        try join(carol, "carol", admittedBy: bob)
+        try join(dave, "dave", admittedBy: carol)
+
+        let keys = try Journey.run(ann, ["members", "keys"])
+        XCTAssertEqual(keys.status, 0, keys.stderr)
+        for name in ["ann", "bob", "carol", "dave"] { XCTAssertTrue(keys.stdout.contains(name + "\t"), keys.stdout) }
+        XCTAssertEqual(try ann.cli(["put", "-", "Crew.md"], input: "Four of us now\n").status, 0)
+        XCTAssertEqual(try Journey.run(dave, ["get", "Crew.md", "-"]).stdout, "Four of us now\n")
+
+        // The server serves the list of two again: refused, the file and the rollback named.
+        try club.overwrite(club.notes.appendingPathComponent(".clubkeys/roster.age"), with: second, as: ann)
+        let rolled = try Journey.run(ann, ["ls"])
+        XCTAssertNotEqual(rolled.status, 0)
+        XCTAssertTrue(rolled.stderr.contains("roster.age: the server served version 2, older than version 4 seen before (a rollback)"), rolled.stderr)
+    }
 }

@@ -99,39 +99,19 @@ extension EncryptedStore {
     /// Opens the age file at `sealed` into `destination` (replaced only once all of it has been
     /// checked), refusing it unless a member signed it for `path`, no older than `minimumVersion`.
     ///
-    /// The plaintext is written over the ciphertext in the same file, front to back (a chunk's
-    /// plaintext always lands before the ciphertext still to be read), then the file is cut to
-    /// its size and renamed onto `destination`: no second file as large, whose new pages cost
-    /// more than the decryption. The hash runs beside the decryption, on a queue of its own.
+    /// The plaintext is written over the ciphertext in the same file (``Age/decryptInPlace(_:identities:check:hash:)``:
+    /// a window of chunks at a time, opened on every core), then the file is renamed onto
+    /// `destination`: no second file as large, whose new pages cost more than the decryption.
+    /// The hash runs beside the decryption, on a queue of its own.
     func open(sealed: URL, to destination: URL, path: String, minimumVersion: UInt64) throws(RemoteError) -> (WriteSignature, Int64) {
         do {
-            let input = try FileHandle(forReadingFrom: sealed)
-            defer { try? input.close() }
-            let output = try FileHandle(forUpdating: sealed)
-            defer { try? output.close() }
             let hashing = PlaintextHash()
-            var size: Int64 = 0
             var checked: WriteSignature?
-            var refusal: (any Error)?
             let roster = keyring.roster
             let signed = signedPath(path)
-            do {
-                try Age.decrypt(identities: identities, read: { try input.read(upToCount: $0) ?? Data() }, write: {
-                    hashing.add($0)
-                    size += Int64($0.count)
-                    try output.write(contentsOf: $0)
-                }, check: { header, _ in
-                    do {
-                        checked = try ClubSeal.check(header, path: signed, shown: path, roster: roster, minimumVersion: minimumVersion).0
-                    } catch {
-                        refusal = error
-                        throw error
-                    }
-                })
-                try output.truncate(atOffset: UInt64(size))
-            } catch {
-                throw refusal ?? error
-            }
+            let (_, size) = try Age.decryptInPlace(sealed, identities: identities, check: { header in
+                checked = try ClubSeal.check(header, path: signed, shown: path, roster: roster, minimumVersion: minimumVersion).0
+            }, hash: hashing.add)
             guard let signature = checked, signature.contentHash == hashing.finish() else {
                 throw ClubCryptError.refused(path: path, reason: "its content does not match its signature")
             }

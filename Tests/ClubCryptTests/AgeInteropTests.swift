@@ -155,4 +155,41 @@ final class AgeInteropTests: XCTestCase {
         XCTAssertLessThanOrEqual(try XCTUnwrap(names.hide(longest)).utf8.count, 255)
         XCTAssertNil(names.hide(longest + "ab"), "past the limit")
     }
+
+    /// A file decrypted where it lies (a download's), a window of chunks at a time: sizes
+    /// around the chunk and the window, from Debian's age; a changed or cut file refused.
+    func testAFileDecryptedInPlaceIsItsPlaintextAndABadOneIsRefused() throws {
+        let identity = X25519Identity()
+        let windowBytes = 64 * 65_536
+        for size in [0, 1, 65_536, 65_537, windowBytes - 1, windowBytes, windowBytes + 1, 2 * windowBytes + 70_000] {
+            let plain = bytes(size, seed: 5)
+            let input = try write(plain, "in-\(size)")
+            let sealed = folder.appendingPathComponent("sealed-\(size)")
+            XCTAssertEqual(try ChildProcess.run(["age", "-r", identity.recipient.text, "-o", sealed.path, input.path]).status, 0)
+            var hashed = Data()
+            let (_, opened) = try Age.decryptInPlace(sealed, identities: [identity], check: { _ in }, hash: { hashed.append($0) })
+            XCTAssertEqual(opened, Int64(size))
+            XCTAssertEqual(try Data(contentsOf: sealed), plain, "\(size) bytes")
+            XCTAssertEqual(hashed, plain, "\(size) bytes hashed in order")
+        }
+        let plain = bytes(2 * windowBytes + 70_000)
+        let good = try Age.encrypt(plain, to: [identity.recipient])
+        let headerEnd = try AgeHeader.parse(good).length
+        func refusal(_ data: Data) throws -> AgeError? {
+            let file = try write(data, "bad-\(UUID().uuidString)")
+            do {
+                _ = try Age.decryptInPlace(file, identities: [identity], check: { _ in }, hash: { _ in })
+                return nil
+            } catch {
+                return error as? AgeError
+            }
+        }
+        var changed = good
+        changed[headerEnd + 16 + 70 * 65_552 + 9] ^= 1
+        XCTAssertEqual(try refusal(changed), .payloadTampered(chunk: 70))
+        XCTAssertEqual(try refusal(good.prefix(headerEnd + 16 + 64 * 65_552)), .truncated, "cut at a window's end")
+        XCTAssertEqual(try refusal(good.prefix(good.count - 1)), .payloadTampered(chunk: 129))
+        XCTAssertEqual(try refusal(good.prefix(headerEnd + 10)), .truncated)
+        XCTAssertEqual(try refusal(try Age.encrypt(plain, to: [X25519Identity().recipient])), .noMatchingIdentity)
+    }
 }

@@ -175,7 +175,7 @@ let package = Package(
         // (embedded, club, Dropbox, WebDAV), account fallbacks, folder migrations, paths, secrets.
         .target(
             name: "ClubKit",
-            dependencies: ["Remote", "ClubServer", "SampleClub", "LocalClub", "SearchIndex", "Agent", "ByteClubConfig", "ClubCrypt", "Durable",
+            dependencies: ["Remote", "ClubServer", "SampleClub", "LocalClub", "SearchIndex", "Agent", "ByteClubConfig", "ClubCrypt", "Durable", "Imaging",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(

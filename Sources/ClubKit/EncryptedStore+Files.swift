@@ -175,6 +175,7 @@ extension EncryptedStore {
                 var entry = try revealed(try await inner.upload(file: sealed, to: hidden, mode: attempt == 0 ? mode : .add, autorename: false,
                                                                 progress: progress), asked: candidate)
                 seen.saw(version, at: signed)
+                await uploadThumbnail(from: file, for: candidate)
                 entry.size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int).flatMap { $0.map(Int64.init) } ?? entry.size
                 return entry
             } catch .conflict where autorename {

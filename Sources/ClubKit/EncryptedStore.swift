@@ -164,16 +164,15 @@ public final class EncryptedStore: RemoteStore, Sendable {
 
     public func delete(_ path: String) async throws(RemoteError) -> RemoteEntry {
         let hidden = try hide(path)
+        let deleted: RemoteEntry
         do {
-            return try revealed(try await inner.delete(hidden), asked: path)
+            deleted = try revealed(try await inner.delete(hidden), asked: path)
         } catch {
             throw plain(error, path, hidden)
         }
-    }
-
-    /// The server cannot see a photo: the app makes thumbnails itself, as for WebDAV.
-    public func thumbnail(_ path: String, size: ThumbnailSize) async throws(RemoteError) -> Data {
-        throw .notSupported("thumbnails")
+        // A photo's sealed thumbnail goes with it.
+        if Self.isPhoto(path) { _ = try? await inner.delete(thumbnailPath(of: path)) }
+        return deleted
     }
 
     public func currentAccount() async throws(RemoteError) -> RemoteAccount { try await inner.currentAccount() }

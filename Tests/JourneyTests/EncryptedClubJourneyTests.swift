@@ -76,6 +76,16 @@ final class EncryptedClubJourneyTests: XCTestCase {
         // Debian's age opens what byteclub wrote, with ann's identity and the recipe's two steps.
         let keys = try club.clubKeys(of: ann)
         let meeting = try XCTUnwrap(try club.sealedFile(holding: "Agenda\n- budget\n", keys: keys), "age -d -i opens the note ann wrote")
+
+        // The photo's grid thumbnail was made by ann as she uploaded it, and sealed: it opens to
+        // a small JPEG, which the server never saw.
+        let thumbnails = try FileManager.default.contentsOfDirectory(at: club.notes.appendingPathComponent(".clubkeys/thumbnails"), includingPropertiesForKeys: nil)
+        XCTAssertEqual(thumbnails.count, 1, "\(thumbnails)")
+        let thumbnail = ann.base.appendingPathComponent("thumbnail.jpg")
+        XCTAssertEqual(try ChildProcess.run(["age", "-d", "-i", keys.path, "-o", thumbnail.path, try XCTUnwrap(thumbnails.first).path]).status, 0)
+        let small = try Data(contentsOf: thumbnail)
+        XCTAssertEqual(small.prefix(3), jpegStart)
+        XCTAssertLessThan(small.count, photo.count / 4)
         XCTAssertTrue(String(decoding: try Data(contentsOf: meeting).prefix(22), as: UTF8.self).hasPrefix("age-encryption.org/v1"))
 
         // And byteclub reads what age wrote: bob encrypts to the club's recipient and puts it.

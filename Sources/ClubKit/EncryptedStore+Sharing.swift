@@ -12,11 +12,16 @@ extension EncryptedStore: SharingStore {
     /// Where the decrypted copy of `path` goes: a folder named by a keyed hash of the path (the
     /// path itself stays hidden), and the file's own name (which the link shows anyway).
     func sharedCopy(of path: String) -> String {
-        let id = Data((keyring.secrets.names + "\n" + signedPath(path)).utf8).sha256.prefix(12).map { String(format: "%02x", $0) }.joined()
-        return ClubKeyFiles(clubFolder: folder).folder + "/shared/" + id + "/" + (path as NSString).lastPathComponent
+        ClubKeyFiles(clubFolder: folder).folder + "/shared/" + keyedID(of: path, for: "shared") + "/" + (path as NSString).lastPathComponent
     }
 
     var sharing: (any SharingStore)? { inner as? any SharingStore }
+
+    /// A name for something kept about `path` beside the keys: 12 bytes of SHA-256 over the
+    /// names key, `purpose` and the path, in hex, so the server learns nothing of the path.
+    func keyedID(of path: String, for purpose: String) -> String {
+        Data((keyring.secrets.names + "\n" + purpose + "\n" + signedPath(path)).utf8).sha256.prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
 
     public func createSharedLink(_ path: String, expires: Date?) async throws(RemoteError) -> (link: RemoteSharedLink, existed: Bool) {
         guard let sharing else { throw .local("\(inner.displayName) cannot make share links") }

@@ -16,8 +16,7 @@ extension EncryptedStore {
     static func isPhoto(_ path: String) -> Bool { ["jpg", "jpeg"].contains((path as NSString).pathExtension.lowercased()) }
 
     func thumbnailPath(of path: String) -> String {
-        let id = Data((keyring.secrets.names + "\nthumbnail\n" + signedPath(path)).utf8).sha256.prefix(12).map { String(format: "%02x", $0) }.joined()
-        return ClubKeyFiles(clubFolder: folder).folder + "/thumbnails/" + id + ".age"
+        ClubKeyFiles(clubFolder: folder).folder + "/thumbnails/" + keyedID(of: path, for: "thumbnail") + ".age"
     }
 
     /// What a thumbnail's signature names: its photo, so it cannot stand for another.

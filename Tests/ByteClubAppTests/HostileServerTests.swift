@@ -118,7 +118,10 @@ final class HostileServerTests: XCTestCase {
         let store = server.store(maxEntries: 1000)
 
         await assertFails(containing: "did not end after 1000 entries") { () async throws(RemoteError) in _ = try await store.list("/endless") }
-        XCTAssertEqual(server.counts.listPages, 11, "100 entries a page: stopped on the page past the cap")
+        // 100 entries a page: stopped on the page past the cap (the 11th). The next page is asked
+        // for while one is decoded (DropboxStore+Pages), so under load the 12th may have been
+        // asked for already; none after it.
+        XCTAssertTrue((11...12).contains(server.counts.listPages), "\(server.counts.listPages) pages asked for")
 
         await assertFails(containing: "did not end after 1000 entries") { () async throws(RemoteError) in
             _ = try await store.search(in: "/endless", extensions: ["jpg"])
@@ -128,7 +131,10 @@ final class HostileServerTests: XCTestCase {
         await assertFails(containing: "same cursor twice") { () async throws(RemoteError) in _ = try await store.list("/same-cursor") }
         let pagesBefore = server.counts.listPages
         await assertFails(containing: "empty pages in a row") { () async throws(RemoteError) in _ = try await store.list("/empty-pages") }
-        XCTAssertEqual(server.counts.listPages - pagesBefore, ListingLimits.standard.maxEmptyPagesInARow)
+        // As above: a page asked for ahead may land too, but never two.
+        let emptyPages = server.counts.listPages - pagesBefore
+        XCTAssertTrue((ListingLimits.standard.maxEmptyPagesInARow...ListingLimits.standard.maxEmptyPagesInARow + 1).contains(emptyPages),
+                      "\(emptyPages) pages asked for")
 
         await assertFails(containing: "with /etc/x.jpg, which is not inside it") { () async throws(RemoteError) in _ = try await store.list("/outside") }
         XCTAssertEqual(ListingLimits.standard.maxEntries, 1_000_000, "the production cap stays sane")

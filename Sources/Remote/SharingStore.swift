@@ -35,11 +35,11 @@ public protocol SharingStore: RemoteStore {
     var sharesDecryptedCopies: Bool { get }
 }
 
-/// `store` as a ``SharingStore``, or the error a person should read when it cannot share.
 extension SharingStore {
     public var sharesDecryptedCopies: Bool { false }
 }
 
+/// `store` as a ``SharingStore``, or the error a person should read when it cannot share.
 public func sharingStore(_ store: any RemoteStore) throws(RemoteError) -> any SharingStore {
     if let sharing = store as? any SharingStore { return sharing }
     if store is WebDAVStore { throw .local("this WebDAV server cannot make share links") }

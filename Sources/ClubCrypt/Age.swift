@@ -155,7 +155,7 @@ public enum Age {
     }
 
     /// Reads until `buffer` holds a whole header, and parses it.
-    public static func readHeader(_ buffer: inout Data, read: (Int) throws -> Data) throws -> AgeHeader {
+    static func readHeader(_ buffer: inout Data, read: (Int) throws -> Data) throws -> AgeHeader {
         while true {
             let parsed: Result<AgeHeader, AgeError> = Result { () throws(AgeError) in try AgeHeader.parse(buffer) }
             switch parsed {

@@ -72,8 +72,10 @@ public struct ClubKeyring: Sendable {
     static func localFolder(_ key: String) -> URL { Paths.state.appendingPathComponent("encrypted").appendingPathComponent(key) }
 
     /// The roster and secrets last checked, sealed to the member (the secrets are the club's).
+    /// Written only when the roster changed (the secrets change only with it), not at every connect.
     func keepLocally(key: String) throws {
         let folder = Self.localFolder(key)
+        if Self.trustedRoster(key: key) == roster, FileManager.default.fileExists(atPath: folder.appendingPathComponent("secrets.age").path) { return }
         let roster = try JSONEncoder().encode(roster)
         let secrets = try Age.encrypt(try JSONEncoder().encode(secrets), to: [me.recipient])
         try DurableFile.write(roster, to: folder.appendingPathComponent("roster.json"), permissions: 0o600)

@@ -81,21 +81,6 @@ extension EncryptedStore {
         }
     }
 
-    /// Why the header of the age file at `sealed` is refused, or nil (its payload is not read).
-    func check(sealed: URL, path: String, minimumVersion: UInt64) -> RemoteError? {
-        guard let input = try? FileHandle(forReadingFrom: sealed) else { return nil }
-        defer { try? input.close() }
-        var buffer = Data()
-        do {
-            let header = try Age.readHeader(&buffer, read: { try input.read(upToCount: $0) ?? Data() })
-            _ = try Age.fileKey(of: header, identities: identities)
-            _ = try ClubSeal.check(header, path: signedPath(path), shown: path, roster: keyring.roster, minimumVersion: minimumVersion)
-            return nil
-        } catch {
-            return Self.remote(error, path: path)
-        }
-    }
-
     /// Opens the age file at `sealed` into `destination` (replaced only once all of it has been
     /// checked), refusing it unless a member signed it for `path`, no older than `minimumVersion`.
     ///
@@ -122,7 +107,6 @@ extension EncryptedStore {
             }
             return (signature, size)
         } catch {
-            try? FileManager.default.removeItem(at: sealed)
             throw Self.remote(error, path: path)
         }
     }
@@ -151,11 +135,17 @@ extension EncryptedStore {
         var plainEntry = try revealed(entry, asked: path)
         let signed = signedPath(plainEntry.path)
         let minimum = isRevision ? 0 : seen[signed] ?? 0
-        // A refusal that a roster changed since this store began explains: read it again, once.
-        if let refusal = check(sealed: sealed, path: plainEntry.path, minimumVersion: minimum), Self.mayBeStale(refusal) {
-            guard await refreshKeyring() else { throw refusal }
+        let opened: (WriteSignature, Int64)
+        do {
+            opened = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: minimum)
+        } catch where Self.mayBeStale(error) {
+            // A refusal that a roster changed since this store began explains: read the keys
+            // again and try once more. Such a refusal comes from the header, before any
+            // plaintext is written, so the file is still the one downloaded.
+            guard await refreshKeyring() else { throw error }
+            opened = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: minimum)
         }
-        let (signature, size) = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: minimum)
+        let (signature, size) = opened
         if !isRevision { seen.saw(signature.version, at: signed) }
         plainEntry.size = size
         return plainEntry

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ClubCrypt
 import ClubKit
+import DropboxWire
 import Foundation
 import ByteClubApp
 import Remote
@@ -21,14 +22,14 @@ extension MembersCommand {
                 let requests = try await keyring.requests(backend.store.innermost)
                 guard let name else {
                     if requests.isEmpty { print("No one is waiting to join") }
-                    for request in requests { print("\(request.name) wants to join (fingerprint \(request.fingerprint))") }
+                    for request in requests { print("\(TerminalSafe.escape(request.name)) wants to join (fingerprint \(request.fingerprint))") }
                     return
                 }
                 guard let request = requests.first(where: { $0.name.lowercased() == name.lowercased() }) else {
                     throw ClubCryptError.keys("No one called \(name) is waiting to join (byteclub members admit lists who is)")
                 }
                 try await keyring.admit(request, store: backend.store.innermost, key: backend.key)
-                print("Admitted \(request.name) (fingerprint \(request.fingerprint))")
+                print("Admitted \(TerminalSafe.escape(request.name)) (fingerprint \(request.fingerprint))")
             }
         }
     }
@@ -45,7 +46,7 @@ extension MembersCommand {
             try await runRemote(backend) { backend in
                 var keyring = try EncryptedClubs.keyring(of: backend)
                 try await keyring.remove(name, store: backend.store.innermost, key: backend.key)
-                print("Removed \(name): files written from now on use club key generation \(keyring.roster.generation); `byteclub rekey` re-encrypts the older ones")
+                print("Removed \(TerminalSafe.escape(name)): files written from now on use club key generation \(keyring.roster.generation); `byteclub rekey` re-encrypts the older ones")
             }
         }
     }
@@ -58,9 +59,9 @@ extension MembersCommand {
             try await runRemote(backend) { backend in
                 let keyring = try EncryptedClubs.keyring(of: backend)
                 for member in keyring.roster.members {
-                    print("\(member.name)\t\(member.fingerprint)\(member.recipient == keyring.me.recipient.text ? "\t(you)" : "")")
+                    print("\(TerminalSafe.escape(member.name))\t\(member.fingerprint)\(member.recipient == keyring.me.recipient.text ? "\t(you)" : "")")
                 }
-                print("recipient\t\(keyring.roster.recipient)")
+                print("recipient\t\(TerminalSafe.escape(keyring.roster.recipient))")
                 print("your keys\t\(keyring.files.keys(for: keyring.me.recipient))")
             }
         }

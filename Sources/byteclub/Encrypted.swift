@@ -1,6 +1,7 @@
 import ArgumentParser
 import ClubCrypt
 import ClubKit
+import DropboxWire
 import Foundation
 import Logging
 import Remote
@@ -229,7 +230,7 @@ struct Init: AsyncParsableCommand {
             let (done, skipped) = try await EncryptedClubs.encryptInPlace(store, report: counter.report)
             counter.finish()
             for refusal in skipped { say("not encrypted: \(refusal)") }
-            print("Encrypted club: \(done) file\(done == 1 ? "" : "s") encrypted; you are \(keyring.myName), fingerprint \(me.fingerprint)")
+            print("Encrypted club: \(done) file\(done == 1 ? "" : "s") encrypted; you are \(TerminalSafe.escape(keyring.myName)), fingerprint \(me.fingerprint)")
             print("Others join with their own byteclub, then a member runs `byteclub members admit NAME`.")
         } catch let error as RemoteError {
             throw fail(error)

@@ -134,6 +134,12 @@ final class Navigator {
                 session.banner = "Not valid UTF-8: opened read-only; byteclub will not save it back"
                 message = .error("\"\(TerminalSafe.escape(entry.name))\" is not valid UTF-8 text; opened read-only")
             }
+            // The store showed an older version than the newest (an encrypted club refused
+            // the newest's writer): the note says so, and what is shown is what a save builds on.
+            if let notice = (context.store as? any NoticingStore)?.takeNotices().last {
+                session.banner = notice
+                message = .error(notice)
+            }
             session.phase = .editing
             placeAtSearchHit(&session)
             context.update {

@@ -136,14 +136,22 @@ extension EncryptedStore {
         let signed = signedPath(plainEntry.path)
         let minimum = isRevision ? 0 : seen[signed] ?? 0
         let opened: (WriteSignature, Int64)
-        do {
-            opened = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: minimum)
-        } catch where Self.mayBeStale(error) {
-            // A refusal that a roster changed since this store began explains: read the keys
-            // again and try once more. Such a refusal comes from the header, before any
-            // plaintext is written, so the file is still the one downloaded.
-            guard await refreshKeyring() else { throw error }
-            opened = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: minimum)
+        do throws(RemoteError) {
+            do throws(RemoteError) {
+                opened = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: minimum)
+            } catch where Self.mayBeStale(error) {
+                // A refusal that a roster changed since this store began explains: read the keys
+                // again and try once more. Such a refusal comes from the header, before any
+                // plaintext is written, so the file is still the one downloaded.
+                guard await refreshKeyring() else { throw error }
+                opened = try open(sealed: sealed, to: destination, path: plainEntry.path, minimumVersion: minimum)
+            }
+        } catch where !isRevision && Self.fallsBack(error) {
+            // The newest version's writer is at fault: the members still read the last good one.
+            let (older, _, size) = try await lastGoodRevision(of: plainEntry, hidden: hidden, to: destination, refusal: error)
+            var shown = older
+            shown.size = size
+            return shown
         }
         let (signature, size) = opened
         if !isRevision { seen.saw(signature.version, at: signed) }
@@ -154,6 +162,7 @@ extension EncryptedStore {
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         // The server must not rename: a name it made up would not decode, nor match the
         // signature. A taken name is renamed here instead, "Note (1).md" as Dropbox would.
+        try await confirmMembership()
         for attempt in 0..<(autorename ? 50 : 1) {
             let candidate = attempt == 0 ? path : Self.renamed(path, attempt)
             let hidden = try hide(candidate)
@@ -270,12 +279,19 @@ extension EncryptedStore: BatchReadingStore {
         if opened.contains(where: { if case .failed(_, let error) = $0.1 { Self.mayBeStale(error) } else { false } }), await refreshKeyring() {
             return try await readBatch(paths)
         }
+        // A note whose newest version was refused for its writer is read alone, through
+        // `download`, which falls back to its last good version.
+        var answered = opened
+        for (position, item) in opened.enumerated() {
+            guard case .failed(let path, let error) = item.1, Self.fallsBack(error) else { continue }
+            if let got = try? await read(path) { answered[position].1 = .file(got.entry, got.data) }
+        }
         seen.saw(opened.compactMap { index, read, version in
             guard case .file(let entry, _) = read, let version else { return nil }
             _ = index
             return (version, signedPath(entry.path))
         })
-        return opened.map(\.1)
+        return answered.map(\.1)
     }
 
     /// One file of a batch, opened and checked; the version its signature carries.

@@ -28,6 +28,10 @@ public final class EncryptedStore: RemoteStore, Sendable {
     let seen: SeenVersions
     /// Hidden components already revealed (a folder's name comes back with every entry in it).
     let revealed = Mutex<[String: String]>([:])
+    /// When the roster was last read before a write (``confirmMembership()``).
+    let membershipChecked = Mutex<Date>(.distantPast)
+    /// What a read answered with less than was asked, for the shells to say (``takeNotices()``).
+    let notices = Mutex<[String]>([])
 
     public init(inner: any RemoteStore, keyring: ClubKeyring, folder: String, key: String) {
         self.inner = inner
@@ -248,7 +252,13 @@ extension EncryptedStore {
     @discardableResult
     public func refreshKeyring() async -> Bool {
         guard let fresh = try? await ClubKeyring.load(inner, folder: folder, key: key, me: keyring.me) else { return false }
-        return keys.withLock { current in
+        return adopt(fresh)
+    }
+
+    /// Takes `fresh` when its roster or secrets differ from those in use; true when it did.
+    @discardableResult
+    func adopt(_ fresh: ClubKeyring) -> Bool {
+        keys.withLock { current in
             guard fresh.roster.version != current.keyring.roster.version || fresh.secrets != current.keyring.secrets else { return false }
             current = (fresh, fresh.secrets.identities.map { $0 as any AgeIdentity })
             return true

@@ -17,7 +17,8 @@ public enum Exit: Int32, CaseIterable, Sendable {
     case notFound = 3
     /// A name taken, a change made meanwhile, or a folder where a file is expected (or the reverse).
     case conflict = 4
-    /// The token was refused (or the login is gone).
+    /// The token was refused (or the login is gone), or this member may not make the change (a
+    /// reader's write, a write by a member removed from an encrypted club).
     case unauthorized = 5
     /// The network or the server failed: trying again later may work.
     case network = 6
@@ -33,7 +34,7 @@ public enum Exit: Int32, CaseIterable, Sendable {
         switch error {
         case .notFound: return .notFound
         case .conflict: return .conflict
-        case .unauthorized: return .unauthorized
+        case .unauthorized, .forbidden: return .unauthorized
         case .malformedPath: return .usage
         case .network, .stalled, .gateway, .rateLimited, .insufficientSpace, .cursorReset: return .network
         case .server(let status, let detail): return FolderKindError(detail) != nil ? .conflict : (status == 401 ? .unauthorized : .network)

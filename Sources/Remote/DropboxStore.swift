@@ -306,6 +306,7 @@ public final class DropboxStore: RemoteStore, Sendable {
         if tags.contains("conflict") { return .conflict(path) }
         if tags.contains("malformed_path") || tags.contains("disallowed_name") { return .malformedPath(path) }
         if tags.contains("insufficient_space") { return .insufficientSpace }
+        if tags.contains("no_write_permission") { return .forbidden(RemoteError.readOnlyRefusal(path)) }
         if tags.contains("too_many_write_operations") { return .rateLimited(retryAfter: 1) }
         return .server(status: 409, detail: summary.isEmpty ? "conflict" : summary)
     }

@@ -32,6 +32,11 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     case cursorReset
     /// This kind of remote cannot do that (a WebDAV folder has no revisions, say).
     case notSupported(String)
+    /// The club will not take this change from this member, and never will as things stand: a
+    /// reader's write (Dropbox's `no_write_permission`, WebDAV's 403), or a write by a member
+    /// removed from an encrypted club. Never retried and never queued to wait: the writer is
+    /// told at once, with the sentence given, and the text stays a draft.
+    case forbidden(String)
 
     public var description: String { message }
 
@@ -61,6 +66,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .local(let detail): return detail
         case .cursorReset: return "The server no longer knows this cursor (reset); list the folder again"
         case .notSupported(let what): return "Not supported by this remote: \(what)"
+        case .forbidden(let why): return why
         }
     }
 
@@ -86,6 +92,12 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
                 return "the WebDAV server refused the password; check BYTECLUB_WEBDAV_PASSWORD or the remote's password_command"
             }
         }
+    }
+
+    /// A read-only member's refusal: the club server says so of a reader, Dropbox of a viewer
+    /// of a shared folder.
+    public static func readOnlyRefusal(_ path: String) -> String {
+        "You may only read in this club, not change \(path.isEmpty ? "/" : path) (a reader; an admin gives the editor role with byteclub members role)"
     }
 
     /// The server could not be reached at all (refused, reset, timed out, no route), or a

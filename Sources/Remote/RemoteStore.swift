@@ -150,3 +150,12 @@ extension RemoteStore {
         }
     }
 }
+
+/// A store whose reads may answer with less than was asked and say why: an encrypted club that
+/// refused a note's newest version (written by a member after their removal, say) serves the
+/// last version that opens. The shells show what it says, after the read.
+public protocol NoticingStore: Sendable {
+    /// What reads answered with less than was asked since the last call, a line each for
+    /// people, oldest first; taking them clears them.
+    func takeNotices() -> [String]
+}

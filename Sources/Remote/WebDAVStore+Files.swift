@@ -138,7 +138,7 @@ extension WebDAVStore {
     /// A MOVE or COPY failure that a missing target folder explains.
     static func mayBeMissingParent(_ error: RemoteError) -> Bool {
         switch error {
-        case .notFound, .server(403, _), .server(409, _): return true
+        case .notFound, .forbidden, .server(403, _), .server(409, _): return true
         default: return false
         }
     }

@@ -290,6 +290,8 @@ public final class WebDAVStore: RemoteStore, Sendable {
         if let gateway = DropboxStore.gatewayError(status, response: response, body: body) { return gateway }
         switch status {
         case 401: return .unauthorized(.webdavPassword)
+        case 403 where ["PUT", "MKCOL", "MOVE", "COPY", "DELETE", "PROPPATCH"].contains(method):
+            return .forbidden("The WebDAV server does not let this user change \(path.isEmpty ? "/" : path) (\(method) refused: 403 Forbidden)")
         case 403: return .server(status: 403, detail: "the server refused \(method) on \(path.isEmpty ? "/" : path)")
         case 404, 410: return .notFound(path)
         // A write whose parent folder is missing answers 409; an existing name for MKCOL 405.

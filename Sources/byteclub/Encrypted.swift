@@ -63,6 +63,9 @@ enum EncryptedClubs {
             }
             wrapped.store = EncryptedStore(inner: backend.store, keyring: keyring, folder: backend.folder, key: key)
             return wrapped
+        } catch ClubCryptError.removed(let name) {
+            // Refused as a reader's write is (exit 5), not as a failure to try again.
+            throw RemoteError.forbidden(ClubCryptError.removed(name: name).description + ": nothing was read or sent")
         } catch ClubCryptError.notAdmitted {
             let name = await memberName(backend)
             try await ClubKeyring.requestToJoin(backend.store, folder: backend.folder, me: me, name: name)

@@ -31,6 +31,10 @@ func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(), of
         result = .failure(error)
     }
     await backend.close()
+    // A read that showed less than was asked (an encrypted club's refused newest version) says so.
+    for notice in (backend.store as? EncryptedStore)?.takeNotices() ?? [] {
+        FileHandle.standardError.write(Data("byteclub: \(notice)\n".utf8))
+    }
     switch result {
     case .success:
         return

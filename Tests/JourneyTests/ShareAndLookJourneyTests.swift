@@ -58,6 +58,15 @@ final class ShareAndLookJourneyTests: XCTestCase {
         let human = try Journey.run(bob, ["share", "--list"])
         XCTAssertTrue(human.stdout.contains(url + "  /byteclub/Desk setup.md"), human.stdout)
 
+        // Bob is a reader: a change from his shell is refused as the app refuses it, at once,
+        // with exit 5 (not allowed), never "try again later".
+        for arguments in [["put", "-", "Desk setup.md", "--mode", "overwrite"], ["rm", "Desk setup.md"], ["mv", "Desk setup.md", "Desk.md"]] {
+            let refused = try bob.cli(arguments, input: "Bob's desk\n")
+            XCTAssertEqual(refused.status, 5, "\(arguments): \(refused.stderr)")
+            XCTAssertTrue(refused.stderr.contains("You may only read in this club"), "\(arguments): \(refused.stderr)")
+        }
+        XCTAssertEqual(club.text("Desk setup.md"), "# Desk setup\n\nMy corner of the club.\n\n![the desk](photos/desk.jpg)\n")
+
         // Ann revokes it; the browser gets nothing of the note any more.
         let revoked = try Journey.run(ann, ["unshare", url])
         XCTAssertEqual(revoked.status, 0, revoked.stderr)

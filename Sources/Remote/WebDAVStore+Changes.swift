@@ -141,6 +141,8 @@ extension WebDAVStore {
                 throw .server(status: 0, detail: "the server answered a listing of \(shown) with \(resource.href), which is not inside it; refused")
             }
             if entry.pathLower == folderLower {
+                // A file where a folder was named: said as the club server and Dropbox say it.
+                if entry.kind == .file, !folder.isEmpty { throw .server(status: 409, detail: "path/not_folder/") }
                 etag = resource.etag
                 return
             }

@@ -297,6 +297,8 @@ public final class WebDAVStore: RemoteStore, Sendable {
         // A write whose parent folder is missing answers 409; an existing name for MKCOL 405.
         case 409: return ["PUT", "MKCOL", "MOVE", "COPY", "LOCK"].contains(method) ? .notFound(path) : .conflict(path)
         case 405 where method == "MKCOL": return .conflict(path)
+        // A GET the server will not answer is a folder's (rclone's answer): said as Dropbox says it.
+        case 405 where method == "GET": return .server(status: 409, detail: "path/not_file/")
         case 412, 423: return .conflict(path)
         case 414: return .malformedPath(path)
         case 429, 503 where response?.value(forHeader: "Retry-After") != nil:

@@ -239,13 +239,24 @@ struct Mv: AsyncParsableCommand {
 
     func run() async throws {
         let typed = backend.clubPath(self.from)
-        let to = backend.clubPath(self.to)
+        let named = backend.clubPath(self.to)
+        // `mv a.md Folder/` moves into the folder, as `put a.md Folder/` puts into it.
+        let into = self.to.hasSuffix("/") || self.to.isEmpty || named.isEmpty
         let (autorename, json) = (self.autorename, self.json)
         try await runRemote(backend, path: typed) { backend in
             let from = try await notePath(typed, on: backend.store)
+            let name = (from as NSString).lastPathComponent
+            var to = into ? named + "/" + name : named
             let entry: RemoteEntry
             do {
-                entry = try await backend.store.move(from: from, to: to, autorename: autorename)
+                do {
+                    entry = try await backend.store.move(from: from, to: to, autorename: autorename)
+                } catch RemoteError.conflict where !into {
+                    // A folder of that name, written without its slash: into it, as mv(1) does.
+                    guard (try? await backend.store.metadata(to))?.kind == .folder else { throw RemoteError.conflict(to) }
+                    to += "/" + name
+                    entry = try await backend.store.move(from: from, to: to, autorename: autorename)
+                }
             } catch RemoteError.conflict {
                 say("\(to) already exists; choose another name or add --autorename")
                 throw Exit.conflict.code

@@ -13,8 +13,13 @@ public struct AppConfiguration: Sendable {
     /// What the status bar calls the club (`embedded`, `club`, `dropbox`, `webdav`, or a named
     /// remote's name: ClubKit's `Backend.label`); nil: the store's `displayName`.
     public var backendLabel: String?
-    /// Where every edit is journalled; nil keeps drafts in memory only (some tests).
+    /// Where every edit is journalled: this club's drafts alone (ClubKit's `Backend.drafts`);
+    /// nil keeps drafts in memory only (some tests).
     public var drafts: DraftStore?
+    /// How many drafts an older byteclub left in the folder every club shared, that are known to
+    /// be no club's (not this one's either): never shown, but said at start, since the user may
+    /// be looking for one (`byteclub outbox` lists them).
+    public var draftsKeptAside = 0
     /// Where paused downloads keep their resume data; nil keeps none.
     public var pausedDownloads: PausedDownloads?
     /// Where thumbnails are cached between runs; nil keeps them in memory only.
@@ -227,8 +232,15 @@ public final class ClubApp {
         // status bar counts it as waiting): only the others are unsaved.
         let queued = Set(configuration.outbox?.all().compactMap(\.draftID) ?? [])
         let unsaved = state.drafts.filter { !queued.contains($0.id) }.count
-        if unsaved > 0 {
-            update { $0.message = StatusMessage("\(unsaved) unsaved draft\(unsaved == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
+        var kept: [String] = []
+        if unsaved > 0 { kept.append("\(unsaved) unsaved draft\(unsaved == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
+        let aside = configuration.draftsKeptAside
+        if aside > 0 {
+            kept.append("\(aside) draft\(aside == 1 ? "" : "s") from an older byteclub kept aside, not known to be this club's: byteclub outbox lists \(aside == 1 ? "it" : "them")")
+        }
+        if !kept.isEmpty {
+            let said = kept.joined(separator: " · ")
+            update { $0.message = StatusMessage(said) }
         }
         offline.start()
         noteIndex.start()

@@ -36,24 +36,27 @@ public struct Backend: Sendable {
         self.formerAccounts = formerAccounts
     }
 
-    /// The name of this club's outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:folder:account:)``).
+    /// The name of this club's drafts, outbox and offline-cache folders (``Paths/key(displayName:embeddedRoot:folder:account:)``).
     public var key: String { Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: account) }
 
-    /// Moves this club's outbox and cache from a name they had before (``formerAccounts``) to
-    /// ``key``, so nothing queued while the account id was unknown (an older token file used
-    /// offline), or before each account had folders of its own, is stranded there. Only into a
-    /// folder that does not exist yet: what is there already is never mixed with another.
+    /// Moves this club's drafts, outbox and cache from a name they had before
+    /// (``formerAccounts``) to ``key``, so nothing queued while the account id was unknown (an
+    /// older token file used offline), or before each account had folders of its own, is
+    /// stranded there. Only into a folder that does not exist yet: what is there already is
+    /// never mixed with another. Then takes this club's drafts from the folder every club
+    /// shared before drafts were per club (``adoptOlderDrafts()``).
     public func adoptFormerFolders() {
         let manager = FileManager.default
         for former in formerAccounts {
             let old = Paths.key(displayName: store.displayName, embeddedRoot: embeddedRoot, folder: folder, account: former)
             guard old != key else { continue }
-            for (from, to) in [(Paths.outbox(old), Paths.outbox(key)), (Paths.cache(old), Paths.cache(key))]
+            for (from, to) in [(Paths.drafts(old), Paths.drafts(key)), (Paths.outbox(old), Paths.outbox(key)), (Paths.cache(old), Paths.cache(key))]
             where manager.fileExists(atPath: from.path) && !manager.fileExists(atPath: to.path) {
                 try? manager.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try? manager.moveItem(at: from, to: to)
             }
         }
+        adoptOlderDrafts()
     }
 
     public func close() async {

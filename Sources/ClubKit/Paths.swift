@@ -23,7 +23,14 @@ public enum Paths {
     public static var state: URL { stateHome.appendingPathComponent("byteclub") }
     public static var tokens: URL { state.appendingPathComponent("tokens.json") }
     public static var resumeData: URL { state.appendingPathComponent("resume") }
-    public static var drafts: URL { state.appendingPathComponent("drafts") }
+    /// Where every club's drafts folder is (``drafts(_:)``). Drafts written by a byteclub from
+    /// before drafts were kept per club are the `.json` files directly in it: each goes to the
+    /// one club it is known to be from (``Backend/adoptOlderDrafts()``), and the rest stay here,
+    /// kept aside, shown in no club and sent to none (`byteclub outbox` lists them).
+    public static var olderDrafts: URL { state.appendingPathComponent("drafts") }
+    /// The drafts of the club `key` names (``Backend/key``): a draft is one club's, never shown in
+    /// or saved to another (`$XDG_STATE_HOME/byteclub/drafts/KEY`).
+    public static func drafts(_ key: String) -> URL { olderDrafts.appendingPathComponent(key) }
     public static var thumbnails: URL { cacheHome.appendingPathComponent("byteclub/thumbnails") }
     public static var log: URL { state.appendingPathComponent("byteclub.log") }
     public static var downloads: URL { home.appendingPathComponent("Downloads/byteclub") }
@@ -33,9 +40,10 @@ public enum Paths {
     public static func cache(_ key: String) -> URL { cacheHome.appendingPathComponent("byteclub").appendingPathComponent(key) }
 
     /// A folder name for a club: its URL (or `embedded`, `dropbox`) as a ``StorageName``, so two
-    /// clubs never share a folder. The embedded club adds its folder, since each `--data-dir` is a
-    /// club, and Dropbox its `account` id, since every login is another Dropbox behind the same
-    /// URL (`dropbox-dbid_3aAAH4f…`: ids are kept as they are, case and all).
+    /// clubs never share a folder (drafts, outbox, cache, index). The embedded club adds its
+    /// folder, since each `--data-dir` is a club, and Dropbox its `account` id, since every login
+    /// is another Dropbox behind the same URL (`dropbox-dbid_3aAAH4f…`: ids are kept as they
+    /// are, case and all).
     public static func key(displayName: String, embeddedRoot: URL? = nil, folder: String = "/byteclub", account: String? = nil) -> String {
         var name = displayName.lowercased()
         if let account { name += "-" + account }

@@ -1,6 +1,11 @@
 import Dispatch
 import Foundation
 import Durable
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The text of a note being edited, journalled to disk before anything is sent, so that no
 /// failure (a dead server, a conflict, `kill -9`) loses a word.
@@ -78,7 +83,9 @@ extension String {
     }
 }
 
-/// Drafts as JSON files in one folder (`$XDG_STATE_HOME/byteclub/drafts/`).
+/// Drafts as JSON files in one folder: one club's (`$XDG_STATE_HOME/byteclub/drafts/KEY/`,
+/// ClubKit's `Backend.drafts`), since a draft is a club's text and is never shown in, or saved
+/// to, another club.
 ///
 /// Every write goes to a temporary file, is flushed to disk and renamed over the old draft, so
 /// a crash leaves either the old draft or the new one, never half of one. Files that are not
@@ -141,5 +148,57 @@ public struct DraftStore: Sendable {
         return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
             .compactMap { load(String($0.dropLast(5))) }
             .sorted { $0.updated > $1.updated }
+    }
+
+    /// Moves draft `id` into `other`'s folder, with the editor files beside it
+    /// (`ID.editing.EXT`, which may hold newer text than the draft), after any write asked for
+    /// before. Nothing is ever replaced: when `other` has a file of that name already (a draft
+    /// of the same note, with text of its own), nothing more moves and both stay where they
+    /// are. A move cut short (a crash) is finished by the next one, and loses nothing meanwhile:
+    /// the editor files go first and the draft last, and each file is linked into `other`
+    /// before its old name goes.
+    /// - Returns: true when the draft is in `other` now, and no longer here.
+    @discardableResult
+    public func move(_ id: String, to other: DraftStore) -> Bool {
+        Self.writes.sync { () -> Bool in
+            let manager = FileManager.default
+            guard manager.fileExists(atPath: url(id).path) else { return false }
+            do {
+                try manager.createDirectory(at: other.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                return false
+            }
+            let names = (try? manager.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names.sorted() where name.hasPrefix(id + ".editing.") {
+                guard Self.carry(name, from: directory, to: other.directory) else { return false }
+            }
+            return Self.carry(id + ".json", from: directory, to: other.directory)
+        }
+    }
+
+    /// Moves the file `name` from `folder` to `target` without replacing a file there: a hard
+    /// link, then the old name removed, each folder flushed. A file already there with the same
+    /// bytes (a move cut short between the two) counts as moved; one with other bytes stops it.
+    private static func carry(_ name: String, from folder: URL, to target: URL) -> Bool {
+        let from = folder.appendingPathComponent(name).path, to = target.appendingPathComponent(name).path
+        if link(from, to) != 0 {
+            let failure = errno
+            if failure == EEXIST {
+                guard let here = FileManager.default.contents(atPath: from), here == FileManager.default.contents(atPath: to) else { return false }
+            } else {
+                // A file system without hard links: a rename, once nothing is at the target.
+                guard !FileManager.default.fileExists(atPath: to), rename(from, to) == 0 else { return false }
+                DurableFile.syncFolder(of: to)
+                DurableFile.syncFolder(of: from)
+                return true
+            }
+        }
+        DurableFile.syncFolder(of: to)
+        do {
+            try DurableFile.remove(from)
+        } catch {
+            return false
+        }
+        return true
     }
 }

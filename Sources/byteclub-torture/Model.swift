@@ -104,12 +104,17 @@ struct Kept {
 
     static func read(_ club: Club) -> Kept {
         var kept = Kept()
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: club.drafts.path)) ?? []
-        for name in files where name.hasSuffix(".json") {
-            guard let object = Self.json(club.drafts.appendingPathComponent(name)) else { continue }
-            if let body = object["body"] as? String { kept.add(text: body) }
-            if let path = object["path"] as? String { kept.touch(path) }
-            if let title = object["title"] as? String, let id = NoteText.id(fromName: title) { kept.busyIDs.insert(id) }
+        // Each club's drafts folder (drafts/KEY/), and drafts an older byteclub left in drafts/ itself.
+        let folders = [club.drafts] + ((try? FileManager.default.contentsOfDirectory(atPath: club.drafts.path)) ?? [])
+            .filter { !$0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { club.drafts.appendingPathComponent($0) }
+        for folder in folders {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in files where name.hasSuffix(".json") && !name.hasPrefix(".") {
+                guard let object = Self.json(folder.appendingPathComponent(name)) else { continue }
+                if let body = object["body"] as? String { kept.add(text: body) }
+                if let path = object["path"] as? String { kept.touch(path) }
+                if let title = object["title"] as? String, let id = NoteText.id(fromName: title) { kept.busyIDs.insert(id) }
+            }
         }
         let clubs = (try? FileManager.default.contentsOfDirectory(atPath: club.outbox.path)) ?? []
         for folder in clubs {

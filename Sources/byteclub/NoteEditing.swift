@@ -30,7 +30,9 @@ struct NoteEditing: Sendable {
     init(backend: Backend, clubFolder: String) {
         self.backend = backend
         self.clubFolder = clubFolder
-        drafts = DraftStore(directory: Paths.drafts)
+        // This club's drafts, with what it left under a former name or in the older shared folder.
+        backend.adoptFormerFolders()
+        drafts = backend.drafts
         command = ExternalEditor.command(environment: ProcessInfo.processInfo.environment)
         now = Date.init
     }

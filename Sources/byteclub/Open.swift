@@ -139,8 +139,10 @@ enum UI {
         configuration.backendLabel = backend.label
         configuration.transfers = transfers
         configuration.layout = ClubLayout(folder: backend.folder, newNoteExtension: newNoteExtension)
-        configuration.drafts = DraftStore(directory: Paths.drafts)
+        // This club's drafts alone: another club's are never shown here, nor saved here.
         backend.adoptFormerFolders()
+        configuration.drafts = backend.drafts
+        configuration.draftsKeptAside = Backend.draftsKeptAside.all().count
         configuration.outbox = backend.outbox
         configuration.cache = backend.cache
         configuration.searchIndex = AppConfiguration.searchIndex(in: Paths.cache(backend.key))

@@ -28,15 +28,30 @@ struct OutboxCommand: AsyncParsableCommand {
             {"seq","kind","title","path","result","reason","draft","entry"}, result being sent, \
             merged, draft or refused. Exit status: 0 when the outbox is empty afterwards; 75 (EX_TEMPFAIL) when \
             items still wait: the club could not be reached or refused the token (the message says \
-            why), or another byteclub is sending them right now; 130 on Ctrl-C.
+            why), or another byteclub is sending them right now; 130 on Ctrl-C. \
+            Drafts are kept per club. Drafts left by an older byteclub, which kept every club's \
+            drafts in one folder, go to the club they are known to be from (a change queued from \
+            them, or the note's rev in that club's cache) when it is next opened; the others are \
+            kept aside, shown in no club and sent to none, and listing names them on stderr. \
+            --take-draft ID (or all) takes them into the drafts of the club this command names \
+            (the app then marks them ✎): 3 when no draft kept aside has that id, 4 when the club \
+            has a draft of that note already (both are kept).
             """)
 
     @Flag(help: "Send the waiting changes now.") var send = false
     @Flag(help: "Print the items as a JSON array.") var json = false
+    @Option(name: .customLong("take-draft"),
+            help: ArgumentHelp("Take a draft an older byteclub left aside (its id as listed, or all) into this club's drafts.", valueName: "ID"))
+    var takeDrafts: [String] = []
     @OptionGroup var backend: BackendOptions
+
+    func validate() throws {
+        if !takeDrafts.isEmpty, send || json { throw ValidationError("--take-draft is a run of its own: without --send or --json") }
+    }
 
     func run() async throws {
         if send { return try await sendNow() }
+        if !takeDrafts.isEmpty { return try await take() }
         StderrLog.bootstrap()
         let connected: Backend
         do {
@@ -57,6 +72,53 @@ struct OutboxCommand: AsyncParsableCommand {
             let formatter = JSONLines.localTimeFormatter()
             FileHandle.standardOutput.write(Data(items.map { Self.line($0, formatter: formatter) + "\n" }.joined().utf8))
         }
+        // On stderr: stdout stays this club's outbox, as scripts read it.
+        Self.sayKeptAside()
+    }
+
+    /// Names the drafts an older byteclub left in the folder every club shared, that no club
+    /// has taken (``Backend/adoptOlderDrafts()``), and how to take one into its club.
+    static func sayKeptAside() {
+        let aside = Backend.draftsKeptAside.all()
+        guard !aside.isEmpty else { return }
+        let one = aside.count == 1
+        say("\(aside.count) draft\(one ? "" : "s") left by an older byteclub, which kept every club's drafts together, \(one ? "is" : "are") "
+            + "kept aside in \(Paths.olderDrafts.path), shown in no club and sent to none:")
+        let formatter = JSONLines.localTimeFormatter()
+        for draft in aside {
+            say("  \(draft.id)  \"\(draft.title)\"  \(draft.path ?? "a new note")  updated \(formatter.string(from: draft.updated))")
+        }
+        say("byteclub outbox --take-draft ID (or all), with the club's --remote or flags, takes \(one ? "it" : "them") into that club's drafts")
+    }
+
+    /// `--take-draft`: the drafts kept aside that were named, into this club's drafts folder.
+    private func take() async throws {
+        StderrLog.bootstrap()
+        let connected: Backend
+        do {
+            // The drafts are on this machine: a club that cannot be reached still takes them.
+            connected = try await backend.connect(offlineStart: true)
+        } catch let error as RemoteError {
+            throw fail(error)
+        }
+        connected.adoptFormerFolders()
+        await connected.close()
+        let aside = Backend.draftsKeptAside, mine = connected.drafts
+        let all = aside.all()
+        let chosen = takeDrafts.contains("all") ? all : all.filter { takeDrafts.contains($0.id) }
+        let unknown = takeDrafts.filter { name in name != "all" && !all.contains { $0.id == name } }
+        var kept = false
+        for draft in chosen {
+            if aside.move(draft.id, to: mine) {
+                print("took \"\(TerminalSafe.escape(draft.title))\" into the drafts of \(TerminalSafe.escape(connected.label))")
+            } else {
+                say("\"\(draft.title)\" stays aside: this club has a draft \(draft.id) already, in \(mine.directory.path) (both are kept)")
+                kept = true
+            }
+        }
+        for name in unknown { say("no draft kept aside is called \(name) (byteclub outbox lists them)") }
+        if !unknown.isEmpty { throw Exit.notFound.code }
+        if kept { throw Exit.conflict.code }
     }
 
     /// One item for people: `#3  save    "Trip plan"  /byteclub/Trip plan.txt  base 015f2a3b  queued 2026-11-22 21:05`.
@@ -149,7 +211,7 @@ struct OutboxCommand: AsyncParsableCommand {
                 if !json { FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8)) }
                 return
             }
-            let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: DraftStore(directory: Paths.drafts))
+            let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: backend.drafts)
             let run = await sender.sendAll { report in
                 if json, let line = try? CLIJSON.encode(ReportLine(report)) {
                     FileHandle.standardOutput.write(line + Data("\n".utf8))

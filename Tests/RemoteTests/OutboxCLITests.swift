@@ -27,6 +27,16 @@ final class OutboxCLITests: XCTestCase {
     /// being the URL lowercased with every byte but a-z, 0-9, `.` and `-` written `_xx` (the
     /// app's StorageName, restated here).
     func outboxFolder(_ url: String) -> URL {
+        state.appendingPathComponent("byteclub/outbox").appendingPathComponent(Self.key(url))
+    }
+
+    /// The drafts folder of the club at `url`: `$XDG_STATE_HOME/byteclub/drafts/<key>`, the
+    /// outbox's key (drafts are per club).
+    func draftsFolder(_ url: String) -> URL {
+        state.appendingPathComponent("byteclub/drafts").appendingPathComponent(Self.key(url))
+    }
+
+    static func key(_ url: String) -> String {
         var key = ""
         for byte in url.lowercased().utf8 {
             switch byte {
@@ -36,7 +46,7 @@ final class OutboxCLITests: XCTestCase {
                 key += String(format: "_%02x", byte)
             }
         }
-        return state.appendingPathComponent("byteclub/outbox").appendingPathComponent(key)
+        return key
     }
 
     /// Writes one item as the app's Outbox does: `<seq, 12 digits>-<id>.json`.
@@ -151,9 +161,42 @@ final class OutboxCLITests: XCTestCase {
         XCTAssertEqual(lines.last?["result"] as? String, "sent")
         XCTAssertEqual((lines.last?["entry"] as? [String: Any])?["path_display"] as? String, "/byteclub/Fresh.txt")
         XCTAssertEqual(try String(contentsOf: club.file("byteclub/Taken.txt"), encoding: .utf8), "theirs\n", "never overwritten")
-        let draft = try JSONSerialization.jsonObject(with: Data(contentsOf: state.appendingPathComponent("byteclub/drafts/new-taken.json"))) as? [String: Any]
+        let draft = try JSONSerialization.jsonObject(with: Data(contentsOf: draftsFolder(url).appendingPathComponent("new-taken.json"))) as? [String: Any]
         XCTAssertEqual(draft?["body"] as? String, "mine\n")
         XCTAssertEqual(items(in: folder), [])
+    }
+
+    /// Issue 53, 1: drafts are per club. One an older byteclub left in the folder every club
+    /// shared, known to be no club's (a new note, nothing queued from it), is shown in no club:
+    /// `outbox` names it on stderr (stdout stays the outbox), and it goes into a club only when
+    /// `--take-draft` asks.
+    func testADraftLeftAsideByAnOlderByteclubIsListedAndTakenIntoAClubOnlyWhenAsked() throws {
+        let older = state.appendingPathComponent("byteclub/drafts")
+        try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
+        let draft: [String: Any] = ["id": "new-plan-june", "title": "Plan: June", "body": "June's plan\n", "updated": "2026-06-01T10:00:00Z"]
+        try JSONSerialization.data(withJSONObject: draft, options: [.sortedKeys]).write(to: older.appendingPathComponent("new-plan-june.json"))
+        let taken = draftsFolder(url).appendingPathComponent("new-plan-june.json")
+
+        let listing = try cli.run(["outbox"] + server)
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        XCTAssertEqual(listing.stdout, "The outbox is empty.\n")
+        XCTAssertTrue(listing.stderr.contains("1 draft left by an older byteclub"), listing.stderr)
+        XCTAssertTrue(listing.stderr.contains("new-plan-june  \"Plan: June\"  a new note  updated "), listing.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: older.appendingPathComponent("new-plan-june.json").path), "kept aside")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: taken.path), "not this club's until asked")
+
+        let unknown = try cli.run(["outbox", "--take-draft", "new-nothing"] + server)
+        XCTAssertEqual(unknown.status, 3, unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("no draft kept aside is called new-nothing"), unknown.stderr)
+
+        let take = try cli.run(["outbox", "--take-draft", "new-plan-june"] + server)
+        XCTAssertEqual(take.status, 0, take.stderr)
+        XCTAssertEqual(take.stdout, "took \"Plan: June\" into the drafts of club\n")
+        let moved = try JSONSerialization.jsonObject(with: Data(contentsOf: taken)) as? [String: Any]
+        XCTAssertEqual(moved?["body"] as? String, "June's plan\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: older.appendingPathComponent("new-plan-june.json").path))
+        let again = try cli.run(["outbox"] + server)
+        XCTAssertFalse(again.stderr.contains("older byteclub"), again.stderr)
     }
 
     func testSendToADeadServerKeepsTheItemsAndSaysWhy() throws {

@@ -42,9 +42,16 @@ final class WritersDayCLITests: XCTestCase {
         try Data(text.utf8).write(to: url)
     }
 
-    /// What stays in the drafts folder (the JSON drafts, and editor files left beside them).
+    /// What stays in the drafts folders (the JSON drafts, and editor files left beside them):
+    /// the club's own (`drafts/KEY/`, drafts being per club), and any file beside them.
     var draftFiles: [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: club.base.appendingPathComponent("home/state/byteclub/drafts").path)) ?? []
+        let root = club.base.appendingPathComponent("home/state/byteclub/drafts")
+        let manager = FileManager.default
+        return ((try? manager.contentsOfDirectory(atPath: root.path)) ?? []).sorted().flatMap { name -> [String] in
+            var isFolder: ObjCBool = false
+            guard manager.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isFolder), isFolder.boolValue else { return [name] }
+            return ((try? manager.contentsOfDirectory(atPath: root.appendingPathComponent(name).path)) ?? []).sorted()
+        }
     }
 
     static func today() -> String {

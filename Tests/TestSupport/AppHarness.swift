@@ -45,7 +45,17 @@ public final class AppHarness {
     /// The embedded club folder (`--data-dir`).
     public var club: URL { base.appendingPathComponent("club") }
     public var state: URL { base.appendingPathComponent("state/byteclub") }
-    public var drafts: URL { state.appendingPathComponent("drafts") }
+    /// Where the drafts folders are: one per club (`drafts/KEY/`), since a draft is one club's.
+    public var draftsRoot: URL { state.appendingPathComponent("drafts") }
+    /// Each club's drafts folder under ``draftsRoot``, by name.
+    public var draftsFolders: [URL] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: draftsRoot.path)) ?? []).sorted()
+            .map { draftsRoot.appendingPathComponent($0) }
+            .filter { (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true }
+    }
+    /// The drafts folder of the club this app opens (a test of one club: the one folder under
+    /// ``draftsRoot``); a folder that does not exist (no drafts) until the app wrote one.
+    public var drafts: URL { draftsFolders.first ?? draftsRoot.appendingPathComponent("no-club-has-drafts-yet") }
     public var downloads: URL { base.appendingPathComponent("downloads") }
     public var log: URL { state.appendingPathComponent("byteclub.log") }
 

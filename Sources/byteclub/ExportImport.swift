@@ -6,14 +6,10 @@ import Foundation
 import Markdown
 import Remote
 
-/// Notes are `.md` and `.txt`; photos what the app shows as photos. Everything else stays out of
-/// an export and an import (a vault's `.obsidian` folder, PDFs).
+/// Notes are `.md` and `.txt`; pictures what import moves under `photos/` (``VaultFiles/Kind``).
+/// Every other file is an attachment: it comes in and goes out byte for byte, where it was.
 enum ClubFiles {
-    static let noteExtensions: Set<String> = ["md", "txt"]
-    static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "heic", "webp"]
-
-    static func isNote(_ name: String) -> Bool { noteExtensions.contains((name as NSString).pathExtension.lowercased()) }
-    static func isPhoto(_ name: String) -> Bool { photoExtensions.contains((name as NSString).pathExtension.lowercased()) }
+    static func isNote(_ name: String) -> Bool { VaultFiles.kind(of: name) == .note }
 
     /// A note's file in an export: always `.md`, so Obsidian, zk and nb open it.
     static func exportedName(_ name: String) -> String {
@@ -23,16 +19,19 @@ enum ClubFiles {
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write the club's notes as Markdown files with front matter, its photos beside them.",
+        abstract: "Write the club's notes as Markdown files with front matter, its photos and other files beside them.",
         discussion: """
             Each note becomes NAME.md in DIR (subfolders kept), opening with YAML front matter: \
             title, tags, pinned, created, modified, modified_by. A note that has front matter of its \
             own keeps it byte for byte, its tags and pinned lines written again only when the club's \
             differ, so an export imported into an empty club (byteclub import) exports again byte \
-            for byte the same. A folder a vault was imported into (byteclub import) goes back as the \
-            vault was: pictures where it had them, their links as it wrote them, no front matter \
-            where it had none (FOLDER/.byteclub/import.json). Photos are copied beside the notes. Files already the same in DIR are not fetched \
-            again, so an interrupted export resumes. Obsidian, zk and nb open DIR as it is.
+            for byte the same. Every other file (photos, PDFs, audio, JSON, canvas files) is copied \
+            as it is, at its place; only the club's own .byteclub/ and .clubkeys/ stay out. A folder \
+            a vault was imported into (byteclub import), exported alone or with the whole club, goes \
+            back as the vault was: every file at its vault path, pictures where it had them, their \
+            links as it wrote them, no front matter where it had none (FOLDER/.byteclub/import.json). \
+            Files already the same in DIR are not fetched again, so an interrupted export resumes. \
+            Obsidian, zk and nb open DIR as it is.
             """)
     @Argument(help: "What to export, when given before DIR: NAME: (a remote of config.toml), a folder in the club's folder, or NAME:FOLDER (default: the whole club's folder).")
     var source: String
@@ -54,54 +53,70 @@ struct Export: AsyncParsableCommand {
         try await runRemote(backend) { backend in
             let store = backend.store
             let folder = chosen ?? backend.folder
-            let entries = try await listRecursively(store, folder).filter { $0.kind == .file && (ClubFiles.isNote($0.name) || ClubFiles.isPhoto($0.name)) }
-                .sorted { $0.pathLower < $1.pathLower }
+            // Every file but the club's own (`.byteclub/`: import's manifests; `.clubkeys/`).
+            let listed = try await listRecursively(store, folder).filter { $0.kind == .file }
+            let places = try await VaultPlaces.load(in: folder, listed: listed, store: store)
+            let own = listed.filter { !VaultFiles.isClubsOwn(Self.components($0.path, under: folder)) }
+            // Pictures an import into this folder moved to the club's photos/, outside it.
+            let outside = try await places.outsideEntries(of: folder, photos: backend.folder + "/photos", store: store)
+            let entries = (own + outside).sorted { $0.pathLower < $1.pathLower }
             let notes = entries.filter { ClubFiles.isNote($0.name) }
             let tags = (try? await tagging(store).tags(of: notes.map(\.path))) ?? [:]
             let names = await MemberNames(store: store).names(for: notes.map(\.modifiedBy))
-            let manifest = try await VaultManifest.load(from: folder, store: store)
             var written = Set<String>()
             var refused: [String] = []
+            var counts: [VaultFiles.Kind: Int] = [:]
             let progress = ProgressLine("export")
             for (index, entry) in entries.enumerated() {
                 progress.update(Int64(index), Int64(entries.count))
-                let key = VaultManifest.key(entry.path, folder: folder)
-                let vault = manifest.notes[key]?.path ?? manifest.pictures[key]
-                var components = (vault ?? String(entry.path.dropFirst(folder.count))).split(separator: "/").map(String.init)
-                guard let last = components.last, components.allSatisfy({ SafeName.problem($0) == nil }) else {
-                    refused.append("\(entry.path): its name is not safe on this machine; not exported")
-                    continue
-                }
-                // Where the vault had it, as it was named there; else as Obsidian, zk and nb open it.
-                if vault == nil { components[components.count - 1] = ClubFiles.exportedName(last) }
-                if !written.insert(components.joined(separator: "/").lowercased()).inserted {
-                    // `Trip.txt` beside `Trip.md`: the second keeps its own name rather than overwrite.
-                    components[components.count - 1] = last
-                }
-                let target = components.reduce(out) { $0.appendingPathComponent($1) }
-                if dryRun {
-                    FileHandle.standardOutput.write(Data("would write \(TerminalSafe.escape(target.path))\n".utf8))
-                    continue
-                }
-                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-                guard ClubFiles.isNote(entry.name) else {
-                    if !FolderTransfer.identical(local: target, remote: entry) {
-                        _ = try await store.get(entry.path, to: target, resumeData: nil, progress: nil, onResumeData: nil, streams: nil)
+                counts[VaultFiles.kind(of: entry.name), default: 0] += 1
+                // Where a vault had it (an import's manifest says), else where it is in the club.
+                let claimed = places.places[entry.pathLower] ?? []
+                let targets = claimed.isEmpty ? [VaultPlaces.Place(components: Self.components(entry.path, under: folder), note: nil)] : claimed
+                var text: String?
+                for place in targets {
+                    var components = place.components
+                    guard let last = components.last, components.allSatisfy({ SafeName.problem($0) == nil }) else {
+                        refused.append("\(entry.path): its name is not safe on this machine; not exported")
+                        continue
                     }
-                    continue
+                    // Where the vault had it, as it was named there; else as Obsidian, zk and nb open it.
+                    if claimed.isEmpty { components[components.count - 1] = ClubFiles.exportedName(last) }
+                    if !written.insert(components.joined(separator: "/").lowercased()).inserted {
+                        // `Trip.txt` beside `Trip.md`: the second keeps its own name rather than overwrite.
+                        components[components.count - 1] = last
+                    }
+                    let target = components.reduce(out) { $0.appendingPathComponent($1) }
+                    if dryRun {
+                        FileHandle.standardOutput.write(Data("would write \(TerminalSafe.escape(target.path))\n".utf8))
+                        continue
+                    }
+                    try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    guard ClubFiles.isNote(entry.name) else {
+                        // A photo or another file: its bytes as the club holds them.
+                        if !FolderTransfer.identical(local: target, remote: entry) {
+                            _ = try await store.get(entry.path, to: target, resumeData: nil, progress: nil, onResumeData: nil, streams: nil)
+                        }
+                        continue
+                    }
+                    if text == nil { text = try await Self.fetch(entry.path, store: store) }
+                    let noteTags = tags[entry.pathLower] ?? []
+                    let exported = Data(try await Self.exported(text ?? "", entry: entry, tags: noteTags, names: names, store: store, vault: place.note).utf8)
+                    if (try? Data(contentsOf: target)) != exported { try exported.write(to: target, options: .atomic) }
                 }
-                let text = try await Self.fetch(entry.path, store: store)
-                let noteTags = tags[entry.pathLower] ?? []
-                let exported = Data(try await Self.exported(text, entry: entry, tags: noteTags, names: names, store: store, vault: manifest.notes[key]).utf8)
-                if (try? Data(contentsOf: target)) != exported { try exported.write(to: target, options: .atomic) }
             }
             progress.finish()
             for refusal in refused { say(refusal) }
             problems.set(refused.count)
-            let photos = entries.count - notes.count
-            say("\(dryRun ? "would export" : "exported") \(notes.count) note\(notes.count == 1 ? "" : "s") and \(photos) photo\(photos == 1 ? "" : "s") to \(out.path)")
+            say("\(dryRun ? "would export" : "exported") \(VaultFiles.summary(counts)) to \(out.path)")
         }
         if problems.value > 0 { throw Exit.conflict.code }
+    }
+
+    /// `path`'s components under `folder` (a club path under it: "/byteclub/Trips/a.md" under
+    /// "/byteclub" is ["Trips", "a.md"]).
+    static func components(_ path: String, under folder: String) -> [String] {
+        String(path.dropFirst(folder.count)).split(separator: "/").map(String.init)
     }
 
     /// A note's text as a file in the export: its own front matter, byte for byte when its tags
@@ -148,19 +163,24 @@ struct Export: AsyncParsableCommand {
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Bring a folder of notes (an Obsidian, zk or nb vault, or an export) into the club.",
+        abstract: "Bring a folder of notes (an Obsidian, zk or nb vault, or an export) into the club: every file in it.",
         discussion: """
             Every .md and .txt file becomes a note, as it is (front matter and [[links]] included), \
             and its front matter's tags and `pinned: true` become the note's tags and pin. Pictures \
-            go under the club's photos/ folder, where PanoPhotos shows them, in an album named after \
-            the folder they came from (a vault's or an export's photos/ folder stays as it is), and \
-            the notes' picture links (![](assets/x.jpg), ![[x.jpg]]) are written to follow them. Subfolders are kept (--flatten puts every file in the club's folder itself). \
-            A name the club refuses, or that --flatten makes twice, is reported and left out, never \
-            renamed; hidden folders (.obsidian, .zk, .nb, .git: the first three with a line that \
-            says so) and other files are left out. What import rewrote is kept in \
-            FOLDER/.byteclub/import.json, so byteclub export gives the vault back byte for byte. A file already \
-            in the club with the same content is skipped, so an interrupted import resumes where it \
-            stopped; one that differs is reported and left alone (exit 4).
+            (JPEG, PNG, GIF, HEIC, WebP) go under the club's photos/ folder, where PanoPhotos shows \
+            them, in an album named after the folder they came from (a vault's or an export's \
+            photos/ folder stays as it is), and the notes' picture links (![](assets/x.jpg), \
+            ![[x.jpg]]) are written to follow them. Every other file (PDFs, SVG icons, audio, \
+            video, JSON, canvas files) comes byte for byte to its place beside the notes, so \
+            [[paper.pdf]] still finds it. Subfolders are kept (--flatten puts every file in the \
+            club's folder itself). Hidden files and folders are left out, with a line naming them \
+            (.obsidian, .zk and .nb: the vault's settings). What cannot be brought is named, \
+            never renamed, and the import exits 4: a name the club refuses, one --flatten makes \
+            twice, a FIFO, a socket or a symbolic link, a file that cannot be read. The line at \
+            the end counts the notes, pictures and other files. What import rewrote is kept in \
+            FOLDER/.byteclub/import.json, so byteclub export gives the vault back byte for byte. \
+            A file already in the club with the same content is skipped, so an interrupted import \
+            resumes where it stopped; one that differs is reported and left alone (exit 4).
             """)
     @Argument(help: "The folder to import.") var directory: String
     @Argument(help: "Where in the club: a folder in the club's folder, NAME: (a remote of config.toml) or NAME:FOLDER (default: the club's folder).")
@@ -173,7 +193,7 @@ struct Import: AsyncParsableCommand {
     struct Item {
         var local: URL
         var remote: String
-        var isNote: Bool
+        var kind: VaultFiles.Kind
         /// A note's text with its picture links following the pictures to `photos/`, when any moved.
         var text: Data?
         /// Where it is in the vault (its relative path there).
@@ -182,6 +202,8 @@ struct Import: AsyncParsableCommand {
         var rewrites: [NoteLinks.PictureRewrite] = []
         /// A note that opened with front matter in the vault.
         var frontMatter = false
+
+        var isNote: Bool { kind == .note }
     }
 
     mutating func validate() throws {
@@ -198,10 +220,12 @@ struct Import: AsyncParsableCommand {
         }
         let (flatten, dryRun) = (self.flatten, self.dryRun)
         let problems = Carried(0)
-        VaultManifest.sayMetadataSkipped(in: source)
+        // Every file of the vault, walked once: hidden ones are said here, what cannot come below.
+        let vault = VaultFiles(walking: source)
+        for line in vault.skippedLines() { say(line) }
         try await runRemote(backend) { backend in
             let folder = into ?? backend.folder
-            let (items, planned) = Self.plan(source, into: folder, photos: backend.folder + "/photos", flatten: flatten)
+            let (items, planned) = Self.plan(vault, into: folder, photos: backend.folder + "/photos", flatten: flatten)
             var refused = planned
             var remote: [String: RemoteEntry] = [:]
             for entry in try await listRecursivelyIfThere(backend.store, folder) { remote[entry.pathLower] = entry }
@@ -210,7 +234,7 @@ struct Import: AsyncParsableCommand {
             }
             let tagger = backend.store as? any TaggingStore
             if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }
-            var (skipped, wouldSend) = (0, 0)
+            var skipped = 0
             // Each item's fate, decided before anything is sent: already there, refused, or to send.
             var there = Set<Int>()
             var toSend: [Int] = []
@@ -226,29 +250,32 @@ struct Import: AsyncParsableCommand {
                     }
                     skipped += 1
                     there.insert(index)
-                } else if dryRun {
-                    FileHandle.standardOutput.write(Data("would import \(TerminalSafe.escape(item.local.path)) → \(TerminalSafe.escape(item.remote))\n".utf8))
-                    wouldSend += 1
                 } else {
+                    if dryRun {
+                        FileHandle.standardOutput.write(Data("would import \(TerminalSafe.escape(item.local.path)) → \(TerminalSafe.escape(item.remote))\n".utf8))
+                    }
                     toSend.append(index)
                 }
             }
-            let sending = dryRun ? Self.Sending() : try await Self.send(toSend.map { items[$0] }, store: backend.store, progress: progress)
+            let sending = dryRun ? Self.Sending(landed: Array(repeating: true, count: toSend.count))
+                : try await Self.send(toSend.map { items[$0] }, store: backend.store, progress: progress)
             let sentIndices = Set(zip(toSend, sending.landed).compactMap { $1 ? $0 : nil })
             refused += sending.refused
             var landed: [Item] = []
+            var counts: [VaultFiles.Kind: Int] = [:]
             for (index, item) in items.enumerated() where there.contains(index) || sentIndices.contains(index) {
                 landed.append(item)
+                counts[item.kind, default: 0] += 1
                 guard item.isNote, !dryRun, let tagger else { continue }
                 // Tags after the file, every run: an import interrupted between the two is mended by the next.
                 refused += try await Self.applyTags(of: item, store: tagger)
             }
-            let sent = dryRun ? wouldSend : sentIndices.count
             progress.finish()
             if !dryRun { try await Self.record(landed, in: folder, store: backend.store) }
             for refusal in refused { say(refusal) }
             problems.set(refused.count)
-            say("\(sent) \(dryRun ? "would be imported" : "imported"), \(skipped) already in the club")
+            // What is (or would be) in the club from the vault: sent now, or there before.
+            say("\(sentIndices.count) \(dryRun ? "would be imported" : "imported"), \(skipped) already in the club: \(VaultFiles.summary(counts))")
         }
         if problems.value > 0 { throw Exit.conflict.code }
     }
@@ -263,7 +290,8 @@ struct Import: AsyncParsableCommand {
     /// Sends the files to import: to a store that commits in batches (``BatchUploadStore``), the
     /// small ones (at most 4 MiB, every note) as closed upload sessions committed up to 1,000 at
     /// a time, and the others one by one; to any other store (WebDAV) one by one. A name the
-    /// club refuses is reported; any other failure stops the import (after the batch it was in).
+    /// club refuses, or a file that can no longer be read here, is reported (``refusal(_:_:)``);
+    /// any other failure stops the import (after the batch it was in).
     static func send(_ items: [Item], store: any RemoteStore, progress: ProgressLine) async throws -> Sending {
         var sending = Sending(landed: Array(repeating: false, count: items.count))
         let sizes = items.map { item in
@@ -282,7 +310,7 @@ struct Import: AsyncParsableCommand {
                 case .success:
                     sending.landed[index] = true
                 case .failure(let error):
-                    if case .malformedPath = error { sending.refused.append(refusal(items[index])) } else { failure = failure ?? error }
+                    if let refused = refusal(items[index], error) { sending.refused.append(refused) } else { failure = failure ?? error }
                 }
             }
             if let failure { throw failure }
@@ -297,48 +325,59 @@ struct Import: AsyncParsableCommand {
                 }
                 sending.landed[index] = true
             } catch {
-                guard case .malformedPath = error else { throw error }
-                sending.refused.append(refusal(item))
+                guard let refused = refusal(item, error) else { throw error }
+                sending.refused.append(refused)
             }
         }
         return sending
     }
 
-    static func refusal(_ item: Item) -> String { "\(item.remote): the club refuses this name; not imported" }
+    /// The line for a file that `error` kept out of the club, when it is about that file alone: a
+    /// name the club refuses, or the file on this machine that could not be read (gone, or its
+    /// permissions changed, since the walk). Nil for an error that stops the import.
+    static func refusal(_ item: Item, _ error: RemoteError) -> String? {
+        switch error {
+        case .malformedPath: return "\(item.remote): the club refuses this name; not imported"
+        case .local(let detail): return "\(item.local.path): \(detail); not imported"
+        default: return nil
+        }
+    }
 
-    /// The files to import and where each goes, and the names refused before anything is sent.
+    /// The files to import and where each goes, and what cannot come, found before anything is
+    /// sent: what the walk left out (``VaultFiles/leftOut``: a FIFO, a link, a file that cannot
+    /// be read), a name the club refuses, one `--flatten` makes twice.
     ///
-    /// Pictures go under the club's `photos` folder (`photos`), where PanoPhotos looks, in an
-    /// album named after the vault folder they came from (the vault's own name for those at its
-    /// top); a vault's `photos/` folder, an export's, stays as it is. Each note's picture links
-    /// follow their pictures (``NoteLinks/relocatingPictures(in:folder:moves:)``).
-    static func plan(_ source: URL, into folder: String, photos: String, flatten: Bool) -> ([Item], refused: [String]) {
+    /// Notes and other files (attachments) keep their vault path under `folder`, so a note's
+    /// `[[paper.pdf]]` and `![](icons/x.svg)` still find them. Pictures go under the club's
+    /// `photos` folder (`photos`), where PanoPhotos looks, in an album named after the vault
+    /// folder they came from (the vault's own name for those at its top); a vault's `photos/`
+    /// folder, an export's, stays as it is. Each note's picture links follow their pictures
+    /// (``NoteLinks/relocatingPictures(in:folder:moves:)``).
+    static func plan(_ vault: VaultFiles, into folder: String, photos: String, flatten: Bool) -> ([Item], refused: [String]) {
         var items: [Item] = []
-        var refused: [String] = []
+        var refused = vault.leftOut.map { "\($0.url.path): \($0.reason); not imported" }
         var taken = Set<String>()
         /// Where each picture would have been in the club, lower case, and where it goes.
         var moves: [String: String] = [:]
-        for file in FolderTransfer.files(under: source) {
-            let relative = String(file.path.dropFirst(source.path.count)).split(separator: "/").map(String.init)
-            let isNote = ClubFiles.isNote(file.lastPathComponent)
-            guard isNote || ClubFiles.isPhoto(file.lastPathComponent) else { continue }
-            let components = flatten ? [file.lastPathComponent] : relative
+        for file in vault.files {
+            let name = file.url.lastPathComponent
+            let components = flatten ? [name] : file.components
             if let bad = components.first(where: { SafeName.problem($0) != nil }), let problem = SafeName.problem(bad) {
-                refused.append(SafeName.Refusal(name: bad, problem: problem).message + "; \(file.path) not imported")
+                refused.append(SafeName.Refusal(name: bad, problem: problem).message + "; \(file.url.path) not imported")
                 continue
             }
             var remote = folder + "/" + components.joined(separator: "/")
-            if !isNote, !remote.lowercased().hasPrefix(photos.lowercased() + "/") {
-                let album = components.count > 1 ? Array(components.dropLast()) : [SafeName.sanitized(source.lastPathComponent)]
-                let moved = photos + "/" + (album + [file.lastPathComponent]).joined(separator: "/")
+            if file.kind == .picture, !remote.lowercased().hasPrefix(photos.lowercased() + "/") {
+                let album = components.count > 1 ? Array(components.dropLast()) : [SafeName.sanitized(vault.name)]
+                let moved = photos + "/" + (album + [name]).joined(separator: "/")
                 moves[remote.lowercased()] = moved
                 remote = moved
             }
             guard taken.insert(remote.lowercased()).inserted else {
-                refused.append("\(file.path) would be \(remote) a second time (--flatten); not imported")
+                refused.append("\(file.url.path) would be \(remote) a second time (--flatten); not imported")
                 continue
             }
-            items.append(Item(local: file, remote: remote, isNote: isNote, vault: relative.joined(separator: "/")))
+            items.append(Item(local: file.url, remote: remote, kind: file.kind, vault: file.relative))
         }
         for index in items.indices where items[index].isNote {
             guard let data = FileManager.default.contents(atPath: items[index].local.path), let text = String(validating: data, as: UTF8.self) else { continue }
@@ -351,15 +390,18 @@ struct Import: AsyncParsableCommand {
     }
 
     /// What export needs to give the vault back (``VaultManifest``), added to the folder's
-    /// manifest: pictures that moved, notes that moved, were renamed by export's `.md`, had no
+    /// manifest: pictures and other files that moved, notes that moved, were renamed by export's `.md`, had no
     /// front matter or had picture links written again.
     static func record(_ items: [Item], in folder: String, store: any RemoteStore) async throws {
         var manifest = try await VaultManifest.load(from: folder, store: store)
         let before = manifest
         for item in items {
             let key = VaultManifest.key(item.remote, folder: folder)
-            if !item.isNote {
+            if item.kind == .picture {
                 if key != item.vault.lowercased() { manifest.pictures[key] = item.vault }
+            } else if item.kind == .other {
+                // Beside the notes at its vault path, unless --flatten moved it.
+                if key != item.vault.lowercased() { manifest.files[key] = item.vault }
             } else if !item.frontMatter || !item.rewrites.isEmpty || key != item.vault.lowercased() || ClubFiles.exportedName(item.vault) != item.vault {
                 manifest.notes[key] = VaultManifest.Note(path: item.vault, frontMatter: item.frontMatter, pictures: item.rewrites)
             }

@@ -14,7 +14,8 @@ import Remote
 /// ```
 ///
 /// Keys are club paths relative to FOLDER, lower case (a picture outside FOLDER: its whole club
-/// path); values are paths in the vault. Another import into the same folder adds to it.
+/// path); values are paths in the vault. `files` (other files, attachments) is there only when
+/// `--flatten` moved one from its vault path. Another import into the same folder adds to it.
 struct VaultManifest: Codable, Equatable {
     static let name = ".byteclub/import.json"
 
@@ -36,6 +37,31 @@ struct VaultManifest: Codable, Equatable {
     var version = 1
     var notes: [String: Note] = [:]
     var pictures: [String: String] = [:]
+    /// Other files (PDFs, audio, JSON…) that are not at their vault path in the club.
+    var files: [String: String] = [:]
+
+    enum CodingKeys: String, CodingKey {
+        case version, notes, pictures, files
+    }
+
+    init() {}
+
+    /// A manifest written before `files` was kept reads as one without any.
+    init(from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: CodingKeys.self)
+        version = try object.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        notes = try object.decodeIfPresent([String: Note].self, forKey: .notes) ?? [:]
+        pictures = try object.decodeIfPresent([String: String].self, forKey: .pictures) ?? [:]
+        files = try object.decodeIfPresent([String: String].self, forKey: .files) ?? [:]
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingKeys.self)
+        try object.encode(version, forKey: .version)
+        try object.encode(notes, forKey: .notes)
+        try object.encode(pictures, forKey: .pictures)
+        if !files.isEmpty { try object.encode(files, forKey: .files) }
+    }
 
     /// The key of `path` (a club path) in a manifest kept in `folder`.
     static func key(_ path: String, folder: String) -> String {
@@ -75,16 +101,73 @@ struct VaultManifest: Codable, Equatable {
         }
         return text
     }
+}
 
-    /// The vault's own metadata folders at the top of `source`: left out, each with a line.
-    static let metadataFolders = [".obsidian": "Obsidian's settings", ".zk": "zk's settings", ".nb": "nb's settings"]
+/// Where export writes each file of the folder it exports: for the files an import brought
+/// (every manifest in that folder or below it, `X/.byteclub/import.json`), their vault paths
+/// under X's place in the export, so an export of the folder an import went to, or of the whole
+/// club, gives the vault back; for the others, their place in the club.
+struct VaultPlaces {
+    /// One place a file goes in the export.
+    struct Place {
+        /// Its path in the export, by component.
+        var components: [String]
+        /// A note's manifest entry (its picture links as the vault wrote them, its front matter).
+        var note: VaultManifest.Note?
+    }
 
-    static func sayMetadataSkipped(in source: URL) {
-        for (folder, what) in metadataFolders.sorted(by: { $0.key < $1.key }) {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: source.appendingPathComponent(folder).path, isDirectory: &isDirectory), isDirectory.boolValue {
-                say("skipped \(folder)/ (\(what), not notes)")
+    /// By club path, lower case: where the manifests put each file they know. A picture two
+    /// imports found already there goes back to both vaults.
+    var places: [String: [Place]] = [:]
+
+    /// The manifests in `folder` and below it (found in `listed`, its recursive listing), read.
+    static func load(in folder: String, listed: [RemoteEntry], store: any RemoteStore) async throws -> VaultPlaces {
+        let suffix = "/" + VaultManifest.name.lowercased()
+        var result = VaultPlaces()
+        // Shallow first, so a place is listed once whichever manifests name it.
+        let manifests = listed.filter { $0.pathLower.hasSuffix(suffix) }.sorted { $0.pathLower.count < $1.pathLower.count }
+        for file in manifests {
+            let directory = String(file.path.dropLast(suffix.count))
+            let manifest = try await VaultManifest.load(from: directory, store: store)
+            let base = Export.components(directory, under: folder)
+            let lower = directory.lowercased()
+            func add(_ key: String, _ vault: String, _ note: VaultManifest.Note?) {
+                let path = key.hasPrefix("/") ? key : lower + "/" + key
+                let place = Place(components: base + vault.split(separator: "/").map(String.init), note: note)
+                let taken = result.places[path, default: []].contains { $0.components.joined(separator: "/").lowercased() == place.components.joined(separator: "/").lowercased() }
+                if !taken { result.places[path, default: []].append(place) }
+            }
+            for (key, note) in manifest.notes { add(key, note.path, note) }
+            for (key, vault) in manifest.pictures { add(key, vault, nil) }
+            for (key, vault) in manifest.files { add(key, vault, nil) }
+        }
+        return result
+    }
+
+    /// The files the manifests place that are outside `folder`: the pictures an import into it
+    /// moved to the club's `photos` folder (listed once, as the server spells them), else each
+    /// by its path; one deleted from the club since is not there to export.
+    func outsideEntries(of folder: String, photos: String, store: any RemoteStore) async throws(RemoteError) -> [RemoteEntry] {
+        let inside = folder.lowercased() + "/"
+        let outside = places.keys.filter { !$0.hasPrefix(inside) }.sorted()
+        guard !outside.isEmpty else { return [] }
+        var found: [String: RemoteEntry] = [:]
+        let album = photos.lowercased() + "/"
+        if outside.contains(where: { $0.hasPrefix(album) }) {
+            for entry in try await listRecursivelyIfThere(store, photos) where entry.kind == .file { found[entry.pathLower] = entry }
+        }
+        var entries: [RemoteEntry] = []
+        for path in outside {
+            if let entry = found[path] {
+                entries.append(entry)
+            } else if let entry = try await Self.entryIfThere(store, path), entry.kind == .file {
+                entries.append(entry)
             }
         }
+        return entries
+    }
+
+    private static func entryIfThere(_ store: any RemoteStore, _ path: String) async throws(RemoteError) -> RemoteEntry? {
+        do { return try await store.metadata(path) } catch .notFound { return nil }
     }
 }

@@ -40,6 +40,7 @@ public final class EncryptedStore: RemoteStore, Sendable {
     }
 
     public var displayName: String { inner.displayName }
+    public var keepsHistory: Bool { inner.keepsHistory }
 
     // MARK: Names
 

@@ -66,6 +66,7 @@ final class RmFolderCLITests: XCTestCase {
         let root = base.appendingPathComponent("served")
         try Self.seed(root.appendingPathComponent("byteclub"))
         let server = try ServeProcess(root: root, token: "rm-owner-token-1")
+        defer { withExtendedLifetime(server) {} }
         try removeFolders(["--server", server.url, "--token", "rm-owner-token-1"], cli: cli, club: root.appendingPathComponent("byteclub"),
                           refusal: "/byteclub/Trips is a folder with 3 files; use rm -r to delete it and everything in it",
                           warning: nil)
@@ -87,6 +88,7 @@ final class RmFolderCLITests: XCTestCase {
         let club = root.appendingPathComponent("byteclub")
         try FileManager.default.createDirectory(at: club, withIntermediateDirectories: true)
         let server = try ServeProcess(root: root, token: "name-token-1")
+        defer { withExtendedLifetime(server) {} }
         let config = base.appendingPathComponent("home/config/byteclub/config.toml")
         try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("""

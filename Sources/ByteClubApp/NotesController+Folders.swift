@@ -39,11 +39,12 @@ extension NotesController {
         } }
     }
 
-    /// `d` on a folder: asks (saying how many notes go with it), then deletes it.
+    /// `d` on a folder: asks, saying how many notes go with it and, where the server keeps no
+    /// history (WebDAV), that they cannot be restored; then deletes it.
     func deleteFolder(_ folder: FolderItem) {
         guard mayChangeFolders() else { return }
-        let notes = folder.notes == 0 ? "It holds no notes." : "The \(folder.notes) note\(folder.notes == 1 ? "" : "s") in it go too (their history stays on the server)."
-        let modal = Modal(title: "Delete folder", body: ["Delete the folder \"\(TerminalSafe.escape(folder.name))\"?", notes], buttons: ["Delete", "Cancel"])
+        let modal = Modal(title: "Delete folder", body: Self.deleteFolderQuestion(folder, keepsHistory: context.store.keepsHistory),
+                          buttons: ["Delete", "Cancel"], width: 72)
         context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
             guard choice == 0, let self else { return }
             self.folderRequest("Deleting folder \"\(TerminalSafe.escape(folder.name))\"…", { store async throws(RemoteError) in try await store.delete(folder.path) }) { _ in
@@ -51,6 +52,18 @@ extension NotesController {
                 self.context.say(StatusMessage("Deleted the folder \"\(TerminalSafe.escape(folder.name))\""))
             }
         } }
+    }
+
+    /// The folder delete's question: the notes that go with it, by count, and whether they can
+    /// be restored (a club server and Dropbox keep their history; WebDAV keeps none).
+    static func deleteFolderQuestion(_ folder: FolderItem, keepsHistory: Bool) -> [String] {
+        let name = "\"" + TerminalSafe.escape(folder.name) + "\""
+        guard folder.notes > 0 else { return ["Delete the folder \(name)? It holds no notes."] }
+        let count = "\(folder.notes) note\(folder.notes == 1 ? "" : "s")"
+        let kept = keepsHistory
+            ? "Their history stays on the server."
+            : "This server keeps no history: \(folder.notes == 1 ? "it" : "they") cannot be restored."
+        return ["Delete the folder \(name) and the \(count) in it?", kept]
     }
 
     /// `m`: the selected note (or folder) moved into a folder chosen from the club's folders.

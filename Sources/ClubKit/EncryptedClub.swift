@@ -107,6 +107,30 @@ public struct ClubKeyFiles: Sendable {
     public func keys(for recipient: X25519Recipient) -> String { folder + "/keys/" + MemberKeys.fileName(of: recipient) + ".age" }
     public func request(for recipient: X25519Recipient) -> String { requests + "/" + MemberKeys.fileName(of: recipient) + ".json" }
 
+    /// The encrypted clubs of a folder served by `byteclub serve --root DIR`, as club paths
+    /// (`/byteclub`): the folders holding `.clubkeys/club.json` on disk, up to three folders
+    /// deep, the server's own `.byteclub` (and every hidden folder) passed over.
+    public static func encryptedClubs(servedFrom root: URL) -> [String] {
+        let manager = FileManager.default
+        var found: [String] = []
+        var pending: [(folder: URL, path: String, depth: Int)] = [(root, "", 0)]
+        while let next = pending.popLast() {
+            guard let names = try? manager.contentsOfDirectory(atPath: next.folder.path) else { continue }
+            for name in names where !name.hasPrefix(".") {
+                let child = next.folder.appendingPathComponent(name)
+                var isFolder: ObjCBool = false
+                guard manager.fileExists(atPath: child.path, isDirectory: &isFolder), isFolder.boolValue else { continue }
+                let path = next.path + "/" + name
+                if manager.fileExists(atPath: child.appendingPathComponent(folderName).appendingPathComponent("club.json").path) {
+                    found.append(path)
+                } else if next.depth < 2 {
+                    pending.append((child, path, next.depth + 1))
+                }
+            }
+        }
+        return found.sorted()
+    }
+
     /// The path a key file is signed for (relative, so a club moved to another folder still verifies).
     static func signedPath(_ path: String) -> String {
         guard let range = path.range(of: "/" + folderName + "/", options: .caseInsensitive) else { return path }

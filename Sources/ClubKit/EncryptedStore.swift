@@ -44,6 +44,7 @@ public final class EncryptedStore: RemoteStore, Sendable {
     }
 
     public var displayName: String { inner.displayName }
+    public var keepsHistory: Bool { inner.keepsHistory }
 
     // MARK: Names
 
@@ -264,6 +265,23 @@ extension EncryptedStore {
             return true
         }
     }
+
+    /// Takes `name` out of this club's keys: a new club key for everything written from now on,
+    /// wrapped to the members who stay; their keys file deleted; their later writes refused
+    /// (``ClubKeyring/remove(_:store:key:)``). The one removal `members revoke` and, in an
+    /// encrypted club, `members remove` both make. This store writes with the new key at once.
+    ///
+    /// - Returns: the generation of the club key files written from now on are sealed to.
+    public func revoke(_ name: String) async throws -> Int {
+        var keyring = self.keyring
+        try await keyring.remove(name, store: inner, key: key)
+        let updated = keyring
+        keys.withLock { current in current = (updated, updated.secrets.identities.map { $0 as any AgeIdentity }) }
+        return updated.roster.generation
+    }
+
+    /// Whether `name` holds this club's keys: a member of its roster (any case).
+    public func holdsKeys(_ name: String) -> Bool { keyring.roster.member(named: name) != nil }
 
     /// Whether a refusal may be this member's stale keyring rather than the server: a signer
     /// not (yet) in the roster, or a key not (yet) among ours.

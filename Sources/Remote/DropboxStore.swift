@@ -71,6 +71,8 @@ public struct RetryPolicy: Sendable {
 /// Works against real Dropbox and against `byteclub serve` alike.
 public final class DropboxStore: RemoteStore, Sendable {
     public let displayName: String
+    /// Dropbox and a club server keep every revision, of deleted files too.
+    public var keepsHistory: Bool { true }
     public let endpoints: DropboxEndpoints
     let tokens: any AccessTokenProvider
     /// What a 401 refused (the tokens' kind), for its message.

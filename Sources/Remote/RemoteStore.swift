@@ -50,6 +50,10 @@ public typealias ProgressHandler = @Sendable (_ done: Int64, _ expected: Int64) 
 public protocol RemoteStore: Sendable {
     /// For the status bar: "embedded", "http://host:port" or "dropbox".
     var displayName: String { get }
+    /// Whether the server keeps what is deleted or overwritten, so a revision can be restored
+    /// (a club server and Dropbox do; WebDAV does not). What deletes a folder says so when it
+    /// does not: the files go for good. A store that does not say keeps nothing.
+    var keepsHistory: Bool { get }
 
     /// One page of a folder's entries, and a cursor for the next page (nil when done).
     func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?)
@@ -98,6 +102,8 @@ public protocol RemoteStore: Sendable {
 }
 
 extension RemoteStore {
+    public var keepsHistory: Bool { false }
+
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         try await listAllPages(folder)
     }

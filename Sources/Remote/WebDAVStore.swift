@@ -22,6 +22,8 @@ import Transfer
 /// which the app makes from the JPEG.
 public final class WebDAVStore: RemoteStore, Sendable {
     public let displayName: String
+    /// A WebDAV server keeps no revisions: what is deleted or overwritten is gone.
+    public var keepsHistory: Bool { false }
     /// The folder that "" stands for, ending in "/".
     public let root: URL
     /// The root's path, percent-decoded, ending in "/": what hrefs are matched against.

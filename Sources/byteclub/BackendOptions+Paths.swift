@@ -7,11 +7,19 @@ import Foundation
 /// and a relative path is inside the club's folder.
 extension BackendOptions {
     /// `path` without `NAME:` when NAME is a remote of config.toml, which this command then uses.
+    /// A `NAME:` that names no remote is refused (``ClubPath/init(checking:remotes:folder:)``),
+    /// never taken as part of a name.
     ///
     /// Called from a command's `validate()`, so a clash is a usage error before anything runs.
     mutating func takeRemote(from path: String) throws -> String {
         let names = ((try? ClubConfig.load(from: Paths.config)) ?? nil).map { Array($0.remotes.keys) } ?? []
-        let parsed = ClubPath(parsing: path, remotes: names)
+        let parsed: ClubPath
+        let folder = clubFolder
+        do throws(UnknownRemote) {
+            parsed = try ClubPath(checking: path, remotes: names, folder: folder)
+        } catch {
+            throw ValidationError(error.description)
+        }
         guard let named = parsed.remote else { return path }
         if let remote, remote != named {
             throw ValidationError("\(path) names the remote \"\(named)\" but --remote says \"\(remote)\"; give one")

@@ -37,16 +37,19 @@ extension MembersCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a member from an encrypted club: a new club key for everything written from now on.",
-            discussion: "Their later writes are refused. Files written before keep the old key until `byteclub rekey` re-encrypts them.")
+            discussion: """
+                Their later writes are refused. Files written before keep the old key until `byteclub rekey` \
+                re-encrypts them. On a club server, `byteclub members remove NAME` does this too, and \
+                ends their token.
+                """)
         @Argument var name: String
         @OptionGroup var backend: BackendOptions
 
         func run() async throws {
             let name = name
             try await runRemote(backend) { backend in
-                var keyring = try EncryptedClubs.keyring(of: backend)
-                try await keyring.remove(name, store: backend.store.innermost, key: backend.key)
-                print("Removed \(TerminalSafe.escape(name)): files written from now on use club key generation \(keyring.roster.generation); `byteclub rekey` re-encrypts the older ones")
+                let generation = try await EncryptedClubs.store(of: backend).revoke(name)
+                print(EncryptedClubs.revoked(name, generation: generation))
             }
         }
     }
@@ -69,9 +72,19 @@ extension MembersCommand {
 }
 
 extension EncryptedClubs {
-    static func keyring(of backend: Backend) throws -> ClubKeyring {
+    static func store(of backend: Backend) throws -> EncryptedStore {
         guard let store = backend.store as? EncryptedStore else { throw RemoteError.local("This club is not encrypted (byteclub init --encrypted makes it so)") }
-        return store.keyring
+        return store
+    }
+
+    static func keyring(of backend: Backend) throws -> ClubKeyring {
+        try store(of: backend).keyring
+    }
+
+    /// What `members revoke` (and `members remove` in an encrypted club) says once `name` is out
+    /// of the keys.
+    static func revoked(_ name: String, generation: Int) -> String {
+        "Removed \(TerminalSafe.escape(name)): files written from now on use club key generation \(generation); `byteclub rekey` re-encrypts the older ones"
     }
 }
 

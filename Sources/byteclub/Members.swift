@@ -5,6 +5,7 @@ import ClubServer
 import DropboxWire
 import Foundation
 import Durable
+import Remote
 
 /// `byteclub members add|list|role|remove`: who is in the club and what each may do.
 struct MembersCommand: AsyncParsableCommand {
@@ -14,22 +15,35 @@ struct MembersCommand: AsyncParsableCommand {
         discussion: """
         On the server's machine, --root DIR (the served folder, as for `serve`) works on the
         club's member list directly, whether the server runs or not; a running server sees the
-        change at once. An admin elsewhere uses --remote NAME (a club remote they joined).
+        change at once. An admin elsewhere uses --remote NAME (a club remote they joined), or,
+        with neither, config.toml's default remote.
 
         Roles: reader (lists, downloads, searches; every write refused), editor (reads and
         writes), admin (an editor who also manages members). Removing a member or changing a
         role ends their open requests at once. Every change is a line in ROOT/.byteclub/audit.log.
+        In an encrypted club, removing a member also takes them out of its keys, as `members
+        revoke` does: a new club key for everything written from then on.
         """,
         subcommands: [Add.self, List.self, Role.self, Remove.self, Admit.self, Revoke.self, Keys.self]
     )
 
-    /// Where the member list is: this machine's served folder, or a remote an admin joined.
+    /// Where the member list is: this machine's served folder, or a remote an admin joined
+    /// (named, or config.toml's default, as every other command takes it).
     struct Place: ParsableArguments {
         @Option(help: "The served folder on this machine (as for `serve`).") var root: String?
-        @Option(help: "A club remote in config.toml, for an admin on another machine.") var remote: String?
+        @Option(help: "A club remote in config.toml, for an admin on another machine (default: config.toml's default remote).") var remote: String?
 
         func validate() throws {
-            guard (root == nil) != (remote == nil) else { throw ValidationError("give either --root DIR (on the server's machine) or --remote NAME") }
+            guard root == nil || remote == nil else { throw ValidationError("give --root DIR (on the server's machine) or --remote NAME, not both") }
+        }
+
+        /// Whether the member list is this machine's served folder (`--root`) rather than a
+        /// club remote's.
+        var isLocal: Bool { root != nil }
+
+        /// The options that connect to the club remote: `--remote NAME`, or none (the default).
+        func backendOptions() throws -> BackendOptions {
+            try BackendOptions.parse(remote.map { ["--remote", $0] } ?? [])
         }
 
         var registry: MemberRegistry? {
@@ -41,11 +55,14 @@ struct MembersCommand: AsyncParsableCommand {
 
         /// A call to the remote's members endpoints, with its URL, pin and token.
         func call() throws -> ClubCall {
-            let options = try BackendOptions.parse(["--remote", remote ?? ""])
+            let options = try backendOptions()
             let resolved: (ClubConfig, RemoteConfig)?
             do { resolved = try options.resolveRemote() } catch { throw Remotes.exit(error) }
-            guard let (config, remote) = resolved, remote.kind == .club, let url = remote.url else {
-                throw ValidationError("--remote must name a club remote (see byteclub remotes)")
+            guard let (config, remote) = resolved else {
+                throw ValidationError("give --root DIR (on the server's machine) or --remote NAME: config.toml names no default remote")
+            }
+            guard remote.kind == .club, let url = remote.url else {
+                throw ValidationError("remote \"\(remote.name)\" is not a club server: members are a club server's (see byteclub remotes; in an encrypted club, `byteclub members revoke NAME` takes a member out of its keys)")
             }
             let token: String?
             do { token = try config.token(for: remote) } catch { throw Remotes.exit(error) }
@@ -76,7 +93,7 @@ struct MembersCommand: AsyncParsableCommand {
         func run() async throws {
             let role: MemberRole
             do { role = try MemberRole(parsing: self.role) } catch { throw ValidationError(error.description) }
-            if place.remote != nil {
+            if !place.isLocal {
                 let answer = try await place.call().post(.addMember, ["name": name, "role": role.rawValue, "hours": expires])
                 print(answer["invite"] as? String ?? "")
                 return
@@ -94,7 +111,7 @@ struct MembersCommand: AsyncParsableCommand {
         @OptionGroup var place: Place
 
         func run() async throws {
-            let listing = place.remote != nil
+            let listing = !place.isLocal
                 ? try await place.call().post(.listMembers, [:])
                 : try place.local { MemberRegistry.listing(try $0.current()) }
             if json {
@@ -120,7 +137,7 @@ struct MembersCommand: AsyncParsableCommand {
         func run() async throws {
             let role: MemberRole
             do { role = try MemberRole(parsing: self.role) } catch { throw ValidationError(error.description) }
-            if place.remote != nil {
+            if !place.isLocal {
                 _ = try await place.call().post(.changeMemberRole, ["name": name, "role": role.rawValue])
             } else {
                 try place.local { try $0.setRole(name, role, actor: place.actor) }
@@ -130,17 +147,49 @@ struct MembersCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a member (or an open invite): their token stops working at once.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a member (or an open invite): their token stops working at once; in an encrypted club, a new club key too.",
+            discussion: """
+                In an encrypted club, a member who holds its keys is also taken out of them, as \
+                `members revoke` does (one removal, in ClubKit, both make): a new club key for \
+                everything written from now on, their later writes refused. That needs a member's \
+                keys, so it goes through a remote (--remote NAME or the default) as a member who is \
+                an admin. With --root no member's keys are at hand: an encrypted club's member is \
+                refused (exit 64) until a member has run `members revoke NAME`; then \
+                --keys-revoked ends the token.
+                """)
         @Argument var name: String
+        @Flag(help: "With --root in an encrypted club: NAME holds none of its keys (a member ran `byteclub members revoke NAME`, or NAME was never admitted).")
+        var keysRevoked = false
         @OptionGroup var place: Place
 
         func run() async throws {
-            if place.remote != nil {
-                _ = try await place.call().post(.removeMember, ["name": name])
-            } else {
+            if let root = place.root {
+                // The served folder's encrypted club: its keys are beyond --root's reach.
+                if !keysRevoked, let club = ClubKeyFiles.encryptedClubs(servedFrom: URL(fileURLWithPath: root).standardizedFileURL).first {
+                    say("\(club) in \(root) is an encrypted club, and removing \(name) there also takes \(name) out of its keys, which only a member can: "
+                        + "an admin who is a member runs `byteclub members remove \(name)` (both at once), or a member runs `byteclub members revoke \(name)` "
+                        + "and then this again with --keys-revoked")
+                    throw Exit.usage.code
+                }
                 try place.local { try $0.remove(name, actor: place.actor) }
+                print("\(name) removed")
+                return
             }
-            print("\(name) removed")
+            let call = try place.call()
+            // May this member manage members at all? Asked first, so a refusal changes nothing.
+            _ = try await call.post(.listMembers, [:])
+            // In an encrypted club, out of the keys first: a removal cut short between the two
+            // steps is finished by running it again (the keys step is then skipped).
+            let member = name
+            let generation = Carried<Int?>(nil)
+            try await runRemote(try place.backendOptions()) { backend in
+                guard let store = backend.store as? EncryptedStore, store.holdsKeys(member) else { return }
+                generation.set(try await store.revoke(member))
+            }
+            _ = try await call.post(.removeMember, ["name": member])
+            print("\(member) removed")
+            if let generation = generation.value { print(EncryptedClubs.revoked(member, generation: generation)) }
         }
     }
 }

@@ -203,8 +203,16 @@ actor ListingPrinter {
 }
 
 struct Rm: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Delete a file or folder.")
+    static let configuration = CommandConfiguration(
+        abstract: "Delete a file or folder (a folder that holds files with -r).",
+        discussion: """
+            A folder that holds files is deleted only with -r, as rm and rclone's purge do: without \
+            it, byteclub says how many files it holds and deletes nothing (exit 64). An empty \
+            folder needs no -r. A club server and Dropbox keep the history of what is deleted; \
+            WebDAV keeps none, and -r there says, on stderr, that the deletion cannot be undone.
+            """)
     @Argument(help: "What to delete: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var path: String
+    @Flag(name: [.customShort("r"), .long], help: "Delete a folder and everything in it.") var recursive = false
     @OptionGroup var backend: BackendOptions
 
     mutating func validate() throws {
@@ -217,9 +225,18 @@ struct Rm: AsyncParsableCommand {
         guard typed.lowercased() != backend.clubFolder.lowercased() else {
             throw ValidationError("refusing to delete the club's folder \(typed) itself; name what is in it")
         }
+        let recursive = self.recursive
         try await runRemote(backend, path: typed) { backend in
             let target = try await notePath(typed, on: backend.store)
-            _ = try await backend.store.delete(target)
+            // One rule for every backend (ClubKit's ``Removal``): a folder that holds files
+            // needs -r, and where nothing is kept, that is said before it goes.
+            let removal = try await Removal.of(target, on: backend.store)
+            if let refusal = removal.refusal(recursive: recursive) {
+                say(refusal)
+                throw Exit.usage.code
+            }
+            if let warning = removal.warning { say(warning) }
+            _ = try await backend.store.delete(removal.path)
         }
     }
 }

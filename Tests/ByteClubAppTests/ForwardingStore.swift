@@ -9,6 +9,7 @@ protocol ForwardingStore: RemoteStore {
 
 extension ForwardingStore {
     var displayName: String { base.displayName }
+    var keepsHistory: Bool { base.keepsHistory }
 
     func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
         try await base.listPage(folder, cursor: cursor, limit: limit)

@@ -17,6 +17,26 @@ final class ClubPathTests: XCTestCase {
         XCTAssertEqual(ClubPath(parsing: "Plan: June", remotes: remotes).text, "Plan: June")
     }
 
+    /// Issue 53 §8: `put -r notes club:` with no remote `club` made a folder named `club:`. A
+    /// `NAME:` that reads as a remote's name and names none is refused, naming the remotes there
+    /// are; a title with a blank after the colon, a time, a local `./` path and a whole path are not.
+    func testANameThatNamesNoRemoteIsRefusedNamingTheRemotes() throws {
+        XCTAssertThrowsError(try ClubPath(checking: "club:", remotes: ["home", "away"], folder: "/byteclub")) { error in
+            XCTAssertEqual((error as? UnknownRemote)?.description,
+                           "club: names no remote of config.toml (it has away, home); for a file or folder named so in the club, give its whole path: /byteclub/club:")
+        }
+        XCTAssertThrowsError(try ClubPath(checking: "club:notes/a.md", remotes: [String](), folder: "/byteclub")) { error in
+            XCTAssertEqual((error as? UnknownRemote)?.description,
+                           "club: names no remote of config.toml (it has none); for a file or folder named so in the club, give its whole path: /byteclub/club:notes/a.md")
+        }
+        XCTAssertEqual(try ClubPath(checking: "club:photos", remotes: remotes, folder: "/byteclub").remote, "club")
+        for typed in ["Plan: June", "10:30 standup", "./club:", "/byteclub/club:", "../x:y", "photos/a:b.jpg", "Trip plan"] {
+            XCTAssertNoThrow(try ClubPath(checking: typed, remotes: remotes, folder: "/byteclub"), typed)
+            XCTAssertNil(ClubPath.remoteLike(typed), typed)
+        }
+        XCTAssertEqual(ClubPath.remoteLike("my-club.2:x"), "my-club.2")
+    }
+
     func testRelativePathsAreInTheClubsFolder() {
         XCTAssertEqual(ClubPath.resolve("", in: "/byteclub"), "/byteclub")
         XCTAssertEqual(ClubPath.resolve("photos/", in: "/byteclub"), "/byteclub/photos")

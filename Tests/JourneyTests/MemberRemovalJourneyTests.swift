@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Issue 53 §4: removing a member. `members remove bob` ended bob's token but not his keys (the
+/// next note written still opened with them), and without --root or --remote it exited 64 ("give
+/// either --root DIR or --remote NAME") where `members revoke` takes the default remote. Now an
+/// admin's `members remove bob` takes config.toml's default remote, and in an encrypted club it
+/// also takes bob out of the keys, as `revoke` does: the next note is beyond bob's keys. On the
+/// server's machine, `--root` (where no member's keys are) refuses an encrypted club's member
+/// and names `revoke`, changing nothing.
+final class MemberRemovalJourneyTests: XCTestCase {
+    private var club: JourneyClub?
+
+    override func tearDown() {
+        club?.close()
+        club = nil
+    }
+
+    func testRemovingAMemberOfAnEncryptedClubTakesTheKeysToo() throws {
+        let club = try JourneyClub()
+        self.club = club
+        let ann = try club.invite("ann", role: "admin")
+        let bob = try club.invite("bob")
+        let made = try Journey.run(ann, ["init", "--encrypted"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertNotEqual(try Journey.run(bob, ["ls"]).status, 0, "bob asks to join")
+        let admitted = try Journey.run(ann, ["members", "admit", "bob"])
+        XCTAssertEqual(admitted.status, 0, admitted.stderr)
+        XCTAssertEqual(try bob.cli(["put", "-", "Bob.md"], input: "Bob keeps the mooring lines\n").status, 0)
+        let bobKeys = try club.clubKeys(of: bob)
+
+        // On the server's machine, with no member's keys: refused, naming revoke; bob untouched.
+        let atRoot = try Journey.run(club.admin, ["members", "remove", "bob", "--root", club.root.path])
+        XCTAssertEqual(atRoot.status, 64, atRoot.stderr)
+        XCTAssertTrue(atRoot.stderr.contains("/byteclub in \(club.root.path) is an encrypted club"), atRoot.stderr)
+        XCTAssertTrue(atRoot.stderr.contains("byteclub members revoke bob"), atRoot.stderr)
+        XCTAssertEqual(atRoot.stderr.split(separator: "\n").count, 1, atRoot.stderr)
+        XCTAssertEqual(try Journey.run(bob, ["get", "Bob.md", "-"]).stdout, "Bob keeps the mooring lines\n", "bob is still a member")
+
+        // Ann, an admin, through her default remote: bob's token and his keys, in one command.
+        let removed = try Journey.run(ann, ["members", "remove", "bob"])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(removed.stdout,
+                       "bob removed\nRemoved bob: files written from now on use club key generation 2; `byteclub rekey` re-encrypts the older ones\n")
+        XCTAssertEqual(try ann.cli(["put", "-", "After.md"], input: "Only for the crew that stays\n").status, 0)
+        let after = try XCTUnwrap(try club.sealedFile(holding: "Only for the crew that stays\n", keys: try club.clubKeys(of: ann)))
+        XCTAssertNil(try JourneyClub.ageOpen(after, keys: bobKeys), "bob's keys open the note written after his removal")
+        XCTAssertNotEqual(try Journey.run(bob, ["ls"]).status, 0, "bob's token is refused")
+        let keys = try Journey.run(ann, ["members", "keys"])
+        XCTAssertEqual(keys.status, 0, keys.stderr)
+        XCTAssertFalse(keys.stdout.contains("bob\t"), keys.stdout)
+        // (The text listing shows member ids, so it is read unchecked.)
+        let members = try ann.cli(["members", "list"])
+        XCTAssertEqual(members.status, 0, members.stderr)
+        XCTAssertFalse(members.stdout.contains("bob\t"), members.stdout)
+        XCTAssertEqual(try Journey.run(ann, ["get", "Bob.md", "-"]).stdout, "Bob keeps the mooring lines\n", "what bob wrote before stays readable")
+    }
+
+    func testRemovingAMemberOfAPlainClubTakesTheDefaultRemote() throws {
+        let club = try JourneyClub()
+        self.club = club
+        let ann = try club.invite("ann", role: "admin")
+        let bob = try club.invite("bob")
+        XCTAssertEqual(try Journey.run(bob, ["ls"]).status, 0)
+
+        let removed = try Journey.run(ann, ["members", "remove", "bob"])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(removed.stdout, "bob removed\n", "a plain club has no keys to change")
+        XCTAssertEqual(try Journey.run(bob, ["ls"]).status, 5, "bob's token is refused")
+
+        // Not an admin: refused before anything changes.
+        let carol = try club.invite("carol")
+        let dan = try club.invite("dan")
+        let refused = try Journey.run(carol, ["members", "remove", "dan"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertEqual(try Journey.run(dan, ["ls"]).status, 0, "dan is still a member")
+        // --root on a plain club works as before.
+        let atRoot = try Journey.run(club.admin, ["members", "remove", "dan", "--root", club.root.path])
+        XCTAssertEqual(atRoot.status, 0, atRoot.stderr)
+        XCTAssertEqual(atRoot.stdout, "dan removed\n")
+    }
+}

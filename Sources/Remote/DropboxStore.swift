@@ -91,6 +91,9 @@ public final class DropboxStore: RemoteStore, Sendable {
     let logger: Logger
     /// Set once a server answered that it has no batch download (DropboxStore+BatchDownload).
     let batchReadsRefused = Mutex(false)
+    /// Set once a club server answered that it has no `/2/byteclub/files/list_revisions` (an
+    /// older byteclub): revisions are then asked on Dropbox's route (DropboxStore+Revisions).
+    let clubRevisionsRefused = Mutex(false)
 
     public init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                 configuration: SessionConfiguration = .default, retry: RetryPolicy = RetryPolicy(),

@@ -160,9 +160,16 @@ extension Backend {
     /// at once (exit 6).
     public static func connectWebDAV(url: URL, user: String, password: String, connection: ConnectionOptions, retry: RetryPolicy,
                                      limits: ListingLimits = .standard, offlineStart: Bool = false) async throws -> Backend {
-        let connecting: @Sendable () async -> Result<WebDAVStore, RemoteError> = {
+        // For an offline start the first questions are asked once: a server that refuses the
+        // connection is away, and trying it again and again would only run into the deadline
+        // below, which would then be said as a timeout ("sent nothing for 2 s") where the
+        // truth is "connection refused". The store keeps that policy: an offline start's callers
+        // (the app, search, links, outbox) leave what they could not send waiting.
+        var probing = retry
+        if offlineStart { probing.retriesUnreachable = false }
+        let connecting: @Sendable () async -> Result<WebDAVStore, RemoteError> = { [probing] in
             do throws(RemoteError) {
-                return .success(try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: retry,
+                return .success(try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: probing,
                                                               listingLimits: limits))
             } catch {
                 return .failure(error)
@@ -177,7 +184,10 @@ extension Backend {
             return Backend(store: store, server: nil, label: "webdav")
         case .failure(let error):
             guard offlineStart, error.isUnreachable else { throw error }
-            Logger(label: "byteclub").notice("the WebDAV server cannot be reached (\(error.message)): starting from the cache")
+            // The probe's own deadline is not the user's --timeout: said as what it is.
+            let why: String
+            if case .stalled(let seconds) = error { why = "no answer within \(Int(seconds)) s" } else { why = error.message }
+            Logger(label: "byteclub").notice("the WebDAV server cannot be reached (\(why)): starting from the cache")
             let store = try WebDAVStore.unverified(url: url, user: user, password: password, connection: connection, retry: retry,
                                                    listingLimits: limits)
             return Backend(store: store, server: nil, label: "webdav")

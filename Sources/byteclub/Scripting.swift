@@ -201,6 +201,7 @@ actor ListingPrinter {
 struct Rm: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete a file or folder.")
     @Argument(help: "What to delete: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var path: String
+    @Flag(help: "Print the deleted file's or folder's metadata (as it was) as JSON; without it rm prints nothing.") var json = false
     @OptionGroup var backend: BackendOptions
 
     mutating func validate() throws {
@@ -213,9 +214,11 @@ struct Rm: AsyncParsableCommand {
         guard typed.lowercased() != backend.clubFolder.lowercased() else {
             throw ValidationError("refusing to delete the club's folder \(typed) itself; name what is in it")
         }
+        let json = self.json
         try await runRemote(backend, path: typed) { backend in
             let target = try await notePath(typed, on: backend.store)
-            _ = try await backend.store.delete(target)
+            let deleted = try await backend.store.delete(target)
+            if json { try await printEntry(deleted, store: backend.store) }
         }
     }
 }

@@ -111,12 +111,14 @@ extension Backend {
             let file = TokenFile(url: Paths.tokens)
             let stored = try file.load()
             let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
+            // Dropbox mode, even against a stand-in (`--dropbox-api`): none of a club's own routes.
             let store = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry,
-                                     listingLimits: limits)
+                                     listingLimits: limits, speaksClub: false)
             // One quick question, not the caller's retries: offline, the fallback below serves.
             var once = RetryPolicy()
             once.maxAttempts = 1
-            let asker = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: once)
+            let asker = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: once,
+                                     speaksClub: false)
             let account = await DropboxAccount.resolve(stored, file: file, store: asker)
             // Where this login's folders were before: under the fallback name while its id was
             // unknown, and under plain `dropbox` before each account had folders of its own.

@@ -30,9 +30,9 @@ extension DropboxStore {
     }
 
     /// Whether revisions are asked on the club server's own route, which also says who deleted
-    /// a file: never of Dropbox (as ``readsInBatches``), and not again once a server answered
-    /// that it has no such route.
-    var asksClubRevisions: Bool { endpoints != .dropbox && !clubRevisionsRefused.withLock { $0 } }
+    /// a file: never of Dropbox (``speaksClub``, as ``readsInBatches``), and not again once a
+    /// server answered that it has no such route.
+    var asksClubRevisions: Bool { speaksClub && !clubRevisionsRefused.withLock { $0 } }
 
     /// `argument` (Dropbox's `ListRevisionsArg`, exactly: no field of byteclub's own goes on a
     /// Dropbox route) asked on `/2/byteclub/files/list_revisions` of a club server, else on

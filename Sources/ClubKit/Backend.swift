@@ -114,12 +114,14 @@ extension Backend {
             let file = TokenFile(url: Paths.tokens)
             let stored = try file.load()
             let tokens = try OAuthTokens(file: file, client: OAuthClient(appKey: stored.appKey, endpoints: oauth))
+            // Dropbox mode, even against a stand-in (`--dropbox-api`): none of a club's own routes.
             let store = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: retry,
-                                     listingLimits: limits)
+                                     listingLimits: limits, speaksClub: false)
             // One quick question, not the caller's retries: offline, the fallback below serves.
             var once = RetryPolicy()
             once.maxAttempts = 1
-            let asker = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: once)
+            let asker = DropboxStore(displayName: "dropbox", endpoints: endpoints, tokens: tokens, connection: connection, retry: once,
+                                     speaksClub: false)
             let account = await DropboxAccount.resolve(stored, file: file, store: asker)
             // Where this login's folders were before: under the fallback name while its id was
             // unknown, and under plain `dropbox` before each account had folders of its own.
@@ -163,9 +165,16 @@ extension Backend {
     /// at once (exit 6).
     public static func connectWebDAV(url: URL, user: String, password: String, connection: ConnectionOptions, retry: RetryPolicy,
                                      limits: ListingLimits = .standard, offlineStart: Bool = false) async throws -> Backend {
-        let connecting: @Sendable () async -> Result<WebDAVStore, RemoteError> = {
+        // For an offline start the first questions are asked once: a server that refuses the
+        // connection is away, and trying it again and again would only run into the deadline
+        // below, which would then be said as a timeout ("sent nothing for 2 s") where the
+        // truth is "connection refused". The store keeps that policy: an offline start's callers
+        // (the app, search, links, outbox) leave what they could not send waiting.
+        var probing = retry
+        if offlineStart { probing.retriesUnreachable = false }
+        let connecting: @Sendable () async -> Result<WebDAVStore, RemoteError> = { [probing] in
             do throws(RemoteError) {
-                return .success(try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: retry,
+                return .success(try await WebDAVStore.connect(url: url, user: user, password: password, connection: connection, retry: probing,
                                                               listingLimits: limits))
             } catch {
                 return .failure(error)
@@ -180,7 +189,10 @@ extension Backend {
             return Backend(store: store, server: nil, label: "webdav")
         case .failure(let error):
             guard offlineStart, error.isUnreachable else { throw error }
-            Logger(label: "byteclub").notice("the WebDAV server cannot be reached (\(error.message)): starting from the cache")
+            // The probe's own deadline is not the user's --timeout: said as what it is.
+            let why: String
+            if case .stalled(let seconds) = error { why = "no answer within \(Int(seconds)) s" } else { why = error.message }
+            Logger(label: "byteclub").notice("the WebDAV server cannot be reached (\(why)): starting from the cache")
             let store = try WebDAVStore.unverified(url: url, user: user, password: password, connection: connection, retry: retry,
                                                    listingLimits: limits)
             return Backend(store: store, server: nil, label: "webdav")

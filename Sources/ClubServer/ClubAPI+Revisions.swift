@@ -1,17 +1,22 @@
 import DropboxWire
 import Foundation
 
-/// `list_revisions`, `restore` and `copy_v2` (the histories live in FolderStore+Revisions).
+/// `list_revisions`, `restore` and `copy_v2` (the histories live in FolderStore+Revisions), and
+/// byteclub's own `/2/byteclub/files/list_revisions`, which also says who deleted a file.
 extension ClubAPI {
     func revisionEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
         [
-            (Endpoint.listRevisions.route, listRevisions),
+            (Endpoint.listRevisions.route, { arguments in try await self.listRevisions(arguments, namingDeleter: false) }),
+            (Endpoint.clubListRevisions.route, { arguments in try await self.listRevisions(arguments, namingDeleter: true) }),
             (Endpoint.restore.route, restore),
             (Endpoint.copy.route, copy),
         ]
     }
 
-    private func listRevisions(_ arguments: Arguments) async throws -> Any {
+    /// Dropbox's answer exactly on Dropbox's route (`include_deleted_by`, which older byteclubs
+    /// sent there, is ignored as any unknown field is); `namingDeleter` (the club's own route)
+    /// adds `deleted_by` for a deleted file whose deleter is known.
+    private func listRevisions(_ arguments: Arguments, namingDeleter: Bool) async throws -> Any {
         // `mode` is a union: decoded as the wire type, in either form.
         let argument = try arguments.decode(ListRevisionsArg.self)
         guard (1...100).contains(argument.limit) else { throw APIError.badRequest("list_revisions: 'limit' must be between 1 and 100") }
@@ -27,9 +32,9 @@ extension ClubAPI {
         if target.live == nil, let tombstone = target.tombstone {
             text += ",\"server_deleted\":\"" + DropboxTimestamp.format(Date(timeIntervalSince1970: TimeInterval(tombstone.deleted))) + "\""
             // Not Dropbox's (it names no one): the member who deleted it, as `modified_by` names
-            // who made a revision. Only when asked (`include_deleted_by`): Dropbox's SDKs refuse
-            // a field their spec does not have.
-            if argument.includeDeletedBy, let by = tombstone.by { text += ",\"deleted_by\":\"" + ClubMember.accountID(of: by) + "\"" }
+            // who made a revision. Only on the club's own route: Dropbox's SDKs refuse a field
+            // their spec does not have, and a Dropbox route answers as Dropbox does.
+            if namingDeleter, let by = tombstone.by { text += ",\"deleted_by\":\"" + ClubMember.accountID(of: by) + "\"" }
         }
         return RawJSON(text: text + "}")
     }

@@ -137,6 +137,10 @@ public final class ClubServer: Sendable {
         }
         guard let port = await bound.wait(orFailureOf: task) else {
             task.cancel()
+            // The task has ended (that is how the wait ends without a port): its error says why.
+            if case .failure(let error) = await task.result, isAddressInUse(error) {
+                throw ClubServerError.portInUse(host: configuration.host, port: configuration.port)
+            }
             throw ClubServerError.cannotBind("\(configuration.host):\(configuration.port)")
         }
         return ClubServer(port: port, host: configuration.host, root: api.store.root, scheme: configuration.scheme, task: task, group: group, counters: api.counters,
@@ -149,7 +153,19 @@ public final class ClubServer: Sendable {
         let root = api.store.root
         let application = try api.application { port in onListening(port, root) }
         defer { api.store.temporaryClaim.release() }
-        try await application.runService()
+        do {
+            try await application.runService()
+        } catch let error where isAddressInUse(error) {
+            // Said as a sentence, not as NIO's `bind(descriptor:ptr:bytes:): Address already in use (errno: 98)`.
+            throw ClubServerError.portInUse(host: configuration.host, port: configuration.port)
+        }
+    }
+
+    /// Whether `error` is the listening socket's bind failing because another socket listens
+    /// on that address and port (NIO's `IOError` with `EADDRINUSE`).
+    static func isAddressInUse(_ error: any Error) -> Bool {
+        guard let error = error as? NIOCore.IOError else { return false }
+        return error.errnoCode == EADDRINUSE
     }
 
     /// Stops accepting, lets requests in flight finish, then returns.
@@ -201,11 +217,14 @@ private final class BoundPort: Sendable {
 public enum ClubServerError: Error, CustomStringConvertible {
     case badRoot(String, String)
     case cannotBind(String)
+    /// Another socket listens on that address and port (EADDRINUSE).
+    case portInUse(host: String, port: Int)
 
     public var description: String {
         switch self {
         case .badRoot(let path, let reason): return "Cannot use \(path) as the club folder: \(reason)"
         case .cannotBind(let reason): return "Cannot start the server: \(reason)"
+        case .portInUse(let host, let port): return "port \(port) is already in use on \(host)"
         }
     }
 }

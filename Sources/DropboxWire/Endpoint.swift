@@ -85,6 +85,10 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let join = Endpoint("/2/byteclub/join")
     /// Many small files in one answer, each with its metadata (``BatchDownload``).
     public static let downloadBatch = Endpoint("/2/byteclub/files/download_batch", .content)
+    /// `files/list_revisions` with who deleted the file: Dropbox's argument (``ListRevisionsArg``)
+    /// and answer (``ListRevisionsResult``), plus `deleted_by`, which Dropbox's answer does not
+    /// have. Dropbox's own route answers exactly Dropbox's fields.
+    public static let clubListRevisions = Endpoint("/2/byteclub/files/list_revisions")
     public static let listMembers = Endpoint(membersPrefix + "list")
     public static let addMember = Endpoint(membersPrefix + "add")
     public static let changeMemberRole = Endpoint(membersPrefix + "role")
@@ -95,6 +99,6 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         listFolder, listFolderContinue, getLatestCursor, longpoll, getMetadata, search, searchContinue, delete, move, copy,
         createFolder, listRevisions, restore, addTag, getTags, removeTag, download, upload, sessionStart, sessionAppend,
         sessionFinish, sessionFinishBatch, thumbnail, currentAccount, account, accountBatch, createSharedLink, listSharedLinks, revokeSharedLink,
-        join, downloadBatch, listMembers, addMember, changeMemberRole, removeMember,
+        join, downloadBatch, clubListRevisions, listMembers, addMember, changeMemberRole, removeMember,
     ]
 }

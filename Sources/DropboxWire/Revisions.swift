@@ -35,7 +35,9 @@ public enum ListRevisionsMode: String, WireUnion {
     case id
 }
 
-/// `list_revisions`'s argument: `{"path","mode","limit","before_rev"?}`.
+/// `list_revisions`'s argument: `{"path","mode","limit","before_rev"?}`, Dropbox's fields
+/// (files.stone's `ListRevisionsArg`; `include_restorable_info` is not asked for). The club
+/// server's `/2/byteclub/files/list_revisions` takes the same.
 public struct ListRevisionsArg: Sendable, Hashable, Codable {
     /// A path, or `id:…`.
     public var path: String
@@ -44,19 +46,15 @@ public struct ListRevisionsArg: Sendable, Hashable, Codable {
     public var limit: Int
     /// List only revisions older than this one (paging back through a long history).
     public var beforeRev: String?
-    /// The club server's own: answer `deleted_by` for a deleted file. Dropbox's answer has no
-    /// such field and its SDKs refuse one they do not know, so it comes only when asked.
-    public var includeDeletedBy: Bool
 
-    public init(path: String, mode: ListRevisionsMode = .path, limit: Int = 10, beforeRev: String? = nil, includeDeletedBy: Bool = false) {
+    public init(path: String, mode: ListRevisionsMode = .path, limit: Int = 10, beforeRev: String? = nil) {
         self.path = path
         self.mode = mode
         self.limit = limit
         self.beforeRev = beforeRev
-        self.includeDeletedBy = includeDeletedBy
     }
 
-    enum CodingKeys: String, CodingKey { case path, mode, limit, beforeRev = "before_rev", includeDeletedBy = "include_deleted_by" }
+    enum CodingKeys: String, CodingKey { case path, mode, limit, beforeRev = "before_rev" }
 
     public init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: CodingKeys.self)
@@ -64,7 +62,6 @@ public struct ListRevisionsArg: Sendable, Hashable, Codable {
         mode = try object.decodeIfPresent(ListRevisionsMode.self, forKey: .mode) ?? .path
         limit = try object.decodeIfPresent(Int.self, forKey: .limit) ?? 10
         beforeRev = try object.decodeIfPresent(String.self, forKey: .beforeRev)
-        includeDeletedBy = try object.decodeIfPresent(Bool.self, forKey: .includeDeletedBy) ?? false
     }
 }
 
@@ -74,8 +71,9 @@ public struct ListRevisionsResult: Sendable, Hashable, Codable {
     public var isDeleted: Bool
     /// When it was deleted, if it is.
     public var serverDeleted: Date?
-    /// Who deleted it (an account id, as `modified_by`): the club server's own field, which
-    /// Dropbox does not send.
+    /// Who deleted it (an account id, as `modified_by`): only in the club server's
+    /// `/2/byteclub/files/list_revisions` (``Endpoint/clubListRevisions``), never on Dropbox's
+    /// route, whose answer names no one.
     public var deletedBy: String?
     public var entries: [FileMetadata]
     /// More, older revisions exist: ask again with `before_rev` set to the last entry's rev.

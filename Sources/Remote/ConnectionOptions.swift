@@ -45,8 +45,9 @@ extension DropboxStore {
     public convenience init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                             connection: ConnectionOptions, retry: RetryPolicy = RetryPolicy(),
                             singleUploadLimit: Int64 = 8 << 20, chunkSize: Int64 = 32 << 20, logger: Logger = Logger(label: "byteclub.remote"),
-                            listingLimits: ListingLimits = .standard) {
+                            listingLimits: ListingLimits = .standard, speaksClub: Bool? = nil) {
         self.init(displayName: displayName, endpoints: endpoints, tokens: tokens, configuration: connection.sessionConfiguration,
-                  retry: retry, singleUploadLimit: singleUploadLimit, chunkSize: chunkSize, logger: logger, listingLimits: listingLimits)
+                  retry: retry, singleUploadLimit: singleUploadLimit, chunkSize: chunkSize, logger: logger, listingLimits: listingLimits,
+                  speaksClub: speaksClub)
     }
 }

@@ -20,9 +20,9 @@ public protocol BatchReadingStore: RemoteStore {
 }
 
 extension DropboxStore: BatchReadingStore {
-    /// The club server's `/2/byteclub/files/download_batch`; never asked of Dropbox, and given up
-    /// on for good once a server answers that it has no such endpoint (an older byteclub).
-    public var readsInBatches: Bool { endpoints != .dropbox && !batchReadsRefused.withLock { $0 } }
+    /// The club server's `/2/byteclub/files/download_batch`; never asked of Dropbox (``speaksClub``),
+    /// and given up on for good once a server answers that it has no such endpoint (an older byteclub).
+    public var readsInBatches: Bool { speaksClub && !batchReadsRefused.withLock { $0 } }
 
     public func readBatch(_ paths: [String]) async throws(RemoteError) -> [BatchRead] {
         guard paths.count <= BatchDownload.maxEntries else {

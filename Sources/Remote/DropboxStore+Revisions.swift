@@ -1,18 +1,18 @@
 import DropboxWire
 import Foundation
+import Synchronization
 
 // Revisions, restores, copies and the account over Dropbox v2: `list_revisions`, `restore`,
 // `copy_v2` and `users/get_current_account`. Downloads of a revision are plain downloads of the
 // path `rev:<rev>` (RemoteStore+Live.swift).
 
 extension DropboxStore {
+    /// `deletedBy` comes only from a club server (``Endpoint/clubListRevisions``); Dropbox's
+    /// answer names no one.
     public func revisions(_ path: String, limit: Int, before: String?) async throws(RemoteError) -> RemoteRevisions {
         var argument: [String: Any] = ["path": path, "mode": "path", "limit": max(1, min(100, limit))]
         if let before { argument["before_rev"] = before }
-        // Who deleted a file, from a club server (its own field); real Dropbox refuses arguments
-        // it does not know and has no such answer.
-        if endpoints.rpc.host != DropboxEndpoints.dropbox.rpc.host { argument["include_deleted_by"] = true }
-        let answer = try await rpc(.listRevisions, argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
+        let answer = try await listRevisions(argument, path: path)
         let parent = Self.parent(of: path)
         var entries: [RemoteEntry] = []
         entries.reserveCapacity(answer.entries.count)
@@ -27,6 +27,26 @@ extension DropboxStore {
         }
         return RemoteRevisions(entries: entries, isDeleted: answer.isDeleted, serverDeleted: answer.serverDeleted,
                                deletedBy: answer.isDeleted ? answer.deletedBy : nil, hasMore: answer.hasMore)
+    }
+
+    /// Whether revisions are asked on the club server's own route, which also says who deleted
+    /// a file: never of Dropbox (``speaksClub``, as ``readsInBatches``), and not again once a
+    /// server answered that it has no such route.
+    var asksClubRevisions: Bool { speaksClub && !clubRevisionsRefused.withLock { $0 } }
+
+    /// `argument` (Dropbox's `ListRevisionsArg`, exactly: no field of byteclub's own goes on a
+    /// Dropbox route) asked on `/2/byteclub/files/list_revisions` of a club server, else on
+    /// Dropbox's `files/list_revisions`. A server that answers 404 there (a byteclub from before
+    /// the route) is asked on Dropbox's route, now and from then on.
+    private func listRevisions(_ argument: [String: Any], path: String) async throws(RemoteError) -> ListRevisionsResult {
+        if asksClubRevisions {
+            do {
+                return try await rpc(.clubListRevisions, argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
+            } catch .server(404, _) {
+                clubRevisionsRefused.withLock { $0 = true }
+            }
+        }
+        return try await rpc(.listRevisions, argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
     }
 
     /// An unknown rev (`invalid_revision`, or a rev of another file) is `.notFound("rev R of PATH")`.

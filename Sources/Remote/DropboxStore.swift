@@ -91,16 +91,25 @@ public final class DropboxStore: RemoteStore, Sendable {
     /// When a listing or a search stops following cursors.
     public let listingLimits: ListingLimits
     let logger: Logger
+    /// Whether this store may ask a club server's own routes (`/2/byteclub/…`: batch downloads,
+    /// who deleted a file): a club server or the embedded one; never Dropbox, nor a stand-in for
+    /// it (`--dropbox --dropbox-api URL`: Dropbox mode asks only what Dropbox answers).
+    public let speaksClub: Bool
     /// Set once a server answered that it has no batch download (DropboxStore+BatchDownload).
     let batchReadsRefused = Mutex(false)
+    /// Set once a club server answered that it has no `/2/byteclub/files/list_revisions` (an
+    /// older byteclub): revisions are then asked on Dropbox's route (DropboxStore+Revisions).
+    let clubRevisionsRefused = Mutex(false)
 
     public init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                 configuration: SessionConfiguration = .default, retry: RetryPolicy = RetryPolicy(),
                 singleUploadLimit: Int64 = 8 << 20, chunkSize: Int64 = 32 << 20, logger: Logger = Logger(label: "byteclub.remote"),
-                listingLimits: ListingLimits = .standard) {
+                listingLimits: ListingLimits = .standard, speaksClub: Bool? = nil) {
         self.displayName = displayName
         self.listingLimits = listingLimits
         self.endpoints = endpoints
+        // By default a store on any host but Dropbox's is a club's.
+        self.speaksClub = speaksClub ?? (endpoints != .dropbox)
         self.tokens = tokens
         self.credential = tokens.credential
         self.retry = retry

@@ -43,7 +43,9 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelled: return "Cancelled"
         case .badURL(let url): return "Bad URL: \(url)"
         case .dnsFailure(let host): return "Could not resolve host \(host)"
-        case .cannotConnect(let host, let detail): return "Could not connect to \(host): \(detail)"
+        // "can't connect to 127.0.0.1:8421 (connection refused)": the reason the socket gave,
+        // never a timeout for a refusal.
+        case .cannotConnect(let host, let detail): return "can't connect to \(host) (\(detail))"
         case .tlsFailure(let detail): return "Secure connection failed: \(detail)"
         case .pinnedKeyMismatch(let host):
             return "Refused: the server at \(host) did not show the key pinned for it, so nothing was sent. Someone may be "

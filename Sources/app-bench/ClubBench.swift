@@ -318,7 +318,7 @@ struct ServeProcess {
     init(root: URL) throws {
         Interrupts.register(process)
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--log-level", "error", "--member", "bench=\(Self.token)"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--log-level", "error", "--member", "bench=\(Self.token)"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -66,7 +66,7 @@ final class Club {
         serverStarts += 1
         for attempt in 1...50 {
             let log = logs.appendingPathComponent("serve-\(serverStarts).log").path
-            let started = try Spawned([binary, "serve", "--insecure-http", "--root", root.path, "--port", "\(port)", "--log-level", "error"],
+            let started = try Spawned([binary, "serve", "--insecure-http", "--root", root.path, "--create", "--port", "\(port)", "--log-level", "error"],
                                       environment: environment.merging(["BYTECLUB_TOKEN": token]) { $1 }, output: log)
             var listening: Int?
             poll(30) {

@@ -32,9 +32,13 @@ struct Log: AsyncParsableCommand {
             async let me = try? await backend.store.currentAccount()
             let history = try await backend.store.revisions(path, limit: limit)
             let account = await me
-            let names = await MemberNames(store: backend.store).names(for: history.entries.map(\.modifiedBy))
+            let names = await MemberNames(store: backend.store).names(for: history.entries.map(\.modifiedBy) + [history.deletedBy])
             if json { return try CLIJSON.print(history.entries.map { RevisionJSON($0, you: account, names: names) }) }
-            if history.isDeleted { say("\(path) is deleted; its revisions can still be restored") }
+            if history.isDeleted {
+                // Who deleted it, when the club says (its own route; Dropbox and WebDAV do not).
+                let by = history.deletedBy.map { " by " + Self.who($0, you: account, names: names) } ?? ""
+                say("\(path) was deleted\(by); its revisions can still be restored")
+            }
             let formatter = JSONLines.localTimeFormatter()
             var lines = ""
             for entry in history.entries {

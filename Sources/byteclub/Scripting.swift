@@ -213,6 +213,7 @@ struct Rm: AsyncParsableCommand {
             """)
     @Argument(help: "What to delete: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var path: String
     @Flag(name: [.customShort("r"), .long], help: "Delete a folder and everything in it.") var recursive = false
+    @Flag(help: "Print the deleted file's or folder's metadata (as it was) as JSON; without it rm prints nothing.") var json = false
     @OptionGroup var backend: BackendOptions
 
     mutating func validate() throws {
@@ -225,7 +226,7 @@ struct Rm: AsyncParsableCommand {
         guard typed.lowercased() != backend.clubFolder.lowercased() else {
             throw ValidationError("refusing to delete the club's folder \(typed) itself; name what is in it")
         }
-        let recursive = self.recursive
+        let (recursive, json) = (self.recursive, self.json)
         try await runRemote(backend, path: typed) { backend in
             let target = try await notePath(typed, on: backend.store)
             // One rule for every backend (ClubKit's ``Removal``): a folder that holds files
@@ -236,7 +237,8 @@ struct Rm: AsyncParsableCommand {
                 throw Exit.usage.code
             }
             if let warning = removal.warning { say(warning) }
-            _ = try await backend.store.delete(removal.path)
+            let deleted = try await backend.store.delete(removal.path)
+            if json { try await printEntry(deleted, store: backend.store) }
         }
     }
 }

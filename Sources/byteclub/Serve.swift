@@ -1,5 +1,7 @@
 import ArgumentParser
+import ClubKit
 import ClubServer
+import DropboxWire
 import Foundation
 import Logging
 
@@ -8,6 +10,11 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Share a folder with your club (a Dropbox-v2-compatible server).",
         discussion: """
+        ROOT must be a folder that exists (--create makes a new one): a mistyped --root is refused
+        rather than started as a new club with a new key. Members see ROOT/byteclub/, the club's
+        folder (Dropbox path /byteclub): notes at the top of ROOT are not theirs to see, and serve
+        says so, with the commands that move them there.
+
         The server speaks HTTPS with a certificate of its own, made on first start and kept
         (0600) in ROOT/.byteclub/tls/; it prints the key's fingerprint, which members pin.
         --tls-cert/--tls-key use a real certificate instead. --insecure-http speaks plain HTTP
@@ -41,7 +48,8 @@ struct Serve: AsyncParsableCommand {
         """
     )
 
-    @Option(help: "The folder to share.") var root: String
+    @Option(help: "The folder to share (members see its byteclub/ folder); it must exist unless --create is given.") var root: String
+    @Flag(help: "Make the --root folder if it does not exist: a new club.") var create = false
     @Option(help: "The address to listen on. Use 0.0.0.0 to share on your LAN.") var host: String = "127.0.0.1"
     @Option(help: "The port; 0 picks a free one.") var port: Int = 8421
     @Option(help: "The bearer token clients must send (default: BYTECLUB_TOKEN or a stored one).") var token: String?
@@ -138,6 +146,7 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let rootPath = URL(fileURLWithPath: root).standardizedFileURL.path
+        try prepareRoot(rootPath)
         let members = try members()
         warnAboutSecrets()
         let registry = MemberRegistry(root: rootPath)
@@ -183,12 +192,35 @@ struct Serve: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(lines.utf8))
             }
         } catch let error as ClubServerError {
+            if case .portInUse = error {
+                say("\(error.description); stop what listens there, or give another --port (0 picks a free one)")
+                throw Exit.network.code
+            }
             throw ValidationError(error.description)
         }
     }
 }
 
 extension Serve {
+    /// The root checked before anything is written under it (``ServedRoot``): one that does not
+    /// exist is refused without --create (exit 3), a file is refused (exit 4). Notes at its top
+    /// with no `byteclub/` folder beside them are said on stderr, with how to move them.
+    func prepareRoot(_ rootPath: String) throws {
+        do throws(ServedRoot.Problem) {
+            try ServedRoot.prepare(rootPath, create: create)
+        } catch {
+            say(error.description)
+            switch error {
+            case .missing: throw Exit.notFound.code
+            case .notAFolder: throw Exit.conflict.code
+            case .cannotCreate: throw Exit.noMatch.code
+            }
+        }
+        if let advice = ServedRoot.strayNotesAdvice(root: rootPath) {
+            FileHandle.standardError.write(Data("byteclub serve: \(TerminalSafe.escape(advice))\n".utf8))
+        }
+    }
+
     /// The certificate to serve: --tls-cert/--tls-key, else the server's own (made on first
     /// start); nil with --insecure-http.
     func identity(stateDirectory: String) throws -> ServerIdentity? {

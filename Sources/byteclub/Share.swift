@@ -47,7 +47,7 @@ struct Share: AsyncParsableCommand {
             if !list, backend.embeddedRoot != nil {
                 // The embedded club's server ends with this command, and the next one listens on
                 // another port: a link made here would be dead before anyone opened it.
-                throw RemoteError.notSupported("share links on the embedded club, which is served only while a byteclub command runs; share the folder with `byteclub serve --data-dir DIR` (and --public-url) and make links there")
+                throw RemoteError.notSupported("share links on the embedded club, which is served only while a byteclub command runs; share its folder with `byteclub serve --root DIR` (DIR: the embedded club's folder, --data-dir's) and make links there")
             }
             if list {
                 var links = try await store.sharedLinks(nil)

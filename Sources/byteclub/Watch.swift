@@ -244,7 +244,8 @@ struct SeenEntries {
     }
 }
 
-/// A change as `watch --json` prints it (``CLIJSON``'s names).
+/// A change as `watch --json` prints it (``CLIJSON``'s names), every field present: null when
+/// unknown (a deletion knows only its path and name), as docs/cli.md and watch.schema.json say.
 struct ChangeJSON: Encodable {
     var change: String
     var pathDisplay: String
@@ -255,4 +256,22 @@ struct ChangeJSON: Encodable {
     var modified: Date?
     var modifiedBy: String?
     var modifiedById: String?
+
+    /// Nulls written out (a synthesized encoder leaves nil fields out).
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: CodingKeys.self)
+        try object.encode(change, forKey: .change)
+        try object.encode(pathDisplay, forKey: .pathDisplay)
+        try object.encode(name, forKey: .name)
+        try object.encode(kind, forKey: .kind)
+        try object.encode(rev, forKey: .rev)
+        try object.encode(size, forKey: .size)
+        try object.encode(modified, forKey: .modified)
+        try object.encode(modifiedBy, forKey: .modifiedBy)
+        try object.encode(modifiedById, forKey: .modifiedById)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case change, pathDisplay, name, kind, rev, size, modified, modifiedBy, modifiedById
+    }
 }

@@ -133,7 +133,7 @@ final class Serve {
     init(byteclub: String, root: URL, token: String) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: byteclub)
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--token", token, "--log-level", "warning"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", "warning"]
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()

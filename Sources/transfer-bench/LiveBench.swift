@@ -38,7 +38,7 @@ struct LiveBench: ParsableCommand {
         let token = "bench"
         let server = Process()
         server.executableURL = URL(fileURLWithPath: binary)
-        server.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", String(port), "--token", token, "--log-level", "error",
+        server.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", String(port), "--token", token, "--log-level", "error",
                             "--max-connections", String(longpolls + 256), "--max-connections-per-client", "0",
                             // Every idle longpoll waits, plus the one timed for latency: none backed off.
                             "--max-longpolls", String(longpolls + 16)]

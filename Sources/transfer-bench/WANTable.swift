@@ -26,7 +26,7 @@ final class WANServers: @unchecked Sendable {
         for folder in [clubRoot.appendingPathComponent("byteclub"), webdavRoot.appendingPathComponent("byteclub")] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
-        try launch([binary, "serve", "--insecure-http", "--root", clubRoot.path, "--host", WANLink.serverAddress, "--port", "\(Self.clubPort)",
+        try launch([binary, "serve", "--insecure-http", "--root", clubRoot.path, "--create", "--host", WANLink.serverAddress, "--port", "\(Self.clubPort)",
                     "--token", token, "--log-level", "error"])
         try launch([rclone, "serve", "webdav", webdavRoot.path, "--addr", "\(WANLink.serverAddress):\(Self.webdavPort)",
                     "--user", user, "--pass", password, "--log-level", "ERROR",

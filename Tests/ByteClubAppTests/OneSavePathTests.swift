@@ -25,7 +25,7 @@ final class OneSavePathTests: XCTestCase {
     /// What a save does to the store, as the server logged it ("POST /2/files/upload 200"):
     /// the listings the app loads after any change are left out.
     static let saveRoutes = ["/2/files/upload", "/2/files/move_v2", "/2/files/get_metadata", "/2/files/download",
-                             "/2/files/list_revisions", "/2/users/get_account"]
+                             "/2/files/list_revisions", "/2/byteclub/files/list_revisions", "/2/users/get_account"]
 
     private func run(offline: Bool, edit: (Harness) async -> Void, waiting: Int) async throws -> (requests: [String], text: String?, names: [String]) {
         let log = RequestLog()

@@ -14,7 +14,7 @@ final class ServeProcess {
     init(root: URL, token: String) throws {
         guard let executable = Self.executable else { throw XCTSkip("the byteclub executable is not built") }
         process.executableURL = executable
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--token", token, "--log-level", "warning"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", "warning"]
         process.standardOutput = output
         try process.run()
         // Wait, with a deadline, for the one line that says where it listens.

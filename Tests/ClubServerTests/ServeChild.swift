@@ -18,7 +18,7 @@ final class ServeChild {
         guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
         self.token = token
         process.executableURL = executable
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"]
             + extraArguments
         process.standardOutput = output
         process.standardError = log ?? FileHandle.nullDevice

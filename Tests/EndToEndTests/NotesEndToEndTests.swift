@@ -160,7 +160,7 @@ final class NotesEndToEndTests: XCTestCase {
 
         init(root: URL, port: Int, token: String, chaos: String? = nil) throws {
             process.executableURL = try AppHarness.binary
-            process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "\(port)", "--token", token, "--log-level", "error"]
+            process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "\(port)", "--token", token, "--log-level", "error"]
                 + (chaos.map { ["--chaos", $0] } ?? [])
             let output = Pipe()
             process.standardOutput = output

@@ -30,6 +30,7 @@ final class CLIContractTests: XCTestCase {
         (["cp", "/byteclub/Extra.txt", "/byteclub/Copy.txt", "--json"], "cp"),
         (["mv", "/byteclub/Copy.txt", "/byteclub/Moved.txt", "--json"], "mv"),
         (["get", "/byteclub/Moved.txt", "moved.txt", "--json"], "get"),
+        (["rm", "/byteclub/Moved.txt", "--json"], "rm"),
         (["outbox", "--json"], "outbox"),
         (["remotes", "--json"], "remotes"),
         (["transfers", "--json"], "transfers"),
@@ -127,6 +128,65 @@ final class CLIContractTests: XCTestCase {
         XCTAssertEqual(watch.terminationStatus, 130, "Ctrl-C is 130 on every command: " + err.current)
         try assertValid(out.current, schema: "watch", lines: true, "watch --json")
         XCTAssertTrue(out.current.contains(#""modified_by":"bob""#), out.current)
+    }
+
+    /// Issue 54: `watch --json` left out the fields it did not know (a deletion had only
+    /// `change`, `path_display` and `name`), where docs/cli.md says every field is there, null
+    /// when unknown.
+    func testWatchJSONCarriesEveryFieldNullWhenUnknown() throws {
+        let watch = try cli.start(["watch", "/byteclub", "--json"] + ann)
+        let out = PipeTail(watch.standardOutput as! Pipe)
+        let err = PipeTail(watch.standardError as! Pipe)
+        XCTAssertNotNil(err.wait(for: "watching"), err.current)
+        let file = base.appendingPathComponent("gone.txt")
+        try Data("soon gone".utf8).write(to: file)
+        XCTAssertEqual(try cli.run(["put", file.path, "/byteclub/"] + bob).status, 0)
+        XCTAssertNotNil(out.wait(for: #""change":"added""#), out.current + err.current)
+        XCTAssertEqual(try cli.run(["rm", "/byteclub/gone.txt"] + bob).status, 0)
+        XCTAssertNotNil(out.wait(for: #""change":"deleted""#), out.current + err.current)
+        watch.interrupt()
+        watch.waitUntilExit()
+        XCTAssertEqual(watch.terminationStatus, 130, err.current)
+        try assertValid(out.current, schema: "watch", lines: true, "watch --json")
+
+        let fields: Set<String> = ["change", "path_display", "name", "kind", "rev", "size", "modified", "modified_by", "modified_by_id"]
+        let objects = try out.current.split(separator: "\n").map { line in
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        XCTAssertGreaterThanOrEqual(objects.count, 2, out.current)
+        for object in objects { XCTAssertEqual(Set(object.keys), fields, "every field, every line: \(object)") }
+        let added = try XCTUnwrap(objects.first { $0["change"] as? String == "added" })
+        XCTAssertEqual(added["kind"] as? String, "file")
+        XCTAssertEqual(added["modified_by"] as? String, "bob")
+        let deleted = try XCTUnwrap(objects.first { $0["change"] as? String == "deleted" })
+        XCTAssertEqual(deleted["path_display"] as? String, "/byteclub/gone.txt")
+        XCTAssertEqual(deleted["name"] as? String, "gone.txt")
+        for key in ["kind", "rev", "size", "modified", "modified_by", "modified_by_id"] {
+            XCTAssertTrue(deleted[key] is NSNull, "\(key) is null for a deletion: \(deleted)")
+        }
+    }
+
+    /// Issue 54: `rm --json` was refused (exit 64) though it printed a JSON error. It prints the
+    /// entry it deleted, as it was (schema rm: an entry), and plain `rm` still prints nothing.
+    func testRmWithJSONPrintsTheEntryItDeleted() throws {
+        try write("bye\n", "byteclub/Bye.txt")
+        let rm = try cli.run(["rm", "/byteclub/Bye.txt", "--json"] + ann)
+        XCTAssertEqual(rm.status, 0, rm.stderr)
+        try assertValid(rm.stdout, schema: "rm", "rm --json")
+        let entry = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(rm.stdout.utf8)) as? [String: Any], rm.stdout)
+        XCTAssertEqual(entry["path_display"] as? String, "/byteclub/Bye.txt")
+        XCTAssertEqual(entry["kind"] as? String, "file")
+        XCTAssertEqual(entry["size"] as? Int, 4)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("byteclub/Bye.txt").path), "deleted")
+
+        try write("again\n", "byteclub/Again.txt")
+        let quiet = try cli.run(["rm", "/byteclub/Again.txt"] + ann)
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertEqual(quiet.stdout, "", "without --json, nothing")
+
+        let missing = try cli.run(["rm", "/byteclub/Again.txt", "--json"] + ann)
+        XCTAssertEqual(missing.status, 3, missing.stderr)
+        try assertValid(missing.stdout, schema: "error", "rm --json of a missing file")
     }
 
     /// Issue 43: with `--json` a failure printed nothing on stdout, so a script reading JSON met

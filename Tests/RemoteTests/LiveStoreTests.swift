@@ -56,6 +56,28 @@ final class LiveStoreTests: XCTestCase {
         await club?.close()
     }
 
+    /// Issue 54: who deleted a file is asked on the club's own route (`/2/byteclub/files/list_revisions`),
+    /// and only by a club's store: one in Dropbox mode (`--dropbox --dropbox-api` pointed at a
+    /// club server) asks Dropbox's route, whose answer names no one, and reads no batches.
+    func testWhoDeletedAFileIsAskedOnlyInClubMode() async throws {
+        let alice = club.store()
+        let bob = club.store(LiveClub.bob)
+        _ = try await alice.upload(data: Data("soon gone".utf8), to: "/byteclub/Gone.txt", mode: .add, autorename: false)
+        _ = try await bob.delete("/byteclub/Gone.txt")
+        let asClub = try await alice.revisions("/byteclub/Gone.txt")
+        XCTAssertTrue(asClub.isDeleted)
+        XCTAssertEqual(asClub.deletedBy, ClubMember.accountID(of: LiveClub.bob.name))
+        XCTAssertTrue(alice.speaksClub && alice.readsInBatches)
+
+        let dropboxMode = DropboxStore(displayName: "dropbox", endpoints: .club(club.server.baseURL), tokens: StaticToken(LiveClub.alice.token),
+                                       connection: ConnectionOptions(idleTimeout: 10), speaksClub: false)
+        XCTAssertFalse(dropboxMode.readsInBatches)
+        let asDropbox = try await dropboxMode.revisions("/byteclub/Gone.txt")
+        XCTAssertTrue(asDropbox.isDeleted)
+        XCTAssertNil(asDropbox.deletedBy, "Dropbox's route names no one")
+        XCTAssertEqual(asDropbox.entries.map(\.rev), asClub.entries.map(\.rev))
+    }
+
     func testChangesSinceACursorWithDeletions() async throws {
         let store = club.store()
         _ = try await store.upload(data: Data("old".utf8), to: "/byteclub/old.txt", mode: .add, autorename: false)

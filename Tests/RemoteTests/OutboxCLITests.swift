@@ -92,6 +92,43 @@ final class OutboxCLITests: XCTestCase {
         XCTAssertEqual(items(in: outboxFolder(root)).count, 1, "nothing lost")
     }
 
+    /// Issue 54: with the server down, `outbox --send` printed lines that blamed a timeout for
+    /// a refused connection (the WebDAV start's probe ran its retries into its own 2 s deadline,
+    /// then said "sent nothing for 2 s"). A refusal is said as one: "can't connect to HOST:PORT
+    /// (connection refused)", for a club server and for WebDAV, sending or listing.
+    func testARefusedConnectionIsSaidAsRefusedNeverAsATimeout() throws {
+        // A port nothing listens on, held so no other test's server is handed it meanwhile.
+        let probe = try SilentListener()
+        let port = probe.port
+        probe.close()
+        let hold = try PortHold(port: port)
+        defer { hold.release() }
+        let refused = "can't connect to 127.0.0.1:\(port) (connection refused)"
+        var environment = cli.environment
+        environment["BYTECLUB_WEBDAV_PASSWORD"] = "secret"
+        environment["BYTECLUB_LOG_LEVEL"] = "info"
+        let offline = CLI(environment: environment, directory: cli.directory)
+
+        let club = "http://127.0.0.1:\(port)"
+        try queue(["kind": "create", "path": "/byteclub/Waiting.txt", "title": "Waiting", "text": "still here\n"], seq: 1, in: outboxFolder(club))
+        let send = try offline.run(["outbox", "--send", "--server", club, "--token", "x"])
+        XCTAssertEqual(send.status, 75, send.stderr)
+        XCTAssertTrue(send.stderr.contains("1 item waits: Network error: " + refused), send.stderr)
+        XCTAssertFalse(send.stderr.lowercased().contains("timed out") || send.stderr.contains("timeout"), send.stderr)
+
+        let webdav = "http://127.0.0.1:\(port)/"
+        try queue(["kind": "save", "path": "/byteclub/Offline idea.md", "title": "Offline idea", "text": "written on the train\n"],
+                  seq: 1, in: outboxFolder(webdav))
+        for arguments in [["outbox", "--send"], ["outbox"]] {
+            let run = try offline.run(arguments + ["--webdav", webdav, "--user", "ann"])
+            XCTAssertEqual(run.status, arguments.contains("--send") ? 75 : 0, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("the WebDAV server cannot be reached (Network error: \(refused)): starting from the cache"),
+                          "\(arguments): \(run.stderr)")
+            XCTAssertFalse(run.stderr.lowercased().contains("timed out") || run.stderr.contains("timeout"), "\(arguments): \(run.stderr)")
+        }
+        XCTAssertEqual(items(in: outboxFolder(webdav)).count, 1, "nothing lost")
+    }
+
     func testAnEmptyOutboxSaysSo() throws {
         let listing = try cli.run(["outbox"] + server)
         XCTAssertEqual(listing.status, 0, listing.stderr)

@@ -11,7 +11,7 @@ public final class MemberServe {
     /// `log`, when given, gets the server's log at info level: a line per request.
     public init(root: URL, members: [(name: String, token: String)], log: URL? = nil) throws {
         process.executableURL = try AppHarness.binary
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "0", "--log-level", log == nil ? "error" : "info"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--log-level", log == nil ? "error" : "info"]
             + members.flatMap { ["--member", "\($0.name)=\($0.token)"] }
         let output = Pipe()
         process.standardOutput = output

@@ -86,7 +86,7 @@ public final class OfflineClub {
     private static func serve(root: URL, port: Int, members: [(String, String)]) throws -> (Process, Int) {
         let process = Process()
         process.executableURL = try AppHarness.binary
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--port", "\(port)", "--log-level", "error"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "\(port)", "--log-level", "error"]
             + members.flatMap { ["--member", "\($0.0)=\($0.1)"] }
         let output = Pipe()
         process.standardOutput = output

@@ -20,7 +20,7 @@ public final class ServeProcess {
         guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
         let output = Pipe()
         process.executableURL = executable
-        process.arguments = ["serve"] + (tls ? [] : ["--insecure-http"]) + ["--root", root.path, "--port", "0", "--log-level", log == nil ? "warning" : "info"]
+        process.arguments = ["serve"] + (tls ? [] : ["--insecure-http"]) + ["--root", root.path, "--create", "--port", "0", "--log-level", log == nil ? "warning" : "info"]
             + arguments
         var environment = ProcessInfo.processInfo.environment
         // The token through the environment, where `ps` does not show it.

@@ -266,6 +266,8 @@ let package = Package(
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "DropboxWire", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
         .testTarget(name: "ByteClubAppTests", dependencies: [
             "ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport",
+            // Generated histories (Histories/): the command line's one way to a store and its folders.
+            "ClubKit", "ClubCrypt", "LocalClub",
             // JPEGs for the thumbnails the app makes itself (a store without thumbnails).
             "Imaging",
             // The hostile server the client is tested against.

@@ -28,6 +28,9 @@ public final class EncryptedStore: RemoteStore, Sendable {
     let seen: SeenVersions
     /// Hidden components already revealed (a folder's name comes back with every entry in it).
     let revealed = Mutex<[String: String]>([:])
+    /// The tag names read from the club's names file, by the hash the server keeps
+    /// (EncryptedStore+Tags).
+    let tagNames = Mutex<[String: String]>([:])
 
     public init(inner: any RemoteStore, keyring: ClubKeyring, folder: String, key: String) {
         self.inner = inner

@@ -142,7 +142,12 @@ final class HistoryController {
         }
         let store = context.store
         let title = TerminalSafe.escape(ClubLayout.title(of: entry.name))
-        context.perform({ () async throws(RemoteError) in try await store.restore(entry.path, rev: rev) }) { [weak self] result in
+        context.perform({ () async throws(RemoteError) -> RemoteEntry in
+            let restored = try await store.restore(entry.path, rev: rev)
+            // The text brought back may name tags in its front matter: they become club tags.
+            _ = try? await FrontMatterTags.adoptWritten(restored, store: store)
+            return restored
+        }) { [weak self] result in
             guard let self else { return }
             self.context.update {
                 $0.endRequest()

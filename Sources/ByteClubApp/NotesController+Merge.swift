@@ -191,8 +191,11 @@ extension NotesController {
         let version = session.version, base = session.baseRev
         let generation = markSaving(status: "Saving the merge with \(TerminalSafe.escape(who))'s changes…", journalled: journalled)
         let store = context.store, data = Data(merged.utf8), path = theirs.path
-        context.perform({ () async throws(RemoteError) in
-            try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)
+        context.perform({ () async throws(RemoteError) -> RemoteEntry in
+            let entry = try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)
+            // The merged text's front matter: its tags become club tags, as after every save.
+            _ = try? await FrontMatterTags.adopt(merged, at: entry.path, store: store)
+            return entry
         }) { [weak self] result in
             guard let self else { return }
             self.context.update { $0.endRequest() }

@@ -326,7 +326,10 @@ extension NotesController {
                     current = nil
                 }
                 let mode: WriteMode = current?.rev.map { .update(rev: $0) } ?? .add
-                return try await store.upload(data: data, to: target, mode: mode, autorename: false)
+                let entry = try await store.upload(data: data, to: target, mode: mode, autorename: false)
+                // The front matter's tags become club tags, as after every save (best effort).
+                _ = try? await FrontMatterTags.adopt(String(decoding: data, as: UTF8.self), at: entry.path, store: store)
+                return entry
             }
             return SaveReply(moved: moved, result: upload)
         }
@@ -343,8 +346,11 @@ extension NotesController {
         let target = session.saveFolder(root: configuration.layout.folder) + "/" + name
         let store = context.store
         sendSave(name: name, status: "Saving a copy as \"\(TerminalSafe.escape(name))\"…", adoptName: true) { data in
-            SaveReply(result: await attempt { () async throws(RemoteError) in
-                try await store.upload(data: data, to: target, mode: .add, autorename: true)
+            SaveReply(result: await attempt { () async throws(RemoteError) -> RemoteEntry in
+                let entry = try await store.upload(data: data, to: target, mode: .add, autorename: true)
+                // The copy is a note of its own: its front matter's tags become its club tags.
+                _ = try? await FrontMatterTags.adopt(String(decoding: data, as: UTF8.self), at: entry.path, store: store)
+                return entry
             })
         }
     }

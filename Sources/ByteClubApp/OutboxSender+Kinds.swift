@@ -14,12 +14,29 @@ extension OutboxSender {
     /// Sends `item` and says what came of it.
     func send(_ item: OutboxItem) async throws(RemoteError) -> OutboxAnswer {
         switch item.kind {
-        case .save: return try await sendSave(item)
-        case .create: return try await sendCreate(item)
+        case .save: return await adoptingTags(try await sendSave(item), of: item)
+        case .create: return await adoptingTags(try await sendCreate(item), of: item)
         case .rename: return try await sendRename(item)
         case .delete: return OutboxAnswer(try await sendDelete(item))
         case .upload: return OutboxAnswer(try await sendUpload(item))
         }
+    }
+
+    /// Once a note's text is in the club, its front matter's tags and pin become club tags
+    /// (``FrontMatterTags``): a note made from a template with `tags: [meeting]` is tagged
+    /// `meeting`. The text that landed is the merge's when there was one. Best effort: the save
+    /// stands whatever the tags do, and a tag not adopted now (offline a moment, a WebDAV server
+    /// that keeps no tags) is adopted at the note's next save.
+    func adoptingTags(_ answer: OutboxAnswer, of item: OutboxItem) async -> OutboxAnswer {
+        let landed: RemoteEntry
+        switch answer.result {
+        case .sent(let entry?): landed = entry
+        case .merged(let entry, _): landed = entry
+        case .sent(nil), .conflict, .refused: return answer
+        }
+        guard let text = answer.text ?? item.text else { return answer }
+        _ = try? await FrontMatterTags.adopt(text, at: landed.path, store: store)
+        return answer
     }
 
     /// Whether `error` means "try again on the next run" rather than an answer about this item.

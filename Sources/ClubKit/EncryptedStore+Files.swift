@@ -223,7 +223,11 @@ extension EncryptedStore {
         let source = try await metadata(from)
         guard source.kind == .folder else {
             let entry = try await copyResigned(from: from, to: to, autorename: autorename)
-            if removing { _ = try await delete(from) }
+            if removing {
+                // A moved file keeps its tags (EncryptedStore+Tags); a copy starts without.
+                await carryTags(from: from, to: entry.path)
+                _ = try await delete(from)
+            }
             return entry
         }
         let made = try await createFolder(to)
@@ -233,7 +237,8 @@ extension EncryptedStore {
             if entry.kind == .folder {
                 _ = try? await createFolder(target)
             } else {
-                _ = try await copyResigned(from: entry.path, to: target, autorename: false)
+                let copied = try await copyResigned(from: entry.path, to: target, autorename: false)
+                if removing { await carryTags(from: entry.path, to: copied.path) }
             }
         }
         if removing { _ = try await delete(from) }

@@ -32,6 +32,9 @@ public final class EncryptedStore: RemoteStore, Sendable {
     let membershipChecked = Mutex<Date>(.distantPast)
     /// What a read answered with less than was asked, for the shells to say (``takeNotices()``).
     let notices = Mutex<[String]>([])
+    /// The tag names read from the club's names file, by the hash the server keeps
+    /// (EncryptedStore+Tags).
+    let tagNames = Mutex<[String: String]>([:])
 
     public init(inner: any RemoteStore, keyring: ClubKeyring, folder: String, key: String) {
         self.inner = inner

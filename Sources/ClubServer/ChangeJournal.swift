@@ -207,6 +207,43 @@ final class ChangeJournal: Sendable {
         return parsed.records
     }
 
+    /// Takes in, now, what another server over the folder journalled since this one last read
+    /// or wrote the file, and wakes the longpolls it concerns, as for this server's own records.
+    ///
+    /// An append takes them in too (``append(_:)``), but a server that writes nothing would
+    /// otherwise never hear of them: the app's embedded server, while `byteclub tag` or `import`
+    /// runs a server of its own over the same folder. A file written there comes to the app
+    /// through the rescan anyway; a tag writes no file the rescan sees, only this record. The
+    /// change watcher calls this at each tick; it costs a `stat` when nothing came.
+    func takeInForeignRecords() {
+        let (inode, length) = Self.stamp(path)
+        let known = state.withLock { ($0.fileInode, $0.fileLength) }
+        guard inode != 0, inode != known.0 || length != known.1 else { return }
+        let woken = MetaLock.holding(directory) { () -> [(CheckedContinuation<Outcome, Never>, Outcome)] in
+            let foreign = catchUp()
+            guard !foreign.isEmpty else { return [] }
+            return state.withLock { Self.wake(&$0, for: foreign) }
+        }
+        for (continuation, outcome) in woken { continuation.resume(returning: outcome) }
+    }
+
+    /// Marks `.changed` every waiting longpoll that one of `records` concerns: the continuations
+    /// of those suspended already, to resume once the lock is let go; the others find the
+    /// outcome when they come to wait.
+    private static func wake(_ state: inout State, for records: [JournalRecord]) -> [(CheckedContinuation<Outcome, Never>, Outcome)] {
+        var woken: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
+        for (id, waiter) in state.waiters where waiter.outcome == nil {
+            guard records.contains(where: { $0.concerns(folder: waiter.folder, recursive: waiter.recursive) }) else { continue }
+            if let continuation = waiter.continuation {
+                state.waiters[id] = nil
+                woken.append((continuation, .changed))
+            } else {
+                state.waiters[id]?.outcome = .changed
+            }
+        }
+        return woken
+    }
+
     private static func newSecret() -> String {
         Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64EncodedString()
     }
@@ -278,15 +315,7 @@ final class ChangeJournal: Sendable {
                 state.secretText = Self.newSecret()
                 state.fileIsCurrent = false
             }
-            for (id, waiter) in state.waiters where waiter.outcome == nil {
-                guard (foreign + records).contains(where: { $0.concerns(folder: waiter.folder, recursive: waiter.recursive) }) else { continue }
-                if let continuation = waiter.continuation {
-                    state.waiters[id] = nil
-                    woken.append((continuation, .changed))
-                } else {
-                    state.waiters[id]?.outcome = .changed
-                }
-            }
+            woken = Self.wake(&state, for: foreign + records)
             if state.records.count > 2 * limit {
                 let dropped = state.records.count - limit
                 state.compactedThrough = state.records[dropped - 1].seq

@@ -25,11 +25,16 @@ extension FolderStore {
 
     /// Before a delete removes the ids under `prefix` (`path_lower`): their tags go with them.
     func dropTags(under prefix: String) {
-        var book = loadedTags()
-        guard book.drop(identifiers.ids(under: prefix)) else { return }
-        // Losing this write would only leave tags on an id no file has any longer.
-        try? writeTags(book)
-        tagBook = book
+        let ids = Set(identifiers.ids(under: prefix))
+        guard loadedTags().byID.keys.contains(where: { ids.contains($0) }) else { return }
+        MetaLock.holding(metaDirectory) {
+            // What another server over the folder wrote since is kept: read again under the lock.
+            var book = loadedTags()
+            guard book.drop(ids) else { return }
+            // Losing this write would only leave tags on an id no file has any longer.
+            try? writeTags(book)
+            tagBook = book
+        }
     }
 
     // MARK: - Storage
@@ -50,35 +55,53 @@ extension FolderStore {
         return (identifier(for: resolved.path.lower), resolved.path.display)
     }
 
+    /// The tags as `tags.json` holds them now: the book in memory while the file is as this
+    /// server last read or wrote it, else read again. Two servers may serve one folder (the
+    /// app's embedded one and a command's, `byteclub tag` on the embedded club): a tag the other
+    /// wrote is answered here at once, not only after a restart.
     private func loadedTags() -> TagBook {
-        if let tagBook { return tagBook }
+        var info = stat()
+        let stamp = stat(tagsFile, &info) == 0 ? FileKey(info) : nil
+        if let tagBook, stamp == tagBookStamp { return tagBook }
         let loaded = TagBook(stored: FileManager.default.contents(atPath: tagsFile))
         tagBook = loaded
+        tagBookStamp = stamp
         return loaded
     }
 
     /// Changes the tags of the item at `path` (`change` says whether it changed anything), then
-    /// writes and journals them.
+    /// writes and journals them. The book is read, changed and written under ``MetaLock``, so a
+    /// change another server over the folder made meanwhile is kept, never written over.
     private func changeTags(of path: DropboxPath, _ change: (inout TagBook, String) throws(TagBook.Refusal) -> Bool) throws(APIError) {
         let (id, display) = try taggedItem(path)
-        var book = loadedTags()
-        do {
-            guard try change(&book, id) else { return }
-        } catch {
-            throw .endpoint([error == .tooMany ? .tooManyTags : .tagNotPresent])
+        let outcome = MetaLock.holding(metaDirectory) { () -> Result<Bool, APIError> in
+            var book = loadedTags()
+            do {
+                guard try change(&book, id) else { return .success(false) }
+            } catch {
+                return .failure(.endpoint([error == .tooMany ? .tooManyTags : .tagNotPresent]))
+            }
+            do {
+                try writeTags(book)
+            } catch {
+                logger.error("tags: cannot write \(tagsFile): \(error)")
+                return .failure(.endpoint([.path, .noWritePermission]))
+            }
+            tagBook = book
+            return .success(true)
         }
-        do {
-            try writeTags(book)
-        } catch {
-            logger.error("tags: cannot write \(tagsFile): \(error)")
-            throw .endpoint([.path, .noWritePermission])
+        switch outcome {
+        case .failure(let error): throw error
+        case .success(let changed): guard changed else { return }
         }
-        tagBook = book
         flushIdentifiers()
         journal.append([(.written, display)])
     }
 
+    /// Writes the book whole and notes the file's stamp, so the next read knows it as ours.
     private func writeTags(_ book: TagBook) throws {
         try FolderFiles.writeJSONDurably(book.byID, to: tagsFile, temporaryDirectory: tempDirectory)
+        var info = stat()
+        tagBookStamp = stat(tagsFile, &info) == 0 ? FileKey(info) : nil
     }
 }

@@ -44,8 +44,11 @@ actor FolderStore {
     /// Histories and who made them (FolderStore+Revisions), and their files.
     var revisions = RevisionState()
     let histories: HistoryFiles
-    /// Tags by file id, loaded on first use (FolderStore+Tags).
+    /// Tags by file id, loaded on first use and again whenever `tags.json` is no longer as this
+    /// server last read or wrote it (another server over the folder changed it), with that
+    /// file's stamp (FolderStore+Tags).
     var tagBook: TagBook?
+    var tagBookStamp: FileKey?
     /// Days of history kept (FolderStore+Retention); 0 keeps all.
     let historyDays: Int
     /// The change journal (`.byteclub/journal`), readable and waitable without the actor, and

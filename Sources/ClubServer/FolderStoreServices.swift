@@ -22,8 +22,11 @@ struct SessionSweeper: Service {
 
 /// Rescans the tree every `interval` (or, when a rescan takes longer than a tenth of that, ten
 /// times the rescan's time) while the server runs: changes made on disk behind the server's back
-/// reach the journal within about that long. It saves the snapshot at most every
-/// five seconds when it changed, and once more at shutdown.
+/// reach the journal within about that long. Each tick also takes in what another server over
+/// the folder journalled (``ChangeJournal/takeInForeignRecords()``), so its changes wake this
+/// server's longpolls as soon: a tag changed by a command on the embedded club writes no file
+/// the rescan would see. It saves the snapshot at most every five seconds when it changed, and
+/// once more at shutdown.
 struct ChangeWatcher: Service {
     let store: FolderStore
     let interval: Duration
@@ -36,6 +39,7 @@ struct ChangeWatcher: Service {
                 // At most a tenth of the time rescanning: a 100,000-file folder takes a few tenths
                 // of a second to walk, and walked every second it took half a core.
                 try await Task.sleep(for: max(interval, took * 10))
+                store.journal.takeInForeignRecords()
                 let began = ContinuousClock.now
                 defer { took = ContinuousClock.now - began }
                 if await store.rescanConcurrently() {

@@ -136,16 +136,33 @@ enum EncryptedClubs {
         return (files.count - skipped.count, skipped)
     }
 
-    /// Seals one plain file under its hidden name, then deletes the plain one; nil, or why a
-    /// name cannot be hidden (too long), the plain file then kept.
+    /// Seals one plain file under its hidden name, its tags and pin with it (sealed too:
+    /// EncryptedStore+Tags), then deletes the plain one; nil, or why a name cannot be hidden
+    /// (too long), the plain file then kept. A run cut before the delete does it all again.
     static func encryptOne(_ path: String, _ store: EncryptedStore) async throws(RemoteError) -> String? {
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-encrypting-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
         _ = try await store.inner.download(path, to: temporary, resumeData: nil, progress: nil, onResumeData: nil)
+        // The plain file's tags, read before anything changes: the club's data, kept.
+        var tags: [String] = []
+        if let tagging = store.inner as? any TaggingStore {
+            do throws(RemoteError) {
+                tags = try await tagging.tags(of: [path])[path.lowercased()] ?? []
+            } catch .notSupported {
+                tags = []
+            }
+        }
         do {
             _ = try await store.upload(file: temporary, to: path, mode: .overwrite, autorename: false, progress: nil)
         } catch .malformedPath(let why) {
             return why
+        }
+        if !tags.isEmpty {
+            do throws(RemoteError) {
+                _ = try await store.changeTags(of: path, TagChange(added: tags))
+            } catch .notSupported {
+                // A server that keeps no tags kept none for the plain file either.
+            }
         }
         _ = try await store.inner.delete(path)
         return nil

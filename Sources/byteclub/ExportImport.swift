@@ -3,6 +3,7 @@ import ByteClubConfig
 import DropboxWire
 import ClubKit
 import Foundation
+import LocalClub
 import Markdown
 import Remote
 
@@ -119,11 +120,12 @@ struct Export: AsyncParsableCommand {
         String(path.dropFirst(folder.count)).split(separator: "/").map(String.init)
     }
 
-    /// A note's text as a file in the export: its own front matter, byte for byte when its tags
-    /// and pin agree with the club's, else with them brought up to date; or new front matter from
-    /// what the club knows of it. A note imported from a vault (`vault`) gets its picture links
-    /// back as the vault wrote them, and stays without front matter if it had none there and
-    /// has no tags or pin in the club.
+    /// A note's text as a file in the export: its own front matter, byte for byte when it names
+    /// every tag and the pin the club has, else with the club's added (``FrontMatterTags``: the
+    /// union, never dropping a tag the note has); or new front matter from what the club knows
+    /// of it. A note imported from a vault (`vault`) gets its picture links back as the vault
+    /// wrote them, and stays without front matter if it had none there and has no tags or pin
+    /// in the club.
     static func exported(_ text: String, entry: RemoteEntry, tags: [String], names: [String: String], store: any RemoteStore,
                          vault: VaultManifest.Note? = nil) async throws -> String {
         let text = vault.map { VaultManifest.restoringPictures(in: text, $0.pictures) } ?? text
@@ -131,12 +133,11 @@ struct Export: AsyncParsableCommand {
         let visible = tags.filter { $0 != ItemTags.pinTag }.sorted()
         let pinned = tags.contains(ItemTags.pinTag)
         if var matter = own {
-            let read = NoteFrontMatter(text)
-            let written = Set((read?.tags ?? []).compactMap { try? TagText.normalised($0) })
             // YAML that does not parse is kept as it is: nothing can be known, or changed, in it.
-            if read?.error != nil || (written == Set(visible) && read?.pinned == pinned) { return text }
-            matter.set("tags", FrontMatter.list(visible))
-            matter.set("pinned", pinned ? "true" : "false")
+            guard let read = NoteFrontMatter(text), read.error == nil,
+                  let merged = FrontMatterTags.exported(own: read.tags, ownPinned: read.pinned, club: tags) else { return text }
+            matter.set("tags", FrontMatter.list(merged.tags + merged.unrecognised.map(FrontMatter.quoted)))
+            matter.set("pinned", merged.pinned ? "true" : "false")
             return matter.text + body
         }
         if let vault, !vault.frontMatter, visible.isEmpty, !pinned { return text }
@@ -232,7 +233,7 @@ struct Import: AsyncParsableCommand {
             if !folder.lowercased().hasPrefix((backend.folder + "/photos").lowercased()) {
                 for entry in try await listRecursivelyIfThere(backend.store, backend.folder + "/photos") { remote[entry.pathLower] = entry }
             }
-            let tagger = backend.store as? any TaggingStore
+            var tagger = backend.store as? any TaggingStore
             if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }
             var skipped = 0
             // Each item's fate, decided before anything is sent: already there, refused, or to send.
@@ -266,9 +267,15 @@ struct Import: AsyncParsableCommand {
             for (index, item) in items.enumerated() where there.contains(index) || sentIndices.contains(index) {
                 landed.append(item)
                 counts[item.kind, default: 0] += 1
-                guard item.isNote, !dryRun, let tagger else { continue }
+                guard item.isNote, !dryRun, let tagging = tagger else { continue }
                 // Tags after the file, every run: an import interrupted between the two is mended by the next.
-                refused += try await Self.applyTags(of: item, store: tagger)
+                do throws(RemoteError) {
+                    refused += try await Self.applyTags(of: item, store: tagging)
+                } catch .notSupported {
+                    // A WebDAV server that keeps no dead properties (rclone): said once.
+                    tagger = nil
+                    say("this remote keeps no tags: the notes come without their tags and pins")
+                }
             }
             progress.finish()
             if !dryRun { try await Self.record(landed, in: folder, store: backend.store) }
@@ -409,22 +416,11 @@ struct Import: AsyncParsableCommand {
         if manifest != before { try await manifest.save(in: folder, store: store) }
     }
 
-    /// The note's front matter tags and pin, added to the note in the club; tags the club cannot
-    /// keep are answered as refusals.
-    static func applyTags(of item: Item, store: any TaggingStore) async throws -> [String] {
+    /// The note's front matter tags and pin, added to the note in the club by the rule every
+    /// path that writes a note follows (``FrontMatterTags``); tags the club cannot keep, and
+    /// front matter that does not parse (imported as it is), are answered as refusals.
+    static func applyTags(of item: Item, store: any TaggingStore) async throws(RemoteError) -> [String] {
         guard let data = try? Data(contentsOf: item.local) else { return [] }
-        guard let matter = NoteFrontMatter(String(decoding: data, as: UTF8.self)) else { return [] }
-        if let error = matter.error {
-            return ["\(item.remote): front matter does not parse (\(error)); imported as it is, without its tags and pin"]
-        }
-        var added: [String] = []
-        var refused: [String] = []
-        for tag in matter.tags {
-            do { added.append(try TagText.normalised(tag)) } catch { refused.append("\(item.remote): tag \"\(tag)\" left out: \(error.description)") }
-        }
-        if matter.pinned { added.append(ItemTags.pinTag) }
-        guard !added.isEmpty else { return refused }
-        _ = try await store.changeTags(of: item.remote, TagChange(added: added))
-        return refused
+        return try await FrontMatterTags.adopt(String(decoding: data, as: UTF8.self), at: item.remote, store: store).refused
     }
 }

@@ -1,6 +1,7 @@
 import ClubKit
 import DropboxWire
 import Foundation
+import LocalClub
 import Remote
 
 /// Everything under a club folder, subfolders included (``RemoteStore/listRecursively(_:)``).
@@ -33,6 +34,9 @@ struct FolderTransfer {
         var skipped = 0
         var bytes: Int64 = 0
         var refused: [String] = []
+        /// An upload's notes in the club afterwards (sent, or the same already): the local file
+        /// and its path there, for their front matter's tags (``FrontMatterTags``).
+        var notes: [(local: URL, remote: String)] = []
     }
 
     /// One planned copy: a path relative to both folders, and its size.
@@ -100,6 +104,7 @@ struct FolderTransfer {
             if let existing = remote[path.lowercased()] {
                 if Self.identical(local: file, remote: existing) {
                     tally.skipped += 1
+                    if FrontMatterTags.isNote(path) { tally.notes.append((file, path)) }
                     continue
                 }
                 if mode == .add {
@@ -130,6 +135,7 @@ struct FolderTransfer {
                                     progress: { now, _ in progress.update(done + now, total) }, streams: streams)
             tally.sent += 1
             tally.bytes += size
+            if FrontMatterTags.isNote(path) { tally.notes.append((file, path)) }
         }
         progress.finish()
         return tally
@@ -143,11 +149,12 @@ struct FolderTransfer {
         guard !small.isEmpty else { return }
         let results = await batcher.uploadBatch(small.map { BatchUpload.Item(source: .file($0.0), path: $0.1) }, mode: mode, progress: progress)
         var failure: RemoteError?
-        for ((_, _, size), result) in zip(small, results) {
+        for ((file, path, size), result) in zip(small, results) {
             switch result {
             case .success:
                 tally.sent += 1
                 tally.bytes += size
+                if FrontMatterTags.isNote(path) { tally.notes.append((file, path)) }
             case .failure(let error):
                 failure = failure ?? error
             }

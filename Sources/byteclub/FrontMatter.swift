@@ -1,5 +1,7 @@
 import Foundation
+import LocalClub
 import Markdown
+import Remote
 
 /// A note's YAML front matter as Obsidian, zk and nb write it, for export's edits: a `---` line,
 /// YAML lines, a `---` line, then the text.
@@ -59,5 +61,52 @@ struct FrontMatter: Equatable {
             && Double(text) == nil && !text.hasPrefix("-")
         if plain { return text }
         return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+/// The command line's side of ``FrontMatterTags``, the one rule that keeps a note's front
+/// matter and its club tags agreeing: `put` (one file, `-`, `--agent`, `-r`), `cp` and `restore`
+/// call it once the note is in the club (`new`, `edit` and `today` go through the outbox, which
+/// calls it; `import` calls it itself).
+enum FrontMatterNotes {
+    /// The text of the local file `file`, uploaded as `name`, when that is a note (at most
+    /// ``FrontMatterTags/largestNoteRead``) whose front matter has something to say of tags;
+    /// nil otherwise, and then nothing is asked of the server.
+    static func taggedText(_ file: URL, name: String) -> String? {
+        guard FrontMatterTags.isNote(name),
+              let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int), Int64(size) <= FrontMatterTags.largestNoteRead,
+              let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let wanted = FrontMatterTags.wanted(in: text), !wanted.tags.isEmpty || !wanted.refused.isEmpty || wanted.unreadable != nil else {
+            return nil
+        }
+        return text
+    }
+
+    /// Adds the tags `text`'s front matter names to the note at `path` and says, a line each,
+    /// what was left out. False, said once, when the store keeps no tags (a WebDAV server
+    /// without dead properties): the note is in the club all the same.
+    @discardableResult
+    static func adopt(_ text: String, at path: String, store: any RemoteStore) async throws(RemoteError) -> Bool {
+        let adopted: FrontMatterTags.Adopted
+        do throws(RemoteError) {
+            adopted = try await FrontMatterTags.adopt(text, at: path, store: store)
+        } catch .notSupported {
+            say("this remote keeps no tags: the tags and pin in the front matter of \(path) were left out")
+            return false
+        }
+        for line in adopted.refused { say(line) }
+        return true
+    }
+
+    /// ``adopt(_:at:store:)`` for a note the server wrote itself (a copy, a revision restored),
+    /// its text read first; nothing for a file that is no note.
+    static func adoptWritten(_ entry: RemoteEntry, store: any RemoteStore) async throws(RemoteError) {
+        guard FrontMatterTags.isNote(entry.name), store is any TaggingStore else { return }
+        do throws(RemoteError) {
+            for line in try await FrontMatterTags.adoptWritten(entry, store: store).refused { say(line) }
+        } catch .notSupported {
+            say("this remote keeps no tags: the tags and pin in the front matter of \(entry.path) were left out")
+        }
     }
 }

@@ -4,6 +4,7 @@ import ByteClubConfig
 import ClubKit
 import DropboxWire
 import Foundation
+import LocalClub
 import Durable
 import Remote
 
@@ -219,7 +220,12 @@ struct Put: AsyncParsableCommand {
                                        bandwidthLimit: backend.bandwidthLimit, streams: streams)
             let ended = try AgentTransferFollower.run(handed, backend: backend)
             guard ended.state == .done else { throw fail(.local(ended.error ?? "Upload \(ended.state.rawValue)")) }
-            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(ended.result ?? target))\n".utf8))
+            let landed = ended.result ?? target
+            // The agent moved the bytes; the front matter's tags are this command's to add.
+            if let text = FrontMatterNotes.taggedText(file, name: landed) {
+                try await runRemote(backend, path: landed) { backend in _ = try await FrontMatterNotes.adopt(text, at: landed, store: backend.store) }
+            }
+            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(landed))\n".utf8))
             return
         }
         AgentJournalWake.resumeUnfinished(backend)
@@ -236,6 +242,10 @@ struct Put: AsyncParsableCommand {
                 throw Exit.conflict.code
             }
             progress.finish()
+            // A note's front matter: its tags and pin become the note's club tags.
+            if let text = FrontMatterNotes.taggedText(file, name: entry.name) {
+                try await FrontMatterNotes.adopt(text, at: entry.path, store: backend.store)
+            }
             if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
         }
@@ -254,6 +264,15 @@ struct Put: AsyncParsableCommand {
         let refused = Carried(0)
         try await runRemote(backend, path: target) { backend in
             let tally = try await FolderTransfer(store: backend.store, streams: streams, dryRun: dryRun).upload(folder, into: destination, mode: mode)
+            // Every note in the club after the run (sent now, or the same already): its front
+            // matter's tags and pin become its club tags, so a run cut between the two is mended
+            // by the next.
+            if !dryRun {
+                for (local, remote) in tally.notes {
+                    guard let text = FrontMatterNotes.taggedText(local, name: remote) else { continue }
+                    guard try await FrontMatterNotes.adopt(text, at: remote, store: backend.store) else { break }
+                }
+            }
             FolderTransfer.report(tally, verb: "uploaded", dryRun: dryRun)
             refused.set(tally.refused.count)
         }

@@ -2,6 +2,7 @@ import ByteClubConfig
 import ClubKit
 import ArgumentParser
 import Foundation
+import LocalClub
 import Remote
 
 struct Log: AsyncParsableCommand {
@@ -119,6 +120,8 @@ struct Restore: AsyncParsableCommand {
         try await runRemote(backend, path: typed) { backend in
             let path = try await notePath(typed, on: backend.store)
             let entry = try await backend.store.restore(path, rev: rev)
+            // The text brought back may name tags in its front matter: they become club tags.
+            try await FrontMatterNotes.adoptWritten(entry, store: backend.store)
             if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path)) \(TerminalSafe.escape(entry.rev ?? ""))\n".utf8))
             say("restored \(entry.path) to \(rev) as the new revision \(entry.rev ?? "?")")
@@ -153,6 +156,9 @@ struct Cp: AsyncParsableCommand {
             let target = keepsName ? to + "/" + (from.split(separator: "/").last.map(String.init) ?? "") : to
             do {
                 let entry = try await backend.store.copy(from: from, to: target, autorename: autorename)
+                // A copy is a note of its own (tags stay with the file copied): its front matter's
+                // tags become its club tags.
+                try await FrontMatterNotes.adoptWritten(entry, store: backend.store)
                 if json { return try await printEntry(entry, store: backend.store) }
                 FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
             } catch RemoteError.conflict(let path) {

@@ -77,6 +77,39 @@ final class TagsAppTests: XCTestCase {
         harness.app.stopLiveUpdates()
     }
 
+    /// Issue 53 §6: front matter typed into a note and saved in the app (the one save path, the
+    /// outbox's) makes its tags and its pin club tags: the server has them, and the note's row
+    /// shows them.
+    func testSavingFrontMatterWithTagsAndAPinTagsTheNote() async throws {
+        let club = try await MembersClub(notes: ["Plans.md": "Meet on Friday\n"])
+        self.club = club
+        let harness = Harness(store: store(club, club.annToken))
+        await harness.start()
+        XCTAssertEqual(titles(harness), ["Plans.md"])
+        harness.app.update { $0.notes.list.selected = 0 }
+        harness.press(.enter)
+        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        harness.press(.documentStart)
+        for line in ["---", "tags: meeting Team", "pinned: true", "---"] {
+            for character in line { harness.press(.char(character)) }
+            harness.press(.enter)
+        }
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("saved") { harness.app.state.message?.text == "Saved \"Plans.md\"" }
+        XCTAssertEqual(try String(contentsOf: club.base.appendingPathComponent("club/byteclub/Plans.md"), encoding: .utf8),
+                       "---\ntags: meeting Team\npinned: true\n---\nMeet on Friday\n")
+        let found = try await store(club, club.rayToken).tags(of: ["/byteclub/Plans.md"])
+        XCTAssertEqual(Set(found["/byteclub/plans.md"] ?? []), ["meeting", "team", "pinned"], "the front matter's tags and pin are the club's")
+        await harness.waitUntil("the pin and the tags in the list") {
+            Set(harness.app.state.tags.byPath["/byteclub/plans.md"]?.all ?? []) == ["meeting", "team", "pinned"]
+        }
+        harness.press(.escape)
+        await harness.waitUntil("the editor closed") { harness.app.state.note == nil }
+        let screen = harness.render(width: 120, height: 36).dump()
+        XCTAssertTrue(screen.contains("⚑ Plans  #meeting #team"), screen)
+        harness.app.stopLiveUpdates()
+    }
+
     func testAnOfflineStartShowsTheTagsKeptWithTheCachedList() async throws {
         let club = try await MembersClub(notes: ["Plans.txt": "x\n", "Budget.txt": "y\n"])
         self.club = club

@@ -45,6 +45,13 @@ final class ServerFixture: @unchecked Sendable {
         return try await started()
     }
 
+    /// A second server over this one's folder, running beside it with the same settings (as a
+    /// command's embedded server runs beside the app's). Stop it with ``stop()``: the folder is
+    /// this one's to remove.
+    func beside() async throws -> ServerFixture {
+        try await ServerFixture(restarting: self)
+    }
+
     /// Stops this server, keeping its folder, to change the folder while no server runs.
     func stop() async {
         session.invalidateAndCancel()

@@ -107,4 +107,56 @@ final class TwoServersOneFolderTests: XCTestCase {
         let names = (delta.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         XCTAssertTrue(names.contains("late.txt"), "the first server's cursor, on the second, missed its upload: \(delta.text)")
     }
+
+    /// Issue 53 §10: `byteclub tag` on the embedded club runs a server of its own over the folder.
+    /// A tag it writes wakes the app's server's longpoll within a tick of its change watcher
+    /// (a tag writes no file its rescan would see), the delta names the note, and the app's
+    /// server answers the new tag (it had read the tags before, and kept them). A tag each
+    /// server adds to one note meanwhile keeps both: neither writes its old book over the other.
+    func testATagTheOtherServerWritesWakesThisOnesLongpollAndIsItsAnswer() async throws {
+        // A longpoll's second is 200 ms: `timeout: 30` gives up after 6 s, where a tick is 1 s.
+        let club = try await ServerFixture { $0.longpollTimeUnit = .milliseconds(200) }
+        try await club.upload("/byteclub/Plans.md", Data("Friday\n".utf8))
+        // This server lists the note (its id goes to ids.json) and reads its tags, as the app does at start.
+        _ = try await club.listAll("/byteclub", recursive: true)
+        let before = try await club.rpc("2/files/tags/get", ["paths": ["/byteclub/Plans.md"]])
+        XCTAssertEqual(before.status, 200, before.text)
+        XCTAssertFalse(before.text.contains("trip"), before.text)
+        let other = try await club.beside()
+
+        let cursor = try await club.latestCursor("/byteclub", recursive: true)
+        let waitingBefore = club.server.waitingLongpolls
+        let longpoll = Task {
+            let start = ContinuousClock.now
+            let reply = try await club.rpc("2/files/list_folder/longpoll", ["cursor": cursor, "timeout": 30], token: "")
+            return (reply, ContinuousClock.now - start)
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while club.server.waitingLongpolls <= waitingBefore, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertGreaterThan(club.server.waitingLongpolls, waitingBefore, "the longpoll never started waiting")
+
+        let added = try await other.rpc("2/files/tags/add", ["path": "/byteclub/Plans.md", "tag_text": "trip"])
+        XCTAssertEqual(added.status, 200, added.text)
+        let (reply, elapsed) = try await longpoll.value
+        XCTAssertEqual(reply.json["changes"] as? Bool, true, "the other server's tag never woke this one's longpoll: \(reply.text)")
+        XCTAssertLessThan(elapsed, .seconds(4), "woken at the change watcher's tick, not at the timeout")
+        let delta = try await club.changes(cursor)
+        XCTAssertEqual(delta.paths, ["/byteclub/plans.md"])
+        let after = try await club.rpc("2/files/tags/get", ["paths": ["/byteclub/Plans.md"]])
+        XCTAssertEqual(after.status, 200, after.text)
+        XCTAssertTrue(after.text.contains("\"tag_text\":\"trip\""), "this server answers the tag the other wrote: \(after.text)")
+
+        // One more each, on the same note: both kept, on both servers.
+        let mine = try await club.rpc("2/files/tags/add", ["path": "/byteclub/Plans.md", "tag_text": "boat"])
+        XCTAssertEqual(mine.status, 200, mine.text)
+        let theirs = try await other.rpc("2/files/tags/add", ["path": "/byteclub/Plans.md", "tag_text": "sea"])
+        XCTAssertEqual(theirs.status, 200, theirs.text)
+        for server in [club, other] {
+            let reply = try await server.rpc("2/files/tags/get", ["paths": ["/byteclub/Plans.md"]])
+            let texts = ((reply.json["paths_to_tags"] as? [[String: Any]])?.first?["tags"] as? [[String: Any]] ?? []).compactMap { $0["tag_text"] as? String }
+            XCTAssertEqual(texts, ["trip", "boat", "sea"], reply.text)
+        }
+        await other.stop()
+        await club.tearDown()
+    }
 }

@@ -7,10 +7,13 @@ import XCTest
 /// `/#trip` filters ann's list by the tag, and `byteclub ls --tag trip` lists the note.
 final class TagsEndToEndTests: XCTestCase {
     var club: TwoMemberClub!
+    /// The embedded club's app, for the tests that need one member only.
+    var app: AppHarness?
     private var secondName = ""
 
     override func tearDown() {
         club?.close()
+        app?.close()
     }
 
     /// The line of `screen` that lists `title`, outside the status bar.
@@ -68,6 +71,32 @@ final class TagsEndToEndTests: XCTestCase {
         XCTAssertEqual(listing.output.split(separator: "\n").count, 1, listing.output)
         let tags = try cli(["tag", "/byteclub/" + secondName])
         XCTAssertEqual(tags.output, "pinned\ntrip\nboat\n")
+    }
+
+    /// Issue 53 §10: a tag and a pin added from the shell while the app is open on the embedded
+    /// club show on the note's row within a few seconds, no key pressed; a tag removed there goes
+    /// from the row the same way. (`byteclub tag` runs a server of its own over the folder: the
+    /// app's server takes in what that one journalled, and reads the tags it wrote.)
+    func testATagAddedFromTheShellShowsInTheOpenAppWithoutAKey() throws {
+        let app = try AppHarness()
+        self.app = app
+        let tmux = try app.launch()
+        let first = tmux.waitFor("Welcome to Byte Club")
+        XCTAssertFalse(first.contains("#trip"), first)
+
+        let tagged = try app.cli(["tag", "Welcome to Byte Club", "+trip", "+pinned", "--data-dir", app.club.path])
+        XCTAssertEqual(tagged.status, 0, tagged.stderr)
+        XCTAssertEqual(Set(tagged.stdout.split(separator: "\n").map(String.init)), ["trip", "pinned"])
+        tmux.waitFor("the pin and the tag on the row, no key pressed", timeout: 10) { screen in
+            Self.row("Welcome to Byte Club", in: screen)?.text.contains("⚑ Welcome to Byte Club  #trip") == true
+        }
+
+        let untagged = try app.cli(["tag", "Welcome to Byte Club", "-trip", "--data-dir", app.club.path])
+        XCTAssertEqual(untagged.status, 0, untagged.stderr)
+        tmux.waitFor("the tag gone from the row, the pin kept", timeout: 10) { screen in
+            guard let row = Self.row("Welcome to Byte Club", in: screen)?.text else { return false }
+            return row.contains("⚑ Welcome to Byte Club") && !row.contains("#trip")
+        }
     }
 
     /// Runs `byteclub ARGS --server URL --token ray's` to its end.

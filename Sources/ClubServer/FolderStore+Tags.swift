@@ -76,7 +76,7 @@ extension FolderStore {
         let (id, display) = try taggedItem(path)
         let outcome = MetaLock.holding(metaDirectory) { () -> Result<Bool, APIError> in
             var book = loadedTags()
-            do {
+            do throws(TagBook.Refusal) {
                 guard try change(&book, id) else { return .success(false) }
             } catch {
                 return .failure(.endpoint([error == .tooMany ? .tooManyTags : .tagNotPresent]))

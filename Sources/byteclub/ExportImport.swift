@@ -269,9 +269,9 @@ struct Import: AsyncParsableCommand {
                 counts[item.kind, default: 0] += 1
                 guard item.isNote, !dryRun, let tagging = tagger else { continue }
                 // Tags after the file, every run: an import interrupted between the two is mended by the next.
-                do throws(RemoteError) {
+                do {
                     refused += try await Self.applyTags(of: item, store: tagging)
-                } catch .notSupported {
+                } catch RemoteError.notSupported {
                     // A WebDAV server that keeps no dead properties (rclone): said once.
                     tagger = nil
                     say("this remote keeps no tags: the notes come without their tags and pins")

@@ -67,6 +67,9 @@ final class EncryptedTagsJourneyTests: XCTestCase {
             AppHarness.listed("Budget", in: screen) && !AppHarness.listed("Voyage", in: screen)
         }
         try screen.press("Escape")
+        // The filter closed (every note listed again) before the next key: an Escape followed at
+        // once by `q` reads as Alt-q.
+        screen.waitFor("the whole list again") { AppHarness.listed("Voyage", in: $0) && !$0.contains("/ #money") }
         try screen.type("q")
         screen.waitFor(ann.exitLine(0))
     }

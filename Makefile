@@ -160,8 +160,18 @@ clean:
 ## agent or the server is killed (SIGKILL) at random moments; TORTURE_KILLS kills, invariants
 ## checked after each (docs/testing.md, "Torture"). The seed is printed first: replay a failure
 ## with `.build/debug/byteclub-torture --seed S --kills N`.
+## Then the generated histories (issue 53; docs/testing.md, "Histories"): SEEDS seeds on each backend
+## (the club server, rclone serve webdav, an encrypted club), HISTORY_STEPS steps each, from seed
+## HISTORY_FIRST_SEED on; `make torture TORTURE_KILLS=0` runs the histories alone. A failing seed
+## prints its history; replay it with HISTORY_SEED=S.
 TORTURE_KILLS ?= 1000
+SEEDS ?= 100
+HISTORY_STEPS ?= 200
+HISTORY_FIRST_SEED ?= 1
 torture: deps
 	$(SWIFT) build --product byteclub $(TEST_BUILD_FLAGS)
 	$(SWIFT) build --product byteclub-torture $(TEST_BUILD_FLAGS)
-	.build/debug/byteclub-torture --kills $(TORTURE_KILLS)
+	[ "$(TORTURE_KILLS)" = 0 ] || .build/debug/byteclub-torture --kills $(TORTURE_KILLS)
+	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)
+	HISTORY_SEEDS=$(SEEDS) HISTORY_STEPS=$(HISTORY_STEPS) HISTORY_FIRST_SEED=$(HISTORY_FIRST_SEED) \
+		.build/debug/byteclubPackageTests.xctest ByteClubAppTests.HistoryTests

@@ -1,0 +1,362 @@
+import ByteClubApp
+import ClubCrypt
+import ClubKit
+import Foundation
+import LocalClub
+import Remote
+import TerminalUI
+import TestSupport
+import XCTest
+
+/// What a user was told about a line they wrote: the promise the checker holds the clubs to.
+enum HistoryTold: String, Sendable {
+    /// "Saved", "Merged", exit 0: the line is on the server.
+    case saved
+    /// "Saved … in the outbox", exit 75: on the server once it is sent, or kept as a draft if
+    /// the send could not go through as it was (and said so).
+    case queued
+    /// The save was refused or met a change it could not merge, and said the text is kept as a
+    /// draft: the line is in a draft of that club on that machine.
+    case kept
+    /// Typed and left unsaved: the draft journal keeps it.
+    case typed
+}
+
+/// One line a member wrote, and what they were told of it.
+struct HistoryLine: Sendable {
+    let text: String
+    let note: Int
+    let club: Int
+    let member: HistoryMember
+    let step: Int
+    var told: HistoryTold
+}
+
+/// Where the history believes a note is, as the user was last told.
+struct HistoryNote: Sendable {
+    let club: Int
+    var path: String
+    var deleted = false
+    /// Tags the user was told the note has (`tag` exited 0).
+    var tags: Set<String> = []
+}
+
+/// Runs a history's steps against the world and records what each member was told.
+@MainActor
+final class HistoryRun {
+    let seed: UInt64
+    let backend: HistoryBackend
+    let clubs: [HistoryClub]
+    let machines: [HistoryMember: HistoryMachine]
+    var plan: HistoryPlan
+    var view = HistoryView()
+    var notes: [Int: HistoryNote] = [:]
+    var lines: [HistoryLine] = []
+    var log: [String] = []
+    /// Promises broken while the history ran (what an app showed), for the checker.
+    var violations: [String] = []
+    /// Each club's `Backend.key` as its command line names it.
+    var keys: [String] = []
+    let editor: URL
+    var step = 0
+    /// Names this run's keyrings kept in this process (their local copies).
+    let runID = UUID().uuidString.prefix(8)
+
+    init(seed: UInt64, backend: HistoryBackend) async throws {
+        self.seed = seed
+        self.backend = backend
+        plan = HistoryPlan(seed: seed)
+        clubs = [try await HistoryClub(index: 0, backend: backend), try await HistoryClub(index: 1, backend: backend)]
+        machines = [.ann: try HistoryMachine(member: .ann), .bob: try HistoryMachine(member: .bob)]
+        // `$EDITOR` for `byteclub edit`: adds the line in HISTORY_LINE at the end of the file.
+        editor = machines[.ann]!.world.base.appendingPathComponent("add-line")
+        try Data("#!/bin/sh\nprintf '%s\\n' \"$HISTORY_LINE\" >> \"$1\"\n".utf8).write(to: editor)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: editor.path)
+        for club in clubs {
+            let backend = try await Backend.connect(club.choice(for: .ann), connection: ConnectionOptions(idleTimeout: 10))
+            keys.append(backend.key)
+            await backend.close()
+        }
+        view.canRemove = backend == .encrypted
+        if backend == .encrypted { try encrypt() }
+    }
+
+    func close() async {
+        for machine in machines.values {
+            machine.app?.app.requestQuit()
+            machine.app = nil
+            machine.world.close()
+        }
+        for club in clubs { await club.close() }
+    }
+
+    // MARK: Setting up an encrypted club
+
+    /// Ann makes both clubs encrypted; bob asks to join the first and ann admits him.
+    private func encrypt() throws {
+        let ann = machines[.ann]!, bob = machines[.bob]!
+        for club in clubs {
+            let made = try ann.cli(["init", "--encrypted"], club: club)
+            guard made.status == 0 else { throw HistoryError("init --encrypted: \(made.stderr)") }
+        }
+        _ = try bob.cli(["ls"], club: clubs[0])
+        let admitted = try ann.cli(["members", "admit", "bob"], club: clubs[0])
+        guard admitted.status == 0 else { throw HistoryError("members admit bob: \(admitted.stderr)") }
+    }
+
+    /// The store an app of `member` uses on `club`: the command line's own (ClubKit's
+    /// `Backend.connect`), behind the club's keys when it is encrypted.
+    func store(for member: HistoryMember, on club: HistoryClub) async throws -> (any RemoteStore, String) {
+        var retry = RetryPolicy()
+        retry.retriesUnreachable = false
+        let backend = try await Backend.connect(club.choice(for: member), connection: ConnectionOptions(idleTimeout: 10), retry: retry,
+                                                offlineStart: true)
+        guard self.backend == .encrypted else { return (backend.store, backend.key) }
+        let identityFile = machines[member]!.world.base.appendingPathComponent("config/byteclub/identity.txt")
+        let identity = try String(contentsOf: identityFile, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("AGE-SECRET-KEY-1") }
+        let me = MemberKeys(identity: try X25519Identity(String(identity ?? "")))
+        // The keyring's local copies are this process's (its XDG_STATE_HOME): a key of their own per member.
+        let localKey = "history-\(runID)-\(member.rawValue)-\(club.index)"
+        let keyring = try await ClubKeyring.load(backend.store, folder: "/byteclub", key: localKey, me: me)
+        return (EncryptedStore(inner: backend.store, keyring: keyring, folder: "/byteclub", key: localKey), backend.key)
+    }
+
+    // MARK: The app
+
+    /// Starts `member`'s app on club `index` with that machine's drafts, outbox and cache for it.
+    func launch(_ member: HistoryMember, on index: Int) async throws {
+        let machine = machines[member]!
+        let (store, key) = try await store(for: member, on: clubs[index])
+        let harness = Harness(store: store, drafts: DraftStore(directory: machine.drafts(key))) { configuration in
+            configuration.outbox = Outbox(directory: machine.outbox(key))
+            configuration.cache = ClubCache(directory: machine.cacheFolder(key))
+        }
+        harness.app.start()
+        // The first listing, or its failure (offline, from the cache): never longer than 10 s.
+        let deadline = Date().addingTimeInterval(10)
+        while !harness.app.state.notes.hasLoaded, harness.app.state.notes.error == nil, Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        machine.app = harness
+        machine.appClub = index
+        // Clubs apart: no draft of the other club is shown here.
+        let other = index == 0 ? "in club beta" : "in club alpha"
+        for draft in harness.app.state.drafts where draft.body.contains(other) {
+            violations.append("step \(step): \(member)'s app on club \(index) shows a draft of the other club: \(draft.title)")
+        }
+        if member == .ann { view.annClub = index }
+    }
+
+    /// Presses `Ctrl-S` and waits for what the save said: what it means for the line, or nil
+    /// when it said nothing a user would take as kept.
+    private func save(_ harness: Harness) async -> HistoryTold? {
+        let before = harness.app.state.message
+        harness.press(.ctrl("s"))
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let state = harness.app.state
+            if state.note?.merge != nil {
+                // Overlapping lines: keep both, as a member would, and save.
+                harness.press(.char("b"))
+            } else if state.note?.phase != .saving, let message = state.message, message != before || state.note?.isModified == false {
+                let text = message.text
+                if text.contains("in the outbox") { return .queued }
+                if text.hasPrefix("Saved \"") || text.hasPrefix("Merged") { return .saved }
+                if message.kind == .error { return text.contains("draft") || text.contains("removed") ? .kept : nil }
+                if state.note?.isModified == false { return .saved }
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    /// Opens note `note` in `member`'s app from the top of the list (its title typed in the
+    /// filter), once the list has it (a note made elsewhere arrives with the live updates, or `r`).
+    private func open(_ note: Int, in harness: Harness) async -> Bool {
+        let title = HistoryPlan.title(note)
+        let listed = { harness.app.state.notes.entries.contains { $0.name.hasPrefix(title + ".") } }
+        var deadline = Date().addingTimeInterval(3)
+        while !listed(), Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        if !listed() {
+            harness.press(.char("r"))
+            deadline = Date().addingTimeInterval(3)
+            while !listed(), Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+        guard listed() else { return false }
+        // The last filter stays in the list: Esc clears it before a new one is typed.
+        if !harness.app.state.notes.list.filter.isEmpty { harness.press(.escape) }
+        harness.press(.char("/"))
+        for character in title { harness.press(.char(character)) }
+        harness.press(.enter, .enter)
+        deadline = Date().addingTimeInterval(10)
+        let started = Date().addingTimeInterval(2)
+        while Date() < deadline {
+            if let session = harness.app.state.note {
+                if session.phase == .editing { return session.editor.title.text == title }
+            } else if Date() > started {
+                return false
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
+    /// Closes the note in the app: `Esc`, and Discard if it asks (the text is kept as a draft or
+    /// waits in the outbox already, as the save said).
+    private func close(_ harness: Harness) async {
+        harness.press(.escape)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, harness.app.state.note != nil {
+            if !harness.app.state.dialogs.isEmpty { harness.press(.escape) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    private func type(_ text: String, into harness: Harness) {
+        for character in text { harness.press(.char(character)) }
+    }
+
+    func line(_ note: Int, _ member: HistoryMember, club: Int) -> String {
+        "line \(note) by \(member.rawValue) at \(step) in club \(club == 0 ? "alpha" : "beta") seed \(seed)"
+    }
+
+    // MARK: Steps
+
+    func perform(_ next: HistoryStep) async throws {
+        step += 1
+        let began = Date()
+        log.append("\(step): \(next)")
+        defer { log[log.count - 1] += String(format: " (%.2f s)", Date().timeIntervalSince(began)) }
+        switch next {
+        case .appNew(let member, let note):
+            guard let harness = try await app(of: member) else { return }
+            let club = machines[member]!.appClub!
+            let text = line(note, member, club: club)
+            harness.press(.char("n"))
+            type(HistoryPlan.title(note), into: harness)
+            harness.press(.enter)
+            type(text, into: harness)
+            if let told = await save(harness) {
+                lines.append(HistoryLine(text: text, note: note, club: club, member: member, step: step, told: told))
+                made(note, club: club, path: "/byteclub/\(HistoryPlan.title(note)).md")
+            }
+            await close(harness)
+        case .appEdit(let member, let note), .appType(let member, let note):
+            guard let harness = try await app(of: member), let club = machines[member]!.appClub, notes[note]?.club == club else { return }
+            let typing = machines[member]!.typing
+            if typing != note {
+                if typing != nil { await close(harness) }
+                guard await open(note, in: harness) else {
+                    log[log.count - 1] += " [not opened: \(harness.app.state.note.map { "\($0.phase) \($0.editor.title.text)" } ?? "no note"); \(harness.app.state.message?.text ?? "")]"
+                    await close(harness)
+                    return
+                }
+            }
+            let text = line(note, member, club: club)
+            harness.press(.documentEnd, .enter)
+            type(text, into: harness)
+            if case .appType = next {
+                machines[member]!.typing = note
+                if member == .ann { view.annTyping = note }
+                lines.append(HistoryLine(text: text, note: note, club: club, member: member, step: step, told: .typed))
+                return
+            }
+            let told = await save(harness)
+            // What was typed before, unsaved, went with this save.
+            for index in lines.indices where lines[index].note == note && lines[index].member == member && lines[index].told == .typed {
+                lines[index].told = told ?? .typed
+            }
+            if let told { lines.append(HistoryLine(text: text, note: note, club: club, member: member, step: step, told: told)) }
+            machines[member]!.typing = nil
+            if member == .ann { view.annTyping = nil }
+            await close(harness)
+        case .cliNew(let member, let index, let note):
+            let text = line(note, member, club: index)
+            let result = try machines[member]!.cli(["new", HistoryPlan.title(note), "--no-edit"], club: clubs[index], input: text + "\n")
+            if let told = Self.told(result) {
+                lines.append(HistoryLine(text: text, note: note, club: index, member: member, step: step, told: told))
+                made(note, club: index, path: "/byteclub/\(HistoryPlan.title(note)).md")
+            }
+        case .cliEdit(let member, let index, let note):
+            guard let known = notes[note], known.club == index, !known.deleted else { return }
+            let text = line(note, member, club: index)
+            let result = try machines[member]!.cli(["edit", known.path], club: clubs[index],
+                                                   environment: ["EDITOR": editor.path, "VISUAL": editor.path, "HISTORY_LINE": text])
+            if let told = Self.told(result) {
+                lines.append(HistoryLine(text: text, note: note, club: index, member: member, step: step, told: told))
+            }
+        case .cliMove(let member, let index, let note, let folder):
+            guard let known = notes[note], known.club == index, !known.deleted else { return }
+            let result = try machines[member]!.cli(["mv", known.path, folder + "/"], club: clubs[index])
+            if result.status == 0 {
+                notes[note]?.path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                view.topLevel.remove(note)
+            }
+        case .cliDelete(let member, let index, let note):
+            guard let known = notes[note], known.club == index, !known.deleted else { return }
+            if try machines[member]!.cli(["rm", known.path], club: clubs[index]).status == 0 {
+                notes[note]?.deleted = true
+                view.notes[index].removeAll { $0 == note }
+                view.topLevel.remove(note)
+            }
+        case .cliTag(let member, let index, let note, let tag):
+            guard let known = notes[note], known.club == index, !known.deleted else { return }
+            if try machines[member]!.cli(["tag", known.path, "+" + tag], club: clubs[index]).status == 0 { notes[note]?.tags.insert(tag) }
+        case .cliSend(let member, let index):
+            _ = try machines[member]!.cli(["outbox", "--send"], club: clubs[index])
+        case .offline:
+            try await clubs[0].stop()
+            view.offline = true
+        case .online:
+            try await clubs[0].start()
+            view.offline = false
+        case .switchClub:
+            let ann = machines[.ann]!
+            let to = 1 - (ann.appClub ?? 1)
+            ann.app?.app.requestQuit()
+            ann.app = nil
+            ann.typing = nil
+            view.annTyping = nil
+            try await launch(.ann, on: to)
+        case .restartApp(let member):
+            let machine = machines[member]!
+            // The process is gone: what the journal wrote is what is left.
+            machine.app?.app.journal()
+            machine.app = nil
+            machine.typing = nil
+            if member == .ann { view.annTyping = nil }
+            if let club = machine.appClub { try await launch(member, on: club) }
+        case .removeBob:
+            if try machines[.ann]!.cli(["members", "revoke", "bob"], club: clubs[0]).status == 0 { view.bobRemoved = true }
+        }
+    }
+
+    /// `member`'s app, started on their club the first time.
+    private func app(of member: HistoryMember) async throws -> Harness? {
+        let machine = machines[member]!
+        if machine.app == nil { try await launch(member, on: machine.appClub ?? 0) }
+        return machine.app
+    }
+
+    private func made(_ note: Int, club: Int, path: String) {
+        guard notes[note] == nil else { return }
+        notes[note] = HistoryNote(club: club, path: path)
+        view.notes[club].append(note)
+        view.topLevel.insert(note)
+    }
+
+    /// What a command told the user of a line: exit 0 saved, 75 waiting in the outbox, and a
+    /// failure that says the text is kept as a draft (a change that overlaps, a refusal) kept.
+    static func told(_ result: ChildProcess.Result) -> HistoryTold? {
+        switch result.status {
+        case 0: .saved
+        case 75: .queued
+        default: result.stderr.contains("draft") ? .kept : nil
+        }
+    }
+}
+
+struct HistoryError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -172,7 +172,7 @@ extension NotesController {
                 $0.note = session
                 $0.message = .error(reason + "; your text is kept as a draft")
             }
-        case .moved, .merged, .ignored:
+        case .moved, .merged, .ignored, .waits:
             // Answers of a save sent through the outbox (finishQueuedSave).
             break
         }

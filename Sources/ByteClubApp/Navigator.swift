@@ -82,11 +82,15 @@ final class Navigator {
         }
     }
 
-    /// Downloads `entry`'s text into a new session; the list keeps the keys meanwhile.
-    func load(_ entry: RemoteEntry) {
+    /// Downloads `entry`'s text into a new session (placed at `hit` once in); the list keeps
+    /// the keys meanwhile. Offline, the copy kept on this machine opens at once, as it would once
+    /// the request failed: a server that stalls would hold the note back for the whole idle limit.
+    func load(_ entry: RemoteEntry, from hit: SearchResult? = nil) {
         loadTask?.cancel()
         var session = NoteSession(loading: entry)
         session.generation = context.model.nextID()
+        session.openedFrom = hit
+        if state.offline.isOffline, openCached(session) { return }
         let generation = session.generation
         context.update {
             $0.note = session
@@ -199,8 +203,7 @@ final class Navigator {
             }
             return
         }
-        load(entry)
-        context.model.updateQuietly { $0.note?.openedFrom = hit }
+        load(entry, from: hit)
     }
 
     /// Puts a session just loaded from a search hit on its match, in search hits mode.

@@ -5,7 +5,8 @@ import Remote
 /// `editing` → `queued` (waiting in the outbox: offline, or behind older changes) or `sending`
 /// (online: the outbox sends it at once) → `saved`, or `conflict`/`merge` (a merge resolves it
 /// when the note can be merged, the conflict dialog otherwise), or back to `queued` when the
-/// server went away, or to `editing` when it failed (the draft keeps the text).
+/// server went away or has not answered within the runner's grace, or to `editing` when it
+/// failed (the draft keeps the text).
 ///
 /// Every `Ctrl-S` is outbox items (a rename, then the save; or a create); the
 /// ``OutboxRunner`` answers with each item's report, and this decides what it comes to. The
@@ -23,6 +24,10 @@ struct NoteSave: Equatable, Sendable {
         /// The send stopped on `error`; `waits`: the items stay in the outbox (the server cannot
         /// be reached and the user has an outbox), else they were taken back out.
         case stopped(RemoteError, waits: Bool)
+        /// No answer within ``OutboxRunner/answerGrace`` (a server that stalls answers nothing
+        /// for the whole idle limit): the items wait in the user's outbox, still being sent, and
+        /// their results come as any queued item's.
+        case unanswered
     }
 
     private(set) var phase = Phase.editing
@@ -48,6 +53,10 @@ struct NoteSave: Equatable, Sendable {
             items = []
             enter(waits ? .queued : .editing, at: now)
             return waits ? .queue(error) : .failed(error)
+        case .unanswered:
+            items = []
+            enter(.queued, at: now)
+            return .waits
         case .report(let report):
             guard let index = items.firstIndex(of: report.item.id) else { return .ignored }
             let outcome = Self.outcome(of: report, last: index == items.count - 1, canMerge: canMerge)
@@ -56,7 +65,7 @@ struct NoteSave: Equatable, Sendable {
             case .saved, .merged: enter(.saved, at: now)
             case .merge: enter(.merge, at: now)
             case .conflict, .deleted, .nameTaken: enter(.conflict, at: now)
-            case .queue: enter(.queued, at: now)
+            case .queue, .waits: enter(.queued, at: now)
             case .failed, .refused: enter(.editing, at: now)
             }
             items = []
@@ -130,6 +139,9 @@ struct NoteSave: Equatable, Sendable {
         case conflict
         /// The server cannot be reached: the outbox keeps the text and sends it when it is back.
         case queue(RemoteError)
+        /// The server has not answered yet: the items wait in the outbox, which goes on sending
+        /// them; the editor goes on as after a save made offline.
+        case waits
         /// Any other failure: the draft keeps the text, and Ctrl-S retries.
         case failed(RemoteError)
         /// A rename went first: the note is at `entry` now (its base rev too, unless someone

@@ -61,8 +61,8 @@ public struct NoteSession: Sendable {
     public var remoteChange: RemoteNoteChange?
     /// Another member deleted this note on the server while it was open (seen by the live
     /// updates, or by a save that found it gone): the banner says `Deleted by NAME`, and Ctrl-S
-    /// offers to save the text again as a new note or to discard it, never an update of a note
-    /// that is not there.
+    /// (or `Esc` → Save) saves the text again as a new note where it was (`Esc` → Discard drops
+    /// it), never an update of a note that is not there.
     public var remoteDeletion: RemoteNoteDeletion?
     /// ``remoteChange`` as it was when the save under way began: that change was in view when
     /// the save was made (its conflict merged, or overwritten on purpose), so only a later one
@@ -183,10 +183,15 @@ extension NoteSession {
     }
 
     /// Makes the open note a new one, to be saved again where it was (Ctrl-S after a deletion,
-    /// "Save as new note"): the same title and extension, no rev to update.
+    /// "Save as new note"): the same title and extension, in the same folder, no rev to update.
     mutating func becomeNew() {
-        if let name = entry?.name, ClubLayout.hasExtension(name, in: ClubLayout.noteExtensions) {
-            newNoteExtension = String(name.dropFirst(ClubLayout.title(of: name).count + 1))
+        if let entry {
+            if ClubLayout.hasExtension(entry.name, in: ClubLayout.noteExtensions) {
+                newNoteExtension = String(entry.name.dropFirst(ClubLayout.title(of: entry.name).count + 1))
+            }
+            // A new note is saved in ``folder`` (nil: the club folder): the deleted note's own,
+            // never the club folder for a note that was in a subfolder.
+            folder = NotesFolder.parent(of: entry.path)
         }
         entry = nil
         baseRev = nil

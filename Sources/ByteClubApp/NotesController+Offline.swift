@@ -80,12 +80,14 @@ extension NotesController {
 
     /// The open note's save waits in the outbox (`items`): sent as far as the user is concerned
     /// (Esc closes without asking, quitting does not ask); the draft stays until the server
-    /// has the text, and its row shows it as journalled.
-    func markQueued(_ items: [String]) {
+    /// has the text, and its row shows it as journalled. `version` is the editor's version the
+    /// items hold (nil: the text now): text typed since the save was sent stays unsaved, `[+]`.
+    func markQueued(_ items: [String], version: Int? = nil) {
         guard var session = state.note else { return }
-        let close = session.closeAfterSave
+        let typedSince = version.map { $0 != session.version } ?? false
+        let close = session.closeAfterSave && !typedSince
         session.closeAfterSave = false
-        session.savedVersion = session.version
+        session.savedVersion = version ?? session.version
         session.editorCleanIsSaved = false  // the server does not have it yet
         session.phase = .editing
         session.queuedItem = items.last

@@ -57,8 +57,17 @@ extension NotesController {
                 return
             }
             outboxRunner?.publishCounts()
-            markQueued(items)
+            markQueued(items, version: version)
             context.say(StatusMessage("Saved \"\(name)\" in the outbox (\(state.offline.waiting) waiting): the server cannot be reached; it is sent by itself"))
+        case .waits:
+            // No answer yet (a server that stalls says nothing for the whole idle limit): the
+            // items are on disk in the outbox already and its sender goes on with them, so the
+            // editor goes on as after a save made offline, and the status bar says it waits.
+            context.update { $0.endRequest() }
+            session.phase = .editing
+            context.model.updateQuietly { $0.note = session }
+            markQueued(items, version: version)
+            context.say(StatusMessage("Saved \"\(TerminalSafe.escape(name))\" in the outbox (\(state.offline.waiting) waiting): the server has not answered yet; it is sent by itself"))
         default:
             context.update { $0.endRequest() }
             session.phase = .editing

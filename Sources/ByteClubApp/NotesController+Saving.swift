@@ -15,16 +15,19 @@ extension NotesController {
 
     /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;
     /// a changed title moves the file first (after checking the rev, so a rename never hides
-    /// someone else's change).
+    /// someone else's change). On a note another member deleted, what its banner says: saved
+    /// again as a new note where it was (a create: a note made there since is asked about).
     func save(confirmedEmpty: Bool = false) {
-        guard let session = state.note, session.phase == .editing else { return }
-        if session.isReadOnly || state.readsOnly {
-            context.say(.error(state.readsOnly ? AppState.readerRefusal : "This note is read-only: it is not valid UTF-8 text"))
+        guard let session = state.note else { return }
+        guard session.phase == .editing else {
+            // A save (or a merge) is on its way and its answer is this editor's: said, not dropped.
+            if session.phase == .saving {
+                context.say(StatusMessage("Saving \"\(TerminalSafe.escape(session.fileName))\"…: wait for the server's answer, then Ctrl-S again"))
+            }
             return
         }
-        if let deletion = session.remoteDeletion {
-            // Deleted on the server: there is no note to update, only a choice to make.
-            askAboutDeletedNote(who: deletion.who)
+        if session.isReadOnly || state.readsOnly {
+            context.say(.error(state.readsOnly ? AppState.readerRefusal : "This note is read-only: it is not valid UTF-8 text"))
             return
         }
         if let problem = NoteSession.titleProblem(session.editor.title.text) {
@@ -41,7 +44,11 @@ extension NotesController {
             } }
             return
         }
-        let name = session.fileName
+        if session.remoteDeletion != nil {
+            // No note to update: made new (title, extension and folder kept), it saves as one.
+            context.model.updateQuietly { $0.note?.becomeNew() }
+        }
+        let name = state.note?.fileName ?? session.fileName
         // The journal first: whatever happens to the request, the text is on disk.
         let journalled = journal()
         if outbox?.shouldQueue ?? false {
@@ -165,7 +172,7 @@ extension NotesController {
                 $0.note = session
                 $0.message = .error(reason + "; your text is kept as a draft")
             }
-        case .moved, .merged, .ignored:
+        case .moved, .merged, .ignored, .waits:
             // Answers of a save sent through the outbox (finishQueuedSave).
             break
         }
@@ -227,7 +234,8 @@ extension NotesController {
     }
 
     /// The open note is gone from the server (a save or a merge found so): the banner says who
-    /// deleted it, and with `ask` the choice is offered at once (as Ctrl-S offers it from then on).
+    /// deleted it, and with `ask` the choice is offered at once (from then on Ctrl-S saves it
+    /// again as a new note, as the banner says: ``save(confirmedEmpty:)``).
     func deletedOnServer(ask: Bool) {
         guard let session = state.note, let entry = session.entry else { return }
         if let known = session.remoteDeletion {
@@ -251,9 +259,9 @@ extension NotesController {
         if let live { live.whoDeleted(entry.path, then: mark) } else { mark(LiveUpdates.unknownMember) }
     }
 
-    /// Ctrl-S on a note another member deleted: save the text again as a new note (same title,
-    /// same place), or discard it. Cancel is the default: Enter on a reflex must not drop the
-    /// text, nor put back a note someone meant to delete.
+    /// A save that found the note deleted by another member: save the text again as a new note
+    /// (same title, same place), or discard it. Cancel is the default: Enter on a reflex must not
+    /// drop the text, nor put back a note someone meant to delete.
     func askAboutDeletedNote(who: String) {
         guard let session = state.note else { return }
         let name = TerminalSafe.escape(session.fileName)

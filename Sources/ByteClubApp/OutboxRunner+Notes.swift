@@ -9,14 +9,39 @@ extension OutboxRunner {
     /// Queues the open editor's save and sends it at once; its items' reports (a rename's, then
     /// the save's) or the stop that ended it go to ``AppState/saveAnswers``. False (said) when it
     /// could not be queued: nothing was sent, and the text stays in its draft.
+    ///
+    /// With an outbox of the user's, the editor waits for the server at most ``answerGrace``:
+    /// the items are on disk before this returns, so a server that does not answer (one that
+    /// stalls says nothing for the whole idle limit, 10 s in the app) is not waited for on
+    /// "Saving…"; the save waits in the outbox and says so (``stopAwaiting(_:)``).
     func sendNow(_ items: [OutboxItem]) -> Bool {
-        awaited = items.map(\.id)
+        let ids = items.map(\.id)
+        awaited = ids
         guard append(items) else {
             awaited = nil
             return false
         }
         send()
+        if context.configuration.outbox != nil, awaited == ids {
+            context.effects.after(Self.answerGrace) { [weak self] in self?.stopAwaiting(ids) }
+        }
         return true
+    }
+
+    /// How long the editor waits for the answer to a save sent at once before the save is said
+    /// to wait in the outbox: far above a club's usual answer (milliseconds, a merge a few round
+    /// trips), far below the idle limit after which a silent server counts as offline.
+    static let answerGrace: Duration = .seconds(2)
+
+    /// The save `ids` sent at once has had no answer within ``answerGrace``: the editor no longer
+    /// waits for it. The items stay in the outbox, and the send under way goes on; its result
+    /// comes as any queued item's (``delivered(_:)``: the open note's rev, the draft), and a
+    /// failure to reach the server makes the app offline, as for any send.
+    func stopAwaiting(_ ids: [String]) {
+        guard let waiting = awaited, waiting == ids else { return }
+        awaited = nil
+        publishCounts()
+        context.update { $0.saveAnswers.append(.unanswered) }
     }
 
     /// The pending items follow what the sender did with `report`'s item: it is gone, and its

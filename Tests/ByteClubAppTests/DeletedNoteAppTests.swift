@@ -6,9 +6,11 @@ import XCTest
 
 /// A note another member deletes while it is open (issue 43), against a club server with two
 /// members: the editor says `Deleted by ray` at once with no key pressed (the live updates see
-/// the deletion, the server's revisions name who), and Ctrl-S offers to save the text again as a
-/// new note or to discard it; a save that finds the note gone (no live updates, or a rename)
-/// says the same. Nothing ever says "changed on the server".
+/// the deletion, the server's revisions name who), and Ctrl-S then does what the banner says,
+/// saves the text again as a new note (issue 53 §2: it asked a question whose default was
+/// Cancel, and saved nothing); `Esc` → Save does the same, `Esc` → Discard drops it. A save that
+/// finds the note gone (no live updates, or a rename) says who and asks. Nothing ever says
+/// "changed on the server".
 @MainActor
 final class DeletedNoteAppTests: XCTestCase {
     var club: MembersClub?
@@ -65,14 +67,10 @@ final class DeletedNoteAppTests: XCTestCase {
         harness.press(.ctrl("r"))
         XCTAssertEqual(harness.app.state.message?.text, "Nothing to merge: ray deleted it; Ctrl-S saves it again as a new note")
 
+        // Ctrl-S does what the banner says: no question, the text goes back as a new note.
         harness.press(.ctrl("s"))
-        let dialog = try XCTUnwrap(harness.compositor.top as? DialogLayer, "Ctrl-S asks")
-        XCTAssertEqual(dialog.modal.title, "Deleted by ray")
-        XCTAssertEqual(dialog.modal.buttons, ["Save as new note", "Discard", "Cancel"])
-        XCTAssertEqual(dialog.state.selected, 2, "Cancel is the default")
+        XCTAssertFalse(harness.compositor.top is DialogLayer, "Ctrl-S saves, as the banner says; it asks nothing")
         assertNeverSaysChanged(harness)
-
-        harness.press(.char("s"))
         await harness.waitUntil("the note saved again") { harness.app.state.message?.text == "Saved \"Plans.txt\"" }
         let (data, entry) = try await ray.read("/byteclub/Plans.txt")
         XCTAssertEqual(String(decoding: data, as: UTF8.self), "!Day 1: Lyon\n")
@@ -80,6 +78,32 @@ final class DeletedNoteAppTests: XCTestCase {
         XCTAssertNil(harness.app.state.note?.remoteDeletion)
         XCTAssertNil(harness.app.state.note?.banner)
         XCTAssertEqual(harness.app.state.note?.isModified, false)
+        assertNeverSaysChanged(harness)
+    }
+
+    /// Issue 53 §2: `Esc` → Save on a note another member deleted did nothing that saved it.
+    /// It saves the text again as a new note and closes, with no second question.
+    func testEscSaveOnANoteDeletedWhileOpenSavesItAgainAndCloses() async throws {
+        let (harness, ray) = try await annsApp(notes: ["Plans.txt": "Day 1: Lyon\n"])
+        defer { harness.app.stopLiveUpdates() }
+        try await open("Plans.txt", harness)
+        harness.press(.documentEnd)
+        for key in KeyDecoder.decode("Day 2: Arles") { harness.press(key) }
+        XCTAssertEqual(harness.app.state.note?.isModified, true)
+
+        _ = try await ray.delete("/byteclub/Plans.txt")
+        await harness.waitUntil("the banner") { harness.app.state.note?.remoteDeletion?.who == "ray" }
+        harness.press(.escape)
+        let dialog = try XCTUnwrap(harness.compositor.top as? DialogLayer, "Esc asks about the unsaved text")
+        XCTAssertEqual(dialog.modal.title, "Unsaved changes")
+        harness.press(.char("s"))
+        XCTAssertFalse(harness.compositor.top is DialogLayer, "Save saves: no second question")
+        await harness.waitUntil("saved again and closed") {
+            harness.app.state.note == nil && harness.app.state.message?.text == "Saved \"Plans.txt\""
+        }
+        let (data, _) = try await ray.read("/byteclub/Plans.txt")
+        XCTAssertEqual(String(decoding: data, as: UTF8.self), "Day 1: Lyon\nDay 2: Arles")
+        await harness.waitUntil("no draft left: the server has the text") { self.drafts?.load(Draft.id(forPath: "/byteclub/Plans.txt")) == nil }
         assertNeverSaysChanged(harness)
     }
 
@@ -94,8 +118,9 @@ final class DeletedNoteAppTests: XCTestCase {
 
         _ = try await ray.delete("/byteclub/Plans.md")
         await harness.waitUntil("the banner") { harness.app.state.note?.remoteDeletion?.who == "ray" }
-        harness.press(.ctrl("s"))
-        XCTAssertTrue(harness.compositor.top is DialogLayer)
+        // Esc asks as for any unsaved note; Discard drops the text and writes nothing back.
+        harness.press(.escape)
+        XCTAssertEqual((harness.compositor.top as? DialogLayer)?.modal.title, "Unsaved changes")
         harness.press(.char("d"))
         XCTAssertNil(harness.app.state.note)
         XCTAssertEqual(harness.app.state.message?.text, "Discarded the changes to Plans.md")
@@ -123,15 +148,16 @@ final class DeletedNoteAppTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.editor.body.text, "!Day 1: Lyon\n")
         XCTAssertEqual(harness.app.state.note?.phase, .editing)
 
-        // Esc, Save: the same question (and nothing closes until it is answered).
+        // Marked deleted now (the banner says so): Esc, Save saves it again as a new note and closes.
         harness.press(.escape)
         XCTAssertEqual((harness.compositor.top as? DialogLayer)?.modal.title, "Unsaved changes")
         harness.press(.char("s"))
-        XCTAssertEqual((harness.compositor.top as? DialogLayer)?.modal.title, "Deleted by ray")
-        harness.press(.char("c"))
-        XCTAssertNotNil(harness.app.state.note, "Cancel keeps it open")
-        harness.press(.escape, .char("d"))
-        XCTAssertNil(harness.app.state.note)
+        XCTAssertFalse(harness.compositor.top is DialogLayer, "no second question")
+        await harness.waitUntil("saved again and closed") {
+            harness.app.state.note == nil && harness.app.state.message?.text == "Saved \"Plans.txt\""
+        }
+        let (saved, _) = try await ray.read("/byteclub/Plans.txt")
+        XCTAssertEqual(String(decoding: saved, as: UTF8.self), "!Day 1: Lyon\n")
 
         // A new title for a note that is gone: the rename finds it gone, and says who.
         try await open("Budget.txt", harness)

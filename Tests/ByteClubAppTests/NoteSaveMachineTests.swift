@@ -90,6 +90,22 @@ final class NoteSaveMachineTests: XCTestCase {
                        .conflict, "a new note's taken name asks Overwrite / Save as copy")
     }
 
+    /// Issue 53 §9: no answer within the runner's grace (a server that stalls says nothing for the
+    /// whole idle limit): the save waits in the outbox, still being sent, and counts as queued;
+    /// its late result is not this save's answer (it comes as any queued item's).
+    func testNoAnswerWithinTheGraceLeavesTheSaveWaitingInTheOutbox() {
+        let body = item(.save, "Plan.txt", text: "mine")
+        var save = NoteSave()
+        save.queued([body.id], atOnce: true, at: 0)
+        XCTAssertEqual(save.answered(.unanswered, canMerge: true, at: 2), .waits)
+        XCTAssertEqual(save.phase, .queued)
+        XCTAssertEqual(save.items, [])
+        XCTAssertEqual(save.elapsed(at: 2.5), 0.5)
+        let late = OutboxReport(item: body, result: .sent(note("Plan.txt", rev: "bbbbbbbbbb")))
+        XCTAssertEqual(save.answered(.report(late), canMerge: true, at: 9), .ignored)
+        XCTAssertEqual(save.phase, .queued)
+    }
+
     /// The server went away during the send: with the user's outbox the save waits there (and
     /// counts as saved); without, it failed and the draft keeps the text.
     func testAStopWaitsInTheOutboxOrFails() {

@@ -56,6 +56,27 @@ final class NoteSaveStateMachineTests: XCTestCase {
         XCTAssertEqual(session.fileName, "Plan.txt", "a .txt note stays .txt")
     }
 
+    /// Issue 53 §2: a note in a folder, deleted by another member and saved again, goes back to
+    /// its own folder (made new, it was saved in the club folder), and its draft keeps that
+    /// folder for a restart.
+    func testANoteMadeNewAfterADeletionIsSavedAgainInItsOwnFolder() {
+        let entry = RemoteEntry(kind: .file, name: "Plan.md", path: "/byteclub/Trips/Plan.md", id: "id:plan", rev: "0123456789abcdef",
+                                size: 42, modified: Date(timeIntervalSinceReferenceDate: 815_000_000), contentHash: "abc")
+        var session = NoteSession(loading: entry)
+        session.phase = .editing
+        session.markDeleted(by: "ann")
+        session.becomeNew()
+        XCTAssertNil(session.entry)
+        XCTAssertEqual(session.fileName, "Plan.md")
+        XCTAssertEqual(session.saveFolder(root: "/byteclub"), "/byteclub/Trips", "saved again where it was")
+        XCTAssertEqual(session.draft(at: Date(timeIntervalSinceReferenceDate: 815_000_100)).folder, "/byteclub/Trips")
+
+        var atTheTop = NoteSession(loading: note("Plan.txt"))
+        atTheTop.phase = .editing
+        atTheTop.becomeNew()
+        XCTAssertEqual(atTheTop.saveFolder(root: "/byteclub"), "/byteclub")
+    }
+
     func testAnUnreachableServerQueuesTheTextOnlyWithAnOutboxAndNeverACopy() {
         let gone = NoteSave.Reply(result: .failure(.network("Connection refused")))
         XCTAssertEqual(outcome(gone), .queue(.network("Connection refused")))

@@ -4,9 +4,9 @@ import XCTest
 
 /// A note deleted by one member while another edits it, in real terminals on a `byteclub serve`
 /// with two members (TwoMemberClub): ray types in "Plans", ann deletes it from her list, and
-/// ray's editor says `Deleted by ann` with no key pressed there; Ctrl-S then offers to save it
-/// again as a new note or to discard it, never "changed on the server", and saving it again puts
-/// ray's text back on the server's disk.
+/// ray's editor says `Deleted by ann · Ctrl-S saves it again as a new note` with no key pressed
+/// there; Ctrl-S then does just that (issue 53 §2), never "changed on the server", and ray's text
+/// is back on the server's disk.
 final class NoteDeletedWhileOpenEndToEndTests: XCTestCase {
     var club: TwoMemberClub!
 
@@ -39,13 +39,13 @@ final class NoteDeletedWhileOpenEndToEndTests: XCTestCase {
         AppHarness.eventually("the note gone from the server's disk") { self.club.text(ofNote: "Plans.txt") == nil }
 
         // Nothing is pressed in ray's terminal: the editor says who deleted it.
-        ray.waitFor("Deleted by ann")
+        ray.waitFor("Deleted by ann · Ctrl-S saves it again as a new note")
         try ray.press("C-s")
-        let asked = ray.waitFor(all: ["Save as new note", "Discard", "was deleted on the server by ann"])
-        XCTAssertFalse(asked.contains("changed on the server"), asked)
-        try ray.type("s")
         let saved = ray.waitFor("Saved \"Plans.txt\"")
+        XCTAssertFalse(saved.contains("changed on the server"), saved)
+        XCTAssertFalse(saved.contains("Save as new note"), "Ctrl-S saves as the banner says, with no question: \(saved)")
         XCTAssertFalse(saved.contains("Deleted by ann"), "the banner goes once it is saved again: \(saved)")
+        XCTAssertFalse(saved.contains("[+]"), "saved: \(saved)")
         XCTAssertEqual(club.text(ofNote: "Plans.txt"), "Saturday? Meet on Friday\n")
     }
 }

@@ -174,4 +174,4 @@ torture: deps
 	[ "$(TORTURE_KILLS)" = 0 ] || .build/debug/byteclub-torture --kills $(TORTURE_KILLS)
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)
 	HISTORY_SEEDS=$(SEEDS) HISTORY_STEPS=$(HISTORY_STEPS) HISTORY_FIRST_SEED=$(HISTORY_FIRST_SEED) \
-		.build/debug/byteclubPackageTests.xctest ByteClubAppTests.HistoryTests
+		.build/debug/byteclubPackageTests.xctest ByteClubAppTests.HistoryClubTests,ByteClubAppTests.HistoryWebdavTests,ByteClubAppTests.HistoryEncryptedTests

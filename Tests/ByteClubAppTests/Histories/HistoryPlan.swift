@@ -103,6 +103,9 @@ struct HistoryPlan {
         for club in 0..<2 where !view.notes[club].isEmpty {
             let notes = view.notes[club]
             choices.append((5, { plan in .cliEdit(plan.int(3) == 0 && club == 0 ? .bob : .ann, club: club, note: plan.pick(notes)) }))
+            // A script's move, delete or tag waits out an outage (its retries, half a minute):
+            // drawn only while the club answers. `new` and `edit` go to the outbox at once.
+            guard club == 1 || !view.offline else { continue }
             choices.append((2, { plan in .cliMove(.ann, club: club, note: plan.pick(notes), folder: plan.pick(["Archive", "Plans"])) }))
             choices.append((1, { plan in .cliDelete(.ann, club: club, note: plan.pick(notes)) }))
             choices.append((2, { plan in .cliTag(.ann, club: club, note: plan.pick(notes), tag: plan.pick(["red", "todo", "trip"])) }))

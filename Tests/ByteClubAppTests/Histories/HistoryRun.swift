@@ -148,36 +148,58 @@ final class HistoryRun {
     }
 
     /// Presses `Ctrl-S` and waits for what the save said: what it means for the line, or nil
-    /// when it said nothing a user would take as kept.
+    /// when it said nothing a user would take as kept. A question on the way (the note gone or
+    /// changed) is answered as a member keeping their text would: `s`, save it (as a new note, or
+    /// as a copy); a merge keeps both sides (`b`).
     private func save(_ harness: Harness) async -> HistoryTold? {
-        let before = harness.app.state.message
         harness.press(.ctrl("s"))
         let deadline = Date().addingTimeInterval(20)
+        var seen: [String] = []
+        var answered = 0
+        defer { if Date() > deadline { log[log.count - 1] += " [save said: \(seen.joined(separator: " | ")); phase \(String(describing: harness.app.state.note?.phase)), dialogs \(harness.app.state.dialogs.count)]" } }
         while Date() < deadline {
             let state = harness.app.state
+            if let text = state.message?.text, seen.last != text { seen.append(text) }
             if state.note?.merge != nil {
-                // Overlapping lines: keep both, as a member would, and save.
                 harness.press(.char("b"))
-            } else if state.note?.phase != .saving, let message = state.message, message != before || state.note?.isModified == false {
-                let text = message.text
-                if text.contains("in the outbox") { return .queued }
-                if text.hasPrefix("Saved \"") || text.hasPrefix("Merged") { return .saved }
-                if message.kind == .error { return text.contains("draft") || text.contains("removed") ? .kept : nil }
-                if state.note?.isModified == false { return .saved }
+            } else if !state.dialogs.isEmpty {
+                guard answered < 5 else { break }
+                answered += 1
+                let asked = Self.screenText(harness)
+                log[log.count - 1] += " [asked: \(asked.split(separator: "/").filter { $0.contains("?") || $0.contains("[") || $0.contains("(") }.joined(separator: "/").prefix(300))]"
+                seen.append("[asked]")
+                harness.press(.char("s"))
+            } else if state.note?.phase != .saving {
+                if seen.contains(where: { $0.contains("in the outbox") }) { return .queued }
+                if let error = seen.last(where: { $0.contains("kept as a draft") || $0.contains("were removed") }) {
+                    _ = error
+                    return .kept
+                }
+                if seen.contains(where: { $0.hasPrefix("Saved \"") || $0.hasPrefix("Merged") }) || state.note?.isModified == false { return .saved }
             }
             try? await Task.sleep(for: .milliseconds(5))
         }
         return nil
     }
 
+    /// The dialog's words, as the screen shows them (for the history's log).
+    static func screenText(_ harness: Harness) -> String {
+        let canvas = harness.render(width: 100, height: 30)
+        return (0..<canvas.size.height).map { canvas.line($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " / ")
+    }
+
     /// Opens note `note` in `member`'s app from the top of the list (its title typed in the
     /// filter), once the list has it (a note made elsewhere arrives with the live updates, or `r`).
     private func open(_ note: Int, in harness: Harness) async -> Bool {
         let title = HistoryPlan.title(note)
-        let listed = { harness.app.state.notes.entries.contains { $0.name.hasPrefix(title + ".") } }
-        var deadline = Date().addingTimeInterval(3)
+        // A note on the server, or one made here and waiting (a draft's row).
+        let listed = {
+            harness.app.state.notes.entries.contains { $0.name.hasPrefix(title + ".") } || harness.app.state.drafts.contains { $0.title == title }
+        }
+        let offline = harness.app.state.offline.isOffline
+        var deadline = Date().addingTimeInterval(offline ? 0.3 : 3)
         while !listed(), Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-        if !listed() {
+        if !listed(), !offline {
             harness.press(.char("r"))
             deadline = Date().addingTimeInterval(3)
             while !listed(), Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
@@ -230,6 +252,7 @@ final class HistoryRun {
         switch next {
         case .appNew(let member, let note):
             guard let harness = try await app(of: member) else { return }
+            await finishTyping(member, in: harness)
             let club = machines[member]!.appClub!
             let text = line(note, member, club: club)
             harness.press(.char("n"))
@@ -245,7 +268,7 @@ final class HistoryRun {
             guard let harness = try await app(of: member), let club = machines[member]!.appClub, notes[note]?.club == club else { return }
             let typing = machines[member]!.typing
             if typing != note {
-                if typing != nil { await close(harness) }
+                await finishTyping(member, in: harness)
                 guard await open(note, in: harness) else {
                     log[log.count - 1] += " [not opened: \(harness.app.state.note.map { "\($0.phase) \($0.editor.title.text)" } ?? "no note"); \(harness.app.state.message?.text ?? "")]"
                     await close(harness)
@@ -253,6 +276,8 @@ final class HistoryRun {
                 }
             }
             let text = line(note, member, club: club)
+            // A draft of a new note opens in its title: the line goes in the body.
+            if harness.app.state.note?.editor.focus == .title { harness.press(.tab) }
             harness.press(.documentEnd, .enter)
             type(text, into: harness)
             if case .appType = next {
@@ -262,10 +287,7 @@ final class HistoryRun {
                 return
             }
             let told = await save(harness)
-            // What was typed before, unsaved, went with this save.
-            for index in lines.indices where lines[index].note == note && lines[index].member == member && lines[index].told == .typed {
-                lines[index].told = told ?? .typed
-            }
+            settleTyped(member, note: note, told)
             if let told { lines.append(HistoryLine(text: text, note: note, club: club, member: member, step: step, told: told)) }
             machines[member]!.typing = nil
             if member == .ann { view.annTyping = nil }
@@ -313,15 +335,28 @@ final class HistoryRun {
         case .switchClub:
             let ann = machines[.ann]!
             let to = 1 - (ann.appClub ?? 1)
-            ann.app?.app.requestQuit()
+            // The terminal closed (SIGHUP): the app journals what was typed, and is gone.
+            ann.app?.app.journal()
             ann.app = nil
             ann.typing = nil
             view.annTyping = nil
             try await launch(.ann, on: to)
         case .restartApp(let member):
             let machine = machines[member]!
-            // The process is gone: what the journal wrote is what is left.
-            machine.app?.app.journal()
+            // Killed (kill -9) a moment after the last key: what the journal wrote within its
+            // delay is what is left. Text typed and not in a draft by then is a loss.
+            if let typing = machine.typing, let harness = machine.app, let club = machine.appClub {
+                let typed = lines.filter { $0.note == typing && $0.member == member && $0.told == .typed }.map(\.text)
+                let drafts = DraftStore(directory: machine.drafts(keys[club]))
+                let deadline = Date().addingTimeInterval(2)
+                while Date() < deadline, !typed.allSatisfy({ line in drafts.all().contains { $0.body.contains(line) } }) {
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+                if !typed.allSatisfy({ line in drafts.all().contains { $0.body.contains(line) } }) {
+                    violations.append("step \(step): \(member)'s typed text was not in a draft 2 s after the last key")
+                }
+                _ = harness
+            }
             machine.app = nil
             machine.typing = nil
             if member == .ann { view.annTyping = nil }
@@ -329,6 +364,23 @@ final class HistoryRun {
         case .removeBob:
             if try machines[.ann]!.cli(["members", "revoke", "bob"], club: clubs[0]).status == 0 { view.bobRemoved = true }
         }
+    }
+
+    /// What was typed in `note` and left unsaved went with a save that said `told`.
+    private func settleTyped(_ member: HistoryMember, note: Int, _ told: HistoryTold?) {
+        for index in lines.indices where lines[index].note == note && lines[index].member == member && lines[index].told == .typed {
+            lines[index].told = told ?? .typed
+        }
+    }
+
+    /// A member who left a note open with text typed saves it before anything else in the app
+    /// (Ctrl-S, then Esc), as one would before a new note or another note.
+    private func finishTyping(_ member: HistoryMember, in harness: Harness) async {
+        guard let note = machines[member]!.typing else { return }
+        if harness.app.state.note != nil { settleTyped(member, note: note, await save(harness)) }
+        await close(harness)
+        machines[member]!.typing = nil
+        if member == .ann { view.annTyping = nil }
     }
 
     /// `member`'s app, started on their club the first time.

@@ -197,11 +197,11 @@ final class HistoryRun {
             harness.app.state.notes.entries.contains { $0.name.hasPrefix(title + ".") } || harness.app.state.drafts.contains { $0.title == title }
         }
         let offline = harness.app.state.offline.isOffline
-        var deadline = Date().addingTimeInterval(offline ? 0.3 : 3)
+        var deadline = Date().addingTimeInterval(offline ? 0.3 : 1.5)
         while !listed(), Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         if !listed(), !offline {
             harness.press(.char("r"))
-            deadline = Date().addingTimeInterval(3)
+            deadline = Date().addingTimeInterval(1.5)
             while !listed(), Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         }
         guard listed() else { return false }
@@ -211,7 +211,7 @@ final class HistoryRun {
         for character in title { harness.press(.char(character)) }
         harness.press(.enter, .enter)
         deadline = Date().addingTimeInterval(10)
-        let started = Date().addingTimeInterval(2)
+        let started = Date().addingTimeInterval(1)
         while Date() < deadline {
             if let session = harness.app.state.note {
                 if session.phase == .editing { return session.editor.title.text == title }

@@ -13,6 +13,12 @@ import TerminalUI
 /// Offline, nothing can be fetched: the index answers from what it holds, and the sync tries
 /// again when the list moves or after a wait.
 ///
+/// The file is shared: `byteclub search` and `links` on the same club bring the same index
+/// current (``ClubIndexSync``, the one rule for both), so the app never trusts its last sync
+/// alone. Whether another process wrote to the file is asked after each sync and when the
+/// results screen opens (``lookForWritesElsewhere()``); if one did, the index is brought current
+/// again against the notes list (only what differs is fetched), and the results ask again.
+///
 /// A helper: the search results, the backlinks, the links' renames and the notes opened offline
 /// read it. Whenever it took in changes it counts them in ``AppState/indexChanges``, and what
 /// shows an answer of the index asks again.
@@ -27,6 +33,11 @@ final class NoteIndex {
     private var syncedVersion = -1
     /// Whether a sync runs now (one at a time; a change meanwhile runs another after it).
     private var isSyncing = false
+    /// Another process wrote to the index since the last sync began: the next sync runs even
+    /// though the notes list has not moved.
+    private var writtenElsewhere = false
+    /// Whether ``lookForWritesElsewhere()`` is asking now.
+    private var isLooking = false
     /// Failures of the sync in a row: the wait before the next try, 1 s doubling to 30 s.
     private var syncBackoff = Backoff(first: 1, longest: NoteIndex.longestRetry)
     /// Whether the index was started afresh at open and is being filled again.
@@ -92,8 +103,29 @@ final class NoteIndex {
     func listingChanged() {
         guard index != nil, !isSyncing else { return }
         let notes = state.notes
-        guard notes.hasLoaded || notes.cachedAt != nil, notes.version != syncedVersion else { return }
+        guard notes.hasLoaded || notes.cachedAt != nil, notes.version != syncedVersion || writtenElsewhere else { return }
         sync()
+    }
+
+    /// The results screen opened: asks, off the UI queue, whether another process (`byteclub
+    /// search` on this club) wrote to the index since it was last asked, and if so brings it
+    /// current again against the notes list (a sync running now asks when it ends).
+    func lookForWritesElsewhere() {
+        guard let index, !isSyncing, !isLooking else { return }
+        isLooking = true
+        context.effects.perform({ () async throws(RemoteError) -> Bool in index.changedElsewhere() }) { [weak self] answer in
+            guard let self else { return }
+            self.isLooking = false
+            if case .success(true) = answer { self.foundWritesElsewhere() }
+        }
+    }
+
+    /// Another process wrote to the index: a sync against the notes list puts back what it took
+    /// away (or brings in what it left behind), as it would after a restart.
+    private func foundWritesElsewhere() {
+        context.logger.info("the search index was written by another byteclub (search, links): bringing it current")
+        writtenElsewhere = true
+        listingChanged()
     }
 
     /// Brings the index current against the notes list as it is now.
@@ -102,12 +134,14 @@ final class NoteIndex {
         let notes = state.notes
         let version = notes.version, entries = notes.entries
         isSyncing = true
+        // This sync reads the index after whatever another process wrote: it puts it right.
+        writtenElsewhere = false
         let store = context.store
         let relay = context.effects.relay { [weak self] done, total in self?.showProgress(done: Int(done), total: Int(total)) }
         let began = context.effects.now()
         let firstSync = syncedVersion < 0
         let fetchBatch = IndexSync.batchFetch(from: store)
-        context.effects.perform({ () async throws(RemoteError) -> (IndexSyncOutcome, [String: [String]]?) in
+        context.effects.perform({ () async throws(RemoteError) -> (IndexSyncOutcome, [String: [String]]?, Bool) in
             let outcome = try await index.sync(entries, fetch: { path throws(RemoteError) -> String in
                 let (data, _) = try await store.read(path)
                 // A note that is not UTF-8 is indexed as far as it decodes (it opens read-only).
@@ -115,12 +149,15 @@ final class NoteIndex {
             }, fetchBatch: fetchBatch, progress: { done, total in relay(Int64(done), Int64(total)) })
             // The aliases that front matter gives, read again when the texts changed.
             let changed = firstSync || outcome.indexed > 0 || outcome.removed > 0
-            return (outcome, changed ? index.aliases() : nil)
+            // `byteclub search` may have written meanwhile, from a listing older or newer than this one.
+            let elsewhere = index.changedElsewhere()
+            return (outcome, changed ? index.aliases() : nil, elsewhere)
         }) { [weak self] answer in
             let result = answer.map(\.0)
-            if case .success((_, let aliases?)) = answer { self?.aliases = aliases }
+            if case .success((_, let aliases?, _)) = answer { self?.aliases = aliases }
             guard let self else { return }
             self.isSyncing = false
+            if case .success((_, _, true)) = answer { self.writtenElsewhere = true }
             if self.state.indexing != nil { self.context.update { $0.indexing = nil } }
             // The list this sync was against is done with; a newer one syncs next (a list from
             // the disk cache is followed by the server's, a new version).

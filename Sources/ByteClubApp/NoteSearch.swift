@@ -73,6 +73,10 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     func paths(containing needles: [String]) -> [String]?
     /// Lowercased alias → the lowercased paths of the notes whose front matter gives it.
     func aliases() -> [String: [String]]
+    /// Whether another process (`byteclub search`, `links`: one index per club, shared) wrote
+    /// to the index since this was last asked; then the app brings it current again against
+    /// its own notes list rather than trust its last sync. Waits for a write in progress here.
+    func changedElsewhere() -> Bool
 }
 
 extension NoteSearchIndex {
@@ -82,6 +86,8 @@ extension NoteSearchIndex {
     public func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] { [] }
     public func paths(containing needles: [String]) -> [String]? { nil }
     public func aliases() -> [String: [String]] { [:] }
+    /// An index no other process opens never changes under the app.
+    public func changedElsewhere() -> Bool { false }
 }
 
 /// What a sync of the index did.

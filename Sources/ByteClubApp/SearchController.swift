@@ -49,12 +49,15 @@ final class SearchController {
         show(search)
     }
 
-    /// The results screen (SearchLayer) is on screen while the state holds the search.
+    /// The results screen (SearchLayer) is on screen while the state holds the search. The
+    /// index may have been written by `byteclub search` since the app last synced it: asked
+    /// now, and brought current if so (the results ask again when that changed anything).
     private func show(_ search: SearchState) {
         context.update {
             $0.search = search
             $0.parkedSearch = nil
         }
+        noteIndex.lookForWritesElsewhere()
     }
 
     /// After every change of the state: results that came on screen (opened here, from the

@@ -4,12 +4,10 @@ import Remote
 import SearchIndex
 
 /// The app's ``NoteSearchIndex``: the SearchIndex library's SQLite FTS5 file in the club's
-/// cache folder, brought current by its ``IndexSync``.
+/// cache folder, brought current by ``ClubIndexSync`` (LocalClub), as `byteclub search` brings
+/// the same file current.
 final class ClubSearchIndex: NoteSearchIndex {
     let index: SearchIndex
-    /// How many notes a first index downloads at once: enough to keep a loopback or LAN
-    /// server busy, few enough not to crowd out the lists' own requests.
-    static let concurrentFetches = 8
 
     init(directory: URL) throws(RemoteError) {
         do {
@@ -73,6 +71,12 @@ final class ClubSearchIndex: NoteSearchIndex {
         }
     }
 
+    /// Whether `byteclub search` or `links` (another process on the same file) wrote to it, or
+    /// made it anew, since the last time this was asked (``SearchIndex/changedElsewhere()``).
+    func changedElsewhere() -> Bool {
+        (try? index.changedElsewhere()) ?? false
+    }
+
     func remove(path: String) throws(RemoteError) {
         do {
             try index.remove(path: path)
@@ -84,13 +88,9 @@ final class ClubSearchIndex: NoteSearchIndex {
     func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
               fetchBatch: IndexSync.FetchBatch?,
               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome {
-        let listing = entries.map {
-            IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy, size: $0.size)
-        }
         do {
-            let report = try await IndexSync(index: index, maxConcurrentFetches: Self.concurrentFetches)
-                .run(listing: listing, fetch: { entry in try await fetch(entry.path) }, fetchBatch: fetchBatch,
-                     progress: progress)
+            let report = try await ClubIndexSync.run(index, entries: entries, fetch: { entry in try await fetch(entry.path) },
+                                                     fetchBatch: fetchBatch, progress: progress)
             return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: report.rebuilt)
         } catch let error as SearchIndexError {
             throw .local(error.description)
@@ -98,24 +98,6 @@ final class ClubSearchIndex: NoteSearchIndex {
             throw .cancelled
         } catch {
             throw .local("\(error)")
-        }
-    }
-}
-
-extension IndexSync {
-    /// The club server gives many notes an answer (a first sync of 100,000 notes is 200
-    /// requests, not 100,000): the store's batch read as the index's batch fetch, each note's
-    /// text as far as it decodes as UTF-8 (as a single fetch reads it), with the metadata of
-    /// what was read. Nil for other stores, which fetch a note a request, a few at a time.
-    public static func batchFetch(from store: any RemoteStore) -> FetchBatch? {
-        guard let batches = store as? any BatchReadingStore, batches.readsInBatches else { return nil }
-        return { entries in
-            try await batches.readBatch(entries.map(\.path)).map { read -> Fetched? in
-                guard case .file(let entry, let data) = read else { return nil }
-                return Fetched(entry: Entry(path: entry.path, name: entry.name, rev: entry.rev, modified: entry.modified,
-                                            modifiedBy: entry.modifiedBy, size: entry.size),
-                               text: String(decoding: data, as: UTF8.self))
-            }
         }
     }
 }

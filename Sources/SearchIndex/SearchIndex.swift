@@ -17,6 +17,10 @@ import Synchronization
 /// that is not a database, is replaced by an empty one when opened (``openOutcome``); pages found
 /// corrupt later throw ``SearchIndexError/damaged(_:)``, after which ``reset(reason:)`` starts
 /// afresh. Either way ``IndexSync`` fills it again, reporting progress.
+///
+/// Two processes may have the file open at once (the app and `byteclub search` share a club's):
+/// writes wait for the other's transaction (busy timeout), a file the other made anew is opened
+/// in place of the old one (``pool``), and ``changedElsewhere()`` says when the other wrote.
 public final class SearchIndex: Sendable {
     /// Bump when the tables or the tokenizing change: older files are rebuilt.
     public static let schemaVersion: Int32 = 2
@@ -49,6 +53,27 @@ public final class SearchIndex: Sendable {
     private struct State {
         var pool: DatabasePool
         var outcome: OpenOutcome
+        /// The file the pool has open, as it was when opened (under the opening lock).
+        var file: FileIdentity?
+        /// `PRAGMA data_version` on the pool's writer as ``changedElsewhere()`` last saw it.
+        var dataVersion: Int?
+        /// The file was found replaced and opened again since ``changedElsewhere()`` last answered.
+        var reopened = false
+    }
+
+    /// Which file a path names now: its device and inode. Another process that finds the index
+    /// damaged or of another version removes it and makes a new one at the same path; a pool
+    /// still open on the old one would read and write a file nobody else sees.
+    struct FileIdentity: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(_ url: URL) {
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
     }
 
     /// How the file was found when opened (or last reset).
@@ -59,36 +84,99 @@ public final class SearchIndex: Sendable {
     public init(directory: URL, checkpointDelay: Double = 0.5) throws(SearchIndexError) {
         self.directory = directory
         self.checkpointDelay = checkpointDelay
-        let (pool, outcome) = try Self.open(directory.appendingPathComponent(Self.fileName))
-        state = Mutex(State(pool: pool, outcome: outcome))
+        let (pool, outcome, file) = try Self.open(directory.appendingPathComponent(Self.fileName))
+        state = Mutex(State(pool: pool, outcome: outcome, file: file, dataVersion: Self.dataVersion(of: pool)))
     }
 
-    var pool: DatabasePool { state.withLock { $0.pool } }
+    /// The pool on the file at ``fileURL`` as it is now: when another file is there than the
+    /// one the pool has open (another process, the app or `byteclub search`, found it damaged
+    /// or of another version and made it anew), that one is opened instead, so this index never
+    /// goes on with a file nobody else sees. No file there at all (a moment of another
+    /// process's reset, or a cache folder deleted) leaves the pool as it is. One `stat` a call.
+    var pool: DatabasePool {
+        let now = FileIdentity(fileURL)
+        let (current, same) = state.withLock { ($0.pool, now == nil || $0.file == now) }
+        if same { return current }
+        return reopened(replacing: current) ?? current
+    }
+
+    /// Opens the file at ``fileURL`` in place of `old` (unless another thread did already).
+    private func reopened(replacing old: DatabasePool) -> DatabasePool? {
+        let url = fileURL
+        return try? state.withLock { (state: inout State) throws(SearchIndexError) -> DatabasePool in
+            guard state.pool === old else { return state.pool }
+            let (pool, outcome, file) = try Self.open(url)
+            // The old pool is let go, not closed: a read of another thread may still hold it.
+            state.pool = pool
+            state.file = file
+            state.dataVersion = Self.dataVersion(of: pool)
+            state.reopened = true
+            if case .rebuilt = outcome { state.outcome = outcome }
+            return pool
+        }
+    }
 
     /// Throws the index away and starts an empty one (after ``SearchIndexError/damaged(_:)``).
     public func reset(reason: String) throws(SearchIndexError) {
         let url = fileURL
-        let fresh: DatabasePool = try state.withLock { (state: inout State) throws(SearchIndexError) -> DatabasePool in
+        try state.withLock { (state: inout State) throws(SearchIndexError) -> Void in
             try? state.pool.close()
-            let pool = try Self.whileOpening(url) { () throws(SearchIndexError) -> DatabasePool in
+            let (pool, file) = try Self.whileOpening(url) { () throws(SearchIndexError) -> (DatabasePool, FileIdentity?) in
                 Self.removeFiles(url)
-                return try Self.create(url)
+                return (try Self.create(url), FileIdentity(url))
             }
-            state = State(pool: pool, outcome: .rebuilt(reason: reason))
-            return pool
+            state = State(pool: pool, outcome: .rebuilt(reason: reason), file: file, dataVersion: Self.dataVersion(of: pool))
         }
-        _ = fresh
+    }
+
+    // MARK: Another process on the same file
+
+    /// Whether another connection to the file wrote to it, or made it anew, since this was last
+    /// asked (or since the index was opened). The app and `byteclub search` (and `links`) keep
+    /// one index per club; the app asks this to learn that the file changed under it, and then
+    /// brings it current against its own list rather than trust what it last synced.
+    ///
+    /// Asked on the pool's writer connection, whose `PRAGMA data_version` changes only when
+    /// another connection commits: what this index writes itself never counts, whatever it
+    /// writes meanwhile. Waits for a write of this process in progress.
+    public func changedElsewhere() throws(SearchIndexError) -> Bool {
+        let pool = self.pool
+        let version: Int
+        do {
+            version = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+        } catch {
+            throw Self.mapped(error)
+        }
+        return state.withLock { state in
+            // Opened again meanwhile: that is a change, and the next question starts from there.
+            guard state.pool === pool else { return true }
+            defer {
+                state.dataVersion = version
+                state.reopened = false
+            }
+            return state.reopened || state.dataVersion != version
+        }
+    }
+
+    /// The writer's `PRAGMA data_version` (nil if it cannot be read).
+    private static func dataVersion(of pool: DatabasePool) -> Int? {
+        try? pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
     }
 
     // MARK: Opening
 
-    static func open(_ url: URL) throws(SearchIndexError) -> (DatabasePool, OpenOutcome) {
+    /// Opens the file (``checkOrCreate(_:)``) under the opening lock, and says which file it
+    /// opened, read under the same lock.
+    static func open(_ url: URL) throws(SearchIndexError) -> (DatabasePool, OpenOutcome, FileIdentity?) {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
             throw .database("cannot create \(url.deletingLastPathComponent().path): \(error.localizedDescription)")
         }
-        return try whileOpening(url) { () throws(SearchIndexError) -> (DatabasePool, OpenOutcome) in try checkOrCreate(url) }
+        return try whileOpening(url) { () throws(SearchIndexError) -> (DatabasePool, OpenOutcome, FileIdentity?) in
+            let (pool, outcome) = try checkOrCreate(url)
+            return (pool, outcome, FileIdentity(url))
+        }
     }
 
     /// Runs `body` (which may find the file damaged and make it anew) holding an exclusive
@@ -161,6 +249,11 @@ public final class SearchIndex: Sendable {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         configuration.maximumReaderCount = 4
+        // Two processes write one club's index (the app and `byteclub search`): a write that
+        // finds the other's transaction in progress waits for it (SQLite's busy timeout)
+        // instead of failing at once with "database is locked". GRDB's writes begin IMMEDIATE,
+        // so the wait is at the start of a transaction, never a deadlock half-way.
+        configuration.busyMode = .timeout(10)
         return configuration
     }
 

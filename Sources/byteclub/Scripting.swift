@@ -122,12 +122,21 @@ struct Ls: AsyncParsableCommand {
     @Argument(help: "The folder: a path in the club's folder (default: the club's folder, the notes), /PATH from the remote's root, or NAME:PATH on the remote NAME of config.toml.")
     var path: String = ""
     @Flag(help: "Print JSON, one array of entries.") var json = false
-    @Option(help: "List only the files with this tag (see `byteclub tag`).") var tag: String?
+    @Option(help: "List only the files with this tag (see `byteclub tag`), in every folder under the folder listed: the whole club unless a folder is given.")
+    var tag: String?
+    @Option(help: "With --tag: look only in this folder and the folders in it (as the folder argument: a path in the club's folder, /PATH or NAME:PATH).")
+    var folder: String?
     @OptionGroup var backend: BackendOptions
 
     mutating func validate() throws {
         path = try backend.takeRemote(from: path)
         if let tag { do { _ = try TagText.normalised(tag) } catch { throw ValidationError(error.description) } }
+        if let folder {
+            guard tag != nil else { throw ValidationError("--folder goes with --tag; to list a folder, name it: byteclub ls \(folder)") }
+            guard path.isEmpty else { throw ValidationError("give the folder once: byteclub ls --tag \(tag ?? "") --folder \(folder)") }
+            path = try backend.takeRemote(from: folder)
+            self.folder = nil
+        }
     }
 
     func run() async throws {
@@ -162,13 +171,17 @@ struct Ls: AsyncParsableCommand {
 actor ListingPrinter {
     private let json: Bool
     private let names: MemberNames
+    /// The folder a listing of many folders is under (`ls --tag`): each line names its file by
+    /// the path from there (`Trips/Day one.md`); nil names each by its name.
+    private let folder: String?
     private let formatter = JSONLines.localTimeFormatter()
     private var opened = false
     private let output = FileHandle.standardOutput
 
-    init(json: Bool, names: MemberNames) {
+    init(json: Bool, names: MemberNames, under folder: String? = nil) {
         self.json = json
         self.names = names
+        self.folder = folder
     }
 
     func print(_ page: [RemoteEntry]) async {
@@ -196,9 +209,18 @@ actor ListingPrinter {
         let size = entry.kind == .folder ? "-" : ProgressLine.bytes(entry.size)
         let date = entry.modified.map(formatter.string) ?? ""
         // Names from the server, shown as `ls -b` would: control characters as `\x1b`.
-        let name = TerminalSafe.escape(entry.kind == .folder ? entry.name + "/" : entry.name)
+        let name = TerminalSafe.escape(entry.kind == .folder ? shownName(entry) + "/" : shownName(entry))
         return size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
             + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  " + name + "\n"
+    }
+
+    /// The entry's name, or its path from ``folder`` when the listing spans folders.
+    private func shownName(_ entry: RemoteEntry) -> String {
+        guard let folder else { return entry.name }
+        let depth = folder.split(separator: "/").count
+        let parts = entry.path.split(separator: "/")
+        guard parts.count > depth else { return entry.name }
+        return parts.dropFirst(depth).joined(separator: "/")
     }
 }
 

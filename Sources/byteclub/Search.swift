@@ -81,25 +81,13 @@ struct Search: AsyncParsableCommand {
         return hits.map(SearchJSON.init)
     }
 
-    /// Lists the notes and fetches those whose revision the index does not have.
+    /// Lists the club's notes, in every folder, and fetches those whose revision the index
+    /// does not have: ``ClubIndexSync``, the app's own rule, so the app and the command line
+    /// keep one index per club without undoing each other's rows.
     static func bringCurrent(_ index: SearchIndex, backend: Backend) async throws {
-        let store = backend.store
-        let entries = try await store.list(backend.folder).filter { entry in
-            entry.kind == .file && ["txt", "md"].contains((entry.name as NSString).pathExtension.lowercased())
-        }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-search-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
         let progress = isatty(2) == 1
-        let listing = entries.map {
-            IndexSync.Entry(path: $0.path, name: $0.name, rev: $0.rev, modified: $0.modified, modifiedBy: $0.modifiedBy, size: $0.size)
-        }
-        let report = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: listing, fetch: { entry in
-            let file = scratch.appendingPathComponent(UUID().uuidString)
-            defer { try? FileManager.default.removeItem(at: file) }
-            _ = try await store.download(entry.path, to: file, resumeData: nil, progress: nil, onResumeData: nil)
-            return String(decoding: try Data(contentsOf: file), as: UTF8.self)
-        }, fetchBatch: IndexSync.batchFetch(from: store), progress: { done, total in
+        let report = try await ClubIndexSync.bringCurrent(index, layout: ClubLayout(folder: backend.folder), store: backend.store,
+                                                          progress: { done, total in
             guard progress, total > 0 else { return }
             FileHandle.standardError.write(Data((done < total ? "\rindexing \(done)/\(total) notes" : "\r\u{1B}[K").utf8))
         })

@@ -63,14 +63,22 @@ func tagging(_ store: any RemoteStore) throws(RemoteError) -> any TaggingStore {
 }
 
 extension Ls {
-    /// `ls --tag NAME`: the listing, then each file's tags, printing only those with `tag`.
+    /// `ls --tag NAME`: every file in `folder` and in every folder under it (the whole club when
+    /// no folder was given; hidden folders such as `.obsidian` left out), then their tags,
+    /// printing only those with `tag`, each line naming its file by the path from `folder`.
+    /// (A tag is one word, letters, digits and `_`: there are no nested tags to look into.)
     static func listTagged(_ folder: String, tag: String, json: Bool, store: any RemoteStore) async throws(RemoteError) {
         let tagger = try tagging(store)
-        let printer = ListingPrinter(json: json, names: MemberNames(store: store))
-        var files: [RemoteEntry] = []
-        try await store.forEachPage(of: folder) { page in files += page.filter { $0.kind == .file } }
+        let printer = ListingPrinter(json: json, names: MemberNames(store: store), under: folder)
+        let files = try await store.listRecursively(folder).filter { $0.kind == .file && !isHidden($0, under: folder) }
         let tags = try await tagger.tags(of: files.map(\.path))
         await printer.print(files.filter { tags[$0.pathLower]?.contains(tag) == true })
         await printer.finish()
+    }
+
+    /// Whether `entry` is in a hidden folder (`.obsidian`, `.trash`) below `folder`.
+    static func isHidden(_ entry: RemoteEntry, under folder: String) -> Bool {
+        let depth = folder.split(separator: "/").count
+        return entry.path.split(separator: "/").dropFirst(depth).dropLast().contains { $0.hasPrefix(".") }
     }
 }

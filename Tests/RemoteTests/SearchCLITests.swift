@@ -97,4 +97,44 @@ final class SearchCLITests: XCTestCase {
         XCTAssertTrue(offline.stderr.contains("offline"), offline.stderr)
         XCTAssertEqual(try hits(offline.stdout).map { $0["path_display"] as? String }, ["/byteclub/Kayak.txt"])
     }
+
+    /// Issue 54: `byteclub search` on WebDAV missed every note in a subfolder (it listed the top
+    /// folder only, so its index held the 4 top-level notes). It now indexes what the app's
+    /// Notes tab lists: notes at any depth, not the photos folder's files nor hidden folders'.
+    func testSearchOnWebDAVFindsNotesInEverySubfolder() throws {
+        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        let server = try RcloneWebDAV()
+        defer { server.remove() }
+        func write(_ text: String, _ relative: String) throws {
+            let url = server.file(relative)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        for number in 1...4 { try write("top note \(number) about the harbour\n", "byteclub/Top \(number).md") }
+        try write("# Day one\nkayak to the island\n", "byteclub/Trips/Day one.md")
+        try write("the lighthouse keeper\nand his kayak\n", "byteclub/Old Stuff/2025/Deep two.md")
+        try write("a kayak in the vault's settings\n", "byteclub/.obsidian/kayak.md")
+        try write("a kayak under photos\n", "byteclub/photos/kayak.md")
+        var environment = cli.environment
+        environment["BYTECLUB_WEBDAV_PASSWORD"] = server.password
+        let webdavCLI = CLI(environment: environment, directory: cli.directory)
+        let webdav = ["--webdav", server.url.absoluteString, "--user", server.user]
+
+        let kayak = try webdavCLI.run(["search", "kayak", "--json"] + webdav)
+        XCTAssertEqual(kayak.status, 0, kayak.stderr)
+        XCTAssertEqual(Set(try hits(kayak.stdout).compactMap { $0["path_display"] as? String }),
+                       ["/byteclub/Trips/Day one.md", "/byteclub/Old Stuff/2025/Deep two.md"], kayak.stdout)
+        let deep = try webdavCLI.run(["search", "lighthouse"] + webdav)
+        XCTAssertEqual(deep.status, 0, deep.stderr)
+        XCTAssertTrue(deep.stdout.hasPrefix("Deep two  "), deep.stdout)
+
+        // A note added to a subfolder is found by the next search; one deleted there is forgotten.
+        try write("kayak again\n", "byteclub/Trips/Day two.md")
+        try FileManager.default.removeItem(at: server.file("byteclub/Old Stuff/2025/Deep two.md"))
+        let changed = try webdavCLI.run(["search", "kayak", "--json"] + webdav)
+        XCTAssertEqual(Set(try hits(changed.stdout).compactMap { $0["path_display"] as? String }),
+                       ["/byteclub/Trips/Day one.md", "/byteclub/Trips/Day two.md"], changed.stderr)
+        let top = try webdavCLI.run(["search", "harbour", "--json"] + webdav)
+        XCTAssertEqual(try hits(top.stdout).count, 4, top.stderr)
+    }
 }

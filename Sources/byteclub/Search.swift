@@ -2,6 +2,7 @@ import ArgumentParser
 import ByteClubApp
 import ClubKit
 import Foundation
+import LocalClub
 import Remote
 import SearchIndex
 
@@ -81,12 +82,13 @@ struct Search: AsyncParsableCommand {
         return hits.map(SearchJSON.init)
     }
 
-    /// Lists the notes and fetches those whose revision the index does not have.
-    static func bringCurrent(_ index: SearchIndex, backend: Backend) async throws {
+    /// Lists the notes, at any depth as the app lists them (``ClubLayout/fetch(_:from:partial:)``:
+    /// the index is the app's too, and it holds what the app's list holds), and fetches those
+    /// whose revision the index does not have. Returns the notes listed.
+    @discardableResult
+    static func bringCurrent(_ index: SearchIndex, backend: Backend) async throws -> [RemoteEntry] {
         let store = backend.store
-        let entries = try await store.list(backend.folder).filter { entry in
-            entry.kind == .file && ["txt", "md"].contains((entry.name as NSString).pathExtension.lowercased())
-        }
+        let entries = try await ClubLayout(folder: backend.folder).fetch(.notes, from: store).filter { $0.kind == .file }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-search-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -106,6 +108,7 @@ struct Search: AsyncParsableCommand {
         if !report.failed.isEmpty {
             say("\(report.failed.count) note\(report.failed.count == 1 ? "" : "s") could not be fetched; searched as they were indexed")
         }
+        return entries
     }
 }
 

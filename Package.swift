@@ -134,10 +134,11 @@ let package = Package(
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
         // What the club keeps on this machine, with no UI: drafts, the outbox, the offline cache,
-        // the club folder's layout, and the rule that keeps a note's front matter and its tags
-        // agreeing (Markdown reads the front matter), and how the club's search index is kept
-        // current (SearchIndex: the app and the command line share the file). The app and the
-        // command line's ClubKit share it.
+        // the club folder's layout, and the rules both shells share: a note's front matter and its
+        // tags agreeing, which note a title or link names (NoteResolver), links kept through
+        // renames and moves (LinkRewrite), and how the club's search index is kept current
+        // (SearchIndex: the app and the command line share the file). The app and the command
+        // line's ClubKit share it.
         .target(name: "LocalClub", dependencies: ["Remote", "Durable", "Markdown", "SearchIndex"]),
         .target(name: "ByteClubApp", dependencies: ["LocalClub", "TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
 

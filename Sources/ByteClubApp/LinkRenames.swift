@@ -3,13 +3,15 @@ import Markdown
 import Remote
 import TerminalUI
 
-/// Renames keep links: after a note is renamed, the notes that link to its old title (from the
-/// index) are counted, and the user is asked whether to update them. Each update is an ordinary
-/// save over the rev just read (`update` mode): a note someone changed in between conflicts and
-/// is reported and left as it was, never overwritten. The status bar says how many were updated.
+/// Renames and moves keep links: after a note is renamed (`R`), or a note or a folder moved
+/// (`m`, a folder's `R`, a row dragged onto a folder), the notes whose links led into it, in any
+/// form (`[[Plan A]]`, `[[Old Stuff/Plan A]]`, `[x](<Old Stuff/Plan A.md>)`: LocalClub's
+/// ``LinkRewrite``, the command line's rules of resolution), are counted from the index's copies
+/// and the user is asked whether to update them. Each update is an ordinary save over the rev
+/// just read (`update` mode): a note someone changed in between conflicts and is reported and
+/// left as it was, never overwritten. The status bar says how many were updated.
 ///
-/// A helper: a rename in the notes list, or one the outbox sent, hands it the note's old and new
-/// entries.
+/// A helper: a rename or a move in the notes list hands it the old and new places.
 @MainActor
 final class LinkRenames {
     let context: AppContext
@@ -22,7 +24,7 @@ final class LinkRenames {
         self.refresher = refresher
     }
 
-    /// What a linking note holds: its path and how many `[[old title]]` links, from the index's copy.
+    /// What a linking note holds: its path and how many links into what moved, from the index's copy.
     struct LinkUpdate: Sendable {
         var path: String
         var links: Int
@@ -36,89 +38,78 @@ final class LinkRenames {
         var failed: [(name: String, why: String)] = []
     }
 
-    /// A note was renamed in the editor: the notes whose `[[old title]]` links would now
-    /// lead nowhere are counted off the UI queue, then the user is asked.
+    /// `R` renamed a note: its links, in every form, as a move within its folder; the question
+    /// names the titles.
     func renamed(_ old: RemoteEntry, to new: RemoteEntry) {
         let oldTitle = NoteLinks.title(ofPath: old.name), newTitle = NoteLinks.title(ofPath: new.name)
-        guard oldTitle != newTitle, let index = noteIndex.index else { return }
-        let oldPath = old.path
-        context.effects.perform({ () async throws(RemoteError) -> [LinkUpdate] in
-            try index.backlinks(to: oldPath, limit: 10_000).compactMap { note in
-                guard let text = index.indexedCopy(of: note.path)?.text else { return nil }
-                let count = NoteLinks.renamingWikiLinks(in: text, from: oldTitle, to: newTitle).count
-                return count > 0 ? LinkUpdate(path: note.path, links: count) : nil
-            }
-        }) { [weak self] result in
-            guard let self, case .success(let updates) = result, !updates.isEmpty else { return }
-            self.offerLinkUpdates(updates, from: oldTitle, to: newTitle)
-        }
+        relink(from: old.path, to: new.path, titles: oldTitle != newTitle ? (oldTitle, newTitle) : nil)
     }
 
-    private func offerLinkUpdates(_ updates: [LinkUpdate], from oldTitle: String, to newTitle: String) {
-        let links = updates.reduce(0) { $0 + $1.links }
-        let notes = updates.count == 1 ? "1 note" : "\(updates.count) notes"
-        let (old, new) = (TerminalSafe.escape(oldTitle), TerminalSafe.escape(newTitle))
-        let modal = Modal(title: "Update links", body: [
-            "\(notes) link\(updates.count == 1 ? "s" : "") to [[\(old)]] (\(links) link\(links == 1 ? "" : "s")).",
-            "Update them to [[\(new)]]?",
-        ], buttons: ["Update", "Leave them"])
-        context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
-            guard choice == 0, let self else { return }
-            self.updateLinks(updates.map(\.path), from: oldTitle, to: newTitle)
-        } }
-    }
-
-    /// Reads each note, renames its links, and saves it over the rev it read, one at a time.
-    func updateLinks(_ paths: [String], from oldTitle: String, to newTitle: String) {
-        updateLinks(paths) { text, _ in NoteLinks.renamingWikiLinks(in: text, from: oldTitle, to: newTitle) }
-    }
-
-    /// A note or a folder moved from `from` to `to` (club paths): the notes whose links into it
-    /// by path (or whose own relative links, when they moved with it) would now lead nowhere are
-    /// counted off the UI queue, then the user is asked.
+    /// A note or a folder moved from `from` to `to` (club paths).
     func moved(from: String, to: String) {
-        guard let index = noteIndex.index else { return }
+        relink(from: from, to: to, titles: nil)
+    }
+
+    /// The rewrite of the links into `from` once it moved to `to`, over the notes list as it was
+    /// before (the list may have caught up with the move already, or not).
+    func linkRewrite(from: String, to: String) -> LinkRewrite {
+        Self.linkRewrite(from: from, to: to, notes: context.state.notes.entries, root: context.configuration.layout.folder,
+                         aliases: noteIndex.aliases)
+    }
+
+    nonisolated static func linkRewrite(from: String, to: String, notes: [RemoteEntry], root: String,
+                                        aliases: [String: [String]]) -> LinkRewrite {
+        let listed = NoteResolver(entries: notes, root: root, aliases: aliases)
+        return LinkRewrite(from: from, to: to, notes: listed.unmoved(from: from, to: to))
+    }
+
+    /// The notes whose links into `from` would now lead nowhere (or elsewhere), and the moved
+    /// notes' own relative links, are counted off the UI queue; then the user is asked.
+    private func relink(from: String, to: String, titles: (old: String, new: String)?) {
+        guard from != to, let index = noteIndex.index else { return }
+        let notes = context.state.notes.entries, aliases = noteIndex.aliases
         let root = context.configuration.layout.folder
-        let paths = context.state.notes.entries.map(\.path)
         // A link names the place as written: plain, or percent-encoded in a Markdown link.
         let name = NoteLinks.title(ofPath: from).lowercased()
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)?.lowercased() ?? name
         let raw = NoteLinks.title(ofPath: from), rawEncoded = raw.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? raw
-        context.effects.perform({ () async throws(RemoteError) -> [LinkUpdate] in
-            // Each note where it was and where it is now: the list may not have caught up yet.
-            var places: [String: String] = [:]
-            for path in paths {
-                let now = Self.path(afterMoving: path, from: from, to: to)
-                places[now.lowercased()] = places[now.lowercased()] ?? Self.path(beforeMoving: now, from: from, to: to)
-            }
+        context.effects.perform({ () async throws(RemoteError) -> (updates: [LinkUpdate], rewrite: LinkRewrite) in
+            let rewrite = Self.linkRewrite(from: from, to: to, notes: notes, root: root, aliases: aliases)
             // The notes that name the place (from the index, in one pass), and those that moved with it.
-            let named = index.paths(containing: [raw, rawEncoded]).map { Set($0.map { $0.lowercased() }) }
+            var named = index.paths(containing: [raw, rawEncoded]).map { Set($0.map { $0.lowercased() }) }
+            // SQLite lowers ASCII only: the notes linked to a moved note in another case ("ÉTÉ") too.
+            if named != nil, let linking = try? index.backlinks(to: from, limit: 10_000) {
+                named?.formUnion(linking.map { $0.path.lowercased() })
+            }
             var updates: [LinkUpdate] = []
-            for (nowLower, was) in places {
-                let moved = was.lowercased() != nowLower
-                if let named, !moved, !named.contains(nowLower) { continue }
-                let now = Self.path(afterMoving: was, from: from, to: to)
+            for was in rewrite.before.entries.map(\.path) {
+                let now = rewrite.now(was)
+                let moved = was.lowercased() != now.lowercased()
+                if let named, !moved, !named.contains(was.lowercased()) { continue }
                 // The index knows a note by the path it had when it read it.
                 guard let text = (index.indexedCopy(of: was) ?? index.indexedCopy(of: now))?.text, moved || Self.mayName(text, name, encoded)
                 else { continue }
-                let count = NoteLinks.movingLinks(in: text, wasAt: was, isAt: now, root: root, from: from, to: to).count
+                let count = rewrite.rewrite(text, wasAt: was).count
                 if count > 0 { updates.append(LinkUpdate(path: now, links: count)) }
             }
-            return updates.sorted { $0.path < $1.path }
+            return (updates.sorted { $0.path < $1.path }, rewrite)
         }) { [weak self] result in
-            guard let self, case .success(let updates) = result, !updates.isEmpty else { return }
+            guard let self, case .success(let (updates, rewrite)) = result, !updates.isEmpty else { return }
             let links = updates.reduce(0) { $0 + $1.links }
-            let notes = updates.count == 1 ? "1 note links" : "\(updates.count) notes link"
-            let shown = TerminalSafe.escape(String(from.dropFirst(root.count + 1)))
-            let modal = Modal(title: "Update links", body: [
-                "\(notes) into \"\(shown)\" by its path (\(links) link\(links == 1 ? "" : "s")).",
-                "Update them to its new place?",
-            ], buttons: ["Update", "Leave them"])
+            let body: [String]
+            if let titles {
+                let notes = updates.count == 1 ? "1 note links" : "\(updates.count) notes link"
+                let (old, new) = (TerminalSafe.escape(titles.old), TerminalSafe.escape(titles.new))
+                body = ["\(notes) to [[\(old)]] (\(links) link\(links == 1 ? "" : "s")).", "Update them to [[\(new)]]?"]
+            } else {
+                let notes = updates.count == 1 ? "1 note links" : "\(updates.count) notes link"
+                let shown = TerminalSafe.escape(String(from.dropFirst(root.count + 1)))
+                body = ["\(notes) into \"\(shown)\" by its path (\(links) link\(links == 1 ? "" : "s")).", "Update them to its new place?"]
+            }
+            let modal = Modal(title: "Update links", body: body, buttons: ["Update", "Leave them"])
             self.context.ask { DialogLayer(modal, selected: 0) { [weak self] choice in
                 guard choice == 0, let self else { return }
-                self.updateLinks(updates.map(\.path)) { text, path in
-                    NoteLinks.movingLinks(in: text, wasAt: Self.path(beforeMoving: path, from: from, to: to), isAt: path, root: root, from: from, to: to)
-                }
+                self.updateLinks(updates.map(\.path), rewrite)
             } }
         }
     }
@@ -129,25 +120,20 @@ final class LinkRenames {
         return lower.contains(name) || lower.contains(encoded)
     }
 
-    /// Where the note at `path` is once `from` moved to `to`.
-    nonisolated static func path(afterMoving path: String, from: String, to: String) -> String {
-        let lower = path.lowercased(), fromLower = from.lowercased()
-        if lower == fromLower { return to }
-        if lower.hasPrefix(fromLower + "/") { return to + path.dropFirst(from.count) }
-        return path
+    /// Reads each note (at its path now), rewrites its links into what moved, and saves it over
+    /// the rev it read, one at a time.
+    func updateLinks(_ paths: [String], _ rewrite: LinkRewrite) {
+        updateLinks(paths, rewriting: { text, path in rewrite.rewrite(text, wasAt: rewrite.was(path)) })
     }
 
-    /// Where the note now at `path` was before `from` moved to `to`.
-    nonisolated static func path(beforeMoving path: String, from: String, to: String) -> String {
-        let lower = path.lowercased(), toLower = to.lowercased()
-        if lower == toLower { return from }
-        if lower.hasPrefix(toLower + "/") { return from + path.dropFirst(to.count) }
-        return path
+    /// ``updateLinks(_:_:)`` once `from` moved to `to`.
+    func updateLinks(_ paths: [String], movedFrom from: String, to: String) {
+        updateLinks(paths, linkRewrite(from: from, to: to))
     }
 
     /// Reads each note, rewrites its links with `rewrite`, and saves it over the rev it read,
     /// one at a time.
-    func updateLinks(_ paths: [String], _ rewrite: @escaping @Sendable (_ text: String, _ path: String) -> (text: String, count: Int)) {
+    private func updateLinks(_ paths: [String], rewriting rewrite: @escaping @Sendable (_ text: String, _ path: String) -> (text: String, count: Int)) {
         let store = context.store, index = noteIndex.index
         context.update {
             $0.beginRequest()

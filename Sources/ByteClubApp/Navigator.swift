@@ -23,6 +23,8 @@ final class Navigator {
     weak var outboxRunner: OutboxRunner?
     /// Journals the note on screen before it gives way to another (Navigator+OpenNotes.swift).
     weak var edits: NoteEdits?
+    /// ``resolver`` as last made, with the notes list's version and size it was made from.
+    private var resolverCache: (version: Int, count: Int, resolver: NoteResolver)?
 
     init(context: AppContext, noteIndex: NoteIndex) {
         self.context = context
@@ -288,16 +290,21 @@ final class Navigator {
     /// The note whose title (name without `.md`/`.txt`) or alias is `title`, in any case,
     /// nearest the open note (the first of several as near).
     func entry(titled title: String) -> RemoteEntry? {
-        switch resolver.resolve(title, from: state.note?.entry?.path) {
-        case .one(let entry): return entry
-        case .several(let entries): return entries.first
-        case .none: return nil
-        }
+        resolver.note(titled: title, from: state.note?.entry?.path)
     }
 
-    /// Titles resolved over the notes at any depth (NoteResolver.swift).
+    /// Titles and paths resolved over the notes at any depth, by the rules the command line
+    /// uses too (LocalClub's `NoteResolver`). Made again only when the list or the aliases
+    /// changed: the rendered view asks for every link it draws.
     var resolver: NoteResolver {
-        NoteResolver(entries: state.notes.entries, root: configuration.layout.folder, aliases: noteIndex.aliases)
+        let notes = state.notes, aliases = noteIndex.aliases
+        if let cached = resolverCache, cached.version == notes.version, cached.count == notes.entries.count,
+           cached.resolver.aliases == aliases {
+            return cached.resolver
+        }
+        let resolver = NoteResolver(entries: notes.entries, root: configuration.layout.folder, aliases: aliases)
+        resolverCache = (notes.version, notes.entries.count, resolver)
+        return resolver
     }
 
     /// Two notes as near as each other have the title: the user picks one, nothing is guessed.
@@ -315,10 +322,7 @@ final class Navigator {
 
     /// The note at `path` (any case), or with `.md`/`.txt` added when the link left it off.
     func entry(at path: String) -> RemoteEntry? {
-        let lower = path.lowercased()
-        let entries = state.notes.entries
-        return entries.first { $0.pathLower == lower }
-            ?? entries.first { $0.pathLower == lower + ".md" } ?? entries.first { $0.pathLower == lower + ".txt" }
+        resolver.entry(at: path)
     }
 
     /// Whether a link leads to a note of the club (what the rendered view draws a missing link by).

@@ -54,13 +54,7 @@ final class ClubSearchIndex: NoteSearchIndex {
     func paths(containing needles: [String]) -> [String]? { try? index.paths(containing: needles) }
 
     func aliases() -> [String: [String]] {
-        var aliases: [String: [String]] = [:]
-        for (path, text) in (try? index.notesWithFrontMatter(naming: "aliases")) ?? [] {
-            for alias in NoteFrontMatter(text)?.aliases ?? [] where !alias.isEmpty {
-                aliases[alias.lowercased(), default: []].append(path.lowercased())
-            }
-        }
-        return aliases
+        NoteResolver.aliases(of: (try? index.notesWithFrontMatter(naming: "aliases")) ?? [])
     }
 
     func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] {

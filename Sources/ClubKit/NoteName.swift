@@ -1,28 +1,36 @@
 import Foundation
+import LocalClub
 import Remote
+import SearchIndex
 
 /// A note named the way the app shows it: its path, or its title (the name without `.md` or
-/// `.txt`), with or without the extension, in any case.
+/// `.txt`), with or without the extension, in any case, in any folder.
 ///
-/// Every command that takes a note asks here, so `cat`, `links` and `log` of one name find
-/// the same note.
+/// Every command that takes a note asks here, so `cat`, `edit`, `links` and `log` of one name
+/// find the same note, and the one the app's `[[link]]` of that name opens: which note a title
+/// names is LocalClub's ``NoteResolver``'s to say (nearest the club folder first, aliases from
+/// front matter), never a rule of the command line's own.
 public enum NoteName {
     /// What a name matched.
     public enum Match: Equatable, Sendable {
         /// The one file it names.
         case path(String)
-        /// More than one note answers to the title: the caller names them and lets the user pick.
+        /// More than one note answers to the title, as near as each other: the caller names
+        /// them and lets the user pick.
         case ambiguous([String])
     }
 
     /// The note's extensions, in the order a bare title tries them.
     public static let extensions = ["md", "txt"]
 
-    /// The file `path` names on `store`: itself when it exists; else the notes in its folder
-    /// whose title is its last component (with or without an extension). When nothing answers,
-    /// or the store cannot be asked (offline), `path` itself, so the command's own error (or
-    /// its offline answer) stands.
-    public static func find(_ path: String, in store: any RemoteStore) async -> Match {
+    /// The file `path` names on `store`: itself when it exists. Else, inside `clubFolder`, the
+    /// note its text after the club folder names among the club's notes at any depth
+    /// (``NoteResolver``: `Deep two` is `Old Stuff/2025/Deep two.md`, `2025/Deep two` too),
+    /// with `aliases` (asked only then); outside it, the note of its last component's title in
+    /// its folder. When nothing answers, or the store cannot be asked (offline), `path` itself,
+    /// so the command's own error (or its offline answer) stands.
+    public static func find(_ path: String, in store: any RemoteStore, clubFolder: String,
+                            aliases: () -> [String: [String]] = { [:] }) async -> Match {
         guard !path.isEmpty else { return .path(path) }
         do {
             return .path(try await store.metadata(path).path)
@@ -31,28 +39,46 @@ public enum NoteName {
         } catch {
             return .path(path)
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        let last = (path as NSString).lastPathComponent
-        guard let entries = try? await store.list(folder == "/" ? "" : folder) else { return .path(path) }
-        let found = entries.filter { $0.kind == .file && answers(to: last, name: $0.name) }.map(\.path).sorted()
-        switch found.count {
-        case 0: return .path(path)
-        case 1: return .path(found[0])
-        default: return .ambiguous(found)
+        let resolver: NoteResolver, typed: String
+        if path.lowercased().hasPrefix(clubFolder.lowercased() + "/") {
+            guard let notes = try? await ClubLayout(folder: clubFolder).fetch(.notes, from: store) else { return .path(path) }
+            resolver = NoteResolver(entries: notes, root: clubFolder, aliases: aliases())
+            typed = String(path.dropFirst(clubFolder.count + 1))
+        } else {
+            let folder = (path as NSString).deletingLastPathComponent
+            let root = folder == "/" ? "" : folder
+            guard let entries = try? await store.list(root) else { return .path(path) }
+            resolver = NoteResolver(entries: entries, root: root)
+            typed = (path as NSString).lastPathComponent
         }
-    }
-
-    /// Whether a file called `name` is the note `typed` names: the same name, or the same
-    /// title (each without its note extension), in any case.
-    public static func answers(to typed: String, name: String) -> Bool {
-        let ext = (name as NSString).pathExtension.lowercased()
-        guard extensions.contains(ext) else { return false }
-        if name.lowercased() == typed.lowercased() { return true }
-        return title(name).lowercased() == title(typed).lowercased()
+        switch resolver.resolve(typed, from: nil) {
+        case .none: return .path(path)
+        case .one(let entry): return .path(entry.path)
+        case .several(let entries): return .ambiguous(entries.map(\.path))
+        }
     }
 
     /// A note's title: its name without a note extension.
     public static func title(_ name: String) -> String {
         extensions.contains((name as NSString).pathExtension.lowercased()) ? (name as NSString).deletingPathExtension : name
+    }
+}
+
+extension Backend {
+    /// The file `path` names in this club (``NoteName/find(_:in:clubFolder:aliases:)``), titles
+    /// answering with the aliases this machine's search index last read, when it keeps one.
+    public func findNote(_ path: String) async -> NoteName.Match {
+        await NoteName.find(path, in: store, clubFolder: folder, aliases: { keptAliases() })
+    }
+
+    /// Lowercased alias → the lowercased paths of the notes whose front matter gives it, as the
+    /// search index on this machine last read them; none when there is no index (one is never
+    /// made just for this).
+    public func keptAliases() -> [String: [String]] {
+        let directory = Paths.cache(key)
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(SearchIndex.fileName).path),
+              let index = try? SearchIndex(directory: directory),
+              let notes = try? index.notesWithFrontMatter(naming: "aliases") else { return [:] }
+        return NoteResolver.aliases(of: notes)
     }
 }

@@ -104,28 +104,6 @@ extension SearchIndex {
         }
     }
 
-    /// The path of the indexed note a link to `target` leads to, from a note in `folder`: a
-    /// title names `folder/Title.md` or `.txt`, a path that path or it with `.md`/`.txt` added
-    /// (any case); nil when there is none, or for a photo or an address.
-    public func existingNote(for target: NoteLinkTarget, inFolder folder: String) throws(SearchIndexError) -> String? {
-        let candidates: [String]
-        switch target {
-        case .note(let title):
-            let base = (folder == "/" ? "" : folder.lowercased()) + "/" + title.lowercased()
-            candidates = [base + ".md", base + ".txt"]
-        case .path(let path):
-            let lower = path.lowercased()
-            candidates = [lower, lower + ".md", lower + ".txt"]
-        case .photo, .web, .elsewhere:
-            return nil
-        }
-        return try reading { db in
-            let marks = candidates.map { _ in "?" }.joined(separator: ", ")
-            return try String.fetchOne(db.cachedStatement(sql: "SELECT path FROM note WHERE path_lower IN (\(marks)) ORDER BY path_lower LIMIT 1"),
-                                       arguments: StatementArguments(candidates))
-        }
-    }
-
     /// The paths of the notes whose text holds any of `needles` (as written, or lowercased in
     /// ASCII): one pass over the texts in SQLite, the cheap first look before links are read.
     public func paths(containing needles: [String]) throws(SearchIndexError) -> [String] {

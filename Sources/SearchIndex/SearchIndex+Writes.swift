@@ -72,6 +72,12 @@ extension SearchIndex {
         }
     }
 
+    /// Every indexed note's path, as displayed: what links resolve among while the server
+    /// cannot be reached.
+    public func paths() throws(SearchIndexError) -> [String] {
+        try reading { db in try String.fetchAll(db, sql: "SELECT path FROM note ORDER BY path_lower") }
+    }
+
     /// How many notes are indexed.
     public func count() throws(SearchIndexError) -> Int {
         try reading { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM note") ?? 0 }

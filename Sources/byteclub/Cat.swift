@@ -39,7 +39,7 @@ struct Cat: AsyncParsableCommand {
         }
         let typed = backend.clubPath(self.path)
         try await runRemote(backend, path: typed) { backend in
-            let path = try await notePath(typed, on: backend.store)
+            let path = try await notePath(typed, on: backend)
             let (data, entry) = try await backend.store.read(path)
             guard let text = String(validating: data, as: UTF8.self) else {
                 throw RemoteError.local("\(entry.path) is not UTF-8 text")

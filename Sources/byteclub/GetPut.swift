@@ -42,7 +42,7 @@ struct Get: AsyncParsableCommand {
         let found = Carried(typed)
         if !recursive, !remote.hasPrefix("rev:"), ["", "md", "txt"].contains((typed as NSString).pathExtension.lowercased()) {
             // A note may be named by its title: which file that is decides the local name.
-            try await runRemote(backend, path: typed) { backend in found.set(try await notePath(typed, on: backend.store)) }
+            try await runRemote(backend, path: typed) { backend in found.set(try await notePath(typed, on: backend)) }
         }
         let path = found.value
         if recursive { return try await getFolder(path) }

@@ -28,7 +28,7 @@ struct Log: AsyncParsableCommand {
         let typed = backend.clubPath(self.path)
         let (limit, json) = (self.limit, self.json)
         try await runRemote(backend, path: typed) { backend in
-            let path = try await notePath(typed, on: backend.store)
+            let path = try await notePath(typed, on: backend)
             // Who "you" are, to name your own revisions; a server without accounts is fine.
             async let me = try? await backend.store.currentAccount()
             let history = try await backend.store.revisions(path, limit: limit)
@@ -118,7 +118,7 @@ struct Restore: AsyncParsableCommand {
         let typed = backend.clubPath(self.path)
         let (rev, json) = (self.rev, self.json)
         try await runRemote(backend, path: typed) { backend in
-            let path = try await notePath(typed, on: backend.store)
+            let path = try await notePath(typed, on: backend)
             let entry = try await backend.store.restore(path, rev: rev)
             // The text brought back may name tags in its front matter: they become club tags.
             try await FrontMatterNotes.adoptWritten(entry, store: backend.store)
@@ -152,7 +152,7 @@ struct Cp: AsyncParsableCommand {
         let keepsName = self.to.hasSuffix("/") || self.to.isEmpty || to.isEmpty
         let autorename = self.autorename
         try await runRemote(backend, path: typed) { backend in
-            let from = try await notePath(typed, on: backend.store)
+            let from = try await notePath(typed, on: backend)
             let target = keepsName ? to + "/" + (from.split(separator: "/").last.map(String.init) ?? "") : to
             do {
                 let entry = try await backend.store.copy(from: from, to: target, autorename: autorename)

@@ -2,6 +2,7 @@ import ArgumentParser
 import ByteClubConfig
 import ClubKit
 import Foundation
+import LocalClub
 import Markdown
 import Remote
 import SearchIndex
@@ -12,7 +13,8 @@ struct Links: AsyncParsableCommand {
         discussion: """
             Links are [[Title]], [[Title|text]], relative Markdown links ([x](Trip%20plan.md)), \
             pictures (![a](photos/desk.jpg), ![[desk.jpg]]) and web addresses; none inside code. \
-            Each is printed with its line and where it leads (a missing note says so). Backlinks \
+            Each is printed with its line and where it leads, as the app follows it (a title in \
+            any folder, the nearest first; a missing note says so). Backlinks \
             come from the app's index in $XDG_CACHE_HOME/byteclub/, brought current first (only \
             changed notes are fetched); offline, from what it holds, saying so. --json prints one \
             object: {path_display, title, offline, outgoing: [{line, text, destination, syntax, \
@@ -36,7 +38,7 @@ struct Links: AsyncParsableCommand {
         var retry = RetryPolicy()
         retry.retriesUnreachable = false
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
-            let path = try await notePath(typed, on: backend.store)
+            let path = try await notePath(typed, on: backend)
             let report = try await Self.report(path, backend: backend)
             if json {
                 FileHandle.standardOutput.write(try CLIJSON.encode(report) + Data("\n".utf8))
@@ -63,12 +65,18 @@ struct Links: AsyncParsableCommand {
     static func report(_ path: String, backend: Backend) async throws -> LinksJSON {
         let index = try backend.searchIndex()
         var offline = false
+        var notes: [RemoteEntry] = []
         do {
-            try await Search.bringCurrent(index, backend: backend)
+            notes = try await Search.bringCurrent(index, backend: backend)
         } catch let error as RemoteError where error.isUnreachable {
             offline = true
             say("offline (\(error.message)): links and backlinks as indexed before")
+            notes = ((try? index.paths()) ?? []).map { RemoteEntry(kind: .file, name: ($0 as NSString).lastPathComponent, path: $0) }
         }
+        // Where each link leads, by the app's rules (LocalClub's NoteResolver), over the notes
+        // at any depth, with the aliases their front matter gives.
+        let aliases = NoteResolver.aliases(of: (try? index.notesWithFrontMatter(naming: "aliases")) ?? [])
+        let resolver = NoteResolver(entries: notes, root: backend.folder, aliases: aliases)
         let text: String, display: String
         if !offline {
             let (data, entry) = try await backend.store.read(path)
@@ -86,9 +94,14 @@ struct Links: AsyncParsableCommand {
             var targetPath: String?
             switch target {
             case .note, .path:
-                targetPath = try index.existingNote(for: target, inFolder: folder)
-                exists = targetPath != nil
-                if targetPath == nil, case .path(let written) = target { targetPath = written }
+                let answer = resolver.resolve(target, from: display)
+                switch answer {
+                case .one(let entry): targetPath = entry.path
+                // As near as each other: the app asks which; the first by path is one it offers.
+                case .several(let entries): targetPath = entries.first?.path
+                case .none: if case .path(let written) = target { targetPath = written }
+                }
+                exists = answer != .none
             case .photo(let photo):
                 targetPath = photo
                 if !offline { exists = (try? await backend.store.metadata(photo)) != nil }

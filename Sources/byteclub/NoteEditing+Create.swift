@@ -1,6 +1,7 @@
 import ByteClubApp
 import ClubKit
 import Foundation
+import LocalClub
 import Remote
 
 /// Making a note (`new`, and `today` when the day's note is not there yet).
@@ -69,7 +70,7 @@ extension NoteEditing {
             say("the club cannot be reached now; the note is made here and sent when it answers")
             return nil
         }
-        return entries.first { $0.kind == .file && NoteName.answers(to: title, name: $0.name) }?.path
+        return NoteResolver(entries: entries, root: folder).note(titled: title, from: nil)?.path
     }
 
     /// The template titled `name` in the club's `templates/` folder, its placeholders filled;
@@ -78,7 +79,8 @@ extension NoteEditing {
         let folder = clubFolder + "/" + NoteTemplate.folderName
         let entries: [RemoteEntry]
         do {
-            entries = try await backend.store.list(folder).filter { $0.kind == .file && NoteName.extensions.contains(($0.name as NSString).pathExtension.lowercased()) }
+            let listed = try await backend.store.list(folder)
+            entries = NoteResolver(entries: listed, root: folder).entries
         } catch {
             if case .notFound = error {
                 entries = []
@@ -90,7 +92,7 @@ extension NoteEditing {
                 throw error
             }
         }
-        guard let found = entries.first(where: { NoteName.answers(to: name, name: $0.name) }) else {
+        guard let found = NoteResolver(entries: entries, root: folder).note(titled: name, from: nil) else {
             guard required else { return nil }
             let there = entries.map { NoteName.title($0.name) }.sorted()
             say("no template \"\(name)\" in \(folder) (" + (there.isEmpty ? "it has none: a template is a note there" : "there: " + there.joined(separator: ", ")) + ")")

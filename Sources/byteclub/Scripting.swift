@@ -90,10 +90,11 @@ final class ProgressLine: @unchecked Sendable {
     static func bytes(_ count: Int64) -> String { ByteFormat.size(count) }
 }
 
-/// The file a note's path or title names (``NoteName``); two notes of that title are a usage
-/// error that names both.
-func notePath(_ path: String, on store: any RemoteStore) async throws -> String {
-    switch await NoteName.find(path, in: store) {
+/// The file a note's path or title names in the club (``NoteName``, by the app's rules: a
+/// title in any folder, nearest the club folder first); two notes of that title as near are a
+/// usage error that names both.
+func notePath(_ path: String, on backend: Backend) async throws -> String {
+    switch await backend.findNote(path) {
     case .path(let found):
         return found
     case .ambiguous(let paths):
@@ -250,7 +251,7 @@ struct Rm: AsyncParsableCommand {
         }
         let (recursive, json) = (self.recursive, self.json)
         try await runRemote(backend, path: typed) { backend in
-            let target = try await notePath(typed, on: backend.store)
+            let target = try await notePath(typed, on: backend)
             // One rule for every backend (ClubKit's ``Removal``): a folder that holds files
             // needs -r, and where nothing is kept, that is said before it goes.
             let removal = try await Removal.of(target, on: backend.store)
@@ -285,7 +286,7 @@ struct Mv: AsyncParsableCommand {
         let into = self.to.hasSuffix("/") || self.to.isEmpty || named.isEmpty
         let (autorename, json) = (self.autorename, self.json)
         try await runRemote(backend, path: typed) { backend in
-            let from = try await notePath(typed, on: backend.store)
+            let from = try await notePath(typed, on: backend)
             let name = (from as NSString).lastPathComponent
             var to = into ? named + "/" + name : named
             let entry: RemoteEntry

@@ -2,6 +2,7 @@ import ArgumentParser
 import ByteClubApp
 import ClubKit
 import Foundation
+import LocalClub
 import Remote
 import SearchIndex
 
@@ -81,19 +82,24 @@ struct Search: AsyncParsableCommand {
         return hits.map(SearchJSON.init)
     }
 
-    /// Lists the club's notes, in every folder, and fetches those whose revision the index
-    /// does not have: ``ClubIndexSync``, the app's own rule, so the app and the command line
-    /// keep one index per club without undoing each other's rows.
-    static func bringCurrent(_ index: SearchIndex, backend: Backend) async throws {
+    /// Lists the club's notes, in every folder as the app lists them, and fetches those whose
+    /// revision the index does not have: ``ClubIndexSync``, the app's own rule, so the app and
+    /// the command line keep one index per club without undoing each other's rows. Returns the
+    /// notes listed (what `links` resolves against).
+    @discardableResult
+    static func bringCurrent(_ index: SearchIndex, backend: Backend) async throws -> [RemoteEntry] {
+        let layout = ClubLayout(folder: backend.folder)
+        let entries = try await ClubIndexSync.notes(in: layout, from: backend.store)
         let progress = isatty(2) == 1
-        let report = try await ClubIndexSync.bringCurrent(index, layout: ClubLayout(folder: backend.folder), store: backend.store,
-                                                          progress: { done, total in
+        let report = try await ClubIndexSync.run(index, entries: entries, fetch: ClubIndexSync.fetchText(from: backend.store),
+                                                 fetchBatch: IndexSync.batchFetch(from: backend.store), progress: { done, total in
             guard progress, total > 0 else { return }
             FileHandle.standardError.write(Data((done < total ? "\rindexing \(done)/\(total) notes" : "\r\u{1B}[K").utf8))
         })
         if !report.failed.isEmpty {
             say("\(report.failed.count) note\(report.failed.count == 1 ? "" : "s") could not be fetched; searched as they were indexed")
         }
+        return entries
     }
 }
 

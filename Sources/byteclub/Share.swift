@@ -60,7 +60,7 @@ struct Share: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(Self.lines(links).utf8))
                 return
             }
-            let target = try await notePath(typed, on: backend.store)
+            let target = try await notePath(typed, on: backend)
             guard decrypted || !store.sharesDecryptedCopies else {
                 say("\(target) is in an encrypted club: a link publishes a decrypted copy, readable by the server and by anyone with the link; add --decrypted to share it so")
                 throw Exit.usage.code

@@ -34,7 +34,7 @@ struct Tag: AsyncParsableCommand {
         do { change = try TagChange.parse(changes) } catch { throw ValidationError(error.description) }
         let json = self.json
         try await runRemote(backend, path: typed) { backend in
-            let path = try await notePath(typed, on: backend.store)
+            let path = try await notePath(typed, on: backend)
             let store = try tagging(backend.store)
             let tags: [String]
             if change.isEmpty {

@@ -88,7 +88,7 @@ struct Edit: AsyncParsableCommand {
         try await runRemote(backend, retry: editRetry, path: typed) { backend in
             let editing = NoteEditing(backend: backend, clubFolder: clubFolder)
             var path = typed
-            if let drafted = editing.draftedPath(typed) { path = drafted } else { path = try await notePath(typed, on: backend.store) }
+            if let drafted = editing.draftedPath(typed) { path = drafted } else { path = try await notePath(typed, on: backend) }
             try await editing.edit(path: path, title: NoteName.title((path as NSString).lastPathComponent))
         }
     }

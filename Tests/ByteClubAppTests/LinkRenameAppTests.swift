@@ -29,7 +29,7 @@ final class LinkRenameAppTests: XCTestCase {
                                                    text: "Ann's new line\nSee [[trip plan|the plan]]\n"))
         await harness.start()
 
-        harness.app.linkRenames.updateLinks(["/byteclub/Packing.md", "/byteclub/Budget.md"], from: "Trip plan", to: "Journey")
+        harness.app.linkRenames.updateLinks(["/byteclub/Packing.md", "/byteclub/Budget.md"], movedFrom: "/byteclub/Trip plan.md", to: "/byteclub/Journey.md")
         await harness.waitUntil("the links updated") { harness.app.state.message?.text.hasPrefix("Updated links") ?? false }
         XCTAssertEqual(harness.app.state.message,
                        .error("Updated links in 1 note; changed meanwhile, left as it was: \"Budget.md\""))
@@ -38,6 +38,71 @@ final class LinkRenameAppTests: XCTestCase {
         XCTAssertEqual(String(decoding: packing, as: UTF8.self), "Before the [[Journey]] we pack\n")
         XCTAssertEqual(String(decoding: budget, as: UTF8.self), "Ann's new line\nSee [[trip plan|the plan]]\n",
                        "never forced over another member's change")
+    }
+}
+
+/// Issue 54: `R` on "Plan A" updated `[[Plan A]]` but left `[[Old Stuff/Plan A]]` and
+/// `[the plan](<Old Stuff/Plan A.md>)` broken, where `m` (move) updated all three. A rename is a
+/// move within the note's folder now, and both go through one rewrite (LocalClub's
+/// `LinkRewrite`): the question counts the three links, and the update rewrites them all. With
+/// the app's real search index, against a real club server, keys pressed as a user does.
+@MainActor
+final class RenameRewritesEveryLinkAppTests: XCTestCase {
+    var club: SampleClubServer?
+
+    override func tearDown() async throws {
+        await club?.close()
+        club = nil
+    }
+
+    private static func row(_ harness: Harness, _ matches: (NoteItem) -> Bool) -> Int? {
+        harness.app.noteItems.firstIndex(where: matches)
+    }
+
+    func testRenamingANoteRewritesItsTitlePathAndMarkdownLinks() async throws {
+        let club = try await SampleClubServer()
+        self.club = club
+        let other = club.store()
+        let home = "[[Plan A]] and [[Old Stuff/Plan A]] and [the plan](<Old Stuff/Plan A.md>)\n"
+        for (path, text) in ["Old Stuff/Plan A.md": "Day 1\n", "Home.md": home] {
+            _ = try await other.upload(data: Data(text.utf8), to: "/byteclub/" + path, mode: .add, autorename: false)
+        }
+        let indexFolder = club.base.appendingPathComponent("index")
+        let harness = Harness(store: club.store()) { configuration in
+            configuration.searchIndex = AppConfiguration.searchIndex(in: indexFolder)
+        }
+        await harness.start()
+        defer { harness.app.stopLiveUpdates() }
+        // The links are counted from the index's copies: the rename waits until it has Home's.
+        let reader = try AppConfiguration.searchIndex(in: indexFolder)()
+        await harness.waitUntil("Home indexed") { reader.indexedCopy(of: "/byteclub/Home.md") != nil }
+
+        // Into Old Stuff/, onto Plan A, and R.
+        let folder = try XCTUnwrap(Self.row(harness) { if case .folder(let item) = $0 { item.name == "Old Stuff" && !item.isParent } else { false } })
+        harness.press(.home)
+        for _ in 0..<folder { harness.press(.down) }
+        harness.press(.enter)
+        let isPlanA: (NoteItem) -> Bool = { if case .note(let entry, _) = $0 { entry.name == "Plan A.md" } else { false } }
+        await harness.waitUntil("Old Stuff open") { Self.row(harness, isPlanA) != nil }
+        let plan = try XCTUnwrap(Self.row(harness, isPlanA))
+        harness.press(.home)
+        for _ in 0..<plan { harness.press(.down) }
+        harness.press(.char("R"))
+        await harness.waitUntil("the rename prompt") { harness.compositor.top is PromptLayer }
+        harness.press(.ctrl("u"))
+        for character in "Plan B" { harness.press(.char(character)) }
+        harness.press(.enter)
+
+        await harness.waitUntil("the question") { harness.compositor.top is DialogLayer }
+        XCTAssertEqual((harness.compositor.top as? DialogLayer)?.modal.body,
+                       ["1 note links to [[Plan A]] (3 links).", "Update them to [[Plan B]]?"], "every form counted")
+        harness.press(.enter)
+        await harness.waitUntil("the links updated") { harness.app.state.message?.text.hasPrefix("Updated links") ?? false }
+        XCTAssertEqual(harness.app.state.message?.text, "Updated links in 1 note")
+        let updated = String(decoding: try await other.read("/byteclub/Home.md").data, as: UTF8.self)
+        XCTAssertEqual(updated, "[[Plan B]] and [[Old Stuff/Plan B]] and [the plan](<Old Stuff/Plan B.md>)\n")
+        let renamed = try await other.read("/byteclub/Old Stuff/Plan B.md").data
+        XCTAssertEqual(String(decoding: renamed, as: UTF8.self), "Day 1\n")
     }
 }
 

@@ -1,4 +1,6 @@
 import ClubKit
+import LocalClub
+import Remote
 import XCTest
 
 /// Paths as every command reads them (issue 43 §2): `NAME:PATH` names a remote of config.toml
@@ -46,13 +48,19 @@ final class ClubPathTests: XCTestCase {
         XCTAssertEqual(ClubPath.resolve("notes", in: "/club b"), "/club b/notes")
     }
 
+    /// Which note answers is the one resolver's (LocalClub's NoteResolver, NoteResolverTests);
+    /// a command asks it through ``NoteName/find(_:in:clubFolder:aliases:)``.
     func testANoteAnswersToItsNameOrTitleInAnyCase() {
-        XCTAssertTrue(NoteName.answers(to: "Trip plan", name: "Trip plan.md"))
-        XCTAssertTrue(NoteName.answers(to: "trip PLAN", name: "Trip plan.txt"))
-        XCTAssertTrue(NoteName.answers(to: "Trip plan.md", name: "trip plan.md"))
-        XCTAssertTrue(NoteName.answers(to: "Trip plan.txt", name: "Trip plan.md"), "with or without the extension the app hides")
-        XCTAssertFalse(NoteName.answers(to: "Trip", name: "Trip plan.md"))
-        XCTAssertFalse(NoteName.answers(to: "alps", name: "alps.jpg"), "a photo is not a note")
+        func answers(_ typed: String, _ name: String) -> Bool {
+            let entry = RemoteEntry(kind: .file, name: name, path: "/byteclub/" + name)
+            return NoteResolver(entries: [entry], root: "/byteclub").resolve(typed, from: nil) == .one(entry)
+        }
+        XCTAssertTrue(answers("Trip plan", "Trip plan.md"))
+        XCTAssertTrue(answers("trip PLAN", "Trip plan.txt"))
+        XCTAssertTrue(answers("Trip plan.md", "trip plan.md"))
+        XCTAssertTrue(answers("Trip plan.txt", "Trip plan.md"), "with or without the extension the app hides")
+        XCTAssertFalse(answers("Trip", "Trip plan.md"))
+        XCTAssertFalse(answers("alps", "alps.jpg"), "a photo is not a note")
         XCTAssertEqual(NoteName.title("Café notes.md"), "Café notes")
         XCTAssertEqual(NoteName.title("v1.2 plan"), "v1.2 plan")
     }

@@ -63,13 +63,13 @@ final class BacklinkTests: XCTestCase {
                        "the links still name the old title and path (Journey's own link included)")
     }
 
-    func testALinkFindsTheNoteItLeadsToInAnyCase() throws {
-        XCTAssertEqual(try index.existingNote(for: .note(title: "trip PLAN"), inFolder: "/byteclub"), "/byteclub/Trip plan.md")
-        XCTAssertEqual(try index.existingNote(for: .path("/byteclub/trip plan"), inFolder: "/byteclub"), "/byteclub/Trip plan.md")
-        XCTAssertEqual(try index.existingNote(for: .path("/byteclub/Budget.md"), inFolder: "/byteclub"), "/byteclub/Budget.md")
-        XCTAssertNil(try index.existingNote(for: .note(title: "Nowhere"), inFolder: "/byteclub"))
-        XCTAssertNil(try index.existingNote(for: .note(title: "Trip plan"), inFolder: "/elsewhere"))
-        XCTAssertNil(try index.existingNote(for: .photo("/byteclub/photos/desk.jpg"), inFolder: "/byteclub"))
+    /// Where a link leads is LocalClub's `NoteResolver`'s to say; offline, it resolves among
+    /// the notes the index holds, by the paths as displayed.
+    func testThePathsOfEveryIndexedNoteAsDisplayed() throws {
+        XCTAssertEqual(try index.paths(), ["/byteclub/Budget.md", "/byteclub/Code.md", "/byteclub/Desk.md", "/byteclub/Obsidian.md",
+                                          "/byteclub/Packing.md", "/byteclub/Trip plan.md"])
+        try index.remove(path: "/byteclub/code.md")
+        XCTAssertFalse(try index.paths().contains("/byteclub/Code.md"))
     }
 
     func testALongLineIsCutAndTheLimitHolds() throws {

@@ -1,0 +1,47 @@
+import LocalClub
+import Remote
+import XCTest
+
+/// The one resolver (issue 54): the app's `[[links]]` and the command line's titles answer by
+/// the same rules. ByteClubAppTests' FolderListingTests has the nearest-first rules from a note.
+final class NoteResolverTests: XCTestCase {
+    private func note(_ path: String) -> RemoteEntry {
+        RemoteEntry(kind: .file, name: (path as NSString).lastPathComponent, path: path)
+    }
+
+    func testATitleIsFoundInAnyFolderNearestTheClubFolderFirst() {
+        let deep = note("/byteclub/Old Stuff/2025/Deep two.md"), top = note("/byteclub/Plan.md"), lower = note("/byteclub/A/Plan.md")
+        let resolver = NoteResolver(entries: [deep, top, lower, note("/byteclub/A/Same.md"), note("/byteclub/B/Same.md"),
+                                              RemoteEntry(kind: .folder, name: "Deep two", path: "/byteclub/Deep two")],
+                                    root: "/byteclub")
+        XCTAssertEqual(resolver.resolve("Deep two", from: nil), .one(deep), "a folder is no note")
+        XCTAssertEqual(resolver.resolve("deep TWO.md", from: nil), .one(deep), "with its extension, any case")
+        XCTAssertEqual(resolver.resolve("2025/Deep two", from: nil), .one(deep), "a path's end")
+        XCTAssertEqual(resolver.resolve("Old Stuff/2025/Deep two.md", from: nil), .one(deep))
+        XCTAssertEqual(resolver.resolve("Plan", from: nil), .one(top), "the club folder's before a subfolder's")
+        XCTAssertEqual(resolver.resolve("Plan", from: "/byteclub/A/Note.md"), .one(lower), "from a note: its own folder's")
+        XCTAssertEqual(resolver.resolve("Same", from: nil), .several([note("/byteclub/A/Same.md"), note("/byteclub/B/Same.md")]))
+        XCTAssertEqual(resolver.resolve("Old Stuff/Deep two", from: nil), .none)
+        XCTAssertEqual(resolver.entry(at: "/byteclub/old stuff/2025/deep two"), deep, "a path without its extension")
+        XCTAssertNil(resolver.entry(at: "/byteclub/Deep two"))
+    }
+
+    func testANameWithItsExtensionIsThatFileBeforeAnotherOfTheTitle() {
+        let md = note("/byteclub/Trip.md"), txt = note("/byteclub/Trip.txt")
+        let resolver = NoteResolver(entries: [md, txt], root: "/byteclub")
+        XCTAssertEqual(resolver.resolve("trip.TXT", from: nil), .one(txt))
+        XCTAssertEqual(resolver.resolve("Trip", from: nil), .several([md, txt]))
+        XCTAssertEqual(resolver.note(titled: "Trip", from: nil), md, "the first of several as near")
+    }
+
+    func testAnAliasFromFrontMatterIsATitle() {
+        let plan = note("/byteclub/Trips/Plan.md")
+        let aliases = NoteResolver.aliases(of: [(path: plan.path, text: "---\naliases: [Sailing, Boat trip]\n---\nDay 1\n")])
+        XCTAssertEqual(aliases, ["sailing": ["/byteclub/trips/plan.md"], "boat trip": ["/byteclub/trips/plan.md"]])
+        let resolver = NoteResolver(entries: [plan], root: "/byteclub", aliases: aliases)
+        XCTAssertEqual(resolver.resolve("boat TRIP", from: nil), .one(plan))
+        XCTAssertEqual(resolver.resolve(.note(title: "Sailing"), from: "/byteclub/Home.md"), .one(plan))
+        XCTAssertEqual(resolver.resolve(.path("/byteclub/Trips/Plan"), from: nil), .one(plan))
+        XCTAssertEqual(resolver.resolve(.photo("/byteclub/photos/x.jpg"), from: nil), .none)
+    }
+}

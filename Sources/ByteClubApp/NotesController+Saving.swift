@@ -164,7 +164,12 @@ extension NotesController {
             session.closeAfterSave = false
             context.update {
                 $0.note = session
-                $0.message = .error("Could not save \"\(TerminalSafe.escape(name))\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
+                // A refusal (a reader, a member removed) will not change with a retry: no "Ctrl-S retries".
+                if case .forbidden = error {
+                    $0.message = .error("Not saved \"\(TerminalSafe.escape(name))\": \(error.message). Your text is kept as a draft")
+                } else {
+                    $0.message = .error("Could not save \"\(TerminalSafe.escape(name))\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
+                }
             }
         case .refused(let reason):
             session.closeAfterSave = false

@@ -227,9 +227,19 @@ final class HistoryRun {
     /// waits in the outbox already, as the save said).
     private func close(_ harness: Harness) async {
         harness.press(.escape)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(5)
         while Date() < deadline, harness.app.state.note != nil {
-            if !harness.app.state.dialogs.isEmpty { harness.press(.escape) }
+            if !harness.app.state.dialogs.isEmpty {
+                // "Unsaved changes" after a save that was refused or met a conflict: the member
+                // leaves it there, and closes the terminal (the journal keeps the draft).
+                for machine in machines.values where machine.app === harness {
+                    harness.app.journal()
+                    machine.app = nil
+                    machine.typing = nil
+                    if machine.member == .ann { view.annTyping = nil }
+                }
+                return
+            }
             try? await Task.sleep(for: .milliseconds(5))
         }
     }
@@ -360,7 +370,7 @@ final class HistoryRun {
             machine.app = nil
             machine.typing = nil
             if member == .ann { view.annTyping = nil }
-            if let club = machine.appClub { try await launch(member, on: club) }
+            if let club = machine.appClub, !(member == .bob && view.bobRemoved) { try await launch(member, on: club) }
         case .removeBob:
             if try machines[.ann]!.cli(["members", "revoke", "bob"], club: clubs[0]).status == 0 { view.bobRemoved = true }
         }
@@ -383,10 +393,17 @@ final class HistoryRun {
         if member == .ann { view.annTyping = nil }
     }
 
-    /// `member`'s app, started on their club the first time.
+    /// `member`'s app, started on their club the first time; nil when it cannot open the club
+    /// (a member removed from an encrypted club is refused at the door).
     private func app(of member: HistoryMember) async throws -> Harness? {
         let machine = machines[member]!
-        if machine.app == nil { try await launch(member, on: machine.appClub ?? 0) }
+        if machine.app == nil {
+            do {
+                try await launch(member, on: machine.appClub ?? 0)
+            } catch where member == .bob && view.bobRemoved {
+                return nil
+            }
+        }
         return machine.app
     }
 

@@ -49,7 +49,10 @@ final class Navigator {
         case .draft(let draft):
             open(draft: draft, entry: nil)
         case .note(let entry, let hasDraft):
-            if hasDraft, let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
+            // A draft of this note on disk is opened, never journalled over: one another process
+            // left (`byteclub edit` keeping its text after a conflict) may not be in the list yet.
+            if let draft = configuration.drafts?.load(Draft.id(forPath: entry.path))
+                ?? (hasDraft ? state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) : nil) {
                 open(draft: draft, entry: entry)
             } else {
                 load(entry)

@@ -72,13 +72,14 @@ final class NoteEdits {
     /// made there, so typing in a 1 MiB note never waits for its draft. One write at a time; edits
     /// made meanwhile are written by the next. A failure is said, as for ``journal()``.
     private func journalInBackground() {
-        guard let session = state.note, session.phase != .loading, !session.isReadOnly,
-              session.version != session.journalledVersion, let drafts = configuration.drafts else { return }
+        guard let open = state.note, open.phase != .loading, !open.isReadOnly,
+              open.version != open.journalledVersion, let drafts = configuration.drafts else { return }
         guard !journalWriting else {
             journalAgain = true
             return
         }
         journalWriting = true
+        let session = claimDraft(open, in: drafts)
         let lines = session.editor.body.lineClusters
         let empty = session.draft(at: configuration.format.now(), body: "")
         let version = session.version
@@ -111,8 +112,9 @@ final class NoteEdits {
     /// every edit (debounced), before every save, and on the way out.
     @discardableResult
     func journal() -> Bool {
-        guard let session = state.note, session.phase != .loading, !session.isReadOnly,
-              session.version != session.journalledVersion, let drafts = configuration.drafts else { return true }
+        guard let open = state.note, open.phase != .loading, !open.isReadOnly,
+              open.version != open.journalledVersion, let drafts = configuration.drafts else { return true }
+        let session = claimDraft(open, in: drafts)
         do {
             try drafts.save(session.draft(at: configuration.format.now()))
             context.model.updateQuietly { $0.note?.journalledVersion = session.version }
@@ -122,6 +124,22 @@ final class NoteEdits {
             context.say(.error("Could not write the draft: \(error.localizedDescription)"))
             return false
         }
+    }
+
+    /// The session as it journals: a note opened from the server that has never journalled takes
+    /// a draft of its own when its note's draft file is there already, written by another
+    /// process since (`byteclub edit` keeping its text after a conflict, another app): that
+    /// text is never written over, and both drafts stay.
+    private func claimDraft(_ session: NoteSession, in drafts: DraftStore) -> NoteSession {
+        guard session.journalledVersion == 0, let path = session.entry?.path, session.draftID == Draft.id(forPath: path),
+              drafts.load(session.draftID) != nil else { return session }
+        var claimed = session
+        claimed.draftID = Draft.newID()
+        context.model.updateQuietly { state in
+            if state.note?.draftID == session.draftID, state.note?.generation == session.generation { state.note?.draftID = claimed.draftID }
+        }
+        context.logger.info("a draft of \(path) was written by another process; this one is kept apart", metadata: ["draft": "\(claimed.draftID)"])
+        return claimed
     }
 
     /// The first edit or cursor move after a search: `n` and `N` are letters again.

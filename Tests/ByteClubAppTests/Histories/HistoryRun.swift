@@ -317,6 +317,7 @@ final class HistoryRun {
             if let told = Self.told(result) {
                 lines.append(HistoryLine(text: text, note: note, club: index, member: member, step: step, told: told))
             }
+            if result.status != 0 { log[log.count - 1] += " [exit \(result.status): \(result.stderr.split(separator: "\n").last ?? "")]" }
         case .cliMove(let member, let index, let note, let folder):
             guard let known = notes[note], known.club == index, !known.deleted else { return }
             let result = try machines[member]!.cli(["mv", known.path, folder + "/"], club: clubs[index])

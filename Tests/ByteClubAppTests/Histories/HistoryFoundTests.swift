@@ -1,0 +1,28 @@
+import Foundation
+import XCTest
+
+/// Histories the generator found broken, kept as the steps that broke them (seed 103 on the club
+/// server and on WebDAV, before the fix): each replays on the same world and checks the same promise.
+@MainActor
+final class HistoryFoundTests: XCTestCase {
+    /// Ann's app saves a line offline (it waits in the outbox, its text in the note's draft); the
+    /// server is back; `byteclub edit` sends the outbox, adds a line, meets that save and keeps
+    /// its text as the note's draft (exit 4). The app then opened the note from the server and
+    /// its journal wrote over that draft: the shell's line was gone. Now the app opens the draft
+    /// it finds on disk, and a session that never journalled takes a draft of its own.
+    func testADraftTheShellKeptIsNeverWrittenOverByTheApp() async throws {
+        for backend in [HistoryBackend.club, .webdav] {
+            let run = try await HistoryRun(seed: 103, backend: backend)
+            try await run.launch(.ann, on: 0)
+            for step: HistoryStep in [.appNew(.ann, note: 1), .offline, .appEdit(.ann, note: 1), .online, .cliEdit(.ann, club: 0, note: 1),
+                                      .appEdit(.ann, note: 1)] {
+                try await run.perform(step)
+            }
+            let kept = run.lines.filter { $0.told == .kept }
+            XCTAssertEqual(kept.count, 1, "\(backend): the shell's edit met the app's save and kept its text: \(run.log)")
+            let broken = try await HistoryCheck.violations(of: run)
+            XCTAssertEqual(broken, [], "\(backend): \(run.log.joined(separator: "\n"))")
+            await run.close()
+        }
+    }
+}

@@ -4,30 +4,44 @@ import TerminalUI
 
 /// What one change page did to a list, as the status bar tells it: `ray added "Trip plan"`.
 public struct LiveEvent: Equatable, Sendable {
-    public enum Kind: String, Sendable { case added, changed, renamed, deleted }
+    public enum Kind: String, Sendable { case added, changed, renamed, deleted, renamedFolder }
 
     public var kind: Kind
-    /// The item as it is now (for a deletion, as it was).
+    /// The item as it is now (for a deletion, as it was; for a folder's move, the folder).
     public var entry: RemoteEntry
     /// A renamed item's entry before the rename.
     public var previous: RemoteEntry?
+    /// Who made the change, as the server names them (an account id), where it can say: the
+    /// author of an addition or a change; of a move, the member who moved it when the move
+    /// made a revision (``ChangeMoves/mover(from:to:)``: a plain move keeps the last writer's
+    /// name, who need not be the mover); nil for a deletion, which the list does not attribute
+    /// (``LiveUpdates`` asks the server who deleted it).
+    public var modifiedBy: String?
 
     public init(kind: Kind, entry: RemoteEntry, previous: RemoteEntry? = nil) {
+        let author: String?
+        switch kind {
+        case .added, .changed: author = entry.modifiedBy
+        case .renamed: author = previous.flatMap { ChangeMoves.mover(from: $0, to: entry) }
+        case .deleted, .renamedFolder: author = nil
+        }
+        self.init(kind: kind, entry: entry, previous: previous, modifiedBy: author)
+    }
+
+    public init(kind: Kind, entry: RemoteEntry, previous: RemoteEntry?, modifiedBy: String?) {
         self.kind = kind
         self.entry = entry
         self.previous = previous
+        self.modifiedBy = modifiedBy
     }
-
-    /// Who made the change, as the server names them (an account id); nil for deletions, which
-    /// the server does not attribute.
-    public var modifiedBy: String? { kind == .deleted ? nil : entry.modifiedBy }
 
     /// What the status bar says, with `who` the author's display name (or nil): names are the
     /// server's, so they go through TerminalSafe.
     public func sentence(by who: String?, tab: Tab) -> String {
         func shown(_ entry: RemoteEntry) -> String {
-            "\"" + TerminalSafe.escape(tab == .notes ? ClubLayout.title(of: entry.name) : entry.name) + "\""
+            "\"" + TerminalSafe.escape(tab == .notes && entry.kind == .file ? ClubLayout.title(of: entry.name) : entry.name) + "\""
         }
+        func parent(_ entry: RemoteEntry) -> String { (entry.path as NSString).deletingLastPathComponent }
         let what: String
         switch kind {
         case .added: what = "added " + shown(entry)
@@ -35,12 +49,14 @@ public struct LiveEvent: Equatable, Sendable {
         case .deleted: what = "deleted " + shown(entry)
         case .renamed where previous.map({ $0.name == entry.name && $0.pathLower != entry.pathLower }) ?? false:
             // The same name in another folder: a move.
-            let folder = (entry.path as NSString).deletingLastPathComponent
-            what = "moved " + shown(entry) + " to " + TerminalSafe.escape((folder as NSString).lastPathComponent) + "/"
+            what = "moved " + shown(entry) + " to " + TerminalSafe.escape((parent(entry) as NSString).lastPathComponent) + "/"
         case .renamed: what = "renamed " + shown(previous ?? entry) + " to " + shown(entry)
+        case .renamedFolder where previous.map({ $0.name == entry.name && parent($0).lowercased() != parent(entry).lowercased() }) ?? false:
+            what = "moved folder " + shown(entry) + " to " + TerminalSafe.escape((parent(entry) as NSString).lastPathComponent) + "/"
+        case .renamedFolder: what = "renamed folder " + shown(previous ?? entry) + " to " + shown(entry)
         }
         guard let who else {
-            // Deletions carry no author: "Someone deleted …" reads as well as anything we could guess.
+            // No author the server could name: "Someone deleted …" reads as well as anything we could guess.
             return "Someone " + what
         }
         return TerminalSafe.escape(who) + " " + what
@@ -65,12 +81,18 @@ extension AppState {
         // once) but are no news of their own: their notes' events say what happened.
         var folders = self[tab].folders
         var events: [LiveEvent] = []
+        /// Each folder a deletion took: the folder as it was, and the items it held.
+        var deletedFolders: [(folder: RemoteEntry, gone: [RemoteEntry])] = []
         for change in changes {
             switch change {
-            case .deleted(_, _, let pathLower):
+            case .deleted(_, let path, let pathLower):
                 let inside = pathLower + "/"
+                let folder = folders.first { $0.pathLower == pathLower }
                 folders.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 let gone = entries.filter { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
+                if folder != nil || gone.contains(where: { $0.pathLower.hasPrefix(inside) }) {
+                    deletedFolders.append((folder ?? ChangeMoves.folder(at: pathLower, shownAs: path), gone))
+                }
                 guard !gone.isEmpty else { continue }
                 entries.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 events += gone.map { LiveEvent(kind: .deleted, entry: $0) }
@@ -91,16 +113,8 @@ extension AppState {
                 }
             }
         }
-        // A move is a deletion and an addition of the same file id (in either order): a rename.
-        var paired = Set<Int>()
-        for (index, event) in events.enumerated() where event.kind == .added {
-            guard let id = event.entry.id, let deletion = events.indices.first(where: {
-                events[$0].kind == .deleted && events[$0].entry.id == id && !paired.contains($0)
-            }) else { continue }
-            events[index] = LiveEvent(kind: .renamed, entry: event.entry, previous: events[deletion].entry)
-            paired.insert(deletion)
-        }
-        events = events.indices.filter { !paired.contains($0) }.map { events[$0] }
+        // What is there now, only when a folder went: a list of 100,000 notes is not copied a page.
+        events = Self.foldMoves(events, deletedFolders: deletedFolders, present: deletedFolders.isEmpty ? [] : entries + folders)
         if folders != self[tab].folders {
             self[tab].folders = folders.sorted { $0.pathLower < $1.pathLower }
             if events.isEmpty { self[tab].version += 1 }
@@ -120,6 +134,18 @@ extension AppState {
         var selectedKey = oldVisible.indices.contains(list.selected) ? oldKeys[oldVisible[list.selected]] : nil
         for event in events where event.kind == .renamed && selectedKey == event.previous?.pathLower {
             selectedKey = event.entry.pathLower
+        }
+        for event in events where event.kind == .renamedFolder {
+            guard let from = event.previous?.pathLower, let key = selectedKey else { continue }
+            // The folder's row (named by its path inside the club's folder), or a note inside
+            // it, follows the folder.
+            let club = layout.folder.lowercased()
+            func inClub(_ path: String) -> String { path.hasPrefix(club + "/") ? String(path.dropFirst(club.count)) : path }
+            if key == "folder:" + inClub(from) {
+                selectedKey = "folder:" + inClub(event.entry.pathLower)
+            } else if key.hasPrefix(from + "/") {
+                selectedKey = event.entry.pathLower + key.dropFirst(from.count)
+            }
         }
 
         self[tab].entries = tab == .notes ? ClubLayout.sortedNotes(entries) : ClubLayout.sortedPhotos(entries)
@@ -142,6 +168,46 @@ extension AppState {
         }
         self[tab].list = moved
         return events
+    }
+
+    /// What a page's events say once moves are told as moves (``ChangeMoves``, as `byteclub
+    /// watch` tells them): a folder that went elsewhere is one `renamedFolder` event in place of
+    /// the deletions and additions of what it held (an encrypted club's copies came in pages
+    /// before, and were said then); a file deleted at one path and added at another, the same
+    /// id in either order, is one `renamed` event.
+    static func foldMoves(_ events: [LiveEvent], deletedFolders: [(folder: RemoteEntry, gone: [RemoteEntry])],
+                          present: [RemoteEntry]) -> [LiveEvent] {
+        var events: [LiveEvent?] = events
+        for deleted in deletedFolders {
+            guard let move = ChangeMoves.folderMove(from: deleted.folder, gone: deleted.gone, present: present) else { continue }
+            let gone = Set(move.files.map(\.from.pathLower)), arrived = Set(move.files.map(\.to.pathLower))
+            let folded = events.indices.filter { index in
+                guard let event = events[index] else { return false }
+                switch event.kind {
+                case .deleted: return gone.contains(event.entry.pathLower)
+                case .added: return arrived.contains(event.entry.pathLower)
+                case .renamed: return arrived.contains(event.entry.pathLower) && gone.contains(event.previous?.pathLower ?? "")
+                default: return false
+                }
+            }
+            let event = LiveEvent(kind: .renamedFolder, entry: move.to, previous: move.from, modifiedBy: move.mover)
+            // Said where the folder's first item was said: its place in the page.
+            if let first = folded.first {
+                events[first] = event
+                for index in folded.dropFirst() { events[index] = nil }
+            } else {
+                events.append(event)
+            }
+        }
+        let kept = events.compactMap { $0 }
+        let deletions = kept.indices.filter { kept[$0].kind == .deleted }, additions = kept.indices.filter { kept[$0].kind == .added }
+        var renamed = kept.map(Optional.some)
+        for pair in ChangeMoves.pairs(gone: deletions.map { kept[$0].entry }, arrived: additions.map { kept[$0].entry }) {
+            let (deletion, addition) = (deletions[pair.gone], additions[pair.arrived])
+            renamed[addition] = LiveEvent(kind: .renamed, entry: kept[addition].entry, previous: kept[deletion].entry)
+            renamed[deletion] = nil
+        }
+        return renamed.compactMap { $0 }
     }
 
     /// Whether `entry` is an item of `tab`'s list: a note directly in the club folder, or a

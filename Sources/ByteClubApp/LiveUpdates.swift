@@ -240,12 +240,31 @@ final class LiveUpdates {
         guard !events.isEmpty else { return }
         context.logger.info("live \(tab.noun)", metadata: ["changes": "\(events.count)"])
         onChangesApplied?(tab, events)
-        withNames(of: events) { [weak self] in
-            self?.announce(tab, events)
-            if tab == .notes {
-                self?.openNoteChanged(events)
-                self?.keptNotesChanged(events)
+        withDeleters(of: events) { [weak self] events in
+            self?.withNames(of: events) { [weak self] in
+                self?.announce(tab, events)
+                if tab == .notes {
+                    self?.openNoteChanged(events)
+                    self?.keptNotesChanged(events)
+                }
             }
+        }
+    }
+
+    /// Runs `body` with the page's deletions attributed where the server says who deleted
+    /// (a club server's `deleted_by`, asked once, of the first: a page is one member's doing,
+    /// a folder's deletion one request, not one a note), so a member's deletion is said with
+    /// their name and this member's own is no news. Without deletions, at once.
+    private func withDeleters(of events: [LiveEvent], _ body: @escaping @MainActor ([LiveEvent]) -> Void) {
+        guard let first = events.first(where: { $0.kind == .deleted }) else { return body(events) }
+        let store = context.store, path = first.entry.path
+        context.perform({ () async throws(RemoteError) in try await store.revisions(path, limit: 1) }) { result in
+            guard case .success(let revisions) = result, revisions.isDeleted, let deleter = revisions.deletedBy else { return body(events) }
+            body(events.map { event in
+                var event = event
+                if event.kind == .deleted { event.modifiedBy = deleter }
+                return event
+            })
         }
     }
 
@@ -254,19 +273,35 @@ final class LiveUpdates {
         withNames(of: events.compactMap(\.modifiedBy), body)
     }
 
-    /// Runs `body` once every account of `accounts` has a name (asked of the server once each).
+    /// Runs `body` once every account of `accounts` has a name (asked of the server once each),
+    /// and this member's own account is known (``me``: asked again here when the first ask at
+    /// the start failed, so this member's changes are not taken for another's). A name the
+    /// server could not give for a passing reason (offline, busy) is asked again next time.
     func withNames(of accounts: [String], _ body: @escaping @MainActor () -> Void) {
         let unknown = Array(Set(accounts.filter { names[$0] == nil }))
-        guard !unknown.isEmpty else { return body() }
+        let asksMe = me == nil && !accounts.isEmpty
+        guard !unknown.isEmpty || asksMe else { return body() }
         let store = context.store
-        context.perform({ () async throws(RemoteError) -> [String: String?] in
+        context.perform({ () async throws(RemoteError) -> (me: RemoteAccount?, names: [String: String?]) in
+            var mine: RemoteAccount?
+            if asksMe { mine = try? await store.currentAccount() }
             var found: [String: String?] = [:]
             for id in unknown {
-                found[id] = try? await store.account(id: id).displayName
+                do throws(RemoteError) {
+                    found[id] = .some(try await store.account(id: id).displayName)
+                } catch {
+                    if !error.isTransient && error != .cancelled { found[id] = .some(nil) }
+                }
             }
-            return found
+            return (mine, found)
         }) { [weak self] result in
-            if case .success(let found) = result { self?.names.merge(found) { _, new in new } }
+            if let self, case .success(let answer) = result {
+                if let mine = answer.me, self.me == nil {
+                    self.me = mine.id
+                    self.names[mine.id] = mine.displayName
+                }
+                self.names.merge(answer.names) { _, new in new }
+            }
             body()
         }
     }
@@ -279,13 +314,14 @@ final class LiveUpdates {
 
     /// Says what others changed: the first change, and how many more.
     private func announce(_ tab: Tab, _ events: [LiveEvent]) {
-        // A deletion or rename carries no author we can trust; right after this app did one
-        // itself (and refreshed), it is most likely ours, already said by whoever did it.
+        // A change with no author (a deletion the server does not attribute, a move that kept
+        // the last writer's revision): right after this app did one itself (and refreshed),
+        // it is most likely ours, already said by whoever did it.
         let ownActionRecently = refresher.lastOwnRefresh[tab].map { context.effects.now() - $0 < 2 } ?? false
         let news = events.filter { event in
-            // With authors, ours are no news; without (a deletion, a server of one shared
-            // token), what comes right after something this app did is taken for ours.
-            if let me, let author = event.modifiedBy, event.kind != .renamed { return author != me }
+            // With authors, ours are no news; without (a folder moved as it was, a server of
+            // one shared token), what comes right after something this app did is taken for ours.
+            if let me, let author = event.modifiedBy { return author != me }
             return !ownActionRecently
         }
         guard let first = news.first else { return }

@@ -18,15 +18,16 @@ extension Navigator {
         let folder = configuration.layout.folder + "/" + NoteTemplate.folderName
         // Not through `context.perform`: a club without a templates folder answers "not found",
         // which says nothing about whether the club can be reached.
-        _ = context.effects.perform({ () async throws(RemoteError) -> ([RemoteEntry], String?) in
+        _ = context.effects.perform({ () async throws(RemoteError) -> ([RemoteEntry], String) in
             let templates = try await store.list(folder).filter { entry in
                 entry.kind == .file && ["md", "txt"].contains((entry.name as NSString).pathExtension.lowercased())
             }
-            guard !templates.isEmpty else { return ([], nil) }
-            return (templates.sorted { $0.name.lowercased() < $1.name.lowercased() }, try? await store.currentAccount().displayName)
+            guard !templates.isEmpty else { return ([], "") }
+            // {{author}}: the member's name in the club, never a shared token's `club`.
+            let author = await NoteTemplate.author(in: store)
+            return (templates.sorted { $0.name.lowercased() < $1.name.lowercased() }, author)
         }) { [weak self] result in
-            guard let self, case .success(let (templates, author)) = result, !templates.isEmpty, self.isUntouched(draftID) else { return }
-            let name = author.flatMap { $0.isEmpty ? nil : $0 } ?? NoteTemplate.fallbackAuthor()
+            guard let self, case .success(let (templates, name)) = result, !templates.isEmpty, self.isUntouched(draftID) else { return }
             self.context.choose { Self.templateChooser(templates) { [weak self] choice in
                 guard case .template(let entry)? = choice else { return }
                 self?.startFromTemplate(entry, author: name, draftID: draftID)

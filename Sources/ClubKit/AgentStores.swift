@@ -55,7 +55,7 @@ actor EmbeddedClubs {
         let starting = Task { () async throws -> (URL, String) in
             try SampleClub.seed(into: root)
             let secret = Backend.randomToken()
-            var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.agent.embedded"))
+            var configuration = Backend.embeddedConfiguration(root: root, secret: secret, label: "byteclub.agent.embedded")
             configuration.logger.logLevel = .warning
             let server = try await ClubServer.start(configuration)
             return (server.baseURL, secret)

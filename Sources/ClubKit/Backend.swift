@@ -145,7 +145,7 @@ extension Backend {
                 throw BackendError.cannotSetUpClub(path: root.path, reason: error.localizedDescription)
             }
             let secret = randomToken()
-            var configuration = ClubServerConfiguration(root: root.path, token: secret, logger: Logger(label: "byteclub.embedded"))
+            var configuration = embeddedConfiguration(root: root, secret: secret, label: "byteclub.embedded")
             configuration.logger.logLevel = serverLogLevel
             let server = try await ClubServer.start(configuration)
             let store = DropboxStore(displayName: "embedded", endpoints: .club(server.baseURL), tokens: StaticToken(secret), connection: connection,
@@ -220,6 +220,18 @@ extension Backend {
             group.cancelAll()
             return answer
         }
+    }
+
+    /// The embedded club's server over `root`: its one member is this machine's user
+    /// (``LocalMember``), with `secret` as their token, so the club names who made each change
+    /// as any club of members does (`sharing_info.modified_by`): "you" in `log`, your own
+    /// changes known as yours in the app, your name in a template's `{{author}}`. Every process
+    /// that serves the folder (the app, a command, the agent) names the same member, so the
+    /// same account: the id comes from the name, not the token.
+    public static func embeddedConfiguration(root: URL, secret: String, label: String) -> ClubServerConfiguration {
+        var configuration = ClubServerConfiguration(root: root.path, token: "", logger: Logger(label: label))
+        configuration.members = [ClubMember(name: LocalMember.name(), token: secret)]
+        return configuration
     }
 
     /// 32 random bytes as hex: the embedded server's token, an agent's secret.

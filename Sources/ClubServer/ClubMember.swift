@@ -1,4 +1,3 @@
-import Crypto
 import DropboxWire
 import Foundation
 
@@ -11,7 +10,7 @@ public struct ClubMember: Sendable, Hashable {
     public var token: String
 
     /// Who a shared token speaks for.
-    public static let sharedName = "club"
+    public static let sharedName = ClubAccount.sharedName
 
     public init(name: String, token: String) {
         self.name = name
@@ -52,15 +51,10 @@ public struct ClubMember: Sendable, Hashable {
     /// validate every answer against it, and the official Python SDK refused the 37-character ids
     /// this server gave before. Those old ids are this one cut short (`legacyAccountIDLength`), so
     /// a client that cached one can still name its member (`isAccountID(_:of:)`).
-    public static func accountID(of name: String) -> String {
-        let digest = SHA256.hash(data: Data(("byteclub member " + name).utf8))
-        let text = Data(digest).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return "dbid:" + text.prefix(accountIDLength - 5)
-    }
+    public static func accountID(of name: String) -> String { ClubAccount.id(of: name) }
 
     /// Dropbox's account ids are exactly this long.
-    public static let accountIDLength = 40
+    public static let accountIDLength = ClubAccount.idLength
     /// The length of the ids servers before issue 23 answered ("dbid:" and 32 characters).
     public static let legacyAccountIDLength = 37
 

@@ -1,4 +1,5 @@
 import Foundation
+import Remote
 
 /// Notes in the club's `templates/` folder, the text a new note starts from.
 ///
@@ -38,13 +39,20 @@ public enum NoteTemplate {
         return out + rest
     }
 
-    /// The name a member goes by in a template when the club cannot say (offline, or a store
-    /// without accounts): the login name, else "me".
-    public static func fallbackAuthor(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        for key in ["USER", "LOGNAME"] {
-            if let name = environment[key], !name.isEmpty { return name }
+    /// `{{author}}`: the member's name in the club (`users/get_current_account`), the one the
+    /// club shows beside their changes. A club's shared token speaks for whoever holds it, and
+    /// its account's name (`club`) is no one's: then, and when the club cannot say (offline, a
+    /// store without accounts), ``fallbackAuthor(environment:)``.
+    public static func author(in store: any RemoteStore, environment: [String: String] = ProcessInfo.processInfo.environment) async -> String {
+        if let account = try? await store.currentAccount(), !account.displayName.isEmpty, !account.isSharedToken {
+            return account.displayName
         }
-        return "me"
+        return fallbackAuthor(environment: environment)
+    }
+
+    /// The name a member goes by in a template when the club cannot say: ``LocalMember``'s.
+    public static func fallbackAuthor(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        LocalMember.name(environment: environment)
     }
 }
 

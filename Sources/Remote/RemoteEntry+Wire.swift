@@ -17,6 +17,12 @@ public typealias SafeName = DropboxWire.SafeName
 /// The one sanitizer for text from the network printed to a terminal.
 public typealias TerminalSafe = DropboxWire.TerminalSafe
 
+extension RemoteAccount {
+    /// Whether this is a club's shared token's account (``ClubAccount``'s `club`): it speaks
+    /// for whoever holds the token, so its name is no person's.
+    public var isSharedToken: Bool { ClubAccount.isShared(id) }
+}
+
 extension RemoteEntry {
     /// The one mapping from the wire's metadata to an entry.
     ///

@@ -99,13 +99,7 @@ extension NoteEditing {
             throw Exit.notFound.code
         }
         let (data, _) = try await backend.store.read(found.path)
-        let name = await author()
+        let name = await NoteTemplate.author(in: backend.store)
         return NoteTemplate.fill(String(decoding: data, as: UTF8.self), title: title, author: name, now: now())
-    }
-
-    /// The member's display name, as the club knows it; the login name when it cannot say.
-    func author() async -> String {
-        if let name = try? await backend.store.currentAccount().displayName, !name.isEmpty { return name }
-        return NoteTemplate.fallbackAuthor()
     }
 }

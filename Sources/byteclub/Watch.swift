@@ -7,10 +7,11 @@ struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print each change in a folder as it happens.",
         discussion: """
-            One line per change, as soon as the server tells: `added PATH`, `changed PATH` or \
-            `deleted PATH` (folders end in /), with `by NAME` after a file when the server says who \
-            made the change. --json prints one JSON object per line instead: {"change", \
-            "path_display","name","kind","rev","size","modified","modified_by","modified_by_id"}. Waits with \
+            One line per change, as soon as the server tells: `added PATH`, `changed PATH`, \
+            `deleted PATH` or `renamed OLD -> NEW` (a file or folder moved: one line, a folder's \
+            for all it holds; folders end in /), with `by NAME` when the server says who made the \
+            change. --json prints one JSON object per line instead: {"change", \
+            "path_display","from_path_display","name","kind","rev","size","modified","modified_by","modified_by_id"}. Waits with \
             longpolls, so an idle watch costs the server nothing; on a WebDAV remote, which has \
             no longpoll, it looks every 10 s instead (one PROPFIND). When the server goes away it \
             says so on stderr and keeps trying, more slowly each time; when the server forgets \
@@ -65,7 +66,8 @@ struct Watcher {
         self.folder = folder
         self.recursive = recursive
         self.json = json
-        feed = ChangeFeed(configuration: .init(pollTimeout: pollTimeout, backoff: Backoff(first: 0.5, longest: 30), ends: { error, _ in
+        // A page of deletions waits a moment for the rest of a move (its additions), as the app's lists do.
+        feed = ChangeFeed(configuration: .init(pollTimeout: pollTimeout, backoff: Backoff(first: 0.5, longest: 30), moveWait: 0.1, ends: { error, _ in
             switch error {
             case .unauthorized, .notFound, .malformedPath, .notSupported, .local: return true
             default: return false
@@ -101,7 +103,7 @@ struct Watcher {
                     if started { for line in lines { await emit(line) } }
                     listed = true
                 case .deliver(let changes, _, _):
-                    for change in changes { if let line = seen.apply(change) { await emit(line) } }
+                    for line in seen.apply(page: changes) { await emit(line) }
                 case .reset:
                     say("the server reset the watch; listing \(shown) again")
                 case .failing(let error, let wait, _):
@@ -165,90 +167,33 @@ struct Watcher {
 
     /// One line to stdout, at once (stdout is written unbuffered, so a pipe sees it now).
     private func emit(_ line: SeenEntries.Line) async {
-        let known = await names.names(for: [line.entry?.modifiedBy])
+        let known = await names.names(for: [line.entry?.modifiedBy, line.by])
         if json {
             guard let data = try? CLIJSON.encode(line.json(names: known)) else { return }
             FileHandle.standardOutput.write(data + Data("\n".utf8))
         } else {
-            let by = line.isFolder ? nil : MemberNames.shown(line.entry?.modifiedBy, names: known)
+            let by = MemberNames.shown(line.by, names: known)
             FileHandle.standardOutput.write(Data((line.text + (by.map { " by " + TerminalSafe.escape($0) } ?? "") + "\n").utf8))
         }
     }
 }
 
-/// What the watch has seen: each path's rev (nil for folders), to tell `added` from `changed`
-/// and to drop changes that are no news. A value with no I/O.
-struct SeenEntries {
-    /// By lower-case path: the path as displayed, and the rev (nil for folders).
-    private var known: [String: (path: String, rev: String?)] = [:]
-
-    /// One printed change.
-    struct Line: Equatable {
-        enum Change: String { case added, changed, deleted }
-        var change: Change
-        var path: String
-        var entry: RemoteEntry?
-        var isFolder: Bool { entry?.kind == .folder }
-
-        /// `added /byteclub/a.txt`, with control characters escaped (the path is the server's).
-        var text: String {
-            change.rawValue + " " + TerminalSafe.escape(path + (isFolder ? "/" : ""))
-        }
-
-        func json(names: [String: String]) -> ChangeJSON {
-            ChangeJSON(change: change.rawValue, pathDisplay: path, name: entry?.name ?? String(path.split(separator: "/").last ?? ""),
-                       kind: entry.map { $0.kind.rawValue }, rev: entry?.rev, size: entry?.kind == .file ? entry?.size : nil,
-                       modified: entry?.modified, modifiedBy: MemberNames.shown(entry?.modifiedBy, names: names), modifiedById: entry?.modifiedBy)
-        }
-    }
-
-    /// A change from the server, as a line, or nil when it is no news (a rev already seen, a
-    /// folder already there, a deletion of something never seen).
-    mutating func apply(_ change: RemoteChange) -> Line? {
-        switch change {
-        case .updated(let entry):
-            let before = known[entry.pathLower]
-            known[entry.pathLower] = (entry.path, entry.rev)
-            guard let before else { return Line(change: .added, path: entry.path, entry: entry) }
-            if entry.kind == .folder || before.rev == entry.rev { return nil }
-            return Line(change: .changed, path: entry.path, entry: entry)
-        case .deleted(_, let path, let pathLower):
-            // A deleted folder takes everything under it along, and is news if anything seen
-            // was under it: the watched folder itself is never listed, but its deletion must
-            // not pass in silence.
-            let prefix = pathLower + "/"
-            let under = known.keys.filter { $0.hasPrefix(prefix) }
-            for key in under { known[key] = nil }
-            guard known.removeValue(forKey: pathLower) != nil || !under.isEmpty else { return nil }
-            return Line(change: .deleted, path: path, entry: nil)
-        }
-    }
-
-    /// Takes a fresh listing as the whole truth, and answers how it differs from what was seen.
-    mutating func replace(with entries: [RemoteEntry]) -> [Line] {
-        var lines: [Line] = []
-        var fresh: [String: (path: String, rev: String?)] = [:]
-        for entry in entries.sorted(by: { $0.pathLower < $1.pathLower }) {
-            fresh[entry.pathLower] = (entry.path, entry.rev)
-            if let before = known[entry.pathLower] {
-                if entry.kind == .file && before.rev != entry.rev { lines.append(Line(change: .changed, path: entry.path, entry: entry)) }
-            } else {
-                lines.append(Line(change: .added, path: entry.path, entry: entry))
-            }
-        }
-        for key in known.keys.sorted() where fresh[key] == nil {
-            lines.append(Line(change: .deleted, path: known[key]?.path ?? key, entry: nil))
-        }
-        known = fresh
-        return lines
+extension SeenEntries.Line {
+    func json(names: [String: String]) -> ChangeJSON {
+        ChangeJSON(change: change.rawValue, pathDisplay: path, fromPathDisplay: from, name: entry?.name ?? String(path.split(separator: "/").last ?? ""),
+                   kind: entry.map { $0.kind.rawValue }, rev: entry?.rev, size: entry?.kind == .file ? entry?.size : nil,
+                   modified: entry?.modified, modifiedBy: MemberNames.shown(entry?.modifiedBy, names: names), modifiedById: entry?.modifiedBy)
     }
 }
 
 /// A change as `watch --json` prints it (``CLIJSON``'s names), every field present: null when
-/// unknown (a deletion knows only its path and name), as docs/cli.md and watch.schema.json say.
+/// unknown (a deletion knows only its path and name; only a rename has a `from_path_display`),
+/// as docs/cli.md and watch.schema.json say.
 struct ChangeJSON: Encodable {
     var change: String
     var pathDisplay: String
+    /// A rename's path before it.
+    var fromPathDisplay: String?
     var name: String
     var kind: String?
     var rev: String?
@@ -262,6 +207,7 @@ struct ChangeJSON: Encodable {
         var object = encoder.container(keyedBy: CodingKeys.self)
         try object.encode(change, forKey: .change)
         try object.encode(pathDisplay, forKey: .pathDisplay)
+        try object.encode(fromPathDisplay, forKey: .fromPathDisplay)
         try object.encode(name, forKey: .name)
         try object.encode(kind, forKey: .kind)
         try object.encode(rev, forKey: .rev)
@@ -272,6 +218,6 @@ struct ChangeJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case change, pathDisplay, name, kind, rev, size, modified, modifiedBy, modifiedById
+        case change, pathDisplay, fromPathDisplay, name, kind, rev, size, modified, modifiedBy, modifiedById
     }
 }

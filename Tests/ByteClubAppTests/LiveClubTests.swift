@@ -53,7 +53,8 @@ final class LiveClubTests: XCTestCase {
 
         _ = try await ray.delete("/byteclub/Journey.txt")
         await harness.waitUntil("the deletion") { !harness.app.state.notes.entries.contains { $0.name == "Journey.txt" } }
-        await harness.waitUntil("the deletion said") { harness.app.state.message?.text == "Someone deleted \"Journey\"" }
+        // The club says who deleted it (`deleted_by`): ray, not "Someone" (issue 54).
+        await harness.waitUntil("the deletion said") { harness.app.state.message?.text == "ray deleted \"Journey\"" }
         harness.app.stopLiveUpdates()
     }
 

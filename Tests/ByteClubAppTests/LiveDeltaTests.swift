@@ -102,6 +102,44 @@ final class LiveDeltaTests: XCTestCase {
         XCTAssertEqual(selectedName(state), "Again.txt")
     }
 
+    /// Issue 54: a folder another member renamed was said as its notes' deletions and
+    /// additions (`Someone deleted "Day one" (+1 more)`, or one note `moved` for each, named for
+    /// the last writer of the first): it is one event, its mover named only when known.
+    func testAFolderMovedIsOneEventAndWhoMovedItIsNotGuessed() {
+        var state = AppState(backend: "test")
+        let generation = state.beginLoad(.notes)
+        let trip = RemoteEntry(kind: .folder, name: "Trip", path: "/byteclub/Trip", id: "id:f")
+        func note(_ path: String, id: String, rev: String = "r1", by: String = "dbid:ann") -> RemoteEntry {
+            RemoteEntry(kind: .file, name: (path as NSString).lastPathComponent, path: path, id: id, rev: rev, size: 10,
+                        modified: Clock.ago(60), modifiedBy: by)
+        }
+        state.finishLoad(.notes, generation: generation, result: .success([
+            trip, note("/byteclub/Trip/Day one.txt", id: "id:1"), note("/byteclub/Trip/Day two.txt", id: "id:2"), note("/byteclub/Top.txt", id: "id:3"),
+        ]))
+        let moved: [RemoteChange] = [
+            .deleted(name: "Trip", path: "/byteclub/Trip", pathLower: "/byteclub/trip"),
+            .updated(RemoteEntry(kind: .folder, name: "Voyage", path: "/byteclub/Voyage", id: "id:f")),
+            .updated(note("/byteclub/Voyage/Day one.txt", id: "id:1")), .updated(note("/byteclub/Voyage/Day two.txt", id: "id:2")),
+        ]
+        let events = state.applyChanges(.notes, moved, layout: layout, format: Clock.format)
+        XCTAssertEqual(events.map(\.kind), [.renamedFolder])
+        XCTAssertNil(events.first?.modifiedBy, "ann wrote the notes; who moved them the server does not say")
+        XCTAssertEqual(events.first?.sentence(by: nil, tab: .notes), "Someone renamed folder \"Trip\" to \"Voyage\"")
+        XCTAssertEqual(Set(state.notes.entries.map(\.path)), ["/byteclub/Voyage/Day one.txt", "/byteclub/Voyage/Day two.txt", "/byteclub/Top.txt"])
+        XCTAssertEqual(state.notes.folders.map(\.path), ["/byteclub/Voyage"])
+
+        // Into another folder, by a member whose byteclub wrote each note anew there (an
+        // encrypted club's move: copies, other ids, then the old folder deleted).
+        let copies: [RemoteChange] = [.updated(note("/byteclub/Old/Voyage/Day one.txt", id: "id:7", rev: "r7", by: "dbid:ray")),
+                                      .updated(note("/byteclub/Old/Voyage/Day two.txt", id: "id:8", rev: "r8", by: "dbid:ray"))]
+        XCTAssertEqual(state.applyChanges(.notes, copies, layout: layout, format: Clock.format).map(\.kind), [.added, .added])
+        let gone = state.applyChanges(.notes, [.deleted(name: "Voyage", path: "/byteclub/Voyage", pathLower: "/byteclub/voyage")],
+                                      layout: layout, format: Clock.format)
+        XCTAssertEqual(gone.map(\.kind), [.renamedFolder])
+        XCTAssertEqual(gone.first?.modifiedBy, "dbid:ray")
+        XCTAssertEqual(gone.first?.sentence(by: "ray", tab: .notes), "ray moved folder \"Voyage\" to Old/")
+    }
+
     func testAChangedNoteMovesToTheTopAndARevAlreadyListedIsNoNews() {
         var state = state(notes: 3)
         state.notes.list.selected = 0

@@ -149,7 +149,8 @@ final class CLIContractTests: XCTestCase {
         XCTAssertEqual(watch.terminationStatus, 130, err.current)
         try assertValid(out.current, schema: "watch", lines: true, "watch --json")
 
-        let fields: Set<String> = ["change", "path_display", "name", "kind", "rev", "size", "modified", "modified_by", "modified_by_id"]
+        let fields: Set<String> = ["change", "path_display", "from_path_display", "name", "kind", "rev", "size", "modified", "modified_by",
+                                   "modified_by_id"]
         let objects = try out.current.split(separator: "\n").map { line in
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
         }
@@ -161,8 +162,60 @@ final class CLIContractTests: XCTestCase {
         let deleted = try XCTUnwrap(objects.first { $0["change"] as? String == "deleted" })
         XCTAssertEqual(deleted["path_display"] as? String, "/byteclub/gone.txt")
         XCTAssertEqual(deleted["name"] as? String, "gone.txt")
-        for key in ["kind", "rev", "size", "modified", "modified_by", "modified_by_id"] {
+        for key in ["kind", "rev", "size", "modified", "modified_by", "modified_by_id", "from_path_display"] {
             XCTAssertTrue(deleted[key] is NSNull, "\(key) is null for a deletion: \(deleted)")
+        }
+    }
+
+    /// Issue 54: `watch` printed a move as a deletion and an addition (a folder's as the
+    /// folder's deletion and a line for everything in it). A file or folder moved is one
+    /// `renamed OLD -> NEW` line, `by NAME` when the move made a revision (a moved file's is its
+    /// mover's), and in `--json` `"change":"renamed"` with the old path in `from_path_display`.
+    func testWatchSaysAMoveAsOneRenamedLine() throws {
+        let text = try cli.start(["watch", "/byteclub"] + ann)
+        let json = try cli.start(["watch", "/byteclub", "--json"] + ann)
+        let (textOut, textErr) = (PipeTail(text.standardOutput as! Pipe), PipeTail(text.standardError as! Pipe))
+        let (jsonOut, jsonErr) = (PipeTail(json.standardOutput as! Pipe), PipeTail(json.standardError as! Pipe))
+        XCTAssertNotNil(textErr.wait(for: "watching"), textErr.current)
+        XCTAssertNotNil(jsonErr.wait(for: "watching"), jsonErr.current)
+        let one = base.appendingPathComponent("one.md"), two = base.appendingPathComponent("two.md")
+        try Data("Wind from the west\n".utf8).write(to: one)
+        try Data("Calm\n".utf8).write(to: two)
+        XCTAssertEqual(try cli.run(["put", one.path, "/byteclub/Trip/Day one.md"] + ann).status, 0)
+        XCTAssertEqual(try cli.run(["put", two.path, "/byteclub/Trip/Day two.md"] + ann).status, 0)
+        XCTAssertNotNil(textOut.wait(for: "added /byteclub/Trip/Day two.md by ann"), textOut.current + textErr.current)
+        XCTAssertNotNil(jsonOut.wait(for: "Day two.md"), jsonOut.current + jsonErr.current)
+
+        // Bob renames a note, then the folder.
+        XCTAssertEqual(try cli.run(["mv", "/byteclub/Trip/Day one.md", "/byteclub/Trip/Day 1.md"] + bob).status, 0)
+        XCTAssertNotNil(textOut.wait(for: "renamed /byteclub/Trip/Day one.md -> /byteclub/Trip/Day 1.md by bob\n"), textOut.current)
+        XCTAssertEqual(try cli.run(["mv", "/byteclub/Trip", "/byteclub/Voyage"] + bob).status, 0)
+        XCTAssertNotNil(textOut.wait(for: "renamed /byteclub/Trip/ -> /byteclub/Voyage/\n"), textOut.current)
+        XCTAssertNotNil(jsonOut.wait(until: { $0.components(separatedBy: #""change":"renamed""#).count == 3 }), jsonOut.current)
+        for process in [text, json] {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+        XCTAssertEqual(text.terminationStatus, 130, textErr.current)
+        XCTAssertEqual(json.terminationStatus, 130, jsonErr.current)
+
+        let lines = textOut.current.split(separator: "\n").map(String.init)
+        XCTAssertFalse(lines.contains { $0.hasPrefix("deleted ") }, "a move is no deletion: \(lines)")
+        XCTAssertFalse(lines.contains { $0.hasPrefix("added /byteclub/Trip/Day 1.md") }, "the renamed note is not added again: \(lines)")
+        XCTAssertFalse(lines.contains { $0.hasPrefix("added /byteclub/Voyage") }, "the folder's line says where its notes went: \(lines)")
+
+        try assertValid(jsonOut.current, schema: "watch", lines: true, "watch --json")
+        let objects = try jsonOut.current.split(separator: "\n").map { line in
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        let renames = objects.filter { $0["change"] as? String == "renamed" }
+        XCTAssertEqual(renames.map { $0["from_path_display"] as? String }, ["/byteclub/Trip/Day one.md", "/byteclub/Trip"])
+        XCTAssertEqual(renames.map { $0["path_display"] as? String }, ["/byteclub/Trip/Day 1.md", "/byteclub/Voyage"])
+        XCTAssertEqual(renames.map { $0["kind"] as? String }, ["file", "folder"])
+        XCTAssertEqual(renames.first?["modified_by"] as? String, "bob", "the moved note's new revision is bob's")
+        XCTAssertFalse(objects.contains { $0["change"] as? String == "deleted" }, jsonOut.current)
+        for object in objects where object["change"] as? String != "renamed" {
+            XCTAssertTrue(object["from_path_display"] is NSNull, "only a rename has an old path: \(object)")
         }
     }
 

@@ -23,14 +23,16 @@ final class WritersDayCLITests: XCTestCase {
 
     var server: [String] { ["--server", club.server.baseURL.absoluteString, "--token", club.token] }
 
-    /// A CLI whose `$EDITOR` runs `script` (a POSIX shell body; the file is `$1`).
-    func editing(_ script: String, name: String = "editor") throws -> CLI {
+    /// A CLI whose `$EDITOR` runs `script` (a POSIX shell body; the file is `$1`), with `extra`
+    /// in its environment.
+    func editing(_ script: String, name: String = "editor", extra: [String: String] = [:]) throws -> CLI {
         let file = club.base.appendingPathComponent("\(name).sh")
         try Data("#!/bin/sh\n\(script)\n".utf8).write(to: file)
         chmod(file.path, 0o755)
         var environment = cli.environment
         environment["VISUAL"] = nil
         environment["EDITOR"] = file.path
+        environment.merge(extra) { _, new in new }
         return CLI(environment: environment, directory: cli.directory)
     }
 
@@ -64,7 +66,8 @@ final class WritersDayCLITests: XCTestCase {
 
     func testNewMakesTheNoteInAFolderFromATemplateWithItsPlaceholdersFilled() throws {
         try write("templates/meeting.md", "# {{title}}\n{{date}} {{time}}, {{author}}\n{{unknown}} stays\n")
-        let writer = try editing(#"printf 'decided: a boat\n' >> "$1""#)
+        // The club's shared token speaks for `club`, no one's name: {{author}} is the member's own.
+        let writer = try editing(#"printf 'decided: a boat\n' >> "$1""#, extra: ["BYTECLUB_NAME": "ada"])
         let made = try writer.run(["new", "Standup", "--folder", "work/team", "--template", "meeting"] + server)
         XCTAssertEqual(made.status, 0, made.stderr)
         XCTAssertEqual(made.stdout, "/byteclub/work/team/Standup.md\n")
@@ -72,8 +75,8 @@ final class WritersDayCLITests: XCTestCase {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         XCTAssertEqual(lines.first, "# Standup")
         XCTAssertTrue(lines[1].hasPrefix(Self.today() + " "), lines[1])
-        XCTAssertNotNil(lines[1].range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d, club$"#, options: .regularExpression),
-                        "the date, the time and the member's name in the club: \(lines[1])")
+        XCTAssertNotNil(lines[1].range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d, ada$"#, options: .regularExpression),
+                        "the date, the time and the member's own name, not the shared token's `club`: \(lines[1])")
         XCTAssertEqual(Array(lines.dropFirst(2)), ["{{unknown}} stays", "decided: a boat", ""])
         XCTAssertEqual(draftFiles, [], "the draft goes once the club has the note")
     }

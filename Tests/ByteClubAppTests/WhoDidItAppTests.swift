@@ -75,35 +75,6 @@ final class WhoDidItAppTests: XCTestCase {
         XCTAssertNotEqual(harness.app.state.message?.text, "Someone deleted \"Day one\" (+1 more)")
         harness.app.stopLiveUpdates()
     }
-
-    /// The embedded club names its one member (this machine's user): the app knows a change
-    /// made by a command on the same folder (another process, another server) as its own, and
-    /// says nothing of it, where it said `Someone added "Mine"`.
-    func testOnTheEmbeddedClubYourOwnChangeFromACommandIsNotSomeoneElses() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("who-embedded-\(UUID().uuidString)")
-        folders.append(root)
-        let app = try await Backend.connect(.embedded(root: root), connection: ConnectionOptions(idleTimeout: 10))
-        backends.append(app)
-        let harness = Harness(store: app.store)
-        await harness.start()
-        await harness.waitUntil("the live lists") { harness.app.live.isWatching(.notes) && harness.app.live.me != nil }
-
-        // `byteclub put` runs a server of its own over the same folder.
-        let command = try await Backend.connect(.embedded(root: root), connection: ConnectionOptions(idleTimeout: 10))
-        backends.append(command)
-        let me = try await command.store.currentAccount()
-        XCTAssertEqual(me.displayName, LocalMember.name(), "the embedded club's member is this machine's user")
-        XCTAssertEqual(harness.app.live.me, me.id, "one member, whichever process serves the folder")
-        let written = try await command.store.upload(data: Data("mine\n".utf8), to: "/byteclub/Mine.txt", mode: .add, autorename: false)
-        XCTAssertEqual(written.modifiedBy, me.id, "the club says who wrote it")
-
-        await harness.waitUntil("the note in the app's list") { harness.app.state.notes.entries.contains { $0.name == "Mine.txt" } }
-        let said = harness.app.state.message?.text ?? ""
-        XCTAssertFalse(said.contains("added \"Mine\""), "your own change is no news: \(said)")
-        let log = try await app.store.revisions("/byteclub/Mine.txt", limit: 1)
-        XCTAssertEqual(log.entries.first?.modifiedBy, me.id)
-        harness.app.stopLiveUpdates()
-    }
 }
 
 /// A member's store as an encrypted club's shows it: no content hashes (the server's are of

@@ -10,34 +10,37 @@ import Synchronization
 /// still seal: without a check here, their save would be acknowledged ("Saved") and then refused
 /// by every other member's client, which would also lose sight of the note's last good text.
 extension EncryptedStore: NoticingStore {
-    /// How long a roster read before a write stays good: a save or a `put -r` asks the server
-    /// for the roster at most this often, so a removal is seen within it.
-    static let membershipRecheck: TimeInterval = 2
-
-    /// Refuses a write when this member is no longer in the club's roster (read again when the
-    /// last read is older than ``membershipRecheck``), with `.forbidden`, which is never queued
-    /// or retried: the writer is told at once and their text stays a draft. A roster that cannot
-    /// be read now (offline) leaves the decision to the write itself.
+    /// Refuses a write when this member is no longer in the club's roster, with `.forbidden`,
+    /// which is never queued or retried: the writer is told at once and their text stays a
+    /// draft. Every write asks the server for the roster's revision (one small request); a
+    /// revision other than the one last read means the roster is read and checked again. A
+    /// removal, once seen, refuses every later write without asking. A roster that cannot be
+    /// read now (offline) leaves the decision to the write itself.
     func confirmMembership() async throws(RemoteError) {
-        let now = Date()
-        let due = membershipChecked.withLock { last -> Bool in
-            guard now.timeIntervalSince(last) >= Self.membershipRecheck else { return false }
-            last = now
-            return true
+        if let removed = membership.withLock({ $0.removed }) { throw .forbidden(removed) }
+        let rosterPath = keyring.files.roster
+        let current: String?
+        do {
+            current = try await inner.metadata(rosterPath).rev
+        } catch {
+            return
         }
-        guard due else { return }
+        if let current, current == membership.withLock({ $0.rosterRev }) { return }
         let fresh: ClubKeyring
         do {
             fresh = try await ClubKeyring.load(inner, folder: folder, key: key, me: keyring.me)
         } catch let refusal as ClubCryptError {
             if case .removed = refusal {
-                throw .forbidden("\(refusal.description): the club refuses your writes, so nothing was sent")
+                let removed = "\(refusal.description): the club refuses your writes, so nothing was sent"
+                membership.withLock { $0.removed = removed }
+                throw .forbidden(removed)
             }
             return
         } catch {
             return
         }
         adopt(fresh)
+        membership.withLock { $0.rosterRev = current }
     }
 
     /// Whether a refused read should fall back to an older revision: the newest version was

@@ -28,8 +28,9 @@ public final class EncryptedStore: RemoteStore, Sendable {
     let seen: SeenVersions
     /// Hidden components already revealed (a folder's name comes back with every entry in it).
     let revealed = Mutex<[String: String]>([:])
-    /// When the roster was last read before a write (``confirmMembership()``).
-    let membershipChecked = Mutex<Date>(.distantPast)
+    /// The roster's revision last read before a write, and this member's removal once seen
+    /// (``confirmMembership()``).
+    let membership = Mutex<(rosterRev: String?, removed: String?)>((nil, nil))
     /// What a read answered with less than was asked, for the shells to say (``takeNotices()``).
     let notices = Mutex<[String]>([])
     /// The tag names read from the club's names file, by the hash the server keeps

@@ -25,4 +25,24 @@ final class HistoryFoundTests: XCTestCase {
             await run.close()
         }
     }
+
+    /// Bob saves, ann removes him, bob saves again within two seconds (seed 109 on an encrypted
+    /// club): the roster was read again at most every 2 s before a write, so the second save was
+    /// sent and bob told "Saved" for a file every member refuses. Now every write asks for the
+    /// roster's revision, and a removal seen once refuses every later write.
+    func testARemovedMemberIsRefusedAtTheNextSaveHoweverSoon() async throws {
+        let run = try await HistoryRun(seed: 109, backend: .encrypted)
+        try await run.launch(.ann, on: 0)
+        try await run.launch(.bob, on: 0)
+        for step: HistoryStep in [.appNew(.bob, note: 1), .appEdit(.bob, note: 1), .removeBob, .appEdit(.bob, note: 1)] {
+            try await run.perform(step)
+        }
+        XCTAssertTrue(run.view.bobRemoved, run.log.joined(separator: "\n"))
+        let last = try XCTUnwrap(run.lines.last { $0.member == .bob })
+        XCTAssertEqual(last.step, 4, run.log.joined(separator: "\n"))
+        XCTAssertEqual(last.told, .kept, "bob is told his save was refused and his text kept: \(run.log)")
+        let broken = try await HistoryCheck.violations(of: run)
+        XCTAssertEqual(broken, [], run.log.joined(separator: "\n"))
+        await run.close()
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Generated user histories (issue 53): the generator, apart from the runner and the checker.
 ///
@@ -83,10 +84,10 @@ struct HistoryView {
 
 /// The seeded generator: the next step from the view of the world, by weight.
 struct HistoryPlan {
-    private var rng: SplitMix
+    private var rng: SeededGenerator
     private(set) var nextNote = 1
 
-    init(seed: UInt64) { rng = SplitMix(seed: seed) }
+    init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
 
     static func title(_ note: Int) -> String { String(format: "Note %03d", note) }
 
@@ -130,17 +131,4 @@ struct HistoryPlan {
 
     mutating func int(_ below: Int) -> Int { Int(rng.next() % UInt64(below)) }
     mutating func pick<T>(_ from: [T]) -> T { from[int(from.count)] }
-}
-
-/// SplitMix64: a seeded generator whose draws depend only on the seed.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

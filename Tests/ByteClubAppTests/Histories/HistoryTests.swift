@@ -40,6 +40,7 @@ class HistoryTests: XCTestCase {
                 if ProcessInfo.processInfo.environment["HISTORY_VERBOSE"] != nil { print(run.log.joined(separator: "\n")) }
                 stepsRun += run.step
                 linesTold += run.lines.count
+                print("history seed \(seed) on \(backend.rawValue): \(run.step) steps, \(run.lines.count) lines told, \(broken.count) broken")
                 if !broken.isEmpty {
                     XCTFail("""
                         seed \(seed) on \(backend.rawValue) broke the promise (replay: HISTORY_SEED=\(seed) \

@@ -36,6 +36,8 @@ final class NoteIndex {
     /// Another process wrote to the index since the last sync began: the next sync runs even
     /// though the notes list has not moved.
     private var writtenElsewhere = false
+    /// ``lookForWritesElsewhere()`` was asked during a sync: it asks when the sync ends.
+    private var lookAfterSync = false
     /// Whether ``lookForWritesElsewhere()`` is asking now.
     private var isLooking = false
     /// Failures of the sync in a row: the wait before the next try, 1 s doubling to 30 s.
@@ -111,7 +113,13 @@ final class NoteIndex {
     /// search` on this club) wrote to the index since it was last asked, and if so brings it
     /// current again against the notes list (a sync running now asks when it ends).
     func lookForWritesElsewhere() {
-        guard let index, !isSyncing, !isLooking else { return }
+        guard let index, !isLooking else { return }
+        // A sync under way may have read the file's version after another process wrote: ask
+        // again once it has ended, or a write made meanwhile would go unseen.
+        guard !isSyncing else {
+            lookAfterSync = true
+            return
+        }
         isLooking = true
         context.effects.perform({ () async throws(RemoteError) -> Bool in index.changedElsewhere() }) { [weak self] answer in
             guard let self else { return }
@@ -187,6 +195,10 @@ final class NoteIndex {
                 self.retryLater(error.message)
             }
             self.listingChanged()
+            if self.lookAfterSync, !self.isSyncing {
+                self.lookAfterSync = false
+                self.lookForWritesElsewhere()
+            }
         }
     }
 

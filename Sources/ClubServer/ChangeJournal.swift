@@ -210,11 +210,10 @@ final class ChangeJournal: Sendable {
     /// Takes in, now, what another server over the folder journalled since this one last read
     /// or wrote the file, and wakes the longpolls it concerns, as for this server's own records.
     ///
-    /// An append takes them in too (``append(_:)``), but a server that writes nothing would
-    /// otherwise never hear of them: the app's embedded server, while `byteclub tag` or `import`
-    /// runs a server of its own over the same folder. A file written there comes to the app
-    /// through the rescan anyway; a tag writes no file the rescan sees, only this record. The
-    /// change watcher calls this at each tick; it costs a `stat` when nothing came.
+    /// An append takes them in too (``append(_:)``), but a server that writes nothing (the app's
+    /// embedded one, while `byteclub tag` runs a server of its own over the folder) would never
+    /// hear of them: a tag writes no file the rescan sees, only this record. The change watcher
+    /// calls this at each tick; it costs a `stat` when nothing came.
     func takeInForeignRecords() {
         let (inode, length) = Self.stamp(path)
         let known = state.withLock { ($0.fileInode, $0.fileLength) }

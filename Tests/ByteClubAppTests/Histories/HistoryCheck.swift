@@ -26,8 +26,7 @@ enum HistoryCheck {
         }
         var texts: [[String: String]] = []
         for club in run.clubs {
-            let (club, read, unreadable) = try await contents(of: club, in: run)
-            _ = club
+            let (read, unreadable) = try await contents(of: club, in: run)
             texts.append(read)
             found += unreadable
         }
@@ -87,7 +86,7 @@ enum HistoryCheck {
 
     /// Every note of `club` as a member reads it (through the keys when encrypted), and a line for
     /// each that does not read.
-    private static func contents(of club: HistoryClub, in run: HistoryRun) async throws -> (HistoryClub, [String: String], [String]) {
+    private static func contents(of club: HistoryClub, in run: HistoryRun) async throws -> ([String: String], [String]) {
         let (store, _) = try await run.checkerStore(on: club)
         var texts: [String: String] = [:]
         var unreadable: [String] = []
@@ -99,7 +98,7 @@ enum HistoryCheck {
                 unreadable.append("club \(club.index): \(entry.path) does not read for ann: \((error as? RemoteError)?.message ?? "\(error)")")
             }
         }
-        return (club, texts, unreadable)
+        return (texts, unreadable)
     }
 }
 

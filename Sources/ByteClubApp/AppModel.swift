@@ -1,3 +1,4 @@
+import LocalClub
 import Logging
 import Remote
 import TerminalUI
@@ -17,6 +18,9 @@ public final class AppModel {
     let format: DisplayFormat
     private var idCounter = 0
     private var listingCache: (signature: NoteListing.Signature, listing: NoteListing)?
+    /// Note texts on their way to the disk cache (keyed by lowercased path): an offline open
+    /// made before the write lands reads them here (AppContext.cacheNoteText).
+    var cacheWrites: [String: ClubCache.Note] = [:]
 
     init(state: AppState, format: DisplayFormat) {
         self.state = state

@@ -12,7 +12,7 @@ extension Navigator {
     /// when neither holds it.
     func openCached(_ loading: NoteSession) -> Bool {
         guard let entry = loading.entry else { return false }
-        if let cached = configuration.cache?.note(entry.path) {
+        if let cached = context.cachedNote(entry.path) {
             let when = timeOfDay(cached.saved)
             openKept(loading, text: cached.text, rev: cached.rev, banner: "the copy kept on this machine at \(when)",
                      message: "as kept at \(when)")

@@ -78,6 +78,9 @@ final class Navigator {
     }
 
     func open(draft: Draft, entry: RemoteEntry?) {
+        // The file is this session's to write over while it holds the text shown; one another
+        // process writes meanwhile is kept apart (NoteEdits.writeDraft).
+        configuration.drafts?.adopt(draft)
         if openQueued(draft, entry: entry) { return }
         var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
         session.newNoteExtension = configuration.layout.newNoteExtension
@@ -237,11 +240,12 @@ final class Navigator {
         // Only Discard drops a draft. A note closed without changes may still have one: its text
         // waits in the outbox, or came back from it to be merged; it stays until the server has it.
         let queued = !session.isModified
-        if !queued { configuration.drafts?.remove(session.draftID) }
+        // A draft another process wrote over since (`byteclub edit` keeping its text) stays.
+        let dropped = !queued && configuration.drafts?.removeIfOurs(session.draftID) != false
         let name = session.entry?.name ?? (session.editor.title.text.isEmpty ? "the new note" : session.fileName)
         context.update {
             $0.note = nil
-            if !queued { $0.drafts.removeAll { $0.id == session.draftID } }
+            if dropped { $0.drafts.removeAll { $0.id == session.draftID } }
             $0.message = StatusMessage(session.isModified && !session.isReadOnly ? "Discarded the changes to \(TerminalSafe.escape(name))" : "Closed \(TerminalSafe.escape(name))")
         }
         showInList(session)

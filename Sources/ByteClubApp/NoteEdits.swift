@@ -41,7 +41,7 @@ final class NoteEdits {
         endSearchHits()
         guard let session = state.note else { return }
         if session.editorCleanIsSaved, !session.editor.isModified {
-            configuration.drafts?.remove(session.draftID)
+            configuration.drafts?.removeIfOurs(session.draftID)
             // A new number, never one a save under way started from: that save's answer must
             // not take this text for the one it sent.
             let clean = session.version + 1
@@ -79,22 +79,27 @@ final class NoteEdits {
             return
         }
         journalWriting = true
-        let session = claimDraft(open, in: drafts)
-        let lines = session.editor.body.lineClusters
-        let empty = session.draft(at: configuration.format.now(), body: "")
-        let version = session.version
-        drafts.saveInBackground({
+        let lines = open.editor.body.lineClusters
+        let empty = open.draft(at: configuration.format.now(), body: "")
+        let version = open.version
+        drafts.saveInBackgroundIfOurs({
             var draft = empty
             draft.body = String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self)
             return draft
-        }) { [weak self, hop = context.effects.hop] error in
+        }) { [weak self, hop = context.effects.hop] result in
             hop {
                 guard let self else { return }
                 self.journalWriting = false
-                if let error {
+                switch result {
+                case .failure(let error):
                     self.context.logger.error("cannot write the draft: \(error)")
                     self.context.say(.error("Could not write the draft: \(error.localizedDescription)"))
-                } else {
+                case .success(false):
+                    // Another process's text is in that file: this session's goes under an id
+                    // of its own, at the next write (now).
+                    self.keepApart(open)
+                    self.journalAgain = true
+                case .success(true):
                     self.context.model.updateQuietly { state in
                         guard state.note?.draftID == empty.id, let done = state.note?.journalledVersion, done < version else { return }
                         state.note?.journalledVersion = version
@@ -113,11 +118,9 @@ final class NoteEdits {
     @discardableResult
     func journal() -> Bool {
         guard let open = state.note, open.phase != .loading, !open.isReadOnly,
-              open.version != open.journalledVersion, let drafts = configuration.drafts else { return true }
-        let session = claimDraft(open, in: drafts)
+              open.version != open.journalledVersion, configuration.drafts != nil else { return true }
         do {
-            try drafts.save(session.draft(at: configuration.format.now()))
-            context.model.updateQuietly { $0.note?.journalledVersion = session.version }
+            try writeDraft(of: open)
             return true
         } catch {
             context.logger.error("cannot write the draft: \(error)")
@@ -126,19 +129,35 @@ final class NoteEdits {
         }
     }
 
-    /// The session as it journals: a note opened from the server that has never journalled takes
-    /// a draft of its own when its note's draft file is there already, written by another
-    /// process since (`byteclub edit` keeping its text after a conflict, another app): that
-    /// text is never written over, and both drafts stay.
-    private func claimDraft(_ session: NoteSession, in drafts: DraftStore) -> NoteSession {
-        guard session.journalledVersion == 0, let path = session.entry?.path, session.draftID == Draft.id(forPath: path),
-              drafts.load(session.draftID) != nil else { return session }
+    /// Writes `session`'s draft now (the open note's, or one about to be handed to an editor),
+    /// under an id of its own when its file holds another process's text, and marks the version
+    /// journalled. Returns the session as written (its draft id may be new).
+    @discardableResult
+    func writeDraft(of session: NoteSession) throws -> NoteSession {
+        guard let drafts = configuration.drafts else { return session }
+        var written = session
+        if try !drafts.saveIfOurs(session.draft(at: configuration.format.now())) {
+            written = keepApart(session)
+            try drafts.save(written.draft(at: configuration.format.now()))
+        }
+        context.model.updateQuietly { state in
+            if state.note?.draftID == written.draftID { state.note?.journalledVersion = written.version }
+        }
+        return written
+    }
+
+    /// The session under a new draft id, in the state too: its note's draft file was written by
+    /// another process (`byteclub edit` keeping its text after a conflict, another app), whose
+    /// text is never written over; both drafts stay.
+    @discardableResult
+    private func keepApart(_ session: NoteSession) -> NoteSession {
         var claimed = session
         claimed.draftID = Draft.newID()
         context.model.updateQuietly { state in
             if state.note?.draftID == session.draftID, state.note?.generation == session.generation { state.note?.draftID = claimed.draftID }
         }
-        context.logger.info("a draft of \(path) was written by another process; this one is kept apart", metadata: ["draft": "\(claimed.draftID)"])
+        context.logger.info("a draft of \(session.entry?.path ?? session.editor.title.text) was written by another process; this one is kept apart",
+                            metadata: ["draft": "\(claimed.draftID)"])
         return claimed
     }
 

@@ -67,7 +67,7 @@ extension NotesController {
             context.say(.error("No terminal to run an editor in"))
             return
         }
-        guard let session = state.note, session.phase != .loading, session.merge == nil else { return }
+        guard var session = state.note, session.phase != .loading, session.merge == nil else { return }
         if session.isReadOnly {
             context.say(.error("This note is read-only: it is not valid UTF-8 text"))
             return
@@ -83,10 +83,11 @@ extension NotesController {
         let before = session.editor.body.text
         // Editors end a file with a newline; one they add is not a change.
         let written = before.hasSuffix("\n") || before.isEmpty ? before : before + "\n"
-        let file = drafts.editorFile(for: session.draftID, fileName: session.fileName)
+        let file: URL
         do {
-            try drafts.save(session.draft(at: configuration.format.now()))
-            context.model.updateQuietly { $0.note?.journalledVersion = session.version }
+            // Under a draft id of its own when another process's text is in the note's draft.
+            session = try edits.writeDraft(of: session)
+            file = drafts.editorFile(for: session.draftID, fileName: session.fileName)
             try drafts.writeEditorFile(Data(written.utf8), to: file)
         } catch {
             context.say(.error("Could not hand the note to \(name): \(error.localizedDescription)"))

@@ -209,24 +209,26 @@ extension NotesController {
         session.draftID = Draft.id(forPath: entry.path)
         // Esc → Save closes once saved, unless more was typed meanwhile: that text stays open.
         let close = session.closeAfterSave && !stillModified
+        var keptElsewhere = false
         session.closeAfterSave = false
         if stillModified {
             // Typed during the save: that text is newer than the server's. It goes to the draft
             // under its new name now, and the old draft goes only once that write succeeded.
             session.journalledVersion = -1
             context.model.updateQuietly { $0.note = session }
-            if journal(), oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
+            if journal(), oldDraft != session.draftID { configuration.drafts?.removeIfOurs(oldDraft) }
         } else {
             // The editor holds the server's text: nothing is left to journal (a merge adopted
             // after the save had a version no draft ever had, and a journal write still scheduled
             // by typing, or the one on the way out, would write the saved text back as a draft).
             session.journalledVersion = session.version
-            configuration.drafts?.remove(session.draftID)
-            if oldDraft != session.draftID { configuration.drafts?.remove(oldDraft) }
+            // A draft of the path another process kept (`byteclub edit` after a conflict) stays.
+            keptElsewhere = configuration.drafts?.removeIfOurs(session.draftID) == false
+            if oldDraft != session.draftID { configuration.drafts?.removeIfOurs(oldDraft) }
             context.model.updateQuietly { $0.note = close ? nil : session }
         }
         context.update {
-            $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && $0.id == session.draftID) }
+            $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && !keptElsewhere && $0.id == session.draftID) }
             $0.message = StatusMessage("Saved \"\(TerminalSafe.escape(entry.name))\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
         // Closed: the list is on the saved note now (if the list has it yet), and again once
@@ -385,7 +387,7 @@ extension NotesController {
             context.say(.error("Could not keep your text as a draft (\(error.localizedDescription)); nothing reloaded"))
             return
         }
-        configuration.drafts?.remove(session.draftID)
+        configuration.drafts?.removeIfOurs(session.draftID)
         refresher.reloadDrafts()
         load(entry)
         context.update {

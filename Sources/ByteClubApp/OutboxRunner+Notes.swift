@@ -233,8 +233,20 @@ extension AppContext {
         guard let cache = configuration.cache, let text = String(validating: data, as: UTF8.self) else { return }
         let note = ClubCache.Note(path: entry.path, rev: entry.rev, text: text, saved: configuration.format.now())
         let logger = self.logger
+        // Until the write lands, an offline open finds the text here: a save then the server
+        // gone at once still opens the note (a busy disk's fsync can take a second).
+        let key = entry.path.lowercased()
+        model.cacheWrites[key] = note
+        let model = self.model
         effects.perform({ () async throws(RemoteError) in
             do { try cache.saveNote(note) } catch { logger.error("cannot cache \(entry.name): \(error)") }
-        }) { _ in }
+        }) { _ in
+            if model.cacheWrites[key] == note { model.cacheWrites[key] = nil }
+        }
+    }
+
+    /// The note's text as last cached on this machine: one on its way to the disk, else the disk's.
+    func cachedNote(_ path: String) -> ClubCache.Note? {
+        model.cacheWrites[path.lowercased()] ?? configuration.cache?.note(path)
     }
 }

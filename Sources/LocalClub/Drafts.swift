@@ -99,6 +99,10 @@ public struct DraftStore: Sendable {
     public let directory: URL
     /// The one queue every draft write and removal runs on, in the order they were asked for.
     static let writes = DispatchQueue(label: "byteclub.drafts", qos: .utility)
+    /// Each draft file as this process last wrote or adopted it (by path), to tell another
+    /// process's write since. Safe though mutable and global: read and written only on
+    /// ``writes``, a serial queue.
+    nonisolated(unsafe) private static var ours: [String: FileStamp] = [:]
 
     public init(directory: URL) {
         self.directory = directory
@@ -109,6 +113,66 @@ public struct DraftStore: Sendable {
     /// Writes `draft` atomically and durably, after any background write asked for before.
     public func save(_ draft: Draft) throws {
         try Self.writes.sync { try write(draft) }
+    }
+
+    /// Writes `draft` unless its file holds text this process neither wrote nor opened
+    /// (``adopt(_:)``): another process wrote it since (`byteclub edit` keeping its text after a
+    /// conflict, another app). That text is never written over: the caller keeps its own under
+    /// another id. A file that is not there is anyone's.
+    /// - Returns: false when the draft was not written for that reason.
+    public func saveIfOurs(_ draft: Draft) throws -> Bool {
+        try Self.writes.sync { () throws -> Bool in
+            guard isOurs(url(draft.id)) else { return false }
+            try write(draft)
+            return true
+        }
+    }
+
+    /// ``saveIfOurs(_:)`` off the calling queue, as ``saveInBackground(_:then:)`` writes.
+    public func saveInBackgroundIfOurs(_ make: @escaping @Sendable () -> Draft,
+                                       then done: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+        Self.writes.async {
+            let draft = make()
+            guard isOurs(url(draft.id)) else { return done(.success(false)) }
+            do {
+                try write(draft)
+                done(.success(true))
+            } catch {
+                done(.failure(error))
+            }
+        }
+    }
+
+    /// Takes the draft file as this process's own when it holds `draft` (the text an editor
+    /// opened): its later writes go over it. False when the file holds other text now.
+    @discardableResult
+    public func adopt(_ draft: Draft) -> Bool {
+        Self.writes.sync { () -> Bool in
+            let file = url(draft.id)
+            guard let before = FileStamp(file), load(draft.id) == draft, FileStamp(file) == before else { return false }
+            Self.ours[file.path] = before
+            return true
+        }
+    }
+
+    /// Removes a draft unless its file holds text this process neither wrote nor opened (as
+    /// ``saveIfOurs(_:)`` tells): a save or a discard in one process never takes away the text
+    /// another process kept there since.
+    /// - Returns: false when the file is kept for that reason.
+    @discardableResult
+    public func removeIfOurs(_ id: String) -> Bool {
+        Self.writes.sync { () -> Bool in
+            let file = url(id)
+            guard isOurs(file) else { return false }
+            _ = try? FileManager.default.removeItem(at: file)
+            Self.ours[file.path] = nil
+            return true
+        }
+    }
+
+    private func isOurs(_ file: URL) -> Bool {
+        guard let now = FileStamp(file) else { return true }
+        return Self.ours[file.path] == now
     }
 
     /// Writes the draft `make` builds, off the calling queue (building a 1 MiB note's text and
@@ -127,7 +191,9 @@ public struct DraftStore: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(draft)
-        try DurableFile.write(data, to: url(draft.id))
+        let file = url(draft.id)
+        try DurableFile.write(data, to: file)
+        Self.ours[file.path] = FileStamp(file)
     }
 
     public func load(_ id: String) -> Draft? {
@@ -139,7 +205,10 @@ public struct DraftStore: Sendable {
 
     /// Removes a draft; a missing one is not an error.
     public func remove(_ id: String) {
-        Self.writes.sync { _ = try? FileManager.default.removeItem(at: url(id)) }
+        Self.writes.sync {
+            _ = try? FileManager.default.removeItem(at: url(id))
+            Self.ours[url(id).path] = nil
+        }
     }
 
     /// Every readable draft, newest first.
@@ -200,5 +269,24 @@ public struct DraftStore: Sendable {
             return false
         }
         return true
+    }
+}
+
+/// A file's identity at one write: every draft write is a new file renamed over the old one
+/// (``DurableFile``), so its inode changes at each write; the time and size guard against an
+/// inode number used again.
+struct FileStamp: Equatable {
+    let inode: UInt64
+    let seconds: Int
+    let nanoseconds: Int
+    let size: Int64
+
+    init?(_ url: URL) {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        inode = UInt64(info.st_ino)
+        seconds = Int(info.st_mtim.tv_sec)
+        nanoseconds = Int(info.st_mtim.tv_nsec)
+        size = Int64(info.st_size)
     }
 }

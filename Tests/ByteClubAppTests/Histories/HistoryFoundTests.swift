@@ -1,4 +1,5 @@
 import Foundation
+import LocalClub
 import XCTest
 
 /// Histories the generator found broken, kept as the steps that broke them (seed 103 on the club
@@ -20,6 +21,38 @@ final class HistoryFoundTests: XCTestCase {
             }
             let kept = run.lines.filter { $0.told == .kept }
             XCTAssertEqual(kept.count, 1, "\(backend): the shell's edit met the app's save and kept its text: \(run.log)")
+            let broken = try await HistoryCheck.violations(of: run)
+            XCTAssertEqual(broken, [], "\(backend): \(run.log.joined(separator: "\n"))")
+            await run.close()
+        }
+    }
+
+    /// Ann types in a note in her app and leaves it unsaved (journalled to the note's draft); bob
+    /// changes it; `byteclub edit` on ann's machine opens that draft, meets bob's change and
+    /// keeps its text, conflict markers and all, in the same draft file (exit 4). Ann's app
+    /// then wrote its own text over that file, and its save removed it (seed 40 on WebDAV): the
+    /// shell's line was gone. Now a draft file another process wrote is neither written over
+    /// nor removed by the app: its text goes under an id of its own.
+    func testADraftTheShellKeptOverTheAppsOpenNoteIsNeitherWrittenOverNorRemoved() async throws {
+        for backend in [HistoryBackend.webdav, .club] {
+            let run = try await HistoryRun(seed: 40, backend: backend)
+            try await run.launch(.ann, on: 0)
+            try await run.launch(.bob, on: 0)
+            for step: HistoryStep in [.appNew(.bob, note: 1), .appType(.ann, note: 1), .appEdit(.bob, note: 1)] {
+                try await run.perform(step)
+            }
+            // The shell finds ann's unsaved line in the note's draft once her app journalled it.
+            let drafts = DraftStore(directory: try XCTUnwrap(run.machines[.ann]).drafts(run.keys[0]))
+            let typed = try XCTUnwrap(run.lines.first { $0.step == 2 }).text
+            let deadline = Date().addingTimeInterval(10)
+            while drafts.load(Draft.id(forPath: "/byteclub/\(HistoryPlan.title(1)).md"))?.body.contains(typed) != true, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            for step: HistoryStep in [.cliEdit(.ann, club: 0, note: 1), .appEdit(.ann, note: 1)] {
+                try await run.perform(step)
+            }
+            let shell = try XCTUnwrap(run.lines.first { $0.step == 4 }, run.log.joined(separator: "\n"))
+            XCTAssertEqual(shell.told, .kept, "\(backend): the shell's edit met bob's change and kept its text: \(run.log)")
             let broken = try await HistoryCheck.violations(of: run)
             XCTAssertEqual(broken, [], "\(backend): \(run.log.joined(separator: "\n"))")
             await run.close()

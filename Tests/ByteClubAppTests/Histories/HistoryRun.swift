@@ -206,6 +206,7 @@ final class HistoryRun {
         if !harness.app.state.notes.list.filter.isEmpty { harness.press(.escape) }
         harness.press(.char("/"))
         for character in title { harness.press(.char(character)) }
+        let said = harness.app.state.message
         harness.press(.enter, .enter)
         deadline = Date().addingTimeInterval(10)
         let started = Date().addingTimeInterval(1)
@@ -213,6 +214,9 @@ final class HistoryRun {
             if let session = harness.app.state.note {
                 if session.phase == .editing { return session.editor.title.text == title }
             } else if Date() > started {
+                return false
+            } else if let message = harness.app.state.message, message != said, message.text.hasPrefix("Could not open") {
+                // Said at once (offline, nothing kept here): no need to wait out the second.
                 return false
             }
             try? await Task.sleep(for: .milliseconds(5))

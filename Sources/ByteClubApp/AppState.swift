@@ -100,9 +100,6 @@ public struct AppState: Sendable {
     /// The search results a note was opened from, while that note is in the editor: `Esc` there
     /// (the note unchanged) brings them back.
     public var parkedSearch: SearchState?
-    /// How many times the search index took in changes (``NoteIndex``): what shows an answer of
-    /// the index (the results, the backlinks) asks again when it moves.
-    public var indexChanges = 0
     /// How far the search index is being built or brought current, for the status bar.
     public var indexing: IndexingProgress?
     /// Where "Back" goes after following links, and the backlinks panel (LinksState.swift).

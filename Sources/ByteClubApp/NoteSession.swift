@@ -44,9 +44,6 @@ public struct NoteSession: Sendable {
     var generation = 0
     /// Close the editor once the running save succeeds (Esc → Save).
     var closeAfterSave = false
-    /// The rendered view opened from the list was closed: the note closes too, as `Esc` closes
-    /// it (asking first about unsaved changes).
-    var closeRequested = false
     /// The save under way, from Ctrl-S to the server's answer (NoteSave+StateMachine.swift).
     var save = NoteSave()
     /// The last outbox item this editor queued: its next one follows it (``OutboxItem/follows``),

@@ -75,12 +75,10 @@ final class NoteViewController {
     /// closes the note too.
     func close(toEditor: Bool) {
         let fromList = context.state.noteView?.openedFromList ?? false
-        context.update {
-            $0.noteView = nil
-            // Opened from the list, the note closes too, as `Esc` closes it in the editor
-            // (asking first about unsaved changes: the notes controller's question).
-            if fromList, !toEditor { $0.note?.closeRequested = true }
-        }
+        context.update { $0.noteView = nil }
+        // Opened from the list, the note closes too, as `Esc` closes it in the editor (asking
+        // first about unsaved changes: the notes controller's question).
+        if fromList, !toEditor { context.send(.closeNoteAfterView) }
     }
 
     /// After every change of the state: the layer is shown while ``AppState/noteView`` is set
@@ -102,20 +100,8 @@ final class NoteViewController {
         }
         // The view (NoteViewLayer) is on screen while the state holds it and a note is open;
         // the view of a note that closed goes with it.
-        let shows = context.state.noteView != nil && context.state.note != nil
         if context.state.noteView != nil, context.state.note == nil { context.model.updateQuietly { $0.noteView = nil } }
-        let appeared = shows && !wasShown
-        wasShown = shows
-        // The index took in changes: the list of linking notes may have changed.
-        let indexMoved = context.state.indexChanges != seenIndexChanges
-        seenIndexChanges = context.state.indexChanges
-        if appeared || indexMoved { refreshBacklinks() }
     }
-
-    /// Whether the view was on screen at the last change of the state.
-    private var wasShown = false
-    /// ``AppState/indexChanges`` as the view last asked for its backlinks.
-    private var seenIndexChanges = 0
 
     /// Ctrl-O in the view.
     func back() { navigator.back() }
@@ -138,7 +124,8 @@ final class NoteViewController {
         return true
     }
 
-    /// When the open note's list of linking notes may have changed (the club changed).
+    /// When the open note's list of linking notes may have changed: the view came on screen, the
+    /// index took in changes, the notes list changed (``AppEvent``).
     func refreshBacklinks() {
         guard context.state.noteView != nil, let path = context.state.note?.entry?.path else { return }
         let ask = backlinks ?? { [noteIndex] in noteIndex.backlinks(to: $0, $1) }
@@ -150,15 +137,6 @@ final class NoteViewController {
         }
     }
 
-    /// After the notes list changed (the club changed): the backlinks again, once per change.
-    func listingChanged() {
-        let version = context.state.notes.version
-        guard version != seenListing else { return }
-        seenListing = version
-        refreshBacklinks()
-    }
-
-    private var seenListing = -1
 
     // MARK: Links
 

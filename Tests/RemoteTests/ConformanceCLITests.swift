@@ -5,10 +5,9 @@ import XCTest
 /// Every backend answers alike (issue 54): one table of operations, each with the answer every
 /// store must give (exit status and sentence), run through the CLI against real servers on
 /// loopback: `byteclub serve` (club mode), `rclone serve webdav`, and the Dropbox store against
-/// `byteclub serve` in Dropbox mode (`--dropbox --dropbox-api`). What a backend cannot do
-/// (tags, history, share links on WebDAV) it says in one documented way: exit 1, "Not supported
-/// by this remote: …". The answers are compared across backends, so a difference fails even
-/// where the table is silent.
+/// `byteclub serve` in Dropbox mode (`--dropbox --dropbox-api`); the table is `Conformance`'s
+/// (TestSupport), which the journeys also run on an encrypted club. The answers are compared
+/// across backends, so a difference fails even where the table is silent.
 final class ConformanceCLITests: XCTestCase {
     private var base: URL!
     private var cli: CLI!
@@ -21,18 +20,6 @@ final class ConformanceCLITests: XCTestCase {
         var name: String
         var arguments: [String]
         var environment: [String: String] = [:]
-    }
-
-    /// One operation: what runs, and the answer every backend gives. `unsupportedOnWebDAV`: a
-    /// thing WebDAV cannot do, said the documented way (exit 1, "Not supported by this
-    /// remote: …"); `onWebDAV`: where a WebDAV server's own rules differ, as docs/webdav.md says.
-    private struct Case {
-        var title: String
-        var arguments: [String]
-        var status: Int32
-        var says: String?
-        var unsupportedOnWebDAV: Bool = false
-        var onWebDAV: (status: Int32, says: String?)?
     }
 
     override func setUpWithError() throws {
@@ -77,74 +64,18 @@ final class ConformanceCLITests: XCTestCase {
         return try cli.run(arguments + backend.arguments)
     }
 
-    /// The answer's last stderr line, compared whole, but for the warning a server without
-    /// history adds to a delete (docs/cli.md: WebDAV's deletes cannot be undone).
-    private static func sentence(_ result: CLI.Result) -> String {
-        let line = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
-        return line.replacingOccurrences(of: " (this server keeps no history: they could not be restored)", with: "")
-    }
-
     func testEveryOperationGetsTheSameAnswerFromEveryBackend() throws {
-        let local = cli.directory.appendingPathComponent("conformance")
-        try FileManager.default.createDirectory(at: local, withIntermediateDirectories: true)
-        let plan = local.appendingPathComponent("Plan.md"), other = local.appendingPathComponent("Other.md")
-        try "the plan\n".write(to: plan, atomically: true, encoding: .utf8)
-        try "another text\n".write(to: other, atomically: true, encoding: .utf8)
-        let fetched = local.appendingPathComponent("fetched.md")
-
-        // Each backend starts from the same club: a note, a note in a folder, a second note.
-        let cases: [Case] = [
-            Case(title: "a missing folder listed", arguments: ["ls", "Nowhere"], status: 3, says: "Not found"),
-            Case(title: "a missing file fetched", arguments: ["get", "Missing.md", "-"], status: 3, says: "Not found"),
-            Case(title: "a missing file deleted", arguments: ["rm", "Missing.md"], status: 3, says: "Not found"),
-            Case(title: "a missing file moved", arguments: ["mv", "Missing.md", "Elsewhere.md"], status: 3, says: "Not found"),
-            Case(title: "a file put over one there", arguments: ["put", other.path, "/byteclub/Plan.md"], status: 4, says: "already exists"),
-            // A WebDAV server on a case-sensitive disk keeps both names (docs/webdav.md).
-            Case(title: "the same name in another case", arguments: ["put", other.path, "/byteclub/PLAN.md"], status: 4, says: "already exists",
-                 onWebDAV: (0, nil)),
-            Case(title: "a move onto a file there", arguments: ["mv", "Second.md", "Plan.md"], status: 4, says: "already exists"),
-            Case(title: "a file listed as a folder", arguments: ["ls", "Plan.md"], status: 4, says: "is a file, not a folder"),
-            Case(title: "a folder fetched as a file", arguments: ["get", "Trips", "-"], status: 4, says: "is a folder, not a file"),
-            Case(title: "a folder with files deleted without -r", arguments: ["rm", "Trips"], status: 64, says: "use rm -r"),
-            Case(title: "a note fetched", arguments: ["get", "Plan.md", fetched.path], status: 0, says: nil),
-            Case(title: "a note by its title, in a folder", arguments: ["cat", "Lisbon"], status: 0, says: nil),
-            Case(title: "a tag", arguments: ["tag", "Plan.md", "+red"], status: 0, says: nil, unsupportedOnWebDAV: true),
-            Case(title: "a note's history", arguments: ["log", "Plan.md"], status: 0, says: nil, unsupportedOnWebDAV: true),
-            Case(title: "a share link", arguments: ["share", "Plan.md"], status: 0, says: nil, unsupportedOnWebDAV: true),
-        ]
-        var answers: [String: [String]] = [:]
+        var answers: [String: [String: String]] = [:]
         for backend in try backends() {
-            for (text, path) in [("the plan\n", "Plan.md"), ("second\n", "Second.md"), ("Day one in Lisbon\n", "Trips/Lisbon.md")] {
-                let file = local.appendingPathComponent("seed-\(UUID().uuidString).md")
-                try text.write(to: file, atomically: true, encoding: .utf8)
-                let put = try run(["put", file.path, "/byteclub/" + path], on: backend)
-                XCTAssertEqual(put.status, 0, "\(backend.name): seeding \(path): \(put.stderr)")
+            let differences = backend.name == "webdav" ? Conformance.Differences(lacksClubFeatures: true, caseSensitiveNames: true)
+                : Conformance.Differences()
+            answers[backend.name] = try Conformance.check(backend.name, differences: differences, scratch: cli.directory) { arguments in
+                let result = try run(arguments, on: backend)
+                return Conformance.Answer(status: result.status, stdout: result.stdout, stderr: result.stderr)
             }
-            var said: [String] = []
-            for test in cases {
-                let result = try run(test.arguments, on: backend)
-                let label = "\(backend.name): \(test.title) (\(test.arguments.joined(separator: " ")))"
-                if backend.name == "webdav", test.unsupportedOnWebDAV {
-                    XCTAssertEqual(result.status, 1, "\(label): \(result.stderr)")
-                    XCTAssertTrue(result.stderr.hasPrefix("byteclub: Not supported by this remote: "), "\(label): \(result.stderr)")
-                    continue
-                }
-                if backend.name == "webdav", let differs = test.onWebDAV {
-                    XCTAssertEqual(result.status, differs.status, "\(label): \(result.stdout) \(result.stderr)")
-                    if let says = differs.says { XCTAssertTrue(result.stderr.contains(says), "\(label): \(result.stderr)") }
-                    continue
-                }
-                XCTAssertEqual(result.status, test.status, "\(label): \(result.stdout) \(result.stderr)")
-                if let says = test.says { XCTAssertTrue(result.stderr.contains(says), "\(label): \(result.stderr)") }
-                if !test.unsupportedOnWebDAV, test.onWebDAV == nil { said.append("\(test.title): \(result.status) \(Self.sentence(result))") }
-            }
-            XCTAssertEqual(try String(contentsOf: fetched, encoding: .utf8), "the plan\n", "\(backend.name): the note came back as it was put")
-            answers[backend.name] = said
-            // The next backend starts from nothing of this one's.
-            try? FileManager.default.removeItem(at: fetched)
         }
         // Word for word: the same mistake, the same sentence, on every backend.
-        XCTAssertEqual(answers["webdav"], answers["club"])
-        XCTAssertEqual(answers["dropbox"], answers["club"])
+        Conformance.assertAlike(answers["webdav"] ?? [:], answers["club"] ?? [:])
+        Conformance.assertAlike(answers["dropbox"] ?? [:], answers["club"] ?? [:])
     }
 }

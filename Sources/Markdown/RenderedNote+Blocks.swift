@@ -70,8 +70,8 @@ struct RenderLayout {
     }
 
     mutating func blankRow(_ prefix: Prefix) {
-        // A quote's bar goes on through the blank rows between its paragraphs.
-        let runs = prefix.runs.filter { $0.style.contains(.quote) }
+        // A quote's bar (and a callout's) goes on through the blank rows between its paragraphs.
+        let runs = prefix.runs.filter { $0.style.contains(.quote) || $0.style.contains(.callout) }
         emit(runs.isEmpty ? [] : prefix.runs, width: runs.isEmpty ? 0 : prefix.width)
     }
 

@@ -119,8 +119,7 @@ extension RenderLayout {
         let name = link.fragment.map { link.destination + "#" + $0 } ?? link.destination
         let frame: RenderedStyle = [.embed, .border]
         func say(_ text: String) {
-            let shown = "⧉ " + text
-            emit(prefix.runs + [RenderedRun(shown, style: [.embed, .muted], link: index)], width: prefix.width + cells(shown))
+            paragraph([InlineAtom(text: "⧉ " + text, style: [.embed, .muted], link: index)], first: prefix, rest: prefix)
         }
         guard let found = options.embeds?(link) else {
             return say(name)

@@ -21,9 +21,10 @@ enum ObsidianMarkdownTarget {
             default: nil
             }
         }
+        let laidOut = text + "\n\n![[Other]]"
         for width in [8, 41] {
-            let note = RenderedNote.layout(text + "\n\n![[Other]]", width: width, options: options)
-            FuzzCheck.expect(note.lines.allSatisfy { $0.sourceLine >= 0 && $0.sourceLine <= lineCount }, "a row of a line outside the note")
+            let note = RenderedNote.layout(laidOut, width: width, options: options)
+            FuzzCheck.expect(note.lines.allSatisfy { $0.sourceLine >= 0 && $0.sourceLine < lineCount + 2 }, "a row of a line outside the note")
             FuzzCheck.expect(note.lines.allSatisfy { line in line.runs.allSatisfy { $0.link.map { note.links.indices.contains($0) } ?? true } },
                              "a run pointing at no link")
             FuzzCheck.expect(note.pictures.allSatisfy { note.lines.indices.contains($0.line) || $0.rows == 0 }, "a picture outside the rows")

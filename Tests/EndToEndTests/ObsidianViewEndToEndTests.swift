@@ -112,4 +112,26 @@ final class ObsidianViewEndToEndTests: XCTestCase {
         try tmux.press("C-o")
         tmux.waitFor("Go to [[Trip#Day 2]]")
     }
+
+    func testALinkToAHeadingOfTheSameNoteMovesThereAndCtrlOComesBack() throws {
+        let tmux = try app.launch()
+        let within = (["Jump to [[#Far away]] first."] + (1...60).map { "filler \($0)" } + ["## Far away", "The far end."]).joined(separator: "\n\n")
+        try openRendered(tmux, name: "Within", notes: ["Within": within])
+        tmux.waitFor("Jump to Far away first.")
+        try tmux.press("Tab")
+        try tmux.press("Enter")
+        let far = tmux.waitFor("the view at the heading") { $0.contains("The far end.") && !$0.contains("Jump to Far away") }
+        XCTAssertTrue(far.contains("Within.md"), far)
+        try tmux.press("C-o")
+        tmux.waitFor("the view at the top again") { $0.contains("Jump to Far away first.") && !$0.contains("The far end.") }
+
+        // In the editor, Ctrl-] on the link does the same.
+        try tmux.type("e")
+        tmux.waitFor("Jump to [[#Far away]] first.")
+        try tmux.press("Right", "Right", "Right", "Right", "Right", "Right", "Right", "Right", "Right")
+        try tmux.press("C-]")
+        tmux.waitFor("the editor at the heading") { $0.contains("## Far away") && !$0.contains("Jump to [[#Far away]]") }
+        try tmux.press("C-o")
+        tmux.waitFor("the editor at the top again") { $0.contains("Jump to [[#Far away]] first.") && !$0.contains("## Far away") }
+    }
 }

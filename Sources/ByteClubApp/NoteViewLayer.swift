@@ -178,6 +178,9 @@ final class NoteViewLayer: Layer {
         if style.contains(.strong) { parts.append(syntax.strong) }
         if style.contains(.strikethrough) { parts.append(syntax.strikethrough) }
         if style.contains(.link) { parts.append(syntax.link) }
+        // A callout's box and title in the accent; a highlight reversed, as a marker pen shows on any theme.
+        if style.contains(.callout) { parts.append(theme.accent) }
+        if style.contains(.highlight) { parts.append(Style(attributes: .reverse)) }
         var result = theme.text
         for part in parts {
             if part.foreground != .default { result.foreground = part.foreground }

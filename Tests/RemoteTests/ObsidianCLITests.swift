@@ -100,6 +100,23 @@ final class ObsidianCLITests: XCTestCase {
         XCTAssertEqual(try listed(try run(["ls", "--tag", "project/beta", "--json"] + club)), ["/byteclub/Deep/Beta.md"])
         XCTAssertEqual(try listed(try run(["ls", "--tag", "project/alpha", "--json"] + club)), ["/byteclub/Alpha.md"])
 
+        // A vault's notes with inline tags: tagged in the club by import, and exported back byte
+        // for byte (the tags their text says are not written again into front matter).
+        let vault = base.appendingPathComponent("vault")
+        try FileManager.default.createDirectory(at: vault, withIntermediateDirectories: true)
+        let inline = "Plan #boat and #sail/main.\n", mixed = "---\ntags: [gear]\n---\nPack for #boat trips.\n"
+        try Data(inline.utf8).write(to: vault.appendingPathComponent("Inline.md"))
+        try Data(mixed.utf8).write(to: vault.appendingPathComponent("Mixed.md"))
+        let imported = try run(["import", vault.path, "Vault"] + club)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(Set(try run(["tag", "Vault/Inline.md"] + club).stdout.split(separator: "\n")), ["boat", "sail/main"])
+        XCTAssertEqual(Set(try run(["tag", "Vault/Mixed.md"] + club).stdout.split(separator: "\n")), ["gear", "boat"])
+        let out = base.appendingPathComponent("exported")
+        let exported = try run(["export", out.path] + club)
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("Vault/Inline.md"), encoding: .utf8), inline)
+        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("Vault/Mixed.md"), encoding: .utf8), mixed)
+
         // `byteclub tag` takes nested names, and refuses empty parts with a clear message.
         let added = try run(["tag", "Plain.md", "+Project/Gamma"] + club)
         XCTAssertEqual(added.status, 0, added.stderr)

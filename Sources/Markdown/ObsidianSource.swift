@@ -129,22 +129,12 @@ private struct Rewriter {
         return true
     }
 
-    /// A trailing ` ^id` (letters, digits, `-`) taken off.
+    /// A trailing ` ^id` (letters, digits, `-`; ``NoteAnchors/trailingID(_:)``) taken off.
     private func blockIDRemoved(_ line: [UInt8]) -> [UInt8] {
-        var end = line.count
-        while end > 0, line[end - 1] == Self.space { end -= 1 }
-        var start = end
-        while start > 0, Self.isIDByte(line[start - 1]) { start -= 1 }
-        guard start < end, start > 0, line[start - 1] == UInt8(ascii: "^") else { return line }
-        let caret = start - 1
-        guard caret == 0 || line[caret - 1] == Self.space || line[caret - 1] == 0x09 else { return line }
+        guard NoteAnchors.trailingID(line) != nil, let caret = line.lastIndex(of: UInt8(ascii: "^")) else { return line }
         var cut = caret
-        while cut > 0, line[cut - 1] == Self.space { cut -= 1 }
+        while cut > 0, line[cut - 1] == Self.space || line[cut - 1] == 0x09 { cut -= 1 }
         return Array(line[..<cut])
-    }
-
-    static func isIDByte(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == UInt8(ascii: "-")
     }
 
     /// Inline math as code spans and highlights as `<mark>`, outside code spans.

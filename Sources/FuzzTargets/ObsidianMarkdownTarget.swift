@@ -10,7 +10,8 @@ import Markdown
 enum ObsidianMarkdownTarget {
     static func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
-        let lineCount = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        // By LF bytes, as the editor counts lines ("\r\n" is one Character, never split at "\n").
+        let lineCount = text.utf8.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
         let other = "![[Fuzzed]] and ![[Fuzzed#" + (NoteAnchors.headings(in: text).first?.text ?? "x") + "]]"
         var options = RenderOptions()
         options.path = "/byteclub/Fuzzed.md"

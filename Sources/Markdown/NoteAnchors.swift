@@ -19,6 +19,9 @@ public enum NoteAnchors {
         var text = text
         return text.withUTF8 { bytes in
             var found: [Heading] = []
+            // cmark ends a line at a lone CR too; a heading's line is counted in LFs, as the editor's.
+            var last = 0
+            for byte in bytes where byte == 0x0A { last += 1 }
             MarkdownParser.withDocument(ofUTF8: bytes) { document in
                 guard let iterator = cmark_iter_new(document) else { return }
                 defer { cmark_iter_free(iterator) }
@@ -27,7 +30,7 @@ public enum NoteAnchors {
                     if event == BC_CMARK_EVENT_DONE { break }
                     guard event == BC_CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator),
                           cmark_node_get_type(node) == BC_CMARK_NODE_HEADING else { continue }
-                    found.append(Heading(line: Int(cmark_node_get_start_line(node)) - 1, level: Int(cmark_node_get_heading_level(node)),
+                    found.append(Heading(line: min(last, Int(cmark_node_get_start_line(node)) - 1), level: Int(cmark_node_get_heading_level(node)),
                                          text: LinkWalker.plainText(of: node)))
                 }
             }
@@ -53,11 +56,12 @@ public enum NoteAnchors {
     /// with everything under it up to the next heading of its level or above; a block's lines
     /// (the paragraph, or the one list item line, that ends in its `^id`). Nil when not found.
     public static func section(_ fragment: String, in text: String) -> String? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // By LF bytes, as cmark and the editor count lines ("\r\n" is one Character: never split at "\n").
+        let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring(String(decoding: $0, as: UTF8.self)) }
         if fragment.hasPrefix("^") {
-            guard let last = blockLine(id: String(fragment.dropFirst()), in: text) else { return nil }
+            guard let last = blockLine(id: String(fragment.dropFirst()), in: text), lines.indices.contains(last) else { return nil }
             // A list item's line, else the paragraph the parser says holds the id's line.
-            let first = isListItem(lines[last]) ? last : paragraphStart(holding: last, in: text) ?? last
+            let first = isListItem(lines[last]) ? last : min(last, max(0, paragraphStart(holding: last, in: text) ?? last))
             return lines[first...last].joined(separator: "\n")
         }
         let all = headings(in: text)

@@ -175,6 +175,11 @@ public enum NoteLinks {
         // A Markdown link over several lines is kept by its first line, to that line's end.
         var links = walker.links.map { link in
             var link = link
+            // cmark ends a line at a lone CR too: a line past the last LF has no place here.
+            if link.line >= lineStarts.count {
+                link.line = -1
+                link.bytes = 0..<0
+            }
             if link.line >= 0 {
                 let length = lineEnd(link.line) - lineStarts[link.line]
                 link.bytes = min(link.bytes.lowerBound, length)..<min(link.bytes.upperBound, length)

@@ -55,6 +55,15 @@ public struct RenderedNote: Sendable {
             } else {
                 MarkdownParser.withDocument(ofUTF8: bytes, options: BC_CMARK_OPT_SOURCEPOS | BC_CMARK_OPT_FOOTNOTES) { layout.document($0) }
             }
+            // cmark ends a line at a lone CR too; the editor only at LF: a row never names a line
+            // past the note's last.
+            if bytes.contains(0x0D) {
+                var last = 0
+                for byte in bytes where byte == 0x0A { last += 1 }
+                for index in layout.note.lines.indices where layout.note.lines[index].sourceLine > last {
+                    layout.note.lines[index].sourceLine = last
+                }
+            }
         }
         return layout.note
     }

@@ -90,7 +90,7 @@ final class LinksController {
             return
         }
         let at = state.note?.entry.map { ($0.path as NSString).deletingLastPathComponent } ?? folder
-        navigator.follow(link.target(inFolder: at))
+        navigator.follow(link.target(inFolder: at), fragment: link.fragment)
     }
 
 

@@ -270,17 +270,23 @@ final class Navigator {
     /// Follows a link: a note opens (remembering the one it left, and where in it); a missing
     /// note is offered to be created; a photo, a web address or anything else is said, not
     /// followed here. A link followed from the rendered view opens its note in the view.
-    func follow(_ target: NoteLinkTarget) {
-        let arrival = NotePlace(view: state.noteView.map { NoteViewState(openedFromList: $0.openedFromList) })
+    func follow(_ target: NoteLinkTarget, fragment: String? = nil) {
+        let arrival = NotePlace(view: state.noteView.map { NoteViewState(openedFromList: $0.openedFromList) }, fragment: fragment)
         switch target {
+        case .here:
+            if let fragment { goToPlace(fragment) }
         case .note(let title):
             switch resolver.resolve(title, from: state.note?.entry?.path) {
+            case .one(let entry) where fragment != nil && entry.pathLower == state.note?.entry?.pathLower:
+                goToPlace(fragment ?? "")
             case .one(let entry): open(entry, remember: true, arrival: arrival)
             case .none: offerToCreate(title: title)
             case .several(let entries): chooseAmong(entries, title: title, arrival: arrival)
             }
         case .path(let path):
-            if let entry = entry(at: path) {
+            if let entry = entry(at: path), fragment != nil, entry.pathLower == state.note?.entry?.pathLower {
+                goToPlace(fragment ?? "")
+            } else if let entry = entry(at: path) {
                 open(entry, remember: true, arrival: arrival)
             } else {
                 offerToCreate(title: NoteLinks.title(ofPath: path))
@@ -337,7 +343,7 @@ final class Navigator {
         switch target {
         case .note(let title): return entry(titled: title) != nil
         case .path(let path): return entry(at: path) != nil
-        case .photo, .web, .elsewhere: return true
+        case .photo, .web, .elsewhere, .here: return true
         }
     }
 

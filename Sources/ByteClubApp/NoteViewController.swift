@@ -29,6 +29,14 @@ final class NoteViewController {
     var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) -> Void)?
     /// Whether a linked note exists; nil: the notes list says.
     var noteExists: (@MainActor (NoteLinkTarget) -> Bool)?
+    /// Texts of embedded notes fetched for the view, by lower-case path, with their rev
+    /// (NoteViewController+Embeds.swift); and the paths being fetched.
+    var embedTexts: [String: String] = [:]
+    var embedFetches: Set<String> = []
+    /// Counts texts that came in for embeds: part of the layout's key, so they are drawn.
+    var embedsVersion = 0
+    /// The embeds of the open note as last found, and what they were found for.
+    var embedsMemo: (key: String, notes: [String: EmbeddedNote])?
     /// Opens a web address: `xdg-open` where there is one (``WebOpener``).
     var openWeb: @MainActor (String) -> WebOpener.Outcome = { WebOpener.open($0) }
 
@@ -89,6 +97,17 @@ final class NoteViewController {
         if let session = context.state.note, session.phase == .editing, let place = session.arrival {
             context.model.updateQuietly { state in
                 state.note?.arrival = nil
+                var place = place
+                if let fragment = place.fragment {
+                    // A link's heading or block: found in the text now that it is in.
+                    if let line = NoteAnchors.line(of: fragment, in: session.editor.body.text) {
+                        place.cursor = TextBuffer.Position(line: line, offset: 0)
+                        place.view?.startAtSourceLine = line
+                        place.view?.startAtTop = true
+                    } else {
+                        state.message = .error("No heading or block \"\(TerminalSafe.escape(fragment))\" in \(TerminalSafe.escape(session.fileName)): opened at its top")
+                    }
+                }
                 if let cursor = place.cursor {
                     state.note?.editor.focus = .body
                     state.note?.editor.body.moveCursor(to: cursor)
@@ -143,6 +162,7 @@ final class NoteViewController {
     func exists(_ target: NoteLinkTarget) -> Bool {
         switch target {
         case .note, .path: return noteExists?(target) ?? navigator.noteExists(target)
+        case .here: return true
         case .photo(let path): return photoEntry(path) != nil || !context.state.photos.hasLoaded
         case .web, .elsewhere: return true
         }
@@ -157,8 +177,8 @@ final class NoteViewController {
     /// Enter or a click on a link.
     func follow(_ link: RenderedLink) {
         switch link.target {
-        case .note, .path:
-            if let onFollowNoteLink { onFollowNoteLink(link.target) } else { navigator.follow(link.target) }
+        case .note, .path, .here:
+            if let onFollowNoteLink { onFollowNoteLink(link.target) } else { navigator.follow(link.target, fragment: link.link.fragment) }
         case .photo(let path):
             if let entry = photoEntry(path) {
                 // The full-screen viewer is on screen while the state holds it.

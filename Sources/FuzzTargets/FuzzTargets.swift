@@ -34,6 +34,8 @@ public enum FuzzTargets {
         Target(name: "age-file", summary: "an encrypted club's file: the age header, stanzas, MAC and STREAM, the signature stanza, keys and hidden names",
                run: AgeFileTarget.run),
         Target(name: "front-matter", summary: "a note's YAML front matter: found, parsed by Yams, rendered and highlighted", run: FrontMatterTarget.run),
+        Target(name: "obsidian-markdown", summary: "Obsidian's Markdown: comments, math, highlights, callouts, embeds (depth, loops), link places and inline tags",
+               run: ObsidianMarkdownTarget.run),
     ]
 
     public static func named(_ name: String) -> Target? { all.first { $0.name == name } }

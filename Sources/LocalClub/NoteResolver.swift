@@ -90,7 +90,7 @@ public struct NoteResolver: Sendable {
         switch target {
         case .note(let title): return resolve(title, from: from)
         case .path(let path): return entry(at: path).map(Answer.one) ?? .none
-        case .photo, .web, .elsewhere: return .none
+        case .photo, .web, .elsewhere, .here: return .none
         }
     }
 

@@ -130,6 +130,9 @@ struct Export: AsyncParsableCommand {
                          vault: VaultManifest.Note? = nil) async throws -> String {
         let text = vault.map { VaultManifest.restoringPictures(in: text, $0.pictures) } ?? text
         let (own, body) = FrontMatter.split(text)
+        // Inline `#tags` are said by the text itself: never written again into its front matter.
+        let inline = Set(FrontMatterTags.inlineTags(in: String(body)))
+        let tags = tags.filter { !inline.contains($0) }
         let visible = tags.filter { $0 != ItemTags.pinTag }.sorted()
         let pinned = tags.contains(ItemTags.pinTag)
         if var matter = own {

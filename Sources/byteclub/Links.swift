@@ -105,6 +105,9 @@ struct Links: AsyncParsableCommand {
             case .photo(let photo):
                 targetPath = photo
                 if !offline { exists = (try? await backend.store.metadata(photo)) != nil }
+            case .here:
+                targetPath = display
+                exists = true
             case .web, .elsewhere:
                 break
             }
@@ -151,7 +154,7 @@ struct LinksJSON: Encodable {
             }
             isImage = link.isImage
             switch target {
-            case .note, .path: self.target = "note"
+            case .note, .path, .here: self.target = "note"
             case .photo: self.target = "photo"
             case .web: self.target = "web"
             case .elsewhere: self.target = "elsewhere"

@@ -280,10 +280,12 @@ final class Navigator {
             case .several(let entries): chooseAmong(entries, title: title, arrival: arrival)
             }
         case .path(let path):
-            if let entry = entry(at: path) {
-                open(entry, remember: true, arrival: arrival)
-            } else {
-                offerToCreate(title: NoteLinks.title(ofPath: path))
+            // Where it says, else as Obsidian finds a Markdown link (from the club folder, by the
+            // end of its path): the same answer `byteclub links` gives.
+            switch resolver.resolve(target, from: state.note?.entry?.path) {
+            case .one(let entry): open(entry, remember: true, arrival: arrival)
+            case .none: offerToCreate(title: NoteLinks.title(ofPath: path))
+            case .several(let entries): chooseAmong(entries, title: NoteLinks.title(ofPath: path), arrival: arrival)
             }
         case .photo(let path):
             context.say(StatusMessage("\"\(TerminalSafe.escape((path as NSString).lastPathComponent))\" is a photo: the PanoPhotos tab has it"))
@@ -336,7 +338,7 @@ final class Navigator {
     func noteExists(_ target: NoteLinkTarget) -> Bool {
         switch target {
         case .note(let title): return entry(titled: title) != nil
-        case .path(let path): return entry(at: path) != nil
+        case .path: return resolver.resolve(target, from: state.note?.entry?.path) != .none
         case .photo, .web, .elsewhere: return true
         }
     }

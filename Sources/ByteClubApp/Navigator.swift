@@ -45,7 +45,7 @@ final class Navigator {
         if let note = state.note, note.phase != .loading { return }
         if showOpen(item) { return }
         switch item {
-        case .folder: break
+        case .folder, .file: break
         case .draft(let draft):
             open(draft: draft, entry: nil)
         case .note(let entry, let hasDraft):

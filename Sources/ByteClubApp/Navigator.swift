@@ -275,7 +275,7 @@ final class Navigator {
         switch target {
         case .note(let title):
             switch resolver.resolve(title, from: state.note?.entry?.path) {
-            case .one(let entry): open(entry, remember: true, arrival: arrival)
+            case .one(let entry): openFound(entry, arrival: arrival)
             case .none: offerToCreate(title: title)
             case .several(let entries): chooseAmong(entries, title: title, arrival: arrival)
             }
@@ -283,7 +283,7 @@ final class Navigator {
             // Where it says, else as Obsidian finds a Markdown link (from the club folder, by the
             // end of its path): the same answer `byteclub links` gives.
             switch resolver.resolve(target, from: state.note?.entry?.path) {
-            case .one(let entry): open(entry, remember: true, arrival: arrival)
+            case .one(let entry): openFound(entry, arrival: arrival)
             case .none: offerToCreate(title: NoteLinks.title(ofPath: path))
             case .several(let entries): chooseAmong(entries, title: NoteLinks.title(ofPath: path), arrival: arrival)
             }
@@ -311,9 +311,16 @@ final class Navigator {
            cached.resolver.aliases == aliases {
             return cached.resolver
         }
-        let resolver = NoteResolver(entries: notes.entries, root: configuration.layout.folder, aliases: aliases)
+        // The notes, and the other files a link may name ([[paper.pdf]]).
+        let resolver = NoteResolver(entries: notes.entries + notes.files, root: configuration.layout.folder, aliases: aliases)
         resolverCache = (notes.version, notes.entries.count, resolver)
         return resolver
+    }
+
+    /// Where a link led: a note opens; another file (a vault's PDF) opens with the system.
+    private func openFound(_ entry: RemoteEntry, arrival: NotePlace) {
+        guard ClubLayout.hasExtension(entry.name, in: ClubLayout.noteExtensions) else { return context.openWithSystem(entry) }
+        open(entry, remember: true, arrival: arrival)
     }
 
     /// Two notes as near as each other have the title: the user picks one, nothing is guessed.

@@ -49,7 +49,7 @@ final class NotesController {
     // MARK: Opening (the navigator's)
 
     func openSelected() {
-        if case .file(let entry)? = selectedItem { return openWithSystem(entry) }
+        if case .file(let entry)? = selectedItem { return context.openWithSystem(entry) }
         navigator.openSelected()
     }
     func newNote() { navigator.newNoteAskingForTemplate() }

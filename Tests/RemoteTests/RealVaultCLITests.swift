@@ -10,9 +10,7 @@ final class RealVaultCLITests: XCTestCase {
     var base: URL!
     var cli: CLI!
 
-    /// The vault as fetched, beside its LICENSE and SOURCE.md.
-    static let vault = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/Tasks-Demo/vault")
+    static var vault: URL { RealVault.folder }
 
     override func setUp() async throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("real-vault-\(UUID().uuidString)")
@@ -31,17 +29,7 @@ final class RealVaultCLITests: XCTestCase {
         return (server, root, ["--server", server.url, "--token", "ann-token"])
     }
 
-    /// Every file under `folder` by relative path ("Test Data/x.md"), with its bytes.
-    static func tree(_ folder: URL) -> [String: Data] {
-        var files: [String: Data] = [:]
-        let root = folder.standardizedFileURL.path
-        let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
-        while let url = walk?.nextObject() as? URL {
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, let data = try? Data(contentsOf: url) else { continue }
-            files[String(url.standardizedFileURL.path.dropFirst(root.count + 1))] = data
-        }
-        return files
-    }
+    static func tree(_ folder: URL) -> [String: Data] { RealVault.tree(folder) }
 
     /// The body `curl` gets for `url`, with no token.
     func curl(_ url: String) throws -> Data {
@@ -56,14 +44,9 @@ final class RealVaultCLITests: XCTestCase {
         return body
     }
 
-    static let pictureExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "heic", "webp"]
+    static var pictureExtensions: Set<String> { RealVault.pictureExtensions }
 
-    /// Where import puts a file of the vault imported into `/byteclub/Tasks-Demo`: a picture in
-    /// the club's photos/ (album: its folder in the vault), every other file at its vault path.
-    static func clubPath(of vaultPath: String) -> String {
-        let ext = (vaultPath as NSString).pathExtension.lowercased()
-        return pictureExtensions.contains(ext) ? "/byteclub/photos/" + vaultPath : "/byteclub/Tasks-Demo/" + vaultPath
-    }
+    static func clubPath(of vaultPath: String) -> String { RealVault.clubPath(of: vaultPath) }
 
     /// `![[name.png|400]]` as the vault writes it: import points it at the picture's new place
     /// and keeps it a wiki link with its size; every other file comes byte for byte.

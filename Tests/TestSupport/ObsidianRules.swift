@@ -17,26 +17,30 @@ import Foundation
 /// - links in code (fenced blocks, inline code spans) and in comments (`%%…%%`, and HTML's
 ///   `<!-- … -->`, which the vault's own `comments_html_style` note says Obsidian leaves out of
 ///   its metadata) are not links.
-struct ObsidianRules {
+public struct ObsidianRules {
     /// One link found in a note.
-    struct Link: Hashable {
-        enum Syntax: String { case wiki, markdown }
+    public struct Link: Hashable {
+        public enum Syntax: String, Sendable { case wiki, markdown }
         /// The note it is in (its vault path) and the line (from 1).
-        var note: String
-        var line: Int
-        var syntax: Syntax
+        public var note: String
+        public var line: Int
+        public var syntax: Syntax
         /// Its place among the links of its syntax on that line, from 0.
-        var ordinal: Int
+        public var ordinal: Int
         /// As written: the wiki link's inside or the Markdown link's destination.
-        var written: String
+        public var written: String
+
+        public init(note: String, line: Int, syntax: Syntax, ordinal: Int, written: String) {
+            (self.note, self.line, self.syntax, self.ordinal, self.written) = (note, line, syntax, ordinal, written)
+        }
     }
 
     /// Every file of the vault by vault path ("Test Data/x.md").
-    let files: [String]
+    public let files: [String]
     private let byName: [String: [String]]
     private let byPath: [String: String]
 
-    init(files: [String]) {
+    public init(files: [String]) {
         self.files = files
         var byName: [String: [String]] = [:], byPath: [String: String] = [:]
         for file in files {
@@ -48,7 +52,7 @@ struct ObsidianRules {
     }
 
     /// The links of `text`, the note at vault path `note`, outside code.
-    static func links(in text: String, note: String) throws -> [Link] {
+    public static func links(in text: String, note: String) throws -> [Link] {
         var found: [Link] = []
         var fence: String?
         var inComment: String?
@@ -121,7 +125,7 @@ struct ObsidianRules {
 
     /// The vault path `link` leads to, or nil when Obsidian finds no file (or it is no file: a
     /// web address, an `obsidian:` URI, a heading in the same note).
-    func resolve(_ link: Link) -> String? {
+    public func resolve(_ link: Link) -> String? {
         let folder = (link.note as NSString).deletingLastPathComponent
         switch link.syntax {
         case .wiki:

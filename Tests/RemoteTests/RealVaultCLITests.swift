@@ -68,6 +68,9 @@ final class RealVaultCLITests: XCTestCase {
         XCTAssertEqual(imported.status, 0, "every file came: " + imported.stderr)
         let summary = "\(vault.count) imported, 0 already in the club: \(kinds["notes"] ?? 0) notes, \(kinds["pictures"] ?? 0) pictures and \(kinds["other"] ?? 0) other files"
         XCTAssertTrue(imported.stderr.contains(summary), "import says what it brought (\(summary)): " + imported.stderr)
+        XCTAssertFalse(RealVault.tree(Self.vault, hidden: true).keys.filter { $0.hasPrefix(".obsidian/") }.isEmpty, "the vault has its settings")
+        XCTAssertTrue(imported.stderr.contains("skipped .obsidian/ (Obsidian's settings, not notes)"), imported.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("byteclub/Tasks-Demo/.obsidian").path))
         XCTAssertLessThan(seconds, 30, "a few hundred small files to a loopback server take seconds")
 
         // In the club: each file where import puts it, byte for byte but for the picture links it
@@ -92,7 +95,7 @@ final class RealVaultCLITests: XCTestCase {
         let whole = base.appendingPathComponent("whole")
         let exported = try cli.run(["export", whole.path] + options)
         XCTAssertEqual(exported.status, 0, exported.stderr)
-        let back = Self.tree(whole.appendingPathComponent("Tasks-Demo"))
+        let back = RealVault.tree(whole.appendingPathComponent("Tasks-Demo"), hidden: true)
         XCTAssertEqual(Set(back.keys), Set(vault.keys), "every file of the vault, and only those")
         for (path, data) in vault where back[path] != data { XCTFail("\(path) differs after the whole club's export") }
 
@@ -100,7 +103,7 @@ final class RealVaultCLITests: XCTestCase {
         let alone = base.appendingPathComponent("alone")
         let folder = try cli.run(["export", "Tasks-Demo", alone.path] + options)
         XCTAssertEqual(folder.status, 0, folder.stderr)
-        XCTAssertEqual(Self.tree(alone), vault, "the folder's export is the vault, byte for byte")
+        XCTAssertEqual(RealVault.tree(alone, hidden: true), vault, "the folder's export is the vault (its settings aside), byte for byte")
 
         // Again: nothing is sent twice.
         let again = try cli.run(["import", Self.vault.path, "Tasks-Demo"] + options)

@@ -10,14 +10,18 @@ public enum RealVault {
     /// The club folder it is imported into, under the club's folder.
     public static let importedAs = "Tasks-Demo"
 
-    /// Every regular file under `folder` by relative path ("Test Data/x.md"), with its bytes.
-    public static func tree(_ folder: URL = folder) -> [String: Data] {
+    /// Every regular file under `folder` by relative path ("Test Data/x.md"), with its bytes;
+    /// hidden ones (a name starting with `.`: the vault's `.obsidian/` settings) only with
+    /// `hidden`, as import leaves them out.
+    public static func tree(_ folder: URL = folder, hidden: Bool = false) -> [String: Data] {
         var files: [String: Data] = [:]
         let root = folder.standardizedFileURL.path
         let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
         while let url = walk?.nextObject() as? URL {
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true, let data = try? Data(contentsOf: url) else { continue }
-            files[String(url.standardizedFileURL.path.dropFirst(root.count + 1))] = data
+            let relative = String(url.standardizedFileURL.path.dropFirst(root.count + 1))
+            if !hidden, relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
+            files[relative] = data
         }
         return files
     }

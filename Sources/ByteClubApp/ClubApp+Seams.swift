@@ -98,6 +98,7 @@ extension ClubApp: MainScreenDelegate {
         case .shell: break
         case .notes(.open): notes.openSelected()
         case .notes(.openInEditor): notes.openSelectedInExternalEditor()
+        case .notes(.openWithSystem): notes.openSelectedWithSystem()
         case .notes(.render): noteView.openSelected()
         case .notes(.new): notes.newNote()
         case .notes(.delete): notes.deleteSelected()

@@ -221,6 +221,11 @@ public enum NoteItem: Equatable, Sendable {
     case draft(Draft)
     /// A folder under the one shown, or the row that goes up (NotesFolder.swift).
     case folder(FolderItem)
+    /// A file of the folder that is not a note (a PDF, a canvas): opened with the system's opener.
+    case file(RemoteEntry)
+
+    /// What marks a file's row (a folder's is ▸).
+    static let fileMark = "◇"
 }
 
 /// A newer revision of the open note, made by someone else while the note had local edits.

@@ -231,23 +231,13 @@ enum WebOpener {
         case failed(String)
     }
 
-    /// Runs `xdg-open ADDRESS` (found on the PATH), detached from the terminal: its output
-    /// would draw over the screen, so it goes nowhere.
+    /// Hands the address to the system's opener (``SystemOpener``: `$BYTECLUB_OPEN`, else
+    /// `xdg-open`), as a file is.
     static func open(_ address: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Outcome {
-        let path = environment["PATH"] ?? "/usr/bin:/bin"
-        guard let opener = path.split(separator: ":").map({ String($0) + "/xdg-open" })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return .noOpener }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: opener)
-        process.arguments = [address]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return .failed(error.localizedDescription)
+        switch SystemOpener.open(address, environment: environment) {
+        case .opened: return .opened
+        case .noOpener: return .noOpener
+        case .failed(let why): return .failed(why)
         }
-        return .opened
     }
 }

@@ -48,7 +48,10 @@ final class NotesController {
 
     // MARK: Opening (the navigator's)
 
-    func openSelected() { navigator.openSelected() }
+    func openSelected() {
+        if case .file(let entry)? = selectedItem { return context.openWithSystem(entry) }
+        navigator.openSelected()
+    }
     func newNote() { navigator.newNoteAskingForTemplate() }
     func load(_ entry: RemoteEntry) { navigator.load(entry) }
     func discardEditor() { navigator.discard() }

@@ -268,9 +268,11 @@ struct LinkWalker {
                 if first >= 0 { for line in first...max(first, min(last, lineCount - 1)) { codeLines.insert(line) } }
             case BC_CMARK_NODE_CODE, BC_CMARK_NODE_HTML_INLINE:
                 // A code span's position is its content: widen by one either side, which covers
-                // the backticks of the common case and any "[[" that starts inside.
-                let from = max(0, Int(cmark_node_get_start_column(node)) - 2)
-                let to = Int(cmark_node_get_end_column(node)) + 1
+                // the backticks of the common case and any "[[" that starts inside. Inline HTML's
+                // is the tag itself, `<br>` or `<!-- … -->`: a link right after it is a link.
+                let widen = type == BC_CMARK_NODE_CODE ? 1 : 0
+                let from = max(0, Int(cmark_node_get_start_column(node)) - 1 - widen)
+                let to = Int(cmark_node_get_end_column(node)) + widen
                 if first >= 0, to > from { codeSpans[first, default: []].append(from..<to) }
             case BC_CMARK_NODE_LINK, BC_CMARK_NODE_IMAGE:
                 let destination = cmark_node_get_url(node).map { String(cString: $0) } ?? ""

@@ -150,6 +150,9 @@ import Testing
             """
         #expect(InlineTags.scan(text) == ["intitle", "trip", "project/alpha", "2026/q1", "y2026", "under_score", "dash-ed", "end"])
         #expect(InlineTags.scan("no tags here") == [])
+        // Drawn as tags in the rendered view, by the same rule.
+        let drawn = RenderedNote.layout("Plan #trip and #project/alpha/, not #2026 or a#b or `#code`.", width: 80)
+        #expect(drawn.lines[0].runs.filter { $0.style.contains(.marker) }.map(\.text) == ["#trip", "#project/alpha"])
         #expect(InlineTags.scan("##double # spaced") == [])
     }
 }

@@ -12,8 +12,7 @@ import TerminalUI
 extension NoteViewController {
     /// By the lower-case destination each embed writes (`note title`, `folder/note.md`).
     func embeddedNotes(of session: NoteSession) -> [String: EmbeddedNote] {
-        let key = "\(session.draftID)\n\(session.version)\n\(session.generation)\n\(embedsVersion)"
-        if let memo = embedsMemo, memo.key == key { return memo.notes }
+        if let memo = embedsMemo, memo.key == memoKey(session) { return memo.notes }
         var found: [String: EmbeddedNote] = [:]
         var texts = [(text: session.editor.body.text, path: session.entry?.path)]
         for _ in 0...RenderOptions().embedDepth {
@@ -32,8 +31,16 @@ extension NoteViewController {
             texts = next
             if texts.isEmpty { break }
         }
-        embedsMemo = (key, found)
+        // What is drawn changed (a note read from the cache, a rev moved): the layout's key moves too.
+        if let memo = embedsMemo, memo.notes != found { embedsVersion += 1 }
+        embedsMemo = (memoKey(session), found)
         return found
+    }
+
+    /// What the embeds found depend on: the note's text, the notes list (a changed note has a
+    /// new rev there) and the texts fetched.
+    private func memoKey(_ session: NoteSession) -> String {
+        "\(session.draftID)\n\(session.version)\n\(session.generation)\n\(embedsVersion)\n\(context.state.notes.version)"
     }
 
     /// The note a link leads to, for an embed (the first of several as near).
@@ -50,9 +57,10 @@ extension NoteViewController {
         }
     }
 
-    /// The text of `entry` as this machine has it; nil while it is fetched (once).
+    /// The text of `entry` at its rev in the notes list, as this machine has it; nil while it
+    /// is fetched (once a rev): a note changed in the club is fetched again and drawn anew.
     private func embeddedText(_ entry: RemoteEntry) -> String? {
-        if let text = embedTexts[entry.pathLower] { return text }
+        if let kept = embedTexts[entry.pathLower], kept.rev == entry.rev { return kept.text }
         if let open = context.state.note, open.entry?.pathLower == entry.pathLower { return open.editor.body.text }
         if let cached = context.cachedNote(entry.path), cached.rev == entry.rev || entry.rev == nil { return cached.text }
         if let indexed = noteIndex.index?.indexedCopy(of: entry.path), indexed.rev == entry.rev { return indexed.text }
@@ -62,15 +70,16 @@ extension NoteViewController {
 
     private func fetch(_ entry: RemoteEntry) {
         let path = entry.pathLower
-        guard !embedFetches.contains(path) else { return }
-        embedFetches.insert(path)
+        let key = path + "\n" + (entry.rev ?? "")
+        guard !embedFetches.contains(key) else { return }
+        embedFetches.insert(key)
         let store = context.store
         _ = context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
             guard let self else { return }
-            self.embedFetches.remove(path)
-            // A note that cannot be read is drawn as a link to it; it is asked for again at the next open.
+            // A note that cannot be read is drawn as a link to it (asked for again at its next rev).
+            // Kept under the rev the list named (the text may be newer still): not fetched again for it.
             guard case .success(let (data, _)) = result, let text = String(validating: data, as: UTF8.self) else { return }
-            self.embedTexts[path] = text
+            self.embedTexts[path] = (entry.rev, text)
             self.embedsVersion += 1
             self.context.compositor.setNeedsRedraw()
         }

@@ -29,9 +29,10 @@ final class NoteViewController {
     var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) -> Void)?
     /// Whether a linked note exists; nil: the notes list says.
     var noteExists: (@MainActor (NoteLinkTarget) -> Bool)?
-    /// Texts of embedded notes fetched for the view, by lower-case path, with their rev
-    /// (NoteViewController+Embeds.swift); and the paths being fetched.
-    var embedTexts: [String: String] = [:]
+    /// Texts of embedded notes fetched for the view, by lower-case path, with the rev the notes
+    /// list named when they were asked for (NoteViewController+Embeds.swift); and the paths and
+    /// revs asked for, each once.
+    var embedTexts: [String: (rev: String?, text: String)] = [:]
     var embedFetches: Set<String> = []
     /// Counts texts that came in for embeds: part of the layout's key, so they are drawn.
     var embedsVersion = 0

@@ -61,6 +61,24 @@ public enum InlineTags {
         return found
     }
 
+    /// Where the tag that the `#` at `hash` opens in `text` ends (its trailing `/`s left out),
+    /// or nil when it opens none (nothing after it, digits only, a `/` first). Whether what
+    /// comes before the `#` lets it open a tag is the caller's to say.
+    public static func tagEnd(in text: String, hash: String.Index) -> String.Index? {
+        var end = text.index(after: hash)
+        var lastKept = end
+        var allDigits = true
+        guard end < text.endIndex, text[end] != "/" else { return nil }
+        while end < text.endIndex, let scalar = text[end].unicodeScalars.first, isTagCharacter(scalar) {
+            if scalar != "/" {
+                if !(scalar.value >= 0x30 && scalar.value <= 0x39) { allDigits = false }
+                lastKept = text.index(after: end)
+            }
+            end = text.index(after: end)
+        }
+        return lastKept > text.index(after: hash) && !allDigits ? lastKept : nil
+    }
+
     /// Letters and digits of any script, `_`, `-` and `/`.
     static func isTagCharacter(_ scalar: Unicode.Scalar) -> Bool {
         if scalar == "_" || scalar == "-" || scalar == "/" { return true }

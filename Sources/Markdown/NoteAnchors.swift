@@ -136,8 +136,10 @@ public enum NoteAnchors {
         return !digits.isEmpty && (trimmed.dropFirst(digits.count).hasPrefix(". ") || trimmed.dropFirst(digits.count).hasPrefix(") "))
     }
 
-    /// A heading's text as links name it: lower case, trimmed, runs of spaces as one.
+    /// A heading's text as links name it: lower case, trimmed, runs of spaces as one, and the
+    /// characters a link cannot hold (`# | ^ : % [ ]`, which Obsidian leaves out of the link it
+    /// writes for a heading, "Day 2: Swim" → `[[Trip#Day 2 Swim]]`) as spaces.
     static func comparable(_ text: String) -> String {
-        text.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+        text.lowercased().split(whereSeparator: { " \t#|^:%[]".contains($0) }).joined(separator: " ")
     }
 }

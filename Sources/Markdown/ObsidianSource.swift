@@ -143,10 +143,11 @@ private struct Rewriter {
         var result: [UInt8] = []
         var i = 0
         var highlightOpen = false
+        var unclosed: Set<Int> = []
         while i < line.count {
             if codeSpans.contains(where: { $0.contains(i) }) || line[i] == Self.backtick {
                 // A code span here (or one the comments moved): copied whole, backticks and all.
-                let end = Self.codeSpanEnd(line, at: i)
+                let end = Self.codeSpanEnd(line, at: i, unclosed: &unclosed)
                 result += line[i..<end]
                 i = end
                 continue
@@ -191,12 +192,15 @@ private struct Rewriter {
     }
 
     /// Where the code span opened by the backticks at `i` ends (past its closing run), or past
-    /// the run itself when it is never closed.
-    static func codeSpanEnd(_ line: [UInt8], at i: Int) -> Int {
+    /// the run itself when it is never closed. `unclosed` holds the run lengths found to have no
+    /// closing run further on (none will after a later one either), so a line of unmatched runs
+    /// is not scanned again for each.
+    static func codeSpanEnd(_ line: [UInt8], at i: Int, unclosed: inout Set<Int>) -> Int {
         var open = i
         while open < line.count, line[open] == backtick { open += 1 }
         let length = open - i
         guard length > 0 else { return i + 1 }
+        guard !unclosed.contains(length) else { return open }
         var j = open
         while j < line.count {
             if line[j] == backtick {
@@ -208,6 +212,7 @@ private struct Rewriter {
                 j += 1
             }
         }
+        unclosed.insert(length)
         return open
     }
 

@@ -28,7 +28,7 @@ extension RenderLayout {
     mutating func inlines(of node: OpaquePointer, style: RenderedStyle) -> [InlineAtom] {
         var atoms: [InlineAtom] = []
         collect(node, style: style, link: nil, into: &atoms)
-        return findWikiLinks(in: atoms)
+        return markTags(in: findWikiLinks(in: atoms))
     }
 
     private mutating func collect(_ parent: OpaquePointer, style: RenderedStyle, link: Int?, into atoms: inout [InlineAtom]) {

@@ -94,6 +94,40 @@ extension RenderLayout {
         emit(rest.runs + [RenderedRun("╰" + Self.repeated("─", inner + 2) + "╯", style: [.callout, .border])], width: rest.width + inner + 4)
     }
 
+    /// Inline `#tags` (``InlineTags``' rule: after a space or at a line's start) drawn as tags;
+    /// code and links are left alone.
+    func markTags(in atoms: [InlineAtom]) -> [InlineAtom] {
+        guard atoms.contains(where: { $0.kind == .text && $0.text.contains("#") }) else { return atoms }
+        var result: [InlineAtom] = []
+        var before: Character = " "
+        for atom in atoms {
+            guard atom.kind == .text, atom.link == nil, !atom.style.contains(.code), atom.text.contains("#") else {
+                result.append(atom)
+                before = atom.kind == .hardBreak ? " " : atom.text.last ?? before
+                continue
+            }
+            let text = atom.text
+            var piece = ""
+            var index = text.startIndex
+            while index < text.endIndex {
+                let character = text[index]
+                if character == "#", before == " " || before == "\t", let end = InlineTags.tagEnd(in: text, hash: index) {
+                    if !piece.isEmpty { result.append(InlineAtom(text: piece, style: atom.style)) }
+                    piece = ""
+                    result.append(InlineAtom(text: String(text[index..<end]), style: atom.style.union(.marker)))
+                    before = text[text.index(before: end)]
+                    index = end
+                    continue
+                }
+                piece.append(character)
+                before = character
+                index = text.index(after: index)
+            }
+            if !piece.isEmpty { result.append(InlineAtom(text: piece, style: atom.style)) }
+        }
+        return result
+    }
+
     /// `<mark>` or `</mark>`, which a highlight `==x==` was rewritten to.
     static func isMark(_ html: String) -> Bool {
         let lower = html.lowercased()

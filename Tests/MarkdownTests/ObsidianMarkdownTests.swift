@@ -88,6 +88,7 @@ import Testing
         #expect(NoteAnchors.line(of: "^LIST", in: text) == 12)
         #expect(NoteAnchors.line(of: "^code", in: text) == nil)
         #expect(NoteAnchors.line(of: "Nowhere", in: text) == nil)
+        #expect(NoteAnchors.line(of: "Day 2 Swim", in: "# Day 2: Swim\n") == 0, "as Obsidian writes the link to a heading with a colon")
         #expect(NoteAnchors.section("Day 2", in: text) == "## Day 2\nswim\nfar out ^swim-1\n\n- pack ^list\n\n```\nfake ^code\n```")
         #expect(NoteAnchors.section("^swim-1", in: text) == "swim\nfar out ^swim-1")
         #expect(NoteAnchors.section("^list", in: text) == "- pack ^list")
@@ -150,6 +151,9 @@ import Testing
             """
         #expect(InlineTags.scan(text) == ["intitle", "trip", "project/alpha", "2026/q1", "y2026", "under_score", "dash-ed", "end"])
         #expect(InlineTags.scan("no tags here") == [])
+        // Drawn as tags in the rendered view, by the same rule.
+        let drawn = RenderedNote.layout("Plan #trip and #project/alpha/, not #2026 or a#b or `#code`.", width: 80)
+        #expect(drawn.lines[0].runs.filter { $0.style.contains(.marker) }.map(\.text) == ["#trip", "#project/alpha"])
         #expect(InlineTags.scan("##double # spaced") == [])
     }
 }

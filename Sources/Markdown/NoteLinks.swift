@@ -29,14 +29,17 @@ public struct NoteLink: Hashable, Sendable {
     /// `[x](y)`), or `line == -1` where the parser gave no position (autolinks).
     public var line: Int
     public var bytes: Range<Int>
+    /// A wiki picture's size (`![[x.png|300]]`, `|100x145`), which is not its text.
+    public var size: PictureSize?
 
-    public init(destination: String, text: String, isImage: Bool, syntax: Syntax, line: Int, bytes: Range<Int>) {
+    public init(destination: String, text: String, isImage: Bool, syntax: Syntax, line: Int, bytes: Range<Int>, size: PictureSize? = nil) {
         self.destination = destination
         self.text = text
         self.isImage = isImage
         self.syntax = syntax
         self.line = line
         self.bytes = bytes
+        self.size = size
     }
 
     /// Where the link leads, for a note in the club folder `folder` ("/byteclub").
@@ -60,8 +63,8 @@ public enum NoteLinkTarget: Hashable, Sendable {
     /// shown, never followed.
     case elsewhere(String)
 
-    /// Extensions that make a club path a photo rather than a note.
-    public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp"]
+    /// Extensions that make a club path a photo rather than a note: the pictures the app draws.
+    public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp", "svg"]
 
     init(_ link: NoteLink, folder: String) {
         let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
@@ -189,11 +192,11 @@ public enum NoteLinks {
             name = name.trimmingCharacters(in: .whitespaces)
             let shown = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             // An image's "|300" or "|300x200" is Obsidian's size, not its alt text.
-            let isSize = isImage && shown.allSatisfy { $0.isNumber || $0 == "x" }
+            let size = isImage ? pictureSize(shown) : nil
             if !name.isEmpty {
                 let from = isImage ? i - 1 : i
-                found.append(NoteLink(destination: name, text: shown.isEmpty || isSize ? name : shown,
-                                      isImage: isImage, syntax: .wiki, line: index, bytes: from..<(j + 2)))
+                found.append(NoteLink(destination: name, text: shown.isEmpty || size != nil ? name : shown,
+                                      isImage: isImage, syntax: .wiki, line: index, bytes: from..<(j + 2), size: size))
             }
             i = j + 2
         }

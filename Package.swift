@@ -51,6 +51,14 @@ let package = Package(
         .target(name: "CTerminalShim", dependencies: ["CNcursesw"]),
         // libjpeg-turbo's TurboJPEG API.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // libspng: PNG decoded a row at a time within set limits, and encoded (PNG thumbnails).
+        .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
+        // libwebp: WebP decoded with scaling, and an animated one's first frame (its demuxer).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // giflib: a GIF's first frame, read record by record.
+        .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        // librsvg: SVG rasterised onto a cairo surface, from memory with no base file (no file or URL loaded).
+        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
         // libchafa's canvas (image to terminal symbols); its pkg-config file needs glib's headers.
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
         // cmark-gfm, GitHub's CommonMark parser, and its table/strikethrough/autolink/tasklist
@@ -65,8 +73,9 @@ let package = Package(
         .target(name: "Durable"),
         // URLSession-style networking on libcurl multi + Dispatch. No app knowledge.
         .target(name: "Transfer", dependencies: ["CCurl"]),
-        // JPEG decode (with DCT scaling), resize and encode.
-        .target(name: "Imaging", dependencies: ["CTurboJPEG"]),
+        // Pictures decoded by their magic bytes (JPEG with DCT scaling, PNG, GIF, WebP, SVG rasterised),
+        // within one pixel limit; resize; JPEG and PNG encode.
+        .target(name: "Imaging", dependencies: ["CTurboJPEG", "CSpng", "CWebP", "CGif", "CRsvg"], swiftSettings: fuzzed),
         // The Dropbox v2 wire vocabulary, one definition each: metadata, unions, timestamps, errors.
         .target(name: "DropboxWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: fuzzed),
         // RemoteStore, the Dropbox v2 and WebDAV clients over Transfer, with retries and OAuth2 PKCE.
@@ -149,7 +158,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt",
+                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt", "Imaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

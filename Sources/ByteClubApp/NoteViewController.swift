@@ -20,6 +20,10 @@ final class NoteViewController {
     /// previews, so a photo seen there is not fetched again.
     let pictures: Thumbnails
     var graphics: TerminalGraphics? { context.configuration.graphics }
+    /// The width and height of pictures drawn in notes so far, by path in lower case: their
+    /// aspect ratios outlive the thumbnails' cache, so a picture sized by its width alone keeps
+    /// its rows when its thumbnail is dropped.
+    var pictureRatios: [String: (width: Int, height: Int)] = [:]
     /// The folder of the open note, which its relative links and pictures are read from.
     var folder: String { context.state.note?.saveFolder(root: context.configuration.layout.folder) ?? context.configuration.layout.folder }
 
@@ -169,10 +173,16 @@ final class NoteViewController {
         }
     }
 
-    /// The photo at a club path, from the Photos list.
+    /// The photo at a club path, from the Photos list; else, as Obsidian finds a picture by its
+    /// name anywhere (`![[x.png]]` of a picture an import put in an album), the one photo of
+    /// that name, if only one has it.
     func photoEntry(_ path: String) -> RemoteEntry? {
         let lower = path.lowercased()
-        return context.state.photos.entries.first { $0.pathLower == lower }
+        let entries = context.state.photos.entries
+        if let exact = entries.first(where: { $0.pathLower == lower }) { return exact }
+        let name = "/" + (lower.split(separator: "/").last.map(String.init) ?? lower)
+        let named = entries.filter { $0.pathLower.hasSuffix(name) }
+        return named.count == 1 ? named[0] : nil
     }
 
     /// Enter or a click on a link.

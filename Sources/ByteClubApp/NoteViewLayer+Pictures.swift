@@ -1,3 +1,5 @@
+import Foundation
+import Imaging
 import Markdown
 import Remote
 import TerminalUI
@@ -16,10 +18,13 @@ extension NoteViewLayer {
                   let entry = controller.photoEntry(picture.path) else { continue }
             let standIn = note.lines[picture.line].runs
             let indent = standIn.prefix { $0.link == nil }.reduce(0) { $0 + TextWidth.of($1.text) }
-            let slot = Rect(x: area.x + indent, y: area.y + top, width: max(1, area.width - indent), height: picture.rows)
+            // The slot's rows from the indent on are the picture's; a sized one takes its columns.
+            let rows = Rect(x: area.x + indent, y: area.y + top, width: max(1, area.width - indent), height: picture.rows)
+            let slot = Rect(x: rows.x, y: rows.y, width: min(rows.width, max(1, picture.columns ?? rows.width)), height: picture.rows)
             let shown = slot.intersection(area)
             guard !shown.isEmpty, case .ready(let image) = controller.pictures.image(for: entry) else { continue }
-            canvas.fill(shown, style: canvas.theme.text)
+            controller.pictureRatios[picture.path.lowercased()] = (image.width, image.height)
+            canvas.fill(rows.intersection(area), style: canvas.theme.text)
             let key = Thumbnails.key(entry, size: controller.pictures.size)
             if let graphics = controller.graphics, graphics.mode == .kitty || graphics.mode == .iterm, graphics.showsPixels(for: self) {
                 let size = CellImage.size(ofImageWidth: image.width, height: image.height, columns: slot.width, rows: slot.height)
@@ -56,5 +61,50 @@ extension NoteViewLayer {
         let first = (visible.y - whole.y) * imageHeight / whole.height
         let end = (visible.maxY - whole.y) * imageHeight / whole.height
         return Rect(x: 0, y: first, width: imageWidth, height: max(1, end - first))
+    }
+
+    // MARK: What is known before the layout
+
+    /// What is known of the pictures of `links` (a layout's image links) that changes their
+    /// slots: one that cannot be drawn takes one row saying so (a format the app does not draw,
+    /// a photo not in the club, a thumbnail that failed); one sized by its width alone, its
+    /// aspect ratio once drawn. Fetches nothing: the pictures on screen fetch their own.
+    func knownPictures(of links: [RenderedLink]) -> [String: KnownPicture] {
+        var known: [String: KnownPicture] = [:]
+        let photos = controller.context.state.photos
+        for link in links {
+            guard link.link.isImage, case .photo(let path) = link.target else { continue }
+            let key = path.lowercased()
+            guard known[key] == nil else { continue }
+            let ext = (path as NSString).pathExtension.lowercased()
+            guard PictureFormat.fileExtensions.contains(ext) else {
+                known[key] = .undrawn(ext.isEmpty ? "not a picture" : "\(ext.uppercased()) pictures are not drawn")
+                continue
+            }
+            guard photos.hasLoaded else { continue }
+            guard let entry = controller.photoEntry(path) else {
+                known[key] = .undrawn("not in the club")
+                continue
+            }
+            if controller.pictures.failure(for: entry) != nil {
+                known[key] = .undrawn(ByteFormat.size(entry.size) + " · cannot be drawn")
+                continue
+            }
+            let size = link.link.syntax == .markdown ? NoteLinks.pictureSize(inAlt: link.link.text).size : link.link.size
+            if let size, size.height == nil, let ratio = controller.pictureRatios[key] {
+                known[key] = .size(width: ratio.width, height: ratio.height)
+            }
+        }
+        return known
+    }
+
+    /// `known` as part of a layout's key, in a stable order.
+    static func describe(_ known: [String: KnownPicture]) -> String {
+        known.keys.sorted().map { key -> String in
+            switch known[key]! {
+            case .size(let width, let height): return "\n\(key)=\(width)x\(height)"
+            case .undrawn(let why): return "\n\(key)!\(why)"
+            }
+        }.joined()
     }
 }

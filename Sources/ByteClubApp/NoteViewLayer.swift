@@ -45,6 +45,8 @@ final class NoteViewLayer: Layer {
     private(set) var textArea = Rect.zero
     /// Photos turned into cells, by photo, size and color depth.
     var cellCache: [String: CellImage] = [:]
+    /// The picture links of the last layout made: what ``knownPictures(of:)`` looks at.
+    var lastPictureLinks: [RenderedLink] = []
 
     init(model: AppModel, controller: NoteViewController) {
         self.model = model
@@ -61,13 +63,33 @@ final class NoteViewLayer: Layer {
         // The notes it embeds, as this machine has them now (fetched ones redraw it: the version).
         let embeds = session.isMarkdown ? controller.embeddedNotes(of: session) : [:]
         if !embeds.isEmpty { options.embeds = { (link: NoteLink) -> EmbeddedNote? in embeds[link.destination.lowercased()] } }
-        let key = "\(session.draftID)\n\(session.version)\n\(session.generation)\n\(width)\n\(session.isMarkdown)\n\(controller.embedsVersion)"
+        // Pictures at their size and those that cannot be drawn in one row: a change in what is
+        // known of them (a thumbnail failed, a sized one's aspect ratio arrived) lays out again.
+        let cell = controller.graphics?.cellSize ?? Size(width: 10, height: 20)
+        (options.cellPixelWidth, options.cellPixelHeight) = (cell.width, cell.height)
+        let base = "\(session.draftID)\n\(session.version)\n\(session.generation)\n\(width)\n\(session.isMarkdown)\n\(controller.embedsVersion)\n\(cell.width)x\(cell.height)"
         let state = model.state.noteView
         let start = state?.startAtSourceLine ?? shownWindow.flatMap { window in
             window.lines.indices.contains(state?.scroll ?? 0) ? window.lines[state?.scroll ?? 0].sourceLine : nil
         } ?? 0
-        let layout = layouts.layout(key: key, lines: session.editor.body.lineClusters, startLine: start,
-                                    rows: max(10, textArea.height), width: width, options: options)
+        let make = { (known: [String: KnownPicture]) -> NoteViewLayouts.Layout in
+            options.knownPictures = known
+            return self.layouts.layout(key: base + Self.describe(known), lines: session.editor.body.lineClusters, startLine: start,
+                                       rows: max(10, self.textArea.height), width: width, options: options)
+        }
+        // What is known of the last layout's pictures; a note whose pictures are not those
+        // (another note, an edit) is laid out again at once with what is known of its own.
+        let known = knownPictures(of: lastPictureLinks)
+        var layout = make(known)
+        var links = layout.note.links.filter { $0.link.isImage }
+        if links != lastPictureLinks {
+            let again = knownPictures(of: links)
+            if again != known {
+                layout = make(again)
+                links = layout.note.links.filter { $0.link.isImage }
+            }
+        }
+        lastPictureLinks = links
         if let window = shownWindow, !layout.isWindow {
             // The whole note came in: the same place in it, the link picked in the window forgotten.
             shownWindow = nil

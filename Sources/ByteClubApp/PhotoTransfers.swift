@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import Remote
 import TerminalUI
 
@@ -48,11 +49,24 @@ final class PhotoTransfers {
         if isDirectory.boolValue { return "\(file.lastPathComponent) is a folder, not a photo" }
         guard let handle = try? FileHandle(forReadingFrom: file) else { return "Cannot read \(file.path)" }
         defer { try? handle.close() }
-        let magic = (try? handle.read(upToCount: 3)) ?? Data()
-        guard magic.count == 3, magic[magic.startIndex] == 0xFF, magic[magic.startIndex + 1] == 0xD8, magic[magic.startIndex + 2] == 0xFF else {
-            return "\(file.lastPathComponent) is not a JPEG photo; PanoPhotos takes .jpg files"
+        // Enough for any format's magic, an SVG's XML declaration and comments included.
+        let start = (try? handle.read(upToCount: 4096)) ?? Data()
+        guard PictureFormat.sniff(start) != nil else {
+            return "\(file.lastPathComponent) is not a picture; PanoPhotos takes JPEG, PNG, GIF, WebP and SVG files"
         }
         return nil
+    }
+
+    /// The extension a photo without one gets: its format's (`.jpg` for a JPEG).
+    nonisolated static func photoExtension(of file: URL) -> String {
+        let start = (try? FileHandle(forReadingFrom: file)).flatMap { handle in defer { try? handle.close() }; return try? handle.read(upToCount: 4096) }
+        switch start.flatMap(PictureFormat.sniff) {
+        case .png?: return "png"
+        case .gif?: return "gif"
+        case .webp?: return "webp"
+        case .svg?: return "svg"
+        case .jpeg?, nil: return "jpg"
+        }
     }
 
     /// Uploads `file` to the photos folder (renamed if the name is taken): queued, and started
@@ -65,7 +79,7 @@ final class PhotoTransfers {
             return false
         }
         var name = file.lastPathComponent
-        if !ClubLayout.hasExtension(name, in: ClubLayout.photoExtensions) { name += ".jpg" }
+        if !ClubLayout.hasExtension(name, in: ClubLayout.photoExtensions) { name += "." + Self.photoExtension(of: file) }
         let target = configuration.layout.photosFolder + "/" + name
         if configuration.outbox != nil, outboxRunner?.shouldQueue ?? false {
             return queueUpload(file, to: target)

@@ -5,14 +5,16 @@ import Remote
 import Synchronization
 
 /// Where a thumbnail's JPEG comes from: the store's thumbnail endpoint (a club server,
-/// Dropbox), or, for a store that has none and says so (`.notSupported`: WebDAV), made here
-/// from the photo itself.
+/// Dropbox), or, for a store that has none or makes none of this format and says so
+/// (`.notSupported`: WebDAV; Dropbox's SVGs), made here from the photo itself.
 ///
 /// Making one here is the app's work, not the store's: a store only moves bytes, and Remote
 /// does not link Imaging. The photo is downloaded whole (at most ``maxSourceBytes``, checked
 /// against the listing's size and again as the bytes arrive, so a server that lies about the
-/// size is stopped too), decoded with libjpeg-turbo's DCT scaling (only as many pixels as the
-/// box needs) within the club server's decode limits, and encoded again. The decode is long
+/// size is stopped too), decoded whatever its format (``Picture``: a JPEG with libjpeg-turbo's
+/// DCT scaling, a PNG or GIF a row at a time, a WebP scaled by libwebp, an SVG rasterised at
+/// the box: only as many pixels as the box needs) within the club server's decode limits, and
+/// encoded as a JPEG. The decode is long
 /// CPU work, so it runs on a Dispatch queue, neither on the UI queue nor on Swift's
 /// cooperative pool.
 enum ThumbnailSource {
@@ -33,7 +35,7 @@ enum ThumbnailSource {
     /// Downloads the photo and scales it into `size`'s box.
     static func make(of entry: RemoteEntry, size: ThumbnailSize, from store: any RemoteStore) async throws(RemoteError) -> Data {
         let ext = (entry.name as NSString).pathExtension.lowercased()
-        guard ["jpg", "jpeg"].contains(ext) else { throw .local("no preview of \(entry.name): not a JPEG") }
+        guard PictureFormat.fileExtensions.contains(ext) else { throw .local("no preview of \(entry.name): not a picture") }
         guard entry.size <= maxSourceBytes else { throw .local("no preview of \(entry.name): larger than \(maxSourceBytes >> 20) MiB") }
         let data = try await download(entry, from: store)
         let box = size.box

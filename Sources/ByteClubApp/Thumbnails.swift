@@ -18,7 +18,7 @@ public final class Thumbnails {
     }
 
     public let size: ThumbnailSize
-    /// Where fetched JPEGs are kept between runs; nil keeps nothing on disk.
+    /// Where fetched thumbnails (JPEGs) are kept between runs; nil keeps nothing on disk.
     public let directory: URL?
     /// Called on the UI queue when a thumbnail arrives or fails.
     public var onChange: (@MainActor () -> Void)?
@@ -67,6 +67,11 @@ public final class Thumbnails {
         return .loading
     }
 
+    /// Why `entry`'s thumbnail failed, if it did; unlike ``image(for:)``, fetches nothing.
+    public func failure(for entry: RemoteEntry) -> String? {
+        failures[Self.key(entry, size: size)]
+    }
+
     /// Forgets failures, so the next frame tries them again (`r`).
     public func retryFailures() {
         failures.removeAll()
@@ -99,7 +104,7 @@ public final class Thumbnails {
         let store = self.store, size = self.size
         let file = directory.map { $0.appendingPathComponent(Self.fileName(key)) }
         effects.perform({ () async throws(RemoteError) -> Fetched in
-            if let file, let data = try? Data(contentsOf: file), let image = try? JPEG.decode(data) {
+            if let file, let data = try? Data(contentsOf: file), let image = try? Picture.decode(data) {
                 return Fetched(image: image, fromDisk: true)
             }
             let data = try await ThumbnailSource.jpeg(of: entry, size: size, from: store)
@@ -108,9 +113,10 @@ public final class Thumbnails {
                 try? data.write(to: file, options: .atomic)
             }
             do {
-                return Fetched(image: try JPEG.decode(data), fromDisk: false)
+                // A JPEG from the store or made here; a PNG from a server that answers one.
+                return Fetched(image: try Picture.decode(data), fromDisk: false)
             } catch {
-                throw .local("not a JPEG thumbnail (\(error))")
+                throw .local("not a thumbnail (\(error))")
             }
         }) { [weak self] outcome in
             self?.finish(key, outcome)

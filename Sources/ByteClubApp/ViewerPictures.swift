@@ -60,8 +60,10 @@ final class ViewerPictures {
             let key = Thumbnails.key(entry, size: renditions.size)
             let picture = cached(key) ?? remember(key, PanoramaPicture(PixelImage(width: image.width, height: image.height, bytes: image.pixels)))
             // A rendition that touches its box was made smaller than the photo: more pixels exist.
+            // Not so for an SVG: its rendition is drawn at the box from the vector itself.
             let box = renditions.size.box
-            let isReduced = image.width >= box.width || image.height >= box.height
+            let isVector = (entry.name as NSString).pathExtension.lowercased() == "svg"
+            let isReduced = !isVector && (image.width >= box.width || image.height >= box.height)
             if isReduced, image.height < neededHeight * 9 / 10, fullFailures[fullKey] == nil { fetchFull(entry, key: fullKey) }
             return .ready(picture, full: !isReduced)
         }
@@ -97,11 +99,11 @@ final class ViewerPictures {
             defer { if keep == nil { try? FileManager.default.removeItem(at: file) } }
             guard let data = try? Data(contentsOf: file) else { throw .local("cannot read the downloaded photo") }
             do {
-                let image = try JPEG.decode(data)
+                let image = try Picture.decode(data)
                 return PanoramaPicture(PixelImage(width: image.width, height: image.height, bytes: image.pixels))
             } catch {
                 if let keep { try? FileManager.default.removeItem(at: keep) }
-                throw .local("not a JPEG photo (\(error))")
+                throw .local("not a picture (\(error))")
             }
         }) { [weak self] result in
             guard let self else { return }

@@ -13,7 +13,7 @@ extension EncryptedStore {
     /// A photo larger than this gets no thumbnail at upload (the app makes one when shown).
     static let thumbnailSourceLimit = 64 << 20
 
-    static func isPhoto(_ path: String) -> Bool { ["jpg", "jpeg"].contains((path as NSString).pathExtension.lowercased()) }
+    static func isPhoto(_ path: String) -> Bool { PictureFormat.fileExtensions.contains((path as NSString).pathExtension.lowercased()) }
 
     func thumbnailPath(of path: String) -> String {
         ClubKeyFiles(clubFolder: folder).folder + "/thumbnails/" + keyedID(of: path, for: "thumbnail") + ".age"

@@ -6,12 +6,14 @@ import Imaging
 import NIOCore
 import Synchronization
 
-/// `get_thumbnail_v2`: a JPEG scaled into a box, in bounded memory.
+/// `get_thumbnail_v2`: a picture (JPEG, PNG, GIF, WebP or SVG, told apart by its bytes) scaled
+/// into a box and answered as a JPEG or a PNG, as the `format` asks, in bounded memory.
 ///
-/// A thumbnail is cheap for most photos thanks to DCT scaling, but not for every JPEG: the
-/// header is read first, and an image that would cost too much to decode is answered
-/// `unsupported_image` before a pixel is touched. Decodes run off the async pool, at most one
-/// per core at a time and within a shared memory budget.
+/// A thumbnail is cheap for most pictures thanks to scaling while decoding (a JPEG's DCT
+/// scaling, WebP's scaler, PNG and GIF a row at a time, SVG rasterised at the box), but not for
+/// every one: the header is read first, and a picture that would cost too much to decode is
+/// answered `unsupported_image` before a pixel is touched. Decodes run off the async pool, at
+/// most one per core at a time and within a shared memory budget.
 extension ClubAPI {
     /// What one decode may cost. 100 megapixels covers a 16000×6000 panorama; a progressive
     /// (or multi-scan) JPEG must also fit its whole-image coefficient buffer in 128 MiB, which
@@ -34,9 +36,14 @@ extension ClubAPI {
         guard case .path(let path) = thumbnail.resource else { throw APIError.badRequest("get_thumbnail_v2: only path resources are supported") }
         let target: DropboxPath
         do { target = try DropboxPath.checked(path) } catch { throw APIError.endpoint([.path, .malformedPath]) }
-        guard thumbnail.format == .jpeg else { throw APIError.badRequest("get_thumbnail_v2: only the jpeg format is supported") }
+        let output: Thumbnail.Output
+        switch thumbnail.format {
+        case .jpeg: output = .jpeg
+        case .png: output = .png
+        case .webp: throw APIError.badRequest("get_thumbnail_v2: only the jpeg and png formats are supported")
+        }
         let ext = (target.name as NSString).pathExtension.lowercased()
-        guard ["jpg", "jpeg"].contains(ext) else { throw APIError.endpoint([.unsupportedExtension]) }
+        guard PictureFormat.fileExtensions.contains(ext) else { throw APIError.endpoint([.unsupportedExtension]) }
         let opened = try await store.openForReading(target)
         guard opened.file.size <= Self.maxThumbnailSourceBytes else { throw APIError.endpoint([.unsupportedImage]) }
         let handle = opened.handle
@@ -45,7 +52,13 @@ extension ClubAPI {
         // The header first, from the start of the file: a refusal costs no decode slot.
         // Not kept while waiting for the gate: a thousand waiting connections would hold a
         // megabyte each outside the decode budget. The decode reads the file again.
-        let header = try? JPEG.header(of: try Self.read(handle, count: min(size, Self.thumbnailHeaderPrefix)))
+        let prefix = try Self.read(handle, count: min(size, Self.thumbnailHeaderPrefix))
+        guard let format = PictureFormat.sniff(prefix) else {
+            configuration.logger.info("thumbnail of \(target) refused: \(Picture.describe(prefix)), no picture")
+            throw APIError.endpoint([.unsupportedImage])
+        }
+        // An SVG's size is known only once it is parsed, which the decode does.
+        let header = format == .svg ? nil : try? Picture.header(of: prefix)
         if let header {
             do {
                 try Self.thumbnailLimits.check(header)
@@ -54,43 +67,65 @@ extension ClubAPI {
                 throw APIError.endpoint([.unsupportedImage])
             }
         }
-        // A header beyond the prefix is unknown: it may cost the whole budget.
-        let weight = header.map { size + ($0.buffersWholeImage ? $0.coefficientBytes : 0) } ?? Self.decodeGate.budget
+        let (boxWidth, boxHeight) = (thumbnail.size.width, thumbnail.size.height)
+        let weight = min(Self.decodeGate.budget, Self.decodeWeight(format: format, header: header, fileSize: size, box: boxWidth * boxHeight))
         await Self.decodeGate.acquire(weight: weight)
         defer { Self.decodeGate.release(weight: weight) }
         // The client may have gone while this waited its turn.
         guard !Task.isCancelled else { throw APIError.cancelled }
-        let (boxWidth, boxHeight) = (thumbnail.size.width, thumbnail.size.height)
         let fit = Self.fit(thumbnail.mode)
         let made: Result<Data, APIError> = await withCheckedContinuation { continuation in
             // A decode is long CPU work: keep it off the cooperative pool the handlers share.
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(returning: Result { () throws(APIError) in
                     let data = try Self.read(handle, count: size)
-                    return try Self.makeThumbnail(of: data, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit)
+                    return try Self.makeThumbnail(of: data, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit, output: output)
                 })
             }
         }
-        let jpeg: Data
+        let picture: Data
         switch made {
-        case .success(let data): jpeg = data
+        case .success(let data): picture = data
         case .failure(let error):
             configuration.logger.info("thumbnail of \(target) failed: \(String(decoding: error.body, as: UTF8.self))")
             throw error
         }
         return Response(status: .ok, headers: [
-            .contentType: "image/jpeg",
+            .contentType: output == .png ? "image/png" : "image/jpeg",
             Self.resultHeader: JSON.resultHeader(.file(opened.file), under: "file_metadata"),
-        ], body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+        ], body: .init(byteBuffer: ByteBuffer(bytes: picture)))
+    }
+
+    /// What one decode holds besides the file's bytes, from its header where the prefix had it:
+    /// a progressive JPEG's coefficient buffer; an animated WebP's two canvases (8 bytes a
+    /// pixel; a still one is decoded at the box's size); for PNG, GIF and SVG, the box's pixels
+    /// and their sums (at most 20 bytes a pixel), a PNG's row. A header beyond the prefix is
+    /// unknown: it may cost the whole budget.
+    static func decodeWeight(format: PictureFormat, header: Picture.Header?, fileSize: Int, box: Int) -> Int {
+        switch format {
+        case .jpeg:
+            guard let jpeg = header?.jpeg else { return decodeGate.budget }
+            return fileSize + (jpeg.buffersWholeImage ? jpeg.coefficientBytes : 0)
+        case .webp:
+            guard let header else { return decodeGate.budget }
+            return fileSize + 8 * header.pixels
+        case .png, .gif:
+            guard let header else { return decodeGate.budget }
+            return fileSize + 20 * box + 4 * header.width
+        case .svg:
+            // The parsed document (a few times its text) and the surface it is drawn on.
+            return 16 * fileSize + 20 * box
+        }
     }
 
     /// Checks the limits on the whole file's header, then scales it, with Dropbox's errors.
-    static func makeThumbnail(of data: Data, boxWidth: Int, boxHeight: Int, fit: Thumbnail.Fit) throws(APIError) -> Data {
+    static func makeThumbnail(of data: Data, boxWidth: Int, boxHeight: Int, fit: Thumbnail.Fit,
+                              output: Thumbnail.Output = .jpeg) throws(APIError) -> Data {
         do {
-            return try Thumbnail.make(from: data, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit, limits: thumbnailLimits)
+            return try Thumbnail.make(from: data, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit, limits: thumbnailLimits, output: output)
         } catch {
             switch error {
-            case .notJPEG, .tooLarge: throw .endpoint([.unsupportedImage])
+            case .notJPEG, .notPicture, .tooLarge: throw .endpoint([.unsupportedImage])
             case .decodeFailed, .encodeFailed: throw .endpoint([.conversionError])
             }
         }

@@ -22,16 +22,22 @@ public struct RGBImage: Sendable, Equatable {
 }
 
 public enum ImagingError: Error, Equatable, CustomStringConvertible {
+    /// JPEG's own readers (``JPEG/header(of:)``, ``JPEG/dimensions(of:)``): not a JPEG.
     case notJPEG(String)
+    /// ``Picture``: bytes that start as none of the formats it knows (``PictureFormat``).
+    case notPicture(String)
+    /// A picture of a known format that its library could not decode; the detail names the format.
     case decodeFailed(String)
     case encodeFailed(String)
+    /// A declared size over the limit, refused before any pixel is allocated.
     case tooLarge(width: Int, height: Int)
 
     public var description: String {
         switch self {
         case .notJPEG(let detail): return "Not a JPEG image: \(detail)"
-        case .decodeFailed(let detail): return "Cannot decode the JPEG: \(detail)"
-        case .encodeFailed(let detail): return "Cannot encode a JPEG: \(detail)"
+        case .notPicture(let detail): return "Not a picture byteclub draws (JPEG, PNG, GIF, WebP or SVG): \(detail)"
+        case .decodeFailed(let detail): return "Cannot decode the picture: \(detail)"
+        case .encodeFailed(let detail): return "Cannot encode the picture: \(detail)"
         case .tooLarge(let width, let height): return "Image too large (\(width)×\(height))"
         }
     }
@@ -89,7 +95,7 @@ public enum JPEG {
         if result != 0 {
             // A warning (e.g. a truncated but usable file) still yields pixels.
             if tjGetErrorCode(handle) != TJERR_WARNING.rawValue {
-                throw .decodeFailed(errorString(handle))
+                throw .decodeFailed("JPEG: " + errorString(handle))
             }
         }
         return RGBImage(width: width, height: height, pixels: pixels)
@@ -99,7 +105,7 @@ public enum JPEG {
     /// (several scans, coarse to fine) when asked.
     public static func encode(_ image: RGBImage, quality: Int = 85, progressive: Bool = false) throws(ImagingError) -> Data {
         guard image.width > 0, image.height > 0 else { throw .encodeFailed("empty image") }
-        guard let handle = tjInitCompress() else { throw .encodeFailed("cannot start the encoder") }
+        guard let handle = tjInitCompress() else { throw .encodeFailed("cannot start the JPEG encoder") }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
@@ -109,7 +115,7 @@ public enum JPEG {
                         TJFLAG_FASTDCT | (progressive ? TJFLAG_PROGRESSIVE : 0))
         }
         defer { if let output { tjFree(output) } }
-        guard result == 0, let output else { throw .encodeFailed(errorString(handle)) }
+        guard result == 0, let output else { throw .encodeFailed("JPEG: " + errorString(handle)) }
         return Data(bytes: output, count: Int(size))
     }
 

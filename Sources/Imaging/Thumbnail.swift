@@ -16,12 +16,15 @@ public enum Thumbnail {
     }
 
     /// The output size for an image of `width`×`height` in a `boxWidth`×`boxHeight` box.
-    /// Never larger than the source.
-    public static func targetSize(width: Int, height: Int, boxWidth: Int, boxHeight: Int, fit: Fit) -> (width: Int, height: Int) {
+    /// Never larger than the source, unless `upscale` (a vector picture, which has no pixels
+    /// of its own to run out of).
+    public static func targetSize(width: Int, height: Int, boxWidth: Int, boxHeight: Int, fit: Fit,
+                                  upscale: Bool = false) -> (width: Int, height: Int) {
         func scale(_ w: Int, _ h: Int, cover: Bool) -> Double {
             let scaleX = Double(w) / Double(width)
             let scaleY = Double(h) / Double(height)
-            return min(1, cover ? max(scaleX, scaleY) : min(scaleX, scaleY))
+            let scale = cover ? max(scaleX, scaleY) : min(scaleX, scaleY)
+            return upscale ? scale : min(1, scale)
         }
         let factor: Double
         switch fit {
@@ -58,15 +61,51 @@ public enum Thumbnail {
                 throw .tooLarge(width: header.width, height: header.height)
             }
         }
+
+        /// The same for a picture of any format: its declared pixels, and a JPEG's buffer.
+        public func check(_ header: Picture.Header) throws(ImagingError) {
+            guard header.pixels <= maxPixels else { throw .tooLarge(width: header.width, height: header.height) }
+            if let jpeg = header.jpeg { try check(jpeg) }
+        }
     }
 
-    /// Makes a JPEG thumbnail of JPEG `data`, refusing images beyond `limits` before decoding.
+    /// The encodings a thumbnail comes in (Dropbox's `get_thumbnail_v2` makes these two).
+    public enum Output: Sendable, Hashable {
+        case jpeg
+        case png
+    }
+
+    /// Makes a thumbnail of a picture of any format (``PictureFormat``, picked by its bytes),
+    /// refusing pictures beyond `limits` before decoding. A JPEG's DCT scaling, WebP's scaler and
+    /// PNG's and GIF's row-at-a-time decode keep the decode near the thumbnail's size; an SVG is
+    /// rasterised at the thumbnail's size, up to the box even where it declares less.
     public static func make(from data: Data, boxWidth: Int, boxHeight: Int, fit: Fit, quality: Int = 80,
-                            limits: Limits = .decoderDefault) throws(ImagingError) -> Data {
-        if limits != .decoderDefault { try limits.check(try JPEG.header(of: data)) }
-        let source = try JPEG.dimensions(of: data)
-        let target = targetSize(width: source.width, height: source.height, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit)
-        let decoded = try JPEG.decode(data, covering: target.width, target.height)
-        return try JPEG.encode(decoded.resized(width: target.width, height: target.height), quality: quality)
+                            limits: Limits = .decoderDefault, output: Output = .jpeg) throws(ImagingError) -> Data {
+        let image: RGBImage
+        switch PictureFormat.sniff(data) {
+        case .jpeg?:
+            if limits != .decoderDefault { try limits.check(try JPEG.header(of: data)) }
+            let source = try JPEG.dimensions(of: data)
+            guard source.width * source.height <= limits.maxPixels else { throw .tooLarge(width: source.width, height: source.height) }
+            let target = targetSize(width: source.width, height: source.height, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit)
+            image = try JPEG.decode(data, covering: target.width, target.height).resized(width: target.width, height: target.height)
+        case .svg?:
+            image = try SVG.decode(data, maxPixels: limits.maxPixels) { width, height in
+                targetSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit, upscale: true)
+            }
+        case let format?:
+            let header = try Picture.header(of: data)
+            assert(header.format == format)
+            try limits.check(header)
+            let target = targetSize(width: header.width, height: header.height, boxWidth: boxWidth, boxHeight: boxHeight, fit: fit)
+            let decoded = try Picture.decode(data, covering: target.width, target.height, maxPixels: limits.maxPixels)
+            image = decoded.resized(width: target.width, height: target.height)
+        case nil:
+            throw .notPicture(Picture.describe(data))
+        }
+        switch output {
+        case .jpeg: return try JPEG.encode(image, quality: quality)
+        case .png: return try PNG.encode(image)
+        }
     }
 }

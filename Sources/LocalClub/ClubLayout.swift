@@ -5,7 +5,9 @@ public struct ClubLayout: Sendable, Equatable {
     /// The app folder.
     public var folder: String
     public static let noteExtensions = ["txt", "md"]
-    public static let photoExtensions = ["jpg", "jpeg"]
+    /// The pictures PanoPhotos lists and draws (Imaging's `PictureFormat.fileExtensions`; a
+    /// test keeps the two lists the same: LocalClub does not link Imaging).
+    public static let photoExtensions = ["jpg", "jpeg", "png", "gif", "webp", "svg"]
     /// What saving adds to a new note's title that has no extension: notes are Markdown, and
     /// config.toml's `new_note_extension = "txt"` keeps the old plain-text way.
     public var newNoteExtension: String
@@ -80,7 +82,7 @@ public struct ClubLayout: Sendable, Equatable {
         newestFirst(entries.filter { $0.kind == .file && hasExtension($0.name, in: noteExtensions) })
     }
 
-    /// Photos are the JPEGs under the photos folder, newest first.
+    /// Photos are the pictures (JPEG, PNG, GIF, WebP, SVG) under the photos folder, newest first.
     public static func sortedPhotos(_ entries: [RemoteEntry]) -> [RemoteEntry] {
         newestFirst(entries.filter { $0.kind == .file && hasExtension($0.name, in: photoExtensions) })
     }

@@ -93,10 +93,11 @@ public enum NoteHTML {
         return paths
     }
 
-    /// A file a page may show as a picture: one of ``NoteLinkTarget/photoExtensions`` (not
-    /// `.svg`, which can hold script, nor a note an image happens to point at).
+    /// A file a page may show as a picture: one of ``NoteLinkTarget/photoExtensions`` but
+    /// `.svg`, which can hold script (nor a note an image happens to point at).
     public static func isPhotoFile(_ path: String) -> Bool {
-        NoteLinkTarget.photoExtensions.contains((path as NSString).pathExtension.lowercased())
+        let ext = (path as NSString).pathExtension.lowercased()
+        return ext != "svg" && NoteLinkTarget.photoExtensions.contains(ext)
     }
 
     /// `text` safe inside HTML text and attribute values.

@@ -81,3 +81,76 @@ extension NoteLinks {
         return (ups + target[common...].map(String.init)).joined(separator: "/")
     }
 }
+
+/// A picture's size as Obsidian writes it after a `|`: `![[x.png|300]]` (a width) or
+/// `![[x.png|100x145]]` (width × height), in pixels; in a Markdown image, at the end of the alt
+/// text (`![desk|300](x.png)`).
+public struct PictureSize: Hashable, Sendable {
+    public var width: Int
+    /// Nil: as the picture's aspect ratio makes it.
+    public var height: Int?
+
+    public init(width: Int, height: Int? = nil) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// What the caller knows of a picture before the note is laid out (``RenderOptions/knownPictures``).
+public enum KnownPicture: Hashable, Sendable {
+    /// Its pixels' width and height (any size with its aspect ratio, a thumbnail's): a picture
+    /// sized by its width alone takes the rows that ratio gives.
+    case size(width: Int, height: Int)
+    /// It cannot be drawn (a format the app does not draw, not in the club, a picture that
+    /// failed): one row says so after its name ("2.1 MB · cannot be drawn"), never a slot.
+    case undrawn(String)
+}
+
+extension NoteLinks {
+    /// `300` or `100x145` (also `100X145`, blanks around) as a size; anything else nil. Sizes
+    /// of 0, or over 100,000 pixels, are no size.
+    public static func pictureSize(_ text: some StringProtocol) -> PictureSize? {
+        let parts = text.trimmingCharacters(in: .whitespaces).lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
+        func number(_ part: Substring) -> Int? {
+            guard !part.isEmpty, part.count <= 6, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part),
+                  (1...100_000).contains(value) else { return nil }
+            return value
+        }
+        guard let width = number(parts[0]) else { return nil }
+        if parts.count == 1 { return PictureSize(width: width) }
+        guard let height = number(parts[1]) else { return nil }
+        return PictureSize(width: width, height: height)
+    }
+
+    /// A Markdown image's alt text and the size at its end: "desk|300" → ("desk", 300 wide);
+    /// "a|b" and "desk" are their own alt, no size.
+    public static func pictureSize(inAlt alt: String) -> (alt: String, size: PictureSize?) {
+        guard let bar = alt.lastIndex(of: "|"), let size = pictureSize(alt[alt.index(after: bar)...]) else { return (alt, nil) }
+        return (String(alt[..<bar]).trimmingCharacters(in: .whitespaces), size)
+    }
+
+    /// The cells a picture's slot takes in a pane `available` cells wide: a sized picture its
+    /// size in pixels over a cell's (`cell`, the size the view assumes), never wider than the
+    /// pane (the height shrunk with it); a picture sized by its width alone is as tall as its
+    /// aspect ratio (`known`) makes it, or `defaultRows` until that is known; an unsized one
+    /// the whole width and `defaultRows`. `columns` is nil for the whole width.
+    public static func pictureSlot(size: PictureSize?, known: (width: Int, height: Int)?, available: Int, defaultRows: Int,
+                                   cell: (width: Int, height: Int)) -> (columns: Int?, rows: Int) {
+        guard let size else { return (nil, defaultRows) }
+        let cellWidth = Double(max(1, cell.width)), cellHeight = Double(max(1, cell.height))
+        let wanted = Double(size.width) / cellWidth
+        let columns = max(1, min(available, Int(wanted.rounded(.up))))
+        // The share of the asked width the pane has room for.
+        let shrink = min(1, Double(available) / max(wanted, 1))
+        let rows: Int
+        if let height = size.height {
+            rows = Int((Double(height) * shrink / cellHeight).rounded(.up))
+        } else if let known, known.width > 0, known.height > 0 {
+            let pixelsHigh = Double(size.width) * shrink * Double(known.height) / Double(known.width)
+            rows = Int((pixelsHigh / cellHeight).rounded(.up))
+        } else {
+            rows = defaultRows
+        }
+        return (columns, max(1, min(rows, 200)))
+    }
+}

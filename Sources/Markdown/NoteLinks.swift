@@ -33,8 +33,11 @@ public struct NoteLink: Hashable, Sendable {
     /// `[x](y)`), or `line == -1` where the parser gave no position (autolinks).
     public var line: Int
     public var bytes: Range<Int>
+    /// A wiki picture's size (`![[x.png|300]]`, `|100x145`), which is not its text.
+    public var size: PictureSize?
 
-    public init(destination: String, text: String, isImage: Bool, syntax: Syntax, line: Int, bytes: Range<Int>, fragment: String? = nil) {
+    public init(destination: String, text: String, isImage: Bool, syntax: Syntax, line: Int, bytes: Range<Int>, fragment: String? = nil,
+                size: PictureSize? = nil) {
         self.fragment = fragment
         self.destination = destination
         self.text = text
@@ -42,6 +45,7 @@ public struct NoteLink: Hashable, Sendable {
         self.syntax = syntax
         self.line = line
         self.bytes = bytes
+        self.size = size
     }
 
     /// A Markdown link's `#fragment` (after the path, before any `?`), percent-decoded; nil
@@ -79,8 +83,8 @@ public enum NoteLinkTarget: Hashable, Sendable {
     /// shown, never followed.
     case elsewhere(String)
 
-    /// Extensions that make a club path a photo rather than a note.
-    public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp"]
+    /// Extensions that make a club path a photo rather than a note: the pictures the app draws.
+    public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp", "svg"]
 
     init(_ link: NoteLink, folder: String) {
         let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
@@ -226,13 +230,13 @@ public enum NoteLinks {
             name = name.trimmingCharacters(in: .whitespaces)
             let shown = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             // An image's "|300" or "|300x200" is Obsidian's size, not its alt text.
-            let isSize = isImage && shown.allSatisfy { $0.isNumber || $0 == "x" }
+            let size = isImage ? pictureSize(shown) : nil
             if !name.isEmpty || fragment != nil {
                 let from = isImage ? i - 1 : i
                 // `[[#Heading]]` reads as its heading, `[[Note#Heading]]` as its note.
                 let written = name.isEmpty ? fragment ?? "" : name
-                found.append(NoteLink(destination: name, text: shown.isEmpty || isSize ? written : shown,
-                                      isImage: isImage, syntax: .wiki, line: index, bytes: from..<(j + 2), fragment: fragment))
+                found.append(NoteLink(destination: name, text: shown.isEmpty || size != nil ? written : shown,
+                                      isImage: isImage, syntax: .wiki, line: index, bytes: from..<(j + 2), fragment: fragment, size: size))
             }
             i = j + 2
         }

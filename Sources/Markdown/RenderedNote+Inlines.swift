@@ -95,7 +95,7 @@ extension RenderLayout {
         if case .photo = entry.target, options.pictureRows > 0 {
             atoms.append(InlineAtom(text: entry.link.text, style: style, link: index, kind: .picture(index)))
         } else {
-            var alt = entry.link.text
+            var alt = entry.link.syntax == .markdown ? NoteLinks.pictureSize(inAlt: entry.link.text).alt : entry.link.text
             if alt.isEmpty, case .photo(let path) = entry.target { alt = path.split(separator: "/").last.map(String.init) ?? path }
             atoms.append(InlineAtom(text: "[" + (alt.isEmpty ? "image" : alt) + "]", style: style.union([.muted, .link]), link: index))
         }
@@ -230,15 +230,30 @@ extension RenderLayout {
         for row in filler.take() { emit(row.runs, width: row.width) }
     }
 
-    /// A photo's slot: rows the app draws the picture over, its alt text on the first as a
-    /// stand-in, then the alt text as a caption under it.
+    /// A photo's slot: rows the app draws the picture over (as many as its size asks, else
+    /// ``RenderOptions/pictureRows``), its name on the first as a stand-in, then the alt text
+    /// as a caption under it. A picture the caller cannot draw is one row: its name and why.
     private mutating func picture(_ index: Int, prefix: Prefix) {
         guard case .photo(let path) = note.links[index].target else { return }
-        let alt = note.links[index].link.text
-        let rows = options.pictureRows
-        let pictureIndex = note.pictures.count
-        note.pictures.append(RenderedPicture(path: path, alt: alt, link: index, line: note.lines.count, rows: rows))
+        let link = note.links[index].link
+        let (alt, size) = link.syntax == .markdown ? NoteLinks.pictureSize(inAlt: link.text) : (link.text, link.size)
         let name = path.split(separator: "/").last.map(String.init) ?? path
+        let known = options.knownPictures[path.lowercased()]
+        if case .undrawn(let why)? = known {
+            let text = "▣ " + name + (why.isEmpty ? "" : " · " + why)
+            emit(prefix.runs + [RenderedRun(text, style: .muted, link: index)], width: prefix.width + cells(text))
+            if !alt.isEmpty, alt != name {
+                emit(prefix.runs + [RenderedRun(alt, style: [.muted, .emphasis], link: index)], width: prefix.width + cells(alt))
+            }
+            return
+        }
+        var ratio: (width: Int, height: Int)?
+        if case .size(let width, let height)? = known { ratio = (width, height) }
+        let slot = NoteLinks.pictureSlot(size: size, known: ratio, available: max(1, width - prefix.width), defaultRows: options.pictureRows,
+                                         cell: (options.cellPixelWidth, options.cellPixelHeight))
+        let rows = slot.rows
+        let pictureIndex = note.pictures.count
+        note.pictures.append(RenderedPicture(path: path, alt: alt, link: index, line: note.lines.count, rows: rows, columns: slot.columns))
         for row in 0..<rows {
             let runs = row == 0 ? prefix.runs + [RenderedRun("▣ " + name, style: .muted, link: index)] : prefix.runs
             emit(runs, width: row == 0 ? prefix.width + 2 + cells(name) : prefix.width, picture: pictureIndex)

@@ -88,6 +88,13 @@ public struct RenderOptions: Sendable {
     /// slot: the photo is its alt text (else its name) in brackets, once, as a picture from
     /// elsewhere is; `byteclub cat --render` draws no pictures, and printed no rows for them.
     public var pictureRows = 0
+    /// A terminal cell in pixels as the caller assumes it, for sized pictures
+    /// (`![[x.png|300]]`: 300 pixels over a cell's width).
+    public var cellPixelWidth = 10
+    public var cellPixelHeight = 20
+    /// What the caller knows of pictures, by club path in lower case: their aspect ratio (for
+    /// one sized by its width), or that one cannot be drawn (one row, not a slot).
+    public var knownPictures: [String: KnownPicture] = [:]
     /// A `.txt` note: its lines as they are, wrapped, with no Markdown.
     public var plain = false
     /// Cells one scalar takes: 2 (CJK, most emoji), 1, 0 (combining marks, joiners) or -1
@@ -234,4 +241,6 @@ public struct RenderedPicture: Hashable, Sendable {
     public var link: Int
     public var line: Int
     public var rows: Int
+    /// A sized picture's width in cells (`![[x.png|300]]`); nil: the slot's whole width.
+    public var columns: Int?
 }

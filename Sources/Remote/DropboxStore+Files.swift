@@ -92,7 +92,13 @@ extension DropboxStore {
         return try await withRetries(idempotent: true) { () async throws(RemoteError) -> Data in
             let request = try await self.request(.thumbnail, arg: argument)
             let reply = await self.exchange(request, body: .none)
-            try self.check(reply, path: path)
+            do throws(RemoteError) {
+                try self.check(reply, path: path)
+            } catch .server(409, let detail) where detail.hasPrefix("unsupported_extension") {
+                // Dropbox makes none of an SVG (nor an older club server of a PNG): the app
+                // makes it from the picture, as for a store with no thumbnails.
+                throw .notSupported("thumbnails of \((path as NSString).pathExtension) files")
+            }
             guard reply.body.count > 2, reply.body.prefix(2) == Data([0xFF, 0xD8]) else {
                 throw .server(status: 0, detail: "the thumbnail is not a JPEG")
             }

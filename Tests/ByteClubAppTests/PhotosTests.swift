@@ -116,13 +116,13 @@ final class PhotosTests: XCTestCase {
         XCTAssertEqual(harness.app.state.runningTransfers, 0)
     }
 
-    func testUploadRefusesWhatIsNotAJPEG() async throws {
+    func testUploadRefusesWhatIsNotAPicture() async throws {
         let harness = try await harness()
         let text = scratch.appendingPathComponent("notes.jpg")
         try Data("not a picture".utf8).write(to: text)
         harness.app.upload(text)
         XCTAssertEqual(harness.app.state.message?.kind, .error)
-        XCTAssertTrue(harness.app.state.message?.text.contains("not a JPEG") ?? false)
+        XCTAssertTrue(harness.app.state.message?.text.contains("is not a picture") ?? false)
         harness.app.upload(scratch.appendingPathComponent("missing.jpg"))
         XCTAssertTrue(harness.app.state.message?.text.hasPrefix("No such file") ?? false)
         harness.app.upload(scratch)

@@ -51,6 +51,32 @@ final class ThumbnailSourceTests: XCTestCase {
         XCTAssertEqual(leftovers, [], "the downloaded photos are removed")
     }
 
+    func testPNGGIFWebPAndSVGGetThemMadeHereToo() async throws {
+        // Red on the left, blue on the right, in each format.
+        var pixels = [UInt8](repeating: 0, count: 400 * 200 * 3)
+        for index in stride(from: 0, to: pixels.count, by: 3) { pixels[index + ((index / 3) % 400 < 200 ? 0 : 2)] = 255 }
+        let image = RGBImage(width: 400, height: 200, pixels: pixels)
+        let indices = (0..<(400 * 200)).map { UInt8($0 % 400 < 200 ? 0 : 1) }
+        let files: [(String, Data)] = [
+            ("a.png", try PNG.encode(image)), ("b.webp", try WebP.encode(image)),
+            ("c.gif", try GIF.encode(width: 400, height: 200, palette: [(255, 0, 0), (0, 0, 255)], frames: [indices])),
+            ("d.svg", Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="20" height="20" fill="red"/><rect x="20" width="20" height="20" fill="blue"/></svg>"#.utf8)),
+        ]
+        let store = try await WebDAVStore.connect(url: server.url, user: server.user, password: server.password)
+        for (name, data) in files {
+            try data.write(to: server.file("byteclub/photos/\(name)"))
+            let entry = try await store.metadata("/byteclub/photos/\(name)")
+            let thumbnail = try Picture.decode(try await ThumbnailSource.jpeg(of: entry, size: .w128h128, from: store))
+            XCTAssertEqual([thumbnail.width, thumbnail.height], [128, 64], name)
+            let left = thumbnail.pixel(x: 20, y: 32), right = thumbnail.pixel(x: 108, y: 32)
+            XCTAssertTrue(left.r > 200 && left.b < 60 && right.b > 200 && right.r < 60, "\(name): \(left) \(right)")
+        }
+        // A file named as a picture that is none: said so, no thumbnail.
+        try Data("text".utf8).write(to: server.file("byteclub/photos/e.png"))
+        let text = try await store.metadata("/byteclub/photos/e.png")
+        await assertLocalError(containing: "Not a picture") { () async throws(RemoteError) -> Data in try await ThumbnailSource.jpeg(of: text, size: .w128h128, from: store) }
+    }
+
     private func assertLocalError(containing text: String, file: StaticString = #filePath, line: UInt = #line,
                                   _ body: () async throws(RemoteError) -> Data) async {
         do throws(RemoteError) {

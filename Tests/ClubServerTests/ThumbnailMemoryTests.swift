@@ -84,6 +84,29 @@ final class ThumbnailMemoryTests: XCTestCase {
         XCTAssertTrue(server.terminate(within: 10))
     }
 
+    func testPNGBombIsRefusedWithoutTheMemory() async throws {
+        // 100,000 × 100,000 declared: 30 GB of pixels, refused on its header.
+        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        png.append(try PNG.encode(RGBImage(width: 1, height: 1, pixels: [0, 0, 0])).dropFirst(8))
+        // The IHDR's size fields (bytes 16…23), its checksum left as it was: the size is refused first.
+        png.replaceSubrange(16..<24, with: [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0])
+        let (reply, peak) = try await thumbnail(of: png, named: "bomb.png")
+        XCTAssertEqual(reply.summary, "unsupported_image", reply.text)
+        XCTAssertLessThan(peak, Self.ceiling)
+    }
+
+    func testLargePNGIsDecodedARowAtATime() async throws {
+        // 81 megapixels (243 MB of RGB): decoded a row at a time into the thumbnail's pixels.
+        var pixels = [UInt8](repeating: 40, count: 9000 * 9000 * 3)
+        for y in stride(from: 0, to: 9000, by: 2) { pixels[y * 9000 * 3] = 200 }
+        let png = try PNG.encode(RGBImage(width: 9000, height: 9000, pixels: pixels))
+        pixels = []
+        let (reply, peak) = try await thumbnail(of: png, named: "big.png")
+        XCTAssertEqual(reply.status, 200, reply.text)
+        XCTAssertTrue(try JPEG.dimensions(of: reply.body) == (256, 256))
+        XCTAssertLessThan(peak, Self.ceiling)
+    }
+
     func testLargeBaselineJPEGIsScaledCheaply() async throws {
         // 100 megapixels, baseline: DCT scaling decodes an eighth each way, a few MB of pixels.
         let jpeg = SyntheticJPEG.make(width: 10000, height: 10000, layout: .color420, progressive: false)

@@ -49,7 +49,7 @@ final class UnionArgumentTests: XCTestCase {
             XCTAssertEqual(sizes[0], mode == .fitoneBestfit ? "256x64" : "64x16", mode.rawValue)
         }
 
-        for bad: [String: Any] in [["format": [".tag": "gif"]], ["size": [".tag": "w1h1"]], ["mode": ["tag": "strict"]], ["format": [".tag": "png"]],
+        for bad: [String: Any] in [["format": [".tag": "gif"]], ["size": [".tag": "w1h1"]], ["mode": ["tag": "strict"]], ["format": [".tag": "webp"]],
                                    ["resource": [".tag": "link", "url": "https://example.com/x"]], ["size": 64]] {
             var argument = sdk
             argument.merge(bad) { _, new in new }

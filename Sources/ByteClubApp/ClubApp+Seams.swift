@@ -69,6 +69,12 @@ extension ClubApp {
         set { noteView.noteExists = newValue }
     }
 
+    /// Whether the search index is open and holds the notes list as it is now (what a bench
+    /// waits for before it times what needs every note indexed).
+    public var indexIsCurrent: Bool {
+        noteIndex.index != nil && !noteIndex.isSyncing && noteIndex.syncedVersion == state.notes.version && state.indexing == nil
+    }
+
     /// Asks the rendered view for its backlinks again (after the index took in a change).
     public func refreshBacklinks() { noteView.refreshBacklinks() }
 

@@ -30,9 +30,9 @@ final class NoteIndex {
     /// Opens the index, off the UI queue; nil when the app keeps no cache (some tests).
     let openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
     /// The notes listing version the index was last brought current against.
-    private var syncedVersion = -1
+    private(set) var syncedVersion = -1
     /// Whether a sync runs now (one at a time; a change meanwhile runs another after it).
-    private var isSyncing = false
+    private(set) var isSyncing = false
     /// Another process wrote to the index since the last sync began: the next sync runs even
     /// though the notes list has not moved.
     private var writtenElsewhere = false

@@ -109,7 +109,7 @@ extension MarkdownBench {
         }
 
         print("app-bench markdown: a vault's note, 50 callouts and 20 pictures (5 each PNG, GIF, WebP, SVG; 320×160), \(text.utf8.count >> 10) KiB")
-        let widths = [30, 12, 6, 10, 8, 8]
+        let widths = [38, 10, 6, 10, 8, 8]
         print(row(["(targets: open ≤ 150 ms, p99 ≤ 16 ms)", "open ms", "keys", "median ms", "p99 ms", "max ms"], widths))
         func line(_ name: String, _ open: Double?, _ samples: [Double]) {
             let sorted = samples.sorted()

@@ -15,6 +15,8 @@ public final class AppModel {
     /// Told of every request's outcome that says something about the server: nil when it
     /// answered (even with an error), the error when it could not be reached (OutboxRunner).
     var onReachability: (RemoteError?) -> Void = { _ in }
+    /// Hands an event to the composition root (``ClubApp/route(_:)``).
+    var onEvent: (AppEvent) -> Void = { _ in }
     let format: DisplayFormat
     private var idCounter = 0
     private var listingCache: (signature: NoteListing.Signature, listing: NoteListing)?
@@ -100,6 +102,9 @@ struct AppContext {
 
     /// Says `message` in the status bar.
     func say(_ message: StatusMessage) { update { $0.message = message } }
+
+    /// Tells whoever acts on `event` (the composition root routes it).
+    func send(_ event: AppEvent) { model.onEvent(event) }
 
     @discardableResult
     func perform<T: Sendable>(_ work: @escaping @Sendable () async throws(RemoteError) -> T,

@@ -80,6 +80,8 @@ extension AppState {
         // Folders change the list (a folder made, renamed or deleted by another member shows at
         // once) but are no news of their own: their notes' events say what happened.
         var folders = self[tab].folders
+        // Attachments change their folders' rows, and are no news of their own either.
+        var files = self[tab].files
         var events: [LiveEvent] = []
         /// Each folder a deletion took: the folder as it was, and the items it held.
         var deletedFolders: [(folder: RemoteEntry, gone: [RemoteEntry])] = []
@@ -89,6 +91,7 @@ extension AppState {
                 let inside = pathLower + "/"
                 let folder = folders.first { $0.pathLower == pathLower }
                 folders.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
+                files.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 let gone = entries.filter { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 if folder != nil || gone.contains(where: { $0.pathLower.hasPrefix(inside) }) {
                     deletedFolders.append((folder ?? ChangeMoves.folder(at: pathLower, shownAs: path), gone))
@@ -100,6 +103,9 @@ extension AppState {
                 if Self.belongs(entry, in: tab, layout: layout), !folders.contains(where: { $0.pathLower == entry.pathLower }) {
                     folders.append(entry)
                 }
+            case .updated(let entry) where tab == .notes && layout.isAttachment(entry):
+                files.removeAll { $0.pathLower == entry.pathLower }
+                files.append(entry)
             case .updated(let entry):
                 guard Self.belongs(entry, in: tab, layout: layout) else { continue }
                 if let index = entries.firstIndex(where: { $0.pathLower == entry.pathLower }) {
@@ -115,8 +121,10 @@ extension AppState {
         }
         // What is there now, only when a folder went: a list of 100,000 notes is not copied a page.
         events = Self.foldMoves(events, deletedFolders: deletedFolders, present: deletedFolders.isEmpty ? [] : entries + folders)
-        if folders != self[tab].folders {
+        files.sort { $0.pathLower < $1.pathLower }
+        if folders != self[tab].folders || files != self[tab].files {
             self[tab].folders = folders.sorted { $0.pathLower < $1.pathLower }
+            self[tab].files = files
             if events.isEmpty { self[tab].version += 1 }
         }
         guard !events.isEmpty else { return [] }
@@ -226,6 +234,7 @@ extension AppState {
     private static func key(_ item: NoteItem) -> String {
         switch item {
         case .note(let entry, _): return entry.pathLower
+        case .file(let entry): return "file:" + entry.pathLower
         case .draft(let draft): return "draft:" + draft.id
         case .folder(let folder): return "folder:" + folder.path.lowercased()
         }

@@ -29,14 +29,16 @@ public struct NoteListing: Sendable {
         }
         let notesHere = state.notes.entries.filter { here.holds($0.pathLower) }
         var items: [NoteItem] = here.isRoot ? [] : [.folder(FolderItem(path: here.parent, name: "..", notes: 0, isParent: true))]
-        items += FolderItem.children(of: here, notes: state.notes.entries, folders: state.notes.folders).map { NoteItem.folder($0) }
+        items += FolderItem.children(of: here, notes: state.notes.entries, folders: state.notes.folders, files: state.notes.files).map { NoteItem.folder($0) }
         items += orphans.map { NoteItem.draft($0) }
             + state.tags.pinnedFirst(notesHere).map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
+        // The folder's other files after its notes, by name.
+        items += state.notes.files.filter { here.holds($0.pathLower) }.sorted { $0.pathLower < $1.pathLower }.map { NoteItem.file($0) }
         var times = RelativeTimes()
         for item in items {
             switch item {
             case .draft(let draft): times.drew(draft.updated, format: format)
-            case .note(let entry, _): times.drew(entry.modified, format: format)
+            case .note(let entry, _), .file(let entry): times.drew(entry.modified, format: format)
             case .folder: break
             }
         }
@@ -67,7 +69,12 @@ public struct NoteListing: Sendable {
                 return ListRow([FolderItem.upMark + " ..", "", ""], searchText: "..")
             case .folder(let folder):
                 let name = TerminalSafe.escape(folder.name)
-                return ListRow([FolderItem.mark + " " + name + "/", "\(folder.notes) note\(folder.notes == 1 ? "" : "s")", ""], searchText: name)
+                // "3 notes · 2 files" where it holds other files too (the files in the date's column).
+                let files = folder.files == 0 ? "" : "· \(folder.files) file\(folder.files == 1 ? "" : "s")"
+                return ListRow([FolderItem.mark + " " + name + "/", "\(folder.notes) note\(folder.notes == 1 ? "" : "s")", files], searchText: name)
+            case .file(let entry):
+                let name = TerminalSafe.escape(entry.name)
+                return ListRow([NoteItem.fileMark + " " + name, ByteFormat.size(entry.size), format.relative(entry.modified)], searchText: name)
             }
         }
     }
@@ -116,7 +123,7 @@ extension AppState {
         switch tab {
         case .notes:
             switch selectedNoteItem(in: listing) {
-            case .note(let entry, _)?: return entry.pathLower
+            case .note(let entry, _)?, .file(let entry)?: return entry.pathLower
             case .folder(let folder)? where !folder.isParent: return folder.path.lowercased()
             default: return nil
             }
@@ -132,7 +139,7 @@ extension AppState {
             switch item {
             case .note(let entry, _): return path != nil && entry.pathLower == path
             case .draft(let draft): return draft.id == draftID
-            case .folder: return false
+            case .folder, .file: return false
             }
         }
         guard let index else { return }
@@ -148,7 +155,7 @@ extension AppState {
             rows = listing.rows
             index = listing.items.firstIndex {
                 switch $0 {
-                case .note(let entry, _): return entry.pathLower == path
+                case .note(let entry, _), .file(let entry): return entry.pathLower == path
                 case .folder(let folder): return !folder.isParent && folder.path.lowercased() == path
                 case .draft: return false
                 }

@@ -9,6 +9,9 @@ public struct Listing: Equatable, Sendable {
     public var entries: [RemoteEntry] = []
     /// The folders the last load listed (the Notes tab's, which may hold no note yet), by path.
     public var folders: [RemoteEntry] = []
+    /// The Notes tab's other files (attachments: PDFs, canvases, audio), by path; they are
+    /// listed in their folders and counted in their folders' rows, never taken for notes.
+    public var files: [RemoteEntry] = []
     /// Whether a load has ever succeeded (before that, an empty list means "loading").
     public var hasLoaded = false
     public var isLoading = false
@@ -27,9 +30,16 @@ public struct Listing: Equatable, Sendable {
 
     public init() {}
 
-    /// Takes a listing's entries: the files, and the folders apart.
-    mutating func take(_ listed: [RemoteEntry]) {
-        entries = listed.filter { $0.kind == .file }
+    /// Takes a listing's entries: the files, and the folders apart; in the Notes tab, the files
+    /// that are not notes apart too (``files``).
+    mutating func take(_ listed: [RemoteEntry], tab: Tab) {
+        let all = listed.filter { $0.kind == .file }
+        if tab == .notes {
+            entries = all.filter { ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
+            files = all.filter { !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
+        } else {
+            entries = all
+        }
         folders = listed.filter { $0.kind == .folder }
         version += 1
     }
@@ -100,9 +110,6 @@ public struct AppState: Sendable {
     /// The search results a note was opened from, while that note is in the editor: `Esc` there
     /// (the note unchanged) brings them back.
     public var parkedSearch: SearchState?
-    /// How many times the search index took in changes (``NoteIndex``): what shows an answer of
-    /// the index (the results, the backlinks) asks again when it moves.
-    public var indexChanges = 0
     /// How far the search index is being built or brought current, for the status bar.
     public var indexing: IndexingProgress?
     /// Where "Back" goes after following links, and the backlinks panel (LinksState.swift).
@@ -168,7 +175,7 @@ public struct AppState: Sendable {
     /// `count` said; the load's result replaces both.
     public mutating func showPartialLoad(_ tab: Tab, _ firstPage: [RemoteEntry]?, count: Int) {
         if let firstPage {
-            self[tab].take(firstPage)
+            self[tab].take(firstPage, tab: tab)
         }
         self[tab].pagedSoFar = count
         if loadMaySay(tab) {
@@ -185,7 +192,7 @@ public struct AppState: Sendable {
         self[tab].isLoading = false
         switch result {
         case .success(let entries):
-            self[tab].take(entries)
+            self[tab].take(entries, tab: tab)
             self[tab].hasLoaded = true
             self[tab].pagedSoFar = 0
             self[tab].error = nil

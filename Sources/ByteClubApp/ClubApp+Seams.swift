@@ -18,17 +18,32 @@ extension ClubApp {
     }
 
     /// After every change of the state: a frame, and what follows the state, as ratatui's loop
-    /// draws from it. The rendered view goes to a note's place once its text is in and asks for
-    /// its backlinks again; the results and the backlinks panel ask again when the index moved;
-    /// a note the view closed closes; the index follows the notes list (cheap when it did not move).
+    /// draws from it. The rendered view goes to a note's place once its text is in; the screen's
+    /// transitions (results or the view come on screen, the notes list changed) are routed as
+    /// events; the index follows the notes list (cheap when it did not move).
     func stateChanged() {
         compositor.setNeedsRedraw()
         noteView.stateChanged()
-        noteView.listingChanged()
+        let now = AppEvent.Screen(state)
+        let events = AppEvent.transitions(from: screenShown, to: now)
+        screenShown = now
+        for event in events { route(event) }
         notes.stateChanged()
-        search.stateChanged()
-        links.stateChanged()
         noteIndex.listingChanged()
+    }
+
+    /// Hands `event` to whoever acts on it: the composition root is the one place that knows
+    /// which controller that is.
+    func route(_ event: AppEvent) {
+        switch event {
+        case .indexChanged:
+            search.indexChanged()
+            noteView.refreshBacklinks()
+            links.indexChanged()
+        case .closeNoteAfterView: notes.closeEditor()
+        case .searchShown: search.shown()
+        case .noteViewShown, .notesListChanged: noteView.refreshBacklinks()
+        }
     }
 
     /// Writes the open note's text to its draft (on the way out too). Returns false if it failed.
@@ -52,6 +67,12 @@ extension ClubApp {
     public var noteExists: (@MainActor (NoteLinkTarget) -> Bool)? {
         get { noteView.noteExists }
         set { noteView.noteExists = newValue }
+    }
+
+    /// Whether the search index is open and holds the notes list as it is now (what a bench
+    /// waits for before it times what needs every note indexed).
+    public var indexIsCurrent: Bool {
+        noteIndex.index != nil && !noteIndex.isSyncing && noteIndex.syncedVersion == state.notes.version && state.indexing == nil
     }
 
     /// Asks the rendered view for its backlinks again (after the index took in a change).
@@ -83,6 +104,7 @@ extension ClubApp: MainScreenDelegate {
         case .shell: break
         case .notes(.open): notes.openSelected()
         case .notes(.openInEditor): notes.openSelectedInExternalEditor()
+        case .notes(.openWithSystem): notes.openSelectedWithSystem()
         case .notes(.render): noteView.openSelected()
         case .notes(.new): notes.newNote()
         case .notes(.delete): notes.deleteSelected()

@@ -101,6 +101,8 @@ public final class ClubApp {
     private let effects: any UIEffects
     /// The layers the state shows now (ClubApp+Layers.swift).
     var shown = ShownLayers()
+    /// What the screen showed at the last change of the state: its transitions are events.
+    var screenShown = AppEvent.Screen()
     /// The clock's tick: relative times on screen change with no key pressed.
     private var clockTick: (any UIRepeating)?
     /// How often the tick looks at the clock. A relative time is at most this late ("just now"
@@ -201,6 +203,7 @@ public final class ClubApp {
         joinQuestions = JoinQuestions(context: context)
         screen = MainScreen(model: model, configuration: configuration, thumbnails: thumbnails, previews: previews)
         model.onRedraw = { [weak self] in self?.stateChanged() }
+        model.onEvent = { [weak self] in self?.route($0) }
         screen.tick = { [weak compositor] in compositor?.tick ?? 0 }
         screen.delegate = self
         screen.clock = { [effects] in effects.now() }
@@ -228,20 +231,7 @@ public final class ClubApp {
         refresher.reloadPausedDownloads()
         background.start()
         joinQuestions.start()
-        // A draft whose text waits in the outbox is saved as far as the user is concerned (the
-        // status bar counts it as waiting): only the others are unsaved.
-        let queued = Set(configuration.outbox?.all().compactMap(\.draftID) ?? [])
-        let unsaved = state.drafts.filter { !queued.contains($0.id) }.count
-        var kept: [String] = []
-        if unsaved > 0 { kept.append("\(unsaved) unsaved draft\(unsaved == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
-        let aside = configuration.draftsKeptAside
-        if aside > 0 {
-            kept.append("\(aside) draft\(aside == 1 ? "" : "s") from an older byteclub kept aside, not known to be this club's: byteclub outbox lists \(aside == 1 ? "it" : "them")")
-        }
-        if !kept.isEmpty {
-            let said = kept.joined(separator: " · ")
-            update { $0.message = StatusMessage(said) }
-        }
+        sayWhatWasKept()
         offline.start()
         noteIndex.start()
         // The lists as the server last gave them, at once; the server's answer replaces them.
@@ -255,14 +245,4 @@ public final class ClubApp {
             for tab in Tab.allCases { refresher.refresh(tab) }
         }
     }
-
-    /// Asks for a frame when a relative time on screen ("just now") would read otherwise.
-    private func clockTicked() {
-        if model.state.relativeTimes.isDue(now: configuration.format.now()) { compositor.setNeedsRedraw() }
-    }
-
-    /// Stops the live updates (the longpolls in flight are cancelled); quitting does it too.
-    public func stopLiveUpdates() { live.stop() }
-    /// Failures in a row of `tab`'s live updates (each schedules the next try in the same turn).
-    public func liveFailuresInARow(_ tab: Tab) -> Int { live.failuresInARow(tab) }
 }

@@ -39,11 +39,9 @@ extension LinksController {
         }
     }
 
-    /// After every change of the state: the panel asks again when the index took in changes
-    /// (the search index's sync), so a note another member adds appears with no key pressed.
-    func stateChanged() {
-        guard state.indexChanges != seenIndexChanges else { return }
-        seenIndexChanges = state.indexChanges
+    /// The index took in changes (the search index's sync): the panel asks again, so a note
+    /// another member adds appears with no key pressed.
+    func indexChanged() {
         if state.links.panel != nil { refreshBacklinks() }
     }
 

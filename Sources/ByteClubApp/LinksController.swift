@@ -35,7 +35,7 @@ final class LinksController {
     /// Which backlinks query is the latest; an older answer is dropped.
     var backlinksGeneration = 0
     /// ``AppState/indexChanges`` as the backlinks panel last asked the index.
-    var seenIndexChanges = 0
+
 
     init(context: AppContext, navigator: Navigator, noteIndex: NoteIndex) {
         self.context = context
@@ -90,7 +90,7 @@ final class LinksController {
             return
         }
         let at = state.note?.entry.map { ($0.path as NSString).deletingLastPathComponent } ?? folder
-        navigator.follow(link.target(inFolder: at))
+        navigator.follow(link.target(inFolder: at), fragment: link.fragment)
     }
 
 

@@ -34,10 +34,14 @@ public struct NotePlace: Equatable, Sendable {
     public var cursor: TextBuffer.Position?
     /// The rendered view as it was (scroll, sideways, the picked link); nil: the editor.
     public var view: NoteViewState?
+    /// A heading or block id (a link's ``NoteLink/fragment``): the place is found in the note's
+    /// text once it is in, and the cursor (and the view) go there.
+    public var fragment: String?
 
-    public init(cursor: TextBuffer.Position? = nil, view: NoteViewState? = nil) {
+    public init(cursor: TextBuffer.Position? = nil, view: NoteViewState? = nil, fragment: String? = nil) {
         self.cursor = cursor
         self.view = view
+        self.fragment = fragment
     }
 
     /// Where the open note is now, in `state`.

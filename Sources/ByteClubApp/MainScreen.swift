@@ -21,6 +21,8 @@ public final class MainScreen: Layer {
     /// What the Notes tab's keys do.
     public enum NotesAction: Hashable, Sendable {
         case open, new, delete, rename, history, search, openInEditor, render
+        /// The selected file (or note) handed to `$BYTECLUB_OPEN`, else `xdg-open`.
+        case openWithSystem
         case share
         case tags, pin
         case newFolder, moveToFolder, upFolder
@@ -59,7 +61,7 @@ public final class MainScreen: Layer {
     ])
 
     public static let notesBindings = KeyBindings<NotesAction>(group: "Notes", [
-        .init([.enter], .open, "Open the note in the editor (on a folder: open the folder)"),
+        .init([.enter], .open, "Open the note in the editor (a folder or a file: open it)"),
         .init([.backspace, .left], .upFolder, "Up a folder"),
         .init([.char("n")], .new, "New note"),
         .init([.char("N")], .newFolder, "New folder"),
@@ -72,6 +74,7 @@ public final class MainScreen: Layer {
         .init([.char("*")], .pin, "Pin or unpin the note"),
         .init([.ctrl("f")], .search, "Search every note (titles and bodies)"),
         .init([.char("e")], .openInEditor, "Open in $EDITOR"),
+        .init([.char("o")], .openWithSystem, "Open with the system ($BYTECLUB_OPEN or xdg-open)"),
         .init([.char("v")], .render, "Rendered view of the note"),
         .init([.alt("o")], .switchNote, "Switch note: the notes kept open with their edits"),
     ])

@@ -78,7 +78,7 @@ extension Navigator {
         switch item {
         case .note(let entry, _): index = state.parkedIndex(path: entry.path)
         case .draft(let draft): index = state.parkedIndex(draftID: draft.id)
-        case .folder: index = nil
+        case .folder, .file: index = nil
         }
         guard let index else { return false }
         showParked(at: index, keep: false)

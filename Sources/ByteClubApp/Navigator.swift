@@ -45,7 +45,7 @@ final class Navigator {
         if let note = state.note, note.phase != .loading { return }
         if showOpen(item) { return }
         switch item {
-        case .folder: break
+        case .folder, .file: break
         case .draft(let draft):
             open(draft: draft, entry: nil)
         case .note(let entry, let hasDraft):
@@ -270,20 +270,28 @@ final class Navigator {
     /// Follows a link: a note opens (remembering the one it left, and where in it); a missing
     /// note is offered to be created; a photo, a web address or anything else is said, not
     /// followed here. A link followed from the rendered view opens its note in the view.
-    func follow(_ target: NoteLinkTarget) {
-        let arrival = NotePlace(view: state.noteView.map { NoteViewState(openedFromList: $0.openedFromList) })
+    func follow(_ target: NoteLinkTarget, fragment: String? = nil) {
+        let arrival = NotePlace(view: state.noteView.map { NoteViewState(openedFromList: $0.openedFromList) }, fragment: fragment)
         switch target {
+        case .here:
+            if let fragment { goToPlace(fragment) }
         case .note(let title):
             switch resolver.resolve(title, from: state.note?.entry?.path) {
-            case .one(let entry): open(entry, remember: true, arrival: arrival)
+            case .one(let entry) where fragment != nil && entry.pathLower == state.note?.entry?.pathLower:
+                goToPlace(fragment ?? "")
+            case .one(let entry): openFound(entry, arrival: arrival)
             case .none: offerToCreate(title: title)
             case .several(let entries): chooseAmong(entries, title: title, arrival: arrival)
             }
         case .path(let path):
-            if let entry = entry(at: path) {
-                open(entry, remember: true, arrival: arrival)
-            } else {
-                offerToCreate(title: NoteLinks.title(ofPath: path))
+            // Where it says, else as Obsidian finds a Markdown link (from the club folder, by the
+            // end of its path): the same answer `byteclub links` gives.
+            switch resolver.resolve(target, from: state.note?.entry?.path) {
+            case .one(let entry) where fragment != nil && entry.pathLower == state.note?.entry?.pathLower:
+                goToPlace(fragment ?? "")
+            case .one(let entry): openFound(entry, arrival: arrival)
+            case .none: offerToCreate(title: NoteLinks.title(ofPath: path))
+            case .several(let entries): chooseAmong(entries, title: NoteLinks.title(ofPath: path), arrival: arrival)
             }
         case .photo(let path):
             context.say(StatusMessage("\"\(TerminalSafe.escape((path as NSString).lastPathComponent))\" is a photo: the PanoPhotos tab has it"))
@@ -309,9 +317,16 @@ final class Navigator {
            cached.resolver.aliases == aliases {
             return cached.resolver
         }
-        let resolver = NoteResolver(entries: notes.entries, root: configuration.layout.folder, aliases: aliases)
+        // The notes, and the other files a link may name ([[paper.pdf]]).
+        let resolver = NoteResolver(entries: notes.entries + notes.files, root: configuration.layout.folder, aliases: aliases)
         resolverCache = (notes.version, notes.entries.count, resolver)
         return resolver
+    }
+
+    /// Where a link led: a note opens; another file (a vault's PDF) opens with the system.
+    private func openFound(_ entry: RemoteEntry, arrival: NotePlace) {
+        guard ClubLayout.hasExtension(entry.name, in: ClubLayout.noteExtensions) else { return context.openWithSystem(entry) }
+        open(entry, remember: true, arrival: arrival)
     }
 
     /// Two notes as near as each other have the title: the user picks one, nothing is guessed.
@@ -336,8 +351,8 @@ final class Navigator {
     func noteExists(_ target: NoteLinkTarget) -> Bool {
         switch target {
         case .note(let title): return entry(titled: title) != nil
-        case .path(let path): return entry(at: path) != nil
-        case .photo, .web, .elsewhere: return true
+        case .path: return resolver.resolve(target, from: state.note?.entry?.path) != .none
+        case .photo, .web, .elsewhere, .here: return true
         }
     }
 

@@ -82,11 +82,12 @@ final class NoteEdits {
         let lines = open.editor.body.lineClusters
         let empty = open.draft(at: configuration.format.now(), body: "")
         let version = open.version
+        let apart = Draft.newID()
         drafts.saveInBackgroundIfOurs({
             var draft = empty
             draft.body = String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self)
             return draft
-        }) { [weak self, hop = context.effects.hop] result in
+        }, apart: { apart }) { [weak self, hop = context.effects.hop] result in
             hop {
                 guard let self else { return }
                 self.journalWriting = false
@@ -94,14 +95,12 @@ final class NoteEdits {
                 case .failure(let error):
                     self.context.logger.error("cannot write the draft: \(error)")
                     self.context.say(.error("Could not write the draft: \(error.localizedDescription)"))
-                case .success(false):
-                    // Another process's text is in that file: this session's goes under an id
-                    // of its own, at the next write (now).
-                    self.keepApart(open)
-                    self.journalAgain = true
-                case .success(true):
+                case .success(let written):
+                    // Another process's text was in the note's draft: this text went to a draft
+                    // of its own, which the session journals to from now on.
+                    if written != empty.id { self.keepApart(open, as: written) }
                     self.context.model.updateQuietly { state in
-                        guard state.note?.draftID == empty.id, let done = state.note?.journalledVersion, done < version else { return }
+                        guard state.note?.draftID == written, let done = state.note?.journalledVersion, done < version else { return }
                         state.note?.journalledVersion = version
                     }
                 }
@@ -150,11 +149,13 @@ final class NoteEdits {
     /// another process (`byteclub edit` keeping its text after a conflict, another app), whose
     /// text is never written over; both drafts stay.
     @discardableResult
-    private func keepApart(_ session: NoteSession) -> NoteSession {
+    private func keepApart(_ session: NoteSession, as id: String = Draft.newID()) -> NoteSession {
         var claimed = session
-        claimed.draftID = Draft.newID()
+        claimed.draftID = id
+        // Whichever editor journals to that draft now, on screen or kept open behind it.
         context.model.updateQuietly { state in
-            if state.note?.draftID == session.draftID, state.note?.generation == session.generation { state.note?.draftID = claimed.draftID }
+            if state.note?.draftID == session.draftID { state.note?.draftID = claimed.draftID }
+            state.updateParked(draftID: session.draftID) { $0.draftID = claimed.draftID }
         }
         context.logger.info("a draft of \(session.entry?.path ?? session.editor.title.text) was written by another process; this one is kept apart",
                             metadata: ["draft": "\(claimed.draftID)"])

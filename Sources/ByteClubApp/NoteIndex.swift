@@ -20,7 +20,7 @@ import TerminalUI
 /// again against the notes list (only what differs is fetched), and the results ask again.
 ///
 /// A helper: the search results, the backlinks, the links' renames and the notes opened offline
-/// read it. Whenever it took in changes it counts them in ``AppState/indexChanges``, and what
+/// read it. Whenever it took in changes it sends ``AppEvent/indexChanged``, and what
 /// shows an answer of the index asks again.
 @MainActor
 final class NoteIndex {
@@ -30,9 +30,9 @@ final class NoteIndex {
     /// Opens the index, off the UI queue; nil when the app keeps no cache (some tests).
     let openIndex: (@Sendable () throws(RemoteError) -> any NoteSearchIndex)?
     /// The notes listing version the index was last brought current against.
-    private var syncedVersion = -1
+    private(set) var syncedVersion = -1
     /// Whether a sync runs now (one at a time; a change meanwhile runs another after it).
-    private var isSyncing = false
+    private(set) var isSyncing = false
     /// Another process wrote to the index since the last sync began: the next sync runs even
     /// though the notes list has not moved.
     private var writtenElsewhere = false
@@ -82,7 +82,7 @@ final class NoteIndex {
                 }
                 self.context.logger.info("search index open")
                 // The results and a backlinks panel opened before the index was can ask now.
-                self.context.update { $0.indexChanges += 1 }
+                self.context.send(.indexChanged)
                 self.listingChanged()
             case .failure(let error):
                 self.context.logger.error("cannot open the search index: \(error.message)")
@@ -182,7 +182,7 @@ final class NoteIndex {
                     } else if outcome.indexed >= Self.quietSync {
                         self.context.say(StatusMessage("Indexed \(IndexingProgress.grouped(outcome.indexed)) notes for search"))
                     }
-                    self.context.update { $0.indexChanges += 1 }
+                    self.context.send(.indexChanged)
                     self.onIndexed?(outcome.indexed)
                 }
                 if outcome.failed == 0 {

@@ -44,9 +44,6 @@ public struct NoteSession: Sendable {
     var generation = 0
     /// Close the editor once the running save succeeds (Esc → Save).
     var closeAfterSave = false
-    /// The rendered view opened from the list was closed: the note closes too, as `Esc` closes
-    /// it (asking first about unsaved changes).
-    var closeRequested = false
     /// The save under way, from Ctrl-S to the server's answer (NoteSave+StateMachine.swift).
     var save = NoteSave()
     /// The last outbox item this editor queued: its next one follows it (``OutboxItem/follows``),
@@ -224,6 +221,11 @@ public enum NoteItem: Equatable, Sendable {
     case draft(Draft)
     /// A folder under the one shown, or the row that goes up (NotesFolder.swift).
     case folder(FolderItem)
+    /// A file of the folder that is not a note (a PDF, a canvas): opened with the system's opener.
+    case file(RemoteEntry)
+
+    /// What marks a file's row (a folder's is ▸).
+    static let fileMark = "◇"
 }
 
 /// A newer revision of the open note, made by someone else while the note had local edits.

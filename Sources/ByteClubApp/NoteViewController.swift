@@ -33,6 +33,15 @@ final class NoteViewController {
     var backlinks: (@MainActor (_ path: String, _ deliver: @escaping @MainActor ([LinkingNote]) -> Void) -> Void)?
     /// Whether a linked note exists; nil: the notes list says.
     var noteExists: (@MainActor (NoteLinkTarget) -> Bool)?
+    /// Texts of embedded notes fetched for the view, by lower-case path, with the rev the notes
+    /// list named when they were asked for (NoteViewController+Embeds.swift); and the paths and
+    /// revs asked for, each once.
+    var embedTexts: [String: (rev: String?, text: String)] = [:]
+    var embedFetches: Set<String> = []
+    /// Counts texts that came in for embeds: part of the layout's key, so they are drawn.
+    var embedsVersion = 0
+    /// The embeds of the open note as last found, and what they were found for.
+    var embedsMemo: (key: String, notes: [String: EmbeddedNote])?
     /// Opens a web address: `xdg-open` where there is one (``WebOpener``).
     var openWeb: @MainActor (String) -> WebOpener.Outcome = { WebOpener.open($0) }
 
@@ -79,12 +88,10 @@ final class NoteViewController {
     /// closes the note too.
     func close(toEditor: Bool) {
         let fromList = context.state.noteView?.openedFromList ?? false
-        context.update {
-            $0.noteView = nil
-            // Opened from the list, the note closes too, as `Esc` closes it in the editor
-            // (asking first about unsaved changes: the notes controller's question).
-            if fromList, !toEditor { $0.note?.closeRequested = true }
-        }
+        context.update { $0.noteView = nil }
+        // Opened from the list, the note closes too, as `Esc` closes it in the editor (asking
+        // first about unsaved changes: the notes controller's question).
+        if fromList, !toEditor { context.send(.closeNoteAfterView) }
     }
 
     /// After every change of the state: the layer is shown while ``AppState/noteView`` is set
@@ -95,6 +102,17 @@ final class NoteViewController {
         if let session = context.state.note, session.phase == .editing, let place = session.arrival {
             context.model.updateQuietly { state in
                 state.note?.arrival = nil
+                var place = place
+                if let fragment = place.fragment {
+                    // A link's heading or block: found in the text now that it is in.
+                    if let line = NoteAnchors.line(of: fragment, in: session.editor.body.text) {
+                        place.cursor = TextBuffer.Position(line: line, offset: 0)
+                        place.view?.startAtSourceLine = line
+                        place.view?.startAtTop = true
+                    } else {
+                        state.message = .error("No heading or block \"\(TerminalSafe.escape(fragment))\" in \(TerminalSafe.escape(session.fileName)): opened at its top")
+                    }
+                }
                 if let cursor = place.cursor {
                     state.note?.editor.focus = .body
                     state.note?.editor.body.moveCursor(to: cursor)
@@ -106,20 +124,8 @@ final class NoteViewController {
         }
         // The view (NoteViewLayer) is on screen while the state holds it and a note is open;
         // the view of a note that closed goes with it.
-        let shows = context.state.noteView != nil && context.state.note != nil
         if context.state.noteView != nil, context.state.note == nil { context.model.updateQuietly { $0.noteView = nil } }
-        let appeared = shows && !wasShown
-        wasShown = shows
-        // The index took in changes: the list of linking notes may have changed.
-        let indexMoved = context.state.indexChanges != seenIndexChanges
-        seenIndexChanges = context.state.indexChanges
-        if appeared || indexMoved { refreshBacklinks() }
     }
-
-    /// Whether the view was on screen at the last change of the state.
-    private var wasShown = false
-    /// ``AppState/indexChanges`` as the view last asked for its backlinks.
-    private var seenIndexChanges = 0
 
     /// Ctrl-O in the view.
     func back() { navigator.back() }
@@ -142,7 +148,8 @@ final class NoteViewController {
         return true
     }
 
-    /// When the open note's list of linking notes may have changed (the club changed).
+    /// When the open note's list of linking notes may have changed: the view came on screen, the
+    /// index took in changes, the notes list changed (``AppEvent``).
     func refreshBacklinks() {
         guard context.state.noteView != nil, let path = context.state.note?.entry?.path else { return }
         let ask = backlinks ?? { [noteIndex] in noteIndex.backlinks(to: $0, $1) }
@@ -154,21 +161,13 @@ final class NoteViewController {
         }
     }
 
-    /// After the notes list changed (the club changed): the backlinks again, once per change.
-    func listingChanged() {
-        let version = context.state.notes.version
-        guard version != seenListing else { return }
-        seenListing = version
-        refreshBacklinks()
-    }
-
-    private var seenListing = -1
 
     // MARK: Links
 
     func exists(_ target: NoteLinkTarget) -> Bool {
         switch target {
         case .note, .path: return noteExists?(target) ?? navigator.noteExists(target)
+        case .here: return true
         case .photo(let path): return photoEntry(path) != nil || !context.state.photos.hasLoaded
         case .web, .elsewhere: return true
         }
@@ -189,8 +188,8 @@ final class NoteViewController {
     /// Enter or a click on a link.
     func follow(_ link: RenderedLink) {
         switch link.target {
-        case .note, .path:
-            if let onFollowNoteLink { onFollowNoteLink(link.target) } else { navigator.follow(link.target) }
+        case .note, .path, .here:
+            if let onFollowNoteLink { onFollowNoteLink(link.target) } else { navigator.follow(link.target, fragment: link.link.fragment) }
         case .photo(let path):
             if let entry = photoEntry(path) {
                 // The full-screen viewer is on screen while the state holds it.
@@ -243,23 +242,13 @@ enum WebOpener {
         case failed(String)
     }
 
-    /// Runs `xdg-open ADDRESS` (found on the PATH), detached from the terminal: its output
-    /// would draw over the screen, so it goes nowhere.
+    /// Hands the address to the system's opener (``SystemOpener``: `$BYTECLUB_OPEN`, else
+    /// `xdg-open`), as a file is.
     static func open(_ address: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Outcome {
-        let path = environment["PATH"] ?? "/usr/bin:/bin"
-        guard let opener = path.split(separator: ":").map({ String($0) + "/xdg-open" })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return .noOpener }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: opener)
-        process.arguments = [address]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return .failed(error.localizedDescription)
+        switch SystemOpener.open(address, environment: environment) {
+        case .opened: return .opened
+        case .noOpener: return .noOpener
+        case .failed(let why): return .failed(why)
         }
-        return .opened
     }
 }

@@ -59,11 +59,15 @@ final class NoteViewLayer: Layer {
         guard let session = model.state.note, session.phase != .loading else { return nil }
         var options = RenderOptions(folder: controller.folder, pictureRows: Self.pictureRows(width: width), plain: !session.isMarkdown)
         options.cellWidth = { TextWidth.of($0) }
+        options.path = session.entry?.path
+        // The notes it embeds, as this machine has them now (fetched ones redraw it: the version).
+        let embeds = session.isMarkdown ? controller.embeddedNotes(of: session) : [:]
+        if !embeds.isEmpty { options.embeds = { (link: NoteLink) -> EmbeddedNote? in embeds[link.destination.lowercased()] } }
         // Pictures at their size and those that cannot be drawn in one row: a change in what is
         // known of them (a thumbnail failed, a sized one's aspect ratio arrived) lays out again.
         let cell = controller.graphics?.cellSize ?? Size(width: 10, height: 20)
         (options.cellPixelWidth, options.cellPixelHeight) = (cell.width, cell.height)
-        let base = "\(session.draftID)\n\(session.version)\n\(session.generation)\n\(width)\n\(session.isMarkdown)\n\(cell.width)x\(cell.height)"
+        let base = "\(session.draftID)\n\(session.version)\n\(session.generation)\n\(width)\n\(session.isMarkdown)\n\(controller.embedsVersion)\n\(cell.width)x\(cell.height)"
         let state = model.state.noteView
         let start = state?.startAtSourceLine ?? shownWindow.flatMap { window in
             window.lines.indices.contains(state?.scroll ?? 0) ? window.lines[state?.scroll ?? 0].sourceLine : nil
@@ -126,8 +130,10 @@ final class NoteViewLayer: Layer {
         }
         var state = model.state.noteView ?? NoteViewState()
         if let line = state.startAtSourceLine {
-            state.scroll = max(0, (note.lines.lastIndex { $0.sourceLine <= line } ?? 0) - 5)
+            let row = state.startAtTop ? note.lines.firstIndex { $0.sourceLine >= line } : note.lines.lastIndex { $0.sourceLine <= line }
+            state.scroll = max(0, (row ?? 0) - (state.startAtTop ? 0 : 5))
             state.startAtSourceLine = nil
+            state.startAtTop = false
             model.updateQuietly { [state] in $0.noteView = state }
         }
         let extra = backlinkRows(state)
@@ -194,6 +200,9 @@ final class NoteViewLayer: Layer {
         if style.contains(.strong) { parts.append(syntax.strong) }
         if style.contains(.strikethrough) { parts.append(syntax.strikethrough) }
         if style.contains(.link) { parts.append(syntax.link) }
+        // A callout's box and title in the accent; a highlight reversed, as a marker pen shows on any theme.
+        if style.contains(.callout) { parts.append(theme.accent) }
+        if style.contains(.highlight) { parts.append(Style(attributes: .reverse)) }
         var result = theme.text
         for part in parts {
             if part.foreground != .default { result.foreground = part.foreground }

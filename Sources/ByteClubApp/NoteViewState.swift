@@ -18,6 +18,8 @@ public struct NoteViewState: Sendable, Equatable {
     /// A source line to scroll to at the next frame (the editor's cursor line when the view
     /// opens from the editor), a few rows down from the top.
     public var startAtSourceLine: Int?
+    /// ``startAtSourceLine`` goes at the top row (a link's heading), not a few rows down.
+    public var startAtTop = false
 
     public init(openedFromList: Bool = false) {
         self.openedFromList = openedFromList

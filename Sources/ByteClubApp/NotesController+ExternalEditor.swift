@@ -42,7 +42,7 @@ extension NotesController {
         switch item {
         case .draft(let draft): draftID = draft.id
         case .note(let entry, _): draftID = Draft.id(forPath: entry.path)
-        case .folder: return
+        case .folder, .file: return
         }
         externalEditPending = draftID
         openSelected()

@@ -23,6 +23,8 @@ extension NotesController {
                     $0.message = StatusMessage("Draft dropped")
                 }
             } }
+        case .file(let entry):
+            confirmDelete(entry, kind: "file", tab: .notes, context: context, refresher: refresher, offline: nil) {}
         case .note(let entry, _):
             var offline: (@MainActor () -> Void)?
             if outbox != nil { offline = { [weak self] in self?.queueDelete(entry) } }

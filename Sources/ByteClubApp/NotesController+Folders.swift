@@ -70,7 +70,7 @@ extension NotesController {
     func moveSelectedToFolder() {
         let path: String, name: String
         switch selectedItem {
-        case .note(let entry, _)?: (path, name) = (entry.path, entry.name)
+        case .note(let entry, _)?, .file(let entry)?: (path, name) = (entry.path, entry.name)
         case .folder(let folder)? where !folder.isParent: (path, name) = (folder.path, folder.name)
         default: return context.say(.error("Select a note or a folder to move"))
         }
@@ -91,7 +91,7 @@ extension NotesController {
         guard items.indices.contains(from), items.indices.contains(onto), case .folder(let folder) = items[onto] else { return }
         let path: String, name: String
         switch items[from] {
-        case .note(let entry, _): (path, name) = (entry.path, entry.name)
+        case .note(let entry, _), .file(let entry): (path, name) = (entry.path, entry.name)
         case .folder(let moving) where !moving.isParent: (path, name) = (moving.path, moving.name)
         default: return
         }

@@ -189,6 +189,13 @@ extension NotesController {
         // hold more, typed during the save; that is in the draft).
         if session.version == version { context.cacheNoteText(Data(session.editor.body.text.utf8), of: entry) }
         session.entry = entry
+        // A new note is in the list at once, not only once the listing that follows comes: a
+        // server gone right after the save leaves it there to open again (from this machine's
+        // copy). Ours, so no news (LiveUpdates.announce).
+        if !state.notes.entries.contains(where: { $0.pathLower == entry.pathLower }) {
+            let (layout, format) = (configuration.layout, configuration.format)
+            context.model.updateQuietly { _ = $0.applyChanges(.notes, [.updated(entry)], layout: layout, format: format) }
+        }
         // The text saved is the editor's when nothing was typed since; else it is not known here.
         session.setBase(entry.rev, text: session.version == version ? session.editor.body.text : nil)
         session.savedVersion = version

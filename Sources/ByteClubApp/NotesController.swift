@@ -48,7 +48,10 @@ final class NotesController {
 
     // MARK: Opening (the navigator's)
 
-    func openSelected() { navigator.openSelected() }
+    func openSelected() {
+        if case .file(let entry)? = selectedItem { return context.openWithSystem(entry) }
+        navigator.openSelected()
+    }
     func newNote() { navigator.newNoteAskingForTemplate() }
     func load(_ entry: RemoteEntry) { navigator.load(entry) }
     func discardEditor() { navigator.discard() }
@@ -57,15 +60,10 @@ final class NotesController {
     func journal() -> Bool { edits.journal() }
 
     /// After every change of the state: the outbox's answers to a save sent at once are carried
-    /// out, a note `e` asked for goes to the user's editor once its text is in, and a note whose
-    /// rendered view closed it (``NoteSession/closeRequested``) closes.
+    /// out, and a note `e` asked for goes to the user's editor once its text is in.
     func stateChanged() {
         if !state.saveAnswers.isEmpty { takeSaveAnswers() }
         if externalEditPending != nil { runPendingExternalEdit() }
-        if state.note?.closeRequested == true {
-            context.model.updateQuietly { $0.note?.closeRequested = false }
-            closeEditor()
-        }
     }
 
     // MARK: Editing

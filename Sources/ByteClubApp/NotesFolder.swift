@@ -43,42 +43,46 @@ public struct FolderItem: Equatable, Sendable {
     public var path: String
     public var name: String
     public var notes: Int
+    /// The other files it holds at any depth (attachments).
+    public var files: Int
     public var isParent: Bool
     /// What marks a folder's row, and the row that goes up.
     static let mark = "▸"
     static let upMark = "◂"
 
-    public init(path: String, name: String, notes: Int, isParent: Bool = false) {
+    public init(path: String, name: String, notes: Int, files: Int = 0, isParent: Bool = false) {
         self.path = path
         self.name = name
         self.notes = notes
+        self.files = files
         self.isParent = isParent
     }
 
-    /// The folders directly in `folder`, from the notes and folders at any depth under it: each
-    /// with its count of notes at any depth, sorted by name. A folder named only by a note's path
+    /// The folders directly in `folder`, from the notes, other files and folders at any depth
+    /// under it: each with its counts of notes and of other files at any depth, sorted by name. A folder named only by a note's path
     /// (the listing has not named it yet) is there too.
-    static func children(of folder: NotesFolder, notes: [RemoteEntry], folders: [RemoteEntry]) -> [FolderItem] {
+    static func children(of folder: NotesFolder, notes: [RemoteEntry], folders: [RemoteEntry], files: [RemoteEntry] = []) -> [FolderItem] {
         let prefix = folder.pathLower == "/" ? "/" : folder.pathLower + "/"
         let depth = folder.path.split(separator: "/").count
         // Substrings of the entries' own paths as keys: no string is made per note.
-        var counts: [Substring: Int] = [:], names: [Substring: String] = [:]
-        func see(_ entry: RemoteEntry, isNote: Bool) {
+        var counts: [Substring: Int] = [:], fileCounts: [Substring: Int] = [:], names: [Substring: String] = [:]
+        func see(_ entry: RemoteEntry, isFile: Bool, counted: inout [Substring: Int]) {
             guard entry.pathLower.hasPrefix(prefix) else { return }
             let rest = entry.pathLower.dropFirst(prefix.count)
             let slash = rest.firstIndex(of: "/")
-            if isNote && slash == nil { return }
+            if isFile && slash == nil { return }
             let key = slash.map { rest[..<$0] } ?? rest
             if names[key] == nil {
                 let parts = entry.path.split(separator: "/")
                 names[key] = parts.indices.contains(depth) ? String(parts[depth]) : String(key)
             }
-            counts[key, default: 0] += isNote ? 1 : 0
+            counted[key, default: 0] += isFile ? 1 : 0
         }
-        for note in notes { see(note, isNote: true) }
-        for entry in folders { see(entry, isNote: false) }
+        for note in notes { see(note, isFile: true, counted: &counts) }
+        for file in files { see(file, isFile: true, counted: &fileCounts) }
+        for entry in folders { see(entry, isFile: false, counted: &counts) }
         let base = folder.path == "/" ? "" : folder.path
-        return names.map { key, name in FolderItem(path: base + "/" + name, name: name, notes: counts[key] ?? 0) }
+        return names.map { key, name in FolderItem(path: base + "/" + name, name: name, notes: counts[key] ?? 0, files: fileCounts[key] ?? 0) }
             .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
     }
 }
@@ -100,7 +104,7 @@ extension AppState {
         openFolder(notesFolder.parent)
         // The folders come first in the list (after the way up): the row is found among them
         // alone, without making the whole list twice.
-        let children = FolderItem.children(of: notesFolder, notes: notes.entries, folders: notes.folders)
+        let children = FolderItem.children(of: notesFolder, notes: notes.entries, folders: notes.folders, files: notes.files)
         guard let index = children.firstIndex(where: { $0.path.lowercased() == left }) else { return }
         notes.list.selected = (notesFolder.isRoot ? 0 : 1) + index
     }

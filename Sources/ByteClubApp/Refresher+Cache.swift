@@ -20,10 +20,13 @@ extension Refresher {
             // What waits in the outbox happened here already: a rename or a delete made offline
             // shows as made, not as the server last listed it.
             let pending = context.configuration.outbox?.all() ?? []
-            let files = cached.entries.filter { $0.kind == .file }
+            // The Notes tab's attachments apart from its notes, as a load takes them.
+            let isAttachment = { (entry: RemoteEntry) in tab == .notes && !ClubLayout.hasExtension(entry.name, in: ClubLayout.noteExtensions) }
+            let files = cached.entries.filter { $0.kind == .file && !isAttachment($0) }
             let entries = pending.isEmpty ? files : OfflineState.applying(pending, to: files)
             context.update {
                 $0[tab].entries = entries
+                $0[tab].files = cached.entries.filter { $0.kind == .file && isAttachment($0) }
                 $0[tab].folders = cached.entries.filter { $0.kind == .folder }
                 $0[tab].hasLoaded = true
                 $0[tab].version += 1
@@ -50,7 +53,7 @@ extension Refresher {
     private func writeCache(_ tab: Tab) {
         cacheScheduled.remove(tab)
         guard let cache = context.configuration.cache else { return }
-        let listing = ClubCache.Listing(entries: state[tab].entries + state[tab].folders, cursor: cacheCursors[tab], saved: context.configuration.format.now())
+        let listing = ClubCache.Listing(entries: state[tab].entries + state[tab].files + state[tab].folders, cursor: cacheCursors[tab], saved: context.configuration.format.now())
         let confirmed = cacheConfirmedEmpty[tab] ?? false
         let logger = context.logger
         context.effects.perform({ () async throws(RemoteError) -> Bool in

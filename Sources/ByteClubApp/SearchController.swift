@@ -16,10 +16,6 @@ final class SearchController {
     let navigator: Navigator
     let noteIndex: NoteIndex
     let live: LiveUpdates
-    /// Whether the results were on screen at the last change of the state.
-    private var wasShown = false
-    /// ``AppState/indexChanges`` as the results last asked the index.
-    private var seenIndexChanges = 0
 
     init(context: AppContext, navigator: Navigator, noteIndex: NoteIndex, live: LiveUpdates) {
         self.context = context
@@ -60,19 +56,18 @@ final class SearchController {
         noteIndex.lookForWritesElsewhere()
     }
 
-    /// After every change of the state: results that came on screen (opened here, from the
-    /// editor's find bar, or back from a note) or an index that took in changes ask again.
-    func stateChanged() {
-        let shows = state.search != nil
-        let appeared = shows && !wasShown
-        wasShown = shows
-        let indexMoved = state.indexChanges != seenIndexChanges
-        seenIndexChanges = state.indexChanges
-        guard shows, appeared || indexMoved else { return }
-        if appeared, noteIndex.index == nil {
+    /// The results came on screen (opened here, from the editor's find bar, or back from a
+    /// note): the index may have changed while the screen was away.
+    func shown() {
+        guard state.search != nil else { return }
+        if noteIndex.index == nil {
             context.say(StatusMessage(noteIndex.openIndex == nil ? "Search needs the club's cache folder" : "Opening the search index…"))
         }
-        // The index may have changed while the screen was away.
+        if state.search?.query.text.isEmpty == false { refreshResults() }
+    }
+
+    /// The index took in changes: results on screen ask again.
+    func indexChanged() {
         if state.search?.query.text.isEmpty == false { refreshResults() }
     }
 

@@ -20,7 +20,11 @@ final class ShareController {
         let entry: RemoteEntry?
         switch tab {
         case .notes:
-            if case .note(let note, _)? = context.state.selectedNoteItem(in: context.model.noteListing) { entry = note } else { entry = nil }
+            switch context.state.selectedNoteItem(in: context.model.noteListing) {
+            // A note, or a file beside the notes (a vault's PDF): each has its link.
+            case .note(let note, _)?, .file(let note)?: entry = note
+            default: entry = nil
+            }
         case .photos:
             entry = context.state.selectedPhoto
         }

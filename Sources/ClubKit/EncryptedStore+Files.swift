@@ -160,11 +160,24 @@ extension EncryptedStore {
     }
 
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress, renaming: nil)
+    }
+
+    /// `renaming`: the file this write moves here, which may be the same name in another case
+    /// (a rename of `plan.md` to `Plan.md`), never a name taken.
+    func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
+                renaming: String?) async throws(RemoteError) -> RemoteEntry {
         // The server must not rename: a name it made up would not decode, nor match the
         // signature. A taken name is renamed here instead, "Note (1).md" as Dropbox would.
         try await confirmMembership()
         for attempt in 0..<(autorename ? 50 : 1) {
             let candidate = attempt == 0 ? path : Self.renamed(path, attempt)
+            // Taken in another case: as the club server answers for a plain name (an update
+            // writes over the same file, whose name the caller had from a listing).
+            if case .update = mode {} else if let twin = try await caseTwin(of: candidate), twin.lowercased() != renaming?.lowercased() {
+                if autorename { continue }
+                throw .conflict(twin)
+            }
             let hidden = try hide(candidate)
             let signed = signedPath(candidate)
             let version = ClubSeal.nextVersion(after: seen[signed])
@@ -174,6 +187,7 @@ extension EncryptedStore {
                 var entry = try revealed(try await inner.upload(file: sealed, to: hidden, mode: attempt == 0 ? mode : .add, autorename: false,
                                                                 progress: progress), asked: candidate)
                 seen.saw(version, at: signed)
+                noteName(entry.path)
                 await uploadThumbnail(from: file, for: candidate)
                 entry.size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int).flatMap { $0.map(Int64.init) } ?? entry.size
                 return entry
@@ -187,12 +201,16 @@ extension EncryptedStore {
     }
 
     public func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+        try await upload(data: data, to: path, mode: mode, autorename: autorename, renaming: nil)
+    }
+
+    private func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool, renaming: String?) async throws(RemoteError) -> RemoteEntry {
         let plainFile = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-plain-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: plainFile.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
             throw .local("cannot make a temporary file in \(plainFile.deletingLastPathComponent().path)")
         }
         defer { try? FileManager.default.removeItem(at: plainFile) }
-        return try await upload(file: plainFile, to: path, mode: mode, autorename: autorename, progress: nil)
+        return try await upload(file: plainFile, to: path, mode: mode, autorename: autorename, progress: nil, renaming: renaming)
     }
 
     /// "Note (2).md" for "Note.md".
@@ -205,9 +223,9 @@ extension EncryptedStore {
 
     /// Reads a file through this store into memory and writes it again at `to`, signed for its
     /// new path (a server-side copy or move would keep the old path's signature).
-    func copyResigned(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+    func copyResigned(from: String, to: String, autorename: Bool, renaming: Bool = false) async throws(RemoteError) -> RemoteEntry {
         let (data, _) = try await read(from)
-        return try await upload(data: data, to: to, mode: .add, autorename: autorename)
+        return try await upload(data: data, to: to, mode: .add, autorename: autorename, renaming: renaming ? from : nil)
     }
 
     public func copy(from: String, to: String, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
@@ -222,7 +240,7 @@ extension EncryptedStore {
     func transfer(from: String, to: String, autorename: Bool, removing: Bool) async throws(RemoteError) -> RemoteEntry {
         let source = try await metadata(from)
         guard source.kind == .folder else {
-            let entry = try await copyResigned(from: from, to: to, autorename: autorename)
+            let entry = try await copyResigned(from: from, to: to, autorename: autorename, renaming: removing)
             if removing {
                 // A moved file keeps its tags (EncryptedStore+Tags); a copy starts without.
                 await carryTags(from: from, to: entry.path)

@@ -24,7 +24,7 @@ extension EncryptedStore: SharingStore {
     }
 
     public func createSharedLink(_ path: String, expires: Date?) async throws(RemoteError) -> (link: RemoteSharedLink, existed: Bool) {
-        guard let sharing else { throw .local("\(inner.displayName) cannot make share links") }
+        guard let sharing else { throw .notSupported("share links (\(inner.displayName) cannot make them)") }
         let (data, _) = try await read(path)
         let copy = sharedCopy(of: path)
         _ = try await inner.upload(data: data, to: copy, mode: .overwrite, autorename: false)
@@ -44,7 +44,7 @@ extension EncryptedStore: SharingStore {
     }
 
     public func revokeSharedLink(url: String) async throws(RemoteError) {
-        guard let sharing else { throw .local("\(inner.displayName) cannot make share links") }
+        guard let sharing else { throw .notSupported("share links (\(inner.displayName) cannot make them)") }
         let copy = try await sharing.sharedLinks(nil).first { $0.url == url }?.path
         try await sharing.revokeSharedLink(url: url)
         // The decrypted copy goes with its link.

@@ -36,6 +36,8 @@ public final class EncryptedStore: RemoteStore, Sendable {
     /// The tag names read from the club's names file, by the hash the server keeps
     /// (EncryptedStore+Tags).
     let tagNames = Mutex<[String: String]>([:])
+    /// Each folder's names as last listed, by lower-case path (EncryptedStore+Names).
+    let folderNames = Mutex<[String: (at: Date, names: [String: String])]>([:])
 
     public init(inner: any RemoteStore, keyring: ClubKeyring, folder: String, key: String) {
         self.inner = inner
@@ -179,6 +181,7 @@ public final class EncryptedStore: RemoteStore, Sendable {
         } catch {
             throw plain(error, path, hidden)
         }
+        forgetName(deleted.path)
         // A photo's sealed thumbnail goes with it.
         if Self.isPhoto(path) { _ = try? await inner.delete(thumbnailPath(of: path)) }
         return deleted

@@ -42,13 +42,13 @@ public enum NoteName {
         let resolver: NoteResolver, typed: String
         if path.lowercased().hasPrefix(clubFolder.lowercased() + "/") {
             guard let notes = try? await ClubLayout(folder: clubFolder).fetch(.notes, from: store) else { return .path(path) }
-            resolver = NoteResolver(entries: notes, root: clubFolder, aliases: aliases())
+            resolver = NoteResolver(entries: notes.filter(Self.isNote), root: clubFolder, aliases: aliases())
             typed = String(path.dropFirst(clubFolder.count + 1))
         } else {
             let folder = (path as NSString).deletingLastPathComponent
             let root = folder == "/" ? "" : folder
             guard let entries = try? await store.list(root) else { return .path(path) }
-            resolver = NoteResolver(entries: entries, root: root)
+            resolver = NoteResolver(entries: entries.filter(Self.isNote), root: root)
             typed = (path as NSString).lastPathComponent
         }
         switch resolver.resolve(typed, from: nil) {
@@ -56,6 +56,11 @@ public enum NoteName {
         case .one(let entry): return .path(entry.path)
         case .several(let entries): return .ambiguous(entries.map(\.path))
         }
+    }
+
+    /// Only notes are named by title: `rm paper.pdf` never finds a file of that name elsewhere.
+    static func isNote(_ entry: RemoteEntry) -> Bool {
+        entry.kind == .file && extensions.contains((entry.name as NSString).pathExtension.lowercased())
     }
 
     /// A note's title: its name without a note extension.

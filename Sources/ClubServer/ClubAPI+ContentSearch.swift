@@ -7,14 +7,15 @@ import SearchIndex
 /// accents and CJK as the app's index treats them), best first.
 ///
 /// Each match carries `match_type` (`filename`, `content` or `filename_and_content`, as the spec
-/// names them) and, beyond the spec, `byteclub_line`: the first matching line, its number (from
-/// 1), the match's column and every match range in it (in characters), for `byteclub search`.
-/// Dropbox's SDKs ignore fields they do not know.
+/// names them) and, on the club's own route (`/2/byteclub/files/search`) only, `byteclub_line`:
+/// the first matching line, its number (from 1), the match's column and every match range in it
+/// (in characters), for `byteclub search` and the app. Dropbox's route answers Dropbox's fields
+/// alone: its SDKs refuse, in strict mode, a field the spec lacks.
 extension ClubAPI {
     /// The most hits one content search ranks (pages of `max_results` are cut from them).
     static let contentSearchCap = 1000
 
-    func contentSearchPage(_ cursor: SearchCursor) async throws -> Any {
+    func contentSearchPage(_ cursor: SearchCursor, lines: Bool) async throws -> Any {
         let scope = try DropboxPath.checked(cursor.path)
         let query: SearchQuery
         do { query = try SearchQuery(cursor.query) } catch { throw APIError.badRequest("search_v2: \(error.description)") }
@@ -47,7 +48,7 @@ extension ClubAPI {
         text += "\"has_more\":" + (hasMore ? "true" : "false") + ",\"matches\":["
         for (index, (file, hit)) in page.enumerated() {
             text += index > 0 ? ",{" : "{"
-            if let line = hit.line {
+            if lines, let line = hit.line {
                 text += "\"byteclub_line\":{\"column\":\(line.column),\"line\":\(line.number),\"ranges\":["
                 text += line.ranges.map { "[\($0.lowerBound),\($0.upperBound)]" }.joined(separator: ",") + "],\"text\":"
                 DropboxJSON.appendQuoted(line.text, to: &text)

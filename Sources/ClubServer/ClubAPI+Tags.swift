@@ -49,7 +49,7 @@ extension ClubAPI {
         do {
             return (target, try TagText.normalised(argument.tagText))
         } catch {
-            throw APIError.badRequest("\(what): tag_text: \(error.reason) (the pattern is '[\\w]+', at most \(TagText.maximumLength) characters)")
+            throw APIError.badRequest("\(what): tag_text: \(error.reason) (the pattern is '[\\w]+', parts of a nested tag joined by '/', at most \(TagText.maximumLength) characters)")
         }
     }
 }

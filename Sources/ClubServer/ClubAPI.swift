@@ -197,12 +197,10 @@ package struct ClubAPI: Sendable {
             (Endpoint.getLatestCursor.route, getLatestCursor),
             (Endpoint.longpoll.route, longpoll),
             (Endpoint.getMetadata.route, getMetadata),
-            (Endpoint.search.route, search),
-            (Endpoint.searchContinue.route, searchContinue),
             (Endpoint.delete.route, delete),
             (Endpoint.move.route, move),
             (Endpoint.createFolder.route, createFolder),
-        ] + revisionEndpoints() + accountEndpoints()
+        ] + searchEndpoints() + revisionEndpoints() + accountEndpoints()
             + tagEndpoints()
     }
 
@@ -228,7 +226,19 @@ package struct ClubAPI: Sendable {
         var contents: Bool? = nil
     }
 
-    private func search(_ arguments: Arguments) async throws -> Any {
+    /// `search_v2` and its continuation on Dropbox's routes, and on the club's own, whose content
+    /// matches also carry `byteclub_line`.
+    private func searchEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
+        [
+            (Endpoint.search.route, { arguments in try await self.search(arguments, lines: false) }),
+            (Endpoint.searchContinue.route, { arguments in try await self.searchContinue(arguments, lines: false) }),
+            (Endpoint.clubSearch.route, { arguments in try await self.search(arguments, lines: true) }),
+            (Endpoint.clubSearchContinue.route, { arguments in try await self.searchContinue(arguments, lines: true) }),
+        ]
+    }
+
+    /// `lines`: each match of a content search carries `byteclub_line` (the club's own route).
+    private func search(_ arguments: Arguments, lines: Bool) async throws -> Any {
         let query = try arguments.string("query")
         // Options hold unions (file_status, order_by, file_categories): decoded as wire types.
         let options = try arguments.decode(SearchOptions.self, "options") ?? SearchOptions()
@@ -243,21 +253,21 @@ package struct ClubAPI: Sendable {
             categories: categories.isEmpty ? nil : categories, deleted: options.fileStatus == .deleted ? true : nil,
             newestFirst: options.orderBy == .lastModifiedTime ? true : nil,
             // Only an explicit false: callers that leave it out keep today's name search.
-            contents: options.filenameOnly == false ? true : nil))
+            contents: options.filenameOnly == false ? true : nil), lines: lines)
     }
 
-    private func searchContinue(_ arguments: Arguments) async throws -> Any {
+    private func searchContinue(_ arguments: Arguments, lines: Bool) async throws -> Any {
         let cursor = try Self.decodeCursor(SearchCursor.self, try arguments.string("cursor"), what: "search/continue_v2")
         // The cursor is the client's to forge: a negative offset trapped `dropFirst`, and offset
         // plus limit could overflow. Within these bounds every sum on them fits an Int.
         guard (0...Self.maxSearchOffset).contains(cursor.offset), (1...1000).contains(cursor.limit) else {
             throw APIError.badRequest("search/continue_v2: invalid cursor")
         }
-        return try await searchPage(cursor)
+        return try await searchPage(cursor, lines: lines)
     }
 
-    private func searchPage(_ cursor: SearchCursor) async throws -> Any {
-        if cursor.contents == true { return try await contentSearchPage(cursor) }
+    private func searchPage(_ cursor: SearchCursor, lines: Bool) async throws -> Any {
+        if cursor.contents == true { return try await contentSearchPage(cursor, lines: lines) }
         let scope = try DropboxPath.checked(cursor.path)
         // Nothing here is ever deleted-but-remembered, so a search of deleted files finds nothing.
         let found = cursor.deleted == true ? [] : try await store.search(

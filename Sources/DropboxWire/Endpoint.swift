@@ -89,6 +89,11 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     /// and answer (``ListRevisionsResult``), plus `deleted_by`, which Dropbox's answer does not
     /// have. Dropbox's own route answers exactly Dropbox's fields.
     public static let clubListRevisions = Endpoint("/2/byteclub/files/list_revisions")
+    /// `files/search_v2` and `files/search/continue_v2` with, in each match of a content search
+    /// (`filename_only: false`), the first matching line (`byteclub_line`), which Dropbox's
+    /// answer does not have. Dropbox's own routes answer exactly Dropbox's fields.
+    public static let clubSearch = Endpoint("/2/byteclub/files/search")
+    public static let clubSearchContinue = Endpoint("/2/byteclub/files/search/continue")
     public static let listMembers = Endpoint(membersPrefix + "list")
     public static let addMember = Endpoint(membersPrefix + "add")
     public static let changeMemberRole = Endpoint(membersPrefix + "role")

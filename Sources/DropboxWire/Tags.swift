@@ -17,8 +17,8 @@ public enum TagText {
     }
 
     /// The tag as stored: lower case, as Dropbox converts it ("Will be automatically converted
-    /// to lowercase letters"). Letters and digits of any script and `_` only, as Python's `\w`
-    /// (the pattern's own dialect) allows.
+    /// to lowercase letters"). Letters and digits of any script and `_`, as Python's `\w` (the
+    /// pattern's own dialect) allows, and `/` between such parts: a nested tag (`project/alpha`).
     ///
     /// The rule is checked on the stored form, not on what was typed: lowering can make a text
     /// the rule refuses (`İ` lowers to `i` and a combining dot, which is no word character, and
@@ -31,12 +31,19 @@ public enum TagText {
         guard text.count <= maximumLength else {
             throw Refusal(text: TerminalSafe.escape(String(text.prefix(maximumLength))) + "…", reason: "longer than \(maximumLength) characters")
         }
-        for character in text where !isWordCharacter(character) && !isFoldedAway(character) {
+        // A nested tag (`project/alpha`, as Obsidian writes them): parts of word characters
+        // joined by `/`. Dropbox's own pattern has no `/`; the club server and WebDAV keep them.
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count > 1, parts.contains(where: \.isEmpty) {
+            throw Refusal(text: TerminalSafe.escape(text), reason: "a nested tag's parts are letters, digits or _ between single '/'s")
+        }
+        for character in text where character != "/" && !isWordCharacter(character) && !isFoldedAway(character) {
             let shown = character == " " ? "a space" : "'" + TerminalSafe.escape(String(character)) + "'"
             throw Refusal(text: TerminalSafe.escape(text), reason: "\(shown) is not allowed (letters, digits, _)")
         }
         let stored = folded(text)
-        guard !stored.isEmpty, stored.count <= maximumLength, stored.allSatisfy(isWordCharacter) else {
+        guard !stored.isEmpty, stored.count <= maximumLength, stored.allSatisfy({ $0 == "/" || isWordCharacter($0) }),
+              !stored.split(separator: "/", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
             throw Refusal(text: TerminalSafe.escape(text), reason: "its lower-case form '\(TerminalSafe.escape(stored))' is not (letters, digits, _, at most \(maximumLength))")
         }
         return stored
@@ -53,6 +60,13 @@ public enum TagText {
             previous = scalar
         }
         return String(scalars)
+    }
+
+    /// Whether the stored tag `tag` is `parent` or nested under it (`project/alpha` under
+    /// `project`); both stored forms.
+    public static func isUnder(_ tag: String, parent: String) -> Bool {
+        tag == parent || (tag.hasPrefix(parent) && tag.utf8.count > parent.utf8.count
+                          && tag.utf8[tag.utf8.index(tag.utf8.startIndex, offsetBy: parent.utf8.count)] == UInt8(ascii: "/"))
     }
 
     /// A character the rule would refuse as typed but folding makes a word character (a

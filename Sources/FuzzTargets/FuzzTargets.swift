@@ -35,6 +35,8 @@ public enum FuzzTargets {
         Target(name: "age-file", summary: "an encrypted club's file: the age header, stanzas, MAC and STREAM, the signature stanza, keys and hidden names",
                run: AgeFileTarget.run),
         Target(name: "front-matter", summary: "a note's YAML front matter: found, parsed by Yams, rendered and highlighted", run: FrontMatterTarget.run),
+        Target(name: "obsidian-markdown", summary: "Obsidian's Markdown: comments, math, highlights, callouts, embeds (depth, loops), link places and inline tags",
+               run: ObsidianMarkdownTarget.run),
         Target(name: "picture-png", summary: "a PNG: its header, libspng's row-at-a-time decode (Adam7 too) and a PNG thumbnail", run: PictureTargets.png),
         Target(name: "picture-gif", summary: "a GIF: its screen, giflib's records up to the first frame and its rows", run: PictureTargets.gif),
         Target(name: "picture-webp", summary: "a WebP: its headers, libwebp's scaled decode, an animation's first frame", run: PictureTargets.webp),

@@ -19,7 +19,7 @@ public enum ClubIndexSync {
     /// under the club's folder (a recursive listing: WebDAV by folder, a club server and
     /// Dropbox in pages), files only. The app's notes list holds the same.
     public static func notes(in layout: ClubLayout, from store: any RemoteStore) async throws(RemoteError) -> [RemoteEntry] {
-        try await layout.fetch(.notes, from: store).filter { $0.kind == .file }
+        try await layout.fetch(.notes, from: store).filter { $0.kind == .file && ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
     }
 
     /// A listed note as ``IndexSync`` takes it.

@@ -22,7 +22,8 @@ public struct ClubLayout: Sendable, Equatable {
     /// The folder `tab` lists: the notes' folder, or the photos' inside it.
     public func folder(of tab: Tab) -> String { tab == .notes ? folder : photosFolder }
 
-    /// The entries `tab` lists, sorted for display. A missing folder is an empty list. `partial`
+    /// The entries `tab` lists, sorted for display (the Notes tab's attachments after its notes
+    /// and folders). A missing folder is an empty list. `partial`
     /// hears how far the Notes tab's listing has got while a big one pages in (its first page's
     /// notes sorted for display).
     public func fetch(_ tab: Tab, from store: any RemoteStore, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
@@ -30,7 +31,10 @@ public struct ClubLayout: Sendable, Equatable {
         do {
             switch tab {
             case .notes:
-                return notesTree(try await store.listRecursively(folder, partial: notesSoFar))
+                // The notes and folders, then the other files among them (a vault's PDFs,
+                // canvases…: ``isAttachment(_:)``), by path.
+                let listed = try await store.listRecursively(folder, partial: notesSoFar)
+                return notesTree(listed) + listed.filter(isAttachment).sorted { $0.pathLower < $1.pathLower }
             case .photos:
                 return Self.sortedPhotos(try await store.search(in: photosFolder, extensions: Self.photoExtensions))
             }
@@ -55,12 +59,22 @@ public struct ClubLayout: Sendable, Equatable {
     /// under the club folder, except the photos folder and hidden folders (`.byteclub`, a
     /// vault's `.obsidian`) and what is in them.
     public func isInNotes(_ entry: RemoteEntry) -> Bool {
+        isAmongNotes(entry) && (entry.kind == .folder || Self.hasExtension(entry.name, in: Self.noteExtensions))
+    }
+
+    /// Whether `entry` is a file of the Notes tab other than a note: an attachment a vault keeps
+    /// beside its notes (a PDF, a canvas, audio), where a note could be (``isInNotes(_:)``).
+    public func isAttachment(_ entry: RemoteEntry) -> Bool {
+        entry.kind == .file && !Self.hasExtension(entry.name, in: Self.noteExtensions) && isAmongNotes(entry)
+    }
+
+    /// Under the club folder, outside the photos folder and hidden folders.
+    private func isAmongNotes(_ entry: RemoteEntry) -> Bool {
         let root = folder.lowercased() + "/"
         guard entry.pathLower.hasPrefix(root) else { return false }
         let relative = entry.pathLower.dropFirst(root.count)
         if relative == "photos" || relative.hasPrefix("photos/") { return false }
-        if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { return false }
-        return entry.kind == .folder || Self.hasExtension(entry.name, in: Self.noteExtensions)
+        return !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") })
     }
 
     /// Notes are the `.txt` and `.md` files of a listing, newest first.

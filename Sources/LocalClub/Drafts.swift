@@ -128,15 +128,17 @@ public struct DraftStore: Sendable {
         }
     }
 
-    /// ``saveIfOurs(_:)`` off the calling queue, as ``saveInBackground(_:then:)`` writes.
-    public func saveInBackgroundIfOurs(_ make: @escaping @Sendable () -> Draft,
-                                       then done: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+    /// ``saveIfOurs(_:)`` off the calling queue, as ``saveInBackground(_:then:)`` writes; when
+    /// the file holds another process's text, the draft is written at once under the id
+    /// `apart` gives instead (never left unwritten). `done` gets the id written.
+    public func saveInBackgroundIfOurs(_ make: @escaping @Sendable () -> Draft, apart: @escaping @Sendable () -> String,
+                                       then done: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Self.writes.async {
-            let draft = make()
-            guard isOurs(url(draft.id)) else { return done(.success(false)) }
+            var draft = make()
+            if !isOurs(url(draft.id)) { draft.id = apart() }
             do {
                 try write(draft)
-                done(.success(true))
+                done(.success(draft.id))
             } catch {
                 done(.failure(error))
             }

@@ -12,7 +12,7 @@ import Remote
 /// to write (``exported(own:ownPinned:club:)``).
 ///
 /// Each way it only adds, so a tag is never lost between the two:
-/// - after a note is written, every tag its front matter names (`tags:` as ``NoteFrontMatter``
+/// - after a note is written, every inline `#tag` of its text (``InlineTags``) and every tag its front matter names (`tags:` as ``NoteFrontMatter``
 ///   reads it, a leading `#` dropped, in the stored form ``ItemTags/normalised(_:)`` gives) and
 ///   `pinned: true` (the reserved tag ``ItemTags/pinTag``) that the club lacks becomes a club tag
 ///   (``adopt(_:at:store:)``);
@@ -57,21 +57,44 @@ public enum FrontMatterTags {
     /// A note larger than this is not read again to find its front matter (``adoptWritten(_:store:)``).
     public static let largestNoteRead: Int64 = 4 << 20
 
-    /// What the front matter at the top of `text` asks for; nil when it has none.
+    /// What `text` asks for: the tags of the front matter at its top and the inline `#tags` of
+    /// its text (``InlineTags``, `#project/alpha` a nested tag); nil when it has neither.
     public static func wanted(in text: String) -> Wanted? {
-        guard let matter = NoteFrontMatter(text) else { return nil }
-        if let error = matter.error { return Wanted(unreadable: error) }
+        let matter = NoteFrontMatter(text)
+        let inline = InlineTags.scan(text)
+        guard matter != nil || !inline.isEmpty else { return nil }
+        if let error = matter?.error {
+            // The inline tags are known even when the YAML is not; its own are not.
+            var found = Wanted(unreadable: error)
+            add(inline, to: &found, inline: true)
+            return found
+        }
         var found = Wanted()
-        for written in matter.tags {
+        add(matter?.tags ?? [], to: &found, inline: false)
+        add(inline, to: &found, inline: true)
+        if matter?.pinned == true, !found.tags.contains(ItemTags.pinTag) { found.tags.append(ItemTags.pinTag) }
+        return found
+    }
+
+    /// The stored forms of the inline `#tags` of `text` that can be club tags: what export
+    /// leaves out of the front matter it writes, as the note's text already says them.
+    public static func inlineTags(in text: String) -> [String] {
+        var found: [String] = []
+        for written in InlineTags.scan(text) {
+            if let tag = ItemTags.normalised(written).tag, tag != ItemTags.pinTag, !found.contains(tag) { found.append(tag) }
+        }
+        return found
+    }
+
+    private static func add(_ written: [String], to found: inout Wanted, inline: Bool) {
+        for written in written {
             let (tag, problem) = ItemTags.normalised(written)
             if let tag {
                 if !found.tags.contains(tag) { found.tags.append(tag) }
             } else {
-                found.refused.append("tag \"\(written)\" left out: \(problem ?? "it is not a tag name")")
+                found.refused.append("tag \"\(inline ? "#" : "")\(written)\" left out: \(problem ?? "it is not a tag name")")
             }
         }
-        if matter.pinned, !found.tags.contains(ItemTags.pinTag) { found.tags.append(ItemTags.pinTag) }
-        return found
     }
 
     /// After `text` was written at `path`: every tag its front matter asks for that the club
@@ -87,7 +110,7 @@ public enum FrontMatterTags {
         var adopted = Adopted(refused: asked.refused.map { "\(path): \($0)" })
         if let error = asked.unreadable {
             adopted.refused.append("\(path): front matter does not parse (\(error)); its tags and pin were left out")
-            return adopted
+            if asked.tags.isEmpty { return adopted }
         }
         guard !asked.tags.isEmpty, let tagging = store as? any TaggingStore else { return adopted }
         let current = try await tagging.tags(of: [path])[path.lowercased()] ?? []

@@ -103,7 +103,7 @@ public struct LinkRewrite: Sendable {
         let path: String
         switch link.target(inFolder: oldFolder) {
         case .path(let target), .photo(let target): path = target
-        case .note, .web, .elsewhere: return nil
+        case .note, .web, .elsewhere, .here: return nil
         }
         var moved = now(path)
         // `[x](Plan%20A)`, as Obsidian writes a link: the note without its extension.

@@ -10,11 +10,19 @@ import Remote
 /// note's), else the one whose path ends so. A title may carry its `.md`/`.txt`. Two notes as
 /// near as each other are both answers: the user chooses, nothing is guessed.
 ///
-/// Renames and moves keep links through it too (NoteResolver+Links.swift): a link is rewritten
+/// Attachments too, as Obsidian finds them (NoteResolver+Files.swift): `[[paper.pdf]]` is the
+/// file of that name in any folder, the nearest first; a Markdown link `[x](Notes/Trip.md)` is
+/// the file at that path from the linking note's folder, else from the club folder, else the one
+/// whose path ends so, as a wiki link would find it.
+///
+/// Renames and moves keep links through it too (LinkRewrite.swift): a link is rewritten
 /// when it led, by these rules, into what moved.
 public struct NoteResolver: Sendable {
     /// The notes resolved among: the files with a note extension of what it was given.
     public let entries: [RemoteEntry]
+    /// The other files it was given (attachments: PDFs, pictures, canvases…), which a link with
+    /// their extension names (``resolve(_:from:)``).
+    public let files: [RemoteEntry]
     /// The club folder ("/byteclub").
     public let root: String
     /// Lowercased alias → the paths (lowercased) of the notes whose front matter gives it
@@ -24,6 +32,10 @@ public struct NoteResolver: Sendable {
     private let byPath: [String: RemoteEntry]
     /// Lowercased title → the notes of that title, in the order given.
     private let byTitle: [String: [RemoteEntry]]
+    /// Lowercased name → the other files of that name, in the order given.
+    let filesByName: [String: [RemoteEntry]]
+    /// Lowercased path → other file.
+    let filesByPath: [String: RemoteEntry]
 
     public enum Answer: Equatable, Sendable {
         case none
@@ -32,11 +44,20 @@ public struct NoteResolver: Sendable {
         case several([RemoteEntry])
     }
 
-    /// `entries`: a listing of the club's notes at any depth (folders and other files are left
-    /// out here); `root`: the club folder.
+    /// `entries`: a listing of the club's files at any depth (folders are left out; files other
+    /// than notes are ``files``); `root`: the club folder.
     public init(entries: [RemoteEntry], root: String, aliases: [String: [String]] = [:]) {
         let notes = entries.filter { $0.kind == .file && ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
+        let others = entries.filter { $0.kind == .file && !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
         self.entries = notes
+        files = others
+        var filesByName: [String: [RemoteEntry]] = [:], filesByPath: [String: RemoteEntry] = [:]
+        for file in others {
+            filesByName[file.name.lowercased(), default: []].append(file)
+            if filesByPath[file.pathLower] == nil { filesByPath[file.pathLower] = file }
+        }
+        self.filesByName = filesByName
+        self.filesByPath = filesByPath
         self.root = root
         self.aliases = aliases
         var byPath: [String: RemoteEntry] = [:], byTitle: [String: [RemoteEntry]] = [:]
@@ -51,6 +72,11 @@ public struct NoteResolver: Sendable {
 
     /// The note(s) `title` names, from the note at `from` (nil: from the club folder).
     public func resolve(_ title: String, from: String?) -> Answer {
+        // `[[paper.pdf]]`: the file of that name; `[[v1.2]]`, when no file is so named, a note.
+        if Self.hasOtherExtension(title) {
+            let file = resolveFile(title, from: from)
+            if file != .none { return file }
+        }
         let typed = title.lowercased()
         let wanted = Self.bare(typed)
         // Typed with its extension ("Trip plan.md"): that file before another of the title.
@@ -75,6 +101,11 @@ public struct NoteResolver: Sendable {
             let named = candidates.filter { $0.name.lowercased() == name }
             if !named.isEmpty { candidates = named }
         }
+        return nearest(of: candidates, to: here)
+    }
+
+    /// The one of `candidates` nearest the folder `here`, or those as near as each other.
+    func nearest(of candidates: [RemoteEntry], to here: String) -> Answer {
         guard !candidates.isEmpty else { return .none }
         guard candidates.count > 1 else { return .one(candidates[0]) }
         let ranked = candidates.map { (entry: $0, distance: Self.distance(here, Self.parent(of: $0.pathLower))) }
@@ -84,13 +115,14 @@ public struct NoteResolver: Sendable {
     }
 
     /// Where a link leads, from the note at `from`: a title as ``resolve(_:from:)``; a path (a
-    /// Markdown link, `[[Folder/Note.md]]`) the note there, with `.md`/`.txt` added when the link
-    /// left it off. Photos, web addresses and the rest are no note.
+    /// Markdown link, `[[Folder/Note.md]]`) the note or file there, with `.md`/`.txt` added when
+    /// the link left it off, else as Obsidian finds it (``resolvePath(_:from:)``). Photos, web
+    /// addresses and the rest are no note.
     public func resolve(_ target: NoteLinkTarget, from: String?) -> Answer {
         switch target {
         case .note(let title): return resolve(title, from: from)
-        case .path(let path): return entry(at: path).map(Answer.one) ?? .none
-        case .photo, .web, .elsewhere: return .none
+        case .path(let path): return resolvePath(path, from: from)
+        case .photo, .web, .elsewhere, .here: return .none
         }
     }
 
@@ -111,7 +143,7 @@ public struct NoteResolver: Sendable {
 
     /// The same notes once `from` (a note's or a folder's path) moved to `to`.
     public func moved(from: String, to: String) -> NoteResolver {
-        let notes = entries.map { Self.entry($0, at: Self.path(afterMoving: $0.path, from: from, to: to)) }
+        let notes = (entries + files).map { Self.entry($0, at: Self.path(afterMoving: $0.path, from: from, to: to)) }
         let named = aliases.mapValues { $0.map { Self.path(afterMoving: $0, from: from, to: to).lowercased() } }
         return NoteResolver(entries: notes, root: root, aliases: named)
     }
@@ -119,7 +151,7 @@ public struct NoteResolver: Sendable {
     /// The same notes as they were before `from` moved to `to`, from a listing taken before the
     /// move or after it.
     public func unmoved(from: String, to: String) -> NoteResolver {
-        let notes = entries.map { Self.entry($0, at: Self.path(beforeMoving: $0.path, from: from, to: to)) }
+        let notes = (entries + files).map { Self.entry($0, at: Self.path(beforeMoving: $0.path, from: from, to: to)) }
         let named = aliases.mapValues { $0.map { Self.path(beforeMoving: $0, from: from, to: to).lowercased() } }
         return NoteResolver(entries: notes, root: root, aliases: named)
     }

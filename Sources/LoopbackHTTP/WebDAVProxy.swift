@@ -5,7 +5,9 @@ import Foundation
 import Synchronization
 
 /// An HTTP/1.1 proxy on a random loopback port in front of a WebDAV server (``RcloneWebDAV``),
-/// that makes it answer the way other servers do, or fail the way networks do:
+/// or any HTTP server (a club server), that records what passes (``recording``, the exchanges
+/// in ``exchanges``), and makes a WebDAV server answer the way other servers do, or fail the
+/// way networks do:
 /// - ``ETagForm``: PROPFIND's `getetag` rewritten to the unquoted form (`5f3a…`) or the weak
 ///   one (`W/"5f3a…"`), while `GET` keeps the server's quoted `ETag` header: the form of a
 ///   common server that made every save of an unchanged note look like a conflict;
@@ -30,19 +32,23 @@ public final class WebDAVProxy: Sendable {
     public let port: Int
     public let upstreamPort: Int
     public let etagForm: ETagForm
+    /// Each exchange is kept whole (up to ``RecordedExchange/limit`` bytes each way) in ``exchanges``.
+    public let recording: Bool
     private let listener: RelayListener
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
-    private struct State {
+    struct State {
         var cutAfter: Int?
         var cuts = 0
         var rewrites = 0
+        var exchanges: [RecordedExchange] = []
     }
 
     /// Listens on 127.0.0.1 (a port the OS picks) and forwards to `127.0.0.1:upstreamPort`.
-    public init(upstreamPort: Int, etagForm: ETagForm = .asSent) throws {
+    public init(upstreamPort: Int, etagForm: ETagForm = .asSent, recording: Bool = false) throws {
         self.upstreamPort = upstreamPort
         self.etagForm = etagForm
+        self.recording = recording
         guard let listener = RelayListener() else { throw FixtureError("the proxy could not listen") }
         self.listener = listener
         port = listener.port
@@ -100,8 +106,9 @@ public final class WebDAVProxy: Sendable {
         let proxy = self
         let early = first
         first = []
+        let sent = recording ? Capture() : nil, answered = recording ? Capture() : nil
         Thread.detachNewThread {
-            proxy.pumpBody(from: client, to: upstream, first: early, cutAfter: cutAfter)
+            proxy.pumpBody(from: client, to: upstream, first: early, cutAfter: cutAfter, capture: sent)
             bodyDone.signal()
         }
         if method == "PROPFIND", etagForm != .asSent {
@@ -118,17 +125,18 @@ public final class WebDAVProxy: Sendable {
                 _ = Self.send(client, answer)
             }
         } else {
-            Self.pump(from: upstream, to: client)
+            Self.pump(from: upstream, to: client, capture: answered)
         }
         // The answer is complete: end both, which also ends the body pump.
         shutdown(client, Int32(SHUT_RDWR))
         shutdown(upstream, Int32(SHUT_RDWR))
         bodyDone.wait()
+        if let sent, let answered { record(head: head, body: sent.bytes, answer: answered.bytes) }
     }
 
     /// Client to server: the bytes read with the head, then the rest; cut after `cutAfter` body
     /// bytes (the head is already sent, so every byte here is body).
-    private func pumpBody(from client: Int32, to upstream: Int32, first: [UInt8], cutAfter: Int?) {
+    private func pumpBody(from client: Int32, to upstream: Int32, first: [UInt8], cutAfter: Int?, capture: Capture?) {
         var passed = 0
         var chunk = first
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -145,6 +153,7 @@ public final class WebDAVProxy: Sendable {
                     return
                 }
                 guard Self.send(upstream, chunk) else { return }
+                capture?.add(chunk)
                 passed += chunk.count
             }
             let count = read(client, &buffer, buffer.count)
@@ -249,12 +258,14 @@ public final class WebDAVProxy: Sendable {
     }
 
     /// Copies `from` to `to` until `from` ends.
-    private static func pump(from: Int32, to: Int32) {
+    private static func pump(from: Int32, to: Int32, capture: Capture? = nil) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = read(from, &buffer, buffer.count)
             if count <= 0 { return }
-            guard send(to, Array(buffer[0..<count])) else { return }
+            let chunk = Array(buffer[0..<count])
+            guard send(to, chunk) else { return }
+            capture?.add(chunk)
         }
     }
 }

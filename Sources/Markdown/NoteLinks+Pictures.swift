@@ -5,8 +5,10 @@ import Foundation
 /// link to one of them is written again to point at its new place.
 extension NoteLinks {
     /// `text` with every picture link whose target moved (`moves`: old club path, lower case →
-    /// new club path) written as `![alt](<relative path>)` from `folder`, the note's club folder;
-    /// and how many were changed.
+    /// new club path) written again with the relative path from `folder`, the note's club
+    /// folder, in its own style: `![alt](<path>)`, or `![[path|300]]` for a wiki link (its size
+    /// or text kept; one whose path a wiki link cannot hold becomes a Markdown link); and how
+    /// many were changed.
     ///
     /// `![alt](assets/x.jpg)` is matched by the path it resolves to from `folder`. `![[x.jpg]]`,
     /// which Obsidian finds by name anywhere in the vault, is matched by name when exactly one
@@ -49,9 +51,19 @@ extension NoteLinks {
         // From the end of each line, so the byte ranges of the links before stay true.
         for (link, new) in changes.sorted(by: { ($0.link.line, $0.link.bytes.lowerBound) > ($1.link.line, $1.link.bytes.lowerBound) })
         where link.line < lines.count && link.bytes.upperBound <= lines[link.line].count {
-            let alt = link.text.replacingOccurrences(of: "]", with: "\\]")
-            let written = "![\(alt)](<\(relative(from: folder, to: new))>)"
             let original = String(decoding: lines[link.line][link.bytes], as: UTF8.self)
+            let path = relative(from: folder, to: new)
+            let written: String
+            if link.syntax == .wiki, original.hasPrefix("![["), original.hasSuffix("]]"), !path.contains(where: { "[]|#^".contains($0) }) {
+                // A wiki link stays one, its size or text kept: `![[x.png|300]]` →
+                // `![[../photos/a/x.png|300]]`, a relative path Obsidian follows too.
+                let inner = original.dropFirst(3).dropLast(2)
+                let rest = inner.firstIndex(where: { $0 == "|" || $0 == "#" }).map { String(inner[$0...]) } ?? ""
+                written = "![[\(path)\(rest)]]"
+            } else {
+                let alt = link.text.replacingOccurrences(of: "]", with: "\\]")
+                written = "![\(alt)](<\(path)>)"
+            }
             lines[link.line].replaceSubrange(link.bytes, with: Array(written.utf8))
             rewrites.insert(PictureRewrite(original: original, written: written), at: 0)
         }

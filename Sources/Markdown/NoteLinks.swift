@@ -25,6 +25,10 @@ public struct NoteLink: Hashable, Sendable {
     /// `![…]`: a picture to draw, not a place to go.
     public var isImage: Bool
     public var syntax: Syntax
+    /// The part after `#`: a heading (`[[Trip#Day 2]]` → "Day 2"; `[[Trip#Days#Day 2]]` →
+    /// "Days#Day 2"), or a block id with its caret (`[[Trip#^plan]]` → "^plan"); a Markdown
+    /// link's `#fragment`, percent-decoded. Nil when there is none.
+    public var fragment: String?
     /// The line (from 0) and the UTF-8 byte range in it of the whole construct (`[[…]]`,
     /// `[x](y)`), or `line == -1` where the parser gave no position (autolinks).
     public var line: Int
@@ -32,7 +36,9 @@ public struct NoteLink: Hashable, Sendable {
     /// A wiki picture's size (`![[x.png|300]]`, `|100x145`), which is not its text.
     public var size: PictureSize?
 
-    public init(destination: String, text: String, isImage: Bool, syntax: Syntax, line: Int, bytes: Range<Int>, size: PictureSize? = nil) {
+    public init(destination: String, text: String, isImage: Bool, syntax: Syntax, line: Int, bytes: Range<Int>, fragment: String? = nil,
+                size: PictureSize? = nil) {
+        self.fragment = fragment
         self.destination = destination
         self.text = text
         self.isImage = isImage
@@ -40,6 +46,17 @@ public struct NoteLink: Hashable, Sendable {
         self.line = line
         self.bytes = bytes
         self.size = size
+    }
+
+    /// A Markdown link's `#fragment` (after the path, before any `?`), percent-decoded; nil
+    /// for none, for an empty one, and for a web address (its fragment is the web page's).
+    public static func fragment(ofDestination destination: String) -> String? {
+        guard let hash = destination.firstIndex(of: "#") else { return nil }
+        let before = destination[..<hash]
+        if before.contains(":") || before.contains("?") { return nil }
+        let part = String(destination[destination.index(after: hash)...])
+        let decoded = part.removingPercentEncoding ?? part
+        return decoded.isEmpty ? nil : decoded
     }
 
     /// Where the link leads, for a note in the club folder `folder` ("/byteclub").
@@ -57,6 +74,9 @@ public enum NoteLinkTarget: Hashable, Sendable {
     case path(String)
     /// A club photo by its path ("/byteclub/photos/desk.jpg").
     case photo(String)
+    /// A heading or block in the note that holds the link (`[[#Heading]]`, `[[#^id]]`, `[x](#part)`):
+    /// the place is the link's ``NoteLink/fragment``.
+    case here
     /// An `http(s)` address. A picture there is never fetched: its alt text is shown.
     case web(String)
     /// Anything else (`mailto:`, `javascript:`, `file:`, a path outside the club folder):
@@ -73,6 +93,10 @@ public enum NoteLinkTarget: Hashable, Sendable {
             self = Self.isWeb(link.destination) ? .web(link.destination) : .elsewhere(link.destination)
         case .wiki:
             let name = link.destination
+            if name.isEmpty {
+                self = .here
+                return
+            }
             let ext = (name as NSString).pathExtension.lowercased()
             if Self.photoExtensions.contains(ext) {
                 // Obsidian finds a picture by its name anywhere; the club keeps photos in one folder.
@@ -94,6 +118,10 @@ public enum NoteLinkTarget: Hashable, Sendable {
             var path = destination
             if let cut = path.firstIndex(where: { $0 == "#" || $0 == "?" }) { path = String(path[..<cut]) }
             path = path.removingPercentEncoding ?? path
+            if path.isEmpty, destination.hasPrefix("#"), destination.count > 1 {
+                self = .here
+                return
+            }
             guard !path.isEmpty, !path.hasPrefix("//") else {
                 self = .elsewhere(destination)
                 return
@@ -151,6 +179,11 @@ public enum NoteLinks {
         // A Markdown link over several lines is kept by its first line, to that line's end.
         var links = walker.links.map { link in
             var link = link
+            // cmark ends a line at a lone CR too: a line past the last LF has no place here.
+            if link.line >= lineStarts.count {
+                link.line = -1
+                link.bytes = 0..<0
+            }
             if link.line >= 0 {
                 let length = lineEnd(link.line) - lineStarts[link.line]
                 link.bytes = min(link.bytes.lowerBound, length)..<min(link.bytes.upperBound, length)
@@ -188,15 +221,22 @@ public enum NoteLinks {
             let isImage = i > 0 && line[i - 1] == UInt8(ascii: "!")
             let parts = inner.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
             var name = String(parts[0])
-            if let hash = name.firstIndex(of: "#") { name = String(name[..<hash]) }
+            var fragment: String?
+            if let hash = name.firstIndex(of: "#") {
+                let part = name[name.index(after: hash)...].trimmingCharacters(in: .whitespaces)
+                fragment = part.isEmpty ? nil : part
+                name = String(name[..<hash])
+            }
             name = name.trimmingCharacters(in: .whitespaces)
             let shown = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             // An image's "|300" or "|300x200" is Obsidian's size, not its alt text.
             let size = isImage ? pictureSize(shown) : nil
-            if !name.isEmpty {
+            if !name.isEmpty || fragment != nil {
                 let from = isImage ? i - 1 : i
-                found.append(NoteLink(destination: name, text: shown.isEmpty || size != nil ? name : shown,
-                                      isImage: isImage, syntax: .wiki, line: index, bytes: from..<(j + 2), size: size))
+                // `[[#Heading]]` reads as its heading, `[[Note#Heading]]` as its note.
+                let written = name.isEmpty ? fragment ?? "" : name
+                found.append(NoteLink(destination: name, text: shown.isEmpty || size != nil ? written : shown,
+                                      isImage: isImage, syntax: .wiki, line: index, bytes: from..<(j + 2), fragment: fragment, size: size))
             }
             i = j + 2
         }
@@ -232,9 +272,11 @@ struct LinkWalker {
                 if first >= 0 { for line in first...max(first, min(last, lineCount - 1)) { codeLines.insert(line) } }
             case BC_CMARK_NODE_CODE, BC_CMARK_NODE_HTML_INLINE:
                 // A code span's position is its content: widen by one either side, which covers
-                // the backticks of the common case and any "[[" that starts inside.
-                let from = max(0, Int(cmark_node_get_start_column(node)) - 2)
-                let to = Int(cmark_node_get_end_column(node)) + 1
+                // the backticks of the common case and any "[[" that starts inside. Inline HTML's
+                // is the tag itself, `<br>` or `<!-- … -->`: a link right after it is a link.
+                let widen = type == BC_CMARK_NODE_CODE ? 1 : 0
+                let from = max(0, Int(cmark_node_get_start_column(node)) - 1 - widen)
+                let to = Int(cmark_node_get_end_column(node)) + widen
                 if first >= 0, to > from { codeSpans[first, default: []].append(from..<to) }
             case BC_CMARK_NODE_LINK, BC_CMARK_NODE_IMAGE:
                 let destination = cmark_node_get_url(node).map { String(cString: $0) } ?? ""
@@ -245,7 +287,8 @@ struct LinkWalker {
                     let from = Int(cmark_node_get_start_column(node)) - 1
                     let to = last == first ? Int(cmark_node_get_end_column(node)) : Int.max
                     links.append(NoteLink(destination: destination, text: text, isImage: isImage, syntax: .markdown,
-                                          line: first, bytes: max(0, from)..<max(from, to)))
+                                          line: first, bytes: max(0, from)..<max(from, to),
+                                          fragment: NoteLink.fragment(ofDestination: destination)))
                 } else {
                     links.append(NoteLink(destination: destination, text: text, isImage: isImage, syntax: .autolink, line: -1, bytes: 0..<0))
                 }

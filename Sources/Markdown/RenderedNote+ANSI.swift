@@ -43,6 +43,7 @@ extension RenderedNote {
         if style.contains(.emphasis) { codes.append("3") }
         if style.contains(.link) { codes.append("4") }
         if style.contains(.strikethrough) { codes.append("9") }
+        if style.contains(.highlight) { codes.append("7") }
         if style.contains(.heading) {
             codes.append("35")
         } else if style.contains(.code) || style.contains(.codeBlock) || style.contains(.done) {
@@ -53,6 +54,8 @@ extension RenderedNote {
             codes.append("33")
         } else if style.contains(.quote) {
             codes.append("36")
+        } else if style.contains(.callout) {
+            codes.append("33")
         }
         return codes.joined(separator: ";")
     }

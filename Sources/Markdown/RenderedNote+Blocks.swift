@@ -20,7 +20,8 @@ struct Prefix {
 /// first row and of the rest; blocks in a container are a blank row apart (not the items of a
 /// tight list).
 struct RenderLayout {
-    let width: Int
+    /// The right edge rows fill to (narrower inside a callout's box, whose right edge is past it).
+    var width: Int
     let options: RenderOptions
     var note: RenderedNote
     /// The source line of the block being laid out.
@@ -29,6 +30,10 @@ struct RenderLayout {
     /// Footnotes by label, numbered as first referred to; cmark-gfm puts the definitions at the
     /// end in that same order (and gives no label for a definition).
     var footnoteNumbers: [String: Int] = [:]
+    /// Between a `<mark>` and its `</mark>` (a highlight, ObsidianSource.swift).
+    var highlighting = false
+    /// Embeds drawn so far (``RenderOptions/embedBudget``).
+    var embedsDrawn = 0
     private var footnotesDefined = 0
     /// How many bullet lists the block being laid out is in.
     private var listDepth = 0
@@ -65,8 +70,8 @@ struct RenderLayout {
     }
 
     mutating func blankRow(_ prefix: Prefix) {
-        // A quote's bar goes on through the blank rows between its paragraphs.
-        let runs = prefix.runs.filter { $0.style.contains(.quote) }
+        // A quote's bar (and a callout's) goes on through the blank rows between its paragraphs.
+        let runs = prefix.runs.filter { $0.style.contains(.quote) || $0.style.contains(.callout) }
         emit(runs.isEmpty ? [] : prefix.runs, width: runs.isEmpty ? 0 : prefix.width)
     }
 
@@ -110,6 +115,10 @@ struct RenderLayout {
         case BC_CMARK_NODE_THEMATIC_BREAK:
             emit(first.runs + [RenderedRun(Self.repeated("─", width - first.width), style: .border)], width: width)
         case BC_CMARK_NODE_BLOCK_QUOTE:
+            if let callout = Callout(quote: node) {
+                self.callout(callout, node, first: first, rest: rest)
+                return
+            }
             blocks(childrenOf: node, first: first.adding("│ ", [.quote, .border], width: 2),
                    rest: rest.adding("│ ", [.quote, .border], width: 2), tight: false)
         case BC_CMARK_NODE_LIST:

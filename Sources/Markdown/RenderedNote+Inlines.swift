@@ -11,6 +11,8 @@ struct InlineAtom {
         case hardBreak
         /// A photo to draw, by its link's index.
         case picture(Int)
+        /// Another note's text to draw here (`![[Note]]`), by its link's index.
+        case embed(Int)
     }
 
     var text: String
@@ -26,13 +28,15 @@ extension RenderLayout {
     mutating func inlines(of node: OpaquePointer, style: RenderedStyle) -> [InlineAtom] {
         var atoms: [InlineAtom] = []
         collect(node, style: style, link: nil, into: &atoms)
-        return findWikiLinks(in: atoms)
+        return markTags(in: findWikiLinks(in: atoms))
     }
 
     private mutating func collect(_ parent: OpaquePointer, style: RenderedStyle, link: Int?, into atoms: inout [InlineAtom]) {
         var child = cmark_node_first_child(parent)
         while let node = child {
             child = cmark_node_next(node)
+            // `==x==` came as `<mark>x</mark>` (ObsidianSource): what is between is highlighted.
+            let style = highlighting ? style.union(.highlight) : style
             switch cmark_node_get_type(node) {
             case BC_CMARK_NODE_TEXT:
                 atoms.append(InlineAtom(text: literal(node), style: style, link: link))
@@ -42,6 +46,8 @@ extension RenderLayout {
                 atoms.append(InlineAtom(text: "", style: style, link: link, kind: .hardBreak))
             case BC_CMARK_NODE_CODE:
                 atoms.append(InlineAtom(text: literal(node), style: style.union(.code), link: link))
+            case BC_CMARK_NODE_HTML_INLINE where Self.isMark(literal(node)):
+                highlighting = !literal(node).hasPrefix("</")
             case BC_CMARK_NODE_HTML_INLINE:
                 // Raw HTML is shown as the text it is, never interpreted.
                 atoms.append(InlineAtom(text: literal(node), style: style.union(.muted), link: link))
@@ -103,7 +109,7 @@ extension RenderLayout {
             let from = max(0, Int(cmark_node_get_start_column(node)) - 1)
             let to = Int(cmark_node_get_end_line(node)) - 1 == first ? Int(cmark_node_get_end_column(node)) : Int.max
             link = NoteLink(destination: destination, text: LinkWalker.plainText(of: node), isImage: isImage, syntax: .markdown,
-                            line: first, bytes: from..<max(from, to))
+                            line: first, bytes: from..<max(from, to), fragment: NoteLink.fragment(ofDestination: destination))
         } else {
             link = NoteLink(destination: destination, text: LinkWalker.plainText(of: node), isImage: isImage, syntax: .autolink,
                             line: -1, bytes: 0..<0)
@@ -144,10 +150,14 @@ extension RenderLayout {
                 link.bytes = 0..<0
                 note.links.append(RenderedLink(link: link, target: link.target(inFolder: options.folder)))
                 let index = note.links.count - 1
-                if link.isImage {
+                if link.isImage, isEmbed(note.links[index].target) {
+                    result.append(InlineAtom(text: link.text, style: atom.style, link: index, kind: .embed(index)))
+                } else if link.isImage {
                     image(index, style: atom.style, into: &result)
                 } else {
-                    result.append(InlineAtom(text: link.text, style: atom.style.union(.link), link: index))
+                    // `[[Trip#Day 2]]` reads as Obsidian shows it: "Trip › Day 2".
+                    let shown = link.text == link.destination && !link.destination.isEmpty ? link.fragment.map { link.text + " › " + $0 } ?? link.text : link.text
+                    result.append(InlineAtom(text: shown, style: atom.style.union(.link), link: index))
                 }
             }
             if at < utf8.count { result.append(InlineAtom(text: String(decoding: utf8[at...], as: UTF8.self), style: atom.style)) }
@@ -183,6 +193,13 @@ extension RenderLayout {
                 if filler.hasContent { filler.newLine() }
                 for row in filler.take() { emit(row.runs, width: row.width) }
                 picture(index, prefix: rest)
+                filler.restart()
+            case .embed(let index):
+                flushWord(&filler, self)
+                space = nil
+                if filler.hasContent { filler.newLine() }
+                for row in filler.take() { emit(row.runs, width: row.width) }
+                embed(index, prefix: rest)
                 filler.restart()
             case .text:
                 var piece = ""

@@ -75,6 +75,8 @@ extension RenderLayout {
             case .hardBreak: text = " "
             case .picture: style.insert(.muted)
                 text = "[" + (atom.text.isEmpty ? "photo" : atom.text) + "]"
+            case .embed: style.insert([.muted, .link])
+                text = "⧉ " + atom.text
             case .text: break
             }
             if let last = runs.last, last.style == style, last.link == atom.link {

@@ -4,7 +4,9 @@ import CCmarkGFM
 /// cmark-gfm's parse tree (the same parse as the editor's highlighting and ``NoteLinks``).
 ///
 /// Headings, emphasis, lists and task lists, block quotes, fenced code in a box, GFM tables
-/// (with cell widths, so CJK columns line up), thematic breaks and footnotes. Links keep the
+/// (with cell widths, so CJK columns line up), thematic breaks and footnotes; Obsidian's
+/// callouts in boxes, highlights, comments left out, math as its source, embeds of other notes
+/// framed (RenderedNote+Obsidian.swift, ObsidianSource.swift). Links keep the
 /// ``NoteLink`` they came from and where they lead; club photos become picture slots, rows the
 /// app draws the photo over. The layout is pure (no terminal): the app draws it, `byteclub cat
 /// --render` prints it.
@@ -40,7 +42,28 @@ public struct RenderedNote: Sendable {
             if let matter = NoteFrontMatter(utf8: bytes) {
                 layout.frontMatter(matter, raw: String(decoding: UnsafeBufferPointer(rebasing: bytes[..<matter.bodyOffset]), as: UTF8.self))
             }
-            MarkdownParser.withDocument(ofUTF8: bytes, options: BC_CMARK_OPT_SOURCEPOS | BC_CMARK_OPT_FOOTNOTES) { layout.document($0) }
+            // Obsidian's comments, math, highlights and block ids are rewritten into what cmark
+            // parses (ObsidianSource), each row then given back its line in the note.
+            if var source = ObsidianSource.prepare(bytes) {
+                source.text.withUTF8 { rewritten in
+                    MarkdownParser.withDocument(ofUTF8: rewritten, options: BC_CMARK_OPT_SOURCEPOS | BC_CMARK_OPT_FOOTNOTES) { layout.document($0) }
+                }
+                let map = source.lineMap
+                for index in layout.note.lines.indices where map.indices.contains(layout.note.lines[index].sourceLine) {
+                    layout.note.lines[index].sourceLine = map[layout.note.lines[index].sourceLine]
+                }
+            } else {
+                MarkdownParser.withDocument(ofUTF8: bytes, options: BC_CMARK_OPT_SOURCEPOS | BC_CMARK_OPT_FOOTNOTES) { layout.document($0) }
+            }
+            // cmark ends a line at a lone CR too; the editor only at LF: a row never names a line
+            // past the note's last.
+            if bytes.contains(0x0D) {
+                var last = 0
+                for byte in bytes where byte == 0x0A { last += 1 }
+                for index in layout.note.lines.indices where layout.note.lines[index].sourceLine > last {
+                    layout.note.lines[index].sourceLine = last
+                }
+            }
         }
         return layout.note
     }
@@ -78,6 +101,20 @@ public struct RenderOptions: Sendable {
     /// (a control, drawn as one cell). The terminal's `TextWidth.of` in the app and the CLI;
     /// by default a small table good for tests without a terminal.
     public var cellWidth: @Sendable (Unicode.Scalar) -> Int = RenderOptions.approximateWidth
+    /// The note's own club path, if it has one: an embed of it (`![[Itself]]`) is a loop.
+    public var path: String?
+    /// The text of a note an embed (`![[Note]]`, `![[Note#Heading]]`) names, found by the
+    /// caller (the app from its copies, `cat --render` from the club); nil: the embed is drawn
+    /// as a link to it. Called while laying out, so it must answer at once.
+    public var embeds: (@Sendable (NoteLink) -> EmbeddedNote?)?
+    /// How deep embeds inside embeds are drawn; deeper ones are a line saying so.
+    public var embedDepth = 3
+    /// The notes being embedded around this layout, outermost first (lower-case paths): one of
+    /// them embedded again is a loop, drawn as one line.
+    var embedChain: [String] = []
+    /// How many embeds one layout draws; an embedded note's layout gets an eighth, so a note of
+    /// many embeds of embeds stays bounded (a few hundred layouts at the very most).
+    var embedBudget = 32
 
     public init(folder: String = "/byteclub", pictureRows: Int = 0, plain: Bool = false) {
         self.folder = folder
@@ -164,6 +201,24 @@ public struct RenderedStyle: OptionSet, Hashable, Sendable {
     public static let tableHeader = RenderedStyle(rawValue: 1 << 11)
     /// Said about the text rather than part of it: a link's address, footnote marks, alt text.
     public static let muted = RenderedStyle(rawValue: 1 << 12)
+    /// `==highlighted==` text.
+    public static let highlight = RenderedStyle(rawValue: 1 << 13)
+    /// A callout's box and title (`> [!note] Title`).
+    public static let callout = RenderedStyle(rawValue: 1 << 14)
+    /// Another note's text drawn inside this one (`![[Note]]`), and its frame.
+    public static let embed = RenderedStyle(rawValue: 1 << 15)
+}
+
+/// The text of a note an embed draws, as ``RenderOptions/embeds`` finds it.
+public struct EmbeddedNote: Sendable, Hashable {
+    /// Its club path ("/byteclub/Trip plan.md").
+    public var path: String
+    public var text: String
+
+    public init(path: String, text: String) {
+        self.path = path
+        self.text = text
+    }
 }
 
 /// A link or picture reference in the rendered note.

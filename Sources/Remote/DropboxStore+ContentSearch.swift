@@ -4,8 +4,10 @@ import Foundation
 extension DropboxStore: ContentSearchingStore {
     public func searchContents(_ query: String, in folder: String, limit: Int) async throws(RemoteError) -> [ContentMatch] {
         var found: [ContentMatch] = []
-        var reply = try await rpc(.search, ["query": query, "options": ["path": folder, "max_results": min(1000, max(1, limit)), "filename_only": false]],
-                                  path: folder, idempotent: true, decoding: ContentSearchReply.self)
+        // The club's own route gives each match's line (`byteclub_line`); Dropbox's gives none.
+        var reply = try await clubRPC(.clubSearch, else: .search, refused: clubSearchRefused,
+                                      ["query": query, "options": ["path": folder, "max_results": min(1000, max(1, limit)), "filename_only": false]],
+                                      path: folder, decoding: ContentSearchReply.self)
         var paging = ListingGuard(folder: folder, limits: listingLimits)
         while true {
             try paging.page(count: reply.matches.count, next: reply.hasMore ? reply.cursor : nil)
@@ -16,12 +18,13 @@ extension DropboxStore: ContentSearchingStore {
                                           ranges: (line?.ranges ?? []).compactMap { $0.count == 2 && $0[0] <= $0[1] ? $0[0]..<$0[1] : nil }))
             }
             guard found.count < limit, reply.hasMore, let cursor = reply.cursor else { return Array(found.prefix(limit)) }
-            reply = try await rpc(.searchContinue, ["cursor": cursor], path: folder, idempotent: true, decoding: ContentSearchReply.self)
+            reply = try await clubRPC(.clubSearchContinue, else: .searchContinue, refused: clubSearchRefused, ["cursor": cursor], path: folder,
+                                      decoding: ContentSearchReply.self)
         }
     }
 }
 
-/// `search_v2`'s answer with the club server's `byteclub_line` beside each match.
+/// `search_v2`'s answer, with `byteclub_line` beside each match on the club server's own route.
 private struct ContentSearchReply: Decodable, Sendable {
     struct Line: Decodable, Sendable {
         var text: String

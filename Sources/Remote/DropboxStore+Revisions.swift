@@ -29,24 +29,28 @@ extension DropboxStore {
                                deletedBy: answer.isDeleted ? answer.deletedBy : nil, hasMore: answer.hasMore)
     }
 
-    /// Whether revisions are asked on the club server's own route, which also says who deleted
-    /// a file: never of Dropbox (``speaksClub``, as ``readsInBatches``), and not again once a
-    /// server answered that it has no such route.
-    var asksClubRevisions: Bool { speaksClub && !clubRevisionsRefused.withLock { $0 } }
-
     /// `argument` (Dropbox's `ListRevisionsArg`, exactly: no field of byteclub's own goes on a
     /// Dropbox route) asked on `/2/byteclub/files/list_revisions` of a club server, else on
     /// Dropbox's `files/list_revisions`. A server that answers 404 there (a byteclub from before
     /// the route) is asked on Dropbox's route, now and from then on.
     private func listRevisions(_ argument: [String: Any], path: String) async throws(RemoteError) -> ListRevisionsResult {
-        if asksClubRevisions {
+        try await clubRPC(.clubListRevisions, else: .listRevisions, refused: clubRevisionsRefused, argument, path: path, decoding: ListRevisionsResult.self)
+    }
+
+    /// An idempotent call asked on the club server's own route `club`, which answers Dropbox's
+    /// route `dropbox`'s fields and more, else on `dropbox`: never `club` of Dropbox
+    /// (``speaksClub``), and not again once a server answered 404 there (a byteclub from before
+    /// the route), which `refused` then remembers.
+    func clubRPC<T: Decodable & Sendable>(_ club: Endpoint, else dropbox: Endpoint, refused: borrowing Mutex<Bool>, _ argument: [String: Any], path: String,
+                                          decoding: T.Type) async throws(RemoteError) -> T {
+        if speaksClub, !refused.withLock({ $0 }) {
             do {
-                return try await rpc(.clubListRevisions, argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
+                return try await rpc(club, argument, path: path, idempotent: true, decoding: T.self)
             } catch .server(404, _) {
-                clubRevisionsRefused.withLock { $0 = true }
+                refused.withLock { $0 = true }
             }
         }
-        return try await rpc(.listRevisions, argument, path: path, idempotent: true, decoding: ListRevisionsResult.self)
+        return try await rpc(dropbox, argument, path: path, idempotent: true, decoding: T.self)
     }
 
     /// An unknown rev (`invalid_revision`, or a rev of another file) is `.notFound("rev R of PATH")`.

@@ -100,6 +100,9 @@ public final class DropboxStore: RemoteStore, Sendable {
     /// Set once a club server answered that it has no `/2/byteclub/files/list_revisions` (an
     /// older byteclub): revisions are then asked on Dropbox's route (DropboxStore+Revisions).
     let clubRevisionsRefused = Mutex(false)
+    /// Set once a club server answered that it has no `/2/byteclub/files/search` (an older
+    /// byteclub): contents are then searched on Dropbox's route, without lines.
+    let clubSearchRefused = Mutex(false)
 
     public init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                 configuration: SessionConfiguration = .default, retry: RetryPolicy = RetryPolicy(),

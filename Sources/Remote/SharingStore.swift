@@ -42,6 +42,7 @@ extension SharingStore {
 /// `store` as a ``SharingStore``, or the error a person should read when it cannot share.
 public func sharingStore(_ store: any RemoteStore) throws(RemoteError) -> any SharingStore {
     if let sharing = store as? any SharingStore { return sharing }
-    if store is WebDAVStore { throw .local("this WebDAV server cannot make share links") }
-    throw .local("\(store.displayName) cannot make share links")
+    // Said as every capability a backend lacks is said (exit 1 in the CLI).
+    if store is WebDAVStore { throw .notSupported("share links (this WebDAV server cannot make them)") }
+    throw .notSupported("share links (\(store.displayName) cannot make them)")
 }

@@ -55,7 +55,7 @@ extension SearchIndex {
         switch target {
         case .note(let title): return "t:" + title.lowercased()
         case .path(let path), .photo(let path): return "p:" + path.lowercased()
-        case .web, .elsewhere: return nil
+        case .web, .elsewhere, .here: return nil
         }
     }
 

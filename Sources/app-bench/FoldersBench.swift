@@ -100,7 +100,7 @@ enum FoldersBench {
         print(row(["up a folder: Backspace to its frame (ms)", f(percentile(ups, 0.5)), f(percentile(ups, 0.95)), f(ups.last ?? 0), "≤ 30"], widths))
 
         // Moving the Archive into Old, its links updated: the index first has every note.
-        try await AppBench.wait("the index", timeout: 600) { app.state.indexChanges > 0 && app.state.indexing == nil }
+        try await AppBench.wait("the index", timeout: 600) { app.indexIsCurrent }
         let listing = NoteListing.make(app.state, format: DisplayFormat())
         guard let archive = listing.items.firstIndex(where: { if case .folder(let f) = $0 { f.name == "Archive" } else { false } }) else {
             throw BenchError("no row for the Archive")

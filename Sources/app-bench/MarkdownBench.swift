@@ -113,6 +113,7 @@ enum MarkdownBench {
         print(row(["", "first ms", "runs", "median ms", "p99 ms", "max ms"], widths))
         line("Alt-V after an edit", render.first, render.samples)
         print("")
+        try runVault(binary: binary, vim: vim)
     }
 
     /// Alt-V from the editor to the rendered view, each time after a one-letter edit (so the

@@ -13,8 +13,10 @@ struct Cat: AsyncParsableCommand {
         abstract: "Print a note.",
         discussion: """
             Prints the note's text as it is. --render lays it out as the app's rendered view does \
-            (headings, lists and task boxes, code in boxes, tables, footnotes; wrapped to the \
-            terminal's width or --width): styled, with web links as OSC 8 hyperlinks, on a terminal; \
+            (headings, lists and task boxes, code in boxes, tables, footnotes; Obsidian's callouts \
+            in boxes (folded ones as their title row), ==highlights==, math as its source, \
+            %%comments%% left out, and the notes ![[embedded]] drawn inside a frame, three deep, \
+            a loop drawn as one line; wrapped to the terminal's width or --width): styled, with web links as OSC 8 hyperlinks, on a terminal; \
             plain text in a pipe. Control characters in a note never reach the terminal. - reads the \
             note from stdin instead. --json prints {path_display, name, rev, size, modified, text} \
             (and rendered, the plain layout, with --render). Exits 3 when there is no such note.
@@ -34,7 +36,7 @@ struct Cat: AsyncParsableCommand {
         let options = self
         if path == "-" {
             let data = FileHandle.standardInput.readDataToEndOfFile()
-            try options.print(String(decoding: data, as: UTF8.self), path: nil, entry: nil)
+            try options.print(String(decoding: data, as: UTF8.self), path: nil, entry: nil, embeds: [:])
             return
         }
         let typed = backend.clubPath(self.path)
@@ -44,17 +46,20 @@ struct Cat: AsyncParsableCommand {
             guard let text = String(validating: data, as: UTF8.self) else {
                 throw RemoteError.local("\(entry.path) is not UTF-8 text")
             }
-            try options.print(text, path: entry.path, entry: entry)
+            let embeds = options.render ? await CatEmbeds.notes(of: text, at: entry.path, store: backend.store, root: backend.folder) : [:]
+            try options.print(text, path: entry.path, entry: entry, embeds: embeds)
         }
     }
 
-    private func print(_ text: String, path: String?, entry: RemoteEntry?) throws {
+    private func print(_ text: String, path: String?, entry: RemoteEntry?, embeds: [String: EmbeddedNote]) throws {
         let terminal = isatty(1) == 1
         var rendered: RenderedNote?
         if render {
             var options = RenderOptions(plain: path?.lowercased().hasSuffix(".txt") ?? false)
             options.cellWidth = { TextWidth.of($0) }
             options.folder = path.map { ($0 as NSString).deletingLastPathComponent } ?? ClubLayout().folder
+            options.path = path
+            if !embeds.isEmpty { options.embeds = { embeds[$0.destination.lowercased()] } }
             rendered = RenderedNote.layout(text, width: width ?? Self.terminalColumns() ?? 80, options: options)
         }
         if json {

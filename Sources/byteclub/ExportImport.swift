@@ -130,6 +130,9 @@ struct Export: AsyncParsableCommand {
                          vault: VaultManifest.Note? = nil) async throws -> String {
         let text = vault.map { VaultManifest.restoringPictures(in: text, $0.pictures) } ?? text
         let (own, body) = FrontMatter.split(text)
+        // Inline `#tags` are said by the text itself: never written again into its front matter.
+        let inline = Set(FrontMatterTags.inlineTags(in: String(body)))
+        let tags = tags.filter { !inline.contains($0) }
         let visible = tags.filter { $0 != ItemTags.pinTag }.sorted()
         let pinned = tags.contains(ItemTags.pinTag)
         if var matter = own {
@@ -167,18 +170,20 @@ struct Import: AsyncParsableCommand {
         abstract: "Bring a folder of notes (an Obsidian, zk or nb vault, or an export) into the club: every file in it.",
         discussion: """
             Every .md and .txt file becomes a note, as it is (front matter and [[links]] included), \
-            and its front matter's tags and `pinned: true` become the note's tags and pin. Pictures \
+            and its front matter's tags and `pinned: true` become the note's tags and pin (a tag \
+            the club cannot keep, or front matter that does not parse, is said; the note still \
+            comes whole). Pictures \
             (JPEG, PNG, GIF, HEIC, WebP) go under the club's photos/ folder, where PanoPhotos shows \
             them, in an album named after the folder they came from (a vault's or an export's \
             photos/ folder stays as it is), and the notes' picture links (![](assets/x.jpg), \
-            ![[x.jpg]]) are written to follow them. Every other file (PDFs, SVG icons, audio, \
+            ![[x.jpg|300]]) are written to follow them, each in its own style. Every other file (PDFs, SVG icons, audio, \
             video, JSON, canvas files) comes byte for byte to its place beside the notes, so \
             [[paper.pdf]] still finds it. Subfolders are kept (--flatten puts every file in the \
             club's folder itself). Hidden files and folders are left out, with a line naming them \
             (.obsidian, .zk and .nb: the vault's settings). What cannot be brought is named, \
             never renamed, and the import exits 4: a name the club refuses, one --flatten makes \
             twice, a FIFO, a socket or a symbolic link, a file that cannot be read. The line at \
-            the end counts the notes, pictures and other files. What import rewrote is kept in \
+            the end counts the notes, pictures and other files; exit 0 means every file came. What import rewrote is kept in \
             FOLDER/.byteclub/import.json, so byteclub export gives the vault back byte for byte. \
             A file already in the club with the same content is skipped, so an interrupted import \
             resumes where it stopped; one that differs is reported and left alone (exit 4).
@@ -236,6 +241,7 @@ struct Import: AsyncParsableCommand {
             var tagger = backend.store as? any TaggingStore
             if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }
             var skipped = 0
+            var untagged: [String] = []
             // Each item's fate, decided before anything is sent: already there, refused, or to send.
             var there = Set<Int>()
             var toSend: [Int] = []
@@ -270,7 +276,8 @@ struct Import: AsyncParsableCommand {
                 guard item.isNote, !dryRun, let tagging = tagger else { continue }
                 // Tags after the file, every run: an import interrupted between the two is mended by the next.
                 do {
-                    refused += try await Self.applyTags(of: item, store: tagging)
+                    // Said, never a failure: the note came whole, its text still holds them.
+                    untagged += try await Self.applyTags(of: item, store: tagging)
                 } catch RemoteError.notSupported {
                     // A WebDAV server that keeps no dead properties (rclone): said once.
                     tagger = nil
@@ -279,7 +286,7 @@ struct Import: AsyncParsableCommand {
             }
             progress.finish()
             if !dryRun { try await Self.record(landed, in: folder, store: backend.store) }
-            for refusal in refused { say(refusal) }
+            for line in untagged + refused { say(line) }
             problems.set(refused.count)
             // What is (or would be) in the club from the vault: sent now, or there before.
             say("\(sentIndices.count) \(dryRun ? "would be imported" : "imported"), \(skipped) already in the club: \(VaultFiles.summary(counts))")

@@ -14,7 +14,9 @@ struct Links: AsyncParsableCommand {
             Links are [[Title]], [[Title|text]], relative Markdown links ([x](Trip%20plan.md)), \
             pictures (![a](photos/desk.jpg), ![[desk.jpg]]) and web addresses; none inside code. \
             Each is printed with its line and where it leads, as the app follows it (a title in \
-            any folder, the nearest first; a missing note says so). Backlinks \
+            any folder, the nearest first; a file by its name with its extension, [[paper.pdf]]; a \
+            Markdown link from the note's folder, else from the club's, else by the end of its \
+            path; a missing note says so). Backlinks \
             come from the app's index in $XDG_CACHE_HOME/byteclub/, brought current first (only \
             changed notes are fetched); offline, from what it holds, saying so. --json prints one \
             object: {path_display, title, offline, outgoing: [{line, text, destination, syntax, \
@@ -76,7 +78,11 @@ struct Links: AsyncParsableCommand {
         // Where each link leads, by the app's rules (LocalClub's NoteResolver), over the notes
         // at any depth, with the aliases their front matter gives.
         let aliases = NoteResolver.aliases(of: (try? index.notesWithFrontMatter(naming: "aliases")) ?? [])
-        let resolver = NoteResolver(entries: notes, root: backend.folder, aliases: aliases)
+        // And the club's other files, which a link may name too ([[paper.pdf]], [x](plan.canvas)).
+        let files = offline ? [] : try await listRecursivelyIfThere(backend.store, backend.folder).filter {
+            $0.kind == .file && !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions)
+        }
+        let resolver = NoteResolver(entries: notes + files, root: backend.folder, aliases: aliases)
         let text: String, display: String
         if !offline {
             let (data, entry) = try await backend.store.read(path)
@@ -105,10 +111,18 @@ struct Links: AsyncParsableCommand {
             case .photo(let photo):
                 targetPath = photo
                 if !offline { exists = (try? await backend.store.metadata(photo)) != nil }
+            case .here:
+                targetPath = display
+                exists = true
             case .web, .elsewhere:
                 break
             }
-            outgoing.append(LinksJSON.Outgoing(link, target: target, path: targetPath, exists: exists))
+            var out = LinksJSON.Outgoing(link, target: target, path: targetPath, exists: exists)
+            // A link that found an attachment (a PDF, a canvas) rather than a note.
+            if exists == true, let found = targetPath, out.target == "note", !ClubLayout.hasExtension(found, in: ClubLayout.noteExtensions) {
+                out.target = "file"
+            }
+            outgoing.append(out)
         }
         let found = try index.backlinks(to: display)
         // Members by name where the server says (a club server's accounts); the id stays beside it.
@@ -129,7 +143,7 @@ struct LinksJSON: Encodable {
         /// "wiki", "markdown" or "autolink".
         var syntax: String
         var isImage: Bool
-        /// "note", "photo", "web" or "elsewhere".
+        /// "note", "file" (another file of the club: a PDF, a canvas), "photo", "web" or "elsewhere".
         var target: String
         /// The club path it leads to (a missing note: the path or nil for a title), else nil.
         var pathDisplay: String?
@@ -151,7 +165,7 @@ struct LinksJSON: Encodable {
             }
             isImage = link.isImage
             switch target {
-            case .note, .path: self.target = "note"
+            case .note, .path, .here: self.target = "note"
             case .photo: self.target = "photo"
             case .web: self.target = "web"
             case .elsewhere: self.target = "elsewhere"

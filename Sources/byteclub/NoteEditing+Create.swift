@@ -70,7 +70,9 @@ extension NoteEditing {
             say("the club cannot be reached now; the note is made here and sent when it answers")
             return nil
         }
-        return NoteResolver(entries: entries, root: folder).note(titled: title, from: nil)?.path
+        // Among the notes alone: a title is never another kind of file's name.
+        let notes = entries.filter { $0.kind == .file && ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
+        return NoteResolver(entries: notes, root: folder).note(titled: title, from: nil)?.path
     }
 
     /// The template titled `name` in the club's `templates/` folder, its placeholders filled;

@@ -123,7 +123,7 @@ struct Ls: AsyncParsableCommand {
     @Argument(help: "The folder: a path in the club's folder (default: the club's folder, the notes), /PATH from the remote's root, or NAME:PATH on the remote NAME of config.toml.")
     var path: String = ""
     @Flag(help: "Print JSON, one array of entries.") var json = false
-    @Option(help: "List only the files with this tag (see `byteclub tag`), in every folder under the folder listed: the whole club unless a folder is given.")
+    @Option(help: "List only the files with this tag or a tag nested under it (`project` lists `project/alpha`; see `byteclub tag`), in every folder under the folder listed: the whole club unless a folder is given.")
     var tag: String?
     @Option(help: "With --tag: look only in this folder and the folders in it (as the folder argument: a path in the club's folder, /PATH or NAME:PATH).")
     var folder: String?

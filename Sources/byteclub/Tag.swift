@@ -12,7 +12,8 @@ struct Tag: AsyncParsableCommand {
         discussion: """
             With no changes, prints the file's tags, one per line. `+name` (or a bare name) adds a \
             tag, `-name` removes one; the tags after the change are printed. A tag is letters, \
-            digits and _ (at most \(TagText.maximumLength) characters, at most \(TagText.maximumPerItem) \
+            digits and _, or a nested tag of such parts joined by / (`project/alpha`; the club \
+            server and WebDAV keep them, Dropbox itself does not) (at most \(TagText.maximumLength) characters, at most \(TagText.maximumPerItem) \
             per file), stored in lower case as Dropbox stores it. A pin is the reserved tag \
             `\(ItemTags.pinTag)` (`+\(ItemTags.pinTag)` pins). A bad name is refused before anything \
             is sent (exit 64); a missing file exits 3; a WebDAV server that cannot keep tags exits 1, saying so.
@@ -65,14 +66,14 @@ func tagging(_ store: any RemoteStore) throws(RemoteError) -> any TaggingStore {
 extension Ls {
     /// `ls --tag NAME`: every file in `folder` and in every folder under it (the whole club when
     /// no folder was given; hidden folders such as `.obsidian` left out), then their tags,
-    /// printing only those with `tag`, each line naming its file by the path from `folder`.
-    /// (A tag is one word, letters, digits and `_`: there are no nested tags to look into.)
+    /// printing only those with `tag` or a tag nested under it (`project/alpha` under
+    /// `project`), each line naming its file by the path from `folder`.
     static func listTagged(_ folder: String, tag: String, json: Bool, store: any RemoteStore) async throws(RemoteError) {
         let tagger = try tagging(store)
         let printer = ListingPrinter(json: json, names: MemberNames(store: store), under: folder)
         let files = try await store.listRecursively(folder).filter { $0.kind == .file && !isHidden($0, under: folder) }
         let tags = try await tagger.tags(of: files.map(\.path))
-        await printer.print(files.filter { tags[$0.pathLower]?.contains(tag) == true })
+        await printer.print(files.filter { tags[$0.pathLower]?.contains { TagText.isUnder($0, parent: tag) } == true })
         await printer.finish()
     }
 

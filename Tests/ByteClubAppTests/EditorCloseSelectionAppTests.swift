@@ -68,6 +68,7 @@ final class EditorCloseSelectionAppTests: XCTestCase {
         case .note(let entry, _)?: return entry.name
         case .draft(let draft)?: return "draft: " + draft.title
         case .folder(let folder)?: return "folder: " + folder.name
+        case .file(let entry)?: return "file: " + entry.name
         case nil: return nil
         }
     }

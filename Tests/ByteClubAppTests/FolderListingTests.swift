@@ -25,6 +25,30 @@ final class FolderListingTests: XCTestCase {
         NoteListing.make(state, format: Clock.format).rows.map { $0.cells[0] }
     }
 
+    /// Issue 55: a vault's other files are rows of their folder after its notes, counted in
+    /// their folders' rows, never taken for notes; a live change to one changes its row.
+    func testAttachmentsAreRowsOfTheirFolderAndCountedInItsRow() {
+        let layout = ClubLayout()
+        var state = AppState(backend: "test")
+        let generation = state.beginLoad(.notes)
+        let listed = ["/byteclub/Vault/Plan.md", "/byteclub/Vault/Papers/paper.pdf", "/byteclub/Vault/Papers/board.canvas",
+                      "/byteclub/Vault/Papers/Reading.md", "/byteclub/photos/x.pdf", "/byteclub/.obsidian/app.json"].map { note($0) }
+            + ["/byteclub/Vault", "/byteclub/Vault/Papers"].map { RemoteEntry(kind: .folder, name: NotesFolder.name(of: $0), path: $0) }
+        XCTAssertEqual(listed.filter(layout.isAttachment).map(\.name), ["paper.pdf", "board.canvas"], "not under photos/ or a hidden folder")
+        state.finishLoad(.notes, generation: generation, result: .success(layout.notesTree(listed) + listed.filter(layout.isAttachment)))
+        XCTAssertEqual(state.notes.entries.map(\.name).sorted(), ["Plan.md", "Reading.md"], "a PDF is no note")
+        XCTAssertEqual(state.notes.files.map(\.name).sorted(), ["board.canvas", "paper.pdf"])
+        let top = NoteListing.make(state, format: Clock.format).rows
+        XCTAssertEqual(top.first?.cells, ["▸ Vault/", "2 notes", "· 2 files"])
+        state.openFolder("/byteclub/Vault/Papers")
+        XCTAssertEqual(titles(state), ["◂ ..", "Reading", "◇ board.canvas", "◇ paper.pdf"])
+        // Another member adds an audio file: its folder's row counts it at once.
+        _ = state.applyChanges(.notes, [.updated(note("/byteclub/Vault/Papers/talk.mp3"))], layout: layout, format: Clock.format)
+        XCTAssertEqual(titles(state), ["◂ ..", "Reading", "◇ board.canvas", "◇ paper.pdf", "◇ talk.mp3"])
+        state.openFolder("/byteclub")
+        XCTAssertEqual(NoteListing.make(state, format: Clock.format).rows.first?.cells, ["▸ Vault/", "2 notes", "· 3 files"])
+    }
+
     func testTheTopListsItsFoldersWithCountsAtAnyDepthThenItsNotes() {
         var state = state(["/byteclub/Welcome.md", "/byteclub/Trips/Day one.md", "/byteclub/Trips/2026/Deep.md", "/byteclub/photos/x.md",
                            "/byteclub/.obsidian/y.md"], folders: ["/byteclub/Trips", "/byteclub/Empty", "/byteclub/photos"])

@@ -79,6 +79,7 @@ extension NoteItem {
         case .note(let entry, _): return ClubLayout.title(of: entry.name)
         case .draft(let draft): return draft.title
         case .folder(let folder): return folder.name + "/"
+        case .file(let entry): return entry.name
         }
     }
 }

@@ -88,7 +88,8 @@ final class ShellBehaviourTests: XCTestCase {
         let canvas = harness.render(width: 80, height: 24)
         XCTAssertNotNil(canvas.position(of: "Welcome"))
         XCTAssertNil(canvas.position(of: "ideas"))
-        XCTAssertNotNil(canvas.position(of: "1 of 3"))
+        // Of the folder's four rows: three notes and binary.bin, a file of the club (◇).
+        XCTAssertNotNil(canvas.position(of: "1 of 4"))
         harness.press(.enter, .char("j"))
         XCTAssertEqual(harness.app.state.notes.list.filter, "wel")
         harness.press(.escape)

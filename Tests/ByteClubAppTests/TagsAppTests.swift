@@ -110,6 +110,36 @@ final class TagsAppTests: XCTestCase {
         harness.app.stopLiveUpdates()
     }
 
+    /// Issue 55: inline `#tags` typed in a note's text (a nested one too) are club tags once it is
+    /// saved in the app, and `/#project ` finds the note by its nested tag's parent.
+    func testSavingInlineTagsTagsTheNoteAndTheFilterFindsItUnderTheParent() async throws {
+        let club = try await MembersClub(notes: ["Plans.md": "Meet on Friday\n", "Other.md": "nothing\n"])
+        self.club = club
+        let harness = Harness(store: store(club, club.annToken))
+        await harness.start()
+        let plans = titles(harness).firstIndex(of: "Plans.md") ?? 0
+        harness.app.update { $0.notes.list.selected = plans }
+        harness.press(.enter)
+        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        harness.press(.documentStart)
+        for character in "Work on #project/alpha and #Trip, not `#code` or #2026." { harness.press(.char(character)) }
+        harness.press(.enter)
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("saved") { harness.app.state.message?.text == "Saved \"Plans.md\"" }
+        let found = try await store(club, club.rayToken).tags(of: ["/byteclub/Plans.md"])
+        XCTAssertEqual(Set(found["/byteclub/plans.md"] ?? []), ["project/alpha", "trip"], "the inline tags are the club's")
+        await harness.waitUntil("the tags in the list") {
+            Set(harness.app.state.tags.byPath["/byteclub/plans.md"]?.all ?? []) == ["project/alpha", "trip"]
+        }
+        harness.press(.escape)
+        await harness.waitUntil("the editor closed") { harness.app.state.note == nil }
+        for character in "/#project " { harness.press(.char(character)) }
+        let filtered = harness.render(width: 120, height: 36).dump()
+        XCTAssertTrue(filtered.contains("Plans  #project/alpha #trip") || filtered.contains("Plans  #trip #project/alpha"), filtered)
+        XCTAssertFalse(filtered.split(separator: "\n").contains { $0.contains("Other") && !$0.contains("? help") }, filtered)
+        harness.app.stopLiveUpdates()
+    }
+
     func testAnOfflineStartShowsTheTagsKeptWithTheCachedList() async throws {
         let club = try await MembersClub(notes: ["Plans.txt": "x\n", "Budget.txt": "y\n"])
         self.club = club

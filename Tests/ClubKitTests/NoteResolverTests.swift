@@ -1,4 +1,5 @@
 import LocalClub
+import Markdown
 import Remote
 import XCTest
 
@@ -43,5 +44,28 @@ final class NoteResolverTests: XCTestCase {
         XCTAssertEqual(resolver.resolve(.note(title: "Sailing"), from: "/byteclub/Home.md"), .one(plan))
         XCTAssertEqual(resolver.resolve(.path("/byteclub/Trips/Plan"), from: nil), .one(plan))
         XCTAssertEqual(resolver.resolve(.photo("/byteclub/photos/x.jpg"), from: nil), .none)
+    }
+
+    /// Issue 55: attachments by their name with its extension, and Markdown links that do not
+    /// lead where they say from the note's folder, as Obsidian finds them.
+    func testAttachmentsByNameAndMarkdownLinksAsObsidianFindsThem() {
+        let pdf = note("/byteclub/Vault/Test Attachments/a_pdf_file.pdf"), other = note("/byteclub/Other/a_pdf_file.pdf")
+        let linked = note("/byteclub/Vault/Test Data/link_in_task_markdown_link.md"), version = note("/byteclub/Vault/v1.2.md")
+        let resolver = NoteResolver(entries: [pdf, other, linked, version, note("/byteclub/Vault/Manual/Smoke.md")], root: "/byteclub")
+        XCTAssertEqual(resolver.entries.count, 3, "notes are the entries; the other files are files")
+        XCTAssertEqual(resolver.resolve("a_pdf_file.pdf", from: "/byteclub/Vault/Test Data/x.md"), .one(pdf), "the nearest of that name")
+        XCTAssertEqual(resolver.resolve("A_PDF_FILE.pdf", from: "/byteclub/Other/y.md"), .one(other))
+        XCTAssertEqual(resolver.resolve("Test Attachments/a_pdf_file.pdf", from: "/byteclub/Other/y.md"), .one(pdf), "by the end of its path")
+        XCTAssertEqual(resolver.resolve("v1.2", from: nil), .one(version), "no file is so named: the note")
+        XCTAssertEqual(resolver.resolve("missing.pdf", from: nil), .none)
+        // [x](a_pdf_file.pdf) in Test Data/: not beside the note; by its name, as Obsidian does.
+        XCTAssertEqual(resolver.resolve(.path("/byteclub/Vault/Test Data/a_pdf_file.pdf"), from: "/byteclub/Vault/Test Data/x.md"), .one(pdf))
+        // [x](Test%20Data/link_in_task_markdown_link.md) from Manual/: the path's end.
+        XCTAssertEqual(resolver.resolve(.path("/byteclub/Vault/Manual/Test Data/link_in_task_markdown_link.md"), from: "/byteclub/Vault/Manual/Smoke.md"), .one(linked))
+        // [x](Manual/Smoke) from Test Data/: from the club folder's Vault/, by its end.
+        XCTAssertEqual(resolver.resolve(.path("/byteclub/Vault/Test Data/Manual/Smoke"), from: "/byteclub/Vault/Test Data/x.md"),
+                       .one(note("/byteclub/Vault/Manual/Smoke.md")))
+        XCTAssertEqual(resolver.resolve(.path("/byteclub/Vault/Test Data/markdownLink.md"), from: "/byteclub/Vault/Test Data/x.md"), .none)
+        XCTAssertEqual(resolver.resolve(.path("/elsewhere/x.md"), from: "/byteclub/Vault/Test Data/x.md"), .none)
     }
 }

@@ -14,12 +14,13 @@ final class ContentSearchTests: XCTestCase {
         await club?.tearDown()
     }
 
-    /// (name, match_type tag, byteclub_line) of each match.
-    func search(_ query: String, path: String = "", filenameOnly: Bool? = false, max: Int = 100,
+    /// (name, match_type tag, byteclub_line) of each match, on the club's own route (which gives
+    /// lines) unless another is named.
+    func search(_ query: String, path: String = "", filenameOnly: Bool? = false, max: Int = 100, route: String = "2/byteclub/files/search",
                 file: StaticString = #filePath, line: UInt = #line) async throws -> [(String, String, [String: Any]?)] {
         var options: [String: Any] = ["path": path, "max_results": max]
         if let filenameOnly { options["filename_only"] = filenameOnly }
-        let reply = try await club.rpc("2/files/search_v2", ["query": query, "options": options])
+        let reply = try await club.rpc(route, ["query": query, "options": options])
         XCTAssertEqual(reply.status, 200, reply.text, file: file, line: line)
         return (reply.json["matches"] as? [[String: Any]] ?? []).map { match in
             let metadata = (match["metadata"] as? [String: Any])?["metadata"] as? [String: Any]
@@ -52,6 +53,10 @@ final class ContentSearchTests: XCTestCase {
         XCTAssertEqual(trip["column"] as? Int, 0)
         XCTAssertEqual(trip["text"] as? String, "Boat hire on the lake")
         XCTAssertEqual(trip["ranges"] as? [[Int]], [[0, 4]])
+        // Dropbox's route finds the same, in Dropbox's fields alone: no line.
+        let dropbox = try await search("boat", route: "2/files/search_v2")
+        XCTAssertEqual(Set(dropbox.map { "\($0.0) \($0.1)" }), ["Trip.txt content", "Boat list.txt filename"])
+        XCTAssertTrue(dropbox.allSatisfy { $0.2 == nil }, "no byteclub_line on a Dropbox route")
 
         let r1 = try await search(#""boat hire" -lake"#)
         XCTAssertEqual(r1.map(\.0), [])

@@ -57,13 +57,22 @@ final class TagTests: XCTestCase {
     func testErrors() async throws {
         try club.write("byteclub/a.txt", "a")
         // A tag name outside `[\w]+` or over 32 characters: 400, as the API's validation answers.
-        for bad in ["two words", "dash-ed", "", String(repeating: "x", count: 33), "semi;colon", "#hash"] {
+        for bad in ["two words", "dash-ed", "", String(repeating: "x", count: 33), "semi;colon", "#hash", "/lead", "trail/", "a//b", "/"] {
             let reply = try await add(bad, "/byteclub/a.txt")
             XCTAssertEqual(reply.status, 400, "\(bad): \(reply.text)")
             XCTAssertTrue(reply.text.contains("tag_text"), reply.text)
         }
         let got2 = try await add(String(repeating: "é", count: 32), "/byteclub/a.txt").status
         XCTAssertEqual(got2, 200, "letters of any script, 32 at most")
+        // A nested tag (Obsidian's `project/alpha`, issue 55): word parts joined by single '/'s, kept in lower case.
+        let nested = try await add("Project/Alpha", "/byteclub/a.txt").status
+        XCTAssertEqual(nested, 200)
+        let kept = try await tags(["/byteclub/a.txt"])["/byteclub/a.txt"] ?? []
+        XCTAssertTrue(kept.contains("project/alpha"), "\(kept)")
+        XCTAssertTrue(TagText.isUnder("project/alpha", parent: "project") && !TagText.isUnder("projects", parent: "project")
+                      && !TagText.isUnder("project", parent: "project/alpha"))
+        let removed = try await club.rpc("2/files/tags/remove", ["path": "/byteclub/a.txt", "tag_text": "project/alpha"]).status
+        XCTAssertEqual(removed, 200)
         // A missing file: BaseTagError.path, a LookupError.
         var reply = try await add("x", "/byteclub/missing.txt")
         XCTAssertEqual(reply.status, 409)

@@ -51,7 +51,7 @@ final class BringAVaultJourneyTests: XCTestCase {
         // Its pictures are under photos/, in an album named after their folder; its notes' links follow.
         XCTAssertEqual(try? Data(contentsOf: club.notes.appendingPathComponent("photos/assets/deck.jpg")), deck)
         XCTAssertNil(club.text("assets/deck.jpg"))
-        XCTAssertEqual(club.text("Welcome.md"), "---\ntags: [boat, trip]\n---\n# Welcome aboard\nThe deck: ![deck.jpg](<photos/assets/deck.jpg>)\n")
+        XCTAssertEqual(club.text("Welcome.md"), "---\ntags: [boat, trip]\n---\n# Welcome aboard\nThe deck: ![[photos/assets/deck.jpg]]\n", "a wiki link stays one")
         XCTAssertEqual(club.text("Trips/Day one.md"), "# Day one\n![the deck](<../photos/assets/deck.jpg>)\nWind from the west.\n")
         XCTAssertNil(club.text(".obsidian/app.json"), "the vault's own settings stay out")
 

@@ -13,10 +13,25 @@ final class NoteLinksPicturesTests: XCTestCase {
         let text = "# Welcome\n![the deck](assets/deck.jpg) and ![[deck.jpg]]\n[a note](Other.md) ![web](https://x.org/a.jpg)\n"
         let (moved, count) = NoteLinks.relocatingPictures(in: text, folder: "/byteclub", moves: moves)
         XCTAssertEqual(count, 2)
-        XCTAssertEqual(moved, "# Welcome\n![the deck](<photos/assets/deck.jpg>) and ![deck.jpg](<photos/assets/deck.jpg>)\n[a note](Other.md) ![web](https://x.org/a.jpg)\n")
+        XCTAssertEqual(moved, "# Welcome\n![the deck](<photos/assets/deck.jpg>) and ![[photos/assets/deck.jpg]]\n[a note](Other.md) ![web](https://x.org/a.jpg)\n",
+                       "each link keeps its own style")
         // And the new links lead where the pictures are.
         let targets = NoteLinks.scan(moved).filter(\.isImage).map { $0.target(inFolder: "/byteclub") }
         XCTAssertEqual(targets.prefix(2), [.photo("/byteclub/photos/assets/deck.jpg"), .photo("/byteclub/photos/assets/deck.jpg")])
+    }
+
+    /// Issue 55: `![[lisbon.jpg|300]]` stays a wiki link with its size (and an alias its alias),
+    /// never `![lisbon.jpg](…)`.
+    func testAWikiPictureKeepsItsStyleItsSizeAndItsText() {
+        let text = "![[deck.jpg|300]] ![[Deck.JPG|100x145]]\n![[map one.jpg|the map]]\n"
+        let (moved, rewrites) = NoteLinks.relocatedPictures(in: text, folder: "/byteclub/trips", moves: moves)
+        XCTAssertEqual(moved, "![[../photos/assets/deck.jpg|300]] ![[../photos/assets/deck.jpg|100x145]]\n![[../photos/trips/map one.jpg|the map]]\n")
+        XCTAssertEqual(rewrites.map(\.original), ["![[deck.jpg|300]]", "![[Deck.JPG|100x145]]", "![[map one.jpg|the map]]"])
+        let links = NoteLinks.scan(moved)
+        XCTAssertEqual(links.map(\.syntax), [.wiki, .wiki, .wiki])
+        XCTAssertEqual(links.map { $0.target(inFolder: "/byteclub/trips") },
+                       [.photo("/byteclub/photos/assets/deck.jpg"), .photo("/byteclub/photos/assets/deck.jpg"), .photo("/byteclub/photos/trips/map one.jpg")])
+        XCTAssertEqual(links.last?.text, "the map")
     }
 
     func testANoteInASubfolderGetsAPathFromItsOwnFolder() {

@@ -36,6 +36,13 @@ final class NoteLinksTests: XCTestCase {
         XCTAssertEqual(NoteLinks.scan(text).map(\.destination), ["but this"])
     }
 
+    /// A link in an HTML comment is none (Obsidian leaves it out too); one right after a tag,
+    /// `<br>[[Other File]]` as the Tasks plugin's vault writes it, is one.
+    func testALinkRightAfterInlineHTMLIsALinkAndOneInACommentIsNot() {
+        let text = "- [ ] Task with<br>[[Other File]] and<br>[[Other File#Some Header|h]]\n- gone: <!-- [[commented]] --> <b>[[bold]]</b>\n"
+        XCTAssertEqual(NoteLinks.scan(text).map(\.destination), ["Other File", "Other File", "bold"])
+    }
+
     func testOddBracketsAreNotLinks() {
         XCTAssertEqual(NoteLinks.scan("[[]] [[a [b]] [[x\ny]] [[ok]] ]] [[").map(\.destination), ["ok"])
         XCTAssertEqual(NoteLinks.scan("").count, 0)

@@ -84,8 +84,9 @@ final class LsTagCLITests: XCTestCase {
         let twice = try run(["ls", "Other", "--tag", "trip", "--folder", "Trips"] + club)
         XCTAssertEqual(twice.status, 64, twice.stderr)
 
-        // A tag is one word: there are no nested tags (`project/alpha`) to look into.
+        // A nested tag (issue 55) is listed under its parent too.
         let nested = try run(["tag", "Plan.md", "+project/alpha"] + club)
-        XCTAssertEqual(nested.status, 64, nested.stderr)
+        XCTAssertEqual(nested.status, 0, nested.stderr)
+        XCTAssertEqual(try listed(try run(["ls", "--tag", "project", "--json"] + club)), ["/byteclub/Plan.md"])
     }
 }

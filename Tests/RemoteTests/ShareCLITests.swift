@@ -114,7 +114,7 @@ final class ShareWebDAVCLITests: XCTestCase {
         cli = CLI(environment: environment, directory: cli.directory)
         let shared = try cli.run(["share", "/byteclub/a.txt", "--webdav", server.url.absoluteString, "--user", server.user])
         XCTAssertEqual(shared.status, 1)
-        XCTAssertEqual(shared.stderr, "byteclub: this WebDAV server cannot make share links\n")
+        XCTAssertEqual(shared.stderr, "byteclub: Not supported by this remote: share links (this WebDAV server cannot make them)\n")
         XCTAssertEqual(shared.stdout, "")
     }
 }

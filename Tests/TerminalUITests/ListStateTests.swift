@@ -72,6 +72,23 @@ final class ListStateTests: XCTestCase {
         XCTAssertEqual(state.selectedRow(in: rows), 12, "the selected row stays selected")
     }
 
+    /// Issue 55: a nested tag lists under its parent in the tag filter.
+    func testATagFilterFindsNestedTagsUnderTheirParent() async {
+        let tagged = [ListRow(["Alpha"], tags: ["project/alpha"]), ListRow(["Plan"], tags: ["project"]),
+                      ListRow(["Deep"], tags: ["project/beta/one"]), ListRow(["Other"], tags: ["projects", "alpha"])]
+        var state = ListState()
+        func filtered(_ text: String) -> [Int] {
+            _ = press([.escape], &state, rows: tagged)
+            _ = press([.char("/")] + KeyDecoder.decode(text), &state, rows: tagged)
+            return state.visibleIndices(in: tagged)
+        }
+        XCTAssertEqual(filtered("#project "), [0, 1, 2], "the parent, and the notes tagged under it")
+        XCTAssertEqual(filtered("#project/"), [0, 2], "only the nested ones")
+        XCTAssertEqual(filtered("#project/beta "), [2])
+        XCTAssertEqual(filtered("#project/alpha "), [0])
+        XCTAssertEqual(filtered("#alpha "), [3], "a nested tag's last part is no tag of its own")
+    }
+
     func testEscWhileTypingClearsTheFilter() async {
         var state = ListState()
         _ = press(KeyDecoder.decode("/99"), &state)

@@ -5,13 +5,23 @@ public struct ListRow: Hashable, Sendable {
     public var searchKey: String
     /// The row's tags, lowercased, each with a space before and after (" trip  boat "): a
     /// filter that starts with `#` matches these instead of the text (`#tri` finds `trip`;
-    /// `#trip ` only `trip` itself).
+    /// `#trip ` only `trip` itself). A nested tag (`project/alpha`) counts its parents too, so
+    /// `#project ` finds the notes tagged `project/alpha` under it.
     public var tagKey: String
 
     public init(_ cells: [String], searchText: String? = nil, tags: [String] = []) {
         self.cells = cells
         self.searchKey = (searchText ?? cells.first ?? "").lowercased()
-        self.tagKey = tags.map { " " + $0.lowercased() + " " }.joined()
+        var keys: [String] = []
+        for tag in tags.map({ $0.lowercased() }) {
+            var parent = ""
+            for part in tag.split(separator: "/").dropLast() {
+                parent += parent.isEmpty ? String(part) : "/" + part
+                if !keys.contains(parent), !tags.contains(parent) { keys.append(parent) }
+            }
+            keys.append(tag)
+        }
+        self.tagKey = keys.map { " " + $0 + " " }.joined()
     }
 
     /// Whether the row matches `needle`, which must already be lowercased.

@@ -43,7 +43,12 @@ enum HistoryCheck {
             let inDraft = drafts[line.member]?[line.club].contains { $0.contains(line.text) } ?? false
             switch line.told {
             case .saved:
-                if !onServer { found.append("step \(line.step): \(line.member) was told \"\(line.text)\" was saved; it is not in club \(line.club)") }
+                if !onServer {
+                    // What the note holds instead, and the drafts that hold the line: where it went.
+                    let now = texts[line.club].first { $0.key.lowercased() == note.path.lowercased() }.map { $0.value }.map { String($0.prefix(400)) } ?? "no such note"
+                    let kept = (drafts[line.member]?[line.club] ?? []).filter { $0.contains(line.text) }.count
+                    found.append("step \(line.step): \(line.member) was told \"\(line.text)\" was saved; it is not in club \(line.club) (\(note.path) holds: \(now.debugDescription); \(kept) draft(s) hold it)")
+                }
             case .queued, .kept, .typed:
                 if !onServer && !inDraft {
                     found.append("step \(line.step): \(line.member)'s \"\(line.text)\" (\(line.told.rawValue)) is neither in club \(line.club) nor in a draft of it")

@@ -206,6 +206,7 @@ final class HistoryRun {
         if !harness.app.state.notes.list.filter.isEmpty { harness.press(.escape) }
         harness.press(.char("/"))
         for character in title { harness.press(.char(character)) }
+        let said = harness.app.state.message
         harness.press(.enter, .enter)
         deadline = Date().addingTimeInterval(10)
         let started = Date().addingTimeInterval(1)
@@ -213,6 +214,9 @@ final class HistoryRun {
             if let session = harness.app.state.note {
                 if session.phase == .editing { return session.editor.title.text == title }
             } else if Date() > started {
+                return false
+            } else if let message = harness.app.state.message, message != said, message.text.hasPrefix("Could not open") {
+                // Said at once (offline, nothing kept here): no need to wait out the second.
                 return false
             }
             try? await Task.sleep(for: .milliseconds(5))
@@ -293,8 +297,9 @@ final class HistoryRun {
                 lines.append(HistoryLine(text: text, note: note, club: club, member: member, step: step, told: .typed))
                 return
             }
+            let sent = harness.app.state.note?.editor.body.text ?? ""
             let told = await save(harness)
-            settleTyped(member, note: note, told)
+            settleTyped(member, note: note, told, in: sent)
             if let told { lines.append(HistoryLine(text: text, note: note, club: club, member: member, step: step, told: told)) }
             machines[member]!.typing = nil
             if member == .ann { view.annTyping = nil }
@@ -309,10 +314,16 @@ final class HistoryRun {
         case .cliEdit(let member, let index, let note):
             guard let known = notes[note], known.club == index, !known.deleted else { return }
             let text = line(note, member, club: index)
+            // `byteclub edit` opens the note's draft this machine's app left (lines typed there and
+            // not saved): what it is told of its save, those lines are told too.
+            let draft = DraftStore(directory: machines[member]!.drafts(keys[index])).load(Draft.id(forPath: known.path))
+            let carried = lines.indices.filter { lines[$0].note == note && lines[$0].member == member && lines[$0].told == .typed
+                && draft?.body.contains(lines[$0].text) == true }
             let result = try machines[member]!.cli(["edit", known.path], club: clubs[index],
                                                    environment: ["EDITOR": editor.path, "VISUAL": editor.path, "HISTORY_LINE": text])
             if let told = Self.told(result) {
                 lines.append(HistoryLine(text: text, note: note, club: index, member: member, step: step, told: told))
+                for carry in carried { lines[carry].told = told }
             }
             if result.status != 0 { log[log.count - 1] += " [exit \(result.status): \(result.stderr.split(separator: "\n").last ?? "")]" }
         case .cliMove(let member, let index, let note, let folder):
@@ -374,8 +385,12 @@ final class HistoryRun {
     }
 
     /// What was typed in `note` and left unsaved went with a save that said `told`.
-    private func settleTyped(_ member: HistoryMember, note: Int, _ told: HistoryTold?) {
-        for index in lines.indices where lines[index].note == note && lines[index].member == member && lines[index].told == .typed {
+    /// What a save of `text` told the lines typed into it. A line typed that the text does not
+    /// hold stays typed: its draft was kept apart (another process wrote the note's draft while
+    /// it was open), and it is in that draft, not in this save.
+    private func settleTyped(_ member: HistoryMember, note: Int, _ told: HistoryTold?, in text: String) {
+        for index in lines.indices where lines[index].note == note && lines[index].member == member && lines[index].told == .typed
+            && text.contains(lines[index].text) {
             lines[index].told = told ?? .typed
         }
     }
@@ -384,7 +399,7 @@ final class HistoryRun {
     /// (Ctrl-S, then Esc), as one would before a new note or another note.
     private func finishTyping(_ member: HistoryMember, in harness: Harness) async {
         guard let note = machines[member]!.typing else { return }
-        if harness.app.state.note != nil { settleTyped(member, note: note, await save(harness)) }
+        if let sent = harness.app.state.note?.editor.body.text { settleTyped(member, note: note, await save(harness), in: sent) }
         await close(harness)
         machines[member]!.typing = nil
         if member == .ann { view.annTyping = nil }

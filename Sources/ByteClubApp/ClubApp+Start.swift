@@ -1,0 +1,33 @@
+import Foundation
+import TerminalUI
+
+/// At start: what was kept from last time is said; the clock's tick and the live updates' seams.
+extension ClubApp {
+    /// Says how many drafts were kept from last time, and how many from an older byteclub were
+    /// kept aside. A draft whose text waits in the outbox is saved as far as the user is
+    /// concerned (the status bar counts it as waiting): only the others are unsaved.
+    func sayWhatWasKept() {
+        let queued = Set(configuration.outbox?.all().compactMap(\.draftID) ?? [])
+        let unsaved = state.drafts.filter { !queued.contains($0.id) }.count
+        var kept: [String] = []
+        if unsaved > 0 { kept.append("\(unsaved) unsaved draft\(unsaved == 1 ? "" : "s") kept from last time, marked ✎ in Notes") }
+        let aside = configuration.draftsKeptAside
+        if aside > 0 {
+            kept.append("\(aside) draft\(aside == 1 ? "" : "s") from an older byteclub kept aside, not known to be this club's: byteclub outbox lists \(aside == 1 ? "it" : "them")")
+        }
+        if !kept.isEmpty {
+            let said = kept.joined(separator: " · ")
+            update { $0.message = StatusMessage(said) }
+        }
+    }
+
+    /// Asks for a frame when a relative time on screen ("just now") would read otherwise.
+    func clockTicked() {
+        if model.state.relativeTimes.isDue(now: configuration.format.now()) { compositor.setNeedsRedraw() }
+    }
+
+    /// Stops the live updates (the longpolls in flight are cancelled); quitting does it too.
+    public func stopLiveUpdates() { live.stop() }
+    /// Failures in a row of `tab`'s live updates (each schedules the next try in the same turn).
+    public func liveFailuresInARow(_ tab: Tab) -> Int { live.failuresInARow(tab) }
+}

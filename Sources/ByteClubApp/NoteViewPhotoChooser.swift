@@ -28,7 +28,7 @@ extension NoteViewController {
             emptyHint: "No photos in the club yet (Alt-U uploads one)", onChoice: onChoice)
     }
 
-    /// `Alt-U`: a local JPEG uploaded to the club's photos, then its reference (with the name
+    /// `Alt-U`: a local picture uploaded to the club's photos, then its reference (with the name
     /// the server gave it, renamed if the name was taken) typed at the cursor.
     func uploadPhotoToInsert() {
         let home = URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())

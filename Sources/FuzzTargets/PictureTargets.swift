@@ -53,7 +53,9 @@ enum PictureTargets {
         } catch .tooLarge(let width, let height) {
             // An animated WebP's canvas is held to 3/8 of the limit (it keeps two of them).
             let limit = format == .webp ? maxPixels / 8 * 3 : maxPixels
-            FuzzCheck.expect(Picture.pixels(width, height) > limit, "\(width)×\(height) refused under the limit")
+            // A PNG is also held to a side of PNG.maxSide (its rows are held whole).
+            let tooWide = format == .png && max(width, height) > PNG.maxSide
+            FuzzCheck.expect(Picture.pixels(width, height) > limit || tooWide, "\(width)×\(height) refused under the limit")
             return
         } catch {
             return

@@ -12,6 +12,10 @@ public enum PNG {
     /// The largest chunk read, and the most bytes of ancillary chunks (text, ICC profiles) kept.
     static let chunkLimit = 16 << 20
     static let chunkCacheLimit = 32 << 20
+    /// The widest or tallest PNG decoded: a row is held whole (ours at 4 bytes a pixel, libspng's
+    /// two scanlines at up to 8), so a 400,000,000 × 1 picture, within the pixel limit, would
+    /// still cost gigabytes a row.
+    public static let maxSide = 1 << 20
 
     /// Width and height from the IHDR chunk, which must come first.
     public static func header(of data: Data) throws(ImagingError) -> (width: Int, height: Int) {
@@ -28,7 +32,9 @@ public enum PNG {
     public static func decode(_ data: Data, covering minWidth: Int = .max, _ minHeight: Int = .max,
                               maxPixels: Int = Picture.maxPixels) throws(ImagingError) -> RGBImage {
         let declared = try header(of: data)
-        guard Picture.pixels(declared.width, declared.height) <= maxPixels else { throw .tooLarge(width: declared.width, height: declared.height) }
+        guard Picture.pixels(declared.width, declared.height) <= maxPixels, declared.width <= maxSide, declared.height <= maxSide else {
+            throw .tooLarge(width: declared.width, height: declared.height)
+        }
         let result = data.withUnsafeBytes { raw in
             Result { () throws(ImagingError) in try decode(raw, covering: minWidth, minHeight, maxPixels: maxPixels) }
         }
@@ -42,13 +48,13 @@ public enum PNG {
         // A broken checksum in an ancillary chunk drops the chunk, as browsers do; in the image data it fails.
         spng_set_crc_action(context, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_DISCARD.rawValue))
         spng_set_chunk_limits(context, chunkLimit, chunkCacheLimit)
-        spng_set_image_limits(context, UInt32(min(maxPixels, Int(Int32.max))), UInt32(min(maxPixels, Int(Int32.max))))
+        spng_set_image_limits(context, UInt32(maxSide), UInt32(maxSide))
         try check(spng_set_png_buffer(context, raw.baseAddress, raw.count))
         var ihdr = spng_ihdr()
         try check(spng_get_ihdr(context, &ihdr))
         let width = Int(ihdr.width), height = Int(ihdr.height)
         guard width > 0, height > 0 else { throw .decodeFailed("PNG: a size of \(width)×\(height)") }
-        guard Picture.pixels(width, height) <= maxPixels else { throw .tooLarge(width: width, height: height) }
+        guard Picture.pixels(width, height) <= maxPixels, width <= maxSide, height <= maxSide else { throw .tooLarge(width: width, height: height) }
         let format = Int32(SPNG_FMT_RGBA8.rawValue)
         try check(spng_decode_image(context, nil, 0, format, Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)))
         let target = Picture.coveringSize(width: width, height: height, minWidth: minWidth, minHeight: minHeight)

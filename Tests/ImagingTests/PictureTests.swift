@@ -147,6 +147,10 @@ final class PictureTests: XCTestCase {
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 2)
         XCTAssertLessThan(Self.peakResidentBytes() - before, 64 << 20, "bounded memory")
+        // A row too long to hold, within the pixel limit: refused on its header too.
+        XCTAssertThrowsError(try Picture.decode(F.pngBomb(width: 400_000_000, height: 1))) {
+            XCTAssertEqual($0 as? ImagingError, .tooLarge(width: 400_000_000, height: 1))
+        }
         // A size whose pixel count overflows 64 bits is refused, not a trap.
         XCTAssertThrowsError(try Picture.decode(F.pngBomb(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF)))
         // Other formats declaring too much, each refused on its header.

@@ -57,8 +57,10 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // giflib: a GIF's first frame, read record by record.
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
-        // librsvg: SVG rasterised onto a cairo surface, from memory with no base file (no file or URL loaded).
-        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
+        // librsvg: SVG rasterised onto a cairo surface, from memory with no base file (no file or URL
+        // loaded). Loaded with dlopen on the first SVG, not linked: it brings some 50 libraries that
+        // only a process drawing an SVG should pay for (the header declares the calls it makes).
+        .systemLibrary(name: "CRsvg", providers: [.apt(["librsvg2-dev"])]),
         // libchafa's canvas (image to terminal symbols); its pkg-config file needs glib's headers.
         .systemLibrary(name: "CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
         // cmark-gfm, GitHub's CommonMark parser, and its table/strikethrough/autolink/tasklist

@@ -76,7 +76,7 @@ public enum SVG {
     /// The size the document declares, in pixels (at 96 dpi): its width and height, else its
     /// viewBox, else 300×150. Parses the document.
     public static func header(of data: Data) throws(ImagingError) -> (width: Int, height: Int) {
-        let result = withHandle(data) { handle throws(ImagingError) in try size(of: handle) }
+        let result = withHandle(data) { handle throws(ImagingError) in try self.size(of: handle) }
         return try result.get()
     }
 
@@ -123,28 +123,41 @@ public enum SVG {
 
     // MARK: librsvg
 
-    private static func withHandle<T>(_ data: Data, _ body: (UnsafeMutablePointer<RsvgHandle>) throws(ImagingError) -> T) -> Result<T, ImagingError> {
+    /// librsvg, loaded on the first SVG (CRsvg's header says why); nil where it is not installed.
+    private static let library: BCRsvgLibrary? = {
+        var library = BCRsvgLibrary()
+        return bc_rsvg_load(&library) != 0 ? library : nil
+    }()
+
+    /// A parsed document: librsvg's handle and the calls that use it.
+    private struct Handle {
+        let library: BCRsvgLibrary
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    private static func withHandle<T>(_ data: Data, _ body: (Handle) throws(ImagingError) -> T) -> Result<T, ImagingError> {
         guard PictureFormat.sniff(data) == .svg else { return .failure(.notPicture("not an SVG document")) }
+        guard let library else { return .failure(.decodeFailed("SVG: librsvg (librsvg-2.so.2) is not installed")) }
         return data.withUnsafeBytes { raw in
             Result { () throws(ImagingError) -> T in
                 // The stream reads our bytes in place: they outlive the handle, which is freed below.
-                guard let stream = g_memory_input_stream_new_from_data(raw.baseAddress, gssize(raw.count), nil) else {
+                guard let stream = library.memory_input_stream_new_from_data(raw.baseAddress, raw.count, nil) else {
                     throw .decodeFailed("SVG: cannot read the bytes")
                 }
-                defer { g_object_unref(stream) }
-                var error: UnsafeMutablePointer<GError>?
+                defer { library.object_unref(stream) }
+                var error: UnsafeMutablePointer<BCGError>?
                 // No base file: nothing outside the document can be loaded.
-                guard let handle = rsvg_handle_new_from_stream_sync(stream, nil, RSVG_HANDLE_FLAGS_NONE, nil, &error) else {
-                    throw .decodeFailed("SVG: " + take(error))
+                guard let pointer = library.handle_new_from_stream_sync(stream, nil, Int32(BC_RSVG_HANDLE_FLAGS_NONE), nil, &error) else {
+                    throw .decodeFailed("SVG: " + take(error, library))
                 }
-                defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-                rsvg_handle_set_dpi(handle, 96)
-                return try body(handle)
+                defer { library.object_unref(pointer) }
+                library.handle_set_dpi(pointer, 96)
+                return try body(Handle(library: library, pointer: pointer))
             }
         }
     }
 
-    private static func size(of handle: UnsafeMutablePointer<RsvgHandle>) throws(ImagingError) -> (width: Int, height: Int) {
+    private static func size(of handle: Handle) throws(ImagingError) -> (width: Int, height: Int) {
         let size = try exactSize(of: handle)
         // Sizes past any limit are clamped before they become integers.
         let clamp = { (value: Double) in Int(min(value.rounded(.up), 1e9)) }
@@ -153,35 +166,40 @@ public enum SVG {
 
     /// The declared size in pixels, unrounded: what the document is drawn into before it is
     /// scaled to the size asked for.
-    private static func exactSize(of handle: UnsafeMutablePointer<RsvgHandle>) throws(ImagingError) -> (width: Double, height: Double) {
+    private static func exactSize(of handle: Handle) throws(ImagingError) -> (width: Double, height: Double) {
         var width = 0.0, height = 0.0
-        if rsvg_handle_get_intrinsic_size_in_pixels(handle, &width, &height) == 0 {
-            var hasWidth: gboolean = 0, hasHeight: gboolean = 0, hasViewBox: gboolean = 0
-            var lengthW = RsvgLength(), lengthH = RsvgLength()
-            var viewBox = RsvgRectangle()
-            rsvg_handle_get_intrinsic_dimensions(handle, &hasWidth, &lengthW, &hasHeight, &lengthH, &hasViewBox, &viewBox)
+        if handle.library.handle_get_intrinsic_size_in_pixels(handle.pointer, &width, &height) == 0 {
+            var hasWidth: Int32 = 0, hasHeight: Int32 = 0, hasViewBox: Int32 = 0
+            var lengthW = BCRsvgLength(), lengthH = BCRsvgLength()
+            var viewBox = BCRsvgRectangle()
+            handle.library.handle_get_intrinsic_dimensions(handle.pointer, &hasWidth, &lengthW, &hasHeight, &lengthH, &hasViewBox, &viewBox)
             (width, height) = hasViewBox != 0 ? (viewBox.width, viewBox.height) : defaultSize
         }
         guard width.isFinite, height.isFinite, width > 0, height > 0 else { throw .decodeFailed("SVG: a size of \(width)×\(height)") }
         return (width, height)
     }
 
-    private static func render(_ handle: UnsafeMutablePointer<RsvgHandle>, width: Int, height: Int) throws(ImagingError) -> RGBImage {
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
-              cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { throw .decodeFailed("SVG: no surface of \(width)×\(height)") }
-        defer { cairo_surface_destroy(surface) }
-        guard let cairo = cairo_create(surface) else { throw .decodeFailed("SVG: no cairo context") }
-        defer { cairo_destroy(cairo) }
+    private static func render(_ handle: Handle, width: Int, height: Int) throws(ImagingError) -> RGBImage {
+        let cairo = handle.library
+        guard let surface = cairo.image_surface_create(Int32(BC_CAIRO_FORMAT_ARGB32), Int32(width), Int32(height)),
+              cairo.surface_status(surface) == Int32(BC_CAIRO_STATUS_SUCCESS) else {
+            throw .decodeFailed("SVG: no surface of \(width)×\(height)")
+        }
+        defer { cairo.surface_destroy(surface) }
+        guard let context = cairo.create(surface) else { throw .decodeFailed("SVG: no cairo context") }
+        defer { cairo.destroy(context) }
         // The document drawn at its declared size, scaled to the one asked for: one without a
         // viewBox has nothing to scale it by itself, and would be drawn small in a corner.
         let declared = try exactSize(of: handle)
-        cairo_scale(cairo, Double(width) / declared.width, Double(height) / declared.height)
-        var viewport = RsvgRectangle(x: 0, y: 0, width: declared.width, height: declared.height)
-        var error: UnsafeMutablePointer<GError>?
-        guard rsvg_handle_render_document(handle, cairo, &viewport, &error) != 0 else { throw .decodeFailed("SVG: " + take(error)) }
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else { throw .decodeFailed("SVG: an empty surface") }
-        let stride = Int(cairo_image_surface_get_stride(surface))
+        cairo.scale(context, Double(width) / declared.width, Double(height) / declared.height)
+        var viewport = BCRsvgRectangle(x: 0, y: 0, width: declared.width, height: declared.height)
+        var error: UnsafeMutablePointer<BCGError>?
+        guard handle.library.handle_render_document(handle.pointer, context, &viewport, &error) != 0 else {
+            throw .decodeFailed("SVG: " + take(error, handle.library))
+        }
+        cairo.surface_flush(surface)
+        guard let data = cairo.image_surface_get_data(surface) else { throw .decodeFailed("SVG: an empty surface") }
+        let stride = Int(cairo.image_surface_get_stride(surface))
         var scaler = RowScaler(sourceWidth: width, sourceHeight: height, width: width, height: height)
         for y in 0..<height {
             let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
@@ -190,9 +208,9 @@ public enum SVG {
         return scaler.take()
     }
 
-    private static func take(_ error: UnsafeMutablePointer<GError>?) -> String {
+    private static func take(_ error: UnsafeMutablePointer<BCGError>?, _ library: BCRsvgLibrary) -> String {
         guard let error else { return "unknown error" }
-        defer { g_error_free(error) }
+        defer { library.error_free(error) }
         return error.pointee.message.map { String(cString: $0) } ?? "unknown error"
     }
 }

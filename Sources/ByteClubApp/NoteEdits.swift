@@ -72,13 +72,14 @@ final class NoteEdits {
     /// made there, so typing in a 1 MiB note never waits for its draft. One write at a time; edits
     /// made meanwhile are written by the next. A failure is said, as for ``journal()``.
     private func journalInBackground() {
-        guard let open = state.note, open.phase != .loading, !open.isReadOnly,
-              open.version != open.journalledVersion, let drafts = configuration.drafts else { return }
+        guard let current = state.note, current.phase != .loading, !current.isReadOnly,
+              current.version != current.journalledVersion, let drafts = configuration.drafts else { return }
         guard !journalWriting else {
             journalAgain = true
             return
         }
         journalWriting = true
+        let open = fresh(current, drafts)
         let lines = open.editor.body.lineClusters
         let empty = open.draft(at: configuration.format.now(), body: "")
         let version = open.version
@@ -134,6 +135,7 @@ final class NoteEdits {
     @discardableResult
     func writeDraft(of session: NoteSession) throws -> NoteSession {
         guard let drafts = configuration.drafts else { return session }
+        let session = fresh(session, drafts)
         var written = session
         if try !drafts.saveIfOurs(session.draft(at: configuration.format.now())) {
             written = keepApart(session)
@@ -143,6 +145,15 @@ final class NoteEdits {
             if state.note?.draftID == written.draftID { state.note?.journalledVersion = written.version }
         }
         return written
+    }
+
+    /// A note opened from the server that has not journalled yet, over a draft of that note
+    /// already on disk (this process's or another's: one left open behind, kept after a
+    /// question, `byteclub edit`'s): it takes a draft of its own, and the one there stays.
+    private func fresh(_ session: NoteSession, _ drafts: DraftStore) -> NoteSession {
+        guard session.journalledVersion == 0, let path = session.entry?.path, session.draftID == Draft.id(forPath: path),
+              drafts.load(session.draftID) != nil else { return session }
+        return keepApart(session)
     }
 
     /// The session under a new draft id, in the state too: its note's draft file was written by

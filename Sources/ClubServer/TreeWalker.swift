@@ -89,7 +89,28 @@ enum TreeFile {
     static func startTracking(root: String, metaDirectory: String, limit: Int, logger: Logger) -> (ChangeJournal, TreeSnapshot) {
         let journal = ChangeJournal(path: metaDirectory + "/journal", limit: limit)
         let scan = TreeWalker.scan(root: root, metaDirectory: metaDirectory)
-        let saved = FileManager.default.contents(atPath: metaDirectory + "/tree").map { TreeSnapshot.entries(text: String(decoding: $0, as: UTF8.self)) }
+        var saved = FileManager.default.contents(atPath: metaDirectory + "/tree").map { TreeSnapshot.entries(text: String(decoding: $0, as: UTF8.self)) }
+        // The snapshot is saved now and then, the journal at every change: a server killed
+        // between a change and the next save left the journal ahead of it (a renamed file's old
+        // name written, never removed). Seen as the journal last said, every path it calls
+        // written that is gone now, and every one it calls removed that is there, is recorded.
+        if saved != nil {
+            let position = journal.position
+            var last: [String: (JournalRecord.Kind, String)] = [:]
+            for record in journal.records(after: position.compactedThrough, through: position.head) ?? [] {
+                last[record.lower] = (record.kind, record.display)
+            }
+            for (lower, (kind, display)) in last {
+                switch kind {
+                case .written where saved?[lower] == nil:
+                    saved?[lower] = TreeSnapshot.Entry(display: display, isDirectory: false, inode: 0, size: -1, mtime: 0, ctime: 0)
+                case .removed:
+                    saved?[lower] = nil
+                default:
+                    break
+                }
+            }
+        }
         var tree = TreeSnapshot(entries: scan.entries(keepingUnreadFrom: saved ?? [:]))
         if let saved {
             let changes = TreeSnapshot.diff(old: saved, new: tree.entries)

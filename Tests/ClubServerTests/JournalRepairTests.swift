@@ -35,6 +35,34 @@ final class JournalRepairTests: XCTestCase {
         await club.tearDown()
     }
 
+    /// The torture's find (seed 15946110112844606474): the server killed after a rename's journal
+    /// records and before its snapshot was saved again. Started again, it compared the disk with
+    /// the stale snapshot, which never had the old name: the journal kept calling it written,
+    /// and every listing built from the journal showed a file that was not there.
+    func testAJournalAheadOfTheSnapshotIsSquaredWithTheDiskAtStart() async throws {
+        var club = try await ServerFixture()
+        let meta = club.root.appendingPathComponent(".byteclub")
+        do {
+            await club.server.stop()
+            let stale = try Data(contentsOf: meta.appendingPathComponent("tree"))
+            club = try await club.restart()
+            try await club.upload("/old.txt", Data("kept".utf8))
+            await club.server.stop()
+            // The rename done and journalled as "+ /old.txt" only; the snapshot from before it.
+            try stale.write(to: meta.appendingPathComponent("tree"))
+            try FileManager.default.moveItem(at: club.root.appendingPathComponent("old.txt"), to: club.root.appendingPathComponent("new.txt"))
+            club = try await club.restart()
+            let text = try String(contentsOf: meta.appendingPathComponent("journal"), encoding: .utf8)
+            let last = text.split(separator: "\n").reversed()
+            XCTAssertEqual(last.first { $0.hasSuffix(" /old.txt") }.map { $0.split(separator: " ")[1] }, "-", text)
+            XCTAssertEqual(last.first { $0.hasSuffix(" /new.txt") }.map { $0.split(separator: " ")[1] }, "+", text)
+        } catch {
+            await club.tearDown()
+            throw error
+        }
+        await club.tearDown()
+    }
+
     func testAnAppendThatCannotBeKeptMakesEveryCursorReset() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)

@@ -54,11 +54,7 @@ extension MarkdownBench {
         for (name, data) in pictures { try data.write(to: album.appendingPathComponent(name)) }
         let file = notes.appendingPathComponent("Vault.md")
         try Data(text.utf8).write(to: file)
-        let environment = [
-            "HOME": base.path, "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
-            "XDG_STATE_HOME": base.appendingPathComponent("state").path, "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
-            "XDG_DATA_HOME": base.appendingPathComponent("data").path, "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
-        ]
+        let environment = Self.environment(base)
         let app = try EchoBench.PTYApp(binary: binary, arguments: ["--data-dir", base.appendingPathComponent("club").path,
                                                                     "--download-dir", base.appendingPathComponent("downloads").path],
                                        environment: environment)
@@ -90,23 +86,7 @@ extension MarkdownBench {
         }
         app.stop()
 
-        var vimOpen: Double?
-        var vimEcho: [Double] = []
-        if let vim {
-            let copy = base.appendingPathComponent("Vault.md")
-            try Data(text.utf8).write(to: copy)
-            let began = ContinuousClock.now
-            let editor = try EchoBench.PTYApp(binary: vim, arguments: ["-N", "-u", "NONE", "-n", "-c", "syntax on", "-c", "set ft=markdown", copy.path],
-                                              environment: environment)
-            try editor.waitFor("Trip to Lisbon")
-            vimOpen = milliseconds(since: began)
-            offset = editor.output.total
-            editor.send("i")
-            try editor.waitFor("INSERT", after: offset)
-            vimEcho = try EchoBench.measure(editor, count: 300)
-            editor.send("\u{1B}:q!\r")
-            editor.stop()
-        }
+        let (vimOpen, vimEcho) = try vim.map { try Self.vimRun($0, text: text, in: base, showing: "Trip to Lisbon", environment: environment) } ?? (nil, [])
 
         print("app-bench markdown: a vault's note, 50 callouts and 20 pictures (5 each PNG, GIF, WebP, SVG; 320×160), \(text.utf8.count >> 10) KiB")
         let widths = [38, 10, 6, 10, 8, 8]

@@ -61,17 +61,13 @@ enum MarkdownBench {
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(86_400)], ofItemAtPath: file.path)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
 
-        let environment = [
-            "HOME": base.path, "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
-            "XDG_STATE_HOME": base.appendingPathComponent("state").path, "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
-            "XDG_DATA_HOME": base.appendingPathComponent("data").path, "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
-        ]
+        let environment = Self.environment(base)
         let app = try EchoBench.PTYApp(binary: binary, arguments: ["--data-dir", base.appendingPathComponent("club").path,
                                                                     "--download-dir", base.appendingPathComponent("downloads").path],
                                        environment: environment)
         try app.waitFor("1.0 MiB")  // the list row: titles show without their extension
-        var offset = app.output.total
-        var start = ContinuousClock.now
+        let offset = app.output.total
+        let start = ContinuousClock.now
         app.send("\r")
         try app.waitFor("Section 0", after: offset)
         let appOpen = milliseconds(since: start)
@@ -80,23 +76,7 @@ enum MarkdownBench {
         let render = try renderedView(app)
         app.stop()
 
-        var vimOpen: Double?
-        var vimEcho: [Double] = []
-        if let vim {
-            let copy = base.appendingPathComponent("Big.md")
-            try Data(text.utf8).write(to: copy)
-            start = ContinuousClock.now
-            let editor = try EchoBench.PTYApp(binary: vim, arguments: ["-N", "-u", "NONE", "-n", "-c", "syntax on", "-c", "set ft=markdown", copy.path],
-                                              environment: environment)
-            try editor.waitFor("Section 0")
-            vimOpen = milliseconds(since: start)
-            offset = editor.output.total
-            editor.send("i")
-            try editor.waitFor("INSERT", after: offset)
-            vimEcho = try EchoBench.measure(editor, count: 300)
-            editor.send("\u{1B}:q!\r")
-            editor.stop()
-        }
+        let (vimOpen, vimEcho) = try vim.map { try Self.vimRun($0, text: text, in: base, showing: "Section 0", environment: environment) } ?? (nil, [])
 
         print("app-bench markdown: a \(text.utf8.count >> 10) KiB Markdown note of \(lines) lines in a pty (120×36, xterm-256color), highlighting on")
         let widths = [30, 12, 6, 10, 8, 8]
@@ -135,5 +115,33 @@ enum MarkdownBench {
             try app.waitFor("|--------|", after: offset)
         }
         return (samples[0], samples.sorted())
+    }
+
+    /// The app's world under `base`: its own HOME and XDG folders, a known terminal.
+    static func environment(_ base: URL) -> [String: String] {
+        [
+            "HOME": base.path, "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
+            "XDG_STATE_HOME": base.appendingPathComponent("state").path, "XDG_CACHE_HOME": base.appendingPathComponent("cache").path,
+            "XDG_DATA_HOME": base.appendingPathComponent("data").path, "XDG_CONFIG_HOME": base.appendingPathComponent("config").path,
+        ]
+    }
+
+    /// vim with Markdown highlighting on a copy of `text`: from its start to the frame showing
+    /// `showing`, then key to echo in insert mode.
+    static func vimRun(_ vim: String, text: String, in base: URL, showing: String, environment: [String: String]) throws -> (Double?, [Double]) {
+        let copy = base.appendingPathComponent("vim-copy.md")
+        try Data(text.utf8).write(to: copy)
+        let start = ContinuousClock.now
+        let editor = try EchoBench.PTYApp(binary: vim, arguments: ["-N", "-u", "NONE", "-n", "-c", "syntax on", "-c", "set ft=markdown", copy.path],
+                                          environment: environment)
+        try editor.waitFor(showing)
+        let open = milliseconds(since: start)
+        let offset = editor.output.total
+        editor.send("i")
+        try editor.waitFor("INSERT", after: offset)
+        let echo = try EchoBench.measure(editor, count: 300)
+        editor.send("\u{1B}:q!\r")
+        editor.stop()
+        return (open, echo)
     }
 }

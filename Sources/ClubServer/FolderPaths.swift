@@ -1,5 +1,6 @@
 import DropboxWire
 import Foundation
+import Synchronization
 
 /// The club folder's paths on disk: Dropbox paths to host paths (matched case-insensitively,
 /// confined to the root), free names beside taken ones, parents made for a write, and the
@@ -10,6 +11,9 @@ struct FolderPaths: Sendable {
     let root: String
     /// `.byteclub/` inside the root, never reached through a path.
     let metaDirectory: String
+    /// Big folders' names by lower case, so a new name's case twin is not looked for by listing
+    /// the whole folder at each file a `put -r` writes into it.
+    let bigFolders = FolderNameCache()
 
     /// Where a Dropbox path lives on disk, and its on-disk spelling.
     struct Resolved: Sendable {
@@ -69,15 +73,25 @@ struct FolderPaths: Sendable {
         var info = stat()
         if lstat(directory + "/" + component, &info) == 0 { return component }
         let lower = component.lowercased()
+        let isReserved = { (name: String) in directory == self.root && name.lowercased() == DropboxPath.reservedName }
+        if let known = bigFolders.name(lower, in: directory) {
+            guard let name = known else { return nil }
+            // Gone or renamed since (a case-only rename, a write that failed): the folder says.
+            if !isReserved(name), lstat(directory + "/" + name, &info) == 0 { return name }
+        }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
-        return names.first { $0.lowercased() == lower && !(directory == root && $0.lowercased() == DropboxPath.reservedName) }
+        bigFolders.listed(names, in: directory)
+        return names.first { $0.lowercased() == lower && !isReserved($0) }
     }
 
     /// Resolves a path for writing: the parent chain may be missing (it is created), but it
     /// must not run through a file.
     func resolveForWrite(_ path: DropboxPath) throws(APIError) -> Resolved {
         do {
-            return try resolve(path)
+            let target = try resolve(path)
+            // About to be made with this spelling: a big folder's names know it from now on.
+            if !target.exists { bigFolders.adding(target.path.components.last ?? "", in: (target.host as NSString).deletingLastPathComponent) }
+            return target
         } catch {
             // A file where a parent folder should be.
             throw error.isEndpoint([.path, .notFolder]) ? .uploadPath([.conflict, .file]) : error
@@ -178,5 +192,51 @@ struct FolderPaths: Sendable {
             }
         }
         return truncated
+    }
+}
+
+/// The names of folders of at least ``bigFolder`` entries, by lower case, as listed less than
+/// ``freshness`` ago: a new name's case twin is looked up here, not by listing the folder again
+/// (a `put -r` of 10,000 notes listed the growing folder 10,000 times). Names this server is
+/// about to write are added as they are resolved; one another process made in the last second
+/// may be missed, and the exact name is always tried first (``FolderPaths``).
+final class FolderNameCache: Sendable {
+    static let bigFolder = 2_000
+    static let freshness: Duration = .seconds(1)
+
+    private struct Folder {
+        var listed: ContinuousClock.Instant
+        var byLower: [String: String]
+    }
+
+    private let folders = Mutex<[String: Folder]>([:])
+
+    /// nil: not known (list the folder); `.some(nil)`: no such name; else the name on disk.
+    func name(_ lower: String, in directory: String) -> String?? {
+        folders.withLock { folders -> String?? in
+            guard let folder = folders[directory] else { return nil }
+            guard ContinuousClock.now - folder.listed < Self.freshness else {
+                folders[directory] = nil
+                return nil
+            }
+            return .some(folder.byLower[lower])
+        }
+    }
+
+    func listed(_ names: [String], in directory: String) {
+        guard names.count >= Self.bigFolder else { return }
+        var byLower: [String: String] = [:]
+        byLower.reserveCapacity(names.count)
+        for name in names { byLower[name.lowercased()] = byLower[name.lowercased()] ?? name }
+        folders.withLock { $0[directory] = Folder(listed: .now, byLower: byLower) }
+    }
+
+    func adding(_ name: String, in directory: String) {
+        folders.withLock { folders in
+            guard var folder = folders[directory], !name.isEmpty else { return }
+            folders[directory] = nil
+            folder.byLower[name.lowercased()] = folder.byLower[name.lowercased()] ?? name
+            folders[directory] = folder
+        }
     }
 }

@@ -30,7 +30,11 @@ extension FolderStore {
                                  owned: UploadSessionFiles.owned(by: member, in: sessionDirectory), quota: quota)
     }
 
-    func releaseGrowth(of session: String) { sessions.releaseGrowth(of: session) }
+    func releaseGrowth(of session: String) {
+        // The size the append left, before its claim goes: the quota never counts it short.
+        UploadSessionFiles.noteSize(of: session)
+        sessions.releaseGrowth(of: session)
+    }
 
     func createConcurrentSession(_ session: String) -> Bool {
         UploadSessionFiles.createConcurrent(session, temporaryDirectory: tempDirectory)

@@ -19,11 +19,22 @@ enum UploadSessionFiles {
     private static let knownOwners = Mutex<[String: String]>([:])
 
     /// Records who opened a session; false if the marker cannot be written.
+    ///
+    /// One `open` and one `write` of a few bytes, not a temporary file renamed and flushed (two
+    /// inodes and a flush for each file a `put -r` sends): a marker lost to a crash leaves a
+    /// session nobody owns, which counts for nobody and expires as any other.
     static func recordOwner(_ member: String, of session: String) -> Bool {
-        guard FileManager.default.createFile(atPath: session + ownerSuffix, contents: Data(member.utf8), attributes: [.posixPermissions: 0o600]) else {
+        let fd = open(session + ownerSuffix, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        let written = DurableFile.writeAll(fd, Array(member.utf8))
+        close(fd)
+        guard written else {
+            unlink(session + ownerSuffix)
             return false
         }
         knownOwners.withLock { $0[session] = member }
+        let directory = (session as NSString).deletingLastPathComponent
+        openSessions.withLock { $0.add(session, owner: member, in: directory) }
         return true
     }
 
@@ -31,6 +42,45 @@ enum UploadSessionFiles {
     static func forgetOwner(of session: String) {
         unlink(session + ownerSuffix)
         _ = knownOwners.withLock { $0.removeValue(forKey: session) }
+        openSessions.withLock { $0.remove(session) }
+    }
+
+    /// The sessions open in the sessions folder, by owner, with their sizes as last seen: what
+    /// ``owned(by:in:)`` answers from, so a `start` or an append among a batch's thousand open
+    /// sessions does not list the folder and `stat` each of them. Read from the folder again
+    /// when a second old (another server over the same folder opens sessions too), kept by this
+    /// process's own starts, appends and commits meanwhile.
+    private static let openSessions = Mutex(OpenSessions())
+
+    struct OpenSessions {
+        static let freshness: Duration = .seconds(1)
+        var directory: String?
+        var listed: ContinuousClock.Instant?
+        /// By session path: its owner and apparent size.
+        var sessions: [String: (owner: String, size: Int64)] = [:]
+
+        func isFresh(for directory: String) -> Bool {
+            guard self.directory == directory, let listed else { return false }
+            return ContinuousClock.now - listed < Self.freshness
+        }
+
+        mutating func add(_ session: String, owner: String, in directory: String) {
+            guard self.directory == directory else { return }
+            sessions[session] = (owner, sessions[session]?.size ?? 0)
+        }
+
+        mutating func remove(_ session: String) { sessions[session] = nil }
+
+        mutating func setSize(_ size: Int64, of session: String) {
+            guard let known = sessions[session] else { return }
+            sessions[session] = (known.owner, size)
+        }
+    }
+
+    /// A session's size after an append to it, for ``owned(by:in:)``.
+    static func noteSize(of session: String) {
+        let size = apparentSize(session)
+        openSessions.withLock { $0.setSize(size, of: session) }
     }
 
     /// The member a session's marker names: remembered, or read once.
@@ -44,16 +94,20 @@ enum UploadSessionFiles {
 
     /// The sessions `member` has open in `directory`, with their files' apparent sizes.
     static func owned(by member: String, in directory: String) -> [String: Int64] {
+        if let known = openSessions.withLock({ $0.isFresh(for: directory) ? $0.sessions : nil }) {
+            return known.reduce(into: [:]) { owned, entry in if entry.value.owner == member { owned[entry.key] = entry.value.size } }
+        }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        var owned: [String: Int64] = [:]
+        var all: [String: (owner: String, size: Int64)] = [:]
         for name in names where name.hasSuffix(ownerSuffix) {
             let session = directory + "/" + String(name.dropLast(ownerSuffix.count))
-            guard owner(of: session) == member else { continue }
+            guard let owner = owner(of: session) else { continue }
             var info = stat()
             guard stat(session, &info) == 0 else { continue }
-            owned[session] = Int64(info.st_size)
+            all[session] = (owner, Int64(info.st_size))
         }
-        return owned
+        openSessions.withLock { $0 = OpenSessions(directory: directory, listed: .now, sessions: all) }
+        return all.reduce(into: [:]) { owned, entry in if entry.value.owner == member { owned[entry.key] = entry.value.size } }
     }
 
     static func apparentSize(_ path: String) -> Int64 {
@@ -105,6 +159,7 @@ enum UploadSessionFiles {
         let markers = SessionSweep.markers(modified, removed: Set(removed), cutoff: cutoff).filter { unlink(directory + "/" + $0) == 0 }
         let gone = markers.filter { $0.hasSuffix(ownerSuffix) }.map { directory + "/" + String($0.dropLast(ownerSuffix.count)) }
         if !gone.isEmpty { knownOwners.withLock { known in for session in gone { known.removeValue(forKey: session) } } }
+        if !removed.isEmpty || !markers.isEmpty { openSessions.withLock { $0.listed = nil } }
         return removed + markers
     }
 }

@@ -1,4 +1,4 @@
-import ClubServer
+@testable import ClubServer
 import Foundation
 import Imaging
 import XCTest
@@ -112,6 +112,33 @@ final class ClearAnswerTests: XCTestCase {
         XCTAssertEqual(moved.summary, "to/conflict/file")
         XCTAssertEqual(club.read("case/B.txt"), "upper")
         XCTAssertEqual(club.read("case/b.txt"), "lower")
+    }
+
+    func testABigFoldersNewNamesFindTheirCaseTwinsWithoutListingTheFolderAgain() async throws {
+        // A folder past FolderNameCache.bigFolder: its names are kept by lower case for a second.
+        let big = club.root.appendingPathComponent("big")
+        try FileManager.default.createDirectory(at: big, withIntermediateDirectories: true)
+        for index in 0..<FolderNameCache.bigFolder { try Data("\(index)".utf8).write(to: big.appendingPathComponent("n\(index).md")) }
+        try club.write("big/Taken.md", "on disk")
+        // A new name looked for, then the same name in another case: one file, overwritten.
+        let first = try await club.upload("/big/Minutes.md", Data("first".utf8))
+        XCTAssertEqual(first.status, 200, first.text)
+        let again = try await club.upload("/big/MINUTES.md", Data("second".utf8), mode: "overwrite")
+        XCTAssertEqual(again.status, 200, again.text)
+        XCTAssertEqual(again.json["path_display"] as? String, "/big/Minutes.md")
+        XCTAssertEqual(club.read("big/Minutes.md"), "second")
+        // A name on disk before the listing, written in another case.
+        let taken = try await club.upload("/big/taken.md", Data("x".utf8))
+        XCTAssertEqual(taken.summary, "path/conflict/file")
+        // A case-only rename within the second, then a third spelling: still the one file.
+        let moved = try await club.rpc("2/files/move_v2", ["from_path": "/big/Minutes.md", "to_path": "/big/minutes.md"])
+        XCTAssertEqual(moved.status, 200, moved.text)
+        let third = try await club.upload("/big/MiNuTeS.md", Data("third".utf8), mode: "overwrite")
+        XCTAssertEqual(third.status, 200, third.text)
+        XCTAssertEqual(third.json["path_display"] as? String, "/big/minutes.md")
+        let names = try FileManager.default.contentsOfDirectory(atPath: big.path).filter { $0.lowercased() == "minutes.md" || $0.lowercased() == "taken.md" }
+        XCTAssertEqual(names.sorted(), ["Taken.md", "minutes.md"])
+        XCTAssertEqual(club.read("big/minutes.md"), "third")
     }
 
     // MARK: Modes

@@ -23,6 +23,15 @@ extension DropboxStore {
         }
         let entry = try await metadata(path)
         guard entry.kind == .file, entry.size >= minimum, let rev = entry.rev else { return try await oneConnection() }
+        let downloadURL = url(for: .download)
+        let header = (try? Self.asciiJSON(["path": path])) ?? ""
+        // What a single-stream resume continues from: the file's complete prefix.
+        let makeResume = { @Sendable (partial: String, prefix: Int64) -> Data in
+            ResumeData(url: downloadURL, method: "POST", headers: ["Dropbox-API-Arg": header], offset: prefix,
+                       expectedLength: entry.size, etag: "\"\(rev)\"", lastModified: nil, temporaryPath: partial).encoded()
+        }
+        var checkpoint: (@Sendable (String, Int64) -> Void)?
+        if let sink = DownloadCheckpoint.sink { checkpoint = { partial, prefix in sink(makeResume(partial, prefix)) } }
         let location: URL
         do {
             location = try await ParallelDownload.run(size: entry.size, streams: streams, directory: configuration.temporaryDirectory,
@@ -33,11 +42,8 @@ extension DropboxStore {
                     unlink(partial)
                     return
                 }
-                let resume = ResumeData(url: url(for: .download), method: "POST",
-                                        headers: ["Dropbox-API-Arg": (try? Self.asciiJSON(["path": path])) ?? ""], offset: prefix,
-                                        expectedLength: entry.size, etag: "\"\(rev)\"", lastModified: nil, temporaryPath: partial)
-                onResumeData(resume.encoded())
-            })
+                onResumeData(makeResume(partial, prefix))
+            }, checkpoint: checkpoint)
         } catch is ParallelDownload.RangesRefused {
             return try await oneConnection()
         } catch let error as RemoteError {

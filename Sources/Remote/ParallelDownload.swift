@@ -95,12 +95,15 @@ enum ParallelDownload {
 
     static func run(size: Int64, streams: Int, directory: URL, progress: ProgressHandler?,
                     fetch: @escaping @Sendable (ClosedRange<Int64>, _ write: @escaping RangeWriter) async throws -> Void,
-                    resume: (_ partialFile: String, _ completePrefix: Int64) -> Void) async throws -> URL {
+                    resume: (_ partialFile: String, _ completePrefix: Int64) -> Void,
+                    checkpoint: (@Sendable (_ partialFile: String, _ completePrefix: Int64) -> Void)? = nil) async throws -> URL {
         let path = directory.appendingPathComponent("byteclub-\(UUID().uuidString).download").path
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw RemoteError.local("Cannot write \(path): \(String(cString: strerror(errno)))") }
         let file = FileHandleOwner(fd: fd)
         let plan = SharedPlan(ParallelDownloadPlan(size: size, streams: streams))
+        // The complete prefix last handed to `checkpoint`, which hears of it each 4 MiB it grows.
+        let checkpointed = CheckpointMark()
         progress?(0, size)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -118,6 +121,7 @@ enum ParallelDownload {
                             guard plan.withLock({ $0.hasWritten(index) }) else { throw RangesRefused() }
                             let done = plan.withLock { $0.finished(index) }
                             progress?(done, size)
+                            if let checkpoint, let prefix = checkpointed.due(plan.withLock { $0.completePrefix }) { checkpoint(path, prefix) }
                         }
                     }
                 }
@@ -156,6 +160,20 @@ private final class FileHandleOwner: Sendable {
                 }
                 written += count
             }
+        }
+    }
+}
+
+/// The complete prefix a parallel download last reported to its checkpoint.
+private final class CheckpointMark: Sendable {
+    private let last = Mutex<Int64>(0)
+
+    /// `prefix` when it is ``TransferTask/Checkpoint/interval`` past the last one reported.
+    func due(_ prefix: Int64) -> Int64? {
+        last.withLock { last in
+            guard prefix >= last + TransferTask.Checkpoint.interval else { return nil }
+            last = prefix
+            return prefix
         }
     }
 }

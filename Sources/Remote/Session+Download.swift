@@ -38,6 +38,7 @@ extension Session {
                     task = downloadTask(with: request, completionHandler: handler)
                 }
                 if let progress { router.register(task, progress) }
+                if let checkpoint = DownloadCheckpoint.sink { task.setCheckpoint(checkpoint) }
                 var resumeSink: (@Sendable (Data?) -> Void)? = nil
                 if let sink = onResumeData {
                     resumeSink = { @Sendable (data: Data?) -> Void in if let data { sink(data) } }
@@ -68,4 +69,11 @@ extension DropboxStore.DownloadAttempt {
             throw error
         }
     }
+}
+
+/// Where a download's resume data goes while it runs (``TransferTask/setCheckpoint(_:)``), for
+/// the downloads started inside ``sink``'s scope: `byteclub get` keeps it in its resume file, so
+/// a `get` killed with `kill -9` resumes at the next run as one stopped with Ctrl-C does.
+public enum DownloadCheckpoint {
+    @TaskLocal public static var sink: (@Sendable (Data) -> Void)?
 }

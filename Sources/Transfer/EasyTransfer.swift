@@ -303,6 +303,17 @@ final class EasyTransfer: @unchecked Sendable {
         return true
     }
 
+    /// Resume data to the task's checkpoint sink once `total` passes its next mark.
+    private func checkpoint(at total: Int64) {
+        let due = task.checkpoint.withLock { checkpoint -> (@Sendable (Data) -> Void)? in
+            guard let current = checkpoint, total >= current.next else { return nil }
+            checkpoint?.next = total + TransferTask.Checkpoint.interval
+            return current.sink
+        }
+        guard let due, let resume = makeResumeData() else { return }
+        due(resume.encoded())
+    }
+
     fileprivate func write(_ buffer: UnsafeRawBufferPointer) -> Int {
         // A cancel is on its way: stop taking data so curl returns to the queue at once.
         if task.cancelRequested.load(ordering: .relaxed) { return Int(BC_CURL_WRITEFUNC_PAUSE) }
@@ -324,6 +335,7 @@ final class EasyTransfer: @unchecked Sendable {
             }
             let total = download!.total
             task.shared.withLock { $0.bytesReceived = total }
+            checkpoint(at: total)
         case .memory:
             body.append(contentsOf: buffer)
             let total = Int64(body.count)

@@ -54,6 +54,22 @@ public final class TransferTask: Sendable, CustomStringConvertible {
     /// Set the moment `cancel()` is called, so curl's callbacks can stop a busy transfer before
     /// the session queue gets to the cancel itself (one `socket_action` may move many MiB).
     let cancelRequested = Atomic<Bool>(false)
+    /// Where a download's resume data goes as it arrives, not only when it is cancelled: each
+    /// ``Checkpoint/interval`` bytes, so a process killed with `kill -9` (nothing runs at its
+    /// end) leaves what the next run resumes from. Set before the task starts.
+    let checkpoint = Mutex<Checkpoint?>(nil)
+
+    public struct Checkpoint: Sendable {
+        public static let interval: Int64 = 4 << 20
+        let sink: @Sendable (Data) -> Void
+        var next: Int64 = Checkpoint.interval
+    }
+
+    /// Hands this download's resume data to `sink` every ``Checkpoint/interval`` bytes written
+    /// to its file (the bytes flushed to the file first). Call before ``resume()``.
+    public func setCheckpoint(_ sink: @escaping @Sendable (Data) -> Void) {
+        checkpoint.withLock { $0 = Checkpoint(sink: sink) }
+    }
 
     init(session: Session, identifier: Int, kind: Kind, request: Request, body: Body, completion: Completion) {
         self.session = session

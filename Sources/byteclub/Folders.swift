@@ -78,8 +78,10 @@ struct FolderTransfer {
             let done = tally.bytes
             let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(resumeKey + "\n" + entry.path + "\n" + target.path) + ".json")
             let saved = FileManager.default.contents(atPath: resumeFile.path)
-            _ = try await store.get(entry.path, to: target, resumeData: saved, progress: { now, _ in progress.update(done + now, total) },
+            _ = try await DownloadCheckpoint.$sink.withValue({ ResumeKey.save($0, to: resumeFile, flush: false) }) {
+                try await store.get(entry.path, to: target, resumeData: saved, progress: { now, _ in progress.update(done + now, total) },
                                     onResumeData: { ResumeKey.save($0, to: resumeFile) }, streams: streams)
+            }
             try? FileManager.default.removeItem(at: resumeFile)
             tally.sent += 1
             tally.bytes += entry.size

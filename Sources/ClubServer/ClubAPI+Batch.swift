@@ -51,6 +51,8 @@ extension ClubAPI {
             try await Caller.$member.withValue(member) {
                 try await CallerRole.$role.withValue(role) {
                     await api.store.holdIdentifierWrites()
+                    api.store.batchCommits.began()
+                    defer { api.store.batchCommits.ended() }
                     do {
                         try await writer.write(ByteBuffer(string: "{\"entries\":["))
                         for (index, entry) in entries.enumerated() {

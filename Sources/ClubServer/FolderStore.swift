@@ -54,6 +54,8 @@ actor FolderStore {
     /// The change journal (`.byteclub/journal`), readable and waitable without the actor, and
     /// the tree snapshot it is fed from (FolderStore+Journal).
     let journal: ChangeJournal
+    /// Batch commits running now, for the longpolls' answers (``BatchCommits``).
+    let batchCommits = BatchCommits()
     var tree: TreeSnapshot
     /// The mode of a new file: what `open(…, 0666)` would give under the process's umask, so
     /// uploads land like files any other tool writes there (temp files are 0600 until commit).

@@ -65,6 +65,27 @@ final class LongpollTests: XCTestCase {
         XCTAssertEqual(delta.paths, ["/w/new.txt"])
     }
 
+    func testWokenByABatchCommitItAsksItsWatcherToComeBackInASecond() async throws {
+        _ = try await club.rpc("2/files/create_folder_v2", ["path": "/b"])
+        let cursor = try await club.latestCursor("/b")
+        let waiting = try await waitingLongpoll(cursor)
+        var entries: [[String: Any]] = []
+        for index in 0..<3 {
+            let data = Data("note \(index)\n".utf8)
+            let started = try await club.content("2/files/upload_session/start", ["close": true], body: data)
+            let session = try XCTUnwrap(started.json["session_id"] as? String, started.text)
+            entries.append(["cursor": ["session_id": session, "offset": data.count],
+                            "commit": ["path": "/b/n\(index).md", "mode": "add", "autorename": false, "mute": false]])
+        }
+        let batch = try await club.rpc("2/files/upload_session/finish_batch_v2", ["entries": entries])
+        XCTAssertEqual(batch.status, 200, batch.text)
+        let (reply, _) = try await waiting.value
+        // Another member's put -r: its watcher takes the burst a page a second (Dropbox's backoff).
+        XCTAssertEqual(reply.json as NSDictionary, ["changes": true, "backoff": 1] as NSDictionary)
+        let delta = try await club.changes(cursor)
+        XCTAssertTrue(delta.paths.contains("/b/n0.md"), "\(delta.paths)")
+    }
+
     func testWokenByAChangeMadeDirectlyOnDisk() async throws {
         try await club.upload("/disk/a.txt", Data("a".utf8))
         let cursor = try await club.latestCursor("/disk")

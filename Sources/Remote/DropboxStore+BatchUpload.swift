@@ -13,11 +13,12 @@ public enum BatchUpload {
     public static let maxFileSize: Int64 = 4 << 20
     /// Sessions started at once.
     public static let concurrency = 4
-    /// Entries per `finish_batch_v2` call on a club server. The server takes 1,000, but it checks
-    /// a member's open sessions against their bound by looking at each one, so every session
-    /// started costs more while many are open: 1,000 small files took 55 s in 1,000-entry
-    /// batches (debug build, the starts slowing from 5 ms to 255 ms) and far less in batches of
-    /// 128, whose sessions never pile up. (Dropbox gets its 1,000.)
+    /// Entries per `finish_batch_v2` call on a club server. The server takes 1,000, but a member
+    /// may hold at most 1,000 open sessions there, and the next batch's sessions start while the
+    /// last one commits: 1,000-entry batches are refused (429) half way through a `put -r`.
+    /// Servers before 2026-11-26 also looked at every open session at each start (1,000 small
+    /// files took 55 s in 1,000-entry batches, debug build); 128 keeps both well clear.
+    /// (Dropbox gets its 1,000.)
     public static let clubBatchEntries = 128
 
     public enum Source: Sendable {

@@ -111,6 +111,35 @@ final class RealVaultCLITests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("0 imported, \(vault.count) already in the club"), again.stderr)
     }
 
+    /// The same vault on the other backend: `rclone serve webdav`, which has no upload
+    /// sessions, no tags route and names that differ in case as different files. It comes in
+    /// whole, and goes back byte for byte.
+    func testTheVaultComesInWholeOverWebDAVAndGoesBackByteForByte() throws {
+        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        let server = try RcloneWebDAV()
+        defer { server.remove() }
+        try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
+        var environment = cli.environment
+        environment["BYTECLUB_WEBDAV_PASSWORD"] = server.password
+        let webdavCLI = CLI(environment: environment, directory: cli.directory)
+        let options = ["--webdav", server.url.absoluteString, "--user", server.user]
+        let vault = Self.tree(Self.vault)
+
+        let imported = try webdavCLI.run(["import", Self.vault.path, "Tasks-Demo"] + options, timeout: 300)
+        XCTAssertEqual(imported.status, 0, "every file came: " + imported.stderr)
+        XCTAssertTrue(imported.stderr.contains("\(vault.count) imported, 0 already in the club"), imported.stderr)
+        for path in vault.keys {
+            let there = server.file(String(Self.clubPath(of: path).dropFirst()))
+            XCTAssertTrue(FileManager.default.fileExists(atPath: there.path), "\(path) is not on the WebDAV server at \(there.path)")
+        }
+        let alone = base.appendingPathComponent("alone-webdav")
+        let exported = try webdavCLI.run(["export", "Tasks-Demo", alone.path] + options, timeout: 300)
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        let back = RealVault.tree(alone, hidden: true)
+        XCTAssertEqual(Set(back.keys), Set(vault.keys), "every file of the vault, and only those")
+        for (path, data) in vault where back[path] != data { XCTFail("\(path) differs after the export from WebDAV") }
+    }
+
     /// Every attachment kept: the PDF, the canvas, the `.base`, HTML and JSON files are listed
     /// in their folder, fetched whole, and shared by a link that gives their bytes to anyone.
     func testEveryAttachmentIsListedFetchedAndShared() throws {

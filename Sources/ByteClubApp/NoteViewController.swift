@@ -182,7 +182,10 @@ final class NoteViewController {
         if let exact = entries.first(where: { $0.pathLower == lower }) { return exact }
         let name = "/" + (lower.split(separator: "/").last.map(String.init) ?? lower)
         let named = entries.filter { $0.pathLower.hasSuffix(name) }
-        return named.count == 1 ? named[0] : nil
+        if named.count == 1 { return named[0] }
+        // A picture kept beside its notes (a vault's SVG icon, which import leaves at its vault
+        // path as an attachment): the notes' files have it, at the path the link gives.
+        return named.isEmpty ? context.state.notes.files.first { $0.kind == .file && $0.pathLower == lower } : nil
     }
 
     /// Enter or a click on a link.

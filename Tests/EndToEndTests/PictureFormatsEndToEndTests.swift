@@ -111,6 +111,34 @@ final class PictureFormatsEndToEndTests: XCTestCase {
         XCTAssertTrue(lines[broken + 1].trimmingCharacters(in: .whitespaces).isEmpty && lines[broken + 2].contains("The end."), "\(lines)")
     }
 
+    /// A vault's SVG icon stays at its vault path when imported (an attachment, beside the notes,
+    /// not in an album): the note's link to it draws it all the same.
+    func testAPictureKeptBesideItsNoteIsDrawn() throws {
+        let tmux = try app.launch(width: 80, height: 40, term: Self.term)
+        tmux.waitFor("Welcome to Byte Club")
+        let icon = try XCTUnwrap(try Self.pictures().first { $0.name == "icon.svg" })
+        // The vault imported into the club's folder itself: its note at the top, its icon in icons/.
+        let vault = notes
+        try FileManager.default.createDirectory(at: vault.appendingPathComponent("icons"), withIntermediateDirectories: true)
+        try icon.data.write(to: vault.appendingPathComponent("icons/logo.svg"))
+        try "The club's flag:\n\n![flag](icons/logo.svg)\n\ncaption of the flag".write(to: vault.appendingPathComponent("Flag.md"), atomically: true, encoding: .utf8)
+        try tmux.type("r")
+        tmux.waitFor("Flag")
+        try tmux.type("/")
+        try tmux.type("Flag")
+        try tmux.press("Enter")
+        tmux.waitFor("the filter showing only Flag") { $0.split(separator: "\n").contains { $0.contains("/ Flag") && $0.contains("1 of") } }
+        try tmux.type("v")
+        tmux.waitFor("Rendered view")
+        tmux.waitFor("the flag drawn in its color") { screen in
+            let plain = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            let colored = Self.cells(tmux)
+            // The picture's slot is above its alt text ("flag"), which is above the caption.
+            guard let alt = plain.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "flag" }), alt >= 7, colored.count > alt else { return false }
+            return colored[(alt - 6)..<(alt - 2)].allSatisfy { Self.colored($0, icon.color) } && !screen.contains("▣ logo.svg")
+        }
+    }
+
     /// The cell size the app reads from its terminal: `TIOCGWINSZ`'s pixel fields as tmux fills
     /// them (tmux 3.3 says 16×32 with no client attached), or the 10×20 the app assumes without.
     func cellSize(_ tmux: TmuxSession) throws -> (width: Int, height: Int) {

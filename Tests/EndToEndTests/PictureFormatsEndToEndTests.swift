@@ -81,14 +81,7 @@ final class PictureFormatsEndToEndTests: XCTestCase {
         let text = pictures.map { "![[\($0.name)]]\n\ncaption of \($0.name)" }.joined(separator: "\n\n")
             + "\n\n![the scan](photos/scan.tiff)\n\n![[broken.png]]\n\nThe end."
         try text.write(to: notes.appendingPathComponent("Formats.md"), atomically: true, encoding: .utf8)
-        try tmux.type("r")
-        tmux.waitFor("Formats")
-        try tmux.type("/")
-        try tmux.type("Formats")
-        try tmux.press("Enter")
-        tmux.waitFor("the filter showing only Formats") { $0.split(separator: "\n").contains { $0.contains("/ Formats") && $0.contains("1 of") } }
-        try tmux.type("v")
-        tmux.waitFor("Rendered view")
+        try openRendered("Formats", in: tmux)
 
         // Each picture's slot (the rows above the blank before its caption) in its color.
         let screen = tmux.waitFor("each picture drawn in its color") { screen in
@@ -122,14 +115,7 @@ final class PictureFormatsEndToEndTests: XCTestCase {
         try FileManager.default.createDirectory(at: vault.appendingPathComponent("icons"), withIntermediateDirectories: true)
         try icon.data.write(to: vault.appendingPathComponent("icons/logo.svg"))
         try "The club's flag:\n\n![flag](icons/logo.svg)\n\ncaption of the flag".write(to: vault.appendingPathComponent("Flag.md"), atomically: true, encoding: .utf8)
-        try tmux.type("r")
-        tmux.waitFor("Flag")
-        try tmux.type("/")
-        try tmux.type("Flag")
-        try tmux.press("Enter")
-        tmux.waitFor("the filter showing only Flag") { $0.split(separator: "\n").contains { $0.contains("/ Flag") && $0.contains("1 of") } }
-        try tmux.type("v")
-        tmux.waitFor("Rendered view")
+        try openRendered("Flag", in: tmux)
         tmux.waitFor("the flag drawn in its color") { screen in
             let plain = screen.split(separator: "\n", omittingEmptySubsequences: false)
             let colored = Self.cells(tmux)
@@ -137,6 +123,18 @@ final class PictureFormatsEndToEndTests: XCTestCase {
             guard let alt = plain.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "flag" }), alt >= 7, colored.count > alt else { return false }
             return colored[(alt - 6)..<(alt - 2)].allSatisfy { Self.colored($0, icon.color) } && !screen.contains("▣ logo.svg")
         }
+    }
+
+    /// Lists the notes again, filters them down to `title` and opens it in the rendered view.
+    func openRendered(_ title: String, in tmux: TmuxSession) throws {
+        try tmux.type("r")
+        tmux.waitFor(title)
+        try tmux.type("/")
+        try tmux.type(title)
+        try tmux.press("Enter")
+        tmux.waitFor("the filter showing only \(title)") { $0.split(separator: "\n").contains { $0.contains("/ \(title)") && $0.contains("1 of") } }
+        try tmux.type("v")
+        tmux.waitFor("Rendered view")
     }
 
     /// The cell size the app reads from its terminal: `TIOCGWINSZ`'s pixel fields as tmux fills
@@ -164,14 +162,7 @@ final class PictureFormatsEndToEndTests: XCTestCase {
         let cell = try cellSize(tmux)
         let (columns, rows) = ((320 + cell.width - 1) / cell.width, (160 + cell.height - 1) / cell.height)
         try "Sized:\n\n![[icon.svg|320x160]]\n\nunder it".write(to: notes.appendingPathComponent("Sized.md"), atomically: true, encoding: .utf8)
-        try tmux.type("r")
-        tmux.waitFor("Sized")
-        try tmux.type("/")
-        try tmux.type("Sized")
-        try tmux.press("Enter")
-        tmux.waitFor("the filter showing only Sized") { $0.split(separator: "\n").contains { $0.contains("/ Sized") && $0.contains("1 of") } }
-        try tmux.type("v")
-        tmux.waitFor("Rendered view")
+        try openRendered("Sized", in: tmux)
         // Its rows in yellow (and white), then the blank row between paragraphs; above them, the blank after "Sized:".
         tmux.waitFor("the icon drawn in \(rows) rows") { screen in
             let plain = screen.split(separator: "\n", omittingEmptySubsequences: false)

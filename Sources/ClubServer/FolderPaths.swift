@@ -228,7 +228,12 @@ final class FolderNameCache: Sendable {
         var byLower: [String: String] = [:]
         byLower.reserveCapacity(names.count)
         for name in names { byLower[name.lowercased()] = byLower[name.lowercased()] ?? name }
-        folders.withLock { $0[directory] = Folder(listed: .now, byLower: byLower) }
+        let now = ContinuousClock.now
+        folders.withLock { folders in
+            // Folders not looked in for a second go: memory holds the ones being written to.
+            folders = folders.filter { now - $0.value.listed < Self.freshness }
+            folders[directory] = Folder(listed: now, byLower: byLower)
+        }
     }
 
     func adding(_ name: String, in directory: String) {

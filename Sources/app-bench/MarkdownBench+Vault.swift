@@ -70,20 +70,7 @@ extension MarkdownBench {
         try app.waitFor("Esc closes", after: offset)
         let appEcho = try EchoBench.measure(app, count: 300)
         // Alt-V: the callouts as boxes and the pictures drawn (each a decode and a scale).
-        var views: [Double] = []
-        for _ in 0..<10 {
-            offset = app.output.total
-            app.send("x")
-            try app.waitFor("x", after: offset)
-            offset = app.output.total
-            let began = ContinuousClock.now
-            app.send("\u{1B}v")
-            try app.waitFor("╭─ Note", after: offset)
-            views.append(milliseconds(since: began))
-            offset = app.output.total
-            app.send("\u{1B}v")
-            try app.waitFor("[!note]", after: offset)
-        }
+        let (firstView, views) = try renderedView(app, shown: "╭─ Note", back: "[!note]")
         app.stop()
 
         let (vimOpen, vimEcho) = try vim.map { try Self.vimRun($0, text: text, in: base, showing: "Trip to Lisbon", environment: environment) } ?? (nil, [])
@@ -99,7 +86,7 @@ extension MarkdownBench {
         }
         line("byteclub editor", appOpen, appEcho)
         if vim != nil { line("vim -c 'syntax on' (markdown)", vimOpen, vimEcho) }
-        line("byteclub Alt-V rendered view", views.first, views)
+        line("byteclub Alt-V rendered view", firstView, views)
         print("")
     }
 }

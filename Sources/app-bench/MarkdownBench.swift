@@ -99,7 +99,9 @@ enum MarkdownBench {
     /// Alt-V from the editor to the rendered view, each time after a one-letter edit (so the
     /// note is laid out again, never taken from the cache): from the key to the frame that
     /// shows the view's first code box. Then Alt-V back to the editor.
-    static func renderedView(_ app: EchoBench.PTYApp, runs: Int = 10) throws -> (first: Double, samples: [Double]) {
+    /// `shown` is what the view's frame holds, `back` what the editor's does.
+    static func renderedView(_ app: EchoBench.PTYApp, runs: Int = 10, shown: String = "╭─ swift ─", back: String = "|--------|") throws
+        -> (first: Double, samples: [Double]) {
         var samples: [Double] = []
         for _ in 0..<runs {
             var offset = app.output.total
@@ -108,11 +110,11 @@ enum MarkdownBench {
             offset = app.output.total
             let start = ContinuousClock.now
             app.send("\u{1B}v")
-            try app.waitFor("╭─ swift ─", after: offset)
+            try app.waitFor(shown, after: offset)
             samples.append(milliseconds(since: start))
             offset = app.output.total
             app.send("\u{1B}v")
-            try app.waitFor("|--------|", after: offset)
+            try app.waitFor(back, after: offset)
         }
         return (samples[0], samples.sorted())
     }

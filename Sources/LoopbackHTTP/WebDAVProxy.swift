@@ -125,7 +125,26 @@ public final class WebDAVProxy: Sendable {
                 _ = Self.send(client, answer)
             }
         } else {
-            Self.pump(from: upstream, to: client, capture: answered)
+            // The answer's head says `Connection: close` (servers that close after a request
+            // asking so need not say it): a client that took the connection for kept-alive would
+            // send its next request on it, and the body pump would pass that to the server after
+            // the request it already answered.
+            var pending: [UInt8] = []
+            while let (head, rest) = Self.readHead(upstream, after: pending) {
+                let interim = head.hasPrefix("HTTP/1.1 1") || head.hasPrefix("HTTP/1.0 1")
+                let bytes = Array((interim ? head : Self.replacingHeader("Connection", with: "close", in: head)).utf8)
+                guard Self.send(client, bytes) else { break }
+                answered?.add(bytes)
+                // An interim answer (100 Continue) is followed by the real one's head.
+                pending = rest
+                if interim { continue }
+                if !rest.isEmpty {
+                    guard Self.send(client, rest) else { break }
+                    answered?.add(rest)
+                }
+                Self.pump(from: upstream, to: client, capture: answered)
+                break
+            }
         }
         // The answer is complete: end both, which also ends the body pump.
         shutdown(client, Int32(SHUT_RDWR))
@@ -186,11 +205,14 @@ public final class WebDAVProxy: Sendable {
 
     // MARK: - HTTP text
 
-    /// Reads until the end of a request head: the head (with its blank line) and what came after.
-    private static func readHead(_ fd: Int32) -> (String, [UInt8])? {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+    /// Reads until the end of a head (a request's or an answer's, after `pending` bytes already read): the head (with its blank line) and what came after.
+    private static func readHead(_ fd: Int32, after pending: [UInt8] = []) -> (String, [UInt8])? {
+        var received = pending
         let end = Array("\r\n\r\n".utf8)
+        if let range = received.firstRange(of: end) {
+            return (String(decoding: received[..<range.upperBound], as: UTF8.self), Array(received[range.upperBound...]))
+        }
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while received.count < 256 << 10 {
             let count = read(fd, &buffer, buffer.count)
             if count <= 0 { return nil }

@@ -94,7 +94,11 @@ public final class TmuxSession {
         var screen = capture()
         while !condition(screen) {
             guard Date() < deadline else {
-                XCTFail("timed out after \(timeout) s waiting for \(what); the screen:\n\(screen)", file: file, line: line)
+                // The status bar (the screen's last lines) goes on the first line too: a CI report
+                // that keeps one line of a failure still says what the app said.
+                let status = screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.suffix(2)
+                XCTFail("timed out after \(timeout) s waiting for \(what) (the screen ends: \(status.joined(separator: " ⏎ "))); the screen:\n\(screen)",
+                        file: file, line: line)
                 return screen
             }
             // A short poll interval, not a wait for something to happen.

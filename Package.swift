@@ -150,7 +150,7 @@ let package = Package(
         // renames and moves (LinkRewrite), and how the club's search index is kept current
         // (SearchIndex: the app and the command line share the file). The app and the command
         // line's ClubKit share it.
-        .target(name: "LocalClub", dependencies: ["Remote", "Durable", "Markdown", "SearchIndex"]),
+        .target(name: "LocalClub", dependencies: ["Remote", "Durable", "Markdown", "SearchIndex", "NoteMerge"]),
         .target(name: "ByteClubApp", dependencies: ["LocalClub", "TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
 
         // config.toml: parsed and checked (TOMLKit), apart from the executable so the fuzzer and tests import it.
@@ -239,7 +239,7 @@ let package = Package(
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=address"])] : []
         ),
 
-        .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge"]),
+        .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge", "LocalClub"]),
         // Search side by side: the index (through `byteclub search`), rg and grep over the same notes.
         .executableTarget(name: "search-bench", dependencies: ["SearchIndex", "Markdown"]),
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
@@ -268,7 +268,7 @@ let package = Package(
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-        .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge"]),
+        .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge", "LocalClub"]),
         .testTarget(name: "DurableTests", dependencies: ["Durable"]),
         .testTarget(name: "ClubCryptTests", dependencies: ["ClubCrypt", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["AgeVectors"]),

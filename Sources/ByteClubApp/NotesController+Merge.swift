@@ -1,4 +1,5 @@
 import Foundation
+import LocalClub
 import NoteMerge
 import Remote
 import TerminalUI
@@ -161,8 +162,15 @@ extension NotesController {
         }
         let who = fetch.who.map { TerminalSafe.escape($0) } ?? MergeSession.someone
         let mine = session.editor.body.text
-        let merge = ThreeWayMerge.merge(base: base, mine: mine, theirs: theirs)
-        guard let merged = merge.text else {
+        let merged: String
+        switch NoteMergeDriver.merge(base: base, mine: mine, theirs: theirs) {
+        case .theirsHoldsMine(let text):
+            // Theirs already holds everything of mine: take it, nothing to upload.
+            context.model.updateQuietly { $0.note = session }
+            return adoptMerged(text, entry: fetch.entry, theirs: fetch.entry, who: who, mine: mine, version: session.version, base: session.baseRev)
+        case .merged(let text):
+            merged = text
+        case .overlapping(let merge):
             session.closeAfterSave = false
             session.merge = MergeSession(result: merge, theirs: fetch.entry, who: who, baseRev: session.baseRev ?? "")
             let count = merge.conflictCount
@@ -173,14 +181,9 @@ extension NotesController {
             return
         }
         context.model.updateQuietly { $0.note = session }
-        if Array(merged.utf8) == Array(fetch.theirs) {
-            // Theirs already holds everything of mine: take it, nothing to upload.
-            adoptMerged(merged, entry: fetch.entry, theirs: fetch.entry, who: who, mine: mine, version: session.version, base: session.baseRev)
-        } else {
-            let attempt: Int
-            if case .save(let n) = trigger { attempt = n } else { attempt = 1 }
-            sendMergedSave(merged, theirs: fetch.entry, who: who, mine: mine, attempt: attempt)
-        }
+        let attempt: Int
+        if case .save(let n) = trigger { attempt = n } else { attempt = 1 }
+        sendMergedSave(merged, theirs: fetch.entry, who: who, mine: mine, attempt: attempt)
     }
 
     /// Uploads the merged text with `update` at their rev. The editor (and its draft) keep the
@@ -233,7 +236,7 @@ extension NotesController {
             session.editorCleanIsSaved = false  // the merge is not the server's text yet
             session.version += 1
             saved(session: &session, entry: entry, version: session.version)
-        } else if let again = ThreeWayMerge.merge(base: mine, mine: session.editor.body.text, theirs: merged).text {
+        } else if let again = NoteMergeDriver.rebase(typed: session.editor.body.text, from: mine, onto: merged) {
             // Typed while the merge was being saved: that typing goes onto the merge, unsaved.
             session.editor.body.replaceText(with: again)
             session.editorCleanIsSaved = false

@@ -148,16 +148,16 @@ extension OutboxSender {
             return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false,
                                                     reason: "\(changed) and its text is not UTF-8, so it cannot be merged; your text is kept as a draft")))
         }
-        guard let merged = ThreeWayMerge.merge(base: baseText, mine: text, theirs: theirs).text else {
+        switch NoteMergeDriver.merge(base: baseText, mine: text, theirs: theirs) {
+        case .overlapping:
             return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: "\(changed); open it to merge")))
-        }
-        let mergedData = Data(merged.utf8)
-        // Everything we changed was there already: nothing to upload.
-        if mergedData == current.data {
+        case .theirsHoldsMine:
+            // Everything we changed was there already: nothing to upload.
             removeDraft(of: item)
             return .done(OutboxAnswer(.merged(current.entry, by: current.entry.modifiedBy), text: theirs))
+        case .merged(let merged):
+            return .upload(Data(merged.utf8), theirs: current.entry)
         }
-        return .upload(mergedData, theirs: current.entry)
     }
 
     // MARK: - Creates

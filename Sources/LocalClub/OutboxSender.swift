@@ -167,7 +167,7 @@ public struct OutboxSender: Sendable {
 extension Outbox {
     /// Moves the items made after `item` (``OutboxItem/follows``) to the path and rev it made.
     /// The sender runs it before removing `item`; the app retargets only what it queued while
-    /// this one was being sent (``OutboxRunner``), which the sender could not see.
+    /// this one was being sent (the app's outbox runner), which the sender could not see.
     public func retargetFollowers(of item: OutboxItem, result: OutboxResult) throws {
         let entry = Self.entry(madeBy: result)
         for var follower in all() where follower.id != item.id {
@@ -176,7 +176,7 @@ extension Outbox {
     }
 
     /// The note or photo an item's result left on the server, if any.
-    static func entry(madeBy result: OutboxResult) -> RemoteEntry? {
+    public static func entry(madeBy result: OutboxResult) -> RemoteEntry? {
         switch result {
         case .sent(let sent): return sent
         case .merged(let merged, _): return merged
@@ -185,7 +185,7 @@ extension Outbox {
     }
 
     /// Changes `follower` to follow what `item` did; true when it changed.
-    static func retarget(_ follower: inout OutboxItem, after item: OutboxItem, entry: RemoteEntry?, result: OutboxResult) -> Bool {
+    public static func retarget(_ follower: inout OutboxItem, after item: OutboxItem, entry: RemoteEntry?, result: OutboxResult) -> Bool {
         // Only along the editor's own chain: a change queued by another app from the same base
         // must merge with this one, not build on it.
         guard follower.kind != .upload, item.kind != .upload, follower.follows == item.id else { return false }

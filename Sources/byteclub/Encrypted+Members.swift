@@ -3,7 +3,7 @@ import ClubCrypt
 import ClubKit
 import DropboxWire
 import Foundation
-import ByteClubApp
+import LocalClub
 import Remote
 
 /// The members of an encrypted club, by their keys: who is waiting, admitting, removing.

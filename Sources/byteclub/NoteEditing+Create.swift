@@ -1,4 +1,3 @@
-import ByteClubApp
 import ClubKit
 import Foundation
 import LocalClub

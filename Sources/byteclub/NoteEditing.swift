@@ -1,9 +1,8 @@
 import ArgumentParser
-import ByteClubApp
+import LocalClub
 import ClubKit
 import DropboxWire
 import Foundation
-import NoteMerge
 import Remote
 import TerminalUI
 
@@ -121,12 +120,11 @@ struct NoteEditing: Sendable {
             base = String(validating: old.data, as: UTF8.self)
         }
         let who = await name(of: current.entry.modifiedBy)
-        let result = ThreeWayMerge.merge(base: base ?? "", mine: left.body, theirs: current.text)
-        if let merged = result.text {
-            draft.body = merged
-            if merged != left.body { say("\(who) changed \"\(title)\" meanwhile; their change is merged into your text") }
+        let caughtUp = NoteMergeDriver.catchUp(draft: left.body, base: base ?? "", theirs: current.text, who: who)
+        draft.body = caughtUp.text
+        if !caughtUp.overlapped {
+            if caughtUp.text != left.body { say("\(who) changed \"\(title)\" meanwhile; their change is merged into your text") }
         } else {
-            draft.body = ConflictMarkers.text(result, theirs: who)
             say("\(who) changed \"\(title)\" meanwhile and your changes overlap: both sides are marked in the editor (<<<<<<< yours … >>>>>>> \(who)); keep what you want and remove the markers")
         }
         draft.baseRev = rev
@@ -263,33 +261,4 @@ final class ReportBox: @unchecked Sendable {
     private var report: OutboxReport?
     func set(_ value: OutboxReport) { lock.withLock { report = value } }
     func get() -> OutboxReport? { lock.withLock { report } }
-}
-
-/// Overlapping changes written into the text, as git and diff3 mark them, for the editor.
-enum ConflictMarkers {
-    static let mine = "<<<<<<< yours"
-    static let separator = "======="
-
-    /// The merge with each conflict as `<<<<<<< yours`, your lines, `=======`, theirs,
-    /// `>>>>>>> NAME`.
-    static func text(_ result: MergeResult, theirs name: String) -> String {
-        var out = ""
-        for chunk in result.chunks {
-            switch chunk {
-            case .stable(let text):
-                out += text
-            case .conflict(let conflict):
-                out += mine + "\n" + Self.line(conflict.mine) + separator + "\n" + Self.line(conflict.theirs) + ">>>>>>> " + name + "\n"
-            }
-        }
-        return out
-    }
-
-    private static func line(_ text: String) -> String { text.isEmpty || text.hasSuffix("\n") ? text : text + "\n" }
-
-    /// Whether `text` still holds a marked conflict.
-    static func present(in text: String) -> Bool {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        return lines.contains { $0.hasPrefix(mine) } && lines.contains { $0.hasPrefix(">>>>>>> ") }
-    }
 }

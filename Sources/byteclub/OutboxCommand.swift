@@ -1,5 +1,5 @@
 import ArgumentParser
-import ByteClubApp
+import LocalClub
 import ClubKit
 import Foundation
 import Remote

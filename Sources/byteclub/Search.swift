@@ -1,5 +1,4 @@
 import ArgumentParser
-import ByteClubApp
 import ClubKit
 import Foundation
 import LocalClub

@@ -1,4 +1,5 @@
 import Foundation
+import LocalClub
 import NoteMerge
 
 /// The three-way merge on a 1 MiB note of 20,000 lines: two copies, each edited in its own
@@ -46,17 +47,23 @@ enum MergeBench {
         print(Bench.pad("scenario", 40) + Bench.pad("median ms", 12, right: true) + Bench.pad("p99 ms", 12, right: true) + Bench.pad("max ms", 12, right: true))
         print(String(repeating: "─", count: 76))
         scenario("clean (changes apart)", iterations: iterations) {
-            let result = ThreeWayMerge.merge(base: base, mine: mine, theirs: theirs)
-            precondition(result.isClean, "the clean scenario must merge cleanly")
-            return result.text!.utf8.count
+            guard case .merged(let text) = NoteMergeDriver.merge(base: base, mine: mine, theirs: theirs) else {
+                preconditionFailure("the clean scenario must merge cleanly")
+            }
+            return text.utf8.count
         }
         scenario("20 conflicts, resolved", iterations: iterations) {
-            let result = ThreeWayMerge.merge(base: base, mine: mineClashing, theirs: theirsClashing)
+            guard case .overlapping(let result) = NoteMergeDriver.merge(base: base, mine: mineClashing, theirs: theirsClashing) else {
+                preconditionFailure("the clashing scenario must overlap")
+            }
             precondition(result.conflictCount == 20, "expected 20 conflicts, got \(result.conflictCount)")
             return result.resolved(Array(repeating: .both, count: result.conflictCount)).utf8.count
         }
         scenario("one side unchanged", iterations: iterations) {
-            ThreeWayMerge.merge(base: base, mine: mine, theirs: base).text!.utf8.count
+            guard case .merged(let text) = NoteMergeDriver.merge(base: base, mine: mine, theirs: base) else {
+                preconditionFailure("a side unchanged must merge cleanly")
+            }
+            return text.utf8.count
         }
     }
 

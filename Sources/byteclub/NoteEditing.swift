@@ -210,9 +210,8 @@ struct NoteEditing: Sendable {
             say("cannot queue \"\(title)\" in \(outbox.directory.path): \(error.localizedDescription); your text is kept as a draft")
             throw Exit.noMatch.code
         }
-        let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: drafts)
         let mine = ReportBox()
-        let run = await sender.sendAll { report in
+        let run = await backend.sendOutbox { report in
             if report.item.id == queued.id { mine.set(report) } else { FileHandle.standardError.write(Data(("byteclub: from the outbox: " + OutboxCommand.line(report) + "\n").utf8)) }
         }
         guard let report = mine.get() else {

@@ -211,8 +211,7 @@ struct OutboxCommand: AsyncParsableCommand {
                 if !json { FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8)) }
                 return
             }
-            let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: backend.drafts)
-            let run = await sender.sendAll { report in
+            let run = await backend.sendOutbox { report in
                 if json, let line = try? CLIJSON.encode(ReportLine(report)) {
                     FileHandle.standardOutput.write(line + Data("\n".utf8))
                 } else {

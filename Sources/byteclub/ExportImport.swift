@@ -55,7 +55,7 @@ struct Export: AsyncParsableCommand {
             let store = backend.store
             let folder = chosen ?? backend.folder
             // Every file but the club's own (`.byteclub/`: import's manifests; `.clubkeys/`).
-            let listed = try await listRecursively(store, folder).filter { $0.kind == .file }
+            let listed = try await store.listRecursively(folder).filter { $0.kind == .file }
             let places = try await VaultPlaces.load(in: folder, listed: listed, store: store)
             let own = listed.filter { !VaultFiles.isClubsOwn(Self.components($0.path, under: folder)) }
             // Pictures an import into this folder moved to the club's photos/, outside it.
@@ -234,9 +234,9 @@ struct Import: AsyncParsableCommand {
             let (items, planned) = Self.plan(vault, into: folder, photos: backend.folder + "/photos", flatten: flatten)
             var refused = planned
             var remote: [String: RemoteEntry] = [:]
-            for entry in try await listRecursivelyIfThere(backend.store, folder) { remote[entry.pathLower] = entry }
+            for entry in try await backend.store.listRecursivelyIfThere(folder) { remote[entry.pathLower] = entry }
             if !folder.lowercased().hasPrefix((backend.folder + "/photos").lowercased()) {
-                for entry in try await listRecursivelyIfThere(backend.store, backend.folder + "/photos") { remote[entry.pathLower] = entry }
+                for entry in try await backend.store.listRecursivelyIfThere(backend.folder + "/photos") { remote[entry.pathLower] = entry }
             }
             var tagger = backend.store as? any TaggingStore
             if tagger == nil && items.contains(where: \.isNote) { say("this remote keeps no tags: the notes come without their tags and pins") }

@@ -79,7 +79,7 @@ struct Links: AsyncParsableCommand {
         // at any depth, with the aliases their front matter gives.
         let aliases = NoteResolver.aliases(of: (try? index.notesWithFrontMatter(naming: "aliases")) ?? [])
         // And the club's other files, which a link may name too ([[paper.pdf]], [x](plan.canvas)).
-        let files = offline ? [] : try await listRecursivelyIfThere(backend.store, backend.folder).filter {
+        let files = offline ? [] : try await backend.store.listRecursivelyIfThere(backend.folder).filter {
             $0.kind == .file && !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions)
         }
         let resolver = NoteResolver(entries: notes + files, root: backend.folder, aliases: aliases)

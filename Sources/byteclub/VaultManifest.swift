@@ -154,7 +154,7 @@ struct VaultPlaces {
         var found: [String: RemoteEntry] = [:]
         let album = photos.lowercased() + "/"
         if outside.contains(where: { $0.hasPrefix(album) }) {
-            for entry in try await listRecursivelyIfThere(store, photos) where entry.kind == .file { found[entry.pathLower] = entry }
+            for entry in try await store.listRecursivelyIfThere(photos) where entry.kind == .file { found[entry.pathLower] = entry }
         }
         var entries: [RemoteEntry] = []
         for path in outside {

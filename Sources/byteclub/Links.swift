@@ -69,7 +69,7 @@ struct Links: AsyncParsableCommand {
         var offline = false
         var notes: [RemoteEntry] = []
         do {
-            notes = try await Search.bringCurrent(index, backend: backend)
+            notes = try await ClubSearch.bringCurrent(index, backend: backend, say: { say($0) }, progress: Search.indexing)
         } catch let error as RemoteError where error.isUnreachable {
             offline = true
             say("offline (\(error.message)): links and backlinks as indexed before")

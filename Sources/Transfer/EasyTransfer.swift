@@ -280,7 +280,7 @@ final class EasyTransfer: @unchecked Sendable {
 
     // MARK: - curl callbacks (on the session queue)
 
-    fileprivate func progress(ulnow: Int64, ultotal: Int64) {
+    func progress(ulnow: Int64, ultotal: Int64) {
         guard ulnow != sent else { return }
         sent = ulnow
         if ultotal > 0 { expectedSend = ultotal }
@@ -293,7 +293,7 @@ final class EasyTransfer: @unchecked Sendable {
 
     /// Asks `watchdog` whether the transfer stalled; true (with `callbackError` set) to abort.
     /// Bytes that moved since it last looked also go to the driver.
-    fileprivate func idleExpired(moved: Int64) -> Bool {
+    func idleExpired(moved: Int64) -> Bool {
         if moved != watchdog.lastMoved { driver.noteMoved() }
         let task = self.task
         let decision = watchdog.check(moved: moved, throttled: throttle?.isPausing ?? false, now: Self.uptime(),
@@ -314,7 +314,7 @@ final class EasyTransfer: @unchecked Sendable {
         due(resume.encoded())
     }
 
-    fileprivate func write(_ buffer: UnsafeRawBufferPointer) -> Int {
+    func write(_ buffer: UnsafeRawBufferPointer) -> Int {
         // A cancel is on its way: stop taking data so curl returns to the queue at once.
         if task.cancelRequested.load(ordering: .relaxed) { return Int(BC_CURL_WRITEFUNC_PAUSE) }
         let count = buffer.count
@@ -372,7 +372,7 @@ final class EasyTransfer: @unchecked Sendable {
         }
     }
 
-    fileprivate func header(_ line: String) {
+    func header(_ line: String) {
         guard let head = responseHead.consume(line) else { return }
         let effective = easy.infoString(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? url
         let response = HTTPResponse(url: effective, statusCode: head.statusCode, headerFields: head.fields)
@@ -403,7 +403,7 @@ final class EasyTransfer: @unchecked Sendable {
         }
     }
 
-    fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if task.cancelRequested.load(ordering: .relaxed) { return Int(BC_CURL_READFUNC_PAUSE) }
         do {
             return try upload.read(into: buffer)
@@ -413,43 +413,7 @@ final class EasyTransfer: @unchecked Sendable {
         }
     }
 
-    fileprivate func seek(to offset: Int64) -> Bool {
+    func seek(to offset: Int64) -> Bool {
         upload.seek(to: offset)
     }
-}
-
-// MARK: - C callbacks
-
-private func transfer(_ pointer: UnsafeMutableRawPointer?) -> EasyTransfer? {
-    pointer.map { Unmanaged<EasyTransfer>.fromOpaque($0).takeUnretainedValue() }
-}
-
-private let easyWriteCallback: curl_write_callback = { data, size, count, userdata in
-    guard let transfer = transfer(userdata), let data else { return 0 }
-    return transfer.write(UnsafeRawBufferPointer(start: data, count: size * count))
-}
-
-private let easyHeaderCallback: curl_write_callback = { data, size, count, userdata in
-    let length = size * count
-    guard let transfer = transfer(userdata), let data else { return 0 }
-    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-    transfer.header(line)
-    return length
-}
-
-private let easyReadCallback: curl_read_callback = { data, size, count, userdata in
-    guard let transfer = transfer(userdata), let data else { return BC_CURL_READFUNC_ABORT }
-    return transfer.read(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
-}
-
-private let easySeekCallback: curl_seek_callback = { userdata, offset, origin in
-    guard let transfer = transfer(userdata), origin == SEEK_SET else { return BC_CURL_SEEKFUNC_FAIL }
-    return transfer.seek(to: Int64(offset)) ? BC_CURL_SEEKFUNC_OK : BC_CURL_SEEKFUNC_FAIL
-}
-
-private let easyProgressCallback: curl_xferinfo_callback = { userdata, _, dlnow, ultotal, ulnow in
-    guard let transfer = transfer(userdata) else { return 0 }
-    transfer.progress(ulnow: Int64(ulnow), ultotal: Int64(ultotal))
-    // A non-zero return aborts the transfer (CURLE_ABORTED_BY_CALLBACK).
-    return transfer.idleExpired(moved: Int64(dlnow) + Int64(ulnow)) ? 1 : 0
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ByteClubConfig
 import ClubKit
 import ClubServer
 import Foundation
@@ -65,33 +66,40 @@ struct BackendOptions: ParsableArguments {
                           pinnedPublicKey: pin)
     }
 
-    /// Connects, starting the embedded server if that is the backend. Call `close` when done.
+    /// What the flags say to connect to (``ClubConnector``).
+    var target: ClubTarget {
+        let flags: ClubTarget.Flags
+        if let webdav, let url = URL(string: webdav) {
+            flags = .webdav(url: url, user: user ?? "")
+        } else if dropbox {
+            flags = .dropbox
+        } else if let server, let url = URL(string: server) {
+            flags = .club(url: url, pin: pin)
+        } else if let dataDir {
+            flags = .embedded(root: URL(fileURLWithPath: dataDir))
+        } else {
+            flags = .none
+        }
+        return ClubTarget(flags: flags, remote: remote, token: token, dropboxAPI: dropboxApi.flatMap(URL.init(string:)),
+                          oauthTokenURL: oauthTokenUrl.flatMap(URL.init(string:)))
+    }
+
+    /// Connects (``ClubConnector``), starting the embedded server if that is the backend; an
+    /// encrypted club with its keyring in front, unless `plain`. Call `close` when done.
     ///
     /// `serverLogLevel` is the embedded server's: the UI logs its access lines to byteclub.log
     /// (`.info`); scripts, whose log is stderr, keep it quiet. `retry` is how long requests keep
     /// trying: scripts wait out long outages, the UI reports within seconds (and keeps drafts).
-    ///
-    /// `offlineStart` (the app): a WebDAV server that cannot be reached still gives a backend,
-    /// for a start from the cache (a club server's store never asks at connect).
-    func connectPlain(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false) async throws -> Backend {
-        // --remote NAME, or the config's default when no flag names the backend.
-        if let configured = try await connectConfigured(serverLogLevel: serverLogLevel, retry: retry, offlineStart: offlineStart) {
-            return configured
-        }
-        let choice: BackendChoice
-        if let webdav, let url = URL(string: webdav) {
-            choice = .webdav(url: url, user: user ?? "", password: try WebDAVPassword.obtain(user: user ?? "", url: url))
-        } else if dropbox {
-            choice = .dropbox(api: dropboxApi.flatMap(URL.init(string:)), tokenURL: oauthTokenUrl.flatMap(URL.init(string:)))
-        } else if let server, let url = URL(string: server) {
-            choice = .club(url: url, token: token, pin: pin)
-        } else {
-            choice = .embedded(root: dataDir.map { URL(fileURLWithPath: $0) } ?? Paths.defaultClub)
-        }
+    /// `offlineStart` (the app): a WebDAV server that cannot be reached still gives a backend.
+    func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false,
+                 plain: Bool = false) async throws -> Backend {
+        let questions = ConnectQuestions(pin: { url, remote, config in try await FirstUse.pin(for: url, remote: remote, config: config) },
+                                         password: { user, url in try WebDAVPassword.obtain(user: user, url: url) })
         do {
-            // A named remote's pin came through connectConfigured; a bare --server is asked about once.
-            return try await Backend.connect(choice, connection: connection, retry: retry, limits: limits, serverLogLevel: serverLogLevel,
-                                             offlineStart: offlineStart) { url in try await FirstUse.pin(for: url, remote: nil, config: nil) }
+            return try await ClubConnector.connect(target, connection: connection, questions: questions, retry: retry, limits: limits,
+                                                   serverLogLevel: serverLogLevel, offlineStart: offlineStart, plain: plain)
+        } catch let error as ConfigError {
+            throw Remotes.exit(error)
         } catch let error as BackendError {
             throw ValidationError(error.description)
         }

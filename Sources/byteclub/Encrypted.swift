@@ -6,21 +6,6 @@ import Foundation
 import Logging
 import Remote
 
-extension BackendOptions {
-    /// Connects (``connectPlain(serverLogLevel:retry:offlineStart:)``), then, for an encrypted
-    /// club, puts its keyring between the caller and the store: every command and the app see
-    /// plain names and plaintext.
-    func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false) async throws -> Backend {
-        let backend = try await connectPlain(serverLogLevel: serverLogLevel, retry: retry, offlineStart: offlineStart)
-        do {
-            return try await EncryptedClubs.open(backend)
-        } catch {
-            await backend.close()
-            throw error
-        }
-    }
-}
-
 /// The command line's progress for the long encrypted-club runs (``EncryptedClubs``).
 enum EncryptionProgress {
     /// "Encrypting 12/340 notes/a.md" on one line of a terminal's stderr, at most ten a second.
@@ -68,7 +53,7 @@ struct Init: AsyncParsableCommand {
         StderrLog.bootstrap()
         var options = backend
         if let remoteName { options.remote = remoteName }
-        let plain = try await options.connectPlain()
+        let plain = try await options.connect(plain: true)
         defer { Task { await plain.close() } }
         do {
             let counter = EncryptionProgress.Counter("Encrypting")

@@ -191,6 +191,7 @@ let package = Package(
         .target(
             name: "ClubKit",
             dependencies: ["Remote", "ClubServer", "SampleClub", "LocalClub", "SearchIndex", "Agent", "ByteClubConfig", "ClubCrypt", "Durable", "Imaging",
+                           "Markdown", "DropboxWire",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(

@@ -1,0 +1,121 @@
+import ClubKit
+import Foundation
+import LocalClub
+import Markdown
+import Remote
+import SearchIndex
+import XCTest
+
+/// `links`, `cat --render`'s embeds, `log`, `share` and `tag` through ClubKit, on the embedded
+/// club where they need a store.
+final class NoteLinksReportTests: XCTestCase {
+    private var scratch: URL!
+    private var backend: Backend!
+    private var saved: [String: String?] = [:]
+
+    override func setUp() async throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("clubkit-links-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        for (name, folder) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data")] {
+            saved[name] = ProcessInfo.processInfo.environment[name]
+            setenv(name, scratch.appendingPathComponent(folder).path, 1)
+        }
+        backend = try await Backend.connect(.embedded(root: scratch.appendingPathComponent("club")), connection: ConnectionOptions())
+    }
+
+    override func tearDown() async throws {
+        await backend?.close()
+        for (name, value) in saved {
+            if let value { setenv(name, value, 1) } else { unsetenv(name) }
+        }
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    private func put(_ text: String, _ path: String) async throws {
+        _ = try await backend.store.upload(data: Data(text.utf8), to: path, mode: .add, autorename: false)
+    }
+
+    func testANoteInASubfolderHasItsLinksResolvedAndItsBacklinks() async throws {
+        try await put("See [[Plan]], [the list](../packing.md), [[Nowhere]] and https://example.com/x\n", "/byteclub/Trips/2026/Day one.md")
+        try await put("Plan for [[Day one]]\n", "/byteclub/Trips/Plan.md")
+        try await put("socks\n", "/byteclub/Trips/packing.md")
+        let backend = self.backend!
+        var said: [String] = []
+        let report = try await LinksReport.make("/byteclub/Trips/2026/Day one.md", backend: backend, bringCurrent: { index in
+            let layout = ClubLayout(folder: backend.folder)
+            _ = try await ClubIndexSync.bringCurrent(index, layout: layout, store: backend.store)
+            return try await ClubIndexSync.notes(in: layout, from: backend.store)
+        }, names: { _ in [:] }, say: { said.append($0) })
+
+        XCTAssertEqual(said, [], "online: nothing to say")
+        XCTAssertEqual(report.title, "Day one")
+        XCTAssertFalse(report.offline)
+        let links = report.outgoing.map { [$0.written, $0.target, $0.pathDisplay ?? "-", $0.exists.map(String.init) ?? "-"] }
+        XCTAssertEqual(links, [
+            ["[[Plan]]", "note", "/byteclub/Trips/Plan.md", "true"],
+            ["[the list](../packing.md)", "note", "/byteclub/Trips/packing.md", "true"],
+            ["[[Nowhere]]", "note", "-", "false"],
+            ["https://example.com/x", "web", "-", "-"],
+        ])
+        XCTAssertEqual(report.backlinks.map(\.pathDisplay), ["/byteclub/Trips/Plan.md"])
+        XCTAssertEqual(report.backlinks.first?.line, 1)
+        let text = report.text(formatter: JSONLines.localTimeFormatter())
+        XCTAssertTrue(text.hasPrefix("Day one  /byteclub/Trips/2026/Day one.md\nLinks (4):\n  1: [[Plan]] → /byteclub/Trips/Plan.md\n"), text)
+        XCTAssertTrue(text.contains("  1: [[Nowhere]] → missing note\n"), text)
+        XCTAssertTrue(text.contains("Backlinks (1):\n  Plan  "), text)
+    }
+
+    func testAutolinksArePlacedOnTheLineThatHoldsThem() {
+        let text = "first\nsee https://a.example\n[[B]]\n"
+        let placed = LinksReport.placed(NoteLinks.scan(text), in: text)
+        XCTAssertEqual(placed.map(\.destination), ["https://a.example", "B"])
+        XCTAssertEqual(placed.map(\.line), [1, 2])
+    }
+
+    func testEmbedsAreReadFromTheClubAndDrawnInTheLayout() async throws {
+        try await put("Packing: ![[Socks]]\n", "/byteclub/Trips/List.md")
+        try await put("wool socks\n", "/byteclub/Gear/Socks.md")
+        let text = "Packing: ![[Socks]]\n"
+        let embeds = await NoteEmbeds.notes(of: text, at: "/byteclub/Trips/List.md", store: backend.store, root: "/byteclub")
+        XCTAssertEqual(embeds["socks"]?.path, "/byteclub/Gear/Socks.md")
+        let rendered = CatOutput.rendered(text, path: "/byteclub/Trips/List.md", width: 40, embeds: embeds, cellWidth: { _ in 1 })
+        XCTAssertTrue(rendered.plainText.contains("wool socks"), rendered.plainText)
+        XCTAssertEqual(CatOutput.shownOnTerminal("a\u{1B}[2J\tb\nc"), "a\\x1b[2J\tb\nc", "escapes shown, tabs and lines kept")
+    }
+
+    func testRevisionsNameWhoMadeThem() {
+        let you = RemoteAccount(id: "dbid:me", displayName: "Ada")
+        let names = ["dbid:bob": "bob"]
+        XCTAssertEqual(RevisionList.who("dbid:me", you: you, names: names), "you (Ada)")
+        XCTAssertEqual(RevisionList.who("dbid:bob", you: you, names: names), "bob")
+        XCTAssertEqual(RevisionList.who("dbid:zed", you: you, names: names), "another member", "an id is never shown as a name")
+        XCTAssertEqual(RevisionList.who(nil, you: you, names: names), "-")
+        XCTAssertTrue(RevisionList.isRev("a1b2"))
+        XCTAssertFalse(RevisionList.isRev("a1;rm"))
+    }
+
+    func testExpiriesAreDurationsOrDatesInTheFuture() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        XCTAssertEqual(try LinkExpiry.parse("7d", now: now), now.addingTimeInterval(7 * 86_400))
+        XCTAssertThrowsError(try LinkExpiry.parse("2020-01-01", now: now)) { error in
+            XCTAssertEqual((error as? LinkExpiry.Refusal)?.description, "--expires 2020-01-01 is in the past")
+        }
+        XCTAssertThrowsError(try LinkExpiry.parse("soon", now: now))
+    }
+
+    func testTaggedFilesAreFoundUnderATagButNotInHiddenFolders() async throws {
+        try await put("a\n", "/byteclub/Work/a.md")
+        try await put("b\n", "/byteclub/.obsidian/b.md")
+        for path in ["/byteclub/Work/a.md", "/byteclub/.obsidian/b.md"] {
+            _ = try await FileTags.apply(TagChange(added: ["project/alpha"]), to: path, store: backend.store)
+        }
+        let found = try await FileTags.tagged("project", in: "/byteclub", store: backend.store)
+        XCTAssertEqual(found.map(\.path), ["/byteclub/Work/a.md"])
+        do throws(RemoteError) {
+            _ = try await FileTags.apply(TagChange(), to: "/byteclub/missing.md", store: backend.store)
+            XCTFail("a missing file has no tags to show")
+        } catch {
+            guard case .notFound = error else { return XCTFail("\(error)") }
+        }
+    }
+}

@@ -8,33 +8,7 @@ import XCTest
 
 /// `links`, `cat --render`'s embeds, `log`, `share` and `tag` through ClubKit, on the embedded
 /// club where they need a store.
-final class NoteLinksReportTests: XCTestCase {
-    private var scratch: URL!
-    private var backend: Backend!
-    private var saved: [String: String?] = [:]
-
-    override func setUp() async throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("clubkit-links-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        for (name, folder) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data")] {
-            saved[name] = ProcessInfo.processInfo.environment[name]
-            setenv(name, scratch.appendingPathComponent(folder).path, 1)
-        }
-        backend = try await Backend.connect(.embedded(root: scratch.appendingPathComponent("club")), connection: ConnectionOptions())
-    }
-
-    override func tearDown() async throws {
-        await backend?.close()
-        for (name, value) in saved {
-            if let value { setenv(name, value, 1) } else { unsetenv(name) }
-        }
-        try? FileManager.default.removeItem(at: scratch)
-    }
-
-    private func put(_ text: String, _ path: String) async throws {
-        _ = try await backend.store.upload(data: Data(text.utf8), to: path, mode: .add, autorename: false)
-    }
-
+final class NoteLinksReportTests: EmbeddedClubTestCase {
     func testANoteInASubfolderHasItsLinksResolvedAndItsBacklinks() async throws {
         try await put("See [[Plan]], [the list](../packing.md), [[Nowhere]] and https://example.com/x\n", "/byteclub/Trips/2026/Day one.md")
         try await put("Plan for [[Day one]]\n", "/byteclub/Trips/Plan.md")

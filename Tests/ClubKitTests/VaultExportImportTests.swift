@@ -5,29 +5,7 @@ import XCTest
 
 /// `import` and `export` through ClubKit's own API, on the embedded club: a small vault comes
 /// in, its manifest says what import rewrote, and the export gives it back byte for byte.
-final class VaultExportImportTests: XCTestCase {
-    private var scratch: URL!
-    private var backend: Backend!
-    private var saved: [String: String?] = [:]
-
-    override func setUp() async throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("clubkit-vault-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        for (name, folder) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data")] {
-            saved[name] = ProcessInfo.processInfo.environment[name]
-            setenv(name, scratch.appendingPathComponent(folder).path, 1)
-        }
-        backend = try await Backend.connect(.embedded(root: scratch.appendingPathComponent("club")), connection: ConnectionOptions())
-    }
-
-    override func tearDown() async throws {
-        await backend?.close()
-        for (name, value) in saved {
-            if let value { setenv(name, value, 1) } else { unsetenv(name) }
-        }
-        try? FileManager.default.removeItem(at: scratch)
-    }
-
+final class VaultExportImportTests: EmbeddedClubTestCase {
     private func write(_ text: String, _ relative: String, in folder: URL) throws {
         let file = folder.appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)

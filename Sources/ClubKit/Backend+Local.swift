@@ -19,6 +19,12 @@ extension Backend {
     /// What waits to be sent to this club (`$XDG_STATE_HOME/byteclub/outbox/KEY`).
     public var outbox: Outbox { Outbox(directory: Paths.outbox(key)) }
 
+    /// Sends what waits in this club's outbox, in order (the one sender the app runs too,
+    /// ``OutboxSender``), each item's result told to `report`.
+    public func sendOutbox(report: @Sendable (OutboxReport) async -> Void = { _ in }) async -> OutboxRun {
+        await OutboxSender(store: store, outbox: outbox, drafts: drafts).sendAll(report: report)
+    }
+
     /// The club's listings and notes as last seen, for offline starts (`$XDG_CACHE_HOME/byteclub/KEY`).
     public var cache: ClubCache { ClubCache(directory: Paths.cache(key)) }
 

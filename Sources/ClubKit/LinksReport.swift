@@ -161,16 +161,17 @@ extension LinksReport {
     /// The note's text (from the server, else the index's copy), its links resolved, and its backlinks.
     ///
     /// - Parameters:
-    ///   - bringCurrent: brings the index up to date with the club and answers the notes listed.
     ///   - names: members' names for the account ids of the backlinks' last writers.
-    ///   - say: the line that says the server is unreachable and the index answers.
-    public static func make(_ path: String, backend: Backend, bringCurrent: (SearchIndex) async throws -> [RemoteEntry],
-                            names: ([String?]) async -> [String: String], say: (String) -> Void) async throws -> LinksReport {
+    ///   - say: what there is to say on the way (notes the index could not fetch; the server
+    ///     unreachable, the index answering).
+    ///   - progress: the index being brought current, as ``ClubSearch/bringCurrent(_:backend:say:progress:)`` tells it.
+    public static func make(_ path: String, backend: Backend, names: ([String?]) async -> [String: String], say: (String) -> Void,
+                            progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> LinksReport {
         let index = try backend.searchIndex()
         var offline = false
         var notes: [RemoteEntry] = []
         do {
-            notes = try await bringCurrent(index)
+            notes = try await ClubSearch.bringCurrent(index, backend: backend, say: say, progress: progress)
         } catch let error as RemoteError where error.isUnreachable {
             offline = true
             say("offline (\(error.message)): links and backlinks as indexed before")

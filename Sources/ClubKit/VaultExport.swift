@@ -62,16 +62,12 @@ public struct VaultExport: Sendable {
         }
     }
 
-    /// Exports, writing only what differs.
+    /// Exports, writing only what differs (``FolderTransfer/identical(local:remote:)``: a file
+    /// already the same here is not fetched again).
     ///
-    /// - Parameters:
-    ///   - names: members' names for the account ids of the notes' last writers (front matter's
-    ///     `modified_by`); the shell asks the server.
-    ///   - identical: whether a file on this machine already holds what a club file does, so it
-    ///     is not fetched again.
-    public func run(names: ([String?]) async -> [String: String] = { _ in [:] },
-                    identical: (URL, RemoteEntry) -> Bool,
-                    event: (Event) -> Void = { _ in }) async throws -> Report {
+    /// - Parameter names: members' names for the account ids of the notes' last writers (front
+    ///   matter's `modified_by`); the shell asks the server.
+    public func run(names: ([String?]) async -> [String: String] = { _ in [:] }, event: (Event) -> Void = { _ in }) async throws -> Report {
         // Every file but the club's own (`.byteclub/`: import's manifests; `.clubkeys/`).
         let listed = try await store.listRecursively(folder).filter { $0.kind == .file }
         let places = try await VaultPlaces.load(in: folder, listed: listed, store: store)
@@ -111,11 +107,8 @@ public struct VaultExport: Sendable {
                 try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 guard ClubFiles.isNote(entry.name) else {
                     // A photo or another file: its bytes as the club holds them.
-                    if !identical(target, entry), let parallel = store as? any ParallelTransferStore {
-                        // A large file over several connections, as `get` fetches it.
-                        _ = try await parallel.download(entry.path, to: target, resumeData: nil, progress: nil, onResumeData: nil, streams: nil)
-                    } else if !identical(target, entry) {
-                        _ = try await store.download(entry.path, to: target, resumeData: nil, progress: nil, onResumeData: nil)
+                    if !FolderTransfer.identical(local: target, remote: entry) {
+                        _ = try await store.get(entry.path, to: target, resumeData: nil, progress: nil, onResumeData: nil, streams: nil)
                     }
                     continue
                 }
@@ -177,12 +170,5 @@ public struct VaultExport: Sendable {
         defer { try? FileManager.default.removeItem(at: scratch) }
         _ = try await store.download(path, to: scratch, resumeData: nil, progress: nil, onResumeData: nil)
         return String(decoding: try Data(contentsOf: scratch), as: UTF8.self)
-    }
-}
-
-extension RemoteStore {
-    /// Everything under `folder`, or nothing when the folder does not exist yet.
-    func listRecursivelyIfThere(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
-        do { return try await listRecursively(folder) } catch .notFound { return [] }
     }
 }

@@ -82,12 +82,10 @@ public struct VaultImport: Sendable {
 
     static let keepsNoTags = "this remote keeps no tags: the notes come without their tags and pins"
 
-    /// Imports.
-    ///
-    /// - Parameter identical: whether a file on this machine already holds what a club file
-    ///   does, for a file already there (a note whose links were rewritten is compared by its
-    ///   text).
-    public func run(identical: (URL, RemoteEntry) -> Bool, event: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Report {
+    /// Imports. A file already in the club is compared by its content hash
+    /// (``FolderTransfer/identical(local:remote:)``; a note whose links were rewritten, by the
+    /// text it would send): the same is skipped, one that differs refused.
+    public func run(event: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Report {
         let (items, planned) = Self.plan(vault, into: folder, photos: photos, flatten: flatten)
         var report = Report(refused: planned, dryRun: dryRun)
         var remote: [String: RemoteEntry] = [:]
@@ -104,7 +102,7 @@ public struct VaultImport: Sendable {
             event(.progress(done: Int64(index), total: Int64(items.count)))
             if let existing = remote[item.remote.lowercased()] {
                 let same = item.text.map { text in existing.contentHash.map { ContentHasher.hash(text) == $0 } ?? (Int64(text.count) == existing.size) }
-                    ?? identical(item.local, existing)
+                    ?? FolderTransfer.identical(local: item.local, remote: existing)
                 guard same else {
                     report.refused.append("\(item.remote) is already in the club and differs; left alone")
                     continue
@@ -182,12 +180,7 @@ public struct VaultImport: Sendable {
                 if let text = item.text {
                     _ = try await store.upload(data: text, to: item.remote, mode: .add, autorename: false)
                 } else {
-                    // A large file over several connections, as `put` sends it.
-                    if let parallel = store as? any ParallelTransferStore {
-                        _ = try await parallel.upload(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
-                    } else {
-                        _ = try await store.upload(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil)
-                    }
+                    _ = try await store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
                 }
                 sending.landed[index] = true
             } catch {

@@ -41,7 +41,7 @@ struct Export: AsyncParsableCommand {
             let export = VaultExport(store: backend.store, folder: chosen ?? backend.folder, clubFolder: backend.folder, destination: out, dryRun: dryRun)
             let progress = ProgressLine("export")
             let names = MemberNames(store: backend.store)
-            let report = try await export.run(names: { await names.names(for: $0) }, identical: FolderTransfer.identical) { event in
+            let report = try await export.run(names: { await names.names(for: $0) }) { event in
                 switch event {
                 case .progress(let done, let total): progress.update(Int64(done), Int64(total))
                 case .wouldWrite(let target): FileHandle.standardOutput.write(Data("would write \(TerminalSafe.escape(target.path))\n".utf8))
@@ -107,7 +107,7 @@ struct Import: AsyncParsableCommand {
             let vaultImport = VaultImport(store: backend.store, vault: vault, folder: into ?? backend.folder, photos: backend.folder + "/photos",
                                           flatten: flatten, dryRun: dryRun)
             let progress = ProgressLine("import")
-            let report = try await vaultImport.run(identical: FolderTransfer.identical) { event in
+            let report = try await vaultImport.run { event in
                 switch event {
                 case .progress(let done, let total): progress.update(done, total)
                 case .wouldImport(let local, let remote):

@@ -104,9 +104,11 @@ struct Get: AsyncParsableCommand {
         let (streams, dryRun, key) = (self.streams.streams, self.dryRun, backend.resumeIdentity)
         let refused = Carried(0)
         try await runRemote(backend, path: path) { backend in
-            var transfer = FolderTransfer(store: backend.store, streams: streams, dryRun: dryRun)
+            let progress = FilesProgress()
+            var transfer = FolderTransfer.command(store: backend.store, streams: streams, dryRun: dryRun, verb: "get", progress: progress)
             transfer.resumeKey = key
             let tally = try await transfer.download(path, into: into)
+            progress.finish()
             FolderTransfer.report(tally, verb: "downloaded", dryRun: dryRun)
             refused.set(tally.refused.count)
         }
@@ -151,21 +153,6 @@ enum LocalFile {
         guard fd >= 0 else { return "cannot read \(path): \(String(cString: strerror(errno)))" }
         close(fd)
         return nil
-    }
-}
-
-/// Names resume-data files after what they resume.
-enum ResumeKey {
-    static func make(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(format: "%016llx", hash)
-    }
-
-    /// `flush: false` for a checkpoint taken while the bytes still arrive (they are not flushed
-    /// either): it outlives the process, which is what it is for.
-    static func save(_ data: Data, to url: URL, flush: Bool = true) {
-        try? DurableFile.write(data, to: url, flush: flush)
     }
 }
 
@@ -268,7 +255,10 @@ struct Put: AsyncParsableCommand {
         let (streams, dryRun, destination) = (self.streams.streams, self.dryRun, target)
         let refused = Carried(0)
         try await runRemote(backend, path: target) { backend in
-            let tally = try await FolderTransfer(store: backend.store, streams: streams, dryRun: dryRun).upload(folder, into: destination, mode: mode)
+            let progress = FilesProgress()
+            let tally = try await FolderTransfer.command(store: backend.store, streams: streams, dryRun: dryRun, verb: "put", progress: progress)
+                .upload(folder, into: destination, mode: mode)
+            progress.finish()
             // Every note in the club after the run (sent now, or the same already): its front
             // matter's tags and pin become its club tags, so a run cut between the two is mended
             // by the next.

@@ -36,95 +36,38 @@ struct Join: AsyncParsableCommand {
         do { parsed = try Invite(parsing: invite) } catch { throw ValidationError(error.description) }
         let existing: ClubConfig?
         do { existing = try ClubConfig.load() } catch { throw Remotes.exit(error) }
-        if existing?.remotes[name] != nil {
-            throw ValidationError("config.toml already has a remote named \"\(name)\"; choose another with --name")
-        }
-        let answer = try await ClubCall(server: parsed.server, pin: parsed.pin, token: nil).post(.join, ["secret": parsed.secret])
-        guard let token = answer["token"] as? String, let member = answer["name"] as? String, let role = answer["role"] as? String else {
-            throw ValidationError("the server's answer to the invite was not understood")
-        }
-        let tokenFile = Paths.state.appendingPathComponent("remotes/\(name).token")
-        do {
-            try SecretFile.write(token + "\n", to: tokenFile)
-            try ClubRemoteWriter.append(name: name, url: parsed.server, pin: parsed.pin, tokenFile: tokenFile, makeDefault: existing?.defaultName == nil)
-        } catch {
-            throw ValidationError("joined as \(member), but could not write the remote: \(error)")
-        }
-        print("Joined as \(member) (\(role)); remote \"\(name)\" written to \(Paths.config.path)")
+        let joined: ClubInvites.Joined
+        do { joined = try await ClubInvites.redeem(parsed, as: name, existing: existing) } catch { throw error.exit }
+        print("Joined as \(joined.member) (\(joined.role)); remote \"\(name)\" written to \(Paths.config.path)")
     }
 }
 
-/// One JSON call to a club server's own endpoints (join, members), over the pinned key.
-struct ClubCall {
-    var server: URL
-    var pin: String?
-    var token: String?
-
-    func post(_ endpoint: Endpoint, _ body: [String: Any]) async throws -> [String: Any] {
-        var configuration = SessionConfiguration.ephemeral
-        configuration.pinnedPublicKey = pin
-        configuration.timeoutIntervalForRequest = 30
-        let session = Session(configuration: configuration, delegateQueue: DispatchQueue(label: "byteclub.clubcall"))
-        defer { session.finishTasksAndInvalidate() }
-        var headers = ["Content-Type": "application/json"]
-        if let token { headers["Authorization"] = "Bearer " + token }
-        let request = Request(url: server.appendingPathComponent(endpoint.relativePath), method: "POST", headers: headers,
-                              body: try JSONSerialization.data(withJSONObject: body))
-        let data: Data
-        do {
-            (data, _) = try await session.data(for: request)
-        } catch .httpStatus(let status, let body) {
-            let text = String(decoding: body.prefix(500), as: UTF8.self).replacingOccurrences(of: "Error: ", with: "")
-            say("\(server.host ?? "the server") refused (HTTP \(status)): \(text)")
+/// A call's refusal at the command line: one line, and the exit status scripts test for.
+extension ClubCallError {
+    var exit: any Error {
+        switch self {
+        case .refused(_, let status, _):
+            say(description)
             // 401 is a token the server refused; any other refusal (a used or expired invite, a
             // member who may not manage members) is the server's "no", said as it is.
-            throw status == 401 ? Exit.unauthorized.code : Exit.noMatch.code
+            return status == 401 ? Exit.unauthorized.code : Exit.noMatch.code
+        case .unreachable:
+            say(description)
+            return Exit.network.code
+        case .refusedHere(let why):
+            return ValidationError(why)
+        }
+    }
+}
+
+extension ClubCall {
+    /// ``post(_:_:)`` with its refusal said and turned into the exit status.
+    func ask(_ endpoint: Endpoint, _ body: [String: any Sendable]) async throws -> [String: Any] {
+        do {
+            return try await post(endpoint, body)
         } catch {
-            say(error.description)
-            throw Exit.network.code
+            throw error.exit
         }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw ValidationError("the server's answer was not JSON")
-        }
-        return object
-    }
-}
-
-/// A secret on disk: its folder 0700, the file 0600 from its first byte.
-enum SecretFile {
-    static func write(_ text: String, to file: URL) throws {
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(fd) }
-        fchmod(fd, 0o600)
-        let bytes = Array(text.utf8)
-        guard Foundation.write(fd, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
-    }
-}
-
-/// Adds a `[remote.NAME]` table to config.toml as text, so the comments and order of what is
-/// there stay as the user wrote them.
-enum ClubRemoteWriter {
-    static func append(name: String, url: URL, pin: String?, tokenFile: URL, makeDefault: Bool) throws {
-        let file = Paths.config
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-        var table = "[remote.\(name)]\ntype = \"club\"\nurl = \(quoted(url.absoluteString))\n"
-        if let pin { table += "pin = \(quoted(pin))\n" }
-        table += "token_file = \(quoted(tokenFile.path))\n"
-        if makeDefault {
-            // A top-level key must come before the first table.
-            text = "default = \(quoted(name))\n" + text
-        }
-        if !text.isEmpty, !text.hasSuffix("\n") { text += "\n" }
-        text += (text.isEmpty ? "" : "\n") + table
-        try DurableFile.write(Data(text.utf8), to: file)
-    }
-
-    private static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
 

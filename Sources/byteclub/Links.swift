@@ -38,8 +38,8 @@ struct Links: AsyncParsableCommand {
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
             let path = try await notePath(typed, on: backend)
             let names = MemberNames(store: backend.store)
-            let report = try await LinksReport.make(path, backend: backend, bringCurrent: { try await Search.bringCurrent($0, backend: backend) },
-                                                    names: { await names.names(for: $0) }, say: say)
+            let report = try await LinksReport.make(path, backend: backend, names: { await names.names(for: $0) }, say: { say($0) },
+                                                    progress: Search.indexing)
             if json {
                 FileHandle.standardOutput.write(try CLIJSON.encode(report) + Data("\n".utf8))
             } else {

@@ -94,12 +94,13 @@ struct MembersCommand: AsyncParsableCommand {
             let role: MemberRole
             do { role = try MemberRole(parsing: self.role) } catch { throw ValidationError(error.description) }
             if !place.isLocal {
-                let answer = try await place.call().post(.addMember, ["name": name, "role": role.rawValue, "hours": expires])
+                let answer = try await place.call().ask(.addMember, ["name": name, "role": role.rawValue, "hours": expires])
                 print(answer["invite"] as? String ?? "")
                 return
             }
             let root = URL(fileURLWithPath: place.root ?? ".").standardizedFileURL.path
-            let address = try ServerAddress.forInvites(root: root, url: url)
+            let address: ServerAddress
+            do { address = try ServerAddress.forInvites(root: root, url: url) } catch { throw error.exit }
             let invite = try place.local { try $0.invite(name, role: role, hours: expires, server: address.url, pin: address.pin, actor: place.actor) }
             print(invite.text)
         }
@@ -112,7 +113,7 @@ struct MembersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let listing = !place.isLocal
-                ? try await place.call().post(.listMembers, [:])
+                ? try await place.call().ask(.listMembers, [:])
                 : try place.local { MemberRegistry.listing(try $0.current()) }
             if json {
                 let data = try JSONSerialization.data(withJSONObject: listing, options: [.sortedKeys])
@@ -138,7 +139,7 @@ struct MembersCommand: AsyncParsableCommand {
             let role: MemberRole
             do { role = try MemberRole(parsing: self.role) } catch { throw ValidationError(error.description) }
             if !place.isLocal {
-                _ = try await place.call().post(.changeMemberRole, ["name": name, "role": role.rawValue])
+                _ = try await place.call().ask(.changeMemberRole, ["name": name, "role": role.rawValue])
             } else {
                 try place.local { try $0.setRole(name, role, actor: place.actor) }
             }
@@ -178,7 +179,7 @@ struct MembersCommand: AsyncParsableCommand {
             }
             let call = try place.call()
             // May this member manage members at all? Asked first, so a refusal changes nothing.
-            _ = try await call.post(.listMembers, [:])
+            _ = try await call.ask(.listMembers, [:])
             // In an encrypted club, out of the keys first: a removal cut short between the two
             // steps is finished by running it again (the keys step is then skipped).
             let member = name
@@ -187,75 +188,9 @@ struct MembersCommand: AsyncParsableCommand {
                 guard let store = backend.store as? EncryptedStore, store.holdsKeys(member) else { return }
                 generation.set(try await store.revoke(member))
             }
-            _ = try await call.post(.removeMember, ["name": member])
+            _ = try await call.ask(.removeMember, ["name": member])
             print("\(member) removed")
             if let generation = generation.value { print(EncryptedClubs.revoked(member, generation: generation)) }
         }
-    }
-}
-
-/// Where a club server can be reached and its key, as `serve` last recorded them in
-/// ROOT/.byteclub/server.json, so `members add --root` makes invites while it runs or not.
-struct ServerAddress: Codable {
-    var url: URL
-    var pin: String?
-
-    static func file(root: String) -> String { root + "/.byteclub/server.json" }
-
-    static func record(_ address: ServerAddress, root: String) {
-        guard let data = try? JSONEncoder().encode(address) else { return }
-        try? DurableFile.write(data, to: file(root: root))
-    }
-
-    /// The address for an invite: `--url` (with the recorded or on-disk key), else the recorded one.
-    static func forInvites(root: String, url: String?) throws -> ServerAddress {
-        let recorded = FileManager.default.contents(atPath: file(root: root)).flatMap { try? JSONDecoder().decode(ServerAddress.self, from: $0) }
-        let certificate = (try? String(contentsOfFile: root + "/.byteclub/tls/cert.pem", encoding: .utf8)).flatMap { try? ServerIdentity.pin(ofCertificatePEM: $0) }
-        if let url {
-            guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
-                throw ValidationError("--url must be the server's https://HOST:PORT")
-            }
-            let pin = parsed.scheme?.lowercased() == "https" ? recorded?.pin ?? certificate : nil
-            if parsed.scheme?.lowercased() == "https", pin == nil {
-                throw ValidationError("no key fingerprint known for \(root): start `byteclub serve --root \(root)` once first")
-            }
-            return ServerAddress(url: parsed, pin: pin)
-        }
-        guard let recorded else {
-            throw ValidationError("the server has not run from \(root) yet, so its address is unknown: start it once, or give --url https://HOST:PORT")
-        }
-        return recorded
-    }
-
-    /// The URL members reach a server on `host` at: for a wildcard address, this machine's
-    /// first LAN address (else its host name).
-    static func advertised(scheme: String, host: String, port: Int) -> URL {
-        let chosen = ["0.0.0.0", "::", ""].contains(host) ? (lanAddresses().first ?? ProcessInfo.processInfo.hostName) : host
-        let shown = chosen.contains(":") ? "[\(chosen)]" : chosen
-        return URL(string: "\(scheme)://\(shown):\(port)") ?? URL(string: "\(scheme)://127.0.0.1:\(port)")!
-    }
-
-    /// The names a new certificate is made for, beside localhost and the loopback addresses.
-    static func hostNames(listening host: String) -> [String] {
-        [host, ProcessInfo.processInfo.hostName] + lanAddresses()
-    }
-
-    /// This machine's IPv4 addresses other than loopback.
-    static func lanAddresses() -> [String] {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return [] }
-        defer { freeifaddrs(list) }
-        var found: [String] = []
-        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
-            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                var bytes = pointer.pointee.sin_addr
-                _ = inet_ntop(AF_INET, &bytes, &text, socklen_t(INET_ADDRSTRLEN))
-            }
-            let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !string.hasPrefix("127.") { found.append(string) }
-        }
-        return found
     }
 }

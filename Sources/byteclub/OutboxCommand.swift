@@ -135,21 +135,6 @@ struct OutboxCommand: AsyncParsableCommand {
         return line + "  queued " + formatter.string(from: item.queued)
     }
 
-    /// One result for people, as `--send` prints it.
-    static func line(_ report: OutboxReport) -> String {
-        let what = "\(report.item.kind.rawValue) \"\(TerminalSafe.escape(report.item.title))\""
-        switch report.result {
-        case .sent(let entry):
-            return "sent: " + what + (entry.map { " (" + TerminalSafe.escape($0.path) + ")" } ?? "")
-        case .merged(let entry, _):
-            return "merged: " + what + " with a change made meanwhile (" + TerminalSafe.escape(entry.path) + ")"
-        case .conflict(_, let reason):
-            return "kept as a draft: " + TerminalSafe.escape(reason)
-        case .refused(let reason):
-            return "refused: " + TerminalSafe.escape(reason)
-        }
-    }
-
     /// A waiting item as `outbox --json` prints it (``CLIJSON``'s names: `path_display`).
     struct ItemJSON: Encodable {
         var id: String
@@ -211,12 +196,11 @@ struct OutboxCommand: AsyncParsableCommand {
                 if !json { FileHandle.standardOutput.write(Data("The outbox is empty.\n".utf8)) }
                 return
             }
-            let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: backend.drafts)
-            let run = await sender.sendAll { report in
+            let run = await backend.sendOutbox { report in
                 if json, let line = try? CLIJSON.encode(ReportLine(report)) {
                     FileHandle.standardOutput.write(line + Data("\n".utf8))
                 } else {
-                    FileHandle.standardOutput.write(Data((Self.line(report) + "\n").utf8))
+                    FileHandle.standardOutput.write(Data((OutboxLines.line(report) + "\n").utf8))
                 }
             }
             let left = outbox.count

@@ -40,6 +40,9 @@ func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(), of
         return
     case .failure(let error as RemoteError):
         throw fail(error, path: path)
+    case .failure(let stop as CommandStop):
+        // The core said why already: the status is what is left.
+        throw stop.exit.code
     case .failure(let error):
         throw error
     }

@@ -41,12 +41,7 @@ struct Search: AsyncParsableCommand {
         retry.retriesUnreachable = false
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
             async let me = try? await backend.store.currentAccount()
-            var hits: [SearchJSON]
-            if let store = backend.store as? any ContentSearchingStore, backend.account == nil {
-                hits = try await store.searchContents(text, in: "", limit: limit).map(SearchJSON.init)
-            } else {
-                hits = try await Self.searchIndex(text, backend: backend, limit: limit)
-            }
+            var hits = try await ClubSearch.search(text, backend: backend, limit: limit, say: { say($0) }, progress: Self.indexing)
             found.set(!hits.isEmpty)
             let names = await MemberNames(store: backend.store).names(for: hits.map(\.modifiedById))
             for index in hits.indices { hits[index].modifiedBy = MemberNames.shown(hits[index].modifiedById, names: names) }
@@ -66,99 +61,14 @@ struct Search: AsyncParsableCommand {
         }
     }
 
-    /// Dropbox and WebDAV: the app's index, brought current when the server answers.
-    static func searchIndex(_ text: String, backend: Backend, limit: Int) async throws -> [SearchJSON] {
-        let index = try backend.searchIndex()
-        do {
-            try await bringCurrent(index, backend: backend)
-        } catch let error as RemoteError {
-            guard error.isUnreachable else { throw error }
-            let count = (try? index.count()) ?? 0
-            say("offline (\(error.message)): searching the \(count) note\(count == 1 ? "" : "s") indexed before")
-        }
-        let hits: [SearchHit]
-        do { hits = try index.search(text, limit: limit) } catch { throw RemoteError.local(error.description) }
-        return hits.map(SearchJSON.init)
-    }
-
-    /// Lists the club's notes, in every folder as the app lists them, and fetches those whose
-    /// revision the index does not have: ``ClubIndexSync``, the app's own rule, so the app and
-    /// the command line keep one index per club without undoing each other's rows. Returns the
-    /// notes listed (what `links` resolves against).
-    @discardableResult
-    static func bringCurrent(_ index: SearchIndex, backend: Backend) async throws -> [RemoteEntry] {
-        let layout = ClubLayout(folder: backend.folder)
-        let entries = try await ClubIndexSync.notes(in: layout, from: backend.store)
-        let progress = isatty(2) == 1
-        let report = try await ClubIndexSync.run(index, entries: entries, fetch: ClubIndexSync.fetchText(from: backend.store),
-                                                 fetchBatch: IndexSync.batchFetch(from: backend.store), progress: { done, total in
-            guard progress, total > 0 else { return }
-            FileHandle.standardError.write(Data((done < total ? "\rindexing \(done)/\(total) notes" : "\r\u{1B}[K").utf8))
-        })
-        if !report.failed.isEmpty {
-            say("\(report.failed.count) note\(report.failed.count == 1 ? "" : "s") could not be fetched; searched as they were indexed")
-        }
-        return entries
+    /// "indexing 120/4000 notes" on a terminal's stderr while the index is brought current.
+    static let indexing: @Sendable (Int, Int) -> Void = { done, total in
+        guard isatty(2) == 1, total > 0 else { return }
+        FileHandle.standardError.write(Data((done < total ? "\rindexing \(done)/\(total) notes" : "\r\u{1B}[K").utf8))
     }
 }
 
-/// One hit as `search --json` prints it (and as the line printer reads it).
-struct SearchJSON: Encodable {
-    struct Line: Encodable {
-        /// From 1.
-        var number: Int
-        /// The first match, in characters from the line's start (from 0).
-        var column: Int
-        var text: String
-        /// Every match as [start, end) in characters.
-        var ranges: [[Int]]
-    }
-
-    var path: String
-    var name: String
-    var modified: Date?
-    /// The member's name (filled in once names are asked; the id until then).
-    var modifiedBy: String?
-    var modifiedById: String?
-    /// "content", "filename" or "both".
-    var match: String
-    var line: Line?
-
-    enum CodingKeys: String, CodingKey { case path = "pathDisplay", name, modified, modifiedBy, modifiedById, match, line }
-
-    func encode(to encoder: any Encoder) throws {
-        var object = encoder.container(keyedBy: CodingKeys.self)
-        try object.encode(path, forKey: .path)
-        try object.encode(name, forKey: .name)
-        try object.encode(modified, forKey: .modified)
-        try object.encode(modifiedBy, forKey: .modifiedBy)
-        try object.encode(modifiedById, forKey: .modifiedById)
-        try object.encode(match, forKey: .match)
-        try object.encode(line, forKey: .line)
-    }
-
-    init(_ match: ContentMatch) {
-        path = match.entry.path
-        name = match.entry.name
-        modified = match.entry.modified
-        modifiedBy = match.entry.modifiedBy
-        modifiedById = match.entry.modifiedBy
-        self.match = match.matchType == "filename_and_content" ? "both" : match.matchType
-        if let text = match.lineText, let number = match.lineNumber {
-            line = Line(number: number, column: match.column ?? 0, text: text, ranges: match.ranges.map { [$0.lowerBound, $0.upperBound] })
-        }
-    }
-
-    init(_ hit: SearchHit) {
-        path = hit.path
-        name = hit.name
-        modified = hit.modified
-        modifiedBy = hit.modifiedBy
-        modifiedById = hit.modifiedBy
-        match = hit.match.rawValue
-        line = hit.line.map { Line(number: $0.number, column: $0.column, text: $0.text, ranges: $0.ranges.map { [$0.lowerBound, $0.upperBound] }) }
-    }
-
+extension SearchResult {
     /// "Title  2026-11-23 10:00  who  12: the matching line", names and text escaped.
     func line(formatter: DateFormatter, you: RemoteAccount?, highlight: Bool) -> String {
         let title = (name as NSString).deletingPathExtension

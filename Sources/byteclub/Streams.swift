@@ -15,24 +15,3 @@ struct StreamsOption: ParsableArguments {
         }
     }
 }
-
-extension RemoteStore {
-    /// An upload over `streams` connections where the store can do that, else over one.
-    func put(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
-             streams: Int?) async throws(RemoteError) -> RemoteEntry {
-        if let parallel = self as? any ParallelTransferStore {
-            return try await parallel.upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress, streams: streams)
-        }
-        return try await upload(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
-    }
-
-    /// A download over `streams` connections where the store can do that, else over one.
-    func get(_ path: String, to destination: URL, resumeData: Data?, progress: ProgressHandler?,
-             onResumeData: (@Sendable (Data) -> Void)?, streams: Int?) async throws(RemoteError) -> RemoteEntry {
-        if let parallel = self as? any ParallelTransferStore {
-            return try await parallel.download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData,
-                                               streams: streams)
-        }
-        return try await download(path, to: destination, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
-    }
-}

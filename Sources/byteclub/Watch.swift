@@ -1,5 +1,6 @@
 import ByteClubConfig
 import ArgumentParser
+import ClubKit
 import Foundation
 import Remote
 
@@ -38,135 +39,23 @@ struct Watch: AsyncParsableCommand {
         var retry = RetryPolicy()
         retry.maxAttempts = 2
         try await runRemote(backend, retry: retry) { backend in
-            var watcher = Watcher(store: backend.store, folder: folder, recursive: recursive, json: json, pollTimeout: pollTimeout)
+            let names = MemberNames(store: backend.store)
+            let shown = folder.isEmpty ? "/" : folder
+            var watcher = ChangeWatcher(store: backend.store, folder: folder, recursive: recursive, pollTimeout: pollTimeout) { notice in
+                switch notice {
+                case .started: say("watching \(shown)\(recursive ? " and its subfolders" : "") (Ctrl-C stops)")
+                case .change(let line): await Self.emit(line, names: names, json: json)
+                case .reset: say("the server reset the watch; listing \(shown) again")
+                case .failing(let error, let wait): say("\(error.message); trying again in \(wait < 1 ? String(format: "%.1f", wait) : String(Int(wait))) s")
+                case .recovered: say("connected again")
+                }
+            }
             try await watcher.run()
         }
     }
-}
-
-/// The watch loop: a ``ChangeFeed`` (a cursor, then longpoll → changes → print) carried out
-/// here, until cancelled.
-struct Watcher {
-    let store: any RemoteStore
-    let folder: String
-    let recursive: Bool
-    let json: Bool
-    var seen = SeenEntries()
-    /// The first listing is taken as it is; later ones (after a reset) print what differs.
-    var started = false
-    /// The feed: failures wait 0.5 s doubling to 30 s; what waiting cannot mend ends the watch.
-    var feed: ChangeFeed
-    /// The listing taken with the last fresh cursor, until the feed says to take it.
-    var listing: [RemoteEntry] = []
-    /// Members' names, for "by NAME" and `modified_by`.
-    let names: MemberNames
-
-    init(store: any RemoteStore, folder: String, recursive: Bool, json: Bool, pollTimeout: TimeInterval) {
-        self.store = store
-        self.folder = folder
-        self.recursive = recursive
-        self.json = json
-        // A page of deletions waits a moment for the rest of a move (its additions), as the app's lists do.
-        feed = ChangeFeed(configuration: .init(pollTimeout: pollTimeout, backoff: Backoff(first: 0.5, longest: 30), moveWait: 0.1, ends: { error, _ in
-            switch error {
-            case .unauthorized, .notFound, .malformedPath, .notSupported, .local: return true
-            default: return false
-            }
-        }))
-        names = MemberNames(store: store)
-    }
-
-    /// Runs until the task is cancelled (Ctrl-C), which ends it cleanly, or an error that
-    /// waiting cannot fix (a refused token, a missing folder), which it throws.
-    mutating func run() async throws(RemoteError) {
-        let clock = ContinuousClock(), origin = clock.now
-        func now() -> Double {
-            let (seconds, attoseconds) = (clock.now - origin).components
-            return Double(seconds) + Double(attoseconds) / 1e18
-        }
-        var effects = feed.start(at: now())
-        while !Task.isCancelled {
-            var event: ChangeFeed.Event?
-            var listed = false
-            for effect in effects {
-                switch effect {
-                case .fetchCursor, .longpoll, .listChanges, .wait:
-                    // The first listing is in: the watch has begun (said once, after what came with it).
-                    if listed, !started {
-                        say("watching \(shown)\(recursive ? " and its subfolders" : "") (Ctrl-C stops)")
-                        started = true
-                    }
-                    event = await outcome(of: effect)
-                case .fresh:
-                    let lines = seen.replace(with: listing)
-                    listing = []
-                    if started { for line in lines { await emit(line) } }
-                    listed = true
-                case .deliver(let changes, _, _):
-                    for line in seen.apply(page: changes) { await emit(line) }
-                case .reset:
-                    say("the server reset the watch; listing \(shown) again")
-                case .failing(let error, let wait, _):
-                    say("\(error.message); trying again in \(wait < 1 ? String(format: "%.1f", wait) : String(Int(wait))) s")
-                case .recovered:
-                    say("connected again")
-                case .end(let error):
-                    throw error
-                }
-            }
-            // Cancelled (a request answered `.cancelled`, or a wait was cut): the watch ends.
-            guard let event else { return }
-            effects = feed.handle(event, at: now())
-        }
-    }
-
-    /// Carries out a request or a wait of the feed: what happened, or nil when cancelled
-    /// during a wait. A fresh cursor comes with the listing at it (kept for ``ChangeFeed/Effect/fresh(_:)``).
-    private mutating func outcome(of effect: ChangeFeed.Effect) async -> ChangeFeed.Event? {
-        do throws(RemoteError) {
-            switch effect {
-            case .fetchCursor:
-                let (fresh, entries) = try await freshListing()
-                listing = entries
-                return .cursor(fresh)
-            case .longpoll(let cursor, let timeout):
-                return .answered(try await store.longpoll(cursor, timeout: timeout))
-            case .listChanges(let cursor, _):
-                return .changes(try await store.listChanges(since: cursor))
-            case .wait(let seconds, let token):
-                do { try await pause(seconds) } catch { return nil }
-                return .waited(token: token)
-            default:
-                return nil
-            }
-        } catch {
-            return .failed(error)
-        }
-    }
-
-    private var shown: String { folder.isEmpty ? "/" : folder }
-
-    /// A fresh cursor, then the listing (in that order, so nothing between them is missed:
-    /// a change made meanwhile comes again as a change, and is printed only if it is news).
-    private func freshListing() async throws(RemoteError) -> (RemoteCursor, [RemoteEntry]) {
-        let fresh = try await store.latestCursor(folder, recursive: recursive)
-        let entries: [RemoteEntry]
-        if let dropbox = store as? DropboxStore {
-            entries = try await dropbox.listAll(folder, recursive: recursive)
-        } else if let webdav = store as? WebDAVStore {
-            entries = try await webdav.listAll(folder, recursive: recursive)
-        } else {
-            entries = try await store.list(folder)
-        }
-        return (fresh, entries)
-    }
-
-    private func pause(_ seconds: TimeInterval) async throws(RemoteError) {
-        do { try await Task.sleep(for: .milliseconds(Int(seconds * 1000))) } catch { throw .cancelled }
-    }
 
     /// One line to stdout, at once (stdout is written unbuffered, so a pipe sees it now).
-    private func emit(_ line: SeenEntries.Line) async {
+    private static func emit(_ line: SeenEntries.Line, names: MemberNames, json: Bool) async {
         let known = await names.names(for: [line.entry?.modifiedBy, line.by])
         if json {
             guard let data = try? CLIJSON.encode(line.json(names: known)) else { return }

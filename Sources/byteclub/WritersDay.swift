@@ -4,6 +4,7 @@ import ByteClubConfig
 import ClubKit
 import Foundation
 import Remote
+import TerminalUI
 
 /// What `new`, `edit` and `today` say about keeping the text safe; each command's help ends with it.
 private let keptSafe = """
@@ -64,7 +65,7 @@ struct New: AsyncParsableCommand {
         let note = NoteEditing.NewNote(path: clubFolder + (inside.isEmpty ? "" : "/" + inside) + "/" + title + "." + ext,
                                        title: title, template: template, edit: !noEdit)
         try await runRemote(backend, retry: editRetry) { backend in
-            try await NoteEditing(backend: backend, clubFolder: clubFolder).create(note)
+            try await NoteEditing.command(backend: backend, clubFolder: clubFolder).create(note)
         }
     }
 }
@@ -86,7 +87,7 @@ struct Edit: AsyncParsableCommand {
         let typed = backend.clubPath(note)
         let clubFolder = backend.clubFolder
         try await runRemote(backend, retry: editRetry, path: typed) { backend in
-            let editing = NoteEditing(backend: backend, clubFolder: clubFolder)
+            let editing = NoteEditing.command(backend: backend, clubFolder: clubFolder)
             var path = typed
             if let drafted = editing.draftedPath(typed) { path = drafted } else { path = try await notePath(typed, on: backend) }
             try await editing.edit(path: path, title: NoteName.title((path as NSString).lastPathComponent))
@@ -118,7 +119,7 @@ struct Today: AsyncParsableCommand {
         let path = clubFolder + "/" + relative + "." + ext
         let title = (relative as NSString).lastPathComponent
         try await runRemote(backend, retry: editRetry, path: path) { backend in
-            let editing = NoteEditing(backend: backend, clubFolder: clubFolder)
+            let editing = NoteEditing.command(backend: backend, clubFolder: clubFolder)
             if editing.drafts.load(Draft.id(forPath: path)) != nil {
                 return try await editing.edit(path: path, title: title)
             }
@@ -136,10 +137,25 @@ extension New {
 }
 
 extension NoteEditing {
-    /// The note `typed` names when a draft of it is waiting (`kill -9` during an edit): found
-    /// without the club, so an offline `edit` still resumes it. `Trip` finds `Trip.md`'s draft.
-    func draftedPath(_ typed: String) -> String? {
-        let candidates = [typed] + NoteName.extensions.map { typed + "." + $0 }
-        return candidates.first { drafts.load(Draft.id(forPath: $0)) != nil }.flatMap { drafts.load(Draft.id(forPath: $0))?.path }
+    /// The writer's day on this terminal: `$VISUAL`, else `$EDITOR`, else vi, with Ctrl-C left
+    /// to it; words on stderr, the note's path on stdout, questions asked when stdin and stderr
+    /// are a terminal.
+    static func command(backend: Backend, clubFolder: String) -> NoteEditing {
+        let command = ExternalEditor.command(environment: ProcessInfo.processInfo.environment)
+        let editor = Editor(name: ExternalEditor.name(of: command)) { file in
+            switch Interrupt.leavingPressesTo({ ExternalEditor.run(command, file: file.path) }) {
+            case .exited(let status): return .exited(status)
+            case .killed(let signal): return .killed(signal: signal)
+            case .notStarted(let why): return .notStarted(why)
+            }
+        }
+        return NoteEditing(backend: backend, clubFolder: clubFolder, editor: editor, say: { say($0) }, printPath: { path in
+            FileHandle.standardOutput.write(Data((TerminalSafe.escape(path) + "\n").utf8))
+        }, ask: { question in
+            guard isatty(0) == 1, isatty(2) == 1 else { return nil }
+            FileHandle.standardError.write(Data("byteclub: \(TerminalSafe.escape(question)) [Y/n] ".utf8))
+            guard let answer = readLine() else { return false }
+            return !answer.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("n")
+        })
     }
 }

@@ -29,7 +29,7 @@ final class VaultExportImportTests: EmbeddedClubTestCase {
         XCTAssertEqual(walked.skippedLines(), ["skipped .obsidian/ (Obsidian's settings, not notes)"])
 
         let imported = try await VaultImport(store: store, vault: walked, folder: "/byteclub/Sailing", photos: "/byteclub/photos")
-            .run(identical: { _, _ in false })
+            .run()
         XCTAssertEqual(imported.refused, [])
         XCTAssertEqual(imported.sent, 3)
         XCTAssertEqual(imported.counts, [.note: 2, .picture: 1])
@@ -50,13 +50,13 @@ final class VaultExportImportTests: EmbeddedClubTestCase {
 
         // Again: everything is there already, the same.
         let again = try await VaultImport(store: store, vault: walked, folder: "/byteclub/Sailing", photos: "/byteclub/photos")
-            .run(identical: { _, _ in true })
+            .run()
         XCTAssertEqual(again.sent, 0)
         XCTAssertEqual(again.skipped, 3)
 
         let out = scratch.appendingPathComponent("out")
         let exported = try await VaultExport(store: store, folder: "/byteclub/Sailing", clubFolder: "/byteclub", destination: out)
-            .run(identical: { _, _ in false })
+            .run()
         XCTAssertEqual(exported.refused, [])
         XCTAssertEqual(exported.counts, [.note: 2, .picture: 1])
         XCTAssertEqual(read("day one.md", in: out), day, "the picture link as the vault wrote it, no front matter added")
@@ -73,14 +73,14 @@ final class VaultExportImportTests: EmbeddedClubTestCase {
 
         var events: [VaultExport.Event] = []
         let export = VaultExport(store: store, folder: "/byteclub/Ideas", clubFolder: "/byteclub", destination: out, dryRun: true)
-        let dry = try await export.run(identical: { _, _ in false }, event: { events.append($0) })
+        let dry = try await export.run(event: { events.append($0) })
         XCTAssertTrue(events.contains(.wouldWrite(out.appendingPathComponent("Boat.md"))), "\(events)")
         XCTAssertTrue(dry.summary.hasPrefix("would export "), dry.summary)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
 
         var real = export
         real.dryRun = false
-        _ = try await real.run(names: { _ in [:] }, identical: { _, _ in false })
+        _ = try await real.run(names: { _ in [:] })
         let text = try XCTUnwrap(read("Boat.md", in: out), "a .txt note is exported as .md")
         let (matter, body) = FrontMatter.split(text)
         XCTAssertEqual(body, "Sails and ropes\n")

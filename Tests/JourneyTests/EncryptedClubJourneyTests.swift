@@ -70,7 +70,9 @@ final class EncryptedClubJourneyTests: XCTestCase {
         for file in club.everyServedFile() {
             let bytes = try Data(contentsOf: file)
             for word in exposed { XCTAssertNil(bytes.range(of: Data(word.utf8)), "\(file.path) holds \"\(word)\"") }
-            XCTAssertNil(bytes.range(of: jpegStart), "\(file.path) holds a JPEG marker")
+            // A JPEG kept plain starts with its marker; three random bytes of a sealed file may
+            // be FF D8 FF anywhere else (about one 200 KB file in eighty).
+            XCTAssertFalse(bytes.starts(with: jpegStart), "\(file.path) is a JPEG")
             XCTAssertNil(bytes.range(of: photo.subdata(in: 1000..<1064)), "\(file.path) holds the photo's bytes")
         }
 

@@ -1,4 +1,3 @@
-import ClubKit
 import Foundation
 import LocalClub
 import Remote
@@ -6,7 +5,7 @@ import Remote
 /// Making a note (`new`, and `today` when the day's note is not there yet).
 extension NoteEditing {
     /// A note to make.
-    struct NewNote: Sendable {
+    public struct NewNote: Sendable {
         /// Where it goes, with its extension.
         var path: String
         var title: String
@@ -18,11 +17,20 @@ extension NoteEditing {
         var edit = true
         /// Whether a note of that name made meanwhile is joined rather than refused (`today`).
         var joinsExisting = false
+
+        public init(path: String, title: String, template: String?, templateRequired: Bool = true, edit: Bool = true, joinsExisting: Bool = false) {
+            self.path = path
+            self.title = title
+            self.template = template
+            self.templateRequired = templateRequired
+            self.edit = edit
+            self.joinsExisting = joinsExisting
+        }
     }
 
     /// Makes `note`: refused when a note of that title is there already (nothing is
     /// overwritten), its text from the template, then the editor or stdin, then the outbox.
-    func create(_ note: NewNote) async throws {
+    public func create(_ note: NewNote) async throws {
         drafts.adoptEditorFiles(now: now())
         let folder = (note.path as NSString).deletingLastPathComponent
         let fileName = (note.path as NSString).lastPathComponent
@@ -31,11 +39,11 @@ extension NoteEditing {
         if let taken = try await existing(title: note.title, in: folder) {
             if note.joinsExisting { return try await edit(path: taken, title: note.title) }
             say("a note titled \"\(note.title)\" is already there: \(taken) (byteclub edit \"\(note.title)\" opens it); nothing was changed")
-            throw Exit.conflict.code
+            throw CommandStop(.conflict)
         }
         var text = ""
         if let left {
-            let when = JSONLines.localTimeFormatter().string(from: left.updated)
+            let when = LocalTime.minutes.string(from: left.updated)
             say("resuming your unsaved new note \"\(note.title)\" from \(when) (kept as a draft)")
         } else if let template = note.template {
             text = try await templateText(template, required: note.templateRequired, title: note.title) ?? ""
@@ -88,7 +96,7 @@ extension NoteEditing {
             } else if Self.isOffline(error) {
                 guard required else { return nil }
                 say("cannot reach the club to read the template \"\(name)\"; nothing was made (\(error.message))")
-                throw Exit.network.code
+                throw CommandStop(.network)
             } else {
                 throw error
             }
@@ -97,10 +105,19 @@ extension NoteEditing {
             guard required else { return nil }
             let there = entries.map { NoteName.title($0.name) }.sorted()
             say("no template \"\(name)\" in \(folder) (" + (there.isEmpty ? "it has none: a template is a note there" : "there: " + there.joined(separator: ", ")) + ")")
-            throw Exit.notFound.code
+            throw CommandStop(.notFound)
         }
         let (data, _) = try await backend.store.read(found.path)
         let name = await NoteTemplate.author(in: backend.store)
         return NoteTemplate.fill(String(decoding: data, as: UTF8.self), title: title, author: name, now: now())
+    }
+}
+
+extension NoteEditing {
+    /// The note `typed` names when a draft of it is waiting (`kill -9` during an edit): found
+    /// without the club, so an offline `edit` still resumes it. `Trip` finds `Trip.md`'s draft.
+    public func draftedPath(_ typed: String) -> String? {
+        let candidates = [typed] + NoteName.extensions.map { typed + "." + $0 }
+        return candidates.first { drafts.load(Draft.id(forPath: $0)) != nil }.flatMap { drafts.load(Draft.id(forPath: $0))?.path }
     }
 }

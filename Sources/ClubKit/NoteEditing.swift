@@ -1,10 +1,6 @@
-import ArgumentParser
-import LocalClub
-import ClubKit
-import DropboxWire
 import Foundation
+import LocalClub
 import Remote
-import TerminalUI
 
 /// The writer's day from the shell (`new`, `edit`, `today`): a note's text goes through the
 /// app's own path for `Alt-E`, a draft on disk first, then the outbox.
@@ -17,29 +13,56 @@ import TerminalUI
 /// made meanwhile merges three ways over the base rev, overlapping changes leave the draft for
 /// the next `edit` (both sides marked), and a club that cannot be reached leaves the item for
 /// `byteclub outbox --send`.
-struct NoteEditing: Sendable {
+///
+/// The shell gives what is its own: the editor (``Editor``), where words go (`say`, one line
+/// each; `printPath`, the note's path once the club has it) and a yes-or-no question (`ask`,
+/// nil where there is no terminal to answer). A step that ends the command says why first,
+/// then throws ``CommandStop`` with the exit status.
+public struct NoteEditing: Sendable {
     let backend: Backend
     /// The club's folder on this remote (`/byteclub`, or the remote's `folder`).
     let clubFolder: String
-    let drafts: DraftStore
-    /// `$VISUAL`, else `$EDITOR`, else `vi`.
-    let command: String
+    public let drafts: DraftStore
+    let editor: Editor
+    let say: @Sendable (String) -> Void
+    let printPath: @Sendable (String) -> Void
+    let ask: @Sendable (String) -> Bool?
     let now: @Sendable () -> Date
 
-    init(backend: Backend, clubFolder: String) {
+    /// The program a note's text is handed to, and how it ended.
+    public struct Editor: Sendable {
+        /// Its name in messages ("vim").
+        public var name: String
+        /// Runs it on a file and waits for it.
+        public var run: @Sendable (URL) -> Ending
+
+        public init(name: String, run: @escaping @Sendable (URL) -> Ending) {
+            self.name = name
+            self.run = run
+        }
+
+        public enum Ending: Sendable, Equatable {
+            case exited(Int32)
+            case killed(signal: Int32)
+            case notStarted(String)
+        }
+    }
+
+    public init(backend: Backend, clubFolder: String, editor: Editor, say: @escaping @Sendable (String) -> Void,
+                printPath: @escaping @Sendable (String) -> Void, ask: @escaping @Sendable (String) -> Bool?, now: @escaping @Sendable () -> Date = Date.init) {
         self.backend = backend
         self.clubFolder = clubFolder
         // This club's drafts, with what it left under a former name or in the older shared folder.
         backend.adoptFormerFolders()
         drafts = backend.drafts
-        command = ExternalEditor.command(environment: ProcessInfo.processInfo.environment)
-        now = Date.init
+        self.editor = editor
+        self.say = say
+        self.printPath = printPath
+        self.ask = ask
+        self.now = now
     }
 
-    var editorName: String { ExternalEditor.name(of: command) }
-
-    /// Whether both stdin and stderr are a terminal: a question can be asked and answered.
-    static var interactive: Bool { isatty(0) == 1 && isatty(2) == 1 }
+    var editorName: String { editor.name }
 
     /// The note's text and entry, or nil when the club cannot be reached now (offline).
     func readIfReachable(_ path: String) async throws -> (text: String, entry: RemoteEntry)? {
@@ -47,7 +70,7 @@ struct NoteEditing: Sendable {
             let (data, entry) = try await backend.store.read(path)
             guard let text = String(validating: data, as: UTF8.self) else {
                 say("\(entry.path) is not UTF-8 text; it cannot be edited as a note")
-                throw Exit.conflict.code
+                throw CommandStop(.conflict)
             }
             return (text, entry)
         } catch let error as RemoteError where Self.isOffline(error) {
@@ -71,19 +94,19 @@ struct NoteEditing: Sendable {
     // MARK: - Editing an existing note
 
     /// `edit`: the note at `path` (its draft, when one was left) in the editor, then saved.
-    func edit(path: String, title: String) async throws {
+    public func edit(path: String, title: String) async throws {
         drafts.adoptEditorFiles(now: now())
         let id = Draft.id(forPath: path)
         let current = try await readIfReachable(path)
         var draft: Draft
         if let left = drafts.load(id) {
-            let when = JSONLines.localTimeFormatter().string(from: left.updated)
+            let when = LocalTime.minutes.string(from: left.updated)
             say("resuming your unsaved edit of \"\(title)\" from \(when) (kept as a draft)")
             draft = try await catchUp(left, with: current, title: title)
         } else {
             guard let current else {
                 say("cannot reach the club to open \"\(title)\"; nothing was changed (try again when it answers)")
-                throw Exit.network.code
+                throw CommandStop(.network)
             }
             draft = Draft(id: id, path: current.entry.path, baseRev: current.entry.rev, title: title, body: current.text, updated: now())
             draft.baseText = current.text
@@ -98,7 +121,7 @@ struct NoteEditing: Sendable {
         }
         if ConflictMarkers.present(in: body) {
             say("\"\(title)\" still holds conflict markers (<<<<<<< yours … >>>>>>>); nothing was saved, your text is kept as a draft: byteclub edit \"\(title)\" opens it again")
-            throw Exit.conflict.code
+            throw CommandStop(.conflict)
         }
         var item = OutboxItem(kind: .save, path: draft.path ?? path, baseRev: draft.baseRev, title: title, text: body,
                               draftID: id, queued: now())
@@ -142,7 +165,7 @@ struct NoteEditing: Sendable {
             try drafts.save(draft)
         } catch {
             say("cannot keep a draft in \(drafts.directory.path): \(error.localizedDescription); nothing was changed")
-            throw Exit.noMatch.code
+            throw CommandStop(.noMatch)
         }
     }
 
@@ -158,24 +181,23 @@ struct NoteEditing: Sendable {
             try drafts.writeEditorFile(Data(written.utf8), to: file)
         } catch {
             say("cannot hand the note to \(editorName): \(error.localizedDescription); your text is kept as a draft")
-            throw Exit.noMatch.code
+            throw CommandStop(.noMatch)
         }
-        let exit = Interrupt.leavingPressesTo { ExternalEditor.run(command, file: file.path) }
-        switch exit {
+        switch editor.run(file) {
         case .exited(0):
             break
         case .notStarted(let why):
             try? FileManager.default.removeItem(at: file)
             say("could not start \(editorName) ($VISUAL, $EDITOR): \(why); your text is kept as a draft")
-            throw Exit.noMatch.code
+            throw CommandStop(.noMatch)
         case .exited(let status):
             drafts.adoptEditorFiles(now: now())
             say("\(editorName) exited with status \(status): nothing was saved; what it wrote is kept as a draft (byteclub edit resumes it)")
-            throw Exit.noMatch.code
+            throw CommandStop(.noMatch)
         case .killed(let signal):
             drafts.adoptEditorFiles(now: now())
             say("\(editorName) was ended by signal \(signal): nothing was saved; what it wrote is kept as a draft (byteclub edit resumes it)")
-            throw Exit.noMatch.code
+            throw CommandStop(.noMatch)
         }
         guard let data = try? Data(contentsOf: file) else {
             say("\(editorName) left no file: nothing was changed")
@@ -183,7 +205,7 @@ struct NoteEditing: Sendable {
         }
         guard var text = String(validating: data, as: UTF8.self) else {
             say("\(editorName) wrote text that is not UTF-8: nothing was saved; the file is kept as \(file.path)")
-            throw Exit.noMatch.code
+            throw CommandStop(.noMatch)
         }
         if text == written { text = before }
         // The newline the editor ended our text with goes again; a note begun empty keeps its own.
@@ -208,12 +230,11 @@ struct NoteEditing: Sendable {
             queued = try outbox.append(item)
         } catch {
             say("cannot queue \"\(title)\" in \(outbox.directory.path): \(error.localizedDescription); your text is kept as a draft")
-            throw Exit.noMatch.code
+            throw CommandStop(.noMatch)
         }
-        let sender = OutboxSender(store: backend.store, outbox: outbox, drafts: drafts)
         let mine = ReportBox()
-        let run = await sender.sendAll { report in
-            if report.item.id == queued.id { mine.set(report) } else { FileHandle.standardError.write(Data(("byteclub: from the outbox: " + OutboxCommand.line(report) + "\n").utf8)) }
+        let run = await backend.sendOutbox { report in
+            if report.item.id == queued.id { mine.set(report) } else { say("from the outbox: " + OutboxLines.line(report)) }
         }
         guard let report = mine.get() else {
             switch run {
@@ -224,33 +245,26 @@ struct NoteEditing: Sendable {
             case .done:
                 say("\"\(title)\" waits in the outbox: byteclub outbox --send sends it")
             }
-            throw Exit.deferred.code
+            throw CommandStop(.deferred)
         }
         switch report.result {
         case .sent(let entry):
-            FileHandle.standardOutput.write(Data((TerminalSafe.escape(entry?.path ?? item.path) + "\n").utf8))
+            printPath(entry?.path ?? item.path)
         case .merged(let entry, let by):
             let who = await name(of: by)
-            FileHandle.standardError.write(Data("byteclub: merged with a change \(TerminalSafe.escape(who)) made meanwhile\n".utf8))
-            FileHandle.standardOutput.write(Data((TerminalSafe.escape(entry.path) + "\n").utf8))
+            say("merged with a change \(who) made meanwhile")
+            printPath(entry.path)
         case .refused(let reason):
             say(reason)
-            throw Exit.noMatch.code
+            throw CommandStop(.noMatch)
         case .conflict(_, let reason):
-            if item.kind == .save, Self.interactive, Self.ask("\(reason). Open both in \(editorName), the overlaps marked?") {
+            if item.kind == .save, ask("\(reason). Open both in \(editorName), the overlaps marked?") == true {
                 return try await conflicted()
             }
             let next = item.kind == .save ? ": byteclub edit \"\(title)\" opens it with both sides marked" : " (the app lists it among the drafts)"
             say(reason + next)
-            throw Exit.conflict.code
+            throw CommandStop(.conflict)
         }
-    }
-
-    /// A yes-or-no question on the terminal; yes unless the answer starts with n.
-    static func ask(_ question: String) -> Bool {
-        FileHandle.standardError.write(Data("byteclub: \(TerminalSafe.escape(question)) [Y/n] ".utf8))
-        guard let answer = readLine() else { return false }
-        return !answer.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("n")
     }
 }
 
@@ -261,4 +275,38 @@ final class ReportBox: @unchecked Sendable {
     private var report: OutboxReport?
     func set(_ value: OutboxReport) { lock.withLock { report = value } }
     func get() -> OutboxReport? { lock.withLock { report } }
+}
+
+/// A command's end, said already: the exit status it ends with (``Exit``).
+public struct CommandStop: Error, Equatable {
+    public let exit: Exit
+    public init(_ exit: Exit) { self.exit = exit }
+}
+
+/// Local times as the commands print them: "2026-11-22 14:03".
+public enum LocalTime {
+    /// A formatter for one listing or message (DateFormatter is not to be shared across threads).
+    public static var minutes: DateFormatter {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter
+    }
+}
+
+/// The outbox's results in words, as `outbox --send` and `new`/`edit` print them.
+public enum OutboxLines {
+    /// One result for people, as `--send` prints it.
+    public static func line(_ report: OutboxReport) -> String {
+        let what = "\(report.item.kind.rawValue) \"\(TerminalSafe.escape(report.item.title))\""
+        switch report.result {
+        case .sent(let entry):
+            return "sent: " + what + (entry.map { " (" + TerminalSafe.escape($0.path) + ")" } ?? "")
+        case .merged(let entry, _):
+            return "merged: " + what + " with a change made meanwhile (" + TerminalSafe.escape(entry.path) + ")"
+        case .conflict(_, let reason):
+            return "kept as a draft: " + TerminalSafe.escape(reason)
+        case .refused(let reason):
+            return "refused: " + TerminalSafe.escape(reason)
+        }
+    }
 }

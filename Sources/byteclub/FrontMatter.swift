@@ -12,8 +12,4 @@ extension FrontMatterNotes {
         for line in adoption.lines { say(line) }
         return adoption.kept
     }
-
-    static func adoptWritten(_ entry: RemoteEntry, store: any RemoteStore) async throws(RemoteError) {
-        for line in try await adoption(ofWritten: entry, store: store).lines { say(line) }
-    }
 }

@@ -64,9 +64,8 @@ struct Restore: AsyncParsableCommand {
         let (rev, json) = (self.rev, self.json)
         try await runRemote(backend, path: typed) { backend in
             let path = try await notePath(typed, on: backend)
-            let entry = try await backend.store.restore(path, rev: rev)
-            // The text brought back may name tags in its front matter: they become club tags.
-            try await FrontMatterNotes.adoptWritten(entry, store: backend.store)
+            let (entry, said) = try await ServerCopies.restore(path, rev: rev, store: backend.store)
+            for line in said { say(line) }
             if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path)) \(TerminalSafe.escape(entry.rev ?? ""))\n".utf8))
             say("restored \(entry.path) to \(rev) as the new revision \(entry.rev ?? "?")")
@@ -98,12 +97,9 @@ struct Cp: AsyncParsableCommand {
         let autorename = self.autorename
         try await runRemote(backend, path: typed) { backend in
             let from = try await notePath(typed, on: backend)
-            let target = keepsName ? to + "/" + (from.split(separator: "/").last.map(String.init) ?? "") : to
             do {
-                let entry = try await backend.store.copy(from: from, to: target, autorename: autorename)
-                // A copy is a note of its own (tags stay with the file copied): its front matter's
-                // tags become its club tags.
-                try await FrontMatterNotes.adoptWritten(entry, store: backend.store)
+                let (entry, said) = try await ServerCopies.copy(from, to: to, keepingName: keepsName, autorename: autorename, store: backend.store)
+                for line in said { say(line) }
                 if json { return try await printEntry(entry, store: backend.store) }
                 FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
             } catch RemoteError.conflict(let path) {

@@ -63,6 +63,23 @@ final class NoteLinksReportTests: EmbeddedClubTestCase {
         XCTAssertFalse(RevisionList.isRev("a1;rm"))
     }
 
+    func testACopyKeepsItsNameInAFolderAndTakesItsFrontMatterTags() async throws {
+        try await put("---\ntags: [sea]\n---\nwaves\n", "/byteclub/Day.md")
+        let (copy, said) = try await ServerCopies.copy("/byteclub/Day.md", to: "/byteclub/Archive", keepingName: true, autorename: false,
+                                                       store: backend.store)
+        XCTAssertEqual(copy.path, "/byteclub/Archive/Day.md")
+        XCTAssertEqual(said, [])
+        let tags = try await FileTags.apply(TagChange(), to: copy.path, store: backend.store)
+        XCTAssertEqual(tags, ["sea"])
+        do {
+            _ = try await ServerCopies.copy("/byteclub/Day.md", to: "/byteclub/Archive/Day.md", keepingName: false, autorename: false,
+                                            store: backend.store)
+            XCTFail("a copy never replaces")
+        } catch {
+            guard case .conflict = error else { return XCTFail("\(error)") }
+        }
+    }
+
     func testExpiriesAreDurationsOrDatesInTheFuture() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         XCTAssertEqual(try LinkExpiry.parse("7d", now: now), now.addingTimeInterval(7 * 86_400))

@@ -191,6 +191,7 @@ let package = Package(
         .target(
             name: "ClubKit",
             dependencies: ["Remote", "ClubServer", "SampleClub", "LocalClub", "SearchIndex", "Agent", "ByteClubConfig", "ClubCrypt", "Durable", "Imaging",
+                           "Markdown", "DropboxWire",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
@@ -274,7 +275,7 @@ let package = Package(
                     exclude: ["AgeVectors"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markdown"]),
-        .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "LocalClub", "Remote", "TestSupport", "ByteClubConfig"]),
+        .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "LocalClub", "Remote", "SearchIndex", "Markdown", "TestSupport", "ByteClubConfig"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",

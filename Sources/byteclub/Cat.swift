@@ -1,7 +1,4 @@
 import ArgumentParser
-import LocalClub
-import ByteClubConfig
-import DropboxWire
 import ClubKit
 import Foundation
 import Markdown
@@ -46,41 +43,25 @@ struct Cat: AsyncParsableCommand {
             guard let text = String(validating: data, as: UTF8.self) else {
                 throw RemoteError.local("\(entry.path) is not UTF-8 text")
             }
-            let embeds = options.render ? await CatEmbeds.notes(of: text, at: entry.path, store: backend.store, root: backend.folder) : [:]
+            let embeds = options.render ? await NoteEmbeds.notes(of: text, at: entry.path, store: backend.store, root: backend.folder) : [:]
             try options.print(text, path: entry.path, entry: entry, embeds: embeds)
         }
     }
 
     private func print(_ text: String, path: String?, entry: RemoteEntry?, embeds: [String: EmbeddedNote]) throws {
         let terminal = isatty(1) == 1
-        var rendered: RenderedNote?
-        if render {
-            var options = RenderOptions(plain: path?.lowercased().hasSuffix(".txt") ?? false)
-            options.cellWidth = { TextWidth.of($0) }
-            options.folder = path.map { ($0 as NSString).deletingLastPathComponent } ?? ClubLayout().folder
-            options.path = path
-            if !embeds.isEmpty { options.embeds = { embeds[$0.destination.lowercased()] } }
-            rendered = RenderedNote.layout(text, width: width ?? Self.terminalColumns() ?? 80, options: options)
-        }
+        let rendered = render
+            ? CatOutput.rendered(text, path: path, width: width ?? Self.terminalColumns() ?? 80, embeds: embeds, cellWidth: { TextWidth.of($0) })
+            : nil
         if json {
-            let object = CatJSON(pathDisplay: entry?.path ?? path, name: entry?.name, rev: entry?.rev, size: entry?.size,
-                                 modified: entry?.modified, text: text, rendered: rendered.map { $0.plainText })
+            let object = CatJSON(entry: entry, path: path, text: text, rendered: rendered.map { $0.plainText })
             FileHandle.standardOutput.write(try CLIJSON.encode(object) + Data("\n".utf8))
-            return
-        }
-        if let rendered {
+        } else if let rendered {
             let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             let out = terminal ? rendered.ansiText(colors: !noColor, hyperlinks: true) : rendered.plainText + "\n"
             FileHandle.standardOutput.write(Data(out.utf8))
         } else {
-            // The text as it is; on a terminal, a note's escapes are shown, not obeyed (lines and
-            // tabs kept).
-            let shown = terminal
-                ? text.split(separator: "\n", omittingEmptySubsequences: false)
-                    .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalSafe.escape(String($0)) }.joined(separator: "\t") }
-                    .joined(separator: "\n")
-                : text
-            FileHandle.standardOutput.write(Data(shown.utf8))
+            FileHandle.standardOutput.write(Data((terminal ? CatOutput.shownOnTerminal(text) : text).utf8))
         }
     }
 
@@ -89,20 +70,5 @@ struct Cat: AsyncParsableCommand {
         var size = winsize()
         if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init)
-    }
-}
-
-/// `cat --json`: snake_case, as every --json.
-struct CatJSON: Encodable {
-    var pathDisplay: String?
-    var name: String?
-    var rev: String?
-    var size: Int64?
-    var modified: Date?
-    var text: String
-    var rendered: String?
-
-    enum CodingKeys: String, CodingKey {
-        case pathDisplay = "path_display", name, rev, size, modified, text, rendered
     }
 }

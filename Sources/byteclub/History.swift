@@ -35,66 +35,11 @@ struct Log: AsyncParsableCommand {
             let account = await me
             let names = await MemberNames(store: backend.store).names(for: history.entries.map(\.modifiedBy) + [history.deletedBy])
             if json { return try CLIJSON.print(history.entries.map { RevisionJSON($0, you: account, names: names) }) }
-            if history.isDeleted {
-                // Who deleted it, when the club says (its own route; Dropbox and WebDAV do not).
-                let by = history.deletedBy.map { " by " + Self.who($0, you: account, names: names) } ?? ""
-                say("\(path) was deleted\(by); its revisions can still be restored")
-            }
-            let formatter = JSONLines.localTimeFormatter()
-            var lines = ""
-            for entry in history.entries {
-                let date = entry.modified.map(formatter.string) ?? ""
-                let size = ProgressLine.bytes(entry.size)
-                // Revs and ids come from the server: shown escaped, like every name.
-                lines += TerminalSafe.escape(entry.rev ?? "-") + "  " + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
-                    + size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
-                    + TerminalSafe.escape(Self.who(entry.modifiedBy, you: account, names: names)) + "\n"
-            }
+            if let deleted = RevisionList.deletedLine(path, history: history, you: account, names: names) { say(deleted) }
+            let lines = RevisionList.lines(history.entries, you: account, names: names, formatter: JSONLines.localTimeFormatter(), size: ProgressLine.bytes)
             FileHandle.standardOutput.write(Data(lines.utf8))
         }
     }
-
-    /// "you (Ada)" for your own revisions, the member's name for others' ("another member" when
-    /// the server does not know the id: an id is never shown as a name), "-" when unknown.
-    static func who(_ id: String?, you: RemoteAccount?, names: [String: String]) -> String {
-        guard let id else { return "-" }
-        if let you, you.id == id { return "you (\(you.displayName))" }
-        return names[id] ?? "another member"
-    }
-}
-
-/// A revision as `log --json` prints it (``CLIJSON``'s names: `path_display`, `modified_by`).
-private struct RevisionJSON: Encodable {
-    var rev: String?
-    var pathDisplay: String
-    var size: Int64
-    var modified: Date?
-    var modifiedBy: String?
-    var modifiedById: String?
-    var you: Bool
-
-    init(_ entry: RemoteEntry, you account: RemoteAccount?, names: [String: String]) {
-        rev = entry.rev
-        pathDisplay = entry.path
-        size = entry.size
-        modified = entry.modified
-        modifiedById = entry.modifiedBy
-        modifiedBy = account?.id == entry.modifiedBy && entry.modifiedBy != nil ? account?.displayName : MemberNames.shown(entry.modifiedBy, names: names)
-        you = account != nil && account?.id == entry.modifiedBy
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var object = encoder.container(keyedBy: CodingKeys.self)
-        try object.encode(rev, forKey: .rev)
-        try object.encode(pathDisplay, forKey: .pathDisplay)
-        try object.encode(size, forKey: .size)
-        try object.encode(modified, forKey: .modified)
-        try object.encode(modifiedBy, forKey: .modifiedBy)
-        try object.encode(modifiedById, forKey: .modifiedById)
-        try object.encode(you, forKey: .you)
-    }
-
-    enum CodingKeys: String, CodingKey { case rev, pathDisplay, size, modified, modifiedBy, modifiedById, you }
 }
 
 struct Restore: AsyncParsableCommand {
@@ -108,7 +53,7 @@ struct Restore: AsyncParsableCommand {
 
     mutating func validate() throws {
         path = try backend.takeRemote(from: path)
-        guard !rev.isEmpty, rev.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }) else {
+        guard RevisionList.isRev(rev) else {
             throw ValidationError("'\(TerminalSafe.escape(rev))' is not a rev: revs are letters and digits, as `byteclub log` prints them")
         }
     }
@@ -119,9 +64,8 @@ struct Restore: AsyncParsableCommand {
         let (rev, json) = (self.rev, self.json)
         try await runRemote(backend, path: typed) { backend in
             let path = try await notePath(typed, on: backend)
-            let entry = try await backend.store.restore(path, rev: rev)
-            // The text brought back may name tags in its front matter: they become club tags.
-            try await FrontMatterNotes.adoptWritten(entry, store: backend.store)
+            let (entry, said) = try await ServerCopies.restore(path, rev: rev, store: backend.store)
+            for line in said { say(line) }
             if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path)) \(TerminalSafe.escape(entry.rev ?? ""))\n".utf8))
             say("restored \(entry.path) to \(rev) as the new revision \(entry.rev ?? "?")")
@@ -153,12 +97,9 @@ struct Cp: AsyncParsableCommand {
         let autorename = self.autorename
         try await runRemote(backend, path: typed) { backend in
             let from = try await notePath(typed, on: backend)
-            let target = keepsName ? to + "/" + (from.split(separator: "/").last.map(String.init) ?? "") : to
             do {
-                let entry = try await backend.store.copy(from: from, to: target, autorename: autorename)
-                // A copy is a note of its own (tags stay with the file copied): its front matter's
-                // tags become its club tags.
-                try await FrontMatterNotes.adoptWritten(entry, store: backend.store)
+                let (entry, said) = try await ServerCopies.copy(from, to: to, keepingName: keepsName, autorename: autorename, store: backend.store)
+                for line in said { say(line) }
                 if json { return try await printEntry(entry, store: backend.store) }
                 FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
             } catch RemoteError.conflict(let path) {
@@ -167,16 +108,5 @@ struct Cp: AsyncParsableCommand {
                 throw Exit.conflict.code
             }
         }
-    }
-}
-
-/// Dates as the history and listing commands print them (JSON goes through ``CLIJSON``).
-enum JSONLines {
-    /// Dates as `ls` and `log` print them, "2026-11-22 14:03" in local time: one formatter per
-    /// listing, not one per line.
-    static func localTimeFormatter() -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter
     }
 }

@@ -74,7 +74,7 @@ extension SearchResult {
         let title = (name as NSString).deletingPathExtension
         let date = modified.map(formatter.string) ?? ""
         var out = TerminalSafe.escape(title) + "  " + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
-            + TerminalSafe.escape(Log.who(modifiedById, you: you, names: modifiedBy.flatMap { name in modifiedById.map { [$0: name] } } ?? [:]))
+            + TerminalSafe.escape(RevisionList.who(modifiedById, you: you, names: modifiedBy.flatMap { name in modifiedById.map { [$0: name] } } ?? [:]))
         if let line {
             out += "  \(line.number): " + Self.marked(line.text, ranges: line.ranges, highlight: highlight)
         }

@@ -1,7 +1,6 @@
-import ByteClubConfig
 import ArgumentParser
-import DropboxWire
 import ClubKit
+import DropboxWire
 import Foundation
 import Remote
 
@@ -33,79 +32,40 @@ struct Share: AsyncParsableCommand {
             guard path == nil, expires == nil else { throw ValidationError("--list takes no PATH and no --expires") }
         } else {
             guard let path, !path.isEmpty else { throw ValidationError("say which file to share: byteclub share PATH") }
-            if let expires { _ = try LinkExpiry.parse(expires, now: Date()) }
+            if let expires { _ = try Self.expiry(expires) }
         }
     }
 
     func run() async throws {
         let (list, json, decrypted) = (self.list, self.json, self.decrypted)
         let typed = backend.clubPath(path ?? "")
-        let expiry = try expires.map { try LinkExpiry.parse($0, now: Date()) }
+        let expiry = try expires.map(Self.expiry)
         let asked = expires != nil
         try await runRemote(backend, path: typed) { backend in
             let store = try sharingStore(backend.store)
-            if !list, backend.embeddedRoot != nil {
-                // The embedded club's server ends with this command, and the next one listens on
-                // another port: a link made here would be dead before anyone opened it.
-                throw RemoteError.notSupported("share links on the embedded club, which is served only while a byteclub command runs; share its folder with `byteclub serve --root DIR` (DIR: the embedded club's folder, --data-dir's) and make links there")
-            }
+            if !list, backend.embeddedRoot != nil { throw ShareLinks.embeddedRefusal }
             if list {
-                var links = try await store.sharedLinks(nil)
-                // The server names each file in lower case (Dropbox's `path_lower`); people and
-                // `path_display` want it as the club spells it.
-                for index in links.indices {
-                    if let path = links[index].path, let entry = try? await backend.store.metadata(path) { links[index].path = entry.path }
-                }
+                let links = try await ShareLinks.listed(store, club: backend.store)
                 if json { return try CLIJSON.print(links.map(LinkJSON.init)) }
-                FileHandle.standardOutput.write(Data(Self.lines(links).utf8))
+                FileHandle.standardOutput.write(Data(ShareLinks.lines(links).utf8))
                 return
             }
             let target = try await notePath(typed, on: backend)
             guard decrypted || !store.sharesDecryptedCopies else {
-                say("\(target) is in an encrypted club: a link publishes a decrypted copy, readable by the server and by anyone with the link; add --decrypted to share it so")
+                say(ShareLinks.encryptedRefusal(target))
                 throw Exit.usage.code
             }
             let (link, existed) = try await store.createSharedLink(target, expires: expiry)
-            if existed {
-                say("\(target) already had this link" + (asked ? "; it keeps its expiry (unshare it first to change that)" : ""))
-            }
+            if existed { say(ShareLinks.existed(target, asked: asked)) }
             if json { return try CLIJSON.print(LinkJSON(link)) }
             FileHandle.standardOutput.write(Data((TerminalSafe.escape(link.url) + "\n").utf8))
         }
     }
 
-    /// One link a line: the URL, the file and when it expires.
-    static func lines(_ links: [RemoteSharedLink]) -> String {
-        links.map { link in
-            let when = link.expires.map { "expires " + DropboxTimestamp.format($0) } ?? "no expiry"
-            return TerminalSafe.escape(link.url) + "  " + TerminalSafe.escape(link.path ?? link.name) + "  " + when + "\n"
-        }.joined()
+    /// `--expires`, or the reason it is refused as a usage error.
+    static func expiry(_ text: String) throws -> Date {
+        do { return try LinkExpiry.parse(text, now: Date()) } catch { throw ValidationError(error.description) }
     }
-}
-
-/// A link as `share --json` and `share --list --json` print it.
-struct LinkJSON: Encodable {
-    var url: String
-    var name: String
-    var pathDisplay: String?
-    var expires: Date?
-
-    init(_ link: RemoteSharedLink) {
-        url = link.url
-        name = link.name
-        pathDisplay = link.path
-        expires = link.expires
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var object = encoder.container(keyedBy: CodingKeys.self)
-        try object.encode(url, forKey: .url)
-        try object.encode(name, forKey: .name)
-        try object.encode(pathDisplay, forKey: .pathDisplay)
-        try object.encode(expires, forKey: .expires)
-    }
-
-    enum CodingKeys: String, CodingKey { case url, name, pathDisplay, expires }
 }
 
 /// `byteclub unshare URL`: ends a share link.
@@ -119,28 +79,5 @@ struct Unshare: AsyncParsableCommand {
         try await runRemote(backend) { backend in
             try await sharingStore(backend.store).revokeSharedLink(url: url)
         }
-    }
-}
-
-/// `--expires`: a duration from now, or a moment.
-enum LinkExpiry {
-    static func parse(_ text: String, now: Date) throws -> Date {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-        if let unit = trimmed.last, let seconds = units[unit], let count = Int(trimmed.dropLast()), count > 0, count <= 3650 * 86_400 {
-            let date = now.addingTimeInterval(Double(count) * seconds)
-            guard date.timeIntervalSince(now) <= 3650 * 86_400 else { throw Self.error(text, "is more than ten years away") }
-            return date
-        }
-        let moment = DropboxTimestamp.parse(trimmed) ?? DropboxTimestamp.parse(trimmed + "T00:00:00Z")
-        guard let moment else {
-            throw Self.error(text, "is neither a duration (30m, 12h, 7d, 2w) nor a date (2026-12-31 or 2026-12-31T18:00:00Z)")
-        }
-        guard moment > now else { throw Self.error(text, "is in the past") }
-        return moment
-    }
-
-    private static func error(_ text: String, _ reason: String) -> ValidationError {
-        ValidationError("--expires \(TerminalSafe.escape(text)) \(reason)")
     }
 }

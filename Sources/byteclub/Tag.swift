@@ -1,7 +1,6 @@
-import ByteClubConfig
 import ArgumentParser
-import DropboxWire
 import ClubKit
+import DropboxWire
 import Foundation
 import Remote
 
@@ -36,50 +35,21 @@ struct Tag: AsyncParsableCommand {
         let json = self.json
         try await runRemote(backend, path: typed) { backend in
             let path = try await notePath(typed, on: backend)
-            let store = try tagging(backend.store)
-            let tags: [String]
-            if change.isEmpty {
-                // A missing file is an error here, not an empty answer.
-                _ = try await backend.store.metadata(path)
-                tags = try await store.tags(of: [path])[path.lowercased()] ?? []
-            } else {
-                tags = try await store.changeTags(of: path, change)
-            }
+            let tags = try await FileTags.apply(change, to: path, store: backend.store)
             if json { return try CLIJSON.print(TagsJSON(pathDisplay: path, tags: tags)) }
             FileHandle.standardOutput.write(Data(tags.map { TerminalSafe.escape($0) + "\n" }.joined().utf8))
         }
     }
 }
 
-/// A file's tags as `tag --json` prints them.
-struct TagsJSON: Encodable {
-    var pathDisplay: String
-    var tags: [String]
-}
-
-/// The store's tags, or a clear refusal for a store that keeps none.
-func tagging(_ store: any RemoteStore) throws(RemoteError) -> any TaggingStore {
-    guard let tagging = store as? any TaggingStore else { throw .notSupported("tags") }
-    return tagging
-}
-
 extension Ls {
-    /// `ls --tag NAME`: every file in `folder` and in every folder under it (the whole club when
-    /// no folder was given; hidden folders such as `.obsidian` left out), then their tags,
-    /// printing only those with `tag` or a tag nested under it (`project/alpha` under
-    /// `project`), each line naming its file by the path from `folder`.
+    /// `ls --tag NAME`: the files with `tag` or a tag nested under it in `folder` and every
+    /// folder under it (``FileTags/tagged(_:in:store:)``), each line naming its file by the path
+    /// from `folder`.
     static func listTagged(_ folder: String, tag: String, json: Bool, store: any RemoteStore) async throws(RemoteError) {
-        let tagger = try tagging(store)
+        let files = try await FileTags.tagged(tag, in: folder, store: store)
         let printer = ListingPrinter(json: json, names: MemberNames(store: store), under: folder)
-        let files = try await store.listRecursively(folder).filter { $0.kind == .file && !isHidden($0, under: folder) }
-        let tags = try await tagger.tags(of: files.map(\.path))
-        await printer.print(files.filter { tags[$0.pathLower]?.contains { TagText.isUnder($0, parent: tag) } == true })
+        await printer.print(files)
         await printer.finish()
-    }
-
-    /// Whether `entry` is in a hidden folder (`.obsidian`, `.trash`) below `folder`.
-    static func isHidden(_ entry: RemoteEntry, under folder: String) -> Bool {
-        let depth = folder.split(separator: "/").count
-        return entry.path.split(separator: "/").dropFirst(depth).dropLast().contains { $0.hasPrefix(".") }
     }
 }

@@ -8,9 +8,9 @@ import Remote
 /// note is found by the club's link rules (``NoteResolver``, over every note at any depth), and
 /// embeds inside those as deep as the layout draws them. A note that cannot be read is drawn
 /// as a link to it.
-enum CatEmbeds {
+public enum NoteEmbeds {
     /// By the lower-case destination each embed writes; empty when `text` embeds no note.
-    static func notes(of text: String, at path: String, store: any RemoteStore, root: String) async -> [String: EmbeddedNote] {
+    public static func notes(of text: String, at path: String, store: any RemoteStore, root: String) async -> [String: EmbeddedNote] {
         guard text.contains("![[") else { return [:] }
         let wanted = { (text: String) in NoteLinks.scan(text).filter { $0.isImage && $0.syntax == .wiki && !$0.destination.isEmpty } }
         guard !wanted(text).isEmpty, let listed = try? await store.listRecursively(root) else { return [:] }

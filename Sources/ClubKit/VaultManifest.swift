@@ -16,16 +16,20 @@ import Remote
 /// Keys are club paths relative to FOLDER, lower case (a picture outside FOLDER: its whole club
 /// path); values are paths in the vault. `files` (other files, attachments) is there only when
 /// `--flatten` moved one from its vault path. Another import into the same folder adds to it.
-struct VaultManifest: Codable, Equatable {
-    static let name = ".byteclub/import.json"
+public struct VaultManifest: Codable, Equatable, Sendable {
+    public static let name = ".byteclub/import.json"
 
-    struct Note: Codable, Equatable {
+    public struct Note: Codable, Equatable, Sendable {
         /// Where the note was in the vault.
-        var path: String
+        public var path: String
         /// Whether it opened with front matter there.
-        var frontMatter: Bool
+        public var frontMatter: Bool
         /// The picture links import wrote again, first to last.
-        var pictures: [NoteLinks.PictureRewrite]
+        public var pictures: [NoteLinks.PictureRewrite]
+
+        public init(path: String, frontMatter: Bool, pictures: [NoteLinks.PictureRewrite]) {
+            (self.path, self.frontMatter, self.pictures) = (path, frontMatter, pictures)
+        }
 
         enum CodingKeys: String, CodingKey {
             case path
@@ -34,20 +38,20 @@ struct VaultManifest: Codable, Equatable {
         }
     }
 
-    var version = 1
-    var notes: [String: Note] = [:]
-    var pictures: [String: String] = [:]
+    public var version = 1
+    public var notes: [String: Note] = [:]
+    public var pictures: [String: String] = [:]
     /// Other files (PDFs, audio, JSON…) that are not at their vault path in the club.
-    var files: [String: String] = [:]
+    public var files: [String: String] = [:]
 
     enum CodingKeys: String, CodingKey {
         case version, notes, pictures, files
     }
 
-    init() {}
+    public init() {}
 
     /// A manifest written before `files` was kept reads as one without any.
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: CodingKeys.self)
         version = try object.decodeIfPresent(Int.self, forKey: .version) ?? 1
         notes = try object.decodeIfPresent([String: Note].self, forKey: .notes) ?? [:]
@@ -55,7 +59,7 @@ struct VaultManifest: Codable, Equatable {
         files = try object.decodeIfPresent([String: String].self, forKey: .files) ?? [:]
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var object = encoder.container(keyedBy: CodingKeys.self)
         try object.encode(version, forKey: .version)
         try object.encode(notes, forKey: .notes)
@@ -64,7 +68,7 @@ struct VaultManifest: Codable, Equatable {
     }
 
     /// The key of `path` (a club path) in a manifest kept in `folder`.
-    static func key(_ path: String, folder: String) -> String {
+    public static func key(_ path: String, folder: String) -> String {
         let lower = path.lowercased()
         let prefix = folder.lowercased() + "/"
         return lower.hasPrefix(prefix) ? String(lower.dropFirst(prefix.count)) : lower
@@ -72,17 +76,17 @@ struct VaultManifest: Codable, Equatable {
 
     /// The manifest in `folder`, empty when there is none (or it cannot be read: an export then
     /// writes what the club holds, as for notes that never came from a vault).
-    static func load(from folder: String, store: any RemoteStore) async throws -> VaultManifest {
+    public static func load(from folder: String, store: any RemoteStore) async throws -> VaultManifest {
         let text: String
         do {
-            text = try await Export.fetch(folder + "/" + name, store: store)
+            text = try await VaultExport.text(of: folder + "/" + name, store: store)
         } catch RemoteError.notFound {
             return VaultManifest()
         }
         return (try? JSONDecoder().decode(VaultManifest.self, from: Data(text.utf8))) ?? VaultManifest()
     }
 
-    func save(in folder: String, store: any RemoteStore) async throws {
+    public func save(in folder: String, store: any RemoteStore) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         _ = try await store.upload(data: try encoder.encode(self), to: folder + "/" + Self.name, mode: .overwrite, autorename: false)
@@ -90,7 +94,7 @@ struct VaultManifest: Codable, Equatable {
 
     /// `text` with import's picture links put back as the vault wrote them, each found after the
     /// one before; a link edited since import stays as it is now.
-    static func restoringPictures(in text: String, _ rewrites: [NoteLinks.PictureRewrite]) -> String {
+    public static func restoringPictures(in text: String, _ rewrites: [NoteLinks.PictureRewrite]) -> String {
         var text = text
         var from = text.startIndex
         for rewrite in rewrites {
@@ -107,21 +111,21 @@ struct VaultManifest: Codable, Equatable {
 /// (every manifest in that folder or below it, `X/.byteclub/import.json`), their vault paths
 /// under X's place in the export, so an export of the folder an import went to, or of the whole
 /// club, gives the vault back; for the others, their place in the club.
-struct VaultPlaces {
+public struct VaultPlaces: Sendable {
     /// One place a file goes in the export.
-    struct Place {
+    public struct Place: Sendable, Equatable {
         /// Its path in the export, by component.
-        var components: [String]
+        public var components: [String]
         /// A note's manifest entry (its picture links as the vault wrote them, its front matter).
-        var note: VaultManifest.Note?
+        public var note: VaultManifest.Note?
     }
 
     /// By club path, lower case: where the manifests put each file they know. A picture two
     /// imports found already there goes back to both vaults.
-    var places: [String: [Place]] = [:]
+    public var places: [String: [Place]] = [:]
 
     /// The manifests in `folder` and below it (found in `listed`, its recursive listing), read.
-    static func load(in folder: String, listed: [RemoteEntry], store: any RemoteStore) async throws -> VaultPlaces {
+    public static func load(in folder: String, listed: [RemoteEntry], store: any RemoteStore) async throws -> VaultPlaces {
         let suffix = "/" + VaultManifest.name.lowercased()
         var result = VaultPlaces()
         // Shallow first, so a place is listed once whichever manifests name it.
@@ -129,7 +133,7 @@ struct VaultPlaces {
         for file in manifests {
             let directory = String(file.path.dropLast(suffix.count))
             let manifest = try await VaultManifest.load(from: directory, store: store)
-            let base = Export.components(directory, under: folder)
+            let base = VaultExport.components(directory, under: folder)
             let lower = directory.lowercased()
             func add(_ key: String, _ vault: String, _ note: VaultManifest.Note?) {
                 let path = key.hasPrefix("/") ? key : lower + "/" + key
@@ -147,7 +151,7 @@ struct VaultPlaces {
     /// The files the manifests place that are outside `folder`: the pictures an import into it
     /// moved to the club's `photos` folder (listed once, as the server spells them), else each
     /// by its path; one deleted from the club since is not there to export.
-    func outsideEntries(of folder: String, photos: String, store: any RemoteStore) async throws(RemoteError) -> [RemoteEntry] {
+    public func outsideEntries(of folder: String, photos: String, store: any RemoteStore) async throws(RemoteError) -> [RemoteEntry] {
         let inside = folder.lowercased() + "/"
         let outside = places.keys.filter { !$0.hasPrefix(inside) }.sorted()
         guard !outside.isEmpty else { return [] }

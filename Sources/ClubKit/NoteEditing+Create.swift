@@ -43,7 +43,7 @@ extension NoteEditing {
         }
         var text = ""
         if let left {
-            let when = LocalTime.minutes.string(from: left.updated)
+            let when = JSONLines.localTimeFormatter().string(from: left.updated)
             say("resuming your unsaved new note \"\(note.title)\" from \(when) (kept as a draft)")
         } else if let template = note.template {
             text = try await templateText(template, required: note.templateRequired, title: note.title) ?? ""

@@ -100,7 +100,7 @@ public struct NoteEditing: Sendable {
         let current = try await readIfReachable(path)
         var draft: Draft
         if let left = drafts.load(id) {
-            let when = LocalTime.minutes.string(from: left.updated)
+            let when = JSONLines.localTimeFormatter().string(from: left.updated)
             say("resuming your unsaved edit of \"\(title)\" from \(when) (kept as a draft)")
             draft = try await catchUp(left, with: current, title: title)
         } else {
@@ -281,16 +281,6 @@ final class ReportBox: @unchecked Sendable {
 public struct CommandStop: Error, Equatable {
     public let exit: Exit
     public init(_ exit: Exit) { self.exit = exit }
-}
-
-/// Local times as the commands print them: "2026-11-22 14:03".
-public enum LocalTime {
-    /// A formatter for one listing or message (DateFormatter is not to be shared across threads).
-    public static var minutes: DateFormatter {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter
-    }
 }
 
 /// The outbox's results in words, as `outbox --send` and `new`/`edit` print them.

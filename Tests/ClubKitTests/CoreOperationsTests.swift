@@ -8,29 +8,9 @@ import XCTest
 /// Operations both shells call, run here against the embedded club server on loopback with no
 /// binary and no terminal (issue 54): the outbox's one sender, the watch loop, joining's
 /// config.toml writer and the address an invite is made with.
-final class CoreOperationsTests: XCTestCase {
-    private var scratch: URL!
-    private var saved: [String: String?] = [:]
-
-    override func setUp() {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("clubkit-core-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        for (name, folder) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config")] {
-            saved[name] = ProcessInfo.processInfo.environment[name]
-            setenv(name, scratch.appendingPathComponent(folder).path, 1)
-        }
-    }
-
-    override func tearDown() {
-        for (name, value) in saved {
-            if let value { setenv(name, value, 1) } else { unsetenv(name) }
-        }
-        try? FileManager.default.removeItem(at: scratch)
-    }
-
+final class CoreOperationsTests: EmbeddedClubTestCase {
     func testTheOutboxIsSentThroughItsOneSenderAndASaveOverAChangeMerges() async throws {
-        let backend = try await Backend.connect(.embedded(root: scratch.appendingPathComponent("club")), connection: ConnectionOptions())
-        defer { Task { await backend.close() } }
+        let backend = try XCTUnwrap(backend)
         let path = "/byteclub/Core.md"
         let first = try await backend.store.upload(data: Data("one\ntwo\nthree\n".utf8), to: path, mode: .add, autorename: false)
         // Someone else changes the last line after we read the first.
@@ -49,8 +29,7 @@ final class CoreOperationsTests: XCTestCase {
     }
 
     func testTheWatchLoopTellsThatItStartedThenEachChange() async throws {
-        let backend = try await Backend.connect(.embedded(root: scratch.appendingPathComponent("club")), connection: ConnectionOptions())
-        defer { Task { await backend.close() } }
+        let backend = try XCTUnwrap(backend)
         let notices = Notices()
         let store = backend.store
         let watching = Task {

@@ -4,7 +4,7 @@ import Remote
 import XCTest
 
 /// A test with an embedded club of its own, seeded as a new club is, in a scratch folder; the
-/// XDG folders (cache, state, data) point into it too, so a search index or an outbox made
+/// XDG folders (cache, state, data, config) point into it too, so a search index or an outbox made
 /// there never touches the machine's.
 class EmbeddedClubTestCase: XCTestCase {
     var scratch: URL!
@@ -14,7 +14,7 @@ class EmbeddedClubTestCase: XCTestCase {
     override func setUp() async throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("clubkit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        for (name, folder) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data")] {
+        for (name, folder) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config")] {
             saved[name] = ProcessInfo.processInfo.environment[name]
             setenv(name, scratch.appendingPathComponent(folder).path, 1)
         }

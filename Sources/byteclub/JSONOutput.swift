@@ -1,3 +1,4 @@
+import ClubKit
 import Foundation
 import Remote
 
@@ -72,32 +73,5 @@ struct EntryJSON: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case kind, name, pathDisplay, pathLower, id, rev, size, modified, contentHash, modifiedBy, modifiedById
-    }
-}
-
-/// Members' names for the account ids revisions carry (`users/get_account`), each asked once.
-///
-/// People read names: "bob", not "dbid:AAH4f…". A server that does not know the id (or
-/// WebDAV, which has no accounts) gives no name: the id is said only in `*_id` fields.
-actor MemberNames {
-    private let store: any RemoteStore
-    private var known: [String: String] = [:]
-    private var asked: Set<String> = []
-
-    init(store: any RemoteStore) { self.store = store }
-
-    /// The names of `ids` that the server knows (asked for those not asked before).
-    func names(for ids: some Sequence<String?>) async -> [String: String] {
-        for id in Set(ids.compactMap { $0 }) where !asked.contains(id) {
-            asked.insert(id)
-            if let name = try? await store.account(id: id).displayName, !name.isEmpty { known[id] = name }
-        }
-        return known
-    }
-
-    /// The name for `id` when the server knows it, else nil: an account id is never shown where
-    /// a name belongs.
-    static func shown(_ id: String?, names: [String: String]) -> String? {
-        id.flatMap { names[$0] }
     }
 }

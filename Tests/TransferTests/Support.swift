@@ -182,3 +182,16 @@ func closedPort() -> Int {
     }
     return Int(UInt16(bigEndian: address.sin_port))
 }
+
+/// The server's counters once `condition` holds (polled for at most `timeout`), or as they are
+/// then: the server counts an answer finished after its last byte went out, so a client can
+/// see the answer a moment before the count moves.
+func settledStats(_ server: LoopbackServer, timeout: TimeInterval = 5, until condition: (LoopbackStats) -> Bool) -> LoopbackStats {
+    let deadline = Date().addingTimeInterval(timeout)
+    var stats = server.stats
+    while !condition(stats), Date() < deadline {
+        usleep(5_000)
+        stats = server.stats
+    }
+    return stats
+}

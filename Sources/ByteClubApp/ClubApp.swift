@@ -84,6 +84,7 @@ public final class ClubApp {
     let transfers: PhotoTransfers
     let tabs: TabsController
     let notes: NotesController
+    let files: NoteFilesController
     let photos: PhotosController
     let viewer: ViewerController
     let noteView: NoteViewController
@@ -187,8 +188,9 @@ public final class ClubApp {
         // The controllers: each handles its own keys and calls the helpers.
         tabs = TabsController(context: context, refresher: refresher, exit: exit)
         notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames)
-        notes.outboxRunner = offline
-        notes.live = live
+        (notes.outboxRunner, notes.live) = (offline, live)
+        files = NoteFilesController(context: context, refresher: refresher, linkRenames: linkRenames)
+        files.outboxRunner = offline
         photos = PhotosController(context: context, refresher: refresher, transfers: transfers, thumbnails: thumbnails, previews: previews)
         photos.outboxRunner = offline
         viewer = ViewerController(context: context)

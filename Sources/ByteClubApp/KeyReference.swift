@@ -126,7 +126,7 @@ public enum KeyReference {
             Place(layers: [Rows(MainScreen.editorCommands(merging: true, searchHits: false, findBar: false))]),
             Place(layers: [notes, Rows(NoteViewLayer.helpCommands)]),
             Place(layers: [editor, Rows(NoteViewController.photoChooser([]) { _ in })]),
-            Place(layers: [notes, Rows(NotesController.folderChooser([], moving: "") { _ in })]),
+            Place(layers: [notes, Rows(NoteFilesController.folderChooser([], moving: "") { _ in })]),
             Place(layers: [notes, Rows(Navigator.templateChooser([]) { _ in })]),
             Place(layers: [editor, Rows(BacklinksLayer(model: model))]),
             Place(layers: [notes, Rows(SearchLayer(model: model, format: DisplayFormat()))]),

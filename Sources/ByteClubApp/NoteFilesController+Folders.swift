@@ -4,7 +4,7 @@ import TerminalUI
 
 /// Folders in the Notes tab: up a folder, a new folder, a folder renamed or deleted, and a note
 /// or a folder moved into another, each offering to update the links that named the old place.
-extension NotesController {
+extension NoteFilesController {
     /// `Backspace`, `←`: the folder above (the selection on the folder just left).
     func upFolder() {
         context.update { $0.upFolder() }

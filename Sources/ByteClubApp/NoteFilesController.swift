@@ -1,9 +1,34 @@
 import Foundation
+import LocalClub
 import Remote
 import TerminalUI
 
-/// Deleting and renaming notes, and the delete confirmation the photos share.
-extension NotesController {
+/// The Notes tab's files and folders: a note or draft deleted, a note renamed, folders made,
+/// renamed, deleted and moved into (NoteFilesController+Folders.swift), each offering to update
+/// the links that named the old place; while the server cannot be reached, renames and deletes
+/// go to the outbox. The note being edited is the ``NotesController``'s.
+@MainActor
+final class NoteFilesController {
+    let context: AppContext
+    let refresher: Refresher
+    /// Offers to update the links to a renamed or moved note or folder.
+    let linkRenames: LinkRenames
+    /// Where renames and deletes go while the server cannot be reached.
+    weak var outboxRunner: OutboxRunner?
+
+    init(context: AppContext, refresher: Refresher, linkRenames: LinkRenames) {
+        self.context = context
+        self.refresher = refresher
+        self.linkRenames = linkRenames
+    }
+
+    var state: AppState { context.state }
+    var configuration: AppConfiguration { context.configuration }
+    /// The outbox, when the app has one (tests without one see the old errors).
+    var outbox: OutboxRunner? { configuration.outbox == nil ? nil : outboxRunner }
+    /// The item under the notes list's selection.
+    var selectedItem: NoteItem? { state.selectedNoteItem(in: context.model.noteListing) }
+
     /// `d` / `Delete`: asks, then deletes the selected note (or drops the selected draft).
     func deleteSelected() {
         guard let item = selectedItem else { return }
@@ -89,7 +114,57 @@ extension NotesController {
             context.say(.error("Could not rename \"\(TerminalSafe.escape(entry.name))\": \(error.message)"))
         }
     }
+
+    // MARK: Offline
+
+    /// A rename made offline: queued, and shown at once under its new name.
+    func queueRename(_ entry: RemoteEntry, to name: String) {
+        guard let outbox else { return }
+        let target = NotesFolder.parent(of: entry.path) + "/" + name
+        let item = OutboxItem(kind: .rename, path: entry.path, newPath: target, baseRev: entry.rev,
+                              title: ClubLayout.title(of: name), follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
+        guard outbox.queue([item], saying: "Renamed \"\(TerminalSafe.escape(entry.name))\" to \"\(name)\" in the outbox; it is sent by itself") else { return }
+        context.update { state in
+            guard let index = state.notes.entries.firstIndex(where: { $0.pathLower == entry.pathLower }) else { return }
+            var renamed = state.notes.entries[index]
+            renamed.name = name
+            renamed.path = target
+            renamed.pathLower = target.lowercased()
+            state.notes.entries[index] = renamed
+            state.notes.version += 1
+            if var session = state.note, session.entry?.pathLower == entry.pathLower, !session.isModified {
+                session.editor.title.text = ClubLayout.title(of: name)
+                state.note = session
+            }
+        }
+    }
+
+    /// The rename still waiting that gave `entry` its name (a row renamed offline shows the new
+    /// name with the old rev): a change of that row follows it, to the path and rev it makes.
+    func queuedRename(to entry: RemoteEntry) -> OutboxItem? {
+        outbox?.pending.last { $0.kind == .rename && $0.newPath?.lowercased() == entry.pathLower }
+    }
+
+    /// Removes what waits in the outbox for the draft `draftID` (the user dropped it).
+    func dropQueued(draftID: String) {
+        outbox?.drop(draftID: draftID)
+    }
+
+    /// A delete made offline: queued (sent only if nobody changed the note meanwhile), and the
+    /// row goes at once.
+    func queueDelete(_ entry: RemoteEntry) {
+        guard let outbox else { return }
+        let item = OutboxItem(kind: .delete, path: entry.path, baseRev: entry.rev, title: ClubLayout.title(of: entry.name),
+                              follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
+        guard outbox.queue([item], saying: "Deleted \"\(TerminalSafe.escape(entry.name))\" in the outbox; it is sent by itself") else { return }
+        context.update { state in
+            state.notes.entries.removeAll { $0.pathLower == entry.pathLower }
+            state.notes.version += 1
+            if let session = state.note, session.entry?.pathLower == entry.pathLower, !session.isModified { state.note = nil }
+        }
+    }
 }
+
 
 /// Asks "Delete x from the club folder?" (Cancel the default), then deletes and refreshes `tab`.
 @MainActor

@@ -58,6 +58,38 @@ final class CoreOperationsTests: EmbeddedClubTestCase {
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: token.path)[.posixPermissions] as? Int, 0o600)
     }
 
+    func testConnectingTakesConfigsDefaultRemoteUnlessAFlagNamesTheBackend() async throws {
+        let config = Paths.config
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "default = \"home\"\n\n[remote.home]\ntype = \"club\"\nurl = \"http://127.0.0.1:9\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let questions = ConnectQuestions(pin: { _, _, _ in XCTFail("no pin is asked over http"); return nil },
+                                         password: { _, _ in XCTFail("no password is asked for a club"); return "" })
+        XCTAssertEqual(try ClubConnector.resolveRemote(ClubTarget(flags: .none, remote: nil, token: nil))?.1.name, "home")
+        XCTAssertNil(try ClubConnector.resolveRemote(ClubTarget(flags: .embedded(root: scratch), remote: nil, token: nil)),
+                     "a flag that names the backend leaves config.toml's default alone")
+        if (ProcessInfo.processInfo.environment["BYTECLUB_TOKEN"] ?? "").isEmpty {
+            do {
+                _ = try await ClubConnector.connect(ClubTarget(flags: .none, remote: nil, token: nil), connection: ConnectionOptions(), questions: questions)
+                XCTFail("a club remote with no token connected")
+            } catch let error as ConfigError {
+                XCTAssertTrue(error.description.contains("remote \"home\" needs a token"), error.description)
+            }
+        }
+        do {
+            _ = try ClubConnector.resolveRemote(ClubTarget(flags: .none, remote: "away", token: nil))
+            XCTFail("an unknown remote resolved")
+        } catch {
+            XCTAssertTrue(error.description.contains("away"), error.description)
+        }
+        // The flags' embedded club, connected through the same function (and not encrypted).
+        let embedded = try await ClubConnector.connect(ClubTarget(flags: .embedded(root: scratch.appendingPathComponent("other")), remote: nil, token: nil),
+                                                       connection: ConnectionOptions(), questions: questions)
+        let listed = try await embedded.store.list(embedded.folder)
+        await embedded.close()
+        XCTAssertTrue(listed.contains { $0.name == "Welcome to Byte Club.txt" })
+        XCTAssertFalse(embedded.store is EncryptedStore)
+    }
+
     func testAnInviteNeedsAnAddressAndAnHTTPSOneNeedsAKey() throws {
         let root = scratch.appendingPathComponent("served").path
         XCTAssertThrowsError(try ServerAddress.forInvites(root: root, url: nil)) {

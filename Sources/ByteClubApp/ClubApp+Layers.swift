@@ -62,7 +62,7 @@ extension ClubApp: LayerSource {
         layer.onKey = { [weak self] key in
             guard let self else { return false }
             return self.noteView.handleEditorKey(key) || self.links.handleEditorKey(key) || self.openNotes.handleEditorKey(key)
-                || self.notes.handleEditorKey(key)
+                || self.externalEdit.handleEditorKey(key) || self.notes.handleEditorKey(key)
         }
         return layer
     }

@@ -29,6 +29,7 @@ extension ClubApp {
         screenShown = now
         for event in events { route(event) }
         notes.stateChanged()
+        externalEdit.stateChanged()
         noteIndex.listingChanged()
     }
 
@@ -103,7 +104,7 @@ extension ClubApp: MainScreenDelegate {
         case .shell(.transfers): photos.showTransfersPanel()
         case .shell: break
         case .notes(.open): notes.openSelected()
-        case .notes(.openInEditor): notes.openSelectedInExternalEditor()
+        case .notes(.openInEditor): externalEdit.openSelectedInExternalEditor()
         case .notes(.openWithSystem): notes.openSelectedWithSystem()
         case .notes(.render): noteView.openSelected()
         case .notes(.new): notes.newNote()

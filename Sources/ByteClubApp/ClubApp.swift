@@ -85,6 +85,7 @@ public final class ClubApp {
     let tabs: TabsController
     let notes: NotesController
     let files: NoteFilesController
+    let externalEdit: ExternalEditController
     let photos: PhotosController
     let viewer: ViewerController
     let noteView: NoteViewController
@@ -125,14 +126,12 @@ public final class ClubApp {
         get { live.onChangesApplied }
         set { live.onChangesApplied = newValue }
     }
-    /// Called on the UI queue after a tab's list was written to the disk cache (true) or the
-    /// write was refused, as an empty list over a non-empty one is (tests wait on it).
+    /// Called on the UI queue after a tab's list was written to the disk cache (true) or refused.
     public var onCacheWritten: (@MainActor (Tab, Bool) -> Void)? {
         get { refresher.onCacheWritten }
         set { refresher.onCacheWritten = newValue }
     }
-    /// Called on the UI queue after the search index took in notes, with how many (benches
-    /// count them to the club's size).
+    /// Called on the UI queue after the search index took in notes, with how many (benches count).
     public var onIndexed: (@MainActor (Int) -> Void)? {
         get { noteIndex.onIndexed }
         set { noteIndex.onIndexed = newValue }
@@ -191,6 +190,7 @@ public final class ClubApp {
         (notes.outboxRunner, notes.live) = (offline, live)
         files = NoteFilesController(context: context, refresher: refresher, linkRenames: linkRenames)
         files.outboxRunner = offline
+        externalEdit = ExternalEditController(context: context, navigator: navigator, edits: edits)
         photos = PhotosController(context: context, refresher: refresher, transfers: transfers, thumbnails: thumbnails, previews: previews)
         photos.outboxRunner = offline
         viewer = ViewerController(context: context)

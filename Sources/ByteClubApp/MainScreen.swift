@@ -307,7 +307,7 @@ public final class MainScreen: Layer {
         let hits = searchHits ? SearchMatches.bindings.commands : []
         let bar = findBar ? NoteEditorState.barBindings.commands : []
         return bar + hits + (editor ?? NoteEditorState.commands) + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
-            + NotesController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
+            + ExternalEditController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
             + LinksController.bindings.commands + LinksController.mouseCommands + OpenNotesController.bindings.commands + tabKeys.commands
     }
 }

@@ -13,8 +13,6 @@ final class NotesController {
     let edits: NoteEdits
     /// Offers to update the links to a renamed note.
     let linkRenames: LinkRenames
-    /// The draft of the note `e` asked to open in the user's editor once its text is in.
-    var externalEditPending: String?
     /// Where changes go while the server cannot be reached (NotesController+Offline.swift).
     weak var outboxRunner: OutboxRunner?
     /// Who deleted a note, asked of the server as the live updates ask it (a helper's names cache).
@@ -59,11 +57,9 @@ final class NotesController {
     @discardableResult
     func journal() -> Bool { edits.journal() }
 
-    /// After every change of the state: the outbox's answers to a save sent at once are carried
-    /// out, and a note `e` asked for goes to the user's editor once its text is in.
+    /// After every change of the state: the outbox's answers to a save sent at once are carried out.
     func stateChanged() {
         if !state.saveAnswers.isEmpty { takeSaveAnswers() }
-        if externalEditPending != nil { runPendingExternalEdit() }
     }
 
     // MARK: Editing
@@ -88,10 +84,6 @@ final class NotesController {
         }
         // Keys typed while the screen is too small would change a note no one sees.
         if context.compositor.isTooSmall, !key.isMouse, key != .escape, key != .ctrl("s") { return true }
-        if Self.externalEditorBindings.action(for: key) == .open {
-            openInExternalEditor()
-            return true
-        }
         // In place: a copy of the session would copy a big note's lines on every key.
         var outcome: NoteEditorOutcome?
         context.model.updateQuietly {

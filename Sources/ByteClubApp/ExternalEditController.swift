@@ -23,7 +23,37 @@ public struct ExternalEditorHook: Sendable {
 /// draft (``DraftStore/adoptEditorFiles()``). What the editor wrote comes back as one edit
 /// (`[+]`, one Ctrl-Z), saved, merged and conflicted like any other; an editor that writes
 /// nothing changes nothing.
-extension NotesController {
+@MainActor
+final class ExternalEditController {
+    let context: AppContext
+    let navigator: Navigator
+    let edits: NoteEdits
+    /// The draft of the note `e` asked to open in the user's editor once its text is in.
+    var pending: String?
+
+    init(context: AppContext, navigator: Navigator, edits: NoteEdits) {
+        self.context = context
+        self.navigator = navigator
+        self.edits = edits
+    }
+
+    var state: AppState { context.state }
+    var configuration: AppConfiguration { context.configuration }
+
+    /// After every change of the state: a note `e` asked for goes to the editor once its text is in.
+    func stateChanged() {
+        if pending != nil { runPending() }
+    }
+
+    /// `Alt-E` in the open editor; returns whether it was taken (not while a note loads, a
+    /// merge has the keys, or the screen is too small to show what it would change).
+    func handleEditorKey(_ key: Key) -> Bool {
+        guard Self.externalEditorBindings.action(for: key) == .open, let note = state.note, note.phase != .loading, note.merge == nil,
+              !context.compositor.isTooSmall else { return false }
+        openInExternalEditor()
+        return true
+    }
+
     /// The editor's key for it (the Notes list's `e` is in ``MainScreen/notesBindings``).
     enum ExternalEditorAction: Hashable, Sendable { case open }
 
@@ -33,7 +63,7 @@ extension NotesController {
 
     /// `e` in the list: opens the selected note, then hands it to the editor once its text is in.
     func openSelectedInExternalEditor() {
-        guard let item = selectedItem else { return }
+        guard let item = state.selectedNoteItem(in: context.model.noteListing) else { return }
         if let note = state.note, note.phase != .loading {
             openInExternalEditor()
             return
@@ -44,20 +74,20 @@ extension NotesController {
         case .note(let entry, _): draftID = Draft.id(forPath: entry.path)
         case .folder, .file: return
         }
-        externalEditPending = draftID
-        openSelected()
-        runPendingExternalEdit()
+        pending = draftID
+        navigator.openSelected()
+        runPending()
     }
 
     /// After a note's text came in: the editor, if `e` asked for this note.
-    func runPendingExternalEdit() {
-        guard let pending = externalEditPending, let session = state.note else { return }
+    private func runPending() {
+        guard let pending, let session = state.note else { return }
         guard session.draftID == pending else {
-            if session.phase != .loading { externalEditPending = nil }
+            if session.phase != .loading { self.pending = nil }
             return
         }
         guard session.phase != .loading else { return }
-        externalEditPending = nil
+        self.pending = nil
         openInExternalEditor()
     }
 
@@ -132,7 +162,7 @@ extension NotesController {
             $0.note?.editor.focus = .body
         }
         // The draft holds the editor's text before its file goes.
-        if journal() { try? DurableFile.remove(file) }
+        if edits.journal() { try? DurableFile.remove(file) }
         context.say(StatusMessage("Took the text from \(name)" + ending + " · Ctrl-S saves · Ctrl-Z undoes"))
     }
 }

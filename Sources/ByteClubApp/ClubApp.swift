@@ -186,8 +186,9 @@ public final class ClubApp {
         navigator.edits = edits
         // The controllers: each handles its own keys and calls the helpers.
         tabs = TabsController(context: context, refresher: refresher, exit: exit)
-        notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames)
-        (notes.outboxRunner, notes.live) = (offline, live)
+        let saves = NoteSaves(context: context, refresher: refresher, navigator: navigator, edits: edits)
+        (saves.outboxRunner, saves.live) = (offline, live)
+        notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames, saves: saves)
         files = NoteFilesController(context: context, refresher: refresher, linkRenames: linkRenames)
         files.outboxRunner = offline
         externalEdit = ExternalEditController(context: context, navigator: navigator, edits: edits)

@@ -3,7 +3,7 @@ import Remote
 import TerminalUI
 
 /// The Notes tab and the editor's keys: edit, drafts, delete and rename (saving is in
-/// NotesController+Saving.swift). Opening a note is the ``Navigator``'s, and what follows an
+/// NoteSaves+Saving.swift). Opening a note is the ``Navigator``'s, and what follows an
 /// edit (the draft it is journalled to) is ``NoteEdits``'.
 @MainActor
 final class NotesController {
@@ -13,29 +13,16 @@ final class NotesController {
     let edits: NoteEdits
     /// Offers to update the links to a renamed note.
     let linkRenames: LinkRenames
-    /// Where changes go while the server cannot be reached (NotesController+Offline.swift).
-    weak var outboxRunner: OutboxRunner?
-    /// Who deleted a note, asked of the server as the live updates ask it (a helper's names cache).
-    weak var live: LiveUpdates?
-    /// The save sent at once that the editor waits for: what the outbox's answers are for.
-    var sentSave: SentSave?
+    /// The save machine: Ctrl-S, merges, the conflict dialog, the outbox (NoteSaves).
+    let saves: NoteSaves
 
-    /// A save sent at once: the editor's session and version it was sent from, its name and
-    /// text, and its outbox items.
-    struct SentSave {
-        var generation: Int
-        var version: Int
-        var name: String
-        var text: String
-        var items: [String]
-    }
-
-    init(context: AppContext, refresher: Refresher, navigator: Navigator, edits: NoteEdits, linkRenames: LinkRenames) {
+    init(context: AppContext, refresher: Refresher, navigator: Navigator, edits: NoteEdits, linkRenames: LinkRenames, saves: NoteSaves) {
         self.context = context
         self.refresher = refresher
         self.navigator = navigator
         self.edits = edits
         self.linkRenames = linkRenames
+        self.saves = saves
     }
 
     var state: AppState { context.state }
@@ -59,7 +46,7 @@ final class NotesController {
 
     /// After every change of the state: the outbox's answers to a save sent at once are carried out.
     func stateChanged() {
-        if !state.saveAnswers.isEmpty { takeSaveAnswers() }
+        if !state.saveAnswers.isEmpty { saves.takeSaveAnswers() }
     }
 
     // MARK: Editing
@@ -75,11 +62,11 @@ final class NotesController {
             navigator.abandonLoad()
             return true
         }
-        // A merge with conflicts has the keys until it is done (NotesController+Merge.swift).
+        // A merge with conflicts has the keys until it is done (NoteSaves+Merge.swift).
         if state.note?.merge != nil { return handleMergeKey(key) }
         if let taken = handleSearchHitKey(key) { return taken }
         if MergeView.editorBindings.action(for: key) == .merge {
-            mergeNow()
+            saves.mergeNow()
             return true
         }
         // Keys typed while the screen is too small would change a note no one sees.
@@ -114,7 +101,7 @@ final class NotesController {
             if Self.putsTheCursor(key) { edits.endSearchHits() }
             context.compositor.setNeedsRedraw()
         case .save?:
-            save()
+            saves.save()
         case .close?:
             closeEditor()
         case .readOnly?:
@@ -157,7 +144,7 @@ final class NotesController {
             switch choice {
             case 0:
                 self.context.model.updateQuietly { $0.note?.closeAfterSave = true }
-                self.save()
+                self.saves.save()
             case 1:
                 self.discardEditor()
             default:

@@ -13,7 +13,7 @@ import TerminalUI
 /// The user's text is never lost: the editor and its draft keep it, over the rev it was based
 /// on, through every path (a failed fetch, a failed save, Cancel, quitting), and take the merged
 /// text only once the server confirmed the merged save.
-extension NotesController {
+extension NoteSaves {
     /// What a merge fetched: the base's and their bytes, their revision, and who made it.
     struct MergeFetch: Sendable {
         var base: Data?
@@ -260,52 +260,8 @@ extension NotesController {
         }
     }
 
-    // MARK: The merge view's keys
-
-    /// A key while the merge view is open; returns whether it was taken.
-    func handleMergeKey(_ key: Key) -> Bool {
-        guard let session = state.note, var merge = session.merge else { return false }
-        guard let action = MergeView.bindings.action(for: key) else {
-            // Ctrl and function keys go on (redraw, help, quit at once), `?` to help and Shift-Tab
-            // to the other tab; nothing else may reach the list or the shell under the view.
-            switch key {
-            case .ctrl, .f, .backTab, .resize, .mouse, .char("?"): return false
-            default: return true
-            }
-        }
-        if session.phase == .saving {
-            context.say(StatusMessage("Saving the merge…"))
-            return true
-        }
-        switch action {
-        case .mine, .theirs, .both:
-            merge.choose(action == .mine ? .mine : action == .theirs ? .theirs : .both)
-            context.update { $0.note?.merge = merge }
-            if merge.isResolved { saveMerge() }
-        case .next, .previous:
-            merge.select(by: action == .next ? 1 : -1)
-            context.update { $0.note?.merge = merge }
-        case .up, .down, .pageUp, .pageDown, .top, .bottom:
-            let page = max(1, merge.viewHeight - 1)
-            let step = [MergeView.Action.up: -1, .down: 1, .pageUp: -page, .pageDown: page, .top: -Int.max / 2, .bottom: Int.max / 2][action] ?? 0
-            merge.scroll(by: step)
-            context.update { $0.note?.merge = merge }
-        case .save:
-            saveMerge()
-        case .overwrite, .saveCopy, .reloadTheirs, .cancel:
-            context.update { $0.note?.merge = nil }
-            switch action {
-            case .overwrite: overwrite()
-            case .saveCopy: saveAsCopy()
-            case .reloadTheirs: reloadTheirs()
-            default: context.say(StatusMessage("Not merged; your text is kept as a draft · Ctrl-R merges again"))
-            }
-        }
-        return true
-    }
-
     /// Saves the merge view's text once every conflict has a choice.
-    private func saveMerge() {
+    func saveMerge() {
         guard let session = state.note, let merge = session.merge else { return }
         guard merge.isResolved else {
             let open = merge.openCount

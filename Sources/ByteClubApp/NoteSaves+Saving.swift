@@ -4,11 +4,11 @@ import TerminalUI
 
 /// Saving a note: `add` for a new one, `update` at the rev it was opened at otherwise, a move
 /// first for a new title. When the server's note changed meanwhile, a three-way merge
-/// (NotesController+Merge.swift) and, where no merge can be made (a new note whose name is
+/// (NoteSaves+Merge.swift) and, where no merge can be made (a new note whose name is
 /// taken, a new title, a note deleted there, a base that is gone), the conflict dialog
 /// (Overwrite, Save as copy, Reload theirs). The text is journalled before anything is sent, and
 /// its draft goes only once the server confirmed the save.
-extension NotesController {
+extension NoteSaves {
     /// What a save sent: the result of the upload, and the note's new place if it was moved
     /// first (a move that succeeded stays done even when the upload after it fails).
     typealias SaveReply = NoteSave.Reply

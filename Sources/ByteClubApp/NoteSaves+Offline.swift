@@ -7,7 +7,7 @@ import TerminalUI
 ///
 /// A queued save keeps its draft (the row shows ⇡, the text reopens from it after a restart);
 /// the draft goes only once the server has exactly that text.
-extension NotesController {
+extension NoteSaves {
     /// The outbox, when the app has one (tests without one see the old errors).
     var outbox: OutboxRunner? { configuration.outbox == nil ? nil : outboxRunner }
 

@@ -5,7 +5,7 @@ import TerminalUI
 /// The outbox's answers to a save `Ctrl-S` sent at once (``NotesController/save(confirmedEmpty:)``):
 /// the runner writes them to ``AppState/saveAnswers``, and after that change of the state they
 /// are taken here, through the session's ``NoteSave`` machine.
-extension NotesController {
+extension NoteSaves {
     /// The outbox runner's answers to the save sent at once, as it wrote them to the state.
     func takeSaveAnswers() {
         let answers = state.saveAnswers

@@ -1,0 +1,48 @@
+import Foundation
+import LocalClub
+import Remote
+import TerminalUI
+
+/// The open note's one save machine, a helper the app owns (it calls no controller): `Ctrl-S`
+/// (NoteSaves+Saving.swift), the outbox's answers to a save sent at once (+SaveAnswers), a save
+/// queued while the server cannot be reached (+Offline), and the three-way merge when the note
+/// changed meanwhile (+Merge). ``NotesController`` hands it the editor's save and merge keys.
+@MainActor
+final class NoteSaves {
+    let context: AppContext
+    let refresher: Refresher
+    let navigator: Navigator
+    let edits: NoteEdits
+    /// Where changes go while the server cannot be reached (NoteSaves+Offline.swift).
+    weak var outboxRunner: OutboxRunner?
+    /// Who deleted a note, asked of the server as the live updates ask it (a helper's names cache).
+    weak var live: LiveUpdates?
+    /// The save sent at once that the editor waits for: what the outbox's answers are for.
+    var sentSave: SentSave?
+
+    /// A save sent at once: the editor's session and version it was sent from, its name and
+    /// text, and its outbox items.
+    struct SentSave {
+        var generation: Int
+        var version: Int
+        var name: String
+        var text: String
+        var items: [String]
+    }
+
+    init(context: AppContext, refresher: Refresher, navigator: Navigator, edits: NoteEdits) {
+        self.context = context
+        self.refresher = refresher
+        self.navigator = navigator
+        self.edits = edits
+    }
+
+    var state: AppState { context.state }
+    var configuration: AppConfiguration { context.configuration }
+
+    @discardableResult
+    func journal() -> Bool { edits.journal() }
+    func load(_ entry: RemoteEntry) { navigator.load(entry) }
+    func discardEditor() { navigator.discard() }
+    func showInList(_ session: NoteSession) { navigator.showInList(session) }
+}

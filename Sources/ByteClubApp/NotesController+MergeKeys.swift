@@ -1,0 +1,48 @@
+import Foundation
+import TerminalUI
+
+/// The merge view's keys (``MergeView``): a choice for each conflict, moving between them, and
+/// the ways out; the merge itself is the save machine's (NoteSaves+Merge.swift).
+extension NotesController {
+    /// A key while the merge view is open; returns whether it was taken.
+    func handleMergeKey(_ key: Key) -> Bool {
+        guard let session = state.note, var merge = session.merge else { return false }
+        guard let action = MergeView.bindings.action(for: key) else {
+            // Ctrl and function keys go on (redraw, help, quit at once), `?` to help and Shift-Tab
+            // to the other tab; nothing else may reach the list or the shell under the view.
+            switch key {
+            case .ctrl, .f, .backTab, .resize, .mouse, .char("?"): return false
+            default: return true
+            }
+        }
+        if session.phase == .saving {
+            context.say(StatusMessage("Saving the merge…"))
+            return true
+        }
+        switch action {
+        case .mine, .theirs, .both:
+            merge.choose(action == .mine ? .mine : action == .theirs ? .theirs : .both)
+            context.update { $0.note?.merge = merge }
+            if merge.isResolved { saves.saveMerge() }
+        case .next, .previous:
+            merge.select(by: action == .next ? 1 : -1)
+            context.update { $0.note?.merge = merge }
+        case .up, .down, .pageUp, .pageDown, .top, .bottom:
+            let page = max(1, merge.viewHeight - 1)
+            let step = [MergeView.Action.up: -1, .down: 1, .pageUp: -page, .pageDown: page, .top: -Int.max / 2, .bottom: Int.max / 2][action] ?? 0
+            merge.scroll(by: step)
+            context.update { $0.note?.merge = merge }
+        case .save:
+            saves.saveMerge()
+        case .overwrite, .saveCopy, .reloadTheirs, .cancel:
+            context.update { $0.note?.merge = nil }
+            switch action {
+            case .overwrite: saves.overwrite()
+            case .saveCopy: saves.saveAsCopy()
+            case .reloadTheirs: saves.reloadTheirs()
+            default: context.say(StatusMessage("Not merged; your text is kept as a draft · Ctrl-R merges again"))
+            }
+        }
+        return true
+    }
+}

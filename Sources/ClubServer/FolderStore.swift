@@ -25,7 +25,7 @@ actor FolderStore {
     let tempDirectory: String
     let sessionDirectory: String
     /// This server's share of `.byteclub/servers.lock`, so that another server starting over
-    /// the same folder leaves our temporary files alone (FolderStore+TemporaryFiles).
+    /// the same folder leaves our temporary files alone (TemporaryFolderClaim.swift).
     let temporaryClaim: TemporaryFolderClaim
     /// Ids by `path_lower` (`ids.json`): they survive restarts and follow moves.
     var identifiers: IdentifierBook

@@ -1,4 +1,5 @@
 import Foundation
+import LocalClub
 import Markdown
 import Remote
 import TerminalUI
@@ -30,14 +31,6 @@ final class LinkRenames {
         var links: Int
     }
 
-    /// What updating the links did.
-    struct LinkUpdateReport: Sendable {
-        var updated: [String] = []
-        /// Changed by someone between the read and the save: left as it was.
-        var conflicted: [String] = []
-        var failed: [(name: String, why: String)] = []
-    }
-
     /// `R` renamed a note: its links, in every form, as a move within its folder; the question
     /// names the titles.
     func renamed(_ old: RemoteEntry, to new: RemoteEntry) {
@@ -53,14 +46,8 @@ final class LinkRenames {
     /// The rewrite of the links into `from` once it moved to `to`, over the notes list as it was
     /// before (the list may have caught up with the move already, or not).
     func linkRewrite(from: String, to: String) -> LinkRewrite {
-        Self.linkRewrite(from: from, to: to, notes: context.state.notes.entries, root: context.configuration.layout.folder,
-                         aliases: noteIndex.aliases)
-    }
-
-    nonisolated static func linkRewrite(from: String, to: String, notes: [RemoteEntry], root: String,
-                                        aliases: [String: [String]]) -> LinkRewrite {
-        let listed = NoteResolver(entries: notes, root: root, aliases: aliases)
-        return LinkRewrite(from: from, to: to, notes: listed.unmoved(from: from, to: to))
+        LinkUpdates.rewrite(from: from, to: to, notes: context.state.notes.entries, root: context.configuration.layout.folder,
+                            aliases: noteIndex.aliases)
     }
 
     /// The notes whose links into `from` would now lead nowhere (or elsewhere), and the moved
@@ -74,7 +61,7 @@ final class LinkRenames {
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)?.lowercased() ?? name
         let raw = NoteLinks.title(ofPath: from), rawEncoded = raw.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? raw
         context.effects.perform({ () async throws(RemoteError) -> (updates: [LinkUpdate], rewrite: LinkRewrite) in
-            let rewrite = Self.linkRewrite(from: from, to: to, notes: notes, root: root, aliases: aliases)
+            let rewrite = LinkUpdates.rewrite(from: from, to: to, notes: notes, root: root, aliases: aliases)
             // The notes that name the place (from the index, in one pass), and those that moved with it.
             var named = index.paths(containing: [raw, rawEncoded]).map { Set($0.map { $0.lowercased() }) }
             // SQLite lowers ASCII only: the notes linked to a moved note in another case ("ÉTÉ") too.
@@ -131,94 +118,25 @@ final class LinkRenames {
         updateLinks(paths, linkRewrite(from: from, to: to))
     }
 
-    /// Reads each note, rewrites its links with `rewrite`, and saves it over the rev it read,
-    /// one at a time.
+    /// Reads each note, rewrites its links with `rewrite`, and saves it over the rev it read
+    /// (``LinkUpdates``), with the spinner, then says what it did.
     private func updateLinks(_ paths: [String], rewriting rewrite: @escaping @Sendable (_ text: String, _ path: String) -> (text: String, count: Int)) {
         let store = context.store, index = noteIndex.index
         context.update {
             $0.beginRequest()
             $0.message = StatusMessage("Updating the links in \(paths.count) note\(paths.count == 1 ? "" : "s")…")
         }
-        context.perform({ () async throws(RemoteError) -> LinkUpdateReport in
-            // A few notes at a time (each a read and a save): a folder's hundreds of links in seconds.
-            let outcomes = await withTaskGroup(of: LinkUpdateOutcome.self) { group in
-                var outcomes: [LinkUpdateOutcome] = [], next = 0
-                func add() {
-                    guard next < paths.count else { return }
-                    let path = paths[next]
-                    next += 1
-                    group.addTask { await Self.updateOne(path, store: store, index: index, rewrite: rewrite) }
-                }
-                for _ in 0..<Self.linkUpdatesAtOnce { add() }
-                for await outcome in group {
-                    outcomes.append(outcome)
-                    add()
-                }
-                return outcomes
-            }
-            var report = LinkUpdateReport()
-            for outcome in outcomes {
-                switch outcome {
-                case .updated(let name): report.updated.append(name)
-                case .unchanged: break
-                case .conflicted(let name): report.conflicted.append(name)
-                case .failed(let name, let why): report.failed.append((name, why))
-                case .cancelled: throw .cancelled
-                }
-            }
-            return report
+        context.perform({ () async throws(RemoteError) -> LinkUpdates.Report in
+            // The index has the new text at once: the next rename or move counts from it.
+            try await LinkUpdates.update(paths, store: store, saved: { entry, text in try? index?.upsert(entry, text: text) }, rewrite: rewrite)
         }) { [weak self] result in
             guard let self else { return }
             self.context.update { $0.endRequest() }
             switch result {
-            case .success(let report): self.context.say(Self.message(for: report))
+            case .success(let report): self.context.say(report.isComplete ? StatusMessage(report.summary) : .error(report.summary))
             case .failure(let error): self.context.say(.error("Could not update the links: \(error.message)"))
             }
             self.refresher.refresh(.notes)
         }
-    }
-
-    /// How many notes' links are updated at once.
-    nonisolated static let linkUpdatesAtOnce = 4
-
-    enum LinkUpdateOutcome: Sendable {
-        case updated(String), unchanged, conflicted(String), failed(String, String), cancelled
-    }
-
-    /// Reads the note at `path`, rewrites its links, and saves it over the rev it read.
-    nonisolated static func updateOne(_ path: String, store: any RemoteStore, index: (any NoteSearchIndex)?,
-                                      rewrite: @Sendable (_ text: String, _ path: String) -> (text: String, count: Int)) async -> LinkUpdateOutcome {
-        let name = (path as NSString).lastPathComponent
-        do throws(RemoteError) {
-            let (data, entry) = try await store.read(path)
-            guard let text = String(validating: data, as: UTF8.self) else { return .failed(name, "not UTF-8 text") }
-            let renamed = rewrite(text, entry.path)
-            guard renamed.count > 0, let rev = entry.rev else { return .unchanged }
-            let saved = try await store.upload(data: Data(renamed.text.utf8), to: entry.path, mode: .update(rev: rev), autorename: false)
-            // The index has the new text at once: the next rename or move counts from it.
-            try? index?.upsert(saved, text: renamed.text)
-            return .updated(entry.name)
-        } catch {
-            switch error {
-            case .conflict: return .conflicted(name)
-            case .cancelled: return .cancelled
-            default: return .failed(name, error.message)
-            }
-        }
-    }
-
-    /// "Updated links in 2 notes", and what was left and why.
-    static func message(for report: LinkUpdateReport) -> StatusMessage {
-        let count = report.updated.count
-        var text = "Updated links in \(count) note\(count == 1 ? "" : "s")"
-        if !report.conflicted.isEmpty {
-            let names = report.conflicted.map { "\"\(TerminalSafe.escape($0))\"" }.joined(separator: ", ")
-            text += "; changed meanwhile, left as it was: \(names)"
-        }
-        if let failed = report.failed.first {
-            text += "; could not update \"\(TerminalSafe.escape(failed.name))\": \(failed.why)"
-            if report.failed.count > 1 { text += " (and \(report.failed.count - 1) more)" }
-        }
-        return report.conflicted.isEmpty && report.failed.isEmpty ? StatusMessage(text) : .error(text)
     }
 }

@@ -3,6 +3,7 @@ import Agent
 import ArgumentParser
 import ClubKit
 import Foundation
+import LocalClub
 import DropboxWire
 import Remote
 import TerminalUI
@@ -288,10 +289,18 @@ struct Rm: AsyncParsableCommand {
 }
 
 struct Mv: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Move or rename a file or folder.")
+    static let configuration = CommandConfiguration(
+        abstract: "Move or rename a file or folder.",
+        discussion: """
+            With --update-links, the club's notes whose links led into what moved ([[Title]], \
+            [[Folder/Title]], [[Title|alias]], [[Title#heading]], Markdown links with or without <> \
+            and %20) are rewritten to its new place, as the app's R and m do; each is saved over \
+            the version read, so a note changed meanwhile is left as it was and named (exit 4).
+            """)
     @Argument(help: "From: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var from: String
     @Argument(help: "To, on the same remote.") var to: String
     @Flag(help: "If the name is taken, pick a free one instead of failing.") var autorename = false
+    @Flag(help: "Rewrite the links into what moved in the club's other notes.") var updateLinks = false
     @Flag(help: "Print the moved file's metadata as JSON instead of its path.") var json = false
     @OptionGroup var backend: BackendOptions
 
@@ -305,9 +314,12 @@ struct Mv: AsyncParsableCommand {
         let named = backend.clubPath(self.to)
         // `mv a.md Folder/` moves into the folder, as `put a.md Folder/` puts into it.
         let into = self.to.hasSuffix("/") || self.to.isEmpty || named.isEmpty
-        let (autorename, json) = (self.autorename, self.json)
+        let (autorename, json, updateLinks) = (self.autorename, self.json, self.updateLinks)
+        let incomplete = Carried(false)
         try await runRemote(backend, path: typed) { backend in
             let from = try await notePath(typed, on: backend)
+            // The club as it was: what the links led to before the move.
+            let before = updateLinks ? try await backend.store.listRecursively(backend.folder).filter { $0.kind == .file } : []
             let name = (from as NSString).lastPathComponent
             var to = into ? named + "/" + name : named
             let entry: RemoteEntry
@@ -324,8 +336,14 @@ struct Mv: AsyncParsableCommand {
                 say("\(to) already exists; choose another name or add --autorename")
                 throw Exit.conflict.code
             }
-            if json { return try await printEntry(entry, store: backend.store) }
-            FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
+            if json { try await printEntry(entry, store: backend.store) } else {
+                FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
+            }
+            guard updateLinks else { return }
+            let report = try await LinkUpdates.afterMove(from: from, to: entry.path, entries: before, root: backend.folder, store: backend.store)
+            say(report.summary)
+            incomplete.set(!report.isComplete)
         }
+        if incomplete.value { throw Exit.conflict.code }
     }
 }

@@ -100,4 +100,39 @@ final class OneResolverCLITests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("  2: [[Nowhere]] → missing note\n"), text.stdout)
         XCTAssertTrue(text.stdout.contains("Backlinks (2):\n"), text.stdout)
     }
+
+    /// "Renames": the app's `R` and `m` rewrite every link form into what moved; `mv` rewrote
+    /// none (a note renamed from the shell left `[[Plan A]]`, `[[Old Stuff/Plan A]]` and
+    /// `[the plan](<Old Stuff/Plan A.md>)` broken). `mv --update-links` goes through the same
+    /// rewrite (LocalClub's `LinkUpdates`), and a plain `mv` still leaves the notes alone.
+    func testMvUpdateLinksRewritesEveryLinkFormAsTheAppDoes() throws {
+        let (server, club) = try serve([
+            "Old Stuff/Plan A.md": "the plan\n",
+            "Home.md": "[[Plan A]] · [[Old Stuff/Plan A]] · [the plan](<Old Stuff/Plan A.md>) · [[Plan A#Top|top]] · [p](Old%20Stuff/Plan%20A.md)\n",
+            "Other.md": "nothing here\n",
+        ])
+        defer { withExtendedLifetime(server) {} }
+
+        let plain = try cli.run(["mv", "Old Stuff/Plan A.md", "Old Stuff/Plan B.md"] + club)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(text("Home.md")?.contains("[[Plan A]]"), true, "a plain mv rewrites no link")
+
+        let moved = try cli.run(["mv", "--update-links", "Old Stuff/Plan B.md", "Archive/Plan C.md"] + club)
+        XCTAssertEqual(moved.status, 0, moved.stderr)
+        XCTAssertEqual(moved.stdout, "/byteclub/Archive/Plan C.md\n")
+        XCTAssertTrue(moved.stderr.contains("Updated links in 0 notes"), moved.stderr)
+        XCTAssertEqual(text("Other.md"), "nothing here\n")
+
+        // Back where the links lead, then renamed with them.
+        XCTAssertEqual(try cli.run(["mv", "Archive/Plan C.md", "Old Stuff/Plan A.md"] + club).status, 0)
+        let renamed = try cli.run(["mv", "--update-links", "Old Stuff/Plan A.md", "Archive/Plan C.md"] + club)
+        XCTAssertEqual(renamed.status, 0, renamed.stderr)
+        XCTAssertTrue(renamed.stderr.contains("Updated links in 1 note"), renamed.stderr)
+        XCTAssertEqual(text("Home.md"),
+                       "[[Plan C]] · [[Archive/Plan C]] · [the plan](<Archive/Plan C.md>) · [[Plan C#Top|top]] · [p](<Archive/Plan C.md>)\n")
+        let links = try cli.run(["links", "--json", "Home"] + club)
+        XCTAssertEqual(links.status, 0, links.stderr)
+        XCTAssertFalse(links.stdout.contains("missing"), links.stdout)
+        XCTAssertEqual(text("Other.md"), "nothing here\n", "a note with no link into it is not written")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LocalClub
 import Remote
 import TerminalUI
 
@@ -143,10 +144,9 @@ final class HistoryController {
         let store = context.store
         let title = TerminalSafe.escape(ClubLayout.title(of: entry.name))
         context.perform({ () async throws(RemoteError) -> RemoteEntry in
-            let restored = try await store.restore(entry.path, rev: rev)
-            // The text brought back may name tags in its front matter: they become club tags.
-            _ = try? await FrontMatterTags.adoptWritten(restored, store: store)
-            return restored
+            // The command line's `restore` too: the text brought back may name tags in its front
+            // matter, and they become club tags.
+            try await ServerCopies.restore(entry.path, rev: rev, store: store).entry
         }) { [weak self] result in
             guard let self else { return }
             self.context.update {

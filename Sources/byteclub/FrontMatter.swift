@@ -1,4 +1,5 @@
 import ClubKit
+import LocalClub
 import Foundation
 import Remote
 

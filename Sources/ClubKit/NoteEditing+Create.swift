@@ -13,17 +13,21 @@ extension NoteEditing {
         var template: String?
         /// Whether a missing template is an error (`--template`) or a blank note (`today`).
         var templateRequired = true
-        /// Whether the text comes from the editor (else stdin, `--no-edit`).
+        /// Whether the text comes from the editor (else ``typed``, `--no-edit`).
         var edit = true
+        /// Without the editor: the text given (stdin); nil or empty keeps the template's.
+        var typed: String?
         /// Whether a note of that name made meanwhile is joined rather than refused (`today`).
         var joinsExisting = false
 
-        public init(path: String, title: String, template: String?, templateRequired: Bool = true, edit: Bool = true, joinsExisting: Bool = false) {
+        public init(path: String, title: String, template: String?, templateRequired: Bool = true, edit: Bool = true, typed: String? = nil,
+                    joinsExisting: Bool = false) {
             self.path = path
             self.title = title
             self.template = template
             self.templateRequired = templateRequired
             self.edit = edit
+            self.typed = typed
             self.joinsExisting = joinsExisting
         }
     }
@@ -55,9 +59,8 @@ extension NoteEditing {
             guard let body = try runEditor(on: draft, fileName: fileName) else { return }
             text = body
             draftID = draft.id
-        } else if isatty(0) != 1 {
-            let typed = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            if !typed.isEmpty { text = typed }
+        } else if let typed = note.typed, !typed.isEmpty {
+            text = typed
         }
         var item = OutboxItem(kind: .create, path: note.path, title: note.title, text: text, draftID: draftID, queued: now())
         if note.joinsExisting { item.joinsExisting = true }

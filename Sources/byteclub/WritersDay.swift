@@ -62,8 +62,10 @@ struct New: AsyncParsableCommand {
         let clubFolder = backend.clubFolder
         let inside = (folder ?? "").split(separator: "/").joined(separator: "/")
         let ext = try noteExtension()
+        // --no-edit: the text from stdin, unless it is a terminal (then the template's).
+        let typed = noEdit && isatty(0) != 1 ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : nil
         let note = NoteEditing.NewNote(path: clubFolder + (inside.isEmpty ? "" : "/" + inside) + "/" + title + "." + ext,
-                                       title: title, template: template, edit: !noEdit)
+                                       title: title, template: template, edit: !noEdit, typed: typed)
         try await runRemote(backend, retry: editRetry) { backend in
             try await NoteEditing.command(backend: backend, clubFolder: clubFolder).create(note)
         }

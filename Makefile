@@ -81,6 +81,7 @@ test: deps-system
 	wait $$torture; tortured=$$?; \
 	echo "=== torture: $(TEST_TORTURE_KILLS) kills ==="; cat .build/torture.log; \
 	if [ $$built = 0 ] && [ $$python = 0 ]; then scripts/test-shards; tests=$$?; else tests=1; fi; \
+	[ $$tortured = 0 ] || { echo "=== torture failed (exit $$tortured); its last lines: ==="; grep -E "^(seed|loss|LOSS|Error)" .build/torture.log | tail -n 12; }; \
 	[ $$tests = 0 ] && [ $$tortured = 0 ]
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx, and over TLS beside plain HTTP; longpolls; WebDAV

@@ -19,6 +19,9 @@ public final class AppModel {
     var onEvent: (AppEvent) -> Void = { _ in }
     let format: DisplayFormat
     private var idCounter = 0
+    /// What makes each question's layer (``AppDialog``), by the question's id: kept beside the
+    /// state, as a closure is not a value the state can compare.
+    private var dialogMakers: [Int: @MainActor () -> any Layer] = [:]
     private var listingCache: (signature: NoteListing.Signature, listing: NoteListing)?
     /// Note texts on their way to the disk cache (keyed by lowercased path): an offline open
     /// made before the write lands reads them here (AppContext.cacheNoteText).
@@ -33,6 +36,7 @@ public final class AppModel {
     public func update(_ change: (inout AppState) -> Void) {
         let wasAnimating = state.isAnimating
         change(&state)
+        forgetAnsweredQuestions()
         if state.isAnimating != wasAnimating { onAnimatingChanged(state.isAnimating) }
         onRedraw()
     }
@@ -41,7 +45,30 @@ public final class AppModel {
     /// scroll position), without asking for another frame. The open note is changed in place.
     func updateQuietly(_ change: (inout AppState) -> Void) {
         change(&state)
+        forgetAnsweredQuestions()
     }
+
+    /// Lets go of the makers of questions no longer in the state: a maker holds whoever asked,
+    /// which holds this model.
+    private func forgetAnsweredQuestions() {
+        guard dialogMakers.count > state.dialogs.count else { return }
+        let shown = Set(state.dialogs.map(\.id))
+        dialogMakers = dialogMakers.filter { shown.contains($0.key) }
+    }
+
+    /// Puts a question on screen: its maker is kept, and the question becomes part of the state.
+    func ask(_ kind: AppDialog.Kind, make: @escaping @MainActor () -> any Layer, _ change: (inout AppState) -> Void = { _ in }) -> Int {
+        let id = nextID()
+        dialogMakers[id] = make
+        update {
+            $0.dialogs.append(AppDialog(id: id, kind: kind))
+            change(&$0)
+        }
+        return id
+    }
+
+    /// The layer of a question the state shows (made once by the caller, who keeps it).
+    func makeLayer(for dialog: AppDialog) -> (any Layer)? { dialogMakers[dialog.id]?() }
 
     /// A number no earlier load, save or transfer of this app used.
     func nextID() -> Int {
@@ -85,19 +112,13 @@ struct AppContext {
     /// said after it.
     @discardableResult
     func ask(_ make: @escaping @MainActor @Sendable () -> any Layer) -> Int {
-        let id = model.nextID()
-        update {
-            $0.dialogs.append(AppDialog(id: id, make: make))
-            $0.message = nil
-        }
-        return id
+        model.ask(.question, make: make) { $0.message = nil }
     }
 
     /// Shows a chooser (of files, of photos) above everything else, as ``ask(_:)`` does, with
     /// the status bar's message left as it was.
     func choose(_ make: @escaping @MainActor @Sendable () -> any Layer) {
-        let id = model.nextID()
-        update { $0.dialogs.append(AppDialog(id: id, make: make)) }
+        _ = model.ask(.chooser, make: make)
     }
 
     /// Says `message` in the status bar.

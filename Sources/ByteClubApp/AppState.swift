@@ -53,7 +53,7 @@ public struct Listing: Equatable, Sendable {
 /// rows, the selected item) is derived, never counted beside it. Mutations that follow the
 /// network (``beginLoad(_:)``, ``finishLoad(_:generation:result:)``, the ``Transfers`` machine)
 /// are plain methods, so they are tested without a server or a terminal.
-public struct AppState: Sendable {
+public struct AppState: Sendable, Equatable {
     public var tab: Tab = .notes
     public var notes = Listing()
     /// Which folder the Notes list shows, and the club folder above them all (NotesFolder.swift).

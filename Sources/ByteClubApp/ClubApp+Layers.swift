@@ -44,8 +44,9 @@ extension ClubApp: LayerSource {
         } else {
             shown.modal = nil
         }
-        shown.dialogs = state.dialogs.map { dialog in
-            (dialog.id, shown.dialogs.first { $0.id == dialog.id }?.layer ?? dialog.make())
+        shown.dialogs = state.dialogs.compactMap { dialog in
+            guard let layer = shown.dialogs.first(where: { $0.id == dialog.id })?.layer ?? model.makeLayer(for: dialog) else { return nil }
+            return (dialog.id, layer)
         }
         return stack + shown.dialogs.map(\.layer)
     }

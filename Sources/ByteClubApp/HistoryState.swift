@@ -6,7 +6,7 @@ import TerminalUI
 /// selected one, and the diff of the selected revision against the current text.
 ///
 /// A value in ``AppState/history``; ``HistoryLayer`` draws it and ``HistoryController`` fills it.
-public struct NoteHistory: Sendable {
+public struct NoteHistory: Sendable, Equatable {
     /// The note as the list showed it.
     public var entry: RemoteEntry
     /// Its revisions, newest first (the first is the current text).

@@ -9,7 +9,7 @@ import TerminalUI
 /// The editor keeps the user's own text all along (and the draft journal with it); only when
 /// the merged text is saved and the server confirmed it does the editor take it. Choices are
 /// kept in this value, so a failed save keeps them for a retry.
-public struct MergeSession: Sendable {
+public struct MergeSession: Sendable, Equatable {
     /// The merge: stable chunks and conflicts, in order.
     public let result: MergeResult
     /// The choice for each conflict, nil while open.
@@ -25,7 +25,11 @@ public struct MergeSession: Sendable {
     /// The first row shown (of the rows at the last width drawn).
     var scroll = 0
     /// The rows at one width, rebuilt when the width or a choice changes.
-    var layout: (width: Int, revision: Int, rows: [MergeRow])?
+    var layout: Layout?
+    /// The rows laid out at one width, after one revision of the choices.
+    struct Layout: Equatable, Sendable {
+        var width: Int, revision: Int, rows: [MergeRow]
+    }
     /// Counts changes of the choices, for the cached rows.
     var revision = 0
     /// The height last drawn, for paging.
@@ -151,7 +155,7 @@ public struct MergeSession: Sendable {
                 index += 1
             }
         }
-        layout = (width, revision, rows)
+        layout = Layout(width: width, revision: revision, rows: rows)
         return rows
     }
 

@@ -18,7 +18,7 @@ struct NoteSave: Equatable, Sendable {
     }
 
     /// What the outbox runner tells the editor that waits for its save.
-    enum Answer: Sendable {
+    enum Answer: Sendable, Equatable {
         /// One of the save's items was sent or resolved.
         case report(OutboxReport)
         /// The send stopped on `error`; `waits`: the items stay in the outbox (the server cannot

@@ -8,7 +8,7 @@ import TerminalUI
 /// The editor's own state (``NoteEditorState``) knows nothing of servers; this adds the rev the
 /// note was opened at (a save updates exactly that rev, so another member's change is never
 /// silently overwritten) and the draft that journals every edit.
-public struct NoteSession: Sendable {
+public struct NoteSession: Sendable, Equatable {
     public enum Phase: Equatable, Sendable {
         /// The note's text is downloading; the list keeps the keys, Esc abandons.
         case loading

@@ -10,7 +10,7 @@ import TerminalUI
 /// ``AppState/note`` stays the one note on screen, which every save, merge and live update acts
 /// on; a parked note is a frozen value that only its own outbox confirmations touch (by its
 /// draft), so an answer about one note never lands on another.
-public struct OpenNotes: Sendable {
+public struct OpenNotes: Sendable, Equatable {
     /// The open notes that are not on screen, in the switcher's order without the shown one.
     public internal(set) var parked: [NoteSession] = []
     /// Where the note on screen sits in that order (a note opened next goes last).

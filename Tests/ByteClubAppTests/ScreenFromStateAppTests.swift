@@ -74,4 +74,29 @@ final class ScreenFromStateAppTests: XCTestCase {
         XCTAssertNil(harness.app.state.note)
         XCTAssertEqual(harness.compositor.layers.count, 1)
     }
+
+    /// The state is a value that compares (issue 54): no closure in it. A question is its id and
+    /// kind there, its layer is made from the maker the model keeps, and a state put back the
+    /// way it was compares equal to the one before, so the screen it gives is the same.
+    func testTheStateIsAComparableValueWithItsQuestions() async throws {
+        let harness = await harness()
+        let before = harness.app.state
+        XCTAssertEqual(harness.app.state, before)
+        harness.press(.char("n"))
+        for character in "Draft" { harness.press(.char(character)) }
+        XCTAssertNotEqual(harness.app.state, before, "typing in a new note changes the state")
+        _ = harness.render(width: 80, height: 24)
+        let editing = harness.app.state
+        harness.press(.escape)
+        XCTAssertEqual(harness.app.state.dialogs.map(\.kind), [.question])
+        XCTAssertNotEqual(harness.app.state, editing, "a question on screen is part of the state")
+        _ = harness.render(width: 80, height: 24)
+        let asked = harness.app.state
+        _ = harness.render(width: 80, height: 24)
+        XCTAssertEqual(harness.app.state, asked, "drawing the same screen again learns nothing new")
+        harness.press(.right, .right, .enter)
+        XCTAssertTrue(harness.app.state.dialogs.isEmpty)
+        XCTAssertEqual(harness.app.state.note?.editor.title.text, "Draft", "cancel keeps the note as it was typed")
+        XCTAssertEqual(harness.app.state.note?.editor, editing.note?.editor)
+    }
 }

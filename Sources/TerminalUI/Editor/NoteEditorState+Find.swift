@@ -3,7 +3,7 @@
 
 extension NoteEditorState {
     /// The bar's state: what it is for, its fields, and the matches of the query.
-    public struct FindBar: Sendable {
+    public struct FindBar: Sendable, Equatable {
         public enum Mode: Hashable, Sendable { case find, replace, goToLine }
         public enum Field: Hashable, Sendable { case query, replacement }
 

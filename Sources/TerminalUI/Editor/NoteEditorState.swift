@@ -38,7 +38,7 @@ public enum NoteEditorOutcome: Hashable, Sendable {
 /// A read-only note (one whose bytes are not valid UTF-8) opens in the body; moves, selection,
 /// copy and find work, and keys that would change the title or body, and `Ctrl-S`, return
 /// ``NoteEditorOutcome/readOnly``.
-public struct NoteEditorState: Sendable {
+public struct NoteEditorState: Sendable, Equatable {
     /// Which part takes typed keys.
     public enum Focus: Hashable, Sendable { case title, body }
 

@@ -74,6 +74,11 @@ final class StreamReceiver: Sendable {
         continuation?.resume(returning: outcome)
     }
 
+    /// Cancels the request, its answer no longer wanted (a reader that stopped reading it).
+    func cancel() {
+        state.withLock { $0.task }?.cancel()
+    }
+
     /// Runs `task` (not yet resumed) with this receiver; cancelling the caller cancels it.
     func run(_ task: TransferTask, router: ProgressRouter) async -> Outcome {
         let box = TaskBox()

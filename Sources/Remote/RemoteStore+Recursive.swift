@@ -20,12 +20,12 @@ public protocol RecursiveListingStore: RemoteStore {
 extension RemoteStore {
     /// A club server and Dropbox answer a recursive listing themselves, WebDAV by `Depth`; any
     /// other store is walked a folder at a time. `partial`, when given, hears how far a listing
-    /// that comes in pages (the club server's, Dropbox's) has got: after its first page, then at
-    /// most every second until the last.
+    /// that comes in pages (the club server's, Dropbox's) or arrives a response at a time
+    /// (WebDAV's) has got: after its first page, then at most every second until the last.
     public func listRecursively(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
         if let wrapper = self as? any RecursiveListingStore { return try await wrapper.listRecursivelyItself(folder, partial: partial) }
         if let dropbox = self as? DropboxStore { return try await dropbox.listAll(folder, recursive: true, partial: partial) }
-        if let webdav = self as? WebDAVStore { return try await webdav.listAll(folder, recursive: true) }
+        if let webdav = self as? WebDAVStore { return try await webdav.listAll(folder, recursive: true, partial: partial) }
         var all: [RemoteEntry] = []
         var pending = [folder]
         while let next = pending.popLast() {

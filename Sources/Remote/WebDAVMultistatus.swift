@@ -46,16 +46,6 @@ public enum WebDAVMultistatus {
         return resources
     }
 
-    /// Hands each response of the answer spooled in `file` to `each` as soon as it is read, and
-    /// keeps none: memory stays that of one response, however long the listing. An error
-    /// thrown by `each` (an href outside the folder, a listing past its limit) stops the parse
-    /// at once and is rethrown.
-    public static func parse(contentsOf file: URL, _ each: (WebDAVResource) throws(RemoteError) -> Void) throws(RemoteError) {
-        try checkSpooled(file)
-        guard let stream = InputStream(url: file) else { throw .local("cannot read the spooled WebDAV answer \(file.path)") }
-        try parse(stream, each)
-    }
-
     static func parse(_ stream: InputStream, _ each: (WebDAVResource) throws(RemoteError) -> Void) throws(RemoteError) {
         try withoutActuallyEscaping(each) { (each) throws(RemoteError) -> Void in
             let delegate = Reader(each: each)
@@ -104,68 +94,11 @@ public enum WebDAVMultistatus {
         return Data(body)
     }
 
-    /// The same rules as ``checkedBody(_:)`` for an answer spooled to `file`, read a chunk at a
-    /// time so memory stays bounded: the byte-order mark and the declaration are blanked in place
-    /// (spaces before the root element are allowed where a declaration is not), and the rest is
-    /// checked to be UTF-8 with no processing instruction.
-    static func checkSpooled(_ file: URL) throws(RemoteError) {
-        guard let handle = try? FileHandle(forUpdating: file) else { throw .local("cannot read the spooled WebDAV answer \(file.path)") }
-        defer { try? handle.close() }
-        let chunkSize = 1 << 20
-        let first = (try? handle.read(upToCount: chunkSize)) ?? Data()
-        let prefix = try declarationLength(of: first[...])
-        do {
-            try handle.seek(toOffset: 0)
-            if prefix > 0 {
-                try handle.write(contentsOf: Data(repeating: UInt8(ascii: " "), count: prefix))
-                try handle.seek(toOffset: 0)
-            }
-        } catch {
-            throw .local("cannot rewrite the spooled WebDAV answer \(file.path)")
-        }
-        var carried = Data()
-        var lastByte: UInt8?
-        while true {
-            guard let chunk = try? handle.read(upToCount: chunkSize), !chunk.isEmpty else { break }
-            if lastByte == UInt8(ascii: "<"), chunk.first == UInt8(ascii: "?") { throw refusal("it holds a processing instruction") }
-            if chunk.firstRange(of: Data("<?".utf8)) != nil { throw refusal("it holds a processing instruction") }
-            lastByte = chunk.last
-            var text = carried + chunk
-            // A character cut by the chunk's end waits for the next chunk.
-            let cut = completeUTF8Prefix(text)
-            carried = text.subdata(in: cut..<text.count)
-            text = text.prefix(cut)
-            guard String(validating: text, as: UTF8.self) != nil else { throw refusal("it is not UTF-8 text") }
-        }
-        if !carried.isEmpty { throw refusal("it is not UTF-8 text") }
-    }
-
-    /// How many bytes at the start are a byte-order mark and an XML declaration.
     private static func declarationLength(of body: Data.SubSequence) throws(RemoteError) -> Int {
-        var length = body.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        let rest = body.dropFirst(length)
-        if rest.starts(with: Data("<?xml".utf8)) {
-            guard let end = rest.firstRange(of: Data("?>".utf8)) else { throw refusal("its XML declaration does not end") }
-            length = end.upperBound - body.startIndex
-        }
-        return length
+        try MultistatusScreen.declarationLength(of: Data(body))
     }
 
-    /// The length of `data` without a last UTF-8 sequence its end cuts short (at most 3 bytes).
-    private static func completeUTF8Prefix(_ data: Data) -> Int {
-        let bytes = [UInt8](data.suffix(3))
-        for back in 1...max(1, bytes.count) where back <= bytes.count {
-            let byte = bytes[bytes.count - back]
-            if byte & 0xC0 == 0x80 { continue }  // a continuation byte: look further back
-            let needed = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-            return needed > back ? data.count - back : data.count
-        }
-        return data.count
-    }
-
-    private static func refusal(_ why: String) -> RemoteError {
-        .server(status: 0, detail: "the server's PROPFIND answer was not a WebDAV multistatus (\(why))")
-    }
+    private static func refusal(_ why: String) -> RemoteError { MultistatusScreen.refusal(why) }
 
     /// "Sun, 22 Nov 2026 19:01:21 GMT" (RFC 1123, as `getlastmodified` and `Last-Modified` are
     /// written). Parsed by hand: a DateFormatter would load ICU's locale data, a few MiB of

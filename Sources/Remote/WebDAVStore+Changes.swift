@@ -51,9 +51,11 @@ extension WebDAVStore {
     }
 
     /// Every entry under `folder`, in its subfolders too when `recursive` (folder by folder,
-    /// `Depth: 1` each), without the folder itself.
-    public func listAll(_ folder: String, recursive: Bool) async throws(RemoteError) -> [RemoteEntry] {
-        let fresh = try await look(folder, recursive: recursive, previous: nil).fresh
+    /// `Depth: 1` each), without the folder itself. `partial`, when given, hears how far the
+    /// listing has got while its answers are still arriving (``ListingReport``).
+    public func listAll(_ folder: String, recursive: Bool, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
+        var report = partial.map { ListingReport($0) }
+        let fresh = try await look(folder, recursive: recursive, previous: nil, report: &report).fresh
         return fresh.values.sorted { $0.pathLower < $1.pathLower }
     }
 
@@ -64,6 +66,14 @@ extension WebDAVStore {
     /// is the one in `previous` keeps `previous`'s items without being listed; the rest are
     /// listed with `Depth: 1`. Answers the snapshot and the entries listed in this look.
     func look(_ folder: String, recursive: Bool, previous: WebDAVSnapshot?) async throws(RemoteError)
+        -> (snapshot: WebDAVSnapshot, fresh: [String: RemoteEntry]) {
+        var report: ListingReport?
+        return try await look(folder, recursive: recursive, previous: previous, report: &report)
+    }
+
+    /// ``look(_:recursive:previous:)``, telling `report` of each entry as its folder's answer
+    /// arrives.
+    func look(_ folder: String, recursive: Bool, previous: WebDAVSnapshot?, report: inout ListingReport?) async throws(RemoteError)
         -> (snapshot: WebDAVSnapshot, fresh: [String: RemoteEntry]) {
         polling.looking(Self.lookKey(folder, recursive: recursive))
         var snapshot = WebDAVSnapshot(folder: folder, recursive: recursive)
@@ -90,7 +100,7 @@ extension WebDAVStore {
             if !reused {
                 let listing: (etag: String?, entries: [RemoteEntry])
                 do throws(RemoteError) {
-                    listing = try await listWithETag(next)
+                    listing = try await listWithETag(next) { report?.listed($0) }
                 } catch .notFound(_) where next != folder {
                     continue
                 }
@@ -129,7 +139,7 @@ extension WebDAVStore {
     /// uploads still on their way in (hidden temporary names, WebDAVStore+Upload.swift), ours
     /// or another member's, are no entries; past the listing limit it stops. Each response
     /// becomes an entry as it is parsed, so the listing never holds the answer's XML.
-    func listWithETag(_ folder: String) async throws(RemoteError) -> (etag: String?, entries: [RemoteEntry]) {
+    func listWithETag(_ folder: String, listed: (RemoteEntry) -> Void = { _ in }) async throws(RemoteError) -> (etag: String?, entries: [RemoteEntry]) {
         var etag: String?
         var entries: [RemoteEntry] = []
         let folderLower = folder.lowercased()
@@ -152,7 +162,38 @@ extension WebDAVStore {
                 throw .server(status: 0, detail: "the listing of \(shown) has more than \(limit) entries; stopped")
             }
             entries.append(entry)
+            listed(entry)
         }
         return (etag, entries)
+    }
+}
+
+/// How far a WebDAV listing has got, told to a first load's `partial` (the app shows the first
+/// entries while the rest arrive): the first ``firstPage`` entries at once, then the count at
+/// most every second, as the club server's and Dropbox's pages are told.
+struct ListingReport {
+    /// As many entries as a page of the club server's listing.
+    static let firstPage = 2000
+
+    private let partial: @Sendable (ListingProgress) -> Void
+    private var first: [RemoteEntry] = []
+    private var count = 0
+    private var told: ContinuousClock.Instant?
+
+    init(_ partial: @escaping @Sendable (ListingProgress) -> Void) { self.partial = partial }
+
+    mutating func listed(_ entry: RemoteEntry) {
+        count += 1
+        if let told {
+            guard ContinuousClock.now - told >= .seconds(1) else { return }
+            partial(ListingProgress(firstPage: nil, count: count))
+            self.told = .now
+        } else {
+            first.append(entry)
+            guard first.count >= Self.firstPage else { return }
+            partial(ListingProgress(firstPage: first, count: count))
+            first = []
+            told = .now
+        }
     }
 }

@@ -208,71 +208,91 @@ public final class WebDAVStore: RemoteStore, Sendable {
         return resources
     }
 
-    /// PROPFIND with `depth`, each response handed to `each` as it is parsed.
+    /// PROPFIND with `depth`, each response handed to `each` as it is parsed, while the answer
+    /// is still arriving (``WebDAVMultistatus/parseArriving(_:batch:deliver:)``): the first
+    /// entries of a 100,000-entry listing are handed over long before its last byte is in, and
+    /// neither its XML nor a copy of it is held in memory.
     ///
-    /// The answer is spooled to a private temporary file as it arrives (Transfer's download
-    /// task: constant memory), then parsed from it as a stream (``WebDAVMultistatus``), so a
-    /// listing of 100,000 entries holds neither its 50 MB of XML nor a copy of it in memory.
-    /// Only the request is retried: an answer that arrived whole but does not parse would not
-    /// parse the next time either, so it fails at once as a bad answer (a `.server` error).
+    /// Only the request is retried, and only while no response was handed over (`each` would see
+    /// them twice): an answer that arrived whole but does not parse would not parse the next
+    /// time either, so it fails at once as a bad answer (a `.server` error).
     func propfind(_ path: String, depth: String, _ each: (WebDAVResource) throws(RemoteError) -> Void) async throws(RemoteError) {
         let url = try self.url(path, folder: depth != "0")
-        let file = try await withRetries(idempotent: true) { () async throws(RemoteError) -> URL in
-            try await self.spool("PROPFIND", url, path: path, headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"],
-                                 body: Self.propfindBody)
+        var tries = 0
+        while true {
+            var delivered = false, answered = false
+            do throws(RemoteError) {
+                try await propfindArriving(url, path: path, depth: depth, answered: &answered) { (resource) throws(RemoteError) -> Void in
+                    delivered = true
+                    try each(resource)
+                }
+                return
+            } catch {
+                if delivered || answered || Task.isCancelled || error == .cancelled { throw Task.isCancelled ? .cancelled : error }
+                tries += 1
+                try await retry.pause(after: error, tries: tries, idempotent: true, logger: logger)
+            }
         }
-        defer { try? FileManager.default.removeItem(at: file) }
-        try WebDAVMultistatus.parse(contentsOf: file, each)
+    }
+
+    /// One PROPFIND, its answer parsed on a thread of its own as it arrives, the responses
+    /// handed to `each` here, in order. An error `each` throws stops the request. `answered`
+    /// says the server's answer came (what failed then was the answer, not the request).
+    private func propfindArriving(_ url: URL, path: String, depth: String, answered: inout Bool,
+                                  _ each: (WebDAVResource) throws(RemoteError) -> Void) async throws(RemoteError) {
+        let spool = try MultistatusSpool(directory: session.configuration.temporaryDirectory, limit: maxMultistatusBytes)
+        let (batches, feed) = AsyncStream<[WebDAVResource]>.makeStream()
+        let parsed = Mutex<RemoteError?>(nil)
+        let parser = Thread {
+            let failure = WebDAVMultistatus.parseArriving(spool) { feed.yield($0) }
+            parsed.withLock { $0 = failure }
+            feed.finish()
+        }
+        parser.name = "byteclub-propfind"
+        parser.start()
+        let request = Request(url: url, method: "PROPFIND", headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"],
+                              body: Self.propfindBody)
+        let receiver = StreamReceiver(accept: { $0.statusCode == 207 }, write: { data, offset in try spool.write(data, at: offset) })
+        async let received = Self.receive(session.dataTask(with: request), receiver, router: router, spool: spool)
+        var stopped: RemoteError?
+        for await batch in batches where stopped == nil {
+            do throws(RemoteError) {
+                for resource in batch { try each(resource) }
+            } catch {
+                // Stop the parser and the request; the stream still ends (the parser finishes it).
+                stopped = error
+                spool.abandon()
+                receiver.cancel()
+            }
+        }
+        let outcome = await received
+        if let stopped { throw stopped }
+        if Task.isCancelled { throw .cancelled }
+        answered = outcome.error == nil || outcome.writeFailure != nil
+        if outcome.writeFailure is MultistatusSpool.TooLong {
+            throw .server(status: 0, detail: "the answer to PROPFIND of \(path.isEmpty ? "/" : path) passed \(spool.limit >= 1 << 20 ? "\(spool.limit >> 20) MiB" : "\(spool.limit) bytes"); stopped")
+        }
+        if let failure = outcome.writeFailure { throw .local("cannot write the WebDAV answer: \(failure)") }
+        if let error = outcome.error { throw Self.remoteError(error, response: outcome.response, path: path, method: "PROPFIND") }
+        guard outcome.accepted, let response = outcome.response, response.statusCode == 207 else {
+            let status = outcome.response?.statusCode ?? 0
+            throw .server(status: status, detail: "PROPFIND answered \(status), not a multistatus")
+        }
+        if let failure = parsed.withLock({ $0 }) { throw failure }
+    }
+
+    /// Runs the request, then ends the spool, whole or not, so the parser reading it finishes.
+    private static func receive(_ task: TransferTask, _ receiver: StreamReceiver, router: ProgressRouter,
+                                spool: MultistatusSpool) async -> StreamReceiver.Outcome {
+        let outcome = await receiver.run(task, router: router)
+        spool.end()
+        return outcome
     }
 
     /// The most bytes a multistatus answer may have: far more than any listing within the entry
     /// limit needs (a response is a few hundred bytes), but not a disk filled by a server that
     /// never stops answering.
     var maxMultistatusBytes: Int64 { Int64(listingLimits.maxEntries) * 8192 }
-
-    /// Sends `method` and writes its `207 Multi-Status` answer to a temporary file of the
-    /// caller's (who deletes it); any other answer throws, as do more than
-    /// ``maxMultistatusBytes``.
-    func spool(_ method: String, _ url: URL, path: String, headers: [String: String], body: Data) async throws(RemoteError) -> URL {
-        let request = Request(url: url, method: method, headers: headers, body: body)
-        let directory = session.configuration.temporaryDirectory
-        let box = TaskBox()
-        let tooLong = Atomic<Bool>(false)
-        let limit = maxMultistatusBytes
-        let (file, response, error) = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<(URL?, HTTPResponse?, TransferError?), Never>) in
-                let task = session.downloadTask(with: request) { location, response, error in
-                    // The session deletes `location` when this handler returns: keep it under a name of ours.
-                    guard let location, error == nil else { return continuation.resume(returning: (nil, response, error)) }
-                    let owned = directory.appendingPathComponent("byteclub-multistatus-\(UUID().uuidString).xml")
-                    do {
-                        try FileManager.default.moveItem(at: location, to: owned)
-                        continuation.resume(returning: (owned, response, nil))
-                    } catch {
-                        continuation.resume(returning: (nil, response, .cannotWriteFile(path: owned.path, reason: error.localizedDescription)))
-                    }
-                }
-                router.register(task) { done, _ in
-                    if done > limit, !tooLong.exchange(true, ordering: .relaxed) { box.cancel() }
-                }
-                box.set(task)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
-        }
-        if tooLong.load(ordering: .relaxed) {
-            if let file { try? FileManager.default.removeItem(at: file) }
-            throw .server(status: 0, detail: "the answer to \(method) of \(path.isEmpty ? "/" : path) passed \(limit >> 20) MiB; stopped")
-        }
-        if let error { throw Self.remoteError(error, response: response, path: path, method: method) }
-        guard let file, let response, response.statusCode == 207 else {
-            if let file { try? FileManager.default.removeItem(at: file) }
-            let status = response?.statusCode ?? 0
-            throw .server(status: status, detail: "\(method) answered \(status), not a multistatus")
-        }
-        return file
-    }
 
     /// The properties byteclub reads; `oc:fileid` is only answered by Nextcloud and ownCloud.
     static let propfindBody = Data("""

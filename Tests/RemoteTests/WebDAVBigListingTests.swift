@@ -17,11 +17,16 @@ final class GeneratedMultistatusServer: Sendable {
         case broken
         /// The folder and one file named by a whole URL on another host.
         case foreignHost
+        /// `.files(total)`, its first `first` files sent at once and the rest held until the
+        /// test opens ``Shared/gate`` (or a minute has passed), as a slow server sends them.
+        case held(first: Int, total: Int)
     }
 
     final class Shared: Sendable {
         let answer: Mutex<Answer>
         let listings = Mutex(0)
+        /// Opened by the test: a held answer sends the rest. Whether the deadline opened it.
+        let gate = Mutex<(open: Bool, byDeadline: Bool)>((false, false))
         init(_ answer: Answer) { self.answer = Mutex(answer) }
     }
 
@@ -42,6 +47,25 @@ final class GeneratedMultistatusServer: Sendable {
         router.on("/club", method: HTTPRequest.Method("PROPFIND")!) { request, _ -> Response in
             let depth = request.headers.first { $0.name.canonicalName == "depth" }?.value ?? "infinity"
             var body = Self.head
+            if depth == "1", case .held(let first, let total) = shared.answer.withLock({ $0 }) {
+                shared.listings.withLock { $0 += 1 }
+                return Response(status: .init(code: 207), headers: [.contentType: "application/xml; charset=utf-8"],
+                                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: Self.head + Self.files(1...first)))
+                    let deadline = Date().addingTimeInterval(60)
+                    while !shared.gate.withLock({ $0.open }) {
+                        if Date() > deadline { shared.gate.withLock { $0 = (true, true) } }
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                    var next = first + 1
+                    while next <= total {
+                        try await writer.write(ByteBuffer(string: Self.files(next...min(total, next + 999))))
+                        next += 1000
+                    }
+                    try await writer.write(ByteBuffer(string: "</D:multistatus>\n"))
+                    try await writer.finish(nil)
+                })
+            }
             if depth == "1" {
                 shared.listings.withLock { $0 += 1 }
                 body += Self.children(shared.answer.withLock { $0 })
@@ -57,6 +81,11 @@ final class GeneratedMultistatusServer: Sendable {
 
     func stop() { task.stop() }
 
+    /// Lets a held answer send the rest.
+    func openGate() { shared.gate.withLock { $0.open = true } }
+    /// Whether the gate was opened by its deadline rather than the test.
+    var gateOpenedByDeadline: Bool { shared.gate.withLock { $0.byDeadline } }
+
     static let head = """
         <?xml version="1.0" encoding="UTF-8"?>
         <D:multistatus xmlns:D="DAV:"><D:response><D:href>/club/</D:href><D:propstat><D:prop>\
@@ -70,8 +99,21 @@ final class GeneratedMultistatusServer: Sendable {
             + "<D:getetag>\"1879f0c2d4a0\(index)\"</D:getetag></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>\n"
     }
 
+    /// Files `note-000001.txt` … of `range`, as `.files` lists them.
+    static func files(_ range: ClosedRange<Int>) -> String {
+        var text = ""
+        text.reserveCapacity(range.count * 360)
+        for index in range {
+            let name = "note-" + String(repeating: "0", count: max(0, 6 - String(index).count)) + String(index) + ".txt"
+            text += file("/club/" + name, index)
+        }
+        return text
+    }
+
     static func children(_ answer: Answer) -> String {
         switch answer {
+        case .held(_, let count):
+            return files(1...max(1, count))
         case .files(let count):
             var text = ""
             text.reserveCapacity(count * 360)
@@ -160,6 +202,49 @@ final class WebDAVBigListingTests: XCTestCase {
         let whole = try await WebDAVStore(root: server.url, configuration: .ephemeral).list("")
         XCTAssertEqual(whole.count, 5_000)
         XCTAssertEqual(Set(whole.map(\.path)).count, 5_000)
+    }
+
+    /// The listing is parsed while it arrives (issue 56): a server sends the first 5,000 of
+    /// 50,000 entries and holds the rest until the client has told its first page; a client
+    /// that waited for the whole answer would wait for the server's minute and fail here.
+    func testAListingArrivingSlowlyTellsItsFirstEntriesBeforeTheLastArrive() async throws {
+        let server = try await GeneratedMultistatusServer(.held(first: 5_000, total: 50_000))
+        defer { server.stop() }
+        let store = WebDAVStore(root: server.url, configuration: .ephemeral)
+        let told = Mutex<[ListingProgress]>([])
+        let started = Date()
+        let entries = try await store.listAll("", recursive: true) { progress in
+            told.withLock { $0.append(progress) }
+            if progress.firstPage != nil { server.openGate() }
+        }
+        let progress = told.withLock { $0 }
+        XCTAssertFalse(server.gateOpenedByDeadline, "the first page was told before the server sent the rest")
+        let first = try XCTUnwrap(progress.first?.firstPage, "the first report carries the first page")
+        XCTAssertEqual(first.count, ListingReport.firstPage)
+        XCTAssertEqual(first.first?.name, "note-000001.txt", "in the server's order")
+        XCTAssertEqual(progress.filter { $0.firstPage != nil }.count, 1, "one first page")
+        XCTAssertEqual(entries.count, 50_000, "then the whole listing")
+        XCTAssertEqual(entries.last?.name, "note-050000.txt")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 50)
+        XCTAssertEqual(server.listings, 1, "one PROPFIND")
+    }
+
+    /// A client that stops reading (an href outside the folder) stops the request and the
+    /// parser's thread: the next listing of the same store works.
+    func testARefusedEntryStopsTheArrivingAnswer() async throws {
+        let server = try await GeneratedMultistatusServer(.held(first: 10, total: 20_000))
+        defer { server.stop() }
+        let store = WebDAVStore(root: server.url, configuration: .ephemeral, listingLimits: ListingLimits(maxEntries: 5))
+        do {
+            _ = try await store.list("")
+            XCTFail("a listing past the limit must stop")
+        } catch {
+            XCTAssertEqual(error, .server(status: 0, detail: "the listing of / has more than 5 entries; stopped"))
+        }
+        XCTAssertFalse(server.gateOpenedByDeadline)
+        server.openGate()
+        let whole = try await WebDAVStore(root: server.url, configuration: .ephemeral).list("")
+        XCTAssertEqual(whole.count, 20_000)
     }
 
     /// The parser alone, on answers in memory past libxml2's 10,000,000-byte lookup limit,

@@ -12,12 +12,13 @@ extension WebDAVMultistatus {
     /// Parses the answer `spool` receives, handing responses to `deliver` in batches of up to
     /// `batch`, in the server's order, until the answer ends; blocks the calling thread (a thread
     /// of the caller's). Answers why the answer is not a multistatus, or nil.
-    static func parseArriving(_ spool: MultistatusSpool, batch: Int = 256, deliver: @escaping ([WebDAVResource]) -> Void) -> RemoteError? {
+    static func parseArriving(_ spool: MultistatusSpool, batch: Int = 256, chunk: Int = 1 << 20,
+                              deliver: @escaping ([WebDAVResource]) -> Void) -> RemoteError? {
         var pending: [WebDAVResource] = []
         pending.reserveCapacity(batch)
         // What is parsed goes out before the parser waits for the network: a slow server's
         // first entries are not held for a batch to fill.
-        let tail = MultistatusTail(spool) {
+        let tail = MultistatusTail(spool, chunk: chunk) {
             guard !pending.isEmpty else { return }
             deliver(pending)
             pending.removeAll(keepingCapacity: true)
@@ -37,6 +38,23 @@ extension WebDAVMultistatus {
         if let failure = tail.failure { return failure }
         if !pending.isEmpty { deliver(pending) }
         return nil
+    }
+}
+
+extension WebDAVMultistatus {
+    /// `data` parsed as an answer arriving `chunk` bytes at a time (the fuzz target's way in: the
+    /// screen and the parser see the chunks the network would give them).
+    package static func parseArriving(_ data: Data, chunk: Int) throws(RemoteError) -> [WebDAVResource] {
+        let spool = try MultistatusSpool(directory: FileManager.default.temporaryDirectory, limit: .max)
+        do {
+            try spool.write(data, at: 0)
+        } catch {
+            throw .local("cannot spool the answer: \(error)")
+        }
+        spool.end()
+        var resources: [WebDAVResource] = []
+        if let failure = parseArriving(spool, chunk: chunk, deliver: { resources += $0 }) { throw failure }
+        return resources
     }
 }
 
@@ -228,9 +246,12 @@ final class MultistatusTail: InputStream {
     private(set) var failure: RemoteError?
     /// Called before a read waits for the network.
     private let beforeWaiting: () -> Void
+    /// The most bytes read from the spool at once.
+    private let chunk: Int
 
-    init(_ spool: MultistatusSpool, beforeWaiting: @escaping () -> Void = {}) {
+    init(_ spool: MultistatusSpool, chunk: Int = 1 << 20, beforeWaiting: @escaping () -> Void = {}) {
         self.spool = spool
+        self.chunk = max(1, chunk)
         self.beforeWaiting = beforeWaiting
         super.init(data: Data())
     }
@@ -257,7 +278,7 @@ final class MultistatusTail: InputStream {
                     atEnd = true
                     ready = try screen.pass(Data(), atEnd: true)
                 } else {
-                    let count = Int(min(available - offset, 1 << 20))
+                    let count = Int(min(available - offset, Int64(chunk)))
                     guard let chunk = try? spool.reader.read(upToCount: count), !chunk.isEmpty else {
                         failure = .local("cannot read the spooled WebDAV answer \(spool.file.path)")
                         return -1

@@ -265,6 +265,8 @@ public final class WebDAVStore: RemoteStore, Sendable {
                 receiver.cancel()
             }
         }
+        // A cancelled task leaves the loop early: the parser is let go, the request cancels.
+        if Task.isCancelled { spool.abandon() }
         let outcome = await received
         if let stopped { throw stopped }
         if Task.isCancelled { throw .cancelled }

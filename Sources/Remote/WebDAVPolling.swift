@@ -69,6 +69,8 @@ public final class WebDAVPolling: Sendable {
         /// The last look at each cursor's folder (lower-cased, with "/**" when recursive).
         var looked: [String: ContinuousClock.Instant] = [:]
         var counts = WebDAVPollCounts()
+        /// The last cursor's look, for the listing that follows it (``keepLook(_:entries:)``).
+        var kept: (look: String, entries: [RemoteEntry], at: ContinuousClock.Instant)?
     }
 
     /// The methods that change what a folder holds.
@@ -109,6 +111,28 @@ public final class WebDAVPolling: Sendable {
 
     func count(_ body: (inout WebDAVPollCounts) -> Void) {
         state.withLock { body(&$0.counts) }
+    }
+
+    /// How long a cursor's look may stand for the listing that follows it.
+    static let keptLookLife: Duration = .seconds(30)
+
+    /// Keeps what a cursor's look at `look` listed: the listing that follows a cursor (the app
+    /// takes one, then lists the folder at it) is that look's, rather than a second PROPFIND
+    /// of the whole folder (on a 100,000-note folder, seconds before the first frame).
+    func keepLook(_ look: String, entries: [RemoteEntry]) {
+        state.withLock { $0.kept = (look, entries, .now) }
+    }
+
+    /// What the last cursor's look at `look` listed, once, while it is the newest word on the
+    /// folder: taken within ``keptLookLife`` and before any write of this store's since.
+    func takeKeptLook(_ look: String) -> [RemoteEntry]? {
+        state.withLock { state -> [RemoteEntry]? in
+            guard let kept = state.kept else { return nil }
+            let fresh = ContinuousClock.now - kept.at < Self.keptLookLife && state.lastWrite.map { $0 < kept.at } ?? true
+            guard !fresh || kept.look == look else { return nil }
+            state.kept = nil
+            return fresh ? kept.entries : nil
+        }
     }
 
     func listedWhole(_ folderLower: String) {

@@ -8,7 +8,9 @@ import Foundation
 extension WebDAVStore {
     /// A cursor at the folder's present state: one `PROPFIND Depth: 1` (per folder when recursive).
     public func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor {
-        try await look(folder, recursive: recursive, previous: nil).snapshot.cursor
+        let (snapshot, fresh) = try await look(folder, recursive: recursive, previous: nil)
+        polling.keepLook(Self.lookKey(folder, recursive: recursive), entries: Array(fresh.values))
+        return snapshot.cursor
     }
 
     /// Looks at the cursor's folder every 10 s (every 2 s for 30 s after a write of this
@@ -54,6 +56,11 @@ extension WebDAVStore {
     /// `Depth: 1` each), without the folder itself. `partial`, when given, hears how far the
     /// listing has got while its answers are still arriving (``ListingReport``).
     public func listAll(_ folder: String, recursive: Bool, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
+        // Just after a cursor was taken of the same folder, that look is this listing: it is
+        // at the cursor, and the folder is not listed twice.
+        if let kept = polling.takeKeptLook(Self.lookKey(folder, recursive: recursive)) {
+            return kept.sorted { $0.pathLower < $1.pathLower }
+        }
         var report = partial.map { ListingReport($0) }
         let fresh = try await look(folder, recursive: recursive, previous: nil, report: &report).fresh
         return fresh.values.sorted { $0.pathLower < $1.pathLower }

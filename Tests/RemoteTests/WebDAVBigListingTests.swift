@@ -229,6 +229,27 @@ final class WebDAVBigListingTests: XCTestCase {
         XCTAssertEqual(server.listings, 1, "one PROPFIND")
     }
 
+    /// The app takes a change cursor, then lists the folder at it: on WebDAV the cursor's look
+    /// is that listing (issue 56: on a 100,000-note folder the first frame waited for two whole
+    /// PROPFINDs). Taken once; another folder's listing, or the next one, asks the server.
+    func testTheListingAfterACursorIsTheCursorsLook() async throws {
+        let server = try await GeneratedMultistatusServer(.files(3_000))
+        defer { server.stop() }
+        let store = WebDAVStore(root: server.url, configuration: .ephemeral)
+        _ = try await store.latestCursor("", recursive: true)
+        XCTAssertEqual(server.listings, 1)
+        let listed = try await store.listAll("", recursive: true)
+        XCTAssertEqual(server.listings, 1, "the cursor's look stands for the listing that follows it")
+        XCTAssertEqual(listed.count, 3_000)
+        XCTAssertEqual(listed.first?.name, "note-000001.txt", "in path order, as a listing is")
+        let again = try await store.listAll("", recursive: true)
+        XCTAssertEqual(server.listings, 2, "taken once: the next listing asks the server")
+        XCTAssertEqual(again, listed)
+        _ = try await store.latestCursor("", recursive: true)
+        _ = try await store.listAll("", recursive: false)
+        XCTAssertEqual(server.listings, 4, "a look at the folder alone is another look")
+    }
+
     /// A client that stops reading (an href outside the folder) stops the request and the
     /// parser's thread: the next listing of the same store works.
     func testARefusedEntryStopsTheArrivingAnswer() async throws {

@@ -52,6 +52,9 @@ final class LiveUpdates {
     }
 
     private var feeds: [Tab: Feed] = [:]
+    /// Tabs whose first load runs before their cursor is taken (``RemoteStore/cursorIsAWholeListing``):
+    /// false while that load runs, true once the cursor was asked for after it.
+    private var listedBeforeCursor: [Tab: Bool] = [:]
     private var runs = 0
     /// Failures in a row of `tab`'s loop; its next try is scheduled in the same turn that counts one.
     func failuresInARow(_ tab: Tab) -> Int { feeds[tab]?.machine.failures ?? 0 }
@@ -94,6 +97,7 @@ final class LiveUpdates {
     /// Stops every loop (on quit): the requests in flight are cancelled, and no wait starts another.
     func stop() {
         isRunning = false
+        listedBeforeCursor = [:]
         for tab in Tab.allCases {
             feeds[tab]?.machine.stop()
             feeds[tab]?.task?.cancel()
@@ -120,6 +124,14 @@ final class LiveUpdates {
         for effect in effects {
             guard isRunning, let run = feeds[tab]?.run else { return }
             switch effect {
+            case .fetchCursor(let opening)
+                where opening && context.store.cursorIsAWholeListing && listedBeforeCursor[tab] == nil
+                    && !context.state[tab].hasLoaded && context.state[tab].entries.isEmpty:
+                // A cursor would be a whole listing the first frame waits for: the list loads
+                // first (its first entries on screen while the rest arrive), and the cursor is
+                // taken from that look when it has loaded (``loadFinished(_:)``).
+                listedBeforeCursor[tab] = false
+                refresher.refresh(tab, live: true)
             case .fetchCursor(let opening):
                 let store = context.store, folder = folder(tab), recursive = true
                 request(tab, spinner: opening, { () async throws(RemoteError) in
@@ -226,6 +238,10 @@ final class LiveUpdates {
     /// A tab's load was applied: changes that came meanwhile go over it (those the listing
     /// already had are no news and change nothing).
     func loadFinished(_ tab: Tab) {
+        if listedBeforeCursor[tab] == false, isRunning, feeds[tab] != nil {
+            listedBeforeCursor[tab] = true
+            carryOut(tab, [.fetchCursor(opening: true)])
+        }
         guard !context.state[tab].isLoading, let pending = feeds[tab]?.pending, !pending.isEmpty else { return }
         feeds[tab]?.pending = []
         apply(tab, pending)

@@ -54,6 +54,10 @@ public protocol RemoteStore: Sendable {
     /// (a club server and Dropbox do; WebDAV does not). What deletes a folder says so when it
     /// does not: the files go for good. A store that does not say keeps nothing.
     var keepsHistory: Bool { get }
+    /// Whether a change cursor costs a look at the whole folder (WebDAV's: no change journal),
+    /// so a first load lists the folder before it takes one, and the cursor comes from that
+    /// look (LiveUpdates): the first frame then shows the first entries while the rest arrive.
+    var cursorIsAWholeListing: Bool { get }
 
     /// One page of a folder's entries, and a cursor for the next page (nil when done).
     func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?)
@@ -103,6 +107,7 @@ public protocol RemoteStore: Sendable {
 
 extension RemoteStore {
     public var keepsHistory: Bool { false }
+    public var cursorIsAWholeListing: Bool { false }
 
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         try await listAllPages(folder)

@@ -69,8 +69,9 @@ public final class WebDAVPolling: Sendable {
         /// The last look at each cursor's folder (lower-cased, with "/**" when recursive).
         var looked: [String: ContinuousClock.Instant] = [:]
         var counts = WebDAVPollCounts()
-        /// The last cursor's look, for the listing that follows it (``keepLook(_:entries:)``).
-        var kept: (look: String, entries: [RemoteEntry], at: ContinuousClock.Instant)?
+        /// The last whole look at each folder, for the cursor or the listing that follows it
+        /// (``KeptLook``); those no longer fresh are let go at the next keep or take.
+        var kept: [String: KeptLook] = [:]
     }
 
     /// The methods that change what a folder holds.
@@ -113,26 +114,54 @@ public final class WebDAVPolling: Sendable {
         state.withLock { body(&$0.counts) }
     }
 
-    /// How long a cursor's look may stand for the listing that follows it.
+    /// How long a look may stand for the cursor or the listing that follows it.
     static let keptLookLife: Duration = .seconds(30)
 
-    /// Keeps what a cursor's look at `look` listed: the listing that follows a cursor (the app
-    /// takes one, then lists the folder at it) is that look's, rather than a second PROPFIND
-    /// of the whole folder (on a 100,000-note folder, seconds before the first frame).
-    func keepLook(_ look: String, entries: [RemoteEntry]) {
-        state.withLock { $0.kept = (look, entries, .now) }
+    /// Keeps a whole look at `look` (a cursor's, or a listing's): on WebDAV a cursor is a look at
+    /// the whole folder, and the app takes one and lists the folder at it (or lists first, then
+    /// takes the cursor): the one look serves both, not two PROPFINDs of a 100,000-note folder.
+    func keepLook(_ look: String, cursor: RemoteCursor, entries: [RemoteEntry], servedCursor: Bool) {
+        state.withLock { state in
+            state.kept = state.kept.filter { Self.isFresh($0.value, lastWrite: state.lastWrite) }
+            state.kept[look] = KeptLook(look: look, cursor: cursor, entries: entries, at: .now, cursorServed: servedCursor, listingServed: !servedCursor)
+        }
     }
 
-    /// What the last cursor's look at `look` listed, once, while it is the newest word on the
-    /// folder: taken within ``keptLookLife`` and before any write of this store's since.
-    func takeKeptLook(_ look: String) -> [RemoteEntry]? {
-        state.withLock { state -> [RemoteEntry]? in
-            guard let kept = state.kept else { return nil }
-            let fresh = ContinuousClock.now - kept.at < Self.keptLookLife && state.lastWrite.map { $0 < kept.at } ?? true
-            guard !fresh || kept.look == look else { return nil }
-            state.kept = nil
-            return fresh ? kept.entries : nil
+    /// The kept look's cursor, once, while it is the newest word on the folder; a listing at
+    /// that cursor may then be taken from it too.
+    func takeKeptCursor(_ look: String) -> RemoteCursor? {
+        takeKept(look) { kept in
+            guard !kept.cursorServed else { return nil }
+            kept.cursorServed = true
+            kept.listingServed = false
+            return kept.cursor
         }
+    }
+
+    /// The kept look's entries, once, while it is the newest word on the folder.
+    func takeKeptListing(_ look: String) -> [RemoteEntry]? {
+        takeKept(look) { kept in
+            guard !kept.listingServed else { return nil }
+            kept.listingServed = true
+            return kept.entries
+        }
+    }
+
+    /// What `take` makes of the kept look at `look` while it is fresh: taken within
+    /// ``keptLookLife`` and before any write of this store's since. A look no longer fresh, or
+    /// served both ways, is let go.
+    private func takeKept<T>(_ look: String, _ take: (inout KeptLook) -> T?) -> T? {
+        state.withLock { state -> T? in
+            state.kept = state.kept.filter { Self.isFresh($0.value, lastWrite: state.lastWrite) }
+            guard var kept = state.kept[look] else { return nil }
+            let taken = take(&kept)
+            state.kept[look] = kept.cursorServed && kept.listingServed ? nil : kept
+            return taken
+        }
+    }
+
+    private static func isFresh(_ kept: KeptLook, lastWrite: ContinuousClock.Instant?) -> Bool {
+        ContinuousClock.now - kept.at < keptLookLife && lastWrite.map { $0 < kept.at } ?? true
     }
 
     func listedWhole(_ folderLower: String) {
@@ -141,4 +170,14 @@ public final class WebDAVPolling: Sendable {
             $0.counts.listings += 1
         }
     }
+}
+
+/// A whole look at a folder, kept for the cursor or the listing that follows it (WebDAVPolling).
+struct KeptLook: Sendable {
+    var look: String
+    var cursor: RemoteCursor
+    var entries: [RemoteEntry]
+    var at: ContinuousClock.Instant
+    var cursorServed: Bool
+    var listingServed: Bool
 }

@@ -8,8 +8,10 @@ import Foundation
 extension WebDAVStore {
     /// A cursor at the folder's present state: one `PROPFIND Depth: 1` (per folder when recursive).
     public func latestCursor(_ folder: String, recursive: Bool) async throws(RemoteError) -> RemoteCursor {
+        let key = Self.lookKey(folder, recursive: recursive)
+        if let kept = polling.takeKeptCursor(key) { return kept }
         let (snapshot, fresh) = try await look(folder, recursive: recursive, previous: nil)
-        polling.keepLook(Self.lookKey(folder, recursive: recursive), entries: Array(fresh.values))
+        polling.keepLook(key, cursor: snapshot.cursor, entries: Array(fresh.values), servedCursor: true)
         return snapshot.cursor
     }
 
@@ -57,13 +59,14 @@ extension WebDAVStore {
     /// listing has got while its answers are still arriving (``ListingReport``).
     public func listAll(_ folder: String, recursive: Bool, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
         // Just after a cursor was taken of the same folder, that look is this listing: it is
-        // at the cursor, and the folder is not listed twice.
-        if let kept = polling.takeKeptLook(Self.lookKey(folder, recursive: recursive)) {
-            return kept.sorted { $0.pathLower < $1.pathLower }
-        }
+        // at the cursor, and the folder is not listed twice (and the other way round).
+        let key = Self.lookKey(folder, recursive: recursive)
+        if let kept = polling.takeKeptListing(key) { return kept.sorted { $0.pathLower < $1.pathLower } }
         var report = partial.map { ListingReport($0) }
-        let fresh = try await look(folder, recursive: recursive, previous: nil, report: &report).fresh
-        return fresh.values.sorted { $0.pathLower < $1.pathLower }
+        let (snapshot, fresh) = try await look(folder, recursive: recursive, previous: nil, report: &report)
+        let entries = Array(fresh.values)
+        polling.keepLook(key, cursor: snapshot.cursor, entries: entries, servedCursor: false)
+        return entries.sorted { $0.pathLower < $1.pathLower }
     }
 
     /// What this store's polling has sent so far (listings, ETag checks, listings skipped).

@@ -229,13 +229,15 @@ final class WebDAVBigListingTests: XCTestCase {
         XCTAssertEqual(server.listings, 1, "one PROPFIND")
     }
 
-    /// The app takes a change cursor, then lists the folder at it: on WebDAV the cursor's look
-    /// is that listing (issue 56: on a 100,000-note folder the first frame waited for two whole
-    /// PROPFINDs). Taken once; another folder's listing, or the next one, asks the server.
-    func testTheListingAfterACursorIsTheCursorsLook() async throws {
+    /// On WebDAV a change cursor is a look at the whole folder (issue 56: on a 100,000-note
+    /// folder the app's first frame waited for two whole PROPFINDs): the listing right after a
+    /// cursor is the cursor's look, and the cursor right after a listing is the listing's (the
+    /// app lists first there), each once. Another folder's look, or a third call, asks the server.
+    func testACursorAndTheListingAtItAreOneLook() async throws {
         let server = try await GeneratedMultistatusServer(.files(3_000))
         defer { server.stop() }
         let store = WebDAVStore(root: server.url, configuration: .ephemeral)
+        XCTAssertTrue(store.cursorIsAWholeListing)
         _ = try await store.latestCursor("", recursive: true)
         XCTAssertEqual(server.listings, 1)
         let listed = try await store.listAll("", recursive: true)
@@ -243,9 +245,14 @@ final class WebDAVBigListingTests: XCTestCase {
         XCTAssertEqual(listed.count, 3_000)
         XCTAssertEqual(listed.first?.name, "note-000001.txt", "in path order, as a listing is")
         let again = try await store.listAll("", recursive: true)
-        XCTAssertEqual(server.listings, 2, "taken once: the next listing asks the server")
+        XCTAssertEqual(server.listings, 2, "served once: the next listing asks the server")
         XCTAssertEqual(again, listed)
-        _ = try await store.latestCursor("", recursive: true)
+        let cursor = try await store.latestCursor("", recursive: true)
+        XCTAssertEqual(server.listings, 2, "the listing's look stands for the cursor that follows it")
+        _ = try await store.listAll("", recursive: true)
+        XCTAssertEqual(server.listings, 2, "and for the listing at that cursor")
+        let changes = try await store.listChanges(since: cursor)
+        XCTAssertTrue(changes.changes.isEmpty, "the cursor is at the listing")
         _ = try await store.listAll("", recursive: false)
         XCTAssertEqual(server.listings, 4, "a look at the folder alone is another look")
     }

@@ -137,9 +137,11 @@ final class LiveUpdates {
                 request(tab, spinner: opening, { () async throws(RemoteError) in
                     try await store.latestCursor(folder, recursive: recursive)
                 }, answer: ChangeFeed.Event.cursor) { [weak self] _ in
-                    // The list loads anyway; the live part waits, or ends if it cannot be had.
-                    // Later tries list again only once they have a cursor.
-                    if opening { self?.refresher.refresh(tab, live: true) }
+                    // The list loads anyway (unless it just did, before this cursor); the live
+                    // part waits, or ends if it cannot be had. Later tries list again only once
+                    // they have a cursor.
+                    guard let self, opening, self.listedBeforeCursor[tab] != true else { return }
+                    self.refresher.refresh(tab, live: true)
                 }
             case .longpoll(let cursor, let timeout):
                 let store = context.store

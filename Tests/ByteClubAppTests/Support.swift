@@ -193,10 +193,12 @@ final class Harness {
         }
     }
 
-    /// Starts the app and waits for both tabs' first load.
+    /// Starts the app and waits for both tabs' first load (on WebDAV a tab may load twice
+    /// before the other has loaded once: its list, then the list at its cursor).
     func start() async {
         app.start()
         await waitForLoads(2)
+        await waitUntil("both tabs' first load") { Set(self.finished).isSuperset(of: Tab.allCases) }
     }
 
     func press(_ keys: Key...) {

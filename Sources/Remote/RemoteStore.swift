@@ -59,6 +59,10 @@ public protocol RemoteStore: Sendable {
     /// look (LiveUpdates): the first frame then shows the first entries while the rest arrive.
     var cursorIsAWholeListing: Bool { get }
 
+    /// A small file's bytes (a note) and what was read. A requirement, so that a backend can
+    /// read one without a temporary file even through `any RemoteStore` (the default downloads).
+    func read(_ path: String) async throws(RemoteError) -> (data: Data, entry: RemoteEntry)
+
     /// One page of a folder's entries, and a cursor for the next page (nil when done).
     func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?)
     /// Every entry of a folder. A requirement, so that a backend can restart a listing that its

@@ -71,6 +71,26 @@ final class WebDAVStoreTests: XCTestCase {
         await assertThrows(.notFound("/nowhere")) { () async throws(RemoteError) in try await store.list("/nowhere") }
     }
 
+    /// A note is read in memory (issue 56: no temporary file per note in a 100,000-note sync),
+    /// with the rev the listing gives it; a missing one is not found, asked through `any RemoteStore`.
+    func testReadIsTheNotesBytesWithTheListingsRev() async throws {
+        let text = "Day 1: Lyon — café\n"
+        _ = try await store.upload(data: Data(text.utf8), to: "/byteclub/Plans.md", mode: .add, autorename: false)
+        let any: any RemoteStore = store
+        let (data, entry) = try await any.read("/byteclub/Plans.md")
+        XCTAssertEqual(String(decoding: data, as: UTF8.self), text)
+        let listed = try await store.metadata("/byteclub/Plans.md")
+        XCTAssertEqual(entry.rev, listed.rev)
+        XCTAssertEqual(entry.size, Int64(data.count))
+        XCTAssertEqual(entry.name, "Plans.md")
+        do {
+            _ = try await any.read("/byteclub/Gone.md")
+            XCTFail("a missing note must not read")
+        } catch {
+            XCTAssertEqual(error, .notFound("/byteclub/Gone.md"))
+        }
+    }
+
     func testUploadAndDownloadAreByteExactAndMakeFolders() async throws {
         let store: WebDAVStore = self.store
         let local = server.base.appendingPathComponent("local.bin")

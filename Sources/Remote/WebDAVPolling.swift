@@ -160,6 +160,15 @@ public final class WebDAVPolling: Sendable {
         }
     }
 
+    /// Lets go of the looks no longer fresh (each look at a folder asks: a kept look of 100,000
+    /// entries no cursor or listing came for is not held past its life).
+    func forgetStaleLooks() {
+        state.withLock { state in
+            guard !state.kept.isEmpty else { return }
+            state.kept = state.kept.filter { Self.isFresh($0.value, lastWrite: state.lastWrite) }
+        }
+    }
+
     private static func isFresh(_ kept: KeptLook, lastWrite: ContinuousClock.Instant?) -> Bool {
         ContinuousClock.now - kept.at < keptLookLife && lastWrite.map { $0 < kept.at } ?? true
     }

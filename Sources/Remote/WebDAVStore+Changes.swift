@@ -85,6 +85,7 @@ extension WebDAVStore {
     /// arrives.
     func look(_ folder: String, recursive: Bool, previous: WebDAVSnapshot?, report: inout ListingReport?) async throws(RemoteError)
         -> (snapshot: WebDAVSnapshot, fresh: [String: RemoteEntry]) {
+        polling.forgetStaleLooks()
         polling.looking(Self.lookKey(folder, recursive: recursive))
         var snapshot = WebDAVSnapshot(folder: folder, recursive: recursive)
         var fresh: [String: RemoteEntry] = [:]

@@ -271,12 +271,14 @@ public final class WebDAVStore: RemoteStore, Sendable {
         let outcome = await received
         if let stopped { throw stopped }
         if Task.isCancelled { throw .cancelled }
-        answered = outcome.error == nil || outcome.writeFailure != nil
+        // An answer turned down (a success other than 207) is cancelled: it is said as what it
+        // was, not as the cancellation.
+        answered = outcome.error == nil || outcome.writeFailure != nil || !outcome.accepted
         if outcome.writeFailure is MultistatusSpool.TooLong {
             throw .server(status: 0, detail: "the answer to PROPFIND of \(path.isEmpty ? "/" : path) passed \(spool.limit >= 1 << 20 ? "\(spool.limit >> 20) MiB" : "\(spool.limit) bytes"); stopped")
         }
         if let failure = outcome.writeFailure { throw .local("cannot write the WebDAV answer: \(failure)") }
-        if let error = outcome.error { throw Self.remoteError(error, response: outcome.response, path: path, method: "PROPFIND") }
+        if outcome.accepted, let error = outcome.error { throw Self.remoteError(error, response: outcome.response, path: path, method: "PROPFIND") }
         guard outcome.accepted, let response = outcome.response, response.statusCode == 207 else {
             let status = outcome.response?.statusCode ?? 0
             throw .server(status: status, detail: "PROPFIND answered \(status), not a multistatus")

@@ -20,6 +20,8 @@ final class GeneratedMultistatusServer: Sendable {
         /// `.files(total)`, its first `first` files sent at once and the rest held until the
         /// test opens ``Shared/gate`` (or a minute has passed), as a slow server sends them.
         case held(first: Int, total: Int)
+        /// `200 OK` with a web page, as a server that is no WebDAV server answers.
+        case webPage
     }
 
     final class Shared: Sendable {
@@ -47,6 +49,10 @@ final class GeneratedMultistatusServer: Sendable {
         router.on("/club", method: HTTPRequest.Method("PROPFIND")!) { request, _ -> Response in
             let depth = request.headers.first { $0.name.canonicalName == "depth" }?.value ?? "infinity"
             var body = Self.head
+            if case .webPage = shared.answer.withLock({ $0 }) {
+                shared.listings.withLock { $0 += 1 }
+                return Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>hello</html>")))
+            }
             if depth == "1", case .held(let first, let total) = shared.answer.withLock({ $0 }) {
                 shared.listings.withLock { $0 += 1 }
                 return Response(status: .init(code: 207), headers: [.contentType: "application/xml; charset=utf-8"],
@@ -114,6 +120,8 @@ final class GeneratedMultistatusServer: Sendable {
         switch answer {
         case .held(_, let count):
             return files(1...max(1, count))
+        case .webPage:
+            return ""
         case .files(let count):
             var text = ""
             text.reserveCapacity(count * 360)
@@ -255,6 +263,21 @@ final class WebDAVBigListingTests: XCTestCase {
         XCTAssertTrue(changes.changes.isEmpty, "the cursor is at the listing")
         _ = try await store.listAll("", recursive: false)
         XCTAssertEqual(server.listings, 4, "a look at the folder alone is another look")
+    }
+
+    /// A server that answers a listing with a web page (200, not 207) is told as that, once:
+    /// not as the cancelled request the client turned down.
+    func testAWebPageForAListingIsSaidAsThatAndAskedOnce() async throws {
+        let server = try await GeneratedMultistatusServer(.webPage)
+        defer { server.stop() }
+        let store = WebDAVStore(root: server.url, configuration: .ephemeral)
+        do {
+            _ = try await store.list("")
+            XCTFail("a web page is no listing")
+        } catch {
+            XCTAssertEqual(error, .server(status: 200, detail: "PROPFIND answered 200, not a multistatus"))
+        }
+        XCTAssertEqual(server.listings, 1)
     }
 
     /// A client that stops reading (an href outside the folder) stops the request and the

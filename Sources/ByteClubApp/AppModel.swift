@@ -51,9 +51,11 @@ public final class AppModel {
     /// Lets go of the makers of questions no longer in the state: a maker holds whoever asked,
     /// which holds this model.
     private func forgetAnsweredQuestions() {
-        guard dialogMakers.count > state.dialogs.count else { return }
+        // Few questions are ever on screen: compared whole, so one answered and another asked
+        // in the same change is caught too.
+        guard !dialogMakers.isEmpty else { return }
         let shown = Set(state.dialogs.map(\.id))
-        dialogMakers = dialogMakers.filter { shown.contains($0.key) }
+        if dialogMakers.keys.contains(where: { !shown.contains($0) }) { dialogMakers = dialogMakers.filter { shown.contains($0.key) } }
     }
 
     /// Puts a question on screen: its maker is kept, and the question becomes part of the state.

@@ -123,7 +123,7 @@ public final class WebDAVPolling: Sendable {
     func keepLook(_ look: String, cursor: RemoteCursor, entries: [RemoteEntry], servedCursor: Bool) {
         state.withLock { state in
             state.kept = state.kept.filter { Self.isFresh($0.value, lastWrite: state.lastWrite) }
-            state.kept[look] = KeptLook(look: look, cursor: cursor, entries: entries, at: .now, cursorServed: servedCursor, listingServed: !servedCursor)
+            state.kept[look] = KeptLook(cursor: cursor, entries: entries, at: .now, cursorServed: servedCursor, listingServed: !servedCursor)
         }
     }
 
@@ -181,9 +181,9 @@ public final class WebDAVPolling: Sendable {
     }
 }
 
-/// A whole look at a folder, kept for the cursor or the listing that follows it (WebDAVPolling).
+/// A whole look at a folder, kept (by the folder's look key) for the cursor or the listing that
+/// follows it (WebDAVPolling).
 struct KeptLook: Sendable {
-    var look: String
     var cursor: RemoteCursor
     var entries: [RemoteEntry]
     var at: ContinuousClock.Instant

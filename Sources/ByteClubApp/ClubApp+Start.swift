@@ -1,8 +1,34 @@
 import Foundation
 import TerminalUI
 
-/// At start: what was kept from last time is said; the clock's tick and the live updates' seams.
+/// At start: both tabs load, what was kept from last time is said; the clock's tick and the live updates' seams.
 extension ClubApp {
+    /// Loads both tabs (the screen is on the compositor from the start: ClubApp+Layers.swift).
+    public func start() {
+        update { $0.message = StatusMessage("Loading…") }
+        clockTick?.cancel()
+        clockTick = effects.repeating(every: Self.clockTickInterval) { [weak self] in self?.clockTicked() }
+        // What an editor wrote before a byteclub that ran it was killed goes into its draft.
+        configuration.drafts?.adoptEditorFiles()
+        refresher.reloadDrafts()
+        refresher.reloadPausedDownloads()
+        background.start()
+        joinQuestions.start()
+        sayWhatWasKept()
+        offline.start()
+        noteIndex.start()
+        // The lists as the server last gave them, at once; the server's answer replaces them.
+        let cursors = refresher.restoreCached()
+        tagsSync.restoreCached()
+        if configuration.liveUpdates {
+            // Each tab takes a change cursor first, then loads (LiveUpdates); a tab cached
+            // with its cursor asks only for what changed since.
+            live.start(cached: cursors)
+        } else {
+            for tab in Tab.allCases { refresher.refresh(tab) }
+        }
+    }
+
     /// Says how many drafts were kept from last time, and how many from an older byteclub were
     /// kept aside. A draft whose text waits in the outbox is saved as far as the user is
     /// concerned (the status bar counts it as waiting): only the others are unsaved.

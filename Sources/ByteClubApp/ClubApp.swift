@@ -100,13 +100,13 @@ public final class ClubApp {
     let search: SearchController
     let links: LinksController
     let openNotes: OpenNotesController
-    private let effects: any UIEffects
+    let effects: any UIEffects
     /// The layers the state shows now (ClubApp+Layers.swift).
     var shown = ShownLayers()
     /// What the screen showed at the last change of the state: its transitions are events.
     var screenShown = AppEvent.Screen()
     /// The clock's tick: relative times on screen change with no key pressed.
-    private var clockTick: (any UIRepeating)?
+    var clockTick: (any UIRepeating)?
     /// How often the tick looks at the clock. A relative time is at most this late ("just now"
     /// says "1 min ago" by 65 s); a look is one comparison, and a frame follows only when a
     /// time on screen reads otherwise (``RelativeTimes``).
@@ -222,30 +222,4 @@ public final class ClubApp {
 
     /// Changes the state and asks for a frame.
     public func update(_ change: (inout AppState) -> Void) { model.update(change) }
-
-    /// Loads both tabs (the screen is on the compositor from the start: ClubApp+Layers.swift).
-    public func start() {
-        update { $0.message = StatusMessage("Loading…") }
-        clockTick?.cancel()
-        clockTick = effects.repeating(every: Self.clockTickInterval) { [weak self] in self?.clockTicked() }
-        // What an editor wrote before a byteclub that ran it was killed goes into its draft.
-        configuration.drafts?.adoptEditorFiles()
-        refresher.reloadDrafts()
-        refresher.reloadPausedDownloads()
-        background.start()
-        joinQuestions.start()
-        sayWhatWasKept()
-        offline.start()
-        noteIndex.start()
-        // The lists as the server last gave them, at once; the server's answer replaces them.
-        let cursors = refresher.restoreCached()
-        tagsSync.restoreCached()
-        if configuration.liveUpdates {
-            // Each tab takes a change cursor first, then loads (LiveUpdates); a tab cached
-            // with its cursor asks only for what changed since.
-            live.start(cached: cursors)
-        } else {
-            for tab in Tab.allCases { refresher.refresh(tab) }
-        }
-    }
 }

@@ -119,16 +119,16 @@ extension ClubAPI {
     private func commitBatchEntry(_ entry: BatchEntry) async throws -> Metadata {
         let target = try entry.target.get()
         if let concurrent = try concurrentSession(entry.cursor) {
-            guard await store.leaseSession(concurrent.path) else { throw APIError.endpoint([.tooManyWriteOperations]) }
-            defer { Task { await store.release(concurrent.path) } }
+            guard await store.uploads.leaseSession(concurrent.path) else { throw APIError.endpoint([.tooManyWriteOperations]) }
+            defer { Task { await store.uploads.release(concurrent.path) } }
             return try await concurrentCommit(concurrent.path, offset: concurrent.offset, commit: entry.commit, target: target,
                                               contentHash: entry.contentHash)
         }
         let session = try await lookupSession(entry.cursor, nested: true, allowClosed: true)
         guard FileManager.default.fileExists(atPath: session + ".closed") else { throw APIError.endpoint([.lookupFailed, .notClosed]) }
         // An append still running on it: a failure to try again, as Dropbox's busy namespace is.
-        guard await store.lease(session) else { throw APIError.endpoint([.tooManyWriteOperations]) }
-        defer { Task { await store.release(session) } }
+        guard await store.uploads.lease(session) else { throw APIError.endpoint([.tooManyWriteOperations]) }
+        defer { Task { await store.uploads.release(session) } }
         // A batch sends no bytes: a `content_hash` of this call's data can only be that of nothing.
         if let contentHash = entry.contentHash, contentHash != ContentHasher.hash(Data()) { throw APIError.endpoint([.contentHashMismatch]) }
         return try await sequentialCommit(session, commit: entry.commit, target: target)

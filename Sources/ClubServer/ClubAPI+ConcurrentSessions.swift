@@ -24,7 +24,7 @@ extension ClubAPI {
         if let declared = try Self.declaredLength(request), declared > 0 { throw APIError.endpoint([.concurrentSessionDataNotAllowed]) }
         let id = FolderFiles.randomToken(bytes: 18)
         let path = store.sessionDirectory + "/" + id
-        try await openSession(path) { await store.createConcurrentSession(path) }
+        try await openSession(path) { await store.uploads.createConcurrentSession(path) }
         var text = "{\"session_id\":"
         DropboxJSON.appendQuoted(id, to: &text)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text + "}")))
@@ -54,21 +54,21 @@ extension ClubAPI {
         } catch {
             throw Self.concurrentError(error, nested: false)
         }
-        guard await store.leaseBlock(path, offset: offset) else { throw APIError.rateLimited(retryAfter: 1) }
-        defer { Task { await store.release(path + "@\(offset)") } }
+        guard await store.uploads.leaseBlock(path, offset: offset) else { throw APIError.rateLimited(retryAfter: 1) }
+        defer { Task { await store.uploads.release(path + "@\(offset)") } }
         let received = try await growing(path, from: offset, by: length, route: .append) { limit in
             try await receiveCounted(request.body, into: path, append: true, at: offset, limit: limit, fault: fault)
         }
         guard received.count == length else { throw APIError.badRequest("append_v2: the body ended before its Content-Length") }
-        try await store.recordConcurrentAppend(path, offset: offset, length: length, closing: close)
+        try await store.uploads.recordConcurrentAppend(path, offset: offset, length: length, closing: close)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
     }
 
     func concurrentFinish(_ request: Request, session: (path: String, offset: Int64, ledger: ConcurrentSessionLedger),
                           commit: CommitInfo, target: DropboxPath, contentHash: String?) async throws -> Response {
         if let declared = try Self.declaredLength(request), declared > 0 { throw APIError.endpoint([.concurrentSessionDataNotAllowed]) }
-        guard await store.leaseSession(session.path) else { throw APIError.rateLimited(retryAfter: 1) }
-        defer { Task { await store.release(session.path) } }
+        guard await store.uploads.leaseSession(session.path) else { throw APIError.rateLimited(retryAfter: 1) }
+        defer { Task { await store.uploads.release(session.path) } }
         return jsonBody(try await concurrentCommit(session.path, offset: session.offset, commit: commit, target: target, contentHash: contentHash))
     }
 

@@ -279,8 +279,8 @@ extension ClubAPI {
     /// this call sent.
     @discardableResult
     private func appendToSession(_ path: String, request: Request, route: SessionRoute, fault: Fault) async throws -> String {
-        guard await store.lease(path) else { throw APIError.rateLimited(retryAfter: 1) }
-        defer { Task { await store.release(path) } }
+        guard await store.uploads.lease(path) else { throw APIError.rateLimited(retryAfter: 1) }
+        defer { Task { await store.uploads.release(path) } }
         var info = stat()
         let size = stat(path, &info) == 0 ? Int64(info.st_size) : 0
         return try await growing(path, from: size, by: try Self.declaredLength(request), route: route) { limit in

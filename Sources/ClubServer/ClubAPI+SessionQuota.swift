@@ -25,7 +25,7 @@ extension ClubAPI {
     /// Creates a session's file (with `create`) for the caller, if they may open one more.
     func openSession(_ path: String, create: () async -> Bool) async throws {
         do throws(UploadSessionLedger.Refusal) {
-            try await store.admitSession(of: Self.caller, quota: sessionQuota)
+            try await store.uploads.admitSession(of: Self.caller, quota: sessionQuota)
         } catch {
             throw quotaError(error, route: .start)
         }
@@ -47,11 +47,11 @@ extension ClubAPI {
         guard start <= largest, (length ?? 0) <= largest - start else { throw quotaError(nil, route: route) }
         let room: Int64
         do throws(UploadSessionLedger.Refusal) {
-            room = try await store.claimGrowth(of: session, to: start + (length ?? 0), member: Self.caller, quota: sessionQuota)
+            room = try await store.uploads.claimGrowth(of: session, to: start + (length ?? 0), member: Self.caller, quota: sessionQuota)
         } catch {
             throw quotaError(error, route: route)
         }
-        defer { Task { await store.releaseGrowth(of: session) } }
+        defer { Task { await store.uploads.releaseGrowth(of: session) } }
         let limit = length ?? max(0, min(room, largest) - start)
         do {
             return try await grow(limit)

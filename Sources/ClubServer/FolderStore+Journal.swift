@@ -13,12 +13,8 @@ extension FolderStore {
         for path in paths where !path.isRoot {
             let resolved = (try? resolve(path))?.path ?? path
             // Parents an upload or a move created on the way.
-            for depth in 1..<resolved.components.count {
-                let ancestor = DropboxPath(components: Array(resolved.components.prefix(depth)))
-                guard tree.entries[ancestor.lower] == nil,
-                      let entry = TreeWalker.entry(root + ancestor.display, display: ancestor.display, root: root, metaDirectory: metaDirectory)
-                else { continue }
-                tree.entries[ancestor.lower] = entry.0
+            for ancestor in TreeWalker.newAncestors(of: resolved, known: tree.entries, root: root, metaDirectory: metaDirectory) {
+                tree.entries[ancestor.lower] = ancestor.entry
                 changes.append((.written, ancestor.display))
             }
             let scan = TreeWalker.scan(resolved, root: root, metaDirectory: metaDirectory)

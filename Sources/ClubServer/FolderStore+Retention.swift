@@ -39,12 +39,9 @@ extension FolderStore {
         loadTombstones()
         let (expired, changed) = revisions.expireTombstones(cutoff: cutoff)
         let keys = expired.compactMap(RevisionLog.historyKey)
-        var prunedLines: [String] = []
-        for key in keys {
-            let all = histories.records(key)
-            prunedLines += all.map { "\($0.rev) \(key)" }
-            histories.removeHistory(key, records: all)
-            revisions.forget(key)
+        let prunedLines = keys.flatMap { key in
+            defer { revisions.forget(key) }
+            return histories.removeHistory(key).map { "\($0.rev) \(key)" }
         }
         if changed { saveTombstones() }
         return (prunedLines, keys.count)

@@ -9,11 +9,12 @@ import Logging
 /// streamed to temp files outside the actor; only the commit comes in here.
 ///
 /// It serialises; values decide. What it keeps are value components tested without a disk
-/// (``IdentifierBook``, ``HashBook``, ``RevisionState``, ``TagBook``, ``UploadSessionLedger``,
-/// ``TreeSnapshot``, ``ListingCache``), and the rules it follows are values too (``CommitRule``,
-/// ``RevisionLog``, ``HistoryRetention``, ``ListingDelta``, ``SessionSweep``). Its files are read
-/// and written by small helpers (``FolderPaths``, ``HistoryFiles``, ``UploadSessionFiles``,
-/// ``TreeWalker``). This file holds its state; the operations live in its extensions.
+/// (``IdentifierBook``, ``HashBook``, ``RevisionState``, ``TagBook``, ``TreeSnapshot``,
+/// ``ListingCache``), and the rules it follows are values too (``CommitRule``, ``RevisionLog``,
+/// ``HistoryRetention``, ``ListingDelta``). Its files are read and written by small helpers
+/// (``FolderPaths``, ``HistoryFiles``, ``TagFile``, ``TreeWalker``). Upload sessions have an
+/// actor of their own (``UploadSessions``). This file holds its state; the operations live in
+/// its extensions.
 actor FolderStore {
     /// The root's real path (symlinks resolved), the confinement boundary.
     let root: String
@@ -39,16 +40,13 @@ actor FolderStore {
     var listingCache = ListingCache()
     /// When a listing's page last wrote `ids.json` and `content-hashes` (FolderStore+Listing).
     var listingFlushed = ContinuousClock.now
-    /// Upload sessions being appended to and grown right now (FolderStore+Sessions).
-    var sessions = UploadSessionLedger()
+    /// Upload sessions, in `sessionDirectory`: an actor of their own (``UploadSessions``).
+    let uploads: UploadSessions
     /// Histories and who made them (FolderStore+Revisions), and their files.
     var revisions = RevisionState()
     let histories: HistoryFiles
-    /// Tags by file id, loaded on first use and again whenever `tags.json` is no longer as this
-    /// server last read or wrote it (another server over the folder changed it), with that
-    /// file's stamp (FolderStore+Tags).
-    var tagBook: TagBook?
-    var tagBookStamp: FileKey?
+    /// Tags by file id (`tags.json`), read again whenever another server changed them (FolderStore+Tags).
+    var tagFile: TagFile
     /// Days of history kept (FolderStore+Retention); 0 keeps all.
     let historyDays: Int
     /// The change journal (`.byteclub/journal`), readable and waitable without the actor, and
@@ -87,8 +85,8 @@ actor FolderStore {
         // Leftovers of uploads cut off by a crash are never visible; clear them out, but never
         // the files of another server running over this folder.
         temporaryClaim = TemporaryFolderClaim(metaDirectory: metaDirectory, tempDirectory: tempDirectory, expiry: sessionExpiry, logger: logger)
-        let expired = UploadSessionFiles.sweep(sessionDirectory, olderThan: sessionExpiry, now: Date()) { _ in false }
-        if !expired.isEmpty { logger.info("removed \(expired.count) expired upload session file(s)") }
+        uploads = UploadSessions(directory: sessionDirectory, temporaryDirectory: tempDirectory, expiry: sessionExpiry, logger: logger)
+        tagFile = TagFile(metaDirectory: metaDirectory, temporaryDirectory: tempDirectory)
         caches = CacheFiles(metaDirectory: metaDirectory, temporaryDirectory: tempDirectory)
         identifiers = IdentifierBook(FolderFiles.readIdentifiers(metaDirectory))
         hashes = HashBook(FolderFiles.readHashes(metaDirectory + "/content-hashes"))

@@ -90,10 +90,14 @@ struct HistoryFiles: Sendable {
         _ = FileCopier.copyFile(from: host, to: blob, temporaryDirectory: temporaryDirectory)
     }
 
-    /// Removes a history whole: its log, its bytes and the rev links pointing at it.
-    func removeHistory(_ key: String, records all: [RevisionRecord]) {
+    /// Removes a history whole: its log, its bytes and the rev links pointing at it. Returns
+    /// the records it held.
+    @discardableResult
+    func removeHistory(_ key: String) -> [RevisionRecord] {
+        let all = records(key)
         for record in all where historyKey(ofRev: record.rev) == key { unlink(revLinks + "/" + record.rev) }
         try? FileManager.default.removeItem(atPath: directory + "/" + key)
+        return all
     }
 
     /// The histories on disk, by key.

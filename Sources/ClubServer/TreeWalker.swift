@@ -59,6 +59,19 @@ enum TreeWalker {
         }
     }
 
+    /// The folders above `path` that `known` does not hold (an upload or a move created them on
+    /// the way), nearest the root first, by `path_lower`.
+    static func newAncestors(of path: DropboxPath, known: [String: TreeSnapshot.Entry], root: String,
+                             metaDirectory: String) -> [(lower: String, display: String, entry: TreeSnapshot.Entry)] {
+        (1..<max(1, path.components.count)).compactMap { depth in
+            let ancestor = DropboxPath(components: Array(path.components.prefix(depth)))
+            guard known[ancestor.lower] == nil,
+                  let (entry, _) = self.entry(root + ancestor.display, display: ancestor.display, root: root, metaDirectory: metaDirectory)
+            else { return nil }
+            return (ancestor.lower, ancestor.display, entry)
+        }
+    }
+
     /// One entry's signature, and whether a walk enters it (a real folder, not a link); nil for
     /// what a listing leaves out (gone, a link leaving the root, not a file or folder).
     static func entry(_ host: String, display: String, root: String, metaDirectory: String) -> (TreeSnapshot.Entry, Bool)? {

@@ -1,14 +1,34 @@
 import Foundation
+import Logging
 
-/// Upload sessions on the actor, one turn at a time: leases, claims against a member's bound,
-/// concurrent sessions' ledgers, and the expiry sweep. The rules are ``UploadSessionLedger``'s
-/// and ``SessionSweep``'s; the files ``UploadSessionFiles``'.
-extension FolderStore {
+/// Upload sessions, one turn at a time: leases, claims against a member's bound, concurrent
+/// sessions' ledgers, and the expiry sweep. The rules are ``UploadSessionLedger``'s and
+/// ``SessionSweep``'s; the files ``UploadSessionFiles``'.
+///
+/// An actor of its own, beside ``FolderStore``: a session is bytes in `.byteclub/sessions`, not
+/// yet anything in the folder, so its bookkeeping never waits for a commit or a listing. Only
+/// the session's finish (its commit) goes through the folder's actor.
+actor UploadSessions {
+    /// `.byteclub/sessions`.
+    nonisolated let directory: String
+    let temporaryDirectory: String
+    private var sessions = UploadSessionLedger()
+    private let logger: Logger
+
+    /// Removes the sessions idle past `expiry` left from before (none is leased yet).
+    init(directory: String, temporaryDirectory: String, expiry: Duration, logger: Logger) {
+        self.directory = directory
+        self.temporaryDirectory = temporaryDirectory
+        self.logger = logger
+        let expired = UploadSessionFiles.sweep(directory, olderThan: expiry, now: Date()) { _ in false }
+        if !expired.isEmpty { logger.info("removed \(expired.count) expired upload session file(s)") }
+    }
+
     /// Removes expired sessions now, except those with an append in progress.
     @discardableResult
     func sweepSessions(olderThan expiry: Duration, now: Date = Date()) -> [String] {
         let ledger = sessions
-        let swept = UploadSessionFiles.sweep(sessionDirectory, olderThan: expiry, now: now) { ledger.isLeased($0) }
+        let swept = UploadSessionFiles.sweep(directory, olderThan: expiry, now: now) { ledger.isLeased($0) }
         if !swept.isEmpty { logger.info("removed \(swept.count) expired upload session file(s)") }
         return swept
     }
@@ -20,14 +40,14 @@ extension FolderStore {
 
     /// Checks that `member` may open one more session.
     func admitSession(of member: String, quota: UploadSessionLedger.Quota) throws(UploadSessionLedger.Refusal) {
-        try sessions.admit(open: UploadSessionFiles.owned(by: member, in: sessionDirectory).count, quota: quota)
+        try sessions.admit(open: UploadSessionFiles.owned(by: member, in: directory).count, quota: quota)
     }
 
     /// Claims growth of `session` to `size` bytes for `member` (``UploadSessionLedger/claimGrowth(of:to:current:owned:quota:)``).
     @discardableResult
     func claimGrowth(of session: String, to size: Int64, member: String, quota: UploadSessionLedger.Quota) throws(UploadSessionLedger.Refusal) -> Int64 {
         try sessions.claimGrowth(of: session, to: size, current: UploadSessionFiles.apparentSize(session),
-                                 owned: UploadSessionFiles.owned(by: member, in: sessionDirectory), quota: quota)
+                                 owned: UploadSessionFiles.owned(by: member, in: directory), quota: quota)
     }
 
     func releaseGrowth(of session: String) {
@@ -37,7 +57,7 @@ extension FolderStore {
     }
 
     func createConcurrentSession(_ session: String) -> Bool {
-        UploadSessionFiles.createConcurrent(session, temporaryDirectory: tempDirectory)
+        UploadSessionFiles.createConcurrent(session, temporaryDirectory: temporaryDirectory)
     }
 
     /// Adds a completed append to a concurrent session's ledger: on the actor, so two appends
@@ -50,7 +70,7 @@ extension FolderStore {
             throw ClubAPI.concurrentError(error, nested: false)
         }
         // No member of append_v2's union says the server's disk failed.
-        guard UploadSessionFiles.writeLedger(ledger, for: session, temporaryDirectory: tempDirectory) else {
+        guard UploadSessionFiles.writeLedger(ledger, for: session, temporaryDirectory: temporaryDirectory) else {
             throw .serverFailure("the server could not record the block (its disk is full or not writable)")
         }
     }

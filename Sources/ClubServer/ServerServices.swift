@@ -14,7 +14,7 @@ struct SessionSweeper: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: interval)
-                await store.sweepSessions(olderThan: expiry)
+                await store.uploads.sweepSessions(olderThan: expiry)
             }
         }
     }

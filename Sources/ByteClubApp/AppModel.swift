@@ -104,6 +104,10 @@ struct AppContext {
 
     var state: AppState { model.state }
 
+    /// Where every write the app makes at once goes (the queue's go through the outbox): in
+    /// order with the queue, which follows moves (LocalClub's ``OutboxSender/Direct``).
+    var writes: OutboxSender.Direct { OutboxSender.Direct(store: store, outbox: configuration.outbox) }
+
     func update(_ change: (inout AppState) -> Void) { model.update(change) }
 
     /// Asks a question above everything else (a dialog, a prompt): it becomes part of the state,

@@ -141,12 +141,12 @@ final class HistoryController {
             $0.history?.isRestoring = true
             $0.beginRequest()
         }
-        let store = context.store
+        let writes = context.writes
         let title = TerminalSafe.escape(ClubLayout.title(of: entry.name))
         context.perform({ () async throws(RemoteError) -> RemoteEntry in
             // The command line's `restore` too: the text brought back may name tags in its front
             // matter, and they become club tags.
-            try await ServerCopies.restore(entry.path, rev: rev, store: store).entry
+            try await writes.restore(entry.path, rev: rev)
         }) { [weak self] result in
             guard let self else { return }
             self.context.update {

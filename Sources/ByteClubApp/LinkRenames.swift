@@ -121,14 +121,14 @@ final class LinkRenames {
     /// Reads each note, rewrites its links with `rewrite`, and saves it over the rev it read
     /// (``LinkUpdates``), with the spinner, then says what it did.
     private func updateLinks(_ paths: [String], rewriting rewrite: @escaping @Sendable (_ text: String, _ path: String) -> (text: String, count: Int)) {
-        let store = context.store, index = noteIndex.index
+        let writes = context.writes, index = noteIndex.index
         context.update {
             $0.beginRequest()
             $0.message = StatusMessage("Updating the links in \(paths.count) note\(paths.count == 1 ? "" : "s")…")
         }
         context.perform({ () async throws(RemoteError) -> LinkUpdates.Report in
             // The index has the new text at once: the next rename or move counts from it.
-            try await LinkUpdates.update(paths, store: store, saved: { entry, text in try? index?.upsert(entry, text: text) }, rewrite: rewrite)
+            try await writes.rewriteLinks(in: paths, saved: { entry, text in try? index?.upsert(entry, text: text) }, rewrite: rewrite)
         }) { [weak self] result in
             guard let self else { return }
             self.context.update { $0.endRequest() }

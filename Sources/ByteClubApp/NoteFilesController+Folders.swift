@@ -19,7 +19,7 @@ extension NoteFilesController {
                                   validate: { Self.folderNameProblem($0) }) { [weak self] text in
             guard let self, let text else { return }
             let name = text.trimmingCharacters(in: .whitespaces)
-            self.folderRequest("Making folder \"\(TerminalSafe.escape(name))\"…", { store async throws(RemoteError) in try await store.createFolder(parent + "/" + name) }) { made in
+            self.folderRequest("Making folder \"\(TerminalSafe.escape(name))\"…", { writes async throws(RemoteError) in try await writes.createFolder(parent + "/" + name) }) { made in
                 self.refresher.refresh(.notes, select: made.pathLower)
                 self.context.say(StatusMessage("Made folder \"\(TerminalSafe.escape(made.name))\""))
             }
@@ -47,7 +47,7 @@ extension NoteFilesController {
                           buttons: ["Delete", "Cancel"], width: 72)
         context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
             guard choice == 0, let self else { return }
-            self.folderRequest("Deleting folder \"\(TerminalSafe.escape(folder.name))\"…", { store async throws(RemoteError) in try await store.delete(folder.path) }) { _ in
+            self.folderRequest("Deleting folder \"\(TerminalSafe.escape(folder.name))\"…", { writes async throws(RemoteError) in try await writes.delete(folder.path) }) { _ in
                 self.refresher.refresh(.notes)
                 self.context.say(StatusMessage("Deleted the folder \"\(TerminalSafe.escape(folder.name))\""))
             }
@@ -123,8 +123,8 @@ extension NoteFilesController {
     /// Moves `path` (a note or a folder) to `target`; the open note follows it, the list
     /// selects it, and the links that named the old place are offered an update.
     private func move(_ path: String, to target: String, saying done: String) {
-        folderRequest("Moving \"\(TerminalSafe.escape(NotesFolder.name(of: path)))\"…", { store async throws(RemoteError) in
-            try await store.move(from: path, to: target, autorename: false)
+        folderRequest("Moving \"\(TerminalSafe.escape(NotesFolder.name(of: path)))\"…", { writes async throws(RemoteError) in
+            try await writes.move(from: path, to: target)
         }) { moved in
             let lower = path.lowercased()
             self.context.update { state in
@@ -156,14 +156,14 @@ extension NoteFilesController {
     }
 
     /// Runs one folder request with the spinner; a failure is said in words.
-    private func folderRequest(_ status: String, _ work: @escaping @Sendable (any RemoteStore) async throws(RemoteError) -> RemoteEntry,
+    private func folderRequest(_ status: String, _ work: @escaping @Sendable (OutboxSender.Direct) async throws(RemoteError) -> RemoteEntry,
                                done: @escaping @MainActor (RemoteEntry) -> Void) {
         context.update {
             $0.beginRequest()
             $0.message = StatusMessage(status)
         }
-        let store = context.store
-        context.perform({ () async throws(RemoteError) in try await work(store) }) { [weak self] result in
+        let writes = context.writes
+        context.perform({ () async throws(RemoteError) in try await work(writes) }) { [weak self] result in
             guard let self else { return }
             self.context.update { $0.endRequest() }
             switch result {

@@ -82,9 +82,9 @@ final class NoteFilesController {
                 $0.beginRequest()
                 $0.message = StatusMessage("Renaming \"\(TerminalSafe.escape(entry.name))\"…")
             }
-            let store = self.context.store
+            let writes = self.context.writes
             self.context.perform({ () async throws(RemoteError) in
-                try await store.move(from: entry.path, to: folder + "/" + name, autorename: false)
+                try await writes.move(from: entry.path, to: folder + "/" + name)
             }) { [weak self] result in
                 self?.renamed(entry, to: name, result)
             }
@@ -184,8 +184,8 @@ func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppCon
             $0.beginRequest()
             $0.message = StatusMessage("Deleting \"\(TerminalSafe.escape(entry.name))\"…")
         }
-        let store = context.store
-        context.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [weak refresher] result in
+        let writes = context.writes
+        context.perform({ () async throws(RemoteError) in try await writes.delete(entry.path) }) { [weak refresher] result in
             context.update { $0.endRequest() }
             switch result {
             case .success:

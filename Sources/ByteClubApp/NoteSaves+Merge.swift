@@ -193,12 +193,10 @@ extension NoteSaves {
         guard let session = state.note, session.phase == .editing, let rev = theirs.rev else { return }
         let version = session.version, base = session.baseRev
         let generation = markSaving(status: "Saving the merge with \(TerminalSafe.escape(who))'s changes…", journalled: journalled)
-        let store = context.store, data = Data(merged.utf8), path = theirs.path
+        let writes = context.writes, data = Data(merged.utf8), path = theirs.path
         context.perform({ () async throws(RemoteError) -> RemoteEntry in
-            let entry = try await store.upload(data: data, to: path, mode: .update(rev: rev), autorename: false)
-            // The merged text's front matter: its tags become club tags, as after every save.
-            _ = try? await FrontMatterTags.adopt(merged, at: entry.path, store: store)
-            return entry
+            // Its front matter's tags become club tags there, as after every save.
+            try await writes.saveMerged(data, at: path, over: rev)
         }) { [weak self] result in
             guard let self else { return }
             self.context.update { $0.endRequest() }

@@ -329,31 +329,14 @@ extension NoteSaves {
         guard let session = state.note else { return }
         let name = session.fileName
         let target = session.saveFolder(root: configuration.layout.folder) + "/" + name
-        let from = session.entry, store = context.store
+        let from = session.entry?.path, writes = context.writes
         sendSave(name: name, status: "Overwriting \"\(TerminalSafe.escape(name))\"…") { data in
-            var moved: RemoteEntry?
-            if let from = from?.path, from.lowercased() != target.lowercased() || (from as NSString).lastPathComponent != name {
-                switch await attempt({ () async throws(RemoteError) in try await store.move(from: from, to: target, autorename: false) }) {
-                case .success(let entry): moved = entry
-                case .failure(.notFound): break  // deleted on the server: the upload below recreates it
-                case .failure(let error): return SaveReply(result: .failure(error))
-                }
+            // Moved first when its title changed, then written over the server's rev of now; its
+            // front matter's tags become club tags, as after every save.
+            switch await attempt({ () async throws(RemoteError) in try await writes.overwrite(data, at: target, from: from) }) {
+            case .success(let done): return SaveReply(moved: done.moved, result: done.written)
+            case .failure(let error): return SaveReply(result: .failure(error))
             }
-            let upload = await attempt { () async throws(RemoteError) -> RemoteEntry in
-                // The rev the server has now: a change after this one still conflicts.
-                let current: RemoteEntry?
-                do throws(RemoteError) {
-                    current = try await store.metadata(target)
-                } catch .notFound {
-                    current = nil
-                }
-                let mode: WriteMode = current?.rev.map { .update(rev: $0) } ?? .add
-                let entry = try await store.upload(data: data, to: target, mode: mode, autorename: false)
-                // The front matter's tags become club tags, as after every save (best effort).
-                _ = try? await FrontMatterTags.adopt(String(decoding: data, as: UTF8.self), at: entry.path, store: store)
-                return entry
-            }
-            return SaveReply(moved: moved, result: upload)
         }
     }
 
@@ -366,14 +349,10 @@ extension NoteSaves {
         let stamp = copyStamp(configuration.format.now())
         let name = "\(title) (conflicted copy of \(configuration.userName) \(stamp))\(ext)"
         let target = session.saveFolder(root: configuration.layout.folder) + "/" + name
-        let store = context.store
+        let writes = context.writes
         sendSave(name: name, status: "Saving a copy as \"\(TerminalSafe.escape(name))\"…", adoptName: true) { data in
-            SaveReply(result: await attempt { () async throws(RemoteError) -> RemoteEntry in
-                let entry = try await store.upload(data: data, to: target, mode: .add, autorename: true)
-                // The copy is a note of its own: its front matter's tags become its club tags.
-                _ = try? await FrontMatterTags.adopt(String(decoding: data, as: UTF8.self), at: entry.path, store: store)
-                return entry
-            })
+            // The copy is a note of its own: its front matter's tags become its club tags.
+            SaveReply(result: await attempt { () async throws(RemoteError) in try await writes.saveCopy(data, at: target) })
         }
     }
 

@@ -29,8 +29,8 @@ extension PhotoTransfers {
                 // A queued transfer has no task yet: it must never start.
                 starters[id] = nil
             case .deleteCommittedUpload(let entry):
-                let store = context.store
-                context.perform({ () async throws(RemoteError) in try await store.delete(entry.path) }) { [context] result in
+                let writes = context.writes
+                context.perform({ () async throws(RemoteError) in try await writes.deletePhoto(entry.path) }) { [context] result in
                     if case .failure(let error) = result {
                         context.say(.error("The upload finished as it was cancelled, and \"\(TerminalSafe.escape(entry.name))\" could not be removed: \(error.message)"))
                     } else {

@@ -98,16 +98,14 @@ final class PhotoTransfers {
     /// session's mark (``uploadSessions``): quitting to the background then hands the session
     /// over rather than the file, and the agent goes on at the server's offset.
     private func startUpload(_ id: Int, file: URL, to target: String, resuming: UploadSessionMark?) {
-        let store = context.store
+        let writes = context.writes
         let relay = progressRelay(id)
         let sessions = uploadSessions
         let handsOver = configuration.agent != nil || resuming != nil
+        let report: @Sendable (UploadSessionMark) -> Void = { (mark: UploadSessionMark) in sessions.set(id, mark) }
+        let onSession = handsOver ? report : nil
         tasks[id] = context.perform({ () async throws(RemoteError) -> RemoteEntry in
-            if handsOver, let resumable = store as? any ResumableUploadStore {
-                return try await resumable.upload(file: file, to: target, mode: .add, autorename: true, resuming: resuming, streams: nil,
-                                                  onSession: { sessions.set(id, $0) }, progress: relay)
-            }
-            return try await store.upload(file: file, to: target, mode: .add, autorename: true, progress: relay)
+            try await writes.uploadPhoto(file, to: target, resuming: resuming, onSession: onSession, progress: relay)
         }) { [weak self] result in
             guard let self else { return }
             self.tasks[id] = nil

@@ -87,13 +87,13 @@ final class TagsController {
     }
 
     private func apply(_ change: TagChange, to entry: RemoteEntry, done: String) {
-        guard let tagging else { return }
+        guard tagging != nil else { return }
         context.update {
             $0.beginRequest()
             $0.message = StatusMessage("Saving tags…")
         }
-        let path = entry.path
-        context.perform({ () async throws(RemoteError) in try await tagging.changeTags(of: path, change) }) { [weak self] result in
+        let path = entry.path, writes = context.writes
+        context.perform({ () async throws(RemoteError) in try await writes.changeTags(of: path, change) }) { [weak self] result in
             guard let self else { return }
             self.context.update { $0.endRequest() }
             switch result {

@@ -97,6 +97,51 @@ final class OfflineAppTests: XCTestCase {
         harness.app.requestQuit()
     }
 
+    /// Issue 54: a folder renamed in the app while a save into it waited in the outbox (another
+    /// sender, `byteclub outbox --send`, held it) moved the folder at once; the save then went
+    /// to where the note was, found it gone, and came back as a draft. The rename waits for the
+    /// send under way, and the waiting save follows the folder.
+    func testAFolderRenamedWhileASaveIntoItWaitsTakesTheSaveAlong() async throws {
+        let ann = DropboxStore(displayName: "club", endpoints: .club(club.url), tokens: StaticToken(club.annToken), configuration: .ephemeral)
+        _ = try await ann.createFolder("/byteclub/Trips")
+        let day = try await ann.upload(data: Data("day 1\n".utf8), to: "/byteclub/Trips/Day one.txt", mode: .add, autorename: false)
+        // Another sender holds the outbox, with a save into Trips queued, as the CLI leaves one.
+        let outbox = self.outbox
+        try outbox.append(OutboxItem(kind: .save, path: "/byteclub/Trips/Day one.txt", baseRev: day.rev, title: "Day one",
+                                     text: "day 1\nday 2\n", queued: Date()))
+        let (holding, held) = AsyncStream<Void>.makeStream()
+        let (releasing, release) = AsyncStream<Void>.makeStream()
+        let other = Task.detached {
+            await outbox.withSendLock { () async -> Void in
+                held.yield()
+                for await _ in releasing { break }
+            }
+        }
+        for await _ in holding { break }
+
+        let harness = rayApp()
+        await harness.start()
+        await harness.waitUntil("one waiting") { harness.app.state.offline.waiting == 1 }
+        XCTAssertEqual(harness.app.noteItems.first?.title, "Trips/", "folders come first")
+        harness.press(.home)
+        harness.press(.char("R"))
+        await harness.waitUntil("the rename prompt") { harness.render(width: 100, height: 24).dump().contains("Rename folder") }
+        harness.press(.ctrl("u"))
+        type(harness, "Travel")
+        harness.press(.enter)
+        await harness.waitUntil("the move asked") { harness.app.state.message?.text.hasPrefix("Moving \"Trips\"") == true }
+        release.yield()
+        await other.value
+
+        await harness.waitUntil("renamed, then the save sent", timeout: 15) {
+            harness.app.state.offline.waiting == 0 && self.club.text("Travel/Day one.txt") == "day 1\nday 2\n"
+        }
+        XCTAssertTrue(outbox.all().isEmpty)
+        XCTAssertNil(club.text("Trips/Day one.txt"))
+        XCTAssertTrue(drafts.all().isEmpty, "no draft: the text is in the note")
+        harness.app.requestQuit()
+    }
+
     /// Issue 43 §5: an unchanged Ctrl-S offline queued a save of the text already there (or
     /// already waiting), a second item that later made a second row. It queues nothing now.
     func testAnUnchangedCtrlSOfflineQueuesNothing() async throws {

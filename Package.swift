@@ -194,14 +194,16 @@ let package = Package(
                            "Markdown", "DropboxWire",
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")]
         ),
-        .executableTarget(
-            name: "byteclub",
+        // The command line's shell: each command parses its arguments, calls the core (ClubKit,
+        // LocalClub) and prints the result. A library, as the app's shell (ByteClubApp) is, so
+        // that the executable is only where the two start.
+        .target(
+            name: "ClubCLI",
             dependencies: [
                 "ClubKit",
                 "Remote",
                 "ClubServer",
                 "SampleClub",
-                "ByteClubApp",
                 // FrontMatterTags: put, cp, restore, import and export keep front matter and tags agreeing.
                 "LocalClub",
                 "TerminalUI",
@@ -217,6 +219,24 @@ let package = Package(
                 "Markdown",
                 // `edit` merges a draft with a change made meanwhile.
                 "NoteMerge",
+                "ClubCrypt",
+            ]
+        ),
+        // The executable: the command tree, the app's start (`open`) and the app's agent.
+        .executableTarget(
+            name: "byteclub",
+            dependencies: [
+                "ClubCLI",
+                "ClubKit",
+                "Remote",
+                "ByteClubApp",
+                "LocalClub",
+                "TerminalUI",
+                "Agent",
+                "Durable",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                "ByteClubConfig",
             ]
         ),
         .executableTarget(

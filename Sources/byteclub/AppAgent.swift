@@ -1,5 +1,6 @@
 import Agent
 import ByteClubApp
+import ClubCLI
 import ClubKit
 import Foundation
 import Remote

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClubCLI
 import Foundation
 
 /// The byteclub command line.
@@ -8,11 +9,8 @@ struct ByteClub: AsyncParsableCommand {
         commandName: "byteclub",
         abstract: "A terminal client for a club's shared folder of notes and photos.",
         discussion: "Run with no arguments for the terminal UI on an embedded club server. `byteclub serve` shares a folder with your club over the Dropbox v2 API subset. ls, get, put, rm, mv and cp script a club folder, log and restore reach its earlier revisions, and watch prints its changes as they happen: the embedded one (--data-dir), a club server (--server, --token), a WebDAV folder (--webdav, --user) or your Dropbox (--dropbox, after `byteclub login dropbox`), or one named in $XDG_CONFIG_HOME/byteclub/config.toml (--remote NAME; its `default` when no other is given; `byteclub remotes` lists them). Options may come before the command or after it: `byteclub --remote club ls` and `byteclub ls --remote club` are the same.",
-        version: "0.1.0",
-        subcommands: [Open.self, Serve.self, Ls.self, Get.self, Put.self, Rm.self, Mv.self, Cp.self, Log.self, Restore.self, Watch.self, OutboxCommand.self, Tag.self, Export.self, Import.self,
-                      Search.self, Links.self, Cat.self, New.self, Edit.self, Today.self,
-                      Login.self, Logout.self, Remotes.self, Share.self, Unshare.self,
-                      TransfersCommand.self, AgentCommand.self, MembersCommand.self, Join.self, Init.self, Rekey.self],
+        version: ClubCLI.version,
+        subcommands: [Open.self] + ClubCLI.commands,
         defaultSubcommand: Open.self
     )
 
@@ -39,7 +37,7 @@ struct ByteClub: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            CLIError.exit(error, arguments: arranged)
+            CLIError.exit(error, arguments: arranged, root: ByteClub.self)
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ByteClubConfig
 import ByteClubApp
+import ClubCLI
 import ClubKit
 import Dispatch
 import Durable
@@ -94,7 +95,7 @@ struct Open: AsyncParsableCommand {
             editorSettings = EditorSettings(lineNumbers: config?.lineNumbers ?? false, softWrap: config?.softWrap ?? true)
         } catch {
             await connected.close()
-            throw Remotes.exit(error)
+            throw error.said()
         }
         do {
             try await MainActor.run { try UI.open(connected, downloads: downloads, transfers: transfers, images: ImagesOption(argument: images) ?? .auto,

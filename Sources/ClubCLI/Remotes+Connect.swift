@@ -19,7 +19,7 @@ extension BackendOptions {
     }
 
     /// The remote this command uses from the config, or nil (``ClubConnector/resolveRemote(_:configFile:)``).
-    func resolveRemote(configFile: URL = Paths.config) throws(ConfigError) -> (ClubConfig, RemoteConfig)? {
+    public func resolveRemote(configFile: URL = Paths.config) throws(ConfigError) -> (ClubConfig, RemoteConfig)? {
         try ClubConnector.resolveRemote(target, configFile: configFile)
     }
 

@@ -6,11 +6,11 @@ import Synchronization
 /// How every failed command ends: one line on stderr, `byteclub: …`, the exit code a script
 /// branches on (``Exit``), and with `--json` the same as `{"error": {...}}` on stdout, so a
 /// script reading stdout as JSON never meets an empty or half-written answer.
-enum CLIError {
+public enum CLIError {
     /// Whether the command line asked for JSON (`--json` anywhere in it): set once in `main`,
     /// before any command runs.
     // nonisolated(unsafe): written once by `main` before any task starts, read only after.
-    nonisolated(unsafe) static var wantsJSON = false
+    nonisolated(unsafe) public static var wantsJSON = false
 
     /// The last sentence `say` printed: a command that fails prints why, then throws its exit
     /// code, and the JSON error repeats that sentence.
@@ -19,26 +19,27 @@ enum CLIError {
     static func said(_ message: String) { lastSaid.withLock { $0 = message } }
 
     /// Ends the process with `exit`, saying `message` first.
-    static func exit(_ exit: Exit, _ message: String) -> Never {
+    public static func exit(_ exit: Exit, _ message: String) -> Never {
         say(message)
         finish(exit.rawValue)
     }
 
-    /// Ends the process for an error out of parsing or running a command.
-    static func exit(_ error: any Error, arguments: [String]) -> Never {
-        let code = ByteClub.exitCode(for: error)
+    /// Ends the process for an error out of parsing or running a command of `root` (the
+    /// executable's command tree).
+    public static func exit(_ error: any Error, arguments: [String], root: any ParsableCommand.Type) -> Never {
+        let code = root.exitCode(for: error)
         if code == .success {
             // --help, --version, `help`: ArgumentParser prints them as it always does.
-            ByteClub.exit(withError: error)
+            root.exit(withError: error)
         }
         if error is ExitCode {
             // The command said why already (through `say`), then threw its code.
             finish(code.rawValue)
         }
-        let message = ByteClub.message(for: error)
+        let message = root.message(for: error)
             .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             .joined(separator: "; ")
-        let command = arguments.first { word in ByteClub.configuration.subcommands.contains { $0._commandName == word } }
+        let command = arguments.first { word in root.configuration.subcommands.contains { $0._commandName == word } }
         let usage = code.rawValue == Exit.usage.rawValue ? " (byteclub help\(command.map { " " + $0 } ?? "") shows the usage)" : ""
         say((message.isEmpty ? "failed" : message) + usage)
         finish(code.rawValue)
@@ -78,8 +79,8 @@ enum SnakeCase {
 
 /// The name closest to a mistyped one (`lss` → `ls`), when one is close enough to be what was
 /// meant: at most two edits, and fewer than half the word's letters.
-enum NearestName {
-    static func of(_ typed: String, among names: [String]) -> String? {
+public enum NearestName {
+    public static func of(_ typed: String, among names: [String]) -> String? {
         let word = Array(typed.lowercased())
         let scored = names.map { ($0, distance(word, Array($0))) }.filter { $0.1 <= min(2, max(1, word.count / 2)) }
         return scored.min { $0.1 < $1.1 }?.0

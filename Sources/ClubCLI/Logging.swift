@@ -10,8 +10,8 @@ import Durable
 ///
 /// The level comes from `BYTECLUB_LOG_LEVEL` (default `info`). If the file cannot be opened,
 /// logs are dropped rather than shown.
-enum FileLog {
-    static func bootstrap(url: URL) {
+public enum FileLog {
+    public static func bootstrap(url: URL) {
         let level = Paths.environment["BYTECLUB_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let sink = LogFile(url: url)
         LoggingSystem.bootstrap { label in
@@ -23,7 +23,7 @@ enum FileLog {
         shared.set(sink)
     }
 
-    static func flush() { shared.get()?.synchronize() }
+    public static func flush() { shared.get()?.synchronize() }
 
     private static let shared = Box()
 

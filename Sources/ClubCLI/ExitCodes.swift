@@ -4,7 +4,7 @@ import Foundation
 import Remote
 
 extension Exit {
-    var code: ExitCode { ExitCode(rawValue) }
+    public var code: ExitCode { ExitCode(rawValue) }
 }
 
 /// Prints "byteclub: message" and picks the exit code a script can branch on.

@@ -19,12 +19,12 @@ struct AgentCommand: AsyncParsableCommand {
     func run() async throws {
         let seconds = idle ?? Paths.environment["BYTECLUB_AGENT_IDLE_SECONDS"].flatMap(Double.init) ?? 60
         let place = try AgentPlace(key: key, stateFolder: Paths.state)
-        try await AgentServer.run(place: place, makeStore: { try await AgentStores.make($0, version: ByteClub.configuration.version) }, idleExit: .milliseconds(Int(max(0.1, seconds) * 1000)))
+        try await AgentServer.run(place: place, makeStore: { try await AgentStores.make($0, version: ClubCLI.version) }, idleExit: .milliseconds(Int(max(0.1, seconds) * 1000)))
     }
 }
 
 /// The path of this very executable, for starting the agent.
-var ownExecutable: String {
+public var ownExecutable: String {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 }
 

@@ -110,7 +110,7 @@ func notePath(_ path: String, on backend: Backend) async throws -> String {
 /// Writes "byteclub: message" to stderr, one line, through the one sanitizer: the message often
 /// holds a name, a path or an error body from the server, whose control characters would act on
 /// the terminal (``TerminalSafe``: `ESC` is shown as `\x1b`).
-func say(_ message: String) {
+public func say(_ message: String) {
     CLIError.said(message)
     FileHandle.standardError.write(Data("byteclub: \(TerminalSafe.escape(message))\n".utf8))
 }

@@ -9,25 +9,27 @@ import SampleClub
 
 /// Which club folder to talk to: `--server URL --token T`, `--dropbox`, or (by default) the
 /// embedded server over `--data-dir`.
-struct BackendOptions: ParsableArguments {
+public struct BackendOptions: ParsableArguments, Sendable {
+    public init() {}
+
     @Option(help: "A club server, e.g. http://192.168.1.20:8421.") var server: String?
     @Option(help: "The club server's token (or set BYTECLUB_TOKEN).") var token: String?
     @Option(help: ArgumentHelp("The club server's key fingerprint, as `byteclub serve` prints it; only that key is accepted.", valueName: "sha256//…"))
     var pin: String?
     @Flag(help: "Use your Dropbox (after `byteclub login dropbox`).") var dropbox = false
     @Option(help: "A WebDAV folder, e.g. https://cloud.example.org/remote.php/dav/files/ray/ (password from BYTECLUB_WEBDAV_PASSWORD or a prompt).")
-    var webdav: String?
+    public var webdav: String?
     @Option(help: "The WebDAV user name (with --webdav).") var user: String?
     @Option(help: "A remote named in $XDG_CONFIG_HOME/byteclub/config.toml (see `byteclub remotes`).") var remote: String?
     @Option(help: "The embedded club folder (default: $XDG_DATA_HOME/byteclub/club).") var dataDir: String?
     @Option(help: "Bandwidth limit per transfer, e.g. 500K or 2M (bytes per second).") var bwlimit: String?
-    @Option(help: "Seconds without any data before a request fails.") var timeout: Double = 60
+    @Option(help: "Seconds without any data before a request fails.") public var timeout: Double = 60
     @Option(help: .hidden) var dropboxApi: String?
     @Option(help: .hidden) var oauthTokenUrl: String?
     /// The most entries a listing gathers before it stops (tests lower it; default 1,000,000).
     @Option(help: .hidden) var listingLimit: Int?
 
-    func validate() throws {
+    public func validate() throws {
         if server != nil && dropbox { throw ValidationError("use either --server or --dropbox, not both") }
         try validateWebDAV()
         try validateRemote()
@@ -62,7 +64,7 @@ struct BackendOptions: ParsableArguments {
     }
 
     var connection: ConnectionOptions {
-        ConnectionOptions(idleTimeout: timeout, bandwidthLimit: bwlimit.flatMap(Self.parseRate), userAgent: "byteclub/\(ByteClub.configuration.version)",
+        ConnectionOptions(idleTimeout: timeout, bandwidthLimit: bwlimit.flatMap(Self.parseRate), userAgent: "byteclub/\(ClubCLI.version)",
                           pinnedPublicKey: pin)
     }
 
@@ -91,7 +93,7 @@ struct BackendOptions: ParsableArguments {
     /// (`.info`); scripts, whose log is stderr, keep it quiet. `retry` is how long requests keep
     /// trying: scripts wait out long outages, the UI reports within seconds (and keeps drafts).
     /// `offlineStart` (the app): a WebDAV server that cannot be reached still gives a backend.
-    func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false,
+    public func connect(serverLogLevel: Logger.Level = .warning, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false,
                  plain: Bool = false) async throws -> Backend {
         let questions = ConnectQuestions(pin: { url, remote, config in try await FirstUse.pin(for: url, remote: remote, config: config) },
                                          password: { user, url in try WebDAVPassword.obtain(user: user, url: url) })

@@ -11,7 +11,7 @@ extension BackendOptions {
     /// The club as the agent needs it, with its secret resolved here (flags, BYTECLUB_TOKEN,
     /// BYTECLUB_WEBDAV_PASSWORD or the prompt), so the agent never asks anyone anything.
     /// A named remote from config.toml is resolved to its kind, URL and secret the same way.
-    func agentRemote() throws -> AgentRemote {
+    public func agentRemote() throws -> AgentRemote {
         var options = self
         if let (config, remote) = try resolveRemote() {
             options.remote = nil
@@ -67,7 +67,7 @@ extension BackendOptions {
     var bandwidthLimit: Int64? { bwlimit.flatMap(Self.parseRate) }
 
     /// The agent's place for the club these flags name.
-    static func agentPlace(_ remote: AgentRemote) throws -> AgentPlace {
+    public static func agentPlace(_ remote: AgentRemote) throws -> AgentPlace {
         try AgentPlace(key: remote.key, stateFolder: Paths.state)
     }
 }

@@ -87,10 +87,7 @@ struct Remotes: AsyncParsableCommand {
     }
 
     /// Prints a config problem and gives exit status 2.
-    static func exit(_ error: ConfigError) -> ExitCode {
-        say(error.description)
-        return ExitCode(2)
-    }
+    static func exit(_ error: ConfigError) -> ExitCode { error.said() }
 
     static let example = """
         default = "club"
@@ -112,4 +109,12 @@ struct Remotes: AsyncParsableCommand {
         type = "dropbox"              # after `byteclub login dropbox`
 
         """
+}
+
+extension ConfigError {
+    /// Says the problem (its file, line and key) and gives exit status 2.
+    public func said() -> ExitCode {
+        say(description)
+        return ExitCode(2)
+    }
 }

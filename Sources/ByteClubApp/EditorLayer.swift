@@ -22,7 +22,7 @@ final class EditorLayer: Layer {
         guard state.tab == .notes, let note = state.note else { return .ignored }
         // While a note loads, a filter being typed keeps its keys (Esc clears the filter, it
         // does not abandon the load).
-        if !key.isMouse, note.phase == .loading, state.notes.list.isEditingFilter { return .ignored }
+        if !key.isMouse, note.stage == .loading, state.notes.list.isEditingFilter { return .ignored }
         return onKey?(key) == true ? .consumed : .ignored
     }
 }

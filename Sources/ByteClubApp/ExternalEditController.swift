@@ -48,7 +48,7 @@ final class ExternalEditController {
     /// `Alt-E` in the open editor; returns whether it was taken (not while a note loads, a
     /// merge has the keys, or the screen is too small to show what it would change).
     func handleEditorKey(_ key: Key) -> Bool {
-        guard Self.externalEditorBindings.action(for: key) == .open, let note = state.note, note.phase != .loading, note.merge == nil,
+        guard Self.externalEditorBindings.action(for: key) == .open, let note = state.note, note.stage != .loading, note.merge == nil,
               !context.compositor.isTooSmall else { return false }
         openInExternalEditor()
         return true
@@ -64,7 +64,7 @@ final class ExternalEditController {
     /// `e` in the list: opens the selected note, then hands it to the editor once its text is in.
     func openSelectedInExternalEditor() {
         guard let item = state.selectedNoteItem(in: context.model.noteListing) else { return }
-        if let note = state.note, note.phase != .loading {
+        if let note = state.note, note.stage != .loading {
             openInExternalEditor()
             return
         }
@@ -83,10 +83,10 @@ final class ExternalEditController {
     private func runPending() {
         guard let pending, let session = state.note else { return }
         guard session.draftID == pending else {
-            if session.phase != .loading { self.pending = nil }
+            if session.stage != .loading { self.pending = nil }
             return
         }
-        guard session.phase != .loading else { return }
+        guard session.stage != .loading else { return }
         self.pending = nil
         openInExternalEditor()
     }
@@ -97,7 +97,7 @@ final class ExternalEditController {
             context.say(.error("No terminal to run an editor in"))
             return
         }
-        guard var session = state.note, session.phase != .loading, session.merge == nil else { return }
+        guard var session = state.note, session.stage != .loading, session.merge == nil else { return }
         if session.isReadOnly {
             context.say(.error("This note is read-only: it is not valid UTF-8 text"))
             return

@@ -52,7 +52,7 @@ final class LinksController {
             return followClick(at: event)
         }
         guard let action = Self.bindings.action(for: key), let note = state.note,
-              note.phase != .loading, note.merge == nil, note.editor.bar == nil else { return false }
+              note.stage != .loading, note.merge == nil, note.editor.bar == nil else { return false }
         switch action {
         case .follow: followLinkUnderCursor()
         case .back: navigator.back()
@@ -76,7 +76,7 @@ final class LinksController {
     /// Ctrl-click, as in Obsidian and VS Code: the cursor goes where a plain click would put it,
     /// then the link there is followed. A click outside the editor is not the links'.
     private func followClick(at event: MouseEvent) -> Bool {
-        guard let note = state.note, note.phase != .loading, note.merge == nil, note.editor.bar == nil else { return false }
+        guard let note = state.note, note.stage != .loading, note.merge == nil, note.editor.bar == nil else { return false }
         var outcome: NoteEditorOutcome?
         context.model.updateQuietly { outcome = $0.note?.editor.handle(.mouse(x: event.x, y: event.y)) }
         guard let outcome, outcome != .ignored else { return false }

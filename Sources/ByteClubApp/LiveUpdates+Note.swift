@@ -9,11 +9,11 @@ import TerminalUI
 extension LiveUpdates {
     /// Looks for the open note among the changed notes.
     func openNoteChanged(_ events: [LiveEvent]) {
-        guard let session = context.state.note, session.phase != .loading, let open = session.entry else { return }
+        guard let session = context.state.note, session.stage != .loading, let open = session.entry else { return }
         if let deletion = events.last(where: { $0.entry.pathLower == open.pathLower }), deletion.kind == .deleted {
             // Our own rename in flight moves the note away from this path: that is no deletion
             // (its addition is paired with it as a rename, unless it came in a later page).
-            if session.phase == .saving, session.fileName != open.name { return }
+            if session.isSaving, session.fileName != open.name { return }
             guard session.remoteDeletion == nil else { return }
             let draftID = session.draftID
             whoDeleted(open.path) { [weak self] who in
@@ -33,10 +33,10 @@ extension LiveUpdates {
               let rev = event.entry.rev, rev != session.baseRev, rev != session.remoteChange?.rev else { return }
         // Our own save landing: by our account, or (on a server that names no one) while it is in flight.
         if let me, event.entry.modifiedBy == me { return }
-        if me == nil || event.entry.modifiedBy == nil, session.phase == .saving { return }
+        if me == nil || event.entry.modifiedBy == nil, session.isSaving { return }
         // A name, or words: an account id is never shown where a name belongs.
         let who = name(of: event.entry.modifiedBy) ?? MergeSession.someone
-        if !session.isModified, session.phase == .editing, !session.isReadOnly {
+        if !session.isModified, session.isEditing, !session.isReadOnly {
             reload(event.entry, who: who, draftID: session.draftID)
         } else {
             let change = RemoteNoteChange(entry: event.entry, who: who, when: event.entry.modified ?? context.configuration.format.now())
@@ -118,7 +118,7 @@ extension LiveUpdates {
         let store = context.store
         context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
             guard let self, case .success(let (data, current)) = result, let text = String(validating: data, as: UTF8.self) else { return }
-            guard let session = self.context.state.note, session.draftID == draftID, session.phase == .editing,
+            guard let session = self.context.state.note, session.draftID == draftID, session.isEditing,
                   !session.isModified, session.baseRev != current.rev else { return }
             let title = TerminalSafe.escape(ClubLayout.title(of: current.name))
             self.context.update { state in

@@ -18,7 +18,7 @@ extension MainScreen {
     @discardableResult
     func renderNotes(into canvas: any Canvas, pane: Rect) -> Bool {
         // The session's scalars only: the editor itself is drawn in place below.
-        let session = model.state.note.map { NoteGlance(phase: $0.phase, name: $0.entry?.name ?? "", isModified: $0.isModified, banner: $0.banner) }
+        let session = model.state.note.map { NoteGlance(stage: $0.stage, isSaving: $0.isSaving, name: $0.entry?.name ?? "", isModified: $0.isModified, banner: $0.banner) }
         var listArea = pane, editorArea = Rect.zero
         if session != nil {
             if pane.width >= 90 {
@@ -28,15 +28,15 @@ extension MainScreen {
                 for y in pane.y..<pane.maxY { canvas.put("│", at: Point(x: pane.x + listWidth, y: y), style: canvas.theme.border) }
             } else {
                 // Too narrow for both: the editor takes the pane (the list while loading).
-                if session?.phase != .loading { listArea = .zero }
-                editorArea = session?.phase == .loading ? listArea.splitBottom(1).bottom : pane
-                if session?.phase == .loading { listArea = listArea.splitBottom(1).rest }
+                if session?.stage != .loading { listArea = .zero }
+                editorArea = session?.stage == .loading ? listArea.splitBottom(1).bottom : pane
+                if session?.stage == .loading { listArea = listArea.splitBottom(1).rest }
             }
         }
         if !listArea.isEmpty {
             var list = model.state.notes.list
             ListView(columns: Self.notesColumns(in: model.state.notesFolder), rows: model.noteListing.rows, emptyHint: emptyHint(.notes),
-                     isFocused: session == nil || session?.phase == .loading)
+                     isFocused: session == nil || session?.stage == .loading)
                 .render(into: canvas, area: listArea, state: &list)
             // Drawing clamps the selection and learns the page size; keep that without a redraw.
             if list != model.state.notes.list { model.updateQuietly { $0.notes.list = list } }
@@ -46,7 +46,7 @@ extension MainScreen {
         }
         let listShown = !listArea.isEmpty
         guard let session, !editorArea.isEmpty else { return listShown }
-        if session.phase == .loading {
+        if session.stage == .loading {
             canvas.fill(editorArea, style: canvas.theme.text)
             let spinner = StatusBar.spinnerFrames[tick() % StatusBar.spinnerFrames.count]
             let name = TerminalSafe.escape(session.name)
@@ -58,14 +58,14 @@ extension MainScreen {
             // The merge view, in place of the editor while a merge has conflicts.
             model.updateQuietly { state in
                 guard let note = state.note, note.merge != nil else { return }
-                MergeView(title: note.editor.title.text, isModified: session.isModified, isSaving: session.phase == .saving)
+                MergeView(title: note.editor.title.text, isModified: session.isModified, isSaving: session.isSaving)
                     .render(into: canvas, area: editorArea, merge: &state.note!.merge!)
             }
             return listShown
         }
         // A banner may name a member or a note (the server's words): escaped, as messages are.
         var banner = session.banner.map(TerminalSafe.escape)
-        if session.phase == .saving { banner = "Saving…" + (banner.map { " · " + $0 } ?? "") }
+        if session.isSaving { banner = "Saving…" + (banner.map { " · " + $0 } ?? "") }
         // Drawn in place (it learns its scroll position), without a copy of the note or a new frame.
         // Asked with a borrow of the note, not a copy kept across the drawing below.
         let lineStyles = model.state.note.flatMap { markdown.lineStyles(for: $0, syntax: canvas.theme.syntax) }
@@ -256,7 +256,8 @@ extension MainScreen {
 /// What drawing needs of the open note besides its editor, copied out so that the editor can
 /// be drawn in place without copying the note.
 private struct NoteGlance {
-    var phase: NoteSession.Phase
+    var stage: NoteSession.Stage
+    var isSaving: Bool
     var name: String
     var isModified: Bool
     var banner: String?

@@ -194,7 +194,7 @@ public final class MainScreen: Layer {
         // says where the user is, and `?` is help there (the view takes it before the editor).
         let place = tab == .notes && state.noteView != nil ? state.note.map(Self.renderedViewPlace) : nil
         // In the editor `?` is typed: F1 is the help key there.
-        let inEditor = place == nil && tab == .notes && state.note.map { $0.phase != .loading && $0.merge == nil } == true
+        let inEditor = place == nil && tab == .notes && state.note.map { $0.stage != .loading && $0.merge == nil } == true
         StatusBar(backend: state.backend, place: place, isBusy: state.isAnimating, tick: tick(), message: message,
                   progress: progress, hint: inEditor ? "F1 help" : "? help").render(into: canvas, area: bottom)
     }
@@ -212,7 +212,7 @@ public final class MainScreen: Layer {
         if key.isMouse { return handleMouse(key, delegate: delegate) }
         let tab = model.state.tab
         // The editor (EditorLayer, above) had the key first.
-        if tab == .notes, let notePhase = model.state.note?.phase, notePhase != .loading {
+        if tab == .notes, let stage = model.state.note?.stage, stage != .loading {
             // The editor has the keys; what it leaves goes to the shell (Tab, Ctrl keys), not the list.
             return handleShellKey(key, tab: tab)
         }
@@ -243,7 +243,7 @@ public final class MainScreen: Layer {
         // While the editor is open, only Tab and Shift-Tab of the shell keys apply: letters are text.
         // (While a note only loads, the list and the shell keep their keys.)
         // Ctrl-C reaches here only where the editor did not take it (a merge): it asks as q does.
-        if let phase = model.state.note?.phase, phase != .loading, tab == .notes, action != .nextTab, action != .previousTab,
+        if let stage = model.state.note?.stage, stage != .loading, tab == .notes, action != .nextTab, action != .previousTab,
            key != .ctrl("c") {
             return .ignored
         }
@@ -262,13 +262,13 @@ public final class MainScreen: Layer {
     public func claimsTyping() -> Bool {
         let tab = model.state.tab
         // The merge view in the editor's place has letter keys of its own, and `?` for help.
-        if tab == .notes, let note = model.state.note, note.phase != .loading, note.merge == nil { return true }
+        if tab == .notes, let note = model.state.note, note.stage != .loading, note.merge == nil { return true }
         return model.state[tab].list.isEditingFilter
     }
 
     public func commands() -> [Command] {
         let tab = model.state.tab
-        if tab == .notes, let note = model.state.note, note.phase != .loading {
+        if tab == .notes, let note = model.state.note, note.stage != .loading {
             return Self.editorCommands(merging: note.merge != nil, searchHits: note.searchMatches != nil, findBar: note.editor.bar != nil,
                                        editor: note.editor.commandsHere)
         }

@@ -35,7 +35,7 @@ extension Navigator {
             session.entry = keptEntry
         }
         session.editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: text, isNew: false)
-        session.phase = .editing
+        session.stage = .open
         session.banner = "Offline: \(banner); a save waits in the outbox"
         placeAtSearchHit(&session)
         context.update {

@@ -14,7 +14,7 @@ extension Navigator {
         if state.noteView != nil { context.update { $0.noteView = nil } }
         if state.links.panel != nil { context.update { $0.links.panel = nil } }
         guard let session = state.note else { return }
-        if session.phase == .loading {
+        if session.stage == .loading {
             abandonLoad()
             return
         }
@@ -30,7 +30,7 @@ extension Navigator {
     /// Whether the note on screen may give way now: not while its save is on its way (the
     /// answer is for the editor that sent it), which the status bar says.
     func editorCanLeave() -> Bool {
-        guard let note = state.note, note.phase == .saving else { return true }
+        guard let note = state.note, note.isSaving else { return true }
         context.say(.error("Saving \"\(TerminalSafe.escape(note.displayName))\": wait for the server's answer, then go on"))
         return false
     }

@@ -8,7 +8,7 @@ import TerminalUI
 /// (`Ctrl-O`) returns to where they were, as it does from another note.
 extension Navigator {
     func goToPlace(_ fragment: String) {
-        guard let session = state.note, session.phase != .loading else { return }
+        guard let session = state.note, session.stage != .loading else { return }
         guard let line = NoteAnchors.line(of: fragment, in: session.editor.body.text) else {
             context.say(.error("No heading or block \"\(TerminalSafe.escape(fragment))\" in this note"))
             return

@@ -42,7 +42,7 @@ final class Navigator {
         if case .folder(let folder) = item {
             return context.update { folder.isParent ? $0.upFolder() : $0.openFolder(folder.path) }
         }
-        if let note = state.note, note.phase != .loading { return }
+        if let note = state.note, note.stage != .loading { return }
         if showOpen(item) { return }
         switch item {
         case .folder, .file: break
@@ -64,7 +64,7 @@ final class Navigator {
     func newNote() {
         if state.readsOnly { return context.say(.error(AppState.readerRefusal)) }
         // A note on screen with unsaved edits stays open behind the new one.
-        if let note = state.note, note.phase != .loading {
+        if let note = state.note, note.stage != .loading {
             guard editorCanLeave() else { return }
             leaveOpenNote()
         }
@@ -114,7 +114,7 @@ final class Navigator {
     private func finishLoad(generation: Int, result: Result<(data: Data, entry: RemoteEntry), RemoteError>) {
         // Every load ends here exactly once, abandoned or not: the spinner's count goes down.
         context.update { $0.endRequest() }
-        guard var session = state.note, session.generation == generation, session.phase == .loading else { return }
+        guard var session = state.note, session.generation == generation, session.stage == .loading else { return }
         loadTask = nil
         switch result {
         case .success(let (data, entry)):
@@ -152,7 +152,7 @@ final class Navigator {
                 session.banner = notice
                 message = .error(notice)
             }
-            session.phase = .editing
+            session.stage = .open
             placeAtSearchHit(&session)
             context.update {
                 $0.note = session
@@ -200,12 +200,12 @@ final class Navigator {
 
     /// `Enter` on a search hit: opens `entry` (its draft if it has one) with the cursor on the match.
     func open(_ entry: RemoteEntry, at hit: SearchResult) {
-        if let note = state.note, note.phase != .loading { return }
+        if let note = state.note, note.stage != .loading { return }
         if let draft = state.drafts.first(where: { $0.path?.lowercased() == entry.pathLower }) {
             // The draft is the text the user last saw: the matches are looked for in it.
             open(draft: draft, entry: entry)
             context.model.updateQuietly { $0.note?.openedFrom = hit }
-            if var session = state.note, session.phase != .loading {
+            if var session = state.note, session.stage != .loading {
                 placeAtSearchHit(&session)
                 context.update { $0.note = session }
             }
@@ -360,7 +360,7 @@ final class Navigator {
     /// at its start by default); `remember` puts the open note, and where in it the user was,
     /// in "Back"'s history.
     func open(_ entry: RemoteEntry, remember: Bool, arrival: NotePlace = NotePlace()) {
-        if let open = state.note?.entry, open.pathLower == entry.pathLower, state.note?.phase != .loading {
+        if let open = state.note?.entry, open.pathLower == entry.pathLower, state.note?.stage != .loading {
             if remember {
                 context.say(StatusMessage("That link leads to this note"))
             } else {

@@ -72,7 +72,7 @@ final class NoteEdits {
     /// made there, so typing in a 1 MiB note never waits for its draft. One write at a time; edits
     /// made meanwhile are written by the next. A failure is said, as for ``journal()``.
     private func journalInBackground() {
-        guard let current = state.note, current.phase != .loading, !current.isReadOnly,
+        guard let current = state.note, current.stage != .loading, !current.isReadOnly,
               current.version != current.journalledVersion, let drafts = configuration.drafts else { return }
         guard !journalWriting else {
             journalAgain = true
@@ -117,7 +117,7 @@ final class NoteEdits {
     /// every edit (debounced), before every save, and on the way out.
     @discardableResult
     func journal() -> Bool {
-        guard let open = state.note, open.phase != .loading, !open.isReadOnly,
+        guard let open = state.note, open.stage != .loading, !open.isReadOnly,
               open.version != open.journalledVersion, configuration.drafts != nil else { return true }
         do {
             try writeDraft(of: open)

@@ -31,6 +31,9 @@ struct NoteSave: Equatable, Sendable {
     }
 
     private(set) var phase = Phase.editing
+    /// Whether the save's writes are under way: Ctrl-S's items being sent, the conflict
+    /// dialog's Overwrite or copy, or a merge (fetching theirs, saving the merged text).
+    var isInFlight: Bool { phase == .sending || phase == .merge }
     /// When ``phase`` began.
     private(set) var since: Double = 0
     /// The outbox items of the save under way, in the order they are sent.
@@ -71,6 +74,18 @@ struct NoteSave: Equatable, Sendable {
             items = []
             return outcome
         }
+    }
+
+    /// A write made at once (the conflict dialog's Overwrite or Save as copy) is under way.
+    mutating func writing(at now: Double) {
+        items = []
+        enter(.sending, at: now)
+    }
+
+    /// A merge of theirs and ours is under way (after a save found their change, or asked for).
+    mutating func merging(at now: Double) {
+        items = []
+        enter(.merge, at: now)
     }
 
     /// Editing again after a conflict or a merge was dealt with.
@@ -172,9 +187,9 @@ struct NoteSave: Equatable, Sendable {
 
     /// The session as the answer leaves it, before its outcome is carried out: editing again,
     /// and at the new name when a rename went through, whatever the upload did.
-    static func answered(_ session: NoteSession, by reply: Reply) -> NoteSession {
+    static func answered(_ session: NoteSession, by reply: Reply, at now: Double) -> NoteSession {
         var session = session
-        session.phase = .editing
+        session.save.resumed(at: now)
         if let moved = reply.moved {
             session.entry = moved
             session.baseRev = moved.rev

@@ -47,7 +47,7 @@ extension NoteSaves {
     /// `Ctrl-R` in the editor: merge the server's version now.
     func mergeNow() {
         guard let session = state.note else { return }
-        guard session.phase == .editing else {
+        guard session.isEditing else {
             context.say(StatusMessage("A save is running; Ctrl-R again once it is done"))
             return
         }
@@ -68,11 +68,15 @@ extension NoteSaves {
     func startMerge(_ trigger: MergeTrigger) {
         // The user's text on disk first, whatever happens next.
         let journalled = journal()
-        guard let session = state.note, session.phase == .editing, let entry = session.entry, let baseRev = session.baseRev else { return }
+        // Open, and no save's items on their way (a save that found their change hands over to
+        // this merge: the save machine is merging already).
+        guard let session = state.note, session.stage == .open, session.save.phase != .sending,
+              let entry = session.entry, let baseRev = session.baseRev else { return }
         let generation = context.model.nextID()
         let name = session.fileName
+        let now = context.effects.now()
         context.update {
-            $0.note?.phase = .saving
+            $0.note?.save.merging(at: now)
             $0.note?.generation = generation
             $0.beginRequest()
             if case .afterSave = trigger { return }
@@ -104,8 +108,8 @@ extension NoteSaves {
 
     private func finishMergeFetch(generation: Int, trigger: MergeTrigger, result: Result<MergeFetch, RemoteError>) {
         context.update { $0.endRequest() }
-        guard var session = state.note, session.generation == generation, session.phase == .saving else { return }
-        session.phase = .editing
+        guard var session = state.note, session.generation == generation, session.isSaving else { return }
+        session.save.resumed(at: context.effects.now())
         let name = session.fileName
         let isSave: Bool
         if case .save = trigger { isSave = true } else { isSave = false }
@@ -190,7 +194,7 @@ extension NoteSaves {
     /// user's text until the server confirmed.
     func sendMergedSave(_ merged: String, theirs: RemoteEntry, who: String, mine: String, attempt: Int) {
         let journalled = journal()
-        guard let session = state.note, session.phase == .editing, let rev = theirs.rev else { return }
+        guard let session = state.note, session.isEditing, let rev = theirs.rev else { return }
         let version = session.version, base = session.baseRev
         let generation = markSaving(status: "Saving the merge with \(TerminalSafe.escape(who))'s changes…", journalled: journalled)
         let writes = context.writes, data = Data(merged.utf8), path = theirs.path
@@ -200,8 +204,8 @@ extension NoteSaves {
         }) { [weak self] result in
             guard let self else { return }
             self.context.update { $0.endRequest() }
-            guard var session = self.state.note, session.generation == generation, session.phase == .saving else { return }
-            session.phase = .editing
+            guard var session = self.state.note, session.generation == generation, session.isSaving else { return }
+            session.save.resumed(at: self.context.effects.now())
             switch result {
             case .success(let entry):
                 self.context.model.updateQuietly { $0.note = session }

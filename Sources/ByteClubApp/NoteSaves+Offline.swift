@@ -20,7 +20,6 @@ extension NoteSaves {
         // queue, so no second item waits to send what is there.
         if let entry = session.entry, !session.isModified, entry.name == name, session.remoteDeletion == nil {
             session.closeAfterSave = false
-            session.phase = .editing
             context.update {
                 $0.note = session
                 $0.message = StatusMessage("No changes to save in \"\(TerminalSafe.escape(name))\"")
@@ -89,7 +88,6 @@ extension NoteSaves {
         session.closeAfterSave = false
         session.savedVersion = version ?? session.version
         session.editorCleanIsSaved = false  // the server does not have it yet
-        session.phase = .editing
         session.queuedItem = items.last
         session.save.queued(items, atOnce: false, at: context.effects.now())
         // The draft as journalled before the save (not read back from disk).

@@ -19,7 +19,7 @@ extension NoteSaves {
     /// The outbox runner's answer to a save sent at once (``save(confirmedEmpty:)``): a rename
     /// before it moves the note and the save goes on; the rest is carried out as any save's.
     private func finishQueuedSave(generation: Int, version: Int, name: String, sent: String, items: [String], answer: NoteSave.Answer) {
-        guard var session = state.note, session.generation == generation, session.phase == .saving else { return }
+        guard var session = state.note, session.generation == generation, session.isSaving else { return }
         let outcome = session.save.answered(answer, canMerge: canMerge(session), at: context.effects.now())
         switch outcome {
         case .ignored:
@@ -33,7 +33,6 @@ extension NoteSaves {
             return
         case .merged(let entry, let merged, let by):
             context.update { $0.endRequest() }
-            session.phase = .editing
             context.model.updateQuietly { $0.note = session }
             let draftID = session.draftID, base = session.baseRev
             named(by) { [weak self] who in
@@ -43,7 +42,6 @@ extension NoteSaves {
         case .queue:
             // The server went away: the outbox keeps the items and sends them when it is back.
             context.update { $0.endRequest() }
-            session.phase = .editing
             context.model.updateQuietly { $0.note = session }
             if let entry = session.entry, !session.isModified, entry.name == name, session.remoteDeletion == nil {
                 // The server has this text already: nothing is to wait for it (as offline).
@@ -64,13 +62,11 @@ extension NoteSaves {
             // items are on disk in the outbox already and its sender goes on with them, so the
             // editor goes on as after a save made offline, and the status bar says it waits.
             context.update { $0.endRequest() }
-            session.phase = .editing
             context.model.updateQuietly { $0.note = session }
             markQueued(items, version: version)
             context.say(StatusMessage("Saved \"\(TerminalSafe.escape(name))\" in the outbox (\(state.offline.waiting) waiting): the server has not answered yet; it is sent by itself"))
         default:
             context.update { $0.endRequest() }
-            session.phase = .editing
             carryOut(outcome, session: session, version: version, name: name)
         }
     }

@@ -19,9 +19,9 @@ extension NoteSaves {
     /// again as a new note where it was (a create: a note made there since is asked about).
     func save(confirmedEmpty: Bool = false) {
         guard let session = state.note else { return }
-        guard session.phase == .editing else {
+        guard session.isEditing else {
             // A save (or a merge) is on its way and its answer is this editor's: said, not dropped.
-            if session.phase == .saving {
+            if session.isSaving {
                 context.say(StatusMessage("Saving \"\(TerminalSafe.escape(session.fileName))\"…: wait for the server's answer, then Ctrl-S again"))
             }
             return
@@ -58,7 +58,7 @@ extension NoteSaves {
             return
         }
         // Online: the same items, sent at once by the outbox's sender; the editor waits for them.
-        guard let runner = outboxRunner, let current = state.note, current.phase == .editing else { return }
+        guard let runner = outboxRunner, let current = state.note, current.isEditing else { return }
         // A rename moves only at the opened rev: a change made meanwhile is asked about, not moved.
         let items = saveItems(current, name: name).map { item in
             var item = item
@@ -77,7 +77,6 @@ extension NoteSaves {
             // Not queued (said why): nothing was sent, the draft keeps the text.
             context.update {
                 $0.endRequest()
-                $0.note?.phase = .editing
                 $0.note?.closeAfterSave = false
                 $0.note?.save.resumed(at: context.effects.now())
             }
@@ -93,8 +92,9 @@ extension NoteSaves {
     func markSaving(status: String, journalled: Bool) -> Int {
         let generation = context.model.nextID()
         let draftProblem = journalled ? nil : state.message?.text
+        let now = context.effects.now()
         context.update {
-            $0.note?.phase = .saving
+            $0.note?.save.writing(at: now)
             $0.note?.generation = generation
             let inView = $0.note?.remoteChange
             $0.note?.remoteChangeAtSave = inView
@@ -108,7 +108,7 @@ extension NoteSaves {
                           _ work: @escaping @Sendable (Data) async -> SaveReply) {
         // The journal first: whatever happens to the request, the text is on disk.
         let journalled = journal()
-        guard let session = state.note, session.phase == .editing else { return }
+        guard let session = state.note, session.isEditing else { return }
         let data = Data(session.editor.body.text.utf8), version = session.version
         let generation = markSaving(status: status, journalled: journalled)
         context.perform({ () async throws(RemoteError) in await work(data) }) { [weak self] reply in
@@ -120,8 +120,8 @@ extension NoteSaves {
 
     private func finishSave(generation: Int, version: Int, name: String, adoptName: Bool, reply: SaveReply) {
         context.update { $0.endRequest() }
-        guard let saving = state.note, saving.generation == generation, saving.phase == .saving else { return }
-        let session = NoteSave.answered(saving, by: reply)
+        guard let saving = state.note, saving.generation == generation, saving.isSaving else { return }
+        let session = NoteSave.answered(saving, by: reply, at: context.effects.now())
         carryOut(NoteSave.outcome(of: reply, canMerge: canMerge(session), canQueue: outbox != nil, adoptName: adoptName),
                  session: session, version: version, name: name)
     }
@@ -242,7 +242,7 @@ extension NoteSaves {
         // the load below has it at its new place.
         if close { showInList(session) }
         refresher.refresh(.notes, select: entry.pathLower)
-        if pending != nil, let open = state.note, open.phase == .editing, open.merge == nil, canMerge(open) {
+        if pending != nil, let open = state.note, open.isEditing, open.merge == nil, canMerge(open) {
             startMerge(.afterSave)
         }
     }

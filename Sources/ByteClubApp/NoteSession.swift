@@ -9,15 +9,19 @@ import TerminalUI
 /// note was opened at (a save updates exactly that rev, so another member's change is never
 /// silently overwritten) and the draft that journals every edit.
 public struct NoteSession: Sendable, Equatable {
-    public enum Phase: Equatable, Sendable {
+    /// Whether the note's text is in. Where its save stands is ``save``'s alone (``NoteSave/Phase``).
+    public enum Stage: Equatable, Sendable {
         /// The note's text is downloading; the list keeps the keys, Esc abandons.
         case loading
-        case editing
-        /// A save is in flight; typing goes on, and the text saved is the one at Ctrl-S.
-        case saving
+        /// The text is in the editor.
+        case open
     }
 
-    public var phase: Phase
+    public var stage: Stage
+    /// A save (or a merge's) is in flight: typing goes on, and the text saved is the one at Ctrl-S.
+    public var isSaving: Bool { save.isInFlight }
+    /// Open with no save in flight: a save, a merge or a reload may begin.
+    public var isEditing: Bool { stage == .open && !save.isInFlight }
     /// The note on the server, or nil for a note not saved yet.
     public var entry: RemoteEntry?
     /// The rev the text was opened at, which a save must update. Moving it forgets
@@ -95,7 +99,7 @@ public struct NoteSession: Sendable, Equatable {
 
     /// A session for `entry`, waiting for its text.
     init(loading entry: RemoteEntry) {
-        phase = .loading
+        stage = .loading
         self.entry = entry
         baseRev = entry.rev
         editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: "", isNew: false)
@@ -104,14 +108,14 @@ public struct NoteSession: Sendable, Equatable {
 
     /// A new, empty note.
     init(newNote draftID: String = Draft.newID()) {
-        phase = .editing
+        stage = .open
         editor = NoteEditorState(title: "", body: "", isNew: true)
         self.draftID = draftID
     }
 
     /// A session restored from `draft`: the draft's text, over the rev it was opened at.
     init(draft: Draft, entry: RemoteEntry?, savedAt: String) {
-        phase = .editing
+        stage = .open
         self.entry = entry
         baseRev = entry == nil ? nil : draft.baseRev
         baseText = entry == nil ? nil : draft.baseText

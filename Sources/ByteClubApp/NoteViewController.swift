@@ -69,7 +69,7 @@ final class NoteViewController {
 
     /// `Alt-V` in the editor: the note being edited, rendered, at the part the cursor is in.
     func openFromEditor() {
-        guard let session = context.state.note, session.phase != .loading, session.merge == nil else { return }
+        guard let session = context.state.note, session.stage != .loading, session.merge == nil else { return }
         show(fromList: false)
         // The view opens at the part the cursor is in (laid out at the first frame).
         context.update { $0.noteView?.startAtSourceLine = session.editor.body.cursor.line }
@@ -99,7 +99,7 @@ final class NoteViewController {
     /// link followed from the view) goes there once its text is in, in the view if it was left
     /// in the view. Whoever closes a note for another only clears the state.
     func stateChanged() {
-        if let session = context.state.note, session.phase == .editing, let place = session.arrival {
+        if let session = context.state.note, session.isEditing, let place = session.arrival {
             context.model.updateQuietly { state in
                 state.note?.arrival = nil
                 var place = place
@@ -133,7 +133,7 @@ final class NoteViewController {
     /// The editor's key for the view; true if taken.
     func handleEditorKey(_ key: Key) -> Bool {
         guard let action = Self.editorBindings.action(for: key) else { return false }
-        guard let session = context.state.note, session.phase != .loading, session.merge == nil else { return false }
+        guard let session = context.state.note, session.stage != .loading, session.merge == nil else { return false }
         switch action {
         case .render: openFromEditor()
         case .insertPhoto, .uploadPhoto:

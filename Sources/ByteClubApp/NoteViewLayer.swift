@@ -56,7 +56,7 @@ final class NoteViewLayer: Layer {
 
     /// The open note laid out `width` cells wide (from the cache when nothing changed).
     func rendered(width: Int) -> RenderedNote? {
-        guard let session = model.state.note, session.phase != .loading else { return nil }
+        guard let session = model.state.note, session.stage != .loading else { return nil }
         var options = RenderOptions(folder: controller.folder, pictureRows: Self.pictureRows(width: width), plain: !session.isMarkdown)
         options.cellWidth = { TextWidth.of($0) }
         options.path = session.entry?.path
@@ -124,7 +124,7 @@ final class NoteViewLayer: Layer {
             canvas.put("The note is closed · Esc", in: text.row(text.height / 2), alignment: .center, style: canvas.theme.muted)
             return
         }
-        guard session.phase != .loading, let note = rendered(width: text.width) else {
+        guard session.stage != .loading, let note = rendered(width: text.width) else {
             canvas.put("Opening \(TerminalSafe.escape(session.entry?.name ?? ""))…", in: text.row(text.height / 2), alignment: .center, style: canvas.theme.muted)
             return
         }

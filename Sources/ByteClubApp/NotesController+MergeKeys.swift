@@ -15,7 +15,7 @@ extension NotesController {
             default: return true
             }
         }
-        if session.phase == .saving {
+        if session.isSaving {
             context.say(StatusMessage("Saving the merge…"))
             return true
         }

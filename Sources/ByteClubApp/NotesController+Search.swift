@@ -8,7 +8,7 @@ import TerminalUI
 extension NotesController {
     /// A key in search hits mode; nil when the mode is off or the key is not one of its own.
     func handleSearchHitKey(_ key: Key) -> Bool? {
-        guard let session = state.note, session.phase != .loading, session.merge == nil,
+        guard let session = state.note, session.stage != .loading, session.merge == nil,
               var matches = session.searchMatches, session.editor.focus == .body else { return nil }
         switch SearchMatches.bindings.action(for: key) {
         case .next?, .previous?:

@@ -55,8 +55,8 @@ final class NotesController {
     func handleEditorKey(_ key: Key) -> Bool {
         // The scalars, not the session: a copy alive while the key edits in place below would
         // make that edit copy a big note's array of lines.
-        guard let phase = state.note?.phase else { return false }
-        if phase == .loading {
+        guard let stage = state.note?.stage else { return false }
+        if stage == .loading {
             // The list has the keys; Esc abandons the download.
             guard key == .escape else { return false }
             navigator.abandonLoad()

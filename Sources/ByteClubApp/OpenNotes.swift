@@ -49,13 +49,13 @@ extension AppState {
     /// Every open note in `Alt-1`…`Alt-9`'s order, the note on screen in its place.
     public var openNotes: [NoteSession] {
         var all = buffers.parked
-        if let note, note.phase != .loading { all.insert(note, at: min(buffers.shownAt, all.count)) }
+        if let note, note.stage != .loading { all.insert(note, at: min(buffers.shownAt, all.count)) }
         return all
     }
 
     /// The position of the note on screen in ``openNotes``, if one is.
     public var shownNoteIndex: Int? {
-        guard let note, note.phase != .loading else { return nil }
+        guard let note, note.stage != .loading else { return nil }
         return min(buffers.shownAt, buffers.parked.count)
     }
 
@@ -93,7 +93,7 @@ extension AppState {
         noteView = nil
         links.panel = nil
         parkedSearch = nil
-        guard shown.phase != .loading else { return }
+        guard shown.stage != .loading else { return }
         buffers.parked.removeAll { $0.isSameNote(shown) }
         buffers.parked.insert(shown, at: min(buffers.shownAt, buffers.parked.count))
         // The next note opened goes last.

@@ -30,7 +30,7 @@ final class OpenNotesController {
 
     /// A key in the open editor; returns whether it was one of these.
     func handleEditorKey(_ key: Key) -> Bool {
-        guard let action = Self.bindings.action(for: key), let note = state.note, note.phase != .loading else { return false }
+        guard let action = Self.bindings.action(for: key), let note = state.note, note.stage != .loading else { return false }
         switch action {
         case .show:
             guard case .alt(let digit) = key, let number = digit.wholeNumberValue else { return false }

@@ -154,13 +154,13 @@ extension OutboxRunner {
             // What an offline open shows next time: the text the server now has.
             context.cacheNoteText(Data(text.utf8), of: entry)
         }
-        if var session = state.note, session.phase == .editing,
+        if var session = state.note, session.isEditing,
            session.draftID == item.draftID || session.entry?.pathLower == item.path.lowercased() {
             confirm(&session, item: item, entry: entry, merged: isMerged, text: merged)
             context.update { $0.note = session }
         }
         // A note kept open behind the one on screen (OpenNotes.swift) that queued the item.
-        if let draftID = item.draftID, let index = state.parkedIndex(draftID: draftID), state.buffers.parked[index].phase == .editing {
+        if let draftID = item.draftID, let index = state.parkedIndex(draftID: draftID), state.buffers.parked[index].isEditing {
             var session = state.buffers.parked[index]
             confirm(&session, item: item, entry: entry, merged: isMerged, text: merged)
             context.update { $0.updateParked(draftID: draftID) { $0 = session } }

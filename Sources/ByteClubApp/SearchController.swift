@@ -31,7 +31,7 @@ final class SearchController {
     /// `Ctrl-F`: the results screen, with the last query and its hits if there was one.
     func open() {
         guard state.search == nil else { return }
-        if let note = state.note, note.phase != .loading { return }
+        if let note = state.note, note.stage != .loading { return }
         var search = state.parkedSearch ?? SearchState()
         search.folder = state.notesFolder.isRoot ? nil : state.notesFolder.path
         show(search)
@@ -154,7 +154,7 @@ final class SearchController {
             refreshResults()
             return
         }
-        if let note = state.note, note.phase != .loading {
+        if let note = state.note, note.stage != .loading {
             // Opened from the editor's find bar: the note open there gives way, and stays open
             // behind the hit when it has unsaved edits.
             guard navigator.editorCanLeave() else { return }

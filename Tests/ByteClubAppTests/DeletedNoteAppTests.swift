@@ -38,7 +38,7 @@ final class DeletedNoteAppTests: XCTestCase {
         harness.press(.home)
         for _ in 0..<row { harness.press(.down) }
         harness.press(.enter)
-        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.isEditing == true }
     }
 
     /// Every text on screen and in the status bar since the save began, for "never says".
@@ -146,7 +146,7 @@ final class DeletedNoteAppTests: XCTestCase {
         harness.press(.escape)
         XCTAssertEqual(harness.app.state.message?.text, "Not saved; your text is kept as a draft")
         XCTAssertEqual(harness.app.state.note?.editor.body.text, "!Day 1: Lyon\n")
-        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        XCTAssertEqual(harness.app.state.note?.isEditing, true)
 
         // Marked deleted now (the banner says so): Esc, Save saves it again as a new note and closes.
         harness.press(.escape)

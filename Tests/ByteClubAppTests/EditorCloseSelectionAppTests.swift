@@ -98,7 +98,7 @@ final class EditorCloseSelectionAppTests: XCTestCase {
 
     private func openSelected(_ harness: Harness) async {
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
     }
 
     func testClosingLeavesTheListOnTheNoteThatWasEdited() async throws {
@@ -145,7 +145,7 @@ final class EditorCloseSelectionAppTests: XCTestCase {
         try select("Dates.md", harness)
         await openSelected(harness)
         harness.press(.right, .right, .right, .right, .right, .right, .ctrl("]"))
-        await harness.waitUntil("the linked note") { harness.app.state.note?.entry?.name == "Figs.md" && harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the linked note") { harness.app.state.note?.entry?.name == "Figs.md" && harness.app.state.note?.isEditing == true }
         harness.press(.escape)
         XCTAssertEqual(selected(harness), "Figs.md")
 

@@ -29,7 +29,7 @@ final class EditorKeysAppTests: XCTestCase {
 
     private func openFirstNote(_ harness: Harness) async {
         harness.press(.enter)
-        await harness.waitUntil("the note to open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note to open") { harness.app.state.note?.isEditing == true }
     }
 
     func testCopyGoesToTheTerminalAndTheRegisterAndCtrlCNeverQuitsTheEditor() async throws {

@@ -77,7 +77,7 @@ final class GatewayOfflineTests: XCTestCase {
         harness.press(.home)
         for _ in 0..<index { harness.press(.down) }
         harness.press(.enter)
-        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.isEditing == true }
         try await club.stop()
         harness.press(.documentEnd)
         type(harness, text)

@@ -35,7 +35,7 @@ final class HelpRowsAppTests: XCTestCase {
         assertEachKeyOnce("the list")
         XCTAssertEqual(rows(.backTab), ["Previous tab"])
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
 
         // The body, on a line that is no list item: Shift-Tab goes to the other tab.
         XCTAssertEqual(rows(.backTab), ["Previous tab"])

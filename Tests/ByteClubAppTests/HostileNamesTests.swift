@@ -70,7 +70,7 @@ final class HostileNamesTests: XCTestCase {
 
         // Opening: "Editing …".
         harness.press(.enter)
-        await harness.waitUntil("open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("open") { harness.app.state.note?.isEditing == true }
         assertMessageEscaped(harness, "opening")
         // Ray's change while ann has edits: the banner names him.
         harness.press(.down, .down, .end)

@@ -75,7 +75,7 @@ final class KeyReferenceTests: XCTestCase {
         harness.press(.char("T"), .char("2"))
         assertOnPage("the PanoPhotos list")
         harness.press(.char("1"), .enter)
-        await harness.waitUntil("the note to open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note to open") { harness.app.state.note?.isEditing == true }
         assertOnPage("the editor")
         harness.press(.ctrl("f"))
         assertOnPage("the editor's find bar")

@@ -21,7 +21,7 @@ final class LinkKeysAppTests: XCTestCase {
         let harness = Harness(store: club.store())
         await harness.start()
         harness.press(.enter)
-        await harness.waitUntil("the note to open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note to open") { harness.app.state.note?.isEditing == true }
 
         let help = harness.compositor.commands()
         var linkKeys: [Key] = []
@@ -42,6 +42,6 @@ final class LinkKeysAppTests: XCTestCase {
         harness.press(.ctrl("o"))
         XCTAssertEqual(harness.app.state.message?.text, "No note to go back to: Back follows the links you followed")
         XCTAssertEqual(harness.app.state.note?.editor.body.text, text)
-        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        XCTAssertEqual(harness.app.state.note?.isEditing, true)
     }
 }

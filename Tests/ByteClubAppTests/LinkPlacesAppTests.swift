@@ -42,7 +42,7 @@ final class LinkPlacesAppTests: XCTestCase {
         harness.press(.home)
         for _ in 0..<row { harness.press(.down) }
         harness.press(.enter)
-        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.isEditing == true }
     }
 
     func testBackReturnsToTheLineAndColumnTheLinkWasFollowedFrom() async throws {
@@ -58,13 +58,13 @@ final class LinkPlacesAppTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.editor.body.cursor, left)
         harness.press(.ctrl("]"))
         await harness.waitUntil("the packing list") {
-            harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.phase == .editing
+            harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.isEditing == true
         }
         XCTAssertNil(harness.app.state.noteView, "followed from the editor: the editor")
 
         harness.press(.ctrl("o"))
         await harness.waitUntil("the trip plan again") {
-            harness.app.state.note?.entry?.name == "Trip plan.md" && harness.app.state.note?.phase == .editing
+            harness.app.state.note?.entry?.name == "Trip plan.md" && harness.app.state.note?.isEditing == true
         }
         XCTAssertEqual(harness.app.state.note?.editor.body.cursor, left, "the line and column it was left at")
         XCTAssertEqual(harness.app.state.note?.editor.focus, .body)
@@ -88,7 +88,7 @@ final class LinkPlacesAppTests: XCTestCase {
 
         harness.press(.enter)
         await harness.waitUntil("the packing list, in the view") {
-            harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.phase == .editing
+            harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.isEditing == true
                 && harness.app.state.noteView != nil
         }
         let there = harness.render(width: 80, height: 24).dump()
@@ -99,7 +99,7 @@ final class LinkPlacesAppTests: XCTestCase {
         // Back from the view itself (Ctrl-O is the view's too).
         harness.press(.ctrl("o"))
         await harness.waitUntil("the trip plan, in the view again") {
-            harness.app.state.note?.entry?.name == "Trip plan.md" && harness.app.state.note?.phase == .editing
+            harness.app.state.note?.entry?.name == "Trip plan.md" && harness.app.state.note?.isEditing == true
                 && harness.app.state.noteView != nil
         }
         XCTAssertEqual(harness.app.state.noteView?.scroll, view.scroll, "scrolled as it was left")
@@ -152,7 +152,7 @@ final class LinkPlacesAppTests: XCTestCase {
         harness.press(.escape)
         XCTAssertNil(harness.app.state.noteView)
         XCTAssertEqual(harness.app.state.note?.editor.body.cursor, onLink)
-        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        XCTAssertEqual(harness.app.state.note?.isEditing, true)
     }
 
     func testWithUnsavedEditsTheNoteStaysOpenBehindTheLinkAndBackBringsItsEditsBack() async throws {
@@ -169,7 +169,7 @@ final class LinkPlacesAppTests: XCTestCase {
         for _ in 0..<6 { harness.press(.right) }
         harness.press(.ctrl("]"))
         await harness.waitUntil("the packing list") {
-            harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.phase == .editing
+            harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.isEditing == true
         }
         XCTAssertEqual(harness.app.state.buffers.parked.map { $0.entry?.name }, ["Trip plan.md"])
         XCTAssertEqual(harness.app.state.buffers.parked.first?.editor.body.text, "!" + Self.trip, "kept with its edit")

@@ -156,7 +156,7 @@ final class LinkClickAppTests: XCTestCase {
         await harness.start()
         await harness.waitUntil("the notes listed") { harness.app.state.notes.entries.contains { $0.name == "Packing.md" } }
         harness.app.navigator.follow(.note(title: "Trip plan"))
-        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.isEditing == true }
 
         let screen = harness.render(width: 120, height: 36)
         let y = try XCTUnwrap((0..<36).first { screen.line($0).contains("[[Packing]]") })
@@ -166,7 +166,7 @@ final class LinkClickAppTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.entry?.name, "Trip plan.md")
         harness.press(.pointer(MouseEvent(.press(.left), x: x, y: y, modifiers: .ctrl)))
         await harness.waitUntil("Packing open") {
-            harness.app.state.note?.entry?.name == "Packing.md" && harness.app.state.note?.phase == .editing
+            harness.app.state.note?.entry?.name == "Packing.md" && harness.app.state.note?.isEditing == true
         }
         XCTAssertEqual(harness.app.state.note?.editor.body.text, "Boots\n")
         XCTAssertEqual(harness.app.state.links.history.map(\.path), ["/byteclub/Trip plan.md"])

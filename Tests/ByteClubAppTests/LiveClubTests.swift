@@ -61,7 +61,7 @@ final class LiveClubTests: XCTestCase {
     func testTheOpenNoteReloadsInPlaceOrShowsTheBannerWhenEdited() async throws {
         let (harness, ray) = try await annsApp()
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
         harness.press(.down, .right, .right)
         try await upload("Day 1: Lyon\nDay 2: Annecy\nDay 3: home\n", to: "Plans.txt", on: ray)
         await harness.waitUntil("the reload") { harness.app.state.note?.editor.body.text.contains("Annecy") ?? false }

@@ -26,7 +26,7 @@ final class MarkdownEditorTests: XCTestCase {
         // Written last, it is the newest: the first row.
         harness.app.update { $0.notes.list.selected = 0 }
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
         XCTAssertEqual(harness.app.state.note?.entry?.name, name)
         return harness
     }

@@ -40,7 +40,7 @@ final class MergeTests: XCTestCase {
         let harness = Harness(store: store, drafts: DraftStore(directory: draftsDirectory))
         await harness.start()
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
         return (harness, ray)
     }
 
@@ -268,7 +268,7 @@ final class MergeTests: XCTestCase {
         // Someone else's commit through the API: the opened rev's text goes into the history.
         _ = try await store.upload(data: Data(original.utf8), to: welcome.path, mode: .overwrite, autorename: false)
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
         harness.press(.documentEnd)
         type(harness, "Mine at the end")
         _ = try await store.upload(data: Data(("Theirs first\n" + original).utf8), to: welcome.path, mode: .overwrite, autorename: false)

@@ -49,7 +49,7 @@ final class MouseShellTests: XCTestCase {
         await harness.start()
         // A new note in the editor (this fake store serves no text to open).
         harness.press(.char("n"))
-        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        XCTAssertEqual(harness.app.state.note?.isEditing, true)
         let draft = harness.app.state.note?.draftID
         let canvas = harness.render(width: 120, height: 24)
         let row3 = try XCTUnwrap(canvas.position(of: "note 03"))
@@ -58,7 +58,7 @@ final class MouseShellTests: XCTestCase {
         // A second click at once: a double click, which opens nothing over the open note.
         harness.press(.mouse(x: row3.x + 1, y: row3.y))
         XCTAssertEqual(harness.app.state.note?.draftID, draft, "the open note stays")
-        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        XCTAssertEqual(harness.app.state.note?.isEditing, true)
     }
 
     func testTheWheelScrollsTheListUnderThePointerOnly() async throws {

@@ -42,7 +42,7 @@ final class NoteSaveStateMachineTests: XCTestCase {
         XCTAssertEqual(outcome(gone, canMerge: false, canQueue: false), .deleted)
 
         var session = NoteSession(loading: note("Plan.txt"))
-        session.phase = .editing
+        session.stage = .open
         session.remoteChange = RemoteNoteChange(entry: note("Plan.txt", rev: "bbbbbbbbbb"), who: "ray", when: Date())
         session.markDeleted(by: "ann")
         XCTAssertEqual(session.remoteDeletion, RemoteNoteDeletion(who: "ann"))
@@ -63,7 +63,7 @@ final class NoteSaveStateMachineTests: XCTestCase {
         let entry = RemoteEntry(kind: .file, name: "Plan.md", path: "/byteclub/Trips/Plan.md", id: "id:plan", rev: "0123456789abcdef",
                                 size: 42, modified: Date(timeIntervalSinceReferenceDate: 815_000_000), contentHash: "abc")
         var session = NoteSession(loading: entry)
-        session.phase = .editing
+        session.stage = .open
         session.markDeleted(by: "ann")
         session.becomeNew()
         XCTAssertNil(session.entry)
@@ -72,7 +72,7 @@ final class NoteSaveStateMachineTests: XCTestCase {
         XCTAssertEqual(session.draft(at: Date(timeIntervalSinceReferenceDate: 815_000_100)).folder, "/byteclub/Trips")
 
         var atTheTop = NoteSession(loading: note("Plan.txt"))
-        atTheTop.phase = .editing
+        atTheTop.stage = .open
         atTheTop.becomeNew()
         XCTAssertEqual(atTheTop.saveFolder(root: "/byteclub"), "/byteclub")
     }
@@ -87,13 +87,17 @@ final class NoteSaveStateMachineTests: XCTestCase {
 
     func testTheAnswerLeavesTheSessionEditingAtTheNameARenameGaveIt() {
         var saving = NoteSession(loading: note("Plan.txt", rev: "aaaaaaaaaa"))
-        saving.phase = .saving
+        saving.stage = .open
+        saving.save.writing(at: 1)
+        XCTAssertTrue(saving.isSaving)
+        XCTAssertFalse(saving.isEditing)
         let renamed = note("Trip.txt", rev: "bbbbbbbbbb")
-        let after = NoteSave.answered(saving, by: .init(moved: renamed, result: .failure(.conflict("/byteclub/Trip.txt"))))
-        XCTAssertEqual(after.phase, .editing)
+        let after = NoteSave.answered(saving, by: .init(moved: renamed, result: .failure(.conflict("/byteclub/Trip.txt"))), at: 2)
+        XCTAssertTrue(after.isEditing)
+        XCTAssertEqual(after.save.phase, .editing)
         XCTAssertEqual(after.entry?.name, "Trip.txt")
         XCTAssertEqual(after.baseRev, "bbbbbbbbbb")
-        let unmoved = NoteSave.answered(saving, by: .init(result: .failure(.network("x"))))
+        let unmoved = NoteSave.answered(saving, by: .init(result: .failure(.network("x"))), at: 2)
         XCTAssertEqual(unmoved.entry?.name, "Plan.txt")
     }
 }

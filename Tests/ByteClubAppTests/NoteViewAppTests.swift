@@ -28,7 +28,7 @@ final class NoteViewAppTests: XCTestCase {
 
     private func openFirstNote(_ harness: Harness) async {
         harness.press(.enter)
-        await harness.waitUntil("the note to open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note to open") { harness.app.state.note?.isEditing == true }
     }
 
     /// A new Markdown note "Viewed" holding `text` (typed as a paste), saved.
@@ -75,7 +75,7 @@ final class NoteViewAppTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.editor.body.text, text)
         harness.press(.alt("v"))
         XCTAssertNil(harness.app.state.noteView)
-        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        XCTAssertEqual(harness.app.state.note?.isEditing, true)
     }
 
     func testBacklinksMissingNotesAndFollowingGoThroughTheSeams() async throws {
@@ -123,7 +123,7 @@ final class NoteViewAppTests: XCTestCase {
         XCTAssertNotEqual(canvas.cell(x: column("Welcome"), y: row).style.foreground, canvas.theme.error.foreground)
         harness.press(.tab, .enter)
         await harness.waitUntil("the linked note to open") {
-            harness.app.state.note?.entry?.name == "Welcome to Byte Club.txt" && harness.app.state.note?.phase == .editing
+            harness.app.state.note?.entry?.name == "Welcome to Byte Club.txt" && harness.app.state.note?.isEditing == true
                 && harness.app.state.noteView != nil
         }
         XCTAssertTrue(harness.render(width: 80, height: 24).dump().contains("Welcome to Byte Club.txt · Rendered view"))

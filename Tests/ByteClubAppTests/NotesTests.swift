@@ -41,7 +41,7 @@ final class NotesTests: XCTestCase {
     private func open(_ harness: Harness, row: Int = 0) async {
         harness.app.update { $0.notes.list.selected = row }
         harness.press(.enter)
-        await harness.waitUntil("the note to open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note to open") { harness.app.state.note?.isEditing == true }
     }
 
     func testANewNoteIsSavedWithAddAndTxt() async throws {

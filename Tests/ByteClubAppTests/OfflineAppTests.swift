@@ -64,7 +64,7 @@ final class OfflineAppTests: XCTestCase {
     private func open(_ title: String, in harness: Harness) async {
         select(title, in: harness)
         harness.press(.enter)
-        await harness.waitUntil("\(title) open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("\(title) open") { harness.app.state.note?.isEditing == true }
     }
 
     func testASaveWhileTheServerIsDownWaitsInTheOutboxAndIsSentWhenItIsBack() async throws {

@@ -71,7 +71,7 @@ final class OfflineAtOnceTests: XCTestCase {
     private func open(_ title: String, in harness: Harness) async {
         select(title, in: harness)
         harness.press(.enter)
-        await harness.waitUntil("\(title) open") { harness.app.state.note?.phase == .editing && harness.app.state.note?.entry?.name == title + ".txt" }
+        await harness.waitUntil("\(title) open") { harness.app.state.note?.isEditing == true && harness.app.state.note?.entry?.name == title + ".txt" }
     }
 
     func testASaveAgainstARefusedConnectionSaysAtOnceThatItWaitsInTheOutbox() async throws {
@@ -89,7 +89,7 @@ final class OfflineAtOnceTests: XCTestCase {
         }
         XCTAssertEqual(outbox.all().map(\.text), ["Day 1: Lyon\nDay 2: rest"])
         XCTAssertEqual(harness.app.state.note?.isModified, false, "queued counts as saved: no [+]")
-        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        XCTAssertEqual(harness.app.state.note?.isEditing, true)
         harness.app.requestQuit()
     }
 
@@ -120,7 +120,7 @@ final class OfflineAtOnceTests: XCTestCase {
         XCTAssertEqual(outbox.all().map(\.text), ["Day 1: Lyon\nDay 2: rest"], "on disk in the outbox")
         XCTAssertEqual(harness.app.state.offline.waiting, 1, "the status line counts it")
         XCTAssertEqual(harness.app.state.note?.isModified, false, "queued counts as saved: no [+]")
-        XCTAssertEqual(harness.app.state.note?.phase, .editing)
+        XCTAssertEqual(harness.app.state.note?.isEditing, true)
 
         // The send gives up at the idle limit: offline, the save still waiting.
         await harness.waitUntil("offline once the send gave up", timeout: idle + 6) { harness.app.state.offline.figure == "offline · 1 waiting" }
@@ -132,7 +132,7 @@ final class OfflineAtOnceTests: XCTestCase {
         select("Ideas", in: harness)
         harness.press(.enter)
         await harness.waitUntil("Ideas open from the copy kept here", timeout: 2) {
-            harness.app.state.note?.phase == .editing && harness.app.state.note?.editor.body.text == "kites\n"
+            harness.app.state.note?.isEditing == true && harness.app.state.note?.editor.body.text == "kites\n"
         }
         XCTAssertEqual(harness.app.state.message?.text.hasPrefix("Opened \"Ideas.txt\" as kept at"), true, harness.app.state.message?.text ?? "")
 

@@ -51,7 +51,7 @@ final class OfflineSearchHitTests: XCTestCase {
         for character in "boat" { harness.press(.char(character)) }
         await harness.waitUntil("the hit listed") { harness.app.state.search?.hits.map(\.name) == ["Trip plan.txt"] }
         harness.press(.enter)
-        await harness.waitUntil("opened or refused") { harness.app.state.note?.phase == .editing || harness.app.state.message?.kind == .error }
+        await harness.waitUntil("opened or refused") { harness.app.state.note?.isEditing == true || harness.app.state.message?.kind == .error }
         XCTAssertNotEqual(harness.app.state.message?.kind, .error, harness.app.state.message?.text ?? "")
         let note = try XCTUnwrap(harness.app.state.note)
         XCTAssertEqual(note.editor.body.text, "Day 1: Lyon\nboat hire on day 2\n", "the index's copy")

@@ -89,7 +89,7 @@ final class OneSavePathTests: XCTestCase {
 
     private func openTripPlan(_ harness: Harness) async {
         harness.press(.home, .enter)
-        await harness.waitUntil("Trip plan open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.isEditing == true }
     }
 
     func testANewNoteIsOneAddOnlineAndOffline() async throws {

@@ -32,20 +32,20 @@ final class OpenNotesAppTests: XCTestCase {
         harness.press(.home)
         for _ in 0..<row { harness.press(.down) }
         harness.press(.enter)
-        await harness.waitUntil("Trip plan open") { harness.app.state.note?.entry?.name == "Trip plan.md" && harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("Trip plan open") { harness.app.state.note?.entry?.name == "Trip plan.md" && harness.app.state.note?.isEditing == true }
 
         // Edited, then the link: Trip plan is kept open behind the packing list.
         harness.press(.char("!"), .down, .ctrl("]"))
-        await harness.waitUntil("the packing list") { harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the packing list") { harness.app.state.note?.entry?.name == "Packing list.md" && harness.app.state.note?.isEditing == true }
         XCTAssertEqual(harness.app.state.openNotes.map { $0.entry?.name }, ["Trip plan.md", "Packing list.md"])
 
         // The packing list saved, and at once Alt-1: it stays until its answer is in.
         harness.press(.char("?"), .ctrl("s"))
-        XCTAssertEqual(harness.app.state.note?.phase, .saving)
+        XCTAssertEqual(harness.app.state.note?.isSaving, true)
         harness.press(.alt("1"))
         XCTAssertEqual(harness.app.state.note?.entry?.name, "Packing list.md", "a note never leaves with its save on its way")
         XCTAssertTrue(harness.app.state.message?.text.contains("wait for the server's answer") == true, harness.app.state.message?.text ?? "")
-        await harness.waitUntil("the packing list saved") { harness.app.state.note?.phase == .editing && harness.app.state.note?.isModified == false }
+        await harness.waitUntil("the packing list saved") { harness.app.state.note?.isEditing == true && harness.app.state.note?.isModified == false }
         XCTAssertEqual(text("Packing list.md"), "?Boots\n")
         let kept = try XCTUnwrap(harness.app.state.buffers.parked.first)
         XCTAssertEqual(kept.editor.body.text, "!" + Self.trip, "the note kept open is untouched by the other's answer")
@@ -57,7 +57,7 @@ final class OpenNotesAppTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.entry?.name, "Trip plan.md")
         XCTAssertEqual(harness.render(width: 120, height: 36).dump().contains("1/2 [+]"), true)
         harness.press(.ctrl("s"))
-        await harness.waitUntil("Trip plan saved") { harness.app.state.note?.phase == .editing && harness.app.state.note?.isModified == false }
+        await harness.waitUntil("Trip plan saved") { harness.app.state.note?.isEditing == true && harness.app.state.note?.isModified == false }
         XCTAssertEqual(text("Trip plan.md"), "!" + Self.trip)
         XCTAssertEqual(text("Packing list.md"), "?Boots\n")
         XCTAssertFalse(harness.app.state.hasUnsavedEdits)

@@ -41,7 +41,7 @@ final class ReaderAppTests: XCTestCase {
         XCTAssertTrue(harness.app.state.readsOnly, "the listing says the folder is read-only for a reader")
 
         harness.press(.enter)
-        await harness.waitUntil("the note to open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note to open") { harness.app.state.note?.isEditing == true }
         XCTAssertTrue(harness.app.state.message?.text.contains("read-only: you are a reader") ?? false, "\(String(describing: harness.app.state.message))")
         harness.press(.documentEnd, .char("x"), .ctrl("s"))
         await harness.waitUntil("the save refused") { harness.app.state.message?.text == AppState.readerRefusal }

@@ -75,12 +75,12 @@ final class RealVaultLinksAppTests: XCTestCase {
                 }
                 // From the linking note, as Ctrl-] follows it.
                 harness.app.navigator.load(entry)
-                await harness.waitUntil("\(note) open") { harness.app.state.note?.entry?.pathLower == entry.pathLower && harness.app.state.note?.phase == .editing }
+                await harness.waitUntil("\(note) open") { harness.app.state.note?.entry?.pathLower == entry.pathLower && harness.app.state.note?.isEditing == true }
                 harness.app.navigator.follow(leads)
                 let isNote = want.hasSuffix(".md")
                 let name = (want as NSString).lastPathComponent
                 await harness.waitUntil("\(link.written) followed", timeout: 5) {
-                    isNote ? (harness.app.state.note?.entry?.pathLower == want.lowercased() && harness.app.state.note?.phase == .editing)
+                    isNote ? (harness.app.state.note?.entry?.pathLower == want.lowercased() && harness.app.state.note?.isEditing == true)
                         : harness.app.state.message?.text.contains("Opened \"\(name)\"") == true
                 }
                 let opened = isNote ? harness.app.state.note?.entry?.pathLower == want.lowercased()

@@ -43,7 +43,7 @@ final class SaveInFlightTests: XCTestCase {
         let harness = Harness(store: store, drafts: DraftStore(directory: draftsDirectory))
         await harness.start()
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
         harness.press(.down, .down, .end)
         type(harness, " (ann)")
         return (harness, ray)
@@ -59,7 +59,7 @@ final class SaveInFlightTests: XCTestCase {
         let current = try await ray.metadata("/byteclub/Plans.txt")
         _ = try await ray.upload(data: Data(rayText.utf8), to: "/byteclub/Plans.txt", mode: .update(rev: current.rev ?? ""), autorename: false)
         await harness.waitUntil("the banner, with ann's save still in flight") { harness.app.state.note?.remoteChange != nil }
-        XCTAssertEqual(harness.app.state.note?.phase, .saving)
+        XCTAssertEqual(harness.app.state.note?.isSaving, true)
         XCTAssertEqual(harness.app.state.note?.banner?.hasPrefix("Changed by ray at"), true, harness.app.state.note?.banner ?? "no banner")
     }
 
@@ -100,7 +100,7 @@ final class SaveInFlightTests: XCTestCase {
         let anns = "Day 1: Lyon\nDay 2: rest\nDay 3: home (ann)\n"
         await harness.waitUntil("ann's text over ray's") { self.text() == anns }
         await harness.waitUntil("the editor idle") {
-            harness.app.state.note?.phase == .editing && harness.app.state.note?.merge == nil && !harness.app.state.isBusy
+            harness.app.state.note?.isEditing == true && harness.app.state.note?.merge == nil && !harness.app.state.isBusy
         }
         XCTAssertEqual(harness.app.state.message?.text, "Saved \"Plans.txt\"", "no second merge said anything")
         XCTAssertNil(harness.app.state.note?.banner)

@@ -88,7 +88,7 @@ final class TagsAppTests: XCTestCase {
         XCTAssertEqual(titles(harness), ["Plans.md"])
         harness.app.update { $0.notes.list.selected = 0 }
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
         harness.press(.documentStart)
         for line in ["---", "tags: meeting Team", "pinned: true", "---"] {
             for character in line { harness.press(.char(character)) }
@@ -120,7 +120,7 @@ final class TagsAppTests: XCTestCase {
         let plans = titles(harness).firstIndex(of: "Plans.md") ?? 0
         harness.app.update { $0.notes.list.selected = plans }
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
         harness.press(.documentStart)
         for character in "Work on #project/alpha and #Trip, not `#code` or #2026." { harness.press(.char(character)) }
         harness.press(.enter)

@@ -110,7 +110,7 @@ final class WebDAVAppMergeTests: XCTestCase {
     private func mergeBothEdits(with key: Key) async throws -> Harness {
         let harness = try await startedApp()
         harness.press(.enter)
-        await harness.waitUntil("the note open") { harness.app.state.note?.phase == .editing }
+        await harness.waitUntil("the note open") { harness.app.state.note?.isEditing == true }
         harness.press(.down, .down, .end)
         for character in " (ann)" { harness.press(.char(character)) }
         try Data("Day 1: Paris\nDay 2: rest\nDay 3: home\n".utf8).write(to: server.file("byteclub/Plans.md"))

@@ -156,7 +156,7 @@ final class HistoryRun {
         let deadline = Date().addingTimeInterval(20)
         var seen: [String] = []
         var answered = 0
-        defer { if Date() > deadline { log[log.count - 1] += " [save said: \(seen.joined(separator: " | ")); phase \(String(describing: harness.app.state.note?.phase)), dialogs \(harness.app.state.dialogs.count)]" } }
+        defer { if Date() > deadline { log[log.count - 1] += " [save said: \(seen.joined(separator: " | ")); stage \(String(describing: harness.app.state.note?.stage)), saving \(String(describing: harness.app.state.note?.isSaving)), dialogs \(harness.app.state.dialogs.count)]" } }
         while Date() < deadline {
             let state = harness.app.state
             if let text = state.message?.text, seen.last != text { seen.append(text) }
@@ -169,7 +169,7 @@ final class HistoryRun {
                 log[log.count - 1] += " [asked: \(asked.split(separator: "/").filter { $0.contains("?") || $0.contains("[") || $0.contains("(") }.joined(separator: "/").prefix(300))]"
                 seen.append("[asked]")
                 harness.press(.char("s"))
-            } else if state.note?.phase != .saving {
+            } else if state.note?.isSaving != true {
                 if seen.contains(where: { $0.contains("in the outbox") }) { return .queued }
                 if seen.contains(where: { $0.contains("kept as a draft") || $0.contains("were removed") }) { return .kept }
                 if seen.contains(where: { $0.hasPrefix("Saved \"") || $0.hasPrefix("Merged") }) || state.note?.isModified == false { return .saved }
@@ -212,7 +212,7 @@ final class HistoryRun {
         let started = Date().addingTimeInterval(1)
         while Date() < deadline {
             if let session = harness.app.state.note {
-                if session.phase == .editing { return session.editor.title.text == title }
+                if session.isEditing { return session.editor.title.text == title }
             } else if Date() > started {
                 return false
             } else if let message = harness.app.state.message, message != said, message.text.hasPrefix("Could not open") {
@@ -281,7 +281,7 @@ final class HistoryRun {
             if typing != note {
                 await finishTyping(member, in: harness)
                 guard await open(note, in: harness) else {
-                    log[log.count - 1] += " [not opened: \(harness.app.state.note.map { "\($0.phase) \($0.editor.title.text)" } ?? "no note"); \(harness.app.state.message?.text ?? "")]"
+                    log[log.count - 1] += " [not opened: \(harness.app.state.note.map { "\($0.stage) \($0.editor.title.text)" } ?? "no note"); \(harness.app.state.message?.text ?? "")]"
                     await close(harness)
                     return
                 }

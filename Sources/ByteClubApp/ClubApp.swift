@@ -187,8 +187,10 @@ public final class ClubApp {
         // The controllers: each handles its own keys and calls the helpers.
         tabs = TabsController(context: context, refresher: refresher, exit: exit)
         let saves = NoteSaves(context: context, refresher: refresher, navigator: navigator, edits: edits)
-        (saves.outboxRunner, saves.live) = (offline, live)
-        notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames, saves: saves)
+        let conflicts = NoteConflicts(context: context, refresher: refresher, saves: saves)
+        (saves.outboxRunner, saves.live, saves.conflicts) = (offline, live, conflicts)
+        notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames,
+                                saves: saves, conflicts: conflicts)
         files = NoteFilesController(context: context, refresher: refresher, linkRenames: linkRenames)
         files.outboxRunner = offline
         externalEdit = ExternalEditController(context: context, navigator: navigator, edits: edits)

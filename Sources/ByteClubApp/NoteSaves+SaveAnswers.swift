@@ -20,7 +20,7 @@ extension NoteSaves {
     /// before it moves the note and the save goes on; the rest is carried out as any save's.
     private func finishQueuedSave(generation: Int, version: Int, name: String, sent: String, items: [String], answer: NoteSave.Answer) {
         guard var session = state.note, session.generation == generation, session.isSaving else { return }
-        let outcome = session.save.answered(answer, canMerge: canMerge(session), at: context.effects.now())
+        let outcome = session.save.answered(answer, canMerge: session.canMerge, at: context.effects.now())
         switch outcome {
         case .ignored:
             return
@@ -37,7 +37,7 @@ extension NoteSaves {
             let draftID = session.draftID, base = session.baseRev
             named(by) { [weak self] who in
                 guard let self, self.state.note?.draftID == draftID else { return }
-                self.adoptMerged(merged, entry: entry, theirs: entry, who: who, mine: sent, version: version, base: base)
+                self.conflicts?.adoptMerged(merged, entry: entry, theirs: entry, who: who, mine: sent, version: version, base: base)
             }
         case .queue:
             // The server went away: the outbox keeps the items and sends them when it is back.

@@ -11,7 +11,6 @@ import TerminalUI
 extension NoteSaves {
     /// What a save sent: the result of the upload, and the note's new place if it was moved
     /// first (a move that succeeded stays done even when the upload after it fails).
-    typealias SaveReply = NoteSave.Reply
 
     /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;
     /// a changed title moves the file first (after checking the rev, so a rename never hides
@@ -104,28 +103,6 @@ extension NoteSaves {
         return generation
     }
 
-    private func sendSave(name: String, status: String, adoptName: Bool = false,
-                          _ work: @escaping @Sendable (Data) async -> SaveReply) {
-        // The journal first: whatever happens to the request, the text is on disk.
-        let journalled = journal()
-        guard let session = state.note, session.isEditing else { return }
-        let data = Data(session.editor.body.text.utf8), version = session.version
-        let generation = markSaving(status: status, journalled: journalled)
-        context.perform({ () async throws(RemoteError) in await work(data) }) { [weak self] reply in
-            // `work` never throws; a failure is inside the reply.
-            guard case .success(let reply) = reply else { return }
-            self?.finishSave(generation: generation, version: version, name: name, adoptName: adoptName, reply: reply)
-        }
-    }
-
-    private func finishSave(generation: Int, version: Int, name: String, adoptName: Bool, reply: SaveReply) {
-        context.update { $0.endRequest() }
-        guard let saving = state.note, saving.generation == generation, saving.isSaving else { return }
-        let session = NoteSave.answered(saving, by: reply, at: context.effects.now())
-        carryOut(NoteSave.outcome(of: reply, canMerge: canMerge(session), canQueue: outbox != nil, adoptName: adoptName),
-                 session: session, version: version, name: name)
-    }
-
     /// Carries out where a save ended, for `session` as the answer left it (editing again).
     func carryOut(_ outcome: NoteSave.Outcome, session: NoteSession, version: Int, name: String) {
         var session = session
@@ -146,7 +123,7 @@ extension NoteSaves {
         case .merge:
             // Another member saved since it was opened: merge their change with ours.
             context.model.updateQuietly { $0.note = session }
-            startMerge(.save(attempt: 1))
+            conflicts?.startMerge(.save(attempt: 1))
         case .conflict:
             session.closeAfterSave = false
             let isNew = session.entry == nil
@@ -154,7 +131,7 @@ extension NoteSaves {
                 $0.note = session
                 $0.message = .error(isNew ? "A note named \"\(TerminalSafe.escape(name))\" already exists" : "\"\(TerminalSafe.escape(name))\" was changed on the server since you opened it")
             }
-            showConflict(name: name, isNew: isNew)
+            conflicts?.showConflict(name: name, isNew: isNew)
         case .queue:
             // The server cannot be reached: the outbox keeps the text and sends it when it is back.
             // (The request's failure already told the outbox runner the server is gone.)
@@ -242,8 +219,8 @@ extension NoteSaves {
         // the load below has it at its new place.
         if close { showInList(session) }
         refresher.refresh(.notes, select: entry.pathLower)
-        if pending != nil, let open = state.note, open.isEditing, open.merge == nil, canMerge(open) {
-            startMerge(.afterSave)
+        if pending != nil, let open = state.note, open.isEditing, open.merge == nil, open.canMerge {
+            conflicts?.startMerge(.afterSave)
         }
     }
 
@@ -300,92 +277,6 @@ extension NoteSaves {
                 }
             }
         } }
-    }
-
-    /// The conflict dialog: the server's note changed since it was opened (or, for a new note,
-    /// one of that name exists).
-    func showConflict(name: String, isNew: Bool) {
-        let body = isNew
-            ? ["A note named \"\(name)\" already exists.",
-               "Overwrite replaces it with yours. Save as copy keeps both."]
-            : ["\"\(name)\" was changed on the server since you opened it.",
-               "Overwrite replaces their version with yours. Save as copy keeps both.",
-               "Reload theirs opens their version; yours stays as a draft."]
-        let buttons = isNew ? ["Overwrite", "Save as copy", "Cancel"] : ["Overwrite", "Save as copy", "Reload theirs", "Cancel"]
-        let modal = Modal(title: "Conflict", body: body, buttons: buttons)
-        // Cancel is the default: Enter on a reflex must not overwrite anyone.
-        context.ask { DialogLayer(modal, selected: buttons.count - 1) { [weak self] choice in
-            switch choice.map({ buttons[$0] }) {
-            case "Overwrite": self?.overwrite()
-            case "Save as copy": self?.saveAsCopy()
-            case "Reload theirs": self?.reloadTheirs()
-            default: self?.context.say(StatusMessage("Not saved; your text is kept as a draft"))
-            }
-        } }
-    }
-
-    /// Overwrite: saves over the server's current rev, whatever it is.
-    func overwrite() {
-        guard let session = state.note else { return }
-        let name = session.fileName
-        let target = session.saveFolder(root: configuration.layout.folder) + "/" + name
-        let from = session.entry?.path, writes = context.writes
-        sendSave(name: name, status: "Overwriting \"\(TerminalSafe.escape(name))\"…") { data in
-            // Moved first when its title changed, then written over the server's rev of now; its
-            // front matter's tags become club tags, as after every save.
-            switch await attempt({ () async throws(RemoteError) in try await writes.overwrite(data, at: target, from: from) }) {
-            case .success(let done): return SaveReply(moved: done.moved, result: done.written)
-            case .failure(let error): return SaveReply(result: .failure(error))
-            }
-        }
-    }
-
-    /// Save as copy: a new file beside theirs, named with the user and the time; the editor then
-    /// edits the copy.
-    func saveAsCopy() {
-        guard let session = state.note else { return }
-        let title = ClubLayout.title(of: session.fileName)
-        let ext = session.fileName.dropFirst(title.count)
-        let stamp = copyStamp(configuration.format.now())
-        let name = "\(title) (conflicted copy of \(configuration.userName) \(stamp))\(ext)"
-        let target = session.saveFolder(root: configuration.layout.folder) + "/" + name
-        let writes = context.writes
-        sendSave(name: name, status: "Saving a copy as \"\(TerminalSafe.escape(name))\"…", adoptName: true) { data in
-            // The copy is a note of its own: its front matter's tags become its club tags.
-            SaveReply(result: await attempt { () async throws(RemoteError) in try await writes.saveCopy(data, at: target) })
-        }
-    }
-
-    /// Reload theirs: the editor shows the server's text; yours becomes a draft of a new note.
-    func reloadTheirs() {
-        guard let session = state.note, let entry = session.entry else { return }
-        let title = session.editor.title.text.trimmingCharacters(in: .whitespaces)
-        var mine = session.draft(at: configuration.format.now())
-        mine.id = Draft.newID()
-        mine.path = nil
-        mine.baseRev = nil
-        mine.title = (title.isEmpty ? ClubLayout.title(of: entry.name) : ClubLayout.title(of: NoteSession.fileName(forTitle: title)))
-            + " (my version)"
-        do {
-            try configuration.drafts?.save(mine)
-        } catch {
-            // Keep the text in the editor rather than lose it.
-            context.say(.error("Could not keep your text as a draft (\(error.localizedDescription)); nothing reloaded"))
-            return
-        }
-        configuration.drafts?.removeIfOurs(session.draftID)
-        refresher.reloadDrafts()
-        load(entry)
-        context.update {
-            $0.message = StatusMessage("Reloading theirs; your text is the draft \"\(TerminalSafe.escape(mine.title))\"")
-        }
-    }
-
-    private func copyStamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = configuration.format.timeZone
-        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d-%02d-%02d %02d.%02d.%02d", p.year ?? 0, p.month ?? 0, p.day ?? 0, p.hour ?? 0, p.minute ?? 0, p.second ?? 0)
     }
 }
 

@@ -4,9 +4,10 @@ import Remote
 import TerminalUI
 
 /// The open note's one save machine, a helper the app owns (it calls no controller): `Ctrl-S`
-/// (NoteSaves+Saving.swift), the outbox's answers to a save sent at once (+SaveAnswers), a save
-/// queued while the server cannot be reached (+Offline), and the three-way merge when the note
-/// changed meanwhile (+Merge). ``NotesController`` hands it the editor's save and merge keys.
+/// (NoteSaves+Saving.swift), the outbox's answers to a save sent at once (+SaveAnswers), and a
+/// save queued while the server cannot be reached (+Offline). A save that meets another
+/// member's change goes on in ``NoteConflicts`` (the dialog, the merge). ``NotesController``
+/// hands it the editor's save key.
 @MainActor
 final class NoteSaves {
     let context: AppContext
@@ -17,6 +18,8 @@ final class NoteSaves {
     weak var outboxRunner: OutboxRunner?
     /// Who deleted a note, asked of the server as the live updates ask it (a helper's names cache).
     weak var live: LiveUpdates?
+    /// Where a save that met another member's change goes on (its owner holds it).
+    weak var conflicts: NoteConflicts?
     /// The save sent at once that the editor waits for: what the outbox's answers are for.
     var sentSave: SentSave?
 

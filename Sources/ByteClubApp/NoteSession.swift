@@ -89,6 +89,13 @@ public struct NoteSession: Sendable, Equatable {
         return folder ?? root
     }
 
+    /// Whether the note can be merged: on the server, not read-only, its title unchanged (a
+    /// merge writes to the note's own path; a new title is saved by Ctrl-S).
+    var canMerge: Bool {
+        guard let entry, baseRev != nil, !isReadOnly else { return false }
+        return fileName == entry.name
+    }
+
     /// Whether the text differs from what the server has (the `[+]` marker).
     public var isModified: Bool { version != savedVersion }
     /// Whether the editor's clean state (the text it opened with, or its last

@@ -23,7 +23,7 @@ extension NotesController {
         case .mine, .theirs, .both:
             merge.choose(action == .mine ? .mine : action == .theirs ? .theirs : .both)
             context.update { $0.note?.merge = merge }
-            if merge.isResolved { saves.saveMerge() }
+            if merge.isResolved { conflicts.saveMerge() }
         case .next, .previous:
             merge.select(by: action == .next ? 1 : -1)
             context.update { $0.note?.merge = merge }
@@ -33,13 +33,13 @@ extension NotesController {
             merge.scroll(by: step)
             context.update { $0.note?.merge = merge }
         case .save:
-            saves.saveMerge()
+            conflicts.saveMerge()
         case .overwrite, .saveCopy, .reloadTheirs, .cancel:
             context.update { $0.note?.merge = nil }
             switch action {
-            case .overwrite: saves.overwrite()
-            case .saveCopy: saves.saveAsCopy()
-            case .reloadTheirs: saves.reloadTheirs()
+            case .overwrite: conflicts.overwrite()
+            case .saveCopy: conflicts.saveAsCopy()
+            case .reloadTheirs: conflicts.reloadTheirs()
             default: context.say(StatusMessage("Not merged; your text is kept as a draft · Ctrl-R merges again"))
             }
         }

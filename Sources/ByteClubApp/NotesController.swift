@@ -15,14 +15,16 @@ final class NotesController {
     let linkRenames: LinkRenames
     /// The save machine: Ctrl-S, merges, the conflict dialog, the outbox (NoteSaves).
     let saves: NoteSaves
+    let conflicts: NoteConflicts
 
-    init(context: AppContext, refresher: Refresher, navigator: Navigator, edits: NoteEdits, linkRenames: LinkRenames, saves: NoteSaves) {
+    init(context: AppContext, refresher: Refresher, navigator: Navigator, edits: NoteEdits, linkRenames: LinkRenames, saves: NoteSaves, conflicts: NoteConflicts) {
         self.context = context
         self.refresher = refresher
         self.navigator = navigator
         self.edits = edits
         self.linkRenames = linkRenames
         self.saves = saves
+        self.conflicts = conflicts
     }
 
     var state: AppState { context.state }
@@ -66,7 +68,7 @@ final class NotesController {
         if state.note?.merge != nil { return handleMergeKey(key) }
         if let taken = handleSearchHitKey(key) { return taken }
         if MergeView.editorBindings.action(for: key) == .merge {
-            saves.mergeNow()
+            conflicts.mergeNow()
             return true
         }
         // Keys typed while the screen is too small would change a note no one sees.

@@ -13,7 +13,7 @@ import TerminalUI
 /// The user's text is never lost: the editor and its draft keep it, over the rev it was based
 /// on, through every path (a failed fetch, a failed save, Cancel, quitting), and take the merged
 /// text only once the server confirmed the merged save.
-extension NoteSaves {
+extension NoteConflicts {
     /// What a merge fetched: the base's and their bytes, their revision, and who made it.
     struct MergeFetch: Sendable {
         var base: Data?
@@ -37,13 +37,6 @@ extension NoteSaves {
     /// At most this many merges follow one another when new revisions keep coming in.
     static let mergeAttempts = 3
 
-    /// Whether the open note can be merged: on the server, not read-only, its title unchanged
-    /// (a merge writes to the note's own path; a new title is saved by Ctrl-S).
-    func canMerge(_ session: NoteSession) -> Bool {
-        guard let entry = session.entry, session.baseRev != nil, !session.isReadOnly else { return false }
-        return session.fileName == entry.name
-    }
-
     /// `Ctrl-R` in the editor: merge the server's version now.
     func mergeNow() {
         guard let session = state.note else { return }
@@ -57,7 +50,7 @@ extension NoteSaves {
             context.say(StatusMessage("Nothing to merge: \(TerminalSafe.escape(deletion.who)) deleted it; Ctrl-S saves it again as a new note"))
         } else if session.entry == nil {
             context.say(StatusMessage("Nothing to merge: this note is not on the server yet"))
-        } else if !canMerge(session) {
+        } else if !session.canMerge {
             context.say(StatusMessage("The title changed: save it with Ctrl-S first (a conflict then merges)"))
         } else {
             startMerge(.request)
@@ -141,7 +134,7 @@ extension NoteSaves {
             // offers to put it back as a new note).
             session.closeAfterSave = false
             context.update { $0.note = session }
-            return deletedOnServer(ask: isSave)
+            return saves.deletedOnServer(ask: isSave)
         case .failure(let error):
             return giveUp("could not merge: \(error.message)")
         }
@@ -196,7 +189,7 @@ extension NoteSaves {
         let journalled = journal()
         guard let session = state.note, session.isEditing, let rev = theirs.rev else { return }
         let version = session.version, base = session.baseRev
-        let generation = markSaving(status: "Saving the merge with \(TerminalSafe.escape(who))'s changes…", journalled: journalled)
+        let generation = saves.markSaving(status: "Saving the merge with \(TerminalSafe.escape(who))'s changes…", journalled: journalled)
         let writes = context.writes, data = Data(merged.utf8), path = theirs.path
         context.perform({ () async throws(RemoteError) -> RemoteEntry in
             // Its front matter's tags become club tags there, as after every save.
@@ -237,13 +230,13 @@ extension NoteSaves {
             session.editor.body.replaceText(with: merged)
             session.editorCleanIsSaved = false  // the merge is not the server's text yet
             session.version += 1
-            saved(session: &session, entry: entry, version: session.version)
+            saves.saved(session: &session, entry: entry, version: session.version)
         } else if let again = NoteMergeDriver.rebase(typed: session.editor.body.text, from: mine, onto: merged) {
             // Typed while the merge was being saved: that typing goes onto the merge, unsaved.
             session.editor.body.replaceText(with: again)
             session.editorCleanIsSaved = false
             session.version += 1
-            saved(session: &session, entry: entry, version: version)
+            saves.saved(session: &session, entry: entry, version: version)
         } else if let base {
             // That typing overlaps their lines: the editor keeps its text, and its draft stays
             // over the old base, so the next save conflicts and merges again rather than drop

@@ -16,6 +16,9 @@ enum AppEvent: Equatable, Sendable {
     case noteViewShown
     /// The notes list changed (the club changed): what is drawn from it asks again.
     case notesListChanged
+    /// The outbox runner's answer to the save the open editor sent at once (an item's report, or
+    /// the stop that ended it): the save machine carries it out (``NoteSaves``).
+    case saveAnswered(NoteSave.Answer)
 
     /// What the screen shows that a transition is read from.
     struct Screen: Equatable {

@@ -114,9 +114,6 @@ public struct AppState: Sendable, Equatable {
     public var indexing: IndexingProgress?
     /// Where "Back" goes after following links, and the backlinks panel (LinksState.swift).
     public var links = LinksState()
-    /// The outbox's answers to the save the open editor sent at once, in order, until the notes
-    /// controller takes them (``NoteSave``).
-    var saveAnswers: [NoteSave.Answer] = []
     /// The questions on screen, the newest on top (``AppDialog``): what answers one takes it
     /// away (``AppContext/ask(_:)``).
     public var dialogs: [AppDialog] = []

@@ -28,7 +28,6 @@ extension ClubApp {
         let events = AppEvent.transitions(from: screenShown, to: now)
         screenShown = now
         for event in events { route(event) }
-        notes.stateChanged()
         externalEdit.stateChanged()
         noteIndex.listingChanged()
     }
@@ -44,6 +43,7 @@ extension ClubApp {
         case .closeNoteAfterView: notes.closeEditor()
         case .searchShown: search.shown()
         case .noteViewShown, .notesListChanged: noteView.refreshBacklinks()
+        case .saveAnswered(let answer): notes.saves.answered(answer)
         }
     }
 

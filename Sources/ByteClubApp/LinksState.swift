@@ -1,4 +1,5 @@
 import Foundation
+import DropboxWire
 import Markdown
 import TerminalUI
 
@@ -115,5 +116,33 @@ public struct BacklinksPanel: Equatable, Sendable {
             ListRow([ClubLayout.title(of: note.name), "\(note.line + 1): " + note.context,
                      format.relative(note.modified)], searchText: note.name)
         }
+    }
+}
+
+extension AppState {
+    /// Puts the open note at its ``NoteSession/arrival`` once its text is in ("Back", a link
+    /// followed from the view, a heading in this note): the cursor there, and the rendered view
+    /// as it was left (or the editor). The navigator calls it wherever it sets a place or a
+    /// note's text comes in; nothing else reads the place.
+    mutating func arriveAtPlace() {
+        guard let session = note, session.stage == .open, var place = session.arrival else { return }
+        note?.arrival = nil
+        if let fragment = place.fragment {
+            // A link's heading or block: found in the text now that it is in.
+            if let line = NoteAnchors.line(of: fragment, in: session.editor.body.text) {
+                place.cursor = TextBuffer.Position(line: line, offset: 0)
+                place.view?.startAtSourceLine = line
+                place.view?.startAtTop = true
+            } else {
+                message = .error("No heading or block \"\(TerminalSafe.escape(fragment))\" in \(TerminalSafe.escape(session.fileName)): opened at its top")
+            }
+        }
+        if let cursor = place.cursor {
+            note?.editor.focus = .body
+            note?.editor.body.moveCursor(to: cursor)
+        }
+        // The mode it was left in: the view as it was, or the editor (Back to the note that is
+        // open, left in the editor, closes its view).
+        noteView = place.view
     }
 }

@@ -41,6 +41,7 @@ extension Navigator {
         context.update {
             $0.note = session
             $0.message = StatusMessage("Opened \"\(TerminalSafe.escape(entry.name))\" \(message): the server cannot be reached")
+            $0.arriveAtPlace()
         }
     }
 }

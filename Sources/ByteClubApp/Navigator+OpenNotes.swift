@@ -53,6 +53,7 @@ extension Navigator {
         context.update {
             $0.showParked(at: at)
             if let arrival { $0.note?.arrival = arrival }
+            $0.arriveAtPlace()
             let name = $0.note.map { TerminalSafe.escape($0.displayName) } ?? ""
             let unsaved = $0.note?.hasUnsavedEdits == true ? " (unsaved changes, [+])" : ""
             $0.message = StatusMessage("Open note \(($0.shownNoteIndex ?? 0) + 1) of \($0.openNotes.count): \(name)\(unsaved)")

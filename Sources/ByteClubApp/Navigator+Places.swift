@@ -20,6 +20,7 @@ extension Navigator {
             view?.startAtSourceLine = line
             view?.startAtTop = true
             state.note?.arrival = NotePlace(cursor: TextBuffer.Position(line: line, offset: 0), view: view)
+            state.arriveAtPlace()
         }
     }
 }

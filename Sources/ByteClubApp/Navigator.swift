@@ -157,6 +157,7 @@ final class Navigator {
             context.update {
                 $0.note = session
                 $0.message = message
+                $0.arriveAtPlace()
             }
         case .failure(.cancelled):
             break
@@ -365,7 +366,10 @@ final class Navigator {
                 context.say(StatusMessage("That link leads to this note"))
             } else {
                 // Back to the note that is open: only the place changes.
-                context.update { $0.note?.arrival = arrival }
+                context.update {
+                    $0.note?.arrival = arrival
+                    $0.arriveAtPlace()
+                }
             }
             return
         }
@@ -384,6 +388,8 @@ final class Navigator {
         context.update { state in
             guard state.note?.entry?.pathLower == entry.pathLower else { return }
             state.note?.arrival = arrival
+            // A draft is open at once; a download arrives when its text is in (finishLoad).
+            state.arriveAtPlace()
         }
     }
 

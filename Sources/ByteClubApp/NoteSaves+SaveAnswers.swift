@@ -3,17 +3,13 @@ import Remote
 import TerminalUI
 
 /// The outbox's answers to a save `Ctrl-S` sent at once (``NotesController/save(confirmedEmpty:)``):
-/// the runner writes them to ``AppState/saveAnswers``, and after that change of the state they
-/// are taken here, through the session's ``NoteSave`` machine.
+/// the runner sends each as an event (``AppEvent/saveAnswered(_:)``), which the root hands here,
+/// to the session's ``NoteSave`` machine.
 extension NoteSaves {
-    /// The outbox runner's answers to the save sent at once, as it wrote them to the state.
-    func takeSaveAnswers() {
-        let answers = state.saveAnswers
-        context.model.updateQuietly { $0.saveAnswers = [] }
-        for answer in answers {
-            guard let sent = sentSave else { continue }
-            finishQueuedSave(generation: sent.generation, version: sent.version, name: sent.name, sent: sent.text, items: sent.items, answer: answer)
-        }
+    /// One answer of the outbox runner to the save sent at once.
+    func answered(_ answer: NoteSave.Answer) {
+        guard let sent = sentSave else { return }
+        finishQueuedSave(generation: sent.generation, version: sent.version, name: sent.name, sent: sent.text, items: sent.items, answer: answer)
     }
 
     /// The outbox runner's answer to a save sent at once (``save(confirmedEmpty:)``): a rename

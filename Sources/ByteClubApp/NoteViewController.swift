@@ -95,33 +95,9 @@ final class NoteViewController {
     }
 
     /// After every change of the state: the layer is shown while ``AppState/noteView`` is set
-    /// (and a note is open), and a note opened to a place (``NoteSession/arrival``: "Back", a
-    /// link followed from the view) goes there once its text is in, in the view if it was left
-    /// in the view. Whoever closes a note for another only clears the state.
+    /// and a note is open. (A note opened to a place is put there by whoever opened it:
+    /// ``AppState/arriveAtPlace()``.) Whoever closes a note for another only clears the state.
     func stateChanged() {
-        if let session = context.state.note, session.isEditing, let place = session.arrival {
-            context.model.updateQuietly { state in
-                state.note?.arrival = nil
-                var place = place
-                if let fragment = place.fragment {
-                    // A link's heading or block: found in the text now that it is in.
-                    if let line = NoteAnchors.line(of: fragment, in: session.editor.body.text) {
-                        place.cursor = TextBuffer.Position(line: line, offset: 0)
-                        place.view?.startAtSourceLine = line
-                        place.view?.startAtTop = true
-                    } else {
-                        state.message = .error("No heading or block \"\(TerminalSafe.escape(fragment))\" in \(TerminalSafe.escape(session.fileName)): opened at its top")
-                    }
-                }
-                if let cursor = place.cursor {
-                    state.note?.editor.focus = .body
-                    state.note?.editor.body.moveCursor(to: cursor)
-                }
-                // The mode it was left in: the view as it was, or the editor (Back to the note
-                // that is open, left in the editor, closes its view).
-                state.noteView = place.view
-            }
-        }
         // The view (NoteViewLayer) is on screen while the state holds it and a note is open;
         // the view of a note that closed goes with it.
         if context.state.noteView != nil, context.state.note == nil { context.model.updateQuietly { $0.noteView = nil } }

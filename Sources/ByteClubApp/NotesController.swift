@@ -46,11 +46,6 @@ final class NotesController {
     @discardableResult
     func journal() -> Bool { edits.journal() }
 
-    /// After every change of the state: the outbox's answers to a save sent at once are carried out.
-    func stateChanged() {
-        if !state.saveAnswers.isEmpty { saves.takeSaveAnswers() }
-    }
-
     // MARK: Editing
 
     /// A key for the open editor; returns whether it was taken.

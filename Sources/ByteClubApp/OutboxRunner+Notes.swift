@@ -7,7 +7,7 @@ import TerminalUI
 /// note, the drafts and the status bar here, with no controller told.
 extension OutboxRunner {
     /// Queues the open editor's save and sends it at once; its items' reports (a rename's, then
-    /// the save's) or the stop that ended it go to ``AppState/saveAnswers``. False (said) when it
+    /// the save's) or the stop that ended it are sent as ``AppEvent/saveAnswered(_:)``. False (said) when it
     /// could not be queued: nothing was sent, and the text stays in its draft.
     ///
     /// With an outbox of the user's, the editor waits for the server at most ``answerGrace``:
@@ -41,7 +41,7 @@ extension OutboxRunner {
         guard let waiting = awaited, waiting == ids else { return }
         awaited = nil
         publishCounts()
-        context.update { $0.saveAnswers.append(.unanswered) }
+        context.send(.saveAnswered(.unanswered))
     }
 
     /// The pending items follow what the sender did with `report`'s item: it is gone, and its
@@ -73,7 +73,7 @@ extension OutboxRunner {
         let photos = context.configuration.layout.photosFolder.lowercased() + "/"
         refresher.ownChange(report.item.path.lowercased().hasPrefix(photos) ? .photos : .notes)
         // (A draft the sender kept is the editor's own: its row follows once the editor closes.)
-        context.update { $0.saveAnswers.append(.report(report)) }
+        context.send(.saveAnswered(.report(report)))
         return true
     }
 
@@ -90,7 +90,7 @@ extension OutboxRunner {
             pending[index].onlyAtBaseRev = nil
             do { try queueOutbox.replace(pending[index]) } catch { context.logger.error("cannot rewrite an outbox item: \(error)") }
         }
-        context.update { $0.saveAnswers.append(.stopped(error, waits: waits)) }
+        context.send(.saveAnswered(.stopped(error, waits: waits)))
     }
 
     /// Takes items out of the outbox unsent.

@@ -18,8 +18,8 @@ import TerminalUI
 /// note (its base rev, its saved mark, its text after a merge), the drafts and the status bar.
 ///
 /// **The one save path.** An online `Ctrl-S` is queued here too (``sendNow(_:)``) and sent at
-/// once by the same sender; its items' reports are written to the state
-/// (``AppState/saveAnswers``), where the notes controller takes them (``NoteSave``). Without an outbox of the user's (some tests), saves go through one
+/// once by the same sender; its items' reports are sent as events (``AppEvent/saveAnswered(_:)``)
+/// that the root hands to the save machine (``NoteSaves``, ``NoteSave``). Without an outbox of the user's (some tests), saves go through one
 /// kept only for this run, and a save that cannot be sent is a failure, not a wait.
 @MainActor
 final class OutboxRunner {
@@ -33,8 +33,8 @@ final class OutboxRunner {
     var pending: [OutboxItem] = []
     /// Items this app queued while a send was under way: that send's sender could not retarget them.
     var queuedDuringSend: Set<String> = []
-    /// The items of the save the open editor waits for, in order: their answers go to
-    /// ``AppState/saveAnswers``.
+    /// The items of the save the open editor waits for, in order: their answers are sent as
+    /// ``AppEvent/saveAnswered(_:)``.
     var awaited: [String]?
     /// The outbox of this run only, when the user has none (created on the first save).
     private var sessionOutbox: Outbox?

@@ -158,7 +158,7 @@ enum AppBench {
         app.start()
         try await wait("the notes") { app.state.notes.hasLoaded }
         compositor.handle(.enter)
-        try await wait("the note") { app.state.note?.phase == .editing }
+        try await wait("the note") { app.state.note?.isEditing == true }
         for _ in 0..<10_000 { compositor.handle(.down) }  // the middle of the note
         let canvas = GridCanvas(width: 120, height: 36)
         compositor.render(into: canvas)

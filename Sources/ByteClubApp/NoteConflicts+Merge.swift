@@ -63,11 +63,15 @@ extension NoteConflicts {
         let journalled = journal()
         // Open, and no save's items on their way (a save that found their change hands over to
         // this merge: the save machine is merging already).
-        guard let session = state.note, session.stage == .open, session.save.phase != .sending,
-              let entry = session.entry, let baseRev = session.baseRev else { return }
+        guard let session = state.note, session.stage == .open, session.save.phase != .sending else { return }
+        let now = context.effects.now()
+        guard let entry = session.entry, let baseRev = session.baseRev else {
+            // Nothing to merge against after all: a save that handed over is over, not stuck.
+            if session.save.phase == .merge { context.model.updateQuietly { $0.note?.save.resumed(at: now) } }
+            return
+        }
         let generation = context.model.nextID()
         let name = session.fileName
-        let now = context.effects.now()
         context.update {
             $0.note?.save.merging(at: now)
             $0.note?.generation = generation

@@ -114,6 +114,9 @@ final class NoteConflicts {
 
     // MARK: - Writes made at once
 
+    /// Journals the text, marks the session as saving and sends `work` the text's bytes; the
+    /// reply comes back to ``finishSave``. `adoptName` makes the editor take the saved file's name
+    /// (a conflicted copy).
     private func sendSave(name: String, status: String, adoptName: Bool = false,
                           _ work: @escaping @Sendable (Data) async -> NoteSave.Reply) {
         // The journal first: whatever happens to the request, the text is on disk.
@@ -133,6 +136,6 @@ final class NoteConflicts {
         guard let saving = state.note, saving.generation == generation, saving.isSaving else { return }
         let session = NoteSave.answered(saving, by: reply, at: context.effects.now())
         saves.carryOut(NoteSave.outcome(of: reply, canMerge: session.canMerge, canQueue: saves.outbox != nil, adoptName: adoptName),
-                 session: session, version: version, name: name)
+                       session: session, version: version, name: name)
     }
 }

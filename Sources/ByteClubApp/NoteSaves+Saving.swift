@@ -9,9 +9,6 @@ import TerminalUI
 /// (Overwrite, Save as copy, Reload theirs). The text is journalled before anything is sent, and
 /// its draft goes only once the server confirmed the save.
 extension NoteSaves {
-    /// What a save sent: the result of the upload, and the note's new place if it was moved
-    /// first (a move that succeeded stays done even when the upload after it fails).
-
     /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;
     /// a changed title moves the file first (after checking the rev, so a rename never hides
     /// someone else's change). On a note another member deleted, what its banner says: saved
@@ -82,9 +79,6 @@ extension NoteSaves {
         }
     }
 
-    /// Journals the text, marks the session as saving and sends `work` the text's bytes; the
-    /// reply comes back to ``finishSave``. `adoptName` makes the editor take the saved file's name
-    /// (a conflicted copy).
     /// Marks the note as saving under a new generation (returned) with `status` on screen:
     /// sending is now the best way to keep the text, so when journalling failed (not
     /// `journalled`) the draft's failure stays on screen after it.

@@ -24,6 +24,9 @@ enum HistoryStep: Equatable, CustomStringConvertible, Sendable {
     case appEdit(HistoryMember, note: Int)
     /// A line typed in the app's note and left unsaved: the draft journal keeps it.
     case appType(HistoryMember, note: Int)
+    /// `m` in the app's list on the note, the folder chosen by its name: a write made at once,
+    /// beside whatever the outbox still holds (``OutboxSender/Direct``).
+    case appMove(HistoryMember, note: Int, folder: String)
     /// `byteclub new "TITLE" --no-edit` with a line on stdin.
     case cliNew(HistoryMember, club: Int, note: Int)
     /// `byteclub edit NOTE` with `$EDITOR` adding a line.
@@ -50,6 +53,7 @@ enum HistoryStep: Equatable, CustomStringConvertible, Sendable {
         case .appNew(let who, let note): "\(who) app: new note \(note)"
         case .appEdit(let who, let note): "\(who) app: edit note \(note)"
         case .appType(let who, let note): "\(who) app: type in note \(note), unsaved"
+        case .appMove(let who, let note, let folder): "\(who) app: m note \(note) \(folder)/"
         case .cliNew(let who, let club, let note): "\(who) cli club \(club): new note \(note)"
         case .cliEdit(let who, let club, let note): "\(who) cli club \(club): edit note \(note)"
         case .cliMove(let who, let club, let note, let folder): "\(who) cli club \(club): mv note \(note) \(folder)/"
@@ -101,6 +105,10 @@ struct HistoryPlan {
         if !annAppNotes.isEmpty { choices.append((8, { plan in .appEdit(.ann, note: view.annTyping ?? plan.pick(annAppNotes)) })) }
         if !annAppNotes.isEmpty, view.annTyping == nil { choices.append((2, { plan in .appType(.ann, note: plan.pick(annAppNotes)) })) }
         if !bobAppNotes.isEmpty { choices.append((6, { plan in .appEdit(.bob, note: plan.pick(bobAppNotes)) })) }
+        // Folders change on the server at once: drawn only while ann's club answers.
+        if !annAppNotes.isEmpty, view.annClub == 1 || !view.offline {
+            choices.append((2, { plan in .appMove(.ann, note: plan.pick(annAppNotes), folder: plan.pick(["Archive", "Plans"])) }))
+        }
         for club in 0..<2 where !view.notes[club].isEmpty {
             let notes = view.notes[club]
             choices.append((5, { plan in .cliEdit(plan.int(3) == 0 && club == 0 ? .bob : .ann, club: club, note: plan.pick(notes)) }))

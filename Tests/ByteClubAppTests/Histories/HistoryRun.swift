@@ -1,4 +1,4 @@
-import ByteClubApp
+@testable import ByteClubApp
 import ClubCrypt
 import ClubKit
 import Foundation
@@ -224,6 +224,19 @@ final class HistoryRun {
         return false
     }
 
+    /// Selects note `note` in the app's list (its title typed in the filter), without opening
+    /// it; false when the list does not have it.
+    private func select(_ note: Int, in harness: Harness) -> Bool {
+        let title = HistoryPlan.title(note)
+        guard harness.app.state.notes.entries.contains(where: { $0.name.hasPrefix(title + ".") }) else { return false }
+        if !harness.app.state.notes.list.filter.isEmpty { harness.press(.escape) }
+        harness.press(.char("/"))
+        for character in title { harness.press(.char(character)) }
+        harness.press(.enter)
+        if case .note(let entry, _)? = harness.app.state.selectedNoteItem(in: harness.app.model.noteListing) { return entry.name.hasPrefix(title + ".") }
+        return false
+    }
+
     /// Closes the note in the app: `Esc`, and Discard if it asks (the text is kept as a draft or
     /// waits in the outbox already, as the save said).
     private func close(_ harness: Harness) async {
@@ -275,6 +288,65 @@ final class HistoryRun {
                 made(note, club: club, path: "/byteclub/\(HistoryPlan.title(note)).md")
             }
             await close(harness)
+        case .appMove(let member, let note, let folder):
+            guard let harness = try await app(of: member), let club = machines[member]!.appClub, let known = notes[note],
+                  known.club == club, !known.deleted else { return }
+            await finishTyping(member, in: harness)
+            if harness.app.state.note != nil { await close(harness) }
+            guard harness.app.state.note == nil, select(note, in: harness) else {
+                log[log.count - 1] += " [not in the list]"
+                return
+            }
+            func chooseFolder() -> Bool {
+                harness.press(.char("m"))
+                harness.press(.char("/"))
+                type(folder, into: harness)
+                harness.press(.enter, .enter)
+                guard harness.app.state.dialogs.contains(where: { $0.kind == .chooser }) else { return true }
+                harness.press(.escape, .escape)
+                return false
+            }
+            if !chooseFolder() {
+                // No such folder yet: `N` makes it (a write made at once too), then `m` again.
+                if !harness.app.state.notes.list.filter.isEmpty { harness.press(.escape) }
+                let before = harness.app.state.message
+                harness.press(.char("N"))
+                type(folder, into: harness)
+                harness.press(.enter)
+                let made = Date().addingTimeInterval(20)
+                while Date() < made,
+                      !(harness.app.state.message.map { $0 != before && ($0.text.hasPrefix("Made folder") || $0.kind == .error) } ?? false) {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+                log[log.count - 1] += " [\(harness.app.state.message?.text.prefix(80) ?? "")]"
+                // The chooser lists the folders the notes list has: the one made, once listed.
+                let wanted = (harness.app.state.notesFolder.root + "/" + folder).lowercased()
+                let listed = Date().addingTimeInterval(10)
+                while Date() < listed, !harness.app.state.allNoteFolders.contains(where: { $0.lowercased() == wanted }) {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+                guard select(note, in: harness), chooseFolder() else {
+                    log[log.count - 1] += " [no folder \(folder) to choose]"
+                    return
+                }
+            }
+            let name = (known.path as NSString).lastPathComponent
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if let message = harness.app.state.message, message.text.hasPrefix("Moved \"") {
+                    notes[note]?.path = "/byteclub/\(folder)/\(name)"
+                    view.topLevel.remove(note)
+                    log[log.count - 1] += " [moved]"
+                    break
+                }
+                if let message = harness.app.state.message, message.kind == .error {
+                    log[log.count - 1] += " [\(message.text.prefix(120))]"
+                    break
+                }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            // A question about links (none name these notes) or anything left open goes.
+            while !harness.app.state.dialogs.isEmpty { harness.press(.escape) }
         case .appEdit(let member, let note), .appType(let member, let note):
             guard let harness = try await app(of: member), let club = machines[member]!.appClub, notes[note]?.club == club else { return }
             let typing = machines[member]!.typing

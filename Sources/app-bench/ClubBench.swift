@@ -124,6 +124,15 @@ enum ClubBench {
 
         say(row(["app, peak RSS, cold start to every note indexed", mib(coldPeak), "≤ 200 MiB", ""], widths))
         say(row(["  this process at the end (6 apps, the bench's index)", mib(ProcessStatus.own("VmHWM:")), "", ""], widths))
+        // The released byteclub as a user meets it: a pty, live updates on, a home of its own;
+        // started cold, then again on the cache that first start left.
+        let home = work.appendingPathComponent("real")
+        let arguments = ["--server", server.url.absoluteString, "--token", ServeProcess.token]
+        let realCold = try realFirstFrame(arguments, home: home, keepingCache: true)
+        let realCached = try realCold.flatMap { _ in try realFirstFrame(arguments, home: home) }
+        say(row(["real app (byteclub in a pty): first frame, cold", realCold.map(ms) ?? "—", "≤ 1 s",
+                 realCold == nil ? "no byteclub beside app-bench" : ""], widths))
+        say(row(["real app: first frame from its cache", realCached.map(ms) ?? "—", "≤ 200 ms", ""], widths))
 
         // The server, started anew: its first content search, its listing for `byteclub ls`.
         server.stop()
@@ -154,6 +163,37 @@ enum ClubBench {
         guard put == 0 else { throw BenchError("byteclub put -r exited \(put)") }
         say(row(["byteclub put -r, \(grouped(options.put)) notes of 1 KiB", ms(putTime), "≤ 15 s", try rcloneCopy(upload).map { "rclone copy \(ms($0))" } ?? "rclone not installed"], widths))
         say("")
+    }
+
+    /// The released `byteclub` beside this executable, in a pseudo-terminal (120×36) with `home`
+    /// as its home (and `extra` in its environment): milliseconds from its start to the first
+    /// frame that shows a note's name; nil without the binary. With `keepingCache`, it runs on
+    /// until its notes list is in its cache, so that the next start can show it from there.
+    static func realFirstFrame(_ arguments: [String], extra: [String: String] = [:], home: URL, keepingCache: Bool = false) throws -> Double? {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let binary = executable.deletingLastPathComponent().appendingPathComponent("byteclub").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else { return nil }
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let environment = [
+            "HOME": home.path, "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
+            "XDG_STATE_HOME": home.appendingPathComponent("state").path, "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+        ].merging(extra) { $1 }
+        let started = ContinuousClock.now
+        let app = try EchoBench.PTYApp(binary: binary, arguments: arguments, environment: environment)
+        defer { app.stop() }
+        try app.waitFor("Note 0", timeout: 120)
+        let firstFrame = milliseconds(since: started)
+        if keepingCache {
+            let cache = home.appendingPathComponent("cache")
+            let deadline = Date().addingTimeInterval(600)
+            func cached() -> Bool {
+                FileManager.default.enumerator(atPath: cache.path)?.contains { ($0 as? String)?.hasSuffix("listing-notes") == true } ?? false
+            }
+            while Date() < deadline, !cached() { usleep(100_000) }
+            guard cached() else { throw BenchError("the real app wrote no notes list to its cache in 600 s") }
+        }
+        return firstFrame
     }
 
     /// Starts `app` with no cache and no index: the first frame listing notes (the first page's,

@@ -47,25 +47,10 @@ enum ClubWebDAVBench {
         say("")
     }
 
-    /// The released `byteclub` beside this executable, in a pseudo-terminal (120×36) with a home
-    /// of its own, on the same server: milliseconds from its start to the first frame that shows
-    /// a note's name; nil without the binary.
+    /// The released `byteclub` beside this executable in a pty, on the same server: ms to the
+    /// first frame that shows a note's name (``ClubBench/realFirstFrame(_:extra:home:)``).
     static func realFirstFrame(_ server: RcloneWebDAV, in home: URL) throws -> Double? {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let binary = executable.deletingLastPathComponent().appendingPathComponent("byteclub").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else { return nil }
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let environment = [
-            "HOME": home.path, "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
-            "XDG_STATE_HOME": home.appendingPathComponent("state").path, "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
-            "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
-            "BYTECLUB_WEBDAV_PASSWORD": server.password,
-        ]
-        let started = ContinuousClock.now
-        let app = try EchoBench.PTYApp(binary: binary, arguments: ["--webdav", server.url.absoluteString, "--user", server.user],
-                                       environment: environment)
-        defer { app.stop() }
-        try app.waitFor("Note 0", timeout: 120)
-        return milliseconds(since: started)
+        try ClubBench.realFirstFrame(["--webdav", server.url.absoluteString, "--user", server.user],
+                                     extra: ["BYTECLUB_WEBDAV_PASSWORD": server.password], home: home)
     }
 }

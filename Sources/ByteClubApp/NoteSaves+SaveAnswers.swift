@@ -2,7 +2,7 @@ import Foundation
 import Remote
 import TerminalUI
 
-/// The outbox's answers to a save `Ctrl-S` sent at once (``NotesController/save(confirmedEmpty:)``):
+/// The outbox's answers to a save `Ctrl-S` sent at once (``NoteSaves/save(confirmedEmpty:)``):
 /// the runner sends each as an event (``AppEvent/saveAnswered(_:)``), which the root hands here,
 /// to the session's ``NoteSave`` machine.
 extension NoteSaves {

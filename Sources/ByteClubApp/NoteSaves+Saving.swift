@@ -3,10 +3,10 @@ import Remote
 import TerminalUI
 
 /// Saving a note: `add` for a new one, `update` at the rev it was opened at otherwise, a move
-/// first for a new title. When the server's note changed meanwhile, a three-way merge
-/// (NoteSaves+Merge.swift) and, where no merge can be made (a new note whose name is
-/// taken, a new title, a note deleted there, a base that is gone), the conflict dialog
-/// (Overwrite, Save as copy, Reload theirs). The text is journalled before anything is sent, and
+/// first for a new title. When the server's note changed meanwhile, ``NoteConflicts`` takes
+/// over: a three-way merge (NoteConflicts+Merge.swift) and, where no merge can be made (a new
+/// note whose name is taken, a new title, a note deleted there, a base that is gone), the
+/// conflict dialog (Overwrite, Save as copy, Reload theirs). The text is journalled before anything is sent, and
 /// its draft goes only once the server confirmed the save.
 extension NoteSaves {
     /// `Ctrl-S`: uploads the text, `add` for a new note and `update` at the opened rev otherwise;

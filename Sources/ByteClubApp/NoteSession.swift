@@ -54,7 +54,7 @@ public struct NoteSession: Sendable, Equatable {
     /// and only its confirmation moves this editor's base rev.
     var queuedItem: String?
     /// A merge with conflicts, shown in place of the editor until each has a choice
-    /// (NoteSaves+Merge.swift); the editor keeps the user's own text meanwhile.
+    /// (NoteConflicts+Merge.swift); the editor keeps the user's own text meanwhile.
     public var merge: MergeSession?
     /// Another member's change to this note that came while it had local edits, and is not in
     /// the text yet (the banner says "Changed by NAME at HH:MM · Ctrl-R merge now"). Set by the

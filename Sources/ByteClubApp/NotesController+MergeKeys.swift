@@ -2,7 +2,7 @@ import Foundation
 import TerminalUI
 
 /// The merge view's keys (``MergeView``): a choice for each conflict, moving between them, and
-/// the ways out; the merge itself is the save machine's (NoteSaves+Merge.swift).
+/// the ways out; the merge itself is ``NoteConflicts``' (NoteConflicts+Merge.swift).
 extension NotesController {
     /// A key while the merge view is open; returns whether it was taken.
     func handleMergeKey(_ key: Key) -> Bool {

@@ -59,7 +59,7 @@ final class NotesController {
             navigator.abandonLoad()
             return true
         }
-        // A merge with conflicts has the keys until it is done (NoteSaves+Merge.swift).
+        // A merge with conflicts has the keys until it is done (NoteConflicts+Merge.swift).
         if state.note?.merge != nil { return handleMergeKey(key) }
         if let taken = handleSearchHitKey(key) { return taken }
         if MergeView.editorBindings.action(for: key) == .merge {

@@ -130,7 +130,7 @@ extension NoteFilesController {
             self.context.update { state in
                 if var session = state.note, var entry = session.entry,
                    entry.pathLower == lower || entry.pathLower.hasPrefix(lower + "/") {
-                    entry.path = moved.path + entry.path.dropFirst(path.count)
+                    entry.path = NoteResolver.path(afterMoving: entry.path, from: path, to: moved.path)
                     entry.pathLower = entry.path.lowercased()
                     session.entry = entry
                     state.note = session

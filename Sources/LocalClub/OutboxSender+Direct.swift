@@ -186,16 +186,12 @@ extension OutboxSender {
             items.filter { item in [item.path, item.newPath].contains { $0.map { Self.isAt(path, $0) } ?? false } }
         }
 
-        /// `item` with each of its paths at or under `from` put at or under `to` instead.
+        /// `item` with each of its paths at or under `from` put at or under `to` instead (the
+        /// resolver's rule for a move, ``NoteResolver/path(afterMoving:from:to:)``).
         static func moved(_ item: OutboxItem, from: String, to: String) -> OutboxItem {
             var moved = item
-            let depth = from.split(separator: "/").count
-            func place(_ path: String) -> String {
-                guard isAt(from, path) else { return path }
-                return ([to] + path.split(separator: "/").dropFirst(depth).map(String.init)).joined(separator: "/")
-            }
-            moved.path = place(item.path)
-            moved.newPath = item.newPath.map(place)
+            moved.path = NoteResolver.path(afterMoving: item.path, from: from, to: to)
+            moved.newPath = item.newPath.map { NoteResolver.path(afterMoving: $0, from: from, to: to) }
             return moved
         }
 

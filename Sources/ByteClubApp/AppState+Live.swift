@@ -131,7 +131,7 @@ extension AppState {
 
         // Where the selection is now, by item.
         let list = self[tab].list
-        let oldKeys: [String], oldRows: [ListRow]
+        let oldKeys: [String], oldRows: any ListRows
         if tab == .notes {
             let listing = before ?? NoteListing.make(self, format: format)
             (oldKeys, oldRows) = (listing.items.map(Self.key), listing.rows)
@@ -159,7 +159,7 @@ extension AppState {
         self[tab].entries = tab == .notes ? ClubLayout.sortedNotes(entries) : ClubLayout.sortedPhotos(entries)
         self[tab].version += 1
 
-        let newKeys: [String], newRows: [ListRow]
+        let newKeys: [String], newRows: any ListRows
         if tab == .notes {
             let listing = NoteListing.make(self, format: format)
             (newKeys, newRows) = (listing.items.map(Self.key), listing.rows)

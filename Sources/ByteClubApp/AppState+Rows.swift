@@ -1,16 +1,19 @@
 import Foundation
 import Remote
+import Synchronization
 import TerminalUI
 
 /// The notes list's items and their rows.
 public struct NoteListing: Sendable {
     public var items: [NoteItem]
-    public var rows: [ListRow]
+    /// Made when drawn (``NoteRows``): a change to a 100,000-note list formats the rows on
+    /// screen, not 100,000 sizes, dates and titles.
+    public var rows: NoteRows
     /// When a row's relative time ("just now", "5 min ago") next reads otherwise: the rows are
     /// out of date from then (nil: never, as far as the times go).
     public var nextChange: Date?
 
-    public init(items: [NoteItem], rows: [ListRow], nextChange: Date? = nil) {
+    public init(items: [NoteItem], rows: NoteRows, nextChange: Date? = nil) {
         self.items = items
         self.rows = rows
         self.nextChange = nextChange
@@ -20,18 +23,25 @@ public struct NoteListing: Sendable {
     /// folders in it, drafts of notes the server does not have, then the notes.
     public static func make(_ state: AppState, format: DisplayFormat) -> NoteListing {
         let here = state.notesFolder
-        let draftsByPath = Dictionary(state.drafts.compactMap { d in d.path.map { ($0.lowercased(), d) } }, uniquingKeysWith: { a, _ in a })
-        let known = Set(state.notes.entries.map(\.pathLower))
+        var draftsByPath: [String: Draft] = [:]
+        for draft in state.drafts {
+            if let path = draft.path?.lowercased(), draftsByPath[path] == nil { draftsByPath[path] = draft }
+        }
+        // Until the list has loaded, a draft's note may well be there: show it once we know.
+        // The server's paths are only gathered when a draft of a listed note could be missing.
+        let known: Set<String> = state.notes.hasLoaded && !draftsByPath.isEmpty ? Set(state.notes.entries.map(\.pathLower)) : []
         let orphans = state.drafts.filter { draft in
             guard let path = draft.path else { return (draft.folder?.lowercased() ?? here.root.lowercased()) == here.pathLower }
-            // Until the list has loaded, a draft's note may well be there: show it once we know.
             return state.notes.hasLoaded && !known.contains(path.lowercased()) && here.holds(path.lowercased())
         }
         let notesHere = state.notes.entries.filter { here.holds($0.pathLower) }
         var items: [NoteItem] = here.isRoot ? [] : [.folder(FolderItem(path: here.parent, name: "..", notes: 0, isParent: true))]
         items += FolderItem.children(of: here, notes: state.notes.entries, folders: state.notes.folders, files: state.notes.files).map { NoteItem.folder($0) }
         items += orphans.map { NoteItem.draft($0) }
-            + state.tags.pinnedFirst(notesHere).map { NoteItem.note($0, hasDraft: draftsByPath[$0.pathLower] != nil) }
+        items.reserveCapacity(items.count + notesHere.count)
+        for entry in state.tags.pinnedFirst(notesHere) {
+            items.append(.note(entry, hasDraft: !draftsByPath.isEmpty && draftsByPath[entry.pathLower] != nil))
+        }
         // The folder's other files after its notes, by name.
         items += state.notes.files.filter { here.holds($0.pathLower) }.sorted { $0.pathLower < $1.pathLower }.map { NoteItem.file($0) }
         var times = RelativeTimes()
@@ -42,46 +52,112 @@ public struct NoteListing: Sendable {
             case .folder: break
             }
         }
-        return NoteListing(items: items, rows: rows(items, format: format, offline: state.offline, tags: state.tags), nextChange: times.next)
+        return NoteListing(items: items, rows: NoteRows(items, format: format, offline: state.offline, tags: state.tags), nextChange: times.next)
+    }
+
+    /// Every row of `items`, made at once (short lists and tests).
+    static func rows(_ items: [NoteItem], format: DisplayFormat, offline: OfflineState = OfflineState(), tags: NoteTags = NoteTags()) -> [ListRow] {
+        let rows = NoteRows(items, format: format, offline: offline, tags: tags)
+        return items.indices.map(rows.row)
     }
 
     /// A draft of a note the server lacks reads "✎ title (draft)"; a note with a draft is marked "✎".
     /// What waits in the outbox is marked "⇡" instead: "⇡ title (waiting)" for a new note.
     /// A pinned note is marked "⚑" and its tags follow the title ("Trip  #boat #sea").
-    static func rows(_ items: [NoteItem], format: DisplayFormat, offline: OfflineState = OfflineState(), tags: NoteTags = NoteTags()) -> [ListRow] {
-        items.map { item in
-            switch item {
-            case .draft(let draft):
-                let title = draft.title.isEmpty ? "untitled" : draft.title
-                let waiting = offline.pendingDrafts.contains(draft.id)
-                return ListRow([(waiting ? "⇡ " : "✎ ") + title + (waiting ? " (waiting)" : " (draft)"), ByteFormat.size(Int64(draft.body.utf8.count)),
-                                format.relative(draft.updated)],
-                               searchText: title)
-            case .note(let entry, let hasDraft):
-                let title = ClubLayout.title(of: entry.name)
-                let mark = offline.isPending(entry) ? "⇡ " : hasDraft ? "✎ " : ""
-                let itemTags = tags.of(entry)
-                let pin = itemTags.isPinned ? NoteTags.pinMark + " " : ""
-                let shown = itemTags.visible.map { "#" + TerminalSafe.escape($0) }.joined(separator: " ")
-                return ListRow([pin + mark + title + (shown.isEmpty ? "" : "  " + shown), ByteFormat.size(entry.size), format.relative(entry.modified)],
-                               searchText: title, tags: itemTags.visible)
-            case .folder(let folder) where folder.isParent:
-                return ListRow([FolderItem.upMark + " ..", "", ""], searchText: "..")
-            case .folder(let folder):
-                let name = TerminalSafe.escape(folder.name)
-                // "3 notes · 2 files" where it holds other files too (the files in the date's column).
-                let files = folder.files == 0 ? "" : "· \(folder.files) file\(folder.files == 1 ? "" : "s")"
-                return ListRow([FolderItem.mark + " " + name + "/", "\(folder.notes) note\(folder.notes == 1 ? "" : "s")", files], searchText: name)
-            case .file(let entry):
-                let name = TerminalSafe.escape(entry.name)
-                return ListRow([NoteItem.fileMark + " " + name, ByteFormat.size(entry.size), format.relative(entry.modified)], searchText: name)
-            }
+    static func row(_ item: NoteItem, format: DisplayFormat, offline: OfflineState, tags: NoteTags) -> ListRow {
+        switch item {
+        case .draft(let draft):
+            let title = draft.title.isEmpty ? "untitled" : draft.title
+            let waiting = offline.pendingDrafts.contains(draft.id)
+            return ListRow([(waiting ? "⇡ " : "✎ ") + title + (waiting ? " (waiting)" : " (draft)"), ByteFormat.size(Int64(draft.body.utf8.count)),
+                            format.relative(draft.updated)],
+                           searchText: title)
+        case .note(let entry, let hasDraft):
+            let title = ClubLayout.title(of: entry.name)
+            let mark = offline.isPending(entry) ? "⇡ " : hasDraft ? "✎ " : ""
+            let itemTags = tags.of(entry)
+            let pin = itemTags.isPinned ? NoteTags.pinMark + " " : ""
+            let shown = itemTags.visible.map { "#" + TerminalSafe.escape($0) }.joined(separator: " ")
+            return ListRow([pin + mark + title + (shown.isEmpty ? "" : "  " + shown), ByteFormat.size(entry.size), format.relative(entry.modified)],
+                           searchText: title, tags: itemTags.visible)
+        case .folder(let folder) where folder.isParent:
+            return ListRow([FolderItem.upMark + " ..", "", ""], searchText: "..")
+        case .folder(let folder):
+            let name = TerminalSafe.escape(folder.name)
+            // "3 notes · 2 files" where it holds other files too (the files in the date's column).
+            let files = folder.files == 0 ? "" : "· \(folder.files) file\(folder.files == 1 ? "" : "s")"
+            return ListRow([FolderItem.mark + " " + name + "/", "\(folder.notes) note\(folder.notes == 1 ? "" : "s")", files], searchText: name)
+        case .file(let entry):
+            let name = TerminalSafe.escape(entry.name)
+            return ListRow([NoteItem.fileMark + " " + name, ByteFormat.size(entry.size), format.relative(entry.modified)], searchText: name)
         }
     }
 
-    /// What the rows depend on besides the clock: a 10,000-note list formats 10,000 sizes and
-    /// dates, which is too much for every key and frame, so the rows are kept until this
-    /// changes or a relative time in them would read otherwise (``nextChange``).
+    /// What `/` filters an item by: its row's search and tag keys, without its cells.
+    static func filterKeys(_ item: NoteItem, tags: NoteTags) -> ListRow {
+        switch item {
+        case .draft(let draft): ListRow([], searchText: draft.title.isEmpty ? "untitled" : draft.title)
+        case .note(let entry, _): ListRow([], searchText: ClubLayout.title(of: entry.name), tags: tags.of(entry).visible)
+        case .folder(let folder) where folder.isParent: ListRow([], searchText: "..")
+        case .folder(let folder): ListRow([], searchText: TerminalSafe.escape(folder.name))
+        case .file(let entry): ListRow([], searchText: TerminalSafe.escape(entry.name))
+        }
+    }
+}
+
+/// The notes list's rows, each made when it is drawn from its item (``NoteListing/row(_:format:offline:tags:)``).
+/// The filter's keys are made once, the first time a filter asks, and the last filter's answer
+/// is kept: a filtered frame asks several times.
+public struct NoteRows: ListRows, RandomAccessCollection {
+    let items: [NoteItem]
+    let format: DisplayFormat
+    let offline: OfflineState
+    let tags: NoteTags
+    private let filtering = Filtering()
+
+    /// Shared by the copies of one listing's rows, as the listing is one list.
+    private final class Filtering: Sendable {
+        struct Found {
+            var keys: [ListRow]?
+            var last: (needle: String, rows: [Int])?
+        }
+        let found = Mutex(Found())
+    }
+
+    init(_ items: [NoteItem], format: DisplayFormat, offline: OfflineState, tags: NoteTags) {
+        self.items = items
+        self.format = format
+        self.offline = offline
+        self.tags = tags
+    }
+
+    public var count: Int { items.count }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { items.count }
+    /// Row `index`, made now (as ``row(_:)``): a pass over them all makes every row.
+    public subscript(index: Int) -> ListRow { row(index) }
+
+    public func row(_ index: Int) -> ListRow {
+        NoteListing.row(items[index], format: format, offline: offline, tags: tags)
+    }
+
+    public func rows(matching needle: String) -> [Int] {
+        filtering.found.withLock { filtering in
+            if let last = filtering.last, last.needle == needle { return last.rows }
+            let keys = filtering.keys ?? items.map { NoteListing.filterKeys($0, tags: tags) }
+            filtering.keys = keys
+            let rows = keys.indices.filter { keys[$0].matches(lowercased: needle) }
+            filtering.last = (needle, rows)
+            return rows
+        }
+    }
+}
+
+extension NoteListing {
+    /// What the listing depends on besides the clock: a 100,000-note list's items (its folders
+    /// counted, its notes in order) take a pass over every entry, too much for every key and
+    /// frame, so the listing is kept until this changes or a relative time in its rows would
+    /// read otherwise (``nextChange``).
     struct Signature: Equatable {
         var entries: Int
         var loaded: Bool
@@ -149,7 +225,7 @@ extension AppState {
     /// Selects the row of `path` (lowercased) in `tab`, if it is listed.
     mutating func reselect(_ tab: Tab, path: String, notes listing: NoteListing) {
         let index: Int?
-        let rows: [ListRow]
+        let rows: any ListRows
         switch tab {
         case .notes:
             rows = listing.rows

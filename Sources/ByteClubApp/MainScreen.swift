@@ -145,7 +145,7 @@ public final class MainScreen: Layer {
     }
 
     /// The rows `tab`'s list keys work on.
-    func rows(_ tab: Tab) -> [ListRow] {
+    func rows(_ tab: Tab) -> any ListRows {
         tab == .notes ? model.noteListing.rows : model.state.photoRows
     }
 

@@ -11,7 +11,7 @@ extension ListState {
     }
 
     /// The row (an index into `rows`) drawn at `point` in the last frame.
-    public func row(at point: Point, in rows: [ListRow]) -> Int? {
+    public func row(at point: Point, in rows: some ListRows) -> Int? {
         if filter.isEmpty { return position(at: point, count: rows.count) }
         let visible = visibleIndices(in: rows)
         return position(at: point, count: visible.count).map { visible[$0] }
@@ -33,7 +33,7 @@ extension ListState {
     }
 
     /// Selects the position at `point`; returns the row (an index into `rows`) it selected.
-    public mutating func click(at point: Point, rows: [ListRow]) -> Int? {
+    public mutating func click(at point: Point, rows: some ListRows) -> Int? {
         let count = filter.isEmpty ? rows.count : visibleIndices(in: rows).count
         guard let position = position(at: point, count: count) else { return nil }
         selected = position

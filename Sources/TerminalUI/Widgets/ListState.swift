@@ -25,7 +25,7 @@ public struct ListRow: Hashable, Sendable {
     }
 
     /// Whether the row matches `needle`, which must already be lowercased.
-    func matches(lowercased needle: String) -> Bool {
+    public func matches(lowercased needle: String) -> Bool {
         if needle.isEmpty { return true }
         if needle.hasPrefix("#") {
             guard !tagKey.isEmpty else { return false }
@@ -73,7 +73,7 @@ public enum ListOutcome: Hashable, Sendable {
 ///
 /// It is a value owned by the app's state, next to the rows it describes. ``ListView`` reads it
 /// when it draws and stores what drawing learns (the visible height, a scroll offset that keeps
-/// the selection on screen); ``handle(_:rows:)`` applies the list keys without any terminal.
+/// the selection on screen); ``handle(_:rows:bindings:)`` applies the list keys without any terminal.
 public struct ListState: Hashable, Sendable {
     /// The selected position among the rows that pass the filter.
     public var selected = 0
@@ -96,23 +96,22 @@ public struct ListState: Hashable, Sendable {
     public var isFiltering: Bool { isEditingFilter || !filter.isEmpty }
 
     /// The indices of the rows that pass the filter, in order.
-    public func visibleIndices(in rows: [ListRow]) -> [Int] {
-        if filter.isEmpty { return Array(rows.indices) }
-        let needle = filter.lowercased()
-        return rows.indices.filter { rows[$0].matches(lowercased: needle) }
+    public func visibleIndices(in rows: some ListRows) -> [Int] {
+        if filter.isEmpty { return Array(0..<rows.count) }
+        return rows.rows(matching: filter.lowercased())
     }
 
     /// The selected row as an index into `rows`, or `nil` if no row passes the filter.
-    public func selectedRow(in rows: [ListRow]) -> Int? {
-        if filter.isEmpty { return rows.indices.contains(selected) ? selected : nil }
+    public func selectedRow(in rows: some ListRows) -> Int? {
+        if filter.isEmpty { return (0..<rows.count).contains(selected) ? selected : nil }
         let visible = visibleIndices(in: rows)
         return visible.indices.contains(selected) ? visible[selected] : nil
     }
 
     /// Selects `row` (an index into `rows`) if it passes the filter, as after a refresh.
-    public mutating func select(row: Int, in rows: [ListRow]) {
+    public mutating func select(row: Int, in rows: some ListRows) {
         if filter.isEmpty {
-            if rows.indices.contains(row) { selected = row }
+            if (0..<rows.count).contains(row) { selected = row }
         } else if let position = visibleIndices(in: rows).firstIndex(of: row) {
             selected = position
         }
@@ -149,7 +148,7 @@ public struct ListState: Hashable, Sendable {
 
     /// Applies a list key: movement (`j`/`k`, arrows, PgUp/PgDn, Home/End, `g`/`G`), `/` to
     /// filter, Esc to clear the filter, Enter to activate.
-    public mutating func handle(_ key: Key, rows: [ListRow], bindings: KeyBindings<Action> = ListState.bindings) -> ListOutcome {
+    public mutating func handle(_ key: Key, rows: some ListRows, bindings: KeyBindings<Action> = ListState.bindings) -> ListOutcome {
         if isEditingFilter, let outcome = handleFilterKey(key, rows: rows) { return outcome }
         guard let action = bindings.action(for: key) else { return .ignored }
         let count = filter.isEmpty ? rows.count : visibleIndices(in: rows).count
@@ -189,7 +188,7 @@ public struct ListState: Hashable, Sendable {
     ])
 
     /// Keys while the filter is being typed; `nil` lets movement keys through.
-    private mutating func handleFilterKey(_ key: Key, rows: [ListRow]) -> ListOutcome? {
+    private mutating func handleFilterKey(_ key: Key, rows: some ListRows) -> ListOutcome? {
         if case .char(let c) = key {
             setFilter(filter + String(c), rows: rows)
             return .filterChanged
@@ -216,7 +215,7 @@ public struct ListState: Hashable, Sendable {
     }
 
     /// Changes the filter, keeping the same row selected if it still passes.
-    private mutating func setFilter(_ newFilter: String, rows: [ListRow]) {
+    private mutating func setFilter(_ newFilter: String, rows: some ListRows) {
         let previous = selectedRow(in: rows)
         filter = newFilter
         selected = 0

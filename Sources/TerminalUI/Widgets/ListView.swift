@@ -29,14 +29,14 @@ public struct ListColumn: Hashable, Sendable {
 /// ``ListState/handle(_:rows:bindings:)``.
 public struct ListView: Sendable {
     public var columns: [ListColumn]
-    public var rows: [ListRow]
+    public var rows: any ListRows
     /// Shown when there are no rows at all.
     public var emptyHint: String
     /// Whether the list has the keyboard; an unfocused list shows a quieter selection.
     public var isFocused: Bool
     public var showsHeader: Bool
 
-    public init(columns: [ListColumn], rows: [ListRow], emptyHint: String = "Nothing here yet", isFocused: Bool = true, showsHeader: Bool = true) {
+    public init(columns: [ListColumn], rows: any ListRows, emptyHint: String = "Nothing here yet", isFocused: Bool = true, showsHeader: Bool = true) {
         self.columns = columns
         self.rows = rows
         self.emptyHint = emptyHint
@@ -111,7 +111,7 @@ public struct ListView: Sendable {
         }
 
         if count == 0 {
-            let hint = rows.isEmpty ? emptyHint : "No matches for “\(state.filter)”"
+            let hint = rows.count == 0 ? emptyHint : "No matches for “\(state.filter)”"
             if !body.isEmpty {
                 canvas.put(hint, in: body.row(body.height / 2 - (body.height > 2 ? 1 : 0)), alignment: .center, style: theme.muted)
             }
@@ -125,7 +125,7 @@ public struct ListView: Sendable {
                 let isSelected = position == state.selected
                 let selectionStyle = isFocused ? theme.selection : theme.selectionUnfocused
                 if isSelected { canvas.fill(rowsArea.row(y - rowsArea.y), style: selectionStyle) }
-                let cells = rows[rowIndex].cells
+                let cells = rows.row(rowIndex).cells
                 for (index, (column, frame)) in zip(columns, frames).enumerated() where index < cells.count {
                     let style = isSelected ? selectionStyle : (column.isSecondary ? theme.muted : theme.text)
                     canvas.put(cells[index], in: frame.with(y: y), alignment: column.alignment, style: style)

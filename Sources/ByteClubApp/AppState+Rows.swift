@@ -34,16 +34,16 @@ public struct NoteListing: Sendable {
             guard let path = draft.path else { return (draft.folder?.lowercased() ?? here.root.lowercased()) == here.pathLower }
             return state.notes.hasLoaded && !known.contains(path.lowercased()) && here.holds(path.lowercased())
         }
-        let notesHere = state.notes.entries.filter { here.holds($0.pathLower) }
+        let notesHere = state.notes.notes(in: here.pathLower)
         var items: [NoteItem] = here.isRoot ? [] : [.folder(FolderItem(path: here.parent, name: "..", notes: 0, isParent: true))]
-        items += FolderItem.children(of: here, notes: state.notes.entries, folders: state.notes.folders, files: state.notes.files).map { NoteItem.folder($0) }
+        items += state.notes.childFolders(of: here).map { NoteItem.folder($0) }
         items += orphans.map { NoteItem.draft($0) }
         items.reserveCapacity(items.count + notesHere.count)
         for entry in state.tags.pinnedFirst(notesHere) {
             items.append(.note(entry, hasDraft: !draftsByPath.isEmpty && draftsByPath[entry.pathLower] != nil))
         }
         // The folder's other files after its notes, by name.
-        items += state.notes.files.filter { here.holds($0.pathLower) }.sorted { $0.pathLower < $1.pathLower }.map { NoteItem.file($0) }
+        items += state.notes.files(in: here.pathLower).sorted { $0.pathLower < $1.pathLower }.map { NoteItem.file($0) }
         var times = RelativeTimes()
         for item in items {
             switch item {

@@ -6,12 +6,14 @@ import TerminalUI
 /// selection and filter that last between frames.
 public struct Listing: Equatable, Sendable {
     /// The entries of the last successful load, already sorted for display: files only.
-    public var entries: [RemoteEntry] = []
+    public var entries: [RemoteEntry] = [] { didSet { folderIndex = FolderIndexSlot() } }
     /// The folders the last load listed (the Notes tab's, which may hold no note yet), by path.
-    public var folders: [RemoteEntry] = []
+    public var folders: [RemoteEntry] = [] { didSet { folderIndex = FolderIndexSlot() } }
     /// The Notes tab's other files (attachments: PDFs, canvases, audio), by path; they are
     /// listed in their folders and counted in their folders' rows, never taken for notes.
-    public var files: [RemoteEntry] = []
+    public var files: [RemoteEntry] = [] { didSet { folderIndex = FolderIndexSlot() } }
+    /// The Notes list by folder (``FolderIndex``), made anew whenever the three lists above change.
+    var folderIndex = FolderIndexSlot()
     /// Whether a load has ever succeeded (before that, an empty list means "loading").
     public var hasLoaded = false
     public var isLoading = false

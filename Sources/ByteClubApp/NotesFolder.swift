@@ -57,34 +57,6 @@ public struct FolderItem: Equatable, Sendable {
         self.files = files
         self.isParent = isParent
     }
-
-    /// The folders directly in `folder`, from the notes, other files and folders at any depth
-    /// under it: each with its counts of notes and of other files at any depth, sorted by name. A folder named only by a note's path
-    /// (the listing has not named it yet) is there too.
-    static func children(of folder: NotesFolder, notes: [RemoteEntry], folders: [RemoteEntry], files: [RemoteEntry] = []) -> [FolderItem] {
-        let prefix = folder.pathLower == "/" ? "/" : folder.pathLower + "/"
-        let depth = folder.path.split(separator: "/").count
-        // Substrings of the entries' own paths as keys: no string is made per note.
-        var counts: [Substring: Int] = [:], fileCounts: [Substring: Int] = [:], names: [Substring: String] = [:]
-        func see(_ entry: RemoteEntry, isFile: Bool, counted: inout [Substring: Int]) {
-            guard entry.pathLower.hasPrefix(prefix) else { return }
-            let rest = entry.pathLower.dropFirst(prefix.count)
-            let slash = rest.firstIndex(of: "/")
-            if isFile && slash == nil { return }
-            let key = slash.map { rest[..<$0] } ?? rest
-            if names[key] == nil {
-                let parts = entry.path.split(separator: "/")
-                names[key] = parts.indices.contains(depth) ? String(parts[depth]) : String(key)
-            }
-            counted[key, default: 0] += isFile ? 1 : 0
-        }
-        for note in notes { see(note, isFile: true, counted: &counts) }
-        for file in files { see(file, isFile: true, counted: &fileCounts) }
-        for entry in folders { see(entry, isFile: false, counted: &counts) }
-        let base = folder.path == "/" ? "" : folder.path
-        return names.map { key, name in FolderItem(path: base + "/" + name, name: name, notes: counts[key] ?? 0, files: fileCounts[key] ?? 0) }
-            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
-    }
 }
 
 extension AppState {
@@ -104,7 +76,7 @@ extension AppState {
         openFolder(notesFolder.parent)
         // The folders come first in the list (after the way up): the row is found among them
         // alone, without making the whole list twice.
-        let children = FolderItem.children(of: notesFolder, notes: notes.entries, folders: notes.folders, files: notes.files)
+        let children = notes.childFolders(of: notesFolder)
         guard let index = children.firstIndex(where: { $0.path.lowercased() == left }) else { return }
         notes.list.selected = (notesFolder.isRoot ? 0 : 1) + index
     }

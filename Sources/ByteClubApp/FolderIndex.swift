@@ -1,0 +1,121 @@
+import Foundation
+import Remote
+import Synchronization
+
+/// The Notes tab's list by folder, made once for each change of the list and then asked: which
+/// notes and files a folder holds directly, and which folders are in it with their counts. A
+/// folder opened in a 100,000-note club costs what the folder holds, not a pass over every
+/// entry (issue 56: folders are queries, not passes over the list).
+///
+/// A ``Listing`` holds one and replaces it whenever its entries, folders or files change, so an
+/// index is never older than the list it answers for; it is built the first time it is asked.
+final class FolderIndex: Sendable {
+    /// A folder directly under another: the name it is shown by (the case of the first path
+    /// that named it) and what it holds at any depth.
+    struct Child {
+        var name: String
+        var notes = 0
+        var files = 0
+    }
+
+    struct Built {
+        /// Folder (lowercased path) → positions in the entries of the notes directly in it, in
+        /// the entries' order.
+        var notes: [Substring: [Int]] = [:]
+        /// The same for the other files.
+        var files: [Substring: [Int]] = [:]
+        /// Folder (lowercased path, "/" for the top) → the folders directly in it, by lowercased name.
+        var children: [Substring: [Substring: Child]] = [:]
+    }
+
+    private let built = Mutex<Built?>(nil)
+
+    /// The index of `listing`'s entries, built now if this is its first question.
+    func answer<T>(_ listing: Listing, _ question: (Built) -> T) -> T {
+        built.withLock { built in
+            if built == nil { built = Self.build(notes: listing.entries, files: listing.files, folders: listing.folders) }
+            return question(built!)
+        }
+    }
+
+    static func build(notes: [RemoteEntry], files: [RemoteEntry], folders: [RemoteEntry]) -> Built {
+        var index = Built()
+        // Notes first, then files, then folders: a folder's name keeps the case of the first
+        // path that named it, as the list always showed it.
+        for (position, note) in notes.enumerated() {
+            index.notes[parent(of: note.pathLower), default: []].append(position)
+            count(note, isFile: true, into: &index.children) { $0.notes += 1 }
+        }
+        for (position, file) in files.enumerated() {
+            index.files[parent(of: file.pathLower), default: []].append(position)
+            count(file, isFile: true, into: &index.children) { $0.files += 1 }
+        }
+        for folder in folders {
+            count(folder, isFile: false, into: &index.children) { _ in }
+        }
+        return index
+    }
+
+    /// The folder `pathLower` is in, as a slice of it ("/" for a path at the top).
+    static func parent(of pathLower: String) -> Substring {
+        guard let slash = pathLower.lastIndex(of: "/"), slash != pathLower.startIndex else { return "/" }
+        return pathLower[..<slash]
+    }
+
+    /// Takes `entry` into the children of every folder above it: each folder on its path is a
+    /// child of the one before, and `add` counts the entry in it (a file is not a folder itself).
+    private static func count(_ entry: RemoteEntry, isFile: Bool, into children: inout [Substring: [Substring: Child]],
+                              _ add: (inout Child) -> Void) {
+        let lower = entry.pathLower
+        let shown = entry.path.split(separator: "/")
+        var start = lower.startIndex
+        var level = 0
+        // Each "/" after the first opens the next folder down: "/a/b/c.md" gives a in /, b in /a.
+        guard lower.first == "/" else { return }
+        start = lower.index(after: start)
+        var parentEnd = lower.startIndex
+        while start < lower.endIndex {
+            let slash = lower[start...].firstIndex(of: "/")
+            if isFile && slash == nil { break }
+            let end = slash ?? lower.endIndex
+            let parent: Substring = parentEnd == lower.startIndex ? "/" : lower[..<parentEnd]
+            let key = lower[start..<end]
+            let name = shown.indices.contains(level) && shown[level].count == key.count ? String(shown[level]) : String(key)
+            add(&children[parent, default: [:]][key, default: Child(name: name)])
+            level += 1
+            parentEnd = end
+            guard let slash else { break }
+            start = lower.index(after: slash)
+        }
+    }
+}
+
+/// The index a ``Listing`` keeps beside its entries: a cache, so two listings with the same
+/// entries are equal whatever their indexes have built.
+struct FolderIndexSlot: Equatable, Sendable {
+    var index = FolderIndex()
+
+    static func == (_: FolderIndexSlot, _: FolderIndexSlot) -> Bool { true }
+}
+
+extension Listing {
+    /// The notes directly in `folder` (lowercased), in the list's order.
+    func notes(in folder: String) -> [RemoteEntry] {
+        folderIndex.index.answer(self) { $0.notes[Substring(folder)] ?? [] }.map { entries[$0] }
+    }
+
+    /// The other files directly in `folder` (lowercased), in the order of ``files``.
+    func files(in folder: String) -> [RemoteEntry] {
+        folderIndex.index.answer(self) { $0.files[Substring(folder)] ?? [] }.map { files[$0] }
+    }
+
+    /// The folders directly in `folder`, each with its counts of notes and of other files at
+    /// any depth, sorted by name; a folder named only by a note's path (the listing has not
+    /// named it yet) is there too.
+    func childFolders(of folder: NotesFolder) -> [FolderItem] {
+        let children = folderIndex.index.answer(self) { $0.children[Substring(folder.pathLower)] ?? [:] }
+        let base = folder.path == "/" ? "" : folder.path
+        return children.values.map { FolderItem(path: base + "/" + $0.name, name: $0.name, notes: $0.notes, files: $0.files) }
+            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+    }
+}

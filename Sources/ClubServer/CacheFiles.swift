@@ -1,9 +1,17 @@
 import Durable
 import Foundation
 
-/// `ids.json` and `content-hashes`, the folder's id index and hash cache, written whole under
-/// ``MetaLock`` and merged with what another server over the folder wrote meanwhile (how is
-/// ``IdentifierBook``'s and ``HashBook``'s to say). Owned by the ``FolderStore`` actor.
+/// `ids.json` (with `ids.log`) and `content-hashes`, the folder's id index and hash cache,
+/// written under ``MetaLock`` and merged with what another server over the folder wrote
+/// meanwhile (how is ``IdentifierBook``'s and ``HashBook``'s to say). Owned by the
+/// ``FolderStore`` actor.
+///
+/// The ids are `ids.json`, written whole, and `ids.log` after it: a line for each path whose id
+/// changed since (`["path","id"]`, or `["path",null]` when it has none now), the later line
+/// standing. New ids are appended while both files are as this server left them, so a commit
+/// into a 100,000-note club writes its own line, not the 100,000 (issue 56: 36% of the server's
+/// time in a `put -r` there); the log is folded into `ids.json` when it holds as many lines as
+/// `ids.json` has ids, or when another server wrote either file (then the two are merged).
 ///
 /// It remembers each file as this server last wrote it: a file unchanged since (no other
 /// server wrote it) need not be read again before the next write.
@@ -11,6 +19,10 @@ struct CacheFiles {
     let metaDirectory: String
     let temporaryDirectory: String
     private var writtenStamps: [String: FileKey] = [:]
+    /// Lines in `ids.log` as this server left it.
+    private var logLines = 0
+    /// Files this server removed (`ids.log` after folding it in): as written while still missing.
+    private var removed: Set<String> = []
 
     init(metaDirectory: String, temporaryDirectory: String) {
         self.metaDirectory = metaDirectory
@@ -27,16 +39,40 @@ struct CacheFiles {
         }
     }
 
-    /// Writes the id index if it changed, merged with what another server wrote since this one
-    /// read it.
+    /// Writes the ids that changed: appended to `ids.log` while it and `ids.json` are as this
+    /// server left them, otherwise merged with what another server wrote and written whole.
     mutating func write(_ identifiers: inout IdentifierBook) {
         guard identifiers.isDirty else { return }
         MetaLock.holding(metaDirectory) {
-            let path = metaDirectory + "/ids.json"
-            let disk = isAsWritten(path) ? identifiers.lastWritten : FolderFiles.readIdentifiers(metaDirectory)
-            guard let data = try? JSONEncoder().encode(identifiers.merge(disk: disk)) else { return }
-            replace(path, with: data)
+            let json = metaDirectory + "/" + FolderFiles.identifiersFile, log = metaDirectory + "/" + FolderFiles.identifiersLog
+            let changes = identifiers.changes
+            if isAsWritten(json), isAsWritten(log), logLines + changes.count <= max(10_000, identifiers.ids.count),
+               append(changes.map { FolderFiles.identifierLine($0.pathLower, $0.id) }.joined(), to: log) {
+                logLines += changes.count
+                identifiers.settle()
+                return
+            }
+            let merged = identifiers.merge(disk: FolderFiles.readIdentifiers(metaDirectory))
+            guard let data = try? JSONEncoder().encode(merged) else { return }
+            replace(json, with: data)
+            unlink(log)
+            writtenStamps[log] = nil
+            removed.insert(log)
+            logLines = 0
         }
+    }
+
+    /// Appends `text` to `path` (made if missing), its stamp noted; false when it could not.
+    private mutating func append(_ text: String, to path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        let written = DurableFile.writeAll(fd, bytes)
+        var info = stat()
+        writtenStamps[path] = fstat(fd, &info) == 0 ? FileKey(info) : nil
+        removed.remove(path)
+        return written
     }
 
     /// A cache file replaced whole (``DurableFile`` without its flush: losing a cache costs work,
@@ -48,9 +84,11 @@ struct CacheFiles {
         }
     }
 
-    /// Whether `path` is still as this server wrote it (MetaLock held).
+    /// Whether `path` is still as this server wrote it (MetaLock held); a file this server
+    /// removed (or never wrote) is as written while it is still missing.
     private func isAsWritten(_ path: String) -> Bool {
         var info = stat()
-        return stat(path, &info) == 0 && writtenStamps[path] == FileKey(info)
+        guard stat(path, &info) == 0 else { return errno == ENOENT && removed.contains(path) }
+        return writtenStamps[path] == FileKey(info)
     }
 }

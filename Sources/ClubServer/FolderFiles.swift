@@ -53,10 +53,29 @@ enum FolderFiles {
         try DurableFile.write(try encoder.encode(value), to: path, temporaryDirectory: temporaryDirectory)
     }
 
-    /// `ids.json` in `metaDirectory`, or nothing.
+    /// The ids: `ids.json`, written whole, and the lines of `ids.log` after it (CacheFiles).
+    static let identifiersFile = "ids.json", identifiersLog = "ids.log"
+
+    /// The ids in `metaDirectory`: `ids.json` with `ids.log`'s lines applied in order (a last
+    /// line cut short by a crash, or any line that does not read, is left out), or nothing.
     static func readIdentifiers(_ metaDirectory: String) -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: metaDirectory + "/ids.json") else { return [:] }
-        return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
+        var ids: [String: String] = [:]
+        if let data = FileManager.default.contents(atPath: metaDirectory + "/" + identifiersFile) {
+            ids = (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
+        }
+        guard let log = FileManager.default.contents(atPath: metaDirectory + "/" + identifiersLog) else { return ids }
+        let decoder = JSONDecoder()
+        for line in log.split(separator: UInt8(ascii: "\n")) {
+            guard let pair = try? decoder.decode([String?].self, from: Data(line)), pair.count == 2, let path = pair[0] else { continue }
+            ids[path] = pair[1]
+        }
+        return ids
+    }
+
+    /// `ids.log`'s line for `pathLower` now holding `id` (nil: none).
+    static func identifierLine(_ pathLower: String, _ id: String?) -> String {
+        let data = (try? JSONEncoder().encode([pathLower, id])) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     /// The content-hash cache file at `path`, or nothing.

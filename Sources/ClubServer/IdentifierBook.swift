@@ -1,20 +1,38 @@
-/// Ids by `path_lower`: the `ids.json` a `FolderStore` keeps, and its rules, with no disk.
+/// Ids by `path_lower`: the `ids.json` (and its `ids.log`) a `FolderStore` keeps, and its
+/// rules, with no disk.
 ///
 /// An id survives restarts and follows its entry (and the entries under a folder) on a move.
-/// Another server over the same folder may write `ids.json` too: `merge(disk:)` keeps what that
-/// server wrote except where this one changed a path since it last read or wrote the file
-/// (`base`), so both servers' new ids land and neither undoes the other's.
+/// Another server over the same folder may write the ids too: `merge(disk:)` keeps what that
+/// server wrote except where this one changed a path since it last read or wrote them, so both
+/// servers' new ids land and neither undoes the other's.
+///
+/// The book remembers only the paths it changed since then (``changes``), each with the id it
+/// had on disk: writing a few new ids into a 100,000-note club's book costs those few, not a
+/// look at every path (CacheFiles appends them to `ids.log`).
 struct IdentifierBook: Sendable, Equatable {
     /// Ids by path_lower, as this server sees them.
     private(set) var ids: [String: String]
-    /// `ids.json` as this server last read or wrote it.
-    private var base: [String: String]
-    /// Changed since the last merge.
-    private(set) var isDirty = false
+    /// The paths changed since the last read or write, each with the id it had then (nil: none).
+    private var changedFrom: [String: String?] = [:]
 
     init(_ onDisk: [String: String] = [:]) {
         ids = onDisk
-        base = onDisk
+    }
+
+    /// Changed since the last merge.
+    var isDirty: Bool { !changedFrom.isEmpty }
+
+    /// The paths changed since the last read or write, with their ids now (nil: forgotten).
+    var changes: [(pathLower: String, id: String?)] {
+        changedFrom.keys.sorted().map { ($0, ids[$0]) }
+    }
+
+    /// The changes are on disk as they are (appended where the disk was as this server left it).
+    mutating func settle() { changedFrom = [:] }
+
+    private mutating func set(_ pathLower: String, _ id: String?) {
+        if changedFrom.index(forKey: pathLower) == nil { changedFrom[pathLower] = .some(ids[pathLower]) }
+        ids[pathLower] = id
     }
 
     subscript(pathLower: String) -> String? { ids[pathLower] }
@@ -29,8 +47,7 @@ struct IdentifierBook: Sendable, Equatable {
 
     /// Gives `pathLower` an id it had before (a restore, a file back where one was deleted).
     mutating func assign(_ id: String, to pathLower: String) {
-        ids[pathLower] = id
-        isDirty = true
+        set(pathLower, id)
     }
 
     /// The path that holds `id`, if any.
@@ -48,43 +65,29 @@ struct IdentifierBook: Sendable, Equatable {
 
     /// Forgets `prefix` and everything under it (a delete).
     mutating func forget(under prefix: String) {
-        ids = ids.filter { !Self.isAt($0.key, orUnder: prefix) }
-        isDirty = true
+        for key in ids.keys where Self.isAt(key, orUnder: prefix) { set(key, nil) }
     }
 
     /// Moves the ids of `oldPrefix` and everything under it to `newPrefix`.
     mutating func move(from oldPrefix: String, to newPrefix: String) {
-        var moved: [String: String] = [:]
-        for (key, value) in ids {
-            if key == oldPrefix {
-                moved[newPrefix] = value
-            } else if key.hasPrefix(oldPrefix + "/") {
-                moved[newPrefix + key.dropFirst(oldPrefix.count)] = value
-            } else {
-                moved[key] = value
-            }
-        }
-        ids = moved
-        isDirty = true
+        let moving = ids.filter { Self.isAt($0.key, orUnder: oldPrefix) }
+        for key in moving.keys { set(key, nil) }
+        for (key, value) in moving { set(newPrefix + key.dropFirst(oldPrefix.count), value) }
     }
 
-    /// What to write over `disk` (the file as it is now): the other server's entries, with this
-    /// server's changes since `base` where the other left that path alone. Where both gave one
+    /// What to write over `disk` (the ids as they are on disk now): the other server's entries,
+    /// with this server's changes where the other left that path alone. Where both gave one
     /// new path an id, the one on disk stands and this server takes it too. Afterwards the
     /// book is that merge, clean.
     mutating func merge(disk: [String: String]) -> [String: String] {
         var merged = disk
-        for key in Set(ids.keys).union(base.keys) where ids[key] != base[key] && disk[key] == base[key] {
+        for (key, was) in changedFrom where ids[key] != was && disk[key] == was {
             merged[key] = ids[key]
         }
         ids = merged
-        base = merged
-        isDirty = false
+        changedFrom = [:]
         return merged
     }
-
-    /// The base this server last read or wrote, when the file on disk is known to be unchanged.
-    var lastWritten: [String: String] { base }
 
     private static func isAt(_ key: String, orUnder prefix: String) -> Bool {
         key == prefix || key.hasPrefix(prefix + "/")

@@ -29,6 +29,20 @@ final class Club {
     var notes: URL { root.appendingPathComponent("byteclub") }
     var photos: URL { notes.appendingPathComponent("photos") }
     var meta: URL { root.appendingPathComponent(".byteclub") }
+
+    /// The server's ids by lowercased path, as it keeps them on disk (docs/server.md): `ids.json`,
+    /// then each line of `ids.log` (`["path","id"]` or `["path",null]`), the later standing; a
+    /// line cut short by a kill is left out, as the server leaves it out.
+    func serverIDs() -> [String: String] {
+        var ids = (try? Data(contentsOf: meta.appendingPathComponent("ids.json")))
+            .flatMap { try? JSONDecoder().decode([String: String].self, from: $0) } ?? [:]
+        let log = (try? Data(contentsOf: meta.appendingPathComponent("ids.log"))) ?? Data()
+        for line in log.split(separator: UInt8(ascii: "\n")) {
+            guard let pair = try? JSONDecoder().decode([String?].self, from: Data(line)), pair.count == 2, let path = pair[0] else { continue }
+            ids[path] = pair[1]
+        }
+        return ids
+    }
     var state: URL { base.appendingPathComponent("state/byteclub") }
     var drafts: URL { state.appendingPathComponent("drafts") }
     var outbox: URL { state.appendingPathComponent("outbox") }

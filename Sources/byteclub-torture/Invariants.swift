@@ -108,8 +108,7 @@ final class Checker {
     }
 
     private func server(_ live: Live, check: (Bool, @autoclosure () -> String) -> Void) -> [String] {
-        let ids = (try? Data(contentsOf: club.meta.appendingPathComponent("ids.json")))
-            .flatMap { try? JSONDecoder().decode([String: String].self, from: $0) } ?? [:]
+        let ids = club.serverIDs()
         // The journal: a header, then `<seq> <+|-> <path>` with rising numbers; a last line
         // without its newline is a crash's leftover the server cuts off when it loads.
         let journal = (try? String(contentsOf: club.meta.appendingPathComponent("journal"), encoding: .utf8)) ?? ""

@@ -177,8 +177,7 @@ final class Operations {
     /// An older revision of a quiet note brought back with `byteclub restore`, its bytes read
     /// from the server's history first so the text it brings is known.
     private func restore(rng: inout SplitMix64) throws -> Flight? {
-        let ids = (try? Data(contentsOf: club.meta.appendingPathComponent("ids.json")))
-            .flatMap { try? JSONDecoder().decode([String: String].self, from: $0) } ?? [:]
+        let ids = club.serverIDs()
         var choices: [(NoteModel, String, String, Int)] = []
         for quiet in quietNotes() {
             guard let id = ids["/byteclub/\(quiet.name)".lowercased()], id.hasPrefix("id:") else { continue }

@@ -35,7 +35,7 @@ final class FolderBooksTests: XCTestCase {
         XCTAssertEqual(written, ["/old": "id:old", "/theirs": "id:theirs", "/both": "id:first", "/mine": "id:mine"])
         XCTAssertEqual(book.ids, written, "this server takes the id written first")
         XCTAssertFalse(book.isDirty)
-        XCTAssertEqual(book.lastWritten, written)
+        XCTAssertTrue(book.changes.isEmpty)
     }
 
     func testAMergeDoesNotUndoWhatTheOtherServerChanged() {
@@ -44,6 +44,55 @@ final class FolderBooksTests: XCTestCase {
         // The other server moved /a to /c since we read the file.
         let written = book.merge(disk: ["/c": "id:a"])
         XCTAssertEqual(written, ["/c": "id:a", "/b": "id:b"])
+    }
+
+    /// New ids go to `ids.log` while `ids.json` is as this server left it; a second server over
+    /// the folder folds the log in, and each keeps the other's ids.
+    func testNewIdsAreAppendedToTheLogAndTwoServersKeepEachOthersIds() throws {
+        let meta = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: meta, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: meta) }
+        let json = meta + "/ids.json", log = meta + "/ids.log"
+        func inode(_ path: String) -> ino_t? {
+            var info = stat()
+            return stat(path, &info) == 0 ? info.st_ino : nil
+        }
+
+        var files = CacheFiles(metaDirectory: meta, temporaryDirectory: meta)
+        var book = IdentifierBook(FolderFiles.readIdentifiers(meta))
+        book.assign("id:a", to: "/a")
+        files.write(&book)
+        let first = try XCTUnwrap(inode(json), "the first write is ids.json whole")
+        for n in 0..<3 { book.assign("id:\(n)", to: "/n\(n)") }
+        book.forget(under: "/a")
+        files.write(&book)
+        XCTAssertEqual(inode(json), first, "ids.json is not written again")
+        XCTAssertEqual(try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count, 4)
+        XCTAssertEqual(FolderFiles.readIdentifiers(meta), ["/n0": "id:0", "/n1": "id:1", "/n2": "id:2"])
+
+        // Another server gives /b an id: it reads the log too, and folds it into ids.json.
+        var other = CacheFiles(metaDirectory: meta, temporaryDirectory: meta)
+        var theirs = IdentifierBook(FolderFiles.readIdentifiers(meta))
+        theirs.assign("id:b", to: "/b")
+        other.write(&theirs)
+        XCTAssertNil(inode(log), "the log is folded in")
+        // This server's next id meets a file it did not write: merged, nothing of either lost.
+        book.assign("id:c", to: "/c")
+        files.write(&book)
+        let expected = ["/n0": "id:0", "/n1": "id:1", "/n2": "id:2", "/b": "id:b", "/c": "id:c"]
+        XCTAssertEqual(FolderFiles.readIdentifiers(meta), expected)
+        XCTAssertEqual(book.ids, expected)
+
+        // A line cut short by a kill is left out; the lines before it stand.
+        try (try String(contentsOfFile: json, encoding: .utf8)).write(toFile: json, atomically: true, encoding: .utf8)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: log) ?? {
+            FileManager.default.createFile(atPath: log, contents: nil)
+            return FileHandle(forWritingAtPath: log)
+        }())
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((FolderFiles.identifierLine("/d", "id:d") + "[\"/e\",\"id:").utf8))
+        try handle.close()
+        XCTAssertEqual(FolderFiles.readIdentifiers(meta), expected.merging(["/d": "id:d"]) { $1 })
     }
 
     private let key = FileKey(inode: 7, size: 12, ctimeNanoseconds: 1, mtimeNanoseconds: 2)

@@ -53,12 +53,14 @@ extension Refresher {
     private func writeCache(_ tab: Tab) {
         cacheScheduled.remove(tab)
         guard let cache = context.configuration.cache else { return }
-        let listing = ClubCache.Listing(entries: state[tab].entries + state[tab].files + state[tab].folders, cursor: cacheCursors[tab], saved: context.configuration.format.now())
+        // The three lists as they are, not joined: a 100,000-note list is not copied to be written.
+        let parts = [state[tab].entries, state[tab].files, state[tab].folders]
+        let cursor = cacheCursors[tab], saved = context.configuration.format.now()
         let confirmed = cacheConfirmedEmpty[tab] ?? false
         let logger = context.logger
         context.effects.perform({ () async throws(RemoteError) -> Bool in
             do {
-                if try cache.saveListing(tab, listing, emptyIsConfirmed: confirmed) { return true }
+                if try cache.saveListing(tab, parts: parts, cursor: cursor, saved: saved, emptyIsConfirmed: confirmed) { return true }
                 logger.warning("kept the cached \(tab.noun): the server listed none")
             } catch {
                 logger.error("cannot write the cache of \(tab.noun): \(error)")

@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 import Remote
 #if canImport(Glibc)
@@ -37,30 +38,47 @@ enum ClubCacheFormat {
     // MARK: Listings
 
     static func encodeListing(_ listing: ClubCache.Listing) -> Data {
-        var out = Writer(capacity: 64 + listing.entries.count * 160)
+        var out = Writer(capacity: 64 + listing.entries.count * 200)
+        writeListing([listing.entries], cursor: listing.cursor, saved: listing.saved, to: &out)
+        return Data(out.bytes)
+    }
+
+    /// Writes a listing of `parts` (one after the other, as one list) to `fd`, a megabyte at a
+    /// time: a 100,000-entry listing (19 MB) never stands whole in memory, nor its parts joined.
+    /// False on a failure (`errno` says why).
+    static func writeListing(_ parts: [[RemoteEntry]], cursor: RemoteCursor?, saved: Date, to fd: Int32) -> Bool {
+        var out = Writer(capacity: Writer.chunk + 4096, fd: fd)
+        writeListing(parts, cursor: cursor, saved: saved, to: &out)
+        out.flush()
+        return !out.failed
+    }
+
+    private static func writeListing(_ parts: [[RemoteEntry]], cursor: RemoteCursor?, saved: Date, to out: inout Writer) {
         out.raw(listingMagic); out.tab(); out.raw(version); out.tab()
-        out.raw(listing.saved.timeIntervalSinceReferenceDate.description); out.tab()
-        out.raw(String(listing.entries.count)); out.newline()
-        if let cursor = listing.cursor {
+        out.raw(saved.timeIntervalSinceReferenceDate.description); out.tab()
+        out.raw(String(parts.reduce(0) { $0 + $1.count })); out.newline()
+        if let cursor {
             out.raw(cursor.recursive ? "1" : "0"); out.tab(); out.text(cursor.folder); out.tab(); out.text(cursor.value)
         } else {
             out.text(nil)
         }
         out.newline()
-        for entry in listing.entries {
-            out.raw(entry.kind == .file ? "f" : "d"); out.tab()
-            out.text(entry.name); out.tab()
-            out.text(entry.path); out.tab()
-            out.text(entry.pathLower); out.tab()
-            out.text(entry.id); out.tab()
-            out.text(entry.rev); out.tab()
-            out.raw(String(entry.size)); out.tab()
-            out.text(entry.modified.map { $0.timeIntervalSinceReferenceDate.description }); out.tab()
-            out.text(entry.contentHash); out.tab()
-            out.text(entry.modifiedBy); out.newline()
+        for entries in parts {
+            for entry in entries {
+                out.raw(entry.kind == .file ? "f" : "d"); out.tab()
+                out.text(entry.name); out.tab()
+                out.text(entry.path); out.tab()
+                out.text(entry.pathLower); out.tab()
+                out.text(entry.id); out.tab()
+                out.text(entry.rev); out.tab()
+                out.raw(String(entry.size)); out.tab()
+                out.text(entry.modified.map { $0.timeIntervalSinceReferenceDate.description }); out.tab()
+                out.text(entry.contentHash); out.tab()
+                out.text(entry.modifiedBy); out.newline()
+                out.flushIfFull()
+            }
         }
         out.raw("end"); out.newline()
-        return Data(out.bytes)
     }
 
     /// The listing in `data`, or nil if it is not a whole version-1 listing.
@@ -100,8 +118,28 @@ extension ClubCacheFormat {
     /// Bytes of a cache file, appended field by field.
     struct Writer {
         var bytes: [UInt8] = []
+        /// Where full chunks go (nil: everything stays in ``bytes``).
+        let fd: Int32?
+        private(set) var failed = false
+        /// How much is gathered before it is written to ``fd``.
+        static let chunk = 1 << 20
 
-        init(capacity: Int) { bytes.reserveCapacity(capacity) }
+        init(capacity: Int, fd: Int32? = nil) {
+            self.fd = fd
+            bytes.reserveCapacity(capacity)
+        }
+
+        /// Writes what is gathered to ``fd`` once it is a chunk or more.
+        mutating func flushIfFull() {
+            if fd != nil, bytes.count >= Self.chunk { flush() }
+        }
+
+        /// Writes what is gathered to ``fd``.
+        mutating func flush() {
+            guard let fd, !bytes.isEmpty else { return }
+            if !failed, !DurableFile.writeAll(fd, bytes) { failed = true }
+            bytes.removeAll(keepingCapacity: true)
+        }
 
         mutating func tab() { bytes.append(9) }
         mutating func newline() { bytes.append(10) }

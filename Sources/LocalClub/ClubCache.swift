@@ -80,11 +80,17 @@ public struct ClubCache: Sendable {
     /// - Returns: false when the list was refused (the cache is unchanged).
     @discardableResult
     public func saveListing(_ tab: Tab, _ listing: Listing, emptyIsConfirmed: Bool = false) throws -> Bool {
+        try saveListing(tab, parts: [listing.entries], cursor: listing.cursor, saved: listing.saved, emptyIsConfirmed: emptyIsConfirmed)
+    }
+
+    /// ``saveListing(_:_:emptyIsConfirmed:)`` of the entries of `parts`, one after the other
+    /// (a tab's notes, files and folders), streamed to the file without joining them.
+    public func saveListing(_ tab: Tab, parts: [[RemoteEntry]], cursor: RemoteCursor?, saved: Date, emptyIsConfirmed: Bool = false) throws -> Bool {
         let url = listingURL(tab)
-        if listing.entries.isEmpty, !emptyIsConfirmed, FileManager.default.fileExists(atPath: url.path) {
+        if parts.allSatisfy(\.isEmpty), !emptyIsConfirmed, FileManager.default.fileExists(atPath: url.path) {
             guard let cached = self.listing(tab), cached.entries.isEmpty else { return false }
         }
-        try DurableFile.write(ClubCacheFormat.encodeListing(listing), to: url)
+        try DurableFile.write(to: url.path) { fd in ClubCacheFormat.writeListing(parts, cursor: cursor, saved: saved, to: fd) }
         return true
     }
 

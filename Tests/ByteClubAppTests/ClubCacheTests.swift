@@ -25,6 +25,22 @@ final class ClubCacheTests: XCTestCase {
                     modified: Date(timeIntervalSinceReferenceDate: 815_000_000), contentHash: "abc", modifiedBy: "dbid:ray")
     }
 
+    /// A tab's notes, files and folders are written as one listing, streamed a megabyte at a time
+    /// (20,000 entries are several megabytes): they come back as one list, in order.
+    func testAListingWrittenInPartsAndInChunksComesBackAsOneList() throws {
+        let notes = (0..<20_000).map { file(String(format: "Note %05d.md", $0)) }
+        let files = [file("plan.pdf")]
+        let folders = [RemoteEntry(kind: .folder, name: "Trips", path: "/byteclub/Trips")]
+        let cursor = RemoteCursor(folder: "/byteclub", recursive: true, value: "cursor\tvalue")
+        XCTAssertTrue(try cache.saveListing(.notes, parts: [notes, files, folders], cursor: cursor, saved: saved))
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("listing-notes").path)[.size] as? Int)
+        XCTAssertGreaterThan(size, 2 << 20, "more than one chunk")
+        let back = try XCTUnwrap(cache.listing(.notes))
+        XCTAssertEqual(back.entries, notes + files + folders)
+        XCTAssertEqual(back.cursor, cursor)
+        XCTAssertEqual(back.saved, saved)
+    }
+
     func testEntriesComeBackExactlyWithEveryFieldAndHostileNames() throws {
         let hostile = ["tab\there", "new\nline", "back\\slash", "\\N", "\\t not a tab", "", "\r\n\0\u{7}\u{1b}[31m",
                        "Ünïcödé 🎉 漢字", "\u{2028}line separator", "trailing\\", "a\t\n\\\t\n"]

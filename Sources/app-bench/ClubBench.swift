@@ -264,7 +264,9 @@ enum ClubBench {
     /// `rclone copy` of `folder` to a new `rclone serve webdav` on loopback, in milliseconds.
     static func rcloneCopy(_ folder: URL) throws -> Double? {
         guard let rclone = RcloneWebDAV.executable?.path else { return nil }
-        let server = try RcloneWebDAV(user: "bench")
+        // rclone's own directory cache, as a user runs it (the tests' fixture turns it off so
+        // that files written to disk show at once, which made every PUT read the folder again).
+        let server = try RcloneWebDAV(user: "bench", dirCacheTime: nil)
         defer { server.remove() }
         Interrupts.register { server.stop() }
         let obscured = Pipe()

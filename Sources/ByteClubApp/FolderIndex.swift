@@ -10,12 +10,20 @@ import Synchronization
 /// A ``Listing`` holds one and replaces it whenever its entries, folders or files change, so an
 /// index is never older than the list it answers for; it is built the first time it is asked.
 final class FolderIndex: Sendable {
-    /// A folder directly under another: the name it is shown by (the case of the first path
-    /// that named it) and what it holds at any depth.
+    /// A folder directly under another, and what it holds at any depth. Its name is the case of
+    /// the first path that named it (`shownIn` at `level`), read when the folder is asked for.
     struct Child {
-        var name: String
+        var key: Substring
+        var shownIn: String
+        var level: Int
         var notes = 0
         var files = 0
+
+        var name: String {
+            let parts = shownIn.split(separator: "/")
+            guard parts.indices.contains(level), parts[level].lowercased() == key else { return String(key) }
+            return String(parts[level])
+        }
     }
 
     struct Built {
@@ -67,25 +75,24 @@ final class FolderIndex: Sendable {
     private static func count(_ entry: RemoteEntry, isFile: Bool, into children: inout [Substring: [Substring: Child]],
                               _ add: (inout Child) -> Void) {
         let lower = entry.pathLower
-        let shown = entry.path.split(separator: "/")
-        var start = lower.startIndex
-        var level = 0
+        let bytes = lower.utf8
+        let slashByte = UInt8(ascii: "/")
+        guard bytes.first == slashByte else { return }
         // Each "/" after the first opens the next folder down: "/a/b/c.md" gives a in /, b in /a.
-        guard lower.first == "/" else { return }
-        start = lower.index(after: start)
+        var start = bytes.index(after: bytes.startIndex)
         var parentEnd = lower.startIndex
-        while start < lower.endIndex {
-            let slash = lower[start...].firstIndex(of: "/")
+        var level = 0
+        while start < bytes.endIndex {
+            let slash = bytes[start...].firstIndex(of: slashByte)
             if isFile && slash == nil { break }
-            let end = slash ?? lower.endIndex
+            let end = slash ?? bytes.endIndex
             let parent: Substring = parentEnd == lower.startIndex ? "/" : lower[..<parentEnd]
             let key = lower[start..<end]
-            let name = shown.indices.contains(level) && shown[level].count == key.count ? String(shown[level]) : String(key)
-            add(&children[parent, default: [:]][key, default: Child(name: name)])
+            add(&children[parent, default: [:]][key, default: Child(key: key, shownIn: entry.path, level: level)])
             level += 1
             parentEnd = end
             guard let slash else { break }
-            start = lower.index(after: slash)
+            start = bytes.index(after: slash)
         }
     }
 }
@@ -115,7 +122,10 @@ extension Listing {
     func childFolders(of folder: NotesFolder) -> [FolderItem] {
         let children = folderIndex.index.answer(self) { $0.children[Substring(folder.pathLower)] ?? [:] }
         let base = folder.path == "/" ? "" : folder.path
-        return children.values.map { FolderItem(path: base + "/" + $0.name, name: $0.name, notes: $0.notes, files: $0.files) }
+        return children.values.map { child in
+            let name = child.name
+            return FolderItem(path: base + "/" + name, name: name, notes: child.notes, files: child.files)
+        }
             .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
     }
 }

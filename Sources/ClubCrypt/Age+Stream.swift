@@ -187,38 +187,31 @@ public struct AgePayloadSealer: Sendable {
     public var sealedSize: Int64 { plaintextSize + chunks * Int64(Age.tagSize) }
 
     /// Seals chunks `first ..< first + count` of `plaintext` (their plaintext, whole chunks
-    /// but the file's last) side by side into `output`, which must hold them all.
-    public func seal(_ plaintext: UnsafeRawBufferPointer, first: Int64, count: Int, into output: UnsafeMutableRawBufferPointer) {
-        let out = DisjointChunks(base: output.baseAddress!)
-        let input = DisjointChunks(base: UnsafeMutableRawPointer(mutating: plaintext.baseAddress!))
+    /// but the file's last) side by side: each chunk's ciphertext and tag, in order.
+    public func seal(_ plaintext: UnsafeRawBufferPointer, first: Int64, count: Int) -> [Data] {
+        let input = SharedInput(base: UnsafeMutableRawPointer(mutating: plaintext.baseAddress!))
         let total = plaintext.count
         let last = chunks - 1
         let key = key
+        let sealed = OpenedChunks(count: count)
         let work: @Sendable (Int) -> Void = { index in
-            let key = SymmetricKey(data: key)
             let start = index * Age.chunkSize
             let length = min(Age.chunkSize, total - start)
             let chunk = Data(bytesNoCopy: input.base + start, count: length, deallocator: .none)
             let counter = first + Int64(index)
-            let box = try! ChaChaPoly.seal(chunk, using: key, nonce: Age.chunkNonce(UInt64(counter), last: counter == last))
-            let at = index * AgeStreamOpener.sealedChunk
-            box.ciphertext.withUnsafeBytes { out.write($0, at: at) }
-            box.tag.withUnsafeBytes { out.write($0, at: at + length) }
+            let box = try! ChaChaPoly.seal(chunk, using: SymmetricKey(data: key), nonce: Age.chunkNonce(UInt64(counter), last: counter == last))
+            // The box holds nonce, ciphertext and tag in one buffer: the last two without a copy.
+            sealed.set(index, .success(box.combined.dropFirst(12)))
         }
         if count == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: count, execute: work) }
+        return sealed.results.map { (try? $0?.get()) ?? Data() }
     }
 }
 
-/// A buffer whose chunks are written by several cores at once.
+/// A batch's plaintext, read by several cores at once.
 ///
-/// `@unchecked Sendable`: each call of ``write(_:at:)`` in one `concurrentPerform` writes its
-/// own chunk's range (index × chunk size), so no two threads touch the same byte, and the
-/// buffer outlives the `concurrentPerform` that uses it (the caller's `withUnsafe…Bytes`).
-struct DisjointChunks: @unchecked Sendable {
+/// `@unchecked Sendable`: the cores only read through it (each its own chunk), and the buffer
+/// outlives the `concurrentPerform` that reads it (the caller's, which waits for it).
+struct SharedInput: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
-
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-        guard let from = bytes.baseAddress, !bytes.isEmpty else { return }
-        (base + offset).copyMemory(from: from, byteCount: bytes.count)
-    }
 }

@@ -97,10 +97,9 @@ final class SealedUploadReader: UploadSourceReader {
     private let length: Int64
     private var position: Int64 = 0
     private let plain: UnsafeMutableRawBufferPointer
-    private let sealed: UnsafeMutableRawBufferPointer
-    /// The chunks in `sealed`: from `first`, `bytes` of them.
+    /// The sealed chunks of the batch from chunk `first`.
     private var first: Int64 = -1
-    private var bytes = 0
+    private var sealed: [Data] = []
 
     init(_ source: SealedUpload, start: Int64, length: Int64) throws {
         self.source = source
@@ -109,19 +108,17 @@ final class SealedUploadReader: UploadSourceReader {
         fd = open(source.plaintext.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RemoteError.local("cannot read \(source.plaintext.path): \(String(cString: strerror(errno)))") }
         plain = .allocate(byteCount: Self.batch * Age.chunkSize, alignment: 64)
-        sealed = .allocate(byteCount: Self.batch * AgeStreamOpener.sealedChunk, alignment: 64)
     }
 
     deinit {
         close(fd)
         plain.deallocate()
-        sealed.deallocate()
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var filled = 0
         let head = source.head
-        let chunk = Int64(AgeStreamOpener.sealedChunk)
+        let size = Int64(AgeStreamOpener.sealedChunk)
         while filled < buffer.count, position < length {
             let at = start + position
             let room = Int(min(Int64(buffer.count - filled), length - position))
@@ -131,12 +128,13 @@ final class SealedUploadReader: UploadSourceReader {
                 head.withUnsafeBytes { (buffer.baseAddress! + filled).copyMemory(from: $0.baseAddress! + Int(at), byteCount: count) }
             } else {
                 let payload = at - Int64(head.count)
-                let index = payload / chunk
-                if first < 0 || index < first || payload >= first * chunk + Int64(bytes) { try seal(from: index) }
-                let within = Int(payload - first * chunk)
-                count = min(room, bytes - within)
+                let index = payload / size
+                if first < 0 || index < first || index >= first + Int64(sealed.count) { try seal(from: index) }
+                let chunk = sealed[Int(index - first)]
+                let within = Int(payload - index * size)
+                count = min(room, chunk.count - within)
                 guard count > 0 else { throw RemoteError.local("\(source.plaintext.path) changed during the upload") }
-                (buffer.baseAddress! + filled).copyMemory(from: sealed.baseAddress! + within, byteCount: count)
+                chunk.withUnsafeBytes { (buffer.baseAddress! + filled).copyMemory(from: $0.baseAddress! + within, byteCount: count) }
             }
             filled += count
             position += Int64(count)
@@ -163,8 +161,7 @@ final class SealedUploadReader: UploadSourceReader {
             guard read > 0 else { throw RemoteError.local("\(source.plaintext.path) changed during the upload") }
             got += read
         }
-        sealer.seal(UnsafeRawBufferPointer(rebasing: plain[0..<want]), first: index, count: count, into: sealed)
+        sealed = sealer.seal(UnsafeRawBufferPointer(rebasing: plain[0..<want]), first: index, count: count)
         first = index
-        bytes = want + count * 16
     }
 }

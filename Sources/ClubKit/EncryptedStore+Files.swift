@@ -124,6 +124,11 @@ extension EncryptedStore {
                          onResumeData: (@Sendable (Data) -> Void)?) async throws(RemoteError) -> RemoteEntry {
         let isRevision = path.hasPrefix("rev:")
         let hidden = isRevision ? path : try hide(path)
+        if let streaming = inner as? any StreamingDownloadStore {
+            return try await downloadInOnePass(streaming, hidden: hidden, asked: path, to: destination, resumeData: resumeData, progress: progress,
+                                               onResumeData: onResumeData)
+        }
+        // A store that cannot hand its bytes over as they come: the sealed file whole, then opened.
         let sealed = URL(fileURLWithPath: destination.path + ".sealed")
         let entry: RemoteEntry
         do {
@@ -167,6 +172,18 @@ extension EncryptedStore {
     /// (a rename of `plan.md` to `Plan.md`), never a name taken.
     func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
                 renaming: String?) async throws(RemoteError) -> RemoteEntry {
+        try await upload(.file(file), to: path, mode: mode, autorename: autorename, progress: progress, renaming: renaming)
+    }
+
+    /// What a write sends, before it is sealed.
+    enum Plaintext {
+        case file(URL)
+        /// A note's bytes in memory: sealed in memory and sent in one request.
+        case data(Data)
+    }
+
+    private func upload(_ plaintext: Plaintext, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
+                        renaming: String?) async throws(RemoteError) -> RemoteEntry {
         // The server must not rename: a name it made up would not decode, nor match the
         // signature. A taken name is renamed here instead, "Note (1).md" as Dropbox would.
         try await confirmMembership()
@@ -181,15 +198,19 @@ extension EncryptedStore {
             let hidden = try hide(candidate)
             let signed = signedPath(candidate)
             let version = ClubSeal.nextVersion(after: seen[signed])
-            let sealed = try seal(file: file, path: candidate, version: version)
-            defer { try? FileManager.default.removeItem(at: sealed) }
             do {
-                var entry = try revealed(try await inner.upload(file: sealed, to: hidden, mode: attempt == 0 ? mode : .add, autorename: false,
-                                                                progress: progress), asked: candidate)
+                var entry = try revealed(try await sendSealed(plaintext, to: hidden, path: candidate, version: version,
+                                                              mode: attempt == 0 ? mode : .add, progress: progress), asked: candidate)
                 seen.saw(version, at: signed)
                 noteName(entry.path)
-                await uploadThumbnail(from: file, for: candidate)
-                entry.size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int).flatMap { $0.map(Int64.init) } ?? entry.size
+                switch plaintext {
+                case .file(let file):
+                    await uploadThumbnail(from: file, for: candidate)
+                    entry.size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int).flatMap { $0.map(Int64.init) } ?? entry.size
+                case .data(let data):
+                    await uploadThumbnail(from: data, for: candidate)
+                    entry.size = Int64(data.count)
+                }
                 return entry
             } catch .conflict where autorename {
                 continue
@@ -205,12 +226,51 @@ extension EncryptedStore {
     }
 
     private func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool, renaming: String?) async throws(RemoteError) -> RemoteEntry {
-        let plainFile = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-plain-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: plainFile.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw .local("cannot make a temporary file in \(plainFile.deletingLastPathComponent().path)")
+        try await upload(.data(data), to: path, mode: mode, autorename: autorename, progress: nil, renaming: renaming)
+    }
+
+    /// `plaintext` sealed for `path` at `version` and written at `hidden`: a note in memory
+    /// sealed there and sent in one request; a file sealed as it is sent (EncryptedStore+SealedUpload)
+    /// where the store can send such a body; an age file (one to sign as it is), or a file for
+    /// a store that cannot, sealed to a temporary file first.
+    func sendSealed(_ plaintext: Plaintext, to hidden: String, path: String, version: UInt64, mode: WriteMode,
+                    progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        let intro = Data((AgeHeader.intro + "\n").utf8)
+        switch plaintext {
+        case .data(let data) where !data.starts(with: intro):
+            let sealed: Data
+            do {
+                sealed = try ClubSeal.seal(data, path: signedPath(path), version: version, to: [keyring.recipient], by: keyring.me)
+            } catch {
+                throw Self.remote(error, path: path)
+            }
+            return try await inner.upload(data: sealed, to: hidden, mode: mode, autorename: false)
+        case .file(let file) where !Self.looksLikeAge(file):
+            if let sources = inner as? any SourceUploadStore {
+                let source = try sealedUpload(file: file, path: path, version: version)
+                return try await sources.upload(source: source, to: hidden, mode: mode, autorename: false, resuming: nil, streams: nil,
+                                                onSession: nil, progress: progress)
+            }
+            fallthrough
+        default:
+            var plainFile: URL?
+            defer { if let plainFile { try? FileManager.default.removeItem(at: plainFile) } }
+            let file: URL
+            switch plaintext {
+            case .file(let given):
+                file = given
+            case .data(let data):
+                let made = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-plain-\(UUID().uuidString)")
+                guard FileManager.default.createFile(atPath: made.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                    throw .local("cannot make a temporary file in \(made.deletingLastPathComponent().path)")
+                }
+                plainFile = made
+                file = made
+            }
+            let sealed = try seal(file: file, path: path, version: version)
+            defer { try? FileManager.default.removeItem(at: sealed) }
+            return try await inner.upload(file: sealed, to: hidden, mode: mode, autorename: false, progress: progress)
         }
-        defer { try? FileManager.default.removeItem(at: plainFile) }
-        return try await upload(file: plainFile, to: path, mode: mode, autorename: autorename, progress: nil, renaming: renaming)
     }
 
     /// "Note (2).md" for "Note.md".
@@ -338,13 +398,23 @@ extension EncryptedStore: BatchReadingStore {
 }
 
 /// SHA-256 of a plaintext as its chunks come, on a serial queue of its own, so a large file's
-/// hash runs beside its decryption.
+/// hash runs beside its decryption. At most 16 batches wait for it: a producer faster than the
+/// hash waits for it, rather than the waiting chunks growing in memory.
 final class PlaintextHash: @unchecked Sendable {
     // @unchecked Sendable: `hasher` is touched only on `queue` (add's blocks, finish's sync).
     private var hasher = SHA256()
     private let queue = DispatchQueue(label: "byteclub.plaintext-hash")
+    private let room = DispatchSemaphore(value: 16)
 
-    func add(_ chunk: Data) { queue.async { self.hasher.update(data: chunk) } }
+    func add(_ chunk: Data) { add(contentsOf: [chunk]) }
+
+    func add(contentsOf chunks: [Data]) {
+        room.wait()
+        queue.async {
+            for chunk in chunks { self.hasher.update(data: chunk) }
+            self.room.signal()
+        }
+    }
 
     func finish() -> Data { queue.sync { Data(hasher.finalize()) } }
 }

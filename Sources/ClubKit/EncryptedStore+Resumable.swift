@@ -1,11 +1,14 @@
+import ClubCrypt
 import Crypto
+import Durable
 import Foundation
 import Remote
 
-/// Uploads that outlive their process (the background agent's, after a `kill -9`): the sealed
-/// file is kept where the next try finds it, so the upload session's bytes and the file sent
-/// after a resume are the same bytes. A new seal would be another file key and another nonce
-/// stream, which the session's first part would not match.
+/// Uploads that outlive their process (the background agent's, after a `kill -9`): what the
+/// sealed file is made from is kept where the next try finds it (its head, for a body sealed
+/// as it is sent; the whole sealed copy, for a store that cannot take such a body), so the
+/// upload session's bytes and the bytes sent after a resume are the same. A new seal would be
+/// another file key and another nonce stream, which the session's first part would not match.
 extension EncryptedStore: ResumableUploadStore {
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?, streams: Int?,
                        onSession: @escaping @Sendable (UploadSessionMark) -> Void, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
@@ -18,6 +21,10 @@ extension EncryptedStore: ResumableUploadStore {
         let hidden = try hide(path)
         let signed = signedPath(path)
         let kept = try keptSeal(of: file, path: path)
+        if let sources = inner as? any SourceUploadStore, !Self.looksLikeAge(file) {
+            return try await uploadSealedAsSent(sources, file: file, to: path, hidden: hidden, mode: mode, resuming: resuming, streams: streams,
+                                                kept: kept, onSession: onSession, progress: progress)
+        }
         var resuming = resuming
         let sealed: URL, version: UInt64
         if resuming != nil, let found = kept.found {
@@ -49,6 +56,51 @@ extension EncryptedStore: ResumableUploadStore {
         } catch {
             // Cancelled or cut off, the sealed file stays for the resume; refused, it goes.
             if error != .cancelled, !error.isTransient { try? FileManager.default.removeItem(at: sealed) }
+            throw plain(error, path, hidden)
+        }
+    }
+
+    /// Sealed as it is sent: what is kept between tries is only the head (the header and the
+    /// payload's nonce, a few hundred bytes of what the server gets anyway), from which the same
+    /// sealed bytes are made again for the session to go on with.
+    private func uploadSealedAsSent(_ sources: any SourceUploadStore, file: URL, to path: String, hidden: String, mode: WriteMode,
+                                    resuming: UploadSessionMark?, streams: Int?, kept: (found: (URL, UInt64)?, place: (UInt64) -> URL),
+                                    onSession: @escaping @Sendable (UploadSessionMark) -> Void,
+                                    progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        let signed = signedPath(path)
+        var resuming = resuming
+        var made: (SealedUpload, UInt64, URL)?
+        if resuming != nil, let (keptHead, version) = kept.found, let head = try? Data(contentsOf: keptHead),
+           let source = sealedUpload(file: file, head: head) {
+            made = (source, version, keptHead)
+        }
+        if made == nil {
+            // No head kept that still fits the file (or no session to continue): a new seal, a new session.
+            resuming = nil
+            if let stale = kept.found { try? FileManager.default.removeItem(at: stale.0) }
+            let version = ClubSeal.nextVersion(after: seen[signed])
+            let source = try sealedUpload(file: file, path: path, version: version)
+            let place = kept.place(version)
+            do {
+                try DurableFile.write(source.head, to: place)
+            } catch {
+                throw .local("cannot keep the sealed file's header at \(place.path): \(error)")
+            }
+            made = (source, version, place)
+        }
+        guard let (source, version, keptHead) = made else { throw .local("cannot seal \(path)") }
+        do {
+            var entry = try revealed(try await sources.upload(source: source, to: hidden, mode: mode, autorename: false, resuming: resuming,
+                                                              streams: streams, onSession: onSession, progress: progress), asked: path)
+            try? FileManager.default.removeItem(at: keptHead)
+            seen.saw(version, at: signed)
+            noteName(entry.path)
+            await uploadThumbnail(from: file, for: path)
+            entry.size = source.sealer.plaintextSize
+            return entry
+        } catch {
+            // Cancelled or cut off, the head stays for the resume; refused, it goes.
+            if error != .cancelled, !error.isTransient { try? FileManager.default.removeItem(at: keptHead) }
             throw plain(error, path, hidden)
         }
     }

@@ -25,7 +25,12 @@ extension EncryptedStore {
     /// Seals and uploads the grid thumbnail of the photo in `file`, uploaded at `path`. Best
     /// effort: a photo that will not decode, or a failed upload, leaves the app to make one.
     func uploadThumbnail(from file: URL, for path: String) async {
-        guard Self.isPhoto(path), let data = try? Data(contentsOf: file, options: .mappedIfSafe), data.count <= Self.thumbnailSourceLimit else { return }
+        guard Self.isPhoto(path), let data = try? Data(contentsOf: file, options: .mappedIfSafe) else { return }
+        await uploadThumbnail(from: data, for: path)
+    }
+
+    func uploadThumbnail(from data: Data, for path: String) async {
+        guard Self.isPhoto(path), data.count <= Self.thumbnailSourceLimit else { return }
         let box = Self.uploadedThumbnail.box
         guard let jpeg = try? Thumbnail.make(from: data, boxWidth: box.width, boxHeight: box.height, fit: .within,
                                              limits: Thumbnail.Limits(maxPixels: 100_000_000, maxBufferedBytes: 128 << 20)),

@@ -38,3 +38,45 @@ enum AgeFileTarget {
         if let decoded = Base32.decode(text) { FuzzCheck.expect(Base32.encode(decoded) == text, "base32 that is not canonical") }
     }
 }
+
+/// An encrypted club's file as a download hands it over (issue 56): any bytes through
+/// ``AgeStreamOpener`` in pieces cut where the bytes say (1 byte to past a chunk), which must
+/// give what the whole-file reader gives: the same plaintext when it opens, a refusal when not.
+/// Then the same file resumed half way from the opener's head and counter, as after a `kill -9`.
+enum AgeStreamTarget {
+    static func run(_ data: Data) {
+        let identities: [any AgeIdentity] = [AgeFileTarget.identity, ScryptIdentity(passphrase: "fuzz", maxWorkFactor: 4)]
+        let whole = try? Age.decrypt(data, identities: identities).plaintext
+        var opener = AgeStreamOpener()
+        var streamed = Data()
+        var resumePoint: (head: Data, counter: UInt64, offset: Int64, plain: Int)?
+        let opened: Data? = {
+            var at = data.startIndex
+            do {
+                while at < data.endIndex {
+                    let end = min(at + 1 + Int(data[at]) * 331 % 70_001, data.endIndex)
+                    for chunk in try opener.take(data[at..<end], identities: identities, check: { _, _ in }) { streamed.append(chunk) }
+                    at = end
+                    if resumePoint == nil, let head = opener.head, opener.counter > 0 {
+                        resumePoint = (head, opener.counter, opener.offset, streamed.count)
+                    }
+                }
+                streamed.append(try opener.finish())
+                return streamed
+            } catch {
+                return nil
+            }
+        }()
+        FuzzCheck.expect(opened == whole, "the streamed reader and the whole-file reader disagree")
+        guard let whole, let point = resumePoint else { return }
+        FuzzCheck.expect(point.offset <= Int64(data.count) && point.plain == Int(point.counter) * Age.chunkSize, "a resume point off the chunks")
+        var resumed = (try? AgeStreamOpener(resuming: point.head, at: point.counter, identities: identities, check: { _, _ in }))
+        FuzzCheck.expect(resumed != nil, "a head that opened once does not open again")
+        var rest = Data()
+        for chunk in (try? resumed?.take(data[(data.startIndex + Int(point.offset))...], identities: identities, check: { _, _ in })) ?? [] {
+            rest.append(chunk)
+        }
+        if let last = try? resumed?.finish() { rest.append(last) }
+        FuzzCheck.expect(whole.prefix(point.plain) + rest == whole, "a resumed reader gives other bytes")
+    }
+}

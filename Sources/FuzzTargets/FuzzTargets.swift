@@ -34,6 +34,8 @@ public enum FuzzTargets {
         Target(name: "search-query", summary: "search text, parsed and run against a real index", run: SearchQueryTarget.run),
         Target(name: "age-file", summary: "an encrypted club's file: the age header, stanzas, MAC and STREAM, the signature stanza, keys and hidden names",
                run: AgeFileTarget.run),
+        Target(name: "age-stream", summary: "an encrypted club's file as a download hands it over: the age reader fed in pieces, and resumed at a chunk",
+               run: AgeStreamTarget.run),
         Target(name: "front-matter", summary: "a note's YAML front matter: found, parsed by Yams, rendered and highlighted", run: FrontMatterTarget.run),
         Target(name: "obsidian-markdown", summary: "Obsidian's Markdown: comments, math, highlights, callouts, embeds (depth, loops), link places and inline tags",
                run: ObsidianMarkdownTarget.run),

@@ -6,8 +6,11 @@ import Transfer
 /// The bytes stay opaque (they are handed back to ``RemoteStore/download(_:to:resumeData:progress:onResumeData:)``
 /// as they are); only the offset is read, to show "paused 42%".
 public enum DownloadResume {
-    /// The number of bytes already on disk, or nil when `data` is not resume data.
+    /// The number of bytes already downloaded, or nil when `data` is not resume data.
     public static func offset(of data: Data) -> Int64? {
-        try? ResumeData.decode(data).get().offset
+        if let resume = try? ResumeData.decode(data).get() { return resume.offset }
+        // A store's own resume data (an encrypted club's one-pass download) names its offset alike.
+        struct Offset: Decodable { var offset: Int64 }
+        return (try? JSONDecoder().decode(Offset.self, from: data)).map(\.offset)
     }
 }

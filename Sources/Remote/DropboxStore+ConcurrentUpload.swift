@@ -15,7 +15,7 @@ extension DropboxStore: ParallelTransferStore {
         guard streams > 1, size >= minimum, size > singleUploadLimit, configuration.maxSendBytesPerSecond == nil else {
             return try await uploadOverOneConnection(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
         }
-        return try await concurrentUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress, streams: streams)
+        return try await concurrentUpload(content: .file(file), size: size, to: path, mode: mode, autorename: autorename, progress: progress, streams: streams)
     }
 
     /// A concurrent upload session: start (no data), every block appended by one of `streams`
@@ -30,11 +30,15 @@ extension DropboxStore: ParallelTransferStore {
     /// `resuming` continues a session another process began (``ResumableUploadStore``): only the
     /// blocks its mark does not list are sent, cut as that process cut them. `onSession` hears
     /// the session's mark once it exists and after every acknowledged block.
-    func concurrentUpload(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
+    func concurrentUpload(content: UploadContent, size: Int64, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
                           streams: Int, resuming: UploadSessionMark? = nil,
                           onSession: (@Sendable (UploadSessionMark) -> Void)? = nil) async throws(RemoteError) -> RemoteEntry {
-        let contentHash: String
-        do { contentHash = try ContentHasher.hash(fileAt: file.path) } catch { throw .local("Cannot read \(file.path): \(error)") }
+        // A source is checked by whoever reads it (an encrypted club's reader authenticates every
+        // chunk): hashing it here would make it once more, end to end, before the first block.
+        var contentHash: String?
+        if case .file(let file) = content {
+            do { contentHash = try ContentHasher.hash(fileAt: file.path) } catch { throw .local("Cannot read \(file.path): \(error)") }
+        }
         let sessionID: String
         let plan: SharedPlan<ConcurrentUploadPlan>
         if let resuming, let block = resuming.blockSize,
@@ -60,7 +64,7 @@ extension DropboxStore: ParallelTransferStore {
                         while let index = plan.withLock({ $0.take() }) {
                             try Task.checkCancellation()
                             let block = plan.withLock { $0.blocks[index] }
-                            try await self.append(block, index: index, sessionID: sessionID, file: file, path: path, plan: plan,
+                            try await self.append(block, index: index, sessionID: sessionID, content: content, path: path, plan: plan,
                                                   size: size, progress: progress)
                             // Only a caller that hands the session on pays for its marks.
                             if let onSession { onSession(plan.withLock { $0.acknowledge(index, session: sessionID) }) }
@@ -74,11 +78,11 @@ extension DropboxStore: ParallelTransferStore {
         } catch {
             throw .cancelled
         }
-        return try await finishConcurrent(sessionID: sessionID, size: size, contentHash: contentHash, file: file, path: path, mode: mode,
+        return try await finishConcurrent(sessionID: sessionID, size: size, contentHash: contentHash, content: content, path: path, mode: mode,
                                           autorename: autorename)
     }
 
-    private func append(_ block: ConcurrentUploadPlan.Block, index: Int, sessionID: String, file: URL, path: String,
+    private func append(_ block: ConcurrentUploadPlan.Block, index: Int, sessionID: String, content: UploadContent, path: String,
                         plan: SharedPlan<ConcurrentUploadPlan>, size: Int64, progress: ProgressHandler?) async throws(RemoteError) {
         var blockProgress: ProgressHandler? = nil
         if let progress {
@@ -91,14 +95,14 @@ extension DropboxStore: ParallelTransferStore {
             let cursor: [String: Any] = ["session_id": sessionID, "offset": block.offset]
             let request = try await self.request(.sessionAppend,
                                                  arg: ["cursor": cursor, "close": block.closing])
-            let reply = await self.exchange(request, body: .file(file, offset: block.offset, length: block.length), progress: blockProgress)
+            let reply = await self.exchange(request, body: content.body(offset: block.offset, length: block.length), progress: blockProgress)
             try self.check(reply, path: path)
         }
     }
 
     /// Commits the session. A finish whose answer was lost may have committed already; its
     /// retry then finds the session gone, and what is at the path is checked instead.
-    private func finishConcurrent(sessionID: String, size: Int64, contentHash: String, file: URL, path: String, mode: WriteMode,
+    private func finishConcurrent(sessionID: String, size: Int64, contentHash: String?, content: UploadContent, path: String, mode: WriteMode,
                                   autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         let commit: [String: Any] = ["path": path, "mode": mode.jsonValue, "autorename": autorename, "mute": false, "strict_conflict": false]
         let cursor: [String: Any] = ["session_id": sessionID, "offset": size]
@@ -110,13 +114,13 @@ extension DropboxStore: ParallelTransferStore {
             let reply = await self.exchange(request, body: .data(Data()))
             if let error = reply.error {
                 let remote = Self.remoteError(error, response: reply.response, path: path, credential: self.credential)
-                if case .notFound = remote, tries > 1 { return try await self.verifyCommitted(file: file, path: path) }
+                if case .notFound = remote, tries > 1 { return try await self.verifyCommitted(content: content, path: path) }
                 throw remote
             }
             // The spec's `content_hash` covers only the bytes of one call (none here), so the
             // whole file is checked against what the server committed.
             let entry = try RemoteEntry(try Self.decode(FileMetadata.self, from: reply.body))
-            guard entry.contentHash == nil || entry.contentHash == contentHash else {
+            guard entry.contentHash == nil || contentHash == nil || entry.contentHash == contentHash else {
                 throw RemoteError.local("\(path) arrived damaged: its content hash differs from the local file's")
             }
             return entry

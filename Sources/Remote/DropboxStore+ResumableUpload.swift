@@ -6,25 +6,56 @@ import Transfer
 /// as `upload(file:…)` (or the same concurrent session over `streams` connections), with the
 /// session's mark handed out as soon as the session exists and after each acknowledged chunk,
 /// and a way back in at the server's offset.
-extension DropboxStore: ResumableUploadStore {
+extension DropboxStore: ResumableUploadStore, SourceUploadStore {
     public func upload(file: URL, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?, streams: Int?,
                        onSession: @escaping @Sendable (UploadSessionMark) -> Void, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         let size = try Self.regularFileSize(file)
         guard size > singleUploadLimit else {
             return try await uploadOverOneConnection(file: file, to: path, mode: mode, autorename: autorename, progress: progress)
         }
+        return try await upload(content: .file(file), size: size, to: path, mode: mode, autorename: autorename, resuming: resuming,
+                                streams: streams, onSession: onSession, progress: progress)
+    }
+
+    /// As a file is sent, but each byte made as it goes: a small one in one request, a large one
+    /// by an upload session (continued at `resuming` when given).
+    public func upload(source: any UploadSource, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?, streams: Int?,
+                       onSession: (@Sendable (UploadSessionMark) -> Void)?, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        let size = source.length
+        guard size > singleUploadLimit else {
+            let hash: String
+            do { hash = try UploadContent.source(source).contentHash() } catch { throw .local("Cannot make the upload's body: \(error)") }
+            return try await singleUpload(.source(source, offset: 0, length: size), contentHash: hash, to: path, mode: mode, autorename: autorename,
+                                         progress: progress)
+        }
+        guard let onSession else {
+            // Nobody to hand the session to: as `put` sends a file.
+            let streams = TransferStreams.resolved(streams, server: endpoints.content)
+            if streams > 1, size >= TransferStreams.minimumSize(requested: streams), configuration.maxSendBytesPerSecond == nil {
+                return try await concurrentUpload(content: .source(source), size: size, to: path, mode: mode, autorename: autorename,
+                                                  progress: progress, streams: streams)
+            }
+            return try await sessionUpload(content: .source(source), size: size, to: path, mode: mode, autorename: autorename, progress: progress)
+        }
+        return try await upload(content: .source(source), size: size, to: path, mode: mode, autorename: autorename, resuming: resuming,
+                                streams: streams, onSession: onSession, progress: progress)
+    }
+
+    private func upload(content: UploadContent, size: Int64, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?,
+                        streams: Int?, onSession: @escaping @Sendable (UploadSessionMark) -> Void,
+                        progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         let minimum = TransferStreams.minimumSize(requested: streams)
         let streams = TransferStreams.resolved(streams, server: endpoints.content)
         if let resuming, resuming.isConcurrent {
             do {
-                return try await concurrentUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress,
+                return try await concurrentUpload(content: content, size: size, to: path, mode: mode, autorename: autorename, progress: progress,
                                                   streams: streams, resuming: resuming, onSession: onSession)
             } catch .notFound {
                 // Gone (expired, or its server restarted): a new session from the first byte.
             }
         } else if let resuming {
             do {
-                return try await sessionLoop(file: file, size: size, to: path, mode: mode, autorename: autorename,
+                return try await sessionLoop(content: content, size: size, to: path, mode: mode, autorename: autorename,
                                              resuming: resuming, onSession: onSession, progress: progress)
             } catch {
                 if case .remote(let failure) = error { throw failure }
@@ -32,11 +63,11 @@ extension DropboxStore: ResumableUploadStore {
         }
         // As `put` chooses: one stream for a bandwidth limit (which one stream fills) or a small file.
         if streams > 1, size >= minimum, configuration.maxSendBytesPerSecond == nil {
-            return try await concurrentUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress,
+            return try await concurrentUpload(content: content, size: size, to: path, mode: mode, autorename: autorename, progress: progress,
                                               streams: streams, resuming: nil, onSession: onSession)
         }
         do {
-            return try await sessionLoop(file: file, size: size, to: path, mode: mode, autorename: autorename,
+            return try await sessionLoop(content: content, size: size, to: path, mode: mode, autorename: autorename,
                                          resuming: nil, emptyStart: true, onSession: onSession, progress: progress)
         } catch {
             if case .remote(let failure) = error { throw failure }

@@ -38,13 +38,13 @@ extension DropboxStore {
             do { hash = try ContentHasher.hash(fileAt: file.path) } catch { throw .local("Cannot read \(file.path): \(error)") }
             return try await singleUpload(.file(file, offset: 0, length: size), contentHash: hash, to: path, mode: mode, autorename: autorename, progress: progress)
         }
-        return try await sessionUpload(file: file, size: size, to: path, mode: mode, autorename: autorename, progress: progress)
+        return try await sessionUpload(content: .file(file), size: size, to: path, mode: mode, autorename: autorename, progress: progress)
     }
 
     /// One request. Retried only where a repeat cannot do harm: `add` and `update`, whose
     /// conflict on a retry is checked against our own content hash (our first try may have
     /// landed before its answer was lost). `overwrite` could clobber a newer write, so no.
-    private func singleUpload(_ body: Body, contentHash: String, to path: String, mode: WriteMode, autorename: Bool,
+    func singleUpload(_ body: Body, contentHash: String, to path: String, mode: WriteMode, autorename: Bool,
                               progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         let argument: [String: Any] = ["path": path, "mode": mode.jsonValue, "autorename": autorename, "mute": false, "strict_conflict": false]
         let retriable = mode != .overwrite
@@ -66,10 +66,10 @@ extension DropboxStore {
     }
 
     /// Large files: upload_session start / append_v2 / finish, in chunks.
-    private func sessionUpload(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool,
+    func sessionUpload(content: UploadContent, size: Int64, to path: String, mode: WriteMode, autorename: Bool,
                                progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         do {
-            return try await sessionLoop(file: file, size: size, to: path, mode: mode, autorename: autorename, resuming: nil,
+            return try await sessionLoop(content: content, size: size, to: path, mode: mode, autorename: autorename, resuming: nil,
                                          onSession: { _ in }, progress: progress)
         } catch {
             // `.gone` is for resumed sessions only.
@@ -84,7 +84,7 @@ extension DropboxStore {
     /// out its actions: the requests, the waits, the token refresh and the final check. Throws
     /// ``SessionLoopFailure/gone`` when a resumed session is unknown to the server before any
     /// chunk of ours landed in it; every other failure is a `RemoteError`.
-    func sessionLoop(file: URL, size: Int64, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?,
+    func sessionLoop(content: UploadContent, size: Int64, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?,
                      emptyStart: Bool = false, onSession: @escaping @Sendable (UploadSessionMark) -> Void,
                                   progress: ProgressHandler?) async throws(SessionLoopFailure) -> RemoteEntry {
         let commit: [String: Any] = ["path": path, "mode": mode.jsonValue, "autorename": autorename, "mute": false, "strict_conflict": false]
@@ -108,7 +108,7 @@ extension DropboxStore {
                     continue
                 }
                 let reply: Reply
-                do { reply = try await send(next, file: file, commit: commit, size: size, progress: progress) } catch { throw .remote(error) }
+                do { reply = try await send(next, content: content, commit: commit, size: size, progress: progress) } catch { throw .remote(error) }
                 if let error = reply.error {
                     let failure = Self.sessionFailure(error, response: reply.response, path: path, credential: credential)
                     if resuming != nil, !acknowledged, case .refused(_, let summary) = failure, summary.contains("not_found") {
@@ -142,7 +142,7 @@ extension DropboxStore {
             case .refreshToken:
                 action = machine.tokenRefreshed(await tokens.refreshAfterExpiry(), credential: credential)
             case .verifyCommitted:
-                do { return try await verifyCommitted(file: file, path: path) } catch { throw .remote(error) }
+                do { return try await verifyCommitted(content: content, path: path) } catch { throw .remote(error) }
             case .succeed(let entry):
                 return entry
             case .fail(let error):
@@ -151,8 +151,8 @@ extension DropboxStore {
         }
     }
 
-    /// Sends one request of an upload session, its body a range of `file`.
-    func send(_ next: UploadSessionStateMachine.Request, file: URL, commit: [String: Any], size: Int64,
+    /// Sends one request of an upload session, its body a range of `content`.
+    func send(_ next: UploadSessionStateMachine.Request, content: UploadContent, commit: [String: Any], size: Int64,
                       progress: ProgressHandler?) async throws(RemoteError) -> Reply {
         let base = next.offset
         var chunkProgress: ProgressHandler? = nil
@@ -170,7 +170,7 @@ extension DropboxStore {
             let cursor: [String: Any] = ["session_id": id, "offset": offset]
             request = try await self.request(.sessionFinish, arg: ["cursor": cursor, "commit": commit])
         }
-        return await exchange(request, body: .file(file, offset: next.offset, length: next.length), progress: chunkProgress)
+        return await exchange(request, body: content.body(offset: next.offset, length: next.length), progress: chunkProgress)
     }
 
     /// What a failed session request means to the state machine.
@@ -185,9 +185,9 @@ extension DropboxStore {
     }
 
     /// Confirms that what is at `path` is our file, by Dropbox content hash.
-    func verifyCommitted(file: URL, path: String) async throws(RemoteError) -> RemoteEntry {
+    func verifyCommitted(content: UploadContent, path: String) async throws(RemoteError) -> RemoteEntry {
         let hash: String
-        do { hash = try ContentHasher.hash(fileAt: file.path) } catch { throw .local("Cannot read \(file.path)") }
+        do { hash = try content.contentHash() } catch { throw .local("Cannot read \(content.name)") }
         let entry = try await metadata(path)
         guard entry.contentHash == hash else { throw .conflict(path) }
         return entry

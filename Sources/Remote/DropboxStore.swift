@@ -145,6 +145,8 @@ public final class DropboxStore: RemoteStore, Sendable {
         case none
         case data(Data)
         case file(URL, offset: Int64, length: Int64)
+        /// A range of a body made as it is sent.
+        case source(any UploadSource, offset: Int64, length: Int64)
     }
 
     /// Sends one request and waits, cancelling the transfer if the Swift task is cancelled.
@@ -165,6 +167,8 @@ public final class DropboxStore: RemoteStore, Sendable {
                     task = session.dataTask(with: withBody, completionHandler: handler)
                 case .file(let url, let offset, let length):
                     task = session.uploadTask(with: request, fromFile: url, offset: offset, length: length, completionHandler: handler)
+                case .source(let source, let offset, let length):
+                    task = session.uploadTask(with: request, fromSource: source, offset: offset, length: length, completionHandler: handler)
                 }
                 if let progress { router.register(task, progress) }
                 box.set(task)

@@ -1,7 +1,7 @@
 import Foundation
 import Transfer
 
-extension WebDAVStore {
+extension WebDAVStore: SourceUploadStore {
     public func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         try await write(.data(data), to: path, mode: mode, autorename: autorename, progress: nil)
     }
@@ -12,6 +12,12 @@ extension WebDAVStore {
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { throw .local("No such file: \(file.path)") }
         guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: file.path) else { throw .local("Cannot read \(file.path)") }
         return try await write(.file(file), to: path, mode: mode, autorename: autorename, progress: progress)
+    }
+
+    /// A body made as it is sent: one PUT, as a file's (WebDAV has no sessions to resume).
+    public func upload(source: any UploadSource, to path: String, mode: WriteMode, autorename: Bool, resuming: UploadSessionMark?, streams: Int?,
+                       onSession: (@Sendable (UploadSessionMark) -> Void)?, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        try await write(.source(source), to: path, mode: mode, autorename: autorename, progress: progress)
     }
 
     /// One write in `mode`, never overwriting a change it was not asked to, and never leaving a

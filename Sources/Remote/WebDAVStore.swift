@@ -162,6 +162,8 @@ public final class WebDAVStore: RemoteStore, Sendable {
         case none
         case data(Data)
         case file(URL)
+        /// A body made as it is sent.
+        case source(any UploadSource)
     }
 
     /// Sends one request and waits, cancelling the transfer if the Swift task is cancelled.
@@ -184,6 +186,8 @@ public final class WebDAVStore: RemoteStore, Sendable {
                     task = session.uploadTask(with: request, fromData: data, completionHandler: handler)
                 case .file(let file):
                     task = session.uploadTask(with: request, fromFile: file, completionHandler: handler)
+                case .source(let source):
+                    task = session.uploadTask(with: request, fromSource: source, offset: 0, length: source.length, completionHandler: handler)
                 }
                 if let progress { router.register(task, progress) }
                 box.set(task)

@@ -58,8 +58,30 @@ extension EasyTransfer {
         let chunk = pendingData
         pendingData = Data()
         let task = self.task
+        let count = chunk.count
+        task.deliveryBacklog.add(count, ordering: .sequentiallyConsistent)
         session.deliver { session, delegate in
             delegate.session(session, task: task, didReceive: chunk)
+            let left = task.deliveryBacklog.subtract(count, ordering: .sequentiallyConsistent).newValue
+            if left < Self.maxDeliveryBacklog, task.waitingForDelegate.exchange(false, ordering: .sequentiallyConsistent) {
+                session.queue.async { session.continueAfterBacklog(task) }
+            }
         }
+    }
+
+    /// Whether to pause until the delegate takes what it was handed: a delegate that reads
+    /// slower than the network (one that decrypts what arrives) holds the transfer back,
+    /// rather than the undelivered chunks growing in memory.
+    ///
+    /// The flag is set before the backlog is looked at again: the delivery that empties the
+    /// backlog either comes before that look (no pause) or sees the flag and unpauses.
+    func holdForDelegate() -> Bool {
+        guard task.deliveryBacklog.load(ordering: .sequentiallyConsistent) >= Self.maxDeliveryBacklog else { return false }
+        task.waitingForDelegate.store(true, ordering: .sequentiallyConsistent)
+        guard task.deliveryBacklog.load(ordering: .sequentiallyConsistent) >= Self.maxDeliveryBacklog else {
+            task.waitingForDelegate.store(false, ordering: .sequentiallyConsistent)
+            return false
+        }
+        return true
     }
 }

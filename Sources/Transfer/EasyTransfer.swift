@@ -63,6 +63,8 @@ final class EasyTransfer: @unchecked Sendable {
 
     static let maxErrorBody = 1 << 20
     static let maxPendingData = 1 << 20
+    /// Body bytes handed to the delegate and not yet taken, past which the transfer pauses.
+    static let maxDeliveryBacklog = 8 << 20
 
     /// The policies' clock.
     @inline(__always)
@@ -103,6 +105,8 @@ final class EasyTransfer: @unchecked Sendable {
             upload = UploadBody(data: data)
         case .file(let fileURL, let offset, let length):
             upload = try UploadBody(file: fileURL, offset: offset, length: length)
+        case .source(let source, let offset, let length):
+            upload = try UploadBody(source: source, offset: offset, length: length)
         case .resume(let result):
             switch result {
             case .success(let value): resumedFrom = value
@@ -342,6 +346,7 @@ final class EasyTransfer: @unchecked Sendable {
             task.shared.withLock { $0.bytesReceived = total }
         case .delegate:
             if session.hasDelegate {
+                if holdForDelegate() { return Int(BC_CURL_WRITEFUNC_PAUSE) }
                 pendingData.append(contentsOf: buffer)
                 if pendingData.count >= Self.maxPendingData { flushData() }
             }

@@ -100,6 +100,12 @@ public final class Session: @unchecked Sendable {
         makeTask(.upload, request, body: .file(file, offset: offset, length: length), completion: .data(completionHandler))
     }
 
+    /// Sends `length` bytes of `source` from `offset`, made as curl asks for them.
+    public func uploadTask(with request: Request, fromSource source: any UploadSource, offset: Int64, length: Int64,
+                           completionHandler: @escaping @Sendable (Data?, HTTPResponse?, TransferError?) -> Void) -> TransferTask {
+        makeTask(.upload, request, body: .source(source, offset: offset, length: length), completion: .data(completionHandler))
+    }
+
     /// Writes the response body to a temporary file and hands it to `didFinishDownloadingTo`.
     public func downloadTask(with request: Request) -> TransferTask {
         makeTask(.download, request, body: .none, completion: .none)
@@ -223,6 +229,13 @@ public final class Session: @unchecked Sendable {
         guard let transfer = active[task.taskIdentifier] else { return }
         transfer.setPaused(paused)
         if !paused { driver?.kick() }
+    }
+
+    /// Unpauses a transfer that waited for its delegate (``EasyTransfer/holdForDelegate()``),
+    /// unless the caller suspended it meanwhile.
+    func continueAfterBacklog(_ task: TransferTask) {
+        guard task.shared.withLock({ $0.lifecycle.state }) == .running else { return }
+        setPaused(task, false)
     }
 
     /// Lets curl look at its timers now, after a transfer was unpaused.

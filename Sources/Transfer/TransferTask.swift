@@ -20,6 +20,8 @@ public final class TransferTask: Sendable, CustomStringConvertible {
         case data(Data)
         /// A file, or `length` bytes of it from `offset` (an upload-session chunk).
         case file(URL, offset: Int64, length: Int64?)
+        /// `length` bytes of a source from `offset`, made as they are sent.
+        case source(any UploadSource, offset: Int64, length: Int64?)
         /// A download continuing from resume data (or failing on corrupt data).
         case resume(Result<ResumeData, TransferError>)
     }
@@ -54,6 +56,10 @@ public final class TransferTask: Sendable, CustomStringConvertible {
     /// Set the moment `cancel()` is called, so curl's callbacks can stop a busy transfer before
     /// the session queue gets to the cancel itself (one `socket_action` may move many MiB).
     let cancelRequested = Atomic<Bool>(false)
+    /// Body bytes handed to the delegate's queue and not yet taken by it (EasyTransfer+Progress).
+    let deliveryBacklog = Atomic<Int>(0)
+    /// The transfer paused for that backlog, and waits for the delegate to unpause it.
+    let waitingForDelegate = Atomic<Bool>(false)
     /// Where a download's resume data goes as it arrives, not only when it is cancelled: each
     /// ``Checkpoint/interval`` bytes, so a process killed with `kill -9` (nothing runs at its
     /// end) leaves what the next run resumes from. Set before the task starts.

@@ -11,6 +11,8 @@ struct UploadBody {
         case memory(Data, position: Int)
         /// Bytes `start ..< start + length` of a file; `position` is relative to `start`.
         case file(fd: Int32, path: String, start: Int64, length: Int64, position: Int64)
+        /// A range of an ``UploadSource``; `position` is relative to the range's start.
+        case source(any UploadSourceReader, length: Int64, position: Int64)
     }
 
     private var storage: Storage
@@ -56,6 +58,20 @@ struct UploadBody {
         self.length = count
     }
 
+    /// `length` bytes of `source` from `offset`.
+    init(source: any UploadSource, offset: Int64, length: Int64?) throws(TransferError) {
+        let count = length ?? (source.length - offset)
+        guard offset >= 0, count >= 0, offset + count <= source.length else {
+            throw .cannotReadFile(path: "\(type(of: source))", reason: "the range \(offset)+\(count) is outside the body (\(source.length) bytes)")
+        }
+        do {
+            storage = .source(try source.reader(offset: offset, length: count), length: count, position: 0)
+        } catch {
+            throw .cannotReadFile(path: "\(type(of: source))", reason: "\(error)")
+        }
+        self.length = count
+    }
+
     /// Fills `buffer` with the next bytes; 0 at the end. Throws when the file cannot be read
     /// or shrank under us (a short body must not go out as if it were whole).
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int {
@@ -85,6 +101,19 @@ struct UploadBody {
                 if errno == EINTR { continue }
                 throw .cannotReadFile(path: path, reason: String(cString: strerror(errno)))
             }
+        case .source(let reader, let length, let position):
+            let want = Int(min(Int64(buffer.count), length - position))
+            guard want > 0 else { return 0 }
+            let count: Int
+            do {
+                count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            } catch {
+                throw .cannotReadFile(path: "\(type(of: reader))", reason: "\(error)")
+            }
+            // A short body must not go out as if it were whole.
+            guard count > 0 else { throw .cannotReadFile(path: "\(type(of: reader))", reason: "the body ended early") }
+            storage = .source(reader, length: length, position: position + Int64(count))
+            return count
         }
     }
 
@@ -101,6 +130,10 @@ struct UploadBody {
         case .file(let fd, let path, let start, let length, _):
             guard offset >= 0, offset <= length, lseek(fd, off_t(start + offset), SEEK_SET) >= 0 else { return false }
             storage = .file(fd: fd, path: path, start: start, length: length, position: offset)
+            return true
+        case .source(let reader, let length, _):
+            guard offset >= 0, offset <= length, reader.seek(to: offset) else { return false }
+            storage = .source(reader, length: length, position: offset)
             return true
         }
     }

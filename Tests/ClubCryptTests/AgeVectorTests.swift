@@ -91,6 +91,25 @@ final class AgeVectorTests: XCTestCase {
         return (result, released)
     }
 
+    /// The plaintext ``AgeStreamOpener`` gives when `file` arrives `piece` bytes at a time, or
+    /// nil when it refuses the file.
+    static func streamed(_ file: Data, identities: [any AgeIdentity], piece: Int) -> Data? {
+        var opener = AgeStreamOpener()
+        var out = Data()
+        var at = file.startIndex
+        do {
+            while at < file.endIndex {
+                let end = min(at + piece, file.endIndex)
+                for chunk in try opener.take(file[at..<end], identities: identities, check: { _, _ in }) { out.append(chunk) }
+                at = end
+            }
+            out.append(try opener.finish())
+            return out
+        } catch {
+            return nil
+        }
+    }
+
     /// Whether every stanza of the file is of a type we do not take (then `.unknownStanza`
     /// is our way of saying "no match").
     static func onlyUnknownStanzas(_ file: Data) -> Bool {
@@ -118,6 +137,15 @@ final class AgeVectorTests: XCTestCase {
         case .failure(let failure): error = failure
         }
         outcome = error.map(name) ?? "decrypted \(released.count) bytes"
+        // A download opens the file as it arrives (issue 56): in any pieces, the same answer.
+        for piece in [1, 65_553] {
+            guard let streamed = streamed(vector.file, identities: identities, piece: piece) else {
+                if error == nil { return "the stream in pieces of \(piece) bytes refused what the reader opened" }
+                continue
+            }
+            if error != nil { return "the stream in pieces of \(piece) bytes opened what the reader refused (\(outcome))" }
+            if streamed != released { return "the stream in pieces of \(piece) bytes gave other plaintext" }
+        }
 
         switch vector.expect {
         case "success":

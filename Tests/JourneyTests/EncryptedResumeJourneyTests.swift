@@ -29,10 +29,17 @@ final class EncryptedResumeJourneyTests: XCTestCase {
         return (club, ann, file)
     }
 
-    /// The largest `.download` file in `folder`.
-    private func partial(in folder: URL) -> Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".download") }
+    /// The largest file in `folder` whose name ends with `suffix`.
+    private func partial(in folder: URL, suffix: String = ".partial") -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(suffix) }
             .compactMap { (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($0).path))?[.size] as? Int }.max() ?? 0
+    }
+
+    /// Every file in `folder` (and TMPDIR's `temp`) that is a sealed copy or a download of one.
+    private func sealedCopies(_ folders: [URL]) -> [String] {
+        folders.flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".sealed") || $0.hasSuffix(".download") }
+        }
     }
 
     func testAnEncryptedGetKilledHalfWayResumesAndEndsByteForByte() throws {
@@ -40,19 +47,21 @@ final class EncryptedResumeJourneyTests: XCTestCase {
         let put = try ann.cli(["put", file.path, "big.bin"], within: 120)
         XCTAssertEqual(put.status, 0, put.stderr)
 
-        // The download's partial file goes to TMPDIR: a folder of this test's own to watch.
+        // TMPDIR is a folder of this test's own: no sealed copy may go there either.
         let temp = ann.base.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
         var environment = ann.environment
         environment["TMPDIR"] = temp.path
         let target = ann.base.appendingPathComponent("got.bin")
         let started = try ChildProcess.start([try AppHarness.binary.path, "get", "big.bin", target.path, "--bwlimit", "4M"], environment: environment)
+        // The plaintext is written beside the destination as it arrives (issue 56).
         let deadline = Date().addingTimeInterval(60)
-        while partial(in: temp) < 6 << 20, Date() < deadline, started.process.isRunning { usleep(5_000) }
+        while partial(in: ann.base) < 6 << 20, Date() < deadline, started.process.isRunning { usleep(5_000) }
         XCTAssertTrue(started.process.isRunning, "the get ended before it could be killed: \(started.stderrSoFar)")
         kill(started.process.processIdentifier, SIGKILL)
         started.process.waitUntilExit()
-        XCTAssertGreaterThanOrEqual(partial(in: temp), 6 << 20)
+        XCTAssertGreaterThanOrEqual(partial(in: ann.base), 6 << 20)
+        XCTAssertEqual(sealedCopies([temp, ann.base]), [], "no sealed copy is made")
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path), "no half file where the whole one goes")
 
         let again = try ChildProcess.run([try AppHarness.binary.path, "get", "big.bin", target.path], within: 120, environment: environment)
@@ -61,6 +70,50 @@ final class EncryptedResumeJourneyTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: target), try Data(contentsOf: file), "the file put, byte for byte")
         let left = try FileManager.default.contentsOfDirectory(atPath: target.deletingLastPathComponent().path).filter { $0.hasPrefix("got.bin.") }
         XCTAssertEqual(left, [], "no sealed copy left beside it")
+    }
+
+    /// Issue 56: an encrypted get is opened as it arrives (its plaintext grows beside the
+    /// destination while the download runs, and no sealed copy is made), and a chunk changed
+    /// half way through the file is refused with nothing placed where the file goes.
+    func testAnEncryptedGetIsOpenedAsItArrivesAndATamperedChunkIsRefused() throws {
+        let (club, ann, file) = try encryptedClub(size: 24 << 20)
+        let put = try ann.cli(["put", file.path, "big.bin"], within: 120)
+        XCTAssertEqual(put.status, 0, put.stderr)
+        let temp = ann.base.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        var environment = ann.environment
+        environment["TMPDIR"] = temp.path
+
+        // Ann's get: plaintext beside the destination long before the last byte comes.
+        let target = ann.base.appendingPathComponent("got.bin")
+        let started = try ChildProcess.start([try AppHarness.binary.path, "get", "big.bin", target.path, "--bwlimit", "8M"], environment: environment)
+        var seenGrowing = false
+        AppHarness.eventually("plaintext beside the destination while the get runs", timeout: 60) {
+            seenGrowing = started.process.isRunning && self.partial(in: ann.base) >= 2 << 20
+            return seenGrowing || !started.process.isRunning
+        }
+        XCTAssertTrue(seenGrowing, "the get wrote no plaintext before it ended: \(started.stderrSoFar)")
+        XCTAssertEqual(sealedCopies([temp, ann.base]), [], "no sealed copy is made")
+        AppHarness.eventually("the get ends", timeout: 60) { !started.process.isRunning }
+        let got = started.finish(kill: false)
+        XCTAssertEqual(got.status, 0, got.stderr)
+        XCTAssertEqual(try Data(contentsOf: target), try Data(contentsOf: file), "the file put, byte for byte")
+        XCTAssertEqual(partial(in: ann.base), 0, "the partial file became the destination")
+
+        // The server changes one byte in chunk 200 (of 384): refused, and nothing placed.
+        let served = try XCTUnwrap(club.sealedFiles().max { ($0.fileSize ?? 0) < ($1.fileSize ?? 0) })
+        var sealed = try Data(contentsOf: served)
+        let chunk = 200
+        let header = try XCTUnwrap(sealed.range(of: Data("\n---".utf8))).upperBound
+        let at = try XCTUnwrap(sealed[header...].firstIndex(of: 0x0A)) + 1 + 16 + chunk * (65536 + 16) + 1000
+        sealed[at] ^= 0x01
+        try club.overwrite(served, with: sealed, as: ann)
+        let second = ann.base.appendingPathComponent("tampered.bin")
+        let refused = try ChildProcess.run([try AppHarness.binary.path, "get", "big.bin", second.path], within: 120, environment: environment)
+        XCTAssertNotEqual(refused.status, 0, "a tampered file is refused")
+        XCTAssertTrue(refused.stderr.contains("chunk \(chunk) does not authenticate"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: second.path), "nothing placed where the file goes")
+        XCTAssertEqual(partial(in: ann.base), 0, "no partial plaintext left")
     }
 
     /// The agent's journal of ann's club, as JSON: its transfers.
@@ -83,7 +136,19 @@ final class EncryptedResumeJourneyTests: XCTestCase {
 
     func testAnEncryptedPutWhoseAgentIsKilledHalfWayContinuesItsSessionAndLandsWhole() throws {
         let (club, ann, file) = try encryptedClub(size: 24 << 20)
-        let put = try ann.start(["put", "--agent", "--bwlimit", "2M", file.path, "Big.bin"])
+        // TMPDIR is a folder of this test's own, where the agent keeps what it seals from.
+        let temp = ann.base.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        var environment = ann.environment
+        environment["TMPDIR"] = temp.path
+        func kept() -> [String: Int] {
+            var found: [String: Int] = [:]
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: temp.path)) ?? [] where name.hasPrefix("byteclub-sealing-") {
+                found[name] = (try? FileManager.default.attributesOfItem(atPath: temp.appendingPathComponent(name).path))?[.size] as? Int ?? 0
+            }
+            return found
+        }
+        let put = try ChildProcess.start([try AppHarness.binary.path, "put", "--agent", "--bwlimit", "2M", file.path, "Big.bin"], environment: environment)
         // The journal marks a sealed chunk acknowledged: the session is under way.
         var session: String?
         var offset = 0
@@ -98,9 +163,13 @@ final class EncryptedResumeJourneyTests: XCTestCase {
         _ = put.finish(kill: false)
         AppHarness.eventually("the agent gone", timeout: 20) { kill(first, 0) != 0 }
 
+        // What is kept is the sealed file's head (its header and nonce), not a sealed copy (issue 56).
+        XCTAssertEqual(kept().count, 1, "the head is kept for the resume")
+        XCTAssertLessThan(kept().values.max() ?? 0, 4096, "only the head is kept, not a sealed copy")
+
         // A new agent goes on with the same session, past where the first one stopped (a new
         // seal would need a new session from the first byte).
-        let waiting = try ann.start(["transfers", "--wait"])
+        let waiting = try ChildProcess.start([try AppHarness.binary.path, "transfers", "--wait"], environment: environment)
         let expected = try XCTUnwrap(session)
         AppHarness.eventually("the same session acknowledged further", timeout: 60) {
             guard let mark = self.journalTransfers(ann).first?["session"] as? [String: Any] else { return false }
@@ -121,8 +190,10 @@ final class EncryptedResumeJourneyTests: XCTestCase {
         for served in club.everyServedFile() {
             XCTAssertNil(try Data(contentsOf: served).range(of: sample), "\(served.path) holds the file's bytes")
         }
-        let kept = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("byteclub-sealing-") }
-        XCTAssertEqual(kept.filter { name in (try? FileManager.default.attributesOfItem(atPath: FileManager.default.temporaryDirectory.appendingPathComponent(name).path)[.size] as? Int) ?? 0 > 24 << 20 }.count, 0,
-                       "the sealed copy is gone once it landed")
+        XCTAssertEqual(kept(), [:], "the kept head is gone once the file landed")
     }
+}
+
+private extension URL {
+    var fileSize: Int? { (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int }
 }

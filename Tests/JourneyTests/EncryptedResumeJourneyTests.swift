@@ -42,16 +42,21 @@ final class EncryptedResumeJourneyTests: XCTestCase {
         }
     }
 
+    /// `file` put as `big.bin` by `member`, and `member`'s environment with a TMPDIR of this
+    /// test's own (no sealed copy may go there either), and that folder.
+    private func putBigFile(_ file: URL, as member: AppHarness) throws -> (URL, [String: String]) {
+        let put = try member.cli(["put", file.path, "big.bin"], within: 120)
+        XCTAssertEqual(put.status, 0, put.stderr)
+        let temp = member.base.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        var environment = member.environment
+        environment["TMPDIR"] = temp.path
+        return (temp, environment)
+    }
+
     func testAnEncryptedGetKilledHalfWayResumesAndEndsByteForByte() throws {
         let (_, ann, file) = try encryptedClub(size: 24 << 20)
-        let put = try ann.cli(["put", file.path, "big.bin"], within: 120)
-        XCTAssertEqual(put.status, 0, put.stderr)
-
-        // TMPDIR is a folder of this test's own: no sealed copy may go there either.
-        let temp = ann.base.appendingPathComponent("tmp")
-        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
-        var environment = ann.environment
-        environment["TMPDIR"] = temp.path
+        let (temp, environment) = try putBigFile(file, as: ann)
         let target = ann.base.appendingPathComponent("got.bin")
         let started = try ChildProcess.start([try AppHarness.binary.path, "get", "big.bin", target.path, "--bwlimit", "4M"], environment: environment)
         // The plaintext is written beside the destination as it arrives (issue 56).
@@ -77,12 +82,7 @@ final class EncryptedResumeJourneyTests: XCTestCase {
     /// half way through the file is refused with nothing placed where the file goes.
     func testAnEncryptedGetIsOpenedAsItArrivesAndATamperedChunkIsRefused() throws {
         let (club, ann, file) = try encryptedClub(size: 24 << 20)
-        let put = try ann.cli(["put", file.path, "big.bin"], within: 120)
-        XCTAssertEqual(put.status, 0, put.stderr)
-        let temp = ann.base.appendingPathComponent("tmp")
-        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
-        var environment = ann.environment
-        environment["TMPDIR"] = temp.path
+        let (temp, environment) = try putBigFile(file, as: ann)
 
         // Ann's get: plaintext beside the destination long before the last byte comes.
         let target = ann.base.appendingPathComponent("got.bin")

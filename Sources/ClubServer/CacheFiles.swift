@@ -10,8 +10,9 @@ import Foundation
 /// changed since (`["path","id"]`, or `["path",null]` when it has none now), the later line
 /// standing. New ids are appended while both files are as this server left them, so a commit
 /// into a 100,000-note club writes its own line, not the 100,000 (issue 56: 36% of the server's
-/// time in a `put -r` there); the log is folded into `ids.json` when it holds as many lines as
-/// `ids.json` has ids, or when another server wrote either file (then the two are merged).
+/// time in a `put -r` there); the log is folded into `ids.json` once it holds a quarter as many
+/// lines as there are ids (at least 10,000: a start reads each line), or when another server
+/// wrote either file (then the two are merged).
 ///
 /// It remembers each file as this server last wrote it: a file unchanged since (no other
 /// server wrote it) need not be read again before the next write.
@@ -46,7 +47,7 @@ struct CacheFiles {
         MetaLock.holding(metaDirectory) {
             let json = metaDirectory + "/" + FolderFiles.identifiersFile, log = metaDirectory + "/" + FolderFiles.identifiersLog
             let changes = identifiers.changes
-            if isAsWritten(json), isAsWritten(log), logLines + changes.count <= max(10_000, identifiers.ids.count),
+            if isAsWritten(json), isAsWritten(log), logLines + changes.count <= max(10_000, identifiers.ids.count / 4),
                append(changes.map { FolderFiles.identifierLine($0.pathLower, $0.id) }.joined(), to: log) {
                 logLines += changes.count
                 identifiers.settle()

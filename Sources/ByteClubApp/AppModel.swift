@@ -78,11 +78,11 @@ public final class AppModel {
         return idCounter
     }
 
-    /// The notes list of the current state, kept until the list or the drafts change, or a
-    /// relative time in it would read otherwise.
+    /// The notes list of the current state, kept until the list or the drafts change (its rows
+    /// are made when drawn, their relative times with them).
     var noteListing: NoteListing {
         let signature = NoteListing.Signature(state)
-        if let cached = listingCache, cached.signature == signature, !RelativeTimes.due(cached.listing.nextChange, now: format.now()) {
+        if let cached = listingCache, cached.signature == signature {
             return cached.listing
         }
         let listing = NoteListing.make(state, format: format)

@@ -76,7 +76,14 @@ extension AppState {
     /// of this state if the caller already has it (the model keeps one).
     public mutating func applyChanges(_ tab: Tab, _ changes: [RemoteChange], layout: ClubLayout, format: DisplayFormat,
                                       before: NoteListing? = nil) -> [LiveEvent] {
-        var entries = self[tab].entries
+        var entries = ListEdit(self[tab].entries)
+        let listing = self[tab]
+        /// Whether the list holds entries inside `pathLower` (its folder index knows, without a pass).
+        func holdsEntries(in pathLower: String) -> Bool {
+            tab == .photos || listing.folderIndex.index.answer(listing) { index in
+                index.notes[Substring(pathLower)] != nil || index.children[Substring(pathLower)] != nil
+            }
+        }
         // Folders change the list (a folder made, renamed or deleted by another member shows at
         // once) but are no news of their own: their notes' events say what happened.
         var folders = self[tab].folders
@@ -92,12 +99,11 @@ extension AppState {
                 let folder = folders.first { $0.pathLower == pathLower }
                 folders.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 files.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
-                let gone = entries.filter { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
+                let gone = entries.removeAll(pathLower: pathLower, inFolder: holdsEntries(in: pathLower))
                 if folder != nil || gone.contains(where: { $0.pathLower.hasPrefix(inside) }) {
                     deletedFolders.append((folder ?? ChangeMoves.folder(at: pathLower, shownAs: path), gone))
                 }
                 guard !gone.isEmpty else { continue }
-                entries.removeAll { $0.pathLower == pathLower || $0.pathLower.hasPrefix(inside) }
                 events += gone.map { LiveEvent(kind: .deleted, entry: $0) }
             case .updated(let entry) where entry.kind == .folder:
                 if Self.belongs(entry, in: tab, layout: layout), !folders.contains(where: { $0.pathLower == entry.pathLower }) {
@@ -108,19 +114,18 @@ extension AppState {
                 files.append(entry)
             case .updated(let entry):
                 guard Self.belongs(entry, in: tab, layout: layout) else { continue }
-                if let index = entries.firstIndex(where: { $0.pathLower == entry.pathLower }) {
-                    let old = entries[index]
+                if let old = entries.entry(at: entry.pathLower) {
                     guard old.rev != entry.rev || old.name != entry.name || old.size != entry.size else { continue }
-                    entries[index] = entry
+                    entries.put(entry)
                     events.append(LiveEvent(kind: old.name == entry.name ? .changed : .renamed, entry: entry, previous: old))
                 } else {
-                    entries.append(entry)
+                    entries.put(entry)
                     events.append(LiveEvent(kind: .added, entry: entry))
                 }
             }
         }
         // What is there now, only when a folder went: a list of 100,000 notes is not copied a page.
-        events = Self.foldMoves(events, deletedFolders: deletedFolders, present: deletedFolders.isEmpty ? [] : entries + folders)
+        events = Self.foldMoves(events, deletedFolders: deletedFolders, present: deletedFolders.isEmpty ? [] : entries.current + folders)
         files.sort { $0.pathLower < $1.pathLower }
         if folders != self[tab].folders || files != self[tab].files {
             self[tab].folders = folders.sorted { $0.pathLower < $1.pathLower }
@@ -131,15 +136,17 @@ extension AppState {
 
         // Where the selection is now, by item.
         let list = self[tab].list
-        let oldKeys: [String], oldRows: any ListRows
+        // Keys are made for the selected item only: a 100,000-note list's are not made twice a page.
+        let oldKey: (Int) -> String, oldRows: any ListRows
         if tab == .notes {
             let listing = before ?? NoteListing.make(self, format: format)
-            (oldKeys, oldRows) = (listing.items.map(Self.key), listing.rows)
+            (oldKey, oldRows) = (listing.items.key, listing.rows)
         } else {
-            (oldKeys, oldRows) = (photoItems.map(\.key), photoRows)
+            let items = photoItems
+            (oldKey, oldRows) = ({ items[$0].key }, photoRows(items))
         }
         let oldVisible = list.visibleIndices(in: oldRows)
-        var selectedKey = oldVisible.indices.contains(list.selected) ? oldKeys[oldVisible[list.selected]] : nil
+        var selectedKey = oldVisible.indices.contains(list.selected) ? oldKey(oldVisible[list.selected]) : nil
         for event in events where event.kind == .renamed && selectedKey == event.previous?.pathLower {
             selectedKey = event.entry.pathLower
         }
@@ -156,19 +163,20 @@ extension AppState {
             }
         }
 
-        self[tab].entries = tab == .notes ? ClubLayout.sortedNotes(entries) : ClubLayout.sortedPhotos(entries)
+        self[tab].entries = entries.table(order: tab == .notes ? ClubLayout.sortedNotes : ClubLayout.sortedPhotos)
         self[tab].version += 1
 
-        let newKeys: [String], newRows: any ListRows
+        let newIndex: Int?, newRows: any ListRows
         if tab == .notes {
             let listing = NoteListing.make(self, format: format)
-            (newKeys, newRows) = (listing.items.map(Self.key), listing.rows)
+            (newIndex, newRows) = (selectedKey.flatMap(listing.items.index(ofKey:)), listing.rows)
         } else {
-            (newKeys, newRows) = (photoItems.map(\.key), photoRows)
+            let items = photoItems
+            (newIndex, newRows) = (selectedKey.flatMap { key in items.firstIndex { $0.key == key } }, photoRows(items))
         }
         let newVisible = list.visibleIndices(in: newRows)
         var moved = list
-        if let selectedKey, let position = newVisible.firstIndex(where: { newKeys[$0] == selectedKey }) {
+        if let newIndex, let position = newVisible.firstIndex(of: newIndex) {
             moved.offset = max(0, list.offset + position - list.selected)
             moved.selected = position
         } else {
@@ -231,7 +239,7 @@ extension AppState {
     }
 
     /// A notes item's identity across listings: its path, or its draft's id.
-    private static func key(_ item: NoteItem) -> String {
+    static func key(_ item: NoteItem) -> String {
         switch item {
         case .note(let entry, _): return entry.pathLower
         case .file(let entry): return "file:" + entry.pathLower

@@ -5,18 +5,17 @@ import TerminalUI
 
 /// The notes list's items and their rows.
 public struct NoteListing: Sendable {
-    public var items: [NoteItem]
+    public var items: NoteItems
     /// Made when drawn (``NoteRows``): a change to a 100,000-note list formats the rows on
     /// screen, not 100,000 sizes, dates and titles.
     public var rows: NoteRows
-    /// When a row's relative time ("just now", "5 min ago") next reads otherwise: the rows are
-    /// out of date from then (nil: never, as far as the times go).
-    public var nextChange: Date?
+    /// When a relative time ("just now", "5 min ago") of a row drawn so far next reads
+    /// otherwise: the screen is out of date from then (nil: never, as far as the times go).
+    public var nextChange: Date? { rows.nextChange }
 
-    public init(items: [NoteItem], rows: NoteRows, nextChange: Date? = nil) {
+    public init(items: NoteItems, rows: NoteRows) {
         self.items = items
         self.rows = rows
-        self.nextChange = nextChange
     }
 
     /// The notes list of `state`, in the folder it shows: the way up (below the top), the
@@ -34,30 +33,20 @@ public struct NoteListing: Sendable {
             guard let path = draft.path else { return (draft.folder?.lowercased() ?? here.root.lowercased()) == here.pathLower }
             return state.notes.hasLoaded && !known.contains(path.lowercased()) && here.holds(path.lowercased())
         }
-        let notesHere = state.notes.notes(in: here.pathLower)
-        var items: [NoteItem] = here.isRoot ? [] : [.folder(FolderItem(path: here.parent, name: "..", notes: 0, isParent: true))]
-        items += state.notes.childFolders(of: here).map { NoteItem.folder($0) }
-        items += orphans.map { NoteItem.draft($0) }
-        items.reserveCapacity(items.count + notesHere.count)
-        for entry in state.tags.pinnedFirst(notesHere) {
-            items.append(.note(entry, hasDraft: !draftsByPath.isEmpty && draftsByPath[entry.pathLower] != nil))
-        }
+        var head: [NoteItem] = here.isRoot ? [] : [.folder(FolderItem(path: here.parent, name: "..", notes: 0, isParent: true))]
+        head += state.notes.childFolders(of: here).map { NoteItem.folder($0) }
+        head += orphans.map { NoteItem.draft($0) }
         // The folder's other files after its notes, by name.
-        items += state.notes.files(in: here.pathLower).sorted { $0.pathLower < $1.pathLower }.map { NoteItem.file($0) }
-        var times = RelativeTimes()
-        for item in items {
-            switch item {
-            case .draft(let draft): times.drew(draft.updated, format: format)
-            case .note(let entry, _), .file(let entry): times.drew(entry.modified, format: format)
-            case .folder: break
-            }
-        }
-        return NoteListing(items: items, rows: NoteRows(items, format: format, offline: state.offline, tags: state.tags), nextChange: times.next)
+        let tail = state.notes.files(in: here.pathLower).sorted { $0.pathLower < $1.pathLower }.map { NoteItem.file($0) }
+        let items = NoteItems(head: head, notes: state.notes.entries,
+                              positions: state.tags.pinnedFirst(state.notes.notePositions(in: here.pathLower), of: state.notes.entries),
+                              drafted: Set(draftsByPath.keys), tail: tail)
+        return NoteListing(items: items, rows: NoteRows(items, format: format, offline: state.offline, tags: state.tags))
     }
 
     /// Every row of `items`, made at once (short lists and tests).
     static func rows(_ items: [NoteItem], format: DisplayFormat, offline: OfflineState = OfflineState(), tags: NoteTags = NoteTags()) -> [ListRow] {
-        let rows = NoteRows(items, format: format, offline: offline, tags: tags)
+        let rows = NoteRows(NoteItems(items), format: format, offline: offline, tags: tags)
         return items.indices.map(rows.row)
     }
 
@@ -109,7 +98,7 @@ public struct NoteListing: Sendable {
 /// The filter's keys are made once, the first time a filter asks, and the last filter's answer
 /// is kept: a filtered frame asks several times.
 public struct NoteRows: ListRows, RandomAccessCollection {
-    let items: [NoteItem]
+    let items: NoteItems
     let format: DisplayFormat
     let offline: OfflineState
     let tags: NoteTags
@@ -120,11 +109,13 @@ public struct NoteRows: ListRows, RandomAccessCollection {
         struct Found {
             var keys: [ListRow]?
             var last: (needle: String, rows: [Int])?
+            /// The relative times of the rows made so far (``nextChange``).
+            var times = RelativeTimes()
         }
         let found = Mutex(Found())
     }
 
-    init(_ items: [NoteItem], format: DisplayFormat, offline: OfflineState, tags: NoteTags) {
+    init(_ items: NoteItems, format: DisplayFormat, offline: OfflineState, tags: NoteTags) {
         self.items = items
         self.format = format
         self.offline = offline
@@ -138,7 +129,26 @@ public struct NoteRows: ListRows, RandomAccessCollection {
     public subscript(index: Int) -> ListRow { row(index) }
 
     public func row(_ index: Int) -> ListRow {
-        NoteListing.row(items[index], format: format, offline: offline, tags: tags)
+        let item = items[index]
+        let moment: Date?
+        switch item {
+        case .draft(let draft): moment = draft.updated
+        case .note(let entry, _), .file(let entry): moment = entry.modified
+        case .folder: moment = nil
+        }
+        if let moment { filtering.found.withLock { $0.times.drew(moment, format: format) } }
+        return NoteListing.row(item, format: format, offline: offline, tags: tags)
+    }
+
+    /// When a relative time of a row made so far next reads otherwise.
+    public var nextChange: Date? { filtering.found.withLock { $0.times.next } }
+
+    /// ``nextChange``, forgetting the rows made so far: a frame takes the times of the rows it drew.
+    public func takeNextChange() -> Date? {
+        filtering.found.withLock { found in
+            defer { found.times = RelativeTimes() }
+            return found.times.next
+        }
     }
 
     public func rows(matching needle: String) -> [Int] {

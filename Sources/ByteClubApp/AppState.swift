@@ -5,8 +5,10 @@ import TerminalUI
 /// One tab's list: what the server last returned, whether a load is running, and the
 /// selection and filter that last between frames.
 public struct Listing: Equatable, Sendable {
-    /// The entries of the last successful load, already sorted for display: files only.
-    public var entries: [RemoteEntry] = [] { didSet { folderIndex = FolderIndexSlot() } }
+    /// The entries of the last successful load, already sorted for display: files only. A
+    /// table (``EntryTable``), not 100,000 values of seven strings; read from the cache, it is
+    /// the cache file mapped.
+    public var entries = EntryTable() { didSet { folderIndex = FolderIndexSlot() } }
     /// The folders the last load listed (the Notes tab's, which may hold no note yet), by path.
     public var folders: [RemoteEntry] = [] { didSet { folderIndex = FolderIndexSlot() } }
     /// The Notes tab's other files (attachments: PDFs, canvases, audio), by path; they are
@@ -37,10 +39,10 @@ public struct Listing: Equatable, Sendable {
     mutating func take(_ listed: [RemoteEntry], tab: Tab) {
         let all = listed.filter { $0.kind == .file }
         if tab == .notes {
-            entries = all.filter { ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
+            entries = EntryTable(all.lazy.filter { ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) })
             files = all.filter { !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
         } else {
-            entries = all
+            entries = EntryTable(all)
         }
         folders = listed.filter { $0.kind == .folder }
         version += 1

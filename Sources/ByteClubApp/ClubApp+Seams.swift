@@ -86,7 +86,7 @@ extension ClubApp {
     public func stopTransfersForExit() { transfers.stopTransfersForExit() }
 
     /// The notes list's items: drafts of notes the server does not have, then the notes.
-    public var noteItems: [NoteItem] { model.noteListing.items }
+    public var noteItems: NoteItems { model.noteListing.items }
     public var thumbnails: Thumbnails { photos.thumbnails }
     public var previews: Thumbnails { photos.previews }
     /// Progress reports that reached the UI queue (the benchmark counts them).

@@ -46,20 +46,22 @@ final class FolderIndex: Sendable {
         }
     }
 
-    static func build(notes: [RemoteEntry], files: [RemoteEntry], folders: [RemoteEntry]) -> Built {
+    static func build(notes: EntryTable, files: [RemoteEntry], folders: [RemoteEntry]) -> Built {
         var index = Built()
         // Notes first, then files, then folders: a folder's name keeps the case of the first
-        // path that named it, as the list always showed it.
-        for (position, note) in notes.enumerated() {
-            index.notes[parent(of: note.pathLower), default: []].append(position)
-            count(note, isFile: true, into: &index.children) { $0.notes += 1 }
+        // path that named it, as the list always showed it. A note's path is read from the
+        // table only when it names a folder first.
+        for position in notes.indices {
+            let lower = notes.pathLower(at: position)
+            index.notes[parent(of: lower), default: []].append(position)
+            count(lower, shownIn: notes.path(at: position), isFile: true, into: &index.children) { $0.notes += 1 }
         }
         for (position, file) in files.enumerated() {
             index.files[parent(of: file.pathLower), default: []].append(position)
-            count(file, isFile: true, into: &index.children) { $0.files += 1 }
+            count(file.pathLower, shownIn: file.path, isFile: true, into: &index.children) { $0.files += 1 }
         }
         for folder in folders {
-            count(folder, isFile: false, into: &index.children) { _ in }
+            count(folder.pathLower, shownIn: folder.path, isFile: false, into: &index.children) { _ in }
         }
         return index
     }
@@ -72,9 +74,8 @@ final class FolderIndex: Sendable {
 
     /// Takes `entry` into the children of every folder above it: each folder on its path is a
     /// child of the one before, and `add` counts the entry in it (a file is not a folder itself).
-    private static func count(_ entry: RemoteEntry, isFile: Bool, into children: inout [Substring: [Substring: Child]],
-                              _ add: (inout Child) -> Void) {
-        let lower = entry.pathLower
+    private static func count(_ lower: String, shownIn: @autoclosure () -> String, isFile: Bool,
+                              into children: inout [Substring: [Substring: Child]], _ add: (inout Child) -> Void) {
         let bytes = lower.utf8
         let slashByte = UInt8(ascii: "/")
         guard bytes.first == slashByte else { return }
@@ -88,7 +89,7 @@ final class FolderIndex: Sendable {
             let end = slash ?? bytes.endIndex
             let parent: Substring = parentEnd == lower.startIndex ? "/" : lower[..<parentEnd]
             let key = lower[start..<end]
-            add(&children[parent, default: [:]][key, default: Child(key: key, shownIn: entry.path, level: level)])
+            add(&children[parent, default: [:]][key, default: Child(key: key, shownIn: shownIn(), level: level)])
             level += 1
             parentEnd = end
             guard let slash else { break }
@@ -106,9 +107,16 @@ struct FolderIndexSlot: Equatable, Sendable {
 }
 
 extension Listing {
-    /// The notes directly in `folder` (lowercased), in the list's order.
+    /// The positions in ``entries`` of the notes directly in `folder` (lowercased), in the
+    /// list's order.
+    func notePositions(in folder: String) -> [Int] {
+        folderIndex.index.answer(self) { $0.notes[Substring(folder)] ?? [] }
+    }
+
+    /// The notes directly in `folder` (lowercased), in the list's order: each made from the
+    /// table, so for a few folders' worth, not a 100,000-note folder on every frame.
     func notes(in folder: String) -> [RemoteEntry] {
-        folderIndex.index.answer(self) { $0.notes[Substring(folder)] ?? [] }.map { entries[$0] }
+        notePositions(in: folder).map { entries[$0] }
     }
 
     /// The other files directly in `folder` (lowercased), in the order of ``files``.

@@ -179,7 +179,7 @@ public final class MainScreen: Layer {
             times.drew(cachedAt, format: configuration.format)
         }
         switch tab {
-        case .notes: if renderNotes(into: canvas, pane: pane) { times.noteChange(at: model.noteListing.nextChange) }
+        case .notes: if renderNotes(into: canvas, pane: pane) { times.noteChange(at: model.noteListing.rows.takeNextChange()) }
         case .photos: renderPhotos(into: canvas, pane: pane)
         }
         if times != model.state.relativeTimes { model.updateQuietly { $0.relativeTimes = times } }

@@ -319,7 +319,7 @@ final class Navigator {
             return cached.resolver
         }
         // The notes, and the other files a link may name ([[paper.pdf]]).
-        let resolver = NoteResolver(entries: notes.entries + notes.files, root: configuration.layout.folder, aliases: aliases)
+        let resolver = NoteResolver(entries: Array(notes.entries) + notes.files, root: configuration.layout.folder, aliases: aliases)
         resolverCache = (notes.version, notes.entries.count, resolver)
         return resolver
     }

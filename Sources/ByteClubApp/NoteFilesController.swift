@@ -125,12 +125,12 @@ final class NoteFilesController {
                               title: ClubLayout.title(of: name), follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
         guard outbox.queue([item], saying: "Renamed \"\(TerminalSafe.escape(entry.name))\" to \"\(name)\" in the outbox; it is sent by itself") else { return }
         context.update { state in
-            guard let index = state.notes.entries.firstIndex(where: { $0.pathLower == entry.pathLower }) else { return }
-            var renamed = state.notes.entries[index]
-            renamed.name = name
-            renamed.path = target
-            renamed.pathLower = target.lowercased()
-            state.notes.entries[index] = renamed
+            guard let index = state.notes.entries.firstPosition(ofPathLower: entry.pathLower) else { return }
+            state.notes.entries.edit { entries in
+                entries[index].name = name
+                entries[index].path = target
+                entries[index].pathLower = target.lowercased()
+            }
             state.notes.version += 1
             if var session = state.note, session.entry?.pathLower == entry.pathLower, !session.isModified {
                 session.editor.title.text = ClubLayout.title(of: name)
@@ -158,7 +158,8 @@ final class NoteFilesController {
                               follows: queuedRename(to: entry)?.id, queued: configuration.format.now())
         guard outbox.queue([item], saying: "Deleted \"\(TerminalSafe.escape(entry.name))\" in the outbox; it is sent by itself") else { return }
         context.update { state in
-            state.notes.entries.removeAll { $0.pathLower == entry.pathLower }
+            let table = state.notes.entries
+            state.notes.entries = table.filtered { !table.field(.pathLower, at: $0, is: entry.pathLower) }
             state.notes.version += 1
             if let session = state.note, session.entry?.pathLower == entry.pathLower, !session.isModified { state.note = nil }
         }

@@ -59,7 +59,7 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     /// changed are fetched by path (a few at a time) and indexed, notes not listed are
     /// forgotten. `fetchBatch`, when the store reads in batches, fetches most of them many at a
     /// time. `progress(done, total)` counts the notes to fetch.
-    func sync(_ entries: [RemoteEntry], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
+    func sync(_ entries: EntryTable, fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
               fetchBatch: IndexSync.FetchBatch?,
               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome
     /// Why the index was started afresh when it was opened (damaged, or from another version), or nil.

@@ -6,7 +6,7 @@ import TerminalUI
 extension NoteViewController {
     /// `Alt-I`: a club photo chosen from the list, its reference typed at the cursor.
     func choosePhotoToInsert() {
-        let photos = context.state.photos.entries
+        let photos = Array(context.state.photos.entries)
         context.choose { Self.photoChooser(photos) { [weak self] entry in
             guard let self, let entry else { return }
             self.edits.insert(self.reference(to: entry))

@@ -21,13 +21,17 @@ extension Refresher {
             // shows as made, not as the server last listed it.
             let pending = context.configuration.outbox?.all() ?? []
             // The Notes tab's attachments apart from its notes, as a load takes them.
-            let isAttachment = { (entry: RemoteEntry) in tab == .notes && !ClubLayout.hasExtension(entry.name, in: ClubLayout.noteExtensions) }
-            let files = cached.entries.filter { $0.kind == .file && !isAttachment($0) }
-            let entries = pending.isEmpty ? files : OfflineState.applying(pending, to: files)
+            // The cache holds them in that order: the parts are read where they are, not copied.
+            let table = cached.entries
+            let parts = table.split(into: 3) { position in
+                guard table.kind(at: position) == .file else { return 2 }
+                return tab == .notes && !ClubLayout.hasExtension(table.name(at: position), in: ClubLayout.noteExtensions) ? 1 : 0
+            }
+            let entries = pending.isEmpty ? parts[0] : EntryTable(OfflineState.applying(pending, to: Array(parts[0])))
             context.update {
                 $0[tab].entries = entries
-                $0[tab].files = cached.entries.filter { $0.kind == .file && isAttachment($0) }
-                $0[tab].folders = cached.entries.filter { $0.kind == .folder }
+                $0[tab].files = Array(parts[1])
+                $0[tab].folders = Array(parts[2])
                 $0[tab].hasLoaded = true
                 $0[tab].version += 1
                 $0[tab].cachedAt = cached.saved
@@ -54,7 +58,7 @@ extension Refresher {
         cacheScheduled.remove(tab)
         guard let cache = context.configuration.cache else { return }
         // The three lists as they are, not joined: a 100,000-note list is not copied to be written.
-        let parts = [state[tab].entries, state[tab].files, state[tab].folders]
+        let parts = [state[tab].entries, EntryTable(state[tab].files), EntryTable(state[tab].folders)]
         let cursor = cacheCursors[tab], saved = context.configuration.format.now()
         let confirmed = cacheConfirmedEmpty[tab] ?? false
         let logger = context.logger

@@ -70,7 +70,7 @@ final class Refresher {
         context.update { $0.finishLoad(tab, generation: generation, result: result) }
         if latest, case .success = result { cacheList(tab, cursor: cursor) }
         if let keep {
-            let listing = tab == .notes ? model.noteListing : NoteListing(items: [], rows: NoteRows([], format: model.format, offline: OfflineState(), tags: NoteTags()))
+            let listing = tab == .notes ? model.noteListing : NoteListing(items: NoteItems([]), rows: NoteRows(NoteItems([]), format: model.format, offline: OfflineState(), tags: NoteTags()))
             context.update { $0.reselect(tab, path: keep, notes: listing) }
         }
         afterLoad?(tab)

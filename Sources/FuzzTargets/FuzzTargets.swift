@@ -36,6 +36,8 @@ public enum FuzzTargets {
                run: AgeFileTarget.run),
         Target(name: "age-stream", summary: "an encrypted club's file as a download hands it over: the age reader fed in pieces, and resumed at a chunk",
                run: AgeStreamTarget.run),
+        Target(name: "entry-table", summary: "the app's cached listing: an entry table's header, records and texts, read as a damaged disk gives them",
+               run: EntryTableTarget.run),
         Target(name: "front-matter", summary: "a note's YAML front matter: found, parsed by Yams, rendered and highlighted", run: FrontMatterTarget.run),
         Target(name: "obsidian-markdown", summary: "Obsidian's Markdown: comments, math, highlights, callouts, embeds (depth, loops), link places and inline tags",
                run: ObsidianMarkdownTarget.run),

@@ -5,21 +5,19 @@ import Remote
 import Glibc
 #endif
 
-/// The offline cache's file formats: a listing as one line per entry, a note as a header line
-/// and the text.
+/// The offline cache's file formats: a listing as two lines and an ``EntryTable``, a note as a
+/// header line and the text.
 ///
 /// Why not JSON: `JSONDecoder` (and `JSONSerialization`) on Linux take about 180 ms for 10,000
-/// entries, release or debug alike, and the app reads the notes listing before its first frame.
-/// This format reads 10,000 entries in a few tens of milliseconds, even in a debug build: lines
-/// and fields are found with `memchr`, and a field without a backslash (nearly all of them)
-/// becomes a `String` straight from the file's bytes.
+/// entries, and the app reads the notes listing before its first frame. A listing's entries are
+/// the bytes of an ``EntryTable``, which the app maps rather than reads: a start from the cache
+/// of a 100,000-note club reads the pages of the rows it draws, not 19 MB of lines (issue 56).
 ///
-/// Version 1 of a listing (`⇥` is a tab, every line ends with a newline):
+/// Version 2 of a listing (`⇥` is a tab):
 /// ```
-/// byteclub-listing⇥1⇥<saved>⇥<entry count>
+/// byteclub-listing⇥2⇥<saved>⇥<entry count>
 /// <recursive 0|1>⇥<cursor folder>⇥<cursor value>           or \N when there is no cursor
-/// <kind f|d>⇥name⇥path⇥pathLower⇥id⇥rev⇥size⇥modified⇥contentHash⇥modifiedBy   (one per entry)
-/// end
+/// the entry table's bytes, to the end of the file
 /// ```
 /// and of a note: `byteclub-note⇥1⇥<saved>⇥<text bytes>⇥rev⇥path`, a newline, then the text's
 /// UTF-8 bytes as they are.
@@ -28,33 +26,24 @@ import Glibc
 /// server (any characters, tabs, newlines) come back exactly; `\N` is nil, which no escaped text
 /// can be. Times are `Date.timeIntervalSinceReferenceDate` as Swift prints a `Double` (the
 /// shortest text that reads back to the same value), so dates come back exactly, not rounded.
-/// Another magic or version, a wrong count, a missing `end` or a malformed field reads as nil.
+/// Another magic or version, a wrong count or a damaged table reads as nil.
 enum ClubCacheFormat {
     static let listingMagic = "byteclub-listing"
     static let noteMagic = "byteclub-note"
-    /// Raised when the format changes, so an older or newer file reads as "no cache".
+    /// Raised when a format changes, so an older or newer file reads as "no cache".
+    static let listingVersion = "2"
     static let version = "1"
+    /// The longest a listing's two lines may be (a cursor is a few hundred bytes).
+    static let listingHeadLimit = 1 << 16
 
     // MARK: Listings
 
-    static func encodeListing(_ listing: ClubCache.Listing) -> Data {
-        var out = Writer(capacity: 64 + listing.entries.count * 200)
-        writeListing([listing.entries], cursor: listing.cursor, saved: listing.saved, to: &out)
-        return Data(out.bytes)
-    }
-
     /// Writes a listing of `parts` (one after the other, as one list) to `fd`, a megabyte at a
-    /// time: a 100,000-entry listing (19 MB) never stands whole in memory, nor its parts joined.
+    /// time: a 100,000-entry listing never stands whole in memory, nor its parts joined.
     /// False on a failure (`errno` says why).
-    static func writeListing(_ parts: [[RemoteEntry]], cursor: RemoteCursor?, saved: Date, to fd: Int32) -> Bool {
-        var out = Writer(capacity: Writer.chunk + 4096, fd: fd)
-        writeListing(parts, cursor: cursor, saved: saved, to: &out)
-        out.flush()
-        return !out.failed
-    }
-
-    private static func writeListing(_ parts: [[RemoteEntry]], cursor: RemoteCursor?, saved: Date, to out: inout Writer) {
-        out.raw(listingMagic); out.tab(); out.raw(version); out.tab()
+    static func writeListing(_ parts: [EntryTable], cursor: RemoteCursor?, saved: Date, to fd: Int32) -> Bool {
+        var out = Writer(capacity: 4096)
+        out.raw(listingMagic); out.tab(); out.raw(listingVersion); out.tab()
         out.raw(saved.timeIntervalSinceReferenceDate.description); out.tab()
         out.raw(String(parts.reduce(0) { $0 + $1.count })); out.newline()
         if let cursor {
@@ -63,29 +52,21 @@ enum ClubCacheFormat {
             out.text(nil)
         }
         out.newline()
-        for entries in parts {
-            for entry in entries {
-                out.raw(entry.kind == .file ? "f" : "d"); out.tab()
-                out.text(entry.name); out.tab()
-                out.text(entry.path); out.tab()
-                out.text(entry.pathLower); out.tab()
-                out.text(entry.id); out.tab()
-                out.text(entry.rev); out.tab()
-                out.raw(String(entry.size)); out.tab()
-                out.text(entry.modified.map { $0.timeIntervalSinceReferenceDate.description }); out.tab()
-                out.text(entry.contentHash); out.tab()
-                out.text(entry.modifiedBy); out.newline()
-                out.flushIfFull()
-            }
-        }
-        out.raw("end"); out.newline()
+        guard out.bytes.count <= listingHeadLimit, DurableFile.writeAll(fd, out.bytes) else { return false }
+        return EntryTable.write(parts, to: fd)
     }
 
-    /// The listing in `data`, or nil if it is not a whole version-1 listing.
-    static func decodeListing(_ data: Data) -> ClubCache.Listing? {
-        data.withUnsafeBytes { raw -> ClubCache.Listing? in
-            var reader = Reader(raw.bindMemory(to: UInt8.self))
-            return try? reader.listing()
+    /// The listing in the file `fd` is open on, its entries mapped; nil if it is not a whole
+    /// version-2 listing.
+    static func readListing(_ fd: Int32) -> ClubCache.Listing? {
+        var head = [UInt8](repeating: 0, count: listingHeadLimit)
+        let read = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard read > 0 else { return nil }
+        return head.withUnsafeBytes { raw -> ClubCache.Listing? in
+            var reader = Reader(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[..<read]))
+            guard let (count, cursor, saved) = try? reader.listingHead(),
+                  let entries = EntryTable(mapping: fd, offset: reader.position), entries.count == count else { return nil }
+            return ClubCache.Listing(entries: entries, cursor: cursor, saved: saved)
         }
     }
 
@@ -118,27 +99,9 @@ extension ClubCacheFormat {
     /// Bytes of a cache file, appended field by field.
     struct Writer {
         var bytes: [UInt8] = []
-        /// Where full chunks go (nil: everything stays in ``bytes``).
-        let fd: Int32?
-        private(set) var failed = false
-        /// How much is gathered before it is written to ``fd``.
-        static let chunk = 1 << 20
 
-        init(capacity: Int, fd: Int32? = nil) {
-            self.fd = fd
+        init(capacity: Int) {
             bytes.reserveCapacity(capacity)
-        }
-
-        /// Writes what is gathered to ``fd`` once it is a chunk or more.
-        mutating func flushIfFull() {
-            if fd != nil, bytes.count >= Self.chunk { flush() }
-        }
-
-        /// Writes what is gathered to ``fd``.
-        mutating func flush() {
-            guard let fd, !bytes.isEmpty else { return }
-            if !failed, !DurableFile.writeAll(fd, bytes) { failed = true }
-            bytes.removeAll(keepingCapacity: true)
         }
 
         mutating func tab() { bytes.append(9) }
@@ -196,9 +159,11 @@ extension ClubCacheFormat {
             fields.reserveCapacity(10)
         }
 
-        mutating func listing() throws(Unreadable) -> ClubCache.Listing {
+        /// A listing's two lines: its entry count, cursor and time; ``position`` is then where
+        /// its table starts.
+        mutating func listingHead() throws(Unreadable) -> (count: Int, cursor: RemoteCursor?, saved: Date) {
             try split(try line())
-            guard fields.count >= 2, text(fields[0]) == listingMagic, text(fields[1]) == version else { throw Unreadable() }
+            guard fields.count >= 2, text(fields[0]) == listingMagic, text(fields[1]) == listingVersion else { throw Unreadable() }
             guard fields.count == 4 else { throw Unreadable() }
             let saved = try date(fields[2])
             let count = try integer(fields[3])
@@ -213,33 +178,7 @@ extension ClubCacheFormat {
             } else {
                 guard fields.count == 1, try optionalString(fields[0]) == nil else { throw Unreadable() }
             }
-
-            var entries: [RemoteEntry] = []
-            // A damaged count must not reserve gigabytes: an entry takes at least 20 bytes.
-            entries.reserveCapacity(min(count, bytes.count / 20))
-            for _ in 0..<count {
-                entries.append(try entry(try line()))
-            }
-            guard text(try line()) == "end", position == bytes.count else { throw Unreadable() }
-            return ClubCache.Listing(entries: entries, cursor: cursor, saved: saved)
-        }
-
-        mutating func entry(_ line: Range<Int>) throws(Unreadable) -> RemoteEntry {
-            try split(line)
-            guard fields.count == 10, fields[0].count == 1 else { throw Unreadable() }
-            let kind: RemoteEntry.Kind
-            switch bytes[fields[0].lowerBound] {
-            case UInt8(ascii: "f"): kind = .file
-            case UInt8(ascii: "d"): kind = .folder
-            default: throw Unreadable()
-            }
-            var modified: Date? = nil
-            if let seconds = try optionalString(fields[7]) { modified = try date(seconds) }
-            return RemoteEntry(kind: kind, name: try string(fields[1]), path: try string(fields[2]),
-                               pathLower: try string(fields[3]), id: try optionalString(fields[4]),
-                               rev: try optionalString(fields[5]), size: Int64(try integer(fields[6])),
-                               modified: modified,
-                               contentHash: try optionalString(fields[8]), modifiedBy: try optionalString(fields[9]))
+            return (count, cursor, saved)
         }
 
         mutating func note() throws(Unreadable) -> ClubCache.Note {

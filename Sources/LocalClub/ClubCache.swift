@@ -1,6 +1,9 @@
 import Foundation
 import Durable
 import Remote
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The club cached on disk for offline starts: `$XDG_CACHE_HOME/byteclub/<club key>/`.
 ///
@@ -11,9 +14,9 @@ import Remote
 /// The cache is never emptied by a failing server: an empty listing does not replace a
 /// non-empty one unless the caller says the change journal deleted every entry, and a damaged
 /// file reads as "no cache" but stays on disk. Every write goes through ``DurableFile``, so a
-/// crash leaves the old file or the new one. Listings use a compact line format
-/// (``ClubCacheFormat``) because Foundation's `JSONDecoder` takes about 180 ms for 10,000
-/// entries on Linux, more than the cold start can spend.
+/// crash leaves the old file or the new one, and a file is replaced by a rename, never changed
+/// in place, so a listing mapped from it stays whole (``ClubCacheFormat``: a listing is an
+/// ``EntryTable``'s bytes, read by mapping them).
 ///
 /// Layout:
 /// ```
@@ -30,16 +33,21 @@ public struct ClubCache: Sendable {
 
     /// A tab's list as the server last gave it.
     public struct Listing: Sendable, Equatable {
-        public var entries: [RemoteEntry]
+        /// Mapped from the file when read (``EntryTable/init(mapping:offset:)``).
+        public var entries: EntryTable
         /// The change cursor the entries are at (nil: none).
         public var cursor: RemoteCursor?
         /// When the server gave this list: the "stale since" time shown while offline.
         public var saved: Date
 
-        public init(entries: [RemoteEntry], cursor: RemoteCursor?, saved: Date) {
+        public init(entries: EntryTable, cursor: RemoteCursor?, saved: Date) {
             self.entries = entries
             self.cursor = cursor
             self.saved = saved
+        }
+
+        public init(entries: [RemoteEntry], cursor: RemoteCursor?, saved: Date) {
+            self.init(entries: EntryTable(entries), cursor: cursor, saved: saved)
         }
     }
 
@@ -65,8 +73,11 @@ public struct ClubCache: Sendable {
     /// The tab's cached list, or nil when there is none or it cannot be read (a damaged file, a
     /// format from another version). Never throws and never deletes anything.
     public func listing(_ tab: Tab) -> Listing? {
-        guard let data = try? Data(contentsOf: listingURL(tab)) else { return nil }
-        return ClubCacheFormat.decodeListing(data)
+        let fd = open(listingURL(tab).path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        // The mapping outlives the descriptor.
+        defer { close(fd) }
+        return ClubCacheFormat.readListing(fd)
     }
 
     /// Replaces the tab's cached list.
@@ -85,7 +96,7 @@ public struct ClubCache: Sendable {
 
     /// ``saveListing(_:_:emptyIsConfirmed:)`` of the entries of `parts`, one after the other
     /// (a tab's notes, files and folders), streamed to the file without joining them.
-    public func saveListing(_ tab: Tab, parts: [[RemoteEntry]], cursor: RemoteCursor?, saved: Date, emptyIsConfirmed: Bool = false) throws -> Bool {
+    public func saveListing(_ tab: Tab, parts: [EntryTable], cursor: RemoteCursor?, saved: Date, emptyIsConfirmed: Bool = false) throws -> Bool {
         let url = listingURL(tab)
         if parts.allSatisfy(\.isEmpty), !emptyIsConfirmed, FileManager.default.fileExists(atPath: url.path) {
             guard let cached = self.listing(tab), cached.entries.isEmpty else { return false }

@@ -31,7 +31,7 @@ public enum ClubIndexSync {
     /// Makes `index` hold exactly the notes of `entries` (the club's notes, as ``notes(in:from:)``
     /// lists them, or the app's notes list): fetches those whose revision it does not have,
     /// through `fetchBatch` first when given, and forgets the rest.
-    public static func run(_ index: SearchIndex, entries: [RemoteEntry], fetch: @escaping IndexSync.Fetch,
+    public static func run(_ index: SearchIndex, entries: some Collection<RemoteEntry>, fetch: @escaping IndexSync.Fetch,
                            fetchBatch: IndexSync.FetchBatch?, progress: IndexSync.Progress? = nil) async throws -> IndexSync.Report {
         try await IndexSync(index: index, maxConcurrentFetches: concurrentFetches)
             .run(listing: entries.map(Self.entry), fetch: fetch, fetchBatch: fetchBatch, progress: progress)

@@ -45,7 +45,7 @@ public enum LinkUpdates {
 
     /// The rewrite of the links into `from` once it moved to `to`, over `notes` as they were
     /// listed before the move (a listing taken after it works too).
-    public static func rewrite(from: String, to: String, notes: [RemoteEntry], root: String, aliases: [String: [String]] = [:]) -> LinkRewrite {
+    public static func rewrite(from: String, to: String, notes: some Collection<RemoteEntry>, root: String, aliases: [String: [String]] = [:]) -> LinkRewrite {
         let listed = NoteResolver(entries: notes, root: root, aliases: aliases)
         return LinkRewrite(from: from, to: to, notes: listed.unmoved(from: from, to: to))
     }

@@ -46,7 +46,7 @@ public struct NoteResolver: Sendable {
 
     /// `entries`: a listing of the club's files at any depth (folders are left out; files other
     /// than notes are ``files``); `root`: the club folder.
-    public init(entries: [RemoteEntry], root: String, aliases: [String: [String]] = [:]) {
+    public init(entries: some Collection<RemoteEntry>, root: String, aliases: [String: [String]] = [:]) {
         let notes = entries.filter { $0.kind == .file && ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
         let others = entries.filter { $0.kind == .file && !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
         self.entries = notes

@@ -32,11 +32,11 @@ final class ClubCacheTests: XCTestCase {
         let files = [file("plan.pdf")]
         let folders = [RemoteEntry(kind: .folder, name: "Trips", path: "/byteclub/Trips")]
         let cursor = RemoteCursor(folder: "/byteclub", recursive: true, value: "cursor\tvalue")
-        XCTAssertTrue(try cache.saveListing(.notes, parts: [notes, files, folders], cursor: cursor, saved: saved))
+        XCTAssertTrue(try cache.saveListing(.notes, parts: [EntryTable(notes), EntryTable(files), EntryTable(folders)], cursor: cursor, saved: saved))
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("listing-notes").path)[.size] as? Int)
         XCTAssertGreaterThan(size, 2 << 20, "more than one chunk")
         let back = try XCTUnwrap(cache.listing(.notes))
-        XCTAssertEqual(back.entries, notes + files + folders)
+        XCTAssertEqual(Array(back.entries), notes + files + folders)
         XCTAssertEqual(back.cursor, cursor)
         XCTAssertEqual(back.saved, saved)
     }

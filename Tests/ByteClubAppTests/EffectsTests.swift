@@ -36,7 +36,7 @@ final class EffectsTests: XCTestCase {
     func testTheRowsAndTheSelectedPhotoAreFunctionsOfTheState() {
         var state = AppState(backend: "embedded")
         let photos = ["a.jpg", "b.jpg", "c.jpg"].map { FakeStore.file("/byteclub/photos/" + $0, size: 10, modified: Clock.now) }
-        state.photos.entries = photos
+        state.photos.entries = EntryTable(photos)
         XCTAssertEqual(state.photoRows.map { $0.cells.first }, ["a.jpg", "b.jpg", "c.jpg"])
         state.photos.list.selected = 1
         XCTAssertEqual(state.selectedPhoto?.name, "b.jpg")

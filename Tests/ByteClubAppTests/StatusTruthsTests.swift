@@ -97,7 +97,7 @@ final class StatusTruthsTests: XCTestCase {
         XCTAssertEqual(state.shownMessage, StatusMessage("1 photo"))
 
         // The list changes (a live update) and the count with it, said by no one.
-        state.photos.entries.append(FakeStore.file("/byteclub/photos/b.jpg", size: 1, modified: Clock.now))
+        state.photos.entries.edit { $0.append(FakeStore.file("/byteclub/photos/b.jpg", size: 1, modified: Clock.now)) }
         XCTAssertEqual(state.shownMessage, StatusMessage("2 photos"))
         state.tab = .notes
         XCTAssertEqual(state.shownMessage, StatusMessage("2 notes"))

@@ -1,0 +1,401 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A list of entries held as one block of bytes: a fixed-size record per entry and the texts
+/// after them, read into a ``RemoteEntry`` only when one is asked for.
+///
+/// Why: a 100,000-note club held as `[RemoteEntry]` costs seven strings per note, about 120 MiB
+/// of heap for the list alone (issue 56). A table costs a record of 80 bytes and the texts'
+/// bytes once (a name is found inside its path, and a path already lowercase is its own
+/// `pathLower`), in two allocations; and the app's cache file holds the same bytes, so a start
+/// from the cache maps the file and reads only the pages the screen asks for
+/// (``EntryTable/init(mapping:)``).
+///
+/// A table is a value: it never changes once made, and a change makes a new one
+/// (``Builder``, ``edited(_:)``). Its positions are those of its entries, from 0.
+///
+/// The bytes (all numbers little-endian, as this machine's are; a table in another order reads
+/// as damaged):
+/// ```
+/// 0   "BCTABLE1"            8 bytes
+/// 8   entry count           UInt64
+/// 16  texts' length         UInt64
+/// 24  0                     UInt64 (reserved)
+/// 32  records               80 bytes each
+///     texts                 UTF-8, the records point into them
+/// ```
+/// A record: size (Int64), modified (the `Double` of `timeIntervalSinceReferenceDate`), seven
+/// texts as (offset, length) UInt32 pairs: name, path, pathLower, id, rev, contentHash,
+/// modifiedBy (length `UInt32.max`: nil), then kind (0 file, 1 folder), readOnly (0 nil, 1
+/// false, 2 true), whether there is a modified time (0 or 1), and five bytes of padding.
+public struct EntryTable: Sendable {
+    let storage: Storage
+    /// The records of ``storage`` this table shows (a part of a cached listing, say).
+    let records: Range<Int>
+
+    public init() {
+        self = Builder().build()
+    }
+
+    public init(_ entries: some Sequence<RemoteEntry>) {
+        var builder = Builder()
+        for entry in entries { builder.append(entry) }
+        self = builder.build()
+    }
+
+    init(storage: Storage, records: Range<Int>) {
+        self.storage = storage
+        self.records = records
+    }
+
+    /// The records `range` of this table, sharing its bytes.
+    public func part(_ range: Range<Int>) -> EntryTable {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "a part beyond the table")
+        return EntryTable(storage: storage, records: (records.lowerBound + range.lowerBound)..<(records.lowerBound + range.upperBound))
+    }
+
+    /// How many bytes the table's records and texts take (what the list costs in memory).
+    public var byteCount: Int { storage.byteCount }
+
+    // MARK: Fields
+
+    /// The texts of a record, in their order.
+    public enum Field: Int, Sendable {
+        case name, path, pathLower, id, rev, contentHash, modifiedBy
+    }
+
+    static let header = 32
+    static let recordSize = 80
+    static let magic: UInt64 = 0x3145_4C42_4154_4342  // "BCTABLE1"
+    static let nilLength = UInt32.max
+
+    func record(_ position: Int) -> UnsafeRawPointer {
+        precondition(position >= 0 && position < count, "a position beyond the table")
+        return storage.records + (records.lowerBound + position) * Self.recordSize
+    }
+
+    /// The bytes of text `field` of the entry at `position`, nil for a nil text.
+    public func withBytes<T>(_ field: Field, at position: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
+        let slot = record(position) + 16 + field.rawValue * 8
+        let length = slot.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+        guard length != Self.nilLength else { return nil }
+        let offset = Int(slot.loadUnaligned(as: UInt32.self))
+        return body(UnsafeRawBufferPointer(start: storage.texts + offset, count: Int(length)))
+    }
+
+    public func text(_ field: Field, at position: Int) -> String? {
+        withBytes(field, at: position) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public func pathLower(at position: Int) -> String { text(.pathLower, at: position) ?? "" }
+    public func path(at position: Int) -> String { text(.path, at: position) ?? "" }
+    public func name(at position: Int) -> String { text(.name, at: position) ?? "" }
+
+    public func kind(at position: Int) -> RemoteEntry.Kind {
+        record(position).load(fromByteOffset: 72, as: UInt8.self) == 1 ? .folder : .file
+    }
+
+    public func size(at position: Int) -> Int64 { record(position).loadUnaligned(as: Int64.self) }
+
+    public func modified(at position: Int) -> Date? {
+        let base = record(position)
+        guard base.load(fromByteOffset: 74, as: UInt8.self) == 1 else { return nil }
+        return Date(timeIntervalSinceReferenceDate: base.loadUnaligned(fromByteOffset: 8, as: Double.self))
+    }
+
+    /// Whether text `field` of the entry at `position` is `text`'s bytes, without making a string.
+    public func field(_ field: Field, at position: Int, is text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { wanted in
+            withBytes(field, at: position) { have in
+                have.count == wanted.count && (wanted.isEmpty || memcmp(have.baseAddress!, wanted.baseAddress!, have.count) == 0)
+            } ?? false
+        }
+    }
+
+    /// Whether text `field` of the entry at `position` starts with `prefix`'s bytes.
+    public func field(_ field: Field, at position: Int, hasPrefix prefix: String) -> Bool {
+        var prefix = prefix
+        return prefix.withUTF8 { wanted in
+            withBytes(field, at: position) { have in
+                have.count >= wanted.count && (wanted.isEmpty || memcmp(have.baseAddress!, wanted.baseAddress!, wanted.count) == 0)
+            } ?? false
+        }
+    }
+
+    /// The position of the entry whose `pathLower` is `pathLower`, by a pass over the table.
+    public func firstPosition(ofPathLower pathLower: String) -> Int? {
+        indices.first { field(.pathLower, at: $0, is: pathLower) }
+    }
+
+    /// The table with `body`'s changes to its entries (a pass that makes every entry: for what a
+    /// user does, not for every change page).
+    public func edited(_ body: (inout [RemoteEntry]) throws -> Void) rethrows -> EntryTable {
+        var entries = Array(self)
+        try body(&entries)
+        return EntryTable(entries)
+    }
+
+    public mutating func edit(_ body: (inout [RemoteEntry]) throws -> Void) rethrows {
+        self = try edited(body)
+    }
+
+    /// The entries at `positions`, in that order, as a table (their bytes copied, not remade).
+    public func picking(_ positions: some Sequence<Int>) -> EntryTable {
+        var builder = Builder()
+        for position in positions { builder.append(from: self, at: position) }
+        return builder.build()
+    }
+
+    /// The table cut into `parts` by `classify(position)` (in `0..<parts`): parts of this table
+    /// when each part's entries are together and in order (a cached listing written part after
+    /// part), copies otherwise.
+    public func split(into parts: Int, by classify: (Int) -> Int) -> [EntryTable] {
+        let of = indices.map(classify)
+        var starts = Array(repeating: count, count: parts + 1)
+        var inOrder = true
+        for (position, which) in of.enumerated() {
+            if position > 0, which < of[position - 1] { inOrder = false }
+            starts[which] = Swift.min(starts[which], position)
+        }
+        guard inOrder else {
+            return (0..<parts).map { which in picking(of.indices.filter { of[$0] == which }) }
+        }
+        // An empty part starts where the next one does.
+        for which in stride(from: parts - 1, through: 0, by: -1) { starts[which] = Swift.min(starts[which], starts[which + 1]) }
+        return (0..<parts).map { self.part(starts[$0]..<starts[$0 + 1]) }
+    }
+
+    /// The entries for which `isIncluded` is true, as a table; the table itself (no copy) when all are.
+    public func filtered(_ isIncluded: (Int) -> Bool) -> EntryTable {
+        let kept = indices.filter(isIncluded)
+        return kept.count == count ? self : picking(kept)
+    }
+}
+
+extension EntryTable: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { records.count }
+
+    /// The entry at `position`, made now from its record.
+    public subscript(position: Int) -> RemoteEntry {
+        let base = record(position)
+        var entry = RemoteEntry(kind: kind(at: position), name: name(at: position), path: path(at: position),
+                                pathLower: pathLower(at: position), id: text(.id, at: position), rev: text(.rev, at: position),
+                                size: size(at: position), modified: modified(at: position),
+                                contentHash: text(.contentHash, at: position), modifiedBy: text(.modifiedBy, at: position))
+        switch base.load(fromByteOffset: 73, as: UInt8.self) {
+        case 1: entry.readOnly = false
+        case 2: entry.readOnly = true
+        default: break
+        }
+        return entry
+    }
+}
+
+extension EntryTable: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: RemoteEntry...) {
+        self.init(elements)
+    }
+}
+
+extension EntryTable: Equatable {
+    /// Equal when they hold equal entries, compared byte for byte without making them.
+    public static func == (a: EntryTable, b: EntryTable) -> Bool {
+        if a.storage === b.storage && a.records == b.records { return true }
+        guard a.count == b.count else { return false }
+        for position in a.indices {
+            let ra = a.record(position), rb = b.record(position)
+            // Size, modified, kind, readOnly, whether modified: the record's numbers.
+            guard memcmp(ra, rb, 16) == 0, memcmp(ra + 72, rb + 72, 3) == 0 else { return false }
+            for raw in 0..<7 {
+                let field = Field(rawValue: raw)!
+                let same = a.withBytes(field, at: position) { x in
+                    b.withBytes(field, at: position) { y in
+                        x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+                    } ?? false
+                } ?? (b.withBytes(field, at: position) { _ in true } == nil)
+                guard same else { return false }
+            }
+        }
+        return true
+    }
+}
+
+extension EntryTable: CustomStringConvertible {
+    public var description: String { "EntryTable(\(Array(self)))" }
+}
+
+// MARK: - Storage
+
+extension EntryTable {
+    /// The records and texts of one or more tables. Immutable once made.
+    ///
+    /// `@unchecked Sendable`: the pointers are to memory that is written only before `init`
+    /// returns (a ``Builder``'s buffers, handed over) or is a read-only private mapping of a file,
+    /// and freed only in `deinit`, when no table holds this storage any more.
+    final class Storage: @unchecked Sendable {
+        let records: UnsafeRawPointer
+        let texts: UnsafeRawPointer
+        /// How many records, and how many bytes of text, there are.
+        let recordCount: Int
+        let textLength: Int
+        private let release: () -> Void
+
+        init(records: UnsafeRawPointer, recordCount: Int, texts: UnsafeRawPointer, textLength: Int, release: @escaping () -> Void) {
+            self.records = records
+            self.recordCount = recordCount
+            self.texts = texts
+            self.textLength = textLength
+            self.release = release
+        }
+
+        var byteCount: Int { recordCount * EntryTable.recordSize + textLength }
+
+        deinit { release() }
+    }
+
+    /// Makes a table an entry at a time.
+    public struct Builder {
+        private var records = Growing()
+        private var texts = Growing()
+        public private(set) var count = 0
+
+        public init(capacity: Int = 0) {
+            records.reserve(capacity * EntryTable.recordSize)
+            texts.reserve(capacity * 96)
+        }
+
+        public mutating func append(_ entry: RemoteEntry) {
+            let path = appendText(entry.path)
+            let name = path.flatMap { suffix(entry.name, of: entry.path, at: $0) } ?? appendText(entry.name)
+            let pathLower = entry.pathLower == entry.path ? path : appendText(entry.pathLower)
+            let slots = [name, path, pathLower, appendText(entry.id), appendText(entry.rev), appendText(entry.contentHash),
+                         appendText(entry.modifiedBy)]
+            records.appendRecord { out in
+                out.storeBytes(of: entry.size, as: Int64.self)
+                out.storeBytes(of: entry.modified?.timeIntervalSinceReferenceDate ?? 0, toByteOffset: 8, as: Double.self)
+                for (index, slot) in slots.enumerated() {
+                    out.storeBytes(of: slot?.offset ?? 0, toByteOffset: 16 + index * 8, as: UInt32.self)
+                    out.storeBytes(of: slot?.length ?? EntryTable.nilLength, toByteOffset: 20 + index * 8, as: UInt32.self)
+                }
+                out.storeBytes(of: entry.kind == .folder ? 1 : 0, toByteOffset: 72, as: UInt8.self)
+                out.storeBytes(of: entry.readOnly.map { $0 ? 2 : 1 } ?? 0, toByteOffset: 73, as: UInt8.self)
+                out.storeBytes(of: entry.modified == nil ? 0 : 1, toByteOffset: 74, as: UInt8.self)
+            }
+            count += 1
+        }
+
+        /// Appends the entry at `position` of `table`, its texts copied as bytes (a text inside
+        /// its path, the name, stays inside the copied path).
+        public mutating func append(from table: EntryTable, at position: Int) {
+            let source = table.record(position)
+            func slot(_ field: Field) -> (offset: UInt32, length: UInt32) {
+                (source.loadUnaligned(fromByteOffset: 16 + field.rawValue * 8, as: UInt32.self),
+                 source.loadUnaligned(fromByteOffset: 20 + field.rawValue * 8, as: UInt32.self))
+            }
+            let path = slot(.path)
+            var placed: [(offset: UInt32, length: UInt32)] = []
+            var pathAt: UInt32 = 0
+            for raw in [Field.path, .name, .pathLower, .id, .rev, .contentHash, .modifiedBy] {
+                let old = slot(raw)
+                if old.length == EntryTable.nilLength {
+                    placed.append(old)
+                } else if raw != .path, path.length != EntryTable.nilLength, old.offset >= path.offset,
+                          UInt64(old.offset) + UInt64(old.length) <= UInt64(path.offset) + UInt64(path.length) {
+                    placed.append((pathAt + (old.offset - path.offset), old.length))
+                } else {
+                    let at = UInt32(texts.count)
+                    texts.append(UnsafeRawBufferPointer(start: table.storage.texts + Int(old.offset), count: Int(old.length)))
+                    if raw == .path { pathAt = at }
+                    placed.append((at, old.length))
+                }
+            }
+            // `placed` is in the order path, name, pathLower…; the record's is name, path, pathLower….
+            let ordered = [placed[1], placed[0]] + placed[2...]
+            records.appendRecord { out in
+                out.copyMemory(from: UnsafeRawBufferPointer(start: source, count: EntryTable.recordSize))
+                for (index, slot) in ordered.enumerated() {
+                    out.storeBytes(of: slot.offset, toByteOffset: 16 + index * 8, as: UInt32.self)
+                    out.storeBytes(of: slot.length, toByteOffset: 20 + index * 8, as: UInt32.self)
+                }
+            }
+            count += 1
+        }
+
+        private mutating func appendText(_ text: String?) -> (offset: UInt32, length: UInt32)? {
+            guard var text else { return nil }
+            let offset = UInt32(texts.count)
+            let length = text.withUTF8 { bytes in
+                texts.append(UnsafeRawBufferPointer(bytes))
+                return UInt32(bytes.count)
+            }
+            return (offset, length)
+        }
+
+        /// Where `name` is in the text of `path` written at `slot`, when `path` ends with "/" and it.
+        private func suffix(_ name: String, of path: String, at slot: (offset: UInt32, length: UInt32)) -> (offset: UInt32, length: UInt32)? {
+            let nameLength = name.utf8.count
+            guard nameLength < path.utf8.count, path.utf8.hasSuffix(name.utf8),
+                  path.utf8[path.utf8.index(path.utf8.endIndex, offsetBy: -nameLength - 1)] == UInt8(ascii: "/") else { return nil }
+            return (slot.offset + slot.length - UInt32(nameLength), UInt32(nameLength))
+        }
+
+        /// The table; the builder is spent.
+        public consuming func build() -> EntryTable {
+            let count = self.count
+            let (records, _) = self.records.take()
+            let (texts, textLength) = self.texts.take()
+            let storage = Storage(records: records, recordCount: count, texts: texts, textLength: textLength) {
+                free(UnsafeMutableRawPointer(mutating: records))
+                free(UnsafeMutableRawPointer(mutating: texts))
+            }
+            return EntryTable(storage: storage, records: 0..<count)
+        }
+    }
+
+    /// A malloc'd buffer that grows by half again, handed over whole at the end.
+    private struct Growing {
+        private var base: UnsafeMutableRawPointer?
+        private var capacity = 0
+        private(set) var count = 0
+
+        mutating func reserve(_ bytes: Int) {
+            guard bytes > capacity else { return }
+            guard let grown = realloc(base, Swift.max(bytes, 16)) else { fatalError("out of memory for an entry table of \(bytes) bytes") }
+            base = grown
+            capacity = Swift.max(bytes, 16)
+        }
+
+        /// Appends a zeroed record and lets `fill` write it.
+        mutating func appendRecord(_ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+            let size = EntryTable.recordSize
+            if count + size > capacity { reserve(Swift.max(count + size, capacity + capacity / 2, 4096)) }
+            let out = UnsafeMutableRawBufferPointer(start: base! + count, count: size)
+            out.initializeMemory(as: UInt8.self, repeating: 0)
+            fill(out)
+            count += size
+        }
+
+        mutating func append(_ bytes: UnsafeRawBufferPointer) {
+            if count + bytes.count > capacity { reserve(Swift.max(count + bytes.count, capacity + capacity / 2, 4096)) }
+            if let source = bytes.baseAddress, !bytes.isEmpty { (base! + count).copyMemory(from: source, byteCount: bytes.count) }
+            count += bytes.count
+        }
+
+        /// The buffer (at least 16 bytes, so never null) and its length; this buffer is empty after.
+        mutating func take() -> (UnsafeRawPointer, Int) {
+            reserve(16)
+            defer { base = nil; capacity = 0; count = 0 }
+            return (UnsafeRawPointer(base!), count)
+        }
+    }
+}
+
+extension String.UTF8View {
+    fileprivate func hasSuffix(_ other: String.UTF8View) -> Bool {
+        other.count <= count && zip(reversed(), other.reversed()).allSatisfy { $0 == $1 }
+    }
+}

@@ -130,7 +130,11 @@ extension AppState {
         if folders != self[tab].folders || files != self[tab].files {
             self[tab].folders = folders.sorted { $0.pathLower < $1.pathLower }
             self[tab].files = files
-            if events.isEmpty { self[tab].version += 1 }
+            if events.isEmpty {
+                self[tab].version += 1
+                // The notes themselves did not change: nothing for the index, but no gap either.
+                self[tab].logChange(changed: [], removed: [])
+            }
         }
         guard !events.isEmpty else { return [] }
 
@@ -165,6 +169,8 @@ extension AppState {
 
         self[tab].entries = entries.table(order: tab == .notes ? ClubLayout.sortedNotes : ClubLayout.sortedPhotos)
         self[tab].version += 1
+        let outcome = entries.outcome()
+        self[tab].logChange(changed: outcome.changed, removed: outcome.removed)
 
         let newIndex: Int?, newRows: any ListRows
         if tab == .notes {

@@ -28,6 +28,11 @@ public struct Listing: Equatable, Sendable {
     var generation = 0
     /// Counts the times ``entries`` was replaced (what cached rows are checked against).
     public internal(set) var version = 0
+    /// What the last change pages did to ``entries``, oldest first, each at the ``version`` it
+    /// made: the search index takes in only these when it was current just before them
+    /// (``NoteIndex``). Any other change of the version (a load, the cache, an edit of the
+    /// app's own) leaves a gap, and the index is then brought current against the whole list.
+    public internal(set) var changeLog: [ListingChange] = []
     /// When the server gave the entries, while they come from the disk cache (an offline start)
     /// and the server has not answered since; nil otherwise.
     public var cachedAt: Date?
@@ -46,6 +51,52 @@ public struct Listing: Equatable, Sendable {
         }
         folders = listed.filter { $0.kind == .folder }
         version += 1
+        changeLog = []
+    }
+
+    /// Notes that a change page took the list to ``version`` with `changed` and `removed`; the
+    /// log keeps the last pages up to ``ListingChange/keptEntries`` entries.
+    mutating func logChange(changed: [RemoteEntry], removed: [String]) {
+        changeLog.append(ListingChange(version: version, changed: changed, removed: removed))
+        var kept = changeLog.reduce(0) { $0 + $1.changed.count + $1.removed.count }
+        while kept > ListingChange.keptEntries, changeLog.count > 1 {
+            kept -= changeLog[0].changed.count + changeLog[0].removed.count
+            changeLog.removeFirst()
+        }
+    }
+}
+
+/// What one change page did to a list's entries (``Listing/changeLog``).
+public struct ListingChange: Equatable, Sendable {
+    /// The list's version after the page.
+    public var version: Int
+    /// The entries now at the paths the page changed or added.
+    public var changed: [RemoteEntry]
+    /// The lowercased paths the page left empty.
+    public var removed: [String]
+
+    /// The most entries the log keeps; a longer run of changes since the index's last sync is
+    /// taken in by a sync against the whole list.
+    static let keptEntries = 20_000
+
+    /// The changes of `log` from the one after `version` to `through`, path by path (a later
+    /// page's word wins), or nil when the log does not hold every page between them.
+    static func since(_ version: Int, through: Int, in log: [ListingChange]) -> (changed: [RemoteEntry], removed: [String])? {
+        guard through > version, let first = log.firstIndex(where: { $0.version == version + 1 }) else { return nil }
+        let pages = log[first...]
+        guard pages.last?.version == through, zip(pages, pages.dropFirst()).allSatisfy({ $1.version == $0.version + 1 }) else { return nil }
+        var changed: [String: RemoteEntry] = [:], removed = Set<String>()
+        for page in pages {
+            for path in page.removed {
+                removed.insert(path)
+                changed[path] = nil
+            }
+            for entry in page.changed {
+                changed[entry.pathLower] = entry
+                removed.remove(entry.pathLower)
+            }
+        }
+        return (changed.keys.sorted().map { changed[$0]! }, removed.sorted())
     }
 }
 

@@ -17,6 +17,8 @@ struct ListEdit {
     /// up many paths.
     private var byHash: [(hash: Int, position: Int)]?
     private var lookups = 0
+    /// The lowercased paths a change touched, for ``outcome()``.
+    private var touched = Set<String>()
 
     init(_ base: EntryTable) {
         self.base = base
@@ -45,6 +47,7 @@ struct ListEdit {
             if entry.pathLower == pathLower || entry.pathLower.hasPrefix(inside) { split.0.append(entry) } else { split.1.append(entry) }
         }
         added = staying
+        for entry in gone + leaving { touched.insert(entry.pathLower) }
         return gone + leaving
     }
 
@@ -56,6 +59,7 @@ struct ListEdit {
 
     /// Puts `entry` in place of the one at its path, or adds it.
     mutating func put(_ entry: RemoteEntry) {
+        touched.insert(entry.pathLower)
         if let position = position(of: entry.pathLower) {
             replaced[position] = entry
             removed.insert(position)
@@ -64,6 +68,16 @@ struct ListEdit {
         } else {
             added.append(entry)
         }
+    }
+
+    /// What the page did, path by path: the entries now at the paths it touched, and the paths
+    /// it left empty (what the search index takes in, ``ListingChange``).
+    mutating func outcome() -> (changed: [RemoteEntry], removed: [String]) {
+        var changed: [RemoteEntry] = [], removed: [String] = []
+        for path in touched.sorted() {
+            if let entry = entry(at: path) { changed.append(entry) } else { removed.append(path) }
+        }
+        return (changed, removed)
     }
 
     /// Every entry as the list has it now (for what needs them all: a folder's move).

@@ -141,6 +141,9 @@ final class NoteIndex {
         guard let index else { return }
         let notes = state.notes
         let version = notes.version, entries = notes.entries
+        // Current just before the last change pages, and nobody else wrote: only what they did.
+        let pages = syncedVersion >= 0 && !writtenElsewhere && !rebuilding
+            ? ListingChange.since(syncedVersion, through: version, in: notes.changeLog) : nil
         isSyncing = true
         // This sync reads the index after whatever another process wrote: it puts it right.
         writtenElsewhere = false
@@ -150,11 +153,17 @@ final class NoteIndex {
         let firstSync = syncedVersion < 0
         let fetchBatch = IndexSync.batchFetch(from: store)
         context.effects.perform({ () async throws(RemoteError) -> (IndexSyncOutcome, [String: [String]]?, Bool) in
-            let outcome = try await index.sync(entries, fetch: { path throws(RemoteError) -> String in
+            let fetch = { @Sendable (path: String) async throws(RemoteError) -> String in
                 let (data, _) = try await store.read(path)
                 // A note that is not UTF-8 is indexed as far as it decodes (it opens read-only).
                 return String(decoding: data, as: UTF8.self)
-            }, fetchBatch: fetchBatch, progress: { done, total in relay(Int64(done), Int64(total)) })
+            }
+            let progress = { @Sendable (done: Int, total: Int) in relay(Int64(done), Int64(total)) }
+            let outcome = if let pages {
+                try await index.apply(changed: pages.changed, removed: pages.removed, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+            } else {
+                try await index.sync(entries, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+            }
             // The aliases that front matter gives, read again when the texts changed.
             let changed = firstSync || outcome.indexed > 0 || outcome.removed > 0
             // `byteclub search` may have written meanwhile, from a listing older or newer than this one.

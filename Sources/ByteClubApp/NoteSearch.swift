@@ -62,6 +62,12 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     func sync(_ entries: EntryTable, fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
               fetchBatch: IndexSync.FetchBatch?,
               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome
+    /// Takes in what change pages did to the notes list since the last sync: `changed` notes
+    /// fetched where the index lacks their rev, `removed` (lowercased paths) forgotten. No look
+    /// at the rest of the index: a live change costs what changed.
+    func apply(changed: [RemoteEntry], removed: [String], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
+               fetchBatch: IndexSync.FetchBatch?,
+               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome
     /// Why the index was started afresh when it was opened (damaged, or from another version), or nil.
     var rebuiltBecause: String? { get }
     /// The text and rev indexed for the note at `path`, or nil: what a search hit opens from

@@ -7,6 +7,12 @@ import Remote
 extension Refresher {
     /// How long a list waits after a change before it is written (a burst of change pages is one write).
     static let cacheDelay: Duration = .milliseconds(500)
+    /// A list longer than ``bigList`` is written at most once in ``bigListInterval`` seconds: a
+    /// 100,000-note list is tens of megabytes, and another member's `put -r` sends change pages
+    /// for as long as it runs. A crash loses only the cursor's progress: the changes since the
+    /// cached cursor are asked for again.
+    static let bigList = 10_000
+    static let bigListInterval = 10.0
 
     /// Shows the cached lists, marked with the time the server gave them, and returns the change
     /// cursors they are at (the live updates continue from there: only what changed since).
@@ -51,12 +57,18 @@ extension Refresher {
         context.update { $0[tab].cachedAt = nil }
         guard !cacheScheduled.contains(tab) else { return }
         cacheScheduled.insert(tab)
-        context.effects.after(Self.cacheDelay) { [weak self] in self?.writeCache(tab) }
+        var delay = Self.cacheDelay
+        if state[tab].entries.count > Self.bigList, let last = cacheWrittenAt[tab] {
+            let wait = last + Self.bigListInterval - context.effects.now()
+            if wait > 0.5 { delay = .milliseconds(Int(wait * 1000)) }
+        }
+        context.effects.after(delay) { [weak self] in self?.writeCache(tab) }
     }
 
     private func writeCache(_ tab: Tab) {
         cacheScheduled.remove(tab)
         guard let cache = context.configuration.cache else { return }
+        cacheWrittenAt[tab] = context.effects.now()
         // The three lists as they are, not joined: a 100,000-note list is not copied to be written.
         let parts = [state[tab].entries, EntryTable(state[tab].files), EntryTable(state[tab].folders)]
         let cursor = cacheCursors[tab], saved = context.configuration.format.now()

@@ -21,6 +21,8 @@ final class Refresher {
     var cacheCursors: [Tab: RemoteCursor] = [:]
     var cacheConfirmedEmpty: [Tab: Bool] = [:]
     var cacheScheduled: Set<Tab> = []
+    /// When each tab's list was last written to the cache (``UIEffects/now()``).
+    var cacheWrittenAt: [Tab: Double] = [:]
     /// Called after a list was written to the cache (true) or the write refused (tests wait on it).
     var onCacheWritten: (@MainActor (Tab, Bool) -> Void)?
 

@@ -96,6 +96,24 @@ final class ClubSearchIndex: NoteSearchIndex {
     }
 }
 
+extension ClubSearchIndex {
+    func apply(changed: [RemoteEntry], removed: [String], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
+               fetchBatch: IndexSync.FetchBatch?,
+               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome {
+        do {
+            let report = try await ClubIndexSync.apply(index, changed: changed, removed: removed, fetch: { entry in try await fetch(entry.path) },
+                                                       fetchBatch: fetchBatch, progress: progress)
+            return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: false)
+        } catch let error as SearchIndexError {
+            throw .local(error.description)
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            throw .local("\(error)")
+        }
+    }
+}
+
 extension AppConfiguration {
     /// Opens the club's search index in `directory` (the club's cache folder,
     /// `$XDG_CACHE_HOME/byteclub/<remote>/`): the file `search.sqlite` there.

@@ -37,6 +37,14 @@ public enum ClubIndexSync {
             .run(listing: entries.map(Self.entry), fetch: fetch, fetchBatch: fetchBatch, progress: progress)
     }
 
+    /// Takes in a change page's notes (``IndexSync/apply(changed:removed:fetch:fetchBatch:progress:)``):
+    /// `changed` fetched where the index lacks their revision, `removed` (lowercased paths) forgotten.
+    public static func apply(_ index: SearchIndex, changed: [RemoteEntry], removed: [String], fetch: @escaping IndexSync.Fetch,
+                             fetchBatch: IndexSync.FetchBatch?, progress: IndexSync.Progress? = nil) async throws -> IndexSync.Report {
+        try await IndexSync(index: index, maxConcurrentFetches: concurrentFetches)
+            .apply(changed: changed.map(Self.entry), removed: removed, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+    }
+
     /// Lists the club's notes (``notes(in:from:)``) and brings `index` current against them,
     /// fetching from `store`: what the command line does before it answers from the index.
     /// - Throws: the listing's ``RemoteError`` (`isUnreachable` when offline: the index is as it was).

@@ -95,6 +95,25 @@ public struct IndexSync: Sendable {
         }
     }
 
+    /// Takes in what a change page said, with no look at the rest of the index: `removed`
+    /// (lowercased paths) are forgotten, and the notes of `changed` whose revision the index
+    /// does not have are fetched and indexed. A few changes to a 100,000-note club cost a few
+    /// rows, not the whole index's revisions (issue 56). A damaged index throws: a whole
+    /// ``run(listing:fetch:fetchBatch:progress:)`` puts it right.
+    public func apply(changed: [Entry], removed: [String], fetch: @escaping Fetch, fetchBatch: FetchBatch? = nil,
+                      progress: Progress? = nil) async throws -> Report {
+        var report = Report()
+        for path in removed {
+            try index.remove(path: path)
+            report.removed += 1
+        }
+        let known = try index.revisions(of: changed.map { $0.path.lowercased() })
+        let stale = changed.filter { known[$0.path.lowercased()] != ($0.rev ?? "") }
+        report.unchanged = changed.count - stale.count
+        try await fetchChanged(stale, report: &report, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+        return report
+    }
+
     private func pass(listing: [Entry], fetch: @escaping Fetch, fetchBatch: FetchBatch?, progress: Progress?) async throws -> Report {
         var report = Report()
         let known = try index.revisions()
@@ -113,16 +132,23 @@ public struct IndexSync: Sendable {
             try index.remove(path: path)
             report.removed += 1
         }
+        try await fetchChanged(changed, report: &report, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+        return report
+    }
+
+    /// Fetches and indexes `changed`: in batches where the store reads them, alone otherwise.
+    private func fetchChanged(_ changed: [Entry], report: inout Report, fetch: @escaping Fetch, fetchBatch: FetchBatch?,
+                              progress: Progress?) async throws {
+        var changed = changed
         let total = changed.count
         progress?(0, total)
-        guard total > 0 else { return report }
+        guard total > 0 else { return }
 
         var done = 0
         if let fetchBatch {
             changed = try await fetchInBatches(changed, fetchBatch: fetchBatch, report: &report, done: &done, total: total, progress: progress)
         }
         try await fetchOneByOne(changed, fetch: fetch, report: &report, done: &done, total: total, progress: progress)
-        return report
     }
 
     /// The batchable notes through `fetchBatch`, each answer written in one transaction; returns

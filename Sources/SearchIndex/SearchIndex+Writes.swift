@@ -72,6 +72,19 @@ extension SearchIndex {
         }
     }
 
+    /// The indexed revision of each of `pathsLower` that is indexed ("" for none given), in one
+    /// read: what a sync of a few changed notes asks, not the whole index's.
+    public func revisions(of pathsLower: [String]) throws(SearchIndexError) -> [String: String] {
+        try reading { db in
+            var revisions: [String: String] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT rev FROM note WHERE path_lower = ?")
+            for path in pathsLower {
+                if let row = try Row.fetchOne(statement, arguments: [path]) { revisions[path] = (row[0] as String?) ?? "" }
+            }
+            return revisions
+        }
+    }
+
     /// Every indexed note's path, as displayed: what links resolve among while the server
     /// cannot be reached.
     public func paths() throws(SearchIndexError) -> [String] {

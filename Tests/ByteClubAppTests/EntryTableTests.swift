@@ -170,6 +170,38 @@ final class EntryTableTests: XCTestCase {
     }
 }
 
+/// The notes list's change log (``ListingChange``): what the search index takes in after change pages.
+final class ListingChangeLogTests: XCTestCase {
+    private func note(_ name: String, rev: String = "1") -> RemoteEntry {
+        RemoteEntry(kind: .file, name: name, path: "/byteclub/" + name, rev: rev, size: 1, modified: Date(timeIntervalSinceReferenceDate: 815_000_000))
+    }
+
+    func testPagesSinceTheIndexsVersionAreTakenPathByPathAndAGapIsAWholeSync() {
+        var state = AppState(backend: "club")
+        state.notes.take([note("a.md"), note("b.md"), note("c.md")], tab: .notes)
+        state.notes.hasLoaded = true
+        let loaded = state.notes.version
+        let layout = ClubLayout()
+        let format = DisplayFormat()
+        _ = state.applyChanges(.notes, [.updated(note("a.md", rev: "2")), .updated(note("d.md"))], layout: layout, format: format)
+        _ = state.applyChanges(.notes, [.deleted(name: "b.md", path: "/byteclub/b.md", pathLower: "/byteclub/b.md"), .updated(note("d.md", rev: "3"))],
+                               layout: layout, format: format)
+        _ = state.applyChanges(.notes, [.deleted(name: "d.md", path: "/byteclub/d.md", pathLower: "/byteclub/d.md")], layout: layout, format: format)
+        let pages = ListingChange.since(loaded, through: state.notes.version, in: state.notes.changeLog)
+        XCTAssertEqual(pages?.changed.map(\.pathLower), ["/byteclub/a.md"])
+        XCTAssertEqual(pages?.changed.first?.rev, "2")
+        XCTAssertEqual(pages?.removed, ["/byteclub/b.md", "/byteclub/d.md"])
+        XCTAssertEqual(ListingChange.since(loaded + 1, through: state.notes.version, in: state.notes.changeLog)?.changed.map(\.pathLower), [],
+                       "from the second page on: a.md was the first page's")
+        // An edit of the app's own moves the version with no page: a gap.
+        state.notes.version += 1
+        XCTAssertNil(ListingChange.since(loaded, through: state.notes.version, in: state.notes.changeLog))
+        // A load starts the log afresh.
+        state.notes.take([note("a.md")], tab: .notes)
+        XCTAssertEqual(state.notes.changeLog, [])
+    }
+}
+
 /// A small deterministic generator (SplitMix64), so a failing history can be run again.
 private struct SeededRandom {
     private var state: UInt64

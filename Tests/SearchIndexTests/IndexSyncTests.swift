@@ -65,6 +65,33 @@ final class IndexSyncTests: XCTestCase {
         XCTAssertEqual(quiet.unchanged, 40)
     }
 
+    /// A change page is taken in alone: the notes it changed are fetched when the index lacks
+    /// their rev (one it already has is not), the ones it removed are forgotten, and nothing
+    /// else in the index is looked at or touched.
+    func testAChangePageIsTakenInWithoutTheRestOfTheIndex() async throws {
+        let index = try SearchIndex(directory: folder.url)
+        var notes = club(40)
+        _ = try await sync(index, notes, fetched: Recorder<String>())
+        notes["/club/Note 3.txt"] = ("b3", "rewritten with kiwis")
+        notes["/club/New.txt"] = ("n1", "a brand new papaya")
+        let fetched = Recorder<String>()
+        let changed = listing(notes.filter { ["/club/Note 3.txt", "/club/New.txt", "/club/Note 4.txt"].contains($0.key) })
+        let texts = notes
+        let report = try await IndexSync(index: index).apply(changed: changed, removed: ["/club/note 9.txt", "/club/never indexed.txt"], fetch: { entry in
+            fetched.append(entry.path)
+            return texts[entry.path]!.text
+        })
+        XCTAssertEqual(Set(fetched.all), ["/club/Note 3.txt", "/club/New.txt"], "Note 4 is indexed at its rev already")
+        XCTAssertEqual(report.indexed, 2)
+        XCTAssertEqual(report.unchanged, 1)
+        XCTAssertEqual(try index.search("kiwis").map(\.path), ["/club/Note 3.txt"])
+        XCTAssertEqual(try index.search("papaya").map(\.path), ["/club/New.txt"])
+        XCTAssertEqual(try index.search("word9").map(\.path), [], "removed")
+        XCTAssertEqual(try index.search("word17").map(\.path), ["/club/Note 17.txt"], "the rest as it was")
+        XCTAssertEqual(try index.count(), 40)
+        XCTAssertEqual(try index.revisions(of: ["/club/note 3.txt", "/club/nothing.txt"]), ["/club/note 3.txt": "b3"])
+    }
+
     func testAFailedFetchIsReportedAndTheRestIndexed() async throws {
         let index = try SearchIndex(directory: folder.url)
         let notes = club(10)

@@ -28,7 +28,7 @@ public struct NoteListing: Sendable {
         }
         // Until the list has loaded, a draft's note may well be there: show it once we know.
         // The server's paths are only gathered when a draft of a listed note could be missing.
-        let known: Set<String> = state.notes.hasLoaded && !draftsByPath.isEmpty ? Set(state.notes.entries.map(\.pathLower)) : []
+        let known: Set<String> = state.notes.hasLoaded && !draftsByPath.isEmpty ? Set(state.notes.entries.indices.map(state.notes.entries.pathLower(at:))) : []
         let orphans = state.drafts.filter { draft in
             guard let path = draft.path else { return (draft.folder?.lowercased() ?? here.root.lowercased()) == here.pathLower }
             return state.notes.hasLoaded && !known.contains(path.lowercased()) && here.holds(path.lowercased())

@@ -42,14 +42,21 @@ public struct Listing: Equatable, Sendable {
     /// Takes a listing's entries: the files, and the folders apart; in the Notes tab, the files
     /// that are not notes apart too (``files``).
     mutating func take(_ listed: [RemoteEntry], tab: Tab) {
-        let all = listed.filter { $0.kind == .file }
-        if tab == .notes {
-            entries = EntryTable(all.lazy.filter { ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) })
-            files = all.filter { !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
-        } else {
-            entries = EntryTable(all)
+        // One pass, no copy of the listing: the notes go straight into the table.
+        var table = EntryTable.Builder(capacity: listed.count)
+        var others: [RemoteEntry] = [], folders: [RemoteEntry] = []
+        for entry in listed {
+            if entry.kind == .folder {
+                folders.append(entry)
+            } else if tab != .notes || ClubLayout.hasExtension(entry.name, in: ClubLayout.noteExtensions) {
+                table.append(entry)
+            } else {
+                others.append(entry)
+            }
         }
-        folders = listed.filter { $0.kind == .folder }
+        entries = table.build()
+        if tab == .notes { files = others }
+        self.folders = folders
         version += 1
         changeLog = []
     }
@@ -187,7 +194,7 @@ public struct AppState: Sendable, Equatable {
 
     /// The member is a reader in this club (the server marks its files `read_only`): notes
     /// open read-only, and nothing is saved or queued in the outbox.
-    public var readsOnly: Bool { notes.entries.contains { $0.readOnly == true } }
+    public var readsOnly: Bool { notes.entries.indices.contains { notes.entries.readOnly(at: $0) == true } }
 
     /// What a reader is told when they try to change something.
     public static let readerRefusal = "You are a reader in this club: notes are read-only here (ask an admin for the editor role)"

@@ -163,7 +163,7 @@ extension NoteSaves {
         // A new note is in the list at once, not only once the listing that follows comes: a
         // server gone right after the save leaves it there to open again (from this machine's
         // copy). Ours, so no news (LiveUpdates.announce).
-        if !state.notes.entries.contains(where: { $0.pathLower == entry.pathLower }) {
+        if state.notes.entries.firstPosition(ofPathLower: entry.pathLower) == nil {
             let (layout, format) = (configuration.layout, configuration.format)
             context.model.updateQuietly { _ = $0.applyChanges(.notes, [.updated(entry)], layout: layout, format: format) }
         }

@@ -149,7 +149,7 @@ final class SearchController {
     /// `Enter` on a hit: the note in the editor with the cursor on the match.
     private func openHit(_ hit: SearchResult) {
         let key = hit.path.lowercased()
-        guard let entry = state.notes.entries.first(where: { $0.pathLower == key }) else {
+        guard let entry = state.notes.entries.firstPosition(ofPathLower: key).map({ state.notes.entries[$0] }) else {
             context.say(.error("\"\(TerminalSafe.escape(ClubLayout.title(of: hit.name)))\" is no longer in the club"))
             refreshResults()
             return

@@ -34,7 +34,7 @@ final class TagsSync {
     func loadFinished(_ tab: Tab) {
         let listing = context.state.notes
         guard tab == .notes, tagging != nil, context.state.tags.unavailable == nil, listing.error == nil, listing.cachedAt == nil else { return }
-        let paths = listing.entries.map(\.path)
+        let paths = listing.entries.indices.map(listing.entries.path(at:))
         generation += 1
         fetch(paths, replacingAll: true, generation: generation)
     }

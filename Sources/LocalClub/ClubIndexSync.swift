@@ -34,7 +34,7 @@ public enum ClubIndexSync {
     public static func run(_ index: SearchIndex, entries: some Collection<RemoteEntry>, fetch: @escaping IndexSync.Fetch,
                            fetchBatch: IndexSync.FetchBatch?, progress: IndexSync.Progress? = nil) async throws -> IndexSync.Report {
         try await IndexSync(index: index, maxConcurrentFetches: concurrentFetches)
-            .run(listing: entries.map(Self.entry), fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+            .run(listing: entries.lazy.map(Self.entry), fetch: fetch, fetchBatch: fetchBatch, progress: progress)
     }
 
     /// Takes in a change page's notes (``IndexSync/apply(changed:removed:fetch:fetchBatch:progress:)``):

@@ -33,8 +33,25 @@ public struct ClubLayout: Sendable, Equatable {
             case .notes:
                 // The notes and folders, then the other files among them (a vault's PDFs,
                 // canvases…: ``isAttachment(_:)``), by path.
-                let listed = try await store.listRecursively(folder, partial: notesSoFar)
-                return notesTree(listed) + listed.filter(isAttachment).sorted { $0.pathLower < $1.pathLower }
+                // Sorted where they are, without copies of the whole listing: a 100,000-note
+                // club's listing is tens of megabytes (issue 56).
+                var listed = try await store.listRecursively(folder, partial: notesSoFar)
+                var notes: [RemoteEntry] = [], folders: [RemoteEntry] = [], attachments: [RemoteEntry] = []
+                notes.reserveCapacity(listed.count)
+                for entry in listed {
+                    if isInNotes(entry) {
+                        if entry.kind == .folder { folders.append(entry) } else { notes.append(entry) }
+                    } else if isAttachment(entry) {
+                        attachments.append(entry)
+                    }
+                }
+                listed = []
+                Self.sortNewestFirst(&notes)
+                folders.sort { $0.pathLower < $1.pathLower }
+                attachments.sort { $0.pathLower < $1.pathLower }
+                notes.append(contentsOf: folders)
+                notes.append(contentsOf: attachments)
+                return notes
             case .photos:
                 return Self.sortedPhotos(try await store.search(in: photosFolder, extensions: Self.photoExtensions))
             }
@@ -89,7 +106,14 @@ public struct ClubLayout: Sendable, Equatable {
 
     /// Newest first; files of the same time by path, so the order is stable.
     public static func newestFirst(_ entries: [RemoteEntry]) -> [RemoteEntry] {
-        entries.sorted { a, b in
+        var sorted = entries
+        sortNewestFirst(&sorted)
+        return sorted
+    }
+
+    /// ``newestFirst(_:)`` in place.
+    public static func sortNewestFirst(_ entries: inout [RemoteEntry]) {
+        entries.sort { a, b in
             let da = a.modified ?? .distantPast, db = b.modified ?? .distantPast
             return da != db ? da > db : a.pathLower < b.pathLower
         }

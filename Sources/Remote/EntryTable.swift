@@ -99,6 +99,15 @@ public struct EntryTable: Sendable {
 
     public func size(at position: Int) -> Int64 { record(position).loadUnaligned(as: Int64.self) }
 
+    /// Whether the server said the caller may not change the entry at `position` (nil: it did not say).
+    public func readOnly(at position: Int) -> Bool? {
+        switch record(position).load(fromByteOffset: 73, as: UInt8.self) {
+        case 1: false
+        case 2: true
+        default: nil
+        }
+    }
+
     public func modified(at position: Int) -> Date? {
         let base = record(position)
         guard base.load(fromByteOffset: 74, as: UInt8.self) == 1 else { return nil }
@@ -181,16 +190,11 @@ extension EntryTable: RandomAccessCollection {
 
     /// The entry at `position`, made now from its record.
     public subscript(position: Int) -> RemoteEntry {
-        let base = record(position)
         var entry = RemoteEntry(kind: kind(at: position), name: name(at: position), path: path(at: position),
                                 pathLower: pathLower(at: position), id: text(.id, at: position), rev: text(.rev, at: position),
                                 size: size(at: position), modified: modified(at: position),
                                 contentHash: text(.contentHash, at: position), modifiedBy: text(.modifiedBy, at: position))
-        switch base.load(fromByteOffset: 73, as: UInt8.self) {
-        case 1: entry.readOnly = false
-        case 2: entry.readOnly = true
-        default: break
-        }
+        entry.readOnly = readOnly(at: position)
         return entry
     }
 }
@@ -208,8 +212,9 @@ extension EntryTable: Equatable {
         guard a.count == b.count else { return false }
         for position in a.indices {
             let ra = a.record(position), rb = b.record(position)
-            // Size, modified, kind, readOnly, whether modified: the record's numbers.
-            guard memcmp(ra, rb, 16) == 0, memcmp(ra + 72, rb + 72, 3) == 0 else { return false }
+            // Size, kind, readOnly, whether modified, and the time when there is one.
+            guard memcmp(ra, rb, 8) == 0, memcmp(ra + 72, rb + 72, 3) == 0,
+                  ra.load(fromByteOffset: 74, as: UInt8.self) == 0 || memcmp(ra + 8, rb + 8, 8) == 0 else { return false }
             for raw in 0..<7 {
                 let field = Field(rawValue: raw)!
                 let same = a.withBytes(field, at: position) { x in

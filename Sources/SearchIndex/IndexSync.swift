@@ -84,7 +84,12 @@ public struct IndexSync: Sendable {
     /// Makes the index hold exactly the notes of `listing`, at their revisions: through
     /// `fetchBatch` when given (each batch written in one transaction as it arrives, so a kill
     /// loses at most the batches in flight), and `fetch` for the rest.
-    public func run(listing: [Entry], fetch: @escaping Fetch, fetchBatch: FetchBatch? = nil, progress: Progress? = nil) async throws -> Report {
+    ///
+    /// `listing` is read in one pass and not kept: the app hands a view of its list's table, so
+    /// a first sync of 100,000 notes holds one array of the notes to fetch, not copies of the
+    /// listing (issue 56).
+    public func run(listing: some Collection<Entry>, fetch: @escaping Fetch, fetchBatch: FetchBatch? = nil,
+                    progress: Progress? = nil) async throws -> Report {
         do {
             return try await pass(listing: listing, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
         } catch SearchIndexError.damaged(let why) {
@@ -114,7 +119,7 @@ public struct IndexSync: Sendable {
         return report
     }
 
-    private func pass(listing: [Entry], fetch: @escaping Fetch, fetchBatch: FetchBatch?, progress: Progress?) async throws -> Report {
+    private func pass(listing: some Collection<Entry>, fetch: @escaping Fetch, fetchBatch: FetchBatch?, progress: Progress?) async throws -> Report {
         var report = Report()
         let known = try index.revisions()
         var listed = Set<String>()
@@ -155,16 +160,20 @@ public struct IndexSync: Sendable {
     /// the notes left to fetch alone (too big, or not given by their batch).
     private func fetchInBatches(_ changed: [Entry], fetchBatch: @escaping FetchBatch, report: inout Report, done: inout Int,
                                 total: Int, progress: Progress?) async throws -> [Entry] {
-        var alone = changed.filter { ($0.size ?? 0) > Self.largestBatchedNote }
-        let batched = changed.filter { ($0.size ?? 0) <= Self.largestBatchedNote }
-        let batches = stride(from: 0, to: batched.count, by: max(1, fetchBatchSize)).map {
-            Array(batched[$0..<min($0 + max(1, fetchBatchSize), batched.count)])
-        }
-        try await Self.inFlight(batches, width: concurrentBatches, { batch -> [Fetched?]? in
+        // Positions of the notes small enough for a batch, cut into batches; each batch's notes
+        // are gathered only when it is sent.
+        let batched = changed.indices.filter { (changed[$0].size ?? 0) <= Self.largestBatchedNote }
+        var alone = changed.indices.filter { (changed[$0].size ?? 0) > Self.largestBatchedNote }.map { changed[$0] }
+        let size = max(1, fetchBatchSize)
+        let ranges = stride(from: 0, to: batched.count, by: size).map { $0..<min($0 + size, batched.count) }
+        try await Self.inFlight(ranges, width: concurrentBatches, { range -> ([Entry], [Fetched?]?) in
+            let batch = batched[range].map { changed[$0] }
             let answer = try await fetchBatch(batch)
-            return answer.count == batch.count ? answer : nil
-        }) { batch, answer in
-            guard let answer = answer.flatMap({ $0 }) else {
+            return (batch, answer.count == batch.count ? answer : nil)
+        }) { range, result in
+            // A batch that threw is fetched note by note after.
+            let batch = result?.0 ?? batched[range].map { changed[$0] }
+            guard let answer = result?.1 else {
                 alone += batch
                 return
             }

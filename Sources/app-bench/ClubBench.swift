@@ -162,17 +162,38 @@ enum ClubBench {
         let putTime = milliseconds(since: putStart)
         guard put == 0 else { throw BenchError("byteclub put -r exited \(put)") }
         say(row(["byteclub put -r, \(grouped(options.put)) notes of 1 KiB", ms(putTime), "≤ 15 s", ""], widths))
+        // The same notes again, into another folder, with the released app open on the club
+        // (live updates on, its first sync and index done): what an open app costs a `put -r`.
+        let openArguments = ["--server", server.url.absoluteString, "--token", ServeProcess.token]
+        if let open = try openApp(openArguments, home: work.appendingPathComponent("real-open")) {
+            defer { open.stop() }
+            let openStart = ContinuousClock.now
+            let again = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench-open", "--server", server.url.absoluteString,
+                                 "--token", ServeProcess.token], discardOutput: true)
+            let openTime = milliseconds(since: openStart)
+            guard again == 0 else { throw BenchError("byteclub put -r with the app open exited \(again)") }
+            say(row(["  the same with an app open on the club", ms(openTime), "≤ \(ms(putTime * 1.2))",
+                     String(format: "%.2f× without", openTime / putTime)], widths))
+        }
         // The peer on a row of its own, as it may take minutes; past ten it is said as that.
         let peer = try rcloneCopy(upload, within: .seconds(600))
         say(row(["  rclone copy to rclone serve webdav, the same notes", peer.map { $0.map(ms) ?? "> 600 s (stopped)" } ?? "rclone not installed", "", ""], widths))
         say("")
     }
 
-    /// The released `byteclub` beside this executable, in a pseudo-terminal (120×36) with `home`
-    /// as its home (and `extra` in its environment): milliseconds from its start to the first
-    /// frame that shows a note's name; nil without the binary. With `keepingCache`, it runs on
-    /// until its notes list is in its cache, so that the next start can show it from there.
-    static func realFirstFrame(_ arguments: [String], extra: [String: String] = [:], home: URL, keepingCache: Bool = false) throws -> Double? {
+    /// The released `byteclub` beside this executable, open in a pseudo-terminal on `home`
+    /// until stopped, once its first sync has indexed every note; nil without the binary.
+    static func openApp(_ arguments: [String], home: URL) throws -> EchoBench.PTYApp? {
+        guard let app = try launchReal(arguments, home: home) else { return nil }
+        try app.waitFor("Note 0", timeout: 120)
+        // "Indexed 100,000 notes for search", said when the first sync ends.
+        try app.waitFor("notes for search", timeout: 900)
+        return app
+    }
+
+    /// The released `byteclub` beside this executable started in a pseudo-terminal (120×36),
+    /// with `home` as its home and `extra` in its environment; nil without the binary.
+    static func launchReal(_ arguments: [String], extra: [String: String] = [:], home: URL) throws -> EchoBench.PTYApp? {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binary = executable.deletingLastPathComponent().appendingPathComponent("byteclub").path
         guard FileManager.default.isExecutableFile(atPath: binary) else { return nil }
@@ -182,8 +203,16 @@ enum ClubBench {
             "XDG_STATE_HOME": home.appendingPathComponent("state").path, "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
             "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
         ].merging(extra) { $1 }
+        return try EchoBench.PTYApp(binary: binary, arguments: arguments, environment: environment)
+    }
+
+    /// The released `byteclub` in a pseudo-terminal (``launchReal(_:extra:home:)``): milliseconds
+    /// from its start to the first frame that shows a note's name; nil without the binary. With
+    /// `keepingCache`, it runs on until its notes list is in its cache, so that the next start
+    /// can show it from there.
+    static func realFirstFrame(_ arguments: [String], extra: [String: String] = [:], home: URL, keepingCache: Bool = false) throws -> Double? {
         let started = ContinuousClock.now
-        let app = try EchoBench.PTYApp(binary: binary, arguments: arguments, environment: environment)
+        guard let app = try launchReal(arguments, extra: extra, home: home) else { return nil }
         defer { app.stop() }
         try app.waitFor("Note 0", timeout: 120)
         let firstFrame = milliseconds(since: started)

@@ -48,13 +48,22 @@ final class FolderIndex: Sendable {
 
     static func build(notes: EntryTable, files: [RemoteEntry], folders: [RemoteEntry]) -> Built {
         var index = Built()
-        // Notes first, then files, then folders: a folder's name keeps the case of the first
-        // path that named it, as the list always showed it. A note's path is read from the
-        // table only when it names a folder first.
+        // Each note's folder is found in the table's bytes, its key made once per folder; the
+        // folders above it are counted once per folder, by its number of notes, not once per
+        // note (a 100,000-note list is built before its first frame, issue 56).
+        var keys = FolderKeys()
+        var order: [(folder: Substring, first: Int)] = []
         for position in notes.indices {
-            let lower = notes.pathLower(at: position)
-            index.notes[parent(of: lower), default: []].append(position)
-            count(lower, shownIn: notes.path(at: position), isFile: true, into: &index.children) { $0.notes += 1 }
+            let folder = keys.folder(of: notes, at: position)
+            if index.notes[folder] == nil { order.append((folder, position)) }
+            index.notes[folder, default: []].append(position)
+        }
+        // Notes first, then files, then folders: a folder's name keeps the case of the first
+        // path that named it, as the list always showed it (the folders in the order their
+        // first notes come).
+        for (folder, first) in order {
+            let held = index.notes[folder]?.count ?? 0
+            count(String(folder), shownIn: notes.path(at: first), isFile: false, into: &index.children) { $0.notes += held }
         }
         for (position, file) in files.enumerated() {
             index.files[parent(of: file.pathLower), default: []].append(position)
@@ -64,6 +73,36 @@ final class FolderIndex: Sendable {
             count(folder.pathLower, shownIn: folder.path, isFile: false, into: &index.children) { _ in }
         }
         return index
+    }
+
+    /// The folders of a table's entries, each key made once: an entry's folder is compared in
+    /// its bytes with the keys made so far (the last one first, then by a hash of the bytes).
+    private struct FolderKeys {
+        private var byHash: [Int: [Substring]] = [:]
+        private var last: Substring?
+
+        mutating func folder(of table: EntryTable, at position: Int) -> Substring {
+            table.withBytes(.pathLower, at: position) { bytes -> Substring in
+                guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), slash > 0 else { return "/" }
+                let folder = UnsafeRawBufferPointer(rebasing: bytes[..<slash])
+                if let last, Self.equal(last, folder) { return last }
+                var hasher = Hasher()
+                hasher.combine(bytes: folder)
+                let hash = hasher.finalize()
+                if let found = byHash[hash]?.first(where: { Self.equal($0, folder) }) {
+                    last = found
+                    return found
+                }
+                let key = Substring(String(decoding: folder, as: UTF8.self))
+                byHash[hash, default: []].append(key)
+                last = key
+                return key
+            } ?? "/"
+        }
+
+        private static func equal(_ key: Substring, _ bytes: UnsafeRawBufferPointer) -> Bool {
+            key.utf8.count == bytes.count && key.utf8.elementsEqual(bytes)
+        }
     }
 
     /// The folder `pathLower` is in, as a slice of it ("/" for a path at the top).

@@ -4,7 +4,10 @@ import TerminalUI
 /// At start: both tabs load, what was kept from last time is said; the clock's tick and the live updates' seams.
 extension ClubApp {
     /// Loads both tabs (the screen is on the compositor from the start: ClubApp+Layers.swift).
-    public func start() {
+    /// Without `indexing`, the search index is opened and brought current only at
+    /// ``startIndexing()``: the terminal app draws its first frame from the cache first, so
+    /// that the index's look at a 100,000-note list does not take a core from it.
+    public func start(indexing: Bool = true) {
         update { $0.message = StatusMessage("Loading…") }
         clockTick?.cancel()
         clockTick = effects.repeating(every: Self.clockTickInterval) { [weak self] in self?.clockTicked() }
@@ -16,7 +19,7 @@ extension ClubApp {
         joinQuestions.start()
         sayWhatWasKept()
         offline.start()
-        noteIndex.start()
+        if indexing { noteIndex.start() }
         // The lists as the server last gave them, at once; the server's answer replaces them.
         let cursors = refresher.restoreCached()
         tagsSync.restoreCached()
@@ -28,6 +31,9 @@ extension ClubApp {
             for tab in Tab.allCases { refresher.refresh(tab) }
         }
     }
+
+    /// Opens the search index and brings it current, after ``start(indexing:)`` without it.
+    public func startIndexing() { noteIndex.start() }
 
     /// Says how many drafts were kept from last time, and how many from an older byteclub were
     /// kept aside. A draft whose text waits in the outbox is saved as far as the user is

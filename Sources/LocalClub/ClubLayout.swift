@@ -35,17 +35,18 @@ public struct ClubLayout: Sendable, Equatable {
                 // canvases…: ``isAttachment(_:)``), by path.
                 // Sorted where they are, without copies of the whole listing: a 100,000-note
                 // club's listing is tens of megabytes (issue 56).
-                var listed = try await store.listRecursively(folder, partial: notesSoFar)
-                var notes: [RemoteEntry] = [], folders: [RemoteEntry] = [], attachments: [RemoteEntry] = []
-                notes.reserveCapacity(listed.count)
-                for entry in listed {
+                var notes = try await store.listRecursively(folder, partial: notesSoFar)
+                var folders: [RemoteEntry] = [], attachments: [RemoteEntry] = []
+                // The listing becomes the notes in place: folders and attachments are taken out.
+                notes.removeAll { entry in
                     if isInNotes(entry) {
-                        if entry.kind == .folder { folders.append(entry) } else { notes.append(entry) }
+                        guard entry.kind == .folder else { return false }
+                        folders.append(entry)
                     } else if isAttachment(entry) {
                         attachments.append(entry)
                     }
+                    return true
                 }
-                listed = []
                 Self.sortNewestFirst(&notes)
                 folders.sort { $0.pathLower < $1.pathLower }
                 attachments.sort { $0.pathLower < $1.pathLower }

@@ -186,9 +186,28 @@ enum ClubBench {
     static func openApp(_ arguments: [String], home: URL) throws -> EchoBench.PTYApp? {
         guard let app = try launchReal(arguments, home: home) else { return nil }
         try app.waitFor("Note 0", timeout: 120)
-        // "Indexed 100,000 notes for search", said when the first sync ends.
+        // "Indexed 100,000 notes for search", said when the first sync ends; then what follows
+        // it (the tags of every note, the cache) until the app has used under 50 ms of CPU in 2 s.
         try app.waitFor("notes for search", timeout: 900)
+        let deadline = Date().addingTimeInterval(300)
+        var before = cpuMilliseconds(app.pid)
+        while Date() < deadline {
+            usleep(2_000_000)
+            let now = cpuMilliseconds(app.pid)
+            if now - before < 50 { break }
+            before = now
+        }
         return app
+    }
+
+    /// The CPU time `pid` has used, in ms (/proc's utime and stime, in clock ticks of 10 ms).
+    static func cpuMilliseconds(_ pid: pid_t) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3, utime 14 and stime 15 of the whole line.
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return (user + system) * 10
     }
 
     /// The released `byteclub` beside this executable started in a pseudo-terminal (120×36),

@@ -14,7 +14,8 @@ import NIOCore
 /// and the others are committed all the same.
 ///
 /// Each entry commits as `upload_session/finish` does (the same write path, journal, revisions
-/// and conflict rules), one after another in the order given. A session must have been closed
+/// and conflict rules), one after another in the order given, in groups of ``commitGroupSize``
+/// flushed together (``FolderStore/commitGroup(_:)``). A session must have been closed
 /// (`close: true` on its start or last append), as Dropbox requires for a batch; a concurrent
 /// session must have all its blocks. A reader's batch commits nothing: every entry fails with
 /// `path/no_write_permission`, the answer Dropbox gives a viewer of a read-only folder.

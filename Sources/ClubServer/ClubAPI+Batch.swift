@@ -180,7 +180,7 @@ extension ClubAPI {
         for (item, result) in zip(group, results) {
             switch result {
             case .success(let metadata):
-                Self.forgetSession(item.session)
+                Self.forgetSession(item.session, markerLater: true)
                 outcomes[item.position] = .success(metadata)
             case .failure(let error):
                 outcomes[item.position] = .failure(Self.sessionError(error, route: .finish))
@@ -190,12 +190,12 @@ extension ClubAPI {
         Task { for session in sessions { await store.uploads.release(session) } }
     }
 
-    /// A committed sequential session's markers go (its file is now the folder's).
-    static func forgetSession(_ session: String) {
+    /// A committed sequential session's markers go (its file is now the folder's); a batch's
+    /// owner markers once the uploads have stopped (``UploadSessionFiles/removeForgottenMarkers()``).
+    static func forgetSession(_ session: String, markerLater: Bool = false) {
         // Closed by a server before the mode bit (UploadSessionFiles.closedBit).
         unlink(session + ".closed")
-        // Removed once the batches have ended (UploadSessionFiles.removeForgottenMarkers).
-        UploadSessionFiles.forgetOwner(of: session, later: true)
+        UploadSessionFiles.forgetOwner(of: session, later: markerLater)
     }
 
     /// Appends an entry's answer to `text`: FileMetadata as the union's `success` member (its

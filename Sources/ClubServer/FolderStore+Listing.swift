@@ -81,7 +81,7 @@ extension FolderStore {
             return true
         }
         if truncated { logger.warning("a walk of \(resolved.path) stopped at \(TreeWalker.maxDepth) levels below the root") }
-        entries = ListingOrder.sorted(entries)
+        ListingOrder.sort(&entries)
         if let key { listingCache.keep(entries, for: key, at: .now) }
         return (entries, false, key)
     }

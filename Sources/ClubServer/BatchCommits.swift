@@ -12,6 +12,20 @@ final class BatchCommits: Sendable {
     private struct State {
         var running = 0
         var lastEnded: ContinuousClock.Instant?
+        var lastSessionStart: ContinuousClock.Instant?
+    }
+
+    /// How long after an upload session's start the change watcher still holds its rescans
+    /// (``isUploading``): a `put -r` starts the next batch's sessions between its batches.
+    static let uploadQuiet: Duration = .seconds(3)
+
+    /// An upload session started (a `put -r`'s files arrive as sessions, then a batch commits them).
+    func sessionStarted() { state.withLock { $0.lastSessionStart = .now } }
+
+    /// Batch commits run or ended, or sessions started, lately: a `put -r` is under way.
+    var isUploading: Bool {
+        if isBusy { return true }
+        return state.withLock { state in state.lastSessionStart.map { ContinuousClock.now - $0 < Self.uploadQuiet } ?? false }
     }
 
     private let state = Mutex(State())

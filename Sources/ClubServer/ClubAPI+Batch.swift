@@ -14,7 +14,8 @@ import NIOCore
 /// and the others are committed all the same.
 ///
 /// Each entry commits as `upload_session/finish` does (the same write path, journal, revisions
-/// and conflict rules), one after another in the order given. A session must have been closed
+/// and conflict rules), one after another in the order given, in groups of ``commitGroupSize``
+/// flushed together (``FolderStore/commitGroup(_:)``). A session must have been closed
 /// (`close: true` on its start or last append), as Dropbox requires for a batch; a concurrent
 /// session must have all its blocks. A reader's batch commits nothing: every entry fails with
 /// `path/no_write_permission`, the answer Dropbox gives a viewer of a read-only folder.
@@ -55,9 +56,14 @@ extension ClubAPI {
                     defer { api.store.batchCommits.ended() }
                     do {
                         try await writer.write(ByteBuffer(string: "{\"entries\":["))
-                        for (index, entry) in entries.enumerated() {
-                            var text = index > 0 ? "," : ""
-                            await api.appendOutcome(of: entry, to: &text)
+                        var first = true
+                        for start in stride(from: 0, to: entries.count, by: Self.commitGroupSize) {
+                            var text = ""
+                            for outcome in await api.outcomes(of: entries[start..<min(entries.count, start + Self.commitGroupSize)]) {
+                                text += first ? "" : ","
+                                first = false
+                                api.appendOutcome(outcome, to: &text)
+                            }
                             try await writer.write(ByteBuffer(string: text))
                         }
                         await api.store.releaseIdentifierWrites()
@@ -99,39 +105,110 @@ extension ClubAPI {
         return entries
     }
 
-    /// Commits one entry (a reader's: none) and appends its answer to `text`.
-    private func appendOutcome(of entry: BatchEntry, to text: inout String) async {
+    /// Entries committed together and flushed once (``FolderStore/commitGroup(_:)``) before
+    /// their answers are written: a note's four flushes become a group's few, and the answer
+    /// still moves every few dozen commits.
+    static let commitGroupSize = 32
+
+    /// Commits a run of entries (a reader's: none), in order, and answers each: sequential
+    /// sessions as one group of commits, a concurrent session's alone, where it stands.
+    private func outcomes(of entries: ArraySlice<BatchEntry>) async -> [Result<Metadata, Error>] {
         if CallerRole.role.map({ !$0.canWrite }) ?? false {
-            Self.appendFailure(ErrorUnion.nested([.path, .noWritePermission]), to: &text)
-            return
+            return entries.map { _ in .failure(APIError.endpoint([.path, .noWritePermission])) }
         }
-        do {
-            let json = try await commitBatchEntry(entry).jsonText
-            // FileMetadata as the union's `success` member: its fields beside the tag.
-            let fileTag = "{\".tag\":\"file\""
-            text += json.hasPrefix(fileTag) ? "{\".tag\":\"success\"" + json.dropFirst(fileTag.count) : json
-        } catch {
-            Self.appendFailure(failure(of: error), to: &text)
+        var outcomes: [Result<Metadata, Error>?] = Array(repeating: nil, count: entries.count)
+        var group: [(position: Int, session: String, commit: FolderStore.GroupCommit)] = []
+        for (position, entry) in entries.enumerated() {
+            do {
+                switch try await prepareBatchEntry(entry) {
+                case .sequential(let session, let commit):
+                    group.append((position, session, commit))
+                case .concurrent(let session, let offset, let target):
+                    // Its place in the order: the group before it commits first.
+                    await commitSequential(group, into: &outcomes)
+                    group = []
+                    guard await store.uploads.leaseSession(session) else { throw APIError.endpoint([.tooManyWriteOperations]) }
+                    defer { Task { await store.uploads.release(session) } }
+                    outcomes[position] = .success(try await concurrentCommit(session, offset: offset, commit: entry.commit, target: target,
+                                                                             contentHash: entry.contentHash))
+                }
+            } catch {
+                outcomes[position] = .failure(error)
+            }
         }
+        await commitSequential(group, into: &outcomes)
+        return outcomes.map { $0 ?? .failure(APIError.endpoint([.tooManyWriteOperations])) }
     }
 
-    /// Commits one entry as `finish` would, holding the session's lease meanwhile.
-    private func commitBatchEntry(_ entry: BatchEntry) async throws -> Metadata {
+    /// A batch entry checked and ready to commit.
+    private enum PreparedEntry {
+        /// A closed sequential session, its lease held (released by ``commitSequential(_:into:)``).
+        case sequential(session: String, commit: FolderStore.GroupCommit)
+        case concurrent(session: String, offset: Int64, target: DropboxPath)
+    }
+
+    /// Checks an entry as `finish` would, and leases a sequential session for its commit.
+    private func prepareBatchEntry(_ entry: BatchEntry) async throws -> PreparedEntry {
         let target = try entry.target.get()
         if let concurrent = try concurrentSession(entry.cursor) {
-            guard await store.uploads.leaseSession(concurrent.path) else { throw APIError.endpoint([.tooManyWriteOperations]) }
-            defer { Task { await store.uploads.release(concurrent.path) } }
-            return try await concurrentCommit(concurrent.path, offset: concurrent.offset, commit: entry.commit, target: target,
-                                              contentHash: entry.contentHash)
+            return .concurrent(session: concurrent.path, offset: concurrent.offset, target: target)
         }
         let session = try await lookupSession(entry.cursor, nested: true, allowClosed: true)
-        guard FileManager.default.fileExists(atPath: session + ".closed") else { throw APIError.endpoint([.lookupFailed, .notClosed]) }
-        // An append still running on it: a failure to try again, as Dropbox's busy namespace is.
-        guard await store.uploads.lease(session) else { throw APIError.endpoint([.tooManyWriteOperations]) }
-        defer { Task { await store.uploads.release(session) } }
+        guard UploadSessionFiles.isClosed(session) else { throw APIError.endpoint([.lookupFailed, .notClosed]) }
         // A batch sends no bytes: a `content_hash` of this call's data can only be that of nothing.
         if let contentHash = entry.contentHash, contentHash != ContentHasher.hash(Data()) { throw APIError.endpoint([.contentHashMismatch]) }
-        return try await sequentialCommit(session, commit: entry.commit, target: target)
+        // An append still running on it: a failure to try again, as Dropbox's busy namespace is.
+        guard await store.uploads.lease(session) else { throw APIError.endpoint([.tooManyWriteOperations]) }
+        let hash: String
+        do {
+            hash = try ContentHasher.hash(fileAt: session)
+        } catch {
+            await store.uploads.release(session)
+            throw APIError.endpoint([.lookupFailed, .notFound])
+        }
+        return .sequential(session: session, commit: FolderStore.GroupCommit(
+            temp: session, contentHash: hash, target: target, mode: entry.commit.mode, autorename: entry.commit.autorename,
+            clientModified: entry.commit.clientModified))
+    }
+
+    /// Commits leased sequential sessions as one group, each answer at its position, and lets
+    /// their sessions go.
+    private func commitSequential(_ group: [(position: Int, session: String, commit: FolderStore.GroupCommit)],
+                                  into outcomes: inout [Result<Metadata, Error>?]) async {
+        guard !group.isEmpty else { return }
+        let results = await store.commitGroup(group.map(\.commit))
+        for (item, result) in zip(group, results) {
+            switch result {
+            case .success(let metadata):
+                Self.forgetSession(item.session, markerLater: true)
+                outcomes[item.position] = .success(metadata)
+            case .failure(let error):
+                outcomes[item.position] = .failure(Self.sessionError(error, route: .finish))
+            }
+        }
+        let sessions = group.map(\.session)
+        Task { for session in sessions { await store.uploads.release(session) } }
+    }
+
+    /// A committed sequential session's markers go (its file is now the folder's); a batch's
+    /// owner markers once the uploads have stopped (``UploadSessionFiles/removeForgottenMarkers()``).
+    static func forgetSession(_ session: String, markerLater: Bool = false) {
+        // Closed by a server before the mode bit (UploadSessionFiles.closedBit).
+        unlink(session + ".closed")
+        UploadSessionFiles.forgetOwner(of: session, later: markerLater)
+    }
+
+    /// Appends an entry's answer to `text`: FileMetadata as the union's `success` member (its
+    /// fields beside the tag), or its failure.
+    private func appendOutcome(_ outcome: Result<Metadata, Error>, to text: inout String) {
+        switch outcome {
+        case .success(let metadata):
+            let json = metadata.jsonText
+            let fileTag = "{\".tag\":\"file\""
+            text += json.hasPrefix(fileTag) ? "{\".tag\":\"success\"" + json.dropFirst(fileTag.count) : json
+        case .failure(let error):
+            Self.appendFailure(failure(of: error), to: &text)
+        }
     }
 
     /// Commits a sequential session's file (every byte arrived) to `target`: `finish`, and each
@@ -146,8 +223,7 @@ extension ClubAPI {
         } catch {
             throw Self.sessionError(error, route: .finish)
         }
-        unlink(session + ".closed")
-        UploadSessionFiles.forgetOwner(of: session)
+        Self.forgetSession(session)
         return metadata
     }
 

@@ -201,6 +201,7 @@ extension ClubAPI {
         let arguments = try argument(request, what: "upload_session/start")
         let close = try arguments.bool("close", default: false)
         if try sessionType(arguments) == .concurrent { return try await concurrentStart(request, close: close) }
+        store.batchCommits.sessionStarted()
         let id = FolderFiles.randomToken(bytes: 18)
         let path = store.sessionDirectory + "/" + id
         try await openSession(path) { FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) }
@@ -214,7 +215,7 @@ extension ClubAPI {
             UploadSessionFiles.forgetOwner(of: path)
             throw error
         }
-        if close { _ = FileManager.default.createFile(atPath: path + ".closed", contents: nil) }
+        if close { UploadSessionFiles.markClosed(path) }
         var text = "{\"session_id\":"
         DropboxJSON.appendQuoted(id, to: &text)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text + "}")))
@@ -229,7 +230,7 @@ extension ClubAPI {
         }
         let session = try await lookupSession(cursor, nested: false)
         try await appendToSession(session, request: request, route: .append, fault: fault)
-        if close { _ = FileManager.default.createFile(atPath: session + ".closed", contents: nil) }
+        if close { UploadSessionFiles.markClosed(session) }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
     }
 
@@ -268,7 +269,7 @@ extension ClubAPI {
         let path = store.sessionDirectory + "/" + id
         var info = stat()
         guard stat(path, &info) == 0 else { throw failure([.notFound]) }
-        if !allowClosed, FileManager.default.fileExists(atPath: path + ".closed") { throw failure([.closed]) }
+        if !allowClosed, UploadSessionFiles.isClosed(path, info: info) { throw failure([.closed]) }
         guard Int64(info.st_size) == Int64(offset) else {
             throw failure([.incorrectOffset], numbers: ["correct_offset": Int64(info.st_size)])
         }

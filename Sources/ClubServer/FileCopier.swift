@@ -37,16 +37,17 @@ enum FileCopier {
     }
 
     /// Copies a whole file's bytes into `destination` (``DurableFile``: a temp file, then a
-    /// rename), in the kernel (`sendfile`), so no buffer passes through the server.
+    /// rename), in the kernel (`sendfile`), so no buffer passes through the server. Without
+    /// `flush` the caller flushes the copy (``PendingSync``).
     @discardableResult
-    static func copyFile(from source: String, to destination: String, temporaryDirectory: String) -> Bool {
+    static func copyFile(from source: String, to destination: String, temporaryDirectory: String, flush: Bool = true) -> Bool {
         let input = open(source, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard input >= 0 else { return false }
         defer { close(input) }
         var info = stat()
         guard fstat(input, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         do {
-            try DurableFile.write(to: destination, temporaryDirectory: temporaryDirectory) { output in
+            try DurableFile.write(to: destination, temporaryDirectory: temporaryDirectory, flush: flush) { output in
                 var remaining = Int64(info.st_size)
                 while remaining > 0 {
                     let copied = sendfile(output, input, nil, Int(min(remaining, 1 << 30)))

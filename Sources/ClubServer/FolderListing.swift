@@ -5,7 +5,15 @@ import Foundation
 /// computed `pathLower` copied two strings per comparison, 140,000 of them for 10,000 files).
 enum ListingOrder {
     static func sorted(_ entries: [WalkedEntry]) -> [WalkedEntry] {
-        entries.sorted { $0.lower < $1.lower }
+        var sorted = entries
+        sort(&sorted)
+        return sorted
+    }
+
+    /// Sorts a walk in place: `sorted` made a second array of the walk (37 MiB for a
+    /// 100,000-file folder, `heaptrack`), alive beside the first while it sorted.
+    static func sort(_ entries: inout [WalkedEntry]) {
+        entries.sort { $0.lower < $1.lower }
     }
 
     /// The position of the first of `entries` (sorted) past `after`, by binary search.

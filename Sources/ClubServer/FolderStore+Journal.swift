@@ -23,7 +23,12 @@ extension FolderStore {
         tree.generation += 1
         guard !changes.isEmpty else { return }
         tree.dirty = true
-        journal.append(changes)
+        // A group of commits journals its records once, after its flush (``PendingSync``).
+        if pendingSync != nil {
+            pendingSync?.journal(changes)
+        } else {
+            journal.append(changes)
+        }
     }
 
     /// The periodic rescan, with the walk (a `stat` per entry) done outside the actor so that

@@ -25,7 +25,10 @@ extension FolderStore {
     func recordCommit(_ file: FileMetadata, at host: String) {
         reconcile(file, member: Caller.member ?? ClubMember.sharedName)
         guard RevisionLog.isNote(file.name), let key = RevisionLog.historyKey(file.id), let hash = file.contentHash else { return }
-        histories.keepBytes(of: host, in: key, hash: hash, link: false)
+        // In a group of commits the copy is flushed with the group's (``PendingSync``).
+        if let unflushed = histories.keepBytes(of: host, in: key, hash: hash, link: false, flush: pendingSync == nil) {
+            pendingSync?.wrote(unflushed)
+        }
     }
 
     /// Before the live file at `target` is replaced or deleted: records its version if it was

@@ -47,8 +47,14 @@ extension FolderStore {
         let replaced = paths.prepare(temp, toReplace: target, newFileMode: newFileMode, clientModified: clientModified)
         // The version being replaced goes into its history (FolderStore+Revisions).
         if replaced { retire(target) }
-        do {
-            try DurableFile.place(temp, at: target.host)
+        do throws(DurableFileError) {
+            if pendingSync != nil {
+                // In a group of commits the folder is flushed once for the group (``PendingSync``).
+                guard rename(temp, target.host) == 0 else { throw DurableFileError(path: target.host, step: "replace", code: errno) }
+                pendingSync?.changed(folder: (target.host as NSString).deletingLastPathComponent)
+            } else {
+                try DurableFile.place(temp, at: target.host)
+            }
         } catch {
             throw error.code == ENOSPC ? .uploadPath([.insufficientSpace]) : .uploadPath([.noWritePermission])
         }
@@ -73,5 +79,35 @@ extension FolderStore {
         recordChanges(at: placed.path)
         flushIdentifiers()
         return result
+    }
+
+    /// One commit of a group (``commitGroup(_:)``): a closed session's file and where it goes.
+    struct GroupCommit: Sendable {
+        var temp: String
+        var contentHash: String
+        var target: DropboxPath
+        var mode: WriteMode
+        var autorename: Bool
+        var clientModified: Date?
+    }
+
+    /// Commits each of `commits` in order as ``commit(temp:contentHash:to:mode:autorename:clientModified:discardOnFailure:)``
+    /// does (keeping each temp file on failure), in one turn of the actor, and flushes them
+    /// together (``PendingSync``) before returning: the folder once, the history copies'
+    /// bytes together, the journal in one append. Each answer at its position.
+    func commitGroup(_ commits: [GroupCommit]) -> [Result<Metadata, APIError>] {
+        pendingSync = PendingSync()
+        let results = commits.map { item in
+            Result { () throws(APIError) -> Metadata in
+                try commit(temp: item.temp, contentHash: item.contentHash, to: item.target, mode: item.mode, autorename: item.autorename,
+                           clientModified: item.clientModified, discardOnFailure: false)
+            }
+        }
+        let pending = pendingSync ?? PendingSync()
+        pendingSync = nil
+        if !pending.flushFiles() { logger.warning("a group of commits: a history copy could not be flushed") }
+        journal.append(pending.changes)
+        flushIdentifiers()
+        return results
     }
 }

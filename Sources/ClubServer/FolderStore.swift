@@ -55,6 +55,9 @@ actor FolderStore {
     /// Batch commits running now, for the longpolls' answers (``BatchCommits``).
     let batchCommits = BatchCommits()
     var tree: TreeSnapshot
+    /// While a group of commits runs (``commitGroup(_:)``, in one turn of the actor): what it
+    /// leaves to flush before its answers. Nil otherwise: every commit flushes as it goes.
+    var pendingSync: PendingSync?
     /// The mode of a new file: what `open(…, 0666)` would give under the process's umask, so
     /// uploads land like files any other tool writes there (temp files are 0600 until commit).
     let newFileMode: mode_t

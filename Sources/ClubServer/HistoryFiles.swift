@@ -28,8 +28,11 @@ struct HistoryFiles: Sendable {
     @discardableResult
     func append(_ record: RevisionRecord, to key: String, limit: Int) -> Bool {
         let folder = directory + "/" + key
-        try? FileManager.default.createDirectory(atPath: revLinks, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // mkdir first: Foundation's createDirectory looked at every folder on the way for each
+        // commit (2.4% of the server's time in a `put -r`).
+        for made in [revLinks, folder] where mkdir(made, 0o700) != 0 && errno != EEXIST {
+            try? FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
         let all = records(key)
         guard let line = RevisionLog.line(record) else { return false }
         unlink(revLinks + "/" + record.rev)
@@ -82,12 +85,16 @@ struct HistoryFiles: Sendable {
     }
 
     /// Keeps a copy of a history's bytes from `host`, if it has none: a hard link when `link`
-    /// (the file is about to go), else (or when linking fails) a copy.
-    func keepBytes(of host: String, in key: String, hash: String, link shouldLink: Bool) {
+    /// (the file is about to go), else (or when linking fails) a copy. Without `flush` a copy is
+    /// written and renamed into place unflushed, and its path returned for the caller to flush
+    /// (``PendingSync``).
+    @discardableResult
+    func keepBytes(of host: String, in key: String, hash: String, link shouldLink: Bool, flush: Bool = true) -> String? {
         let blob = blob(key, hash)
-        guard access(blob, F_OK) != 0 else { return }
-        if shouldLink, link(host, blob) == 0 { return }
-        _ = FileCopier.copyFile(from: host, to: blob, temporaryDirectory: temporaryDirectory)
+        guard access(blob, F_OK) != 0 else { return nil }
+        if shouldLink, link(host, blob) == 0 { return nil }
+        let copied = FileCopier.copyFile(from: host, to: blob, temporaryDirectory: temporaryDirectory, flush: flush)
+        return copied && !flush ? blob : nil
     }
 
     /// Removes a history whole: its log, its bytes and the rev links pointing at it. Returns

@@ -3,8 +3,9 @@ import Foundation
 import Synchronization
 
 /// The files of `.byteclub/sessions/`: each session's bytes (`<id>`), and its markers, the
-/// member who opened it (`<id>.owner`, written at its start), `<id>.closed`, and a concurrent
-/// session's ledger (`<id>.concurrent`, ``ConcurrentSessionLedger``).
+/// member who opened it (`<id>.owner`, written at its start), and a concurrent session's ledger
+/// (`<id>.concurrent`, ``ConcurrentSessionLedger``). A closed session says so in its own mode
+/// (``markClosed(_:)``); servers before 2026-11-27 left a `<id>.closed` file, still honoured.
 ///
 /// Reading and writing only; what a sweep removes and what a member may hold are decided by
 /// ``SessionSweep`` and ``UploadSessionLedger``. Sessions from before owners were recorded
@@ -38,11 +39,55 @@ enum UploadSessionFiles {
         return true
     }
 
-    /// Removes a session's owner marker (the session itself was committed or removed).
-    static func forgetOwner(of session: String) {
-        unlink(session + ownerSuffix)
+    /// The mode bit that says a sequential session is closed: its owner's execute bit, on a file
+    /// made 0600. Issue 56: the `<id>.closed` file it replaces was two more inodes for each file
+    /// a `put -r` sends (Foundation writes it through a temporary file), one of them deleted at
+    /// once and the other at its commit, and ext4's search for free inodes among the recently
+    /// deleted ones was 7–10% of the server's time. A commit sets the file's mode anew.
+    static let closedBit: mode_t = S_IXUSR
+
+    /// Marks a sequential session closed (no more appends; a batch may commit it).
+    @discardableResult
+    static func markClosed(_ session: String) -> Bool { chmod(session, 0o600 | closedBit) == 0 }
+
+    /// Whether the session whose file has `info` is closed: its mode, or an older server's marker.
+    static func isClosed(_ session: String, info: stat) -> Bool {
+        info.st_mode & closedBit != 0 || access(session + ".closed", F_OK) == 0
+    }
+
+    /// ``isClosed(_:info:)`` for a session not `stat`ed yet (false when it is gone).
+    static func isClosed(_ session: String) -> Bool {
+        var info = stat()
+        return stat(session, &info) == 0 && isClosed(session, info: info)
+    }
+
+    /// Removes a session's owner marker (the session itself was committed or removed). With
+    /// `later`, the marker is only forgotten now and removed by ``removeForgottenMarkers()``.
+    static func forgetOwner(of session: String, later: Bool = false) {
+        if later {
+            _ = forgottenMarkers.withLock { $0.insert(session + ownerSuffix) }
+        } else {
+            unlink(session + ownerSuffix)
+        }
         _ = knownOwners.withLock { $0.removeValue(forKey: session) }
         openSessions.withLock { $0.remove(session) }
+    }
+
+    /// Owner markers of committed sessions not removed yet. A batch's commits leave theirs here
+    /// and the change watcher removes them once the batches have ended: on ext4 without a
+    /// journal a new inode is looked for past every inode deleted in the last 5–35 seconds, one
+    /// block lookup each, so a marker deleted at each commit slowed every file a `put -r` made
+    /// after it (issue 56). A marker whose session is gone counts for nobody (``owned(by:in:)``)
+    /// and, left by a crash, is swept with the expired sessions.
+    private static let forgottenMarkers = Mutex<Set<String>>([])
+
+    /// Removes the markers ``forgetOwner(of:later:)`` left.
+    static func removeForgottenMarkers() {
+        let markers = forgottenMarkers.withLock { markers in
+            defer { markers = [] }
+            return markers
+        }
+        for marker in markers { unlink(marker) }
     }
 
     /// The sessions open in the sessions folder, by owner, with their sizes as last seen: what
@@ -98,12 +143,13 @@ enum UploadSessionFiles {
             return known.reduce(into: [:]) { owned, entry in if entry.value.owner == member { owned[entry.key] = entry.value.size } }
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let forgotten = forgottenMarkers.withLock { $0 }
         var all: [String: (owner: String, size: Int64)] = [:]
-        for name in names where name.hasSuffix(ownerSuffix) {
+        for name in names where name.hasSuffix(ownerSuffix) && !forgotten.contains(directory + "/" + name) {
             let session = directory + "/" + String(name.dropLast(ownerSuffix.count))
-            guard let owner = owner(of: session) else { continue }
+            // A marker whose session is gone (committed) is not read.
             var info = stat()
-            guard stat(session, &info) == 0 else { continue }
+            guard stat(session, &info) == 0, let owner = owner(of: session) else { continue }
             all[session] = (owner, Int64(info.st_size))
         }
         openSessions.withLock { $0 = OpenSessions(directory: directory, listed: .now, sessions: all) }

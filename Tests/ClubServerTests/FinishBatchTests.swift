@@ -105,6 +105,77 @@ final class FinishBatchTests: XCTestCase {
         XCTAssertEqual(club.read("byteclub/concurrent.md"), "the only block, closing\n")
     }
 
+    /// More entries than one group of commits (``ClubAPI/commitGroupSize``), a concurrent
+    /// session among them and two entries for one path: each answered at its position and in the
+    /// batch's order (the second of the two conflicts), every commit journaled and kept in its
+    /// history, and nothing left in the sessions folder (a closed session needs no marker file).
+    func testGroupsOfCommitsKeepTheBatchsOrder() async throws {
+        try await club.upload("/byteclub/many/first.md", Data("first\n".utf8))
+        let latest = try await club.rpc("2/files/list_folder/get_latest_cursor", ["path": "/byteclub/many"])
+        let cursor = try XCTUnwrap(latest.json["cursor"] as? String, latest.text)
+        let count = ClubAPI.commitGroupSize * 2 + 5
+        let concurrentIndex = ClubAPI.commitGroupSize + 2
+        var entries: [[String: Any]] = []
+        for index in 0..<count {
+            let data = Data("note \(index)\n".utf8)
+            let id = [3, 4, concurrentIndex].contains(index) ? "replaced below" : try await closedSession(data)
+            entries.append(entry(id, offset: data.count, path: "/byteclub/many/n\(index).md"))
+        }
+        // The same path twice, in one group: the later one conflicts.
+        let twin = Data("twin\n".utf8)
+        entries[3] = entry(try await closedSession(twin), offset: twin.count, path: "/byteclub/many/twin.md")
+        entries[4] = entry(try await closedSession(twin + twin), offset: 2 * twin.count, path: "/byteclub/many/twin.md")
+        // A concurrent session in the second group commits where it stands.
+        let start = try await club.content("2/files/upload_session/start", ["session_type": [".tag": "concurrent"]])
+        let concurrent = try XCTUnwrap(start.json["session_id"] as? String)
+        let block = Data("concurrent\n".utf8)
+        let append = try await club.content("2/files/upload_session/append_v2", ["cursor": ["session_id": concurrent, "offset": 0], "close": true],
+                                            body: block)
+        XCTAssertEqual(append.status, 200, append.text)
+        entries[concurrentIndex] = entry(concurrent, offset: block.count, path: "/byteclub/many/n\(concurrentIndex).md")
+        let sessions = club.root.appendingPathComponent(".byteclub/sessions").path
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: sessions).contains { $0.hasSuffix(".closed") },
+                       "a closed session is marked in its own mode")
+
+        let reply = try await batch(entries)
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let results = try XCTUnwrap(reply.json["entries"] as? [[String: Any]])
+        XCTAssertEqual(results.count, count)
+        for (index, result) in results.enumerated() where index != 4 {
+            XCTAssertEqual(result[".tag"] as? String, "success", "\(index): \(result)")
+        }
+        XCTAssertEqual(results[3]["path_display"] as? String, "/byteclub/many/twin.md")
+        let conflict = results[4]["failure"] as? [String: Any]
+        XCTAssertEqual((conflict?["path"] as? [String: Any])?[".tag"] as? String, "conflict", reply.text)
+        XCTAssertEqual(club.read("byteclub/many/twin.md"), "twin\n")
+        XCTAssertEqual(club.read("byteclub/many/n\(concurrentIndex).md"), "concurrent\n")
+        XCTAssertEqual(club.read("byteclub/many/n\(count - 1).md"), "note \(count - 1)\n")
+        // Only the conflicting entry's session stays, to be committed again.
+        let left = try FileManager.default.contentsOfDirectory(atPath: sessions).filter { !$0.hasSuffix(".owner") }
+        XCTAssertEqual(left.count, 1, "\(left)")
+
+        // Every commit is in the journal: the delta since the cursor names each file once.
+        var names: Set<String> = []
+        var next = cursor
+        while true {
+            let page = try await club.rpc("2/files/list_folder/continue", ["cursor": next])
+            XCTAssertEqual(page.status, 200, page.text)
+            for entry in page.json["entries"] as? [[String: Any]] ?? [] { names.insert(entry["name"] as? String ?? "") }
+            next = try XCTUnwrap(page.json["cursor"] as? String)
+            if page.json["has_more"] as? Bool != true { break }
+        }
+        XCTAssertEqual(names.count, count - 1, "\(names.sorted())")
+        XCTAssertTrue(names.contains("twin.md"))
+        // And each has its history, with its bytes kept: a restore of its first revision works.
+        let revisions = try await club.rpc("2/files/list_revisions", ["path": "/byteclub/many/n40.md"])
+        let rev = try XCTUnwrap((revisions.json["entries"] as? [[String: Any]])?.first?["rev"] as? String, revisions.text)
+        let download = try await club.content("2/files/download", ["path": "rev:" + rev])
+        XCTAssertEqual(download.text, "note 40\n")
+        let key = try XCTUnwrap(RevisionLog.historyKey(try XCTUnwrap(results[40]["id"] as? String)))
+        let copy = ".byteclub/revisions/\(key)/" + ContentHasher.hash(Data("note 40\n".utf8))
+        XCTAssertEqual(club.read(copy), "note 40\n", "a note's bytes are copied into its history")
+    }
+
     func testMoreThanAThousandEntriesAreRefusedWhole() async throws {
         let id = try await closedSession(Data("x".utf8))
         let entries = (0...ClubAPI.maxBatchEntries).map { entry(id, offset: 1, path: "/byteclub/many/\($0).md") }

@@ -176,6 +176,29 @@ final class FinishBatchTests: XCTestCase {
         XCTAssertEqual(club.read(copy), "note 40\n", "a note's bytes are copied into its history")
     }
 
+    /// A batch's committed sessions leave their `.owner` markers for the change watcher, which
+    /// removes them once the uploads have stopped (no inode is deleted while files arrive), and
+    /// they no longer count for their member meanwhile: a new session starts at once.
+    func testABatchsOwnerMarkersGoOnceTheUploadsStop() async throws {
+        var entries: [[String: Any]] = []
+        for index in 0..<3 {
+            let data = Data("marker \(index)\n".utf8)
+            entries.append(entry(try await closedSession(data), offset: data.count, path: "/byteclub/markers/m\(index).md"))
+        }
+        let reply = try await batch(entries)
+        XCTAssertEqual((reply.json["entries"] as? [[String: Any]])?.compactMap { $0[".tag"] as? String }, ["success", "success", "success"],
+                       reply.text)
+        let sessions = club.root.appendingPathComponent(".byteclub/sessions").path
+        func markers() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: sessions)) ?? []).filter { $0.hasSuffix(".owner") } }
+        let deadline = Date().addingTimeInterval(30)
+        while !markers().isEmpty {
+            guard Date() < deadline else { return XCTFail("markers left 30 s after the batch: \(markers())") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let next = try await closedSession(Data("after\n".utf8))
+        XCTAssertEqual(markers(), [next + ".owner"])
+    }
+
     func testMoreThanAThousandEntriesAreRefusedWhole() async throws {
         let id = try await closedSession(Data("x".utf8))
         let entries = (0...ClubAPI.maxBatchEntries).map { entry(id, offset: 1, path: "/byteclub/many/\($0).md") }

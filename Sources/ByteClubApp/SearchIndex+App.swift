@@ -82,28 +82,26 @@ final class ClubSearchIndex: NoteSearchIndex {
     func sync(_ entries: EntryTable, fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
               fetchBatch: IndexSync.FetchBatch?,
               progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome {
-        do {
-            let report = try await ClubIndexSync.run(index, entries: entries, fetch: { entry in try await fetch(entry.path) },
-                                                     fetchBatch: fetchBatch, progress: progress)
-            return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: report.rebuilt)
-        } catch let error as SearchIndexError {
-            throw .local(error.description)
-        } catch is CancellationError {
-            throw .cancelled
-        } catch {
-            throw .local("\(error)")
+        try await Self.outcome {
+            try await ClubIndexSync.run(index, entries: entries, fetch: { entry in try await fetch(entry.path) },
+                                        fetchBatch: fetchBatch, progress: progress)
         }
     }
-}
 
-extension ClubSearchIndex {
     func apply(changed: [RemoteEntry], removed: [String], fetch: @escaping @Sendable (String) async throws(RemoteError) -> String,
                fetchBatch: IndexSync.FetchBatch?,
                progress: @escaping @Sendable (Int, Int) -> Void) async throws(RemoteError) -> IndexSyncOutcome {
+        try await Self.outcome {
+            try await ClubIndexSync.apply(index, changed: changed, removed: removed, fetch: { entry in try await fetch(entry.path) },
+                                          fetchBatch: fetchBatch, progress: progress)
+        }
+    }
+
+    /// What a sync did, its errors in the app's words.
+    private static func outcome(_ sync: () async throws -> IndexSync.Report) async throws(RemoteError) -> IndexSyncOutcome {
         do {
-            let report = try await ClubIndexSync.apply(index, changed: changed, removed: removed, fetch: { entry in try await fetch(entry.path) },
-                                                       fetchBatch: fetchBatch, progress: progress)
-            return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: false)
+            let report = try await sync()
+            return IndexSyncOutcome(indexed: report.indexed, failed: report.failed.count, removed: report.removed, rebuilt: report.rebuilt)
         } catch let error as SearchIndexError {
             throw .local(error.description)
         } catch is CancellationError {

@@ -24,8 +24,6 @@ struct ListEdit {
         self.base = base
     }
 
-    var isChanged: Bool { !removed.isEmpty || !added.isEmpty }
-
     /// Removes the entry at `pathLower` and everything inside it (`inFolder`: only when it may be
     /// a folder with entries, which takes a pass over the table) and returns what went, in the
     /// list's order.

@@ -11,7 +11,7 @@ import Glibc
 /// bytes once (a name is found inside its path, and a path already lowercase is its own
 /// `pathLower`), in two allocations; and the app's cache file holds the same bytes, so a start
 /// from the cache maps the file and reads only the pages the screen asks for
-/// (``EntryTable/init(mapping:)``).
+/// (``EntryTable/init(mapping:offset:)``).
 ///
 /// A table is a value: it never changes once made, and a change makes a new one
 /// (``Builder``, ``edited(_:)``). Its positions are those of its entries, from 0.

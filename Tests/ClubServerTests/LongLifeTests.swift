@@ -225,12 +225,13 @@ final class LongLifeTests: XCTestCase {
     /// While a big copy writes its bytes, the folder's actor answers others: a `get_metadata`
     /// (which needs the actor, as every commit does) comes back before the copy is done.
     func testACopyHoldsUpNoOtherRequest() async throws {
-        club = try await ServerFixture()  // 256 MiB is far below maxFileBytes: a stream copy
+        club = try await ServerFixture()  // 1 GiB is below maxFileBytes: a stream copy
         try await save("/c/small.txt", "small")
-        // 256 MiB, sparse: cheap to make, and a full copy still writes (and fsyncs) every byte.
+        // 1 GiB, sparse: cheap to make, and a full copy still writes (and fsyncs) every byte. At
+        // 256 MiB, five test processes side by side once saw the copy end before the answer.
         let big = club.root.appendingPathComponent("c/big.bin")
         XCTAssertTrue(FileManager.default.createFile(atPath: big.path, contents: nil))
-        XCTAssertEqual(truncate(big.path, 256 << 20), 0)
+        XCTAssertEqual(truncate(big.path, 1 << 30), 0)
         let temp = club.root.appendingPathComponent(".byteclub/tmp")
         let finished = Atomic<Bool>(false)
         let club = self.club!
@@ -258,10 +259,10 @@ final class LongLifeTests: XCTestCase {
         XCTAssertFalse(finished.load(ordering: .sequentiallyConsistent), "get_metadata waited for the copy")
         let reply = try await copy.value
         XCTAssertEqual(reply.status, 200, reply.text)
-        XCTAssertEqual((reply.json["metadata"] as? [String: Any])?["size"] as? Int, 256 << 20)
+        XCTAssertEqual((reply.json["metadata"] as? [String: Any])?["size"] as? Int, 1 << 30)
         var info = stat()
         XCTAssertEqual(stat(club.root.appendingPathComponent("c/copy.bin").path, &info), 0)
-        XCTAssertEqual(Int(info.st_size), 256 << 20)
+        XCTAssertEqual(Int(info.st_size), 1 << 30)
     }
 
     /// Without reflinks a copy writes every byte, so it is bounded as an upload is, and says so.

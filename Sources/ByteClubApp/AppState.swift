@@ -39,24 +39,16 @@ public struct Listing: Equatable, Sendable {
 
     public init() {}
 
-    /// Takes a listing's entries: the files, and the folders apart; in the Notes tab, the files
-    /// that are not notes apart too (``files``).
+    /// Takes a load's list: its entries (a table already in display order), folders and, in the
+    /// Notes tab, its other files.
     mutating func take(_ listed: [RemoteEntry], tab: Tab) {
-        // One pass, no copy of the listing: the notes go straight into the table.
-        var table = EntryTable.Builder(capacity: listed.count)
-        var others: [RemoteEntry] = [], folders: [RemoteEntry] = []
-        for entry in listed {
-            if entry.kind == .folder {
-                folders.append(entry)
-            } else if tab != .notes || ClubLayout.hasExtension(entry.name, in: ClubLayout.noteExtensions) {
-                table.append(entry)
-            } else {
-                others.append(entry)
-            }
-        }
-        entries = table.build()
-        if tab == .notes { files = others }
-        self.folders = folders
+        take(TabListing(displayOrder: listed, tab: tab), tab: tab)
+    }
+
+    mutating func take(_ listed: TabListing, tab: Tab) {
+        entries = listed.entries
+        if tab == .notes { files = listed.files }
+        folders = listed.folders
         version += 1
         changeLog = []
     }
@@ -245,7 +237,12 @@ public struct AppState: Sendable, Equatable {
 
     /// Applies the result of a load. A stale load (an older generation) only stops counting
     /// as in flight; the failure of the latest load keeps the old entries and shows the error.
+    /// ``finishLoad(_:generation:listing:)`` with a list already in display order, split as a load's is.
     public mutating func finishLoad(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>) {
+        finishLoad(tab, generation: generation, listing: result.map { TabListing(displayOrder: $0, tab: tab) })
+    }
+
+    public mutating func finishLoad(_ tab: Tab, generation: Int, listing result: Result<TabListing, RemoteError>) {
         inFlight = max(0, inFlight - 1)
         guard generation == self[tab].generation else { return }
         self[tab].isLoading = false

@@ -42,7 +42,7 @@ final class Refresher {
         // A first load with nothing on screen (no cache) shows the notes as they page in.
         let partial = context.state[tab].hasLoaded || !context.state[tab].entries.isEmpty
             ? nil : Self.partialRelay(context.effects.hop, to: self, tab: tab, generation: generation)
-        context.perform({ () async throws(RemoteError) in try await layout.fetch(tab, from: store, partial: partial) }) { [weak self] result in
+        context.perform({ () async throws(RemoteError) in try await layout.fetchListing(tab, from: store, partial: partial) }) { [weak self] result in
             self?.deliver(tab, generation: generation, result: result, select: select, cursor: cursor)
         }
     }
@@ -60,16 +60,16 @@ final class Refresher {
         context.update { $0.showPartialLoad(tab, progress.firstPage, count: progress.count) }
     }
 
-    private func deliver(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>, select: String?, cursor: RemoteCursor?) {
+    private func deliver(_ tab: Tab, generation: Int, result: Result<TabListing, RemoteError>, select: String?, cursor: RemoteCursor?) {
         let model = context.model
         let keep = select ?? model.state.selectedPath(tab, notes: model.noteListing)
         switch result {
-        case .success(let entries):
-            context.logger.info("loaded \(tab.noun)", metadata: ["count": "\(entries.count)"])
+        case .success(let listing):
+            context.logger.info("loaded \(tab.noun)", metadata: ["count": "\(listing.entries.count + listing.folders.count + listing.files.count)"])
         case .failure(let error): context.logger.error("could not load \(tab.noun): \(error.message)")
         }
         let latest = generation == context.state[tab].generation
-        context.update { $0.finishLoad(tab, generation: generation, result: result) }
+        context.update { $0.finishLoad(tab, generation: generation, listing: result) }
         if latest, case .success = result { cacheList(tab, cursor: cursor) }
         if let keep {
             let listing = tab == .notes ? model.noteListing : NoteListing(items: NoteItems([]), rows: NoteRows(NoteItems([]), format: model.format, offline: OfflineState(), tags: NoteTags()))

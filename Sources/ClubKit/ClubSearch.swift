@@ -46,7 +46,7 @@ public enum ClubSearch {
         if !report.failed.isEmpty {
             say("\(report.failed.count) note\(report.failed.count == 1 ? "" : "s") could not be fetched; searched as they were indexed")
         }
-        return entries
+        return Array(entries)
     }
 }
 

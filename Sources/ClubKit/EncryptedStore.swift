@@ -201,6 +201,28 @@ extension EncryptedStore: RecursiveListingStore {
             throw plain(error, folder, hidden)
         }
     }
+
+    public func listRecursivelyItself(_ folder: String, into pages: inout some ListingPages,
+                                      partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError) {
+        let hidden = try hide(folder)
+        let mapped = partial.map { Self.revealing($0, through: self) }
+        var revealed = RevealedPages(inner: pages, store: self)
+        defer { pages = revealed.inner }
+        do {
+            try await inner.listRecursively(hidden, into: &revealed, partial: mapped)
+        } catch {
+            throw plain(error, folder, hidden)
+        }
+    }
+}
+
+/// The pages of the sealed listing, their names revealed (the club's own files dropped) on the
+/// way to `inner`.
+private struct RevealedPages<Inner: ListingPages>: ListingPages {
+    var inner: Inner
+    let store: EncryptedStore
+    mutating func take(_ page: [RemoteEntry]) { inner.take(page.compactMap(store.reveal)) }
+    mutating func restart() { inner.restart() }
 }
 
 extension EncryptedStore {

@@ -18,8 +18,8 @@ public enum ClubIndexSync {
     /// The notes an index of the club holds: every note the Notes tab lists, in any folder
     /// under the club's folder (a recursive listing: WebDAV by folder, a club server and
     /// Dropbox in pages), files only. The app's notes list holds the same.
-    public static func notes(in layout: ClubLayout, from store: any RemoteStore) async throws(RemoteError) -> [RemoteEntry] {
-        try await layout.fetch(.notes, from: store).filter { $0.kind == .file && ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions) }
+    public static func notes(in layout: ClubLayout, from store: any RemoteStore) async throws(RemoteError) -> EntryTable {
+        try await layout.fetchListing(.notes, from: store).entries
     }
 
     /// A listed note as ``IndexSync`` takes it.

@@ -27,37 +27,26 @@ public struct ClubLayout: Sendable, Equatable {
     /// hears how far the Notes tab's listing has got while a big one pages in (its first page's
     /// notes sorted for display).
     public func fetch(_ tab: Tab, from store: any RemoteStore, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
-        let notesSoFar = Self.notesSoFar(partial, layout: self)
+        try await fetchListing(tab, from: store, partial: partial).all
+    }
+
+    /// ``fetch(_:from:partial:)`` as the app keeps it: the Notes tab's notes go into a table
+    /// as the listing's pages arrive and are sorted there, so a 100,000-note listing is never
+    /// an array of every entry beside its table (issue 56).
+    public func fetchListing(_ tab: Tab, from store: any RemoteStore,
+                             partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> TabListing {
         do {
             switch tab {
             case .notes:
-                // The notes and folders, then the other files among them (a vault's PDFs,
-                // canvases…: ``isAttachment(_:)``), by path.
-                // Sorted where they are, without copies of the whole listing: a 100,000-note
-                // club's listing is tens of megabytes (issue 56).
-                var notes = try await store.listRecursively(folder, partial: notesSoFar)
-                var folders: [RemoteEntry] = [], attachments: [RemoteEntry] = []
-                // The listing becomes the notes in place: folders and attachments are taken out.
-                notes.removeAll { entry in
-                    if isInNotes(entry) {
-                        guard entry.kind == .folder else { return false }
-                        folders.append(entry)
-                    } else if isAttachment(entry) {
-                        attachments.append(entry)
-                    }
-                    return true
-                }
-                Self.sortNewestFirst(&notes)
-                folders.sort { $0.pathLower < $1.pathLower }
-                attachments.sort { $0.pathLower < $1.pathLower }
-                notes.append(contentsOf: folders)
-                notes.append(contentsOf: attachments)
-                return notes
+                var pages = NotesPages(layout: self)
+                try await store.listRecursively(folder, into: &pages, partial: Self.notesSoFar(partial, layout: self))
+                return pages.listing()
             case .photos:
-                return Self.sortedPhotos(try await store.search(in: photosFolder, extensions: Self.photoExtensions))
+                let photos = Self.sortedPhotos(try await store.search(in: photosFolder, extensions: Self.photoExtensions))
+                return TabListing(entries: EntryTable(photos), folders: [], files: [])
             }
         } catch .notFound {
-            return []
+            return TabListing(entries: EntryTable(), folders: [], files: [])
         }
     }
 
@@ -87,7 +76,7 @@ public struct ClubLayout: Sendable, Equatable {
     }
 
     /// Under the club folder, outside the photos folder and hidden folders.
-    private func isAmongNotes(_ entry: RemoteEntry) -> Bool {
+    func isAmongNotes(_ entry: RemoteEntry) -> Bool {
         let root = folder.lowercased() + "/"
         guard entry.pathLower.hasPrefix(root) else { return false }
         let relative = entry.pathLower.dropFirst(root.count)

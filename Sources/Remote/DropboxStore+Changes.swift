@@ -85,29 +85,44 @@ extension DropboxStore {
     /// `reset`. Real Dropbox names the folder itself first in a recursive listing; it is left out.
     public func listAll(_ folder: String, recursive: Bool, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
         guard recursive else { return try await list(folder) }
+        var pages = ListingArray()
+        try await listAll(folder, into: &pages, partial: partial)
+        return pages.entries
+    }
+
+    /// Every entry under `folder` and its subfolders, page by page into `pages`, started over
+    /// (``ListingPages/restart()``) on a `reset`.
+    public func listAll(_ folder: String, into pages: inout some ListingPages,
+                        partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) {
         var restarts = 0
         while true {
             do {
-                return try await listEverything(folder, partial: partial)
+                return try await listEverything(folder, into: &pages, partial: partial)
             } catch .cursorReset where restarts < 5 {
                 restarts += 1
+                pages.restart()
             }
         }
     }
 
-    private func listEverything(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError) -> [RemoteEntry] {
-        var entries: [RemoteEntry] = []
+    private func listEverything(_ folder: String, into pages: inout some ListingPages,
+                                partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError) {
+        var count = 0
         var reported: ContinuousClock.Instant?
+        let folderLower = folder.lowercased()
         try await forEachPipelinedPage(folder, recursive: true, limits: listingLimits) { (page: ListFolderResult) throws(RemoteError) in
+            var entries: [RemoteEntry] = []
+            entries.reserveCapacity(page.entries.count)
             for item in page.entries {
-                if case .updated(let entry) = try Self.change(item, in: folder), entry.pathLower != folder.lowercased() { entries.append(entry) }
+                if case .updated(let entry) = try Self.change(item, in: folder), entry.pathLower != folderLower { entries.append(entry) }
             }
+            count += entries.count
             if page.hasMore, let partial, reported.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
-                partial(ListingProgress(firstPage: reported == nil ? entries : nil, count: entries.count))
+                partial(ListingProgress(firstPage: reported == nil ? entries : nil, count: count))
                 reported = .now
             }
+            pages.take(entries)
         }
-        return entries
     }
 
     /// A change page's entry. The folder itself may appear (a recursive cursor's folder was

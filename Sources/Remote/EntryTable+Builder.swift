@@ -7,6 +7,9 @@ import Glibc
 /// handed over whole.
 extension EntryTable {
     /// Makes a table an entry at a time.
+    ///
+    /// A builder owns its buffers until ``build()``: a copy is only for handing it on (a listing's
+    /// pages passed through another taker), and the copy left behind is not used again.
     public struct Builder {
         private var records = Growing()
         private var texts = Growing()
@@ -35,6 +38,13 @@ extension EntryTable {
                 out.storeBytes(of: entry.modified == nil ? 0 : 1, toByteOffset: 74, as: UInt8.self)
             }
             count += 1
+        }
+
+        /// Forgets every entry appended, keeping the buffers for the next.
+        public mutating func removeAll() {
+            records.removeAll()
+            texts.removeAll()
+            count = 0
         }
 
         /// Appends the entry at `position` of `table`, its texts copied as bytes (a text inside
@@ -117,6 +127,8 @@ extension EntryTable {
             base = grown
             capacity = Swift.max(bytes, 16)
         }
+
+        mutating func removeAll() { count = 0 }
 
         /// Appends a zeroed record and lets `fill` write it.
         mutating func appendRecord(_ fill: (UnsafeMutableRawBufferPointer) -> Void) {

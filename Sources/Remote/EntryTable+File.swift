@@ -8,15 +8,16 @@ import Glibc
 /// read back by mapping the file, so a start touches only the pages it reads.
 extension EntryTable {
     /// Writes `parts`, one after the other, as one table to `fd`, a megabyte at a time. Parts
-    /// that share their bytes (parts of one cached table) have them written once.
+    /// that share their texts (parts of one cached table, a table ``reordered(_:)``) have them
+    /// written once.
     /// False on a failure (`errno` says why).
     public static func write(_ parts: [EntryTable], to fd: Int32) -> Bool {
         // Each storage's texts once, where they will be in the file's texts.
-        var textBase: [ObjectIdentifier: Int] = [:]
+        var textBase: [UnsafeRawPointer: Int] = [:]
         var storages: [Storage] = []
         var textLength = 0
-        for part in parts where textBase[ObjectIdentifier(part.storage)] == nil {
-            textBase[ObjectIdentifier(part.storage)] = textLength
+        for part in parts where textBase[part.storage.texts] == nil {
+            textBase[part.storage.texts] = textLength
             storages.append(part.storage)
             textLength += part.storage.textLength
         }
@@ -25,7 +26,7 @@ extension EntryTable {
         var out = ChunkWriter(fd: fd)
         out.append(magic); out.append(UInt64(count)); out.append(UInt64(textLength)); out.append(UInt64(0))
         for part in parts {
-            let base = UInt32(textBase[ObjectIdentifier(part.storage)]!)
+            let base = UInt32(textBase[part.storage.texts]!)
             for position in part.indices {
                 out.appendRecord(part.record(position), textBase: base)
             }

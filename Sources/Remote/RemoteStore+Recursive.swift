@@ -14,6 +14,27 @@ public struct ListingProgress: Sendable {
 /// what its inner store lists).
 public protocol RecursiveListingStore: RemoteStore {
     func listRecursivelyItself(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError) -> [RemoteEntry]
+    /// ``RemoteStore/listRecursively(_:into:partial:)`` its own way.
+    func listRecursivelyItself(_ folder: String, into pages: inout some ListingPages,
+                               partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError)
+}
+
+/// Where a listing that comes in pages goes as it comes (``RemoteStore/listRecursively(_:into:partial:)``):
+/// a 100,000-note listing is kept the way its taker keeps it (the app's table of bytes), never
+/// as one array of every entry beside it (issue 56).
+public protocol ListingPages {
+    /// The next page's entries, in the listing's order.
+    mutating func take(_ page: [RemoteEntry])
+    /// The listing started over (a cursor reset part-way): every page taken so far is dropped.
+    mutating func restart()
+}
+
+/// The pages gathered into one array: what ``RemoteStore/listRecursively(_:partial:)`` answers.
+public struct ListingArray: ListingPages {
+    public var entries: [RemoteEntry] = []
+    public init() {}
+    public mutating func take(_ page: [RemoteEntry]) { entries += page }
+    public mutating func restart() { entries = [] }
 }
 
 /// Everything under a folder, subfolders included, in one list.
@@ -34,5 +55,19 @@ extension RemoteStore {
             pending += entries.filter { $0.kind == .folder }.map(\.path)
         }
         return all
+    }
+
+    /// ``listRecursively(_:partial:)``, each page handed to `pages` as it arrives: the club
+    /// server's and Dropbox's pages of 2,000 entries as they are decoded; a store listed folder
+    /// by folder (WebDAV) or by another store's pages in one go at the end.
+    public func listRecursively(_ folder: String, into pages: inout some ListingPages,
+                                partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) {
+        if let wrapper = self as? any RecursiveListingStore {
+            try await wrapper.listRecursivelyItself(folder, into: &pages, partial: partial)
+        } else if let dropbox = self as? DropboxStore {
+            try await dropbox.listAll(folder, into: &pages, partial: partial)
+        } else {
+            pages.take(try await listRecursively(folder, partial: partial))
+        }
     }
 }

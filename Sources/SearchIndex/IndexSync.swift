@@ -85,9 +85,8 @@ public struct IndexSync: Sendable {
     /// `fetchBatch` when given (each batch written in one transaction as it arrives, so a kill
     /// loses at most the batches in flight), and `fetch` for the rest.
     ///
-    /// `listing` is read in one pass and not kept: the app hands a view of its list's table, so
-    /// a first sync of 100,000 notes holds one array of the notes to fetch, not copies of the
-    /// listing (issue 56).
+    /// `listing` is not copied: the app hands a view of its list's table, and a sync keeps the
+    /// positions of the notes it fetches, making each batch's entries as it sends it (issue 56).
     public func run(listing: some Collection<Entry>, fetch: @escaping Fetch, fetchBatch: FetchBatch? = nil,
                     progress: Progress? = nil) async throws -> Report {
         do {
@@ -115,65 +114,79 @@ public struct IndexSync: Sendable {
         let known = try index.revisions(of: changed.map { $0.path.lowercased() })
         let stale = changed.filter { known[$0.path.lowercased()] != ($0.rev ?? "") }
         report.unchanged = changed.count - stale.count
-        try await fetchChanged(stale, report: &report, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+        try await fetchChanged(count: stale.count, entry: { stale[$0] }, report: &report, fetch: fetch, fetchBatch: fetchBatch,
+                               progress: progress)
         return report
     }
 
-    private func pass(listing: some Collection<Entry>, fetch: @escaping Fetch, fetchBatch: FetchBatch?, progress: Progress?) async throws -> Report {
+    /// Reads `listing` once, keeping only the positions of the notes to fetch: a first sync of
+    /// 100,000 notes holds 100,000 positions, not 100,000 entries of four strings (issue 56),
+    /// and each batch's entries are made again from the listing when it is sent. A path listed
+    /// twice is taken once when the index has it (a note it lacks may then be fetched twice).
+    private func pass<Listing: Collection<Entry>>(listing: Listing, fetch: @escaping Fetch, fetchBatch: FetchBatch?,
+                                                   progress: Progress?) async throws -> Report {
         var report = Report()
         let known = try index.revisions()
-        var listed = Set<String>()
-        var changed: [Entry] = []
-        for entry in listing {
+        var unlisted = Set(known.keys)
+        var changed: [Listing.Index] = []
+        for position in listing.indices {
+            let entry = listing[position]
             let lower = entry.path.lowercased()
-            guard listed.insert(lower).inserted else { continue }
-            if let rev = known[lower], rev == (entry.rev ?? "") {
-                report.unchanged += 1
-            } else {
-                changed.append(entry)
+            if let rev = known[lower] {
+                guard unlisted.remove(lower) != nil else { continue }
+                if rev == (entry.rev ?? "") {
+                    report.unchanged += 1
+                    continue
+                }
             }
+            changed.append(position)
         }
-        for path in known.keys where !listed.contains(path) {
+        for path in unlisted {
             try index.remove(path: path)
             report.removed += 1
         }
-        try await fetchChanged(changed, report: &report, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+        try await fetchChanged(count: changed.count, entry: { listing[changed[$0]] }, report: &report, fetch: fetch,
+                               fetchBatch: fetchBatch, progress: progress)
         return report
     }
 
-    /// Fetches and indexes `changed`: in batches where the store reads them, alone otherwise.
-    private func fetchChanged(_ changed: [Entry], report: inout Report, fetch: @escaping Fetch, fetchBatch: FetchBatch?,
-                              progress: Progress?) async throws {
-        var changed = changed
-        let total = changed.count
+    /// Fetches and indexes the `count` notes `entry(0..<count)` makes: in batches where the store
+    /// reads them, alone otherwise. `entry` is asked again for each batch as it is sent.
+    private func fetchChanged(count total: Int, entry: (Int) -> Entry, report: inout Report, fetch: @escaping Fetch,
+                              fetchBatch: FetchBatch?, progress: Progress?) async throws {
         progress?(0, total)
         guard total > 0 else { return }
 
         var done = 0
-        if let fetchBatch {
-            changed = try await fetchInBatches(changed, fetchBatch: fetchBatch, report: &report, done: &done, total: total, progress: progress)
+        guard let fetchBatch else {
+            try await fetchOneByOne(count: total, entry: entry, fetch: fetch, report: &report, done: &done, total: total, progress: progress)
+            return
         }
-        try await fetchOneByOne(changed, fetch: fetch, report: &report, done: &done, total: total, progress: progress)
+        let alone = try await fetchInBatches(count: total, entry: entry, fetchBatch: fetchBatch, report: &report, done: &done,
+                                             total: total, progress: progress)
+        try await fetchOneByOne(count: alone.count, entry: { alone[$0] }, fetch: fetch, report: &report, done: &done, total: total,
+                                progress: progress)
     }
 
     /// The batchable notes through `fetchBatch`, each answer written in one transaction; returns
     /// the notes left to fetch alone (too big, or not given by their batch).
-    private func fetchInBatches(_ changed: [Entry], fetchBatch: @escaping FetchBatch, report: inout Report, done: inout Int,
-                                total: Int, progress: Progress?) async throws -> [Entry] {
+    private func fetchInBatches(count: Int, entry: (Int) -> Entry, fetchBatch: @escaping FetchBatch, report: inout Report,
+                                done: inout Int, total: Int, progress: Progress?) async throws -> [Entry] {
         // Positions of the notes small enough for a batch, cut into batches; each batch's notes
-        // are gathered only when it is sent.
-        let batched = changed.indices.filter { (changed[$0].size ?? 0) <= Self.largestBatchedNote }
-        var alone = changed.indices.filter { (changed[$0].size ?? 0) > Self.largestBatchedNote }.map { changed[$0] }
+        // are made only when it is sent.
+        var batched: [Int] = [], alone: [Entry] = []
+        for position in 0..<count {
+            let note = entry(position)
+            if (note.size ?? 0) <= Self.largestBatchedNote { batched.append(position) } else { alone.append(note) }
+        }
         let size = max(1, fetchBatchSize)
         let ranges = stride(from: 0, to: batched.count, by: size).map { $0..<min($0 + size, batched.count) }
-        try await Self.inFlight(ranges, width: concurrentBatches, { range -> ([Entry], [Fetched?]?) in
-            let batch = batched[range].map { changed[$0] }
+        try await Self.inFlight(count: ranges.count, width: concurrentBatches, item: { batched[ranges[$0]].map(entry) }, { batch in
             let answer = try await fetchBatch(batch)
-            return (batch, answer.count == batch.count ? answer : nil)
-        }) { range, result in
+            return answer.count == batch.count ? answer : nil
+        }) { batch, result in
             // A batch that threw is fetched note by note after.
-            let batch = result?.0 ?? batched[range].map { changed[$0] }
-            guard let answer = result?.1 else {
+            guard let answer = result ?? nil else {
                 alone += batch
                 return
             }
@@ -196,13 +209,12 @@ public struct IndexSync: Sendable {
     }
 
     /// Notes fetched one request each, a few at a time, written in transactions of `batchSize`.
-    private func fetchOneByOne(_ changed: [Entry], fetch: @escaping Fetch, report: inout Report, done: inout Int,
+    private func fetchOneByOne(count: Int, entry: (Int) -> Entry, fetch: @escaping Fetch, report: inout Report, done: inout Int,
                                total: Int, progress: Progress?) async throws {
-        let count = changed.count
         guard count > 0 else { return }
         var batch: [IndexedNote] = []
         var fetched = 0
-        try await Self.inFlight(changed, width: maxConcurrentFetches, fetch) { entry, text in
+        try await Self.inFlight(count: count, width: maxConcurrentFetches, item: entry, fetch) { entry, text in
             done += 1
             fetched += 1
             if let text {
@@ -222,14 +234,16 @@ public struct IndexSync: Sendable {
 
     /// Runs `work` on each item, at most `width` at once, and hands each item and its result
     /// (nil when `work` threw anything but cancellation) to `take` as they finish, one at a time.
+    /// The items are made by `item(0..<count)` only as they start, so no more than `width` of
+    /// them (and those finishing) exist at once.
     private static func inFlight<Item: Sendable, Result: Sendable>(
-        _ items: [Item], width: Int, _ work: @escaping @Sendable (Item) async throws -> Result,
+        count: Int, width: Int, item makeItem: (Int) -> Item, _ work: @escaping @Sendable (Item) async throws -> Result,
         take: (Item, Result?) throws -> Void
     ) async throws {
         try await withThrowingTaskGroup(of: (Item, Result?).self) { group in
             var next = 0
             func startOne() {
-                let item = items[next]
+                let item = makeItem(next)
                 next += 1
                 group.addTask {
                     do {
@@ -241,9 +255,9 @@ public struct IndexSync: Sendable {
                     }
                 }
             }
-            while next < min(max(1, width), items.count) { startOne() }
+            while next < min(max(1, width), count) { startOne() }
             while let (item, result) = try await group.next() {
-                if next < items.count { startOne() }
+                if next < count { startOne() }
                 try take(item, result)
             }
         }

@@ -1,6 +1,7 @@
 @testable import ByteClubApp
 import Foundation
 import LocalClub
+import TestSupport
 @testable import Remote
 import XCTest
 
@@ -129,6 +130,34 @@ final class EntryTableTests: XCTestCase {
         XCTAssertEqual(empty.map(\.count), [2, 0, 0])
         XCTAssertEqual(Array(table.picking([3, 0])), [entries[3], entries[0]])
         XCTAssertEqual(Array(table.filtered { $0 != 1 }), [entries[0], entries[2], entries[3]])
+    }
+
+    /// A listing sorted after it was built moves its records only: the sorted table shares the
+    /// texts, sorts exactly as ``ClubLayout/newestFirst(_:)`` (no time oldest; the same time by
+    /// path, as strings compare, ASCII or not), and a file written from both has the texts once.
+    func testAReorderedTableSharesItsTextsAndSortsAsTheLayoutDoes() throws {
+        var generator = SeededGenerator(seed: 56)
+        let names = ["a.md", "B.md", "é.md", "e\u{301}.md", "z.md", "Zz.md", "🦀.md", "a b.md"] + hostile.filter { !$0.isEmpty }
+        var entries: [RemoteEntry] = []
+        for position in 0..<400 {
+            let time = Int.random(in: 0..<6, using: &generator)
+            let name = names[Int.random(in: 0..<names.count, using: &generator)]
+            entries.append(entry("/byteclub/\(position % 13)/\(name)", modified: time == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(time) * 1.5)))
+        }
+        let table = EntryTable(entries)
+        let sorted = table.reordered(table.positionsNewestFirst())
+        XCTAssertEqual(Array(sorted), ClubLayout.newestFirst(entries))
+        XCTAssertEqual(sorted.storage.texts, table.storage.texts, "the texts are shared, not copied")
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reordered-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fd = open(file.path, O_CREAT | O_RDWR | O_TRUNC, 0o600)
+        defer { close(fd) }
+        XCTAssertTrue(EntryTable.write([sorted, table.part(0..<10)], to: fd))
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        XCTAssertEqual(size, EntryTable.header + 410 * EntryTable.recordSize + table.storage.textLength)
+        let back = try XCTUnwrap(EntryTable(mapping: fd, offset: 0))
+        XCTAssertEqual(Array(back), ClubLayout.newestFirst(entries) + entries[0..<10])
     }
 
     /// Generated histories: a change page applied to a table through ``ListEdit`` leaves the

@@ -33,7 +33,9 @@ public struct NoteTags: Sendable, Equatable {
     /// whole list was asked for).
     public mutating func apply(_ found: [String: [String]], asked paths: [String], replacingAll: Bool = false) {
         var next = replacingAll ? [:] : byPath
-        for path in paths { next[path.lowercased()] = nil }
+        if !replacingAll {
+            for path in paths { next[path.lowercased()] = nil }
+        }
         for (path, tags) in found where !tags.isEmpty { next[path.lowercased()] = ItemTags(tags) }
         guard next != byPath else { return }
         byPath = next

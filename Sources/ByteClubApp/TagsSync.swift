@@ -34,9 +34,8 @@ final class TagsSync {
     func loadFinished(_ tab: Tab) {
         let listing = context.state.notes
         guard tab == .notes, tagging != nil, context.state.tags.unavailable == nil, listing.error == nil, listing.cachedAt == nil else { return }
-        let paths = listing.entries.indices.map(listing.entries.path(at:))
         generation += 1
-        fetch(paths, replacingAll: true, generation: generation)
+        fetch(.all(listing.entries), replacingAll: true, generation: generation)
     }
 
     /// A change page: the notes it names are asked for their tags again; a deleted or renamed
@@ -53,16 +52,35 @@ final class TagsSync {
             }
         }
         guard !asked.isEmpty else { return }
-        fetch(asked, replacingAll: false, generation: nil)
+        fetch(.paths(asked), replacingAll: false, generation: nil)
     }
 
-    private func fetch(_ paths: [String], replacingAll: Bool, generation: Int?) {
+    /// Whose tags a fetch asks for: the notes a change page named, or every note of the list.
+    private enum Asked: Sendable {
+        case paths([String])
+        /// The list's notes, asked ``TagsSync/pathsAtOnce`` at a time, a few requests in flight:
+        /// a 100,000-note list is never an array of every path (issue 56).
+        case all(EntryTable)
+    }
+
+    /// Paths per `tags(of:)` call of a whole list's fetch, and how many calls are in flight.
+    nonisolated static let pathsAtOnce = 100
+    nonisolated static let callsInFlight = 4
+
+    private func fetch(_ asked: Asked, replacingAll: Bool, generation: Int?) {
         guard let tagging else { return }
-        context.perform({ () async throws(RemoteError) in try await tagging.tags(of: paths) }) { [weak self] result in
+        context.perform({ () async throws(RemoteError) in
+            switch asked {
+            case .paths(let paths): return try await tagging.tags(of: paths)
+            case .all(let table): return try await Self.tags(of: table, from: tagging)
+            }
+        }) { [weak self] result in
             guard let self else { return }
             if let generation, generation != self.generation { return }
             switch result {
             case .success(let found):
+                let paths: [String]
+                if case .paths(let asked) = asked { paths = asked } else { paths = [] }
                 self.updateKeepingSelection { $0.tags.apply(found, asked: paths, replacingAll: replacingAll) }
                 self.scheduleCache()
             case .failure(.notSupported(let what)):
@@ -71,6 +89,32 @@ final class TagsSync {
                 // The list is there without its tags; the next load or change asks again.
                 self.context.logger.warning("could not read tags: \(error.message)")
             }
+        }
+    }
+
+    /// The tags of every note of `table`, ``pathsAtOnce`` paths a call, ``callsInFlight`` at once.
+    nonisolated private static func tags(of table: EntryTable, from tagging: any TaggingStore) async throws(RemoteError) -> [String: [String]] {
+        let chunks = stride(from: 0, to: table.count, by: pathsAtOnce).map { $0..<min($0 + pathsAtOnce, table.count) }
+        do {
+            return try await withThrowingTaskGroup(of: [String: [String]].self) { group in
+                var found: [String: [String]] = [:]
+                var next = 0
+                func startOne() {
+                    let paths = chunks[next].map(table.path(at:))
+                    next += 1
+                    group.addTask { () async throws(RemoteError) in try await tagging.tags(of: paths) }
+                }
+                while next < min(callsInFlight, chunks.count) { startOne() }
+                while let some = try await group.next() {
+                    if next < chunks.count { startOne() }
+                    found.merge(some) { _, new in new }
+                }
+                return found
+            }
+        } catch let error as RemoteError {
+            throw error
+        } catch {
+            throw .cancelled
         }
     }
 

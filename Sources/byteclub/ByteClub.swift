@@ -28,9 +28,11 @@ struct ByteClub: AsyncParsableCommand {
             CLIError.exit(.usage, "'\(unknown)' is not a byteclub command; \(guess)the commands are: "
                 + names.joined(separator: ", ") + " (byteclub help COMMAND for one)")
         }
-        let arranged = SubcommandOrder.arranged(arguments)
+        let (arranged, parsed) = SubcommandOrder.arranged(arguments)
         do {
-            var command = try parseAsRoot(arranged)
+            // Parsed once: building the command tree is a good part of a start (issue 56).
+            var command: any ParsableCommand
+            if let parsed { command = try parsed.get() } else { command = try parseAsRoot(arranged) }
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
@@ -49,21 +51,25 @@ struct ByteClub: AsyncParsableCommand {
 /// connection first, as with dbxcli and rclone, so a command line that does not parse as written
 /// is tried again with a subcommand's name moved to the front, each in turn (and when no order
 /// parses, the first such order, so the error is that command's).
-/// A line that parses as written is never rearranged (a remote named "ls" stays a value).
+/// A line that parses as written is never rearranged (a remote named "ls" stays a value), and
+/// one that does not start with an option is never tried twice: the order only matters when
+/// options come first.
 enum SubcommandOrder {
-    static func arranged(_ arguments: [String]) -> [String] {
-        guard !parses(arguments), let first = arguments.first, first.hasPrefix("-") else { return arguments }
+    /// The line to run, and its command when trying it already parsed it.
+    static func arranged(_ arguments: [String]) -> (arguments: [String], parsed: Result<any ParsableCommand, any Error>?) {
+        guard let first = arguments.first, first.hasPrefix("-") else { return (arguments, nil) }
+        if let parsed = parses(arguments) { return (arguments, parsed) }
         let names = Set(ByteClub.configuration.subcommands.map { $0._commandName })
         var fallback: [String]?
         for index in arguments.indices.dropFirst() where names.contains(arguments[index]) {
             var candidate = arguments
             candidate.remove(at: index)
             candidate.insert(arguments[index], at: 0)
-            if parses(candidate) { return candidate }
+            if let parsed = parses(candidate) { return (candidate, parsed) }
             fallback = fallback ?? candidate
         }
         // Wrong either way: the command's own complaint says more than the app's "unexpected 'ls'".
-        return fallback ?? arguments
+        return (fallback ?? arguments, nil)
     }
 
     /// The first word when it names no command: `byteclub lss` would otherwise be read as the
@@ -74,13 +80,13 @@ enum SubcommandOrder {
         return names.contains(first) ? nil : first
     }
 
-    /// Whether the line parses (a request for help or the version counts: it is a clean exit).
-    private static func parses(_ arguments: [String]) -> Bool {
+    /// The line's command when it parses, nil when it does not; a request for help or the
+    /// version counts as parsing (a clean exit), its error kept for the caller to throw.
+    private static func parses(_ arguments: [String]) -> Result<any ParsableCommand, any Error>? {
         do {
-            _ = try ByteClub.parseAsRoot(arguments)
-            return true
+            return .success(try ByteClub.parseAsRoot(arguments))
         } catch {
-            return ByteClub.exitCode(for: error) == .success
+            return ByteClub.exitCode(for: error) == .success ? .failure(error) : nil
         }
     }
 }

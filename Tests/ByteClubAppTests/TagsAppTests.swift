@@ -27,6 +27,24 @@ final class TagsAppTests: XCTestCase {
         DropboxStore(displayName: "club", endpoints: .club(club.server.baseURL), tokens: StaticToken(token), configuration: .ephemeral)
     }
 
+    /// A list of more notes than one `tags(of:)` call asks for is asked in parts, a few at once
+    /// (``TagsSync``): the tags of notes in the first, a middle and the last part all arrive.
+    func testEveryPartOfABigListHasItsTagsAtStart() async throws {
+        let names = (0..<450).map { String(format: "Note %03d.txt", $0) }
+        let club = try await MembersClub(notes: Dictionary(uniqueKeysWithValues: names.map { ($0, "x\n") }))
+        self.club = club
+        let ray = store(club, club.rayToken)
+        let tagged = ["Note 000.txt": "first", "Note 222.txt": "middle", "Note 449.txt": "last"]
+        for (name, tag) in tagged { try await ray.changeTags(of: "/byteclub/" + name, TagChange(added: [tag])) }
+        let harness = Harness(store: store(club, club.annToken))
+        await harness.start()
+        XCTAssertEqual(harness.app.state.notes.entries.count, 450)
+        await harness.waitUntil("the three tags, from three parts of the list") {
+            tagged.allSatisfy { name, tag in harness.app.state.tags.byPath["/byteclub/" + name.lowercased()]?.all == [tag] }
+        }
+        XCTAssertEqual(harness.app.state.tags.byPath.count, 3, "no other note has tags")
+    }
+
     func testAnotherMembersPinAndTagsShowLiveAndTheKeysChangeThem() async throws {
         let club = try await MembersClub(notes: ["Plans.txt": "x\n", "Budget.txt": "y\n"])
         self.club = club

@@ -193,13 +193,9 @@ public final class EncryptedStore: RemoteStore, Sendable {
 
 extension EncryptedStore: RecursiveListingStore {
     public func listRecursivelyItself(_ folder: String, partial: (@Sendable (ListingProgress) -> Void)?) async throws(RemoteError) -> [RemoteEntry] {
-        let hidden = try hide(folder)
-        let mapped = partial.map { Self.revealing($0, through: self) }
-        do {
-            return try await inner.listRecursively(hidden, partial: mapped).compactMap(reveal)
-        } catch {
-            throw plain(error, folder, hidden)
-        }
+        var pages = ListingArray()
+        try await listRecursivelyItself(folder, into: &pages, partial: partial)
+        return pages.entries
     }
 
     public func listRecursivelyItself(_ folder: String, into pages: inout some ListingPages,

@@ -76,7 +76,8 @@ extension AppState {
     /// of this state if the caller already has it (the model keeps one).
     public mutating func applyChanges(_ tab: Tab, _ changes: [RemoteChange], layout: ClubLayout, format: DisplayFormat,
                                       before: NoteListing? = nil) -> [LiveEvent] {
-        var entries = ListEdit(self[tab].entries)
+        let counts = self[tab].pathCounts.counts ?? PathCounts(self[tab].entries)
+        var entries = ListEdit(self[tab].entries, known: counts)
         let listing = self[tab]
         /// Whether the list holds entries inside `pathLower` (its folder index knows, without a pass).
         func holdsEntries(in pathLower: String) -> Bool {
@@ -136,7 +137,11 @@ extension AppState {
                 self[tab].logChange(changed: [], removed: [])
             }
         }
-        guard !events.isEmpty else { return [] }
+        guard !events.isEmpty else {
+            // The entries did not change: the counts made for this page serve the next.
+            self[tab].pathCounts.counts = counts
+            return []
+        }
 
         // Where the selection is now, by item.
         let list = self[tab].list
@@ -167,7 +172,9 @@ extension AppState {
             }
         }
 
-        self[tab].entries = entries.table(order: tab == .notes ? ClubLayout.sortedNotes : ClubLayout.sortedPhotos)
+        var kept: PathCounts? = counts
+        self[tab].entries = entries.table(order: tab == .notes ? ClubLayout.sortedNotes : ClubLayout.sortedPhotos, counts: &kept)
+        self[tab].pathCounts.counts = kept
         self[tab].version += 1
         let outcome = entries.outcome()
         self[tab].logChange(changed: outcome.changed, removed: outcome.removed)

@@ -8,7 +8,12 @@ public struct Listing: Equatable, Sendable {
     /// The entries of the last successful load, already sorted for display: files only. A
     /// table (``EntryTable``), not 100,000 values of seven strings; read from the cache, it is
     /// the cache file mapped.
-    public var entries = EntryTable() { didSet { folderIndex = FolderIndexSlot() } }
+    public var entries = EntryTable() {
+        didSet {
+            folderIndex = FolderIndexSlot()
+            pathCounts = PathCountsSlot()
+        }
+    }
     /// The folders the last load listed (the Notes tab's, which may hold no note yet), by path.
     public var folders: [RemoteEntry] = [] { didSet { folderIndex = FolderIndexSlot() } }
     /// The Notes tab's other files (attachments: PDFs, canvases, audio), by path; they are
@@ -16,6 +21,9 @@ public struct Listing: Equatable, Sendable {
     public var files: [RemoteEntry] = [] { didSet { folderIndex = FolderIndexSlot() } }
     /// The Notes list by folder (``FolderIndex``), made anew whenever the three lists above change.
     var folderIndex = FolderIndexSlot()
+    /// The hashes of ``entries``' paths, counted (``PathCounts``): made by the first change page
+    /// after the entries were replaced, then kept current by each page.
+    var pathCounts = PathCountsSlot()
     /// Whether a load has ever succeeded (before that, an empty list means "loading").
     public var hasLoaded = false
     public var isLoading = false

@@ -8,6 +8,10 @@ import Remote
 /// 100,000-note list makes a few entries, not 100,000 (issue 56).
 struct ListEdit {
     let base: EntryTable
+    /// How many of ``base``'s entries have each hash of a lowercased path, when the list keeps
+    /// them (``Listing/pathCounts``): a path whose hash is not there is not in the table, so a
+    /// page of new notes (a `put -r` seen live) looks none of them up in the table's bytes.
+    private let known: PathCounts?
     /// Positions of ``base`` that are gone (deleted, or replaced: see ``replaced``).
     private var removed = Set<Int>()
     /// Positions of ``base`` whose entry is now another (same path).
@@ -20,8 +24,12 @@ struct ListEdit {
     /// The lowercased paths a change touched, for ``outcome()``.
     private var touched = Set<String>()
 
-    init(_ base: EntryTable) {
+    /// Positions by lowercased path of the entries ``added`` holds.
+    private var addedAt: [String: Int] = [:]
+
+    init(_ base: EntryTable, known: PathCounts? = nil) {
         self.base = base
+        self.known = known
     }
 
     /// Removes the entry at `pathLower` and everything inside it (`inFolder`: only when it may be
@@ -44,7 +52,10 @@ struct ListEdit {
         let (leaving, staying) = added.reduce(into: ([RemoteEntry](), [RemoteEntry]())) { split, entry in
             if entry.pathLower == pathLower || entry.pathLower.hasPrefix(inside) { split.0.append(entry) } else { split.1.append(entry) }
         }
-        added = staying
+        if !leaving.isEmpty {
+            added = staying
+            addedAt = Dictionary(uniqueKeysWithValues: added.enumerated().map { ($1.pathLower, $0) })
+        }
         for entry in gone + leaving { touched.insert(entry.pathLower) }
         return gone + leaving
     }
@@ -52,7 +63,7 @@ struct ListEdit {
     /// The entry listed at `pathLower` now, if any.
     mutating func entry(at pathLower: String) -> RemoteEntry? {
         if let position = position(of: pathLower) { return replaced[position] ?? base[position] }
-        return added.first { $0.pathLower == pathLower }
+        return addedAt[pathLower].map { added[$0] }
     }
 
     /// Puts `entry` in place of the one at its path, or adds it.
@@ -61,9 +72,10 @@ struct ListEdit {
         if let position = position(of: entry.pathLower) {
             replaced[position] = entry
             removed.insert(position)
-        } else if let index = added.firstIndex(where: { $0.pathLower == entry.pathLower }) {
+        } else if let index = addedAt[entry.pathLower] {
             added[index] = entry
         } else {
+            addedAt[entry.pathLower] = added.count
             added.append(entry)
         }
     }
@@ -87,7 +99,22 @@ struct ListEdit {
     /// ones that `order` keeps (it filters and sorts, as ``ClubLayout/sortedNotes(_:)``) merged in
     /// where `order` puts them.
     func table(order: ([RemoteEntry]) -> [RemoteEntry]) -> EntryTable {
+        var none: PathCounts?
+        return table(order: order, counts: &none)
+    }
+
+    /// ``table(order:)``, with `counts` (``base``'s, when kept) made the new table's.
+    func table(order: ([RemoteEntry]) -> [RemoteEntry], counts: inout PathCounts?) -> EntryTable {
         let moved = order(replaced.keys.sorted().compactMap { replaced[$0] } + added)
+        if var kept = counts {
+            for position in removed { kept.remove(Self.hash(base, position)) }
+            for entry in moved { kept.add(Self.hash(entry.pathLower)) }
+            counts = kept
+        }
+        return table(moved: moved)
+    }
+
+    private func table(moved: [RemoteEntry]) -> EntryTable {
         var builder = EntryTable.Builder(capacity: base.count - removed.count + moved.count)
         var next = moved.startIndex
         for position in base.indices where !removed.contains(position) {
@@ -119,6 +146,7 @@ struct ListEdit {
 
     /// The position in ``base`` of the entry at `pathLower` still listed (replaced or not).
     private mutating func position(of pathLower: String) -> Int? {
+        if let known, !known.contains(Self.hash(pathLower)) { return nil }
         lookups += 1
         // A few look-ups pass over the table; more make the hash index first.
         guard lookups > 4 else {
@@ -142,7 +170,7 @@ struct ListEdit {
         return nil
     }
 
-    private static func hash(_ table: EntryTable, _ position: Int) -> Int {
+    static func hash(_ table: EntryTable, _ position: Int) -> Int {
         table.withBytes(.pathLower, at: position) { bytes in
             var hasher = Hasher()
             hasher.combine(bytes: bytes)
@@ -150,7 +178,7 @@ struct ListEdit {
         } ?? 0
     }
 
-    private static func hash(_ text: String) -> Int {
+    static func hash(_ text: String) -> Int {
         var text = text
         return text.withUTF8 { bytes in
             var hasher = Hasher()
@@ -158,4 +186,32 @@ struct ListEdit {
             return hasher.finalize()
         }
     }
+}
+
+/// How many entries of a table have each hash of a lowercased path (``ListEdit``'s quick "not
+/// there"), kept with the list from one change page to the next: made once per list (a pass
+/// hashing every path), then changed by what each page removed and added. Counts, not a set: two
+/// paths of one hash stay known until both are gone.
+struct PathCounts: Sendable, Equatable {
+    private var counts: [Int: Int32]
+
+    init(_ table: EntryTable) {
+        counts = Dictionary(minimumCapacity: table.count)
+        for position in table.indices { add(ListEdit.hash(table, position)) }
+    }
+
+    func contains(_ hash: Int) -> Bool { counts[hash] != nil }
+
+    mutating func add(_ hash: Int) { counts[hash, default: 0] += 1 }
+
+    mutating func remove(_ hash: Int) {
+        guard let count = counts[hash] else { return }
+        counts[hash] = count > 1 ? count - 1 : nil
+    }
+}
+
+/// The list's ``PathCounts``, a cache of its entries that never makes two listings unequal.
+struct PathCountsSlot: Equatable, Sendable {
+    var counts: PathCounts?
+    static func == (_: PathCountsSlot, _: PathCountsSlot) -> Bool { true }
 }

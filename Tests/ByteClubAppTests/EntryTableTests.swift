@@ -172,10 +172,20 @@ final class EntryTableTests: XCTestCase {
             func moment() -> Date { Date(timeIntervalSinceReferenceDate: 815_000_000 + Double(random.next(upTo: 6)) * 60) }
             var model = ClubLayout.newestFirst(Dictionary((0..<random.next(upTo: 60)).map { path($0) }.map { ($0.lowercased(), entry($0, modified: moment())) },
                                                           uniquingKeysWith: { a, _ in a }).map(\.value))
-            var edit = ListEdit(EntryTable(model))
+            // Half the histories keep the paths' counts from page to page, as the list does.
+            let initial = EntryTable(model)
+            var counts: PathCounts? = history % 2 == 0 ? PathCounts(initial) : nil
+            var edit = ListEdit(initial, known: counts)
             for step in 0..<random.next(upTo: 40) {
                 let context = "history \(history), step \(step)"
-                switch random.next(upTo: 5) {
+                switch random.next(upTo: 6) {
+                case 5:
+                    // The page ends: a new table, and the next page starts from it.
+                    let table = edit.table(order: ClubLayout.newestFirst, counts: &counts)
+                    model = ClubLayout.newestFirst(model)
+                    XCTAssertEqual(Array(table), model, context)
+                    if let counts { XCTAssertEqual(counts, PathCounts(table), "the kept counts are the new table's: \(context)") }
+                    edit = ListEdit(table, known: counts)
                 case 0:
                     let target = path(random.next(upTo: 80)).lowercased()
                     let gone = model.filter { $0.pathLower == target }

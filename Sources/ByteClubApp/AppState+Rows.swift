@@ -239,13 +239,7 @@ extension AppState {
         switch tab {
         case .notes:
             rows = listing.rows
-            index = listing.items.firstIndex {
-                switch $0 {
-                case .note(let entry, _), .file(let entry): return entry.pathLower == path
-                case .folder(let folder): return !folder.isParent && folder.path.lowercased() == path
-                case .draft: return false
-                }
-            }
+            index = listing.items.index(ofPath: path)
         case .photos:
             let items = photoItems
             rows = photoRows(items)

@@ -56,6 +56,21 @@ public struct NoteItems: RandomAccessCollection, Sendable {
         if let found = head.firstIndex(where: { AppState.key($0) == key }) { return found }
         return tail.firstIndex { AppState.key($0) == key }.map { head.count + positions.count + $0 }
     }
+
+    /// The index of the note or other file at `pathLower`, or of the folder (not a parent's row)
+    /// at it, in the list's order; the notes are compared in the table's bytes, no item made.
+    func index(ofPath pathLower: String) -> Int? {
+        func matches(_ item: NoteItem) -> Bool {
+            switch item {
+            case .note(let entry, _), .file(let entry): return entry.pathLower == pathLower
+            case .folder(let folder): return !folder.isParent && folder.path.lowercased() == pathLower
+            case .draft: return false
+            }
+        }
+        if let found = head.firstIndex(where: matches) { return found }
+        if let found = positions.firstIndex(where: { notes.field(.pathLower, at: $0, is: pathLower) }) { return head.count + found }
+        return tail.firstIndex(where: matches).map { head.count + positions.count + $0 }
+    }
 }
 
 extension NoteTags {

@@ -81,7 +81,11 @@ final class TagsSync {
             case .success(let found):
                 let paths: [String]
                 if case .paths(let asked) = asked { paths = asked } else { paths = [] }
-                self.updateKeepingSelection { $0.tags.apply(found, asked: paths, replacingAll: replacingAll) }
+                // Tags that change nothing (a page of new, untagged notes) leave the list alone.
+                let before = self.context.state.tags.version
+                var tags = self.context.state.tags
+                tags.apply(found, asked: paths, replacingAll: replacingAll)
+                if tags.version != before { self.updateKeepingSelection { $0.tags = tags } }
                 self.scheduleCache()
             case .failure(.notSupported(let what)):
                 self.context.update { $0.tags.unavailable = what }

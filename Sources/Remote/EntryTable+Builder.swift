@@ -48,38 +48,37 @@ extension EntryTable {
         }
 
         /// Appends the entry at `position` of `table`, its texts copied as bytes (a text inside
-        /// its path, the name, stays inside the copied path).
+        /// its path, the name, stays inside the copied path). No allocation but the buffers'
+        /// growth: a change page remakes a 100,000-entry table this way.
         public mutating func append(from table: EntryTable, at position: Int) {
             let source = table.record(position)
-            func slot(_ field: Field) -> (offset: UInt32, length: UInt32) {
-                (source.loadUnaligned(fromByteOffset: 16 + field.rawValue * 8, as: UInt32.self),
-                 source.loadUnaligned(fromByteOffset: 20 + field.rawValue * 8, as: UInt32.self))
+            func slot(_ raw: Int) -> (offset: UInt32, length: UInt32) {
+                (source.loadUnaligned(fromByteOffset: 16 + raw * 8, as: UInt32.self),
+                 source.loadUnaligned(fromByteOffset: 20 + raw * 8, as: UInt32.self))
             }
-            let path = slot(.path)
-            var placed: [(offset: UInt32, length: UInt32)] = []
-            var pathAt: UInt32 = 0
-            for raw in [Field.path, .name, .pathLower, .id, .rev, .contentHash, .modifiedBy] {
+            let path = slot(Field.path.rawValue)
+            let hasPath = path.length != EntryTable.nilLength
+            // The new offsets, field by field (nil texts keep theirs); the path's first.
+            var offsets = SIMD8<UInt32>()
+            let pathAt = UInt32(texts.count)
+            if hasPath { texts.append(UnsafeRawBufferPointer(start: table.storage.texts + Int(path.offset), count: Int(path.length))) }
+            for raw in 0..<7 {
                 let old = slot(raw)
                 if old.length == EntryTable.nilLength {
-                    placed.append(old)
-                } else if raw != .path, path.length != EntryTable.nilLength, old.offset >= path.offset,
+                    offsets[raw] = old.offset
+                } else if raw == Field.path.rawValue {
+                    offsets[raw] = pathAt
+                } else if hasPath, old.offset >= path.offset,
                           UInt64(old.offset) + UInt64(old.length) <= UInt64(path.offset) + UInt64(path.length) {
-                    placed.append((pathAt + (old.offset - path.offset), old.length))
+                    offsets[raw] = pathAt + (old.offset - path.offset)
                 } else {
-                    let at = UInt32(texts.count)
+                    offsets[raw] = UInt32(texts.count)
                     texts.append(UnsafeRawBufferPointer(start: table.storage.texts + Int(old.offset), count: Int(old.length)))
-                    if raw == .path { pathAt = at }
-                    placed.append((at, old.length))
                 }
             }
-            // `placed` is in the order path, name, pathLower…; the record's is name, path, pathLower….
-            let ordered = [placed[1], placed[0]] + placed[2...]
             records.appendRecord { out in
                 out.copyMemory(from: UnsafeRawBufferPointer(start: source, count: EntryTable.recordSize))
-                for (index, slot) in ordered.enumerated() {
-                    out.storeBytes(of: slot.offset, toByteOffset: 16 + index * 8, as: UInt32.self)
-                    out.storeBytes(of: slot.length, toByteOffset: 20 + index * 8, as: UInt32.self)
-                }
+                for raw in 0..<7 { out.storeBytes(of: offsets[raw], toByteOffset: 16 + raw * 8, as: UInt32.self) }
             }
             count += 1
         }

@@ -99,7 +99,32 @@ extension FolderStore {
             (try? DropboxPath.checked(display)).flatMap { try? metadata($0) }
         }
         flushIdentifiers()
-        flushHashes()
+        flushHashesSoon()
         return entries
+    }
+
+    /// Writes `content-hashes` at most every 2 s, and 2 s after the last change page that put
+    /// it off. The file is every known hash (200,000 lines in a big club), and an app open on
+    /// the club asks a change page after each commit a `put -r` makes: written per page, it was
+    /// a fifth of the server's time beside the `put -r` (issue 56). A hash not yet written is only
+    /// computed again after a restart.
+    func flushHashesSoon() {
+        if ContinuousClock.now - listingFlushed >= .seconds(2) {
+            flushHashes()
+            listingFlushed = .now
+            return
+        }
+        guard !hashesFlushScheduled else { return }
+        hashesFlushScheduled = true
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(2))
+            await self?.flushScheduledHashes()
+        }
+    }
+
+    private func flushScheduledHashes() {
+        hashesFlushScheduled = false
+        flushHashes()
+        listingFlushed = .now
     }
 }

@@ -40,6 +40,8 @@ actor FolderStore {
     var listingCache = ListingCache()
     /// When a listing's page last wrote `ids.json` and `content-hashes` (FolderStore+Listing).
     var listingFlushed = ContinuousClock.now
+    /// Whether a write of `content-hashes` put off by a change page is waiting (FolderStore+Listing).
+    var hashesFlushScheduled = false
     /// Upload sessions, in `sessionDirectory`: an actor of their own (``UploadSessions``).
     let uploads: UploadSessions
     /// Histories and who made them (FolderStore+Revisions), and their files.

@@ -166,6 +166,9 @@ enum ClubBench {
         try FileManager.default.createDirectory(at: upload, withIntermediateDirectories: true)
         let kib = String(repeating: "x", count: 1000)
         for n in 0..<options.put { try Data("put \(n) \(kib)\n".utf8).write(to: upload.appendingPathComponent("put \(n).md")) }
+        // Each put starts on an idle server: after a start, and after a put, it indexes and
+        // rescans for a while, and a put that ran beside that measured the server's leftovers.
+        waitForIdle(server.process.processIdentifier)
         let putStart = ContinuousClock.now
         let put = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench", "--server", server.url.absoluteString, "--token", ServeProcess.token],
                           discardOutput: true)
@@ -177,6 +180,7 @@ enum ClubBench {
         let openArguments = ["--server", server.url.absoluteString, "--token", ServeProcess.token]
         if let open = try openApp(openArguments, home: work.appendingPathComponent("real-open")) {
             defer { open.stop() }
+            waitForIdle(server.process.processIdentifier)
             let openStart = ContinuousClock.now
             let again = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench-open", "--server", server.url.absoluteString,
                                  "--token", ServeProcess.token], discardOutput: true)
@@ -199,15 +203,20 @@ enum ClubBench {
         // "Indexed 100,000 notes for search", said when the first sync ends; then what follows
         // it (the tags of every note, the cache) until the app has used under 50 ms of CPU in 2 s.
         try app.waitFor("notes for search", timeout: 900)
+        waitForIdle(app.pid)
+        return app
+    }
+
+    /// Until `pid` has used under 50 ms of CPU in 2 s (at most 5 minutes).
+    static func waitForIdle(_ pid: pid_t) {
         let deadline = Date().addingTimeInterval(300)
-        var before = cpuMilliseconds(app.pid)
+        var before = cpuMilliseconds(pid)
         while Date() < deadline {
             usleep(2_000_000)
-            let now = cpuMilliseconds(app.pid)
+            let now = cpuMilliseconds(pid)
             if now - before < 50 { break }
             before = now
         }
-        return app
     }
 
     /// An app started from the cache, its notes list scrolled from the first row to the last

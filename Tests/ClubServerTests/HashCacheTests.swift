@@ -50,6 +50,31 @@ final class HashCacheTests: XCTestCase {
         XCTAssertEqual(second["n4.txt"], first["n4.txt"])
     }
 
+    /// Change pages write the book at most every 2 s (an open app asks one per commit of a
+    /// `put -r`), and the hashes they put off are written about 2 s after the last of them.
+    func testChangePagesPutTheBooksWriteOffButNotForever() async throws {
+        var configuration = ClubServerConfiguration(root: base.path, token: "t")
+        configuration.logger.logLevel = .error
+        let server = try await ClubServer.start(configuration)
+        let store = DropboxStore(displayName: "test", endpoints: .club(server.baseURL), tokens: StaticToken("t"), configuration: .ephemeral)
+        let cursor = try await store.latestCursor("/byteclub", recursive: true)
+        let cacheFile = base.appendingPathComponent(".byteclub/content-hashes")
+        func lines() -> Int { ((try? String(contentsOf: cacheFile, encoding: .utf8)) ?? "").split(separator: "\n").count }
+        var writes = Set<Date>()
+        var current = cursor
+        for i in 0..<12 {
+            _ = try await store.upload(data: Data("note \(i)\n".utf8), to: "/byteclub/n\(i).md", mode: .add, autorename: false)
+            current = try await store.listChanges(since: current).cursor
+            if let written = try? FileManager.default.attributesOfItem(atPath: cacheFile.path)[.modificationDate] as? Date { writes.insert(written) }
+        }
+        XCTAssertLessThan(writes.count, 12, "not a write of the whole book per change page")
+        // The last pages' hashes reach the file soon after, with no further request.
+        let deadline = Date().addingTimeInterval(10)
+        while lines() < 12, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        XCTAssertEqual(lines(), 12)
+        await server.stop()
+    }
+
     func testAFileDatedAfter2262IsListedAndHashed() async throws {
         // More nanoseconds since 1970 than an Int64 holds: the hash cache's key once trapped.
         let file = base.appendingPathComponent("byteclub/future.txt")

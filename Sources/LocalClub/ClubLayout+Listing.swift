@@ -65,6 +65,11 @@ struct NotesPages: ListingPages {
         attachments = []
     }
 
+    /// Frees the notes taken so far, for a listing that failed part-way.
+    consuming func discard() {
+        notes.discard()
+    }
+
     consuming func listing() -> TabListing {
         let table = notes.build()
         folders.sort { $0.pathLower < $1.pathLower }

@@ -35,11 +35,17 @@ public struct ClubLayout: Sendable, Equatable {
     /// an array of every entry beside its table (issue 56).
     public func fetchListing(_ tab: Tab, from store: any RemoteStore,
                              partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> TabListing {
-        do {
+        do throws(RemoteError) {
             switch tab {
             case .notes:
                 var pages = NotesPages(layout: self)
-                try await store.listRecursively(folder, into: &pages, partial: Self.notesSoFar(partial, layout: self))
+                do throws(RemoteError) {
+                    try await store.listRecursively(folder, into: &pages, partial: Self.notesSoFar(partial, layout: self))
+                } catch {
+                    // The table's buffers are freed by hand: a builder is not a class.
+                    pages.discard()
+                    throw error
+                }
                 return pages.listing()
             case .photos:
                 let photos = Self.sortedPhotos(try await store.search(in: photosFolder, extensions: Self.photoExtensions))

@@ -101,6 +101,13 @@ extension EntryTable {
             return (slot.offset + slot.length - UInt32(nameLength), UInt32(nameLength))
         }
 
+        /// Frees what was appended, for a table that will not be made (a listing that failed
+        /// part-way); the builder is spent.
+        public consuming func discard() {
+            records.release()
+            texts.release()
+        }
+
         /// The table; the builder is spent.
         public consuming func build() -> EntryTable {
             let count = self.count
@@ -128,6 +135,14 @@ extension EntryTable {
         }
 
         mutating func removeAll() { count = 0 }
+
+        /// Frees the buffer; this buffer is empty after.
+        mutating func release() {
+            free(base)
+            base = nil
+            capacity = 0
+            count = 0
+        }
 
         /// Appends a zeroed record and lets `fill` write it.
         mutating func appendRecord(_ fill: (UnsafeMutableRawBufferPointer) -> Void) {

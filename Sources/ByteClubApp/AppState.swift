@@ -243,13 +243,13 @@ public struct AppState: Sendable, Equatable {
         }
     }
 
-    /// Applies the result of a load. A stale load (an older generation) only stops counting
-    /// as in flight; the failure of the latest load keeps the old entries and shows the error.
     /// ``finishLoad(_:generation:listing:)`` with a list already in display order, split as a load's is.
     public mutating func finishLoad(_ tab: Tab, generation: Int, result: Result<[RemoteEntry], RemoteError>) {
         finishLoad(tab, generation: generation, listing: result.map { TabListing(displayOrder: $0, tab: tab) })
     }
 
+    /// Applies the result of a load. A stale load (an older generation) only stops counting
+    /// as in flight; the failure of the latest load keeps the old entries and shows the error.
     public mutating func finishLoad(_ tab: Tab, generation: Int, listing result: Result<TabListing, RemoteError>) {
         inFlight = max(0, inFlight - 1)
         guard generation == self[tab].generation else { return }

@@ -82,7 +82,7 @@ public struct ClubLayout: Sendable, Equatable {
     }
 
     /// Under the club folder, outside the photos folder and hidden folders.
-    func isAmongNotes(_ entry: RemoteEntry) -> Bool {
+    private func isAmongNotes(_ entry: RemoteEntry) -> Bool {
         let root = folder.lowercased() + "/"
         guard entry.pathLower.hasPrefix(root) else { return false }
         let relative = entry.pathLower.dropFirst(root.count)

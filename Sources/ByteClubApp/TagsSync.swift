@@ -58,13 +58,14 @@ final class TagsSync {
     /// Whose tags a fetch asks for: the notes a change page named, or every note of the list.
     private enum Asked: Sendable {
         case paths([String])
-        /// The list's notes, asked ``TagsSync/pathsAtOnce`` at a time, a few requests in flight:
-        /// a 100,000-note list is never an array of every path (issue 56).
+        /// The list's notes, asked as many at a time as the store takes in a call
+        /// (``TaggingStore/tagPathsPerCall``), a few calls in flight: a 100,000-note list is
+        /// never an array of every path (issue 56), except for a store that reads a folder's
+        /// tags at once, which is asked once.
         case all(EntryTable)
     }
 
-    /// Paths per `tags(of:)` call of a whole list's fetch, and how many calls are in flight.
-    nonisolated static let pathsAtOnce = 100
+    /// How many calls of a whole list's fetch are in flight.
     nonisolated static let callsInFlight = 4
 
     private func fetch(_ asked: Asked, replacingAll: Bool, generation: Int?) {
@@ -96,9 +97,11 @@ final class TagsSync {
         }
     }
 
-    /// The tags of every note of `table`, ``pathsAtOnce`` paths a call, ``callsInFlight`` at once.
+    /// The tags of every note of `table`, the store's ``TaggingStore/tagPathsPerCall`` paths a
+    /// call, ``callsInFlight`` at once.
     nonisolated private static func tags(of table: EntryTable, from tagging: any TaggingStore) async throws(RemoteError) -> [String: [String]] {
-        let chunks = stride(from: 0, to: table.count, by: pathsAtOnce).map { $0..<min($0 + pathsAtOnce, table.count) }
+        guard let perCall = tagging.tagPathsPerCall, perCall > 0 else { return try await tagging.tags(of: table.indices.map(table.path(at:))) }
+        let chunks = stride(from: 0, to: table.count, by: perCall).map { $0..<min($0 + perCall, table.count) }
         do {
             return try await withThrowingTaskGroup(of: [String: [String]].self) { group in
                 var found: [String: [String]] = [:]

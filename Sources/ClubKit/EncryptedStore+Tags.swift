@@ -32,6 +32,9 @@ extension EncryptedStore: TaggingStore {
         return tagging
     }
 
+    /// As the store underneath reads them.
+    public var tagPathsPerCall: Int? { innerTagging?.tagPathsPerCall ?? 100 }
+
     public func tags(of paths: [String]) async throws(RemoteError) -> [String: [String]] {
         let tagging = try taggingStore()
         var plainOf: [String: String] = [:]

@@ -15,6 +15,15 @@ public protocol TaggingStore: RemoteStore {
     func addTag(_ tag: String, to path: String) async throws(RemoteError)
     /// Removes one tag; one the file does not have changes nothing.
     func removeTag(_ tag: String, from path: String) async throws(RemoteError)
+    /// How many paths one ``tags(of:)`` call should carry when a whole list's tags are asked:
+    /// Dropbox's API takes 100 a request (the default); nil for a store that reads the tags of
+    /// a whole folder at once (WebDAV's PROPFIND), where one call for every path is the cheapest
+    /// and a call per 100 paths would read a 100,000-note folder a thousand times.
+    var tagPathsPerCall: Int? { get }
+}
+
+extension TaggingStore {
+    public var tagPathsPerCall: Int? { 100 }
 }
 
 extension TaggingStore {

@@ -18,6 +18,9 @@ extension WebDAVStore: TaggingStore {
     static let tagsProperty = "tags"
 
     /// One PROPFIND `Depth: 1` per folder the paths are in, asking only for the tags.
+    /// A folder's tags are read at once (a `Depth: 1` PROPFIND): a whole list in one call.
+    public var tagPathsPerCall: Int? { nil }
+
     public func tags(of paths: [String]) async throws(RemoteError) -> [String: [String]] {
         var byFolder: [String: Set<String>] = [:]
         for path in paths { byFolder[Self.parent(of: path), default: []].insert(path.lowercased()) }

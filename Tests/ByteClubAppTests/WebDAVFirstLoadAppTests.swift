@@ -48,5 +48,12 @@ final class WebDAVFirstLoadAppTests: XCTestCase {
         await harness.waitUntil("the new note", timeout: 60) {
             harness.app.state.notes.entries.contains { $0.name == "arrived.md" }
         }
+        // The list's tags are read with one look at the folder, not one per 100 notes (a store
+        // that reads a folder's tags at once is asked once: ``TaggingStore/tagPathsPerCall``);
+        // then one for the note that arrived.
+        let tagLooks = { proxy.exchanges.filter { $0.method == "PROPFIND" && $0.path.hasSuffix("/byteclub/")
+            && String(decoding: $0.requestBody, as: UTF8.self).contains("urn:x-byteclub:") } }
+        await harness.waitUntil("the list's tags asked", timeout: 60) { !tagLooks().isEmpty }
+        XCTAssertLessThanOrEqual(tagLooks().count, 3, "the tags of 3,000 notes in one folder: \(tagLooks().count) looks at it")
     }
 }

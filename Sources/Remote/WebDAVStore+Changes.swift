@@ -63,10 +63,14 @@ extension WebDAVStore {
         let key = Self.lookKey(folder, recursive: recursive)
         if let kept = polling.takeKeptListing(key) { return kept.sorted { $0.pathLower < $1.pathLower } }
         var report = partial.map { ListingReport($0) }
-        let (snapshot, fresh) = try await look(folder, recursive: recursive, previous: nil, report: &report)
-        let entries = Array(fresh.values)
+        var (snapshot, fresh) = try await look(folder, recursive: recursive, previous: nil, report: &report)
+        // One array of the entries, sorted where it is, both kept and answered (a 100,000-entry
+        // folder was a dictionary, an array and its sorted copy at once), the dictionary let go first.
+        var entries = Array(fresh.values)
+        fresh = [:]
+        entries.sort { $0.pathLower < $1.pathLower }
         polling.keepLook(key, cursor: snapshot.cursor, entries: entries, servedCursor: false)
-        return entries.sorted { $0.pathLower < $1.pathLower }
+        return entries
     }
 
     /// What this store's polling has sent so far (listings, ETag checks, listings skipped).

@@ -106,15 +106,8 @@ final class BigClubEndToEndTests: XCTestCase {
         return Int(screen[range].dropFirst("Indexing ".count).dropLast().replacingOccurrences(of: ",", with: ""))
     }
 
-    /// The notes in ray's search index on disk, read by SQLite itself (python3's module).
-    func storedNotes() -> Int? {
-        let cache = club.app(.ray).base.appendingPathComponent("cache")
-        guard let files = FileManager.default.enumerator(at: cache, includingPropertiesForKeys: nil),
-              let index = files.compactMap({ $0 as? URL }).first(where: { $0.lastPathComponent == "search.sqlite" }) else { return nil }
-        let script = "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from note').fetchone()[0])"
-        guard let result = try? ChildProcess.run(["python3", "-c", script, index.path]), result.status == 0 else { return nil }
-        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
+    /// The notes in ray's search index on disk.
+    func storedNotes() -> Int? { club.indexedNotes(.ray) }
 
     /// The title the notes list shows last: newest first by the server's time (the file's
     /// ctime, in whole seconds), then by path.

@@ -50,6 +50,17 @@ final class TwoMemberClub {
     func token(of member: Member) -> String { "two-member-\(member.rawValue)-token" }
     func app(_ member: Member) -> AppHarness { member == .ray ? ray : ann }
 
+    /// The notes in `member`'s search index on disk, read by SQLite itself (python3's module);
+    /// nil before the index file exists.
+    func indexedNotes(_ member: Member) -> Int? {
+        let cache = app(member).base.appendingPathComponent("cache")
+        guard let files = FileManager.default.enumerator(at: cache, includingPropertiesForKeys: nil),
+              let index = files.compactMap({ $0 as? URL }).first(where: { $0.lastPathComponent == "search.sqlite" }) else { return nil }
+        let script = "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from note').fetchone()[0])"
+        guard let result = try? ChildProcess.run(["python3", "-c", script, index.path]), result.status == 0 else { return nil }
+        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     /// Starts `member`'s app on the club and returns its terminal.
     @discardableResult
     func launch(_ member: Member, width: Int = 120, height: Int = 36, extra: [String] = []) throws -> TmuxSession {

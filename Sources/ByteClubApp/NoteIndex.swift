@@ -153,22 +153,25 @@ final class NoteIndex {
         let firstSync = syncedVersion < 0
         let fetchBatch = IndexSync.batchFetch(from: store)
         context.effects.perform({ () async throws(RemoteError) -> (IndexSyncOutcome, [String: [String]]?, Bool) in
-            let fetch = { @Sendable (path: String) async throws(RemoteError) -> String in
-                let (data, _) = try await store.read(path)
-                // A note that is not UTF-8 is indexed as far as it decodes (it opens read-only).
-                return String(decoding: data, as: UTF8.self)
+            // Below the UI's priority, on one core at most (``BackgroundExecutor``).
+            try await withTaskExecutorPreference(BackgroundExecutor.shared) { () async throws(RemoteError) in
+                let fetch = { @Sendable (path: String) async throws(RemoteError) -> String in
+                    let (data, _) = try await store.read(path)
+                    // A note that is not UTF-8 is indexed as far as it decodes (it opens read-only).
+                    return String(decoding: data, as: UTF8.self)
+                }
+                let progress = { @Sendable (done: Int, total: Int) in relay(Int64(done), Int64(total)) }
+                let outcome = if let pages {
+                    try await index.apply(changed: pages.changed, removed: pages.removed, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+                } else {
+                    try await index.sync(entries, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
+                }
+                // The aliases that front matter gives, read again when the texts changed.
+                let changed = firstSync || outcome.indexed > 0 || outcome.removed > 0
+                // `byteclub search` may have written meanwhile, from a listing older or newer than this one.
+                let elsewhere = index.changedElsewhere()
+                return (outcome, changed ? index.aliases() : nil, elsewhere)
             }
-            let progress = { @Sendable (done: Int, total: Int) in relay(Int64(done), Int64(total)) }
-            let outcome = if let pages {
-                try await index.apply(changed: pages.changed, removed: pages.removed, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
-            } else {
-                try await index.sync(entries, fetch: fetch, fetchBatch: fetchBatch, progress: progress)
-            }
-            // The aliases that front matter gives, read again when the texts changed.
-            let changed = firstSync || outcome.indexed > 0 || outcome.removed > 0
-            // `byteclub search` may have written meanwhile, from a listing older or newer than this one.
-            let elsewhere = index.changedElsewhere()
-            return (outcome, changed ? index.aliases() : nil, elsewhere)
         }) { [weak self] answer in
             let result = answer.map(\.0)
             if case .success((_, let aliases?, _)) = answer { self?.aliases = aliases }

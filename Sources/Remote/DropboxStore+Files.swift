@@ -32,9 +32,7 @@ extension DropboxStore {
         while true {
             do {
                 var entries: [RemoteEntry] = []
-                try await forEachPipelinedPage(folder, recursive: false, limits: listingLimits) { (page: ListFolderResult) throws(RemoteError) in
-                    for item in page.entries { entries.append(try Self.entry(item, in: folder)) }
-                }
+                try await forEachPage(of: folder) { entries += $0 }
                 return entries
             } catch .cursorReset where restarts < 5 {
                 restarts += 1
@@ -45,8 +43,16 @@ extension DropboxStore {
     /// Pages as they arrive, within ``listingLimits``. Unlike ``list(_:)`` it cannot start
     /// over on a `reset` (the pages before it are handed over already): that throws
     /// `.cursorReset`, and the caller lists again.
+    /// The next page is asked for while this one is decoded and handed over
+    /// (``forEachPipelinedPage(_:recursive:limits:_:)``), so `byteclub ls` of a big folder costs
+    /// the server's time or its own, not both added.
     public func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError) {
-        try await forEachPage(of: folder, limits: listingLimits, each)
+        try await forEachPipelinedPage(folder, recursive: false, limits: listingLimits) { (page: ListFolderResult) throws(RemoteError) in
+            var entries: [RemoteEntry] = []
+            entries.reserveCapacity(page.entries.count)
+            for item in page.entries { entries.append(try Self.entry(item, in: folder)) }
+            each(entries)
+        }
     }
 
     public func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry {

@@ -168,6 +168,7 @@ public final class ClubApp {
             tagsSync?.loadFinished(tab)
         }
         live.onChangesReceived = { [weak tagsSync] tab, changes in tagsSync?.changesArrived(tab, changes) }
+        live.onBurst = { [weak noteIndex] tab, backoff in if tab == .notes { noteIndex?.burst(backoff: backoff) } }
         offline = OutboxRunner(context: context, refresher: refresher)
         offline.live = live
         let (thumbnails, previews) = Thumbnails.forPhotos(context)

@@ -39,6 +39,9 @@ final class LiveUpdates {
     /// Called with every change page as it came, before it is applied: a change of tags only
     /// (the same rev) is no change to the list, but the tags controller asks for the new tags.
     var onChangesReceived: (@MainActor (Tab, [RemoteChange]) -> Void)?
+    /// Called when a longpoll's answer asks for a backoff with its changes: the server is taking
+    /// a burst of commits (another member's `put -r`), and the index waits it out.
+    var onBurst: (@MainActor (Tab, TimeInterval) -> Void)?
 
     /// One tab's loop: its feed, and what carries its effects out.
     struct Feed {
@@ -147,7 +150,10 @@ final class LiveUpdates {
                 let store = context.store
                 request(tab, spinner: false, { () async throws(RemoteError) in
                     try await store.longpoll(cursor, timeout: timeout)
-                }, answer: ChangeFeed.Event.answered)
+                }, answer: { [weak self] answer in
+                    if let backoff = answer.backoff, answer.changes { self?.onBurst?(tab, backoff) }
+                    return .answered(answer)
+                })
             case .listChanges(let cursor, let opening):
                 let store = context.store
                 request(tab, spinner: opening, { () async throws(RemoteError) in

@@ -106,7 +106,40 @@ final class NoteIndex {
         guard index != nil, !isSyncing else { return }
         let notes = state.notes
         guard notes.hasLoaded || notes.cachedAt != nil, notes.version != syncedVersion || writtenElsewhere else { return }
+        // Another member's burst of uploads: the notes it adds are indexed once it has passed,
+        // in one sync, not a sync per change page while the uploads run.
+        if syncedVersion >= 0, !writtenElsewhere, !rebuilding, let quiet = burstEnds {
+            let wait = quiet - context.effects.now()
+            if wait > 0 {
+                guard !waitingOutBurst else { return }
+                waitingOutBurst = true
+                context.effects.after(.milliseconds(Int(wait * 1000) + 1)) { [weak self] in
+                    self?.waitingOutBurst = false
+                    self?.listingChanged()
+                }
+                return
+            }
+            burstEnds = nil
+        }
         sync()
+    }
+
+    /// When the burst the server last told of is taken to be over (``UIEffects/now()``).
+    private var burstEnds: Double?
+    /// Whether a sync waits for ``burstEnds``.
+    private var waitingOutBurst = false
+    /// The longest a burst puts the index off: a burst that never ends is indexed this often.
+    static let longestBurstWait: Double = 10
+    private var burstBegan: Double?
+
+    /// The server is taking a burst of commits (another member's `put -r`): its longpoll asked
+    /// the list to come back in `backoff` seconds. Syncs of the changes wait until it has been
+    /// quiet for twice that (at least 2 s), and no longer than ``longestBurstWait`` in all.
+    func burst(backoff: Double) {
+        let now = context.effects.now()
+        if burstEnds == nil || burstBegan.map({ now - $0 >= Self.longestBurstWait }) ?? true { burstBegan = now }
+        let began = burstBegan ?? now
+        burstEnds = min(now + max(2, 2 * backoff), began + Self.longestBurstWait)
     }
 
     /// The results screen opened: asks, off the UI queue, whether another process (`byteclub

@@ -42,7 +42,11 @@ final class BenchClub: Sendable {
 
 /// Milliseconds since `start`.
 func milliseconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = ContinuousClock.now - start
+    milliseconds(from: start, to: .now)
+}
+
+func milliseconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Double {
+    let elapsed = end - start
     return Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15
 }
 

@@ -8,16 +8,25 @@ import Glibc
 /// master side, and the time until the terminal output carries the echoed character. Measured
 /// with the app idle, then while a 1 GiB upload runs in the background.
 enum EchoBench {
-    /// The pty's output, as it arrives, read on a thread of its own.
+    /// The pty's output, as it arrives, read on a thread of its own: the bytes, and when each
+    /// read returned them (as a terminal's own read would see them).
     final class Output: Sendable {
-        private let state = Mutex((bytes: [UInt8](), total: 0))
+        private let state = Mutex((bytes: [UInt8](), total: 0, arrivals: [(end: Int, at: ContinuousClock.Instant)]()))
 
         func append(_ chunk: ArraySlice<UInt8>) {
+            let now = ContinuousClock.now
             state.withLock {
                 $0.bytes.append(contentsOf: chunk)
                 $0.total += chunk.count
+                $0.arrivals.append(($0.total, now))
                 if $0.bytes.count > 1 << 20 { $0.bytes.removeFirst($0.bytes.count - (1 << 19)) }
+                if $0.arrivals.count > 8192 { $0.arrivals.removeFirst(4096) }
             }
+        }
+
+        /// When the read that brought the byte at stream position `offset` returned.
+        func arrival(ofByteAt offset: Int) -> ContinuousClock.Instant? {
+            state.withLock { state in state.arrivals.first { $0.end > offset }?.at }
         }
 
         /// Everything after byte `offset` of the stream (as far as it is still kept).
@@ -91,12 +100,19 @@ enum EchoBench {
         /// Waits until the output after `offset` contains `needle`; returns the stream position.
         @discardableResult
         func waitFor(_ needle: String, after offset: Int = 0, timeout: TimeInterval = 30) throws -> Int {
+            try waitForMatch(needle, after: offset, timeout: timeout).end
+        }
+
+        /// Waits until the output after `offset` contains `needle`; returns where it begins in
+        /// the stream, and the stream position when it was seen.
+        func waitForMatch(_ needle: String, after offset: Int = 0, timeout: TimeInterval = 30) throws -> (at: Int, end: Int) {
             let pattern = Array(needle.utf8)
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 let (text, end) = output.since(offset)
-                if text.count >= pattern.count, (0...(text.count - pattern.count)).contains(where: { text[$0..<($0 + pattern.count)].elementsEqual(pattern) }) {
-                    return end
+                if text.count >= pattern.count,
+                   let first = (0...(text.count - pattern.count)).first(where: { text[$0..<($0 + pattern.count)].elementsEqual(pattern) }) {
+                    return (end - text.count + first, end)
                 }
                 usleep(200)
             }
@@ -120,8 +136,10 @@ enum EchoBench {
             let offset = app.output.total
             let start = ContinuousClock.now
             app.send("Q")
-            try app.waitFor("Q", after: offset, timeout: 5)
-            samples.append(milliseconds(since: start))
+            // Timed to the read that brought the echo, not to when this loop looked: the loop
+            // polls, and under load its own wake-ups would be counted as the app's.
+            let echo = try app.waitForMatch("Q", after: offset, timeout: 5)
+            samples.append(milliseconds(from: start, to: app.output.arrival(ofByteAt: echo.at) ?? .now))
             usleep(15_000)
         }
         return samples.sorted()

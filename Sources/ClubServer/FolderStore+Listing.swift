@@ -103,13 +103,15 @@ extension FolderStore {
         return entries
     }
 
-    /// Writes `content-hashes` at most every 2 s, and 2 s after the last change page that put
-    /// it off. The file is every known hash (200,000 lines in a big club), and an app open on
-    /// the club asks a change page after each commit a `put -r` makes: written per page, it was
-    /// a fifth of the server's time beside the `put -r` (issue 56). A hash not yet written is only
-    /// computed again after a restart.
+    /// Writes `content-hashes` at most every 2 s (10 s while a `put -r` is under way), and that
+    /// long after the last change page that put it off. The file is every known hash (200,000
+    /// lines in a big club), and an app open on the club asks a change page a second while a
+    /// `put -r` commits: written per page, it was a fifth of the server's time beside the `put -r`
+    /// (issue 56), and every 2 s still a twentieth. A hash not yet written is only computed again
+    /// after a restart.
     func flushHashesSoon() {
-        if ContinuousClock.now - listingFlushed >= .seconds(2) {
+        let interval: Duration = batchCommits.isUploading ? .seconds(10) : .seconds(2)
+        if ContinuousClock.now - listingFlushed >= interval {
             flushHashes()
             listingFlushed = .now
             return
@@ -117,7 +119,7 @@ extension FolderStore {
         guard !hashesFlushScheduled else { return }
         hashesFlushScheduled = true
         Task { [weak self] in
-            try? await Task.sleep(for: .seconds(2))
+            try? await Task.sleep(for: interval)
             await self?.flushScheduledHashes()
         }
     }

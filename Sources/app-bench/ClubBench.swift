@@ -168,7 +168,7 @@ enum ClubBench {
         for n in 0..<options.put { try Data("put \(n) \(kib)\n".utf8).write(to: upload.appendingPathComponent("put \(n).md")) }
         // Each put starts on an idle server: after a start, and after a put, it indexes and
         // rescans for a while, and a put that ran beside that measured the server's leftovers.
-        waitForIdle(server.process.processIdentifier)
+        waitForIdle(server.pid)
         let putStart = ContinuousClock.now
         let put = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench", "--server", server.url.absoluteString, "--token", ServeProcess.token],
                           discardOutput: true)
@@ -180,7 +180,7 @@ enum ClubBench {
         let openArguments = ["--server", server.url.absoluteString, "--token", ServeProcess.token]
         if let open = try openApp(openArguments, home: work.appendingPathComponent("real-open")) {
             defer { open.stop() }
-            waitForIdle(server.process.processIdentifier)
+            waitForIdle(server.pid)
             let openStart = ContinuousClock.now
             let again = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench-open", "--server", server.url.absoluteString,
                                  "--token", ServeProcess.token], discardOutput: true)
@@ -477,42 +477,71 @@ final class MainQueueDelay {
 /// `byteclub serve` (the release binary beside this one) on a random loopback port.
 struct ServeProcess {
     static let token = "app-bench-club"
-    let process = Process()
+    let pid: pid_t
     let url: URL
 
     static var binary: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("byteclub")
     }
 
+    /// Started in a session of its own, as a `byteclub serve` run from another terminal (or a
+    /// service manager) is: with the kernel's autogroups on, a session's processes share one
+    /// group's turn at the cores, and a server in the bench's own session took that turn from
+    /// the bench's pty reader, which then saw the app's echoes late.
     init(root: URL) throws {
-        Interrupts.register(process)
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--log-level", "error", "--member", "bench=\(Self.token)"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let arguments = [Self.binary.path, "serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--log-level", "error",
+                         "--member", "bench=\(Self.token)"]
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw BenchError("cannot make a pipe for byteclub serve") }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        let POSIX_SPAWN_SETSID: Int16 = 0x80  // glibc ≥ 2.26
+        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, Self.binary.path, &actions, &attributes, argv, environ)
+        close(pipeEnds[1])
+        guard status == 0 else {
+            close(pipeEnds[0])
+            throw BenchError("cannot start byteclub serve: \(String(cString: strerror(status)))")
+        }
+        pid = child
+        Interrupts.register { [child] in Self.stop(child) }
+        let output = FileHandle(fileDescriptor: pipeEnds[0], closeOnDealloc: true)
         var text = ""
         while !text.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
         guard let range = text.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else {
-            process.terminate()
+            Self.stop(child)
             throw BenchError("byteclub serve did not start: \(text)")
         }
         url = URL(string: "http://" + text[range])!
     }
 
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+    func stop() { Self.stop(pid) }
+
+    /// SIGTERM, then the exit waited for (once: a second call finds no child and returns).
+    private static func stop(_ pid: pid_t) {
+        guard kill(pid, 0) == 0 else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
     }
 
     /// A `/proc/PID/status` field in bytes.
-    func status(_ field: String) -> Int? { ProcessStatus.field(field, pid: process.processIdentifier) }
+    func status(_ field: String) -> Int? { ProcessStatus.field(field, pid: pid) }
 
     /// An RPC call through curl; the answer's body.
     func post(_ endpoint: String, _ json: String) throws -> String {

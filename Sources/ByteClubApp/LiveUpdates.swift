@@ -32,6 +32,16 @@ final class LiveUpdates {
             return ChangeFeed.Configuration.cannotWork(error, hasCursor: hasCursor)
         })
 
+    /// A list longer than ``Refresher/bigList`` takes a burst's pages at most this often: each
+    /// page makes its table and folder index again, a pass over every entry on the UI queue
+    /// (60 ms a page in a 200,000-note club, a page a second for as long as a `put -r` ran).
+    nonisolated static let bigListBurstWait: TimeInterval = 3
+
+    /// The wait before the next longpoll in a burst: what the server asked, or longer for a big list.
+    nonisolated static func burstWait(backoff: TimeInterval, listed: Int) -> TimeInterval {
+        listed > Refresher.bigList ? max(backoff, bigListBurstWait) : backoff
+    }
+
     let context: AppContext
     let refresher: Refresher
     /// Called after a change page was applied to a tab (tests and the benchmark wait on it).
@@ -151,8 +161,11 @@ final class LiveUpdates {
                 request(tab, spinner: false, { () async throws(RemoteError) in
                     try await store.longpoll(cursor, timeout: timeout)
                 }, answer: { [weak self] answer in
-                    if let backoff = answer.backoff, answer.changes { self?.onBurst?(tab, backoff) }
-                    return .answered(answer)
+                    guard let self, let backoff = answer.backoff, answer.changes else { return .answered(answer) }
+                    self.onBurst?(tab, backoff)
+                    var paced = answer
+                    paced.backoff = Self.burstWait(backoff: backoff, listed: self.context.state[tab].entries.count)
+                    return .answered(paced)
                 })
             case .listChanges(let cursor, let opening):
                 let store = context.store

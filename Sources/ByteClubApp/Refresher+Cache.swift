@@ -11,7 +11,7 @@ extension Refresher {
     /// 100,000-note list is tens of megabytes, and another member's `put -r` sends change pages
     /// for as long as it runs. A crash loses only the cursor's progress: the changes since the
     /// cached cursor are asked for again.
-    static let bigList = 10_000
+    nonisolated static let bigList = 10_000
     static let bigListInterval = 10.0
 
     /// Shows the cached lists, marked with the time the server gave them, and returns the change

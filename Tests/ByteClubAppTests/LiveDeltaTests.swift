@@ -1,4 +1,4 @@
-import ByteClubApp
+@testable import ByteClubApp
 import Foundation
 import Remote
 import TerminalUI
@@ -29,6 +29,15 @@ final class LiveDeltaTests: XCTestCase {
     func selectedName(_ state: AppState) -> String? {
         if case .note(let entry, _)? = state.selectedNoteItem(in: NoteListing.make(state, format: Clock.format)) { return entry.name }
         return nil
+    }
+
+    /// Another member's `put -r`: the server asks for a second between pages; a list of more
+    /// than 10,000 entries waits 3 s (each page is a pass over it), a longer ask stands.
+    func testABigListTakesABurstsPagesLessOften() {
+        XCTAssertEqual(LiveUpdates.burstWait(backoff: 1, listed: 500), 1)
+        XCTAssertEqual(LiveUpdates.burstWait(backoff: 1, listed: 10_000), 1)
+        XCTAssertEqual(LiveUpdates.burstWait(backoff: 1, listed: 100_000), LiveUpdates.bigListBurstWait)
+        XCTAssertEqual(LiveUpdates.burstWait(backoff: 5, listed: 100_000), 5)
     }
 
     func testANewNoteIsAddedAndTheSelectionStaysOnItsItem() {

@@ -120,7 +120,12 @@ enum EchoBench {
             throw BenchError("timed out waiting for “\(needle)” on the pty; the last output: \(tail.debugDescription)")
         }
 
+        private var stopped = false
+
+        /// SIGTERM and the exit waited for; a second call does nothing.
         func stop() {
+            guard !stopped else { return }
+            stopped = true
             kill(pid, SIGTERM)
             var status: Int32 = 0
             waitpid(pid, &status, 0)

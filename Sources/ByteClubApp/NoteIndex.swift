@@ -186,7 +186,7 @@ final class NoteIndex {
         let firstSync = syncedVersion < 0
         let fetchBatch = IndexSync.batchFetch(from: store)
         context.effects.perform({ () async throws(RemoteError) -> (IndexSyncOutcome, [String: [String]]?, Bool) in
-            // Below the UI's priority, on one core at most (``BackgroundExecutor``).
+            // Below the UI's priority (``BackgroundExecutor``).
             try await withTaskExecutorPreference(BackgroundExecutor.shared) { () async throws(RemoteError) in
                 let fetch = { @Sendable (path: String) async throws(RemoteError) -> String in
                     let (data, _) = try await store.read(path)

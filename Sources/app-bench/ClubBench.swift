@@ -505,26 +505,19 @@ struct ServeProcess {
                          "--member", "bench=\(Self.token)"]
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw BenchError("cannot make a pipe for byteclub serve") }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        let POSIX_SPAWN_SETSID: Int16 = 0x80  // glibc ≥ 2.26
-        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, Self.binary.path, &actions, &attributes, argv, environ)
-        close(pipeEnds[1])
-        guard status == 0 else {
+        let child: pid_t
+        do {
+            child = try spawnInNewSession(arguments) { actions in
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+                posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+            }
+            close(pipeEnds[1])
+        } catch {
+            close(pipeEnds[1])
             close(pipeEnds[0])
-            throw BenchError("cannot start byteclub serve: \(String(cString: strerror(status)))")
+            throw error
         }
         pid = child
         Interrupts.register { [child] in Self.stop(child) }

@@ -58,29 +58,14 @@ enum EchoBench {
             var size = winsize(ws_row: 36, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0)
             _ = ioctl(master, UInt(TIOCSWINSZ), &size)
             let slave = "/dev/pts/\(number)"
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
             // A session of its own: opening the pty slave then makes it the controlling terminal.
-            let POSIX_SPAWN_SETSID: Int16 = 0x80  // glibc ≥ 2.26
-            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID)
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
-            posix_spawn_file_actions_adddup2(&actions, 0, 1)
-            posix_spawn_file_actions_adddup2(&actions, 0, 2)
-            posix_spawn_file_actions_addclose(&actions, master)
-            let argv = ([binary] + arguments).map { strdup($0) } + [nil]
-            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer {
-                for pointer in argv { free(pointer) }
-                for pointer in envp { free(pointer) }
+            let masterSide = master
+            pid = try spawnInNewSession([binary] + arguments, environment: environment.map { "\($0.key)=\($0.value)" }) { actions in
+                posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
+                posix_spawn_file_actions_adddup2(&actions, 0, 1)
+                posix_spawn_file_actions_adddup2(&actions, 0, 2)
+                posix_spawn_file_actions_addclose(&actions, masterSide)
             }
-            var child: pid_t = 0
-            let status = posix_spawn(&child, binary, &actions, &attributes, argv, envp)
-            guard status == 0 else { throw BenchError("cannot start \(binary): \(String(cString: strerror(status)))") }
-            pid = child
             let fd = master, output = self.output
             Thread.detachNewThread {
                 var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -215,4 +200,31 @@ enum DisplayFormatting {
     static func size(_ bytes: Int64) -> String {
         bytes >= 1 << 30 ? "\(bytes >> 30) GiB" : "\(bytes >> 20) MiB"
     }
+}
+
+/// Starts `arguments` (the executable first) in a session of its own, its standard streams as
+/// `files` sets them up (posix_spawn's file actions), with `environment` or this process's own;
+/// the child's pid.
+func spawnInNewSession(_ arguments: [String], environment: [String]? = nil,
+                       files: (inout posix_spawn_file_actions_t) -> Void) throws -> pid_t {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    let POSIX_SPAWN_SETSID: Int16 = 0x80  // glibc ≥ 2.26
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    files(&actions)
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { $0.map { strdup($0) } + [nil] }
+    defer {
+        for pointer in argv { free(pointer) }
+        for pointer in envp ?? [] { free(pointer) }
+    }
+    var child: pid_t = 0
+    let status = envp.map { envp in posix_spawn(&child, arguments[0], &actions, &attributes, argv, envp) }
+        ?? posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
+    guard status == 0 else { throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+    return child
 }

@@ -75,6 +75,14 @@ final class BatchReadTests: XCTestCase {
         XCTAssertThrowsError(try BatchDownload.parse(Data(#"{".tag":"failure","path":"/x"}"#.utf8))) { error in
             XCTAssertTrue("\(error)".contains("no end"), "\(error)")
         }
+        // A line tagged as a file whose metadata is not a file's (no rev, a size of text), and
+        // a failure without its path: each said for what it is.
+        XCTAssertThrowsError(try BatchDownload.parse(Data(#"{".tag":"file","name":"a.md","size":"x"}"#.utf8 + [10]))) { error in
+            XCTAssertTrue("\(error)".contains("a file's metadata that does not decode"), "\(error)")
+        }
+        XCTAssertThrowsError(try BatchDownload.parse(Data(#"{".tag":"failure","error_summary":"path/not_found/"}"#.utf8 + [10]))) { error in
+            XCTAssertTrue("\(error)".contains("a failure without its path"), "\(error)")
+        }
         XCTAssertEqual(try BatchDownload.parse(Data()), [])
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 
 /// Work the user does not wait on, run on threads of its own at a lower priority: the search
 /// index's sync (each batch of notes parsed, an encrypted club's opened, then written to SQLite's
-/// full-text index).
+/// full-text index) and the tags of a whole list.
 ///
 /// On 2 cores a first sync of 100,000 notes kept both of the concurrency pool's threads busy
 /// beside the server's, and a key typed meanwhile waited behind them (the echo's p99 was 34 ms).

@@ -73,7 +73,12 @@ final class TagsSync {
         context.perform({ () async throws(RemoteError) in
             switch asked {
             case .paths(let paths): return try await tagging.tags(of: paths)
-            case .all(let table): return try await Self.tags(of: table, from: tagging)
+            // A whole list's tags (after a load: 1,000 calls in a 100,000-note club, each
+            // answer decoded) are background work, below the UI's priority.
+            case .all(let table):
+                return try await withTaskExecutorPreference(BackgroundExecutor.shared) { () async throws(RemoteError) in
+                    try await Self.tags(of: table, from: tagging)
+                }
             }
         }) { [weak self] result in
             guard let self else { return }

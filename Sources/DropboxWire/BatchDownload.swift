@@ -72,8 +72,8 @@ public enum BatchDownload {
             }
             let line = data[offset..<newline]
             offset = newline + 1
-            // One decode a line: the tag and the file's metadata from one container (two
-            // decodes of each line were a third of an index's first sync in the app).
+            // One decode a line: the tag and the file's metadata from one container (with two
+            // decodes a line, the parse was a quarter of the app's samples in its first sync).
             let tagged: PartLine
             do { tagged = try decoder.decode(PartLine.self, from: line) } catch {
                 throw Malformed("part \(parts.count + 1): " + (error is PartLine.NotAFile ? "a file's metadata that does not decode" : "its line is not a part's JSON"))

@@ -75,7 +75,9 @@ final class HostileCLITests: XCTestCase {
         XCTAssertTrue(endless.err.contains("the listing of /endless did not end after 5000 entries; stopped"), endless.err)
         XCTAssertEqual(endless.out.split(separator: "\n").count, 5000, "each page printed as it came, up to the cap and not past it")
         XCTAssertTrue(endless.out.hasSuffix("f49-99.txt\n"), String(endless.out.suffix(200)))
-        XCTAssertEqual(server!.counts.listPages, 51, "100 entries a page: stopped on the first page past 5000")
+        // 100 entries a page: stopped on the first page past 5000. The next page is asked while
+        // one is checked (`ls` pipelines its pages), so its request may have gone out too.
+        XCTAssertTrue((51...52).contains(server!.counts.listPages), "\(server!.counts.listPages) pages asked")
         XCTAssertLessThan(Date().timeIntervalSince(started), 20)
 
         let repeated = try byteclub("ls", "/same-cursor")

@@ -57,7 +57,8 @@ final class AttachmentsEndToEndTests: XCTestCase {
         // Enter on the file's row: fetched, and handed to the opener.
         try tmux.press("Enter")
         tmux.waitFor("Opened \"a_pdf_file.pdf\" with opener.sh")
-        AppHarness.eventually("the opener ran") { FileManager.default.fileExists(atPath: said.path) }
+        // The opener's printf makes the file before it writes the line: waited for whole.
+        AppHarness.eventually("the opener ran") { ((try? String(contentsOf: said, encoding: .utf8)) ?? "").hasSuffix("\n") }
         let given = try String(contentsOf: said, encoding: .utf8).trimmingCharacters(in: .newlines)
         XCTAssertTrue(given.hasSuffix("/a_pdf_file.pdf"), given)
         let pdf = try Data(contentsOf: Self.vault.appendingPathComponent("Test Attachments/a_pdf_file.pdf"))

@@ -178,9 +178,9 @@ enum ClubBench {
         // The same notes again, into another folder, with the released app open on the club
         // (live updates on, its first sync and index done): what an open app costs a `put -r`.
         let openArguments = ["--server", server.url.absoluteString, "--token", ServeProcess.token]
-        // Each put into the growing club takes longer than the one before (10,000 more files,
-        // a longer journal: 13.8 → 22.7 s by hand on one server), so the open app's put is set
-        // beside the mean of the puts just before and just after it, the app closed.
+        // Puts of the same notes into one club differ a lot from one to the next with no app
+        // open (16.0 s, then 22.7 s by hand on one server), so the open app's put is set beside
+        // the mean of the puts just before and just after it, the app closed.
         if let open = try openApp(openArguments, home: work.appendingPathComponent("real-open")) {
             defer { open.stop() }
             waitForIdle(server.pid)

@@ -108,38 +108,35 @@ final class NoteIndex {
         guard notes.hasLoaded || notes.cachedAt != nil, notes.version != syncedVersion || writtenElsewhere else { return }
         // Another member's burst of uploads: the notes it adds are indexed once it has passed,
         // in one sync, not a sync per change page while the uploads run.
-        if syncedVersion >= 0, !writtenElsewhere, !rebuilding, let quiet = burstEnds {
-            let wait = quiet - context.effects.now()
-            if wait > 0 {
-                guard !waitingOutBurst else { return }
-                waitingOutBurst = true
-                context.effects.after(.milliseconds(Int(wait * 1000) + 1)) { [weak self] in
-                    self?.waitingOutBurst = false
-                    self?.listingChanged()
-                }
-                return
+        let wait = burstEnds - context.effects.now()
+        if syncedVersion >= 0, !writtenElsewhere, !rebuilding, wait > 0 {
+            guard !waitingOutBurst else { return }
+            waitingOutBurst = true
+            context.effects.after(.milliseconds(Int(wait * 1000) + 1)) { [weak self] in
+                self?.waitingOutBurst = false
+                self?.listingChanged()
             }
-            burstEnds = nil
+            return
         }
         sync()
     }
 
-    /// When the burst the server last told of is taken to be over (``UIEffects/now()``).
-    private var burstEnds: Double?
+    /// When the burst the server last told of is taken to be over, and when it began
+    /// (``UIEffects/now()``); in the past when there is none.
+    private var burstEnds = 0.0, burstBegan = 0.0
     /// Whether a sync waits for ``burstEnds``.
     private var waitingOutBurst = false
     /// The longest a burst puts the index off: a burst that never ends is indexed this often.
     static let longestBurstWait: Double = 10
-    private var burstBegan: Double?
 
     /// The server is taking a burst of commits (another member's `put -r`): its longpoll asked
     /// the list to come back in `backoff` seconds. Syncs of the changes wait until it has been
-    /// quiet for twice that (at least 2 s), and no longer than ``longestBurstWait`` in all.
+    /// quiet for twice that (at least 2 s), and no longer than ``longestBurstWait`` in all; a
+    /// burst told of after that is a new one.
     func burst(backoff: Double) {
         let now = context.effects.now()
-        if burstEnds == nil || burstBegan.map({ now - $0 >= Self.longestBurstWait }) ?? true { burstBegan = now }
-        let began = burstBegan ?? now
-        burstEnds = min(now + max(2, 2 * backoff), began + Self.longestBurstWait)
+        if burstEnds <= now { burstBegan = now }
+        burstEnds = min(now + max(2, 2 * backoff), burstBegan + Self.longestBurstWait)
     }
 
     /// The results screen opened: asks, off the UI queue, whether another process (`byteclub

@@ -78,46 +78,45 @@ public enum BatchDownload {
             do { tagged = try decoder.decode(PartLine.self, from: line) } catch {
                 throw Malformed("part \(parts.count + 1): " + (error is PartLine.NotAFile ? "a file's metadata that does not decode" : "its line is not a part's JSON"))
             }
-            switch tagged.tag {
-            case "failure":
-                guard let path = tagged.path, let summary = tagged.errorSummary else {
-                    throw Malformed("part \(parts.count + 1): a failure without its path or error")
-                }
+            switch tagged {
+            case .failure(let path?, let summary?):
                 parts.append(.failure(path: path, errorSummary: summary))
-            case "file":
-                guard let file = tagged.file else { throw Malformed("part \(parts.count + 1): a file's metadata that does not decode") }
+            case .failure:
+                throw Malformed("part \(parts.count + 1): a failure without its path or error")
+            case .file(let file):
                 guard file.size >= 0, Int64(data.endIndex - offset) >= file.size else {
                     throw Malformed("part \(parts.count + 1): \(TerminalSafe.escape(file.name)) is cut short")
                 }
                 let end = offset + Int(file.size)
                 parts.append(.file(file, Data(data[offset..<end])))
                 offset = end
-            default:
-                throw Malformed("part \(parts.count + 1): an unknown part \"\(TerminalSafe.escape(String(tagged.tag.prefix(40))))\"")
+            case .unknown(let tag):
+                throw Malformed("part \(parts.count + 1): an unknown part \"\(TerminalSafe.escape(String(tag.prefix(40))))\"")
             }
         }
         return parts
     }
 
-    /// A part's line: its tag, and a file's metadata or a failure's path and error, read from
-    /// one container.
-    private struct PartLine: Decodable {
-        var tag: String
-        var file: FileMetadata?
-        var path: String?
-        var errorSummary: String?
+    /// A part's line, told apart by its tag: a file's metadata, or a failure's path and error,
+    /// read from one container.
+    private enum PartLine: Decodable {
+        case file(FileMetadata)
+        case failure(path: String?, errorSummary: String?)
+        case unknown(String)
 
         /// A line tagged `file` whose metadata does not decode.
         struct NotAFile: Error {}
 
         init(from decoder: any Decoder) throws {
             let object = try decoder.container(keyedBy: WireKey.self)
-            tag = try object.decode(String.self, forKey: .tag)
-            if tag == "file" {
-                do { file = try FileMetadata(object: object) } catch { throw NotAFile() }
-            } else if tag == "failure" {
-                path = try object.decodeIfPresent(String.self, forKey: WireKey("path"))
-                errorSummary = try object.decodeIfPresent(String.self, forKey: WireKey("error_summary"))
+            switch try object.decode(String.self, forKey: .tag) {
+            case "file":
+                do { self = .file(try FileMetadata(object: object)) } catch { throw NotAFile() }
+            case "failure":
+                self = .failure(path: try object.decodeIfPresent(String.self, forKey: WireKey("path")),
+                                errorSummary: try object.decodeIfPresent(String.self, forKey: WireKey("error_summary")))
+            case let tag:
+                self = .unknown(tag)
             }
         }
     }

@@ -507,15 +507,15 @@ struct ServeProcess {
         guard pipe(&pipeEnds) == 0 else { throw BenchError("cannot make a pipe for byteclub serve") }
         let child: pid_t
         do {
+            // The child has its own copy; ours goes before the read below, which ends at its end.
+            defer { close(pipeEnds[1]) }
             child = try spawnInNewSession(arguments) { actions in
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
                 posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
                 posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
                 posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
             }
-            close(pipeEnds[1])
         } catch {
-            close(pipeEnds[1])
             close(pipeEnds[0])
             throw error
         }

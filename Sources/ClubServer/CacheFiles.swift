@@ -36,7 +36,7 @@ struct CacheFiles {
         MetaLock.holding(metaDirectory) {
             let path = metaDirectory + "/content-hashes"
             let text = hashes.text(mergingDisk: isAsWritten(path) ? nil : FolderFiles.readHashes(path))
-            replace(path, with: Data(text.utf8))
+            replace(path, with: text)
         }
     }
 

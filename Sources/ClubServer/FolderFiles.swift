@@ -79,8 +79,8 @@ enum FolderFiles {
     }
 
     /// The content-hash cache file at `path`, or nothing.
-    static func readHashes(_ path: String) -> [FileKey: String] {
+    static func readHashes(_ path: String) -> [FileKey: HashBook.Digest] {
         guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        return HashBook.parse(String(decoding: data, as: UTF8.self))
+        return HashBook.parse(data)
     }
 }

@@ -33,14 +33,29 @@ extension FolderStore {
 
     /// The periodic rescan, with the walk (a `stat` per entry) done outside the actor so that
     /// commits and listings do not wait for it; false if a commit came in meanwhile (the walk
-    /// may have seen half of it) and nothing was applied.
+    /// may have seen half of it) and nothing was applied. The walk is compared with the snapshot
+    /// as it goes; one that finds something gone is followed by a whole walk, which tells what.
     nonisolated func rescanConcurrently() async -> Bool {
-        let generation = await snapshotGeneration()
-        let current = TreeWalker.scan(root: root, metaDirectory: metaDirectory)
-        return await applyRescan(current, generation: generation)
+        let (generation, entries) = await snapshotState()
+        var compared = TreeWalker.scan(root: root, metaDirectory: metaDirectory, against: consume entries)
+        switch await takeInRescan(&compared, generation: generation) {
+        case .some(let applied):
+            return applied
+        case .none:
+            let whole = TreeWalker.scan(root: root, metaDirectory: metaDirectory)
+            return await applyRescan(whole, generation: generation)
+        }
     }
 
-    private func snapshotGeneration() -> Int { tree.generation }
+    private func snapshotState() -> (Int, [String: TreeSnapshot.Entry]) { (tree.generation, tree.entries) }
+
+    /// False: a commit came in during the walk; nil: the walk missed something, walk it whole.
+    private func takeInRescan(_ compared: inout TreeScan, generation: Int) -> Bool? {
+        guard tree.generation == generation else { return false }
+        guard let changes = tree.takeIn(&compared) else { return nil }
+        record(rescanned: changes)
+        return true
+    }
 
     private func applyRescan(_ current: TreeScan, generation: Int) -> Bool {
         guard tree.generation == generation else { return false }
@@ -52,11 +67,16 @@ extension FolderStore {
     /// actor, so it never interleaves with a commit (used when commits keep interrupting
     /// `rescanConcurrently`).
     func rescan() {
+        var compared = TreeWalker.scan(root: root, metaDirectory: metaDirectory, against: tree.entries)
+        if let changes = tree.takeIn(&compared) { return record(rescanned: changes) }
         applyRescan(TreeWalker.scan(root: root, metaDirectory: metaDirectory))
     }
 
     private func applyRescan(_ scan: TreeScan) {
-        let changes = tree.replace(with: scan.entries(keepingUnreadFrom: tree.entries))
+        record(rescanned: tree.replace(with: scan.entries(keepingUnreadFrom: tree.entries)))
+    }
+
+    private func record(rescanned changes: [TreeSnapshot.Change]) {
         guard !changes.isEmpty else { return }
         logger.debug("rescan: \(changes.count) change(s) made on disk")
         journal.append(changes)

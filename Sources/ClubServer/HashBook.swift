@@ -1,10 +1,63 @@
+import Foundation
+
 /// The content-hash cache a `FolderStore` keeps in `.byteclub/content-hashes`, with no disk.
 ///
 /// One line per file version: "inode size ctime-ns mtime-ns hash". Without it, the first listing
 /// after a start reads every file to hash it. A damaged line is skipped; a file whose key
 /// changed is hashed again, so a stale line can never give a wrong hash.
+///
+/// Each hash is kept as its 32 bytes (``Digest``), not as its 64-letter text: a 100,000-note
+/// club's book held 11 MiB of texts (`heaptrack`, issue 56), and the file is read and written
+/// as bytes, with no text of the whole file beside them.
 struct HashBook: Sendable, Equatable {
-    private(set) var hashes: [FileKey: String]
+    /// A content hash's 32 bytes, made from and given back as its 64 lower-case hex digits.
+    struct Digest: Hashable, Sendable {
+        private var words: (UInt64, UInt64, UInt64, UInt64)
+
+        /// From 64 hex digits (either case); nil for anything else.
+        init?(hex: some Collection<UInt8>) {
+            guard hex.count == 64 else { return nil }
+            var parsed: [UInt64] = [0, 0, 0, 0]
+            for (offset, digit) in hex.enumerated() {
+                guard let value = Self.value(of: digit) else { return nil }
+                parsed[offset / 16] = parsed[offset / 16] << 4 | UInt64(value)
+            }
+            words = (parsed[0], parsed[1], parsed[2], parsed[3])
+        }
+
+        init?(hex: String) { self.init(hex: hex.utf8) }
+
+        var hex: String {
+            let digits: StaticString = "0123456789abcdef"
+            return String(unsafeUninitializedCapacity: 64) { buffer in
+                for (index, word) in [words.0, words.1, words.2, words.3].enumerated() {
+                    for nibble in 0..<16 {
+                        buffer[index * 16 + nibble] = digits.utf8Start[Int(word >> UInt64(60 - nibble * 4) & 0xF)]
+                    }
+                }
+                return 64
+            }
+        }
+
+        static func == (a: Digest, b: Digest) -> Bool { a.words == b.words }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+            hasher.combine(words.2)
+            hasher.combine(words.3)
+        }
+
+        private static func value(of digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+    }
+
+    private(set) var hashes: [FileKey: Digest]
     /// Hashes learnt since the file was last written.
     private(set) var isDirty = false
     /// The keys this run has used: once the file grows large it keeps only those, so stale
@@ -13,51 +66,59 @@ struct HashBook: Sendable, Equatable {
     /// Past this many lines, a write keeps only the versions used this run.
     let limit: Int
 
-    init(_ known: [FileKey: String] = [:], limit: Int = 50_000) {
+    init(_ known: [FileKey: Digest] = [:], limit: Int = 50_000) {
         hashes = known
         self.limit = limit
     }
 
-    static func parse(_ text: String) -> [FileKey: String] {
-        var cache: [FileKey: String] = [:]
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count == 5, let inode = UInt64(fields[0]), let size = Int64(fields[1]),
-                  let ctime = Int64(fields[2]), let mtime = Int64(fields[3]), fields[4].count == 64,
-                  fields[4].allSatisfy(\.isHexDigit) else { continue }
-            cache[FileKey(inode: inode, size: size, ctimeNanoseconds: ctime, mtimeNanoseconds: mtime)] = String(fields[4])
+    /// The file's lines, read from its bytes a line at a time.
+    static func parse(_ data: Data) -> [FileKey: Digest] {
+        var cache: [FileKey: Digest] = [:]
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+            guard fields.count == 5, fields[0].count <= 20, let inode = UInt64(String(decoding: fields[0], as: UTF8.self)), let size = number(fields[1]),
+                  let ctime = number(fields[2]), let mtime = number(fields[3]), let digest = Digest(hex: fields[4]) else { continue }
+            cache[FileKey(inode: inode, size: size, ctimeNanoseconds: ctime, mtimeNanoseconds: mtime)] = digest
         }
         return cache
+    }
+
+    /// A decimal number of the file (a minus sign allowed: times before 1970), or nil.
+    private static func number(_ digits: Data) -> Int64? {
+        guard digits.count <= 20 else { return nil }
+        return Int64(String(decoding: digits, as: UTF8.self))
     }
 
     /// The hash of the version `key`, computed by `compute` (nil: unreadable, not cached) only
     /// when not known.
     mutating func hash(for key: FileKey, compute: () -> String?) -> String {
         used.insert(key)
-        if let known = hashes[key] { return known }
+        if let known = hashes[key] { return known.hex }
         guard let hash = compute(), !hash.isEmpty else { return "" }
         record(hash, for: key)
         return hash
     }
 
-    /// A hash learnt another way (an upload hashed as it streamed in).
+    /// A hash learnt another way (an upload hashed as it streamed in). One that is not 64 hex
+    /// digits is not kept (it is computed again when asked for).
     mutating func record(_ hash: String, for key: FileKey) {
         used.insert(key)
-        hashes[key] = hash
+        guard let digest = Digest(hex: hash) else { return }
+        hashes[key] = digest
         isDirty = true
     }
 
-    /// The file's text to write, with `disk` (what another server wrote meanwhile, if it did)
+    /// The file's bytes to write, with `disk` (what another server wrote meanwhile, if it did)
     /// merged under this server's own: a hash is a fact about a file version, so either server's
     /// is as good. Afterwards the book is clean.
-    mutating func text(mergingDisk disk: [FileKey: String]?) -> String {
+    mutating func text(mergingDisk disk: [FileKey: Digest]?) -> Data {
         if let disk { hashes.merge(disk) { mine, _ in mine } }
         if hashes.count > limit { hashes = hashes.filter { used.contains($0.key) } }
         isDirty = false
-        var text = ""
+        var text = Data()
         text.reserveCapacity(hashes.count * 110)
-        for (key, hash) in hashes {
-            text += "\(key.inode) \(key.size) \(key.ctimeNanoseconds) \(key.mtimeNanoseconds) \(hash)\n"
+        for (key, digest) in hashes {
+            text.append(contentsOf: "\(key.inode) \(key.size) \(key.ctimeNanoseconds) \(key.mtimeNanoseconds) \(digest.hex)\n".utf8)
         }
         return text
     }

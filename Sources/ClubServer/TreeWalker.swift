@@ -13,8 +13,9 @@ enum TreeWalker {
     static let maxDepth = 64
 
     /// Every entry under the root that a listing would show, by `path_lower`.
-    static func scan(root: String, metaDirectory: String) -> TreeScan {
-        var scan = TreeScan()
+    /// With a `baseline`, only what is new or changed beside it is kept (``TreeScan/add(_:_:)``).
+    static func scan(root: String, metaDirectory: String, against baseline: [String: TreeSnapshot.Entry]? = nil) -> TreeScan {
+        var scan = TreeScan(baseline: baseline)
         walk(host: root, display: "", depth: 0, root: root, metaDirectory: metaDirectory, into: &scan)
         return scan
     }
@@ -23,7 +24,7 @@ enum TreeWalker {
     static func scan(_ path: DropboxPath, root: String, metaDirectory: String) -> TreeScan {
         var scan = TreeScan()
         guard let (entry, enter) = entry(root + path.display, display: path.display, root: root, metaDirectory: metaDirectory) else { return scan }
-        scan.entries[path.lower] = entry
+        scan.add(path.lower, entry)
         if enter { walk(host: root + path.display, display: path.display, depth: path.components.count, root: root, metaDirectory: metaDirectory, into: &scan) }
         return scan
     }
@@ -54,7 +55,7 @@ enum TreeWalker {
             if depth == 0 && name.lowercased() == DropboxPath.reservedName { continue }
             let childDisplay = display + "/" + name
             guard let (entry, enter) = self.entry(host + "/" + name, display: childDisplay, root: root, metaDirectory: metaDirectory) else { continue }
-            scan.entries[childDisplay.lowercased()] = entry
+            scan.add(childDisplay.lowercased(), entry)
             if enter { walk(host: host + "/" + name, display: childDisplay, depth: depth + 1, root: root, metaDirectory: metaDirectory, into: &scan) }
         }
     }
@@ -101,8 +102,7 @@ enum TreeFile {
     /// the server was not running (against the snapshot saved when it last ran).
     static func startTracking(root: String, metaDirectory: String, limit: Int, logger: Logger) -> (ChangeJournal, TreeSnapshot) {
         let journal = ChangeJournal(path: metaDirectory + "/journal", limit: limit)
-        let scan = TreeWalker.scan(root: root, metaDirectory: metaDirectory)
-        var saved = FileManager.default.contents(atPath: metaDirectory + "/tree").map { TreeSnapshot.entries(text: String(decoding: $0, as: UTF8.self)) }
+        var saved = FileManager.default.contents(atPath: metaDirectory + "/tree").map { TreeSnapshot.entries(text: $0) }
         // The snapshot is saved now and then, the journal at every change: a server killed
         // between a change and the next save left the journal ahead of it (a renamed file's old
         // name written, never removed). Seen as the journal last said, every path it calls
@@ -124,20 +124,29 @@ enum TreeFile {
                 }
             }
         }
-        var tree = TreeSnapshot(entries: scan.entries(keepingUnreadFrom: saved ?? [:]))
-        if let saved {
-            let changes = TreeSnapshot.diff(old: saved, new: tree.entries)
-            if !changes.isEmpty { logger.info("\(changes.count) change(s) made in the folder while the server was stopped") }
-            journal.append(changes)
+        guard let saved else {
+            var tree = TreeSnapshot(entries: TreeWalker.scan(root: root, metaDirectory: metaDirectory).entries)
+            save(&tree, metaDirectory: metaDirectory)
+            return (journal, tree)
         }
-        save(&tree, metaDirectory: metaDirectory)
+        // The disk compared with the saved snapshot as it is walked; a walk that misses some of
+        // it (removed while the server was stopped) is done again whole to tell what.
+        var tree = TreeSnapshot(entries: saved)
+        var compared = TreeWalker.scan(root: root, metaDirectory: metaDirectory, against: saved)
+        let changes = tree.takeIn(&compared)
+            ?? tree.replace(with: TreeWalker.scan(root: root, metaDirectory: metaDirectory).entries(keepingUnreadFrom: saved))
+        if !changes.isEmpty {
+            logger.info("\(changes.count) change(s) made in the folder while the server was stopped")
+            journal.append(changes)
+            save(&tree, metaDirectory: metaDirectory)
+        }
         return (journal, tree)
     }
 
     /// Writes the snapshot: a cache (a crash that rolls it back costs a rescan), so no flush on
     /// this hot path.
     static func save(_ tree: inout TreeSnapshot, metaDirectory: String) {
-        try? DurableFile.write(Data(tree.text.utf8), to: metaDirectory + "/tree", permissions: 0o644,
+        try? DurableFile.write(tree.text, to: metaDirectory + "/tree", permissions: 0o644,
                                temporaryDirectory: metaDirectory + "/tmp", flush: false)
         tree.dirty = false
         tree.savedAt = .now

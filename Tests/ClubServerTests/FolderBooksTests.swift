@@ -107,7 +107,7 @@ final class FolderBooksTests: XCTestCase {
         XCTAssertTrue(book.isDirty)
         let text = book.text(mergingDisk: nil)
         XCTAssertFalse(book.isDirty)
-        XCTAssertEqual(HashBook.parse(text), [key: hash])
+        XCTAssertEqual(HashBook.parse(text).mapValues(\.hex), [key: hash])
         XCTAssertEqual(book.hash(for: FileKey(inode: 8, size: 0, ctimeNanoseconds: 0, mtimeNanoseconds: 0)) { nil }, "",
                        "an unreadable file has no hash and none is cached")
         XCTAssertFalse(book.isDirty)
@@ -115,16 +115,19 @@ final class FolderBooksTests: XCTestCase {
 
     func testDamagedLinesAreSkippedAndAnotherServersHashesAreKept() {
         let good = "1 2 3 4 \(hash)\n"
-        let parsed = HashBook.parse(good + "1 2 3\nx 2 3 4 \(hash)\n5 6 7 8 nothex\n" + "9 9 9 9 \(hash)")
-        XCTAssertEqual(parsed.count, 2)
+        let parsed = HashBook.parse(Data((good + "1 2 3\nx 2 3 4 \(hash)\n5 6 7 8 nothex\n" + "9 9 9 9 \(hash)\n-1 2 3 4 \(hash)\n"
+                                               + "1 2 3 4 \(hash)0\n1 2 99999999999999999999 4 \(hash)\n-5 6 7 8 \(hash)").utf8))
+        XCTAssertEqual(parsed.count, 2, "short, non-numeric, too-long, overflowing and negative-inode lines are skipped")
+        XCTAssertEqual(HashBook.parse(Data("1 2 -3 4 \(hash.uppercased())\n".utf8)).values.map(\.hex), [hash],
+                       "times before 1970 are kept, and a hash in capitals is read")
         var book = HashBook()
         book.record(hash, for: key)
         XCTAssertEqual(HashBook.parse(book.text(mergingDisk: parsed)).count, 3)
     }
 
     func testPastItsLimitTheCacheKeepsOnlyTheVersionsUsedThisRun() {
-        var known: [FileKey: String] = [:]
-        for inode in 0..<5 { known[FileKey(inode: UInt64(inode), size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1)] = hash }
+        var known: [FileKey: HashBook.Digest] = [:]
+        for inode in 0..<5 { known[FileKey(inode: UInt64(inode), size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1)] = HashBook.Digest(hex: hash) }
         var book = HashBook(known, limit: 3)
         _ = book.hash(for: FileKey(inode: 1, size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1)) { nil }
         book.record(hash, for: key)

@@ -49,7 +49,60 @@ final class TreeSnapshotTests: XCTestCase {
     func testTheTreeFileReadsBackWhatWasWrittenAndSkipsDamagedLines() {
         let tree = TreeSnapshot(entries: ["/my notes": entry("/My Notes", folder: true, inode: 7), "/my notes/a b.txt": entry("/My Notes/a b.txt", size: 42, mtime: -5)])
         XCTAssertEqual(TreeSnapshot.entries(text: tree.text), tree.entries, "names with spaces and negative times survive")
-        let damaged = tree.text + "f 1 2 3\nx 1 1 1 1 /bad\nf 1 1 1 1 relative\n"
-        XCTAssertEqual(TreeSnapshot.entries(text: damaged), tree.entries)
+        let damaged = tree.text + Data("f 1 2 3\nx 1 1 1 1 /bad\nf 1 1 1 1 relative\n".utf8) + Data([0x66, 0x20, 0xFF, 0x0A])
+        XCTAssertEqual(TreeSnapshot.entries(text: damaged), tree.entries, "short, unknown, relative and non-UTF-8 lines are skipped")
+    }
+
+    /// A rescan compared with the snapshot as it walks (``TreeSnapshot/takeIn(_:)``), then walked
+    /// whole when it missed something, records what a whole walk's diff records, over generated
+    /// trees: files and folders added, changed, kept, removed (a folder with its contents).
+    func testARescanComparedAsItWalksRecordsWhatTheWholeWalkWould() {
+        var random = SystemRandomNumberGenerator()
+        var additionsOnly = 0
+        for round in 0..<300 {
+            var old: [String: TreeSnapshot.Entry] = [:]
+            for n in 0..<Int.random(in: 0...30, using: &random) {
+                let folder = "/f\(n % 4)"
+                old[folder] = entry(folder, folder: true)
+                old[folder + "/n\(n).md"] = entry(folder + "/N\(n).md", size: Int64(n))
+            }
+            var new = old
+            for (key, value) in old {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0 where round % 2 == 0: new[key] = nil
+                case 1: new[key]?.size += 1
+                case 2: new[key]?.inode += 1
+                default: _ = value
+                }
+            }
+            for n in 0..<Int.random(in: 0...3, using: &random) { new["/new\(round)-\(n).md"] = entry("/New\(round)-\(n).md") }
+            var whole = TreeSnapshot(entries: old)
+            let expected = whole.replace(with: new)
+            var compared = TreeSnapshot(entries: old)
+            var scan = TreeScan(baseline: old)
+            for (key, value) in new.shuffled(using: &random) { scan.add(key, value) }
+            let taken = compared.takeIn(&scan)
+            if taken != nil { additionsOnly += 1 }
+            XCTAssertEqual(taken == nil, old.keys.contains { new[$0] == nil }, "nil exactly when the walk missed an entry")
+            let changes = taken ?? compared.replace(with: new)
+            XCTAssertEqual(changes.map(\.0), expected.map(\.0))
+            XCTAssertEqual(changes.map(\.1), expected.map(\.1))
+            // A folder's times are not its version: a walk that found one the same keeps the old.
+            XCTAssertEqual(Set(compared.entries.keys), Set(new.keys))
+            XCTAssertTrue(new.allSatisfy { compared.entries[$0.key]?.sameVersion(as: $0.value) == true })
+            XCTAssertEqual(compared.dirty, whole.dirty)
+            if taken != nil { XCTAssertLessThanOrEqual(scan.entries.count, new.count - old.count + expected.count) }
+        }
+        XCTAssertGreaterThan(additionsOnly, 100, "most rounds remove nothing")
+    }
+
+    func testAnUnreadFolderSendsTheRescanToAWholeWalk() {
+        let old = ["/d": entry("/d", folder: true), "/d/x.md": entry("/d/x.md")]
+        var tree = TreeSnapshot(entries: old)
+        var scan = TreeScan(baseline: old)
+        for (key, value) in old { scan.add(key, value) }
+        scan.unread = ["/d"]
+        XCTAssertNil(tree.takeIn(&scan), "what an unread folder holds is not known")
+        XCTAssertEqual(tree.entries, old)
     }
 }

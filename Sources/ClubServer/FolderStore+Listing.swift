@@ -44,8 +44,13 @@ extension FolderStore {
                 continue
             }
             // Gone since the walk: left out (the journal tells a cursor's holder).
-            if reused, stat(entry.resolved.host, &entry.info) != 0 { continue }
-            if let metadata = try? metadata(entry.resolved, info: entry.info) {
+            let resolved = entry.resolved
+            if reused {
+                var info = stat()
+                guard stat(resolved.host, &info) == 0 else { continue }
+                entry.info = info
+            }
+            if let metadata = try? metadata(resolved, info: entry.info) {
                 entries.append(metadata)
                 made.append((index, metadata))
             }
@@ -76,8 +81,14 @@ extension FolderStore {
                                             journalHead: journal.position.head, readsOnly: CallerRole.readsOnly)
         if let key, reuse, let entries = listingCache.entries(for: key, now: .now) { return (entries, true, key) }
         var entries: [WalkedEntry] = []
+        // A walk hands over a folder's entries together: they share one ``WalkedFolder``.
+        var folder: WalkedFolder?
         let truncated = try paths.walk(resolved, recursive: recursive) { resolved, info in
-            entries.append(WalkedEntry(resolved, info: info))
+            let parentHost = resolved.host.utf8.dropLast(resolved.path.name.utf8.count + 1)
+            if folder.map({ !$0.host.utf8.elementsEqual(parentHost) }) ?? true {
+                folder = WalkedFolder(host: String(Substring(parentHost)), path: resolved.path.parent)
+            }
+            entries.append(WalkedEntry(resolved, info: info, folder: folder))
             return true
         }
         if truncated { logger.warning("a walk of \(resolved.path) stopped at \(TreeWalker.maxDepth) levels below the root") }

@@ -51,7 +51,7 @@ extension FolderStore {
         // Who deleted it is told as who made revisions is: only once the server has members.
         var told = target
         if !revisions.showsAuthors { told.tombstone?.by = nil }
-        return (told, page.map { target.metadata(of: $0, sharingInfo: revisions.sharingInfo($0)) }, hasMore)
+        return (told, page.map { target.metadata(of: $0, sharingInfo: revisions.sharingInfo(by: $0.by)) }, hasMore)
     }
 
     /// Brings back `rev` of the file at `text` as a new revision (a commit by the caller).
@@ -103,6 +103,6 @@ extension FolderStore {
         // The live file may have changed since it was looked at: serve it only if it still
         // has this revision's size (a kept copy never changes).
         guard let (handle, info) = try? OpenedFile.open(source), Int64(info.st_size) == record.size else { throw .notFound }
-        return OpenedFile(file: target.metadata(of: record, sharingInfo: revisions.sharingInfo(record)), handle: handle)
+        return OpenedFile(file: target.metadata(of: record, sharingInfo: revisions.sharingInfo(by: record.by)), handle: handle)
     }
 }

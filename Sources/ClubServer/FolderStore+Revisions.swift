@@ -14,7 +14,7 @@ extension FolderStore {
     /// disk is recorded then, by nobody known); `member` is who made it, if we know.
     func reconcile(_ file: FileMetadata, member: String?) {
         guard let key = RevisionLog.historyKey(file.id), let hash = file.contentHash, !hash.isEmpty else { return }
-        if newestRecord(key)?.rev == file.rev { return }
+        if newestRevision(key)?.isRev(file.rev) == true { return }
         let record = RevisionRecord(rev: file.rev, size: file.size, hash: hash, server: Int64(file.serverModified.timeIntervalSince1970),
                                     client: Int64(file.clientModified.timeIntervalSince1970), path: file.pathDisplay ?? "", by: member)
         if histories.append(record, to: key, limit: RevisionLog.limit(for: file.name)) { revisions.remember(record, for: key) }
@@ -73,12 +73,11 @@ extension FolderStore {
         if let tombstones = revisions.tombstones { histories.writeTombstones(tombstones) }
     }
 
-    /// The newest record of a history, cached (listings ask once per file).
-    func newestRecord(_ key: String) -> RevisionRecord? {
+    /// What is kept of a history's newest record, cached (listings ask once per file).
+    func newestRevision(_ key: String) -> NewestRevision? {
         if let cached = revisions.newest[key] { return cached }
-        let newest = histories.records(key).last
-        revisions.remember(newest, for: key)
-        return newest
+        revisions.remember(histories.records(key).last, for: key)
+        return revisions.newest[key] ?? nil
     }
 
     /// From now on file metadata says who made each revision: the first member joined.
@@ -90,7 +89,7 @@ extension FolderStore {
         // The record first: as the argument of `revisions.sharingInfo(…)` it was looked up (and
         // remembered) while that call held a copy of `revisions`, so every newly remembered
         // record copied the whole dictionary (a first listing of 20,000 new files took 11 s).
-        let record = newestRecord(key).flatMap { $0.rev == rev ? $0 : nil }
-        return revisions.sharingInfo(record)
+        let newest = newestRevision(key).flatMap { $0.isRev(rev) ? $0 : nil }
+        return revisions.sharingInfo(by: newest?.by)
     }
 }

@@ -16,6 +16,41 @@ struct RevisionRecord: Codable, Sendable, Hashable {
     var by: String?
 }
 
+/// What the server keeps in memory of a history's newest record: its rev and who made it (the
+/// rest stays in the log). A listing of a 100,000-file club looks at every history, and whole
+/// records (a rev, a hash and a path as texts) held 41 MiB of the server's peak (`heaptrack`,
+/// issue 56); a rev as the server makes them (16 hex digits) is kept as its number.
+struct NewestRevision: Sendable, Equatable {
+    private enum Rev: Equatable {
+        case packed(UInt64)
+        case text(String)
+    }
+
+    private let rev: Rev
+    /// The member who made it; nil for a change made on disk behind the server's back.
+    let by: String?
+
+    init(_ record: RevisionRecord) {
+        rev = Self.packed(record.rev).map(Rev.packed) ?? .text(record.rev)
+        by = record.by
+    }
+
+    func isRev(_ other: String) -> Bool {
+        switch rev {
+        case .packed(let number): Self.packed(other) == number
+        case .text(let text): text == other
+        }
+    }
+
+    /// 16 lower-case hex digits as their number; nil for any other text (which then is kept as
+    /// it is, so two spellings of one number never compare equal).
+    private static func packed(_ rev: String) -> UInt64? {
+        guard rev.utf8.count == 16, rev.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+        else { return nil }
+        return UInt64(rev, radix: 16)
+    }
+}
+
 /// A deleted file whose history is kept: found again by its id, or by its old path (the file
 /// deleted there last).
 struct Tombstone: Codable, Sendable, Equatable {
@@ -39,11 +74,12 @@ struct Tombstone: Codable, Sendable, Equatable {
 struct RevisionState: Sendable {
     /// Whether file metadata carries `sharing_info` (the server has members).
     var showsAuthors = false
-    /// The newest record of each history looked at (nil: none), for `sharing_info`.
-    private(set) var newest: [String: RevisionRecord?] = [:]
+    /// What is kept of each history's newest record looked at (nil: it has none), for
+    /// `sharing_info`: a listing of 100,000 files looks at every one.
+    private(set) var newest: [String: NewestRevision?] = [:]
 
     /// Remembers `record` as the newest of the history `key` (nil: it has none), or forgets it.
-    mutating func remember(_ record: RevisionRecord?, for key: String) { newest[key] = .some(record) }
+    mutating func remember(_ record: RevisionRecord?, for key: String) { newest[key] = .some(record.map(NewestRevision.init)) }
     mutating func forget(_ key: String) { newest[key] = nil }
     /// Deleted files by id; loaded on first use. By id, not by path: two files deleted in turn
     /// at one path (the second moved there, so with an id of its own) both stay restorable.
@@ -107,11 +143,12 @@ struct RevisionState: Sendable {
     }
 
     /// `sharing_info` for a revision, when the server has members (who made it, if known).
-    func sharingInfo(_ record: RevisionRecord?) -> FileSharingInfo? {
+    /// `sharing_info` for a version made by `member` (nil: not known).
+    func sharingInfo(by member: String?) -> FileSharingInfo? {
         guard showsAuthors else { return nil }
         // A reader's answers say the folder is read-only to them, as Dropbox's do for a viewer.
         return FileSharingInfo(readOnly: CallerRole.readsOnly, parentSharedFolderID: Self.sharedFolderID,
-                               modifiedBy: record?.by.map(ClubMember.accountID(of:)))
+                               modifiedBy: member.map(ClubMember.accountID(of:)))
     }
 
     /// The club folder's id as a shared folder, constant: a server shares exactly one.

@@ -96,4 +96,23 @@ final class RevisionLogTests: XCTestCase {
         let message = deleted.pastRetention(rev: "r1", days: 30, as: .endpoint([.invalidRevision])).wire?.userMessage ?? ""
         XCTAssertTrue(message.contains("/Old/c.md") && message.contains("30 day(s)"), message)
     }
+
+    /// What is kept of a newest record: its rev (a server's 16 hex digits as a number, any other
+    /// text as it is) and its author, matched exactly as the texts would be.
+    func testTheNewestRevisionKeptMatchesOnlyItsOwnRev() {
+        var state = RevisionState()
+        state.remember(RevisionRecord(rev: "00000000deadbeef", size: 1, hash: "h", server: 0, client: 0, path: "/a.md", by: "ann"), for: "k1")
+        state.remember(RevisionRecord(rev: "0123456789ABCDEF", size: 1, hash: "h", server: 0, client: 0, path: "/b.md", by: nil), for: "k2")
+        state.remember(nil, for: "k3")
+        let packed = state.newest["k1"] ?? nil, text = state.newest["k2"] ?? nil
+        XCTAssertEqual(packed?.isRev("00000000deadbeef"), true)
+        XCTAssertEqual(packed?.isRev("00000000DEADBEEF"), false, "another spelling is another rev")
+        XCTAssertEqual(packed?.isRev("deadbeef"), false)
+        XCTAssertEqual(packed?.by, "ann")
+        XCTAssertEqual(text?.isRev("0123456789ABCDEF"), true)
+        XCTAssertEqual(text?.isRev("0123456789abcdef"), false)
+        XCTAssertNil(text?.by)
+        XCTAssertNotNil(state.newest["k3"], "a history with no record is remembered as such")
+        XCTAssertNil(state.newest["k3"] ?? nil)
+    }
 }

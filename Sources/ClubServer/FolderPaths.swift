@@ -74,11 +74,9 @@ struct FolderPaths: Sendable {
         if lstat(directory + "/" + component, &info) == 0 { return component }
         let lower = component.lowercased()
         let isReserved = { (name: String) in directory == self.root && name.lowercased() == DropboxPath.reservedName }
-        if let known = bigFolders.name(lower, in: directory) {
-            guard let name = known else { return nil }
-            // Gone or renamed since (a case-only rename, a write that failed): the folder says.
-            if !isReserved(name), lstat(directory + "/" + name, &info) == 0 { return name }
-        }
+        // No name of a big folder listed a moment ago is a case twin: missing (a new note of a
+        // `put -r`, an encrypted club's marker looked for). Otherwise the folder says.
+        if bigFolders.mayHold(lower, in: directory) == false { return nil }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         bigFolders.listed(names, in: directory)
         return names.first { $0.lowercased() == lower && !isReserved($0) }
@@ -195,44 +193,47 @@ struct FolderPaths: Sendable {
     }
 }
 
-/// The names of folders of at least ``bigFolder`` entries, by lower case, as listed less than
-/// ``freshness`` ago: a new name's case twin is looked up here, not by listing the folder again
-/// (a `put -r` of 10,000 notes listed the growing folder 10,000 times). Names this server is
-/// about to write are added as they are resolved; one another process made in the last second
-/// may be missed, and the exact name is always tried first (``FolderPaths``).
+/// The names of folders of at least ``bigFolder`` entries, as hashes of their lower case, as
+/// listed less than ``freshness`` ago: a new name with no case twin is told missing here, not by
+/// listing the folder again (a `put -r` of 10,000 notes listed the growing folder 10,000 times);
+/// a name whose hash is there lists the folder to find its twin. Names this server is about to
+/// write are added as they are resolved; one another process made in the last second may be
+/// missed, and the exact name is always tried first (``FolderPaths``).
 final class FolderNameCache: Sendable {
     static let bigFolder = 2_000
     static let freshness: Duration = .seconds(1)
 
+    /// A folder's names by the hash of their lower case (8 bytes a name: its names themselves
+    /// were 8 MiB for a 100,000-note folder, kept after a `get_metadata` of a missing name).
     private struct Folder {
         var listed: ContinuousClock.Instant
-        var byLower: [String: String]
+        var lowerHashes: Set<Int>
     }
 
     private let folders = Mutex<[String: Folder]>([:])
 
-    /// nil: not known (list the folder); `.some(nil)`: no such name; else the name on disk.
-    func name(_ lower: String, in directory: String) -> String?? {
-        folders.withLock { folders -> String?? in
+    /// nil: not known, or a name of the folder may be `lower`'s case twin (list the folder to
+    /// find it); false: no name there is.
+    func mayHold(_ lower: String, in directory: String) -> Bool? {
+        folders.withLock { folders -> Bool? in
             guard let folder = folders[directory] else { return nil }
             guard ContinuousClock.now - folder.listed < Self.freshness else {
                 folders[directory] = nil
                 return nil
             }
-            return .some(folder.byLower[lower])
+            return folder.lowerHashes.contains(lower.hashValue) ? nil : false
         }
     }
 
     func listed(_ names: [String], in directory: String) {
         guard names.count >= Self.bigFolder else { return }
-        var byLower: [String: String] = [:]
-        byLower.reserveCapacity(names.count)
-        for name in names { byLower[name.lowercased()] = byLower[name.lowercased()] ?? name }
+        var lowerHashes = Set<Int>(minimumCapacity: names.count)
+        for name in names { lowerHashes.insert(name.lowercased().hashValue) }
         let now = ContinuousClock.now
         folders.withLock { folders in
             // Folders not looked in for a second go: memory holds the ones being written to.
             folders = folders.filter { now - $0.value.listed < Self.freshness }
-            folders[directory] = Folder(listed: now, byLower: byLower)
+            folders[directory] = Folder(listed: now, lowerHashes: lowerHashes)
         }
     }
 
@@ -240,7 +241,7 @@ final class FolderNameCache: Sendable {
         folders.withLock { folders in
             guard var folder = folders[directory], !name.isEmpty else { return }
             folders[directory] = nil
-            folder.byLower[name.lowercased()] = folder.byLower[name.lowercased()] ?? name
+            folder.lowerHashes.insert(name.lowercased().hashValue)
             folders[directory] = folder
         }
     }

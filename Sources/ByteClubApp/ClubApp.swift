@@ -168,7 +168,11 @@ public final class ClubApp {
             tagsSync?.loadFinished(tab)
         }
         live.onChangesReceived = { [weak tagsSync] tab, changes in tagsSync?.changesArrived(tab, changes) }
-        live.onBurst = { [weak noteIndex] tab, backoff in if tab == .notes { noteIndex?.burst(backoff: backoff) } }
+        live.onBurst = { [weak noteIndex, weak tagsSync] tab, backoff in
+            guard tab == .notes else { return }
+            noteIndex?.burst(backoff: backoff)
+            tagsSync?.burst(backoff: backoff)
+        }
         offline = OutboxRunner(context: context, refresher: refresher)
         offline.live = live
         let (thumbnails, previews) = Thumbnails.forPhotos(context)

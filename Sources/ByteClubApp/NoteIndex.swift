@@ -108,7 +108,7 @@ final class NoteIndex {
         guard notes.hasLoaded || notes.cachedAt != nil, notes.version != syncedVersion || writtenElsewhere else { return }
         // Another member's burst of uploads: the notes it adds are indexed once it has passed,
         // in one sync, not a sync per change page while the uploads run.
-        let wait = burstEnds - context.effects.now()
+        let wait = burst.wait(now: context.effects.now())
         if syncedVersion >= 0, !writtenElsewhere, !rebuilding, wait > 0 {
             guard !waitingOutBurst else { return }
             waitingOutBurst = true
@@ -121,22 +121,15 @@ final class NoteIndex {
         sync()
     }
 
-    /// When the burst the server last told of is taken to be over, and when it began
-    /// (``UIEffects/now()``); in the past when there is none.
-    private var burstEnds = 0.0, burstBegan = 0.0
-    /// Whether a sync waits for ``burstEnds``.
+    /// The burst of another member's commits the server last told of (``BurstWindow``).
+    private var burst = BurstWindow()
+    /// Whether a sync waits for the burst's end.
     private var waitingOutBurst = false
-    /// The longest a burst puts the index off: a burst that never ends is indexed this often.
-    static let longestBurstWait: Double = 10
 
-    /// The server is taking a burst of commits (another member's `put -r`): its longpoll asked
-    /// the list to come back in `backoff` seconds. Syncs of the changes wait until it has been
-    /// quiet for twice that (at least 2 s), and no longer than ``longestBurstWait`` in all; a
-    /// burst told of after that is a new one.
+    /// The server is taking a burst of commits (another member's `put -r`): syncs of the
+    /// changes wait for its end (``BurstWindow``).
     func burst(backoff: Double) {
-        let now = context.effects.now()
-        if burstEnds <= now { burstBegan = now }
-        burstEnds = min(now + max(2, 2 * backoff), burstBegan + Self.longestBurstWait)
+        burst.told(backoff: backoff, now: context.effects.now())
     }
 
     /// The results screen opened: asks, off the UI queue, whether another process (`byteclub

@@ -39,19 +39,51 @@ final class TagsSync {
     }
 
     /// A change page: the notes it names are asked for their tags again; a deleted or renamed
-    /// note's tags go (the journal names the new path too, which is asked for).
+    /// note's tags go (the journal names the new path too, which is asked for). During another
+    /// member's burst of commits the notes are gathered and asked for once it has passed (a
+    /// `put -r` of 10,000 notes seen live asked 100 calls while it ran).
     func changesArrived(_ tab: Tab, _ changes: [RemoteChange]) {
         guard tab == .notes, tagging != nil, context.state.tags.unavailable == nil else { return }
-        var asked: [String] = []
         for change in changes {
             switch change {
-            case .updated(let entry) where entry.kind == .file: asked.append(entry.path)
+            case .updated(let entry) where entry.kind == .file:
+                if waiting.insert(entry.pathLower).inserted { waitingPaths.append(entry.path) }
             case .updated: continue
             case .deleted(_, _, let pathLower):
                 context.update { $0.tags.move(from: pathLower, to: nil) }
             }
         }
-        guard !asked.isEmpty else { return }
+        askWaiting()
+    }
+
+    /// Notes of change pages whose tags are still to be asked for, by lower-cased path.
+    private var waiting = Set<String>()
+    private var waitingPaths: [String] = []
+    /// The notes whose tags wait for a burst's end, by lower-cased path.
+    var waitingForBurst: Set<String> { waiting }
+    private var burst = BurstWindow()
+    private var askScheduled = false
+
+    /// The server is taking a burst of commits: the tags of the notes it changes are asked for
+    /// when it has passed (``BurstWindow``).
+    func burst(backoff: Double) {
+        burst.told(backoff: backoff, now: context.effects.now())
+    }
+
+    private func askWaiting() {
+        guard !waitingPaths.isEmpty, !askScheduled else { return }
+        let wait = burst.wait(now: context.effects.now())
+        guard wait <= 0 else {
+            askScheduled = true
+            context.effects.after(.milliseconds(Int(wait * 1000) + 1)) { [weak self] in
+                self?.askScheduled = false
+                self?.askWaiting()
+            }
+            return
+        }
+        let asked = waitingPaths
+        waitingPaths = []
+        waiting = []
         fetch(.paths(asked), replacingAll: false, generation: nil)
     }
 

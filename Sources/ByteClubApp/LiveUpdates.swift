@@ -50,7 +50,8 @@ final class LiveUpdates {
     /// (the same rev) is no change to the list, but the tags controller asks for the new tags.
     var onChangesReceived: (@MainActor (Tab, [RemoteChange]) -> Void)?
     /// Called when a longpoll's answer asks for a backoff with its changes: the server is taking
-    /// a burst of commits (another member's `put -r`), and the index waits it out.
+    /// a burst of commits (another member's `put -r`), and the index and the tags wait it out.
+    /// It is told the wait before the next look (``burstWait(backoff:listed:)``).
     var onBurst: (@MainActor (Tab, TimeInterval) -> Void)?
 
     /// One tab's loop: its feed, and what carries its effects out.
@@ -162,9 +163,13 @@ final class LiveUpdates {
                     try await store.longpoll(cursor, timeout: timeout)
                 }, answer: { [weak self] answer in
                     guard let self, let backoff = answer.backoff, answer.changes else { return .answered(answer) }
-                    self.onBurst?(tab, backoff)
                     var paced = answer
                     paced.backoff = Self.burstWait(backoff: backoff, listed: self.context.state[tab].entries.count)
+                    // Told the wait before the next look, not the server's backoff: a big list's
+                    // pages come every 3 s, and a burst taken to end 2 s after a page ended
+                    // between any two of them (the index synced, and the tags were asked for,
+                    // after every page).
+                    self.onBurst?(tab, paced.backoff ?? backoff)
                     return .answered(paced)
                 })
             case .listChanges(let cursor, let opening):

@@ -48,7 +48,7 @@ final class BurstIndexEndToEndTests: XCTestCase {
         let syncs = during.filter { $0.contains("search index synced") }
         XCTAssertGreaterThanOrEqual(pages.count, 2, "the burst came in pages: \(during.joined(separator: "\n"))")
         // A sync a page would make as many syncs as pages; one after the burst (or one each
-        // 10 s of a long one, BurstWindow.longest, or one in a pause of a loaded machine's
+        // 30 s of a long one, BurstWindow.longest, or one in a pause of a loaded machine's
         // uploads) makes half as many at most.
         XCTAssertLessThanOrEqual(syncs.count, max(1, (pages.count + 1) / 2), "\(pages.count) pages, syncs: \(syncs.joined(separator: "\n"))")
     }

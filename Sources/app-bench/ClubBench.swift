@@ -169,12 +169,14 @@ enum ClubBench {
         // Each put starts on an idle server: after a start, and after a put, it indexes and
         // rescans for a while, and a put that ran beside that measured the server's leftovers.
         waitForIdle(server.pid)
-        let putStart = ContinuousClock.now
+        // Each put's server CPU beside its time: on 2 cores shared with other work the times
+        // of one put and the next differ by a third, what the server spent on them much less.
+        let putStart = ContinuousClock.now, putCPUStart = cpuMilliseconds(server.pid)
         let put = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench", "--server", server.url.absoluteString, "--token", ServeProcess.token],
                           discardOutput: true)
-        let putTime = milliseconds(since: putStart)
+        let putTime = milliseconds(since: putStart), putCPU = Double(cpuMilliseconds(server.pid) - putCPUStart)
         guard put == 0 else { throw BenchError("byteclub put -r exited \(put)") }
-        say(row(["byteclub put -r, \(grouped(options.put)) notes of 1 KiB", ms(putTime), "≤ 15 s", ""], widths))
+        say(row(["byteclub put -r, \(grouped(options.put)) notes of 1 KiB", ms(putTime), "≤ 15 s", "server CPU \(ms(putCPU))"], widths))
         // The same notes again, into another folder, with the released app open on the club
         // (live updates on, its first sync and index done): what an open app costs a `put -r`.
         let openArguments = ["--server", server.url.absoluteString, "--token", ServeProcess.token]
@@ -184,22 +186,22 @@ enum ClubBench {
         if let open = try openApp(openArguments, home: work.appendingPathComponent("real-open")) {
             defer { open.stop() }
             waitForIdle(server.pid)
-            let openStart = ContinuousClock.now
+            let openStart = ContinuousClock.now, openCPUStart = cpuMilliseconds(server.pid)
             let again = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench-open", "--server", server.url.absoluteString,
                                  "--token", ServeProcess.token], discardOutput: true)
-            let openTime = milliseconds(since: openStart)
+            let openTime = milliseconds(since: openStart), openCPU = Double(cpuMilliseconds(server.pid) - openCPUStart)
             open.stop()
             guard again == 0 else { throw BenchError("byteclub put -r with the app open exited \(again)") }
             waitForIdle(server.pid)
-            let afterStart = ContinuousClock.now
+            let afterStart = ContinuousClock.now, afterCPUStart = cpuMilliseconds(server.pid)
             let after = try run([binary, "put", "-r", upload.path, "/byteclub/put-bench-after", "--server", server.url.absoluteString,
                                  "--token", ServeProcess.token], discardOutput: true)
-            let afterTime = milliseconds(since: afterStart)
+            let afterTime = milliseconds(since: afterStart), afterCPU = Double(cpuMilliseconds(server.pid) - afterCPUStart)
             guard after == 0 else { throw BenchError("byteclub put -r after the app closed exited \(after)") }
-            let without = (putTime + afterTime) / 2
+            let without = (putTime + afterTime) / 2, withoutCPU = (putCPU + afterCPU) / 2
             say(row(["  the same with an app open on the club", ms(openTime), "≤ \(ms(without * 1.2))",
-                     String(format: "%.2f× without", openTime / without)], widths))
-            say(row(["  the same again, the app closed (before: \(ms(putTime)))", ms(afterTime), "", ""], widths))
+                     String(format: "%.2f× without; CPU %.2f×", openTime / without, openCPU / max(1, withoutCPU))], widths))
+            say(row(["  the same again, the app closed (before: \(ms(putTime)))", ms(afterTime), "", "server CPU \(ms(afterCPU))"], widths))
         }
         // The peer on a row of its own, as it may take minutes; past ten it is said as that.
         let peer = try rcloneCopy(upload, within: .seconds(600))

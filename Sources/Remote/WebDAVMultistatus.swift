@@ -18,6 +18,9 @@ public struct WebDAVResource: Sendable, Equatable {
     public var fileID: String?
     /// The status of the whole response when it has no propstat (`<status>` directly), e.g. 404.
     public var status: Int?
+    /// byteclub's own dead property, the file's tags (``WebDAVStore/tagsProperty``), when asked
+    /// for and the file has it.
+    public var tags: String?
 }
 
 /// A PROPFIND answer, parsed with a real XML parser (FoundationXML on libxml2) with namespace
@@ -201,6 +204,8 @@ public enum WebDAVMultistatus {
                 props.lastModified = WebDAVMultistatus.date(value)
             case (WebDAVMultistatus.owncloud, "fileid") where inside("prop"):
                 props.fileID = value.isEmpty ? nil : value
+            case (WebDAVStore.tagsNamespace, WebDAVStore.tagsProperty) where inside("prop"):
+                props.tags = value
             case (WebDAVMultistatus.dav, "propstat"):
                 // Only a 2xx propstat (or one with no status at all) says what the resource has.
                 if let status = propstatStatus, !(200..<300).contains(status) { break }
@@ -210,6 +215,7 @@ public enum WebDAVMultistatus {
                 if let length = props.contentLength { current.contentLength = length }
                 if let date = props.lastModified { current.lastModified = date }
                 if let id = props.fileID { current.fileID = id }
+                if let tags = props.tags { current.tags = tags }
                 response = current
             case (WebDAVMultistatus.dav, "multistatus") where stack.isEmpty:
                 closedMultistatus = true

@@ -59,25 +59,23 @@ extension WebDAVStore: TaggingStore {
     }
 
     /// The tags of `path` (depth 0) or of its children (depth 1), by store path; a file without
-    /// the property has none.
+    /// the property has none. The answer is parsed as it arrives, from a spool file (as a listing
+    /// is): a 100,000-note folder's answer is 20 MB, which was held whole and then copied for the
+    /// parser (40 MiB of the app's peak on WebDAV, `heaptrack`, issue 56).
     private func readTags(_ path: String, depth: String) async throws(RemoteError) -> [String: [String]] {
-        let body = Data("""
-            <?xml version="1.0" encoding="utf-8"?>
-            <d:propfind xmlns:d="DAV:" xmlns:bc="\(Self.tagsNamespace)"><d:prop><bc:\(Self.tagsProperty)/></d:prop></d:propfind>
-            """.utf8)
-        let reply = try await withRetries(idempotent: true) { () async throws(RemoteError) -> Reply in
-            try await self.send("PROPFIND", try self.url(path, folder: depth != "0"), path: path,
-                                headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"], body: .data(body))
-        }
-        guard reply.status == 207 else { throw .server(status: reply.status, detail: "PROPFIND answered \(reply.status), not a multistatus") }
         var found: [String: [String]] = [:]
-        for (href, value) in try WebDAVTagsReader.parse(reply.body) {
-            guard let storePath = storePath(ofHref: href), !storePath.isEmpty || path.isEmpty else { continue }
+        try await propfind(path, depth: depth, body: Self.tagsPropfindBody) { resource in
+            guard let value = resource.tags, let storePath = storePath(ofHref: resource.href), !storePath.isEmpty || path.isEmpty else { return }
             // Only what a tag can be: a server's property never reaches a row unchecked.
             found[storePath] = value.split(separator: " ").compactMap { try? TagText.normalised(String($0)) }
         }
         return found
     }
+
+    static let tagsPropfindBody = Data("""
+        <?xml version="1.0" encoding="utf-8"?>
+        <d:propfind xmlns:d="DAV:" xmlns:bc="\(tagsNamespace)"><d:prop><bc:\(tagsProperty)/></d:prop></d:propfind>
+        """.utf8)
 
     private func writeTags(_ tags: [String], to path: String) async throws(RemoteError) {
         let element = "<bc:\(Self.tagsProperty)>\(tags.joined(separator: " "))</bc:\(Self.tagsProperty)>"
@@ -109,16 +107,10 @@ extension WebDAVStore: TaggingStore {
     }
 }
 
-/// Reads the `bc:tags` property out of a multistatus (PROPFIND) and the statuses a PROPPATCH
-/// answered for it, with namespaces processed (by URI, never by prefix) and no external entities.
+/// Reads the statuses a PROPPATCH answered for the `bc:tags` property, with namespaces
+/// processed (by URI, never by prefix) and no external entities. (A PROPFIND's tags are read by
+/// the listing's parser, ``WebDAVMultistatus``.)
 enum WebDAVTagsReader {
-    /// href → the property's text, from 2xx propstats only.
-    static func parse(_ data: Data) throws(RemoteError) -> [(String, String)] {
-        let reader = Reader()
-        try reader.run(data)
-        return reader.values
-    }
-
     /// The status of every propstat that holds the tags property.
     static func propertyStatuses(_ data: Data) throws(RemoteError) -> [Int] {
         let reader = Reader()
@@ -127,12 +119,9 @@ enum WebDAVTagsReader {
     }
 
     private final class Reader: NSObject, XMLParserDelegate {
-        var values: [(String, String)] = []
         var statuses: [Int] = []
-        private var href = ""
         private var text = ""
         private var sawTags = false
-        private var tagsText: String?
         private var propstatStatus = 0
 
         func run(_ data: Data) throws(RemoteError) {
@@ -146,10 +135,8 @@ enum WebDAVTagsReader {
                     attributes: [String: String] = [:]) {
             text = ""
             switch (namespaceURI, name) {
-            case ("DAV:", "response"): href = ""
             case ("DAV:", "propstat"):
                 sawTags = false
-                tagsText = nil
                 propstatStatus = 0
             case (WebDAVStore.tagsNamespace, WebDAVStore.tagsProperty): sawTags = true
             default: break
@@ -160,8 +147,6 @@ enum WebDAVTagsReader {
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             switch (namespaceURI, name) {
-            case ("DAV:", "href"): href = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            case (WebDAVStore.tagsNamespace, WebDAVStore.tagsProperty): tagsText = text
             case ("DAV:", "status"):
                 // "HTTP/1.1 403 Forbidden"
                 let parts = text.split(separator: " ")
@@ -169,7 +154,6 @@ enum WebDAVTagsReader {
             case ("DAV:", "propstat"):
                 guard sawTags else { break }
                 statuses.append(propstatStatus)
-                if (200..<300).contains(propstatStatus) { values.append((href, tagsText ?? "")) }
             default: break
             }
             text = ""

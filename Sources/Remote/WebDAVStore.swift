@@ -221,13 +221,16 @@ public final class WebDAVStore: RemoteStore, Sendable {
     /// Only the request is retried, and only while no response was handed over (`each` would see
     /// them twice): an answer that arrived whole but does not parse would not parse the next
     /// time either, so it fails at once as a bad answer (a `.server` error).
-    func propfind(_ path: String, depth: String, _ each: (WebDAVResource) throws(RemoteError) -> Void) async throws(RemoteError) {
+    ///
+    /// `body` asks for the properties (the listing's, ``propfindBody``, unless given).
+    func propfind(_ path: String, depth: String, body: Data = WebDAVStore.propfindBody,
+                  _ each: (WebDAVResource) throws(RemoteError) -> Void) async throws(RemoteError) {
         let url = try self.url(path, folder: depth != "0")
         var tries = 0
         while true {
             var delivered = false, answered = false
             do throws(RemoteError) {
-                try await propfindArriving(url, path: path, depth: depth, answered: &answered) { (resource) throws(RemoteError) -> Void in
+                try await propfindArriving(url, path: path, depth: depth, body: body, answered: &answered) { (resource) throws(RemoteError) -> Void in
                     delivered = true
                     try each(resource)
                 }
@@ -243,7 +246,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
     /// One PROPFIND, its answer parsed on a thread of its own as it arrives, the responses
     /// handed to `each` here, in order. An error `each` throws stops the request. `answered`
     /// says the server's answer came (what failed then was the answer, not the request).
-    private func propfindArriving(_ url: URL, path: String, depth: String, answered: inout Bool,
+    private func propfindArriving(_ url: URL, path: String, depth: String, body: Data, answered: inout Bool,
                                   _ each: (WebDAVResource) throws(RemoteError) -> Void) async throws(RemoteError) {
         let spool = try MultistatusSpool(directory: session.configuration.temporaryDirectory, limit: maxMultistatusBytes)
         let (batches, feed) = AsyncStream<[WebDAVResource]>.makeStream()
@@ -256,7 +259,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
         parser.name = "byteclub-propfind"
         parser.start()
         let request = Request(url: url, method: "PROPFIND", headers: ["Depth": depth, "Content-Type": "application/xml; charset=utf-8"],
-                              body: Self.propfindBody)
+                              body: body)
         let receiver = StreamReceiver(accept: { $0.statusCode == 207 }, write: { data, offset in try spool.write(data, at: offset) })
         async let received = Self.receive(session.dataTask(with: request), receiver, router: router, spool: spool)
         var stopped: RemoteError?

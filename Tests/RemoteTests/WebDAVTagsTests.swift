@@ -80,9 +80,9 @@ final class WebDAVTagsTests: XCTestCase {
             <D:propstat><D:prop><x:tags xmlns:x="urn:elsewhere">nope</x:tags></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>
             </D:multistatus>
             """.utf8)
-        let values = try WebDAVTagsReader.parse(answer)
-        XCTAssertEqual(values.map(\.0), ["/dav/byteclub/Trip.txt"])
-        XCTAssertEqual(values.map(\.1), ["trip boat"])
+        let tagged = try WebDAVMultistatus.parse(answer).filter { $0.tags != nil }
+        XCTAssertEqual(tagged.map(\.href), ["/dav/byteclub/Trip.txt"])
+        XCTAssertEqual(tagged.map(\.tags), ["trip boat"])
         XCTAssertEqual(try WebDAVTagsReader.propertyStatuses(answer), [200, 404])
     }
 }

@@ -47,6 +47,17 @@ struct WebDAVSnapshot: Sendable, Equatable {
         items[entry.pathLower] = Item(path: entry.path, isFolder: entry.kind == .folder, fingerprint: Self.fingerprint(entry))
     }
 
+    /// `sorted` (by `pathLower`) with each path once, as its last occurrence had it.
+    static func lastOfEach(_ sorted: [RemoteEntry]) -> [RemoteEntry] {
+        guard zip(sorted, sorted.dropFirst()).contains(where: { $0.pathLower == $1.pathLower }) else { return sorted }
+        var kept: [RemoteEntry] = []
+        kept.reserveCapacity(sorted.count)
+        for entry in sorted {
+            if kept.last?.pathLower == entry.pathLower { kept[kept.count - 1] = entry } else { kept.append(entry) }
+        }
+        return kept
+    }
+
     /// "/a/b.txt" → "/a".
     static func parent(of pathLower: String) -> String {
         guard let slash = pathLower.lastIndex(of: "/") else { return "" }

@@ -11,7 +11,7 @@ extension WebDAVStore {
         let key = Self.lookKey(folder, recursive: recursive)
         if let kept = polling.takeKeptCursor(key) { return kept }
         let (snapshot, fresh) = try await look(folder, recursive: recursive, previous: nil)
-        polling.keepLook(key, cursor: snapshot.cursor, entries: Array(fresh.values), servedCursor: true)
+        polling.keepLook(key, cursor: snapshot.cursor, entries: fresh, servedCursor: true)
         return snapshot.cursor
     }
 
@@ -51,7 +51,8 @@ extension WebDAVStore {
     public func listChanges(since cursor: RemoteCursor) async throws(RemoteError) -> RemoteChanges {
         let base = try WebDAVSnapshot(cursor: cursor)
         let (now, fresh) = try await look(cursor.folder, recursive: cursor.recursive, previous: base)
-        return RemoteChanges(changes: base.changes(to: now, fresh: fresh), cursor: now.cursor)
+        let byPath = Dictionary(fresh.map { ($0.pathLower, $0) }, uniquingKeysWith: { _, last in last })
+        return RemoteChanges(changes: base.changes(to: now, fresh: byPath), cursor: now.cursor)
     }
 
     /// Every entry under `folder`, in its subfolders too when `recursive` (folder by folder,
@@ -63,12 +64,13 @@ extension WebDAVStore {
         let key = Self.lookKey(folder, recursive: recursive)
         if let kept = polling.takeKeptListing(key) { return kept.sorted { $0.pathLower < $1.pathLower } }
         var report = partial.map { ListingReport($0) }
-        var (snapshot, fresh) = try await look(folder, recursive: recursive, previous: nil, report: &report)
+        var (snapshot, entries) = try await look(folder, recursive: recursive, previous: nil, report: &report)
         // One array of the entries, sorted where it is, both kept and answered (a 100,000-entry
-        // folder was a dictionary, an array and its sorted copy at once), the dictionary let go first.
-        var entries = Array(fresh.values)
-        fresh = [:]
+        // folder was a dictionary, an array and its sorted copy at once: 66 MiB of the app's peak
+        // on WebDAV for the dictionary alone, `heaptrack`, issue 56). A path a server listed
+        // twice is kept once, as it last said it.
         entries.sort { $0.pathLower < $1.pathLower }
+        entries = WebDAVSnapshot.lastOfEach(entries)
         polling.keepLook(key, cursor: snapshot.cursor, entries: entries, servedCursor: false)
         return entries
     }
@@ -80,19 +82,19 @@ extension WebDAVStore {
     /// is the one in `previous` keeps `previous`'s items without being listed; the rest are
     /// listed with `Depth: 1`. Answers the snapshot and the entries listed in this look.
     func look(_ folder: String, recursive: Bool, previous: WebDAVSnapshot?) async throws(RemoteError)
-        -> (snapshot: WebDAVSnapshot, fresh: [String: RemoteEntry]) {
+        -> (snapshot: WebDAVSnapshot, fresh: [RemoteEntry]) {
         var report: ListingReport?
         return try await look(folder, recursive: recursive, previous: previous, report: &report)
     }
 
     /// ``look(_:recursive:previous:)``, telling `report` of each entry as its folder's answer
-    /// arrives.
+    /// arrives. `fresh` is what was listed, in the order it came.
     func look(_ folder: String, recursive: Bool, previous: WebDAVSnapshot?, report: inout ListingReport?) async throws(RemoteError)
-        -> (snapshot: WebDAVSnapshot, fresh: [String: RemoteEntry]) {
+        -> (snapshot: WebDAVSnapshot, fresh: [RemoteEntry]) {
         polling.forgetStaleLooks()
         polling.looking(Self.lookKey(folder, recursive: recursive))
         var snapshot = WebDAVSnapshot(folder: folder, recursive: recursive)
-        var fresh: [String: RemoteEntry] = [:]
+        var fresh: [RemoteEntry] = []
         var queue = [folder]
         while let next = queue.popLast() {
             let key = next.lowercased()
@@ -121,10 +123,8 @@ extension WebDAVStore {
                 }
                 polling.listedWhole(key)
                 snapshot.folders[key] = listing.etag ?? ""
-                for entry in listing.entries {
-                    snapshot.add(entry)
-                    fresh[entry.pathLower] = entry
-                }
+                for entry in listing.entries { snapshot.add(entry) }
+                if fresh.isEmpty { fresh = listing.entries } else { fresh += listing.entries }
             }
             if snapshot.items.count > listingLimits.maxEntries {
                 throw .server(status: 0, detail: "\(folder.isEmpty ? "/" : folder) holds more than \(listingLimits.maxEntries) entries; stopped")

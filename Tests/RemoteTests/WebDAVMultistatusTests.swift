@@ -173,4 +173,15 @@ final class WebDAVMultistatusTests: XCTestCase {
         XCTAssertFalse(WebDAVStore.isCleartext(URL(string: "https://cloud.example.org/dav/")!))
         XCTAssertEqual(WebDAVStore.schemes(HTTPResponse(url: url, statusCode: 200, headerFields: [])), .any)
     }
+
+    /// A listing sorted by path keeps each path once, as the server last listed it (a server
+    /// that names one href twice), in the order it was sorted.
+    func testAListingKeepsEachPathOnceAsLastListed() {
+        let first = RemoteEntry(kind: .file, name: "a.md", path: "/n/a.md", rev: "1")
+        let again = RemoteEntry(kind: .file, name: "A.md", path: "/n/A.md", rev: "2")
+        let other = RemoteEntry(kind: .file, name: "b.md", path: "/n/b.md", rev: "3")
+        XCTAssertEqual(WebDAVSnapshot.lastOfEach([first, again, other]).map(\.rev), ["2", "3"])
+        XCTAssertEqual(WebDAVSnapshot.lastOfEach([first, other]).map(\.rev), ["1", "3"])
+        XCTAssertEqual(WebDAVSnapshot.lastOfEach([]).count, 0)
+    }
 }

@@ -120,7 +120,9 @@ public final class WebDAVPolling: Sendable {
     /// Keeps a whole look at `look` (a cursor's, or a listing's): on WebDAV a cursor is a look at
     /// the whole folder, and the app takes one and lists the folder at it (or lists first, then
     /// takes the cursor): the one look serves both, not two PROPFINDs of a 100,000-note folder.
-    func keepLook(_ look: String, cursor: RemoteCursor, entries: [RemoteEntry], servedCursor: Bool) {
+    /// A listing's look keeps only its cursor (`entries` nil): its entries were handed over, and
+    /// kept here for 30 s they sat beside the app's table of them (40 MiB for 100,000 notes).
+    func keepLook(_ look: String, cursor: RemoteCursor, entries: [RemoteEntry]?, servedCursor: Bool) {
         state.withLock { state in
             state.kept = state.kept.filter { Self.isFresh($0.value, lastWrite: state.lastWrite) }
             state.kept[look] = KeptLook(cursor: cursor, entries: entries, at: .now, cursorServed: servedCursor, listingServed: !servedCursor)
@@ -141,9 +143,9 @@ public final class WebDAVPolling: Sendable {
     /// The kept look's entries, once, while it is the newest word on the folder.
     func takeKeptListing(_ look: String) -> [RemoteEntry]? {
         takeKept(look) { kept in
-            guard !kept.listingServed else { return nil }
+            guard !kept.listingServed, let entries = kept.entries else { return nil }
             kept.listingServed = true
-            return kept.entries
+            return entries
         }
     }
 
@@ -185,7 +187,8 @@ public final class WebDAVPolling: Sendable {
 /// follows it (WebDAVPolling).
 struct KeptLook: Sendable {
     var cursor: RemoteCursor
-    var entries: [RemoteEntry]
+    /// Nil when the look was a listing, already handed over: only its cursor is kept.
+    var entries: [RemoteEntry]?
     var at: ContinuousClock.Instant
     var cursorServed: Bool
     var listingServed: Bool

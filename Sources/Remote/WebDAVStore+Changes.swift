@@ -60,9 +60,10 @@ extension WebDAVStore {
     /// listing has got while its answers are still arriving (``ListingReport``).
     public func listAll(_ folder: String, recursive: Bool, partial: (@Sendable (ListingProgress) -> Void)? = nil) async throws(RemoteError) -> [RemoteEntry] {
         // Just after a cursor was taken of the same folder, that look is this listing: it is
-        // at the cursor, and the folder is not listed twice (and the other way round).
+        // at the cursor, and the folder is not listed twice (and the other way round: the
+        // listing's look keeps its cursor for the cursor asked next).
         let key = Self.lookKey(folder, recursive: recursive)
-        if let kept = polling.takeKeptListing(key) { return kept.sorted { $0.pathLower < $1.pathLower } }
+        if let kept = polling.takeKeptListing(key) { return WebDAVSnapshot.lastOfEach(kept.sorted { $0.pathLower < $1.pathLower }) }
         var report = partial.map { ListingReport($0) }
         var (snapshot, entries) = try await look(folder, recursive: recursive, previous: nil, report: &report)
         // One array of the entries, sorted where it is, both kept and answered (a 100,000-entry
@@ -71,7 +72,7 @@ extension WebDAVStore {
         // twice is kept once, as it last said it.
         entries.sort { $0.pathLower < $1.pathLower }
         entries = WebDAVSnapshot.lastOfEach(entries)
-        polling.keepLook(key, cursor: snapshot.cursor, entries: entries, servedCursor: false)
+        polling.keepLook(key, cursor: snapshot.cursor, entries: nil, servedCursor: false)
         return entries
     }
 

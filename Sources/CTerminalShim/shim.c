@@ -12,6 +12,7 @@
 #include "CTerminalShim.h"
 
 #include <locale.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -198,4 +199,10 @@ int bc_wcwidth(unsigned int scalar) {
     int width = wcwidth((wchar_t)scalar);
     uselocale(previous);
     return width;
+}
+
+// MARK: - The process's memory
+
+int bc_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
 }

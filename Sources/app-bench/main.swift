@@ -38,6 +38,8 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
+// As `byteclub` does at the start of its terminal app: the in-process app's memory is measured.
+ProcessMemory.limitMallocArenas()
 
 func parseSize(_ text: String?) -> Int64? {
     guard let text else { return nil }

@@ -60,4 +60,12 @@ int bc_bytes_available(int fd);
 /// (CJK, most emoji), 0 for combining marks, -1 for control characters.
 int bc_wcwidth(unsigned int scalar);
 
+// MARK: - The process's memory
+
+/// At most `count` malloc arenas for the process (glibc's `mallopt(M_ARENA_MAX)`), from now on;
+/// 1 when set. Call it first thing, before threads allocate: glibc gives each thread that
+/// allocates while another holds an arena one of its own, up to 8 per core, and each keeps what
+/// was freed in it.
+int bc_limit_malloc_arenas(int count);
+
 #endif

@@ -1,0 +1,69 @@
+import Foundation
+
+/// Text deleted by one edit, kept so an undo can put it back: the first unit's identity and the
+/// units as they were.
+struct DeletedText: Sendable {
+    var id: ItemID
+    var units: [UInt16]
+}
+
+/// What one edit of this document's own did: the clocks of its own it wrote, and the text it
+/// deleted (anyone's). Undoing it deletes the first and puts the second back.
+struct UndoStep: Sendable {
+    var inserted: [Range<UInt64>]
+    var deleted: [DeletedText]
+}
+
+extension LiveDocument {
+    /// Whether ``undo()`` has an edit of this document's to undo.
+    public var canUndo: Bool { !undoSteps.isEmpty }
+    public var canRedo: Bool { !redoSteps.isEmpty }
+
+    /// Undoes this document's last edit not undone yet; returns the update to send, or nil when
+    /// there is nothing to undo.
+    ///
+    /// Only this document's own edits are undone, as Yjs's `UndoManager` does with its tracked
+    /// origins: the text it inserted is deleted (what a peer has deleted already stays so), and
+    /// the text it deleted comes back as new items of its own, each placed where the deleted one
+    /// is. Nothing a peer inserted is deleted, and a peer's later edits stay.
+    public mutating func undo() -> Data? {
+        guard let step = undoSteps.popLast() else { return nil }
+        let (inverse, update) = perform(step)
+        if let inverse { redoSteps.append(inverse) }
+        return update
+    }
+
+    /// Does again what the last ``undo()`` undid; nil when there is nothing to redo. A new local
+    /// edit empties the redo stack.
+    public mutating func redo() -> Data? {
+        guard let step = redoSteps.popLast() else { return nil }
+        let (inverse, update) = perform(step)
+        if let inverse { undoSteps.append(inverse) }
+        return update
+    }
+
+    mutating func record(_ step: UndoStep) {
+        undoSteps.append(step)
+        redoSteps.removeAll()
+    }
+
+    /// Deletes what `step` inserted and puts back what it deleted; returns the step that undoes
+    /// that (nil when nothing changed) and the update.
+    private mutating func perform(_ step: UndoStep) -> (UndoStep?, Data) {
+        let clock = store.state(of: clientID)
+        var deleted: [Handle] = []
+        for range in step.inserted {
+            _ = store.delete(DeleteRange(client: clientID, clock: range.lowerBound, length: range.upperBound - range.lowerBound), deleted: &deleted)
+        }
+        let pieces = deleted.map { DeletedText(id: store[$0].id, units: Array(store.units(of: store[$0]))) }
+        let ranges = deleted.map { DeleteRange(client: clientID, clock: store[$0].id.clock, length: store[$0].length) }
+        for piece in step.deleted {
+            _ = store.restore(piece, as: clientID)
+        }
+        store.positions.removeAll()
+        let now = store.state(of: clientID)
+        let inverse = UndoStep(inserted: now > clock ? [clock..<now] : [], deleted: pieces)
+        let update = Data(store.encodeUpdate(of: clientID, from: clock, deletes: ranges, root: root))
+        return (inverse.inserted.isEmpty && inverse.deleted.isEmpty ? nil : inverse, update)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// One note's text as a CRDT that Yjs and Yrs peers can share: a single root `Y.Text`, its
+/// updates in Yjs's update format v1.
+///
+/// Each member's app holds one, with a client ID of its own. A local edit returns the update to
+/// send; a peer's update goes to ``apply(update:)``, in any order, any number of times: every
+/// document that has seen the same updates holds the same text, whatever order they came in.
+/// Concurrent inserts at one place are ordered by Yjs's rules (YATA), so a Yjs or Yrs peer
+/// orders them the same way.
+///
+/// A value: copies are independent documents (copy-on-write underneath).
+public struct LiveDocument: Sendable {
+    /// This document's client: the `client` of every item it writes. Two documents writing at
+    /// once must not share one, or their items collide.
+    public let clientID: UInt64
+    /// The name of the root text in the Yjs document (`ydoc.getText(root)`).
+    public let root: String
+
+    var store = BlockStore()
+    /// Structs that came before what they build on, per client by clock, and deletes of units
+    /// not here yet: applied as soon as an update brings what they wait for (as Yjs keeps them).
+    private(set) var pendingBlocks: [UInt64: [DecodedBlock]] = [:]
+    private(set) var pendingDeletes: [DeleteRange] = []
+    var undoSteps: [UndoStep] = []
+    var redoSteps: [UndoStep] = []
+
+    public init(clientID: UInt64, root: String = "note") {
+        self.clientID = clientID
+        self.root = root
+    }
+
+    /// The text, as a Yjs peer's `ytext.toString()` gives it.
+    public var text: String { String(decoding: store.utf16, as: UTF16.self) }
+
+    /// The text's length in UTF-16 code units, the unit of every offset here (as in Yjs).
+    public var utf16Count: Int { store.count }
+
+    /// Whether updates are waiting for others (an earlier update of a client, or an item an
+    /// origin names) before they can be applied.
+    public var hasPendingUpdates: Bool { !pendingBlocks.isEmpty || !pendingDeletes.isEmpty }
+
+    // MARK: Local edits
+
+    /// Inserts `text` at `utf16Offset` (0 through ``utf16Count``); returns the update to send.
+    ///
+    /// An offset inside a surrogate pair splits it, and both halves become U+FFFD, as in Yjs.
+    @discardableResult
+    public mutating func insert(_ text: String, at utf16Offset: Int) -> Data {
+        precondition((0...store.count).contains(utf16Offset), "insert at \(utf16Offset) of a text of \(store.count) UTF-16 units")
+        let units = Array(text.utf16)
+        let clock = store.state(of: clientID)
+        if !units.isEmpty {
+            store.insertLocal(units, at: utf16Offset, id: ItemID(client: clientID, clock: clock))
+            record(UndoStep(inserted: [clock..<clock + UInt64(units.count)], deleted: []))
+        }
+        return Data(store.encodeUpdate(of: clientID, from: clock, deletes: [], root: root))
+    }
+
+    /// Deletes the UTF-16 units `range`; returns the update to send.
+    @discardableResult
+    public mutating func delete(_ range: Range<Int>) -> Data {
+        precondition(range.lowerBound >= 0 && range.upperBound <= store.count, "delete \(range) of a text of \(store.count) UTF-16 units")
+        let deleted = store.deleteLocal(range)
+        let pieces = deleted.map { DeletedText(id: store[$0].id, units: Array(store.units(of: store[$0]))) }
+        if !pieces.isEmpty { record(UndoStep(inserted: [], deleted: pieces)) }
+        let ranges = deleted.map { DeleteRange(client: store[$0].id.client, clock: store[$0].id.clock, length: store[$0].length) }
+        return Data(store.encodeUpdate(of: clientID, from: store.state(of: clientID), deletes: ranges, root: root))
+    }
+
+    // MARK: Sync
+
+    /// Applies a peer's update (Yjs update v1). What it builds on but this document lacks waits
+    /// here, and is applied when that arrives; what this document has already is skipped.
+    ///
+    /// Throws, and changes nothing, when the bytes are not an update this document can hold:
+    /// truncated, malformed, or with content other than the root text's characters.
+    public mutating func apply(update: Data) throws(LiveTextError) {
+        let decoded = try DecodedUpdate(Array(update), root: root)
+        store.positions.removeAll()
+        integrate(decoded)
+    }
+
+    /// This document's state vector, encoded: what a peer needs to send only what is missing.
+    public func stateVector() -> Data { Data(store.stateVector.encoded()) }
+
+    public var state: StateVector { store.stateVector }
+
+    /// Everything this document holds that a peer with `stateVector` (an encoded state vector;
+    /// nil for a peer with nothing) lacks, as one update. Updates still waiting here are not in it.
+    public func encodeStateAsUpdate(since stateVector: Data? = nil) throws(LiveTextError) -> Data {
+        let since = try stateVector.map { data throws(LiveTextError) in try StateVector(encoded: data) } ?? StateVector()
+        return encodeStateAsUpdate(since: since)
+    }
+
+    public func encodeStateAsUpdate(since: StateVector) -> Data {
+        Data(store.encodeUpdate(since: since, root: root))
+    }
+
+    /// The structs of `update` and those waiting, each client's in clock order, integrated as
+    /// their dependencies allow; then the deletes.
+    private mutating func integrate(_ update: DecodedUpdate) {
+        var queues = pendingBlocks
+        for (client, blocks) in update.blocks where !blocks.isEmpty {
+            if let waiting = queues[client] {
+                queues[client] = Self.ordered(waiting + blocks)
+            } else {
+                queues[client] = blocks
+            }
+        }
+        var next = queues.mapValues { _ in 0 }
+        let clients = queues.keys.sorted()
+        var progressed = true
+        while progressed {
+            progressed = false
+            for client in clients {
+                let queue = queues[client]!
+                var index = next[client]!
+                while index < queue.count {
+                    let block = queue[index]
+                    let state = store.state(of: client)
+                    if block.end <= state {
+                        index += 1
+                        continue
+                    }
+                    guard block.id.clock <= state else { break }
+                    let offset = state - block.id.clock
+                    guard store.missingDependency(of: block, offset: offset) == nil else { break }
+                    store.integrate(block.dropping(offset))
+                    index += 1
+                    progressed = true
+                }
+                next[client] = index
+            }
+        }
+        pendingBlocks = [:]
+        for client in clients where next[client]! < queues[client]!.count {
+            pendingBlocks[client] = Array(queues[client]![next[client]!...])
+        }
+        var unapplied = Set<DeleteRange>()
+        var ignored: [Handle] = []
+        for range in pendingDeletes + update.deletes {
+            if let rest = store.delete(range, deleted: &ignored) { unapplied.insert(rest) }
+            ignored.removeAll(keepingCapacity: true)
+        }
+        pendingDeletes = unapplied.sorted { ($0.client, $0.clock, $0.length) < ($1.client, $1.clock, $1.length) }
+    }
+
+    /// Blocks by clock, each dropped when those before it cover it (the same update twice).
+    private static func ordered(_ blocks: [DecodedBlock]) -> [DecodedBlock] {
+        var result: [DecodedBlock] = []
+        var covered: UInt64 = 0
+        for block in blocks.sorted(by: { $0.id.clock < $1.id.clock || $0.id.clock == $1.id.clock && $0.length > $1.length })
+        where block.end > covered || result.isEmpty {
+            result.append(block)
+            covered = max(covered, block.end)
+        }
+        return result
+    }
+}

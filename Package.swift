@@ -294,7 +294,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge", "LocalClub"]),
         // The interop test runs pycrdt (Yrs) through LiveTextTests/pycrdt_interop.py.
-        .testTarget(name: "LiveTextTests", dependencies: ["LiveText"], exclude: ["pycrdt_interop.py"]),
+        .testTarget(name: "LiveTextTests", dependencies: ["LiveText", "TestSupport"], exclude: ["pycrdt_interop.py"]),
         .testTarget(name: "DurableTests", dependencies: ["Durable"]),
         .testTarget(name: "ClubCryptTests", dependencies: ["ClubCrypt", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["AgeVectors"]),

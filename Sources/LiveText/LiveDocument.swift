@@ -88,12 +88,13 @@ public struct LiveDocument: Sendable {
 
     /// Everything this document holds that a peer with `stateVector` (an encoded state vector;
     /// nil for a peer with nothing) lacks, as one update. Updates still waiting here are not in it.
-    public func encodeStateAsUpdate(since stateVector: Data? = nil) throws(LiveTextError) -> Data {
+    public func encodeStateAsUpdate(since stateVector: Data?) throws(LiveTextError) -> Data {
         let since = try stateVector.map { data throws(LiveTextError) in try StateVector(encoded: data) } ?? StateVector()
         return encodeStateAsUpdate(since: since)
     }
 
-    public func encodeStateAsUpdate(since: StateVector) -> Data {
+    /// Everything this document holds past `since` (everything, by default).
+    public func encodeStateAsUpdate(since: StateVector = StateVector()) -> Data {
         Data(store.encodeUpdate(since: since, root: root))
     }
 

@@ -31,6 +31,14 @@ struct PositionCache {
     }
 }
 
+/// A tombstone's text put back by an undo: the tombstone's units and the first clock of the
+/// copy (as long), Yjs's `Item.redone`. Undoing the insert that wrote the tombstone's text
+/// deletes the copy too.
+struct Redone: Sendable {
+    var original: DeleteRange
+    var copy: UInt64
+}
+
 extension BlockStore {
     /// The visible block holding text offset `offset`, and the offset its first unit is at; nil
     /// at the end of the text.
@@ -117,12 +125,12 @@ extension BlockStore {
     }
 
     /// Puts `units` (text deleted at `piece`) back as new items of `client`, each just before the
-    /// tombstone it copies, as Yjs's UndoManager redoes a deleted item. Returns how many units
-    /// were put back.
-    mutating func restore(_ piece: DeletedText, as client: UInt64) -> Int {
+    /// tombstone it copies, as Yjs's UndoManager redoes a deleted item. Returns each copy: the
+    /// tombstone's range and the copy's first clock.
+    mutating func restore(_ piece: DeletedText, as client: UInt64) -> [Redone] {
         let end = piece.id.clock + UInt64(piece.units.count)
-        guard var index = index(of: piece.id.clock, client: piece.id.client) else { return 0 }
-        var restored = 0
+        guard var index = index(of: piece.id.clock, client: piece.id.client) else { return [] }
+        var restored: [Redone] = []
         while let handles = clients[piece.id.client], index < handles.count {
             var handle = handles[index]
             var block = self[handle]
@@ -147,7 +155,7 @@ extension BlockStore {
             let copy = Block(id: id, length: UInt64(units.count), origin: left == noBlock ? nil : self[left].lastID,
                              rightOrigin: block.id, text: text, isGC: false, deleted: false)
             insert(copy, after: left, before: handle)
-            restored += units.count
+            restored.append(Redone(original: DeleteRange(client: block.id.client, clock: block.id.clock, length: block.length), copy: id.clock))
         }
         positions.removeAll()
         return restored

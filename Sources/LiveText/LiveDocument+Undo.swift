@@ -42,6 +42,26 @@ extension LiveDocument {
         return update
     }
 
+    /// `ranges` and the copies an undo made of any of their text that was deleted, and the
+    /// copies of those (Yjs's `followRedone`): undoing an insert takes back its text wherever an
+    /// undo put it back.
+    private func withCopies(_ ranges: [DeleteRange]) -> [DeleteRange] {
+        var all = ranges
+        var index = 0
+        while index < all.count {
+            let range = all[index]
+            for copy in redone where copy.original.client == range.client {
+                let start = max(range.clock, copy.original.clock)
+                let end = min(range.clock + range.length, copy.original.clock + copy.original.length)
+                if start < end {
+                    all.append(DeleteRange(client: clientID, clock: copy.copy + (start - copy.original.clock), length: end - start))
+                }
+            }
+            index += 1
+        }
+        return all
+    }
+
     mutating func record(_ step: UndoStep) {
         undoSteps.append(step)
         redoSteps.removeAll()
@@ -52,13 +72,13 @@ extension LiveDocument {
     private mutating func perform(_ step: UndoStep) -> (UndoStep?, Data) {
         let clock = store.state(of: clientID)
         var deleted: [Handle] = []
-        for range in step.inserted {
-            _ = store.delete(DeleteRange(client: clientID, clock: range.lowerBound, length: range.upperBound - range.lowerBound), deleted: &deleted)
+        for range in withCopies(step.inserted.map { DeleteRange(client: clientID, clock: $0.lowerBound, length: $0.upperBound - $0.lowerBound) }) {
+            _ = store.delete(range, deleted: &deleted)
         }
         let pieces = deleted.map { DeletedText(id: store[$0].id, units: Array(store.units(of: store[$0]))) }
         let ranges = deleted.map { DeleteRange(client: clientID, clock: store[$0].id.clock, length: store[$0].length) }
         for piece in step.deleted {
-            _ = store.restore(piece, as: clientID)
+            redone += store.restore(piece, as: clientID)
         }
         store.positions.removeAll()
         let now = store.state(of: clientID)

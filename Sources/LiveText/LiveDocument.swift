@@ -24,6 +24,8 @@ public struct LiveDocument: Sendable {
     private(set) var pendingDeletes: [DeleteRange] = []
     var undoSteps: [UndoStep] = []
     var redoSteps: [UndoStep] = []
+    /// Text an undo put back, by the tombstone it copies (see ``Redone``).
+    var redone: [Redone] = []
 
     public init(clientID: UInt64, root: String = "note") {
         self.clientID = clientID

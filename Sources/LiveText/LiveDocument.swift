@@ -12,7 +12,8 @@ import Foundation
 /// A value: copies are independent documents (copy-on-write underneath).
 public struct LiveDocument: Sendable {
     /// This document's client: the `client` of every item it writes. Two documents writing at
-    /// once must not share one, or their items collide.
+    /// once must not share one, or their items collide; below 2^53 for Yjs peers, whose lib0
+    /// reads integers as JavaScript numbers (``randomClientID()`` draws one as Yjs does).
     public let clientID: UInt64
     /// The name of the root text in the Yjs document (`ydoc.getText(root)`).
     public let root: String
@@ -30,6 +31,12 @@ public struct LiveDocument: Sendable {
     public init(clientID: UInt64, root: String = "note") {
         self.clientID = clientID
         self.root = root
+    }
+
+    /// A client ID as Yjs draws one: a random 32-bit number. A session should draw a new one
+    /// rather than reuse one another process may still be writing with.
+    public static func randomClientID() -> UInt64 {
+        UInt64(UInt32.random(in: 1...UInt32.max))
     }
 
     /// The text, as a Yjs peer's `ytext.toString()` gives it.
@@ -111,29 +118,37 @@ public struct LiveDocument: Sendable {
                 queues[client] = blocks
             }
         }
+        // A worklist: a client goes as far as its structs' dependencies allow, then waits on the
+        // client it lacks a unit of, and is woken when that client moves on. Each client is
+        // taken up again only after progress it waits for (Yjs keeps a stack to the same end).
         var next = queues.mapValues { _ in 0 }
         let clients = queues.keys.sorted()
-        var progressed = true
-        while progressed {
-            progressed = false
-            for client in clients {
-                let queue = queues[client]!
-                var index = next[client]!
-                while index < queue.count {
-                    let block = queue[index]
-                    let state = store.state(of: client)
-                    if block.end <= state {
-                        index += 1
-                        continue
-                    }
-                    guard block.id.clock <= state else { break }
-                    let offset = state - block.id.clock
-                    guard store.missingDependency(of: block, offset: offset) == nil else { break }
-                    store.integrate(block.dropping(offset))
+        var ready = clients.reversed() as [UInt64]
+        var waiting: [UInt64: [UInt64]] = [:]
+        while let client = ready.popLast() {
+            let queue = queues[client]!
+            var index = next[client]!
+            let startIndex = index
+            while index < queue.count {
+                let block = queue[index]
+                let state = store.state(of: client)
+                if block.end <= state {
                     index += 1
-                    progressed = true
+                    continue
                 }
-                next[client] = index
+                // A gap in its own clocks: only a later update can fill it.
+                guard block.id.clock <= state else { break }
+                let offset = state - block.id.clock
+                if let missing = store.missingDependency(of: block, offset: offset) {
+                    if missing != client { waiting[missing, default: []].append(client) }
+                    break
+                }
+                store.integrate(block.dropping(offset))
+                index += 1
+            }
+            next[client] = index
+            if index > startIndex, let woken = waiting.removeValue(forKey: client) {
+                ready.append(contentsOf: woken)
             }
         }
         pendingBlocks = [:]

@@ -146,6 +146,24 @@ final class LiveDocumentTests: XCTestCase {
         XCTAssertFalse(bob.hasPendingUpdates)
     }
 
+    /// A state where each member's insert builds on the one before, the members' IDs falling:
+    /// every struct waits for a client read after it, and the state still reads in one call.
+    func testAChainOfManyMembersReadsInOneCall() throws {
+        var previous = LiveDocument(clientID: 2_000)
+        previous.insert("0", at: 0)
+        for client in stride(from: UInt64(1_999), through: 1_500, by: -1) {
+            var member = LiveDocument(clientID: client)
+            try member.apply(update: previous.encodeStateAsUpdate(since: StateVector()))
+            member.insert(client % 2 == 0 ? "a" : "b", at: member.utf16Count / 2)
+            previous = member
+        }
+        var fresh = LiveDocument(clientID: 1)
+        try fresh.apply(update: previous.encodeStateAsUpdate())
+        XCTAssertEqual(fresh.text, previous.text)
+        XCTAssertEqual(fresh.utf16Count, 501)
+        XCTAssertFalse(fresh.hasPendingUpdates)
+    }
+
     private func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
 
     private func data(_ hex: String) -> Data {

@@ -21,8 +21,8 @@ public struct LiveDocument: Sendable {
     var store = BlockStore()
     /// Structs that came before what they build on, per client by clock, and deletes of units
     /// not here yet: applied as soon as an update brings what they wait for (as Yjs keeps them).
-    private(set) var pendingBlocks: [UInt64: [DecodedBlock]] = [:]
-    private(set) var pendingDeletes: [DeleteRange] = []
+    private(set) var pendingBlocks: [UInt64: PendingBlocks] = [:]
+    private(set) var pendingDeletes = PendingDeletes()
     var undoSteps: [UndoStep] = []
     var redoSteps: [UndoStep] = []
     /// Text an undo put back, by the tombstone it copies (see ``Redone``).
@@ -108,32 +108,25 @@ public struct LiveDocument: Sendable {
     }
 
     /// The structs of `update` and those waiting, each client's in clock order, integrated as
-    /// their dependencies allow; then the deletes.
+    /// their dependencies allow; then the deletes, and those waiting whose units have come.
     private mutating func integrate(_ update: DecodedUpdate) {
         var queues = pendingBlocks
-        for (client, blocks) in update.blocks where !blocks.isEmpty {
-            if let waiting = queues[client] {
-                queues[client] = Self.ordered(waiting + blocks)
-            } else {
-                queues[client] = blocks
-            }
+        for (client, blocks) in update.blocks {
+            for block in blocks { queues[client, default: PendingBlocks()].insert(block) }
         }
         // A worklist: a client goes as far as its structs' dependencies allow, then waits on the
         // client it lacks a unit of, and is woken when that client moves on. Each client is
         // taken up again only after progress it waits for (Yjs keeps a stack to the same end).
-        var next = queues.mapValues { _ in 0 }
-        let clients = queues.keys.sorted()
-        var ready = clients.reversed() as [UInt64]
+        var ready = queues.keys.sorted(by: >)
         var waiting: [UInt64: [UInt64]] = [:]
+        var advanced = Set<UInt64>()
         while let client = ready.popLast() {
-            let queue = queues[client]!
-            var index = next[client]!
-            let startIndex = index
-            while index < queue.count {
-                let block = queue[index]
+            guard var queue = queues.removeValue(forKey: client) else { continue }
+            var progressed = false
+            while let block = queue.first {
                 let state = store.state(of: client)
                 if block.end <= state {
-                    index += 1
+                    queue.removeFirst()
                     continue
                 }
                 // A gap in its own clocks: only a later update can fill it.
@@ -143,36 +136,22 @@ public struct LiveDocument: Sendable {
                     if missing != client { waiting[missing, default: []].append(client) }
                     break
                 }
-                store.integrate(block.dropping(offset))
-                index += 1
+                store.integrate(queue.removeFirst().dropping(offset))
+                progressed = true
             }
-            next[client] = index
-            if index > startIndex, let woken = waiting.removeValue(forKey: client) {
-                ready.append(contentsOf: woken)
+            queues[client] = queue
+            if progressed {
+                advanced.insert(client)
+                if let woken = waiting.removeValue(forKey: client) { ready.append(contentsOf: woken) }
             }
         }
-        pendingBlocks = [:]
-        for client in clients where next[client]! < queues[client]!.count {
-            pendingBlocks[client] = Array(queues[client]![next[client]!...])
-        }
-        var unapplied = Set<DeleteRange>()
+        pendingBlocks = queues.filter { !$0.value.isEmpty }
         var ignored: [Handle] = []
-        for range in pendingDeletes + update.deletes {
-            if let rest = store.delete(range, deleted: &ignored) { unapplied.insert(rest) }
+        var due = update.deletes
+        for client in advanced { due += pendingDeletes.removeStarting(before: store.state(of: client), client: client) }
+        for range in due {
+            if let rest = store.delete(range, deleted: &ignored) { pendingDeletes.insert(rest) }
             ignored.removeAll(keepingCapacity: true)
         }
-        pendingDeletes = unapplied.sorted { ($0.client, $0.clock, $0.length) < ($1.client, $1.clock, $1.length) }
-    }
-
-    /// Blocks by clock, each dropped when those before it cover it (the same update twice).
-    private static func ordered(_ blocks: [DecodedBlock]) -> [DecodedBlock] {
-        var result: [DecodedBlock] = []
-        var covered: UInt64 = 0
-        for block in blocks.sorted(by: { $0.id.clock < $1.id.clock || $0.id.clock == $1.id.clock && $0.length > $1.length })
-        where block.end > covered || result.isEmpty {
-            result.append(block)
-            covered = max(covered, block.end)
-        }
-        return result
     }
 }

@@ -16,6 +16,12 @@ run, partial syncs between random pairs), every update each document sent record
 documents synced at the end. OUTPUT (JSON) gets those updates, the converged text, pycrdt's whole
 state, and the results of the first half; the test applies them in byteclub.
 
+With `trace` first (pycrdt_interop.py trace TRACE INPUT OUTPUT): a concurrent editing trace of
+josephg/editing-traces (TRACE, gzipped JSON) instead. INPUT holds byteclub's updates of its replay
+of the trace, in the trace's order; they are applied to one pycrdt document. Then pycrdt replays
+the trace itself, one document per agent, and OUTPUT gets its text, the text byteclub's updates
+gave, and pycrdt's updates (each transaction's, in the trace's order) for the test to apply.
+
 Exit status: 0 when it ran (the checks' results are in OUTPUT), 2 when pycrdt is missing.
 """
 import json
@@ -104,7 +110,74 @@ def pycrdt_history(rng, root, steps):
     }
 
 
+def replay_trace(trace, root):
+    """One pycrdt document per agent. Each agent's transactions follow its previous one, so a
+    version is a count of transactions per agent: before a transaction, its agent's document gets
+    the transactions its parents have that it lacks, in the trace's order."""
+    agents = trace["numAgents"]
+    docs = []
+    for agent in range(agents):
+        doc = Doc(client_id=agent + 1)
+        doc.get(root, type=Text)
+        docs.append(doc)
+    have = [[0] * agents for _ in range(agents)]
+    versions = []
+    by_agent = [[] for _ in range(agents)]
+    updates = []
+    for txn in trace["txns"]:
+        agent = txn["agent"]
+        target = [0] * agents
+        for parent in txn["parents"]:
+            target = [max(a, b) for a, b in zip(target, versions[parent])]
+        doc = docs[agent]
+        for other in range(agents):
+            for update in by_agent[other][have[agent][other]:target[other]]:
+                doc.apply_update(update)
+            have[agent][other] = max(have[agent][other], target[other])
+        text = doc.get(root, type=Text)
+        before = doc.get_state()
+        with doc.transaction():
+            for position, deleted, inserted in txn["patches"]:
+                if deleted:
+                    del text[position:position + deleted]
+                if inserted:
+                    text.insert(position, inserted)
+        update = doc.get_update(before)
+        by_agent[agent].append(update)
+        updates.append(update)
+        target[agent] += 1
+        have[agent][agent] = target[agent]
+        versions.append(target)
+    final = Doc()
+    final_text = final.get(root, type=Text)
+    for update in updates:
+        final.apply_update(update)
+    return str(final_text), updates
+
+
+def trace_main(trace_path, input_path, output_path):
+    import gzip
+    with gzip.open(trace_path, "rt", encoding="utf-8") as handle:
+        trace = json.load(handle)
+    with open(input_path, encoding="utf-8") as handle:
+        request = json.load(handle)
+    root = request["root"]
+    theirs = Doc()
+    theirs_text = theirs.get(root, type=Text)
+    for update in request["updates"]:
+        theirs.apply_update(bytes.fromhex(update))
+    text, updates = replay_trace(trace, root)
+    with open(output_path, "w", encoding="utf-8") as handle:
+        json.dump({"byteclubText": str(theirs_text), "text": text, "endContent": trace["endContent"],
+                   "updates": [update.hex() for update in updates]}, handle)
+    print(f"pycrdt_interop: {len(trace['txns'])} transactions, pycrdt's replay "
+          f"{'matches' if text == trace['endContent'] else 'DIFFERS FROM'} the trace's text")
+
+
 def main():
+    if sys.argv[1] == "trace":
+        trace_main(*sys.argv[2:5])
+        return
     with open(sys.argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
     root = request["root"]

@@ -95,11 +95,6 @@ struct DecodedUpdate: Sendable {
         static let parentSub: UInt8 = 0x20
     }
 
-    init(blocks: [UInt64: [DecodedBlock]] = [:], deletes: [DeleteRange] = []) {
-        self.blocks = blocks
-        self.deletes = deletes
-    }
-
     /// Reads `bytes` as an update to the root text `root`; anything else in it (another root, a
     /// nested type, formatting) is refused, not dropped, so nothing is half applied.
     init(_ bytes: [UInt8], root: String) throws(LiveTextError) {

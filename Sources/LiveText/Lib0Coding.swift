@@ -79,7 +79,7 @@ struct Lib0Reader {
         let start = position
         let value = try readVarUInt()
         let left = UInt64(bytes.count - position)
-        guard minimumBytes == 0 || value <= left / UInt64(minimumBytes) else { throw .truncated(at: start) }
+        guard value <= left / UInt64(max(minimumBytes, 1)) else { throw .truncated(at: start) }
         return Int(value)
     }
 

@@ -93,6 +93,7 @@ public struct LiveDocument: Sendable {
     /// This document's state vector, encoded: what a peer needs to send only what is missing.
     public func stateVector() -> Data { Data(store.stateVector.encoded()) }
 
+    /// The same, as a value.
     public var state: StateVector { store.stateVector }
 
     /// Everything this document holds that a peer with `stateVector` (an encoded state vector;

@@ -4,7 +4,6 @@ struct PendingBlocks: Sendable {
     private var heap: [DecodedBlock] = []
 
     var isEmpty: Bool { heap.isEmpty }
-    var count: Int { heap.count }
     var first: DecodedBlock? { heap.first }
 
     mutating func insert(_ block: DecodedBlock) {

@@ -44,6 +44,8 @@ struct BlockStore {
     /// The text's length in UTF-16 units.
     private(set) var count = 0
     var positions = PositionCache()
+    /// What the text gained and lost since ``startJournal()``: nil when nobody asked.
+    var journal: Journal?
 
     subscript(handle: Handle) -> Block { blocks[Int(handle)] }
 
@@ -159,6 +161,7 @@ struct BlockStore {
         blocks[Int(handle)] = left
         let at = index ?? self.index(of: left.id.clock, client: left.id.client)!
         clients[left.id.client]!.insert(rightHandle, at: at + 1)
+        journal?.split(handle, into: rightHandle)
         return rightHandle
     }
 
@@ -253,6 +256,7 @@ struct BlockStore {
         }
         count += block.visibleLength
         append(block)
+        if !block.deleted { journal?.inserted.insert(handle) }
         return handle
     }
 
@@ -297,6 +301,7 @@ struct BlockStore {
     }
 
     mutating func markDeleted(_ handle: Handle) {
+        if !self[handle].deleted { journal?.deleted(handle) }
         count -= self[handle].visibleLength
         blocks[Int(handle)].deleted = true
     }

@@ -14,19 +14,27 @@ struct UndoStep: Sendable {
     var deleted: [DeletedText]
 }
 
+/// What an undo or a redo did: the update to send, and the changes it made to the text (for
+/// the editor, which did not ask for them as it asks for an insert).
+public struct UndoneEdit: Sendable {
+    public var update: Data
+    public var changes: [LiveTextChange]
+}
+
 extension LiveDocument {
     /// Whether ``undo()`` has an edit of this document's to undo.
     public var canUndo: Bool { !undoSteps.isEmpty }
     public var canRedo: Bool { !redoSteps.isEmpty }
 
-    /// Undoes this document's last edit not undone yet; returns the update to send, or nil when
-    /// there is nothing to undo.
+    /// Undoes this document's last edit not undone yet; returns the update to send and the
+    /// changes to the text, or nil when there is nothing to undo.
     ///
     /// Only this document's own edits are undone, as Yjs's `UndoManager` does with its tracked
     /// origins: the text it inserted is deleted (what a peer has deleted already stays so), and
     /// the text it deleted comes back as new items of its own, each placed where the deleted one
     /// is. Nothing a peer inserted is deleted, and a peer's later edits stay.
-    public mutating func undo() -> Data? {
+    @discardableResult
+    public mutating func undo() -> UndoneEdit? {
         guard let step = undoSteps.popLast() else { return nil }
         let (inverse, update) = perform(step)
         if let inverse { redoSteps.append(inverse) }
@@ -35,7 +43,8 @@ extension LiveDocument {
 
     /// Does again what the last ``undo()`` undid; nil when there is nothing to redo. A new local
     /// edit empties the redo stack.
-    public mutating func redo() -> Data? {
+    @discardableResult
+    public mutating func redo() -> UndoneEdit? {
         guard let step = redoSteps.popLast() else { return nil }
         let (inverse, update) = perform(step)
         if let inverse { undoSteps.append(inverse) }
@@ -69,8 +78,9 @@ extension LiveDocument {
 
     /// Deletes what `step` inserted and puts back what it deleted; returns the step that undoes
     /// that (nil when nothing changed) and the update.
-    private mutating func perform(_ step: UndoStep) -> (UndoStep?, Data) {
+    private mutating func perform(_ step: UndoStep) -> (UndoStep?, UndoneEdit) {
         let clock = store.state(of: clientID)
+        store.startJournal()
         var deleted: [Handle] = []
         for range in withCopies(step.inserted.map { DeleteRange(client: clientID, clock: $0.lowerBound, length: $0.upperBound - $0.lowerBound) }) {
             _ = store.delete(range, deleted: &deleted)
@@ -84,6 +94,7 @@ extension LiveDocument {
         let now = store.state(of: clientID)
         let inverse = UndoStep(inserted: now > clock ? [clock..<now] : [], deleted: pieces)
         let update = Data(store.encodeUpdate(of: clientID, from: clock, deletes: ranges, root: root))
-        return (inverse.inserted.isEmpty && inverse.deleted.isEmpty ? nil : inverse, update)
+        let edit = UndoneEdit(update: update, changes: store.endJournal())
+        return (inverse.inserted.isEmpty && inverse.deleted.isEmpty ? nil : inverse, edit)
     }
 }

@@ -90,6 +90,20 @@ public struct LiveDocument: Sendable {
         integrate(decoded)
     }
 
+    /// ``apply(update:)``, returning what it changed in the text, in order (see
+    /// ``LiveTextChange``): nothing for an update that only waits, or that this document had.
+    ///
+    /// Finding where the changes are walks the text's items from the start up to the last one
+    /// that changed: what an editor pays anyway to take the new text, but not what a relay or a
+    /// load should pay, so it is a call of its own.
+    public mutating func applyReportingChanges(_ update: Data) throws(LiveTextError) -> [LiveTextChange] {
+        let decoded = try DecodedUpdate(Array(update), root: root)
+        store.positions.removeAll()
+        store.startJournal()
+        integrate(decoded)
+        return store.endJournal()
+    }
+
     /// This document's state vector, encoded: what a peer needs to send only what is missing.
     public func stateVector() -> Data { Data(store.stateVector.encoded()) }
 

@@ -109,19 +109,42 @@ struct EditHistory {
             if run.replicas[replica].text != expected && run.localMismatch == nil {
                 run.localMismatch = "\(step): \(run.replicas[replica].text.debugDescription), expected \(expected.debugDescription)"
             }
-        case .undo(let replica):
-            if let update = run.replicas[replica].undo() { sent(update, by: replica, run: &run, delivered: &delivered) }
-        case .redo(let replica):
-            if let update = run.replicas[replica].redo() { sent(update, by: replica, run: &run, delivered: &delivered) }
+        case .undo(let replica), .redo(let replica):
+            let before = run.replicas[replica].text
+            let isUndo = if case .undo = step { true } else { false }
+            guard let edit = isUndo ? run.replicas[replica].undo() : run.replicas[replica].redo() else { return }
+            sent(edit.update, by: replica, run: &run, delivered: &delivered)
+            checkChanges(edit.changes, from: before, to: run.replicas[replica].text, step: step, run: &run)
         case .deliver(let replica, let updates):
             for index in updates {
+                let before = run.replicas[replica].text
                 do {
-                    try run.replicas[replica].apply(update: run.updates[index])
+                    let changes = try run.replicas[replica].applyReportingChanges(run.updates[index])
+                    checkChanges(changes, from: before, to: run.replicas[replica].text, step: step, run: &run)
                 } catch {
                     run.localMismatch = run.localMismatch ?? "r\(replica) refused update \(index): \(error)"
                 }
                 delivered[replica].insert(index)
             }
+        }
+    }
+
+    /// The changes an apply, undo or redo reported, made in order to the text before it, must
+    /// give the text after it.
+    static func checkChanges(_ changes: [LiveTextChange], from before: String, to after: String, step: Step, run: inout Run) {
+        var units = Array(before.utf16)
+        for change in changes {
+            switch change {
+            case .insert(let text, let at):
+                guard at <= units.count else { break }
+                units.insert(contentsOf: text.utf16, at: at)
+            case .delete(let range):
+                guard range.upperBound <= units.count else { break }
+                units.removeSubrange(range)
+            }
+        }
+        if String(decoding: units, as: UTF16.self) != after && run.localMismatch == nil {
+            run.localMismatch = "\(step): its changes \(changes) make \(String(decoding: units, as: UTF16.self).debugDescription) of \(before.debugDescription), not \(after.debugDescription)"
         }
     }
 

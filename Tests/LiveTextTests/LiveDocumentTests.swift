@@ -146,6 +146,27 @@ final class LiveDocumentTests: XCTestCase {
         XCTAssertFalse(bob.hasPendingUpdates)
     }
 
+    /// What a peer's update changed, in order, for the editor: an insert where it landed, a
+    /// delete of what it took; nothing for an update that waits or was had.
+    func testAnAppliedUpdateSaysWhatItChanged() throws {
+        var ann = LiveDocument(clientID: 1)
+        var bob = LiveDocument(clientID: 2)
+        XCTAssertEqual(try bob.applyReportingChanges(ann.insert("hello world", at: 0)), [.insert("hello world", at: 0)])
+        XCTAssertEqual(try bob.applyReportingChanges(ann.insert("big ", at: 6)), [.insert("big ", at: 6)])
+        XCTAssertEqual(try bob.applyReportingChanges(ann.delete(0..<6)), [.delete(0..<6)])
+        // Two edits in one update (a diff since a state vector), in text order.
+        let before = bob.stateVector()
+        ann.insert("!", at: 9)
+        ann.delete(0..<4)
+        XCTAssertEqual(try bob.applyReportingChanges(ann.encodeStateAsUpdate(since: before)), [.delete(0..<4), .insert("!", at: 5)])
+        XCTAssertEqual(bob.text, "world!")
+        XCTAssertEqual(try bob.applyReportingChanges(ann.encodeStateAsUpdate()), [])
+        // An undo says what it changed too.
+        let undone = try XCTUnwrap(ann.undo())
+        XCTAssertEqual(undone.changes, [.insert("big ", at: 0)])
+        XCTAssertEqual(try bob.applyReportingChanges(undone.update), undone.changes)
+    }
+
     /// A state where each member's insert builds on the one before, the members' IDs falling:
     /// every struct waits for a client read after it, and the state still reads in one call.
     func testAChainOfManyMembersReadsInOneCall() throws {

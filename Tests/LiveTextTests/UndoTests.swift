@@ -51,10 +51,10 @@ final class UndoTests: XCTestCase {
         // Bob types inside Ann's last insert.
         try ann.apply(update: bob.insert("[bob]", at: 26))
         XCTAssertEqual(ann.text, "minutes: bob was here. ann[bob] too.")
-        try bob.apply(update: ann.undo()!)
+        try bob.apply(update: ann.undo()!.update)
         XCTAssertEqual(ann.text, "minutes: bob was here. [bob]")
         XCTAssertEqual(bob.text, ann.text)
-        try bob.apply(update: ann.undo()!)
+        try bob.apply(update: ann.undo()!.update)
         XCTAssertEqual(ann.text, "bob was here. [bob]")
         XCTAssertNil(ann.undo())
         XCTAssertEqual(bob.text, ann.text)
@@ -70,11 +70,11 @@ final class UndoTests: XCTestCase {
         XCTAssertEqual(bob.text, "one three")
         try ann.apply(update: bob.insert("!", at: 9))
         try ann.apply(update: bob.insert(">", at: 0))
-        try bob.apply(update: ann.undo()!)
+        try bob.apply(update: ann.undo()!.update)
         XCTAssertEqual(ann.text, ">one two three!")
         XCTAssertEqual(bob.text, ann.text)
         // Bob's own undo takes back only his: the ">" he typed last.
-        try ann.apply(update: bob.undo()!)
+        try ann.apply(update: bob.undo()!.update)
         XCTAssertEqual(ann.text, "one two three!")
         XCTAssertEqual(bob.text, ann.text)
     }
@@ -87,9 +87,9 @@ final class UndoTests: XCTestCase {
         try bob.apply(update: ann.insert("abcdef", at: 0))
         try ann.apply(update: bob.delete(1..<3))
         XCTAssertEqual(ann.text, "adef")
-        try bob.apply(update: ann.undo()!)
+        try bob.apply(update: ann.undo()!.update)
         XCTAssertEqual(ann.text, "")
-        try bob.apply(update: ann.redo()!)
+        try bob.apply(update: ann.redo()!.update)
         XCTAssertEqual(ann.text, "adef")
         XCTAssertEqual(bob.text, "adef")
     }
@@ -129,8 +129,8 @@ final class UndoTests: XCTestCase {
             let run = EditHistory.run(seed: seed, stepCount: 60)
             for var replica in run.replicas {
                 var updates: [Data] = []
-                while let update = replica.undo() { updates.append(update) }
-                while let update = replica.redo() { updates.append(update) }
+                while let undone = replica.undo() { updates.append(undone.update) }
+                while let redone = replica.redo() { updates.append(redone.update) }
                 for update in updates {
                     let decoded = try DecodedUpdate(Array(update), root: "note")
                     XCTAssertTrue(decoded.deletes.allSatisfy { $0.client == replica.clientID }, "seed \(seed)")

@@ -33,22 +33,34 @@ extension LiveDocument {
     /// origins: the text it inserted is deleted (what a peer has deleted already stays so), and
     /// the text it deleted comes back as new items of its own, each placed where the deleted one
     /// is. Nothing a peer inserted is deleted, and a peer's later edits stay.
+    ///
+    /// An edit that peers have undone already (all the text it wrote deleted by them, and none
+    /// deleted) is passed over for the one before it, as Yjs's `UndoManager` passes over a step
+    /// that changes nothing: an undo always undoes something while there is something to undo.
     @discardableResult
     public mutating func undo() -> UndoneEdit? {
-        guard let step = undoSteps.popLast() else { return nil }
-        let (inverse, update) = perform(step)
-        if let inverse { redoSteps.append(inverse) }
-        return update
+        while let step = undoSteps.popLast() {
+            let (inverse, edit) = perform(step)
+            if let inverse {
+                redoSteps.append(inverse)
+                return edit
+            }
+        }
+        return nil
     }
 
     /// Does again what the last ``undo()`` undid; nil when there is nothing to redo. A new local
     /// edit empties the redo stack.
     @discardableResult
     public mutating func redo() -> UndoneEdit? {
-        guard let step = redoSteps.popLast() else { return nil }
-        let (inverse, update) = perform(step)
-        if let inverse { undoSteps.append(inverse) }
-        return update
+        while let step = redoSteps.popLast() {
+            let (inverse, edit) = perform(step)
+            if let inverse {
+                undoSteps.append(inverse)
+                return edit
+            }
+        }
+        return nil
     }
 
     /// `ranges` and the copies an undo made of any of their text that was deleted, and the

@@ -94,6 +94,20 @@ final class UndoTests: XCTestCase {
         XCTAssertEqual(bob.text, "adef")
     }
 
+    /// A step that peers have undone already is passed over: the undo undoes the one before.
+    func testAStepPeersUndidAlreadyIsPassedOver() throws {
+        var ann = LiveDocument(clientID: 1)
+        var bob = LiveDocument(clientID: 2)
+        try bob.apply(update: ann.insert("keep ", at: 0))
+        try bob.apply(update: ann.insert("gone", at: 5))
+        try ann.apply(update: bob.delete(5..<9))
+        XCTAssertEqual(ann.text, "keep ")
+        let undone = try XCTUnwrap(ann.undo())
+        XCTAssertEqual(undone.changes, [.delete(0..<5)])
+        XCTAssertEqual(ann.text, "")
+        XCTAssertFalse(ann.canUndo)
+    }
+
     /// One member's edits at random: undoing them all walks back through every text it had, to
     /// the empty note, and redoing them all walks forward again.
     func testUndoingEveryEditWalksBackThroughEveryText() {

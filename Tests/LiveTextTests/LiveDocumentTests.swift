@@ -146,6 +146,56 @@ final class LiveDocumentTests: XCTestCase {
         XCTAssertFalse(bob.hasPendingUpdates)
     }
 
+    /// A GC struct holds clocks but no place in the text, and an item next to one is collected
+    /// too, as Yjs does: no parent is left to put it in.
+    func testGCStructsAndItemsNextToThemHoldNoText() throws {
+        var writer = Lib0Writer()
+        writer.writeVarUInt(2)
+        // Client 4: "z" after (3, 1), which is inside client 3's GC struct.
+        writer.writeVarUInt(1); writer.writeVarUInt(4); writer.writeVarUInt(0)
+        writer.writeUInt8(0x84); writer.writeVarUInt(3); writer.writeVarUInt(1); writer.writeVarString("z")
+        // Client 3: a GC struct of 3 units, then "ok" with no origins.
+        writer.writeVarUInt(2); writer.writeVarUInt(3); writer.writeVarUInt(0)
+        writer.writeUInt8(0); writer.writeVarUInt(3)
+        writer.writeUInt8(4); writer.writeVarUInt(1); writer.writeVarString("note"); writer.writeVarString("ok")
+        writer.writeVarUInt(0)
+        var document = LiveDocument(clientID: 1)
+        try document.apply(update: Data(writer.bytes))
+        XCTAssertEqual(document.text, "ok")
+        XCTAssertEqual(document.state, StateVector([3: 5, 4: 1]))
+        XCTAssertFalse(document.hasPendingUpdates)
+        // Written again: GC structs, and the delete set names them.
+        let decoded = try DecodedUpdate(Array(document.encodeStateAsUpdate()), root: "note")
+        guard case .gc(3) = decoded.blocks[3]?.first?.content, case .gc(1) = decoded.blocks[4]?.first?.content else {
+            return XCTFail("\(decoded.blocks)")
+        }
+        XCTAssertEqual(Set(decoded.deletes), [DeleteRange(client: 3, clock: 0, length: 3), DeleteRange(client: 4, clock: 0, length: 1)])
+    }
+
+    /// A merged update can leave a gap in a client's clocks (a Skip struct): what comes after the
+    /// gap waits for it.
+    func testWhatComesAfterASkipWaitsForTheGap() throws {
+        var ann = LiveDocument(clientID: 1)
+        let first = ann.insert("ab", at: 0)
+        let gap = ann.insert("XYZ", at: 2)
+        ann.insert("c", at: 5)
+        var writer = Lib0Writer()
+        writer.writeVarUInt(1)
+        writer.writeVarUInt(3); writer.writeVarUInt(1); writer.writeVarUInt(0)
+        writer.writeUInt8(4); writer.writeVarUInt(1); writer.writeVarString("note"); writer.writeVarString("ab")
+        writer.writeUInt8(10); writer.writeVarUInt(3)
+        writer.writeUInt8(0x84); writer.writeVarUInt(1); writer.writeVarUInt(4); writer.writeVarString("c")
+        writer.writeVarUInt(0)
+        var bob = LiveDocument(clientID: 2)
+        try bob.apply(update: Data(writer.bytes))
+        XCTAssertEqual(bob.text, "ab")
+        XCTAssertTrue(bob.hasPendingUpdates)
+        try bob.apply(update: first)
+        try bob.apply(update: gap)
+        XCTAssertEqual(bob.text, "abXYZc")
+        XCTAssertFalse(bob.hasPendingUpdates)
+    }
+
     /// What a peer's update changed, in order, for the editor: an insert where it landed, a
     /// delete of what it took; nothing for an update that waits or was had.
     func testAnAppliedUpdateSaysWhatItChanged() throws {

@@ -11,15 +11,34 @@ struct Block {
     var id: ItemID
     var length: UInt64
     /// The unit this was inserted after when it was written, and the one it was inserted before:
-    /// what YATA orders concurrent inserts by.
-    var origin: ItemID?
-    var rightOrigin: ItemID?
+    /// what YATA orders concurrent inserts by. Held without Optional's tag byte, which would
+    /// cost 16 bytes a block with padding: a clock no update can name stands for none.
+    private var originID: ItemID
+    private var rightOriginID: ItemID
     var left: Handle = noBlock
     var right: Handle = noBlock
     /// Where its UTF-16 units start in the arena; -1 when there are none (ContentDeleted, GC).
     var text: Int
     var isGC: Bool
     var deleted: Bool
+
+    init(id: ItemID, length: UInt64, origin: ItemID? = nil, rightOrigin: ItemID? = nil, left: Handle = noBlock, right: Handle = noBlock,
+         text: Int, isGC: Bool, deleted: Bool) {
+        self.id = id
+        self.length = length
+        self.originID = origin ?? Self.none
+        self.rightOriginID = rightOrigin ?? Self.none
+        self.left = left
+        self.right = right
+        self.text = text
+        self.isGC = isGC
+        self.deleted = deleted
+    }
+
+    private static let none = ItemID(client: 0, clock: .max)
+
+    var origin: ItemID? { originID.clock == .max ? nil : originID }
+    var rightOrigin: ItemID? { rightOriginID.clock == .max ? nil : rightOriginID }
 
     var end: UInt64 { id.clock + length }
     var lastID: ItemID { ItemID(client: id.client, clock: id.clock + length - 1) }
@@ -34,7 +53,7 @@ struct Block {
 /// runs that Yjs would have merged (``BlockStore/writeStructs(of:from:root:into:)``). So a split
 /// is rare (an insert inside a run that came from a peer), and handles never move.
 struct BlockStore {
-    private(set) var blocks: [Block] = []
+    private(set) var blocks = ChunkedBlocks()
     /// Every block's text, appended and never rewritten.
     private(set) var arena: [UInt16] = []
     /// Each client's handles, by clock, covering its clocks from 0 without a gap.

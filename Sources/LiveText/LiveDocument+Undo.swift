@@ -85,6 +85,9 @@ extension LiveDocument {
 
     mutating func record(_ step: UndoStep) {
         undoSteps.append(step)
+        // The oldest steps go past the limit, a thousand at a time so that typing does not move
+        // the whole stack at each key.
+        if undoSteps.count > undoLimit + 1_000 { undoSteps.removeFirst(undoSteps.count - undoLimit) }
         redoSteps.removeAll()
     }
 

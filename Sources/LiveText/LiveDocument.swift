@@ -27,6 +27,9 @@ public struct LiveDocument: Sendable {
     var redoSteps: [UndoStep] = []
     /// Text an undo put back, by the tombstone it copies (see ``Redone``).
     var redone: [Redone] = []
+    /// How many edits ``undo()`` can take back, at least (as vim's `undolevels`): each keeps
+    /// the text it deleted, and a long session's every key would otherwise stay in memory.
+    public var undoLimit = 1_000
 
     public init(clientID: UInt64, root: String = "note") {
         self.clientID = clientID

@@ -94,6 +94,17 @@ final class UndoTests: XCTestCase {
         XCTAssertEqual(bob.text, "adef")
     }
 
+    func testUndoGoesBackAsFarAsItsLimit() {
+        var document = LiveDocument(clientID: 1)
+        document.undoLimit = 10
+        for offset in 0..<1_020 { document.insert("a", at: offset) }
+        var undone = 0
+        while document.undo() != nil { undone += 1 }
+        XCTAssertGreaterThanOrEqual(undone, 10)
+        XCTAssertLessThanOrEqual(undone, 1_010)
+        XCTAssertEqual(document.utf16Count, 1_020 - undone)
+    }
+
     /// A step that peers have undone already is passed over: the undo undoes the one before.
     func testAStepPeersUndidAlreadyIsPassedOver() throws {
         var ann = LiveDocument(clientID: 1)

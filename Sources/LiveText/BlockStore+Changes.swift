@@ -30,15 +30,28 @@ extension BlockStore {
     }
 
     /// Ends the journal and says what it saw as changes in text order: one walk of the list,
-    /// up to the last block that changed.
+    /// up to the last block that changed. The position cache comes through it: an entry the
+    /// walk passes gets its new start, one after the last change moves by what the changes
+    /// added and took, so the next local edit need not walk from the head.
     mutating func endJournal() -> [LiveTextChange] {
         guard let journal else { return [] }
         self.journal = nil
+        let entries = positions.entries
+        let byStart = entries.indices.sorted { entries[$0].start < entries[$1].start }
+        var newStarts: [Int?] = Array(repeating: nil, count: entries.count)
+        var nextEntry = 0
         var left = journal.inserted.count + journal.removed.count
         var changes: [LiveTextChange] = []
         var offset = 0
+        var oldOffset = 0
         var handle = head
         while left > 0 && handle != noBlock {
+            while nextEntry < byStart.count && entries[byStart[nextEntry]].start < oldOffset { nextEntry += 1 }
+            var entry = nextEntry
+            while entry < byStart.count && entries[byStart[entry]].start == oldOffset {
+                if entries[byStart[entry]].handle == handle { newStarts[byStart[entry]] = offset }
+                entry += 1
+            }
             let block = self[handle]
             if journal.inserted.contains(handle) {
                 left -= 1
@@ -57,11 +70,22 @@ extension BlockStore {
                 } else {
                     changes.append(.delete(offset..<offset + length))
                 }
+                oldOffset += length
             } else {
                 offset += block.visibleLength
+                oldOffset += block.visibleLength
             }
             handle = block.right
         }
+        var kept: [(handle: Handle, start: Int)] = []
+        for (index, entry) in entries.enumerated() {
+            if let start = newStarts[index] {
+                kept.append((entry.handle, start))
+            } else if entry.start >= oldOffset {
+                kept.append((entry.handle, entry.start + offset - oldOffset))
+            }
+        }
+        positions.replace(with: kept)
         return changes
     }
 }

@@ -2,7 +2,8 @@
 /// near the last one walks a few blocks, not the list from its head (Yjs's search markers).
 ///
 /// An entry's `start` is the number of visible UTF-16 units before its block, tombstone or not.
-/// Local edits move the entries after them; anything else (a peer's update, an undo) empties it.
+/// Local edits move the entries after them, and so do a peer's update whose changes are
+/// reported and an undo (``BlockStore/endJournal()``); a plain apply empties it.
 struct PositionCache {
     private(set) var entries: [(handle: Handle, start: Int)] = []
     private var nextSlot = 0
@@ -20,6 +21,11 @@ struct PositionCache {
             entries[nextSlot] = (handle, start)
             nextSlot = (nextSlot + 1) % Self.capacity
         }
+    }
+
+    mutating func replace(with entries: [(handle: Handle, start: Int)]) {
+        self.entries = entries
+        nextSlot = 0
     }
 
     mutating func move(_ index: Int, to handle: Handle, start: Int) {
@@ -40,6 +46,19 @@ struct Redone: Sendable {
 }
 
 extension BlockStore {
+    /// Whether every cached position is right: a walk of the whole list, for tests.
+    func positionsAreRight() -> Bool {
+        var starts: [Handle: Int] = [:]
+        var offset = 0
+        var handle = head
+        while handle != noBlock {
+            starts[handle] = offset
+            offset += self[handle].visibleLength
+            handle = self[handle].right
+        }
+        return offset == count && positions.entries.allSatisfy { starts[$0.handle] == $0.start }
+    }
+
     /// The visible block holding text offset `offset`, and the offset its first unit is at; nil
     /// at the end of the text.
     mutating func locate(_ offset: Int) -> (handle: Handle, start: Int)? {
@@ -125,7 +144,8 @@ extension BlockStore {
     }
 
     /// Puts `units` (text deleted at `piece`) back as new items of `client`, each just before the
-    /// tombstone it copies, as Yjs's UndoManager redoes a deleted item. Returns each copy: the
+    /// tombstone it copies, as Yjs's UndoManager redoes a deleted item. Only under a journal,
+    /// which brings the position cache through. Returns each copy: the
     /// tombstone's range and the copy's first clock.
     mutating func restore(_ piece: DeletedText, as client: UInt64) -> [Redone] {
         let end = piece.id.clock + UInt64(piece.units.count)
@@ -157,7 +177,6 @@ extension BlockStore {
             insert(copy, after: left, before: handle)
             restored.append(Redone(original: DeleteRange(client: block.id.client, clock: block.id.clock, length: block.length), copy: id.clock))
         }
-        positions.removeAll()
         return restored
     }
 }

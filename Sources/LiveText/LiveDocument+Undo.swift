@@ -105,7 +105,6 @@ extension LiveDocument {
         for piece in step.deleted {
             redone += store.restore(piece, as: clientID)
         }
-        store.positions.removeAll()
         let now = store.state(of: clientID)
         let inverse = UndoStep(inserted: now > clock ? [clock..<now] : [], deleted: pieces)
         let update = Data(store.encodeUpdate(of: clientID, from: clock, deletes: ranges, root: root))

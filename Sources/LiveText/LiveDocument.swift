@@ -101,7 +101,6 @@ public struct LiveDocument: Sendable {
     /// load should pay, so it is a call of its own.
     public mutating func applyReportingChanges(_ update: Data) throws(LiveTextError) -> [LiveTextChange] {
         let decoded = try DecodedUpdate(Array(update), root: root)
-        store.positions.removeAll()
         store.startJournal()
         integrate(decoded)
         return store.endJournal()

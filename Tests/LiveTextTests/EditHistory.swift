@@ -1,6 +1,7 @@
 import Foundation
-import LiveText
 import TestSupport
+
+@testable import LiveText
 
 /// A generated history of 2 to 4 members editing one note at once: the generator, the runner
 /// and the checker of the promise (every replica that has seen every update holds the same
@@ -92,6 +93,14 @@ struct EditHistory {
     /// Carries out one step, checking a local edit against the plain string edit.
     static func perform(_ step: Step, on run: inout Run, delivered: inout [Set<Int>]) {
         run.steps.append(step)
+        defer {
+            // The position cache, kept through local edits, undos and reported changes, is right
+            // (each step of a short history, every 25th of a long one: the check walks the list).
+            let checked = run.steps.count <= 200 || run.steps.count % 25 == 0
+            for (index, replica) in run.replicas.enumerated() where checked && !replica.store.positionsAreRight() && run.localMismatch == nil {
+                run.localMismatch = "\(step): r\(index)'s cached positions are wrong"
+            }
+        }
         switch step {
         case .insert(let replica, let text, let at):
             let before = Array(run.replicas[replica].text.utf16)

@@ -37,9 +37,9 @@ struct PositionCache {
     }
 }
 
-/// A tombstone's text put back by an undo: the tombstone's units and the first clock of the
-/// copy (as long), Yjs's `Item.redone`. Undoing the insert that wrote the tombstone's text
-/// deletes the copy too.
+/// A tombstone's text put back by an undo: the tombstone's units, and the first clock of the
+/// copy, which is as long (Yjs's `Item.redone`). Undoing the insert that wrote the tombstone's
+/// text deletes the copy too.
 struct Redone: Sendable {
     var original: DeleteRange
     var copy: UInt64
@@ -144,10 +144,11 @@ extension BlockStore {
     }
 
     /// Puts `units` (text deleted at `piece`) back as new items of `client`, each just before the
-    /// tombstone it copies, as Yjs's UndoManager redoes a deleted item. Only under a journal,
-    /// which brings the position cache through. Returns each copy: the
+    /// tombstone it copies, as Yjs's UndoManager redoes a deleted item. Called under a journal
+    /// (``startJournal()``), whose end brings the position cache through these inserts. Returns each copy: the
     /// tombstone's range and the copy's first clock.
     mutating func restore(_ piece: DeletedText, as client: UInt64) -> [Redone] {
+        assert(journal != nil, "restore outside a journal leaves cached positions behind")
         let end = piece.id.clock + UInt64(piece.units.count)
         guard var index = index(of: piece.id.clock, client: piece.id.client) else { return [] }
         var restored: [Redone] = []

@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libcmark-gfm-dev libcmark-gfm-extensions-dev vim libncursesw5-dev libcurl4-openssl-dev libturbojpeg0-dev libspng-dev libwebp-dev libgif-dev librsvg2-dev libchafa-dev libglib2.0-dev tmux ncurses-term pkg-config curl rclone python3 iproute2 gcc libsqlite3-dev ripgrep man-db chromium age
-PYPI_PACKAGES := dropbox jsonschema
+PYPI_PACKAGES := dropbox jsonschema pycrdt
 BENCH_SIZE ?= 1GiB
 # The WAN table (transfer-bench wan): 256 MiB each way on each link, as issue 27 asks.
 WAN_SIZE ?= 256MiB
@@ -27,11 +27,12 @@ deps-system:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
-## The official Dropbox SDK (PyPI), which SDKInteropTests drives against byteclub serve, and
-## jsonschema, which checks every --json output against docs/schemas (scripts/validate-json).
+## The official Dropbox SDK (PyPI), which SDKInteropTests drives against byteclub serve,
+## jsonschema, which checks every --json output against docs/schemas (scripts/validate-json), and
+## pycrdt (Yrs, the Rust Yjs), which PycrdtInteropTests checks LiveText's updates against.
 deps-python:
-	@python3 -c 'import dropbox, jsonschema' 2>/dev/null || { \
-		echo "make deps: installing the Dropbox Python SDK and jsonschema"; \
+	@python3 -c 'import dropbox, jsonschema, pycrdt' 2>/dev/null || { \
+		echo "make deps: installing the Dropbox Python SDK, jsonschema and pycrdt"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		python3 -m pip --version >/dev/null 2>&1 || { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq python3-pip; }; \
 		python3 -m pip install --quiet $(PYPI_PACKAGES) 2>/dev/null || python3 -m pip install --quiet --break-system-packages $(PYPI_PACKAGES); \
@@ -165,7 +166,10 @@ clean:
 ## (the club server, rclone serve webdav, an encrypted club), HISTORY_STEPS steps each, from seed
 ## HISTORY_FIRST_SEED on; `make torture TORTURE_KILLS=0` runs the histories alone. A failing seed
 ## prints its history; replay it with HISTORY_SEED=S.
+## Last, LiveText's histories (docs/live-text.md): LIVETEXT_HISTORIES generated concurrent
+## histories converging, and as many each way against pycrdt (make test runs 300 and 200).
 TORTURE_KILLS ?= 1000
+LIVETEXT_HISTORIES ?= 10000
 SEEDS ?= 100
 HISTORY_STEPS ?= 200
 HISTORY_FIRST_SEED ?= 1
@@ -176,3 +180,4 @@ torture: deps
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)
 	HISTORY_SEEDS=$(SEEDS) HISTORY_STEPS=$(HISTORY_STEPS) HISTORY_FIRST_SEED=$(HISTORY_FIRST_SEED) \
 		.build/debug/byteclubPackageTests.xctest ByteClubAppTests.HistoryClubTests,ByteClubAppTests.HistoryWebdavTests,ByteClubAppTests.HistoryEncryptedTests
+	LIVETEXT_HISTORIES=$(LIVETEXT_HISTORIES) .build/debug/byteclubPackageTests.xctest LiveTextTests.ConvergenceTests,LiveTextTests.PycrdtInteropTests

@@ -142,6 +142,9 @@ let package = Package(
                                                   .product(name: "_CryptoExtras", package: "swift-crypto")], swiftSettings: fuzzed),
         // The three-way line merge (diff3) of a note's text. Pure Swift, no dependencies.
         .target(name: "NoteMerge"),
+        // A note's text as a CRDT for live editing: Yjs's YATA over one root Y.Text and Yjs's
+        // update format v1, so Yjs and Yrs (pycrdt) peers read and write it. Pure Swift, no UI, no network.
+        .target(name: "LiveText", swiftSettings: fuzzed),
 
         // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
         // What the club keeps on this machine, with no UI: drafts, the outbox, the offline cache,
@@ -160,7 +163,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt", "Imaging",
+                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt", "Imaging", "LiveText",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -290,6 +293,8 @@ let package = Package(
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge", "LocalClub"]),
+        // The interop test runs pycrdt (Yrs) through LiveTextTests/pycrdt_interop.py.
+        .testTarget(name: "LiveTextTests", dependencies: ["LiveText", "TestSupport"], exclude: ["pycrdt_interop.py"]),
         .testTarget(name: "DurableTests", dependencies: ["Durable"]),
         .testTarget(name: "ClubCryptTests", dependencies: ["ClubCrypt", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["AgeVectors"]),

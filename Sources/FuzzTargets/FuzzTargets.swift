@@ -2,7 +2,7 @@ import Foundation
 
 /// One fuzz target per parser of bytes that come from outside: a club server's requests, a
 /// WebDAV server's answers, the terminal's input, the agent's socket, config.toml, search text,
-/// pictures (PNG, GIF, WebP, SVG; JPEG through the club routes' thumbnails).
+/// a live note's updates, pictures (PNG, GIF, WebP, SVG; JPEG through the club routes' thumbnails).
 ///
 /// Each target takes any bytes and must return: a trap (an overflow, an index out of range, a
 /// force-unwrap) or a broken promise it checks (``FuzzCheck/expect(_:_:)``) is a finding. The same
@@ -41,6 +41,8 @@ public enum FuzzTargets {
         Target(name: "front-matter", summary: "a note's YAML front matter: found, parsed by Yams, rendered and highlighted", run: FrontMatterTarget.run),
         Target(name: "obsidian-markdown", summary: "Obsidian's Markdown: comments, math, highlights, callouts, embeds (depth, loops), link places and inline tags",
                run: ObsidianMarkdownTarget.run),
+        Target(name: "live-text-update", summary: "a live note's update from a peer (Yjs update v1: structs, delete set) and a state vector, applied to a document",
+               run: LiveTextUpdateTarget.run),
         Target(name: "picture-png", summary: "a PNG: its header, libspng's row-at-a-time decode (Adam7 too) and a PNG thumbnail", run: PictureTargets.png),
         Target(name: "picture-gif", summary: "a GIF: its screen, giflib's records up to the first frame and its rows", run: PictureTargets.gif),
         Target(name: "picture-webp", summary: "a WebP: its headers, libwebp's scaled decode, an animation's first frame", run: PictureTargets.webp),

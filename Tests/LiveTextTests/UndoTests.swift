@@ -1,0 +1,167 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import LiveText
+
+/// Undo takes back one's own edits only: what I typed goes, what I deleted comes back, and
+/// nothing another member wrote is touched.
+final class UndoTests: XCTestCase {
+    func testUndoAndRedoWalkBackAndForthThroughMyEdits() {
+        var document = LiveDocument(clientID: 1)
+        var texts = [document.text]
+        document.insert("hello", at: 0)
+        texts.append(document.text)
+        document.insert(" world", at: 5)
+        texts.append(document.text)
+        document.delete(0..<6)
+        texts.append(document.text)
+        document.insert("😀", at: 5)
+        texts.append(document.text)
+        for expected in texts.reversed().dropFirst() {
+            XCTAssertNotNil(document.undo())
+            XCTAssertEqual(document.text, expected)
+        }
+        XCTAssertNil(document.undo())
+        XCTAssertFalse(document.canUndo)
+        for expected in texts.dropFirst() {
+            XCTAssertNotNil(document.redo())
+            XCTAssertEqual(document.text, expected)
+        }
+        XCTAssertNil(document.redo())
+    }
+
+    func testANewEditEmptiesRedo() {
+        var document = LiveDocument(clientID: 1)
+        document.insert("a", at: 0)
+        document.undo()
+        XCTAssertTrue(document.canRedo)
+        document.insert("b", at: 0)
+        XCTAssertFalse(document.canRedo)
+        XCTAssertNil(document.redo())
+        XCTAssertEqual(document.text, "b")
+    }
+
+    func testUndoLeavesAnotherMembersTextAndTheirEditsInsideMine() throws {
+        var ann = LiveDocument(clientID: 1)
+        var bob = LiveDocument(clientID: 2)
+        try bob.apply(update: ann.insert("minutes: ", at: 0))
+        try ann.apply(update: bob.insert("bob was here. ", at: 9))
+        try bob.apply(update: ann.insert("ann too.", at: 23))
+        // Bob types inside Ann's last insert.
+        try ann.apply(update: bob.insert("[bob]", at: 26))
+        XCTAssertEqual(ann.text, "minutes: bob was here. ann[bob] too.")
+        try bob.apply(update: ann.undo()!.update)
+        XCTAssertEqual(ann.text, "minutes: bob was here. [bob]")
+        XCTAssertEqual(bob.text, ann.text)
+        try bob.apply(update: ann.undo()!.update)
+        XCTAssertEqual(ann.text, "bob was here. [bob]")
+        XCTAssertNil(ann.undo())
+        XCTAssertEqual(bob.text, ann.text)
+    }
+
+    /// Text I deleted, another member's included, comes back where it was, even when the
+    /// others have typed around it since.
+    func testUndoingADeleteBringsTheTextBackInPlace() throws {
+        var ann = LiveDocument(clientID: 1)
+        var bob = LiveDocument(clientID: 2)
+        try ann.apply(update: bob.insert("one two three", at: 0))
+        try bob.apply(update: ann.delete(3..<7))
+        XCTAssertEqual(bob.text, "one three")
+        try ann.apply(update: bob.insert("!", at: 9))
+        try ann.apply(update: bob.insert(">", at: 0))
+        try bob.apply(update: ann.undo()!.update)
+        XCTAssertEqual(ann.text, ">one two three!")
+        XCTAssertEqual(bob.text, ann.text)
+        // Bob's own undo takes back only his: the ">" he typed last.
+        try ann.apply(update: bob.undo()!.update)
+        XCTAssertEqual(ann.text, "one two three!")
+        XCTAssertEqual(bob.text, ann.text)
+    }
+
+    /// What a member deleted of mine stays deleted when I undo my insert, and my redo does not
+    /// bring it back.
+    func testUndoOfTextAnotherMemberDeletedChangesNothingOfTheirs() throws {
+        var ann = LiveDocument(clientID: 1)
+        var bob = LiveDocument(clientID: 2)
+        try bob.apply(update: ann.insert("abcdef", at: 0))
+        try ann.apply(update: bob.delete(1..<3))
+        XCTAssertEqual(ann.text, "adef")
+        try bob.apply(update: ann.undo()!.update)
+        XCTAssertEqual(ann.text, "")
+        try bob.apply(update: ann.redo()!.update)
+        XCTAssertEqual(ann.text, "adef")
+        XCTAssertEqual(bob.text, "adef")
+    }
+
+    func testUndoGoesBackAsFarAsItsLimit() {
+        var document = LiveDocument(clientID: 1)
+        document.undoLimit = 10
+        for offset in 0..<1_020 { document.insert("a", at: offset) }
+        var undone = 0
+        while document.undo() != nil { undone += 1 }
+        XCTAssertGreaterThanOrEqual(undone, 10)
+        XCTAssertLessThanOrEqual(undone, 1_010)
+        XCTAssertEqual(document.utf16Count, 1_020 - undone)
+    }
+
+    /// A step that peers have undone already is passed over: the undo undoes the one before.
+    func testAStepPeersUndidAlreadyIsPassedOver() throws {
+        var ann = LiveDocument(clientID: 1)
+        var bob = LiveDocument(clientID: 2)
+        try bob.apply(update: ann.insert("keep ", at: 0))
+        try bob.apply(update: ann.insert("gone", at: 5))
+        try ann.apply(update: bob.delete(5..<9))
+        XCTAssertEqual(ann.text, "keep ")
+        let undone = try XCTUnwrap(ann.undo())
+        XCTAssertEqual(undone.changes, [.delete(0..<5)])
+        XCTAssertEqual(ann.text, "")
+        XCTAssertFalse(ann.canUndo)
+    }
+
+    /// One member's edits at random: undoing them all walks back through every text it had, to
+    /// the empty note, and redoing them all walks forward again.
+    func testUndoingEveryEditWalksBackThroughEveryText() {
+        for seed in EditHistory.seeds(count: 50) {
+            var random = SeededGenerator(seed: seed)
+            var document = LiveDocument(clientID: 1)
+            var texts = [""]
+            for _ in 0..<40 {
+                let boundaries = EditHistory.boundaries(of: document.text)
+                if boundaries.count > 1 && Bool.random(using: &random) {
+                    let start = Int.random(in: 0..<boundaries.count - 1, using: &random)
+                    document.delete(boundaries[start]..<boundaries[min(boundaries.count - 1, start + Int.random(in: 1...6, using: &random))])
+                } else {
+                    document.insert(EditHistory.alphabet.randomElement(using: &random)! + "z", at: boundaries.randomElement(using: &random)!)
+                }
+                texts.append(document.text)
+            }
+            for expected in texts.reversed().dropFirst() {
+                document.undo()
+                XCTAssertEqual(document.text, expected, "seed \(seed)")
+            }
+            for expected in texts.dropFirst() {
+                document.redo()
+                XCTAssertEqual(document.text, expected, "seed \(seed)")
+            }
+        }
+    }
+
+    /// Over generated histories, an undo or redo never deletes another member's text: its
+    /// update's deletes are all of the member's own clocks.
+    func testUndoDeletesOnlyMyOwnItems() throws {
+        for seed in EditHistory.seeds(count: 40) {
+            let run = EditHistory.run(seed: seed, stepCount: 60)
+            for var replica in run.replicas {
+                var updates: [Data] = []
+                while let undone = replica.undo() { updates.append(undone.update) }
+                while let redone = replica.redo() { updates.append(redone.update) }
+                for update in updates {
+                    let decoded = try DecodedUpdate(Array(update), root: "note")
+                    XCTAssertTrue(decoded.deletes.allSatisfy { $0.client == replica.clientID }, "seed \(seed)")
+                    XCTAssertTrue(decoded.blocks.keys.allSatisfy { $0 == replica.clientID }, "seed \(seed)")
+                }
+            }
+        }
+    }
+}

@@ -44,7 +44,7 @@ final class WalkedFolder: Sendable {
 ///
 /// A listing keeps a walk of 100,000 entries for its pages, so an entry holds its folder (shared),
 /// its name, and the fields of its `stat` a listing reads: with its own host path, components and
-/// whole `stat` the walk was 47 MiB of the server's peak (`heaptrack`, issue 56), now about 16.
+/// whole `stat` the walk was 47 MiB of the server's peak (`heaptrack`, issue 56), now about 20.
 struct WalkedEntry: Sendable {
     let folder: WalkedFolder
     let name: String

@@ -131,10 +131,12 @@ enum TreeFile {
         }
         // The disk compared with the saved snapshot as it is walked; a walk that misses some of
         // it (removed while the server was stopped) is done again whole to tell what.
+        // (`saved` goes into the walk, so that the snapshot is the entries' only other holder and
+        // takes in the walk's in place, not in a copy.)
         var tree = TreeSnapshot(entries: saved)
-        var compared = TreeWalker.scan(root: root, metaDirectory: metaDirectory, against: saved)
+        var compared = TreeWalker.scan(root: root, metaDirectory: metaDirectory, against: consume saved)
         let changes = tree.takeIn(&compared)
-            ?? tree.replace(with: TreeWalker.scan(root: root, metaDirectory: metaDirectory).entries(keepingUnreadFrom: saved))
+            ?? tree.replace(with: TreeWalker.scan(root: root, metaDirectory: metaDirectory).entries(keepingUnreadFrom: tree.entries))
         if !changes.isEmpty {
             logger.info("\(changes.count) change(s) made in the folder while the server was stopped")
             journal.append(changes)

@@ -74,11 +74,14 @@ struct FolderPaths: Sendable {
         if lstat(directory + "/" + component, &info) == 0 { return component }
         let lower = component.lowercased()
         let isReserved = { (name: String) in directory == self.root && name.lowercased() == DropboxPath.reservedName }
-        // No name of a big folder listed a moment ago is a case twin: missing (a new note of a
-        // `put -r`, an encrypted club's marker looked for). Otherwise the folder says.
-        if bigFolders.mayHold(lower, in: directory) == false { return nil }
+        // A big folder listed a moment ago knows: no case twin (a new note of a `put -r`, an
+        // encrypted club's marker looked for), or the twin's name (a client asking by `path_lower`).
+        let known = bigFolders.name(lower, in: directory)
+        if case .missing = known { return nil }
+        if case .named(let name) = known, !isReserved(name), lstat(directory + "/" + name, &info) == 0 { return name }
+        // Gone or renamed since (a case-only rename, a write that failed), or not known: the folder says.
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
-        bigFolders.listed(names, in: directory)
+        bigFolders.listed(names, in: directory, keepingNames: known.isTwin)
         return names.first { $0.lowercased() == lower && !isReserved($0) }
     }
 
@@ -193,55 +196,91 @@ struct FolderPaths: Sendable {
     }
 }
 
-/// The names of folders of at least ``bigFolder`` entries, as hashes of their lower case, as
-/// listed less than ``freshness`` ago: a new name with no case twin is told missing here, not by
-/// listing the folder again (a `put -r` of 10,000 notes listed the growing folder 10,000 times);
-/// a name whose hash is there lists the folder to find its twin. Names this server is about to
-/// write are added as they are resolved; one another process made in the last second may be
-/// missed, and the exact name is always tried first (``FolderPaths``).
+/// What folders of at least ``bigFolder`` entries hold, as listed less than ``freshness`` ago:
+/// a new name's case twin is looked up here, not by listing the folder again (a `put -r` of
+/// 10,000 notes listed the growing folder 10,000 times). Each folder keeps the hashes of its
+/// names' lower case (8 bytes a name: the names themselves were 8 MiB for a 100,000-note folder,
+/// kept after `byteclub ls` looked for an encryption marker there), so a name with no twin is
+/// told missing at once. The names themselves are kept only once a twin was asked for (a client
+/// asking by `path_lower` asks again and again), and let go a moment later. Names this server is
+/// about to write are added as they are resolved; one another process made in the last second
+/// may be missed, and the exact name is always tried first (``FolderPaths``).
 final class FolderNameCache: Sendable {
     static let bigFolder = 2_000
     static let freshness: Duration = .seconds(1)
 
-    /// A folder's names by the hash of their lower case (8 bytes a name: its names themselves
-    /// were 8 MiB for a 100,000-note folder, kept after a `get_metadata` of a missing name).
     private struct Folder {
         var listed: ContinuousClock.Instant
         var lowerHashes: Set<Int>
+        /// The names by lower case, when a case twin was asked for since the last listing.
+        var byLower: [String: String]?
+    }
+
+    /// What ``name(_:in:)`` knows of a lower-case name in a folder.
+    enum Known {
+        /// Not listed a moment ago: list it.
+        case unknown
+        /// No name there has this lower case.
+        case missing
+        /// A name there may have it (its hash is there): list the folder, keeping its names.
+        case twin
+        case named(String)
+
+        var isTwin: Bool { if case .twin = self { true } else { false } }
     }
 
     private let folders = Mutex<[String: Folder]>([:])
 
-    /// nil: not known, or a name of the folder may be `lower`'s case twin (list the folder to
-    /// find it); false: no name there is.
-    func mayHold(_ lower: String, in directory: String) -> Bool? {
-        folders.withLock { folders -> Bool? in
-            guard let folder = folders[directory] else { return nil }
+    func name(_ lower: String, in directory: String) -> Known {
+        folders.withLock { folders -> Known in
+            guard let folder = folders[directory] else { return .unknown }
             guard ContinuousClock.now - folder.listed < Self.freshness else {
                 folders[directory] = nil
-                return nil
+                return .unknown
             }
-            return folder.lowerHashes.contains(lower.hashValue) ? nil : false
+            guard folder.lowerHashes.contains(lower.hashValue) else { return .missing }
+            guard let byLower = folder.byLower else { return .twin }
+            return byLower[lower].map(Known.named) ?? .missing
         }
     }
 
-    func listed(_ names: [String], in directory: String) {
+    /// `keepingNames`: a twin was asked for, and may be again (its names kept for a moment).
+    func listed(_ names: [String], in directory: String, keepingNames: Bool = false) {
         guard names.count >= Self.bigFolder else { return }
         var lowerHashes = Set<Int>(minimumCapacity: names.count)
-        for name in names { lowerHashes.insert(name.lowercased().hashValue) }
+        var byLower: [String: String]? = keepingNames ? [:] : nil
+        byLower?.reserveCapacity(names.count)
+        for name in names {
+            let lower = name.lowercased()
+            lowerHashes.insert(lower.hashValue)
+            if byLower != nil, byLower?[lower] == nil { byLower?[lower] = name }
+        }
         let now = ContinuousClock.now
         folders.withLock { folders in
             // Folders not looked in for a second go: memory holds the ones being written to.
             folders = folders.filter { now - $0.value.listed < Self.freshness }
-            folders[directory] = Folder(listed: now, lowerHashes: lowerHashes)
+            folders[directory] = Folder(listed: now, lowerHashes: lowerHashes, byLower: byLower)
         }
+        guard keepingNames else { return }
+        // Names kept are let go once they are stale, even if nothing looks in the folder again.
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.freshness * 2)
+            self?.forgetStale()
+        }
+    }
+
+    private func forgetStale() {
+        let now = ContinuousClock.now
+        folders.withLock { folders in folders = folders.filter { now - $0.value.listed < Self.freshness } }
     }
 
     func adding(_ name: String, in directory: String) {
         folders.withLock { folders in
             guard var folder = folders[directory], !name.isEmpty else { return }
             folders[directory] = nil
-            folder.lowerHashes.insert(name.lowercased().hashValue)
+            let lower = name.lowercased()
+            folder.lowerHashes.insert(lower.hashValue)
+            if folder.byLower?[lower] == nil { folder.byLower?[lower] = name }
             folders[directory] = folder
         }
     }

@@ -135,6 +135,31 @@ final class FolderBooksTests: XCTestCase {
                        [FileKey(inode: 1, size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1), key])
     }
 
+    // MARK: FolderNameCache
+
+    /// A big folder's names as hashes of their lower case: a name with no case twin is missing at
+    /// once; a twin asks for a listing that keeps the names, and then is found by its lower case.
+    func testABigFoldersCaseTwinIsFoundFromItsNamesOnceAsked() {
+        let cache = FolderNameCache()
+        let names = (0..<FolderNameCache.bigFolder).map { "Note \($0).md" }
+        XCTAssertTrue(isUnknown(cache.name("note 1.md", in: "/club")), "not listed yet")
+        cache.listed(names, in: "/club")
+        XCTAssertTrue(isMissing(cache.name("minutes.md", in: "/club")))
+        XCTAssertTrue(cache.name("note 1.md", in: "/club").isTwin, "a hash found: list the folder, keeping its names")
+        cache.listed(names, in: "/club", keepingNames: true)
+        guard case .named(let name) = cache.name("note 1.md", in: "/club") else { return XCTFail("the twin by its names") }
+        XCTAssertEqual(name, "Note 1.md")
+        cache.adding("Agenda.md", in: "/club")
+        guard case .named(let added) = cache.name("agenda.md", in: "/club") else { return XCTFail("a name this server writes") }
+        XCTAssertEqual(added, "Agenda.md")
+        XCTAssertTrue(isUnknown(cache.name("note 1.md", in: "/elsewhere")))
+        cache.listed(Array(names.prefix(10)), in: "/small")
+        XCTAssertTrue(isUnknown(cache.name("note 1.md", in: "/small")), "a small folder is listed each time")
+    }
+
+    private func isUnknown(_ known: FolderNameCache.Known) -> Bool { if case .unknown = known { true } else { false } }
+    private func isMissing(_ known: FolderNameCache.Known) -> Bool { if case .missing = known { true } else { false } }
+
     // MARK: TagBook
 
     func testTagsAreAddedOnceInOrderAndRemovedToNothing() throws {

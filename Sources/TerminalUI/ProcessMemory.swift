@@ -1,6 +1,7 @@
 internal import CTerminalShim
 
-/// The terminal app's process-wide memory setting, made once at its start.
+/// The process-wide memory setting `byteclub` makes once at its start (and app-bench, for the
+/// app it runs in process).
 public enum ProcessMemory {
     /// At most two malloc arenas. glibc gives each thread that allocates while another holds an
     /// arena one of its own (up to 8 per core), and each keeps what was freed in it: the app's

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ClubCLI
 import Foundation
+import TerminalUI
 
 /// The byteclub command line.
 @main
@@ -20,6 +21,9 @@ struct ByteClub: AsyncParsableCommand {
     /// complaints too, with the usage left to `byteclub help COMMAND`), and with `--json` also
     /// `{"error": {...}}` on stdout (``CLIError``).
     static func main() async {
+        // Before any thread allocates: the app, the server and the commands alike (a streamed
+        // `ls` of an endless listing stays in its bound however many threads allocate at once).
+        ProcessMemory.limitMallocArenas()
         let arguments = Array(CommandLine.arguments.dropFirst())
         CLIError.wantsJSON = arguments.contains("--json")
         if let unknown = SubcommandOrder.unknownCommand(arguments) {

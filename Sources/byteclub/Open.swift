@@ -41,7 +41,6 @@ struct Open: AsyncParsableCommand {
             FileHandle.standardError.write(Data("byteclub: \(problem)\n".utf8))
             throw ExitCode(2)
         }
-        ProcessMemory.limitMallocArenas()
         // Before anything logs: the embedded server's logger must never write to the screen.
         FileLog.bootstrap(url: Paths.log)
         let logger = Logger(label: "byteclub")

@@ -1,4 +1,6 @@
+import HTTPTypes
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -13,28 +15,78 @@ import NIOHTTP1
 ///
 ///     ConnectionGuardHandler · HTTPResponseEncoder · HTTPRequestDecoder · HTTPExchangeTap ·
 ///     HTTP1ToHTTPServerCodec · HTTPConnectionStateHandler · NIOAsyncChannel → router
+///
+/// The HTTP pipeline is hummingbird-websocket's upgradable one: a request asking for a WebSocket
+/// is put to `liveUpgrade` (the live channel's auth and note check, ClubAPI+Live). Refused, its
+/// answer is written below the codec and the connection closed; allowed, `HTTPExchangeTap` (which
+/// reads HTTP parts) leaves the pipeline and the socket speaks WebSocket frames to `serveLive`.
 struct ClubChildChannel: ServerChildChannel {
     struct Value: ServerChildChannelValue {
         let channel: any Channel
         /// Nil for a refused connection, which never reaches the router.
-        let http: HTTP1Channel.Value?
+        let http: HTTP1WebSocketUpgradeChannel.Value?
     }
 
-    let http1: HTTP1Channel
+    typealias LiveUpgrade = @Sendable (HTTPRequest, String) async -> Result<ClubAPI.LiveSession, APIError>
+    typealias ServeLive = @Sendable (ClubAPI.LiveSession, WebSocketInboundStream, WebSocketOutboundWriter, any Channel) async -> Void
+
+    let http1: HTTP1WebSocketUpgradeChannel
     let admission: ConnectionAdmission
     let limits: ConnectionLimits
     let logger: Logger
 
     /// The builder `Application` takes; it hands over the router's responder.
-    static func builder(limits: ConnectionLimits, admission: ConnectionAdmission, logger: Logger) -> HTTPServerBuilder {
+    static func builder(limits: ConnectionLimits, live: LiveLimits, admission: ConnectionAdmission, logger: Logger,
+                        liveUpgrade: @escaping LiveUpgrade, serveLive: @escaping ServeLive) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
                 maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes)
             // Hummingbird's own idle timeout stays off: ConnectionGuardHandler has finer ones.
-            let configuration = HTTP1Channel.Configuration(idleTimeout: nil, httpDecoderConfiguration: decoder)
-            return ClubChildChannel(http1: HTTP1Channel(responder: responder, configuration: configuration),
-                                    admission: admission, limits: limits, logger: logger)
+            let http = HTTP1Channel.Configuration(idleTimeout: nil, httpDecoderConfiguration: decoder)
+            // A ping well within the idle timeout keeps a quiet live connection open: the client's
+            // pong is traffic to ConnectionGuardHandler.
+            let ping = max(Duration.seconds(1), limits.idleTimeout / 3)
+            let ws = WebSocketServerConfiguration(maxFrameSize: live.maxFrameBytes, autoPing: .enabled(timePeriod: ping))
+            let channel = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http, ws: ws)) { request, channel, _ in
+                let address = channel.remoteAddress?.ipAddress ?? "unknown"
+                switch await liveUpgrade(request, address) {
+                case .failure(let error):
+                    await refuse(channel, ConnectionAnswer(status: error.status, contentType: error.contentType, body: error.body,
+                                                           retryAfter: error.retryAfter))
+                    return .dontUpgrade
+                case .success(let session):
+                    await removeTap(channel)
+                    return .upgrade([:]) { inbound, outbound, _ in
+                        await serveLive(session, inbound, outbound, channel)
+                    }
+                }
+            }
+            return ClubChildChannel(http1: channel, admission: admission, limits: limits, logger: logger)
         }
+    }
+
+    /// Writes a refused upgrade's answer straight to the socket (below the HTTP codec, which the
+    /// upgrade handler holds) and closes the connection.
+    private static func refuse(_ channel: any Channel, _ answer: ConnectionAnswer) async {
+        let written = channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            guard let context = try? channel.pipeline.syncOperations.context(handlerType: ConnectionGuardHandler.self) else {
+                return channel.close()
+            }
+            let bytes = answer.rawHTTP(allocator: channel.allocator)
+            return context.writeAndFlush(NIOAny(IOData.byteBuffer(bytes))).flatMap { channel.close() }
+        }
+        try? await written.get()
+    }
+
+    /// Takes `HTTPExchangeTap` out before the socket turns to WebSocket frames.
+    private static func removeTap(_ channel: any Channel) async {
+        let removed = channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            guard let tap = try? channel.pipeline.syncOperations.handler(type: HTTPExchangeTap.self) else {
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            return channel.pipeline.syncOperations.removeHandler(tap)
+        }
+        try? await removed.get()
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {

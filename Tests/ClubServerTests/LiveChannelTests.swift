@@ -1,0 +1,218 @@
+@testable import ClubServer
+import Foundation
+import LiveText
+import XCTest
+
+/// The live channel (`/2/byteclub/live`, docs/live.md) on a real server with real WebSocket
+/// clients: relay in order with the sender's name, the stored log for late joiners and after a
+/// restart, presence, roles, limits, removal.
+final class LiveChannelTests: XCTestCase {
+    private var club: ServerFixture!
+    private var tokens: [String: String] = [:]
+    private var noteID = ""
+    private var clients: [LiveClient] = []
+
+    override func setUp() async throws {
+        var made: [String: String] = [:]
+        club = try await ServerFixture { configuration in
+            configuration.keepsMembers = true
+            configuration.memberPollInterval = .milliseconds(50)
+            configuration.live.maxUpdateBytes = 64 * 1024
+            configuration.live.maxLogBytes = 512 * 1024
+            let registry = MemberRegistry(root: configuration.root)
+            for (name, role) in [("ann", MemberRole.editor), ("ray", .editor), ("rita", .reader)] {
+                guard let invite = try? registry.invite(name, role: role, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test"),
+                      let (token, _) = try? registry.redeem(secret: invite.secret) else { continue }
+                made[name] = token
+            }
+        }
+        tokens = made
+        XCTAssertEqual(tokens.count, 3)
+        noteID = try await makeNote("/byteclub/minutes.md")
+    }
+
+    override func tearDown() async throws {
+        for client in clients { await client.close() }
+        await club.tearDown()
+    }
+
+    private func makeNote(_ path: String) async throws -> String {
+        let made = try await club.post("2/files/upload", body: Data("minutes\n".utf8), headers: [
+            "Dropbox-API-Arg": #"{"path":"\#(path)","mode":"overwrite"}"#, "Content-Type": "application/octet-stream",
+        ], token: tokens["ann"])
+        XCTAssertEqual(made.status, 200, made.text)
+        return try XCTUnwrap(made.json["id"] as? String)
+    }
+
+    /// A member in the note, once the server has said who is in it.
+    private func join(_ name: String, club: ServerFixture? = nil, file: String? = nil) async -> LiveClient {
+        let client = LiveClient(port: (club ?? self.club).server.port, token: tokens[name] ?? "", file: file ?? noteID, name: name)
+        clients.append(client)
+        await client.wait("joined") { $0.presences.contains { $0.contains(name) } }
+        return client
+    }
+
+    func testAnnsUpdatesReachRayInOrderWithHerName() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        let sent = (0..<50).map { [UInt8]("update \($0)".utf8) }
+        for update in sent { ann.send(update) }
+        await ray.wait("50 updates") { $0.updates.count == 50 }
+        XCTAssertEqual(ray.updates.map(\.bytes), sent)
+        XCTAssertEqual(Set(ray.updates.map(\.member)), ["ann"])
+        // The sender is not sent its own updates back.
+        ray.send([1, 2, 3])
+        await ann.wait("ray's update") { $0.updates.count == 1 }
+        XCTAssertEqual(ann.updates.first?.member, "ray")
+        XCTAssertEqual(ann.updates.first?.bytes, [1, 2, 3])
+        XCTAssertEqual(ray.updates.count, 50)
+    }
+
+    func testALateJoinerGetsTheStoredLogThenLiveUpdates() async throws {
+        let ann = await join("ann")
+        for index in 0..<5 { ann.send([UInt8(index)]) }
+        let ray = await join("ray")
+        XCTAssertEqual(ray.updates.map(\.bytes), (0..<5).map { [UInt8($0)] }, "the log comes before the presence")
+        ann.send([9])
+        await ray.wait("the live update") { $0.updates.count == 6 }
+        XCTAssertEqual(ray.updates.last?.bytes, [9])
+        XCTAssertEqual(ray.updates.last?.member, "ann")
+    }
+
+    func testPresenceListsBothAndDropsOneOnLeave() async throws {
+        let ann = await join("ann")
+        XCTAssertEqual(ann.presences.last, ["ann"])
+        let ray = await join("ray")
+        await ann.wait("ray in the presence") { $0.presences.last == ["ann", "ray"] }
+        XCTAssertEqual(ray.presences.last, ["ann", "ray"])
+        await ray.close()
+        await ann.wait("ray gone from the presence") { $0.presences.last == ["ann"] }
+        // Asked for, the presence comes again.
+        let before = ann.presences.count
+        ann.sendText(#"{"type":"presence"}"#)
+        await ann.wait("presence again") { $0.presences.count == before + 1 }
+        ann.sendText("not json")
+        await ann.wait("an error for a bad control message") { !$0.errors.isEmpty }
+        XCTAssertEqual(ann.errors, ["control message is not a JSON object"])
+    }
+
+    func testAReaderJoinsAndReceivesButItsUpdatesAreRefused() async throws {
+        let ann = await join("ann")
+        let rita = await join("rita")
+        ann.send([7])
+        await rita.wait("ann's update") { $0.updates.count == 1 }
+        rita.send([6, 6, 6])
+        await rita.wait("the refusal") { !$0.errors.isEmpty }
+        XCTAssertEqual(rita.errors, ["update refused: rita is a reader in this club; readers may not write"])
+        // Nothing relayed, nothing stored: a late joiner sees ann's update only.
+        let ray = await join("ray")
+        XCTAssertEqual(ray.updates.map(\.bytes), [[7]])
+        XCTAssertTrue(ann.updates.isEmpty)
+        XCTAssertFalse(rita.isClosed, "a reader stays in the note")
+    }
+
+    func testUnknownTokenIs401AndUnknownNoteIsRefusedBeforeTheUpgrade() throws {
+        let port = club.server.port
+        XCTAssertTrue(try rawLiveUpgrade(port: port, token: "not-a-token", file: noteID).hasPrefix("HTTP/1.1 401"))
+        XCTAssertTrue(try rawLiveUpgrade(port: port, token: nil, file: noteID).hasPrefix("HTTP/1.1 401"))
+        let unknown = try rawLiveUpgrade(port: port, token: tokens["ann"], file: "id:nosuchnote")
+        XCTAssertTrue(unknown.hasPrefix("HTTP/1.1 409"), unknown)
+        XCTAssertTrue(unknown.contains("not_found"), unknown)
+        let missing = try rawLiveUpgrade(port: port, token: tokens["ann"], file: "")
+        XCTAssertTrue(missing.hasPrefix("HTTP/1.1 400"), missing)
+        let good = try rawLiveUpgrade(port: port, token: tokens["ann"], file: noteID)
+        XCTAssertTrue(good.hasPrefix("HTTP/1.1 101"), good)
+    }
+
+    func testAFolderOrAPhotoIsNotANoteForTheChannel() async throws {
+        let folder = try await club.rpc("2/files/create_folder_v2", ["path": "/byteclub/f"], token: tokens["ann"])
+        let folderID = try XCTUnwrap((folder.json["metadata"] as? [String: Any])?["id"] as? String)
+        let answer = try rawLiveUpgrade(port: club.server.port, token: tokens["ann"], file: folderID)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 409"), answer)
+        XCTAssertTrue(answer.contains("not_file"), answer)
+    }
+
+    func testAnOversizeUpdateIsRefusedAndTheConnectionStaysUsable() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        ann.send([UInt8](repeating: 1, count: 64 * 1024 + 1))
+        await ann.wait("the refusal") { !$0.errors.isEmpty }
+        XCTAssertEqual(ann.errors, ["update refused: at most 65536 bytes"])
+        ann.send([2])
+        await ray.wait("the next update") { !$0.updates.isEmpty }
+        XCTAssertEqual(ray.updates.map(\.bytes), [[2]], "the oversize update was neither relayed nor stored")
+        XCTAssertFalse(ann.isClosed)
+    }
+
+    func testAFullLogRefusesUpdates() async throws {
+        let ann = await join("ann")
+        let chunk = [UInt8](repeating: 3, count: 60 * 1024)
+        for _ in 0..<9 { ann.send(chunk) }
+        await ann.wait("the log full") { $0.errors.contains { $0.contains("live log is full") } }
+        XCTAssertEqual(ann.errors.count, 1, "8 of 60 KiB fit in 512 KiB, the ninth does not")
+        let ray = await join("ray")
+        XCTAssertEqual(ray.updates.count, 8)
+    }
+
+    func testARemovedMemberIsCutOffAndCannotComeBack() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        try MemberRegistry(root: club.root.path).remove("ray", actor: "test")
+        await ray.wait("cut off") { $0.isClosed }
+        await ann.wait("ray gone") { $0.presences.last == ["ann"] }
+        let again = try rawLiveUpgrade(port: club.server.port, token: tokens["ray"], file: noteID)
+        XCTAssertTrue(again.hasPrefix("HTTP/1.1 401"), again)
+    }
+
+    func testUpdatesSurviveARestart() async throws {
+        let ann = await join("ann")
+        for index in 0..<10 { ann.send([UInt8(index), 42]) }
+        let ray = await join("ray")
+        await ray.wait("the log") { $0.updates.count == 10 }
+        for client in clients { await client.close() }
+        clients = []
+        club = try await club.restart()
+        let late = await join("ray")
+        XCTAssertEqual(late.updates.map(\.bytes), (0..<10).map { [UInt8($0), 42] })
+        XCTAssertEqual(Set(late.updates.map(\.member)), ["ann"])
+    }
+
+    /// Real LiveText updates through the channel: ann and ray type at once, each into their own
+    /// document, applying what the server relays; both end with the same text, all of it typed.
+    func testTwoLiveDocumentsTypedThroughTheServerConverge() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        var annDocument = LiveDocument(clientID: 41)
+        var rayDocument = LiveDocument(clientID: 7)
+        var annApplied = 0
+        var rayApplied = 0
+        let words = ["the ", "minutes ", "of ", "our ", "club "]
+        for round in 0..<40 {
+            let word = words[round % words.count]
+            ann.send(annDocument.insert(word, at: round % 3 == 0 ? 0 : annDocument.text.utf16.count))
+            rayDocument.text.isEmpty ? ray.send(rayDocument.insert("R\(round) ", at: 0))
+                                     : ray.send(rayDocument.insert("R\(round) ", at: min(3, rayDocument.text.utf16.count)))
+            if round % 10 == 9 { ann.send(annDocument.delete(0..<1)) }
+            // Apply what has come so far, as a client does between keys.
+            for update in ann.updates.dropFirst(annApplied) { try annDocument.apply(update: Data(update.bytes)) }
+            annApplied = ann.updates.count
+            for update in ray.updates.dropFirst(rayApplied) { try rayDocument.apply(update: Data(update.bytes)) }
+            rayApplied = ray.updates.count
+        }
+        // ann sent 44 updates, ray 40.
+        await ann.wait("ray's 40 updates") { $0.updates.count == 40 }
+        await ray.wait("ann's 44 updates") { $0.updates.count == 44 }
+        for update in ann.updates.dropFirst(annApplied) { try annDocument.apply(update: Data(update.bytes)) }
+        for update in ray.updates.dropFirst(rayApplied) { try rayDocument.apply(update: Data(update.bytes)) }
+        XCTAssertEqual(annDocument.text, rayDocument.text)
+        XCTAssertFalse(annDocument.hasPendingUpdates)
+        var typed = 0
+        for round in 0..<40 { typed += words[round % words.count].count + "R\(round) ".count }
+        XCTAssertEqual(annDocument.text.count, typed - 4, "every key typed is there, less the 4 deleted")
+        // A late joiner replays the log into a fresh document and reads the same text.
+        let late = await join("rita")
+        var lateDocument = LiveDocument(clientID: 99)
+        for update in late.updates { try lateDocument.apply(update: Data(update.bytes)) }
+        XCTAssertEqual(lateDocument.text, annDocument.text)
+    }
+}

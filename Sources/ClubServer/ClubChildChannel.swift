@@ -65,17 +65,16 @@ struct ClubChildChannel: ServerChildChannel {
         }
     }
 
-    /// Writes a refused upgrade's answer straight to the socket (below the HTTP codec, which the
-    /// upgrade handler holds) and closes the connection.
+    /// Makes the answer hummingbird-websocket gives a refused upgrade (a bare 400, then the
+    /// connection closed) ours: `RefusedUpgradeAnswer` rewrites it on its way out.
     private static func refuse(_ channel: any Channel, _ answer: ConnectionAnswer) async {
-        let written = channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
-            guard let context = try? channel.pipeline.syncOperations.context(handlerType: ConnectionGuardHandler.self) else {
-                return channel.close()
-            }
-            let bytes = answer.rawHTTP(allocator: channel.allocator)
-            return context.writeAndFlush(NIOAny(IOData.byteBuffer(bytes))).flatMap { channel.close() }
+        let placed = channel.eventLoop.submit {
+            let operations = channel.pipeline.syncOperations
+            guard let after: any ChannelHandler = (try? operations.handler(type: HTTPExchangeTap.self)) ?? (try? operations.handler(type: HTTPResponseEncoder.self))
+            else { return }
+            try operations.addHandler(RefusedUpgradeAnswer(answer: answer), position: .after(after))
         }
-        try? await written.get()
+        try? await placed.get()
     }
 
     /// Takes `HTTPExchangeTap` out before the socket turns to WebSocket frames.
@@ -122,6 +121,29 @@ struct ClubChildChannel: ServerChildChannel {
         } else {
             // A refused connection: its handler closes it after the 503 and a short linger.
             try? await value.channel.closeFuture.get()
+        }
+    }
+}
+
+/// Puts a refused upgrade's answer (401, 409, 400 with Dropbox's error shape) in place of the
+/// bare 400 that hummingbird-websocket writes for it; the library still closes the connection.
+final class RefusedUpgradeAnswer: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+    let answer: ConnectionAnswer
+
+    init(answer: ConnectionAnswer) { self.answer = answer }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head:
+            let head = HTTPResponseHead(version: .http1_1, status: .init(statusCode: answer.status.code), headers: HTTPHeaders(answer.headerFields))
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .body:
+            promise?.succeed(())
+        case .end:
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: answer.body)))), promise: nil)
+            context.write(wrapOutboundOut(.end(nil)), promise: promise)
         }
     }
 }

@@ -19,6 +19,7 @@ final class LiveChannelTests: XCTestCase {
             configuration.memberPollInterval = .milliseconds(50)
             configuration.live.maxUpdateBytes = 64 * 1024
             configuration.live.maxLogBytes = 512 * 1024
+            configuration.live.maxFrameBytes = 256 * 1024
             let registry = MemberRegistry(root: configuration.root)
             for (name, role) in [("ann", MemberRole.editor), ("ray", .editor), ("rita", .reader)] {
                 guard let invite = try? registry.invite(name, role: role, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test"),
@@ -142,6 +143,16 @@ final class LiveChannelTests: XCTestCase {
         await ray.wait("the next update") { !$0.updates.isEmpty }
         XCTAssertEqual(ray.updates.map(\.bytes), [[2]], "the oversize update was neither relayed nor stored")
         XCTAssertFalse(ann.isClosed)
+    }
+
+    func testAFrameOverTheFrameCapClosesTheConnectionWithMessageTooBig() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        ann.send([UInt8](repeating: 1, count: 300 * 1024))
+        await ann.wait("closed") { $0.isClosed }
+        XCTAssertEqual(ann.closeFrame?.closeCode, .messageTooLarge)
+        await ray.wait("ann gone") { $0.presences.last == ["ray"] }
+        XCTAssertTrue(ray.updates.isEmpty)
     }
 
     func testAFullLogRefusesUpdates() async throws {

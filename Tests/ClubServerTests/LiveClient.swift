@@ -141,10 +141,18 @@ func rawLiveUpgrade(port: Int, token: String?, file: String) throws -> String {
     _ = request.withCString { send(fd, $0, strlen($0), 0) }
     var answer: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
+    // Until the server closes, or the head and the body its Content-Length announces are in (a
+    // 101 has no body and the connection stays open).
     while true {
         let count = recv(fd, &buffer, buffer.count, 0)
         if count <= 0 { break }
         answer += buffer[..<count]
+        let text = String(decoding: answer, as: UTF8.self)
+        guard let headEnd = text.range(of: "\r\n\r\n") else { continue }
+        let head = text[..<headEnd.lowerBound].lowercased()
+        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        if text.utf8.count - text[..<headEnd.upperBound].utf8.count >= length { break }
     }
     return String(decoding: answer, as: UTF8.self)
 }

@@ -131,6 +131,13 @@ final class LiveChannelTests: XCTestCase {
         let answer = try rawLiveUpgrade(port: club.server.port, token: tokens["ann"], file: folderID)
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 409"), answer)
         XCTAssertTrue(answer.contains("not_file"), answer)
+        let photo = try await club.post("2/files/upload", body: Data([0xFF, 0xD8, 0xFF]), headers: [
+            "Dropbox-API-Arg": #"{"path":"/byteclub/photos/desk.jpg","mode":"overwrite"}"#, "Content-Type": "application/octet-stream",
+        ], token: tokens["ann"])
+        let photoID = try XCTUnwrap(photo.json["id"] as? String, photo.text)
+        let refused = try rawLiveUpgrade(port: club.server.port, token: tokens["ann"], file: photoID)
+        XCTAssertTrue(refused.hasPrefix("HTTP/1.1 409"), refused)
+        XCTAssertTrue(refused.contains("not_file"), refused)
     }
 
     func testAnOversizeUpdateIsRefusedAndTheConnectionStaysUsable() async throws {

@@ -72,8 +72,12 @@ final class LiveChannelTests: XCTestCase {
     func testALateJoinerGetsTheStoredLogThenLiveUpdates() async throws {
         let ann = await join("ann")
         for index in 0..<5 { ann.send([UInt8(index)]) }
+        // The server reads a connection's frames in order: its answer to this comes after the five are stored.
+        ann.sendText(#"{"type":"presence"}"#)
+        await ann.wait("the presence asked for") { $0.presences.count == 2 }
         let ray = await join("ray")
         XCTAssertEqual(ray.updates.map(\.bytes), (0..<5).map { [UInt8($0)] }, "the log comes before the presence")
+        XCTAssertEqual(ray.messages.firstIndex { if case .control(.presence) = $0 { true } else { false } }, 5)
         ann.send([9])
         await ray.wait("the live update") { $0.updates.count == 6 }
         XCTAssertEqual(ray.updates.last?.bytes, [9])

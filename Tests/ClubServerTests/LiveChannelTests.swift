@@ -125,6 +125,9 @@ final class LiveChannelTests: XCTestCase {
         XCTAssertTrue(unknown.contains("not_found"), unknown)
         let missing = try rawLiveUpgrade(port: port, token: tokens["ann"], file: "")
         XCTAssertTrue(missing.hasPrefix("HTTP/1.1 400"), missing)
+        // Only the live route upgrades: a Dropbox route asked for a WebSocket is not found.
+        let elsewhere = try rawLiveUpgrade(port: port, token: tokens["ann"], file: noteID, path: "/2/files/list_folder")
+        XCTAssertTrue(elsewhere.hasPrefix("HTTP/1.1 404"), elsewhere)
         let good = try rawLiveUpgrade(port: port, token: tokens["ann"], file: noteID)
         XCTAssertTrue(good.hasPrefix("HTTP/1.1 101"), good)
     }

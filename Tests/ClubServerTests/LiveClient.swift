@@ -120,7 +120,7 @@ final class LiveClient: Sendable {
 
 /// The status line (and the rest) of a raw upgrade request, read until the server closes: what a
 /// refused upgrade answers before any WebSocket byte.
-func rawLiveUpgrade(port: Int, token: String?, file: String) throws -> String {
+func rawLiveUpgrade(port: Int, token: String?, file: String, path: String = "/2/byteclub/live") throws -> String {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EIO) }
     defer { close(fd) }
@@ -134,7 +134,7 @@ func rawLiveUpgrade(port: Int, token: String?, file: String) throws -> String {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-    var request = "GET /2/byteclub/live?file=\(file) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    var request = "GET \(path)?file=\(file) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
     if let token { request += "Authorization: Bearer \(token)\r\n" }
     request += "\r\n"

@@ -311,7 +311,8 @@ let package = Package(
         ),
         .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "DropboxWire", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport",
                                                     // The live channel's tests: real WebSocket clients, LiveText documents typed through it.
-                                                    "LiveText", .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")]),
+                                                    "LiveText", .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                                                    .product(name: "NIOSSL", package: "swift-nio-ssl")]),
         .testTarget(name: "ByteClubAppTests", dependencies: [
             "ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport",
             // Generated histories (Histories/): the command line's one way to a store and its folders.

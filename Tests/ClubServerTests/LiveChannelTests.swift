@@ -202,6 +202,28 @@ final class LiveChannelTests: XCTestCase {
         XCTAssertEqual(Set(late.updates.map(\.member)), ["ann"])
     }
 
+    /// `serve`'s default is HTTPS: the upgrade and the frames go through TLS as well.
+    func testTheChannelWorksOverTLS() async throws {
+        // A second server over the same folder (as the agent's runs beside the app's), with TLS.
+        var configuration = club.configuration
+        configuration.tls = try ServerIdentity.generate(hostNames: ["127.0.0.1"])
+        let secure = try await ClubServer.start(configuration)
+        let ann = LiveClient(port: secure.port, token: tokens["ann"] ?? "", file: noteID, name: "ann", tls: true)
+        let ray = LiveClient(port: secure.port, token: tokens["ray"] ?? "", file: noteID, name: "ray", tls: true)
+        await ann.wait("in") { !$0.presences.isEmpty }
+        await ray.wait("in") { Set($0.presences.last ?? []) == ["ann", "ray"] }
+        ann.send([1, 2, 3])
+        await ray.wait("the update") { $0.updates.count == 1 }
+        XCTAssertEqual(ray.updates.first?.member, "ann")
+        XCTAssertEqual(ray.updates.first?.bytes, [1, 2, 3])
+        // Not waited for: over TLS the client's close sometimes waits out NIOSSL's 5 s for the
+        // server's close_notify, which says nothing about the channel.
+        ann.sendClose()
+        await ray.wait("ann gone") { $0.presences.last == ["ray"] }
+        ray.sendClose()
+        await secure.stop()
+    }
+
     /// Real LiveText updates through the channel: ann and ray type at once, each into their own
     /// document, applying what the server relays; both end with the same text, all of it typed.
     func testTwoLiveDocumentsTypedThroughTheServerConverge() async throws {

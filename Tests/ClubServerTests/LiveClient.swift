@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 import XCTest
 #if canImport(Glibc)
@@ -36,7 +37,8 @@ final class LiveClient: Sendable {
 
     /// Connects to `/2/byteclub/live?file=<file>` with `token`; returns at once (the upgrade goes on
     /// in the background: wait for the first presence to know it is in).
-    init(port: Int, token: String, file: String, name: String) {
+    /// - Parameter tls: connect with `wss://`, trusting any certificate (the server's own, in tests).
+    init(port: Int, token: String, file: String, name: String, tls: Bool = false) {
         self.name = name
         let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
         outgoing = continuation
@@ -45,10 +47,16 @@ final class LiveClient: Sendable {
         logger.logLevel = .warning
         var configuration = WebSocketClientConfiguration(maxFrameSize: 8 << 20, additionalHeaders: [.authorization: "Bearer \(token)"])
         configuration.autoPing = .disabled
-        let url = "ws://127.0.0.1:\(port)/2/byteclub/live?file=\(file)"
+        // TLS names the host: SNI takes no IP address.
+        let url = "\(tls ? "wss" : "ws")://\(tls ? "localhost" : "127.0.0.1"):\(port)/2/byteclub/live?file=\(file)"
+        var tlsConfiguration: TLSConfiguration?
+        if tls {
+            tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+            tlsConfiguration?.certificateVerification = .none
+        }
         task = Task {
             do {
-                let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                let close = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: logger) { inbound, outbound, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
                             for await item in stream {
@@ -86,9 +94,14 @@ final class LiveClient: Sendable {
 
     /// Closes the connection and waits for it to end.
     func close() async {
+        sendClose()
+        await task.value
+    }
+
+    /// Sends the close; the connection ends in the background.
+    func sendClose() {
         outgoing.yield(.close)
         outgoing.finish()
-        await task.value
     }
 
     var messages: [Received] { record.received.withLock { $0 } }
@@ -111,9 +124,11 @@ final class LiveClient: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }
+            // Nothing more will come.
+            if isClosed, condition(self) == false { break }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        XCTFail("\(name): \(what) did not happen within \(timeout); received \(messages.count) messages, errors \(errors)", file: file, line: line)
+        XCTFail("\(name): \(what) did not happen within \(timeout); received \(messages.count) messages, errors \(errors), ended \(record.ended.withLock { $0 })", file: file, line: line)
         return false
     }
 }

@@ -113,7 +113,7 @@ actor LiveHub {
             return "update of \(update.count) bytes refused: at most \(limits.maxUpdateBytes) bytes"
         }
         let frame = LiveFrame.encode(member: member, update: update)
-        guard room.log.size + 4 + frame.count <= limits.maxLogBytes else {
+        guard room.log.currentSize + 4 + frame.count <= limits.maxLogBytes else {
             return "update refused: this note's live log is full (\(limits.maxLogBytes) bytes)"
         }
         do {

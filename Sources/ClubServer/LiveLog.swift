@@ -22,7 +22,9 @@ struct LiveLog {
                                                 attributes: [.posixPermissions: 0o700])
         let path = directory + "/" + room
         let existed = FileManager.default.fileExists(atPath: path)
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // O_APPEND: each record is one write at the end, even with a second server over the
+        // folder appending to the same note (the agent's beside the app's).
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DurableFileError(path: path, step: "open", code: errno) }
         if !existed { DurableFile.syncFolder(of: path) }
         let (frames, offset) = read(path: path)
@@ -32,11 +34,6 @@ struct LiveLog {
                 _ = Glibc.close(fd)
                 throw DurableFileError(path: path, step: "truncate", code: code)
             }
-        }
-        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
-            let code = errno
-            _ = Glibc.close(fd)
-            throw DurableFileError(path: path, step: "seek", code: code)
         }
         return (LiveLog(path: path, size: offset, fd: fd), frames)
     }
@@ -55,15 +52,21 @@ struct LiveLog {
         return (frames, offset)
     }
 
+    /// The log's size on disk now (another server may have appended since).
+    var currentSize: Int {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? Int(info.st_size) : size
+    }
+
     /// Appends one frame and flushes it to disk.
     mutating func append(_ frame: [UInt8]) throws {
+        size = currentSize
         let length = frame.count
         let record = [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + frame
         guard DurableFile.writeAll(fd, record), DurableFile.flush(fd, dataOnly: true) else {
             let code = errno
             // Leave no half record behind for the next reader.
             _ = ftruncate(fd, off_t(size))
-            _ = lseek(fd, off_t(size), SEEK_SET)
             throw DurableFileError(path: path, step: "append to", code: code)
         }
         size += record.count

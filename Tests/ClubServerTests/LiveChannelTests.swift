@@ -263,3 +263,39 @@ final class LiveChannelTests: XCTestCase {
         XCTAssertEqual(lateDocument.text, annDocument.text)
     }
 }
+
+/// A room's log on disk: records read back in order; a record a crash cut short is dropped.
+final class LiveLogTests: XCTestCase {
+    func testATornLastRecordIsDroppedAndTheLogGoesOnFromTheLastWholeOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-log-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var (log, frames) = try LiveLog.open(directory: directory, room: "abc")
+        XCTAssertTrue(frames.isEmpty)
+        try log.append(LiveFrame.encode(member: "ann", update: [1, 2]))
+        try log.append(LiveFrame.encode(member: "ray", update: [3]))
+        log.close()
+        let path = directory + "/abc"
+        let whole = try XCTUnwrap(FileManager.default.contents(atPath: path))
+        // Half of a third record, as a crash in the middle of its write leaves it.
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data([0, 0, 0, 9, 0, 3]))
+        handle.closeFile()
+        (log, frames) = try LiveLog.open(directory: directory, room: "abc")
+        XCTAssertEqual(frames.map { LiveFrame.decode($0)?.member }, ["ann", "ray"])
+        XCTAssertEqual(frames.map { LiveFrame.decode($0)?.update }, [[1, 2], [3]])
+        XCTAssertEqual(FileManager.default.contents(atPath: path), whole, "the torn record is cut off")
+        try log.append(LiveFrame.encode(member: "ann", update: [4]))
+        log.close()
+        XCTAssertEqual(LiveLog.read(path: path).frames.count, 3)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600)
+    }
+
+    func testRoomNamesAreNoteIdsAndNothingElse() {
+        XCTAssertEqual(LiveHub.roomName(forID: "id:a4ayc_80-OEAAAAAAAAAXw"), "a4ayc_80-OEAAAAAAAAAXw")
+        XCTAssertNil(LiveHub.roomName(forID: "id:../members.json"))
+        XCTAssertNil(LiveHub.roomName(forID: "id:"))
+        XCTAssertNil(LiveHub.roomName(forID: "id:é"))
+    }
+}

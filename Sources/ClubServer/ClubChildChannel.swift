@@ -49,7 +49,15 @@ struct ClubChildChannel: ServerChildChannel {
             let ws = WebSocketServerConfiguration(maxFrameSize: live.maxFrameBytes, autoPing: .enabled(timePeriod: ping))
             let channel = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http, ws: ws)) { request, channel, _ in
                 let address = channel.remoteAddress?.ipAddress ?? "unknown"
-                switch await liveUpgrade(request, address) {
+                let started = ContinuousClock.now
+                let decision = await liveUpgrade(request, address)
+                // The access log's line (the router's AccessLog never sees an upgrade): the path
+                // without its query, the status, the time the decision took.
+                let path = (request.path ?? "").split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+                let status = (try? decision.get()).map { _ in 101 } ?? decision.failureStatus
+                let elapsed = ContinuousClock.now - started
+                logger.info("\(request.method) \(path) \(status) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)ms (WebSocket)")
+                switch decision {
                 case .failure(let error):
                     await refuse(channel, ConnectionAnswer(status: error.status, contentType: error.contentType, body: error.body,
                                                            retryAfter: error.retryAfter))
@@ -145,5 +153,13 @@ final class RefusedUpgradeAnswer: ChannelOutboundHandler, RemovableChannelHandle
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: answer.body)))), promise: nil)
             context.write(wrapOutboundOut(.end(nil)), promise: promise)
         }
+    }
+}
+
+private extension Result where Failure == APIError {
+    /// The HTTP status of a refusal; 0 for a success.
+    var failureStatus: Int {
+        if case .failure(let error) = self { return error.status.code }
+        return 0
     }
 }

@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The club server's live channel (/2/byteclub/live), a WebSocket per member in a note.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // The club server's TLS (through HummingbirdTLS) and its self-signed certificate.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -108,6 +110,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 // HTTPS by default (`serve --insecure-http` for plain), with a certificate of its own.
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -306,7 +309,10 @@ let package = Package(
             name: "RemoteTests",
             dependencies: ["Remote", "DropboxWire", "ClubServer", "Transfer", "Imaging", "TestSupport", .product(name: "Hummingbird", package: "hummingbird")]
         ),
-        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "DropboxWire", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport"]),
+        .testTarget(name: "ClubServerTests", dependencies: ["ClubServer", "DropboxWire", "Transfer", "SampleClub", "Imaging", "Remote", "TestSupport",
+                                                    // The live channel's tests: real WebSocket clients, LiveText documents typed through it.
+                                                    "LiveText", .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                                                    .product(name: "NIOSSL", package: "swift-nio-ssl")]),
         .testTarget(name: "ByteClubAppTests", dependencies: [
             "ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport",
             // Generated histories (Histories/): the command line's one way to a store and its folders.

@@ -27,6 +27,8 @@ package struct ClubAPI: Sendable {
     let authenticator: Authenticator
     /// `search_v2` over note contents (`filename_only: false`); its index opens on first use.
     let contentSearch: ContentSearch
+    /// The live channel's rooms (ClubAPI+Live).
+    let liveHub: LiveHub
 
     package init(_ configuration: ClubServerConfiguration) throws {
         self.configuration = configuration
@@ -42,6 +44,7 @@ package struct ClubAPI: Sendable {
         self.sharedLinks = SharedLinks(metaDirectory: store.metaDirectory, tempDirectory: store.tempDirectory)
         (self.admission, self.acceptCap) = Self.admission(for: configuration)
         self.contentSearch = ContentSearch(metaDirectory: store.metaDirectory)
+        self.liveHub = LiveHub(directory: store.metaDirectory + "/live", limits: configuration.live, logger: configuration.logger)
     }
 
     package func application(onBound: @escaping @Sendable (Int) -> Void) throws -> some ApplicationProtocol {
@@ -88,7 +91,11 @@ package struct ClubAPI: Sendable {
         if authenticator.registry != nil {
             services.append(MemberWatcher(authenticator: authenticator, store: store, interval: configuration.memberPollInterval))
         }
-        let plain = ClubChildChannel.builder(limits: configuration.limits, admission: admission, logger: configuration.logger)
+        let plain = ClubChildChannel.builder(limits: configuration.limits, live: configuration.live, admission: admission,
+                                             logger: configuration.logger, liveUpgrade: { request, address in await api.liveUpgrade(request, address: address) },
+                                             serveLive: { session, inbound, outbound, channel in
+                                                 await api.serveLive(session, inbound: inbound, outbound: outbound, channel: channel)
+                                             })
         return Application(
             router: router,
             server: try configuration.tls.map { try .tls(plain, tlsConfiguration: $0.tlsConfiguration()) } ?? plain,

@@ -72,6 +72,8 @@ public struct ClubServerConfiguration: Sendable {
     /// The base of share links' URLs (`serve --public-url`), for a server behind a proxy;
     /// nil: the address the member reached the server at.
     public var publicURL: URL?
+    /// The live channel's bounds (docs/live.md, "Limits").
+    package var live = LiveLimits()
     public var logger: Logger
 
     /// "https" with TLS, else "http".

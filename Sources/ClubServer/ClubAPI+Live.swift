@@ -1,0 +1,136 @@
+import DropboxWire
+import Foundation
+import HTTPTypes
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The live channel: `GET /2/byteclub/live?file=<id>` upgraded to a WebSocket (docs/live.md).
+///
+/// The upgrade is decided before any WebSocket byte, as every other request is: the member's
+/// bearer token (401 without a good one), and a file id naming a note (`path/not_found`,
+/// `path/not_file` as on the Dropbox routes). A refusal is an ordinary HTTP answer, written
+/// below the HTTP codec, and the connection is closed.
+extension ClubAPI {
+    static let livePath = "/2/byteclub/live"
+
+    /// What a live connection is, once its upgrade is allowed.
+    struct LiveSession: Sendable {
+        let room: String
+        let tokenHash: String
+        let grant: Authenticator.Grant
+    }
+
+    /// Decides an upgrade request: the session it opens, or the answer refusing it.
+    func liveUpgrade(_ request: HTTPRequest, address: String) async -> Result<LiveSession, APIError> {
+        let path = request.path ?? ""
+        let (route, query) = path.firstIndex(of: "?").map { (String(path[..<$0]), String(path[path.index(after: $0)...])) } ?? (path, "")
+        guard route == Self.livePath else { return .failure(APIError(status: .notFound, contentType: "text/plain; charset=utf-8", body: Data("Not found".utf8))) }
+        if case .shut(let retryAfter) = authenticator.gate(address) { return .failure(.rateLimited(retryAfter: retryAfter)) }
+        guard let header = request.headerFields[.authorization], header.hasPrefix("Bearer ") else { return .failure(.unauthorized()) }
+        let tokenHash = MemberBook.hash(String(header.dropFirst(7)))
+        guard let grant = authenticator.grant(forTokenHash: tokenHash) else {
+            authenticator.failed(address, what: "token")
+            return .failure(.unauthorized())
+        }
+        let file = URLComponents(string: "?" + query)?.queryItems?.first(where: { $0.name == "file" })?.value ?? ""
+        guard !file.isEmpty else { return .failure(.badRequest("the live channel needs ?file=<id> (a note's id)")) }
+        guard let room = LiveHub.roomName(forID: file), let notePath = await store.path(forID: "id:" + room) else {
+            return .failure(.notFound)
+        }
+        let lower = notePath.lower
+        guard lower.hasSuffix(".md") || lower.hasSuffix(".txt") else { return .failure(.notFile) }
+        // A folder's id, or a note since deleted on disk behind the server's back.
+        guard case .file = try? await store.metadata(notePath) else { return .failure(.notFound) }
+        return .success(LiveSession(room: room, tokenHash: tokenHash, grant: grant))
+    }
+
+    /// Serves one upgraded connection until it closes, its member is removed, or the server stops.
+    func serveLive(_ session: LiveSession, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async {
+        let hub = liveHub
+        let (stream, send) = AsyncStream<LiveOutbound>.makeStream()
+        // Removing the member (or changing its role) closes this connection, as it cuts a request in flight.
+        let flight = authenticator.enter(tokenHash: session.tokenHash, grant: session.grant, channel: channel)
+        defer { authenticator.leave(flight) }
+        let joined = await hub.join(room: session.room, member: session.grant.name, send: send)
+        guard case .success(let id) = joined else {
+            if case .failure(let refused) = joined {
+                try? await outbound.write(.text(LiveControl.error(message: refused.message).json))
+                try? await outbound.close(.policyViolation, reason: refused.message)
+            }
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            // The writer: everything the hub hands this connection, in order.
+            group.addTask {
+                for await message in stream {
+                    switch message {
+                    case .update(let frame): try? await outbound.write(.binary(ByteBuffer(bytes: frame)))
+                    case .control(let control): try? await outbound.write(.text(control.json))
+                    case .close(let reason):
+                        try? await outbound.close(.policyViolation, reason: reason)
+                        return
+                    }
+                }
+            }
+            await self.readLive(session, id: id, inbound: inbound, send: send)
+            await hub.leave(room: session.room, id: id)
+            send.finish()
+            await group.waitForAll()
+        }
+    }
+
+    /// Reads a connection's frames: binary messages are updates, text messages control messages.
+    private func readLive(_ session: LiveSession, id: UInt64, inbound: WebSocketInboundStream, send: AsyncStream<LiveOutbound>.Continuation) async {
+        let limits = liveHub.limits
+        var message: [UInt8] = []
+        var isText = false
+        var oversize = false
+        do {
+            for try await frame in inbound {
+                if frame.opcode != .continuation {
+                    message.removeAll(keepingCapacity: false)
+                    isText = frame.opcode == .text
+                    oversize = false
+                }
+                if !oversize {
+                    if message.count + frame.data.readableBytes > (isText ? LiveControl.maxBytes : limits.maxUpdateBytes) {
+                        oversize = true
+                        message = []
+                    } else {
+                        message += frame.data.readableBytesView
+                    }
+                }
+                guard frame.fin else { continue }
+                if oversize {
+                    let what = isText ? "control message over \(LiveControl.maxBytes) bytes refused"
+                                      : "update refused: at most \(limits.maxUpdateBytes) bytes"
+                    send.yield(.control(.error(message: what)))
+                } else if isText {
+                    switch LiveControl.parseClient(message) {
+                    case .success(.presenceRequest): await liveHub.presence(room: session.room, to: id)
+                    case .success: send.yield(.control(.error(message: "not a message a client sends")))
+                    case .failure(let refused): send.yield(.control(.error(message: refused.message)))
+                    }
+                } else {
+                    // Checked at each update, not only at join: a member removed or made a reader since.
+                    guard let grant = authenticator.grant(forTokenHash: session.tokenHash), grant.name == session.grant.name else {
+                        send.yield(.control(.error(message: "update refused: \(session.grant.name) is no longer a member of this club")))
+                        send.yield(.close(reason: "no longer a member"))
+                        return
+                    }
+                    guard grant.role.canWrite else {
+                        send.yield(.control(.error(message: "update refused: \(grant.name) is a reader in this club; readers may not write")))
+                        continue
+                    }
+                    if let refusal = await liveHub.receive(room: session.room, id: id, member: grant.name, update: message) {
+                        send.yield(.control(.error(message: refusal)))
+                    }
+                }
+                message = []
+            }
+        } catch {
+            configuration.logger.debug("live: connection of \(session.grant.name) ended: \(error)")
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+
+/// Bounds of the live channel (docs/live.md, "Limits").
+package struct LiveLimits: Sendable {
+    /// The largest update a client may send; a larger one is refused with an error message and
+    /// the connection stays open.
+    package var maxUpdateBytes = 1 << 20
+    /// Frames larger than this are not even read: the WebSocket layer closes the connection
+    /// (close code 1009, "message too big").
+    package var maxFrameBytes = 4 << 20
+    /// A room's stored log at most; an update that would take it past this is refused.
+    package var maxLogBytes = 64 << 20
+    /// Members' connections in one room at most; one more is refused at join.
+    package var maxPeersPerRoom = 64
+
+    package init() {}
+}
+
+/// What a connection is sent, in order: relayed or stored updates, control messages, and at
+/// last a close.
+enum LiveOutbound: Sendable, Equatable {
+    case update([UInt8])
+    case control(LiveControl)
+    case close(reason: String)
+}
+
+/// The rooms of the live channel: one per note id, each with its members' connections and its
+/// log on disk.
+///
+/// A relay and a store: updates are opaque bytes. One actor orders everything a room sees, so an
+/// update is appended to the log and handed to every other connection in the same step: the
+/// log's order is the order every member receives, and a joiner gets the stored log and then
+/// the live updates with nothing missed or doubled between them.
+actor LiveHub {
+    struct Peer {
+        let member: String
+        let send: AsyncStream<LiveOutbound>.Continuation
+    }
+    private struct Room {
+        var log: LiveLog
+        var peers: [(id: UInt64, peer: Peer)] = []
+    }
+
+    private let directory: String
+    let limits: LiveLimits
+    private let logger: Logger
+    private var rooms: [String: Room] = [:]
+    private var nextID: UInt64 = 0
+
+    init(directory: String, limits: LiveLimits, logger: Logger) {
+        self.directory = directory
+        self.limits = limits
+        self.logger = logger
+    }
+
+    /// The room's file name for a note id (`id:abc` → `abc`); nil for an id that cannot be one.
+    static func roomName(forID id: String) -> String? {
+        let key = id.hasPrefix("id:") ? String(id.dropFirst(3)) : id
+        guard !key.isEmpty, key.count <= 128,
+              key.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") })
+        else { return nil }
+        return key
+    }
+
+    /// Adds a connection to a room: it is sent the stored log, then everyone gets the presence.
+    /// Returns the connection's id, or a refusal.
+    func join(room name: String, member: String, send: AsyncStream<LiveOutbound>.Continuation) -> Result<UInt64, LiveControl.Refused> {
+        guard let room = rooms[name] else {
+            do {
+                let (log, frames) = try LiveLog.open(directory: directory, room: name)
+                rooms[name] = Room(log: log)
+                return finishJoin(name, member: member, send: send, stored: frames)
+            } catch {
+                logger.error("live: cannot open the log of \(name): \(error)")
+                return .failure(LiveControl.Refused(message: "the server cannot open this note's live log"))
+            }
+        }
+        guard room.peers.count < limits.maxPeersPerRoom else {
+            return .failure(LiveControl.Refused(message: "this note has \(limits.maxPeersPerRoom) connections already"))
+        }
+        // The open room's log is whole (only this actor appends to it, a whole record at a time).
+        return finishJoin(name, member: member, send: send, stored: LiveLog.read(path: room.log.path).frames)
+    }
+
+    private func finishJoin(_ name: String, member: String, send: AsyncStream<LiveOutbound>.Continuation, stored: [[UInt8]]) -> Result<UInt64, LiveControl.Refused> {
+        nextID += 1
+        let id = nextID
+        for frame in stored { send.yield(.update(frame)) }
+        rooms[name]?.peers.append((id, Peer(member: member, send: send)))
+        sendPresence(name)
+        return .success(id)
+    }
+
+    /// Removes a connection; the others get the new presence. The last one out closes the log.
+    func leave(room name: String, id: UInt64) {
+        guard var room = rooms[name] else { return }
+        room.peers.removeAll { $0.id == id }
+        if room.peers.isEmpty {
+            room.log.close()
+            rooms[name] = nil
+        } else {
+            rooms[name] = room
+            sendPresence(name)
+        }
+    }
+
+    /// Stores an update and relays it to every other connection in the room, tagged with its
+    /// sender. Returns nil when done, else why it was refused (nothing stored, nothing sent).
+    func receive(room name: String, id: UInt64, member: String, update: [UInt8]) -> String? {
+        guard var room = rooms[name] else { return "not in a live note" }
+        guard update.count <= limits.maxUpdateBytes else {
+            return "update of \(update.count) bytes refused: at most \(limits.maxUpdateBytes) bytes"
+        }
+        let frame = LiveFrame.encode(member: member, update: update)
+        guard room.log.currentSize + 4 + frame.count <= limits.maxLogBytes else {
+            return "update refused: this note's live log is full (\(limits.maxLogBytes) bytes)"
+        }
+        do {
+            try room.log.append(frame)
+        } catch {
+            logger.error("live: cannot store an update of \(name): \(error)")
+            return "update refused: the server cannot store it"
+        }
+        rooms[name] = room
+        for (other, peer) in room.peers where other != id { peer.send.yield(.update(frame)) }
+        return nil
+    }
+
+    /// Sends one connection the presence list.
+    func presence(room name: String, to id: UInt64) {
+        guard let room = rooms[name], let peer = room.peers.first(where: { $0.id == id })?.peer else { return }
+        peer.send.yield(.control(.presence(members: Self.members(of: room))))
+    }
+
+    private func sendPresence(_ name: String) {
+        guard let room = rooms[name] else { return }
+        let message = LiveOutbound.control(.presence(members: Self.members(of: room)))
+        for (_, peer) in room.peers { peer.send.yield(message) }
+    }
+
+    private static func members(of room: Room) -> [String] {
+        var seen: Set<String> = []
+        return room.peers.map(\.peer.member).filter { seen.insert($0).inserted }
+    }
+
+    /// Connections in a room now (for tests).
+    func connections(room name: String) -> Int { rooms[name]?.peers.count ?? 0 }
+}

@@ -1,0 +1,301 @@
+@testable import ClubServer
+import Foundation
+import LiveText
+import XCTest
+
+/// The live channel (`/2/byteclub/live`, docs/live.md) on a real server with real WebSocket
+/// clients: relay in order with the sender's name, the stored log for late joiners and after a
+/// restart, presence, roles, limits, removal.
+final class LiveChannelTests: XCTestCase {
+    private var club: ServerFixture!
+    private var tokens: [String: String] = [:]
+    private var noteID = ""
+    private var clients: [LiveClient] = []
+
+    override func setUp() async throws {
+        var made: [String: String] = [:]
+        club = try await ServerFixture { configuration in
+            configuration.keepsMembers = true
+            configuration.memberPollInterval = .milliseconds(50)
+            configuration.live.maxUpdateBytes = 64 * 1024
+            configuration.live.maxLogBytes = 512 * 1024
+            configuration.live.maxFrameBytes = 256 * 1024
+            let registry = MemberRegistry(root: configuration.root)
+            for (name, role) in [("ann", MemberRole.editor), ("ray", .editor), ("rita", .reader)] {
+                guard let invite = try? registry.invite(name, role: role, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test"),
+                      let (token, _) = try? registry.redeem(secret: invite.secret) else { continue }
+                made[name] = token
+            }
+        }
+        tokens = made
+        XCTAssertEqual(tokens.count, 3)
+        noteID = try await makeNote("/byteclub/minutes.md")
+    }
+
+    override func tearDown() async throws {
+        for client in clients { await client.close() }
+        await club.tearDown()
+    }
+
+    private func makeNote(_ path: String) async throws -> String {
+        let made = try await club.post("2/files/upload", body: Data("minutes\n".utf8), headers: [
+            "Dropbox-API-Arg": #"{"path":"\#(path)","mode":"overwrite"}"#, "Content-Type": "application/octet-stream",
+        ], token: tokens["ann"])
+        XCTAssertEqual(made.status, 200, made.text)
+        return try XCTUnwrap(made.json["id"] as? String)
+    }
+
+    /// A member in the note, once the server has said who is in it.
+    private func join(_ name: String, club: ServerFixture? = nil, file: String? = nil) async -> LiveClient {
+        let client = LiveClient(port: (club ?? self.club).server.port, token: tokens[name] ?? "", file: file ?? noteID, name: name)
+        clients.append(client)
+        await client.wait("joined") { $0.presences.contains { $0.contains(name) } }
+        return client
+    }
+
+    func testAnnsUpdatesReachRayInOrderWithHerName() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        let sent = (0..<50).map { [UInt8]("update \($0)".utf8) }
+        for update in sent { ann.send(update) }
+        await ray.wait("50 updates") { $0.updates.count == 50 }
+        XCTAssertEqual(ray.updates.map(\.bytes), sent)
+        XCTAssertEqual(Set(ray.updates.map(\.member)), ["ann"])
+        // The sender is not sent its own updates back.
+        ray.send([1, 2, 3])
+        await ann.wait("ray's update") { $0.updates.count == 1 }
+        XCTAssertEqual(ann.updates.first?.member, "ray")
+        XCTAssertEqual(ann.updates.first?.bytes, [1, 2, 3])
+        XCTAssertEqual(ray.updates.count, 50)
+    }
+
+    func testALateJoinerGetsTheStoredLogThenLiveUpdates() async throws {
+        let ann = await join("ann")
+        for index in 0..<5 { ann.send([UInt8(index)]) }
+        // The server reads a connection's frames in order: its answer to this comes after the five are stored.
+        ann.sendText(#"{"type":"presence"}"#)
+        await ann.wait("the presence asked for") { $0.presences.count == 2 }
+        let ray = await join("ray")
+        XCTAssertEqual(ray.updates.map(\.bytes), (0..<5).map { [UInt8($0)] }, "the log comes before the presence")
+        XCTAssertEqual(ray.messages.firstIndex { if case .control(.presence) = $0 { true } else { false } }, 5)
+        ann.send([9])
+        await ray.wait("the live update") { $0.updates.count == 6 }
+        XCTAssertEqual(ray.updates.last?.bytes, [9])
+        XCTAssertEqual(ray.updates.last?.member, "ann")
+    }
+
+    func testPresenceListsBothAndDropsOneOnLeave() async throws {
+        let ann = await join("ann")
+        XCTAssertEqual(ann.presences.last, ["ann"])
+        let ray = await join("ray")
+        await ann.wait("ray in the presence") { $0.presences.last == ["ann", "ray"] }
+        XCTAssertEqual(ray.presences.last, ["ann", "ray"])
+        await ray.close()
+        await ann.wait("ray gone from the presence") { $0.presences.last == ["ann"] }
+        // Asked for, the presence comes again.
+        let before = ann.presences.count
+        ann.sendText(#"{"type":"presence"}"#)
+        await ann.wait("presence again") { $0.presences.count == before + 1 }
+        ann.sendText("not json")
+        await ann.wait("an error for a bad control message") { !$0.errors.isEmpty }
+        XCTAssertEqual(ann.errors, ["control message is not a JSON object"])
+    }
+
+    func testAReaderJoinsAndReceivesButItsUpdatesAreRefused() async throws {
+        let ann = await join("ann")
+        let rita = await join("rita")
+        ann.send([7])
+        await rita.wait("ann's update") { $0.updates.count == 1 }
+        rita.send([6, 6, 6])
+        await rita.wait("the refusal") { !$0.errors.isEmpty }
+        XCTAssertEqual(rita.errors, ["update refused: rita is a reader in this club; readers may not write"])
+        // Nothing relayed, nothing stored: a late joiner sees ann's update only.
+        let ray = await join("ray")
+        XCTAssertEqual(ray.updates.map(\.bytes), [[7]])
+        XCTAssertTrue(ann.updates.isEmpty)
+        XCTAssertFalse(rita.isClosed, "a reader stays in the note")
+    }
+
+    func testUnknownTokenIs401AndUnknownNoteIsRefusedBeforeTheUpgrade() throws {
+        let port = club.server.port
+        XCTAssertTrue(try rawLiveUpgrade(port: port, token: "not-a-token", file: noteID).hasPrefix("HTTP/1.1 401"))
+        XCTAssertTrue(try rawLiveUpgrade(port: port, token: nil, file: noteID).hasPrefix("HTTP/1.1 401"))
+        let unknown = try rawLiveUpgrade(port: port, token: tokens["ann"], file: "id:nosuchnote")
+        XCTAssertTrue(unknown.hasPrefix("HTTP/1.1 409"), unknown)
+        XCTAssertTrue(unknown.contains("not_found"), unknown)
+        let missing = try rawLiveUpgrade(port: port, token: tokens["ann"], file: "")
+        XCTAssertTrue(missing.hasPrefix("HTTP/1.1 400"), missing)
+        // Only the live route upgrades: a Dropbox route asked for a WebSocket is not found.
+        let elsewhere = try rawLiveUpgrade(port: port, token: tokens["ann"], file: noteID, path: "/2/files/list_folder")
+        XCTAssertTrue(elsewhere.hasPrefix("HTTP/1.1 404"), elsewhere)
+        let good = try rawLiveUpgrade(port: port, token: tokens["ann"], file: noteID)
+        XCTAssertTrue(good.hasPrefix("HTTP/1.1 101"), good)
+    }
+
+    func testAFolderOrAPhotoIsNotANoteForTheChannel() async throws {
+        let folder = try await club.rpc("2/files/create_folder_v2", ["path": "/byteclub/f"], token: tokens["ann"])
+        let folderID = try XCTUnwrap((folder.json["metadata"] as? [String: Any])?["id"] as? String)
+        let answer = try rawLiveUpgrade(port: club.server.port, token: tokens["ann"], file: folderID)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 409"), answer)
+        XCTAssertTrue(answer.contains("not_file"), answer)
+        let photo = try await club.post("2/files/upload", body: Data([0xFF, 0xD8, 0xFF]), headers: [
+            "Dropbox-API-Arg": #"{"path":"/byteclub/photos/desk.jpg","mode":"overwrite"}"#, "Content-Type": "application/octet-stream",
+        ], token: tokens["ann"])
+        let photoID = try XCTUnwrap(photo.json["id"] as? String, photo.text)
+        let refused = try rawLiveUpgrade(port: club.server.port, token: tokens["ann"], file: photoID)
+        XCTAssertTrue(refused.hasPrefix("HTTP/1.1 409"), refused)
+        XCTAssertTrue(refused.contains("not_file"), refused)
+    }
+
+    func testAnOversizeUpdateIsRefusedAndTheConnectionStaysUsable() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        ann.send([UInt8](repeating: 1, count: 64 * 1024 + 1))
+        await ann.wait("the refusal") { !$0.errors.isEmpty }
+        XCTAssertEqual(ann.errors, ["update refused: at most 65536 bytes"])
+        ann.send([2])
+        await ray.wait("the next update") { !$0.updates.isEmpty }
+        XCTAssertEqual(ray.updates.map(\.bytes), [[2]], "the oversize update was neither relayed nor stored")
+        XCTAssertFalse(ann.isClosed)
+    }
+
+    func testAFrameOverTheFrameCapClosesTheConnectionWithMessageTooBig() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        ann.send([UInt8](repeating: 1, count: 300 * 1024))
+        await ann.wait("closed") { $0.isClosed }
+        XCTAssertEqual(ann.closeFrame?.closeCode, .messageTooLarge)
+        await ray.wait("ann gone") { $0.presences.last == ["ray"] }
+        XCTAssertTrue(ray.updates.isEmpty)
+    }
+
+    func testAFullLogRefusesUpdates() async throws {
+        let ann = await join("ann")
+        let chunk = [UInt8](repeating: 3, count: 60 * 1024)
+        for _ in 0..<9 { ann.send(chunk) }
+        await ann.wait("the log full") { $0.errors.contains { $0.contains("live log is full") } }
+        XCTAssertEqual(ann.errors.count, 1, "8 of 60 KiB fit in 512 KiB, the ninth does not")
+        let ray = await join("ray")
+        XCTAssertEqual(ray.updates.count, 8)
+    }
+
+    func testARemovedMemberIsCutOffAndCannotComeBack() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        try MemberRegistry(root: club.root.path).remove("ray", actor: "test")
+        await ray.wait("cut off") { $0.isClosed }
+        await ann.wait("ray gone") { $0.presences.last == ["ann"] }
+        let again = try rawLiveUpgrade(port: club.server.port, token: tokens["ray"], file: noteID)
+        XCTAssertTrue(again.hasPrefix("HTTP/1.1 401"), again)
+    }
+
+    func testUpdatesSurviveARestart() async throws {
+        let ann = await join("ann")
+        for index in 0..<10 { ann.send([UInt8(index), 42]) }
+        let ray = await join("ray")
+        await ray.wait("the log") { $0.updates.count == 10 }
+        for client in clients { await client.close() }
+        clients = []
+        club = try await club.restart()
+        let late = await join("ray")
+        XCTAssertEqual(late.updates.map(\.bytes), (0..<10).map { [UInt8($0), 42] })
+        XCTAssertEqual(Set(late.updates.map(\.member)), ["ann"])
+    }
+
+    /// `serve`'s default is HTTPS: the upgrade and the frames go through TLS as well.
+    func testTheChannelWorksOverTLS() async throws {
+        // A second server over the same folder (as the agent's runs beside the app's), with TLS.
+        var configuration = club.configuration
+        configuration.tls = try ServerIdentity.generate(hostNames: ["127.0.0.1"])
+        let secure = try await ClubServer.start(configuration)
+        let ann = LiveClient(port: secure.port, token: tokens["ann"] ?? "", file: noteID, name: "ann", tls: true)
+        let ray = LiveClient(port: secure.port, token: tokens["ray"] ?? "", file: noteID, name: "ray", tls: true)
+        await ann.wait("in") { !$0.presences.isEmpty }
+        await ray.wait("in") { Set($0.presences.last ?? []) == ["ann", "ray"] }
+        ann.send([1, 2, 3])
+        await ray.wait("the update") { $0.updates.count == 1 }
+        XCTAssertEqual(ray.updates.first?.member, "ann")
+        XCTAssertEqual(ray.updates.first?.bytes, [1, 2, 3])
+        // Not waited for: over TLS the client's close sometimes waits out NIOSSL's 5 s for the
+        // server's close_notify, which says nothing about the channel.
+        ann.sendClose()
+        await ray.wait("ann gone") { $0.presences.last == ["ray"] }
+        ray.sendClose()
+        await secure.stop()
+    }
+
+    /// Real LiveText updates through the channel: ann and ray type at once, each into their own
+    /// document, applying what the server relays; both end with the same text, all of it typed.
+    func testTwoLiveDocumentsTypedThroughTheServerConverge() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        var annDocument = LiveDocument(clientID: 41)
+        var rayDocument = LiveDocument(clientID: 7)
+        var annApplied = 0
+        var rayApplied = 0
+        let words = ["the ", "minutes ", "of ", "our ", "club "]
+        for round in 0..<40 {
+            let word = words[round % words.count]
+            ann.send(annDocument.insert(word, at: round % 3 == 0 ? 0 : annDocument.text.utf16.count))
+            rayDocument.text.isEmpty ? ray.send(rayDocument.insert("R\(round) ", at: 0))
+                                     : ray.send(rayDocument.insert("R\(round) ", at: min(3, rayDocument.text.utf16.count)))
+            if round % 10 == 9 { ann.send(annDocument.delete(0..<1)) }
+            // Apply what has come so far, as a client does between keys.
+            for update in ann.updates.dropFirst(annApplied) { try annDocument.apply(update: Data(update.bytes)) }
+            annApplied = ann.updates.count
+            for update in ray.updates.dropFirst(rayApplied) { try rayDocument.apply(update: Data(update.bytes)) }
+            rayApplied = ray.updates.count
+        }
+        // ann sent 44 updates, ray 40.
+        await ann.wait("ray's 40 updates") { $0.updates.count == 40 }
+        await ray.wait("ann's 44 updates") { $0.updates.count == 44 }
+        for update in ann.updates.dropFirst(annApplied) { try annDocument.apply(update: Data(update.bytes)) }
+        for update in ray.updates.dropFirst(rayApplied) { try rayDocument.apply(update: Data(update.bytes)) }
+        XCTAssertEqual(annDocument.text, rayDocument.text)
+        XCTAssertFalse(annDocument.hasPendingUpdates)
+        var typed = 0
+        for round in 0..<40 { typed += words[round % words.count].count + "R\(round) ".count }
+        XCTAssertEqual(annDocument.text.count, typed - 4, "every key typed is there, less the 4 deleted")
+        // A late joiner replays the log into a fresh document and reads the same text.
+        let late = await join("rita")
+        var lateDocument = LiveDocument(clientID: 99)
+        for update in late.updates { try lateDocument.apply(update: Data(update.bytes)) }
+        XCTAssertEqual(lateDocument.text, annDocument.text)
+    }
+}
+
+/// A room's log on disk: records read back in order; a record a crash cut short is dropped.
+final class LiveLogTests: XCTestCase {
+    func testATornLastRecordIsDroppedAndTheLogGoesOnFromTheLastWholeOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-log-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var (log, frames) = try LiveLog.open(directory: directory, room: "abc")
+        XCTAssertTrue(frames.isEmpty)
+        try log.append(LiveFrame.encode(member: "ann", update: [1, 2]))
+        try log.append(LiveFrame.encode(member: "ray", update: [3]))
+        log.close()
+        let path = directory + "/abc"
+        let whole = try XCTUnwrap(FileManager.default.contents(atPath: path))
+        // Half of a third record, as a crash in the middle of its write leaves it.
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data([0, 0, 0, 9, 0, 3]))
+        handle.closeFile()
+        (log, frames) = try LiveLog.open(directory: directory, room: "abc")
+        XCTAssertEqual(frames.map { LiveFrame.decode($0)?.member }, ["ann", "ray"])
+        XCTAssertEqual(frames.map { LiveFrame.decode($0)?.update }, [[1, 2], [3]])
+        XCTAssertEqual(FileManager.default.contents(atPath: path), whole, "the torn record is cut off")
+        try log.append(LiveFrame.encode(member: "ann", update: [4]))
+        log.close()
+        XCTAssertEqual(LiveLog.read(path: path).frames.count, 3)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600)
+    }
+
+    func testRoomNamesAreNoteIdsAndNothingElse() {
+        XCTAssertEqual(LiveHub.roomName(forID: "id:a4ayc_80-OEAAAAAAAAAXw"), "a4ayc_80-OEAAAAAAAAAXw")
+        XCTAssertNil(LiveHub.roomName(forID: "id:../members.json"))
+        XCTAssertNil(LiveHub.roomName(forID: "id:"))
+        XCTAssertNil(LiveHub.roomName(forID: "id:é"))
+    }
+}

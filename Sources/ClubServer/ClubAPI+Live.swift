@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// The live channel: `GET /2/byteclub/live?file=<id>` upgraded to a WebSocket (docs/live.md).
 ///
@@ -70,10 +71,18 @@ extension ClubAPI {
                     case .close(let reason):
                         try? await outbound.close(.policyViolation, reason: reason)
                         return
+                    case .goingAway:
+                        try? await outbound.close(.goingAway, reason: "the server is stopping")
+                        return
                     }
                 }
             }
-            await self.readLive(session, id: id, inbound: inbound, send: send)
+            // A stopping server closes its live connections (the stop waits for every connection).
+            await withGracefulShutdownHandler {
+                await self.readLive(session, id: id, inbound: inbound, send: send)
+            } onGracefulShutdown: {
+                send.yield(.goingAway)
+            }
             await hub.leave(room: session.room, id: id)
             send.finish()
             await group.waitForAll()

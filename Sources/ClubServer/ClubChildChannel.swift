@@ -4,6 +4,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 
 /// Hummingbird's HTTP/1.1 child channel, with the club server's connection rules around it.
 ///
@@ -109,6 +110,7 @@ struct ClubChildChannel: ServerChildChannel {
         }
         let admission = self.admission
         channel.closeFuture.whenComplete { _ in admission.release(address) }
+        admission.track(channel)
         let serverLogger = self.logger
         do {
             try channel.pipeline.syncOperations.addHandler(ConnectionGuardHandler(limits: limits, logger: serverLogger))
@@ -125,7 +127,20 @@ struct ClubChildChannel: ServerChildChannel {
 
     func handle(value: Value, logger: Logger) async {
         if let http = value.http {
-            await http1.handle(value: http, logger: logger)
+            // Until its first request arrives, a connection waits in hummingbird-websocket's
+            // upgrade step, which does not hear a graceful shutdown (Hummingbird's HTTP handler,
+            // which closes idle connections then, is only put in place by that request): a
+            // stopping server would wait on a connection opened and never used. It is closed.
+            let channel = value.channel
+            await withGracefulShutdownHandler {
+                await http1.handle(value: http, logger: logger)
+            } onGracefulShutdown: {
+                channel.eventLoop.execute {
+                    guard let guardHandler = try? channel.pipeline.syncOperations.handler(type: ConnectionGuardHandler.self),
+                          !guardHandler.sawRequest else { return }
+                    channel.close(promise: nil)
+                }
+            }
         } else {
             // A refused connection: its handler closes it after the 503 and a short linger.
             try? await value.channel.closeFuture.get()

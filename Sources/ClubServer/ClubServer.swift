@@ -170,10 +170,23 @@ public final class ClubServer: Sendable {
         return error.errnoCode == EADDRINUSE
     }
 
-    /// Stops accepting, lets requests in flight finish, then returns.
-    public func stop() async {
+    /// Stops accepting, lets requests in flight finish (longpolls and live connections are
+    /// answered or closed at once), then returns. A connection still open after `grace` is
+    /// closed: a stop never waits on a client.
+    public func stop(grace: Duration = .seconds(2)) async {
         await group.triggerGracefulShutdown()
-        _ = await task.result
+        let task = self.task
+        let ended = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { _ = await task.result; return true }
+            group.addTask { try? await Task.sleep(for: grace); return false }
+            defer { group.cancelAll() }
+            return await group.next() ?? true
+        }
+        if !ended {
+            admission.closeAll()
+            _ = await task.result
+        }
+        admission.closeAll()
     }
 }
 

@@ -22,6 +22,10 @@ final class ConnectionAdmission: Sendable {
         var perClient: [String: Int] = [:]
         var refusedSinceWarning = 0
         var lastWarning: ContinuousClock.Instant?
+        /// The admitted connections still open, for `closeAll`.
+        var channels: [ObjectIdentifier: any Channel] = [:]
+        /// Set by `closeAll`: a connection the listener still hands over after it is closed at once.
+        var closing = false
     }
 
     /// Connections served at most (after fitting the descriptor limit).
@@ -66,6 +70,33 @@ final class ConnectionAdmission: Sendable {
         }
         if let warning { logger.warning("\(warning)") }
         return decision
+    }
+
+    /// Keeps an admitted connection until it closes, so that `closeAll` can reach it.
+    func track(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        let closing = state.withLock { state -> Bool in
+            if !state.closing { state.channels[key] = channel }
+            return state.closing
+        }
+        guard !closing else {
+            channel.close(promise: nil)
+            return
+        }
+        channel.closeFuture.whenComplete { [self] _ in
+            _ = state.withLock { $0.channels.removeValue(forKey: key) }
+        }
+    }
+
+    /// Closes every connection still open, and any handed over from now on: a stopping server's
+    /// last step once its grace is over, and once more when it has stopped (a connection the
+    /// kernel had accepted as the listener closed is otherwise never read nor closed).
+    func closeAll() {
+        let open = state.withLock { state -> [any Channel] in
+            state.closing = true
+            return Array(state.channels.values)
+        }
+        for channel in open { channel.close(promise: nil) }
     }
 
     func release(_ address: String?) {

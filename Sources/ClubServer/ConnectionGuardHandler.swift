@@ -46,7 +46,12 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     // MARK: Told by HTTPExchangeTap
 
+    /// Whether a request's head has arrived on this connection (a stopping server closes a
+    /// connection that never sent one: ClubChildChannel.handle).
+    private(set) var sawRequest = false
+
     func headReceived(context: ChannelHandlerContext) {
+        sawRequest = true
         machine.headReceived(now: .now())
         rearm(context)
     }

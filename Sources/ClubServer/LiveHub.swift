@@ -23,6 +23,8 @@ enum LiveOutbound: Sendable, Equatable {
     case update([UInt8])
     case control(LiveControl)
     case close(reason: String)
+    /// The server is stopping: closed with 1001 (going away), so the client comes back later.
+    case goingAway
 }
 
 /// The rooms of the live channel: one per note id, each with its members' connections and its

@@ -90,6 +90,9 @@ let package = Package(
                 "Transfer",
                 "DropboxWire",
                 "Durable",
+                // A live note's WebSocket (LiveSocket); the club server's side is ClubServer's.
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -156,7 +159,7 @@ let package = Package(
         // renames and moves (LinkRewrite), and how the club's search index is kept current
         // (SearchIndex: the app and the command line share the file). The app and the command
         // line's ClubKit share it.
-        .target(name: "LocalClub", dependencies: ["Remote", "Durable", "Markdown", "SearchIndex", "NoteMerge"]),
+        .target(name: "LocalClub", dependencies: ["Remote", "Durable", "Markdown", "SearchIndex", "NoteMerge", "LiveText", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "ByteClubApp", dependencies: ["LocalClub", "TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
 
         // config.toml: parsed and checked (TOMLKit), apart from the executable so the fuzzer and tests import it.

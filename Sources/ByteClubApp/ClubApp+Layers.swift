@@ -62,8 +62,13 @@ extension ClubApp: LayerSource {
         let layer = EditorLayer(model: model)
         layer.onKey = { [weak self] key in
             guard let self else { return false }
-            return self.noteView.handleEditorKey(key) || self.links.handleEditorKey(key) || self.openNotes.handleEditorKey(key)
+            // A live note's undo is the shared document's: this member's own edits only.
+            if self.state.noteView == nil, self.state.note?.editor.focus == .body, key == .ctrl("z") || key == .ctrl("y"),
+               self.liveNotes.undo(redo: key == .ctrl("y")) { return true }
+            let taken = self.noteView.handleEditorKey(key) || self.links.handleEditorKey(key) || self.openNotes.handleEditorKey(key)
                 || self.externalEdit.handleEditorKey(key) || self.notes.handleEditorKey(key)
+            if taken { self.liveNotes.keyHandled() }
+            return taken
         }
         return layer
     }

@@ -30,6 +30,7 @@ extension ClubApp {
         for event in events { route(event) }
         externalEdit.stateChanged()
         noteIndex.listingChanged()
+        liveNotes.follow()
     }
 
     /// Hands `event` to whoever acts on it: the composition root is the one place that knows

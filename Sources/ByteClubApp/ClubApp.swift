@@ -55,6 +55,12 @@ public struct AppConfiguration: Sendable {
     public var saveEditorSettings: (@MainActor @Sendable (EditorSettings) throws -> Void)?
     /// An encrypted club's door: the app asks whether to admit each member waiting (nil: none).
     public var door: (any ClubDoor)?
+    /// Opens a note's live channel (a club server's `/2/byteclub/live`): given the note's id and
+    /// where events go. Nil on a backend without one (WebDAV, Dropbox), where a note opens as
+    /// ever and one line says live editing needs a club server.
+    public var liveChannel: (@Sendable (_ fileID: String, _ deliver: @escaping @Sendable (LiveSocketEvent) -> Void) -> LiveSocket)?
+    /// Where live notes keep their journals (the club's cache folder's `live/`); nil: in memory only.
+    public var liveFolder: URL?
 
     public init() {}
 }
@@ -90,6 +96,8 @@ public final class ClubApp {
     let viewer: ViewerController
     let noteView: NoteViewController
     let live: LiveUpdates
+    /// The open note on the live channel (typing together).
+    let liveNotes: LiveNotes
     let history: HistoryController
     let tags: TagsController
     let tagsSync: TagsSync
@@ -182,9 +190,12 @@ public final class ClubApp {
             previews?.retryFailures()
         }
         model.onReachability = { [weak offline] error in offline?.reachability(error) }
-        exit.willQuit = { [weak live, weak offline] in
+        liveNotes = LiveNotes(context: context)
+        live.liveNotes = liveNotes
+        exit.willQuit = { [weak live, weak offline, weak liveNotes] in
             live?.stop()
             offline?.stop()
+            liveNotes?.stop()
         }
         transfers.outboxRunner = offline
         navigator.outboxRunner = offline
@@ -194,6 +205,7 @@ public final class ClubApp {
         let saves = NoteSaves(context: context, refresher: refresher, navigator: navigator, edits: edits)
         let conflicts = NoteConflicts(context: context, refresher: refresher, saves: saves)
         (saves.outboxRunner, saves.live, saves.conflicts) = (offline, live, conflicts)
+        (liveNotes.saves, liveNotes.edits, edits.live) = (saves, edits, liveNotes)
         notes = NotesController(context: context, refresher: refresher, navigator: navigator, edits: edits, linkRenames: linkRenames,
                                 saves: saves, conflicts: conflicts)
         files = NoteFilesController(context: context, refresher: refresher, linkRenames: linkRenames)

@@ -34,6 +34,8 @@ extension LiveUpdates {
         // Our own save landing: by our account, or (on a server that names no one) while it is in flight.
         if let me, event.entry.modifiedBy == me { return }
         if me == nil || event.entry.modifiedBy == nil, session.isSaving { return }
+        // A live note takes another member's revision as its base (the shared text holds it).
+        if liveNotes?.fileChanged(event.entry) == true { return }
         // A name, or words: an account id is never shown where a name belongs.
         let who = name(of: event.entry.modifiedBy) ?? MergeSession.someone
         if !session.isModified, session.isEditing, !session.isReadOnly {

@@ -75,6 +75,8 @@ final class LiveUpdates {
     private(set) var isRunning = false
     /// The account of this app's token, so its own saves are not announced as news.
     private(set) var me: String?
+    /// The open note's live channel, which takes another member's revision of a live note.
+    weak var liveNotes: LiveNotes?
     /// Display names by account id (nil: the server could not say).
     var names: [String: String?] = [:]
 

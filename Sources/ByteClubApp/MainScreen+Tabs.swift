@@ -78,6 +78,12 @@ extension MainScreen {
             if let index = state.shownNoteIndex, case let count = state.buffers.parked.count + 1, count > 1 {
                 editor.position = "\(index + 1)/\(count)"
             }
+            if let live = state.note?.live, live.isJoined, let body = state.note?.editor.body {
+                let others = live.members.enumerated().filter { $0.element != live.me }
+                editor.others = others.compactMap { index, name in
+                    live.cursors[name].map { NoteEditor.OtherCursor(name: name, position: body.position(ofUTF16: $0), colour: index) }
+                }
+            }
             editor.render(into: canvas, area: editorArea, state: &state.note!.editor)
         }
         return listShown

@@ -186,7 +186,8 @@ public final class MainScreen: Layer {
 
         let state = model.state
         // One transfer by name, several summed ("↑2 ↓1 43%").
-        let progress = [state.offline.figure, state.transferFigure, state.indexing?.figure].compactMap { $0 }.joined(separator: "  ")
+        let live = tab == .notes ? state.note?.live.map { TerminalSafe.escape($0.statusText) } : nil
+        let progress = [live, state.offline.figure, state.transferFigure, state.indexing?.figure].compactMap { $0 }.joined(separator: "  ")
         // Messages escape what the server named where they are made; escaping again here (it
         // changes nothing twice) keeps a message that forgot from driving the terminal.
         let message = state.shownMessage.map { StatusMessage(TerminalSafe.escape($0.text), kind: $0.kind) }

@@ -15,6 +15,8 @@ final class NoteEdits {
     static let journalDelay: Duration = .milliseconds(300)
 
     let context: AppContext
+    /// The open note's live channel: each edit goes to the other members in it.
+    weak var live: LiveNotes?
     /// Whether a journal write is scheduled.
     private var journalScheduled = false
     /// A background journal write is under way; another was asked for meanwhile.
@@ -40,6 +42,7 @@ final class NoteEdits {
     func edited() {
         endSearchHits()
         guard let session = state.note else { return }
+        defer { live?.edited() }
         if session.editorCleanIsSaved, !session.editor.isModified {
             configuration.drafts?.removeIfOurs(session.draftID)
             // A new number, never one a save under way started from: that save's answer must
@@ -56,6 +59,9 @@ final class NoteEdits {
         context.update { $0.note?.version += 1 }
         scheduleJournal()
     }
+
+    /// Another member's edit came into the text (a live note): journalled as the user's are.
+    func journalSoon() { scheduleJournal() }
 
     /// After every edit: a journal write soon, off the UI queue.
     private func scheduleJournal() {

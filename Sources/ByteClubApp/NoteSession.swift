@@ -74,6 +74,9 @@ public struct NoteSession: Sendable, Equatable {
     /// Where the note opens to once its text is in ("Back" to the place a link left, a link
     /// followed from the rendered view opening in the view): ``NoteViewController`` takes it.
     public var arrival: NotePlace?
+    /// Who else is writing in this note on the club server's live channel, and where their
+    /// cursors are (LiveNotes); nil when the note is not live.
+    public var live: LivePresence?
     /// The matches `n`/`N` step through while the editor is in search hits mode (a note opened
     /// from the search results, until its first edit or cursor move).
     public var searchMatches: SearchMatches?
@@ -255,5 +258,28 @@ public struct RemoteNoteChange: Equatable, Sendable {
         self.entry = entry
         self.who = who
         self.when = when
+    }
+}
+
+/// A live note as the screen shows it: the members in it (the status bar) and the others'
+/// cursors (a caret and a name tag in the editor).
+public struct LivePresence: Sendable, Equatable {
+    /// Connected and the server's log is in.
+    public var isJoined = false
+    /// The member this app speaks for, as the server named it.
+    public var me: String?
+    /// Who is in the note, in the order they joined (this member too).
+    public var members: [String] = []
+    /// The others' cursors: UTF-16 offsets in the text.
+    public var cursors: [String: Int] = [:]
+    /// Why the connection is down, while it is.
+    public var down: String?
+
+    public init() {}
+
+    /// "Live: ann, ray" for the status bar; "Live: connecting…" or "Live: offline, typing is kept" while not in.
+    public var statusText: String {
+        if isJoined { return "Live: " + members.joined(separator: ", ") }
+        return down == nil ? "Live: connecting…" : "Live: offline, typing is kept"
     }
 }

@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// `path/not_file` as on the Dropbox routes). A refusal is an ordinary HTTP answer, written
 /// below the HTTP codec, and the connection is closed.
 extension ClubAPI {
-    static let livePath = "/2/byteclub/live"
+    static let livePath = LiveChannel.path
 
     /// What a live connection is, once its upgrade is allowed.
     struct LiveSession: Sendable {
@@ -118,6 +118,7 @@ extension ClubAPI {
                 } else if isText {
                     switch LiveControl.parseClient(message) {
                     case .success(.presenceRequest): await liveHub.presence(room: session.room, to: id)
+                    case .success(.cursor(let at)): await liveHub.cursor(room: session.room, id: id, member: session.grant.name, at: at)
                     case .success: send.yield(.control(.error(message: "not a message a client sends")))
                     case .failure(let refused): send.yield(.control(.error(message: refused.message)))
                     }

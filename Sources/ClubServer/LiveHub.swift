@@ -1,3 +1,4 @@
+import DropboxWire
 import Foundation
 import Logging
 
@@ -88,6 +89,7 @@ actor LiveHub {
     private func finishJoin(_ name: String, member: String, send: AsyncStream<LiveOutbound>.Continuation, stored: [[UInt8]]) -> Result<UInt64, LiveControl.Refused> {
         nextID += 1
         let id = nextID
+        send.yield(.control(.welcome(member: member)))
         for frame in stored { send.yield(.update(frame)) }
         rooms[name]?.peers.append((id, Peer(member: member, send: send)))
         sendPresence(name)
@@ -127,6 +129,13 @@ actor LiveHub {
         rooms[name] = room
         for (other, peer) in room.peers where other != id { peer.send.yield(.update(frame)) }
         return nil
+    }
+
+    /// Relays a connection's cursor to the others in the room, with its member's name (not stored).
+    func cursor(room name: String, id: UInt64, member: String, at: String) {
+        guard let room = rooms[name] else { return }
+        let message = LiveOutbound.control(.memberCursor(member: member, at: at))
+        for (other, peer) in room.peers where other != id { peer.send.yield(message) }
     }
 
     /// Sends one connection the presence list.

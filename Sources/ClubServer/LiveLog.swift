@@ -1,3 +1,4 @@
+import DropboxWire
 import Durable
 import Foundation
 #if canImport(Glibc)

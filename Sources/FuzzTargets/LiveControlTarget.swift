@@ -1,3 +1,4 @@
+import DropboxWire
 import ClubServer
 import Foundation
 

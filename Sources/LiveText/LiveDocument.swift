@@ -172,3 +172,24 @@ public struct LiveDocument: Sendable {
         }
     }
 }
+
+extension LiveDocument {
+    /// For each client whose structs `update` holds, the clock just past its last one: what a
+    /// peer that has applied `update` holds at least (its deletes add no clocks). A client keeps
+    /// the state vector of what a relay has sent it this way, and sends only what lies past it.
+    public static func clockEnds(of update: Data, root: String = "note") throws(LiveTextError) -> StateVector {
+        let decoded = try DecodedUpdate(Array(update), root: root)
+        var ends = StateVector()
+        for (client, blocks) in decoded.blocks {
+            if let end = blocks.map(\.end).max() { ends.clocks[client] = end }
+        }
+        return ends
+    }
+}
+
+extension StateVector {
+    /// Takes in what `other` holds: each client's greater clock.
+    public mutating func formUnion(_ other: StateVector) {
+        for (client, clock) in other.clocks where clock > clocks[client, default: 0] { clocks[client] = clock }
+    }
+}

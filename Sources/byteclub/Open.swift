@@ -159,6 +159,10 @@ enum UI {
         }
         configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         configuration.door = (backend.store as? EncryptedStore).map { EncryptedClubDoor(store: $0) }
+        if let club = backend.store as? DropboxStore, club.speaksClub {
+            configuration.liveChannel = { fileID, deliver in club.openLive(fileID: fileID, deliver: deliver)! }
+            configuration.liveFolder = Paths.cache(backend.key).appendingPathComponent("live")
+        }
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }
         app.onQuit = { [unowned terminal] status in terminal.quit(status: status) }

@@ -1,4 +1,5 @@
 @testable import ClubServer
+import DropboxWire
 import Foundation
 import LiveText
 import XCTest
@@ -77,7 +78,8 @@ final class LiveChannelTests: XCTestCase {
         await ann.wait("the presence asked for") { $0.presences.count == 2 }
         let ray = await join("ray")
         XCTAssertEqual(ray.updates.map(\.bytes), (0..<5).map { [UInt8($0)] }, "the log comes before the presence")
-        XCTAssertEqual(ray.messages.firstIndex { if case .control(.presence) = $0 { true } else { false } }, 5)
+        XCTAssertEqual(ray.messages.first, .control(.welcome(member: "ray")), "the joiner is told who it is first")
+        XCTAssertEqual(ray.messages.firstIndex { if case .control(.presence) = $0 { true } else { false } }, 6)
         ann.send([9])
         await ray.wait("the live update") { $0.updates.count == 6 }
         XCTAssertEqual(ray.updates.last?.bytes, [9])

@@ -1,4 +1,5 @@
 @testable import ClubServer
+import DropboxWire
 import Foundation
 import HummingbirdWSClient
 import Logging

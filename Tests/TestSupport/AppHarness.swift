@@ -74,7 +74,7 @@ public final class AppHarness {
     ///
     /// `environment` adds variables to the shell's (only when this launch starts the shell).
     public func launch(_ arguments: [String]? = nil, width: Int = 120, height: Int = 36, term: String = "xterm-256color",
-                resetTTY: Bool = true, environment: [String: String] = [:]) throws -> TmuxSession {
+                resetTTY: Bool = true, environment: [String: String] = [:], jobControl: Bool = true) throws -> TmuxSession {
         let binary = try Self.binary
         let tmux: TmuxSession
         if let existing = self.tmux {
@@ -92,7 +92,8 @@ public final class AppHarness {
         let command = ([binary.path] + arguments).map(TmuxSession.quote).joined(separator: " ")
         runs += 1
         // `stty sane` puts the tty back even after kill -9, so the shell takes the next command.
-        try tmux.type("\(command); s=$?; \(resetTTY ? "stty sane; " : "")echo \"BYTECLUB-EXIT=$s (run \(runs))\"")
+        // Without job control, a `kill -STOP` leaves the app the terminal's (the shell does not take it back).
+        try tmux.type("\(jobControl ? "" : "set +m; ")\(command); s=$?; \(resetTTY ? "stty sane; " : "")echo \"BYTECLUB-EXIT=$s (run \(runs))\"")
         try tmux.press("Enter")
         return tmux
     }

@@ -9,9 +9,10 @@ public final class MemberServe {
     public private(set) var port = 0
 
     /// `log`, when given, gets the server's log at info level: a line per request.
-    public init(root: URL, members: [(name: String, token: String)], log: URL? = nil) throws {
+    /// `port`: 0 for a random one, or the port of a server that was stopped, to start it again.
+    public init(root: URL, members: [(name: String, token: String)], log: URL? = nil, port: Int = 0) throws {
         process.executableURL = try AppHarness.binary
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--log-level", log == nil ? "error" : "info"]
+        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", String(port), "--log-level", log == nil ? "error" : "info"]
             + members.flatMap { ["--member", "\($0.name)=\($0.token)"] }
         let output = Pipe()
         process.standardOutput = output
@@ -23,7 +24,7 @@ public final class MemberServe {
         }
         try process.run()
         do {
-            port = try Self.listeningPort(output)
+            self.port = try Self.listeningPort(output)
         } catch {
             process.terminate()
             throw error

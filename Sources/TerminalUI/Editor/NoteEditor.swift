@@ -29,6 +29,25 @@ public struct NoteEditor: Sendable {
     /// Words before the title's markers, e.g. "2/3" for the second of three open notes.
     public var position: String?
 
+    /// Other members' cursors in a live note: a coloured caret and a name tag each.
+    public var others: [OtherCursor] = []
+
+    /// Another member's cursor, drawn in the colour its index picks.
+    public struct OtherCursor: Sendable, Equatable {
+        public var name: String
+        public var position: TextBuffer.Position
+        public var colour: Int
+
+        public init(name: String, position: TextBuffer.Position, colour: Int) {
+            self.name = name
+            self.position = position
+            self.colour = colour
+        }
+    }
+
+    /// The members' colours, in turn.
+    static let memberColours: [Color] = [.magenta, .cyan, .yellow, .green, .red, .blue]
+
     public init(isModified: Bool = false, banner: String? = nil, titlePlaceholder: String = "Untitled", isFocused: Bool = true,
                 lineStyles: (@MainActor @Sendable (_ line: Int, _ characters: [Character]) -> [LineStyle])? = nil) {
         self.isModified = isModified
@@ -104,7 +123,10 @@ public struct NoteEditor: Sendable {
         let shift = state.body.firstColumn
         let highlights = Highlights(selection: state.body.selection, matches: state.bar?.matches ?? [], theme: theme)
         var styledLine: (index: Int, styles: [LineStyle])?
+        // Where each row's text ends, for the others' name tags.
+        var rowEnds: [Int] = []
         for (i, row) in state.body.visibleRows().enumerated() {
+            if !others.isEmpty { rowEnds.append(textArea.x - shift + TextWidth.of(row.text)) }
             let origin = Point(x: textArea.x - shift, y: textArea.y + i)
             let line = row.position.line
             if !gutter.isEmpty, row.position.row == 0 {
@@ -119,6 +141,25 @@ public struct NoteEditor: Sendable {
                               line: state.body.lines[line])
             } else {
                 canvas.put(row.text, at: origin, style: theme.text, clip: textArea)
+            }
+        }
+        for other in others {
+            guard let point = state.body.pointInView(of: other.position) else { continue }
+            let colour = Self.memberColours[other.colour % Self.memberColours.count]
+            let at = Point(x: textArea.x + min(point.x, textArea.width - 1), y: textArea.y + point.y)
+            // The caret: the character under it on the member's colour.
+            let line = state.body.lines[other.position.line]
+            let under = other.position.offset < line.count && line[other.position.offset] != "\t" ? String(line[other.position.offset]) : " "
+            canvas.put(under, at: at, style: Style(foreground: .black, background: colour), clip: textArea)
+            // The name tag after the row's text ("◂ ann"), or after the next row's when the
+            // caret's row is full; never over text.
+            let tag = "◂ " + other.name
+            let width = TextWidth.of(tag)
+            for y in [point.y, point.y + 1] where y < rowEnds.count {
+                let x = max(rowEnds[y], at.x + 1) + 1
+                guard x + width <= textArea.maxX else { continue }
+                canvas.put(tag, in: Rect(x: x, y: textArea.y + y, width: width, height: 1), alignment: .left, style: Style(foreground: colour).bold)
+                break
             }
         }
         if isFocused, state.focus == .body, state.bar == nil, let cursor = state.body.cursorInView() {

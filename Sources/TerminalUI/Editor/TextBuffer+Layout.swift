@@ -60,6 +60,23 @@ extension TextBuffer {
         return position == row && y < viewHeight ? Point(x: column - firstColumn, y: y) : nil
     }
 
+    /// Where `position` is in the view (as ``cursorInView()`` for the cursor); nil when scrolled out of it.
+    public mutating func pointInView(of position: Position) -> Point? {
+        let position = clamped(position)
+        let layout = layout(ofLine: position.line)
+        let rowIndex = layout.row(containing: position.offset)
+        let row = Row(line: position.line, row: rowIndex)
+        let column = layout.columns(from: layout.rowStarts[rowIndex], to: position.offset)
+        guard row >= scroll else { return nil }
+        var at = scroll
+        var y = 0
+        while at < row, y < viewHeight {
+            at = step(at, by: 1).row
+            y += 1
+        }
+        return at == row && y < viewHeight ? Point(x: column - firstColumn, y: y) : nil
+    }
+
     /// The rows from ``scroll`` down, at most ``viewHeight`` of them.
     public mutating func visibleRows() -> [VisibleRow] {
         var result: [VisibleRow] = []

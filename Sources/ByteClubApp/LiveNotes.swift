@@ -1,0 +1,265 @@
+import Foundation
+import LiveText
+import LocalClub
+import Remote
+import TerminalUI
+
+/// The open note on the club server's live channel: each edit goes to the other members in it
+/// as it is typed, theirs come into the editor as they type, with their names by their cursors
+/// (docs/live.md, "The app"). The shared document and its journal are the core's
+/// (``LiveNote``); this is the shell's part: the socket, the editor, the screen.
+///
+/// - **Who writes the file.** The Markdown file stays the truth. The member who joined the note
+///   first (the presence list's first) writes it after a pause of ``writePause``, one revision
+///   per burst; anyone may still save with Ctrl-S. A revision another member saved is taken as
+///   the new base without a merge when the shared text holds it; a change made outside the live
+///   session (another tool, WebDAV) is merged into the shared text by the writer alone, so it
+///   comes in once.
+/// - **Undo** undoes this member's own edits, not another's (the shared document's undo).
+@MainActor
+final class LiveNotes {
+    static let writePause: Duration = .seconds(2)
+
+    let context: AppContext
+    weak var saves: NoteSaves?
+    weak var edits: NoteEdits?
+    private var note: LiveNote?
+    private var socket: LiveSocket?
+    /// The open note's id and draft, while it is live.
+    private var openID: String?
+    private var draftID: String?
+    /// The text the editor opened with: the base for what was typed before the first join.
+    private var openedText = ""
+    private var everJoined = false
+    /// Counts edits, for the writer's pause.
+    private var burst = 0
+    /// The note whose "needs a club server" line was said (once per note opened).
+    private var saidNoChannel: String?
+
+    init(context: AppContext) {
+        self.context = context
+    }
+
+    var state: AppState { context.state }
+
+    /// After every change of the state: a note opened (its text in) goes live, one closed leaves.
+    func follow() {
+        guard let session = state.note, session.stage == .open, let id = session.entry?.id, !session.isReadOnly else {
+            if openID != nil { stop() }
+            return
+        }
+        if openID == id, draftID == session.draftID { return }
+        if openID != nil { stop() }
+        guard let channel = context.configuration.liveChannel else {
+            if saidNoChannel != id, state.message == nil {
+                saidNoChannel = id
+                context.say(StatusMessage("Live editing needs a club server"))
+            }
+            return
+        }
+        openID = id
+        draftID = session.draftID
+        openedText = session.editor.body.text
+        everJoined = false
+        note = LiveNote(noteID: id, folder: context.configuration.liveFolder)
+        let hop = context.effects.hop
+        socket = channel(id) { [weak self] event in
+            hop { self?.handle(event, noteID: id) }
+        }
+        context.model.updateQuietly { $0.note?.live = LivePresence() }
+    }
+
+    /// Leaves the live note (closed, switched, or the app quitting).
+    func stop() {
+        socket?.close()
+        socket = nil
+        note = nil
+        openID = nil
+        draftID = nil
+        everJoined = false
+        if state.note?.live != nil { context.model.updateQuietly { $0.note?.live = nil } }
+    }
+
+    /// Whether the open note is live and joined (its undo is the shared document's).
+    var isLive: Bool { everJoined && note != nil && state.note?.live != nil }
+
+    /// After an edit of the open note by this member: its updates go out, and the others see the cursor.
+    func edited() {
+        guard everJoined, var note, let session = state.note, session.entry?.id == openID else { return }
+        let body = session.editor.body
+        let updates = note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor))
+        self.note = note
+        for update in updates { socket?.send(update: update) }
+        sendCursor()
+        scheduleWrite()
+    }
+
+    /// After a key that may have moved the cursor.
+    func keyHandled() {
+        guard everJoined, state.note?.live != nil else { return }
+        sendCursor()
+    }
+
+    /// Ctrl-Z / Ctrl-Y in a live note: this member's own edits, undone or done again.
+    func undo(redo: Bool) -> Bool {
+        guard isLive, var note else { return false }
+        guard let step = note.undo(redo: redo) else {
+            context.say(StatusMessage(redo ? "Nothing to redo" : "Nothing of yours to undo"))
+            return true
+        }
+        self.note = note
+        socket?.send(update: step.update)
+        apply(step.changes)
+        if let at = step.changes.last.map({ change -> Int in
+            switch change {
+            case .insert(let text, let at): return at + text.utf16.count
+            case .delete(let range): return range.lowerBound
+            }
+        }) {
+            context.model.updateQuietly { state in
+                guard let body = state.note?.editor.body else { return }
+                state.note?.editor.body.moveCursor(to: body.position(ofUTF16: at))
+            }
+        }
+        sendCursor()
+        scheduleWrite()
+        return true
+    }
+
+    private func handle(_ event: LiveSocketEvent, noteID: String) {
+        guard openID == noteID, var note else { return }
+        switch event {
+        case .welcome(let me):
+            context.model.updateQuietly { $0.note?.live?.me = me }
+        case .update(_, let bytes):
+            guard let changes = try? note.receive(bytes) else {
+                context.say(.error("A live update could not be read; the note goes on without it"))
+                return
+            }
+            self.note = note
+            guard everJoined else { return }
+            apply(changes)
+            scheduleWrite()
+        case .presence(let members):
+            if !note.isJoined {
+                let body = state.note?.editor.body.text ?? ""
+                let join = note.joined(editorText: body, openedText: openedText)
+                self.note = note
+                if let send = join.send { socket?.send(update: send) }
+                if join.text != body { replaceBody(with: join.text) }
+                everJoined = true
+            }
+            context.update {
+                $0.note?.live?.isJoined = true
+                $0.note?.live?.down = nil
+                $0.note?.live?.members = members
+                let kept = $0.note?.live?.cursors.filter { members.contains($0.key) } ?? [:]
+                $0.note?.live?.cursors = kept
+            }
+            sendCursor()
+        case .cursor(let member, let at):
+            guard let offset = Int(at), offset >= 0 else { return }
+            context.update { $0.note?.live?.cursors[member] = offset }
+        case .refused(let message):
+            context.say(.error("Live: " + message))
+        case .disconnected(let reason):
+            note.disconnected()
+            self.note = note
+            context.update {
+                $0.note?.live?.isJoined = false
+                $0.note?.live?.down = reason
+                $0.note?.live?.cursors = [:]
+            }
+        }
+    }
+
+    /// Another member's changes, into the editor as they are (the cursor keeps its place).
+    private func apply(_ changes: [LiveTextChange]) {
+        guard !changes.isEmpty else { return }
+        context.update { state in
+            guard state.note != nil else { return }
+            for change in changes {
+                switch change {
+                case .insert(let text, let at):
+                    state.note?.editor.body.applyShared(at..<at, with: text)
+                    let cursors = Self.shifted(state.note?.live?.cursors ?? [:], at: at, removed: 0, inserted: text.utf16.count)
+                    state.note?.live?.cursors = cursors
+                case .delete(let range):
+                    state.note?.editor.body.applyShared(range, with: "")
+                    let cursors = Self.shifted(state.note?.live?.cursors ?? [:], at: range.lowerBound, removed: range.count, inserted: 0)
+                    state.note?.live?.cursors = cursors
+                }
+            }
+            state.note?.version += 1
+        }
+        edits?.journalSoon()
+    }
+
+    /// The whole body to `text` (the join's shared text), as another member's edit.
+    private func replaceBody(with text: String) {
+        context.update { state in
+            guard let body = state.note?.editor.body else { return }
+            let old = Array(body.text.utf16), new = Array(text.utf16)
+            var head = 0
+            while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
+            var tail = 0
+            while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
+            state.note?.editor.body.applyShared(head..<(old.count - tail), with: String(decoding: new[head..<(new.count - tail)], as: UTF16.self))
+            state.note?.version += 1
+        }
+        edits?.journalSoon()
+    }
+
+    static func shifted(_ cursors: [String: Int], at: Int, removed: Int, inserted: Int) -> [String: Int] {
+        cursors.mapValues { offset in
+            if offset <= at { return offset }
+            if offset >= at + removed { return offset - removed + inserted }
+            return at
+        }
+    }
+
+    private func sendCursor() {
+        guard let body = state.note?.editor.body else { return }
+        socket?.send(cursor: String(body.utf16Offset(of: body.cursor)))
+    }
+
+    /// The writer writes the file once the note has been quiet for ``writePause``.
+    private func scheduleWrite() {
+        burst += 1
+        let mark = burst
+        context.effects.after(Self.writePause) { [weak self] in
+            guard let self, self.burst == mark, self.isLive, let session = self.state.note, let live = session.live,
+                  live.me != nil, live.members.first == live.me, session.isModified, session.isEditing else { return }
+            self.saves?.save()
+        }
+    }
+
+    /// Another member's revision of the open note: taken as the new base with no merge when the
+    /// shared text holds it; otherwise the writer merges it into the shared text. Returns whether
+    /// this note took it (it is live), so the usual banner and merge stay away.
+    func fileChanged(_ entry: RemoteEntry) -> Bool {
+        guard isLive, let session = state.note, session.entry?.id == openID, !session.isSaving else { return false }
+        let store = context.store
+        let base = session.baseText
+        context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
+            guard let self, case .success(let (data, current)) = result, let text = String(validating: data, as: UTF8.self),
+                  var note = self.note, let now = self.state.note, now.entry?.id == self.openID, !now.isSaving else { return }
+            let live = now.live
+            let writer = live?.me != nil && live?.members.first == live?.me
+            if text != note.text, writer {
+                // A change made outside the live session: into the shared text, once.
+                let merged = LiveNote.merged(base: base ?? text, mine: note.text, theirs: text)
+                let updates = note.edit(to: merged)
+                self.note = note
+                for update in updates { self.socket?.send(update: update) }
+                self.replaceBody(with: merged)
+            }
+            self.context.update { state in
+                state.note?.entry = current
+                state.note?.setBase(current.rev, text: text)
+                if state.note?.editor.body.text == text, let version = state.note?.version { state.note?.savedVersion = version }
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,156 @@
+import Crypto
+import Foundation
+import LiveText
+import NoteMerge
+
+/// One note being written together on a club server's live channel: the shared document (a
+/// LiveText/Yjs text), what the server is known to hold, and the journal that keeps every
+/// update on this machine. No UI and no network: the app's shell feeds it the editor's text and
+/// the socket's events, and sends what it returns (docs/live.md, "The app").
+///
+/// - **Local edits** (``edit(to:)``) become updates, kept in the journal at once and sent when
+///   connected; offline they only wait there.
+/// - **A join** (``joined(editorText:openedText:)``): once the server has sent its stored log,
+///   the note sends everything the server lacks (``serverHolds`` is what its log had), so edits
+///   made offline, or before a kill -9, reach the others. A note with no live history yet is
+///   seeded from the file's text under a client id that the text alone decides, so two members
+///   who seed the same text at once make one text, not two.
+/// - **The journal** (`<folder>/<room>`): 4-byte big-endian lengths and updates, every update
+///   this member made or received; replayed at the next open.
+public struct LiveNote: Sendable {
+    public let noteID: String
+    public private(set) var document: LiveDocument
+    /// What the server's log holds, from what it sent since the last connect.
+    public private(set) var serverHolds = StateVector()
+    /// Whether the server's stored log is in since the last connect.
+    public private(set) var isJoined = false
+    private let journal: URL?
+
+    /// Opens the note's document, with what its journal kept.
+    public init(noteID: String, folder: URL?) {
+        self.noteID = noteID
+        document = LiveDocument(clientID: LiveDocument.randomClientID())
+        let room = noteID.hasPrefix("id:") ? String(noteID.dropFirst(3)) : noteID
+        let safe = room.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
+        journal = safe && !room.isEmpty ? folder?.appendingPathComponent(room) : nil
+        if let journal, let data = try? Data(contentsOf: journal) {
+            var at = 0
+            let bytes = [UInt8](data)
+            while at + 4 <= bytes.count {
+                let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+                guard at + 4 + length <= bytes.count else { break }
+                try? document.apply(update: Data(bytes[(at + 4)..<(at + 4 + length)]))
+                at += 4 + length
+            }
+        }
+    }
+
+    public var text: String { document.text }
+
+    /// Whether the journal holds anything (a note written live here before).
+    public var hasHistory: Bool { !document.state.clocks.isEmpty }
+
+    /// The editor's text is now `newText`: the difference with the document becomes this
+    /// member's edits. Returns the updates to send (none when nothing changed).
+    ///
+    /// `cursor` (a UTF-16 offset in `newText`), when given, places an ambiguous edit: "a" typed
+    /// after "r" before another member's "ann" is an insert after "r", not after "ra" (the
+    /// texts read the same, but the others would put the "a" elsewhere).
+    public mutating func edit(to newText: String, cursor: Int? = nil) -> [Data] {
+        let old = Array(document.text.utf16), new = Array(newText.utf16)
+        var head = 0
+        while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
+        if let cursor { head = min(head, max(0, cursor - max(0, new.count - old.count))) }
+        var tail = 0
+        while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
+        var updates: [Data] = []
+        if head < old.count - tail { updates.append(document.delete(head..<(old.count - tail))) }
+        if head < new.count - tail {
+            updates.append(document.insert(String(decoding: new[head..<(new.count - tail)], as: UTF16.self), at: head))
+        }
+        for update in updates { record(update) }
+        return updates
+    }
+
+    /// Another member's update (or the stored log's): what it changed in the text, in order.
+    public mutating func receive(_ update: Data) throws(LiveTextError) -> [LiveTextChange] {
+        let changes = try document.applyReportingChanges(update)
+        serverHolds.formUnion(try LiveDocument.clockEnds(of: update))
+        record(update)
+        return changes
+    }
+
+    /// The connection ended: the next one begins with the server's log again.
+    public mutating func disconnected() {
+        isJoined = false
+        serverHolds = StateVector()
+    }
+
+    /// What joining gives: the update to send the server (nil: it has everything), and the text
+    /// the editor should show.
+    public struct Join: Sendable {
+        public var send: Data?
+        public var text: String
+    }
+
+    /// The server's stored log is in (its first presence after a connect).
+    ///
+    /// `openedText` is the text the editor opened with (the file's, or a draft's) and
+    /// `editorText` what it holds now. A note with no live history is seeded with `openedText`;
+    /// what the user typed before this first join is merged in as their edits (nothing is lost:
+    /// where it clashes with the shared text, both are kept).
+    public mutating func joined(editorText: String, openedText: String) -> Join {
+        isJoined = true
+        if document.state.clocks.isEmpty, !openedText.isEmpty {
+            var seed = LiveDocument(clientID: Self.seedClient(for: openedText))
+            let update = seed.insert(openedText, at: 0)
+            try? document.apply(update: update)
+            record(update)
+        }
+        if editorText != document.text {
+            _ = edit(to: Self.merged(base: openedText, mine: editorText, theirs: document.text))
+        }
+        let missing = document.encodeStateAsUpdate(since: serverHolds)
+        // An update with no structs and no deletes is 2 bytes (two zero counts).
+        let send = missing.count > 2 ? missing : nil
+        if let send { serverHolds.formUnion((try? LiveDocument.clockEnds(of: send)) ?? StateVector()) }
+        return Join(send: send, text: document.text)
+    }
+
+    /// This member's last edit undone (or the last undone one done again): the update to send
+    /// and what it changed in the text. Another member's edits are never undone.
+    public mutating func undo(redo: Bool) -> UndoneEdit? {
+        guard let step = redo ? document.redo() : document.undo() else { return nil }
+        record(step.update)
+        return step
+    }
+
+    /// A three-way merge that loses nothing: where the sides clash, both are kept.
+    public static func merged(base: String, mine: String, theirs: String) -> String {
+        let result = ThreeWayMerge.merge(base: base, mine: mine, theirs: theirs)
+        return result.text ?? result.resolved(Array(repeating: .both, count: result.conflictCount))
+    }
+
+    /// The client id a seed of `text` is written under: the same for everyone seeding that text
+    /// (below 2^53, as Yjs's ids are).
+    static func seedClient(for text: String) -> UInt64 {
+        let digest = SHA256.hash(data: Data(text.utf8))
+        return digest.withUnsafeBytes { bytes in bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } & ((1 << 53) - 1)
+    }
+
+    /// Appends an update to the journal (written at once: a kill -9 loses nothing written).
+    private func record(_ update: Data) {
+        guard let journal else { return }
+        var bytes = Data([UInt8(update.count >> 24 & 0xFF), UInt8(update.count >> 16 & 0xFF), UInt8(update.count >> 8 & 0xFF), UInt8(update.count & 0xFF)])
+        bytes.append(update)
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: journal.path) {
+            try? manager.createDirectory(at: journal.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            manager.createFile(atPath: journal.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        guard let handle = try? FileHandle(forWritingTo: journal) else { return }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: bytes)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Live editing (issue 57) in real terminals: a `byteclub serve` on a random loopback port and
+/// two or three apps, each in its own tmux server with its own HOME, in one note, typing at the
+/// same spot. Every screen ends with the same text holding every key, the others' names shown.
+final class LiveEditingEndToEndTests: XCTestCase {
+    static let members = ["ann", "ray", "cy"]
+    var base: URL!
+    var server: MemberServe?
+    var apps: [String: AppHarness] = [:]
+
+    override func setUpWithError() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-live-\(UUID().uuidString)")
+        let notes = base.appendingPathComponent("served/byteclub")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        try "# Minutes\n\nAgenda:\n".write(to: notes.appendingPathComponent("Minutes.md"), atomically: true, encoding: .utf8)
+        server = try MemberServe(root: base.appendingPathComponent("served"), members: Self.members.map { ($0, "live-\($0)-token") })
+        for member in Self.members { apps[member] = try AppHarness() }
+    }
+
+    override func tearDown() {
+        for app in apps.values { app.close() }
+        server?.kill()
+        try? FileManager.default.removeItem(at: base)
+    }
+
+    var noteOnDisk: String { AppHarness.text(base.appendingPathComponent("served/byteclub/Minutes.md")) ?? "" }
+
+    /// Starts `member`'s app and opens the note in its editor, live.
+    func open(_ member: String, again: Bool = false) throws -> TmuxSession {
+        let tmux = try XCTUnwrap(apps[member]).launch(["--server", "http://127.0.0.1:\(server?.port ?? 0)", "--token", "live-\(member)-token"],
+                                                      jobControl: false)
+        // A run after a kill -9 starts on the killed run's screen: the new one has no shell prompt on it.
+        tmux.waitFor("the notes list") { AppHarness.listed("Minutes", in: $0) && !$0.contains("e2e>") }
+        try tmux.press("Enter")
+        tmux.waitFor("the note live") { $0.contains("Agenda:") && $0.contains("Live: ") && $0.contains(member) }
+        // To the end of the text, where everyone types.
+        try tmux.press("C-End")
+        return tmux
+    }
+
+    /// The note's body as a screen shows it: the lines from "# Minutes" down to the status bar.
+    static func body(_ screen: String) -> [String] {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
+        guard let start = lines.firstIndex(where: { $0.contains("# Minutes") }) else { return [] }
+        return lines[start...].prefix { !$0.contains("Live: ") }.map { line in
+            // The editor pane's part of the row (the list is on its left).
+            let editor = line.range(of: "# Minutes").map { _ in line } ?? line
+            return editor.trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    func typeTogether(_ terminals: [(String, TmuxSession)], rounds: Range<Int>) throws -> [String] {
+        var words: [String] = []
+        for round in rounds {
+            for (member, tmux) in terminals {
+                let word = "\(member)\(round) "
+                try tmux.type(word)
+                words.append(word.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return words
+    }
+
+    func assertConverged(_ terminals: [(String, TmuxSession)], holding words: [String], file: StaticString = #filePath, line: UInt = #line) {
+        var screens: [String] = []
+        for (member, tmux) in terminals {
+            let screen = tmux.waitFor("every word on \(member)'s screen", timeout: 20, file: file, line: line) { screen in
+                words.allSatisfy { screen.contains($0) }
+            }
+            screens.append(screen)
+        }
+        // The same order of words everywhere: the shared text is one text.
+        let orders = screens.map { screen in
+            words.sorted { (screen.range(of: $0)?.lowerBound ?? screen.endIndex) < (screen.range(of: $1)?.lowerBound ?? screen.endIndex) }
+        }
+        XCTAssertEqual(Set(orders.map { $0.joined(separator: " ") }).count, 1, "the words in one order on every screen: \(orders)", file: file, line: line)
+    }
+
+    func testTwoAppsTypingAtTheSameSpotConvergeWithTheOthersNameShownAndTheFileWritten() throws {
+        let ann = try open("ann")
+        let ray = try open("ray")
+        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<8)
+        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+        // Each sees the other's name by their cursor.
+        ann.waitFor("ray's name tag by ray's cursor") { $0.contains("◂ ray") }
+        ray.waitFor("ann's name tag by ann's cursor") { $0.contains("◂ ann") }
+        // The writer (ann, who came first) writes the file after the pause, with every word.
+        _ = AppHarness.eventually("the file holds every word", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } }
+        XCTAssertFalse(ray.capture().contains("Merged"), "no merge for text live editing holds")
+        XCTAssertFalse(ray.capture().contains("Changed by"), "no banner for the writer's revision")
+    }
+
+    func testThreeAppsAndOneStoppedForTenSecondsConvergeWithNothingLost() throws {
+        let ann = try open("ann")
+        let ray = try open("ray")
+        let cy = try open("cy")
+        for tmux in [ann, ray, cy] { tmux.waitFor("all three in the note") { $0.contains("Live: ann, ray, cy") } }
+        var words = try typeTogether([("ann", ann), ("ray", ray), ("cy", cy)], rounds: 0..<4)
+        assertConverged([("ann", ann), ("ray", ray), ("cy", cy)], holding: words)
+
+        // cy's app stopped for ten seconds while the others type.
+        let cyPID = try XCTUnwrap(apps["cy"]?.appPID())
+        kill(cyPID, SIGSTOP)
+        words += try typeTogether([("ann", ann), ("ray", ray)], rounds: 4..<8)
+        // Ten seconds of the others typing while cy is stopped, polled on their screens.
+        let stoppedAt = Date()
+        _ = AppHarness.eventually("ten seconds with cy stopped", timeout: 30) {
+            _ = ann.capture()
+            return Date().timeIntervalSince(stoppedAt) >= 10
+        }
+        kill(cyPID, SIGCONT)
+        assertConverged([("ann", ann), ("ray", ray), ("cy", cy)], holding: words)
+        // And cy types on, at once live again.
+        words += try typeTogether([("cy", cy), ("ann", ann)], rounds: 8..<10)
+        assertConverged([("ann", ann), ("ray", ray), ("cy", cy)], holding: words)
+    }
+
+    func testOfflineTypingAndAKillMinusNineLoseNothingTheQueuedUpdatesComeBack() throws {
+        let ann = try open("ann")
+        let ray = try open("ray")
+        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        try ray.type("live-word ")
+        ann.waitFor("ray's word live") { $0.contains("live-word") }
+
+        // The server goes away: both type on, offline; their updates wait in their journals.
+        let port = try XCTUnwrap(server?.port)
+        server?.kill()
+        ray.waitFor("ray offline") { $0.contains("Live: offline, typing is kept") }
+        ann.waitFor("ann offline") { $0.contains("Live: offline, typing is kept") }
+        try ray.type("ray-offline-word ")
+        try ann.type("ann-offline-word ")
+        ray.waitFor("ray's offline word on ray's screen") { $0.contains("ray-offline-word") }
+        // ray's app is killed (kill -9) with its updates still queued: only its journal and draft hold them.
+        AppHarness.eventually("ray's draft written") { self.draftHolds("ray", "ray-offline-word") }
+        kill(try XCTUnwrap(apps["ray"]?.appPID()), SIGKILL)
+
+        // The server comes back on its port and folder; ann's app finds it, ray's starts again.
+        server = try MemberServe(root: base.appendingPathComponent("served"), members: Self.members.map { ($0, "live-\($0)-token") }, port: port)
+        let again = try open("ray", again: true)
+        let words = ["live-word", "ray-offline-word", "ann-offline-word"]
+        assertConverged([("ann", ann), ("ray", again)], holding: words)
+        try again.type("after-return ")
+        assertConverged([("ann", ann), ("ray", again)], holding: words + ["after-return"])
+        _ = AppHarness.eventually("the file holds every word", timeout: 20) { (words + ["after-return"]).allSatisfy { self.noteOnDisk.contains($0) } }
+    }
+
+    /// Whether a member's drafts folder holds a draft with `word`.
+    func draftHolds(_ member: String, _ word: String) -> Bool {
+        guard let base = apps[member]?.base, let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return false }
+        return files.compactMap { $0 as? URL }.contains { url in
+            url.path.contains("drafts") && (try? String(contentsOf: url, encoding: .utf8))?.contains(word) == true
+        }
+    }
+}

@@ -275,7 +275,7 @@ let package = Package(
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",
-            dependencies: ["ByteClubApp", "ClubServer", "DropboxWire", "LocalClub", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", "SearchIndex", "ClubKit", "ClubCrypt", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ByteClubApp", "ClubServer", "DropboxWire", "LocalClub", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", "SearchIndex", "ClubKit", "ClubCrypt", "LiveText", .product(name: "Logging", package: "swift-log")]
         ),
 
         // `make torture`: the real binaries (serve, agent, put, restore, the app in tmux) killed at

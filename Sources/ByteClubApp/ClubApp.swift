@@ -59,6 +59,9 @@ public struct AppConfiguration: Sendable {
     /// where events go. Nil on a backend without one (WebDAV, Dropbox), where a note opens as
     /// ever and one line says live editing needs a club server.
     public var liveChannel: (@Sendable (_ fileID: String, _ deliver: @escaping @Sendable (LiveSocketEvent) -> Void) -> LiveSocket)?
+    /// What a note opened without a live channel says once (the executable sets it on WebDAV and
+    /// Dropbox; nil: nothing, as with live editing turned off).
+    public var liveUnavailable: String?
     /// Where live notes keep their journals (the club's cache folder's `live/`); nil: in memory only.
     public var liveFolder: URL?
 

@@ -9,16 +9,28 @@ import TerminalUI
 /// (docs/live.md, "The app"). The shared document and its journal are the core's
 /// (``LiveNote``); this is the shell's part: the socket, the editor, the screen.
 ///
-/// - **Who writes the file.** The Markdown file stays the truth. The member who joined the note
-///   first (the presence list's first) writes it after a pause of ``writePause``, one revision
-///   per burst; anyone may still save with Ctrl-S. A revision another member saved is taken as
+/// - **Who writes the file.** The Markdown file stays the truth. While others are in the note,
+///   the member who joined it first (the presence list's first) writes it after a pause of
+///   ``writePause``, one revision per burst; anyone may still save with Ctrl-S, and a member
+///   alone in a note saves as on any backend. A revision another member saved is taken as
 ///   the new base without a merge when the shared text holds it; a change made outside the live
 ///   session (another tool, WebDAV) is merged into the shared text by the writer alone, so it
 ///   comes in once.
 /// - **Undo** undoes this member's own edits, not another's (the shared document's undo).
+/// - **Alone in a note**, a member is connected (to see others come) but the note is not live
+///   until someone else is in it: it saves and merges as on any backend.
 @MainActor
 final class LiveNotes {
     static let writePause: Duration = .seconds(2)
+
+    /// What help says of live editing, under the editor's keys: when it is on and how it looks.
+    nonisolated static let helpCommands: [Command] = [
+        Command(keys: [], description: "On a club server, others in the note type live", group: "Live editing", keyLabel: "When"),
+        Command(keys: [], description: "Their names by their cursors, in a colour each", group: "Live editing", keyLabel: "Who"),
+        Command(keys: [], description: "\"Live: ann, ray\" in the status bar lists who is in", group: "Live editing", keyLabel: "Status"),
+        Command(keys: [.ctrl("z"), .ctrl("y")], description: "Undo / redo your own edits, not theirs", group: "Live editing"),
+        Command(keys: [], description: "WebDAV, Dropbox: \"Live editing needs a club server\"", group: "Live editing", keyLabel: "Elsewhere"),
+    ]
 
     let context: AppContext
     weak var saves: NoteSaves?
@@ -48,12 +60,13 @@ final class LiveNotes {
             if openID != nil { stop() }
             return
         }
-        if openID == id, draftID == session.draftID { return }
+        // The same note: a reload or a merge that replaced the editor's text goes in as an edit.
+        if openID == id { return }
         if openID != nil { stop() }
         guard let channel = context.configuration.liveChannel else {
-            if saidNoChannel != id, state.message == nil {
+            if saidNoChannel != id, state.message == nil, let line = context.configuration.liveUnavailable {
                 saidNoChannel = id
-                context.say(StatusMessage("Live editing needs a club server"))
+                context.say(StatusMessage(line))
             }
             return
         }
@@ -85,11 +98,8 @@ final class LiveNotes {
 
     /// After an edit of the open note by this member: its updates go out, and the others see the cursor.
     func edited() {
-        guard everJoined, var note, let session = state.note, session.entry?.id == openID else { return }
-        let body = session.editor.body
-        let updates = note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor))
-        self.note = note
-        for update in updates { socket?.send(update: update) }
+        guard everJoined, state.note?.entry?.id == openID else { return }
+        syncLocal()
         sendCursor()
         scheduleWrite()
     }
@@ -132,6 +142,12 @@ final class LiveNotes {
         case .welcome(let me):
             context.model.updateQuietly { $0.note?.live?.me = me }
         case .update(_, let bytes):
+            // A reload or a merge may have changed the editor since the last key: in first.
+            if everJoined {
+                syncLocal()
+                guard let synced = self.note else { return }
+                note = synced
+            }
             guard let changes = try? note.receive(bytes) else {
                 context.say(.error("A live update could not be read; the note goes on without it"))
                 return
@@ -141,7 +157,10 @@ final class LiveNotes {
             apply(changes)
             scheduleWrite()
         case .presence(let members):
-            if !note.isJoined {
+            // The note goes live once someone else is in it: alone, it opens, saves and merges
+            // as on any backend (a reload or an overwrite is the member's own to make). Once
+            // live, every connection again joins, to send what was typed meanwhile.
+            if !note.isJoined, everJoined || members.count > 1 {
                 let body = state.note?.editor.body.text ?? ""
                 let join = note.joined(editorText: body, openedText: openedText)
                 self.note = note
@@ -163,6 +182,7 @@ final class LiveNotes {
         case .refused(let message):
             context.say(.error("Live: " + message))
         case .disconnected(let reason):
+            if state.note?.live?.down != reason { context.logger.warning("live: \(reason)") }
             note.disconnected()
             self.note = note
             context.update {
@@ -228,32 +248,26 @@ final class LiveNotes {
         burst += 1
         let mark = burst
         context.effects.after(Self.writePause) { [weak self] in
+            // Alone in the note, saving stays the member's own (Ctrl-S), as on any backend.
             guard let self, self.burst == mark, self.isLive, let session = self.state.note, let live = session.live,
-                  live.me != nil, live.members.first == live.me, session.isModified, session.isEditing else { return }
+                  live.me != nil, live.members.count > 1, live.members.first == live.me, session.isModified, session.isEditing else { return }
             self.saves?.save()
         }
     }
 
-    /// Another member's revision of the open note: taken as the new base with no merge when the
-    /// shared text holds it; otherwise the writer merges it into the shared text. Returns whether
-    /// this note took it (it is live), so the usual banner and merge stay away.
-    func fileChanged(_ entry: RemoteEntry) -> Bool {
-        guard isLive, let session = state.note, session.entry?.id == openID, !session.isSaving else { return false }
+    /// A revision of the open note saved by `who`: when `who` is in the live note, the shared
+    /// text holds it, so it is taken as the new base with no banner and no merge; returns whether
+    /// it was. A change from anyone else (another tool, WebDAV, a member not in the note) goes the
+    /// usual way: a banner, `Ctrl-R` or the save merges it, and the merged text then goes into the
+    /// shared text as this member's edit.
+    func fileChanged(_ entry: RemoteEntry, by who: String?) -> Bool {
+        guard isLive, let session = state.note, session.entry?.id == openID, !session.isSaving,
+              let who, let live = session.live, live.members.contains(who) else { return false }
         let store = context.store
-        let base = session.baseText
         context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
             guard let self, case .success(let (data, current)) = result, let text = String(validating: data, as: UTF8.self),
-                  var note = self.note, let now = self.state.note, now.entry?.id == self.openID, !now.isSaving else { return }
-            let live = now.live
-            let writer = live?.me != nil && live?.members.first == live?.me
-            if text != note.text, writer {
-                // A change made outside the live session: into the shared text, once.
-                let merged = LiveNote.merged(base: base ?? text, mine: note.text, theirs: text)
-                let updates = note.edit(to: merged)
-                self.note = note
-                for update in updates { self.socket?.send(update: update) }
-                self.replaceBody(with: merged)
-            }
+                  let now = self.state.note, now.entry?.id == self.openID, !now.isSaving else { return }
+            self.note?.fileTaken(text)
             self.context.update { state in
                 state.note?.entry = current
                 state.note?.setBase(current.rev, text: text)
@@ -261,5 +275,16 @@ final class LiveNotes {
             }
         }
         return true
+    }
+
+    /// The editor's text into the shared document when they differ (a reload, a merge, a key):
+    /// before another member's changes are placed by offset, the two must be the same text.
+    private func syncLocal() {
+        guard everJoined, var note, let session = state.note, session.entry?.id == openID else { return }
+        let body = session.editor.body
+        let updates = note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor))
+        self.note = note
+        for update in updates { socket?.send(update: update) }
+        if !updates.isEmpty { scheduleWrite() }
     }
 }

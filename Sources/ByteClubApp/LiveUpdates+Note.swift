@@ -34,10 +34,10 @@ extension LiveUpdates {
         // Our own save landing: by our account, or (on a server that names no one) while it is in flight.
         if let me, event.entry.modifiedBy == me { return }
         if me == nil || event.entry.modifiedBy == nil, session.isSaving { return }
-        // A live note takes another member's revision as its base (the shared text holds it).
-        if liveNotes?.fileChanged(event.entry) == true { return }
         // A name, or words: an account id is never shown where a name belongs.
         let who = name(of: event.entry.modifiedBy) ?? MergeSession.someone
+        // A live note takes the revision of a member in it as its base (the shared text holds it).
+        if liveNotes?.fileChanged(event.entry, by: name(of: event.entry.modifiedBy)) == true { return }
         if !session.isModified, session.isEditing, !session.isReadOnly {
             reload(event.entry, who: who, draftID: session.draftID)
         } else {

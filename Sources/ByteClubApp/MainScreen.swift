@@ -186,7 +186,7 @@ public final class MainScreen: Layer {
 
         let state = model.state
         // One transfer by name, several summed ("↑2 ↓1 43%").
-        let live = tab == .notes ? state.note?.live.map { TerminalSafe.escape($0.statusText) } : nil
+        let live = tab == .notes ? state.note?.live?.statusText.map(TerminalSafe.escape) : nil
         let progress = [live, state.offline.figure, state.transferFigure, state.indexing?.figure].compactMap { $0 }.joined(separator: "  ")
         // Messages escape what the server named where they are made; escaping again here (it
         // changes nothing twice) keeps a message that forgot from driving the terminal.
@@ -310,6 +310,7 @@ public final class MainScreen: Layer {
         return bar + hits + (editor ?? NoteEditorState.commands) + NoteEditorState.mouseCommands + MergeView.editorBindings.commands
             + ExternalEditController.externalEditorBindings.commands + NoteViewController.editorBindings.commands
             + LinksController.bindings.commands + LinksController.mouseCommands + OpenNotesController.bindings.commands + tabKeys.commands
+            + LiveNotes.helpCommands
     }
 }
 

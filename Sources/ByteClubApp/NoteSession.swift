@@ -277,9 +277,11 @@ public struct LivePresence: Sendable, Equatable {
 
     public init() {}
 
-    /// "Live: ann, ray" for the status bar; "Live: connecting…" or "Live: offline, typing is kept" while not in.
-    public var statusText: String {
-        if isJoined { return "Live: " + members.joined(separator: ", ") }
-        return down == nil ? "Live: connecting…" : "Live: offline, typing is kept"
+    /// "Live: ann, ray" for the status bar while others are in the note too, "Live: offline" while
+    /// the channel is down; nothing while this member is alone in it or joining (short: the
+    /// status bar's message keeps the room).
+    public var statusText: String? {
+        if isJoined { return members.count > 1 ? "Live: " + members.joined(separator: ", ") : nil }
+        return down == nil ? nil : "Live: offline"
     }
 }

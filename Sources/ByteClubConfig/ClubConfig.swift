@@ -30,6 +30,8 @@ public struct ClubConfig: Sendable, Equatable {
     public var lineNumbers = false
     /// Long lines wrap in the editor (`soft_wrap = false`: they scroll sideways; `Alt-W`).
     public var softWrap = true
+    /// Notes open live on a club server (`live_editing = false`: never; saves and merges as before).
+    public var liveEditing = true
     /// `byteclub today`'s notes: `daily_folder` and `daily_format`.
     public var daily = DailyNotes()
     /// The file's text, kept to find the line of a key for a later message (a failing
@@ -48,7 +50,7 @@ public struct ClubConfig: Sendable, Equatable {
     public static let noteExtensions = ["md", "txt"]
 
     /// The keys the top level may hold besides `[remote.NAME]` tables.
-    static let topLevelKeys = ["default", "remote", "new_note_extension", "line_numbers", "soft_wrap", "daily_folder", "daily_format"]
+    static let topLevelKeys = ["default", "remote", "new_note_extension", "line_numbers", "soft_wrap", "live_editing", "daily_folder", "daily_format"]
 
     /// The remotes sorted by name, as `byteclub remotes` lists them.
     public var sortedRemotes: [RemoteConfig] { remotes.values.sorted { $0.name < $1.name } }
@@ -239,12 +241,16 @@ private struct ConfigChecker {
                 } else {
                     wrongType([key], value, "\"md\" or \"txt\"")
                 }
-            case "line_numbers", "soft_wrap":
+            case "line_numbers", "soft_wrap", "live_editing":
                 guard let flag = value.bool else {
                     wrongType([key], value, "true or false")
                     continue
                 }
-                if key == "line_numbers" { config.lineNumbers = flag } else { config.softWrap = flag }
+                switch key {
+                case "line_numbers": config.lineNumbers = flag
+                case "soft_wrap": config.softWrap = flag
+                default: config.liveEditing = flag
+                }
             case "daily_folder":
                 if let folder = value.string {
                     if let why = DailyNotes.folderProblem(folder) { problem([key], why) } else { config.daily.folder = folder }

@@ -81,3 +81,24 @@ extension EncryptedStore {
         }
     }
 }
+
+extension EncryptedStore {
+    /// Whether the club is on a club server, which has the live channel.
+    public var offersLive: Bool { (inner as? DropboxStore)?.speaksClub == true }
+
+    /// A note's live socket in an encrypted club: each update sealed with the club key and signed
+    /// by this member (as a file is, for the path `live/<id>`), each one received opened and its
+    /// signer checked against the roster, so the server relays and stores only ciphertext and a
+    /// removed member's updates are refused. Nil when the club is not on a club server.
+    public func openLive(fileID: String, deliver: @escaping @Sendable (LiveSocketEvent) -> Void) -> LiveSocket? {
+        guard let club = inner as? DropboxStore, club.speaksClub else { return nil }
+        let path = "live/" + fileID
+        let seal = LiveSeal(seal: { [self] update in
+            let keyring = self.keyring
+            return try ClubSeal.seal(update, path: path, version: ClubSeal.nextVersion(after: nil), to: [keyring.recipient], by: keyring.me)
+        }, open: { [self] sealed in
+            try ClubSeal.open(sealed, path: path, identities: self.identities, roster: self.keyring.roster).plaintext
+        })
+        return club.openLive(fileID: fileID, seal: seal, deliver: deliver)
+    }
+}

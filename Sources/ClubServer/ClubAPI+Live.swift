@@ -40,10 +40,23 @@ extension ClubAPI {
             return .failure(.notFound)
         }
         let lower = notePath.lower
-        guard lower.hasSuffix(".md") || lower.hasSuffix(".txt") else { return .failure(.notFile) }
+        // An encrypted club's names are hidden (no extension): any of its files may be a note.
+        guard lower.hasSuffix(".md") || lower.hasSuffix(".txt") || inEncryptedClub(notePath) else { return .failure(.notFile) }
         // A folder's id, or a note since deleted on disk behind the server's back.
         guard case .file = try? await store.metadata(notePath) else { return .failure(.notFound) }
         return .success(LiveSession(room: room, tokenHash: tokenHash, grant: grant))
+    }
+
+    /// Whether `path` lies in an encrypted club's folder: a folder above it holds the club's keys
+    /// (`.clubkeys`, ClubKit's `ClubKeyFiles.folderName`).
+    func inEncryptedClub(_ path: DropboxPath) -> Bool {
+        var folder = URL(fileURLWithPath: store.root + path.display).deletingLastPathComponent()
+        let root = URL(fileURLWithPath: store.root).standardizedFileURL.path
+        while folder.standardizedFileURL.path.count >= root.count {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(".clubkeys").path) { return true }
+            folder = folder.deletingLastPathComponent()
+        }
+        return false
     }
 
     /// Serves one upgraded connection until it closes, its member is removed, or the server stops.

@@ -183,10 +183,10 @@ public final class ClubServer: Sendable {
             return await group.next() ?? true
         }
         if !ended {
-            admission.closeAll()
+            await admission.closeAll()
             _ = await task.result
         }
-        admission.closeAll()
+        await admission.closeAll()
     }
 }
 

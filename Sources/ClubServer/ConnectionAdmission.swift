@@ -91,12 +91,13 @@ final class ConnectionAdmission: Sendable {
     /// Closes every connection still open, and any handed over from now on: a stopping server's
     /// last step once its grace is over, and once more when it has stopped (a connection the
     /// kernel had accepted as the listener closed is otherwise never read nor closed).
-    func closeAll() {
+    func closeAll() async {
         let open = state.withLock { state -> [any Channel] in
             state.closing = true
             return Array(state.channels.values)
         }
-        for channel in open { channel.close(promise: nil) }
+        // Waited for: a stop returns with every socket closed, not only asked to close.
+        for channel in open { try? await channel.close() }
     }
 
     func release(_ address: String?) {

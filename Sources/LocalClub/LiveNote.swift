@@ -25,6 +25,10 @@ public struct LiveNote: Sendable {
     /// Whether the server's stored log is in since the last connect.
     public private(set) var isJoined = false
     private let journal: URL?
+    /// The file's text the shared document last took in (at a join, or a revision a member in the
+    /// note saved), kept beside the journal: a file that differs from it at the next join was
+    /// changed outside the live session, and that change is merged in.
+    public private(set) var fileBase: String?
 
     /// Opens the note's document, with what its journal kept.
     public init(noteID: String, folder: URL?) {
@@ -43,6 +47,16 @@ public struct LiveNote: Sendable {
                 at += 4 + length
             }
         }
+        if let journal, let data = try? Data(contentsOf: journal.appendingPathExtension("base")) {
+            fileBase = String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// The file's text is now `text`, and the shared document holds it (a revision written from it).
+    public mutating func fileTaken(_ text: String) {
+        fileBase = text
+        guard let journal else { return }
+        try? Data(text.utf8).write(to: journal.appendingPathExtension("base"), options: .atomic)
     }
 
     public var text: String { document.text }
@@ -97,8 +111,9 @@ public struct LiveNote: Sendable {
     ///
     /// `openedText` is the text the editor opened with (the file's, or a draft's) and
     /// `editorText` what it holds now. A note with no live history is seeded with `openedText`;
-    /// what the user typed before this first join is merged in as their edits (nothing is lost:
-    /// where it clashes with the shared text, both are kept).
+    /// a file changed outside the live session since ``fileBase``, and what the user typed before
+    /// this first join, are merged in as their edits (nothing is lost: where either clashes with
+    /// the shared text, both are kept).
     public mutating func joined(editorText: String, openedText: String) -> Join {
         isJoined = true
         if document.state.clocks.isEmpty, !openedText.isEmpty {
@@ -107,9 +122,15 @@ public struct LiveNote: Sendable {
             try? document.apply(update: update)
             record(update)
         }
-        if editorText != document.text {
-            _ = edit(to: Self.merged(base: openedText, mine: editorText, theirs: document.text))
-        }
+        // The file changed outside the live session since the document last took it in: that
+        // change, and what was typed before this join, go into the shared text (both kept where
+        // they clash with it).
+        let shared = document.text
+        var text = shared
+        if let fileBase, fileBase != openedText { text = Self.merged(base: fileBase, mine: text, theirs: openedText) }
+        if editorText != openedText { text = Self.merged(base: openedText, mine: text, theirs: editorText) }
+        if text != shared { _ = edit(to: text) }
+        fileTaken(openedText)
         let missing = document.encodeStateAsUpdate(since: serverHolds)
         // An update with no structs and no deletes is 2 bytes (two zero counts).
         let send = missing.count > 2 ? missing : nil

@@ -24,6 +24,20 @@ public enum LiveSocketEvent: Sendable, Equatable {
     case disconnected(String)
 }
 
+/// How an encrypted club's updates travel: sealed with the club key and signed by their member
+/// (as its files are), opened and checked on arrival. The server relays and stores ciphertext.
+public struct LiveSeal: Sendable {
+    public var seal: @Sendable (Data) throws -> Data
+    /// The plaintext of a sealed update, or an error saying why it is refused (a signer who is
+    /// no member, or was removed before writing it).
+    public var open: @Sendable (Data) throws -> Data
+
+    public init(seal: @escaping @Sendable (Data) throws -> Data, open: @escaping @Sendable (Data) throws -> Data) {
+        self.seal = seal
+        self.open = open
+    }
+}
+
 /// A member's WebSocket on a club server's live channel (`/2/byteclub/live?file=id:…`, docs/live.md),
 /// that connects again by itself until ``close()``.
 ///
@@ -47,13 +61,18 @@ public final class LiveSocket: Sendable {
     }
     private let shared = Shared()
     private let task = Mutex<Task<Void, Never>?>(nil)
+    private let sealing: LiveSeal?
+    private let deliver: @Sendable (LiveSocketEvent) -> Void
 
     /// - Parameters:
     ///   - url: the server's base URL (http or https).
     ///   - fileID: the note's id (`id:…`).
     ///   - pinnedPublicKey: an https club server's pin, as curl takes it (`sha256//…`).
+    /// - Parameter seal: an encrypted club's sealing of updates (nil: plain).
     public init(url: URL, fileID: String, token: @escaping @Sendable () async throws -> String, pinnedPublicKey: String?, logger: Logger,
-                deliver: @escaping @Sendable (LiveSocketEvent) -> Void) {
+                seal: LiveSeal? = nil, deliver: @escaping @Sendable (LiveSocketEvent) -> Void) {
+        sealing = seal
+        self.deliver = deliver
         let secure = url.scheme?.lowercased() == "https"
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.scheme = secure ? "wss" : "ws"
@@ -74,7 +93,8 @@ public final class LiveSocket: Sendable {
                         if secure {
                             tls = try await LiveSocket.tlsConfiguration(host: host, port: port, pin: pinnedPublicKey)
                         }
-                        ended = try await LiveSocket.run(address: address, token: try await token(), tls: tls, shared: shared, logger: logger, deliver: deliver)
+                        ended = try await LiveSocket.run(address: address, token: try await token(), tls: tls, shared: shared, logger: logger, seal: seal,
+                                                         deliver: deliver)
                     } catch {
                         ended = LiveSocket.sentence(error)
                     }
@@ -89,8 +109,15 @@ public final class LiveSocket: Sendable {
         }
     }
 
-    /// Sends an update (dropped while not connected).
-    public func send(update: Data) { yield(.binary(update)) }
+    /// Sends an update (dropped while not connected), sealed in an encrypted club.
+    public func send(update: Data) {
+        guard let sealing else { return yield(.binary(update)) }
+        do {
+            yield(.binary(try sealing.seal(update)))
+        } catch {
+            deliver(.refused("an update could not be sealed: \(error)"))
+        }
+    }
 
     /// Sends where this member's cursor is (dropped while not connected).
     public func send(cursor at: String) { yield(.text(LiveControl.cursor(at: at).json)) }
@@ -112,9 +139,14 @@ public final class LiveSocket: Sendable {
 
     /// One connection, until it ends; returns why.
     private static func run(address: String, token: String, tls: TLSConfiguration?, shared: Shared, logger: Logger,
-                            deliver: @escaping @Sendable (LiveSocketEvent) -> Void) async throws -> String {
+                            seal: LiveSeal?, deliver: @escaping @Sendable (LiveSocketEvent) -> Void) async throws -> String {
         var configuration = WebSocketClientConfiguration(maxFrameSize: 8 << 20, additionalHeaders: [.authorization: "Bearer \(token)"])
         configuration.autoPing = .disabled
+        // SNI takes no IP address, and a club server's address often is one: a name stands in
+        // (the certificate is checked against the pinned key, not a name).
+        if tls != nil, let host = URLComponents(string: address)?.host, host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) {
+            configuration.sniHostname = "localhost"
+        }
         let close = try await WebSocketClient.connect(url: address, configuration: configuration, tlsConfiguration: tls, logger: logger) { inbound, outbound, _ in
             let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
             let closed = shared.state.withLock { state -> Bool in
@@ -136,8 +168,15 @@ public final class LiveSocket: Sendable {
                 for try await message in inbound.messages(maxSize: 8 << 20) {
                     switch message {
                     case .binary(let buffer):
-                        if let frame = LiveFrame.decode(Array(buffer.readableBytesView)) {
+                        guard let frame = LiveFrame.decode(Array(buffer.readableBytesView)) else { continue }
+                        guard let seal else {
                             deliver(.update(member: frame.member, bytes: Data(frame.update)))
+                            continue
+                        }
+                        do {
+                            deliver(.update(member: frame.member, bytes: try seal.open(Data(frame.update))))
+                        } catch {
+                            deliver(.refused("an update relayed as \(frame.member)'s was refused: \(error)"))
                         }
                     case .text(let text):
                         switch LiveControl.parseServer(text) {
@@ -233,10 +272,10 @@ private enum PeerCertificate {
 
 extension DropboxStore {
     /// A note's live socket on this club server; nil for Dropbox itself (no live channel).
-    public func openLive(fileID: String, deliver: @escaping @Sendable (LiveSocketEvent) -> Void) -> LiveSocket? {
+    public func openLive(fileID: String, seal: LiveSeal? = nil, deliver: @escaping @Sendable (LiveSocketEvent) -> Void) -> LiveSocket? {
         guard speaksClub else { return nil }
         let tokens = self.tokens
         return LiveSocket(url: endpoints.rpc, fileID: fileID, token: { try await tokens.accessToken() },
-                          pinnedPublicKey: configuration.pinnedPublicKey, logger: logger, deliver: deliver)
+                          pinnedPublicKey: configuration.pinnedPublicKey, logger: logger, seal: seal, deliver: deliver)
     }
 }

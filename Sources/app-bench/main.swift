@@ -70,6 +70,7 @@ Task { @MainActor in
             try await SearchBench.run()
             try await MarkdownBench.run()
             try await FoldersBench.run()
+            try await TogetherBench.run()
             try await ClubBench.run(ClubBench.Options())
             try await ClubBench.run(ClubBench.Options(folders: 500))
             try await ClubWebDAVBench.run(ClubBench.Options(webdav: true))
@@ -88,6 +89,8 @@ Task { @MainActor in
         case "search": try await SearchBench.run()
         case "markdown": try await MarkdownBench.run()
         case "folders": try await FoldersBench.run()
+        case "together": try await TogetherBench.run()
+        case "together-trace": try TogetherBench.trace()
         case "club":
             let options = try ClubBench.options(arguments.dropFirst())
             if options.webdav {
@@ -98,7 +101,7 @@ Task { @MainActor in
                 try await ClubBench.run(options)
             }
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders | club [--notes N] [--photos P] [--folders F] [--put N] [--webdav | --encrypted]]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders | together | together-trace | club [--notes N] [--photos P] [--folders F] [--put N] [--webdav | --encrypted]]")
             exit(2)
         }
         exit(0)

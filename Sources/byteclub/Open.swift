@@ -25,6 +25,7 @@ struct Open: AsyncParsableCommand {
     @Option(help: "Where downloaded photos go (default: ~/Downloads/byteclub).") var downloadDir: String?
     @Option(help: "How many uploads and downloads run at once, 1 to 16 (the rest wait in the queue).") var transfers = 3
     @Option(help: "How the viewer draws photos: auto (ask the terminal), kitty, iterm, sixel or symbols.") var images = "auto"
+    @Flag(help: "Open notes without live editing on a club server (config.toml: live_editing = false).") var noLive = false
 
     /// The longest the UI waits for a silent server before it says `offline`.
     static let stallLimit: Double = 10
@@ -89,10 +90,12 @@ struct Open: AsyncParsableCommand {
         // is said with its file and line before the screen is taken.
         let newNoteExtension: String
         var editorSettings = EditorSettings()
+        var live = !noLive
         do {
             let config = try ClubConfig.load()
             newNoteExtension = config?.newNoteExtension ?? ClubConfig.defaultNoteExtension
             editorSettings = EditorSettings(lineNumbers: config?.lineNumbers ?? false, softWrap: config?.softWrap ?? true)
+            live = live && config?.liveEditing ?? true
         } catch {
             await connected.close()
             throw error.said()
@@ -100,7 +103,7 @@ struct Open: AsyncParsableCommand {
         do {
             try await MainActor.run { try UI.open(connected, downloads: downloads, transfers: transfers, images: ImagesOption(argument: images) ?? .auto,
                                                     agent: AppAgent.make(backend), newNoteExtension: newNoteExtension,
-                                                    editorSettings: editorSettings) }
+                                                    editorSettings: editorSettings, live: live) }
         } catch {
             await connected.close()
             say("cannot open the terminal: \(error)")
@@ -131,7 +134,8 @@ enum UI {
     private static var current: (terminal: Terminal, app: ClubApp)?
 
     static func open(_ backend: Backend, downloads: URL, transfers: Int = 3, images: ImagesOption = .auto, agent: AppAgent? = nil,
-                     newNoteExtension: String = ClubConfig.defaultNoteExtension, editorSettings: EditorSettings = EditorSettings()) throws {
+                     newNoteExtension: String = ClubConfig.defaultNoteExtension, editorSettings: EditorSettings = EditorSettings(),
+                     live: Bool = true) throws {
         var options = Terminal.Options()
         options.images = images
         let terminal = try Terminal(options: options)
@@ -159,9 +163,18 @@ enum UI {
         }
         configuration.uploadStartDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         configuration.door = (backend.store as? EncryptedStore).map { EncryptedClubDoor(store: $0) }
-        if let club = backend.store as? DropboxStore, club.speaksClub {
+        // Live editing on a club server (sealed in an encrypted club); none on WebDAV or Dropbox.
+        if !live {
+            // Turned off: notes open, save and merge as on any backend, and nothing is said.
+        } else if let club = backend.store as? DropboxStore, club.speaksClub {
             configuration.liveChannel = { fileID, deliver in club.openLive(fileID: fileID, deliver: deliver)! }
+        } else if let encrypted = backend.store as? EncryptedStore, encrypted.offersLive {
+            configuration.liveChannel = { fileID, deliver in encrypted.openLive(fileID: fileID, deliver: deliver)! }
+        }
+        if configuration.liveChannel != nil {
             configuration.liveFolder = Paths.cache(backend.key).appendingPathComponent("live")
+        } else if live {
+            configuration.liveUnavailable = "Live editing needs a club server"
         }
         let app = ClubApp(store: backend.store, compositor: terminal.compositor, configuration: configuration)
         app.onBusyChanged = { [unowned terminal] busy in terminal.isAnimating = busy }

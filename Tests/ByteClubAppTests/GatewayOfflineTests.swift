@@ -164,6 +164,9 @@ final class GatewayOfflineTests: XCTestCase {
         await harness.start()
         harness.press(.char("2"))
         XCTAssertEqual(harness.app.state.photos.entries.map(\.name), ["city-dusk.jpg"])
+        // Every request answered first: one the server answers while it stops (the photo's
+        // thumbnail, its tags) is an answer, and would bring the app back online.
+        await harness.waitUntil("no request in flight") { harness.app.state.inFlight == 0 }
         try await club.stop()
         harness.app.refresh(.photos)
         await harness.waitUntil("offline") { harness.app.state.offline.isOffline }

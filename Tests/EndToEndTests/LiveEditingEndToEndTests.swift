@@ -35,7 +35,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
         // A run after a kill -9 starts on the killed run's screen: the new one has no shell prompt on it.
         tmux.waitFor("the notes list") { AppHarness.listed("Minutes", in: $0) && !$0.contains("e2e>") }
         try tmux.press("Enter")
-        tmux.waitFor("the note live") { $0.contains("Agenda:") && $0.contains("Live: ") && $0.contains(member) }
+        tmux.waitFor("the note open") { $0.contains("Agenda:") && $0.contains("Title: Minutes") }
         // To the end of the text, where everyone types.
         try tmux.press("C-End")
         return tmux
@@ -130,8 +130,8 @@ final class LiveEditingEndToEndTests: XCTestCase {
         // The server goes away: both type on, offline; their updates wait in their journals.
         let port = try XCTUnwrap(server?.port)
         server?.kill()
-        ray.waitFor("ray offline") { $0.contains("Live: offline, typing is kept") }
-        ann.waitFor("ann offline") { $0.contains("Live: offline, typing is kept") }
+        ray.waitFor("ray offline") { $0.contains("Live: offline") }
+        ann.waitFor("ann offline") { $0.contains("Live: offline") }
         try ray.type("ray-offline-word ")
         try ann.type("ann-offline-word ")
         ray.waitFor("ray's offline word on ray's screen") { $0.contains("ray-offline-word") }

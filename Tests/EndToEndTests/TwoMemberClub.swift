@@ -61,10 +61,12 @@ final class TwoMemberClub {
         return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Starts `member`'s app on the club and returns its terminal.
+    /// Starts `member`'s app on the club and returns its terminal. Without live editing unless
+    /// `live`: these tests are about members who save (lists, merges, history); live editing has
+    /// LiveEditingEndToEndTests.
     @discardableResult
-    func launch(_ member: Member, width: Int = 120, height: Int = 36, extra: [String] = []) throws -> TmuxSession {
-        try app(member).launch(["--server", url, "--token", token(of: member)] + extra, width: width, height: height)
+    func launch(_ member: Member, width: Int = 120, height: Int = 36, extra: [String] = [], live: Bool = false) throws -> TmuxSession {
+        try app(member).launch(["--server", url, "--token", token(of: member)] + (live ? [] : ["--no-live"]) + extra, width: width, height: height)
     }
 
     /// Starts both apps and waits until each shows `ready` (a note's title, say).

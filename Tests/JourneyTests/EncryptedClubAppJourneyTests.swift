@@ -26,7 +26,9 @@ final class EncryptedClubAppJourneyTests: XCTestCase {
             .map { String(asked.stderr[$0]) }, asked.stderr)
 
         // Ann's app asks her at the door, with the fingerprint bob was shown; she admits him.
-        let annScreen = try ann.launch([])
+        // Members who save, live editing off (`--no-live`): the merges are this journey's; typing
+        // together live is LiveEncryptedJourneyTests'.
+        let annScreen = try ann.launch(["--no-live"])
         Journey.see(annScreen, ["bob wants to join (fingerprint \(fingerprint)): Admit?", "Admit", "Not now"], "ann's question at the door")
         try annScreen.type("a")
         Journey.see(annScreen, ["Admitted bob (fingerprint \(fingerprint))"], "ann's app after admitting bob")
@@ -50,7 +52,7 @@ final class EncryptedClubAppJourneyTests: XCTestCase {
         annScreen.waitFor("the question closed, nothing shared") { !$0.contains("Share a decrypted copy") && !$0.contains("Share link") }
         try annScreen.press("Escape")
 
-        let bobScreen = try bob.launch([])
+        let bobScreen = try bob.launch(["--no-live"])
         Journey.see(bobScreen, ["Meeting", "Boat"], "bob's notes list")
         Journey.see(annScreen, ["Meeting", "Boat"], "ann's notes list")
 
@@ -101,7 +103,7 @@ final class EncryptedClubAppJourneyTests: XCTestCase {
 
         // The server goes away. Bob starts again: the notes, the search and the thumbnail are his.
         club.stopServer()
-        let offline = try bob.launch([])
+        let offline = try bob.launch(["--no-live"])
         Journey.see(offline, ["Meeting", "Boat"], "bob's notes list offline")
         try offline.press("C-f")
         Journey.see(offline, ["Search every note"], "bob's search offline")

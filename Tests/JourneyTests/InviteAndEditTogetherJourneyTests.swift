@@ -34,8 +34,10 @@ final class InviteAndEditTogetherJourneyTests: XCTestCase {
         XCTAssertTrue(watch.waitForErrors("watching /byteclub and its subfolders"), watch.stderrSoFar)
 
         // Both open the app on the club their invite named (config.toml's default remote).
-        let bobScreen = try bob.launch([])
-        let annScreen = try ann.launch([])
+        // Members who save, live editing off (`--no-live`): the reload and the merge are this
+        // journey's; typing together live is LiveEditingEndToEndTests'.
+        let bobScreen = try bob.launch(["--no-live"])
+        let annScreen = try ann.launch(["--no-live"])
         Journey.see(bobScreen, ["Meeting"], "bob's notes list")
         Journey.see(annScreen, ["Meeting"], "ann's notes list")
 

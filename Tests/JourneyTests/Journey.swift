@@ -18,12 +18,13 @@ final class JourneyClub {
 
     /// Seeds `notes` (path under the club folder → text) and starts the server: HTTPS with its
     /// own key, members only once `invite` has run (the shared token is the admin's).
-    init(notes seeded: [String: String] = [:], tls: Bool = true) throws {
+    /// `log`: where the server's log goes, a line per request (nil: nowhere).
+    init(notes seeded: [String: String] = [:], tls: Bool = true, log: URL? = nil) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-journey-\(UUID().uuidString)")
         admin = try AppHarness()
         try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
         for (path, text) in seeded { try write(path, text) }
-        server = try ServeProcess(root: root, token: nil, tls: tls)
+        server = try ServeProcess(root: root, token: nil, log: log, tls: tls)
     }
 
     var url: String { server?.url ?? "" }

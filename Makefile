@@ -92,7 +92,9 @@ test: deps-system
 ## a 1 MiB Markdown note in the app beside vim with syntax highlighting (open to first frame, key echo; app-bench markdown);
 ## folders: 10,000 notes in 500 folders, the tree from the cache, opening a folder, a 1,000-note folder moved beside mv (app-bench folders);
 ## the 100,000-note club, in one folder and in 500: cold start, every note indexed, search beside rg, put -r beside rclone, and its
-## notes on rclone serve webdav (app-bench club, app-bench club --webdav).
+## notes on rclone serve webdav (app-bench club, app-bench club --webdav);
+## live editing: the LaTeX-paper trace beside pycrdt, a 10,000-edit history opened, three members typing
+## (app-bench together; scripts/live-trace finds the trace).
 bench: deps
 	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 		$$SUDO apt-get install -y -qq nginx-light; }
@@ -111,7 +113,7 @@ bench: deps
 	.build/release/ui-bench images
 	.build/release/ui-bench pictures
 	.build/release/ui-bench merge
-	.build/release/app-bench all $(BENCH_SIZE)
+	LIVETEXT_TRACE=$$(scripts/live-trace) .build/release/app-bench all $(BENCH_SIZE)
 	.build/release/search-bench
 
 ## fuzz: every libFuzzer target (byteclub-fuzz) for FUZZ_TIME seconds each over its seeds in Tests/Fuzz;

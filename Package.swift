@@ -159,7 +159,8 @@ let package = Package(
         // renames and moves (LinkRewrite), and how the club's search index is kept current
         // (SearchIndex: the app and the command line share the file). The app and the command
         // line's ClubKit share it.
-        .target(name: "LocalClub", dependencies: ["Remote", "Durable", "Markdown", "SearchIndex", "NoteMerge", "LiveText", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "LocalClub", dependencies: ["Remote", "Durable", "Markdown", "SearchIndex", "NoteMerge", "LiveText", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: fuzzed),
         .target(name: "ByteClubApp", dependencies: ["LocalClub", "TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
 
         // config.toml: parsed and checked (TOMLKit), apart from the executable so the fuzzer and tests import it.
@@ -169,7 +170,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt", "Imaging", "LiveText",
+                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt", "Imaging", "LiveText", "LocalClub",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

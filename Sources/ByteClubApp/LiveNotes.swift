@@ -56,20 +56,27 @@ final class LiveNotes {
 
     /// After every change of the state: a note opened (its text in) goes live, one closed leaves.
     func follow() {
-        guard let session = state.note, session.stage == .open, let id = session.entry?.id, !session.isReadOnly else {
+        guard let session = state.note, session.stage == .open, let entry = session.entry, !session.isReadOnly else {
+            if openID != nil { stop() }
+            return
+        }
+        guard let channel = context.configuration.liveChannel else {
+            // WebDAV and Dropbox (whose entries may have no id): said once a note.
+            if saidNoChannel != entry.pathLower, let line = context.configuration.liveUnavailable {
+                saidNoChannel = entry.pathLower
+                // After the editor's hint ("Editing … · Ctrl-S saves · Esc closes") when that is what the bar says.
+                let hint = state.message.flatMap { $0.kind == .info && $0.text.hasPrefix("Editing ") ? $0.text : nil }
+                context.say(StatusMessage(hint.map { $0 + " · " + line } ?? line))
+            }
+            return
+        }
+        guard let id = entry.id else {
             if openID != nil { stop() }
             return
         }
         // The same note: a reload or a merge that replaced the editor's text goes in as an edit.
         if openID == id { return }
         if openID != nil { stop() }
-        guard let channel = context.configuration.liveChannel else {
-            if saidNoChannel != id, state.message == nil, let line = context.configuration.liveUnavailable {
-                saidNoChannel = id
-                context.say(StatusMessage(line))
-            }
-            return
-        }
         openID = id
         draftID = session.draftID
         openedText = session.editor.body.text

@@ -38,14 +38,8 @@ public struct LiveNote: Sendable {
         let safe = room.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
         journal = safe && !room.isEmpty ? folder?.appendingPathComponent(room) : nil
         if let journal, let data = try? Data(contentsOf: journal) {
-            var at = 0
-            let bytes = [UInt8](data)
-            while at + 4 <= bytes.count {
-                let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-                guard at + 4 + length <= bytes.count else { break }
-                try? document.apply(update: Data(bytes[(at + 4)..<(at + 4 + length)]))
-                at += 4 + length
-            }
+            // A record that is not an update (a torn write, a disk's damage) is passed over.
+            for record in Self.records(of: data) { try? document.apply(update: record) }
         }
         if let journal, let data = try? Data(contentsOf: journal.appendingPathExtension("base")) {
             fileBase = String(decoding: data, as: UTF8.self)
@@ -60,6 +54,21 @@ public struct LiveNote: Sendable {
     }
 
     public var text: String { document.text }
+
+    /// A journal's records: each a 4-byte big-endian length and that many bytes; a record cut
+    /// short ends the list.
+    public static func records(of data: Data) -> [Data] {
+        let bytes = [UInt8](data)
+        var records: [Data] = []
+        var at = 0
+        while at + 4 <= bytes.count {
+            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            guard length <= bytes.count - at - 4 else { break }
+            records.append(Data(bytes[(at + 4)..<(at + 4 + length)]))
+            at += 4 + length
+        }
+        return records
+    }
 
     /// Whether the journal holds anything (a note written live here before).
     public var hasHistory: Bool { !document.state.clocks.isEmpty }

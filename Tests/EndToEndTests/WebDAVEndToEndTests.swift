@@ -75,6 +75,21 @@ final class WebDAVEndToEndTests: XCTestCase {
         tmux.waitFor("Ctrl-S saves")
     }
 
+    func testANoteOpensAsEverAndOneLineSaysLiveEditingNeedsAClubServer() throws {
+        let tmux = try launch()
+        tmux.waitFor("Trip plans")
+        try openByFilter(tmux, "Trip plans")
+        let screen = tmux.waitFor("Live editing needs a club server")
+        XCTAssertTrue(screen.contains("Day 1: Lyon"), "the note is open as ever: \(screen)")
+        XCTAssertFalse(screen.contains("Live: "), screen)
+        // The note still saves as on any backend.
+        try tmux.press("C-e")
+        try tmux.type(" — by bike")
+        try tmux.press("C-s")
+        tmux.waitFor("Saved \"Trip plans.txt\"")
+        XCTAssertEqual(AppHarness.text(notes.appendingPathComponent("Trip plans.txt")), "Day 1: Lyon — by bike\nDay 2: rest\n")
+    }
+
     func testEditSavedByteExactAndAChangeBySomeoneElseIsAConflict() throws {
         let tmux = try launch()
         tmux.waitFor("Trip plans")

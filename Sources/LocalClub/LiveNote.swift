@@ -25,6 +25,10 @@ public struct LiveNote: Sendable {
     /// Whether the server's stored log is in since the last connect.
     public private(set) var isJoined = false
     private let journal: URL?
+    /// Whether this note has joined once (the editor's text merged in then).
+    private var joinedBefore = false
+    /// Received updates not journalled yet (the log before a join), framed.
+    private var unwritten = Data()
     /// The file's text the shared document last took in (at a join, or a revision a member in the
     /// note saved), kept beside the journal: a file that differs from it at the next join was
     /// changed outside the live session, and that change is merged in.
@@ -96,9 +100,20 @@ public struct LiveNote: Sendable {
     }
 
     /// Another member's update (or the stored log's): what it changed in the text, in order.
+    ///
+    /// Before the join (the server's stored log, as it arrives) nothing is reported (no editor
+    /// shows the document yet) and the updates are journalled in one write at the join: the
+    /// server holds them, so a crash meanwhile loses none.
     public mutating func receive(_ update: Data) throws(LiveTextError) -> [LiveTextChange] {
+        let ends = try LiveDocument.clockEnds(of: update)
+        guard isJoined else {
+            try document.apply(update: update)
+            serverHolds.formUnion(ends)
+            Self.frame(update, into: &unwritten)
+            return []
+        }
         let changes = try document.applyReportingChanges(update)
-        serverHolds.formUnion(try LiveDocument.clockEnds(of: update))
+        serverHolds.formUnion(ends)
         record(update)
         return changes
     }
@@ -125,6 +140,10 @@ public struct LiveNote: Sendable {
     /// the shared text, both are kept).
     public mutating func joined(editorText: String, openedText: String) -> Join {
         isJoined = true
+        if !unwritten.isEmpty {
+            append(unwritten)
+            unwritten = Data()
+        }
         if document.state.clocks.isEmpty, !openedText.isEmpty {
             var seed = LiveDocument(clientID: Self.seedClient(for: openedText))
             let update = seed.insert(openedText, at: 0)
@@ -134,12 +153,17 @@ public struct LiveNote: Sendable {
         // The file changed outside the live session since the document last took it in: that
         // change, and what was typed before this join, go into the shared text (both kept where
         // they clash with it).
-        let shared = document.text
-        var text = shared
-        if let fileBase, fileBase != openedText { text = Self.merged(base: fileBase, mine: text, theirs: openedText) }
-        if editorText != openedText { text = Self.merged(base: openedText, mine: text, theirs: editorText) }
-        if text != shared { _ = edit(to: text) }
-        fileTaken(openedText)
+        // Only at the first join: after it, every edit went into the document as it was typed
+        // (offline too), so a join again has nothing of the editor's to merge.
+        if !joinedBefore {
+            joinedBefore = true
+            let shared = document.text
+            var text = shared
+            if let fileBase, fileBase != openedText { text = Self.merged(base: fileBase, mine: text, theirs: openedText) }
+            if editorText != openedText { text = Self.merged(base: openedText, mine: text, theirs: editorText) }
+            if text != shared { _ = edit(to: text) }
+            fileTaken(openedText)
+        }
         let missing = document.encodeStateAsUpdate(since: serverHolds)
         // An update with no structs and no deletes is 2 bytes (two zero counts).
         let send = missing.count > 2 ? missing : nil
@@ -168,15 +192,27 @@ public struct LiveNote: Sendable {
         return digest.withUnsafeBytes { bytes in bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } & ((1 << 53) - 1)
     }
 
+    /// `update` framed as a journal record (a 4-byte big-endian length, then the bytes).
+    static func frame(_ update: Data, into bytes: inout Data) {
+        let count = update.count
+        bytes.append(contentsOf: [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
+        bytes.append(update)
+    }
+
     /// Appends an update to the journal (written at once: a kill -9 loses nothing written).
     private func record(_ update: Data) {
+        var bytes = Data()
+        Self.frame(update, into: &bytes)
+        append(bytes)
+    }
+
+    /// Appends framed records to the journal.
+    private func append(_ bytes: Data) {
         guard let journal else { return }
-        var bytes = Data([UInt8(update.count >> 24 & 0xFF), UInt8(update.count >> 16 & 0xFF), UInt8(update.count >> 8 & 0xFF), UInt8(update.count & 0xFF)])
-        bytes.append(update)
         let manager = FileManager.default
         if !manager.fileExists(atPath: journal.path) {
             try? manager.createDirectory(at: journal.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            manager.createFile(atPath: journal.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            _ = manager.createFile(atPath: journal.path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         guard let handle = try? FileHandle(forWritingTo: journal) else { return }
         defer { try? handle.close() }

@@ -307,7 +307,7 @@ let package = Package(
                     exclude: ["AgeVectors"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markdown"]),
-        .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "LocalClub", "Remote", "SearchIndex", "Markdown", "TestSupport", "ByteClubConfig"]),
+        .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "LocalClub", "Remote", "SearchIndex", "Markdown", "TestSupport", "ByteClubConfig", "LiveText"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",

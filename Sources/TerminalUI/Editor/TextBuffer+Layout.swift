@@ -48,17 +48,7 @@ extension TextBuffer {
     /// Where the cursor is in the view: `x` its display column, `y` its row below ``scroll``;
     /// `nil` when it is scrolled out of view (which only happens between an edit elsewhere and
     /// the next ``setViewport(width:height:)``).
-    public mutating func cursorInView() -> Point? {
-        let (row, column) = cursorPlacement()
-        guard row >= scroll else { return nil }
-        var position = scroll
-        var y = 0
-        while position < row, y < viewHeight {
-            position = step(position, by: 1).row
-            y += 1
-        }
-        return position == row && y < viewHeight ? Point(x: column - firstColumn, y: y) : nil
-    }
+    public mutating func cursorInView() -> Point? { pointInView(of: cursor) }
 
     /// Where `position` is in the view (as ``cursorInView()`` for the cursor); nil when scrolled out of it.
     public mutating func pointInView(of position: Position) -> Point? {

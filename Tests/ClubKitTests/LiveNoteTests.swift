@@ -1,0 +1,110 @@
+import Foundation
+import LiveText
+import LocalClub
+import XCTest
+
+/// The core of a live note (LocalClub's `LiveNote`), without a server: two or three notes
+/// exchanging their updates as the relay would, in the orders a relay can give them.
+final class LiveNoteTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-note-\(UUID().uuidString)")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func testTwoMembersSeedingTheSameFileAtOnceMakeOneTextNotTwo() throws {
+        var ann = LiveNote(noteID: "id:a", folder: nil)
+        var ray = LiveNote(noteID: "id:a", folder: nil)
+        let file = "# Minutes\n\nAgenda:\n"
+        let fromAnn = ann.joined(editorText: file, openedText: file)
+        let fromRay = ray.joined(editorText: file, openedText: file)
+        _ = try ray.receive(try XCTUnwrap(fromAnn.send))
+        _ = try ann.receive(try XCTUnwrap(fromRay.send))
+        XCTAssertEqual(ann.text, file)
+        XCTAssertEqual(ray.text, file)
+    }
+
+    func testWhatWasTypedBeforeTheJoinAndAFileChangedOutsideAreMergedInAndKept() throws {
+        var first = LiveNote(noteID: "id:b", folder: folder)
+        _ = first.joined(editorText: "one\ntwo\nthree\n", openedText: "one\ntwo\nthree\n")
+        _ = first.edit(to: "one\ntwo, live\nthree\n")
+        // Reopened later: the file was changed by another tool meanwhile (a line added at the
+        // end), and the member typed on the first line before the join.
+        var again = LiveNote(noteID: "id:b", folder: folder)
+        XCTAssertEqual(again.text, "one\ntwo, live\nthree\n", "the journal kept the live edit")
+        XCTAssertEqual(again.fileBase, "one\ntwo\nthree\n")
+        let join = again.joined(editorText: "one, typed\ntwo\nthree\nfour\n", openedText: "one\ntwo\nthree\nfour\n")
+        XCTAssertEqual(join.text, "one, typed\ntwo, live\nthree\nfour\n")
+        XCTAssertEqual(again.fileBase, "one\ntwo\nthree\nfour\n")
+    }
+
+    func testAJoinSendsOnlyWhatTheServersLogLacksAndEditsMadeOfflineReachTheOthers() throws {
+        var ann = LiveNote(noteID: "id:c", folder: nil)
+        var ray = LiveNote(noteID: "id:c", folder: folder)
+        var log: [Data] = []
+        let seed = try XCTUnwrap(ann.joined(editorText: "notes\n", openedText: "notes\n").send)
+        log.append(seed)
+        for update in log { _ = try ray.receive(update) }
+        XCTAssertNil(ray.joined(editorText: "notes\n", openedText: "notes\n").send, "ray has nothing the log lacks")
+        // ray goes offline and types; ann types meanwhile.
+        ray.disconnected()
+        let offline = ray.edit(to: "notes\nray offline\n")
+        XCTAssertFalse(offline.isEmpty)
+        for update in ann.edit(to: "ann live\nnotes\n") { log.append(update) }
+        // ray's app is killed: its journal is all that is left of its offline edit.
+        var back = LiveNote(noteID: "id:c", folder: folder)
+        XCTAssertEqual(back.text, "notes\nray offline\n")
+        for update in log { _ = try back.receive(update) }
+        let join = back.joined(editorText: "notes\nray offline\n", openedText: "notes\nray offline\n")
+        let missing = try XCTUnwrap(join.send, "the offline edit goes to the server")
+        _ = try ann.receive(missing)
+        XCTAssertEqual(ann.text, "ann live\nnotes\nray offline\n")
+        XCTAssertEqual(back.text, ann.text)
+    }
+
+    func testAnInsertIsPlacedAtTheCursorWhenTheTextAloneCannotTell() throws {
+        var ann = LiveNote(noteID: "id:d", folder: nil)
+        var ray = LiveNote(noteID: "id:d", folder: nil)
+        let seed = try XCTUnwrap(ann.joined(editorText: "x\n", openedText: "x\n").send)
+        _ = try ray.receive(seed)
+        _ = ray.joined(editorText: "x\n", openedText: "x\n")
+        // ray types "r", then ann's "ann" lands after it; ray's "a" is typed after the "r".
+        for update in ray.edit(to: "x\nr", cursor: 3) { _ = try ann.receive(update) }
+        for update in ann.edit(to: "x\nrann", cursor: 6) { _ = try ray.receive(update) }
+        let typed = ray.edit(to: "x\nraann", cursor: 4)
+        // ann, meanwhile, types at the end: the two orders must meet on ray's words.
+        for update in ann.edit(to: "x\nrann!", cursor: 7) { _ = try ray.receive(update) }
+        for update in typed { _ = try ann.receive(update) }
+        XCTAssertEqual(ann.text, ray.text)
+        XCTAssertTrue(ann.text.hasPrefix("x\nra"), "ray's \"a\" follows ray's \"r\": \(ann.text)")
+    }
+
+    func testUndoTakesBackOnlyThisMembersOwnEdit() throws {
+        var ann = LiveNote(noteID: "id:e", folder: nil)
+        var ray = LiveNote(noteID: "id:e", folder: nil)
+        let seed = try XCTUnwrap(ann.joined(editorText: "a\n", openedText: "a\n").send)
+        _ = try ray.receive(seed)
+        _ = ray.joined(editorText: "a\n", openedText: "a\n")
+        for update in ann.edit(to: "a\nann\n") { _ = try ray.receive(update) }
+        for update in ray.edit(to: "a\nann\nray\n") { _ = try ann.receive(update) }
+        let undone = try XCTUnwrap(ann.undo(redo: false))
+        _ = try ray.receive(undone.update)
+        XCTAssertEqual(ann.text, "a\nray\n")
+        XCTAssertEqual(ray.text, "a\nray\n")
+    }
+
+    func testAJournalCutShortReadsItsWholeRecords() {
+        var journal = Data()
+        for record in [Data([1, 2, 3]), Data(), Data([9])] {
+            journal.append(contentsOf: [0, 0, 0, UInt8(record.count)])
+            journal.append(record)
+        }
+        XCTAssertEqual(LiveNote.records(of: journal), [Data([1, 2, 3]), Data(), Data([9])])
+        XCTAssertEqual(LiveNote.records(of: journal.dropLast()), [Data([1, 2, 3]), Data()])
+        XCTAssertEqual(LiveNote.records(of: Data([0, 0, 0xFF, 0xFF, 1])), [])
+    }
+}

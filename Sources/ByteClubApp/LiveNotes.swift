@@ -12,10 +12,12 @@ import TerminalUI
 /// - **Who writes the file.** The Markdown file stays the truth. While others are in the note,
 ///   the member who joined it first (the presence list's first) writes it after a pause of
 ///   ``writePause``, one revision per burst; anyone may still save with Ctrl-S, and a member
-///   alone in a note saves as on any backend. A revision another member saved is taken as
-///   the new base without a merge when the shared text holds it; a change made outside the live
-///   session (another tool, WebDAV) is merged into the shared text by the writer alone, so it
-///   comes in once.
+///   alone in a note saves as on any backend. A revision saved by a member in the note is taken
+///   as the new base without a banner or a merge (the shared text holds it); a change made
+///   outside the live session (another tool, WebDAV, a member not in the note) goes the usual
+///   way (a banner, Ctrl-R, the save's merge), and what the merge gives the editor goes into
+///   the shared text as this member's edit. At a join, a file changed since the document last
+///   took it in is merged in (``LiveNote/joined(editorText:openedText:)``).
 /// - **Undo** undoes this member's own edits, not another's (the shared document's undo).
 /// - **Alone in a note**, a member is connected (to see others come) but the note is not live
 ///   until someone else is in it: it saves and merges as on any backend.
@@ -37,9 +39,8 @@ final class LiveNotes {
     weak var edits: NoteEdits?
     private var note: LiveNote?
     private var socket: LiveSocket?
-    /// The open note's id and draft, while it is live.
+    /// The open note's id, while it is live.
     private var openID: String?
-    private var draftID: String?
     /// The text the editor opened with: the base for what was typed before the first join.
     private var openedText = ""
     private var everJoined = false
@@ -78,7 +79,6 @@ final class LiveNotes {
         if openID == id { return }
         if openID != nil { stop() }
         openID = id
-        draftID = session.draftID
         openedText = session.editor.body.text
         everJoined = false
         note = LiveNote(noteID: id, folder: context.configuration.liveFolder)
@@ -95,7 +95,6 @@ final class LiveNotes {
         socket = nil
         note = nil
         openID = nil
-        draftID = nil
         everJoined = false
         if state.note?.live != nil { context.model.updateQuietly { $0.note?.live = nil } }
     }
@@ -119,7 +118,10 @@ final class LiveNotes {
 
     /// Ctrl-Z / Ctrl-Y in a live note: this member's own edits, undone or done again.
     func undo(redo: Bool) -> Bool {
-        guard isLive, var note else { return false }
+        guard isLive else { return false }
+        // The step's offsets are the document's: the editor's text must be the document's first.
+        syncLocal()
+        guard var note else { return false }
         guard let step = note.undo(redo: redo) else {
             context.say(StatusMessage(redo ? "Nothing to redo" : "Nothing of yours to undo"))
             return true

@@ -150,7 +150,7 @@ final class LiveNotes {
         switch event {
         case .welcome(let me):
             context.model.updateQuietly { $0.note?.live?.me = me }
-        case .update(_, let bytes):
+        case .update(let member, let bytes):
             // A reload or a merge may have changed the editor since the last key: in first.
             if everJoined {
                 syncLocal()
@@ -164,6 +164,15 @@ final class LiveNotes {
             self.note = note
             guard everJoined else { return }
             apply(changes)
+            // The writer's cursor is where their change ends, until their cursor message says more.
+            if let last = changes.last, let live = state.note?.live, live.members.contains(member), member != live.me {
+                let at: Int
+                switch last {
+                case .insert(let text, let offset): at = offset + text.utf16.count
+                case .delete(let range): at = range.lowerBound
+                }
+                context.model.updateQuietly { $0.note?.live?.cursors[member] = at }
+            }
             scheduleWrite()
         case .presence(let members):
             // The note goes live once someone else is in it: alone, it opens, saves and merges

@@ -237,12 +237,8 @@ final class LiveNotes {
     private func replaceBody(with text: String) {
         context.update { state in
             guard let body = state.note?.editor.body else { return }
-            let old = Array(body.text.utf16), new = Array(text.utf16)
-            var head = 0
-            while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
-            var tail = 0
-            while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
-            state.note?.editor.body.applyShared(head..<(old.count - tail), with: String(decoding: new[head..<(new.count - tail)], as: UTF16.self))
+            let change = LiveNote.difference(from: body.text, to: text)
+            state.note?.editor.body.applyShared(change.removed, with: change.inserted)
             state.note?.version += 1
         }
         edits?.journalSoon()

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import LiveText
-import NoteMerge
 
 /// One note being written together on a club server's live channel: the shared document (a
 /// LiveText/Yjs text), what the server is known to hold, and the journal that keeps every
@@ -84,19 +83,25 @@ public struct LiveNote: Sendable {
     /// after "r" before another member's "ann" is an insert after "r", not after "ra" (the
     /// texts read the same, but the others would put the "a" elsewhere).
     public mutating func edit(to newText: String, cursor: Int? = nil) -> [Data] {
-        let old = Array(document.text.utf16), new = Array(newText.utf16)
+        let change = Self.difference(from: document.text, to: newText, cursor: cursor)
+        var updates: [Data] = []
+        if !change.removed.isEmpty { updates.append(document.delete(change.removed)) }
+        if !change.inserted.isEmpty { updates.append(document.insert(change.inserted, at: change.removed.lowerBound)) }
+        for update in updates { record(update) }
+        return updates
+    }
+
+    /// What turns `old` into `new` as one replacement: the UTF-16 range of `old` it removes and
+    /// the text it puts there (their common start and end kept). `cursor` (in `new`), when
+    /// given, keeps the common start from reaching past where the typing was.
+    public static func difference(from old: String, to new: String, cursor: Int? = nil) -> (removed: Range<Int>, inserted: String) {
+        let old = Array(old.utf16), new = Array(new.utf16)
         var head = 0
         while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
         if let cursor { head = min(head, max(0, cursor - max(0, new.count - old.count))) }
         var tail = 0
         while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
-        var updates: [Data] = []
-        if head < old.count - tail { updates.append(document.delete(head..<(old.count - tail))) }
-        if head < new.count - tail {
-            updates.append(document.insert(String(decoding: new[head..<(new.count - tail)], as: UTF16.self), at: head))
-        }
-        for update in updates { record(update) }
-        return updates
+        return (head..<(old.count - tail), String(decoding: new[head..<(new.count - tail)], as: UTF16.self))
     }
 
     /// Another member's update (or the stored log's): what it changed in the text, in order.
@@ -159,8 +164,8 @@ public struct LiveNote: Sendable {
             joinedBefore = true
             let shared = document.text
             var text = shared
-            if let fileBase, fileBase != openedText { text = Self.merged(base: fileBase, mine: text, theirs: openedText) }
-            if editorText != openedText { text = Self.merged(base: openedText, mine: text, theirs: editorText) }
+            if let fileBase, fileBase != openedText { text = NoteMergeDriver.keepingBoth(base: fileBase, mine: text, theirs: openedText) }
+            if editorText != openedText { text = NoteMergeDriver.keepingBoth(base: openedText, mine: text, theirs: editorText) }
             if text != shared { _ = edit(to: text) }
             fileTaken(openedText)
         }
@@ -177,12 +182,6 @@ public struct LiveNote: Sendable {
         guard let step = redo ? document.redo() : document.undo() else { return nil }
         record(step.update)
         return step
-    }
-
-    /// A three-way merge that loses nothing: where the sides clash, both are kept.
-    public static func merged(base: String, mine: String, theirs: String) -> String {
-        let result = ThreeWayMerge.merge(base: base, mine: mine, theirs: theirs)
-        return result.text ?? result.resolved(Array(repeating: .both, count: result.conflictCount))
     }
 
     /// The client id a seed of `text` is written under: the same for everyone seeding that text

@@ -25,6 +25,15 @@ public enum NoteMergeDriver {
         return Array(merged.utf8) == Array(theirs.utf8) ? .theirsHoldsMine(merged) : .merged(merged)
     }
 
+    /// Both sides' changes over `base` as one text that loses neither: where they overlap, both
+    /// are kept (mine, then theirs). For a live note's shared text, which has no one to ask.
+    public static func keepingBoth(base: String, mine: String, theirs: String) -> String {
+        switch merge(base: base, mine: mine, theirs: theirs) {
+        case .theirsHoldsMine(let text), .merged(let text): return text
+        case .overlapping(let result): return result.resolved(Array(repeating: .both, count: result.conflictCount))
+        }
+    }
+
     /// Text typed since `mine` was handed to a merge, laid onto the merge's result; nil when
     /// that typing overlaps what the merge brought in (the caller keeps the typing over its old
     /// base, so the next save merges again rather than drop their change).

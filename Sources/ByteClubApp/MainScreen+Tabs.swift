@@ -81,7 +81,8 @@ extension MainScreen {
             if let live = state.note?.live, live.isJoined, let body = state.note?.editor.body {
                 let others = live.members.enumerated().filter { $0.element != live.me }
                 editor.others = others.compactMap { index, name in
-                    live.cursors[name].map { NoteEditor.OtherCursor(name: name, position: body.position(ofUTF16: $0), colour: index) }
+                    // A name the server sent: escaped before it reaches the terminal.
+                    live.cursors[name].map { NoteEditor.OtherCursor(name: TerminalSafe.escape(name), position: body.position(ofUTF16: $0), colour: index) }
                 }
             }
             editor.render(into: canvas, area: editorArea, state: &state.note!.editor)

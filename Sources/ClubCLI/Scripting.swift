@@ -151,19 +151,10 @@ struct Ls: AsyncParsableCommand {
         try await runRemote(backend, path: path) { backend in
             if let tag { return try await Ls.listTagged(path, tag: tag, json: json, store: backend.store) }
             let printer = ListingPrinter(json: json, names: MemberNames(store: backend.store))
-            // Pages go through a stream so that names can be asked between them (the store's
-            // page callback cannot wait); each is printed and dropped as before.
-            let (pages, feed) = AsyncStream<[RemoteEntry]>.makeStream()
-            async let printed: Void = { for await page in pages { await printer.print(page) } }()
-            do {
-                try await backend.store.forEachPage(of: path) { feed.yield($0) }
-            } catch {
-                feed.finish()
-                await printed
-                throw error
-            }
-            feed.finish()
-            await printed
+            // Each page is printed (its members' names asked for first) and dropped before the
+            // next is handed over: a printer slower than the server holds up the listing
+            // instead of queueing its pages (it once queued them, unbounded).
+            try await backend.store.forEachPage(of: path) { await printer.print($0) }
             await printer.finish()
         }
     }
@@ -199,10 +190,15 @@ actor ListingPrinter {
         // The names exactly, as JSON escapes them (ESC is \u001b); DEL and C1, which encoders
         // leave raw, are escaped too, so even JSON is safe on a terminal.
         let known = await names.names(for: sorted.map(\.modifiedBy))
-        guard let array = try? CLIJSON.encode(sorted.map { EntryJSON($0, names: known) }), array.count >= 2 else { return }
-        output.write(Data((opened ? "," : "[").utf8))
-        output.write(array.dropFirst().dropLast())
-        opened = true
+        // A few hundred entries at a time: JSONEncoder builds the whole value's tree before
+        // writing a byte, some MiB for a 2,000-entry page.
+        for start in stride(from: 0, to: sorted.count, by: 250) {
+            let slice = sorted[start..<min(start + 250, sorted.count)]
+            guard let array = try? CLIJSON.encode(slice.map { EntryJSON($0, names: known) }), array.count >= 2 else { return }
+            output.write(Data((opened ? "," : "[").utf8))
+            output.write(array.dropFirst().dropLast())
+            opened = true
+        }
     }
 
     func finish() {

@@ -141,10 +141,10 @@ public final class EncryptedStore: RemoteStore, Sendable {
         }
     }
 
-    public func forEachPage(of folder: String, _ each: ([RemoteEntry]) -> Void) async throws(RemoteError) {
+    public func forEachPage(of folder: String, _ each: ([RemoteEntry]) async -> Void) async throws(RemoteError) {
         let hidden = try hide(folder)
         do {
-            try await inner.forEachPage(of: hidden) { each($0.compactMap(reveal)) }
+            try await inner.forEachPage(of: hidden) { await each($0.compactMap(reveal)) }
         } catch {
             throw plain(error, folder, hidden)
         }

@@ -46,12 +46,12 @@ extension DropboxStore {
     /// The next page is asked for while this one is decoded and handed over
     /// (``forEachPipelinedPage(_:recursive:limits:_:)``), so `byteclub ls` of a big folder costs
     /// the server's time or its own, not both added.
-    public func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError) {
-        try await forEachPipelinedPage(folder, recursive: false, limits: listingLimits) { (page: ListFolderResult) throws(RemoteError) in
+    public func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) async -> Void) async throws(RemoteError) {
+        try await forEachPipelinedPage(folder, recursive: false, limits: listingLimits) { (page: ListFolderResult) async throws(RemoteError) in
             var entries: [RemoteEntry] = []
             entries.reserveCapacity(page.entries.count)
             for item in page.entries { entries.append(try Self.entry(item, in: folder)) }
-            each(entries)
+            await each(entries)
         }
     }
 

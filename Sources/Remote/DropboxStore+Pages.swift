@@ -17,7 +17,7 @@ extension DropboxStore {
     /// Every page of the listing of `folder` (all under it when `recursive`), in order, to
     /// `each`, within `limits`. A `reset` mid-way throws `.cursorReset`, as a page does.
     func forEachPipelinedPage(_ folder: String, recursive: Bool, limits: ListingLimits,
-                              _ each: (ListFolderResult) throws(RemoteError) -> Void) async throws(RemoteError) {
+                              _ each: (ListFolderResult) async throws(RemoteError) -> Void) async throws(RemoteError) {
         var reply = try await page(.listFolder, ["path": folder, "recursive": recursive, "limit": 2000], folder: folder)
         var paging = ListingGuard(folder: folder, limits: limits)
         while true {
@@ -27,7 +27,7 @@ extension DropboxStore {
             do throws(RemoteError) {
                 let page = try Self.decode(ListFolderResult.self, from: reply.body)
                 try paging.page(count: page.entries.count, next: page.hasMore ? page.cursor : nil)
-                try each(page)
+                try await each(page)
             } catch {
                 next?.cancel()
                 throw error

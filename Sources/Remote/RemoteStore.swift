@@ -69,9 +69,11 @@ public protocol RemoteStore: Sendable {
     /// server invalidated mid-way, even when called through `any RemoteStore`.
     func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry]
     /// Every entry of a folder, handed to `each` a page at a time as the pages arrive and kept
-    /// nowhere, so a listing costs the memory of one page however long it runs. A requirement,
-    /// so that a backend applies its own ``ListingLimits`` even through `any RemoteStore`.
-    func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError)
+    /// nowhere, so a listing costs the memory of one page however long it runs: the next page
+    /// waits for `each` (a slow printer holds up the listing, not a growing queue of pages).
+    /// A requirement, so that a backend applies its own ``ListingLimits`` even through
+    /// `any RemoteStore`.
+    func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) async -> Void) async throws(RemoteError)
     func metadata(_ path: String) async throws(RemoteError) -> RemoteEntry
     /// Files under `folder` (recursively) with one of `extensions`.
     func search(in folder: String, extensions: [String]) async throws(RemoteError) -> [RemoteEntry]
@@ -130,7 +132,7 @@ extension RemoteStore {
         return entries
     }
 
-    public func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError) {
+    public func forEachPage(of folder: String, _ each: (_ page: [RemoteEntry]) async -> Void) async throws(RemoteError) {
         try await forEachPage(of: folder, limits: .standard, each)
     }
 
@@ -138,13 +140,13 @@ extension RemoteStore {
     /// the guard: a page that takes the listing past `limits` (or repeats a cursor) is refused
     /// and never handed over, so what `each` saw is exactly what the limits allow.
     public func forEachPage(of folder: String, limits: ListingLimits,
-                            _ each: (_ page: [RemoteEntry]) -> Void) async throws(RemoteError) {
+                            _ each: (_ page: [RemoteEntry]) async -> Void) async throws(RemoteError) {
         var paging = ListingGuard(folder: folder, limits: limits)
         var cursor: String? = nil
         repeat {
             let page = try await listPage(folder, cursor: cursor, limit: 2000)
             try paging.page(count: page.entries.count, next: page.next)
-            each(page.entries)
+            await each(page.entries)
             cursor = page.next
         } while cursor != nil
     }

@@ -55,6 +55,10 @@ struct ByteclubRun {
     /// The process's peak resident memory (`VmHWM`), as last read from /proc while it ran;
     /// `nil` unless asked for.
     var peakMemory: Int? = nil
+    /// The most anonymous memory (`RssAnon`: what the process allocated, not the pages of its
+    /// code and libraries, which vary with the page cache) seen in those readings; `nil` unless
+    /// asked for.
+    var peakAllocated: Int? = nil
 
     var out: String { String(decoding: stdout, as: UTF8.self) }
     var err: String { String(decoding: stderr, as: UTF8.self) }
@@ -78,8 +82,8 @@ struct ByteclubRun {
             let pid = process.processIdentifier
             group.enter()
             DispatchQueue.global().async {
-                while let peak = peakResident(of: pid) {
-                    collected.setPeak(peak)
+                while let reading = memory(of: pid) {
+                    collected.setPeak(reading.peak, allocated: reading.allocated)
                     usleep(2_000)
                 }
                 group.leave()
@@ -100,15 +104,20 @@ struct ByteclubRun {
         process.waitUntilExit()
         let (stdout, stderr) = collected.get()
         return ByteclubRun(status: process.terminationStatus, stdout: stdout, stderr: stderr,
-                           peakMemory: samplingMemory ? collected.peak : nil)
+                           peakMemory: samplingMemory ? collected.peak : nil,
+                           peakAllocated: samplingMemory ? collected.allocated : nil)
     }
 
-    /// A process's `VmHWM` in bytes, or `nil` once it has exited (a zombie has no memory lines).
-    private static func peakResident(of pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
-        return kilobytes * 1024
+    /// A process's `VmHWM` and `RssAnon` in bytes, or `nil` once it has exited (a zombie has
+    /// no memory lines).
+    private static func memory(of pid: Int32) -> (peak: Int, allocated: Int)? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        func kilobytes(_ key: String) -> Int? {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return nil }
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        }
+        guard let peak = kilobytes("VmHWM"), let allocated = kilobytes("RssAnon") else { return nil }
+        return (peak * 1024, allocated * 1024)
     }
 
     /// Output gathered by two reader threads.
@@ -118,9 +127,16 @@ struct ByteclubRun {
         private var out = Data()
         private var err = Data()
         private var peakBytes = 0
+        private var allocatedBytes = 0
         func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
-        func setPeak(_ bytes: Int) { lock.withLock { peakBytes = max(peakBytes, bytes) } }
+        func setPeak(_ bytes: Int, allocated: Int) {
+            lock.withLock {
+                peakBytes = max(peakBytes, bytes)
+                allocatedBytes = max(allocatedBytes, allocated)
+            }
+        }
         var peak: Int { lock.withLock { peakBytes } }
+        var allocated: Int { lock.withLock { allocatedBytes } }
         func get() -> (Data, Data) { lock.withLock { (out, err) } }
     }
 }

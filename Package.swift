@@ -70,6 +70,8 @@ let package = Package(
         .systemLibrary(name: "CCmarkGFM", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         // The agent's C: SO_PEERCRED's peer uid and a detached (setsid, double fork) start.
         .target(name: "CAgentShim"),
+        // glibc's malloc controls: the club server gives a big decode's freed memory back.
+        .systemLibrary(name: "CMalloc"),
 
         // MARK: Layers
 
@@ -102,6 +104,7 @@ let package = Package(
         .target(
             name: "ClubServer",
             dependencies: [
+                "CMalloc",
                 "DropboxWire",
                 "Durable",
                 "Imaging",

@@ -59,10 +59,11 @@ final class HistoryController {
                 let known = self.live.names.compactMapValues { $0 }
                 self.context.update {
                     $0.history?.revisions = answer.entries
+                    $0.history?.writtenWith = answer.writtenWith
                     $0.history?.isLoading = false
                     $0.history?.names = known
                 }
-                self.nameAuthors(answer.entries)
+                self.nameAuthors(answer.entries.flatMap(answer.writers(of:)))
                 if let newest = answer.entries.first { self.fetch(newest) }
                 self.fetchSelected()
             case .failure(.notSupported):
@@ -80,10 +81,10 @@ final class HistoryController {
         }
     }
 
-    /// Asks the server for the names of authors not known yet.
-    private func nameAuthors(_ revisions: [RemoteEntry]) {
+    /// Asks the server for the names of authors (account ids) not known yet.
+    private func nameAuthors(_ authors: [String]) {
         let known = context.state.history?.names ?? [:]
-        let unknown = Array(Set(revisions.compactMap(\.modifiedBy).filter { known[$0] == nil }))
+        let unknown = Array(Set(authors.filter { known[$0] == nil }))
         guard !unknown.isEmpty else { return }
         let store = context.store
         context.perform({ () async throws(RemoteError) -> [String: String] in

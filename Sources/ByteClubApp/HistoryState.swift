@@ -17,6 +17,8 @@ public struct NoteHistory: Sendable, Equatable {
     public var list = ListState()
     /// Authors' display names by account id.
     public var names: [String: String] = [:]
+    /// Who else wrote in a revision, live, beside its author: account ids by rev.
+    public var writtenWith: [String: [String]] = [:]
     /// Texts fetched so far, by rev.
     var texts: [String: String] = [:]
     /// A restore is in flight.
@@ -41,10 +43,14 @@ public struct NoteHistory: Sendable, Equatable {
     }
 
     /// Who made `revision`, for display (escaped: names are the server's); "another member"
-    /// while the name is unknown, never the account id.
+    /// while the name is unknown, never the account id. A revision others wrote in live names
+    /// them too: "ann with ray, bo".
     public func author(of revision: RemoteEntry) -> String {
         guard let id = revision.modifiedBy else { return "—" }
-        return TerminalSafe.escape(names[id] ?? MergeSession.someone)
+        let author = TerminalSafe.escape(names[id] ?? MergeSession.someone)
+        let others = (revision.rev.flatMap { writtenWith[$0] } ?? []).filter { $0 != id }
+        guard !others.isEmpty else { return author }
+        return author + " with " + others.map { TerminalSafe.escape(names[$0] ?? MergeSession.someone) }.joined(separator: ", ")
     }
 
     /// The rows of the revisions list: who, when, size.

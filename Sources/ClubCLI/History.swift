@@ -10,7 +10,8 @@ struct Log: AsyncParsableCommand {
         abstract: "List a file's revisions, newest first.",
         discussion: """
             One line per revision: its rev, when it was made, its size and who made it (you, or \
-            the member's name; "another member" when the server does not know it). Give a rev to `byteclub restore PATH REV` to bring it back, \
+            the member's name; "another member" when the server does not know it), with the members \
+            who wrote in it live beside them on a club server ("ann with ray"). Give a rev to `byteclub restore PATH REV` to bring it back, \
             or to `byteclub get rev:REV FILE` to download it.
             """)
     @Argument(help: "The file: a path in the club's folder, a note's title (\"Trip plan\"), /PATH or NAME:PATH.") var path: String
@@ -33,10 +34,11 @@ struct Log: AsyncParsableCommand {
             async let me = try? await backend.store.currentAccount()
             let history = try await backend.store.revisions(path, limit: limit)
             let account = await me
-            let names = await MemberNames(store: backend.store).names(for: history.entries.map(\.modifiedBy) + [history.deletedBy])
-            if json { return try CLIJSON.print(history.entries.map { RevisionJSON($0, you: account, names: names) }) }
+            let writers = history.entries.flatMap(history.writers(of:)).map(Optional.some)
+            let names = await MemberNames(store: backend.store).names(for: writers + [history.deletedBy])
+            if json { return try CLIJSON.print(history.entries.map { RevisionJSON($0, in: history, you: account, names: names) }) }
             if let deleted = RevisionList.deletedLine(path, history: history, you: account, names: names) { say(deleted) }
-            let lines = RevisionList.lines(history.entries, you: account, names: names, formatter: JSONLines.localTimeFormatter(), size: ProgressLine.bytes)
+            let lines = RevisionList.lines(history, you: account, names: names, formatter: JSONLines.localTimeFormatter(), size: ProgressLine.bytes)
             FileHandle.standardOutput.write(Data(lines.utf8))
         }
     }

@@ -21,9 +21,19 @@ public enum RevisionList {
         return "\(path) was deleted\(by); its revisions can still be restored"
     }
 
-    /// One line a revision: its rev, when, its size (as `size` writes it) and who; every name escaped.
-    public static func lines(_ entries: [RemoteEntry], you: RemoteAccount?, names: [String: String], formatter: DateFormatter,
+    /// Who made a revision and who wrote in it with them live: "ann with you (Ada), ray".
+    public static func writers(_ entry: RemoteEntry, in history: RemoteRevisions, you: RemoteAccount?, names: [String: String]) -> String {
+        let others = history.writers(of: entry).dropFirst(entry.modifiedBy == nil ? 0 : 1)
+        let author = who(entry.modifiedBy, you: you, names: names)
+        guard !others.isEmpty else { return author }
+        return author + " with " + others.map { who($0, you: you, names: names) }.joined(separator: ", ")
+    }
+
+    /// One line a revision: its rev, when, its size (as `size` writes it) and who (with whom);
+    /// every name escaped.
+    public static func lines(_ history: RemoteRevisions, you: RemoteAccount?, names: [String: String], formatter: DateFormatter,
                              size: (Int64) -> String) -> String {
+        let entries = history.entries
         var lines = ""
         for entry in entries {
             let date = entry.modified.map(formatter.string) ?? ""
@@ -31,7 +41,7 @@ public enum RevisionList {
             // Revs and ids come from the server: shown escaped, like every name.
             lines += TerminalSafe.escape(entry.rev ?? "-") + "  " + date.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
                 + size.padding(toLength: max(10, size.count), withPad: " ", startingAt: 0) + "  "
-                + TerminalSafe.escape(who(entry.modifiedBy, you: you, names: names)) + "\n"
+                + TerminalSafe.escape(writers(entry, in: history, you: you, names: names)) + "\n"
         }
         return lines
     }
@@ -51,8 +61,14 @@ public struct RevisionJSON: Encodable, Sendable {
     public var modifiedBy: String?
     public var modifiedById: String?
     public var you: Bool
+    /// The other members who wrote in it live (names, "another member" where unknown), and
+    /// their account ids; empty for most revisions.
+    public var writtenWith: [String]
+    public var writtenWithIds: [String]
 
-    public init(_ entry: RemoteEntry, you account: RemoteAccount?, names: [String: String]) {
+    public init(_ entry: RemoteEntry, in history: RemoteRevisions, you account: RemoteAccount?, names: [String: String]) {
+        writtenWithIds = Array(history.writers(of: entry).dropFirst(entry.modifiedBy == nil ? 0 : 1))
+        writtenWith = writtenWithIds.map { id in account?.id == id ? account?.displayName ?? id : names[id] ?? "another member" }
         rev = entry.rev
         pathDisplay = entry.path
         size = entry.size
@@ -71,9 +87,11 @@ public struct RevisionJSON: Encodable, Sendable {
         try object.encode(modifiedBy, forKey: .modifiedBy)
         try object.encode(modifiedById, forKey: .modifiedById)
         try object.encode(you, forKey: .you)
+        try object.encode(writtenWith, forKey: .writtenWith)
+        try object.encode(writtenWithIds, forKey: .writtenWithIds)
     }
 
-    enum CodingKeys: String, CodingKey { case rev, pathDisplay, size, modified, modifiedBy, modifiedById, you }
+    enum CodingKeys: String, CodingKey { case rev, pathDisplay, size, modified, modifiedBy, modifiedById, you, writtenWith, writtenWithIds }
 }
 
 /// Dates as the history and listing commands print them (JSON goes through the CLI's encoder).

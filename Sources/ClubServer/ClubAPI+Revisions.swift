@@ -15,12 +15,13 @@ extension ClubAPI {
 
     /// Dropbox's answer exactly on Dropbox's route (`include_deleted_by`, which older byteclubs
     /// sent there, is ignored as any unknown field is); `namingDeleter` (the club's own route)
-    /// adds `deleted_by` for a deleted file whose deleter is known.
+    /// adds `deleted_by` for a deleted file whose deleter is known, and `written_with`: for
+    /// each revision that others wrote in live beside its author, their account ids.
     private func listRevisions(_ arguments: Arguments, namingDeleter: Bool) async throws -> Any {
         // `mode` is a union: decoded as the wire type, in either form.
         let argument = try arguments.decode(ListRevisionsArg.self)
         guard (1...100).contains(argument.limit) else { throw APIError.badRequest("list_revisions: 'limit' must be between 1 and 100") }
-        let (target, entries, hasMore) = try await store.listRevisions(argument.path, limit: argument.limit, beforeRev: argument.beforeRev)
+        let (target, entries, with, hasMore) = try await store.listRevisions(argument.path, limit: argument.limit, beforeRev: argument.beforeRev)
         // Written by hand like listings, keys sorted.
         var text = "{\"entries\":["
         for (index, entry) in entries.enumerated() {
@@ -35,6 +36,11 @@ extension ClubAPI {
             // who made a revision. Only on the club's own route: Dropbox's SDKs refuse a field
             // their spec does not have, and a Dropbox route answers as Dropbox does.
             if namingDeleter, let by = tombstone.by { text += ",\"deleted_by\":\"" + ClubMember.accountID(of: by) + "\"" }
+        }
+        if namingDeleter, !with.isEmpty {
+            text += ",\"written_with\":{" + with.sorted { $0.key < $1.key }.map { rev, members in
+                DropboxJSON.quoted(rev) + ":[" + members.map { DropboxJSON.quoted(ClubMember.accountID(of: $0)) }.joined(separator: ",") + "]"
+            }.joined(separator: ",") + "}"
         }
         return RawJSON(text: text + "}")
     }

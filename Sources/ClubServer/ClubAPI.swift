@@ -44,7 +44,8 @@ package struct ClubAPI: Sendable {
         self.sharedLinks = SharedLinks(metaDirectory: store.metaDirectory, tempDirectory: store.tempDirectory)
         (self.admission, self.acceptCap) = Self.admission(for: configuration)
         self.contentSearch = ContentSearch(metaDirectory: store.metaDirectory)
-        self.liveHub = LiveHub(directory: store.metaDirectory + "/live", limits: configuration.live, logger: configuration.logger)
+        self.liveHub = LiveHub(directory: store.metaDirectory + "/live", limits: configuration.live, logger: configuration.logger,
+                               writers: store.liveWriters)
     }
 
     package func application(onBound: @escaping @Sendable (Int) -> Void) throws -> some ApplicationProtocol {

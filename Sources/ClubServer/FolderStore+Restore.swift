@@ -39,8 +39,10 @@ extension FolderStore {
         return HistoryTarget(id: tombstone.id, key: key, tombstone: tombstone)
     }
 
-    /// A file's revisions, newest first, older than `beforeRev` if given.
-    func listRevisions(_ text: String, limit: Int, beforeRev: String?) throws(APIError) -> (HistoryTarget, [FileMetadata], hasMore: Bool) {
+    /// A file's revisions, newest first, older than `beforeRev` if given; `with`: the other
+    /// members who wrote in each revision that names any (by rev, member names).
+    func listRevisions(_ text: String, limit: Int, beforeRev: String?) throws(APIError)
+        -> (HistoryTarget, [FileMetadata], with: [String: [String]], hasMore: Bool) {
         let target = try historyTarget(text, field: .path)
         if let live = target.live { reconcile(live, member: nil) }
         guard let (page, hasMore) = RevisionLog.page(histories.records(target.key), beforeRev: beforeRev, limit: limit) else {
@@ -51,7 +53,11 @@ extension FolderStore {
         // Who deleted it is told as who made revisions is: only once the server has members.
         var told = target
         if !revisions.showsAuthors { told.tombstone?.by = nil }
-        return (told, page.map { target.metadata(of: $0, sharingInfo: revisions.sharingInfo(by: $0.by)) }, hasMore)
+        var with: [String: [String]] = [:]
+        if revisions.showsAuthors {
+            for record in page { if let others = record.with, !others.isEmpty { with[record.rev] = others } }
+        }
+        return (told, page.map { target.metadata(of: $0, sharingInfo: revisions.sharingInfo(by: $0.by)) }, with, hasMore)
     }
 
     /// Brings back `rev` of the file at `text` as a new revision (a commit by the caller).

@@ -12,18 +12,22 @@ import Foundation
 extension FolderStore {
     /// Makes sure the history's newest record is the live file's version (a change made on
     /// disk is recorded then, by nobody known); `member` is who made it, if we know.
-    func reconcile(_ file: FileMetadata, member: String?) {
+    /// `with`: the other members who wrote in it (live, since its previous revision).
+    func reconcile(_ file: FileMetadata, member: String?, with: [String] = []) {
         guard let key = RevisionLog.historyKey(file.id), let hash = file.contentHash, !hash.isEmpty else { return }
         if newestRevision(key)?.isRev(file.rev) == true { return }
+        let others = with.filter { $0 != member }
         let record = RevisionRecord(rev: file.rev, size: file.size, hash: hash, server: Int64(file.serverModified.timeIntervalSince1970),
-                                    client: Int64(file.clientModified.timeIntervalSince1970), path: file.pathDisplay ?? "", by: member)
+                                    client: Int64(file.clientModified.timeIntervalSince1970), path: file.pathDisplay ?? "", by: member,
+                                    with: others.isEmpty ? nil : others)
         if histories.append(record, to: key, limit: RevisionLog.limit(for: file.name)) { revisions.remember(record, for: key) }
     }
 
     /// After a commit placed `file` at `host`: records it for the caller, and keeps a copy of
     /// a note's bytes (cheap, and safe from edits made on disk later).
+    /// The revision also names whoever wrote in the note live since its previous one.
     func recordCommit(_ file: FileMetadata, at host: String) {
-        reconcile(file, member: Caller.member ?? ClubMember.sharedName)
+        reconcile(file, member: Caller.member ?? ClubMember.sharedName, with: liveWriters.take(fileID: file.id))
         guard RevisionLog.isNote(file.name), let key = RevisionLog.historyKey(file.id), let hash = file.contentHash else { return }
         // In a group of commits the copy is flushed with the group's (``PendingSync``).
         if let unflushed = histories.keepBytes(of: host, in: key, hash: hash, link: false, flush: pendingSync == nil) {

@@ -46,6 +46,8 @@ actor FolderStore {
     let uploads: UploadSessions
     /// Histories and who made them (FolderStore+Revisions), and their files.
     var revisions = RevisionState()
+    /// Who wrote in each live note since its last revision (filled by the live channel's hub).
+    let liveWriters = LiveWriters()
     let histories: HistoryFiles
     /// Tags by file id (`tags.json`), read again whenever another server changed them (FolderStore+Tags).
     var tagFile: TagFile

@@ -1,6 +1,7 @@
 import DropboxWire
 import Foundation
 import Logging
+import Synchronization
 
 /// Bounds of the live channel (docs/live.md, "Limits").
 package struct LiveLimits: Sendable {
@@ -16,6 +17,36 @@ package struct LiveLimits: Sendable {
     package var maxPeersPerRoom = 64
 
     package init() {}
+}
+
+/// Who has written in each live note since its file's last revision: the members whose updates
+/// the room stored. The revision that next writes the file names them beside the member who
+/// saved it (``RevisionRecord/with``), so a burst typed by three members is one revision by
+/// all three. Shared by the hub (which adds) and the folder's actor (which takes at a commit):
+/// a lock, not an actor, so a commit reads it without a suspension.
+final class LiveWriters: Sendable {
+    private let rooms = Mutex<[String: [String]]>([:])
+    /// Rooms remembered at most; past it, the oldest-named are let go (a revision then names
+    /// only its saver). A server has far fewer notes edited live between two saves.
+    static let maxRooms = 10_000
+
+    init() {}
+
+    /// `member` sent an update to `room`.
+    func wrote(_ member: String, in room: String) {
+        rooms.withLock { rooms in
+            if rooms[room]?.contains(member) == true { return }
+            if rooms[room] == nil, rooms.count >= Self.maxRooms { rooms.remove(at: rooms.startIndex) }
+            rooms[room, default: []].append(member)
+        }
+    }
+
+    /// The members who wrote in the note with id `fileID` since this was last asked, in the
+    /// order they first wrote; the note's list starts again empty.
+    func take(fileID: String) -> [String] {
+        guard let room = LiveHub.roomName(forID: fileID) else { return [] }
+        return rooms.withLock { $0.removeValue(forKey: room) } ?? []
+    }
 }
 
 /// What a connection is sent, in order: relayed or stored updates, control messages, and at
@@ -47,13 +78,16 @@ actor LiveHub {
 
     private let directory: String
     let limits: LiveLimits
+    /// Who wrote in each room since its note's last revision.
+    let writers: LiveWriters
     private let logger: Logger
     private var rooms: [String: Room] = [:]
     private var nextID: UInt64 = 0
 
-    init(directory: String, limits: LiveLimits, logger: Logger) {
+    init(directory: String, limits: LiveLimits, logger: Logger, writers: LiveWriters = LiveWriters()) {
         self.directory = directory
         self.limits = limits
+        self.writers = writers
         self.logger = logger
     }
 
@@ -127,6 +161,7 @@ actor LiveHub {
             return "update refused: the server cannot store it"
         }
         rooms[name] = room
+        writers.wrote(member, in: name)
         for (other, peer) in room.peers where other != id { peer.send.yield(.update(frame)) }
         return nil
     }

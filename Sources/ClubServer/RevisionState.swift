@@ -14,6 +14,9 @@ struct RevisionRecord: Codable, Sendable, Hashable {
     var path: String
     /// The member who made it; nil for a change made on disk behind the server's back.
     var by: String?
+    /// The other members who wrote in it: those who typed in the note live since its previous
+    /// revision (``LiveWriters``), in the order they first did; nil when nobody else did.
+    var with: [String]? = nil
 }
 
 /// What the server keeps in memory of a history's newest record: its rev and who made it (the

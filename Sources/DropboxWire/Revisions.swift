@@ -78,17 +78,23 @@ public struct ListRevisionsResult: Sendable, Hashable, Codable {
     public var entries: [FileMetadata]
     /// More, older revisions exist: ask again with `before_rev` set to the last entry's rev.
     public var hasMore: Bool
+    /// The other members who wrote in a revision, live, beside its author (account ids, by
+    /// rev): only from the club server's own route, and only for revisions that have any.
+    public var writtenWith: [String: [String]]
 
-    public init(isDeleted: Bool, serverDeleted: Date? = nil, deletedBy: String? = nil, entries: [FileMetadata], hasMore: Bool) {
+    public init(isDeleted: Bool, serverDeleted: Date? = nil, deletedBy: String? = nil, entries: [FileMetadata], hasMore: Bool,
+                writtenWith: [String: [String]] = [:]) {
         self.isDeleted = isDeleted
         self.serverDeleted = serverDeleted
         self.deletedBy = deletedBy
         self.entries = entries
         self.hasMore = hasMore
+        self.writtenWith = writtenWith
     }
 
     enum CodingKeys: String, CodingKey {
         case isDeleted = "is_deleted", serverDeleted = "server_deleted", deletedBy = "deleted_by", entries, hasMore = "has_more"
+        case writtenWith = "written_with"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -98,6 +104,7 @@ public struct ListRevisionsResult: Sendable, Hashable, Codable {
         deletedBy = try object.decodeIfPresent(String.self, forKey: .deletedBy)
         entries = try object.decode([FileMetadata].self, forKey: .entries)
         hasMore = try object.decodeIfPresent(Bool.self, forKey: .hasMore) ?? false
+        writtenWith = try object.decodeIfPresent([String: [String]].self, forKey: .writtenWith) ?? [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -107,6 +114,7 @@ public struct ListRevisionsResult: Sendable, Hashable, Codable {
         try object.encodeIfPresent(deletedBy, forKey: .deletedBy)
         try object.encode(entries, forKey: .entries)
         try object.encode(hasMore, forKey: .hasMore)
+        if !writtenWith.isEmpty { try object.encode(writtenWith, forKey: .writtenWith) }
     }
 }
 

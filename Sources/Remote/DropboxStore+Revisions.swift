@@ -25,8 +25,11 @@ extension DropboxStore {
         if entries.count > 100 {
             throw .server(status: 0, detail: "the server answered \(entries.count) revisions of \(path) where at most 100 were asked for; refused")
         }
+        // Only for revisions listed, at most a few names each (a hostile server's map is cut).
+        let listed = Set(entries.compactMap(\.rev))
+        let writtenWith = answer.writtenWith.filter { listed.contains($0.key) }.mapValues { Array($0.prefix(64)) }
         return RemoteRevisions(entries: entries, isDeleted: answer.isDeleted, serverDeleted: answer.serverDeleted,
-                               deletedBy: answer.isDeleted ? answer.deletedBy : nil, hasMore: answer.hasMore)
+                               deletedBy: answer.isDeleted ? answer.deletedBy : nil, hasMore: answer.hasMore, writtenWith: writtenWith)
     }
 
     /// `argument` (Dropbox's `ListRevisionsArg`, exactly: no field of byteclub's own goes on a

@@ -84,13 +84,25 @@ public struct RemoteRevisions: Sendable, Hashable {
     public var deletedBy: String?
     /// Older revisions exist: ask again with `before:` the last one's rev.
     public var hasMore: Bool
+    /// Who else wrote in a revision, live, beside its author (``RemoteEntry/modifiedBy``):
+    /// account ids by rev, for the revisions that have any (a club server says; Dropbox and
+    /// WebDAV do not).
+    public var writtenWith: [String: [String]]
 
-    public init(entries: [RemoteEntry], isDeleted: Bool, serverDeleted: Date? = nil, deletedBy: String? = nil, hasMore: Bool = false) {
+    public init(entries: [RemoteEntry], isDeleted: Bool, serverDeleted: Date? = nil, deletedBy: String? = nil, hasMore: Bool = false,
+                writtenWith: [String: [String]] = [:]) {
         self.entries = entries
         self.isDeleted = isDeleted
         self.serverDeleted = serverDeleted
         self.deletedBy = deletedBy
         self.hasMore = hasMore
+        self.writtenWith = writtenWith
+    }
+
+    /// The author of the revision `entry` and whoever wrote in it with them, as account ids.
+    public func writers(of entry: RemoteEntry) -> [String] {
+        let others = entry.rev.flatMap { writtenWith[$0] } ?? []
+        return (entry.modifiedBy.map { [$0] } ?? []) + others.filter { $0 != entry.modifiedBy }
     }
 }
 

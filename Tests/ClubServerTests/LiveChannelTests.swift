@@ -118,6 +118,55 @@ final class LiveChannelTests: XCTestCase {
         XCTAssertFalse(rita.isClosed, "a reader stays in the note")
     }
 
+    /// The revision that writes a live note names everyone whose updates the server stored
+    /// since the previous one: its saver as `modified_by`, the others in `written_with` (on the
+    /// club's own route only); a reader's refused update names no one.
+    func testARevisionNamesTheMembersWhoWroteInItLive() async throws {
+        let ann = await join("ann")
+        let ray = await join("ray")
+        let rita = await join("rita")
+        ray.send([1])
+        ann.send([2])
+        rita.send([3])
+        await ann.wait("ray's update") { $0.updates.count == 1 }
+        await rita.wait("the refusal and both updates") { !$0.errors.isEmpty && $0.updates.count == 2 }
+        let saved = try await save("minutes, typed together\n", as: "ann")
+        let clubAnswer = try await revisions(route: "2/byteclub/files/list_revisions")
+        XCTAssertEqual(clubAnswer["written_with"] as? [String: [String]], [saved: [ClubMember.accountID(of: "ray")]],
+                       "\(clubAnswer)")
+        let entries = try XCTUnwrap(clubAnswer["entries"] as? [[String: Any]])
+        XCTAssertEqual((entries.first?["sharing_info"] as? [String: Any])?["modified_by"] as? String, ClubMember.accountID(of: "ann"))
+        let dropboxAnswer = try await revisions(route: "2/files/list_revisions")
+        XCTAssertNil(dropboxAnswer["written_with"], "Dropbox's route answers as Dropbox does")
+
+        // The next revision starts a new list: ray alone wrote since, and ann saves again.
+        ray.send([4])
+        await ann.wait("ray's second update") { $0.updates.count == 2 }
+        let second = try await save("minutes, typed together, and more\n", as: "ann")
+        let both = try await revisions(route: "2/byteclub/files/list_revisions")
+        XCTAssertEqual(both["written_with"] as? [String: [String]],
+                       [saved: [ClubMember.accountID(of: "ray")], second: [ClubMember.accountID(of: "ray")]])
+        // Nobody wrote live since: a save by ray names ray alone.
+        let third = try await save("ray's own words\n", as: "ray")
+        let answer = try await revisions(route: "2/byteclub/files/list_revisions")
+        XCTAssertNil((answer["written_with"] as? [String: [String]])?[third], "\(answer)")
+    }
+
+    /// Writes the note as `member`; its new rev.
+    private func save(_ text: String, as member: String) async throws -> String {
+        let saved = try await club.post("2/files/upload", body: Data(text.utf8), headers: [
+            "Dropbox-API-Arg": #"{"path":"/byteclub/minutes.md","mode":"overwrite"}"#, "Content-Type": "application/octet-stream",
+        ], token: tokens[member])
+        XCTAssertEqual(saved.status, 200, saved.text)
+        return try XCTUnwrap(saved.json["rev"] as? String)
+    }
+
+    private func revisions(route: String) async throws -> [String: Any] {
+        let answer = try await club.rpc(route, ["path": noteID, "mode": "id", "limit": 10], token: tokens["ann"])
+        XCTAssertEqual(answer.status, 200, answer.text)
+        return answer.json
+    }
+
     func testUnknownTokenIs401AndUnknownNoteIsRefusedBeforeTheUpgrade() throws {
         let port = club.server.port
         XCTAssertTrue(try rawLiveUpgrade(port: port, token: "not-a-token", file: noteID).hasPrefix("HTTP/1.1 401"))

@@ -97,6 +97,19 @@ final class LiveEditingEndToEndTests: XCTestCase {
         _ = AppHarness.eventually("the file holds every word", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } }
         XCTAssertFalse(ray.capture().contains("Merged"), "no merge for text live editing holds")
         XCTAssertFalse(ray.capture().contains("Changed by"), "no banner for the writer's revision")
+
+        // The revision names both: ann saved it, ray wrote in it. In a script, and in a third
+        // member's app, in the note's history.
+        let cy = try XCTUnwrap(apps["cy"])
+        let serverURL = "http://127.0.0.1:\(server?.port ?? 0)"
+        let log = try cy.cli(["log", "/byteclub/Minutes.md", "--server", serverURL, "--token", "live-cy-token"])
+        XCTAssertEqual(log.status, 0, log.stderr)
+        XCTAssertTrue(log.stdout.contains("ann with ray"), log.stdout)
+        let history = try cy.launch(["--server", serverURL, "--token", "live-cy-token"])
+        history.waitFor("the notes list") { AppHarness.listed("Minutes", in: $0) }
+        try history.type("H")
+        history.waitFor("History of \"Minutes\"")
+        history.waitFor("ann with ray")
     }
 
     func testThreeAppsAndOneStoppedForTenSecondsConvergeWithNothingLost() throws {

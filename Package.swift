@@ -40,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // A note's YAML front matter (Markdown's FrontMatter), parsed by a real YAML library.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // AsyncChannel: `ls` prints one page while the next is decoded, and never queues more
+        // (Hummingbird builds it already).
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.2"),
     ],
     targets: [
         // MARK: C libraries (system-library targets with shim headers)
@@ -233,6 +236,7 @@ let package = Package(
                 // `edit` merges a draft with a change made meanwhile.
                 "NoteMerge",
                 "ClubCrypt",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]
         ),
         // The executable: the command tree, the app's start (`open`) and the app's agent.

@@ -1,6 +1,7 @@
 import ByteClubConfig
 import Agent
 import ArgumentParser
+import AsyncAlgorithms
 import ClubKit
 import Foundation
 import LocalClub
@@ -151,10 +152,20 @@ struct Ls: AsyncParsableCommand {
         try await runRemote(backend, path: path) { backend in
             if let tag { return try await Ls.listTagged(path, tag: tag, json: json, store: backend.store) }
             let printer = ListingPrinter(json: json, names: MemberNames(store: backend.store))
-            // Each page is printed (its members' names asked for first) and dropped before the
-            // next is handed over: a printer slower than the server holds up the listing
-            // instead of queueing its pages (it once queued them, unbounded).
-            try await backend.store.forEachPage(of: path) { await printer.print($0) }
+            // One page is printed (its members' names asked for first) while the next is
+            // decoded, and no more wait: a printer slower than the server holds up the listing
+            // instead of queueing its pages (an unbounded stream once did).
+            let pages = AsyncChannel<[RemoteEntry]>()
+            async let printed: Void = { for await page in pages { await printer.print(page) } }()
+            do {
+                try await backend.store.forEachPage(of: path) { await pages.send($0) }
+            } catch {
+                pages.finish()
+                await printed
+                throw error
+            }
+            pages.finish()
+            await printed
             await printer.finish()
         }
     }

@@ -92,12 +92,14 @@ extension EncryptedStore {
     /// removed member's updates are refused. Nil when the club is not on a club server.
     public func openLive(fileID: String, deliver: @escaping @Sendable (LiveSocketEvent) -> Void) -> LiveSocket? {
         guard let club = inner as? DropboxStore, club.speaksClub else { return nil }
+        // Updates are signed for `live/<id>`, cursors for `live/<id>/cursor`.
         let path = "live/" + fileID
-        let seal = LiveSeal(seal: { [self] update in
+        @Sendable func signed(_ kind: LiveSeal.Kind) -> String { kind == .update ? path : path + "/cursor" }
+        let seal = LiveSeal(seal: { [self] plain, kind in
             let keyring = self.keyring
-            return try ClubSeal.seal(update, path: path, version: ClubSeal.nextVersion(after: nil), to: [keyring.recipient], by: keyring.me)
-        }, open: { [self] sealed in
-            try ClubSeal.open(sealed, path: path, identities: self.identities, roster: self.keyring.roster).plaintext
+            return try ClubSeal.seal(plain, path: signed(kind), version: ClubSeal.nextVersion(after: nil), to: [keyring.recipient], by: keyring.me)
+        }, open: { [self] sealed, kind in
+            try ClubSeal.open(sealed, path: signed(kind), identities: self.identities, roster: self.keyring.roster).plaintext
         })
         return club.openLive(fileID: fileID, seal: seal, deliver: deliver)
     }

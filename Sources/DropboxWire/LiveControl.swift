@@ -31,8 +31,9 @@ public enum LiveControl: Equatable, Sendable {
         public init(message: String) { self.message = message }
     }
 
-    /// The longest cursor (`at`) a client may send.
-    public static let maxCursorBytes = 256
+    /// The longest cursor (`at`) a client may send: an encrypted club's sealed one (an age
+    /// file with its member's signature, in base64) is about 550 bytes.
+    public static let maxCursorBytes = 1_024
 
     /// Reads a client's text frame: `{"type":"presence"}` or `{"type":"cursor","at":"…"}`.
     public static func parseClient(_ bytes: some Collection<UInt8>) -> Result<LiveControl, Refused> {

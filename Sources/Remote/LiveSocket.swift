@@ -27,12 +27,18 @@ public enum LiveSocketEvent: Sendable, Equatable {
 /// How an encrypted club's updates travel: sealed with the club key and signed by their member
 /// (as its files are), opened and checked on arrival. The server relays and stores ciphertext.
 public struct LiveSeal: Sendable {
-    public var seal: @Sendable (Data) throws -> Data
-    /// The plaintext of a sealed update, or an error saying why it is refused (a signer who is
-    /// no member, or was removed before writing it).
-    public var open: @Sendable (Data) throws -> Data
+    /// What is sealed: an update, or where the member's cursor is. Each is signed for a path of
+    /// its own, so a server cannot pass one off as the other.
+    public enum Kind: Sendable {
+        case update, cursor
+    }
 
-    public init(seal: @escaping @Sendable (Data) throws -> Data, open: @escaping @Sendable (Data) throws -> Data) {
+    public var seal: @Sendable (Data, Kind) throws -> Data
+    /// The plaintext of a sealed update or cursor, or an error saying why it is refused (a
+    /// signer who is no member, or was removed before writing it).
+    public var open: @Sendable (Data, Kind) throws -> Data
+
+    public init(seal: @escaping @Sendable (Data, Kind) throws -> Data, open: @escaping @Sendable (Data, Kind) throws -> Data) {
         self.seal = seal
         self.open = open
     }
@@ -63,6 +69,7 @@ public final class LiveSocket: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let sealing: LiveSeal?
     private let deliver: @Sendable (LiveSocketEvent) -> Void
+    private let logger: Logger
 
     /// - Parameters:
     ///   - url: the server's base URL (http or https).
@@ -73,6 +80,7 @@ public final class LiveSocket: Sendable {
                 seal: LiveSeal? = nil, deliver: @escaping @Sendable (LiveSocketEvent) -> Void) {
         sealing = seal
         self.deliver = deliver
+        self.logger = logger
         let secure = url.scheme?.lowercased() == "https"
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.scheme = secure ? "wss" : "ws"
@@ -113,14 +121,23 @@ public final class LiveSocket: Sendable {
     public func send(update: Data) {
         guard let sealing else { return yield(.binary(update)) }
         do {
-            yield(.binary(try sealing.seal(update)))
+            yield(.binary(try sealing.seal(update, .update)))
         } catch {
             deliver(.refused("an update could not be sealed: \(error)"))
         }
     }
 
-    /// Sends where this member's cursor is (dropped while not connected).
-    public func send(cursor at: String) { yield(.text(LiveControl.cursor(at: at).json)) }
+    /// Sends where this member's cursor is (dropped while not connected); in an encrypted club
+    /// sealed as an update is, so the server relays a position it cannot read.
+    public func send(cursor at: String) {
+        guard let sealing else { return yield(.text(LiveControl.cursor(at: at).json)) }
+        // A cursor that cannot be sealed is not sent: the next key sends the next one.
+        do {
+            yield(.text(LiveControl.cursor(at: try sealing.seal(Data(at.utf8), .cursor).base64EncodedString()).json))
+        } catch {
+            logger.info("live: a cursor could not be sealed: \(error)")
+        }
+    }
 
     /// Ends the connection for good.
     public func close() {
@@ -174,7 +191,7 @@ public final class LiveSocket: Sendable {
                             continue
                         }
                         do {
-                            deliver(.update(member: frame.member, bytes: try seal.open(Data(frame.update))))
+                            deliver(.update(member: frame.member, bytes: try seal.open(Data(frame.update), .update)))
                         } catch {
                             deliver(.refused("an update relayed as \(frame.member)'s was refused: \(error)"))
                         }
@@ -182,7 +199,16 @@ public final class LiveSocket: Sendable {
                         switch LiveControl.parseServer(text) {
                         case .presence(let members): deliver(.presence(members))
                         case .welcome(let member): deliver(.welcome(member))
-                        case .memberCursor(let member, let at): deliver(.cursor(member: member, at: at))
+                        case .memberCursor(let member, let at):
+                            guard let seal else { deliver(.cursor(member: member, at: at)); break }
+                            // A cursor that does not open (not sealed, or not by a member) is
+                            // dropped: it moves a coloured cell, and the next one will do.
+                            do {
+                                guard let sealed = Data(base64Encoded: at) else { throw RemoteError.local("not base64") }
+                                deliver(.cursor(member: member, at: String(decoding: try seal.open(sealed, .cursor), as: UTF8.self)))
+                            } catch {
+                                logger.info("live: \(member)'s cursor was dropped: \(error)")
+                            }
                         case .error(let message): deliver(.refused(message))
                         default: break
                         }

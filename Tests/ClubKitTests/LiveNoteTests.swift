@@ -1,3 +1,6 @@
+import ClubCrypt
+import ClubKit
+import DropboxWire
 import Foundation
 import LiveText
 import LocalClub
@@ -106,5 +109,19 @@ final class LiveNoteTests: XCTestCase {
         XCTAssertEqual(LiveNote.records(of: journal), [Data([1, 2, 3]), Data(), Data([9])])
         XCTAssertEqual(LiveNote.records(of: journal.dropLast()), [Data([1, 2, 3]), Data()])
         XCTAssertEqual(LiveNote.records(of: Data([0, 0, 0xFF, 0xFF, 1])), [])
+    }
+
+    /// An encrypted club's cursor is an age file signed by its member, sent in base64: it fits
+    /// the channel's cap on a cursor (and on a control message) with room to spare.
+    func testASealedCursorFitsTheLiveChannelsCaps() throws {
+        let me = MemberKeys(identity: X25519Identity())
+        let club = X25519Identity()
+        let path = "live/id:" + String(repeating: "a", count: 22) + "/cursor"
+        let sealed = try ClubSeal.seal(Data("1234567".utf8), path: path, version: ClubSeal.nextVersion(after: nil), to: [club.recipient], by: me)
+        let at = sealed.base64EncodedString()
+        print("a sealed cursor: \(at.utf8.count) bytes in base64")
+        XCTAssertLessThanOrEqual(at.utf8.count, LiveControl.maxCursorBytes * 3 / 4, "\(at.utf8.count) bytes")
+        XCTAssertLessThanOrEqual(LiveControl.cursor(at: at).json.utf8.count, LiveControl.maxBytes)
+        XCTAssertEqual(try Age.decrypt(sealed, identities: [club]).plaintext, Data("1234567".utf8))
     }
 }

@@ -54,6 +54,13 @@ final class LiveEncryptedJourneyTests: XCTestCase {
         }
         let annText = { (try? ann.cli(["get", "Minutes.md", "-"]).stdout) ?? "" }
         XCTAssertTrue(AppHarness.eventually("the note written with every word", timeout: 20) { words.allSatisfy { annText().contains($0) } })
+        // Each sees the other's name by their cursor: sealed cursors, opened on arrival.
+        for (_, screen) in screens { try screen.press("End") }
+        screens[0].1.waitFor("bob's name tag on ann's screen") { $0.contains("◂ bob") }
+        screens[1].1.waitFor("ann's name tag on bob's screen") { $0.contains("◂ ann") }
+        // ann wrote the file (she came first), and the revision names bob with her.
+        let history = try ann.cli(["log", "Minutes.md"])
+        XCTAssertTrue(history.stdout.contains("with bob"), history.stdout + history.stderr)
 
         // The server's disk and log: ciphertext only, though the live log holds the updates.
         let live = club.root.appendingPathComponent(".byteclub/live")

@@ -198,4 +198,24 @@ final class NoteEditorTests: XCTestCase {
         let canvas = render(&state, editor: NoteEditor(isFocused: false))
         XCTAssertNil(canvas.cursor)
     }
+
+    // MARK: - Others' cursors (live notes)
+
+    /// A name tag goes after the text of the caret's row, and, when that row is full, after the
+    /// nearest row's that has room: never over text.
+    func testANameTagFindsRoomNearItsCaretWhenTheRowIsFull() async {
+        let full = String(repeating: "w", count: 38)
+        var state = NoteEditorState(title: "t", body: "Agenda\n" + full + "\n" + full, isNew: false)
+        func tagRow(_ line: Int, offset: Int) -> Int? {
+            var editor = NoteEditor()
+            editor.others = [.init(name: "bob", position: TextBuffer.Position(line: line, offset: offset), colour: 0)]
+            let canvas = render(&state, editor: editor)
+            return (0..<canvas.bounds.height).first { canvas.line($0).contains("◂ bob") }
+        }
+        // The body starts under the title and its rule (row 2): "Agenda" is row 2, the full rows 3 and 4.
+        XCTAssertEqual(tagRow(0, offset: 6), 2, "after the caret's own row when it has room")
+        XCTAssertEqual(tagRow(1, offset: 38), 2, "the rows below full too: the row above")
+        XCTAssertEqual(tagRow(2, offset: 38), 5, "the last line full: the empty row under the text")
+        for y in 3...4 { XCTAssertFalse(render(&state).line(y).contains("◂"), "never over text") }
+    }
 }

@@ -151,12 +151,14 @@ public struct NoteEditor: Sendable {
             let line = state.body.lines[other.position.line]
             let under = other.position.offset < line.count && line[other.position.offset] != "\t" ? String(line[other.position.offset]) : " "
             canvas.put(under, at: at, style: Style(foreground: .black, background: colour), clip: textArea)
-            // The name tag after the row's text ("◂ ann"), or after the next row's when the
-            // caret's row is full; never over text.
+            // The name tag after the row's text ("◂ ann"); when the caret's row is full, after
+            // the nearest row's that has room (below, above, then two away; the rows past the
+            // text are empty). Never over text: a tag that fits nowhere near is not drawn.
             let tag = "◂ " + other.name
             let width = TextWidth.of(tag)
-            for y in [point.y, point.y + 1] where y < rowEnds.count {
-                let x = max(rowEnds[y], at.x + 1) + 1
+            for y in [point.y, point.y + 1, point.y - 1, point.y + 2, point.y - 2] where (0..<textArea.height).contains(y) {
+                let end = y < rowEnds.count ? rowEnds[y] : textArea.x
+                let x = (y == point.y ? max(end, at.x + 1) : end) + 1
                 guard x + width <= textArea.maxX else { continue }
                 canvas.put(tag, in: Rect(x: x, y: textArea.y + y, width: width, height: 1), alignment: .left, style: Style(foreground: colour).bold)
                 break

@@ -38,9 +38,10 @@ extension ClubAPI {
     /// A progressive JPEG's buffers are freed when its decode ends, but some of them are not
     /// given back: glibc raises its mmap threshold to the size of the largest block freed
     /// (up to 32 MiB), so the next decode's chroma buffers (21 MB each at 7000×6000) come
-    /// from an arena's heap, and freed heap memory stays there. With two arenas, two decodes
-    /// taking turns on two threads each left the other's 42 MB resident: the second decode's
-    /// peak was 227 MB where the first's was 184 (1 run in 5 under load).
+    /// from an arena's heap, and freed heap memory stays there. With two arenas, a decode on
+    /// one thread could find the other's 42 MB still resident: three big decodes taking turns
+    /// peaked at 227 MB where one alone takes 184 (1 run in 5 under load). A fixed threshold
+    /// (`MALLOC_MMAP_THRESHOLD_`) cured it too (10 runs of 10), but for every allocation.
     static func giveBackFreedMemory() {
         _ = malloc_trim(0)
     }

@@ -26,8 +26,9 @@ package struct LiveLimits: Sendable {
 /// a lock, not an actor, so a commit reads it without a suspension.
 final class LiveWriters: Sendable {
     private let rooms = Mutex<[String: [String]]>([:])
-    /// Rooms remembered at most; past it, the oldest-named are let go (a revision then names
-    /// only its saver). A server has far fewer notes edited live between two saves.
+    /// Rooms remembered at most; past it, one room's list (any) is let go to make room, and
+    /// that note's next revision names only its saver. A server has far fewer notes edited live
+    /// between two saves.
     static let maxRooms = 10_000
 
     init() {}

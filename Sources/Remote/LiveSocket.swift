@@ -24,8 +24,9 @@ public enum LiveSocketEvent: Sendable, Equatable {
     case disconnected(String)
 }
 
-/// How an encrypted club's updates travel: sealed with the club key and signed by their member
-/// (as its files are), opened and checked on arrival. The server relays and stores ciphertext.
+/// How an encrypted club's updates and cursors travel: sealed with the club key and signed by
+/// their member (as its files are), opened and checked on arrival. The server relays and stores
+/// ciphertext.
 public struct LiveSeal: Sendable {
     /// What is sealed: an update, or where the member's cursor is. Each is signed for a path of
     /// its own, so a server cannot pass one off as the other.

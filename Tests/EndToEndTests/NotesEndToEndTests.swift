@@ -71,9 +71,12 @@ final class NotesEndToEndTests: XCTestCase {
         try openWelcomeByFilter(tmux)
 
         // 1. Theirs changes behind our back; Reload theirs shows theirs and keeps ours as a draft.
-        try "Theirs, version 1\n".write(to: welcome, atomically: true, encoding: .utf8)
+        // Each time ours is typed (the note modified) before theirs is written: a note with no
+        // change of ours takes theirs in at once, and there would be nothing to choose.
         try tmux.press("C-e")
         try tmux.type(" MINE-1")
+        tmux.waitFor("MINE-1")
+        try "Theirs, version 1\n".write(to: welcome, atomically: true, encoding: .utf8)
         try tmux.press("C-s")
         tmux.waitFor("Reload theirs")
         try tmux.type("r")
@@ -85,9 +88,10 @@ final class NotesEndToEndTests: XCTestCase {
         AppHarness.eventually("my text kept as a draft") { self.draftTexts().contains { $0.contains("MINE-1") } }
 
         // 2. Again; Overwrite puts ours over theirs.
-        try "Theirs, version 2\n".write(to: welcome, atomically: true, encoding: .utf8)
         try tmux.press("C-e")
         try tmux.type(" MINE-2")
+        tmux.waitFor("MINE-2")
+        try "Theirs, version 2\n".write(to: welcome, atomically: true, encoding: .utf8)
         try tmux.press("C-s")
         tmux.waitFor("Reload theirs")
         try tmux.type("o")
@@ -95,8 +99,9 @@ final class NotesEndToEndTests: XCTestCase {
         XCTAssertEqual(AppHarness.text(welcome), "Theirs, version 1 MINE-2\n")
 
         // 3. Again; Save as copy keeps theirs and writes ours beside it.
-        try "Theirs, version 3\n".write(to: welcome, atomically: true, encoding: .utf8)
         try tmux.type(" MINE-3")
+        tmux.waitFor("MINE-3")
+        try "Theirs, version 3\n".write(to: welcome, atomically: true, encoding: .utf8)
         try tmux.press("C-s")
         tmux.waitFor("Reload theirs")
         try tmux.type("s")

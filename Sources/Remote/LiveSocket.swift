@@ -208,7 +208,7 @@ public final class LiveSocket: Sendable {
                                 guard let sealed = Data(base64Encoded: at) else { throw RemoteError.local("not base64") }
                                 deliver(.cursor(member: member, at: String(decoding: try seal.open(sealed, .cursor), as: UTF8.self)))
                             } catch {
-                                logger.info("live: \(member)'s cursor was dropped: \(error)")
+                                logger.info("live: \(TerminalSafe.escape(member))'s cursor was dropped: \(error)")
                             }
                         case .error(let message): deliver(.refused(message))
                         default: break

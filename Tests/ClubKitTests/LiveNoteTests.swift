@@ -69,12 +69,18 @@ final class LiveNoteTests: XCTestCase {
         XCTAssertEqual(back.text, ann.text)
     }
 
-    func testAnInsertIsPlacedAtTheCursorWhenTheTextAloneCannotTell() throws {
-        var ann = LiveNote(noteID: "id:d", folder: nil)
-        var ray = LiveNote(noteID: "id:d", folder: nil)
-        let seed = try XCTUnwrap(ann.joined(editorText: "x\n", openedText: "x\n").send)
+    /// ann and ray in one note, ann's seed of `text` received by ray before ray joins.
+    static func joined(noteID: String, on text: String) throws -> (LiveNote, LiveNote) {
+        var ann = LiveNote(noteID: noteID, folder: nil)
+        var ray = LiveNote(noteID: noteID, folder: nil)
+        let seed = try XCTUnwrap(ann.joined(editorText: text, openedText: text).send)
         _ = try ray.receive(seed)
-        _ = ray.joined(editorText: "x\n", openedText: "x\n")
+        _ = ray.joined(editorText: text, openedText: text)
+        return (ann, ray)
+    }
+
+    func testAnInsertIsPlacedAtTheCursorWhenTheTextAloneCannotTell() throws {
+        var (ann, ray) = try Self.joined(noteID: "id:d", on: "x\n")
         // ray types "r", then ann's "ann" lands after it; ray's "a" is typed after the "r".
         for update in ray.edit(to: "x\nr", cursor: 3) { _ = try ann.receive(update) }
         for update in ann.edit(to: "x\nrann", cursor: 6) { _ = try ray.receive(update) }
@@ -87,11 +93,7 @@ final class LiveNoteTests: XCTestCase {
     }
 
     func testUndoTakesBackOnlyThisMembersOwnEdit() throws {
-        var ann = LiveNote(noteID: "id:e", folder: nil)
-        var ray = LiveNote(noteID: "id:e", folder: nil)
-        let seed = try XCTUnwrap(ann.joined(editorText: "a\n", openedText: "a\n").send)
-        _ = try ray.receive(seed)
-        _ = ray.joined(editorText: "a\n", openedText: "a\n")
+        var (ann, ray) = try Self.joined(noteID: "id:e", on: "a\n")
         for update in ann.edit(to: "a\nann\n") { _ = try ray.receive(update) }
         for update in ray.edit(to: "a\nann\nray\n") { _ = try ann.receive(update) }
         let undone = try XCTUnwrap(ann.undo(redo: false))

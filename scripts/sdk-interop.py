@@ -341,6 +341,28 @@ def main():
     # Tags: the SDK validates what tags/get answers and decodes the errors of add and remove.
     call("files/tags/add", lambda: dbx.files_tags_add(f"{folder}/note.txt", "Trip"))
     call("files/tags/add (second)", lambda: dbx.files_tags_add(f"{folder}/note.txt", "boat_2"))
+    # A nested tag (Obsidian's `project/alpha`) travels on byteclub's own route; Dropbox's routes
+    # take and answer only Dropbox's grammar (`[\w]+`), so the SDK reads every tag they return.
+    def raw(route, argument):
+        return requests.post(options.url.rstrip("/") + route, data=json.dumps(argument), verify=False, timeout=60,
+                             headers={"Authorization": f"Bearer {options.token}", "Content-Type": "application/json"})
+
+    def nested_tag():
+        added = raw("/2/byteclub/files/tags/add", {"path": f"{folder}/note.txt", "tag_text": "Project/Alpha"})
+        if added.status_code != 200:
+            return f"{added.status_code} {added.text[:200]}"
+        refused = raw("/2/files/tags/add", {"path": f"{folder}/note.txt", "tag_text": "project/beta"})
+        if refused.status_code != 400:
+            return f"Dropbox's route took a nested tag: {refused.status_code} {refused.text[:200]}"
+        got = raw("/2/byteclub/files/tags/get", {"paths": [f"{folder}/note.txt"]})
+        texts = [t.get("tag_text") for t in got.json()["paths_to_tags"][0]["tags"]] if got.status_code == 200 else None
+        return None if texts == ["boat_2", "project/alpha", "trip"] or texts == ["trip", "boat_2", "project/alpha"] else f"club route's tags {texts}"
+
+    problem = nested_tag()
+    if problem:
+        CHECKS.fail("nested tags on /2/byteclub/files/tags/*", problem)
+    else:
+        CHECKS.ok("nested tags on /2/byteclub/files/tags/*")
     call("files/tags/get", lambda: dbx.files_tags_get([f"{folder}/note.txt", f"{folder}/note-two.txt"]),
          lambda r: None if [[t.get_user_generated_tag().tag_text for t in p.tags] for p in r.paths_to_tags] == [["trip", "boat_2"], []]
          else f"tags {r!r}")

@@ -66,7 +66,9 @@ struct New: AsyncParsableCommand {
         let typed = noEdit && isatty(0) != 1 ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : nil
         let note = NoteEditing.NewNote(path: clubFolder + (inside.isEmpty ? "" : "/" + inside) + "/" + title + "." + ext,
                                        title: title, template: template, edit: !noEdit, typed: typed)
-        try await runRemote(backend, retry: editRetry) { backend in
+        // A WebDAV server that cannot be reached still gives a backend, as a club server's does: the
+        // text (piped in already, for --no-edit) goes to the outbox (exit 75), never to nothing.
+        try await runRemote(backend, retry: editRetry, offlineStart: true) { backend in
             try await NoteEditing.command(backend: backend, clubFolder: clubFolder).create(note)
         }
     }
@@ -120,7 +122,7 @@ struct Today: AsyncParsableCommand {
         let relative = daily.relativePath(for: Date())
         let path = clubFolder + "/" + relative + "." + ext
         let title = (relative as NSString).lastPathComponent
-        try await runRemote(backend, retry: editRetry, path: path) { backend in
+        try await runRemote(backend, retry: editRetry, offlineStart: true, path: path) { backend in
             let editing = NoteEditing.command(backend: backend, clubFolder: clubFolder)
             if editing.drafts.load(Draft.id(forPath: path)) != nil {
                 return try await editing.edit(path: path, title: title)

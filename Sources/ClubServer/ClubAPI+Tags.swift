@@ -5,35 +5,42 @@ import Foundation
 /// remove answer `null` (Void), get answers `{"paths_to_tags":[{"path","tags":[…]}]}`. A tag
 /// text that breaks `TagText` is a 400, as Dropbox's argument validation answers; the stored
 /// tags live in FolderStore+Tags.
+///
+/// Dropbox's routes speak Dropbox's grammar (`[\w]+`): a nested tag (`project/alpha`) is a 400
+/// there, and `tags/get` there leaves nested tags out, since the official SDK fails validation
+/// reading one. The same calls under `/2/byteclub/files/tags/` take and answer nested tags too.
 extension ClubAPI {
     func tagEndpoints() -> [(String, @Sendable (Arguments) async throws -> Any)] {
         [
-            (Endpoint.addTag.route, addTag),
-            (Endpoint.getTags.route, getTags),
-            (Endpoint.removeTag.route, removeTag),
+            (Endpoint.addTag.route, { arguments in try await self.addTag(arguments, nested: false) }),
+            (Endpoint.getTags.route, { arguments in try await self.getTags(arguments, nested: false) }),
+            (Endpoint.removeTag.route, { arguments in try await self.removeTag(arguments, nested: false) }),
+            (Endpoint.clubAddTag.route, { arguments in try await self.addTag(arguments, nested: true) }),
+            (Endpoint.clubGetTags.route, { arguments in try await self.getTags(arguments, nested: true) }),
+            (Endpoint.clubRemoveTag.route, { arguments in try await self.removeTag(arguments, nested: true) }),
         ]
     }
 
-    private func addTag(_ arguments: Arguments) async throws -> Any {
-        let (target, tag) = try tagArguments(arguments, what: "files/tags/add")
+    private func addTag(_ arguments: Arguments, nested: Bool) async throws -> Any {
+        let (target, tag) = try tagArguments(arguments, what: "files/tags/add", nested: nested)
         try await store.addTag(tag, to: target)
         return RawJSON(text: "null")
     }
 
-    private func removeTag(_ arguments: Arguments) async throws -> Any {
-        let (target, tag) = try tagArguments(arguments, what: "files/tags/remove")
+    private func removeTag(_ arguments: Arguments, nested: Bool) async throws -> Any {
+        let (target, tag) = try tagArguments(arguments, what: "files/tags/remove", nested: nested)
         try await store.removeTag(tag, from: target)
         return RawJSON(text: "null")
     }
 
-    private func getTags(_ arguments: Arguments) async throws -> Any {
+    private func getTags(_ arguments: Arguments, nested: Bool) async throws -> Any {
         let argument = try arguments.decode(GetTagsArg.self)
         guard argument.paths.count <= 1000 else { throw APIError.badRequest("files/tags/get: at most 1000 paths at a time") }
         var answer = GetTagsResult(pathsToTags: [])
         for text in argument.paths {
             let target: DropboxPath
             do { target = try DropboxPath.checked(text) } catch { throw APIError.malformedPath() }
-            let tags = try await store.tags(of: target)
+            let tags = try await store.tags(of: target).filter { nested || TagText.isDropboxTag($0) }
             answer.pathsToTags.append(PathToTags(path: text, tags: tags.map(TagEntry.init(userGenerated:))))
         }
         let encoder = JSONEncoder()
@@ -42,14 +49,20 @@ extension ClubAPI {
     }
 
     /// The path and the normalised tag of an add or a remove.
-    private func tagArguments(_ arguments: Arguments, what: String) throws -> (DropboxPath, String) {
+    private func tagArguments(_ arguments: Arguments, what: String, nested: Bool) throws -> (DropboxPath, String) {
         let argument = try arguments.decode(TagArg.self)
         let target: DropboxPath
         do { target = try DropboxPath.checked(argument.path) } catch { throw APIError.malformedPath() }
+        let tag: String
         do {
-            return (target, try TagText.normalised(argument.tagText))
+            tag = try TagText.normalised(argument.tagText)
         } catch {
-            throw APIError.badRequest("\(what): tag_text: \(error.reason) (the pattern is '[\\w]+', parts of a nested tag joined by '/', at most \(TagText.maximumLength) characters)")
+            let grammar = nested ? "parts of a nested tag joined by '/', " : ""
+            throw APIError.badRequest("\(what): tag_text: \(error.reason) (the pattern is '[\\w]+', \(grammar)at most \(TagText.maximumLength) characters)")
         }
+        guard nested || TagText.isDropboxTag(tag) else {
+            throw APIError.badRequest("\(what): tag_text: '/' is not allowed (the pattern is '[\\w]+'); nested tags go to /2/byteclub/\(what)")
+        }
+        return (target, tag)
     }
 }

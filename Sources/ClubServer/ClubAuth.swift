@@ -55,6 +55,8 @@ struct BearerAuth: RouterMiddleware {
         Endpoint.restore.route: [.pathWrite, .noWritePermission],
         Endpoint.addTag.route: [.path, .noWritePermission],
         Endpoint.removeTag.route: [.path, .noWritePermission],
+        Endpoint.clubAddTag.route: [.path, .noWritePermission],
+        Endpoint.clubRemoveTag.route: [.path, .noWritePermission],
         Endpoint.createSharedLink.route: [.sharedLinkAccessDenied],
         Endpoint.revokeSharedLink.route: [.sharedLinkAccessDenied],
     ]

@@ -94,6 +94,12 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     /// answer does not have. Dropbox's own routes answer exactly Dropbox's fields.
     public static let clubSearch = Endpoint("/2/byteclub/files/search")
     public static let clubSearchContinue = Endpoint("/2/byteclub/files/search/continue")
+    /// `files/tags/add|get|remove` with nested tags (`project/alpha`), which Dropbox's grammar
+    /// (`[\w]+`) does not allow: Dropbox's own routes take and answer only Dropbox's tags, so
+    /// the official SDK reads every tag they return.
+    public static let clubAddTag = Endpoint("/2/byteclub/files/tags/add")
+    public static let clubGetTags = Endpoint("/2/byteclub/files/tags/get")
+    public static let clubRemoveTag = Endpoint("/2/byteclub/files/tags/remove")
     public static let listMembers = Endpoint(membersPrefix + "list")
     public static let addMember = Endpoint(membersPrefix + "add")
     public static let changeMemberRole = Endpoint(membersPrefix + "role")
@@ -104,6 +110,6 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         listFolder, listFolderContinue, getLatestCursor, longpoll, getMetadata, search, searchContinue, delete, move, copy,
         createFolder, listRevisions, restore, addTag, getTags, removeTag, download, upload, sessionStart, sessionAppend,
         sessionFinish, sessionFinishBatch, thumbnail, currentAccount, account, accountBatch, createSharedLink, listSharedLinks, revokeSharedLink,
-        join, downloadBatch, clubListRevisions, listMembers, addMember, changeMemberRole, removeMember,
+        join, downloadBatch, clubListRevisions, clubAddTag, clubGetTags, clubRemoveTag, listMembers, addMember, changeMemberRole, removeMember,
     ]
 }

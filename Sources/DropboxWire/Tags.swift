@@ -76,6 +76,9 @@ public enum TagText {
         return !stored.isEmpty && stored.allSatisfy(isWordCharacter)
     }
 
+    /// Whether the stored tag `tag` is one Dropbox's own pattern (`[\w]+`) allows: not nested.
+    public static func isDropboxTag(_ tag: String) -> Bool { !tag.contains("/") }
+
     /// Whether `text` is already a stored tag (normalised and valid).
     public static func isNormalised(_ text: String) -> Bool {
         (try? normalised(text)) == text

@@ -2,7 +2,8 @@ import DropboxWire
 import Foundation
 
 // Tags over Dropbox v2: `files/tags/add`, `files/tags/get`, `files/tags/remove` (files.stone).
-// The club server answers the same calls (docs/server.md).
+// A club server answers them under `/2/byteclub/files/tags/` with nested tags (`project/alpha`)
+// too; its Dropbox routes, as Dropbox's, speak only `[\w]+` (docs/server.md).
 
 extension DropboxStore: TaggingStore {
     /// Asked 100 paths at a time. Dropbox fails a whole `tags/get` when one path is gone, so a
@@ -29,7 +30,8 @@ extension DropboxStore: TaggingStore {
     public func addTag(_ tag: String, to path: String) async throws(RemoteError) {
         let text = try Self.checked(tag)
         do {
-            _ = try await rpc(.addTag, ["path": path, "tag_text": text], path: path, idempotent: true, decoding: NoAnswer.self)
+            _ = try await clubRPC(.clubAddTag, else: .addTag, refused: clubTagsRefused, ["path": path, "tag_text": text], path: path,
+                                  decoding: NoAnswer.self)
         } catch .server(409, let summary) where summary.hasPrefix("too_many_tags") {
             throw .server(status: 409, detail: "\(path) already has \(TagText.maximumPerItem) tags, the most a file can have")
         }
@@ -38,15 +40,16 @@ extension DropboxStore: TaggingStore {
     public func removeTag(_ tag: String, from path: String) async throws(RemoteError) {
         let text = try Self.checked(tag)
         do {
-            _ = try await rpc(.removeTag, ["path": path, "tag_text": text], path: path, idempotent: true, decoding: NoAnswer.self)
+            _ = try await clubRPC(.clubRemoveTag, else: .removeTag, refused: clubTagsRefused, ["path": path, "tag_text": text], path: path,
+                                  decoding: NoAnswer.self)
         } catch .server(409, let summary) where summary.hasPrefix("tag_not_present") {
             return
         }
     }
 
     private func fetchTags(_ paths: [String], into found: inout [String: [String]]) async throws(RemoteError) {
-        let answer = try await rpc(.getTags, ["paths": paths], path: paths.count == 1 ? paths[0] : "", idempotent: true,
-                                   decoding: GetTagsResult.self)
+        let answer = try await clubRPC(.clubGetTags, else: .getTags, refused: clubTagsRefused, ["paths": paths],
+                                       path: paths.count == 1 ? paths[0] : "", decoding: GetTagsResult.self)
         let asked = Set(paths.map { $0.lowercased() })
         for item in answer.pathsToTags {
             let lower = item.path.lowercased()

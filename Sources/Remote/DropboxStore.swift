@@ -103,6 +103,9 @@ public final class DropboxStore: RemoteStore, Sendable {
     /// Set once a club server answered that it has no `/2/byteclub/files/search` (an older
     /// byteclub): contents are then searched on Dropbox's route, without lines.
     let clubSearchRefused = Mutex(false)
+    /// Set once a club server answered that it has no `/2/byteclub/files/tags/*` (an older
+    /// byteclub, which took nested tags on Dropbox's routes): tags then go by Dropbox's routes.
+    let clubTagsRefused = Mutex(false)
 
     public init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                 configuration: SessionConfiguration = .default, retry: RetryPolicy = RetryPolicy(),

@@ -12,7 +12,7 @@ final class AgentFixture {
 
     /// `idleSeconds`: how long its agents wait, idle, before they leave.
     init(idleSeconds: Int = 2) throws {
-        guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
+        let executable = try Requirement.byteclub()
         self.executable = executable
         home = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString.prefix(8))")
         let runtime = home.appendingPathComponent("run")

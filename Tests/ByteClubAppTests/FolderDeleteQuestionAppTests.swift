@@ -56,7 +56,7 @@ final class FolderDeleteQuestionAppTests: XCTestCase {
     }
 
     func testOnWebDAVTheQuestionCountsTheNotesAndSaysTheyCannotBeRestored() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         webdav = server
         try Self.seed(server.file("byteclub"))

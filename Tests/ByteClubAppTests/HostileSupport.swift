@@ -65,7 +65,7 @@ struct ByteclubRun {
 
     static func run(_ arguments: [String], in directory: URL, environment: [String: String], timeout: TimeInterval = 30,
                     samplingMemory: Bool = false) throws -> ByteclubRun {
-        guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
+        let executable = try Requirement.byteclub()
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -99,7 +99,7 @@ struct ByteclubRun {
         }
         guard group.wait(timeout: .now() + timeout) == .success else {
             process.terminate()
-            throw XCTSkip("byteclub \(arguments) did not finish in \(timeout) s")
+            throw CouldNotCheck("byteclub \(arguments) did not finish in \(timeout) s")
         }
         process.waitUntilExit()
         let (stdout, stderr) = collected.get()

@@ -21,7 +21,7 @@ final class SharedSearchIndexTests: XCTestCase {
     var base: URL!
 
     override func setUp() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         base = FileManager.default.temporaryDirectory.appendingPathComponent("shared-search-index-\(UUID().uuidString)")
         try write("Welcome to the harbour club\n", "byteclub/Welcome.md")

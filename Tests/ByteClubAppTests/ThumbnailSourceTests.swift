@@ -12,7 +12,7 @@ final class ThumbnailSourceTests: XCTestCase {
     var server: RcloneWebDAV!
 
     override func setUp() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub/photos"), withIntermediateDirectories: true)
     }

@@ -19,7 +19,7 @@ final class WebDAVFirstLoadAppTests: XCTestCase {
     }
 
     func testTheFirstLoadListsTheFolderOnceAndTheLiveUpdatesStartFromThatLook() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         // rclone's own directory cache on: with none (`--dir-cache-time 0s`, the fixture's
         // default) it reads the folder again for each entry it answers, 16 KB/s for this one.
         let server = try RcloneWebDAV(dirCacheTime: nil)

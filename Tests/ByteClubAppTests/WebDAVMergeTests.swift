@@ -16,7 +16,7 @@ final class WebDAVMergeTests: XCTestCase {
     var folder: URL!
 
     override func setUp() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
         try Data("a\nb\nc\nd\n".utf8).write(to: server.file("byteclub/Plans.md"))
@@ -85,7 +85,7 @@ final class WebDAVAppMergeTests: XCTestCase {
     var drafts: URL!
 
     override func setUp() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
         try Data("Day 1: Lyon\nDay 2: rest\nDay 3: home\n".utf8).write(to: server.file("byteclub/Plans.md"))

@@ -12,7 +12,7 @@ final class ServeProcess {
     static var executable: URL? { BuiltExecutable.byteclub }
 
     init(root: URL, token: String) throws {
-        guard let executable = Self.executable else { throw XCTSkip("the byteclub executable is not built") }
+        let executable = try Requirement.byteclub()
         process.executableURL = executable
         process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", "warning"]
         process.standardOutput = output

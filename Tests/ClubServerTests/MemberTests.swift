@@ -145,7 +145,7 @@ final class MemberTests: XCTestCase {
         XCTAssertEqual((reply.json["name"] as? [String: Any])?["display_name"] as? String, "carol")
         XCTAssertTrue(server.terminate(within: 10))
 
-        guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
+        let executable = try Requirement.byteclub()
         for (arguments, message) in [(["--member", "a=same", "--member", "b=same"], "share the token"),
                                      (["--member", "=x"], "needs a name"), (["--member", "nobody"], "NAME=TOKEN")] {
             let process = Process()

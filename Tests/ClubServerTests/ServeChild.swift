@@ -15,7 +15,7 @@ final class ServeChild {
     /// - Parameter log: where the server's log goes, at level `info` (the access log); by
     ///   default it is dropped, and only warnings are made.
     init(root: URL, token: String = "child-\(UUID().uuidString)", extraArguments: [String] = [], log: FileHandle? = nil) throws {
-        guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
+        let executable = try Requirement.byteclub()
         self.token = token
         process.executableURL = executable
         process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"]

@@ -75,7 +75,7 @@ final class AppEndToEndTests: XCTestCase {
     }
 
     func testDumbTerminalOrNoTTYIsAClearError() throws {
-        guard let binary = Self.executable else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
+        let binary = try Requirement.byteclub()
         for term in ["dumb", "xterm-256color"] {
             let process = Process()
             process.executableURL = binary
@@ -96,7 +96,7 @@ final class AppEndToEndTests: XCTestCase {
     }
 
     func testDumbTermInATerminalIsAClearError() throws {
-        guard let binary = Self.executable else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
+        let binary = try Requirement.byteclub()
         let tmux = try TmuxSession(width: 120, height: 36, environment: [
             "HOME": base.appendingPathComponent("home").path, "PATH": "/usr/bin:/bin", "PS1": "e2e> ",
             "XDG_STATE_HOME": base.appendingPathComponent("state").path, "SWIFT_BACKTRACE": "interactive=no",

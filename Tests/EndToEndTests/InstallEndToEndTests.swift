@@ -24,7 +24,7 @@ final class InstallEndToEndTests: XCTestCase {
     }
 
     func testMakeInstallPutsTheBinaryManPagesAndCompletionsInPlace() throws {
-        guard let binary = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
+        let binary = try Requirement.byteclub()
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("install-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: prefix) }

@@ -13,7 +13,7 @@ final class WebDAVEndToEndTests: XCTestCase {
     var server: RcloneWebDAV!
 
     override func setUpWithError() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         app = try AppHarness()
         server = try RcloneWebDAV()
         let notes = server.file("byteclub")

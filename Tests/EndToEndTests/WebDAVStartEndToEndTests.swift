@@ -36,7 +36,7 @@ final class WebDAVStartEndToEndTests: XCTestCase {
     /// refused (log in again?)"); it says the password was refused, names where it comes from,
     /// and exits 5, as `byteclub ls` does.
     func testARefusedPasswordSaysSoAndExits5() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         defer { server.remove() }
         let tmux = try app.launch(["--webdav", server.url.absoluteString, "--user", server.user],

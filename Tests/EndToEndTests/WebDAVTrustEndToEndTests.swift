@@ -12,7 +12,7 @@ final class WebDAVTrustEndToEndTests: XCTestCase {
     var proxy: WebDAVProxy?
 
     override func setUpWithError() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         app = try AppHarness()
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: notes.appendingPathComponent("photos"), withIntermediateDirectories: true)

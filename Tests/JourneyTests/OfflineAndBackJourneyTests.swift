@@ -140,7 +140,7 @@ final class OfflineAndBackJourneyTests: XCTestCase {
     /// and folder: WebDAV keeps no revisions, so the merge is made from the text each save was
     /// written on.
     func testOnWebDAVTooTheSavesArriveMergedOncePerNote() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let app = try AppHarness()
         var server: RcloneWebDAV? = try RcloneWebDAV()
         defer { server?.remove(); app.close() }

@@ -38,9 +38,15 @@ struct CLI {
     let environment: [String: String]
     let directory: URL
 
-    /// Runs to completion (with a deadline) and collects the output.
-    func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Result {
-        let process = try start(arguments)
+    /// Runs to completion (with a deadline) and collects the output; `input`, when given, is
+    /// its stdin (then closed).
+    func run(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) throws -> Result {
+        let stdin = input.map { _ in Pipe() }
+        let process = try start(arguments, stdin: stdin)
+        if let stdin, let input {
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+        }
         let out = process.standardOutput as! Pipe
         let err = process.standardError as! Pipe
         let stdoutData = Mutex2<Data>(Data())
@@ -55,7 +61,7 @@ struct CLI {
         }
         guard group.wait(timeout: .now() + timeout) == .success else {
             process.terminate()
-            throw XCTSkip("byteclub \(arguments) did not finish in \(timeout) s")
+            throw CouldNotCheck("byteclub \(arguments) did not finish in \(timeout) s")
         }
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData.get(), as: UTF8.self),
@@ -81,7 +87,7 @@ struct CLI {
     }
 
     func start(_ arguments: [String], stdin: Pipe? = nil) throws -> Process {
-        guard let executable = Self.executable else { throw XCTSkip("the byteclub executable is not built") }
+        let executable = try Requirement.byteclub()
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -183,6 +189,18 @@ final class CLITests: XCTestCase {
         XCTAssertLessThan(took, 10, "--timeout 5 failed after \(took) s")
         XCTAssertGreaterThanOrEqual(took, 4.5, "it waited the timeout: \(took) s")
         XCTAssertEqual(run.stderr, "byteclub: Timed out: the server sent nothing for 5 s (--timeout sets how long to wait)\n")
+    }
+
+    /// Issue 70: a command that does not finish by the test's deadline fails the test. It used to
+    /// throw XCTSkip, and a hang read as a pass.
+    func testACommandThatHangsFailsTheTestRatherThanSkippingIt() throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        XCTAssertThrowsError(try cli.run(["ls", "--server", "http://127.0.0.1:\(silent.port)", "--token", "t", "--timeout", "60"], timeout: 1)) { error in
+            XCTAssertTrue(error is CouldNotCheck, "a hang must be a failure, not \(type(of: error))")
+            XCTAssertFalse(error is XCTSkip)
+            XCTAssertTrue("\(error)".contains("did not finish in 1.0 s"), "\(error)")
+        }
     }
 
     /// The README's `byteclub --server URL --token T ls`: options before the command work as after it.

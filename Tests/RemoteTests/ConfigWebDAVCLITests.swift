@@ -12,7 +12,7 @@ final class ConfigWebDAVCLITests: XCTestCase {
     var passwordFile: URL { server.base.appendingPathComponent("password") }
 
     override func setUpWithError() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
         try Data("on the WebDAV server\n".utf8).write(to: server.file("byteclub/dav-note.txt"))

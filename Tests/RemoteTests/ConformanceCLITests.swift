@@ -23,7 +23,7 @@ final class ConformanceCLITests: XCTestCase {
     }
 
     override func setUpWithError() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         base = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
         cli = try CLI.isolated(in: base)
         let root = base.appendingPathComponent("served")

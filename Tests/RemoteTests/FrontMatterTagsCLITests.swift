@@ -37,7 +37,7 @@ final class FrontMatterTagsCLITests: XCTestCase {
 
     /// `byteclub ARGUMENTS` with nothing on stdin, to its end or a deadline.
     func run(_ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcess.Result {
-        guard let binary = CLI.executable else { throw XCTSkip("the byteclub executable is not built") }
+        let binary = try Requirement.byteclub()
         return try ChildProcess.run([binary.path] + arguments, within: 60, environment: environment ?? cli.environment)
     }
 

@@ -1,6 +1,7 @@
 import ClubServer
 import Foundation
 import Remote
+import TestSupport
 import XCTest
 
 /// Everything a running process has written to one of its pipes so far, read on a background
@@ -81,7 +82,7 @@ final class LiveCLITests: XCTestCase {
         guard err.wait(for: "watching /byteclub", timeout: 20) != nil else {
             process.terminate()
             XCTFail("watch did not start: \(err.current)")
-            throw XCTSkip("watch did not start")
+            throw CouldNotCheck("watch did not start")
         }
         return (process, out, err)
     }

@@ -28,7 +28,7 @@ final class ObsidianCLITests: XCTestCase {
     }
 
     func run(_ arguments: [String]) throws -> ChildProcess.Result {
-        guard let binary = CLI.executable else { throw XCTSkip("the byteclub executable is not built") }
+        let binary = try Requirement.byteclub()
         return try ChildProcess.run([binary.path] + arguments, within: 60, environment: cli.environment)
     }
 

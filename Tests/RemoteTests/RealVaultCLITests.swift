@@ -115,7 +115,7 @@ final class RealVaultCLITests: XCTestCase {
     /// sessions, no tags route and names that differ in case as different files. It comes in
     /// whole, and goes back byte for byte.
     func testTheVaultComesInWholeOverWebDAVAndGoesBackByteForByte() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         defer { server.remove() }
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)

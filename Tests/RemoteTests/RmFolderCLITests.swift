@@ -73,7 +73,7 @@ final class RmFolderCLITests: XCTestCase {
     }
 
     func testOnWebDAVTheRefusalAndDashRSayItCannotBeUndone() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         defer { server.remove() }
         try Self.seed(server.file("byteclub"))

@@ -13,7 +13,7 @@ final class SameMistakeTests: XCTestCase {
     private var webdav: RcloneWebDAV?
 
     override func setUpWithError() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         base = FileManager.default.temporaryDirectory.appendingPathComponent("same-mistake-\(UUID().uuidString)")
         cli = try CLI.isolated(in: base)
         let root = base.appendingPathComponent("served")

@@ -66,7 +66,7 @@ final class SearchCLITests: XCTestCase {
     }
 
     func testSearchOnWebDAVUsesTheIndexAndWorksOffline() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         defer { server.remove() }
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
@@ -102,7 +102,7 @@ final class SearchCLITests: XCTestCase {
     /// folder only, so its index held the 4 top-level notes). It now indexes what the app's
     /// Notes tab lists: notes at any depth, not the photos folder's files nor hidden folders'.
     func testSearchOnWebDAVFindsNotesInEverySubfolder() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         defer { server.remove() }
         func write(_ text: String, _ relative: String) throws {

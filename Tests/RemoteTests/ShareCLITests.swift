@@ -103,7 +103,7 @@ final class ShareCLITests: XCTestCase {
 /// WebDAV has no share links: `share` says so plainly and changes nothing.
 final class ShareWebDAVCLITests: XCTestCase {
     func testWebDAVSaysItCannotShare() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         defer { server.remove() }
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)

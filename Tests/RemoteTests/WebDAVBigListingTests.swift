@@ -344,7 +344,7 @@ extension CLI {
             if let value = Self.highWater(pid) { peak = max(peak, value) }
             if Date() > deadline {
                 process.terminate()
-                throw XCTSkip("byteclub \(arguments) did not finish in \(timeout) s")
+                throw CouldNotCheck("byteclub \(arguments) did not finish in \(timeout) s")
             }
         }
         process.waitUntilExit()

@@ -10,7 +10,7 @@ final class WebDAVCLITests: XCTestCase {
     var cli: CLI!
 
     override func setUpWithError() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
         let home = server.base.appendingPathComponent("home")
@@ -43,6 +43,25 @@ final class WebDAVCLITests: XCTestCase {
         }
         try data.write(to: url)
         return url
+    }
+
+    /// Issue 68 (7): a new note's piped text, while the WebDAV server is down, waits in the outbox
+    /// (exit 75) as it does for a club server, and reaches the server when it is back. It was exit 6
+    /// and the text, read from the pipe already, was gone.
+    func testPipedTextForANewNoteWaitsInTheOutboxWhileTheServerIsDown() throws {
+        let first = server!
+        defer { first.remove() }
+        first.stop()
+        let hold = try PortHold(port: first.port)
+        let offline = try cli.run(["new", "Offline idea", "--no-edit"] + webdav, input: Data("kept while the server was down\n".utf8))
+        XCTAssertEqual(offline.status, 75, offline.stderr)
+        XCTAssertTrue(offline.stderr.contains("waits in the outbox: byteclub outbox --send sends it"), offline.stderr)
+
+        hold.release()
+        server = try RcloneWebDAV(user: first.user, password: first.password, root: first.root, port: first.port)
+        let sent = try cli.run(["outbox", "--send"] + webdav)
+        XCTAssertEqual(sent.status, 0, sent.stderr)
+        XCTAssertEqual(try String(contentsOf: server.file("byteclub/Offline idea.md"), encoding: .utf8), "kept while the server was down\n")
     }
 
     func testPutGetLsMvRmByteExact() throws {

@@ -14,7 +14,7 @@ final class WebDAVChangesTests: XCTestCase {
     var other: WebDAVStore!
 
     override func setUp() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub/photos/2026"), withIntermediateDirectories: true)
         try write("first\n", "byteclub/a.txt")

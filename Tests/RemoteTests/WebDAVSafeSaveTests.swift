@@ -11,7 +11,7 @@ final class WebDAVSafeSaveTests: XCTestCase {
     var proxy: WebDAVProxy?
 
     override func setUp() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
     }

@@ -13,7 +13,7 @@ final class WebDAVStoreTests: XCTestCase {
     var store: WebDAVStore!
 
     override func setUp() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
         store = try await WebDAVStore.connect(url: server.url, user: server.user, password: server.password)

@@ -9,7 +9,7 @@ import XCTest
 /// on an answer shaped as Apache's mod_dav gives it, where tags are kept.
 final class WebDAVTagsTests: XCTestCase {
     func testRcloneRefusesTheDeadPropertyAndTheStoreSaysSoWithoutBreakingAnything() async throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         defer { server.remove() }
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
@@ -40,7 +40,7 @@ final class WebDAVTagsTests: XCTestCase {
     }
 
     func testTheCLISaysThisServerCannotKeepTags() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         let server = try RcloneWebDAV()
         defer { server.remove() }
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)

@@ -10,7 +10,7 @@ final class WebDAVWatchCLITests: XCTestCase {
     var cli: CLI!
 
     override func setUpWithError() throws {
-        guard RcloneWebDAV.executable != nil else { throw XCTSkip("rclone is not installed (make deps)") }
+        try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)")
         server = try RcloneWebDAV()
         try FileManager.default.createDirectory(at: server.file("byteclub"), withIntermediateDirectories: true)
         try Data("already here\n".utf8).write(to: server.file("byteclub/old.txt"))

@@ -218,7 +218,7 @@ final class WritersDayCLITests: XCTestCase {
         XCTAssertEqual(note("Menu.md"), "stew and salad\n")
     }
     func testOnATerminalOverlappingChangesAskAndOpenBothMarkedInTheEditor() async throws {
-        guard let byteclub = CLI.executable else { throw XCTSkip("the byteclub executable is not built") }
+        let byteclub = try Requirement.byteclub()
         try write("Menu.md", "soup\n")
         let seen = club.base.appendingPathComponent("seen").path
         let (writer, ready, go) = try waitingEditor("cat \"$1\" >> '\(seen)'; printf 'stew\\n' > \"$1\"")

@@ -61,7 +61,7 @@ public final class AppHarness {
 
     public static var binary: URL {
         get throws {
-            guard let binary = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built (run `make test`)") }
+            let binary = try Requirement.byteclub()
             return binary
         }
     }

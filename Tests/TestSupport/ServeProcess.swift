@@ -17,7 +17,7 @@ public final class ServeProcess {
     /// `token` nil: no shared token given (members only, or the one kept in ROOT/.byteclub/token).
     /// `arguments`: more of serve's options (`--member bob=TOKEN`).
     public init(root: URL, token: String?, log: URL? = nil, tls: Bool = false, arguments: [String] = []) throws {
-        guard let executable = BuiltExecutable.byteclub else { throw XCTSkip("the byteclub executable is not built") }
+        let executable = try Requirement.byteclub()
         let output = Pipe()
         process.executableURL = executable
         process.arguments = ["serve"] + (tls ? [] : ["--insecure-http"]) + ["--root", root.path, "--create", "--port", "0", "--log-level", log == nil ? "warning" : "info"]
@@ -47,7 +47,7 @@ public final class ServeProcess {
         }
         guard let match = text.range(of: tls ? #"https://127\.0\.0\.1:\d+"# : #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
             process.terminate()
-            throw XCTSkip("byteclub serve did not start: \(text)")
+            throw CouldNotCheck("byteclub serve did not start: \(text)")
         }
         url = String(text[match])
         pin = text.range(of: #"sha256//[A-Za-z0-9+/=]+"#, options: .regularExpression).map { String(text[$0]) }

@@ -15,7 +15,7 @@ public final class TmuxSession {
 
     /// Starts `sh` in a detached `width`×`height` session, with `environment` and nothing else.
     public init(width: Int, height: Int, environment: [String: String]) throws {
-        guard let tmux = Self.binary else { throw XCTSkip("tmux is not installed (apt-get install tmux, or make deps)") }
+        let tmux = try Requirement.tool(Self.binary, "tmux is not installed (apt-get install tmux, or make deps)")
         self.tmux = tmux
         let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quote($0.value))" }.joined(separator: " ")
         try run(["-f", "/dev/null", "new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-s", session,

@@ -27,7 +27,7 @@ class HistoryTests: XCTestCase {
     static var steps: Int { ProcessInfo.processInfo.environment["HISTORY_STEPS"].flatMap(Int.init) ?? 200 }
 
     func run(_ backend: HistoryBackend) async throws {
-        if backend == .webdav, RcloneWebDAV.executable == nil { throw XCTSkip("rclone is not installed (make deps)") }
+        if backend == .webdav { try Requirement.tool(RcloneWebDAV.executable != nil, "rclone is not installed (make deps)") }
         let started = Date()
         var stepsRun = 0, linesTold = 0
         for seed in Self.seeds {

@@ -44,6 +44,9 @@ final class LiveNotes {
     /// The text the editor opened with: the base for what was typed before the first join.
     private var openedText = ""
     private var everJoined = false
+    /// Taken up from the note's journal before any join (a draft written while live): edits go
+    /// into the document as they are typed, and the join merges nothing of the editor's again.
+    private var resumed = false
     /// Counts edits, for the writer's pause.
     private var burst = 0
     /// The note whose "needs a club server" line was said (once per note opened).
@@ -81,7 +84,18 @@ final class LiveNotes {
         openID = id
         openedText = session.editor.body.text
         everJoined = false
+        resumed = false
         note = LiveNote(noteID: id, folder: context.configuration.liveFolder)
+        // A draft written while the note was live: every key of it is in the journal, which also
+        // holds the keys typed after the draft's last write (a kill -9 mid-burst). The journal's
+        // text is the one to take up; the draft's, merged in again at the join, doubled the burst.
+        if session.restoredInLiveJournal, var journalled = note, journalled.resume() {
+            note = journalled
+            resumed = true
+            openedText = journalled.text
+            if journalled.text != session.editor.body.text { replaceBody(with: journalled.text) }
+            context.model.updateQuietly { $0.note?.liveJournalled = true }
+        }
         let hop = context.effects.hop
         socket = channel(id) { [weak self] event in
             hop { self?.handle(event, noteID: id) }
@@ -96,6 +110,7 @@ final class LiveNotes {
         note = nil
         openID = nil
         everJoined = false
+        resumed = false
         if state.note?.live != nil { context.model.updateQuietly { $0.note?.live = nil } }
     }
 
@@ -104,7 +119,7 @@ final class LiveNotes {
 
     /// After an edit of the open note by this member: its updates go out, and the others see the cursor.
     func edited() {
-        guard everJoined, state.note?.entry?.id == openID else { return }
+        guard everJoined || resumed, state.note?.entry?.id == openID else { return }
         syncLocal()
         sendCursor()
         scheduleWrite()
@@ -178,7 +193,8 @@ final class LiveNotes {
             // The note goes live once someone else is in it: alone, it opens, saves and merges
             // as on any backend (a reload or an overwrite is the member's own to make). Once
             // live, every connection again joins, to send what was typed meanwhile.
-            if !note.isJoined, everJoined || members.count > 1 {
+            // A note taken up from its journal joins at once: the room takes what it lacks.
+            if !note.isJoined, everJoined || resumed || members.count > 1 {
                 let body = state.note?.editor.body.text ?? ""
                 let join = note.joined(editorText: body, openedText: openedText)
                 self.note = note
@@ -186,7 +202,9 @@ final class LiveNotes {
                 if join.text != body { replaceBody(with: join.text) }
                 everJoined = true
             }
+            let journalled = everJoined
             context.update {
+                if journalled { $0.note?.liveJournalled = true }
                 $0.note?.live?.isJoined = true
                 $0.note?.live?.down = nil
                 $0.note?.live?.members = members
@@ -294,7 +312,7 @@ final class LiveNotes {
     /// The editor's text into the shared document when they differ (a reload, a merge, a key):
     /// before another member's changes are placed by offset, the two must be the same text.
     private func syncLocal() {
-        guard everJoined, var note, let session = state.note, session.entry?.id == openID else { return }
+        guard everJoined || resumed, var note, let session = state.note, session.entry?.id == openID else { return }
         let body = session.editor.body
         let updates = note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor))
         self.note = note

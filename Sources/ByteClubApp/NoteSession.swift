@@ -39,6 +39,12 @@ public struct NoteSession: Sendable, Equatable {
     public var isReadOnly = false
     /// The draft this session journals to.
     public var draftID: String
+    /// Every edit of the text is in the note's live journal (the note joined live, or was taken
+    /// up from its journal): the drafts written say so (``Draft/inLiveJournal``).
+    var liveJournalled = false
+    /// Opened from a draft written while the note was live: its journal, not the draft, is the
+    /// text to take up (LiveNotes).
+    var restoredInLiveJournal = false
     /// Counts edits; ``savedVersion`` is the count the server has.
     var version = 0
     var savedVersion = 0
@@ -132,6 +138,7 @@ public struct NoteSession: Sendable, Equatable {
         editor = NoteEditorState(title: draft.title, body: draft.body, isNew: false)
         draftID = draft.id
         folder = draft.folder
+        restoredInLiveJournal = draft.inLiveJournal == true
         banner = "Restored your unsaved draft from \(savedAt) · Ctrl-S saves it · Esc, Discard drops it"
         version = 1
         journalledVersion = 1
@@ -173,6 +180,7 @@ public struct NoteSession: Sendable, Equatable {
         var draft = Draft(id: draftID, path: entry?.path, baseRev: baseRev, title: editor.title.text, body: body ?? editor.body.text, updated: date)
         draft.baseText = baseText
         draft.folder = entry == nil ? folder : nil
+        if liveJournalled { draft.inLiveJournal = true }
         return draft
     }
 

@@ -139,6 +139,7 @@ public struct VaultExport: Sendable {
         let (own, body) = FrontMatter.split(text)
         // Inline `#tags` are said by the text itself: never written again into its front matter.
         let inline = Set(FrontMatterTags.inlineTags(in: String(body)))
+        let clubVisible = tags.filter { $0 != ItemTags.pinTag }.sorted()
         let tags = tags.filter { !inline.contains($0) }
         let visible = tags.filter { $0 != ItemTags.pinTag }.sorted()
         let pinned = tags.contains(ItemTags.pinTag)
@@ -156,7 +157,9 @@ public struct VaultExport: Sendable {
         let created = history?.entries.last?.modified ?? entry.modified
         var matter = FrontMatter(lines: [])
         matter.set("title", FrontMatter.quoted((entry.name as NSString).deletingPathExtension))
-        matter.set("tags", FrontMatter.list(visible))
+        // New front matter says every tag the club has, its text's own `#tags` too: a note whose
+        // tags are all inline read `tags: []` beside the tags `byteclub tag` lists.
+        matter.set("tags", FrontMatter.list(clubVisible))
         matter.set("pinned", pinned ? "true" : "false")
         if let created { matter.set("created", DropboxTimestamp.format(created)) }
         if let modified = entry.modified { matter.set("modified", DropboxTimestamp.format(modified)) }

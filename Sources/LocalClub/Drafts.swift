@@ -29,6 +29,11 @@ public struct Draft: Codable, Equatable, Sendable {
     public var updated: Date
     /// The folder a new note is saved in (nil: the club folder); an existing note's is in ``path``.
     public var folder: String?
+    /// Written while the note was live (joined on the club server's channel, or resumed from its
+    /// journal): every edit in ``body`` is in the note's live journal (``LiveNote``) already. The
+    /// journal, not this text, is then what a restart resumes from; merged in again, the text
+    /// doubled a burst cut by a kill -9, for everyone in the note. Nil in other drafts.
+    public var inLiveJournal: Bool?
 
     public init(id: String, path: String?, baseRev: String?, title: String, body: String, updated: Date) {
         self.id = id

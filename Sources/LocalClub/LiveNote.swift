@@ -76,6 +76,17 @@ public struct LiveNote: Sendable {
     /// Whether the journal holds anything (a note written live here before).
     public var hasHistory: Bool { !document.state.clocks.isEmpty }
 
+    /// Takes up the note where its journal left it, before any join: the editor shows
+    /// ``text``, and edits made before the join go into the document (and its journal) as they
+    /// are typed, since the document already builds on the room's history. For a draft written
+    /// while live (``Draft/inLiveJournal``): its text is in the journal, so the first join merges
+    /// nothing of the editor's again. False (nothing done) when the journal holds nothing.
+    public mutating func resume() -> Bool {
+        guard hasHistory else { return false }
+        joinedBefore = true
+        return true
+    }
+
     /// The editor's text is now `newText`: the difference with the document becomes this
     /// member's edits. Returns the updates to send (none when nothing changed).
     ///

@@ -166,6 +166,51 @@ final class LiveEditingEndToEndTests: XCTestCase {
         _ = AppHarness.eventually("the file holds every word", timeout: 20) { (words + ["after-return"]).allSatisfy { self.noteOnDisk.contains($0) } }
     }
 
+    /// Issue 68 (1): both type in the note; ray's app is killed (kill -9) mid-burst while ann
+    /// types on; ray starts again and opens the note, its draft restored. Every word is on both
+    /// screens and in the file once: the draft (written a little after each key) was merged in
+    /// again at the join, and the burst was doubled for everyone.
+    func testAKillMinusNineMidBurstDoublesNoWordWhenTheNoteIsOpenedAgain() throws {
+        let ann = try open("ann")
+        let ray = try open("ray")
+        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        var words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<3)
+        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+
+        // ray's burst: the draft holds its first words, the journal every key; killed mid-way.
+        try ray.type("rayburst1 rayburst2 ")
+        AppHarness.eventually("ray's draft written") { self.draftHolds("ray", "rayburst2") }
+        try ray.type("rayburst3 rayburst4 ")
+        kill(try XCTUnwrap(apps["ray"]?.appPID()), SIGKILL)
+        ann.waitFor("ray gone") { !$0.contains("Live: ann, ray") }
+        try ann.type("annafter1 annafter2 ")
+        words += ["rayburst1", "rayburst2", "annafter1", "annafter2"]
+
+        let again = try open("ray", again: true)
+        again.waitFor("ray's draft restored") { $0.contains("Restored your unsaved draft") }
+        assertConverged([("ann", ann), ("ray", again)], holding: words)
+        // Keys typed just before the kill may have reached the journal or not; never twice.
+        for (member, tmux) in [("ann", ann), ("ray", again)] {
+            let screen = tmux.waitFor("ray's keys once on \(member)'s screen", timeout: 10) { screen in
+                words.allSatisfy { Self.count($0, in: screen) == 1 } && ["rayburst3", "rayburst4"].allSatisfy { Self.count($0, in: screen) <= 1 }
+            }
+            for word in words { XCTAssertEqual(Self.count(word, in: screen), 1, "\(word) on \(member)'s screen:\n\(screen)") }
+        }
+        _ = AppHarness.eventually("the file holds every word once", timeout: 20) {
+            words.allSatisfy { Self.count($0, in: self.noteOnDisk) == 1 }
+        }
+        for word in words + ["rayburst3", "rayburst4"] {
+            XCTAssertLessThanOrEqual(Self.count(word, in: noteOnDisk), 1, "\(word) in the file:\n\(noteOnDisk)")
+        }
+        for word in words { XCTAssertEqual(Self.count(word, in: noteOnDisk), 1, "\(word) in the file:\n\(noteOnDisk)") }
+    }
+
+    /// How many times `word` is in `text`.
+    static func count(_ word: String, in text: String) -> Int {
+        text.components(separatedBy: word).count - 1
+    }
+
     /// Whether a member's drafts folder holds a draft with `word`.
     func draftHolds(_ member: String, _ word: String) -> Bool {
         guard let base = apps[member]?.base, let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return false }

@@ -82,6 +82,27 @@ final class FrontMatterTagsCLITests: XCTestCase {
                        "---\ntags: [agenda, meeting]\npinned: false\n---\n# Weekly sync\n")
     }
 
+    /// Issue 69: a club note (not from a vault) whose tags are inline `#tags` is exported with
+    /// front matter that lists the tags the club has; it said `tags: []` while `tag` listed them.
+    func testExportOfANoteWithInlineTagsListsTheClubsTags() throws {
+        let (server, root, options) = try club("inline")
+        defer { _ = server }
+        let local = base.appendingPathComponent("Tokyo.md")
+        try Data("Ramen in #japan/tokyo on the #trip.\n".utf8).write(to: local)
+        let put = try run(["put", local.path, "/byteclub/"] + options)
+        XCTAssertEqual(put.status, 0, put.stderr)
+        XCTAssertEqual(try tags("Tokyo", options), ["japan/tokyo", "trip"])
+
+        let out = base.appendingPathComponent("out")
+        let exported = try run(["export", out.path] + options)
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        let text = try String(contentsOf: out.appendingPathComponent("Tokyo.md"), encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix("---\ntitle: Tokyo\ntags: [japan/tokyo, trip]\npinned: false\n"), text)
+        XCTAssertTrue(text.hasSuffix("---\nRamen in #japan/tokyo on the #trip.\n"), text)
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("byteclub/Tokyo.md"), encoding: .utf8),
+                       "Ramen in #japan/tokyo on the #trip.\n", "the club's note is not changed by an export")
+    }
+
     /// `put` (one file, and `-r`) and `edit`: the front matter's tags and `pinned: true` become
     /// the note's club tags and pin; a tag name the club cannot keep is named on stderr and the
     /// rest still come.

@@ -203,6 +203,9 @@ final class LiveNotes {
                 everJoined = true
             }
             let journalled = everJoined
+            // Someone left: the one now first writes what is not in the file yet (their words too).
+            let left = !(state.note?.live?.members ?? []).allSatisfy(members.contains)
+            if left, everJoined, members.first == state.note?.live?.me { scheduleWrite() }
             context.update {
                 if journalled { $0.note?.liveJournalled = true }
                 $0.note?.live?.isJoined = true
@@ -276,13 +279,17 @@ final class LiveNotes {
     }
 
     /// The writer writes the file once the note has been quiet for ``writePause``.
+    ///
+    /// The writer is the first in the presence list; once the note has been live, that stays so
+    /// when the others have gone: the one left holds their words too, and waited for by nobody
+    /// they were stranded on screen (`[+]`) while the file held none of them. A member alone in a
+    /// note that never went live saves as on any backend (Ctrl-S).
     private func scheduleWrite() {
         burst += 1
         let mark = burst
         context.effects.after(Self.writePause) { [weak self] in
-            // Alone in the note, saving stays the member's own (Ctrl-S), as on any backend.
             guard let self, self.burst == mark, self.isLive, let session = self.state.note, let live = session.live,
-                  live.me != nil, live.members.count > 1, live.members.first == live.me, session.isModified, session.isEditing else { return }
+                  live.me != nil, live.members.first == live.me, session.isModified, session.isEditing else { return }
             self.saves?.save()
         }
     }

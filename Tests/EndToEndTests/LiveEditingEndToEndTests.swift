@@ -206,6 +206,23 @@ final class LiveEditingEndToEndTests: XCTestCase {
         for word in words { XCTAssertEqual(Self.count(word, in: noteOnDisk), 1, "\(word) in the file:\n\(noteOnDisk)") }
     }
 
+    /// Issue 68 (2): the member who writes the file (ann, in first) dies mid-burst; ray, left
+    /// alone, writes both members' words within the pause. They were stranded on ray's screen
+    /// (`[+]`) and in no file until someone pressed Ctrl-S.
+    func testWhenTheWriterDiesTheOneLeftWritesEveryonesWords() throws {
+        let ann = try open("ann")
+        let ray = try open("ray")
+        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<3)
+        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+        kill(try XCTUnwrap(apps["ann"]?.appPID()), SIGKILL)
+        ray.waitFor("ann gone") { !$0.contains("Live: ann, ray") }
+        XCTAssertTrue(AppHarness.eventually("the file holds both members' words", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } },
+                      "the file:\n\(noteOnDisk)")
+        ray.waitFor("ray's note saved") { !$0.contains("[+]") }
+    }
+
     /// How many times `word` is in `text`.
     static func count(_ word: String, in text: String) -> Int {
         text.components(separatedBy: word).count - 1

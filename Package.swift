@@ -141,7 +141,7 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["CNcursesw", "CTerminalShim", "CChafa"], swiftSettings: fuzzed),
 
         // Full-text search over the notes: SQLite FTS5 through GRDB. No Remote, no app knowledge.
-        .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Markdown"], swiftSettings: fuzzed),
+        .target(name: "SearchIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Markdown", "Durable"], swiftSettings: fuzzed),
         // The background transfer owner: a Unix-socket server over Remote (and so Transfer), and its client.
         .target(name: "Agent", dependencies: ["Remote", "DropboxWire", "Durable", "CAgentShim"], swiftSettings: fuzzed),
 

@@ -1,4 +1,5 @@
 import CAgentShim
+import Durable
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -72,8 +73,9 @@ public final class AgentClient: @unchecked Sendable {
 
     /// Starts the agent detached from us: its own session, stdio on its log.
     static func start(place: AgentPlace, key: String, executable: String) throws(AgentError) {
-        try? FileManager.default.createDirectory(at: place.log.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        // The log is made 0600 by the start (CAgentShim); one an older byteclub made is set so too.
+        try? PrivateFiles.folder(place.log.deletingLastPathComponent())
+        PrivateFiles.protect(place.log.path)
         let arguments = [executable, "agent", "--key", key]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }

@@ -44,7 +44,7 @@ public struct AgentJournal: Sendable {
         var contents = contents
         contents.remote?.secret = nil
         let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateFiles.folder(folder)
         do {
             try DurableFile.write(AgentLines.encode(contents), to: url)
         } catch {

@@ -14,9 +14,8 @@ public enum AgentServer {
         // The lock decides between two starters that raced, from any shell (it sits beside the
         // journal): the loser finds it held and leaves the live agent's socket alone. Held until
         // the process ends (the fd is never closed).
-        try? FileManager.default.createDirectory(at: place.lock.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
-        let lock = open(place.lock.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try? PrivateFiles.folder(place.lock.deletingLastPathComponent())
+        let lock = PrivateFiles.open(place.lock.path, O_RDWR | O_CREAT)
         guard lock >= 0 else { throw .place("cannot open \(place.lock.path): \(String(cString: strerror(errno)))") }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             close(lock)

@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 import Remote
 import TerminalUI
@@ -30,8 +31,9 @@ extension AppContext {
                 self.say(.error("Could not fetch \"\(shown)\": \(TerminalSafe.escape(error.message))"))
             case .success(let data):
                 do {
-                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                    try data.write(to: local, options: .atomic)
+                    // Only this user's (an encrypted club's file is its plaintext here).
+                    try PrivateFiles.folder(folder)
+                    try DurableFile.write(data, to: local, flush: false)
                 } catch {
                     return self.say(.error("Could not write \(TerminalSafe.escape(local.path)): \(error.localizedDescription)"))
                 }

@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 import Imaging
 import Remote
@@ -109,8 +110,8 @@ public final class Thumbnails {
             }
             let data = try await ThumbnailSource.jpeg(of: entry, size: size, from: store)
             if let file {
-                try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try? data.write(to: file, options: .atomic)
+                // A cache: whole or old, private (its folder made 0700), unflushed.
+                try? DurableFile.write(data, to: file, flush: false)
             }
             do {
                 // A JPEG from the store or made here; a PNG from a server that answers one.

@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 import Imaging
 import Remote
@@ -93,8 +94,10 @@ final class ViewerPictures {
         let path = entry.path
         effects.perform({ () async throws(RemoteError) -> PanoramaPicture in
             if keep == nil || !FileManager.default.fileExists(atPath: file.path) {
-                try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                if keep != nil { try? PrivateFiles.folder(file.deletingLastPathComponent()) }
                 _ = try await store.download(path, to: file, resumeData: nil, progress: nil, onResumeData: nil)
+                // A download lands as the user's files do (0666 less the umask); this one is a cache.
+                PrivateFiles.protect(file.path)
             }
             defer { if keep == nil { try? FileManager.default.removeItem(at: file) } }
             guard let data = try? Data(contentsOf: file) else { throw .local("cannot read the downloaded photo") }

@@ -43,9 +43,8 @@ final class LogFile: Sendable {
     private let descriptor: Int32
 
     init?(url: URL) {
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        try? PrivateFiles.folder(url.deletingLastPathComponent())
+        let fd = PrivateFiles.open(url.path, O_WRONLY | O_CREAT | O_APPEND)
         guard fd >= 0 else { return nil }
         descriptor = fd
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ClubKit
 import ClubServer
 import DropboxWire
+import Durable
 import Foundation
 import Logging
 
@@ -254,7 +255,7 @@ enum ServerTokenFile {
            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
             return text
         }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateFiles.folder(directory)
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let token = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")

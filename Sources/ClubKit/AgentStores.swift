@@ -53,6 +53,7 @@ actor EmbeddedClubs {
     func server(for root: URL) async throws -> (URL, String) {
         if let running = servers[root.path] { return try await running.value }
         let starting = Task { () async throws -> (URL, String) in
+            try Paths.makeDataFolder(for: root)
             try SampleClub.seed(into: root)
             let secret = Backend.randomToken()
             var configuration = Backend.embeddedConfiguration(root: root, secret: secret, label: "byteclub.agent.embedded")

@@ -1,5 +1,6 @@
 import LocalClub
 import ClubServer
+import Durable
 import Foundation
 import Logging
 import Remote
@@ -52,7 +53,7 @@ public struct Backend: Sendable {
             guard old != key else { continue }
             for (from, to) in [(Paths.drafts(old), Paths.drafts(key)), (Paths.outbox(old), Paths.outbox(key)), (Paths.cache(old), Paths.cache(key))]
             where manager.fileExists(atPath: from.path) && !manager.fileExists(atPath: to.path) {
-                try? manager.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? PrivateFiles.folder(to.deletingLastPathComponent())
                 try? manager.moveItem(at: from, to: to)
             }
         }
@@ -140,6 +141,7 @@ extension Backend {
         case .embedded(let root):
             // Our own server on 127.0.0.1, a random port and a random token.
             do {
+                try Paths.makeDataFolder(for: root)
                 try SampleClub.seed(into: root)
             } catch {
                 throw BackendError.cannotSetUpClub(path: root.path, reason: error.localizedDescription)

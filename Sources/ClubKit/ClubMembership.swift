@@ -94,12 +94,10 @@ public enum ClubInvites {
 /// A secret on disk: its folder 0700, the file 0600 from its first byte.
 public enum SecretFile {
     public static func write(_ text: String, to file: URL) throws {
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        try PrivateFiles.folder(file.deletingLastPathComponent())
+        let fd = PrivateFiles.open(file.path, O_WRONLY | O_CREAT | O_TRUNC)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
-        fchmod(fd, 0o600)
         let bytes = Array(text.utf8)
         guard Foundation.write(fd, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
     }
@@ -110,7 +108,7 @@ public enum SecretFile {
 public enum ClubRemoteWriter {
     public static func append(name: String, url: URL, pin: String?, tokenFile: URL, makeDefault: Bool) throws {
         let file = Paths.config
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try PrivateFiles.folder(file.deletingLastPathComponent())
         var text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
         var table = "[remote.\(name)]\ntype = \"club\"\nurl = \(quoted(url.absoluteString))\n"
         if let pin { table += "pin = \(quoted(pin))\n" }

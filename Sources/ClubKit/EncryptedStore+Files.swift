@@ -18,7 +18,7 @@ extension EncryptedStore {
             let room = Age.header(fileKey: fileKey, stanzas: wrapped + [WriteSignature.placeholder(version: version).stanza]).count
             let input = try FileHandle(forReadingFrom: file)
             defer { try? input.close() }
-            guard FileManager.default.createFile(atPath: sealed.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            guard (try? PrivateFiles.file(sealed.path)) != nil else {
                 throw RemoteError.local("cannot make a temporary file in \(sealed.deletingLastPathComponent().path)")
             }
             let output = try FileHandle(forWritingTo: sealed)
@@ -67,12 +67,12 @@ extension EncryptedStore {
         let signed = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-signed-\(UUID().uuidString)")
         do {
             try? input.seek(toOffset: UInt64(header.length))
-            guard FileManager.default.createFile(atPath: signed.path, contents: Age.header(fileKey: fileKey, stanzas: stanzas)) else {
+            guard (try? PrivateFiles.file(signed.path)) != nil else {
                 throw RemoteError.local("cannot make a temporary file")
             }
             let output = try FileHandle(forWritingTo: signed)
             defer { try? output.close() }
-            try output.seekToEnd()
+            try output.write(contentsOf: Age.header(fileKey: fileKey, stanzas: stanzas))
             while let block = try input.read(upToCount: 1 << 20), !block.isEmpty { try output.write(contentsOf: block) }
             return signed
         } catch {
@@ -261,7 +261,7 @@ extension EncryptedStore {
                 file = given
             case .data(let data):
                 let made = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-plain-\(UUID().uuidString)")
-                guard FileManager.default.createFile(atPath: made.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                guard (try? DurableFile.write(data, to: made, flush: false)) != nil else {
                     throw .local("cannot make a temporary file in \(made.deletingLastPathComponent().path)")
                 }
                 plainFile = made

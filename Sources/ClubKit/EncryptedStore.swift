@@ -1,4 +1,5 @@
 import ClubCrypt
+import Durable
 import Foundation
 import Remote
 import Synchronization
@@ -261,14 +262,15 @@ final class SeenVersions: Sendable {
         }
         guard !newer.isEmpty else { return }
         let line = Data(newer.map { "\($0.0)\t\($0.1)\n" }.joined().utf8)
-        if let handle = try? FileHandle(forWritingTo: file) {
-            _ = try? handle.seekToEnd()
-            try? handle.write(contentsOf: line)
-            try? handle.close()
-        } else {
-            try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: file.path, contents: line, attributes: [.posixPermissions: 0o600])
+        // Private (``PrivateFiles``): which notes this member read, and when.
+        var fd = PrivateFiles.open(file.path, O_WRONLY | O_CREAT | O_APPEND)
+        if fd < 0, errno == ENOENT {
+            try? PrivateFiles.folder(file.deletingLastPathComponent())
+            fd = PrivateFiles.open(file.path, O_WRONLY | O_CREAT | O_APPEND)
         }
+        guard fd >= 0 else { return }
+        _ = DurableFile.writeAll(fd, Array(line))
+        close(fd)
     }
 }
 

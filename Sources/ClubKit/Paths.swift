@@ -1,4 +1,5 @@
 import LocalClub
+import Durable
 import Foundation
 
 /// Where byteclub keeps things on this machine (XDG base directories).
@@ -20,6 +21,27 @@ public enum Paths {
     public static var config: URL { configHome.appendingPathComponent("byteclub/config.toml") }
     /// The embedded club folder (the served root).
     public static var defaultClub: URL { dataHome.appendingPathComponent("byteclub/club") }
+
+    /// byteclub's own folders under the XDG folders, each 0700 (``PrivateFiles``).
+    public static var ownFolders: [URL] {
+        [configHome, stateHome, cacheHome, dataHome].map { $0.appendingPathComponent("byteclub") }
+    }
+
+    /// Sets byteclub's own folders that are there (``ownFolders``) to 0700 where an older
+    /// byteclub made them under the umask, so nothing it kept in them then is open to others;
+    /// makes none. Every process does it first (a few `lstat`s).
+    public static func protectOwnFolders() {
+        for folder in ownFolders { PrivateFiles.protect(folder.path) }
+    }
+
+    /// Makes `$XDG_DATA_HOME/byteclub` private (0700) before the embedded club's folder is made
+    /// in it, when `root` is there (``defaultClub``): byteclub's own folder. The club's folder
+    /// and its notes keep the umask, as a served club's do; any other `--data-dir` is the user's.
+    public static func makeDataFolder(for root: URL) throws {
+        let folder = dataHome.appendingPathComponent("byteclub")
+        guard root.standardizedFileURL.deletingLastPathComponent().path == folder.standardizedFileURL.path else { return }
+        try PrivateFiles.folder(folder)
+    }
     public static var state: URL { stateHome.appendingPathComponent("byteclub") }
     public static var tokens: URL { state.appendingPathComponent("tokens.json") }
     public static var resumeData: URL { state.appendingPathComponent("resume") }

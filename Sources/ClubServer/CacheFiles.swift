@@ -65,7 +65,7 @@ struct CacheFiles {
 
     /// Appends `text` to `path` (made if missing), its stamp noted; false when it could not.
     private mutating func append(_ text: String, to path: String) -> Bool {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = PrivateFiles.open(path, O_WRONLY | O_APPEND | O_CREAT)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         let bytes = Array(text.utf8)
@@ -79,7 +79,7 @@ struct CacheFiles {
     /// A cache file replaced whole (``DurableFile`` without its flush: losing a cache costs work,
     /// not data), its stamp noted.
     private mutating func replace(_ path: String, with data: Data) {
-        if (try? DurableFile.write(data, to: path, permissions: 0o644, temporaryDirectory: temporaryDirectory, flush: false)) != nil {
+        if (try? DurableFile.write(data, to: path, temporaryDirectory: temporaryDirectory, flush: false)) != nil {
             var info = stat()
             writtenStamps[path] = stat(path, &info) == 0 ? FileKey(info) : nil
         }

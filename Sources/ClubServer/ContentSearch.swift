@@ -1,4 +1,5 @@
 import DropboxWire
+import Durable
 import Foundation
 import SearchIndex
 import ServiceLifecycle
@@ -188,7 +189,7 @@ actor ContentSearch {
     }
 
     private static func writeMark(_ directory: URL, identity: String, head: UInt64) {
-        try? Data("\(identity) \(head)\n".utf8).write(to: markURL(directory), options: .atomic)
+        try? DurableFile.write(Data("\(identity) \(head)\n".utf8), to: markURL(directory), flush: false)
     }
 }
 

@@ -26,12 +26,14 @@ extension FolderStore {
         guard target.exists else { throw .endpoint([.pathLookup, .notFound]) }
         let result = try metadata(target)
         // Histories outlive their files (FolderStore+Revisions).
-        retireForDelete(target)
+        let retired = retireForDelete(target)
         do {
             try FileManager.default.removeItem(atPath: target.host)
         } catch {
             throw .endpoint([.pathWrite, .noWritePermission])
         }
+        // What was deleted lives on in its histories alone now: private there.
+        HistoryFiles.makePrivate(retired: retired)
         recordChanges(at: target.path)
         let prefix = target.path.lower
         dropTags(under: prefix)

@@ -30,34 +30,39 @@ extension FolderStore {
         reconcile(file, member: Caller.member ?? ClubMember.sharedName, with: liveWriters.take(fileID: file.id))
         guard RevisionLog.isNote(file.name), let key = RevisionLog.historyKey(file.id), let hash = file.contentHash else { return }
         // In a group of commits the copy is flushed with the group's (``PendingSync``).
-        if let unflushed = histories.keepBytes(of: host, in: key, hash: hash, link: false, flush: pendingSync == nil) {
+        if let unflushed = histories.keepBytes(of: host, in: key, hash: hash, flush: pendingSync == nil) {
             pendingSync?.wrote(unflushed)
         }
     }
 
     /// Before the live file at `target` is replaced or deleted: records its version if it was
-    /// changed on disk, and keeps its bytes (a hard link: the file is about to go).
-    func retire(_ target: Resolved) {
+    /// changed on disk, and keeps its bytes (a hard link: the file is about to go). Answers the
+    /// link made, for ``HistoryFiles/makePrivate(retired:)`` once the file is gone.
+    @discardableResult
+    func retire(_ target: Resolved) -> String? {
         var info = stat()
         guard target.exists, !target.isDirectory, lstat(target.host, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              case .file(let file)? = try? metadata(target, info: info) else { return }
+              case .file(let file)? = try? metadata(target, info: info) else { return nil }
         reconcile(file, member: nil)
-        guard let key = RevisionLog.historyKey(file.id), let hash = file.contentHash, !hash.isEmpty else { return }
-        histories.keepBytes(of: target.host, in: key, hash: hash, link: true)
+        guard let key = RevisionLog.historyKey(file.id), let hash = file.contentHash, !hash.isEmpty else { return nil }
+        return histories.retireBytes(of: target.host, in: key, hash: hash)
     }
 
     /// Before a delete: keeps the history of every file under `target` and remembers where
-    /// each was, so `list_revisions` and `restore` still find it by id and by path.
-    func retireForDelete(_ target: Resolved) {
+    /// each was, so `list_revisions` and `restore` still find it by id and by path. Answers the
+    /// links made (``retire(_:)``).
+    func retireForDelete(_ target: Resolved) -> [String] {
         let clock = Date().timeIntervalSince1970
+        var links: [String] = []
         loadTombstones()
         for (pathLower, id) in identifiers.entries(under: target.path.lower) {
             guard let path = try? DropboxPath.checked(pathLower), let entry = try? resolve(path), entry.exists, !entry.isDirectory else { continue }
-            retire(entry)
+            if let link = retire(entry) { links.append(link) }
             revisions.tombstones?[id] = Tombstone(id: id, path: entry.path.display, deleted: Int64(clock), deletedNanoseconds: Int64(clock * 1e9),
                                                   by: Caller.member ?? ClubMember.sharedName)
         }
         saveTombstones()
+        return links
     }
 
     /// A new file at a deleted file's path takes up that file's id (``RevisionState/reclaim(_:)``).

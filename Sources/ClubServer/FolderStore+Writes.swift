@@ -46,7 +46,7 @@ extension FolderStore {
         try paths.makeParents(of: target)
         let replaced = paths.prepare(temp, toReplace: target, newFileMode: newFileMode, clientModified: clientModified)
         // The version being replaced goes into its history (FolderStore+Revisions).
-        if replaced { retire(target) }
+        let retired = replaced ? retire(target) : nil
         do throws(DurableFileError) {
             if pendingSync != nil {
                 // In a group of commits the folder is flushed once for the group (``PendingSync``).
@@ -58,6 +58,8 @@ extension FolderStore {
         } catch {
             throw error.code == ENOSPC ? .uploadPath([.insufficientSpace]) : .uploadPath([.noWritePermission])
         }
+        // The replaced version lives on in its history alone now: private there.
+        HistoryFiles.makePrivate(retired: retired.map { [$0] } ?? [])
         var placed = target
         placed.exists = true
         placed.isDirectory = false

@@ -1,4 +1,5 @@
 import DropboxWire
+import Durable
 import Foundation
 import Logging
 
@@ -86,8 +87,9 @@ actor FolderStore {
         paths = FolderPaths(root: root, metaDirectory: metaDirectory)
         histories = HistoryFiles(directory: metaDirectory + "/revisions", temporaryDirectory: tempDirectory)
         newFileMode = 0o666 & ~FolderFiles.processUmask()
+        // `.byteclub/` is the server's own: private, whatever the umask (``PrivateFiles``).
         for directory in [metaDirectory, tempDirectory, sessionDirectory] {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try PrivateFiles.folder(directory)
         }
         // Leftovers of uploads cut off by a crash are never visible; clear them out, but never
         // the files of another server running over this folder.

@@ -31,7 +31,7 @@ struct HistoryFiles: Sendable {
         // mkdir first: Foundation's createDirectory looked at every folder on the way for each
         // commit (2.4% of the server's time in a `put -r`).
         for made in [revLinks, folder] where mkdir(made, 0o700) != 0 && errno != EEXIST {
-            try? FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try? PrivateFiles.folder(made)
         }
         let all = records(key)
         guard let line = RevisionLog.line(record) else { return false }
@@ -84,17 +84,40 @@ struct HistoryFiles: Sendable {
         return RevisionLog.historyKey("id:" + key) == key ? key : nil
     }
 
-    /// Keeps a copy of a history's bytes from `host`, if it has none: a hard link when `link`
-    /// (the file is about to go), else (or when linking fails) a copy. Without `flush` a copy is
-    /// written and renamed into place unflushed, and its path returned for the caller to flush
-    /// (``PendingSync``).
+    /// Keeps a copy of a history's bytes from `host`, if it has none (0600, as everything in
+    /// `.byteclub/` is). Without `flush` the copy is written and renamed into place unflushed,
+    /// and its path returned for the caller to flush (``PendingSync``).
     @discardableResult
-    func keepBytes(of host: String, in key: String, hash: String, link shouldLink: Bool, flush: Bool = true) -> String? {
+    func keepBytes(of host: String, in key: String, hash: String, flush: Bool = true) -> String? {
         let blob = blob(key, hash)
         guard access(blob, F_OK) != 0 else { return nil }
-        if shouldLink, link(host, blob) == 0 { return nil }
         let copied = FileCopier.copyFile(from: host, to: blob, temporaryDirectory: temporaryDirectory, flush: flush)
         return copied && !flush ? blob : nil
+    }
+
+    /// Keeps the bytes of the file at `host`, which is about to go (replaced or deleted), if the
+    /// history has none: a hard link (no copy), or a copy when linking fails. Answers the link
+    /// made: it is the club file's inode, with the club file's mode, until the file goes; then
+    /// ``makePrivate(retired:)`` makes it 0600.
+    func retireBytes(of host: String, in key: String, hash: String) -> String? {
+        let blob = blob(key, hash)
+        guard access(blob, F_OK) != 0 else { return nil }
+        if link(host, blob) == 0 { return blob }
+        FileCopier.copyFile(from: host, to: blob, temporaryDirectory: temporaryDirectory, flush: true)
+        return nil
+    }
+
+    /// Makes the links ``retireBytes(of:in:hash:)`` made private once their club files are gone:
+    /// the history's name is then the inode's only one, and `.byteclub/` is private. A link
+    /// whose inode has another name still (the file was not replaced after all, or the club
+    /// holds a hard link of its own to it) keeps the club's mode: a club file's mode is the
+    /// club's.
+    static func makePrivate(retired links: [String]) {
+        for link in links {
+            var info = stat()
+            guard lstat(link, &info) == 0, info.st_nlink == 1 else { continue }
+            PrivateFiles.protect(link)
+        }
     }
 
     /// Removes a history whole: its log, its bytes and the rev links pointing at it. Returns
@@ -120,7 +143,7 @@ struct HistoryFiles: Sendable {
 
     func writeTombstones(_ tombstones: [String: Tombstone]) {
         guard let data = try? JSONEncoder().encode(tombstones) else { return }
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? PrivateFiles.folder(directory)
         try? DurableFile.write(data, to: directory + "/deleted.json", temporaryDirectory: temporaryDirectory)
     }
 

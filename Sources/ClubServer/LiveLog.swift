@@ -19,8 +19,7 @@ struct LiveLog {
 
     /// Opens (or makes) the log, dropping a torn last record. Returns the log and its frames.
     static func open(directory: String, room: String) throws -> (LiveLog, [[UInt8]]) {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try PrivateFiles.folder(directory)
         let path = directory + "/" + room
         let existed = FileManager.default.fileExists(atPath: path)
         // O_APPEND: each record is one write at the end, even with a second server over the

@@ -48,9 +48,8 @@ public final class MemberRegistry: Sendable {
     /// one audit line per entry `change` returns. Nothing is written when `change` throws.
     @discardableResult
     public func update<T>(actor: String, _ change: (inout MemberBook) throws -> (T, [AuditEntry])) throws -> T {
-        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let lock = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try PrivateFiles.folder((file as NSString).deletingLastPathComponent)
+        let lock = PrivateFiles.open(lockFile, O_RDWR | O_CREAT)
         guard lock >= 0 else { throw MemberError("cannot open \(lockFile): \(String(cString: strerror(errno)))") }
         defer { close(lock) }
         guard flock(lock, LOCK_EX) == 0 else { throw MemberError("cannot lock \(lockFile)") }

@@ -27,7 +27,7 @@ public struct ServerIdentity: Sendable {
         if FileManager.default.fileExists(atPath: certPath) || FileManager.default.fileExists(atPath: keyPath) {
             return try load(certificate: certPath, key: keyPath)
         }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateFiles.folder(directory)
         let made = try generate(hostNames: hostNames)
         // The key first: a certificate without its key would be refused at the next start.
         try writePrivate(made.privateKeyPEM, to: keyPath)

@@ -148,8 +148,7 @@ enum TreeFile {
     /// Writes the snapshot: a cache (a crash that rolls it back costs a rescan), so no flush on
     /// this hot path.
     static func save(_ tree: inout TreeSnapshot, metaDirectory: String) {
-        try? DurableFile.write(tree.text, to: metaDirectory + "/tree", permissions: 0o644,
-                               temporaryDirectory: metaDirectory + "/tmp", flush: false)
+        try? DurableFile.write(tree.text, to: metaDirectory + "/tree", temporaryDirectory: metaDirectory + "/tmp", flush: false)
         tree.dirty = false
         tree.savedAt = .now
     }

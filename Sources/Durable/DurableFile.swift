@@ -36,7 +36,8 @@ public enum DurableFile {
     /// - Parameters:
     ///   - permissions: the file's mode from its first byte.
     ///   - temporaryDirectory: where the temporary file lives until the rename; it must be on the
-    ///     same file system as `path`. `nil` means `path`'s own folder (created 0700 if missing),
+    ///     same file system as `path`. `nil` means `path`'s own folder (created 0700 if missing,
+    ///     with every folder above it that is missing: ``PrivateFiles/folder(_:)-(String)``),
     ///     with a hidden name. The club server passes its state folder so a half-written file is
     ///     never listed as club content.
     ///   - flush: `false` for a cache, which a crash may roll back (losing it costs work, not
@@ -57,12 +58,8 @@ public enum DurableFile {
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         if temporaryDirectory == nil, !FileManager.default.fileExists(atPath: folder) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw DurableFileError(path: folder, step: "create the folder", code: errno == 0 ? EACCES : errno)
-            }
+            // Private, every folder made on the way (``PrivateFiles``).
+            try PrivateFiles.folder(folder)
         }
         let temporary = (temporaryDirectory ?? folder) + "/.\(name).\(UUID().uuidString).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)

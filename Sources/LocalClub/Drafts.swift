@@ -240,7 +240,7 @@ public struct DraftStore: Sendable {
             let manager = FileManager.default
             guard manager.fileExists(atPath: url(id).path) else { return false }
             do {
-                try manager.createDirectory(at: other.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try PrivateFiles.folder(other.directory)
             } catch {
                 return false
             }

@@ -1,4 +1,5 @@
 import Crypto
+import Durable
 import Foundation
 import LiveText
 
@@ -53,7 +54,8 @@ public struct LiveNote: Sendable {
     public mutating func fileTaken(_ text: String) {
         fileBase = text
         guard let journal else { return }
-        try? Data(text.utf8).write(to: journal.appendingPathExtension("base"), options: .atomic)
+        // Whole or old, private (0600), unflushed: the journal beside it is what a crash keeps.
+        try? DurableFile.write(Data(text.utf8), to: journal.appendingPathExtension("base"), flush: false)
     }
 
     public var text: String { document.text }
@@ -221,8 +223,9 @@ public struct LiveNote: Sendable {
         guard let journal else { return }
         let manager = FileManager.default
         if !manager.fileExists(atPath: journal.path) {
-            try? manager.createDirectory(at: journal.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            _ = manager.createFile(atPath: journal.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            // The note's text, an encrypted club's decrypted: private (``PrivateFiles``).
+            try? PrivateFiles.folder(journal.deletingLastPathComponent())
+            try? PrivateFiles.file(journal.path)
         }
         guard let handle = try? FileHandle(forWritingTo: journal) else { return }
         defer { try? handle.close() }

@@ -170,9 +170,8 @@ public final class Outbox: Sendable {
     /// returns nil at once when another sender holds it. The lock goes with the process, so a
     /// sender killed mid-way never leaves it held.
     public func withSendLock<T>(_ body: () async throws -> T) async rethrows -> T? {
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
-        let fd = open(directory.appendingPathComponent(".send.lock").path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        try? PrivateFiles.folder(directory)
+        let fd = PrivateFiles.open(directory.appendingPathComponent(".send.lock").path, O_CREAT | O_RDWR)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return nil }

@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 import GRDB
 import Synchronization
@@ -168,10 +169,12 @@ public final class SearchIndex: Sendable {
     /// Opens the file (``checkOrCreate(_:)``) under the opening lock, and says which file it
     /// opened, read under the same lock.
     static func open(_ url: URL) throws(SearchIndexError) -> (DatabasePool, OpenOutcome, FileIdentity?) {
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        do throws(DurableFileError) {
+            // The index holds every note's text (an encrypted club's decrypted): private, its
+            // folder 0700 and its files 0600 (``PrivateFiles``).
+            try PrivateFiles.folder(url.deletingLastPathComponent())
         } catch {
-            throw .database("cannot create \(url.deletingLastPathComponent().path): \(error.localizedDescription)")
+            throw .database("cannot create \(url.deletingLastPathComponent().path): \(error.description)")
         }
         return try whileOpening(url) { () throws(SearchIndexError) -> (DatabasePool, OpenOutcome, FileIdentity?) in
             let (pool, outcome) = try checkOrCreate(url)
@@ -185,7 +188,7 @@ public final class SearchIndex: Sendable {
     /// damaged one and removed it, and the two went on writing two different files. Where no lock
     /// file can be made (a read-only folder), opening goes on without one, as before.
     static func whileOpening<T>(_ url: URL, _ body: () throws(SearchIndexError) -> T) throws(SearchIndexError) -> T {
-        let descriptor = Foundation.open(url.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = PrivateFiles.open(url.path + ".lock", O_RDWR | O_CREAT)
         if descriptor >= 0 {
             while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
         }
@@ -197,6 +200,8 @@ public final class SearchIndex: Sendable {
 
     private static func checkOrCreate(_ url: URL) throws(SearchIndexError) -> (DatabasePool, OpenOutcome) {
         guard FileManager.default.fileExists(atPath: url.path) else { return (try create(url), .created) }
+        // An older byteclub made the files under the umask (0644): private from now on.
+        for suffix in ["", "-wal", "-shm"] { PrivateFiles.protect(url.path + suffix) }
         let reason: String
         do {
             let pool = try DatabasePool(path: url.path, configuration: configuration())
@@ -216,6 +221,10 @@ public final class SearchIndex: Sendable {
 
     static func create(_ url: URL) throws(SearchIndexError) -> DatabasePool {
         do {
+            // SQLite makes a database 0644 less the umask, and its `-wal` and `-shm` with the
+            // database's mode: made empty and 0600 first (an empty file is an empty database),
+            // all three are private.
+            try PrivateFiles.file(url.path)
             let pool = try DatabasePool(path: url.path, configuration: configuration())
             try pool.write { db in
                 try db.execute(sql: """

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ClubCLI
+import ClubKit
 import Foundation
 import TerminalUI
 
@@ -24,6 +25,8 @@ struct ByteClub: AsyncParsableCommand {
         // Before any thread allocates: the app, the server and the commands alike (a streamed
         // `ls` of an endless listing stays in its bound however many threads allocate at once).
         ProcessMemory.limitMallocArenas()
+        // What an older byteclub kept under the umask is private from the first command on.
+        Paths.protectOwnFolders()
         let arguments = Array(CommandLine.arguments.dropFirst())
         CLIError.wantsJSON = arguments.contains("--json")
         if let unknown = SubcommandOrder.unknownCommand(arguments) {

@@ -211,7 +211,7 @@ enum EditorSettingsFile {
     }
 
     static func save(_ settings: EditorSettings, to file: URL = Paths.config) throws {
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try PrivateFiles.folder(file.deletingLastPathComponent())
         var text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
         for (key, value) in [("line_numbers", settings.lineNumbers), ("soft_wrap", settings.softWrap)] {
             guard let changed = ConfigSettings.setting(key, to: value ? "true" : "false", in: text) else { throw Unwritable() }

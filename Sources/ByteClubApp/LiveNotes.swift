@@ -47,6 +47,9 @@ final class LiveNotes {
     /// Taken up from the note's journal before any join (a draft written while live): edits go
     /// into the document as they are typed, and the join merges nothing of the editor's again.
     private var resumed = false
+    /// The editor's ``TextBuffer/undoStepsBegun`` at the last edit synced: an edit that began no
+    /// step of the editor's joins the document's last undo step (one undo, one typed run).
+    private var editorSteps = -1
     /// Counts edits, for the writer's pause.
     private var burst = 0
     /// The note whose "needs a club server" line was said (once per note opened).
@@ -85,6 +88,7 @@ final class LiveNotes {
         openedText = session.editor.body.text
         everJoined = false
         resumed = false
+        editorSteps = -1
         note = LiveNote(noteID: id, folder: context.configuration.liveFolder)
         // A draft written while the note was live: every key of it is in the journal, which also
         // holds the keys typed after the draft's last write (a kill -9 mid-burst). The journal's
@@ -321,7 +325,9 @@ final class LiveNotes {
     private func syncLocal() {
         guard everJoined || resumed, var note, let session = state.note, session.entry?.id == openID else { return }
         let body = session.editor.body
-        let updates = note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor))
+        let continuing = body.undoStepsBegun == editorSteps
+        editorSteps = body.undoStepsBegun
+        let updates = note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor), continuing: continuing)
         self.note = note
         for update in updates { socket?.send(update: update) }
         if !updates.isEmpty { scheduleWrite() }

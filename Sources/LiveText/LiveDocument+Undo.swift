@@ -83,6 +83,21 @@ extension LiveDocument {
         return all
     }
 
+    /// Joins this document's last `count` undo steps to the one before them, so that one undo
+    /// takes back a typed run as the editor's own undo does (Yjs's `UndoManager` joins the edits
+    /// of its capture timeout the same way). Steps join only when all of them insert, or all
+    /// delete: an insert and a delete of its text undone together would bring the text back.
+    public mutating func joinLastUndoSteps(_ count: Int) {
+        guard count > 0, undoSteps.count > count else { return }
+        let run = undoSteps.suffix(count + 1)
+        let inserts = run.allSatisfy { $0.deleted.isEmpty && !$0.inserted.isEmpty }
+        let deletes = run.allSatisfy { $0.inserted.isEmpty && !$0.deleted.isEmpty }
+        guard inserts || deletes else { return }
+        let joined = UndoStep(inserted: run.flatMap(\.inserted), deleted: run.flatMap(\.deleted))
+        undoSteps.removeLast(count + 1)
+        undoSteps.append(joined)
+    }
+
     mutating func record(_ step: UndoStep) {
         undoSteps.append(step)
         // The oldest steps go past the limit, a thousand at a time so that typing does not move

@@ -95,11 +95,15 @@ public struct LiveNote: Sendable {
     /// `cursor` (a UTF-16 offset in `newText`), when given, places an ambiguous edit: "a" typed
     /// after "r" before another member's "ann" is an insert after "r", not after "ra" (the
     /// texts read the same, but the others would put the "a" elsewhere).
-    public mutating func edit(to newText: String, cursor: Int? = nil) -> [Data] {
+    ///
+    /// `continuing`: the edit continues the editor's last undo step (a typed run, a run of
+    /// Backspaces), so one undo takes them back together, as in the editor elsewhere.
+    public mutating func edit(to newText: String, cursor: Int? = nil, continuing: Bool = false) -> [Data] {
         let change = Self.difference(from: document.text, to: newText, cursor: cursor)
         var updates: [Data] = []
         if !change.removed.isEmpty { updates.append(document.delete(change.removed)) }
         if !change.inserted.isEmpty { updates.append(document.insert(change.inserted, at: change.removed.lowerBound)) }
+        if continuing { document.joinLastUndoSteps(updates.count) }
         for update in updates { record(update) }
         return updates
     }

@@ -102,6 +102,28 @@ final class LiveNoteTests: XCTestCase {
         XCTAssertEqual(ray.text, "a\nray\n")
     }
 
+    /// Issue 68 (8): keys that continue the editor's undo step join the document's, so one undo
+    /// takes back the typed word, not its last character; a key that begins a step does not.
+    func testUndoTakesBackATypedRunAsOneStep() throws {
+        var (ann, ray) = try Self.joined(noteID: "id:f", on: "a\n")
+        var text = "a\n"
+        for (index, letter) in "hello".enumerated() {
+            text.append(letter)
+            for update in ann.edit(to: text, cursor: text.utf16.count, continuing: index > 0) { _ = try ray.receive(update) }
+        }
+        text += " "
+        for update in ann.edit(to: text, cursor: text.utf16.count, continuing: true) { _ = try ray.receive(update) }
+        text += "w"
+        for update in ann.edit(to: text, cursor: text.utf16.count, continuing: false) { _ = try ray.receive(update) }
+        let word = try XCTUnwrap(ann.undo(redo: false))
+        _ = try ray.receive(word.update)
+        XCTAssertEqual(ann.text, "a\nhello ")
+        let run = try XCTUnwrap(ann.undo(redo: false))
+        _ = try ray.receive(run.update)
+        XCTAssertEqual(ann.text, "a\n", "\"hello \" in one step")
+        XCTAssertEqual(ray.text, ann.text)
+    }
+
     func testAJournalCutShortReadsItsWholeRecords() {
         var journal = Data()
         for record in [Data([1, 2, 3]), Data(), Data([9])] {

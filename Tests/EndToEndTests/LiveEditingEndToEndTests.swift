@@ -223,6 +223,22 @@ final class LiveEditingEndToEndTests: XCTestCase {
         ray.waitFor("ray's note saved") { !$0.contains("[+]") }
     }
 
+    /// Issue 68 (8): Ctrl-Z in a live note undoes a typed word, as the editor does elsewhere;
+    /// it undid one character a step.
+    func testUndoInALiveNoteTakesBackATypedWord() throws {
+        let ann = try open("ann")
+        let ray = try open("ray")
+        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        try ray.type("alpha bravo")
+        ann.waitFor("ray's words on ann's screen") { $0.contains("alpha bravo") }
+        try ray.press("C-z")
+        ray.waitFor("the word undone on ray's screen") { $0.contains("alpha") && !$0.contains("bravo") && !$0.contains("brav") }
+        ann.waitFor("the word undone on ann's screen") { $0.contains("alpha") && !$0.contains("brav") }
+        try ray.press("C-z")
+        ann.waitFor("the first word undone too") { !$0.contains("alpha") && $0.contains("Agenda:") }
+    }
+
     /// How many times `word` is in `text`.
     static func count(_ word: String, in text: String) -> Int {
         text.components(separatedBy: word).count - 1

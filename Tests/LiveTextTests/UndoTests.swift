@@ -31,6 +31,36 @@ final class UndoTests: XCTestCase {
         XCTAssertNil(document.redo())
     }
 
+    /// Issue 68 (8): steps joined as the editor joins a typed run undo together, and a
+    /// peer's text typed in between stays; an insert and a delete never join.
+    func testJoinedStepsUndoAsOneRunAndAPeersTextStays() throws {
+        var document = LiveDocument(clientID: 1)
+        var peer = LiveDocument(clientID: 2)
+        try peer.apply(update: document.insert("x ", at: 0))
+        for (offset, letter) in "word".enumerated() {
+            let update = document.insert(String(letter), at: 2 + offset)
+            if offset > 0 { document.joinLastUndoSteps(1) }
+            try peer.apply(update: update)
+        }
+        try document.apply(update: peer.insert("!", at: 6))
+        XCTAssertEqual(document.text, "x word!")
+        XCTAssertNotNil(document.undo())
+        XCTAssertEqual(document.text, "x !", "the whole run in one step, the peer's text kept")
+        XCTAssertNotNil(document.undo())
+        XCTAssertEqual(document.text, "!")
+        XCTAssertNotNil(document.redo())
+        XCTAssertNotNil(document.redo())
+        XCTAssertEqual(document.text, "x word!")
+
+        // A delete after an insert stays its own step: undone together they would bring back the deleted text.
+        var other = LiveDocument(clientID: 3)
+        other.insert("ab", at: 0)
+        other.delete(1..<2)
+        other.joinLastUndoSteps(1)
+        XCTAssertNotNil(other.undo())
+        XCTAssertEqual(other.text, "ab")
+    }
+
     func testANewEditEmptiesRedo() {
         var document = LiveDocument(clientID: 1)
         document.insert("a", at: 0)

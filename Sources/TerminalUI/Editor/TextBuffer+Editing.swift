@@ -151,6 +151,7 @@ extension TextBuffer {
             undoStack[undoStack.count - 1].cursorAfter = newCursor
             undoStack[undoStack.count - 1].version = nextVersion
         } else {
+            undoStepsBegun += 1
             undoStack.append(Change(
                 firstLine: range.lowerBound, lines: Array(lines[range]), replacedCount: newLines.count,
                 cursorBefore: cursor, cursorAfter: newCursor, version: nextVersion))

@@ -122,6 +122,9 @@ public struct TextBuffer: Sendable, Equatable {
 
     var undoStack: [Change] = []
     var redoStack: [Change] = []
+    /// Counts the undo steps begun (a change that joined the last step begins none): a live
+    /// note's document groups its own steps as the editor's by it.
+    public internal(set) var undoStepsBegun = 0
     /// The kind of the last change while the next one may still join it.
     var coalescing: ChangeKind?
     var nextVersion = 1

@@ -311,10 +311,18 @@ final class LiveNotes {
             guard let self, case .success(let (data, current)) = result, let text = String(validating: data, as: UTF8.self),
                   let now = self.state.note, now.entry?.id == self.openID, !now.isSaving else { return }
             self.note?.fileTaken(text)
+            // The file holds this member's whole text: nothing of it is unsaved, so its draft goes
+            // (it was kept, and counted at the next start as unsaved work the club already held).
+            let whole = now.editor.body.text == text
+            if whole { self.context.configuration.drafts?.removeIfOurs(now.draftID) }
             self.context.update { state in
                 state.note?.entry = current
                 state.note?.setBase(current.rev, text: text)
-                if state.note?.editor.body.text == text, let version = state.note?.version { state.note?.savedVersion = version }
+                if state.note?.editor.body.text == text, let version = state.note?.version {
+                    state.note?.savedVersion = version
+                    state.note?.journalledVersion = version
+                }
+                if whole { state.drafts.removeAll { $0.id == now.draftID } }
             }
         }
         return true

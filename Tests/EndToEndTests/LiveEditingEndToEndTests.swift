@@ -239,6 +239,29 @@ final class LiveEditingEndToEndTests: XCTestCase {
         ann.waitFor("the first word undone too") { !$0.contains("alpha") && $0.contains("Agenda:") }
     }
 
+    /// Issue 68 (6): once the writer's revision holds ray's whole text, ray's draft of the note
+    /// goes; it was kept, and the next start said "1 unsaved draft kept from last time" for a note
+    /// whose whole text the club held.
+    func testADraftTheWritersRevisionHoldsIsNotKeptAsUnsaved() throws {
+        let ann = try open("ann")
+        let ray = try open("ray")
+        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<3)
+        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+        XCTAssertTrue(AppHarness.eventually("ray's draft written") { self.draftHolds("ray", "ray2") })
+        XCTAssertTrue(AppHarness.eventually("the file holds every word", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } })
+        XCTAssertTrue(AppHarness.eventually("ray's draft gone", timeout: 20) { !self.draftHolds("ray", "ray2") }, "ray's draft kept")
+        ray.waitFor("ray's note saved") { !$0.contains("[+]") }
+
+        // Started again, ray's app has nothing unsaved to speak of.
+        kill(try XCTUnwrap(apps["ray"]?.appPID()), SIGKILL)
+        let again = try XCTUnwrap(apps["ray"]).launch(["--server", "http://127.0.0.1:\(server?.port ?? 0)", "--token", "live-ray-token"], jobControl: false)
+        let screen = again.waitFor("the notes list") { AppHarness.listed("Minutes", in: $0) && !$0.contains("e2e>") }
+        XCTAssertFalse(screen.contains("unsaved draft"), screen)
+        XCTAssertFalse(screen.contains("✎"), screen)
+    }
+
     /// How many times `word` is in `text`.
     static func count(_ word: String, in text: String) -> Int {
         text.components(separatedBy: word).count - 1

@@ -201,21 +201,78 @@ final class NoteEditorTests: XCTestCase {
 
     // MARK: - Others' cursors (live notes)
 
-    /// A name tag goes after the text of the caret's row, and, when that row is full, after the
-    /// nearest row's that has room: never over text.
-    func testANameTagFindsRoomNearItsCaretWhenTheRowIsFull() async {
+    /// Where another member's caret (its colour, `colour` 0) and name tag are drawn: their rows,
+    /// the tag's column, and the width of the text on the caret's row.
+    private func placed(_ canvas: GridCanvas, tag: String = "◂ bob") -> (caret: Point?, tag: Point?, textEnd: Int) {
+        var caret: Point?
+        for y in 0..<canvas.bounds.height {
+            if let x = (0..<canvas.bounds.width).first(where: { canvas.style(x: $0, y: y).background == .magenta }) { caret = Point(x: x, y: y) }
+        }
+        let found = canvas.position(of: tag)
+        let row = found.map { canvas.line($0.y) } ?? ""
+        let text = row.range(of: tag).map { String(row[..<$0.lowerBound]) } ?? row
+        return (caret, found, TextWidth.of(text.replacingOccurrences(of: " +$", with: "", options: .regularExpression)))
+    }
+
+    /// A name tag is on its caret's row, after the row's text and never over it: a full row too,
+    /// as soft-wrapped text keeps room at its right for the tags while others are in the note.
+    func testANameTagIsOnItsCaretsRowAfterTheTextEvenWhenTheLineIsFull() async {
         let full = String(repeating: "w", count: 38)
         var state = NoteEditorState(title: "t", body: "Agenda\n" + full + "\n" + full, isNew: false)
-        func tagRow(_ line: Int, offset: Int) -> Int? {
+        for (line, offset) in [(0, 6), (0, 0), (1, 38), (1, 10), (1, 0), (2, 38), (2, 20)] {
             var editor = NoteEditor()
             editor.others = [.init(name: "bob", position: TextBuffer.Position(line: line, offset: offset), colour: 0)]
             let canvas = render(&state, editor: editor)
-            return (0..<canvas.bounds.height).first { canvas.line($0).contains("◂ bob") }
+            let (caret, tag, textEnd) = placed(canvas)
+            XCTAssertNotNil(tag, "\(line):\(offset) has its tag:\n\(canvas.dump())")
+            XCTAssertEqual(tag?.y, caret?.y, "\(line):\(offset): the tag on the caret's row:\n\(canvas.dump())")
+            XCTAssertGreaterThan(tag?.x ?? 0, max(textEnd, caret?.x ?? 0), "\(line):\(offset): after the text and the caret, never over them")
         }
-        // The body starts under the title and its rule (row 2): "Agenda" is row 2, the full rows 3 and 4.
-        XCTAssertEqual(tagRow(0, offset: 6), 2, "after the caret's own row when it has room")
-        XCTAssertEqual(tagRow(1, offset: 38), 2, "the rows below full too: the row above")
-        XCTAssertEqual(tagRow(2, offset: 38), 5, "the last line full: the empty row under the text")
-        for y in 3...4 { XCTAssertFalse(render(&state).line(y).contains("◂"), "never over text") }
+        // The room kept is the tag's: the full lines wrap short of it, and every word is shown.
+        var editor = NoteEditor()
+        editor.others = [.init(name: "bob", position: TextBuffer.Position(line: 1, offset: 38), colour: 0)]
+        let canvas = render(&state, editor: editor)
+        XCTAssertEqual((0..<10).map { canvas.line($0).filter { $0 == "w" }.count }.reduce(0, +), 76, canvas.dump())
+        XCTAssertEqual(canvas.line(3), String(repeating: "w", count: 34))
+        // Alone in the note, the text takes the whole width again.
+        XCTAssertEqual(render(&state).line(3), full)
+    }
+
+    /// Issue 68 (9): on a soft-wrapped line, a member's name tag was drawn a row above their
+    /// caret (after the nearest row with room: a wrapped row seldom has any), and deep in a
+    /// paragraph, where no row near had room, not at all (issue 70). Every place in a paragraph
+    /// wrapped over seven rows puts the tag on the caret's row, after the row's text.
+    func testOnASoftWrappedLineTheNameTagIsOnTheRowOfItsCaret() async {
+        let paragraph = String(repeating: "The quick brown fox jumps over the lazy dog and then some more words follow. ", count: 3)
+        var state = NoteEditorState(title: "t", body: "Agenda\n" + paragraph + "\nnext", isNew: false)
+        for name in ["bob", "Alice Liddell the second"] {
+            let tag = "◂ " + TextWidth.truncate(name, to: NoteEditor.tagNameWidth)
+            for offset in 0...paragraph.count {
+                var editor = NoteEditor()
+                editor.others = [.init(name: name, position: TextBuffer.Position(line: 1, offset: offset), colour: 0)]
+                let canvas = render(&state, editor: editor, width: 40, height: 16)
+                let (caret, found, textEnd) = placed(canvas, tag: tag)
+                XCTAssertGreaterThanOrEqual(state.body.wrappedRows(ofLine: 1).count, 7, "the paragraph wraps")
+                XCTAssertNotNil(caret, "offset \(offset): the caret is drawn")
+                XCTAssertNotNil(found, "offset \(offset): the tag is drawn:\n\(canvas.dump())")
+                XCTAssertEqual(found?.y, caret?.y, "offset \(offset): the tag on the caret's row:\n\(canvas.dump())")
+                XCTAssertGreaterThan(found?.x ?? 0, max(textEnd, caret?.x ?? 0), "offset \(offset): after the text:\n\(canvas.dump())")
+            }
+        }
+    }
+
+    /// Unwrapped, a row may run past the view: its tag is drawn only where it fits after the
+    /// row's text, and never on another row.
+    func testUnwrappedATagIsOnItsCaretsRowOrNotDrawn() async {
+        var state = NoteEditorState(title: "t", body: "Agenda\n" + String(repeating: "w", count: 60) + "\nshort", isNew: false)
+        for (line, offset, shown) in [(1, 5, false), (2, 5, true), (0, 3, true)] {
+            var editor = NoteEditor()
+            editor.softWrap = false
+            editor.others = [.init(name: "bob", position: TextBuffer.Position(line: line, offset: offset), colour: 0)]
+            let canvas = render(&state, editor: editor)
+            let (caret, tag, _) = placed(canvas)
+            XCTAssertEqual(tag != nil, shown, "\(line):\(offset):\n\(canvas.dump())")
+            if shown { XCTAssertEqual(tag?.y, caret?.y) }
+        }
     }
 }

@@ -48,6 +48,23 @@ public struct NoteEditor: Sendable {
     /// The members' colours, in turn.
     static let memberColours: [Color] = [.magenta, .cyan, .yellow, .green, .red, .blue]
 
+    /// The most columns of a member's name a tag shows (a longer one ends in "…"): the room
+    /// soft-wrapped text keeps for the tags stays small.
+    public static let tagNameWidth = 12
+    /// The narrowest the body wraps at to keep room for the tags; a narrower pane keeps none.
+    static let narrowestWrapForTags = 20
+
+    /// A member's name tag: "◂ ann".
+    static func tag(for name: String) -> String { "◂ " + TextWidth.truncate(name, to: tagNameWidth) }
+
+    /// The columns soft-wrapped text leaves free at its right while others' carets are shown:
+    /// the widest tag and the blank before it, so every tag fits on its caret's row after the
+    /// text, even after a caret at the end of a full row (0 when none, or the pane is too narrow).
+    static func tagRoom(for tags: [String], width: Int) -> Int {
+        guard let widest = tags.map({ TextWidth.of($0) }).max() else { return 0 }
+        return width - (widest + 1) >= narrowestWrapForTags ? widest + 1 : 0
+    }
+
     public init(isModified: Bool = false, banner: String? = nil, titlePlaceholder: String = "Untitled", isFocused: Bool = true,
                 lineStyles: (@MainActor @Sendable (_ line: Int, _ characters: [Character]) -> [LineStyle])? = nil) {
         self.isModified = isModified
@@ -117,7 +134,11 @@ public struct NoteEditor: Sendable {
         if showsLineNumbers, textArea.width > 8 {
             (gutter, textArea) = textArea.splitLeft(Self.gutterWidth(lineCount: state.body.lineCount))
         }
-        state.body.setViewport(width: textArea.width, height: textArea.height, softWrap: softWrap)
+        // Others in a live note: soft-wrapped text keeps room at its right for their name tags,
+        // so that each goes on its caret's row, after the text.
+        let tags = others.map { Self.tag(for: $0.name) }
+        let tagRoom = softWrap ? Self.tagRoom(for: tags, width: textArea.width) : 0
+        state.body.setViewport(width: textArea.width - tagRoom, height: textArea.height, softWrap: softWrap)
         state.frames.body = textArea
         // Unwrapped lines scrolled sideways are drawn from further left, clipped to the text.
         let shift = state.body.firstColumn
@@ -143,7 +164,7 @@ public struct NoteEditor: Sendable {
                 canvas.put(row.text, at: origin, style: theme.text, clip: textArea)
             }
         }
-        for other in others {
+        for (other, tag) in zip(others, tags) {
             guard let point = state.body.pointInView(of: other.position) else { continue }
             let colour = Self.memberColours[other.colour % Self.memberColours.count]
             let at = Point(x: textArea.x + min(point.x, textArea.width - 1), y: textArea.y + point.y)
@@ -151,17 +172,15 @@ public struct NoteEditor: Sendable {
             let line = state.body.lines[other.position.line]
             let under = other.position.offset < line.count && line[other.position.offset] != "\t" ? String(line[other.position.offset]) : " "
             canvas.put(under, at: at, style: Style(foreground: .black, background: colour), clip: textArea)
-            // The name tag after the row's text ("◂ ann"); when the caret's row is full, after
-            // the nearest row's that has room (below, above, then two away; the rows past the
-            // text are empty). Never over text: a tag that fits nowhere near is not drawn.
-            let tag = "◂ " + other.name
+            // The name tag ("◂ ann") on the caret's row, the wrapped row the caret is drawn on,
+            // after the row's text and the caret: never on another row, where it would name
+            // the wrong text (issue 68), and never over text. Soft-wrapped, the room kept above
+            // makes it fit; a row that runs past an unwrapped view has no tag.
             let width = TextWidth.of(tag)
-            for y in [point.y, point.y + 1, point.y - 1, point.y + 2, point.y - 2] where (0..<textArea.height).contains(y) {
-                let end = y < rowEnds.count ? rowEnds[y] : textArea.x
-                let x = (y == point.y ? max(end, at.x + 1) : end) + 1
-                guard x + width <= textArea.maxX else { continue }
-                canvas.put(tag, in: Rect(x: x, y: textArea.y + y, width: width, height: 1), alignment: .left, style: Style(foreground: colour).bold)
-                break
+            let end = point.y < rowEnds.count ? rowEnds[point.y] : textArea.x
+            let x = max(end, at.x + 1) + 1
+            if x + width <= textArea.maxX {
+                canvas.put(tag, in: Rect(x: x, y: at.y, width: width, height: 1), alignment: .left, style: Style(foreground: colour).bold)
             }
         }
         if isFocused, state.focus == .body, state.bar == nil, let cursor = state.body.cursorInView() {

@@ -333,6 +333,7 @@ final class LiveNotes {
     private func syncLocal() {
         guard everJoined || resumed, var note, let session = state.note, session.entry?.id == openID else { return }
         let body = session.editor.body
+        othersFollow(ownEditFrom: note.text, to: body.text, cursor: body.utf16Offset(of: body.cursor))
         let continuing = body.undoStepsBegun == editorSteps
         editorSteps = body.undoStepsBegun
         let updates = note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor), continuing: continuing)

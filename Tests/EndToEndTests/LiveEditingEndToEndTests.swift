@@ -86,11 +86,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
         ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
         let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<8)
         assertConverged([("ann", ann), ("ray", ray)], holding: words)
-        // Each sees the other's name by their cursor.
-        // A move sends the cursor again (1 run in 4 showed a tag missing until the member's next
-        // key or move: the note of issue 57 says so).
-        try ann.press("End")
-        try ray.press("End")
+        // Each sees the other's name by their cursor, with no key pressed after the typing.
         ann.waitFor("ray's name tag by ray's cursor") { $0.contains("◂ ray") }
         ray.waitFor("ann's name tag by ann's cursor") { $0.contains("◂ ann") }
         // The writer (ann, who came first) writes the file after the pause, with every word.

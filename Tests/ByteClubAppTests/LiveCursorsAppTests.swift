@@ -1,0 +1,95 @@
+@testable import ByteClubApp
+import ClubServer
+import Foundation
+import Remote
+import TerminalUI
+import XCTest
+
+/// Two apps in one live note, in this process, on a real club server with two members (ann
+/// and ray): where each shows the other's caret and name tag (docs/live.md, "Cursors").
+@MainActor
+final class LiveCursorsAppTests: XCTestCase {
+    var club: MembersClub?
+    var apps: [Harness] = []
+    var folder: URL!
+
+    override func setUp() async throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-live-cursors-\(UUID().uuidString)")
+    }
+
+    override func tearDown() async throws {
+        for harness in apps {
+            harness.app.liveNotes.stop()
+            harness.app.stopLiveUpdates()
+        }
+        apps = []
+        await club?.close()
+        club = nil
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A member's app with the note open, live.
+    private func open(_ member: String, token: String, in club: MembersClub) async throws -> Harness {
+        let live = DropboxStore(displayName: "club", endpoints: .club(club.server.baseURL), tokens: StaticToken(token), configuration: .ephemeral)
+        let liveFolder = folder.appendingPathComponent(member)
+        let harness = Harness(store: club.store(token: token)) { configuration in
+            configuration.liveChannel = { fileID, deliver in live.openLive(fileID: fileID, deliver: deliver)! }
+            configuration.liveFolder = liveFolder
+        }
+        apps.append(harness)
+        await harness.start()
+        harness.press(.enter)
+        await harness.waitUntil("\(member)'s note open") { harness.app.state.note?.isEditing == true }
+        return harness
+    }
+
+    private func type(_ harness: Harness, _ text: String) {
+        for character in text { harness.press(.char(character)) }
+    }
+
+    private func text(_ harness: Harness) -> String { harness.app.state.note?.editor.body.text ?? "" }
+
+    /// Issue 70: ray's caret and name tag on ann's screen stayed where his last cursor message
+    /// put them, an offset her own typing before it had moved, until he pressed a key: her
+    /// typing left them behind on her words. Her edits move the others' carets as theirs do.
+    func testAMembersCaretAndNameTagFollowTheirTextWhenTheOtherTypesBeforeIt() async throws {
+        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n"])
+        self.club = club
+        let ann = try await open("ann", token: club.annToken, in: club)
+        let ray = try await open("ray", token: club.rayToken, in: club)
+        for (member, harness) in [("ann", ann), ("ray", ray)] {
+            await harness.waitUntil("\(member) live with the other") {
+                guard let live = harness.app.state.note?.live else { return false }
+                return live.isJoined && live.members.count == 2 && live.me == member
+            }
+        }
+
+        // Ray types at the end, then steps back one: his last cursor message says where he is.
+        ray.press(.documentEnd)
+        type(ray, "ray was here")
+        ray.press(.left)
+        let rayAt = (text(ray) as NSString).range(of: "ray was here").upperBound - 1
+        await ann.waitUntil("ray's words and his last cursor on ann's side") {
+            self.text(ann).contains("ray was here") && ann.app.state.note?.live?.cursors["ray"] == rayAt
+        }
+
+        // Ann types before him; ray presses nothing.
+        ann.press(.documentStart)
+        type(ann, "ann: ")
+        await ray.waitUntil("ann's words on ray's side") { self.text(ray).hasPrefix("ann: ") }
+        XCTAssertEqual(text(ann), text(ray))
+        let moved = (text(ann) as NSString).range(of: "ray was here").upperBound - 1
+        XCTAssertEqual(ann.app.state.note?.live?.cursors["ray"], moved, "ray's caret moved on with his text")
+
+        // On ann's screen: ray's caret on the "e" of "here", his name tag after his words.
+        let canvas = ann.render(width: 120, height: 30)
+        let row = try XCTUnwrap((0..<30).first { canvas.line($0).contains("ray was here") }, canvas.dump())
+        let words = try XCTUnwrap(canvas.column(of: "ray was here", inRow: row))
+        let caret = (0..<120).filter { x in
+            let background = canvas.style(x: x, y: row).background
+            return background == .magenta || background == .cyan
+        }
+        XCTAssertEqual(caret, [words + "ray was her".count], "ray's caret on his last letter:\n\(canvas.dump())")
+        XCTAssertTrue(canvas.line(row).contains("ray was here ◂ ray"), "his tag after his words:\n\(canvas.dump())")
+    }
+}

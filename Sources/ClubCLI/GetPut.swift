@@ -19,7 +19,7 @@ struct Get: AsyncParsableCommand {
             """)
     @Argument(help: "The remote file: a path in the club's folder (photos/alps.jpg), a note's title, /PATH, NAME:PATH, or one revision of a file, rev:REV (from `byteclub log`).")
     var remote: String
-    @Argument(help: "Where to put it (default: its name, here); - for stdout.") var local: String?
+    @Argument(help: "Where to put it (default: its name, here); a folder, or DIR/ (made if need be), keeps its name; - for stdout.") var local: String?
     @Flag(name: [.customShort("r"), .long], help: "Download a folder and everything under it.") var recursive = false
     @Flag(help: "With -r: say what would be downloaded, and download nothing.") var dryRun = false
     @Flag(help: "Print the downloaded file's metadata as JSON on stdout (not with -).") var json = false
@@ -50,6 +50,14 @@ struct Get: AsyncParsableCommand {
         let (folder, name, note) = Self.destination(remote: path, local: local)
         if let note { say(note) }
         let target = folder.appendingPathComponent(name)
+        // The folder it goes into, made here for every store (and the agent) alike.
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            let problem = LocalFileProblem.making(folder.path, because: error)
+            say(problem.message)
+            throw problem.exit.code
+        }
         if agent {
             let handed = AgentTransfer(id: "", kind: .download, local: target.standardizedFileURL.path, remote: path,
                                        bandwidthLimit: backend.bandwidthLimit, streams: streams.streams)
@@ -136,23 +144,12 @@ struct Get: AsyncParsableCommand {
             return (here, name, note)
         }
         let url = URL(fileURLWithPath: local)
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        // A folder here, or one written with its slash (`newdir/sub/`), made by the download if
+        // need be: the file goes into it under its own name, never in its place.
+        if local.hasSuffix("/") || FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue {
             return (url, name, note)
         }
         return (url.deletingLastPathComponent(), url.lastPathComponent, nil)
-    }
-}
-
-/// Why a local file cannot be uploaded, in the system's words, or nil when it can.
-enum LocalFile {
-    static func unreadable(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return "cannot read \(path): \(String(cString: strerror(errno)))" }
-        if (info.st_mode & S_IFMT) == S_IFDIR { return "\(path) is a folder (put -r uploads a folder)" }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "cannot read \(path): \(String(cString: strerror(errno)))" }
-        close(fd)
-        return nil
     }
 }
 
@@ -201,7 +198,11 @@ struct Put: AsyncParsableCommand {
             try StdStreams.save(FileHandle.standardInput, to: file)
         } else {
             file = URL(fileURLWithPath: local)
-            if let problem = LocalFile.unreadable(file.path) { throw fail(.local(problem)) }
+            // A missing file is exit 3 and a folder 4, as a club's missing path and folder are.
+            if let problem = LocalFileProblem.reading(file.path) {
+                say(problem.message)
+                throw problem.exit.code
+            }
         }
         var path = backend.clubPath(remote)
         if remote.hasSuffix("/") || remote.isEmpty || path.isEmpty { path += "/" + file.lastPathComponent }
@@ -245,10 +246,9 @@ struct Put: AsyncParsableCommand {
 
     private func putFolder(mode: WriteMode) async throws {
         let folder = URL(fileURLWithPath: local).standardizedFileURL
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            say("\(folder.path) is not a folder (put without -r uploads a file)")
-            throw Exit.usage.code
+        if let problem = LocalFileProblem.readingFolder(folder.path) {
+            say(problem.message)
+            throw problem.exit.code
         }
         var target = backend.clubPath(remote)
         if remote.hasSuffix("/") || remote.isEmpty || target.isEmpty { target += "/" + folder.lastPathComponent }

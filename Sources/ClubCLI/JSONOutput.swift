@@ -47,7 +47,7 @@ struct EntryJSON: Encodable, Sendable {
         pathDisplay = entry.path
         pathLower = entry.pathLower
         id = entry.id
-        rev = entry.rev
+        rev = entry.shownRev
         size = entry.size
         modified = entry.modified
         contentHash = entry.contentHash

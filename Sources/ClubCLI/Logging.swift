@@ -60,9 +60,12 @@ final class LogFile: Sendable {
     func synchronize() { lock.withLock { _ = DurableFile.flush(descriptor) } }
 }
 
-/// The scripting commands' log (ls, get, put, rm, mv): stderr, as swift-log's default handler
-/// writes it, but each line through the one sanitizer, since log lines carry names and error
-/// bodies from the server.
+/// The scripting commands' log (ls, get, put, rm, mv, search …): stderr, each line through the
+/// one sanitizer, since log lines carry names and error bodies from the server.
+///
+/// A command's stderr is for people and scripts, and says each thing as every failure is said:
+/// one line, `byteclub: …` (docs/cli.md), from `notice` up. `BYTECLUB_LOG_LEVEL` asks for the
+/// log itself instead: every line from that level, with its time, level and label.
 enum StderrLog {
     /// Once per process, however many remote operations a command runs (swift-log traps on a
     /// second bootstrap).
@@ -70,10 +73,10 @@ enum StderrLog {
 
     static func bootstrap() {
         guard done.withLock({ done in defer { done = true }; return !done }) else { return }
-        let level = Paths.environment["BYTECLUB_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let asked = Paths.environment["BYTECLUB_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
         LoggingSystem.bootstrap { label in
-            var handler = LineLogHandler(label: label, sink: .standardError)
-            handler.logLevel = level
+            var handler = LineLogHandler(label: label, sink: asked == nil ? .sentences : .standardError)
+            handler.logLevel = asked ?? .notice
             return handler
         }
     }
@@ -85,6 +88,8 @@ struct LineLogHandler: LogHandler {
     enum Sink: Sendable {
         case file(LogFile)
         case standardError
+        /// stderr, a message as a command's sentence: `byteclub: …`, nothing else (``say``).
+        case sentences
     }
 
     let label: String
@@ -104,6 +109,10 @@ struct LineLogHandler: LogHandler {
 
     func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
              file: String, function: String, line: UInt) {
+        if case .sentences = sink {
+            FileHandle.standardError.write(Data("byteclub: \(TerminalSafe.escape(message.description))\n".utf8))
+            return
+        }
         var line = Self.timestamp() + " " + level.rawValue + " " + label + ": " + message.description
         let all = metadata.merging(extra ?? [:]) { $1 }
         if !all.isEmpty {
@@ -112,7 +121,7 @@ struct LineLogHandler: LogHandler {
         line = TerminalSafe.escape(line)
         switch sink {
         case .file(let file): file.write(line)
-        case .standardError: FileHandle.standardError.write(Data((line + "\n").utf8))
+        case .standardError, .sentences: FileHandle.standardError.write(Data((line + "\n").utf8))
         }
     }
 

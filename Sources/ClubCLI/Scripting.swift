@@ -13,10 +13,11 @@ import TerminalUI
 /// errors print one sentence to stderr and exit with their code (``Exit``), and the embedded
 /// server is stopped on every path.
 ///
-/// `retry` is how long each request keeps trying before its error reaches `body`;
+/// `retry` is how long each request keeps trying before its error reaches `body` (by default
+/// the command's one policy, ``commandRetry``, whose waits all of its connections share);
 /// `offlineStart` gives a backend even when a WebDAV server cannot be reached (`search`);
 /// `path` is what the command works on, named in errors whose answer does not name it.
-func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(), offlineStart: Bool = false, path: String? = nil,
+func runRemote(_ options: BackendOptions, retry: RetryPolicy = commandRetry, offlineStart: Bool = false, path: String? = nil,
                _ body: @escaping @Sendable (Backend) async throws -> Void) async throws {
     StderrLog.bootstrap()
     let backend: Backend
@@ -49,6 +50,11 @@ func runRemote(_ options: BackendOptions, retry: RetryPolicy = RetryPolicy(), of
         throw error
     }
 }
+
+/// The tries of a command's requests, one policy for the whole process: a command that connects
+/// twice (`get` finds the note, then downloads it) waits out a server that fails, or learns one
+/// refuses, once, within `--timeout` in all (Remote's `RetryBudget`).
+let commandRetry = RetryPolicy()
 
 /// A one-line progress bar on stderr, only when stderr is a terminal.
 final class ProgressLine: @unchecked Sendable {
@@ -150,15 +156,23 @@ struct Ls: AsyncParsableCommand {
         let json = self.json
         let tag = try self.tag.map { text in try TagText.normalised(text) }
         try await runRemote(backend, path: path) { backend in
-            if let tag { return try await Ls.listTagged(path, tag: tag, json: json, store: backend.store) }
             let printer = ListingPrinter(json: json, names: MemberNames(store: backend.store))
+            if let tag {
+                do {
+                    return try await Ls.listTagged(path, tag: tag, json: json, store: backend.store)
+                } catch RemoteError.notFound where backend.isClubFolder(path) {
+                    // A club's folder not made yet holds nothing, tagged or not.
+                    return await printer.finish()
+                }
+            }
             // One page is printed (its members' names asked for first) while the next is
             // decoded, and no more wait: a printer slower than the server holds up the listing
             // instead of queueing its pages (an unbounded stream once did).
             let pages = AsyncChannel<[RemoteEntry]>()
             async let printed: Void = { for await page in pages { await printer.print(page) } }()
             do {
-                try await backend.store.forEachPage(of: path) { await pages.send($0) }
+                // The club's own folder before anything was put in it lists empty (ClubKit).
+                try await backend.forEachPage(of: path) { await pages.send($0) }
             } catch {
                 pages.finish()
                 await printed

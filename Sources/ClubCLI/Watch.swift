@@ -70,7 +70,7 @@ struct Watch: AsyncParsableCommand {
 extension SeenEntries.Line {
     func json(names: [String: String]) -> ChangeJSON {
         ChangeJSON(change: change.rawValue, pathDisplay: path, fromPathDisplay: from, name: entry?.name ?? String(path.split(separator: "/").last ?? ""),
-                   kind: entry.map { $0.kind.rawValue }, rev: entry?.rev, size: entry?.kind == .file ? entry?.size : nil,
+                   kind: entry.map { $0.kind.rawValue }, rev: entry?.shownRev, size: entry?.kind == .file ? entry?.size : nil,
                    modified: entry?.modified, modifiedBy: MemberNames.shown(entry?.modifiedBy, names: names), modifiedById: entry?.modifiedBy)
     }
 }

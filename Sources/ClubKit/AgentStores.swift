@@ -28,19 +28,29 @@ public enum AgentStores {
                 throw AgentError.refused("a club needs its URL and token")
             }
             return DropboxStore(displayName: url.absoluteString, endpoints: .club(url), tokens: StaticToken(secret),
-                                connection: connection, singleUploadLimit: chunk, chunkSize: chunk)
+                                connection: connection, retry: retry, singleUploadLimit: chunk, chunkSize: chunk)
         case .embedded:
             let (url, secret) = try await EmbeddedClubs.shared.server(for: URL(fileURLWithPath: remote.dataDir ?? Paths.defaultClub.path))
             return DropboxStore(displayName: "embedded", endpoints: .club(url), tokens: StaticToken(secret),
-                                connection: connection, singleUploadLimit: chunk, chunkSize: chunk)
+                                connection: connection, retry: retry, singleUploadLimit: chunk, chunkSize: chunk)
         case .webdav:
             guard let text = remote.url, let url = URL(string: text) else { throw AgentError.refused("a WebDAV folder needs its URL") }
             return try await Backend.connectWebDAV(url: url, user: remote.user ?? "", password: remote.secret ?? "",
-                                                   connection: connection, retry: RetryPolicy()).store
+                                                   connection: connection, retry: retry).store
         case .dropbox:
             // The login's tokens on this machine, as `--dropbox` (with `--dropbox-api`) reads them.
-            return try await Backend.connect(.dropbox(api: remote.url.flatMap(URL.init(string:)), tokenURL: nil), connection: connection).store
+            return try await Backend.connect(.dropbox(api: remote.url.flatMap(URL.init(string:)), tokenURL: nil), connection: connection,
+                                             retry: retry).store
         }
+    }
+
+    /// The agent's tries: it works in the background, where no one waits for an answer, so a
+    /// server that refuses connections (restarting) is tried as long as any outage is, not given
+    /// up on within a second as a command in a terminal does (Remote's `refusedAttempts`).
+    static var retry: RetryPolicy {
+        var retry = RetryPolicy()
+        retry.refusedAttempts = retry.maxAttempts
+        return retry
     }
 }
 

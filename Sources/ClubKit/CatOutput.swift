@@ -44,7 +44,7 @@ public struct CatJSON: Encodable, Sendable {
     public init(entry: RemoteEntry?, path: String?, text: String, rendered: String?) {
         pathDisplay = entry?.path ?? path
         name = entry?.name
-        rev = entry?.rev
+        rev = entry?.shownRev
         size = entry?.size
         modified = entry?.modified
         self.text = text

@@ -42,6 +42,63 @@ public enum Exit: Int32, CaseIterable, Sendable {
         case .local, .notSupported: return .noMatch
         }
     }
+
+    /// The status for a file on this machine the system would not open (its `errno`): a missing
+    /// one is not found, as a missing club path is; a folder where a file is wanted (or the
+    /// reverse) is the conflict a club's folder fetched as a file is.
+    public static func of(errno code: Int32) -> Exit {
+        switch code {
+        case ENOENT, ENOTDIR: return .notFound
+        case EISDIR: return .conflict
+        default: return .noMatch
+        }
+    }
+}
+
+/// Why a file or folder on this machine cannot be sent (`put`, `put -r`, `put --agent`): the
+/// status and the sentence every command gives it, in the words a club's path gets for the same
+/// mistake (``FolderKindError``).
+public struct LocalFileProblem: Error, Equatable, Sendable {
+    public let exit: Exit
+    public let message: String
+
+    /// Why the file at `path` cannot be read, or nil when it can.
+    public static func reading(_ path: String) -> LocalFileProblem? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return failed(path) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { return LocalFileProblem(exit: .conflict, message: FolderKindError.notFile.message(local: path)) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return failed(path) }
+        close(fd)
+        return nil
+    }
+
+    /// Why `path` cannot be read as a folder (`put -r`), or nil when it can.
+    public static func readingFolder(_ path: String) -> LocalFileProblem? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return failed(path) }
+        if (info.st_mode & S_IFMT) != S_IFDIR { return LocalFileProblem(exit: .conflict, message: FolderKindError.notFolder.message(local: path)) }
+        return nil
+    }
+
+    /// Why the folder at `path` could not be made for a download (a file in its place: 4).
+    public static func making(_ path: String, because error: any Error) -> LocalFileProblem {
+        var info = stat()
+        var at = path
+        // The nearest part of the path that is there says why: a file where a folder must be.
+        while stat(at, &info) != 0, at.count > 1 { at = (at as NSString).deletingLastPathComponent }
+        if (info.st_mode & S_IFMT) != S_IFDIR {
+            return LocalFileProblem(exit: .conflict, message: "cannot make the folder \(path): \(at) is a file, not a folder")
+        }
+        return LocalFileProblem(exit: .noMatch, message: "cannot make the folder \(path): \(error.localizedDescription)")
+    }
+
+    /// The system's reason for the last call's failure (`errno`), as the sentence
+    /// `cannot read PATH: No such file or directory`.
+    private static func failed(_ path: String) -> LocalFileProblem {
+        let code = errno
+        return LocalFileProblem(exit: Exit.of(errno: code), message: "cannot read \(path): \(String(cString: strerror(code)))")
+    }
 }
 
 /// Dropbox's `not_file` and `not_folder` (a folder where a file was asked for, or the
@@ -59,6 +116,14 @@ public enum FolderKindError {
         switch self {
         case .notFile: return "\(shown) is a folder, not a file (byteclub ls lists it; byteclub get -r downloads all of it)"
         case .notFolder: return "\(shown) is a file, not a folder (byteclub get downloads it)"
+        }
+    }
+
+    /// The same mistake with a file or folder on this machine, as `put` meets it.
+    public func message(local path: String) -> String {
+        switch self {
+        case .notFile: return "\(path) is a folder, not a file (byteclub put -r uploads all of it)"
+        case .notFolder: return "\(path) is a file, not a folder (byteclub put without -r uploads it)"
         }
     }
 }

@@ -258,6 +258,12 @@ public struct NoteEditing: Sendable {
             say(reason)
             throw CommandStop(.noMatch)
         case .conflict(_, let reason):
+            if case .failed(let error)? = report.cause, Exit.of(error) != .conflict {
+                // Not a change made meanwhile: the club's answer, with the status any command
+                // gets for it (a reader's write is 5, as a reader's `put` is). The text is a draft.
+                say(reason + " (the app lists it among the drafts)")
+                throw CommandStop(Exit.of(error))
+            }
             if item.kind == .save, ask("\(reason). Open both in \(editorName), the overlaps marked?") == true {
                 return try await conflicted()
             }

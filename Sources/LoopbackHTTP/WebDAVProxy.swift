@@ -12,7 +12,10 @@ import Synchronization
 ///   one (`W/"5f3a…"`), while `GET` keeps the server's quoted `ETag` header: the form of a
 ///   common server that made every save of an unchanged note look like a conflict;
 /// - ``cutNextPUT(afterBodyBytes:)``: the next PUT's connection cut (both sides) once that
-///   many body bytes went through, as a dropped network does mid-save.
+///   many body bytes went through, as a dropped network does mid-save;
+/// - ``readOnly``: every write (PUT, MKCOL, MOVE, COPY, DELETE, PROPPATCH, LOCK) answered `403
+///   Forbidden` and never passed on, as a server answers a user who may only read (a
+///   Nextcloud share without edit rights).
 ///
 /// Each request gets a fresh connection upstream with `Connection: close`, and its answer ends
 /// the client's connection too (the answer says `Connection: close`), so every exchange is one
@@ -34,6 +37,8 @@ public final class WebDAVProxy: Sendable {
     public let etagForm: ETagForm
     /// Each exchange is kept whole (up to ``RecordedExchange/limit`` bytes each way) in ``exchanges``.
     public let recording: Bool
+    /// Writes are refused with 403 here; reads pass.
+    public let readOnly: Bool
     private let listener: RelayListener
     let state = Mutex(State())
 
@@ -45,10 +50,16 @@ public final class WebDAVProxy: Sendable {
     }
 
     /// Listens on 127.0.0.1 (a port the OS picks) and forwards to `127.0.0.1:upstreamPort`.
-    public init(upstreamPort: Int, etagForm: ETagForm = .asSent, recording: Bool = false) throws {
+    public convenience init(upstreamPort: Int, etagForm: ETagForm = .asSent, recording: Bool = false) throws {
+        try self.init(upstreamPort: upstreamPort, etagForm: etagForm, recording: recording, readOnly: false)
+    }
+
+    /// Listens as ``init(upstreamPort:etagForm:recording:)`` does; `readOnly` refuses every write (``readOnly``).
+    public init(upstreamPort: Int, etagForm: ETagForm = .asSent, recording: Bool = false, readOnly: Bool) throws {
         self.upstreamPort = upstreamPort
         self.etagForm = etagForm
         self.recording = recording
+        self.readOnly = readOnly
         guard let listener = RelayListener() else { throw FixtureError("the proxy could not listen") }
         self.listener = listener
         port = listener.port
@@ -87,6 +98,15 @@ public final class WebDAVProxy: Sendable {
         defer { finish(client) }
         guard var (head, first) = Self.readHead(client), let requestLine = head.split(separator: "\r\n").first else { return }
         let method = requestLine.split(separator: " ").first.map(String.init) ?? ""
+        if readOnly, ["PUT", "MKCOL", "MOVE", "COPY", "DELETE", "PROPPATCH", "LOCK"].contains(method) {
+            _ = Self.send(client, Array("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            // Ended in order, then the body the client may still send is read and dropped (a
+            // close with unread bytes would be a reset, not the answer).
+            shutdown(client, Int32(SHUT_WR))
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            while read(client, &buffer, buffer.count) > 0 {}
+            return
+        }
         head = Self.replacingHeader("Connection", with: "close", in: head)
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard upstream >= 0 else { return }

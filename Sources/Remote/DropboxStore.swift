@@ -56,6 +56,20 @@ public struct RetryPolicy: Sendable {
     /// 502/503/504 for it: ``RemoteError/isUnreachable``) is tried again. Scripts wait out short
     /// outages; the app says `offline` at once and its outbox takes over.
     public var retriesUnreachable = true
+    /// How many tries in all a refused connection gets (nothing listens at the address:
+    /// ``RemoteError/isRefused``): one more after 0.1 to 0.2 s, for a server that was restarting
+    /// that moment, so a command says a server that is down within a second, not after waiting
+    /// it out as an outage. Once one request gave up on a refusal, the others of the policy give
+    /// up on theirs at once, until an answer (``RetryBudget``). The background agent, which no
+    /// one waits for, tries as long as for any outage.
+    public var refusedAttempts = 2
+    /// The longest the waits between tries may add up to since the last answer, over every
+    /// request of the stores this policy was given to (rate limits aside): a store sets it to its
+    /// idle timeout (`--timeout`), so a server that fails at once, again and again (a gateway's
+    /// 502, a reset), costs a command no longer than one that sends nothing.
+    public var maxWaiting: TimeInterval = .infinity
+    /// The waits so far (``RetryBudget``), shared by the copies of this policy.
+    let budget = RetryBudget()
 
     public init() {}
 
@@ -63,6 +77,13 @@ public struct RetryPolicy: Sendable {
     func delay(afterAttempt attempt: Int) -> TimeInterval {
         let ceiling = min(maxDelay, baseDelay * pow(2, Double(attempt)))
         return Double.random(in: ceiling / 2...ceiling)
+    }
+
+    /// This policy with its waits bounded by a store's idle timeout (``maxWaiting``).
+    func waiting(atMost seconds: TimeInterval) -> RetryPolicy {
+        var bounded = self
+        bounded.maxWaiting = min(maxWaiting, seconds)
+        return bounded
     }
 }
 
@@ -118,7 +139,8 @@ public final class DropboxStore: RemoteStore, Sendable {
         self.speaksClub = speaksClub ?? (endpoints != .dropbox)
         self.tokens = tokens
         self.credential = tokens.credential
-        self.retry = retry
+        // A request's tries wait no longer in all than a request may go without a byte.
+        self.retry = retry.waiting(atMost: configuration.timeoutIntervalForRequest)
         self.singleUploadLimit = min(singleUploadLimit, 150 << 20)
         // Dropbox wants every chunk but the last to be a multiple of 4 MiB, and at most 150 MiB.
         let block: Int64 = 4 << 20
@@ -365,7 +387,9 @@ public final class DropboxStore: RemoteStore, Sendable {
         var refreshed = false
         while true {
             do {
-                return try await attempt()
+                let answer = try await attempt()
+                retry.budget.answered()
+                return answer
             } catch {
                 if Task.isCancelled || error == .cancelled { throw .cancelled }
                 if case .server(401, _) = error {

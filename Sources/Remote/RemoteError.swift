@@ -1,5 +1,6 @@
 import DropboxWire
 import Foundation
+import Transfer
 
 /// Every way a remote operation fails, each with a one-line message for people.
 /// Messages never include tokens or request headers.
@@ -109,6 +110,14 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let status, _): return Self.gatewayStatuses.contains(status)
         default: return false
         }
+    }
+
+    /// Nothing listens at the server's address: the connection was refused (`ECONNREFUSED`),
+    /// which a machine answers at once. Said as such within a second, never waited out as an
+    /// outage (``RetryPolicy/refusedAttempts``).
+    public var isRefused: Bool {
+        guard case .network(let detail) = self else { return false }
+        return detail.hasSuffix("(\(TransferError.refusedReason))")
     }
 
     /// How long the server (or the proxy in front of it) asked us to wait, when it said.

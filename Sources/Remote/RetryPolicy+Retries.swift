@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 extension RetryPolicy {
     /// How long to wait before trying again after `error` failed try number `tries` (counted from
@@ -7,7 +8,7 @@ extension RetryPolicy {
     ///
     /// Rate limits are always tried again (the server did nothing), as long as the wait asked for
     /// is bearable; other transient failures only when the call is `idempotent`. Either way no
-    /// more than `maxAttempts` tries in all.
+    /// more than `maxAttempts` tries in all, and a refused connection `refusedAttempts`.
     func wait(after error: RemoteError, tries: Int, idempotent: Bool) -> TimeInterval? {
         guard tries < maxAttempts else { return nil }
         switch error {
@@ -18,6 +19,9 @@ extension RetryPolicy {
             return nil
         case _ where error.isUnreachable && !retriesUnreachable:
             // Refused, stalled, or a gateway saying the server behind it is gone (502/503/504).
+            return nil
+        case _ where error.isRefused && tries >= refusedAttempts:
+            // Nothing listens there: said now, as it is, not after a long wait.
             return nil
         default:
             guard idempotent, error.isTransient else { return nil }
@@ -30,9 +34,55 @@ extension RetryPolicy {
     /// Sleeps before the next try after `error` failed try number `tries`, or rethrows `error`
     /// when ``wait(after:tries:idempotent:)`` says it is final. A cancelled sleep throws
     /// `.cancelled`. Both stores' retry loops end each failed try here.
+    ///
+    /// A failure's wait (a rate limit's aside) is taken from ``budget``: once the waits since the
+    /// stores last had an answer would pass ``maxWaiting``, the failure is final.
+    /// A refusal is tried again only until one request met it for good: after that, until an
+    /// answer, the server is known to be down and every request says so at once.
     func pause(after error: RemoteError, tries: Int, idempotent: Bool, logger: Logger) async throws(RemoteError) {
-        guard let wait = wait(after: error, tries: tries, idempotent: idempotent) else { throw error }
+        if error.isRefused, budget.refusedForGood { throw error }
+        guard let wait = wait(after: error, tries: tries, idempotent: idempotent) else {
+            if error.isRefused { budget.refused() }
+            throw error
+        }
+        if case .rateLimited = error {} else {
+            guard budget.take(wait, within: maxWaiting) else { throw error }
+        }
         logger.debug("retrying after \(error.message) in \(String(format: "%.2f", wait)) s")
         do { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) } catch { throw .cancelled }
     }
+}
+
+/// How long the tries of a command (the requests of the stores one ``RetryPolicy`` was given
+/// to) have waited since one of them last had an answer, and whether one met a refused
+/// connection for good (the others then give up at once): every request that keeps failing draws
+/// on it, so a server that fails at once to each of a command's requests in turn (connecting,
+/// then listing) is given up on within ``RetryPolicy/maxWaiting`` in all, not that much per
+/// request. An answer refills it.
+final class RetryBudget: Sendable {
+    private struct Spent {
+        var waited: TimeInterval = 0
+        /// A request gave up on a refused connection (nothing listens there).
+        var refused = false
+    }
+
+    private let spent = Mutex(Spent())
+
+    /// Takes `seconds` if they fit within `limit` with what was waited before; false when not.
+    func take(_ seconds: TimeInterval, within limit: TimeInterval) -> Bool {
+        spent.withLock { spent in
+            guard spent.waited + seconds <= limit else { return false }
+            spent.waited += seconds
+            return true
+        }
+    }
+
+    /// A request gave up on a refused connection.
+    func refused() { spent.withLock { $0.refused = true } }
+
+    /// Whether a request gave up on a refused connection since the last answer.
+    var refusedForGood: Bool { spent.withLock { $0.refused } }
+
+    /// A request had an answer: the server is there.
+    func answered() { spent.withLock { $0 = Spent() } }
 }

@@ -35,3 +35,10 @@ public enum WebDAVEntityTag {
         return !left.isEmpty && left == opaque(b)
     }
 }
+
+extension RemoteEntry {
+    /// The rev as people and scripts are shown it (`--json`): a WebDAV file's entity tag without
+    /// the quotes, which are HTTP's syntax and not the tag (``WebDAVEntityTag/opaque(_:)``); a
+    /// club's or Dropbox's rev as it is. The store keeps ``rev`` in the form it sends back.
+    public var shownRev: String? { rev.map(WebDAVEntityTag.opaque) }
+}

@@ -19,13 +19,14 @@ struct WebDAVLock: Sendable {
 
 extension WebDAVStore {
     /// An exclusive write lock on `path` for two minutes (enough for a save; it lapses by itself
-    /// if this process dies). 423: someone else holds one, a conflict. A LOCK whose parent
-    /// folder is missing (some servers answer 409, rclone 500) is tried once more after MKCOL.
+    /// if this process dies). 423: someone else holds one, a conflict; 403: this user may not
+    /// write there (a reader's write, as the PUT's 403 would be). A LOCK whose parent folder is
+    /// missing (some servers answer 409, rclone 500) is tried once more after MKCOL.
     func lock(_ path: String) async throws(RemoteError) -> WebDAVLock {
         let url = try self.url(path)
         let headers = ["Timeout": "Second-120", "Depth": "0", "Content-Type": "application/xml; charset=utf-8"]
         var reply = await exchange("LOCK", url, headers: headers, body: .data(Self.lockBody))
-        if reply.error != nil, ![401, 423, 412].contains(reply.status), reply.status >= 400, !Task.isCancelled {
+        if reply.error != nil, ![401, 403, 423, 412].contains(reply.status), reply.status >= 400, !Task.isCancelled {
             try await makeParents(of: path)
             reply = await exchange("LOCK", url, headers: headers, body: .data(Self.lockBody))
         }

@@ -50,7 +50,8 @@ public final class WebDAVStore: RemoteStore, Sendable {
         // again would turn a folder literally named "a%41" into "aA").
         self.rootPath = Self.decodedPath(root.absoluteString, folder: true)
         self.displayName = displayName ?? Self.publicName(root)
-        self.retry = retry
+        // A request's tries wait no longer in all than a request may go without a byte.
+        self.retry = retry.waiting(atMost: configuration.timeoutIntervalForRequest)
         self.logger = logger
         self.listingLimits = listingLimits
         let router = ProgressRouter()
@@ -234,6 +235,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
                     delivered = true
                     try each(resource)
                 }
+                retry.budget.answered()
                 return
             } catch {
                 if delivered || answered || Task.isCancelled || error == .cancelled { throw Task.isCancelled ? .cancelled : error }
@@ -324,7 +326,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
         if let gateway = DropboxStore.gatewayError(status, response: response, body: body) { return gateway }
         switch status {
         case 401: return .unauthorized(.webdavPassword)
-        case 403 where ["PUT", "MKCOL", "MOVE", "COPY", "DELETE", "PROPPATCH"].contains(method):
+        case 403 where ["PUT", "MKCOL", "MOVE", "COPY", "DELETE", "PROPPATCH", "LOCK"].contains(method):
             return .forbidden("The WebDAV server does not let this user change \(path.isEmpty ? "/" : path) (\(method) refused: 403 Forbidden)")
         case 403: return .server(status: 403, detail: "the server refused \(method) on \(path.isEmpty ? "/" : path)")
         case 404, 410: return .notFound(path)
@@ -350,7 +352,9 @@ public final class WebDAVStore: RemoteStore, Sendable {
         var tries = 0
         while true {
             do {
-                return try await attempt()
+                let answer = try await attempt()
+                retry.budget.answered()
+                return answer
             } catch {
                 if Task.isCancelled || error == .cancelled { throw .cancelled }
                 tries += 1

@@ -37,6 +37,10 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// The reason ``cannotConnect(host:detail:)`` gives when nothing listens at the address
+    /// (`ECONNREFUSED`): its message ends `(connection refused)`, which Remote reads back.
+    public static let refusedReason = "connection refused"
+
     /// A one-line message for people.
     public var message: String {
         switch self {
@@ -94,7 +98,7 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
             return .dnsFailure(host: host)
         case CURLE_COULDNT_CONNECT:
             // curl's own text hides the reason; the socket's errno has it.
-            let reason = osErrno == ECONNREFUSED ? "connection refused" : osErrno != 0 ? String(cString: strerror(osErrno)) : text
+            let reason = osErrno == ECONNREFUSED ? Self.refusedReason : osErrno != 0 ? String(cString: strerror(osErrno)) : text
             return .cannotConnect(host: hostPort, detail: reason)
         case CURLE_OPERATION_TIMEDOUT:
             // curl reports both timeouts with one code; the elapsed time tells them apart.

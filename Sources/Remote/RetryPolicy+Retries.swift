@@ -59,7 +59,10 @@ extension RetryPolicy {
 /// on it, so a server that fails at once to each of a command's requests in turn (connecting,
 /// then listing) is given up on within ``RetryPolicy/maxWaiting`` in all, not that much per
 /// request. An answer refills it.
-final class RetryBudget: Sendable {
+final class RetryBudget: Sendable, Equatable {
+    /// One budget is one command's: the same object, not the same sums.
+    static func == (a: RetryBudget, b: RetryBudget) -> Bool { a === b }
+
     private struct Spent {
         var waited: TimeInterval = 0
         /// A request gave up on a refused connection (nothing listens there).

@@ -82,6 +82,10 @@ struct UploadSessionStateMachine: Sendable, Equatable {
     let chunkSize: Int64
     let maxAttempts: Int
     let maxRetryAfter: TimeInterval
+    /// The policy's rule for a refused connection (``RetryPolicy/refusedAttempts``), and what the
+    /// command's other requests learnt of it (``RetryBudget``).
+    let refusedAttempts: Int
+    let budget: RetryBudget
 
     private(set) var state: State = .idle
     private(set) var sessionID: String?
@@ -103,6 +107,8 @@ struct UploadSessionStateMachine: Sendable, Equatable {
         self.emptyStart = emptyStart
         self.maxAttempts = retry.maxAttempts
         self.maxRetryAfter = retry.maxRetryAfter
+        self.refusedAttempts = retry.refusedAttempts
+        self.budget = retry.budget
     }
 
     /// A session that an earlier process began: the first request appends at `offset`, and an
@@ -231,6 +237,12 @@ struct UploadSessionStateMachine: Sendable, Equatable {
     private mutating func retry(after error: RemoteError) -> Action {
         failures += 1
         guard failures < maxAttempts else {
+            state = .done
+            return .fail(error)
+        }
+        // Nothing listens there: said as every request of the store says it (RetryPolicy.pause).
+        if error.isRefused, budget.refusedForGood || failures >= refusedAttempts {
+            budget.refused()
             state = .done
             return .fail(error)
         }

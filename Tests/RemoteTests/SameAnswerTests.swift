@@ -318,8 +318,8 @@ final class SameAnswerTests: XCTestCase {
     }
 
     /// `ls` and `get` with nothing listening took 16 to 22 s (also with `--timeout 5`), on both
-    /// backends: a refused connection is known at once and said within a second (as `new` said it
-    /// in half of one), and `--timeout` bounds the tries of a server that keeps failing at once
+    /// backends (and a big `put`, through an upload session, 19 s): a refused connection is known
+    /// at once and said within a second (as `new` said it in half of one), and `--timeout` bounds the tries of a server that keeps failing at once
     /// (a proxy's 502 for a server behind it that is down), which took 15 s with `--timeout 2`.
     func testARefusedConnectionIsSaidWithinASecondAndTimeoutBoundsTheTries() throws {
         // What a command costs before it reaches the network (a debug binary's start, on a busy machine).
@@ -333,8 +333,12 @@ final class SameAnswerTests: XCTestCase {
                        Backend(name: "webdav", arguments: ["--webdav", "http://127.0.0.1:\(port)/", "--user", "ann"],
                                environment: ["BYTECLUB_WEBDAV_PASSWORD": "secret"]),
                        try dropbox("http://127.0.0.1:\(port)")]
+        // A note goes up in one request; a file of 9 MiB in an upload session (club, Dropbox).
+        try Data("a note\n".utf8).write(to: cli.directory.appendingPathComponent("note.md"))
+        try Data(count: 9 << 20).write(to: cli.directory.appendingPathComponent("big.bin"))
         for backend in refused {
-            for arguments in [["ls"], ["ls", "--timeout", "5"], ["get", "Plan.md", "-"], ["get", "Plan.md", "-", "--timeout", "5"]] {
+            for arguments in [["ls"], ["ls", "--timeout", "5"], ["get", "Plan.md", "-"], ["get", "Plan.md", "-", "--timeout", "5"],
+                              ["put", "note.md"], ["put", "big.bin"]] {
                 let began = Date()
                 let result = try run(arguments, on: backend)
                 let took = Date().timeIntervalSince(began)

@@ -55,6 +55,27 @@ final class UploadSessionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.appended(), .send(.finish(sessionID: "s", offset: 35, length: 5), reportProgress: 35))
     }
 
+    /// Issue 69: a refused connection is tried once more and then said, as the store's other
+    /// requests say it (RetryPolicy.refusedAttempts); a big `put` with nothing listening took 19 s.
+    /// Once a request of the same policy gave up on a refusal, a session gives up at once.
+    func testARefusedConnectionEndsTheSessionAsTheStoresOtherRequestsDo() {
+        let refused = RemoteError.network("can't connect to 127.0.0.1:1 (connection refused)")
+        let retry = policy()
+        var machine = Machine(size: 30, chunkSize: 10, retry: retry)
+        _ = machine.begin()
+        XCTAssertEqual(machine.failed(.error(refused)), .wait(.backoff(attempt: 0)))
+        XCTAssertEqual(machine.waited(), .send(.start(length: 10), reportProgress: nil))
+        XCTAssertEqual(machine.failed(.error(refused)), .fail(refused))
+
+        var next = Machine(size: 30, chunkSize: 10, retry: retry)
+        _ = next.begin()
+        XCTAssertEqual(next.failed(.error(refused)), .fail(refused), "the server is known to refuse until it answers")
+        // Any other failure is still waited out.
+        var other = Machine(size: 30, chunkSize: 10, retry: retry)
+        _ = other.begin()
+        XCTAssertEqual(other.failed(.error(.network("connection reset"))), .wait(.backoff(attempt: 0)))
+    }
+
     func testRetriesRunOutAfterMaxAttemptsInARow() {
         var machine = Machine(size: 30, chunkSize: 10, retry: policy(attempts: 3))
         _ = machine.begin()

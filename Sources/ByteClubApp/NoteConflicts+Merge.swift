@@ -253,9 +253,12 @@ extension NoteConflicts {
             journal()
             refresher.refresh(.notes, select: entry.pathLower)
         }
+        // Esc while the merge was saved closed the note once the server had it (``NoteSaves/saved``).
+        let closed = state.note == nil
         let typedMore = state.note?.isModified ?? false
         context.update {
-            $0.message = StatusMessage("Merged with \(TerminalSafe.escape(who))'s changes" + (typedMore ? "; you typed more since, not saved yet" : ""))
+            $0.message = StatusMessage("Merged with \(TerminalSafe.escape(who))'s changes" + (typedMore ? "; you typed more since, not saved yet" : "")
+                + (closed ? " · Closed \(TerminalSafe.escape(entry.name))" : ""))
         }
     }
 

@@ -4,6 +4,9 @@ import TerminalUI
 /// The merge view's keys (``MergeView``): a choice for each conflict, moving between them, and
 /// the ways out; the merge itself is ``NoteConflicts``' (NoteConflicts+Merge.swift).
 extension NotesController {
+    /// What the status bar says after Esc while the merge is being saved.
+    static let closesOnceSaved = "Saving the merge… the note closes once it is saved"
+
     /// A key while the merge view is open; returns whether it was taken.
     func handleMergeKey(_ key: Key) -> Bool {
         guard let session = state.note, var merge = session.merge else { return false }
@@ -16,7 +19,17 @@ extension NotesController {
             }
         }
         if session.isSaving {
-            context.say(StatusMessage("Saving the merge…"))
+            // The merge's save is in flight: no key reaches the note under the view, and Esc (or
+            // c) cannot take back what the server may have already: it closes the note once
+            // the save is done (its failure keeps the view open, saying why).
+            if action == .cancel {
+                context.update {
+                    $0.note?.closeAfterSave = true
+                    $0.message = StatusMessage(Self.closesOnceSaved)
+                }
+            } else {
+                context.say(StatusMessage(session.closeAfterSave ? Self.closesOnceSaved : "Saving the merge…"))
+            }
             return true
         }
         switch action {

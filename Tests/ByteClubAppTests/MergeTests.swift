@@ -248,6 +248,62 @@ final class MergeTests: XCTestCase {
         XCTAssertEqual(text(), "Day 1: Paris\nDay 2: rest\nDay 3: home (ann)!\n")
     }
 
+    /// Esc while the merge view says "Saving the merge with ray's changes…" (its save in
+    /// flight) went to the view, which said "Saving the merge…" and stayed: once saved, the
+    /// editor was back, and a following `H` was typed into the note. Now no key of the meantime
+    /// reaches the note, and Esc closes it once the server has the merge.
+    func testEscWhileTheMergeIsSavedClosesTheNoteOnceSavedAndNoKeyReachesIt() async throws {
+        let gate = UploadGate()
+        let (harness, ray) = try await annEditing(gate: gate)
+        harness.press(.down, .end)
+        type(harness, " (ann)")
+        let mine = "Day 1: Lyon\nDay 2: rest (ann)\nDay 3: home\n"
+        try await rayWrites("Day 1: Lyon\nDay 2: Annecy\nDay 3: home\n", ray)
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the merge view") { harness.app.state.note?.merge != nil }
+        // The next upload is the merge's save: held until the keys are in.
+        gate.holdNumber.withLock { $0 = gate.uploads.withLock { $0 } + 1 }
+        gate.holding.withLock { $0 = true }
+        harness.press(.char("b"))
+        await harness.waitUntil("the merge's save on its way") { gate.held.withLock { $0 } }
+        harness.press(.escape, .char("H"), .char("x"))
+        XCTAssertEqual(harness.app.state.message?.text, "Saving the merge… the note closes once it is saved")
+        XCTAssertNotNil(harness.app.state.note?.merge, "the view stays while its save is in flight")
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, mine, "no key typed into the note")
+
+        gate.holding.withLock { $0 = false }
+        await harness.waitUntil("the note closed once saved") { harness.app.state.note == nil }
+        XCTAssertEqual(harness.app.state.message?.text, "Merged with ray's changes · Closed Plans.txt")
+        XCTAssertEqual(text(), "Day 1: Lyon\nDay 2: rest (ann)\nDay 2: Annecy\nDay 3: home\n")
+        XCTAssertEqual(drafts, [], "no draft: nothing was typed after the merge")
+        // The list has the keys: H is its history.
+        harness.press(.char("H"))
+        await harness.waitUntil("the note's history") { harness.app.state.history != nil }
+    }
+
+    /// Other keys while the merge is saved are the view's (nothing reaches the note), and a
+    /// save that fails keeps the note open with the view, Esc or not.
+    func testAMergeSaveThatFailsAfterEscKeepsTheNoteOpen() async throws {
+        let gate = UploadGate()
+        let (harness, ray) = try await annEditing(gate: gate)
+        harness.press(.down, .end)
+        type(harness, " (ann)")
+        try await rayWrites("Day 1: Lyon\nDay 2: Annecy\nDay 3: home\n", ray)
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the merge view") { harness.app.state.note?.merge != nil }
+        // The merge's save fails; its answer comes on a later turn of the queue than these keys.
+        gate.failing.withLock { $0 = true }
+        harness.press(.char("b"), .escape)
+        XCTAssertEqual(harness.app.state.message?.text, "Saving the merge… the note closes once it is saved")
+        await harness.waitUntil("the failure") { harness.app.state.message?.kind == .error }
+        XCTAssertNotNil(harness.app.state.note?.merge, "the view keeps the choices")
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "Day 1: Lyon\nDay 2: rest (ann)\nDay 3: home\n")
+        gate.failing.withLock { $0 = false }
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the retry") { harness.app.state.message?.text == "Merged with ray's changes" }
+        XCTAssertNotNil(harness.app.state.note, "the retry's save leaves the note open: its Esc was for the failed one")
+    }
+
     func testCtrlROnANoteNotOnTheServerSaysWhy() async throws {
         let harness = Harness(store: FakeStore(files: []))
         await harness.start()

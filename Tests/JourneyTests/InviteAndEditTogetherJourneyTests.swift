@@ -75,17 +75,18 @@ final class InviteAndEditTogetherJourneyTests: XCTestCase {
             let merged = club.text("Meeting.md") ?? ""
             return merged.contains("Agenda (ann: and the boat) and the oars\n") && merged.contains("Agenda (ann: and the boat) (bob: sails)\n")
         }
-        // The merge view stays up while its save is in flight ("Saving the merge with ann's
-        // changes…", where Esc is the merge view's); the status bar says when it is done.
-        Journey.see(bobScreen, ["Merged with ann's changes"], "bob's saved merge")
-        bobScreen.waitFor("the merge view closed") { !$0.contains("Merging with ann's changes") && !$0.contains("Saving the merge") }
+        bobScreen.waitFor("the merge view closed") { !$0.contains("Merging with ann's changes") }
 
-        // His history of the note names her.
+        // His history of the note names her. The view may still be saving the merge ("Saving
+        // the merge with ann's changes…"): Esc then closes the note once the save is done, and
+        // no key reaches the note meanwhile, so the H that follows is the list's.
         try bobScreen.press("Escape")
         Journey.see(bobScreen, ["Closed Meeting.md"], "bob's list after closing")
         try bobScreen.type("H")
         let history = Journey.see(bobScreen, ["History of \"Meeting\"", "ann"], "bob's history of Meeting")
         XCTAssertFalse(history.contains("another member"), history)
+        XCTAssertFalse(history.contains("Title: Meeting"), "no note open under the history: \(history)")
+        XCTAssertEqual(draftsOfMeeting(bob), [], "the H was not typed into the note (its draft would hold it)")
 
         // So does `log`, with the note named by its title as the app shows it.
         let log = try Journey.run(bob, ["log", "Meeting"])
@@ -121,5 +122,13 @@ final class InviteAndEditTogetherJourneyTests: XCTestCase {
 
         let watched = watch.finish()
         Journey.check(watched, "bob's watch --json")
+    }
+
+    /// The texts of `member`'s drafts of the meeting note (none once a save has its text).
+    private func draftsOfMeeting(_ member: AppHarness) -> [String] {
+        guard let files = FileManager.default.enumerator(at: member.base, includingPropertiesForKeys: nil) else { return [] }
+        return files.compactMap { $0 as? URL }.filter { $0.path.contains("/drafts/") }.compactMap { url in
+            (try? String(contentsOf: url, encoding: .utf8)).flatMap { $0.contains("(bob: sails)") ? $0 : nil }
+        }
     }
 }

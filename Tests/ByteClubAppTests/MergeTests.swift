@@ -49,6 +49,17 @@ final class MergeTests: XCTestCase {
     }
 
     /// Ray's commit over whatever the note is now.
+    /// ann's " (ann)" and ray's "Annecy" on the same line, Ctrl-S, and the merge view up.
+    private func annInTheMergeView(gate: UploadGate = UploadGate()) async throws -> Harness {
+        let (harness, ray) = try await annEditing(gate: gate)
+        harness.press(.down, .end)
+        type(harness, " (ann)")
+        try await rayWrites("Day 1: Lyon\nDay 2: Annecy\nDay 3: home\n", ray)
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the merge view") { harness.app.state.note?.merge != nil }
+        return harness
+    }
+
     private func rayWrites(_ text: String, _ ray: any RemoteStore) async throws {
         _ = try await ray.upload(data: Data(text.utf8), to: "/byteclub/Plans.txt", mode: .overwrite, autorename: false)
     }
@@ -183,12 +194,7 @@ final class MergeTests: XCTestCase {
 
     func testAFailedMergedSaveKeepsTheDraftAndCtrlSRetries() async throws {
         let gate = UploadGate()
-        let (harness, ray) = try await annEditing(gate: gate)
-        harness.press(.down, .end)
-        type(harness, " (ann)")
-        try await rayWrites("Day 1: Lyon\nDay 2: Annecy\nDay 3: home\n", ray)
-        harness.press(.ctrl("s"))
-        await harness.waitUntil("the merge view") { harness.app.state.note?.merge != nil }
+        let harness = try await annInTheMergeView(gate: gate)
         gate.failing.withLock { $0 = true }
         harness.press(.char("b"))
         await harness.waitUntil("the failure") { harness.app.state.message?.kind == .error }
@@ -254,13 +260,8 @@ final class MergeTests: XCTestCase {
     /// reaches the note, and Esc closes it once the server has the merge.
     func testEscWhileTheMergeIsSavedClosesTheNoteOnceSavedAndNoKeyReachesIt() async throws {
         let gate = UploadGate()
-        let (harness, ray) = try await annEditing(gate: gate)
-        harness.press(.down, .end)
-        type(harness, " (ann)")
+        let harness = try await annInTheMergeView(gate: gate)
         let mine = "Day 1: Lyon\nDay 2: rest (ann)\nDay 3: home\n"
-        try await rayWrites("Day 1: Lyon\nDay 2: Annecy\nDay 3: home\n", ray)
-        harness.press(.ctrl("s"))
-        await harness.waitUntil("the merge view") { harness.app.state.note?.merge != nil }
         // The next upload is the merge's save: held until the keys are in.
         gate.holdNumber.withLock { $0 = gate.uploads.withLock { $0 } + 1 }
         gate.holding.withLock { $0 = true }
@@ -285,12 +286,7 @@ final class MergeTests: XCTestCase {
     /// save that fails keeps the note open with the view, Esc or not.
     func testAMergeSaveThatFailsAfterEscKeepsTheNoteOpen() async throws {
         let gate = UploadGate()
-        let (harness, ray) = try await annEditing(gate: gate)
-        harness.press(.down, .end)
-        type(harness, " (ann)")
-        try await rayWrites("Day 1: Lyon\nDay 2: Annecy\nDay 3: home\n", ray)
-        harness.press(.ctrl("s"))
-        await harness.waitUntil("the merge view") { harness.app.state.note?.merge != nil }
+        let harness = try await annInTheMergeView(gate: gate)
         // The merge's save fails; its answer comes on a later turn of the queue than these keys.
         gate.failing.withLock { $0 = true }
         harness.press(.char("b"), .escape)

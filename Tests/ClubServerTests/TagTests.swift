@@ -64,14 +64,24 @@ final class TagTests: XCTestCase {
         }
         let got2 = try await add(String(repeating: "é", count: 32), "/byteclub/a.txt").status
         XCTAssertEqual(got2, 200, "letters of any script, 32 at most")
-        // A nested tag (Obsidian's `project/alpha`, issue 55): word parts joined by single '/'s, kept in lower case.
-        let nested = try await add("Project/Alpha", "/byteclub/a.txt").status
-        XCTAssertEqual(nested, 200)
-        let kept = try await tags(["/byteclub/a.txt"])["/byteclub/a.txt"] ?? []
+        // A nested tag (Obsidian's `project/alpha`, issue 55): word parts joined by single '/'s, kept
+        // in lower case, on byteclub's own route only (issue 69): Dropbox's grammar is `[\w]+`, so
+        // its route refuses one (400) and leaves it out of tags/get, which the official SDK reads.
+        let onDropboxRoute = try await add("Project/Alpha", "/byteclub/a.txt")
+        XCTAssertEqual(onDropboxRoute.status, 400, onDropboxRoute.text)
+        XCTAssertTrue(onDropboxRoute.text.contains("/2/byteclub/files/tags/add"), onDropboxRoute.text)
+        let nested = try await club.rpc("2/byteclub/files/tags/add", ["path": "/byteclub/a.txt", "tag_text": "Project/Alpha"])
+        XCTAssertEqual(nested.status, 200, nested.text)
+        let shown = try await tags(["/byteclub/a.txt"])["/byteclub/a.txt"] ?? []
+        XCTAssertFalse(shown.contains("project/alpha"), "Dropbox's route answers Dropbox's tags only: \(shown)")
+        let onClubRoute = try await club.rpc("2/byteclub/files/tags/get", ["paths": ["/byteclub/a.txt"]])
+        let kept = try JSONDecoder().decode(GetTagsResult.self, from: onClubRoute.body).pathsToTags.first?.texts ?? []
         XCTAssertTrue(kept.contains("project/alpha"), "\(kept)")
         XCTAssertTrue(TagText.isUnder("project/alpha", parent: "project") && !TagText.isUnder("projects", parent: "project")
                       && !TagText.isUnder("project", parent: "project/alpha"))
-        let removed = try await club.rpc("2/files/tags/remove", ["path": "/byteclub/a.txt", "tag_text": "project/alpha"]).status
+        let refused = try await club.rpc("2/files/tags/remove", ["path": "/byteclub/a.txt", "tag_text": "project/alpha"]).status
+        XCTAssertEqual(refused, 400)
+        let removed = try await club.rpc("2/byteclub/files/tags/remove", ["path": "/byteclub/a.txt", "tag_text": "project/alpha"]).status
         XCTAssertEqual(removed, 200)
         // A missing file: BaseTagError.path, a LookupError.
         var reply = try await add("x", "/byteclub/missing.txt")

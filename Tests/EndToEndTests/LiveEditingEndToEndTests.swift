@@ -52,6 +52,23 @@ final class LiveEditingEndToEndTests: XCTestCase {
         }
     }
 
+    /// ann, then ray, in the note, live on both screens.
+    func bothInTheNote() throws -> (TmuxSession, TmuxSession) {
+        let ann = try open("ann")
+        let ray = try open("ray")
+        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        return (ann, ray)
+    }
+
+    /// ``bothInTheNote()``, then `rounds` of both typing at one spot, every word on both screens.
+    func bothTyping(rounds: Range<Int>) throws -> (TmuxSession, TmuxSession, [String]) {
+        let (ann, ray) = try bothInTheNote()
+        let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: rounds)
+        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+        return (ann, ray, words)
+    }
+
     func typeTogether(_ terminals: [(String, TmuxSession)], rounds: Range<Int>) throws -> [String] {
         var words: [String] = []
         for round in rounds {
@@ -80,12 +97,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
     }
 
     func testTwoAppsTypingAtTheSameSpotConvergeWithTheOthersNameShownAndTheFileWritten() throws {
-        let ann = try open("ann")
-        let ray = try open("ray")
-        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<8)
-        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+        let (ann, ray, words) = try bothTyping(rounds: 0..<8)
         // Each sees the other's name by their cursor, with no key pressed after the typing.
         ann.waitFor("ray's name tag by ray's cursor") { $0.contains("◂ ray") }
         ray.waitFor("ann's name tag by ann's cursor") { $0.contains("◂ ann") }
@@ -167,12 +179,8 @@ final class LiveEditingEndToEndTests: XCTestCase {
     /// screens and in the file once: the draft (written a little after each key) was merged in
     /// again at the join, and the burst was doubled for everyone.
     func testAKillMinusNineMidBurstDoublesNoWordWhenTheNoteIsOpenedAgain() throws {
-        let ann = try open("ann")
-        let ray = try open("ray")
-        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        var words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<3)
-        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+        let (ann, ray, typed) = try bothTyping(rounds: 0..<3)
+        var words = typed
 
         // ray's burst: the draft holds its first words, the journal every key; killed mid-way.
         try ray.type("rayburst1 rayburst2 ")
@@ -206,12 +214,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
     /// alone, writes both members' words within the pause. They were stranded on ray's screen
     /// (`[+]`) and in no file until someone pressed Ctrl-S.
     func testWhenTheWriterDiesTheOneLeftWritesEveryonesWords() throws {
-        let ann = try open("ann")
-        let ray = try open("ray")
-        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<3)
-        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+        let (ann, ray, words) = try bothTyping(rounds: 0..<3)
         kill(try XCTUnwrap(apps["ann"]?.appPID()), SIGKILL)
         ray.waitFor("ann gone") { !$0.contains("Live: ann, ray") }
         XCTAssertTrue(AppHarness.eventually("the file holds both members' words", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } },
@@ -222,10 +225,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
     /// Issue 68 (8): Ctrl-Z in a live note undoes a typed word, as the editor does elsewhere;
     /// it undid one character a step.
     func testUndoInALiveNoteTakesBackATypedWord() throws {
-        let ann = try open("ann")
-        let ray = try open("ray")
-        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
+        let (ann, ray) = try bothInTheNote()
         try ray.type("alpha bravo")
         ann.waitFor("ray's words on ann's screen") { $0.contains("alpha bravo") }
         try ray.press("C-z")
@@ -239,12 +239,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
     /// goes; it was kept, and the next start said "1 unsaved draft kept from last time" for a note
     /// whose whole text the club held.
     func testADraftTheWritersRevisionHoldsIsNotKeptAsUnsaved() throws {
-        let ann = try open("ann")
-        let ray = try open("ray")
-        ann.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        ray.waitFor("both in the note") { $0.contains("Live: ann, ray") }
-        let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<3)
-        assertConverged([("ann", ann), ("ray", ray)], holding: words)
+        let (ann, ray, words) = try bothTyping(rounds: 0..<3)
         XCTAssertTrue(AppHarness.eventually("ray's draft written") { self.draftHolds("ray", "ray2") })
         XCTAssertTrue(AppHarness.eventually("the file holds every word", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } })
         XCTAssertTrue(AppHarness.eventually("ray's draft gone", timeout: 20) { !self.draftHolds("ray", "ray2") }, "ray's draft kept")

@@ -11,8 +11,9 @@ import TerminalUI
 ///
 /// - **Who writes the file.** The Markdown file stays the truth. While others are in the note,
 ///   the member who joined it first (the presence list's first) writes it after a pause of
-///   ``writePause``, one revision per burst; anyone may still save with Ctrl-S, and a member
-///   alone in a note saves as on any backend. A revision saved by a member in the note is taken
+///   ``writePause``, one revision per burst, and goes on so when the others have gone (their
+///   words are in the text too); anyone may still save with Ctrl-S, and a member alone in a note
+///   that never went live saves as on any backend. A revision saved by a member in the note is taken
 ///   as the new base without a banner or a merge (the shared text holds it); a change made
 ///   outside the live session (another tool, WebDAV, a member not in the note) goes the usual
 ///   way (a banner, Ctrl-R, the save's merge), and what the merge gives the editor goes into

@@ -166,14 +166,25 @@ extension OutboxRunner {
             context.update { $0.updateParked(draftID: draftID) { $0 = session } }
         }
         guard let draftID = item.draftID, let drafts = context.configuration.drafts,
-              !pending.contains(where: { $0.draftID == draftID }),
-              let draft = drafts.load(draftID), draft.body == item.text || (merged != nil && draft.body == merged) else { return }
-        // Only a draft holding exactly the text the server confirmed (a merge holds it too): a
-        // newer one is the user's later work.
-        if state.note?.draftID == draftID && state.note?.isModified == true { return }
-        if let index = state.parkedIndex(draftID: draftID), state.buffers.parked[index].isModified { return }
-        drafts.remove(draftID)
-        context.update { $0.drafts.removeAll { $0.id == draftID } }
+              !pending.contains(where: { $0.draftID == draftID }), let text = merged ?? item.text,
+              let draft = drafts.load(draftID) else { return }
+        switch draft.afterSend(of: item, landed: entry, text: text) {
+        case .remove:
+            // Only a draft holding exactly the text the server confirmed (a merge holds it too):
+            // a newer one is the user's later work.
+            if state.note?.draftID == draftID && state.note?.isModified == true { return }
+            if let index = state.parkedIndex(draftID: draftID), state.buffers.parked[index].isModified { return }
+            drafts.remove(draftID)
+            context.update { $0.drafts.removeAll { $0.id == draftID } }
+        case .move(let moved):
+            // Typed since, in no editor open here (an app killed before the answer, whose
+            // outbox this one sent): the draft of the note the club now has, not a new note's
+            // beside it. An editor that has it journals it itself, moved by ``confirm``.
+            if state.note?.draftID == draftID || state.parkedIndex(draftID: draftID) != nil { return }
+            do { try drafts.save(moved) } catch { context.logger.error("cannot move a sent note's draft: \(error)") }
+        case .keep:
+            return
+        }
     }
 
     /// What the server's confirmation of `item` does to `session`, the editor that queued it

@@ -79,7 +79,7 @@ extension OutboxSender {
             let failure: RemoteError
             do {
                 let entry = try await store.upload(data: payload, to: item.path, mode: mode, autorename: false)
-                removeDraft(of: item)
+                settleDraft(of: item, landed: entry, text: String(decoding: payload, as: UTF8.self))
                 if let mergedOver { return OutboxAnswer(.merged(entry, by: mergedOver.modifiedBy), text: String(decoding: payload, as: UTF8.self)) }
                 return OutboxAnswer(.sent(entry))
             } catch {
@@ -128,7 +128,7 @@ extension OutboxSender {
         }
         // Our bytes are there already: this save reached the server before a crash.
         if current.data == data {
-            removeDraft(of: item)
+            settleDraft(of: item, landed: current.entry, text: text)
             return .done(OutboxAnswer(.sent(current.entry)))
         }
         let changed = "\(Self.shown(item.title)) was changed by someone else meanwhile"
@@ -153,7 +153,7 @@ extension OutboxSender {
             return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: "\(changed); open it to merge")))
         case .theirsHoldsMine:
             // Everything we changed was there already: nothing to upload.
-            removeDraft(of: item)
+            settleDraft(of: item, landed: current.entry, text: theirs)
             return .done(OutboxAnswer(.merged(current.entry, by: current.entry.modifiedBy), text: theirs))
         case .merged(let merged):
             return .upload(Data(merged.utf8), theirs: current.entry)
@@ -171,7 +171,7 @@ extension OutboxSender {
         let failure: RemoteError
         do {
             let entry = try await store.upload(data: data, to: item.path, mode: .add, autorename: false)
-            removeDraft(of: item)
+            settleDraft(of: item, landed: entry, text: text)
             return OutboxAnswer(.sent(entry))
         } catch {
             failure = try Self.answer(error)
@@ -183,7 +183,7 @@ extension OutboxSender {
         do {
             let current = try await store.read(item.path)
             if current.data == data {
-                removeDraft(of: item)
+                settleDraft(of: item, landed: current.entry, text: text)
                 return OutboxAnswer(.sent(current.entry))
             }
             if item.joinsExisting == true, let theirs = String(validating: current.data, as: UTF8.self) {
@@ -209,10 +209,10 @@ extension OutboxSender {
         let answer = try await sendSave(joined)
         switch answer.result {
         case .sent(let saved?):
-            removeDraft(of: item)
+            settleDraft(of: item, landed: saved, text: joined.text ?? text)
             return OutboxAnswer(.merged(saved, by: entry.modifiedBy), text: joined.text)
-        case .merged:
-            removeDraft(of: item)
+        case .merged(let saved, _):
+            settleDraft(of: item, landed: saved, text: answer.text ?? joined.text ?? text)
             return answer
         default:
             return answer
@@ -249,10 +249,52 @@ extension OutboxSender {
         return .conflict(draftID: id, reason: reason)
     }
 
-    /// Once the server has the item's text, its draft goes, if it still holds that text (a
-    /// draft edited since is newer work and stays).
-    func removeDraft(of item: OutboxItem) {
-        guard removesSentDrafts, let drafts, let id = item.draftID, let text = item.text, let draft = drafts.load(id), draft.body == text else { return }
-        drafts.remove(id)
+    /// Once the server has the item's text (as `landed`, whose text is `text`), its draft goes
+    /// or moves onto the note (``Draft/afterSend(of:landed:text:)``). The app does the same on
+    /// its UI queue, where its journal writes drafts (``removesSentDrafts``).
+    func settleDraft(of item: OutboxItem, landed: RemoteEntry, text landedText: String) {
+        guard removesSentDrafts, let drafts, let id = item.draftID, let draft = drafts.load(id) else { return }
+        switch draft.afterSend(of: item, landed: landed, text: landedText) {
+        case .remove: drafts.remove(id)
+        case .move(let moved): try? drafts.save(moved)
+        case .keep: break
+        }
+    }
+}
+
+extension Draft {
+    /// What becomes of a draft once the club has its outbox item's text.
+    public enum AfterSend: Equatable, Sendable {
+        /// It holds no more than the club has now: it goes.
+        case remove
+        /// It holds more, typed since the item was queued: it stays, as this draft of the note.
+        case move(Draft)
+        /// It stays as it is.
+        case keep
+    }
+
+    /// What becomes of this draft, the one `item` was queued from, now that the club has the
+    /// item's text as `landed`, whose text is `landedText` (the item's own, or a merge that holds
+    /// it). Holding no more than that, it goes. Edited since, it is newer work and stays, moved
+    /// onto the note it was written on: its path, its rev and that rev's text, with what was
+    /// typed since laid onto a merge. Left as it was (a new note's draft, or over the old rev),
+    /// it was a second note in the list beside the user's own, and its save asked to overwrite
+    /// or copy it; moved, it saves onto it with no question, whichever shell sent the item (an
+    /// app killed before the answer came, the next app, `outbox --send`).
+    ///
+    /// Only a draft still over the item's own base moves (the same rev, or none for a new note);
+    /// one whose typing overlaps a merge stays over its base, so its save merges again.
+    public func afterSend(of item: OutboxItem, landed: RemoteEntry, text landedText: String) -> AfterSend {
+        guard let sent = item.text else { return .keep }
+        if body == sent || body == landedText { return .remove }
+        guard baseRev == item.baseRev, let rev = landed.rev,
+              let rebased = NoteMergeDriver.rebase(typed: body, from: sent, onto: landedText) else { return .keep }
+        var moved = self
+        moved.path = landed.path
+        moved.baseRev = rev
+        moved.baseText = landedText
+        moved.body = rebased
+        moved.folder = nil
+        return .move(moved)
     }
 }

@@ -106,6 +106,67 @@ final class OfflineEndToEndTests: XCTestCase {
         }
     }
 
+    /// Issue 68, item 5: a new note saved offline (to the outbox), a line typed on and left
+    /// unsaved, kill -9, the server back. The next start sent the create, and the draft stayed a
+    /// new note's: the list showed `✎ Offline new (draft)` beside `Offline new`, and Ctrl-S on
+    /// the draft asked to overwrite or copy the user's own note. Now the draft moves onto the
+    /// note the club has: one row, and Ctrl-S saves onto it with no question.
+    func testANewNoteSavedOfflineAndTypedOnAcrossKill9IsOneNote() throws {
+        club = try OfflineClub(notes: ["Other.txt": "hello\n"])
+        var tmux = try club.launchRay()
+        tmux.waitFor("Other")
+        AppHarness.eventually("the list cached on disk", timeout: 10) { self.club.notesListCached() }
+
+        club.killServer()
+        try tmux.type("n")
+        tmux.waitFor("Ctrl-S saves")
+        try tmux.type("Offline new")
+        try tmux.press("Enter")
+        try tmux.type("line one")
+        tmux.waitFor("line one")
+        try tmux.press("C-s")
+        tmux.waitFor("Saved \"Offline new.md\" in the outbox (1 waiting)")
+        try tmux.press("Enter")
+        try tmux.type("line two")
+        tmux.waitFor("[+]")
+        AppHarness.eventually("the typing in the draft on disk") { self.draftBodies().contains("line one\nline two") }
+
+        let pid = try XCTUnwrap(app.appPID())
+        kill(pid, SIGKILL)
+        tmux.waitFor(app.exitLine(137))
+        try club.startServer()
+        tmux = try club.launchRay()
+        AppHarness.eventually("the create sent, the outbox empty") {
+            self.club.text(ofNote: "Offline new.md") == "line one" && self.club.outboxItems().isEmpty
+        }
+        // One row for the note, marked as holding a draft; never a second, new note's row.
+        tmux.waitFor("one row of Offline new, with its draft") { screen in
+            let rows = screen.split(separator: "\n").filter { $0.contains("Offline new") && !$0.contains("? help") && !$0.contains("F1 help") }
+            return rows.count == 1 && rows[0].contains("✎ Offline new") && !rows[0].contains("(draft)")
+        }
+        try filter(tmux, "Offline new")
+        try tmux.press("Enter")
+        tmux.waitFor(all: ["Restored your unsaved draft", "line two"])
+        try tmux.press("C-s")
+        let saved = tmux.waitFor("Saved \"Offline new.md\"")
+        XCTAssertFalse(saved.contains("Overwrite"), "no question about the user's own note:\n\(saved)")
+        XCTAssertEqual(club.text(ofNote: "Offline new.md"), "line one\nline two")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: club.notesFolder.path)) ?? []
+        XCTAssertEqual(names.filter { $0.hasPrefix("Offline new") }, ["Offline new.md"], "one note, no copy")
+        XCTAssertEqual(draftBodies(), [], "the draft went with the save")
+    }
+
+    /// The bodies of the app's drafts on disk.
+    private func draftBodies() -> [String] {
+        let folder = app.drafts
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.compactMap { name in
+            guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            return object["body"] as? String
+        }
+    }
+
     // MARK: - Creates, renames, deletes and a conflicting save, in order
 
     func testChangesMadeOfflineReachTheServerInOrderAndAConflictIsMerged() throws {

@@ -18,6 +18,8 @@ public struct MergeSession: Sendable, Equatable {
     public internal(set) var selected = 0
     /// Their revision, which the merged save updates.
     public let theirs: RemoteEntry
+    /// Their revision's text: choices that come to it save nothing (``isTheirs``).
+    let theirsText: String
     /// Who made their revision, as the screen names them ("ann", or ``MergeSession/someone``).
     public let who: String
     /// The rev the user's text was based on.
@@ -41,9 +43,10 @@ public struct MergeSession: Sendable, Equatable {
     /// Lines of unchanged text shown around each conflict; the rest is folded into one row.
     static let context = 2
 
-    init(result: MergeResult, theirs: RemoteEntry, who: String, baseRev: String) {
+    init(result: MergeResult, theirs: RemoteEntry, theirsText: String, who: String, baseRev: String) {
         self.result = result
         self.theirs = theirs
+        self.theirsText = theirsText
         self.who = who
         self.baseRev = baseRev
         choices = Array(repeating: nil, count: result.conflictCount)
@@ -56,6 +59,10 @@ public struct MergeSession: Sendable, Equatable {
 
     /// The merged text with the choices made.
     public var mergedText: String { result.resolved(choices.map { $0 ?? .mine }) }
+
+    /// Whether the choices made come to their revision's text, byte for byte: the server has
+    /// the merge already, and saving it would only write their revision again.
+    public var isTheirs: Bool { Array(mergedText.utf8) == Array(theirsText.utf8) }
 
     /// Takes `choice` for the selected conflict, then selects the next open one.
     mutating func choose(_ choice: MergeChoice) {

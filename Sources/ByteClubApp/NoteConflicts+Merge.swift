@@ -81,14 +81,16 @@ extension NoteConflicts {
         }
         let store = context.store
         let baseText = session.baseText
+        let handedOver = saves.edits.handedOverBase(of: session)
         context.perform({ () async throws(RemoteError) -> MergeFetch in
             let current = try await store.read(entry.path)
             guard current.entry.rev != baseRev else { return MergeFetch(base: nil, theirs: current.data, entry: current.entry) }
-            // The base from the server's revisions, or, where it keeps none (WebDAV), the text
-            // this editor opened (or last saved) at that rev.
+            // The base: the draft's text as another shell took it and saved it, which both texts
+            // were written on; else the server's revision, or, where it keeps none (WebDAV), the
+            // text this editor opened (or last saved) at that rev.
             let base: Data
             do throws(RemoteError) {
-                base = try await store.read(rev: baseRev).data
+                if let handedOver { base = Data(handedOver.utf8) } else { base = try await store.read(rev: baseRev).data }
             } catch {
                 guard case .notSupported = error, let baseText else { throw error }
                 base = Data(baseText.utf8)
@@ -173,7 +175,7 @@ extension NoteConflicts {
             merged = text
         case .overlapping(let merge):
             session.closeAfterSave = false
-            session.merge = MergeSession(result: merge, theirs: fetch.entry, who: who, baseRev: session.baseRev ?? "")
+            session.merge = MergeSession(result: merge, theirs: fetch.entry, theirsText: theirs, who: who, baseRev: session.baseRev ?? "")
             let count = merge.conflictCount
             context.update {
                 $0.note = session
@@ -269,6 +271,13 @@ extension NoteConflicts {
             let open = merge.openCount
             context.say(StatusMessage("\(open) conflict\(open == 1 ? "" : "s") left: m mine · t theirs · b both"))
             return
+        }
+        if merge.isTheirs {
+            // Their revision is the merge (theirs chosen, or both where theirs held mine): the
+            // editor takes it with nothing uploaded, as when their text held all of mine. Saved
+            // again, the same text was a second revision of it in the log.
+            return adoptMerged(merge.mergedText, entry: merge.theirs, theirs: merge.theirs, who: merge.who, mine: session.editor.body.text,
+                               version: session.version, base: session.baseRev)
         }
         sendMergedSave(merge.mergedText, theirs: merge.theirs, who: merge.who, mine: session.editor.body.text, attempt: 1)
     }

@@ -162,6 +162,17 @@ final class NoteEdits {
         return keepApart(session)
     }
 
+    /// The text `session`'s draft held when another shell took it over (`byteclub edit` resumed
+    /// it) and then had the club's confirmation of it: the text that shell's revision was written
+    /// on, and this editor's too, so the base of its next merge (``DraftStore/handedOver(_:over:)``).
+    /// Merged from the rev it opened, the draft's own lines, in both texts, conflicted with
+    /// themselves. Nil in every other case.
+    func handedOverBase(of session: NoteSession) -> String? {
+        guard let drafts = configuration.drafts, let path = session.entry?.path else { return nil }
+        let own = Draft.id(forPath: path)
+        return drafts.handedOver(own, over: session.baseRev) ?? (session.draftID == own ? nil : drafts.handedOver(session.draftID, over: session.baseRev))
+    }
+
     /// The session under a new draft id, in the state too: its note's draft file was written by
     /// another process (`byteclub edit` keeping its text after a conflict, another app), whose
     /// text is never written over; both drafts stay.

@@ -58,8 +58,10 @@ extension NoteSaves {
                 add(.rename, entry.path, newPath: target, baseRev: session.baseRev)
             }
             add(.save, entry.path, baseRev: session.baseRev, text: text)
-            // The text at that rev, for a merge where the server keeps no revisions (WebDAV).
-            items[items.count - 1].baseText = session.baseText
+            // The text this was written on, the merge's base: the draft's as another shell took
+            // it and saved it (`byteclub edit`), else the text at that rev, for a merge where
+            // the server keeps no revisions (WebDAV).
+            items[items.count - 1].baseText = edits.handedOverBase(of: session) ?? session.baseText
         } else if let create = pending.last(where: { $0.draftID == session.draftID && ($0.kind == .create || $0.kind == .rename) }) {
             // A new note whose create still waits: this save follows it (a new title is a
             // rename of what the create makes), never a second note.

@@ -99,7 +99,10 @@ public struct NoteEditing: Sendable {
         let id = Draft.id(forPath: path)
         let current = try await readIfReachable(path)
         var draft: Draft
-        if let left = drafts.load(id) {
+        // Taken, not only read: an app with the note open wrote it, and journals apart from now
+        // on, so its next merge starts from exactly this text once the club has it
+        // (``DraftStore/take(_:)``).
+        if let left = drafts.take(id) {
             let when = JSONLines.localTimeFormatter().string(from: left.updated)
             say("resuming your unsaved edit of \"\(title)\" from \(when) (kept as a draft)")
             draft = try await catchUp(left, with: current, title: title)

@@ -107,17 +107,29 @@ public struct DraftStore: Sendable {
     /// Each draft file as this process last wrote or adopted it (by path), to tell another
     /// process's write since. Safe though mutable and global: read and written only on
     /// ``writes``, a serial queue.
-    nonisolated(unsafe) private static var ours: [String: FileStamp] = [:]
+    nonisolated(unsafe) static var ours: [String: Written] = [:]
+    /// What this process had written to a draft file that another process took over and
+    /// removed, kept when this process writes that file again (``handedOver(_:over:)``). Safe
+    /// as ``ours`` is: only on ``writes``.
+    nonisolated(unsafe) static var taken: [String: Written] = [:]
+
+    /// A draft file as this process last wrote or opened it: the file's stamp then, and the
+    /// text and base rev it held.
+    struct Written {
+        var stamp: FileStamp
+        var body: String
+        var baseRev: String?
+    }
 
     public init(directory: URL) {
         self.directory = directory
     }
 
-    private func url(_ id: String) -> URL { directory.appendingPathComponent(id + ".json") }
+    func url(_ id: String) -> URL { directory.appendingPathComponent(id + ".json") }
 
     /// Writes `draft` atomically and durably, after any background write asked for before.
     public func save(_ draft: Draft) throws {
-        try Self.writes.sync { try write(draft) }
+        try Self.writes.sync { try crossProcess { try write(draft) } }
     }
 
     /// Writes `draft` unless its file holds text this process neither wrote nor opened
@@ -127,9 +139,11 @@ public struct DraftStore: Sendable {
     /// - Returns: false when the draft was not written for that reason.
     public func saveIfOurs(_ draft: Draft) throws -> Bool {
         try Self.writes.sync { () throws -> Bool in
-            guard isOurs(url(draft.id)) else { return false }
-            try write(draft)
-            return true
+            try crossProcess { () throws -> Bool in
+                guard isOurs(url(draft.id)) else { return false }
+                try write(draft)
+                return true
+            }
         }
     }
 
@@ -140,13 +154,14 @@ public struct DraftStore: Sendable {
                                        then done: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Self.writes.async {
             var draft = make()
-            if !isOurs(url(draft.id)) { draft.id = apart() }
-            do {
-                try write(draft)
-                done(.success(draft.id))
-            } catch {
-                done(.failure(error))
+            let written = Result { () throws -> String in
+                try crossProcess { () throws -> String in
+                    if !isOurs(url(draft.id)) { draft.id = apart() }
+                    try write(draft)
+                    return draft.id
+                }
             }
+            done(written)
         }
     }
 
@@ -157,7 +172,7 @@ public struct DraftStore: Sendable {
         Self.writes.sync { () -> Bool in
             let file = url(draft.id)
             guard let before = FileStamp(file), load(draft.id) == draft, FileStamp(file) == before else { return false }
-            Self.ours[file.path] = before
+            Self.ours[file.path] = Written(stamp: before, body: draft.body, baseRev: draft.baseRev)
             return true
         }
     }
@@ -169,17 +184,20 @@ public struct DraftStore: Sendable {
     @discardableResult
     public func removeIfOurs(_ id: String) -> Bool {
         Self.writes.sync { () -> Bool in
-            let file = url(id)
-            guard isOurs(file) else { return false }
-            _ = try? FileManager.default.removeItem(at: file)
-            Self.ours[file.path] = nil
-            return true
+            crossProcess { () -> Bool in
+                let file = url(id)
+                guard isOurs(file) else { return false }
+                _ = try? FileManager.default.removeItem(at: file)
+                Self.ours[file.path] = nil
+                Self.taken[file.path] = nil
+                return true
+            }
         }
     }
 
     private func isOurs(_ file: URL) -> Bool {
         guard let now = FileStamp(file) else { return true }
-        return Self.ours[file.path] == now
+        return Self.ours[file.path]?.stamp == now
     }
 
     /// Writes the draft `make` builds, off the calling queue (building a 1 MiB note's text and
@@ -188,19 +206,22 @@ public struct DraftStore: Sendable {
     public func saveInBackground(_ make: @escaping @Sendable () -> Draft, then done: @escaping @Sendable ((any Error)?) -> Void) {
         Self.writes.async {
             var failure: (any Error)?
-            do { try write(make()) } catch { failure = error }
+            do { try crossProcess { try write(make()) } } catch { failure = error }
             done(failure)
         }
     }
 
-    private func write(_ draft: Draft) throws {
+    func write(_ draft: Draft) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(draft)
         let file = url(draft.id)
+        // Ours, but gone: another process took it and the club has its text. What it took is
+        // kept for this process's next merge (``handedOver(_:over:)``).
+        if let before = Self.ours[file.path], FileStamp(file) == nil { Self.taken[file.path] = before }
         try DurableFile.write(data, to: file)
-        Self.ours[file.path] = FileStamp(file)
+        Self.ours[file.path] = FileStamp(file).map { Written(stamp: $0, body: draft.body, baseRev: draft.baseRev) }
     }
 
     public func load(_ id: String) -> Draft? {
@@ -213,8 +234,11 @@ public struct DraftStore: Sendable {
     /// Removes a draft; a missing one is not an error.
     public func remove(_ id: String) {
         Self.writes.sync {
-            _ = try? FileManager.default.removeItem(at: url(id))
-            Self.ours[url(id).path] = nil
+            crossProcess {
+                _ = try? FileManager.default.removeItem(at: url(id))
+                Self.ours[url(id).path] = nil
+                Self.taken[url(id).path] = nil
+            }
         }
     }
 
@@ -248,7 +272,11 @@ public struct DraftStore: Sendable {
             for name in names.sorted() where name.hasPrefix(id + ".editing.") {
                 guard Self.carry(name, from: directory, to: other.directory) else { return false }
             }
-            return Self.carry(id + ".json", from: directory, to: other.directory)
+            guard Self.carry(id + ".json", from: directory, to: other.directory) else { return false }
+            // Moved by this process, not taken by another: nothing here to merge from.
+            Self.ours[url(id).path] = nil
+            Self.taken[url(id).path] = nil
+            return true
         }
     }
 

@@ -1,6 +1,9 @@
 import Foundation
 import TestSupport
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Three-way merges between two members in real terminals: ray and ann, each in the app, on one
 /// `byteclub serve` with two members (``TwoMemberClub``). Both edit Plans.txt; ray saves first,
@@ -139,6 +142,83 @@ final class MergeEndToEndTests: XCTestCase {
             return names.contains { $0.hasPrefix("Plans (conflicted copy of") && self.club.text(ofNote: $0) == "Day 1: Lyon\nDay 2: rest a1 r2 a3\nDay 3: home\n" }
         }
         XCTAssertEqual(plans, "Day 1: Lyon\nDay 2: rest a1 r2 r3\nDay 3: home\n", "theirs untouched")
+    }
+
+    /// Issue 68, item 3: a line typed in the app and left unsaved; `byteclub edit` of the same
+    /// note resumes that text from the app's draft and adds a line; Ctrl-S in the app. The
+    /// shell's revision was written on the app's draft, and so was the app's text: merged from
+    /// the rev the app opened instead, the app's own line was an insertion on both sides and the
+    /// merge asked about the shell's line ("yours: (deleted)"; `m` deleted it). Now both lines
+    /// are kept with no question, and nothing is uploaded again (the shell's revision holds it all).
+    func testALineLeftUnsavedThenEditFromTheShellKeepsBothWithNoConflict() throws {
+        let ann = try club.launch(.ann)
+        ann.waitFor("Plans")
+        try ann.press("Enter")
+        ann.waitFor("Ctrl-S saves")
+        try ann.press("C-End")
+        try ann.type("Day 4: app")
+        ann.waitFor("Day 4: app")
+        let typed = Self.base + "Day 4: app"
+        AppHarness.eventually("ann's typing in her draft on disk") { self.draftTexts(of: .ann).contains(typed) }
+
+        // The shell: `edit` resumes the app's text, and the editor adds a line.
+        let editor = club.base.appendingPathComponent("add-a-line.sh")
+        try Data("#!/bin/sh\nprintf 'Day 5: shell\\n' >> \"$1\"\n".utf8).write(to: editor)
+        chmod(editor.path, 0o755)
+        let edit = try ChildProcess.run([try AppHarness.binary.path, "edit", "Plans", "--server", club.url, "--token", club.token(of: .ann)],
+                                        within: 60, environment: club.ann.environment.merging(["EDITOR": editor.path]) { _, new in new })
+        guard edit.status == 0 else { throw CouldNotCheck("byteclub edit ended with \(edit.status): \(edit.stderr)") }
+        XCTAssertTrue(edit.stderr.contains("resuming your unsaved edit of \"Plans\""), edit.stderr)
+        let both = typed + "\nDay 5: shell"
+        XCTAssertEqual(plans, both, "the shell saved the app's line and its own")
+        let shellsRevisions = try revisions(of: .ann)
+
+        try ann.press("C-s")
+        let screen = ann.waitFor(all: ["Merged with", "Day 5: shell"])
+        XCTAssertFalse(screen.contains("conflict"), "no question about a line nobody deleted:\n\(screen)")
+        XCTAssertFalse(screen.contains("[+]"), "saved:\n\(screen)")
+        XCTAssertEqual(plans, both)
+        XCTAssertEqual(try revisions(of: .ann), shellsRevisions, "the shell's revision holds everything: no second one")
+    }
+
+    /// Issue 68, item 4: a merge whose choices come to their text (theirs chosen) saved it again,
+    /// a second revision identical to theirs, and `log` listed both. Now the editor takes their
+    /// revision with nothing uploaded, and each revision is listed once.
+    func testAMergeThatComesToTheirTextWritesNoSecondRevision() throws {
+        let (ray, ann) = try bothEditing()
+        try append(" r", toLine: 2, in: ray)
+        ray.waitFor("rest r")
+        try append(" a", toLine: 2, in: ann)
+        ann.waitFor("rest a")
+        let theirs = "Day 1: Lyon\nDay 2: rest r\nDay 3: home\n"
+        try raySaves(ray, expecting: theirs)
+        let before = try revisions(of: .ann)
+
+        try ann.press("C-s")
+        ann.waitFor(all: ["Merging with ray's changes", "Conflict 1 of 1"])
+        try ann.type("t")
+        ann.waitFor("Merged with ray's changes")
+        let screen = ann.waitFor("the merge view closed") { !$0.contains("Merging with ray's changes") }
+        XCTAssertFalse(screen.contains("[+]"), "their text is the note's, saved:\n\(screen)")
+        XCTAssertEqual(plans, theirs)
+        let after = try revisions(of: .ann)
+        XCTAssertEqual(after, before, "their revision, once; not written again")
+        XCTAssertEqual(Set(after.map(\.rev)).count, after.count, "each rev listed once: \(after)")
+    }
+
+    /// `byteclub log Plans --json` as `member`: each revision's rev and who made it.
+    private func revisions(of member: TwoMemberClub.Member) throws -> [Revision] {
+        let log = try club.app(member).cli(["log", "Plans", "--json", "--server", club.url, "--token", club.token(of: member)])
+        guard log.status == 0, let rows = try? JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]] else {
+            throw CouldNotCheck("byteclub log ended with \(log.status): \(log.stderr)\(log.stdout)")
+        }
+        return rows.map { Revision(rev: $0["rev"] as? String ?? "", by: $0["modified_by"] as? String, size: $0["size"] as? Int ?? -1) }
+    }
+
+    struct Revision: Equatable {
+        var rev: String
+        var by: String?
+        var size: Int
     }
 
     /// The bodies of `member`'s drafts on disk.

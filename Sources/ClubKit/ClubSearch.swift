@@ -21,7 +21,10 @@ public enum ClubSearch {
                                    progress: @escaping @Sendable (Int, Int) -> Void) async throws -> [SearchResult] {
         let index = try backend.searchIndex()
         do {
-            try await bringCurrent(index, backend: backend, say: say, progress: progress)
+            // The changes since the index was last current, when it knows when that was; else a listing.
+            if await !ClubIndexSync.catchUp(index, layout: ClubLayout(folder: backend.folder), store: backend.store) {
+                try await bringCurrent(index, backend: backend, say: say, progress: progress)
+            }
         } catch let error as RemoteError {
             guard error.isUnreachable else { throw error }
             let count = (try? index.count()) ?? 0
@@ -39,10 +42,10 @@ public enum ClubSearch {
     @discardableResult
     public static func bringCurrent(_ index: SearchIndex, backend: Backend, say: (String) -> Void,
                                     progress: @escaping @Sendable (Int, Int) -> Void) async throws -> [RemoteEntry] {
-        let layout = ClubLayout(folder: backend.folder)
-        let entries = try await ClubIndexSync.notes(in: layout, from: backend.store)
-        let report = try await ClubIndexSync.run(index, entries: entries, fetch: ClubIndexSync.fetchText(from: backend.store),
-                                                 fetchBatch: IndexSync.batchFetch(from: backend.store), progress: progress)
+        // Marked with the change cursor taken before the listing, so the next command that
+        // names one note catches up from there instead of listing (ClubIndexSync+Changes.swift).
+        let (entries, report) = try await ClubIndexSync.bringCurrentMarking(index, layout: ClubLayout(folder: backend.folder),
+                                                                             store: backend.store, progress: progress)
         if !report.failed.isEmpty {
             say("\(report.failed.count) note\(report.failed.count == 1 ? "" : "s") could not be fetched; searched as they were indexed")
         }

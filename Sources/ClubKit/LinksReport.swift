@@ -169,22 +169,19 @@ extension LinksReport {
                             progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> LinksReport {
         let index = try backend.searchIndex()
         var offline = false
-        var notes: [RemoteEntry] = []
-        do {
-            notes = try await ClubSearch.bringCurrent(index, backend: backend, say: say, progress: progress)
-        } catch let error as RemoteError where error.isUnreachable {
-            offline = true
-            say("offline (\(error.message)): links and backlinks as indexed before")
-            notes = ((try? index.paths()) ?? []).map { RemoteEntry(kind: .file, name: ($0 as NSString).lastPathComponent, path: $0) }
+        // Nil while the index, brought current through the changes since it last was, answers
+        // for the club on its own: the notes a link may lead to are then asked of it, a few rows
+        // (issue 71), and the club is listed only for a link that may name another kind of file.
+        var notes: [RemoteEntry]?
+        if await !ClubIndexSync.catchUp(index, layout: ClubLayout(folder: backend.folder), store: backend.store) {
+            do {
+                notes = try await ClubSearch.bringCurrent(index, backend: backend, say: say, progress: progress)
+            } catch let error as RemoteError where error.isUnreachable {
+                offline = true
+                say("offline (\(error.message)): links and backlinks as indexed before")
+                notes = ((try? index.paths()) ?? []).map { RemoteEntry(kind: .file, name: ($0 as NSString).lastPathComponent, path: $0) }
+            }
         }
-        // Where each link leads, by the app's rules (LocalClub's NoteResolver), over the notes
-        // at any depth, with the aliases their front matter gives.
-        let aliases = NoteResolver.aliases(of: (try? index.notesWithFrontMatter(naming: "aliases")) ?? [])
-        // And the club's other files, which a link may name too ([[paper.pdf]], [x](plan.canvas)).
-        let files = offline ? [] : try await backend.store.listRecursivelyIfThere(backend.folder).filter {
-            $0.kind == .file && !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions)
-        }
-        let resolver = NoteResolver(entries: notes + files, root: backend.folder, aliases: aliases)
         let text: String, display: String
         if !offline {
             let (data, entry) = try await backend.store.read(path)
@@ -195,9 +192,10 @@ extension LinksReport {
             throw RemoteError.notFound(path)
         }
         let folder = (display as NSString).deletingLastPathComponent
+        let links = placed(NoteLinks.scan(text), in: text).map { (link: $0, target: $0.target(inFolder: folder)) }
+        let resolver = try await Self.resolver(for: links.map(\.target), notes: notes, offline: offline, index: index, backend: backend)
         var outgoing: [Outgoing] = []
-        for link in placed(NoteLinks.scan(text), in: text) {
-            let target = link.target(inFolder: folder)
+        for (link, target) in links {
             var exists: Bool?
             var targetPath: String?
             switch target {
@@ -232,5 +230,40 @@ extension LinksReport {
         let backlinks = found.map { Incoming($0, name: $0.modifiedBy.flatMap { names[$0] }) }
         return LinksReport(pathDisplay: display, title: NoteLinks.title(ofPath: display), offline: offline,
                          outgoing: outgoing, backlinks: backlinks)
+    }
+
+    /// Where links lead, by the app's rules (LocalClub's NoteResolver): over `notes` (every note
+    /// at any depth, listed) with the aliases their front matter gives, or, when the index is
+    /// current and nothing was listed (nil), over the notes of the links' names in the index
+    /// (``NoteResolver/lookingUp(_:root:in:files:)``: the same answers). And the club's other
+    /// files, which a link may name too ([[paper.pdf]], [x](plan.canvas)), listed only when a
+    /// link may lead to one.
+    static func resolver(for targets: [NoteLinkTarget], notes: [RemoteEntry]?, offline: Bool, index: SearchIndex,
+                         backend: Backend) async throws -> NoteResolver {
+        var names: [String] = [], paths: [String] = [], needsFiles = false
+        for target in targets {
+            switch target {
+            case .note(let title):
+                names.append(title)
+                if NoteResolver.mayNameAFile(title) { needsFiles = true }
+            case .path(let path):
+                names.append(path)
+                paths.append(path)
+            case .photo, .web, .elsewhere, .here:
+                break
+            }
+        }
+        if notes == nil {
+            let found = try NoteResolver.lookingUp(names, root: backend.folder, in: index)
+            // A Markdown link to a note that is there leads to it before any file; another may
+            // lead to a file of that name.
+            if !needsFiles && paths.allSatisfy({ found.entry(at: $0) != nil }) { return found }
+        }
+        let files = offline || targets.isEmpty ? [] : try await backend.store.listRecursivelyIfThere(backend.folder).filter {
+            $0.kind == .file && !ClubLayout.hasExtension($0.name, in: ClubLayout.noteExtensions)
+        }
+        guard let notes else { return try NoteResolver.lookingUp(names, root: backend.folder, in: index, files: files) }
+        let aliases = NoteResolver.aliases(of: (try? index.notesWithFrontMatter(naming: "aliases")) ?? [])
+        return NoteResolver(entries: notes + files, root: backend.folder, aliases: aliases)
     }
 }

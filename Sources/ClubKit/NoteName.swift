@@ -29,7 +29,15 @@ public enum NoteName {
     /// with `aliases` (asked only then); outside it, the note of its last component's title in
     /// its folder. When nothing answers, or the store cannot be asked (offline), `path` itself,
     /// so the command's own error (or its offline answer) stands.
+    ///
+    /// Inside the club folder, `index` (the club's search index on this machine, when it has
+    /// one) answers first: brought current through the changes since it was last (one request),
+    /// it holds every note, so the notes of that name are asked of it rather than of a listing of
+    /// the whole club (issue 71), and the note it gives is looked at on the server before it is
+    /// the answer. An index that cannot say it is current, or a note no longer there, is left
+    /// for the listing, as before.
     public static func find(_ path: String, in store: any RemoteStore, clubFolder: String,
+                            index: () -> SearchIndex? = { nil },
                             aliases: () -> [String: [String]] = { [:] }) async -> Match {
         guard !path.isEmpty else { return .path(path) }
         do {
@@ -41,9 +49,12 @@ public enum NoteName {
         }
         let resolver: NoteResolver, typed: String
         if path.lowercased().hasPrefix(clubFolder.lowercased() + "/") {
+            typed = String(path.dropFirst(clubFolder.count + 1))
+            if let index = index(), let found = await fromIndex(typed, path: path, index: index, store: store, clubFolder: clubFolder) {
+                return found
+            }
             guard let notes = try? await ClubLayout(folder: clubFolder).fetch(.notes, from: store) else { return .path(path) }
             resolver = NoteResolver(entries: notes.filter(Self.isNote), root: clubFolder, aliases: aliases())
-            typed = String(path.dropFirst(clubFolder.count + 1))
         } else {
             let folder = (path as NSString).deletingLastPathComponent
             let root = folder == "/" ? "" : folder
@@ -58,6 +69,35 @@ public enum NoteName {
         }
     }
 
+    /// The note `typed` (a name in `clubFolder`) names, from `index` once it is current; nil
+    /// when the index cannot answer for the club (not current, or the note it gives is gone).
+    static func fromIndex(_ typed: String, path: String, index: SearchIndex, store: any RemoteStore, clubFolder: String) async -> Match? {
+        guard await ClubIndexSync.catchUp(index, layout: ClubLayout(folder: clubFolder), store: store),
+              let resolver = try? NoteResolver.lookingUp([typed], root: clubFolder, in: index) else { return nil }
+        let found: [RemoteEntry]
+        switch resolver.resolve(typed, from: nil) {
+        // Current, the index holds every note: no note is so named.
+        case .none: return .path(path)
+        case .one(let entry): found = [entry]
+        case .several(let entries): found = entries
+        }
+        // What the index gives is the server's as of a moment ago: a note gone since (or renamed
+        // in another case) is looked for in the listing after all.
+        var paths: [String] = []
+        for entry in found {
+            do {
+                let now = try await store.metadata(entry.path)
+                guard now.kind == .file, now.pathLower == entry.pathLower else { return nil }
+                paths.append(now.path)
+            } catch .notFound {
+                return nil
+            } catch {
+                paths.append(entry.path)
+            }
+        }
+        return paths.count == 1 ? .path(paths[0]) : .ambiguous(paths)
+    }
+
     /// Only notes are named by title: `rm paper.pdf` never finds a file of that name elsewhere.
     static func isNote(_ entry: RemoteEntry) -> Bool {
         entry.kind == .file && extensions.contains((entry.name as NSString).pathExtension.lowercased())
@@ -70,10 +110,18 @@ public enum NoteName {
 }
 
 extension Backend {
-    /// The file `path` names in this club (``NoteName/find(_:in:clubFolder:aliases:)``), titles
+    /// The file `path` names in this club (``NoteName/find(_:in:clubFolder:index:aliases:)``), titles
     /// answering with the aliases this machine's search index last read, when it keeps one.
     public func findNote(_ path: String) async -> NoteName.Match {
-        await NoteName.find(path, in: store, clubFolder: folder, aliases: { keptAliases() })
+        await NoteName.find(path, in: store, clubFolder: folder, index: { keptIndex() }, aliases: { keptAliases() })
+    }
+
+    /// This club's search index when this machine keeps one (one is never made just to find a
+    /// note: without it, a name is looked for in a listing).
+    public func keptIndex() -> SearchIndex? {
+        let directory = Paths.cache(key)
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(SearchIndex.fileName).path) else { return nil }
+        return try? SearchIndex(directory: directory)
     }
 
     /// Lowercased alias → the lowercased paths of the notes whose front matter gives it, as the

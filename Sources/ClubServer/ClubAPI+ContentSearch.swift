@@ -22,7 +22,14 @@ extension ClubAPI {
         // One more than this page needs tells whether there is a next page; each page ranks
         // again (the index answers in milliseconds), so nothing is kept between pages.
         let ranked = min(Self.contentSearchCap, cursor.offset + cursor.limit + 1)
-        var found = cursor.deleted == true ? [] : try await contentSearch.search(query, scope: scope, limit: ranked, store: store)
+        // Before the index is built the files are read, stopping at `ranked` matches, unless the
+        // page's order or filter needs every match.
+        let complete = cursor.newestFirst == true || !cursor.extensions.isEmpty
+        var found: [(FileMetadata, SearchHit)] = []
+        var scanned = cursor.scanned == true
+        if cursor.deleted != true {
+            (found, scanned) = try await contentSearch.search(query, scope: scope, limit: ranked, complete: complete, scan: scanned, store: store)
+        }
         if !cursor.extensions.isEmpty {
             let wanted = Set(cursor.extensions.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) })
             found = found.filter { file, _ in
@@ -38,6 +45,7 @@ extension ClubAPI {
         let page = found.dropFirst(cursor.offset).prefix(cursor.limit)
         var next = cursor
         next.offset = cursor.offset + page.count
+        next.scanned = scanned ? true : nil
         let hasMore = next.offset < found.count
         var text = "{"
         if hasMore {

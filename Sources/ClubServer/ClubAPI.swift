@@ -232,6 +232,9 @@ package struct ClubAPI: Sendable {
         var newestFirst: Bool? = nil
         /// Contents searched too (`filename_only: false` given): ClubAPI+ContentSearch.
         var contents: Bool? = nil
+        /// The first page was read from the files, the index not being built: later pages are
+        /// too, so that they follow the first's order (a scan's is the walk's, not a ranking).
+        var scanned: Bool? = nil
     }
 
     /// `search_v2` and its continuation on Dropbox's routes, and on the club's own, whose content

@@ -39,16 +39,55 @@ actor ContentSearch {
     }
 
     /// Notes under `scope` matching `query` (the ``SearchQuery`` language), best first.
-    func search(_ query: SearchQuery, scope: DropboxPath, limit: Int, store: FolderStore) async throws -> [(FileMetadata, SearchHit)] {
+    ///
+    /// While the index does not yet cover the folder (a folder this server has never indexed, or
+    /// one whose journal moved on too far), the files are read instead (``FolderScan``) and the
+    /// index is built behind the answer: the first search after a first start costs a read of
+    /// the folder, not the whole index. `complete` reads every file (an order other than the
+    /// scan's is asked for); otherwise the scan stops once it has `limit` matches. `scan` asks
+    /// for a scan whatever the index's state (a later page of a scanned search). Returns the
+    /// matches and whether they were scanned.
+    func search(_ query: SearchQuery, scope: DropboxPath, limit: Int, complete: Bool = false, scan: Bool = false,
+                store: FolderStore) async throws -> (matches: [(FileMetadata, SearchHit)], scanned: Bool) {
         let index = try open()
+        if scan || wholeSyncRunning || needsWholeSync(store: store) {
+            buildBehind(store: store)
+            store.logger.debug("search_v2 read the files: the content index does not cover the folder yet")
+            let hits = try await FolderScan.search(query, scope: scope, limit: complete ? Int.max : limit, paths: store.paths)
+            return (await answer(hits, scope: scope, store: store), true)
+        }
         do {
             try await bringCurrent(store: store)
-            return await answer(try index.search(query, limit: limit), scope: scope, store: store)
+            return (await answer(try index.search(query, limit: limit), scope: scope, store: store), false)
         } catch SearchIndexError.damaged(let why) {
             // Pages found corrupt mid-query: start afresh (a sync fills it again).
             try forget(index, reason: why)
             try await bringCurrent(store: store)
-            return await answer(try index.search(query, limit: limit), scope: scope, store: store)
+            return (await answer(try index.search(query, limit: limit), scope: scope, store: store), false)
+        }
+    }
+
+    /// A sync of the whole folder is under way (searches meanwhile read the files).
+    private var wholeSyncRunning = false
+
+    /// Whether bringing the index current means reading the whole folder: no position kept, or
+    /// the journal compacted past it, or more records since than are worth applying one by one.
+    private func needsWholeSync(store: FolderStore) -> Bool {
+        let head = store.journal.position.head
+        guard head != syncedHead else { return false }
+        guard let from = syncedHead ?? Self.readMark(directory, identity: store.journal.sign("content-index")),
+              let records = store.journal.records(after: from, through: head) else { return true }
+        return records.count > Self.mostRecordsApplied
+    }
+
+    /// Starts bringing the index current without waiting for it (a search is being answered by
+    /// a scan meanwhile); a sync already under way is left to finish.
+    private func buildBehind(store: FolderStore) {
+        guard syncing == nil else { return }
+        Task { [weak self] in
+            do { try await self?.bringCurrent(store: store) } catch {
+                store.logger.warning("the content index could not be built: \(error)")
+            }
         }
     }
 
@@ -93,6 +132,9 @@ actor ContentSearch {
         if let from, let records = store.journal.records(after: from, through: head), records.count <= Self.mostRecordsApplied {
             try apply(records, to: index, paths: store.paths)
         } else {
+            wholeSyncRunning = true
+            defer { wholeSyncRunning = false }
+            store.logger.info("building the content index from the whole folder (searches read the files meanwhile)")
             try await syncWhole(index, paths: store.paths)
         }
         syncedHead = head
@@ -125,20 +167,26 @@ actor ContentSearch {
         }
     }
 
-    /// The whole folder, walked (names and `stat`), against the index's revisions.
+    /// The whole folder, walked (names and `stat`), against the index's revisions. The walk is
+    /// made off the actor: searches meanwhile are answered by scans, not held up by it.
     private func syncWhole(_ index: SearchIndex, paths: FolderPaths) async throws {
-        var entries: [IndexSync.Entry] = []
-        _ = try paths.walk(try paths.resolve(.root), recursive: true) { entry, info in
-            if !entry.isDirectory, Self.isNote(entry.path.name) { entries.append(Self.entry(entry.path, info)) }
-            return true
-        }
+        let entries = try await Self.notes(paths)
         let root = paths.root
         _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in try Self.text(of: entry, root: root) }
     }
 
+    private nonisolated static func notes(_ paths: FolderPaths) async throws -> [IndexSync.Entry] {
+        var entries: [IndexSync.Entry] = []
+        _ = try paths.walk(try paths.resolve(.root), recursive: true) { found, info in
+            if !found.isDirectory, isNote(found.path.name) { entries.append(entry(found.path, info)) }
+            return true
+        }
+        return entries
+    }
+
     /// A note found on disk as the index takes it: its rev and time from its `stat`, as its
     /// metadata has them.
-    private static func entry(_ path: DropboxPath, _ info: stat) -> IndexSync.Entry {
+    static func entry(_ path: DropboxPath, _ info: stat) -> IndexSync.Entry {
         IndexSync.Entry(path: path.display, rev: FileKey(info).rev, modified: Date(timeIntervalSince1970: TimeInterval(info.st_ctim.tv_sec)),
                         modifiedBy: nil)
     }

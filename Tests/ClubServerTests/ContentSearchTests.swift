@@ -1,5 +1,8 @@
 import ClubServer
 import Foundation
+import Logging
+import Synchronization
+import TestSupport
 import XCTest
 
 /// `search_v2` with `filename_only: false` over real HTTP: note contents, in the app's query language.
@@ -138,5 +141,120 @@ final class ContentSearchTests: XCTestCase {
         XCTAssertEqual(lake.map(\.0), ["Geneva.md"])
         let ferryAgain = try await search("ferry")
         XCTAssertEqual(ferryAgain.map(\.0), ["Lyon.md"])
+    }
+}
+
+/// The first search after a first start over a folder never indexed: answered by reading the
+/// files while the index is built behind it, then by the index; and a restart after changes made
+/// while the server was down catches up from the journal, not by reading the whole folder again.
+final class SearchBeforeTheIndexTests: XCTestCase {
+    var club: ServerFixture?
+
+    override func tearDown() async throws {
+        await club?.tearDown()
+    }
+
+    /// What the server logged, kept for the test to read.
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        func count(_ text: String) -> Int { lines.withLock { $0.filter { $0.contains(text) }.count } }
+    }
+
+    struct Handler: LogHandler {
+        let lines: Lines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+            lines.add("\(message)")
+        }
+    }
+
+    static let scanned = "search_v2 read the files"
+    static let whole = "building the content index from the whole folder"
+
+    func names(_ reply: ServerFixture.Reply) -> [String] {
+        (reply.json["matches"] as? [[String: Any]] ?? []).compactMap { (($0["metadata"] as? [String: Any])?["metadata"] as? [String: Any])?["name"] as? String }
+    }
+
+    func testTheFirstSearchIsAnsweredFromTheFilesAndTheIndexIsBuiltBehindIt() async throws {
+        // The folder exists before the server first starts, as a vault copied in does.
+        let lines = Lines()
+        var club = try await ServerFixture(configure: { configuration in
+            configuration.logger = Logger(label: "test") { _ in Handler(lines: lines) }
+        }, seed: { root in
+            let folder = root.appendingPathComponent("byteclub")
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("Deep/er"), withIntermediateDirectories: true)
+            for i in 0..<600 {
+                let deep = i % 3 == 0 ? "Deep/er/" : ""
+                try Data("# Note \(i)\n\nharbour word\(i) keeps notes\n".utf8).write(to: folder.appendingPathComponent("\(deep)Note \(i).md"))
+            }
+            try Data("Boat hire on the lake, déjà vu\n".utf8).write(to: folder.appendingPathComponent("Deep/er/Trip.txt"))
+            try Data("Ferry\n".utf8).write(to: folder.appendingPathComponent("Boat list.md"))
+        })
+        self.club = club
+        let folder = club.root.appendingPathComponent("byteclub")
+
+        // The first search, before the server's indexer has started: read from the files.
+        let first = try await club.rpc("2/byteclub/files/search", ["query": "word417", "options": ["filename_only": false]])
+        XCTAssertEqual(first.status, 200, first.text)
+        XCTAssertEqual(names(first), ["Note 417.md"])
+        XCTAssertEqual(lines.count(Self.scanned), 1, "the first search read the files")
+        let line = try XCTUnwrap(((first.json["matches"] as? [[String: Any]])?.first?["byteclub_line"]) as? [String: Any])
+        XCTAssertEqual(line["line"] as? Int, 3)
+        XCTAssertEqual(line["ranges"] as? [[Int]], [[8, 15]])
+        // The index's rules hold for a scan: title and text, accents folded, an exclusion.
+        let boat = try await club.rpc("2/byteclub/files/search", ["query": "boat", "options": ["filename_only": false]])
+        XCTAssertEqual(Set(names(boat)), ["Trip.txt", "Boat list.md"])
+        let deja = try await club.rpc("2/byteclub/files/search", ["query": "deja -ferry", "options": ["filename_only": false]])
+        XCTAssertEqual(names(deja), ["Trip.txt"])
+        // A word in every note: the first page at once, and the next pages follow it in order,
+        // each note once, whether the index is built by then or not.
+        var seen: [String] = []
+        var page = try await club.rpc("2/files/search_v2", ["query": "harbour", "options": ["filename_only": false, "max_results": 250]])
+        XCTAssertEqual(page.status, 200, page.text)
+        seen += names(page)
+        while page.json["has_more"] as? Bool == true {
+            page = try await club.rpc("2/files/search/continue_v2", ["cursor": page.json["cursor"] as? String ?? ""])
+            XCTAssertEqual(page.status, 200, page.text)
+            seen += names(page)
+        }
+        XCTAssertEqual(seen.count, 600)
+        XCTAssertEqual(Set(seen).count, 600, "no note twice across the pages")
+
+        // The index is built behind the answers; once it is, searches use it.
+        let mark = club.root.appendingPathComponent(".byteclub/search/synced")
+        let deadline = Date().addingTimeInterval(60)
+        while (try? String(contentsOf: mark, encoding: .utf8)) == nil {
+            guard Date() < deadline else { throw CouldNotCheck("the content index was never built behind the first search") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTAssertEqual(lines.count(Self.whole), 1, "the whole folder was read once")
+        let scans = lines.count(Self.scanned)
+        let indexed = try await club.rpc("2/byteclub/files/search", ["query": "word417", "options": ["filename_only": false]])
+        XCTAssertEqual(names(indexed), ["Note 417.md"])
+        XCTAssertEqual(lines.count(Self.scanned), scans, "the index answered, not the files")
+
+        // Changed while the server was down: caught up from the journal, not a whole read.
+        await club.stop()
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("Note 1.md"))
+        try Data("a lake steamer\n".utf8).write(to: folder.appendingPathComponent("Deep/Geneva.md"))
+        try Data("# Note 2\n\nnow kiwis\n".utf8).write(to: folder.appendingPathComponent("Note 2.md"))
+        club = try await club.started()
+        self.club = club
+        let steamer = try await club.rpc("2/byteclub/files/search", ["query": "steamer", "options": ["filename_only": false]])
+        XCTAssertEqual(names(steamer), ["Geneva.md"])
+        let kiwis = try await club.rpc("2/byteclub/files/search", ["query": "kiwis", "options": ["filename_only": false]])
+        XCTAssertEqual(names(kiwis), ["Note 2.md"])
+        let gone = try await club.rpc("2/byteclub/files/search", ["query": "word1", "options": ["filename_only": false]])
+        XCTAssertEqual(names(gone), [])
+        let two = try await club.rpc("2/byteclub/files/search", ["query": "word2", "options": ["filename_only": false]])
+        XCTAssertEqual(names(two), [], "the old text of a note changed while down is forgotten")
+        XCTAssertEqual(lines.count(Self.whole), 1, "the restart did not read the whole folder again")
+        XCTAssertEqual(lines.count(Self.scanned), scans, "the restarted server answered from its index")
     }
 }

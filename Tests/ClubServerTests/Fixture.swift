@@ -16,12 +16,14 @@ final class ServerFixture: @unchecked Sendable {
     let configuration: ClubServerConfiguration
 
     /// - Parameter configure: changes to the server's settings (root and token are set).
-    init(chaos: ChaosSpec? = nil, configure: (inout ClubServerConfiguration) -> Void = { _ in }) async throws {
+    /// - Parameter seed: writes into the folder before the server's first start (a vault copied in).
+    init(chaos: ChaosSpec? = nil, configure: (inout ClubServerConfiguration) -> Void = { _ in }, seed: (URL) throws -> Void = { _ in }) async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("club-tests-\(UUID().uuidString)")
         root = base.appendingPathComponent("club")
         outside = base
         token = "test-token-\(UUID().uuidString)"
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try seed(root)
         var configuration = ClubServerConfiguration(root: root.path, token: token)
         configuration.chaos = chaos
         configuration.logger.logLevel = .warning

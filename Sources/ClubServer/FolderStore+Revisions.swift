@@ -16,6 +16,14 @@ extension FolderStore {
     func reconcile(_ file: FileMetadata, member: String?, with: [String] = []) {
         guard let key = RevisionLog.historyKey(file.id), let hash = file.contentHash, !hash.isEmpty else { return }
         if newestRevision(key)?.isRev(file.rev) == true { return }
+        if member == nil {
+            // Found, not committed here: another process over this folder (a second server, a
+            // command's own over the embedded club) may have recorded it since this server
+            // cached the history's newest record. The log again, before recording it a second
+            // time by nobody (`log` listed one rev twice, once with no author).
+            revisions.forget(key)
+            if newestRevision(key)?.isRev(file.rev) == true { return }
+        }
         let others = with.filter { $0 != member }
         let record = RevisionRecord(rev: file.rev, size: file.size, hash: hash, server: Int64(file.serverModified.timeIntervalSince1970),
                                     client: Int64(file.clientModified.timeIntervalSince1970), path: file.pathDisplay ?? "", by: member,

@@ -48,6 +48,34 @@ final class TwoServersOneFolderTests: XCTestCase {
         await third.tearDown()
     }
 
+    /// Issue 68, item 4: a revision another server over the folder recorded (a command's own
+    /// server over the embedded club, a second `serve`) was recorded again by this one, by
+    /// nobody, the next time it looked (its cached newest record was older): `log` listed one rev
+    /// twice, once with `modified_by` null. Each revision is listed once now, whichever server made it.
+    func testARevisionTheOtherServerMadeIsListedOnce() async throws {
+        let club = try await ServerFixture()
+        let path = "/byteclub/Plans.md"
+        func revs(on fixture: ServerFixture) async throws -> [String] {
+            let reply = try await fixture.rpc("2/files/list_revisions", ["path": path, "limit": 10])
+            XCTAssertEqual(reply.status, 200, reply.text)
+            return (reply.json["entries"] as? [[String: Any]] ?? []).compactMap { $0["rev"] as? String }
+        }
+        let first = try await club.upload(path, Data("Day 1\n".utf8))
+        let firstRev = try XCTUnwrap(first.json["rev"] as? String, first.text)
+        let listed = try await revs(on: club)
+        XCTAssertEqual(listed, [firstRev])
+
+        let other = try await club.beside()
+        let second = try await other.upload(path, Data("Day 1\nDay 2\n".utf8), mode: ["update": firstRev, ".tag": "update"])
+        let secondRev = try XCTUnwrap(second.json["rev"] as? String, second.text)
+        let here = try await revs(on: club)
+        let there = try await revs(on: other)
+        await other.stop()
+        await club.tearDown()
+        XCTAssertEqual(here, [secondRev, firstRev], "each revision once on this server")
+        XCTAssertEqual(there, [secondRev, firstRev], "and on the one that made it")
+    }
+
     /// Two `byteclub serve` processes over one folder, each writing: the change journal,
     /// `ids.json` and `content-hashes` end up holding both servers' work (once, the last writer's
     /// whole memory won, and the journal held one number twice).

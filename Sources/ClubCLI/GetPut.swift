@@ -262,11 +262,12 @@ struct Put: AsyncParsableCommand {
             // Every note in the club after the run (sent now, or the same already): its front
             // matter's tags and pin become its club tags, so a run cut between the two is mended
             // by the next.
-            if !dryRun {
-                for (local, remote) in tally.notes {
-                    guard let text = FrontMatterNotes.taggedText(local, name: remote) else { continue }
-                    guard try await FrontMatterNotes.adopt(text, at: remote, store: backend.store) else { break }
+            // A thousand notes' texts at a time, their tags added in a few calls.
+            for first in stride(from: 0, to: dryRun ? 0 : tally.notes.count, by: 1000) {
+                let notes = tally.notes[first..<min(tally.notes.count, first + 1000)].compactMap { local, remote in
+                    FrontMatterNotes.taggedText(local, name: remote).map { (text: $0, path: remote) }
                 }
+                guard try await FrontMatterNotes.adopt(notes, store: backend.store) else { break }
             }
             FolderTransfer.report(tally, verb: "uploaded", dryRun: dryRun)
             refused.set(tally.refused.count)

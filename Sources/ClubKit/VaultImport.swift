@@ -123,11 +123,15 @@ public struct VaultImport: Sendable {
         for (index, item) in items.enumerated() where there.contains(index) || sentIndices.contains(index) {
             landed.append(item)
             report.counts[item.kind, default: 0] += 1
-            guard item.isNote, !dryRun, let tagging = tagger else { continue }
-            // Tags after the file, every run: an import interrupted between the two is mended by the next.
+        }
+        // Tags after the files, every run: an import interrupted between the two is mended by
+        // the next. A thousand notes' tags at a time (``FrontMatterTags/adoptAll(_:store:)``).
+        let notes = dryRun || tagger == nil ? [] : landed.filter(\.isNote)
+        for first in stride(from: 0, to: notes.count, by: Self.notesTaggedTogether) {
+            guard let tagging = tagger else { break }
             do throws(RemoteError) {
                 // Said, never a failure: the note came whole, its text still holds them.
-                report.untagged += try await Self.applyTags(of: item, store: tagging)
+                report.untagged += try await Self.applyTags(of: Array(notes[first..<min(notes.count, first + Self.notesTaggedTogether)]), store: tagging)
             } catch {
                 guard case .notSupported = error else { throw error }
                 // A WebDAV server that keeps no dead properties (rclone): said once.
@@ -238,11 +242,12 @@ public struct VaultImport: Sendable {
             }
             items.append(Item(local: file.url, remote: remote, kind: file.kind, vault: file.relative))
         }
+        let pictureMoves = NoteLinks.PictureMoves(moves)
         for index in items.indices where items[index].isNote {
             guard let data = FileManager.default.contents(atPath: items[index].local.path), let text = String(validating: data, as: UTF8.self) else { continue }
             items[index].frontMatter = NoteFrontMatter(text) != nil
             let noteFolder = (items[index].remote as NSString).deletingLastPathComponent
-            let (moved, rewrites) = NoteLinks.relocatedPictures(in: text, folder: noteFolder, moves: moves)
+            let (moved, rewrites) = NoteLinks.relocatedPictures(in: text, folder: noteFolder, moves: pictureMoves)
             if !rewrites.isEmpty { (items[index].text, items[index].rewrites) = (Data(moved.utf8), rewrites) }
         }
         return (items, refused)
@@ -268,11 +273,20 @@ public struct VaultImport: Sendable {
         if manifest != before { try await manifest.save(in: folder, store: store) }
     }
 
-    /// The note's front matter tags and pin, added to the note in the club by the rule every
-    /// path that writes a note follows (``FrontMatterTags``); tags the club cannot keep, and
-    /// front matter that does not parse (imported as it is), are answered as refusals.
-    public static func applyTags(of item: Item, store: any TaggingStore) async throws(RemoteError) -> [String] {
-        guard let data = try? Data(contentsOf: item.local) else { return [] }
-        return try await FrontMatterTags.adopt(String(decoding: data, as: UTF8.self), at: item.remote, store: store).refused
+    /// Notes whose texts are read and whose tags are added together: one `tags/add_batch` of
+    /// a club server's thousand, and a bound on the texts held at once.
+    static let notesTaggedTogether = 1000
+
+    /// The notes' front matter tags and pins, added to the notes in the club by the rule every
+    /// path that writes a note follows (``FrontMatterTags``), all in a few calls; tags the club
+    /// cannot keep, and front matter that does not parse (imported as it is), are answered as
+    /// refusals.
+    public static func applyTags(of items: [Item], store: any TaggingStore) async throws(RemoteError) -> [String] {
+        var notes: [(text: String, path: String)] = []
+        for item in items {
+            guard let data = try? Data(contentsOf: item.local) else { continue }
+            notes.append((String(decoding: data, as: UTF8.self), item.remote))
+        }
+        return try await FrontMatterTags.adoptAll(notes, store: store).flatMap(\.refused)
     }
 }

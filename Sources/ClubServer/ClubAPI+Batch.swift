@@ -200,7 +200,7 @@ extension ClubAPI {
 
     /// Appends an entry's answer to `text`: FileMetadata as the union's `success` member (its
     /// fields beside the tag), or its failure.
-    private func appendOutcome(_ outcome: Result<Metadata, Error>, to text: inout String) {
+    func appendOutcome(_ outcome: Result<Metadata, Error>, to text: inout String) {
         switch outcome {
         case .success(let metadata):
             let json = metadata.jsonText

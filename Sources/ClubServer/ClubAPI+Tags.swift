@@ -18,7 +18,51 @@ extension ClubAPI {
             (Endpoint.clubAddTag.route, { arguments in try await self.addTag(arguments, nested: true) }),
             (Endpoint.clubGetTags.route, { arguments in try await self.getTags(arguments, nested: true) }),
             (Endpoint.clubRemoveTag.route, { arguments in try await self.removeTag(arguments, nested: true) }),
+            (Endpoint.clubAddTagsBatch.route, { arguments in try await self.addTagsBatch(arguments) }),
         ]
+    }
+
+    /// `/2/byteclub/files/tags/add_batch` (``AddTagsBatchArg``): many files' tags, one write of
+    /// the club's tags for all. A malformed entry (a bad path's form, a tag that breaks
+    /// `TagText`) is the whole call's 400, as the single add answers it, before anything is
+    /// added; a file not there, or one past its limit, is that entry's failure.
+    private func addTagsBatch(_ arguments: Arguments) async throws -> Any {
+        let what = "files/tags/add_batch"
+        let argument = try arguments.decode(AddTagsBatchArg.self)
+        guard argument.entries.count <= AddTagsBatchArg.maxEntries else {
+            throw APIError.badRequest("\(what): at most \(AddTagsBatchArg.maxEntries) entries at a time, not \(argument.entries.count)")
+        }
+        var entries: [(path: DropboxPath, tags: [String])] = []
+        entries.reserveCapacity(argument.entries.count)
+        for (index, entry) in argument.entries.enumerated() {
+            let target: DropboxPath
+            do { target = try DropboxPath.checked(entry.path) } catch { throw APIError.malformedPath() }
+            var tags: [String] = []
+            for text in entry.tags {
+                do {
+                    let tag = try TagText.normalised(text)
+                    if !tags.contains(tag) { tags.append(tag) }
+                } catch {
+                    throw APIError.badRequest("\(what): entries[\(index)].tags: \(error.reason) (parts of a nested tag joined by '/', at most \(TagText.maximumLength) characters)")
+                }
+            }
+            entries.append((target, tags))
+        }
+        let results = await store.addTags(entries)
+        var text = "{\"entries\":["
+        for (index, result) in results.enumerated() {
+            if index > 0 { text += "," }
+            switch result {
+            case .success:
+                text += "{\".tag\":\"success\"}"
+            case .failure(let error):
+                let union = error.wire?.error ?? ErrorUnion(tag: "other")
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                text += "{\".tag\":\"failure\",\"failure\":" + String(decoding: try encoder.encode(union), as: UTF8.self) + "}"
+            }
+        }
+        return RawJSON(text: text + "]}")
     }
 
     private func addTag(_ arguments: Arguments, nested: Bool) async throws -> Any {

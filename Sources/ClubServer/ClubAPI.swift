@@ -53,6 +53,7 @@ package struct ClubAPI: Sendable {
         router.middlewares.add(AccessLog(logger: configuration.logger))
         router.middlewares.add(BodyLimit(contentCap: configuration.maxRequestBodyBytes, contentPaths: [
             Endpoint.upload.route, Endpoint.sessionStart.route, Endpoint.sessionAppend.route, Endpoint.sessionFinish.route,
+            Endpoint.clubUploadBatch.route,
         ]))
         // Longpolls need no token, as on Dropbox's notify host (ClubAPI+Changes), but one sent
         // there ties the longpoll to its member. Joining needs only the invite's secret.
@@ -79,6 +80,7 @@ package struct ClubAPI: Sendable {
         router.post(RouterPath(Endpoint.thumbnail.route)) { request, _ in await api.respond { _ in try await api.thumbnail(request) } }
         router.post(RouterPath(Endpoint.currentAccount.route)) { request, _ in await api.respond { _ in try await api.currentAccount(request) } }
         router.post(RouterPath(Endpoint.downloadBatch.route)) { request, _ in await api.respond { _ in try await api.downloadBatch(request) } }
+        router.post(RouterPath(Endpoint.clubUploadBatch.route)) { request, _ in await api.respond { _ in try await api.uploadBatch(request) } }
         addSharingRoutes(to: router)
         addMemberRoutes(to: router)
 

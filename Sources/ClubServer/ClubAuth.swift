@@ -57,6 +57,8 @@ struct BearerAuth: RouterMiddleware {
         Endpoint.removeTag.route: [.path, .noWritePermission],
         Endpoint.clubAddTag.route: [.path, .noWritePermission],
         Endpoint.clubRemoveTag.route: [.path, .noWritePermission],
+        Endpoint.clubAddTagsBatch.route: [.path, .noWritePermission],
+        Endpoint.clubUploadBatch.route: [.path, .noWritePermission],
         Endpoint.createSharedLink.route: [.sharedLinkAccessDenied],
         Endpoint.revokeSharedLink.route: [.sharedLinkAccessDenied],
     ]

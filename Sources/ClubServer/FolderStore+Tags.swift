@@ -23,6 +23,57 @@ extension FolderStore {
         }
     }
 
+    /// Adds each entry's tags (already normalised) to its item, as ``addTag(_:to:)`` does one
+    /// at a time, with one write of `tags.json` and one journal append for all of them: an
+    /// import's thousand notes were a thousand rewrites of the whole file, each flushed, the
+    /// last ones as slow as the file was long. Each answer at its entry's position; an entry
+    /// refused (`path/not_found`, `too_many_tags`) adds none of its tags, the others go on.
+    func addTags(_ entries: [(path: DropboxPath, tags: [String])]) -> [Result<Void, APIError>] {
+        var results = [Result<Void, APIError>](repeating: .success(()), count: entries.count)
+        var items: [(position: Int, id: String, display: String)] = []
+        for (position, entry) in entries.enumerated() {
+            do throws(APIError) {
+                let (id, display) = try taggedItem(entry.path)
+                items.append((position, id, display))
+            } catch {
+                results[position] = .failure(error)
+            }
+        }
+        var changedItems: [String] = []
+        do {
+            _ = try tagFile.change { (book: inout TagBook) -> Bool in
+                changedItems = []
+                var changed = false
+                for item in items {
+                    // The entry's tags all or none: check the limit before adding any.
+                    let tags = entries[item.position].tags
+                    let current = book.tags(of: item.id)
+                    let fresh = tags.reduce(into: [String]()) { fresh, tag in
+                        if !current.contains(tag), !fresh.contains(tag) { fresh.append(tag) }
+                    }
+                    guard current.count + fresh.count <= TagText.maximumPerItem else {
+                        results[item.position] = .failure(.endpoint([.tooManyTags]))
+                        continue
+                    }
+                    for tag in fresh { _ = try? book.add(tag, to: item.id) }
+                    if !fresh.isEmpty {
+                        changed = true
+                        changedItems.append(item.display)
+                    }
+                }
+                return changed
+            }
+        } catch {
+            logger.error("tags: cannot write \(tagFile.path): \(error)")
+            for item in items { results[item.position] = .failure(.endpoint([.path, .noWritePermission])) }
+            return results
+        }
+        guard !changedItems.isEmpty else { return results }
+        flushIdentifiers()
+        journal.append(changedItems.map { (.written, $0) })
+        return results
+    }
+
     /// Before a delete removes the ids under `prefix` (`path_lower`): their tags go with them.
     func dropTags(under prefix: String) {
         let ids = Set(identifiers.ids(under: prefix))

@@ -85,6 +85,8 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let join = Endpoint("/2/byteclub/join")
     /// Many small files in one answer, each with its metadata (``BatchDownload``).
     public static let downloadBatch = Endpoint("/2/byteclub/files/download_batch", .content)
+    /// Many small files up in one request, committed together (``UploadBatch``).
+    public static let clubUploadBatch = Endpoint("/2/byteclub/files/upload_batch", .content, .upload)
     /// `files/list_revisions` with who deleted the file: Dropbox's argument (``ListRevisionsArg``)
     /// and answer (``ListRevisionsResult``), plus `deleted_by`, which Dropbox's answer does not
     /// have. Dropbox's own route answers exactly Dropbox's fields.
@@ -100,6 +102,9 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let clubAddTag = Endpoint("/2/byteclub/files/tags/add")
     public static let clubGetTags = Endpoint("/2/byteclub/files/tags/get")
     public static let clubRemoveTag = Endpoint("/2/byteclub/files/tags/remove")
+    /// Many files' tags added in one call (``AddTagsBatchArg``): an import's or a `put -r`'s
+    /// notes, their front matter's tags, with one write of the club's tags for all of them.
+    public static let clubAddTagsBatch = Endpoint("/2/byteclub/files/tags/add_batch")
     public static let listMembers = Endpoint(membersPrefix + "list")
     public static let addMember = Endpoint(membersPrefix + "add")
     public static let changeMemberRole = Endpoint(membersPrefix + "role")
@@ -110,6 +115,6 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         listFolder, listFolderContinue, getLatestCursor, longpoll, getMetadata, search, searchContinue, delete, move, copy,
         createFolder, listRevisions, restore, addTag, getTags, removeTag, download, upload, sessionStart, sessionAppend,
         sessionFinish, sessionFinishBatch, thumbnail, currentAccount, account, accountBatch, createSharedLink, listSharedLinks, revokeSharedLink,
-        join, downloadBatch, clubListRevisions, clubAddTag, clubGetTags, clubRemoveTag, listMembers, addMember, changeMemberRole, removeMember,
+        join, downloadBatch, clubUploadBatch, clubListRevisions, clubAddTag, clubGetTags, clubRemoveTag, clubAddTagsBatch, listMembers, addMember, changeMemberRole, removeMember,
     ]
 }

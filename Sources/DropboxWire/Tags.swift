@@ -154,3 +154,62 @@ public struct GetTagsResult: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey { case pathsToTags = "paths_to_tags" }
 }
+
+/// `/2/byteclub/files/tags/add_batch`'s argument (byteclub's own): `{"entries":[{"path","tags":[…]}, …]}`,
+/// at most ``maxEntries``. Each entry's tags are added to its file as `files/tags/add` adds one
+/// (nested tags too, as the club's own routes take them); the answer has an entry for each, at
+/// its position (``AddTagsBatchResult``).
+public struct AddTagsBatchArg: Sendable, Hashable, Codable {
+    public static let maxEntries = 1000
+
+    public struct Entry: Sendable, Hashable, Codable {
+        public var path: String
+        public var tags: [String]
+
+        public init(path: String, tags: [String]) {
+            self.path = path
+            self.tags = tags
+        }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+}
+
+/// `/2/byteclub/files/tags/add_batch`'s answer: `{"entries":[{".tag":"success"} | {".tag":"failure","failure":AddTagError}, …]}`,
+/// one per entry asked, at the same position. A failure is the union `files/tags/add` answers
+/// in its 409 (`path/not_found`, `too_many_tags`); an entry's failure leaves the others' tags added.
+public struct AddTagsBatchResult: Sendable, Hashable, Codable {
+    public enum Entry: Sendable, Hashable, Codable {
+        case success
+        /// The failure's tags, outermost first (`["path", "not_found"]`).
+        case failure([String])
+
+        enum CodingKeys: String, CodingKey { case tag = ".tag", failure }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            switch try container.decode(String.self, forKey: .tag) {
+            case "success": self = .success
+            case "failure": self = .failure(try container.decode(ErrorUnion.self, forKey: .failure).summaryTags)
+            case let other: throw DecodingError.dataCorruptedError(forKey: .tag, in: container, debugDescription: "unknown entry \(other)")
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .success:
+                try container.encode("success", forKey: .tag)
+            case .failure(let tags):
+                try container.encode("failure", forKey: .tag)
+                try container.encode(ErrorUnion.nested(tags.compactMap(ErrorTag.init(rawValue:))), forKey: .failure)
+            }
+        }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+}

@@ -127,6 +127,55 @@ public enum FrontMatterTags {
         return adopted
     }
 
+    /// ``adopt(_:at:store:)`` for many notes at once (an import's, a `put -r`'s): their club
+    /// tags read a hundred paths a call, and what each lacks added in one call for all
+    /// (``TaggingStore/addTags(_:)``), not a call a tag. The answer for each note at its
+    /// position; a note whose tags the store would not add (gone meanwhile, past its limit)
+    /// says so among its refusals, the others' are added all the same.
+    public static func adoptAll(_ notes: [(text: String, path: String)], store: any RemoteStore) async throws(RemoteError) -> [Adopted] {
+        var adopted = [Adopted](repeating: Adopted(), count: notes.count)
+        var asking: [(position: Int, tags: [String])] = []
+        for (position, note) in notes.enumerated() {
+            guard let asked = Self.wanted(in: note.text) else { continue }
+            adopted[position].refused = asked.refused.map { "\(note.path): \($0)" }
+            if let error = asked.unreadable {
+                adopted[position].refused.append("\(note.path): front matter does not parse (\(error)); its tags and pin were left out")
+            }
+            if !asked.tags.isEmpty { asking.append((position, asked.tags)) }
+        }
+        guard !asking.isEmpty, let tagging = store as? any TaggingStore else { return adopted }
+        let current = try await tagging.tags(of: asking.map { notes[$0.position].path })
+        var additions: [TagAddition] = []
+        var added: [Int] = []
+        for (position, tags) in asking {
+            let path = notes[position].path
+            let has = current[path.lowercased()] ?? []
+            var count = has.count
+            var fresh: [String] = []
+            for tag in tags where !has.contains(tag) {
+                guard count < ItemTags.maximumPerItem else {
+                    adopted[position].refused.append("\(path): tag \"\(tag)\" left out: a file keeps at most \(ItemTags.maximumPerItem) tags (the pin counts as one)")
+                    continue
+                }
+                fresh.append(tag)
+                count += 1
+            }
+            guard !fresh.isEmpty else { continue }
+            additions.append(TagAddition(path: path, tags: fresh))
+            added.append(position)
+        }
+        guard !additions.isEmpty else { return adopted }
+        let failures = try await tagging.addTags(additions)
+        for (index, position) in added.enumerated() {
+            if let failure = failures[index] {
+                adopted[position].refused.append("\(notes[position].path): its tags could not be added: \(failure.message)")
+            } else {
+                adopted[position].added = additions[index].tags
+            }
+        }
+        return adopted
+    }
+
     /// ``adopt(_:at:store:)`` for a note already in the club whose text is not at hand (a copy
     /// made on the server, a revision restored): read first. Nothing for a file that is no note,
     /// or one larger than ``largestNoteRead``.

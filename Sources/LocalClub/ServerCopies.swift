@@ -61,6 +61,16 @@ public enum FrontMatterNotes {
         }
     }
 
+    /// ``adoption(of:at:store:)`` for many notes at once (`put -r`'s), their tags added in a
+    /// few calls (``FrontMatterTags/adoptAll(_:store:)``): the lines of all of them, in order.
+    public static func adoption(of notes: [(text: String, path: String)], store: any RemoteStore) async throws(RemoteError) -> Adoption {
+        do throws(RemoteError) {
+            return Adoption(kept: true, lines: try await FrontMatterTags.adoptAll(notes, store: store).flatMap(\.refused))
+        } catch .notSupported {
+            return Adoption(kept: false, lines: [keepsNoTags(notes.first?.path ?? "")])
+        }
+    }
+
     /// ``adoption(of:at:store:)`` for a note the server wrote itself (a copy, a revision
     /// restored), its text read first; nothing for a file that is no note.
     public static func adoption(ofWritten entry: RemoteEntry, store: any RemoteStore) async throws(RemoteError) -> Adoption {

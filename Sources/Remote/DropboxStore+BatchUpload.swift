@@ -20,6 +20,11 @@ public enum BatchUpload {
     /// files took 55 s in 1,000-entry batches, debug build); 128 keeps both well clear.
     /// (Dropbox gets its 1,000.)
     public static let clubBatchEntries = 128
+    /// Files in one `upload_batch` request to a club server (``UploadBatch``), and the most
+    /// bytes one carries (a file larger than that goes alone): a few hundred notes a request,
+    /// committed in the server's groups of 32 while the next request arrives.
+    public static let partsPerRequest = 256
+    public static let bytesPerRequest: Int64 = 8 << 20
 
     public enum Source: Sendable {
         case file(URL)
@@ -51,6 +56,9 @@ public protocol BatchUploadStore: RemoteStore {
 extension DropboxStore: BatchUploadStore {
     public func uploadBatch(_ items: [BatchUpload.Item], mode: WriteMode, progress: (@Sendable (_ sent: Int64) -> Void)?) async
         -> [Result<RemoteEntry, RemoteError>] {
+        if speaksClub, !clubUploadBatchRefused.withLock({ $0 }), let results = await uploadInParts(items, mode: mode, progress: progress) {
+            return results
+        }
         var results: [Result<RemoteEntry, RemoteError>] = []
         results.reserveCapacity(items.count)
         let sent = SharedPlan<Int64>(0)
@@ -197,6 +205,148 @@ extension DropboxStore: BatchUploadStore {
             if !pending.isEmpty {
                 do { try await Task.sleep(for: .milliseconds(Int(retry.delay(afterAttempt: round) * 1000))) } catch {
                     for item in pending { results[item.index] = .failure(.cancelled) }
+                    break
+                }
+            }
+        }
+        return results
+    }
+
+    /// Sends the items to a club server's `upload_batch` (``UploadBatch``), many files' bytes a
+    /// request (``BatchUpload/partsPerRequest``, ``BatchUpload/bytesPerRequest``), two requests
+    /// under way at once so that the server commits one while the next arrives. Nil when the
+    /// server has no such route (one from before 2026-11-28): nothing was sent, and the caller
+    /// takes the sessions' way.
+    func uploadInParts(_ items: [BatchUpload.Item], mode: WriteMode, progress: (@Sendable (Int64) -> Void)?) async
+        -> [Result<RemoteEntry, RemoteError>]? {
+        var requests: [Range<Int>] = []
+        var start = 0
+        var bytes: Int64 = 0
+        for (index, item) in items.enumerated() {
+            let size: Int64 = switch item.source {
+            case .data(let data): Int64(data.count)
+            case .file(let url): (try? Self.regularFileSize(url)) ?? 0
+            }
+            if index > start, index - start >= BatchUpload.partsPerRequest || bytes + size > BatchUpload.bytesPerRequest {
+                requests.append(start..<index)
+                (start, bytes) = (index, 0)
+            }
+            bytes += size
+        }
+        if start < items.count { requests.append(start..<items.count) }
+        var results = [Result<RemoteEntry, RemoteError>](repeating: .failure(.cancelled), count: items.count)
+        let sent = SharedPlan<Int64>(0)
+        var inFlight: [(range: Range<Int>, task: Task<[Result<RemoteEntry, RemoteError>]?, Never>)] = []
+        func collect(_ range: Range<Int>, _ answer: [Result<RemoteEntry, RemoteError>]?) -> Bool {
+            guard let answer else { return false }
+            for (offset, result) in answer.enumerated() { results[range.lowerBound + offset] = result }
+            return true
+        }
+        for (number, range) in requests.enumerated() {
+            if Task.isCancelled { break }
+            let chunk = Array(items[range])
+            let task = Task { await self.sendParts(chunk, mode: mode, sent: sent, progress: progress) }
+            if number == 0 {
+                // The first answer says whether the server has the route at all.
+                guard collect(range, await task.value) else { return nil }
+                continue
+            }
+            inFlight.append((range, task))
+            if inFlight.count >= 2 {
+                let first = inFlight.removeFirst()
+                _ = collect(first.range, await first.task.value)
+            }
+        }
+        for pending in inFlight { _ = collect(pending.range, await pending.task.value) }
+        return results
+    }
+
+    /// One `upload_batch` request: each item's answer at its position, or nil when the server
+    /// has no such route (404). Sent again as any idempotent call: a file whose first sending
+    /// landed, its answer lost, is found at its path with its bytes (``landedEarlier(_:)``).
+    /// Entries the server was too busy for go again in the next request, after a backoff.
+    private func sendParts(_ items: [BatchUpload.Item], mode: WriteMode, sent: SharedPlan<Int64>,
+                           progress: (@Sendable (Int64) -> Void)?) async -> [Result<RemoteEntry, RemoteError>]? {
+        var results = [Result<RemoteEntry, RemoteError>](repeating: .failure(.cancelled), count: items.count)
+        var pending = Array(items.indices)
+        var round = 0
+        while !pending.isEmpty {
+            round += 1
+            var body = Data()
+            var sending: [Int] = []
+            var bytes: Int64 = 0
+            for index in pending {
+                let data: Data
+                switch items[index].source {
+                case .data(let bytes): data = bytes
+                case .file(let url):
+                    do {
+                        _ = try Self.regularFileSize(url)
+                        data = try Data(contentsOf: url)
+                    } catch let error as RemoteError {
+                        results[index] = .failure(error)
+                        continue
+                    } catch {
+                        results[index] = .failure(.local("cannot read \(url.path): \(error.localizedDescription)"))
+                        continue
+                    }
+                }
+                body.append(contentsOf: UploadBatch.partLine(path: items[index].path, mode: mode, size: Int64(data.count)).utf8)
+                body.append(data)
+                bytes += Int64(data.count)
+                sending.append(index)
+            }
+            guard !sending.isEmpty else { break }
+            var attempt = 0
+            let answer: UploadSessionFinishBatchResult
+            do {
+                answer = try await withRetries(idempotent: true) { () async throws(RemoteError) -> UploadSessionFinishBatchResult in
+                    attempt += 1
+                    let request = try await self.request(.clubUploadBatch, arg: [String: Any]())
+                    let reply = await self.exchange(request, body: .data(body))
+                    try self.check(reply, path: sending.count == 1 ? items[sending[0]].path : "")
+                    let decoded = try Self.decode(UploadSessionFinishBatchResult.self, from: reply.body)
+                    guard decoded.entries.count == sending.count else {
+                        throw .server(status: 0, detail: "upload_batch answered \(decoded.entries.count) entries for \(sending.count)")
+                    }
+                    return decoded
+                }
+            } catch .server(404, _) where round == 1 {
+                clubUploadBatchRefused.withLock { $0 = true }
+                return nil
+            } catch {
+                for index in sending { results[index] = .failure(error) }
+                break
+            }
+            let total = sent.withLock { total in
+                total += bytes
+                return total
+            }
+            progress?(total)
+            var again: [Int] = []
+            for (position, index) in sending.enumerated() {
+                let path = items[index].path
+                switch answer.entries[position] {
+                case .success(let file):
+                    results[index] = Result { () throws(RemoteError) -> RemoteEntry in try RemoteEntry(file) }
+                case .failure(let union):
+                    let tags = union.summaryTags
+                    if tags.first == ErrorTag.tooManyWriteOperations.rawValue, round < retry.maxAttempts {
+                        again.append(index)
+                        continue
+                    }
+                    // Sent again after an answer was lost: the first sending's file is there.
+                    if attempt > 1, tags.contains(ErrorTag.conflict.rawValue), let landed = await landedEarlier(items[index]) {
+                        results[index] = .success(landed)
+                        continue
+                    }
+                    results[index] = .failure(Self.endpointError(tags.joined(separator: "/"), path: path))
+                }
+            }
+            pending = again
+            if !pending.isEmpty {
+                do { try await Task.sleep(for: .milliseconds(Int(retry.delay(afterAttempt: round) * 1000))) } catch {
+                    for index in pending { results[index] = .failure(.cancelled) }
                     break
                 }
             }

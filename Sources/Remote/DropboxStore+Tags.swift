@@ -37,6 +37,50 @@ extension DropboxStore: TaggingStore {
         }
     }
 
+    /// On a club server, `/2/byteclub/files/tags/add_batch` a thousand files a call (one write
+    /// of the club's tags each); on Dropbox, or a server from before the route, one
+    /// `tags/add` a tag.
+    public func addTags(_ entries: [TagAddition]) async throws(RemoteError) -> [RemoteError?] {
+        guard speaksClub, !clubTagsBatchRefused.withLock({ $0 }) else { return try await addTagsOneAtATime(entries) }
+        var failures: [RemoteError?] = []
+        failures.reserveCapacity(entries.count)
+        for first in stride(from: 0, to: entries.count, by: AddTagsBatchArg.maxEntries) {
+            let chunk = Array(entries[first..<min(entries.count, first + AddTagsBatchArg.maxEntries)])
+            var argument: [[String: Any]] = []
+            argument.reserveCapacity(chunk.count)
+            for entry in chunk {
+                var tags: [String] = []
+                for tag in entry.tags { tags.append(try Self.checked(tag)) }
+                argument.append(["path": entry.path, "tags": tags])
+            }
+            let answer: AddTagsBatchResult
+            do {
+                // Adding a tag a file has changes nothing: the call may be sent again.
+                answer = try await rpc(.clubAddTagsBatch, ["entries": argument], path: chunk.count == 1 ? chunk[0].path : "", idempotent: true,
+                                       decoding: AddTagsBatchResult.self)
+            } catch .server(404, _) where first == 0 {
+                clubTagsBatchRefused.withLock { $0 = true }
+                return try await addTagsOneAtATime(entries)
+            }
+            guard answer.entries.count == chunk.count else {
+                throw .server(status: 0, detail: "tags/add_batch answered \(answer.entries.count) entries for \(chunk.count)")
+            }
+            for (entry, outcome) in zip(chunk, answer.entries) {
+                switch outcome {
+                case .success:
+                    failures.append(nil)
+                case .failure(let tags) where tags.first == ErrorTag.tooManyTags.rawValue:
+                    failures.append(.server(status: 409, detail: "\(entry.path) would have more than \(TagText.maximumPerItem) tags, the most a file can have"))
+                case .failure(let tags) where tags.contains(ErrorTag.notFound.rawValue):
+                    failures.append(.notFound(entry.path))
+                case .failure(let tags):
+                    failures.append(.server(status: 409, detail: tags.joined(separator: "/")))
+                }
+            }
+        }
+        return failures
+    }
+
     public func removeTag(_ tag: String, from path: String) async throws(RemoteError) {
         let text = try Self.checked(tag)
         do {

@@ -127,6 +127,10 @@ public final class DropboxStore: RemoteStore, Sendable {
     /// Set once a club server answered that it has no `/2/byteclub/files/tags/*` (an older
     /// byteclub, which took nested tags on Dropbox's routes): tags then go by Dropbox's routes.
     let clubTagsRefused = Mutex(false)
+    /// A club server from before `tags/add_batch` (404): its tags are added one call a tag.
+    let clubTagsBatchRefused = Mutex(false)
+    /// A club server from before `upload_batch` (404): small files go as closed sessions.
+    let clubUploadBatchRefused = Mutex(false)
 
     public init(displayName: String, endpoints: DropboxEndpoints, tokens: any AccessTokenProvider,
                 configuration: SessionConfiguration = .default, retry: RetryPolicy = RetryPolicy(),

@@ -20,10 +20,51 @@ public protocol TaggingStore: RemoteStore {
     /// a whole folder at once (WebDAV's PROPFIND), where one call for every path is the cheapest
     /// and a call per 100 paths would read a 100,000-note folder a thousand times.
     var tagPathsPerCall: Int? { get }
+    /// Adds each entry's tags to its file (one the file has already changes nothing), many files
+    /// at once where the store can (a club server's `tags/add_batch`: one write of the club's
+    /// tags for a thousand notes). The answer has one element per entry, at its position: nil
+    /// when its tags were added, or why not (the file is gone, it would pass its limit); the
+    /// others are added all the same. Throws what stops them all (the network, a refusal).
+    func addTags(_ entries: [TagAddition]) async throws(RemoteError) -> [RemoteError?]
+}
+
+/// Tags to add to one file (``TaggingStore/addTags(_:)``).
+public struct TagAddition: Sendable, Hashable {
+    public var path: String
+    public var tags: [String]
+
+    public init(path: String, tags: [String]) {
+        self.path = path
+        self.tags = tags
+    }
 }
 
 extension TaggingStore {
     public var tagPathsPerCall: Int? { 100 }
+
+    /// A store with no call for many files: ``addTagsOneAtATime(_:)``.
+    public func addTags(_ entries: [TagAddition]) async throws(RemoteError) -> [RemoteError?] {
+        try await addTagsOneAtATime(entries)
+    }
+
+    /// One ``addTag(_:to:)`` a tag. A failure about the file (gone, or a server's 409 such as
+    /// its limit) is that entry's; any other stops them.
+    public func addTagsOneAtATime(_ entries: [TagAddition]) async throws(RemoteError) -> [RemoteError?] {
+        var failures: [RemoteError?] = []
+        failures.reserveCapacity(entries.count)
+        for entry in entries {
+            do throws(RemoteError) {
+                for tag in entry.tags { try await addTag(tag, to: entry.path) }
+                failures.append(nil)
+            } catch {
+                switch error {
+                case .notFound, .server(409, _): failures.append(error)
+                default: throw error
+                }
+            }
+        }
+        return failures
+    }
 }
 
 extension TaggingStore {

@@ -59,6 +59,46 @@ final class BatchUploadTests: XCTestCase {
     }
 }
 
+extension BatchUploadTests {
+    /// The same items the Dropbox way (a store that does not speak the club's routes): closed
+    /// sessions committed by `finish_batch_v2`, each answer at its position as `upload_batch` gives them.
+    func testOnDropboxsRoutesTheFilesGoAsClosedSessionsCommittedTogether() async throws {
+        var retry = RetryPolicy()
+        retry.maxAttempts = 2
+        retry.baseDelay = 0.01
+        let store = DropboxStore(displayName: "live", endpoints: .club(club.server.baseURL), tokens: StaticToken(LiveClub.alice.token),
+                                 connection: ConnectionOptions(idleTimeout: 10), retry: retry, speaksClub: false)
+        _ = try await store.upload(data: Data("taken\n".utf8), to: "/byteclub/b.md", mode: .add, autorename: false)
+        let items = (0..<300).map { BatchUpload.Item(source: .data(Data("note \($0)\n".utf8)), path: "/byteclub/dropbox/n\($0).md") }
+            + [BatchUpload.Item(source: .data(Data("not the same\n".utf8)), path: "/byteclub/b.md")]
+        let results = await store.uploadBatch(items, mode: .add, progress: nil)
+        XCTAssertEqual(results.prefix(300).filter { (try? $0.get()) != nil }.count, 300)
+        XCTAssertEqual(results[300].failureValue, .conflict("/byteclub/b.md"))
+        let listed = try await store.list("/byteclub/dropbox")
+        XCTAssertEqual(listed.count, 300)
+    }
+
+    /// Front matter tags of many notes in one `tags/add_batch`: each entry's answer at its
+    /// position, a missing file that entry's failure, a tag already there changing nothing.
+    func testManyFilesTagsGoInOneCall() async throws {
+        let store = club.store()
+        for name in ["a", "b"] { _ = try await store.upload(data: Data(name.utf8), to: "/byteclub/\(name).md", mode: .add, autorename: false) }
+        try await store.addTag("trip", to: "/byteclub/a.md")
+        let failures = try await store.addTags([
+            TagAddition(path: "/byteclub/a.md", tags: ["trip", "boat"]),
+            TagAddition(path: "/byteclub/gone.md", tags: ["trip"]),
+            TagAddition(path: "/byteclub/b.md", tags: ["project/alpha"]),
+        ])
+        XCTAssertEqual(failures.count, 3)
+        XCTAssertNil(failures[0])
+        XCTAssertEqual(failures[1], .notFound("/byteclub/gone.md"))
+        XCTAssertNil(failures[2])
+        let tags = try await store.tags(of: ["/byteclub/a.md", "/byteclub/b.md"])
+        XCTAssertEqual(tags["/byteclub/a.md"], ["trip", "boat"])
+        XCTAssertEqual(tags["/byteclub/b.md"], ["project/alpha"])
+    }
+}
+
 /// The last progress figure, from whichever task reports it.
 private final class SentBytes: @unchecked Sendable {
     // @unchecked Sendable: `latest` is only touched under `lock`.

@@ -273,6 +273,36 @@ final class OutboxSenderTests: XCTestCase {
         XCTAssertNil(kept.path, "a row of its own, beside the note's draft")
     }
 
+    /// Issue 68, item 5, as `outbox --send` (or the next app) sends it: a draft typed on since
+    /// its item was queued moves onto the note the club now has (a create's, or a save merged
+    /// with another member's change, the typing laid onto the merge), never left a new note's
+    /// draft (a second row beside the note, whose save asked to overwrite it) or over the old rev.
+    func testADraftTypedOnSinceItsItemWasQueuedMovesOntoTheNote() async throws {
+        try outbox.append(item(.create, "/byteclub/Trip.txt", text: "day 1\n", draftID: "new-trip"))
+        try drafts.save(Draft(id: "new-trip", path: nil, baseRev: nil, title: "Trip", body: "day 1\nday 2\n", updated: Clock.now))
+        let base = try await rev("/byteclub/Plans.txt")
+        try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "a\nb\nc\nd\nRAY\n", draftID: "note-plans"))
+        try drafts.save(Draft(id: "note-plans", path: "/byteclub/Plans.txt", baseRev: base, title: "Plans", body: "a\nb\nc\nd\nRAY\nRAY 2\n", updated: Clock.now))
+        _ = try await ann.upload(data: Data("ANN\nb\nc\nd\n".utf8), to: "/byteclub/Plans.txt", mode: .update(rev: base), autorename: false)
+
+        let (run, reports) = await send()
+        XCTAssertEqual(run, .done)
+        XCTAssertEqual(reports.map { Self.summary($0.result).split(separator: " ").first.map(String.init) ?? "" }, ["sent", "merged"])
+        let trip = try XCTUnwrap(drafts.load("new-trip"), "newer work stays")
+        XCTAssertEqual(trip.path, "/byteclub/Trip.txt", "a draft of the note the create made")
+        let tripRev = try await rev("/byteclub/Trip.txt")
+        XCTAssertEqual(trip.baseRev, tripRev)
+        XCTAssertEqual(trip.baseText, "day 1\n")
+        XCTAssertEqual(trip.body, "day 1\nday 2\n")
+        let plans = try XCTUnwrap(drafts.load("note-plans"))
+        let plansRev = try await rev("/byteclub/Plans.txt")
+        let merged = try await text("/byteclub/Plans.txt")
+        XCTAssertEqual(merged, "ANN\nb\nc\nd\nRAY\n")
+        XCTAssertEqual(plans.baseRev, plansRev, "over the merge the club has")
+        XCTAssertEqual(plans.baseText, merged)
+        XCTAssertEqual(plans.body, "ANN\nb\nc\nd\nRAY\nRAY 2\n", "the typing since, laid onto the merge")
+    }
+
     func testANewNoteWhoseNameIsTakenBecomesADraftAndANewPhotoIsUploaded() async throws {
         let photo = folder.appendingPathComponent("new.jpg")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

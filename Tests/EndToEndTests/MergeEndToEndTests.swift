@@ -151,7 +151,17 @@ final class MergeEndToEndTests: XCTestCase {
     /// merge asked about the shell's line ("yours: (deleted)"; `m` deleted it). Now both lines
     /// are kept with no question, and nothing is uploaded again (the shell's revision holds it all).
     func testALineLeftUnsavedThenEditFromTheShellKeepsBothWithNoConflict() throws {
-        let ann = try club.launch(.ann)
+        try lineLeftUnsavedThenEditFromTheShell(live: false)
+    }
+
+    /// The same with the live channel on (the app's default): alone in the note, as the issue
+    /// tried it.
+    func testALineLeftUnsavedInALiveNoteThenEditFromTheShellKeepsBoth() throws {
+        try lineLeftUnsavedThenEditFromTheShell(live: true)
+    }
+
+    private func lineLeftUnsavedThenEditFromTheShell(live: Bool) throws {
+        let ann = try club.launch(.ann, live: live)
         ann.waitFor("Plans")
         try ann.press("Enter")
         ann.waitFor("Ctrl-S saves")

@@ -50,11 +50,19 @@ public enum NoteName {
         let resolver: NoteResolver, typed: String
         if path.lowercased().hasPrefix(clubFolder.lowercased() + "/") {
             typed = String(path.dropFirst(clubFolder.count + 1))
-            if let index = index(), let found = await fromIndex(typed, path: path, index: index, store: store, clubFolder: clubFolder) {
+            let kept = index()
+            if let kept, let found = await fromIndex(typed, path: path, index: kept, store: store, clubFolder: clubFolder) {
                 return found
             }
-            guard let notes = try? await ClubLayout(folder: clubFolder).fetch(.notes, from: store) else { return .path(path) }
-            resolver = NoteResolver(entries: notes.filter(Self.isNote), root: clubFolder, aliases: aliases())
+            // The listing, taken after a cursor: an index this listing finds nearly current (the
+            // app's, say) is made current and marked with it, for the next command to ask.
+            let layout = ClubLayout(folder: clubFolder)
+            let cursor = kept == nil || store.cursorIsAWholeListing ? nil : try? await store.latestCursor(clubFolder, recursive: true)
+            guard let listing = try? await layout.fetchListing(.notes, from: store) else { return .path(path) }
+            if let kept, let cursor {
+                await ClubIndexSync.markIfNearlyCurrent(kept, notes: listing.entries, cursor: cursor, layout: layout, store: store)
+            }
+            resolver = NoteResolver(entries: listing.all.filter(Self.isNote), root: clubFolder, aliases: aliases())
         } else {
             let folder = (path as NSString).deletingLastPathComponent
             let root = folder == "/" ? "" : folder

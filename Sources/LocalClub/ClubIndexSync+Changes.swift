@@ -67,6 +67,24 @@ extension ClubIndexSync {
         return (notes, report)
     }
 
+    /// Marks `index` with `cursor` (taken before `notes` were listed) once it holds every note
+    /// listed, when it nearly does already: an index the app keeps current (which carries no
+    /// mark) or one marked before a note was taken out of it. At most `most` notes are fetched
+    /// (none, mostly); an index further behind is left as it is, for `links` or `search` to
+    /// bring current: a command that names one note does not fetch the club.
+    public static func markIfNearlyCurrent(_ index: SearchIndex, notes: EntryTable, cursor: RemoteCursor, layout: ClubLayout,
+                                           store: any RemoteStore, most: Int = 50) async {
+        guard let known = try? index.revisions() else { return }
+        var behind = 0
+        for entry in notes where known[entry.pathLower] != (entry.rev ?? "") {
+            behind += 1
+            if behind > most { return }
+        }
+        guard let report = try? await run(index, entries: notes, fetch: fetchText(from: store), fetchBatch: IndexSync.batchFetch(from: store)),
+              report.failed.isEmpty else { return }
+        try? mark(index, layout: layout, cursor: cursor)
+    }
+
     /// The notes a change page names: those new or changed in the Notes tab, and the paths
     /// deleted (a note's, or a folder's with everything under it). Taken in order, so a path
     /// deleted then made again is kept, and one changed then deleted (or under a folder deleted

@@ -109,5 +109,10 @@ final class OneNoteLookupTests: EmbeddedClubTestCase {
         XCTAssertFalse(stillCurrent)
         found = await find("Books")
         XCTAssertEqual(found, .path("/byteclub/A/Books.md"))
+        // That listing found the index one note behind: it is current again, and marked.
+        XCTAssertNotNil(try index.note(at: "/byteclub/A/Books.md"), "the note the listing found is back in the index")
+        XCTAssertNotNil(try index.changeMark(folder: folder))
+        let currentAgain = await ClubIndexSync.catchUp(index, layout: ClubLayout(folder: folder), store: store)
+        XCTAssertTrue(currentAgain)
     }
 }

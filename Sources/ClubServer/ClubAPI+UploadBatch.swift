@@ -9,9 +9,9 @@ import NIOCore
 /// `finish_batch_v2` commits its entries (``FolderStore/commitGroup(_:)``, groups of
 /// ``commitGroupSize``), the answer written group by group.
 ///
-/// The flush is what a batch saves: each temporary file's writeback is started first (one
-/// journal commit of the file system then covers their blocks), and each `fdatasync` after it
-/// finds little left to wait for; a session a file flushed each on its own. The bytes are on
+/// The flush is what a batch saves: the file system that holds the temporary files is flushed
+/// once for all of them (syncfs: one flush of the disk's cache), where a session a file flushed
+/// each on its own. The bytes are on
 /// disk before any file is renamed into place, so a crash leaves a committed file whole or
 /// not there at all, never a short one, and an import run again finds each file the same or
 /// missing. Temporary files a dropped request leaves are removed at once; one a crash leaves
@@ -31,7 +31,11 @@ extension ClubAPI {
         store.batchCommits.sessionStarted()
         let parts = try await receiveParts(request.body, what: what)
         // The bytes on disk before anything is renamed into place (see above).
-        Self.flushTogether(parts.compactMap(\.temp))
+        let temps = parts.compactMap(\.temp)
+        guard Self.flushTogether(temps, in: store.tempDirectory) else {
+            for temp in temps { unlink(temp) }
+            throw APIError.uploadPath([.insufficientSpace])
+        }
         let (member, role) = (Caller.member, CallerRole.role)
         let api = self
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
@@ -199,18 +203,21 @@ extension ClubAPI {
         return true
     }
 
-    /// Flushes the files' bytes: every writeback started first, then each waited for.
-    private static func flushTogether(_ files: [String]) {
-        var descriptors: [Int32] = []
-        descriptors.reserveCapacity(files.count)
-        defer { for fd in descriptors { close(fd) } }
+    /// Flushes the files' bytes, false if any could not be: many at once with the file system
+    /// that holds them (one flush of the disk's cache, ``DurableFile/flushFileSystem(holding:)``),
+    /// a few one by one.
+    private static func flushTogether(_ files: [String], in directory: String) -> Bool {
+        if files.count > PendingSync.flushedOneByOneAtMost, DurableFile.flushFileSystem(holding: directory) { return true }
+        var flushed = true
         for file in files {
             let fd = open(file, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            // Starts the writeback now (as PendingSync does for a group's history copies).
-            _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
-            descriptors.append(fd)
+            guard fd >= 0 else {
+                flushed = false
+                continue
+            }
+            if !DurableFile.flush(fd, dataOnly: true) { flushed = false }
+            close(fd)
         }
-        for fd in descriptors { _ = DurableFile.flush(fd, dataOnly: true) }
+        return flushed
     }
 }

@@ -14,6 +14,9 @@ import Foundation
 /// what a crash in the middle of a single commit leaves (the file in place, its record not yet
 /// journaled), which the next start's rescan journals.
 struct PendingSync {
+    /// More files and folders than this are flushed with the file system, in one go.
+    static let flushedOneByOneAtMost = 4
+
     private(set) var folders: Set<String> = []
     private(set) var files: [String] = []
     private(set) var changes: [TreeSnapshot.Change] = []
@@ -33,6 +36,11 @@ struct PendingSync {
     /// Flushes the files' bytes, then the folders; false if a file could not be flushed (a folder
     /// that refuses `fsync` is the best effort ``DurableFile/syncFolder(of:)`` makes).
     func flushFiles() -> Bool {
+        // Many at once (a batch's group: a copy and a folder or two for each note): the whole
+        // file system in one flush of the disk's cache, not one each (DurableFile.flushFileSystem).
+        if files.count + folders.count >= Self.flushedOneByOneAtMost, let any = folders.min() ?? files.first {
+            if DurableFile.flushFileSystem(holding: any) { return true }
+        }
         var descriptors: [Int32] = []
         descriptors.reserveCapacity(files.count)
         defer { for fd in descriptors { close(fd) } }

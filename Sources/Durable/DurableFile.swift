@@ -1,3 +1,4 @@
+import CDurableShim
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -128,6 +129,19 @@ public enum DurableFile {
 
     /// Removes the file at `url`; see ``remove(_:)-(String)``.
     public static func remove(_ url: URL) throws(DurableFileError) { try remove(url.path) }
+
+    /// Flushes many files written and renamed at once (a batch's hundreds of new files, their
+    /// folders): every file and folder of the file system that holds `path`, with one flush of
+    /// the disk's cache (syncfs), where a flush each costs a flush of the cache each (ext4
+    /// without a journal: 256 small files took 420–700 ms one by one, 20–140 ms at once, here).
+    /// It writes what else waits on that file system too, which the kernel would write soon
+    /// anyway. False on a failure, with `errno` saying why.
+    public static func flushFileSystem(holding path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return bc_durable_syncfs(fd) == 0
+    }
 
     /// Flushes the entries of `path`'s folder (a rename or unlink in it) to disk; best effort,
     /// since some file systems refuse fsync on a folder and the data itself is already flushed.

@@ -43,7 +43,7 @@ extension WebDAVStore: SourceUploadStore {
             if Task.isCancelled { throw RemoteError.cancelled }
             let store = self
             return try await Self.shielded { () async throws(RemoteError) -> RemoteEntry in
-                try await store.commit(staged, to: path, mode: mode, autorename: autorename)
+                try await store.commit(staged, of: body, to: path, mode: mode, autorename: autorename)
             }
         } catch {
             await discard(staged)
@@ -99,7 +99,9 @@ extension WebDAVStore: SourceUploadStore {
     }
 
     /// Moves the staged upload to `path` as `mode` says; answers the file's new properties.
-    private func commit(_ staged: String, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
+    /// An add that meets a file holding `body`'s bytes already writes nothing and answers that
+    /// file, as a club server and Dropbox do (WebDAVStore+SameBytes).
+    private func commit(_ staged: String, of body: Body, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {
         switch mode {
         case .overwrite:
             try await moveStaged(staged, to: path, headers: ["Overwrite": "T"])
@@ -109,7 +111,14 @@ extension WebDAVStore: SourceUploadStore {
                 do throws(RemoteError) {
                     try await moveStaged(staged, to: candidate, headers: ["Overwrite": "F"])
                     return try await metadata(candidate)
-                } catch .conflict(_) where autorename {
+                } catch .conflict(_) {
+                    if candidate == path, try await holds(body, at: path) {
+                        // The staged copy was whole, so no cut PUT can make it late: one DELETE.
+                        let gone = await exchange("DELETE", try url(staged))
+                        if gone.error != nil { logger.info("could not remove the temporary upload \(staged): HTTP \(gone.status)") }
+                        return try await metadata(path)
+                    }
+                    guard autorename else { throw .conflict(path) }
                     continue
                 }
             }

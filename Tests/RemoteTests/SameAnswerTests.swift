@@ -144,6 +144,51 @@ final class SameAnswerTests: XCTestCase {
         for name in ["webdav", "dropbox", "encrypted"] { XCTAssertEqual(answers[name], answers["club"], "\(name): the same mistake, the same answer") }
     }
 
+    // MARK: - The same put twice
+
+    /// The same `put` twice with the same bytes was exit 0 on a club (its server, as Dropbox,
+    /// answers an identical add with the file as it is) and exit 4 on WebDAV (`already exists;
+    /// add --mode overwrite`): bytes the file holds already are a success that writes nothing, on
+    /// every backend; other bytes under the name are still a taken name (4), and nothing of the
+    /// second put is left behind. (An encrypted club still answers 4: its sealed bytes differ
+    /// every time; see issue 69's note.)
+    func testTheSamePutTwiceWithTheSameBytesIsDoneAndWritesNothing() throws {
+        let dav = try rclone()
+        let backends = [Backend(name: "club", arguments: ["--server", try club("club").url, "--token", "ann-token-1"]),
+                        webdav(dav), try dropbox(try club("dropbox").url)]
+        try Data("the plan\n".utf8).write(to: cli.directory.appendingPathComponent("Plan.md"))
+        try Data("the palm\n".utf8).write(to: cli.directory.appendingPathComponent("Other.md"))
+        var answers: [String: [String]] = [:]
+        for backend in backends {
+            let first = try run(["put", "Plan.md"], on: backend)
+            XCTAssertEqual(first.status, 0, "\(backend.name): \(first.stderr)")
+            let before = try run(["ls", "--json"], on: backend)
+            let again = try run(["put", "Plan.md"], on: backend)
+            XCTAssertEqual(again.status, 0, "\(backend.name): the same bytes again: \(again.stderr)")
+            XCTAssertEqual(again.stdout, "/byteclub/Plan.md\n", backend.name)
+            XCTAssertEqual(again.stderr, "", backend.name)
+            let json = try run(["put", "Plan.md", "--json"], on: backend)
+            XCTAssertEqual(json.status, 0, "\(backend.name): \(json.stderr)")
+            let after = try run(["ls", "--json"], on: backend)
+            XCTAssertEqual(after.stdout, before.stdout, "\(backend.name): nothing was written (the same rev, time and size)")
+            let rev = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["rev"] as? String
+            XCTAssertNotNil(rev, "\(backend.name): \(json.stdout)")
+            XCTAssertTrue(after.stdout.contains(rev ?? "?"), "\(backend.name): put --json answers the file as it is: \(json.stdout)")
+
+            // Other bytes of the same size under that name: the name is taken.
+            let other = try run(["put", "Other.md", "Plan.md"], on: backend)
+            XCTAssertEqual(other.status, 4, "\(backend.name): \(other.stderr)")
+            XCTAssertEqual(other.stderr, "byteclub: /byteclub/Plan.md already exists; add --mode overwrite to replace it or --autorename to keep both\n",
+                           backend.name)
+            let got = try run(["get", "Plan.md", "-"], on: backend)
+            XCTAssertEqual(got.stdout, "the plan\n", "\(backend.name): the file is as it was")
+            answers[backend.name] = [String(again.status), again.stdout, again.stderr, String(other.status), other.stderr]
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dav.file("byteclub").path), ["Plan.md"],
+                       "webdav: no temporary upload left behind")
+        for name in ["webdav", "dropbox"] { XCTAssertEqual(answers[name], answers["club"], "\(name): the same put, the same answer") }
+    }
+
     // MARK: - A reader's new note
 
     /// A reader's `put`, `rm`, `mv`, `tag` and `restore` were refused with exit 5 and the

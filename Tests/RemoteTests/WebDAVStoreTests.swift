@@ -153,6 +153,28 @@ final class WebDAVStoreTests: XCTestCase {
         XCTAssertEqual(contents("byteclub/a.txt"), "over")
     }
 
+    /// An add of the bytes the file holds already is answered with the file, writing nothing,
+    /// as a club server and Dropbox answer it (issue 69), with or without autorename; other
+    /// bytes of the same size are still refused.
+    func testAddOfTheSameBytesAnswersTheFileAndWritesNothing() async throws {
+        let store: WebDAVStore = self.store
+        try write("theirs", "byteclub/a.txt")
+        let before = try await store.metadata("/byteclub/a.txt")
+        let same = try await store.upload(data: Data("theirs".utf8), to: "/byteclub/a.txt", mode: .add, autorename: false)
+        XCTAssertEqual(same.path, "/byteclub/a.txt")
+        XCTAssertEqual(same.rev, before.rev, "nothing was written")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("same-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("theirs".utf8).write(to: file)
+        let renamed = try await store.upload(file: file, to: "/byteclub/a.txt", mode: .add, autorename: true, progress: nil)
+        XCTAssertEqual(renamed.path, "/byteclub/a.txt", "the same bytes are no conflict to rename away from")
+        await assertThrows(.conflict("/byteclub/a.txt")) { () async throws(RemoteError) in
+            try await store.upload(data: Data("mine!!".utf8), to: "/byteclub/a.txt", mode: .add, autorename: false)
+        }
+        XCTAssertEqual(contents("byteclub/a.txt"), "theirs")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: server.file("byteclub").path), ["a.txt"], "no temporary upload left")
+    }
+
     func testCancelledAddLeavesNothingOnTheServer() async throws {
         let store: WebDAVStore = self.store
         let local = server.base.appendingPathComponent("big.bin")

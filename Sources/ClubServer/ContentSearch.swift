@@ -51,9 +51,12 @@ actor ContentSearch {
                 store: FolderStore) async throws -> (matches: [(FileMetadata, SearchHit)], scanned: Bool) {
         let index = try open()
         if scan || wholeSyncRunning || needsWholeSync(store: store) {
-            buildBehind(store: store)
             store.logger.debug("search_v2 read the files: the content index does not cover the folder yet")
-            let hits = try await FolderScan.search(query, scope: scope, limit: complete ? Int.max : limit, paths: store.paths)
+            let hits = await FolderScan.search(query, scope: scope, limit: complete ? Int.max : limit, root: store.root,
+                                               tree: await store.treeEntries())
+            // Built behind the answer, not beside the scan: on two cores the build's reads and
+            // writes made the first search wait for them.
+            buildBehind(store: store)
             return (await answer(hits, scope: scope, store: store), true)
         }
         do {

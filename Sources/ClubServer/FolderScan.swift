@@ -5,14 +5,14 @@ import Synchronization
 
 /// `search_v2` answered by reading the notes on disk, as ripgrep would: what ``ContentSearch``
 /// does while its index does not yet cover the folder (a server's first start over a folder it
-/// has never seen: building the index of 100,000 notes takes seconds, reading them less than one).
+/// has never seen: building the index of 100,000 notes takes seconds, reading them less).
 ///
-/// The folder is walked as every walk here is (``FolderPaths/walk(_:recursive:_:)``: inside the
-/// root, links not entered, the server's own folder left out), then the notes are read on every
-/// core, a few hundred per turn, each matched by the index's rule
-/// (``SearchIndex/scanMatch(_:path:name:rev:modified:query:)``). The scan stops once it has
-/// `limit` matches: a word in every note is answered from the first notes read. A scan does not
-/// rank: its matches come in the walk's order.
+/// The notes are those of the server's ``TreeSnapshot`` (what a listing shows, kept current by
+/// every commit and the rescans, as the index is), so nothing is walked or `stat`ed: their
+/// paths are sorted, then the notes are read on every core in waves, each matched by the
+/// index's rule (``SearchIndex/scanMatch(_:path:name:rev:modified:query:)``). The scan stops
+/// once the waves read hold `limit` matches: a word in every note is answered from the first
+/// notes read. A scan does not rank: its matches come in path order.
 enum FolderScan {
     /// Notes each worker takes at a time.
     static let chunk = 128
@@ -20,37 +20,28 @@ enum FolderScan {
     static let largestNote = 64 << 20
 
     /// Runs the scan on Dispatch's threads (it blocks on reads), not the server's tasks'.
-    static func search(_ query: SearchQuery, scope: DropboxPath, limit: Int, paths: FolderPaths) async throws -> [SearchHit] {
-        try await withCheckedThrowingContinuation { continuation in
+    static func search(_ query: SearchQuery, scope: DropboxPath, limit: Int, root: String,
+                       tree: [String: TreeSnapshot.Entry]) async -> [SearchHit] {
+        await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try scan(query, scope: scope, limit: limit, paths: paths) })
+                continuation.resume(returning: scan(query, scope: scope, limit: limit, root: root, tree: tree))
             }
         }
     }
 
-    struct Note {
-        var host: String
-        var path: DropboxPath
-        var info: stat
-    }
-
-    static func scan(_ query: SearchQuery, scope: DropboxPath, limit: Int, paths: FolderPaths) throws -> [SearchHit] {
-        // A scope that is not there finds nothing, as the index would.
-        guard let start = try? paths.resolve(scope), start.exists else { return [] }
-        var walked: [Note] = []
-        if start.isDirectory {
-            _ = try paths.walk(start, recursive: true) { found, info in
-                if !found.isDirectory, ContentSearch.isNote(found.path.name) { walked.append(Note(host: found.host, path: found.path, info: info)) }
-                return true
-            }
-        } else if ContentSearch.isNote(start.path.name) {
-            var info = stat()
-            if stat(start.host, &info) == 0 { walked.append(Note(host: start.host, path: start.path, info: info)) }
+    static func scan(_ query: SearchQuery, scope: DropboxPath, limit: Int, root: String, tree: [String: TreeSnapshot.Entry]) -> [SearchHit] {
+        let prefix = scope.isRoot ? "/" : scope.lower + "/"
+        var picked: [(lower: String, entry: TreeSnapshot.Entry)] = []
+        for (lower, entry) in tree where !entry.isDirectory && lower.hasPrefix(prefix) && ContentSearch.isNote(lower) {
+            picked.append((lower, entry))
         }
-        let notes = walked
+        if !scope.isRoot, let entry = tree[scope.lower], !entry.isDirectory, ContentSearch.isNote(scope.lower) { picked.append((scope.lower, entry)) }
+        picked.sort { $0.lower < $1.lower }
+        let notes = picked.map(\.entry)
+        picked = []
         let wanted = max(1, limit)
         // In waves of a few chunks per core, each read whole, until the waves read hold `wanted`
-        // matches: what is kept is then a prefix of the folder's matches in walk order, the same
+        // matches: what is kept is then a prefix of the folder's matches in path order, the same
         // whatever the threads did, so a later page (a longer prefix) follows the first.
         let found = Mutex<[(Int, SearchHit)]>([])
         let chunks = (notes.count + chunk - 1) / chunk
@@ -66,11 +57,11 @@ enum FolderScan {
                 var mine: [(Int, SearchHit)] = []
                 for i in (part * chunk)..<min(notes.count, (part + 1) * chunk) {
                     let note = notes[i]
-                    guard let count = read(note.host, size: Int(note.info.st_size), into: &buffer) else { continue }
+                    guard let count = read(root + note.display, size: Int(note.size), into: &buffer) else { continue }
+                    let name = String(note.display[note.display.index(after: note.display.lastIndex(of: "/") ?? note.display.startIndex)...])
                     let hit = buffer.withUnsafeBufferPointer { bytes in
-                        SearchIndex.scanMatch(UnsafeBufferPointer(rebasing: bytes[..<count]), path: note.path.display, name: note.path.name,
-                                              rev: FileKey(note.info).rev,
-                                              modified: Date(timeIntervalSince1970: TimeInterval(note.info.st_ctim.tv_sec)), query: query)
+                        SearchIndex.scanMatch(UnsafeBufferPointer(rebasing: bytes[..<count]), path: note.display, name: name, rev: nil,
+                                              modified: Date(timeIntervalSince1970: TimeInterval(note.ctime) / 1e9), query: query)
                     }
                     if let hit { mine.append((i, hit)) }
                 }
@@ -83,6 +74,7 @@ enum FolderScan {
     /// A note's bytes into `buffer` (grown as needed), or nil when it cannot be read or is too big.
     private static func read(_ host: String, size: Int, into buffer: inout [UInt8]) -> Int? {
         guard size <= largestNote else { return nil }
+        // The size is the snapshot's; the note may have grown since: the buffer grows as read.
         let fd = open(host, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

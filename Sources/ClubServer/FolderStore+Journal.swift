@@ -49,6 +49,10 @@ extension FolderStore {
 
     private func snapshotState() -> (Int, [String: TreeSnapshot.Entry]) { (tree.generation, tree.entries) }
 
+    /// Every entry a listing shows, by `path_lower` (a copy that shares the snapshot's storage
+    /// until either changes): what a search reads before the content index covers the folder.
+    func treeEntries() -> [String: TreeSnapshot.Entry] { tree.entries }
+
     /// False: a commit came in during the walk; nil: the walk missed something, walk it whole.
     private func takeInRescan(_ compared: inout TreeScan, generation: Int) -> Bool? {
         guard tree.generation == generation else { return false }

@@ -85,8 +85,15 @@ final class WebDAVCLITests: XCTestCase {
         XCTAssertEqual(entries.compactMap { $0["name"] as? String }.sorted(), ["Grüße ✓ 你好.txt", "photos"])
         XCTAssertEqual(entries.first { $0["name"] as? String == "Grüße ✓ 你好.txt" }?["size"] as? Int, 18)
 
+        // The same bytes again are done and write nothing, as on a club (issue 69); other bytes
+        // under the name are refused.
         let again = try cli.run(["put", local.path, "/byteclub/"] + webdav)
-        XCTAssertEqual(again.status, 4, "add never replaces: \(again.stderr)")
+        XCTAssertEqual(again.status, 0, "the same bytes again: \(again.stderr)")
+        let other = cli.directory.appendingPathComponent("other/Grüße ✓ 你好.txt")
+        try FileManager.default.createDirectory(at: other.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("other bytes, 18 B.".utf8).write(to: other)
+        let taken = try cli.run(["put", other.path, "/byteclub/"] + webdav)
+        XCTAssertEqual(taken.status, 4, "add never replaces: \(taken.stderr)")
         let moved = try cli.run(["mv", "/byteclub/Grüße ✓ 你好.txt", "/byteclub/Archive/ñ.txt"] + webdav)
         XCTAssertEqual(moved.status, 0, moved.stderr)
         XCTAssertEqual(moved.stdout, "/byteclub/Archive/ñ.txt\n")

@@ -38,9 +38,10 @@ public final class RcloneWebDAV: @unchecked Sendable {
     }
 
     /// Starts the server with rclone's directory cache at `dirCacheTime` (nil: rclone's default)
-    /// and waits (up to `deadline` seconds) until it accepts connections.
+    /// and waits (up to `deadline` seconds) until it accepts connections. `flags` go to
+    /// `rclone serve webdav` as they are (`--read-only`).
     public init(user: String = "member", password: String = "pw-\(UUID().uuidString.prefix(8))", root: URL? = nil,
-                dirCacheTime: String?, port fixedPort: Int? = nil, deadline: TimeInterval = 15) throws {
+                dirCacheTime: String?, port fixedPort: Int? = nil, deadline: TimeInterval = 15, flags: [String] = []) throws {
         guard let rclone = Self.executable else { throw FixtureError("rclone is not installed (make deps)") }
         self.user = user
         self.password = password
@@ -58,7 +59,7 @@ public final class RcloneWebDAV: @unchecked Sendable {
             let process = Process()
             process.executableURL = rclone
             process.arguments = ["serve", "webdav", self.root.path, "--addr", "127.0.0.1:\(port)", "--user", user, "--pass", password,
-                                 "--config", config.path, "--log-level", "ERROR"] + (dirCacheTime.map { ["--dir-cache-time", $0] } ?? [])
+                                 "--config", config.path, "--log-level", "ERROR"] + (dirCacheTime.map { ["--dir-cache-time", $0] } ?? []) + flags
             let log = base.appendingPathComponent("rclone-\(port).log")
             FileManager.default.createFile(atPath: log.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: log)

@@ -52,7 +52,11 @@ extension WebDAVStore {
     public func delete(_ path: String) async throws(RemoteError) -> RemoteEntry {
         guard !path.isEmpty else { throw .malformedPath(path) }
         let entry = try await metadata(path)
-        _ = try await send("DELETE", try url(path, folder: entry.kind == .folder), path: path)
+        do throws(RemoteError) {
+            _ = try await send("DELETE", try url(path, folder: entry.kind == .folder), path: path)
+        } catch {
+            throw await readOnlyOr(error, writing: path)
+        }
         return entry
     }
 
@@ -79,6 +83,14 @@ extension WebDAVStore {
     /// MOVE or COPY with an explicit `Overwrite` header (servers default to T, which would
     /// replace a file silently).
     private func relocate(_ method: String, from: String, to: String, autorename: Bool, overwrite: Bool) async throws(RemoteError) -> RemoteEntry {
+        do throws(RemoteError) {
+            return try await relocateOnce(method, from: from, to: to, autorename: autorename, overwrite: overwrite)
+        } catch {
+            throw await readOnlyOr(error, writing: to)
+        }
+    }
+
+    private func relocateOnce(_ method: String, from: String, to: String, autorename: Bool, overwrite: Bool) async throws(RemoteError) -> RemoteEntry {
         guard !from.isEmpty, !to.isEmpty else { throw .malformedPath(from.isEmpty ? from : to) }
         let source = try await metadata(from)
         let folder = source.kind == .folder
@@ -117,8 +129,12 @@ extension WebDAVStore {
             _ = try await metadata(path)
             throw RemoteError.conflict(path)
         } catch .notFound(_) {}
-        try await makeParents(of: path)
-        _ = try await send("MKCOL", try url(path, folder: true), path: path)
+        do throws(RemoteError) {
+            try await makeParents(of: path)
+            _ = try await send("MKCOL", try url(path, folder: true), path: path)
+        } catch {
+            throw await readOnlyOr(error, writing: path, makingFolders: true)
+        }
         return try await metadata(path)
     }
 

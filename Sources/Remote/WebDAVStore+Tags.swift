@@ -90,9 +90,11 @@ extension WebDAVStore: TaggingStore {
         let refused = "this WebDAV server cannot keep tags (it refused the tags property with PROPPATCH: %@)"
         switch reply.error {
         case .httpStatus(let status, _)? where [403, 405, 409, 501].contains(status):
+            // A server that refuses every change refuses this one too: said as read-only.
+            if status != 409, let folder = await refusedFolder(near: path) { throw .forbidden(Self.readOnlySentence(folder: folder, path: path)) }
             throw .notSupported(refused.replacingOccurrences(of: "%@", with: "HTTP \(status)"))
         case let error?:
-            throw Self.remoteError(error, response: reply.response, path: path, method: "PROPPATCH")
+            throw await readOnlyOr(Self.remoteError(error, response: reply.response, path: path, method: "PROPPATCH"), writing: path)
         case nil:
             break
         }

@@ -35,7 +35,17 @@ extension WebDAVStore: SourceUploadStore {
     /// the temporary name saw the bytes, and it is deleted. Once the body is up, the MOVE runs
     /// to its end even if the caller is cancelled meanwhile, so a lock is never left half-used.
     /// See docs/webdav.md.
+    ///
+    /// A refusal a read-only server gives is said as one (WebDAVStore+ReadOnly).
     func write(_ body: Body, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
+        do throws(RemoteError) {
+            return try await writeOnce(body, to: path, mode: mode, autorename: autorename, progress: progress)
+        } catch {
+            throw await readOnlyOr(error, writing: path, makingFolders: true)
+        }
+    }
+
+    private func writeOnce(_ body: Body, to path: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?) async throws(RemoteError) -> RemoteEntry {
         guard !path.isEmpty, !path.hasSuffix("/") else { throw .malformedPath(path) }
         let staged = Self.parent(of: path) + "/" + Self.temporaryName()
         try await stage(body, at: staged, progress: progress)

@@ -236,13 +236,49 @@ final class SameAnswerTests: XCTestCase {
         let readOnly = try WebDAVProxy(upstreamPort: dav.port, readOnly: true)
         proxies.append(readOnly)
         let davReader = webdav(dav, url: readOnly.url)
-        let forbidden = "The WebDAV server does not let this user change"
+        // A server that lets this user change nothing is a read-only remote (below).
+        let forbidden = "This remote is read-only: the WebDAV server lets this user change nothing in /byteclub"
         for write in [["put", "Mine.md"], ["rm", "Plan.md"], ["mv", "Plan.md", "Moved.md"], ["new", "Idea", "--no-edit"]] {
             let refused = try run(write, on: davReader, as: rita)
             XCTAssertEqual(refused.status, 5, "a WebDAV reader's \(write.first!): \(refused.stderr)")
             XCTAssertTrue(refused.stderr.contains(forbidden), "a WebDAV reader's \(write.first!): \(refused.stderr)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dav.file("byteclub").path), ["Plan.md"], "nothing was written")
+    }
+
+    // MARK: - A read-only WebDAV server
+
+    /// Writes to `rclone serve webdav --read-only` were `put` exit 6 `Server error 500`, `rm`
+    /// exit 6 `405`, `mv` exit 5 (403) and `new` queued in the outbox (75), as if trying later
+    /// could help: every write says "This remote is read-only", exit 5 (a refusal, as a
+    /// reader's), at once; nothing is written or queued, and reading still works.
+    func testEveryWriteToAReadOnlyWebDAVServerIsSaidAsReadOnly() throws {
+        let dav = try RcloneWebDAV(dirCacheTime: "0s", flags: ["--read-only"])
+        davs.append(dav)
+        try FileManager.default.createDirectory(at: dav.file("byteclub"), withIntermediateDirectories: true)
+        try Data("the plan\n".utf8).write(to: dav.file("byteclub/Plan.md"))
+        let backend = webdav(dav)
+        try Data("mine\n".utf8).write(to: cli.directory.appendingPathComponent("Mine.md"))
+        let writes: [[String]] = [["put", "Mine.md"], ["put", "Mine.md", "New/Deeper/"], ["put", "Mine.md", "Plan.md", "--mode", "overwrite"],
+                                  ["rm", "Plan.md"], ["mv", "Plan.md", "Moved.md"], ["cp", "Plan.md", "Copy.md"],
+                                  ["tag", "Plan.md", "+trip"], ["new", "Idea", "--no-edit"]]
+        for write in writes {
+            let json = write.first != "new"  // new prints no entry, so it takes no --json
+            let refused = try run(write + (json ? ["--json"] : []), on: backend)
+            XCTAssertEqual(refused.status, 5, "\(write): \(refused.stderr)")
+            // new says the note was not created and where its text is kept, around the reason.
+            XCTAssertTrue(refused.stderr.hasPrefix(json ? "byteclub: This remote is read-only" : "byteclub: Not created: \"Idea\": This remote is read-only")
+                          && refused.stderr.contains("This remote is read-only: the WebDAV server lets this user change nothing in /byteclub"),
+                          "\(write): \(refused.stderr)")
+            XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, "\(write): one sentence: \(refused.stderr)")
+            if json { XCTAssertEqual(errorKind(refused.stdout), "unauthorized", "\(write): \(refused.stdout)") }
+        }
+        let outbox = try run(["outbox", "--json"], on: backend)
+        XCTAssertEqual(outbox.stdout, "[]\n", "nothing queued to try later: \(outbox.stderr)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dav.file("byteclub").path), ["Plan.md"], "nothing was written")
+        let read = try run(["get", "Plan.md", "-"], on: backend)
+        XCTAssertEqual(read.status, 0, read.stderr)
+        XCTAssertEqual(read.stdout, "the plan\n")
     }
 
     // MARK: - get into a folder not there yet

@@ -187,6 +187,8 @@ extension EncryptedStore {
         // The server must not rename: a name it made up would not decode, nor match the
         // signature. A taken name is renamed here instead, "Note (1).md" as Dropbox would.
         try await confirmMembership()
+        let adding: Bool
+        if case .add = mode { adding = true } else { adding = false }
         for attempt in 0..<(autorename ? 50 : 1) {
             let candidate = attempt == 0 ? path : Self.renamed(path, attempt)
             // Taken in another case: as the club server answers for a plain name (an update
@@ -212,6 +214,10 @@ extension EncryptedStore {
                     entry.size = Int64(data.count)
                 }
                 return entry
+            } catch .conflict(let taken) where adding && attempt == 0 {
+                if let there = await holding(plaintext, at: candidate) { return there }
+                if autorename { continue }
+                throw plain(.conflict(taken), candidate, hidden)
             } catch .conflict where autorename {
                 continue
             } catch {
@@ -219,6 +225,29 @@ extension EncryptedStore {
             }
         }
         throw .conflict(path)
+    }
+
+    /// The file at `path` when it holds `plaintext`'s bytes already, else nil (issue 69): an add
+    /// of them writes nothing, as a club server and Dropbox answer an identical add. The server
+    /// cannot tell, since the sealed bytes differ every time, so the file is fetched, opened (its
+    /// signature checked) and compared; a file that cannot be read is no match.
+    private func holding(_ plaintext: Plaintext, at path: String) async -> RemoteEntry? {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-same-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        guard var there = try? await download(path, to: copy, resumeData: nil, progress: nil, onResumeData: nil) else { return nil }
+        switch plaintext {
+        case .data(let data):
+            guard (try? Data(contentsOf: copy)) == data else { return nil }
+            there.size = Int64(data.count)
+        case .file(let file):
+            guard FileManager.default.contentsEqual(atPath: file.path, andPath: copy.path) else { return nil }
+            there.size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? there.size
+        }
+        return (try? await metadata(path)).map { entry in
+            var entry = entry
+            entry.size = there.size
+            return entry
+        } ?? there
     }
 
     public func upload(data: Data, to path: String, mode: WriteMode, autorename: Bool) async throws(RemoteError) -> RemoteEntry {

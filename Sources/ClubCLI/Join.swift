@@ -14,10 +14,10 @@ struct Join: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Join a club with the one-line invite its admin gave you.",
         discussion: """
-        The invite (from `byteclub members add`) holds the server's address, its key's
-        fingerprint and a secret that works once. Only a server holding that key is talked to:
-        a proxy or an impostor is refused before the secret is sent. The new remote is written
-        to $XDG_CONFIG_HOME/byteclub/config.toml as [remote.NAME] (the default remote if there
+        The invite (from `byteclub members add`) holds the server's address, its key's \
+        fingerprint and a secret that works once. Only a server holding that key is talked to: \
+        a proxy or an impostor is refused before the secret is sent. The new remote is written \
+        to $XDG_CONFIG_HOME/byteclub/config.toml as [remote.NAME] (the default remote if there \
         was none) and its token to $XDG_STATE_HOME/byteclub/remotes/NAME.token (mode 0600).
         """
     )

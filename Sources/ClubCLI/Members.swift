@@ -13,15 +13,15 @@ struct MembersCommand: AsyncParsableCommand {
         commandName: "members",
         abstract: "Invite members, list them, change their roles, remove them.",
         discussion: """
-        On the server's machine, --root DIR (the served folder, as for `serve`) works on the
-        club's member list directly, whether the server runs or not; a running server sees the
-        change at once. An admin elsewhere uses --remote NAME (a club remote they joined), or,
+        On the server's machine, --root DIR (the served folder, as for `serve`) works on the \
+        club's member list directly, whether the server runs or not; a running server sees the \
+        change at once. An admin elsewhere uses --remote NAME (a club remote they joined), or, \
         with neither, config.toml's default remote.
 
-        Roles: reader (lists, downloads, searches; every write refused), editor (reads and
-        writes), admin (an editor who also manages members). Removing a member or changing a
-        role ends their open requests at once. Every change is a line in ROOT/.byteclub/audit.log.
-        In an encrypted club, removing a member also takes them out of its keys, as `members
+        Roles: reader (lists, downloads, searches; every write refused), editor (reads and \
+        writes), admin (an editor who also manages members). Removing a member or changing a \
+        role ends their open requests at once. Every change is a line in ROOT/.byteclub/audit.log. \
+        In an encrypted club, removing a member also takes them out of its keys, as `members \
         revoke` does: a new club key for everything written from then on.
         """,
         subcommands: [Add.self, List.self, Role.self, Remove.self, Admit.self, Revoke.self, Keys.self]

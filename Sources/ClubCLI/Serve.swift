@@ -11,40 +11,40 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Share a folder with your club (a Dropbox-v2-compatible server).",
         discussion: """
-        ROOT must be a folder that exists (--create makes a new one): a mistyped --root is refused
-        rather than started as a new club with a new key. Members see ROOT/byteclub/, the club's
-        folder (Dropbox path /byteclub): notes at the top of ROOT are not theirs to see, and serve
+        ROOT must be a folder that exists (--create makes a new one): a mistyped --root is refused \
+        rather than started as a new club with a new key. Members see ROOT/byteclub/, the club's \
+        folder (Dropbox path /byteclub): notes at the top of ROOT are not theirs to see, and serve \
         says so, with the commands that move them there.
 
-        The server speaks HTTPS with a certificate of its own, made on first start and kept
-        (0600) in ROOT/.byteclub/tls/; it prints the key's fingerprint, which members pin.
-        --tls-cert/--tls-key use a real certificate instead. --insecure-http speaks plain HTTP
+        The server speaks HTTPS with a certificate of its own, made on first start and kept \
+        (0600) in ROOT/.byteclub/tls/; it prints the key's fingerprint, which members pin. \
+        --tls-cert/--tls-key use a real certificate instead. --insecure-http speaks plain HTTP \
         (behind a TLS-terminating reverse proxy): tokens then cross the network in the clear.
 
-        Members live in ROOT/.byteclub/members.json: `byteclub members add NAME --root ROOT`
-        prints a one-time invite, which `byteclub join INVITE` redeems on the member's machine.
-        Roles: reader, editor, admin. Removing a member or changing a role takes effect at once.
-        A club with no members yet has one shared token: --token, or BYTECLUB_TOKEN, or one
+        Members live in ROOT/.byteclub/members.json: `byteclub members add NAME --root ROOT` \
+        prints a one-time invite, which `byteclub join INVITE` redeems on the member's machine. \
+        Roles: reader, editor, admin. Removing a member or changing a role takes effect at once. \
+        A club with no members yet has one shared token: --token, or BYTECLUB_TOKEN, or one \
         generated once and kept (mode 0600) in ROOT/.byteclub/token.
 
-        --member NAME=TOKEN (repeatable) still gives an editor a token of their own, for scripts;
-        it puts the token where `ps` shows it. With members and no --token (or BYTECLUB_TOKEN),
+        --member NAME=TOKEN (repeatable) still gives an editor a token of their own, for scripts; \
+        it puts the token where `ps` shows it. With members and no --token (or BYTECLUB_TOKEN), \
         only members' tokens are accepted.
 
         --chaos injects faults for testing clients, e.g.
           --chaos drop=0.05,429=0.05,5xx=0.05,slow=0.05,truncate=0.05 --chaos-seed 7
-        drop: cut the connection mid-body; 429: rate limit with Retry-After; 5xx: 500/503;
-        slow: trickle the response; truncate: cut JSON answers in half; stall: say nothing
+        drop: cut the connection mid-body; 429: rate limit with Retry-After; 5xx: 500/503; \
+        slow: trickle the response; truncate: cut JSON answers in half; stall: say nothing \
         for five minutes (clients must time out).
 
-        Connections: one with no request in progress closes after --idle-timeout; headers must
-        arrive within --header-timeout (else 408); a body stalled for --body-timeout is dropped.
-        Past --max-connections, or --max-connections-per-client from one address, new ones get
-        503 with Retry-After. Behind a reverse proxy every client has the proxy's address: use
+        Connections: one with no request in progress closes after --idle-timeout; headers must \
+        arrive within --header-timeout (else 408); a body stalled for --body-timeout is dropped. \
+        Past --max-connections, or --max-connections-per-client from one address, new ones get \
+        503 with Retry-After. Behind a reverse proxy every client has the proxy's address: use \
         --max-connections-per-client 0 there.
 
-        Share links (`byteclub share`) are served at /s/TOKEN/NAME to anyone with the URL, no
-        token needed. Their URLs begin with the address members reach the server at, or with
+        Share links (`byteclub share`) are served at /s/TOKEN/NAME to anyone with the URL, no \
+        token needed. Their URLs begin with the address members reach the server at, or with \
         --public-url (e.g. https://club.example.org) behind a reverse proxy.
         """
     )

@@ -329,8 +329,14 @@ extension EncryptedStore {
     func transfer(from: String, to: String, autorename: Bool, removing: Bool) async throws(RemoteError) -> RemoteEntry {
         let source = try await metadata(from)
         guard source.kind == .folder else {
+            // A move onto the very same path is done with nothing written, as the club server
+            // answers it. Copied, it would be an add of the same bytes, which is done without a
+            // write too (``holding(_:at:)``), and the delete below would then remove the note
+            // itself (a generated history lost notes so: `mv NOTE FOLDER/` where it already was).
+            if removing, to.lowercased() == source.pathLower, (to as NSString).lastPathComponent == source.name { return source }
             let entry = try await copyResigned(from: from, to: to, autorename: autorename, renaming: removing)
             if removing {
+                guard entry.pathLower != source.pathLower || entry.name != source.name else { return entry }
                 // A moved file keeps its tags (EncryptedStore+Tags); a copy starts without.
                 await carryTags(from: from, to: entry.path)
                 _ = try await delete(from)

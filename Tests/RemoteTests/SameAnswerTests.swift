@@ -438,6 +438,11 @@ final class SameAnswerTests: XCTestCase {
                                    environment: ["BYTECLUB_WEBDAV_PASSWORD": "secret"])]
         for backend in behindProxy {
             for arguments in [["ls", "--timeout", "2"], ["get", "Plan.md", "-", "--timeout", "2"]] {
+                // The start's cost again, just before: under a loaded CI it moved by half a second
+                // over this test's 20 s (3.85 s against 3.42 allowed, with the first start's figure).
+                let before = Date()
+                XCTAssertEqual(try cli.run(["put", "missing.md", "--server", "http://127.0.0.1:1", "--token", "t"]).status, 3)
+                let startupNow = max(startup, Date().timeIntervalSince(before))
                 let began = Date()
                 let result = try run(arguments, on: backend)
                 let took = Date().timeIntervalSince(began)
@@ -445,7 +450,7 @@ final class SameAnswerTests: XCTestCase {
                 XCTAssertTrue(result.stderr.contains("answered 502 Bad Gateway: the server behind it cannot be reached"),
                               "\(backend.name): \(arguments): \(result.stderr)")
                 // The waits between tries, over all of the command's requests, within the 2 s.
-                XCTAssertLessThan(took, startup + 3, "\(backend.name): \(arguments): --timeout 2 bounds the tries, not \(took) s")
+                XCTAssertLessThan(took, startupNow + 3, "\(backend.name): \(arguments): --timeout 2 bounds the tries, not \(took) s")
             }
         }
     }

@@ -155,8 +155,12 @@ final class Harness {
         configuration.drafts = drafts
         configure(&configuration)
         app = ClubApp(store: store, compositor: compositor, configuration: configuration, effects: effects)
-        app.onQuit = { [unowned self] status in self.quitStatus = status }
-        app.onLoadFinished = { [unowned self] tab in
+        // Weak, not unowned: a load still running when the test ends (a WebDAV listing answered
+        // after its server stopped) finishes after the harness is gone, and an unowned read there
+        // crashed the whole test process.
+        app.onQuit = { [weak self] status in self?.quitStatus = status }
+        app.onLoadFinished = { [weak self] tab in
+            guard let self else { return }
             self.finished.append(tab)
             let ready = self.waiters.filter { $0.count <= self.finished.count }
             self.waiters.removeAll { $0.count <= self.finished.count }

@@ -124,7 +124,7 @@ final class CLIContractTests: XCTestCase {
         XCTAssertEqual(try cli.run(["put", file.path, "/byteclub/"] + bob).status, 0)
         XCTAssertNotNil(out.wait(for: "\n"), out.current + err.current)
         watch.interrupt()
-        watch.waitUntilExit()
+        watch.waitForExit(within: 30)
         XCTAssertEqual(watch.terminationStatus, 130, "Ctrl-C is 130 on every command: " + err.current)
         try assertValid(out.current, schema: "watch", lines: true, "watch --json")
         XCTAssertTrue(out.current.contains(#""modified_by":"bob""#), out.current)
@@ -145,7 +145,7 @@ final class CLIContractTests: XCTestCase {
         XCTAssertEqual(try cli.run(["rm", "/byteclub/gone.txt"] + bob).status, 0)
         XCTAssertNotNil(out.wait(for: #""change":"deleted""#), out.current + err.current)
         watch.interrupt()
-        watch.waitUntilExit()
+        watch.waitForExit(within: 30)
         XCTAssertEqual(watch.terminationStatus, 130, err.current)
         try assertValid(out.current, schema: "watch", lines: true, "watch --json")
 
@@ -194,7 +194,7 @@ final class CLIContractTests: XCTestCase {
         XCTAssertNotNil(jsonOut.wait(until: { $0.components(separatedBy: #""change":"renamed""#).count == 3 }), jsonOut.current)
         for process in [text, json] {
             process.interrupt()
-            process.waitUntilExit()
+            process.waitForExit(within: 30)
         }
         XCTAssertEqual(text.terminationStatus, 130, textErr.current)
         XCTAssertEqual(json.terminationStatus, 130, jsonErr.current)

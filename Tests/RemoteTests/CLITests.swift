@@ -81,7 +81,7 @@ struct CLI {
             if partial < bytes { usleep(5_000) }
         }
         process.interrupt()
-        process.waitUntilExit()
+        process.waitForExit(within: 30)
         let stderr = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (partial, process.terminationStatus, stderr)
     }

@@ -82,7 +82,7 @@ final class ReadmeExamplesTests: XCTestCase {
                 let err = PipeTail(watch.standardError as! Pipe)
                 XCTAssertNotNil(err.wait(for: "watching", timeout: 20), "\(line): \(err.current)")
                 watch.interrupt()
-                watch.waitUntilExit()
+                watch.waitForExit(within: 30)
                 XCTAssertEqual(watch.terminationStatus, 130, "\(line): \(err.current)")
                 continue
             }

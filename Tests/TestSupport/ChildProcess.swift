@@ -59,7 +59,7 @@ public enum ChildProcess {
 
         public func finish(kill: Bool = true) -> Result {
             if kill && process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            process.waitForExit(within: 30)
             defer {
                 try? FileManager.default.removeItem(at: out)
                 try? FileManager.default.removeItem(at: err)

@@ -273,11 +273,18 @@ public struct AppState: Sendable, Equatable {
                 loadMessage = message
             }
         case .failure(let error):
-            let text = "Could not load \(tab.noun): \(error.message)"
-            self[tab].error = text
-            message = .error(text)
-            loadMessage = message
+            cannotLoad(tab, error)
         }
+    }
+
+    /// `tab`'s list could not be had: the error over it (a cached list stays beneath), and in the
+    /// status bar. Also a cached list's catching up refused for good (a removed member, a token
+    /// refused), which otherwise read "updating…" for as long as the app ran.
+    public mutating func cannotLoad(_ tab: Tab, _ error: RemoteError) {
+        let text = "Could not load \(tab.noun): \(error.message)"
+        self[tab].error = text
+        message = .error(text)
+        loadMessage = message
     }
 
     /// `tab`'s list is the server's (a load, or a cached list caught up from its cursor with no

@@ -217,6 +217,13 @@ final class LiveUpdates {
             case .end(let error):
                 context.logger.info("no live updates of \(tab.noun): \(error.message)")
                 feeds[tab]?.task = nil
+                // A cached list that will never catch up (this member was removed, or the token
+                // refused) says why, in place of "updating…".
+                switch error {
+                case .unauthorized, .forbidden:
+                    if context.state[tab].cachedAt != nil { context.update { $0.cannotLoad(tab, error) } }
+                default: break
+                }
             }
         }
     }

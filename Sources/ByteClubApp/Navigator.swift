@@ -84,9 +84,23 @@ final class Navigator {
         if openQueued(draft, entry: entry) { return }
         var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
         session.newNoteExtension = configuration.layout.newNoteExtension
+        let title = TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title)
+        if entry?.readOnly == true || state.readsOnly {
+            // A draft typed before this member became a reader: shown as it is, read-only, and
+            // kept (Esc never drops it), never offered to a save the club would refuse.
+            session.editor = NoteEditorState(title: draft.title, body: draft.body, isNew: false, isReadOnly: true)
+            session.isReadOnly = true
+            session.banner = "Read-only: you are a reader in this club. Your draft from \(timeOfDay(draft.updated)) stays on this machine"
+                + " and can be saved once an admin gives you the editor role"
+            context.update {
+                $0.note = session
+                $0.message = StatusMessage("Reading your draft of \"\(title)\" (read-only: you are a reader) · Esc closes and keeps it")
+            }
+            return
+        }
         context.update {
             $0.note = session
-            $0.message = StatusMessage("Restored the draft of \"\(TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title))\"")
+            $0.message = StatusMessage("Restored the draft of \"\(title)\"")
         }
     }
 
@@ -241,8 +255,9 @@ final class Navigator {
         // Only Discard drops a draft. A note closed without changes may still have one: its text
         // waits in the outbox, or came back from it to be merged; it stays until the server has it.
         let queued = !session.isModified
-        // A draft another process wrote over since (`byteclub edit` keeping its text) stays.
-        let dropped = !queued && configuration.drafts?.removeIfOurs(session.draftID) != false
+        // A draft another process wrote over since (`byteclub edit` keeping its text) stays, and
+        // so does a reader's, shown read-only: closing it is not discarding it.
+        let dropped = !queued && !session.isReadOnly && configuration.drafts?.removeIfOurs(session.draftID) != false
         let name = session.entry?.name ?? (session.editor.title.text.isEmpty ? "the new note" : session.fileName)
         context.update {
             $0.note = nil

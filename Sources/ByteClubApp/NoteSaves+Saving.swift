@@ -137,7 +137,9 @@ extension NoteSaves {
                 $0.note = session
                 // A refusal (a reader, a member removed) will not change with a retry: no "Ctrl-S retries".
                 if case .forbidden = error {
-                    $0.message = .error("Not saved \"\(TerminalSafe.escape(name))\": \(error.message). Your text is kept as a draft")
+                    // The draft first: a long refusal is cut at the screen's edge, never the
+                    // news that nothing typed is lost. (The note on screen is the one meant.)
+                    $0.message = .error("Kept as a draft, not saved: \(error.message)")
                 } else {
                     $0.message = .error("Could not save \"\(TerminalSafe.escape(name))\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
                 }

@@ -39,7 +39,7 @@ public struct ChangeWatcher {
         // A page of deletions waits a moment for the rest of a move (its additions), as the app's lists do.
         feed = ChangeFeed(configuration: .init(pollTimeout: pollTimeout, backoff: Backoff(first: 0.5, longest: 30), moveWait: 0.1, ends: { error, _ in
             switch error {
-            case .unauthorized, .notFound, .malformedPath, .notSupported, .local: return true
+            case .unauthorized, .forbidden, .notFound, .malformedPath, .notSupported, .local: return true
             default: return false
             }
         }))

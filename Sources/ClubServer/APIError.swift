@@ -31,6 +31,12 @@ package struct APIError: Error, Sendable {
         json(.unauthorized, .invalidAccessToken)
     }
 
+    /// A removed member's token: Dropbox's 401 for an account that may no longer sign in
+    /// (`user_suspended`), with the sentence for them as its `user_message`.
+    static func removedMember(_ name: String) -> APIError {
+        json(.unauthorized, .userSuspended).saying("You (\(name)) were removed from this club")
+    }
+
     static func rateLimited(retryAfter seconds: Int) -> APIError {
         var error = json(.tooManyRequests, .rateLimited(retryAfter: Int64(seconds)))
         error.retryAfter = seconds

@@ -59,6 +59,13 @@ final class Authenticator: Sendable {
         return Grant(name: member.name, role: member.role)
     }
 
+    /// The name of the removed member whose token this was, or nil: they are told they were
+    /// removed, where a stranger's token only hears that it is not valid.
+    func removedMember(forTokenHash hash: String) -> String? {
+        guard fixed[hash] == nil else { return nil }
+        return try? registry?.current().removedMember(forTokenHash: hash)
+    }
+
     // MARK: - Failed attempts
 
     func gate(_ address: String) -> AuthThrottle.Gate {
@@ -93,7 +100,7 @@ final class Authenticator: Sendable {
     /// Whether a token once spoke for a member and no longer does (removed): refused even where
     /// an unknown token is ignored (a longpoll).
     func wasRevoked(_ tokenHash: String) -> Bool {
-        state.withLock { $0.revoked.contains(tokenHash) }
+        state.withLock { $0.revoked.contains(tokenHash) } || removedMember(forTokenHash: tokenHash) != nil
     }
 
     /// Closes the connection of every request whose token lost its member or changed role.

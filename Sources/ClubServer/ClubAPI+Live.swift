@@ -31,6 +31,7 @@ extension ClubAPI {
         guard let header = request.headerFields[.authorization], header.hasPrefix("Bearer ") else { return .failure(.unauthorized()) }
         let tokenHash = MemberBook.hash(String(header.dropFirst(7)))
         guard let grant = authenticator.grant(forTokenHash: tokenHash) else {
+            if let name = authenticator.removedMember(forTokenHash: tokenHash) { return .failure(.removedMember(name)) }
             authenticator.failed(address, what: "token")
             return .failure(.unauthorized())
         }

@@ -75,7 +75,9 @@ struct BearerAuth: RouterMiddleware {
             // member (so it can be cut), any other is ignored, as Dropbox ignores it.
             let tokenHash = header.flatMap { $0.hasPrefix("Bearer ") ? MemberBook.hash(String($0.dropFirst(7))) : nil }
             // A removed member's token is refused, so their client's retry cannot wait on unseen.
-            if let tokenHash, authenticator.wasRevoked(tokenHash) { return ClubAPI.response(for: .unauthorized()) }
+            if let tokenHash, authenticator.wasRevoked(tokenHash) {
+                return ClubAPI.response(for: authenticator.removedMember(forTokenHash: tokenHash).map(APIError.removedMember) ?? .unauthorized())
+            }
             guard let tokenHash, let grant = authenticator.grant(forTokenHash: tokenHash) else { return try await next(request, context) }
             return try await run(request, context, tokenHash: tokenHash, grant: grant, next: next)
         }
@@ -86,6 +88,8 @@ struct BearerAuth: RouterMiddleware {
         guard let header, header.hasPrefix("Bearer ") else { return ClubAPI.response(for: .unauthorized()) }
         let tokenHash = MemberBook.hash(String(header.dropFirst(7)))
         guard let grant = authenticator.grant(forTokenHash: tokenHash) else {
+            // A removed member's token is no guess: told who they were, and not counted as one.
+            if let name = authenticator.removedMember(forTokenHash: tokenHash) { return ClubAPI.response(for: .removedMember(name)) }
             authenticator.failed(address, what: "token")
             return ClubAPI.response(for: .unauthorized())
         }

@@ -61,10 +61,14 @@ public struct MemberBook: Codable, Sendable, Equatable {
     /// The names of members who were removed: their past changes still carry their account id,
     /// and `users/get_account` still answers it with the name they had.
     public var former: [String] = []
+    /// The token hashes of removed members, each with the name it spoke for: such a token is
+    /// refused with "You (NAME) were removed from this club", said to that member, not taken for
+    /// a stranger's wrong token (which says nothing of who was asked for).
+    public var removedTokens: [String: String] = [:]
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case members, invites, former }
+    enum CodingKeys: String, CodingKey { case members, invites, former, removedTokens = "removed_tokens" }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -72,6 +76,8 @@ public struct MemberBook: Codable, Sendable, Equatable {
         invites = try container.decode([Invite].self, forKey: .invites)
         // A book written before removed members were remembered has no list.
         former = try container.decodeIfPresent([String].self, forKey: .former) ?? []
+        // Nor one written before removed members' tokens were kept.
+        removedTokens = try container.decodeIfPresent([String: String].self, forKey: .removedTokens) ?? [:]
     }
 
     /// Every name the club has known: its members, then those removed (for old changes).
@@ -81,6 +87,12 @@ public struct MemberBook: Codable, Sendable, Equatable {
 
     /// The member a token hash speaks for, or nil.
     public func member(forTokenHash hash: String) -> Member? { members.first { $0.tokenHashes.contains(hash) } }
+
+    /// The name a removed member's token spoke for, or nil (a token never given, or still a
+    /// member's).
+    public func removedMember(forTokenHash hash: String) -> String? {
+        member(forTokenHash: hash) == nil ? removedTokens[hash] : nil
+    }
 
     /// An invite for a new member; one still open for the same name is replaced (its secret
     /// stops working), so a lost invite is fixed by asking again.
@@ -114,8 +126,9 @@ public struct MemberBook: Codable, Sendable, Equatable {
     /// Removes a member (every token of theirs) or an open invite of that name.
     public mutating func remove(_ name: String) throws(MemberError) {
         let before = (members.count, invites.count)
-        for member in members where member.name.lowercased() == name.lowercased() && !former.contains(member.name) {
-            former.append(member.name)
+        for member in members where member.name.lowercased() == name.lowercased() {
+            if !former.contains(member.name) { former.append(member.name) }
+            for hash in member.tokenHashes { removedTokens[hash] = member.name }
         }
         members.removeAll { $0.name.lowercased() == name.lowercased() }
         invites.removeAll { $0.name.lowercased() == name.lowercased() }

@@ -62,6 +62,8 @@ public enum ErrorTag: String, Sendable, Hashable, CaseIterable {
     // Auth and rate limits.
     case invalidAccessToken = "invalid_access_token"
     case expiredAccessToken = "expired_access_token"
+    /// An account that may no longer sign in: the club server's answer to a removed member.
+    case userSuspended = "user_suspended"
     case tooManyRequests = "too_many_requests"
     // Shared links (`sharing/*`).
     case sharedLinkAlreadyExists = "shared_link_already_exists"
@@ -197,6 +199,8 @@ public struct DropboxError: Sendable, Hashable, Codable, Error {
 
     /// A 401's body.
     public static let invalidAccessToken = DropboxError(errorSummary: summary([.invalidAccessToken]), error: .nested([.invalidAccessToken]))
+    /// A 401's body for an account that may no longer sign in (a removed member).
+    public static let userSuspended = DropboxError(errorSummary: summary([.userSuspended]), error: .nested([.userSuspended]))
 
     /// "a/b/.." as Dropbox writes summaries.
     public static func summary(_ tags: [ErrorTag]) -> String {

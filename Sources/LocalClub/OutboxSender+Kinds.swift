@@ -39,6 +39,12 @@ extension OutboxSender {
         return answer
     }
 
+    /// Why a save was not made, the draft first: a long refusal ("You (bob) were removed from
+    /// this club") is cut at a narrow screen's edge, never the news that nothing typed is lost.
+    static func notSaved(_ item: OutboxItem, _ failure: RemoteError) -> String {
+        "Kept as a draft, not saved \(shown(item.title)): \(failure.message)"
+    }
+
     /// Whether `error` means "try again on the next run" rather than an answer about this item.
     static func mustWait(_ error: RemoteError) -> Bool {
         switch error {
@@ -86,7 +92,7 @@ extension OutboxSender {
                 failure = try Self.answer(error)
             }
             guard case .conflict = failure else {
-                return OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: "Not saved: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft"),
+                return OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: Self.notSaved(item, failure)),
                                     cause: .failed(failure))
             }
             if attempt == 3 { break }
@@ -123,7 +129,7 @@ extension OutboxSender {
                                           cause: .gone))
             }
             return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false,
-                                                    reason: "Not saved: \(Self.shown(item.title)): \(failure.message); your text is kept as a draft"),
+                                                    reason: Self.notSaved(item, failure)),
                                       cause: .failed(failure)))
         }
         // Our bytes are there already: this save reached the server before a crash.

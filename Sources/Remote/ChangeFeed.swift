@@ -48,10 +48,10 @@ public struct ChangeFeed: Sendable {
             self.ends = ends
         }
 
-        /// The default end: a refused token, or a store that has no change feed.
+        /// The default end: a refused token (a member removed too), or a store that has no change feed.
         @Sendable public static func cannotWork(_ error: RemoteError, hasCursor: Bool) -> Bool {
             switch error {
-            case .unauthorized, .notSupported: return true
+            case .unauthorized, .forbidden, .notSupported: return true
             default: return false
             }
         }

@@ -309,6 +309,7 @@ public final class DropboxStore: RemoteStore, Sendable {
             case 400:
                 return .server(status: 400, detail: String(decoding: body.prefix(300), as: UTF8.self))
             case 401:
+                if summary.hasPrefix("user_suspended") { return .forbidden(suspended(body, credential: credential)) }
                 return summary.hasPrefix("expired_access_token") ? .server(status: 401, detail: "expired_access_token") : .unauthorized(credential)
             case 409:
                 return endpointError(summary, path: path)
@@ -339,6 +340,16 @@ public final class DropboxStore: RemoteStore, Sendable {
         default:
             return .network(error.message)
         }
+    }
+
+    /// The sentence for an account that may no longer sign in (`user_suspended`): the club
+    /// server's own ("You (bob) were removed from this club"), one line of at most 200
+    /// characters, or ours when it said none. A refusal, not a login to renew: never retried.
+    static func suspended(_ body: Data, credential: RemoteError.Credential) -> String {
+        let said = (dropboxError(body)?.userMessage ?? "").split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let sentence = said.trimmingCharacters(in: .whitespaces)
+        if !sentence.isEmpty { return String(sentence.prefix(200)) }
+        return credential == .dropboxLogin ? "Dropbox suspended this account" : "You were removed from this club"
     }
 
     static func errorSummary(_ body: Data) -> String {

@@ -31,6 +31,27 @@ final class MemberBookTests: XCTestCase {
         XCTAssertTrue(book.invites.isEmpty, "an expired invite is dropped")
     }
 
+    /// A removed member's tokens are remembered with their name (so the server can tell them
+    /// they were removed, after a restart too: the book is the file); a token never given, or
+    /// given again to a member invited back, is not "removed". A book from before has none.
+    func testARemovedMembersTokensAreKnownAsTheirsAndKeptInTheFile() throws {
+        var book = MemberBook()
+        try book.invite("bob", role: .editor, secretHash: MemberBook.hash("s1"), expires: now.addingTimeInterval(3600))
+        _ = try book.redeem(secretHash: MemberBook.hash("s1"), tokenHash: MemberBook.hash("t1"), now: now)
+        XCTAssertNil(book.removedMember(forTokenHash: MemberBook.hash("t1")), "still a member")
+        try book.remove("Bob")
+        XCTAssertEqual(book.removedMember(forTokenHash: MemberBook.hash("t1")), "bob")
+        XCTAssertNil(book.removedMember(forTokenHash: MemberBook.hash("never given")))
+        XCTAssertNil(book.member(forTokenHash: MemberBook.hash("t1")))
+
+        let decoded = try JSONDecoder().decode(MemberBook.self, from: try JSONEncoder().encode(book))
+        XCTAssertEqual(decoded, book)
+        XCTAssertEqual(decoded.removedMember(forTokenHash: MemberBook.hash("t1")), "bob")
+
+        let old = try JSONDecoder().decode(MemberBook.self, from: Data(#"{"members":[],"invites":[],"former":["bob"]}"#.utf8))
+        XCTAssertEqual(old.removedTokens, [:])
+    }
+
     func testANewInviteReplacesTheOldOneAndMembersAreNotInvitedTwice() throws {
         var book = MemberBook()
         try book.invite("cy", role: .editor, secretHash: MemberBook.hash("old"), expires: now.addingTimeInterval(3600))

@@ -57,6 +57,60 @@ final class MemberRemovalJourneyTests: XCTestCase {
         XCTAssertEqual(try Journey.run(ann, ["get", "Bob.md", "-"]).stdout, "Bob keeps the mooring lines\n", "what bob wrote before stays readable")
     }
 
+    /// Issue 69: a member removed from a plain club is told so, in those words, by every door:
+    /// a save in the app (the draft said first, so a narrow bar never cuts it), a command in the
+    /// shell, and the app started again over its cached lists (which read "updating…" for ever,
+    /// under "Could not load photos", before). Nothing typed is lost.
+    func testARemovedMemberIsToldSoEverywhereAndKeepsTheirText() throws {
+        let club = try JourneyClub()
+        self.club = club
+        let ann = try club.invite("ann", role: "admin")
+        let bob = try club.invite("bob")
+        let plan = try bob.cli(["put", "-", "Plan.md"], input: "Plan: rig the jib\n")
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+
+        let screen = try bob.launch([])
+        Journey.see(screen, ["Plan"], "bob's notes list")
+        try screen.type("/Plan")
+        try screen.press("Enter")
+        try screen.press("Enter")
+        Journey.see(screen, ["Plan: rig the jib"], "bob's editor")
+
+        let removed = try Journey.run(ann, ["members", "remove", "bob"])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+
+        // His save: refused for good, the draft first, never "Saved" and no "Ctrl-S retries".
+        try screen.press("End")
+        try screen.type(" and the main")
+        try screen.press("C-s")
+        let refused = Journey.see(screen, ["Kept as a draft, not saved \"Plan\": You (bob) were removed from this club"],
+                                  "bob's refused save")
+        XCTAssertFalse(refused.contains("Saved \"Plan.md\""), refused)
+        XCTAssertFalse(refused.contains("retries"), refused)
+        AppHarness.eventually("bob's text in a draft") {
+            let files = FileManager.default.enumerator(at: bob.state, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+            return files.contains { $0.path.contains("/drafts/") && (AppHarness.text($0)?.contains("Plan: rig the jib and the main") ?? false) }
+        }
+
+        // The shell says the same, with the removal's exit status, for a read and a write.
+        let listed = try bob.cli(["ls"])
+        XCTAssertEqual(listed.status, 5, listed.stderr)
+        XCTAssertEqual(listed.stderr, "byteclub: You (bob) were removed from this club\n")
+        let put = try bob.cli(["put", "-", "Plan.md", "--mode", "overwrite"], input: "Plan: sink the boat\n")
+        XCTAssertEqual(put.status, 5, put.stderr)
+        XCTAssertTrue(put.stderr.contains("You (bob) were removed from this club"), put.stderr)
+        XCTAssertEqual(try Journey.run(ann, ["get", "Plan.md", "-"]).stdout, "Plan: rig the jib\n")
+
+        // Started again over its cached lists: said over the list, never "updating…" for ever.
+        let pid = try XCTUnwrap(bob.appPID(), "bob's app runs")
+        kill(pid, SIGKILL)
+        _ = screen.waitFor(bob.exitLine(137))
+        let again = try bob.launch([])
+        let shown = Journey.see(again, ["Could not load notes: You (bob) were removed from this club"], "bob's app started again")
+        XCTAssertFalse(shown.contains("updating…"), shown)
+        XCTAssertTrue(AppHarness.listed("Plan", in: shown), "the cached list stays beneath: \(shown)")
+    }
+
     func testRemovingAMemberOfAPlainClubTakesTheDefaultRemote() throws {
         let club = try JourneyClub()
         self.club = club

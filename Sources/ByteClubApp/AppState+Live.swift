@@ -59,7 +59,8 @@ public struct LiveEvent: Equatable, Sendable {
             // No author the server could name: "Someone deleted …" reads as well as anything we could guess.
             return "Someone " + what
         }
-        return TerminalSafe.escape(who) + " " + what
+        // Your own change, made elsewhere (LiveUpdates.author): "You changed …".
+        return (who == LiveUpdates.you ? "You" : TerminalSafe.escape(who)) + " " + what
     }
 }
 

@@ -13,6 +13,10 @@ public struct AppConfiguration: Sendable {
     /// What the status bar calls the club (`embedded`, `club`, `dropbox`, `webdav`, or a named
     /// remote's name: ClubKit's `Backend.label`); nil: the store's `displayName`.
     public var backendLabel: String?
+    /// The club is this machine's user's alone (the embedded club): a change the server names no
+    /// one for, and this app did not make, was made by you (a command, another window, an editor
+    /// on the folder), and is said so ("You changed …"), never "Someone …".
+    public var changesWithoutAuthorAreYours = false
     /// Where every edit is journalled: this club's drafts alone (ClubKit's `Backend.drafts`);
     /// nil keeps drafts in memory only (some tests).
     public var drafts: DraftStore?

@@ -31,11 +31,13 @@ extension LiveUpdates {
         let kinds: Set<LiveEvent.Kind> = session.remoteDeletion == nil ? [.changed] : [.changed, .added]
         guard let event = events.last(where: { kinds.contains($0.kind) && $0.entry.pathLower == open.pathLower }),
               let rev = event.entry.rev, rev != session.baseRev, rev != session.remoteChange?.rev else { return }
-        // Our own save landing: by our account, or (on a server that names no one) while it is in flight.
-        if let me, event.entry.modifiedBy == me { return }
-        if me == nil || event.entry.modifiedBy == nil, session.isSaving { return }
+        // Our own save landing: while it is in flight or queued. Another change by our account
+        // (the shell, another window) is news like any other, said as yours.
+        if session.isSaving || session.queuedItem != nil, me == nil || event.entry.modifiedBy == nil || event.entry.modifiedBy == me { return }
+        // A live note's revisions of our account are this app's own (its room's writer).
+        if session.live != nil, let me, event.entry.modifiedBy == me { return }
         // A name, or words: an account id is never shown where a name belongs.
-        let who = name(of: event.entry.modifiedBy) ?? MergeSession.someone
+        let who = author(of: event.entry.modifiedBy) ?? MergeSession.someone
         // A live note takes the revision of a member in it as its base (the shared text holds it).
         if liveNotes?.fileChanged(event.entry, by: name(of: event.entry.modifiedBy)) == true { return }
         if !session.isModified, session.isEditing, !session.isReadOnly {
@@ -67,8 +69,8 @@ extension LiveUpdates {
                 continue
             }
             guard let rev = event.entry.rev, rev != kept.baseRev, rev != kept.remoteChange?.rev else { continue }
-            if let me, event.entry.modifiedBy == me { continue }
-            let who = name(of: event.entry.modifiedBy) ?? MergeSession.someone
+            if kept.isSaving || kept.queuedItem != nil, me == nil || event.entry.modifiedBy == nil || event.entry.modifiedBy == me { continue }
+            let who = author(of: event.entry.modifiedBy) ?? MergeSession.someone
             let change = RemoteNoteChange(entry: event.entry, who: who, when: event.entry.modified ?? context.configuration.format.now())
             let banner = Self.banner(for: change, format: context.configuration.format)
             context.update {
@@ -95,9 +97,9 @@ extension LiveUpdates {
             case .success(let revisions): id = revisions.deletedBy
             case .failure: id = nil
             }
-            guard let id else { return deliver(Self.unknownMember) }
+            guard let id else { return deliver(self.author(of: nil) ?? Self.unknownMember) }
             self.withNames(of: [id]) { [weak self] in
-                deliver(self?.name(of: id) ?? Self.unknownMember)
+                deliver(self?.author(of: id) ?? Self.unknownMember)
             }
         }
     }

@@ -363,6 +363,18 @@ final class LiveUpdates {
         return name
     }
 
+    /// Who made a change, as the screen says it: ``you`` for this app's own account (a change
+    /// it did not make itself: a command, another window) and, on a club of this machine's user
+    /// alone, for one with no author; else the member's name, or nil (someone).
+    func author(of account: String?) -> String? {
+        if let account, account == me { return Self.you }
+        if account == nil, context.configuration.changesWithoutAuthorAreYours { return Self.you }
+        return name(of: account)
+    }
+
+    /// How a change of your own is said, within a sentence ("Changed by you at 10:42").
+    nonisolated static let you = "you"
+
     /// Says what others changed: the first change, and how many more.
     private func announce(_ tab: Tab, _ events: [LiveEvent]) {
         // A change with no author (a deletion the server does not attribute, a move that kept
@@ -376,7 +388,7 @@ final class LiveUpdates {
             return !ownActionRecently
         }
         guard let first = news.first else { return }
-        var text = first.sentence(by: name(of: first.modifiedBy), tab: tab)
+        var text = first.sentence(by: author(of: first.modifiedBy), tab: tab)
         if news.count > 1 { text += " (+\(news.count - 1) more)" }
         context.say(StatusMessage(text))
     }

@@ -142,6 +142,7 @@ enum UI {
         var configuration = AppConfiguration()
         configuration.downloadDirectory = downloads
         configuration.backendLabel = backend.label
+        configuration.changesWithoutAuthorAreYours = backend.embeddedRoot != nil
         configuration.transfers = transfers
         configuration.layout = ClubLayout(folder: backend.folder, newNoteExtension: newNoteExtension)
         // This club's drafts alone: another club's are never shown here, nor saved here.

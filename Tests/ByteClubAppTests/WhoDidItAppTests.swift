@@ -77,6 +77,87 @@ final class WhoDidItAppTests: XCTestCase {
     }
 }
 
+/// Issue 69, "you" for your own changes from the shell: the app said `Someone added …` and
+/// `Reloaded …: another member changed it` of a command's change on the embedded club (its own
+/// server cannot name a write another process's server made), and on a club of members a change
+/// by your own account from elsewhere left the open note as it was.
+@MainActor
+final class YourOwnChangesAppTests: XCTestCase {
+    var backends: [Backend] = []
+    var club: MembersClub?
+    var folders: [URL] = []
+
+    override func tearDown() async throws {
+        for backend in backends { await backend.close() }
+        backends = []
+        await club?.close()
+        club = nil
+        for folder in folders { try? FileManager.default.removeItem(at: folder) }
+        folders = []
+    }
+
+    private func open(_ name: String, _ harness: Harness) async throws {
+        let row = try XCTUnwrap(harness.app.noteItems.firstIndex { if case .note(let entry, _) = $0 { entry.name == name } else { false } })
+        harness.press(.home)
+        for _ in 0..<row { harness.press(.down) }
+        harness.press(.enter)
+        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.isEditing == true }
+    }
+
+    func testOnTheEmbeddedClubACommandsChangeIsYours() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("your-own-\(UUID().uuidString)")
+        folders.append(base)
+        let root = base.appendingPathComponent("club")
+        let backend = try await Backend.connect(.embedded(root: root), connection: ConnectionOptions())
+        backends.append(backend)
+        let harness = Harness(store: backend.store) { $0.changesWithoutAuthorAreYours = backend.embeddedRoot != nil }
+        await harness.start()
+        await harness.waitUntil("the seeded list") { !harness.app.state.notes.entries.isEmpty }
+        await harness.waitUntil("the live lists") { harness.app.live.isWatching(.notes) && harness.app.live.me != nil }
+
+        // `byteclub put` in another process, on the same folder, as a user runs it.
+        let executable = try Requirement.byteclub()
+        var environment = ProcessInfo.processInfo.environment
+        for (key, folder) in ["HOME": "home", "XDG_CONFIG_HOME": "config", "XDG_STATE_HOME": "state", "XDG_CACHE_HOME": "cache", "XDG_DATA_HOME": "data"] {
+            environment[key] = base.appendingPathComponent(folder).path
+        }
+        func put(_ name: String, _ text: String, mode: [String] = []) throws {
+            let result = try ChildProcess.run([executable.path, "put", "-", name, "--data-dir", root.path] + mode, environment: environment, input: text)
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        try put("From the shell.md", "Written in a terminal\n")
+        await harness.waitUntil("the command's note said as yours") { harness.app.state.message?.text == "You added \"From the shell\"" }
+
+        try await open("From the shell.md", harness)
+        try put("From the shell.md", "Written in a terminal\nand again\n", mode: ["--mode", "overwrite"])
+        await harness.waitUntil("the open note reloaded, said as yours") {
+            harness.app.state.note?.editor.body.text == "Written in a terminal\nand again\n"
+                && harness.app.state.message?.text == "Reloaded \"From the shell\": you changed it"
+        }
+        harness.app.stopLiveUpdates()
+    }
+
+    func testOnAClubOfMembersYourAccountsChangeFromElsewhereReloadsTheOpenNoteAsYours() async throws {
+        let club = try await MembersClub(notes: ["Plan.txt": "Rig the jib\n"])
+        self.club = club
+        let harness = Harness(store: club.store(token: club.annToken))
+        await harness.start()
+        await harness.waitUntil("ann's list") { harness.app.state.notes.entries.count == 1 }
+        await harness.waitUntil("the live lists") { harness.app.live.isWatching(.notes) && harness.app.live.me != nil }
+        try await open("Plan.txt", harness)
+
+        // Ann's shell, with her own token.
+        let shell = club.store(token: club.annToken)
+        let entry = try await shell.metadata("/byteclub/Plan.txt")
+        _ = try await shell.upload(data: Data("Rig the jib\nand the main\n".utf8), to: entry.path, mode: .update(rev: entry.rev ?? ""), autorename: false)
+        await harness.waitUntil("the open note reloaded, said as yours") {
+            harness.app.state.note?.editor.body.text == "Rig the jib\nand the main\n"
+                && harness.app.state.message?.text == "Reloaded \"Plan\": you changed it"
+        }
+        harness.app.stopLiveUpdates()
+    }
+}
+
 /// A member's store as an encrypted club's shows it: no content hashes (the server's are of
 /// the ciphertext, which the client hides), everything else as the club gives it.
 struct HiddenHashStore: ForwardingStore {

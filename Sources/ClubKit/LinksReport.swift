@@ -15,6 +15,8 @@ public struct LinksReport: Encodable, Sendable {
         public var line: Int
         public var text: String
         public var destination: String
+        /// The heading or block after `#` (`[[Trip#Day 2]]` → "Day 2"), or nil.
+        public var fragment: String?
         /// "wiki", "markdown" or "autolink".
         public var syntax: String
         public var isImage: Bool
@@ -26,13 +28,14 @@ public struct LinksReport: Encodable, Sendable {
         public var exists: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case line, text, destination, syntax, isImage = "is_image", target, pathDisplay = "path_display", exists
+            case line, text, destination, fragment, syntax, isImage = "is_image", target, pathDisplay = "path_display", exists
         }
 
         init(_ link: NoteLink, target: NoteLinkTarget, path: String?, exists: Bool?) {
             line = link.line + 1
             text = link.text
             destination = link.destination
+            fragment = link.fragment
             switch link.syntax {
             case .wiki: syntax = "wiki"
             case .markdown: syntax = "markdown"
@@ -54,6 +57,7 @@ public struct LinksReport: Encodable, Sendable {
             try object.encode(line, forKey: .line)
             try object.encode(text, forKey: .text)
             try object.encode(destination, forKey: .destination)
+            try object.encode(fragment, forKey: .fragment)
             try object.encode(syntax, forKey: .syntax)
             try object.encode(isImage, forKey: .isImage)
             try object.encode(target, forKey: .target)
@@ -64,7 +68,7 @@ public struct LinksReport: Encodable, Sendable {
         /// "[[Trip plan]]", "[x](y)", "![a](photos/b.jpg)" or the address, as written in short.
         public var written: String {
             switch syntax {
-            case "wiki": return (isImage ? "!" : "") + "[[" + destination + "]]"
+            case "wiki": return (isImage ? "!" : "") + "[[" + destination + (fragment.map { "#" + $0 } ?? "") + "]]"
             case "markdown": return (isImage ? "!" : "") + "[" + text + "](" + destination + ")"
             default: return destination
             }
@@ -80,7 +84,7 @@ public struct LinksReport: Encodable, Sendable {
         /// How many of its links lead here.
         public var links: Int
         public var modified: Date?
-        /// The member's name, or the id where the server names no one.
+        /// The member's name, or nil where the server names no one (the id is `modified_by_id`).
         public var modifiedBy: String?
         public var modifiedById: String?
 
@@ -95,7 +99,8 @@ public struct LinksReport: Encodable, Sendable {
             context = link.context
             links = link.count
             modified = link.modified
-            modifiedBy = name ?? link.modifiedBy
+                // A name, never an account id where a name belongs (nil when none is known).
+            modifiedBy = name
             modifiedById = link.modifiedBy
         }
 

@@ -190,6 +190,7 @@ public enum NoteLinks {
             }
             return link
         }
+        placeUnplaced(&links, in: bytes, lineStarts: lineStarts, lineEnd: lineEnd, codeLines: walker.codeLines)
         for line in lineStarts.indices where !walker.codeLines.contains(line) {
             let start = lineStarts[line]
             links += wikiLinks(in: UnsafeBufferPointer(rebasing: bytes[start..<lineEnd(line)]), line: line,
@@ -197,6 +198,36 @@ public enum NoteLinks {
         }
         links.sort { ($0.line, $0.bytes.lowerBound) < ($1.line, $1.bytes.lowerBound) }
         return links
+    }
+
+    /// Gives each Markdown link the parser left without a position (``LinkWalker``) its place:
+    /// the first `](destination)` outside code not taken by another link, from the `[` (or `![`)
+    /// that opens it. One that cannot be found keeps `line == -1`.
+    private static func placeUnplaced(_ links: inout [NoteLink], in bytes: UnsafeBufferPointer<UInt8>, lineStarts: [Int],
+                                      lineEnd: (Int) -> Int, codeLines: Set<Int>) {
+        guard links.contains(where: { $0.syntax == .markdown && $0.line < 0 }) else { return }
+        var taken = Set(links.filter { $0.line >= 0 }.map { [$0.line, $0.bytes.lowerBound] })
+        for index in links.indices where links[index].syntax == .markdown && links[index].line < 0 {
+            let needle = Array("](\(links[index].destination))".utf8)
+            search: for line in lineStarts.indices where !codeLines.contains(line) {
+                let start = lineStarts[line], end = lineEnd(line)
+                guard end - start >= needle.count else { continue }
+                var at = start
+                while at + needle.count <= end {
+                    defer { at += 1 }
+                    guard bytes[at] == needle[0], Array(bytes[at..<(at + needle.count)]) == needle else { continue }
+                    var open = at - 1
+                    while open >= start, bytes[open] != UInt8(ascii: "[") { open -= 1 }
+                    guard open >= start else { continue }
+                    if links[index].isImage, open > start, bytes[open - 1] == UInt8(ascii: "!") { open -= 1 }
+                    guard !taken.contains([line, open - start]) else { continue }
+                    links[index].line = line
+                    links[index].bytes = (open - start)..<(at + needle.count - start)
+                    taken.insert([line, open - start])
+                    break search
+                }
+            }
+        }
     }
 
     /// `[[…]]` and `![[…]]` in one line, skipping those that start inside `excluded` byte ranges
@@ -289,13 +320,25 @@ struct LinkWalker {
                     links.append(NoteLink(destination: destination, text: text, isImage: isImage, syntax: .markdown,
                                           line: first, bytes: max(0, from)..<max(from, to),
                                           fragment: NoteLink.fragment(ofDestination: destination)))
-                } else {
+                } else if Self.isAutolink(destination: destination, text: text) {
                     links.append(NoteLink(destination: destination, text: text, isImage: isImage, syntax: .autolink, line: -1, bytes: 0..<0))
+                } else {
+                    // A link the parser gave no position: cmark-gfm's table extension parses the
+                    // lines of a paragraph just before a table again, without positions. It is a
+                    // Markdown link all the same, placed in the text by `NoteLinks.scan`.
+                    links.append(NoteLink(destination: destination, text: text, isImage: isImage, syntax: .markdown, line: -1, bytes: 0..<0,
+                                          fragment: NoteLink.fragment(ofDestination: destination)))
                 }
             default:
                 break
             }
         }
+    }
+
+    /// Whether a link with no position is one of GFM's bare autolinks (`https://…`, `www.…`, an
+    /// e-mail address): its text is its address, as the extension makes it.
+    static func isAutolink(destination: String, text: String) -> Bool {
+        destination == text || ["http://", "https://", "mailto:"].contains { destination == $0 + text }
     }
 
     /// The text of a link's or image's children, without their Markdown.

@@ -23,8 +23,9 @@ import Synchronization
 /// writes wait for the other's transaction (busy timeout), a file the other made anew is opened
 /// in place of the old one (``pool``), and ``changedElsewhere()`` says when the other wrote.
 public final class SearchIndex: Sendable {
-    /// Bump when the tables or the tokenizing change: older files are rebuilt.
-    public static let schemaVersion: Int32 = 2
+    /// Bump when the tables, the tokenizing or what is derived from a note (its links) change:
+    /// older files are rebuilt. 3: a link just before a table is a link (it was an autolink).
+    public static let schemaVersion: Int32 = 3
     public static let fileName = "search.sqlite"
 
     /// How the file was found when the index was opened.

@@ -34,6 +34,30 @@ final class NoteLinksReportTests: EmbeddedClubTestCase {
         XCTAssertTrue(text.contains("Backlinks (1):\n  Plan  "), text)
     }
 
+    /// Issue 69: `[[Note#Heading]]` keeps its heading (it was listed as `[[Note]]`), a link just
+    /// before a table is a link to its note and counts as a backlink (it was an "elsewhere"
+    /// autolink), and a backlink's `modified_by` is a name or null, never an account id.
+    func testAHeadingIsKeptALinkBeforeATableLeadsToItsNoteAndBacklinksNameNoIds() async throws {
+        try await put("# Sails\n## Rigging\n", "/byteclub/Sails.md")
+        try await put("# Plan\n\nSee [the sails](Sails.md)\n| a | b |\n|---|---|\n| 1 | 2 |\n\nline 8 [[Sails#Rigging]] here\n", "/byteclub/Plan.md")
+        let report = try await LinksReport.make("/byteclub/Plan.md", backend: backend, names: { _ in [:] }, say: { _ in })
+        XCTAssertEqual(report.outgoing.map { [$0.written, $0.target, $0.pathDisplay ?? "-", "\($0.line)"] }, [
+            ["[the sails](Sails.md)", "note", "/byteclub/Sails.md", "3"],
+            ["[[Sails#Rigging]]", "note", "/byteclub/Sails.md", "8"],
+        ])
+        XCTAssertEqual(report.outgoing.map(\.fragment), [nil, "Rigging"])
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        XCTAssertTrue(json.contains(#""fragment":"Rigging""#), json)
+
+        let sails = try await LinksReport.make("/byteclub/Sails.md", backend: backend, names: { _ in [:] }, say: { _ in })
+        XCTAssertEqual(sails.backlinks.map(\.pathDisplay), ["/byteclub/Plan.md"])
+        XCTAssertEqual(sails.backlinks.first?.line, 3, "the first link's line")
+        XCTAssertEqual(sails.backlinks.first?.links, 2)
+        let backlink = try XCTUnwrap(sails.backlinks.first)
+        XCTAssertNil(backlink.modifiedBy, "no name known: null, not the id")
+        XCTAssertFalse(String(decoding: try JSONEncoder().encode(backlink), as: UTF8.self).contains(#""modified_by":"dbid:"#))
+    }
+
     func testAutolinksArePlacedOnTheLineThatHoldsThem() {
         let text = "first\nsee https://a.example\n[[B]]\n"
         let placed = LinksReport.placed(NoteLinks.scan(text), in: text)

@@ -31,6 +31,23 @@ final class NoteLinksTests: XCTestCase {
         XCTAssertEqual(NoteLinks.scan("[x](../../../x.md)").map { $0.target(inFolder: "/byteclub") }, [.elsewhere("../../../x.md")])
     }
 
+    /// Issue 69: cmark-gfm's table extension parses a paragraph right before a table again,
+    /// without positions; its links were taken for autolinks ("elsewhere", line unknown). They
+    /// are Markdown links on their own lines; a bare address there stays an autolink.
+    func testALinkOnTheLineBeforeATableIsAMarkdownLinkInItsPlace() {
+        let text = "# Plan\n\nSee [the sails](Sails.md) and ![deck](photos/deck.jpg), [the sails](Sails.md) again\nhttps://example.com/x\n| a | b |\n|---|---|\n| 1 | [c](Sails.md) |\n"
+        let all = NoteLinks.scan(text)
+        // GFM's bare autolinks have no position anywhere (LinksReport.placed finds their lines).
+        XCTAssertEqual(all.filter { $0.syntax == .autolink }.map { $0.target(inFolder: "/byteclub") }, [.web("https://example.com/x")])
+        let links = all.filter { $0.syntax != .autolink }
+        XCTAssertEqual(links.map(\.syntax), [.markdown, .markdown, .markdown, .markdown])
+        XCTAssertEqual(links.map(\.line), [2, 2, 2, 6])
+        XCTAssertEqual(links.prefix(3).map(\.bytes), [4..<25, 30..<54, 56..<77])
+        XCTAssertEqual(links.map { $0.target(inFolder: "/byteclub") },
+                       [.path("/byteclub/Sails.md"), .photo("/byteclub/photos/deck.jpg"), .path("/byteclub/Sails.md"), .path("/byteclub/Sails.md")])
+        XCTAssertEqual(links[0].text, "the sails")
+    }
+
     func testNoLinksInCode() {
         let text = "Use `[[not a link]]` here.\n\n```\n[[nor this]]\n```\n\n    [[indented code]]\n\n[[but this]]"
         XCTAssertEqual(NoteLinks.scan(text).map(\.destination), ["but this"])

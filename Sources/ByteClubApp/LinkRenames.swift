@@ -65,7 +65,7 @@ final class LinkRenames {
             // The notes that name the place (from the index, in one pass), and those that moved with it.
             var named = index.paths(containing: [raw, rawEncoded]).map { Set($0.map { $0.lowercased() }) }
             // SQLite lowers ASCII only: the notes linked to a moved note in another case ("ÉTÉ") too.
-            if named != nil, let linking = try? index.backlinks(to: from, limit: 10_000) {
+            if named != nil, let linking = try? index.backlinks(to: from, root: root, limit: 10_000) {
                 named?.formUnion(linking.map { $0.path.lowercased() })
             }
             var updates: [LinkUpdate] = []

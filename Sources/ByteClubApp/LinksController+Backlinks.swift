@@ -57,7 +57,8 @@ extension LinksController {
         }
         backlinksGeneration += 1
         let generation = backlinksGeneration
-        context.effects.perform({ () async throws(RemoteError) in try index.backlinks(to: path, limit: 500) }) { [weak self] result in
+        let root = context.configuration.layout.folder
+        context.effects.perform({ () async throws(RemoteError) in try index.backlinks(to: path, root: root, limit: 500) }) { [weak self] result in
             guard let self, generation == self.backlinksGeneration,
                   var panel = self.state.links.panel, panel.path == path else { return }
             panel.isLoading = false

@@ -244,7 +244,8 @@ final class NoteIndex {
             deliver([])
             return
         }
-        context.effects.perform({ () async throws(RemoteError) in try index.backlinks(to: path, limit: 500) }) { result in
+        let root = context.configuration.layout.folder
+        context.effects.perform({ () async throws(RemoteError) in try index.backlinks(to: path, root: root, limit: 500) }) { result in
             deliver((try? result.get()) ?? [])
         }
     }

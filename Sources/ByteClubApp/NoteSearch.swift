@@ -73,8 +73,9 @@ public protocol NoteSearchIndex: AnyObject, Sendable {
     /// The text and rev indexed for the note at `path`, or nil: what a search hit opens from
     /// while the server cannot be reached and the note was never opened (so is not in the cache).
     func indexedCopy(of path: String) -> (text: String, rev: String?)?
-    /// The notes that link to the note at `path` (by its title or its path), newest first.
-    func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote]
+    /// The notes whose links lead to the note at `path` in the club folder `root` (as a link is
+    /// followed: by its title, its path or an alias, the nearest note of a name), newest first.
+    func backlinks(to path: String, root: String, limit: Int) throws(RemoteError) -> [LinkingNote]
     /// The notes whose text holds any of `needles` (nil: the index cannot say, read them all).
     func paths(containing needles: [String]) -> [String]?
     /// Lowercased alias → the lowercased paths of the notes whose front matter gives it.
@@ -89,7 +90,7 @@ extension NoteSearchIndex {
     /// An index that keeps no texts has no copy to open.
     public func indexedCopy(of path: String) -> (text: String, rev: String?)? { nil }
     /// An index that keeps no links knows of none.
-    public func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] { [] }
+    public func backlinks(to path: String, root: String, limit: Int) throws(RemoteError) -> [LinkingNote] { [] }
     public func paths(containing needles: [String]) -> [String]? { nil }
     public func aliases() -> [String: [String]] { [:] }
     /// An index no other process opens never changes under the app.

@@ -1,4 +1,5 @@
 import Foundation
+import LocalClub
 import Markdown
 import Remote
 import SearchIndex
@@ -57,9 +58,9 @@ final class ClubSearchIndex: NoteSearchIndex {
         NoteResolver.aliases(of: (try? index.notesWithFrontMatter(naming: "aliases")) ?? [])
     }
 
-    func backlinks(to path: String, limit: Int) throws(RemoteError) -> [LinkingNote] {
+    func backlinks(to path: String, root: String, limit: Int) throws(RemoteError) -> [LinkingNote] {
         let found: [Backlink]
-        do { found = try index.backlinks(to: path, limit: limit) } catch { throw .local(error.description) }
+        do { found = try index.resolvedBacklinks(to: path, root: root, limit: limit) } catch { throw .local(error.description) }
         return found.map {
             LinkingNote(path: $0.path, name: $0.name, modified: $0.modified, modifiedBy: $0.modifiedBy, line: $0.line, context: $0.context)
         }

@@ -229,7 +229,8 @@ extension LinksReport {
             }
             outgoing.append(out)
         }
-        let found = try index.backlinks(to: display)
+        // By the resolver that follows links: those that lead here, aliases too.
+        let found = try index.resolvedBacklinks(to: display, root: backend.folder)
         // Members by name where the server says (a club server's accounts); the id stays beside it.
         let names = offline ? [:] : await names(found.map(\.modifiedBy))
         let backlinks = found.map { Incoming($0, name: $0.modifiedBy.flatMap { names[$0] }) }

@@ -104,6 +104,36 @@ extension SearchIndex {
         }
     }
 
+    /// One stored link: the note that holds it, the key it was stored under
+    /// (``targetKey(of:)``), its line (from 0) and that line's text.
+    public struct LinkRow: Sendable, Hashable {
+        public var path: String
+        public var name: String
+        public var modified: Date?
+        public var modifiedBy: String?
+        public var target: String
+        public var line: Int
+        public var context: String
+    }
+
+    /// Every link stored under any of `keys`, each with its note: the candidates a resolver
+    /// decides between (LocalClub's `resolvedBacklinks`), where ``backlinks(to:limit:)`` counts
+    /// every one.
+    public func links(under keys: [String]) throws(SearchIndexError) -> [LinkRow] {
+        guard !keys.isEmpty else { return [] }
+        let marks = keys.map { _ in "?" }.joined(separator: ", ")
+        return try reading { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT n.path, n.name, n.modified, n.modified_by, l.target, l.line, l.context
+                FROM note_link l JOIN note n ON n.id = l.note_id
+                WHERE l.target IN (\(marks))
+                """), arguments: StatementArguments(keys)).map { row in
+                LinkRow(path: row["path"], name: row["name"], modified: (row["modified"] as Double?).map { Date(timeIntervalSince1970: $0) },
+                        modifiedBy: row["modified_by"], target: row["target"], line: row["line"], context: row["context"])
+            }
+        }
+    }
+
     /// The paths of the notes whose text holds any of `needles` (as written, or lowercased in
     /// ASCII): one pass over the texts in SQLite, the cheap first look before links are read.
     public func paths(containing needles: [String]) throws(SearchIndexError) -> [String] {

@@ -58,6 +58,31 @@ final class NoteLinksReportTests: EmbeddedClubTestCase {
         XCTAssertFalse(String(decoding: try JSONEncoder().encode(backlink), as: UTF8.self).contains(#""modified_by":"dbid:"#))
     }
 
+    /// Issue 69, one resolver: backlinks are the links that lead to a note when followed. An
+    /// alias counts (`[[Skipper]]` never showed), and of two notes named `Plan.md` each has only
+    /// the links that lead to it, the nearest (`[[Plan]]` counted for both).
+    func testBacklinksAreTheLinksThatLeadHereAliasesTooAndTheNearestOfOneName() async throws {
+        try await put("---\naliases: [Skipper]\n---\n# Ann\n", "/byteclub/People/Ann.md")
+        try await put("# Club plan\n", "/byteclub/Plan.md")
+        try await put("# Trip plan\n", "/byteclub/Trips/Plan.md")
+        try await put("Ask [[Skipper]] about [[Plan]]\n", "/byteclub/Trips/Day one.md")
+        try await put("The [[Plan]] for the year, by [[Ann]]\n", "/byteclub/Year.md")
+        try await put("Also [the trip's](Trips/Plan.md)\n", "/byteclub/Index.md")
+
+        func backlinks(_ path: String) async throws -> [String] {
+            try await LinksReport.make(path, backend: backend, names: { _ in [:] }, say: { _ in }).backlinks.map(\.pathDisplay).sorted()
+        }
+        let ann = try await backlinks("/byteclub/People/Ann.md")
+        XCTAssertEqual(ann, ["/byteclub/Trips/Day one.md", "/byteclub/Year.md"], "by alias and by title")
+        let clubPlan = try await backlinks("/byteclub/Plan.md")
+        XCTAssertEqual(clubPlan, ["/byteclub/Year.md"], "[[Plan]] in Trips/ leads to Trips/Plan.md")
+        let tripPlan = try await backlinks("/byteclub/Trips/Plan.md")
+        XCTAssertEqual(tripPlan, ["/byteclub/Index.md", "/byteclub/Trips/Day one.md"])
+        // Each listed one leads here when followed, as `links` of that note says.
+        let day = try await LinksReport.make("/byteclub/Trips/Day one.md", backend: backend, names: { _ in [:] }, say: { _ in })
+        XCTAssertEqual(day.outgoing.map { $0.pathDisplay ?? "-" }, ["/byteclub/People/Ann.md", "/byteclub/Trips/Plan.md"])
+    }
+
     func testAutolinksArePlacedOnTheLineThatHoldsThem() {
         let text = "first\nsee https://a.example\n[[B]]\n"
         let placed = LinksReport.placed(NoteLinks.scan(text), in: text)

@@ -303,7 +303,8 @@ struct Rm: AsyncParsableCommand {
                 throw Exit.usage.code
             }
             if let warning = removal.warning { say(warning) }
-            let deleted = try await backend.store.delete(removal.path)
+            // Through the write path the app uses: refused while queued changes write into it.
+            let deleted = try await backend.writes.delete(removal.path)
             if json { try await printEntry(deleted, store: backend.store) }
         }
     }
@@ -346,12 +347,12 @@ struct Mv: AsyncParsableCommand {
             let entry: RemoteEntry
             do {
                 do {
-                    entry = try await backend.store.move(from: from, to: to, autorename: autorename)
+                    entry = try await backend.writes.move(from: from, to: to, autorename: autorename)
                 } catch RemoteError.conflict where !into {
                     // A folder of that name, written without its slash: into it, as mv(1) does.
                     guard (try? await backend.store.metadata(to))?.kind == .folder else { throw RemoteError.conflict(to) }
                     to += "/" + name
-                    entry = try await backend.store.move(from: from, to: to, autorename: autorename)
+                    entry = try await backend.writes.move(from: from, to: to, autorename: autorename)
                 }
             } catch RemoteError.conflict {
                 say("\(to) already exists; choose another name or add --autorename")

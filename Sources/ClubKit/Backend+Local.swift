@@ -19,6 +19,11 @@ extension Backend {
     /// What waits to be sent to this club (`$XDG_STATE_HOME/byteclub/outbox/KEY`).
     public var outbox: Outbox { Outbox(directory: Paths.outbox(key)) }
 
+    /// The one write path of both shells for the writes made at once (moves, deletes, folders,
+    /// restores, tags): in order with this club's outbox, the queue following a move, no delete
+    /// under queued text (``OutboxSender/Direct``), as the app's writes are.
+    public var writes: OutboxSender.Direct { OutboxSender.Direct(store: store, outbox: outbox) }
+
     /// Sends what waits in this club's outbox, in order (the one sender the app runs too,
     /// ``OutboxSender``), each item's result told to `report`.
     public func sendOutbox(report: @Sendable (OutboxReport) async -> Void = { _ in }) async -> OutboxRun {

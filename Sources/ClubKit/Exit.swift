@@ -15,7 +15,8 @@ public enum Exit: Int32, CaseIterable, Sendable {
     case config = 2
     /// The path (or revision, or account) does not exist.
     case notFound = 3
-    /// A name taken, a change made meanwhile, or a folder where a file is expected (or the reverse).
+    /// A name taken, a change made meanwhile, a folder where a file is expected (or the
+    /// reverse), or a delete of what changes queued in the outbox still write into.
     case conflict = 4
     /// The token was refused (or the login is gone), or this member may not make the change (a
     /// reader's write, a write by a member removed from an encrypted club).
@@ -33,7 +34,7 @@ public enum Exit: Int32, CaseIterable, Sendable {
     public static func of(_ error: RemoteError) -> Exit {
         switch error {
         case .notFound: return .notFound
-        case .conflict: return .conflict
+        case .conflict, .waiting: return .conflict
         case .unauthorized, .forbidden: return .unauthorized
         case .malformedPath: return .usage
         case .network, .stalled, .gateway, .rateLimited, .insufficientSpace, .cursorReset: return .network

@@ -50,7 +50,7 @@ extension OutboxSender {
                 if !waiting.isEmpty {
                     let name = (path as NSString).lastPathComponent
                     let count = waiting.count == 1 ? "a change" : "\(waiting.count) changes"
-                    throw .local("\(count) to \"\(name)\" wait\(waiting.count == 1 ? "s" : "") to be sent first (byteclub outbox lists \(waiting.count == 1 ? "it" : "them"))")
+                    throw .waiting("\(count) to \"\(name)\" wait\(waiting.count == 1 ? "s" : "") to be sent first (byteclub outbox lists \(waiting.count == 1 ? "it" : "them"))")
                 }
                 return try await store.delete(path)
             }

@@ -38,6 +38,10 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// removed from an encrypted club. Never retried and never queued to wait: the writer is
     /// told at once, with the sentence given, and the text stays a draft.
     case forbidden(String)
+    /// Changes queued on this machine still write into the path, so it is not deleted yet (the
+    /// outbox's rule, the same from both shells): said with the sentence given; it can be done
+    /// once they are sent (`byteclub outbox --send`).
+    case waiting(String)
 
     public var description: String { message }
 
@@ -68,6 +72,7 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cursorReset: return "The server no longer knows this cursor (reset); list the folder again"
         case .notSupported(let what): return "Not supported by this remote: \(what)"
         case .forbidden(let why): return why
+        case .waiting(let why): return why
         }
     }
 

@@ -28,7 +28,12 @@ public final class OfflineClub {
         app = try AppHarness()
         try FileManager.default.createDirectory(at: notesFolder.appendingPathComponent("photos"), withIntermediateDirectories: true)
         let folder = notesFolder.path + "/"
-        for (name, text) in notes { try Self.writeFixture(text, to: folder + name) }
+        for (name, text) in notes {
+            if name.contains("/") {
+                try FileManager.default.createDirectory(atPath: ((folder + name) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            }
+            try Self.writeFixture(text, to: folder + name)
+        }
         try startServer()
     }
 

@@ -1,5 +1,8 @@
 import ClubServer
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import XCTest
 
 /// `list_folder/longpoll` over real HTTP: no token needed, woken by commits and by changes made
@@ -189,6 +192,42 @@ final class LongpollTests: XCTestCase {
         try await club.upload("/wake.txt", Data("w".utf8))
         let (reply, _) = try await other.value
         XCTAssertEqual(reply.json["changes"] as? Bool, true)
+    }
+
+    /// A stop returns within its graces whatever a client does: a download whose client reads
+    /// nothing keeps its request in flight, so the service group does not end by itself; the
+    /// stop closes the connection after one grace and returns. (Its first wait was a task group
+    /// whose child awaited the server's task, and a group waits for its children: the stop
+    /// waited as long as the client did, which held a whole test run once.)
+    func testAStopReturnsWhileAClientHoldsADownloadItDoesNotRead() async throws {
+        await club.tearDown()
+        club = try await ServerFixture()
+        try await club.upload("/big.bin", Data(count: 64 << 20))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(club.server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        // A small receive buffer, never read: the server's writes stall once it is full.
+        var small: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let request = "POST /2/files/download HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(club.token)\r\n"
+            + "Dropbox-API-Arg: {\"path\":\"/big.bin\"}\r\nContent-Length: 0\r\n\r\n"
+        XCTAssertEqual(request.withCString { send(fd, $0, strlen($0), 0) }, request.utf8.count)
+        // The server is answering it: the connection is open and counted.
+        let admitted = ContinuousClock.now + .seconds(10)
+        while club.server.openConnections == 0, ContinuousClock.now < admitted { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(club.server.openConnections, 1)
+        try await Task.sleep(for: .milliseconds(300))
+        let start = ContinuousClock.now
+        await club.server.stop(grace: .milliseconds(300))
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(3), "the stop returned within its graces")
     }
 
     func testStoppingTheServerAnswersWaitingLongpolls() async throws {

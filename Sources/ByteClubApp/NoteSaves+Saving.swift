@@ -161,14 +161,17 @@ extension NoteSaves {
         // What an offline open shows next time: the text the server confirmed (the editor may
         // hold more, typed during the save; that is in the draft).
         if session.version == version { context.cacheNoteText(Data(session.editor.body.text.utf8), of: entry) }
+        let previous = session.entry
         session.entry = entry
-        // A new note is in the list at once, not only once the listing that follows comes: a
-        // server gone right after the save leaves it there to open again (from this machine's
-        // copy). Ours, so no news (LiveUpdates.announce).
-        if state.notes.entries.firstPosition(ofPathLower: entry.pathLower) == nil {
-            let (layout, format) = (configuration.layout, configuration.format)
-            context.model.updateQuietly { _ = $0.applyChanges(.notes, [.updated(entry)], layout: layout, format: format) }
-        }
+        // The list takes the saved note at once (a new one, or its new rev and size), not only
+        // once a listing comes: a server gone right after the save leaves it there to open again
+        // (from this machine's copy). Ours, so no news (LiveUpdates.announce).
+        let (layout, format) = (configuration.layout, configuration.format)
+        context.model.updateQuietly { _ = $0.applyChanges(.notes, [.updated(entry)], layout: layout, format: format) }
+        // While the change feed follows the club, that is the whole of it: the club is not listed
+        // again after each save (a 100,000-note club was, every time). A save that renamed, or a
+        // list no feed follows, is listed again as before.
+        let relist = live?.isWatching(.notes) != true || (previous.map { $0.pathLower != entry.pathLower } ?? false)
         // The text saved is the editor's when nothing was typed since; else it is not known here.
         session.setBase(entry.rev, text: session.version == version ? session.editor.body.text : nil)
         session.savedVersion = version
@@ -214,7 +217,12 @@ extension NoteSaves {
         // Closed: the list is on the saved note now (if the list has it yet), and again once
         // the load below has it at its new place.
         if close { showInList(session) }
-        refresher.refresh(.notes, select: entry.pathLower)
+        if relist {
+            refresher.refresh(.notes, select: entry.pathLower)
+        } else {
+            // What the feed then says of this save is ours, as after a listing of our own.
+            refresher.ownChange(.notes)
+        }
         if pending != nil, let open = state.note, open.isEditing, open.merge == nil, open.canMerge {
             conflicts?.startMerge(.afterSave)
         }

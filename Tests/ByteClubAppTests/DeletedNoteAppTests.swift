@@ -33,13 +33,6 @@ final class DeletedNoteAppTests: XCTestCase {
         return (harness, club.store(token: club.rayToken))
     }
 
-    private func open(_ name: String, _ harness: Harness) async throws {
-        let row = try XCTUnwrap(harness.app.noteItems.firstIndex { if case .note(let entry, _) = $0 { entry.name == name } else { false } })
-        harness.press(.home)
-        for _ in 0..<row { harness.press(.down) }
-        harness.press(.enter)
-        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.isEditing == true }
-    }
 
     /// Every text on screen and in the status bar since the save began, for "never says".
     private func assertNeverSaysChanged(_ harness: Harness, file: StaticString = #filePath, line: UInt = #line) {
@@ -51,7 +44,7 @@ final class DeletedNoteAppTests: XCTestCase {
     func testTheEditorSaysWhoDeletedItAtOnceAndCtrlSSavesItAgainAsANewNote() async throws {
         let (harness, ray) = try await annsApp(notes: ["Plans.txt": "Day 1: Lyon\n"])
         defer { harness.app.stopLiveUpdates() }
-        try await open("Plans.txt", harness)
+        try await harness.open(note: "Plans.txt")
         harness.press(.char("!"))
 
         _ = try await ray.delete("/byteclub/Plans.txt")
@@ -86,7 +79,7 @@ final class DeletedNoteAppTests: XCTestCase {
     func testEscSaveOnANoteDeletedWhileOpenSavesItAgainAndCloses() async throws {
         let (harness, ray) = try await annsApp(notes: ["Plans.txt": "Day 1: Lyon\n"])
         defer { harness.app.stopLiveUpdates() }
-        try await open("Plans.txt", harness)
+        try await harness.open(note: "Plans.txt")
         harness.press(.documentEnd)
         for key in KeyDecoder.decode("Day 2: Arles") { harness.press(key) }
         XCTAssertEqual(harness.app.state.note?.isModified, true)
@@ -110,7 +103,7 @@ final class DeletedNoteAppTests: XCTestCase {
     func testDiscardClosesTheDeletedNoteAndDropsItsDraft() async throws {
         let (harness, ray) = try await annsApp(notes: ["Plans.md": "Day 1: Lyon\n", "Budget.md": "100\n"])
         defer { harness.app.stopLiveUpdates() }
-        try await open("Plans.md", harness)
+        try await harness.open(note: "Plans.md")
         harness.press(.char("!"))
         XCTAssertTrue(harness.app.journal())
         let draftID = try XCTUnwrap(harness.app.state.note?.draftID)
@@ -133,7 +126,7 @@ final class DeletedNoteAppTests: XCTestCase {
     /// merge finds no note) and a rename of one both say who deleted it, then ask.
     func testASaveThatFindsTheNoteGoneSaysWhoDeletedItAndAsks() async throws {
         let (harness, ray) = try await annsApp(notes: ["Plans.txt": "Day 1: Lyon\n", "Budget.txt": "100\n"], live: false)
-        try await open("Plans.txt", harness)
+        try await harness.open(note: "Plans.txt")
         harness.press(.char("!"))
         _ = try await ray.delete("/byteclub/Plans.txt")
         harness.press(.ctrl("s"))
@@ -160,7 +153,7 @@ final class DeletedNoteAppTests: XCTestCase {
         XCTAssertEqual(String(decoding: saved, as: UTF8.self), "!Day 1: Lyon\n")
 
         // A new title for a note that is gone: the rename finds it gone, and says who.
-        try await open("Budget.txt", harness)
+        try await harness.open(note: "Budget.txt")
         _ = try await ray.delete("/byteclub/Budget.txt")
         harness.press(.ctrl("t"), .end)
         for key in KeyDecoder.decode(" 2027") { harness.press(key) }

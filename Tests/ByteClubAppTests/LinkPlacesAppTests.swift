@@ -36,19 +36,11 @@ final class LinkPlacesAppTests: XCTestCase {
         return harness
     }
 
-    /// Opens the note named `name` from the list.
-    private func open(_ name: String, _ harness: Harness) async throws {
-        let row = try XCTUnwrap(harness.app.noteItems.firstIndex { if case .note(let entry, _) = $0 { entry.name == name } else { false } })
-        harness.press(.home)
-        for _ in 0..<row { harness.press(.down) }
-        harness.press(.enter)
-        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.isEditing == true }
-    }
 
     func testBackReturnsToTheLineAndColumnTheLinkWasFollowedFrom() async throws {
         let harness = try await harness()
         defer { harness.app.stopLiveUpdates() }
-        try await open("Trip plan.md", harness)
+        try await harness.open(note: "Trip plan.md")
         // On "See [[Packing list]] first", on the P.
         harness.press(.ctrl("g"))
         for key in KeyDecoder.decode(Self.packingLine) { harness.press(key) }
@@ -75,7 +67,7 @@ final class LinkPlacesAppTests: XCTestCase {
     func testALinkFollowedFromTheViewOpensInTheViewAndBackReturnsToTheViewAsItWas() async throws {
         let harness = try await harness()
         defer { harness.app.stopLiveUpdates() }
-        try await open("Trip plan.md", harness)
+        try await harness.open(note: "Trip plan.md")
         harness.press(.down, .down, .right, .right)
         let cursor = TextBuffer.Position(line: 2, offset: 2)
         harness.press(.alt("v"))
@@ -118,7 +110,7 @@ final class LinkPlacesAppTests: XCTestCase {
     func testDecliningToCreateAMissingNoteLeavesEverythingWhereItWas() async throws {
         let harness = try await harness()
         defer { harness.app.stopLiveUpdates() }
-        try await open("Trip plan.md", harness)
+        try await harness.open(note: "Trip plan.md")
         harness.press(.down, .right)
         harness.press(.alt("v"))
         _ = harness.render(width: 80, height: 24)
@@ -158,7 +150,7 @@ final class LinkPlacesAppTests: XCTestCase {
     func testWithUnsavedEditsTheNoteStaysOpenBehindTheLinkAndBackBringsItsEditsBack() async throws {
         let harness = try await harness()
         defer { harness.app.stopLiveUpdates() }
-        try await open("Trip plan.md", harness)
+        try await harness.open(note: "Trip plan.md")
         harness.press(.char("!"))
         XCTAssertEqual(harness.app.state.note?.isModified, true)
 

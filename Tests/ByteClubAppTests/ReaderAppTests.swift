@@ -19,7 +19,9 @@ final class ReaderAppTests: XCTestCase {
         if let base { try? FileManager.default.removeItem(at: base) }
     }
 
-    func testAReadersNotesAreReadOnlyAndNoWriteLeavesTheApp() async throws {
+    /// A club server keeping members, with `Welcome.md` and rita as `role`: rita's store, the
+    /// registry (to change her role) and the note's file on the server's disk.
+    private func club(rita role: MemberRole) async throws -> (store: DropboxStore, registry: MemberRegistry, welcome: URL) {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("reader-app-\(UUID().uuidString)")
         self.base = base
         let root = base.appendingPathComponent("club")
@@ -31,11 +33,16 @@ final class ReaderAppTests: XCTestCase {
         configuration.logger.logLevel = .error
         configuration.keepsMembers = true
         let registry = MemberRegistry(root: configuration.root)
-        let invite = try registry.invite("rita", role: .reader, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test")
+        let invite = try registry.invite("rita", role: role, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test")
         let (token, _) = try registry.redeem(secret: invite.secret)
         let server = try await ClubServer.start(configuration)
         self.server = server
         let store = DropboxStore(displayName: "club", endpoints: .club(server.baseURL), tokens: StaticToken(token), configuration: .ephemeral)
+        return (store, registry, welcome)
+    }
+
+    func testAReadersNotesAreReadOnlyAndNoWriteLeavesTheApp() async throws {
+        let (store, _, welcome) = try await club(rita: .reader)
         let harness = Harness(store: store)
         await harness.start()
         XCTAssertTrue(harness.app.state.readsOnly, "the listing says the folder is read-only for a reader")
@@ -53,25 +60,10 @@ final class ReaderAppTests: XCTestCase {
     /// editable with "Ctrl-S saves it" and was then refused. It opens read-only now, says the
     /// draft stays and how it can be saved, and closing it keeps it on disk.
     func testAReadersDraftOpensReadOnlyAndClosingKeepsIt() async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("reader-draft-\(UUID().uuidString)")
-        self.base = base
-        let root = base.appendingPathComponent("club")
-        let notes = root.appendingPathComponent("byteclub")
-        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
-        let welcome = notes.appendingPathComponent("Welcome.md")
-        try Data("# Welcome\nRead me.\n".utf8).write(to: welcome)
-        var configuration = ClubServerConfiguration(root: root.path, token: "owner-\(UUID().uuidString)")
-        configuration.logger.logLevel = .error
-        configuration.keepsMembers = true
-        let registry = MemberRegistry(root: configuration.root)
-        let invite = try registry.invite("rita", role: .editor, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test")
-        let (token, _) = try registry.redeem(secret: invite.secret)
-        let server = try await ClubServer.start(configuration)
-        self.server = server
-        let store = DropboxStore(displayName: "club", endpoints: .club(server.baseURL), tokens: StaticToken(token), configuration: .ephemeral)
+        let (store, registry, welcome) = try await club(rita: .editor)
         // Typed while rita was an editor, never saved; then an admin made her a reader.
         let entry = try await store.metadata("/byteclub/Welcome.md")
-        let drafts = DraftStore(directory: base.appendingPathComponent("drafts"))
+        let drafts = DraftStore(directory: try XCTUnwrap(base).appendingPathComponent("drafts"))
         let body = "# Welcome\nRead me.\nMy unsaved line\n"
         try drafts.save(Draft(id: Draft.id(forPath: entry.path), path: entry.path, baseRev: entry.rev, title: "Welcome", body: body, updated: Clock.now))
         try registry.setRole("rita", .reader, actor: "test")

@@ -209,6 +209,17 @@ final class Harness {
         for key in keys { compositor.handle(key) }
     }
 
+    /// Opens the note named `name` from the Notes list, as a user does (Home, Down to its row,
+    /// Enter), and waits until it is open in the editor.
+    func open(note name: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let row = try XCTUnwrap(app.noteItems.firstIndex { if case .note(let entry, _) = $0 { entry.name == name } else { false } },
+                                "\(name) is not in the list", file: file, line: line)
+        press(.home)
+        for _ in 0..<row { press(.down) }
+        press(.enter)
+        await waitUntil("\(name) open", file: file, line: line) { self.app.state.note?.entry?.name == name && self.app.state.note?.isEditing == true }
+    }
+
     func render(width: Int, height: Int) -> GridCanvas {
         let canvas = GridCanvas(width: width, height: height)
         compositor.render(into: canvas)

@@ -96,13 +96,6 @@ final class YourOwnChangesAppTests: XCTestCase {
         folders = []
     }
 
-    private func open(_ name: String, _ harness: Harness) async throws {
-        let row = try XCTUnwrap(harness.app.noteItems.firstIndex { if case .note(let entry, _) = $0 { entry.name == name } else { false } })
-        harness.press(.home)
-        for _ in 0..<row { harness.press(.down) }
-        harness.press(.enter)
-        await harness.waitUntil("\(name) open") { harness.app.state.note?.entry?.name == name && harness.app.state.note?.isEditing == true }
-    }
 
     func testOnTheEmbeddedClubACommandsChangeIsYours() async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("your-own-\(UUID().uuidString)")
@@ -128,7 +121,7 @@ final class YourOwnChangesAppTests: XCTestCase {
         try put("From the shell.md", "Written in a terminal\n")
         await harness.waitUntil("the command's note said as yours") { harness.app.state.message?.text == "You added \"From the shell\"" }
 
-        try await open("From the shell.md", harness)
+        try await harness.open(note: "From the shell.md")
         try put("From the shell.md", "Written in a terminal\nand again\n", mode: ["--mode", "overwrite"])
         await harness.waitUntil("the open note reloaded, said as yours") {
             harness.app.state.note?.editor.body.text == "Written in a terminal\nand again\n"
@@ -144,7 +137,7 @@ final class YourOwnChangesAppTests: XCTestCase {
         await harness.start()
         await harness.waitUntil("ann's list") { harness.app.state.notes.entries.count == 1 }
         await harness.waitUntil("the live lists") { harness.app.live.isWatching(.notes) && harness.app.live.me != nil }
-        try await open("Plan.txt", harness)
+        try await harness.open(note: "Plan.txt")
 
         // Ann's shell, with her own token.
         let shell = club.store(token: club.annToken)

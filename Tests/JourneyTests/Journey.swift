@@ -90,6 +90,23 @@ enum Journey {
 
     /// Waits for every text on the screen at once, then checks the screen names people.
     @discardableResult
+    /// Finds a note in the app's list by typing `/` and `query`, opens it (Enter on the hit,
+    /// Enter again), and waits until the editor shows `showing`.
+    static func open(_ screen: TmuxSession, _ query: String, showing: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try screen.type("/" + query)
+        try screen.press("Enter")
+        try screen.press("Enter")
+        see(screen, [showing], "the editor on \(query)", file: file, line: line)
+    }
+
+    /// Waits until a draft of `member`'s (in their state folder's `drafts/`) holds `text`.
+    static func draftHolds(_ member: AppHarness, _ text: String, file: StaticString = #filePath, line: UInt = #line) {
+        AppHarness.eventually("a draft holding \(text.debugDescription)", file: file, line: line) {
+            let files = FileManager.default.enumerator(at: member.state, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+            return files.contains { $0.path.contains("/drafts/") && (AppHarness.text($0)?.contains(text) ?? false) }
+        }
+    }
+
     static func see(_ screen: TmuxSession, _ texts: [String], _ context: String, timeout: TimeInterval = 20,
                     file: StaticString = #filePath, line: UInt = #line) -> String {
         let shown = screen.waitFor(all: texts, timeout: timeout, file: file, line: line)

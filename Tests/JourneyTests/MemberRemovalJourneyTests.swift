@@ -71,10 +71,7 @@ final class MemberRemovalJourneyTests: XCTestCase {
 
         let screen = try bob.launch([])
         Journey.see(screen, ["Plan"], "bob's notes list")
-        try screen.type("/Plan")
-        try screen.press("Enter")
-        try screen.press("Enter")
-        Journey.see(screen, ["Plan: rig the jib"], "bob's editor")
+        try Journey.open(screen, "Plan", showing: "Plan: rig the jib")
 
         let removed = try Journey.run(ann, ["members", "remove", "bob"])
         XCTAssertEqual(removed.status, 0, removed.stderr)
@@ -87,10 +84,7 @@ final class MemberRemovalJourneyTests: XCTestCase {
                                   "bob's refused save")
         XCTAssertFalse(refused.contains("Saved \"Plan.md\""), refused)
         XCTAssertFalse(refused.contains("retries"), refused)
-        AppHarness.eventually("bob's text in a draft") {
-            let files = FileManager.default.enumerator(at: bob.state, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-            return files.contains { $0.path.contains("/drafts/") && (AppHarness.text($0)?.contains("Plan: rig the jib and the main") ?? false) }
-        }
+        Journey.draftHolds(bob, "Plan: rig the jib and the main")
 
         // The shell says the same, with the removal's exit status, for a read and a write.
         let listed = try bob.cli(["ls"])

@@ -30,10 +30,7 @@ final class RemovedMemberJourneyTests: XCTestCase {
         // Bob opens his plan in the app.
         let screen = try bob.launch([])
         Journey.see(screen, ["Bob's plan"], "bob's notes list")
-        try screen.type("/Bob")
-        try screen.press("Enter")
-        try screen.press("Enter")
-        Journey.see(screen, ["Plan: rig the jib"], "bob's editor")
+        try Journey.open(screen, "Bob", showing: "Plan: rig the jib")
 
         // Ann removes him.
         let revoked = try Journey.run(ann, ["members", "revoke", "bob"])
@@ -46,10 +43,7 @@ final class RemovedMemberJourneyTests: XCTestCase {
         Journey.see(screen, ["You (bob) were removed from this encrypted club"], "bob's refused save")
         XCTAssertFalse(screen.capture().contains("Saved \"Bob's plan.md\""), screen.capture())
         // His text is kept on his machine as a draft.
-        AppHarness.eventually("bob's text in a draft") {
-            let files = FileManager.default.enumerator(at: bob.state, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-            return files.contains { $0.path.contains("/drafts/") && (AppHarness.text($0)?.contains("Plan: rig the jib and the main") ?? false) }
-        }
+        Journey.draftHolds(bob, "Plan: rig the jib and the main")
         // The server holds the plan as it was: ann reads it.
         let read = try Journey.run(ann, ["get", "Bob's plan.md", "-"])
         XCTAssertEqual(read.status, 0, read.stderr)

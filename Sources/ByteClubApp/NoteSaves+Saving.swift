@@ -138,8 +138,9 @@ extension NoteSaves {
                 // A refusal (a reader, a member removed) will not change with a retry: no "Ctrl-S retries".
                 if case .forbidden = error {
                     // The draft first: a long refusal is cut at the screen's edge, never the
-                    // news that nothing typed is lost. (The note on screen is the one meant.)
-                    $0.message = .error("Kept as a draft, not saved: \(error.message)")
+                    // news that nothing typed is lost. The same words as the outbox's refusal
+                    // (OutboxSender.notSaved), whichever path the save took.
+                    $0.message = .error("Kept as a draft, not saved \"\(TerminalSafe.escape(ClubLayout.title(of: name)))\": \(error.message)")
                 } else {
                     $0.message = .error("Could not save \"\(TerminalSafe.escape(name))\": \(error.message). Your text is kept as a draft; Ctrl-S retries")
                 }

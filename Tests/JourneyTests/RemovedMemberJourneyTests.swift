@@ -40,7 +40,7 @@ final class RemovedMemberJourneyTests: XCTestCase {
         try screen.press("End")
         try screen.type(" and the main")
         try screen.press("C-s")
-        Journey.see(screen, ["You (bob) were removed from this encrypted club"], "bob's refused save")
+        Journey.see(screen, ["Kept as a draft, not saved \"Bob's plan\": You (bob) were removed from this encrypted club"], "bob's refused save")
         XCTAssertFalse(screen.capture().contains("Saved \"Bob's plan.md\""), screen.capture())
         // His text is kept on his machine as a draft.
         Journey.draftHolds(bob, "Plan: rig the jib and the main")

@@ -202,7 +202,10 @@ final class LongpollTests: XCTestCase {
     func testAStopReturnsWhileAClientHoldsADownloadItDoesNotRead() async throws {
         await club.tearDown()
         club = try await ServerFixture()
-        try await club.upload("/big.bin", Data(count: 64 << 20))
+        // Put in the club's folder, not uploaded: the fixture's client holds no connection, so the
+        // one counted below is ours.
+        try Data(count: 64 << 20).write(to: club.root.appendingPathComponent("big.bin"))
+        XCTAssertEqual(club.server.openConnections, 0)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         XCTAssertGreaterThanOrEqual(fd, 0)
         defer { close(fd) }
@@ -224,6 +227,10 @@ final class LongpollTests: XCTestCase {
         let admitted = ContinuousClock.now + .seconds(10)
         while club.server.openConnections == 0, ContinuousClock.now < admitted { try await Task.sleep(for: .milliseconds(5)) }
         XCTAssertEqual(club.server.openConnections, 1)
+        // It is sending the file (12 bytes read; the rest fills the buffers and stalls).
+        var head = [UInt8](repeating: 0, count: 12)
+        XCTAssertEqual(recv(fd, &head, 12, Int32(MSG_WAITALL)), 12)
+        XCTAssertEqual(String(decoding: head, as: UTF8.self), "HTTP/1.1 200")
         try await Task.sleep(for: .milliseconds(300))
         let start = ContinuousClock.now
         await club.server.stop(grace: .milliseconds(300))

@@ -160,16 +160,9 @@ let package = Package(
         // update format v1, so Yjs and Yrs (pycrdt) peers read and write it. Pure Swift, no UI, no network.
         .target(name: "LiveText", swiftSettings: fuzzed),
 
-        // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses here.
-        // What the club keeps on this machine, with no UI: drafts, the outbox, the offline cache,
-        // the club folder's layout, and the rules both shells share: a note's front matter and its
-        // tags agreeing, which note a title or link names (NoteResolver), links kept through
-        // renames and moves (LinkRewrite), and how the club's search index is kept current
-        // (SearchIndex: the app and the command line share the file). The app and the command
-        // line's ClubKit share it.
-        .target(name: "LocalClub", dependencies: ["Remote", "Durable", "Markdown", "SearchIndex", "NoteMerge", "LiveText", .product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: fuzzed),
-        .target(name: "ByteClubApp", dependencies: ["LocalClub", "TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
+        // App state and screens: tabs, notes, editor, photos, transfer modal, drafts. No ncurses
+        // here. The club's rules come from the core (ClubKit), which the command line imports too.
+        .target(name: "ByteClubApp", dependencies: ["ClubKit", "TerminalUI", "Remote", "Durable", "Imaging", "NoteMerge", "SearchIndex", "Markdown", .product(name: "Logging", package: "swift-log")]),
 
         // config.toml: parsed and checked (TOMLKit), apart from the executable so the fuzzer and tests import it.
         .target(name: "ByteClubConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: fuzzed),
@@ -178,7 +171,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt", "Imaging", "LiveText", "LocalClub",
+                "ClubServer", "DropboxWire", "Remote", "TerminalUI", "Agent", "SearchIndex", "ByteClubConfig", "Markdown", "ClubCrypt", "Imaging", "LiveText", "ClubKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -204,16 +197,21 @@ let package = Package(
 
         // MARK: Executables
 
-        // What the command line does, as a library the tests import: the backend's construction
-        // (embedded, club, Dropbox, WebDAV), account fallbacks, folder migrations, paths, secrets.
+        // The core both shells import (issue 69: one core, one answer), with no UI: the backend's
+        // construction (embedded, club, Dropbox, WebDAV), account fallbacks, folder migrations,
+        // paths, secrets; and (Local/) what the club keeps on this machine: drafts, the outbox and
+        // its one write path, the offline cache, the club folder's layout, a note's front matter
+        // and its tags agreeing, which note a title or link names (NoteResolver), links kept
+        // through renames and moves (LinkRewrite), and how the club's search index is kept current.
         .target(
             name: "ClubKit",
-            dependencies: ["Remote", "ClubServer", "SampleClub", "LocalClub", "SearchIndex", "Agent", "ByteClubConfig", "ClubCrypt", "Durable", "Imaging",
-                           "Markdown", "DropboxWire",
-                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Remote", "ClubServer", "SampleClub", "SearchIndex", "Agent", "ByteClubConfig", "ClubCrypt", "Durable", "Imaging",
+                           "Markdown", "DropboxWire", "NoteMerge", "LiveText",
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")],
+            swiftSettings: fuzzed
         ),
-        // The command line's shell: each command parses its arguments, calls the core (ClubKit,
-        // LocalClub) and prints the result. A library, as the app's shell (ByteClubApp) is, so
+        // The command line's shell: each command parses its arguments, calls the core (ClubKit)
+        // and prints the result. A library, as the app's shell (ByteClubApp) is, so
         // that the executable is only where the two start.
         .target(
             name: "ClubCLI",
@@ -222,8 +220,6 @@ let package = Package(
                 "Remote",
                 "ClubServer",
                 "SampleClub",
-                // FrontMatterTags: put, cp, restore, import and export keep front matter and tags agreeing.
-                "LocalClub",
                 "TerminalUI",
                 "SearchIndex",
                 "Agent",
@@ -249,7 +245,6 @@ let package = Package(
                 "ClubKit",
                 "Remote",
                 "ByteClubApp",
-                "LocalClub",
                 "TerminalUI",
                 "Agent",
                 "Durable",
@@ -279,21 +274,25 @@ let package = Package(
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=address"])] : []
         ),
 
-        .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge", "LocalClub"]),
+        .executableTarget(name: "ui-bench", dependencies: ["TerminalUI", "NoteMerge", "ClubKit"]),
         // Search side by side: the index (through `byteclub search`), rg and grep over the same notes.
         .executableTarget(name: "search-bench", dependencies: ["SearchIndex", "Markdown"]),
         // The whole app on a club server: first frames, scrolling, transfer progress, cancel, key echo.
         .executableTarget(
             name: "app-bench",
-            dependencies: ["ByteClubApp", "ClubServer", "DropboxWire", "LocalClub", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", "SearchIndex", "ClubKit", "ClubCrypt", "LiveText", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ByteClubApp", "ClubServer", "DropboxWire", "Remote", "Imaging", "TerminalUI", "LoopbackHTTP", "SearchIndex", "ClubKit", "ClubCrypt", "LiveText", .product(name: "Logging", package: "swift-log")]
         ),
 
         // `make torture`: the real binaries (serve, agent, put, restore, the app in tmux) killed at
         // random moments of a seeded schedule, and the invariants checked after every kill.
         .executableTarget(
             name: "byteclub-torture",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["Simulation", "ClubKit", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // Histories at simulation speed (issue 70): both members' cores over clubs in memory
+        // (the club server's commit rule, WebDAV's, an encrypted club) through a simulated
+        // network, time a counter and every choice from a seed. byteclub-torture --simulate.
+        .target(name: "Simulation", dependencies: ["ClubKit", "ClubServer", "Remote", "DropboxWire", "ClubCrypt"]),
 
         // MARK: Tests
 
@@ -308,7 +307,7 @@ let package = Package(
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "LoopbackHTTP"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-        .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge", "LocalClub"]),
+        .testTarget(name: "NoteMergeTests", dependencies: ["NoteMerge", "ClubKit"]),
         // The interop test runs pycrdt (Yrs) through LiveTextTests/pycrdt_interop.py.
         .testTarget(name: "LiveTextTests", dependencies: ["LiveText", "TestSupport"], exclude: ["pycrdt_interop.py"]),
         .testTarget(name: "DurableTests", dependencies: ["Durable"]),
@@ -316,7 +315,7 @@ let package = Package(
                     exclude: ["AgeVectors"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "Markdown"]),
-        .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "LocalClub", "Remote", "SearchIndex", "Markdown", "TestSupport", "ByteClubConfig", "LiveText"]),
+        .testTarget(name: "ClubKitTests", dependencies: ["ClubKit", "Simulation", "Remote", "SearchIndex", "Markdown", "TestSupport", "ByteClubConfig", "LiveText"]),
         .testTarget(name: "DropboxWireTests", dependencies: ["DropboxWire", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RemoteTests",
@@ -329,7 +328,7 @@ let package = Package(
         .testTarget(name: "ByteClubAppTests", dependencies: [
             "ByteClubApp", "TerminalUI", "Remote", "ClubServer", "TestSupport",
             // Generated histories (Histories/): the command line's one way to a store and its folders.
-            "ClubKit", "ClubCrypt", "LocalClub",
+            "ClubKit", "ClubCrypt",
             // JPEGs for the thumbnails the app makes itself (a store without thumbnails).
             "Imaging",
             // The hostile server the client is tested against.

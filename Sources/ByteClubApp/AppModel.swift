@@ -1,4 +1,4 @@
-import LocalClub
+import ClubKit
 import Logging
 import Remote
 import TerminalUI
@@ -105,7 +105,7 @@ struct AppContext {
     var state: AppState { model.state }
 
     /// Where every write the app makes at once goes (the queue's go through the outbox): in
-    /// order with the queue, which follows moves (LocalClub's ``OutboxSender/Direct``).
+    /// order with the queue, which follows moves (the core's ``OutboxSender/Direct``).
     var writes: OutboxSender.Direct { OutboxSender.Direct(store: store, outbox: configuration.outbox) }
 
     func update(_ change: (inout AppState) -> Void) { model.update(change) }

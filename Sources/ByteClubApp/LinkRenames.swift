@@ -1,12 +1,12 @@
 import Foundation
-import LocalClub
+import ClubKit
 import Markdown
 import Remote
 import TerminalUI
 
 /// Renames and moves keep links: after a note is renamed (`R`), or a note or a folder moved
 /// (`m`, a folder's `R`, a row dragged onto a folder), the notes whose links led into it, in any
-/// form (`[[Plan A]]`, `[[Old Stuff/Plan A]]`, `[x](<Old Stuff/Plan A.md>)`: LocalClub's
+/// form (`[[Plan A]]`, `[[Old Stuff/Plan A]]`, `[x](<Old Stuff/Plan A.md>)`: the core's
 /// ``LinkRewrite``, the command line's rules of resolution), are counted from the index's copies
 /// and the user is asked whether to update them. Each update is an ordinary save over the rev
 /// just read (`update` mode): a note someone changed in between conflicts and is reported and

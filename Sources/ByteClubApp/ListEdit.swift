@@ -1,5 +1,5 @@
 import Foundation
-import LocalClub
+import ClubKit
 import Remote
 
 /// A change page applied to a list's ``EntryTable``: what it removes, replaces and adds is

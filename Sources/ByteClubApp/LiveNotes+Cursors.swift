@@ -1,4 +1,4 @@
-import LocalClub
+import ClubKit
 
 /// The others' carets in a live note follow this member's own edits.
 ///

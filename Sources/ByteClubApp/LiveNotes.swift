@@ -1,6 +1,6 @@
 import Foundation
 import LiveText
-import LocalClub
+import ClubKit
 import Remote
 import TerminalUI
 

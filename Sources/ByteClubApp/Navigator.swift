@@ -325,7 +325,7 @@ final class Navigator {
     }
 
     /// Titles and paths resolved over the notes at any depth, by the rules the command line
-    /// uses too (LocalClub's `NoteResolver`). Made again only when the list or the aliases
+    /// uses too (the core's `NoteResolver`). Made again only when the list or the aliases
     /// changed: the rendered view asks for every link it draws.
     var resolver: NoteResolver {
         let notes = state.notes, aliases = noteIndex.aliases

@@ -1,5 +1,5 @@
 import Foundation
-import LocalClub
+import ClubKit
 import Remote
 import TerminalUI
 

@@ -1,11 +1,11 @@
 import Foundation
-import LocalClub
+import ClubKit
 import Markdown
 import Remote
 import SearchIndex
 
 /// The app's ``NoteSearchIndex``: the SearchIndex library's SQLite FTS5 file in the club's
-/// cache folder, brought current by ``ClubIndexSync`` (LocalClub), as `byteclub search` brings
+/// cache folder, brought current by ``ClubIndexSync`` (the core), as `byteclub search` brings
 /// the same file current.
 final class ClubSearchIndex: NoteSearchIndex {
     let index: SearchIndex

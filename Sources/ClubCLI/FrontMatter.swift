@@ -1,5 +1,4 @@
 import ClubKit
-import LocalClub
 import Foundation
 import Remote
 

@@ -4,7 +4,6 @@ import ByteClubConfig
 import ClubKit
 import DropboxWire
 import Foundation
-import LocalClub
 import Durable
 import Remote
 
@@ -224,10 +223,10 @@ struct Put: AsyncParsableCommand {
         AgentJournalWake.resumeUnfinished(backend)
         try await runRemote(backend, path: target) { backend in
             let progress = ProgressLine(file.lastPathComponent)
-            let entry: RemoteEntry
+            let entry: RemoteEntry, said: [String]
             do {
-                entry = try await backend.store.put(file: file, to: target, mode: writeMode, autorename: autorename,
-                                                    progress: { done, total in progress.update(done, total) }, streams: streams)
+                (entry, said) = try await backend.writes.put(file: file, to: target, mode: writeMode, autorename: autorename,
+                                                             progress: { done, total in progress.update(done, total) }, streams: streams)
             } catch RemoteError.conflict where writeMode == .add {
                 // With mode add, "conflict" means the name is taken, not that anyone changed anything.
                 progress.finish()
@@ -235,10 +234,8 @@ struct Put: AsyncParsableCommand {
                 throw Exit.conflict.code
             }
             progress.finish()
-            // A note's front matter: its tags and pin become the note's club tags.
-            if let text = FrontMatterNotes.taggedText(file, name: entry.name) {
-                try await FrontMatterNotes.adopt(text, at: entry.path, store: backend.store)
-            }
+            // A note's front matter: its tags and pin became the note's club tags; what was left out.
+            for line in said { say(line) }
             if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
         }

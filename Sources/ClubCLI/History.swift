@@ -2,7 +2,6 @@ import ByteClubConfig
 import ClubKit
 import ArgumentParser
 import Foundation
-import LocalClub
 import Remote
 
 struct Log: AsyncParsableCommand {
@@ -66,7 +65,7 @@ struct Restore: AsyncParsableCommand {
         let (rev, json) = (self.rev, self.json)
         try await runRemote(backend, path: typed) { backend in
             let path = try await notePath(typed, on: backend)
-            let (entry, said) = try await ServerCopies.restore(path, rev: rev, store: backend.store)
+            let (entry, said) = try await backend.writes.restoreSaying(path, rev: rev)
             for line in said { say(line) }
             if json { return try await printEntry(entry, store: backend.store) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path)) \(TerminalSafe.escape(entry.rev ?? ""))\n".utf8))
@@ -100,7 +99,7 @@ struct Cp: AsyncParsableCommand {
         try await runRemote(backend, path: typed) { backend in
             let from = try await notePath(typed, on: backend)
             do {
-                let (entry, said) = try await ServerCopies.copy(from, to: to, keepingName: keepsName, autorename: autorename, store: backend.store)
+                let (entry, said) = try await backend.writes.copy(from, to: to, keepingName: keepsName, autorename: autorename)
                 for line in said { say(line) }
                 if json { return try await printEntry(entry, store: backend.store) }
                 FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))

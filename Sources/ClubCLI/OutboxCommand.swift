@@ -1,5 +1,4 @@
 import ArgumentParser
-import LocalClub
 import ClubKit
 import Foundation
 import Remote

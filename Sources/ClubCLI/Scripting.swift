@@ -4,7 +4,6 @@ import ArgumentParser
 import AsyncAlgorithms
 import ClubKit
 import Foundation
-import LocalClub
 import DropboxWire
 import Remote
 import TerminalUI

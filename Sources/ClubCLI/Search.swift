@@ -1,7 +1,6 @@
 import ArgumentParser
 import ClubKit
 import Foundation
-import LocalClub
 import Remote
 import SearchIndex
 

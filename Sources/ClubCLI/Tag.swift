@@ -35,7 +35,7 @@ struct Tag: AsyncParsableCommand {
         let json = self.json
         try await runRemote(backend, path: typed) { backend in
             let path = try await notePath(typed, on: backend)
-            let tags = try await FileTags.apply(change, to: path, store: backend.store)
+            let tags = try await backend.writes.changeTags(of: path, change)
             if json { return try CLIJSON.print(TagsJSON(pathDisplay: path, tags: tags)) }
             FileHandle.standardOutput.write(Data(tags.map { TerminalSafe.escape($0) + "\n" }.joined().utf8))
         }

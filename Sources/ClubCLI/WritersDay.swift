@@ -1,7 +1,6 @@
 import ArgumentParser
-import LocalClub
-import ByteClubConfig
 import ClubKit
+import ByteClubConfig
 import Foundation
 import Remote
 import TerminalUI

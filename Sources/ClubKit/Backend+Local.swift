@@ -1,5 +1,4 @@
 import Foundation
-import LocalClub
 import Remote
 import SearchIndex
 
@@ -9,7 +8,7 @@ import SearchIndex
 extension Backend {
     /// This club's drafts (`$XDG_STATE_HOME/byteclub/drafts/KEY`): what is shown as `✎`, restored
     /// and saved in this club. Another club's are in another folder, never read here.
-    public var drafts: DraftStore { DraftStore(directory: Paths.drafts(key)) }
+    public var drafts: DraftStore { DraftStore(directory: Paths.drafts(PlantedBug.otherClubsDraft.isPlanted ? "planted-every-club" : key)) }
 
     /// Drafts from a byteclub that kept every club's drafts in one folder, that no club has
     /// taken yet (``adoptOlderDrafts()``): shown in no club and sent to none, but kept, and listed

@@ -1,4 +1,3 @@
-import LocalClub
 import ClubServer
 import Durable
 import Foundation

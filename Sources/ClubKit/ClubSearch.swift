@@ -1,5 +1,4 @@
 import Foundation
-import LocalClub
 import Remote
 import SearchIndex
 

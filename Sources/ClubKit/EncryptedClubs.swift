@@ -1,7 +1,6 @@
 import ClubCrypt
 import DropboxWire
 import Foundation
-import LocalClub
 import Remote
 
 /// Encrypted clubs, for both shells: finding out whether a club is one, putting its keyring in

@@ -1,8 +1,6 @@
-import ClubKit
 import DropboxWire
 import Durable
 import Foundation
-import LocalClub
 import Remote
 
 extension RemoteStore {

@@ -1,12 +1,11 @@
 import DropboxWire
 import Foundation
-import LocalClub
 import Markdown
 import Remote
 import SearchIndex
 
 /// A note's links and backlinks, as `links` shows them: where each link leads, by the app's
-/// rules (LocalClub's ``NoteResolver``), and the notes that link to it, from the club's index.
+/// rules (the core's ``NoteResolver``), and the notes that link to it, from the club's index.
 /// Encoded, it is what `links --json` prints: one object, snake_case as every `--json`
 /// (docs/schemas/links.schema.json).
 public struct LinksReport: Encodable, Sendable {
@@ -238,7 +237,7 @@ extension LinksReport {
                          outgoing: outgoing, backlinks: backlinks)
     }
 
-    /// Where links lead, by the app's rules (LocalClub's NoteResolver): over `notes` (every note
+    /// Where links lead, by the app's rules (the core's NoteResolver): over `notes` (every note
     /// at any depth, listed) with the aliases their front matter gives, or, when the index is
     /// current and nothing was listed (nil), over the notes of the links' names in the index
     /// (``NoteResolver/lookingUp(_:root:in:files:)``: the same answers). And the club's other

@@ -1,5 +1,4 @@
 import Foundation
-import LocalClub
 import Remote
 
 /// Making a note (`new`, and `today` when the day's note is not there yet).

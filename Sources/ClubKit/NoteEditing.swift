@@ -1,5 +1,4 @@
 import Foundation
-import LocalClub
 import Remote
 
 /// The writer's day from the shell (`new`, `edit`, `today`): a note's text goes through the

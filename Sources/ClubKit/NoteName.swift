@@ -1,5 +1,4 @@
 import Foundation
-import LocalClub
 import Remote
 import SearchIndex
 
@@ -8,7 +7,7 @@ import SearchIndex
 ///
 /// Every command that takes a note asks here, so `cat`, `edit`, `links` and `log` of one name
 /// find the same note, and the one the app's `[[link]]` of that name opens: which note a title
-/// names is LocalClub's ``NoteResolver``'s to say (nearest the club folder first, aliases from
+/// names is the core's ``NoteResolver``'s to say (nearest the club folder first, aliases from
 /// front matter), never a rule of the command line's own.
 public enum NoteName {
     /// What a name matched.

@@ -1,4 +1,3 @@
-import LocalClub
 import Durable
 import Foundation
 

@@ -1,6 +1,5 @@
 import DropboxWire
 import Foundation
-import LocalClub
 import Markdown
 import Remote
 

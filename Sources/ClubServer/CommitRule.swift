@@ -4,7 +4,7 @@ import Foundation
 /// What a commit does at its target, by Dropbox's write modes: the decision as a value, made
 /// from what the target holds; the ``FolderStore`` actor looks and carries it out
 /// (FolderStore+Writes).
-enum CommitRule: Equatable {
+package enum CommitRule: Equatable {
     /// Write the file there (replacing what is there, if anything).
     case place
     /// The same content is there already: answer its metadata and write nothing (Dropbox
@@ -16,7 +16,7 @@ enum CommitRule: Equatable {
     case conflict(ErrorTag)
 
     /// What the target holds.
-    enum Target: Equatable {
+    package enum Target: Equatable {
         case nothing
         case folder
         case file(rev: String, contentHash: String?)
@@ -24,7 +24,7 @@ enum CommitRule: Equatable {
         case other
     }
 
-    static func decide(_ target: Target, mode: WriteMode, autorename: Bool, contentHash: String) -> CommitRule {
+    package static func decide(_ target: Target, mode: WriteMode, autorename: Bool, contentHash: String) -> CommitRule {
         switch (target, mode) {
         case (.nothing, .update):
             // Updating a rev of a file that is gone is a conflict in Dropbox's model too.
@@ -47,7 +47,7 @@ enum CommitRule: Equatable {
 
     /// The names autorename tries beside `name`, in order: "name (1).txt", "name (2).txt", … or
     /// "name (conflicted copy).txt", then "name (conflicted copy 1).txt", ….
-    static func freeNames(near name: String, suffix: String?, count: Int = 10_000) -> [String] {
+    package static func freeNames(near name: String, suffix: String?, count: Int = 10_000) -> [String] {
         let ext = (name as NSString).pathExtension
         let base = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
         let dotExt = ext.isEmpty ? "" : "." + ext

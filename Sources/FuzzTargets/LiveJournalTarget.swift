@@ -1,6 +1,6 @@
 import Foundation
 import LiveText
-import LocalClub
+import ClubKit
 
 /// A live note's journal as the app reads it at open (`LiveNote.records`, each record an update
 /// applied to the note's document): any bytes, a torn record or a damaged update passed over,

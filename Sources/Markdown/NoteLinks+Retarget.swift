@@ -2,7 +2,7 @@ import Foundation
 
 /// Links rewritten in place, for renames and moves: the one place that knows how each link is
 /// written. Which links change, and to what, is decided by the club's rules of resolution
-/// (LocalClub's `NoteResolver.rewritingLinks`); here each link found by ``NoteLinks/scan(_:)``
+/// (the core's `NoteResolver.rewritingLinks`); here each link found by ``NoteLinks/scan(_:)``
 /// gets its new target and keeps everything else as written: a wiki link its `!`, `#part` and
 /// `|shown text` (`[[New#Day 2|the day]]`), a Markdown link its text, `#part` and title.
 extension NoteLinks {

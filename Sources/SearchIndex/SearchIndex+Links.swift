@@ -117,7 +117,7 @@ extension SearchIndex {
     }
 
     /// Every link stored under any of `keys`, each with its note: the candidates a resolver
-    /// decides between (LocalClub's `resolvedBacklinks`), where ``backlinks(to:limit:)`` counts
+    /// decides between (the core's `resolvedBacklinks`), where ``backlinks(to:limit:)`` counts
     /// every one.
     public func links(under keys: [String]) throws(SearchIndexError) -> [LinkRow] {
         guard !keys.isEmpty else { return [] }

@@ -1,6 +1,6 @@
 import ByteClubApp
 import Foundation
-import LocalClub
+import ClubKit
 import LoopbackHTTP
 import Remote
 import TerminalUI

@@ -1,6 +1,6 @@
 import ByteClubApp
 import Foundation
-import LocalClub
+import ClubKit
 import Remote
 import TerminalUI
 

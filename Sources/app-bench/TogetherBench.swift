@@ -1,7 +1,7 @@
 import ClubServer
 import Foundation
 import LiveText
-import LocalClub
+import ClubKit
 import Remote
 import Synchronization
 import TerminalUI

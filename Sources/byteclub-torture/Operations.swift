@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 
 /// One operation in flight: `poll` watches for what the user is told while the kill is timed,
 /// `settle` waits (after the kill and restart) until the outcome is known.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Simulation
 
 /// Bodies that check themselves, so a note or photo cut off or mixed with another is seen from
 /// its bytes alone.

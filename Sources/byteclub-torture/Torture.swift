@@ -1,27 +1,37 @@
 import ArgumentParser
+import ClubKit
 import Foundation
+import Simulation
 
 /// `byteclub-torture`: saves, renames, outbox sends, uploads and restores against a club, with
 /// the app, the agent or the server killed (SIGKILL) at a random moment of each, restarted,
 /// and the invariants checked after every kill. The schedule comes from a seed, printed first.
 @main
-struct Torture: ParsableCommand {
+struct Torture: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "byteclub-torture",
         abstract: "Kill the app, the agent or the server at random moments; check that nothing the user was told about is lost.",
-        discussion: "Replay a run with --seed (the first line it prints). Exit 1 on any loss.")
+        discussion: """
+            Replay a run with --seed (the first line it prints). Exit 1 on any loss.
+            With --simulate, generated histories at simulation speed instead: both members' cores over clubs in memory, \
+            through a simulated network (docs/testing.md, "Simulation"): --seeds N from --first-seed, --steps each, on each of \
+            --backends; --plant NAME puts a known past bug back (\(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))).
+            """)
 
     @Option(help: "How many kills.") var kills = 1000
     @Option(help: "The schedule's seed (default: random).") var seed: UInt64?
     @Option(help: "The byteclub executable (default: beside this one).") var binary: String?
     @Flag(help: "Keep the run's folder (it is kept anyway after a loss).") var keep = false
     @Flag(help: "One line per kill: the operation, the victim, the delay and the step's time.") var verbose = false
+    @OptionGroup var simulation: SimulationOptions
 
     func validate() throws {
         guard kills > 0 else { throw ValidationError("--kills must be at least 1") }
+        try simulation.validate()
     }
 
-    func run() throws {
+    func run() async throws {
+        if simulation.simulate { return try await simulation.run(verbose: verbose) }
         let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
         say("seed \(seed)")
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]

@@ -1,5 +1,5 @@
 import Foundation
-import LocalClub
+import ClubKit
 import NoteMerge
 
 /// The three-way merge on a 1 MiB note of 20,000 lines: two copies, each edited in its own

@@ -1,6 +1,6 @@
 @testable import ByteClubApp
 import Foundation
-import LocalClub
+import ClubKit
 import TestSupport
 @testable import Remote
 import XCTest

@@ -1,6 +1,6 @@
 @testable import ByteClubApp
 import Foundation
-import LocalClub
+import ClubKit
 import Remote
 import TerminalUI
 import XCTest

@@ -43,7 +43,7 @@ final class LinkRenameAppTests: XCTestCase {
 
 /// Issue 54: `R` on "Plan A" updated `[[Plan A]]` but left `[[Old Stuff/Plan A]]` and
 /// `[the plan](<Old Stuff/Plan A.md>)` broken, where `m` (move) updated all three. A rename is a
-/// move within the note's folder now, and both go through one rewrite (LocalClub's
+/// move within the note's folder now, and both go through one rewrite (the core's
 /// `LinkRewrite`): the question counts the three links, and the update rewrites them all. With
 /// the app's real search index, against a real club server, keys pressed as a user does.
 @MainActor

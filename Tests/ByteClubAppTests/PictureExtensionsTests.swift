@@ -1,5 +1,5 @@
 import Imaging
-import LocalClub
+import ClubKit
 import Markdown
 import XCTest
 

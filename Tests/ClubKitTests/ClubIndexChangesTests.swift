@@ -1,5 +1,5 @@
 import Foundation
-@testable import LocalClub
+@testable import ClubKit
 import Remote
 import XCTest
 

@@ -1,5 +1,4 @@
 import ClubKit
-import LocalClub
 import Remote
 import XCTest
 
@@ -48,7 +47,7 @@ final class ClubPathTests: XCTestCase {
         XCTAssertEqual(ClubPath.resolve("notes", in: "/club b"), "/club b/notes")
     }
 
-    /// Which note answers is the one resolver's (LocalClub's NoteResolver, NoteResolverTests);
+    /// Which note answers is the one resolver's (the core's NoteResolver, NoteResolverTests);
     /// a command asks it through ``NoteName/find(_:in:clubFolder:aliases:)``.
     func testANoteAnswersToItsNameOrTitleInAnyCase() {
         func answers(_ typed: String, _ name: String) -> Bool {

@@ -1,7 +1,6 @@
 import ByteClubConfig
 import ClubKit
 import Foundation
-import LocalClub
 import Remote
 import XCTest
 

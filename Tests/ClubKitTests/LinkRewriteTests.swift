@@ -1,8 +1,8 @@
-import LocalClub
+import ClubKit
 import Remote
 import XCTest
 
-/// Renames and moves keep links, in every form (issue 54): LocalClub's ``LinkRewrite``, the one
+/// Renames and moves keep links, in every form (issue 54): the core's ``LinkRewrite``, the one
 /// rewrite the app's `R` and `m` (and a folder's rename) save through, deciding by the one
 /// resolver which links led into what moved.
 final class LinkRewriteTests: XCTestCase {

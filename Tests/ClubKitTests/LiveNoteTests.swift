@@ -3,10 +3,9 @@ import ClubKit
 import DropboxWire
 import Foundation
 import LiveText
-import LocalClub
 import XCTest
 
-/// The core of a live note (LocalClub's `LiveNote`), without a server: two or three notes
+/// The core of a live note (the core's `LiveNote`), without a server: two or three notes
 /// exchanging their updates as the relay would, in the orders a relay can give them.
 final class LiveNoteTests: XCTestCase {
     var folder: URL!

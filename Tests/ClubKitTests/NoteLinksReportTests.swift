@@ -1,6 +1,5 @@
 import ClubKit
 import Foundation
-import LocalClub
 import Markdown
 import Remote
 import SearchIndex

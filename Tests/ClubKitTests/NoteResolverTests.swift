@@ -1,4 +1,4 @@
-import LocalClub
+import ClubKit
 import Markdown
 import Remote
 import XCTest

@@ -1,7 +1,7 @@
 import Markdown
 import XCTest
 
-/// Links rewritten in place (``NoteLinks/retargeting(_:_:)``): which links change is LocalClub's
+/// Links rewritten in place (``NoteLinks/retargeting(_:_:)``): which links change is the core's
 /// `LinkRewrite`'s to say (ClubKitTests' LinkRewriteTests); here each keeps all but its target.
 final class NoteLinksRetargetTests: XCTestCase {
     /// `text` with its links, in the order written, given `targets` (nil: left).

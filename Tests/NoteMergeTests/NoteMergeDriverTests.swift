@@ -1,4 +1,4 @@
-import LocalClub
+import ClubKit
 import NoteMerge
 import XCTest
 

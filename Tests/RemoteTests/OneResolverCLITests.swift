@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Issue 54, "Titles and links": the app resolves `[[Note]]` across folders, and the command line
-/// now does by the same resolver (LocalClub's `NoteResolver`). Before, `byteclub edit "Deep two"`
+/// now does by the same resolver (the core's `NoteResolver`). Before, `byteclub edit "Deep two"`
 /// for `Old Stuff/2025/Deep two.md` said `Not found`, and `byteclub links "Vault/Home"` called
 /// every `[[link]]` into a subfolder a missing note, with 0 backlinks (the CLI's index held the
 /// club folder's own notes only). The built binary against `byteclub serve`.
@@ -104,7 +104,7 @@ final class OneResolverCLITests: XCTestCase {
     /// "Renames": the app's `R` and `m` rewrite every link form into what moved; `mv` rewrote
     /// none (a note renamed from the shell left `[[Plan A]]`, `[[Old Stuff/Plan A]]` and
     /// `[the plan](<Old Stuff/Plan A.md>)` broken). `mv --update-links` goes through the same
-    /// rewrite (LocalClub's `LinkUpdates`), and a plain `mv` still leaves the notes alone.
+    /// rewrite (the core's `LinkUpdates`), and a plain `mv` still leaves the notes alone.
     func testMvUpdateLinksRewritesEveryLinkFormAsTheAppDoes() throws {
         let (server, club) = try serve([
             "Old Stuff/Plan A.md": "the plan\n",

@@ -63,7 +63,7 @@ final class BacklinkTests: XCTestCase {
                        "the links still name the old title and path (Journey's own link included)")
     }
 
-    /// Where a link leads is LocalClub's `NoteResolver`'s to say; offline, it resolves among
+    /// Where a link leads is the core's `NoteResolver`'s to say; offline, it resolves among
     /// the notes the index holds, by the paths as displayed.
     func testThePathsOfEveryIndexedNoteAsDisplayed() throws {
         XCTAssertEqual(try index.paths(), ["/byteclub/Budget.md", "/byteclub/Code.md", "/byteclub/Desk.md", "/byteclub/Obsidian.md",

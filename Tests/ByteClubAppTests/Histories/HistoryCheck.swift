@@ -1,7 +1,6 @@
 import ByteClubApp
 import ClubKit
 import Foundation
-import LocalClub
 import Remote
 
 /// The promise, checked over a whole history once it has run: every line a member was told was

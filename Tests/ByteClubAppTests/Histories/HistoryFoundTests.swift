@@ -1,5 +1,5 @@
 import Foundation
-import LocalClub
+import ClubKit
 import XCTest
 
 /// Histories the generator found broken, kept as the steps that broke them (seed 103 on the club

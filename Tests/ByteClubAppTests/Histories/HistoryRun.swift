@@ -2,7 +2,6 @@
 import ClubCrypt
 import ClubKit
 import Foundation
-import LocalClub
 import Remote
 import TerminalUI
 import TestSupport

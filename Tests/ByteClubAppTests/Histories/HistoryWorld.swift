@@ -3,7 +3,6 @@ import ClubCrypt
 import ClubKit
 import ClubServer
 import Foundation
-import LocalClub
 import Remote
 import TestSupport
 import XCTest

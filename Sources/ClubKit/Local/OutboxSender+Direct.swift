@@ -34,7 +34,7 @@ extension OutboxSender {
         public func move(from: String, to: String, autorename: Bool = false) async throws(RemoteError) -> RemoteEntry {
             try await inOrder { () async throws(RemoteError) -> RemoteEntry in
                 let moved = try await store.move(from: from, to: to, autorename: autorename)
-                try follow(from: from, to: moved.path)
+                if !PlantedBug.queueLeftAtMovedPath.isPlanted { try follow(from: from, to: moved.path) }
                 return moved
             }
         }
@@ -63,8 +63,23 @@ extension OutboxSender {
 
         /// Brings back revision `rev` of the file at `path` as its newest (``ServerCopies``).
         public func restore(_ path: String, rev: String) async throws(RemoteError) -> RemoteEntry {
-            try await inOrder { () async throws(RemoteError) -> RemoteEntry in
-                try await ServerCopies.restore(path, rev: rev, store: store).entry
+            try await restoreSaying(path, rev: rev).entry
+        }
+
+        /// ``restore(_:rev:)``, with the lines to say of the tags its front matter names.
+        public func restoreSaying(_ path: String, rev: String) async throws(RemoteError) -> (entry: RemoteEntry, said: [String]) {
+            try await inOrder { () async throws(RemoteError) -> (entry: RemoteEntry, said: [String]) in
+                try await ServerCopies.restore(path, rev: rev, store: store)
+            }
+        }
+
+        /// Copies a file or a folder on the server (``ServerCopies/copy(_:to:keepingName:autorename:store:)``),
+        /// in order with the queue: a save of the note sent meanwhile lands before or after the
+        /// copy, never between its check and its upload.
+        public func copy(_ from: String, to: String, keepingName: Bool, autorename: Bool) async throws(RemoteError)
+            -> (entry: RemoteEntry, said: [String]) {
+            try await inOrder { () async throws(RemoteError) -> (entry: RemoteEntry, said: [String]) in
+                try await ServerCopies.copy(from, to: to, keepingName: keepingName, autorename: autorename, store: store)
             }
         }
 
@@ -121,10 +136,29 @@ extension OutboxSender {
             }
         }
 
-        /// Adds and removes tags on one file; its tags after.
+        /// Adds and removes tags on one file; its tags after (``FileTags/apply(_:to:store:)``:
+        /// an empty change only reads them).
         public func changeTags(of path: String, _ change: TagChange) async throws(RemoteError) -> [String] {
-            guard let tagging = store as? any TaggingStore else { throw .notSupported("tags") }
-            return try await tagging.changeTags(of: path, change)
+            try await FileTags.apply(change, to: path, store: store)
+        }
+
+        /// A local file put in the club (`byteclub put`), over `streams` connections where the
+        /// store can. A note goes in order with the queue (a save of it sent meanwhile lands
+        /// before or after, never between), and its front matter's tags become club tags, the
+        /// lines to say answered for what was left out; any other file waits for nothing.
+        public func put(file: URL, to target: String, mode: WriteMode, autorename: Bool, progress: ProgressHandler?,
+                        streams: Int?) async throws(RemoteError) -> (entry: RemoteEntry, said: [String]) {
+            let name = (target as NSString).lastPathComponent
+            let entry: RemoteEntry
+            if FrontMatterTags.isNote(name) {
+                entry = try await inOrder { () async throws(RemoteError) -> RemoteEntry in
+                    try await store.put(file: file, to: target, mode: mode, autorename: autorename, progress: progress, streams: streams)
+                }
+            } else {
+                entry = try await store.put(file: file, to: target, mode: mode, autorename: autorename, progress: progress, streams: streams)
+            }
+            guard let text = FrontMatterNotes.taggedText(file, name: entry.name) else { return (entry, []) }
+            return (entry, try await FrontMatterNotes.adoption(of: text, at: entry.path, store: store).lines)
         }
 
         /// Uploads a photo beside the others (renamed if the name is taken). With `onSession`, a

@@ -99,6 +99,16 @@ extension OutboxSender {
             switch try await merge(item, text: text, baseRev: baseRev) {
             case .done(let answer):
                 return answer
+            case .moved(let path):
+                // Someone moved the note: the save follows it there, once.
+                var moved = item
+                moved.path = path
+                do {
+                    try outbox.replace(moved)
+                } catch {
+                    throw .local("cannot update the outbox in \(outbox.directory.path): \(error.localizedDescription)")
+                }
+                return try await sendSave(moved)
             case .upload(let merged, let theirs):
                 payload = merged
                 mode = .update(rev: theirs.rev ?? "")
@@ -113,6 +123,18 @@ extension OutboxSender {
     enum MergeStep {
         case done(OutboxAnswer)
         case upload(Data, theirs: RemoteEntry)
+        /// The note is not at the item's path because someone moved it: it is here now.
+        case moved(String)
+    }
+
+    /// Where the note a save was written on is now, when someone moved it (not deleted it):
+    /// the server names a revision by the file it belongs to, so its base rev's entry has the
+    /// note's path today (a club server; Dropbox). Nil when it is gone, or the store cannot say.
+    func movedElsewhere(_ item: OutboxItem, baseRev: String) async -> String? {
+        guard store.keepsHistory, let then = try? await store.read(rev: baseRev).entry,
+              then.pathLower != item.path.lowercased(),
+              let now = try? await store.metadata(then.path), now.kind == .file else { return nil }
+        return now.path
     }
 
     /// Reads the note now and its base rev and merges `text` in; see ``sendSave(_:)``.
@@ -124,6 +146,7 @@ extension OutboxSender {
         } catch {
             let failure = try Self.answer(error)
             if case .notFound = failure {
+                if let path = await movedElsewhere(item, baseRev: baseRev) { return .moved(path) }
                 return .done(OutboxAnswer(try keepDraft(item, text: text, gone: true,
                                                         reason: "\(Self.shown(item.title)) was deleted on the server meanwhile; your text is kept as a draft"),
                                           cause: .gone))
@@ -154,6 +177,10 @@ extension OutboxSender {
             return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false,
                                                     reason: "\(changed) and its text is not UTF-8, so it cannot be merged; your text is kept as a draft")))
         }
+        if PlantedBug.burstReplayedTwice.isPlanted, text.hasPrefix(baseText) {
+            // The planted bug: what was typed is laid onto their text again, as a journal replayed.
+            return .upload(Data((theirs + text.dropFirst(baseText.count)).utf8), theirs: current.entry)
+        }
         switch NoteMergeDriver.merge(base: baseText, mine: text, theirs: theirs) {
         case .overlapping:
             return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: "\(changed); open it to merge")))
@@ -174,6 +201,21 @@ extension OutboxSender {
     func sendCreate(_ item: OutboxItem) async throws(RemoteError) -> OutboxAnswer {
         guard let text = item.text else { return OutboxAnswer(.refused("Not created: \(Self.shown(item.title)) had no text in the outbox")) }
         let data = Data(text.utf8)
+        if item.tried == true, let landed = await landedBeside(item, data) {
+            // Sent before without an answer, and the club has it (moved since, as the path
+            // holds nothing now): sent, not made a second time.
+            settleDraft(of: item, landed: landed, text: text)
+            return OutboxAnswer(.sent(landed))
+        }
+        if item.tried != true {
+            var tried = item
+            tried.tried = true
+            do {
+                try outbox.replace(tried)
+            } catch {
+                throw .local("cannot update the outbox in \(outbox.directory.path): \(error.localizedDescription)")
+            }
+        }
         let failure: RemoteError
         do {
             let entry = try await store.upload(data: data, to: item.path, mode: .add, autorename: false)
@@ -202,6 +244,17 @@ extension OutboxSender {
         return OutboxAnswer(try keepDraft(item, text: text, gone: true,
                                           reason: "A note named \"\(TerminalSafe.escape(name))\" already exists on the server; yours is kept as a draft of a new note"),
                             cause: .nameTaken)
+    }
+
+    /// A note in the create's folder, other than at its own path, that holds exactly its bytes:
+    /// where a create that landed unheard was moved to. Only notes of its size are read (a few).
+    func landedBeside(_ item: OutboxItem, _ data: Data) async -> RemoteEntry? {
+        guard (try? await store.metadata(item.path)) == nil,
+              let entries = try? await store.list((item.path as NSString).deletingLastPathComponent) else { return nil }
+        for entry in entries.prefix(10_000) where entry.kind == .file && entry.size == Int64(data.count) && entry.pathLower != item.path.lowercased() {
+            if let read = try? await store.read(entry.path), read.data == data { return read.entry }
+        }
+        return nil
     }
 
     /// A create that joins the note of its name (``OutboxItem/joinsExisting``): their text,

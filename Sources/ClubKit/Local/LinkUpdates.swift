@@ -2,7 +2,7 @@ import Foundation
 import Remote
 
 /// Links kept across a rename or a move, for both shells (issue 54): the app's `R` and `m`
-/// (after asking) and the command line's `mv --update-links`. The rewrite is LocalClub's
+/// (after asking) and the command line's `mv --update-links`. The rewrite is the core's
 /// ``LinkRewrite`` over the notes as they were listed before the move; each update is an
 /// ordinary save over the rev just read (`update` mode), so a note someone changed in between
 /// conflicts and is reported and left as it was, never overwritten.

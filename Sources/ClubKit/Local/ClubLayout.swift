@@ -6,7 +6,7 @@ public struct ClubLayout: Sendable, Equatable {
     public var folder: String
     public static let noteExtensions = ["txt", "md"]
     /// The pictures PanoPhotos lists and draws (Imaging's `PictureFormat.fileExtensions`; a
-    /// test keeps the two lists the same: LocalClub does not link Imaging).
+    /// test keeps the two lists the same).
     public static let photoExtensions = ["jpg", "jpeg", "png", "gif", "webp", "svg"]
     /// What saving adds to a new note's title that has no extension: notes are Markdown, and
     /// config.toml's `new_note_extension = "txt"` keeps the old plain-text way.

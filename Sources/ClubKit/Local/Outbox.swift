@@ -70,6 +70,10 @@ public struct OutboxItem: Codable, Equatable, Sendable, Identifiable {
     /// it: `byteclub today`, where two members who each made the day's note offline must end up
     /// with one note holding both texts. Nil (every other create) keeps ours as a draft instead.
     public var joinsExisting: Bool?
+    /// A create sent at least once without an answer (a reply lost, a process killed before it
+    /// heard): it may be in the club already, and moved on by someone since, so before it goes
+    /// again its folder is looked in for its very bytes (``OutboxSender``).
+    public var tried: Bool?
 
     public init(kind: Kind, path: String, newPath: String? = nil, baseRev: String? = nil, title: String,
                 text: String? = nil, localFile: String? = nil, localSize: Int64? = nil, localModified: Date? = nil,

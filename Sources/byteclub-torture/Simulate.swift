@@ -1,0 +1,85 @@
+import ArgumentParser
+import ClubKit
+import Crypto
+import Foundation
+import Simulation
+
+/// `byteclub-torture --simulate`: generated histories at simulation speed (``SimulatedHistory``),
+/// seed after seed on each backend, the broken promises of each seed printed with its history.
+struct SimulationOptions: ParsableArguments {
+    @Flag(help: "Run generated histories in the simulation instead of killing real processes.") var simulate = false
+    @Option(help: "With --simulate: how many seeds on each backend.") var seeds = 100
+    @Option(help: "With --simulate: the first seed.") var firstSeed: UInt64 = 1
+    @Option(help: "With --simulate: steps in each history.") var steps = 200
+    @Option(help: "With --simulate: the backends, comma-separated (club, webdav, encrypted).") var backends = "club,webdav,encrypted"
+    @Option(help: "With --simulate: a known past bug to put back (repeatable); the run then stops at the first seed that finds it.")
+    var plant: [String] = []
+
+    func validate() throws {
+        guard seeds > 0 else { throw ValidationError("--seeds must be at least 1") }
+        guard steps > 0 else { throw ValidationError("--steps must be at least 1") }
+        for name in backends.split(separator: ",") where SimulatedHistory.Backend(rawValue: String(name)) == nil {
+            throw ValidationError("unknown backend '\(name)': club, webdav or encrypted")
+        }
+        for name in plant where PlantedBug(rawValue: name) == nil {
+            throw ValidationError("unknown bug '\(name)': \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run(verbose: Bool) async throws {
+        // This run's drafts, outboxes and keys in a folder of its own (in memory where the
+        // machine has /dev/shm: an fsync there costs nothing, and the simulation's disk is not
+        // what it checks).
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        let base = (FileManager.default.fileExists(atPath: shm.path) ? shm : FileManager.default.temporaryDirectory)
+            .appendingPathComponent("byteclub-sim-\(getpid())")
+        for (variable, folder) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")] {
+            setenv(variable, base.appendingPathComponent(folder).path, 1)
+        }
+        defer { try? FileManager.default.removeItem(at: base) }
+        PlantedBug.planted = Set(plant.compactMap(PlantedBug.init(rawValue:)))
+        if !plant.isEmpty { say("planted: \(plant.joined(separator: ", "))") }
+        var failed = false
+        for name in backends.split(separator: ",") {
+            let backend = SimulatedHistory.Backend(rawValue: String(name))!
+            let started = ContinuousClock.now
+            var digest = SHA256()
+            var (stepsRun, broken, copied, foundAt): (Int, Int, Int, UInt64?) = (0, 0, 0, nil)
+            for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
+                let history = try await SimulatedHistory(seed: seed, backend: backend, runName: "\(getpid())-\(seed)")
+                await history.run(steps: steps)
+                let found = await history.violations()
+                history.close()
+                stepsRun += history.step
+                copied += history.copied.count
+                for line in history.log { digest.update(data: Data((line + "\n").utf8)) }
+                if verbose || (!history.copied.isEmpty && found.isEmpty) {
+                    say("seed \(seed) on \(backend.rawValue): \(history.step) steps, \(history.tally), \(found.count) broken, \(history.copied.count) lines in two notes")
+                }
+                guard !found.isEmpty else { continue }
+                broken += found.count
+                failed = true
+                say("""
+                    seed \(seed) on \(backend.rawValue) broke the promise (replay: byteclub-torture --simulate --backends \(backend.rawValue) \
+                    --first-seed \(seed) --seeds 1\(plant.map { " --plant " + $0 }.joined())):
+                    \(found.joined(separator: "\n"))
+                    the history:
+                    \(history.log.joined(separator: "\n"))
+                    """)
+                if !plant.isEmpty {
+                    foundAt = seed
+                    break
+                }
+            }
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let hex = digest.finalize().map { String(format: "%02x", $0) }.joined().prefix(16)
+            let seedsRun = foundAt.map { Int($0 - firstSeed) + 1 } ?? seeds
+            say(String(format: "simulation on %@: %d seeds (%llu…%llu), %d steps, %.1f s (%.0f steps/s), %d broken, %d lines in two notes, log digest %@",
+                       backend.rawValue, seedsRun, firstSeed, firstSeed + UInt64(seedsRun) - 1, stepsRun, seconds,
+                       Double(stepsRun) / max(seconds, 0.001), broken, copied, String(hex)))
+            if let foundAt { say("the planted bug was found by seed \(foundAt), the \(seedsRun)th tried") }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}

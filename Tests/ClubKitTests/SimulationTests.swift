@@ -1,0 +1,201 @@
+import ClubKit
+import Foundation
+import Remote
+import Simulation
+import TestSupport
+import XCTest
+
+/// Histories at simulation speed (issue 70; docs/testing.md, "Simulation"): both members'
+/// cores over clubs in memory through a simulated network. Here: a fixed run of seeds on each
+/// backend keeps the promise, a seed replays byte for byte, and each planted past bug is found
+/// within 100 seeds. `make torture` runs a thousand seeds a backend (`byteclub-torture --simulate`).
+class SimulationCase: XCTestCase {
+    /// Seeds per backend in `make test` (`SIMULATION_SEEDS` for more).
+    static var seeds: Int { ProcessInfo.processInfo.environment["SIMULATION_SEEDS"].flatMap(Int.init) ?? 50 }
+
+    private var saved: [String: String?] = [:]
+    private var folder: URL?
+
+    /// The histories' drafts and outboxes in a folder of this test's (in memory where the
+    /// machine has /dev/shm, as `byteclub-torture --simulate` keeps them), the environment as it
+    /// was afterwards.
+    override func setUpWithError() throws {
+        PlantedBug.planted = []
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        let base = (FileManager.default.fileExists(atPath: shm.path) ? shm : FileManager.default.temporaryDirectory)
+            .appendingPathComponent("byteclub-simulation-tests-\(UUID().uuidString)")
+        folder = base
+        for (variable, name) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config")] {
+            saved[variable] = ProcessInfo.processInfo.environment[variable]
+            setenv(variable, base.appendingPathComponent(name).path, 1)
+        }
+    }
+
+    override func tearDownWithError() throws {
+        PlantedBug.planted = []
+        for (variable, value) in saved {
+            if let value { setenv(variable, value, 1) } else { unsetenv(variable) }
+        }
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// Runs `seed` on `backend`: its log and the broken promises.
+    func history(_ seed: UInt64, on backend: SimulatedHistory.Backend, steps: Int = 200) async throws
+        -> (log: [String], broken: [String], tally: String, copied: Int) {
+        let history = try await SimulatedHistory(seed: seed, backend: backend, runName: "test-\(getpid())-\(seed)-\(UUID().uuidString.prefix(6))")
+        await history.run(steps: steps)
+        let broken = await history.violations()
+        history.close()
+        return (history.log, broken, history.tally, history.copied.count)
+    }
+
+    func keepsThePromise(on backend: SimulatedHistory.Backend) async throws {
+        let started = ContinuousClock.now
+        var (steps, copied, brokenCount) = (0, 0, 0)
+        for seed in 1...UInt64(Self.seeds) {
+            let (log, broken, tally, copies) = try await history(seed, on: backend)
+            steps += 200
+            copied += copies
+            brokenCount += broken.count
+            XCTAssertEqual(broken, [], "seed \(seed) on \(backend.rawValue) (\(tally)) broke the promise; its history:\n\(log.joined(separator: "\n"))")
+        }
+        print("simulation on \(backend.rawValue): \(Self.seeds) seeds, \(steps) steps in \(ContinuousClock.now - started), \(brokenCount) broken, \(copied) lines in two notes")
+    }
+
+}
+
+/// The club server's and WebDAV's histories, a seed replayed, and the faults a history meets.
+final class SimulationTests: SimulationCase {
+    func testTheClubServerKeepsThePromise() async throws { try await keepsThePromise(on: .club) }
+    func testWebDAVKeepsThePromise() async throws { try await keepsThePromise(on: .webdav) }
+
+    /// The same seed, the same history: every step, fault and answer in the same order.
+    func testASeedReplaysByteForByte() async throws {
+        for backend in SimulatedHistory.Backend.allCases {
+            let first = try await history(7, on: backend)
+            let again = try await history(7, on: backend)
+            XCTAssertGreaterThanOrEqual(first.log.count, 200)
+            let split = zip(first.log, again.log).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            XCTAssertEqual(first.log, again.log, """
+                seed 7 on \(backend.rawValue) ran differently the second time, from step \(split.map { $0 + 1 } ?? 0):                 \(split.map { first.log[$0] } ?? "") | \(split.map { again.log[$0] } ?? "")
+                """)
+            XCTAssertEqual(first.tally, again.tally)
+            // And a seed is not every seed: another history differs.
+            let other = try await history(8, on: backend)
+            XCTAssertNotEqual(first.log, other.log)
+        }
+    }
+
+    /// The history goes where the bugs were: outages, lost replies, kills, merges and moves.
+    func testAHistoryMeetsEveryFault() async throws {
+        let (log, _, tally, _) = try await history(3, on: .club, steps: 400)
+        let text = log.joined(separator: "\n")
+        for sign in ["refused (down)", "lost", "(killed)", ": queued", ": saved", "edit ", "move ", "send "] {
+            XCTAssertTrue(text.contains(sign), "no step of seed 3 shows \"\(sign)\" (\(tally))")
+        }
+    }
+
+}
+
+/// An encrypted club's histories: a job of their own (the keys make a step ten times dearer).
+final class SimulationEncryptedTests: SimulationCase {
+    func testAnEncryptedClubKeepsThePromise() async throws { try await keepsThePromise(on: .encrypted) }
+}
+
+/// The planted bugs (issue 70: "prove it catches"), a job of their own.
+final class SimulationPlantedTests: SimulationCase {
+    /// Each known past bug, put back, is found within 100 seeds: on the club server, or else on
+    /// WebDAV (where a queue left at a moved path cannot be saved by the note's revisions).
+    func testEachPlantedBugIsFoundWithinAHundredSeeds() async throws {
+        for bug in PlantedBug.allCases {
+            PlantedBug.planted = [bug]
+            var foundBy: (SimulatedHistory.Backend, UInt64)?
+            search: for backend in [SimulatedHistory.Backend.club, .webdav] {
+                for seed in 1...UInt64(100) where try await !history(seed, on: backend).broken.isEmpty {
+                    foundBy = (backend, seed)
+                    break search
+                }
+            }
+            PlantedBug.planted = []
+            XCTAssertNotNil(foundBy, "\(bug.rawValue) was not found in 100 seeds on the club server nor on WebDAV")
+            print("simulation: \(bug.rawValue) found on \(foundBy?.0.rawValue ?? "none") by seed \(foundBy?.1 ?? 0)")
+        }
+    }
+}
+
+/// The two answers the simulation asked of the outbox's sender, each on its own (a club in
+/// memory with the club server's commit rule): a change whose confirmation was lost must not
+/// be written a second time once someone has moved its note.
+final class UnconfirmedChangeTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("unconfirmed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func sender(_ store: any RemoteStore) -> (OutboxSender, Outbox) {
+        let outbox = Outbox(directory: folder.appendingPathComponent("outbox"))
+        return (OutboxSender(store: store, outbox: outbox, drafts: DraftStore(directory: folder.appendingPathComponent("drafts"))), outbox)
+    }
+
+    /// A save that landed unheard, then the note moved by another member: sent again, it finds
+    /// the note where it went (the base rev's file) and is there already, not "deleted meanwhile".
+    func testASaveFollowsANoteSomeoneElseMoved() async throws {
+        let club = SimulatedClub(kind: .club, name: "moved-save", now: { Date(timeIntervalSince1970: 0) })
+        let first = try await club.upload(data: Data("# Plan\n".utf8), to: "/byteclub/Plan.md", mode: .add, autorename: false)
+        let (sender, outbox) = sender(club)
+        var item = OutboxItem(kind: .save, path: "/byteclub/Plan.md", baseRev: first.rev, title: "Plan", text: "# Plan\nmine\n", queued: Date())
+        item.baseText = "# Plan\n"
+        _ = try outbox.append(item)
+        // It landed; the answer never came. Then bob moved the note and wrote in it.
+        let landed = try await club.upload(data: Data("# Plan\nmine\n".utf8), to: "/byteclub/Plan.md", mode: .update(rev: first.rev!), autorename: false)
+        _ = try await club.move(from: "/byteclub/Plan.md", to: "/byteclub/Trip.md", autorename: false)
+        _ = try await club.upload(data: Data("bob's\n# Plan\nmine\n".utf8), to: "/byteclub/Trip.md", mode: .update(rev: landed.rev!), autorename: false)
+        let reports = Box([OutboxReport]())
+        _ = await sender.sendAll { reports.value.append($0) }
+        XCTAssertEqual(reports.value.count, 1)
+        guard case .merged(let entry, _)? = reports.value.first?.result else { return XCTFail("not merged: \(reports.value)") }
+        XCTAssertEqual(entry.path, "/byteclub/Trip.md")
+        XCTAssertEqual(club.everyFile.map(\.path), ["/byteclub/Trip.md"])
+        XCTAssertEqual(String(decoding: club.everyFile[0].data, as: UTF8.self), "bob's\n# Plan\nmine\n")
+        XCTAssertEqual(outbox.all(), [])
+    }
+
+    /// A new note sent once without an answer, moved by another member before it went again:
+    /// found beside its path with its very bytes, and not made a second time.
+    func testACreateSentUnheardIsNotMadeTwice() async throws {
+        let club = SimulatedClub(kind: .webdav, name: "tried-create", now: { Date(timeIntervalSince1970: 0) })
+        let (sender, outbox) = sender(club)
+        _ = try outbox.append(OutboxItem(kind: .create, path: "/byteclub/Idea.md", title: "Idea", text: "an idea\n", queued: Date()))
+        // The first send lands, its answer lost (the network says so; the sender keeps the item).
+        let lossy = SimulatedNetwork(club, faults: NetworkFaults(seed: 1))
+        lossy.faults.armKill()
+        let (cut, _) = self.sender(lossy)
+        guard case .stopped = await cut.sendFirst() else { return XCTFail("the lost answer did not stop the send") }
+        XCTAssertEqual(outbox.all().first?.tried, true)
+        _ = try await club.move(from: "/byteclub/Idea.md", to: "/byteclub/Idea 2.md", autorename: false)
+        let reports = Box([OutboxReport]())
+        _ = await sender.sendAll { reports.value.append($0) }
+        guard case .sent(let entry?)? = reports.value.first?.result else { return XCTFail("not sent: \(reports.value)") }
+        XCTAssertEqual(entry.path, "/byteclub/Idea 2.md")
+        XCTAssertEqual(club.everyFile.map(\.path), ["/byteclub/Idea 2.md"])
+        XCTAssertEqual(outbox.all(), [])
+    }
+}
+
+/// A value the sender's report callback fills and the test reads after.
+private final class Box<T>: @unchecked Sendable {
+    // @unchecked Sendable: every access is under `lock`.
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

@@ -164,22 +164,27 @@ clean:
 ## agent or the server is killed (SIGKILL) at random moments; TORTURE_KILLS kills, invariants
 ## checked after each (docs/testing.md, "Torture"). The seed is printed first: replay a failure
 ## with `.build/debug/byteclub-torture --seed S --kills N`.
-## Then the generated histories (issue 53; docs/testing.md, "Histories"): SEEDS seeds on each backend
-## (the club server, rclone serve webdav, an encrypted club), HISTORY_STEPS steps each, from seed
-## HISTORY_FIRST_SEED on; `make torture TORTURE_KILLS=0` runs the histories alone. A failing seed
-## prints its history; replay it with HISTORY_SEED=S.
+## Then the histories at simulation speed (issue 70; docs/testing.md, "Simulation"): SEEDS seeds on
+## each backend (the club server's rule, WebDAV's, an encrypted club) in one process, 200 steps
+## each; replay a failing seed with `byteclub-torture --simulate --backends B --first-seed S --seeds 1`.
+## Then the real-process generated histories, the slower outer check (issue 53; "Histories"):
+## REAL_SEEDS seeds on each backend (the club server, rclone serve webdav, an encrypted club),
+## HISTORY_STEPS steps each, from seed HISTORY_FIRST_SEED on; `make torture TORTURE_KILLS=0` runs
+## the histories alone. A failing seed prints its history; replay it with HISTORY_SEED=S.
 ## Last, LiveText's histories (docs/live-text.md): LIVETEXT_HISTORIES generated concurrent
 ## histories converging, and as many each way against pycrdt (make test runs 300 and 200).
 TORTURE_KILLS ?= 1000
 LIVETEXT_HISTORIES ?= 10000
-SEEDS ?= 100
+SEEDS ?= 1000
+REAL_SEEDS ?= 20
 HISTORY_STEPS ?= 200
 HISTORY_FIRST_SEED ?= 1
 torture: deps
 	$(SWIFT) build --product byteclub $(TEST_BUILD_FLAGS)
 	$(SWIFT) build --product byteclub-torture $(TEST_BUILD_FLAGS)
 	[ "$(TORTURE_KILLS)" = 0 ] || .build/debug/byteclub-torture --kills $(TORTURE_KILLS)
+	.build/debug/byteclub-torture --simulate --seeds $(SEEDS) --backends club,webdav,encrypted
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)
-	HISTORY_SEEDS=$(SEEDS) HISTORY_STEPS=$(HISTORY_STEPS) HISTORY_FIRST_SEED=$(HISTORY_FIRST_SEED) \
+	HISTORY_SEEDS=$(REAL_SEEDS) HISTORY_STEPS=$(HISTORY_STEPS) HISTORY_FIRST_SEED=$(HISTORY_FIRST_SEED) \
 		.build/debug/byteclubPackageTests.xctest ByteClubAppTests.HistoryClubTests,ByteClubAppTests.HistoryWebdavTests,ByteClubAppTests.HistoryEncryptedTests
 	LIVETEXT_HISTORIES=$(LIVETEXT_HISTORIES) .build/debug/byteclubPackageTests.xctest LiveTextTests.ConvergenceTests,LiveTextTests.PycrdtInteropTests

@@ -273,7 +273,11 @@ public final class SimulatedHistory {
             note = notes.count - 1
         }
         lines.append(Line(text: text, club: club, member: member, step: step, note: note, told: told))
-        if told == .saved { await rehome(member, club, into: note, at: landed) }
+        if told == .saved {
+            // A new note there: whoever moved the one before it away has nothing to do with it.
+            movedAway[club]![landed.lowercased()] = nil
+            await rehome(member, club, into: note, at: landed)
+        }
         return "\(title).md: \(told.rawValue)"
     }
 
@@ -326,7 +330,10 @@ public final class SimulatedHistory {
         } catch {
             // A move whose reply was lost went through all the same; its member does not know,
             // so their queue stays where it was.
-            if case .network = error, let moved = try? await checkers[club].metadata(to) { notes[note].path = moved.path }
+            if case .network = error, let moved = try? await checkers[club].metadata(to) {
+                notes[note].path = moved.path
+                movedAway[club]![from.lowercased()] = nil
+            }
             return "\(name(from)): \(Self.short(error))"
         }
     }
@@ -472,12 +479,12 @@ final class SimulatedClock: Sendable {
 
 /// A value a `@Sendable` callback sets and the step reads after it: the simulation runs one
 /// step at a time, so nothing else touches it meanwhile.
-final class Box<T>: @unchecked Sendable {
+public final class Box<T>: @unchecked Sendable {
     // @unchecked Sendable: every access is under `lock`.
     private let lock = NSLock()
     private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T {
+    public init(_ value: T) { stored = value }
+    public var value: T {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }

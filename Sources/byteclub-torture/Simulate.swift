@@ -53,7 +53,7 @@ struct SimulationOptions: ParsableArguments {
                 stepsRun += history.step
                 copied += history.copied.count
                 for line in history.log { digest.update(data: Data((line + "\n").utf8)) }
-                if verbose || (!history.copied.isEmpty && found.isEmpty) {
+                if verbose {
                     say("seed \(seed) on \(backend.rawValue): \(history.step) steps, \(history.tally), \(found.count) broken, \(history.copied.count) lines in two notes")
                 }
                 guard !found.isEmpty else { continue }

@@ -187,15 +187,3 @@ final class UnconfirmedChangeTests: XCTestCase {
         XCTAssertEqual(outbox.all(), [])
     }
 }
-
-/// A value the sender's report callback fills and the test reads after.
-private final class Box<T>: @unchecked Sendable {
-    // @unchecked Sendable: every access is under `lock`.
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}

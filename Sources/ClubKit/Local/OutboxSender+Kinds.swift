@@ -130,11 +130,19 @@ extension OutboxSender {
     /// Where the note a save was written on is now, when someone moved it (not deleted it):
     /// the server names a revision by the file it belongs to, so its base rev's entry has the
     /// note's path today (a club server; Dropbox). Nil when it is gone, or the store cannot say.
-    func movedElsewhere(_ item: OutboxItem, baseRev: String) async -> String? {
-        guard store.keepsHistory, let then = try? await store.read(rev: baseRev).entry,
-              then.pathLower != item.path.lowercased(),
-              let now = try? await store.metadata(then.path), now.kind == .file else { return nil }
-        return now.path
+    /// A failure to ask that a retry may mend stops the send (it goes again later) rather than
+    /// call the note deleted.
+    func movedElsewhere(_ item: OutboxItem, baseRev: String) async throws(RemoteError) -> String? {
+        guard store.keepsHistory else { return nil }
+        do {
+            let then = try await store.read(rev: baseRev).entry
+            guard then.pathLower != item.path.lowercased() else { return nil }
+            let now = try await store.metadata(then.path)
+            return now.kind == .file ? now.path : nil
+        } catch {
+            _ = try Self.answer(error)
+            return nil
+        }
     }
 
     /// Reads the note now and its base rev and merges `text` in; see ``sendSave(_:)``.
@@ -146,7 +154,7 @@ extension OutboxSender {
         } catch {
             let failure = try Self.answer(error)
             if case .notFound = failure {
-                if let path = await movedElsewhere(item, baseRev: baseRev) { return .moved(path) }
+                if let path = try await movedElsewhere(item, baseRev: baseRev) { return .moved(path) }
                 return .done(OutboxAnswer(try keepDraft(item, text: text, gone: true,
                                                         reason: "\(Self.shown(item.title)) was deleted on the server meanwhile; your text is kept as a draft"),
                                           cause: .gone))
@@ -201,7 +209,7 @@ extension OutboxSender {
     func sendCreate(_ item: OutboxItem) async throws(RemoteError) -> OutboxAnswer {
         guard let text = item.text else { return OutboxAnswer(.refused("Not created: \(Self.shown(item.title)) had no text in the outbox")) }
         let data = Data(text.utf8)
-        if item.tried == true, let landed = await landedBeside(item, data) {
+        if item.tried == true, let landed = try await landedBeside(item, data) {
             // Sent before without an answer, and the club has it (moved since, as the path
             // holds nothing now): sent, not made a second time.
             settleDraft(of: item, landed: landed, text: text)
@@ -248,11 +256,22 @@ extension OutboxSender {
 
     /// A note in the create's folder, other than at its own path, that holds exactly its bytes:
     /// where a create that landed unheard was moved to. Only notes of its size are read (a few).
-    func landedBeside(_ item: OutboxItem, _ data: Data) async -> RemoteEntry? {
-        guard (try? await store.metadata(item.path)) == nil,
-              let entries = try? await store.list((item.path as NSString).deletingLastPathComponent) else { return nil }
-        for entry in entries.prefix(10_000) where entry.kind == .file && entry.size == Int64(data.count) && entry.pathLower != item.path.lowercased() {
-            if let read = try? await store.read(entry.path), read.data == data { return read.entry }
+    /// A failure a retry may mend stops the send, as in ``movedElsewhere(_:baseRev:)``.
+    func landedBeside(_ item: OutboxItem, _ data: Data) async throws(RemoteError) -> RemoteEntry? {
+        do {
+            do {
+                _ = try await store.metadata(item.path)
+                return nil
+            } catch .notFound {
+                // The path is free: the create is either not in the club, or moved on.
+            }
+            let entries = try await store.list((item.path as NSString).deletingLastPathComponent)
+            for entry in entries.prefix(10_000) where entry.kind == .file && entry.size == Int64(data.count) && entry.pathLower != item.path.lowercased() {
+                let read = try await store.read(entry.path)
+                if read.data == data { return read.entry }
+            }
+        } catch {
+            _ = try Self.answer(error)
         }
         return nil
     }

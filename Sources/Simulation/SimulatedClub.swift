@@ -81,9 +81,12 @@ public final class SimulatedClub: RemoteStore, Sendable {
         try state.withLock { state throws(RemoteError) in
             let lower = folder.lowercased()
             guard state.folders[lower] != nil else { throw RemoteError.notFound(folder) }
-            let files = state.files.values.filter { Self.parent(of: $0.path.lowercased()) == lower }.map(Self.entry)
+            // In the order they were made (an id's number; folders by name first): never by a
+            // name an encrypted club draws at random, so a seed lists the same each run.
+            let files = state.files.values.filter { Self.parent(of: $0.path.lowercased()) == lower }
+                .sorted { Self.born($0.id) < Self.born($1.id) }.map(Self.entry)
             let folders = state.folders.filter { !$0.key.isEmpty && Self.parent(of: $0.key) == lower }.map { Self.folderEntry($0.value) }
-            return ((folders + files).sorted { $0.pathLower < $1.pathLower }, nil)
+            return (folders.sorted { $0.pathLower < $1.pathLower } + files, nil)
         }
     }
 
@@ -280,6 +283,9 @@ public final class SimulatedClub: RemoteStore, Sendable {
     static func folderEntry(_ path: String) -> RemoteEntry {
         RemoteEntry(kind: .folder, name: (path as NSString).lastPathComponent, path: path)
     }
+
+    /// The counter an id was made from ("id:1f" → 31).
+    static func born(_ id: String) -> Int { Int(id.dropFirst(3), radix: 16) ?? 0 }
 
     static func parent(of lower: String) -> String {
         let parent = (lower as NSString).deletingLastPathComponent

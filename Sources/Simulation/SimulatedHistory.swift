@@ -168,8 +168,15 @@ public final class SimulatedHistory {
         var member: Member = random.oneIn(2) ? .ann : .bob
         var club = random.int(0...1)
         var steered: Int?
+        var steeredAction = "edit"
         if let hot = unconfirmed, random.oneIn(2) {
-            (member, club, steered) = (hot.writer == .ann ? .bob : .ann, hot.club, hot.note)
+            // Mostly the other member writes in it; now and then its writer moves it, and the
+            // queue must follow.
+            if random.oneIn(3) {
+                (member, club, steered, steeredAction) = (hot.writer, hot.club, hot.note, "move")
+            } else {
+                (member, club, steered) = (hot.writer == .ann ? .bob : .ann, hot.club, hot.note)
+            }
             unconfirmed = nil
         }
         let faults = self.faults[member]![club]
@@ -177,13 +184,13 @@ public final class SimulatedHistory {
         if random.oneIn(faults.isDown ? 4 : 14) { faults.isDown.toggle() }
         faults.lossOdds = random.oneIn(3) ? 6 : 0
         if random.oneIn(10) { faults.armKill() }
-        let action = steered != nil ? "edit" : random.weighted([("edit", 40), ("new", 10), ("send", 15), ("move", 8), ("delete", 3), ("rest", 4)])
+        let action = steered != nil ? steeredAction : random.weighted([("edit", 40), ("new", 10), ("send", 15), ("move", 8), ("delete", 3), ("rest", 4)])
         var said: String
         switch action {
         case "edit": said = await edit(member, club, steered: steered)
         case "new": said = await create(member, club)
         case "send": said = await send(member, club)
-        case "move": said = await move(member, club)
+        case "move": said = await move(member, club, steered: steered)
         case "delete": said = await delete(member, club)
         default: said = "rests"
         }
@@ -316,10 +323,10 @@ public final class SimulatedHistory {
         }
     }
 
-    func move(_ member: Member, _ club: Int) async -> String {
+    func move(_ member: Member, _ club: Int, steered: Int? = nil) async -> String {
         let live = liveNotes(club)
         guard !live.isEmpty else { return "nothing to move" }
-        let note = live[random.int(0...(live.count - 1))]
+        let note = steered.flatMap { live.contains($0) ? $0 : nil } ?? live[random.int(0...(live.count - 1))]
         let from = notes[note].path
         let to = "\(folder)/\(titles[random.int(0...(titles.count - 1))]) \(step).md"
         do {

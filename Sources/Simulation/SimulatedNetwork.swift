@@ -2,6 +2,7 @@ import DropboxWire
 import Foundation
 import Remote
 import Synchronization
+import Transfer
 
 /// The way between one member's machine and a club in the simulation, and what goes wrong on
 /// it, all drawn from the run's seed: the club down (every call refused before it reaches the
@@ -66,7 +67,8 @@ public final class NetworkFaults: Sendable {
             if state.killed { throw RemoteError.network("simulated: the process is dead") }
             if state.down {
                 state.events.append("\(call) refused (down)")
-                throw RemoteError.network("simulated: the club cannot be reached")
+                // As a club that is not there answers: the connection refused at once.
+                throw RemoteError.network("simulated: the club cannot be reached (\(TransferError.refusedReason))")
             }
         }
     }

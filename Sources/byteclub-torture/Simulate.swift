@@ -78,7 +78,7 @@ struct SimulationOptions: ParsableArguments {
             say(String(format: "simulation on %@: %d seeds (%llu…%llu), %d steps, %.1f s (%.0f steps/s), %d broken, %d lines in two notes, log digest %@",
                        backend.rawValue, seedsRun, firstSeed, firstSeed + UInt64(seedsRun) - 1, stepsRun, seconds,
                        Double(stepsRun) / max(seconds, 0.001), broken, copied, String(hex)))
-            if let foundAt { say("the planted bug was found by seed \(foundAt), the \(seedsRun)th tried") }
+            if let foundAt { say("the planted bug was found by seed \(foundAt), after \(seedsRun) seed\(seedsRun == 1 ? "" : "s")") }
         }
         if failed { throw ExitCode(1) }
     }

@@ -216,6 +216,7 @@ extension OutboxSender {
             return OutboxAnswer(.sent(landed))
         }
         if item.tried != true {
+            // Marked before it goes: a process killed while the server takes it never hears.
             var tried = item
             tried.tried = true
             do {
@@ -230,6 +231,8 @@ extension OutboxSender {
             settleDraft(of: item, landed: entry, text: text)
             return OutboxAnswer(.sent(entry))
         } catch {
+            // Refused at once, it never reached the server: nothing to look for next time.
+            if error.isRefused, item.tried != true { try? outbox.replace(item) }
             failure = try Self.answer(error)
         }
         guard case .conflict = failure else {

@@ -69,20 +69,28 @@ TEST_BUILD_FLAGS ?= -debug-info-format $(TEST_DEBUG_INFO) -Xswiftc -wmo -Xswiftc
 ## as a failed test does. The Python packages (deps-python) install while Swift resolves
 ## and builds.
 TEST_TORTURE_KILLS ?= 100
+## Then, in the same slot, TEST_SIMULATION_SEEDS histories at simulation speed on each backend and
+## each planted bug found within 100 seeds (docs/testing.md, "Simulation"): CPU the whole time,
+## so they run beside the bundle's build rather than among the tests' deadlines.
+TEST_SIMULATION_SEEDS ?= 50
+SIMULATION_PLANTS = other-clubs-draft queue-left-at-moved-path burst-replayed-twice
 test: deps-system
 	@mkdir -p .build; \
 	$(MAKE) --no-print-directory deps-python >.build/deps-python.log 2>&1 & python=$$!; \
 	echo "$(SWIFT) build --product byteclub $(TEST_BUILD_FLAGS)"; \
 	$(SWIFT) build --product byteclub $(TEST_BUILD_FLAGS) && $(SWIFT) build --product byteclub-torture $(TEST_BUILD_FLAGS); \
 	built=$$?; [ $$built = 0 ] || { wait $$python; exit $$built; }; \
-	.build/debug/byteclub-torture --kills $(TEST_TORTURE_KILLS) >.build/torture.log 2>&1 & torture=$$!; \
+	{ .build/debug/byteclub-torture --kills $(TEST_TORTURE_KILLS) && \
+	  .build/debug/byteclub-torture --simulate --seeds $(TEST_SIMULATION_SEEDS) --backends club,webdav,encrypted && \
+	  for bug in $(SIMULATION_PLANTS); do .build/debug/byteclub-torture --simulate --seeds 100 --backends club,webdav --plant $$bug || exit 1; done; \
+	} >.build/torture.log 2>&1 & torture=$$!; \
 	echo "$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)"; \
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS); built=$$?; \
 	wait $$python; python=$$?; cat .build/deps-python.log; \
 	wait $$torture; tortured=$$?; \
-	echo "=== torture: $(TEST_TORTURE_KILLS) kills ==="; cat .build/torture.log; \
+	echo "=== torture: $(TEST_TORTURE_KILLS) kills, then $(TEST_SIMULATION_SEEDS) simulated histories a backend and the planted bugs ==="; cat .build/torture.log; \
 	if [ $$built = 0 ] && [ $$python = 0 ]; then scripts/test-shards; tests=$$?; else tests=1; fi; \
-	[ $$tortured = 0 ] || { echo "=== torture failed (exit $$tortured); its last lines: ==="; grep -E "^(seed|loss|LOSS|Error)" .build/torture.log | tail -n 12; }; \
+	[ $$tortured = 0 ] || { echo "=== torture failed (exit $$tortured); its last lines: ==="; grep -E "^(seed|loss|LOSS|Error|step|simulation|the planted)" .build/torture.log | tail -n 12; }; \
 	[ $$tests = 0 ] && [ $$tortured = 0 ]
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx, and over TLS beside plain HTTP; longpolls; WebDAV

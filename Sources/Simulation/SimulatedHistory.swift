@@ -250,7 +250,7 @@ public final class SimulatedHistory {
         let told = faults[member]![club].state.withLock { $0.killed } ? .typed : self.told(outcome, printed: printed.value)
         if told == .typed || told == .queued { unconfirmed = (club, note, member) }
         lines.append(Line(text: text, club: club, member: member, step: step, note: note, told: told))
-        if told == .saved, let landed = printed.value { await rehome(member, club, into: note, at: landed) }
+        if told == .saved, let landed = printed.value { await rehome(member, club, into: note, at: landed) } else { carry(member, club, into: note, at: path) }
         return "\(name(path)): \(told.rawValue)"
     }
 
@@ -284,6 +284,8 @@ public final class SimulatedHistory {
             // A new note there: whoever moved the one before it away has nothing to do with it.
             movedAway[club]![landed.lowercased()] = nil
             await rehome(member, club, into: note, at: landed)
+        } else {
+            carry(member, club, into: note, at: landed)
         }
         return "\(title).md: \(told.rawValue)"
     }
@@ -297,6 +299,17 @@ public final class SimulatedHistory {
             && now.contains(lines[index].text + "\n") {
             lines[index].note = note
             lines[index].told = .saved
+        }
+    }
+
+    /// After a change that waits (queued, or kept): the member's earlier lines not yet in the
+    /// club that its outbox item for `path` holds now (a draft resumed into it) go with that note.
+    func carry(_ member: Member, _ club: Int, into note: Int, at path: String) {
+        let waiting = backends[member]![club].outbox.all().filter { $0.path.lowercased() == path.lowercased() }.compactMap(\.text)
+        guard !waiting.isEmpty else { return }
+        for index in lines.indices where lines[index].member == member && lines[index].club == club && lines[index].told != .saved
+            && waiting.contains(where: { $0.contains(lines[index].text + "\n") }) {
+            lines[index].note = note
         }
     }
 

@@ -12,7 +12,7 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "With --simulate: the first seed.") var firstSeed: UInt64 = 1
     @Option(help: "With --simulate: steps in each history.") var steps = 200
     @Option(help: "With --simulate: the backends, comma-separated (club, webdav, encrypted).") var backends = "club,webdav,encrypted"
-    @Option(help: "With --simulate: a known past bug to put back (repeatable); the run then stops at the first seed that finds it.")
+    @Option(help: "With --simulate: a known past bug to put back (repeatable); the run stops at the first seed that finds it, and fails when none does.")
     var plant: [String] = []
 
     func validate() throws {
@@ -59,6 +59,12 @@ struct SimulationOptions: ParsableArguments {
                 guard !found.isEmpty else { continue }
                 broken += found.count
                 failed = true
+                if !plant.isEmpty {
+                    // Proving it catches: the seed that found it is enough, its history is not news.
+                    foundAt = seed
+                    say("seed \(seed) on \(backend.rawValue) found it: \(found[0])")
+                    break
+                }
                 say("""
                     seed \(seed) on \(backend.rawValue) broke the promise (replay: byteclub-torture --simulate --backends \(backend.rawValue) \
                     --first-seed \(seed) --seeds 1\(plant.map { " --plant " + $0 }.joined())):
@@ -66,10 +72,6 @@ struct SimulationOptions: ParsableArguments {
                     the history:
                     \(history.log.joined(separator: "\n"))
                     """)
-                if !plant.isEmpty {
-                    foundAt = seed
-                    break
-                }
             }
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -78,7 +80,18 @@ struct SimulationOptions: ParsableArguments {
             say(String(format: "simulation on %@: %d seeds (%llu…%llu), %d steps, %.1f s (%.0f steps/s), %d broken, %d lines in two notes, log digest %@",
                        backend.rawValue, seedsRun, firstSeed, firstSeed + UInt64(seedsRun) - 1, stepsRun, seconds,
                        Double(stepsRun) / max(seconds, 0.001), broken, copied, String(hex)))
-            if let foundAt { say("the planted bug was found by seed \(foundAt), after \(seedsRun) seed\(seedsRun == 1 ? "" : "s")") }
+            if let foundAt {
+                say("the planted bug was found by seed \(foundAt), after \(seedsRun) seed\(seedsRun == 1 ? "" : "s")")
+                break
+            }
+        }
+        // With a bug planted the run proves the simulation catches it: it fails when no seed did.
+        if !plant.isEmpty {
+            guard failed else {
+                say("the planted bug \(plant.joined(separator: ", ")) was NOT found in \(seeds) seeds on \(backends)")
+                throw ExitCode(1)
+            }
+            return
         }
         if failed { throw ExitCode(1) }
     }

@@ -103,11 +103,7 @@ extension OutboxSender {
                 // Someone moved the note: the save follows it there, once.
                 var moved = item
                 moved.path = path
-                do {
-                    try outbox.replace(moved)
-                } catch {
-                    throw .local("cannot update the outbox in \(outbox.directory.path): \(error.localizedDescription)")
-                }
+                try rewrite(moved)
                 return try await sendSave(moved)
             case .upload(let merged, let theirs):
                 payload = merged
@@ -117,6 +113,15 @@ extension OutboxSender {
         }
         return OutboxAnswer(try keepDraft(item, text: text, gone: false,
                                           reason: "\(Self.shown(item.title)) keeps changing on the server; your text is kept as a draft: open it to merge"))
+    }
+
+    /// Writes `item` over itself in the outbox; a disk that refuses stops the send.
+    func rewrite(_ item: OutboxItem) throws(RemoteError) {
+        do {
+            try outbox.replace(item)
+        } catch {
+            throw .local("cannot update the outbox in \(outbox.directory.path): \(error.localizedDescription)")
+        }
     }
 
     /// What a merge attempt came to: a result already, or merged bytes to upload over `theirs`.
@@ -219,11 +224,7 @@ extension OutboxSender {
             // Marked before it goes: a process killed while the server takes it never hears.
             var tried = item
             tried.tried = true
-            do {
-                try outbox.replace(tried)
-            } catch {
-                throw .local("cannot update the outbox in \(outbox.directory.path): \(error.localizedDescription)")
-            }
+            try rewrite(tried)
         }
         let failure: RemoteError
         do {

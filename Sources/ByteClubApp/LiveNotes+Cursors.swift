@@ -17,7 +17,14 @@ extension LiveNotes {
         let (old, new) = (old(), new())
         guard old != new else { return }
         let change = LiveNote.difference(from: old, to: new, cursor: cursor())
-        let moved = Self.shifted(cursors, at: change.removed.lowerBound, removed: change.removed.count, inserted: change.inserted.utf16.count)
+        othersFollow(ownEdit: change.removed, inserted: change.inserted.utf16.count)
+    }
+
+    /// This member's edit as the editor made it: UTF-16 `range` of the document's text replaced
+    /// by `inserted` units.
+    func othersFollow(ownEdit range: Range<Int>, inserted: Int) {
+        guard let cursors = state.note?.live?.cursors, !cursors.isEmpty else { return }
+        let moved = Self.shifted(cursors, at: range.lowerBound, removed: range.count, inserted: inserted)
         if moved != cursors { context.model.updateQuietly { $0.note?.live?.cursors = moved } }
     }
 }

@@ -48,9 +48,12 @@ final class LiveNotes {
     /// Taken up from the note's journal before any join (a draft written while live): edits go
     /// into the document as they are typed, and the join merges nothing of the editor's again.
     private var resumed = false
-    /// The editor's ``TextBuffer/undoStepsBegun`` at the last edit synced: an edit that began no
-    /// step of the editor's joins the document's last undo step (one undo, one typed run).
-    private var editorSteps = -1
+    /// The editor (its ``TextBuffer/lineage``) and its ``TextBuffer/editCount`` the document
+    /// last took: its edits since go in as they were made.
+    private var synced: (lineage: UInt64, count: Int)?
+    /// How many times the editor's whole text was compared with the document's (a new editor);
+    /// typing never adds to it (LiveEditsAppTests).
+    private(set) var wholeTextSyncs = 0
     /// Counts edits, for the writer's pause.
     private var burst = 0
     /// The note whose "needs a club server" line was said (once per note opened).
@@ -89,7 +92,7 @@ final class LiveNotes {
         openedText = session.editor.body.text
         everJoined = false
         resumed = false
-        editorSteps = -1
+        synced = nil
         note = LiveNote(noteID: id, folder: context.configuration.liveFolder)
         // A draft written while the note was live: every key of it is in the journal, which also
         // holds the keys typed after the draft's last write (a kill -9 mid-burst). The journal's
@@ -99,6 +102,7 @@ final class LiveNotes {
             resumed = true
             openedText = journalled.text
             if journalled.text != session.editor.body.text { replaceBody(with: journalled.text) }
+            markSynced()
             context.model.updateQuietly { $0.note?.liveJournalled = true }
         }
         let hop = context.effects.hop
@@ -116,6 +120,7 @@ final class LiveNotes {
         openID = nil
         everJoined = false
         resumed = false
+        synced = nil
         if state.note?.live != nil { context.model.updateQuietly { $0.note?.live = nil } }
     }
 
@@ -205,6 +210,7 @@ final class LiveNotes {
                 self.note = note
                 if let send = join.send { socket?.send(update: send) }
                 if join.text != body { replaceBody(with: join.text) }
+                markSynced()
                 everJoined = true
             }
             let journalled = everJoined
@@ -329,17 +335,38 @@ final class LiveNotes {
         return true
     }
 
-    /// The editor's text into the shared document when they differ (a reload, a merge, a key):
-    /// before another member's changes are placed by offset, the two must be the same text.
+    /// The editor's edits into the shared document, before another member's changes are placed
+    /// by offset (the two must be the same text) and after every key. Each edit goes in as the
+    /// editor made it (``TextBuffer/edits(since:)``): no key compares whole texts. Only an editor
+    /// the document has not followed (a reload's, a note reopened) is compared whole, once.
     private func syncLocal() {
         guard everJoined || resumed, var note, let session = state.note, session.entry?.id == openID else { return }
         let body = session.editor.body
-        othersFollow(ownEditFrom: note.text, to: body.text, cursor: body.utf16Offset(of: body.cursor))
-        let continuing = body.undoStepsBegun == editorSteps
-        editorSteps = body.undoStepsBegun
-        let updates = note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor), continuing: continuing)
+        var updates: [Data] = []
+        if let synced, synced.lineage == body.lineage, let edits = body.edits(since: synced.count) {
+            for edit in edits where !edit.isShared {
+                othersFollow(ownEdit: edit.range, inserted: edit.text.utf16.count)
+                updates += note.edit(replacing: edit.range, with: edit.text, continuing: edit.continuesStep)
+            }
+        }
+        // A new editor, or (never expected) one whose edits the document missed: the length tells.
+        if synced?.lineage != body.lineage || body.edits(since: synced?.count ?? 0) == nil || note.document.utf16Count != body.utf16Count {
+            wholeTextSyncs += 1
+            if synced?.lineage == body.lineage { context.logger.warning("live: the editor's edits did not make its text; compared whole") }
+            let cursor = body.utf16Offset(of: body.cursor)
+            othersFollow(ownEditFrom: note.text, to: body.text, cursor: cursor)
+            updates += note.edit(to: body.text, cursor: cursor)
+        }
+        synced = (body.lineage, body.editCount)
         self.note = note
         for update in updates { socket?.send(update: update) }
         if !updates.isEmpty { scheduleWrite() }
+    }
+
+    /// The document and the editor now hold the same text (a join, a note taken up from its
+    /// journal): the editor's next edits are the ones to send.
+    private func markSynced() {
+        guard let body = state.note?.editor.body else { return }
+        synced = (body.lineage, body.editCount)
     }
 }

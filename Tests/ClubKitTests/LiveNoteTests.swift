@@ -91,6 +91,23 @@ final class LiveNoteTests: XCTestCase {
         XCTAssertTrue(ann.text.hasPrefix("x\nra"), "ray's \"a\" follows ray's \"r\": \(ann.text)")
     }
 
+    /// The editor's own record of a key (`edit(replacing:with:)`) goes in as it was made: ray's
+    /// "a" typed between his "r" and ann's "ann" stays his, however the text reads.
+    func testAnEditAsTheEditorMadeItGoesInWhereItWasMade() throws {
+        var (ann, ray) = try Self.joined(noteID: "id:d2", on: "x\n")
+        for update in ray.edit(replacing: 2..<2, with: "r") { _ = try ann.receive(update) }
+        for update in ann.edit(replacing: 3..<3, with: "ann") { _ = try ray.receive(update) }
+        let typed = ray.edit(replacing: 3..<3, with: "a", continuing: true)
+        for update in ann.edit(replacing: 6..<6, with: "!") { _ = try ray.receive(update) }
+        for update in typed { _ = try ann.receive(update) }
+        XCTAssertEqual(ann.text, ray.text)
+        XCTAssertEqual(ann.text, "x\nraann!")
+        // One undo takes ray's run ("r", "a") back, and nothing of ann's.
+        XCTAssertEqual(ray.undo(redo: false).map { _ in ray.text }, "x\nann!")
+        // A whole-text difference never cuts an emoji in half (😀 and 😁 share a first unit).
+        XCTAssertEqual(LiveNote.difference(from: "a😀", to: "a😁").removed, 1..<3)
+    }
+
     func testUndoTakesBackOnlyThisMembersOwnEdit() throws {
         var (ann, ray) = try Self.joined(noteID: "id:e", on: "a\n")
         for update in ann.edit(to: "a\nann\n") { _ = try ray.receive(update) }

@@ -41,6 +41,18 @@ final class LiveEditingEndToEndTests: XCTestCase {
         return tmux
     }
 
+    /// Kills `member`'s app (kill -9) and waits for its shell to have said so: a launch typed
+    /// before that could be lost with the killed run's typeahead (a relaunch's screen stayed on
+    /// the shell's prompt, in one run of three).
+    func killMinusNine(_ member: String) throws {
+        let harness = try XCTUnwrap(apps[member])
+        kill(try XCTUnwrap(harness.appPID()), SIGKILL)
+        // Printed where the killed app left the cursor, so it may wrap at the pane's edge.
+        try XCTUnwrap(harness.tmux).waitFor("\(member)'s killed run ended") {
+            $0.replacingOccurrences(of: "\n", with: "").contains(harness.exitLine(137))
+        }
+    }
+
     /// The note's body as a screen shows it: the lines from "# Minutes" down to the status bar.
     static func body(_ screen: String) -> [String] {
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
@@ -162,7 +174,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
         ray.waitFor("ray's offline word on ray's screen") { $0.contains("ray-offline-word") }
         // ray's app is killed (kill -9) with its updates still queued: only its journal and draft hold them.
         AppHarness.eventually("ray's draft written") { self.draftHolds("ray", "ray-offline-word") }
-        kill(try XCTUnwrap(apps["ray"]?.appPID()), SIGKILL)
+        try killMinusNine("ray")
 
         // The server comes back on its port and folder; ann's app finds it, ray's starts again.
         server = try MemberServe(root: base.appendingPathComponent("served"), members: Self.members.map { ($0, "live-\($0)-token") }, port: port)
@@ -186,7 +198,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
         try ray.type("rayburst1 rayburst2 ")
         AppHarness.eventually("ray's draft written") { self.draftHolds("ray", "rayburst2") }
         try ray.type("rayburst3 rayburst4 ")
-        kill(try XCTUnwrap(apps["ray"]?.appPID()), SIGKILL)
+        try killMinusNine("ray")
         ann.waitFor("ray gone") { !$0.contains("Live: ann, ray") }
         try ann.type("annafter1 annafter2 ")
         words += ["rayburst1", "rayburst2", "annafter1", "annafter2"]
@@ -246,7 +258,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
         ray.waitFor("ray's note saved") { !$0.contains("[+]") }
 
         // Started again, ray's app has nothing unsaved to speak of.
-        kill(try XCTUnwrap(apps["ray"]?.appPID()), SIGKILL)
+        try killMinusNine("ray")
         let again = try XCTUnwrap(apps["ray"]).launch(["--server", "http://127.0.0.1:\(server?.port ?? 0)", "--token", "live-ray-token"], jobControl: false)
         let screen = again.waitFor("the notes list") { AppHarness.listed("Minutes", in: $0) && !$0.contains("e2e>") }
         XCTAssertFalse(screen.contains("unsaved draft"), screen)

@@ -100,9 +100,16 @@ public struct LiveNote: Sendable {
     /// Backspaces), so one undo takes them back together, as in the editor elsewhere.
     public mutating func edit(to newText: String, cursor: Int? = nil, continuing: Bool = false) -> [Data] {
         let change = Self.difference(from: document.text, to: newText, cursor: cursor)
+        return edit(replacing: change.removed, with: change.inserted, continuing: continuing)
+    }
+
+    /// This member's edit as the editor made it: UTF-16 `range` of ``text`` replaced by
+    /// `replacement` (the editor's own record of the key, so the document never diffs the whole
+    /// text). Returns the updates to send. `continuing` as for ``edit(to:cursor:continuing:)``.
+    public mutating func edit(replacing range: Range<Int>, with replacement: String, continuing: Bool = false) -> [Data] {
         var updates: [Data] = []
-        if !change.removed.isEmpty { updates.append(document.delete(change.removed)) }
-        if !change.inserted.isEmpty { updates.append(document.insert(change.inserted, at: change.removed.lowerBound)) }
+        if !range.isEmpty { updates.append(document.delete(range)) }
+        if !replacement.isEmpty { updates.append(document.insert(replacement, at: range.lowerBound)) }
         if continuing { document.joinLastUndoSteps(updates.count) }
         for update in updates { record(update) }
         return updates
@@ -118,6 +125,9 @@ public struct LiveNote: Sendable {
         if let cursor { head = min(head, max(0, cursor - max(0, new.count - old.count))) }
         var tail = 0
         while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
+        // Never half a surrogate pair (it would not survive as a String).
+        if head > 0, UTF16.isLeadSurrogate(new[head - 1]) { head -= 1 }
+        if tail > 0, UTF16.isTrailSurrogate(new[new.count - tail]) { tail -= 1 }
         return (head..<(old.count - tail), String(decoding: new[head..<(new.count - tail)], as: UTF16.self))
     }
 

@@ -131,7 +131,8 @@ extension TextBuffer {
         let reverse = Change(
             firstLine: change.firstLine, lines: Array(lines[range]), replacedCount: change.lines.count,
             cursorBefore: change.cursorAfter, cursorAfter: change.cursorBefore, version: change.version)
-        lines.replaceSubrange(range, with: change.lines)
+        recordEdit(replacing: range, with: change.lines, cursor: change.cursorBefore, continuesStep: false)
+        setLines(range, to: change.lines)
         invalidateLayouts(range, newCount: change.lines.count)
         cursor = change.cursorBefore
         anchor = nil
@@ -147,11 +148,12 @@ extension TextBuffer {
         lines range: Range<Int>, with newLines: [[Character]], cursor newCursor: Position, kind: ChangeKind, startsStep: Bool = false
     ) {
         redoStack.removeAll()
-        if canCoalesce(kind, at: range, newCount: newLines.count, startsStep: startsStep) {
+        let continues = canCoalesce(kind, at: range, newCount: newLines.count, startsStep: startsStep)
+        recordEdit(replacing: range, with: newLines, cursor: newCursor, continuesStep: continues)
+        if continues {
             undoStack[undoStack.count - 1].cursorAfter = newCursor
             undoStack[undoStack.count - 1].version = nextVersion
         } else {
-            undoStepsBegun += 1
             undoStack.append(Change(
                 firstLine: range.lowerBound, lines: Array(lines[range]), replacedCount: newLines.count,
                 cursorBefore: cursor, cursorAfter: newCursor, version: nextVersion))
@@ -161,7 +163,7 @@ extension TextBuffer {
         }
         nextVersion += 1
         coalescing = kind == .other ? nil : kind
-        lines.replaceSubrange(range, with: newLines)
+        setLines(range, to: newLines)
         invalidateLayouts(range, newCount: newLines.count)
         cursor = newCursor
         anchor = nil

@@ -4,8 +4,7 @@ extension TextBuffer {
     /// The UTF-16 offset of `position` in ``text`` (lines joined with "\n").
     public func utf16Offset(of position: Position) -> Int {
         let position = clamped(position)
-        var offset = 0
-        for line in 0..<position.line { offset += lineUTF16Count(line) + 1 }
+        var offset = lineStart(position.line)
         for character in lines[position.line][..<position.offset] { offset += character.utf16.count }
         return offset
     }
@@ -14,7 +13,7 @@ extension TextBuffer {
     public func position(ofUTF16 offset: Int) -> Position {
         var left = max(0, offset)
         for line in lines.indices {
-            let count = lineUTF16Count(line)
+            let count = lineUnits[line]
             if left <= count || line == lines.count - 1 {
                 var column = 0
                 for character in lines[line] {
@@ -40,9 +39,9 @@ extension TextBuffer {
         let low = min(max(0, range.lowerBound), total), high = min(max(low, range.upperBound), total)
         let first = position(ofUTF16: low).line
         let last = position(ofUTF16: high).line
-        let lineStart = utf16Offset(of: Position(line: first, offset: 0))
+        let firstStart = lineStart(first)
         var units = Array(lines[first...last].map { String($0) }.joined(separator: "\n").utf16)
-        let cut = (low - lineStart)..<(high - lineStart)
+        let cut = (low - firstStart)..<(high - firstStart)
         units.replaceSubrange(cut, with: Array(replacement.utf16))
         let joined = String(decoding: units, as: UTF16.self)
         var newLines = joined.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array(Substring($0)) }
@@ -56,7 +55,8 @@ extension TextBuffer {
         }
         let cursorAt = moved(cursor)
         let anchorAt = anchor.map(moved)
-        lines.replaceSubrange(first...last, with: newLines)
+        log(TextEdit(range: low..<high, text: replacement, isShared: true))
+        setLines(first..<(last + 1), to: newLines)
         layouts.removeAll(keepingCapacity: true)
         if scroll.line >= lines.count { scroll = Row(line: lines.count - 1, row: 0) }
         cursor = position(ofUTF16: cursorAt)
@@ -71,10 +71,6 @@ extension TextBuffer {
 
     /// The length of ``text`` in UTF-16 units.
     public var utf16Count: Int {
-        lines.indices.reduce(lines.count - 1) { $0 + lineUTF16Count($1) }
-    }
-
-    private func lineUTF16Count(_ line: Int) -> Int {
-        lines[line].reduce(0) { $0 + $1.utf16.count }
+        lineUnits.reduce(lines.count - 1, +)
     }
 }

@@ -97,6 +97,16 @@ public struct TextBuffer: Sendable, Equatable {
 
     /// The text, one array of clusters per line.
     var lines: [[Character]]
+    /// Each line's length in UTF-16 units, kept with `lines` (``setLines(_:to:)``): a live note
+    /// places edits by UTF-16 offset, found by summing these rather than walking the text.
+    var lineUnits: [Int]
+    /// The last edits made (at most ``editLogLimit``), for ``edits(since:)``.
+    var recentEdits: [TextEdit] = []
+    /// How many edits this buffer has made since it was created (TextBuffer+EditLog.swift).
+    public internal(set) var editCount = 0
+    /// Tells this buffer's edits from another's: a reader of ``edits(since:)`` that finds a new
+    /// lineage (the note reloaded, a merge's text put in) compares whole texts once.
+    public let lineage = UInt64.random(in: 1...UInt64.max)
     /// Where the cursor is.
     public internal(set) var cursor = Position(line: 0, offset: 0)
     /// Where the selection began: the text between it and the cursor is selected (Shift + a
@@ -122,9 +132,6 @@ public struct TextBuffer: Sendable, Equatable {
 
     var undoStack: [Change] = []
     var redoStack: [Change] = []
-    /// Counts the undo steps begun (a change that joined the last step begins none): a live
-    /// note's document groups its own steps as the editor's by it.
-    public internal(set) var undoStepsBegun = 0
     /// The kind of the last change while the next one may still join it.
     var coalescing: ChangeKind?
     var nextVersion = 1
@@ -137,8 +144,19 @@ public struct TextBuffer: Sendable, Equatable {
 
     /// A buffer holding `text`, the cursor at its start, unmodified.
     public init(text: String = "") {
-        lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array(Substring($0)) }
-        if lines.isEmpty { lines = [[]] }
+        var lines: [[Character]] = []
+        var lineUnits: [Int] = []
+        for piece in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            let line = Substring(piece)
+            lines.append(Array(line))
+            lineUnits.append(line.utf16.count)
+        }
+        if lines.isEmpty {
+            lines = [[]]
+            lineUnits = [0]
+        }
+        self.lines = lines
+        self.lineUnits = lineUnits
     }
 
     public static func == (a: TextBuffer, b: TextBuffer) -> Bool {

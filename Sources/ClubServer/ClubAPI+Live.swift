@@ -50,9 +50,12 @@ extension ClubAPI {
 
     /// Whether `path` lies in an encrypted club's folder: a folder above it holds the club's keys
     /// (`.clubkeys`, ClubKit's `ClubKeyFiles.folderName`).
-    func inEncryptedClub(_ path: DropboxPath) -> Bool {
-        var folder = URL(fileURLWithPath: store.root + path.display).deletingLastPathComponent()
-        let root = URL(fileURLWithPath: store.root).standardizedFileURL.path
+    func inEncryptedClub(_ path: DropboxPath) -> Bool { Self.inEncryptedClub(path, root: store.root) }
+
+    /// Whether `path` lies in an encrypted club's folder under the served folder `root`.
+    static func inEncryptedClub(_ path: DropboxPath, root served: String) -> Bool {
+        var folder = URL(fileURLWithPath: served + path.display).deletingLastPathComponent()
+        let root = URL(fileURLWithPath: served).standardizedFileURL.path
         while folder.standardizedFileURL.path.count >= root.count {
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent(".clubkeys").path) { return true }
             folder = folder.deletingLastPathComponent()

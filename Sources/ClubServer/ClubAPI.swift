@@ -44,8 +44,18 @@ package struct ClubAPI: Sendable {
         self.sharedLinks = SharedLinks(metaDirectory: store.metaDirectory, tempDirectory: store.tempDirectory)
         (self.admission, self.acceptCap) = Self.admission(for: configuration)
         self.contentSearch = ContentSearch(metaDirectory: store.metaDirectory)
-        self.liveHub = LiveHub(directory: store.metaDirectory + "/live", limits: configuration.live, logger: configuration.logger,
-                               writers: store.liveWriters)
+        let liveHub = LiveHub(directory: store.metaDirectory + "/live", limits: configuration.live, logger: configuration.logger,
+                              writers: store.liveWriters)
+        self.liveHub = liveHub
+        // A revision of a note written live compacts its room's log, in a plain club: an
+        // encrypted club's updates are sealed, and the server cannot read them.
+        let folderStore = self.store
+        folderStore.liveWriters.whenRevised { room in
+            Task {
+                guard let path = await folderStore.path(forID: "id:" + room), !Self.inEncryptedClub(path, root: folderStore.root) else { return }
+                await liveHub.compact(room: room)
+            }
+        }
     }
 
     package func application(onBound: @escaping @Sendable (Int) -> Void) throws -> some ApplicationProtocol {

@@ -1,5 +1,6 @@
 import DropboxWire
 import Foundation
+import LiveText
 import Logging
 import Synchronization
 
@@ -26,6 +27,9 @@ package struct LiveLimits: Sendable {
 /// a lock, not an actor, so a commit reads it without a suspension.
 final class LiveWriters: Sendable {
     private let rooms = Mutex<[String: [String]]>([:])
+    /// Told each room whose note got a revision after members wrote in it live (the hub compacts
+    /// its log then).
+    private let revised = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// Rooms remembered at most; past it, one room's list (any) is let go to make room, and
     /// that note's next revision names only its saver. A server has far fewer notes edited live
     /// between two saves.
@@ -46,7 +50,14 @@ final class LiveWriters: Sendable {
     /// order they first wrote; the note's list starts again empty.
     func take(fileID: String) -> [String] {
         guard let room = LiveHub.roomName(forID: fileID) else { return [] }
-        return rooms.withLock { $0.removeValue(forKey: room) } ?? []
+        guard let members = rooms.withLock({ $0.removeValue(forKey: room) }) else { return [] }
+        revised.withLock { $0 }?(room)
+        return members
+    }
+
+    /// Calls `action` with each room whose note gets a revision after members wrote in it live.
+    func whenRevised(_ action: @escaping @Sendable (String) -> Void) {
+        revised.withLock { $0 = action }
     }
 }
 
@@ -67,7 +78,7 @@ enum LiveOutbound: Sendable, Equatable {
 /// update is appended to the log and handed to every other connection in the same step: the
 /// log's order is the order every member receives, and a joiner gets the stored log and then
 /// the live updates with nothing missed or doubled between them.
-actor LiveHub {
+package actor LiveHub {
     struct Peer {
         let member: String
         let send: AsyncStream<LiveOutbound>.Continuation
@@ -165,6 +176,46 @@ actor LiveHub {
         writers.wrote(member, in: name)
         for (other, peer) in room.peers where other != id { peer.send.yield(.update(frame)) }
         return nil
+    }
+
+    /// After a revision of the room's note: a plain club's log becomes one record, a snapshot of
+    /// the document its updates make (``LiveLog/compact(_:)``), so a room's log holds about the
+    /// note's text, not every key ever typed in it. Members in the room lose nothing (they hold
+    /// every update), and one who joins later gets the snapshot. A log the server cannot read
+    /// (an encrypted club's sealed updates, or any record that is not an update) is left whole.
+    /// Returns the log's size before and after, or nil when it was left as it was.
+    @discardableResult
+    func compact(room name: String) -> (before: Int, after: Int)? {
+        var opened: LiveLog?
+        if rooms[name] == nil {
+            guard FileManager.default.fileExists(atPath: directory + "/" + name), let (log, _) = try? LiveLog.open(directory: directory, room: name)
+            else { return nil }
+            opened = log
+        }
+        guard var log = opened ?? rooms[name]?.log else { return nil }
+        defer { if opened != nil { log.close() } }
+        do {
+            let sizes = try log.compact(Self.snapshot(of:))
+            if opened == nil { rooms[name]?.log = log }
+            if let sizes { logger.debug("live: \(name)'s log compacted from \(sizes.before) to \(sizes.after) bytes") }
+            return sizes
+        } catch {
+            if opened == nil { rooms[name]?.log = log }
+            logger.error("live: cannot compact the log of \(name): \(error)")
+            return nil
+        }
+    }
+
+    /// One frame holding what `frames` hold: the state of the document their updates make, as
+    /// one update (sent as from no member). Nil when any is not an update this server can read,
+    /// or some update waits for one that is not there (a snapshot would leave it out).
+    package static func snapshot(of frames: [[UInt8]]) -> [UInt8]? {
+        var document = LiveDocument(clientID: 0)
+        for frame in frames {
+            guard let (_, update) = LiveFrame.decode(frame), (try? document.apply(update: Data(update))) != nil else { return nil }
+        }
+        guard !document.hasPendingUpdates else { return nil }
+        return LiveFrame.encode(member: "", update: document.encodeStateAsUpdate())
     }
 
     /// Relays a connection's cursor to the others in the room, with its member's name (not stored).

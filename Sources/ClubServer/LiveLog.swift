@@ -12,6 +12,11 @@ import Glibc
 /// flushes each record before it is answered: an update a member has seen relayed is on disk. A
 /// record cut short by a crash is dropped (the file truncated to the last whole record) when
 /// the room is opened again: its sender never saw it relayed.
+///
+/// At each revision of the note a plain club's log is compacted (``compact(_:)``): its records
+/// become one, a snapshot of the document they make. Each append and each compaction holds the
+/// file's lock (`flock`), and an append finds the log again by its path when another server over
+/// the folder compacted it meanwhile, so no update goes to a file that was replaced.
 struct LiveLog {
     let path: String
     private(set) var size: Int
@@ -58,8 +63,34 @@ struct LiveLog {
         return fstat(fd, &info) == 0 ? Int(info.st_size) : size
     }
 
+    /// Locks the log at ``path`` for this process: the file open here, or again the one the path
+    /// names now when another server over the folder compacted it (renamed a new file over it).
+    private mutating func lock() throws {
+        while true {
+            if fd < 0 {
+                fd = Glibc.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+                guard fd >= 0 else { throw DurableFileError(path: path, step: "open", code: errno) }
+            }
+            guard flock(fd, LOCK_EX) == 0 else { throw DurableFileError(path: path, step: "lock", code: errno) }
+            var open = stat(), named = stat()
+            if fstat(fd, &open) == 0, lstat(path, &named) == 0, open.st_ino == named.st_ino, open.st_dev == named.st_dev { return }
+            let next = Glibc.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            let code = errno
+            _ = Glibc.close(fd)
+            guard next >= 0 else {
+                fd = -1
+                throw DurableFileError(path: path, step: "open", code: code)
+            }
+            fd = next
+        }
+    }
+
+    private func unlock() { _ = flock(fd, LOCK_UN) }
+
     /// Appends one frame and flushes it to disk.
     mutating func append(_ frame: [UInt8]) throws {
+        try lock()
+        defer { unlock() }
         size = currentSize
         let length = frame.count
         let record = [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + frame
@@ -70,6 +101,43 @@ struct LiveLog {
             throw DurableFileError(path: path, step: "append to", code: code)
         }
         size += record.count
+    }
+
+    /// Replaces the log's records with the one `snapshot` makes of them (a frame; nil leaves the
+    /// log as it is), written whole beside the log, flushed, and renamed over it. Returns the
+    /// log's size before and after, or nil when it was left (a single record, no snapshot, or
+    /// one no smaller).
+    mutating func compact(_ snapshot: ([[UInt8]]) -> [UInt8]?) throws -> (before: Int, after: Int)? {
+        try lock()
+        defer { unlock() }
+        let (frames, length) = Self.read(path: path)
+        guard frames.count > 1, let frame = snapshot(frames), 4 + frame.count < length else { return nil }
+        let count = frame.count
+        let record = [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + frame
+        let next = path + ".compacted"
+        let out = Glibc.open(next, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard out >= 0 else { throw DurableFileError(path: next, step: "open", code: errno) }
+        guard DurableFile.writeAll(out, record), DurableFile.flush(out) else {
+            let code = errno
+            _ = Glibc.close(out)
+            _ = unlink(next)
+            throw DurableFileError(path: next, step: "write", code: code)
+        }
+        _ = Glibc.close(out)
+        guard rename(next, path) == 0 else {
+            let code = errno
+            _ = unlink(next)
+            throw DurableFileError(path: path, step: "rename over", code: code)
+        }
+        DurableFile.syncFolder(of: path)
+        // The lock goes with the old file's descriptor; appends go to the new one from now on.
+        let reopened = Glibc.open(path, O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
+        let code = errno
+        _ = Glibc.close(fd)
+        fd = reopened
+        guard reopened >= 0 else { throw DurableFileError(path: path, step: "open", code: code) }
+        size = record.count
+        return (length, record.count)
     }
 
     func close() { _ = Glibc.close(fd) }

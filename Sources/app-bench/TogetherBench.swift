@@ -1,4 +1,5 @@
 import ClubServer
+import DropboxWire
 import Foundation
 import LiveText
 import ClubKit
@@ -25,7 +26,45 @@ enum TogetherBench {
     static func run() async throws {
         try trace()
         try history()
+        keyWork()
         try await typing()
+    }
+
+    // MARK: A key's own work in a big note
+
+    /// A typed key's work in a live 1 MiB note: the editor's edit into the shared document as the
+    /// editor made it (``TextBuffer/edits(since:)``, the app's way), beside the whole-text
+    /// difference the app made before (issue 68), in the same run.
+    static func keyWork(keys: Int = 300) {
+        let opened = MarkdownBench.note(size: 1 << 20)
+        var results: [(String, [Double])] = []
+        for byEdits in [true, false] {
+            var note = LiveNote(noteID: "id:big", folder: nil)
+            _ = note.joined(editorText: opened, openedText: opened)
+            var buffer = TextBuffer(text: opened)
+            buffer.moveCursor(to: buffer.position(ofUTF16: buffer.utf16Count / 2))
+            var synced = buffer.editCount
+            var times: [Double] = []
+            for key in 0..<keys {
+                let start = ContinuousClock.now
+                buffer.insert(key % 6 == 5 ? " " : String(UnicodeScalar(UInt8(97 + key % 26))))
+                if byEdits, let edits = buffer.edits(since: synced) {
+                    for edit in edits { _ = note.edit(replacing: edit.range, with: edit.text, continuing: edit.continuesStep) }
+                } else {
+                    _ = note.edit(to: buffer.text, cursor: buffer.utf16Offset(of: buffer.cursor))
+                }
+                synced = buffer.editCount
+                times.append(seconds(since: start) * 1000)
+            }
+            guard note.text == buffer.text else { fatalError("app-bench together: the document and the editor differ") }
+            results.append((byEdits ? "the editor's edit, as made (the app now)" : "the whole text compared (the app before)", times.sorted()))
+        }
+        print("app-bench together: a typed key's own work in a live 1 MiB note (buffer, document, update), \(keys) keys mid-note")
+        print(row(["", "median ms", "p99 ms"], [58, 10, 8]))
+        for (name, times) in results {
+            print(row([name, String(format: "%.3f", percentile(times, 0.5)), String(format: "%.3f", percentile(times, 0.99))], [58, 10, 8]))
+        }
+        print("")
     }
 
     // MARK: The trace
@@ -153,6 +192,16 @@ enum TogetherBench {
             joinTimes.append(seconds(since: fresh) * 1000)
             guard joiner.text == text else { throw BenchError("the log replayed is not the text typed") }
         }
+        // The club server's room after a save: its log of every update compacted into one snapshot.
+        let frames = updates.map { LiveFrame.encode(member: "ann", update: $0) }
+        let logged = frames.reduce(0) { $0 + 4 + $1.count }
+        let compacted = (LiveHub.snapshot(of: frames)?.count).map { $0 + 4 } ?? logged
+        print("app-bench together: the room of a note typed for \(edits) keys (a Backspace every 50), \(text.utf8.count) bytes of text")
+        print(row(["", "bytes", "× text"], [58, 10, 8]))
+        print(row(["the room's log, every update", "\(logged)", String(format: "%.2f", Double(logged) / Double(text.utf8.count))], [58, 10, 8]))
+        print(row(["after a revision: one snapshot (LiveHub.compact)", "\(compacted)", String(format: "%.2f", Double(compacted) / Double(text.utf8.count))],
+                  [58, 10, 8]))
+        print("")
         print("app-bench together: opening a note with \(edits) edits of history (\(text.utf8.count) bytes of text), 5 runs")
         print(row(["", "median ms", "max ms"], [58, 10, 8]))
         print(row(["from its journal on this machine (the app's open)", String(format: "%.1f", percentile(openTimes.sorted(), 0.5)),
@@ -174,6 +223,8 @@ enum TogetherBench {
         var buffer: TextBuffer
         var socket: LiveSocket?
         var joined = false
+        /// The buffer's ``TextBuffer/editCount`` its document last took.
+        var synced = 0
 
         init(name: String, text: String) {
             self.name = name
@@ -192,6 +243,17 @@ enum TogetherBench {
         var localWork: [Double] = []
         var typed = 0
 
+        /// `member`'s edits since the last into its document, as the app sends them; the updates sent.
+        func send(_ member: Member) {
+            guard let edits = member.buffer.edits(since: member.synced) else { return }
+            for edit in edits where !edit.isShared {
+                for update in member.note.edit(replacing: edit.range, with: edit.text, continuing: edit.continuesStep) {
+                    member.socket?.send(update: update)
+                }
+            }
+            member.synced = member.buffer.editCount
+        }
+
         init(_ names: [String], opened: String) {
             list = names.map { Member(name: $0, text: opened) }
             self.opened = opened
@@ -205,6 +267,7 @@ enum TogetherBench {
                 if let update = join.send { member.socket?.send(update: update) }
                 member.buffer = TextBuffer(text: join.text)
                 member.buffer.moveCursor(to: member.buffer.position(ofUTF16: member.buffer.utf16Count))
+                member.synced = member.buffer.editCount
                 member.joined = true
             case .update(_, let bytes):
                 guard let changes = try? member.note.receive(bytes) else { return }
@@ -228,8 +291,7 @@ enum TogetherBench {
             let key = String(UnicodeScalar(UInt8(97 + (typed / list.count) % 26)))
             let start = ContinuousClock.now
             member.buffer.insert(key)
-            let body = member.buffer
-            for update in member.note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor)) { member.socket?.send(update: update) }
+            send(member)
             localWork.append(TogetherBench.seconds(since: start) * 1000)
             sent[key] = start
             typed += 1
@@ -298,8 +360,7 @@ enum TogetherBench {
             members.queue.sync {
                 let ray = members.list[0]
                 ray.buffer.insert("Z")
-                let body = ray.buffer
-                for update in ray.note.edit(to: body.text, cursor: body.utf16Offset(of: body.cursor)) { ray.socket?.send(update: update) }
+                members.send(ray)
             }
             let seen = try app.waitForMatch("Z", after: offset, timeout: 5)
             onScreen.append(milliseconds(from: start, to: app.output.arrival(ofByteAt: seen.at) ?? .now))

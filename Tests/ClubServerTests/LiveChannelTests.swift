@@ -2,6 +2,7 @@
 import DropboxWire
 import Foundation
 import LiveText
+import TestSupport
 import XCTest
 
 /// The live channel (`/2/byteclub/live`, docs/live.md) on a real server with real WebSocket
@@ -165,6 +166,71 @@ final class LiveChannelTests: XCTestCase {
         let answer = try await club.rpc(route, ["path": noteID, "mode": "id", "limit": 10], token: tokens["ann"])
         XCTAssertEqual(answer.status, 200, answer.text)
         return answer.json
+    }
+
+    /// Issue 68: a room's log only grew (to its 64 MiB cap). At a revision of a note written live,
+    /// a plain club's log becomes one snapshot: about the note's text, not every key typed. A
+    /// member who joins later reads the same text from it, and updates sent after it go on
+    /// from it.
+    func testARevisionCompactsTheRoomsLogToASnapshotAndLateJoinersReadTheSameText() async throws {
+        let ann = await join("ann")
+        // Typed as app-bench together types: a word every six keys, a Backspace every fifty.
+        var document = LiveDocument(clientID: LiveDocument.randomClientID())
+        for key in 0..<1_000 {
+            if key % 50 == 49 {
+                ann.send([UInt8](document.delete((document.utf16Count - 1)..<document.utf16Count)))
+            } else {
+                ann.send([UInt8](document.insert(key % 6 == 5 ? " " : String(UnicodeScalar(UInt8(97 + key % 26))), at: document.utf16Count)))
+            }
+        }
+        // The server reads a connection's frames in order: its answer to this comes after every update is stored.
+        ann.sendText(#"{"type":"presence"}"#)
+        await ann.wait("the presence asked for") { $0.presences.count == 2 }
+        let log = club.root.appendingPathComponent(".byteclub/live/" + noteID.dropFirst(3)).path
+        let typed = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: log)[.size] as? Int)
+        XCTAssertGreaterThan(typed, 10 * document.text.utf8.count, "a key a record")
+
+        _ = try await save(document.text, as: "ann")
+        let compacted = AppHarness.eventually("the log compacted", timeout: 10) {
+            ((try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? .max) <= 2 * document.text.utf8.count
+        }
+        XCTAssertTrue(compacted, "the log is \((try? FileManager.default.attributesOfItem(atPath: log)[.size]) ?? "gone") bytes for \(document.text.utf8.count) of text")
+        XCTAssertEqual(LiveLog.read(path: log).frames.count, 1)
+
+        let ray = await join("ray")
+        XCTAssertEqual(ray.updates.count, 1, "one snapshot")
+        var rays = LiveDocument(clientID: 7)
+        for update in ray.updates { try rays.apply(update: Data(update.bytes)) }
+        XCTAssertEqual(rays.text, document.text)
+        // Both type on from it; a third member reads the snapshot and what came after.
+        ray.send([UInt8](rays.insert("ray ", at: 0)))
+        ann.send([UInt8](document.insert(" ann", at: document.utf16Count)))
+        await ann.wait("ray's update") { $0.updates.count == 1 }
+        await ray.wait("ann's update") { $0.updates.count == 2 }
+        for update in ann.updates { try document.apply(update: Data(update.bytes)) }
+        try rays.apply(update: Data(ray.updates[1].bytes))
+        let rita = await join("rita")
+        var ritas = LiveDocument(clientID: 9)
+        for update in rita.updates { try ritas.apply(update: Data(update.bytes)) }
+        XCTAssertEqual(rita.updates.count, 3)
+        XCTAssertEqual(ritas.text, document.text)
+        XCTAssertEqual(rays.text, document.text)
+        XCTAssertTrue(ritas.text.hasPrefix("ray ") && ritas.text.hasSuffix(" ann"), ritas.text)
+    }
+
+    /// Only a log of updates the server can read is compacted: an encrypted club's are sealed,
+    /// and a log holding anything else is left whole.
+    func testALogTheServerCannotReadIsNotCompacted() throws {
+        var document = LiveDocument(clientID: 3)
+        let updates = [document.insert("ab", at: 0), document.insert("c", at: 2)].map { LiveFrame.encode(member: "ann", update: $0) }
+        XCTAssertNotNil(LiveHub.snapshot(of: updates))
+        XCTAssertNil(LiveHub.snapshot(of: updates + [LiveFrame.encode(member: "ann", update: [1, 2, 3])]))
+        // An update whose dependency is missing would be left out of a snapshot.
+        XCTAssertNil(LiveHub.snapshot(of: [updates[1]]))
+        let folder = club.root.appendingPathComponent("byteclub")
+        XCTAssertFalse(ClubAPI.inEncryptedClub(try DropboxPath.parse("/byteclub/minutes.md"), root: club.root.path))
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent(".clubkeys"), withIntermediateDirectories: true)
+        XCTAssertTrue(ClubAPI.inEncryptedClub(try DropboxPath.parse("/byteclub/minutes.md"), root: club.root.path))
     }
 
     func testUnknownTokenIs401AndUnknownNoteIsRefusedBeforeTheUpgrade() throws {

@@ -294,7 +294,7 @@ let package = Package(
         // Histories at simulation speed (issue 70): both members' cores over clubs in memory
         // (the club server's commit rule, WebDAV's, an encrypted club) through a simulated
         // network, time a counter and every choice from a seed. byteclub-torture --simulate.
-        .target(name: "Simulation", dependencies: ["ClubKit", "ClubServer", "Remote", "DropboxWire", "ClubCrypt", "Transfer"]),
+        .target(name: "Simulation", dependencies: ["ClubKit", "ClubServer", "Remote", "DropboxWire", "ClubCrypt", "Transfer", "LiveText"]),
 
         // MARK: Tests
 

@@ -89,7 +89,11 @@ final class LiveNotes {
         if openID == id { return }
         if openID != nil { stop() }
         openID = id
-        openedText = session.editor.body.text
+        // The text the note was opened over: the file's (a restored draft's base), which every
+        // member seeds a note with no live history from, the same for all. A draft's own words
+        // are then what was typed before the join, merged in as this member's. Seeded from the
+        // draft's text, two members' different texts made two seeds: the note doubled.
+        openedText = session.baseText ?? session.editor.body.text
         everJoined = false
         resumed = false
         synced = nil
@@ -177,7 +181,10 @@ final class LiveNotes {
             context.model.updateQuietly { $0.note?.live?.me = me }
         case .update(let member, let bytes):
             // A reload or a merge may have changed the editor since the last key: in first.
-            if everJoined {
+            // Once the editor shows the document (joined once, or taken up from its journal),
+            // what each update changes goes into the editor, a reconnection's stored log too.
+            let shown = everJoined || resumed
+            if shown {
                 syncLocal()
                 guard let synced = self.note else { return }
                 note = synced
@@ -187,7 +194,7 @@ final class LiveNotes {
                 return
             }
             self.note = note
-            guard everJoined else { return }
+            guard shown else { return }
             apply(changes)
             // The writer's cursor is where their change ends, until their cursor message says more.
             if let last = changes.last, let live = state.note?.live, live.members.contains(member), member != live.me {

@@ -11,15 +11,17 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "With --simulate: how many seeds on each backend.") var seeds = 100
     @Option(help: "With --simulate: the first seed.") var firstSeed: UInt64 = 1
     @Option(help: "With --simulate: steps in each history.") var steps = 200
-    @Option(help: "With --simulate: the backends, comma-separated (club, webdav, encrypted).") var backends = "club,webdav,encrypted"
+    @Option(help: "With --simulate: the backends, comma-separated (club, webdav, encrypted; live, live-encrypted: members typing in one live note).")
+    var backends = "club,webdav,encrypted"
     @Option(help: "With --simulate: a known past bug to put back (repeatable); the run stops at the first seed that finds it, and fails when none does.")
     var plant: [String] = []
 
     func validate() throws {
         guard seeds > 0 else { throw ValidationError("--seeds must be at least 1") }
         guard steps > 0 else { throw ValidationError("--steps must be at least 1") }
-        for name in backends.split(separator: ",") where SimulatedHistory.Backend(rawValue: String(name)) == nil {
-            throw ValidationError("unknown backend '\(name)': club, webdav or encrypted")
+        for name in backends.split(separator: ",")
+        where SimulatedHistory.Backend(rawValue: String(name)) == nil && SimulatedLiveHistory.Backend(rawValue: String(name)) == nil {
+            throw ValidationError("unknown backend '\(name)': club, webdav, encrypted, live or live-encrypted")
         }
         for name in plant where PlantedBug(rawValue: name) == nil {
             throw ValidationError("unknown bug '\(name)': \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -40,21 +42,17 @@ struct SimulationOptions: ParsableArguments {
         PlantedBug.planted = Set(plant.compactMap(PlantedBug.init(rawValue:)))
         if !plant.isEmpty { say("planted: \(plant.joined(separator: ", "))") }
         var failed = false
-        for name in backends.split(separator: ",") {
-            let backend = SimulatedHistory.Backend(rawValue: String(name))!
+        for name in backends.split(separator: ",").map(String.init) {
             let started = ContinuousClock.now
             var digest = SHA256()
             var (stepsRun, broken, copied, foundAt): (Int, Int, Int, UInt64?) = (0, 0, 0, nil)
             for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
-                let history = try await SimulatedHistory(seed: seed, backend: backend, runName: "\(getpid())-\(seed)")
-                await history.run(steps: steps)
-                let found = await history.violations()
-                history.close()
-                stepsRun += history.step
-                copied += history.copied.count
-                for line in history.log { digest.update(data: Data((line + "\n").utf8)) }
+                let (ran, found, log, tally, copies) = try await Self.history(name, seed: seed, steps: steps, base: base)
+                stepsRun += ran
+                copied += copies
+                for line in log { digest.update(data: Data((line + "\n").utf8)) }
                 if verbose {
-                    say("seed \(seed) on \(backend.rawValue): \(history.step) steps, \(history.tally), \(found.count) broken, \(history.copied.count) lines in two notes")
+                    say("seed \(seed) on \(name): \(ran) steps, \(tally), \(found.count) broken, \(copies) lines in two notes")
                 }
                 guard !found.isEmpty else { continue }
                 broken += found.count
@@ -62,15 +60,15 @@ struct SimulationOptions: ParsableArguments {
                 if !plant.isEmpty {
                     // Proving it catches: the seed that found it is enough, its history is not news.
                     foundAt = seed
-                    say("seed \(seed) on \(backend.rawValue) found it: \(found[0])")
+                    say("seed \(seed) on \(name) found it: \(found[0])")
                     break
                 }
                 say("""
-                    seed \(seed) on \(backend.rawValue) broke the promise (replay: byteclub-torture --simulate --backends \(backend.rawValue) \
+                    seed \(seed) on \(name) broke the promise (replay: byteclub-torture --simulate --backends \(name) \
                     --first-seed \(seed) --seeds 1\(plant.map { " --plant " + $0 }.joined())):
                     \(found.joined(separator: "\n"))
                     the history:
-                    \(history.log.joined(separator: "\n"))
+                    \(log.joined(separator: "\n"))
                     """)
             }
             let elapsed = ContinuousClock.now - started
@@ -78,7 +76,7 @@ struct SimulationOptions: ParsableArguments {
             let hex = digest.finalize().map { String(format: "%02x", $0) }.joined().prefix(16)
             let seedsRun = foundAt.map { Int($0 - firstSeed) + 1 } ?? seeds
             say(String(format: "simulation on %@: %d seeds (%llu…%llu), %d steps, %.1f s (%.0f steps/s), %d broken, %d lines in two notes, log digest %@",
-                       backend.rawValue, seedsRun, firstSeed, firstSeed + UInt64(seedsRun) - 1, stepsRun, seconds,
+                       name, seedsRun, firstSeed, firstSeed + UInt64(seedsRun) - 1, stepsRun, seconds,
                        Double(stepsRun) / max(seconds, 0.001), broken, copied, String(hex)))
             if let foundAt {
                 say("the planted bug was found by seed \(foundAt), after \(seedsRun) seed\(seedsRun == 1 ? "" : "s")")
@@ -94,5 +92,24 @@ struct SimulationOptions: ParsableArguments {
             return
         }
         if failed { throw ExitCode(1) }
+    }
+
+    /// One seed's history on the backend named `name`: the steps it ran, the promises it broke,
+    /// its log, a line of counts, and the lines it left in two notes.
+    static func history(_ name: String, seed: UInt64, steps: Int, base: URL)
+        async throws -> (steps: Int, broken: [String], log: [String], tally: String, copied: Int) {
+        if let live = SimulatedLiveHistory.Backend(rawValue: name) {
+            let folder = base.appendingPathComponent("live-\(name)-\(seed)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let history = SimulatedLiveHistory(seed: seed, backend: live, folder: folder)
+            history.run(steps: steps)
+            return (history.step, history.violations(), history.log, history.tally, 0)
+        }
+        let backend = SimulatedHistory.Backend(rawValue: name)!
+        let history = try await SimulatedHistory(seed: seed, backend: backend, runName: "\(getpid())-\(seed)")
+        await history.run(steps: steps)
+        let found = await history.violations()
+        history.close()
+        return (history.step, found, history.log, history.tally, history.copied.count)
     }
 }

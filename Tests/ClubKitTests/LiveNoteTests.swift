@@ -108,6 +108,24 @@ final class LiveNoteTests: XCTestCase {
         XCTAssertEqual(LiveNote.difference(from: "a😀", to: "a😁").removed, 1..<3)
     }
 
+    /// A reconnection: the room's stored log comes in before the join, and the editor already
+    /// shows the document, so what each update changed is reported as it comes. Unreported (as
+    /// before), a key typed meanwhile was placed by offsets of a text that lacked the others'
+    /// words (the live histories found words glued together).
+    func testAReconnectionsStoredLogIsReportedAsItComesIn() throws {
+        var (ann, ray) = try Self.joined(noteID: "id:r1", on: "x\n")
+        ray.disconnected()
+        let typed = ann.edit(replacing: 2..<2, with: "ann ")
+        var reported: [LiveTextChange] = []
+        for update in typed { reported += try ray.receive(update) }
+        XCTAssertEqual(reported, [.insert("ann ", at: 2)])
+        XCTAssertFalse(ray.isJoined)
+        // Ray types at the end of the text he is shown, which has ann's words: after them.
+        for update in ray.edit(replacing: 6..<6, with: "ray") { _ = try ann.receive(update) }
+        XCTAssertEqual(ann.text, "x\nann ray")
+        XCTAssertEqual(ray.text, ann.text)
+    }
+
     func testUndoTakesBackOnlyThisMembersOwnEdit() throws {
         var (ann, ray) = try Self.joined(noteID: "id:e", on: "a\n")
         for update in ann.edit(to: "a\nann\n") { _ = try ray.receive(update) }

@@ -133,16 +133,21 @@ public struct LiveNote: Sendable {
 
     /// Another member's update (or the stored log's): what it changed in the text, in order.
     ///
-    /// Before the join (the server's stored log, as it arrives) nothing is reported (no editor
-    /// shows the document yet) and the updates are journalled in one write at the join: the
-    /// server holds them, so a crash meanwhile loses none.
+    /// Before a join (the server's stored log, as it arrives) the updates are journalled in one
+    /// write at the join: the server holds them, so a crash meanwhile loses none. Before the
+    /// first join nothing is reported (no editor shows the document yet); before a join again
+    /// (a reconnection), or once the note was taken up from its journal, the editor shows the
+    /// document, so what each changed is reported: unreported, a key typed while the log came in
+    /// was placed by offsets of a text that lacked it (the live histories found words glued
+    /// together; the whole-text compare before it deleted the others' words).
     public mutating func receive(_ update: Data) throws(LiveTextError) -> [LiveTextChange] {
         let ends = try LiveDocument.clockEnds(of: update)
         guard isJoined else {
-            try document.apply(update: update)
+            var changes: [LiveTextChange] = []
+            if joinedBefore { changes = try document.applyReportingChanges(update) } else { try document.apply(update: update) }
             serverHolds.formUnion(ends)
             Self.frame(update, into: &unwritten)
-            return []
+            return changes
         }
         let changes = try document.applyReportingChanges(update)
         serverHolds.formUnion(ends)

@@ -52,7 +52,7 @@ final class LiveNotes {
     /// last took: its edits since go in as they were made.
     private var synced: (lineage: UInt64, count: Int)?
     /// How many times the editor's whole text was compared with the document's (a new editor);
-    /// typing never adds to it (LiveEditsAppTests).
+    /// typing never adds to it (LiveCursorsAppTests).
     private(set) var wholeTextSyncs = 0
     /// Counts edits, for the writer's pause.
     private var burst = 0

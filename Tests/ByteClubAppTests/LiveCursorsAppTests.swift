@@ -6,7 +6,8 @@ import TerminalUI
 import XCTest
 
 /// Two apps in one live note, in this process, on a real club server with two members (ann
-/// and ray): where each shows the other's caret and name tag (docs/live.md, "Cursors").
+/// and ray): where each shows the other's caret and name tag (docs/live.md, "Cursors"), and how
+/// each key goes into the shared document.
 @MainActor
 final class LiveCursorsAppTests: XCTestCase {
     var club: MembersClub?
@@ -43,6 +44,16 @@ final class LiveCursorsAppTests: XCTestCase {
         return harness
     }
 
+    /// Waits for ann's and ray's apps to be live in the note with each other.
+    private func bothLive(_ ann: Harness, _ ray: Harness) async {
+        for (member, harness) in [("ann", ann), ("ray", ray)] {
+            await harness.waitUntil("\(member) live with the other") {
+                guard let live = harness.app.state.note?.live else { return false }
+                return live.isJoined && live.members.count == 2 && live.me == member
+            }
+        }
+    }
+
     private func type(_ harness: Harness, _ text: String) {
         for character in text { harness.press(.char(character)) }
     }
@@ -57,12 +68,7 @@ final class LiveCursorsAppTests: XCTestCase {
         self.club = club
         let ann = try await open("ann", token: club.annToken, in: club)
         let ray = try await open("ray", token: club.rayToken, in: club)
-        for (member, harness) in [("ann", ann), ("ray", ray)] {
-            await harness.waitUntil("\(member) live with the other") {
-                guard let live = harness.app.state.note?.live else { return false }
-                return live.isJoined && live.members.count == 2 && live.me == member
-            }
-        }
+        await bothLive(ann, ray)
 
         // Ray types at the end, then steps back one: his last cursor message says where he is.
         ray.press(.documentEnd)
@@ -91,5 +97,37 @@ final class LiveCursorsAppTests: XCTestCase {
         }
         XCTAssertEqual(caret, [words + "ray was her".count], "ray's caret on his last letter:\n\(canvas.dump())")
         XCTAssertTrue(canvas.line(row).contains("ray was here ◂ ray"), "his tag after his words:\n\(canvas.dump())")
+    }
+
+    /// Issue 68: a key in a live note goes into the shared document as the editor made it
+    /// (``TextBuffer/edits(since:)``), never recovered by comparing the whole text: ann and ray
+    /// type, paste, delete, cut and undo at once; the texts meet and no key compared whole texts.
+    func testEveryKindOfKeyGoesInAsTheEditorMadeItAndTheTextsMeet() async throws {
+        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n- one\n"])
+        self.club = club
+        let ann = try await open("ann", token: club.annToken, in: club)
+        let ray = try await open("ray", token: club.rayToken, in: club)
+        await bothLive(ann, ray)
+        let joinedSyncs = [ann.app.liveNotes.wholeTextSyncs, ray.app.liveNotes.wholeTextSyncs]
+
+        // Both at once: ann at the top, ray at the end, keys of every kind interleaved.
+        ann.press(.documentStart)
+        ray.press(.documentEnd)
+        let annKeys: [Key] = [.char("A"), .char("n"), .char("n"), .enter, .char("é"), .char("😀"), .backspace, .paste("pasted\ntwo lines"),
+                              .left, .left, .delete, .ctrl("z"), .end, .char("!")]
+        let rayKeys: [Key] = [.char("-"), .char(" "), .char("t"), .char("w"), .char("o"), .enter, .char("x"), .backspace, .paste("👩‍👩‍👧 family"),
+                              .home, .ctrl("k"), .char("r"), .ctrl("z"), .ctrl("y"), .char("y")]
+        for index in 0..<max(annKeys.count, rayKeys.count) {
+            if index < annKeys.count { ann.press(annKeys[index]) }
+            if index < rayKeys.count { ray.press(rayKeys[index]) }
+        }
+        await ray.waitUntil("the two texts the same") { self.text(ann) == self.text(ray) && !self.text(ann).isEmpty }
+        await ann.waitUntil("the two texts still the same") { self.text(ann) == self.text(ray) }
+        // Ann: "Ann", a line, "é", an emoji taken back by Backspace (whole), a paste, a Delete
+        // undone, "!" at the line's end. Ray: "- two", "x" taken back, a paste cut with Ctrl-K,
+        // "r" undone and redone, "y".
+        XCTAssertEqual(text(ann), "Ann\népasted\ntwo lines# Minutes!\n\nAgenda:\n- one\n- two\nry")
+        XCTAssertEqual([ann.app.liveNotes.wholeTextSyncs, ray.app.liveNotes.wholeTextSyncs], joinedSyncs,
+                       "no key compared whole texts")
     }
 }

@@ -14,7 +14,7 @@ extension EncryptedStore {
     func caseTwin(of path: String) async throws(RemoteError) -> String? {
         let parent = (path as NSString).deletingLastPathComponent
         let key = parent.lowercased(), lower = path.lowercased()
-        let now = Date()
+        let now = clock()
         var names = folderNames.withLock { kept -> [String: String]? in
             guard let listed = kept[key], now.timeIntervalSince(listed.at) < Self.namesKeptFor else { return nil }
             return listed.names

@@ -40,7 +40,12 @@ public final class EncryptedStore: RemoteStore, Sendable {
     /// Each folder's names as last listed, by lower-case path (EncryptedStore+Names).
     let folderNames = Mutex<[String: (at: Date, names: [String: String])]>([:])
 
-    public init(inner: any RemoteStore, keyring: ClubKeyring, folder: String, key: String) {
+    /// The time a folder's kept names are measured by (EncryptedStore+Names): the wall clock,
+    /// or the simulation's, so a seed's history replays exactly.
+    let clock: @Sendable () -> Date
+
+    public init(inner: any RemoteStore, keyring: ClubKeyring, folder: String, key: String, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.clock = clock
         self.inner = inner
         keys = Mutex((keyring, keyring.secrets.identities.map { $0 as any AgeIdentity }))
         names = keyring.names

@@ -121,17 +121,19 @@ public final class SimulatedHistory {
             stores[member] = (0..<2).map { SimulatedNetwork(clubs[$0], faults: faults[member]![$0]) }
         }
         if backend == .encrypted {
+            // The kept folder names' time is the simulation's, so a seed replays exactly.
+            let clock = self.clock
             let ann = MemberKeys(identity: X25519Identity()), bob = MemberKeys(identity: X25519Identity())
             for club in 0..<2 {
                 let annKey = key(.ann, club) + "-keys", bobKey = key(.bob, club) + "-keys"
                 let annRing = try await ClubKeyring.create(clubs[club], folder: folder, key: annKey, me: ann, name: "ann")
-                let annStore = EncryptedStore(inner: stores[.ann]![club], keyring: annRing, folder: folder, key: annKey)
+                let annStore = EncryptedStore(inner: stores[.ann]![club], keyring: annRing, folder: folder, key: annKey, clock: { clock.now })
                 try await ClubKeyring.requestToJoin(clubs[club], folder: folder, me: bob, name: "bob")
                 _ = try await EncryptedClubs.admit("bob", in: annStore)
                 let bobRing = try await ClubKeyring.load(clubs[club], folder: folder, key: bobKey, me: bob)
                 stores[.ann]![club] = annStore
-                stores[.bob]![club] = EncryptedStore(inner: stores[.bob]![club], keyring: bobRing, folder: folder, key: bobKey)
-                checkers.append(EncryptedStore(inner: clubs[club], keyring: annRing, folder: folder, key: annKey))
+                stores[.bob]![club] = EncryptedStore(inner: stores[.bob]![club], keyring: bobRing, folder: folder, key: bobKey, clock: { clock.now })
+                checkers.append(EncryptedStore(inner: clubs[club], keyring: annRing, folder: folder, key: annKey, clock: { clock.now }))
             }
         } else {
             checkers = clubs

@@ -88,12 +88,6 @@ public final class SimulatedLiveHistory {
     var lastEdit = 0
     /// Every word typed and how many times it must be in the file (1, or 0 once deleted).
     var expected: [String: Int] = [:]
-    /// Words a kill -9 may have taken back: typed or deleted in an editor and in neither its
-    /// draft nor its journal yet when the app died (the app writes the draft 300 ms after a
-    /// key). Such a word is in the file once or not at all, never twice.
-    var mayBeLost: Set<String> = []
-    /// Each member's words typed or deleted since its draft was last written, outside the journal.
-    var unwritten: [String: Set<String>] = [:]
     var wordsTyped = 0
     public private(set) var step = 0
     public private(set) var log: [String] = []
@@ -192,7 +186,7 @@ public final class SimulatedLiveHistory {
         spaces.append(units.count)
         let at = spaces[random.int(0...(spaces.count - 1))]
         expected[word] = 1
-        edit(member, &app, at..<at, " " + word, word: word)
+        edit(member, &app, at..<at, " " + word)
         apps[member] = app
         say("\(member) types \(word)")
     }
@@ -208,23 +202,21 @@ public final class SimulatedLiveHistory {
         let units = Array(app.editor.utf16)
         guard after == units.count || units[after] == 0x20 || units[after] == 0x0A else { return }
         expected[word] = 0
-        edit(member, &app, range.location..<after, "", word: word)
+        edit(member, &app, range.location..<after, "")
         apps[member] = app
         say("\(member) deletes \(word)")
     }
 
     /// An edit in `member`'s editor, into the document as the editor made it once the note is
     /// live, and to the room when connected; a draft written now and then (the app's 300 ms).
-    private func edit(_ member: String, _ app: inout App, _ range: Range<Int>, _ text: String, word: String) {
+    /// Members edit a note once it is live, so each edit is in the journal at once (a kill -9
+    /// loses none of them).
+    private func edit(_ member: String, _ app: inout App, _ range: Range<Int>, _ text: String) {
         var units = Array(app.editor.utf16)
         units.replaceSubrange(range, with: Array(text.utf16))
         app.editor = String(decoding: units, as: UTF16.self)
-        if app.everJoined || app.resumed {
-            for update in app.note.edit(replacing: range, with: text) where app.connected && app.note.isJoined {
-                send(update, from: member)
-            }
-        } else {
-            unwritten[member, default: []].insert(word)
+        for update in app.note.edit(replacing: range, with: text) where app.connected && app.note.isJoined {
+            send(update, from: member)
         }
         lastEdit = step
         if random.oneIn(2) { writeDraft(member, app) }
@@ -232,7 +224,6 @@ public final class SimulatedLiveHistory {
 
     private func writeDraft(_ member: String, _ app: App) {
         drafts[member] = Draft(text: app.editor, inLiveJournal: app.everJoined || app.resumed, base: app.base)
-        unwritten[member] = nil
     }
 
     private func send(_ update: Data, from member: String) {
@@ -259,8 +250,6 @@ public final class SimulatedLiveHistory {
                     let join = app.note.joined(editorText: app.editor, openedText: app.opened)
                     app.editor = join.text
                     app.everJoined = true
-                    // What the editor held is in the document, and its journal, now.
-                    unwritten[member] = nil
                     apps[member] = app
                     if let update = join.send { send(update, from: member) }
                     say("\(member) joins with \(list.joined(separator: ", "))\(join.send == nil ? "" : ", sending what the room lacks")")
@@ -316,8 +305,6 @@ public final class SimulatedLiveHistory {
         guard apps[member] != nil else { return }
         if apps[member]?.connected == true { leaveRoom(member) }
         apps[member] = nil
-        mayBeLost.formUnion(unwritten[member] ?? [])
-        unwritten[member] = nil
         say("\(member)'s app is killed (kill -9)")
     }
 
@@ -392,7 +379,6 @@ public final class SimulatedLiveHistory {
         var counts: [String: Int] = [:]
         for word in words { counts[word, default: 0] += 1 }
         for (word, count) in expected.sorted(by: { $0.key < $1.key }) where counts[word, default: 0] != count {
-            if mayBeLost.contains(word), counts[word, default: 0] <= 1 { continue }
             found.append("\(word) is in the file \(counts[word, default: 0]) times, not \(count)")
         }
         for member in members where apps[member]?.editor != file {

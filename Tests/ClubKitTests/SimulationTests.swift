@@ -95,12 +95,12 @@ final class SimulationTests: XCTestCase {
         XCTAssertTrue(broken.contains { $0.contains("the other club's text") }, "\(broken)")
     }
 
-    /// The same seed, the same history: every step, fault and answer in the same order. Not yet
-    /// an encrypted club's: it keeps a folder's names 2 s by the wall clock (EncryptedStore+Names), so under load a history can
-    /// make another call and draw another fault (a fresh-clone CI run diverged at step 122); the
-    /// injected clock (issue 70) is still to reach it.
+    /// The same seed, the same history: every step, fault and answer in the same order, on every
+    /// backend. An encrypted club keeps a folder's names 2 s (EncryptedStore+Names): by the wall
+    /// clock, a history under load made another call and drew another fault (a fresh-clone CI
+    /// run diverged at step 122); the simulation's clock is injected there now.
     func testASeedReplaysByteForByte() async throws {
-        for backend in [SimulatedHistory.Backend.club, .webdav] {
+        for backend in SimulatedHistory.Backend.allCases {
             let first = try await history(7, on: backend)
             let again = try await history(7, on: backend)
             XCTAssertGreaterThanOrEqual(first.log.count, 200)

@@ -30,10 +30,10 @@ final class LiveCursorsAppTests: XCTestCase {
     }
 
     /// A member's app with the note open, live.
-    private func open(_ member: String, token: String, in club: MembersClub) async throws -> Harness {
+    private func open(_ member: String, token: String, in club: MembersClub, drafts: DraftStore? = nil) async throws -> Harness {
         let live = DropboxStore(displayName: "club", endpoints: .club(club.server.baseURL), tokens: StaticToken(token), configuration: .ephemeral)
         let liveFolder = folder.appendingPathComponent(member)
-        let harness = Harness(store: club.store(token: token)) { configuration in
+        let harness = Harness(store: club.store(token: token), drafts: drafts) { configuration in
             configuration.liveChannel = { fileID, deliver in live.openLive(fileID: fileID, deliver: deliver)! }
             configuration.liveFolder = liveFolder
         }
@@ -42,6 +42,16 @@ final class LiveCursorsAppTests: XCTestCase {
         harness.press(.enter)
         await harness.waitUntil("\(member)'s note open") { harness.app.state.note?.isEditing == true }
         return harness
+    }
+
+    /// A club whose one note is `minutes`, and ann's and ray's apps live in it with each other.
+    private func bothLive(in minutes: String) async throws -> (ann: Harness, ray: Harness) {
+        let club = try await MembersClub(notes: ["Minutes.md": minutes])
+        self.club = club
+        let ann = try await open("ann", token: club.annToken, in: club)
+        let ray = try await open("ray", token: club.rayToken, in: club)
+        await bothLive(ann, ray)
+        return (ann, ray)
     }
 
     /// Waits for ann's and ray's apps to be live in the note with each other.
@@ -64,11 +74,7 @@ final class LiveCursorsAppTests: XCTestCase {
     /// put them, an offset her own typing before it had moved, until he pressed a key: her
     /// typing left them behind on her words. Her edits move the others' carets as theirs do.
     func testAMembersCaretAndNameTagFollowTheirTextWhenTheOtherTypesBeforeIt() async throws {
-        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n"])
-        self.club = club
-        let ann = try await open("ann", token: club.annToken, in: club)
-        let ray = try await open("ray", token: club.rayToken, in: club)
-        await bothLive(ann, ray)
+        let (ann, ray) = try await bothLive(in: "# Minutes\n\nAgenda:\n")
 
         // Ray types at the end, then steps back one: his last cursor message says where he is.
         ray.press(.documentEnd)
@@ -103,11 +109,7 @@ final class LiveCursorsAppTests: XCTestCase {
     /// (``TextBuffer/edits(since:)``), never recovered by comparing the whole text: ann and ray
     /// type, paste, delete, cut and undo at once; the texts meet and no key compared whole texts.
     func testEveryKindOfKeyGoesInAsTheEditorMadeItAndTheTextsMeet() async throws {
-        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n- one\n"])
-        self.club = club
-        let ann = try await open("ann", token: club.annToken, in: club)
-        let ray = try await open("ray", token: club.rayToken, in: club)
-        await bothLive(ann, ray)
+        let (ann, ray) = try await bothLive(in: "# Minutes\n\nAgenda:\n- one\n")
         let joinedSyncs = [ann.app.liveNotes.wholeTextSyncs, ray.app.liveNotes.wholeTextSyncs]
 
         // Both at once: ann at the top, ray at the end, keys of every kind interleaved.
@@ -129,5 +131,31 @@ final class LiveCursorsAppTests: XCTestCase {
         XCTAssertEqual(text(ann), "Ann\népasted\ntwo lines# Minutes!\n\nAgenda:\n- one\n- two\nry")
         XCTAssertEqual([ann.app.liveNotes.wholeTextSyncs, ray.app.liveNotes.wholeTextSyncs], joinedSyncs,
                        "no key compared whole texts")
+    }
+
+    /// A note with no live history, opened by ann from a draft she typed alone, and by ray from
+    /// the file: both seed the shared document from the file's text (the same seed, one text),
+    /// and her draft's line goes in once. Seeded from her draft's own text, the two seeds made
+    /// the note twice on both screens (the live histories found it).
+    func testARestoredDraftSeedsTheNoteFromTheFileNotFromItsOwnText() async throws {
+        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n"])
+        self.club = club
+        let drafts = DraftStore(directory: folder.appendingPathComponent("drafts"))
+        // Ann alone: the note is not live; her line is kept as a draft, and her app goes.
+        let alone = try await open("ann", token: club.annToken, in: club, drafts: drafts)
+        alone.press(.documentEnd)
+        type(alone, "ann's draft line")
+        await alone.waitUntil("ann's draft written") { alone.app.state.note.map { $0.journalledVersion == $0.version } == true }
+        alone.app.liveNotes.stop()
+        alone.app.stopLiveUpdates()
+
+        // Her app again, the draft restored; then ray, from the file.
+        let ann = try await open("ann", token: club.annToken, in: club, drafts: drafts)
+        XCTAssertEqual(ann.app.state.note?.banner?.hasPrefix("Restored your unsaved draft"), true, "\(ann.app.state.note?.banner ?? "no banner")")
+        XCTAssertEqual(text(ann), "# Minutes\n\nAgenda:\nann's draft line")
+        let ray = try await open("ray", token: club.rayToken, in: club)
+        await bothLive(ann, ray)
+        await ray.waitUntil("ann's line on ray's side") { self.text(ray).contains("ann's draft line") && self.text(ann) == self.text(ray) }
+        XCTAssertEqual(text(ray), "# Minutes\n\nAgenda:\nann's draft line", "one text, her line once")
     }
 }

@@ -350,14 +350,13 @@ final class LiveNotes {
         guard everJoined || resumed, var note, let session = state.note, session.entry?.id == openID else { return }
         let body = session.editor.body
         var updates: [Data] = []
-        if let synced, synced.lineage == body.lineage, let edits = body.edits(since: synced.count) {
-            for edit in edits where !edit.isShared {
-                othersFollow(ownEdit: edit.range, inserted: edit.text.utf16.count)
-                updates += note.edit(replacing: edit.range, with: edit.text, continuing: edit.continuesStep)
-            }
+        let edits = synced.flatMap { $0.lineage == body.lineage ? body.edits(since: $0.count) : nil }
+        for edit in edits ?? [] where !edit.isShared {
+            othersFollow(ownEdit: edit.range, inserted: edit.text.utf16.count)
+            updates += note.edit(replacing: edit.range, with: edit.text, continuing: edit.continuesStep)
         }
         // A new editor, or (never expected) one whose edits the document missed: the length tells.
-        if synced?.lineage != body.lineage || body.edits(since: synced?.count ?? 0) == nil || note.document.utf16Count != body.utf16Count {
+        if edits == nil || note.document.utf16Count != body.utf16Count {
             wholeTextSyncs += 1
             if synced?.lineage == body.lineage { context.logger.warning("live: the editor's edits did not make its text; compared whole") }
             let cursor = body.utf16Offset(of: body.cursor)

@@ -92,8 +92,7 @@ struct LiveLog {
         try lock()
         defer { unlock() }
         size = currentSize
-        let length = frame.count
-        let record = [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + frame
+        let record = Self.record(frame)
         guard DurableFile.writeAll(fd, record), DurableFile.flush(fd, dataOnly: true) else {
             let code = errno
             // Leave no half record behind for the next reader.
@@ -112,8 +111,7 @@ struct LiveLog {
         defer { unlock() }
         let (frames, length) = Self.read(path: path)
         guard frames.count > 1, let frame = snapshot(frames), 4 + frame.count < length else { return nil }
-        let count = frame.count
-        let record = [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + frame
+        let record = Self.record(frame)
         let next = path + ".compacted"
         let out = Glibc.open(next, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard out >= 0 else { throw DurableFileError(path: next, step: "open", code: errno) }
@@ -138,6 +136,12 @@ struct LiveLog {
         guard reopened >= 0 else { throw DurableFileError(path: path, step: "open", code: code) }
         size = record.count
         return (length, record.count)
+    }
+
+    /// `frame` as a record: a 4-byte big-endian length, then the frame.
+    static func record(_ frame: [UInt8]) -> [UInt8] {
+        let count = frame.count
+        return [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + frame
     }
 
     func close() { _ = Glibc.close(fd) }

@@ -73,6 +73,9 @@ TEST_TORTURE_KILLS ?= 100
 ## each planted bug found within 100 seeds (docs/testing.md, "Simulation"): CPU the whole time,
 ## so they run beside the bundle's build rather than among the tests' deadlines.
 TEST_SIMULATION_SEEDS ?= 50
+## The live histories (two or three members typing in one live note, on a plain and an encrypted
+## club) take about 10 ms a seed, so make test runs TEST_LIVE_SEEDS of each.
+TEST_LIVE_SEEDS ?= 200
 SIMULATION_PLANTS = other-clubs-draft queue-left-at-moved-path burst-replayed-twice
 test: deps-system
 	@mkdir -p .build; \
@@ -82,13 +85,14 @@ test: deps-system
 	built=$$?; [ $$built = 0 ] || { wait $$python; exit $$built; }; \
 	{ .build/debug/byteclub-torture --kills $(TEST_TORTURE_KILLS) && \
 	  .build/debug/byteclub-torture --simulate --seeds $(TEST_SIMULATION_SEEDS) --backends club,webdav,encrypted && \
+	  .build/debug/byteclub-torture --simulate --seeds $(TEST_LIVE_SEEDS) --backends live,live-encrypted && \
 	  for bug in $(SIMULATION_PLANTS); do .build/debug/byteclub-torture --simulate --seeds 100 --backends club,webdav --plant $$bug || exit 1; done; \
 	} >.build/torture.log 2>&1 & torture=$$!; \
 	echo "$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)"; \
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS); built=$$?; \
 	wait $$python; python=$$?; cat .build/deps-python.log; \
 	wait $$torture; tortured=$$?; \
-	echo "=== torture: $(TEST_TORTURE_KILLS) kills, then $(TEST_SIMULATION_SEEDS) simulated histories a backend and the planted bugs ==="; cat .build/torture.log; \
+	echo "=== torture: $(TEST_TORTURE_KILLS) kills, then $(TEST_SIMULATION_SEEDS) simulated histories a backend, $(TEST_LIVE_SEEDS) live ones a live backend, and the planted bugs ==="; cat .build/torture.log; \
 	if [ $$built = 0 ] && [ $$python = 0 ]; then scripts/test-shards; tests=$$?; else tests=1; fi; \
 	[ $$tortured = 0 ] || { echo "=== torture failed (exit $$tortured); its last lines: ==="; grep -E "^(seed|loss|LOSS|Error|step|simulation|the planted)" .build/torture.log | tail -n 12; }; \
 	[ $$tests = 0 ] && [ $$tortured = 0 ]
@@ -173,8 +177,8 @@ clean:
 ## checked after each (docs/testing.md, "Torture"). The seed is printed first: replay a failure
 ## with `.build/debug/byteclub-torture --seed S --kills N`.
 ## Then the histories at simulation speed (issue 70; docs/testing.md, "Simulation"): SEEDS seeds on
-## each backend (the club server's rule, WebDAV's, an encrypted club) in one process, 200 steps
-## each; replay a failing seed with `byteclub-torture --simulate --backends B --first-seed S --seeds 1`.
+## each backend (the club server's rule, WebDAV's, an encrypted club, and members typing in one
+## live note on a plain and an encrypted club) in one process, 200 steps each; replay a failing seed with `byteclub-torture --simulate --backends B --first-seed S --seeds 1`.
 ## Then the real-process generated histories, the slower outer check (issue 53; "Histories"):
 ## REAL_SEEDS seeds on each backend (the club server, rclone serve webdav, an encrypted club),
 ## HISTORY_STEPS steps each, from seed HISTORY_FIRST_SEED on; `make torture TORTURE_KILLS=0` runs
@@ -191,7 +195,7 @@ torture: deps
 	$(SWIFT) build --product byteclub $(TEST_BUILD_FLAGS)
 	$(SWIFT) build --product byteclub-torture $(TEST_BUILD_FLAGS)
 	[ "$(TORTURE_KILLS)" = 0 ] || .build/debug/byteclub-torture --kills $(TORTURE_KILLS)
-	.build/debug/byteclub-torture --simulate --seeds $(SEEDS) --backends club,webdav,encrypted
+	.build/debug/byteclub-torture --simulate --seeds $(SEEDS) --backends club,webdav,encrypted,live,live-encrypted
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)
 	HISTORY_SEEDS=$(REAL_SEEDS) HISTORY_STEPS=$(HISTORY_STEPS) HISTORY_FIRST_SEED=$(HISTORY_FIRST_SEED) \
 		.build/debug/byteclubPackageTests.xctest ByteClubAppTests.HistoryClubTests,ByteClubAppTests.HistoryWebdavTests,ByteClubAppTests.HistoryEncryptedTests

@@ -312,6 +312,24 @@ final class LiveNotes {
         }
     }
 
+    /// A save of the open note begins with `text` (this member writes it: the writer after a
+    /// pause, or Ctrl-S).
+    func saving(_ text: String) {
+        guard everJoined || resumed, state.note?.entry?.id == openID else { return }
+        syncLocal()
+        note?.writing(text)
+    }
+
+    /// This member's save of `text` is in the file: the shared document's new file base, and
+    /// when the text was the document's, a mark to the room that the revision came from it (a
+    /// member back in the note then does not merge it in again: ``LiveNote/joined(editorText:openedText:)``).
+    func saved(_ text: String) {
+        guard everJoined || resumed, state.note?.entry?.id == openID, var note else { return }
+        let mark = note.written(text)
+        self.note = note
+        if let mark { socket?.send(update: mark) }
+    }
+
     /// A revision of the open note saved by `who`: when `who` is in the live note, the shared
     /// text holds it, so it is taken as the new base with no banner and no merge; returns whether
     /// it was. A change from anyone else (another tool, WebDAV, a member not in the note) goes the

@@ -68,6 +68,7 @@ extension NoteSaves {
             $0.note?.save.queued(ids, atOnce: true, at: context.effects.now())
         }
         sentSave = SentSave(generation: generation, version: version, name: name, text: text, items: ids)
+        live?.liveNotes?.saving(text)
         let sent = runner.sendNow(items)
         if !sent {
             // Not queued (said why): nothing was sent, the draft keeps the text.
@@ -173,8 +174,11 @@ extension NoteSaves {
         // again after each save (a 100,000-note club was, every time). A save that renamed, or a
         // list no feed follows, is listed again as before.
         let relist = live?.isWatching(.notes) != true || (previous.map { $0.pathLower != entry.pathLower } ?? false)
-        // The text saved is the editor's when nothing was typed since; else it is not known here.
+        // The text saved is the editor's when nothing was typed since; else the one sent at once
+        // (a queued save's is not known here).
+        let savedText = session.version == version ? session.editor.body.text : sentSave.flatMap { $0.version == version ? $0.text : nil }
         session.setBase(entry.rev, text: session.version == version ? session.editor.body.text : nil)
+        if let savedText { live?.liveNotes?.saved(savedText) }
         session.savedVersion = version
         // Nothing typed since the save began: the editor's text is the server's, its clean state.
         session.editorCleanIsSaved = session.version == version

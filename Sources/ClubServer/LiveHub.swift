@@ -173,7 +173,8 @@ package actor LiveHub {
             return "update refused: the server cannot store it"
         }
         rooms[name] = room
-        writers.wrote(member, in: name)
+        // A writer's mark of its revision (plain: an encrypted club's is sealed) is no typing.
+        if !RevisionMark.isMark(update) { writers.wrote(member, in: name) }
         for (other, peer) in room.peers where other != id { peer.send.yield(.update(frame)) }
         return nil
     }
@@ -206,16 +207,25 @@ package actor LiveHub {
         }
     }
 
-    /// One frame holding what `frames` hold: the state of the document their updates make, as
-    /// one update (sent as from no member). Nil when any is not an update this server can read,
-    /// or some update waits for one that is not there (a snapshot would leave it out).
-    package static func snapshot(of frames: [[UInt8]]) -> [UInt8]? {
+    /// The frames that hold what `frames` hold: the state of the document their updates make, as
+    /// one update (sent as from no member), then the newest ``RevisionMark``s among them as they
+    /// came, at most ``RevisionMark/kept`` (a member back in the note reads from them that the
+    /// file's revision came from the document).
+    /// Nil when any is neither an update this server can read nor a mark, or some update waits
+    /// for one that is not there (a snapshot would leave it out).
+    package static func snapshot(of frames: [[UInt8]]) -> [[UInt8]]? {
         var document = LiveDocument(clientID: 0)
+        var marks: [[UInt8]] = []
         for frame in frames {
-            guard let (_, update) = LiveFrame.decode(frame), (try? document.apply(update: Data(update))) != nil else { return nil }
+            guard let (_, update) = LiveFrame.decode(frame) else { return nil }
+            if RevisionMark.isMark(update) {
+                marks.append(frame)
+                continue
+            }
+            guard (try? document.apply(update: Data(update))) != nil else { return nil }
         }
         guard !document.hasPendingUpdates else { return nil }
-        return LiveFrame.encode(member: "", update: document.encodeStateAsUpdate())
+        return [LiveFrame.encode(member: "", update: document.encodeStateAsUpdate())] + marks.suffix(RevisionMark.kept)
     }
 
     /// Relays a connection's cursor to the others in the room, with its member's name (not stored).

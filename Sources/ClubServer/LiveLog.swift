@@ -102,16 +102,17 @@ struct LiveLog {
         size += record.count
     }
 
-    /// Replaces the log's records with the one `snapshot` makes of them (a frame; nil leaves the
+    /// Replaces the log's records with those `snapshot` makes of them (frames; nil leaves the
     /// log as it is), written whole beside the log, flushed, and renamed over it. Returns the
     /// log's size before and after, or nil when it was left (a single record, no snapshot, or
     /// one no smaller).
-    mutating func compact(_ snapshot: ([[UInt8]]) -> [UInt8]?) throws -> (before: Int, after: Int)? {
+    mutating func compact(_ snapshot: ([[UInt8]]) -> [[UInt8]]?) throws -> (before: Int, after: Int)? {
         try lock()
         defer { unlock() }
         let (frames, length) = Self.read(path: path)
-        guard frames.count > 1, let frame = snapshot(frames), 4 + frame.count < length else { return nil }
-        let record = Self.record(frame)
+        guard frames.count > 1, let compacted = snapshot(frames) else { return nil }
+        let record = compacted.flatMap(Self.record)
+        guard record.count < length else { return nil }
         let next = path + ".compacted"
         let out = Glibc.open(next, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard out >= 0 else { throw DurableFileError(path: next, step: "open", code: errno) }

@@ -43,7 +43,7 @@ public enum FuzzTargets {
                run: ObsidianMarkdownTarget.run),
         Target(name: "live-text-update", summary: "a live note's update from a peer (Yjs update v1: structs, delete set) and a state vector, applied to a document",
                run: LiveTextUpdateTarget.run),
-        Target(name: "live-journal", summary: "a live note's journal as the app reads it at open: records, each an update applied",
+        Target(name: "live-journal", summary: "a live note's journal as the app reads it at open: records, each a revision mark or an update applied",
                run: LiveJournalTarget.run),
         Target(name: "live-control", summary: "the live channel's client bytes: a text frame as a JSON control message, relay frames and presence read back",
                run: LiveControlTarget.run),

@@ -14,9 +14,11 @@ import LiveText
 ///   after a kill -9, any other draft is merged in at the join.
 /// - **The room** is the server's (`LiveHub`): a log in arrival order, relayed in order to the
 ///   members connected, the log first to a joiner. On a plain club a revision compacts it into
-///   one snapshot (``LiveHub/snapshot(of:)``, the server's own); an encrypted club's is never
-///   compacted (the server cannot read it).
-/// - **The file**: the first member in the room writes the document's text after a pause. Not
+///   one snapshot (``LiveHub/snapshot(of:)``, the server's own, which keeps the newest
+///   ``RevisionMark``); an encrypted club's is never compacted (the server cannot read it).
+/// - **The file**: the first member in the room writes the document's text after a pause, and
+///   sends the room a mark of it (``LiveNote/written(_:)``): a member who comes back without a
+///   draft does not merge that revision in again. Not
 ///   modelled yet: a change made outside the live session (the shell's `edit`) and the save
 ///   path's merge of it (the app merges it from its session's base); every revision here is
 ///   written from the document.
@@ -327,15 +329,18 @@ public final class SimulatedLiveHistory {
               app.editor != file else { return }
         file = app.editor
         revisions += 1
-        app.note.fileTaken(file)
+        app.note.writing(file)
+        // The revision is in; the server compacts the room's log, then the writer's mark of it
+        // comes (the app sends it on the save's answer).
+        if backend == .live, let snapshot = LiveHub.snapshot(of: room.map { [UInt8]($0) }) {
+            room = snapshot.map { Data($0) }
+            compactions += 1
+        }
+        if let mark = app.note.written(file), app.connected { send(mark, from: writer) }
         app.base = file
         if drafts[writer]?.text == file { drafts[writer] = nil }
         apps[writer] = app
         for other in roomMembers where other != writer { apps[other]?.inbox.append(.revision(text: file, by: writer)) }
-        if backend == .live, let snapshot = LiveHub.snapshot(of: room.map { [UInt8]($0) }) {
-            room = [Data(snapshot)]
-            compactions += 1
-        }
         say("\(writer) writes the file (revision \(revisions))")
     }
 

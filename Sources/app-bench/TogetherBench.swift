@@ -195,7 +195,7 @@ enum TogetherBench {
         // The club server's room after a save: its log of every update compacted into one snapshot.
         let frames = updates.map { LiveFrame.encode(member: "ann", update: $0) }
         let logged = frames.reduce(0) { $0 + 4 + $1.count }
-        let compacted = (LiveHub.snapshot(of: frames)?.count).map { $0 + 4 } ?? logged
+        let compacted = (LiveHub.snapshot(of: frames)?.reduce(0) { $0 + 4 + $1.count }) ?? logged
         print("app-bench together: the room of a note typed for \(edits) keys (a Backspace every 50), \(text.utf8.count) bytes of text")
         print(row(["", "bytes", "× text"], [58, 10, 8]))
         print(row(["the room's log, every update", "\(logged)", String(format: "%.2f", Double(logged) / Double(text.utf8.count))], [58, 10, 8]))

@@ -158,4 +158,29 @@ final class LiveCursorsAppTests: XCTestCase {
         await ray.waitUntil("ann's line on ray's side") { self.text(ray).contains("ann's draft line") && self.text(ann) == self.text(ray) }
         XCTAssertEqual(text(ray), "# Minutes\n\nAgenda:\nann's draft line", "one text, her line once")
     }
+
+    /// Issue 68: ray's app goes with nothing unsaved; ann, alone in the note, types a line, her
+    /// app writes it (a revision from the shared document), and she types on in that line. Ray
+    /// opens the note again over that revision. His join took the revision for a change made
+    /// outside the live session (the file differed from the text his journal last took in) and
+    /// merged it into a document that held it already: the line was twice on both screens (the
+    /// live histories found it in 8 seeds of 100). Ann's app marks the revision in the room.
+    func testAMemberBackInTheNoteDoesNotMergeInARevisionTheOthersWroteFromIt() async throws {
+        let (ann, ray) = try await bothLive(in: "# Minutes\n\nAgenda:\n")
+        ray.app.liveNotes.stop()
+        ray.app.stopLiveUpdates()
+        await ann.waitUntil("ann alone in the note") { ann.app.state.note?.live?.members == ["ann"] }
+
+        ann.press(.documentEnd)
+        type(ann, "- budget")
+        await ann.waitUntil("ann's line written by her app") {
+            guard let note = ann.app.state.note else { return false }
+            return note.baseText == "# Minutes\n\nAgenda:\n- budget" && !note.isSaving
+        }
+        type(ann, " 2027")
+        let back = try await open("ray", token: try XCTUnwrap(club).rayToken, in: try XCTUnwrap(club))
+        await bothLive(ann, back)
+        await back.waitUntil("one text on both screens") { self.text(back) == self.text(ann) && self.text(back).contains("2027") }
+        XCTAssertEqual(text(back), "# Minutes\n\nAgenda:\n- budget 2027", "her line once")
+    }
 }

@@ -44,6 +44,57 @@ final class LiveNoteTests: XCTestCase {
         XCTAssertEqual(again.fileBase, "one\ntwo\nthree\nfour\n")
     }
 
+    /// Issue 68: ray leaves a live note with no draft (its text saved); ann types on and writes
+    /// the file twice from the document; ray comes back over the file. Taken as a change made
+    /// outside the live session (from the text ray's journal last took in), the revision was
+    /// merged into a document that already held it: where ann had typed on since, her words were
+    /// in the note twice. The writer's ``RevisionMark`` says where the revision came from; a file
+    /// no mark names (another tool's) is still merged in.
+    func testARevisionWrittenFromTheDocumentIsNotMergedInAgainByAMemberComingBack() throws {
+        var ann = LiveNote(noteID: "id:m", folder: folder.appendingPathComponent("ann"))
+        var ray = LiveNote(noteID: "id:m", folder: folder.appendingPathComponent("ray"))
+        let file = "# Minutes\n\nAgenda:\n"
+        var room = [try XCTUnwrap(ann.joined(editorText: file, openedText: file).send)]
+        for update in room { _ = try ray.receive(update) }
+        XCTAssertNil(ray.joined(editorText: file, openedText: file).send)
+        // ray's app is closed (nothing unsaved). ann types and writes the file; she types on in
+        // the line she wrote, and below it, and writes again while typing on.
+        func type(_ words: String, at: Int? = nil) {
+            let at = at ?? ann.text.utf16.count
+            room += ann.edit(replacing: at..<at, with: words)
+        }
+        var revisions: [String] = []
+        type("- budget\n")
+        ann.writing(ann.text)
+        revisions.append(ann.text)
+        room.append(try XCTUnwrap(ann.written(ann.text)))
+        type(" 2027", at: ann.text.utf16.count - 1)
+        type("- venue\n")
+        ann.writing(ann.text)
+        revisions.append(ann.text)
+        type("- food\n")
+        room.append(try XCTUnwrap(ann.written(revisions[1]), "the text was the document's when the save took it"))
+        XCTAssertNil(ann.written("a text the document never was\n"), "no mark claims it")
+        XCTAssertEqual(ann.fileBase, "a text the document never was\n")
+        // ray opens the note over the first revision (the file when it looked), and joins.
+        var back = LiveNote(noteID: "id:m", folder: folder.appendingPathComponent("ray"))
+        XCTAssertEqual(back.fileBase, file)
+        for update in room { XCTAssertEqual(try back.receive(update), [], "nothing is reported before the first join") }
+        XCTAssertEqual(back.marks.count, 2)
+        let join = back.joined(editorText: revisions[0], openedText: revisions[0])
+        XCTAssertEqual(join.text, ann.text)
+        XCTAssertEqual(join.text, file + "- budget 2027\n- venue\n- food\n")
+        XCTAssertNil(join.send, "ray adds nothing")
+        // The marks are kept in ray's journal with the updates: a start again knows them.
+        XCTAssertEqual(LiveNote(noteID: "id:m", folder: folder.appendingPathComponent("ray")).marks, back.marks)
+        // A file another tool changed (no mark names it) is merged in, as before.
+        var later = LiveNote(noteID: "id:m", folder: folder.appendingPathComponent("ray"))
+        XCTAssertEqual(later.fileBase, revisions[0])
+        for update in room { _ = try later.receive(update) }
+        let outside = "From the shell.\n" + revisions[0]
+        XCTAssertEqual(later.joined(editorText: outside, openedText: outside).text, "From the shell.\n" + ann.text)
+    }
+
     func testAJoinSendsOnlyWhatTheServersLogLacksAndEditsMadeOfflineReachTheOthers() throws {
         var ann = LiveNote(noteID: "id:c", folder: nil)
         var ray = LiveNote(noteID: "id:c", folder: folder)

@@ -227,6 +227,19 @@ final class LiveChannelTests: XCTestCase {
         XCTAssertNil(LiveHub.snapshot(of: updates + [LiveFrame.encode(member: "ann", update: [1, 2, 3])]))
         // An update whose dependency is missing would be left out of a snapshot.
         XCTAssertNil(LiveHub.snapshot(of: [updates[1]]))
+        // A writer's revision marks are not updates, but the server knows them: the newest are
+        // kept after the snapshot, as they came, and older ones go.
+        let marks = (0..<(RevisionMark.kept + 2)).map { n in
+            LiveFrame.encode(member: "ann", update: RevisionMark(digest: Array(repeating: UInt8(n), count: 32), state: document.state).encoded())
+        }
+        let compacted = try XCTUnwrap(LiveHub.snapshot(of: [updates[0], marks[0], updates[1]] + marks.dropFirst()))
+        XCTAssertEqual(compacted.count, 1 + RevisionMark.kept)
+        XCTAssertEqual(Array(compacted.dropFirst()), Array(marks.suffix(RevisionMark.kept)))
+        let kept = try XCTUnwrap(LiveFrame.decode(compacted[RevisionMark.kept]))
+        XCTAssertEqual(RevisionMark(decoding: kept.update)?.digest, Array(repeating: UInt8(RevisionMark.kept + 1), count: 32))
+        var rebuilt = LiveDocument(clientID: 9)
+        try rebuilt.apply(update: Data(try XCTUnwrap(LiveFrame.decode(compacted[0])).update))
+        XCTAssertEqual(rebuilt.text, "abc")
         let folder = club.root.appendingPathComponent("byteclub")
         XCTAssertFalse(ClubAPI.inEncryptedClub(try DropboxPath.parse("/byteclub/minutes.md"), root: club.root.path))
         try FileManager.default.createDirectory(at: folder.appendingPathComponent(".clubkeys"), withIntermediateDirectories: true)

@@ -33,6 +33,12 @@ public struct LiveNote: Sendable {
     /// note saved), kept beside the journal: a file that differs from it at the next join was
     /// changed outside the live session, and that change is merged in.
     public private(set) var fileBase: String?
+    /// The newest ``RevisionMark``s the room's log (and the journal) held, at most
+    /// ``RevisionMark/kept``: revisions written from the document. A file whose text one names is
+    /// not merged in at a join (the document holds it), even when newer ones came meanwhile.
+    public private(set) var marks: [RevisionMark] = []
+    /// The mark of the text a save in flight took (``writing(_:)``).
+    private var taking: RevisionMark?
 
     /// Opens the note's document, with what its journal kept.
     public init(noteID: String, folder: URL?) {
@@ -43,7 +49,9 @@ public struct LiveNote: Sendable {
         journal = safe && !room.isEmpty ? folder?.appendingPathComponent(room) : nil
         if let journal, let data = try? Data(contentsOf: journal) {
             // A record that is not an update (a torn write, a disk's damage) is passed over.
-            for record in Self.records(of: data) { try? document.apply(update: record) }
+            for record in Self.records(of: data) {
+                if let mark = RevisionMark(decoding: record) { keep(mark) } else { try? document.apply(update: record) }
+            }
         }
         if let journal, let data = try? Data(contentsOf: journal.appendingPathExtension("base")) {
             fileBase = String(decoding: data, as: UTF8.self)
@@ -59,6 +67,44 @@ public struct LiveNote: Sendable {
     }
 
     public var text: String { document.text }
+
+    /// A save of `text` begins: when that is the document's text, its mark is made now, since
+    /// the others' keys may move the document on before the save's answer (``written(_:)``).
+    public mutating func writing(_ text: String) {
+        taking = text == document.text ? RevisionMark(digest: Self.digest(of: text), state: document.state) : nil
+    }
+
+    /// This member's save of `text` is in the file: it is the new ``fileBase``, and when the text
+    /// was the document's (at ``writing(_:)``, or now) the mark returned (to send to the room,
+    /// and kept in the journal) tells a member who comes back that the revision came from the
+    /// document. No mark claims a text the document never was.
+    public mutating func written(_ text: String) -> Data? {
+        fileTaken(text)
+        let digest = Self.digest(of: text)
+        let made = taking?.digest == digest ? taking : text == document.text ? RevisionMark(digest: digest, state: document.state) : nil
+        taking = nil
+        guard let mark = made else { return nil }
+        keep(mark)
+        let bytes = Data(mark.encoded())
+        record(bytes)
+        return bytes
+    }
+
+    static func digest(of text: String) -> [UInt8] { Array(SHA256.hash(data: Data(text.utf8))) }
+
+    private mutating func keep(_ mark: RevisionMark) {
+        marks.removeAll { $0.digest == mark.digest }
+        marks.append(mark)
+        if marks.count > RevisionMark.kept { marks.removeFirst(marks.count - RevisionMark.kept) }
+    }
+
+    /// Whether the file's `text` was written from this document (a mark names it and the document
+    /// holds all the mark's state).
+    func holdsRevision(_ text: String) -> Bool {
+        guard !marks.isEmpty else { return false }
+        let digest = Self.digest(of: text)
+        return marks.contains { $0.digest == digest && document.state.covers($0.state) }
+    }
 
     /// A journal's records: each a 4-byte big-endian length and that many bytes; a record cut
     /// short ends the list.
@@ -141,6 +187,11 @@ public struct LiveNote: Sendable {
     /// was placed by offsets of a text that lacked it (the live histories found words glued
     /// together; the whole-text compare before it deleted the others' words).
     public mutating func receive(_ update: Data) throws(LiveTextError) -> [LiveTextChange] {
+        if let mark = RevisionMark(decoding: update) {
+            keep(mark)
+            if isJoined { record(update) } else { Self.frame(update, into: &unwritten) }
+            return []
+        }
         let ends = try LiveDocument.clockEnds(of: update)
         guard isJoined else {
             var changes: [LiveTextChange] = []
@@ -174,7 +225,9 @@ public struct LiveNote: Sendable {
     /// `editorText` what it holds now. A note with no live history is seeded with `openedText`;
     /// a file changed outside the live session since ``fileBase``, and what the user typed before
     /// this first join, are merged in as their edits (nothing is lost: where either clashes with
-    /// the shared text, both are kept).
+    /// the shared text, both are kept). A file one of the room's ``RevisionMark``s names was written
+    /// from the document (by a member in the note while this one was away): it is not merged in
+    /// (the live histories found words doubled, and deleted ones back, when it was).
     public mutating func joined(editorText: String, openedText: String) -> Join {
         isJoined = true
         if !unwritten.isEmpty {
@@ -196,7 +249,7 @@ public struct LiveNote: Sendable {
             joinedBefore = true
             let shared = document.text
             var text = shared
-            if let fileBase, fileBase != openedText { text = NoteMergeDriver.keepingBoth(base: fileBase, mine: text, theirs: openedText) }
+            if let fileBase, fileBase != openedText, !holdsRevision(openedText) { text = NoteMergeDriver.keepingBoth(base: fileBase, mine: text, theirs: openedText) }
             if editorText != openedText { text = NoteMergeDriver.keepingBoth(base: openedText, mine: text, theirs: editorText) }
             if text != shared { _ = edit(to: text) }
             fileTaken(openedText)

@@ -18,11 +18,17 @@ final class EditorLayer: Layer {
     func render(into canvas: any Canvas, area: Rect) {}
 
     func handle(_ key: Key, context: LayerContext) -> EventResult {
-        let state = model.state
-        guard state.tab == .notes, let note = state.note else { return .ignored }
+        guard offered(key) else { return .ignored }
+        return onKey?(key) == true ? .consumed : .ignored
+    }
+
+    /// Whether the editor's keys see `key`. Asked apart, so no copy of the state is alive while
+    /// ``onKey`` edits the note in place: one was, and each key copied a 1 MiB note's 20,000
+    /// lines (1.5 ms a key in `app-bench markdown`, found with `perf`).
+    private func offered(_ key: Key) -> Bool {
+        guard model.state.tab == .notes, let stage = model.state.note?.stage else { return false }
         // While a note loads, a filter being typed keeps its keys (Esc clears the filter, it
         // does not abandon the load).
-        if !key.isMouse, note.stage == .loading, state.notes.list.isEditingFilter { return .ignored }
-        return onKey?(key) == true ? .consumed : .ignored
+        return key.isMouse || stage != .loading || !model.state.notes.list.isEditingFilter
     }
 }

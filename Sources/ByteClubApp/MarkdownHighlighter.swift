@@ -26,7 +26,7 @@ final class MarkdownHighlighter {
     /// The open note's text as it is now, taken when a background parse starts rather than at
     /// every frame: a snapshot held between keys would make each key's edit copy the note's
     /// array of lines.
-    var source: @MainActor () -> (key: Key, lines: [[Character]])? = { nil }
+    var source: @MainActor () -> (key: Key, lines: LineStore)? = { nil }
 
     /// Which text a parse is of: the note's draft and its edit count.
     struct Key: Equatable, Sendable {
@@ -37,7 +37,7 @@ final class MarkdownHighlighter {
 
     private struct Parsed: Sendable {
         var key: Key
-        var lines: [[Character]]
+        var lines: LineStore
         var highlights: MarkdownHighlights
     }
 
@@ -94,7 +94,7 @@ final class MarkdownHighlighter {
         }
     }
 
-    nonisolated private static func parse(_ lines: [[Character]]) -> MarkdownHighlights {
+    nonisolated private static func parse(_ lines: LineStore) -> MarkdownHighlights {
         TextBuffer.utf8(of: lines).withUnsafeBufferPointer { MarkdownParser.highlights(ofUTF8: $0) }
     }
 

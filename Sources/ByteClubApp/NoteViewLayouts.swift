@@ -40,7 +40,7 @@ final class NoteViewLayouts {
 
     /// The layout of `lines` under `key`: the whole note's if ready, else a window around
     /// `startLine` laid out now (the whole one started).
-    func layout(key: String, lines: [[Character]], startLine: Int, rows: Int, width: Int, options: RenderOptions) -> Layout {
+    func layout(key: String, lines: LineStore, startLine: Int, rows: Int, width: Int, options: RenderOptions) -> Layout {
         if let whole, whole.key == key { return Layout(note: whole.note, isWindow: false) }
         guard lines.count > Self.synchronousLineLimit else {
             let note = RenderedNote.layout(Self.join(lines[...]), width: width, options: options)
@@ -72,7 +72,7 @@ final class NoteViewLayouts {
         return Layout(note: note, isWindow: true)
     }
 
-    nonisolated static func join(_ lines: ArraySlice<[Character]>) -> String {
+    nonisolated static func join(_ lines: some Collection<[Character]>) -> String {
         var text = ""
         text.reserveCapacity(lines.count * 48)
         var first = true
@@ -86,7 +86,7 @@ final class NoteViewLayouts {
 
     /// A line to start a window at, a few lines before `line`: a blank one outside fenced
     /// code (so the window does not begin inside a block), else the note's start.
-    nonisolated static func windowStart(_ lines: [[Character]], before line: Int) -> Int {
+    nonisolated static func windowStart(_ lines: LineStore, before line: Int) -> Int {
         let target = max(0, min(line, lines.count) - 5)
         var inFence = false
         var start = 0

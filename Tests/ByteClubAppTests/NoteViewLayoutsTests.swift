@@ -1,5 +1,6 @@
 @testable import ByteClubApp
 import Markdown
+import TerminalUI
 import XCTest
 
 /// A big note in the rendered view: the first frame is a window laid out at once, from a line
@@ -7,8 +8,8 @@ import XCTest
 /// replaces it.
 @MainActor
 final class NoteViewLayoutsTests: XCTestCase {
-    private func lines(_ text: String) -> [[Character]] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+    private func lines(_ text: String) -> LineStore {
+        LineStore(text.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) })
     }
 
     func testAWindowStartsAtABlankLineOutsideCode() {

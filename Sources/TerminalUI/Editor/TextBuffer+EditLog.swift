@@ -111,7 +111,7 @@ extension TextBuffer {
     }
 
     /// The lines joined with "\n", as UTF-16.
-    static func units(of lines: ArraySlice<[Character]>) -> [UInt16] {
+    static func units(of lines: some Collection<[Character]>) -> [UInt16] {
         var units: [UInt16] = []
         for (i, line) in lines.enumerated() {
             if i > 0 { units.append(0x0A) }

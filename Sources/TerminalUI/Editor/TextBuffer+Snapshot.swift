@@ -1,12 +1,12 @@
 extension TextBuffer {
-    /// The lines as clusters, for work off the UI queue (a parse, a draft): the array is shared
-    /// copy-on-write, so taking it costs nothing however big the note is, and later edits to the
-    /// buffer leave the taken copy as it was.
-    public var lineClusters: [[Character]] { lines }
+    /// The lines as clusters, for work off the UI queue (a parse, a draft): shared copy-on-write,
+    /// so taking them costs nothing however big the note is, later edits to the buffer leave the
+    /// taken copy as it was, and an edit then copies only the chunk it touches (``LineStore``).
+    public var lineClusters: LineStore { lines }
 
     /// `lines` joined with "\n" as UTF-8 bytes, the form parsers and files want. Linear in the
     /// text: call it off the UI queue for a big note.
-    public static func utf8(of lines: [[Character]]) -> [UInt8] {
+    public static func utf8(of lines: some Collection<[Character]>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(lines.reduce(lines.count) { $0 + $1.count })
         for (i, line) in lines.enumerated() {

@@ -95,8 +95,8 @@ public struct TextBuffer: Sendable, Equatable {
     // The state below is internal rather than private only because the editing, moving and
     // layout extensions live in their own files; nothing outside this type touches it.
 
-    /// The text, one array of clusters per line.
-    var lines: [[Character]]
+    /// The text, one array of clusters per line (in chunks: ``LineStore``).
+    var lines: LineStore
     /// Each line's length in UTF-16 units, kept with `lines` (``setLines(_:to:)``): a live note
     /// places edits by UTF-16 offset, found by summing these rather than walking the text.
     var lineUnits: [Int]
@@ -155,7 +155,7 @@ public struct TextBuffer: Sendable, Equatable {
             lines = [[]]
             lineUnits = [0]
         }
-        self.lines = lines
+        self.lines = LineStore(lines)
         self.lineUnits = lineUnits
     }
 

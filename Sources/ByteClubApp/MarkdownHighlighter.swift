@@ -1,3 +1,4 @@
+import ClubKit
 import Dispatch
 import Markdown
 import TerminalUI
@@ -51,7 +52,9 @@ final class MarkdownHighlighter {
     /// burst of typing still sees its new lines styled about once a second.
     private var settles = 0
     static let maxSettles = 8
-    private let queue = DispatchQueue(label: "byteclub.markdown", qos: .userInitiated)
+    /// Where parses run (and old ones are freed), giving way to the UI: one thread for the
+    /// process, every highlighter's.
+    private static let queue = YieldingThread(name: "byteclub.markdown")
     /// How a parse made on ``queue``, and the settling wait, reach the UI queue.
     private let hop: UIHop
 
@@ -121,7 +124,7 @@ final class MarkdownHighlighter {
         // The note as it is now (newer than what was asked, if keys came since).
         guard let (key, lines) = source(), key.draftID == requested?.draftID else { return }
         inFlight = true
-        queue.async { [hop] in
+        Self.queue.async { [hop] in
             let highlights = Self.parse(lines)
             hop { self.finish(Parsed(key: key, lines: lines, highlights: highlights)) }
         }
@@ -135,7 +138,7 @@ final class MarkdownHighlighter {
             // takes a few milliseconds the UI queue should not spend.
             let old = parsed
             parsed = result
-            queue.async { withExtendedLifetime(old) {} }
+            Self.queue.async { withExtendedLifetime(old) {} }
         }
         startParse()
         onReady()

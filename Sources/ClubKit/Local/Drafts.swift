@@ -104,6 +104,8 @@ public struct DraftStore: Sendable {
     public let directory: URL
     /// The one queue every draft write and removal runs on, in the order they were asked for.
     static let writes = DispatchQueue(label: "byteclub.drafts", qos: .utility)
+    /// Where a background write's text and JSON are made, giving way to the UI.
+    static let texts = YieldingThread(name: "byteclub.draft-texts")
     /// Each draft file as this process last wrote or adopted it (by path), to tell another
     /// process's write since. Safe though mutable and global: read and written only on
     /// ``writes``, a serial queue.
@@ -153,11 +155,16 @@ public struct DraftStore: Sendable {
     public func saveInBackgroundIfOurs(_ make: @escaping @Sendable () -> Draft, apart: @escaping @Sendable () -> String,
                                        then done: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Self.writes.async {
-            var draft = make()
+            // The text and its JSON are made on a thread that gives way to the UI (a 1 MiB
+            // note's take ~30 ms of CPU); the queue waits for them, so writes keep their order.
+            var (draft, data) = Self.texts.sync { let draft = make(); return (draft, try? encode(draft)) }
             let written = Result { () throws -> String in
                 try crossProcess { () throws -> String in
-                    if !isOurs(url(draft.id)) { draft.id = apart() }
-                    try write(draft)
+                    if !isOurs(url(draft.id)) {
+                        draft.id = apart()
+                        data = nil
+                    }
+                    try write(draft, encoded: data)
                     return draft.id
                 }
             }
@@ -206,16 +213,23 @@ public struct DraftStore: Sendable {
     public func saveInBackground(_ make: @escaping @Sendable () -> Draft, then done: @escaping @Sendable ((any Error)?) -> Void) {
         Self.writes.async {
             var failure: (any Error)?
-            do { try crossProcess { try write(make()) } } catch { failure = error }
+            let (draft, data) = Self.texts.sync { let draft = make(); return (draft, try? encode(draft)) }
+            do { try crossProcess { try write(draft, encoded: data) } } catch { failure = error }
             done(failure)
         }
     }
 
-    func write(_ draft: Draft) throws {
+    /// A draft file's bytes.
+    func encode(_ draft: Draft) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(draft)
+        return try encoder.encode(draft)
+    }
+
+    /// Writes `draft` (`encoded`: its bytes, when made already).
+    func write(_ draft: Draft, encoded: Data? = nil) throws {
+        let data = try encoded ?? encode(draft)
         let file = url(draft.id)
         // Ours, but gone: another process took it and the club has its text. What it took is
         // kept for this process's next merge (``handedOver(_:over:)``).

@@ -176,9 +176,9 @@ extension NoteSaves {
         let relist = live?.isWatching(.notes) != true || (previous.map { $0.pathLower != entry.pathLower } ?? false)
         // The text saved is the editor's when nothing was typed since; else the one sent at once
         // (a queued save's is not known here).
-        let savedText = session.version == version ? session.editor.body.text : sentSave.flatMap { $0.version == version ? $0.text : nil }
-        session.setBase(entry.rev, text: session.version == version ? session.editor.body.text : nil)
-        if let savedText { live?.liveNotes?.saved(savedText) }
+        let editorText = session.version == version ? session.editor.body.text : nil
+        session.setBase(entry.rev, text: editorText)
+        if let savedText = editorText ?? sentSave.flatMap({ $0.version == version ? $0.text : nil }) { live?.liveNotes?.saved(savedText) }
         session.savedVersion = version
         // Nothing typed since the save began: the editor's text is the server's, its clean state.
         session.editorCleanIsSaved = session.version == version

@@ -1,4 +1,5 @@
 @testable import TerminalUI
+import TestSupport
 import XCTest
 
 /// The editor's chunked lines (`LineStore`) against a plain array of lines: the same lines after
@@ -8,7 +9,7 @@ final class LineStoreTests: XCTestCase {
 
     func testEditsDrawnFromSeedsLeaveTheSameLinesAsAnArray() {
         for seed in UInt64(1)...24 {
-            var random = SeededRandom(seed: seed)
+            var random = SeededGenerator(seed: seed)
             var model: [[Character]] = (0..<Int(random.next() % 3_000)).map(line)
             var store = LineStore(model)
             var made = 10_000
@@ -77,18 +78,5 @@ final class LineStoreTests: XCTestCase {
         let shared = Set(before.compactMap { $0 })
         XCTAssertLessThanOrEqual(store.chunkAddresses.filter { !shared.contains($0!) }.count, 3)
         XCTAssertEqual(Array(taken), (0..<20_000).map(line))
-    }
-}
-
-/// SplitMix64: the same numbers for a seed on every machine.
-private struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

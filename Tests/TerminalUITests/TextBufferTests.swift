@@ -18,6 +18,26 @@ final class TextBufferTests: XCTestCase {
 
     // MARK: - Graphemes and widths
 
+    /// A text's lines are its clusters whatever its bytes: ASCII lines take a way of their own
+    /// (a byte a character), the rest the general one; CR LF across a line's end, an accent
+    /// that combines, an emoji sequence and CJK come out as Swift breaks them.
+    func testATextsLinesAreItsClustersWhateverItsBytes() {
+        let texts = ["", "\n", "\n\n", "plain", "a line\r\nthe next\r\n", "e\u{301}t\u{E9}\nna\u{EF}ve",
+                     "\u{1F469}\u{200D}\u{1F4BB} code\n\u{4E2D}\u{6587} text\n", "tab\tand ~ del\u{7F}\n\r", String(repeating: "x", count: 5_000)]
+        for text in texts {
+            let buffer = TextBuffer(text: text)
+            // Split at each "\n" byte (a CR LF's "\n" too, which Swift's characters would not split at).
+            let lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
+            XCTAssertEqual(buffer.text, text)
+            XCTAssertEqual(buffer.lineCount, lines.count, text.debugDescription)
+            XCTAssertEqual(buffer.utf16Count, text.utf16.count, text.debugDescription)
+            for (index, line) in lines.enumerated() {
+                XCTAssertEqual(buffer.lineLength(index), Array(line).count, "line \(index) of \(text.debugDescription)")
+                XCTAssertEqual(buffer.line(index), line)
+            }
+        }
+    }
+
     func testDeleteRemovesWholeGraphemeClusters() {
         var buffer = TextBuffer(text: "cafe\u{301}👨‍👩‍👧🇺🇸x")
         XCTAssertEqual(buffer.lineLength(0), 7, "c a f é family flag x")

@@ -155,9 +155,7 @@ public struct DraftStore: Sendable {
     public func saveInBackgroundIfOurs(_ make: @escaping @Sendable () -> Draft, apart: @escaping @Sendable () -> String,
                                        then done: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Self.writes.async {
-            // The text and its JSON are made on a thread that gives way to the UI (a 1 MiB
-            // note's take ~30 ms of CPU); the queue waits for them, so writes keep their order.
-            var (draft, data) = Self.texts.sync { let draft = make(); return (draft, try? encode(draft)) }
+            var (draft, data) = made(make)
             let written = Result { () throws -> String in
                 try crossProcess { () throws -> String in
                     if !isOurs(url(draft.id)) {
@@ -213,10 +211,17 @@ public struct DraftStore: Sendable {
     public func saveInBackground(_ make: @escaping @Sendable () -> Draft, then done: @escaping @Sendable ((any Error)?) -> Void) {
         Self.writes.async {
             var failure: (any Error)?
-            let (draft, data) = Self.texts.sync { let draft = make(); return (draft, try? encode(draft)) }
+            let (draft, data) = made(make)
             do { try crossProcess { try write(draft, encoded: data) } } catch { failure = error }
             done(failure)
         }
+    }
+
+    /// The draft `make` makes and its bytes (nil when they do not encode: ``write(_:encoded:)``
+    /// tries again and says why), made on a thread that gives way to the UI (a 1 MiB note's take
+    /// ~30 ms of CPU). The drafts' queue waits for them, so writes keep their order.
+    private func made(_ make: @escaping @Sendable () -> Draft) -> (Draft, Data?) {
+        Self.texts.sync { let draft = make(); return (draft, try? encode(draft)) }
     }
 
     /// A draft file's bytes.

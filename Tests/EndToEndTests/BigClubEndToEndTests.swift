@@ -15,10 +15,20 @@ final class BigClubEndToEndTests: XCTestCase {
         club?.close()
     }
 
+    /// A deadline for the app's whole listing of 20,000 notes (a debug build): 1.5 s on a quiet
+    /// machine, 13–26 s beside four other test processes on 2 cores.
+    static let wholeListing: TimeInterval = 60
+
+    /// The kill's club: half the size, as many batches (1,000 notes each) as it needs to be
+    /// killed between them, and half the listing before the sync starts.
+    static let killNotes = 10_000
+
     /// Notes `Note 00000.md` … of a few hundred bytes, each with a word of its own.
-    static func seed(_ folder: URL) throws {
+    static func seed(_ folder: URL) throws { try seed(folder, count: notes) }
+
+    static func seed(_ folder: URL, count: Int) throws {
         let filler = String(repeating: "The club keeps its notes here. ", count: 6)
-        for n in 0..<notes {
+        for n in 0..<count {
             let name = String(format: "Note %05d", n)
             try Data("\(name): word\(n)\n\(filler)\n".utf8).write(to: folder.appendingPathComponent(name + ".md"))
         }
@@ -30,7 +40,9 @@ final class BigClubEndToEndTests: XCTestCase {
         let ray = try club.launch(.ray)
         ray.waitFor("the first frame listing notes") { AppHarness.listed("Note ", in: $0) }
 
-        // Another member changes a note while the index fills.
+        // Another member changes a note while the index fills. The listing and the sync's start
+        // each have a deadline of their own (see the kill's test below).
+        ray.waitFor("the club's notes listed", timeout: Self.wholeListing) { !$0.contains("Loading notes") }
         ray.waitFor("the sync's progress") { $0.contains("Indexing ") }
         try club.write(note: "Note 00007.md", "Note 00007: changed during the sync, lateword\n")
         let log = club.app(.ray).log
@@ -58,12 +70,17 @@ final class BigClubEndToEndTests: XCTestCase {
     }
 
     func testAKillMidSyncResumesWithOnlyTheNotesTheFirstRunHadNotStored() throws {
-        club = try TwoMemberClub(serverLog: true, seed: Self.seed)
+        club = try TwoMemberClub(serverLog: true) { try Self.seed($0, count: Self.killNotes) }
         try Self.warm(club)
         let ray = try club.launch(.ray)
-        ray.waitFor("a sync a few thousand notes in") { screen in
+        // Each step has a deadline of its own: the listing, the sync's start, its first batch
+        // stored. One 20 s deadline for all three failed beside four other test processes,
+        // where the listing of 20,000 notes alone took 13 s (1.5 s on a quiet machine).
+        ray.waitFor("the club's notes listed") { AppHarness.listed("Note ", in: $0) && !$0.contains("Loading notes") }
+        ray.waitFor("the sync's start") { Self.indexingDone($0) != nil }
+        ray.waitFor("a sync a batch in") { screen in
             guard let done = Self.indexingDone(screen) else { return false }
-            return done >= 2_000
+            return done >= 1_000
         }
         let pid = try XCTUnwrap(club.app(.ray).appPID())
         XCTAssertEqual(Foundation.kill(pid, SIGKILL), 0)
@@ -71,13 +88,13 @@ final class BigClubEndToEndTests: XCTestCase {
 
         let stored = try XCTUnwrap(storedNotes(), "the index is readable after the kill")
         XCTAssertGreaterThan(stored, 0, "the first run stored its batches as they came")
-        XCTAssertLessThan(stored, Self.notes, "the kill came before the sync's end")
+        XCTAssertLessThan(stored, Self.killNotes, "the kill came before the sync's end")
 
         _ = try club.launch(.ray)
         let log = club.app(.ray).log
         AppHarness.eventually("the second run's sync", timeout: 120) { !Self.indexed(in: log).isEmpty }
-        XCTAssertEqual(Self.indexed(in: log), [Self.notes - stored], "the second run fetched only what the first had not stored")
-        XCTAssertEqual(storedNotes(), Self.notes)
+        XCTAssertEqual(Self.indexed(in: log), [Self.killNotes - stored], "the second run fetched only what the first had not stored")
+        XCTAssertEqual(storedNotes(), Self.killNotes)
     }
 
     /// A club server that has been running knows its files' hashes; one started a moment ago

@@ -1,6 +1,7 @@
 import DropboxWire
 import Durable
 import Foundation
+import LiveText
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,16 +46,8 @@ struct LiveLog {
 
     /// The whole records of the log at `path` and the length they take (a torn last record left out).
     static func read(path: String) -> (frames: [[UInt8]], length: Int) {
-        let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data())
-        var frames: [[UInt8]] = []
-        var offset = 0
-        while offset + 4 <= bytes.count {
-            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            guard offset + 4 + length <= bytes.count else { break }
-            frames.append(Array(bytes[(offset + 4)..<(offset + 4 + length)]))
-            offset += 4 + length
-        }
-        return (frames, offset)
+        let (records, length) = LiveRecords.split([UInt8]((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()))
+        return (records.map(Array.init), length)
     }
 
     /// The log's size on disk now (another server may have appended since).
@@ -92,7 +85,7 @@ struct LiveLog {
         try lock()
         defer { unlock() }
         size = currentSize
-        let record = Self.record(frame)
+        let record = LiveRecords.framed(frame)
         guard DurableFile.writeAll(fd, record), DurableFile.flush(fd, dataOnly: true) else {
             let code = errno
             // Leave no half record behind for the next reader.
@@ -111,7 +104,7 @@ struct LiveLog {
         defer { unlock() }
         let (frames, length) = Self.read(path: path)
         guard frames.count > 1, let compacted = snapshot(frames) else { return nil }
-        let record = compacted.flatMap(Self.record)
+        let record = compacted.flatMap(LiveRecords.framed)
         guard record.count < length else { return nil }
         let next = path + ".compacted"
         let out = Glibc.open(next, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -137,12 +130,6 @@ struct LiveLog {
         guard reopened >= 0 else { throw DurableFileError(path: path, step: "open", code: code) }
         size = record.count
         return (length, record.count)
-    }
-
-    /// `frame` as a record: a 4-byte big-endian length, then the frame.
-    static func record(_ frame: [UInt8]) -> [UInt8] {
-        let count = frame.count
-        return [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + frame
     }
 
     func close() { _ = Glibc.close(fd) }

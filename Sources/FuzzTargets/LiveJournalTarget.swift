@@ -21,11 +21,7 @@ enum LiveJournalTarget {
         }
         _ = document.text
         var written = Data()
-        for record in records {
-            let count = record.count
-            written.append(contentsOf: [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
-            written.append(record)
-        }
+        for record in records { written.append(contentsOf: LiveRecords.framed(record)) }
         FuzzCheck.expect(LiveNote.records(of: written) == records, "a journal written back reads differently")
     }
 }

@@ -106,19 +106,9 @@ public struct LiveNote: Sendable {
         return marks.contains { $0.digest == digest && document.state.covers($0.state) }
     }
 
-    /// A journal's records: each a 4-byte big-endian length and that many bytes; a record cut
-    /// short ends the list.
+    /// A journal's records (``LiveRecords``): a record cut short ends the list.
     public static func records(of data: Data) -> [Data] {
-        let bytes = [UInt8](data)
-        var records: [Data] = []
-        var at = 0
-        while at + 4 <= bytes.count {
-            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            guard length <= bytes.count - at - 4 else { break }
-            records.append(Data(bytes[(at + 4)..<(at + 4 + length)]))
-            at += 4 + length
-        }
-        return records
+        LiveRecords.split([UInt8](data)).records.map { Data($0) }
     }
 
     /// Whether the journal holds anything (a note written live here before).
@@ -276,11 +266,9 @@ public struct LiveNote: Sendable {
         return digest.withUnsafeBytes { bytes in bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } & ((1 << 53) - 1)
     }
 
-    /// `update` framed as a journal record (a 4-byte big-endian length, then the bytes).
+    /// `update` framed as a journal record (``LiveRecords``).
     static func frame(_ update: Data, into bytes: inout Data) {
-        let count = update.count
-        bytes.append(contentsOf: [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
-        bytes.append(update)
+        bytes.append(contentsOf: LiveRecords.framed(update))
     }
 
     /// Appends an update to the journal (written at once: a kill -9 loses nothing written).

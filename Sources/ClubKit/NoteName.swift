@@ -53,6 +53,10 @@ public enum NoteName {
             if let kept, let found = await fromIndex(typed, path: path, index: kept, store: store, clubFolder: clubFolder) {
                 return found
             }
+            let known = aliases()
+            if kept == nil, known.isEmpty, let found = await atTheTop(typed, path: path, store: store) {
+                return found
+            }
             // The listing, taken after a cursor: an index this listing finds nearly current (the
             // app's, say) is made current and marked with it, for the next command to ask.
             let layout = ClubLayout(folder: clubFolder)
@@ -61,7 +65,7 @@ public enum NoteName {
             if let kept, let cursor {
                 await ClubIndexSync.markIfNearlyCurrent(kept, notes: listing.entries, cursor: cursor, layout: layout, store: store)
             }
-            resolver = NoteResolver(entries: listing.all.filter(Self.isNote), root: clubFolder, aliases: aliases())
+            resolver = NoteResolver(entries: listing.all.filter(Self.isNote), root: clubFolder, aliases: known)
         } else {
             let folder = (path as NSString).deletingLastPathComponent
             let root = folder == "/" ? "" : folder
@@ -103,6 +107,25 @@ public enum NoteName {
             }
         }
         return paths.count == 1 ? .path(paths[0]) : .ambiguous(paths)
+    }
+
+    /// The answer a listing of the whole club gives, when a note of the name is at the top of the
+    /// club folder (`typed` from there): with no aliases to weigh, nothing is nearer
+    /// (``NoteResolver``), so two requests answer for the club, which a listing of 20,000 notes
+    /// took 7 s to (a debug build, the server busy). A path (`Trips/Lisbon`) is that note, `.md`
+    /// before `.txt`; a title is its note at the top, or both when both are there. Nil when
+    /// neither is there, or the store cannot say: the listing answers. Not on a store whose names
+    /// keep their case (WebDAV): `plan.md` beside `Plan.md` would make the title ambiguous there.
+    static func atTheTop(_ typed: String, path: String, store: any RemoteStore) async -> Match? {
+        // Typed with a note's extension, the file itself was looked for already.
+        guard store.namesIgnoreCase, !typed.isEmpty,
+              !extensions.contains((typed as NSString).pathExtension.lowercased()) else { return nil }
+        async let md = try? await store.metadata(path + ".md")
+        async let txt = try? await store.metadata(path + ".txt")
+        let found = await [md, txt].compactMap { $0 }.filter { $0.kind == .file }
+        guard let first = found.first else { return nil }
+        if typed.contains("/") || found.count == 1 { return .path(first.path) }
+        return .ambiguous(found.sorted { $0.pathLower < $1.pathLower }.map(\.path))
     }
 
     /// Only notes are named by title: `rm paper.pdf` never finds a file of that name elsewhere.

@@ -58,6 +58,9 @@ public protocol RemoteStore: Sendable {
     /// so a first load lists the folder before it takes one, and the cursor comes from that
     /// look (LiveUpdates): the first frame then shows the first entries while the rest arrive.
     var cursorIsAWholeListing: Bool { get }
+    /// Whether a path names its file in any case (Dropbox's rule, and the club server's): a
+    /// WebDAV server's names are its disk's, `Plan.md` and `plan.md` two files.
+    var namesIgnoreCase: Bool { get }
 
     /// A small file's bytes (a note) and what was read. A requirement, so that a backend can
     /// read one without a temporary file even through `any RemoteStore` (the default downloads).
@@ -114,6 +117,7 @@ public protocol RemoteStore: Sendable {
 extension RemoteStore {
     public var keepsHistory: Bool { false }
     public var cursorIsAWholeListing: Bool { false }
+    public var namesIgnoreCase: Bool { true }
 
     public func list(_ folder: String) async throws(RemoteError) -> [RemoteEntry] {
         try await listAllPages(folder)

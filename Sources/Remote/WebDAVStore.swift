@@ -25,6 +25,7 @@ public final class WebDAVStore: RemoteStore, Sendable {
     /// A WebDAV server keeps no revisions: what is deleted or overwritten is gone.
     public var keepsHistory: Bool { false }
     public var cursorIsAWholeListing: Bool { true }
+    public var namesIgnoreCase: Bool { false }
     /// The folder that "" stands for, ending in "/".
     public let root: URL
     /// The root's path, percent-decoded, ending in "/": what hrefs are matched against.

@@ -50,6 +50,7 @@ final class OneNoteLookupTests: EmbeddedClubTestCase {
         }
         let index = try await markedIndex()
         let whole = try await wholeClub(index)
+        let noAliases = NoteResolver(entries: whole.entries, root: backend.folder)
         var asked = titles + names + ["Nowhere", "Deep/Plan", "2025/Day one", "Trips/Trip plan.md"]
         asked += asked.map { $0.uppercased() } + titles.map { $0 + ".md" } + titles.map { $0.lowercased() + ".TXT" }
         for name in asked {
@@ -62,6 +63,20 @@ final class OneNoteLookupTests: EmbeddedClubTestCase {
             let byListing = await NoteName.find("/byteclub/" + name, in: backend.store, clubFolder: backend.folder,
                                                 aliases: { whole.aliases })
             XCTAssertEqual(byIndex, byListing, "\(name) (seed \(seed))")
+            // With no index and so no aliases (a machine that never synced the club): a note at
+            // the top answers without a listing, and the answer is still the listing's.
+            let cold = await NoteName.find("/byteclub/" + name, in: backend.store, clubFolder: backend.folder)
+            XCTAssertEqual(cold, Self.match(noAliases.resolve(name, from: nil), typed: "/byteclub/" + name),
+                           "\(name), no index (seed \(seed))")
+        }
+    }
+
+    /// What `find` says for a resolver's answer (nothing found: the name itself).
+    private static func match(_ answer: NoteResolver.Answer, typed: String) -> NoteName.Match {
+        switch answer {
+        case .none: return .path(typed)
+        case .one(let entry): return .path(entry.path)
+        case .several(let entries): return .ambiguous(entries.map(\.path))
         }
     }
 

@@ -60,7 +60,15 @@ final class OneNoteCLITests: XCTestCase {
         let server = try ServeProcess(root: root, token: "one-note-token-1", log: log)
         let options = ["--server", server.url, "--token", "one-note-token-1"]
 
-        // Before any index, a title is found from a listing, as it always was.
+        // Before any index, a note at the top of the club is asked for by its name: nothing is
+        // nearer, so no listing is needed to know it is the one.
+        var offset = try size(log)
+        let top = try cli.run(["cat", "plan"] + options)
+        XCTAssertEqual(top.status, 0, top.stderr)
+        XCTAssertEqual(top.stdout, "the plan\n")
+        var routes = try requests(in: log, after: offset, through: "/2/files/download")
+        XCTAssertFalse(routes.contains("/2/files/list_folder"), "cat of a note at the top listed the club: \(routes)")
+        // Deeper, a title is found from a listing, as it always was.
         let cold = try cli.run(["cat", "Ledger"] + options)
         XCTAssertEqual(cold.status, 0, cold.stderr)
         XCTAssertEqual(cold.stdout, "far ledger\n")
@@ -70,11 +78,11 @@ final class OneNoteCLITests: XCTestCase {
         XCTAssertTrue(first.stdout.contains("Backlinks (201):"), first.stdout)
 
         // From now on: the changes since, and the note.
-        var offset = try size(log)
+        offset = try size(log)
         let cat = try cli.run(["cat", "ledger"] + options)
         XCTAssertEqual(cat.status, 0, cat.stderr)
         XCTAssertEqual(cat.stdout, "far ledger\n")
-        var routes = try requests(in: log, after: offset, through: "/2/files/download")
+        routes = try requests(in: log, after: offset, through: "/2/files/download")
         XCTAssertFalse(routes.contains("/2/files/list_folder"), "cat of a title listed the club: \(routes)")
         XCTAssertTrue(routes.contains("/2/files/list_folder/continue"), "the changes since the index was current: \(routes)")
 

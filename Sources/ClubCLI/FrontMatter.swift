@@ -12,12 +12,4 @@ extension FrontMatterNotes {
         for line in adoption.lines { say(line) }
         return adoption.kept
     }
-
-    /// ``adopt(_:at:store:)`` for many notes at once (`put -r`'s): false when the store keeps no tags (said once).
-    static func adopt(_ notes: [(text: String, path: String)], store: any RemoteStore) async throws(RemoteError) -> Bool {
-        guard !notes.isEmpty else { return true }
-        let adoption = try await adoption(of: notes, store: store)
-        for line in adoption.lines { say(line) }
-        return adoption.kept
-    }
 }

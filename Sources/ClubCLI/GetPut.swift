@@ -253,19 +253,12 @@ struct Put: AsyncParsableCommand {
         let refused = Carried(0)
         try await runRemote(backend, path: target) { backend in
             let progress = FilesProgress()
-            let tally = try await FolderTransfer.command(store: backend.store, streams: streams, dryRun: dryRun, verb: "put", progress: progress)
-                .upload(folder, into: destination, mode: mode)
+            let transfer = FolderTransfer.command(store: backend.store, streams: streams, dryRun: dryRun, verb: "put", progress: progress)
+            // Through the write path: the notes land in order with the outbox, then their front
+            // matter's tags and pin become their club tags.
+            let (tally, said) = try await backend.writes.putFolder(folder, into: destination, mode: mode, transfer: transfer)
             progress.finish()
-            // Every note in the club after the run (sent now, or the same already): its front
-            // matter's tags and pin become its club tags, so a run cut between the two is mended
-            // by the next.
-            // A thousand notes' texts at a time, their tags added in a few calls.
-            for first in stride(from: 0, to: dryRun ? 0 : tally.notes.count, by: 1000) {
-                let notes = tally.notes[first..<min(tally.notes.count, first + 1000)].compactMap { local, remote in
-                    FrontMatterNotes.taggedText(local, name: remote).map { (text: $0, path: remote) }
-                }
-                guard try await FrontMatterNotes.adopt(notes, store: backend.store) else { break }
-            }
+            for line in said { say(line) }
             FolderTransfer.report(tally, verb: "uploaded", dryRun: dryRun)
             refused.set(tally.refused.count)
         }

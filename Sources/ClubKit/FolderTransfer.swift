@@ -30,6 +30,9 @@ public struct FolderTransfer {
     public var resumeKey = ""
     let progress: @Sendable (Int, Int64, Int64) -> Void
     let wouldCopy: (String, String) -> Void
+    /// The write path an upload's notes land through, in order with the outbox's queue
+    /// (``OutboxSender/Direct/putFolder(_:into:mode:transfer:)``); nil: as they come.
+    var writes: OutboxSender.Direct?
 
     public init(store: any RemoteStore, streams: Int?, dryRun: Bool, progress: @escaping @Sendable (Int, Int64, Int64) -> Void = { _, _, _ in },
                 wouldCopy: @escaping (String, String) -> Void = { _, _ in }) {
@@ -137,8 +140,16 @@ public struct FolderTransfer {
                 continue
             }
             let done = tally.bytes
-            _ = try await store.put(file: file, to: path, mode: mode, autorename: false,
+            let (store, streams) = (self.store, self.streams)
+            let put = { () async throws(RemoteError) -> RemoteEntry in
+                try await store.put(file: file, to: path, mode: mode, autorename: false,
                                     progress: { now, _ in progress(count, done + now, total) }, streams: streams)
+            }
+            if let writes, FrontMatterTags.isNote(path) {
+                _ = try await writes.inOrderWithTheQueue(put)
+            } else {
+                _ = try await put()
+            }
             tally.sent += 1
             tally.bytes += size
             if FrontMatterTags.isNote(path) { tally.notes.append((file, path)) }
@@ -152,7 +163,14 @@ public struct FolderTransfer {
     private func sendBatched(_ small: [(URL, String, Int64)], with batcher: any BatchUploadStore, mode: WriteMode, tally: inout Tally,
                              progress: @escaping @Sendable (Int64) -> Void) async throws {
         guard !small.isEmpty else { return }
-        let results = await batcher.uploadBatch(small.map { BatchUpload.Item(source: .file($0.0), path: $0.1) }, mode: mode, progress: progress)
+        let items = small.map { BatchUpload.Item(source: .file($0.0), path: $0.1) }
+        let results = if let writes, small.contains(where: { FrontMatterTags.isNote($0.1) }) {
+            try await writes.inOrderWithTheQueue { () async -> [Result<RemoteEntry, RemoteError>] in
+                await batcher.uploadBatch(items, mode: mode, progress: progress)
+            }
+        } else {
+            await batcher.uploadBatch(items, mode: mode, progress: progress)
+        }
         var failure: RemoteError?
         for ((file, path, size), result) in zip(small, results) {
             switch result {

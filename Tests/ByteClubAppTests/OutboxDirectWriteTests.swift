@@ -78,6 +78,48 @@ extension OutboxSenderTests {
         XCTAssertEqual(moved.path, "/byteclub/Moved.txt")
     }
 
+    /// `put -r` (``OutboxSender/Direct/putFolder(_:into:mode:transfer:)``): its notes wait for
+    /// another sender as the other writes do, and nothing of the folder's notes lands meanwhile;
+    /// once the lock is free they land, and their front matter's tags become club tags.
+    func testAFolderPutWaitsForAnotherSenderThenLandsWithItsTags() async throws {
+        var direct = OutboxSender.Direct(store: ray, outbox: outbox)
+        direct.lockWait = .milliseconds(200)
+        let local = FileManager.default.temporaryDirectory.appendingPathComponent("put-r-\(UUID().uuidString)/Trip")
+        try FileManager.default.createDirectory(at: local.appendingPathComponent("Days"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: local.deletingLastPathComponent()) }
+        try Data("---\ntags: [travel]\n---\nday one\n".utf8).write(to: local.appendingPathComponent("Days/Day one.md"))
+        try Data("packing\n".utf8).write(to: local.appendingPathComponent("List.md"))
+        let transfer = { FolderTransfer(store: self.ray, streams: nil, dryRun: false) }
+
+        let holding = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        let holder = Task { [outbox] in
+            await outbox!.withSendLock { () async -> Void in
+                holding.continuation.yield()
+                for await _ in release.stream { break }
+            }
+        }
+        for await _ in holding.stream { break }
+        do {
+            _ = try await direct.putFolder(local, into: "/byteclub/Trip", mode: .add, transfer: transfer())
+            XCTFail("a folder of notes was put while another sender held the outbox")
+        } catch {
+            XCTAssertEqual((error as? RemoteError)?.message, "Another byteclub is sending this club's outbox; try again when it is done")
+        }
+        await assertMissing("/byteclub/Trip/List.md")
+        await assertMissing("/byteclub/Trip/Days/Day one.md")
+        release.continuation.yield()
+        await holder.value
+
+        let (tally, said) = try await direct.putFolder(local, into: "/byteclub/Trip", mode: .add, transfer: transfer())
+        XCTAssertEqual(tally.sent, 2)
+        XCTAssertEqual(said, [])
+        let day = try await text("/byteclub/Trip/Days/Day one.md")
+        XCTAssertEqual(day, "---\ntags: [travel]\n---\nday one\n")
+        let tags = try await XCTUnwrap(ray as? any TaggingStore).tags(of: ["/byteclub/Trip/Days/Day one.md"])
+        XCTAssertEqual(tags["/byteclub/trip/days/day one.md"], ["travel"], "the front matter's tags became club tags")
+    }
+
     func testAnOverwriteUnderANewTitleMovesTheNoteThenWritesOverTheRevOfNow() async throws {
         // ann changed the note since it was opened: Overwrite writes over her rev.
         let theirs = try await rev("/byteclub/Plans.txt")

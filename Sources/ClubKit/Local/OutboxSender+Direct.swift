@@ -161,6 +161,32 @@ extension OutboxSender {
             return (entry, try await FrontMatterNotes.adoption(of: text, at: entry.path, store: store).lines)
         }
 
+        /// A local folder put in the club (`byteclub put -r`) by `transfer`: its notes land in
+        /// order with the queue (each batch that holds one, and each note sent alone, holds the
+        /// send lock while it lands), and then their front matter's tags become club tags, as
+        /// after `put` of one; returns the tally and the lines to say of what the tags left out.
+        /// Every note in the folder counts (sent now, or the same already), so a run cut between
+        /// the two is mended by the next.
+        public func putFolder(_ local: URL, into folder: String, mode: WriteMode,
+                              transfer: FolderTransfer) async throws -> (tally: FolderTransfer.Tally, said: [String]) {
+            var transfer = transfer
+            transfer.writes = self
+            let tally = try await transfer.upload(local, into: folder, mode: mode)
+            var said: [String] = []
+            // A thousand notes' texts at a time, their tags added in a few calls.
+            for first in stride(from: 0, to: transfer.dryRun ? 0 : tally.notes.count, by: 1000) {
+                let notes = tally.notes[first..<min(tally.notes.count, first + 1000)].compactMap { local, remote in
+                    FrontMatterNotes.taggedText(local, name: remote).map { (text: $0, path: remote) }
+                }
+                guard !notes.isEmpty else { continue }
+                let adoption = try await FrontMatterNotes.adoption(of: notes, store: store)
+                said += adoption.lines
+                // A store that keeps no tags says so once.
+                guard adoption.kept else { break }
+            }
+            return (tally, said)
+        }
+
         /// Uploads a photo beside the others (renamed if the name is taken). With `onSession`, a
         /// store that keeps upload sessions reports each one's mark, and `resuming` goes on from
         /// one; photos are not notes, so this waits for nothing in the queue.
@@ -185,6 +211,11 @@ extension OutboxSender {
             let entry = try await store.upload(data: data, to: path, mode: mode, autorename: autorename)
             _ = try? await FrontMatterTags.adopt(String(decoding: data, as: UTF8.self), at: entry.path, store: store)
             return entry
+        }
+
+        /// ``inOrder(_:)`` for the core's other writers (``FolderTransfer``'s notes).
+        func inOrderWithTheQueue<T: Sendable>(_ body: () async throws(RemoteError) -> T) async throws(RemoteError) -> T {
+            try await inOrder(body)
         }
 
         /// Runs `body` holding the send lock, waiting up to ``lockWait`` for another sender.

@@ -107,7 +107,8 @@ struct Import: AsyncParsableCommand {
             let vaultImport = VaultImport(store: backend.store, vault: vault, folder: into ?? backend.folder, photos: backend.folder + "/photos",
                                           flatten: flatten, dryRun: dryRun)
             let progress = ProgressLine("import")
-            let report = try await vaultImport.run { event in
+            // Through the write path: the notes land in order with the outbox.
+            let report = try await backend.writes.importVault(vaultImport) { event in
                 switch event {
                 case .progress(let done, let total): progress.update(done, total)
                 case .wouldImport(let local, let remote):

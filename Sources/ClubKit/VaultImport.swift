@@ -22,6 +22,9 @@ public struct VaultImport: Sendable {
     /// Every file in `folder` itself, not in subfolders.
     public var flatten: Bool
     public var dryRun: Bool
+    /// The write path the vault's notes land through, in order with the outbox's queue
+    /// (``OutboxSender/Direct/importVault(_:event:)``); nil: as they come.
+    var writes: OutboxSender.Direct?
 
     public init(store: any RemoteStore, vault: VaultFiles, folder: String, photos: String, flatten: Bool = false, dryRun: Bool = false) {
         self.store = store
@@ -114,7 +117,7 @@ public struct VaultImport: Sendable {
             }
         }
         let sending = dryRun ? Sending(landed: Array(repeating: true, count: toSend.count))
-            : try await Self.send(toSend.map { items[$0] }, store: store, progress: { event(.progress(done: $0, total: $1)) })
+            : try await Self.send(toSend.map { items[$0] }, store: store, writes: writes, progress: { event(.progress(done: $0, total: $1)) })
         let sentIndices = Set(zip(toSend, sending.landed).compactMap { $1 ? $0 : nil })
         report.sent = sentIndices.count
         report.refused += sending.refused
@@ -154,7 +157,10 @@ public struct VaultImport: Sendable {
     /// a time, and the others one by one; to any other store (WebDAV) one by one. A name the
     /// club refuses, or a file that can no longer be read here, is reported (``refusal(_:_:)``);
     /// any other failure stops the import (after the batch it was in).
-    static func send(_ items: [Item], store: any RemoteStore, progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void) async throws -> Sending {
+    /// With `writes`, a batch that holds a note, and each note sent alone, land under the
+    /// outbox's send lock.
+    static func send(_ items: [Item], store: any RemoteStore, writes: OutboxSender.Direct? = nil,
+                     progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void) async throws -> Sending {
         var sending = Sending(landed: Array(repeating: false, count: items.count))
         let sizes = items.map { item in
             item.text.map { Int64($0.count) } ?? Int64((try? FileManager.default.attributesOfItem(atPath: item.local.path)[.size] as? Int) ?? 0)
@@ -165,7 +171,13 @@ public struct VaultImport: Sendable {
             let small = items.indices.filter { sizes[$0] <= BatchUpload.maxFileSize }
             oneByOne = items.indices.filter { sizes[$0] > BatchUpload.maxFileSize }
             let batch = small.map { BatchUpload.Item(source: items[$0].text.map { .data($0) } ?? .file(items[$0].local), path: items[$0].remote) }
-            let results = await batcher.uploadBatch(batch, mode: .add, progress: { progress($0, total) })
+            let results = if let writes, small.contains(where: { items[$0].isNote }) {
+                try await writes.inOrderWithTheQueue { () async -> [Result<RemoteEntry, RemoteError>] in
+                    await batcher.uploadBatch(batch, mode: .add, progress: { progress($0, total) })
+                }
+            } else {
+                await batcher.uploadBatch(batch, mode: .add, progress: { progress($0, total) })
+            }
             var failure: RemoteError?
             for (index, result) in zip(small, results) {
                 switch result {
@@ -180,11 +192,11 @@ public struct VaultImport: Sendable {
         for index in oneByOne {
             let item = items[index]
             do {
-                if let text = item.text {
-                    _ = try await store.upload(data: text, to: item.remote, mode: .add, autorename: false)
-                } else {
-                    _ = try await store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
+                let land = { () async throws(RemoteError) -> RemoteEntry in
+                    if let text = item.text { return try await store.upload(data: text, to: item.remote, mode: .add, autorename: false) }
+                    return try await store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
                 }
+                if let writes, item.isNote { _ = try await writes.inOrderWithTheQueue(land) } else { _ = try await land() }
                 sending.landed[index] = true
             } catch {
                 guard let refused = refusal(item, error) else { throw error }

@@ -120,6 +120,43 @@ extension OutboxSenderTests {
         XCTAssertEqual(tags["/byteclub/trip/days/day one.md"], ["travel"], "the front matter's tags became club tags")
     }
 
+    /// `import` (``OutboxSender/Direct/importVault(_:event:)``): the vault's notes wait for
+    /// another sender as `put -r`'s do, then land.
+    func testAVaultImportWaitsForAnotherSenderThenLands() async throws {
+        var direct = OutboxSender.Direct(store: ray, outbox: outbox)
+        direct.lockWait = .milliseconds(200)
+        let vault = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString)/Vault")
+        try FileManager.default.createDirectory(at: vault.appendingPathComponent("Days"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: vault.deletingLastPathComponent()) }
+        try Data("day one, see [[Home]]\n".utf8).write(to: vault.appendingPathComponent("Days/Day one.md"))
+        try Data("home\n".utf8).write(to: vault.appendingPathComponent("Home.md"))
+        let vaultImport = VaultImport(store: ray, vault: VaultFiles(walking: vault), folder: "/byteclub/Vault", photos: "/byteclub/photos")
+
+        let holding = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        let holder = Task { [outbox] in
+            await outbox!.withSendLock { () async -> Void in
+                holding.continuation.yield()
+                for await _ in release.stream { break }
+            }
+        }
+        for await _ in holding.stream { break }
+        do {
+            _ = try await direct.importVault(vaultImport)
+            XCTFail("a vault was imported while another sender held the outbox")
+        } catch {
+            XCTAssertEqual((error as? RemoteError)?.message, "Another byteclub is sending this club's outbox; try again when it is done")
+        }
+        await assertMissing("/byteclub/Vault/Home.md")
+        release.continuation.yield()
+        await holder.value
+
+        let report = try await direct.importVault(vaultImport)
+        XCTAssertEqual(report.sent, 2)
+        let day = try await text("/byteclub/Vault/Days/Day one.md")
+        XCTAssertEqual(day, "day one, see [[Home]]\n")
+    }
+
     func testAnOverwriteUnderANewTitleMovesTheNoteThenWritesOverTheRevOfNow() async throws {
         // ann changed the note since it was opened: Overwrite writes over her rev.
         let theirs = try await rev("/byteclub/Plans.txt")

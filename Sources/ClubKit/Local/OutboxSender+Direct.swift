@@ -187,6 +187,15 @@ extension OutboxSender {
             return (tally, said)
         }
 
+        /// A vault brought into the club (`byteclub import`) by `vaultImport`: its notes land in
+        /// order with the queue, as `put -r`'s do (``putFolder(_:into:mode:transfer:)``).
+        public func importVault(_ vaultImport: VaultImport,
+                                event: @escaping @Sendable (VaultImport.Event) -> Void = { _ in }) async throws -> VaultImport.Report {
+            var vaultImport = vaultImport
+            vaultImport.writes = self
+            return try await vaultImport.run(event: event)
+        }
+
         /// Uploads a photo beside the others (renamed if the name is taken). With `onSession`, a
         /// store that keeps upload sessions reports each one's mark, and `resuming` goes on from
         /// one; photos are not notes, so this waits for nothing in the queue.

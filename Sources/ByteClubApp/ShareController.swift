@@ -40,7 +40,7 @@ final class ShareController {
             context.say(.error("Cannot share \"\(name)\": \(error.message)"))
             return
         }
-        guard sharing.sharesDecryptedCopies else { return makeLink(entry.path, name: name, sharing: sharing) }
+        guard sharing.sharesDecryptedCopies else { return makeLink(entry.path, name: name) }
         // An encrypted club's server cannot read the file: the link is to a copy it can.
         let modal = Modal(title: "Share a decrypted copy of \"\(name)\"?",
                           body: ["This club is encrypted. A link publishes a decrypted copy of \"\(name)\"",
@@ -49,13 +49,14 @@ final class ShareController {
                           buttons: ["Share a decrypted copy", "Cancel"], width: 76)
         // Cancel is the default: Enter must not publish by reflex.
         context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
-            if choice == 0 { self?.makeLink(entry.path, name: name, sharing: sharing) }
+            if choice == 0 { self?.makeLink(entry.path, name: name) }
         } }
     }
 
-    private func makeLink(_ path: String, name: String, sharing: any SharingStore) {
+    private func makeLink(_ path: String, name: String) {
         context.say(StatusMessage("Making a link to \"\(name)\"…"))
-        context.perform({ () async throws(RemoteError) in try await sharing.createSharedLink(path, expires: nil) }) { [weak self] result in
+        let writes = context.writes
+        context.perform({ () async throws(RemoteError) in try await writes.share(path, expires: nil) }) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let made): self.show(made.link, name: name, existed: made.existed)

@@ -55,7 +55,7 @@ struct Share: AsyncParsableCommand {
                 say(ShareLinks.encryptedRefusal(target))
                 throw Exit.usage.code
             }
-            let (link, existed) = try await store.createSharedLink(target, expires: expiry)
+            let (link, existed) = try await backend.writes.share(target, expires: expiry)
             if existed { say(ShareLinks.existed(target, asked: asked)) }
             if json { return try CLIJSON.print(LinkJSON(link)) }
             FileHandle.standardOutput.write(Data((TerminalSafe.escape(link.url) + "\n").utf8))
@@ -77,7 +77,7 @@ struct Unshare: AsyncParsableCommand {
     func run() async throws {
         let url = self.url
         try await runRemote(backend) { backend in
-            try await sharingStore(backend.store).revokeSharedLink(url: url)
+            try await backend.writes.unshare(url: url)
         }
     }
 }

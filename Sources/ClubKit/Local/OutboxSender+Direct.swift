@@ -196,6 +196,18 @@ extension OutboxSender {
             return try await vaultImport.run(event: event)
         }
 
+        /// A public link to `path` (`byteclub share`, the app's share key), or the one there
+        /// already (`existed`). In an encrypted club the link is to a decrypted copy: each shell
+        /// asks the user's leave for that first (``SharingStore/sharesDecryptedCopies``).
+        public func share(_ path: String, expires: Date?) async throws(RemoteError) -> (link: RemoteSharedLink, existed: Bool) {
+            try await sharingStore(store).createSharedLink(path, expires: expires)
+        }
+
+        /// Ends a link ``share(_:expires:)`` made.
+        public func unshare(url: String) async throws(RemoteError) {
+            try await sharingStore(store).revokeSharedLink(url: url)
+        }
+
         /// Uploads a photo beside the others (renamed if the name is taken). With `onSession`, a
         /// store that keeps upload sessions reports each one's mark, and `resuming` goes on from
         /// one; photos are not notes, so this waits for nothing in the queue.

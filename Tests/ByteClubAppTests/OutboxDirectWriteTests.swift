@@ -15,6 +15,24 @@ extension OutboxSenderTests {
         return try outbox.append(item(.save, "/byteclub/Trips/Day one.txt", baseRev: day.rev, text: "day 1\nday 2\n", draftID: "note-day"))
     }
 
+    /// Another sender (`byteclub outbox --send`) holds the outbox's lock until the function
+    /// returned is called.
+    private func anotherSenderHoldsTheLock() async -> () async -> Void {
+        let holding = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        let holder = Task { [outbox] in
+            await outbox!.withSendLock { () async -> Void in
+                holding.continuation.yield()
+                for await _ in release.stream { break }
+            }
+        }
+        for await _ in holding.stream { break }
+        return {
+            release.continuation.yield()
+            await holder.value
+        }
+    }
+
     func testAFolderRenamedWhileASaveIntoItWaitsTakesTheSaveAlong() async throws {
         let queued = try await queueSaveInTrips()
         let direct = OutboxSender.Direct(store: ray, outbox: outbox)
@@ -54,16 +72,7 @@ extension OutboxSenderTests {
     func testAWriteWaitsForAnotherSenderAndSaysSoWhenItDoesNotLetGo() async throws {
         var direct = OutboxSender.Direct(store: ray, outbox: outbox)
         direct.lockWait = .milliseconds(200)
-        // Another sender (`byteclub outbox --send`) holds the lock for as long as this test says.
-        let holding = AsyncStream<Void>.makeStream()
-        let release = AsyncStream<Void>.makeStream()
-        let holder = Task { [outbox] in
-            await outbox!.withSendLock { () async -> Void in
-                holding.continuation.yield()
-                for await _ in release.stream { break }
-            }
-        }
-        for await _ in holding.stream { break }
+        let letGo = await anotherSenderHoldsTheLock()
         do {
             _ = try await direct.move(from: "/byteclub/Notes.txt", to: "/byteclub/Moved.txt")
             XCTFail("moved while another sender held the outbox")
@@ -72,8 +81,7 @@ extension OutboxSenderTests {
         }
         let still = try await text("/byteclub/Notes.txt")
         XCTAssertEqual(still, "first\n", "nothing moved")
-        release.continuation.yield()
-        await holder.value
+        await letGo()
         let moved = try await direct.move(from: "/byteclub/Notes.txt", to: "/byteclub/Moved.txt")
         XCTAssertEqual(moved.path, "/byteclub/Moved.txt")
     }
@@ -91,15 +99,7 @@ extension OutboxSenderTests {
         try Data("packing\n".utf8).write(to: local.appendingPathComponent("List.md"))
         let transfer = { FolderTransfer(store: self.ray, streams: nil, dryRun: false) }
 
-        let holding = AsyncStream<Void>.makeStream()
-        let release = AsyncStream<Void>.makeStream()
-        let holder = Task { [outbox] in
-            await outbox!.withSendLock { () async -> Void in
-                holding.continuation.yield()
-                for await _ in release.stream { break }
-            }
-        }
-        for await _ in holding.stream { break }
+        let letGo = await anotherSenderHoldsTheLock()
         do {
             _ = try await direct.putFolder(local, into: "/byteclub/Trip", mode: .add, transfer: transfer())
             XCTFail("a folder of notes was put while another sender held the outbox")
@@ -108,8 +108,7 @@ extension OutboxSenderTests {
         }
         await assertMissing("/byteclub/Trip/List.md")
         await assertMissing("/byteclub/Trip/Days/Day one.md")
-        release.continuation.yield()
-        await holder.value
+        await letGo()
 
         let (tally, said) = try await direct.putFolder(local, into: "/byteclub/Trip", mode: .add, transfer: transfer())
         XCTAssertEqual(tally.sent, 2)
@@ -132,15 +131,7 @@ extension OutboxSenderTests {
         try Data("home\n".utf8).write(to: vault.appendingPathComponent("Home.md"))
         let vaultImport = VaultImport(store: ray, vault: VaultFiles(walking: vault), folder: "/byteclub/Vault", photos: "/byteclub/photos")
 
-        let holding = AsyncStream<Void>.makeStream()
-        let release = AsyncStream<Void>.makeStream()
-        let holder = Task { [outbox] in
-            await outbox!.withSendLock { () async -> Void in
-                holding.continuation.yield()
-                for await _ in release.stream { break }
-            }
-        }
-        for await _ in holding.stream { break }
+        let letGo = await anotherSenderHoldsTheLock()
         do {
             _ = try await direct.importVault(vaultImport)
             XCTFail("a vault was imported while another sender held the outbox")
@@ -148,8 +139,7 @@ extension OutboxSenderTests {
             XCTAssertEqual((error as? RemoteError)?.message, "Another byteclub is sending this club's outbox; try again when it is done")
         }
         await assertMissing("/byteclub/Vault/Home.md")
-        release.continuation.yield()
-        await holder.value
+        await letGo()
 
         let report = try await direct.importVault(vaultImport)
         XCTAssertEqual(report.sent, 2)

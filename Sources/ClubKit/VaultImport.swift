@@ -191,14 +191,20 @@ public struct VaultImport: Sendable {
         }
         for index in oneByOne {
             let item = items[index]
-            do {
-                let land = { () async throws(RemoteError) -> RemoteEntry in
-                    if let text = item.text { return try await store.upload(data: text, to: item.remote, mode: .add, autorename: false) }
-                    return try await store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil)
+            let land = { () async -> Result<RemoteEntry, RemoteError> in
+                do throws(RemoteError) {
+                    if let text = item.text { return .success(try await store.upload(data: text, to: item.remote, mode: .add, autorename: false)) }
+                    return .success(try await store.put(file: item.local, to: item.remote, mode: .add, autorename: false, progress: nil, streams: nil))
+                } catch {
+                    return .failure(error)
                 }
-                if let writes, item.isNote { _ = try await writes.inOrderWithTheQueue(land) } else { _ = try await land() }
+            }
+            // A note under the send lock: the lock's own failure is about no file, and stops the import.
+            let landed = if let writes, item.isNote { try await writes.inOrderWithTheQueue(land) } else { await land() }
+            switch landed {
+            case .success:
                 sending.landed[index] = true
-            } catch {
+            case .failure(let error):
                 guard let refused = refusal(item, error) else { throw error }
                 sending.refused.append(refused)
             }

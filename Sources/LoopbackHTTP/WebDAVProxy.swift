@@ -273,16 +273,19 @@ public final class WebDAVProxy: Sendable {
         var plain: [UInt8] = []
         var index = 0
         let crlf = Array("\r\n".utf8)
-        while true {
+        // A body cut short (the proxy stopped mid-answer) or a size that is no size is nil, never
+        // a trap: the last chunk's data may end the bytes before its CRLF.
+        while index < body.count {
             guard let lineEnd = body[index...].firstRange(of: crlf) else { return nil }
             let sizeText = String(decoding: body[index..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else { return nil }
             index = lineEnd.upperBound
             if size == 0 { return plain }
-            guard index + size <= body.count else { return nil }
+            guard size <= body.count - index else { return nil }
             plain += body[index..<(index + size)]
             index += size + 2
         }
+        return nil
     }
 
     // MARK: - Sockets

@@ -22,6 +22,8 @@ struct CacheFiles {
     private var writtenStamps: [String: FileKey] = [:]
     /// Lines in `ids.log` as this server left it.
     private var logLines = 0
+    /// Lines in `content-hashes` as this server left it.
+    private var hashLines = 0
     /// Files this server removed (`ids.log` after folding it in): as written while still missing.
     private var removed: Set<String> = []
 
@@ -30,13 +32,25 @@ struct CacheFiles {
         self.temporaryDirectory = temporaryDirectory
     }
 
-    /// Writes the hash cache if it changed, with the hashes another server wrote kept.
+    /// Writes the hash cache if it changed, with the hashes another server wrote kept: the
+    /// versions learnt since are appended while the file is as this server left it and holds no
+    /// more than twice the book's lines (at least 10,000); otherwise it is written whole (then
+    /// past its limit, with only the versions used this run).
     mutating func write(_ hashes: inout HashBook) {
         guard hashes.isDirty else { return }
         MetaLock.holding(metaDirectory) {
             let path = metaDirectory + "/content-hashes"
-            let text = hashes.text(mergingDisk: isAsWritten(path) ? nil : FolderFiles.readHashes(path))
+            let asWritten = isAsWritten(path)
+            if asWritten, writtenStamps[path] != nil, hashLines + hashes.learntCount <= max(10_000, 2 * hashes.count) {
+                let added = hashes.learntCount
+                if append(Array(hashes.appendedText()), to: path) {
+                    hashLines += added
+                    return
+                }
+            }
+            let text = hashes.text(mergingDisk: asWritten ? nil : FolderFiles.readHashes(path))
             replace(path, with: text)
+            hashLines = hashes.count
         }
     }
 
@@ -65,10 +79,13 @@ struct CacheFiles {
 
     /// Appends `text` to `path` (made if missing), its stamp noted; false when it could not.
     private mutating func append(_ text: String, to path: String) -> Bool {
+        append(Array(text.utf8), to: path)
+    }
+
+    private mutating func append(_ bytes: [UInt8], to path: String) -> Bool {
         let fd = PrivateFiles.open(path, O_WRONLY | O_APPEND | O_CREAT)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        let bytes = Array(text.utf8)
         let written = DurableFile.writeAll(fd, bytes)
         var info = stat()
         writtenStamps[path] = fstat(fd, &info) == 0 ? FileKey(info) : nil

@@ -138,7 +138,7 @@ actor ContentSearch {
             wholeSyncRunning = true
             defer { wholeSyncRunning = false }
             store.logger.info("building the content index from the whole folder (searches read the files meanwhile)")
-            try await syncWhole(index, paths: store.paths)
+            try await syncWhole(index, paths: store.paths, listings: store.listingActivity)
         }
         syncedHead = head
         Self.writeMark(directory, identity: identity, head: head)
@@ -171,11 +171,15 @@ actor ContentSearch {
     }
 
     /// The whole folder, walked (names and `stat`), against the index's revisions. The walk is
-    /// made off the actor: searches meanwhile are answered by scans, not held up by it.
-    private func syncWhole(_ index: SearchIndex, paths: FolderPaths) async throws {
+    /// made off the actor: searches meanwhile are answered by scans, not held up by it. Each read
+    /// gives way to a listing being paged (``ListingActivity``).
+    private func syncWhole(_ index: SearchIndex, paths: FolderPaths, listings: ListingActivity) async throws {
         let entries = try await Self.notes(paths)
         let root = paths.root
-        _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in try Self.text(of: entry, root: root) }
+        _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in
+            try await listings.giveWay()
+            return try Self.text(of: entry, root: root)
+        }
     }
 
     private nonisolated static func notes(_ paths: FolderPaths) async throws -> [IndexSync.Entry] {

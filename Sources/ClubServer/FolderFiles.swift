@@ -1,3 +1,4 @@
+import DropboxWire
 import Durable
 import Foundation
 
@@ -74,8 +75,18 @@ enum FolderFiles {
 
     /// `ids.log`'s line for `pathLower` now holding `id` (nil: none).
     static func identifierLine(_ pathLower: String, _ id: String?) -> String {
-        let data = (try? JSONEncoder().encode([pathLower, id])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        // Written as the listings' JSON is: a JSONEncoder a line was most of a first listing's
+        // append of 100,000 new ids.
+        var line = "["
+        DropboxJSON.appendQuoted(pathLower, to: &line)
+        if let id {
+            line += ","
+            DropboxJSON.appendQuoted(id, to: &line)
+            line += "]\n"
+        } else {
+            line += ",null]\n"
+        }
+        return line
     }
 
     /// The content-hash cache file at `path`, or nothing.

@@ -1,5 +1,6 @@
 import DropboxWire
 import Foundation
+import Synchronization
 
 /// A listing's order: by `path_lower`, taken once per entry (comparing through the enum's
 /// computed `pathLower` copied two strings per comparison, 140,000 of them for 10,000 files).
@@ -129,9 +130,15 @@ struct ListingCache: Sendable {
     }
 
     /// The entries listed under `key`, if they are recent enough at `now`.
-    func entries(for key: String, now: ContinuousClock.Instant) -> [WalkedEntry]? {
-        guard let found = kept.first(where: { $0.key == key }), now - found.time < Self.lifetime else { return nil }
-        return found.entries
+    ///
+    /// A walk of more than ``metadataKept`` entries is kept while it is paged through: each page
+    /// reused stats its entries again (an edit in place shows), so its lifetime runs from its
+    /// last use. A 100,000-file folder's pages came more than 5 s after its first under load,
+    /// and each then walked and sorted the folder again (a third of a first `ls`'s server time).
+    mutating func entries(for key: String, now: ContinuousClock.Instant) -> [WalkedEntry]? {
+        guard let slot = kept.firstIndex(where: { $0.key == key }), now - kept[slot].time < Self.lifetime else { return nil }
+        if kept[slot].entries.count > Self.metadataKept { kept[slot].time = now }
+        return kept[slot].entries
     }
 
     /// The metadata pages made for the listing kept under `key`, by the entry's index.
@@ -249,5 +256,26 @@ enum ListingDelta {
             }
         }
         return entries.sorted { $0.pathLower != $1.pathLower ? $0.pathLower < $1.pathLower : $0.rank < $1.rank }
+    }
+}
+
+/// When a listing's page was last asked for, readable without the store's actor. A server's
+/// first start builds the content index from the whole folder (every note read and written to
+/// SQLite, seconds of both cores) while its first listings are asked for; the build's reads give
+/// way to a listing being paged, which a member is waiting to see (a first `ls` of 100,000
+/// notes shared its cores with the build).
+final class ListingActivity: Sendable {
+    private let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// A page was asked for now.
+    func touch() { last.withLock { $0 = .now } }
+
+    /// Returns once no page has been asked for within `quiet`.
+    func giveWay(quiet: Duration = .seconds(1)) async throws {
+        while let last = last.withLock({ $0 }) {
+            let since = ContinuousClock.now - last
+            guard since < quiet else { return }
+            try await Task.sleep(for: quiet - since)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import DropboxWire
 import Foundation
+import Synchronization
 
 /// Listings, searches and deltas, walked on the actor; what they keep and answer is
 /// ``ListingCache``'s, ``FolderSearch``'s and ``ListingDelta``'s.
@@ -21,17 +22,21 @@ extension FolderStore {
     /// content hashes.
     func listPage(_ path: DropboxPath, recursive: Bool, after: String?, limit: Int) throws(APIError)
         -> (entries: [Metadata], last: String?, hasMore: Bool) {
+        listingActivity.touch()
+        defer { listingActivity.touch() }
         let (walk, wasReused, key) = try walked(path, recursive: recursive, reuse: !recursive || after != nil)
         var reused = wasReused
         if !reused, let key, walk.count <= ListingCache.metadataKept {
             // A listing whose metadata is all kept gets it all now, as the walk's stats are fresh:
             // its later pages are then only cut from what is kept.
+            hashAhead(walk, restat: false)
             listingCache.remember(walk.indices.compactMap { index in (try? metadata(walk[index].resolved, info: walk[index].info)).map { (index, $0) } },
                                   for: key)
             reused = true
         }
         var madeBefore = reused ? key.map(listingCache.metadata(for:)) ?? [:] : [:]
         var index = ListingOrder.start(after: after, in: walk)
+        hashAhead(walk[index..<min(walk.count, index + limit)].indices.filter { madeBefore[$0] == nil }.map { walk[$0] }, restat: reused)
         var entries: [Metadata] = []
         var made: [(index: Int, metadata: Metadata)] = []
         var last = after
@@ -69,6 +74,34 @@ extension FolderStore {
             listingFlushed = .now
         }
         return (entries, last, hasMore)
+    }
+
+    /// Hashes the files of a page whose versions the book does not know yet, side by side on
+    /// every core (reading and hashing 2,000 new 1 KiB notes is most of a first listing's page),
+    /// so that the page's metadata finds each hash known. `restat`: the walk was reused, its
+    /// `stat`s may be old (a version changed since is hashed again, one at a time, as before).
+    private func hashAhead(_ entries: [WalkedEntry], restat: Bool) {
+        var missing: [(host: String, key: FileKey)] = []
+        for entry in entries {
+            var info = entry.info
+            if restat, stat(entry.resolved.host, &info) != 0 { continue }
+            guard (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            let key = FileKey(info)
+            if !hashes.knows(key) { missing.append((entry.resolved.host, key)) }
+        }
+        guard missing.count > 1 else { return }
+        let hosts = missing.map(\.host)
+        let found = Mutex([String?](repeating: nil, count: hosts.count))
+        let lanes = min(hosts.count, ProcessInfo.processInfo.activeProcessorCount * 4)
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for index in stride(from: lane, to: hosts.count, by: lanes) {
+                let hash = try? ContentHasher.hash(fileAt: hosts[index])
+                found.withLock { $0[index] = hash }
+            }
+        }
+        for (index, hash) in found.withLock({ $0 }).enumerated() {
+            if let hash { hashes.record(hash, for: missing[index].key) }
+        }
     }
 
     /// The walk of `path`, sorted by lower-case path: kept for a few seconds (``ListingCache``)

@@ -39,6 +39,9 @@ actor FolderStore {
     var caches: CacheFiles
     /// The last non-recursive listing, while it may be reused (FolderStore+Listing).
     var listingCache = ListingCache()
+    /// When a listing's page was last asked for, read without the actor (``ContentSearch``'s
+    /// first build gives way to it).
+    let listingActivity = ListingActivity()
     /// When a listing's page last wrote `ids.json` and `content-hashes` (FolderStore+Listing).
     var listingFlushed = ContinuousClock.now
     /// Whether a write of `content-hashes` put off by a change page is waiting (FolderStore+Listing).

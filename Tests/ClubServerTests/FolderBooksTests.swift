@@ -125,6 +125,50 @@ final class FolderBooksTests: XCTestCase {
         XCTAssertEqual(HashBook.parse(book.text(mergingDisk: parsed)).count, 3)
     }
 
+    func testAnIdsLogLineReadsBackWhateverThePathHolds() throws {
+        let meta = FileManager.default.temporaryDirectory.appendingPathComponent("idline-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: meta, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: meta) }
+        let paths = ["/plain.md", "/a \"quoted\" name.md", "/back\\slash/x", "/line\nbreak\ttab\u{1}", "/été/日本語 ✎.md"]
+        let lines = paths.enumerated().map { FolderFiles.identifierLine($0.element, "id:\($0.offset)") }.joined()
+            + FolderFiles.identifierLine("/gone.md", "id:g") + FolderFiles.identifierLine("/gone.md", nil)
+        XCTAssertEqual(lines.split(separator: "\n").count, paths.count + 2, "one line each: a newline in a name is escaped")
+        try Data(lines.utf8).write(to: URL(fileURLWithPath: meta + "/" + FolderFiles.identifiersLog))
+        XCTAssertEqual(FolderFiles.readIdentifiers(meta), Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($0.element, "id:\($0.offset)") }))
+    }
+
+    func testNewHashesAreAppendedToTheFileAndAnotherServersAreKept() throws {
+        let meta = FileManager.default.temporaryDirectory.appendingPathComponent("hashes-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: meta, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: meta) }
+        let path = meta + "/content-hashes"
+        func version(_ inode: UInt64) -> FileKey { FileKey(inode: inode, size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1) }
+        func lines() throws -> [String] { try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) }
+        var files = CacheFiles(metaDirectory: meta, temporaryDirectory: meta)
+        var book = HashBook()
+        book.record(hash, for: version(1))
+        files.write(&book)
+        XCTAssertEqual(try lines().count, 1)
+        let first = try lines()
+        for inode in 2...4 { book.record(hash, for: version(UInt64(inode))) }
+        book.record(hash, for: version(1))
+        files.write(&book)
+        XCTAssertFalse(book.isDirty)
+        XCTAssertEqual(try Array(lines().prefix(1)), first, "the file is added to, not written again")
+        XCTAssertEqual(try lines().count, 4, "a version already written is not written twice")
+        XCTAssertEqual(Set(FolderFiles.readHashes(path).keys), Set((1...4).map { version(UInt64($0)) }))
+
+        // Another server over the same folder writes the file: the next write merges, whole.
+        var other = CacheFiles(metaDirectory: meta, temporaryDirectory: meta)
+        var theirs = HashBook(FolderFiles.readHashes(path))
+        theirs.record(hash, for: version(9))
+        other.write(&theirs)
+        book.record(hash, for: version(5))
+        files.write(&book)
+        XCTAssertEqual(Set(FolderFiles.readHashes(path).keys), Set([1, 2, 3, 4, 5, 9].map { version(UInt64($0)) }))
+        XCTAssertEqual(try lines().count, 6)
+    }
+
     func testPastItsLimitTheCacheKeepsOnlyTheVersionsUsedThisRun() {
         var known: [FileKey: HashBook.Digest] = [:]
         for inode in 0..<5 { known[FileKey(inode: UInt64(inode), size: 1, ctimeNanoseconds: 1, mtimeNanoseconds: 1)] = HashBook.Digest(hex: hash) }

@@ -35,6 +35,22 @@ final class FolderListingTests: XCTestCase {
                      "a reader is never handed an editor's answer")
     }
 
+    func testABigWalkIsKeptWhileItIsPagedThrough() {
+        var cache = ListingCache()
+        let start = ContinuousClock.now
+        let key = ListingCache.key(host: "/club/Notes", folderStamp: "1.2", journalHead: 7, readsOnly: false)
+        let small = ListingCache.key(host: "/club/Small", folderStamp: "1.2", journalHead: 7, readsOnly: false)
+        let big = (0...ListingCache.metadataKept).map { walked("/Notes/n\($0).md") }
+        cache.keep(big, for: key, at: start)
+        cache.keep([walked("/Small/a.md")], for: small, at: start)
+        for second in [4, 8, 12, 16] {
+            XCTAssertEqual(cache.entries(for: key, now: start + .seconds(second))?.count, big.count,
+                           "a page \(second) s after the walk, 4 s after the last page: each page stats its entries again")
+        }
+        XCTAssertNil(cache.entries(for: small, now: start + .seconds(8)), "a walk whose metadata is kept goes after 5 s")
+        XCTAssertNil(cache.entries(for: key, now: start + .seconds(21)), "5 s after its last page, a big walk goes too")
+    }
+
     func testAPagesMetadataIsKeptWithItsWalkAndGoesWithIt() {
         var cache = ListingCache()
         let start = ContinuousClock.now

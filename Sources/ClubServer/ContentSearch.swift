@@ -174,6 +174,7 @@ actor ContentSearch {
     /// made off the actor: searches meanwhile are answered by scans, not held up by it. Each read
     /// gives way to a listing being paged (``ListingActivity``).
     private func syncWhole(_ index: SearchIndex, paths: FolderPaths, listings: ListingActivity) async throws {
+        try await listings.giveWay()
         let entries = try await Self.notes(paths)
         let root = paths.root
         _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in

@@ -12,8 +12,17 @@ enum FolderFiles {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count + 7)
         while bytes.count < count { withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) } }
-        return Data(bytes.prefix(count)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        // The url alphabet in one pass over the bytes (three `replacingOccurrences` were most of
+        // the cost of an id, and a first listing of 100,000 new files makes 100,000).
+        let base64 = Data(bytes.prefix(count)).base64EncodedString().utf8
+        return String(decoding: base64.compactMap { byte -> UInt8? in
+            switch byte {
+            case UInt8(ascii: "+"): UInt8(ascii: "-")
+            case UInt8(ascii: "/"): UInt8(ascii: "_")
+            case UInt8(ascii: "="): nil
+            default: byte
+            }
+        }, as: UTF8.self)
     }
 
     /// The umask, read without changing it where the kernel says it (`Umask:` in
@@ -71,6 +80,21 @@ enum FolderFiles {
             ids[path] = pair[1]
         }
         return ids
+    }
+
+    /// `ids.json`'s bytes: one object of ids by `path_lower`, written as the listings' JSON is
+    /// (a JSONEncoder of 100,000 ids took a tenth of a first listing, once for each fold of the log).
+    static func identifiersJSON(_ ids: [String: String]) -> Data {
+        var text = "{"
+        text.reserveCapacity(ids.count * 48)
+        for (offset, (path, id)) in ids.enumerated() {
+            if offset > 0 { text += "," }
+            DropboxJSON.appendQuoted(path, to: &text)
+            text += ":"
+            DropboxJSON.appendQuoted(id, to: &text)
+        }
+        text += "}"
+        return Data(text.utf8)
     }
 
     /// `ids.log`'s line for `pathLower` now holding `id` (nil: none).

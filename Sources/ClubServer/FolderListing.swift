@@ -123,7 +123,7 @@ struct ListingCache: Sendable {
     /// Metadata kept per listing: a 10,000-file folder paged again costs no metadata; memory
     /// stays bounded for a 100,000-file one.
     static let metadataKept = 20_000
-    private var kept: [(key: String, time: ContinuousClock.Instant, entries: [WalkedEntry], metadata: [Int: Metadata])] = []
+    private var kept: [(key: String, time: ContinuousClock.Instant, entries: [WalkedEntry], metadata: [Int: Metadata], next: Int?)] = []
 
     static func key(host: String, folderStamp: String, journalHead: UInt64, readsOnly: Bool) -> String {
         host + "|" + folderStamp + "|" + String(journalHead) + "|" + (readsOnly ? "reader" : "writer")
@@ -152,9 +152,28 @@ struct ListingCache: Sendable {
         for (index, metadata) in made where kept[slot].metadata.count < Self.metadataKept { kept[slot].metadata[index] = metadata }
     }
 
+    /// A big listing's next page is expected to start at `start` (the page after the one just
+    /// handed out), and may be made ahead of its request (``keepAhead(_:for:)``).
+    mutating func expect(_ start: Int, for key: String) {
+        guard let slot = kept.firstIndex(where: { $0.key == key }) else { return }
+        kept[slot].next = start
+    }
+
+    /// Whether the page that starts at `start` is still the next one expected under `key`.
+    func expects(_ start: Int, for key: String) -> Bool {
+        kept.first { $0.key == key }?.next == start
+    }
+
+    /// A big listing's next page, made before it was asked for: it replaces what was kept for
+    /// the pages before it, so a walk bigger than ``metadataKept`` keeps one page's metadata.
+    mutating func keepAhead(_ made: [(index: Int, metadata: Metadata)], for key: String) {
+        guard let slot = kept.firstIndex(where: { $0.key == key }) else { return }
+        kept[slot].metadata = Dictionary(made, uniquingKeysWith: { $1 })
+    }
+
     mutating func keep(_ entries: [WalkedEntry], for key: String, at time: ContinuousClock.Instant) {
         kept.removeAll { $0.key == key || time - $0.time >= Self.lifetime }
-        kept.insert((key, time, entries, [:]), at: 0)
+        kept.insert((key, time, entries, [:], nil), at: 0)
         if kept.count > Self.slots { kept.removeLast(kept.count - Self.slots) }
     }
 }

@@ -73,7 +73,31 @@ extension FolderStore {
             flushHashes()
             listingFlushed = .now
         }
+        // A big listing's next page is made while this one travels and the client reads it: the
+        // pages of a first `ls` of 100,000 files took turns with the client's decoding, each
+        // side idle while the other worked.
+        if hasMore, let key, walk.count > ListingCache.metadataKept {
+            listingCache.expect(index, for: key)
+            Task { [weak self, index] in await self?.makeAhead(key: key, from: index, limit: limit) }
+        }
         return (entries, last, hasMore)
+    }
+
+    /// The metadata of the page of the listing kept under `key` that starts at `from`, made
+    /// before it is asked for (``ListingCache/keepAhead(_:for:)``); nothing once that page is no
+    /// longer the next one expected (it was asked for meanwhile, or the listing is gone).
+    private func makeAhead(key: String, from start: Int, limit: Int) {
+        guard listingCache.expects(start, for: key), let walk = listingCache.entries(for: key, now: .now) else { return }
+        let end = min(walk.count, start + limit)
+        hashAhead(Array(walk[start..<end]), restat: true)
+        var made: [(index: Int, metadata: Metadata)] = []
+        for index in start..<end {
+            let resolved = walk[index].resolved
+            var info = stat()
+            guard stat(resolved.host, &info) == 0, let metadata = try? metadata(resolved, info: info) else { continue }
+            made.append((index, metadata))
+        }
+        listingCache.keepAhead(made, for: key)
     }
 
     /// Hashes the files of a page whose versions the book does not know yet, side by side on

@@ -134,7 +134,26 @@ final class FolderBooksTests: XCTestCase {
             + FolderFiles.identifierLine("/gone.md", "id:g") + FolderFiles.identifierLine("/gone.md", nil)
         XCTAssertEqual(lines.split(separator: "\n").count, paths.count + 2, "one line each: a newline in a name is escaped")
         try Data(lines.utf8).write(to: URL(fileURLWithPath: meta + "/" + FolderFiles.identifiersLog))
-        XCTAssertEqual(FolderFiles.readIdentifiers(meta), Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($0.element, "id:\($0.offset)") }))
+        let expected = Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($0.element, "id:\($0.offset)") })
+        XCTAssertEqual(FolderFiles.readIdentifiers(meta), expected)
+        try FileManager.default.removeItem(atPath: meta + "/" + FolderFiles.identifiersLog)
+        try FolderFiles.identifiersJSON(expected).write(to: URL(fileURLWithPath: meta + "/" + FolderFiles.identifiersFile))
+        XCTAssertEqual(FolderFiles.readIdentifiers(meta), expected, "ids.json reads back as written")
+        XCTAssertEqual(FolderFiles.identifiersJSON([:]), Data("{}".utf8))
+    }
+
+    func testATokenIsBase64URLWithoutPaddingAndNeverTheSameTwice() {
+        for (bytes, length) in [(12, 16), (18, 24), (10, 14), (1, 2)] {
+            let tokens = (0..<200).map { _ in FolderFiles.randomToken(bytes: bytes) }
+            XCTAssertTrue(tokens.allSatisfy { $0.count == length }, "\(bytes) bytes: \(length) letters, no padding")
+            XCTAssertTrue(tokens.allSatisfy { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } && $0.allSatisfy(\.isASCII) })
+            if bytes >= 10 { XCTAssertEqual(Set(tokens).count, tokens.count) }
+            let decoded = tokens.compactMap { token in
+                Data(base64Encoded: token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+                     + String(repeating: "=", count: (4 - token.count % 4) % 4))
+            }
+            XCTAssertEqual(decoded.map(\.count), Array(repeating: bytes, count: tokens.count))
+        }
     }
 
     func testNewHashesAreAppendedToTheFileAndAnotherServersAreKept() throws {

@@ -15,6 +15,9 @@ public final class AppModel {
     /// Told of every request's outcome that says something about the server: nil when it
     /// answered (even with an error), the error when it could not be reached (OutboxRunner).
     var onReachability: (RemoteError?) -> Void = { _ in }
+    /// How many times a request found the server unreachable: a request sent before the last
+    /// such time says nothing of the server now, whatever it got (``AppContext/perform(_:then:)``).
+    var unreachableCount = 0
     /// Hands an event to the composition root (``ClubApp/route(_:)``).
     var onEvent: (AppEvent) -> Void = { _ in }
     let format: DisplayFormat
@@ -136,14 +139,21 @@ struct AppContext {
     @discardableResult
     func perform<T: Sendable>(_ work: @escaping @Sendable () async throws(RemoteError) -> T,
                               then deliver: @escaping @MainActor (Result<T, RemoteError>) -> Void) -> Task<Void, Never> {
-        effects.perform(work) { [model] result in
+        let sentAfter = model.unreachableCount
+        return effects.perform(work) { [model] result in
             // Before the result is handled: a save that failed to reach the server finds the app
-            // offline already, and queues itself.
+            // offline already, and queues itself. An answer to a request sent before the server
+            // was last found unreachable is no sign it is back: the server may have answered just
+            // before it went (a list's tags, behind the typing on a busy machine, came after the
+            // refresh that found it gone and took the app back online).
+            let current = sentAfter == model.unreachableCount
             switch result {
-            case .success: model.onReachability(nil)
-            case .failure(let error) where error.isUnreachable: model.onReachability(error)
-            case .failure(.cancelled), .failure(.local), .failure(.notSupported): break
-            case .failure: model.onReachability(nil)
+            case .success where current: model.onReachability(nil)
+            case .failure(let error) where error.isUnreachable:
+                model.unreachableCount += 1
+                model.onReachability(error)
+            case .success, .failure(.cancelled), .failure(.local), .failure(.notSupported): break
+            case .failure: if current { model.onReachability(nil) }
             }
             deliver(result)
         }

@@ -187,9 +187,14 @@ final class OutboxRunner {
         context.perform({ () async throws(RemoteError) in
             _ = try await store.metadata(folder)
         }) { [weak self] result in
-            guard let self, generation == self.probeGeneration, case .failure(let error) = result, error.isUnreachable,
-                  self.state.offline.isOffline else { return }
-            self.scheduleProbe(retryAfter: error.retryAfter)
+            guard let self, generation == self.probeGeneration, self.state.offline.isOffline else { return }
+            // Still offline: no answer, or one that did not count (another request found the
+            // server gone while this one was out, ``AppContext/perform(_:then:)``). Ask again.
+            if case .failure(let error) = result, error.isUnreachable {
+                self.scheduleProbe(retryAfter: error.retryAfter)
+            } else {
+                self.scheduleProbe()
+            }
         }
     }
 

@@ -50,7 +50,12 @@ enum HistoryCheck {
                 }
             case .queued, .kept, .typed:
                 if !onServer && !inDraft {
-                    found.append("step \(line.step): \(line.member)'s \"\(line.text)\" (\(line.told.rawValue)) is neither in club \(line.club) nor in a draft of it")
+                    // Where it might have gone: what the note holds now (wherever it moved), and
+                    // what the member's outbox still holds of it.
+                    let now = texts[line.club].first { $0.key.lowercased() == note.path.lowercased() }.map { String($0.value.prefix(400)) } ?? "no such note"
+                    let waiting = (outboxes[line.member]?[line.club] ?? []).filter { $0.contains(line.text) }.count
+                    found.append("step \(line.step): \(line.member)'s \"\(line.text)\" (\(line.told.rawValue)) is neither in club \(line.club) nor in a draft of it"
+                                 + " (\(note.path) holds: \(now.debugDescription); \(waiting) outbox item(s) hold it)")
                 }
             }
         }

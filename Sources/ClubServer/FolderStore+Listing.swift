@@ -29,33 +29,32 @@ extension FolderStore {
         if !reused, let key, walk.count <= ListingCache.metadataKept {
             // A listing whose metadata is all kept gets it all now, as the walk's stats are fresh:
             // its later pages are then only cut from what is kept.
-            hashAhead(walk, restat: false)
+            hashAhead(walk)
             listingCache.remember(walk.indices.compactMap { index in (try? metadata(walk[index].resolved, info: walk[index].info)).map { (index, $0) } },
                                   for: key)
             reused = true
         }
         var madeBefore = reused ? key.map(listingCache.metadata(for:)) ?? [:] : [:]
         var index = ListingOrder.start(after: after, in: walk)
-        hashAhead(walk[index..<min(walk.count, index + limit)].indices.filter { madeBefore[$0] == nil }.map { walk[$0] }, restat: reused)
+        // The page's entries whose metadata is to be made, each `stat`ed once: again when the
+        // walk was reused (nil: gone since, or its metadata kept), then hashed side by side.
+        let start = index, end = min(walk.count, index + limit)
+        let page = walk[start..<end].indices.map { madeBefore[$0] != nil ? nil : reused ? Self.restat(walk[$0]) : walk[$0] }
+        hashAhead(page.compactMap { $0 })
         var entries: [Metadata] = []
         var made: [(index: Int, metadata: Metadata)] = []
         var last = after
         while index < walk.count, entries.count < limit {
-            var entry = walk[index]
             defer { index += 1 }
-            last = entry.lower
+            last = walk[index].lower
             if let kept = madeBefore[index] {
                 entries.append(kept)
                 continue
             }
-            // Gone since the walk: left out (the journal tells a cursor's holder).
-            let resolved = entry.resolved
-            if reused {
-                var info = stat()
-                guard stat(resolved.host, &info) == 0 else { continue }
-                entry.info = info
-            }
-            if let metadata = try? metadata(resolved, info: entry.info) {
+            // Gone since the walk: left out (the journal tells a cursor's holder). Past the page
+            // (entries of it were gone), each is `stat`ed here.
+            guard let entry = index < end ? page[index - start] : reused ? Self.restat(walk[index]) : walk[index] else { continue }
+            if let metadata = try? metadata(entry.resolved, info: entry.info) {
                 entries.append(metadata)
                 made.append((index, metadata))
             }
@@ -88,29 +87,19 @@ extension FolderStore {
     /// longer the next one expected (it was asked for meanwhile, or the listing is gone).
     private func makeAhead(key: String, from start: Int, limit: Int) {
         guard listingCache.expects(start, for: key), let walk = listingCache.entries(for: key, now: .now) else { return }
-        let end = min(walk.count, start + limit)
-        hashAhead(Array(walk[start..<end]), restat: true)
-        var made: [(index: Int, metadata: Metadata)] = []
-        for index in start..<end {
-            let resolved = walk[index].resolved
-            var info = stat()
-            guard stat(resolved.host, &info) == 0, let metadata = try? metadata(resolved, info: info) else { continue }
-            made.append((index, metadata))
-        }
-        listingCache.keepAhead(made, for: key)
+        let page = walk[start..<min(walk.count, start + limit)].indices.compactMap { index in Self.restat(walk[index]).map { (index, $0) } }
+        hashAhead(page.map(\.1))
+        listingCache.keepAhead(page.compactMap { index, entry in (try? metadata(entry.resolved, info: entry.info)).map { (index, $0) } }, for: key)
     }
 
     /// Hashes the files of a page whose versions the book does not know yet, side by side on
     /// every core (reading and hashing 2,000 new 1 KiB notes is most of a first listing's page),
-    /// so that the page's metadata finds each hash known. `restat`: the walk was reused, its
-    /// `stat`s may be old (a version changed since is hashed again, one at a time, as before).
-    private func hashAhead(_ entries: [WalkedEntry], restat: Bool) {
+    /// so that the page's metadata finds each hash known.
+    private func hashAhead(_ entries: [WalkedEntry]) {
         var missing: [(host: String, key: FileKey)] = []
         for entry in entries {
-            var info = entry.info
-            if restat, stat(entry.resolved.host, &info) != 0 { continue }
-            guard (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            let key = FileKey(info)
+            guard (entry.info.st_mode & S_IFMT) == S_IFREG else { continue }
+            let key = FileKey(entry.info)
             if !hashes.knows(key) { missing.append((entry.resolved.host, key)) }
         }
         guard missing.count > 1 else { return }
@@ -126,6 +115,13 @@ extension FolderStore {
         for (index, hash) in found.withLock({ $0 }).enumerated() {
             if let hash { hashes.record(hash, for: missing[index].key) }
         }
+    }
+
+    /// `entry` with its `stat` now, or nil when it is gone.
+    private static func restat(_ entry: WalkedEntry) -> WalkedEntry? {
+        var fresh = entry
+        guard stat(entry.resolved.host, &fresh.info) == 0 else { return nil }
+        return fresh
     }
 
     /// The walk of `path`, sorted by lower-case path: kept for a few seconds (``ListingCache``)

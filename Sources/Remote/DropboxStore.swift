@@ -63,8 +63,9 @@ public struct RetryPolicy: Sendable {
     /// up on theirs at once, until an answer (``RetryBudget``). The background agent, which no
     /// one waits for, tries as long as for any outage.
     public var refusedAttempts = 2
-    /// The longest the waits between tries may add up to since the last answer, over every
-    /// request of the stores this policy was given to (rate limits aside): a store sets it to its
+    /// The longest the tries may go on after the first failure since the last answer, the waits
+    /// between them and the tries themselves, over every request of the stores this policy was
+    /// given to (rate limits aside): a store sets it to its
     /// idle timeout (`--timeout`), so a server that fails at once, again and again (a gateway's
     /// 502, a reset), costs a command no longer than one that sends nothing.
     public var maxWaiting: TimeInterval = .infinity

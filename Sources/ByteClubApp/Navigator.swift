@@ -110,6 +110,8 @@ final class Navigator {
     func load(_ entry: RemoteEntry, from hit: SearchResult? = nil) {
         loadTask?.cancel()
         var session = NoteSession(loading: entry)
+        // A fresh editor: no text an earlier editor of this note handed to the shell is its base.
+        configuration.drafts?.forgetHandOver(session.draftID)
         session.generation = context.model.nextID()
         session.openedFrom = hit
         if state.offline.isOffline, openCached(session) { return }

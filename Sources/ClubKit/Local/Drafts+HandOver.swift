@@ -47,6 +47,20 @@ extension DraftStore {
         }
     }
 
+    /// Forgets what this process had written to draft `id` once another process took it and
+    /// removed it: that text was the hand-over of the editor that wrote it, and of no other. An
+    /// editor opened afresh on the note (from the server, or from the copy kept here while
+    /// offline) has none: its text never held what was handed over, so that text merged as its
+    /// base would delete the lines the other shell sent (a line lost in a generated history,
+    /// seed 1). A draft file still there is left as it is: its record says whose it is.
+    public func forgetHandOver(_ id: String) {
+        Self.writes.sync {
+            let file = url(id)
+            Self.taken[file.path] = nil
+            if FileStamp(file) == nil { Self.ours[file.path] = nil }
+        }
+    }
+
     /// Runs `body` holding the drafts folder's lock (`flock` on the folder itself), which every
     /// byteclub process holds to look at a draft file and write or remove it: a look and what
     /// it decides are one step for the others too, so a ``take(_:)`` never misses a write made

@@ -178,6 +178,9 @@ public struct DraftStore: Sendable {
             let file = url(draft.id)
             guard let before = FileStamp(file), load(draft.id) == draft, FileStamp(file) == before else { return false }
             Self.ours[file.path] = Written(stamp: before, body: draft.body, baseRev: draft.baseRev)
+            // An editor opening this draft starts from its text: what an earlier editor of the
+            // note handed over is not this one's (``forgetHandOver(_:)``).
+            Self.taken[file.path] = nil
             return true
         }
     }

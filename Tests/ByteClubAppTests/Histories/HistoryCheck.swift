@@ -54,8 +54,9 @@ enum HistoryCheck {
                     // what the member's outbox still holds of it.
                     let now = texts[line.club].first { $0.key.lowercased() == note.path.lowercased() }.map { String($0.value.prefix(400)) } ?? "no such note"
                     let waiting = (outboxes[line.member]?[line.club] ?? []).filter { $0.contains(line.text) }.count
+                    let trail = await revisionTrail(of: note.path, on: run.clubs[line.club], in: run)
                     found.append("step \(line.step): \(line.member)'s \"\(line.text)\" (\(line.told.rawValue)) is neither in club \(line.club) nor in a draft of it"
-                                 + " (\(note.path) holds: \(now.debugDescription); \(waiting) outbox item(s) hold it)")
+                                 + " (\(note.path) holds: \(now.debugDescription); \(waiting) outbox item(s) hold it; its revisions, newest first: \(trail))")
                 }
             }
         }
@@ -91,6 +92,25 @@ enum HistoryCheck {
             }
         }
         return found
+    }
+
+    /// Each revision of `path` with the steps whose lines it holds, newest first: whether a lost
+    /// line ever reached the server, and which save went over it.
+    private static func revisionTrail(of path: String, on club: HistoryClub, in run: HistoryRun) async -> String {
+        do {
+            let (store, _) = try await run.checkerStore(on: club)
+            var trail: [String] = []
+            for entry in try await store.revisions(path, limit: 20).entries {
+                let text = String(decoding: try await store.read(rev: entry.rev ?? "").data, as: UTF8.self)
+                let steps = text.split(separator: "\n").compactMap { line in
+                    line.split(separator: " ").firstIndex(of: "at").map { line.split(separator: " ")[$0 + 1] }
+                }
+                trail.append("\(entry.rev ?? "?") [\(steps.joined(separator: ","))]")
+            }
+            return trail.joined(separator: " ← ")
+        } catch {
+            return "unread: \((error as? RemoteError)?.message ?? "\(error)")"
+        }
     }
 
     /// Every note of `club` as a member reads it (through the keys when encrypted), and a line for

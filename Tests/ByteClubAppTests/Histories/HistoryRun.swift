@@ -369,6 +369,12 @@ final class HistoryRun {
                 return
             }
             let sent = harness.app.state.note?.editor.body.text ?? ""
+            // What the editor held (the steps whose lines) and the rev it saves over: a lost line
+            // shows which save went over it.
+            let held = sent.split(separator: "\n").compactMap { line in
+                line.split(separator: " ").firstIndex(of: "at").map { String(line.split(separator: " ")[$0 + 1]) }
+            }
+            log[log.count - 1] += " [held \(held.joined(separator: ",")) over \(harness.app.state.note?.baseRev ?? "no rev")]"
             let told = await save(harness)
             settleTyped(member, note: note, told, in: sent)
             if let told { lines.append(HistoryLine(text: text, note: note, club: club, member: member, step: step, told: told)) }

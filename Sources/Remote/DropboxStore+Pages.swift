@@ -29,7 +29,10 @@ extension DropboxStore {
                 try paging.page(count: page.entries.count, next: page.hasMore ? page.cursor : nil)
                 try await each(page)
             } catch {
+                // The page asked ahead is cancelled and waited for: a command ending on this
+                // error leaves no request of its own running while the process exits.
                 next?.cancel()
+                _ = await next?.value
                 throw error
             }
             guard let next else { return }

@@ -73,6 +73,9 @@ extension NoteSaves {
             }
             items.append(OutboxItem(kind: .save, path: path, title: title, text: text, draftID: session.draftID,
                                     follows: items.last?.id ?? earlier?.id ?? create.id, queued: now))
+            // The text it is written on: what this editor queued last. Should another process
+            // send those items first, the sender finds the note they made by it.
+            items[items.count - 1].baseText = pending.last { $0.draftID == session.draftID && $0.text != nil }?.text
         } else {
             add(.create, target, baseRev: nil, text: text)
         }

@@ -235,6 +235,10 @@ final class OutboxRunner {
         case .sent(let report):
             reachability(nil)
             followed(report)
+            // What waits is what the outbox holds: another process (`byteclub` on this machine
+            // sends the whole outbox) may have sent items this app still counted, and a draft
+            // whose text the club now has would stay, held by an item long gone.
+            pending = queueOutbox.all()
             if !answerAwaited(report) { delivered(report) }
             queuedDuringSend = []
             publishCounts()

@@ -325,6 +325,54 @@ final class OutboxSenderTests: XCTestCase {
         XCTAssertEqual(uploaded.size, 500)
     }
 
+    /// Issue 68, "your own note, twice": a new note saved offline, `byteclub` on the same machine
+    /// sends the outbox (the note's create with it), and the app, not told, queues the note's next
+    /// save after the create it thinks still waits. That save has no rev, so it went as a create
+    /// of its own, met the note its create made, and was kept as a draft of a new note (seed 1:
+    /// `A note named "Note 012.md" already exists`; the user was then asked to overwrite their own
+    /// note). The note the create made is found by the save's base text: it is saved, once.
+    func testASaveQueuedAfterItsCreateWasSentByAnotherProcessSavesThatNote() async throws {
+        let created = try outbox.append(item(.create, "/byteclub/Trip.txt", text: "day 1\n", draftID: "new-trip"))
+        // `byteclub` (another process) sends the outbox: the create goes.
+        let shell = await send()
+        XCTAssertEqual(shell.run, .done)
+        // The app queues its next save over the create it last queued.
+        var later = item(.save, "/byteclub/Trip.txt", text: "day 1\nday 2\n", draftID: "new-trip", follows: created)
+        later.baseText = "day 1\n"
+        try outbox.append(later)
+
+        let (run, reports) = await send()
+        XCTAssertEqual(run, .done)
+        XCTAssertEqual(reports.count, 1)
+        guard case .sent(let saved?)? = reports.first?.result else { return XCTFail("\(reports.map { Self.summary($0.result) })") }
+        XCTAssertEqual(saved.path, "/byteclub/Trip.txt")
+        let trip = try await text("/byteclub/Trip.txt")
+        XCTAssertEqual(trip, "day 1\nday 2\n")
+        let history = try await ray.revisions("/byteclub/Trip.txt", limit: 10)
+        XCTAssertEqual(history.entries.count, 2, "created, then saved")
+        XCTAssertFalse(drafts.all().contains { $0.body.contains("day 2") && $0.path == nil }, "no draft of a second new note")
+        let names = try await ray.list("/byteclub").map(\.name)
+        XCTAssertFalse(names.contains { $0.hasPrefix("Trip (") }, "no copy: \(names)")
+    }
+
+    /// The same, with another member's change after the create landed: merged over the
+    /// revision the create made (found among the note's revisions), both lines kept.
+    func testASaveQueuedAfterItsCreateWasSentElsewhereMergesWithAChangeMadeSince() async throws {
+        let created = try outbox.append(item(.create, "/byteclub/Trip.txt", text: "day 1\n", draftID: "new-trip"))
+        _ = await send()
+        let landed = try await rev("/byteclub/Trip.txt")
+        _ = try await ann.upload(data: Data("ANN\nday 1\n".utf8), to: "/byteclub/Trip.txt", mode: .update(rev: landed), autorename: false)
+        var later = item(.save, "/byteclub/Trip.txt", text: "day 1\nday 2\n", draftID: "new-trip", follows: created)
+        later.baseText = "day 1\n"
+        try outbox.append(later)
+
+        let (run, reports) = await send()
+        XCTAssertEqual(run, .done)
+        guard case .merged? = reports.first?.result else { return XCTFail("\(reports.map { Self.summary($0.result) })") }
+        let trip = try await text("/byteclub/Trip.txt")
+        XCTAssertEqual(trip, "ANN\nday 1\nday 2\n")
+    }
+
     func testASaveOfANoteDeletedMeanwhileBecomesADraftOfANewNote() async throws {
         let base = try await rev("/byteclub/Plans.txt")
         try outbox.append(item(.save, "/byteclub/Plans.txt", baseRev: base, text: "mine\n"))

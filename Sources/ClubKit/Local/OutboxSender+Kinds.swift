@@ -73,6 +73,15 @@ extension OutboxSender {
         guard let text = item.text else { return OutboxAnswer(.refused("Not saved: \(Self.shown(item.title)) had no text in the outbox")) }
         let data = Data(text.utf8)
         guard let baseRev = item.baseRev else {
+            if let landed = try await landedBase(of: item) {
+                // The item it follows landed, sent by another process (`byteclub` on this
+                // machine sends the whole outbox): a save of that note, not a second one.
+                var adopted = item
+                adopted.baseRev = landed
+                adopted.baseText = item.baseText
+                try rewrite(adopted)
+                return try await sendSave(adopted)
+            }
             // No rev to build on: the note did not exist when it was saved, so it is a create.
             return try await sendCreate(item)
         }
@@ -113,6 +122,29 @@ extension OutboxSender {
         }
         return OutboxAnswer(try keepDraft(item, text: text, gone: false,
                                           reason: "\(Self.shown(item.title)) keeps changing on the server; your text is kept as a draft: open it to merge"))
+    }
+
+    /// The revision a save with no base rev builds on, when the item it follows is no longer in
+    /// the outbox: another process sent it, after this save was made over it by an editor that
+    /// still thought it waited (a new note's next save, issue 68: "your own note, twice"). That
+    /// item made the revision holding the save's base text (``OutboxItem/baseText``): the note
+    /// now, or one of its last revisions where the server keeps them. Nil when none holds it
+    /// (the save is then a create, as before). A failure a retry may mend stops the send.
+    func landedBase(of item: OutboxItem) async throws(RemoteError) -> String? {
+        guard item.kind == .save, let base = item.baseText.map({ Data($0.utf8) }), let follows = item.follows,
+              !outbox.all().contains(where: { $0.id == follows }) else { return nil }
+        do throws(RemoteError) {
+            let current = try await store.read(item.path)
+            if current.data == base { return current.entry.rev }
+            guard store.keepsHistory else { return nil }
+            for entry in try await store.revisions(item.path, limit: 10).entries where entry.rev != current.entry.rev {
+                guard let rev = entry.rev else { continue }
+                if try await store.read(rev: rev).data == base { return rev }
+            }
+        } catch {
+            _ = try Self.answer(error)
+        }
+        return nil
     }
 
     /// Writes `item` over itself in the outbox; a disk that refuses stops the send.

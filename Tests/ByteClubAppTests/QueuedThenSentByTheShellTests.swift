@@ -16,7 +16,7 @@ import XCTest
 /// with no question. A hand-over belongs to the editor that wrote the draft; an editor opened
 /// afresh has none.
 @MainActor
-final class HandOverBaseTests: XCTestCase {
+final class QueuedThenSentByTheShellTests: XCTestCase {
     var club: RestartableClub!
     var state: URL!
     var refusing: (port: Int, hold: PortHold)!
@@ -137,6 +137,54 @@ final class HandOverBaseTests: XCTestCase {
                       "the shell's save of \"two\" is in the note or a draft, not merged away: the note holds \(plan.debugDescription), drafts \(kept)")
         XCTAssertTrue(plan.contains("three") || kept.contains { $0.contains("three") },
                       "the new line is in the note or a draft: \(plan.debugDescription), drafts \(kept)")
+        harness.app.requestQuit()
+    }
+
+    /// Issue 68, "your own note, twice": a new note saved offline, `byteclub` on this machine
+    /// sends the outbox (the note's create), and the app, not told, saves the note again. That
+    /// save was queued after the create the app thought still waited, with no rev, and went as a
+    /// second create: "A note named … already exists; yours is kept as a draft of a new note",
+    /// and the next Ctrl-S offered to overwrite the user's own note (seed 1, steps 58 to 108).
+    /// Now it saves that note, once.
+    func testANewNoteTheShellSentIsSavedAgainFromTheAppNotMadeTwice() async throws {
+        let switchable = StallingStore(club: store(club.url), silent: store(URL(string: "http://127.0.0.1:\(refusing.port)")!))
+        let harness = Harness(store: switchable, drafts: DraftStore(directory: drafts)) { configuration in
+            configuration.outbox = self.outbox
+            configuration.cache = self.cache
+            configuration.liveUpdates = false
+        }
+        await harness.start()
+        switchable.stall(true)
+        harness.press(.char("r"))
+        await harness.waitUntil("offline") { harness.app.state.offline.isOffline }
+
+        // A new note, saved offline: its create waits in the outbox.
+        harness.press(.char("n"))
+        for character in "Trip" { harness.press(.char(character)) }
+        harness.press(.enter)
+        for character in "day 1" { harness.press(.char(character)) }
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the new note in the outbox") { harness.app.state.message?.text.hasPrefix("Saved \"Trip") == true && self.outbox.all().count == 1 }
+        let name = try XCTUnwrap(outbox.all().first.map { ($0.path as NSString).lastPathComponent })
+
+        // `byteclub` on this machine sends the outbox.
+        let shell = OutboxSender(store: store(club.url), outbox: outbox, drafts: nil)
+        guard case .sent(let report) = await shell.sendFirst(), case .sent = report.result else { return XCTFail("the shell sent the create") }
+        XCTAssertEqual(club.text(name), "day 1")
+
+        // The app, still offline and not told, saves the note again; then the club is back.
+        add("\nday 2", in: harness)
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the second save in the outbox") { self.outbox.all().count == 1 && harness.app.state.note?.isSaving == false }
+        switchable.stall(false)
+        await harness.waitUntil("sent", timeout: 20) { self.outbox.all().isEmpty && harness.app.state.offline.waiting == 0 }
+
+        XCTAssertEqual(club.text(name), "day 1\nday 2", "the note saved again, in place")
+        let names = try FileManager.default.contentsOfDirectory(atPath: club.folder.path)
+        XCTAssertEqual(names.filter { $0.hasPrefix("Trip") }, [name], "one note, no copy")
+        XCTAssertFalse(DraftStore(directory: drafts).all().contains { $0.path == nil && $0.body.contains("day 2") },
+                       "no draft of a second new note: \(DraftStore(directory: drafts).all().map { "\($0.id) \($0.path ?? "-") \($0.body.debugDescription)" }); \(harness.app.state.message?.text ?? "")")
+        XCTAssertEqual(harness.app.state.note?.entry?.name, name, "the editor knows its note now")
         harness.app.requestQuit()
     }
 }

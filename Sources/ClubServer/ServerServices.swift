@@ -46,16 +46,16 @@ struct ChangeWatcher: Service {
             var took: Duration = .zero
             var lastRescan = ContinuousClock.now
             while !Task.isCancelled {
-                // At most a tenth of the time rescanning: a 100,000-file folder takes a few tenths
-                // of a second to walk, and walked every second it took half a core.
+                // At most a tenth of a core rescanning: a 100,000-file folder takes a few tenths
+                // of a second of CPU to walk, and walked every second it took half a core.
                 try await Task.sleep(for: max(interval, took * 10))
                 store.journal.takeInForeignRecords()
                 if store.batchCommits.isUploading, ContinuousClock.now - lastRescan < Self.busyRescanLimit { continue }
                 if !store.batchCommits.isUploading { UploadSessionFiles.removeForgottenMarkers() }
                 lastRescan = .now
-                let began = ContinuousClock.now
-                defer { took = ContinuousClock.now - began }
-                if await store.rescanConcurrently() {
+                let (applied, walking) = await store.rescanConcurrently()
+                took = walking
+                if applied {
                     interrupted = 0
                 } else {
                     // Busy with commits: after three tries, walk inside the actor once.

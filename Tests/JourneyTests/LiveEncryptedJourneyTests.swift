@@ -39,7 +39,7 @@ final class LiveEncryptedJourneyTests: XCTestCase {
             try screen.press("C-End")
             screens.append((name, screen))
         }
-        for (name, screen) in screens { screen.waitFor("both in the note on \(name)'s screen") { $0.contains("Live: ann, bob") } }
+        for (name, screen) in screens { screen.waitFor("both in the note on \(name)'s screen") { $0.contains("Live: ann, bob") || $0.contains("Live: bob, ann") } }
 
         var words: [String] = []
         for round in 0..<5 {

@@ -193,7 +193,7 @@ final class PrivateAtRestJourneyTests: XCTestCase {
             try member.press("Enter")
             Journey.see(member, ["Secret plans: the regatta route"], "\(name)'s editor")
         }
-        for member in [screen, bobScreen] { member.waitFor("both in the note") { $0.contains("Live: ann, bob") } }
+        for member in [screen, bobScreen] { member.waitFor("both in the note") { $0.contains("Live: ann, bob") || $0.contains("Live: bob, ann") } }
         try screen.press("End")
         try screen.type(" (ann: past the lighthouse)")
         bobScreen.waitFor("ann's words on bob's screen") { $0.contains("past the lighthouse") }

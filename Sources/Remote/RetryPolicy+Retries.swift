@@ -68,6 +68,8 @@ final class RetryBudget: Sendable, Equatable {
     private struct Spent {
         /// When the first failure since the last answer asked to wait.
         var since: ContinuousClock.Instant?
+        /// When the last wait ended: the failed try after it began then.
+        var resumed: ContinuousClock.Instant?
         /// A request gave up on a refused connection (nothing listens there).
         var refused = false
     }
@@ -75,13 +77,20 @@ final class RetryBudget: Sendable, Equatable {
     private let spent = Mutex(Spent())
 
     /// Takes a wait of `seconds` if the tries, with it, end within `limit` of the first failure
-    /// since the last answer; false when not.
+    /// since the last answer; false when not. A try that ran longer than `limit` before it
+    /// failed was moving bytes (one that moves none is cut at the idle limit, and a stall is
+    /// not tried again): the clock starts again from its failure, so a long upload cut once in a
+    /// while is tried again as before.
     func take(_ seconds: TimeInterval, within limit: TimeInterval, now: ContinuousClock.Instant = .now) -> Bool {
-        spent.withLock { spent in
-            let since = spent.since ?? now
+        guard !limit.isInfinite else { return true }
+        let bound = Duration.milliseconds(Int(limit * 1000))
+        return spent.withLock { spent in
+            var since = spent.since ?? now
+            if let resumed = spent.resumed, now - resumed > bound { since = now }
             let after = now + .milliseconds(Int((seconds * 1000).rounded(.up)))
-            guard limit.isInfinite || after <= since + .milliseconds(Int(limit * 1000)) else { return false }
+            guard after <= since + bound else { return false }
             spent.since = since
+            spent.resumed = after
             return true
         }
     }

@@ -31,6 +31,16 @@ final class RetryBudgetTests: XCTestCase {
         XCTAssertTrue(budget.take(60, within: .infinity, now: start + .seconds(3_600)))
     }
 
+    func testATryThatRanLongerThanTheLimitStartsTheClockAgain() {
+        let budget = RetryBudget()
+        let start = ContinuousClock.now
+        XCTAssertTrue(budget.take(0.2, within: 5, now: start))
+        // The next try moved bytes for 30 s before it was cut: its failure is a new start.
+        XCTAssertTrue(budget.take(0.4, within: 5, now: start + .seconds(30)))
+        XCTAssertTrue(budget.take(0.8, within: 5, now: start + .milliseconds(31_000)))
+        XCTAssertFalse(budget.take(4, within: 5, now: start + .milliseconds(32_000)), "then fast failures are bounded again")
+    }
+
     func testAWaitLongerThanTheLimitIsRefusedAtOnce() {
         XCTAssertFalse(RetryBudget().take(2.5, within: 2))
     }

@@ -47,6 +47,19 @@ final class QueuedThenSentByTheShellTests: XCTestCase {
                             connection: ConnectionOptions(idleTimeout: 10), retry: retry)
     }
 
+    /// Ray's app as the executable makes it, started: drafts, an outbox, a cache; the server's
+    /// answers can be cut (a port that refuses) while another process still reaches it.
+    private func rayApp() async -> (StallingStore, Harness) {
+        let switchable = StallingStore(club: store(club.url), silent: store(URL(string: "http://127.0.0.1:\(refusing.port)")!))
+        let harness = Harness(store: switchable, drafts: DraftStore(directory: drafts)) { configuration in
+            configuration.outbox = self.outbox
+            configuration.cache = self.cache
+            configuration.liveUpdates = false
+        }
+        await harness.start()
+        return (switchable, harness)
+    }
+
     private func open(_ title: String, in harness: Harness) async {
         guard let index = harness.app.noteItems.firstIndex(where: { $0.title == title }) else {
             return XCTFail("no note \(title) in \(harness.app.noteItems.map(\.title))")
@@ -68,15 +81,7 @@ final class QueuedThenSentByTheShellTests: XCTestCase {
     }
 
     func testANoteOpenedAgainFromTheKeptCopyMergesOverThatCopyNotOverADraftTheShellSent() async throws {
-        // Ray's app as the executable makes it: drafts, an outbox, a cache; the server's answers
-        // can be cut (a port that refuses) while another process still reaches it.
-        let switchable = StallingStore(club: store(club.url), silent: store(URL(string: "http://127.0.0.1:\(refusing.port)")!))
-        let harness = Harness(store: switchable, drafts: DraftStore(directory: drafts)) { configuration in
-            configuration.outbox = self.outbox
-            configuration.cache = self.cache
-            configuration.liveUpdates = false
-        }
-        await harness.start()
+        let (switchable, harness) = await rayApp()
         // Both notes opened once: their text is kept on this machine.
         for title in ["Plan", "Ideas"] {
             await open(title, in: harness)
@@ -147,13 +152,7 @@ final class QueuedThenSentByTheShellTests: XCTestCase {
     /// and the next Ctrl-S offered to overwrite the user's own note (seed 1, steps 58 to 108).
     /// Now it saves that note, once.
     func testANewNoteTheShellSentIsSavedAgainFromTheAppNotMadeTwice() async throws {
-        let switchable = StallingStore(club: store(club.url), silent: store(URL(string: "http://127.0.0.1:\(refusing.port)")!))
-        let harness = Harness(store: switchable, drafts: DraftStore(directory: drafts)) { configuration in
-            configuration.outbox = self.outbox
-            configuration.cache = self.cache
-            configuration.liveUpdates = false
-        }
-        await harness.start()
+        let (switchable, harness) = await rayApp()
         switchable.stall(true)
         harness.press(.char("r"))
         await harness.waitUntil("offline") { harness.app.state.offline.isOffline }

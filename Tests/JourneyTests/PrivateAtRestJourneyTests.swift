@@ -235,6 +235,9 @@ final class PrivateAtRestJourneyTests: XCTestCase {
             ((try? run(["get", "Plans.md", "-"]))?.stdout ?? "").contains("past the lighthouse")
         })
         for (member, world) in [(screen, ann), (bobScreen, bob)] {
+            // The room's revision reaches each editor a moment after the file has it (its mark,
+            // then the change feed): until then the note shows [+], and Esc asks to save first.
+            member.waitFor("the room's revision in the editor") { $0.contains("past the lighthouse") && !$0.contains("[+]") }
             try member.press("Escape")
             Journey.see(member, ["Closed Plans.md"], "the note closed")
             try member.type("q")

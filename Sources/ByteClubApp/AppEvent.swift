@@ -19,6 +19,10 @@ enum AppEvent: Equatable, Sendable {
     /// The outbox runner's answer to the save the open editor sent at once (an item's report, or
     /// the stop that ended it): the save machine carries it out (``NoteSaves``).
     case saveAnswered(NoteSave.Answer)
+    /// The outbox's sender kept as a draft, for a conflict, the last item of the save the open
+    /// editor stopped waiting for (its answer came after ``OutboxRunner/answerGrace``): the
+    /// editor asks now, as an answered save does (``NoteSaves/lateConflict(_:)``).
+    case lateConflict(OutboxReport)
 
     /// What the screen shows that a transition is read from.
     struct Screen: Equatable {

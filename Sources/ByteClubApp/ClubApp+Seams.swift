@@ -45,6 +45,7 @@ extension ClubApp {
         case .searchShown: search.shown()
         case .noteViewShown, .notesListChanged: noteView.refreshBacklinks()
         case .saveAnswered(let answer): notes.saves.answered(answer)
+        case .lateConflict(let report): notes.saves.lateConflict(report)
         }
     }
 

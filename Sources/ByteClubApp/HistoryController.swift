@@ -158,7 +158,7 @@ final class HistoryController {
             case .success(let restored):
                 self.close()
                 self.context.say(StatusMessage("Restored \"\(TerminalSafe.escape(title))\" to its text of \(when)"))
-                self.refresher.refresh(.notes, select: restored.pathLower)
+                self.refresher.took(.notes, [.updated(restored)], select: restored.pathLower)
             case .failure(let error):
                 self.context.say(.error("Could not restore \"\(TerminalSafe.escape(title))\": \(error.message)"))
             }

@@ -2,6 +2,7 @@ import Foundation
 import ClubKit
 import Markdown
 import Remote
+import Synchronization
 import TerminalUI
 
 /// Renames and moves keep links: after a note is renamed (`R`), or a note or a folder moved
@@ -126,9 +127,14 @@ final class LinkRenames {
             $0.beginRequest()
             $0.message = StatusMessage("Updating the links in \(paths.count) note\(paths.count == 1 ? "" : "s")…")
         }
+        // The notes saved, as the server answered: the list takes their new revs (no listing).
+        let saved = SavedEntries()
         context.perform({ () async throws(RemoteError) -> LinkUpdates.Report in
             // The index has the new text at once: the next rename or move counts from it.
-            try await writes.rewriteLinks(in: paths, saved: { entry, text in try? index?.upsert(entry, text: text) }, rewrite: rewrite)
+            try await writes.rewriteLinks(in: paths, saved: { entry, text in
+                try? index?.upsert(entry, text: text)
+                saved.add(entry)
+            }, rewrite: rewrite)
         }) { [weak self] result in
             guard let self else { return }
             self.context.update { $0.endRequest() }
@@ -136,7 +142,14 @@ final class LinkRenames {
             case .success(let report): self.context.say(report.isComplete ? StatusMessage(report.summary) : .error(report.summary))
             case .failure(let error): self.context.say(.error("Could not update the links: \(error.message)"))
             }
-            self.refresher.refresh(.notes)
+            self.refresher.took(.notes, saved.changes)
         }
     }
+}
+
+/// The notes a link update saved, gathered as it goes (its callback runs off the UI queue).
+private final class SavedEntries: Sendable {
+    private let entries = Mutex<[RemoteChange]>([])
+    func add(_ entry: RemoteEntry) { entries.withLock { $0.append(.updated(entry)) } }
+    var changes: [RemoteChange] { entries.withLock { $0 } }
 }

@@ -253,7 +253,7 @@ extension NoteConflicts {
             session.journalledVersion = -1
             context.model.updateQuietly { $0.note = session }
             journal()
-            refresher.refresh(.notes, select: entry.pathLower)
+            refresher.took(.notes, [.updated(entry)], select: entry.pathLower)
         }
         // Esc while the merge was saved closed the note once the server had it (``NoteSaves/saved``).
         let closed = state.note == nil

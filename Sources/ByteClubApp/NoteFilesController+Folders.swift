@@ -20,7 +20,7 @@ extension NoteFilesController {
             guard let self, let text else { return }
             let name = text.trimmingCharacters(in: .whitespaces)
             self.folderRequest("Making folder \"\(TerminalSafe.escape(name))\"…", { writes async throws(RemoteError) in try await writes.createFolder(parent + "/" + name) }) { made in
-                self.refresher.refresh(.notes, select: made.pathLower)
+                self.refresher.took(.notes, [.updated(made)], select: made.pathLower)
                 self.context.say(StatusMessage("Made folder \"\(TerminalSafe.escape(made.name))\""))
             }
         } }
@@ -48,7 +48,7 @@ extension NoteFilesController {
         context.ask { DialogLayer(modal, selected: 1) { [weak self] choice in
             guard choice == 0, let self else { return }
             self.folderRequest("Deleting folder \"\(TerminalSafe.escape(folder.name))\"…", { writes async throws(RemoteError) in try await writes.delete(folder.path) }) { _ in
-                self.refresher.refresh(.notes)
+                self.refresher.took(.notes, [Refresher.gone(folder.path)])
                 self.context.say(StatusMessage("Deleted the folder \"\(TerminalSafe.escape(folder.name))\""))
             }
         } }
@@ -136,7 +136,7 @@ extension NoteFilesController {
                     state.note = session
                 }
             }
-            self.refresher.refresh(.notes, select: moved.pathLower)
+            self.refresher.took(moveFrom: path, to: moved)
             self.context.say(StatusMessage(done))
             self.linkRenames.moved(from: path, to: moved.path)
         }

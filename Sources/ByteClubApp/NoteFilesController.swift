@@ -104,7 +104,7 @@ final class NoteFilesController {
                 }
                 $0.message = StatusMessage("Renamed to \"\(TerminalSafe.escape(moved.name))\"")
             }
-            refresher.refresh(.notes, select: moved.pathLower)
+            refresher.took(moveFrom: entry.path, to: moved)
             linkRenames.renamed(entry, to: moved)
         case .failure(.conflict):
             context.say(.error("A note named \"\(TerminalSafe.escape(name))\" already exists"))
@@ -192,7 +192,7 @@ func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppCon
             case .success:
                 deleted()
                 context.say(StatusMessage("Deleted \"\(TerminalSafe.escape(entry.name))\""))
-                refresher?.refresh(tab)
+                refresher?.took(tab, [.deleted(name: entry.name, path: entry.path, pathLower: entry.pathLower)])
             case .failure(let error) where error.isUnreachable && offline != nil:
                 offline?()
             case .failure(let error):

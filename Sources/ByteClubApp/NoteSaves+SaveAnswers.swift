@@ -67,6 +67,18 @@ extension NoteSaves {
         }
     }
 
+    /// The outbox's sender came back with a conflict for the save this editor stopped waiting
+    /// for (no answer within ``OutboxRunner/answerGrace``: it went on as queued). While the editor
+    /// still holds exactly what it sent, and nothing else is asked, it asks now as an answered
+    /// save does, the merge or the conflict dialog, rather than leave only "open it to merge" in
+    /// the status bar for a note that is open.
+    func lateConflict(_ report: OutboxReport) {
+        guard let session = state.note, session.queuedItem == report.item.id, session.isEditing, session.merge == nil,
+              state.dialogs.isEmpty else { return }
+        let outcome = NoteSave.outcome(of: report, last: true, canMerge: session.canMerge)
+        carryOut(outcome, session: session, version: session.version, name: session.fileName)
+    }
+
     /// A member's display name for an account id (the live updates' names cache), or words.
     private func named(_ account: String?, _ then: @escaping @MainActor (String) -> Void) {
         guard let account, let live else { return then(MergeSession.someone) }

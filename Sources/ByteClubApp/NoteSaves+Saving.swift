@@ -104,7 +104,7 @@ extension NoteSaves {
         switch outcome {
         case .saved(let entry, let adopt):
             if adopt { session.editor.title.text = ClubLayout.title(of: entry.name) }
-            saved(session: &session, entry: entry, version: version)
+            saved(session: &session, entry: entry, version: version, copy: adopt)
         case .nameTaken:
             session.closeAfterSave = false
             context.update {
@@ -159,21 +159,23 @@ extension NoteSaves {
     }
 
     /// After the server confirmed a save: the baseline moves, the draft goes, the list follows.
-    func saved(session: inout NoteSession, entry: RemoteEntry, version: Int) {
+    /// `copy`: saved as a copy beside the note, which stays (else a save at another path moved it).
+    func saved(session: inout NoteSession, entry: RemoteEntry, version: Int, copy: Bool = false) {
         // What an offline open shows next time: the text the server confirmed (the editor may
         // hold more, typed during the save; that is in the draft).
         if session.version == version { context.cacheNoteText(Data(session.editor.body.text.utf8), of: entry) }
         let previous = session.entry
         session.entry = entry
-        // The list takes the saved note at once (a new one, or its new rev and size), not only
-        // once a listing comes: a server gone right after the save leaves it there to open again
-        // (from this machine's copy). Ours, so no news (LiveUpdates.announce).
-        let (layout, format) = (configuration.layout, configuration.format)
-        context.model.updateQuietly { _ = $0.applyChanges(.notes, [.updated(entry)], layout: layout, format: format) }
-        // While the change feed follows the club, that is the whole of it: the club is not listed
-        // again after each save (a 100,000-note club was, every time). A save that renamed, or a
-        // list no feed follows, is listed again as before.
-        let relist = live?.isWatching(.notes) != true || (previous.map { $0.pathLower != entry.pathLower } ?? false)
+        // The list takes the saved note at once (a new one, or its new rev and size; a save that
+        // renamed, its old row gone), as the server answered: that is the whole of it, the club
+        // is not listed again (a 100,000-note club was, after every save). A server gone right
+        // after the save leaves the note there to open again (from this machine's copy). Ours,
+        // so no news (LiveUpdates.announce), nor is what the feed says of it next.
+        var changes: [RemoteChange] = [.updated(entry)]
+        if let previous, previous.pathLower != entry.pathLower, !copy {
+            changes.insert(.deleted(name: previous.name, path: previous.path, pathLower: previous.pathLower), at: 0)
+        }
+        refresher.took(.notes, changes)
         // The text saved is the editor's when nothing was typed since; else the one sent at once
         // (a queued save's is not known here).
         let editorText = session.version == version ? session.editor.body.text : nil
@@ -222,12 +224,6 @@ extension NoteSaves {
         // Closed: the list is on the saved note now (if the list has it yet), and again once
         // the load below has it at its new place.
         if close { showInList(session) }
-        if relist {
-            refresher.refresh(.notes, select: entry.pathLower)
-        } else {
-            // What the feed then says of this save is ours, as after a listing of our own.
-            refresher.ownChange(.notes)
-        }
         if pending != nil, let open = state.note, open.isEditing, open.merge == nil, open.canMerge {
             conflicts?.startMerge(.afterSave)
         }

@@ -60,18 +60,12 @@ extension OutboxRunner {
     /// Answers the editor waiting for `report`'s item; false when none waits for it.
     func answerAwaited(_ report: OutboxReport) -> Bool {
         guard let waiting = awaited, let index = waiting.firstIndex(of: report.item.id) else { return false }
-        let went: Bool
-        switch report.result {
-        case .sent, .merged: went = true
-        case .conflict, .refused: went = false
-        }
-        if index == waiting.count - 1 || !went {
+        if index == waiting.count - 1 || !report.result.went {
             awaited = nil
             // A rename that did not go: the save after it must not write under the old name.
             withdraw(Array(waiting[(index + 1)...]))
         }
-        let photos = context.configuration.layout.photosFolder.lowercased() + "/"
-        refresher.ownChange(report.item.path.lowercased().hasPrefix(photos) ? .photos : .notes)
+        listFollows(report)
         // (A draft the sender kept is the editor's own: its row follows once the editor closes.)
         context.send(.saveAnswered(.report(report)))
         return true
@@ -127,6 +121,10 @@ extension OutboxRunner {
             firstProblem = firstProblem ?? reason
             noteKeptAsDraft(item)
             context.say(.error(reason))
+            // The open editor's own save, answered late, its text as sent: it asks now.
+            if let open = state.note, open.queuedItem == item.id, open.editor.body.text == item.text {
+                context.send(.lateConflict(report))
+            }
         case .refused(let reason):
             problemsInRun += 1
             firstProblem = firstProblem ?? reason
@@ -134,12 +132,21 @@ extension OutboxRunner {
         }
         // The sender dropped the draft, or kept the text as one: the rows follow.
         if item.draftID != nil { refresher.reloadDrafts() }
-        // Our own change: the live updates are not to announce it as news.
+        listFollows(report)
+    }
+
+    /// Our own change, as the server answered it: the list takes it in place (the club is not
+    /// listed again), and the live updates do not announce it as news.
+    private func listFollows(_ report: OutboxReport) {
+        let item = report.item
         let photos = context.configuration.layout.photosFolder.lowercased() + "/"
         let tab: Tab = item.kind == .upload || item.path.lowercased().hasPrefix(photos) ? .photos : .notes
-        refresher.ownChange(tab)
-        if !(live?.isRunning ?? false) || item.kind == .delete || item.kind == .rename {
-            refresher.refresh(tab)
+        switch (item.kind, Outbox.entry(madeBy: report.result)) {
+        case _ where !report.result.went: refresher.ownChange(tab)
+        case (.delete, _): refresher.took(tab, [Refresher.gone(item.path)])
+        case (.rename, let moved?): refresher.took(moveFrom: item.path, to: moved, in: tab)
+        case (_, let entry?): refresher.took(tab, [.updated(entry)])
+        case (_, nil): refresher.ownChange(tab)
         }
     }
 

@@ -83,6 +83,40 @@ final class Refresher {
     /// what they see next for ours, as after a refresh.
     func ownChange(_ tab: Tab) { lastOwnRefresh[tab] = context.effects.now() }
 
+    /// Something this app did changed `tab`'s folder by `changes`, as the server answered them (a
+    /// save's entry, a rename's two ends, a deletion): the list takes them in place, with no
+    /// listing of the club (a 100,000-note club was listed whole after each save). Ours, so no
+    /// news (``AppState/applyChanges(_:_:layout:format:before:)`` into a quiet update), and
+    /// what the change feed says of them next is no news either (nothing new to apply). The
+    /// selection moves to `select` (a lowercased path) when given; the cache follows.
+    func took(_ tab: Tab, _ changes: [RemoteChange], select: String? = nil) {
+        ownChange(tab)
+        let model = context.model, layout = context.configuration.layout, format = context.configuration.format
+        model.updateQuietly { _ = $0.applyChanges(tab, changes, layout: layout, format: format) }
+        if let select {
+            let listing = model.noteListing
+            context.update { $0.reselect(tab, path: select, notes: listing) }
+        } else {
+            context.update { _ in }
+        }
+        // At the cursor the cache is at: the feed, if any, says these changes again from there.
+        // (A list shown from the cache, not listed since, stays marked so.)
+        if context.state[tab].hasLoaded, context.state[tab].cachedAt == nil { cacheList(tab, cursor: nil) }
+    }
+
+    /// A rename or move of the note at `path` the server answered with `moved`: its old row
+    /// goes, its new one comes (a folder's notes are not in its entry: a folder moved is listed
+    /// again).
+    func took(moveFrom path: String, to moved: RemoteEntry, in tab: Tab = .notes) {
+        guard moved.kind != .folder else { return refresh(tab, select: moved.pathLower) }
+        took(tab, [Self.gone(path), .updated(moved)], select: moved.pathLower)
+    }
+
+    /// The change that says `path` is gone.
+    static func gone(_ path: String) -> RemoteChange {
+        .deleted(name: (path as NSString).lastPathComponent, path: path, pathLower: path.lowercased())
+    }
+
     /// Reads the drafts folder (at start, and after a draft is set aside).
     func reloadDrafts() {
         guard let drafts = context.configuration.drafts else { return }

@@ -20,6 +20,23 @@ public enum OutboxResult: Sendable, Equatable {
     /// Not sent, for a reason a retry will not mend (a photo changed or gone since it was queued,
     /// a note deleted that someone changed meanwhile, a new name that is taken): `reason` says so.
     case refused(String)
+
+    /// Whether the change is on the server (sent, or merged with theirs).
+    public var went: Bool {
+        switch self {
+        case .sent, .merged: return true
+        case .conflict, .refused: return false
+        }
+    }
+
+    /// The note or photo the change made (none after a delete, or when it did not go).
+    public var entry: RemoteEntry? {
+        switch self {
+        case .sent(let sent): return sent
+        case .merged(let merged, _): return merged
+        case .conflict, .refused: return nil
+        }
+    }
 }
 
 /// Why an item was not sent as it was, where the app answers differently (an editor waiting for
@@ -177,11 +194,7 @@ extension Outbox {
 
     /// The note or photo an item's result left on the server, if any.
     public static func entry(madeBy result: OutboxResult) -> RemoteEntry? {
-        switch result {
-        case .sent(let sent): return sent
-        case .merged(let merged, _): return merged
-        case .conflict, .refused: return nil
-        }
+        result.entry
     }
 
     /// Changes `follower` to follow what `item` did; true when it changed.

@@ -48,8 +48,11 @@ extension ClubAPI {
         return .success(LiveSession(room: room, tokenHash: tokenHash, grant: grant))
     }
 
+    /// The folder of an encrypted club's keys, beside its files (ClubKit's `ClubKeyFiles.folderName`).
+    static let clubKeysFolder = ".clubkeys"
+
     /// Whether `path` lies in an encrypted club's folder: a folder above it holds the club's keys
-    /// (`.clubkeys`, ClubKit's `ClubKeyFiles.folderName`).
+    /// (``clubKeysFolder``).
     func inEncryptedClub(_ path: DropboxPath) -> Bool { Self.inEncryptedClub(path, root: store.root) }
 
     /// Whether `path` lies in an encrypted club's folder under the served folder `root`.
@@ -57,7 +60,7 @@ extension ClubAPI {
         var folder = URL(fileURLWithPath: served + path.display).deletingLastPathComponent()
         let root = URL(fileURLWithPath: served).standardizedFileURL.path
         while folder.standardizedFileURL.path.count >= root.count {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(".clubkeys").path) { return true }
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(clubKeysFolder).path) { return true }
             folder = folder.deletingLastPathComponent()
         }
         return false

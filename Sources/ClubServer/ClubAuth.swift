@@ -93,7 +93,7 @@ struct BearerAuth: RouterMiddleware {
             authenticator.failed(address, what: "token")
             return ClubAPI.response(for: .unauthorized())
         }
-        if let tags = Self.writes[path], !grant.role.canWrite {
+        if let tags = Self.writes[path], !grant.role.canWrite, !Self.isRequestToJoin(request) {
             let refusal: APIError = tags.isEmpty ? .uploadPath([.noWritePermission]) : .endpoint(tags)
             return ClubAPI.response(for: refusal.saying("\(grant.name) is a reader in this club: reading only, no changes"))
         }
@@ -102,6 +102,28 @@ struct BearerAuth: RouterMiddleware {
         }
         return try await run(request, context, tokenHash: tokenHash, grant: grant, next: next)
     }
+
+    /// A reader's one write: its own request to join an encrypted club (ClubKit's
+    /// `ClubKeyFiles.request(for:)`: an `upload` of `FOLDER/.clubkeys/requests/NAME.json`), so
+    /// an admin's `members admit` finds it; a reader was refused it, and so could never be
+    /// admitted. Nothing else under `.clubkeys` (the keys and the roster stay an editor's to
+    /// write), nothing deeper, no dot segment, and a small body with its length said (a request
+    /// is a few hundred bytes). Like any member's, a request can be written over: what an admin
+    /// admits is checked by its fingerprint (`members admit` shows it).
+    static func isRequestToJoin(_ request: Request) -> Bool {
+        guard request.uri.path == Endpoint.upload.route,
+              let length = request.headers[.contentLength].flatMap(Int.init), length <= maxRequestToJoin,
+              let text = request.headers[HTTPField.Name("Dropbox-API-Arg")!] ?? request.uri.queryParameters.get("arg"),
+              let path = try? Arguments(headerText: text, what: "upload").string("path") else { return false }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts.first == "", !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+              parts[parts.count - 3] == Substring(ClubAPI.clubKeysFolder), parts[parts.count - 2] == "requests" else { return false }
+        let name = parts[parts.count - 1]
+        return name.count > 5 && name.hasSuffix(".json") && !name.hasPrefix(".")
+    }
+
+    /// The largest request to join a reader may write, in bytes.
+    static let maxRequestToJoin = 16 * 1024
 
     /// Runs the handler as the member, entered in the ledger until its answer's last byte is out.
     private func run(_ request: Request, _ context: Context, tokenHash: String, grant: Authenticator.Grant,

@@ -104,6 +104,29 @@ final class ReaderRoleTests: XCTestCase {
     /// Issue 43: the listing cache was shared by every caller with the first caller's role baked
     /// in, so a reader listing a folder just after an editor was told `read_only: false`, and an
     /// editor after a reader `true`. Each listing says what its caller may do.
+    /// Issue 69: a reader may write its own request to join an encrypted club
+    /// (`FOLDER/.clubkeys/requests/NAME.json`, small), so an admin can admit it, and nothing else
+    /// of the club's keys: not the keys, not the roster, not deeper, not a dot segment, not big.
+    func testAReaderMayWriteItsRequestToJoinAnEncryptedClubAndNothingElseOfItsKeys() async throws {
+        let request = #"{"name":"rita","recipient":"age1example"}"#
+        let asked = try await upload("/byteclub/.clubkeys/requests/0123456789abcdef.json", request, as: "rita")
+        XCTAssertEqual(asked.status, 200, asked.text)
+        XCTAssertEqual(try snapshot()["/byteclub/.clubkeys/requests/0123456789abcdef.json"], Data(request.utf8))
+        let before = try snapshot()
+        for path in ["/byteclub/.clubkeys/keys/0123456789abcdef.age", "/byteclub/.clubkeys/roster.age",
+                     "/byteclub/.clubkeys/club.json", "/byteclub/.clubkeys/requests/sub/0123456789abcdef.json",
+                     "/byteclub/.clubkeys/requests/.json", "/byteclub/.clubkeys/requests/0123456789abcdef.txt",
+                     "/byteclub/.clubkeys/requests/../roster.json", "/byteclub/requests/0123456789abcdef.json",
+                     "/byteclub/notes/.clubkeys/../plan.json"] {
+            let refused = try await upload(path, request, as: "rita")
+            XCTAssertEqual(refused.status, 409, "\(path): \(refused.text)")
+            XCTAssertTrue(refused.text.contains("rita is a reader in this club"), "\(path): \(refused.text)")
+        }
+        let big = try await upload("/byteclub/.clubkeys/requests/fedcba9876543210.json", String(repeating: "x", count: 20_000), as: "rita")
+        XCTAssertEqual(big.status, 409, big.text)
+        XCTAssertEqual(try snapshot(), before, "nothing a reader was refused reached the disk")
+    }
+
     func testAListingSaysWhatItsCallerMayDoWhoeverListedFirst() async throws {
         let made = try await upload("/byteclub/cached.md", "cached\n", as: "ed")
         XCTAssertEqual(made.status, 200, made.text)

@@ -57,8 +57,10 @@ extension NoteConflicts {
         }
     }
 
-    /// Fetches their version and the base, then merges (``finishMergeFetch``).
-    func startMerge(_ trigger: MergeTrigger) {
+    /// Fetches their version and the base, then merges (``finishMergeFetch``). `theirs`: the
+    /// texts the outbox's sender read to merge this save (it found them overlapping): taken as
+    /// they are, so a conflict is read once, not again here; only their author's name is asked.
+    func startMerge(_ trigger: MergeTrigger, theirs read: OutboxTheirs? = nil) {
         // The user's text on disk first, whatever happens next.
         let journalled = journal()
         // Open, and no save's items on their way (a save that found their change hands over to
@@ -83,6 +85,10 @@ extension NoteConflicts {
         let baseText = session.baseText
         let handedOver = saves.edits.handedOverBase(of: session)
         context.perform({ () async throws(RemoteError) -> MergeFetch in
+            if let read, read.entry.rev != baseRev {
+                let who = if let id = read.entry.modifiedBy { try? await store.account(id: id).displayName } else { String?.none }
+                return MergeFetch(base: Data(read.base.utf8), theirs: Data(read.text.utf8), entry: read.entry, who: who)
+            }
             let current = try await store.read(entry.path)
             guard current.entry.rev != baseRev else { return MergeFetch(base: nil, theirs: current.data, entry: current.entry) }
             // The base: the draft's text as another shell took it and saved it, which both texts

@@ -66,7 +66,7 @@ struct NoteSave: Equatable, Sendable {
             switch outcome {
             case .moved, .ignored: return outcome
             case .saved, .merged: enter(.saved, at: now)
-            case .merge: enter(.merge, at: now)
+            case .merge(_): enter(.merge, at: now)
             case .conflict, .deleted, .nameTaken: enter(.conflict, at: now)
             case .queue, .waits: enter(.queued, at: now)
             case .failed, .refused: enter(.editing, at: now)
@@ -121,7 +121,7 @@ struct NoteSave: Equatable, Sendable {
             return report.cause == .nameTaken ? .conflict : .refused(reason)
         case .save:
             if report.cause == .gone { return .deleted }
-            return canMerge ? .merge : .conflict
+            return canMerge ? .merge(report.theirs) : .conflict
         case .delete, .upload:
             return .refused(reason)
         }
@@ -148,8 +148,9 @@ struct NoteSave: Equatable, Sendable {
         /// Another member deleted the note: nothing was written, and the user chooses to save
         /// it again as a new note or to discard it (never "changed on the server").
         case deleted
-        /// Another member saved since it was opened: their change and ours are merged.
-        case merge
+        /// Another member saved since it was opened: their change and ours are merged. `theirs`:
+        /// the texts the outbox's sender read to merge, when it did (nothing is read again).
+        case merge(OutboxTheirs?)
         /// The note changed (or a new note's name exists) and cannot be merged: the dialog asks.
         case conflict
         /// The server cannot be reached: the outbox keeps the text and sends it when it is back.
@@ -178,7 +179,7 @@ struct NoteSave: Equatable, Sendable {
         case .success(let entry): return .saved(entry, adoptName: adoptName)
         case .failure where reply.nameTaken: return .nameTaken
         case .failure where reply.deleted: return .deleted
-        case .failure(.conflict) where reply.moved == nil && canMerge: return .merge
+        case .failure(.conflict) where reply.moved == nil && canMerge: return .merge(nil)
         case .failure(.conflict): return .conflict
         case .failure(let error) where error.isUnreachable && canQueue && !adoptName: return .queue(error)
         case .failure(let error): return .failed(error)

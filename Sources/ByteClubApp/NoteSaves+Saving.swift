@@ -115,10 +115,11 @@ extension NoteSaves {
             session.closeAfterSave = false
             context.model.updateQuietly { $0.note = session }
             deletedOnServer(ask: true)
-        case .merge:
-            // Another member saved since it was opened: merge their change with ours.
+        case .merge(let theirs):
+            // Another member saved since it was opened: merge their change with ours (with the
+            // texts the sender read for it, when it did).
             context.model.updateQuietly { $0.note = session }
-            conflicts?.startMerge(.save(attempt: 1))
+            conflicts?.startMerge(.save(attempt: 1), theirs: theirs)
         case .conflict:
             session.closeAfterSave = false
             let isNew = session.entry == nil

@@ -77,7 +77,7 @@ final class NoteSaveMachineTests: XCTestCase {
 
         let overlap = OutboxReport(item: body, result: .conflict(draftID: "d1", reason: "changed; open it to merge"))
         save.queued([body.id], atOnce: true, at: 2)
-        XCTAssertEqual(save.answered(.report(overlap), canMerge: true, at: 3), .merge)
+        XCTAssertEqual(save.answered(.report(overlap), canMerge: true, at: 3), .merge(nil))
         XCTAssertEqual(save.phase, .merge)
         save.queued([body.id], atOnce: true, at: 4)
         XCTAssertEqual(save.answered(.report(overlap), canMerge: false, at: 5), .conflict)

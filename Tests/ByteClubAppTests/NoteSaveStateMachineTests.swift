@@ -21,7 +21,7 @@ final class NoteSaveStateMachineTests: XCTestCase {
 
     func testAConflictMergesWhenItCanAndAsksOtherwise() {
         let conflict = NoteSave.Reply(result: .failure(.conflict("/byteclub/Plan.txt")))
-        XCTAssertEqual(outcome(conflict), .merge)
+        XCTAssertEqual(outcome(conflict), .merge(nil))
         XCTAssertEqual(outcome(conflict, canMerge: false), .conflict, "a new note, or a changed title, cannot merge")
         var moved = conflict
         moved.moved = note("New title.txt")

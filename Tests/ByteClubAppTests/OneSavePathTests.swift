@@ -114,6 +114,38 @@ final class OneSavePathTests: XCTestCase {
         await harness.waitUntil("Trip plan open") { harness.app.state.note?.isEditing == true }
     }
 
+    /// Issue 68: a conflict was read and merged twice, by the outbox's sender and then by the
+    /// app for its merge view (their note and the base revision downloaded again). The sender's
+    /// reading is the only one: one download, and the merge view shows the overlap it found.
+    func testAConflictingSaveIsReadOnceForTheMergeView() async throws {
+        let log = RequestLog()
+        let club = try await RestartableClub(notes: Self.notes, requests: log)
+        clubs.append(club)
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-one-path-\(UUID().uuidString)")
+        folders.append(state)
+        let store = DropboxStore(displayName: "club", endpoints: .club(club.url), tokens: StaticToken(club.rayToken),
+                                 connection: ConnectionOptions(idleTimeout: 10))
+        let harness = Harness(store: store, drafts: DraftStore(directory: state.appendingPathComponent("drafts"))) { configuration in
+            configuration.outbox = Outbox(directory: state.appendingPathComponent("outbox"))
+            configuration.liveUpdates = false
+        }
+        await harness.start()
+        await openTripPlan(harness)
+        harness.press(.down, .end)
+        type(harness, " and a swim")
+        let ann = DropboxStore(displayName: "club", endpoints: .club(club.url), tokens: StaticToken(club.annToken))
+        let current = try await ann.metadata("/byteclub/Trip plan.txt")
+        _ = try await ann.upload(data: Data("Day 1: Lyon\nDay 2: museum\n".utf8), to: current.path, mode: .update(rev: current.rev ?? ""), autorename: false)
+
+        let mark = log.count
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the merge view") { harness.app.state.note?.merge != nil }
+        XCTAssertEqual(harness.app.state.note?.merge?.conflictCount, 1, "day 2, changed by both")
+        let downloads = log.lines(from: mark).filter { $0.contains("/2/files/download ") }
+        XCTAssertEqual(downloads.count, 1, "their note read once, by the sender: \(log.lines(from: mark))")
+        harness.app.requestQuit()
+    }
+
     func testANewNoteIsOneAddOnlineAndOffline() async throws {
         try await assertOneRoad("a new note", waiting: 1, { harness in
             harness.press(.char("n"))

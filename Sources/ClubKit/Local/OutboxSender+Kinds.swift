@@ -228,7 +228,8 @@ extension OutboxSender {
         }
         switch NoteMergeDriver.merge(base: baseText, mine: text, theirs: theirs) {
         case .overlapping:
-            return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: "\(changed); open it to merge")))
+            return .done(OutboxAnswer(try keepDraft(item, text: text, gone: false, reason: "\(changed); open it to merge"),
+                                      theirs: OutboxTheirs(entry: current.entry, text: theirs, base: baseText)))
         case .theirsHoldsMine:
             // Everything we changed was there already: nothing to upload.
             settleDraft(of: item, landed: current.entry, text: theirs)

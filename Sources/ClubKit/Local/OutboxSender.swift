@@ -52,6 +52,24 @@ public enum OutboxCause: Sendable, Equatable {
     case failed(RemoteError)
 }
 
+/// The three texts of a save whose changes overlap another member's, as the sender read them to
+/// merge: the editor that queued the save shows them in its merge view as they are, rather than
+/// read the note and its base again (issue 68: a conflict was fetched and merged twice).
+public struct OutboxTheirs: Sendable, Equatable {
+    /// Their revision: the note as the server has it.
+    public var entry: RemoteEntry
+    /// Its text.
+    public var text: String
+    /// The text both were written on (the save's base).
+    public var base: String
+
+    public init(entry: RemoteEntry, text: String, base: String) {
+        self.entry = entry
+        self.text = text
+        self.base = base
+    }
+}
+
 /// One item's result, as the sender reports it.
 public struct OutboxReport: Sendable, Equatable {
     public var item: OutboxItem
@@ -60,12 +78,15 @@ public struct OutboxReport: Sendable, Equatable {
     public var text: String?
     /// Why a conflict or a refusal happened, when the app answers it in its own words.
     public var cause: OutboxCause?
+    /// A save kept as a draft because its changes overlap theirs: what the sender merged.
+    public var theirs: OutboxTheirs?
 
-    public init(item: OutboxItem, result: OutboxResult, text: String? = nil, cause: OutboxCause? = nil) {
+    public init(item: OutboxItem, result: OutboxResult, text: String? = nil, cause: OutboxCause? = nil, theirs: OutboxTheirs? = nil) {
         self.item = item
         self.result = result
         self.text = text
         self.cause = cause
+        self.theirs = theirs
     }
 }
 
@@ -74,11 +95,13 @@ struct OutboxAnswer: Sendable {
     var result: OutboxResult
     var text: String?
     var cause: OutboxCause?
+    var theirs: OutboxTheirs?
 
-    init(_ result: OutboxResult, text: String? = nil, cause: OutboxCause? = nil) {
+    init(_ result: OutboxResult, text: String? = nil, cause: OutboxCause? = nil, theirs: OutboxTheirs? = nil) {
         self.result = result
         self.text = text
         self.cause = cause
+        self.theirs = theirs
     }
 }
 
@@ -168,7 +191,7 @@ public struct OutboxSender: Sendable {
             } catch {
                 return .stopped(.local("cannot update the outbox in \(outbox.directory.path): \(error.localizedDescription)"))
             }
-            return .sent(OutboxReport(item: item, result: answer.result, text: answer.text, cause: answer.cause))
+            return .sent(OutboxReport(item: item, result: answer.result, text: answer.text, cause: answer.cause, theirs: answer.theirs))
         }
         return step ?? .busy
     }

@@ -167,7 +167,11 @@ final class LongLifeTests: XCTestCase {
     // MARK: - Longpolls
 
     func testLongpollsPastTheCapGetABackoffAndMissNoChange() async throws {
-        club = try await ServerFixture { $0.longpollTimeUnit = .milliseconds(10); $0.maxLongpolls = 2 }
+        // A waiting longpoll lasts 480 units: 120 s, so the two that wait are still waiting when
+        // the change comes, however slowly a loaded machine gets there (at 10 ms a unit, 4.8 s:
+        // a CI run took longer to reach the upload, and the first longpoll had ended with no
+        // change, as a longpoll must). Each wait below ends with the change, never by its time.
+        club = try await ServerFixture { $0.longpollTimeUnit = .milliseconds(250); $0.maxLongpolls = 2 }
         let cursor = try await club.latestCursor("")
         let club = self.club!
         func longpoll(_ cursor: String) async throws -> ServerFixture.Reply {
@@ -182,7 +186,7 @@ final class LongLifeTests: XCTestCase {
         }
         let first = try await waiting(cursor, count: 1)
         let second = try await waiting(cursor, count: 2)
-        // The third is answered at once (a wait would last 4.8 s), and disturbs no one.
+        // The third is answered at once (a wait would last 120 s), and disturbs no one.
         let start = ContinuousClock.now
         let backedOff = try await longpoll(cursor)
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(2))

@@ -66,7 +66,7 @@ struct NoteSave: Equatable, Sendable {
             switch outcome {
             case .moved, .ignored: return outcome
             case .saved, .merged: enter(.saved, at: now)
-            case .merge(_): enter(.merge, at: now)
+            case .merge: enter(.merge, at: now)
             case .conflict, .deleted, .nameTaken: enter(.conflict, at: now)
             case .queue, .waits: enter(.queued, at: now)
             case .failed, .refused: enter(.editing, at: now)

@@ -222,8 +222,7 @@ extension NoteSaves {
             $0.drafts.removeAll { $0.id == oldDraft || (!stillModified && !keptElsewhere && $0.id == session.draftID) }
             $0.message = StatusMessage("Saved \"\(TerminalSafe.escape(entry.name))\"" + (stillModified ? "; you typed more since, not saved yet" : ""))
         }
-        // Closed: the list is on the saved note now (if the list has it yet), and again once
-        // the load below has it at its new place.
+        // Closed: the list is on the saved note (it took the entry above).
         if close { showInList(session) }
         if pending != nil, let open = state.note, open.isEditing, open.merge == nil, open.canMerge {
             conflicts?.startMerge(.afterSave)

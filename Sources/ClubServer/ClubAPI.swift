@@ -68,7 +68,7 @@ package struct ClubAPI: Sendable {
         // Longpolls need no token, as on Dropbox's notify host (ClubAPI+Changes), but one sent
         // there ties the longpoll to its member. Joining needs only the invite's secret.
         router.middlewares.add(BearerAuth(authenticator: authenticator, exempt: [Self.joinPath], exemptPrefixes: ["/s/"],
-                                          optional: [Endpoint.longpoll.route]))
+                                          optional: [Endpoint.longpoll.route], servedRoot: store.root))
         let api = self
         // RPC endpoints: JSON in, JSON out.
         for (path, handler) in rpcEndpoints() {

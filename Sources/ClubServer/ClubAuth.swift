@@ -1,4 +1,5 @@
 import DropboxWire
+import Foundation
 import Hummingbird
 import HTTPTypes
 import NIOCore
@@ -37,6 +38,8 @@ struct BearerAuth: RouterMiddleware {
     /// Paths served without a token; a good token sent there ties the request to its member (a
     /// removed member's longpoll ends), any other is ignored.
     var optional: Set<String> = []
+    /// The served folder, where a reader's request to join must find its club encrypted.
+    var servedRoot: String?
 
     /// Member management: admins only.
     static let adminPrefix = Endpoint.membersPrefix
@@ -93,7 +96,7 @@ struct BearerAuth: RouterMiddleware {
             authenticator.failed(address, what: "token")
             return ClubAPI.response(for: .unauthorized())
         }
-        if let tags = Self.writes[path], !grant.role.canWrite, !Self.isRequestToJoin(request) {
+        if let tags = Self.writes[path], !grant.role.canWrite, !Self.isRequestToJoin(request, servedRoot: servedRoot) {
             let refusal: APIError = tags.isEmpty ? .uploadPath([.noWritePermission]) : .endpoint(tags)
             return ClubAPI.response(for: refusal.saying("\(grant.name) is a reader in this club: reading only, no changes"))
         }
@@ -107,10 +110,12 @@ struct BearerAuth: RouterMiddleware {
     /// `ClubKeyFiles.request(for:)`: an `upload` of `FOLDER/.clubkeys/requests/NAME.json`), so
     /// an admin's `members admit` finds it; a reader was refused it, and so could never be
     /// admitted. Nothing else under `.clubkeys` (the keys and the roster stay an editor's to
-    /// write), nothing deeper, no dot segment, and a small body with its length said (a request
-    /// is a few hundred bytes). Like any member's, a request can be written over: what an admin
-    /// admits is checked by its fingerprint (`members admit` shows it).
-    static func isRequestToJoin(_ request: Request) -> Bool {
+    /// write), nothing deeper, no dot segment, a small body with its length said (a request is a
+    /// few hundred bytes), and only into a club that is encrypted: its `.clubkeys/club.json` is
+    /// in `servedRoot` (a reader cannot make a plain club's folder look encrypted). Like any
+    /// member's, a request can be written over: what an admin admits is checked by its
+    /// fingerprint (`members admit` shows it).
+    static func isRequestToJoin(_ request: Request, servedRoot: String?) -> Bool {
         guard request.uri.path == Endpoint.upload.route,
               let length = request.headers[.contentLength].flatMap(Int.init), length <= maxRequestToJoin,
               let text = request.headers[HTTPField.Name("Dropbox-API-Arg")!] ?? request.uri.queryParameters.get("arg"),
@@ -119,7 +124,9 @@ struct BearerAuth: RouterMiddleware {
         guard parts.count >= 4, parts.first == "", !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
               parts[parts.count - 3] == Substring(ClubAPI.clubKeysFolder), parts[parts.count - 2] == "requests" else { return false }
         let name = parts[parts.count - 1]
-        return name.count > 5 && name.hasSuffix(".json") && !name.hasPrefix(".")
+        guard name.count > 5, name.hasSuffix(".json"), !name.hasPrefix("."), let servedRoot else { return false }
+        let keys = parts.dropLast(2).joined(separator: "/")
+        return FileManager.default.fileExists(atPath: servedRoot + keys + "/club.json")
     }
 
     /// The largest request to join a reader may write, in bytes.

@@ -106,9 +106,17 @@ final class ReaderRoleTests: XCTestCase {
     /// editor after a reader `true`. Each listing says what its caller may do.
     /// Issue 69: a reader may write its own request to join an encrypted club
     /// (`FOLDER/.clubkeys/requests/NAME.json`, small), so an admin can admit it, and nothing else
-    /// of the club's keys: not the keys, not the roster, not deeper, not a dot segment, not big.
+    /// of the club's keys: not the keys, not the roster, not deeper, not a dot segment, not big,
+    /// and not into a club that is not encrypted (its folder would then look encrypted).
     func testAReaderMayWriteItsRequestToJoinAnEncryptedClubAndNothingElseOfItsKeys() async throws {
         let request = #"{"name":"rita","recipient":"age1example"}"#
+        let plain = try await upload("/byteclub/.clubkeys/requests/0123456789abcdef.json", request, as: "rita")
+        XCTAssertEqual(plain.status, 409, "a plain club: \(plain.text)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: club.root.appendingPathComponent("byteclub/.clubkeys").path))
+        // The club made encrypted (its marker, as `init --encrypted` writes it).
+        let keys = club.root.appendingPathComponent("byteclub/.clubkeys")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
+        try Data(#"{"encrypted":true}"#.utf8).write(to: keys.appendingPathComponent("club.json"))
         let asked = try await upload("/byteclub/.clubkeys/requests/0123456789abcdef.json", request, as: "rita")
         XCTAssertEqual(asked.status, 200, asked.text)
         XCTAssertEqual(try snapshot()["/byteclub/.clubkeys/requests/0123456789abcdef.json"], Data(request.utf8))

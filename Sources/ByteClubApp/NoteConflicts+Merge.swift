@@ -92,14 +92,17 @@ extension NoteConflicts {
             let current = try await store.read(entry.path)
             guard current.entry.rev != baseRev else { return MergeFetch(base: nil, theirs: current.data, entry: current.entry) }
             // The base: the draft's text as another shell took it and saved it, which both texts
-            // were written on; else the server's revision, or, where it keeps none (WebDAV), the
-            // text this editor opened (or last saved) at that rev.
+            // were written on; else the server's revision, or, where it keeps none (WebDAV) or no
+            // longer has it (a file changed on the server's disk, behind its history), the text
+            // this editor opened (or last saved) at that rev, as the outbox's sender merges.
             let base: Data
             do throws(RemoteError) {
                 if let handedOver { base = Data(handedOver.utf8) } else { base = try await store.read(rev: baseRev).data }
             } catch {
-                guard case .notSupported = error, let baseText else { throw error }
-                base = Data(baseText.utf8)
+                switch (error, baseText) {
+                case (.notSupported, let known?), (.notFound, let known?): base = Data(known.utf8)
+                default: throw error
+                }
             }
             var who: String?
             if let id = current.entry.modifiedBy {

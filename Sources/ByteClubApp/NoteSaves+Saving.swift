@@ -123,11 +123,14 @@ extension NoteSaves {
         case .conflict:
             session.closeAfterSave = false
             let isNew = session.entry == nil
+            // The note that changed is the one on the server, under its name there (a new title
+            // names no file yet).
+            let changed = session.entry?.name ?? name
             context.update {
                 $0.note = session
-                $0.message = .error(isNew ? "A note named \"\(TerminalSafe.escape(name))\" already exists" : "\"\(TerminalSafe.escape(name))\" was changed on the server since you opened it")
+                $0.message = .error(isNew ? "A note named \"\(TerminalSafe.escape(name))\" already exists" : "\"\(TerminalSafe.escape(changed))\" was changed on the server since you opened it")
             }
-            conflicts?.showConflict(name: name, isNew: isNew)
+            conflicts?.showConflict(name: isNew ? name : changed, isNew: isNew)
         case .queue:
             // The server cannot be reached: the outbox keeps the text and sends it when it is back.
             // (The request's failure already told the outbox runner the server is gone.)

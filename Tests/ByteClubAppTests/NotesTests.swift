@@ -91,11 +91,17 @@ final class NotesTests: XCTestCase {
         XCTAssertEqual(DraftStore(directory: draftsDirectory).all(), [])
     }
 
+    /// A change that cannot be merged (the title changed too, so the note would move: a merge
+    /// works on one note at one path) is the conflict dialog. A note whose text alone both
+    /// changed is merged, with the text the editor opened as the base (the merge view where the
+    /// same lines changed).
     func testAConflictOffersThreeChoicesAndCancelKeepsTheText() async throws {
         let harness = try await harness()
         await open(harness)
         try "Changed by Anna\n".write(to: welcome, atomically: true, encoding: .utf8)
         type(harness, "Mine ")
+        harness.press(.ctrl("t"), .end)
+        type(harness, "!")
         harness.press(.ctrl("s"))
         await harness.waitUntil("the conflict dialog") { harness.compositor.top is DialogLayer }
         for (width, height) in [(80, 24), (120, 36)] {

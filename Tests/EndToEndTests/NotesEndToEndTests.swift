@@ -72,7 +72,11 @@ final class NotesEndToEndTests: XCTestCase {
 
         // 1. Theirs changes behind our back; Reload theirs shows theirs and keeps ours as a draft.
         // Each time ours is typed (the note modified) before theirs is written: a note with no
-        // change of ours takes theirs in at once, and there would be nothing to choose.
+        // change of ours takes theirs in at once, and there would be nothing to choose. Theirs
+        // replaces every line ours changed, so Ctrl-S brings up the merge view with its one
+        // conflict (the text the editor opened is the base, as the outbox's sender merges; the
+        // conflict dialog where no merge can be made): both offer Reload theirs (r), Overwrite
+        // (o) and Save as copy (s).
         try tmux.press("C-e")
         try tmux.type(" MINE-1")
         tmux.waitFor("MINE-1")
@@ -80,7 +84,8 @@ final class NotesEndToEndTests: XCTestCase {
         try tmux.press("C-s")
         tmux.waitFor("Reload theirs")
         try tmux.type("r")
-        tmux.waitFor("Theirs, version 1")
+        // Theirs in the editor, loaded (no [+], no [merge]): the merge view shows their lines too.
+        tmux.waitFor("theirs reloaded") { $0.contains("Theirs, version 1") && !$0.contains("[+]") && !$0.contains("[merge]") }
         // The list (narrow beside the editor, its title cut to make room for "1.2 KiB") shows my
         // text as a draft row.
         tmux.waitFor("✎ Welcome to B")

@@ -24,12 +24,7 @@ final class NoListingAfterChangesTests: XCTestCase {
         self.club = club
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-no-listing-\(UUID().uuidString)")
         self.state = state
-        let store = DropboxStore(displayName: "club", endpoints: .club(club.url), tokens: StaticToken(club.rayToken),
-                                 connection: ConnectionOptions(idleTimeout: 10))
-        let harness = Harness(store: store, drafts: DraftStore(directory: state.appendingPathComponent("drafts"))) { configuration in
-            configuration.outbox = Outbox(directory: state.appendingPathComponent("outbox"))
-            configuration.liveUpdates = live
-        }
+        let harness = club.rayApp(state: state, live: live)
         await harness.start()
         await harness.waitUntil("the list") { harness.app.state.notes.entries.count == 3 && !harness.app.state.notes.isLoading }
         if live { await harness.waitUntil("the change feed") { harness.app.live.isWatching(.notes) } }

@@ -37,12 +37,7 @@ final class OneSavePathTests: XCTestCase {
         folders.append(state)
         var retry = RetryPolicy()
         retry.retriesUnreachable = false
-        let store = DropboxStore(displayName: "club", endpoints: .club(club.url), tokens: StaticToken(club.rayToken),
-                                 connection: ConnectionOptions(idleTimeout: 10), retry: retry)
-        let harness = Harness(store: store, drafts: DraftStore(directory: state.appendingPathComponent("drafts"))) { configuration in
-            configuration.outbox = Outbox(directory: state.appendingPathComponent("outbox"))
-            configuration.liveUpdates = false
-        }
+        let harness = club.rayApp(state: state, live: false, retry: retry)
         await harness.start()
         await edit(harness)
         // From here on, the save's requests (the note was opened above).
@@ -123,12 +118,7 @@ final class OneSavePathTests: XCTestCase {
         clubs.append(club)
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-one-path-\(UUID().uuidString)")
         folders.append(state)
-        let store = DropboxStore(displayName: "club", endpoints: .club(club.url), tokens: StaticToken(club.rayToken),
-                                 connection: ConnectionOptions(idleTimeout: 10))
-        let harness = Harness(store: store, drafts: DraftStore(directory: state.appendingPathComponent("drafts"))) { configuration in
-            configuration.outbox = Outbox(directory: state.appendingPathComponent("outbox"))
-            configuration.liveUpdates = false
-        }
+        let harness = club.rayApp(state: state, live: false)
         await harness.start()
         await openTripPlan(harness)
         harness.press(.down, .end)

@@ -57,6 +57,18 @@ final class RestartableClub: @unchecked Sendable {
         hold = try PortHold(port: port)
     }
 
+    /// Ray's app on this club, as the executable configures it: drafts and an outbox under
+    /// `state`, the change feed on or off, and `retry` (by default, retries as the app's).
+    @MainActor
+    func rayApp(state: URL, live: Bool, retry: RetryPolicy = RetryPolicy()) -> Harness {
+        let store = DropboxStore(displayName: "club", endpoints: .club(url), tokens: StaticToken(rayToken),
+                                 connection: ConnectionOptions(idleTimeout: 10), retry: retry)
+        return Harness(store: store, drafts: DraftStore(directory: state.appendingPathComponent("drafts"))) { configuration in
+            configuration.outbox = Outbox(directory: state.appendingPathComponent("outbox"))
+            configuration.liveUpdates = live
+        }
+    }
+
     func close() async {
         hold?.release()
         hold = nil

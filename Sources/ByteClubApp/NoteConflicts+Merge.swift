@@ -85,33 +85,41 @@ extension NoteConflicts {
         let baseText = session.baseText
         let handedOver = saves.edits.handedOverBase(of: session)
         context.perform({ () async throws(RemoteError) -> MergeFetch in
+            var fetch: MergeFetch
             if let read, read.entry.rev != baseRev {
-                let who = if let id = read.entry.modifiedBy { try? await store.account(id: id).displayName } else { String?.none }
-                return MergeFetch(base: Data(read.base.utf8), theirs: Data(read.text.utf8), entry: read.entry, who: who)
+                fetch = MergeFetch(base: Data(read.base.utf8), theirs: Data(read.text.utf8), entry: read.entry)
+            } else {
+                fetch = try await Self.fetchTheirs(entry.path, baseRev: baseRev, handedOver: handedOver, baseText: baseText, store: store)
             }
-            let current = try await store.read(entry.path)
-            guard current.entry.rev != baseRev else { return MergeFetch(base: nil, theirs: current.data, entry: current.entry) }
-            // The base: the draft's text as another shell took it and saved it, which both texts
-            // were written on; else the server's revision, or, where it keeps none (WebDAV) or no
-            // longer has it (a file changed on the server's disk, behind its history), the text
-            // this editor opened (or last saved) at that rev, as the outbox's sender merges.
-            let base: Data
-            do throws(RemoteError) {
-                if let handedOver { base = Data(handedOver.utf8) } else { base = try await store.read(rev: baseRev).data }
-            } catch {
-                switch (error, baseText) {
-                case (.notSupported, let known?), (.notFound, let known?): base = Data(known.utf8)
-                default: throw error
-                }
+            if fetch.base != nil, let id = fetch.entry.modifiedBy {
+                fetch.who = try? await store.account(id: id).displayName
             }
-            var who: String?
-            if let id = current.entry.modifiedBy {
-                who = try? await store.account(id: id).displayName
-            }
-            return MergeFetch(base: base, theirs: current.data, entry: current.entry, who: who)
+            return fetch
         }) { [weak self] result in
             self?.finishMergeFetch(generation: generation, trigger: trigger, result: result)
         }
+    }
+
+    /// Their text now and the base it and ours were written on (none when theirs is still the
+    /// base: nothing to merge).
+    private nonisolated static func fetchTheirs(_ path: String, baseRev: String, handedOver: String?, baseText: String?,
+                                                store: any RemoteStore) async throws(RemoteError) -> MergeFetch {
+        let current = try await store.read(path)
+        guard current.entry.rev != baseRev else { return MergeFetch(base: nil, theirs: current.data, entry: current.entry) }
+        // The base: the draft's text as another shell took it and saved it, which both texts
+        // were written on; else the server's revision, or, where it keeps none (WebDAV) or no
+        // longer has it (a file changed on the server's disk, behind its history), the text
+        // this editor opened (or last saved) at that rev, as the outbox's sender merges.
+        let base: Data
+        do throws(RemoteError) {
+            if let handedOver { base = Data(handedOver.utf8) } else { base = try await store.read(rev: baseRev).data }
+        } catch {
+            switch (error, baseText) {
+            case (.notSupported, let known?), (.notFound, let known?): base = Data(known.utf8)
+            default: throw error
+            }
+        }
+        return MergeFetch(base: base, theirs: current.data, entry: current.entry)
     }
 
     private func finishMergeFetch(generation: Int, trigger: MergeTrigger, result: Result<MergeFetch, RemoteError>) {

@@ -192,7 +192,7 @@ func confirmDelete(_ entry: RemoteEntry, kind: String, tab: Tab, context: AppCon
             case .success:
                 deleted()
                 context.say(StatusMessage("Deleted \"\(TerminalSafe.escape(entry.name))\""))
-                refresher?.took(tab, [.deleted(name: entry.name, path: entry.path, pathLower: entry.pathLower)])
+                refresher?.took(tab, [Refresher.gone(entry)])
             case .failure(let error) where error.isUnreachable && offline != nil:
                 offline?()
             case .failure(let error):

@@ -177,7 +177,7 @@ extension NoteSaves {
         // so no news (LiveUpdates.announce), nor is what the feed says of it next.
         var changes: [RemoteChange] = [.updated(entry)]
         if let previous, previous.pathLower != entry.pathLower, !copy {
-            changes.insert(.deleted(name: previous.name, path: previous.path, pathLower: previous.pathLower), at: 0)
+            changes.insert(Refresher.gone(previous), at: 0)
         }
         refresher.took(.notes, changes)
         // The text saved is the editor's when nothing was typed since; else the one sent at once

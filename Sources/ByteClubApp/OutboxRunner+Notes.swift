@@ -50,7 +50,7 @@ extension OutboxRunner {
     func followed(_ report: OutboxReport) {
         let item = report.item
         pending.removeAll { $0.id == item.id }
-        let entry = Outbox.entry(madeBy: report.result)
+        let entry = report.result.entry
         for index in pending.indices where Outbox.retarget(&pending[index], after: item, entry: entry, result: report.result) {
             guard queuedDuringSend.contains(pending[index].id) else { continue }
             do { try queueOutbox.replace(pending[index]) } catch { context.logger.error("cannot retarget an outbox item: \(error)") }
@@ -141,7 +141,7 @@ extension OutboxRunner {
         let item = report.item
         let photos = context.configuration.layout.photosFolder.lowercased() + "/"
         let tab: Tab = item.kind == .upload || item.path.lowercased().hasPrefix(photos) ? .photos : .notes
-        switch (item.kind, Outbox.entry(madeBy: report.result)) {
+        switch (item.kind, report.result.entry) {
         case _ where !report.result.went: refresher.ownChange(tab)
         case (.delete, _): refresher.took(tab, [Refresher.gone(item.path)])
         case (.rename, let moved?): refresher.took(moveFrom: item.path, to: moved, in: tab)

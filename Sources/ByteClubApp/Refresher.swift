@@ -93,11 +93,10 @@ final class Refresher {
         ownChange(tab)
         let model = context.model, layout = context.configuration.layout, format = context.configuration.format
         model.updateQuietly { _ = $0.applyChanges(tab, changes, layout: layout, format: format) }
-        if let select {
-            let listing = model.noteListing
-            context.update { $0.reselect(tab, path: select, notes: listing) }
-        } else {
-            context.update { _ in }
+        // The list as changed (made once, out of the update: it reads the state).
+        let listing = select == nil ? nil : model.noteListing
+        context.update { state in
+            if let select, let listing { state.reselect(tab, path: select, notes: listing) }
         }
         // At the cursor the cache is at: the feed, if any, says these changes again from there.
         // (A list shown from the cache, not listed since, stays marked so.)
@@ -115,6 +114,11 @@ final class Refresher {
     /// The change that says `path` is gone.
     static func gone(_ path: String) -> RemoteChange {
         .deleted(name: (path as NSString).lastPathComponent, path: path, pathLower: path.lowercased())
+    }
+
+    /// The change that says `entry` is gone (its own name and lowercase path).
+    static func gone(_ entry: RemoteEntry) -> RemoteChange {
+        .deleted(name: entry.name, path: entry.path, pathLower: entry.pathLower)
     }
 
     /// Reads the drafts folder (at start, and after a draft is set aside).

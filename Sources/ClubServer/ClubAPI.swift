@@ -194,7 +194,10 @@ package struct ClubAPI: Sendable {
     }
 
     /// The JSON argument of a content endpoint, from `Dropbox-API-Arg` (or the `arg` query).
-    func argument(_ request: Request, what: String) throws(APIError) -> Arguments {
+    func argument(_ request: Request, what: String) throws(APIError) -> Arguments { try Self.argument(request, what: what) }
+
+    /// ``argument(_:what:)`` where no API is at hand (the authentication, before the handler).
+    static func argument(_ request: Request, what: String) throws(APIError) -> Arguments {
         let headerName = HTTPField.Name("Dropbox-API-Arg")!
         guard let text = request.headers[headerName] ?? request.uri.queryParameters.get("arg") else {
             throw .badRequest("\(what): missing the Dropbox-API-Arg header")

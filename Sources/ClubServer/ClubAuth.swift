@@ -118,8 +118,7 @@ struct BearerAuth: RouterMiddleware {
     static func isRequestToJoin(_ request: Request, servedRoot: String?) -> Bool {
         guard request.uri.path == Endpoint.upload.route,
               let length = request.headers[.contentLength].flatMap(Int.init), length <= maxRequestToJoin,
-              let text = request.headers[HTTPField.Name("Dropbox-API-Arg")!] ?? request.uri.queryParameters.get("arg"),
-              let path = try? Arguments(headerText: text, what: "upload").string("path") else { return false }
+              let path = try? ClubAPI.argument(request, what: "upload").string("path") else { return false }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts.first == "", !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
               parts[parts.count - 3] == Substring(ClubAPI.clubKeysFolder), parts[parts.count - 2] == "requests" else { return false }

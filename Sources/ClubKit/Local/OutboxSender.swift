@@ -209,15 +209,10 @@ extension Outbox {
     /// The sender runs it before removing `item`; the app retargets only what it queued while
     /// this one was being sent (the app's outbox runner), which the sender could not see.
     public func retargetFollowers(of item: OutboxItem, result: OutboxResult) throws {
-        let entry = Self.entry(madeBy: result)
+        let entry = result.entry
         for var follower in all() where follower.id != item.id {
             if Self.retarget(&follower, after: item, entry: entry, result: result) { try replace(follower) }
         }
-    }
-
-    /// The note or photo an item's result left on the server, if any.
-    public static func entry(madeBy result: OutboxResult) -> RemoteEntry? {
-        result.entry
     }
 
     /// Changes `follower` to follow what `item` did; true when it changed.

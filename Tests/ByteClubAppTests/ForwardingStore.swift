@@ -10,6 +10,10 @@ protocol ForwardingStore: RemoteStore {
 extension ForwardingStore {
     var displayName: String { base.displayName }
     var keepsHistory: Bool { base.keepsHistory }
+    var cursorIsAWholeListing: Bool { base.cursorIsAWholeListing }
+    var namesIgnoreCase: Bool { base.namesIgnoreCase }
+
+    func read(_ path: String) async throws(RemoteError) -> (data: Data, entry: RemoteEntry) { try await base.read(path) }
 
     func listPage(_ folder: String, cursor: String?, limit: Int) async throws(RemoteError) -> (entries: [RemoteEntry], next: String?) {
         try await base.listPage(folder, cursor: cursor, limit: limit)

@@ -87,6 +87,7 @@ final class HistoryRun {
             machine.world.close()
         }
         for club in clubs { await club.close() }
+        refusing?.hold.release()
     }
 
     // MARK: Setting up an encrypted club
@@ -122,10 +123,38 @@ final class HistoryRun {
 
     // MARK: The app
 
+    /// A port on 127.0.0.1 that refuses every connection, held for this run.
+    private var refusing: (port: Int, hold: PortHold)?
+
+    /// A store whose every request is refused, as when the club's server is down.
+    private func refusingStore() throws -> any RemoteStore {
+        if refusing == nil {
+            let probe = try SilentListener()
+            let port = probe.port
+            probe.close()
+            refusing = (port, try PortHold(port: port))
+        }
+        var retry = RetryPolicy()
+        retry.retriesUnreachable = false
+        return DropboxStore(displayName: "refusing", endpoints: .club(URL(string: "http://127.0.0.1:\(refusing!.port)")!),
+                            tokens: StaticToken("none"), connection: ConnectionOptions(idleTimeout: 10), retry: retry)
+    }
+
+    /// Holds `member`'s app off the club (its requests refused, as if its network were down)
+    /// while the club stays up for the shell; a found history uses it to make certain the shell,
+    /// not the app's next probe, is the one that meets the app's queued save.
+    func holdOff(_ member: HistoryMember, _ held: Bool) {
+        machines[member]?.appStore?.stall(held)
+    }
+
     /// Starts `member`'s app on club `index` with that machine's drafts, outbox and cache for it.
-    func launch(_ member: HistoryMember, on index: Int) async throws {
+    /// A `holdable` app talks through a store that ``holdOff(_:_:)`` can cut (a found history's;
+    /// the generated ones keep the backend's own store, with its tags and live features).
+    func launch(_ member: HistoryMember, on index: Int, holdable: Bool = false) async throws {
         let machine = machines[member]!
-        let (store, key) = try await store(for: member, on: clubs[index])
+        let (club, key) = try await store(for: member, on: clubs[index])
+        machine.appStore = holdable ? StallingStore(club: club, silent: try refusingStore()) : nil
+        let store: any RemoteStore = machine.appStore ?? club
         let harness = Harness(store: store, drafts: DraftStore(directory: machine.drafts(key))) { configuration in
             configuration.outbox = Outbox(directory: machine.outbox(key))
             configuration.cache = ClubCache(directory: machine.cacheFolder(key))

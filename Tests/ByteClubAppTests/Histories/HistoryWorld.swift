@@ -100,6 +100,8 @@ final class HistoryClub: @unchecked Sendable {
 final class HistoryMachine {
     let member: HistoryMember
     let world: AppHarness
+    /// The store that app talks through, to hold it off the club for a step.
+    var appStore: StallingStore?
     /// The app, while it runs, and the club it is on.
     var app: Harness?
     var appClub: Int?

@@ -39,11 +39,11 @@ struct Cat: AsyncParsableCommand {
         let typed = backend.clubPath(self.path)
         try await runRemote(backend, path: typed) { backend in
             let path = try await notePath(typed, on: backend)
-            let (data, entry) = try await backend.store.read(path)
+            let (data, entry) = try await backend.read(path)
             guard let text = String(validating: data, as: UTF8.self) else {
                 throw RemoteError.local("\(entry.path) is not UTF-8 text")
             }
-            let embeds = options.render ? await NoteEmbeds.notes(of: text, at: entry.path, store: backend.store, root: backend.folder) : [:]
+            let embeds = options.render ? await backend.embeds(of: text, at: entry.path) : [:]
             try options.print(text, path: entry.path, entry: entry, embeds: embeds)
         }
     }

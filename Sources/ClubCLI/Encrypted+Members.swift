@@ -17,14 +17,13 @@ extension MembersCommand {
         func run() async throws {
             let name = name
             try await runRemote(backend) { backend in
-                let store = try EncryptedClubs.store(of: backend)
                 guard let name else {
-                    let requests = try await EncryptedClubs.waiting(store)
+                    let requests = try await EncryptedClubs.waiting(on: backend)
                     if requests.isEmpty { print("No one is waiting to join") }
                     for request in requests { print("\(TerminalSafe.escape(request.name)) wants to join (fingerprint \(request.fingerprint))") }
                     return
                 }
-                let request = try await EncryptedClubs.admit(name, in: store)
+                let request = try await EncryptedClubs.admit(name, on: backend)
                 print("Admitted \(TerminalSafe.escape(request.name)) (fingerprint \(request.fingerprint))")
             }
         }
@@ -44,7 +43,7 @@ extension MembersCommand {
         func run() async throws {
             let name = name
             try await runRemote(backend) { backend in
-                let generation = try await EncryptedClubs.store(of: backend).revoke(name)
+                let generation = try await EncryptedClubs.revoke(name, on: backend)
                 print(EncryptedClubs.revoked(name, generation: generation))
             }
         }

@@ -83,7 +83,7 @@ struct Rekey: AsyncParsableCommand {
 
     func run() async throws {
         try await runRemote(backend) { backend in
-            guard let store = backend.store as? EncryptedStore else { throw RemoteError.local("This club is not encrypted: nothing to rekey") }
+            guard let store = backend.encrypted else { throw RemoteError.local("This club is not encrypted: nothing to rekey") }
             let counter = EncryptionProgress.Counter("Re-encrypting")
             let (done, current) = try await EncryptedClubs.rekey(store, report: counter.report)
             counter.finish()

@@ -38,9 +38,9 @@ struct Export: AsyncParsableCommand {
         let dryRun = self.dryRun
         let problems = Carried(0)
         try await runRemote(backend) { backend in
-            let export = VaultExport(store: backend.store, folder: chosen ?? backend.folder, clubFolder: backend.folder, destination: out, dryRun: dryRun)
+            let export = backend.export(chosen, to: out, dryRun: dryRun)
             let progress = ProgressLine("export")
-            let names = MemberNames(store: backend.store)
+            let names = backend.names
             let report = try await export.run(names: { await names.names(for: $0) }) { event in
                 switch event {
                 case .progress(let done, let total): progress.update(Int64(done), Int64(total))
@@ -104,8 +104,7 @@ struct Import: AsyncParsableCommand {
         let vault = VaultFiles(walking: source)
         for line in vault.skippedLines() { say(line) }
         try await runRemote(backend) { backend in
-            let vaultImport = VaultImport(store: backend.store, vault: vault, folder: into ?? backend.folder, photos: backend.folder + "/photos",
-                                          flatten: flatten, dryRun: dryRun)
+            let vaultImport = backend.importing(vault, into: into, flatten: flatten, dryRun: dryRun)
             let progress = ProgressLine("import")
             // Through the write path: the notes land in order with the outbox.
             let report = try await backend.writes.importVault(vaultImport) { event in

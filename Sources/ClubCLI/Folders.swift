@@ -5,8 +5,8 @@ import Remote
 extension FolderTransfer {
     /// A folder transfer for a command: its progress on one line of stderr ("12 files [██··]"),
     /// each copy of its dry run on stdout ("would get A → B").
-    static func command(store: any RemoteStore, streams: Int?, dryRun: Bool, verb: String, progress: FilesProgress) -> FolderTransfer {
-        FolderTransfer(store: store, streams: streams, dryRun: dryRun, progress: { progress.update(files: $0, $1, $2) }, wouldCopy: { from, to in
+    static func command(on backend: Backend, streams: Int?, dryRun: Bool, verb: String, progress: FilesProgress) -> FolderTransfer {
+        backend.folderTransfer(streams: streams, dryRun: dryRun, progress: { progress.update(files: $0, $1, $2) }, wouldCopy: { from, to in
             FileHandle.standardOutput.write(Data("would \(verb) \(TerminalSafe.escape(from)) → \(TerminalSafe.escape(to))\n".utf8))
         })
     }

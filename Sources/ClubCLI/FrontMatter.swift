@@ -7,8 +7,8 @@ import Remote
 extension FrontMatterNotes {
     /// False when the store keeps no tags (said once): the note is in the club all the same.
     @discardableResult
-    static func adopt(_ text: String, at path: String, store: any RemoteStore) async throws(RemoteError) -> Bool {
-        let adoption = try await adoption(of: text, at: path, store: store)
+    static func adopt(_ text: String, at path: String, on backend: Backend) async throws(RemoteError) -> Bool {
+        let adoption = try await backend.adoptFrontMatter(text, at: path)
         for line in adoption.lines { say(line) }
         return adoption.kept
     }

@@ -78,13 +78,13 @@ struct Get: AsyncParsableCommand {
             do {
                 // Kept as it arrives, not only at Ctrl-C: a `kill -9` leaves it too.
                 let entry = try await DownloadCheckpoint.$current.withValue(DownloadCheckpoint { data in ResumeKey.save(data, to: resumeFile, flush: false) }) {
-                    try await backend.store.get(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
+                    try await backend.get(path, to: target, resumeData: saved, progress: { done, total in progress.update(done, total) },
                                                 onResumeData: { data in ResumeKey.save(data, to: resumeFile) }, streams: streams)
                 }
                 progress.finish()
                 try? FileManager.default.removeItem(at: resumeFile)
                 say("saved \(target.path) (\(ProgressLine.bytes(entry.size)))")
-                if json { try await printEntry(entry, store: backend.store) }
+                if json { try await printEntry(entry, on: backend) }
             } catch let error as RemoteError where error == .cancelled {
                 progress.finish()
                 say("download interrupted; run the same command again to resume")
@@ -100,7 +100,7 @@ struct Get: AsyncParsableCommand {
         try await runRemote(backend, path: path) { backend in
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-get-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            _ = try await backend.store.get(path, to: scratch, resumeData: nil, progress: nil, onResumeData: nil, streams: streams)
+            _ = try await backend.get(path, to: scratch, resumeData: nil, progress: nil, onResumeData: nil, streams: streams)
             try StdStreams.copy(from: scratch, to: FileHandle.standardOutput)
         }
     }
@@ -112,7 +112,7 @@ struct Get: AsyncParsableCommand {
         let refused = Carried(0)
         try await runRemote(backend, path: path) { backend in
             let progress = FilesProgress()
-            var transfer = FolderTransfer.command(store: backend.store, streams: streams, dryRun: dryRun, verb: "get", progress: progress)
+            var transfer = FolderTransfer.command(on: backend, streams: streams, dryRun: dryRun, verb: "get", progress: progress)
             transfer.resumeKey = key
             let tally = try await transfer.download(path, into: into)
             progress.finish()
@@ -215,7 +215,7 @@ struct Put: AsyncParsableCommand {
             let landed = ended.result ?? target
             // The agent moved the bytes; the front matter's tags are this command's to add.
             if let text = FrontMatterNotes.taggedText(file, name: landed) {
-                try await runRemote(backend, path: landed) { backend in _ = try await FrontMatterNotes.adopt(text, at: landed, store: backend.store) }
+                try await runRemote(backend, path: landed) { backend in _ = try await FrontMatterNotes.adopt(text, at: landed, on: backend) }
             }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(landed))\n".utf8))
             return
@@ -236,7 +236,7 @@ struct Put: AsyncParsableCommand {
             progress.finish()
             // A note's front matter: its tags and pin became the note's club tags; what was left out.
             for line in said { say(line) }
-            if json { return try await printEntry(entry, store: backend.store) }
+            if json { return try await printEntry(entry, on: backend) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
         }
     }
@@ -253,7 +253,7 @@ struct Put: AsyncParsableCommand {
         let refused = Carried(0)
         try await runRemote(backend, path: target) { backend in
             let progress = FilesProgress()
-            let transfer = FolderTransfer.command(store: backend.store, streams: streams, dryRun: dryRun, verb: "put", progress: progress)
+            let transfer = FolderTransfer.command(on: backend, streams: streams, dryRun: dryRun, verb: "put", progress: progress)
             // Through the write path: the notes land in order with the outbox, then their front
             // matter's tags and pin become their club tags.
             let (tally, said) = try await backend.writes.putFolder(folder, into: destination, mode: mode, transfer: transfer)
@@ -267,8 +267,8 @@ struct Put: AsyncParsableCommand {
 }
 
 /// An entry as `--json` prints it, with its author's name asked of the server.
-func printEntry(_ entry: RemoteEntry, store: any RemoteStore) async throws {
-    let names = await MemberNames(store: store).names(for: [entry.modifiedBy])
+func printEntry(_ entry: RemoteEntry, on backend: Backend) async throws {
+    let names = await backend.names.names(for: [entry.modifiedBy])
     try CLIJSON.print(EntryJSON(entry, names: names))
 }
 

@@ -30,11 +30,11 @@ struct Log: AsyncParsableCommand {
         try await runRemote(backend, path: typed) { backend in
             let path = try await notePath(typed, on: backend)
             // Who "you" are, to name your own revisions; a server without accounts is fine.
-            async let me = try? await backend.store.currentAccount()
-            let history = try await backend.store.revisions(path, limit: limit)
+            async let me = backend.me()
+            let history = try await backend.revisions(path, limit: limit)
             let account = await me
             let writers = history.entries.flatMap(history.writers(of:)).map(Optional.some)
-            let names = await MemberNames(store: backend.store).names(for: writers + [history.deletedBy])
+            let names = await backend.names.names(for: writers + [history.deletedBy])
             if json { return try CLIJSON.print(history.entries.map { RevisionJSON($0, in: history, you: account, names: names) }) }
             if let deleted = RevisionList.deletedLine(path, history: history, you: account, names: names) { say(deleted) }
             let lines = RevisionList.lines(history, you: account, names: names, formatter: JSONLines.localTimeFormatter(), size: ProgressLine.bytes)
@@ -67,7 +67,7 @@ struct Restore: AsyncParsableCommand {
             let path = try await notePath(typed, on: backend)
             let (entry, said) = try await backend.writes.restoreSaying(path, rev: rev)
             for line in said { say(line) }
-            if json { return try await printEntry(entry, store: backend.store) }
+            if json { return try await printEntry(entry, on: backend) }
             FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path)) \(TerminalSafe.escape(entry.rev ?? ""))\n".utf8))
             say("restored \(entry.path) to \(rev) as the new revision \(entry.rev ?? "?")")
         }
@@ -101,7 +101,7 @@ struct Cp: AsyncParsableCommand {
             do {
                 let (entry, said) = try await backend.writes.copy(from, to: to, keepingName: keepsName, autorename: autorename)
                 for line in said { say(line) }
-                if json { return try await printEntry(entry, store: backend.store) }
+                if json { return try await printEntry(entry, on: backend) }
                 FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
             } catch RemoteError.conflict(let path) {
                 // The server's "conflict" here means the name is taken, not a lost race.

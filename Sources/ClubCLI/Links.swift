@@ -37,7 +37,7 @@ struct Links: AsyncParsableCommand {
         retry.retriesUnreachable = false
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
             let path = try await notePath(typed, on: backend)
-            let names = MemberNames(store: backend.store)
+            let names = backend.names
             let report = try await LinksReport.make(path, backend: backend, names: { await names.names(for: $0) }, say: { say($0) },
                                                     progress: Search.indexing)
             if json {

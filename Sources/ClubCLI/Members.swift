@@ -185,8 +185,8 @@ struct MembersCommand: AsyncParsableCommand {
             let member = name
             let generation = Carried<Int?>(nil)
             try await runRemote(try place.backendOptions()) { backend in
-                guard let store = backend.store as? EncryptedStore, store.holdsKeys(member) else { return }
-                generation.set(try await store.revoke(member))
+                guard backend.encrypted?.holdsKeys(member) == true else { return }
+                generation.set(try await EncryptedClubs.revoke(member, on: backend))
             }
             _ = try await call.ask(.removeMember, ["name": member])
             print("\(member) removed")

@@ -34,7 +34,7 @@ func runRemote(_ options: BackendOptions, retry: RetryPolicy = commandRetry, off
     }
     await backend.close()
     // A read that showed less than was asked (an encrypted club's refused newest version) says so.
-    for notice in (backend.store as? EncryptedStore)?.takeNotices() ?? [] {
+    for notice in backend.takeNotices() {
         FileHandle.standardError.write(Data("byteclub: \(notice)\n".utf8))
     }
     switch result {
@@ -155,10 +155,10 @@ struct Ls: AsyncParsableCommand {
         let json = self.json
         let tag = try self.tag.map { text in try TagText.normalised(text) }
         try await runRemote(backend, path: path) { backend in
-            let printer = ListingPrinter(json: json, names: MemberNames(store: backend.store))
+            let printer = ListingPrinter(json: json, names: backend.names)
             if let tag {
                 do {
-                    return try await Ls.listTagged(path, tag: tag, json: json, store: backend.store)
+                    return try await Ls.listTagged(path, tag: tag, json: json, on: backend)
                 } catch RemoteError.notFound where backend.isClubFolder(path) {
                     // A club's folder not made yet holds nothing, tagged or not.
                     return await printer.finish()
@@ -296,7 +296,7 @@ struct Rm: AsyncParsableCommand {
             let target = try await notePath(typed, on: backend)
             // One rule for every backend (ClubKit's ``Removal``): a folder that holds files
             // needs -r, and where nothing is kept, that is said before it goes.
-            let removal = try await Removal.of(target, on: backend.store)
+            let removal = try await backend.removal(of: target)
             if let refusal = removal.refusal(recursive: recursive) {
                 say(refusal)
                 throw Exit.usage.code
@@ -304,7 +304,7 @@ struct Rm: AsyncParsableCommand {
             if let warning = removal.warning { say(warning) }
             // Through the write path the app uses: refused while queued changes write into it.
             let deleted = try await backend.writes.delete(removal.path)
-            if json { try await printEntry(deleted, store: backend.store) }
+            if json { try await printEntry(deleted, on: backend) }
         }
     }
 }
@@ -340,7 +340,7 @@ struct Mv: AsyncParsableCommand {
         try await runRemote(backend, path: typed) { backend in
             let from = try await notePath(typed, on: backend)
             // The club as it was: what the links led to before the move.
-            let before = updateLinks ? try await backend.store.listRecursively(backend.folder).filter { $0.kind == .file } : []
+            let before = updateLinks ? try await backend.listRecursively(backend.folder).filter { $0.kind == .file } : []
             let name = (from as NSString).lastPathComponent
             var to = into ? named + "/" + name : named
             let entry: RemoteEntry
@@ -349,7 +349,7 @@ struct Mv: AsyncParsableCommand {
                     entry = try await backend.writes.move(from: from, to: to, autorename: autorename)
                 } catch RemoteError.conflict where !into {
                     // A folder of that name, written without its slash: into it, as mv(1) does.
-                    guard (try? await backend.store.metadata(to))?.kind == .folder else { throw RemoteError.conflict(to) }
+                    guard (try? await backend.metadata(to))?.kind == .folder else { throw RemoteError.conflict(to) }
                     to += "/" + name
                     entry = try await backend.writes.move(from: from, to: to, autorename: autorename)
                 }
@@ -357,11 +357,11 @@ struct Mv: AsyncParsableCommand {
                 say("\(to) already exists; choose another name or add --autorename")
                 throw Exit.conflict.code
             }
-            if json { try await printEntry(entry, store: backend.store) } else {
+            if json { try await printEntry(entry, on: backend) } else {
                 FileHandle.standardOutput.write(Data("\(TerminalSafe.escape(entry.path))\n".utf8))
             }
             guard updateLinks else { return }
-            let report = try await LinkUpdates.afterMove(from: from, to: entry.path, entries: before, root: backend.folder, store: backend.store)
+            let report = try await backend.updateLinks(from: from, to: entry.path, entries: before)
             say(report.summary)
             incomplete.set(!report.isComplete)
         }

@@ -39,10 +39,10 @@ struct Search: AsyncParsableCommand {
         var retry = RetryPolicy()
         retry.retriesUnreachable = false
         try await runRemote(backend, retry: retry, offlineStart: true) { backend in
-            async let me = try? await backend.store.currentAccount()
+            async let me = backend.me()
             var hits = try await ClubSearch.search(text, backend: backend, limit: limit, say: { say($0) }, progress: Self.indexing)
             found.set(!hits.isEmpty)
-            let names = await MemberNames(store: backend.store).names(for: hits.map(\.modifiedById))
+            let names = await backend.names.names(for: hits.map(\.modifiedById))
             for index in hits.indices { hits[index].modifiedBy = MemberNames.shown(hits[index].modifiedById, names: names) }
             if json {
                 try CLIJSON.print(hits)

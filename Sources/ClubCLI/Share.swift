@@ -42,10 +42,10 @@ struct Share: AsyncParsableCommand {
         let expiry = try expires.map(Self.expiry)
         let asked = expires != nil
         try await runRemote(backend, path: typed) { backend in
-            let store = try sharingStore(backend.store)
+            let store = try backend.sharing()
             if !list, backend.embeddedRoot != nil { throw ShareLinks.embeddedRefusal }
             if list {
-                let links = try await ShareLinks.listed(store, club: backend.store)
+                let links = try await backend.sharedLinks()
                 if json { return try CLIJSON.print(links.map(LinkJSON.init)) }
                 FileHandle.standardOutput.write(Data(ShareLinks.lines(links).utf8))
                 return

@@ -46,9 +46,9 @@ extension Ls {
     /// `ls --tag NAME`: the files with `tag` or a tag nested under it in `folder` and every
     /// folder under it (``FileTags/tagged(_:in:store:)``), each line naming its file by the path
     /// from `folder`.
-    static func listTagged(_ folder: String, tag: String, json: Bool, store: any RemoteStore) async throws(RemoteError) {
-        let files = try await FileTags.tagged(tag, in: folder, store: store)
-        let printer = ListingPrinter(json: json, names: MemberNames(store: store), under: folder)
+    static func listTagged(_ folder: String, tag: String, json: Bool, on backend: Backend) async throws(RemoteError) {
+        let files = try await backend.tagged(tag, in: folder)
+        let printer = ListingPrinter(json: json, names: backend.names, under: folder)
         await printer.print(files)
         await printer.finish()
     }

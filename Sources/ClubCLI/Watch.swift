@@ -39,9 +39,9 @@ struct Watch: AsyncParsableCommand {
         var retry = RetryPolicy()
         retry.maxAttempts = 2
         try await runRemote(backend, retry: retry) { backend in
-            let names = MemberNames(store: backend.store)
+            let names = backend.names
             let shown = folder.isEmpty ? "/" : folder
-            var watcher = ChangeWatcher(store: backend.store, folder: folder, recursive: recursive, pollTimeout: pollTimeout) { notice in
+            var watcher = backend.watcher(of: folder, recursive: recursive, pollTimeout: pollTimeout) { notice in
                 switch notice {
                 case .started: say("watching \(shown)\(recursive ? " and its subfolders" : "") (Ctrl-C stops)")
                 case .change(let line): await Self.emit(line, names: names, json: json)

@@ -230,6 +230,23 @@ public enum EncryptedClubs {
         await store.refreshKeyring()
         return request
     }
+
+    /// Who is waiting at the door of `backend`'s club (`members admit` with no name).
+    public static func waiting(on backend: Backend) async throws -> [ClubKeyring.JoinRequest] {
+        try await waiting(store(of: backend))
+    }
+
+    /// Admits `name` to `backend`'s club (`members admit NAME`).
+    @discardableResult
+    public static func admit(_ name: String, on backend: Backend) async throws -> ClubKeyring.JoinRequest {
+        try await admit(name, in: store(of: backend))
+    }
+
+    /// Takes `name` out of `backend`'s club keys (`members revoke NAME`): the generation of the
+    /// new club key everything is written with from now on.
+    public static func revoke(_ name: String, on backend: Backend) async throws -> Int {
+        try await store(of: backend).revoke(name)
+    }
 }
 
 extension RemoteStore {

@@ -101,6 +101,9 @@ final class ChangeJournal: Sendable {
         /// False after an append failed: the file is no longer a prefix of `records`, so the next
         /// append rewrites it whole instead of appending to it.
         var fileIsCurrent = true
+        /// False while a new journal's file has been written but not flushed, nor its folder
+        /// (``load(_:)``): the first append flushes both before any record counts as kept.
+        var folderFlushed = true
         /// The file as this server last read or wrote it (inode, bytes), so an append can tell
         /// what another server over the folder appended or rewrote since (MetaLock).
         var fileInode: UInt64 = 0
@@ -150,8 +153,15 @@ final class ChangeJournal: Sendable {
             }
         }
         if fresh || !loaded.fileIsCurrent {
-            let written = rewrite(path, loaded.records, compactedThrough: loaded.compactedThrough, secretText: loaded.secretText)
+            // A new journal is written without a flush: no one holds a cursor of its secret yet,
+            // and the first record appended flushes the file (``append``). Lost in an OS crash
+            // before that, it is made again with a new secret, as any lost journal is. A server's
+            // first start (an app's embedded club) then draws its first frame without waiting on
+            // the disk, which a busy disk made take seconds.
+            let written = rewrite(path, loaded.records, compactedThrough: loaded.compactedThrough, secretText: loaded.secretText,
+                                  flush: !fresh)
             loaded.fileIsCurrent = written
+            loaded.folderFlushed = !fresh
             // A file that could not be repaired keeps its secret: cursors made now must not be
             // taken for its own after a restart.
             if !written { loaded.secretText = Self.newSecret() }
@@ -298,7 +308,13 @@ final class ChangeJournal: Sendable {
             seq += 1
             return JournalRecord(seq: seq, kind: change.0, display: change.1)
         }
-        let appended = state.withLock { $0.fileIsCurrent } && writeDurably(records)
+        let (current, folderFlushed) = state.withLock { ($0.fileIsCurrent, $0.folderFlushed) }
+        let appended = current && writeDurably(records)
+        if appended && !folderFlushed {
+            // The new journal's name, from its first start: on disk before its first record is.
+            DurableFile.syncFolder(of: path)
+            state.withLock { $0.folderFlushed = true }
+        }
         let written = records.map(Self.line).joined().utf8.count
         var woken: [(CheckedContinuation<Outcome, Never>, Outcome)] = []
         let compact: (records: [JournalRecord], through: UInt64, secret: String)? = state.withLock { state in
@@ -357,12 +373,13 @@ final class ChangeJournal: Sendable {
 
     /// Replaces the file with a header and `records` (``DurableFile``); false when
     /// the file was left as it was.
-    private static func rewrite(_ path: String, _ records: [JournalRecord], compactedThrough: UInt64, secretText: String) -> Bool {
+    private static func rewrite(_ path: String, _ records: [JournalRecord], compactedThrough: UInt64, secretText: String,
+                                flush: Bool = true) -> Bool {
         var text = "byteclub-journal 1 \(secretText) \(compactedThrough)\n"
         text.reserveCapacity(records.count * 40)
         for record in records { text += line(record) }
         do {
-            try DurableFile.write(Array(text.utf8), to: path)
+            try DurableFile.write(Array(text.utf8), to: path, flush: flush)
             return true
         } catch {
             return false

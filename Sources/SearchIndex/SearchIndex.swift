@@ -205,7 +205,7 @@ public final class SearchIndex: Sendable {
         for suffix in ["", "-wal", "-shm"] { PrivateFiles.protect(url.path + suffix) }
         let reason: String
         do {
-            let pool = try DatabasePool(path: url.path, configuration: configuration())
+            let pool = try pool(url)
             let (version, tables) = try pool.read { db in
                 (try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
                  try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('note', 'note_body', 'note_fts', 'note_link')") ?? 0)
@@ -226,7 +226,7 @@ public final class SearchIndex: Sendable {
             // database's mode: made empty and 0600 first (an empty file is an empty database),
             // all three are private.
             try PrivateFiles.file(url.path)
-            let pool = try DatabasePool(path: url.path, configuration: configuration())
+            let pool = try pool(url)
             try pool.write { db in
                 try db.execute(sql: """
                     CREATE TABLE IF NOT EXISTS note(
@@ -243,6 +243,16 @@ public final class SearchIndex: Sendable {
         } catch {
             throw .database("cannot create the index at \(url.path): \(describe(error))")
         }
+    }
+
+    /// The index's pool, its writer unflushed (`synchronous = OFF`, as ``configuration()`` says
+    /// why). GRDB's WAL set-up sets the writer's `synchronous` to NORMAL after
+    /// `prepareDatabase` has run, which flushed the WAL and the file at every checkpoint; it is
+    /// set again here, once the pool is open.
+    static func pool(_ url: URL) throws -> DatabasePool {
+        let pool = try DatabasePool(path: url.path, configuration: configuration())
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+        return pool
     }
 
     static func configuration() -> Configuration {

@@ -15,7 +15,7 @@ extension ClubCache {
     public func saveTags(_ tags: [String: [String]]) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        try DurableFile.write(try encoder.encode(tags), to: tagsURL)
+        try DurableFile.write(try encoder.encode(tags), to: tagsURL, flush: false)
     }
 
     private var tagsURL: URL { directory.appendingPathComponent("tags.json") }

@@ -16,7 +16,10 @@ import Glibc
 /// file reads as "no cache" but stays on disk. Every write goes through ``DurableFile``, so a
 /// crash leaves the old file or the new one, and a file is replaced by a rename, never changed
 /// in place, so a listing mapped from it stays whole (``ClubCacheFormat``: a listing is an
-/// ``EntryTable``'s bytes, read by mapping them).
+/// ``EntryTable``'s bytes, read by mapping them). Unflushed (`flush: false`): what is here is
+/// the server's, so an OS crash may roll it back to an older copy, which the next listing
+/// brings current; the user's own text is in the drafts and the outbox, which are flushed. A
+/// busy disk's flush took seconds, and the list waited behind it.
 ///
 /// Layout:
 /// ```
@@ -101,7 +104,7 @@ public struct ClubCache: Sendable {
         if parts.allSatisfy(\.isEmpty), !emptyIsConfirmed, FileManager.default.fileExists(atPath: url.path) {
             guard let cached = self.listing(tab), cached.entries.isEmpty else { return false }
         }
-        try DurableFile.write(to: url.path) { fd in ClubCacheFormat.writeListing(parts, cursor: cursor, saved: saved, to: fd) }
+        try DurableFile.write(to: url.path, flush: false) { fd in ClubCacheFormat.writeListing(parts, cursor: cursor, saved: saved, to: fd) }
         return true
     }
 
@@ -118,7 +121,7 @@ public struct ClubCache: Sendable {
 
     /// Caches a note's text (replacing what was cached for its path, in any case).
     public func saveNote(_ note: Note) throws {
-        try DurableFile.write(ClubCacheFormat.encodeNote(note), to: noteURL(note.path))
+        try DurableFile.write(ClubCacheFormat.encodeNote(note), to: noteURL(note.path), flush: false)
     }
 
     /// Forgets a note's text after the server deleted it (seen in the change journal). Best effort.

@@ -154,10 +154,10 @@ final class ChangeJournal: Sendable {
         }
         if fresh || !loaded.fileIsCurrent {
             // A new journal is written without a flush: no one holds a cursor of its secret yet,
-            // and the first record appended flushes the file (``append``). Lost in an OS crash
-            // before that, it is made again with a new secret, as any lost journal is. A server's
-            // first start (an app's embedded club) then draws its first frame without waiting on
-            // the disk, which a busy disk made take seconds.
+            // and the first record appended flushes the file and its folder (``appendLocked(_:)``).
+            // Lost in an OS crash before that, it is made again with a new secret, as any lost
+            // journal is. A server's first start (an app's embedded club) then draws its first
+            // frame without waiting on the disk, which a busy disk made take seconds.
             let written = rewrite(path, loaded.records, compactedThrough: loaded.compactedThrough, secretText: loaded.secretText,
                                   flush: !fresh)
             loaded.fileIsCurrent = written

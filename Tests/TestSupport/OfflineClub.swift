@@ -89,20 +89,8 @@ public final class OfflineClub {
 
     /// `byteclub serve --root root --port port` with `members`; returns the process and its port.
     private static func serve(root: URL, port: Int, members: [(String, String)]) throws -> (Process, Int) {
-        let process = Process()
-        process.executableURL = try AppHarness.binary
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "\(port)", "--log-level", "error"]
-            + members.flatMap { ["--member", "\($0.0)=\($0.1)"] }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        do {
-            return (process, try MemberServe.listeningPort(output))
-        } catch {
-            kill(process)
-            throw error
-        }
+        try MemberServe.start(["serve", "--insecure-http", "--root", root.path, "--create", "--port", "\(port)", "--log-level", "error"]
+                                + members.flatMap { ["--member", "\($0.0)=\($0.1)"] }, port: port)
     }
 
     private static func kill(_ process: Process) {

@@ -27,12 +27,12 @@ public final class ServeProcess {
         environment["BYTECLUB_TOKEN"] = token
         process.environment = environment
         process.standardOutput = output
-        if let log {
-            FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: log)
-        } else {
-            process.standardError = FileHandle.nullDevice
-        }
+        // Its stderr goes to `log`, else to a file of its own, read if it does not start: the
+        // failure then says why (a port, a folder, a crash), not only that it did not.
+        let said = log ?? FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: said.path, contents: nil)
+        defer { if log == nil { try? FileManager.default.removeItem(at: said) } }
+        process.standardError = try FileHandle(forWritingTo: said)
         try process.run()
         // Its first line says where it listens (a TLS server's second, its key); read them with
         // a deadline, never a blocking read.
@@ -46,8 +46,10 @@ public final class ServeProcess {
             text += String(decoding: chunk, as: UTF8.self)
         }
         guard let match = text.range(of: tls ? #"https://127\.0\.0\.1:\d+"# : #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
+            let state = process.isRunning ? "still not listening after 30 s" : "exited with status \(process.terminationStatus)"
             process.terminate()
-            throw CouldNotCheck("byteclub serve did not start: \(text)")
+            let errors = (try? String(contentsOf: said, encoding: .utf8)).map { String($0.suffix(2_000)) } ?? ""
+            throw CouldNotCheck("byteclub serve did not start (\(state)): \(text)\(errors)")
         }
         url = String(text[match])
         pin = text.range(of: #"sha256//[A-Za-z0-9+/=]+"#, options: .regularExpression).map { String(text[$0]) }

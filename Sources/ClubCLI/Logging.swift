@@ -20,20 +20,6 @@ public enum FileLog {
             handler.logLevel = level
             return handler
         }
-        shared.set(sink)
-    }
-
-    public static func flush() { shared.get()?.synchronize() }
-
-    private static let shared = Box()
-
-    /// The open sink, for flushing at exit.
-    // @unchecked Sendable: `sink` is only read and written while holding `lock`.
-    private final class Box: @unchecked Sendable {
-        private let lock = NSLock()
-        private var sink: LogFile?
-        func set(_ value: LogFile?) { lock.withLock { sink = value } }
-        func get() -> LogFile? { lock.withLock { sink } }
     }
 }
 
@@ -57,7 +43,6 @@ final class LogFile: Sendable {
         }
     }
 
-    func synchronize() { lock.withLock { _ = DurableFile.flush(descriptor) } }
 }
 
 /// The scripting commands' log (ls, get, put, rm, mv, search …): stderr, each line through the

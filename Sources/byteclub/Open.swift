@@ -192,7 +192,9 @@ enum UI {
                 done.signal()
             }
             _ = done.wait(timeout: .now() + 2)
-            FileLog.flush()
+            // The log is not flushed to disk on the way out: each line went to the file with
+            // write(2) as it was logged, so the exit leaves none behind, and a flush on a busy disk
+            // held the exit for seconds (an OS crash may cut the log's last lines; not the user's text).
         }
         current = (terminal, app)
         terminal.start()

@@ -23,7 +23,8 @@ public enum FileLog {
     }
 }
 
-/// An append-only log file shared by every logger.
+/// An append-only log file shared by every logger: each line goes to the file with write(2) as
+/// it is logged, never flushed to disk (an OS crash may cut its last lines; the exit waits on nothing).
 final class LogFile: Sendable {
     private let lock = NSLock()
     private let descriptor: Int32
@@ -42,7 +43,6 @@ final class LogFile: Sendable {
             _ = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
         }
     }
-
 }
 
 /// The scripting commands' log (ls, get, put, rm, mv, search …): stderr, each line through the

@@ -31,14 +31,15 @@ public final class MemberServe {
             process.arguments = arguments
             let output = Pipe(), errors = Pipe()
             process.standardOutput = output
+            // Where this try's lines begin in `log`: what it says if it does not start.
+            var logged = 0
             if let log {
                 let handle = try FileHandle(forWritingTo: log)
-                handle.seekToEndOfFile()
+                logged = Int(handle.seekToEndOfFile())
                 process.standardError = handle
             } else {
                 process.standardError = errors
             }
-            let logged = log.flatMap { try? Data(contentsOf: $0).count } ?? 0
             try process.run()
             do {
                 let bound = try listeningPort(output)

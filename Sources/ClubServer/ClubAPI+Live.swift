@@ -74,7 +74,7 @@ extension ClubAPI {
         let flight = authenticator.enter(tokenHash: session.tokenHash, grant: session.grant, channel: channel)
         defer { authenticator.leave(flight) }
         let joined = await hub.join(room: session.room, member: session.grant.name, send: send)
-        guard case .success(let id) = joined else {
+        guard case .success(let (id, room)) = joined else {
             if case .failure(let refused) = joined {
                 try? await outbound.write(.text(LiveControl.error(message: refused.message).json))
                 try? await outbound.close(.policyViolation, reason: refused.message)
@@ -99,7 +99,7 @@ extension ClubAPI {
             }
             // A stopping server closes its live connections (the stop waits for every connection).
             await withGracefulShutdownHandler {
-                await self.readLive(session, id: id, inbound: inbound, send: send)
+                await self.readLive(session, id: id, room: room, inbound: inbound, send: send)
             } onGracefulShutdown: {
                 send.yield(.goingAway)
             }
@@ -110,7 +110,10 @@ extension ClubAPI {
     }
 
     /// Reads a connection's frames: binary messages are updates, text messages control messages.
-    private func readLive(_ session: LiveSession, id: UInt64, inbound: WebSocketInboundStream, send: AsyncStream<LiveOutbound>.Continuation) async {
+    /// An update is queued in the room and the next frame read at once: the room stores the
+    /// updates that came meanwhile together (``LiveRoom``).
+    private func readLive(_ session: LiveSession, id: UInt64, room: LiveRoom, inbound: WebSocketInboundStream,
+                          send: AsyncStream<LiveOutbound>.Continuation) async {
         let limits = liveHub.limits
         var message: [UInt8] = []
         var isText = false
@@ -137,8 +140,8 @@ extension ClubAPI {
                     send.yield(.control(.error(message: what)))
                 } else if isText {
                     switch LiveControl.parseClient(message) {
-                    case .success(.presenceRequest): await liveHub.presence(room: session.room, to: id)
-                    case .success(.cursor(let at)): await liveHub.cursor(room: session.room, id: id, member: session.grant.name, at: at)
+                    case .success(.presenceRequest): await room.presence(to: id)
+                    case .success(.cursor(let at)): await room.cursor(id: id, member: session.grant.name, at: at)
                     case .success: send.yield(.control(.error(message: "not a message a client sends")))
                     case .failure(let refused): send.yield(.control(.error(message: refused.message)))
                     }
@@ -153,7 +156,7 @@ extension ClubAPI {
                         send.yield(.control(.error(message: "update refused: \(grant.name) is a reader in this club; readers may not write")))
                         continue
                     }
-                    if let refusal = await liveHub.receive(room: session.room, id: id, member: grant.name, update: message) {
+                    if let refusal = await room.receive(id: id, member: grant.name, update: message) {
                         send.yield(.control(.error(message: refusal)))
                     }
                 }

@@ -71,30 +71,21 @@ enum LiveOutbound: Sendable, Equatable {
     case goingAway
 }
 
-/// The rooms of the live channel: one per note id, each with its members' connections and its
-/// log on disk.
-///
-/// A relay and a store: updates are opaque bytes. One actor orders everything a room sees, so an
-/// update is appended to the log and handed to every other connection in the same step: the
-/// log's order is the order every member receives, and a joiner gets the stored log and then
-/// the live updates with nothing missed or doubled between them.
+/// The rooms of the live channel: one per note id, each an actor of its own (``LiveRoom``) with
+/// its members' connections and its log on disk. The hub only finds a note's room, makes it, and
+/// lets it go once no one is in it and its log is closed.
 package actor LiveHub {
-    struct Peer {
-        let member: String
-        let send: AsyncStream<LiveOutbound>.Continuation
-    }
-    private struct Room {
-        var log: LiveLog
-        var peers: [(id: UInt64, peer: Peer)] = []
-    }
-
     private let directory: String
     let limits: LiveLimits
     /// Who wrote in each room since its note's last revision.
     let writers: LiveWriters
     private let logger: Logger
-    private var rooms: [String: Room] = [:]
+    private var rooms: [String: LiveRoom] = [:]
+    /// Who holds each room: its connections, and a compaction under way.
+    private var holders: [String: Int] = [:]
     private var nextID: UInt64 = 0
+    /// Rooms kept at most before the idle ones are let go.
+    static let keptRooms = 64
 
     init(directory: String, limits: LiveLimits, logger: Logger, writers: LiveWriters = LiveWriters()) {
         self.directory = directory
@@ -112,71 +103,41 @@ package actor LiveHub {
         return key
     }
 
-    /// Adds a connection to a room: it is sent the stored log, then everyone gets the presence.
-    /// Returns the connection's id, or a refusal.
-    func join(room name: String, member: String, send: AsyncStream<LiveOutbound>.Continuation) -> Result<UInt64, LiveControl.Refused> {
-        guard let room = rooms[name] else {
-            do {
-                let (log, frames) = try LiveLog.open(directory: directory, room: name)
-                rooms[name] = Room(log: log)
-                return finishJoin(name, member: member, send: send, stored: frames)
-            } catch {
-                logger.error("live: cannot open the log of \(name): \(error)")
-                return .failure(LiveControl.Refused(message: "the server cannot open this note's live log"))
-            }
+    /// The room named `name`, made when there is none, held until ``release(_:)``.
+    private func hold(_ name: String) -> LiveRoom {
+        holders[name, default: 0] += 1
+        if let room = rooms[name] { return room }
+        if rooms.count >= Self.keptRooms {
+            for (other, room) in rooms where holders[other] == nil && room.isIdle { rooms[other] = nil }
         }
-        guard room.peers.count < limits.maxPeersPerRoom else {
-            return .failure(LiveControl.Refused(message: "this note has \(limits.maxPeersPerRoom) connections already"))
-        }
-        // The open room's log is whole (only this actor appends to it, a whole record at a time).
-        return finishJoin(name, member: member, send: send, stored: LiveLog.read(path: room.log.path).frames)
+        let room = LiveRoom(name: name, directory: directory, limits: limits, writers: writers, logger: logger)
+        rooms[name] = room
+        return room
     }
 
-    private func finishJoin(_ name: String, member: String, send: AsyncStream<LiveOutbound>.Continuation, stored: [[UInt8]]) -> Result<UInt64, LiveControl.Refused> {
+    private func release(_ name: String) {
+        let left = (holders[name] ?? 1) - 1
+        holders[name] = left > 0 ? left : nil
+    }
+
+    /// Adds a connection to a room: it is sent the stored log, then everyone gets the presence.
+    /// Returns the connection's id and its room, or a refusal.
+    func join(room name: String, member: String, send: AsyncStream<LiveOutbound>.Continuation) async -> Result<(id: UInt64, room: LiveRoom), LiveControl.Refused> {
         nextID += 1
         let id = nextID
-        send.yield(.control(.welcome(member: member)))
-        for frame in stored { send.yield(.update(frame)) }
-        rooms[name]?.peers.append((id, Peer(member: member, send: send)))
-        sendPresence(name)
-        return .success(id)
+        let room = hold(name)
+        if let refused = await room.join(id: id, member: member, send: send) {
+            release(name)
+            return .failure(refused)
+        }
+        return .success((id, room))
     }
 
     /// Removes a connection; the others get the new presence. The last one out closes the log.
-    func leave(room name: String, id: UInt64) {
-        guard var room = rooms[name] else { return }
-        room.peers.removeAll { $0.id == id }
-        if room.peers.isEmpty {
-            room.log.close()
-            rooms[name] = nil
-        } else {
-            rooms[name] = room
-            sendPresence(name)
-        }
-    }
-
-    /// Stores an update and relays it to every other connection in the room, tagged with its
-    /// sender. Returns nil when done, else why it was refused (nothing stored, nothing sent).
-    func receive(room name: String, id: UInt64, member: String, update: [UInt8]) -> String? {
-        guard var room = rooms[name] else { return "not in a live note" }
-        guard update.count <= limits.maxUpdateBytes else {
-            return "update of \(update.count) bytes refused: at most \(limits.maxUpdateBytes) bytes"
-        }
-        let frame = LiveFrame.encode(member: member, update: update)
-        guard room.log.currentSize + 4 + frame.count <= limits.maxLogBytes else {
-            return "update refused: this note's live log is full (\(limits.maxLogBytes) bytes)"
-        }
-        do {
-            try room.log.append(frame)
-        } catch {
-            logger.error("live: cannot store an update of \(name): \(error)")
-            return "update refused: the server cannot store it"
-        }
-        rooms[name] = room
-        // A writer's mark of its revision (plain: an encrypted club's is sealed) is no typing.
-        if !RevisionMark.isMark(update) { writers.wrote(member, in: name) }
-        for (other, peer) in room.peers where other != id { peer.send.yield(.update(frame)) }
-        return nil
+    func leave(room name: String, id: UInt64) async {
+        guard let room = rooms[name] else { return }
+        release(name)
+        await room.leave(id: id)
     }
 
     /// After a revision of the room's note: a plain club's log becomes one record, a snapshot of
@@ -186,25 +147,10 @@ package actor LiveHub {
     /// (an encrypted club's sealed updates, or any record that is not an update) is left whole.
     /// Returns the log's size before and after, or nil when it was left as it was.
     @discardableResult
-    func compact(room name: String) -> (before: Int, after: Int)? {
-        var opened: LiveLog?
-        if rooms[name] == nil {
-            guard FileManager.default.fileExists(atPath: directory + "/" + name), let (log, _) = try? LiveLog.open(directory: directory, room: name)
-            else { return nil }
-            opened = log
-        }
-        guard var log = opened ?? rooms[name]?.log else { return nil }
-        defer { if opened != nil { log.close() } }
-        do {
-            let sizes = try log.compact(Self.snapshot(of:))
-            if opened == nil { rooms[name]?.log = log }
-            if let sizes { logger.debug("live: \(name)'s log compacted from \(sizes.before) to \(sizes.after) bytes") }
-            return sizes
-        } catch {
-            if opened == nil { rooms[name]?.log = log }
-            logger.error("live: cannot compact the log of \(name): \(error)")
-            return nil
-        }
+    func compact(room name: String) async -> (before: Int, after: Int)? {
+        let room = hold(name)
+        defer { release(name) }
+        return await room.compact()
     }
 
     /// The frames that hold what `frames` hold: the state of the document their updates make, as
@@ -228,30 +174,6 @@ package actor LiveHub {
         return [LiveFrame.encode(member: "", update: document.encodeStateAsUpdate())] + marks.suffix(RevisionMark.kept)
     }
 
-    /// Relays a connection's cursor to the others in the room, with its member's name (not stored).
-    func cursor(room name: String, id: UInt64, member: String, at: String) {
-        guard let room = rooms[name] else { return }
-        let message = LiveOutbound.control(.memberCursor(member: member, at: at))
-        for (other, peer) in room.peers where other != id { peer.send.yield(message) }
-    }
-
-    /// Sends one connection the presence list.
-    func presence(room name: String, to id: UInt64) {
-        guard let room = rooms[name], let peer = room.peers.first(where: { $0.id == id })?.peer else { return }
-        peer.send.yield(.control(.presence(members: Self.members(of: room))))
-    }
-
-    private func sendPresence(_ name: String) {
-        guard let room = rooms[name] else { return }
-        let message = LiveOutbound.control(.presence(members: Self.members(of: room)))
-        for (_, peer) in room.peers { peer.send.yield(message) }
-    }
-
-    private static func members(of room: Room) -> [String] {
-        var seen: Set<String> = []
-        return room.peers.map(\.peer.member).filter { seen.insert($0).inserted }
-    }
-
     /// Connections in a room now (for tests).
-    func connections(room name: String) -> Int { rooms[name]?.peers.count ?? 0 }
+    func connections(room name: String) async -> Int { await rooms[name]?.connections ?? 0 }
 }

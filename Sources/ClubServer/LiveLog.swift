@@ -10,7 +10,9 @@ import Glibc
 /// 4-byte big-endian length and a `LiveFrame` (sender, update).
 ///
 /// Each append is written and flushed (fdatasync) before it is relayed, as the change journal
-/// flushes each record before it is answered: an update a member has seen relayed is on disk. A
+/// flushes each record before it is answered: an update a member has seen relayed is on disk.
+/// The updates that came while a flush ran go in the next append together, one flush for all
+/// of them (``LiveRoom``). A
 /// record cut short by a crash is dropped (the file truncated to the last whole record) when
 /// the room is opened again: its sender never saw it relayed.
 ///
@@ -82,10 +84,16 @@ struct LiveLog {
 
     /// Appends one frame and flushes it to disk.
     mutating func append(_ frame: [UInt8]) throws {
+        try append([frame])
+    }
+
+    /// Appends frames in order, in one write and one flush (a room's burst: ``LiveRoom``). On a
+    /// failure none of them is left in the log.
+    mutating func append(_ frames: [[UInt8]]) throws {
         try lock()
         defer { unlock() }
         size = currentSize
-        let record = LiveRecords.framed(frame)
+        let record = frames.flatMap(LiveRecords.framed)
         guard DurableFile.writeAll(fd, record), DurableFile.flush(fd, dataOnly: true) else {
             let code = errno
             // Leave no half record behind for the next reader.

@@ -2,6 +2,7 @@
 import DropboxWire
 import Foundation
 import LiveText
+import Logging
 import TestSupport
 import XCTest
 
@@ -427,5 +428,56 @@ final class LiveLogTests: XCTestCase {
         XCTAssertNil(LiveHub.roomName(forID: "id:../members.json"))
         XCTAssertNil(LiveHub.roomName(forID: "id:"))
         XCTAssertNil(LiveHub.roomName(forID: "id:é"))
+    }
+}
+
+/// A room's updates wait for the disk together: the updates that come while a flush runs are
+/// stored in the next write and flush, and none is relayed before it is stored.
+final class LiveRoomTests: XCTestCase {
+    func testABurstWhileTheDiskIsBusyIsOneFlushAndIsRelayedOnlyOnceStored() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-room-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let room = LiveRoom(name: "abc", directory: directory, limits: LiveLimits(), writers: LiveWriters(),
+                            logger: Logger(label: "test"))
+        let (annStream, ann) = AsyncStream<LiveOutbound>.makeStream()
+        let (rayStream, ray) = AsyncStream<LiveOutbound>.makeStream()
+        let annJoined = await room.join(id: 1, member: "ann", send: ann)
+        let rayJoined = await room.join(id: 2, member: "ray", send: ray)
+        XCTAssertNil(annJoined)
+        XCTAssertNil(rayJoined)
+
+        // The disk busy (a flush taking seconds on a loaded machine): the room's queue held.
+        let gate = DispatchSemaphore(value: 0)
+        let held = Task { try await room.disk.run { _ in gate.wait() } }
+        for key in 0..<100 {
+            let refused = await room.receive(id: 1, member: "ann", update: [UInt8(key)])
+            XCTAssertNil(refused)
+        }
+        await room.cursor(id: 1, member: "ann", at: "after the burst")
+        let flushesWhileHeld = await room.flushes
+        XCTAssertEqual(flushesWhileHeld, 0)
+        gate.signal()
+        try await held.value
+
+        var rays: [LiveOutbound] = []
+        for await message in rayStream {
+            rays.append(message)
+            if case .control(.memberCursor) = message { break }
+        }
+        let updates = rays.compactMap { message -> [UInt8]? in if case .update(let frame) = message { frame } else { nil } }
+        XCTAssertEqual(updates.compactMap { LiveFrame.decode($0)?.update }, (0..<100).map { [UInt8($0)] },
+                       "every update once, in order, and the cursor after them")
+        let flushes = await room.flushes
+        XCTAssertLessThanOrEqual(flushes, 2, "the updates that came while the disk was busy are one flush")
+        XCTAssertEqual(LiveLog.read(path: directory + "/abc").frames.compactMap { LiveFrame.decode($0)?.update },
+                       (0..<100).map { [UInt8($0)] })
+
+        // The last one out: the log is closed once what was sent is stored, and the room idle.
+        await room.leave(id: 1)
+        await room.leave(id: 2)
+        XCTAssertTrue(AppHarness.eventually("the room idle", timeout: 10) { room.isIdle })
+        ann.finish()
+        ray.finish()
+        _ = annStream
     }
 }

@@ -51,8 +51,12 @@ final class ContractTests: XCTestCase {
     // MARK: list_folder
 
     func testListFolderShapesPagingAndContinue() async throws {
-        for index in 0..<5 { try club.write("byteclub/Note \(index).txt", "note \(index)") }
-        try FileManager.default.createDirectory(at: club.root.appendingPathComponent("byteclub/photos"), withIntermediateDirectories: true)
+        // Through the API, not behind the server's back: a file written on disk while the server's
+        // watcher walked the folder was seen again by its next walk, after the listing's cursor,
+        // and came back from `continue` beside the new file (a loaded CI run).
+        for index in 0..<5 { try await club.upload("/byteclub/Note \(index).txt", Data("note \(index)".utf8)) }
+        let photos = try await club.rpc("2/files/create_folder_v2", ["path": "/byteclub/photos"])
+        XCTAssertEqual(photos.status, 200, photos.text)
         var reply = try await club.rpc("2/files/list_folder", ["path": "/byteclub", "recursive": false, "limit": 2])
         XCTAssertEqual(reply.status, 200)
         var entries = reply.json["entries"] as? [[String: Any]] ?? []

@@ -5,34 +5,16 @@ import XCTest
 
 /// A `byteclub serve` process, for tests that must kill a real server.
 final class ServeProcess {
-    let process = Process()
+    let process: Process
     let port: Int
-    private let output = Pipe()
 
     static var executable: URL? { BuiltExecutable.byteclub }
 
     init(root: URL, token: String) throws {
-        let executable = try Requirement.byteclub()
-        process.executableURL = executable
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", "warning"]
-        process.standardOutput = output
-        try process.run()
-        // Wait, with a deadline, for the one line that says where it listens.
-        let deadline = Date().addingTimeInterval(20)
-        var text = ""
-        let handle = output.fileHandleForReading
-        while !text.contains("\n") && Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let match = text.range(of: #"listening on http://127\.0\.0\.1:(\d+) "#, options: .regularExpression),
-              let port = Int(text[match].split(separator: ":").last?.split(separator: " ").first ?? "") else {
-            process.terminate()
-            throw NSError(domain: "ServeProcess", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text)"])
-        }
-        XCTAssertTrue(text.hasPrefix("byteclub serve: listening on http://127.0.0.1:\(port) (root "), text)
-        self.port = port
+        let launched = try MemberServe.launch(
+            ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", "warning"], port: 0)
+        XCTAssertTrue(launched.said.hasPrefix("byteclub serve: listening on http://127.0.0.1:\(launched.port) (root "), launched.said)
+        (process, port) = (launched.process, launched.port)
     }
 
     func kill() {

@@ -165,18 +165,16 @@ final class NotesEndToEndTests: XCTestCase {
 
     /// `byteclub serve` in a process of its own, which the test kills outright.
     final class ServeProcess {
-        let process = Process()
-        private(set) var port = 0
+        let process: Process
+        let port: Int
 
+        /// `port`: 0 for a random one, or the killed server's, to start it again there (a moment
+        /// taken by another connection is waited out: ``MemberServe/start(_:port:log:patience:)``).
         init(root: URL, port: Int, token: String, chaos: String? = nil) throws {
-            process.executableURL = try AppHarness.binary
-            process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "\(port)", "--token", token, "--log-level", "error"]
-                + (chaos.map { ["--chaos", $0] } ?? [])
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            self.port = try MemberServe.listeningPort(output)
+            (process, self.port) = try MemberServe.start(
+                ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "\(port)", "--token", token, "--log-level", "error"]
+                    + (chaos.map { ["--chaos", $0] } ?? []),
+                port: port)
         }
 
         func kill() {

@@ -48,8 +48,9 @@ actor LiveRoom {
 
     private var peers: [(id: UInt64, peer: LivePeer)] = []
     private var queued: [Queued] = []
-    /// The bytes the queued updates add to the log.
+    /// The bytes the queued updates add to the log, and those of the updates being stored now.
     private var queuedBytes = 0
+    private var storingBytes = 0
     /// The log's size after the last step on the disk (another server over the folder may append too).
     private var storedBytes = 0
     private var joiners: [Joiner] = []
@@ -101,7 +102,7 @@ actor LiveRoom {
             return "update of \(update.count) bytes refused: at most \(limits.maxUpdateBytes) bytes"
         }
         let frame = LiveFrame.encode(member: member, update: update)
-        guard storedBytes + queuedBytes + 4 + frame.count <= limits.maxLogBytes else {
+        guard storedBytes + storingBytes + queuedBytes + 4 + frame.count <= limits.maxLogBytes else {
             return "update refused: this note's live log is full (\(limits.maxLogBytes) bytes)"
         }
         // A writer's mark of its revision (plain: an encrypted club's is sealed) is no typing.
@@ -165,8 +166,10 @@ actor LiveRoom {
             } else if !queued.isEmpty {
                 let batch = queued
                 queued = []
+                storingBytes = queuedBytes
                 queuedBytes = 0
                 await store(batch)
+                storingBytes = 0
             } else if !compactions.isEmpty {
                 let waiting = compactions
                 compactions = []

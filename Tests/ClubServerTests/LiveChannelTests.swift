@@ -480,4 +480,34 @@ final class LiveRoomTests: XCTestCase {
         ray.finish()
         _ = annStream
     }
+
+    /// The log's cap counts the updates being stored as well as those stored and queued: taken
+    /// out of the queue for a flush, they were counted nowhere, and a ninth 60 KiB update went
+    /// into a log of 512 KiB (a loaded CI run).
+    func testTheLogsCapCountsTheUpdatesBeingStored() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-room-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var limits = LiveLimits()
+        limits.maxUpdateBytes = 64 * 1024
+        limits.maxLogBytes = 512 * 1024
+        let room = LiveRoom(name: "abc", directory: directory, limits: limits, writers: LiveWriters(), logger: Logger(label: "test"))
+        let (_, ann) = AsyncStream<LiveOutbound>.makeStream()
+        let joined = await room.join(id: 1, member: "ann", send: ann)
+        XCTAssertNil(joined)
+        let gate = DispatchSemaphore(value: 0)
+        let held = Task { try await room.disk.run { _ in gate.wait() } }
+        var refusals: [String] = []
+        for _ in 0..<9 {
+            if let refused = await room.receive(id: 1, member: "ann", update: [UInt8](repeating: 3, count: 60 * 1024)) { refusals.append(refused) }
+            // The pump takes what is queued into its flush between two updates.
+            await Task.yield()
+        }
+        gate.signal()
+        try await held.value
+        XCTAssertEqual(refusals.count, 1, "8 of 60 KiB fit in 512 KiB, the ninth does not: \(refusals)")
+        XCTAssertTrue(refusals.first?.contains("live log is full") == true, "\(refusals)")
+        XCTAssertTrue(AppHarness.eventually("the eight stored", timeout: 10) { LiveLog.read(path: directory + "/abc").frames.count == 8 })
+        await room.leave(id: 1)
+        ann.finish()
+    }
 }

@@ -9,9 +9,9 @@ import NIOCore
 /// `finish_batch_v2` commits its entries (``FolderStore/commitGroup(_:)``, groups of
 /// ``commitGroupSize``), the answer written group by group.
 ///
-/// The flush is what a batch saves: the file system that holds the temporary files is flushed
-/// once for all of them (syncfs: one flush of the disk's cache), where a session a file flushed
-/// each on its own. The bytes are on
+/// The flush is what a batch saves: the temporary files are flushed side by side, so their
+/// flushes of the disk's cache meet (``DurableFile/flushSideBySide(files:folders:)``), where a
+/// session a file flushed each on its own. The bytes are on
 /// disk before any file is renamed into place, so a crash leaves a committed file whole or
 /// not there at all, never a short one, and an import run again finds each file the same or
 /// missing. Temporary files a dropped request leaves are removed at once; one a crash leaves
@@ -32,7 +32,7 @@ extension ClubAPI {
         let parts = try await receiveParts(request.body, what: what)
         // The bytes on disk before anything is renamed into place (see above).
         let temps = parts.compactMap(\.temp)
-        guard Self.flushTogether(temps, in: store.tempDirectory) else {
+        guard DurableFile.flushSideBySide(files: temps) else {
             for temp in temps { unlink(temp) }
             throw APIError.uploadPath([.insufficientSpace])
         }
@@ -201,23 +201,5 @@ extension ClubAPI {
             offset += wrote
         }
         return true
-    }
-
-    /// Flushes the files' bytes, false if any could not be: many at once with the file system
-    /// that holds them (one flush of the disk's cache, ``DurableFile/flushFileSystem(holding:)``),
-    /// a few one by one.
-    private static func flushTogether(_ files: [String], in directory: String) -> Bool {
-        if files.count > PendingSync.flushedOneByOneAtMost, DurableFile.flushFileSystem(holding: directory) { return true }
-        var flushed = true
-        for file in files {
-            let fd = open(file, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                flushed = false
-                continue
-            }
-            if !DurableFile.flush(fd, dataOnly: true) { flushed = false }
-            close(fd)
-        }
-        return flushed
     }
 }

@@ -14,9 +14,6 @@ import Foundation
 /// what a crash in the middle of a single commit leaves (the file in place, its record not yet
 /// journaled), which the next start's rescan journals.
 struct PendingSync {
-    /// More files and folders than this are flushed with the file system, in one go.
-    static let flushedOneByOneAtMost = 4
-
     private(set) var folders: Set<String> = []
     private(set) var files: [String] = []
     private(set) var changes: [TreeSnapshot.Change] = []
@@ -33,31 +30,18 @@ struct PendingSync {
     /// Journal records, appended at the flush.
     mutating func journal(_ more: [TreeSnapshot.Change]) { changes += more }
 
-    /// Flushes the files' bytes, then the folders; false if a file could not be flushed (a folder
-    /// that refuses `fsync` is the best effort ``DurableFile/syncFolder(of:)`` makes).
+    /// Flushes the files' bytes, then the folders, side by side
+    /// (``DurableFile/flushSideBySide(files:folders:)``); false if a file could not be flushed (a
+    /// folder that refuses `fsync` is the best effort ``DurableFile/syncFolder(of:)`` makes).
     func flushFiles() -> Bool {
-        // Many at once (a batch's group: a copy and a folder or two for each note): the whole
-        // file system in one flush of the disk's cache, not one each (DurableFile.flushFileSystem).
-        if files.count + folders.count >= Self.flushedOneByOneAtMost, let any = folders.min() ?? files.first {
-            if DurableFile.flushFileSystem(holding: any) { return true }
-        }
-        var descriptors: [Int32] = []
-        descriptors.reserveCapacity(files.count)
-        defer { for fd in descriptors { close(fd) } }
-        var flushed = true
         for file in files {
-            let fd = open(file, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                flushed = false
-                continue
-            }
             // Starts the writeback now (and drops the pages once written: a history copy is
-            // rarely read), so the flushes below find the blocks allocated in one journal commit.
+            // rarely read), so each flush finds its blocks on their way.
+            let fd = open(file, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
             _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
-            descriptors.append(fd)
+            close(fd)
         }
-        for fd in descriptors where !DurableFile.flush(fd, dataOnly: true) { flushed = false }
-        for folder in folders.sorted() { DurableFile.syncFolder(of: folder + "/.") }
-        return flushed
+        return DurableFile.flushSideBySide(files: files, folders: folders.sorted())
     }
 }

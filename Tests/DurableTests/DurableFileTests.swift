@@ -120,4 +120,19 @@ final class DurableFileTests: XCTestCase {
             XCTAssertEqual((error as? DurableFileError)?.step, "replace")
         }
     }
+
+    /// A batch's files flushed side by side: every one is flushed, each on its own thread of at
+    /// most eight, and one that cannot be opened makes the whole answer false (nothing answered
+    /// as on disk that is not); a folder that refuses is the best effort.
+    func testFilesFlushedSideBySideSayWhenOneCouldNotBe() throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let paths = (0..<40).map { folder + "/batch-\($0).md" }
+        for path in paths { XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(path.utf8))) }
+        XCTAssertTrue(DurableFile.flushSideBySide(files: paths, folders: [folder, folder + "/no such folder"]))
+        XCTAssertTrue(DurableFile.flushSideBySide(files: [paths[0]]))
+        XCTAssertTrue(DurableFile.flushSideBySide(files: []))
+        XCTAssertFalse(DurableFile.flushSideBySide(files: paths + [folder + "/gone.md"]))
+        XCTAssertFalse(DurableFile.flushSideBySide(files: [folder + "/gone.md"]))
+        for path in paths { XCTAssertEqual(FileManager.default.contents(atPath: path), Data(path.utf8)) }
+    }
 }

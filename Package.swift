@@ -80,7 +80,8 @@ let package = Package(
 
         // syncfs(2), which glibc declares only under _GNU_SOURCE: many files flushed at once.
         // The one durable file write (temp, fsync, rename, folder fsync), below everything that keeps state.
-        .target(name: "Durable"),
+        .target(name: "CDurableShim"),
+        .target(name: "Durable", dependencies: ["CDurableShim"]),
         // URLSession-style networking on libcurl multi + Dispatch. No app knowledge.
         .target(name: "Transfer", dependencies: ["CCurl"]),
         // Pictures decoded by their magic bytes (JPEG with DCT scaling, PNG, GIF, WebP, SVG rasterised),

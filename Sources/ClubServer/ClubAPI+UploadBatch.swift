@@ -9,9 +9,9 @@ import NIOCore
 /// `finish_batch_v2` commits its entries (``FolderStore/commitGroup(_:)``, groups of
 /// ``commitGroupSize``), the answer written group by group.
 ///
-/// The flush is what a batch saves: the temporary files are flushed side by side, so their
-/// flushes of the disk's cache meet (``DurableFile/flushSideBySide(files:folders:)``), where a
-/// session a file flushed each on its own. The bytes are on
+/// The flush is what a batch saves: the temporary files are flushed together
+/// (``DurableFile/flushTogether(files:folders:holding:)``), where a session a file flushed each
+/// on its own. The bytes are on
 /// disk before any file is renamed into place, so a crash leaves a committed file whole or
 /// not there at all, never a short one, and an import run again finds each file the same or
 /// missing. Temporary files a dropped request leaves are removed at once; one a crash leaves
@@ -32,7 +32,7 @@ extension ClubAPI {
         let parts = try await receiveParts(request.body, what: what)
         // The bytes on disk before anything is renamed into place (see above).
         let temps = parts.compactMap(\.temp)
-        guard DurableFile.flushSideBySide(files: temps) else {
+        guard DurableFile.flushTogether(files: temps, holding: store.tempDirectory) else {
             for temp in temps { unlink(temp) }
             throw APIError.uploadPath([.insufficientSpace])
         }

@@ -30,9 +30,9 @@ struct PendingSync {
     /// Journal records, appended at the flush.
     mutating func journal(_ more: [TreeSnapshot.Change]) { changes += more }
 
-    /// Flushes the files' bytes, then the folders, side by side
-    /// (``DurableFile/flushSideBySide(files:folders:)``); false if a file could not be flushed (a
-    /// folder that refuses `fsync` is the best effort ``DurableFile/syncFolder(of:)`` makes).
+    /// Flushes the files' bytes, then the folders (``DurableFile/flushTogether(files:folders:holding:)``);
+    /// false if a file could not be flushed (a folder that refuses `fsync` is the best effort
+    /// ``DurableFile/syncFolder(of:)`` makes).
     func flushFiles() -> Bool {
         for file in files {
             // Starts the writeback now (and drops the pages once written: a history copy is
@@ -42,6 +42,7 @@ struct PendingSync {
             _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
             close(fd)
         }
-        return DurableFile.flushSideBySide(files: files, folders: folders.sorted())
+        guard let any = folders.min() ?? files.first else { return true }
+        return DurableFile.flushTogether(files: files, folders: folders.sorted(), holding: any)
     }
 }

@@ -1,4 +1,4 @@
-import Durable
+@testable import Durable
 import Foundation
 import XCTest
 
@@ -134,5 +134,16 @@ final class DurableFileTests: XCTestCase {
         XCTAssertFalse(DurableFile.flushSideBySide(files: paths + [folder + "/gone.md"]))
         XCTAssertFalse(DurableFile.flushSideBySide(files: [folder + "/gone.md"]))
         for path in paths { XCTAssertEqual(FileManager.default.contents(atPath: path), Data(path.utf8)) }
+    }
+
+    /// Together: the file system whole while little waits to be written, else the files side by
+    /// side; either way every file is flushed, and a missing one is said.
+    func testFilesFlushedTogetherEitherWay() throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let paths = (0..<10).map { folder + "/together-\($0).md" }
+        for path in paths { XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(path.utf8))) }
+        XCTAssertNotNil(DurableFile.waitingToBeWritten(), "/proc/meminfo's Dirty and Writeback")
+        XCTAssertTrue(DurableFile.flushTogether(files: paths, folders: [folder], holding: folder))
+        XCTAssertFalse(DurableFile.flushTogether(files: [folder + "/gone.md"], holding: folder + "/gone.md"))
     }
 }

@@ -57,10 +57,8 @@ actor LiveRoom {
     private var compactions: [CheckedContinuation<(before: Int, after: Int)?, Never>] = []
     /// Whether the pump runs: it alone touches the disk, one step at a time.
     private var busy = false
-    /// Flushes of the log for updates since the room was made (for tests and `app-bench together`).
+    /// Flushes of the log for updates since the room was made (for tests).
     private(set) var flushes = 0
-    /// Updates stored since the room was made.
-    private(set) var stored = 0
     private let idleFlag = Atomic<Bool>(true)
 
     /// Whether the room holds nothing: no member, nothing queued, its log closed. The hub lets
@@ -216,7 +214,6 @@ actor LiveRoom {
             do {
                 storedBytes = try await disk.run { try $0.append(frames) }
                 flushes += 1
-                stored += frames.count
             } catch {
                 logger.error("live: cannot store \(frames.count) updates of \(name): \(error)")
                 failure = "update refused: the server cannot store it"

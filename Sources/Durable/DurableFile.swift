@@ -141,9 +141,14 @@ public enum DurableFile {
     /// quiet one it is the quickest: an import of 6,800 files took 7.4–11.2 s with it and
     /// 9.1–16.3 s side by side (2026-11-29). False when a file could not be flushed.
     public static func flushTogether(files: [String], folders: [String] = [], holding path: String) -> Bool {
-        if let waiting = waitingToBeWritten(), waiting <= syncFileSystemAtMost, flushFileSystem(holding: path) { return true }
+        if files.count + folders.count > oneByOneAtMost, let waiting = waitingToBeWritten(), waiting <= syncFileSystemAtMost,
+           flushFileSystem(holding: path) { return true }
         return flushSideBySide(files: files, folders: folders)
     }
+
+    /// A few files and folders are flushed each on its own, whatever waits: cheaper than the
+    /// whole file system.
+    public static let oneByOneAtMost = 4
 
     /// What may wait to be written, machine-wide, for a batch to flush its file system whole: a
     /// quarter of a second of this disk's writes on a quiet machine (1 GB/s), and above what an

@@ -306,7 +306,9 @@ final class LiveChannelTests: XCTestCase {
         for _ in 0..<9 { ann.send(chunk) }
         await ann.wait("the log full") { $0.errors.contains { $0.contains("live log is full") } }
         XCTAssertEqual(ann.errors.count, 1, "8 of 60 KiB fit in 512 KiB, the ninth does not")
+        // A joiner comes in between two flushes: the stored ones at its join, the rest relayed.
         let ray = await join("ray")
+        await ray.wait("the eight updates") { $0.updates.count >= 8 }
         XCTAssertEqual(ray.updates.count, 8)
     }
 

@@ -79,8 +79,8 @@ let package = Package(
         // MARK: Layers
 
         // syncfs(2), which glibc declares only under _GNU_SOURCE: many files flushed at once.
-        // The one durable file write (temp, fsync, rename, folder fsync), below everything that keeps state.
         .target(name: "CDurableShim"),
+        // The one durable file write (temp, fsync, rename, folder fsync), below everything that keeps state.
         .target(name: "Durable", dependencies: ["CDurableShim"]),
         // URLSession-style networking on libcurl multi + Dispatch. No app knowledge.
         .target(name: "Transfer", dependencies: ["CCurl"]),

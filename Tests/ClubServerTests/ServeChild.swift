@@ -6,42 +6,21 @@ import XCTest
 /// A `byteclub serve` child process, for what only a separate process shows: its peak memory
 /// (VmHWM), and how it answers SIGTERM.
 final class ServeChild {
-    let process = Process()
+    let process: Process
     let port: Int
     let token: String
     let session = Session(configuration: .ephemeral)
-    private let output = Pipe()
 
     /// - Parameter log: where the server's log goes, at level `info` (the access log); by
     ///   default it is dropped, and only warnings are made.
     init(root: URL, token: String = "child-\(UUID().uuidString)", extraArguments: [String] = [], log: FileHandle? = nil) throws {
-        let executable = try Requirement.byteclub()
         self.token = token
-        process.executableURL = executable
-        process.arguments = ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"]
-            + extraArguments
-        process.standardOutput = output
-        process.standardError = log ?? FileHandle.nullDevice
-        try process.run()
-        // The one line saying where it listens, with a deadline.
-        let deadline = Date().addingTimeInterval(20)
-        var text = ""
-        while !text.contains("\n") && Date() < deadline {
-            // Waits for output with the deadline's remaining time: a serve that prints nothing
-            // must not hang the test in a blocking read.
-            var ready = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let waitMilliseconds = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
-            guard poll(&ready, 1, waitMilliseconds) > 0 else { continue }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let match = text.range(of: #"listening on http://127\.0\.0\.1:(\d+) "#, options: .regularExpression),
-              let port = Int(text[match].split(separator: ":").last?.split(separator: " ").first ?? "") else {
-            process.terminate()
-            throw NSError(domain: "ServeChild", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text)"])
-        }
-        self.port = port
+        let launched = try MemberServe.launch(
+            ["serve", "--insecure-http", "--root", root.path, "--create", "--port", "0", "--token", token, "--log-level", log == nil ? "warning" : "info"]
+                + extraArguments,
+            port: 0, errorsTo: log ?? FileHandle.nullDevice, deadline: 20)
+        process = launched.process
+        port = launched.port
     }
 
     deinit {

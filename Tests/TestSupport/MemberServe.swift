@@ -40,7 +40,9 @@ public final class MemberServe {
     /// with `environment` (the token, kept out of `ps`) and reading `lines` lines of its stdout
     /// within `deadline` seconds: a server that never says where it listens fails the test
     /// with what it said (`still not listening after 30 s`, or its exit and stderr), never hangs it.
-    public static func launch(_ arguments: [String], port: Int, log: URL? = nil, environment: [String: String]? = nil, lines: Int = 1,
+    /// `errorsTo`: a handle its stderr goes to instead of `log` (then it is not read back).
+    public static func launch(_ arguments: [String], port: Int, log: URL? = nil, errorsTo: FileHandle? = nil,
+                              environment: [String: String]? = nil, lines: Int = 1,
                               deadline: TimeInterval = 30, patience: TimeInterval = 10) throws -> Launched {
         let giveUp = Date().addingTimeInterval(patience)
         while true {
@@ -52,7 +54,9 @@ public final class MemberServe {
             process.standardOutput = output
             // Where this try's lines begin in `log`: what it says if it does not start.
             var logged = 0
-            if let log {
+            if let errorsTo {
+                process.standardError = errorsTo
+            } else if let log {
                 let handle = try FileHandle(forWritingTo: log)
                 logged = Int(handle.seekToEndOfFile())
                 process.standardError = handle
@@ -63,13 +67,14 @@ public final class MemberServe {
             let said = read(output, lines: lines, within: deadline)
             if let bound = listening(in: said) {
                 // What the server says later is read and dropped, so a full pipe never holds it up.
-                if log == nil { Thread.detachNewThread { _ = errors.fileHandleForReading.readDataToEndOfFile() } }
+                if log == nil, errorsTo == nil { Thread.detachNewThread { _ = errors.fileHandleForReading.readDataToEndOfFile() } }
                 return Launched(process: process, port: bound, said: said)
             }
             let state = process.isRunning ? "still not listening after \(Int(deadline)) s" : "exited with status \(process.terminationStatus)"
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
-            let text = log.flatMap { try? Data(contentsOf: $0) }.map { String(decoding: $0.dropFirst(logged), as: UTF8.self) }
+            let text = errorsTo != nil ? ""
+                : log.flatMap { try? Data(contentsOf: $0) }.map { String(decoding: $0.dropFirst(logged), as: UTF8.self) }
                 ?? String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             guard port != 0, text.contains("already in use"), Date() < giveUp else {
                 throw CouldNotCheck("byteclub serve did not start (\(state)): \(said)\(String(text.suffix(2_000)))")

@@ -116,8 +116,10 @@ let package = Package(
                 "SearchIndex",
                 // A shared note opened in a browser is rendered as a page (ClubAPI+NotePage).
                 "Markdown",
-                // A plain club's live log is compacted into one snapshot at each revision (LiveHub.compact).
+                // A plain club's live log is compacted into one snapshot at each revision (LiveHub.compact),
+                // and its note written from it, a change made outside merged in (LiveFileText).
                 "LiveText",
+                "NoteMerge",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The connection rules (timeouts, caps) are NIO channel handlers around Hummingbird's HTTP/1.1 channel.
                 .product(name: "HummingbirdCore", package: "hummingbird"),

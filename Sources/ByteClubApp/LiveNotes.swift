@@ -9,10 +9,13 @@ import TerminalUI
 /// (docs/live.md, "The app"). The shared document and its journal are the core's
 /// (``LiveNote``); this is the shell's part: the socket, the editor, the screen.
 ///
-/// - **Who writes the file.** The Markdown file stays the truth. While others are in the note,
-///   the member who joined it first (the presence list's first) writes it after a pause of
+/// - **Who writes the file.** In a plain club the server does, from the room's document, after a
+///   pause, one revision per burst (its welcome says so: ``serverWrites``); a revision whose text
+///   the shared document holds (its mark came through the room) is taken as the new base, whoever
+///   it names. In an encrypted club the server cannot read the room: while others are in the
+///   note, the member who joined it first (the presence list's first) writes it after a pause of
 ///   ``writePause``, one revision per burst, and goes on so when the others have gone (their
-///   words are in the text too); anyone may still save with Ctrl-S, and a member alone in a note
+///   words are in the text too). Anyone may still save with Ctrl-S, and a member alone in a note
 ///   that never went live saves as on any backend. A revision saved by a member in the note is taken
 ///   as the new base without a banner or a merge (the shared text holds it); a change made
 ///   outside the live session (another tool, WebDAV, a member not in the note) goes the usual
@@ -58,6 +61,8 @@ final class LiveNotes {
     private var burst = 0
     /// The note whose "needs a club server" line was said (once per note opened).
     private var saidNoChannel: String?
+    /// The server writes the open note's file from its room (a plain club's; its welcome says so).
+    private(set) var serverWrites = false
 
     init(context: AppContext) {
         self.context = context
@@ -125,6 +130,7 @@ final class LiveNotes {
         everJoined = false
         resumed = false
         synced = nil
+        serverWrites = false
         if state.note?.live != nil { context.model.updateQuietly { $0.note?.live = nil } }
     }
 
@@ -177,7 +183,8 @@ final class LiveNotes {
     private func handle(_ event: LiveSocketEvent, noteID: String) {
         guard openID == noteID, var note else { return }
         switch event {
-        case .welcome(let me):
+        case .welcome(let me, let serverWrites):
+            self.serverWrites = serverWrites
             context.model.updateQuietly { $0.note?.live?.me = me }
         case .update(let member, let bytes):
             // A reload or a merge may have changed the editor since the last key: in first.
@@ -213,7 +220,7 @@ final class LiveNotes {
             // A note taken up from its journal joins at once: the room takes what it lacks.
             if !note.isJoined, everJoined || resumed || members.count > 1 {
                 let body = state.note?.editor.body.text ?? ""
-                let join = note.joined(editorText: body, openedText: openedText)
+                let join = note.joined(editorText: body, openedText: openedText, mergesFile: !serverWrites)
                 self.note = note
                 if let send = join.send { socket?.send(update: send) }
                 if join.text != body { replaceBody(with: join.text) }
@@ -303,6 +310,8 @@ final class LiveNotes {
     /// they were stranded on screen (`[+]`) while the file held none of them. A member alone in a
     /// note that never went live saves as on any backend (Ctrl-S).
     private func scheduleWrite() {
+        // The server writes a plain club's note itself.
+        guard !serverWrites else { return }
         burst += 1
         let mark = burst
         context.effects.after(Self.writePause) { [weak self] in
@@ -330,18 +339,35 @@ final class LiveNotes {
         if let mark { socket?.send(update: mark) }
     }
 
-    /// A revision of the open note saved by `who`: when `who` is in the live note, the shared
-    /// text holds it, so it is taken as the new base with no banner and no merge; returns whether
-    /// it was. A change from anyone else (another tool, WebDAV, a member not in the note) goes the
-    /// usual way: a banner, `Ctrl-R` or the save merges it, and the merged text then goes into the
+    /// A revision of the open note saved by `who`: when the shared text holds it, it is taken as
+    /// the new base with no banner and no merge. Returns whether it is looked at here.
+    ///
+    /// When the server writes the note, every revision is: one whose text the shared text holds
+    /// (its mark came through the room) is the new base; any other was made outside the live
+    /// note, and the server merges it into the shared text after its pause, as its own edit that
+    /// reaches this editor, then writes the result (which comes back here, held). Reloaded or
+    /// bannered here instead, the editor's text went into the room whole, and the others' words
+    /// typed since the last revision with it.
+    ///
+    /// When members write it, a revision by a member in the note is (the shared text holds it). A
+    /// change from anyone else (another tool, WebDAV, a member not in the note) goes the usual
+    /// way: a banner, `Ctrl-R` or the save merges it, and the merged text then goes into the
     /// shared text as this member's edit.
     func fileChanged(_ entry: RemoteEntry, by who: String?) -> Bool {
-        guard isLive, let session = state.note, session.entry?.id == openID, !session.isSaving,
-              let who, let live = session.live, live.members.contains(who) else { return false }
+        guard isLive, let session = state.note, session.entry?.id == openID, !session.isSaving, let live = session.live else { return false }
+        let byMember = who.map { live.members.contains($0) } ?? false
+        guard serverWrites || byMember else { return false }
+        let serverWrites = serverWrites
         let store = context.store
         context.perform({ () async throws(RemoteError) in try await store.read(entry.path) }) { [weak self] result in
             guard let self, case .success(let (data, current)) = result, let text = String(validating: data, as: UTF8.self),
                   let now = self.state.note, now.entry?.id == self.openID, !now.isSaving else { return }
+            // The server's revision (or a member's save) names its text in the room; any other
+            // was made outside the live note, and the server merges it in.
+            if serverWrites, self.note?.holdsRevision(text) != true, self.note?.text != text {
+                self.context.logger.info("live: a revision of the open note made outside it; the server merges it in")
+                return
+            }
             self.note?.fileTaken(text)
             // The file holds this member's whole text: nothing of it is unsaved, so its draft goes
             // (it was kept, and counted at the next start as unsaved work the club already held).
@@ -350,6 +376,11 @@ final class LiveNotes {
             self.context.update { state in
                 state.note?.entry = current
                 state.note?.setBase(current.rev, text: text)
+                // A change made outside, now in the shared text (the server merged it in).
+                if state.note?.remoteChange != nil {
+                    state.note?.remoteChange = nil
+                    state.note?.banner = nil
+                }
                 if state.note?.editor.body.text == text, let version = state.note?.version {
                     state.note?.savedVersion = version
                     state.note?.journalledVersion = version

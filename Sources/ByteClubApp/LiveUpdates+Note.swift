@@ -34,12 +34,16 @@ extension LiveUpdates {
         // Our own save landing: while it is in flight or queued. Another change by our account
         // (the shell, another window) is news like any other, said as yours.
         if session.isSaving || session.queuedItem != nil, me == nil || event.entry.modifiedBy == nil || event.entry.modifiedBy == me { return }
-        // A live note's revisions of our account are this app's own (its room's writer).
-        if session.live != nil, let me, event.entry.modifiedBy == me { return }
         // A name, or words: an account id is never shown where a name belongs.
         let who = author(of: event.entry.modifiedBy) ?? MergeSession.someone
+        let byName = name(of: event.entry.modifiedBy)
+        // A note the server writes from its room: every revision is the live note's to take
+        // (the server names the first who typed, maybe us; one made outside, it merges in).
+        if liveNotes?.serverWrites == true, liveNotes?.fileChanged(event.entry, by: byName) == true { return }
+        // A live note's revisions of our account are this app's own (its room's writer).
+        if session.live != nil, let me, event.entry.modifiedBy == me { return }
         // A live note takes the revision of a member in it as its base (the shared text holds it).
-        if liveNotes?.fileChanged(event.entry, by: name(of: event.entry.modifiedBy)) == true { return }
+        if liveNotes?.fileChanged(event.entry, by: byName) == true { return }
         if !session.isModified, session.isEditing, !session.isReadOnly {
             reload(event.entry, who: who, draftID: session.draftID)
         } else {

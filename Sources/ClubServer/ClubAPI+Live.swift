@@ -1,4 +1,5 @@
 import DropboxWire
+import Durable
 import Foundation
 import HTTPTypes
 import HummingbirdWebSocket
@@ -20,6 +21,8 @@ extension ClubAPI {
         let room: String
         let tokenHash: String
         let grant: Authenticator.Grant
+        /// A plain club's note (not an encrypted club's): the server writes its file.
+        let plain: Bool
     }
 
     /// Decides an upgrade request: the session it opens, or the answer refusing it.
@@ -41,11 +44,68 @@ extension ClubAPI {
             return .failure(.notFound)
         }
         let lower = notePath.lower
+        let encrypted = inEncryptedClub(notePath)
         // An encrypted club's names are hidden (no extension): any of its files may be a note.
-        guard lower.hasSuffix(".md") || lower.hasSuffix(".txt") || inEncryptedClub(notePath) else { return .failure(.notFile) }
+        guard lower.hasSuffix(".md") || lower.hasSuffix(".txt") || encrypted else { return .failure(.notFile) }
         // A folder's id, or a note since deleted on disk behind the server's back.
         guard case .file = try? await store.metadata(notePath) else { return .failure(.notFound) }
-        return .success(LiveSession(room: room, tokenHash: tokenHash, grant: grant))
+        return .success(LiveSession(room: room, tokenHash: tokenHash, grant: grant, plain: !encrypted))
+    }
+
+    /// A plain club's notes as their rooms write them (``LiveRoom+File``): read, their history,
+    /// and written as a commit by the members who typed (``LiveWriters``).
+    static func liveNoteFiles(_ store: FolderStore, logger: Logger) -> LiveNoteFiles {
+        // A note bigger than this is not one the server writes from its room (the log's cap is 64 MiB).
+        let largest = 16 << 20
+        @Sendable func text(of opened: OpenedFile) -> String? {
+            guard opened.file.size <= largest else { return nil }
+            var bytes = [UInt8](repeating: 0, count: Int(opened.file.size))
+            var done = 0
+            while done < bytes.count {
+                let count = bytes.withUnsafeMutableBytes { pread(opened.handle.fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return nil }
+                done += count
+            }
+            return String(validating: bytes, as: UTF8.self)
+        }
+        return LiveNoteFiles(
+            read: { room in
+                guard let path = await store.path(forID: "id:" + room), let opened = try? await store.openForReading(path),
+                      let text = text(of: opened) else { return nil }
+                return (text, opened.file.rev)
+            },
+            history: { room in
+                guard let (_, page, _, _) = try? await store.listRevisions("id:" + room, limit: 10, beforeRev: nil) else { return [] }
+                var texts: [String] = []
+                for revision in page {
+                    if let opened = try? await store.openRevision(revision.rev, path: nil), let text = text(of: opened) { texts.append(text) }
+                }
+                return texts
+            },
+            write: { room, text, rev, fallback in
+                guard let path = await store.path(forID: "id:" + room) else { return .failed }
+                let data = Data(text.utf8)
+                let temp = store.tempDirectory + "/live-\(UUID().uuidString)"
+                do {
+                    try DurableFile.write(data, to: temp, temporaryDirectory: store.tempDirectory)
+                } catch {
+                    logger.error("live: cannot write \(path.display) from its room: \(error)")
+                    return .failed
+                }
+                let saver = store.liveWriters.peek(fileID: "id:" + room).first ?? fallback
+                do {
+                    _ = try await Caller.$member.withValue(saver.isEmpty ? nil : saver) {
+                        try await store.commit(temp: temp, contentHash: ContentHasher.hash(data), to: path, mode: .update(rev: rev),
+                                               autorename: false, clientModified: nil, discardOnFailure: true)
+                    }
+                    return .written
+                } catch {
+                    if (error as? APIError)?.wire?.contains(.conflict) == true { return .changed }
+                    logger.error("live: cannot write \(path.display) from its room: \(error)")
+                    return .failed
+                }
+            })
     }
 
     /// The folder of an encrypted club's keys, beside its files (ClubKit's `ClubKeyFiles.folderName`).
@@ -73,7 +133,7 @@ extension ClubAPI {
         // Removing the member (or changing its role) closes this connection, as it cuts a request in flight.
         let flight = authenticator.enter(tokenHash: session.tokenHash, grant: session.grant, channel: channel)
         defer { authenticator.leave(flight) }
-        let joined = await hub.join(room: session.room, member: session.grant.name, send: send)
+        let joined = await hub.join(room: session.room, member: session.grant.name, plain: session.plain, send: send)
         guard case .success(let (id, room)) = joined else {
             if case .failure(let refused) = joined {
                 try? await outbound.write(.text(LiveControl.error(message: refused.message).json))

@@ -45,7 +45,8 @@ package struct ClubAPI: Sendable {
         (self.admission, self.acceptCap) = Self.admission(for: configuration)
         self.contentSearch = ContentSearch(metaDirectory: store.metaDirectory)
         let liveHub = LiveHub(directory: store.metaDirectory + "/live", limits: configuration.live, logger: configuration.logger,
-                              writers: store.liveWriters)
+                              writers: store.liveWriters,
+                              files: configuration.live.serverWrites ? Self.liveNoteFiles(store, logger: configuration.logger) : nil)
         self.liveHub = liveHub
         // A revision of a note written live compacts its room's log, in a plain club: an
         // encrypted club's updates are sealed, and the server cannot read them.
@@ -55,6 +56,10 @@ package struct ClubAPI: Sendable {
                 guard let path = await folderStore.path(forID: "id:" + room), !Self.inEncryptedClub(path, root: folderStore.root) else { return }
                 await liveHub.compact(room: room)
             }
+        }
+        // A revision of a note its room writes: a change made outside the live note is merged in.
+        folderStore.liveWriters.whenCommitted { room in
+            Task { await liveHub.committed(room: room) }
         }
     }
 

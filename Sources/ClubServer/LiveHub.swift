@@ -16,6 +16,12 @@ package struct LiveLimits: Sendable {
     package var maxLogBytes = 64 << 20
     /// Members' connections in one room at most; one more is refused at join.
     package var maxPeersPerRoom = 64
+    /// How long a plain club's live note is quiet before the server writes its file (one
+    /// revision per burst; ``LiveRoom``).
+    package var writePause: Duration = .seconds(2)
+    /// Whether the server writes a plain club's live notes (and seeds a new room from the file);
+    /// off, the members do, as in an encrypted club (the channel's relay tests).
+    package var serverWrites = true
 
     package init() {}
 }
@@ -30,6 +36,10 @@ final class LiveWriters: Sendable {
     /// Told each room whose note got a revision after members wrote in it live (the hub compacts
     /// its log then).
     private let revised = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// The rooms whose notes the server writes (a plain club's, with someone in them), and who
+    /// is told of any revision of theirs: one made outside the live note is merged in.
+    private let watched = Mutex<Set<String>>([])
+    private let committed = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// Rooms remembered at most; past it, one room's list (any) is let go to make room, and
     /// that note's next revision names only its saver. A server has far fewer notes edited live
     /// between two saves.
@@ -46,10 +56,18 @@ final class LiveWriters: Sendable {
         }
     }
 
+    /// The members who wrote in the note with id `fileID` since its last revision, in the order
+    /// they first wrote, the list kept (the server's own write names the first as its saver).
+    func peek(fileID: String) -> [String] {
+        guard let room = LiveHub.roomName(forID: fileID) else { return [] }
+        return rooms.withLock { $0[room] ?? [] }
+    }
+
     /// The members who wrote in the note with id `fileID` since this was last asked, in the
     /// order they first wrote; the note's list starts again empty.
     func take(fileID: String) -> [String] {
         guard let room = LiveHub.roomName(forID: fileID) else { return [] }
+        if watched.withLock({ $0.contains(room) }) { committed.withLock { $0 }?(room) }
         guard let members = rooms.withLock({ $0.removeValue(forKey: room) }) else { return [] }
         revised.withLock { $0 }?(room)
         return members
@@ -58,6 +76,16 @@ final class LiveWriters: Sendable {
     /// Calls `action` with each room whose note gets a revision after members wrote in it live.
     func whenRevised(_ action: @escaping @Sendable (String) -> Void) {
         revised.withLock { $0 = action }
+    }
+
+    /// Whether any revision of `room`'s note is to be told (``whenCommitted(_:)``).
+    func watch(_ room: String, _ on: Bool) {
+        watched.withLock { if on { $0.insert(room) } else { $0.remove(room) } }
+    }
+
+    /// Calls `action` with each watched room whose note gets a revision, by anyone.
+    func whenCommitted(_ action: @escaping @Sendable (String) -> Void) {
+        committed.withLock { $0 = action }
     }
 }
 
@@ -79,6 +107,8 @@ package actor LiveHub {
     let limits: LiveLimits
     /// Who wrote in each room since its note's last revision.
     let writers: LiveWriters
+    /// The notes' files, for the rooms of a plain club (nil: the members write them).
+    private let files: LiveNoteFiles?
     private let logger: Logger
     private var rooms: [String: LiveRoom] = [:]
     /// Who holds each room: its connections, and a compaction under way.
@@ -87,10 +117,11 @@ package actor LiveHub {
     /// Rooms kept at most before the idle ones are let go.
     static let keptRooms = 64
 
-    init(directory: String, limits: LiveLimits, logger: Logger, writers: LiveWriters = LiveWriters()) {
+    init(directory: String, limits: LiveLimits, logger: Logger, writers: LiveWriters = LiveWriters(), files: LiveNoteFiles? = nil) {
         self.directory = directory
         self.limits = limits
         self.writers = writers
+        self.files = files
         self.logger = logger
     }
 
@@ -110,7 +141,7 @@ package actor LiveHub {
         if rooms.count >= Self.keptRooms {
             for (other, room) in rooms where holders[other] == nil && room.isIdle { rooms[other] = nil }
         }
-        let room = LiveRoom(name: name, directory: directory, limits: limits, writers: writers, logger: logger)
+        let room = LiveRoom(name: name, directory: directory, limits: limits, writers: writers, files: files, logger: logger)
         rooms[name] = room
         return room
     }
@@ -122,11 +153,13 @@ package actor LiveHub {
 
     /// Adds a connection to a room: it is sent the stored log, then everyone gets the presence.
     /// Returns the connection's id and its room, or a refusal.
-    func join(room name: String, member: String, send: AsyncStream<LiveOutbound>.Continuation) async -> Result<(id: UInt64, room: LiveRoom), LiveControl.Refused> {
+    /// `plain`: the note is a plain club's (the server can read its updates and writes its file).
+    func join(room name: String, member: String, plain: Bool = false,
+              send: AsyncStream<LiveOutbound>.Continuation) async -> Result<(id: UInt64, room: LiveRoom), LiveControl.Refused> {
         nextID += 1
         let id = nextID
         let room = hold(name)
-        if let refused = await room.join(id: id, member: member, send: send) {
+        if let refused = await room.join(id: id, member: member, plain: plain, send: send) {
             release(name)
             return .failure(refused)
         }
@@ -172,6 +205,12 @@ package actor LiveHub {
         }
         guard !document.hasPendingUpdates else { return nil }
         return [LiveFrame.encode(member: "", update: document.encodeStateAsUpdate())] + marks.suffix(RevisionMark.kept)
+    }
+
+    /// A revision of the room's note was committed (by anyone): a room that writes its note
+    /// looks at the file after its pause, and merges in a change made outside the live note.
+    func committed(room name: String) async {
+        await rooms[name]?.fileCommitted()
     }
 
     /// Connections in a room now (for tests).

@@ -31,6 +31,8 @@ actor LiveRoom {
         case update(from: UInt64, member: String, frame: [UInt8], typed: Bool)
         case cursor(from: UInt64, message: LiveOutbound)
         case presence(to: UInt64)
+        /// Resumed once what was queued before it is stored and relayed (false: the store failed).
+        case stored(CheckedContinuation<Bool, Never>)
     }
 
     private struct Joiner {
@@ -42,11 +44,15 @@ actor LiveRoom {
     let name: String
     /// Its log on its queue (a test holds the queue to see what waits for the disk).
     let disk: LiveRoomDisk
-    private let limits: LiveLimits
-    private let writers: LiveWriters
-    private let logger: Logger
+    let limits: LiveLimits
+    let writers: LiveWriters
+    let logger: Logger
+    /// The note's file, when the server writes it (``LiveRoom+File``).
+    let files: LiveNoteFiles?
+    /// The server's own writing: set up at the first join of a plain club's note.
+    var fileWriter: LiveRoomFileWriter?
 
-    private var peers: [(id: UInt64, peer: LivePeer)] = []
+    var peers: [(id: UInt64, peer: LivePeer)] = []
     private var queued: [Queued] = []
     /// The bytes the queued updates add to the log, and those of the updates being stored now.
     private var queuedBytes = 0
@@ -65,20 +71,26 @@ actor LiveRoom {
     /// such a room go.
     nonisolated var isIdle: Bool { idleFlag.load(ordering: .acquiring) }
 
-    init(name: String, directory: String, limits: LiveLimits, writers: LiveWriters, logger: Logger) {
+    init(name: String, directory: String, limits: LiveLimits, writers: LiveWriters, files: LiveNoteFiles? = nil, logger: Logger) {
         self.name = name
         self.disk = LiveRoomDisk(directory: directory, room: name)
         self.limits = limits
         self.writers = writers
+        self.files = files
         self.logger = logger
     }
 
     // MARK: What connections ask
 
     /// Lets a connection in, between two flushes: it is told who it is, sent the stored log,
-    /// then everyone gets the presence. Nil when in, else the refusal.
-    func join(id: UInt64, member: String, send: AsyncStream<LiveOutbound>.Continuation) async -> LiveControl.Refused? {
-        await withCheckedContinuation { done in
+    /// then everyone gets the presence. Nil when in, else the refusal. `plain`: the note is a
+    /// plain club's, so the server writes its file (told in the welcome).
+    func join(id: UInt64, member: String, plain: Bool = false, send: AsyncStream<LiveOutbound>.Continuation) async -> LiveControl.Refused? {
+        if plain, fileWriter == nil, files != nil {
+            fileWriter = LiveRoomFileWriter()
+            writers.watch(name, true)
+        }
+        return await withCheckedContinuation { done in
             joiners.append(Joiner(id: id, peer: LivePeer(member: member, send: send), done: done))
             kick()
         }
@@ -145,7 +157,7 @@ actor LiveRoom {
 
     // MARK: The pump
 
-    private func kick() {
+    func kick() {
         guard !busy else { return }
         busy = true
         idleFlag.store(false, ordering: .releasing)
@@ -175,18 +187,27 @@ actor LiveRoom {
                 for done in waiting { done.resume(returning: sizes) }
             } else if peers.isEmpty, disk.isOpen {
                 try? await disk.run { $0.close() }
+                if fileWriter != nil { writers.watch(name, false) }
             } else {
                 break
             }
         }
         busy = false
         if peers.isEmpty, !disk.isOpen { idleFlag.store(true, ordering: .releasing) }
+        if !peers.isEmpty, fileWriter != nil { writers.watch(name, true) }
     }
 
     private func admit(_ waiting: [Joiner]) async {
-        let frames: [[UInt8]]
+        var frames: [[UInt8]]
         do {
             (frames, storedBytes) = try await disk.run { try $0.readAll() }
+            // A note the server writes, with no live history yet: seeded from its file here,
+            // before anyone joins. Members who opened it at two revisions seeded two texts,
+            // and the note was there twice.
+            if frames.isEmpty, let seed = await seed() {
+                storedBytes = try await disk.run { try $0.append([seed]) }
+                frames = [seed]
+            }
         } catch {
             logger.error("live: cannot open the log of \(name): \(error)")
             for joiner in waiting { joiner.done.resume(returning: LiveControl.Refused(message: "the server cannot open this note's live log")) }
@@ -197,12 +218,17 @@ actor LiveRoom {
                 joiner.done.resume(returning: LiveControl.Refused(message: "this note has \(limits.maxPeersPerRoom) connections already"))
                 continue
             }
-            joiner.peer.send.yield(.control(.welcome(member: joiner.peer.member)))
+            joiner.peer.send.yield(.control(.welcome(member: joiner.peer.member, serverWrites: fileWriter != nil)))
             for frame in frames { joiner.peer.send.yield(.update(frame)) }
             peers.append((joiner.id, joiner.peer))
             joiner.done.resume(returning: nil)
         }
         sendPresence()
+        // A log the file may lack (the server stopped within a pause): looked at once.
+        if !frames.isEmpty, fileWriter?.looked == false {
+            fileWriter?.looked = true
+            scheduleWrite()
+        }
     }
 
     private func store(_ batch: [Queued]) async {
@@ -219,6 +245,7 @@ actor LiveRoom {
                 failure = "update refused: the server cannot store it"
             }
         }
+        var typing = false
         for item in batch {
             switch item {
             case .update(let from, let member, let frame, let typed):
@@ -226,13 +253,37 @@ actor LiveRoom {
                     peers.first { $0.id == from }?.peer.send.yield(.control(.error(message: failure)))
                     continue
                 }
-                if typed { writers.wrote(member, in: name) }
+                if typed, from != Self.server {
+                    writers.wrote(member, in: name)
+                    typing = true
+                }
                 for (other, peer) in peers where other != from { peer.send.yield(.update(frame)) }
             case .cursor(let from, let message):
                 for (other, peer) in peers where other != from { peer.send.yield(message) }
             case .presence(let to):
                 peers.first { $0.id == to }?.peer.send.yield(.control(.presence(members: members)))
+            case .stored(let done):
+                done.resume(returning: failure == nil)
             }
+        }
+        if typing { scheduleWrite() }
+    }
+
+    /// The connection id the server's own updates go as (no connection has it).
+    static let server: UInt64 = 0
+
+    /// Stores and relays the server's own updates to every connection (as from no member), and
+    /// returns once they are stored. False when one was refused (the log full).
+    func storeOwn(_ updates: [[UInt8]]) async -> Bool {
+        for update in updates {
+            let frame = LiveFrame.encode(member: "", update: update)
+            guard storedBytes + storingBytes + queuedBytes + 4 + frame.count <= limits.maxLogBytes else { return false }
+            queued.append(.update(from: Self.server, member: "", frame: frame, typed: !RevisionMark.isMark(update)))
+            queuedBytes += 4 + frame.count
+        }
+        return await withCheckedContinuation { done in
+            queued.append(.stored(done))
+            kick()
         }
     }
 
@@ -251,7 +302,7 @@ actor LiveRoom {
         }
     }
 
-    private var members: [String] {
+    var members: [String] {
         var seen: Set<String> = []
         return peers.map(\.peer.member).filter { seen.insert($0).inserted }
     }

@@ -17,8 +17,10 @@ public enum LiveControl: Equatable, Sendable {
     /// Client → server: where my cursor is now (`at`, opaque to the server: a UTF-16 offset in
     /// the shared text, written in decimal by byteclub). Relayed to the others, never stored.
     case cursor(at: String)
-    /// Server → client, to a joiner before its stored log: the member name it speaks for.
-    case welcome(member: String)
+    /// Server → client, to a joiner before its stored log: the member name it speaks for, and
+    /// whether the server writes the note's file from the room (a plain club's note; in an
+    /// encrypted club the members do).
+    case welcome(member: String, serverWrites: Bool = false)
     /// Server → client: another connection's cursor, with its member's name.
     case memberCursor(member: String, at: String)
 
@@ -66,7 +68,8 @@ public enum LiveControl: Equatable, Sendable {
         case .error(let message): object = ["type": "error", "message": message]
         case .cursor(let at): object = ["type": "cursor", "at": at]
         case .memberCursor(let member, let at): object = ["type": "cursor", "member": member, "at": at]
-        case .welcome(let member): object = ["type": "welcome", "member": member]
+        case .welcome(let member, let serverWrites):
+            object = serverWrites ? ["type": "welcome", "member": member, "writes": "server"] : ["type": "welcome", "member": member]
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
@@ -79,7 +82,7 @@ public enum LiveControl: Equatable, Sendable {
         switch type {
         case "presence": return (object["members"] as? [String]).map { .presence(members: $0) }
         case "error": return (object["message"] as? String).map { .error(message: $0) }
-        case "welcome": return (object["member"] as? String).map { .welcome(member: $0) }
+        case "welcome": return (object["member"] as? String).map { .welcome(member: $0, serverWrites: object["writes"] as? String == "server") }
         case "cursor":
             guard let member = object["member"] as? String, let at = object["at"] as? String else { return nil }
             return .memberCursor(member: member, at: at)

@@ -119,6 +119,13 @@ public enum ThreeWayMerge {
         return result.resolved(Array(repeating: .both, count: result.conflictCount))
     }
 
+    /// Both sides' changes over `base` as one text that loses neither: where they overlap, both
+    /// are kept (mine, then theirs). For a live note's shared text, which has no one to ask.
+    public static func keepingBoth(base: String, mine: String, theirs: String) -> String {
+        let result = merge(base: base, mine: mine, theirs: theirs)
+        return result.text ?? result.resolved(Array(repeating: .both, count: result.conflictCount))
+    }
+
     /// Merges `mine` and `theirs`, two edits of `base`.
     public static func merge(base: String, mine: String, theirs: String) -> MergeResult {
         var baseLines = Lines(base), mineLines = Lines(mine), theirLines = Lines(theirs)

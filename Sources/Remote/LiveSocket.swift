@@ -12,8 +12,9 @@ import Synchronization
 public enum LiveSocketEvent: Sendable, Equatable {
     /// Another member's update (relayed by the server, or from its stored log at a join).
     case update(member: String, bytes: Data)
-    /// The member name this connection speaks for (first, at each connect).
-    case welcome(String)
+    /// The member name this connection speaks for (first, at each connect), and whether the
+    /// server writes the note's file (a plain club's note).
+    case welcome(String, serverWrites: Bool)
     /// Who is in the note now. The first one after a connect also says the stored log is all in.
     case presence([String])
     /// Another member's cursor (`at` as that member sent it).
@@ -199,7 +200,8 @@ public final class LiveSocket: Sendable {
                     case .text(let text):
                         switch LiveControl.parseServer(text) {
                         case .presence(let members): deliver(.presence(members))
-                        case .welcome(let member): deliver(.welcome(member))
+                        // A sealed note's server cannot read it, whatever it says.
+                        case .welcome(let member, let serverWrites): deliver(.welcome(member, serverWrites: serverWrites && seal == nil))
                         case .memberCursor(let member, let at):
                             guard let seal else { deliver(.cursor(member: member, at: at)); break }
                             // A cursor that does not open (not sealed, or not by a member) is

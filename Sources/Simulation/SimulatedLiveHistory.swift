@@ -16,12 +16,12 @@ import LiveText
 ///   members connected, the log first to a joiner. On a plain club a revision compacts it into
 ///   one snapshot (``LiveHub/snapshot(of:)``, the server's own, which keeps the newest
 ///   ``RevisionMark``); an encrypted club's is never compacted (the server cannot read it).
-/// - **The file**: the first member in the room writes the document's text after a pause, and
-///   sends the room a mark of it (``LiveNote/written(_:)``): a member who comes back without a
-///   draft does not merge that revision in again. Not
-///   modelled yet: a change made outside the live session (the shell's `edit`) and the save
-///   path's merge of it (the app merges it from its session's base); every revision here is
-///   written from the document.
+/// - **The file**: on a plain club the server writes the document its room's log makes after a
+///   pause (``LiveFileText``, as `LiveRoom` does), its mark stored and relayed first; on an
+///   encrypted club the first member in the room writes its document's text, and sends the room a
+///   mark of it (``LiveNote/written(_:)``). Either way a member who comes back without a draft
+///   does not merge that revision in again. Not modelled yet: a change made outside the live
+///   session (the shell's `edit`) and its merge; every revision here is written from the document.
 /// - **Faults**: a member's socket cut, the server down, a member's app killed (kill -9: its
 ///   memory gone, its journal and draft kept) and started again, a member stopped (kill -STOP)
 ///   while the others type on.
@@ -95,6 +95,13 @@ public final class SimulatedLiveHistory {
     public private(set) var log: [String] = []
     public private(set) var revisions = 0
     public private(set) var compactions = 0
+    /// The text the server last wrote, or found its document held (a plain club's).
+    var serverBase: String?
+    /// The file's revisions, oldest first (the server's base for a change made outside, when it
+    /// has none of its own: after its first start, as `LiveNoteFiles.history`).
+    var fileHistory: [String] = []
+    /// The client id the server's own edits go under.
+    let serverClient: UInt64
 
     public init(seed: UInt64, backend: Backend, folder: URL) {
         self.seed = seed
@@ -102,7 +109,9 @@ public final class SimulatedLiveHistory {
         self.folder = folder
         random = SplitMix64(seed: seed &* 0x9E37_79B9 &+ 7)
         members = random.oneIn(2) ? ["ann", "bob"] : ["ann", "bob", "cy"]
+        serverClient = (seed &* 0x2545_F491_4F6C_DD1D | 1) & ((1 << 53) - 1)
         file = "# Minutes\n\nAgenda:\n"
+        fileHistory = [file]
         for member in members { apps[member] = open(member) }
     }
 
@@ -113,8 +122,10 @@ public final class SimulatedLiveHistory {
             step += 1
             tick()
             let member = members[random.int(0...(members.count - 1))]
+            // On a plain club the shell's `edit` changes the file too; the server merges it in.
+            let outside: [(String, Int)] = backend == .live ? [("outside", 2)] : []
             switch random.weighted([("type", 30), ("delete", 4), ("deliver", 30), ("cut", 3), ("connect", 8), ("outage", 1),
-                                    ("kill", 2), ("start", 4), ("stop", 2), ("save", 6)]) {
+                                    ("kill", 2), ("start", 4), ("stop", 2), ("save", 6)] + outside) {
             case "type": type(member)
             case "delete": delete(member)
             case "deliver": deliver(member, count: random.int(1...6))
@@ -124,6 +135,7 @@ public final class SimulatedLiveHistory {
             case "kill": kill(member)
             case "start": start(member)
             case "stop": stop(member)
+            case "outside": editOutside()
             default: saveIfPaused()
             }
             checkEditors()
@@ -249,7 +261,7 @@ public final class SimulatedLiveHistory {
             case .presence(let list):
                 app.presence = list
                 if !app.note.isJoined, app.everJoined || app.resumed || list.count > 1 {
-                    let join = app.note.joined(editorText: app.editor, openedText: app.opened)
+                    let join = app.note.joined(editorText: app.editor, openedText: app.opened, mergesFile: backend != .live)
                     app.editor = join.text
                     app.everJoined = true
                     apps[member] = app
@@ -258,8 +270,10 @@ public final class SimulatedLiveHistory {
                     continue
                 }
             case .revision(let text, let by):
-                // A revision by a member in the note: the shared text holds it (LiveNotes.fileChanged).
-                if app.everJoined, app.presence.contains(by) {
+                // A revision the shared text holds (the server's, a plain club's), or by a member in
+                // the note (an encrypted club's): taken as the base (LiveNotes.fileChanged).
+                let held = backend == .live ? app.note.holdsRevision(text) || app.note.text == text : app.presence.contains(by)
+                if app.everJoined, held {
                     app.note.fileTaken(text)
                     app.base = text
                     if app.editor == text { drafts[member] = nil }
@@ -288,6 +302,12 @@ public final class SimulatedLiveHistory {
         // A stopped process makes no new connection (one it has stays open).
         guard serverDownFor == 0, canAct(member), var app = apps[member], !app.connected else { return }
         app.connected = true
+        // A plain club's room with no history is seeded from the file first (LiveRoom.seed).
+        if backend == .live, room.isEmpty, !file.isEmpty {
+            var seed = LiveDocument(clientID: LiveFileText.seedClientID(for: file))
+            room.append(Data(LiveFrame.encode(member: "", update: seed.insert(file, at: 0))))
+            serverBase = file
+        }
         // The stored log, then everyone's presence (LiveHub.finishJoin).
         app.inbox = room.compactMap { LiveFrame.decode([UInt8]($0)).map { .frame(member: $0.member, update: Data($0.update)) } }
         apps[member] = app
@@ -323,8 +343,34 @@ public final class SimulatedLiveHistory {
         say("\(member)'s app is stopped (kill -STOP)")
     }
 
-    /// The first member in the room writes the file once the note has been quiet for a while.
+    /// The shell's `edit` (or another tool) adds a line to the file, outside the live note: the
+    /// members' apps leave the revision to the server (their documents do not hold it), which
+    /// merges it into the document after its pause and writes the result.
+    private func editOutside() {
+        guard serverDownFor == 0 else { return }
+        wordsTyped += 1
+        let word = "shell\(wordsTyped)"
+        // A line of its own, at the end of a line: never inside a member's word, and never
+        // glued to one typed at the same place meanwhile (members type " word").
+        let units = Array(file.utf16)
+        let ends = units.indices.filter { units[$0] == 0x0A } + [units.count]
+        let at = ends[random.int(0...(ends.count - 1))]
+        file = String(decoding: units[..<at] + Array(("\n" + word).utf16) + units[at...], as: UTF16.self)
+        fileHistory.append(file)
+        expected[word] = 1
+        revisions += 1
+        lastEdit = step
+        for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "shell")) }
+        say("the shell adds the line \(word)")
+    }
+
+    /// The file is written once the note has been quiet for a while: a plain club's by the
+    /// server, an encrypted club's by the first member in the room.
     private func saveIfPaused(force: Bool = false) {
+        if backend == .live {
+            if force || step - lastEdit >= 3 { serverWrites() }
+            return
+        }
         guard force || step - lastEdit >= 3, let writer = roomMembers.first, canAct(writer), var app = apps[writer], app.note.isJoined,
               app.editor != file else { return }
         file = app.editor
@@ -342,6 +388,30 @@ public final class SimulatedLiveHistory {
         apps[writer] = app
         for other in roomMembers where other != writer { apps[other]?.inbox.append(.revision(text: file, by: writer)) }
         say("\(writer) writes the file (revision \(revisions))")
+    }
+
+    /// A plain club's server writes the document its room's log makes (``LiveFileText``, as
+    /// `LiveRoom` does): its mark stored and relayed first, then the file, then the log compacted.
+    private func serverWrites() {
+        guard serverDownFor == 0, var text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded else { return }
+        var base = serverBase
+        if base == nil, !text.holds(file) { base = fileHistory.reversed().dropFirst().first { text.holds($0) } }
+        for update in text.takeIn(file, base: base) { send(update, from: "") }
+        guard text.text != file else {
+            serverBase = file
+            return
+        }
+        send(Data(text.mark()), from: "")
+        file = text.text
+        fileHistory.append(file)
+        serverBase = file
+        revisions += 1
+        if let snapshot = LiveHub.snapshot(of: room.map { [UInt8]($0) }) {
+            room = snapshot.map { Data($0) }
+            compactions += 1
+        }
+        for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "")) }
+        say("the server writes the file (revision \(revisions))")
     }
 
     /// Everyone back, in the note, every update delivered, the file written.
@@ -380,9 +450,21 @@ public final class SimulatedLiveHistory {
     /// is the file's.
     public func violations() -> [String] {
         var found: [String] = []
-        let words = file.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        // Each word is a member's name (or "shell") and a number. Two inserted at one place at
+        // once may touch ("cy4shell21": a line the shell added where a member typed meanwhile,
+        // the live text's order of concurrent inserts): still each once. A word cut in two by
+        // another is not there.
         var counts: [String: Int] = [:]
-        for word in words { counts[word, default: 0] += 1 }
+        let names = members + ["shell"]
+        for piece in file.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            var rest = Substring(piece)
+            while let name = names.first(where: { rest.hasPrefix($0) }) {
+                let digits = rest.dropFirst(name.count).prefix { $0.isASCII && $0.isNumber }
+                guard !digits.isEmpty else { break }
+                counts[name + digits, default: 0] += 1
+                rest = rest.dropFirst(name.count + digits.count)
+            }
+        }
         for (word, count) in expected.sorted(by: { $0.key < $1.key }) where counts[word, default: 0] != count {
             found.append("\(word) is in the file \(counts[word, default: 0]) times, not \(count)")
         }

@@ -105,6 +105,42 @@ final class LiveCursorsAppTests: XCTestCase {
         XCTAssertTrue(canvas.line(row).contains("ray was here ◂ ray"), "his tag after his words:\n\(canvas.dump())")
     }
 
+    /// Issue 68, one note, one history: the club server writes a plain club's live note from its
+    /// room (its welcome says so, and no app elects a writer), and takes that revision as every
+    /// editor's new base. A line the shell adds meanwhile is merged into the room by the server,
+    /// once, and reaches both editors as its edit: no banner, no reload, every word once.
+    func testTheServerWritesTheLiveNoteAndMergesALineAddedOutsideIntoBothEditors() async throws {
+        let (ann, ray) = try await bothLive(in: "# Minutes\n\nAgenda:\n")
+        XCTAssertTrue(ann.app.liveNotes.serverWrites && ray.app.liveNotes.serverWrites)
+        let club = try XCTUnwrap(self.club)
+        let file = club.base.appendingPathComponent("club/byteclub/Minutes.md")
+        func onDisk() -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+
+        ann.press(.documentEnd)
+        type(ann, "- ann's point")
+        await ray.waitUntil("ann's words on ray's side") { self.text(ray).contains("ann's point") }
+        await ann.waitUntil("the server writes the note, and both take it as their base") {
+            onDisk() == self.text(ann) && [ann, ray].allSatisfy { $0.app.state.note?.isModified == false }
+        }
+
+        // The shell's edit, over that revision: a line of its own under the title.
+        let outside = onDisk().replacingOccurrences(of: "# Minutes\n", with: "# Minutes\nFrom the shell\n")
+        _ = try await club.store(token: club.rayToken).upload(data: Data(outside.utf8), to: "/byteclub/Minutes.md", mode: .overwrite, autorename: false)
+        for (member, harness) in [("ann", ann), ("ray", ray)] {
+            await harness.waitUntil("the shell's line in \(member)'s editor") { self.text(harness).contains("From the shell") }
+        }
+        // Typed while it came: kept, and written with it.
+        type(ann, " and more")
+        await ann.waitUntil("the merged text written and taken") {
+            onDisk() == self.text(ann) && self.text(ray) == self.text(ann) && ann.app.state.note?.isModified == false
+        }
+        XCTAssertEqual(text(ann), "# Minutes\nFrom the shell\n\nAgenda:\n- ann's point and more")
+        for harness in [ann, ray] {
+            XCTAssertNil(harness.app.state.note?.banner, "no banner: the room holds the change")
+            XCTAssertNil(harness.app.state.note?.remoteChange)
+        }
+    }
+
     /// Issue 68: a key in a live note goes into the shared document as the editor made it
     /// (``TextBuffer/edits(since:)``), never recovered by comparing the whole text: ann and ray
     /// type, paste, delete, cut and undo at once; the texts meet and no key compared whole texts.

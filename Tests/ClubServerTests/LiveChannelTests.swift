@@ -23,6 +23,8 @@ final class LiveChannelTests: XCTestCase {
             configuration.live.maxUpdateBytes = 64 * 1024
             configuration.live.maxLogBytes = 512 * 1024
             configuration.live.maxFrameBytes = 256 * 1024
+            // The channel as a relay and a store: the server's own writing is LiveNoteWriterTests'.
+            configuration.live.serverWrites = false
             let registry = MemberRegistry(root: configuration.root)
             for (name, role) in [("ann", MemberRole.editor), ("ray", .editor), ("rita", .reader)] {
                 guard let invite = try? registry.invite(name, role: role, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test"),

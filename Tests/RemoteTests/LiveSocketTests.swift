@@ -44,6 +44,9 @@ final class LiveSocketTests: XCTestCase {
 
     func testAnEncryptedClubsCursorsTravelSealedAndArriveOpened() async throws {
         try Data("minutes\n".utf8).write(to: club.root.appendingPathComponent("byteclub/minutes.md"))
+        // An encrypted club's folder holds its keys: the server then neither seeds the room
+        // from the file nor writes it (it cannot read the sealed updates).
+        try FileManager.default.createDirectory(at: club.root.appendingPathComponent("byteclub/.clubkeys"), withIntermediateDirectories: true)
         let entry = try await club.store().metadata("/byteclub/minutes.md")
         let id = try XCTUnwrap(entry.id)
         let mark = Self.mark

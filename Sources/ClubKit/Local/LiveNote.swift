@@ -1,4 +1,4 @@
-import Crypto
+import ClubServer
 import Durable
 import Foundation
 import LiveText
@@ -90,7 +90,7 @@ public struct LiveNote: Sendable {
         return bytes
     }
 
-    static func digest(of text: String) -> [UInt8] { Array(SHA256.hash(data: Data(text.utf8))) }
+    static func digest(of text: String) -> [UInt8] { LiveFileText.digest(of: text) }
 
     private mutating func keep(_ mark: RevisionMark) {
         marks.removeAll { $0.digest == mark.digest }
@@ -100,7 +100,7 @@ public struct LiveNote: Sendable {
 
     /// Whether the file's `text` was written from this document (a mark names it and the document
     /// holds all the mark's state).
-    func holdsRevision(_ text: String) -> Bool {
+    public func holdsRevision(_ text: String) -> Bool {
         guard !marks.isEmpty else { return false }
         let digest = Self.digest(of: text)
         return marks.contains { $0.digest == digest && document.state.covers($0.state) }
@@ -151,20 +151,9 @@ public struct LiveNote: Sendable {
         return updates
     }
 
-    /// What turns `old` into `new` as one replacement: the UTF-16 range of `old` it removes and
-    /// the text it puts there (their common start and end kept). `cursor` (in `new`), when
-    /// given, keeps the common start from reaching past where the typing was.
+    /// What turns `old` into `new` as one replacement (``LiveTextDifference``).
     public static func difference(from old: String, to new: String, cursor: Int? = nil) -> (removed: Range<Int>, inserted: String) {
-        let old = Array(old.utf16), new = Array(new.utf16)
-        var head = 0
-        while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
-        if let cursor { head = min(head, max(0, cursor - max(0, new.count - old.count))) }
-        var tail = 0
-        while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
-        // Never half a surrogate pair (it would not survive as a String).
-        if head > 0, UTF16.isLeadSurrogate(new[head - 1]) { head -= 1 }
-        if tail > 0, UTF16.isTrailSurrogate(new[new.count - tail]) { tail -= 1 }
-        return (head..<(old.count - tail), String(decoding: new[head..<(new.count - tail)], as: UTF16.self))
+        LiveTextDifference.between(old, new, cursor: cursor)
     }
 
     /// Another member's update (or the stored log's): what it changed in the text, in order.
@@ -218,7 +207,10 @@ public struct LiveNote: Sendable {
     /// the shared text, both are kept). A file one of the room's ``RevisionMark``s names was written
     /// from the document (by a member in the note while this one was away): it is not merged in
     /// (the live histories found words doubled, and deleted ones back, when it was).
-    public mutating func joined(editorText: String, openedText: String) -> Join {
+    ///
+    /// `mergesFile`: false when the server writes the note (a plain club's): it merges a change
+    /// made outside the live session into the document itself, once; merged here too, it was there twice.
+    public mutating func joined(editorText: String, openedText: String, mergesFile: Bool = true) -> Join {
         isJoined = true
         if !unwritten.isEmpty {
             append(unwritten)
@@ -239,7 +231,9 @@ public struct LiveNote: Sendable {
             joinedBefore = true
             let shared = document.text
             var text = shared
-            if let fileBase, fileBase != openedText, !holdsRevision(openedText) { text = NoteMergeDriver.keepingBoth(base: fileBase, mine: text, theirs: openedText) }
+            if mergesFile, let fileBase, fileBase != openedText, !holdsRevision(openedText) {
+                text = NoteMergeDriver.keepingBoth(base: fileBase, mine: text, theirs: openedText)
+            }
             if editorText != openedText { text = NoteMergeDriver.keepingBoth(base: openedText, mine: text, theirs: editorText) }
             if text != shared { _ = edit(to: text) }
             fileTaken(openedText)
@@ -262,8 +256,7 @@ public struct LiveNote: Sendable {
     /// The client id a seed of `text` is written under: the same for everyone seeding that text
     /// (below 2^53, as Yjs's ids are).
     static func seedClient(for text: String) -> UInt64 {
-        let digest = SHA256.hash(data: Data(text.utf8))
-        return digest.withUnsafeBytes { bytes in bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } & ((1 << 53) - 1)
+        LiveFileText.seedClientID(for: text)
     }
 
     /// `update` framed as a journal record (``LiveRecords``).

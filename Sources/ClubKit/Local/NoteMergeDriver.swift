@@ -28,10 +28,7 @@ public enum NoteMergeDriver {
     /// Both sides' changes over `base` as one text that loses neither: where they overlap, both
     /// are kept (mine, then theirs). For a live note's shared text, which has no one to ask.
     public static func keepingBoth(base: String, mine: String, theirs: String) -> String {
-        switch merge(base: base, mine: mine, theirs: theirs) {
-        case .theirsHoldsMine(let text), .merged(let text): return text
-        case .overlapping(let result): return result.resolved(Array(repeating: .both, count: result.conflictCount))
-        }
+        ThreeWayMerge.keepingBoth(base: base, mine: mine, theirs: theirs)
     }
 
     /// Text typed since `mine` was handed to a merge, laid onto the merge's result; nil when

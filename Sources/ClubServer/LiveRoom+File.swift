@@ -1,0 +1,150 @@
+import DropboxWire
+import Foundation
+import LiveText
+
+/// How a room reaches its note's file (the club server's folder; tests give their own).
+package struct LiveNoteFiles: Sendable {
+    /// What a write of the file came to.
+    package enum Written: Sendable, Equatable {
+        case written
+        /// The file changed since it was read: read it again and merge.
+        case changed
+        /// The note is gone, or the write failed (said in the server's log).
+        case failed
+    }
+
+    /// The note's text and rev now; nil when it is gone, too big for a note, or not UTF-8.
+    package var read: @Sendable (_ room: String) async -> (text: String, rev: String)?
+    /// Older revisions' texts, newest first: the base for a change made outside the live session.
+    package var history: @Sendable (_ room: String) async -> [String]
+    /// Writes `text` over revision `rev` as a new revision by the members who typed in it since
+    /// the last (the first of them its saver; `fallback` when no one typed since).
+    package var write: @Sendable (_ room: String, _ text: String, _ rev: String, _ fallback: String) async -> Written
+
+    package init(read: @escaping @Sendable (String) async -> (text: String, rev: String)?,
+                 history: @escaping @Sendable (String) async -> [String],
+                 write: @escaping @Sendable (String, String, String, String) async -> Written) {
+        self.read = read
+        self.history = history
+        self.write = write
+    }
+}
+
+/// The server's writing of one room's note: its pause and what it last wrote.
+struct LiveRoomFileWriter {
+    /// Bumped at each burst's update: a pause that ends with another turn is not the last one.
+    var turn = 0
+    var writing = false
+    /// A pause ended while a write ran: write again after it.
+    var again = false
+    /// Whether a stored log was looked at since the room was made (one the server stopped
+    /// before writing).
+    var looked = false
+    /// The text the file and the document last both held (the base of a change made outside).
+    var base: String?
+    /// The client id the server's own edits are made under (a change made outside taken in).
+    let clientID = LiveDocument.randomClientID()
+    /// Revisions written (for tests).
+    var revisions = 0
+}
+
+/// A plain club's note written from its room (issue 68, "one note, one history"): once the note
+/// has been quiet for ``LiveLimits/writePause`` after an update, the server writes the document's
+/// text as the file's new revision, one per burst, naming everyone who typed in it. A file
+/// changed outside the live session meanwhile is merged into the document first, as the server's
+/// edit every member receives (``LiveFileText``). Before the file is written its
+/// ``RevisionMark`` is stored and relayed, so a member who sees the revision knows it came from
+/// the document. An encrypted club's members write the file themselves (the server cannot read it).
+extension LiveRoom {
+    /// Starts (or starts again) the pause after which the file is written.
+    func scheduleWrite() {
+        guard fileWriter != nil else { return }
+        fileWriter?.turn += 1
+        let turn = fileWriter?.turn ?? 0
+        let pause = limits.writePause
+        Task {
+            try? await Task.sleep(for: pause)
+            await self.writeIfQuiet(turn)
+        }
+    }
+
+    /// The note's file got a revision (the server's own, a member's save, or one made outside the
+    /// live note): looked at after the pause, and a change the document lacks is merged in.
+    func fileCommitted() {
+        guard fileWriter != nil, !peers.isEmpty else { return }
+        scheduleWrite()
+    }
+
+    /// The first record of a note's log when the server writes the note: its file's text, as
+    /// the members would seed it (``LiveFileText/seedClientID(for:)``), so one who seeds it too
+    /// adds nothing. Nil when the members write the note, or its file is empty or unreadable.
+    func seed() async -> [UInt8]? {
+        guard fileWriter != nil, let files, let file = await files.read(name), !file.text.isEmpty else { return nil }
+        var document = LiveDocument(clientID: LiveFileText.seedClientID(for: file.text))
+        fileWriter?.base = file.text
+        return LiveFrame.encode(member: "", update: document.insert(file.text, at: 0))
+    }
+
+    /// Revisions the server wrote since the room was made (for tests).
+    var revisionsWritten: Int { fileWriter?.revisions ?? 0 }
+
+    private func writeIfQuiet(_ turn: Int) async {
+        guard let writer = fileWriter, writer.turn == turn else { return }
+        guard !writer.writing else {
+            fileWriter?.again = true
+            return
+        }
+        fileWriter?.writing = true
+        let retry = await writeFile()
+        fileWriter?.writing = false
+        if fileWriter?.again == true || retry {
+            fileWriter?.again = false
+            scheduleWrite()
+        }
+        // The pump closes the log when no one is in the room.
+        kick()
+    }
+
+    /// Writes the document's text to the file if it differs; true to try again after a pause
+    /// (the file changed while it was written).
+    private func writeFile() async -> Bool {
+        guard let files, let clientID = fileWriter?.clientID else { return false }
+        let frames: [[UInt8]]
+        do {
+            (frames, _) = try await disk.run { try $0.readAll() }
+        } catch {
+            logger.error("live: cannot read the log of \(name) to write its note: \(error)")
+            return false
+        }
+        guard var text = LiveFileText(frames: frames, clientID: clientID) else {
+            logger.debug("live: \(name)'s log is not one this server can write its note from")
+            return false
+        }
+        guard !text.isUnseeded else { return false }
+        guard let file = await files.read(name) else { return false }
+        var base = fileWriter?.base
+        if base == nil, !text.holds(file.text) {
+            base = await files.history(name).first { text.holds($0) }
+        }
+        let merged = text.takeIn(file.text, base: base)
+        if !merged.isEmpty {
+            logger.info("live: \(name)'s file was changed outside the live note; merged into it")
+            guard await storeOwn(merged.map { [UInt8]($0) }) else { return false }
+        }
+        guard text.text != file.text else {
+            fileWriter?.base = file.text
+            return false
+        }
+        guard await storeOwn([text.mark()]) else { return false }
+        switch await files.write(name, text.text, file.rev, members.first ?? "") {
+        case .written:
+            fileWriter?.base = text.text
+            fileWriter?.revisions += 1
+            return false
+        case .changed:
+            return true
+        case .failed:
+            return false
+        }
+    }
+}

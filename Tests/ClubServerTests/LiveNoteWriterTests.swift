@@ -1,0 +1,166 @@
+@testable import ClubServer
+import DropboxWire
+import Foundation
+import LiveText
+import TestSupport
+import XCTest
+
+/// Issue 68, "one note, one history": a plain club's server writes each live note's file from its
+/// room (``LiveRoom+File``), over a real server and real WebSocket clients, each member holding a
+/// `LiveDocument` built from what the room sends.
+final class LiveNoteWriterTests: XCTestCase {
+    private var club: ServerFixture!
+    private var tokens: [String: String] = [:]
+    private var noteID = ""
+    private var clients: [LiveClient] = []
+    private let path = "/byteclub/minutes.md"
+
+    override func setUp() async throws {
+        var made: [String: String] = [:]
+        club = try await ServerFixture { configuration in
+            configuration.keepsMembers = true
+            configuration.live.writePause = .milliseconds(300)
+            let registry = MemberRegistry(root: configuration.root)
+            for name in ["ann", "ray"] {
+                guard let invite = try? registry.invite(name, role: .editor, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test"),
+                      let (token, _) = try? registry.redeem(secret: invite.secret) else { continue }
+                made[name] = token
+            }
+        }
+        tokens = made
+        XCTAssertEqual(tokens.count, 2)
+        noteID = try await upload("Minutes\n\nAgenda:\n", to: path, as: "ann")
+    }
+
+    override func tearDown() async throws {
+        for client in clients { await client.close() }
+        await club.tearDown()
+    }
+
+    @discardableResult
+    private func upload(_ text: String, to path: String, as member: String) async throws -> String {
+        let made = try await club.post("2/files/upload", body: Data(text.utf8), headers: [
+            "Dropbox-API-Arg": #"{"path":"\#(path)","mode":"overwrite"}"#, "Content-Type": "application/octet-stream",
+        ], token: tokens[member])
+        XCTAssertEqual(made.status, 200, made.text)
+        return try XCTUnwrap(made.json["id"] as? String)
+    }
+
+    private func join(_ name: String, file: String? = nil) async -> LiveClient {
+        let client = LiveClient(port: club.server.port, token: tokens[name] ?? "", file: file ?? noteID, name: name)
+        clients.append(client)
+        await client.wait("joined") { $0.presences.contains { $0.contains(name) } }
+        return client
+    }
+
+    /// A member's document: what the room sent it (its stored log, then relays), and its own updates.
+    private struct Member {
+        let client: LiveClient
+        var document: LiveDocument
+        var applied = 0
+
+        init(_ client: LiveClient) {
+            self.client = client
+            document = LiveDocument(clientID: LiveDocument.randomClientID())
+        }
+
+        mutating func catchUp() throws {
+            let updates = client.updates
+            for update in updates[applied...] where !RevisionMark.isMark(update.bytes) {
+                try document.apply(update: Data(update.bytes))
+            }
+            applied = updates.count
+        }
+
+        mutating func type(_ text: String, at offset: Int) {
+            client.send(document.insert(text, at: offset))
+        }
+    }
+
+    private var fileText: String {
+        (try? String(contentsOf: club.root.appendingPathComponent(String(path.dropFirst())), encoding: .utf8)) ?? ""
+    }
+
+    private func revisions() async throws -> (entries: [[String: Any]], with: [String: [String]]) {
+        let answer = try await club.rpc("2/byteclub/files/list_revisions", ["path": noteID, "mode": "id", "limit": 10], token: tokens["ann"])
+        XCTAssertEqual(answer.status, 200, answer.text)
+        return (answer.json["entries"] as? [[String: Any]] ?? [], answer.json["written_with"] as? [String: [String]] ?? [:])
+    }
+
+    func testTheServerWritesTheNoteFromItsRoomOnceABurstNamingEveryoneWhoTyped() async throws {
+        var ann = Member(await join("ann"))
+        XCTAssertTrue(ann.client.messages.contains(.control(.welcome(member: "ann", serverWrites: true))), "\(ann.client.messages)")
+        // The room is seeded from the file before anyone joins: both members start from it.
+        XCTAssertEqual(ann.client.updates.map(\.member), [""], "the seed, as from no member")
+        try ann.catchUp()
+        XCTAssertEqual(ann.document.text, "Minutes\n\nAgenda:\n")
+        var ray = Member(await join("ray"))
+        try ray.catchUp()
+        XCTAssertEqual(ray.document.text, ann.document.text)
+
+        ann.type(" ann", at: 7)
+        ray.type(" ray", at: ray.document.utf16Count - 1)
+        await ann.client.wait("ray's words") { $0.updates.count == 2 }
+        await ray.client.wait("ann's words") { $0.updates.count == 2 }
+        try ann.catchUp()
+        try ray.catchUp()
+        XCTAssertEqual(ann.document.text, "Minutes ann\n\nAgenda: ray\n")
+        XCTAssertEqual(ray.document.text, ann.document.text)
+
+        let written = AppHarness.eventually("the server writes the note", timeout: 10) { self.fileText == "Minutes ann\n\nAgenda: ray\n" }
+        XCTAssertTrue(written, "the file: \(fileText)")
+        // Its mark came through the room before the file was written: a member who comes back
+        // knows the revision came from the document.
+        let mark = try XCTUnwrap(ann.client.updates.compactMap { RevisionMark(decoding: $0.bytes) }.last)
+        XCTAssertEqual(mark.digest, LiveFileText.digest(of: fileText))
+        XCTAssertTrue(ann.document.state.covers(mark.state))
+
+        // One revision for the burst, by ann (the first who typed) with ray; none after it
+        // while nobody types (three pauses).
+        try await Task.sleep(for: .milliseconds(900))
+        let (entries, with) = try await revisions()
+        XCTAssertEqual(entries.count, 2, "the upload and one revision: \(entries)")
+        let newest = try XCTUnwrap(entries.first)
+        XCTAssertEqual((newest["sharing_info"] as? [String: Any])?["modified_by"] as? String, ClubMember.accountID(of: "ann"))
+        XCTAssertEqual(with[newest["rev"] as? String ?? ""], [ClubMember.accountID(of: "ray")])
+    }
+
+    /// A change made outside the live note (the shell's `edit`, another tool) is merged into the
+    /// room's document once, as the server's edit every member receives, word by word: a line
+    /// added between two lines the members typed on is there once, and so is every word they typed.
+    func testAChangeMadeOutsideTheLiveNoteIsMergedIntoItOnce() async throws {
+        var ann = Member(await join("ann"))
+        try ann.catchUp()
+        ann.type(" ann", at: 7)
+        ann.type(" more", at: ann.document.utf16Count - 1)
+        XCTAssertTrue(AppHarness.eventually("the server writes the note", timeout: 10) { self.fileText == "Minutes ann\n\nAgenda: more\n" },
+                      "the file: \(fileText)")
+
+        // Outside the live note, over the last revision: a line between the two lines ann typed on.
+        try await upload("Minutes ann\nfrom the shell\n\nAgenda: more\n", to: path, as: "ray")
+        await ann.client.wait("the server's merge") { $0.updates.filter { $0.member == "" && !RevisionMark.isMark($0.bytes) }.count == 2 }
+        try ann.catchUp()
+        XCTAssertEqual(ann.document.text, "Minutes ann\nfrom the shell\n\nAgenda: more\n")
+        // Typed meanwhile, and written with it.
+        ann.type(" again", at: ann.document.utf16Count - 1)
+        XCTAssertTrue(AppHarness.eventually("the server writes both", timeout: 10) {
+            self.fileText == "Minutes ann\nfrom the shell\n\nAgenda: more again\n"
+        }, "the file: \(fileText)")
+        let marks = ann.client.updates.compactMap { RevisionMark(decoding: $0.bytes) }
+        XCTAssertEqual(marks.last?.digest, LiveFileText.digest(of: fileText))
+    }
+
+    /// An encrypted club's room is sealed: its members write the note, as before.
+    func testAnEncryptedClubsNoteIsLeftToItsMembers() async throws {
+        try FileManager.default.createDirectory(at: club.root.appendingPathComponent("byteclub/.clubkeys"), withIntermediateDirectories: true)
+        let ann = await join("ann")
+        XCTAssertTrue(ann.messages.contains(.control(.welcome(member: "ann", serverWrites: false))), "\(ann.messages)")
+        XCTAssertTrue(ann.updates.isEmpty, "no seed from a file the server cannot read")
+        ann.send([UInt8](Data("sealed, say".utf8)))
+        ann.sendText(#"{"type":"presence"}"#)
+        await ann.wait("the presence asked for") { $0.presences.count == 2 }
+        // Three pauses: the server would have written by then.
+        try await Task.sleep(for: .milliseconds(900))
+        XCTAssertEqual(fileText, "Minutes\n\nAgenda:\n")
+    }
+}

@@ -1,0 +1,53 @@
+import NoteMerge
+import XCTest
+
+/// A change made outside a live note laid onto its shared text word by word (issue 68): nothing
+/// either side wrote is lost, and nothing neither side wrote is doubled.
+final class TextMergeTests: XCTestCase {
+    /// The line merge keeps both sides of a conflict whole: a line added between two lines the
+    /// members typed on put both lines in twice, with every word in them.
+    func testALineAddedBetweenTwoLinesTypedOnIsThereOnceAndSoAreTheirWords() {
+        let base = "shell1\n# Minutes\n\nAgenda: ann2\n ann3"
+        let mine = "shell1 cy12\n# cy9 Minutes ann5\n cy10\nAgenda: cy11 ann2\n ann3 cy6"
+        let theirs = "shell1\nshell8\nshell4\n# Minutes\n\nAgenda: ann2\n ann3"
+        XCTAssertEqual(TextMerge.merged(base: base, mine: mine, theirs: theirs),
+                       "shell1 cy12\nshell8\nshell4\n# cy9 Minutes ann5\n cy10\nAgenda: cy11 ann2\n ann3 cy6")
+        let line = ThreeWayMerge.keepingBoth(base: base, mine: mine, theirs: theirs)
+        XCTAssertEqual(line.components(separatedBy: "ann2").count - 1, 2, "the line merge doubles it: \(line)")
+    }
+
+    func testChangesApartAreBothMade() {
+        let base = "monday: walk\ntuesday: swim\n"
+        let mine = "monday: run\ntuesday: swim\n"
+        let theirs = "monday: walk\ntuesday: swim far\n"
+        XCTAssertEqual(TextMerge.merged(base: base, mine: mine, theirs: theirs), "monday: run\ntuesday: swim far\n")
+    }
+
+    /// The same word changed on both sides: mine stays, theirs' word follows it, apart.
+    func testTheSameWordChangedOnBothSidesKeepsMineThenTheirs() {
+        let merged = TextMerge.merged(base: "tuesday: swim\n", mine: "tuesday: bike\n", theirs: "tuesday: row\n")
+        XCTAssertEqual(merged, "tuesday: bike row\n")
+    }
+
+    /// A line added is attached to the end of the line before (`⏎line`), not put at the start of
+    /// the next, where a member typing meanwhile would be glued to it.
+    func testALineAddedGoesAtTheEndOfTheLineBefore() {
+        let edits = TextMerge.edits(base: "a\n\nb\n", mine: "a\n\nb\n", theirs: "a\nnew\n\nb\n")
+        XCTAssertEqual(edits, [TextMerge.Edit(range: 1..<1, text: "\nnew")])
+    }
+
+    /// With no base, both texts are whole: theirs, ending a line, before mine.
+    func testWithNoBaseBothTextsAreWhole() {
+        XCTAssertEqual(TextMerge.merged(base: "", mine: "mine\n", theirs: "theirs\n"), "theirs\nmine\n")
+        XCTAssertEqual(TextMerge.merged(base: "", mine: "mine", theirs: "theirs"), "mine theirs")
+    }
+
+    func testTheirDeletionOfWordsMineLeftIsMade() {
+        XCTAssertEqual(TextMerge.merged(base: "one two three\n", mine: "zero one two three\n", theirs: "one three\n"), "zero one three\n")
+    }
+
+    func testTheEditsGoLastFirst() {
+        let edits = TextMerge.edits(base: "a b c\n", mine: "a b c\n", theirs: "x a b c y\n")
+        XCTAssertEqual(edits.map(\.range.lowerBound), edits.map(\.range.lowerBound).sorted(by: >))
+    }
+}

@@ -32,8 +32,10 @@ package struct LiveNoteFiles: Sendable {
 
 /// The server's writing of one room's note: its pause and what it last wrote.
 struct LiveRoomFileWriter {
-    /// Bumped at each burst's update: a pause that ends with another turn is not the last one.
-    var turn = 0
+    /// When the pause ends: each update of a burst moves it on.
+    var due: ContinuousClock.Instant?
+    /// Whether a task waits for ``due`` (one a room, however many keys come).
+    var waiting = false
     var writing = false
     /// A pause ended while a write ran: write again after it.
     var again = false
@@ -59,13 +61,20 @@ extension LiveRoom {
     /// Starts (or starts again) the pause after which the file is written.
     func scheduleWrite() {
         guard fileWriter != nil else { return }
-        fileWriter?.turn += 1
-        let turn = fileWriter?.turn ?? 0
-        let pause = limits.writePause
-        Task {
-            try? await Task.sleep(for: pause)
-            await self.writeIfQuiet(turn)
+        fileWriter?.due = .now + limits.writePause
+        guard fileWriter?.waiting == false else { return }
+        fileWriter?.waiting = true
+        Task { await self.waitForThePause() }
+    }
+
+    /// Waits until the pause ends with no update since (each moved it on), then writes.
+    private func waitForThePause() async {
+        while let due = fileWriter?.due, ContinuousClock.now < due {
+            try? await Task.sleep(until: due)
         }
+        fileWriter?.waiting = false
+        fileWriter?.due = nil
+        await writeAfterThePause()
     }
 
     /// The note's file got a revision (the server's own, a member's save, or one made outside the
@@ -88,8 +97,8 @@ extension LiveRoom {
     /// Revisions the server wrote since the room was made (for tests).
     var revisionsWritten: Int { fileWriter?.revisions ?? 0 }
 
-    private func writeIfQuiet(_ turn: Int) async {
-        guard let writer = fileWriter, writer.turn == turn else { return }
+    private func writeAfterThePause() async {
+        guard let writer = fileWriter else { return }
         guard !writer.writing else {
             fileWriter?.again = true
             return

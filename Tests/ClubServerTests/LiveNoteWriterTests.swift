@@ -98,10 +98,12 @@ final class LiveNoteWriterTests: XCTestCase {
         try ray.catchUp()
         XCTAssertEqual(ray.document.text, ann.document.text)
 
+        // Ann first (ray has her words, so the room stored them first), then ray, within the pause.
         ann.type(" ann", at: 7)
+        await ray.client.wait("ann's words") { $0.updates.count >= 2 }
         ray.type(" ray", at: ray.document.utf16Count - 1)
-        await ann.client.wait("ray's words") { $0.updates.count == 2 }
-        await ray.client.wait("ann's words") { $0.updates.count == 2 }
+        // The seed, then the other's words (then, a pause later, the revision's mark).
+        await ann.client.wait("ray's words") { $0.updates.count >= 2 }
         try ann.catchUp()
         try ray.catchUp()
         XCTAssertEqual(ann.document.text, "Minutes ann\n\nAgenda: ray\n")
@@ -109,10 +111,12 @@ final class LiveNoteWriterTests: XCTestCase {
 
         let written = AppHarness.eventually("the server writes the note", timeout: 10) { self.fileText == "Minutes ann\n\nAgenda: ray\n" }
         XCTAssertTrue(written, "the file: \(fileText)")
-        // Its mark came through the room before the file was written: a member who comes back
-        // knows the revision came from the document.
+        // Its mark went through the room (stored and relayed before the file was written): a
+        // member who comes back knows the revision came from the document.
+        let digest = LiveFileText.digest(of: fileText)
+        await ann.client.wait("the revision's mark") { $0.updates.contains { RevisionMark(decoding: $0.bytes)?.digest == digest } }
         let mark = try XCTUnwrap(ann.client.updates.compactMap { RevisionMark(decoding: $0.bytes) }.last)
-        XCTAssertEqual(mark.digest, LiveFileText.digest(of: fileText))
+        XCTAssertEqual(mark.digest, digest)
         XCTAssertTrue(ann.document.state.covers(mark.state))
 
         // One revision for the burst, by ann (the first who typed) with ray; none after it
@@ -137,8 +141,10 @@ final class LiveNoteWriterTests: XCTestCase {
                       "the file: \(fileText)")
 
         // Outside the live note, over the last revision: a line between the two lines ann typed on.
+        func fromTheServer(_ client: LiveClient) -> Int { client.updates.filter { $0.member == "" && !RevisionMark.isMark($0.bytes) }.count }
+        let before = fromTheServer(ann.client)
         try await upload("Minutes ann\nfrom the shell\n\nAgenda: more\n", to: path, as: "ray")
-        await ann.client.wait("the server's merge") { $0.updates.filter { $0.member == "" && !RevisionMark.isMark($0.bytes) }.count == 2 }
+        await ann.client.wait("the server's merge") { fromTheServer($0) > before }
         try ann.catchUp()
         XCTAssertEqual(ann.document.text, "Minutes ann\nfrom the shell\n\nAgenda: more\n")
         // Typed meanwhile, and written with it.
@@ -146,8 +152,8 @@ final class LiveNoteWriterTests: XCTestCase {
         XCTAssertTrue(AppHarness.eventually("the server writes both", timeout: 10) {
             self.fileText == "Minutes ann\nfrom the shell\n\nAgenda: more again\n"
         }, "the file: \(fileText)")
-        let marks = ann.client.updates.compactMap { RevisionMark(decoding: $0.bytes) }
-        XCTAssertEqual(marks.last?.digest, LiveFileText.digest(of: fileText))
+        let digest = LiveFileText.digest(of: fileText)
+        await ann.client.wait("the last revision's mark") { $0.updates.last.flatMap { RevisionMark(decoding: $0.bytes) }?.digest == digest }
     }
 
     /// An encrypted club's room is sealed: its members write the note, as before.

@@ -109,11 +109,16 @@ final class LiveEditingEndToEndTests: XCTestCase {
     }
 
     func testTwoAppsTypingAtTheSameSpotConvergeWithTheOthersNameShownAndTheFileWritten() throws {
-        let (ann, ray, words) = try bothTyping(rounds: 0..<8)
+        let (ann, ray) = try bothInTheNote()
+        // Ann types first (the revision's saver is the first who typed), then both at once.
+        try ann.type("Notes: ")
+        ray.waitFor("ann's first word on ray's screen") { $0.contains("Notes: ") }
+        let words = try typeTogether([("ann", ann), ("ray", ray)], rounds: 0..<8)
+        assertConverged([("ann", ann), ("ray", ray)], holding: words)
         // Each sees the other's name by their cursor, with no key pressed after the typing.
         ann.waitFor("ray's name tag by ray's cursor") { $0.contains("◂ ray") }
         ray.waitFor("ann's name tag by ann's cursor") { $0.contains("◂ ann") }
-        // The writer (ann, who came first) writes the file after the pause, with every word.
+        // The server writes the file after the pause, with every word, as ann (who typed first) with ray.
         _ = AppHarness.eventually("the file holds every word", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } }
         XCTAssertFalse(ray.capture().contains("Merged"), "no merge for text live editing holds")
         XCTAssertFalse(ray.capture().contains("Changed by"), "no banner for the writer's revision")
@@ -238,6 +243,35 @@ final class LiveEditingEndToEndTests: XCTestCase {
         XCTAssertTrue(AppHarness.eventually("the file holds both members' words", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } },
                       "the file:\n\(noteOnDisk)")
         ray.waitFor("ray's note saved") { !$0.contains("[+]") }
+    }
+
+    /// Issue 68, one note, one history: the server writes a plain club's live note, and a change
+    /// made outside it is merged into the room once. `byteclub put` of the note with a line added
+    /// under its title, while ann and ray are in it: the line reaches both screens once, with no
+    /// banner and no merge to settle, and the file holds it and every word typed, each once.
+    func testALinePutFromTheShellWhileTwoAppsAreInTheNoteIsMergedIntoItOnce() throws {
+        let (ann, ray, words) = try bothTyping(rounds: 0..<3)
+        XCTAssertTrue(AppHarness.eventually("the file holds every word", timeout: 20) { words.allSatisfy { self.noteOnDisk.contains($0) } },
+                      "the file:\n\(noteOnDisk)")
+        for tmux in [ann, ray] { tmux.waitFor("the revision taken as the note's base") { !$0.contains("[+]") } }
+
+        let edited = noteOnDisk.replacingOccurrences(of: "# Minutes\n", with: "# Minutes\nFrom the shell\n")
+        let cy = try XCTUnwrap(apps["cy"])
+        let put = try cy.cli(["put", "-", "Minutes.md", "--mode", "overwrite", "--server", "http://127.0.0.1:\(server?.port ?? 0)",
+                              "--token", "live-cy-token"], input: edited)
+        XCTAssertEqual(put.status, 0, put.stderr)
+        // Typed while the server merges it, and kept.
+        try ray.type("after ")
+        for (member, tmux) in [("ann", ann), ("ray", ray)] {
+            let screen = tmux.waitFor("the shell's line and ray's word on \(member)'s screen") { $0.contains("From the shell") && $0.contains("after ") }
+            XCTAssertEqual(Self.count("From the shell", in: screen), 1, screen)
+            XCTAssertFalse(screen.contains("Changed by"), "no banner: the room holds the change\n\(screen)")
+            XCTAssertFalse(screen.contains("conflict"), screen)
+        }
+        XCTAssertTrue(AppHarness.eventually("the file holds the line and every word, once each", timeout: 20) {
+            let file = self.noteOnDisk
+            return Self.count("From the shell", in: file) == 1 && (words + ["after"]).allSatisfy { Self.count($0, in: file) == 1 }
+        }, "the file:\n\(noteOnDisk)")
     }
 
     /// Issue 68 (8): Ctrl-Z in a live note undoes a typed word, as the editor does elsewhere;

@@ -58,6 +58,10 @@ package struct LiveFileText: Sendable {
     /// the file's new words beside them; with no base known, both texts whole (nothing is
     /// lost). Returns the updates that do it, to store and relay before the
     /// file is written (none when the document holds the file).
+    ///
+    /// The last record returned is a ``RevisionMark`` of the file's text at the document's state
+    /// after the merge: the document holds that revision now, so no one merges it in again (the
+    /// server after a restart, which knows no base of its own, merged it twice).
     package mutating func takeIn(_ file: String, base: String?) -> [Data] {
         guard !isUnseeded, !holds(file) else { return [] }
         var updates: [Data] = []
@@ -65,7 +69,9 @@ package struct LiveFileText: Sendable {
             if !edit.range.isEmpty { updates.append(document.delete(edit.range)) }
             if !edit.text.isEmpty { updates.append(document.insert(edit.text, at: edit.range.lowerBound)) }
         }
-        return updates
+        let held = RevisionMark(digest: Self.digest(of: file), state: document.state)
+        marks.append(held)
+        return updates + [Data(held.encoded())]
     }
 
     /// The mark of the document's text now, to store in the room's log before the file is

@@ -39,9 +39,6 @@ struct LiveRoomFileWriter {
     var writing = false
     /// A pause ended while a write ran: write again after it.
     var again = false
-    /// Whether a stored log was looked at since the room was made (one the server stopped
-    /// before writing).
-    var looked = false
     /// The text the file and the document last both held (the base of a change made outside).
     var base: String?
     /// The client id the server's own edits are made under (a change made outside taken in).
@@ -94,6 +91,25 @@ extension LiveRoom {
         return LiveFrame.encode(member: "", update: document.insert(file.text, at: 0))
     }
 
+    /// Before a joiner gets the log: a file changed outside the live note while no one was in it
+    /// (nothing then merges it) is taken into the document, and the frames that do it returned,
+    /// to store and send before the log. Without it the joiner's editor showed the room's older
+    /// text, and a save from it wrote over the change. A document the file lacks (the server
+    /// stopped within a pause) is written after a pause.
+    func catchUp(_ frames: [[UInt8]]) async -> [[UInt8]] {
+        guard let files, let clientID = fileWriter?.clientID, var text = LiveFileText(frames: frames, clientID: clientID),
+              !text.isUnseeded, let file = await files.read(name) else { return [] }
+        var base = fileWriter?.base
+        if base == nil, !text.holds(file.text) {
+            base = await files.history(name).first { text.holds($0) }
+        }
+        let updates = text.takeIn(file.text, base: base)
+        // The document holds the file's changes now: the base of the next change made outside.
+        fileWriter?.base = file.text
+        if text.text != file.text { scheduleWrite() }
+        return updates.map { LiveFrame.encode(member: "", update: $0) }
+    }
+
     /// Revisions the server wrote since the room was made (for tests).
     var revisionsWritten: Int { fileWriter?.revisions ?? 0 }
 
@@ -140,10 +156,9 @@ extension LiveRoom {
             logger.info("live: \(name)'s file was changed outside the live note; merged into it")
             guard await storeOwn(merged.map { [UInt8]($0) }) else { return false }
         }
-        guard text.text != file.text else {
-            fileWriter?.base = file.text
-            return false
-        }
+        // The document holds the file's changes now: the base of the next change made outside.
+        fileWriter?.base = file.text
+        guard text.text != file.text else { return false }
         guard await storeOwn([text.mark()]) else { return false }
         switch await files.write(name, text.text, file.rev, members.first ?? "") {
         case .written:

@@ -204,9 +204,22 @@ actor LiveRoom {
             // A note the server writes, with no live history yet: seeded from its file here,
             // before anyone joins. Members who opened it at two revisions seeded two texts,
             // and the note was there twice.
-            if frames.isEmpty, let seed = await seed() {
-                storedBytes = try await disk.run { try $0.append([seed]) }
-                frames = [seed]
+            if frames.isEmpty {
+                if let seed = await seed() {
+                    storedBytes = try await disk.run { try $0.append([seed]) }
+                    frames = [seed]
+                }
+            } else {
+                // A file changed while no one was in the room: in the room before anyone joins,
+                // and to those in it already.
+                let caughtUp = await catchUp(frames)
+                if !caughtUp.isEmpty {
+                    storedBytes = try await disk.run { try $0.append(caughtUp) }
+                    frames += caughtUp
+                    for frame in caughtUp {
+                        for (_, peer) in peers { peer.send.yield(.update(frame)) }
+                    }
+                }
             }
         } catch {
             logger.error("live: cannot open the log of \(name): \(error)")
@@ -224,11 +237,6 @@ actor LiveRoom {
             joiner.done.resume(returning: nil)
         }
         sendPresence()
-        // A log the file may lack (the server stopped within a pause): looked at once.
-        if !frames.isEmpty, fileWriter?.looked == false {
-            fileWriter?.looked = true
-            scheduleWrite()
-        }
     }
 
     private func store(_ batch: [Queued]) async {

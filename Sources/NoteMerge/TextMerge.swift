@@ -38,6 +38,8 @@ public enum TextMerge {
             let text = theirTokens.text(their.b)
             let clashing = mineHunks.filter { clash($0.a, their.a) }
             if let first = clashing.first, let last = clashing.last {
+                // The same change on both sides (a merge made before, from an older base): once.
+                if clashing.count == 1, first.a == their.a, mineTokens.text(first.b) == text { continue }
                 // Both changed these words: mine stay, and theirs' new words go beside them:
                 // before them when they end a line (or end in a space), else after them.
                 guard !text.isEmpty else { continue }

@@ -307,6 +307,11 @@ public final class SimulatedLiveHistory {
             var seed = LiveDocument(clientID: LiveFileText.seedClientID(for: file))
             room.append(Data(LiveFrame.encode(member: "", update: seed.insert(file, at: 0))))
             serverBase = file
+        } else if backend == .live, var text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded {
+            // A file changed while no one was in the room is caught up before the log goes out
+            // (LiveRoom.catchUp).
+            for update in text.takeIn(file, base: serverBaseFor(text)) { send(update, from: "") }
+            serverBase = file
         }
         // The stored log, then everyone's presence (LiveHub.finishJoin).
         app.inbox = room.compactMap { LiveFrame.decode([UInt8]($0)).map { .frame(member: $0.member, update: Data($0.update)) } }
@@ -319,6 +324,8 @@ public final class SimulatedLiveHistory {
     private func outage() {
         guard serverDownFor == 0 else { return }
         serverDownFor = random.int(2...12)
+        // A server started again knows no base of its own: it finds one in the note's history.
+        serverBase = nil
         say("the server goes down for \(serverDownFor) steps")
         for member in roomMembers { cut(member, why: "socket cut by the outage") }
     }
@@ -394,13 +401,9 @@ public final class SimulatedLiveHistory {
     /// `LiveRoom` does): its mark stored and relayed first, then the file, then the log compacted.
     private func serverWrites() {
         guard serverDownFor == 0, var text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded else { return }
-        var base = serverBase
-        if base == nil, !text.holds(file) { base = fileHistory.reversed().dropFirst().first { text.holds($0) } }
-        for update in text.takeIn(file, base: base) { send(update, from: "") }
-        guard text.text != file else {
-            serverBase = file
-            return
-        }
+        for update in text.takeIn(file, base: serverBaseFor(text)) { send(update, from: "") }
+        serverBase = file
+        guard text.text != file else { return }
         send(Data(text.mark()), from: "")
         file = text.text
         fileHistory.append(file)
@@ -412,6 +415,13 @@ public final class SimulatedLiveHistory {
         }
         for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "")) }
         say("the server writes the file (revision \(revisions))")
+    }
+
+    /// The server's base for a change made outside: the text it last wrote or found held, else
+    /// the newest earlier revision the document holds (as `LiveNoteFiles.history` gives it).
+    private func serverBaseFor(_ text: LiveFileText) -> String? {
+        if let serverBase { return serverBase }
+        return text.holds(file) ? nil : fileHistory.reversed().dropFirst().first { text.holds($0) }
     }
 
     /// Everyone back, in the note, every update delivered, the file written.

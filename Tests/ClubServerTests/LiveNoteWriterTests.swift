@@ -156,6 +156,48 @@ final class LiveNoteWriterTests: XCTestCase {
         await ann.client.wait("the last revision's mark") { $0.updates.last.flatMap { RevisionMark(decoding: $0.bytes) }?.digest == digest }
     }
 
+    /// A file changed while no one was in the room is taken into the room before the next
+    /// joiner gets the log: that joiner's text holds it at once (it showed the room's older text,
+    /// and a save from it wrote over the change), and it is merged once, however many join.
+    func testAFileChangedWhileTheRoomWasEmptyIsInTheRoomBeforeTheNextJoinerGetsIt() async throws {
+        var ann = Member(await join("ann"))
+        try ann.catchUp()
+        ann.type(" ann", at: 7)
+        XCTAssertTrue(AppHarness.eventually("the server writes the note", timeout: 10) { self.fileText == "Minutes ann\n\nAgenda:\n" })
+        await ann.client.close()
+
+        try await upload("Minutes ann\n\nAgenda:\n- from the shell\n", to: path, as: "ann")
+        for name in ["ray", "ann"] {
+            var member = Member(await join(name))
+            try member.catchUp()
+            XCTAssertEqual(member.document.text, "Minutes ann\n\nAgenda:\n- from the shell\n", "\(name)'s text")
+        }
+        // The document holds the file: nothing to write, and no second merge.
+        try await Task.sleep(for: .milliseconds(900))
+        XCTAssertEqual(fileText, "Minutes ann\n\nAgenda:\n- from the shell\n")
+    }
+
+    /// The document and its marks after the file is taken in: it holds the file, so taking it
+    /// in again (the server after a restart, with no base of its own) changes nothing.
+    func testAFileTakenInIsHeldAndNotTakenInTwice() throws {
+        var seed = LiveDocument(clientID: LiveFileText.seedClientID(for: "one\ntwo\n"))
+        var member = LiveDocument(clientID: 5)
+        let seeded = seed.insert("one\ntwo\n", at: 0)
+        try member.apply(update: seeded)
+        let typed = member.insert(" typed", at: 3)
+        let frames = [seeded, typed].map { LiveFrame.encode(member: "ann", update: $0) }
+        var text = try XCTUnwrap(LiveFileText(frames: frames, clientID: 9))
+        XCTAssertTrue(text.holds("one\ntwo\n"), "the seed")
+        let outside = "one\ntwo\nthree\n"
+        let updates = text.takeIn(outside, base: "one\ntwo\n")
+        XCTAssertEqual(text.text, "one typed\ntwo\nthree\n")
+        XCTAssertTrue(updates.last.map { RevisionMark.isMark($0) } ?? false, "a mark of the file, last")
+        XCTAssertTrue(text.holds(outside))
+        var again = try XCTUnwrap(LiveFileText(frames: frames + updates.map { LiveFrame.encode(member: "", update: $0) }, clientID: 9))
+        XCTAssertEqual(again.takeIn(outside, base: nil), [], "held: not merged again")
+        XCTAssertEqual(again.text, "one typed\ntwo\nthree\n")
+    }
+
     /// An encrypted club's room is sealed: its members write the note, as before.
     func testAnEncryptedClubsNoteIsLeftToItsMembers() async throws {
         try FileManager.default.createDirectory(at: club.root.appendingPathComponent("byteclub/.clubkeys"), withIntermediateDirectories: true)

@@ -43,8 +43,6 @@ struct LiveRoomFileWriter {
     var base: String?
     /// The client id the server's own edits are made under (a change made outside taken in).
     let clientID = LiveDocument.randomClientID()
-    /// Revisions written (for tests).
-    var revisions = 0
 }
 
 /// A plain club's note written from its room (issue 68, "one note, one history"): once the note
@@ -110,9 +108,6 @@ extension LiveRoom {
         return updates.map { LiveFrame.encode(member: "", update: $0) }
     }
 
-    /// Revisions the server wrote since the room was made (for tests).
-    var revisionsWritten: Int { fileWriter?.revisions ?? 0 }
-
     private func writeAfterThePause() async {
         guard let writer = fileWriter else { return }
         guard !writer.writing else {
@@ -163,7 +158,6 @@ extension LiveRoom {
         switch await files.write(name, text.text, file.rev, members.first ?? "") {
         case .written:
             fileWriter?.base = text.text
-            fileWriter?.revisions += 1
             return false
         case .changed:
             return true

@@ -55,8 +55,8 @@ extension ClubAPI {
     /// A plain club's notes as their rooms write them (``LiveRoom+File``): read, their history,
     /// and written as a commit by the members who typed (``LiveWriters``).
     static func liveNoteFiles(_ store: FolderStore, logger: Logger) -> LiveNoteFiles {
-        // A note bigger than this is not one the server writes from its room (the log's cap is 64 MiB).
-        let largest = 16 << 20
+        // Read whole, up to the room's log's cap (a note that typing made bigger is still written).
+        let largest = 64 << 20
         @Sendable func text(of opened: OpenedFile) -> String? {
             guard opened.file.size <= largest else { return nil }
             var bytes = [UInt8](repeating: 0, count: Int(opened.file.size))

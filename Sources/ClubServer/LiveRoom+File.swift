@@ -79,11 +79,28 @@ extension LiveRoom {
         scheduleWrite()
     }
 
+    /// The server does not write this room's note, from now on: its members do (the welcome says so).
+    private func leaveToMembers(why: String) {
+        guard fileWriter != nil else { return }
+        logger.info("live: \(name)'s members write its note: \(why)")
+        fileWriter = nil
+        leftToMembers = true
+        writers.watch(name, false)
+    }
+
     /// The first record of a note's log when the server writes the note: its file's text, as
     /// the members would seed it (``LiveFileText/seedClientID(for:)``), so one who seeds it too
     /// adds nothing. Nil when the members write the note, or its file is empty or unreadable.
+    ///
+    /// A note too big to send as one frame (``LiveLimits/maxFrameBytes``) is not seeded, and its
+    /// members write it, as before the server did: unseeded, the room could never be written
+    /// from, and a member's own seed of it is refused as too big.
     func seed() async -> [UInt8]? {
         guard fileWriter != nil, let files, let file = await files.read(name), !file.text.isEmpty else { return nil }
+        guard file.text.utf8.count + 64 <= limits.maxFrameBytes else {
+            leaveToMembers(why: "it is too big to send as one frame")
+            return nil
+        }
         var document = LiveDocument(clientID: LiveFileText.seedClientID(for: file.text))
         fileWriter?.base = file.text
         return LiveFrame.encode(member: "", update: document.insert(file.text, at: 0))
@@ -95,8 +112,14 @@ extension LiveRoom {
     /// text, and a save from it wrote over the change. A document the file lacks (the server
     /// stopped within a pause) is written after a pause.
     func catchUp(_ frames: [[UInt8]]) async -> [[UInt8]] {
-        guard let files, let clientID = fileWriter?.clientID, var text = LiveFileText(frames: frames, clientID: clientID),
-              !text.isUnseeded, let file = await files.read(name) else { return [] }
+        guard let files, let clientID = fileWriter?.clientID else { return [] }
+        guard var text = LiveFileText(frames: frames, clientID: clientID) else {
+            // A log the server cannot write from (an update waits for one it never stored):
+            // the members write the note, or no one would.
+            leaveToMembers(why: "its log is not one the server can read whole")
+            return []
+        }
+        guard !text.isUnseeded, let file = await files.read(name) else { return [] }
         var base = fileWriter?.base
         if base == nil, !text.holds(file.text) {
             base = await files.history(name).first { text.holds($0) }
@@ -137,7 +160,10 @@ extension LiveRoom {
             return false
         }
         guard var text = LiveFileText(frames: frames, clientID: clientID) else {
-            logger.debug("live: \(name)'s log is not one this server can write its note from")
+            // An update waits for one that was refused (too big): the members write the note
+            // from now on, told so when they connect again.
+            leaveToMembers(why: "its log is not one the server can read whole")
+            for (_, peer) in peers { peer.send.yield(.goingAway) }
             return false
         }
         guard !text.isUnseeded else { return false }

@@ -51,6 +51,9 @@ actor LiveRoom {
     let files: LiveNoteFiles?
     /// The server's own writing: set up at the first join of a plain club's note.
     var fileWriter: LiveRoomFileWriter?
+    /// The server found it cannot write this note (too big to seed, or a log it cannot read
+    /// whole): its members do, for the room's life.
+    var leftToMembers = false
 
     var peers: [(id: UInt64, peer: LivePeer)] = []
     private var queued: [Queued] = []
@@ -86,7 +89,7 @@ actor LiveRoom {
     /// then everyone gets the presence. Nil when in, else the refusal. `plain`: the note is a
     /// plain club's, so the server writes its file (told in the welcome).
     func join(id: UInt64, member: String, plain: Bool = false, send: AsyncStream<LiveOutbound>.Continuation) async -> LiveControl.Refused? {
-        if plain, fileWriter == nil, files != nil {
+        if plain, fileWriter == nil, files != nil, !leftToMembers {
             fileWriter = LiveRoomFileWriter()
             writers.watch(name, true)
         }
@@ -110,6 +113,10 @@ actor LiveRoom {
         guard peers.contains(where: { $0.id == id }) else { return "not in a live note" }
         guard update.count <= limits.maxUpdateBytes else {
             return "update of \(update.count) bytes refused: at most \(limits.maxUpdateBytes) bytes"
+        }
+        // A room the server writes from holds only what it can read: a live-text update, or a mark.
+        if fileWriter != nil, !RevisionMark.isMark(update), (try? LiveDocument.clockEnds(of: Data(update))) == nil {
+            return "update refused: not a live text update"
         }
         let frame = LiveFrame.encode(member: member, update: update)
         guard storedBytes + storingBytes + queuedBytes + 4 + frame.count <= limits.maxLogBytes else {

@@ -20,6 +20,7 @@ final class LiveNoteWriterTests: XCTestCase {
         club = try await ServerFixture { configuration in
             configuration.keepsMembers = true
             configuration.live.writePause = .milliseconds(300)
+            configuration.live.maxFrameBytes = 256 * 1024
             let registry = MemberRegistry(root: configuration.root)
             for name in ["ann", "ray"] {
                 guard let invite = try? registry.invite(name, role: .editor, hours: 1, server: URL(string: "http://h:1")!, pin: nil, actor: "test"),
@@ -196,6 +197,30 @@ final class LiveNoteWriterTests: XCTestCase {
         var again = try XCTUnwrap(LiveFileText(frames: frames + updates.map { LiveFrame.encode(member: "", update: $0) }, clientID: 9))
         XCTAssertEqual(again.takeIn(outside, base: nil), [], "held: not merged again")
         XCTAssertEqual(again.text, "one typed\ntwo\nthree\n")
+    }
+
+    /// A note too big to send as one frame is not seeded by the server, which then leaves the
+    /// note to its members (they were told the server wrote it, and nothing did).
+    func testANoteTooBigForOneFrameIsLeftToItsMembers() async throws {
+        let big = String(repeating: "A line of a long note.\n", count: 300 * 1024 / 23)
+        let id = try await upload(big, to: "/byteclub/big.md", as: "ann")
+        let ann = LiveClient(port: club.server.port, token: tokens["ann"] ?? "", file: id, name: "ann")
+        clients.append(ann)
+        await ann.wait("joined") { $0.presences.contains { $0.contains("ann") } }
+        XCTAssertTrue(ann.messages.contains(.control(.welcome(member: "ann", serverWrites: false))), "\(ann.messages.prefix(2))")
+        XCTAssertTrue(ann.updates.isEmpty, "no seed")
+    }
+
+    /// A room the server writes from holds only what it can read: bytes that are no live-text
+    /// update are refused (stored, they left a log no one could write the note from).
+    func testBytesThatAreNoUpdateAreRefusedInARoomTheServerWritesFrom() async throws {
+        var ann = Member(await join("ann"))
+        try ann.catchUp()
+        ann.client.send([UInt8]("not an update".utf8))
+        await ann.client.wait("the refusal") { $0.errors.contains("update refused: not a live text update") }
+        ann.type(" ann", at: 7)
+        XCTAssertTrue(AppHarness.eventually("the server writes the note", timeout: 10) { self.fileText == "Minutes ann\n\nAgenda:\n" },
+                      "the file: \(fileText)")
     }
 
     /// An encrypted club's room is sealed: its members write the note, as before.

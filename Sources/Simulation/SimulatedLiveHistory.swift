@@ -93,8 +93,8 @@ public final class SimulatedLiveHistory {
     var wordsTyped = 0
     public private(set) var step = 0
     public private(set) var log: [String] = []
-    public private(set) var revisions = 0
-    public private(set) var compactions = 0
+    public internal(set) var revisions = 0
+    public internal(set) var compactions = 0
     /// The text the server last wrote, or found its document held (a plain club's).
     var serverBase: String?
     /// The file's revisions, oldest first (the server's base for a change made outside, when it
@@ -240,7 +240,7 @@ public final class SimulatedLiveHistory {
         drafts[member] = Draft(text: app.editor, inLiveJournal: app.everJoined || app.resumed, base: app.base)
     }
 
-    private func send(_ update: Data, from member: String) {
+    func send(_ update: Data, from member: String) {
         room.append(Data(LiveFrame.encode(member: member, update: update)))
         for other in roomMembers where other != member { apps[other]?.inbox.append(.frame(member: member, update: update)) }
     }
@@ -302,17 +302,7 @@ public final class SimulatedLiveHistory {
         // A stopped process makes no new connection (one it has stays open).
         guard serverDownFor == 0, canAct(member), var app = apps[member], !app.connected else { return }
         app.connected = true
-        // A plain club's room with no history is seeded from the file first (LiveRoom.seed).
-        if backend == .live, room.isEmpty, !file.isEmpty {
-            var seed = LiveDocument(clientID: LiveFileText.seedClientID(for: file))
-            room.append(Data(LiveFrame.encode(member: "", update: seed.insert(file, at: 0))))
-            serverBase = file
-        } else if backend == .live, var text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded {
-            // A file changed while no one was in the room is caught up before the log goes out
-            // (LiveRoom.catchUp).
-            for update in text.takeIn(file, base: serverBaseFor(text)) { send(update, from: "") }
-            serverBase = file
-        }
+        if backend == .live { serverAdmits() }
         // The stored log, then everyone's presence (LiveHub.finishJoin).
         app.inbox = room.compactMap { LiveFrame.decode([UInt8]($0)).map { .frame(member: $0.member, update: Data($0.update)) } }
         apps[member] = app
@@ -350,27 +340,6 @@ public final class SimulatedLiveHistory {
         say("\(member)'s app is stopped (kill -STOP)")
     }
 
-    /// The shell's `edit` (or another tool) adds a line to the file, outside the live note: the
-    /// members' apps leave the revision to the server (their documents do not hold it), which
-    /// merges it into the document after its pause and writes the result.
-    private func editOutside() {
-        guard serverDownFor == 0 else { return }
-        wordsTyped += 1
-        let word = "shell\(wordsTyped)"
-        // A line of its own, at the end of a line: never inside a member's word, and never
-        // glued to one typed at the same place meanwhile (members type " word").
-        let units = Array(file.utf16)
-        let ends = units.indices.filter { units[$0] == 0x0A } + [units.count]
-        let at = ends[random.int(0...(ends.count - 1))]
-        file = String(decoding: units[..<at] + Array(("\n" + word).utf16) + units[at...], as: UTF16.self)
-        fileHistory.append(file)
-        expected[word] = 1
-        revisions += 1
-        lastEdit = step
-        for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "shell")) }
-        say("the shell adds the line \(word)")
-    }
-
     /// The file is written once the note has been quiet for a while: a plain club's by the
     /// server, an encrypted club's by the first member in the room.
     private func saveIfPaused(force: Bool = false) {
@@ -395,33 +364,6 @@ public final class SimulatedLiveHistory {
         apps[writer] = app
         for other in roomMembers where other != writer { apps[other]?.inbox.append(.revision(text: file, by: writer)) }
         say("\(writer) writes the file (revision \(revisions))")
-    }
-
-    /// A plain club's server writes the document its room's log makes (``LiveFileText``, as
-    /// `LiveRoom` does): its mark stored and relayed first, then the file, then the log compacted.
-    private func serverWrites() {
-        guard serverDownFor == 0, var text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded else { return }
-        for update in text.takeIn(file, base: serverBaseFor(text)) { send(update, from: "") }
-        serverBase = file
-        guard text.text != file else { return }
-        send(Data(text.mark()), from: "")
-        file = text.text
-        fileHistory.append(file)
-        serverBase = file
-        revisions += 1
-        if let snapshot = LiveHub.snapshot(of: room.map { [UInt8]($0) }) {
-            room = snapshot.map { Data($0) }
-            compactions += 1
-        }
-        for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "")) }
-        say("the server writes the file (revision \(revisions))")
-    }
-
-    /// The server's base for a change made outside: the text it last wrote or found held, else
-    /// the newest earlier revision the document holds (as `LiveNoteFiles.history` gives it).
-    private func serverBaseFor(_ text: LiveFileText) -> String? {
-        if let serverBase { return serverBase }
-        return text.holds(file) ? nil : fileHistory.reversed().dropFirst().first { text.holds($0) }
     }
 
     /// Everyone back, in the note, every update delivered, the file written.
@@ -452,44 +394,6 @@ public final class SimulatedLiveHistory {
         return String(decoding: units, as: UTF16.self)
     }
 
-    private func say(_ line: String) { log.append("\(step): \(line)") }
+    func say(_ line: String) { log.append("\(step): \(line)") }
 
-    // MARK: The promise
-
-    /// Every word typed is in the file once (a deleted one not at all), and every member's text
-    /// is the file's.
-    public func violations() -> [String] {
-        var found: [String] = []
-        // Each word is a member's name (or "shell") and a number. Two inserted at one place at
-        // once may touch ("cy4shell21": a line the shell added where a member typed meanwhile,
-        // the live text's order of concurrent inserts): still each once. A word cut in two by
-        // another is not there.
-        var counts: [String: Int] = [:]
-        let names = members + ["shell"]
-        for piece in file.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-            var rest = Substring(piece)
-            while let name = names.first(where: { rest.hasPrefix($0) }) {
-                let digits = rest.dropFirst(name.count).prefix { $0.isASCII && $0.isNumber }
-                guard !digits.isEmpty else { break }
-                counts[name + digits, default: 0] += 1
-                rest = rest.dropFirst(name.count + digits.count)
-            }
-        }
-        for (word, count) in expected.sorted(by: { $0.key < $1.key }) where counts[word, default: 0] != count {
-            found.append("\(word) is in the file \(counts[word, default: 0]) times, not \(count)")
-        }
-        for member in members where apps[member]?.editor != file {
-            found.append("\(member)'s text is not the file's")
-        }
-        for member in members where apps[member].map({ $0.note.text != $0.editor }) == true {
-            found.append("\(member)'s document is not \(member)'s editor")
-        }
-        found += divergedAt.prefix(1)
-        if !found.isEmpty { found.append("the file: " + file.replacingOccurrences(of: "\n", with: "⏎")) }
-        return found
-    }
-
-    public var tally: String {
-        "\(members.count) members, \(expected.count) words (\(expected.values.filter { $0 == 0 }.count) deleted), \(revisions) revisions, \(compactions) compactions"
-    }
 }

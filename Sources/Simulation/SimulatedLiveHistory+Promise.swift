@@ -1,0 +1,42 @@
+import Foundation
+
+extension SimulatedLiveHistory {
+    // MARK: The promise
+
+    /// Every word typed is in the file once (a deleted one not at all), and every member's text
+    /// is the file's.
+    public func violations() -> [String] {
+        var found: [String] = []
+        // Each word is a member's name (or "shell") and a number. Two inserted at one place at
+        // once may touch ("cy4shell21": a line the shell added where a member typed meanwhile,
+        // the live text's order of concurrent inserts): still each once. A word cut in two by
+        // another is not there.
+        var counts: [String: Int] = [:]
+        let names = members + ["shell"]
+        for piece in file.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            var rest = Substring(piece)
+            while let name = names.first(where: { rest.hasPrefix($0) }) {
+                let digits = rest.dropFirst(name.count).prefix { $0.isASCII && $0.isNumber }
+                guard !digits.isEmpty else { break }
+                counts[name + digits, default: 0] += 1
+                rest = rest.dropFirst(name.count + digits.count)
+            }
+        }
+        for (word, count) in expected.sorted(by: { $0.key < $1.key }) where counts[word, default: 0] != count {
+            found.append("\(word) is in the file \(counts[word, default: 0]) times, not \(count)")
+        }
+        for member in members where apps[member]?.editor != file {
+            found.append("\(member)'s text is not the file's")
+        }
+        for member in members where apps[member].map({ $0.note.text != $0.editor }) == true {
+            found.append("\(member)'s document is not \(member)'s editor")
+        }
+        found += divergedAt.prefix(1)
+        if !found.isEmpty { found.append("the file: " + file.replacingOccurrences(of: "\n", with: "⏎")) }
+        return found
+    }
+
+    public var tally: String {
+        "\(members.count) members, \(expected.count) words (\(expected.values.filter { $0 == 0 }.count) deleted), \(revisions) revisions, \(compactions) compactions"
+    }
+}

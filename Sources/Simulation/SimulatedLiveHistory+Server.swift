@@ -1,0 +1,72 @@
+import ClubServer
+import DropboxWire
+import Foundation
+import LiveText
+
+/// A plain club's server in the live histories: it seeds a new room from the file, writes the
+/// file from the room after a pause, and merges a line the shell adds outside the live note
+/// (``LiveFileText``, the server's own, as `LiveRoom` does).
+extension SimulatedLiveHistory {
+    /// The shell's `edit` (or another tool) adds a line to the file, outside the live note: the
+    /// members' apps leave the revision to the server (their documents do not hold it), which
+    /// merges it into the document after its pause and writes the result.
+    func editOutside() {
+        guard serverDownFor == 0 else { return }
+        wordsTyped += 1
+        let word = "shell\(wordsTyped)"
+        // A line of its own, at the end of a line: never inside a member's word, and never
+        // glued to one typed at the same place meanwhile (members type " word").
+        let units = Array(file.utf16)
+        let ends = units.indices.filter { units[$0] == 0x0A } + [units.count]
+        let at = ends[random.int(0...(ends.count - 1))]
+        file = String(decoding: units[..<at] + Array(("\n" + word).utf16) + units[at...], as: UTF16.self)
+        fileHistory.append(file)
+        expected[word] = 1
+        revisions += 1
+        lastEdit = step
+        for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "shell")) }
+        say("the shell adds the line \(word)")
+    }
+
+    /// A plain club's server writes the document its room's log makes (``LiveFileText``, as
+    /// `LiveRoom` does): its mark stored and relayed first, then the file, then the log compacted.
+    func serverWrites() {
+        guard serverDownFor == 0, var text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded else { return }
+        for update in text.takeIn(file, base: serverBaseFor(text)) { send(update, from: "") }
+        serverBase = file
+        guard text.text != file else { return }
+        send(Data(text.mark()), from: "")
+        file = text.text
+        fileHistory.append(file)
+        serverBase = file
+        revisions += 1
+        if let snapshot = LiveHub.snapshot(of: room.map { [UInt8]($0) }) {
+            room = snapshot.map { Data($0) }
+            compactions += 1
+        }
+        for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "")) }
+        say("the server writes the file (revision \(revisions))")
+    }
+
+    /// The server's base for a change made outside: the text it last wrote or found held, else
+    /// the newest earlier revision the document holds (as `LiveNoteFiles.history` gives it).
+    func serverBaseFor(_ text: LiveFileText) -> String? {
+        if let serverBase { return serverBase }
+        return text.holds(file) ? nil : fileHistory.reversed().dropFirst().first { text.holds($0) }
+    }
+
+    /// A member connects: a room with no history is seeded from the file first (LiveRoom.seed),
+    /// and a file changed while no one was in the room is taken in (LiveRoom.catchUp).
+    func serverAdmits() {
+        if room.isEmpty, !file.isEmpty {
+            var seed = LiveDocument(clientID: LiveFileText.seedClientID(for: file))
+            room.append(Data(LiveFrame.encode(member: "", update: seed.insert(file, at: 0))))
+            serverBase = file
+        } else if var text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded {
+            // A file changed while no one was in the room is caught up before the log goes out
+            // (LiveRoom.catchUp).
+            for update in text.takeIn(file, base: serverBaseFor(text)) { send(update, from: "") }
+            serverBase = file
+        }
+    }
+}

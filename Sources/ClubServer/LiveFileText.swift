@@ -85,6 +85,14 @@ package struct LiveFileText: Sendable {
     /// The SHA-256 of a note's text, as a ``RevisionMark`` holds it.
     package static func digest(of text: String) -> [UInt8] { Array(SHA256.hash(data: Data(text.utf8))) }
 
+    /// The first update of a note's shared text: all of `text`, under ``seedClientID(for:)``.
+    /// The server seeds a new room so; a member seeds a note with no live history so (the same
+    /// bytes from everyone, so two seeds of one text are one text).
+    package static func seed(of text: String) -> Data {
+        var document = LiveDocument(clientID: seedClientID(for: text))
+        return document.insert(text, at: 0)
+    }
+
     /// The client id a seed of `text` is written under: the same for every member seeding that
     /// text (below 2^53, as Yjs's ids are), so two members who seed it at once make one text.
     package static func seedClientID(for text: String) -> UInt64 {

@@ -79,13 +79,37 @@ extension LiveRoom {
         scheduleWrite()
     }
 
-    /// The server does not write this room's note, from now on: its members do (the welcome says so).
+    /// The server does not write this room's note, from now on: its members do. A joiner's
+    /// welcome says so; members in the room, told otherwise when they joined, are closed with
+    /// 1001 and hear it when they connect again.
     private func leaveToMembers(why: String) {
         guard fileWriter != nil else { return }
         logger.info("live: \(name)'s members write its note: \(why)")
         fileWriter = nil
         leftToMembers = true
         writers.watch(name, false)
+        for (_, peer) in peers { peer.send.yield(.goingAway) }
+    }
+
+    /// The document the room's `frames` make, with the note's file taken in (``LiveFileText/takeIn(_:base:)``):
+    /// the document, the file as read, and the updates (and mark) that took it in, to store. The
+    /// base is the one the room keeps, or after a restart the newest revision the document
+    /// holds; the caller moves it on to the file once the updates are stored. Nil when there is nothing to write from: a log the server
+    /// cannot read whole (an update waits for one that was refused as too big; the note is then
+    /// left to its members), an unseeded room, or a file gone.
+    private func documentTakingInFile(_ frames: [[UInt8]]) async -> (text: LiveFileText, file: (text: String, rev: String), updates: [Data])? {
+        guard let files, let clientID = fileWriter?.clientID else { return nil }
+        guard var text = LiveFileText(frames: frames, clientID: clientID) else {
+            leaveToMembers(why: "its log is not one the server can read whole")
+            return nil
+        }
+        guard !text.isUnseeded, let file = await files.read(name) else { return nil }
+        var base = fileWriter?.base
+        if base == nil, !text.holds(file.text) {
+            base = await files.history(name).first { text.holds($0) }
+        }
+        let updates = text.takeIn(file.text, base: base)
+        return (text, file, updates)
     }
 
     /// The first record of a note's log when the server writes the note: its file's text, as
@@ -101,9 +125,8 @@ extension LiveRoom {
             leaveToMembers(why: "it is too big to send as one frame")
             return nil
         }
-        var document = LiveDocument(clientID: LiveFileText.seedClientID(for: file.text))
         fileWriter?.base = file.text
-        return LiveFrame.encode(member: "", update: document.insert(file.text, at: 0))
+        return LiveFrame.encode(member: "", update: LiveFileText.seed(of: file.text))
     }
 
     /// Before a joiner gets the log: a file changed outside the live note while no one was in it
@@ -112,19 +135,7 @@ extension LiveRoom {
     /// text, and a save from it wrote over the change. A document the file lacks (the server
     /// stopped within a pause) is written after a pause.
     func catchUp(_ frames: [[UInt8]]) async -> [[UInt8]] {
-        guard let files, let clientID = fileWriter?.clientID else { return [] }
-        guard var text = LiveFileText(frames: frames, clientID: clientID) else {
-            // A log the server cannot write from (an update waits for one it never stored):
-            // the members write the note, or no one would.
-            leaveToMembers(why: "its log is not one the server can read whole")
-            return []
-        }
-        guard !text.isUnseeded, let file = await files.read(name) else { return [] }
-        var base = fileWriter?.base
-        if base == nil, !text.holds(file.text) {
-            base = await files.history(name).first { text.holds($0) }
-        }
-        let updates = text.takeIn(file.text, base: base)
+        guard let (text, file, updates) = await documentTakingInFile(frames) else { return [] }
         // The document holds the file's changes now: the base of the next change made outside.
         fileWriter?.base = file.text
         if text.text != file.text { scheduleWrite() }
@@ -151,7 +162,7 @@ extension LiveRoom {
     /// Writes the document's text to the file if it differs; true to try again after a pause
     /// (the file changed while it was written).
     private func writeFile() async -> Bool {
-        guard let files, let clientID = fileWriter?.clientID else { return false }
+        guard let files, fileWriter != nil else { return false }
         let frames: [[UInt8]]
         do {
             (frames, _) = try await disk.run { try $0.readAll() }
@@ -159,23 +170,12 @@ extension LiveRoom {
             logger.error("live: cannot read the log of \(name) to write its note: \(error)")
             return false
         }
-        guard var text = LiveFileText(frames: frames, clientID: clientID) else {
-            // An update waits for one that was refused (too big): the members write the note
-            // from now on, told so when they connect again.
-            leaveToMembers(why: "its log is not one the server can read whole")
-            for (_, peer) in peers { peer.send.yield(.goingAway) }
-            return false
-        }
-        guard !text.isUnseeded else { return false }
-        guard let file = await files.read(name) else { return false }
-        var base = fileWriter?.base
-        if base == nil, !text.holds(file.text) {
-            base = await files.history(name).first { text.holds($0) }
-        }
-        let merged = text.takeIn(file.text, base: base)
-        if !merged.isEmpty {
+        guard let taken = await documentTakingInFile(frames) else { return false }
+        var text = taken.text
+        let file = taken.file
+        if !taken.updates.isEmpty {
             logger.info("live: \(name)'s file was changed outside the live note; merged into it")
-            guard await storeOwn(merged.map { [UInt8]($0) }) else { return false }
+            guard await storeOwn(taken.updates.map { [UInt8]($0) }) else { return false }
         }
         // The document holds the file's changes now: the base of the next change made outside.
         fileWriter?.base = file.text

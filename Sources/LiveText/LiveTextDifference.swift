@@ -1,5 +1,3 @@
-import Foundation
-
 /// What turns one text into another as one replacement: the UTF-16 range of the old text it
 /// removes and the text it puts there, their common start and end kept. For a text that changed
 /// as a whole (a join's merge, a file merged in), never for a key: the editor records each key's
@@ -19,17 +17,5 @@ public enum LiveTextDifference {
         if head > 0, UTF16.isLeadSurrogate(new[head - 1]) { head -= 1 }
         if tail > 0, UTF16.isTrailSurrogate(new[new.count - tail]) { tail -= 1 }
         return (head..<(old.count - tail), String(decoding: new[head..<(new.count - tail)], as: UTF16.self))
-    }
-}
-
-extension LiveDocument {
-    /// The document's text made `newText` by one replacement (``LiveTextDifference``), as this
-    /// document's client's edit: the updates, none when the texts are the same.
-    public mutating func edit(to newText: String) -> [Data] {
-        let change = LiveTextDifference.between(text, newText)
-        var updates: [Data] = []
-        if !change.removed.isEmpty { updates.append(delete(change.removed)) }
-        if !change.inserted.isEmpty { updates.append(insert(change.inserted, at: change.removed.lowerBound)) }
-        return updates
     }
 }

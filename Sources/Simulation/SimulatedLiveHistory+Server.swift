@@ -59,8 +59,7 @@ extension SimulatedLiveHistory {
     /// and a file changed while no one was in the room is taken in (LiveRoom.catchUp).
     func serverAdmits() {
         if room.isEmpty, !file.isEmpty {
-            var seed = LiveDocument(clientID: LiveFileText.seedClientID(for: file))
-            room.append(Data(LiveFrame.encode(member: "", update: seed.insert(file, at: 0))))
+            room.append(Data(LiveFrame.encode(member: "", update: LiveFileText.seed(of: file))))
             serverBase = file
         } else if var text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded {
             // A file changed while no one was in the room is caught up before the log goes out

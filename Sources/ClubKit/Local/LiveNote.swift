@@ -217,8 +217,7 @@ public struct LiveNote: Sendable {
             unwritten = Data()
         }
         if document.state.clocks.isEmpty, !openedText.isEmpty {
-            var seed = LiveDocument(clientID: Self.seedClient(for: openedText))
-            let update = seed.insert(openedText, at: 0)
+            let update = LiveFileText.seed(of: openedText)
             try? document.apply(update: update)
             record(update)
         }
@@ -251,12 +250,6 @@ public struct LiveNote: Sendable {
         guard let step = redo ? document.redo() : document.undo() else { return nil }
         record(step.update)
         return step
-    }
-
-    /// The client id a seed of `text` is written under: the same for everyone seeding that text
-    /// (below 2^53, as Yjs's ids are).
-    static func seedClient(for text: String) -> UInt64 {
-        LiveFileText.seedClientID(for: text)
     }
 
     /// `update` framed as a journal record (``LiveRecords``).

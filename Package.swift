@@ -341,7 +341,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["__Snapshots__"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "Remote", "ClubServer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging", "ClubKit"]),
         // A user's whole path across features, in tmux against real servers: one test a journey.
         .testTarget(name: "JourneyTests", dependencies: ["TestSupport", "ClubCrypt"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),

@@ -348,6 +348,18 @@ final class LiveNotes {
         if !updates.isEmpty { scheduleWrite() }
     }
 
+    /// The live journal that holds `session`'s text, when it is the open live note's and every
+    /// edit of its editor is in the document (and so in the journal, at once): its draft then
+    /// keeps no text of its own (``Draft/liveJournal``), and each key is journalled once. Nil
+    /// otherwise: the draft holds the text.
+    func journal(holding session: NoteSession) -> String? {
+        guard session.liveJournalled, session.entry?.id == openID, session.entry?.id != nil else { return nil }
+        syncLocal()
+        guard let note, let current = state.note, current.draftID == session.draftID,
+              note.document.utf16Count == session.editor.body.utf16Count else { return nil }
+        return note.journal?.path
+    }
+
     /// The document and the editor now hold the same text (a join, a note taken up from its
     /// journal): the editor's next edits are the ones to send.
     private func markSynced() {

@@ -87,7 +87,11 @@ final class NoteEdits {
         journalWriting = true
         let open = fresh(current, drafts)
         let lines = open.editor.body.lineClusters
-        let empty = open.draft(at: configuration.format.now(), body: "")
+        let empty = {
+            var draft = open.draft(at: configuration.format.now(), body: "")
+            draft.liveJournal = live?.journal(holding: open)
+            return draft
+        }()
         let version = open.version
         let apart = Draft.newID()
         drafts.saveInBackgroundIfOurs({
@@ -143,9 +147,15 @@ final class NoteEdits {
         guard let drafts = configuration.drafts else { return session }
         let session = fresh(session, drafts)
         var written = session
-        if try !drafts.saveIfOurs(session.draft(at: configuration.format.now())) {
+        let journal = live?.journal(holding: session)
+        func draft(_ session: NoteSession) -> Draft {
+            var draft = session.draft(at: configuration.format.now())
+            draft.liveJournal = journal
+            return draft
+        }
+        if try !drafts.saveIfOurs(draft(session)) {
             written = keepApart(session)
-            try drafts.save(written.draft(at: configuration.format.now()))
+            try drafts.save(draft(written))
         }
         context.model.updateQuietly { state in
             if state.note?.draftID == written.draftID { state.note?.journalledVersion = written.version }

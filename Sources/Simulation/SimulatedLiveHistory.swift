@@ -177,8 +177,10 @@ public final class SimulatedLiveHistory {
                 return app
             }
             // The editor opens with the draft's text over the file's text it was typed on (LiveNotes'
-            // `openedText`, the session's base): at the join, the draft's words are merged in.
-            return App(note: note, editor: draft.text, opened: draft.base, base: draft.base)
+            // `openedText`, the session's base): at the join, the draft's words are merged in. A
+            // draft kept in the journal has the journal's text (`DraftStore.load`).
+            let text = draft.inLiveJournal ? note.journal.flatMap(LiveNote.text(ofJournal:)) ?? draft.text : draft.text
+            return App(note: note, editor: text, opened: draft.base, base: draft.base)
         }
         return App(note: note, editor: file, opened: file, base: file)
     }
@@ -236,8 +238,11 @@ public final class SimulatedLiveHistory {
         if random.oneIn(2) { writeDraft(member, app) }
     }
 
+    /// A draft written while the note is live keeps no text: its text is the journal's
+    /// (`Draft.liveJournal`), read back when the note is opened again.
     private func writeDraft(_ member: String, _ app: App) {
-        drafts[member] = Draft(text: app.editor, inLiveJournal: app.everJoined || app.resumed, base: app.base)
+        let live = app.everJoined || app.resumed
+        drafts[member] = Draft(text: live ? "" : app.editor, inLiveJournal: live, base: app.base)
     }
 
     func send(_ update: Data, from member: String) {
@@ -360,7 +365,8 @@ public final class SimulatedLiveHistory {
         }
         if let mark = app.note.written(file), app.connected { send(mark, from: writer) }
         app.base = file
-        if drafts[writer]?.text == file { drafts[writer] = nil }
+        // A draft kept in the journal holds the document's text (`DraftStore.load`).
+        if let draft = drafts[writer], (draft.inLiveJournal ? app.note.text : draft.text) == file { drafts[writer] = nil }
         apps[writer] = app
         for other in roomMembers where other != writer { apps[other]?.inbox.append(.revision(text: file, by: writer)) }
         say("\(writer) writes the file (revision \(revisions))")

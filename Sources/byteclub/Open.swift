@@ -173,7 +173,7 @@ enum UI {
             configuration.liveChannel = { fileID, deliver in encrypted.openLive(fileID: fileID, deliver: deliver)! }
         }
         if configuration.liveChannel != nil {
-            configuration.liveFolder = Paths.cache(backend.key).appendingPathComponent("live")
+            configuration.liveFolder = LiveJournals.folder(of: backend)
         } else if live {
             configuration.liveUnavailable = "Live editing needs a club server"
         }

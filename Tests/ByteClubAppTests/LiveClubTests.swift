@@ -180,7 +180,9 @@ final class MembersClub: Sendable {
     let rayToken = "ray-\(UUID().uuidString)"
     let annToken = "ann-\(UUID().uuidString)"
 
-    init(notes: [String: String]) async throws {
+    /// `writePause`: how long the server waits after a live note's last key to write it (the
+    /// server's own 2 s when nil).
+    init(notes: [String: String], writePause: Duration? = nil) async throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("byteclub-live-tests-\(UUID().uuidString)")
         let folder = base.appendingPathComponent("club/byteclub")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("photos"), withIntermediateDirectories: true)
@@ -188,6 +190,7 @@ final class MembersClub: Sendable {
         var configuration = ClubServerConfiguration(root: base.appendingPathComponent("club").path, token: "")
         configuration.members = [ClubMember(name: "ray", token: rayToken), ClubMember(name: "ann", token: annToken)]
         configuration.logger.logLevel = .error
+        if let writePause { configuration.live.writePause = writePause }
         server = try await ClubServer.start(configuration)
     }
 

@@ -105,6 +105,48 @@ final class LiveCursorsAppTests: XCTestCase {
         XCTAssertTrue(canvas.line(row).contains("ray was here ◂ ray"), "his tag after his words:\n\(canvas.dump())")
     }
 
+    /// Issue 68, one journal per note: in a live note each key is journalled once, in the note's
+    /// live journal. The draft's file (what makes `✎ unsaved` and `Restored…`) keeps no text of
+    /// its own, is not written again for a burst of keys, and reads its text from the journal,
+    /// the keys typed since its last write included. Before, the whole text went to the draft's
+    /// file every 300 ms as well (a 1 MiB note's JSON: ~30 ms of CPU each time).
+    func testALiveNotesDraftIsItsJournalEachKeyJournalledOnce() async throws {
+        // The server waits a minute before writing: the draft stays while the test looks at it.
+        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n"], writePause: .seconds(60))
+        self.club = club
+        let drafts = DraftStore(directory: folder.appendingPathComponent("ann-drafts"))
+        let ann = try await open("ann", token: club.annToken, in: club, drafts: drafts)
+        let ray = try await open("ray", token: club.rayToken, in: club)
+        await bothLive(ann, ray)
+        let id = try XCTUnwrap(ann.app.state.note?.draftID)
+        let file = drafts.directory.appendingPathComponent(id + ".json")
+        func raw() -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+        func inode() -> Int? { (try? FileManager.default.attributesOfItem(atPath: file.path))?[.systemFileNumber] as? Int }
+        func journalled() -> Bool {
+            guard let note = ann.app.state.note else { return false }
+            return note.journalledVersion == note.version && drafts.load(id)?.body == self.text(ann)
+        }
+
+        ann.press(.documentEnd)
+        type(ann, "- ann's point")
+        await ann.waitUntil("ann's draft written") { journalled() }
+        let draft = try XCTUnwrap(drafts.load(id))
+        XCTAssertEqual(draft.liveJournal.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path },
+                       folder.appendingPathComponent("ann").path, "the draft names the note's live journal")
+        XCTAssertFalse(raw().contains("ann's point"), "the draft's file holds no text:\n\(raw())")
+        let written = try XCTUnwrap(inode())
+
+        for word in [" and", " more", " words"] {
+            type(ann, word)
+            await ann.waitUntil("\(word) journalled") { journalled() }
+            XCTAssertEqual(inode(), written, "a burst of keys writes no draft file")
+        }
+        await ray.waitUntil("ann's words on ray's side") { self.text(ray) == self.text(ann) }
+        // What a restart finds: the whole text, from the journal.
+        XCTAssertEqual(drafts.all().map(\.body), ["# Minutes\n\nAgenda:\n- ann's point and more words"])
+        XCTAssertFalse(raw().contains("words"))
+    }
+
     /// Issue 68, one note, one history: the club server writes a plain club's live note from its
     /// room (its welcome says so, and no app elects a writer), and takes that revision as every
     /// editor's new base. A line the shell adds meanwhile is merged into the room by the server,

@@ -1,3 +1,4 @@
+import ClubKit
 import Foundation
 import TestSupport
 import XCTest
@@ -199,7 +200,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
         let (ann, ray, typed) = try bothTyping(rounds: 0..<3)
         var words = typed
 
-        // ray's burst: the draft holds its first words, the journal every key; killed mid-way.
+        // ray's burst: the journal (the live note's draft) holds every key; killed mid-way.
         try ray.type("rayburst1 rayburst2 ")
         AppHarness.eventually("ray's draft written") { self.draftHolds("ray", "rayburst2") }
         try ray.type("rayburst3 rayburst4 ")
@@ -322,10 +323,15 @@ final class LiveEditingEndToEndTests: XCTestCase {
     }
 
     /// Whether a member's drafts folder holds a draft with `word`.
+    /// Whether one of `member`'s drafts holds `word`, read as the app reads a draft: a draft
+    /// written while its note is live has its text in the note's live journal (beside the
+    /// drafts, with the `.base` the file held), not in its own file.
     func draftHolds(_ member: String, _ word: String) -> Bool {
         guard let base = apps[member]?.base, let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return false }
         return files.compactMap { $0 as? URL }.contains { url in
-            url.path.contains("drafts") && (try? String(contentsOf: url, encoding: .utf8))?.contains(word) == true
+            guard url.path.contains("/drafts/"), url.pathExtension == "json" else { return false }
+            let drafts = DraftStore(directory: url.deletingLastPathComponent())
+            return drafts.load(url.deletingPathExtension().lastPathComponent)?.body.contains(word) == true
         }
     }
 }

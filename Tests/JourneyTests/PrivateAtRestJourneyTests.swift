@@ -198,7 +198,7 @@ final class PrivateAtRestJourneyTests: XCTestCase {
         try screen.type(" (ann: past the lighthouse)")
         bobScreen.waitFor("ann's words on bob's screen") { $0.contains("past the lighthouse") }
         AppHarness.eventually("the draft on disk") { Self.holds(ann.draftsRoot, #"\.json$"#) }
-        AppHarness.eventually("the live journal on disk") { Self.holds(cache, #"/live/[^/]+$"#) }
+        AppHarness.eventually("the live journal on disk") { Self.holds(ann.draftsRoot, #"/live/[^/]+$"#) }
         AppHarness.eventually("the index open, with its -wal and -shm") {
             Self.holds(cache, #"search\.sqlite-wal$"#) && Self.holds(cache, #"search\.sqlite-shm$"#)
         }
@@ -211,7 +211,7 @@ final class PrivateAtRestJourneyTests: XCTestCase {
                                 ("the index's lock", #"ann:cache/byteclub/[^/]+/search\.sqlite\.lock"#),
                                 ("the cached listing", #"ann:cache/byteclub/[^/]+/.+"#),
                                 ("a thumbnail", #"ann:cache/byteclub/thumbnails/.+"#),
-                                ("the live journal", #"ann:cache/byteclub/[^/]+/live/[^/]+"#),
+                                ("the live journal", #"ann:state/byteclub/drafts/[^/]+/live/[^/]+"#),
                                 ("bob's index", #"bob:cache/byteclub/[^/]+/search\.sqlite"#),
                                 ("the draft", #"ann:state/byteclub/drafts/[^/]+/[^/]+\.json"#),
                                 ("the log", #"ann:state/byteclub/byteclub\.log"#),

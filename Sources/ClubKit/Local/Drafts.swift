@@ -34,6 +34,12 @@ public struct Draft: Codable, Equatable, Sendable {
     /// journal, not this text, is then what a restart resumes from; merged in again, the text
     /// doubled a burst cut by a kill -9, for everyone in the note. Nil in other drafts.
     public var inLiveJournal: Bool?
+    /// The live journal (``LiveNote``'s file) that holds this draft's text: the note's one
+    /// journal. The draft's file then keeps no text of its own (its `body` is written empty), and
+    /// ``DraftStore/load(_:)`` reads the text from the journal, which every key reached at once;
+    /// the draft's file is written only when what it says of the note changes (its rev, title,
+    /// folder), not at each burst of keys. Nil in other drafts, whose file holds their text.
+    public var liveJournal: String?
 
     public init(id: String, path: String?, baseRev: String?, title: String, body: String, updated: Date) {
         self.id = id
@@ -52,6 +58,15 @@ public struct Draft: Codable, Equatable, Sendable {
 
     /// A new note's draft id.
     public static func newID() -> String { "new-" + UUID().uuidString.lowercased() }
+
+    /// What the draft says of its note, without its text and time: a draft whose text is its
+    /// live journal's is written again only when this changes.
+    var onlyNote: Draft {
+        var note = self
+        note.body = ""
+        note.updated = Date(timeIntervalSince1970: 0)
+        return note
+    }
 }
 
 /// Names of files and folders made from text (a note's path, a club's URL): readable, unique,
@@ -97,7 +112,7 @@ extension String {
 /// drafts (or are damaged) are skipped by ``all()``, never deleted.
 ///
 /// Writes and removals all go through one serial queue (``writes``): the editor's journal
-/// writes a big note's draft on it in the background (``saveInBackground(_:then:)``), and a
+/// writes a big note's draft on it in the background (``saveInBackgroundIfOurs(_:apart:then:)``), and a
 /// later ``save(_:)`` or ``remove(_:)`` of the same draft waits for it there, so an older text
 /// can never land after a newer one or bring back a draft that was dropped.
 public struct DraftStore: Sendable {
@@ -121,6 +136,9 @@ public struct DraftStore: Sendable {
         var stamp: FileStamp
         var body: String
         var baseRev: String?
+        /// For a draft whose text is its live journal's: what its file says of the note
+        /// (``Draft/onlyNote``), to tell when it needs writing again.
+        var note: Draft? = nil
     }
 
     public init(directory: URL) {
@@ -149,20 +167,21 @@ public struct DraftStore: Sendable {
         }
     }
 
-    /// ``saveIfOurs(_:)`` off the calling queue, as ``saveInBackground(_:then:)`` writes; when
-    /// the file holds another process's text, the draft is written at once under the id
-    /// `apart` gives instead (never left unwritten). `done` gets the id written.
+    /// ``saveIfOurs(_:)`` off the calling queue, the draft and its JSON made on a thread that
+    /// gives way to the UI (a 1 MiB note's take ~30 ms of CPU); when the file holds another
+    /// process's text, the draft is written at once under the id `apart` gives instead (never
+    /// left unwritten). A draft whose text is its live journal's, and whose file says the same of
+    /// the note already, is not written again: its journal is flushed. `done` gets the id.
     public func saveInBackgroundIfOurs(_ make: @escaping @Sendable () -> Draft, apart: @escaping @Sendable () -> String,
                                        then done: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Self.writes.async {
-            var (draft, data) = made(make)
+            var draft = Self.texts.sync { make() }
             let written = Result { () throws -> String in
                 try crossProcess { () throws -> String in
-                    if !isOurs(url(draft.id)) {
-                        draft.id = apart()
-                        data = nil
-                    }
-                    try write(draft, encoded: data)
+                    if !isOurs(url(draft.id)) { draft.id = apart() }
+                    if wroteAlready(draft) { return draft.id }
+                    let made = draft
+                    try write(made, encoded: Self.texts.sync { try? encode(made) })
                     return draft.id
                 }
             }
@@ -177,7 +196,8 @@ public struct DraftStore: Sendable {
         Self.writes.sync { () -> Bool in
             let file = url(draft.id)
             guard let before = FileStamp(file), load(draft.id) == draft, FileStamp(file) == before else { return false }
-            Self.ours[file.path] = Written(stamp: before, body: draft.body, baseRev: draft.baseRev)
+            Self.ours[file.path] = Written(stamp: before, body: draft.body, baseRev: draft.baseRev,
+                                           note: draft.liveJournal == nil ? nil : draft.onlyNote)
             // An editor opening this draft starts from its text: what an earlier editor of the
             // note handed over is not this one's (``forgetHandOver(_:)``).
             Self.taken[file.path] = nil
@@ -208,49 +228,76 @@ public struct DraftStore: Sendable {
         return Self.ours[file.path]?.stamp == now
     }
 
-    /// Writes the draft `make` builds, off the calling queue (building a 1 MiB note's text and
-    /// its JSON takes longer than a frame), then calls `done` with the error, if any, on the
-    /// drafts' queue (the app hops to the UI queue from there).
-    public func saveInBackground(_ make: @escaping @Sendable () -> Draft, then done: @escaping @Sendable ((any Error)?) -> Void) {
-        Self.writes.async {
-            var failure: (any Error)?
-            let (draft, data) = made(make)
-            do { try crossProcess { try write(draft, encoded: data) } } catch { failure = error }
-            done(failure)
-        }
+    /// Whether `draft`, whose text is its live journal's, needs no write: its file is this
+    /// process's and says the same of the note. The journal is then flushed, which a write of the
+    /// file did before (the keys are in it already); a journal that cannot be flushed (gone, or
+    /// a failing disk) answers false, and the draft is written with its text.
+    private func wroteAlready(_ draft: Draft) -> Bool {
+        let file = url(draft.id)
+        guard let journal = draft.liveJournal, let written = Self.ours[file.path], written.note == draft.onlyNote,
+              written.stamp == FileStamp(file), Self.flushJournal(journal) else { return false }
+        Self.ours[file.path]?.body = draft.body
+        return true
     }
 
-    /// The draft `make` makes and its bytes (nil when they do not encode: ``write(_:encoded:)``
-    /// tries again and says why), made on a thread that gives way to the UI (a 1 MiB note's take
-    /// ~30 ms of CPU). The drafts' queue waits for them, so writes keep their order.
-    private func made(_ make: @escaping @Sendable () -> Draft) -> (Draft, Data?) {
-        Self.texts.sync { let draft = make(); return (draft, try? encode(draft)) }
+    /// Flushes the live journal at `path` to the disk.
+    static func flushJournal(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return DurableFile.flush(fd, dataOnly: true)
     }
 
-    /// A draft file's bytes.
-    func encode(_ draft: Draft) throws -> Data {
+    /// A draft file's bytes. A draft whose text is its live journal's keeps none of its own
+    /// (``Draft/liveJournal``) unless `withText`.
+    func encode(_ draft: Draft, withText: Bool = false) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        return try encoder.encode(draft)
+        var written = draft
+        if written.liveJournal != nil, !withText { written.body = "" }
+        return try encoder.encode(written)
     }
 
-    /// Writes `draft` (`encoded`: its bytes, when made already).
+    /// Writes `draft` (`encoded`: its bytes, when made already). A draft that names a live
+    /// journal is written without its text only when the journal, flushed, holds exactly that
+    /// text; otherwise (a journal gone, a failing disk, or text that is not the journal's: the
+    /// shell's editor or a merge changed it) it is written with its text, which is read from
+    /// there, as any draft's.
     func write(_ draft: Draft, encoded: Data? = nil) throws {
-        let data = try encoded ?? encode(draft)
+        var draft = draft
+        if let journal = draft.liveJournal,
+           !Self.flushJournal(journal) || LiveNote.text(ofJournal: URL(fileURLWithPath: journal)) != draft.body {
+            draft.liveJournal = nil
+        }
+        let data = try draft.liveJournal == nil ? encode(draft) : encoded ?? encode(draft)
         let file = url(draft.id)
         // Ours, but gone: another process took it and the club has its text. What it took is
         // kept for this process's next merge (``handedOver(_:over:)``).
         if let before = Self.ours[file.path], FileStamp(file) == nil { Self.taken[file.path] = before }
         try DurableFile.write(data, to: file)
-        Self.ours[file.path] = FileStamp(file).map { Written(stamp: $0, body: draft.body, baseRev: draft.baseRev) }
+        Self.ours[file.path] = FileStamp(file).map {
+            Written(stamp: $0, body: draft.body, baseRev: draft.baseRev, note: draft.liveJournal == nil ? nil : draft.onlyNote)
+        }
     }
 
+    /// Draft `id`; the text of one kept in its live journal (``Draft/liveJournal``) is the
+    /// journal's, and when it was last written the journal's too.
     public func load(_ id: String) -> Draft? {
         guard let data = try? Data(contentsOf: url(id)) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return try? decoder.decode(Draft.self, from: data)
+        guard var draft = try? decoder.decode(Draft.self, from: data) else { return nil }
+        if let journal = draft.liveJournal {
+            // A journal gone or holding nothing: the draft's file is all there is (a draft
+            // written with its text when the journal could not be flushed says no journal).
+            guard let text = LiveNote.text(ofJournal: URL(fileURLWithPath: journal)) else { return draft }
+            draft.body = text
+            if let changed = (try? FileManager.default.attributesOfItem(atPath: journal))?[.modificationDate] as? Date, changed > draft.updated {
+                draft.updated = changed
+            }
+        }
+        return draft
     }
 
     /// Removes a draft; a missing one is not an error.

@@ -24,7 +24,8 @@ public struct LiveNote: Sendable {
     public private(set) var serverHolds = StateVector()
     /// Whether the server's stored log is in since the last connect.
     public private(set) var isJoined = false
-    private let journal: URL?
+    /// The journal's file (nil for a note id that makes no safe file name, or with no folder).
+    public let journal: URL?
     /// Whether this note has joined once (the editor's text merged in then).
     private var joinedBefore = false
     /// Received updates not journalled yet (the log before a join), framed.
@@ -104,6 +105,17 @@ public struct LiveNote: Sendable {
         guard !marks.isEmpty else { return false }
         let digest = Self.digest(of: text)
         return marks.contains { $0.digest == digest && document.state.covers($0.state) }
+    }
+
+    /// The text the journal at `url` holds (its updates applied in order, as ``init(noteID:folder:)``
+    /// replays them), or nil when it holds none (gone, empty, or nothing readable).
+    public static func text(ofJournal url: URL) -> String? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        var document = LiveDocument(clientID: 1)
+        for record in records(of: data) where RevisionMark(decoding: record) == nil {
+            try? document.apply(update: record)
+        }
+        return document.state.clocks.isEmpty ? nil : document.text
     }
 
     /// A journal's records (``LiveRecords``): a record cut short ends the list.

@@ -303,6 +303,8 @@ let package = Package(
         // Helpers shared by the test targets: snapshot assertions, the built binary's location.
         .target(name: "TestSupport", dependencies: [
             "TerminalUI", "LoopbackHTTP",
+            // Drafts read as byteclub reads them (AppHarness.draftTexts).
+            "ClubKit",
             // GracefulServer: the tests' own Hummingbird servers, stopped without a trap.
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -341,7 +343,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["__Snapshots__"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "Remote", "ClubServer", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging", "ClubKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Imaging"]),
         // A user's whole path across features, in tmux against real servers: one test a journey.
         .testTarget(name: "JourneyTests", dependencies: ["TestSupport", "ClubCrypt"]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),

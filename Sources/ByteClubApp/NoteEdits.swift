@@ -22,6 +22,11 @@ final class NoteEdits {
     /// A background journal write is under way; another was asked for meanwhile.
     private var journalWriting = false
     private var journalAgain = false
+    /// The open note's own document while it is not live (alone, offline, WebDAV, Dropbox): its
+    /// journal is the note's draft, each edit appended as the editor made it
+    /// (``LiveNote/local(in:seededWith:)``), and the editor (its ``TextBuffer/lineage``) and
+    /// ``TextBuffer/editCount`` it last took.
+    private var local: (note: LiveNote, lineage: UInt64, count: Int)?
 
     init(context: AppContext) {
         self.context = context
@@ -57,7 +62,40 @@ final class NoteEdits {
             return
         }
         context.update { $0.note?.version += 1 }
+        journalLocally()
         scheduleJournal()
+    }
+
+    /// The open note's edits since the last into its own document's journal, as the editor made
+    /// them: a key is an append. A new editor (another note, a reload's, a merge's, the user's own
+    /// editor's text) or a journal gone (its draft dropped) starts a new document, seeded with the
+    /// editor's whole text, once. A live note's journal is the live one (``LiveNotes``).
+    private func journalLocally() {
+        guard let session = state.note, !session.isReadOnly, !session.liveJournalled, let drafts = configuration.drafts else {
+            local = nil
+            return
+        }
+        let body = session.editor.body
+        if var document = local, document.lineage == body.lineage, let journal = document.note.journal,
+           FileManager.default.fileExists(atPath: journal.path), let edits = body.edits(since: document.count) {
+            for edit in edits { _ = document.note.edit(replacing: edit.range, with: edit.text) }
+            document.count = body.editCount
+            local = document
+            if document.note.document.utf16Count == body.utf16Count { return }
+        }
+        local = (LiveNote.local(in: drafts.localJournals, seededWith: body.text), body.lineage, body.editCount)
+    }
+
+    /// The journal that holds `session`'s text: the live note's, or its own document's when that
+    /// has taken every edit of its editor. Its draft then keeps no text of its own
+    /// (``Draft/liveJournal``). Nil when neither does: the draft holds the text.
+    private func journal(holding session: NoteSession) -> String? {
+        if let live = live?.journal(holding: session) { return live }
+        let body = session.editor.body
+        guard !session.liveJournalled, let local, local.lineage == body.lineage, local.count == body.editCount,
+              local.note.document.utf16Count == body.utf16Count, let journal = local.note.journal,
+              FileManager.default.fileExists(atPath: journal.path) else { return nil }
+        return journal.path
     }
 
     /// Another member's edit came into the text (a live note): journalled as the user's are.
@@ -89,7 +127,7 @@ final class NoteEdits {
         let lines = open.editor.body.lineClusters
         let empty = {
             var draft = open.draft(at: configuration.format.now(), body: "")
-            draft.liveJournal = live?.journal(holding: open)
+            draft.liveJournal = journal(holding: open)
             return draft
         }()
         let version = open.version
@@ -147,7 +185,7 @@ final class NoteEdits {
         guard let drafts = configuration.drafts else { return session }
         let session = fresh(session, drafts)
         var written = session
-        let journal = live?.journal(holding: session)
+        let journal = journal(holding: session)
         func draft(_ session: NoteSession) -> Draft {
             var draft = session.draft(at: configuration.format.now())
             draft.liveJournal = journal

@@ -148,6 +148,8 @@ enum UI {
         // This club's drafts alone: another club's are never shown here, nor saved here.
         backend.adoptFormerFolders()
         configuration.drafts = backend.drafts
+        // A note's own journal left by a crash before its draft named it: a day old, no one's.
+        backend.drafts.dropUnnamedJournals()
         configuration.draftsKeptAside = Backend.draftsKeptAside.all().count
         configuration.outbox = backend.outbox
         configuration.cache = backend.cache

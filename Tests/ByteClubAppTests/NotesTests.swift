@@ -1,4 +1,4 @@
-import ByteClubApp
+@testable import ByteClubApp
 import Foundation
 import Remote
 import TerminalUI
@@ -89,6 +89,48 @@ final class NotesTests: XCTestCase {
         XCTAssertTrue(try String(contentsOf: welcome, encoding: .utf8).hasPrefix("Hi! "))
         XCTAssertNotEqual(harness.app.state.note?.baseRev, session.baseRev, "the next save updates the new rev")
         XCTAssertEqual(DraftStore(directory: draftsDirectory).all(), [])
+    }
+
+    /// Issue 68, one journal per note: a note edited with no live channel journals each key to
+    /// its own document's journal (`DRAFTS/local/`), as the editor made it; the draft's file says
+    /// which note and rev, holds no text, and is not written again while the user types. A
+    /// restart reads the whole text from the journal. A save takes the draft and its journal
+    /// away. Before, the whole text went to the draft's file every 300 ms.
+    func testANotesDraftIsItsOwnJournalEachKeyAnAppend() async throws {
+        let harness = try await harness()
+        await open(harness)
+        let id = try XCTUnwrap(harness.app.state.note?.draftID)
+        let drafts = DraftStore(directory: draftsDirectory)
+        let file = draftsDirectory.appendingPathComponent(id + ".json")
+        func raw() -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+        func inode() -> Int? { (try? FileManager.default.attributesOfItem(atPath: file.path))?[.systemFileNumber] as? Int }
+        func journalled() -> Bool {
+            guard let note = harness.app.state.note else { return false }
+            return note.journalledVersion == note.version && drafts.load(id)?.body == note.editor.body.text
+        }
+        type(harness, "Hi! ")
+        await harness.waitUntil("the draft on disk") { journalled() }
+        let journal = try XCTUnwrap(drafts.load(id)?.liveJournal)
+        XCTAssertTrue(journal.hasPrefix(drafts.localJournals.path + "/"), journal)
+        XCTAssertFalse(raw().contains("Hi! "), "the draft's file holds no text:\n\(raw())")
+        let written = try XCTUnwrap(inode())
+        for word in ["one ", "two ", "three "] {
+            type(harness, word)
+            await harness.waitUntil("\(word) journalled") { journalled() }
+            XCTAssertEqual(inode(), written, "a burst of keys writes no draft file")
+        }
+        // What a restart finds, and restores.
+        let welcomeText = try String(contentsOf: welcome, encoding: .utf8)
+        XCTAssertEqual(drafts.all().map(\.body), ["Hi! one two three " + welcomeText])
+
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("the save") { harness.app.state.message?.text == "Saved \"Welcome to Byte Club.txt\"" }
+        XCTAssertEqual(drafts.all(), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: journal), "the journal went with its draft")
+        // Typed on after the save: a journal of its own again, from the saved text.
+        type(harness, "After ")
+        await harness.waitUntil("the new draft on disk") { journalled() }
+        XCTAssertEqual(drafts.all().map(\.body), ["Hi! one two three After " + welcomeText])
     }
 
     /// A change that cannot be merged (the title changed too, so the note would move: a merge

@@ -103,6 +103,43 @@ final class DraftInLiveJournalTests: XCTestCase {
         XCTAssertNil(store.load(taken.id)?.liveJournal, "the text is the file's own now")
     }
 
+    /// A note's own journal (`DRAFTS/local/`) belongs to the draft that names it: a draft that
+    /// names a new one (a new editor's text) drops the old, a removed draft drops its own, and
+    /// one no draft names is dropped once old. A live note's journal is never dropped.
+    func testANotesOwnJournalGoesWithTheDraftThatNamesIt() throws {
+        let store = DraftStore(directory: folder)
+        func own(_ text: String) -> LiveNote { LiveNote.local(in: store.localJournals, seededWith: text) }
+        func draft(_ note: LiveNote) -> Draft {
+            var draft = Draft(id: "note-plan", path: "/byteclub/Plan.md", baseRev: "r1", title: "Plan", body: note.text, updated: Date())
+            draft.liveJournal = note.journal?.path
+            return draft
+        }
+        let first = own("Agenda\n"), second = own("Agenda, again\n")
+        let firstPath = try XCTUnwrap(first.journal?.path), secondPath = try XCTUnwrap(second.journal?.path)
+        XCTAssertTrue(try store.saveIfOurs(draft(first)))
+        XCTAssertEqual(store.load("note-plan")?.body, "Agenda\n")
+        XCTAssertTrue(try store.saveIfOurs(draft(second)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: firstPath), "no draft names the first journal now")
+        XCTAssertEqual(store.load("note-plan")?.body, "Agenda, again\n")
+        XCTAssertTrue(store.removeIfOurs("note-plan"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: secondPath), "the journal went with its draft")
+
+        // A live note's journal named by a removed draft stays: it is the room's history here.
+        let live = liveNote("Live\n")
+        XCTAssertTrue(try store.saveIfOurs(self.draft(live)))
+        store.remove(self.draft(live).id)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(live.journal?.path)))
+
+        // One no draft names (a crash before its draft's first write): dropped once a day old.
+        let orphan = own("Lost?\n")
+        let orphanPath = try XCTUnwrap(orphan.journal?.path)
+        store.dropUnnamedJournals()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: orphanPath), "a young journal may be an open editor's")
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-2 * 86_400)], ofItemAtPath: orphanPath)
+        store.dropUnnamedJournals()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: orphanPath))
+    }
+
     func testAJournalKeptInTheCacheByAnOlderByteclubMovesBesideTheDrafts() throws {
         let cache = folder.appendingPathComponent("cache"), drafts = folder.appendingPathComponent("drafts")
         var older = LiveNote(noteID: "id:plan", folder: cache.appendingPathComponent("live"))

@@ -20,8 +20,7 @@ final class DraftsPerClubEndToEndTests: XCTestCase {
 
     /// Every draft on disk, in any club's drafts folder, as text.
     func draftTexts() -> [String] {
-        let found = FileManager.default.enumerator(at: app.draftsRoot, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-        return found.filter { $0.pathExtension == "json" && !$0.lastPathComponent.hasPrefix(".") }.compactMap { AppHarness.text($0) }
+        AppHarness.draftTexts(under: app.draftsRoot)
     }
 
     /// Filters the list to the welcome note and opens it.

@@ -1,4 +1,3 @@
-import ClubKit
 import Foundation
 import TestSupport
 import XCTest
@@ -327,11 +326,7 @@ final class LiveEditingEndToEndTests: XCTestCase {
     /// written while its note is live has its text in the note's live journal (beside the
     /// drafts, with the `.base` the file held), not in its own file.
     func draftHolds(_ member: String, _ word: String) -> Bool {
-        guard let base = apps[member]?.base, let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return false }
-        return files.compactMap { $0 as? URL }.contains { url in
-            guard url.path.contains("/drafts/"), url.pathExtension == "json" else { return false }
-            let drafts = DraftStore(directory: url.deletingLastPathComponent())
-            return drafts.load(url.deletingPathExtension().lastPathComponent)?.body.contains(word) == true
-        }
+        guard let base = apps[member]?.base else { return false }
+        return AppHarness.draftTexts(under: base).contains { $0.contains(word) }
     }
 }

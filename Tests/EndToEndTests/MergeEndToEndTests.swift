@@ -233,12 +233,6 @@ final class MergeEndToEndTests: XCTestCase {
 
     /// The bodies of `member`'s drafts on disk.
     private func draftTexts(of member: TwoMemberClub.Member) -> [String] {
-        let folder = club.app(member).drafts
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.compactMap { name in
-            guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-            return object["body"] as? String
-        }
+        AppHarness.draftTexts(in: club.app(member).drafts)
     }
 }

@@ -19,10 +19,7 @@ final class NotesEndToEndTests: XCTestCase {
     var welcome: URL { notes.appendingPathComponent("Welcome to Byte Club.txt") }
 
     /// The drafts on disk, as text.
-    func draftTexts() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: app.drafts.path)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.compactMap { AppHarness.text(app.drafts.appendingPathComponent($0)) }
-    }
+    func draftTexts() -> [String] { AppHarness.draftTexts(in: app.drafts) }
 
     func testCreateSaveReopenAndEditANote() throws {
         let tmux = try app.launch()

@@ -158,13 +158,7 @@ final class OfflineEndToEndTests: XCTestCase {
 
     /// The bodies of the app's drafts on disk.
     private func draftBodies() -> [String] {
-        let folder = app.drafts
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.compactMap { name in
-            guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-            return object["body"] as? String
-        }
+        AppHarness.draftTexts(in: app.drafts)
     }
 
     // MARK: - Creates, renames, deletes and a conflicting save, in order
@@ -290,8 +284,8 @@ final class OfflineEndToEndTests: XCTestCase {
             (AppHarness.text(self.app.log) ?? "").contains("item=save /byteclub/Plans.txt result=conflict")
         }
         if !logged { XCTFail(club.diagnostics()) }
-        let drafts = (try? FileManager.default.contentsOfDirectory(atPath: app.drafts.path)) ?? []
-        XCTAssertTrue(drafts.contains { AppHarness.text(app.drafts.appendingPathComponent($0))?.contains("rest in Paris") ?? false },
+        let drafts = AppHarness.draftTexts(in: app.drafts)
+        XCTAssertTrue(drafts.contains { $0.contains("rest in Paris") },
                       "ray's text kept as a draft: \(drafts)")
 
         // Opening the note brings ray's text back; saving it asks how to merge.

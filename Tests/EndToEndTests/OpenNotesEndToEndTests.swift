@@ -19,8 +19,7 @@ final class OpenNotesEndToEndTests: XCTestCase {
     func draftTexts() -> [String] {
         let drafts = club.app(.ray).drafts
         // The drafts themselves (`ID.json`), never a write's temporary file that a kill would leave unrenamed.
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: drafts.path)) ?? []
-        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap { AppHarness.text(drafts.appendingPathComponent($0)) }
+        return AppHarness.draftTexts(in: drafts)
     }
 
     func testALinkFollowedWithUnsavedEditsKeepsTheNoteOpenAndBackBringsItsEditsBack() throws {

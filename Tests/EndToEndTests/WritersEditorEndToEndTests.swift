@@ -186,7 +186,7 @@ final class WritersEditorEndToEndTests: XCTestCase {
         try app.launch()
         tmux.waitFor("unsaved draft")
         AppHarness.eventually("the text in a draft") {
-            files().contains { $0.hasSuffix(".json") && AppHarness.text(self.app.drafts.appendingPathComponent($0))?.contains("Kept through kill") == true }
+            AppHarness.draftTexts(in: self.app.drafts).contains { $0.contains("Kept through kill") }
         }
         XCTAssertFalse(files().contains { $0.contains(".editing.") }, "the editor's file went into the draft")
     }

@@ -126,9 +126,6 @@ final class InviteAndEditTogetherJourneyTests: XCTestCase {
 
     /// The texts of `member`'s drafts of the meeting note (none once a save has its text).
     private func draftsOfMeeting(_ member: AppHarness) -> [String] {
-        guard let files = FileManager.default.enumerator(at: member.base, includingPropertiesForKeys: nil) else { return [] }
-        return files.compactMap { $0 as? URL }.filter { $0.path.contains("/drafts/") }.compactMap { url in
-            (try? String(contentsOf: url, encoding: .utf8)).flatMap { $0.contains("(bob: sails)") ? $0 : nil }
-        }
+        AppHarness.draftTexts(under: member.base).filter { $0.contains("(bob: sails)") }
     }
 }

@@ -102,8 +102,7 @@ enum Journey {
     /// Waits until a draft of `member`'s (in their state folder's `drafts/`) holds `text`.
     static func draftHolds(_ member: AppHarness, _ text: String, file: StaticString = #filePath, line: UInt = #line) {
         AppHarness.eventually("a draft holding \(text.debugDescription)", file: file, line: line) {
-            let files = FileManager.default.enumerator(at: member.state, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-            return files.contains { $0.path.contains("/drafts/") && (AppHarness.text($0)?.contains(text) ?? false) }
+            AppHarness.draftTexts(under: member.state).contains { $0.contains(text) }
         }
     }
 

@@ -1,3 +1,4 @@
+import ClubKit
 import Foundation
 import XCTest
 
@@ -150,6 +151,20 @@ public final class AppHarness {
     /// A file's text, or nil.
     public static func text(_ url: URL) -> String? {
         (try? Data(contentsOf: url)).flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    /// The texts of the drafts in `folder` (one club's), read as byteclub reads them
+    /// (`DraftStore`): a draft whose text is a journal's (a live note's, or a note's own while it
+    /// is edited) keeps none in its file, and is read from the journal.
+    public static func draftTexts(in folder: URL) -> [String] {
+        DraftStore(directory: folder).all().map(\.body)
+    }
+
+    /// Every club's drafts under `root` (a drafts root, a state folder, a whole HOME).
+    public static func draftTexts(under root: URL) -> [String] {
+        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        let folders = Set(files.filter { $0.pathExtension == "json" && $0.path.contains("/drafts/") }.map { $0.deletingLastPathComponent().path })
+        return folders.sorted().flatMap { draftTexts(in: URL(fileURLWithPath: $0)) }
     }
 
     public func close() {

@@ -215,7 +215,9 @@ public struct DraftStore: Sendable {
             crossProcess { () -> Bool in
                 let file = url(id)
                 guard isOurs(file) else { return false }
+                let named = self.file(id)?.liveJournal
                 _ = try? FileManager.default.removeItem(at: file)
+                if let named { dropLocalJournal(named) }
                 Self.ours[file.path] = nil
                 Self.taken[file.path] = nil
                 return true
@@ -226,26 +228,6 @@ public struct DraftStore: Sendable {
     private func isOurs(_ file: URL) -> Bool {
         guard let now = FileStamp(file) else { return true }
         return Self.ours[file.path]?.stamp == now
-    }
-
-    /// Whether `draft`, whose text is its live journal's, needs no write: its file is this
-    /// process's and says the same of the note. The journal is then flushed, which a write of the
-    /// file did before (the keys are in it already); a journal that cannot be flushed (gone, or
-    /// a failing disk) answers false, and the draft is written with its text.
-    private func wroteAlready(_ draft: Draft) -> Bool {
-        let file = url(draft.id)
-        guard let journal = draft.liveJournal, let written = Self.ours[file.path], written.note == draft.onlyNote,
-              written.stamp == FileStamp(file), Self.flushJournal(journal) else { return false }
-        Self.ours[file.path]?.body = draft.body
-        return true
-    }
-
-    /// Flushes the live journal at `path` to the disk.
-    static func flushJournal(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return DurableFile.flush(fd, dataOnly: true)
     }
 
     /// A draft file's bytes. A draft whose text is its live journal's keeps none of its own
@@ -275,19 +257,19 @@ public struct DraftStore: Sendable {
         // Ours, but gone: another process took it and the club has its text. What it took is
         // kept for this process's next merge (``handedOver(_:over:)``).
         if let before = Self.ours[file.path], FileStamp(file) == nil { Self.taken[file.path] = before }
+        let named = Self.ours[file.path]?.note?.liveJournal
         try DurableFile.write(data, to: file)
         Self.ours[file.path] = FileStamp(file).map {
             Written(stamp: $0, body: draft.body, baseRev: draft.baseRev, note: draft.liveJournal == nil ? nil : draft.onlyNote)
         }
+        // The note's own journal it named before (a new editor's text journalled anew) is no one's now.
+        if let named, named != draft.liveJournal { dropLocalJournal(named) }
     }
 
     /// Draft `id`; the text of one kept in its live journal (``Draft/liveJournal``) is the
     /// journal's, and when it was last written the journal's too.
     public func load(_ id: String) -> Draft? {
-        guard let data = try? Data(contentsOf: url(id)) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard var draft = try? decoder.decode(Draft.self, from: data) else { return nil }
+        guard var draft = file(id) else { return nil }
         if let journal = draft.liveJournal {
             // A journal gone or holding nothing: the draft's file is all there is (a draft
             // written with its text when the journal could not be flushed says no journal).
@@ -300,11 +282,21 @@ public struct DraftStore: Sendable {
         return draft
     }
 
+    /// Draft `id` as its file says, the text of one kept in a journal not read.
+    func file(_ id: String) -> Draft? {
+        guard let data = try? Data(contentsOf: url(id)) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(Draft.self, from: data)
+    }
+
     /// Removes a draft; a missing one is not an error.
     public func remove(_ id: String) {
         Self.writes.sync {
             crossProcess {
+                let named = file(id)?.liveJournal
                 _ = try? FileManager.default.removeItem(at: url(id))
+                if let named { dropLocalJournal(named) }
                 Self.ours[url(id).path] = nil
                 Self.taken[url(id).path] = nil
             }

@@ -59,6 +59,21 @@ public struct LiveNote: Sendable {
         }
     }
 
+    /// A note's own document, shared with no one: its journal (under `folder`, a name of its
+    /// own) is the draft of a note edited alone or on a backend with no live channel
+    /// (``DraftStore/localJournals``). It starts with `text`, seeded, and takes each edit as the
+    /// editor made it (``edit(replacing:with:continuing:)``), so a key is an append, never the
+    /// whole text written again.
+    public static func local(in folder: URL, seededWith text: String) -> LiveNote {
+        var note = LiveNote(noteID: "local-" + UUID().uuidString.lowercased(), folder: folder)
+        if !text.isEmpty {
+            let seed = LiveFileText.seed(of: text)
+            try? note.document.apply(update: seed)
+            note.record(seed)
+        }
+        return note
+    }
+
     /// The file's text is now `text`, and the shared document holds it (a revision written from it).
     public mutating func fileTaken(_ text: String) {
         fileBase = text

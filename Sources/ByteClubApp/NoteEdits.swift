@@ -27,6 +27,8 @@ final class NoteEdits {
     /// (``LiveNote/local(in:seededWith:)``), and the editor (its ``TextBuffer/lineage``) and
     /// ``TextBuffer/editCount`` it last took.
     private var local: (note: LiveNote, lineage: UInt64, count: Int)?
+    /// The editor whose document is being started, off the UI queue (its lineage).
+    private var starting: UInt64?
 
     init(context: AppContext) {
         self.context = context
@@ -69,7 +71,8 @@ final class NoteEdits {
     /// The open note's edits since the last into its own document's journal, as the editor made
     /// them: a key is an append. A new editor (another note, a reload's, a merge's, the user's own
     /// editor's text) or a journal gone (its draft dropped) starts a new document, seeded with the
-    /// editor's whole text, once. A live note's journal is the live one (``LiveNotes``).
+    /// editor's whole text once, off the UI queue (a 1 MiB note's seed is tens of ms); until it is
+    /// ready the draft holds the text, as any draft. A live note's journal is the live one (``LiveNotes``).
     private func journalLocally() {
         guard let session = state.note, !session.isReadOnly, !session.liveJournalled, let drafts = configuration.drafts else {
             local = nil
@@ -83,7 +86,26 @@ final class NoteEdits {
             local = document
             if document.note.document.utf16Count == body.utf16Count { return }
         }
-        local = (LiveNote.local(in: drafts.localJournals, seededWith: body.text), body.lineage, body.editCount)
+        local = nil
+        guard starting != body.lineage else { return }
+        starting = body.lineage
+        let (lines, lineage, count, folder) = (body.lineClusters, body.lineage, body.editCount, drafts.localJournals)
+        DispatchQueue.global(qos: .utility).async { [weak self, hop = context.effects.hop] in
+            let note = LiveNote.local(in: folder, seededWith: String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self))
+            hop { self?.started(note, lineage: lineage, count: count) }
+        }
+    }
+
+    /// A document started for the editor of `lineage` at its edit `count`: it takes the edits
+    /// made since, or, for an editor gone meanwhile, its journal goes (no draft names it).
+    private func started(_ note: LiveNote, lineage: UInt64, count: Int) {
+        if starting == lineage { starting = nil }
+        guard let body = state.note?.editor.body, body.lineage == lineage, !(state.note?.liveJournalled ?? true) else {
+            if let journal = note.journal { try? FileManager.default.removeItem(at: journal) }
+            return
+        }
+        local = (note, lineage, count)
+        journalLocally()
     }
 
     /// The journal that holds `session`'s text: the live note's, or its own document's when that

@@ -130,8 +130,7 @@ final class LiveCursorsAppTests: XCTestCase {
         ann.press(.documentEnd)
         type(ann, "- ann's point")
         await ann.waitUntil("ann's draft written") { journalled() }
-        let draft = try XCTUnwrap(drafts.load(id))
-        XCTAssertEqual(draft.liveJournal.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path },
+        XCTAssertEqual(drafts.journal(of: id).map { URL(fileURLWithPath: $0).deletingLastPathComponent().path },
                        folder.appendingPathComponent("ann").path, "the draft names the note's live journal")
         XCTAssertFalse(raw().contains("ann's point"), "the draft's file holds no text:\n\(raw())")
         let written = try XCTUnwrap(inode())

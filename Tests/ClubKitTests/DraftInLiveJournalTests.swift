@@ -100,7 +100,7 @@ final class DraftInLiveJournalTests: XCTestCase {
         try store.save(taken)
         XCTAssertTrue(try file(store, taken.id).contains("From the shell's editor"))
         XCTAssertEqual(store.load(taken.id)?.body, "Agenda\nFrom the shell's editor\n")
-        XCTAssertNil(store.load(taken.id)?.liveJournal, "the text is the file's own now")
+        XCTAssertNil(store.journal(of: taken.id), "the text is the file's own now")
     }
 
     /// A note's own journal (`DRAFTS/local/`) belongs to the draft that names it: a draft that

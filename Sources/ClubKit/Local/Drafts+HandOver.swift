@@ -23,10 +23,9 @@ extension DraftStore {
     public func take(_ id: String) -> Draft? {
         Self.writes.sync { () -> Draft? in
             crossProcess { () -> Draft? in
-                guard var draft = load(id) else { return nil }
-                // Taken whole: its text in its own file, no longer in a journal the writer goes
-                // on appending to (or drops once its own draft names another).
-                draft.liveJournal = nil
+                // Taken whole (a loaded draft names no journal): its text in its own file, no longer
+                // in a journal the writer goes on appending to, or drops once its draft names another.
+                guard let draft = load(id) else { return nil }
                 // Written again, the file is a new inode: no longer the writer's (a failed write
                 // leaves it theirs, and the text is still the one loaded).
                 try? write(draft)

@@ -34,11 +34,16 @@ public struct Draft: Codable, Equatable, Sendable {
     /// journal, not this text, is then what a restart resumes from; merged in again, the text
     /// doubled a burst cut by a kill -9, for everyone in the note. Nil in other drafts.
     public var inLiveJournal: Bool?
-    /// The live journal (``LiveNote``'s file) that holds this draft's text: the note's one
-    /// journal. The draft's file then keeps no text of its own (its `body` is written empty), and
-    /// ``DraftStore/load(_:)`` reads the text from the journal, which every key reached at once;
-    /// the draft's file is written only when what it says of the note changes (its rev, title,
-    /// folder), not at each burst of keys. Nil in other drafts, whose file holds their text.
+    /// The journal (``LiveNote``'s file: a live note's, or the note's own) that holds this
+    /// draft's text: the note's one journal. The draft's file then keeps no text of its own (its
+    /// `body` is written empty), and ``DraftStore/load(_:)`` reads the text from the journal, which
+    /// every key reached at once; the draft's file is written only when what it says of the note
+    /// changes (its rev, title, folder, journal), not at each burst of keys.
+    ///
+    /// Set only by the editor that appends to that journal, whose document has taken every edit
+    /// of the text it writes. A loaded draft never has it (its text is read in whole): changed and
+    /// saved by another shell, its text goes into its own file, never behind a journal that does
+    /// not hold it. ``DraftStore/journal(of:)`` says which journal a draft's file names.
     public var liveJournal: String?
 
     public init(id: String, path: String?, baseRev: String?, title: String, body: String, updated: Date) {
@@ -196,8 +201,9 @@ public struct DraftStore: Sendable {
         Self.writes.sync { () -> Bool in
             let file = url(draft.id)
             guard let before = FileStamp(file), load(draft.id) == draft, FileStamp(file) == before else { return false }
-            Self.ours[file.path] = Written(stamp: before, body: draft.body, baseRev: draft.baseRev,
-                                           note: draft.liveJournal == nil ? nil : draft.onlyNote)
+            // The journal its file names goes once this process's next write names another.
+            let named = self.file(draft.id).flatMap { $0.liveJournal == nil ? nil : $0.onlyNote }
+            Self.ours[file.path] = Written(stamp: before, body: draft.body, baseRev: draft.baseRev, note: named)
             // An editor opening this draft starts from its text: what an earlier editor of the
             // note handed over is not this one's (``forgetHandOver(_:)``).
             Self.taken[file.path] = nil
@@ -241,17 +247,12 @@ public struct DraftStore: Sendable {
         return try encoder.encode(written)
     }
 
-    /// Writes `draft` (`encoded`: its bytes, when made already). A draft that names a live
-    /// journal is written without its text only when the journal, flushed, holds exactly that
-    /// text; otherwise (a journal gone, a failing disk, or text that is not the journal's: the
-    /// shell's editor or a merge changed it) it is written with its text, which is read from
-    /// there, as any draft's.
+    /// Writes `draft` (`encoded`: its bytes, when made already). A draft that names a journal is
+    /// written without its text once the journal is flushed; when it cannot be (gone, a failing
+    /// disk) it is written with its text, which is read from there, as any draft's.
     func write(_ draft: Draft, encoded: Data? = nil) throws {
         var draft = draft
-        if let journal = draft.liveJournal,
-           !Self.flushJournal(journal) || LiveNote.text(ofJournal: URL(fileURLWithPath: journal)) != draft.body {
-            draft.liveJournal = nil
-        }
+        if let journal = draft.liveJournal, !Self.flushJournal(journal) { draft.liveJournal = nil }
         let data = try draft.liveJournal == nil ? encode(draft) : encoded ?? encode(draft)
         let file = url(draft.id)
         // Ours, but gone: another process took it and the club has its text. What it took is
@@ -266,11 +267,12 @@ public struct DraftStore: Sendable {
         if let named, named != draft.liveJournal { dropLocalJournal(named) }
     }
 
-    /// Draft `id`; the text of one kept in its live journal (``Draft/liveJournal``) is the
+    /// Draft `id`, whole: the text of one kept in a journal (``Draft/liveJournal``) is the
     /// journal's, and when it was last written the journal's too.
     public func load(_ id: String) -> Draft? {
         guard var draft = file(id) else { return nil }
         if let journal = draft.liveJournal {
+            draft.liveJournal = nil
             // A journal gone or holding nothing: the draft's file is all there is (a draft
             // written with its text when the journal could not be flushed says no journal).
             guard let text = LiveNote.text(ofJournal: URL(fileURLWithPath: journal)) else { return draft }
@@ -281,6 +283,10 @@ public struct DraftStore: Sendable {
         }
         return draft
     }
+
+    /// The journal draft `id`'s file names, whose text it is (``Draft/liveJournal``); nil for a
+    /// draft that holds its own text.
+    public func journal(of id: String) -> String? { file(id)?.liveJournal }
 
     /// Draft `id` as its file says, the text of one kept in a journal not read.
     func file(_ id: String) -> Draft? {

@@ -66,7 +66,10 @@ public struct LiveNote: Sendable {
     /// whole text written again.
     public static func local(in folder: URL, seededWith text: String) -> LiveNote {
         var note = LiveNote(noteID: "local-" + UUID().uuidString.lowercased(), folder: folder)
-        if !text.isEmpty {
+        if text.isEmpty {
+            // The file is there from the start, empty: the editor knows its journal is.
+            note.append(Data())
+        } else {
             let seed = LiveFileText.seed(of: text)
             try? note.document.apply(update: seed)
             note.record(seed)

@@ -156,12 +156,11 @@ final class LiveNotes {
         guard isLive else { return false }
         // The step's offsets are the document's: the editor's text must be the document's first.
         syncLocal()
-        guard var note else { return false }
-        guard let step = note.undo(redo: redo) else {
+        guard note != nil else { return false }
+        guard let step = note?.undo(redo: redo) else {
             context.say(StatusMessage(redo ? "Nothing to redo" : "Nothing of yours to undo"))
             return true
         }
-        self.note = note
         socket?.send(update: step.update)
         apply(step.changes)
         if let at = step.changes.last.map({ change -> Int in
@@ -181,7 +180,9 @@ final class LiveNotes {
     }
 
     private func handle(_ event: LiveSocketEvent, noteID: String) {
-        guard openID == noteID, var note else { return }
+        // The note is changed in place (`self.note?`), never through a copy held beside it: its
+        // document's text would then be copied at each change (2 MiB a key in a 1 MiB note).
+        guard openID == noteID, note != nil else { return }
         switch event {
         case .welcome(let me, let serverWrites):
             self.serverWrites = serverWrites
@@ -191,16 +192,11 @@ final class LiveNotes {
             // Once the editor shows the document (joined once, or taken up from its journal),
             // what each update changes goes into the editor, a reconnection's stored log too.
             let shown = everJoined || resumed
-            if shown {
-                syncLocal()
-                guard let synced = self.note else { return }
-                note = synced
-            }
-            guard let changes = try? note.receive(bytes) else {
+            if shown { syncLocal() }
+            guard let changes = try? self.note?.receive(bytes) else {
                 context.say(.error("A live update could not be read; the note goes on without it"))
                 return
             }
-            self.note = note
             guard shown else { return }
             apply(changes)
             // The writer's cursor is where their change ends, until their cursor message says more.
@@ -218,14 +214,14 @@ final class LiveNotes {
             // as on any backend (a reload or an overwrite is the member's own to make). Once
             // live, every connection again joins, to send what was typed meanwhile.
             // A note taken up from its journal joins at once: the room takes what it lacks.
-            if !note.isJoined, everJoined || resumed || members.count > 1 {
+            if self.note?.isJoined == false, everJoined || resumed || members.count > 1 {
                 let body = state.note?.editor.body.text ?? ""
-                let join = note.joined(editorText: body, openedText: openedText, mergesFile: !serverWrites)
-                self.note = note
-                if let send = join.send { socket?.send(update: send) }
-                if join.text != body { replaceBody(with: join.text) }
-                markSynced()
-                everJoined = true
+                if let join = self.note?.joined(editorText: body, openedText: openedText, mergesFile: !serverWrites) {
+                    if let send = join.send { socket?.send(update: send) }
+                    if join.text != body { replaceBody(with: join.text) }
+                    markSynced()
+                    everJoined = true
+                }
             }
             let journalled = everJoined
             // Someone left: the one now first writes what is not in the file yet (their words too).
@@ -247,8 +243,7 @@ final class LiveNotes {
             context.say(.error("Live: " + message))
         case .disconnected(let reason):
             if state.note?.live?.down != reason { context.logger.warning("live: \(reason)") }
-            note.disconnected()
-            self.note = note
+            self.note?.disconnected()
             context.update {
                 $0.note?.live?.isJoined = false
                 $0.note?.live?.down = reason
@@ -326,24 +321,25 @@ final class LiveNotes {
     /// editor made it (``TextBuffer/edits(since:)``): no key compares whole texts. Only an editor
     /// the document has not followed (a reload's, a note reopened) is compared whole, once.
     func syncLocal() {
-        guard everJoined || resumed, var note, let session = state.note, session.entry?.id == openID else { return }
+        // The note is changed in place (`note?`): a copy held beside it while it changes made the
+        // document's text be copied at each key (2 MiB a key in a 1 MiB note).
+        guard everJoined || resumed, note != nil, let session = state.note, session.entry?.id == openID else { return }
         let body = session.editor.body
         var updates: [Data] = []
         let edits = synced.flatMap { $0.lineage == body.lineage ? body.edits(since: $0.count) : nil }
         for edit in edits ?? [] where !edit.isShared {
             othersFollow(ownEdit: edit.range, inserted: edit.text.utf16.count)
-            updates += note.edit(replacing: edit.range, with: edit.text, continuing: edit.continuesStep)
+            updates += note?.edit(replacing: edit.range, with: edit.text, continuing: edit.continuesStep) ?? []
         }
         // A new editor, or (never expected) one whose edits the document missed: the length tells.
-        if edits == nil || note.document.utf16Count != body.utf16Count {
+        if edits == nil || note?.document.utf16Count != body.utf16Count {
             wholeTextSyncs += 1
             if synced?.lineage == body.lineage { context.logger.warning("live: the editor's edits did not make its text; compared whole") }
             let cursor = body.utf16Offset(of: body.cursor)
-            othersFollow(ownEditFrom: note.text, to: body.text, cursor: cursor)
-            updates += note.edit(to: body.text, cursor: cursor)
+            othersFollow(ownEditFrom: note?.text ?? "", to: body.text, cursor: cursor)
+            updates += note?.edit(to: body.text, cursor: cursor) ?? []
         }
         synced = (body.lineage, body.editCount)
-        self.note = note
         for update in updates { socket?.send(update: update) }
         if !updates.isEmpty { scheduleWrite() }
     }

@@ -148,18 +148,22 @@ final class NoteEdits {
         journalWriting = true
         let open = fresh(current, drafts)
         let lines = open.editor.body.lineClusters
+        // A draft whose text is its journal's is made without it: no whole text each time.
         let empty = {
             var draft = open.draft(at: configuration.format.now(), body: "")
             draft.liveJournal = journal(holding: open)
+            draft.journalLength = draft.liveJournal.flatMap { Self.length(of: $0) }
+            if draft.journalLength == nil { draft.liveJournal = nil }
             return draft
         }()
         let version = open.version
         let apart = Draft.newID()
+        let text = { @Sendable in String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self) }
         drafts.saveInBackgroundIfOurs({
             var draft = empty
-            draft.body = String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self)
+            if draft.liveJournal == nil { draft.body = text() }
             return draft
-        }, apart: { apart }) { [weak self, hop = context.effects.hop] result in
+        }, text: text, apart: { apart }) { [weak self, hop = context.effects.hop] result in
             hop {
                 guard let self else { return }
                 self.journalWriting = false
@@ -182,6 +186,12 @@ final class NoteEdits {
                 }
             }
         }
+    }
+
+    /// The length of the file at `path` (a journal: what was appended to it so far), or nil.
+    private static func length(of path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
     }
 
     /// Writes the open note's text to its draft if it changed since the last write. Called after

@@ -179,7 +179,7 @@ public final class SimulatedLiveHistory {
             // The editor opens with the draft's text over the file's text it was typed on (LiveNotes'
             // `openedText`, the session's base): at the join, the draft's words are merged in. A
             // draft kept in the journal has the journal's text (`DraftStore.load`).
-            let text = draft.inLiveJournal ? note.journal.flatMap(LiveNote.text(ofJournal:)) ?? draft.text : draft.text
+            let text = draft.inLiveJournal ? note.journal.flatMap { LiveNote.text(ofJournal: $0) } ?? draft.text : draft.text
             return App(note: note, editor: text, opened: draft.base, base: draft.base)
         }
         return App(note: note, editor: file, opened: file, base: file)

@@ -57,7 +57,7 @@ final class DraftInLiveJournalTests: XCTestCase {
         func inode() throws -> Int { try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int) }
         func saved(_ draft: Draft) throws {
             let done = expectation(description: "written")
-            store.saveInBackgroundIfOurs({ draft }, apart: { Draft.newID() }) { result in
+            store.saveInBackgroundIfOurs({ draft }, text: { draft.body }, apart: { Draft.newID() }) { result in
                 XCTAssertEqual(try? result.get(), draft.id)
                 done.fulfill()
             }

@@ -42,10 +42,10 @@ extension DraftStore {
         Self.writes.sync { () -> String? in
             let file = url(id)
             if let written = Self.ours[file.path], FileStamp(file) == nil {
-                return written.baseRev == baseRev ? written.body : nil
+                return written.baseRev == baseRev ? written.text : nil
             }
             guard let written = Self.taken[file.path], written.baseRev == baseRev else { return nil }
-            return written.body
+            return written.text
         }
     }
 

@@ -25,6 +25,7 @@ extension DraftStore {
         guard let journal = draft.liveJournal, let written = Self.ours[file.path], written.note == draft.onlyNote,
               written.stamp == FileStamp(file), Self.flushJournal(journal) else { return false }
         Self.ours[file.path]?.body = draft.body
+        Self.ours[file.path]?.journalLength = draft.journalLength
         return true
     }
 

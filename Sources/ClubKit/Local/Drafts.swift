@@ -45,6 +45,14 @@ public struct Draft: Codable, Equatable, Sendable {
     /// saved by another shell, its text goes into its own file, never behind a journal that does
     /// not hold it. ``DraftStore/journal(of:)`` says which journal a draft's file names.
     public var liveJournal: String?
+    /// How long the journal was (bytes) when this draft was made from it: what this process
+    /// journalled of the note, the text an editor hands over (``DraftStore/handedOver(_:over:)``)
+    /// read back from it. Not written to the draft's file.
+    public var journalLength: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, path, baseRev, baseText, title, body, updated, folder, inLiveJournal, liveJournal
+    }
 
     public init(id: String, path: String?, baseRev: String?, title: String, body: String, updated: Date) {
         self.id = id
@@ -70,6 +78,7 @@ public struct Draft: Codable, Equatable, Sendable {
         var note = self
         note.body = ""
         note.updated = Date(timeIntervalSince1970: 0)
+        note.journalLength = nil
         return note
     }
 }
@@ -144,6 +153,16 @@ public struct DraftStore: Sendable {
         /// For a draft whose text is its live journal's: what its file says of the note
         /// (``Draft/onlyNote``), to tell when it needs writing again.
         var note: Draft? = nil
+        /// For such a draft made without its text: how long its journal was then
+        /// (``Draft/journalLength``), the text read back from it when handed over.
+        var journalLength: Int? = nil
+
+        /// The text written, read back from the journal's first ``journalLength`` bytes when it
+        /// was not made (nil: the journal is gone).
+        var text: String? {
+            guard let journal = note?.liveJournal, let journalLength else { return body }
+            return LiveNote.text(ofJournal: URL(fileURLWithPath: journal), upTo: journalLength)
+        }
     }
 
     public init(directory: URL) {
@@ -175,9 +194,11 @@ public struct DraftStore: Sendable {
     /// ``saveIfOurs(_:)`` off the calling queue, the draft and its JSON made on a thread that
     /// gives way to the UI (a 1 MiB note's take ~30 ms of CPU); when the file holds another
     /// process's text, the draft is written at once under the id `apart` gives instead (never
-    /// left unwritten). A draft whose text is its live journal's, and whose file says the same of
-    /// the note already, is not written again: its journal is flushed. `done` gets the id.
-    public func saveInBackgroundIfOurs(_ make: @escaping @Sendable () -> Draft, apart: @escaping @Sendable () -> String,
+    /// left unwritten). A draft whose text is its journal's (made without it, `text` giving it
+    /// when it must be written after all: a journal that cannot be flushed), and whose file says
+    /// the same of the note already, is not written again: its journal is flushed. `done` gets the id.
+    public func saveInBackgroundIfOurs(_ make: @escaping @Sendable () -> Draft, text: @escaping @Sendable () -> String,
+                                       apart: @escaping @Sendable () -> String,
                                        then done: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Self.writes.async {
             var draft = Self.texts.sync { make() }
@@ -185,6 +206,11 @@ public struct DraftStore: Sendable {
                 try crossProcess { () throws -> String in
                     if !isOurs(url(draft.id)) { draft.id = apart() }
                     if wroteAlready(draft) { return draft.id }
+                    if let journal = draft.liveJournal, !Self.flushJournal(journal) {
+                        draft.liveJournal = nil
+                        draft.journalLength = nil
+                        draft.body = Self.texts.sync { text() }
+                    }
                     let made = draft
                     try write(made, encoded: Self.texts.sync { try? encode(made) })
                     return draft.id
@@ -261,7 +287,8 @@ public struct DraftStore: Sendable {
         let named = Self.ours[file.path]?.note?.liveJournal
         try DurableFile.write(data, to: file)
         Self.ours[file.path] = FileStamp(file).map {
-            Written(stamp: $0, body: draft.body, baseRev: draft.baseRev, note: draft.liveJournal == nil ? nil : draft.onlyNote)
+            Written(stamp: $0, body: draft.body, baseRev: draft.baseRev, note: draft.liveJournal == nil ? nil : draft.onlyNote,
+                    journalLength: draft.liveJournal == nil ? nil : draft.journalLength)
         }
         // The note's own journal it named before (a new editor's text journalled anew) is no one's now.
         if let named, named != draft.liveJournal { dropLocalJournal(named) }

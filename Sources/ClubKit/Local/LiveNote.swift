@@ -126,9 +126,11 @@ public struct LiveNote: Sendable {
     }
 
     /// The text the journal at `url` holds (its updates applied in order, as ``init(noteID:folder:)``
-    /// replays them), or nil when it holds none (gone, empty, or nothing readable).
-    public static func text(ofJournal url: URL) -> String? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
+    /// replays them), or nil when it holds none (gone, empty, or nothing readable); with `length`,
+    /// what its first `length` bytes held.
+    public static func text(ofJournal url: URL, upTo length: Int? = nil) -> String? {
+        guard var data = try? Data(contentsOf: url) else { return nil }
+        if let length, length < data.count { data = data.prefix(length) }
         var document = LiveDocument(clientID: 1)
         for record in records(of: data) where RevisionMark(decoding: record) == nil {
             try? document.apply(update: record)

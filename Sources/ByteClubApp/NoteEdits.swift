@@ -29,6 +29,8 @@ final class NoteEdits {
     private var local: (note: LiveNote, lineage: UInt64, count: Int)?
     /// The editor whose document is being started, off the UI queue (its lineage).
     private var starting: UInt64?
+    /// Where a note's own document is started (its whole text seeded), giving way to the UI.
+    private static let starts = YieldingThread(name: "byteclub.note-journal")
 
     init(context: AppContext) {
         self.context = context
@@ -91,7 +93,7 @@ final class NoteEdits {
         guard starting != body.lineage else { return }
         starting = body.lineage
         let (lines, lineage, count, folder) = (body.lineClusters, body.lineage, body.editCount, drafts.localJournals)
-        DispatchQueue.global(qos: .utility).async { [weak self, hop = context.effects.hop] in
+        Self.starts.async { [weak self, hop = context.effects.hop] in
             let note = LiveNote.local(in: folder, seededWith: String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self))
             hop { self?.started(note, lineage: lineage, count: count) }
         }

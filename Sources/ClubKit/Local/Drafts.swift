@@ -262,23 +262,25 @@ public struct DraftStore: Sendable {
         return Self.ours[file.path]?.stamp == now
     }
 
-    /// A draft file's bytes. A draft whose text is its live journal's keeps none of its own
-    /// (``Draft/liveJournal``) unless `withText`.
-    func encode(_ draft: Draft, withText: Bool = false) throws -> Data {
+    /// A draft file's bytes. A draft whose text is its journal's keeps none of its own
+    /// (``Draft/liveJournal``).
+    func encode(_ draft: Draft) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         var written = draft
-        if written.liveJournal != nil, !withText { written.body = "" }
+        if written.liveJournal != nil { written.body = "" }
         return try encoder.encode(written)
     }
 
     /// Writes `draft` (`encoded`: its bytes, when made already). A draft that names a journal is
     /// written without its text once the journal is flushed; when it cannot be (gone, a failing
-    /// disk) it is written with its text, which is read from there, as any draft's.
+    /// disk) it is written with its text, which is read from there, as any draft's. (One made
+    /// without its text, ``Draft/journalLength``, was flushed by its maker, which made its text
+    /// when it could not be.)
     func write(_ draft: Draft, encoded: Data? = nil) throws {
         var draft = draft
-        if let journal = draft.liveJournal, !Self.flushJournal(journal) { draft.liveJournal = nil }
+        if let journal = draft.liveJournal, draft.journalLength == nil, !Self.flushJournal(journal) { draft.liveJournal = nil }
         let data = try draft.liveJournal == nil ? encode(draft) : encoded ?? encode(draft)
         let file = url(draft.id)
         // Ours, but gone: another process took it and the club has its text. What it took is

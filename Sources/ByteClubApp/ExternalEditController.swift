@@ -109,7 +109,7 @@ final class ExternalEditController {
         let name = ExternalEditor.name(of: hook.command)
         // The draft first: with the text and the note's rev on disk before the editor starts,
         // a kill -9 of byteclub now loses nothing.
-        let hadDraft = drafts.load(session.draftID) != nil
+        let hadDraft = drafts.has(session.draftID)
         let before = session.editor.body.text
         // Editors end a file with a newline; one they add is not a change.
         let written = before.hasSuffix("\n") || before.isEmpty ? before : before + "\n"

@@ -241,7 +241,7 @@ final class NoteEdits {
     /// question, `byteclub edit`'s): it takes a draft of its own, and the one there stays.
     private func fresh(_ session: NoteSession, _ drafts: DraftStore) -> NoteSession {
         guard session.journalledVersion == 0, let path = session.entry?.path, session.draftID == Draft.id(forPath: path),
-              drafts.load(session.draftID) != nil else { return session }
+              drafts.has(session.draftID) else { return session }
         return keepApart(session)
     }
 

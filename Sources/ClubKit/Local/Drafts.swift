@@ -313,6 +313,9 @@ public struct DraftStore: Sendable {
         return draft
     }
 
+    /// Whether there is a readable draft `id` (its text, in a journal, not read).
+    public func has(_ id: String) -> Bool { file(id) != nil }
+
     /// The journal draft `id`'s file names, whose text it is (``Draft/liveJournal``); nil for a
     /// draft that holds its own text.
     public func journal(of id: String) -> String? { file(id)?.liveJournal }

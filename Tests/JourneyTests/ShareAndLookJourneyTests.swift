@@ -35,7 +35,10 @@ final class ShareAndLookJourneyTests: XCTestCase {
         let screen = try ann.launch([])
         Journey.see(screen, ["Desk setup"], "ann's notes")
         try screen.type("s")
-        let shown = Journey.see(screen, ["Share link"], "the share dialog")
+        _ = Journey.see(screen, ["Share link"], "the share dialog")
+        // The link itself, not only the dialog's title: a frame caught while it was being drawn
+        // (a loaded CI run) had the title and not yet the link.
+        let shown = screen.waitFor("the link in the share dialog") { $0.range(of: Self.link, options: .regularExpression) != nil }
         let url = try XCTUnwrap(shown.range(of: Self.link, options: .regularExpression).map { String(shown[$0]) }, shown)
         XCTAssertTrue(url.hasSuffix("/Desk%20setup.md"), url)
         try screen.press("Enter")

@@ -1,3 +1,4 @@
+import ClubKit
 import Foundation
 
 /// What the user was told, and what may be true since: per note, the versions its text may be
@@ -107,13 +108,12 @@ struct Kept {
         // Each club's drafts folder (drafts/KEY/), and drafts an older byteclub left in drafts/ itself.
         let folders = [club.drafts] + ((try? FileManager.default.contentsOfDirectory(atPath: club.drafts.path)) ?? [])
             .filter { !$0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { club.drafts.appendingPathComponent($0) }
+        // Read as byteclub reads them: a draft whose text is its note's journal keeps none in its file.
         for folder in folders {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in files where name.hasSuffix(".json") && !name.hasPrefix(".") {
-                guard let object = Self.json(folder.appendingPathComponent(name)) else { continue }
-                if let body = object["body"] as? String { kept.add(text: body) }
-                if let path = object["path"] as? String { kept.touch(path) }
-                if let title = object["title"] as? String, let id = NoteText.id(fromName: title) { kept.busyIDs.insert(id) }
+            for draft in DraftStore(directory: folder).all() {
+                kept.add(text: draft.body)
+                if let path = draft.path { kept.touch(path) }
+                if let id = NoteText.id(fromName: draft.title) { kept.busyIDs.insert(id) }
             }
         }
         let clubs = (try? FileManager.default.contentsOfDirectory(atPath: club.outbox.path)) ?? []

@@ -23,18 +23,10 @@ extension DraftStore {
     func wroteAlready(_ draft: Draft) -> Bool {
         let file = url(draft.id)
         guard let journal = draft.liveJournal, let written = Self.ours[file.path], written.note == draft.onlyNote,
-              written.stamp == FileStamp(file), Self.flushJournal(journal) else { return false }
+              written.stamp == FileStamp(file), DurableFile.flushData(atPath: journal) else { return false }
         Self.ours[file.path]?.body = draft.body
         Self.ours[file.path]?.journalLength = draft.journalLength
         return true
-    }
-
-    /// Flushes the journal at `path` to the disk.
-    static func flushJournal(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return DurableFile.flush(fd, dataOnly: true)
     }
 
     /// Removes the note's own journal at `path` (with its `.base`), which no draft names any more.

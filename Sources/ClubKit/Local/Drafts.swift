@@ -172,7 +172,7 @@ public struct DraftStore: Sendable {
                 try crossProcess { () throws -> String in
                     if !isOurs(url(draft.id)) { draft.id = apart() }
                     if wroteAlready(draft) { return draft.id }
-                    if let journal = draft.liveJournal, !Self.flushJournal(journal) {
+                    if let journal = draft.liveJournal, !DurableFile.flushData(atPath: journal) {
                         draft.liveJournal = nil
                         draft.journalLength = nil
                         draft.body = Self.texts.sync { text() }
@@ -246,7 +246,7 @@ public struct DraftStore: Sendable {
     /// when it could not be.)
     func write(_ draft: Draft, encoded: Data? = nil) throws {
         var draft = draft
-        if let journal = draft.liveJournal, draft.journalLength == nil, !Self.flushJournal(journal) { draft.liveJournal = nil }
+        if let journal = draft.liveJournal, draft.journalLength == nil, !DurableFile.flushData(atPath: journal) { draft.liveJournal = nil }
         let data = try draft.liveJournal == nil ? encode(draft) : encoded ?? encode(draft)
         let file = url(draft.id)
         // Ours, but gone: another process took it and the club has its text. What it took is

@@ -197,7 +197,15 @@ extension LinksReport {
         }
         let folder = (display as NSString).deletingLastPathComponent
         let links = placed(NoteLinks.scan(text), in: text).map { (link: $0, target: $0.target(inFolder: folder)) }
-        let resolver = try await Self.resolver(for: links.map(\.target), notes: notes, offline: offline, index: index, backend: backend)
+        // A picture where its link says is found so, one request each; the club's files are
+        // listed only when one is not there, for the resolver to find it as Obsidian would.
+        var pictures: [String: RemoteEntry] = [:]
+        var picturesElsewhere = false
+        for case (_, .photo(let photo)) in links where !offline && pictures[photo.lowercased()] == nil && !picturesElsewhere {
+            if let entry = try? await backend.store.metadata(photo) { pictures[photo.lowercased()] = entry } else { picturesElsewhere = true }
+        }
+        let resolver = try await Self.resolver(for: links.map(\.target), notes: notes, offline: offline, index: index, backend: backend,
+                                               filesToo: picturesElsewhere)
         var outgoing: [Outgoing] = []
         for (link, target) in links {
             var exists: Bool?
@@ -214,7 +222,16 @@ extension LinksReport {
                 exists = answer != .none
             case .photo(let photo):
                 targetPath = photo
-                if !offline { exists = (try? await backend.store.metadata(photo)) != nil }
+                if offline { break }
+                if pictures[photo.lowercased()] != nil {
+                    exists = true
+                    break
+                }
+                switch resolver.resolvePicture(link, at: photo, from: display) {
+                case .one(let entry): (targetPath, exists) = (entry.path, true)
+                case .several(let entries): (targetPath, exists) = (entries.first?.path ?? photo, true)
+                case .none: exists = false
+                }
             case .here:
                 targetPath = display
                 exists = true
@@ -244,8 +261,8 @@ extension LinksReport {
     /// files, which a link may name too ([[paper.pdf]], [x](plan.canvas)), listed only when a
     /// link may lead to one.
     static func resolver(for targets: [NoteLinkTarget], notes: [RemoteEntry]?, offline: Bool, index: SearchIndex,
-                         backend: Backend) async throws -> NoteResolver {
-        var names: [String] = [], paths: [String] = [], needsFiles = false
+                         backend: Backend, filesToo: Bool = false) async throws -> NoteResolver {
+        var names: [String] = [], paths: [String] = [], needsFiles = filesToo
         for target in targets {
             switch target {
             case .note(let title):

@@ -81,7 +81,10 @@ extension NoteLinks {
                 // A wiki link stays one, its size or text kept: `![[x.png|300]]` →
                 // `![[../photos/a/x.png|300]]`, a relative path Obsidian follows too.
                 let inner = original.dropFirst(3).dropLast(2)
-                let rest = inner.firstIndex(where: { $0 == "|" || $0 == "#" }).map { String(inner[$0...]) } ?? ""
+                var cut = inner.firstIndex(where: { $0 == "|" || $0 == "#" }) ?? inner.endIndex
+                // A table's `\|` stays whole.
+                if cut > inner.startIndex, cut < inner.endIndex, inner[cut] == "|", inner[inner.index(before: cut)] == "\\" { cut = inner.index(before: cut) }
+                let rest = String(inner[cut...])
                 written = "![[\(path)\(rest)]]"
             } else {
                 let alt = link.text.replacingOccurrences(of: "]", with: "\\]")

@@ -53,12 +53,14 @@ extension NoteLinks {
         return (Array(repeating: "..", count: a.count - common) + b[common...].map(String.init)).joined(separator: "/")
     }
 
-    /// A wiki link's construct (`[[…]]`, `![[…]]`) with its target (what runs to `#` or `|`)
-    /// replaced.
+    /// A wiki link's construct (`[[…]]`, `![[…]]`) with its target (what runs to `#`, `|` or a
+    /// table's `\|`) replaced.
     private static func wikiConstruct(_ construct: [UInt8], target: String) -> [UInt8]? {
         guard let open = construct.firstIndex(of: UInt8(ascii: "[")), construct.count >= open + 4 else { return nil }
         let inner = construct[(open + 2)..<(construct.count - 2)]
-        let cut = inner.firstIndex { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "|") } ?? inner.endIndex
+        var cut = inner.firstIndex { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "|") } ?? inner.endIndex
+        // A table's `\|` stays whole.
+        if cut > inner.startIndex, cut < inner.endIndex, inner[cut] == UInt8(ascii: "|"), inner[cut - 1] == UInt8(ascii: "\\") { cut -= 1 }
         return Array(construct[..<(open + 2)]) + Array(target.utf8) + Array(inner[cut...]) + Array("]]".utf8)
     }
 

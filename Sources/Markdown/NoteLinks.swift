@@ -231,8 +231,8 @@ public enum NoteLinks {
     }
 
     /// `[[…]]` and `![[…]]` in one line, skipping those that start inside `excluded` byte ranges
-    /// (code spans). A wiki link holds no `[`, `]` or line break; `|` splits the shown text off,
-    /// `#` a heading or block reference (kept out of the title).
+    /// (code spans). A wiki link holds no `[`, `]` or line break; `|` (or a table's `\|`) splits
+    /// the shown text off, `#` a heading or block reference (kept out of the title).
     static func wikiLinks(in line: UnsafeBufferPointer<UInt8>, line index: Int, excluding excluded: [Range<Int>]) -> [NoteLink] {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]")
         var found: [NoteLink] = []
@@ -251,7 +251,9 @@ public enum NoteLinks {
             let inner = String(decoding: UnsafeBufferPointer(rebasing: line[(i + 2)..<j]), as: UTF8.self)
             let isImage = i > 0 && line[i - 1] == UInt8(ascii: "!")
             let parts = inner.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
-            var name = String(parts[0])
+            // In a table the bar is written `\|` (Obsidian's "Vertical bars in tables"); no
+            // file's name may hold a backslash, so the one before a bar is never the name's.
+            var name = String(parts.count > 1 && parts[0].hasSuffix("\\") ? parts[0].dropLast() : parts[0])
             var fragment: String?
             if let hash = name.firstIndex(of: "#") {
                 let part = name[name.index(after: hash)...].trimmingCharacters(in: .whitespaces)

@@ -68,4 +68,26 @@ final class NoteResolverTests: XCTestCase {
         XCTAssertEqual(resolver.resolve(.path("/byteclub/Vault/Test Data/markdownLink.md"), from: "/byteclub/Vault/Test Data/x.md"), .none)
         XCTAssertEqual(resolver.resolve(.path("/elsewhere/x.md"), from: "/byteclub/Vault/Test Data/x.md"), .none)
     }
+
+    /// Issue 69: a picture link that names no file where it says is found as Obsidian finds it.
+    /// The help's own vault keeps its icons in `Attachments/icons/` and embeds them by name from
+    /// every folder (`![[lucide-cog.svg#icon]]`); its screenshots, which import moves under
+    /// `photos/`, are named by Markdown pictures from other folders (`![x](shot.png#interface)`).
+    func testAPictureLinkIsFoundByItsNameWhereItsPathHasNone() {
+        let icon = note("/byteclub/Help/Attachments/icons/lucide-cog.svg"), shot = note("/byteclub/photos/Attachments/shot.png")
+        let here = note("/byteclub/Help/Bases/here.png"), page = "/byteclub/Help/Bases/Views.md"
+        let resolver = NoteResolver(entries: [icon, shot, here, note(page)], root: "/byteclub")
+        func picture(_ text: String) -> NoteResolver.Answer {
+            let link = NoteLinks.scan(text)[0]
+            guard case .photo(let path) = link.target(inFolder: "/byteclub/Help/Bases") else { return .none }
+            return resolver.resolvePicture(link, at: path, from: page)
+        }
+        XCTAssertEqual(picture("![[lucide-cog.svg#icon]]"), .one(icon))
+        XCTAssertEqual(picture("![[LUCIDE-COG.svg|20]]"), .one(icon), "its case and its size do not matter")
+        XCTAssertEqual(picture("![x](shot.png#interface)"), .one(shot))
+        XCTAssertEqual(picture("![x](here.png)"), .one(here), "where it says first")
+        XCTAssertEqual(picture("![[Attachments/icons/lucide-cog.svg]]"), .one(icon), "by its path from the club folder's vault")
+        XCTAssertEqual(picture("![[missing.svg]]"), .none)
+        XCTAssertEqual(picture("![x](elsewhere/shot.png)"), .none, "a path is not a name: no file ends so")
+    }
 }

@@ -34,6 +34,15 @@ final class NoteLinksPicturesTests: XCTestCase {
         XCTAssertEqual(links.last?.text, "the map")
     }
 
+    /// A picture in a table (`![[deck.jpg\|200]]`, its bar escaped) follows its picture with
+    /// the bar still escaped, so the table keeps its cells.
+    func testAWikiPictureInATableKeepsItsEscapedBar() {
+        let text = "| a | b |\n|---|---|\n| x | ![[deck.jpg\\|200]] |\n"
+        let (moved, rewrites) = NoteLinks.relocatedPictures(in: text, folder: "/byteclub/trips", moves: moves)
+        XCTAssertEqual(moved, "| a | b |\n|---|---|\n| x | ![[../photos/assets/deck.jpg\\|200]] |\n")
+        XCTAssertEqual(rewrites.map(\.original), ["![[deck.jpg\\|200]]"])
+    }
+
     func testANoteInASubfolderGetsAPathFromItsOwnFolder() {
         let text = "![map](<map one.jpg>)\n![](../assets/deck.jpg)\n"
         let (moved, count) = NoteLinks.relocatingPictures(in: text, folder: "/byteclub/trips", moves: moves)

@@ -19,6 +19,14 @@ final class NoteLinksRetargetTests: XCTestCase {
         XCTAssertEqual(renamed, "See [[Voyage d'été]], [[Voyage d'été|the trip]] and [[Voyage d'été#Day 2]].\nÉté: ![[Voyage d'été]] 🚤 [[Voyage d'été#Day 2|d2]]")
     }
 
+    /// A table's escaped bar stays escaped, or the rewrite would split the table's cell.
+    func testAWikiLinkInATableKeepsItsEscapedBar() {
+        let text = "| a | b |\n|---|---|\n| [[Old\\|the old one]] | [[Old#Part\\|p]] |\n"
+        let (renamed, count) = retarget(text, ["New", "New"])
+        XCTAssertEqual(count, 2)
+        XCTAssertEqual(renamed, "| a | b |\n|---|---|\n| [[New\\|the old one]] | [[New#Part\\|p]] |\n")
+    }
+
     func testAMarkdownLinkKeepsItsTextPartAndTitleAndIsAngledWhenItNeedsIt() {
         let text = "[the day](Boats/Day%20one.md#wind \"t\") [x](<Old Stuff/Plan A.md>) [y](Day.md) ![d](photos/d.jpg)\n"
         let (moved, count) = retarget(text, ["Sailing/Day one.md", "Old Stuff/Plan B.md", "Boats/Day.md", "../photos/d.jpg"])

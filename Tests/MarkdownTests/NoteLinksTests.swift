@@ -10,6 +10,17 @@ final class NoteLinksTests: XCTestCase {
         XCTAssertEqual(links.map { $0.target(inFolder: "/byteclub") }, [.note(title: "Trip plan"), .note(title: "Budget"), .note(title: "Trip plan")])
     }
 
+    /// In a table the bar of `[[Note\|text]]` and `![[x.jpg\|100]]` is escaped, as Obsidian's
+    /// help writes it ("Vertical bars in tables"): the backslash is not part of the name.
+    func testAWikiLinksBarEscapedInATableSplitsItsText() {
+        let text = "| a | b |\n|---|---|\n| [[Basic formatting syntax\\|Markdown syntax]] | ![[Engelbart.jpg\\|200]] |\n"
+        let links = NoteLinks.scan(text)
+        XCTAssertEqual(links.map(\.destination), ["Basic formatting syntax", "Engelbart.jpg"])
+        XCTAssertEqual(links.map(\.text), ["Markdown syntax", "Engelbart.jpg"])
+        XCTAssertEqual(links.map(\.size?.width), [nil, 200])
+        XCTAssertEqual(links.map(\.line), [2, 2])
+    }
+
     func testPicturesBothWays() {
         let text = "# Desk\n![desk](photos/desk.jpg) and ![[pano.jpg|300]] and ![[sea.jpg|The sea]]\n"
         let links = NoteLinks.scan(text)

@@ -16,7 +16,7 @@ final class RealVaultLinksTests: XCTestCase {
         let server = try ServeProcess(root: root, token: "owner", arguments: ["--member", "ann=ann-token"])
         defer { _ = server }
         let options = ["--server", server.url, "--token", "ann-token"]
-        let imported = try cli.run(["import", RealVaultCLITests.vault.path, "Tasks-Demo"] + options)
+        let imported = try cli.run(["import", RealVaultCLITests.vault.path, RealVault.importedAs] + options)
         XCTAssertEqual(imported.status, 0, imported.stderr)
 
         // Obsidian's answer for every link of every note, from the vault as its owner has it.
@@ -36,7 +36,7 @@ final class RealVaultLinksTests: XCTestCase {
         var agreed = 0
         var differ: [String] = []
         for note in Set(expected.keys.map(\.note)).sorted() {
-            let answer = try cli.run(["links", "/byteclub/Tasks-Demo/" + note, "--json"] + options)
+            let answer = try cli.run(["links", "/byteclub/\(RealVault.importedAs)/" + note, "--json"] + options)
             XCTAssertEqual(answer.status, 0, answer.stderr)
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any], answer.stderr)
             let outgoing = object["outgoing"] as? [[String: Any]] ?? []

@@ -59,7 +59,7 @@ public struct ObsidianRules {
         for (index, whole) in text.components(separatedBy: "\n").enumerated() {
             // In a fenced block nothing is a comment: only its closing fence counts.
             if let open = fence {
-                if whole.trimmingCharacters(in: .whitespaces).hasPrefix(open) { fence = nil }
+                if quoted(whole).hasPrefix(open) { fence = nil }
                 continue
             }
             // What of the line is outside comments, which may span lines.
@@ -79,8 +79,9 @@ public struct ObsidianRules {
                     rest = ""
                 }
             }
-            let trimmed = raw.trimmingCharacters(in: .whitespaces)
-            // A list item's fence is indented too; its marker is ``` or ~~~ and it ends with the same.
+            let trimmed = quoted(raw)
+            // A list item's fence is indented too, a callout's is quoted; its marker is ``` or ~~~
+            // and it ends with the same.
             if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
                 fence = String(trimmed.prefix(3))
                 continue
@@ -111,13 +112,23 @@ public struct ObsidianRules {
         return found
     }
 
+    /// `line` without its blockquote (and callout) markers and the spaces around them: a code
+    /// block in a callout is code too.
+    static func quoted(_ line: some StringProtocol) -> String {
+        var rest = Substring(line).drop { $0 == " " || $0 == "\t" }
+        while rest.first == ">" { rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" } }
+        return String(rest).trimmingCharacters(in: .whitespaces)
+    }
+
     /// `line` with its inline code spans blanked.
     static func withoutCodeSpans(_ line: String) -> String {
         line.replacingOccurrences(of: #"`[^`]*`"#, with: "", options: .regularExpression)
     }
 
-    /// The file part of a wiki link's inside: before `|`, then before `#`, trimmed.
+    /// The file part of a wiki link's inside: before `|` (written `\|` in a table, as the help's
+    /// "Vertical bars in tables" says), then before `#`, trimmed.
     static func linkpath(_ inside: String) -> String {
+        let inside = inside.replacingOccurrences(of: "\\|", with: "|")
         var target = inside.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
         return target.trimmingCharacters(in: .whitespaces)

@@ -2,13 +2,17 @@ import Foundation
 
 /// The real vault of Tests/Fixtures/Tasks-Demo (the Obsidian Tasks plugin's sample vault, MIT:
 /// see SOURCE.md there), as the tests of issue 55 read it.
+///
+/// `BYTECLUB_REAL_VAULT=FOLDER` puts another vault in its place, for a measure on a vault too big
+/// or not free to keep here (`scripts/vault-links`): imported under its folder's name.
 public enum RealVault {
     /// The vault's folder.
-    public static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/Tasks-Demo/vault")
+    public static let folder = ProcessInfo.processInfo.environment["BYTECLUB_REAL_VAULT"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/Tasks-Demo/vault")
 
     /// The club folder it is imported into, under the club's folder.
-    public static let importedAs = "Tasks-Demo"
+    public static let importedAs = ProcessInfo.processInfo.environment["BYTECLUB_REAL_VAULT"] == nil ? "Tasks-Demo" : folder.standardizedFileURL.lastPathComponent
 
     /// Every regular file under `folder` by relative path ("Test Data/x.md"), with its bytes;
     /// hidden ones (a name starting with `.`: the vault's `.obsidian/` settings) only with

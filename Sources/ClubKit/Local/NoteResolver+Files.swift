@@ -6,7 +6,8 @@ import Remote
 /// finds them (its help, "Internal links" and "Accepted file formats"): a wiki link that names a
 /// file with its extension (`[[paper.pdf]]`, `![[Attachments/plan.canvas]]`) is that file
 /// anywhere in the vault, the nearest first; a Markdown link, which Obsidian writes relative to
-/// the note, to the vault's top or as the shortest path that is unique, is tried in that order.
+/// the note, to the vault's top or as the shortest path that is unique, is tried in that order;
+/// a picture link too (`![[icon.svg]]`, `![](shot.png)`), where the path it gives has none.
 extension NoteResolver {
     /// Whether `title` ends with an extension that is not a note's (`paper.pdf`, `v1.2`).
     static func hasOtherExtension(_ title: String) -> Bool {
@@ -51,6 +52,15 @@ extension NoteResolver {
         if let note = entry(at: fromRoot) { return .one(note) }
         if let file = filesByPath[fromRoot.lowercased()] { return .one(file) }
         return resolve(written, from: from)
+    }
+
+    /// The picture (or other file) a picture link leads to, `path` being where it says
+    /// (``NoteLinkTarget/photo(_:)``): the file at that path; else, as Obsidian finds it, a
+    /// wiki embed's name (`![[icon.svg#icon]]`, kept in `Attachments/icons/`) anywhere, the
+    /// nearest first, or a Markdown picture's path as ``resolvePath(_:from:)`` finds it.
+    public func resolvePicture(_ link: NoteLink, at path: String, from: String?) -> Answer {
+        if let file = filesByPath[path.lowercased()] { return .one(file) }
+        return link.syntax == .wiki ? resolveFile(link.destination, from: from) : resolvePath(path, from: from)
     }
 
     /// `path` with `.` and `..` steps taken (a wiki link's `../Attachments/x.pdf`).

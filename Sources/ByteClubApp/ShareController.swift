@@ -33,14 +33,14 @@ final class ShareController {
             return
         }
         let name = TerminalSafe.escape(tab == .notes ? ClubLayout.title(of: entry.name) : entry.name)
-        let sharing: any SharingStore
+        let decryptedCopies: Bool
         do {
-            sharing = try sharingStore(context.store)
+            decryptedCopies = try ShareLinks.sharesDecryptedCopies(context.store)
         } catch {
             context.say(.error("Cannot share \"\(name)\": \(error.message)"))
             return
         }
-        guard sharing.sharesDecryptedCopies else { return makeLink(entry.path, name: name) }
+        guard decryptedCopies else { return makeLink(entry.path, name: name) }
         // An encrypted club's server cannot read the file: the link is to a copy it can.
         let modal = Modal(title: "Share a decrypted copy of \"\(name)\"?",
                           body: ["This club is encrypted. A link publishes a decrypted copy of \"\(name)\"",

@@ -42,7 +42,7 @@ struct Share: AsyncParsableCommand {
         let expiry = try expires.map(Self.expiry)
         let asked = expires != nil
         try await runRemote(backend, path: typed) { backend in
-            let store = try backend.sharing()
+            let decryptedCopies = try backend.sharesDecryptedCopies()
             if !list, backend.embeddedRoot != nil { throw ShareLinks.embeddedRefusal }
             if list {
                 let links = try await backend.sharedLinks()
@@ -51,7 +51,7 @@ struct Share: AsyncParsableCommand {
                 return
             }
             let target = try await notePath(typed, on: backend)
-            guard decrypted || !store.sharesDecryptedCopies else {
+            guard decrypted || !decryptedCopies else {
                 say(ShareLinks.encryptedRefusal(target))
                 throw Exit.usage.code
             }

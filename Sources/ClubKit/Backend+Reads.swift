@@ -93,8 +93,14 @@ extension Backend {
     }
 
     /// This club's share links, or why it has none (a remote that cannot share).
-    public func sharing() throws(RemoteError) -> any SharingStore {
+    func sharing() throws(RemoteError) -> any SharingStore {
         try sharingStore(store)
+    }
+
+    /// Whether a link of this club shares a decrypted copy (an encrypted club), which the user
+    /// must agree to first; or why the club cannot share (``ShareLinks/sharesDecryptedCopies(_:)``).
+    public func sharesDecryptedCopies() throws(RemoteError) -> Bool {
+        try ShareLinks.sharesDecryptedCopies(store)
     }
 
     /// The share links the club has, each with the path it shares.

@@ -15,6 +15,12 @@ public enum ShareLinks {
         return links
     }
 
+    /// Whether a link of the club behind `store` shares a decrypted copy (an encrypted club:
+    /// both shells ask the user's leave first), or why that club cannot share.
+    public static func sharesDecryptedCopies(_ store: any RemoteStore) throws(RemoteError) -> Bool {
+        try sharingStore(store).sharesDecryptedCopies
+    }
+
     /// Why the embedded club makes no links: its server ends with the command, and the next one
     /// listens on another port, so a link made there would be dead before anyone opened it.
     public static let embeddedRefusal = RemoteError.notSupported("share links on the embedded club, which is served only while a byteclub command runs; share its folder with `byteclub serve --root DIR` (DIR: the embedded club's folder, --data-dir's) and make links there")

@@ -31,6 +31,40 @@ final class ShellHoldsNoStoreTests: XCTestCase {
         XCTAssertEqual(found, [], "the command line reaches for the store; go through Backend's reads or backend.writes")
     }
 
+    /// A write made on a store itself, not through the write path (`writes.delete(…)`): an
+    /// upload, delete, move, new folder, restore, copy, tag or link, on anything named a store.
+    static let storeWrite = #"\b\w*[sS]tore\w*\)?\??\.(upload|delete|move|createFolder|restore|copy|addTags?|removeTag|createSharedLink|revokeSharedLink)\("#
+
+    /// The app reads the club through its store (listings, pictures, thumbnails), but writes
+    /// only through the core's write path (`context.writes`, `OutboxSender.Direct`), as the
+    /// command line does: its sources and the executable's hold no store write.
+    func testTheAppWritesOnlyThroughTheCoresWritePath() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardized
+        let regex = try NSRegularExpression(pattern: Self.storeWrite)
+        var found: [String] = [], read = 0
+        for shell in ["ByteClubApp", "byteclub", "ClubCLI"] {
+            let folder = sources.appendingPathComponent(shell)
+            for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) where file.pathExtension == "swift" {
+                read += 1
+                for (number, line) in try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n").enumerated() {
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    guard !code.hasPrefix("//"), regex.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil else { continue }
+                    found.append("\(shell)/\(file.lastPathComponent):\(number + 1): \(code)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(read, 100, "the shells' sources are under \(sources.path)")
+        XCTAssertEqual(found, [], "a shell writes on the store itself; write through the core's write path (writes)")
+        // The pattern catches a store write, and leaves the write path's.
+        for line in ["try await context.store.delete(entry.path)", "(store as? any SharingStore)?.createSharedLink(path, expires: nil)",
+                     "try await remoteStore.upload(data: data, to: path, mode: .add, autorename: false)"] {
+            XCTAssertNotNil(regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)), line)
+        }
+        for line in ["try await writes.delete(entry.path)", "try await backend.writes.move(from: a, to: b, autorename: false)"] {
+            XCTAssertNil(regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)), line)
+        }
+    }
+
     /// The check itself: each pattern catches the line it is for.
     func testEachPatternCatchesWhatItIsFor() throws {
         let lines = ["let (data, entry) = try await backend.store.read(path)",

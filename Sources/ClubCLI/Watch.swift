@@ -14,7 +14,8 @@ struct Watch: AsyncParsableCommand {
             change. --json prints one JSON object per line instead: {"change", \
             "path_display","from_path_display","name","kind","rev","size","modified","modified_by","modified_by_id"}. Waits with \
             longpolls, so an idle watch costs the server nothing; on a WebDAV remote, which has \
-            no longpoll, it looks every 10 s instead (one PROPFIND). When the server goes away it \
+            no longpoll, it looks every 10 s instead (one PROPFIND) and prints what differs between \
+            two looks: a change undone before the next look is not seen. When the server goes away it \
             says so on stderr and keeps trying, more slowly each time; when the server forgets \
             where the watch was (a reset), it lists the folder again and prints what differs. \
             Ctrl-C stops it.
@@ -41,9 +42,11 @@ struct Watch: AsyncParsableCommand {
         try await runRemote(backend, retry: retry) { backend in
             let names = backend.names
             let shown = folder.isEmpty ? "/" : folder
+            let how = backend.watchComparesListings
+                ? " by comparing listings (WebDAV keeps no feed of changes: one undone before the next look is not seen)" : ""
             var watcher = backend.watcher(of: folder, recursive: recursive, pollTimeout: pollTimeout) { notice in
                 switch notice {
-                case .started: say("watching \(shown)\(recursive ? " and its subfolders" : "") (Ctrl-C stops)")
+                case .started: say("watching \(shown)\(recursive ? " and its subfolders" : "")\(how) (Ctrl-C stops)")
                 case .change(let line): await Self.emit(line, names: names, json: json)
                 case .reset: say("the server reset the watch; listing \(shown) again")
                 case .failing(let error, let wait): say("\(error.message); trying again in \(wait < 1 ? String(format: "%.1f", wait) : String(Int(wait))) s")

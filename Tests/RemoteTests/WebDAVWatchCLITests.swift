@@ -35,6 +35,9 @@ final class WebDAVWatchCLITests: XCTestCase {
         XCTAssertNotNil(out.wait(for: "deleted /byteclub/old.txt\n", timeout: 20), "out: \(out.current) err: \(err.current)")
         XCTAssertEqual(out.current, "added /byteclub/hello.txt\ndeleted /byteclub/old.txt\n", "one line per change, nothing else")
         XCTAssertFalse(err.current.contains("ot supported"), err.current)
+        // Issue 69: a note put, moved and removed within one look prints only what differs
+        // between two looks; the watch says at its start that it compares listings.
+        XCTAssertTrue(err.current.contains("watching /byteclub and its subfolders by comparing listings (WebDAV keeps no feed of changes"), err.current)
 
         watch.interrupt()
         let deadline = Date().addingTimeInterval(5)

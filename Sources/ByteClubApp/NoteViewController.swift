@@ -151,7 +151,9 @@ final class NoteViewController {
 
     /// The photo at a club path, from the Photos list; else, as Obsidian finds a picture by its
     /// name anywhere (`![[x.png]]` of a picture an import put in an album), the one photo of
-    /// that name, if only one has it.
+    /// that name, if only one has it; else a picture kept beside the notes (a vault's SVG icon,
+    /// which import leaves at its vault path as an attachment), as the core's resolver finds it
+    /// for `links` too (``NoteResolver/resolvePicture(at:from:)``).
     func photoEntry(_ path: String) -> RemoteEntry? {
         let lower = path.lowercased()
         let entries = context.state.photos.entries
@@ -159,9 +161,12 @@ final class NoteViewController {
         let name = "/" + (lower.split(separator: "/").last.map(String.init) ?? lower)
         let named = entries.filter { $0.pathLower.hasSuffix(name) }
         if named.count == 1 { return named[0] }
-        // A picture kept beside its notes (a vault's SVG icon, which import leaves at its vault
-        // path as an attachment): the notes' files have it, at the path the link gives.
-        return named.isEmpty ? context.state.notes.files.first { $0.kind == .file && $0.pathLower == lower } : nil
+        guard named.isEmpty else { return nil }
+        switch navigator.resolver.resolvePicture(at: path, from: context.state.note?.entry?.path) {
+        case .one(let entry): return entry
+        case .several(let entries): return entries.first
+        case .none: return nil
+        }
     }
 
     /// Enter or a click on a link.

@@ -227,7 +227,7 @@ extension LinksReport {
                     exists = true
                     break
                 }
-                switch resolver.resolvePicture(link, at: photo, from: display) {
+                switch resolver.resolvePicture(at: photo, from: display) {
                 case .one(let entry): (targetPath, exists) = (entry.path, true)
                 case .several(let entries): (targetPath, exists) = (entries.first?.path ?? photo, true)
                 case .none: exists = false

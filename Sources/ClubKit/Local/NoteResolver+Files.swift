@@ -55,12 +55,16 @@ extension NoteResolver {
     }
 
     /// The picture (or other file) a picture link leads to, `path` being where it says
-    /// (``NoteLinkTarget/photo(_:)``): the file at that path; else, as Obsidian finds it, a
-    /// wiki embed's name (`![[icon.svg#icon]]`, kept in `Attachments/icons/`) anywhere, the
-    /// nearest first, or a Markdown picture's path as ``resolvePath(_:from:)`` finds it.
-    public func resolvePicture(_ link: NoteLink, at path: String, from: String?) -> Answer {
+    /// (``NoteLinkTarget/photo(_:)``): the file at that path; else, as a Markdown picture is
+    /// found (``resolvePath(_:from:)``); else, as a wiki embed is (`![[icon.svg#icon]]`, whose
+    /// path is the note's `photos/` folder, for an icon kept in `Attachments/icons/`), the file
+    /// of its name anywhere, the nearest first. Both shells ask this, by the path alone.
+    public func resolvePicture(at path: String, from: String?) -> Answer {
         if let file = filesByPath[path.lowercased()] { return .one(file) }
-        return link.syntax == .wiki ? resolveFile(link.destination, from: from) : resolvePath(path, from: from)
+        let found = resolvePath(path, from: from)
+        if found != .none { return found }
+        let name = (path as NSString).lastPathComponent
+        return name.isEmpty ? .none : resolveFile(name, from: from)
     }
 
     /// `path` with `.` and `..` steps taken (a wiki link's `../Attachments/x.pdf`).

@@ -74,12 +74,12 @@ extension Backend {
         VaultImport(store: store, vault: vault, folder: folder ?? self.folder, photos: self.folder + "/photos", flatten: flatten, dryRun: dryRun)
     }
 
-    /// A watch of `folder`'s changes, told as they come (``ChangeWatcher``).
     /// Whether a watch of this club compares listings rather than reading the server's changes:
     /// WebDAV keeps no feed of them, so a change undone before the next look (a note put, moved
     /// and removed in one go) is not seen, only what differs between two looks.
     public var watchComparesListings: Bool { store is WebDAVStore }
 
+    /// A watch of `folder`'s changes, told as they come (``ChangeWatcher``).
     public func watcher(of folder: String, recursive: Bool, pollTimeout: TimeInterval,
                         tell: @escaping (WatchNotice) async -> Void) -> ChangeWatcher {
         ChangeWatcher(store: store, folder: folder, recursive: recursive, pollTimeout: pollTimeout, tell: tell)

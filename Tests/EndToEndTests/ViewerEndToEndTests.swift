@@ -60,11 +60,16 @@ final class ViewerEndToEndTests: XCTestCase {
         tmux.waitFor("Welcome to Byte Club")
         try tmux.type("2")
         tmux.waitFor("alps-sunrise.jpg")
-        // Another photo than the first, so "the same selection" means something.
-        let second = { tmux.captureWithEscapes().split(separator: "\n").first { $0.contains("city-dusk.jpg") } }
-        let unselected = second()
+        // Another photo than the first, so "the same selection" means something. Each name is
+        // read with its style alone: a thumbnail arriving beside it changes its line, not that.
+        let style = { (name: String) in Self.names(tmux.captureWithEscapes()).first { $0.hasSuffix(name) }.map { String($0.dropLast(name.count)) } }
+        var selected: String?
+        tmux.waitFor("the first photo selected, the second listed") { _ in
+            selected = style("alps-sunrise.jpg")
+            return selected != nil && style("city-dusk.jpg").map { $0 != selected } == true
+        }
         try tmux.press("Down")
-        tmux.waitFor("the selection on city-dusk.jpg") { _ in second() != unselected }
+        tmux.waitFor("the selection on city-dusk.jpg") { _ in style("city-dusk.jpg") == selected && style("alps-sunrise.jpg") != selected }
         let listBefore = Self.names(tmux.captureWithEscapes())
 
         try tmux.type("v")

@@ -11,24 +11,31 @@ final class ShellHoldsNoStoreTests: XCTestCase {
     static let forbidden = [#"\.store\b"#, #"\bany RemoteStore\b"#, #"\bstore:\s"#, #"\bsharingStore\("#]
 
     func testTheCommandLineMakesNoStoreCall() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/ClubCLI").standardized
-        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).filter { $0.pathExtension == "swift" }
-        XCTAssertGreaterThan(files.count, 10, "the command line's sources are at \(folder.path)")
-        let patterns = try Self.forbidden.map { try NSRegularExpression(pattern: $0) }
-        var found: [String] = []
-        for file in files {
-            let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
-            for (number, line) in lines.enumerated() {
-                let code = line.trimmingCharacters(in: .whitespaces)
-                // Documentation and comments may name the store; code may not use it.
-                guard !code.hasPrefix("//") else { continue }
-                let range = NSRange(code.startIndex..., in: code)
-                if patterns.contains(where: { $0.firstMatch(in: code, range: range) != nil }) {
-                    found.append("\(file.lastPathComponent):\(number + 1): \(code)")
+        let (read, found) = try Self.lines(in: ["ClubCLI"], matching: Self.forbidden)
+        XCTAssertGreaterThan(read, 10, "the command line's sources are under Sources/ClubCLI")
+        XCTAssertEqual(found, [], "the command line reaches for the store; go through Backend's reads or backend.writes")
+    }
+
+    /// The code lines (not documentation or comments, which may name the store) of the Swift
+    /// files in `shells` (folders of Sources/) that match any of `patterns`, as
+    /// `SHELL/FILE:LINE: code`; and how many files were read.
+    static func lines(in shells: [String], matching patterns: [String]) throws -> (read: Int, found: [String]) {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardized
+        let regexes = try patterns.map { try NSRegularExpression(pattern: $0) }
+        var found: [String] = [], read = 0
+        for shell in shells {
+            let folder = sources.appendingPathComponent(shell)
+            for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) where file.pathExtension == "swift" {
+                read += 1
+                for (number, line) in try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n").enumerated() {
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    let range = NSRange(code.startIndex..., in: code)
+                    guard !code.hasPrefix("//"), regexes.contains(where: { $0.firstMatch(in: code, range: range) != nil }) else { continue }
+                    found.append("\(shell)/\(file.lastPathComponent):\(number + 1): \(code)")
                 }
             }
         }
-        XCTAssertEqual(found, [], "the command line reaches for the store; go through Backend's reads or backend.writes")
+        return (read, found)
     }
 
     /// A write made on a store itself, not through the write path (`writes.delete(…)`): an
@@ -39,21 +46,9 @@ final class ShellHoldsNoStoreTests: XCTestCase {
     /// only through the core's write path (`context.writes`, `OutboxSender.Direct`), as the
     /// command line does: its sources and the executable's hold no store write.
     func testTheAppWritesOnlyThroughTheCoresWritePath() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardized
+        let (read, found) = try Self.lines(in: ["ByteClubApp", "byteclub", "ClubCLI"], matching: [Self.storeWrite])
         let regex = try NSRegularExpression(pattern: Self.storeWrite)
-        var found: [String] = [], read = 0
-        for shell in ["ByteClubApp", "byteclub", "ClubCLI"] {
-            let folder = sources.appendingPathComponent(shell)
-            for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) where file.pathExtension == "swift" {
-                read += 1
-                for (number, line) in try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n").enumerated() {
-                    let code = line.trimmingCharacters(in: .whitespaces)
-                    guard !code.hasPrefix("//"), regex.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil else { continue }
-                    found.append("\(shell)/\(file.lastPathComponent):\(number + 1): \(code)")
-                }
-            }
-        }
-        XCTAssertGreaterThan(read, 100, "the shells' sources are under \(sources.path)")
+        XCTAssertGreaterThan(read, 100, "the shells' sources are under Sources/")
         XCTAssertEqual(found, [], "a shell writes on the store itself; write through the core's write path (writes)")
         // The pattern catches a store write, and leaves the write path's.
         for line in ["try await context.store.delete(entry.path)", "(store as? any SharingStore)?.createSharedLink(path, expires: nil)",

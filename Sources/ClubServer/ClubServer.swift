@@ -98,6 +98,8 @@ public final class ClubServer: Sendable {
     private let counters: Counters
     private let admission: ConnectionAdmission
     private let journal: ChangeJournal
+    /// The live channel's rooms (for tests: where a room's writing of its note stands).
+    package let liveHub: LiveHub
 
     /// Longpolls waiting for a change now (for tests and benchmarks).
     public var waitingLongpolls: Int { journal.waiting }
@@ -113,8 +115,9 @@ public final class ClubServer: Sendable {
     public var baseURL: URL { URL(string: "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
     private init(port: Int, host: String, root: String, scheme: String, task: Task<Void, any Error>, group: ServiceGroup, counters: Counters,
-                 admission: ConnectionAdmission, journal: ChangeJournal) {
+                 admission: ConnectionAdmission, journal: ChangeJournal, liveHub: LiveHub) {
         self.journal = journal
+        self.liveHub = liveHub
         self.counters = counters
         self.admission = admission
         self.port = port
@@ -146,7 +149,7 @@ public final class ClubServer: Sendable {
             throw ClubServerError.cannotBind("\(configuration.host):\(configuration.port)")
         }
         return ClubServer(port: port, host: configuration.host, root: api.store.root, scheme: configuration.scheme, task: task, group: group, counters: api.counters,
-                          admission: api.admission, journal: api.store.journal)
+                          admission: api.admission, journal: api.store.journal, liveHub: api.liveHub)
     }
 
     /// Serves in the foreground until SIGINT or SIGTERM. `onListening` gets the bound port.

@@ -215,4 +215,7 @@ package actor LiveHub {
 
     /// Connections in a room now (for tests).
     func connections(room name: String) async -> Int { await rooms[name]?.connections ?? 0 }
+
+    /// Where a room's writing of its note stands (for tests); nil when there is no such room.
+    package func writing(room name: String) async -> LiveRoomWriting? { await rooms[name]?.writing }
 }

@@ -43,6 +43,20 @@ struct LiveRoomFileWriter {
     var base: String?
     /// The client id the server's own edits are made under (a change made outside taken in).
     let clientID = LiveDocument.randomClientID()
+    /// Revisions of the note the room was told of while members were in it (``LiveRoom/fileCommitted()``).
+    var commitsSeen = 0
+}
+
+/// Where a room's writing of its note stands (for tests: a test waits for it to settle, where
+/// it would otherwise wait out a few pauses and assert that nothing happened meanwhile).
+package struct LiveRoomWriting: Sendable, Equatable {
+    /// Whether the server writes this room's note (false: its members do).
+    package let serverWrites: Bool
+    /// Revisions of the note the room was told of while members were in it.
+    package let commitsSeen: Int
+    /// Nothing is due and nothing is being written: every update and revision the room was
+    /// told of has been looked at after its pause (each one schedules a look before it returns).
+    package let settled: Bool
 }
 
 /// A plain club's note written from its room (issue 68, "one note, one history"): once the note
@@ -76,7 +90,15 @@ extension LiveRoom {
     /// live note): looked at after the pause, and a change the document lacks is merged in.
     func fileCommitted() {
         guard fileWriter != nil, !peers.isEmpty else { return }
+        fileWriter?.commitsSeen += 1
         scheduleWrite()
+    }
+
+    /// Where its writing of the note stands. A pause's end and the write after it run on this
+    /// actor with no suspension between them, so `settled` is never seen between the two.
+    var writing: LiveRoomWriting {
+        guard let writer = fileWriter else { return LiveRoomWriting(serverWrites: false, commitsSeen: 0, settled: true) }
+        return LiveRoomWriting(serverWrites: true, commitsSeen: writer.commitsSeen, settled: !writer.waiting && !writer.writing)
     }
 
     /// The server does not write this room's note, from now on: its members do. A joiner's

@@ -78,6 +78,24 @@ final class LiveNoteWriterTests: XCTestCase {
         }
     }
 
+    /// Waits until the room of note `id` has looked at every update and at least `commits`
+    /// revisions it was told of, and has nothing due: after that nothing more is written unless
+    /// someone types or the file changes. (A test once waited out three pauses instead, and on a
+    /// busy machine a write late by more than that passed unseen.)
+    @discardableResult
+    private func settled(_ id: String? = nil, commits: Int = 0, file: StaticString = #filePath, line: UInt = #line) async throws -> LiveRoomWriting {
+        let room = try XCTUnwrap(LiveHub.roomName(forID: id ?? noteID))
+        let deadline = ContinuousClock.now + .seconds(10)
+        var last: LiveRoomWriting?
+        while ContinuousClock.now < deadline {
+            last = await club.server.liveHub.writing(room: room)
+            if let last, last.settled, last.commitsSeen >= commits { return last }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        XCTFail("the room did not settle after \(commits) revisions within 10 s: \(String(describing: last))", file: file, line: line)
+        return try XCTUnwrap(last)
+    }
+
     private var fileText: String {
         (try? String(contentsOf: club.root.appendingPathComponent(String(path.dropFirst())), encoding: .utf8)) ?? ""
     }
@@ -121,8 +139,8 @@ final class LiveNoteWriterTests: XCTestCase {
         XCTAssertTrue(ann.document.state.covers(mark.state))
 
         // One revision for the burst, by ann (the first who typed) with ray; none after it
-        // while nobody types (three pauses).
-        try await Task.sleep(for: .milliseconds(900))
+        // while nobody types: the room has looked at the file again after its own revision.
+        try await settled(commits: 1)
         let (entries, with) = try await revisions()
         XCTAssertEqual(entries.count, 2, "the upload and one revision: \(entries)")
         let newest = try XCTUnwrap(entries.first)
@@ -174,8 +192,10 @@ final class LiveNoteWriterTests: XCTestCase {
             XCTAssertEqual(member.document.text, "Minutes ann\n\nAgenda:\n- from the shell\n", "\(name)'s text")
         }
         // The document holds the file: nothing to write, and no second merge.
-        try await Task.sleep(for: .milliseconds(900))
+        try await settled()
         XCTAssertEqual(fileText, "Minutes ann\n\nAgenda:\n- from the shell\n")
+        let (entries, _) = try await revisions()
+        XCTAssertEqual(entries.count, 3, "the upload, ann's burst and the shell's upload, and no revision of the room's: \(entries)")
     }
 
     /// The document and its marks after the file is taken in: it holds the file, so taking it
@@ -232,8 +252,10 @@ final class LiveNoteWriterTests: XCTestCase {
         ann.send([UInt8](Data("sealed, say".utf8)))
         ann.sendText(#"{"type":"presence"}"#)
         await ann.wait("the presence asked for") { $0.presences.count == 2 }
-        // Three pauses: the server would have written by then.
-        try await Task.sleep(for: .milliseconds(900))
+        // The update is stored and relayed before the presence is answered: the room has it,
+        // and has no writer to write from it.
+        let writing = try await settled()
+        XCTAssertFalse(writing.serverWrites)
         XCTAssertEqual(fileText, "Minutes\n\nAgenda:\n")
     }
 }

@@ -44,12 +44,35 @@ package struct LiveFileText: Sendable {
     /// taken in first, the text was there twice).
     package var isUnseeded: Bool { document.state.clocks.isEmpty }
 
-    /// Whether the file's `text` came from the document (see the type's comment).
+    /// Whether the file's `text` came from the document (see the type's comment): it is the
+    /// document's text, or the newest revision the document wrote or took in (its newest mark),
+    /// or, before any revision, the text the document was seeded from.
+    ///
+    /// Only the newest: a file back at an older revision's text was put back by someone (a
+    /// `restore`, an old copy uploaded) after the document moved on, and that is a change made
+    /// outside, to take in. Held for having once been the document's text, a restore was never
+    /// taken in, and the server wrote the document's newer text back over it (torture seed
+    /// 16663060786968167069: two lines a restore had taken out came back in the next save).
     package func holds(_ file: String) -> Bool {
         if file == document.text { return true }
-        let digest = Self.digest(of: file)
-        if marks.contains(where: { $0.digest == digest && document.state.covers($0.state) }) { return true }
+        if let newest = marks.last { return newest.digest == Self.digest(of: file) && document.state.covers(newest.state) }
         return !file.isEmpty && document.state[Self.seedClientID(for: file)] > 0
+    }
+
+    /// The base of a change made outside, for a server that knows none of its own (after a
+    /// restart): of the file's revisions' `texts` (any order), the one the document's newest
+    /// mark names, else the next newest, and so on; before any revision, the text the document
+    /// was seeded from. Nil when the document holds none of them (both texts are then kept whole).
+    ///
+    /// By the marks' order, not the revisions': a revision put back at an older one's text names
+    /// that older mark, and taken as the base it hid the change (the restore) it is.
+    package func newestHeld(among texts: [String]) -> String? {
+        var byDigest: [[UInt8]: String] = [:]
+        for text in texts { byDigest[Self.digest(of: text)] = text }
+        for mark in marks.reversed() where document.state.covers(mark.state) {
+            if let text = byDigest[mark.digest] { return text }
+        }
+        return texts.first { !$0.isEmpty && document.state[Self.seedClientID(for: $0)] > 0 }
     }
 
     /// Takes the file's `file` into the document when it did not come from it: its changes since

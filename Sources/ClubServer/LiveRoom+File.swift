@@ -128,7 +128,7 @@ extension LiveRoom {
         guard !text.isUnseeded, let file = await files.read(name) else { return nil }
         var base = fileWriter?.base
         if base == nil, !text.holds(file.text) {
-            base = await files.history(name).first { text.holds($0) }
+            base = text.newestHeld(among: await files.history(name))
         }
         let updates = text.takeIn(file.text, base: base)
         return (text, file, updates)

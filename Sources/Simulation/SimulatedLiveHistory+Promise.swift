@@ -11,17 +11,7 @@ extension SimulatedLiveHistory {
         // once may touch ("cy4shell21": a line the shell added where a member typed meanwhile,
         // the live text's order of concurrent inserts): still each once. A word cut in two by
         // another is not there.
-        var counts: [String: Int] = [:]
-        let names = members + ["shell"]
-        for piece in file.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-            var rest = Substring(piece)
-            while let name = names.first(where: { rest.hasPrefix($0) }) {
-                let digits = rest.dropFirst(name.count).prefix { $0.isASCII && $0.isNumber }
-                guard !digits.isEmpty else { break }
-                counts[name + digits, default: 0] += 1
-                rest = rest.dropFirst(name.count + digits.count)
-            }
-        }
+        let counts = wordCounts(in: file)
         for (word, count) in expected.sorted(by: { $0.key < $1.key }) where counts[word, default: 0] != count {
             found.append("\(word) is in the file \(counts[word, default: 0]) times, not \(count)")
         }
@@ -36,7 +26,28 @@ extension SimulatedLiveHistory {
         return found
     }
 
+    /// How many times each word typed (a member's name or "shell", and a number) is in `text`.
+    func wordCounts(in text: String) -> [String: Int] {
+        words(in: text).reduce(into: [:]) { $0[$1, default: 0] += 1 }
+    }
+
+    /// The words typed (a member's name or "shell", and a number) in `text`, in order.
+    func words(in text: String) -> [String] {
+        var found: [String] = []
+        let names = members + ["shell"]
+        for piece in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            var rest = Substring(piece)
+            while let name = names.first(where: { rest.hasPrefix($0) }) {
+                let digits = rest.dropFirst(name.count).prefix { $0.isASCII && $0.isNumber }
+                guard !digits.isEmpty else { break }
+                found.append(name + digits)
+                rest = rest.dropFirst(name.count + digits.count)
+            }
+        }
+        return found
+    }
+
     public var tally: String {
-        "\(members.count) members, \(expected.count) words (\(expected.values.filter { $0 == 0 }.count) deleted), \(revisions) revisions, \(compactions) compactions"
+        "\(members.count) members, \(expected.count) words (\(expected.values.filter { $0 == 0 }.count) deleted), \(revisions) revisions (\(restores) restored), \(compactions) compactions"
     }
 }

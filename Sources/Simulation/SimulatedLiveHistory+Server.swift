@@ -28,6 +28,44 @@ extension SimulatedLiveHistory {
         say("the shell adds the line \(word)")
     }
 
+    /// `byteclub restore` of an older revision, made outside the live note: the file goes back
+    /// to a text with none of the words written since, the others in the same order (only
+    /// fewer: a restore that brought back a deleted word, or put one elsewhere, makes it anew,
+    /// and a member's delete of the old one on its way misses it, a promise of its own). Made when
+    /// the room's document is the file (every word in the room written), and the server takes it
+    /// in at once, as after its pause: its word merge of the file is then exact, and the
+    /// members' edits on their way land on it as operations. The older text is often one the
+    /// document once was (the seed, an earlier revision), the case a server fooled by its old
+    /// marks never took in, writing the newer text back over the restore.
+    func restoreOutside() {
+        guard serverDownFor == 0, serverBase == file,
+              let text = LiveFileText(frames: room.map { [UInt8]($0) }, clientID: serverClient), !text.isUnseeded, text.text == file else { return }
+        let now = words(in: file)
+        let older = fileHistory.dropLast().filter { $0 != file && Self.isInOrder(words(in: $0), within: now) }
+        guard !older.isEmpty else { return }
+        let restored = older[random.int(0...(older.count - 1))]
+        let gone = Set(now).subtracting(words(in: restored))
+        for word in gone { expected[word] = 0 }
+        file = restored
+        fileHistory.append(file)
+        revisions += 1
+        restores += 1
+        lastEdit = step
+        for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "shell")) }
+        say("the shell restores an older revision, \(gone.count) words fewer")
+        serverWrites()
+    }
+
+    /// Whether `some` are among `all` in the same order.
+    static func isInOrder(_ some: [String], within all: [String]) -> Bool {
+        var rest = all[...]
+        for word in some {
+            guard let at = rest.firstIndex(of: word) else { return false }
+            rest = rest[rest.index(after: at)...]
+        }
+        return true
+    }
+
     /// A plain club's server writes the document its room's log makes (``LiveFileText``, as
     /// `LiveRoom` does): its mark stored and relayed first, then the file, then the log compacted.
     func serverWrites() {
@@ -52,7 +90,7 @@ extension SimulatedLiveHistory {
     /// the newest earlier revision the document holds (as `LiveNoteFiles.history` gives it).
     func serverBaseFor(_ text: LiveFileText) -> String? {
         if let serverBase { return serverBase }
-        return text.holds(file) ? nil : fileHistory.reversed().dropFirst().first { text.holds($0) }
+        return text.holds(file) ? nil : text.newestHeld(among: fileHistory)
     }
 
     /// A member connects: a room with no history is seeded from the file first (LiveRoom.seed),

@@ -20,8 +20,8 @@ import LiveText
 ///   pause (``LiveFileText``, as `LiveRoom` does), its mark stored and relayed first; on an
 ///   encrypted club the first member in the room writes its document's text, and sends the room a
 ///   mark of it (``LiveNote/written(_:)``). Either way a member who comes back without a draft
-///   does not merge that revision in again. Not modelled yet: a change made outside the live
-///   session (the shell's `edit`) and its merge; every revision here is written from the document.
+///   does not merge that revision in again. On a plain club the shell changes the file outside
+///   the live note too (a line added, an older revision restored), and the server merges it in.
 /// - **Faults**: a member's socket cut, the server down, a member's app killed (kill -9: its
 ///   memory gone, its journal and draft kept) and started again, a member stopped (kill -STOP)
 ///   while the others type on.
@@ -95,6 +95,10 @@ public final class SimulatedLiveHistory {
     public private(set) var log: [String] = []
     public internal(set) var revisions = 0
     public internal(set) var compactions = 0
+    /// Older revisions restored outside the live note (a plain club's).
+    public internal(set) var restores = 0
+    /// The apps opened so far (each start of one has a client id of its own).
+    private var opens: UInt64 = 0
     /// The text the server last wrote, or found its document held (a plain club's).
     var serverBase: String?
     /// The file's revisions, oldest first (the server's base for a change made outside, when it
@@ -115,6 +119,14 @@ public final class SimulatedLiveHistory {
         for member in members { apps[member] = open(member) }
     }
 
+    /// The client id of the `open`th app opened: from the seed, apart from the history's own
+    /// choices (drawn at random, as the app's are, two members' inserts at one place came in
+    /// either order, and a seed's log was not always the same), below 2^53 as Yjs's ids are.
+    private func clientID(open: UInt64) -> UInt64 {
+        var ids = SplitMix64(seed: seed ^ (open &* 0xD1B5_4A32_D192_ED03))
+        return max(1, ids.next() & ((1 << 53) - 1))
+    }
+
     // MARK: Running
 
     public func run(steps: Int) {
@@ -123,7 +135,7 @@ public final class SimulatedLiveHistory {
             tick()
             let member = members[random.int(0...(members.count - 1))]
             // On a plain club the shell's `edit` changes the file too; the server merges it in.
-            let outside: [(String, Int)] = backend == .live ? [("outside", 2)] : []
+            let outside: [(String, Int)] = backend == .live ? [("outside", 2), ("restore", 1)] : []
             switch random.weighted([("type", 30), ("delete", 4), ("deliver", 30), ("cut", 3), ("connect", 8), ("outage", 1),
                                     ("kill", 2), ("start", 4), ("stop", 2), ("save", 6)] + outside) {
             case "type": type(member)
@@ -136,6 +148,7 @@ public final class SimulatedLiveHistory {
             case "start": start(member)
             case "stop": stop(member)
             case "outside": editOutside()
+            case "restore": restoreOutside()
             default: saveIfPaused()
             }
             checkEditors()
@@ -169,7 +182,8 @@ public final class SimulatedLiveHistory {
     /// The note opened in `member`'s app, as the app opens it: a draft written while the note was
     /// live is taken up from the journal; another draft is the editor's text; else the file's.
     private func open(_ member: String) -> App {
-        var note = LiveNote(noteID: noteID, folder: folder.appendingPathComponent(member))
+        opens += 1
+        var note = LiveNote(noteID: noteID, folder: folder.appendingPathComponent(member), clientID: clientID(open: opens))
         if let draft = drafts[member] {
             if draft.inLiveJournal, note.resume() {
                 var app = App(note: note, editor: note.text, opened: note.text, base: draft.base)

@@ -175,6 +175,33 @@ final class LiveNoteWriterTests: XCTestCase {
         await ann.client.wait("the last revision's mark") { $0.updates.last.flatMap { RevisionMark(decoding: $0.bytes) }?.digest == digest }
     }
 
+    /// `restore` of the note's first revision, while a member is in it: the document goes back
+    /// to it too, though it was once that text (the room was seeded from it). Held for that, the
+    /// restore was never taken in, and the server wrote the member's newer text back over it
+    /// (the torture's seed 16663060786968167069: lines a restore took out came back).
+    func testARestoreOfATextTheDocumentOnceWasIsTakenInNotWrittenOver() async throws {
+        var ann = Member(await join("ann"))
+        try ann.catchUp()
+        let before = try await revisions().entries
+        let first = try XCTUnwrap(before.last?["rev"] as? String)
+        ann.type(" ann", at: 7)
+        XCTAssertTrue(AppHarness.eventually("the server writes the note", timeout: 10) { self.fileText == "Minutes ann\n\nAgenda:\n" },
+                      "the file: \(fileText)")
+        try await settled(commits: 1)
+
+        let fromTheServer = ann.client.updates.count
+        let restored = try await club.rpc("2/files/restore", ["path": path, "rev": first], token: tokens["ray"])
+        XCTAssertEqual(restored.status, 200, restored.text)
+        // The server takes the restore into the document, as its own edit ann receives.
+        await ann.client.wait("the restore, taken in") { $0.updates.count > fromTheServer }
+        try await settled(commits: 2)
+        try ann.catchUp()
+        XCTAssertEqual(ann.document.text, "Minutes\n\nAgenda:\n")
+        XCTAssertEqual(fileText, "Minutes\n\nAgenda:\n", "the restore stands")
+        let (entries, _) = try await revisions()
+        XCTAssertEqual(entries.count, 3, "the upload, ann's word and the restore, and nothing written over it: \(entries)")
+    }
+
     /// A file changed while no one was in the room is taken into the room before the next
     /// joiner gets the log: that joiner's text holds it at once (it showed the room's older text,
     /// and a save from it wrote over the change), and it is merged once, however many join.
@@ -217,6 +244,37 @@ final class LiveNoteWriterTests: XCTestCase {
         var again = try XCTUnwrap(LiveFileText(frames: frames + updates.map { LiveFrame.encode(member: "", update: $0) }, clientID: 9))
         XCTAssertEqual(again.takeIn(outside, base: nil), [], "held: not merged again")
         XCTAssertEqual(again.text, "one typed\ntwo\nthree\n")
+    }
+
+    /// A file put back at a text the document once was (its seed, an older revision) did not
+    /// come from it: only the newest mark's text is held, and a server started again (no base
+    /// of its own) takes as the base the revision the newest mark names, not the newest
+    /// revision any mark names, which was the restore itself.
+    func testAFileBackAtAnOlderRevisionIsAChangeTakenInAfterARestartToo() throws {
+        var seed = LiveDocument(clientID: LiveFileText.seedClientID(for: "one\n"))
+        var member = LiveDocument(clientID: 5)
+        let seeded = seed.insert("one\n", at: 0)
+        try member.apply(update: seeded)
+        var frames = [LiveFrame.encode(member: "", update: seeded)]
+        for word in [" a", " b"] {
+            frames.append(LiveFrame.encode(member: "ann", update: member.insert(word, at: member.utf16Count - 1)))
+            let mark = RevisionMark(digest: LiveFileText.digest(of: member.text), state: member.state)
+            frames.append(LiveFrame.encode(member: "ann", update: Data(mark.encoded())))
+        }
+        var text = try XCTUnwrap(LiveFileText(frames: frames, clientID: 9))
+        XCTAssertEqual(text.text, "one a b\n")
+        XCTAssertTrue(text.holds("one a b\n"))
+        for older in ["one\n", "one a\n"] {
+            XCTAssertFalse(text.holds(older), "\(older.debugDescription) was the document's, and is not now")
+        }
+        // The revisions newest first, the restore of the first among them: the base is the
+        // revision the newest mark names.
+        let history = ["one\n", "one a b\n", "one a\n", "one\n"]
+        XCTAssertEqual(text.newestHeld(among: history), "one a b\n")
+        XCTAssertEqual(text.newestHeld(among: ["one a\n", "one\n"]), "one a\n", "the next newest mark's, when the newest is not among them")
+        _ = text.takeIn("one\n", base: text.newestHeld(among: history))
+        XCTAssertEqual(text.text, "one\n", "the restore taken in")
+        XCTAssertTrue(text.holds("one\n"))
     }
 
     /// A note too big to send as one frame is not seeded by the server, which then leaves the

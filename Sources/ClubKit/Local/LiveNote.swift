@@ -41,10 +41,12 @@ public struct LiveNote: Sendable {
     /// The mark of the text a save in flight took (``writing(_:)``).
     private var taking: RevisionMark?
 
-    /// Opens the note's document, with what its journal kept.
-    public init(noteID: String, folder: URL?) {
+    /// Opens the note's document, with what its journal kept. `clientID`: this process's edits'
+    /// (a random one; the generated histories draw theirs from the seed, so that two members'
+    /// inserts at one place come in the same order every run).
+    public init(noteID: String, folder: URL?, clientID: UInt64 = LiveDocument.randomClientID()) {
         self.noteID = noteID
-        document = LiveDocument(clientID: LiveDocument.randomClientID())
+        document = LiveDocument(clientID: clientID)
         let room = noteID.hasPrefix("id:") ? String(noteID.dropFirst(3)) : noteID
         let safe = room.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
         journal = safe && !room.isEmpty ? folder?.appendingPathComponent(room) : nil

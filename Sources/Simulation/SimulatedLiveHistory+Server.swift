@@ -87,7 +87,8 @@ extension SimulatedLiveHistory {
     }
 
     /// The server's base for a change made outside: the text it last wrote or found held, else
-    /// the newest earlier revision the document holds (as `LiveNoteFiles.history` gives it).
+    /// the revision the document's newest mark names (``LiveFileText/newestHeld(among:)``, over
+    /// the revisions as `LiveNoteFiles.history` gives them).
     func serverBaseFor(_ text: LiveFileText) -> String? {
         if let serverBase { return serverBase }
         return text.holds(file) ? nil : text.newestHeld(among: fileHistory)

@@ -56,8 +56,11 @@ package struct LiveFileText: Sendable {
     package func holds(_ file: String) -> Bool {
         if file == document.text { return true }
         if let newest = marks.last { return newest.digest == Self.digest(of: file) && document.state.covers(newest.state) }
-        return !file.isEmpty && document.state[Self.seedClientID(for: file)] > 0
+        return isSeed(file)
     }
+
+    /// Whether the document was seeded from `text` (``seed(of:)``).
+    private func isSeed(_ text: String) -> Bool { !text.isEmpty && document.state[Self.seedClientID(for: text)] > 0 }
 
     /// The base of a change made outside, for a server that knows none of its own (after a
     /// restart): of the file's revisions' `texts` (any order), the one the document's newest
@@ -72,7 +75,7 @@ package struct LiveFileText: Sendable {
         for mark in marks.reversed() where document.state.covers(mark.state) {
             if let text = byDigest[mark.digest] { return text }
         }
-        return texts.first { !$0.isEmpty && document.state[Self.seedClientID(for: $0)] > 0 }
+        return texts.first(where: isSeed)
     }
 
     /// Takes the file's `file` into the document when it did not come from it: its changes since

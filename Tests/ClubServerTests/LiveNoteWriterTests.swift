@@ -78,13 +78,13 @@ final class LiveNoteWriterTests: XCTestCase {
         }
     }
 
-    /// Waits until the room of note `id` has looked at every update and at least `commits`
+    /// Waits until the note's room has looked at every update and at least `commits`
     /// revisions it was told of, and has nothing due: after that nothing more is written unless
     /// someone types or the file changes. (A test once waited out three pauses instead, and on a
     /// busy machine a write late by more than that passed unseen.)
     @discardableResult
-    private func settled(_ id: String? = nil, commits: Int = 0, file: StaticString = #filePath, line: UInt = #line) async throws -> LiveRoomWriting {
-        let room = try XCTUnwrap(LiveHub.roomName(forID: id ?? noteID))
+    private func settled(commits: Int = 0, file: StaticString = #filePath, line: UInt = #line) async throws -> LiveRoomWriting {
+        let room = try XCTUnwrap(LiveHub.roomName(forID: noteID))
         let deadline = ContinuousClock.now + .seconds(10)
         var last: LiveRoomWriting?
         while ContinuousClock.now < deadline {

@@ -33,7 +33,7 @@ extension FolderStore {
             name: resolved.path.name, id: id, pathLower: pathLower, pathDisplay: resolved.path.display,
             clientModified: Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)),
             serverModified: Date(timeIntervalSince1970: TimeInterval(info.st_ctim.tv_sec)),
-            rev: rev, size: Int64(info.st_size), contentHash: hash, sharingInfo: sharingInfo(id: id, rev: rev)))
+            rev: rev, size: Int64(info.st_size), contentHash: hash, sharingInfo: sharingInfo(id: id, rev: rev, changed: key.ctimeNanoseconds)))
     }
 
     /// Opens a file for reading together with the metadata of exactly what was opened, so a

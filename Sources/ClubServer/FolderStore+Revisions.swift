@@ -91,8 +91,10 @@ extension FolderStore {
     }
 
     /// What is kept of a history's newest record, cached (listings ask once per file).
-    func newestRevision(_ key: String) -> NewestRevision? {
+    /// `changed`: the file's ctime in nanoseconds, when known (``RevisionState/mayHaveHistory(_:changed:keys:)``).
+    func newestRevision(_ key: String, changed: Int64? = nil) -> NewestRevision? {
         if let cached = revisions.newest[key] { return cached }
+        guard revisions.mayHaveHistory(key, changed: changed, keys: histories.keys) else { return nil }
         revisions.remember(histories.records(key).last, for: key)
         return revisions.newest[key] ?? nil
     }
@@ -101,12 +103,13 @@ extension FolderStore {
     func showAuthors() { revisions.showsAuthors = true }
 
     /// `sharing_info` for a file's version, when the server has members and knows who made it.
-    func sharingInfo(id: String, rev: String) -> FileSharingInfo? {
+    /// `changed`: the file's ctime in nanoseconds, when known.
+    func sharingInfo(id: String, rev: String, changed: Int64? = nil) -> FileSharingInfo? {
         guard revisions.showsAuthors, let key = RevisionLog.historyKey(id) else { return nil }
         // The record first: as the argument of `revisions.sharingInfo(…)` it was looked up (and
         // remembered) while that call held a copy of `revisions`, so every newly remembered
         // record copied the whole dictionary (a first listing of 20,000 new files took 11 s).
-        let newest = newestRevision(key).flatMap { $0.isRev(rev) ? $0 : nil }
+        let newest = newestRevision(key, changed: changed).flatMap { $0.isRev(rev) ? $0 : nil }
         return revisions.sharingInfo(by: newest?.by)
     }
 }

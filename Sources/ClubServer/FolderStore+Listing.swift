@@ -146,6 +146,8 @@ extension FolderStore {
         }
         if truncated { logger.warning("a walk of \(resolved.path) stopped at \(TreeWalker.maxDepth) levels below the root") }
         ListingOrder.sort(&entries)
+        // The listing's pages will hash what the book does not know yet: its room, at once.
+        hashes.reserve(entries.count)
         if let key { listingCache.keep(entries, for: key, at: .now) }
         return (entries, false, key)
     }

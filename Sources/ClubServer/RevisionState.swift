@@ -90,7 +90,7 @@ struct RevisionState: Sendable {
     /// clock): a file changed since then may have a history another process made.
     private(set) var historyKeysRead: Int64 = 0
 
-    /// Remembers `record` as the newest of the history `key` (nil: it has none), or forgets it.
+    /// Remembers `record` as the newest of the history `key` (nil: it has none).
     mutating func remember(_ record: RevisionRecord?, for key: String) {
         if record != nil { historyKeys?.insert(key) }
         newest[key] = .some(record.map(NewestRevision.init))

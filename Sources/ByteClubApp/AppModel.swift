@@ -15,9 +15,11 @@ public final class AppModel {
     /// Told of every request's outcome that says something about the server: nil when it
     /// answered (even with an error), the error when it could not be reached (OutboxRunner).
     var onReachability: (RemoteError?) -> Void = { _ in }
-    /// How many times a request found the server unreachable: a request sent before the last
-    /// such time says nothing of the server now, whatever it got (``AppContext/perform(_:then:)``).
-    var unreachableCount = 0
+    /// Requests numbered as they are sent (``AppContext/perform(_:then:)``).
+    var requestsSent = 0
+    /// The number of the last-sent request that found the server unreachable: an answer to a
+    /// request sent before it says nothing of the server now (``AppContext/perform(_:then:)``).
+    var unreachableSent = 0
     /// Hands an event to the composition root (``ClubApp/route(_:)``).
     var onEvent: (AppEvent) -> Void = { _ in }
     let format: DisplayFormat
@@ -139,18 +141,22 @@ struct AppContext {
     @discardableResult
     func perform<T: Sendable>(_ work: @escaping @Sendable () async throws(RemoteError) -> T,
                               then deliver: @escaping @MainActor (Result<T, RemoteError>) -> Void) -> Task<Void, Never> {
-        let sentAfter = model.unreachableCount
+        model.requestsSent += 1
+        let sent = model.requestsSent
         return effects.perform(work) { [model] result in
             // Before the result is handled: a save that failed to reach the server finds the app
-            // offline already, and queues itself. An answer to a request sent before the server
-            // was last found unreachable is no sign it is back: the server may have answered just
-            // before it went (a list's tags, behind the typing on a busy machine, came after the
-            // refresh that found it gone and took the app back online).
-            let current = sentAfter == model.unreachableCount
+            // offline already, and queues itself. An answer to a request sent before one that
+            // found the server unreachable is no sign it is back: the server may have answered
+            // just before it went (a list's tags, behind the typing on a busy machine, came after
+            // the refresh that found it gone and took the app back online). By when each was
+            // sent, not when each ended: a request sent long before the probe that found the
+            // server back, timing out after it, kept the app offline with the server answering
+            // (a 1,000-note burst's downloads on a loaded machine, for over two minutes).
+            let current = sent > model.unreachableSent
             switch result {
             case .success where current: model.onReachability(nil)
             case .failure(let error) where error.isUnreachable:
-                model.unreachableCount += 1
+                model.unreachableSent = max(model.unreachableSent, sent)
                 model.onReachability(error)
             case .success, .failure(.cancelled), .failure(.local), .failure(.notSupported): break
             case .failure: if current { model.onReachability(nil) }

@@ -150,8 +150,9 @@ struct AppContext {
             // just before it went (a list's tags, behind the typing on a busy machine, came after
             // the refresh that found it gone and took the app back online). By when each was
             // sent, not when each ended: a request sent long before the probe that found the
-            // server back, timing out after it, kept the app offline with the server answering
-            // (a 1,000-note burst's downloads on a loaded machine, for over two minutes).
+            // server back, timing out after it, voided the probe's answer (ReachabilityOrderTests),
+            // so requests in flight when the app went offline could keep it offline while the
+            // server answered (a loaded run's app stayed offline for minutes).
             let current = sent > model.unreachableSent
             switch result {
             case .success where current: model.onReachability(nil)

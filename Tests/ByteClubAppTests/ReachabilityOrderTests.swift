@@ -45,31 +45,31 @@ final class ReachabilityOrderTests: XCTestCase {
         }) { _ in done.fulfill() }
     }
 
-    func testAProbeSentBeforeAnOlderRequestTimesOutStillSaysTheServerIsBack() async {
+    /// Sends a request that fails unreachable and one that is answered (`answerSentFirst`: in
+    /// which order), lets the failure end first and then the answer: what the app was told.
+    private func told(answerSentFirst: Bool) async -> [String] {
         let context = context()
-        let older = Gate(), probe = Gate()
-        let olderDone = expectation(description: "the older request's failure"), probeDone = expectation(description: "the probe's answer")
-        send(context, older, fails: true, done: olderDone)
-        send(context, probe, fails: false, done: probeDone)
-        await older.release()
-        await fulfillment(of: [olderDone], timeout: 10)
-        await probe.release()
-        await fulfillment(of: [probeDone], timeout: 10)
+        let answer = Gate(), failure = Gate()
+        let answered = expectation(description: "the answer"), failed = expectation(description: "the failure")
+        if answerSentFirst { send(context, answer, fails: false, done: answered) }
+        send(context, failure, fails: true, done: failed)
+        if !answerSentFirst { send(context, answer, fails: false, done: answered) }
+        await failure.release()
+        await fulfillment(of: [failed], timeout: 10)
+        await answer.release()
+        await fulfillment(of: [answered], timeout: 10)
+        return told
+    }
+
+    func testAProbeSentBeforeAnOlderRequestTimesOutStillSaysTheServerIsBack() async {
         // Before, the older request's failure (after the probe was sent) voided the probe's answer:
         // the app stayed offline while the server answered every probe.
+        let told = await told(answerSentFirst: false)
         XCTAssertEqual(told, ["unreachable", "there"])
     }
 
     func testALateAnswerToARequestSentBeforeOneThatFoundTheServerGoneDoesNotCount() async {
-        let context = context()
-        let earlier = Gate(), later = Gate()
-        let earlierDone = expectation(description: "the earlier request's answer"), laterDone = expectation(description: "the later one's failure")
-        send(context, earlier, fails: false, done: earlierDone)
-        send(context, later, fails: true, done: laterDone)
-        await later.release()
-        await fulfillment(of: [laterDone], timeout: 10)
-        await earlier.release()
-        await fulfillment(of: [earlierDone], timeout: 10)
+        let told = await told(answerSentFirst: true)
         XCTAssertEqual(told, ["unreachable"], "the server may have answered it just before it went")
     }
 }

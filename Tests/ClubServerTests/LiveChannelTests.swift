@@ -3,6 +3,7 @@ import DropboxWire
 import Foundation
 import LiveText
 import Logging
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -452,7 +453,18 @@ final class LiveRoomTests: XCTestCase {
 
         // The disk busy (a flush taking seconds on a loaded machine): the room's queue held.
         let gate = DispatchSemaphore(value: 0)
-        let held = Task { try await room.disk.run { _ in gate.wait() } }
+        let holding = Mutex(false)
+        let held = Task {
+            try await room.disk.run { _ in
+                holding.withLock { $0 = true }
+                gate.wait()
+            }
+        }
+        // The burst only once the disk is held: on a loaded machine the task above had not
+        // started when the first update came, which was then flushed alone (a fresh clone's run).
+        let deadline = Date().addingTimeInterval(10)
+        while !holding.withLock({ $0 }), Date() < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        XCTAssertTrue(holding.withLock { $0 }, "the disk is held within 10 s")
         for key in 0..<100 {
             let refused = await room.receive(id: 1, member: "ann", update: [UInt8(key)])
             XCTAssertNil(refused)

@@ -7,6 +7,7 @@ import TerminalUI
 
 struct Cat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cat",
         abstract: "Print a note.",
         discussion: """
             Prints the note's text as it is. --render lays it out as the app's rendered view does \

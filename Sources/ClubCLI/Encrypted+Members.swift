@@ -9,6 +9,7 @@ import Remote
 extension MembersCommand {
     struct Admit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "admit",
             abstract: "Admit someone waiting to join an encrypted club (without NAME: list who is waiting).",
             discussion: "Compare the fingerprint with the one their byteclub showed them before you admit them. One small write: nothing of the club is encrypted again.")
         @Argument(help: "Who to admit, as their request names them.") var name: String?
@@ -31,6 +32,7 @@ extension MembersCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Remove a member from an encrypted club: a new club key for everything written from now on.",
             discussion: """
                 Their later writes are refused. Files written before keep the old key until `byteclub rekey` \
@@ -50,7 +52,7 @@ extension MembersCommand {
     }
 
     struct Keys: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "An encrypted club's members with their fingerprints, and its recipient for `age -r`.")
+        static let configuration = CommandConfiguration(commandName: "keys", abstract: "An encrypted club's members with their fingerprints, and its recipient for `age -r`.")
         @OptionGroup var backend: BackendOptions
 
         func run() async throws {

@@ -32,6 +32,7 @@ enum EncryptionProgress {
 /// `byteclub init --encrypted [REMOTE]`.
 struct Init: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "init",
         abstract: "Make a club encrypted: a new one, or an existing one, every file encrypted where it is.",
         discussion: """
             The server (or Dropbox, or the WebDAV host) then holds only age files and hidden names. \
@@ -77,6 +78,7 @@ struct Init: AsyncParsableCommand {
 /// `byteclub rekey`.
 struct Rekey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rekey",
         abstract: "Re-encrypt an encrypted club's older files to its present key (after a member was removed).",
         discussion: "Resumable: run it again after a cut and it skips the files done.")
     @OptionGroup var backend: BackendOptions

@@ -6,6 +6,7 @@ import Remote
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write the club's notes as Markdown files with front matter, its photos and other files beside them.",
         discussion: """
             Each note becomes NAME.md in DIR (subfolders kept), opening with YAML front matter: \
@@ -58,6 +59,7 @@ struct Export: AsyncParsableCommand {
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Bring a folder of notes (an Obsidian, zk or nb vault, or an export) into the club: every file in it.",
         discussion: """
             Every .md and .txt file becomes a note, as it is (front matter and [[links]] included), \

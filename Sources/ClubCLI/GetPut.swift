@@ -9,6 +9,7 @@ import Remote
 
 struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "get",
         abstract: "Download a file (or a folder, with -r).",
         discussion: """
             Interrupted downloads (Ctrl-C or a lost connection) resume where they stopped when you \
@@ -154,6 +155,7 @@ struct Get: AsyncParsableCommand {
 
 struct Put: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "put",
         abstract: "Upload a file (or a folder, with -r).",
         discussion: """
             LOCAL `-` reads stdin (give REMOTE a file name). A name already taken fails (exit 4) \

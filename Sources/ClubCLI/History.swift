@@ -6,6 +6,7 @@ import Remote
 
 struct Log: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "log",
         abstract: "List a file's revisions, newest first.",
         discussion: """
             One line per revision: its rev, when it was made, its size and who made it (you, or \
@@ -45,6 +46,7 @@ struct Log: AsyncParsableCommand {
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "restore",
         abstract: "Bring back an earlier revision of a file.",
         discussion: "The old content becomes a new revision (nothing is lost: the present one stays in the log). Find revs with `byteclub log PATH`.")
     @Argument(help: "The file: a path in the club's folder, a note's title, /PATH or NAME:PATH.") var path: String
@@ -76,6 +78,7 @@ struct Restore: AsyncParsableCommand {
 
 struct Cp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cp",
         abstract: "Copy a file or folder on the server.",
         discussion: "Never replaces: copying onto an existing name fails (exit 4) unless --autorename picks a free one. A destination ending in / keeps the name.")
     @Argument(help: "From: a path in the club's folder (a.md), a note's title, /PATH or NAME:PATH.") var from: String

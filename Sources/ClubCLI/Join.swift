@@ -12,6 +12,7 @@ import Transfer
 /// file beside the other secrets.
 struct Join: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "join",
         abstract: "Join a club with the one-line invite its admin gave you.",
         discussion: """
         The invite (from `byteclub members add`) holds the server's address, its key's \

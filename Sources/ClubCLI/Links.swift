@@ -5,6 +5,7 @@ import Remote
 
 struct Links: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "links",
         abstract: "Print a note's links and the notes that link to it (its backlinks).",
         discussion: """
             Links are [[Title]], [[Title|text]], relative Markdown links ([x](Trip%20plan.md)), \

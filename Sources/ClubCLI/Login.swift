@@ -6,7 +6,7 @@ import Remote
 /// `byteclub login dropbox`: OAuth2 PKCE without a redirect. Tokens go to
 /// $XDG_STATE_HOME/byteclub/tokens.json with mode 0600.
 struct Login: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Log in to Dropbox (OAuth2 PKCE).")
+    static let configuration = CommandConfiguration(commandName: "login", abstract: "Log in to Dropbox (OAuth2 PKCE).")
     @Argument(help: "The service; only `dropbox`.") var service: String
     @Option(help: "Your Dropbox app key (or BYTECLUB_DROPBOX_APP_KEY).") var appKey: String?
     @Option(help: .hidden) var authorizeUrl: String?
@@ -43,7 +43,7 @@ struct Login: AsyncParsableCommand {
 }
 
 struct Logout: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Revoke and forget the Dropbox login.")
+    static let configuration = CommandConfiguration(commandName: "logout", abstract: "Revoke and forget the Dropbox login.")
     @Option(help: .hidden) var revokeUrl: String?
 
     func run() async throws {

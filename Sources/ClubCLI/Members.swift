@@ -83,7 +83,7 @@ struct MembersCommand: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Invite a member: prints a one-line invite for `byteclub join`.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Invite a member: prints a one-line invite for `byteclub join`.")
         @Argument(help: "The member's name (what revisions are recorded under).") var name: String
         @Option(help: "reader, editor or admin.") var role: String = MemberRole.editor.rawValue
         @Option(help: "Hours until the invite stops working.") var expires: Double = MemberRegistry.defaultInviteHours
@@ -107,7 +107,7 @@ struct MembersCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the members and the invites still open.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the members and the invites still open.")
         @Flag(help: "JSON: {\"members\":[{name, role, member_id, devices, added}], \"invites\":[{name, role, expires}]}.") var json = false
         @OptionGroup var place: Place
 
@@ -130,7 +130,7 @@ struct MembersCommand: AsyncParsableCommand {
     }
 
     struct Role: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Give a member another role (at once).")
+        static let configuration = CommandConfiguration(commandName: "role", abstract: "Give a member another role (at once).")
         @Argument var name: String
         @Argument(help: "reader, editor or admin.") var role: String
         @OptionGroup var place: Place
@@ -149,6 +149,7 @@ struct MembersCommand: AsyncParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a member (or an open invite): their token stops working at once; in an encrypted club, a new club key too.",
             discussion: """
                 In an encrypted club, a member who holds its keys is also taken out of them, as \

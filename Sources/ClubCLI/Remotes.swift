@@ -7,6 +7,7 @@ import Remote
 /// `byteclub remotes`: the named remotes of config.toml, never their secrets.
 struct Remotes: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "remotes",
         abstract: "List the named remotes of the config file.",
         discussion: "Remotes are [remote.NAME] tables in $XDG_CONFIG_HOME/byteclub/config.toml; pick one with --remote NAME on any command. `default = \"NAME\"` is used when no backend flag is given.")
     @Flag(help: "Print JSON, one array of remotes.") var json = false

@@ -123,6 +123,7 @@ public func say(_ message: String) {
 
 struct Ls: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "ls",
         abstract: "List a folder.",
         discussion: """
             Each page is printed as it arrives (sorted within the page; a club server sends its pages \
@@ -269,6 +270,7 @@ actor ListingPrinter {
 
 struct Rm: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rm",
         abstract: "Delete a file or folder (a folder that holds files with -r).",
         discussion: """
             A folder that holds files is deleted only with -r, as rm and rclone's purge do: without \
@@ -311,6 +313,7 @@ struct Rm: AsyncParsableCommand {
 
 struct Mv: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "mv",
         abstract: "Move or rename a file or folder.",
         discussion: """
             With --update-links, the club's notes whose links led into what moved ([[Title]], \

@@ -6,6 +6,7 @@ import SearchIndex
 
 struct Search: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "search",
         abstract: "Find notes by the words in their titles and text.",
         discussion: """
             Words must all match (any case, any accents); trip* is a prefix, "boat hire" a phrase, \

@@ -9,6 +9,7 @@ import Logging
 /// `byteclub serve`: share a folder with club members over the Dropbox v2 API subset.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Share a folder with your club (a Dropbox-v2-compatible server).",
         discussion: """
         ROOT must be a folder that exists (--create makes a new one): a mistyped --root is refused \

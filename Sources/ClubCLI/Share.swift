@@ -8,6 +8,7 @@ import Remote
 /// club's files for people outside it.
 struct Share: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "share",
         abstract: "Make a public link to a file (or list the links).",
         discussion: """
             Prints the link's URL. Anyone with it can download the file, without a token, until \
@@ -70,7 +71,7 @@ struct Share: AsyncParsableCommand {
 
 /// `byteclub unshare URL`: ends a share link.
 struct Unshare: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "End a public link made by `share`.")
+    static let configuration = CommandConfiguration(commandName: "unshare", abstract: "End a public link made by `share`.")
     @Argument(help: "The link's URL.") var url: String
     @OptionGroup var backend: BackendOptions
 

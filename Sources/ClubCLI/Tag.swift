@@ -7,6 +7,7 @@ import Remote
 /// `byteclub tag PATH [+a] [-b] …`: a file's tags, or a change to them.
 struct Tag: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tag",
         abstract: "Show or change a file's tags.",
         discussion: """
             With no changes, prints the file's tags, one per line. `+name` (or a bare name) adds a \

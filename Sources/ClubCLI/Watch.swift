@@ -6,6 +6,7 @@ import Remote
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Print each change in a folder as it happens.",
         discussion: """
             One line per change, as soon as the server tells: `added PATH`, `changed PATH`, \

@@ -28,6 +28,7 @@ private var editRetry: RetryPolicy {
 /// `byteclub new "Title"`: a note made from the shell, as `nb add` and `zk new` do.
 struct New: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "new",
         abstract: "Make a note and write it in $EDITOR.",
         discussion: """
             Makes TITLE.md in the club's folder (or in --folder, made if need be; config.toml's \
@@ -76,6 +77,7 @@ struct New: AsyncParsableCommand {
 /// `byteclub edit "Title"`: an existing note in `$EDITOR`.
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "edit",
         abstract: "Open a note in $EDITOR and save what the editor leaves.",
         discussion: "An unchanged text saves nothing. A missing note is exit 3; two notes of that title, exit 64. " + keptSafe)
 
@@ -101,6 +103,7 @@ struct Edit: AsyncParsableCommand {
 /// `byteclub today`: the day's note, made the first time.
 struct Today: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "today",
         abstract: "Open today's daily note in $EDITOR, making it the first time.",
         discussion: """
             The day's note is daily/2026-11-25.md in the club's folder: config.toml's daily_folder \

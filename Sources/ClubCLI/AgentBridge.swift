@@ -54,7 +54,7 @@ extension BackendOptions {
                                bandwidthLimit: limit, idleTimeout: timeout)
         }
         if let server {
-            guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else {
+            guard let secret = token ?? Paths.variable("BYTECLUB_TOKEN"), !secret.isEmpty else {
                 throw ValidationError("--server needs --token (or BYTECLUB_TOKEN)")
             }
             return AgentRemote(kind: .club, key: "club:" + server, url: server, secret: secret, bandwidthLimit: limit, idleTimeout: timeout, pin: pin)

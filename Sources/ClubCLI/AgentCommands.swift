@@ -17,7 +17,7 @@ struct AgentCommand: AsyncParsableCommand {
     @Option(help: .hidden) var idle: Double?
 
     func run() async throws {
-        let seconds = idle ?? Paths.environment["BYTECLUB_AGENT_IDLE_SECONDS"].flatMap(Double.init) ?? 60
+        let seconds = idle ?? Paths.variable("BYTECLUB_AGENT_IDLE_SECONDS").flatMap(Double.init) ?? 60
         let place = try AgentPlace(key: key, stateFolder: Paths.state)
         try await AgentServer.run(place: place, makeStore: { try await AgentStores.make($0, version: ClubCLI.version) }, idleExit: .milliseconds(Int(max(0.1, seconds) * 1000)))
     }

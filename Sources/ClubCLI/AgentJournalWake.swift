@@ -12,7 +12,7 @@ enum AgentJournalWake {
     /// agent that cannot start is reported and the command goes on as ever.
     static func resumeUnfinished(_ options: BackendOptions) {
         // A WebDAV password typed at a prompt is not asked for twice.
-        if options.webdav != nil, (Paths.environment["BYTECLUB_WEBDAV_PASSWORD"] ?? "").isEmpty { return }
+        if options.webdav != nil, (Paths.variable("BYTECLUB_WEBDAV_PASSWORD") ?? "").isEmpty { return }
         guard let remote = try? options.agentRemote() else { return }
         let journal = AgentPlace.journal(key: remote.key, stateFolder: Paths.state)
         let waiting = AgentJournal(url: journal).load().transfers.filter { $0.state == .queued || $0.state == .running }

@@ -34,7 +34,7 @@ enum WebDAVPassword {
     /// No password at all is an authentication failure, as a refused one is: it says why and
     /// exits 5 (not 64, a usage error), so a script can tell it from a typo in its flags.
     static func obtain(user: String, url: URL) throws -> String {
-        if let password = Paths.environment[variable], !password.isEmpty { return password }
+        if let password = Paths.variable(variable), !password.isEmpty { return password }
         guard isatty(STDIN_FILENO) == 1 else {
             throw missing("--webdav needs a password: set \(variable), or run byteclub on a terminal to be asked")
         }

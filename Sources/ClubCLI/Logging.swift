@@ -12,7 +12,7 @@ import Durable
 /// logs are dropped rather than shown.
 public enum FileLog {
     public static func bootstrap(url: URL) {
-        let level = Paths.environment["BYTECLUB_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let level = Paths.variable("BYTECLUB_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         let sink = LogFile(url: url)
         LoggingSystem.bootstrap { label in
             guard let sink else { return SwiftLogNoOpLogHandler(label) }
@@ -58,7 +58,7 @@ enum StderrLog {
 
     static func bootstrap() {
         guard done.withLock({ done in defer { done = true }; return !done }) else { return }
-        let asked = Paths.environment["BYTECLUB_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+        let asked = Paths.variable("BYTECLUB_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:))
         LoggingSystem.bootstrap { label in
             var handler = LineLogHandler(label: label, sink: asked == nil ? .sentences : .standardError)
             handler.logLevel = asked ?? .notice

@@ -17,7 +17,7 @@ struct Login: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let key = appKey ?? Paths.environment["BYTECLUB_DROPBOX_APP_KEY"], !key.isEmpty else {
+        guard let key = appKey ?? Paths.variable("BYTECLUB_DROPBOX_APP_KEY"), !key.isEmpty else {
             throw ValidationError("give your Dropbox app key with --app-key (create one at the Dropbox App Console)")
         }
         var endpoints = OAuthEndpoints.dropbox

@@ -51,7 +51,7 @@ struct MembersCommand: AsyncParsableCommand {
         }
 
         /// The audit log's actor for a change made here: the local user.
-        var actor: String { "local:" + (Paths.environment["USER"] ?? "\(getuid())") }
+        var actor: String { "local:" + (Paths.variable("USER") ?? "\(getuid())") }
 
         /// A call to the remote's members endpoints, with its URL, pin and token.
         func call() throws -> ClubCall {

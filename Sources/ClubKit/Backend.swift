@@ -128,7 +128,7 @@ extension Backend {
             let fallback = DropboxAccount.fallback(stored)
             return Backend(store: store, server: nil, label: "dropbox", account: account, formerAccounts: account == fallback ? [nil] : [fallback, nil])
         case .club(let url, let token, let pin):
-            guard let secret = token ?? Paths.environment["BYTECLUB_TOKEN"], !secret.isEmpty else { throw BackendError.serverNeedsToken }
+            guard let secret = token ?? Paths.variable("BYTECLUB_TOKEN"), !secret.isEmpty else { throw BackendError.serverNeedsToken }
             var connection = connection
             if let pin {
                 connection.pinnedPublicKey = pin

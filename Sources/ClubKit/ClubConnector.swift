@@ -131,7 +131,7 @@ public enum ClubConnector {
             if pin == nil, url.scheme?.lowercased() == "https" { pin = try await questions.pin(url, remote, config) }
             // An explicit --token wins; then the remote's own; then BYTECLUB_TOKEN (connect's fallback).
             let token = try target.token ?? config.token(for: remote)
-            if token == nil, (Paths.environment["BYTECLUB_TOKEN"] ?? "").isEmpty {
+            if token == nil, (Paths.variable("BYTECLUB_TOKEN") ?? "").isEmpty {
                 throw ConfigError(file: config.file, line: ConfigLines.line(of: ["remote", remote.name], in: config.text), key: "remote.\(remote.name)",
                                   message: "remote \"\(remote.name)\" needs a token: token_command = \"…\" (or --token, or BYTECLUB_TOKEN)")
             }

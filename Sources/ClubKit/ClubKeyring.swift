@@ -16,7 +16,7 @@ public enum MemberIdentityFile {
         if let keys = try load() { return keys }
         let identity = X25519Identity()
         let line = Data((identity.text + "\n").utf8)
-        if let passphrase = Paths.environment["BYTECLUB_PASSPHRASE"], !passphrase.isEmpty {
+        if let passphrase = Paths.variable("BYTECLUB_PASSPHRASE"), !passphrase.isEmpty {
             try DurableFile.write(try Age.encrypt(line, to: [ScryptRecipient(passphrase: passphrase)]), to: locked, permissions: 0o600)
         } else {
             try DurableFile.write(Data("# byteclub member identity, made \(Date()); public key: \(identity.recipient.text)\n".utf8) + line,
@@ -34,7 +34,7 @@ public enum MemberIdentityFile {
             return MemberKeys(identity: try X25519Identity(String(line)))
         }
         guard let file = try? Data(contentsOf: locked) else { return nil }
-        guard let passphrase = Paths.environment["BYTECLUB_PASSPHRASE"] ?? askPassphrase() else {
+        guard let passphrase = Paths.variable("BYTECLUB_PASSPHRASE") ?? askPassphrase() else {
             throw ClubCryptError.keys("\(locked.path) is locked with a passphrase: set BYTECLUB_PASSPHRASE or run in a terminal")
         }
         return try unlock(file, passphrase: passphrase)

@@ -91,9 +91,9 @@ public enum EncryptedClubs {
 
     /// What to call this member: BYTECLUB_NAME, the account's name, or the login name.
     public static func memberName(_ backend: Backend) async -> String {
-        if let name = Paths.environment["BYTECLUB_NAME"], !name.isEmpty { return name }
+        if let name = Paths.variable("BYTECLUB_NAME"), !name.isEmpty { return name }
         if let account = try? await backend.store.currentAccount(), !account.displayName.isEmpty { return account.displayName }
-        return Paths.environment["USER"] ?? "member"
+        return Paths.variable("USER") ?? "member"
     }
 
     /// Encrypts every plain file under the club's folder where it is, then removes the plain

@@ -27,7 +27,7 @@ final class AppAgent: BackgroundAgent, @unchecked Sendable {
     /// The app's agent for the club `options` name, or nil when asking would prompt (a WebDAV
     /// password typed at start is not asked twice) or the socket folder is unusable.
     static func make(_ options: BackendOptions) -> AppAgent? {
-        if options.webdav != nil, (Paths.environment["BYTECLUB_WEBDAV_PASSWORD"] ?? "").isEmpty { return nil }
+        if options.webdav != nil, (Paths.variable("BYTECLUB_WEBDAV_PASSWORD") ?? "").isEmpty { return nil }
         guard let remote = try? options.agentRemote(), let place = try? BackendOptions.agentPlace(remote) else { return nil }
         return AppAgent(remote: remote, place: place, executable: ownExecutable)
     }

@@ -86,7 +86,8 @@ test: deps-system
 	{ .build/debug/byteclub-torture --kills $(TEST_TORTURE_KILLS) && \
 	  .build/debug/byteclub-torture --simulate --seeds $(TEST_SIMULATION_SEEDS) --backends club,webdav,encrypted && \
 	  .build/debug/byteclub-torture --simulate --seeds $(TEST_LIVE_SEEDS) --backends live,live-encrypted && \
-	  for bug in $(SIMULATION_PLANTS); do .build/debug/byteclub-torture --simulate --seeds 100 --backends club,webdav --plant $$bug || exit 1; done; \
+	  for bug in $(SIMULATION_PLANTS); do .build/debug/byteclub-torture --simulate --seeds 100 --backends club,webdav --plant $$bug || exit 1; done && \
+	  .build/debug/byteclub-torture --simulate --seeds 100 --backends live,live-encrypted --plant typing-merged-as-text; \
 	} >.build/torture.log 2>&1 & torture=$$!; \
 	echo "$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)"; \
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS); built=$$?; \

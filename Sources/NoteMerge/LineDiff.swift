@@ -28,6 +28,50 @@ enum LineDiff {
     }
 
     /// The matched lines of a longest common subsequence, as (index in a, index in b), increasing.
+    /// The hunks that turn `a` into `b`, anchored first on what occurs once in each (patience
+    /// diff's anchors: the longest run of them in the same order), and minimal between anchors.
+    /// Words that occur once are the text's landmarks: a minimal diff may match `x` with another
+    /// `x` than the landmark and call a deleted word a changed one (`a x` to `x b` as `a` to `x`,
+    /// `x` to `b`), which a merge then brings back.
+    static func anchoredHunks(_ a: [Int32], _ b: [Int32]) -> [Hunk] {
+        var counts: [Int32: (a: Int, b: Int, at: Int)] = [:]
+        for (index, v) in a.enumerated() { counts[v, default: (0, 0, 0)].a += 1; counts[v]?.at = index }
+        for v in b { counts[v, default: (0, 0, 0)].b += 1 }
+        // The tokens once in each, in a's order, with where they are in b.
+        var once: [(i: Int, j: Int)] = []
+        for (j, v) in b.enumerated() {
+            if let count = counts[v], count.a == 1, count.b == 1 { once.append((count.at, j)) }
+        }
+        once.sort { $0.i < $1.i }
+        // The longest run increasing in b too (patience sorting).
+        var tails: [Int] = [], previous = [Int](repeating: -1, count: once.count)
+        for (index, pair) in once.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let mid = (low + high) / 2
+                if once[tails[mid]].j < pair.j { low = mid + 1 } else { high = mid }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var anchors: [(i: Int, j: Int)] = []
+        var at = tails.last ?? -1
+        while at >= 0 {
+            anchors.append(once[at])
+            at = previous[at]
+        }
+        anchors.reverse()
+        var hunks: [Hunk] = []
+        var (i, j) = (0, 0)
+        for (x, y) in anchors.map({ ($0.i, $0.j) }) + [(a.count, b.count)] {
+            for hunk in Self.hunks(Array(a[i..<x]), Array(b[j..<y])) {
+                hunks.append(Hunk(a: (hunk.a.lowerBound + i)..<(hunk.a.upperBound + i), b: (hunk.b.lowerBound + j)..<(hunk.b.upperBound + j)))
+            }
+            (i, j) = (x + 1, y + 1)
+        }
+        return hunks
+    }
+
     static func matches(_ a: [Int32], _ b: [Int32]) -> [(Int, Int)] {
         // Lines that occur in only one text cannot match: keep the others, and where they were.
         var maxLine: Int32 = -1

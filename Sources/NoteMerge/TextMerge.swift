@@ -27,11 +27,13 @@ public enum TextMerge {
         let baseTokens = Tokens(base, table: &table)
         let mineTokens = Tokens(mine, table: &table)
         let theirTokens = Tokens(theirs, table: &table)
-        let mineHunks = LineDiff.hunks(baseTokens.numbers, mineTokens.numbers)
-        let newline = table["\n"]
-        let theirHunks = oneInsertion(LineDiff.hunks(baseTokens.numbers, theirTokens.numbers), base: baseTokens.numbers, theirs: theirTokens.numbers).map {
-            attachedToTheLineBefore($0, base: baseTokens.numbers, theirs: theirTokens.numbers, newline: newline)
-        }
+        let separators = Set(["\n", " "].compactMap { table[$0] })
+        // Both sides' insertions placed alike, so an insertion beside a word the other side deleted
+        // is beside it, not inside it (which would keep the word).
+        let mineHunks = attachedToWhatIsBefore(LineDiff.anchoredHunks(baseTokens.numbers, mineTokens.numbers),
+                                               base: baseTokens.numbers, theirs: mineTokens.numbers, separators: separators)
+        let theirHunks = attachedToWhatIsBefore(oneInsertion(LineDiff.anchoredHunks(baseTokens.numbers, theirTokens.numbers), base: baseTokens.numbers, theirs: theirTokens.numbers),
+                                                base: baseTokens.numbers, theirs: theirTokens.numbers, separators: separators)
 
         var edits: [Edit] = []
         for their in theirHunks {
@@ -86,15 +88,39 @@ public enum TextMerge {
     }
 
     /// An insertion of lines (`X⏎` after a `⏎`) slid to where the same text is `⏎X`, at the end of
-    /// the line before: the diff may give either, and at the start of a line it would meet
-    /// whatever a member types there meanwhile, the two glued into one word by the live text.
-    private static func attachedToTheLineBefore(_ hunk: Hunk, base: [Int32], theirs: [Int32], newline: Int32?) -> Hunk {
-        guard let newline, hunk.a.isEmpty, !hunk.b.isEmpty, theirs[hunk.b.lowerBound] != newline else { return hunk }
-        var (i, j, k) = (hunk.a.lowerBound, hunk.b.lowerBound, hunk.b.upperBound)
-        while i > 0, j > 0, base[i - 1] == theirs[k - 1], theirs[j] != newline {
-            i -= 1; j -= 1; k -= 1
+    /// the line before, and of words (`X ` after a space) to ` X`, after the word before: the
+    /// diff may give either, and at the start of a line or a word it would meet whatever a member
+    /// types there meanwhile, the two glued into one word by the live text; or lean on a space
+    /// another member's delete of the next word takes with it (as members type and delete words:
+    /// ` word`), leaving `#word` glued.
+    ///
+    /// A deletion of words is slid alike (`X ` to ` X`), so that an insertion beside the deleted
+    /// word on the other side (` Y` after it) is beside the deletion, not inside it.
+    /// Each never slides past the hunk before it (the words between are the same on both sides).
+    private static func attachedToWhatIsBefore(_ hunks: [Hunk], base: [Int32], theirs: [Int32], separators: Set<Int32>) -> [Hunk] {
+        guard !separators.isEmpty else { return hunks }
+        var out: [Hunk] = []
+        for hunk in hunks {
+            let floor = (a: out.last?.a.upperBound ?? 0, b: out.last?.b.upperBound ?? 0)
+            if hunk.b.isEmpty, !hunk.a.isEmpty, !separators.contains(base[hunk.a.lowerBound]) {
+                var (i, k, j) = (hunk.a.lowerBound, hunk.a.upperBound, hunk.b.lowerBound)
+                while i > floor.a, j > floor.b, base[i - 1] == base[k - 1], !separators.contains(base[i]) {
+                    i -= 1; k -= 1; j -= 1
+                }
+                out.append(separators.contains(base[i]) ? Hunk(a: i..<k, b: j..<j) : hunk)
+                continue
+            }
+            guard hunk.a.isEmpty, !hunk.b.isEmpty, !separators.contains(theirs[hunk.b.lowerBound]) else {
+                out.append(hunk)
+                continue
+            }
+            var (i, j, k) = (hunk.a.lowerBound, hunk.b.lowerBound, hunk.b.upperBound)
+            while i > floor.a, j > floor.b, base[i - 1] == theirs[k - 1], !separators.contains(theirs[j]) {
+                i -= 1; j -= 1; k -= 1
+            }
+            out.append(separators.contains(theirs[j]) ? Hunk(a: i..<i, b: j..<k) : hunk)
         }
-        return theirs[j] == newline ? Hunk(a: i..<i, b: j..<k) : hunk
+        return out
     }
 
     /// Whether two changes of base's words touch the same words: their ranges overlap, or one is

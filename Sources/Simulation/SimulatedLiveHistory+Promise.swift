@@ -48,6 +48,6 @@ extension SimulatedLiveHistory {
     }
 
     public var tally: String {
-        "\(members.count) members, \(expected.count) words (\(expected.values.filter { $0 == 0 }.count) deleted), \(revisions) revisions (\(restores) restored), \(compactions) compactions"
+        "\(members.count) members, \(expected.count) words (\(expected.values.filter { $0 == 0 }.count) deleted), \(revisions) revisions (\(restores) restored), \(compactions) compactions, \(typedJoins) joins with typing (\(mergedJoins) merged as text)"
     }
 }

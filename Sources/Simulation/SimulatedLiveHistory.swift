@@ -8,10 +8,13 @@ import LiveText
 /// club server's live channel, in one process, every choice from the seed.
 ///
 /// - **Each member's app** holds the core's ``LiveNote`` (its journal on disk), an editor's text,
-///   and a draft, and follows the app's rules (`LiveNotes`): edits go into the document as the
-///   editor made them once the note is live (joined, or taken up from its journal); a join
-///   merges what was typed before it; a draft written while live is taken up from the journal
-///   after a kill -9, any other draft is merged in at the join.
+///   and a draft, and follows the app's rules (`LiveNotes`, `NoteEdits`): edits go into the
+///   document as the editor made them once the note is live (joined, or taken up from its
+///   journal). Before that (alone in the note, offline, or not connected yet) they go into the
+///   note's own document (``LiveNote/local(in:seededWith:over:from:clientID:)``, started from the
+///   room's document when its log is in and is the opened text, else from the opened text's
+///   seed), whose journal the draft names; a kill -9 keeps it, and the join takes its edits in
+///   as operations. A draft written while live is taken up from the journal after a kill -9.
 /// - **The room** is the server's (`LiveHub`): a log in arrival order, relayed in order to the
 ///   members connected, the log first to a joiner. On a plain club a revision compacts it into
 ///   one snapshot (``LiveHub/snapshot(of:)``, the server's own, which keeps the newest
@@ -30,12 +33,11 @@ import LiveText
 /// promise (``violations()``): every word typed is in the file exactly once, a word deleted is
 /// not, and every member's text is the file's.
 ///
-/// Members type once their note has been live (joined, or taken up from its journal), offline
-/// too. Not yet: typing in a note before its first join, whose text the join merges in. When
-/// several members' merges meet at once (each typed alone, offline, in a note never live
-/// before), the whole-text replacements they make cross in the shared document and glue words
-/// together; an earlier version of these histories found it in most seeds. Issue 68's model
-/// (every open note a document from its open, its edits operations) takes that merge away.
+/// Members type before their note's first join too (alone in it, or offline). Merged in as text
+/// at the join (``PlantedBug/typingMergedAsText``), two members' typing made whole-text
+/// replacements that crossed in the shared document and put the words between twice; taken
+/// in as the operations it was (issue 68's model: every open note a document from its open),
+/// each word is once.
 public final class SimulatedLiveHistory {
     public enum Backend: String, Sendable, CaseIterable {
         /// A plain club: the room's log is compacted at each revision.
@@ -56,6 +58,9 @@ public final class SimulatedLiveHistory {
         var inLiveJournal: Bool
         /// The file's text the draft was typed over (`Draft.baseText`).
         var base: String
+        /// The note's own document's journal, for a draft typed before the note went live
+        /// (`Draft.liveJournal` naming it): its text, and what the join takes in.
+        var ownJournal: URL? = nil
     }
 
     /// A member's app with the note open: what the process holds, lost at a kill -9.
@@ -66,6 +71,8 @@ public final class SimulatedLiveHistory {
         /// The file's text the session is based on (`NoteSession.baseText`): the file at open, or
         /// a revision taken since.
         var base: String
+        /// The note's own document, while it has not been live: what was typed before the join.
+        var own: LiveNote?
         var everJoined = false
         var resumed = false
         var connected = false
@@ -97,6 +104,9 @@ public final class SimulatedLiveHistory {
     public internal(set) var compactions = 0
     /// Older revisions restored outside the live note (a plain club's).
     public internal(set) var restores = 0
+    /// Joins that took in what was typed before them, and of those, the ones merged as text.
+    public internal(set) var typedJoins = 0
+    public internal(set) var mergedJoins = 0
     /// The apps opened so far (each start of one has a client id of its own).
     private var opens: UInt64 = 0
     /// The text the server last wrote, or found its document held (a plain club's).
@@ -161,6 +171,11 @@ public final class SimulatedLiveHistory {
     public private(set) var divergedAt: [String] = []
     private func checkEditors() {
         for member in members {
+            if let own = apps[member]?.own, own.text != apps[member]?.editor {
+                if divergedAt.isEmpty { say("\(member)'s editor and own document differ") }
+                divergedAt.append("step \(step): \(member)'s editor is not its own document")
+                return
+            }
             guard let app = apps[member], app.everJoined || app.resumed, app.note.text != app.editor else { continue }
             if divergedAt.isEmpty { say("\(member)'s editor and document differ") }
             divergedAt.append("step \(step): \(member)'s editor is not its document")
@@ -182,8 +197,7 @@ public final class SimulatedLiveHistory {
     /// The note opened in `member`'s app, as the app opens it: a draft written while the note was
     /// live is taken up from the journal; another draft is the editor's text; else the file's.
     private func open(_ member: String) -> App {
-        opens += 1
-        var note = LiveNote(noteID: noteID, folder: folder.appendingPathComponent(member), clientID: clientID(open: opens))
+        var note = LiveNote(noteID: noteID, folder: folder.appendingPathComponent(member), clientID: nextClientID())
         if let draft = drafts[member] {
             if draft.inLiveJournal, note.resume() {
                 var app = App(note: note, editor: note.text, opened: note.text, base: draft.base)
@@ -191,12 +205,25 @@ public final class SimulatedLiveHistory {
                 return app
             }
             // The editor opens with the draft's text over the file's text it was typed on (LiveNotes'
-            // `openedText`, the session's base): at the join, the draft's words are merged in. A
-            // draft kept in the journal has the journal's text (`DraftStore.load`).
+            // `openedText`, the session's base). A draft kept in a journal has the journal's text
+            // (`DraftStore.load`); one typed before the note went live names its own document's,
+            // whose edits the join takes in.
+            if let journal = draft.ownJournal {
+                let own = LiveNote(noteID: journal.lastPathComponent, folder: journal.deletingLastPathComponent(), clientID: nextClientID())
+                var app = App(note: note, editor: own.text, opened: draft.base, base: draft.base)
+                app.own = own
+                return app
+            }
             let text = draft.inLiveJournal ? note.journal.flatMap { LiveNote.text(ofJournal: $0) } ?? draft.text : draft.text
             return App(note: note, editor: text, opened: draft.base, base: draft.base)
         }
         return App(note: note, editor: file, opened: file, base: file)
+    }
+
+    /// A client id for the next document an app opens (its live note, or its own).
+    private func nextClientID() -> UInt64 {
+        opens += 1
+        return clientID(open: opens)
     }
 
     private func canAct(_ member: String) -> Bool {
@@ -207,7 +234,7 @@ public final class SimulatedLiveHistory {
     // MARK: Steps
 
     private func type(_ member: String) {
-        guard canAct(member), var app = apps[member], app.everJoined || app.resumed else { return }
+        guard canAct(member), var app = apps[member] else { return }
         wordsTyped += 1
         let word = "\(member)\(wordsTyped)"
         // After a word, or at the end: a word's own place, never inside another.
@@ -222,7 +249,7 @@ public final class SimulatedLiveHistory {
     }
 
     private func delete(_ member: String) {
-        guard canAct(member), var app = apps[member], app.everJoined || app.resumed else { return }
+        guard canAct(member), var app = apps[member] else { return }
         let words = expected.keys.filter { expected[$0] == 1 && app.editor.contains(" " + $0) }.sorted()
         guard !words.isEmpty else { return }
         let word = words[random.int(0...(words.count - 1))]
@@ -239,16 +266,31 @@ public final class SimulatedLiveHistory {
 
     /// An edit in `member`'s editor, into the document as the editor made it once the note is
     /// live, and to the room when connected; a draft written now and then (the app's 300 ms).
-    /// Members edit a note once it is live, so each edit is in the journal at once (a kill -9
+    /// Before the note is live, into its own document, started at the first edit; the draft
+    /// names its journal from then on. Either way each edit is in a journal at once (a kill -9
     /// loses none of them).
     private func edit(_ member: String, _ app: inout App, _ range: Range<Int>, _ text: String) {
+        let live = app.everJoined || app.resumed
+        if !live, app.own == nil {
+            // The room's document as this machine has it (its log in while alone in the note, or
+            // the live journal of an earlier session), when it is what the editor opened
+            // (`LiveNotes.ownStart`); else the opened text's seed.
+            let fork = app.note.hasHistory && app.note.text == app.opened ? app.note.document.encodeStateAsUpdate() : nil
+            app.own = LiveNote.local(in: folder.appendingPathComponent(member + "-own"), seededWith: app.editor, over: app.opened,
+                                     from: fork, clientID: nextClientID())
+        }
         var units = Array(app.editor.utf16)
         units.replaceSubrange(range, with: Array(text.utf16))
         app.editor = String(decoding: units, as: UTF16.self)
+        lastEdit = step
+        guard live else {
+            _ = app.own?.edit(replacing: range, with: text)
+            drafts[member] = Draft(text: app.editor, inLiveJournal: false, base: app.base, ownJournal: app.own?.journal)
+            return
+        }
         for update in app.note.edit(replacing: range, with: text) where app.connected && app.note.isJoined {
             send(update, from: member)
         }
-        lastEdit = step
         if random.oneIn(2) { writeDraft(member, app) }
     }
 
@@ -280,12 +322,20 @@ public final class SimulatedLiveHistory {
             case .presence(let list):
                 app.presence = list
                 if !app.note.isJoined, app.everJoined || app.resumed || list.count > 1 {
-                    let join = app.note.joined(editorText: app.editor, openedText: app.opened, mergesFile: backend != .live)
+                    let typed = app.own != nil && app.editor != app.opened
+                    let join = app.note.joined(editorText: app.editor, openedText: app.opened, mergesFile: backend != .live, local: app.own)
+                    if typed { typedJoins += 1 }
+                    if join.mergedTyping { mergedJoins += 1 }
                     app.editor = join.text
+                    // The draft now names the live journal (the app writes it at the join): one
+                    // that still named the own document would be merged in again after a kill -9,
+                    // with words the others deleted since.
+                    if app.own != nil { drafts[member] = Draft(text: "", inLiveJournal: true, base: app.base) }
+                    app.own = nil
                     app.everJoined = true
                     apps[member] = app
                     if let update = join.send { send(update, from: member) }
-                    say("\(member) joins with \(list.joined(separator: ", "))\(join.send == nil ? "" : ", sending what the room lacks")")
+                    say("\(member) joins with \(list.joined(separator: ", "))\(join.send == nil ? "" : ", sending what the room lacks")\(join.mergedTyping ? ", its typing merged as text" : "")")
                     continue
                 }
             case .revision(let text, let by):

@@ -50,4 +50,29 @@ final class TextMergeTests: XCTestCase {
         let edits = TextMerge.edits(base: "a b c\n", mine: "a b c\n", theirs: "x a b c y\n")
         XCTAssertEqual(edits.map(\.range.lowerBound), edits.map(\.range.lowerBound).sorted(by: >))
     }
+
+    /// A word typed after a space (`# x Minutes`) goes in as ` x` after the word before, as
+    /// members type words: as `x ` after the space it leaned on that space, and another member's
+    /// delete of the word after it (` word`, its space with it) glued it to the `#`.
+    func testAWordAddedGoesInWithTheSpaceBeforeIt() {
+        let edits = TextMerge.edits(base: "# Minutes\n", mine: "# Minutes, kept\n", theirs: "# cy25 Minutes\n")
+        XCTAssertEqual(edits, [TextMerge.Edit(range: 1..<1, text: " cy25")])
+    }
+
+    /// A word deleted on one side, beside a word added on the other: still deleted.
+    func testAWordDeletedBesideAWordAddedOnTheOtherSideStaysDeleted() {
+        XCTAssertEqual(TextMerge.merged(base: "# cy3 cy5 cy9\n", mine: "# cy3 cy5 cy12 cy9\n", theirs: "# cy3 cy9\n"), "# cy3 cy12 cy9\n")
+    }
+
+    /// A live history's merge (seed 557): the minimal diff matched theirs' `ann8` with base's
+    /// `ann10`, calling a deleted word a changed one, and the merge brought back the `ann8` mine had
+    /// deleted. Words found once on each side anchor the diff first (patience diff's anchors).
+    func testAWordMineDeletedIsNotBroughtBackByADiffThatMatchedItElsewhere() {
+        let base = "# ann1 Minutes ann7\n bob6 ann10 ann8 ann5 ann2\nAgenda: bob4 bob9\n"
+        let mine = "# ann1 ann23 Minutes ann13 ann7\n bob6 ann18 ann10 ann11 ann19 ann2 ann25\nAgenda: ann15 ann12 ann20 ann24 bob4 bob9 ann17\n ann16 ann21"
+        let theirs = "# ann1 bob31 bob26 bob30 Minutes ann7\n bob6 ann8 bob28 ann5 bob27 ann2\nAgenda: bob4 bob9\n bob29"
+        XCTAssertEqual(TextMerge.merged(base: base, mine: mine, theirs: theirs),
+                       "# ann1 ann23 bob31 bob26 bob30 Minutes ann13 ann7\n bob6 ann18 ann11 bob28 ann19 bob27 ann2 ann25\n"
+                       + "Agenda: ann15 ann12 ann20 ann24 bob4 bob9 ann17\n ann16 ann21 bob29")
+    }
 }

@@ -2,6 +2,7 @@ import ClubServer
 import Durable
 import Foundation
 import LiveText
+import NoteMerge
 
 /// One note being written together on a club server's live channel: the shared document (a
 /// LiveText/Yjs text), what the server is known to hold, and the journal that keeps every
@@ -40,6 +41,12 @@ public struct LiveNote: Sendable {
     public private(set) var marks: [RevisionMark] = []
     /// The mark of the text a save in flight took (``writing(_:)``).
     private var taking: RevisionMark?
+    /// For a note's own document (``local(in:seededWith:over:from:)``): what its first update
+    /// (the start its edits build on) made, and the digest of the text it was. Nil for a live
+    /// note's journal, or an own one that holds nothing.
+    public private(set) var start: (state: StateVector, digest: [UInt8])?
+    /// The prefix of a note's own document's id (and its journal's name).
+    static let ownPrefix = "local-"
 
     /// Opens the note's document, with what its journal kept. `clientID`: this process's edits'
     /// (a random one; the generated histories draw theirs from the seed, so that two members'
@@ -53,7 +60,14 @@ public struct LiveNote: Sendable {
         if let journal, let data = try? Data(contentsOf: journal) {
             // A record that is not an update (a torn write, a disk's damage) is passed over.
             for record in Self.records(of: data) {
-                if let mark = RevisionMark(decoding: record) { keep(mark) } else { try? document.apply(update: record) }
+                if let mark = RevisionMark(decoding: record) {
+                    keep(mark)
+                } else {
+                    try? document.apply(update: record)
+                    if start == nil, noteID.hasPrefix(Self.ownPrefix), let state = try? LiveDocument.clockEnds(of: record) {
+                        start = (state, Self.digest(of: document.text))
+                    }
+                }
             }
         }
         if let journal, let data = try? Data(contentsOf: journal.appendingPathExtension("base")) {
@@ -63,20 +77,43 @@ public struct LiveNote: Sendable {
 
     /// A note's own document, shared with no one: its journal (under `folder`, a name of its
     /// own) is the draft of a note edited alone or on a backend with no live channel
-    /// (``DraftStore/localJournals``). It starts with `text`, seeded, and takes each edit as the
-    /// editor made it (``edit(replacing:with:continuing:)``), so a key is an append, never the
-    /// whole text written again.
-    public static func local(in folder: URL, seededWith text: String) -> LiveNote {
-        var note = LiveNote(noteID: "local-" + UUID().uuidString.lowercased(), folder: folder)
-        if text.isEmpty {
-            // The file is there from the start, empty: the editor knows its journal is.
-            note.append(Data())
+    /// (``DraftStore/localJournals``). It starts from `base`, the text the note was opened over:
+    /// from `room`, the live room's whole document, when that is its text (the note's room on a
+    /// club server, its log in while the member is alone in it), else from the seed every member
+    /// makes of that text (``LiveFileText/seed(of:)``). Then `text` (the editor's, when it has
+    /// moved on: one edit, made once), and each edit as the editor made it
+    /// (``edit(replacing:with:continuing:)``), so a key is an append, never the whole text
+    /// written again. When the note goes live, its edits go into the room as the operations they
+    /// were (``joined(editorText:openedText:mergesFile:local:)``).
+    /// `clientID` as for ``init(noteID:folder:clientID:)``.
+    public static func local(in folder: URL, seededWith text: String, over base: String? = nil, from room: Data? = nil,
+                             clientID: UInt64 = LiveDocument.randomClientID()) -> LiveNote {
+        var note = LiveNote(noteID: ownPrefix + UUID().uuidString.lowercased(), folder: folder, clientID: clientID)
+        let base = base ?? text
+        let first = room ?? (base.isEmpty ? nil : LiveFileText.seed(of: base))
+        if let first, (try? note.document.apply(update: first)) != nil, note.document.text == base, !note.document.hasPendingUpdates {
+            note.record(first)
+            note.start = ((try? LiveDocument.clockEnds(of: first)) ?? note.document.state, Self.digest(of: base))
         } else {
-            let seed = LiveFileText.seed(of: text)
-            try? note.document.apply(update: seed)
-            note.record(seed)
+            note.document = LiveDocument(clientID: note.document.clientID)
+            if base.isEmpty {
+                // The file is there from the start, empty: the editor knows its journal is.
+                note.append(Data())
+                note.start = (StateVector(), Self.digest(of: base))
+            } else {
+                let seed = LiveFileText.seed(of: base)
+                try? note.document.apply(update: seed)
+                note.record(seed)
+                note.start = (note.document.state, Self.digest(of: base))
+            }
         }
+        if text != base { _ = note.edit(to: text) }
         return note
+    }
+
+    /// Whether this is a note's own document that started from `text` (``local(in:seededWith:over:from:)``).
+    public func isStarted(over text: String) -> Bool {
+        start?.digest == Self.digest(of: text)
     }
 
     /// The file's text is now `text`, and the shared document holds it (a revision written from it).
@@ -230,6 +267,9 @@ public struct LiveNote: Sendable {
     public struct Join: Sendable {
         public var send: Data?
         public var text: String
+        /// What was typed before the join went in as a merge of texts (word by word), not as the
+        /// operations it was: the note's own document did not build on what the room holds.
+        public var mergedTyping = false
     }
 
     /// The server's stored log is in (its first presence after a connect).
@@ -244,7 +284,14 @@ public struct LiveNote: Sendable {
     ///
     /// `mergesFile`: false when the server writes the note (a plain club's): it merges a change
     /// made outside the live session into the document itself, once; merged here too, it was there twice.
-    public mutating func joined(editorText: String, openedText: String, mergesFile: Bool = true) -> Join {
+    ///
+    /// `local`: the note's own document (``local(in:seededWith:over:)``), holding the editor's
+    /// text, when it started from `openedText`'s seed and none of its edits reached the club
+    /// another way (no save since the note was opened). When the room's document holds that seed
+    /// too, what was typed before the join goes in as the operations it was, not as a merge of
+    /// texts: two members who each typed alone before one join keep each word once, where the
+    /// replacements two text merges make crossed and put the text between their edits in twice.
+    public mutating func joined(editorText: String, openedText: String, mergesFile: Bool = true, local: LiveNote? = nil) -> Join {
         isJoined = true
         if !unwritten.isEmpty {
             append(unwritten)
@@ -260,22 +307,55 @@ public struct LiveNote: Sendable {
         // they clash with it).
         // Only at the first join: after it, every edit went into the document as it was typed
         // (offline too), so a join again has nothing of the editor's to merge.
+        var mergedTyping = false
         if !joinedBefore {
             joinedBefore = true
-            let shared = document.text
-            var text = shared
-            if mergesFile, let fileBase, fileBase != openedText, !holdsRevision(openedText) {
-                text = NoteMergeDriver.keepingBoth(base: fileBase, mine: text, theirs: openedText)
+            var typed = editorText != openedText
+            if PlantedBug.typingMergedAsText.isPlanted {
+                // The join as it was: the texts merged line by line, laid on as one replacement.
+                let shared = document.text
+                var text = shared
+                if mergesFile, let fileBase, fileBase != openedText, !holdsRevision(openedText) {
+                    text = NoteMergeDriver.keepingBoth(base: fileBase, mine: text, theirs: openedText)
+                }
+                if typed { text = NoteMergeDriver.keepingBoth(base: openedText, mine: text, theirs: editorText) }
+                if text != shared { _ = edit(to: text) }
+                typed = false
             }
-            if editorText != openedText { text = NoteMergeDriver.keepingBoth(base: openedText, mine: text, theirs: editorText) }
-            if text != shared { _ = edit(to: text) }
+            if typed, let local, let start = local.start, local.isStarted(over: openedText),
+               document.state.covers(start.state), !document.hasPendingUpdates, local.text == editorText {
+                // Built only on what the document holds: every operation applies at once.
+                let edits = local.document.encodeStateAsUpdate(since: start.state)
+                if (try? document.apply(update: edits)) != nil {
+                    record(edits)
+                    typed = false
+                }
+            }
+            // Else merged word by word, each change an edit of its own where it was made (as the
+            // server merges a change made outside, ``TextMerge``): one replacement of the whole
+            // span each, two members' merges crossed and put the text between them in twice.
+            if mergesFile, !PlantedBug.typingMergedAsText.isPlanted, let fileBase, fileBase != openedText, !holdsRevision(openedText) {
+                lay(TextMerge.edits(base: fileBase, mine: document.text, theirs: openedText))
+            }
+            if typed {
+                lay(TextMerge.edits(base: openedText, mine: document.text, theirs: editorText))
+                mergedTyping = true
+            }
             fileTaken(openedText)
         }
         let missing = document.encodeStateAsUpdate(since: serverHolds)
         // An update with no structs and no deletes is 2 bytes (two zero counts).
         let send = missing.count > 2 ? missing : nil
         if let send { serverHolds.formUnion((try? LiveDocument.clockEnds(of: send)) ?? StateVector()) }
-        return Join(send: send, text: document.text)
+        return Join(send: send, text: document.text, mergedTyping: mergedTyping)
+    }
+
+    /// `edits` (last first, as ``TextMerge/edits(base:mine:theirs:)`` gives them) made as this
+    /// member's, one undo step.
+    private mutating func lay(_ edits: [TextMerge.Edit]) {
+        for (index, edit) in edits.enumerated() {
+            _ = self.edit(replacing: edit.range, with: edit.text, continuing: index > 0)
+        }
     }
 
     /// This member's last edit undone (or the last undone one done again): the update to send

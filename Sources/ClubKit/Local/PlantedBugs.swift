@@ -13,6 +13,11 @@ public enum PlantedBug: String, CaseIterable, Sendable {
     /// changed meanwhile lays what was typed onto their text again, as a live note's journal
     /// was once replayed after a kill -9: the words arrive twice.
     case burstReplayedTwice = "burst-replayed-twice"
+    /// What a member typed alone before a live note's join goes in as it once did: the texts
+    /// merged line by line and laid on the shared text as one replacement, from the first change
+    /// to the last, not as the operations it was. Two members who typed alone put the text
+    /// between their edits in twice (the live histories, `--backends live,live-encrypted`).
+    case typingMergedAsText = "typing-merged-as-text"
 }
 
 extension PlantedBug {

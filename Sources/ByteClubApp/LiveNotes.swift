@@ -47,6 +47,12 @@ final class LiveNotes {
     private(set) var openID: String?
     /// The text the editor opened with: the base for what was typed before the first join.
     private var openedText = ""
+    /// The rev the note was opened at: a save since (its words in the file, and from there in the
+    /// room) means the note's own document's edits are no longer only this member's to send.
+    private var openedRev: String?
+    /// How many joins took what was typed before them in as a merge of texts, not as the
+    /// operations the note's own document holds (LiveCursorsAppTests).
+    private(set) var typingMergedAsText = 0
     private(set) var everJoined = false
     /// Taken up from the note's journal before any join (a draft written while live): edits go
     /// into the document as they are typed, and the join merges nothing of the editor's again.
@@ -99,6 +105,7 @@ final class LiveNotes {
         // are then what was typed before the join, merged in as this member's. Seeded from the
         // draft's text, two members' different texts made two seeds: the note doubled.
         openedText = session.baseText ?? session.editor.body.text
+        openedRev = session.baseRev
         everJoined = false
         resumed = false
         synced = nil
@@ -216,9 +223,23 @@ final class LiveNotes {
             // A note taken up from its journal joins at once: the room takes what it lacks.
             if self.note?.isJoined == false, everJoined || resumed || members.count > 1 {
                 let body = state.note?.editor.body.text ?? ""
-                if let join = self.note?.joined(editorText: body, openedText: openedText, mergesFile: !serverWrites) {
+                // What was typed alone goes in as the operations its own document holds, unless a
+                // save since the open took it to the club another way.
+                let own = everJoined || state.note?.baseRev != openedRev ? nil : edits?.ownDocument()
+                if let join = self.note?.joined(editorText: body, openedText: openedText, mergesFile: !serverWrites, local: own) {
                     if let send = join.send { socket?.send(update: send) }
-                    if join.text != body { replaceBody(with: join.text) }
+                    if join.mergedTyping {
+                        typingMergedAsText += 1
+                        context.logger.info("live: what was typed before the join merged as text (its own document \(own == nil ? "not ready" : "built on another start"))")
+                    }
+                    if join.text != body {
+                        replaceBody(with: join.text)
+                    } else if body != openedText {
+                        // The draft names the live journal from now on, not the own document's: written
+                        // again at once, as after an edit.
+                        context.model.updateQuietly { $0.note?.version += 1 }
+                        edits?.journalSoon()
+                    }
                     markSynced()
                     everJoined = true
                 }
@@ -354,6 +375,16 @@ final class LiveNotes {
         guard let note, let current = state.note, current.draftID == session.draftID,
               note.document.utf16Count == session.editor.body.utf16Count else { return nil }
         return note.journal?.path
+    }
+
+    /// Where the open note's own document starts while it is not live (``NoteEdits``): the text the
+    /// note was opened over, and the room's document as this machine has it (its log in while the
+    /// member is alone in the note, or an earlier session's journal), which the own document
+    /// starts from when it is that text (``LiveNote/local(in:seededWith:over:from:clientID:)``), so
+    /// that its edits build on what the room holds. Nil when the note is not this one, or live.
+    func ownStart(for session: NoteSession) -> (base: String, room: LiveDocument?)? {
+        guard let id = session.entry?.id, id == openID, !everJoined, !resumed, session.baseRev == openedRev, let note else { return nil }
+        return (openedText, note.hasHistory ? note.document : nil)
     }
 
     /// The document and the editor now hold the same text (a join, a note taken up from its

@@ -84,6 +84,10 @@ final class Navigator {
         if openQueued(draft, entry: entry) { return }
         var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
         session.newNoteExtension = configuration.layout.newNoteExtension
+        // Typed before the note went live: its own document's journal, taken up again (NoteEdits).
+        if draft.inLiveJournal != true, let journal = configuration.drafts?.journal(of: draft.id) {
+            session.restoredOwnJournal = NoteSession.RestoredJournal(path: journal, lineage: session.editor.body.lineage, text: draft.body)
+        }
         let title = TerminalSafe.escape(draft.title.isEmpty ? "untitled" : draft.title)
         if entry?.readOnly == true || state.readsOnly {
             // A draft typed before this member became a reader: shown as it is, read-only, and

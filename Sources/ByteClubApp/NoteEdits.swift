@@ -93,18 +93,52 @@ final class NoteEdits {
         guard starting != body.lineage else { return }
         starting = body.lineage
         let (lines, lineage, count, folder) = (body.lineClusters, body.lineage, body.editCount, drafts.localJournals)
+        // A restored draft's own document, taken up where it was (its editor opened with its
+        // text, edit 0 on); else a new one over the text the note was opened over, from the
+        // room's document when this machine has it (LiveNotes), so that a join takes its edits in
+        // as operations.
+        let restored = session.restoredOwnJournal.flatMap { $0.lineage == lineage ? (URL(fileURLWithPath: $0.path), $0.text) : nil }
+        let start = live?.ownStart(for: session)
         Self.starts.async { [weak self, hop = context.effects.hop] in
-            let note = LiveNote.local(in: folder, seededWith: String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self))
+            if let (journal, text) = restored, journal.deletingLastPathComponent().standardizedFileURL == folder.standardizedFileURL {
+                let note = LiveNote(noteID: journal.lastPathComponent, folder: folder)
+                if note.start != nil, note.text == text {
+                    hop { self?.started(note, lineage: lineage, count: 0, restored: true) }
+                    return
+                }
+            }
+            let text = String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self)
+            let note = LiveNote.local(in: folder, seededWith: text, over: start?.base, from: start?.room?.encodeStateAsUpdate())
             hop { self?.started(note, lineage: lineage, count: count) }
         }
     }
 
+    /// The open note's own document, when it holds every edit of its editor (its start done, and
+    /// not behind): what a join takes in as the operations it holds (``LiveNotes``).
+    /// A restored draft's document not taken up yet (nothing typed since it opened) is taken up now.
+    func ownDocument() -> LiveNote? {
+        guard let session = state.note, !session.isReadOnly, !session.liveJournalled else { return nil }
+        let body = session.editor.body
+        if let local, local.lineage == body.lineage, local.count == body.editCount, local.note.document.utf16Count == body.utf16Count {
+            return local.note
+        }
+        guard local == nil, starting == nil, body.editCount == 0, let restored = session.restoredOwnJournal, restored.lineage == body.lineage,
+              let folder = configuration.drafts?.localJournals else { return nil }
+        let journal = URL(fileURLWithPath: restored.path)
+        guard journal.deletingLastPathComponent().standardizedFileURL == folder.standardizedFileURL else { return nil }
+        let note = LiveNote(noteID: journal.lastPathComponent, folder: folder)
+        guard note.start != nil, note.text == restored.text else { return nil }
+        local = (note, body.lineage, 0)
+        return note
+    }
+
     /// A document started for the editor of `lineage` at its edit `count`: it takes the edits
     /// made since, or, for an editor gone meanwhile, its journal goes (no draft names it).
-    private func started(_ note: LiveNote, lineage: UInt64, count: Int) {
+    /// A restored draft's document (`restored`) is its draft's journal: never removed here.
+    private func started(_ note: LiveNote, lineage: UInt64, count: Int, restored: Bool = false) {
         if starting == lineage { starting = nil }
         guard let body = state.note?.editor.body, body.lineage == lineage, !(state.note?.liveJournalled ?? true) else {
-            if let journal = note.journal { try? FileManager.default.removeItem(at: journal) }
+            if !restored, let journal = note.journal { try? FileManager.default.removeItem(at: journal) }
             return
         }
         local = (note, lineage, count)

@@ -45,6 +45,21 @@ public struct NoteSession: Sendable, Equatable {
     /// Opened from a draft written while the note was live: its journal, not the draft, is the
     /// text to take up (LiveNotes).
     var restoredInLiveJournal = false
+    /// Opened from a draft typed before the note went live: the note's own document's journal,
+    /// and the editor (its lineage) that opened with its text, which takes the document up again
+    /// (NoteEdits), so that a join after a kill -9 takes its edits in as the operations they were.
+    var restoredOwnJournal: RestoredJournal?
+
+    /// A draft's own document's journal, and the editor opened with its text.
+    struct RestoredJournal: Equatable, Sendable {
+        var path: String
+        var lineage: UInt64
+        /// The draft's text, which the journal must hold to be taken up.
+        var text: String
+
+        /// The same journal and editor (the text follows from them; a 1 MiB one is not compared).
+        static func == (a: Self, b: Self) -> Bool { a.path == b.path && a.lineage == b.lineage }
+    }
     /// Counts edits; ``savedVersion`` is the count the server has.
     var version = 0
     var savedVersion = 0

@@ -236,6 +236,53 @@ final class LiveCursorsAppTests: XCTestCase {
         XCTAssertEqual(text(ray), "# Minutes\n\nAgenda:\nann's draft line", "one text, her line once")
     }
 
+    /// Issue 68: ann, alone in the note, types; ray comes. Her typing goes into the room as the
+    /// operations her note's own document holds (started from the room's document, its log in
+    /// while she was alone), not as a merge of texts; each word once on both screens.
+    func testWhatAMemberTypedAloneGoesInAsTheOperationsItWasWhenAnotherComes() async throws {
+        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n"])
+        self.club = club
+        let drafts = DraftStore(directory: folder.appendingPathComponent("drafts"))
+        let ann = try await open("ann", token: club.annToken, in: club, drafts: drafts)
+        await ann.waitUntil("ann alone in the note, its log in") { ann.app.state.note?.live?.members == ["ann"] }
+        ann.press(.documentEnd)
+        type(ann, "ann alone")
+        await ann.waitUntil("ann's own document holds her typing") { ann.app.edits.ownDocument()?.text == self.text(ann) }
+        XCTAssertEqual(ann.app.edits.ownDocument()?.isStarted(over: "# Minutes\n\nAgenda:\n"), true)
+        let ray = try await open("ray", token: club.rayToken, in: club)
+        await bothLive(ann, ray)
+        await ray.waitUntil("ann's words on ray's side") { self.text(ray) == self.text(ann) && self.text(ray).contains("ann alone") }
+        XCTAssertEqual(text(ray), "# Minutes\n\nAgenda:\nann alone", "her words once")
+        XCTAssertEqual(ann.app.liveNotes.typingMergedAsText, 0, "her typing went in as the operations it was")
+    }
+
+    /// Issue 68: ann types alone and her app goes; her draft names her note's own document's
+    /// journal. Her app again, the draft restored, and ray comes: the join takes the document up
+    /// from that journal and sends its operations, with nothing typed since the restore.
+    func testADraftTypedAloneIsTakenUpFromItsOwnDocumentAtTheJoin() async throws {
+        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n"])
+        self.club = club
+        let drafts = DraftStore(directory: folder.appendingPathComponent("drafts"))
+        let alone = try await open("ann", token: club.annToken, in: club, drafts: drafts)
+        alone.press(.documentEnd)
+        type(alone, "ann's draft line")
+        await alone.waitUntil("ann's draft names her own document's journal") {
+            alone.app.state.note.map { $0.journalledVersion == $0.version } == true
+                && drafts.journal(of: alone.app.state.note?.draftID ?? "")?.hasPrefix(drafts.localJournals.path) == true
+        }
+        alone.app.liveNotes.stop()
+        alone.app.stopLiveUpdates()
+
+        let ann = try await open("ann", token: club.annToken, in: club, drafts: drafts)
+        XCTAssertEqual(text(ann), "# Minutes\n\nAgenda:\nann's draft line")
+        XCTAssertNotNil(ann.app.state.note?.restoredOwnJournal, "the restored session knows its own document's journal")
+        let ray = try await open("ray", token: club.rayToken, in: club)
+        await bothLive(ann, ray)
+        await ray.waitUntil("ann's line on ray's side") { self.text(ray).contains("ann's draft line") && self.text(ann) == self.text(ray) }
+        XCTAssertEqual(text(ray), "# Minutes\n\nAgenda:\nann's draft line", "one text, her line once")
+        XCTAssertEqual(ann.app.liveNotes.typingMergedAsText, 0, "taken up from her own document, not merged as text")
+    }
+
     /// Issue 68: ray's app goes with nothing unsaved; ann, alone in the note, types a line, her
     /// app writes it (a revision from the shared document), and she types on in that line. Ray
     /// opens the note again over that revision. His join took the revision for a change made

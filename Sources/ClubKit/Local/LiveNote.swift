@@ -320,6 +320,7 @@ public struct LiveNote: Sendable {
                 }
                 if typed { text = NoteMergeDriver.keepingBoth(base: openedText, mine: text, theirs: editorText) }
                 if text != shared { _ = edit(to: text) }
+                mergedTyping = typed
                 typed = false
             }
             if typed, let local, let start = local.start, local.isStarted(over: openedText),

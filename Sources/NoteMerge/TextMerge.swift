@@ -47,7 +47,10 @@ public enum TextMerge {
                 guard !text.isEmpty else { continue }
                 let before = text.last.map { $0.isWhitespace } ?? false
                 let at = before ? mineTokens.offset(first.b.lowerBound) : mineTokens.offset(last.b.upperBound)
-                edits.append(Edit(range: at..<at, text: mineTokens.apart(text, at: before ? first.b.lowerBound : last.b.upperBound)))
+                // Apart as theirs had them: a space theirs had beside these words that mine's
+                // change took (` ann6` deleted, ` bob29` typed in its place) is not lost.
+                let spaced = (before: theirTokens.isSpace(their.b.lowerBound - 1), after: theirTokens.isSpace(their.b.upperBound))
+                edits.append(Edit(range: at..<at, text: mineTokens.apart(text, at: before ? first.b.lowerBound : last.b.upperBound, spaced: spaced)))
                 continue
             }
             // Where `their.a` lies in mine: shifted by mine's changes before it.
@@ -172,11 +175,23 @@ private struct Tokens {
     func text(_ range: Range<Int>) -> String { pieces[range].joined() }
 
     /// `text` to go in before piece `index`, with a space where it would glue a word of its own
-    /// to a word beside it (two insertions at one place, each without a space between).
-    func apart(_ text: String, at index: Int) -> String {
+    /// to a word beside it (two insertions at one place, each without a space between), or, on a
+    /// side `spaced` says its own text had a space, to anything but a space.
+    func apart(_ text: String, at index: Int, spaced: (before: Bool, after: Bool) = (false, false)) -> String {
         var text = text
-        if index > 0, let left = pieces[index - 1].last, let first = text.first, Self.isWord(left), Self.isWord(first) { text = " " + text }
-        if index < pieces.count, let right = pieces[index].first, let last = text.last, Self.isWord(right), Self.isWord(last) { text += " " }
+        if index > 0, let left = pieces[index - 1].last, let first = text.first, !left.isWhitespace, !first.isWhitespace,
+           spaced.before || (Self.isWord(left) && Self.isWord(first)) {
+            text = " " + text
+        }
+        if index < pieces.count, let right = pieces[index].first, let last = text.last, !right.isWhitespace, !last.isWhitespace,
+           spaced.after || (Self.isWord(right) && Self.isWord(last)) {
+            text += " "
+        }
         return text
+    }
+
+    /// Whether piece `index` is a space or a line's end (false past either end).
+    func isSpace(_ index: Int) -> Bool {
+        index >= 0 && index < pieces.count && pieces[index].allSatisfy(\.isWhitespace)
     }
 }

@@ -210,6 +210,23 @@ final class LiveCursorsAppTests: XCTestCase {
                        "no key compared whole texts")
     }
 
+    /// Ann, alone in the note (not live), types a line at its end; her draft is written (its id
+    /// returned), and her app goes.
+    @discardableResult
+    private func draftTypedAlone(in club: MembersClub, drafts: DraftStore) async throws -> String {
+        let alone = try await open("ann", token: club.annToken, in: club, drafts: drafts)
+        alone.press(.documentEnd)
+        type(alone, "ann's draft line")
+        await alone.waitUntil("ann's draft written, naming her own document's journal") {
+            alone.app.state.note.map { $0.journalledVersion == $0.version } == true
+                && drafts.journal(of: alone.app.state.note?.draftID ?? "") != nil
+        }
+        let id = alone.app.state.note?.draftID ?? ""
+        alone.app.liveNotes.stop()
+        alone.app.stopLiveUpdates()
+        return id
+    }
+
     /// A note with no live history, opened by ann from a draft she typed alone, and by ray from
     /// the file: both seed the shared document from the file's text (the same seed, one text),
     /// and her draft's line goes in once. Seeded from her draft's own text, the two seeds made
@@ -219,12 +236,7 @@ final class LiveCursorsAppTests: XCTestCase {
         self.club = club
         let drafts = DraftStore(directory: folder.appendingPathComponent("drafts"))
         // Ann alone: the note is not live; her line is kept as a draft, and her app goes.
-        let alone = try await open("ann", token: club.annToken, in: club, drafts: drafts)
-        alone.press(.documentEnd)
-        type(alone, "ann's draft line")
-        await alone.waitUntil("ann's draft written") { alone.app.state.note.map { $0.journalledVersion == $0.version } == true }
-        alone.app.liveNotes.stop()
-        alone.app.stopLiveUpdates()
+        try await draftTypedAlone(in: club, drafts: drafts)
 
         // Her app again, the draft restored; then ray, from the file.
         let ann = try await open("ann", token: club.annToken, in: club, drafts: drafts)
@@ -263,15 +275,8 @@ final class LiveCursorsAppTests: XCTestCase {
         let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n"])
         self.club = club
         let drafts = DraftStore(directory: folder.appendingPathComponent("drafts"))
-        let alone = try await open("ann", token: club.annToken, in: club, drafts: drafts)
-        alone.press(.documentEnd)
-        type(alone, "ann's draft line")
-        await alone.waitUntil("ann's draft names her own document's journal") {
-            alone.app.state.note.map { $0.journalledVersion == $0.version } == true
-                && drafts.journal(of: alone.app.state.note?.draftID ?? "")?.hasPrefix(drafts.localJournals.path) == true
-        }
-        alone.app.liveNotes.stop()
-        alone.app.stopLiveUpdates()
+        let draftID = try await draftTypedAlone(in: club, drafts: drafts)
+        XCTAssertEqual(drafts.journal(of: draftID)?.hasPrefix(drafts.localJournals.path), true, "the draft names her own document's journal")
 
         let ann = try await open("ann", token: club.annToken, in: club, drafts: drafts)
         XCTAssertEqual(text(ann), "# Minutes\n\nAgenda:\nann's draft line")

@@ -93,10 +93,8 @@ final class TypedBeforeTheJoinTests: XCTestCase {
             _ = try ann.receive(update)
             _ = try ray.receive(update)
         }
-        let fromRay = try XCTUnwrap(ray.joined(editorText: rayText, openedText: file, mergesFile: false, local: rayOwn).send)
-        let fromAnn = try XCTUnwrap(ann.joined(editorText: annText, openedText: file, mergesFile: false, local: reopened).send)
-        _ = try ann.receive(fromRay)
-        _ = try ray.receive(fromAnn)
+        XCTAssertEqual(rayOwn.text, rayText)
+        try joinAtOnce(&ann, reopened, &ray, rayOwn)
         XCTAssertEqual(ann.text, "one ann1 two three ray1 four five six ann2\n")
         XCTAssertEqual(ray.text, ann.text)
     }
@@ -166,11 +164,19 @@ final class TypedBeforeTheJoinTests: XCTestCase {
         // Seeded from the file's text instead, the typing could only be merged as text.
         XCTAssertFalse(ray.document.state.covers(try XCTUnwrap(LiveNote.local(in: folder, seededWith: file).start).state))
 
-        let fromAnn = try XCTUnwrap(ann.joined(editorText: annText, openedText: file, mergesFile: false, local: annOwn).send)
-        let fromRay = try XCTUnwrap(ray.joined(editorText: rayText, openedText: file, mergesFile: false, local: rayOwn).send)
-        _ = try ann.receive(fromRay)
-        _ = try ray.receive(fromAnn)
+        XCTAssertEqual([annOwn.text, rayOwn.text], [annText, rayText])
+        try joinAtOnce(&ann, annOwn, &ray, rayOwn)
         XCTAssertEqual(ann.text, "one ann1 two three ray1 four ray2 five six ann2\n")
         XCTAssertEqual(ray.text, ann.text)
+    }
+
+    /// ann and ray join at once, each with what it typed alone in its own document (over `file`),
+    /// then each receives the other's join.
+    func joinAtOnce(_ ann: inout LiveNote, _ annOwn: LiveNote, _ ray: inout LiveNote, _ rayOwn: LiveNote,
+                    file: StaticString = #filePath, line: UInt = #line) throws {
+        let fromAnn = try XCTUnwrap(ann.joined(editorText: annOwn.text, openedText: self.file, mergesFile: false, local: annOwn).send, file: file, line: line)
+        let fromRay = try XCTUnwrap(ray.joined(editorText: rayOwn.text, openedText: self.file, mergesFile: false, local: rayOwn).send, file: file, line: line)
+        _ = try ann.receive(fromRay)
+        _ = try ray.receive(fromAnn)
     }
 }

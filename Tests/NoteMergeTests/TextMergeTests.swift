@@ -75,4 +75,11 @@ final class TextMergeTests: XCTestCase {
                        "# ann1 ann23 bob31 bob26 bob30 Minutes ann13 ann7\n bob6 ann18 ann11 bob28 ann19 bob27 ann2 ann25\n"
                        + "Agenda: ann15 ann12 ann20 ann24 bob4 bob9 ann17\n ann16 ann21 bob29")
     }
+
+    /// Both deleted a word; theirs typed another in its place. Mine's deletion took the space
+    /// before it, and theirs' word went in glued to the `#` (a live history, seed 2179): it keeps
+    /// the space theirs had.
+    func testAWordTypedInPlaceOfOneBothDeletedKeepsItsSpace() {
+        XCTAssertEqual(TextMerge.merged(base: "# ann6 Minutes\n", mine: "# Minutes\n", theirs: "# bob29 Minutes\n"), "# bob29 Minutes\n")
+    }
 }

@@ -234,9 +234,9 @@ final class LiveNotes {
                     }
                     if join.text != body {
                         replaceBody(with: join.text)
-                    } else if body != openedText {
-                        // The draft names the live journal from now on, not the own document's: written
-                        // again at once, as after an edit.
+                    } else if own != nil, let session = state.note, session.version != session.savedVersion {
+                        // The unsaved draft names the live journal from now on, not the own
+                        // document's: written again at once, as after an edit.
                         context.model.updateQuietly { $0.note?.version += 1 }
                         edits?.journalSoon()
                     }

@@ -27,7 +27,6 @@ enum LineDiff {
         return hunks
     }
 
-    /// The matched lines of a longest common subsequence, as (index in a, index in b), increasing.
     /// The hunks that turn `a` into `b`, anchored first on what occurs once in each (patience
     /// diff's anchors: the longest run of them in the same order), and minimal between anchors.
     /// Words that occur once are the text's landmarks: a minimal diff may match `x` with another
@@ -72,6 +71,7 @@ enum LineDiff {
         return hunks
     }
 
+    /// The matched lines of a longest common subsequence, as (index in a, index in b), increasing.
     static func matches(_ a: [Int32], _ b: [Int32]) -> [(Int, Int)] {
         // Lines that occur in only one text cannot match: keep the others, and where they were.
         var maxLine: Int32 = -1

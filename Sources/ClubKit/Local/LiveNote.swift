@@ -41,7 +41,7 @@ public struct LiveNote: Sendable {
     public private(set) var marks: [RevisionMark] = []
     /// The mark of the text a save in flight took (``writing(_:)``).
     private var taking: RevisionMark?
-    /// For a note's own document (``local(in:seededWith:over:from:)``): what its first update
+    /// For a note's own document (``local(in:seededWith:over:from:clientID:)``): what its first update
     /// (the start its edits build on) made, and the digest of the text it was. Nil for a live
     /// note's journal, or an own one that holds nothing.
     public private(set) var start: (state: StateVector, digest: [UInt8])?
@@ -111,7 +111,7 @@ public struct LiveNote: Sendable {
         return note
     }
 
-    /// Whether this is a note's own document that started from `text` (``local(in:seededWith:over:from:)``).
+    /// Whether this is a note's own document that started from `text` (``local(in:seededWith:over:from:clientID:)``).
     public func isStarted(over text: String) -> Bool {
         start?.digest == Self.digest(of: text)
     }
@@ -285,12 +285,13 @@ public struct LiveNote: Sendable {
     /// `mergesFile`: false when the server writes the note (a plain club's): it merges a change
     /// made outside the live session into the document itself, once; merged here too, it was there twice.
     ///
-    /// `local`: the note's own document (``local(in:seededWith:over:)``), holding the editor's
-    /// text, when it started from `openedText`'s seed and none of its edits reached the club
-    /// another way (no save since the note was opened). When the room's document holds that seed
-    /// too, what was typed before the join goes in as the operations it was, not as a merge of
-    /// texts: two members who each typed alone before one join keep each word once, where the
-    /// replacements two text merges make crossed and put the text between their edits in twice.
+    /// `local`: the note's own document (``local(in:seededWith:over:from:clientID:)``), holding the
+    /// editor's text, when none of its edits reached the club another way (no save since the note
+    /// was opened). When it started from `openedText` and the room's document holds that start,
+    /// what was typed before the join goes in as the operations it was, not as a merge of texts:
+    /// two members who each typed alone before one join keep each word once, where the
+    /// replacements two text merges made crossed and put the text between their edits in twice.
+    /// Otherwise it is merged word by word (``Join/mergedTyping``).
     public mutating func joined(editorText: String, openedText: String, mergesFile: Bool = true, local: LiveNote? = nil) -> Join {
         isJoined = true
         if !unwritten.isEmpty {

@@ -12,8 +12,8 @@ import LiveText
 ///   document as the editor made them once the note is live (joined, or taken up from its
 ///   journal). Before that (alone in the note, offline, or not connected yet) they go into the
 ///   note's own document (``LiveNote/local(in:seededWith:over:from:clientID:)``, started from the
-///   room's document when its log is in and is the opened text, else from the opened text's
-///   seed), whose journal the draft names; a kill -9 keeps it, and the join takes its edits in
+///   room's document as the member's machine has it, its log or its journal, when that is the
+///   opened text, else from the opened text's seed), whose journal the draft names; a kill -9 keeps it, and the join takes its edits in
 ///   as operations. A draft written while live is taken up from the journal after a kill -9.
 /// - **The room** is the server's (`LiveHub`): a log in arrival order, relayed in order to the
 ///   members connected, the log first to a joiner. On a plain club a revision compacts it into

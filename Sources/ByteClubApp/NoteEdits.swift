@@ -97,15 +97,12 @@ final class NoteEdits {
         // text, edit 0 on); else a new one over the text the note was opened over, from the
         // room's document when this machine has it (LiveNotes), so that a join takes its edits in
         // as operations.
-        let restored = session.restoredOwnJournal.flatMap { $0.lineage == lineage ? (URL(fileURLWithPath: $0.path), $0.text) : nil }
+        let restored = session.restoredOwnJournal.flatMap { $0.lineage == lineage ? $0 : nil }
         let start = live?.ownStart(for: session)
         Self.starts.async { [weak self, hop = context.effects.hop] in
-            if let (journal, text) = restored, journal.deletingLastPathComponent().standardizedFileURL == folder.standardizedFileURL {
-                let note = LiveNote(noteID: journal.lastPathComponent, folder: folder)
-                if note.start != nil, note.text == text {
-                    hop { self?.started(note, lineage: lineage, count: 0, restored: true) }
-                    return
-                }
+            if let restored, let note = Self.takeUp(restored, in: folder) {
+                hop { self?.started(note, lineage: lineage, count: 0, restored: true) }
+                return
             }
             let text = String(decoding: TextBuffer.utf8(of: lines), as: UTF8.self)
             let note = LiveNote.local(in: folder, seededWith: text, over: start?.base, from: start?.room?.encodeStateAsUpdate())
@@ -123,13 +120,18 @@ final class NoteEdits {
             return local.note
         }
         guard local == nil, starting == nil, body.editCount == 0, let restored = session.restoredOwnJournal, restored.lineage == body.lineage,
-              let folder = configuration.drafts?.localJournals else { return nil }
+              let folder = configuration.drafts?.localJournals, let note = Self.takeUp(restored, in: folder) else { return nil }
+        local = (note, body.lineage, 0)
+        return note
+    }
+
+    /// A restored draft's own document, from its journal: nil unless the journal is one of this
+    /// club's own documents' (`folder`) and holds the draft's text.
+    private nonisolated static func takeUp(_ restored: NoteSession.RestoredJournal, in folder: URL) -> LiveNote? {
         let journal = URL(fileURLWithPath: restored.path)
         guard journal.deletingLastPathComponent().standardizedFileURL == folder.standardizedFileURL else { return nil }
         let note = LiveNote(noteID: journal.lastPathComponent, folder: folder)
-        guard note.start != nil, note.text == restored.text else { return nil }
-        local = (note, body.lineage, 0)
-        return note
+        return note.start != nil && note.text == restored.text ? note : nil
     }
 
     /// A document started for the editor of `lineage` at its edit `count`: it takes the edits

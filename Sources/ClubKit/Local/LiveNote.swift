@@ -90,23 +90,16 @@ public struct LiveNote: Sendable {
                              clientID: UInt64 = LiveDocument.randomClientID()) -> LiveNote {
         var note = LiveNote(noteID: ownPrefix + UUID().uuidString.lowercased(), folder: folder, clientID: clientID)
         let base = base ?? text
-        let first = room ?? (base.isEmpty ? nil : LiveFileText.seed(of: base))
-        if let first, (try? note.document.apply(update: first)) != nil, note.document.text == base, !note.document.hasPendingUpdates {
+        for first in [room, base.isEmpty ? nil : LiveFileText.seed(of: base)].compactMap({ $0 }) {
+            var document = LiveDocument(clientID: clientID)
+            guard (try? document.apply(update: first)) != nil, !document.hasPendingUpdates, document.text == base else { continue }
+            note.document = document
             note.record(first)
-            note.start = ((try? LiveDocument.clockEnds(of: first)) ?? note.document.state, Self.digest(of: base))
-        } else {
-            note.document = LiveDocument(clientID: note.document.clientID)
-            if base.isEmpty {
-                // The file is there from the start, empty: the editor knows its journal is.
-                note.append(Data())
-                note.start = (StateVector(), Self.digest(of: base))
-            } else {
-                let seed = LiveFileText.seed(of: base)
-                try? note.document.apply(update: seed)
-                note.record(seed)
-                note.start = (note.document.state, Self.digest(of: base))
-            }
+            break
         }
+        // The file is there from the start, empty too: the editor knows its journal is.
+        if note.document.state.clocks.isEmpty { note.append(Data()) }
+        note.start = (note.document.state, Self.digest(of: note.document.text))
         if text != base { _ = note.edit(to: text) }
         return note
     }

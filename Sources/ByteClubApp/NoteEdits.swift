@@ -85,7 +85,9 @@ final class NoteEdits {
         // at each key (2 MiB a key in a 1 MiB note).
         if let (lineage, count) = local.map({ ($0.lineage, $0.count) }), lineage == body.lineage, let journal = local?.note.journal,
            FileManager.default.fileExists(atPath: journal.path), let edits = body.edits(since: count) {
-            for edit in edits { _ = local?.note.edit(replacing: edit.range, with: edit.text) }
+            // Its undo steps joined as the editor joins a typed run: if the note goes live, they
+            // are the member's to undo there (``LiveDocument/takeUndoSteps(of:)``).
+            for edit in edits { _ = local?.note.edit(replacing: edit.range, with: edit.text, continuing: edit.continuesStep) }
             local?.count = body.editCount
             if local?.note.document.utf16Count == body.utf16Count { return }
         }

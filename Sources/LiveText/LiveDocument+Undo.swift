@@ -12,6 +12,9 @@ struct DeletedText: Sendable {
 struct UndoStep: Sendable {
     var inserted: [Range<UInt64>]
     var deleted: [DeletedText]
+    /// Whose clocks `inserted` are: nil for this document's client; another's for a step taken
+    /// from the member's own document of the note before it joined (``LiveDocument/takeUndoSteps(of:)``).
+    var client: UInt64? = nil
 }
 
 /// What an undo or a redo did: the update to send, and the changes it made to the text (for
@@ -90,12 +93,32 @@ extension LiveDocument {
     public mutating func joinLastUndoSteps(_ count: Int) {
         guard count > 0, undoSteps.count > count else { return }
         let run = undoSteps.suffix(count + 1)
+        guard run.allSatisfy({ $0.client == run.last!.client }) else { return }
         let inserts = run.allSatisfy { $0.deleted.isEmpty && !$0.inserted.isEmpty }
         let deletes = run.allSatisfy { $0.inserted.isEmpty && !$0.deleted.isEmpty }
         guard inserts || deletes else { return }
-        let joined = UndoStep(inserted: run.flatMap(\.inserted), deleted: run.flatMap(\.deleted))
+        let joined = UndoStep(inserted: run.flatMap(\.inserted), deleted: run.flatMap(\.deleted), client: run.last!.client)
         undoSteps.removeLast(count + 1)
         undoSteps.append(joined)
+    }
+
+    /// Takes `other`'s undo steps as the oldest of this document's, once `other`'s edits are in
+    /// this document (its update applied): a member's own document of a note, typed in before
+    /// the note went live, whose edits went into the shared document at the join. What they
+    /// typed alone stays theirs to undo, one typed run a step, before the first edit they make
+    /// in the shared document. `other`'s redo steps are not taken (a new edit drops them too).
+    public mutating func takeUndoSteps(of other: LiveDocument) {
+        guard other.clientID != clientID else {
+            undoSteps.insert(contentsOf: other.undoSteps, at: 0)
+            return
+        }
+        let taken = other.undoSteps.map { step in
+            var step = step
+            step.client = step.client ?? other.clientID
+            return step
+        }
+        undoSteps.insert(contentsOf: taken, at: 0)
+        if undoSteps.count > undoLimit + 1_000 { undoSteps.removeFirst(undoSteps.count - undoLimit) }
     }
 
     mutating func record(_ step: UndoStep) {
@@ -112,11 +135,12 @@ extension LiveDocument {
         let clock = store.state(of: clientID)
         store.startJournal()
         var deleted: [Handle] = []
-        for range in withCopies(step.inserted.map { DeleteRange(client: clientID, clock: $0.lowerBound, length: $0.upperBound - $0.lowerBound) }) {
+        let inserter = step.client ?? clientID
+        for range in withCopies(step.inserted.map { DeleteRange(client: inserter, clock: $0.lowerBound, length: $0.upperBound - $0.lowerBound) }) {
             _ = store.delete(range, deleted: &deleted)
         }
         let pieces = deleted.map { DeletedText(id: store[$0].id, units: Array(store.units(of: store[$0]))) }
-        let ranges = deleted.map { DeleteRange(client: clientID, clock: store[$0].id.clock, length: store[$0].length) }
+        let ranges = deleted.map { DeleteRange(client: store[$0].id.client, clock: store[$0].id.clock, length: store[$0].length) }
         for piece in step.deleted {
             redone += store.restore(piece, as: clientID)
         }

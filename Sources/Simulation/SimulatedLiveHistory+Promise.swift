@@ -48,6 +48,6 @@ extension SimulatedLiveHistory {
     }
 
     public var tally: String {
-        "\(members.count) members, \(expected.count) words (\(expected.values.filter { $0 == 0 }.count) deleted), \(revisions) revisions (\(restores) restored), \(compactions) compactions, \(typedJoins) joins with typing (\(mergedJoins) merged as text)"
+        "\(members.count) members, \(expected.count) words (\(expected.values.filter { $0 == 0 }.count) deleted), \(revisions) revisions (\(restores) restored), \(compactions) compactions, \(typedJoins) joins with typing (\(mergedJoins) merged as text), \(undos) undos and redos (\(undosOfTypingAlone) taking out a word typed before the join)"
     }
 }

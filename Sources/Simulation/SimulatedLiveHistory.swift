@@ -98,6 +98,14 @@ public final class SimulatedLiveHistory {
     /// Every word typed and how many times it must be in the file (1, or 0 once deleted).
     var expected: [String: Int] = [:]
     var wordsTyped = 0
+    /// Words an undo or a redo brought back (as text of its own: a copy of the word's).
+    var copied: Set<String> = []
+    /// Words typed before their member's first join (in the note's own document).
+    var typedAlone: Set<String> = []
+    /// Undos and redos that changed the text, and the undos of those that took out a word
+    /// typed before the join (``LiveDocument/takeUndoSteps(of:)``).
+    public internal(set) var undos = 0
+    public internal(set) var undosOfTypingAlone = 0
     public private(set) var step = 0
     public private(set) var log: [String] = []
     public internal(set) var revisions = 0
@@ -147,8 +155,9 @@ public final class SimulatedLiveHistory {
             // On a plain club the shell's `edit` changes the file too; the server merges it in.
             let outside: [(String, Int)] = backend == .live ? [("outside", 2), ("restore", 1)] : []
             switch random.weighted([("type", 30), ("delete", 4), ("deliver", 30), ("cut", 3), ("connect", 8), ("outage", 1),
-                                    ("kill", 2), ("start", 4), ("stop", 2), ("save", 6)] + outside) {
+                                    ("kill", 2), ("start", 4), ("stop", 2), ("save", 6), ("undo", 5)] + outside) {
             case "type": type(member)
+            case "undo": undo(member, redo: random.oneIn(3))
             case "delete": delete(member)
             case "deliver": deliver(member, count: random.int(1...6))
             case "cut": cut(member, why: "socket cut")
@@ -243,6 +252,7 @@ public final class SimulatedLiveHistory {
         spaces.append(units.count)
         let at = spaces[random.int(0...(spaces.count - 1))]
         expected[word] = 1
+        if !(app.everJoined || app.resumed) { typedAlone.insert(word) }
         edit(member, &app, at..<at, " " + word)
         apps[member] = app
         say("\(member) types \(word)")
@@ -250,7 +260,10 @@ public final class SimulatedLiveHistory {
 
     private func delete(_ member: String) {
         guard canAct(member), var app = apps[member] else { return }
-        let words = expected.keys.filter { expected[$0] == 1 && app.editor.contains(" " + $0) }.sorted()
+        // Not a word an undo brought back: that is a copy of the word's text, and a member who
+        // has not seen it yet deletes the word as it was, which stays deleted, and the copy
+        // rightly stays; a promise kept by words cannot tell the two apart.
+        let words = expected.keys.filter { expected[$0] == 1 && !copied.contains($0) && app.editor.contains(" " + $0) }.sorted()
         guard !words.isEmpty else { return }
         let word = words[random.int(0...(words.count - 1))]
         let range = (app.editor as NSString).range(of: " " + word)
@@ -262,6 +275,43 @@ public final class SimulatedLiveHistory {
         edit(member, &app, range.location..<after, "")
         apps[member] = app
         say("\(member) deletes \(word)")
+    }
+
+    /// Ctrl-Z (or Ctrl-Y) in a live note: the member's own last edit undone (or done again) in
+    /// the shared document, its run typed alone before the join among them
+    /// (``LiveDocument/takeUndoSteps(of:)``). A word it takes out must then be in the file not
+    /// at all, and one it puts back once. Only while connected to the room: a word an undo puts
+    /// back is new text, and offline it could reach the room after a restore that took the
+    /// word out (as a word typed offline does), which a promise kept by words, not by the text's
+    /// items, cannot tell from the word the restore removed.
+    private func undo(_ member: String, redo: Bool) {
+        guard canAct(member), var app = apps[member], app.connected, app.note.isJoined,
+              let undone = app.note.undo(redo: redo) else { return }
+        var text = app.editor
+        var out: [String] = [], back: [String] = []
+        for change in undone.changes {
+            switch change {
+            case .insert(let inserted, _):
+                back += words(in: inserted).filter { expected[$0] != nil }
+            case .delete(let range):
+                let units = Array(text.utf16)
+                out += words(in: String(decoding: units[range.clamped(to: 0..<units.count)], as: UTF16.self)).filter { expected[$0] != nil }
+            }
+            text = Self.applying([change], to: text)
+        }
+        for word in out { expected[word] = 0 }
+        undos += 1
+        if out.contains(where: typedAlone.contains) { undosOfTypingAlone += 1 }
+        for word in back {
+            expected[word] = 1
+            copied.insert(word)
+        }
+        app.editor = text
+        lastEdit = step
+        send(undone.update, from: member)
+        if random.oneIn(2) { writeDraft(member, app) }
+        apps[member] = app
+        say("\(member) \(redo ? "redoes" : "undoes"): \(out.isEmpty ? "" : "out " + out.joined(separator: ","))\(back.isEmpty ? "" : " back " + back.joined(separator: ","))")
     }
 
     /// An edit in `member`'s editor, into the document as the editor made it once the note is

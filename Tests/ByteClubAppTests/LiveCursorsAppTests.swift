@@ -266,6 +266,20 @@ final class LiveCursorsAppTests: XCTestCase {
         await ray.waitUntil("ann's words on ray's side") { self.text(ray) == self.text(ann) && self.text(ray).contains("ann alone") }
         XCTAssertEqual(text(ray), "# Minutes\n\nAgenda:\nann alone", "her words once")
         XCTAssertEqual(ann.app.liveNotes.typingMergedAsText, 0, "her typing went in as the operations it was")
+
+        // What she typed alone is still hers to undo in the live note (it said "Nothing of
+        // yours to undo"), a typed run a step, and ray's word stays.
+        ray.press(.documentEnd)
+        type(ray, " ray")
+        await ann.waitUntil("ray's word on ann's side") { self.text(ann).hasSuffix("ann alone ray") }
+        var undos = 0
+        while text(ann).contains("ann"), undos < 12 {
+            ann.press(.ctrl("z"))
+            undos += 1
+        }
+        XCTAssertEqual(text(ann), "# Minutes\n\nAgenda:\n ray", "her typing undone, ray's word kept")
+        XCTAssertLessThanOrEqual(undos, 2, "a typed run a step, as the editor's undo, not a key a step")
+        await ray.waitUntil("the undo on ray's side") { self.text(ray) == self.text(ann) }
     }
 
     /// Issue 68: ann types alone and her app goes; her draft names her note's own document's

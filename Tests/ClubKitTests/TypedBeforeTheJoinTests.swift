@@ -77,6 +77,43 @@ final class TypedBeforeTheJoinTests: XCTestCase {
         XCTAssertEqual(cy.joined(editorText: file, openedText: file).text, ann.text)
     }
 
+    /// What a member typed alone is still theirs to undo once the note is live: Ctrl-Z after
+    /// the join takes back their typed runs, newest first, and another member's word stays.
+    /// Before, the join's operations came in under the own document's client and undo said
+    /// "Nothing of yours to undo".
+    func testWhatWasTypedAloneIsUndoneAfterTheJoinAndTheOthersWordStays() throws {
+        let log = try room(of: file)
+        var annOwn = LiveNote.local(in: folder.appendingPathComponent("ann"), seededWith: file, over: file)
+        for (offset, letter) in " ann1".enumerated() {
+            _ = annOwn.edit(replacing: (3 + offset)..<(3 + offset), with: String(letter), continuing: offset > 0)
+        }
+        _ = annOwn.edit(replacing: 32..<32, with: " ann2")
+        let annText = annOwn.text
+        XCTAssertEqual(annText, "one ann1 two three four five six ann2\n")
+
+        var ann = LiveNote(noteID: "id:room", folder: folder.appendingPathComponent("ann-live"))
+        var ray = LiveNote(noteID: "id:room", folder: nil)
+        for update in log {
+            _ = try ann.receive(update)
+            _ = try ray.receive(update)
+        }
+        let join = ann.joined(editorText: annText, openedText: file, mergesFile: false, local: annOwn)
+        XCTAssertFalse(join.mergedTyping)
+        _ = ray.joined(editorText: file, openedText: file)
+        _ = try ray.receive(try XCTUnwrap(join.send))
+        for update in ray.edit(replacing: 18..<18, with: " ray1") { _ = try ann.receive(update) }
+        XCTAssertEqual(ann.text, "one ann1 two three ray1 four five six ann2\n")
+
+        let first = try XCTUnwrap(ann.undo(redo: false), "ann's last run typed alone")
+        _ = try ray.receive(first.update)
+        XCTAssertEqual(ann.text, "one ann1 two three ray1 four five six\n")
+        let second = try XCTUnwrap(ann.undo(redo: false), "her first run, typed a key at a time, in one step")
+        _ = try ray.receive(second.update)
+        XCTAssertEqual(ann.text, "one two three ray1 four five six\n")
+        XCTAssertNil(ann.undo(redo: false), "nothing of ray's is ann's to undo")
+        XCTAssertEqual(ray.text, ann.text)
+    }
+
     func testAMembersOwnDocumentReopenedFromItsJournalAfterAKillStillJoinsAsOperations() throws {
         let log = try room(of: file)
         let (annOwn, annText) = typedAlone("ann", [(27, " ann2"), (3, " ann1")])

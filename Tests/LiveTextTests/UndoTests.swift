@@ -61,6 +61,49 @@ final class UndoTests: XCTestCase {
         XCTAssertEqual(other.text, "ab")
     }
 
+    /// Issue 68: what a member typed in a document of their own before the note went live
+    /// went into the shared one as its operations; their undo there takes it back, a run a
+    /// step, after their own edits in the shared document and never touching a peer's text.
+    /// Peers see each undo as an update like any other.
+    func testStepsTakenFromTheOwnDocumentUndoInTheSharedOne() throws {
+        var shared = LiveDocument(clientID: 1)
+        var peer = LiveDocument(clientID: 2)
+        let seed = peer.insert("base\n", at: 0)
+        try shared.apply(update: seed)
+        // Alone: the own document, from the same start, typed in by runs.
+        var own = LiveDocument(clientID: 9)
+        try own.apply(update: seed)
+        let start = own.state
+        for (offset, letter) in "one ".enumerated() {
+            own.insert(String(letter), at: 5 + offset)
+            if offset > 0 { own.joinLastUndoSteps(1) }
+        }
+        own.delete(0..<1)
+        own.insert("two", at: 8)
+        XCTAssertEqual(own.text, "ase\none two")
+        // The join: its operations go in, and its steps with them.
+        let typed = own.encodeStateAsUpdate(since: start)
+        try shared.apply(update: typed)
+        try peer.apply(update: typed)
+        shared.takeUndoSteps(of: own)
+        // A peer's edit and one of the member's own in the shared document, after the join.
+        try shared.apply(update: peer.insert("!", at: peer.utf16Count))
+        try peer.apply(update: shared.insert("3", at: shared.utf16Count))
+        XCTAssertEqual(shared.text, "ase\none two!3")
+
+        var texts: [String] = []
+        while let undone = shared.undo() {
+            try peer.apply(update: undone.update)
+            XCTAssertEqual(peer.text, shared.text, "a peer sees each undo")
+            texts.append(shared.text)
+        }
+        XCTAssertEqual(texts, ["ase\none two!", "ase\none !", "base\none !", "base\n!"],
+                       "the shared document's edit first, then what was typed alone, a run a step; the peer's ! stays")
+        while let redone = shared.redo() { try peer.apply(update: redone.update) }
+        XCTAssertEqual(shared.text, "ase\none two!3")
+        XCTAssertEqual(peer.text, shared.text)
+    }
+
     func testANewEditEmptiesRedo() {
         var document = LiveDocument(clientID: 1)
         document.insert("a", at: 0)

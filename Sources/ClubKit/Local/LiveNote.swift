@@ -323,6 +323,8 @@ public struct LiveNote: Sendable {
                 let edits = local.document.encodeStateAsUpdate(since: start.state)
                 if (try? document.apply(update: edits)) != nil {
                     record(edits)
+                    // What was typed alone stays this member's to undo (Ctrl-Z after the join).
+                    document.takeUndoSteps(of: local.document)
                     typed = false
                 }
             }

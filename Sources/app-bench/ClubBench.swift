@@ -151,7 +151,7 @@ enum ClubBench {
         let realCached = try realCold.flatMap { _ in try realFirstFrame(arguments, home: home) }
         say(row(["real app (byteclub in a pty): first frame, cold", realCold.map(ms) ?? "—", "≤ 1 s",
                  realCold == nil ? "no byteclub beside app-bench" : ""], widths))
-        say(row(["real app: first frame from its cache", realCached.map(ms) ?? "—", "≤ 200 ms", ""], widths))
+        say(row(["real app: first frame from its cache", realCached.map(ms) ?? "—", "≤ 150 ms", ""], widths))
         if let echo = try realEchoDuringFirstSync(arguments, home: work.appendingPathComponent("real-echo")), !echo.isEmpty {
             say(row(["real app: key echo p99 during its first sync (\(echo.count))", ms(percentile(echo, 0.99)), "≤ 16 ms",
                      "median \(ms(percentile(echo, 0.5)))"], widths))

@@ -31,7 +31,7 @@ extension Refresher {
             let table = cached.entries
             let parts = table.split(into: 3) { position in
                 guard table.kind(at: position) == .file else { return 2 }
-                return tab == .notes && !ClubLayout.hasExtension(table.name(at: position), in: ClubLayout.noteExtensions) ? 1 : 0
+                return tab == .notes && !ClubLayout.hasExtension(ofNameAt: position, in: table, ClubLayout.noteExtensions) ? 1 : 0
             }
             let entries = pending.isEmpty ? parts[0] : EntryTable(OfflineState.applying(pending, to: Array(parts[0])))
             context.update {

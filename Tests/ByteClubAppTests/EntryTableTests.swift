@@ -48,6 +48,22 @@ final class EntryTableTests: XCTestCase {
 
     /// A name is read inside its path and a lowercase path is its own pathLower: a note costs
     /// its record and its texts once.
+    /// The cached list's split into notes and other files reads each name's extension where
+    /// the table holds it: the same answer as the String's, hostile and Unicode names too.
+    func testAnExtensionReadInTheTableIsTheNamesExtension() {
+        let names = hostile + ["Note.MD", "Note.Md", "a.md.txt", "x", ".md", "a.", "a.mdx", "a.m", "ünïcode.Md", "k.\u{212A}",
+                               "dot.\u{301}md", "Straße.TXT", "x.ｍｄ", "x.md\u{0}", "MD", "a..md"]
+        let table = EntryTable(names.map { entry("/byteclub/" + $0) } + [RemoteEntry(kind: .file, name: "", path: "/byteclub/")])
+        for extensions in [ClubLayout.noteExtensions, ClubLayout.noteExtensions + ["k"], ["jpg", "jpeg", "png"]] {
+            for position in table.indices {
+                XCTAssertEqual(ClubLayout.hasExtension(ofNameAt: position, in: table, extensions),
+                               ClubLayout.hasExtension(table.name(at: position), in: extensions),
+                               "\(table.name(at: position).debugDescription) in \(extensions)")
+            }
+        }
+        XCTAssertTrue(ClubLayout.hasExtension(ofNameAt: names.count, in: table, ["md"]) == false, "no name, no extension")
+    }
+
     func testANoteCostsItsRecordAndItsTextsOnce() {
         let entries = (0..<1_000).map { entry("/byteclub/notes/note \($0).md") }
         let table = EntryTable(entries)

@@ -53,11 +53,24 @@ final class FolderIndex: Sendable {
         // note (a 100,000-note list is built before its first frame, issue 56).
         var keys = FolderKeys()
         var order: [(folder: Substring, first: Int)] = []
+        // A run of notes in one folder (a list in a folder's order has one a folder) goes into
+        // the index at its end: one lookup of the folder a run, not two a note.
+        var run: (folder: Substring, positions: [Int])?
+        func endRun() {
+            guard let (folder, positions) = run else { return }
+            if index.notes[folder] == nil { order.append((folder, positions[0])) }
+            index.notes[folder, default: []].append(contentsOf: positions)
+        }
         for position in notes.indices {
             let folder = keys.folder(of: notes, at: position)
-            if index.notes[folder] == nil { order.append((folder, position)) }
-            index.notes[folder, default: []].append(position)
+            if run?.folder == folder {
+                run!.positions.append(position)
+            } else {
+                endRun()
+                run = (folder, [position])
+            }
         }
+        endRun()
         // Notes first, then files, then folders: a folder's name keeps the case of the first
         // path that named it, as the list always showed it (the folders in the order their
         // first notes come).

@@ -25,6 +25,24 @@ final class FolderListingTests: XCTestCase {
         NoteListing.make(state, format: Clock.format).rows.map { $0.cells[0] }
     }
 
+    /// The index by folder: each folder's notes in the list's order, whether a folder's notes
+    /// come together (a run: one lookup of the folder) or between another's; the folders above
+    /// counted with every note under them, and a folder's name in the case its first note gave.
+    func testTheFolderIndexHoldsEachFoldersNotesInOrderWhereverTheyCome() {
+        let paths = ["/byteclub/Trip/a.md", "/byteclub/Trip/b.md", "/byteclub/Home/c.md", "/byteclub/trip/d.md",
+                     "/byteclub/x.md", "/byteclub/Trip/Deep/e.md", "/byteclub/Home/f.md", "/byteclub/y.md"]
+        let table = EntryTable(paths.map { note($0) })
+        let built = FolderIndex.build(notes: table, files: [], folders: [])
+        XCTAssertEqual(built.notes["/byteclub/trip"], [0, 1, 3])
+        XCTAssertEqual(built.notes["/byteclub/home"], [2, 6])
+        XCTAssertEqual(built.notes["/byteclub"], [4, 7])
+        XCTAssertEqual(built.notes["/byteclub/trip/deep"], [5])
+        XCTAssertEqual(built.children["/byteclub"]?["trip"]?.notes, 4, "three notes in it and one below")
+        XCTAssertEqual(built.children["/byteclub"]?["trip"]?.name, "Trip")
+        XCTAssertEqual(built.children["/byteclub"]?["home"]?.notes, 2)
+        XCTAssertEqual(built.children["/byteclub/trip"]?["deep"]?.notes, 1)
+    }
+
     /// Issue 55: a vault's other files are rows of their folder after its notes, counted in
     /// their folders' rows, never taken for notes; a live change to one changes its row.
     func testAttachmentsAreRowsOfTheirFolderAndCountedInItsRow() {

@@ -108,11 +108,7 @@ extension LiveDocument {
     /// typed alone stays theirs to undo, one typed run a step, before the first edit they make
     /// in the shared document. `other`'s redo steps are not taken (a new edit drops them too).
     public mutating func takeUndoSteps(of other: LiveDocument) {
-        guard other.clientID != clientID else {
-            undoSteps.insert(contentsOf: other.undoSteps, at: 0)
-            return
-        }
-        let taken = other.undoSteps.map { step in
+        let taken = other.clientID == clientID ? other.undoSteps : other.undoSteps.map { step in
             var step = step
             step.client = step.client ?? other.clientID
             return step

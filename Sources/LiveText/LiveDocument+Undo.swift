@@ -114,15 +114,19 @@ extension LiveDocument {
             return step
         }
         undoSteps.insert(contentsOf: taken, at: 0)
-        if undoSteps.count > undoLimit + 1_000 { undoSteps.removeFirst(undoSteps.count - undoLimit) }
+        keepUndoLimit()
     }
 
     mutating func record(_ step: UndoStep) {
         undoSteps.append(step)
-        // The oldest steps go past the limit, a thousand at a time so that typing does not move
-        // the whole stack at each key.
-        if undoSteps.count > undoLimit + 1_000 { undoSteps.removeFirst(undoSteps.count - undoLimit) }
+        keepUndoLimit()
         redoSteps.removeAll()
+    }
+
+    /// The oldest steps go past the limit, a thousand at a time so that typing does not move
+    /// the whole stack at each key.
+    private mutating func keepUndoLimit() {
+        if undoSteps.count > undoLimit + 1_000 { undoSteps.removeFirst(undoSteps.count - undoLimit) }
     }
 
     /// Deletes what `step` inserted and puts back what it deleted; returns the step that undoes

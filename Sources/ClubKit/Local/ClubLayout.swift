@@ -132,7 +132,7 @@ public struct ClubLayout: Sendable, Equatable {
     /// compared byte by byte, case folded; any other (a byte above 127 after the last dot) is
     /// left to ``hasExtension(_:in:)``, whose Unicode lower-casing it then is.
     public static func hasExtension(ofNameAt position: Int, in table: EntryTable, _ extensions: [String]) -> Bool {
-        let quick: Bool?? = table.withBytes(.name, at: position) { bytes -> Bool? in
+        let quick = table.withBytes(.name, at: position) { bytes -> Bool? in
             guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return false }
             let suffix = bytes[(dot + 1)...]
             guard suffix.allSatisfy({ $0 < 0x80 }) else { return nil }
@@ -142,10 +142,7 @@ public struct ClubLayout: Sendable, Equatable {
                 }
             }
         }
-        switch quick {
-        case .some(.some(let answer)): return answer
-        case .some(.none): return hasExtension(table.name(at: position), in: extensions)
-        case .none: return false
-        }
+        // No name (the String's is "") or a non-ASCII extension: the String's answer.
+        return (quick ?? nil) ?? hasExtension(table.name(at: position), in: extensions)
     }
 }

@@ -285,9 +285,18 @@ enum ListingDelta {
 /// notes shared its cores with the build).
 final class ListingActivity: Sendable {
     private let last = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastBig = Mutex<ContinuousClock.Instant?>(nil)
 
-    /// A page was asked for now.
-    func touch() { last.withLock { $0 = .now } }
+    /// A page was asked for now; `big`: of a listing bigger than ``ListingCache/metadataKept``.
+    func touch(big: Bool = false) {
+        last.withLock { $0 = .now }
+        if big { lastBig.withLock { $0 = .now } }
+    }
+
+    /// Whether a page of a big listing was asked for within `quiet`.
+    func isPagingBig(within quiet: Duration = .seconds(1)) -> Bool {
+        lastBig.withLock { $0.map { ContinuousClock.now - $0 < quiet } ?? false }
+    }
 
     /// Returns once no page has been asked for within `quiet`.
     func giveWay(quiet: Duration = .seconds(1)) async throws {

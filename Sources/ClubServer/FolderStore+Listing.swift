@@ -25,6 +25,7 @@ extension FolderStore {
         listingActivity.touch()
         defer { listingActivity.touch() }
         let (walk, wasReused, key) = try walked(path, recursive: recursive, reuse: !recursive || after != nil)
+        listingActivity.touch(big: walk.count > ListingCache.metadataKept)
         var reused = wasReused
         if !reused, let key, walk.count <= ListingCache.metadataKept {
             // A listing whose metadata is all kept gets it all now, as the walk's stats are fresh:
@@ -39,7 +40,8 @@ extension FolderStore {
         // The page's entries whose metadata is to be made, each `stat`ed once: again when the
         // walk was reused (nil: gone since, or its metadata kept), then hashed side by side.
         let start = index, end = min(walk.count, index + limit)
-        let page = walk[start..<end].indices.map { madeBefore[$0] != nil ? nil : reused ? Self.restat(walk[$0]) : walk[$0] }
+        let page = reused ? Self.restat(walk, start..<end) { madeBefore[$0] != nil }
+            : walk[start..<end].indices.map { madeBefore[$0] != nil ? nil : walk[$0] }
         hashAhead(page.compactMap { $0 })
         var entries: [Metadata] = []
         var made: [(index: Int, metadata: Metadata)] = []
@@ -65,12 +67,16 @@ extension FolderStore {
         madeBefore = [:]
         if let key, walk.count <= ListingCache.metadataKept, !made.isEmpty { listingCache.remember(made, for: key) }
         // Each write is the whole file: once per page made paging 100,000 new files quadratic
-        // (17 s for `byteclub ls`). The last page, or every two seconds, writes what is new.
+        // (17 s for `byteclub ls`). The last page, or every two seconds, writes what is new; a
+        // big listing's every ten, and its last page's after the page is handed over (the ids
+        // and hashes of a first listing of 100,000 files, written whole as they grew, were a
+        // ninth of its server time, on the path of its pages).
         let hasMore = index < walk.count
-        if !hasMore || ContinuousClock.now - listingFlushed >= .seconds(2) {
-            flushIdentifiers()
-            flushHashes()
-            listingFlushed = .now
+        let big = walk.count > ListingCache.metadataKept
+        if big && !hasMore {
+            Task { [weak self] in await self?.flushListing() }
+        } else if !hasMore || ContinuousClock.now - listingFlushed >= (big ? .seconds(10) : .seconds(2)) {
+            flushListing()
         }
         // A big listing's next page is made while this one travels and the client reads it: the
         // pages of a first `ls` of 100,000 files took turns with the client's decoding, each
@@ -82,12 +88,20 @@ extension FolderStore {
         return (entries, last, hasMore)
     }
 
+    /// Writes the ids and content hashes a listing learnt.
+    private func flushListing() {
+        flushIdentifiers()
+        flushHashes()
+        listingFlushed = .now
+    }
+
     /// The metadata of the page of the listing kept under `key` that starts at `from`, made
     /// before it is asked for (``ListingCache/keepAhead(_:for:)``); nothing once that page is no
     /// longer the next one expected (it was asked for meanwhile, or the listing is gone).
     private func makeAhead(key: String, from start: Int, limit: Int) {
         guard listingCache.expects(start, for: key), let walk = listingCache.entries(for: key, now: .now) else { return }
-        let page = walk[start..<min(walk.count, start + limit)].indices.compactMap { index in Self.restat(walk[index]).map { (index, $0) } }
+        let range = start..<min(walk.count, start + limit)
+        let page = zip(range, Self.restat(walk, range)).compactMap { index, entry in entry.map { (index, $0) } }
         hashAhead(page.map(\.1))
         listingCache.keepAhead(page.compactMap { index, entry in (try? metadata(entry.resolved, info: entry.info)).map { (index, $0) } }, for: key)
     }
@@ -124,6 +138,26 @@ extension FolderStore {
         return fresh
     }
 
+    /// The entries of `walk` in `range` with their `stat` now (nil: gone, or `skip`ped). A run of
+    /// entries of one folder is `stat`ed by name in the folder, opened once: by whole paths, the
+    /// kernel walked `/…/club/byteclub/` again for each of a page's 2,000 entries.
+    private static func restat(_ walk: [WalkedEntry], _ range: Range<Int>, skip: (Int) -> Bool = { _ in false }) -> [WalkedEntry?] {
+        var folder: (of: WalkedFolder, descriptor: Int32)?
+        defer { if let folder { close(folder.descriptor) } }
+        return range.map { index in
+            guard !skip(index) else { return nil }
+            var fresh = walk[index]
+            if folder?.of !== fresh.folder {
+                if let folder { close(folder.descriptor) }
+                let descriptor = open(fresh.folder.host, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                folder = descriptor >= 0 ? (fresh.folder, descriptor) : nil
+            }
+            // A walk's entry is followed if it is a link, as `stat` by its path follows it.
+            guard let folder else { return restat(fresh) }
+            return fstatat(folder.descriptor, fresh.name, &fresh.info, 0) == 0 ? fresh : nil
+        }
+    }
+
     /// The walk of `path`, sorted by lower-case path: kept for a few seconds (``ListingCache``)
     /// and reused when `reuse` (then `reused`).
     private func walked(_ path: DropboxPath, recursive: Bool, reuse: Bool) throws(APIError) -> (entries: [WalkedEntry], reused: Bool, key: String?) {
@@ -146,8 +180,11 @@ extension FolderStore {
         }
         if truncated { logger.warning("a walk of \(resolved.path) stopped at \(TreeWalker.maxDepth) levels below the root") }
         ListingOrder.sort(&entries)
-        // The listing's pages will hash what the book does not know yet: its room, at once.
+        // The listing's pages will hash what the book does not know yet, and name what it has
+        // no id for: their room, at once (growing the ids' tables was a thirtieth of a first
+        // listing of 100,000 files).
         hashes.reserve(entries.count)
+        identifiers.reserve(entries.count)
         if let key { listingCache.keep(entries, for: key, at: .now) }
         return (entries, false, key)
     }

@@ -37,6 +37,13 @@ struct IdentifierBook: Sendable, Equatable {
 
     subscript(pathLower: String) -> String? { ids[pathLower] }
 
+    /// Room for `count` ids in all (a listing of that many entries, none named yet).
+    mutating func reserve(_ count: Int) {
+        guard count > ids.count else { return }
+        ids.reserveCapacity(count)
+        changedFrom.reserveCapacity(count - ids.count)
+    }
+
     /// The id of `pathLower`, making one with `newID` if it has none yet.
     mutating func identifier(for pathLower: String, newID: () -> String) -> String {
         if let id = ids[pathLower] { return id }

@@ -29,6 +29,7 @@ struct SessionSweeper: Service {
 /// once more at shutdown.
 ///
 /// While a member's batch commits arrive, and their sessions start (``BatchCommits/isUploading``),
+/// or a listing of more than ``ListingCache/metadataKept`` entries is paged,
 /// it neither walks nor saves, up to
 /// ``busyRescanLimit``: the server journals what it writes itself as it writes it, and during a
 /// `put -r` into a 100,000-note folder the walks (interrupted by commits, then done inside the
@@ -50,7 +51,11 @@ struct ChangeWatcher: Service {
                 // of a second of CPU to walk, and walked every second it took half a core.
                 try await Task.sleep(for: max(interval, took * 10))
                 store.journal.takeInForeignRecords()
-                if store.batchCommits.isUploading, ContinuousClock.now - lastRescan < Self.busyRescanLimit { continue }
+                // A big listing being paged walks its folder itself, and a member waits for its
+                // pages: the rescan's walk beside it was a seventh of a 100,000-file `ls`'s
+                // server time.
+                if store.batchCommits.isUploading || store.listingActivity.isPagingBig(),
+                   ContinuousClock.now - lastRescan < Self.busyRescanLimit { continue }
                 if !store.batchCommits.isUploading { UploadSessionFiles.removeForgottenMarkers() }
                 lastRescan = .now
                 let (applied, walking) = await store.rescanConcurrently()

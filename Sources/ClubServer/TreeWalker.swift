@@ -47,14 +47,11 @@ enum TreeWalker {
         }
         guard scan.visited.insert(TreeScan.FolderIdentity(info)).inserted else { return }
         while let item = readdir(directory) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { raw -> String? in
-                let bytes = raw.prefix { $0 != 0 }
-                return String(validating: bytes, as: UTF8.self)
-            }
-            guard let name, name != ".", name != "..", DropboxPath.isSafeComponent(name) else { continue }
+            guard let name = DirectoryEntryName.of(item), DropboxPath.isSafeComponent(name) else { continue }
             if depth == 0 && name.lowercased() == DropboxPath.reservedName { continue }
             let childDisplay = display + "/" + name
-            guard let (entry, enter) = self.entry(host + "/" + name, display: childDisplay, root: root, metaDirectory: metaDirectory) else { continue }
+            guard let (entry, enter) = self.entry(host + "/" + name, display: childDisplay, root: root, metaDirectory: metaDirectory,
+                                                  named: name, in: dirfd(directory)) else { continue }
             scan.add(childDisplay.lowercased(), entry)
             if enter { walk(host: host + "/" + name, display: childDisplay, depth: depth + 1, root: root, metaDirectory: metaDirectory, into: &scan) }
         }
@@ -75,9 +72,13 @@ enum TreeWalker {
 
     /// One entry's signature, and whether a walk enters it (a real folder, not a link); nil for
     /// what a listing leaves out (gone, a link leaving the root, not a file or folder).
-    static func entry(_ host: String, display: String, root: String, metaDirectory: String) -> (TreeSnapshot.Entry, Bool)? {
+    /// A walk gives the entry's `name` in its folder, open as `descriptor`: it is `stat`ed there,
+    /// not by its whole path.
+    static func entry(_ host: String, display: String, root: String, metaDirectory: String,
+                      named name: String? = nil, in descriptor: Int32? = nil) -> (TreeSnapshot.Entry, Bool)? {
         var info = stat()
-        guard lstat(host, &info) == 0 else { return nil }
+        let found = if let name, let descriptor { fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) } else { lstat(host, &info) }
+        guard found == 0 else { return nil }
         let isLink = (info.st_mode & S_IFMT) == S_IFLNK
         if isLink {
             guard let target = realpath(host, nil) else { return nil }

@@ -149,3 +149,15 @@ enum BatchDownloadTarget {
         FuzzCheck.expect(bytes <= data.count, "more file bytes than the answer held")
     }
 }
+
+/// A `list_folder` page read by ``ListingPageReader``: where it answers at all, it answers what
+/// `JSONDecoder` answers (the same entries, cursor and `has_more`), so reading a club server's
+/// pages fast never changes what a listing holds.
+enum ListingPageTarget {
+    static func run(_ data: Data) {
+        guard let quick = ListingPageReader.read(data) else { return }
+        let decoded = try? JSONDecoder().decode(ListFolderResult.self, from: data)
+        FuzzCheck.expect(decoded != nil, "the quick reader read a page JSONDecoder refuses: \(String(decoding: data.prefix(300), as: UTF8.self))")
+        FuzzCheck.expect(decoded == quick, "the quick reader read \(quick), JSONDecoder \(String(describing: decoded))")
+    }
+}

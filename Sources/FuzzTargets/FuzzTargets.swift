@@ -26,6 +26,8 @@ public enum FuzzTargets {
         Target(name: "session-ledger", summary: "the concurrent-session ledger fed (offset, length, close) appends and its text form",
                run: SessionLedgerTarget.run),
         Target(name: "webdav-multistatus", summary: "a WebDAV server's PROPFIND answer", run: WebDAVTarget.run),
+        Target(name: "listing-page", summary: "a list_folder page read by the quick reader, which must agree with JSONDecoder wherever it answers",
+               run: ListingPageTarget.run),
         Target(name: "batch-download", summary: "a club server's download_batch answer: parts and their bytes", run: BatchDownloadTarget.run),
         Target(name: "key-decoder", summary: "terminal input: keys, mouse reports, pastes and terminal replies, in any chunks", run: KeyDecoderTarget.run),
         Target(name: "terminal-replies", summary: "TerminalReplyScanner's APC/DCS strings and CSI replies", run: TerminalRepliesTarget.run),

@@ -1,31 +1,25 @@
 import DropboxWire
 import Foundation
 
-/// Listings followed page by page, the next page asked for while this one is decoded.
+/// Listings followed page by page, the next page asked for as soon as this one is read.
 ///
-/// A page's cursor is read first (``PageHead`` skips the entries); the request for the next page
-/// goes out at once, and the page's 2,000 entries are decoded while the server makes it. A
-/// 100,000-file `byteclub ls` waited for the server and for its own decoding in turn.
+/// A page is read inside the retries (a garbled page is asked again), and the request for the
+/// next page goes out before this one is handed on, so the server makes it while this one is
+/// printed or applied. A 100,000-file `byteclub ls` waited for the server and for its own
+/// decoding in turn; then each page was scanned twice by `JSONDecoder` (its cursor first, to ask
+/// ahead). ``ListingPageReader`` reads a club server's page in one pass.
 extension DropboxStore {
-    /// What a listing page says about the next one.
-    struct PageHead: Decodable, Sendable {
-        var cursor: String
-        var hasMore: Bool
-        enum CodingKeys: String, CodingKey { case cursor, hasMore = "has_more" }
-    }
-
     /// Every page of the listing of `folder` (all under it when `recursive`), in order, to
     /// `each`, within `limits`. A `reset` mid-way throws `.cursorReset`, as a page does.
     func forEachPipelinedPage(_ folder: String, recursive: Bool, limits: ListingLimits,
                               _ each: (ListFolderResult) async throws(RemoteError) -> Void) async throws(RemoteError) {
-        var reply = try await page(.listFolder, ["path": folder, "recursive": recursive, "limit": 2000], folder: folder)
+        var page = try await self.page(.listFolder, ["path": folder, "recursive": recursive, "limit": 2000], folder: folder)
         var paging = ListingGuard(folder: folder, limits: limits)
         while true {
             // The next page's request is a task of its own: a cancelled listing stops here.
             if Task.isCancelled { throw .cancelled }
-            let next = reply.head.hasMore ? Self.nextPage(self, cursor: reply.head.cursor, folder: folder) : nil
+            let next = page.hasMore ? Self.nextPage(self, cursor: page.cursor, folder: folder) : nil
             do throws(RemoteError) {
-                let page = try Self.decode(ListFolderResult.self, from: reply.body)
                 try paging.page(count: page.entries.count, next: page.hasMore ? page.cursor : nil)
                 try await each(page)
             } catch {
@@ -36,11 +30,11 @@ extension DropboxStore {
                 throw error
             }
             guard let next else { return }
-            reply = try await withTaskCancellationHandler { await next.value } onCancel: { next.cancel() }.get()
+            page = try await withTaskCancellationHandler { await next.value } onCancel: { next.cancel() }.get()
         }
     }
 
-    private static func nextPage(_ store: DropboxStore, cursor: String, folder: String) -> Task<Result<(head: PageHead, body: Data), RemoteError>, Never> {
+    private static func nextPage(_ store: DropboxStore, cursor: String, folder: String) -> Task<Result<ListFolderResult, RemoteError>, Never> {
         Task {
             do throws(RemoteError) {
                 return .success(try await store.page(.listFolderContinue, ["cursor": cursor], folder: folder))
@@ -50,10 +44,8 @@ extension DropboxStore {
         }
     }
 
-    /// A listing page's bytes, with its head read (inside the retries: a garbled page is retried).
-    private func page(_ endpoint: Endpoint, _ argument: [String: Any], folder: String) async throws(RemoteError) -> (head: PageHead, body: Data) {
-        try await rpc(endpoint, argument, path: folder, idempotent: true) { (data: Data) throws(RemoteError) -> (head: PageHead, body: Data) in
-            (try Self.decode(PageHead.self, from: data), data)
-        }
+    /// A listing page, read inside the retries (a garbled page is retried).
+    private func page(_ endpoint: Endpoint, _ argument: [String: Any], folder: String) async throws(RemoteError) -> ListFolderResult {
+        try await rpc(endpoint, argument, path: folder, idempotent: true, decoding: ListFolderResult.self)
     }
 }

@@ -61,7 +61,9 @@ extension RemoteEntry {
 extension DropboxStore {
     /// A wire type from an answer's JSON. A cut-off or garbled answer means the server (or a
     /// proxy) failed, which is worth retrying.
+    /// A listing page is read by ``ListingPageReader`` first (``QuickReadable``).
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(RemoteError) -> T {
+        if let quick = T.self as? any QuickReadable.Type, let value = quick.quickRead(data) as? T { return value }
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {

@@ -34,10 +34,15 @@ enum ListingOrder {
 final class WalkedFolder: Sendable {
     let host: String
     let path: DropboxPath
+    /// `path`'s display form and its lower case, made once for all its entries.
+    let display: String
+    let lower: String
 
     init(host: String, path: DropboxPath) {
         self.host = host
         self.path = path
+        display = path.display
+        lower = display.lowercased()
     }
 }
 
@@ -64,7 +69,8 @@ struct WalkedEntry: Sendable {
         self.folder = folder ?? WalkedFolder(host: String(resolved.host.dropLast(name.utf8.count + 1)), path: resolved.path.parent)
         self.name = name
         isLink = resolved.isLink
-        lower = resolved.path.lower
+        // Lower case maps each character alone, so the folder's and the name's make the path's.
+        lower = self.folder.lower + "/" + name.lowercased()
         mode = info.st_mode
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)

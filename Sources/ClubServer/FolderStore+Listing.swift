@@ -7,7 +7,7 @@ import Synchronization
 extension FolderStore {
     /// Every entry under `path` (its children, or all descendants), sorted by lower-case path.
     func list(_ path: DropboxPath, recursive: Bool) throws(APIError) -> [Metadata] {
-        let entries = try walked(path, recursive: recursive, reuse: !recursive).entries.compactMap { try? metadata($0.resolved, info: $0.info) }
+        let entries = try walked(path, recursive: recursive, reuse: !recursive).entries.compactMap { try? metadata($0) }
         flushIdentifiers()
         flushHashes()
         return entries
@@ -31,7 +31,7 @@ extension FolderStore {
             // A listing whose metadata is all kept gets it all now, as the walk's stats are fresh:
             // its later pages are then only cut from what is kept.
             hashAhead(walk)
-            listingCache.remember(walk.indices.compactMap { index in (try? metadata(walk[index].resolved, info: walk[index].info)).map { (index, $0) } },
+            listingCache.remember(walk.indices.compactMap { index in (try? metadata(walk[index])).map { (index, $0) } },
                                   for: key)
             reused = true
         }
@@ -56,7 +56,7 @@ extension FolderStore {
             // Gone since the walk: left out (the journal tells a cursor's holder). Past the page
             // (entries of it were gone), each is `stat`ed here.
             guard let entry = index < end ? page[index - start] : reused ? Self.restat(walk[index]) : walk[index] else { continue }
-            if let metadata = try? metadata(entry.resolved, info: entry.info) {
+            if let metadata = try? metadata(entry) {
                 entries.append(metadata)
                 made.append((index, metadata))
             }
@@ -68,15 +68,16 @@ extension FolderStore {
         if let key, walk.count <= ListingCache.metadataKept, !made.isEmpty { listingCache.remember(made, for: key) }
         // Each write is the whole file: once per page made paging 100,000 new files quadratic
         // (17 s for `byteclub ls`). The last page, or every two seconds, writes what is new; a
-        // big listing's every ten, and its last page's after the page is handed over (the ids
-        // and hashes of a first listing of 100,000 files, written whole as they grew, were a
-        // ninth of its server time, on the path of its pages).
+        // big listing's every ten (the ids and hashes of a first listing of 100,000 files,
+        // written whole three times as they grew, were a ninth of its server time). The last
+        // page's write is done before the page is handed over: written after it, it ran beside
+        // the next listing's walk, and the server's peak grew by 30 MiB.
         let hasMore = index < walk.count
-        let big = walk.count > ListingCache.metadataKept
-        if big && !hasMore {
-            Task { [weak self] in await self?.flushListing() }
-        } else if !hasMore || ContinuousClock.now - listingFlushed >= (big ? .seconds(10) : .seconds(2)) {
-            flushListing()
+        let interval: Duration = walk.count > ListingCache.metadataKept ? .seconds(10) : .seconds(2)
+        if !hasMore || ContinuousClock.now - listingFlushed >= interval {
+            flushIdentifiers()
+            flushHashes()
+            listingFlushed = .now
         }
         // A big listing's next page is made while this one travels and the client reads it: the
         // pages of a first `ls` of 100,000 files took turns with the client's decoding, each
@@ -88,13 +89,6 @@ extension FolderStore {
         return (entries, last, hasMore)
     }
 
-    /// Writes the ids and content hashes a listing learnt.
-    private func flushListing() {
-        flushIdentifiers()
-        flushHashes()
-        listingFlushed = .now
-    }
-
     /// The metadata of the page of the listing kept under `key` that starts at `from`, made
     /// before it is asked for (``ListingCache/keepAhead(_:for:)``); nothing once that page is no
     /// longer the next one expected (it was asked for meanwhile, or the listing is gone).
@@ -103,7 +97,7 @@ extension FolderStore {
         let range = start..<min(walk.count, start + limit)
         let page = zip(range, Self.restat(walk, range)).compactMap { index, entry in entry.map { (index, $0) } }
         hashAhead(page.map(\.1))
-        listingCache.keepAhead(page.compactMap { index, entry in (try? metadata(entry.resolved, info: entry.info)).map { (index, $0) } }, for: key)
+        listingCache.keepAhead(page.compactMap { index, entry in (try? metadata(entry)).map { (index, $0) } }, for: key)
     }
 
     /// Hashes the files of a page whose versions the book does not know yet, side by side on
@@ -181,8 +175,8 @@ extension FolderStore {
         if truncated { logger.warning("a walk of \(resolved.path) stopped at \(TreeWalker.maxDepth) levels below the root") }
         ListingOrder.sort(&entries)
         // The listing's pages will hash what the book does not know yet, and name what it has
-        // no id for: their room, at once (growing the ids' tables was a thirtieth of a first
-        // listing of 100,000 files).
+        // no id for: their room, at once (growing the ids' table was a thirtieth of a first
+        // listing of 100,000 files, and held the old table beside the new).
         hashes.reserve(entries.count)
         identifiers.reserve(entries.count)
         if let key { listingCache.keep(entries, for: key, at: .now) }

@@ -37,11 +37,9 @@ struct IdentifierBook: Sendable, Equatable {
 
     subscript(pathLower: String) -> String? { ids[pathLower] }
 
-    /// Room for `count` ids in all (a listing of that many entries, none named yet).
+    /// Room for `count` ids in all (a listing of that many entries).
     mutating func reserve(_ count: Int) {
-        guard count > ids.count else { return }
-        ids.reserveCapacity(count)
-        changedFrom.reserveCapacity(count - ids.count)
+        if count > ids.count { ids.reserveCapacity(count) }
     }
 
     /// The id of `pathLower`, making one with `newID` if it has none yet.

@@ -67,14 +67,12 @@ extension FolderStore {
         madeBefore = [:]
         if let key, walk.count <= ListingCache.metadataKept, !made.isEmpty { listingCache.remember(made, for: key) }
         // Each write is the whole file: once per page made paging 100,000 new files quadratic
-        // (17 s for `byteclub ls`). The last page, or every two seconds, writes what is new; a
-        // big listing's every ten (the ids and hashes of a first listing of 100,000 files,
-        // written whole three times as they grew, were a ninth of its server time). The last
-        // page's write is done before the page is handed over: written after it, it ran beside
-        // the next listing's walk, and the server's peak grew by 30 MiB.
+        // (17 s for `byteclub ls`). The last page, or every two seconds, writes what is new. (A
+        // big listing's every ten seconds saved a ninth of a first listing's server time, but
+        // the ids not yet written then grew to 100,000, and with them the server's peak, by 16
+        // MiB; written after the last page was handed over, beside the next listing's walk, by 30.)
         let hasMore = index < walk.count
-        let interval: Duration = walk.count > ListingCache.metadataKept ? .seconds(10) : .seconds(2)
-        if !hasMore || ContinuousClock.now - listingFlushed >= interval {
+        if !hasMore || ContinuousClock.now - listingFlushed >= .seconds(2) {
             flushIdentifiers()
             flushHashes()
             listingFlushed = .now

@@ -14,7 +14,7 @@ final class ListingPageReaderTests: XCTestCase {
     }
 
     func testAClubServersPagesAreReadAsJSONDecoderReadsThem() throws {
-        for name in ["page", "escaped", "unicode-raw", "empty", "spaced"] {
+        for name in ["page", "escaped", "unicode-raw", "empty", "spaced", "sparse"] {
             let data = try seed(name)
             let quick = try XCTUnwrap(ListingPageReader.read(data), "\(name) was left to JSONDecoder")
             XCTAssertEqual(quick, try JSONDecoder().decode(ListFolderResult.self, from: data), name)
@@ -28,6 +28,13 @@ final class ListingPageReaderTests: XCTestCase {
         XCTAssertEqual(file.name, "Café \"quoted\" \\ tab\t 😀.md")
         XCTAssertEqual(file.sharingInfo, FileSharingInfo(readOnly: true, parentSharedFolderID: "1", modifiedBy: "dbid:ann"))
         XCTAssertEqual(escaped.cursor, "a/b")
+        // What a page leaves out takes the defaults `Metadata`'s decoding gives it.
+        let sparse = try XCTUnwrap(ListingPageReader.read(try seed("sparse")))
+        guard case .file(let bare) = sparse.entries.first else { return XCTFail("not a file: \(sparse.entries)") }
+        XCTAssertTrue(bare.isDownloadable)
+        XCTAssertNil(bare.sharingInfo)
+        XCTAssertNil(bare.contentHash)
+        XCTAssertEqual(sparse.entries.count, 3)
     }
 
     func testWhatIsNotThePlainShapeIsLeftToJSONDecoder() throws {
@@ -65,5 +72,42 @@ final class ListingPageReaderTests: XCTestCase {
         }
         // Changes inside a name, a hash or an id still make a page of the plain shape.
         XCTAssertGreaterThan(answered, 100)
+    }
+
+    /// Pages garbled in several places at once with JSON's own bytes (quotes, escapes, digits,
+    /// brackets, multi-byte and broken UTF-8), from a fixed seed: the same promise.
+    func testPagesGarbledInManyPlacesAreReadAsJSONDecoderReadsThemOrNotAtAll() throws {
+        let alphabet: [[UInt8]] = ["\"", "\\", "\\u", "d83d", "\\ude00", "0", "-", "1e3", ".", ",", ":", "{", "}", "[", "]",
+                                   "null", "true", " ", "é", "😀"].map { Array($0.utf8) } + [[0xFF], [0xC3], [0x00], [0x1F]]
+        var state: UInt64 = 71
+        func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var mixed = state
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((mixed ^ (mixed >> 31)) % UInt64(bound))
+        }
+        var answered = 0, variants = 0
+        for name in ["page", "escaped", "unicode-raw", "spaced"] {
+            let page = Array(try seed(name))
+            for _ in 0..<2_000 {
+                var bytes = page
+                for _ in 0...next(3) {
+                    let at = next(bytes.count)
+                    switch next(3) {
+                    case 0: bytes.remove(at: at)
+                    case 1: bytes.insert(contentsOf: alphabet[next(alphabet.count)], at: at)
+                    default: bytes.replaceSubrange(at..<min(bytes.count, at + 1), with: alphabet[next(alphabet.count)])
+                    }
+                }
+                variants += 1
+                let data = Data(bytes)
+                guard let quick = ListingPageReader.read(data) else { continue }
+                answered += 1
+                XCTAssertEqual(quick, try? JSONDecoder().decode(ListFolderResult.self, from: data), String(decoding: data, as: UTF8.self))
+            }
+        }
+        XCTAssertEqual(variants, 8_000)
+        XCTAssertGreaterThan(answered, 500, "too few garbled pages were still of the plain shape to tell anything")
     }
 }

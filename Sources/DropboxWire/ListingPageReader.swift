@@ -50,31 +50,38 @@ public enum ListingPageReader {
         init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
         mutating func page() -> ListFolderResult? {
-            guard take(UInt8(ascii: "{")) else { return nil }
             var entries: [Metadata]?
             var cursor: String?
             var hasMore: Bool?
-            if !take(UInt8(ascii: "}")) {
-                repeat {
-                    guard let key = key() else { return nil }
-                    if matches(key, "entries"), entries == nil {
-                        guard let read = entryList() else { return nil }
-                        entries = read
-                    } else if matches(key, "cursor"), cursor == nil {
-                        guard let read = string() else { return nil }
-                        cursor = read
-                    } else if matches(key, "has_more"), hasMore == nil {
-                        guard let read = bool() else { return nil }
-                        hasMore = read
-                    } else {
-                        return nil
-                    }
-                } while take(UInt8(ascii: ","))
-                guard take(UInt8(ascii: "}")) else { return nil }
+            let read = members { reader, key in
+                if reader.matches(key, "entries"), entries == nil {
+                    entries = reader.entryList()
+                    return entries != nil
+                }
+                if reader.matches(key, "cursor"), cursor == nil {
+                    cursor = reader.string()
+                    return cursor != nil
+                }
+                if reader.matches(key, "has_more"), hasMore == nil {
+                    hasMore = reader.bool()
+                    return hasMore != nil
+                }
+                return false
             }
             skipSpace()
-            guard at == bytes.count, let entries, let cursor, let hasMore else { return nil }
+            guard read, at == bytes.count, let entries, let cursor, let hasMore else { return nil }
             return ListFolderResult(entries: entries, cursor: cursor, hasMore: hasMore)
+        }
+
+        /// An object's members, each read by `member` from its key on (false: not the plain
+        /// shape, and so is the object).
+        private mutating func members(_ member: (inout Reader, Range<Int>) -> Bool) -> Bool {
+            guard take(UInt8(ascii: "{")) else { return false }
+            if take(UInt8(ascii: "}")) { return true }
+            repeat {
+                guard let key = key(), member(&self, key) else { return false }
+            } while take(UInt8(ascii: ","))
+            return take(UInt8(ascii: "}"))
         }
 
         private mutating func entryList() -> [Metadata]? {
@@ -90,34 +97,30 @@ public enum ListingPageReader {
 
         /// One entry, as `Metadata`'s decoding reads it: by `.tag`, each kind's required fields.
         private mutating func entry() -> Metadata? {
-            guard take(UInt8(ascii: "{")) else { return nil }
             var strings = [String?](repeating: nil, count: Field.allCases.count)
             var seen: UInt16 = 0
             var size: Int64?
             var isDownloadable: Bool?
             var sharingInfo: FileSharingInfo?
-            if !take(UInt8(ascii: "}")) {
-                repeat {
-                    guard let key = key(), let field = Field.allCases.first(where: { matches(key, $0.key) }),
-                          seen & 1 << field.rawValue == 0 else { return nil }
-                    seen |= 1 << field.rawValue
-                    switch field {
-                    case .size:
-                        guard let read = integer() else { return nil }
-                        size = read
-                    case .isDownloadable:
-                        guard let read = bool() else { return nil }
-                        isDownloadable = read
-                    case .sharingInfo:
-                        guard let read = sharing() else { return nil }
-                        sharingInfo = read
-                    default:
-                        guard let read = string() else { return nil }
-                        strings[field.rawValue] = read
-                    }
-                } while take(UInt8(ascii: ","))
-                guard take(UInt8(ascii: "}")) else { return nil }
+            let read = members { reader, key in
+                guard let field = Field.allCases.first(where: { reader.matches(key, $0.key) }), seen & 1 << field.rawValue == 0 else { return false }
+                seen |= 1 << field.rawValue
+                switch field {
+                case .size:
+                    size = reader.integer()
+                    return size != nil
+                case .isDownloadable:
+                    isDownloadable = reader.bool()
+                    return isDownloadable != nil
+                case .sharingInfo:
+                    sharingInfo = reader.sharing()
+                    return sharingInfo != nil
+                default:
+                    strings[field.rawValue] = reader.string()
+                    return strings[field.rawValue] != nil
+                }
             }
+            guard read else { return nil }
             func text(_ field: Field) -> String? { strings[field.rawValue] }
             guard let tag = text(.tag), let name = text(.name) else { return nil }
             switch tag {
@@ -142,28 +145,25 @@ public enum ListingPageReader {
 
         /// `sharing_info`, with the keys a club server sends.
         private mutating func sharing() -> FileSharingInfo? {
-            guard take(UInt8(ascii: "{")) else { return nil }
             var readOnly: Bool?
             var parent: String?
             var modifiedBy: String?
-            if !take(UInt8(ascii: "}")) {
-                repeat {
-                    guard let key = key() else { return nil }
-                    if matches(key, "read_only"), readOnly == nil {
-                        guard let read = bool() else { return nil }
-                        readOnly = read
-                    } else if matches(key, "parent_shared_folder_id"), parent == nil {
-                        guard let read = string() else { return nil }
-                        parent = read
-                    } else if matches(key, "modified_by"), modifiedBy == nil {
-                        guard let read = string() else { return nil }
-                        modifiedBy = read
-                    } else {
-                        return nil
-                    }
-                } while take(UInt8(ascii: ","))
-                guard take(UInt8(ascii: "}")) else { return nil }
+            let read = members { reader, key in
+                if reader.matches(key, "read_only"), readOnly == nil {
+                    readOnly = reader.bool()
+                    return readOnly != nil
+                }
+                if reader.matches(key, "parent_shared_folder_id"), parent == nil {
+                    parent = reader.string()
+                    return parent != nil
+                }
+                if reader.matches(key, "modified_by"), modifiedBy == nil {
+                    modifiedBy = reader.string()
+                    return modifiedBy != nil
+                }
+                return false
             }
+            guard read else { return nil }
             return FileSharingInfo(readOnly: readOnly ?? false, parentSharedFolderID: parent ?? "", modifiedBy: modifiedBy)
         }
 

@@ -3,8 +3,8 @@ import Foundation
 /// A `list_folder` page read in one pass over its bytes, for the shape a club server sends.
 ///
 /// `JSONDecoder` read a 2,000-entry page (876 KB) in 32 ms, about 16 µs an entry, and scanned
-/// it twice (once for the cursor): 1.8 s of a 100,000-file `byteclub ls`'s 2.3 s of CPU, more
-/// than the server spent making the pages. This reader knows the page's keys and makes each
+/// it twice (once for the cursor): 1.8 s of a 100,000-file `byteclub ls`'s 2.3 s of CPU, about
+/// what the server spent making the pages of a warm listing. This reader knows the page's keys and makes each
 /// value once. It is strict on purpose: anything but the plain shape (a key it does not know, a
 /// key twice, `null`, an escape in a key, a number that is not a plain integer, a lone
 /// surrogate, a tag it does not know, a required field missing) gives nil, and the caller

@@ -54,23 +54,22 @@ public enum ListingPageReader {
             var cursor: String?
             var hasMore: Bool?
             let read = members { reader, key in
-                if reader.matches(key, "entries"), entries == nil {
-                    entries = reader.entryList()
-                    return entries != nil
-                }
-                if reader.matches(key, "cursor"), cursor == nil {
-                    cursor = reader.string()
-                    return cursor != nil
-                }
-                if reader.matches(key, "has_more"), hasMore == nil {
-                    hasMore = reader.bool()
-                    return hasMore != nil
-                }
+                if reader.matches(key, "entries") { return Self.once(&entries, reader.entryList()) }
+                if reader.matches(key, "cursor") { return Self.once(&cursor, reader.string()) }
+                if reader.matches(key, "has_more") { return Self.once(&hasMore, reader.bool()) }
                 return false
             }
             skipSpace()
             guard read, at == bytes.count, let entries, let cursor, let hasMore else { return nil }
             return ListFolderResult(entries: entries, cursor: cursor, hasMore: hasMore)
+        }
+
+        /// Puts a member's value in its empty `slot`: false when it did not read, or the key came
+        /// twice (then the object is not the plain shape, whatever was read).
+        private static func once<Value>(_ slot: inout Value?, _ value: Value?) -> Bool {
+            guard slot == nil, let value else { return false }
+            slot = value
+            return true
         }
 
         /// An object's members, each read by `member` from its key on (false: not the plain
@@ -98,26 +97,16 @@ public enum ListingPageReader {
         /// One entry, as `Metadata`'s decoding reads it: by `.tag`, each kind's required fields.
         private mutating func entry() -> Metadata? {
             var strings = [String?](repeating: nil, count: Field.allCases.count)
-            var seen: UInt16 = 0
             var size: Int64?
             var isDownloadable: Bool?
             var sharingInfo: FileSharingInfo?
             let read = members { reader, key in
-                guard let field = Field.allCases.first(where: { reader.matches(key, $0.key) }), seen & 1 << field.rawValue == 0 else { return false }
-                seen |= 1 << field.rawValue
+                guard let field = Field.allCases.first(where: { reader.matches(key, $0.key) }) else { return false }
                 switch field {
-                case .size:
-                    size = reader.integer()
-                    return size != nil
-                case .isDownloadable:
-                    isDownloadable = reader.bool()
-                    return isDownloadable != nil
-                case .sharingInfo:
-                    sharingInfo = reader.sharing()
-                    return sharingInfo != nil
-                default:
-                    strings[field.rawValue] = reader.string()
-                    return strings[field.rawValue] != nil
+                case .size: return Self.once(&size, reader.integer())
+                case .isDownloadable: return Self.once(&isDownloadable, reader.bool())
+                case .sharingInfo: return Self.once(&sharingInfo, reader.sharing())
+                default: return Self.once(&strings[field.rawValue], reader.string())
                 }
             }
             guard read else { return nil }
@@ -149,18 +138,9 @@ public enum ListingPageReader {
             var parent: String?
             var modifiedBy: String?
             let read = members { reader, key in
-                if reader.matches(key, "read_only"), readOnly == nil {
-                    readOnly = reader.bool()
-                    return readOnly != nil
-                }
-                if reader.matches(key, "parent_shared_folder_id"), parent == nil {
-                    parent = reader.string()
-                    return parent != nil
-                }
-                if reader.matches(key, "modified_by"), modifiedBy == nil {
-                    modifiedBy = reader.string()
-                    return modifiedBy != nil
-                }
+                if reader.matches(key, "read_only") { return Self.once(&readOnly, reader.bool()) }
+                if reader.matches(key, "parent_shared_folder_id") { return Self.once(&parent, reader.string()) }
+                if reader.matches(key, "modified_by") { return Self.once(&modifiedBy, reader.string()) }
                 return false
             }
             guard read else { return nil }

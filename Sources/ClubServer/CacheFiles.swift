@@ -43,7 +43,7 @@ struct CacheFiles {
             let asWritten = isAsWritten(path)
             if asWritten, writtenStamps[path] != nil, hashLines + hashes.learntCount <= max(10_000, 2 * hashes.count) {
                 let added = hashes.learntCount
-                if append(Array(hashes.appendedText()), to: path) {
+                if append(hashes.appendedText(), to: path) {
                     hashLines += added
                     return
                 }
@@ -60,11 +60,11 @@ struct CacheFiles {
         guard identifiers.isDirty else { return }
         MetaLock.holding(metaDirectory) {
             let json = metaDirectory + "/" + FolderFiles.identifiersFile, log = metaDirectory + "/" + FolderFiles.identifiersLog
-            let changes = identifiers.changes
             let asWritten = isAsWritten(json) && isAsWritten(log)
-            if asWritten, logLines + changes.count <= max(10_000, identifiers.ids.count / 4),
-               append(changes.map { FolderFiles.identifierLine($0.pathLower, $0.id) }.joined(), to: log) {
-                logLines += changes.count
+            let count = identifiers.changeCount
+            if asWritten, logLines + count <= max(10_000, identifiers.ids.count / 4),
+               append(identifiers.changes.map { FolderFiles.identifierLine($0.pathLower, $0.id) }.joined(), to: log) {
+                logLines += count
                 identifiers.settle()
                 return
             }

@@ -52,12 +52,15 @@ actor ContentSearch {
         let index = try open()
         if scan || wholeSyncRunning || needsWholeSync(store: store) {
             store.logger.debug("search_v2 read the files: the content index does not cover the folder yet")
-            let hits = await FolderScan.search(query, scope: scope, limit: complete ? Int.max : limit, root: store.root,
-                                               tree: await store.treeEntries())
+            let found = await FolderScan.search(query, scope: scope, limit: complete ? Int.max : limit, root: store.root,
+                                                tree: await store.treeEntries())
             // Built behind the answer, not beside the scan: on two cores the build's reads and
             // writes made the first search wait for them.
             buildBehind(store: store)
-            return (await answer(hits, scope: scope, store: store), true)
+            let answered = await answer(found.hits, scope: scope, store: store)
+            // The hashes of the notes read, for the listings to come: taken in after the answer.
+            if !found.hashes.isEmpty { Task { await store.learn(found.hashes) } }
+            return (answered, true)
         }
         do {
             try await bringCurrent(store: store)

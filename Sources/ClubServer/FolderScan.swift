@@ -13,7 +13,17 @@ import Synchronization
 /// index's rule (``SearchIndex/scanMatch(_:path:name:rev:modified:query:)``). The scan stops
 /// once the waves read hold `limit` matches: a word in every note is answered from the first
 /// notes read. A scan does not rank: its matches come in path order.
+///
+/// Each note read whole is hashed as well (its `content_hash`, by its version: the snapshot's,
+/// when `fstat` after the read still sees it): a first listing after a first search then finds the notes'
+/// hashes known, where it read and hashed 100,000 notes again (a sixth of its server time).
 enum FolderScan {
+    /// What a scan found: its matches, and the content hash of each note it read.
+    struct Found {
+        var hits: [SearchHit]
+        var hashes: [(key: FileKey, digest: HashBook.Digest)]
+    }
+
     /// Notes each worker takes at a time.
     static let chunk = 128
     /// Notes bigger than this are left out of a scan (the index takes them once it is built).
@@ -21,7 +31,7 @@ enum FolderScan {
 
     /// Runs the scan on Dispatch's threads (it blocks on reads), not the server's tasks'.
     static func search(_ query: SearchQuery, scope: DropboxPath, limit: Int, root: String,
-                       tree: [String: TreeSnapshot.Entry]) async -> [SearchHit] {
+                       tree: [String: TreeSnapshot.Entry]) async -> Found {
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(returning: scan(query, scope: scope, limit: limit, root: root, tree: tree))
@@ -29,7 +39,7 @@ enum FolderScan {
         }
     }
 
-    static func scan(_ query: SearchQuery, scope: DropboxPath, limit: Int, root: String, tree: [String: TreeSnapshot.Entry]) -> [SearchHit] {
+    static func scan(_ query: SearchQuery, scope: DropboxPath, limit: Int, root: String, tree: [String: TreeSnapshot.Entry]) -> Found {
         let prefix = scope.isRoot ? "/" : scope.lower + "/"
         var picked: [(lower: String, entry: TreeSnapshot.Entry)] = []
         for (lower, entry) in tree where !entry.isDirectory && lower.hasPrefix(prefix) && ContentSearch.isNote(lower) {
@@ -44,6 +54,7 @@ enum FolderScan {
         // matches: what is kept is then a prefix of the folder's matches in path order, the same
         // whatever the threads did, so a later page (a longer prefix) follows the first.
         let found = Mutex<[(Int, SearchHit)]>([])
+        let hashed = Mutex<[(key: FileKey, digest: HashBook.Digest)]>([])
         let chunks = (notes.count + chunk - 1) / chunk
         let wave = 4 * max(1, ProcessInfo.processInfo.activeProcessorCount)
         var next = 0
@@ -55,9 +66,16 @@ enum FolderScan {
                 let part = first + offset
                 var buffer = [UInt8](repeating: 0, count: 16 << 10)
                 var mine: [(Int, SearchHit)] = []
+                var digests: [(key: FileKey, digest: HashBook.Digest)] = []
                 for i in (part * chunk)..<min(notes.count, (part + 1) * chunk) {
                     let note = notes[i]
-                    guard let count = read(root + note.display, size: Int(note.size), into: &buffer) else { continue }
+                    guard let (count, key) = read(root + note.display, size: Int(note.size), into: &buffer) else { continue }
+                    // Hashed only as the version the snapshot has, seen before the read and
+                    // unchanged after it: any write between gives the file a new ctime.
+                    if let key, key == FileKey(inode: note.inode, size: note.size, ctimeNanoseconds: note.ctime, mtimeNanoseconds: note.mtime),
+                       let digest = hash(buffer, count: count) {
+                        digests.append((key, digest))
+                    }
                     let name = String(note.display[note.display.index(after: note.display.lastIndex(of: "/") ?? note.display.startIndex)...])
                     let hit = buffer.withUnsafeBufferPointer { bytes in
                         SearchIndex.scanMatch(UnsafeBufferPointer(rebasing: bytes[..<count]), path: note.display, name: name, rev: nil,
@@ -66,13 +84,25 @@ enum FolderScan {
                     if let hit { mine.append((i, hit)) }
                 }
                 if !mine.isEmpty { found.withLock { $0 += mine } }
+                if !digests.isEmpty { hashed.withLock { $0 += digests } }
             }
         }
-        return found.withLock { $0 }.sorted { $0.0 < $1.0 }.prefix(wanted).map(\.1)
+        return Found(hits: found.withLock { $0 }.sorted { $0.0 < $1.0 }.prefix(wanted).map(\.1), hashes: hashed.withLock { $0 })
     }
 
-    /// A note's bytes into `buffer` (grown as needed), or nil when it cannot be read or is too big.
-    private static func read(_ host: String, size: Int, into buffer: inout [UInt8]) -> Int? {
+    /// The content hash of a note's first `count` bytes of `buffer`.
+    private static func hash(_ buffer: [UInt8], count: Int) -> HashBook.Digest? {
+        var hasher = ContentHasher()
+        buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        return hasher.withDigest { HashBook.Digest(bytes: $0) }
+    }
+
+    /// A note's bytes into `buffer` (grown as needed), and the version read as `fstat` saw it
+    /// once they were all read (nil: not seen); nil when it cannot be read or is too big.
+    ///
+    /// A read that does not fill the buffer ends the note when `fstat` then gives its size as
+    /// what was read: that `fstat` takes the place of the read that would have found the end.
+    private static func read(_ host: String, size: Int, into buffer: inout [UInt8]) -> (count: Int, key: FileKey?)? {
         guard size <= largestNote else { return nil }
         // The size is the snapshot's; the note may have grown since: the buffer grows as read.
         let fd = open(host, O_RDONLY | O_CLOEXEC)
@@ -92,8 +122,12 @@ enum FolderScan {
                 if errno == EINTR { continue }
                 return nil
             }
-            if got == 0 { return total }
+            if got == 0 { return (total, nil) }
             total += got
+            if total < buffer.count {
+                var info = stat()
+                if fstat(fd, &info) == 0, Int(info.st_size) == total { return (total, FileKey(info)) }
+            }
         }
     }
 }

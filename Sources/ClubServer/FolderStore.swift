@@ -42,6 +42,9 @@ actor FolderStore {
     /// When a listing's page was last asked for, read without the actor (``ContentSearch``'s
     /// first build gives way to it).
     let listingActivity = ListingActivity()
+    /// The CPU time the start's walk of the folder took: the first rescan is paced by it, as each
+    /// later one is by the walk before it (``ChangeWatcher``).
+    nonisolated let startWalking: Duration
     /// When a listing's page last wrote `ids.json` and `content-hashes` (FolderStore+Listing).
     var listingFlushed = ContinuousClock.now
     /// Whether a write of `content-hashes` put off by a change page is waiting (FolderStore+Listing).
@@ -102,7 +105,9 @@ actor FolderStore {
         caches = CacheFiles(metaDirectory: metaDirectory, temporaryDirectory: tempDirectory)
         identifiers = IdentifierBook(FolderFiles.readIdentifiers(metaDirectory))
         hashes = HashBook(FolderFiles.readHashes(metaDirectory + "/content-hashes"))
+        let began = ThreadCPUTime.now()
         (journal, tree) = TreeFile.startTracking(root: root, metaDirectory: metaDirectory, limit: journalLimit, logger: logger)
+        startWalking = ThreadCPUTime.now() - began
     }
 
     func resolve(_ path: DropboxPath) throws(APIError) -> Resolved { try paths.resolve(path) }
@@ -112,6 +117,14 @@ actor FolderStore {
     }
 
     func flushHashes() { caches.write(&hashes) }
+
+    /// Content hashes learnt from reading the files another way (a search's scan), written at
+    /// once, together: the listings that follow find them known and write nothing for them.
+    func learn(_ found: [(key: FileKey, digest: HashBook.Digest)]) {
+        hashes.reserve(hashes.count + found.count)
+        for (key, digest) in found where !hashes.knows(key) { hashes.record(digest, for: key) }
+        flushHashes()
+    }
     /// Writes `ids.json` if it changed, unless a batch holds the writes (``holdIdentifierWrites()``).
     func flushIdentifiers() {
         guard identifierHolds == 0 else { return }

@@ -36,15 +36,33 @@ struct HashBook: Sendable, Equatable {
 
         init?(hex: String) { self.init(hex: hex.utf8) }
 
+        /// From the hash's 32 bytes (as ``ContentHasher`` gives them); nil for any other count.
+        init?(bytes: UnsafeRawBufferPointer) {
+            guard bytes.count == 32 else { return nil }
+            func word(_ at: Int) -> UInt64 { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+            words = (word(0), word(8), word(16), word(24))
+        }
+
         var hex: String {
-            let digits: StaticString = "0123456789abcdef"
-            return String(unsafeUninitializedCapacity: 64) { buffer in
-                for (index, word) in [words.0, words.1, words.2, words.3].enumerated() {
-                    for nibble in 0..<16 {
-                        buffer[index * 16 + nibble] = digits.utf8Start[Int(word >> UInt64(60 - nibble * 4) & 0xF)]
-                    }
-                }
+            String(unsafeUninitializedCapacity: 64) { buffer in
+                write(into: buffer)
                 return 64
+            }
+        }
+
+        /// Its 64 hex digits appended to `text`.
+        func appendHex(to text: inout [UInt8]) {
+            let start = text.count
+            text.append(contentsOf: repeatElement(0, count: 64))
+            text.withUnsafeMutableBufferPointer { write(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+        }
+
+        private func write(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+            let digits: StaticString = "0123456789abcdef"
+            for (index, word) in [words.0, words.1, words.2, words.3].enumerated() {
+                for nibble in 0..<16 {
+                    buffer[index * 16 + nibble] = digits.utf8Start[Int(word >> UInt64(60 - nibble * 4) & 0xF)]
+                }
             }
         }
 
@@ -134,6 +152,10 @@ struct HashBook: Sendable, Equatable {
     /// digits is not kept (it is computed again when asked for).
     mutating func record(_ hash: String, for key: FileKey) {
         guard let digest = Digest(hex: hash) else { return }
+        record(digest, for: key)
+    }
+
+    mutating func record(_ digest: Digest, for key: FileKey) {
         if known.updateValue(Known(digest: digest, used: true), forKey: key)?.digest != digest { learnt.append(key) }
         isDirty = true
     }
@@ -142,20 +164,44 @@ struct HashBook: Sendable, Equatable {
     /// it is as this server left it: the first listing of a 100,000-file folder learns them a
     /// page at a time, and writing the whole file each time (every 2 s) was a twelfth of its
     /// server time. Afterwards the book is clean.
-    mutating func appendedText() -> Data {
-        var text = Data()
+    mutating func appendedText() -> [UInt8] {
+        var text: [UInt8] = []
         text.reserveCapacity(learnt.count * 110)
         for key in learnt {
             guard let hash = known[key] else { continue }
-            text.append(contentsOf: Self.line(key, hash.digest))
+            Self.append(key, hash.digest, to: &text)
         }
         learnt = []
         isDirty = false
         return text
     }
 
-    private static func line(_ key: FileKey, _ digest: Digest) -> String.UTF8View {
-        "\(key.inode) \(key.size) \(key.ctimeNanoseconds) \(key.mtimeNanoseconds) \(digest.hex)\n".utf8
+    /// A version's line, its digits written straight into `text`: a first listing of 100,000
+    /// new files writes 100,000 lines, and an interpolated `String` for each was a twentieth
+    /// of its server time.
+    private static func append(_ key: FileKey, _ digest: Digest, to text: inout [UInt8]) {
+        appendDecimal(key.inode, negative: false, to: &text)
+        for number in [key.size, key.ctimeNanoseconds, key.mtimeNanoseconds] {
+            text.append(UInt8(ascii: " "))
+            appendDecimal(number.magnitude, negative: number < 0, to: &text)
+        }
+        text.append(UInt8(ascii: " "))
+        digest.appendHex(to: &text)
+        text.append(UInt8(ascii: "\n"))
+    }
+
+    private static func appendDecimal(_ value: UInt64, negative: Bool, to text: inout [UInt8]) {
+        if negative { text.append(UInt8(ascii: "-")) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for UInt64's 20 digits
+        withUnsafeMutableBytes(of: &digits) { room in
+            var rest = value, at = room.count
+            repeat {
+                at -= 1
+                room[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            text.append(contentsOf: room[at...])
+        }
     }
 
     /// The file's bytes to write, with `disk` (what another server wrote meanwhile, if it did)
@@ -168,9 +214,9 @@ struct HashBook: Sendable, Equatable {
         if known.count > limit { known = known.filter(\.value.used) }
         isDirty = false
         learnt = []
-        var text = Data()
+        var text: [UInt8] = []
         text.reserveCapacity(known.count * 110)
-        for (key, hash) in known { text.append(contentsOf: Self.line(key, hash.digest)) }
-        return text
+        for (key, hash) in known { Self.append(key, hash.digest, to: &text) }
+        return Data(text)
     }
 }

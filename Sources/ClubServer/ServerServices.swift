@@ -44,7 +44,9 @@ struct ChangeWatcher: Service {
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             var interrupted = 0
-            var took: Duration = .zero
+            // The start walked the folder as a rescan does: a 100,000-file folder's first rescan,
+            // a second after it, shared the cores with a first search's scan.
+            var took = store.startWalking
             var lastRescan = ContinuousClock.now
             while !Task.isCancelled {
                 // At most a tenth of a core rescanning: a 100,000-file folder takes a few tenths

@@ -38,11 +38,22 @@ public struct ContentHasher {
 
     /// The hash of everything fed so far, as 64 lowercase hex digits. The hasher stays usable.
     public func finalize() -> String {
+        Self.hex(digest())
+    }
+
+    /// `body` given the hash of everything fed so far, as its 32 bytes. The hasher stays usable.
+    public func withDigest<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try digest().withUnsafeBytes(body)
+    }
+
+    private func digest() -> SHA256.Digest {
         var overall = self.overall
         if blockFill > 0 {
-            overall.update(data: Data(block.finalize()))
+            // The block's digest fed as it is, not copied into a `Data` first (a server that
+            // hashes every note a scan reads makes one per note).
+            block.finalize().withUnsafeBytes { overall.update(bufferPointer: $0) }
         }
-        return Self.hex(overall.finalize())
+        return overall.finalize()
     }
 
     /// Hashes a file on disk, reading it in 1 MiB pieces.

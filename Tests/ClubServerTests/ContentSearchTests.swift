@@ -1,4 +1,5 @@
 import ClubServer
+import DropboxWire
 import Foundation
 import Logging
 import Synchronization
@@ -207,6 +208,23 @@ final class SearchBeforeTheIndexTests: XCTestCase {
         let line = try XCTUnwrap(((first.json["matches"] as? [[String: Any]])?.first?["byteclub_line"]) as? [String: Any])
         XCTAssertEqual(line["line"] as? Int, 3)
         XCTAssertEqual(line["ranges"] as? [[Int]], [[8, 15]])
+        // The scan hashed each note it read: the hashes are written for the listings to come,
+        // and a listing gives each note's hash as Dropbox's rule makes it from its bytes.
+        let hashFile = club.root.appendingPathComponent(".byteclub/content-hashes")
+        let hashDeadline = Date().addingTimeInterval(10)
+        while ((try? String(contentsOf: hashFile, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 602 {
+            guard Date() < hashDeadline else { return XCTFail("the scan's 602 hashes were never written") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let listed = try await club.rpc("2/files/list_folder", ["path": "/byteclub/Deep/er", "limit": 2000])
+        let listedHashes = Dictionary(uniqueKeysWithValues: (listed.json["entries"] as? [[String: Any]] ?? []).compactMap { entry in
+            (entry["name"] as? String).map { ($0, entry["content_hash"] as? String) }
+        })
+        XCTAssertEqual(listedHashes.count, 201)
+        for name in ["Trip.txt", "Note 0.md", "Note 417.md"] {
+            let expected = ContentHasher.hash(try Data(contentsOf: folder.appendingPathComponent("Deep/er/\(name)")))
+            XCTAssertEqual(listedHashes[name] ?? nil, expected, name)
+        }
         // The index's rules hold for a scan: title and text, accents folded, an exclusion.
         let boat = try await club.rpc("2/byteclub/files/search", ["query": "boat", "options": ["filename_only": false]])
         XCTAssertEqual(Set(names(boat)), ["Trip.txt", "Boat list.md"])

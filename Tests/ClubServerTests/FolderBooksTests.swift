@@ -113,6 +113,23 @@ final class FolderBooksTests: XCTestCase {
         XCTAssertFalse(book.isDirty)
     }
 
+    func testAHashFromItsBytesIsTheHashFromItsTextAndEveryKeyRoundTrips() {
+        for size in [0, 1, 1000, ContentHasher.blockSize, ContentHasher.blockSize + 1] {
+            var hasher = ContentHasher()
+            hasher.update(Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+            let digest = hasher.withDigest { HashBook.Digest(bytes: $0) }
+            XCTAssertEqual(digest?.hex, hasher.finalize(), "\(size) bytes")
+        }
+        XCTAssertNil(Data(count: 31).withUnsafeBytes { HashBook.Digest(bytes: $0) })
+        var book = HashBook()
+        let keys = [FileKey(inode: .max, size: .max, ctimeNanoseconds: .min, mtimeNanoseconds: -1),
+                    FileKey(inode: 0, size: 0, ctimeNanoseconds: 0, mtimeNanoseconds: 1_700_000_000_123_456_789), key]
+        for key in keys { book.record(hash, for: key) }
+        XCTAssertEqual(HashBook.parse(Data(book.appendedText())).mapValues(\.hex), Dictionary(uniqueKeysWithValues: keys.map { ($0, hash) }))
+        for key in keys { book.record(hash, for: key) }
+        XCTAssertEqual(HashBook.parse(book.text(mergingDisk: nil)).count, 3, "written whole, the same lines")
+    }
+
     func testDamagedLinesAreSkippedAndAnotherServersHashesAreKept() {
         let good = "1 2 3 4 \(hash)\n"
         let parsed = HashBook.parse(Data((good + "1 2 3\nx 2 3 4 \(hash)\n5 6 7 8 nothex\n" + "9 9 9 9 \(hash)\n-1 2 3 4 \(hash)\n"

@@ -2,6 +2,7 @@ import DropboxWire
 import Durable
 import Foundation
 import SearchIndex
+import Synchronization
 import ServiceLifecycle
 
 /// `search_v2` over the notes' contents: a ``SearchIndex`` of the served folder, kept in
@@ -182,16 +183,44 @@ actor ContentSearch {
     /// 13 MiB of a 100,000-note server's peak (`heaptrack`, issue 71). The snapshot is as
     /// current as the journal (a change on disk is journalled when a rescan finds it), and the
     /// journal's records after the head this build started from are applied after it.
+    ///
+    /// Each note read is hashed as well, as a scan's are (``FolderScan``): the hashes go to the
+    /// store a few thousand at a time, so that a listing after the build finds them known.
     private func syncWhole(_ index: SearchIndex, store: FolderStore) async throws {
         let listings = store.listingActivity
         try await listings.giveWay()
         let tree = await store.treeEntries()
         let entries = tree.values.lazy.filter { !$0.isDirectory && Self.isNote(Self.name(of: $0.display)) }.map(Self.entry)
         let root = store.paths.root
+        let learnt = Mutex<[(key: FileKey, digest: HashBook.Digest)]>([])
         _ = try await IndexSync(index: index, maxConcurrentFetches: 4).run(listing: entries) { entry in
             try await listings.giveWay()
-            return try Self.text(of: entry, root: root)
+            let (text, hash) = try Self.hashedText(of: entry, root: root)
+            if let hash, let full = learnt.withLock({ found -> [(key: FileKey, digest: HashBook.Digest)]? in
+                found.append(hash)
+                guard found.count >= Self.hashesPerHandover else { return nil }
+                defer { found = [] }
+                return found
+            }) {
+                await store.learn(full)
+            }
+            return text
         }
+        let rest = learnt.withLock { $0 }
+        if !rest.isEmpty { await store.learn(rest) }
+    }
+
+    /// Hashes an index build hands the store at a time.
+    static let hashesPerHandover = 4096
+
+    /// A note's text, and its content hash when the version read is the one `entry` names.
+    private static func hashedText(of entry: IndexSync.Entry, root: String) throws -> (String, (key: FileKey, digest: HashBook.Digest)?) {
+        var buffer: [UInt8] = []
+        // Too big for a scan's buffer, or not read: the plain read says why.
+        guard let (count, key) = FolderScan.read(root + entry.path, size: Int(entry.size ?? 0), into: &buffer) else { return (try text(of: entry, root: root), nil) }
+        let text = buffer.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[..<count]), as: UTF8.self) }
+        guard let key, key.rev == entry.rev, let digest = FolderScan.hash(buffer, count: count) else { return (text, nil) }
+        return (text, (key, digest))
     }
 
     /// The last component of a display path.
@@ -203,7 +232,7 @@ actor ContentSearch {
     private static func entry(_ note: TreeSnapshot.Entry) -> IndexSync.Entry {
         let key = FileKey(inode: note.inode, size: note.size, ctimeNanoseconds: note.ctime, mtimeNanoseconds: note.mtime)
         return IndexSync.Entry(path: note.display, rev: key.rev, modified: Date(timeIntervalSince1970: TimeInterval(note.ctime / 1_000_000_000)),
-                               modifiedBy: nil)
+                               modifiedBy: nil, size: note.size)
     }
 
     /// A note found on disk as the index takes it: its rev and time from its `stat`, as its

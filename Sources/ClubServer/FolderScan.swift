@@ -91,7 +91,7 @@ enum FolderScan {
     }
 
     /// The content hash of a note's first `count` bytes of `buffer`.
-    private static func hash(_ buffer: [UInt8], count: Int) -> HashBook.Digest? {
+    static func hash(_ buffer: [UInt8], count: Int) -> HashBook.Digest? {
         var hasher = ContentHasher()
         buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         return hasher.withDigest { HashBook.Digest(bytes: $0) }
@@ -102,7 +102,7 @@ enum FolderScan {
     ///
     /// A read that does not fill the buffer ends the note when `fstat` then gives its size as
     /// what was read: that `fstat` takes the place of the read that would have found the end.
-    private static func read(_ host: String, size: Int, into buffer: inout [UInt8]) -> (count: Int, key: FileKey?)? {
+    static func read(_ host: String, size: Int, into buffer: inout [UInt8]) -> (count: Int, key: FileKey?)? {
         guard size <= largestNote else { return nil }
         // The size is the snapshot's; the note may have grown since: the buffer grows as read.
         let fd = open(host, O_RDONLY | O_CLOEXEC)
@@ -113,7 +113,7 @@ enum FolderScan {
         while true {
             if total == buffer.count {
                 guard buffer.count < largestNote else { return nil }
-                buffer += [UInt8](repeating: 0, count: buffer.count)
+                buffer += [UInt8](repeating: 0, count: max(buffer.count, 16 << 10))
             }
             let got = buffer.withUnsafeMutableBytes { raw in
                 Glibc.read(fd, raw.baseAddress! + total, raw.count - total)

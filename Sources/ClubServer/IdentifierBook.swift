@@ -42,18 +42,27 @@ struct IdentifierBook: Sendable, Equatable {
 
     subscript(pathLower: String) -> String? { ids[pathLower] }
 
-    /// Room for `count` ids in all (a listing of that many entries).
+    /// Room for `count` ids in all (a listing of that many entries), and for as many new ones
+    /// as that may make among the changes: a first listing of 100,000 new files grew both
+    /// tables by doubling, each string hashed again at each step.
     mutating func reserve(_ count: Int) {
-        if count > ids.count { ids.reserveCapacity(count) }
+        guard count > ids.count else { return }
+        changedFrom.reserveCapacity(changedFrom.count + count - ids.count)
+        ids.reserveCapacity(count)
     }
 
     /// The id of `pathLower`, making one with `newID` if it has none yet.
     mutating func identifier(for pathLower: String, newID: () -> String) -> String {
         if let id = ids[pathLower] { return id }
         let id = newID()
-        assign(id, to: pathLower)
+        // It had none: noted as changed from nothing unless already changed (one lookup, the
+        // default's slot taken only when the path is not there).
+        Self.keep(&changedFrom[pathLower, default: nil])
+        ids[pathLower] = id
         return id
     }
+
+    private static func keep(_: inout String?) {}
 
     /// Gives `pathLower` an id it had before (a restore, a file back where one was deleted).
     mutating func assign(_ id: String, to pathLower: String) {

@@ -118,8 +118,8 @@ actor FolderStore {
 
     func flushHashes() { caches.write(&hashes) }
 
-    /// Content hashes learnt from reading the files another way (a search's scan), written at
-    /// once, together: the listings that follow find them known and write nothing for them.
+    /// Content hashes learnt from reading the files another way (a search's scan, the content
+    /// index's build), written at once, together: the listings that follow find them known.
     func learn(_ found: [(key: FileKey, digest: HashBook.Digest)]) {
         hashes.reserve(hashes.count + found.count)
         for (key, digest) in found where !hashes.knows(key) { hashes.record(digest, for: key) }

@@ -114,11 +114,14 @@ final class FolderBooksTests: XCTestCase {
     }
 
     func testAHashFromItsBytesIsTheHashFromItsTextAndEveryKeyRoundTrips() {
-        for size in [0, 1, 1000, ContentHasher.blockSize, ContentHasher.blockSize + 1] {
+        for size in [0, 1, 1000, ContentHasher.blockSize, ContentHasher.blockSize + 1, 2 * ContentHasher.blockSize] {
             var hasher = ContentHasher()
-            hasher.update(Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+            let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            hasher.update(data)
             let digest = hasher.withDigest { HashBook.Digest(bytes: $0) }
             XCTAssertEqual(digest?.hex, hasher.finalize(), "\(size) bytes")
+            let whole = data.withUnsafeBytes { bytes in ContentHasher.withDigest(of: bytes) { HashBook.Digest(bytes: $0) } }
+            XCTAssertEqual(whole?.hex, hasher.finalize(), "\(size) bytes held whole")
         }
         XCTAssertNil(Data(count: 31).withUnsafeBytes { HashBook.Digest(bytes: $0) })
         var book = HashBook()

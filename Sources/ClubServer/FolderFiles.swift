@@ -8,8 +8,8 @@ enum FolderFiles {
     static func randomToken(bytes count: Int) -> String {
         // Eight bytes per call to the system's generator (a getrandom(2) each): a byte per call
         // made ids the most of a 100,000-file folder's first listing. Written as base64url by
-        // table: through `Data.base64EncodedString` and a pass to swap its alphabet, an id was
-        // a twentieth of a first listing of 100,000 new files.
+        // table: through `Data.base64EncodedString` and a pass to swap its alphabet, each id
+        // made three strings, and a first listing of 100,000 new files makes 100,000 ids.
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count + 7)

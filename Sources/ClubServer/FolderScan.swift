@@ -67,7 +67,8 @@ enum FolderScan {
                 var mine: [(Int, SearchHit)] = []
                 var digests: [(key: FileKey, digest: HashBook.Digest)] = []
                 // Each note opened by its name in its folder, the folder opened once for a run
-                // of its notes: by whole paths, the kernel walked the root's path again for each.
+                // of its notes: by whole paths, the kernel walked the root's path again for each
+                // (its lookups were 5% of a scan's CPU).
                 var folder: (path: Substring, descriptor: Int32)?
                 defer { if let folder { close(folder.descriptor) } }
                 for i in (part * chunk)..<min(notes.count, (part + 1) * chunk) {

@@ -22,7 +22,7 @@ extension SearchIndex {
         let required = query.required
         if isASCII(text) {
             // The title's words are made only for a term the text lacks and the title's bytes
-            // may hold: made for every note, they were a tenth of a scan of 100,000 notes.
+            // may hold: made for every note, they were a twelfth of a scan of 100,000 notes.
             var titleWords: Set<String>?
             let titleBytes = Array(title.utf8)
             let asciiTitle = titleBytes.withUnsafeBufferPointer(isASCII)

@@ -217,7 +217,9 @@ actor ContentSearch {
     private static func hashedText(of entry: IndexSync.Entry, root: String) throws -> (String, (key: FileKey, digest: HashBook.Digest)?) {
         var buffer: [UInt8] = []
         // Too big for a scan's buffer, or not read: the plain read says why.
-        guard let (count, key) = FolderScan.read(Glibc.open(root + entry.path, O_RDONLY | O_CLOEXEC), size: Int(entry.size ?? 0), into: &buffer) else { return (try text(of: entry, root: root), nil) }
+        guard let (count, key) = FolderScan.read(Glibc.open(root + entry.path, O_RDONLY | O_CLOEXEC), size: Int(entry.size ?? 0), into: &buffer) else {
+            return (try text(of: entry, root: root), nil)
+        }
         let text = buffer.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[..<count]), as: UTF8.self) }
         guard let key, key.rev == entry.rev, let digest = FolderScan.hash(buffer, count: count) else { return (text, nil) }
         return (text, (key, digest))

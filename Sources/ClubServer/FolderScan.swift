@@ -75,7 +75,9 @@ enum FolderScan {
                     let note = notes[i]
                     let slash = note.display.lastIndex(of: "/") ?? note.display.startIndex
                     let name = String(note.display[note.display.index(after: slash)...])
-                    if folder?.path != note.display[..<slash] {
+                    // Compared as bytes: two folders whose names differ only in their Unicode
+                    // form are two folders.
+                    if !(folder?.path.utf8.elementsEqual(note.display[..<slash].utf8) ?? false) {
                         if let folder { close(folder.descriptor) }
                         let descriptor = open(root + note.display[..<slash], O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                         folder = descriptor >= 0 ? (note.display[..<slash], descriptor) : nil

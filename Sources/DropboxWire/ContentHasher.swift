@@ -48,7 +48,7 @@ public struct ContentHasher {
 
     /// `body` given the hash of `bytes`, held whole in memory, as its 32 bytes: each block
     /// hashed at once, with no hasher kept and copied to finish (a server's scan hashes every
-    /// note it reads, and the copies were a third of the cost of a 1 KiB note's hash).
+    /// note it reads).
     public static func withDigest<R>(of bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var overall = SHA256()
         var offset = 0

@@ -150,7 +150,7 @@ enum FolderScan {
     ///
     /// A read that does not fill the buffer ends the note when `fstat` then gives its size as
     /// what was read: that `fstat` takes the place of the read that would have found the end.
-    /// `fd` (nil when negative: not opened) is closed once read.
+    /// `fd` is closed once read; a negative one (not opened) reads as nil.
     static func read(_ fd: Int32, size: Int, into buffer: inout [UInt8]) -> (count: Int, key: FileKey?)? {
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -36,9 +36,13 @@ struct IdentifierBook: Sendable, Equatable {
     mutating func settle() { changedFrom = [:] }
 
     private mutating func set(_ pathLower: String, _ id: String?) {
-        if changedFrom.index(forKey: pathLower) == nil { changedFrom[pathLower] = .some(ids[pathLower]) }
+        // Noted with the id it had unless already changed: one lookup, the default (the id it
+        // had) taken only when the path is not there.
+        Self.keep(&changedFrom[pathLower, default: ids[pathLower]])
         ids[pathLower] = id
     }
+
+    private static func keep(_: inout String?) {}
 
     subscript(pathLower: String) -> String? { ids[pathLower] }
 
@@ -55,14 +59,9 @@ struct IdentifierBook: Sendable, Equatable {
     mutating func identifier(for pathLower: String, newID: () -> String) -> String {
         if let id = ids[pathLower] { return id }
         let id = newID()
-        // It had none: noted as changed from nothing unless already changed (one lookup, the
-        // default's slot taken only when the path is not there).
-        Self.keep(&changedFrom[pathLower, default: nil])
-        ids[pathLower] = id
+        assign(id, to: pathLower)
         return id
     }
-
-    private static func keep(_: inout String?) {}
 
     /// Gives `pathLower` an id it had before (a restore, a file back where one was deleted).
     mutating func assign(_ id: String, to pathLower: String) {

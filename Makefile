@@ -180,6 +180,8 @@ clean:
 ## Then the histories at simulation speed (issue 70; docs/testing.md, "Simulation"): SEEDS seeds on
 ## each backend (the club server's rule, WebDAV's, an encrypted club, and members typing in one
 ## live note on a plain and an encrypted club) in one process, 200 steps each; replay a failing seed with `byteclub-torture --simulate --backends B --first-seed S --seeds 1`.
+## (`byteclub-torture --simulate --shells app` or `both` runs each member's app in them too; docs/testing.md,
+## "The apps in the simulation": they break issue 68's promises, so they are not run here yet.)
 ## Then the real-process generated histories, the slower outer check (issue 53; "Histories"):
 ## REAL_SEEDS seeds on each backend (the club server, rclone serve webdav, an encrypted club),
 ## HISTORY_STEPS steps each, from seed HISTORY_FIRST_SEED on; `make torture TORTURE_KILLS=0` runs

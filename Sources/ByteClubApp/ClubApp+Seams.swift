@@ -135,3 +135,13 @@ extension ClubApp: MainScreenDelegate {
         }
     }
 }
+
+extension ClubApp {
+    /// Waits until the app's own queues have done what they were given (a note's own document
+    /// started, a draft written): what they hand back to the UI queue has been handed back. The
+    /// simulation settles each member's app with it before the next step (issue 70).
+    public nonisolated static func waitForBackgroundWork() {
+        NoteEdits.waitForStarts()
+        DraftStore.waitForWrites()
+    }
+}

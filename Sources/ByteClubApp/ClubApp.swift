@@ -1,3 +1,4 @@
+import ClubKit
 import Foundation
 import Logging
 import Markdown
@@ -70,6 +71,21 @@ public struct AppConfiguration: Sendable {
     public var liveFolder: URL?
 
     public init() {}
+
+    /// What every app over `backend` takes from it: its name and folder, and this machine's
+    /// drafts, outbox and cache of that club. `byteclub` adds the terminal's part; the
+    /// simulation's apps take this alone (issue 70), so both open a club the same way.
+    /// - Parameter process: which process's drafts these are (``DraftStore/process``): empty
+    ///   for byteclub's own.
+    public init(club backend: Backend, newNoteExtension: String, process: String = "") {
+        backendLabel = backend.label
+        changesWithoutAuthorAreYours = backend.embeddedRoot != nil
+        layout = ClubLayout(folder: backend.folder, newNoteExtension: newNoteExtension)
+        drafts = DraftStore(directory: backend.drafts.directory, process: process)
+        draftsKeptAside = Backend.draftsKeptAside.all().count
+        outbox = backend.outbox
+        cache = backend.cache
+    }
 }
 
 /// The composition root: builds the ``AppModel`` (the one ``AppState``), the helpers the

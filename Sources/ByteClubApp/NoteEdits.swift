@@ -30,7 +30,10 @@ final class NoteEdits {
     /// The editor whose document is being started, off the UI queue (its lineage).
     private var starting: UInt64?
     /// Where a note's own document is started (its whole text seeded), giving way to the UI.
-    private static let starts = YieldingThread(name: "byteclub.note-journal")
+    nonisolated private static let starts = YieldingThread(name: "byteclub.note-journal")
+
+    /// Waits for the documents started so far (``ClubApp/waitForBackgroundWork()``).
+    nonisolated static func waitForStarts() { starts.sync {} }
 
     init(context: AppContext) {
         self.context = context

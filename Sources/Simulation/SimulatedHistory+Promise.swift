@@ -9,6 +9,7 @@ extension SimulatedHistory {
     /// The network whole, every outbox sent (twice, so a merge's follow-ups go too), then the
     /// broken promises, one line each.
     public func violations() async -> [String] {
+        await stopApps()
         for member in Member.allCases {
             for club in 0..<2 {
                 faults[member]![club].isDown = false

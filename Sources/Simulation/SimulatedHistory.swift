@@ -87,9 +87,33 @@ public final class SimulatedHistory {
     let runName: String
     /// The checker's view of each club: through ann's keys when encrypted.
     var checkers: [any RemoteStore] = []
+    /// Each member's app running on a club: [member][club] (``SimulatedApp``).
+    var apps: [Member: [Int: SimulatedApp]] = [:]
+    /// How many apps have started: each a process of its own (``DraftStore/process``).
+    var appsStarted = 0
+    /// What the apps did while the clock moved at a step's start, for its log line.
+    var appEvents: [String] = []
 
-    public init(seed: UInt64, backend: Backend, runName: String) async throws {
+    /// Which shells write the members' notes: the command line's (as before the apps came), the
+    /// app's, or both on one machine.
+    public enum Shells: String, Sendable, CaseIterable {
+        case cli, app, both
+
+        /// Each step's action and its weight.
+        var steps: [(String, Int)] {
+            switch self {
+            case .cli: [("edit", 40), ("new", 10), ("send", 15), ("move", 8), ("delete", 3), ("rest", 4)]
+            case .app: [("app", 50), ("send", 15), ("move", 8), ("delete", 3), ("rest", 4)]
+            case .both: [("edit", 40), ("app", 24), ("new", 10), ("send", 15), ("move", 8), ("delete", 3), ("rest", 4)]
+            }
+        }
+    }
+
+    public let shells: Shells
+
+    public init(seed: UInt64, backend: Backend, runName: String, shells: Shells = .cli) async throws {
         self.seed = seed
+        self.shells = shells
         self.backend = backend
         self.runName = runName
         random = SplitMix64(seed: seed)
@@ -175,6 +199,7 @@ public final class SimulatedHistory {
     func next() async {
         step += 1
         clock.advance()
+        await advanceApps(by: 1)
         var member: Member = random.oneIn(2) ? .ann : .bob
         var club = random.int(0...1)
         var steered: Int?
@@ -194,17 +219,19 @@ public final class SimulatedHistory {
         if random.oneIn(faults.isDown ? 4 : 14) { faults.isDown.toggle() }
         faults.lossOdds = random.oneIn(3) ? 6 : 0
         if random.oneIn(10) { faults.armKill() }
-        let action = steered != nil ? steeredAction : random.weighted([("edit", 40), ("new", 10), ("send", 15), ("move", 8), ("delete", 3), ("rest", 4)])
+        let action = steered != nil ? (steeredAction == "edit" && shells == .app ? "app" : steeredAction) : random.weighted(shells.steps)
         var said: String
         switch action {
         case "edit": said = await edit(member, club, steered: steered)
+        case "app": said = await appStep(member, club)
         case "new": said = await create(member, club)
         case "send": said = await send(member, club)
         case "move": said = await move(member, club, steered: steered)
         case "delete": said = await delete(member, club)
         default: said = "rests"
         }
-        let events = faults.takeEvents()
+        let events = appEvents + faults.takeEvents()
+        appEvents = []
         if faults.takeKilled() { said += " (killed)" }
         log.append("\(step) \(member.rawValue) c\(club)\(faults.isDown ? " down" : ""): \(action) \(said)\(events.isEmpty ? "" : " [" + events.joined(separator: "; ") + "]")")
     }

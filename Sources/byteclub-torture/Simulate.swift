@@ -2,6 +2,7 @@ import ArgumentParser
 import ClubKit
 import Crypto
 import Foundation
+import Logging
 import Simulation
 
 /// `byteclub-torture --simulate`: generated histories at simulation speed (``SimulatedHistory``),
@@ -13,6 +14,8 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "With --simulate: steps in each history.") var steps = 200
     @Option(help: "With --simulate: the backends, comma-separated (club, webdav, encrypted; live, live-encrypted: members typing in one live note).")
     var backends = "club,webdav,encrypted"
+    @Option(help: "With --simulate: who writes the notes: cli (the command line, as before the apps came), app (each member's app, in-process), both.")
+    var shells: SimulatedHistory.Shells = .cli
     @Option(help: "With --simulate: a known past bug to put back (repeatable); the run stops at the first seed that finds it, and fails when none does.")
     var plant: [String] = []
 
@@ -39,6 +42,9 @@ struct SimulationOptions: ParsableArguments {
             setenv(variable, base.appendingPathComponent(folder).path, 1)
         }
         defer { try? FileManager.default.removeItem(at: base) }
+        // The apps' own logs (a line for every load and outbox send) are not the run's output:
+        // their histories' logs say what happened.
+        LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
         PlantedBug.planted = Set(plant.compactMap(PlantedBug.init(rawValue:)))
         if !plant.isEmpty { say("planted: \(plant.joined(separator: ", "))") }
         var failed = false
@@ -47,7 +53,7 @@ struct SimulationOptions: ParsableArguments {
             var digest = SHA256()
             var (stepsRun, broken, copied, foundAt): (Int, Int, Int, UInt64?) = (0, 0, 0, nil)
             for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
-                let (ran, found, log, tally, copies) = try await Self.history(name, seed: seed, steps: steps, base: base)
+                let (ran, found, log, tally, copies) = try await Self.history(name, seed: seed, steps: steps, shells: shells, base: base)
                 stepsRun += ran
                 copied += copies
                 for line in log { digest.update(data: Data((line + "\n").utf8)) }
@@ -96,7 +102,7 @@ struct SimulationOptions: ParsableArguments {
 
     /// One seed's history on the backend named `name`: the steps it ran, the promises it broke,
     /// its log, a line of counts, and the lines it left in two notes.
-    static func history(_ name: String, seed: UInt64, steps: Int, base: URL)
+    static func history(_ name: String, seed: UInt64, steps: Int, shells: SimulatedHistory.Shells, base: URL)
         async throws -> (steps: Int, broken: [String], log: [String], tally: String, copied: Int) {
         if let live = SimulatedLiveHistory.Backend(rawValue: name) {
             let folder = base.appendingPathComponent("live-\(name)-\(seed)")
@@ -106,10 +112,12 @@ struct SimulationOptions: ParsableArguments {
             return (history.step, history.violations(), history.log, history.tally, 0)
         }
         let backend = SimulatedHistory.Backend(rawValue: name)!
-        let history = try await SimulatedHistory(seed: seed, backend: backend, runName: "\(getpid())-\(seed)")
+        let history = try await SimulatedHistory(seed: seed, backend: backend, runName: "\(getpid())-\(seed)", shells: shells)
         await history.run(steps: steps)
         let found = await history.violations()
         history.close()
         return (history.step, found, history.log, history.tally, history.copied.count)
     }
 }
+
+extension SimulatedHistory.Shells: ExpressibleByArgument {}

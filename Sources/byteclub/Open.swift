@@ -139,20 +139,13 @@ enum UI {
         var options = Terminal.Options()
         options.images = images
         let terminal = try Terminal(options: options)
-        var configuration = AppConfiguration()
-        configuration.downloadDirectory = downloads
-        configuration.backendLabel = backend.label
-        configuration.changesWithoutAuthorAreYours = backend.embeddedRoot != nil
-        configuration.transfers = transfers
-        configuration.layout = ClubLayout(folder: backend.folder, newNoteExtension: newNoteExtension)
         // This club's drafts alone: another club's are never shown here, nor saved here.
         backend.adoptFormerFolders()
-        configuration.drafts = backend.drafts
         // A note's own journal left by a crash before its draft named it: a day old, no one's.
         backend.drafts.dropUnnamedJournals()
-        configuration.draftsKeptAside = Backend.draftsKeptAside.all().count
-        configuration.outbox = backend.outbox
-        configuration.cache = backend.cache
+        var configuration = AppConfiguration(club: backend, newNoteExtension: newNoteExtension)
+        configuration.downloadDirectory = downloads
+        configuration.transfers = transfers
         configuration.searchIndex = AppConfiguration.searchIndex(in: Paths.cache(backend.key))
         configuration.pausedDownloads = PausedDownloads(directory: Paths.resumeData.appendingPathComponent("photos"))
         configuration.thumbnailsDirectory = Paths.thumbnails

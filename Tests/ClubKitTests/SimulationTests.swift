@@ -43,9 +43,10 @@ final class SimulationTests: XCTestCase {
     }
 
     /// Runs `seed` on `backend`: its log and the broken promises.
-    func history(_ seed: UInt64, on backend: SimulatedHistory.Backend, steps: Int = 200) async throws
+    func history(_ seed: UInt64, on backend: SimulatedHistory.Backend, steps: Int = 200, shells: SimulatedHistory.Shells = .cli) async throws
         -> (log: [String], broken: [String], tally: String, copied: Int) {
-        let history = try await SimulatedHistory(seed: seed, backend: backend, runName: "test-\(getpid())-\(seed)-\(UUID().uuidString.prefix(6))")
+        let history = try await SimulatedHistory(seed: seed, backend: backend, runName: "test-\(getpid())-\(seed)-\(UUID().uuidString.prefix(6))",
+                                                 shells: shells)
         await history.run(steps: steps)
         let broken = await history.violations()
         history.close()
@@ -115,6 +116,31 @@ final class SimulationTests: XCTestCase {
             let other = try await history(8, on: backend)
             XCTAssertNotEqual(first.log, other.log)
         }
+    }
+
+    /// Each member's app in the history (`--shells app`, `both`): the real app, in-process, its
+    /// timers on the history's clock and its work run one piece at a time. The same seed gives
+    /// the same history byte for byte (the apps' keys, saves, merges and kills with it), and a
+    /// history reaches what an app does: it starts and restores what a kill left, saves, queues
+    /// in the outbox when the club is down, merges or keeps a draft, leaves a line unsaved, is
+    /// killed -9 by hand and by the network's fault. The promise these histories break is issue
+    /// 68's (docs/testing.md, "The apps in the simulation"), not asserted here yet.
+    func testAnAppHistoryReplaysByteForByteAndDoesWhatAUserDoes() async throws {
+        for shells in [SimulatedHistory.Shells.app, .both] {
+            let first = try await history(7, on: .club, steps: 300, shells: shells)
+            let again = try await history(7, on: .club, steps: 300, shells: shells)
+            let split = zip(first.log, again.log).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            XCTAssertEqual(first.log, again.log, "seed 7 with --shells \(shells.rawValue) ran differently the second time, from step \(split.map { $0 + 1 } ?? 0)")
+            XCTAssertEqual(first.broken, again.broken)
+            let text = first.log.joined(separator: "\n")
+            for sign in [": app starts", ", saved", ", queued", ", left unsaved", ", killed -9", ", kept ("] {
+                XCTAssertTrue(text.contains(sign), "no app step of seed 7 (--shells \(shells.rawValue)) shows \"\(sign)\" (\(first.tally))")
+            }
+            if shells == .both { XCTAssertTrue(text.contains(": edit "), "the shell's edits beside the app's") }
+        }
+        // The command line's histories are as they were before the apps came (`make test`'s 50 a backend).
+        let shell = try await history(7, on: .club)
+        XCTAssertFalse(shell.log.joined(separator: "\n").contains(": app "))
     }
 
     /// The history goes where the bugs were: outages, lost replies, kills, merges and moves.

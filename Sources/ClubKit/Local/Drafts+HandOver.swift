@@ -41,10 +41,10 @@ extension DraftStore {
     public func handedOver(_ id: String, over baseRev: String?) -> String? {
         Self.writes.sync { () -> String? in
             let file = url(id)
-            if let written = Self.ours[file.path], FileStamp(file) == nil {
+            if let written = Self.ours[mine(file)], FileStamp(file) == nil {
                 return written.baseRev == baseRev ? written.text : nil
             }
-            guard let written = Self.taken[file.path], written.baseRev == baseRev else { return nil }
+            guard let written = Self.taken[mine(file)], written.baseRev == baseRev else { return nil }
             return written.text
         }
     }
@@ -58,8 +58,8 @@ extension DraftStore {
     public func forgetHandOver(_ id: String) {
         Self.writes.sync {
             let file = url(id)
-            Self.taken[file.path] = nil
-            if FileStamp(file) == nil { Self.ours[file.path] = nil }
+            Self.taken[mine(file)] = nil
+            if FileStamp(file) == nil { Self.ours[mine(file)] = nil }
         }
     }
 

@@ -22,10 +22,10 @@ extension DraftStore {
     /// disk) answers false, and the draft is written, with its text if it must be.
     func wroteAlready(_ draft: Draft) -> Bool {
         let file = url(draft.id)
-        guard let journal = draft.liveJournal, let written = Self.ours[file.path], written.note == draft.onlyNote,
+        guard let journal = draft.liveJournal, let written = Self.ours[mine(file)], written.note == draft.onlyNote,
               written.stamp == FileStamp(file), DurableFile.flushData(atPath: journal) else { return false }
-        Self.ours[file.path]?.body = draft.body
-        Self.ours[file.path]?.journalLength = draft.journalLength
+        Self.ours[mine(file)]?.body = draft.body
+        Self.ours[mine(file)]?.journalLength = draft.journalLength
         return true
     }
 

@@ -131,11 +131,25 @@ public struct DraftStore: Sendable {
         }
     }
 
-    public init(directory: URL) {
+    /// Which process of the machine this store writes for, in ``ours`` and ``taken``: empty for
+    /// byteclub's own (one process, one name). The simulation runs a member's app and shell in
+    /// one process, and names each so that one never takes the other's draft for its own, as
+    /// two processes never do (issue 70).
+    public let process: String
+
+    public init(directory: URL, process: String = "") {
         self.directory = directory
+        self.process = process
     }
 
     func url(_ id: String) -> URL { directory.appendingPathComponent(id + ".json") }
+
+    /// A draft file's key in ``ours`` and ``taken``: this process's record of it.
+    func mine(_ file: URL) -> String { process.isEmpty ? file.path : process + "\u{0}" + file.path }
+
+    /// Waits for every draft write asked for so far, in this process (the simulation settles an
+    /// app before its next step).
+    public static func waitForWrites() { writes.sync {} }
 
     /// Writes `draft` atomically and durably, after any background write asked for before.
     public func save(_ draft: Draft) throws {
@@ -195,10 +209,10 @@ public struct DraftStore: Sendable {
             guard let before = FileStamp(file), load(draft.id) == draft, FileStamp(file) == before else { return false }
             // The journal its file names goes once this process's next write names another.
             let named = self.file(draft.id).flatMap { $0.liveJournal == nil ? nil : $0.onlyNote }
-            Self.ours[file.path] = Written(stamp: before, body: draft.body, baseRev: draft.baseRev, note: named)
+            Self.ours[mine(file)] = Written(stamp: before, body: draft.body, baseRev: draft.baseRev, note: named)
             // An editor opening this draft starts from its text: what an earlier editor of the
             // note handed over is not this one's (``forgetHandOver(_:)``).
-            Self.taken[file.path] = nil
+            Self.taken[mine(file)] = nil
             return true
         }
     }
@@ -216,8 +230,8 @@ public struct DraftStore: Sendable {
                 let named = self.file(id)?.liveJournal
                 _ = try? FileManager.default.removeItem(at: file)
                 if let named { dropLocalJournal(named) }
-                Self.ours[file.path] = nil
-                Self.taken[file.path] = nil
+                Self.ours[mine(file)] = nil
+                Self.taken[mine(file)] = nil
                 return true
             }
         }
@@ -225,7 +239,7 @@ public struct DraftStore: Sendable {
 
     private func isOurs(_ file: URL) -> Bool {
         guard let now = FileStamp(file) else { return true }
-        return Self.ours[file.path]?.stamp == now
+        return Self.ours[mine(file)]?.stamp == now
     }
 
     /// A draft file's bytes. A draft whose text is its journal's keeps none of its own
@@ -251,10 +265,10 @@ public struct DraftStore: Sendable {
         let file = url(draft.id)
         // Ours, but gone: another process took it and the club has its text. What it took is
         // kept for this process's next merge (``handedOver(_:over:)``).
-        if let before = Self.ours[file.path], FileStamp(file) == nil { Self.taken[file.path] = before }
-        let named = Self.ours[file.path]?.note?.liveJournal
+        if let before = Self.ours[mine(file)], FileStamp(file) == nil { Self.taken[mine(file)] = before }
+        let named = Self.ours[mine(file)]?.note?.liveJournal
         try DurableFile.write(data, to: file)
-        Self.ours[file.path] = FileStamp(file).map {
+        Self.ours[mine(file)] = FileStamp(file).map {
             Written(stamp: $0, body: draft.body, baseRev: draft.baseRev, note: draft.liveJournal == nil ? nil : draft.onlyNote,
                     journalLength: draft.liveJournal == nil ? nil : draft.journalLength)
         }
@@ -301,8 +315,8 @@ public struct DraftStore: Sendable {
                 let named = file(id)?.liveJournal
                 _ = try? FileManager.default.removeItem(at: url(id))
                 if let named { dropLocalJournal(named) }
-                Self.ours[url(id).path] = nil
-                Self.taken[url(id).path] = nil
+                Self.ours[mine(url(id))] = nil
+                Self.taken[mine(url(id))] = nil
             }
         }
     }
@@ -339,8 +353,8 @@ public struct DraftStore: Sendable {
             }
             guard Self.carry(id + ".json", from: directory, to: other.directory) else { return false }
             // Moved by this process, not taken by another: nothing here to merge from.
-            Self.ours[url(id).path] = nil
-            Self.taken[url(id).path] = nil
+            Self.ours[mine(url(id))] = nil
+            Self.taken[mine(url(id))] = nil
             return true
         }
     }

@@ -243,9 +243,13 @@ enum Diff3 {
                 while tail < mineRange.count - head, tail < theirRange.count - head,
                       mine[mineRange.upperBound - tail - 1] == theirs[theirRange.upperBound - tail - 1] { tail += 1 }
                 if head > 0 { regions.append(.mine(mineRange.lowerBound..<mineRange.lowerBound + head)) }
-                regions.append(.conflict(base: start..<end,
-                                         mine: mineRange.lowerBound + head..<mineRange.upperBound - tail,
-                                         theirs: theirRange.lowerBound + head..<theirRange.upperBound - tail))
+                let mineRest = mineRange.lowerBound + head..<mineRange.upperBound - tail
+                let theirRest = theirRange.lowerBound + head..<theirRange.upperBound - tail
+                if start == end {
+                    regions += insertions(mine: mineRest, theirs: theirRest, at: start, mine, theirs)
+                } else {
+                    regions.append(.conflict(base: start..<end, mine: mineRest, theirs: theirRest))
+                }
                 if tail > 0 { regions.append(.mine(mineRange.upperBound - tail..<mineRange.upperBound)) }
             }
             position = end
@@ -253,6 +257,34 @@ enum Diff3 {
             theirShift = theirRange.upperBound - end
         }
         if position < base.count { regions.append(.base(position..<base.count)) }
+        return regions
+    }
+
+    /// Both sides inserted lines at one place of the base (`at`): the lines both inserted are
+    /// one insertion, taken once, and what only one side inserted around them is that side's,
+    /// as git's zealous merge refines a conflict by diffing its two sides. Only where the two
+    /// put different lines at the same place is there a conflict. Two members whose texts
+    /// already shared a burst (a save that landed unheard before a crash, its draft saved
+    /// again over the older base) add what each typed since, not the burst a second time.
+    private static func insertions(mine mineRange: Range<Int>, theirs theirRange: Range<Int>, at position: Int,
+                                   _ mine: [Int32], _ theirs: [Int32]) -> [Region] {
+        let hunks = LineDiff.hunks(Array(mine[mineRange]), Array(theirs[theirRange]))
+        var regions: [Region] = []
+        var next = 0
+        for hunk in hunks {
+            if next < hunk.a.lowerBound { regions.append(.mine(mineRange.lowerBound + next..<mineRange.lowerBound + hunk.a.lowerBound)) }
+            let ours = mineRange.lowerBound + hunk.a.lowerBound..<mineRange.lowerBound + hunk.a.upperBound
+            let their = theirRange.lowerBound + hunk.b.lowerBound..<theirRange.lowerBound + hunk.b.upperBound
+            if their.isEmpty {
+                regions.append(.mine(ours))
+            } else if ours.isEmpty {
+                regions.append(.theirs(their))
+            } else {
+                regions.append(.conflict(base: position..<position, mine: ours, theirs: their))
+            }
+            next = hunk.a.upperBound
+        }
+        if next < mineRange.count { regions.append(.mine(mineRange.lowerBound + next..<mineRange.upperBound)) }
         return regions
     }
 

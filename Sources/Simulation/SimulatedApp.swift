@@ -67,23 +67,45 @@ final class SimulatedApp {
         return app.state.note?.isEditing == true && app.state.note?.entry?.pathLower == lower
     }
 
-    /// Types `line` as a line of its own at the end of the open note.
-    func type(_ line: String) async {
+    /// Types `line` as a line of its own at the end of the open note, once the editor is what
+    /// the screen shows (a merge the app opened by itself is settled first, as a user would: keys
+    /// typed into the merge view are its commands). False when the editor is not there to type in.
+    func type(_ line: String, merge: Bool) async -> Bool {
+        if app.state.note?.merge != nil || !app.state.dialogs.isEmpty { _ = await settleMerge(merge) }
+        guard !dead, app.state.note?.isEditing == true, app.state.note?.merge == nil, app.state.dialogs.isEmpty else { return false }
         await press([.documentEnd])
         let text = app.state.note?.editor.body.text ?? ""
         await press((text.isEmpty || text.hasSuffix("\n") ? [] : [.enter]) + line.map { .char($0) } + [.enter])
+        return !dead
     }
 
     /// `Ctrl-S`, and what the app then said. A conflict's dialog is cancelled (the text stays a
     /// draft); a merge keeps both sides (`b` for each conflict, then `Ctrl-S`) when `merge` holds.
     func save(merge: Bool) async -> Outcome {
         await press([.ctrl("s")])
+        if let why = await settleMerge(merge) { return dead ? .killed : .kept(why: why) }
+        if dead { return .killed }
+        // Told saved only of this note, and only once its editor holds nothing unsaved: the
+        // outbox's sender says "Saved" of other notes in the same bar.
+        let said = app.state.message?.text ?? ""
+        let path = app.state.note?.entry?.path ?? ""
+        let name = (path as NSString).lastPathComponent
+        if said.hasPrefix("Saved \"\(name)\""), !name.isEmpty, app.state.note?.isModified == false {
+            return said.contains("in the outbox") ? .queued(path: path) : .saved(path: path)
+        }
+        return .kept(why: said.isEmpty ? "nothing said" : String(said.prefix(60)))
+    }
+
+    /// The merge view or a dialog on screen, settled: a merge keeps both sides (`b` for each
+    /// conflict, then `Ctrl-S`) when `merge` holds, else it is cancelled (`Esc`: back to the
+    /// text, a draft); a dialog is cancelled. Nil when neither was left cancelled, else why.
+    func settleMerge(_ merge: Bool) async -> String? {
         for _ in 0..<3 {
-            if dead { return .killed }
+            if dead { return "killed" }
             if let session = app.state.note?.merge {
                 guard merge else {
                     await press([.escape])
-                    return .kept(why: "merge cancelled")
+                    return "merge cancelled"
                 }
                 // Each open conflict kept both ways; the view moves to the next by itself or on `n`.
                 for _ in 0..<session.conflictCount {
@@ -96,20 +118,11 @@ final class SimulatedApp {
             }
             if !app.state.dialogs.isEmpty {
                 await press([.escape])
-                return .kept(why: "dialog cancelled")
+                return "dialog cancelled"
             }
-            break
+            return nil
         }
-        if dead { return .killed }
-        // Told saved only of this note, and only once its editor holds nothing unsaved: the
-        // outbox's sender says "Saved" of other notes in the same bar.
-        let said = app.state.message?.text ?? ""
-        let path = app.state.note?.entry?.path ?? ""
-        let name = (path as NSString).lastPathComponent
-        if said.hasPrefix("Saved \"\(name)\""), !name.isEmpty, app.state.note?.isModified == false {
-            return said.contains("in the outbox") ? .queued(path: path) : .saved(path: path)
-        }
-        return .kept(why: said.isEmpty ? "nothing said" : String(said.prefix(60)))
+        return app.state.note?.merge != nil ? "merge still open" : nil
     }
 
     /// `Esc` from the editor back to the list, when nothing is left unsaved.

@@ -38,7 +38,10 @@ extension SimulatedHistory {
         }
         guard let note else { return said.joined(separator: ", ") }
         let text = lineText(member, club)
-        await app.type(text)
+        guard await app.type(text, merge: !random.oneIn(3)) else {
+            if await app.dead { return appDied(member, club, said) }
+            return (said + ["\(name(notes[note].path)) not typed in"]).joined(separator: ", ")
+        }
         lines.append(Line(text: text, club: club, member: member, step: step, note: note, told: .typed))
         let index = lines.count - 1
         said.append(name(notes[note].path))

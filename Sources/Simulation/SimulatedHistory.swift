@@ -70,6 +70,9 @@ public final class SimulatedHistory {
     var movedAway: [Int: [String: Member]] = [0: [:], 1: [:]]
     /// Paths (lowercased) deleted by someone, by club.
     var deletedPaths: [Int: Set<String>] = [0: [], 1: []]
+    /// The note each path (lowercased) a note was moved away from belonged to, by club: a change
+    /// queued at that path meets a note that may since have been deleted where it went.
+    var formerPaths: [Int: [String: Int]] = [0: [:], 1: [:]]
     /// What happened, one line a step: the same for the same seed.
     public internal(set) var log: [String] = []
     /// Lines found in two notes or more at the end (never twice in one note: that is a broken
@@ -234,6 +237,26 @@ public final class SimulatedHistory {
         appEvents = []
         if faults.takeKilled() { said += " (killed)" }
         log.append("\(step) \(member.rawValue) c\(club)\(faults.isDown ? " down" : ""): \(action) \(said)\(events.isEmpty ? "" : " [" + events.joined(separator: "; ") + "]")")
+        if let traced = ProcessInfo.processInfo.environment["SIMULATION_TRACE"], !traced.isEmpty { await trace(traced) }
+    }
+
+    /// Where `text` is after this step (`SIMULATION_TRACE=TEXT`, for a replay): each club file
+    /// and each draft or outbox item that holds it, in the log.
+    func trace(_ text: String) async {
+        var found: [String] = []
+        for club in 0..<2 {
+            for entry in (try? await checkers[club].listRecursively(folder)) ?? [] where entry.kind == .file {
+                if let data = try? await checkers[club].read(entry.path).data, String(decoding: data, as: UTF8.self).contains(text) {
+                    found.append("c\(club) \(entry.path)")
+                }
+            }
+            for member in Member.allCases {
+                let backend = backends[member]![club]
+                for draft in backend.drafts.all() where draft.body.contains(text) { found.append("\(member.rawValue) c\(club) draft \(draft.id)") }
+                for item in backend.outbox.all() where item.text?.contains(text) == true { found.append("\(member.rawValue) c\(club) queued \(item.kind.rawValue) \(item.path)") }
+            }
+        }
+        log.append("  trace: \(found.isEmpty ? "nowhere" : found.joined(separator: ", "))")
     }
 
     /// The notes of `club` not deleted, as the history knows them.
@@ -320,6 +343,7 @@ public final class SimulatedHistory {
         if told == .saved {
             // A new note there: whoever moved the one before it away has nothing to do with it.
             movedAway[club]![landed.lowercased()] = nil
+            formerPaths[club]![landed.lowercased()] = nil
             await rehome(member, club, into: note, at: landed)
         } else {
             carry(member, club, into: note, at: landed)
@@ -368,6 +392,8 @@ public final class SimulatedHistory {
     func check(_ report: OutboxReport, member: Member, club: Int) {
         guard report.cause == .gone else { return }
         let path = report.item.path.lowercased()
+        // Moved, then deleted where it went: deleted meanwhile is true.
+        if let note = formerPaths[club]?[path], notes[note].deleted { return }
         if movedAway[club]?[path] == member, deletedPaths[club]?.contains(path) != true {
             broken.append("step \(step): \(member.rawValue) was told \(report.item.path) was deleted meanwhile; nobody deleted it (\(member.rawValue) moved it, and the queue follows their moves)")
         }
@@ -383,6 +409,7 @@ public final class SimulatedHistory {
             let moved = try await backends[member]![club].writes.move(from: from, to: to)
             notes[note].path = moved.path
             movedAway[club]![from.lowercased()] = member
+            formerPaths[club]![from.lowercased()] = note
             return "\(name(from)) to \(name(moved.path))"
         } catch {
             // A move whose reply was lost went through all the same; its member does not know,
@@ -390,6 +417,7 @@ public final class SimulatedHistory {
             if case .network = error, let moved = try? await checkers[club].metadata(to) {
                 notes[note].path = moved.path
                 movedAway[club]![from.lowercased()] = nil
+                formerPaths[club]![from.lowercased()] = note
             }
             return "\(name(from)): \(Self.short(error))"
         }

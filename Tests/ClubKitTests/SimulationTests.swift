@@ -90,12 +90,18 @@ final class SimulationTests: XCTestCase {
         for backend in SimulatedHistory.Backend.allCases { try await keepsThePromise(on: backend) }
     }
 
-    /// A planted bug makes the checker speak: another club's draft, found by the first seed.
+    /// A planted bug makes the checker speak: another club's draft, found within the first
+    /// seeds (by seed 2 since merges take lines both sides inserted once, 2026-11-30; seed 1
+    /// before).
     func testAPlantedBugBreaksThePromise() async throws {
         PlantedBug.planted = [.otherClubsDraft]
-        let broken = try await history(1, on: .club).broken
-        PlantedBug.planted = []
-        XCTAssertTrue(broken.contains { $0.contains("the other club's text") }, "\(broken)")
+        defer { PlantedBug.planted = [] }
+        var found: UInt64?
+        for seed in UInt64(1)...5 where try await history(seed, on: .club).broken.contains(where: { $0.contains("the other club's text") }) {
+            found = seed
+            break
+        }
+        XCTAssertNotNil(found, "no seed of 1…5 found another club's text in a club")
     }
 
     /// The same seed, the same history: every step, fault and answer in the same order, on every
@@ -195,6 +201,31 @@ final class UnconfirmedChangeTests: XCTestCase {
         XCTAssertEqual(club.everyFile.map(\.path), ["/byteclub/Trip.md"])
         XCTAssertEqual(String(decoding: club.everyFile[0].data, as: UTF8.self), "bob's\n# Plan\nmine\n")
         XCTAssertEqual(outbox.all(), [])
+    }
+
+    /// A save queued at a path this machine moved the note away from since (the shell moved
+    /// it while the app still had it open there; the simulation's app histories, seed 55 on
+    /// WebDAV): it follows this machine's move, on WebDAV too, which cannot say where a note
+    /// went, and the member is not told the note was deleted.
+    func testASaveQueuedAtAPathThisMachineMovedFollowsTheMove() async throws {
+        for kind in [SimulatedClub.Kind.webdav, .club] {
+            let club = SimulatedClub(kind: kind, name: "moved-here-\(kind)", now: { Date(timeIntervalSince1970: 0) })
+            let first = try await club.upload(data: Data("# Plan\n".utf8), to: "/byteclub/Plan.md", mode: .add, autorename: false)
+            let (sender, outbox) = sender(club)
+            _ = try await OutboxSender.Direct(store: club, outbox: outbox).move(from: "/byteclub/Plan.md", to: "/byteclub/Trip.md")
+            var item = OutboxItem(kind: .save, path: "/byteclub/Plan.md", baseRev: first.rev, title: "Plan", text: "# Plan\nmine\n", queued: Date())
+            item.baseText = "# Plan\n"
+            _ = try outbox.append(item)
+            let reports = Box([OutboxReport]())
+            _ = await sender.sendAll { reports.value.append($0) }
+            XCTAssertNotEqual(reports.value.first?.cause, .gone, "\(kind): \(reports.value)")
+            XCTAssertEqual(club.everyFile.map(\.path), ["/byteclub/Trip.md"], "\(kind)")
+            XCTAssertEqual(String(decoding: club.everyFile[0].data, as: UTF8.self), "# Plan\nmine\n", "\(kind)")
+            XCTAssertEqual(outbox.all(), [], "\(kind)")
+            XCTAssertEqual(outbox.whereMoved("/byteclub/Plan.md"), "/byteclub/Trip.md")
+            XCTAssertNil(outbox.whereMoved("/byteclub/Other.md"))
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("outbox"))
+        }
     }
 
     /// A new note sent once without an answer, moved by another member before it went again:

@@ -27,6 +27,27 @@ final class ThreeWayMergeTests: XCTestCase {
         assertBytes(result.text, "one\nTWO\nthree\nfour\nfive\nSIX\nseven\n")
     }
 
+    /// Both sides inserted at one place, and some of the lines are the same on both (a burst
+    /// saved unheard before a crash, then saved again over the older base with more typed): the
+    /// shared lines once, what each added around them taken (the simulation's app histories,
+    /// seed 27 on the club server, doubled lines 3–5 before). Different lines at the same place
+    /// still conflict.
+    func testInsertionsAtOnePlaceShareTheirCommonLinesOnce() {
+        let base = "title\n"
+        let mine = "title\nline 3\nline 4\nline 5\nline 17\n"
+        let theirs = "title\nline 8\nline 11\nline 3\nline 4\nline 5\n"
+        assertBytes(ThreeWayMerge.merge(base: base, mine: mine, theirs: theirs).text, "title\nline 8\nline 11\nline 3\nline 4\nline 5\nline 17\n")
+        // Where the two put different lines at the same place beside the shared ones: a conflict there alone.
+        let other = ThreeWayMerge.merge(base: base, mine: "title\nA\nshared\nmine\n", theirs: "title\nB\nshared\ntheirs\n")
+        XCTAssertEqual(conflicts(other).map(\.mine), ["A\n", "mine\n"])
+        XCTAssertEqual(conflicts(other).map(\.theirs), ["B\n", "theirs\n"])
+        assertBytes(other.resolved([.both, .both]), "title\nA\nB\nshared\nmine\ntheirs\n")
+        // Nothing shared: one conflict, as before.
+        XCTAssertEqual(conflicts(ThreeWayMerge.merge(base: base, mine: "title\nmine\n", theirs: "title\ntheirs\n")).count, 1)
+        // A change of base lines on both sides is not refined: still one conflict.
+        XCTAssertEqual(conflicts(ThreeWayMerge.merge(base: "a\nb\nc\n", mine: "a\nX\nshared\nc\n", theirs: "a\nY\nshared\nc\n")).count, 1)
+    }
+
     func testEditsToNeighbouringLinesDoNotOverlap() {
         let mine = "one\ntwo\nTHREE\nfour\nfive\nsix\nseven\n"
         let theirs = "one\ntwo\nthree\nFOUR\nfive\nsix\nseven\n"

@@ -170,6 +170,50 @@ public final class Outbox: Sendable {
         try writes.withLock { _ in try DurableFile.remove(url(item)) }
     }
 
+    /// A move this machine made (``OutboxSender/Direct/move(from:to:autorename:)``), kept
+    /// beside the items (`.moves.json`, the last ``movesKept``): a change queued later at the
+    /// old path, by an editor that still had the note open there, follows the move when it is
+    /// sent, on a server that cannot say where a note went (WebDAV) as on one that can.
+    public struct Move: Codable, Equatable, Sendable {
+        public var from: String
+        public var to: String
+    }
+
+    /// How many of this machine's moves are kept.
+    public static let movesKept = 64
+
+    private var movesFile: URL { directory.appendingPathComponent(".moves.json") }
+
+    /// This machine's moves, oldest first.
+    public func moves() -> [Move] {
+        guard let data = try? Data(contentsOf: movesFile) else { return [] }
+        return (try? JSONDecoder().decode([Move].self, from: data)) ?? []
+    }
+
+    /// Records a move this machine made (the oldest beyond ``movesKept`` go).
+    public func recordMove(from: String, to: String) throws {
+        try writes.withLock { _ in
+            var moves = moves()
+            moves.append(Move(from: from, to: to))
+            try DurableFile.write(try Self.encoder.encode(Array(moves.suffix(Self.movesKept))), to: movesFile)
+        }
+    }
+
+    /// Where `path` went by this machine's moves since (each move of it or of a folder above it,
+    /// in order), or nil when none moved it.
+    public func whereMoved(_ path: String) -> String? {
+        var current = path
+        var moved = false
+        for move in moves() {
+            let next = NoteResolver.path(afterMoving: current, from: move.from, to: move.to)
+            if next != current {
+                current = next
+                moved = true
+            }
+        }
+        return moved ? current : nil
+    }
+
     /// Runs `body` holding the outbox's send lock (`flock` on `.send.lock` in the folder), or
     /// returns nil at once when another sender holds it. The lock goes with the process, so a
     /// sender killed mid-way never leaves it held.

@@ -262,6 +262,8 @@ extension OutboxSender {
                 for item in Self.items(in: outbox.all(), under: from) {
                     try outbox.replace(Self.moved(item, from: from, to: to))
                 }
+                // And what is queued at the old path later (an editor that had it open there).
+                try outbox.recordMove(from: from, to: to)
             } catch {
                 throw .local("Moved, but the outbox in \(outbox.directory.path) could not follow: \(error.localizedDescription)")
             }

@@ -182,6 +182,20 @@ extension OutboxSender {
         }
     }
 
+    /// Where this machine moved the note of `item` since it was queued at its path (an editor
+    /// that had it open there saved after the move, ``Outbox/whereMoved(_:)``), when a note is
+    /// there now. A failure a retry may mend stops the send, as in ``movedElsewhere(_:baseRev:)``.
+    func movedHere(_ item: OutboxItem) async throws(RemoteError) -> String? {
+        guard let path = outbox.whereMoved(item.path), path.lowercased() != item.path.lowercased() else { return nil }
+        do {
+            let now = try await store.metadata(path)
+            return now.kind == .file ? now.path : nil
+        } catch {
+            _ = try Self.answer(error)
+            return nil
+        }
+    }
+
     /// Reads the note now and its base rev and merges `text` in; see ``sendSave(_:)``.
     func merge(_ item: OutboxItem, text: String, baseRev: String) async throws(RemoteError) -> MergeStep {
         let data = Data(text.utf8)
@@ -192,6 +206,7 @@ extension OutboxSender {
             let failure = try Self.answer(error)
             if case .notFound = failure {
                 if let path = try await movedElsewhere(item, baseRev: baseRev) { return .moved(path) }
+                if let path = try await movedHere(item) { return .moved(path) }
                 return .done(OutboxAnswer(try keepDraft(item, text: text, gone: true,
                                                         reason: "\(Self.shown(item.title)) was deleted on the server meanwhile; your text is kept as a draft"),
                                           cause: .gone))

@@ -76,6 +76,9 @@ TEST_SIMULATION_SEEDS ?= 50
 ## The live histories (two or three members typing in one live note, on a plain and an encrypted
 ## club) take about 10 ms a seed, so make test runs TEST_LIVE_SEEDS of each.
 TEST_LIVE_SEEDS ?= 200
+## Each member's app in the histories too (`--shells app`, and `both` beside the shell), the real
+## app in-process on the history's clock: about 0.5–2.5 s a seed, so TEST_APP_SEEDS of each a backend.
+TEST_APP_SEEDS ?= 20
 SIMULATION_PLANTS = other-clubs-draft queue-left-at-moved-path burst-replayed-twice
 test: deps-system
 	@mkdir -p .build; \
@@ -86,6 +89,8 @@ test: deps-system
 	{ .build/debug/byteclub-torture --kills $(TEST_TORTURE_KILLS) && \
 	  .build/debug/byteclub-torture --simulate --seeds $(TEST_SIMULATION_SEEDS) --backends club,webdav,encrypted && \
 	  .build/debug/byteclub-torture --simulate --seeds $(TEST_LIVE_SEEDS) --backends live,live-encrypted && \
+	  .build/debug/byteclub-torture --simulate --seeds $(TEST_APP_SEEDS) --backends club,webdav,encrypted --shells app && \
+	  .build/debug/byteclub-torture --simulate --seeds $(TEST_APP_SEEDS) --backends club,webdav,encrypted --shells both && \
 	  for bug in $(SIMULATION_PLANTS); do .build/debug/byteclub-torture --simulate --seeds 100 --backends club,webdav --plant $$bug || exit 1; done && \
 	  .build/debug/byteclub-torture --simulate --seeds 100 --backends live,live-encrypted --plant typing-merged-as-text; \
 	} >.build/torture.log 2>&1 & torture=$$!; \
@@ -93,7 +98,7 @@ test: deps-system
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS); built=$$?; \
 	wait $$python; python=$$?; cat .build/deps-python.log; \
 	wait $$torture; tortured=$$?; \
-	echo "=== torture: $(TEST_TORTURE_KILLS) kills, then $(TEST_SIMULATION_SEEDS) simulated histories a backend, $(TEST_LIVE_SEEDS) live ones a live backend, and the planted bugs ==="; cat .build/torture.log; \
+	echo "=== torture: $(TEST_TORTURE_KILLS) kills, then $(TEST_SIMULATION_SEEDS) simulated histories a backend, $(TEST_LIVE_SEEDS) live ones a live backend, $(TEST_APP_SEEDS) with the apps (and beside the shell) a backend, and the planted bugs ==="; cat .build/torture.log; \
 	if [ $$built = 0 ] && [ $$python = 0 ]; then scripts/test-shards; tests=$$?; else tests=1; fi; \
 	[ $$tortured = 0 ] || { echo "=== torture failed (exit $$tortured); its last lines: ==="; grep -E "^(seed|loss|LOSS|Error|step|simulation|the planted)" .build/torture.log | tail -n 12; }; \
 	[ $$tests = 0 ] && [ $$tortured = 0 ]
@@ -180,8 +185,8 @@ clean:
 ## Then the histories at simulation speed (issue 70; docs/testing.md, "Simulation"): SEEDS seeds on
 ## each backend (the club server's rule, WebDAV's, an encrypted club, and members typing in one
 ## live note on a plain and an encrypted club) in one process, 200 steps each; replay a failing seed with `byteclub-torture --simulate --backends B --first-seed S --seeds 1`.
-## (`byteclub-torture --simulate --shells app` or `both` runs each member's app in them too; docs/testing.md,
-## "The apps in the simulation": they break issue 68's promises, so they are not run here yet.)
+## (`make torture` runs them as the command line's; `byteclub-torture --simulate --shells app` or `both`
+## runs each member's app in them too: docs/testing.md, "The apps in the simulation".)
 ## Then the real-process generated histories, the slower outer check (issue 53; "Histories"):
 ## REAL_SEEDS seeds on each backend (the club server, rclone serve webdav, an encrypted club),
 ## HISTORY_STEPS steps each, from seed HISTORY_FIRST_SEED on; `make torture TORTURE_KILLS=0` runs

@@ -298,16 +298,14 @@ let package = Package(
         // random moments of a seeded schedule, and the invariants checked after every kill.
         .executableTarget(
             name: "byteclub-torture",
-            dependencies: ["Simulation", "ClubKit", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"),
-                           // The simulated apps' logs kept out of the run's output.
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Simulation", "ClubKit", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Histories at simulation speed (issue 70): both members' cores over clubs in memory
         // (the club server's commit rule, WebDAV's, an encrypted club) through a simulated
         // network, time a counter and every choice from a seed. byteclub-torture --simulate.
         // Each member's app too (ByteClubApp on a compositor of its own, its UI queue simulated).
         .target(name: "Simulation", dependencies: ["ClubKit", "ClubServer", "Remote", "DropboxWire", "ClubCrypt", "Transfer", "LiveText",
-                                                   "ByteClubApp", "TerminalUI"]),
+                                                   "ByteClubApp", "TerminalUI", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Tests
 

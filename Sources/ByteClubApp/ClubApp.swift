@@ -69,6 +69,9 @@ public struct AppConfiguration: Sendable {
     public var liveUnavailable: String?
     /// Where live notes keep their journals (the club's cache folder's `live/`); nil: in memory only.
     public var liveFolder: URL?
+    /// Where the app logs (nil: `byteclub.app`, as the process's logging is set up); the
+    /// simulation's apps log only what is critical, their histories' logs saying what happened.
+    public var logger: Logger?
 
     public init() {}
 
@@ -183,7 +186,7 @@ public final class ClubApp {
         initial.editorSettings = configuration.editorSettings
         model = AppModel(state: initial, format: configuration.format)
         let context = AppContext(store: store, configuration: configuration, model: model, effects: effects,
-                                 compositor: compositor, logger: Logger(label: "byteclub.app"))
+                                 compositor: compositor, logger: configuration.logger ?? Logger(label: "byteclub.app"))
         refresher = Refresher(context: context)
         // The helpers the controllers share; none of them calls a controller.
         noteIndex = NoteIndex(context: context, openIndex: configuration.searchIndex)

@@ -1,3 +1,4 @@
+import ClubKit
 import Foundation
 import Remote
 import TerminalUI
@@ -30,6 +31,15 @@ extension NoteSaves {
             context.update {
                 $0.note?.closeAfterSave = false
                 $0.message = .error(problem)
+            }
+            return
+        }
+        if ConflictMarkers.present(in: session.editor.body.text) {
+            // The same answer as `byteclub edit` gives (a draft the shell kept with both sides
+            // marked, opened here): the markers are for the writer to settle, never the club's.
+            context.update {
+                $0.note?.closeAfterSave = false
+                $0.message = .error("\"\(TerminalSafe.escape(session.editor.title.text))\" still holds conflict markers (<<<<<<< yours … >>>>>>>); nothing was saved, your text is kept as a draft")
             }
             return
         }

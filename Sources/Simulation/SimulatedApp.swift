@@ -1,6 +1,7 @@
 import ByteClubApp
 import ClubKit
 import Foundation
+import Logging
 import Remote
 import TerminalUI
 
@@ -32,6 +33,9 @@ final class SimulatedApp {
         var configuration = AppConfiguration(club: backend, newNoteExtension: "md", process: process)
         configuration.format = DisplayFormat(now: now, timeZone: TimeZone(identifier: "UTC")!)
         configuration.userName = user
+        var logger = Logger(label: "byteclub.simulated-app")
+        logger.logLevel = .critical
+        configuration.logger = logger
         app = ClubApp(store: backend.store, compositor: compositor, configuration: configuration, effects: effects)
     }
 

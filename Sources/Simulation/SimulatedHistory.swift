@@ -253,7 +253,7 @@ public final class SimulatedHistory {
             for member in Member.allCases {
                 let backend = backends[member]![club]
                 for draft in backend.drafts.all() where draft.body.contains(text) { found.append("\(member.rawValue) c\(club) draft \(draft.id)") }
-                for item in backend.outbox.all() where item.text?.contains(text) == true { found.append("\(member.rawValue) c\(club) queued \(item.kind.rawValue) \(item.path)") }
+                for item in backend.outbox.all() where item.text?.contains(text) == true || item.path.contains(text) { found.append("\(member.rawValue) c\(club) queued \(item.kind.rawValue) \(item.path)") }
             }
         }
         log.append("  trace: \(found.isEmpty ? "nowhere" : found.joined(separator: ", "))")

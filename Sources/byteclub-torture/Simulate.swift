@@ -2,7 +2,6 @@ import ArgumentParser
 import ClubKit
 import Crypto
 import Foundation
-import Logging
 import Simulation
 
 /// `byteclub-torture --simulate`: generated histories at simulation speed (``SimulatedHistory``),
@@ -42,9 +41,6 @@ struct SimulationOptions: ParsableArguments {
             setenv(variable, base.appendingPathComponent(folder).path, 1)
         }
         defer { try? FileManager.default.removeItem(at: base) }
-        // The apps' own logs (a line for every load and outbox send) are not the run's output:
-        // their histories' logs say what happened.
-        LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
         PlantedBug.planted = Set(plant.compactMap(PlantedBug.init(rawValue:)))
         if !plant.isEmpty { say("planted: \(plant.joined(separator: ", "))") }
         var failed = false

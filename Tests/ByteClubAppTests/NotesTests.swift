@@ -180,6 +180,29 @@ final class NotesTests: XCTestCase {
         }
     }
 
+    /// A draft `byteclub edit` kept with both sides marked, opened in the app: `Ctrl-S` gives the
+    /// shell's answer (nothing saved, the text kept as a draft), never the markers into the club
+    /// (the simulation's app histories, seed 39 on WebDAV: saved markers doubled lines later).
+    func testADraftStillHoldingConflictMarkersIsNotSaved() async throws {
+        let harness = try await harness(start: false)
+        let entry = try await club!.store().metadata("/byteclub/Welcome to Byte Club.txt")
+        let before = try Data(contentsOf: welcome)
+        let marked = "Welcome\n<<<<<<< yours\nmine\n=======\ntheirs\n>>>>>>> ann\n"
+        let drafts = DraftStore(directory: draftsDirectory)
+        try drafts.save(Draft(id: Draft.id(forPath: entry.path), path: entry.path, baseRev: entry.rev, title: "Welcome to Byte Club",
+                              body: marked, updated: Clock.ago(300)))
+        await harness.start()
+        await open(harness, row: 0)
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, marked)
+        harness.press(.ctrl("s"))
+        XCTAssertEqual(harness.app.state.message?.kind, .error)
+        XCTAssertEqual(harness.app.state.message?.text,
+                       "\"Welcome to Byte Club\" still holds conflict markers (<<<<<<< yours … >>>>>>>); nothing was saved, your text is kept as a draft")
+        XCTAssertEqual(try Data(contentsOf: welcome), before, "the club's note is as it was")
+        XCTAssertTrue(harness.app.state.note?.isModified ?? false)
+        XCTAssertEqual(drafts.load(Draft.id(forPath: entry.path))?.body, marked, "the draft still holds the text")
+    }
+
     func testTextThatIsNotUTF8OpensReadOnlyAndIsNeverSaved() async throws {
         let harness = try await harness(start: false)
         let bytes = Data([0x48, 0x69, 0x20, 0xFF, 0xFE, 0x0A])

@@ -293,6 +293,12 @@ public struct DraftStore: Sendable {
         return draft
     }
 
+    /// Whether this process wrote or opened draft `id` last (no other process wrote it since);
+    /// true when there is none.
+    func isOurs(_ id: String) -> Bool {
+        Self.writes.sync { crossProcess { isOurs(url(id)) } }
+    }
+
     /// Whether there is a readable draft `id` (its text, in a journal, not read).
     public func has(_ id: String) -> Bool { file(id) != nil }
 

@@ -183,17 +183,13 @@ extension OutboxSender {
     }
 
     /// Where this machine moved the note of `item` since it was queued at its path (an editor
-    /// that had it open there saved after the move, ``Outbox/whereMoved(_:)``), when a note is
-    /// there now. A failure a retry may mend stops the send, as in ``movedElsewhere(_:baseRev:)``.
-    func movedHere(_ item: OutboxItem) async throws(RemoteError) -> String? {
+    /// that had it open there saved after the move, ``Outbox/whereMoved(_:)``). The save goes
+    /// there and is sent as if queued there: a note someone else moved on from there is looked
+    /// for as any is (``movedElsewhere(_:baseRev:)``), and a note gone from there is said gone
+    /// from there, not from the path this member moved it away from.
+    func movedHere(_ item: OutboxItem) -> String? {
         guard let path = outbox.whereMoved(item.path), path.lowercased() != item.path.lowercased() else { return nil }
-        do {
-            let now = try await store.metadata(path)
-            return now.kind == .file ? now.path : nil
-        } catch {
-            _ = try Self.answer(error)
-            return nil
-        }
+        return path
     }
 
     /// Reads the note now and its base rev and merges `text` in; see ``sendSave(_:)``.
@@ -206,7 +202,7 @@ extension OutboxSender {
             let failure = try Self.answer(error)
             if case .notFound = failure {
                 if let path = try await movedElsewhere(item, baseRev: baseRev) { return .moved(path) }
-                if let path = try await movedHere(item) { return .moved(path) }
+                if let path = movedHere(item) { return .moved(path) }
                 return .done(OutboxAnswer(try keepDraft(item, text: text, gone: true,
                                                         reason: "\(Self.shown(item.title)) was deleted on the server meanwhile; your text is kept as a draft"),
                                           cause: .gone))
@@ -368,6 +364,13 @@ extension OutboxSender {
         if let existing = drafts.load(id), existing.body != text {
             id = Draft.newID()
             isNew = true
+        } else if drafts.has(id), !drafts.isOurs(id) {
+            // The draft holds this very text already, kept there by the process that queued it:
+            // left as it is, that process's. Written again here, it became this process's, and
+            // an editor of the note in this process, whose text it never was, removed it once
+            // its own save landed (the simulation's app histories: a line the shell queued, sent
+            // by the app, was lost).
+            return .conflict(draftID: id, reason: reason)
         }
         let draft = Draft(id: id, path: isNew ? nil : item.path, baseRev: isNew ? nil : item.baseRev,
                           title: item.title, body: text, updated: now())

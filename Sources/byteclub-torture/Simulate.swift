@@ -67,7 +67,7 @@ struct SimulationOptions: ParsableArguments {
                 }
                 say("""
                     seed \(seed) on \(name) broke the promise (replay: byteclub-torture --simulate --backends \(name) \
-                    --first-seed \(seed) --seeds 1\(plant.map { " --plant " + $0 }.joined())):
+                    --first-seed \(seed) --seeds 1\(shells == .cli ? "" : " --shells " + shells.rawValue)\(plant.map { " --plant " + $0 }.joined())):
                     \(found.joined(separator: "\n"))
                     the history:
                     \(log.joined(separator: "\n"))

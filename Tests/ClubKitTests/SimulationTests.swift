@@ -129,14 +129,15 @@ final class SimulationTests: XCTestCase {
     /// the same history byte for byte (the apps' keys, saves, merges and kills with it), and a
     /// history reaches what an app does: it starts and restores what a kill left, saves, queues
     /// in the outbox when the club is down, merges or keeps a draft, leaves a line unsaved, is
-    /// killed -9 by hand and by the network's fault. The promise these histories break is issue
-    /// 68's (docs/testing.md, "The apps in the simulation"), not asserted here yet.
+    /// killed -9 by hand and by the network's fault; and the promise holds (docs/testing.md, "The
+    /// apps in the simulation": what their first runs broke and how it was mended).
     func testAnAppHistoryReplaysByteForByteAndDoesWhatAUserDoes() async throws {
         for shells in [SimulatedHistory.Shells.app, .both] {
             let first = try await history(7, on: .club, steps: 300, shells: shells)
             let again = try await history(7, on: .club, steps: 300, shells: shells)
             let split = zip(first.log, again.log).enumerated().first { $0.element.0 != $0.element.1 }?.offset
             XCTAssertEqual(first.log, again.log, "seed 7 with --shells \(shells.rawValue) ran differently the second time, from step \(split.map { $0 + 1 } ?? 0)")
+            XCTAssertEqual(first.broken, [], "seed 7 with --shells \(shells.rawValue); its history:\n\(first.log.joined(separator: "\n"))")
             XCTAssertEqual(first.broken, again.broken)
             let text = first.log.joined(separator: "\n")
             for sign in [": app starts", ", saved", ", queued", ", left unsaved", ", killed -9", ", kept ("] {

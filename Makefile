@@ -185,8 +185,8 @@ clean:
 ## Then the histories at simulation speed (issue 70; docs/testing.md, "Simulation"): SEEDS seeds on
 ## each backend (the club server's rule, WebDAV's, an encrypted club, and members typing in one
 ## live note on a plain and an encrypted club) in one process, 200 steps each; replay a failing seed with `byteclub-torture --simulate --backends B --first-seed S --seeds 1`.
-## (`make torture` runs them as the command line's; `byteclub-torture --simulate --shells app` or `both`
-## runs each member's app in them too: docs/testing.md, "The apps in the simulation".)
+## Then APP_SEEDS of them a backend with each member's app in them too (`--shells app`, and `both`
+## beside the shell: docs/testing.md, "The apps in the simulation"), about 0.5–2.5 s a seed.
 ## Then the real-process generated histories, the slower outer check (issue 53; "Histories"):
 ## REAL_SEEDS seeds on each backend (the club server, rclone serve webdav, an encrypted club),
 ## HISTORY_STEPS steps each, from seed HISTORY_FIRST_SEED on; `make torture TORTURE_KILLS=0` runs
@@ -196,6 +196,7 @@ clean:
 TORTURE_KILLS ?= 1000
 LIVETEXT_HISTORIES ?= 10000
 SEEDS ?= 1000
+APP_SEEDS ?= 100
 REAL_SEEDS ?= 20
 HISTORY_STEPS ?= 200
 HISTORY_FIRST_SEED ?= 1
@@ -204,6 +205,8 @@ torture: deps
 	$(SWIFT) build --product byteclub-torture $(TEST_BUILD_FLAGS)
 	[ "$(TORTURE_KILLS)" = 0 ] || .build/debug/byteclub-torture --kills $(TORTURE_KILLS)
 	.build/debug/byteclub-torture --simulate --seeds $(SEEDS) --backends club,webdav,encrypted,live,live-encrypted
+	.build/debug/byteclub-torture --simulate --seeds $(APP_SEEDS) --backends club,webdav,encrypted --shells app
+	.build/debug/byteclub-torture --simulate --seeds $(APP_SEEDS) --backends club,webdav,encrypted --shells both
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)
 	HISTORY_SEEDS=$(REAL_SEEDS) HISTORY_STEPS=$(HISTORY_STEPS) HISTORY_FIRST_SEED=$(HISTORY_FIRST_SEED) \
 		.build/debug/byteclubPackageTests.xctest ByteClubAppTests.HistoryClubTests,ByteClubAppTests.HistoryWebdavTests,ByteClubAppTests.HistoryEncryptedTests

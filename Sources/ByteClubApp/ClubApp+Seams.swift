@@ -101,6 +101,8 @@ extension ClubApp: MainScreenDelegate {
         case .select(let tab): tabs.select(tab)
         case .shell(.refresh):
             if state.tab == .photos { photos.retryPictures() }
+            // Drafts another process kept since (`byteclub edit` after a conflict) are listed too.
+            if state.tab == .notes { refresher.reloadDrafts() }
             refresher.refresh(state.tab)
         case .shell(.quit): requestQuit()
         case .shell(.transfers): photos.showTransfersPanel()

@@ -294,7 +294,12 @@ final class NoteEdits {
     func handedOverBase(of session: NoteSession) -> String? {
         guard let drafts = configuration.drafts, let path = session.entry?.path else { return nil }
         let own = Draft.id(forPath: path)
-        return drafts.handedOver(own, over: session.baseRev) ?? (session.draftID == own ? nil : drafts.handedOver(session.draftID, over: session.baseRev))
+        // The note's own draft's, only when this editor wrote it: one opened from a draft kept
+        // apart took up other text over the same rev (a line lost in a generated history, seed 1
+        // encrypted: the own draft an earlier editor wrote, which the shell sent, was merged over
+        // as the base, deleting the lines it held).
+        let ownHandedOver = session.heldOwnDraft ? drafts.handedOver(own, over: session.baseRev) : nil
+        return ownHandedOver ?? (session.draftID == own ? nil : drafts.handedOver(session.draftID, over: session.baseRev))
     }
 
     /// The session under a new draft id, in the state too: its note's draft file was written by

@@ -211,6 +211,7 @@ extension NoteSaves {
         // From now on the draft of this text belongs to the saved note's path.
         let oldDraft = session.draftID
         session.draftID = Draft.id(forPath: entry.path)
+        session.heldOwnDraft = true
         // Esc → Save closes once saved, unless more was typed meanwhile: that text stays open.
         let close = session.closeAfterSave && !stillModified
         var keptElsewhere = false

@@ -39,6 +39,12 @@ public struct NoteSession: Sendable, Equatable {
     public var isReadOnly = false
     /// The draft this session journals to.
     public var draftID: String
+    /// This editor has held the note's own draft (``Draft/id(forPath:)``): opened from the
+    /// server or from that draft, or saved since. Only then is a text written there that another
+    /// shell took over its hand-over (``NoteEdits/handedOverBase(of:)``), after it is kept apart
+    /// too. One opened from a draft kept apart never wrote there: what an earlier editor of the
+    /// note handed over is not its base.
+    var heldOwnDraft = false
     /// Every edit of the text is in the note's live journal (the note joined live, or was taken
     /// up from its journal): the drafts written say so (``Draft/inLiveJournal``).
     var liveJournalled = false
@@ -135,6 +141,7 @@ public struct NoteSession: Sendable, Equatable {
         baseRev = entry.rev
         editor = NoteEditorState(title: ClubLayout.title(of: entry.name), body: "", isNew: false)
         draftID = Draft.id(forPath: entry.path)
+        heldOwnDraft = true
     }
 
     /// A new, empty note.
@@ -152,6 +159,7 @@ public struct NoteSession: Sendable, Equatable {
         baseText = entry == nil ? nil : draft.baseText
         editor = NoteEditorState(title: draft.title, body: draft.body, isNew: false)
         draftID = draft.id
+        heldOwnDraft = entry.map { draft.id == Draft.id(forPath: $0.path) } ?? false
         folder = draft.folder
         restoredInLiveJournal = draft.inLiveJournal == true
         banner = "Restored your unsaved draft from \(savedAt) · Ctrl-S saves it · Esc, Discard drops it"

@@ -76,6 +76,7 @@ extension SimulatedHistory {
             await app.effects.kill()
             apps[member]![club] = nil
             said.append("killed -9")
+            return said.joined(separator: ", ")
         }
         if await app.dead { return appDied(member, club, said) }
         return said.joined(separator: ", ")

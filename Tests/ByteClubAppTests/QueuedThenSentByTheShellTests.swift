@@ -186,4 +186,66 @@ final class QueuedThenSentByTheShellTests: XCTestCase {
         XCTAssertEqual(harness.app.state.note?.entry?.name, name, "the editor knows its note now")
         harness.app.requestQuit()
     }
+
+    /// The same loss by another way (seed 1, encrypted, in CI): the app queued a line of a note
+    /// offline, in the note's own draft; `byteclub` on this machine sent it and removed that
+    /// draft. A draft of the note kept apart, over the same rev (the shell's, after a conflict),
+    /// was then opened in the app and saved. Its save took the own draft the earlier editor had
+    /// written as its hand-over, and merged over it: the shell's line was deleted, with no
+    /// question. An editor opened from a draft kept apart never wrote the own draft: it merges
+    /// over the text its own draft was written on.
+    func testADraftKeptApartIsMergedOverItsOwnBaseNotOverAnEarlierEditorsHandOver() async throws {
+        let (switchable, harness) = await rayApp()
+        await open("Plan", in: harness)
+        await harness.waitUntil("Plan kept here") { self.cache.note("/byteclub/Plan.txt") != nil }
+        let opened = try XCTUnwrap(harness.app.state.note?.baseRev)
+        await close(harness)
+
+        // Offline: a line saved to the outbox, in the note's own draft, written by this process.
+        switchable.stall(true)
+        await open("Plan", in: harness)
+        add("two", in: harness)
+        harness.press(.ctrl("s"))
+        await harness.waitUntil("Plan saved to the outbox") { harness.app.state.message?.text.hasPrefix("Saved \"Plan.txt\" in the outbox") == true }
+        await close(harness)
+        let own = Draft.id(forPath: "/byteclub/Plan.txt")
+        XCTAssertEqual(DraftStore(directory: drafts).load(own)?.body, "one\ntwo", "the queued text is the note's own draft")
+
+        // `byteclub` on this machine sends it and removes the draft: the club has that text.
+        let shell = OutboxSender(store: store(club.url), outbox: outbox, drafts: nil)
+        guard case .sent(let report) = await shell.sendFirst(), case .sent = report.result else { return XCTFail("the shell sent Plan") }
+        for name in try FileManager.default.contentsOfDirectory(atPath: drafts.path) where name.hasPrefix(own) {
+            try FileManager.default.removeItem(at: drafts.appendingPathComponent(name))
+        }
+        XCTAssertEqual(club.text("Plan.txt"), "one\ntwo")
+
+        // Another process keeps a draft of Plan apart, over the rev the app opened: another line.
+        var apart = Draft(id: Draft.newID(), path: "/byteclub/Plan.txt", baseRev: opened, title: "Plan", body: "one\nfour", updated: Date())
+        apart.baseText = "one\n"
+        try DraftStore(directory: drafts, process: "shell").save(apart)
+
+        switchable.stall(false)
+        harness.press(.char("r"))
+        await harness.waitUntil("back, nothing waiting, the draft kept apart listed") {
+            !harness.app.state.offline.isOffline && harness.app.state.offline.waiting == 0
+                && harness.app.state.drafts.contains { $0.id == apart.id } && !harness.app.state.drafts.contains { $0.id == own }
+        }
+        await open("Plan", in: harness)
+        XCTAssertEqual(harness.app.state.note?.draftID, apart.id, "Plan opens its draft kept apart")
+        XCTAssertEqual(harness.app.state.note?.editor.body.text, "one\nfour")
+        harness.press(.ctrl("s"))
+        // "two" and "four" both added after "one": the merge asks, and both are kept.
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, harness.app.state.note?.isSaving == true || harness.app.state.note?.merge != nil {
+            if harness.app.state.note?.merge != nil { harness.press(.char("b")) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let plan = club.text("Plan.txt") ?? ""
+        let kept = DraftStore(directory: drafts).all().map(\.body)
+        XCTAssertTrue(plan.contains("two") || kept.contains { $0.contains("two") },
+                      "the shell's save of \"two\" is in the note or a draft, not merged away: the note holds \(plan.debugDescription), drafts \(kept)")
+        XCTAssertTrue(plan.contains("four") || kept.contains { $0.contains("four") },
+                      "the draft's line is in the note or a draft: \(plan.debugDescription), drafts \(kept)")
+        harness.app.requestQuit()
+    }
 }

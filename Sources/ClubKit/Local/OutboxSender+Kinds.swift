@@ -361,19 +361,24 @@ extension OutboxSender {
         }
         var id = item.draftID ?? (gone && item.kind == .create ? Draft.newID() : Draft.id(forPath: item.path))
         var isNew = gone || item.kind == .create
-        if let existing = drafts.load(id), existing.body != text {
-            id = Draft.newID()
-            isNew = true
-        } else if drafts.has(id), !drafts.isOurs(id) {
-            // The draft holds this very text already, kept there by the process that queued it:
-            // left as it is, that process's. Written again here, it became this process's, and
-            // an editor of the note in this process, whose text it never was, removed it once
-            // its own save landed (the simulation's app histories: a line the shell queued, sent
-            // by the app, was lost).
-            return .conflict(draftID: id, reason: reason)
+        if let existing = drafts.load(id) {
+            if existing.body != text {
+                id = Draft.newID()
+                isNew = true
+            } else if !drafts.isOurs(id) {
+                // The draft holds this very text already, kept there by the process that queued
+                // it: left as it is, that process's. Written again here, it became this
+                // process's, and an editor of the note in this process, whose text it never was,
+                // removed it once its own save landed (the simulation's app histories: a line
+                // the shell queued, sent by the app, was lost).
+                return .conflict(draftID: id, reason: reason)
+            }
         }
-        let draft = Draft(id: id, path: isNew ? nil : item.path, baseRev: isNew ? nil : item.baseRev,
+        var draft = Draft(id: id, path: isNew ? nil : item.path, baseRev: isNew ? nil : item.baseRev,
                           title: item.title, body: text, updated: now())
+        // The text it was written on goes with it: the next save's merge base where the server
+        // keeps no revisions (WebDAV).
+        if !isNew { draft.baseText = item.baseText }
         do {
             try drafts.save(draft)
         } catch {

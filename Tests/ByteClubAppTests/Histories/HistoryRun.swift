@@ -60,6 +60,9 @@ final class HistoryRun {
     var step = 0
     /// Names this run's keyrings kept in this process (their local copies).
     let runID = UUID().uuidString.prefix(8)
+    /// Apps started so far: each is a process of its own (``DraftStore/process``), as an app
+    /// started again after a kill -9 is, so what one knew of its drafts dies with it.
+    var appsStarted = 0
 
     init(seed: UInt64, backend: HistoryBackend) async throws {
         self.seed = seed
@@ -155,7 +158,9 @@ final class HistoryRun {
         let (club, key) = try await store(for: member, on: clubs[index])
         machine.appStore = holdable ? StallingStore(club: club, silent: try refusingStore()) : nil
         let store: any RemoteStore = machine.appStore ?? club
-        let harness = Harness(store: store, drafts: DraftStore(directory: machine.drafts(key))) { configuration in
+        appsStarted += 1
+        let process = "\(runID)-\(member)-app-\(appsStarted)"
+        let harness = Harness(store: store, drafts: DraftStore(directory: machine.drafts(key), process: process)) { configuration in
             configuration.outbox = Outbox(directory: machine.outbox(key))
             configuration.cache = ClubCache(directory: machine.cacheFolder(key))
         }

@@ -17,17 +17,30 @@ struct NoteSave: Equatable, Sendable {
         case editing, queued, sending, conflict, merge, saved
     }
 
-    /// What the outbox runner tells the editor that waits for its save.
+    /// What the outbox runner tells the editor that waits for its save, each answer naming the
+    /// items it is about: a save's answer never reaches another save.
     enum Answer: Sendable, Equatable {
         /// One of the save's items was sent or resolved.
         case report(OutboxReport)
-        /// The send stopped on `error`; `waits`: the items stay in the outbox (the server cannot
-        /// be reached and the user has an outbox), else they were taken back out.
-        case stopped(RemoteError, waits: Bool)
-        /// No answer within ``OutboxRunner/answerGrace`` (a server that stalls answers nothing
-        /// for the whole idle limit): the items wait in the user's outbox, still being sent, and
-        /// their results come as any queued item's.
-        case unanswered
+        /// The send of `items` stopped on `error`; `waits`: they stay in the outbox (the server
+        /// cannot be reached and the user has an outbox), else they were taken back out.
+        case stopped(RemoteError, waits: Bool, items: [String])
+        /// No answer for `items` within ``OutboxRunner/answerGrace`` (a server that stalls
+        /// answers nothing for the whole idle limit): they wait in the user's outbox, still being
+        /// sent, and their results come as any queued item's.
+        case unanswered(items: [String])
+    }
+
+    /// A save sent at once (online `Ctrl-S`), as it was sent: the session's generation then, the
+    /// editor's version, the note's name and the text, and its outbox items. The one record of
+    /// it: the answers are taken for it while ``items`` still waits for them, and what the
+    /// server saved is told from it (its text, when nothing was typed since).
+    struct Sent: Equatable, Sendable {
+        var generation: Int
+        var version: Int
+        var name: String
+        var text: String
+        var items: [String]
     }
 
     private(set) var phase = Phase.editing
@@ -36,27 +49,40 @@ struct NoteSave: Equatable, Sendable {
     var isInFlight: Bool { phase == .sending || phase == .merge }
     /// When ``phase`` began.
     private(set) var since: Double = 0
-    /// The outbox items of the save under way, in the order they are sent.
+    /// The outbox items of the save under way that wait for their answers, in the order they
+    /// are sent (none once answered).
     private(set) var items: [String] = []
+    /// The last save sent at once (nil for one queued: the outbox answers it as any item).
+    private(set) var sent: Sent?
 
     /// How long the save has been in its phase at `now`.
     func elapsed(at now: Double) -> Double { now - since }
 
-    /// `Ctrl-S` put `items` in the outbox; `atOnce`: they are being sent now.
-    mutating func queued(_ items: [String], atOnce: Bool, at now: Double) {
+    /// `Ctrl-S` put `items` in the outbox to wait their turn (offline, or behind older changes).
+    mutating func queued(_ items: [String], at now: Double) {
         self.items = items
-        enter(atOnce ? .sending : .queued, at: now)
+        sent = nil
+        enter(.queued, at: now)
+    }
+
+    /// `Ctrl-S` sent `sent`'s items at once; the editor waits for their answers.
+    mutating func sending(_ sent: Sent, at now: Double) {
+        items = sent.items
+        self.sent = sent
+        enter(.sending, at: now)
     }
 
     /// The runner's answer for this save, for a session that `canMerge`; ``Outcome/ignored``
     /// when it is about an item of another save.
     mutating func answered(_ answer: Answer, canMerge: Bool, at now: Double) -> Outcome {
         switch answer {
-        case .stopped(let error, let waits):
+        case .stopped(let error, let waits, let stopped):
+            guard !items.isEmpty, stopped == items else { return .ignored }
             items = []
             enter(waits ? .queued : .editing, at: now)
             return waits ? .queue(error) : .failed(error)
-        case .unanswered:
+        case .unanswered(let waiting):
+            guard !items.isEmpty, waiting == items else { return .ignored }
             items = []
             enter(.queued, at: now)
             return .waits

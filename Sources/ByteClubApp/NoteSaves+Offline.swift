@@ -94,7 +94,7 @@ extension NoteSaves {
         session.savedVersion = version ?? session.version
         session.editorCleanIsSaved = false  // the server does not have it yet
         session.queuedItem = items.last
-        session.save.queued(items, atOnce: false, at: context.effects.now())
+        session.save.queued(items, at: context.effects.now())
         // The draft as journalled before the save (not read back from disk).
         let kept = configuration.drafts == nil ? nil : session.draft(at: configuration.format.now())
         context.update {

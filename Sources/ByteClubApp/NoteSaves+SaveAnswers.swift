@@ -8,7 +8,7 @@ import TerminalUI
 extension NoteSaves {
     /// One answer of the outbox runner to the save sent at once.
     func answered(_ answer: NoteSave.Answer) {
-        guard let sent = sentSave else { return }
+        guard let sent = state.note?.save.sent else { return }
         finishQueuedSave(generation: sent.generation, version: sent.version, name: sent.name, sent: sent.text, items: sent.items, answer: answer)
     }
 

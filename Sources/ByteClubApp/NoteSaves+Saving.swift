@@ -75,9 +75,8 @@ extension NoteSaves {
         let generation = markSaving(status: "Saving \"\(TerminalSafe.escape(name))\"…", journalled: journalled)
         context.model.updateQuietly {
             $0.note?.queuedItem = ids.last
-            $0.note?.save.queued(ids, atOnce: true, at: context.effects.now())
+            $0.note?.save.sending(NoteSave.Sent(generation: generation, version: version, name: name, text: text, items: ids), at: context.effects.now())
         }
-        sentSave = SentSave(generation: generation, version: version, name: name, text: text, items: ids)
         live?.liveNotes?.saving(text)
         let sent = runner.sendNow(items)
         if !sent {
@@ -194,7 +193,7 @@ extension NoteSaves {
         // (a queued save's is not known here).
         let editorText = session.version == version ? session.editor.body.text : nil
         session.setBase(entry.rev, text: editorText)
-        if let savedText = editorText ?? sentSave.flatMap({ $0.version == version ? $0.text : nil }) { live?.liveNotes?.saved(savedText) }
+        if let savedText = editorText ?? session.save.sent.flatMap({ $0.version == version ? $0.text : nil }) { live?.liveNotes?.saved(savedText) }
         session.savedVersion = version
         // Nothing typed since the save began: the editor's text is the server's, its clean state.
         session.editorCleanIsSaved = session.version == version

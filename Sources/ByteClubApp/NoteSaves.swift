@@ -20,19 +20,6 @@ final class NoteSaves {
     weak var live: LiveUpdates?
     /// Where a save that met another member's change goes on (its owner holds it).
     weak var conflicts: NoteConflicts?
-    /// The save sent at once that the editor waits for: what the outbox's answers are for.
-    var sentSave: SentSave?
-
-    /// A save sent at once: the editor's session and version it was sent from, its name and
-    /// text, and its outbox items.
-    struct SentSave {
-        var generation: Int
-        var version: Int
-        var name: String
-        var text: String
-        var items: [String]
-    }
-
     init(context: AppContext, refresher: Refresher, navigator: Navigator, edits: NoteEdits) {
         self.context = context
         self.refresher = refresher

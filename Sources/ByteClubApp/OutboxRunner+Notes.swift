@@ -41,7 +41,7 @@ extension OutboxRunner {
         guard let waiting = awaited, waiting == ids else { return }
         awaited = nil
         publishCounts()
-        context.send(.saveAnswered(.unanswered))
+        context.send(.saveAnswered(.unanswered(items: ids)))
     }
 
     /// The pending items follow what the sender did with `report`'s item: it is gone, and its
@@ -84,7 +84,7 @@ extension OutboxRunner {
             pending[index].onlyAtBaseRev = nil
             do { try queueOutbox.replace(pending[index]) } catch { context.logger.error("cannot rewrite an outbox item: \(error)") }
         }
-        context.send(.saveAnswered(.stopped(error, waits: waits)))
+        context.send(.saveAnswered(.stopped(error, waits: waits, items: waiting)))
     }
 
     /// Takes items out of the outbox unsent.

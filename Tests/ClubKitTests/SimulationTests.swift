@@ -223,10 +223,35 @@ final class UnconfirmedChangeTests: XCTestCase {
             XCTAssertEqual(club.everyFile.map(\.path), ["/byteclub/Trip.md"], "\(kind)")
             XCTAssertEqual(String(decoding: club.everyFile[0].data, as: UTF8.self), "# Plan\nmine\n", "\(kind)")
             XCTAssertEqual(outbox.all(), [], "\(kind)")
-            XCTAssertEqual(outbox.whereMoved("/byteclub/Plan.md"), "/byteclub/Trip.md")
+            XCTAssertEqual(outbox.whereMoved("/byteclub/Plan.md")?.path, "/byteclub/Trip.md")
+            XCTAssertEqual(outbox.whereMoved("/byteclub/Plan.md")?.id, first.id)
             XCTAssertNil(outbox.whereMoved("/byteclub/Other.md"))
             try? FileManager.default.removeItem(at: folder.appendingPathComponent("outbox"))
         }
+    }
+
+    /// A save of another note, made at the path this machine moved a note away from and deleted
+    /// since: on a server that names a revision's file, it is said deleted meanwhile, its text
+    /// kept as a draft, and the note that was moved is left as it was.
+    func testASaveOfAnotherNoteAtAMovedFromPathDoesNotFollowTheMove() async throws {
+        let club = SimulatedClub(kind: .club, name: "moved-from-other", now: { Date(timeIntervalSince1970: 0) })
+        _ = try await club.upload(data: Data("# Plan\n".utf8), to: "/byteclub/Plan.md", mode: .add, autorename: false)
+        let (sender, outbox) = sender(club)
+        _ = try await OutboxSender.Direct(store: club, outbox: outbox).move(from: "/byteclub/Plan.md", to: "/byteclub/Trip.md")
+        // Another note made at the old path, saved offline over its first rev, then deleted.
+        let other = try await club.upload(data: Data("# Plan again\n".utf8), to: "/byteclub/Plan.md", mode: .add, autorename: false)
+        XCTAssertNotEqual(other.id, outbox.whereMoved("/byteclub/Plan.md")?.id)
+        var item = OutboxItem(kind: .save, path: "/byteclub/Plan.md", baseRev: other.rev, title: "Plan", text: "# Plan again\nmine\n", queued: Date())
+        item.baseText = "# Plan again\n"
+        _ = try outbox.append(item)
+        _ = try await club.delete("/byteclub/Plan.md")
+        let reports = Box([OutboxReport]())
+        _ = await sender.sendAll { reports.value.append($0) }
+        XCTAssertEqual(reports.value.first?.cause, .gone, "\(reports.value)")
+        XCTAssertEqual(club.everyFile.map(\.path), ["/byteclub/Trip.md"])
+        XCTAssertEqual(String(decoding: club.everyFile[0].data, as: UTF8.self), "# Plan\n", "the note moved away is left as it was")
+        XCTAssertTrue(DraftStore(directory: folder.appendingPathComponent("drafts")).all().contains { $0.body == "# Plan again\nmine\n" }, "the text is kept as a draft")
+        try? FileManager.default.removeItem(at: folder.appendingPathComponent("outbox"))
     }
 
     /// A new note sent once without an answer, moved by another member before it went again:

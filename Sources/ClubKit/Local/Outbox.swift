@@ -177,6 +177,9 @@ public final class Outbox: Sendable {
     public struct Move: Codable, Equatable, Sendable {
         public var from: String
         public var to: String
+        /// The id of the note moved, when a note (not a folder) moved and the server names its
+        /// files: the note a change queued at `from` must be written on to follow it there.
+        public var id: String?
     }
 
     /// How many of this machine's moves are kept.
@@ -190,28 +193,32 @@ public final class Outbox: Sendable {
         return (try? JSONDecoder().decode([Move].self, from: data)) ?? []
     }
 
-    /// Records a move this machine made (the oldest beyond ``movesKept`` go).
-    public func recordMove(from: String, to: String) throws {
+    /// Records a move this machine made (the oldest beyond ``movesKept`` go); `id`: the note's,
+    /// when a note moved.
+    public func recordMove(from: String, to: String, id: String? = nil) throws {
         try writes.withLock { _ in
             var moves = moves()
-            moves.append(Move(from: from, to: to))
+            moves.append(Move(from: from, to: to, id: id))
             try DurableFile.write(try Self.encoder.encode(Array(moves.suffix(Self.movesKept))), to: movesFile)
         }
     }
 
     /// Where `path` went by this machine's moves since (each move of it or of a folder above it,
-    /// in order), or nil when none moved it.
-    public func whereMoved(_ path: String) -> String? {
+    /// in order), or nil when none moved it; `id`: the note the first of them moved, when that
+    /// moved the note itself (not a folder above it) and the server named it.
+    public func whereMoved(_ path: String) -> (path: String, id: String?)? {
         var current = path
         var moved = false
+        var id: String?
         for move in moves() {
             let next = NoteResolver.path(afterMoving: current, from: move.from, to: move.to)
             if next != current {
+                if !moved, current.lowercased() == move.from.lowercased() { id = move.id }
                 current = next
                 moved = true
             }
         }
-        return moved ? current : nil
+        return moved ? (current, id) : nil
     }
 
     /// Runs `body` holding the outbox's send lock (`flock` on `.send.lock` in the folder), or

@@ -34,7 +34,7 @@ extension OutboxSender {
         public func move(from: String, to: String, autorename: Bool = false) async throws(RemoteError) -> RemoteEntry {
             try await inOrder { () async throws(RemoteError) -> RemoteEntry in
                 let moved = try await store.move(from: from, to: to, autorename: autorename)
-                if !PlantedBug.queueLeftAtMovedPath.isPlanted { try follow(from: from, to: moved.path) }
+                if !PlantedBug.queueLeftAtMovedPath.isPlanted { try follow(from: from, to: moved.path, id: moved.kind == .file ? moved.id : nil) }
                 return moved
             }
         }
@@ -93,8 +93,9 @@ extension OutboxSender {
                 var moved: RemoteEntry?
                 if let from, from.lowercased() != target.lowercased() || (from as NSString).lastPathComponent != (target as NSString).lastPathComponent {
                     do throws(RemoteError) {
-                        moved = try await store.move(from: from, to: target, autorename: false)
-                        try follow(from: from, to: target)
+                        let entry = try await store.move(from: from, to: target, autorename: false)
+                        moved = entry
+                        try follow(from: from, to: target, id: entry.kind == .file ? entry.id : nil)
                     } catch .notFound {
                         // Deleted on the server: the upload below writes it anew.
                     }
@@ -255,15 +256,16 @@ extension OutboxSender {
             }
         }
 
-        /// After `from` moved to `to`: the queued items at or under it are retargeted there.
-        private func follow(from: String, to: String) throws(RemoteError) {
+        /// After `from` moved to `to` (`id`: the note's, when a note moved): the queued items at
+        /// or under it are retargeted there.
+        private func follow(from: String, to: String, id: String?) throws(RemoteError) {
             guard let outbox else { return }
             do {
                 for item in Self.items(in: outbox.all(), under: from) {
                     try outbox.replace(Self.moved(item, from: from, to: to))
                 }
                 // And what is queued at the old path later (an editor that had it open there).
-                try outbox.recordMove(from: from, to: to)
+                try outbox.recordMove(from: from, to: to, id: id)
             } catch {
                 throw .local("Moved, but the outbox in \(outbox.directory.path) could not follow: \(error.localizedDescription)")
             }

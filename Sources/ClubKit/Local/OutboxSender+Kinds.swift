@@ -187,9 +187,15 @@ extension OutboxSender {
     /// there and is sent as if queued there: a note someone else moved on from there is looked
     /// for as any is (``movedElsewhere(_:baseRev:)``), and a note gone from there is said gone
     /// from there, not from the path this member moved it away from.
-    func movedHere(_ item: OutboxItem) -> String? {
-        guard let path = outbox.whereMoved(item.path), path.lowercased() != item.path.lowercased() else { return nil }
-        return path
+    /// Where the server can say which note the save was written on (its base rev's file), only
+    /// that note follows: another note made at the old path since, and gone, is said gone, its
+    /// text kept as a draft, never laid into the note this member moved away.
+    func movedHere(_ item: OutboxItem, baseRev: String) async -> String? {
+        guard let moved = outbox.whereMoved(item.path), moved.path.lowercased() != item.path.lowercased() else { return nil }
+        if let id = moved.id, store.keepsHistory, let then = try? await store.read(rev: baseRev).entry, let written = then.id, written != id {
+            return nil
+        }
+        return moved.path
     }
 
     /// Reads the note now and its base rev and merges `text` in; see ``sendSave(_:)``.
@@ -202,7 +208,7 @@ extension OutboxSender {
             let failure = try Self.answer(error)
             if case .notFound = failure {
                 if let path = try await movedElsewhere(item, baseRev: baseRev) { return .moved(path) }
-                if let path = movedHere(item) { return .moved(path) }
+                if let path = await movedHere(item, baseRev: baseRev) { return .moved(path) }
                 return .done(OutboxAnswer(try keepDraft(item, text: text, gone: true,
                                                         reason: "\(Self.shown(item.title)) was deleted on the server meanwhile; your text is kept as a draft"),
                                           cause: .gone))

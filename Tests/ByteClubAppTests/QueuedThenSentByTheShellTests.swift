@@ -80,6 +80,24 @@ final class QueuedThenSentByTheShellTests: XCTestCase {
         for character in line { harness.press(.char(character)) }
     }
 
+    /// `Ctrl-S` in Plan, "both" to every conflict the merge view asks about; then the shell's
+    /// "two" and the editor's `line` are each in the note or in a draft, neither merged away.
+    private func saveKeepingBoth(_ line: String, in harness: Harness) async throws {
+        harness.press(.ctrl("s"))
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, harness.app.state.note?.isSaving == true || harness.app.state.note?.merge != nil {
+            if harness.app.state.note?.merge != nil { harness.press(.char("b")) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let plan = club.text("Plan.txt") ?? ""
+        let kept = DraftStore(directory: drafts).all().map(\.body)
+        XCTAssertTrue(plan.contains("two") || kept.contains { $0.contains("two") },
+                      "the shell's save of \"two\" is in the note or a draft, not merged away: the note holds \(plan.debugDescription), drafts \(kept)")
+        XCTAssertTrue(plan.contains(line) || kept.contains { $0.contains(line) },
+                      "the editor's \"\(line)\" is in the note or a draft: \(plan.debugDescription), drafts \(kept)")
+        harness.app.requestQuit()
+    }
+
     func testANoteOpenedAgainFromTheKeptCopyMergesOverThatCopyNotOverADraftTheShellSent() async throws {
         let (switchable, harness) = await rayApp()
         // Both notes opened once: their text is kept on this machine.
@@ -129,20 +147,8 @@ final class QueuedThenSentByTheShellTests: XCTestCase {
         harness.app.journal()
         switchable.stall(false)
         await harness.waitUntil("back") { !harness.app.state.offline.isOffline }
-        harness.press(.ctrl("s"))
         // Both lines added after "one": the changes overlap. The merge view may ask; both are kept.
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, harness.app.state.note?.isSaving == true || harness.app.state.note?.merge != nil {
-            if harness.app.state.note?.merge != nil { harness.press(.char("b")) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let plan = club.text("Plan.txt") ?? ""
-        let kept = DraftStore(directory: drafts).all().map(\.body)
-        XCTAssertTrue(plan.contains("two") || kept.contains { $0.contains("two") },
-                      "the shell's save of \"two\" is in the note or a draft, not merged away: the note holds \(plan.debugDescription), drafts \(kept)")
-        XCTAssertTrue(plan.contains("three") || kept.contains { $0.contains("three") },
-                      "the new line is in the note or a draft: \(plan.debugDescription), drafts \(kept)")
-        harness.app.requestQuit()
+        try await saveKeepingBoth("three", in: harness)
     }
 
     /// Issue 68, "your own note, twice": a new note saved offline, `byteclub` on this machine
@@ -233,19 +239,7 @@ final class QueuedThenSentByTheShellTests: XCTestCase {
         await open("Plan", in: harness)
         XCTAssertEqual(harness.app.state.note?.draftID, apart.id, "Plan opens its draft kept apart")
         XCTAssertEqual(harness.app.state.note?.editor.body.text, "one\nfour")
-        harness.press(.ctrl("s"))
         // "two" and "four" both added after "one": the merge asks, and both are kept.
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, harness.app.state.note?.isSaving == true || harness.app.state.note?.merge != nil {
-            if harness.app.state.note?.merge != nil { harness.press(.char("b")) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let plan = club.text("Plan.txt") ?? ""
-        let kept = DraftStore(directory: drafts).all().map(\.body)
-        XCTAssertTrue(plan.contains("two") || kept.contains { $0.contains("two") },
-                      "the shell's save of \"two\" is in the note or a draft, not merged away: the note holds \(plan.debugDescription), drafts \(kept)")
-        XCTAssertTrue(plan.contains("four") || kept.contains { $0.contains("four") },
-                      "the draft's line is in the note or a draft: \(plan.debugDescription), drafts \(kept)")
-        harness.app.requestQuit()
+        try await saveKeepingBoth("four", in: harness)
     }
 }

@@ -210,7 +210,7 @@ final class Navigator {
         var session = NoteSession(draft: draft, entry: entry, savedAt: timeOfDay(draft.updated))
         session.newNoteExtension = configuration.layout.newNoteExtension
         session.savedVersion = session.version
-        session.queuedItem = item.id
+        session.save.follows(item.id)
         session.banner = "Waiting in the outbox since \(timeOfDay(item.queued)): it is sent when the server answers"
         context.update {
             $0.note = session

@@ -54,6 +54,9 @@ struct NoteSave: Equatable, Sendable {
     private(set) var items: [String] = []
     /// The last save sent at once (nil for one queued: the outbox answers it as any item).
     private(set) var sent: Sent?
+    /// The last outbox item this editor queued, sent at once or left to wait: its next one
+    /// follows it (``OutboxItem/follows``), and only its confirmation moves the editor's base rev.
+    private(set) var lastQueued: String?
 
     /// How long the save has been in its phase at `now`.
     func elapsed(at now: Double) -> Double { now - since }
@@ -62,6 +65,7 @@ struct NoteSave: Equatable, Sendable {
     mutating func queued(_ items: [String], at now: Double) {
         self.items = items
         sent = nil
+        lastQueued = items.last
         enter(.queued, at: now)
     }
 
@@ -69,7 +73,14 @@ struct NoteSave: Equatable, Sendable {
     mutating func sending(_ sent: Sent, at now: Double) {
         items = sent.items
         self.sent = sent
+        lastQueued = sent.items.last
         enter(.sending, at: now)
+    }
+
+    /// The editor takes up `item`, waiting in the outbox (its draft opened as queued), or, nil,
+    /// no longer follows what it queued (its text made a new note).
+    mutating func follows(_ item: String?) {
+        lastQueued = item
     }
 
     /// The runner's answer for this save, for a session that `canMerge`; ``Outcome/ignored``

@@ -93,7 +93,6 @@ extension NoteSaves {
         session.closeAfterSave = false
         session.savedVersion = version ?? session.version
         session.editorCleanIsSaved = false  // the server does not have it yet
-        session.queuedItem = items.last
         session.save.queued(items, at: context.effects.now())
         // The draft as journalled before the save (not read back from disk).
         let kept = configuration.drafts == nil ? nil : session.draft(at: configuration.format.now())

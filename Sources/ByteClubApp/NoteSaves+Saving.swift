@@ -74,7 +74,6 @@ extension NoteSaves {
         let ids = items.map(\.id), version = current.version, text = current.editor.body.text
         let generation = markSaving(status: "Saving \"\(TerminalSafe.escape(name))\"…", journalled: journalled)
         context.model.updateQuietly {
-            $0.note?.queuedItem = ids.last
             $0.note?.save.sending(NoteSave.Sent(generation: generation, version: version, name: name, text: text, items: ids), at: context.effects.now())
         }
         live?.liveNotes?.saving(text)

@@ -77,9 +77,8 @@ public struct NoteSession: Sendable, Equatable {
     var closeAfterSave = false
     /// The save under way, from Ctrl-S to the server's answer (NoteSave+StateMachine.swift).
     var save = NoteSave()
-    /// The last outbox item this editor queued: its next one follows it (``OutboxItem/follows``),
-    /// and only its confirmation moves this editor's base rev.
-    var queuedItem: String?
+    /// The last outbox item this editor queued (``NoteSave/lastQueued``).
+    var queuedItem: String? { save.lastQueued }
     /// A merge with conflicts, shown in place of the editor until each has a choice
     /// (NoteConflicts+Merge.swift); the editor keeps the user's own text meanwhile.
     public var merge: MergeSession?
@@ -240,7 +239,7 @@ extension NoteSession {
         remoteDeletion = nil
         remoteChange = nil
         remoteChangeAtSave = nil
-        queuedItem = nil
+        save.follows(nil)
         banner = nil
         editorCleanIsSaved = false
     }

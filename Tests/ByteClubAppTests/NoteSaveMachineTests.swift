@@ -151,5 +151,8 @@ final class NoteSaveMachineTests: XCTestCase {
         // A save queued offline is no save sent at once.
         save.queued([body.id], at: 5)
         XCTAssertNil(save.sent)
+        XCTAssertEqual(save.lastQueued, body.id, "the editor's next save follows it")
+        save.follows(nil)
+        XCTAssertNil(save.lastQueued)
     }
 }

@@ -54,6 +54,9 @@ struct NoteSave: Equatable, Sendable {
     private(set) var items: [String] = []
     /// The last save sent at once (nil for one queued: the outbox answers it as any item).
     private(set) var sent: Sent?
+    /// The merge view a save that met another member's change opened (its conflicts and the
+    /// choices made so far), until it is saved or left.
+    var merge: MergeSession?
     /// The last outbox item this editor queued, sent at once or left to wait: its next one
     /// follows it (``OutboxItem/follows``), and only its confirmation moves the editor's base rev.
     private(set) var lastQueued: String?

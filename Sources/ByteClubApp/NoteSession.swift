@@ -80,8 +80,12 @@ public struct NoteSession: Sendable, Equatable {
     /// The last outbox item this editor queued (``NoteSave/lastQueued``).
     var queuedItem: String? { save.lastQueued }
     /// A merge with conflicts, shown in place of the editor until each has a choice
-    /// (NoteConflicts+Merge.swift); the editor keeps the user's own text meanwhile.
-    public var merge: MergeSession?
+    /// (NoteConflicts+Merge.swift); the editor keeps the user's own text meanwhile. The save's,
+    /// kept in its machine (``NoteSave/merge``).
+    public var merge: MergeSession? {
+        get { save.merge }
+        set { save.merge = newValue }
+    }
     /// Another member's change to this note that came while it had local edits, and is not in
     /// the text yet (the banner says "Changed by NAME at HH:MM · Ctrl-R merge now"). Set by the
     /// live updates; a merge or a save that takes it in clears it.

@@ -39,7 +39,7 @@ extension NoteSaves {
             // marked, opened here): the markers are for the writer to settle, never the club's.
             context.update {
                 $0.note?.closeAfterSave = false
-                $0.message = .error("\"\(TerminalSafe.escape(session.editor.title.text))\" still holds conflict markers (<<<<<<< yours … >>>>>>>); nothing was saved, your text is kept as a draft")
+                $0.message = .error(ConflictMarkers.refusal(TerminalSafe.escape(session.editor.title.text)))
             }
             return
         }

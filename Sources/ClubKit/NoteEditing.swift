@@ -122,7 +122,7 @@ public struct NoteEditing: Sendable {
             return
         }
         if ConflictMarkers.present(in: body) {
-            say("\"\(title)\" still holds conflict markers (<<<<<<< yours … >>>>>>>); nothing was saved, your text is kept as a draft: byteclub edit \"\(title)\" opens it again")
+            say(ConflictMarkers.refusal(title) + ": byteclub edit \"\(title)\" opens it again")
             throw CommandStop(.conflict)
         }
         var item = OutboxItem(kind: .save, path: draft.path ?? path, baseRev: draft.baseRev, title: title, text: body,

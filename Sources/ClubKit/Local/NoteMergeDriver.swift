@@ -80,4 +80,10 @@ public enum ConflictMarkers {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         return lines.contains { $0.hasPrefix(mine) } && lines.contains { $0.hasPrefix(">>>>>>> ") }
     }
+
+    /// Why a text still holding marked conflicts was not saved, in both shells' words; `title`
+    /// as the shell shows it.
+    public static func refusal(_ title: String) -> String {
+        "\"\(title)\" still holds conflict markers (\(mine) … >>>>>>>); nothing was saved, your text is kept as a draft"
+    }
 }

@@ -187,6 +187,7 @@ extension OutboxSender {
     /// there and is sent as if queued there: a note someone else moved on from there is looked
     /// for as any is (``movedElsewhere(_:baseRev:)``), and a note gone from there is said gone
     /// from there, not from the path this member moved it away from.
+    ///
     /// Where the server can say which note the save was written on (its base rev's file), only
     /// that note follows: another note made at the old path since, and gone, is said gone, its
     /// text kept as a draft, never laid into the note this member moved away.

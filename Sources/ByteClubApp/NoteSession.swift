@@ -75,7 +75,7 @@ public struct NoteSession: Sendable, Equatable {
     var generation = 0
     /// Close the editor once the running save succeeds (Esc → Save).
     var closeAfterSave = false
-    /// The save under way, from Ctrl-S to the server's answer (NoteSave+StateMachine.swift).
+    /// The save under way, from Ctrl-S to the server's answer: the core's machine (``NoteSaveMachine``).
     var save = NoteSave()
     /// The last outbox item this editor queued (``NoteSave/lastQueued``).
     var queuedItem: String? { save.lastQueued }

@@ -238,40 +238,71 @@ public struct NoteEditing: Sendable {
         let run = await backend.sendOutbox { report in
             if report.item.id == queued.id { mine.set(report) } else { say("from the outbox: " + OutboxLines.line(report)) }
         }
-        guard let report = mine.get() else {
-            switch run {
-            case .busy:
-                say("another byteclub is sending the outbox now; \"\(title)\" waits there and goes with it (byteclub outbox lists it)")
-            case .stopped(let error):
-                say("\(error.message); \"\(title)\" waits in the outbox: byteclub outbox --send sends it")
-            case .done:
-                say("\"\(title)\" waits in the outbox: byteclub outbox --send sends it")
-            }
-            throw CommandStop(.deferred)
+        // The app's save machine decides what the answer comes to; this shell says it and ends.
+        var save = Save()
+        let at = now().timeIntervalSinceReferenceDate
+        save.sending(Save.Sent(generation: 0, version: 0, name: (item.path as NSString).lastPathComponent, text: item.text ?? "", items: [queued.id]), at: at)
+        let answer: SaveAnswer
+        if let report = mine.get() {
+            answer = .report(report)
+        } else if case .stopped(let error) = run {
+            answer = .stopped(error, waits: true, items: [queued.id])
+        } else {
+            answer = .unanswered(items: [queued.id])
         }
-        switch report.result {
-        case .sent(let entry):
-            printPath(entry?.path ?? item.path)
-        case .merged(let entry, let by):
+        let reason = mine.get().map(Self.reason(of:)) ?? ""
+        let drafted = " (the app lists it among the drafts)"
+        switch save.answered(answer, canMerge: item.kind == .save && item.baseRev != nil, at: at) {
+        case .saved(let entry, _):
+            printPath(entry.path)
+        case .merged(let entry, _, let by):
             let who = await name(of: by)
             say("merged with a change \(who) made meanwhile")
             printPath(entry.path)
-        case .refused(let reason):
-            say(reason)
-            throw CommandStop(.noMatch)
-        case .conflict(_, let reason):
-            if case .failed(let error)? = report.cause, Exit.of(error) != .conflict {
-                // Not a change made meanwhile: the club's answer, with the status any command
-                // gets for it (a reader's write is 5, as a reader's `put` is). The text is a draft.
-                say(reason + " (the app lists it among the drafts)")
-                throw CommandStop(Exit.of(error))
+        case .queue(let error):
+            say("\(error.message); \"\(title)\" waits in the outbox: byteclub outbox --send sends it")
+            throw CommandStop(.deferred)
+        case .waits, .ignored:
+            if case .busy = run {
+                say("another byteclub is sending the outbox now; \"\(title)\" waits there and goes with it (byteclub outbox lists it)")
+            } else {
+                say("\"\(title)\" waits in the outbox: byteclub outbox --send sends it")
             }
-            if item.kind == .save, ask("\(reason). Open both in \(editorName), the overlaps marked?") == true {
+            throw CommandStop(.deferred)
+        case .refused(let why):
+            say(why)
+            throw CommandStop(.noMatch)
+        case .failed(let error):
+            // Not a change made meanwhile: the club's answer, with the status any command gets
+            // for it (a reader's write is 5, as a reader's `put` is). The text is a draft.
+            say(reason + drafted)
+            throw CommandStop(Exit.of(error))
+        case .deleted:
+            // Kept as a draft of a new note: `new` of its title takes it up, as the app's "Save
+            // as new" does.
+            say(reason + ": byteclub new \"\(title)\" makes it again")
+            throw CommandStop(.conflict)
+        case .merge:
+            if ask("\(reason). Open both in \(editorName), the overlaps marked?") == true {
                 return try await conflicted()
             }
-            let next = item.kind == .save ? ": byteclub edit \"\(title)\" opens it with both sides marked" : " (the app lists it among the drafts)"
-            say(reason + next)
+            say(reason + ": byteclub edit \"\(title)\" opens it with both sides marked")
             throw CommandStop(.conflict)
+        case .conflict, .nameTaken, .moved:
+            say(reason + drafted)
+            throw CommandStop(.conflict)
+        }
+    }
+
+    /// The command line's save machine: the app's, with no merge view (its merge is both sides
+    /// marked in the editor).
+    typealias Save = NoteSaveMachine<Never>
+
+    /// The words the sender gave for a report that saved nothing.
+    static func reason(of report: OutboxReport) -> String {
+        switch report.result {
+        case .conflict(_, let why), .refused(let why): return why
+        case .sent, .merged: return ""
         }
     }
 }

@@ -202,6 +202,33 @@ final class WritersDayCLITests: XCTestCase {
         XCTAssertEqual(draftFiles, [])
     }
 
+    /// A note another member deletes while it is in the editor: what the app's save machine
+    /// makes of the club's answer (``NoteSaveMachine``, which this shell drives too), in this
+    /// shell's words. The text is a draft of a new note that `new` makes again, as the app offers
+    /// to save it as new; it was told to `edit` it "with both sides marked" before, and there is
+    /// no other side.
+    func testANoteDeletedDuringTheEditIsKeptAsADraftThatNewMakesAgain() async throws {
+        try write("Trip.md", "boat\n")
+        let (writer, ready, go) = try waitingEditor(#"printf 'boat\nfood\n' > "$1""#)
+        let process = try writer.start(["edit", "Trip"] + server)
+        AppHarness.eventually("the editor to start") { FileManager.default.fileExists(atPath: ready.path) }
+        _ = try await club.store().delete("/byteclub/Trip.md")
+        FileManager.default.createFile(atPath: go.path, contents: nil)
+        process.waitUntilExit()
+        let stderr = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 4, stderr)
+        XCTAssertTrue(stderr.contains("\"Trip\" was deleted on the server meanwhile; your text is kept as a draft: byteclub new \"Trip\" makes it again"), stderr)
+        XCTAssertFalse(stderr.contains("both sides marked"), stderr)
+        XCTAssertNil(note("Trip.md"), "nothing was written over the deletion")
+
+        let keeper = try editing("exit 0", name: "keeper")
+        let made = try keeper.run(["new", "Trip"] + server)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertTrue(made.stderr.contains("resuming your unsaved new note \"Trip\""), made.stderr)
+        XCTAssertEqual(note("Trip.md"), "boat\nfood\n", "the text typed over the deleted note")
+        XCTAssertEqual(draftFiles, [])
+    }
+
     func testOverlappingChangesKeepTheTextAndTheNextEditMarksBothSides() async throws {
         try write("Menu.md", "soup\n")
         let (status, stderr) = try await edit("Menu", change: #"printf 'stew\n' > "$1""#, whileAMemberSaves: "salad\n")

@@ -130,13 +130,15 @@ extension EncryptedStore {
         }
         // A store that cannot hand its bytes over as they come: the sealed file whole, then opened.
         let sealed = URL(fileURLWithPath: destination.path + ".sealed")
+        // Gone however the download ends: one cut after its first bytes left them behind (a
+        // simulated history's reads left thousands in the temporary folder).
+        defer { try? FileManager.default.removeItem(at: sealed) }
         let entry: RemoteEntry
         do {
             entry = try await inner.download(hidden, to: sealed, resumeData: resumeData, progress: progress, onResumeData: onResumeData)
         } catch {
             throw plain(error, path, hidden)
         }
-        defer { try? FileManager.default.removeItem(at: sealed) }
         var plainEntry = try revealed(entry, asked: path)
         let signed = signedPath(plainEntry.path)
         let minimum = isRevision ? 0 : seen[signed] ?? 0

@@ -177,12 +177,14 @@ final class MultistatusSpool: @unchecked Sendable {
         }
         self.writer = writer
         self.reader = reader
+        // Both ends are open: the name goes now, and the bytes with the last handle, so a
+        // process killed mid-listing leaves no spool behind.
+        unlink(file.path)
     }
 
     deinit {
         try? writer.close()
         try? reader.close()
-        try? FileManager.default.removeItem(at: file)
     }
 
     /// The network's side: the answer's next bytes, at `offset` (the bytes so far).

@@ -204,6 +204,46 @@ final class UnconfirmedChangeTests: XCTestCase {
         XCTAssertEqual(outbox.all(), [])
     }
 
+    /// A rename and the save after it, queued; the rename landed unheard after another member
+    /// changed the note, on a store whose move keeps the file's rev (the simulation's club;
+    /// seed 77 of the app histories). Sent again, the save still merges with that change: the
+    /// rev after our base is theirs, not the move's. Where the rev after our base holds our
+    /// base's very bytes (a club server's move makes such a rev), the save goes at once.
+    func testASaveAfterARenameThatLandedUnheardMergesTheChangeMadeBeforeTheMove() async throws {
+        for moveMakesARev in [false, true] {
+            let club = SimulatedClub(kind: .club, name: "renamed-unheard-\(moveMakesARev)", now: { Date(timeIntervalSince1970: 0) })
+            let first = try await club.upload(data: Data("# Plan\nday 1\n".utf8), to: "/byteclub/Plan.md", mode: .add, autorename: false)
+            let (sender, outbox) = sender(club)
+            let rename = try outbox.append(OutboxItem(kind: .rename, path: "/byteclub/Plan.md", newPath: "/byteclub/Trip.md", baseRev: first.rev,
+                                                      title: "Trip", queued: Date()))
+            var save = OutboxItem(kind: .save, path: "/byteclub/Plan.md", baseRev: first.rev, title: "Trip", text: "# Plan\nday 1\nmine\n",
+                                  follows: rename.id, queued: Date())
+            save.baseText = "# Plan\nday 1\n"
+            _ = try outbox.append(save)
+            if moveMakesARev {
+                _ = try await club.move(from: "/byteclub/Plan.md", to: "/byteclub/Trip.md", autorename: false)
+                _ = try await club.upload(data: Data("# Plan\nday 1\n".utf8), to: "/byteclub/Trip.md", mode: .update(rev: first.rev!), autorename: false)
+            } else {
+                _ = try await club.upload(data: Data("# Plan (ann)\nday 1\n".utf8), to: "/byteclub/Plan.md", mode: .update(rev: first.rev!), autorename: false)
+                _ = try await club.move(from: "/byteclub/Plan.md", to: "/byteclub/Trip.md", autorename: false)
+            }
+            let reports = Box([OutboxReport]())
+            _ = await sender.sendAll { reports.value.append($0) }
+            XCTAssertEqual(reports.value.count, 2, "\(reports.value)")
+            XCTAssertEqual(club.everyFile.map(\.path), ["/byteclub/Trip.md"])
+            let text = String(decoding: club.everyFile[0].data, as: UTF8.self)
+            if moveMakesARev {
+                guard case .sent? = reports.value.last?.result else { return XCTFail("the move alone came between: \(reports.value)") }
+                XCTAssertEqual(text, "# Plan\nday 1\nmine\n")
+            } else {
+                guard case .merged? = reports.value.last?.result else { return XCTFail("not merged: \(reports.value)") }
+                XCTAssertEqual(text, "# Plan (ann)\nday 1\nmine\n", "ann's change and mine")
+            }
+            XCTAssertEqual(outbox.all(), [])
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("outbox"))
+        }
+    }
+
     /// A save queued at a path this machine moved the note away from since (the shell moved
     /// it while the app still had it open there; the simulation's app histories, seed 55 on
     /// WebDAV): it follows this machine's move, on WebDAV too, which cannot say where a note

@@ -79,13 +79,18 @@ extension OutboxSender {
             let failure = try Self.answer(error)
             return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name (\(failure.message))"))
         }
-        let revs = history.entries.compactMap(\.rev)
-        guard let index = revs.firstIndex(of: baseRev) else {
+        let revisions = history.entries.filter { $0.rev != nil }
+        guard let index = revisions.firstIndex(where: { $0.rev == baseRev }) else {
             let newName = TerminalSafe.escape(Self.noteName(newPath))
             return OutboxAnswer(.refused("Not renamed: \(Self.shown(item.title)) is no longer on the server under its old name, and \"\(TerminalSafe.escape(newName))\" is another note"))
         }
-        // Right after our base rev, with nothing since: the move's own rev.
-        if index == 1 && revs.first == there.rev { return OutboxAnswer(.sent(there)) }
+        // Right after our base rev, with our base's very bytes: the move's own rev (a club
+        // server's move makes one). By the rev alone, a store whose move keeps the file's rev
+        // (the simulation's club does) told someone's change since our base for the move: the
+        // save after it was sent over that change and wrote it away (a simulated history, seed 77).
+        if index == 1, revisions[0].rev == there.rev, let moved = revisions[0].contentHash, moved == revisions[1].contentHash {
+            return OutboxAnswer(.sent(there))
+        }
         return OutboxAnswer(.merged(there, by: there.modifiedBy))
     }
 

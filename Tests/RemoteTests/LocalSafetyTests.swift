@@ -111,6 +111,23 @@ final class LocalSafetyTests: XCTestCase {
         XCTAssertTrue(LocalFolder.numbered(long, 12).hasSuffix(" (12).jpg"))
     }
 
+    // MARK: A WebDAV listing's spool
+
+    /// The spool a PROPFIND's answer goes through has no name in the folder once both its ends
+    /// are open: a process killed mid-listing leaves nothing behind. It is still read whole.
+    func testAListingsSpoolLeavesNoFileBehind() throws {
+        let spool = try MultistatusSpool(directory: scratch, limit: .max)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [], "named in the folder")
+        let answer = Data("""
+            <?xml version="1.0" encoding="utf-8"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/club/a.md</d:href>            <d:propstat><d:prop><d:getcontentlength>3</d:getcontentlength></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>            </d:response></d:multistatus>
+            """.utf8)
+        try spool.write(answer, at: 0)
+        spool.end()
+        var resources: [WebDAVResource] = []
+        XCTAssertNil(WebDAVMultistatus.parseArriving(spool, chunk: 7, deliver: { resources += $0 }))
+        XCTAssertEqual(resources.map(\.href), ["/club/a.md"])
+    }
+
     private func scratchFile(_ text: String) throws -> URL {
         let url = scratch.appendingPathComponent(UUID().uuidString)
         try Data(text.utf8).write(to: url)

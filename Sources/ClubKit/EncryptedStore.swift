@@ -57,6 +57,8 @@ public final class EncryptedStore: RemoteStore, Sendable {
 
     public var displayName: String { inner.displayName }
     public var keepsHistory: Bool { inner.keepsHistory }
+    /// A move is a copy, signed for its new path, and a delete: the copy has an id of its own.
+    public var keepsIDsThroughMoves: Bool { false }
 
     // MARK: Names
 

@@ -54,6 +54,10 @@ public protocol RemoteStore: Sendable {
     /// (a club server and Dropbox do; WebDAV does not). What deletes a folder says so when it
     /// does not: the files go for good. A store that does not say keeps nothing.
     var keepsHistory: Bool { get }
+    /// Whether a file moved keeps its id (``RemoteEntry/id``): a club server's and Dropbox's
+    /// do; an encrypted club moves a note as a copy and a delete, so the id after a move is a
+    /// new one. What asks "is this the note that moved" by its id asks only where it holds.
+    var keepsIDsThroughMoves: Bool { get }
     /// Whether a change cursor costs a look at the whole folder (WebDAV's: no change journal),
     /// so a first load lists the folder before it takes one, and the cursor comes from that
     /// look (LiveUpdates): the first frame then shows the first entries while the rest arrive.
@@ -116,6 +120,7 @@ public protocol RemoteStore: Sendable {
 
 extension RemoteStore {
     public var keepsHistory: Bool { false }
+    public var keepsIDsThroughMoves: Bool { true }
     public var cursorIsAWholeListing: Bool { false }
     public var namesIgnoreCase: Bool { true }
 

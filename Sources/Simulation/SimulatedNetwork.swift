@@ -103,6 +103,7 @@ public final class SimulatedNetwork: RemoteStore, Sendable {
 
     public var displayName: String { inner.displayName }
     public var keepsHistory: Bool { inner.keepsHistory }
+    public var keepsIDsThroughMoves: Bool { inner.keepsIDsThroughMoves }
 
     private func call<T>(_ name: String, writes: Bool = false, _ body: () async throws(RemoteError) -> T) async throws(RemoteError) -> T {
         try faults.before(name)

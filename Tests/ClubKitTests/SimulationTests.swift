@@ -150,6 +150,17 @@ final class SimulationTests: XCTestCase {
         XCTAssertFalse(shell.log.joined(separator: "\n").contains(": app "))
     }
 
+    /// App histories that broke the promise once, replayed (docs/testing.md, "Found and fixed by
+    /// it"): seed 77 on the club (a save after a rename that landed unheard went over another
+    /// member's change) and seed 74 in an encrypted club (a save queued at a path this member
+    /// moved the note from was said deleted: an encrypted move gives the note a new id).
+    func testAppHistoriesThatOnceBrokeThePromiseKeepIt() async throws {
+        for (seed, backend) in [(UInt64(77), SimulatedHistory.Backend.club), (74, .encrypted)] {
+            let run = try await history(seed, on: backend, shells: .app)
+            XCTAssertEqual(run.broken, [], "seed \(seed) on \(backend.rawValue); its history:\n\(run.log.joined(separator: "\n"))")
+        }
+    }
+
     /// The history goes where the bugs were: outages, lost replies, kills, merges and moves.
     func testAHistoryMeetsEveryFault() async throws {
         let (log, _, tally, _) = try await history(3, on: .club, steps: 400)

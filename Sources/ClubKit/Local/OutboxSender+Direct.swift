@@ -34,7 +34,10 @@ extension OutboxSender {
         public func move(from: String, to: String, autorename: Bool = false) async throws(RemoteError) -> RemoteEntry {
             try await inOrder { () async throws(RemoteError) -> RemoteEntry in
                 let moved = try await store.move(from: from, to: to, autorename: autorename)
-                if !PlantedBug.queueLeftAtMovedPath.isPlanted { try follow(from: from, to: moved.path, id: moved.kind == .file ? moved.id : nil) }
+                // The note's id, where it is the one it had before the move (not in an encrypted
+                // club: there a later save of it, queued at the old path, was said deleted).
+                let id = moved.kind == .file && store.keepsIDsThroughMoves ? moved.id : nil
+                if !PlantedBug.queueLeftAtMovedPath.isPlanted { try follow(from: from, to: moved.path, id: id) }
                 return moved
             }
         }

@@ -224,9 +224,14 @@ final class LiveNotes {
             if self.note?.isJoined == false, everJoined || resumed || members.count > 1 {
                 let body = state.note?.editor.body.text ?? ""
                 // What was typed alone goes in as the operations its own document holds, unless a
-                // save since the open took it to the club another way.
-                let own = everJoined || state.note?.baseRev != openedRev ? nil : edits?.ownDocument()
-                if let join = self.note?.joined(editorText: body, openedText: openedText, mergesFile: !serverWrites, local: own) {
+                // save since the open took it to the club another way: then the typing up to that
+                // save is the file's (and the room's, which took the revision in), and only what
+                // was typed since is merged, from the text saved. Merged from the opened text,
+                // the saved words went in a second time (the live histories' saves made alone).
+                let savedSince = !everJoined && state.note?.baseRev != openedRev
+                let own = everJoined || savedSince ? nil : edits?.ownDocument()
+                let from = savedSince ? state.note?.baseText ?? openedText : openedText
+                if let join = self.note?.joined(editorText: body, openedText: from, mergesFile: !serverWrites, local: own) {
                     if let send = join.send { socket?.send(update: send) }
                     if join.mergedTyping {
                         typingMergedAsText += 1

@@ -1,3 +1,4 @@
+import ClubKit
 import ClubServer
 import DropboxWire
 import Foundation
@@ -54,6 +55,43 @@ extension SimulatedLiveHistory {
         for member in roomMembers { apps[member]?.inbox.append(.revision(text: file, by: "shell")) }
         say("the shell restores an older revision, \(gone.count) words fewer")
         serverWrites()
+    }
+
+    /// `Ctrl-S` before the member's first join (alone in the note, or not connected yet), on a
+    /// plain club: the app saves through the save path, as on any backend. The file takes the
+    /// editor's text, merged three ways over the session's base when it changed meanwhile (a
+    /// merge that overlaps opens the merge view: not saved here), and the editor takes the merge.
+    /// The server takes the revision into the room as any change made outside the live note;
+    /// the member's typing is in the file now, and its join merges it as text, never takes its
+    /// own document's operations in again (a save made alone, issue 68).
+    func saveAlone(_ member: String) {
+        guard serverDownFor == 0, canAct(member), var app = apps[member], !(app.everJoined || app.resumed), app.editor != app.base else { return }
+        let saved: String
+        switch NoteMergeDriver.merge(base: app.base, mine: app.editor, theirs: file) {
+        case .overlapping: return
+        case .theirsHoldsMine(let theirs): saved = theirs
+        case .merged(let merged): saved = merged
+        }
+        if saved != app.editor {
+            // The merge comes into the editor as one edit of the lines between the common head and tail.
+            let old = Array(app.editor.utf16), new = Array(saved.utf16)
+            var head = 0
+            while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
+            var tail = 0
+            while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
+            edit(member, &app, head..<(old.count - tail), String(decoding: new[head..<(new.count - tail)], as: UTF16.self))
+        }
+        app.savedAlone = true
+        app.base = saved
+        apps[member] = app
+        drafts[member] = nil
+        guard saved != file else { return say("\(member) saves alone: the file holds it already") }
+        file = saved
+        fileHistory.append(file)
+        revisions += 1
+        lastEdit = step
+        for other in roomMembers where other != member { apps[other]?.inbox.append(.revision(text: file, by: member)) }
+        say("\(member) saves alone (revision \(revisions))")
     }
 
     /// Whether `some` are among `all` in the same order.

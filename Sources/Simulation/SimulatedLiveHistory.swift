@@ -75,6 +75,9 @@ public final class SimulatedLiveHistory {
         var own: LiveNote?
         var everJoined = false
         var resumed = false
+        /// Saved alone since the open (Ctrl-S before the first join): its typing is in the file,
+        /// so the join merges it as text, not as the own document's operations (`LiveNotes`).
+        var savedAlone = false
         var connected = false
         var inbox: [Inbound] = []
         var presence: [String] = []
@@ -153,7 +156,7 @@ public final class SimulatedLiveHistory {
             tick()
             let member = members[random.int(0...(members.count - 1))]
             // On a plain club the shell's `edit` changes the file too; the server merges it in.
-            let outside: [(String, Int)] = backend == .live ? [("outside", 2), ("restore", 1)] : []
+            let outside: [(String, Int)] = backend == .live ? [("outside", 2), ("restore", 1), ("save alone", 3)] : []
             switch random.weighted([("type", 30), ("delete", 4), ("deliver", 30), ("cut", 3), ("connect", 8), ("outage", 1),
                                     ("kill", 2), ("start", 4), ("stop", 2), ("save", 6), ("undo", 5)] + outside) {
             case "type": type(member)
@@ -168,6 +171,7 @@ public final class SimulatedLiveHistory {
             case "stop": stop(member)
             case "outside": editOutside()
             case "restore": restoreOutside()
+            case "save alone": saveAlone(member)
             default: saveIfPaused()
             }
             checkEditors()
@@ -235,7 +239,7 @@ public final class SimulatedLiveHistory {
         return clientID(open: opens)
     }
 
-    private func canAct(_ member: String) -> Bool {
+    func canAct(_ member: String) -> Bool {
         guard let app = apps[member] else { return false }
         return app.stoppedFor == 0
     }
@@ -319,7 +323,7 @@ public final class SimulatedLiveHistory {
     /// Before the note is live, into its own document, started at the first edit; the draft
     /// names its journal from then on. Either way each edit is in a journal at once (a kill -9
     /// loses none of them).
-    private func edit(_ member: String, _ app: inout App, _ range: Range<Int>, _ text: String) {
+    func edit(_ member: String, _ app: inout App, _ range: Range<Int>, _ text: String) {
         let live = app.everJoined || app.resumed
         if !live, app.own == nil {
             // The room's document as this machine has it (its log in while alone in the note, or
@@ -373,7 +377,10 @@ public final class SimulatedLiveHistory {
                 app.presence = list
                 if !app.note.isJoined, app.everJoined || app.resumed || list.count > 1 {
                     let typed = app.own != nil && app.editor != app.opened
-                    let join = app.note.joined(editorText: app.editor, openedText: app.opened, mergesFile: backend != .live, local: app.own)
+                    // Saved alone since the open: the typing up to the save is the file's, so the
+                    // text the join merges from is the one saved (the session's base).
+                    let join = app.note.joined(editorText: app.editor, openedText: app.savedAlone ? app.base : app.opened,
+                                               mergesFile: backend != .live, local: app.savedAlone ? nil : app.own)
                     if typed { typedJoins += 1 }
                     if join.mergedTyping { mergedJoins += 1 }
                     app.editor = join.text

@@ -282,6 +282,31 @@ final class LiveCursorsAppTests: XCTestCase {
         await ray.waitUntil("the undo on ray's side") { self.text(ray) == self.text(ann) }
     }
 
+    /// Issue 68: ann, alone in the note, types and saves (Ctrl-S, the save path of any backend;
+    /// the server takes the revision into the room), types on, and ray comes. Her typing up to
+    /// the save is the file's; only what she typed since goes in at the join. Merged from the
+    /// text she opened, her saved words went in a second time (the live histories' saves made
+    /// alone found it in 290 seeds of 300).
+    func testWhatAMemberSavedAloneIsOnceWhenAnotherComes() async throws {
+        let club = try await MembersClub(notes: ["Minutes.md": "# Minutes\n\nAgenda:\n"])
+        self.club = club
+        let ann = try await open("ann", token: club.annToken, in: club)
+        await ann.waitUntil("ann alone in the note") { ann.app.state.note?.live?.members == ["ann"] }
+        ann.press(.documentEnd)
+        type(ann, "- budget")
+        ann.press(.ctrl("s"))
+        await ann.waitUntil("ann's save on the server") {
+            guard let note = ann.app.state.note else { return false }
+            return note.baseText == "# Minutes\n\nAgenda:\n- budget" && !note.isSaving
+        }
+        type(ann, " 2027")
+        let ray = try await open("ray", token: club.rayToken, in: club)
+        await bothLive(ann, ray)
+        await ray.waitUntil("ann's words on ray's side") { self.text(ray) == self.text(ann) && self.text(ray).contains("2027") }
+        XCTAssertEqual(text(ray), "# Minutes\n\nAgenda:\n- budget 2027", "her saved words once, and what she typed since")
+        XCTAssertEqual(text(ann), text(ray))
+    }
+
     /// Issue 68: ann types alone and her app goes; her draft names her note's own document's
     /// journal. Her app again, the draft restored, and ray comes: the join takes the document up
     /// from that journal and sends its operations, with nothing typed since the restore.

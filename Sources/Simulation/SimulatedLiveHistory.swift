@@ -105,6 +105,13 @@ public final class SimulatedLiveHistory {
     var copied: Set<String> = []
     /// Words typed before their member's first join (in the note's own document).
     var typedAlone: Set<String> = []
+    /// Members who saved alone (``saveAlone(_:)``) and have not joined since, across a restart
+    /// (the draft's base is the text saved), and the words they deleted meanwhile: their join
+    /// merges their typing as text, and a word deleted where another change clashes with it is
+    /// kept (a text merge keeps both sides where they clash), a delete lost, not a word. Such a
+    /// word found once is counted apart (``deletesKeptByMerges``), not as a broken promise.
+    var savedAloneUnjoined: Set<String> = []
+    var deletedAfterSaveAlone: Set<String> = []
     /// Undos and redos that changed the text, and the undos of those that took out a word
     /// typed before the join (``LiveDocument/takeUndoSteps(of:)``).
     public internal(set) var undos = 0
@@ -276,6 +283,7 @@ public final class SimulatedLiveHistory {
         let units = Array(app.editor.utf16)
         guard after == units.count || units[after] == 0x20 || units[after] == 0x0A else { return }
         expected[word] = 0
+        if savedAloneUnjoined.contains(member) { deletedAfterSaveAlone.insert(word) }
         edit(member, &app, range.location..<after, "")
         apps[member] = app
         say("\(member) deletes \(word)")
@@ -390,6 +398,7 @@ public final class SimulatedLiveHistory {
                     if app.own != nil { drafts[member] = Draft(text: "", inLiveJournal: true, base: app.base) }
                     app.own = nil
                     app.everJoined = true
+                    savedAloneUnjoined.remove(member)
                     apps[member] = app
                     if let update = join.send { send(update, from: member) }
                     say("\(member) joins with \(list.joined(separator: ", "))\(join.send == nil ? "" : ", sending what the room lacks")\(join.mergedTyping ? ", its typing merged as text" : "")")

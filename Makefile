@@ -78,6 +78,8 @@ TEST_SIMULATION_SEEDS ?= 50
 TEST_LIVE_SEEDS ?= 200
 ## Each member's app in the histories too (`--shells app`, and `both` beside the shell), the real
 ## app in-process on the history's clock: about 0.5–2.5 s a seed, so TEST_APP_SEEDS of each a backend.
+## They and the planted bugs run as a second chain beside the kills and the shell's histories
+## (.build/torture-apps.log): in one chain, the second core sat idle once the bundle was built.
 TEST_APP_SEEDS ?= 20
 SIMULATION_PLANTS = other-clubs-draft queue-left-at-moved-path burst-replayed-twice
 test: deps-system
@@ -88,19 +90,20 @@ test: deps-system
 	built=$$?; [ $$built = 0 ] || { wait $$python; exit $$built; }; \
 	{ .build/debug/byteclub-torture --kills $(TEST_TORTURE_KILLS) && \
 	  .build/debug/byteclub-torture --simulate --seeds $(TEST_SIMULATION_SEEDS) --backends club,webdav,encrypted && \
-	  .build/debug/byteclub-torture --simulate --seeds $(TEST_LIVE_SEEDS) --backends live,live-encrypted && \
-	  .build/debug/byteclub-torture --simulate --seeds $(TEST_APP_SEEDS) --backends club,webdav,encrypted --shells app && \
+	  .build/debug/byteclub-torture --simulate --seeds $(TEST_LIVE_SEEDS) --backends live,live-encrypted; \
+	} >.build/torture.log 2>&1 & torture=$$!; \
+	{ .build/debug/byteclub-torture --simulate --seeds $(TEST_APP_SEEDS) --backends club,webdav,encrypted --shells app && \
 	  .build/debug/byteclub-torture --simulate --seeds $(TEST_APP_SEEDS) --backends club,webdav,encrypted --shells both && \
 	  for bug in $(SIMULATION_PLANTS); do .build/debug/byteclub-torture --simulate --seeds 100 --backends club,webdav --plant $$bug || exit 1; done && \
 	  .build/debug/byteclub-torture --simulate --seeds 100 --backends live,live-encrypted --plant typing-merged-as-text; \
-	} >.build/torture.log 2>&1 & torture=$$!; \
+	} >.build/torture-apps.log 2>&1 & apps=$$!; \
 	echo "$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS)"; \
 	$(SWIFT) build --product byteclubPackageTests $(TEST_BUILD_FLAGS); built=$$?; \
 	wait $$python; python=$$?; cat .build/deps-python.log; \
-	wait $$torture; tortured=$$?; \
-	echo "=== torture: $(TEST_TORTURE_KILLS) kills, then $(TEST_SIMULATION_SEEDS) simulated histories a backend, $(TEST_LIVE_SEEDS) live ones a live backend, $(TEST_APP_SEEDS) with the apps (and beside the shell) a backend, and the planted bugs ==="; cat .build/torture.log; \
+	wait $$torture; tortured=$$?; wait $$apps; appsran=$$?; [ $$tortured = 0 ] && tortured=$$appsran; \
+	echo "=== torture: $(TEST_TORTURE_KILLS) kills, then $(TEST_SIMULATION_SEEDS) simulated histories a backend, $(TEST_LIVE_SEEDS) live ones a live backend, $(TEST_APP_SEEDS) with the apps (and beside the shell) a backend, and the planted bugs ==="; cat .build/torture.log .build/torture-apps.log; \
 	if [ $$built = 0 ] && [ $$python = 0 ]; then scripts/test-shards; tests=$$?; else tests=1; fi; \
-	[ $$tortured = 0 ] || { echo "=== torture failed (exit $$tortured); its last lines: ==="; grep -E "^(seed|loss|LOSS|Error|step|simulation|the planted)" .build/torture.log | tail -n 12; }; \
+	[ $$tortured = 0 ] || { echo "=== torture failed (exit $$tortured); its last lines: ==="; cat .build/torture.log .build/torture-apps.log | grep -E "^(seed|loss|LOSS|Error|step|simulation|the planted)" | tail -n 12; }; \
 	[ $$tests = 0 ] && [ $$tortured = 0 ]
 
 ## bench: Transfer against the curl CLI and URLSession; the club server against nginx, and over TLS beside plain HTTP; longpolls; WebDAV

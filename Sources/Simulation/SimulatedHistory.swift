@@ -400,9 +400,21 @@ public final class SimulatedHistory {
             // Moved on by another member from where this one moved it: a store that cannot say
             // where a note went (WebDAV keeps no history; an encrypted club's move is a copy and
             // a delete) can only say it is gone from there (seed 193 on WebDAV, `--shells app`).
-            if backend != .club, let there = movedTo[club]?[path], let by = movedAway[club]?[there], by != member { return }
+            if backend != .club, movedOnByAnother(from: path, after: member, in: club) { return }
             broken.append("step \(step): \(member.rawValue) was told \(report.item.path) was deleted meanwhile; nobody deleted it (\(member.rawValue) moved it, and the queue follows their moves)")
         }
+    }
+
+    /// Whether the note `member` moved away from `path` was moved on by another member since,
+    /// following `member`'s own moves of it first (they are the queue's to follow).
+    func movedOnByAnother(from path: String, after member: Member, in club: Int) -> Bool {
+        var at = path
+        for _ in 0..<64 {
+            guard let next = movedTo[club]?[at], let by = movedAway[club]?[next] else { return false }
+            if by != member { return true }
+            at = next
+        }
+        return false
     }
 
     func move(_ member: Member, _ club: Int, steered: Int? = nil) async -> String {

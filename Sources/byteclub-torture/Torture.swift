@@ -49,7 +49,9 @@ struct Torture: AsyncParsableCommand {
             signals.append(source)
         }
         defer { signals.forEach { $0.cancel() } }
-        let club = try Club(base: base, binary: URL(fileURLWithPath: binary).standardizedFileURL.path)
+        // Through its links: `swift build` makes `.build/debug` again as it runs, and a test
+        // bundle built beside this run must not take the binary's path away from it.
+        let club = try Club(base: base, binary: URL(fileURLWithPath: binary).standardizedFileURL.resolvingSymlinksInPath().path)
         var run: Run
         do {
             run = try Run(club: club, seed: seed, kills: kills)

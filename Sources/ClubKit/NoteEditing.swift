@@ -242,15 +242,16 @@ public struct NoteEditing: Sendable {
         var save = Save()
         let at = now().timeIntervalSinceReferenceDate
         save.sending(Save.Sent(generation: 0, version: 0, name: (item.path as NSString).lastPathComponent, text: item.text ?? "", items: [queued.id]), at: at)
+        let report = mine.get()
         let answer: SaveAnswer
-        if let report = mine.get() {
+        if let report {
             answer = .report(report)
         } else if case .stopped(let error) = run {
             answer = .stopped(error, waits: true, items: [queued.id])
         } else {
             answer = .unanswered(items: [queued.id])
         }
-        let reason = mine.get().map(Self.reason(of:)) ?? ""
+        let reason = report.map(Self.reason(of:)) ?? ""
         let drafted = " (the app lists it among the drafts)"
         switch save.answered(answer, canMerge: item.kind == .save && item.baseRev != nil, at: at) {
         case .saved(let entry, _):

@@ -84,13 +84,9 @@ extension SimulatedLiveHistory {
         case .merged(let merged): saved = merged
         }
         if saved != app.editor {
-            // The merge comes into the editor as one edit of the lines between the common head and tail.
-            let old = Array(app.editor.utf16), new = Array(saved.utf16)
-            var head = 0
-            while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
-            var tail = 0
-            while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] { tail += 1 }
-            edit(member, &app, head..<(old.count - tail), String(decoding: new[head..<(new.count - tail)], as: UTF16.self))
+            // The merge comes into the editor as one edit between the common head and tail.
+            let change = LiveNote.difference(from: app.editor, to: saved)
+            edit(member, &app, change.removed, change.inserted)
         }
         app.savedAlone = true
         savedAloneUnjoined.insert(member)

@@ -206,11 +206,17 @@ public final class SearchIndex: Sendable {
         let reason: String
         do {
             let pool = try pool(url)
-            let (version, tables) = try pool.read { db in
+            let (version, tables, dated) = try pool.read { db in
                 (try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('note', 'note_body', 'note_fts', 'note_link')") ?? 0)
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('note', 'note_body', 'note_fts', 'note_link')") ?? 0,
+                 try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'note_modified'") ?? false)
             }
-            if version == schemaVersion && tables == 4 { return (pool, .opened) }
+            if version == schemaVersion && tables == 4 {
+                // A file from before the date's index (Ctrl-F's newest-first walk) gets it, once;
+                // only then is a write asked for, which would wait behind another's sync.
+                if !dated { try pool.write { db in try db.execute(sql: Self.modifiedIndex) } }
+                return (pool, .opened)
+            }
             try? pool.close()
             reason = version == schemaVersion ? "tables missing" : "version \(version), now \(schemaVersion)"
         } catch {
@@ -219,6 +225,9 @@ public final class SearchIndex: Sendable {
         removeFiles(url)
         return (try create(url), .rebuilt(reason: reason))
     }
+
+    /// The notes by date, walked newest first by a query most notes match (``newestMatching(_:_:prefix:limit:)``).
+    static let modifiedIndex = "CREATE INDEX IF NOT EXISTS note_modified ON note(modified);"
 
     static func create(_ url: URL) throws(SearchIndexError) -> DatabasePool {
         do {
@@ -235,6 +244,7 @@ public final class SearchIndex: Sendable {
                     CREATE TABLE IF NOT EXISTS note_body(id INTEGER PRIMARY KEY, body TEXT NOT NULL);
                     CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5(
                         name, words, cjk, content='', tokenize='unicode61 remove_diacritics 2');
+                    \(modifiedIndex)
                     \(linkTables)
                     PRAGMA user_version = \(schemaVersion);
                     """)

@@ -135,6 +135,54 @@ final class SearchIndexTests: XCTestCase {
         XCTAssertEqual(try index.search(query, under: "/elsewhere", mostRanked: 1).map(\.path), [])
     }
 
+    /// Past the cap, the newest matches are found by walking the notes by date (each asked of
+    /// FTS5 by its rowid); they are the notes, in the order, that sorting every match gives.
+    func testPastTheCapTheNewestMatchesComeFromAWalkByDateAsASortOfAllWouldGiveThem() throws {
+        // 60 notes with "kayak", every third without it; dates out of order with the paths.
+        try index.upsert((0..<60).map { n in
+            note("/club/\(n % 2 == 0 ? "even" : "odd")/K\(n).txt", n % 3 == 0 ? "a canoe" : "a kayak trip",
+                 modified: Double((n * 37) % 60) * 10)
+        })
+        let query = try SearchQuery("kayak")
+        let matching = (0..<60).filter { $0 % 3 != 0 }
+        func newest(_ notes: [Int], _ count: Int) -> [String] {
+            notes.sorted { ($0 * 37) % 60 > ($1 * 37) % 60 }.prefix(count)
+                .map { "/club/\($0 % 2 == 0 ? "even" : "odd")/K\($0).txt" }
+        }
+        try index.reading { db in
+            let walked = try XCTUnwrap(try SearchIndex.newestMatching(db, query.matchExpression, prefix: "", limit: 5))
+            XCTAssertEqual(walked.map { $0["path"] as String }, newest(matching, 5))
+            // A folder keeps its own; a walk that finds too few (40 match) gives up.
+            let odd = try XCTUnwrap(try SearchIndex.newestMatching(db, query.matchExpression, prefix: "/club/odd/", limit: 3))
+            XCTAssertEqual(odd.map { $0["path"] as String }, newest(matching.filter { $0 % 2 == 1 }, 3))
+            XCTAssertNil(try SearchIndex.newestMatching(db, query.matchExpression, prefix: "", limit: 41))
+            XCTAssertNil(try SearchIndex.newestMatching(db, query.matchExpression, prefix: "/elsewhere/", limit: 1))
+        }
+        // Through `search`: the walk's answer, and when it gives up, the sort of all: the same order.
+        XCTAssertEqual(try index.search(query, limit: 5, mostRanked: 10).map(\.path), newest(matching, 5))
+        XCTAssertEqual(try index.search(query, limit: 41, mostRanked: 10).map(\.path), newest(matching, 40))
+        XCTAssertEqual(try index.search(query, limit: 3, under: "/club/odd", mostRanked: 10).map(\.path),
+                       newest(matching.filter { $0 % 2 == 1 }, 3))
+        // Newer notes without the word, more than the walk asks (3 × 8): it gives up, the sort answers.
+        try index.upsert((0..<30).map { note("/club/new/N\($0).txt", "a canoe", modified: 10_000 + Double($0)) })
+        try index.reading { db in XCTAssertNil(try SearchIndex.newestMatching(db, query.matchExpression, prefix: "", limit: 3)) }
+        XCTAssertEqual(try index.search(query, limit: 3, mostRanked: 10).map(\.path), newest(matching, 3))
+    }
+
+    /// An index made before the walk's date index gets it when opened, its notes kept.
+    func testAnIndexWithoutTheDateIndexGetsItWhenOpened() throws {
+        func dated(_ index: SearchIndex) throws -> Bool {
+            try index.reading { db in try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'note_modified'") ?? false }
+        }
+        XCTAssertTrue(try dated(index))
+        try index.writing { db in try db.execute(sql: "DROP INDEX note_modified") }
+        XCTAssertFalse(try dated(index))
+        let reopened = try SearchIndex(directory: folder.url)
+        XCTAssertEqual(reopened.openOutcome, .opened)
+        XCTAssertTrue(try dated(reopened))
+        XCTAssertEqual(try reopened.search(try SearchQuery("hire"), mostRanked: 1).map(\.path), ["/byteclub/Harbour.txt", "/byteclub/Trip to Rome.txt"])
+    }
+
     func testHostileQueriesNeverFailInSQLite() throws {
         for text in [#"NEAR(boat hire, 2)"#, #"boat" OR "hire"#, "((( boat", "boat AND", "name:boat", "{name}: boat", #""boat"#,
                      "^boat", "boat + hire", "'; DROP TABLE note; --", "*boat", "bo*at", "NOT boat", "-boat hire"] {

@@ -35,15 +35,19 @@ enum ClubBench {
         var webdav = false
         /// A plain club beside an encrypted one (ClubEncryptedBench).
         var encrypted = false
+        /// Issue 71's other rows after the club's (``otherRows(_:notes:)``); `--club-only` leaves them out.
+        var others = true
     }
 
     static func options(_ arguments: ArraySlice<String>) throws -> Options {
         var options = Options()
         var rest = arguments
         while let flag = rest.popFirst() {
-            if flag == "--webdav" || flag == "--encrypted" {
-                if flag == "--webdav" { options.webdav = true } else { options.encrypted = true }
-                continue
+            switch flag {
+            case "--webdav": options.webdav = true; continue
+            case "--encrypted": options.encrypted = true; continue
+            case "--club-only": options.others = false; continue
+            default: break
             }
             guard let value = rest.popFirst().flatMap({ Int($0.replacingOccurrences(of: "_", with: "")) }), value >= 0 else {
                 throw BenchError("app-bench club: \(flag) needs a number")
@@ -53,7 +57,7 @@ enum ClubBench {
             case "--photos": options.photos = value
             case "--folders": options.folders = value
             case "--put": options.put = value
-            default: throw BenchError("app-bench club: unknown option \(flag) (--notes N, --photos P, --folders F, --put N, --webdav, --encrypted)")
+            default: throw BenchError("app-bench club: unknown option \(flag) (--notes N, --photos P, --folders F, --put N, --webdav, --encrypted, --club-only)")
             }
         }
         return options
@@ -187,8 +191,17 @@ enum ClubBench {
         say(row(["byteclub ls of the club folder", ms(ls), "≤ 2 s", ""], widths))
         say(row(["server, peak RSS (VmHWM), since its restart", mib(server.status("VmHWM:")), "≤ 200 MiB", ""], widths))
 
-        // put -r of 10,000 notes of 1 KiB, beside rclone copy to rclone serve webdav.
-        guard options.put > 0 else { return say("") }
+        if options.put > 0 { try putRows(options, server: server, work: work, widths: widths) }
+        server.stop()
+        // The table's rows measured by their own scripts, after this club's server has stopped.
+        if options.others { try otherRows(widths, notes: options.notes) }
+        say("")
+    }
+
+    /// `put -r` of `options.put` notes of 1 KiB, with and without an app open, beside rclone copy
+    /// to rclone serve webdav.
+    static func putRows(_ options: Options, server: ServeProcess, work: URL, widths: [Int]) throws {
+        let binary = ServeProcess.binary.path
         let upload = work.appendingPathComponent("put")
         try FileManager.default.createDirectory(at: upload, withIntermediateDirectories: true)
         let kib = String(repeating: "x", count: 1000)
@@ -233,7 +246,6 @@ enum ClubBench {
         // The peer on a row of its own, as it may take minutes; past ten it is said as that.
         let peer = try rcloneCopy(upload, within: .seconds(600))
         say(row(["  rclone copy to rclone serve webdav, the same notes", peer.map { $0.map(ms) ?? "> 600 s (stopped)" } ?? "rclone not installed", "", ""], widths))
-        say("")
     }
 
     /// The released `byteclub` beside this executable, open in a pseudo-terminal on `home`

@@ -113,7 +113,8 @@ test: deps-system
 ## a 1 MiB Markdown note in the app beside vim with syntax highlighting (open to first frame, key echo; app-bench markdown);
 ## folders: 10,000 notes in 500 folders, the tree from the cache, opening a folder, a 1,000-note folder moved beside mv (app-bench folders);
 ## the 100,000-note club, in one folder and in 500: cold start, every note indexed, search beside rg, put -r beside rclone, and its
-## notes on rclone serve webdav (app-bench club, app-bench club --webdav);
+## notes on rclone serve webdav (app-bench club, app-bench club --webdav), and after it an import beside cp -r, cat/links by title,
+## a 512 MiB PUT to a Python peer beside curl -T (scripts/import-bench, one-note-bench, peer-upload-bench);
 ## live editing: the LaTeX-paper trace beside pycrdt, a 10,000-edit history opened, three members typing
 ## (app-bench together; scripts/live-trace finds the trace).
 bench: deps

@@ -72,7 +72,7 @@ Task { @MainActor in
             try await FoldersBench.run()
             try await TogetherBench.run()
             try await ClubBench.run(ClubBench.Options())
-            try await ClubBench.run(ClubBench.Options(folders: 500))
+            try await ClubBench.run(ClubBench.Options(folders: 500, others: false))
             try await ClubWebDAVBench.run(ClubBench.Options(webdav: true))
         case "notes": try await AppBench.notes()
         case "editor": try await AppBench.editor()
@@ -101,7 +101,7 @@ Task { @MainActor in
                 try await ClubBench.run(options)
             }
         default:
-            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders | together | together-trace | club [--notes N] [--photos P] [--folders F] [--put N] [--webdav | --encrypted]]")
+            print("usage: app-bench [all [SIZE] | notes | editor | photos | upload [SIZE] | cancel | echo [SIZE] | live | live-echo | webdav | webdav-poll | outbox | offline-start | search | markdown | folders | together | together-trace | club [--notes N] [--photos P] [--folders F] [--put N] [--webdav | --encrypted] [--club-only]]")
             exit(2)
         }
         exit(0)

@@ -70,7 +70,8 @@ extension SearchIndex {
     static let newestWalked = 8
 
     /// The `limit` newest notes under `prefix` that match `expression`, found by walking the
-    /// notes newest first (the `note_modified` index) and asking FTS5 about each one by its
+    /// notes newest first (the `note_modified` index, which SQLite takes for the order; an index
+    /// file that could not be given it sorts the notes instead) and asking FTS5 about each one by its
     /// rowid; nil once `limit` × ``newestWalked`` notes were asked without finding `limit` (the
     /// matches are not among the newest: the caller sorts them all by date instead).
     ///
@@ -80,7 +81,7 @@ extension SearchIndex {
     static func newestMatching(_ db: Database, _ expression: String, prefix: String, limit: Int) throws -> [Row]? {
         let asks = try db.cachedStatement(sql: "SELECT 1 FROM note_fts WHERE note_fts MATCH ? AND rowid = ?")
         let walk = try Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT id, path_lower FROM note INDEXED BY note_modified ORDER BY modified DESC LIMIT ?
+            SELECT id, path_lower FROM note ORDER BY modified DESC LIMIT ?
             """), arguments: [limit * newestWalked])
         var found: [Int64] = []
         while found.count < limit, let note = try walk.next() {

@@ -213,8 +213,10 @@ public final class SearchIndex: Sendable {
             }
             if version == schemaVersion && tables == 4 {
                 // A file from before the date's index (Ctrl-F's newest-first walk) gets it, once;
-                // only then is a write asked for, which would wait behind another's sync.
-                if !dated { try pool.write { db in try db.execute(sql: Self.modifiedIndex) } }
+                // only then is a write asked for, which would wait behind another's sync. A file
+                // that cannot take it now (read-only, or busy past the timeout) is kept as it is:
+                // the walk then sorts the notes by date itself, slower, with the same answer.
+                if !dated { try? pool.write { db in try db.execute(sql: Self.modifiedIndex) } }
                 return (pool, .opened)
             }
             try? pool.close()

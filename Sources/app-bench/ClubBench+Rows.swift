@@ -23,11 +23,10 @@ extension ClubBench {
         for count in Set([6_500, notes]).sorted() {
             guard let named = try summary(scripts, "one-note-bench", ["--binary", byteclub, "--notes", "\(count)", "--runs", "5"]) else { continue }
             let target = count <= 6_500 ? "≤ 100 ms" : "≤ 200 ms"
+            func wall(_ command: String) -> String { ms((named[command] as? [String: Any])?["wall_ms"] as? Double ?? .nan) }
+            let floor = "cat PATH \(wall("cat PATH"))"
             for command in ["cat TITLE", "links TITLE"] {
-                let figures = named[command] as? [String: Any]
-                say(row(["byteclub \(command.lowercased().replacingOccurrences(of: "title", with: "TITLE")), \(grouped(count)) notes (median of 5)",
-                         ms(figures?["wall_ms"] as? Double ?? .nan), target,
-                         "cat PATH \(ms((named["cat PATH"] as? [String: Any])?["wall_ms"] as? Double ?? .nan))"], widths))
+                say(row(["byteclub \(command), \(grouped(count)) notes (median of 5)", wall(command), target, floor], widths))
             }
         }
         let transferBench = release.appendingPathComponent("transfer-bench").path
